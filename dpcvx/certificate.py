@@ -1,0 +1,250 @@
+"""The certificate: which privacy conditions hold, with what constants, proved how.
+
+Conditions of Chaudhuri, Monteleoni and Sarwate, "Differentially Private
+Empirical Risk Minimization", JMLR 12 (2011):
+
+* Theorem 1 (output perturbation, Algorithm 1): N differentiable and
+  m-strongly convex; l convex and differentiable with |l'| <= L.
+* Theorem 2 (objective perturbation, Algorithm 2): N m-strongly convex and
+  twice differentiable; l convex and twice differentiable with |l'| <= L and
+  |l''| <= c. For a loss that is C^1 and only piecewise C^2 (the Huber hinge),
+  Corollary 4 gives the guarantee in the weaker sense of Definition 3 (bounds
+  on the probability of every set rather than on densities).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import sympy as sp
+
+from .exceptions import AssumptionError, InputError
+
+__all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED"]
+
+MECHANISMS = ("output", "objective")
+
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "output": (
+        "declaration", "domain", "convexity", "differentiability", "lipschitz",
+        "regularizer_convexity", "strong_convexity", "regularizer_differentiability",
+    ),
+    "objective": (
+        "declaration", "domain", "convexity", "differentiability", "twice_differentiability",
+        "lipschitz", "curvature", "regularizer_convexity", "strong_convexity",
+        "regularizer_twice_differentiability",
+    ),
+}
+
+THEOREMS = {
+    "output": "Theorem 1 (output perturbation), Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011)",
+    "objective": "Theorem 2 (objective perturbation), Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011)",
+}
+
+PIECEWISE_NOTE = (
+    "l is C^1 but l'' jumps, so the Jacobian in the proof of Theorem 2 is undefined at "
+    "the jumps; objective perturbation is epsilon-DP in the weaker sense of Definition 3 "
+    "(Corollary 4 of JMLR 2011, stated there for the Huber hinge)"
+)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition of a privacy theorem and how it was settled.
+
+    ``passed`` is True, False, or None (could not be established).
+    ``method`` is "symbolic" (sympy proof or exact calculus), "numeric"
+    (conservative numeric estimate), "dcp" (CVXPY's DCP rules), "given" (a
+    public input), or "none".
+    """
+
+    name: str
+    description: str
+    passed: bool | None
+    value: Any = None
+    method: str = "none"
+    detail: str = ""
+    fix: str = ""
+
+    @property
+    def value_text(self) -> str:
+        if self.value is None:
+            return "-"
+        if isinstance(self.value, sp.Basic):
+            if self.value.is_infinite:
+                return "unbounded"
+            text = str(self.value)
+            if not self.value.is_Rational:
+                text += f" (~{float(self.value):.6g})"
+            return text
+        if isinstance(self.value, float):
+            return f"{self.value:.6g}"
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The result of :func:`dpcvx.verify`: conditions, constants and verdicts.
+
+    ``lipschitz`` (L), ``curvature`` (c) and ``strong_convexity`` (m) are exact
+    sympy numbers when proved symbolically (``float()`` works on them), floats
+    when estimated numerically, and None when not established.
+    """
+
+    loss: str
+    regularizer: str
+    dim: int | None
+    conditions: tuple[Condition, ...]
+    strict: bool = False
+
+    # -- lookup ----------------------------------------------------------------
+
+    def condition(self, name: str) -> Condition:
+        for item in self.conditions:
+            if item.name == name:
+                return item
+        known = ", ".join(item.name for item in self.conditions)
+        raise KeyError(f"no condition {name!r}; the certificate has: {known}")
+
+    def method(self, name: str) -> str:
+        """How a condition was established: "symbolic", "numeric", "dcp", "given" or "none"."""
+        return self.condition(_ALIASES.get(name, name)).method
+
+    def _constant(self, name: str):
+        return self.condition(name).value
+
+    @property
+    def lipschitz(self):
+        """L = sup |l'(z)|."""
+        return self._constant("lipschitz")
+
+    @property
+    def curvature(self):
+        """c = sup |l''(z)|."""
+        return self._constant("curvature")
+
+    @property
+    def strong_convexity(self):
+        """m, the strong convexity modulus of N."""
+        return self._constant("strong_convexity")
+
+    # -- verdicts --------------------------------------------------------------
+
+    def failures(self, mechanism: str) -> tuple[Condition, ...]:
+        """The conditions that keep ``mechanism`` from being allowed."""
+        required = REQUIRED[_check_mechanism(mechanism)]
+        failing = []
+        for item in self.conditions:
+            if item.name not in required:
+                continue
+            if item.passed is not True:
+                failing.append(item)
+            elif self.strict and item.method == "numeric":
+                failing.append(replace(
+                    item,
+                    passed=False,
+                    detail=f"{item.detail}; established only numerically".lstrip("; "),
+                    fix="strict=True demands a symbolic proof: write the loss with atoms the "
+                        "verifier translates (see docs/verifier.md), or pass strict=False "
+                        "to accept the numeric estimate",
+                ))
+        return tuple(failing)
+
+    def allows(self, mechanism: str) -> bool:
+        """Whether the theorem behind ``mechanism`` ("output" or "objective") applies."""
+        return not self.failures(mechanism)
+
+    def require(self, mechanism: str) -> None:
+        """Raise :class:`AssumptionError` naming every failing condition."""
+        failing = self.failures(mechanism)
+        if failing:
+            lines = [f"{mechanism} perturbation is not allowed: {THEOREMS[mechanism]} needs"]
+            for item in failing:
+                reason = item.detail or "not established"
+                lines.append(f"  - {item.name} ({item.description}): {reason}")
+                if item.fix:
+                    lines.append(f"    fix: {item.fix}")
+            raise AssumptionError("\n".join(lines), failing)
+
+    def guarantee(self, mechanism: str) -> str:
+        """The theorem and the privacy notion a release under ``mechanism`` relies on."""
+        _check_mechanism(mechanism)
+        if mechanism == "objective" and self.piecewise_twice_differentiable:
+            return f"{THEOREMS['objective']}, via Corollary 4: {PIECEWISE_NOTE}"
+        return f"{THEOREMS[mechanism]}: epsilon-differential privacy (Definition 2)"
+
+    @property
+    def piecewise_twice_differentiable(self) -> bool:
+        item = self.condition("twice_differentiability")
+        return bool(item.passed) and item.value == "piecewise C^2"
+
+    # -- presentation -------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """A JSON-ready description (numbers as strings and floats)."""
+
+        def encode(value):
+            if isinstance(value, sp.Basic):
+                if value.is_infinite:
+                    return {"exact": "oo", "float": float("inf")}
+                return {"exact": str(value), "float": float(value)}
+            return value
+
+        return {
+            "loss": self.loss,
+            "regularizer": self.regularizer,
+            "dim": self.dim,
+            "strict": self.strict,
+            "conditions": [
+                {
+                    "name": item.name,
+                    "description": item.description,
+                    "passed": item.passed,
+                    "value": encode(item.value),
+                    "method": item.method,
+                    "detail": item.detail,
+                    "fix": item.fix,
+                }
+                for item in self.conditions
+            ],
+            "allows": {mechanism: self.allows(mechanism) for mechanism in MECHANISMS},
+        }
+
+    def __str__(self) -> str:
+        rows = [("condition", "value", "established", "status")]
+        for item in self.conditions:
+            status = {True: "pass", False: "FAIL", None: "unknown"}[item.passed]
+            rows.append((item.name, item.value_text, item.method, status))
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        lines = [f"dpcvx certificate for l(z) = {self.loss}, N(w) = {self.regularizer}"]
+        if self.dim is not None:
+            lines[0] += f" (N analysed at dimension {self.dim})"
+        for index, row in enumerate(rows):
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+            if index == 0:
+                lines.append("  ".join("-" * width for width in widths))
+        for mechanism in MECHANISMS:
+            verdict = "allowed" if self.allows(mechanism) else "NOT allowed"
+            lines.append(f"{mechanism} perturbation: {verdict}")
+        for item in self.conditions:
+            if item.passed is not True and item.fix:
+                lines.append(f"  {item.name}: {item.detail}. Fix: {item.fix}")
+        if self.piecewise_twice_differentiable:
+            lines.append(f"  note: {PIECEWISE_NOTE}")
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle):  # IPython
+        printer.text(str(self))
+
+
+_ALIASES = {"L": "lipschitz", "c": "curvature", "m": "strong_convexity"}
+
+
+def _check_mechanism(mechanism: str) -> str:
+    if mechanism not in REQUIRED:
+        raise InputError(
+            f"unknown mechanism {mechanism!r}; choose 'objective' (Algorithm 2) or "
+            "'output' (Algorithm 1)"
+        )
+    return mechanism

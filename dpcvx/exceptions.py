@@ -1,0 +1,56 @@
+"""Typed errors and warnings of dpcvx.
+
+Every error dpcvx raises derives from :class:`DPCVXError`, so callers can catch
+the whole family at once. Each message names the problem and a fix.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DPCVXError",
+    "InputError",
+    "AssumptionError",
+    "SolverError",
+    "BudgetExceededError",
+    "DPCVXWarning",
+    "ClippingWarning",
+]
+
+
+class DPCVXError(Exception):
+    """Base class of every error raised by dpcvx."""
+
+
+class InputError(DPCVXError, ValueError):
+    """The data or a parameter is malformed (shape, NaN, label, range)."""
+
+
+class AssumptionError(DPCVXError):
+    """A condition of the privacy theorem does not hold (or was not established).
+
+    Raised at fit time when the certificate does not allow the requested
+    mechanism. ``failures`` lists the failing conditions of the certificate.
+    """
+
+    def __init__(self, message: str, failures: tuple = ()):
+        super().__init__(message)
+        self.failures = tuple(failures)
+
+
+class SolverError(DPCVXError):
+    """The perturbed problem was not solved to the required accuracy.
+
+    Nothing is released: the privacy proofs assume the exact minimiser.
+    """
+
+
+class BudgetExceededError(DPCVXError):
+    """A privacy accountant refused a computation that would exceed its budget."""
+
+
+class DPCVXWarning(UserWarning):
+    """Base class of dpcvx warnings."""
+
+
+class ClippingWarning(DPCVXWarning):
+    """Rows with norm above the public bound were clipped (shown only to the curator)."""

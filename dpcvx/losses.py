@@ -1,0 +1,91 @@
+"""Catalogue of margin losses l(z), z = y w^T x, written in CVXPY.
+
+Each function returns a :class:`MarginLoss`, a picklable callable usable as
+``loss=`` anywhere in dpcvx. Its ``spec`` string ("logistic",
+"huber_hinge:h=0.5") names it in saved models and on the command line;
+:func:`from_spec` turns a spec back into the loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cvxpy as cp
+
+from .exceptions import InputError
+
+__all__ = ["MarginLoss", "logistic", "huber_hinge", "from_spec", "CATALOGUE"]
+
+
+@dataclass(frozen=True)
+class MarginLoss:
+    """A named margin loss from the catalogue."""
+
+    name: str
+    params: tuple[tuple[str, float], ...] = field(default=())
+
+    def __call__(self, z: cp.Expression) -> cp.Expression:
+        return _BUILDERS[self.name](z, **dict(self.params))
+
+    @property
+    def spec(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{key}={value:g}" for key, value in self.params)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{key}={value:g}" for key, value in self.params)
+        return f"dpcvx.losses.{self.name}({args})"
+
+
+def _logistic(z):
+    return cp.logistic(-z)
+
+
+def _huber_hinge(z, h):
+    # cp.huber(x, M) is x^2 for |x| <= M and 2M|x| - M^2 beyond; with x = pos(1 + h - z)
+    # and M = 2h, dividing by 4h gives the Huber hinge of JMLR 2011, eq. (23).
+    return cp.huber(cp.pos(1 + h - z), 2 * h) / (4 * h)
+
+
+_BUILDERS = {"logistic": _logistic, "huber_hinge": _huber_hinge}
+
+
+def logistic() -> MarginLoss:
+    """l(z) = log(1 + e^{-z}); L = 1, c = 1/4."""
+    return MarginLoss("logistic")
+
+
+def huber_hinge(h: float = 0.5) -> MarginLoss:
+    """Huber hinge of Chapelle (2007), JMLR 2011 eq. (23); L = 1, c = 1/(2h).
+
+    l(z) = 0 for z > 1 + h; (1 + h - z)^2 / (4h) for |1 - z| <= h; 1 - z for
+    z < 1 - h. It is C^1 but only piecewise C^2 (l'' jumps at 1 - h and 1 + h).
+    """
+    h = float(h)
+    if not h > 0:
+        raise InputError(f"huber_hinge needs h > 0, got h={h}")
+    return MarginLoss("huber_hinge", (("h", h),))
+
+
+CATALOGUE = {"logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge}
+
+
+def from_spec(spec: str) -> MarginLoss:
+    """Parse "logistic", "huber_hinge:h=0.5" or "huber:h=0.5" into a catalogue loss."""
+    name, _, arguments = spec.strip().partition(":")
+    if name not in CATALOGUE:
+        raise InputError(f"unknown loss {name!r}; the catalogue has: {', '.join(sorted(CATALOGUE))}")
+    params = {}
+    for item in filter(None, (part.strip() for part in arguments.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise InputError(f"malformed loss parameter {item!r} in {spec!r}; write key=value")
+        try:
+            params[key.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"loss parameter {key.strip()} must be a number, got {value!r}") from None
+    try:
+        return CATALOGUE[name](**params)
+    except TypeError as error:
+        raise InputError(f"bad parameters for loss {name!r}: {error}") from None

@@ -1,0 +1,241 @@
+"""Exact analysis of a scalar function on the whole real line with sympy.
+
+sympy's ``maximum`` and ``function_range`` cannot handle ``Piecewise``, so the
+analysis splits the real line itself:
+
+1. ``Max``, ``Min`` and ``Abs`` are rewritten as ``Piecewise``; every boundary
+   of a condition (a root of ``lhs - rhs``) is a breakpoint.
+2. On each open interval between breakpoints the function is one smooth
+   expression (the active branch at an interior point).
+3. The supremum of ``|g^(k)|`` on an interval is attained at a root of
+   ``g^(k+1)`` inside it or approached at an end (one-sided limit, or the limit
+   at plus or minus infinity). The largest candidate over all intervals is the
+   exact supremum.
+4. At each breakpoint the one-sided limits of ``g``, ``g'`` and ``g''`` are
+   compared: a jump of ``g'`` means not C^1, a jump of ``g''`` not C^2.
+
+Any step sympy cannot do exactly raises :class:`SymbolicFailure`, and the
+caller falls back to the numeric route.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+
+import sympy as sp
+from sympy.core.relational import Relational
+
+__all__ = ["SymbolicFailure", "Piece", "RealFunction", "time_limit"]
+
+
+class SymbolicFailure(Exception):
+    """sympy could not establish a property exactly."""
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm; a BaseException so sympy's ``except Exception`` cannot swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Raise :class:`SymbolicFailure` if the block runs longer than ``seconds``.
+
+    Uses SIGALRM, so the limit applies only in the main thread of a Unix
+    process; elsewhere the block runs unbounded.
+    """
+    usable = (
+        seconds
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _Timeout:
+        raise SymbolicFailure(f"sympy did not finish within {seconds:g} s") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """The function restricted to the open interval (lower, upper)."""
+
+    lower: sp.Expr
+    upper: sp.Expr
+    expression: sp.Expr
+
+
+def _numeric(value: sp.Expr) -> float:
+    number = complex(sp.N(value, 30))
+    if abs(number.imag) > 1e-20 * max(1.0, abs(number.real)):
+        raise SymbolicFailure(f"non-real value {value}")
+    return number.real
+
+
+def _is_finite_real(value: sp.Expr) -> bool:
+    return bool(value.is_real) and bool(value.is_finite)
+
+
+def _equal(a: sp.Expr, b: sp.Expr) -> bool:
+    difference = sp.simplify(a - b)
+    if difference == 0:
+        return True
+    verdict = difference.equals(0)
+    if verdict is None:
+        raise SymbolicFailure(f"cannot decide whether {a} equals {b}")
+    return bool(verdict)
+
+
+class RealFunction:
+    """A scalar function of one real variable, analysed on the whole real line."""
+
+    def __init__(self, expression: sp.Expr, symbol: sp.Symbol):
+        self.symbol = symbol
+        self.expression = sp.sympify(expression).rewrite(sp.Piecewise)
+        self._extremes: dict[int, tuple[sp.Expr, sp.Expr]] = {}
+
+    # -- splitting ---------------------------------------------------------------
+
+    @cached_property
+    def breakpoints(self) -> tuple[sp.Expr, ...]:
+        """Sorted real roots of every condition boundary of the Piecewise form."""
+        z = self.symbol
+        points: dict[float, sp.Expr] = {}
+        for relation in self.expression.atoms(Relational):
+            boundary = relation.lhs - relation.rhs
+            if z not in boundary.free_symbols:
+                continue
+            roots = sp.solveset(boundary, z, sp.S.Reals)
+            if roots == sp.S.Reals or roots == sp.S.EmptySet:
+                continue
+            if not isinstance(roots, sp.FiniteSet):
+                raise SymbolicFailure(f"cannot locate the breakpoints of {relation}")
+            for root in roots:
+                points.setdefault(round(_numeric(root), 12), sp.nsimplify(root))
+        return tuple(points[key] for key in sorted(points))
+
+    @cached_property
+    def pieces(self) -> tuple[Piece, ...]:
+        edges = [sp.S.NegativeInfinity, *self.breakpoints, sp.S.Infinity]
+        return tuple(
+            Piece(lower, upper, self._active_branch(self._interior_point(lower, upper)))
+            for lower, upper in zip(edges[:-1], edges[1:])
+        )
+
+    @staticmethod
+    def _interior_point(lower: sp.Expr, upper: sp.Expr) -> sp.Expr:
+        if lower.is_infinite and upper.is_infinite:
+            return sp.Integer(0)
+        if lower.is_infinite:
+            return upper - 1
+        if upper.is_infinite:
+            return lower + 1
+        return (lower + upper) / 2
+
+    def _active_branch(self, point: sp.Expr) -> sp.Expr:
+        z = self.symbol
+
+        def select(node: sp.Basic) -> sp.Basic:
+            if isinstance(node, sp.Piecewise):
+                for branch, condition in node.args:
+                    holds = condition.subs(z, point)
+                    if holds not in (sp.true, sp.false):
+                        raise SymbolicFailure(f"cannot decide {condition} at {point}")
+                    if holds == sp.true:
+                        return select(branch)
+                raise SymbolicFailure(f"no branch of {node} holds at {point}")
+            if not node.args:
+                return node
+            return node.func(*[select(arg) for arg in node.args])
+
+        return select(self.expression)
+
+    # -- derivatives, limits, extremes ----------------------------------------------
+
+    def _derivative(self, piece: Piece, order: int) -> sp.Expr:
+        return sp.diff(piece.expression, self.symbol, order) if order else piece.expression
+
+    def _one_sided(self, expression: sp.Expr, point: sp.Expr, direction: str) -> sp.Expr:
+        z = self.symbol
+        if point.is_finite:
+            value = expression.subs(z, point)
+            if _is_finite_real(value):
+                return value
+        return sp.limit(expression, z, point, direction)
+
+    def _candidates(self, piece: Piece, order: int) -> list[sp.Expr]:
+        """Values whose extremes are the sup and inf of g^(order) on the piece."""
+        z = self.symbol
+        g = self._derivative(piece, order)
+        values = [
+            self._one_sided(g, piece.lower, "+"),
+            self._one_sided(g, piece.upper, "-"),
+        ]
+        interval = sp.Interval.open(piece.lower, piece.upper)
+        roots = sp.solveset(sp.diff(g, z), z, interval)
+        if isinstance(roots, sp.FiniteSet):
+            values.extend(g.subs(z, root) for root in roots)
+        elif roots not in (sp.S.EmptySet, interval):  # roots == interval: g is constant there, the ends suffice
+            raise SymbolicFailure(f"cannot find the critical points of {g}")
+        for value in values:
+            if value.has(sp.nan, sp.zoo) or value.is_extended_real is False:
+                raise SymbolicFailure(f"undefined limit or value {value} of {g}")
+        return values
+
+    def extremes(self, order: int) -> tuple[sp.Expr, sp.Expr]:
+        """(inf, sup) of f^(order) over the pieces (breakpoints excluded), exact."""
+        if order not in self._extremes:
+            self._extremes[order] = self._compute_extremes(order)
+        return self._extremes[order]
+
+    def _compute_extremes(self, order: int) -> tuple[sp.Expr, sp.Expr]:
+        values = [value for piece in self.pieces for value in self._candidates(piece, order)]
+        if any(value == sp.S.NegativeInfinity for value in values):
+            lowest = sp.S.NegativeInfinity
+        else:
+            lowest = min(values, key=_numeric)
+        if any(value == sp.S.Infinity for value in values):
+            highest = sp.S.Infinity
+        else:
+            highest = max(values, key=_numeric)
+        return sp.simplify(lowest), sp.simplify(highest)
+
+    def supremum_abs(self, order: int) -> sp.Expr:
+        """sup over R of |f^(order)|, exact (sympy oo when unbounded)."""
+        lowest, highest = self.extremes(order)
+        if lowest.is_infinite or highest.is_infinite:
+            return sp.S.Infinity
+        return highest if _numeric(highest) >= -_numeric(lowest) else -lowest
+
+    def jumps(self, order: int) -> tuple[sp.Expr, ...]:
+        """Breakpoints where f^(order) has different one-sided limits."""
+        found = []
+        for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints):
+            from_left = self._one_sided(self._derivative(left, order), point, "-")
+            from_right = self._one_sided(self._derivative(right, order), point, "+")
+            if not _equal(from_left, from_right):
+                found.append(point)
+        return tuple(found)
+
+    def upward_jumps_only(self, order: int) -> bool:
+        """True when every jump of f^(order) at a breakpoint goes up (left < right)."""
+        for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints):
+            from_left = self._one_sided(self._derivative(left, order), point, "-")
+            from_right = self._one_sided(self._derivative(right, order), point, "+")
+            if _numeric(from_right - from_left) < 0:
+                return False
+        return True
