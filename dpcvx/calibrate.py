@@ -1,0 +1,164 @@
+"""Noise calibration of Algorithms 1 and 2 (Chaudhuri, Monteleoni, Sarwate, JMLR 2011).
+
+General form with data norm bound R, |l'| <= L, |l''| <= c and an
+m-strongly convex regularizer; with R = L = m = 1 these are the paper's
+formulas. Derivations: ``docs/theory.md``.
+
+Output perturbation (Theorem 1): the L2 sensitivity of argmin J is
+2 L R / (n m Lam); release w* + b with density proportional to
+exp(-beta ||b||), beta = n m Lam eps / (2 L R).
+
+Objective perturbation (Theorem 2): with a = c R^2 / (n m Lam),
+
+* ``split="paper"``: eps' = eps - log(1 + 2a + a^2). If eps' > 0, Delta = 0;
+  otherwise Delta = c R^2 / (n (e^{eps/4} - 1)) - m Lam and eps' = eps/2.
+* ``split="max"``: eps' = max(eps - 2 log(1 + a), eps/2), with Delta = 0 in
+  the first case and the same Delta as above in the second. It equals the
+  paper's rule whenever that rule leaves eps' >= eps/2, and gives eps/2 where
+  the paper would keep a smaller positive eps'.
+
+Then beta = eps' / (2 L R) and the released minimiser is that of
+J(w) + b^T w / n + (Delta / 2) ||w||^2.
+
+Rounding: every computed quantity is moved by a relative ``ROUNDING`` (1e-12)
+in the safe direction (beta and eps' down, Delta up), so the inequalities of
+the proofs hold in floating point, not only in exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .exceptions import InputError
+
+__all__ = [
+    "OutputPerturbation",
+    "ObjectivePerturbation",
+    "output_perturbation",
+    "objective_perturbation",
+    "SPLITS",
+]
+
+SPLITS = ("paper", "max")
+ROUNDING = 1e-12
+
+
+def _down(value: float) -> float:
+    return value * (1 - ROUNDING) if value > 0 else value * (1 + ROUNDING)
+
+
+def _up(value: float) -> float:
+    return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
+
+
+def _positive(name: str, value: float) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(f"{name} must be finite and positive, got {value}")
+    return value
+
+
+def _sample_size(n: int) -> int:
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise InputError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
+@dataclass(frozen=True)
+class OutputPerturbation:
+    """Algorithm 1 calibration: noise density proportional to exp(-beta ||b||)."""
+
+    n: int
+    lam: float
+    epsilon: float
+    L: float
+    R: float
+    m: float
+
+    @property
+    def sensitivity(self) -> float:
+        """L2 sensitivity of the exact minimiser, 2 L R / (n m Lam)."""
+        return 2 * self.L * self.R / (self.n * self.m * self.lam)
+
+    @property
+    def beta(self) -> float:
+        return _down(self.epsilon / self.sensitivity)
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
+            "L": self.L, "R": self.R, "m": self.m,
+            "sensitivity": self.sensitivity, "beta": self.beta,
+        }
+
+
+@dataclass(frozen=True)
+class ObjectivePerturbation:
+    """Algorithm 2 calibration: eps', the extra regularization Delta, and beta."""
+
+    n: int
+    lam: float
+    epsilon: float
+    c: float
+    L: float
+    R: float
+    m: float
+    split: str
+    epsilon_prime: float
+    extra_reg: float
+
+    @property
+    def beta(self) -> float:
+        return _down(self.epsilon_prime / (2 * self.L * self.R))
+
+    @property
+    def jacobian_ratio(self) -> float:
+        """Bound (1 + c R^2 / (n (m Lam + Delta)))^2 on the Jacobian ratio of neighbours."""
+        return (1 + self.c * self.R**2 / (self.n * (self.m * self.lam + self.extra_reg))) ** 2
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": "objective", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
+            "c": self.c, "L": self.L, "R": self.R, "m": self.m, "split": self.split,
+            "epsilon_prime": self.epsilon_prime, "extra_reg": self.extra_reg, "beta": self.beta,
+        }
+
+
+def output_perturbation(n: int, lam: float, epsilon: float, L: float = 1, R: float = 1,
+                        m: float = 1) -> OutputPerturbation:
+    """Calibrate Algorithm 1 (output perturbation), JMLR 2011, general R, L, m."""
+    return OutputPerturbation(
+        n=_sample_size(n), lam=_positive("lam", lam), epsilon=_positive("epsilon", epsilon),
+        L=_positive("L", L), R=_positive("R", R), m=_positive("m", m),
+    )
+
+
+def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: float = 1,
+                           R: float = 1, m: float = 1,
+                           split: str = "paper") -> ObjectivePerturbation:
+    """Calibrate Algorithm 2 (objective perturbation), JMLR 2011, general R, L, c, m."""
+    n = _sample_size(n)
+    lam, epsilon = _positive("lam", lam), _positive("epsilon", epsilon)
+    L, R, m = _positive("L", L), _positive("R", R), _positive("m", m)
+    c = float(c)
+    if not (math.isfinite(c) and c >= 0):
+        raise InputError(f"c must be finite and non-negative, got {c}")
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+
+    a = c * R**2 / (n * m * lam)
+    smooth_budget = epsilon - 2 * math.log1p(a)  # = eps - log(1 + 2a + a^2)
+    threshold = 0.0 if split == "paper" else epsilon / 2
+    if smooth_budget > threshold or (split == "max" and smooth_budget == threshold):
+        epsilon_prime, extra_reg = _down(smooth_budget), 0.0
+    else:
+        epsilon_prime = epsilon / 2
+        extra_reg = _up(max(c * R**2 / (n * math.expm1(epsilon / 4)) - m * lam, 0.0))
+    return ObjectivePerturbation(
+        n=n, lam=lam, epsilon=epsilon, c=c, L=L, R=R, m=m, split=split,
+        epsilon_prime=epsilon_prime, extra_reg=extra_reg,
+    )
