@@ -6,8 +6,10 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import losses
+from . import calibrate, losses, noise
+from .accountant import PrivacyAccountant, PrivacyCost
 from .certificate import Certificate, Condition
+from .erm import PrivateERM
 from .exceptions import (
     AssumptionError,
     BudgetExceededError,
@@ -17,12 +19,20 @@ from .exceptions import (
     InputError,
     SolverError,
 )
+from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .verify import verify
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "verify",
+    "PrivateERM",
+    "PrivateModel",
+    "LinearModel",
+    "ReleaseCertificate",
+    "PrivacyAccountant",
+    "PrivacyCost",
+    "calibrate",
+    "noise",
     "Certificate",
     "Condition",
     "losses",

@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 
 from .exceptions import InputError
+from .validation import positive, sample_size
 
 __all__ = [
     "OutputPerturbation",
@@ -50,22 +51,6 @@ def _down(value: float) -> float:
 
 def _up(value: float) -> float:
     return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
-
-
-def _positive(name: str, value: float) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise InputError(f"{name} must be finite and positive, got {value}")
-    return value
-
-
-def _sample_size(n: int) -> int:
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise InputError(f"n must be a positive integer, got {n!r}")
-    return int(n)
 
 
 @dataclass(frozen=True)
@@ -132,8 +117,8 @@ def output_perturbation(n: int, lam: float, epsilon: float, L: float = 1, R: flo
                         m: float = 1) -> OutputPerturbation:
     """Calibrate Algorithm 1 (output perturbation), JMLR 2011, general R, L, m."""
     return OutputPerturbation(
-        n=_sample_size(n), lam=_positive("lam", lam), epsilon=_positive("epsilon", epsilon),
-        L=_positive("L", L), R=_positive("R", R), m=_positive("m", m),
+        n=sample_size(n), lam=positive("lam", lam), epsilon=positive("epsilon", epsilon),
+        L=positive("L", L), R=positive("R", R), m=positive("m", m),
     )
 
 
@@ -141,9 +126,9 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
                            R: float = 1, m: float = 1,
                            split: str = "paper") -> ObjectivePerturbation:
     """Calibrate Algorithm 2 (objective perturbation), JMLR 2011, general R, L, c, m."""
-    n = _sample_size(n)
-    lam, epsilon = _positive("lam", lam), _positive("epsilon", epsilon)
-    L, R, m = _positive("L", L), _positive("R", R), _positive("m", m)
+    n = sample_size(n)
+    lam, epsilon = positive("lam", lam), positive("epsilon", epsilon)
+    L, R, m = positive("L", L), positive("R", R), positive("m", m)
     c = float(c)
     if not (math.isfinite(c) and c >= 0):
         raise InputError(f"c must be finite and non-negative, got {c}")

@@ -14,6 +14,7 @@ shapes), so two lambdas that build the same expression share one analysis.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -43,6 +44,11 @@ SYMBOLIC_SECONDS = 20.0
 
 Loss = Callable[[cp.Variable], cp.Expression]
 Regularizer = Callable[[cp.Variable], cp.Expression]
+
+
+def _readable(expression: cp.Expression) -> str:
+    """CVXPY's text of an expression, with sum_squares written as the user wrote it."""
+    return re.sub(r"quad_over_lin\((.+?), 1\.0, None, False\)", r"sum_squares(\1)", str(expression))
 
 
 def default_regularizer(w: cp.Variable) -> cp.Expression:
@@ -393,7 +399,7 @@ def verify_loss(loss: Loss) -> VerifiedLoss:
         analyser = _LossAnalyser(loss, variable, expression)
         conditions = analyser.conditions()
         _LOSS_CACHE[key] = VerifiedLoss(
-            str(expression), conditions, analyser.dcp_convex, analyser.derivatives(conditions)
+            _readable(expression), conditions, analyser.dcp_convex, analyser.derivatives(conditions)
         )
     return _LOSS_CACHE[key]
 
@@ -424,7 +430,7 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         if not isinstance(expression, cp.Expression) or expression.size != 1:
             raise TypeError("regularizer(w) must return a scalar CVXPY expression")
         key = (_structural_key(expression), dim)
-        text = str(expression)
+        text = _readable(expression)
     except Exception as error:  # a bad user regularizer becomes a failing certificate
         return _regularizer_failure("<invalid regularizer>",
                                     f"{type(error).__name__}: {error} (at dimension {dim})")

@@ -1,0 +1,186 @@
+"""Released models: weights, the per-record input map, and the proof obligations met.
+
+A :class:`PrivateModel` is what leaves dpcvx: the weights, the public input
+map (feature map, norm bound, intercept feature), the
+:class:`ReleaseCertificate` (theorem, constants and how each was established,
+epsilon and the calibration) and the solver record with its optimality
+residual. The noise vector is never stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from .certificate import Certificate
+from .exceptions import InputError
+from .rows import RowMap
+from .solvers import SolveInfo
+from .validation import check_labels
+
+__all__ = ["LinearModel", "PrivateModel", "ReleaseCertificate"]
+
+
+def _number(value: Any) -> dict:
+    """An exact constant as {'exact': str, 'float': float}, a plain float otherwise."""
+    if isinstance(value, sp.Basic):
+        return {"exact": str(value), "float": float(value)}
+    return {"exact": None, "float": float(value)}
+
+
+@dataclass(frozen=True)
+class ReleaseCertificate:
+    """What a private release relies on, with every constant and how it was established.
+
+    ``verification`` is the :class:`~dpcvx.certificate.Certificate` of the loss
+    and regularizer at the fitted dimension; ``calibration`` holds eps', Delta
+    and beta (objective) or the sensitivity and beta (output).
+    """
+
+    mechanism: str
+    guarantee: str
+    epsilon: float
+    delta: float
+    calibration: dict
+    verification: Certificate
+    data_norm: float
+    effective_norm_bound: float
+    fit_intercept: bool
+    intercept_scaling: float
+    clipping: str
+    solve: SolveInfo
+    library_version: str
+    constants: dict = field(default_factory=dict)
+
+    @property
+    def conditions(self):
+        return self.verification.conditions
+
+    @property
+    def lipschitz(self):
+        return self.verification.lipschitz
+
+    @property
+    def curvature(self):
+        return self.verification.curvature
+
+    @property
+    def strong_convexity(self):
+        return self.verification.strong_convexity
+
+    @property
+    def epsilon_prime(self) -> float | None:
+        return self.calibration.get("epsilon_prime")
+
+    @property
+    def extra_reg(self) -> float:
+        return self.calibration.get("extra_reg", 0.0)
+
+    @property
+    def beta(self) -> float:
+        return self.calibration["beta"]
+
+    @property
+    def residual(self) -> float:
+        return self.solve.residual
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": self.mechanism,
+            "guarantee": self.guarantee,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "calibration": dict(self.calibration),
+            "constants": {key: _number(value) for key, value in self.constants.items()},
+            "data_norm": self.data_norm,
+            "effective_norm_bound": self.effective_norm_bound,
+            "fit_intercept": self.fit_intercept,
+            "intercept_scaling": self.intercept_scaling,
+            "clipping": self.clipping,
+            "solve": self.solve.to_dict(),
+            "verification": self.verification.to_dict(),
+            "library_version": self.library_version,
+        }
+
+    def __str__(self) -> str:
+        c = self.calibration
+        lines = [
+            f"dpcvx release: {self.mechanism} perturbation, epsilon = {self.epsilon:g} "
+            f"(delta = {self.delta:g})",
+            f"guarantee: {self.guarantee}",
+            "constants: " + ", ".join(
+                f"{key} = {value}" for key, value in self.constants.items()
+            ),
+            f"norm bound: R = {self.data_norm:g}, effective R = {self.effective_norm_bound:g}"
+            + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
+            + f"; rows beyond R: {self.clipping}",
+        ]
+        if self.mechanism == "objective":
+            lines.append(
+                f"calibration ({c['split']} split): eps' = {c['epsilon_prime']:.6g}, "
+                f"Delta = {c['extra_reg']:.6g}, beta = {c['beta']:.6g}"
+            )
+        else:
+            lines.append(
+                f"calibration: sensitivity = {c['sensitivity']:.6g}, beta = {c['beta']:.6g}"
+            )
+        lines.append(
+            f"solver: {self.solve.solver}, {self.solve.iterations} iterations, "
+            f"{self.solve.seconds:.3g} s, relative residual {self.solve.residual:.2e} "
+            f"(tolerance {self.solve.tolerance:.0e})"
+        )
+        lines.append(str(self.verification))
+        return "\n".join(lines)
+
+
+class LinearModel:
+    """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
+
+    def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap,
+                 solve_info: SolveInfo):
+        self.coef_ = np.asarray(coef, dtype=float)
+        self.intercept_ = float(intercept)
+        self.classes_ = np.asarray(classes)
+        self.rows = rows
+        self.solve_info = solve_info
+
+    def decision_function(self, X) -> np.ndarray:
+        """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
+        mapped, _ = self.rows.clip(self.rows.features(X))
+        if mapped.shape[1] != self.coef_.shape[0]:
+            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
+                             f"the model expects {self.coef_.shape[0]}")
+        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+
+    def score(self, X, y) -> float:
+        """Accuracy on (X, y); y must use the model's classes."""
+        predictions = self.predict(X)
+        labels = check_labels(y, predictions.shape[0], tuple(self.classes_.tolist()))
+        return float(np.mean(np.where(predictions == self.classes_[1], 1.0, -1.0) == labels))
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g}, "
+                f"residual={self.solve_info.residual:.1e})")
+
+
+class PrivateModel(LinearModel):
+    """A linear classifier released under differential privacy, with its certificate."""
+
+    def __init__(self, coef, intercept, classes, rows, solve_info, certificate: ReleaseCertificate):
+        super().__init__(coef, intercept, classes, rows, solve_info)
+        self.certificate = certificate
+
+    @property
+    def epsilon(self) -> float:
+        return self.certificate.epsilon
+
+    def __repr__(self) -> str:
+        return (f"PrivateModel(mechanism={self.certificate.mechanism!r}, "
+                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}, "
+                f"residual={self.solve_info.residual:.1e})")

@@ -1,0 +1,122 @@
+"""The perturbed ERM objective of Algorithm 2 (and, with b = 0, Delta = 0, plain ERM).
+
+    J_b(w) = (1/n) sum_i l(y_i w^T x_i) + Lam N(w) + (1/n) b^T w + (Delta/2) ||w||^2
+
+(Chaudhuri, Monteleoni, Sarwate, JMLR 2011, Algorithm 2, step 4). The solvers
+work on F = n J_b, whose gradient does not shrink with n (so absolute
+tolerances inside Newton's method keep their meaning).
+
+Optimality residual. With the four gradient terms
+
+    g_loss = (1/n) sum_i y_i l'(z_i) x_i,   g_reg = Lam grad N(w),
+    g_noise = b / n,                         g_extra = Delta w,
+
+the relative residual is ||g_loss + g_reg + g_noise + g_extra|| divided by
+||g_loss|| + ||g_reg|| + ||g_noise|| + ||g_extra|| (0 when both are 0). It is
+the fraction of the gradient's scale left uncancelled, a number in [0, 1],
+independent of how the data or the objective are scaled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sparse
+
+from .regularizer import Quadratic
+from .verify import LossDerivatives
+
+__all__ = ["PerturbedObjective", "Residual", "relative_residual"]
+
+
+@dataclass(frozen=True)
+class Residual:
+    """||grad J_b(w)|| absolute, and relative to the gradient's scale."""
+
+    absolute: float
+    relative: float
+
+
+def relative_residual(terms, n: int) -> Residual:
+    """Residual from the gradient terms of F = n J_b (pass n = 1 for terms of J_b itself)."""
+    total = float(np.linalg.norm(sum(terms)))
+    scale = float(sum(np.linalg.norm(term) for term in terms))
+    return Residual(absolute=total / n, relative=0.0 if total == 0 else total / scale)
+
+
+@dataclass
+class PerturbedObjective:
+    """F(w) = n J_b(w) for a quadratic regularizer N(w) = 0.5 w^T H w + g^T w."""
+
+    X: np.ndarray | sparse.spmatrix
+    y: np.ndarray
+    loss: LossDerivatives
+    regularizer: Quadratic
+    lam: float
+    noise: np.ndarray
+    extra_reg: float = 0.0
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.X.shape[1]
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        return self.y * (self.X @ w)
+
+    def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
+        z = self.margins(w) if margins is None else margins
+        n = self.n
+        return (
+            float(np.sum(self.loss.value(z)))
+            + n * self.lam * self.regularizer.value(w)
+            + float(self.noise @ w)
+            + 0.5 * n * self.extra_reg * float(w @ w)
+        )
+
+    def _terms(self, w: np.ndarray, margins: np.ndarray | None = None):
+        """The four gradient terms of F (each n times those of J_b)."""
+        z = self.margins(w) if margins is None else margins
+        n = self.n
+        return (
+            np.asarray(self.X.T @ (self.y * self.loss.first(z))).ravel(),
+            n * self.lam * self.regularizer.gradient(w),
+            self.noise,
+            n * self.extra_reg * w,
+        )
+
+    def gradient(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        loss, reg, noise, extra = self._terms(w, margins)
+        return loss + reg + noise + extra
+
+    def residual(self, w: np.ndarray, margins: np.ndarray | None = None) -> Residual:
+        return relative_residual(self._terms(w, margins), self.n)
+
+    def hessian(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        """Dense Hessian X^T diag(l'') X + n Lam (alpha I + M) + n Delta I (generalised at kinks of l'')."""
+        z = self.margins(w) if margins is None else margins
+        curvature = self.loss.second(z)
+        if sparse.issparse(self.X):
+            H = np.asarray((self.X.T @ sparse.diags(curvature) @ self.X).todense())
+        else:
+            H = self.X.T @ (self.X * curvature[:, None])
+        n = self.n
+        diagonal = n * self.lam * float(self.regularizer.alpha) + n * self.extra_reg
+        H[np.diag_indices_from(H)] += diagonal
+        if self.regularizer.matrix is not None:
+            H += n * self.lam * self.regularizer.matrix
+        return H
+
+    def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        """Hessian times v without forming the Hessian."""
+        z = self.margins(w) if margins is None else margins
+        out = np.asarray(self.X.T @ (self.loss.second(z) * (self.X @ v))).ravel()
+        n = self.n
+        out += (n * self.lam * float(self.regularizer.alpha) + n * self.extra_reg) * v
+        if self.regularizer.matrix is not None:
+            out += n * self.lam * (self.regularizer.matrix @ v)
+        return out

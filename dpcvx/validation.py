@@ -1,0 +1,92 @@
+"""Input checks shared by every learner: typed errors that name the problem and the fix.
+
+Inputs are never modified in place: arrays are converted into new float64
+arrays when their type or layout requires it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sparse
+
+from .exceptions import InputError
+
+__all__ = ["positive", "sample_size", "check_matrix", "check_labels", "check_classes"]
+
+
+def positive(name: str, value: Any) -> float:
+    """value as a float, finite and > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a positive number, got {value!r}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(f"{name} must be finite and positive, got {value}")
+    return value
+
+
+def sample_size(n: Any, name: str = "n") -> int:
+    """n as an int >= 1."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise InputError(f"{name} must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
+    """A finite 2-D float64 array (or CSR matrix) with at least one row and column."""
+    if sparse.issparse(X):
+        matrix = sparse.csr_matrix(X, dtype=np.float64, copy=True)
+        values = matrix.data
+    else:
+        try:
+            matrix = np.array(X, dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as error:
+            raise InputError(f"{name} must be a numeric 2-D array: {error}") from None
+        values = matrix
+    if matrix.ndim != 2:
+        raise InputError(
+            f"{name} must be 2-D (n samples x d features), got shape {matrix.shape}; "
+            "reshape a single feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1)"
+        )
+    if matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"{name} contains NaN or infinite values; remove or impute them first")
+    return matrix
+
+
+def check_classes(classes: Any) -> tuple:
+    """The public pair (negative, positive) of label values."""
+    try:
+        negative, positive_label = classes
+    except (TypeError, ValueError):
+        raise InputError(f"classes must be a pair (negative, positive), got {classes!r}") from None
+    if negative == positive_label:
+        raise InputError(f"classes must be two different values, got {classes!r}")
+    return negative, positive_label
+
+
+def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
+    """Map labels to -1/+1 using the PUBLIC pair ``classes``; never infer it from y."""
+    labels = np.asarray(y)
+    if labels.ndim == 2 and 1 in labels.shape:
+        labels = labels.ravel()
+    if labels.ndim != 1:
+        raise InputError(f"y must be 1-D, got shape {labels.shape}")
+    if labels.shape[0] != n:
+        raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
+    negative, positive_label = classes
+    is_positive = labels == positive_label
+    is_negative = labels == negative
+    outside = ~(is_positive | is_negative)
+    if np.any(outside):
+        examples = ", ".join(repr(v) for v in list(dict.fromkeys(labels[outside].tolist()))[:5])
+        raise InputError(
+            f"y has labels outside the declared classes {classes!r}: {examples}. Labels are "
+            "never inferred from the data (that would leak it); pass the public pair, "
+            "for example classes=(0, 1)"
+        )
+    return np.where(is_positive, 1.0, -1.0)

@@ -1,0 +1,109 @@
+"""Calibration of Algorithms 1 and 2: hand-computed values, paper reduction, both splits."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcvx import InputError
+from dpcvx.calibrate import objective_perturbation, output_perturbation
+
+REL = 1e-9  # calibration moves values by a relative 1e-12 in the safe direction
+
+
+def test_objective_smooth_branch_by_hand():
+    # n = 100, Lam = 0.01, c = 1/4, eps = 1: a = c / (n Lam) = 0.25,
+    # eps' = 1 - log(1 + 0.5 + 0.0625) = 1 - 2 log 1.25 = 0.553712897...
+    cal = objective_perturbation(100, 0.01, 1.0, 0.25)
+    assert cal.extra_reg == 0
+    assert cal.epsilon_prime == pytest.approx(0.5537128973500137, rel=REL)
+    assert cal.beta == pytest.approx(0.5537128973500137 / 2, rel=REL)
+
+
+def test_objective_extra_regularization_branch_by_hand():
+    # n = 100, Lam = 1e-3, c = 1/4, eps = 0.1: a = 2.5, eps - 2 log 3.5 < 0, so
+    # Delta = c / (n (e^{eps/4} - 1)) - Lam = 0.25 / (100 * 0.0253151205...) - 0.001,
+    # eps' = eps / 2 = 0.05 and beta = eps' / 2.
+    cal = objective_perturbation(100, 1e-3, 0.1, 0.25)
+    assert cal.epsilon_prime == 0.05
+    assert cal.extra_reg == pytest.approx(0.25 / (100 * 0.025315120524428837) - 0.001, rel=REL)
+    assert cal.extra_reg == pytest.approx(0.0977553, rel=1e-6)
+    assert cal.beta == pytest.approx(0.025, rel=REL)
+
+
+def test_output_by_hand():
+    # beta = n m Lam eps / (2 L R) = 1000 * 0.01 * 0.1 / 2 = 0.5; sensitivity 2 / (n Lam) = 0.2
+    cal = output_perturbation(1000, 0.01, 0.1)
+    assert cal.beta == pytest.approx(0.5, rel=REL)
+    assert cal.sensitivity == pytest.approx(0.2, rel=REL)
+
+
+GRID = [(n, lam, eps, c) for n in (50, 1000, 45000) for lam in (1e-5, 1e-3, 1e-1)
+        for eps in (0.01, 0.1, 1.0, 5.0) for c in (0.25, 1.0, 5.0)]
+
+
+def paper(n, lam, eps, c):
+    """JMLR 2011 Algorithm 2 with R = L = m = 1, written as in the paper."""
+    eps_p = eps - math.log(1 + 2 * c / (n * lam) + c**2 / (n * lam) ** 2)
+    delta = 0.0
+    if eps_p <= 0:
+        delta = c / (n * (math.exp(eps / 4) - 1)) - lam
+        eps_p = eps / 2
+    return eps_p, delta, eps_p / 2
+
+
+@pytest.mark.parametrize("n, lam, eps, c", GRID)
+def test_general_form_reduces_to_paper(n, lam, eps, c):
+    cal = objective_perturbation(n, lam, eps, c)  # R = L = m = 1 by default
+    eps_p, delta, beta = paper(n, lam, eps, c)
+    assert cal.epsilon_prime == pytest.approx(eps_p, rel=REL, abs=1e-15)
+    assert cal.extra_reg == pytest.approx(delta, rel=REL, abs=1e-15)
+    assert cal.beta == pytest.approx(beta, rel=REL, abs=1e-15)
+    assert output_perturbation(n, lam, eps).beta == pytest.approx(n * lam * eps / 2, rel=REL)
+
+
+@pytest.mark.parametrize("n, lam, eps, c", GRID)
+@pytest.mark.parametrize("L, R, m", [(1, 1, 1), (2.0, 0.5, 1.0), (1.0, 3.0, 0.25), (0.5, 1.4142, 2.0)])
+def test_general_constants(n, lam, eps, c, L, R, m):
+    for split in ("paper", "max"):
+        cal = objective_perturbation(n, lam, eps, c, L=L, R=R, m=m, split=split)
+        # the Jacobian ratio bound of the proof holds for the chosen split
+        assert cal.jacobian_ratio <= math.exp(eps - cal.epsilon_prime)
+        assert 0 < cal.epsilon_prime <= eps and cal.extra_reg >= 0
+        assert cal.beta <= cal.epsilon_prime / (2 * L * R)
+        # R, m enter only through c R^2 / m and Lam m: the paper formula with c' = c R^2 / m
+        ref = objective_perturbation(n, lam, eps, c * R**2 / m, split=split)
+        assert cal.epsilon_prime == pytest.approx(ref.epsilon_prime, rel=REL, abs=1e-15)
+        assert cal.extra_reg == pytest.approx(ref.extra_reg * m, rel=1e-8, abs=1e-15)
+    out = output_perturbation(n, lam, eps, L=L, R=R, m=m)
+    assert out.beta == pytest.approx(n * m * lam * eps / (2 * L * R), rel=REL)
+
+
+@pytest.mark.parametrize("n, lam, eps, c", GRID)
+def test_max_split_is_never_worse(n, lam, eps, c):
+    ours = objective_perturbation(n, lam, eps, c, split="max")
+    theirs = objective_perturbation(n, lam, eps, c, split="paper")
+    assert ours.epsilon_prime >= theirs.epsilon_prime
+    assert ours.epsilon_prime >= eps / 2 * (1 - 1e-12)
+
+
+def test_splits_differ_where_paper_keeps_a_small_budget():
+    # a = 0.25: eps - 2 log 1.25 = 0.6 - 0.446 = 0.154 in (0, eps/2): paper keeps it,
+    # max trades it for eps/2 = 0.3 with Delta = c / (n (e^{0.15} - 1)) - Lam.
+    paper_split = objective_perturbation(1000, 1e-3, 0.6, 0.25, split="paper")
+    max_split = objective_perturbation(1000, 1e-3, 0.6, 0.25, split="max")
+    assert paper_split.extra_reg == 0
+    assert paper_split.epsilon_prime == pytest.approx(0.6 - 2 * math.log(1.25), rel=REL)
+    assert max_split.epsilon_prime == 0.3
+    assert max_split.extra_reg == pytest.approx(0.25 / (1000 * math.expm1(0.15)) - 1e-3, rel=REL)
+
+
+@pytest.mark.parametrize("bad", [
+    dict(n=0), dict(n=2.5), dict(lam=0), dict(lam=-1), dict(epsilon=0), dict(epsilon=-0.1),
+    dict(epsilon=math.inf), dict(epsilon=math.nan), dict(c=-1), dict(L=0), dict(R=0), dict(m=0),
+    dict(split="half"), dict(epsilon=True),
+])
+def test_bad_arguments_raise_input_error(bad):
+    args = dict(n=100, lam=0.01, epsilon=0.1, c=0.25) | bad
+    with pytest.raises(InputError):
+        objective_perturbation(**args)
