@@ -19,6 +19,7 @@ optimality residual is within ``tol`` (:class:`~dpcvx.exceptions.SolverError`).
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from typing import Any
@@ -99,6 +100,10 @@ class PrivateERM:
         Newton iteration limit.
     strict : bool
         Refuse conditions established only numerically.
+
+    The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
+    (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
+    privacy audit's tests use them to build deliberately broken variants.
     """
 
     def __init__(
@@ -139,6 +144,26 @@ class PrivateERM:
     def __repr__(self) -> str:
         return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
                 f"fit_intercept={self.fit_intercept!r})")
+
+    # -- parameters (scikit-learn conventions) --------------------------------------------
+
+    @classmethod
+    def _parameter_names(cls) -> tuple[str, ...]:
+        signature = inspect.signature(cls.__init__)
+        return tuple(name for name in signature.parameters if name != "self")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
+        return {name: getattr(self, name) for name in self._parameter_names()}
+
+    def set_params(self, **params) -> "PrivateERM":
+        """Set constructor parameters in place; unknown names raise InputError."""
+        unknown = set(params) - set(self._parameter_names())
+        if unknown:
+            raise InputError(f"unknown parameters {sorted(unknown)}; valid: {self._parameter_names()}")
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
 
     # -- declaration ---------------------------------------------------------------
 
@@ -214,6 +239,29 @@ class PrivateERM:
             reference=objective,
         )
 
+    def _certificate(self, mechanism: str, dim: int) -> Certificate:
+        """Verify at the fitted dimension; raise AssumptionError unless ``mechanism`` is allowed."""
+        certificate = verify(self.loss, self.regularizer, dim=dim, strict=self.strict)
+        certificate.require(mechanism)
+        return certificate
+
+    def _calibrate(self, mechanism: str, n: int, epsilon: float, certificate: Certificate,
+                   R: float, split: str):
+        """(calibration, constants) of Algorithm 1 or 2 for the certified L, c, m and bound R."""
+        L = _float_up(certificate.lipschitz)
+        m = _float_down(certificate.strong_convexity)
+        lam = float(self.lam)
+        if mechanism == "objective":
+            c = _float_up(certificate.curvature)
+            calibration = calibrate.objective_perturbation(n, lam, epsilon, c, L=L, R=R, m=m,
+                                                           split=split)
+            constants = {"L": certificate.lipschitz, "c": certificate.curvature,
+                         "m": certificate.strong_convexity}
+        else:
+            calibration = calibrate.output_perturbation(n, lam, epsilon, L=L, R=R, m=m)
+            constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
+        return calibration, constants
+
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
         if not np.all(np.isfinite(w)):
@@ -251,9 +299,9 @@ class PrivateERM:
         :func:`dpcvx.calibrate.objective_perturbation`. The default "max" never
         leaves less budget for the noise than the paper's rule, which can leave
         eps' close to 0 just before it switches to eps' = eps/2 (for the Huber
-        hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps 0.05). ``random_state`` None
-        draws the noise from OS entropy. ``accountant`` is charged epsilon
-        before any noise is drawn.
+        hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps
+        0.05). ``random_state`` None draws the noise from OS entropy.
+        ``accountant`` is charged epsilon before any noise is drawn.
         """
         if mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be 'objective' or 'output', got {mechanism!r}")
@@ -263,23 +311,10 @@ class PrivateERM:
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
-
-        certificate = verify(self.loss, self.regularizer, dim=d, strict=self.strict)
-        certificate.require(mechanism)
-        L = _float_up(certificate.lipschitz)
-        m = _float_down(certificate.strong_convexity)
-        R = rows.effective_norm_bound
-        lam = float(self.lam)
-        if mechanism == "objective":
-            c = _float_up(certificate.curvature)
-            calibration = calibrate.objective_perturbation(n, lam, epsilon, c, L=L, R=R, m=m,
-                                                           split=split)
-            constants = {"L": certificate.lipschitz, "c": certificate.curvature,
-                         "m": certificate.strong_convexity}
-        else:
-            calibration = calibrate.output_perturbation(n, lam, epsilon, L=L, R=R, m=m)
-            constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
-        constants.update({"R": R, "lam": lam, "n": n, "d": d})
+        certificate = self._certificate(mechanism, d)
+        calibration, constants = self._calibrate(mechanism, n, epsilon, certificate,
+                                                 rows.effective_norm_bound, split)
+        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
 
         if accountant is not None:
             accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
@@ -302,7 +337,7 @@ class PrivateERM:
             calibration=calibration.to_dict(),
             verification=certificate,
             data_norm=rows.norm_bound,
-            effective_norm_bound=R,
+            effective_norm_bound=rows.effective_norm_bound,
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",

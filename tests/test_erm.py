@@ -305,3 +305,15 @@ def test_paper_split_cliff(data):
     assert paper.epsilon_prime == pytest.approx(0.1 - 2 * np.log1p(1 / 20), rel=1e-9)
     assert paper.epsilon_prime < 0.003 and paper.extra_reg == 0
     assert best.epsilon_prime == 0.05 and best.extra_reg > 0
+
+
+def test_get_and_set_params():
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=2.0, fit_intercept=True)
+    params = erm.get_params()
+    assert params["lam"] == 1e-2 and params["data_norm"] == 2.0 and params["fit_intercept"] is True
+    assert set(params) >= {"loss", "regularizer", "clip", "classes", "solver", "tol", "strict"}
+    copy = dpcvx.PrivateERM(**params)
+    assert copy.get_params() == params
+    assert erm.set_params(lam=0.5) is erm and erm.lam == 0.5
+    with pytest.raises(dpcvx.InputError, match="unknown parameters"):
+        erm.set_params(lambda_=1)
