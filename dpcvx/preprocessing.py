@@ -397,8 +397,8 @@ def _as_numbers(name: str, values: np.ndarray) -> np.ndarray:
     if bad.size:
         row = int(bad[0])
         raise InputError(
-            f"numeric column {name!r} holds {numbers_[row]} in row {row} ({bad.size} such rows); "
-            "public bounds cannot stand in for a missing value: drop or impute it first"
+            f"numeric column {name!r} holds a missing or non-finite value {_plain(values[row])!r} in row "
+            f"{row} ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first"
         )
     return numbers_
 
