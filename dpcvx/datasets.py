@@ -97,7 +97,8 @@ def find_data_directory(files: tuple[str, ...], path: str | Path | None = None) 
         candidates = [Path(path)]
     else:
         from_env = [Path(os.environ[DATA_ENV])] if os.environ.get(DATA_ENV) else []
-        candidates = from_env + [Path.cwd() / ".." / "shared" / "data", REPOSITORY_ROOT / ".." / "shared" / "data"]
+        beside = [Path.cwd() / ".." / "shared" / "data", REPOSITORY_ROOT / ".." / "shared" / "data"]
+        candidates = from_env + beside
     for directory in candidates:
         if all(_file_in(directory, name) is not None for name in files):
             return directory
@@ -190,7 +191,8 @@ def load_kdd(
     else:
         chosen = resolve_rng(random_state).permutation(n_records)[:n_rows]
     # The distinct records hold the same maxima and categories as all records.
-    schema = _schema_for(mode, kdd_schema(constant_feature, norm), {name: distinct[name] for name in KDD_COLUMNS})
+    distinct_table = {name: distinct[name] for name in KDD_COLUMNS}
+    schema = _schema_for(mode, kdd_schema(constant_feature, norm), distinct_table)
     rows = record_to_distinct[chosen]
     attack = np.char.rstrip(distinct["label"][rows], ".")
     y = np.where(np.isin(attack, KDD_DOS_ATTACKS), 1.0, -1.0)
@@ -220,7 +222,9 @@ def download(directory: str | Path, overwrite: bool = False) -> Path:
         plain = gzip.decompress(content) if name.endswith(".gz") else content
         digest = hashlib.sha256(plain).hexdigest()
         if digest != expected_sha256:
-            raise InputError(f"{url}: sha256 {digest} differs from the published {expected_sha256}; nothing written")
+            raise InputError(
+                f"{url}: sha256 {digest} differs from the published {expected_sha256}; nothing written"
+            )
         partial = target.with_name(target.name + ".part")
         partial.write_bytes(content)
         partial.replace(target)
@@ -282,7 +286,9 @@ def _adult_records(directory: Path, name: str) -> list[list[str]]:
             continue
         fields = [field.strip() for field in line.split(",")]
         if len(fields) != len(ADULT_COLUMNS) + 1:
-            raise InputError(f"{name}, line {line_number}: {len(fields)} fields, expected {len(ADULT_COLUMNS) + 1}")
+            raise InputError(
+                f"{name}, line {line_number}: {len(fields)} fields, expected {len(ADULT_COLUMNS) + 1}"
+            )
         records.append(fields)
     return records
 

@@ -73,6 +73,7 @@ __all__ = [
 
 SCHEMA_FORMAT = "dpcvx-schema"
 SCHEMA_VERSION = 1
+SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "columns"}
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
 
@@ -213,8 +214,10 @@ class PublicSchema:
         arrays = _column_arrays(table, self.column_names)
         n_rows = _common_length(arrays)
         blocks = [
-            c.encode(arrays[c.name], self.strict) if isinstance(c, CategoricalColumn) else c.encode(arrays[c.name])
-            for c in self.columns
+            column.encode(arrays[column.name], self.strict)
+            if isinstance(column, CategoricalColumn)
+            else column.encode(arrays[column.name])
+            for column in self.columns
         ]
         if self.constant_feature:
             blocks.append(np.ones((n_rows, 1)))
@@ -236,7 +239,7 @@ class PublicSchema:
         """Rebuild a schema from :meth:`to_dict` output (validated; runs no code)."""
         if not isinstance(data, Mapping):
             raise InputError(f"a schema must be a JSON object, got {type(data).__name__}")
-        _reject_unknown_keys("schema", data, {"format", "version", "norm", "strict", "constant_feature", "columns"})
+        _reject_unknown_keys("schema", data, SCHEMA_KEYS)
         if data.get("format") != SCHEMA_FORMAT or data.get("version") != SCHEMA_VERSION:
             raise InputError(
                 f'not a dpcvx schema: need "format": "{SCHEMA_FORMAT}" and "version": {SCHEMA_VERSION}, '
@@ -305,7 +308,13 @@ def _bound_row_norms(features: np.ndarray, norm: float) -> np.ndarray:
 
 def _column_to_dict(column: Column) -> dict:
     if isinstance(column, NumericColumn):
-        return {"name": column.name, "kind": "numeric", "lo": column.lo, "hi": column.hi, "source": column.source}
+        return {
+            "name": column.name,
+            "kind": "numeric",
+            "lo": column.lo,
+            "hi": column.hi,
+            "source": column.source,
+        }
     return {
         "name": column.name,
         "kind": "categorical",

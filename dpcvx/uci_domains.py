@@ -15,7 +15,9 @@ from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 __all__ = ["adult_schema", "kdd_schema", "ADULT_COLUMNS", "KDD_COLUMNS", "KDD_DOS_ATTACKS"]
 
 ADULT_NAMES = "UCI adult.names, attribute list"
-ADULT_EXTRACTION = "UCI adult.names, extraction condition ((AAGE>16) && (AGI>100) && (AFNLWGT>1) && (HRSWK>0))"
+ADULT_EXTRACTION = (
+    "UCI adult.names, extraction condition ((AAGE>16) && (AGI>100) && (AFNLWGT>1) && (HRSWK>0))"
+)
 
 # Columns of adult.data / adult.test, in file order (the 15th is the label).
 ADULT_COLUMNS = (
@@ -70,7 +72,9 @@ ADULT_BOUNDS = {
 }  # fmt: skip
 
 KDD_TASK = "KDD Cup 99 task description (kdd.ics.uci.edu kddcup99 task.html), feature definitions"
-NSL_KDD_ARFF = "value list declared in the NSL-KDD ARFF header (KDDTrain+.arff), which covers the full KDD'99 data"
+NSL_KDD_ARFF = (
+    "value list declared in the NSL-KDD ARFF header (KDDTrain+.arff), which covers the full KDD'99 data"
+)
 
 # Columns of kddcup.data_10_percent, in file order (the 42nd is the label).
 KDD_COLUMNS = (
@@ -104,7 +108,10 @@ KDD_CATEGORIES = {
 }  # fmt: skip
 
 _INDICATOR = f'{KDD_TASK}: "1 if ...; 0 otherwise"'
-_RATE = "definition: a fraction of connections (task description, traffic features, and their host-based analogues)"
+_RATE = (
+    "definition: a fraction of connections "
+    "(task description, traffic features, and their host-based analogues)"
+)
 _EVENT_COUNT = "judgement: events within one connection, capped at 10 (more adds little to a linear model)"
 KDD_BOUNDS = {
     "duration": (0, 86_400, "judgement: one day in seconds (the DARPA 1998 traffic was captured day by day)"),

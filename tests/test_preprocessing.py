@@ -136,6 +136,7 @@ def test_numbers_written_as_text_are_read():
 
 
 MISSING_OR_NON_FINITE = r"numeric column '{}' holds a missing or non-finite value {} in row {}"
+MALE2 = ["Male", "Male"]
 
 
 @pytest.mark.parametrize(
@@ -146,17 +147,17 @@ MISSING_OR_NON_FINITE = r"numeric column '{}' holds a missing or non-finite valu
             {"age": ["thirty"], "sex": ["Male"], "hours": [1]},
             r"numeric column 'age' holds a non-numeric value 'thirty' in row 0",
         ),
-        ({"age": [30, np.nan], "sex": ["Male"] * 2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", "nan", 1)),
+        ({"age": [30, np.nan], "sex": MALE2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", "nan", 1)),
         ({"age": [30], "sex": ["Male"], "hours": [np.inf]}, MISSING_OR_NON_FINITE.format("hours", "inf", 0)),
-        ({"age": [30, None], "sex": ["Male"] * 2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", "None", 1)),
+        ({"age": [30, None], "sex": MALE2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", "None", 1)),
         (
             {"age": [30], "sex": [None], "hours": [1]},
             r"categorical column 'sex' holds a missing value \(None\) in row 0",
         ),
-        ({"age": [30], "sex": [float("nan")], "hours": [1]}, r"categorical column 'sex' holds a missing value"),
+        ({"age": [30], "sex": [np.nan], "hours": [1]}, r"categorical column 'sex' holds a missing value"),
         ({"age": [30, 40], "sex": ["Male"], "hours": [1, 2]}, r"columns have different lengths"),
         ({"age": [[30]], "sex": ["Male"], "hours": [1]}, r"column 'age' must be one-dimensional"),
-        (np.zeros((2, 2)), r"one column per schema column \(3: \['age', 'sex', 'hours'\]\), got shape \(2, 2\)"),
+        (np.zeros((2, 2)), r"one column per schema column \(3: \['age', 'sex', 'hours'\]\), got shape"),
         ([1, 2, 3], r"table must be a dict of columns"),
     ],
 )
@@ -244,13 +245,16 @@ def numeric(**fields):
         (valid_dict(version=2), r'"version": 1'),
         (valid_dict(extra=1), r"schema: unknown keys \['extra'\]"),
         (valid_dict(columns={"age": 1}), r'needs "columns": a list'),
-        (valid_dict(columns=[{"name": "a", "kind": "numeric", "lo": 1}]), r'needs public bounds "lo" and "hi"'),
+        (valid_dict(columns=[{"name": "a", "kind": "numeric"}]), r'needs public bounds "lo" and "hi"'),
         (valid_dict(columns=[numeric(max=3)]), r"unknown keys \['max'\]"),
         (valid_dict(columns=[{"name": "a", "kind": "text"}]), r'"kind" must be "numeric" or "categorical"'),
-        (valid_dict(columns=[{"name": "a", "kind": "categorical", "categories": "ab"}]), r'needs "categories": a list'),
+        (
+            valid_dict(columns=[{"name": "a", "kind": "categorical", "categories": "ab"}]),
+            r'needs "categories": a list of strings',
+        ),
         (valid_dict(columns=[numeric(source=3)]), r"source must be a string"),
         (valid_dict(columns=["age"]), r"a column must be a JSON object"),
-        (valid_dict(columns=[numeric(hi="__import__('os').getpid()")]), r"upper bound of column 'a' must be a finite"),
+        (valid_dict(columns=[numeric(hi="__import__('os').getpid()")]), r"upper bound of column 'a' must be"),
         (valid_dict(norm="1"), r"norm must be a finite number"),
     ],
 )
