@@ -130,10 +130,12 @@ def load_adult(
       records all miss the occupation; 16 + 7 + 14 + 6 + 5 + 2 + 41 for the
       other columns) + 6 numeric + 1 constant = 105, the paper's d;
     - private mode: the 99 categories listed in adult.names + 6 + 1 = 106.
-    Without the constant: 104 and 105. The paper does not say it appended a
-    constant; the alternative reading (all 99 listed categories + 6 numeric)
-    also gives 105 for Adult but cannot give KDD's 119, while "categories
-    present + numeric + constant" gives both 105 and 119 (see load_kdd).
+    Without the constant: 104 and 105. Whether the paper appended a constant
+    could not be checked (its experiment text is not among the project's
+    references). The other reading that gives 105 for Adult, all 99 listed
+    categories + 6 numeric without a constant, has no counterpart giving
+    KDD's 119; "categories present + numeric + constant" gives both 105 and
+    119 (see load_kdd), so the loaders follow it.
     """
     _check_mode(mode)
     directory = find_data_directory(ADULT_FILES, path)
@@ -270,18 +272,21 @@ def _file_in(directory: Path, name: str) -> Path | None:
     return None
 
 
-def _read_bytes(directory: Path, name: str) -> bytes:
+def _read_text(directory: Path, name: str) -> str:
     file = _file_in(directory, name)
     if file is None:
         raise InputError(f"{name} (plain or .gz) not found in {directory}")
     content = file.read_bytes()
-    return gzip.decompress(content) if file.suffix == ".gz" else content
+    try:
+        return (gzip.decompress(content) if file.suffix == ".gz" else content).decode("ascii")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{file} is not the plain-text (or gzipped) UCI file: {error}") from None
 
 
 def _adult_records(directory: Path, name: str) -> list[list[str]]:
     """Fields of each record; skips blank lines and adult.test's '|1x3 Cross validator' line."""
     records = []
-    for line_number, line in enumerate(_read_bytes(directory, name).decode("ascii").splitlines(), start=1):
+    for line_number, line in enumerate(_read_text(directory, name).splitlines(), start=1):
         if not line.strip() or line.startswith("|"):
             continue
         fields = [field.strip() for field in line.split(",")]
@@ -290,6 +295,8 @@ def _adult_records(directory: Path, name: str) -> list[list[str]]:
                 f"{name}, line {line_number}: {len(fields)} fields, expected {len(ADULT_COLUMNS) + 1}"
             )
         records.append(fields)
+    if not records:
+        raise InputError(f"{name} in {directory} holds no records")
     return records
 
 
@@ -301,11 +308,13 @@ def _kdd_records(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     Text fields are read as 16 characters: enough for every service, flag
     and label of the task; a longer unknown value is cut but stays unknown.
     """
-    lines = _read_bytes(directory, KDD_FILE).decode("ascii").splitlines()
+    lines = _read_text(directory, KDD_FILE).splitlines()
     first_seen: dict[str, int] = {}
     record_to_distinct = np.fromiter(
         (first_seen.setdefault(line, len(first_seen)) for line in lines if line), dtype=np.intp
     )
+    if not first_seen:
+        raise InputError(f"{KDD_FILE} in {directory} holds no records")
     dtype = [(name, "U16" if name in KDD_CATEGORIES else "f8") for name in KDD_COLUMNS] + [("label", "U16")]
     try:
         distinct = np.loadtxt(first_seen, delimiter=",", dtype=dtype, ndmin=1)

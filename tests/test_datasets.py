@@ -130,6 +130,8 @@ def test_adult_paper_mode_reads_maxima_and_categories_of_the_kept_records(tmp_pa
     [
         ("39, State-gov\n", r"adult.data, line 1: 2 fields, expected 15"),
         (ADULT_DATA.replace("<=50K", "small"), r"labels must be >50K or <=50K, found \['small'\]"),
+        ("\n", r"adult.data in .* holds no records"),
+        (ADULT_DATA.replace("Bachelors", "Bachelor\u00e9"), r"adult.data.gz is not the plain-text"),
     ],
 )
 def test_adult_malformed_files(tmp_path, data, message):
@@ -176,9 +178,16 @@ def test_kdd_rejects_more_rows_than_the_file_has(tmp_path):
         load_kdd(path=write_kdd(tmp_path), n_rows=7)
 
 
-def test_kdd_malformed_file(tmp_path):
-    with pytest.raises(InputError, match=r"kddcup.data_10_percent in .* is malformed"):
-        load_kdd(path=write_kdd(tmp_path, lines=[kdd_line(), "0,tcp,http\n"]), n_rows=None)
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ([kdd_line(), "0,tcp,http\n"], r"kddcup.data_10_percent in .* is malformed"),
+        (["\n"], r"kddcup.data_10_percent in .* holds no records"),
+    ],
+)
+def test_kdd_malformed_file(tmp_path, lines, message):
+    with pytest.raises(InputError, match=message):
+        load_kdd(path=write_kdd(tmp_path, lines=lines), n_rows=None)
 
 
 @pytest.mark.parametrize("loader", [load_adult, load_kdd])
