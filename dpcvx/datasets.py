@@ -68,7 +68,7 @@ DOWNLOADS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: elementwise array equality has no truth value
 class Dataset:
     """A loaded data set: rows X (float64, ||x_i|| <= schema.norm), labels y in {-1, +1}.
 

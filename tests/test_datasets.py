@@ -14,7 +14,8 @@ from dpcvx.exceptions import InputError
 from dpcvx.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, adult_schema, kdd_schema
 
 DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
-DATA_FILES = ("adult.data", "adult.test", "kddcup.data_10_percent")
+KDD = "kddcup.data_10_percent"
+DATA_FILES = ("adult.data", "adult.test", KDD)
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +243,7 @@ def test_download_checksums_match_the_original_files(real_data, tmp_path, monkey
     originals = {
         "adult.data": original_bytes(real_data, "adult.data"),
         "adult.test": original_bytes(real_data, "adult.test"),
-        "kddcup.data_10_percent.gz": gzip.compress(original_bytes(real_data, "kddcup.data_10_percent")),
+        "kddcup.data_10_percent.gz": gzip.compress(original_bytes(real_data, KDD), compresslevel=1),
     }
     monkeypatch.setattr(
         "urllib.request.urlopen", lambda url, timeout: FakeResponse(originals[url.rsplit("/", 1)[1]])
