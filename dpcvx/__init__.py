@@ -6,8 +6,9 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import calibrate, losses, noise
+from . import calibrate, datasets, losses, noise, preprocessing
 from .accountant import PrivacyAccountant, PrivacyCost
+from .datasets import Dataset, load_adult, load_kdd
 from .certificate import Certificate, Condition
 from .erm import PrivateERM
 from .exceptions import (
@@ -20,6 +21,7 @@ from .exceptions import (
     SolverError,
 )
 from .model import LinearModel, PrivateModel, ReleaseCertificate
+from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .verify import verify
 from .version import __version__
 
@@ -33,6 +35,14 @@ __all__ = [
     "PrivacyCost",
     "calibrate",
     "noise",
+    "datasets",
+    "preprocessing",
+    "load_adult",
+    "load_kdd",
+    "Dataset",
+    "PublicSchema",
+    "NumericColumn",
+    "CategoricalColumn",
     "Certificate",
     "Condition",
     "losses",
