@@ -28,7 +28,7 @@ the proofs hold in floating point, not only in exact arithmetic.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .exceptions import InputError
 from .validation import positive, sample_size
@@ -63,6 +63,11 @@ class OutputPerturbation:
     L: float
     R: float
     m: float
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> "OutputPerturbation":
+        """The same calibration, recording the grid the release was rounded to."""
+        return replace(self, release_grid=spacing)
 
     @property
     def sensitivity(self) -> float:
@@ -78,6 +83,7 @@ class OutputPerturbation:
             "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "L": self.L, "R": self.R, "m": self.m,
             "sensitivity": self.sensitivity, "beta": self.beta,
+            "release_grid": self.release_grid,
         }
 
 

@@ -32,7 +32,7 @@ from .accountant import PrivacyAccountant
 from .certificate import MECHANISMS, Certificate
 from .exceptions import ClippingWarning, InputError, SolverError
 from .model import LinearModel, PrivateModel, ReleaseCertificate
-from .noise import sample_l2_laplace
+from .noise import round_to_grid, sample_l2_laplace
 from .objective import PerturbedObjective
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
@@ -327,7 +327,8 @@ class PrivateERM:
         else:
             w, info = self._solve(X_mapped, labels, np.zeros(d), 0.0)
             self._check_solution(w, info)
-            w = w + noise
+            w, spacing = round_to_grid(w + noise, 1.0 / calibration.beta)
+            calibration = calibration.with_release_grid(spacing)
         del noise  # never stored
 
         release = ReleaseCertificate(
