@@ -26,7 +26,6 @@ bound holds without any correction for the number of regions tried.
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
 import time
@@ -112,7 +111,8 @@ class NeighbouringPair:
     @property
     def replaced_index(self) -> int:
         """Row index of the record in which D and D' differ."""
-        return int(np.flatnonzero(np.any(self.X != self.X_prime, axis=1) | (self.y != self.y_prime))[0])
+        differs = np.any(self.X != self.X_prime, axis=1) | (self.y != self.y_prime)
+        return int(np.flatnonzero(differs)[0])
 
 
 def canary_pair(
@@ -206,6 +206,7 @@ def _confidence(confidence: float) -> float:
 
 
 def _log_ratio(numerator, denominator):
+    """log(numerator / denominator), -inf where the numerator is not positive."""
     numerator = np.asarray(numerator, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(numerator > 0, np.log(np.maximum(numerator, 1e-300) / denominator), -np.inf)
@@ -220,7 +221,7 @@ def epsilon_lower_bound(false_positives, negatives, false_negatives, positives,
     FPR+ and FNR+ the upper ends of two-sided Clopper-Pearson intervals at
     ``confidence`` (each a one-sided bound at level (1 + confidence)/2, so both
     hold together with probability at least ``confidence``), (eps, delta)-DP
-    requires (Kairouz, Oh, Viswanath 2015, Theorem 2.1)
+    requires (Kairouz, Oh and Viswanath, ICML 2015)
 
         eps >= max(log((1 - delta - FNR+) / FPR+), log((1 - delta - FPR+) / FNR+), 0).
 
@@ -337,7 +338,8 @@ class AuditReport:
             f"evaluation runs per dataset: {self.evaluation_trials}; false positives "
             f"{self.false_positives}, false negatives {self.false_negatives} "
             f"(region chosen on {self.selection_trials} other runs per dataset)",
-            f"{2 * self.trials} fits in {self.seconds:.3g} s ({1e3 * self.seconds_per_fit:.3g} ms each)",
+            f"{2 * self.trials} fits in {self.seconds:.3g} s "
+            f"({1e3 * self.seconds_per_fit:.3g} ms each)",
         ])
 
     def plot(self, path_or_ax):
@@ -369,19 +371,21 @@ class AuditReport:
         start = self.selection_trials
         under_d, under_d_prime = self.statistics_d[start:], self.statistics_d_prime[start:]
         pooled = np.concatenate([under_d, under_d_prime])
-        # heavy tails (tiny Lam) would squeeze the histogram: show the central 99%
+        # heavy tails (tiny Lam) would squeeze the histogram: values beyond the central 99%
+        # are piled into the outermost bins
         left, right = np.quantile(pooled, [0.005, 0.995])
         if not right > left:
             left, right = left - 0.5, right + 0.5
         bins = np.linspace(left, right, 61)
         ax.hist(np.clip(under_d, left, right), bins=bins, alpha=0.5, label="D (canary)")
         ax.hist(np.clip(under_d_prime, left, right), bins=bins, alpha=0.5, label="D' (replaced)")
-        for end in self.threshold:
-            if math.isfinite(end):
-                ax.axvline(end, color="black", linestyle="--", linewidth=1)
         low, high = self.threshold
-        ax.set_xlabel(f"statistic (evaluation runs; central 99% shown, region [{low:.3g}, "
-                      f"{high:.3g}) says {self.region_indicates})")
+        ax.axvspan(max(low, left), min(high, right), color="grey", alpha=0.15,
+                   label=f"[{low:.3g}, {high:.3g}) says {self.region_indicates}")
+        for end in self.threshold:
+            if left <= end <= right:
+                ax.axvline(end, color="black", linestyle="--", linewidth=1)
+        ax.set_xlabel("statistic on the evaluation runs (outer 1% in the end bins)")
         ax.set_ylabel("runs")
         ax.set_title(f"claimed eps = {self.claimed_epsilon:g}, lower bound = "
                      f"{self.epsilon_lower_bound:.3g} (confidence {self.confidence:g})")
