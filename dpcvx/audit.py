@@ -462,7 +462,7 @@ def audit(
     The claimed (epsilon, delta) are read from ``model.certificate`` when the
     release carries one, else they are ``epsilon`` and ``delta``. Errors raised
     by ``fit`` propagate: a refusal is not a release the audit can score.
-    ``random_state`` seeds the pair of every run (None: OS entropy).
+    ``random_state`` draws the seed of every fit (None: from OS entropy).
     """
     trials = sample_size(trials, "trials")
     confidence = _confidence(confidence)
