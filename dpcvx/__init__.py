@@ -8,6 +8,7 @@ perturbed problem exactly and releases the model with its certificate.
 
 from . import calibrate, datasets, losses, noise, preprocessing
 from .accountant import PrivacyAccountant, PrivacyCost
+from .audit import AuditReport, NeighbouringPair, audit, canary_pair
 from .datasets import Dataset, load_adult, load_kdd
 from .certificate import Certificate, Condition
 from .erm import PrivateERM
@@ -27,6 +28,10 @@ from .version import __version__
 
 __all__ = [
     "verify",
+    "audit",
+    "AuditReport",
+    "NeighbouringPair",
+    "canary_pair",
     "PrivateERM",
     "PrivateModel",
     "LinearModel",
