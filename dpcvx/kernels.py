@@ -46,6 +46,7 @@ __all__ = [
     "make_kernel",
     "kernel_from_dict",
     "feature_scaling",
+    "kernel_expansion",
     "as_rows",
     "RandomFourierFeatures",
 ]
@@ -352,6 +353,17 @@ def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
             ClippingWarning, stacklevel=3,
         )
     return np.where(scaled, bound / np.where(scaled, norms, 1.0), 1.0)
+
+
+BLOCK_ENTRIES = 2**22  # kernel entries evaluated at once (32 MB)
+
+
+def kernel_expansion(kernel: Kernel, X: np.ndarray, centers: np.ndarray,
+                     coef: np.ndarray) -> np.ndarray:
+    """sum_j coef_j k(x, c_j) for each row x of X, in row blocks (never one huge matrix)."""
+    rows = max(1, BLOCK_ENTRIES // max(1, centers.shape[0]))
+    return np.concatenate([kernel.gram(X[start:start + rows], centers) @ coef
+                           for start in range(0, X.shape[0], rows)])
 
 
 # --- random Fourier features ------------------------------------------------------------
