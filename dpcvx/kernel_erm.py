@@ -43,8 +43,8 @@ __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", 
 
 MAX_NEWTON_STEPS = 100
 MAX_INTERIOR_POINT_STEPS = 200
-STALLED_STEPS = 5  # interior point: stop after this many steps without a smaller gap
-AIM = 1e-2  # solve to AIM * tolerance when the arithmetic allows; accept up to the tolerance
+STALLED_STEPS = 3  # interior point: within tolerance, stop after this many steps without progress
+AIM = 0.1  # solve to AIM * tolerance when the arithmetic allows; accept up to the tolerance
 ARMIJO = 1e-4
 EPS = np.finfo(float).eps
 
@@ -84,10 +84,20 @@ class KernelERMSolution:
     report: SolveReport
 
 
-def _rkhs_norm(coefficients: np.ndarray, gram_times: np.ndarray, gram_max: float) -> float:
-    """||sum_i c_i phi(x_i)|| = sqrt(c^T K c), padded by the rounding bound n eps ||c||_1^2 max|K|."""
-    pad = coefficients.size * EPS * np.sum(np.abs(coefficients)) ** 2 * gram_max
-    return math.sqrt(max(float(coefficients @ gram_times), 0.0) + pad)
+def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, first: np.ndarray,
+                         curvature_max: float, beta: np.ndarray, lam: float) -> float:
+    """Upper bound on ||grad J||_H = ||Phi r|| from the computed r = (1/n) y l'(z) + lam beta.
+
+    Adds to sqrt(r^T K r) the rounding of that product (n eps ||r||_1^2 max|K|),
+    of r itself (a few eps per term, times R = sqrt(max K_ii)), and of
+    z = y K beta (n eps max|K| ||beta||_1 per margin, times sup|l''| / n).
+    """
+    n = r.size
+    product_pad = n * EPS * np.sum(np.abs(r)) ** 2 * gram_max
+    margin_error = n * EPS * gram_max * np.sum(np.abs(beta))
+    r_error = EPS * (4 * np.sum(np.abs(first)) / n + 4 * lam * np.sum(np.abs(beta))) \
+        + curvature_max * margin_error
+    return math.sqrt(max(float(r @ gram_r), 0.0) + product_pad) + math.sqrt(gram_max) * r_error
 
 
 def _armijo_step(objective_at, current: float, slope: float) -> float | None:
@@ -115,12 +125,13 @@ def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
     gradient_norm = math.inf
     for step in range(MAX_NEWTON_STEPS + 1):
         z = y * f
-        r = y * loss.first(z) / n + lam * beta
+        first, curvature = loss.first(z), loss.second(z)
+        r = y * first / n + lam * beta
         gram_r = gram @ r
-        gradient_norm = _rkhs_norm(r, gram_r, gram_max)
+        gradient_norm = _gradient_norm_bound(r, gram_r, gram_max, first,
+                                             float(np.max(np.abs(curvature))), beta, lam)
         if gradient_norm / lam <= AIM * tolerance or step == MAX_NEWTON_STEPS:
             break
-        curvature = loss.second(z)
         active = np.flatnonzero(curvature > 0)
         correction = np.zeros(n)
         if active.size:
@@ -146,12 +157,25 @@ def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
 
 
 def _fenchel_gap(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
-                 u: np.ndarray) -> tuple[np.ndarray, float]:
-    """beta = -y u / (lam n) and the duality gap (1/n) sum [l(z) + l*(u) - u z], z = y K beta."""
-    beta = -y * u / (lam * y.size)
+                 u: np.ndarray, gram_max: float) -> tuple[np.ndarray, float]:
+    """beta = -y u / (lam n) and an upper bound on the duality gap (1/n) sum [l(z) + l*(u) - u z].
+
+    Each Fenchel-Young term is >= 0 in exact arithmetic; the computed mean is
+    padded by its rounding (a few eps per term, log2(n) eps for numpy's
+    pairwise sum) and by the rounding of z = y K beta (n eps max|K| ||beta||_1
+    per margin) times the term's slope |l'(z) - u|.
+    """
+    n = y.size
+    beta = -y * u / (lam * n)
     z = y * (gram @ beta)
-    terms = pieces.value(z) + pieces.conjugate(u) - u * z
-    return beta, max(float(np.mean(terms)), 0.0)
+    loss_value, conjugate = pieces.value(z), pieces.conjugate(u)
+    terms = loss_value + conjugate - u * z
+    magnitude = np.abs(loss_value) + np.abs(conjugate) + np.abs(u * z)
+    slope = np.abs(np.where(pieces.a1 * z + pieces.c1 >= pieces.a2 * z + pieces.c2,
+                            pieces.a1, pieces.a2) - u)
+    margin_error = n * EPS * gram_max * np.sum(np.abs(beta))
+    pad = EPS * (4 + math.log2(n)) * float(np.mean(magnitude)) + margin_error * float(np.mean(slope))
+    return beta, max(float(np.mean(terms)), 0.0) + pad
 
 
 def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
@@ -168,7 +192,8 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
     p, q = np.full(n, 0.5), np.full(n, 0.5)
     z_low, z_up = np.ones(n), np.ones(n)
     system = np.empty_like(Q)
-    jitter = n * EPS * float(np.max(np.diag(Q)))
+    gram_max = float(np.max(np.diag(Q)))
+    jitter = n * EPS * gram_max
     best_gap, best_beta, stalled = math.inf, None, 0
 
     def max_step(values: np.ndarray, change: np.ndarray) -> float:
@@ -176,12 +201,14 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
         return min(1.0, float(np.min(-values[shrinking] / change[shrinking]))) if shrinking.any() else 1.0
 
     for step in range(MAX_INTERIOR_POINT_STEPS):
-        beta, gap = _fenchel_gap(gram, y, lam, pieces, pieces.a1 + width * np.clip(p, 0.0, 1.0))
+        beta, gap = _fenchel_gap(gram, y, lam, pieces, pieces.a1 + width * np.clip(p, 0.0, 1.0),
+                                 gram_max)
         if gap < best_gap:
             best_gap, best_beta, stalled = gap, beta, 0
         else:
             stalled += 1
-        if math.sqrt(2 * best_gap / lam) <= AIM * tolerance or stalled >= STALLED_STEPS:
+        best_distance = math.sqrt(2 * best_gap / lam)
+        if best_distance <= AIM * tolerance or (best_distance <= tolerance and stalled >= STALLED_STEPS):
             break
         dual_residual = Q @ p + c - z_low + z_up
         primal_residual = p + q - 1
@@ -215,6 +242,8 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
         dp, dq, dz_low, dz_up = newton_direction(centering * mu, dp * dz_low, dq * dz_up)
         alpha = 0.99 * min(max_step(p, dp), max_step(q, dq), max_step(z_low, dz_low),
                            max_step(z_up, dz_up))
+        if alpha < 1e-12:  # no further progress is possible in floating point
+            break
         p, q = p + alpha * dp, q + alpha * dq
         z_low, z_up = z_low + alpha * dz_low, z_up + alpha * dz_up
     return best_beta, step, best_gap
