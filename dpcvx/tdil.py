@@ -29,6 +29,7 @@ from .exceptions import DPCVXWarning, InputError
 from .kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
 from .kernel_learner import PrivateKernelLearner
 from .kernel_model import KernelPredictor
+from .kernels import as_rows
 from .noise import sample_laplace
 from .rng import resolve_rng
 
@@ -100,9 +101,10 @@ class TDIL(PrivateKernelLearner):
         radius = _positive("input_bound", self.input_bound)
         spacing = radius / 10 if self.net_spacing is None else self.net_spacing
         rng = resolve_rng(self.random_state)
+        X = as_rows(X)
+        net = ball_net(X.shape[1], radius, spacing)  # refuse an oversized net before solving
         model = self._curator_model(X, y)
         kernel, loss = model.kernel, model.loss
-        net = ball_net(model.n_features, radius, spacing)
         warnings.warn(
             f"TDIL searches a net of {net.shape[0]} points of the {model.n_features}-dimensional "
             f"ball (about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
