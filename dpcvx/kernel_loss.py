@@ -22,17 +22,15 @@ import cvxpy as cp
 import numpy as np
 import sympy as sp
 
-from .certificate import Condition
 from .exceptions import AssumptionError, InputError
 from .losses import MarginLoss, from_spec
 from .symbolic import RealFunction, SymbolicFailure, time_limit
 from .translate import UnsupportedAtom, elementary, to_sympy
-from .verify import SYMBOL, LossDerivatives, verify, verify_loss
+from .verify import SYMBOL, SYMBOLIC_SECONDS, LossDerivatives, verify, verify_loss
 
 __all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
 
 REQUIRED = ("declaration", "domain", "convexity", "lipschitz")
-SYMBOLIC_SECONDS = 20.0
 
 
 def hinge(z: cp.Expression) -> cp.Expression:
@@ -73,7 +71,6 @@ class KernelLoss:
     infimum: float | None  # None: not established (or -infinity)
     derivatives: LossDerivatives | None  # the Newton route (C^1 losses)
     pieces: TwoPieceLinear | None  # the dual route (two-piece linear losses)
-    conditions: tuple[Condition, ...]
 
     @property
     def method(self) -> str:
@@ -160,5 +157,4 @@ def resolve_loss(loss="hinge") -> KernelLoss:
         infimum=infimum,
         derivatives=verified.derivatives,
         pieces=pieces,
-        conditions=certificate.conditions,
     )
