@@ -263,12 +263,14 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
 @dataclass(frozen=True)
 class TDILParameters:
     """Test Data Independent Learner (Jain and Thakurta, Algorithm 3), as derived in
-    docs/theory-kernels.md: at most ``rounds`` rounds of the exponential mechanism over a
-    net of the input ball plus one Laplace-noised test.
+    docs/theory-kernels.md: at most ``rounds`` rounds of the exponential mechanism
+    (over a net of the input ball, or over the whole ball for the linear kernel)
+    plus one Laplace-noised test.
 
     With probability >= 1 - failure_probability the released w satisfies
-    |<w - w*, phi(s)>| <= net_accuracy on every net point and
-    |<w - w*, phi(z)>| <= accuracy = net_accuracy + C * feature_distance on the whole ball.
+    |<w - w*, phi(s)>| <= net_accuracy at every candidate s (net points, or the
+    whole ball) and |<w - w*, phi(z)>| <= accuracy = net_accuracy + C * feature_distance
+    on the whole ball.
     """
 
     n: int
@@ -279,7 +281,9 @@ class TDILParameters:
     epsilon: float
     delta: float
     failure_probability: float
-    net_size: int
+    selection: str  # "net" (finite net) or "ball" (continuous, linear kernel)
+    net_size: int | None
+    ball_dimension: int | None
     feature_distance: float  # bound on ||phi(z) - phi(s)|| for z in the ball, s its net point
     rounds: int
     round_epsilon: float
@@ -296,22 +300,52 @@ class TDILParameters:
         return asdict(self)
 
 
+def _ball_selection_tail(kappa: float, dim: int, R: float, C: float, rounds: int, beta: float) -> float:
+    """a_em for the continuous exponential mechanism with score |<v, z>| on the ball ||z|| <= R.
+
+    P(score <= OPT - 2t) <= e^(-kappa t) / P_uniform(score >= OPT - t) <= e^(-kappa t) (2 R C / t)^dim,
+    because {score >= OPT - t} contains a cap of height t / ||v|| >= t / C, which contains a
+    ball of radius t / (2C). Solve kappa t + dim ln(t / (2 R C)) = ln(2B / beta); a_em = 2 t.
+    """
+    target = math.log(2 * rounds / beta)
+
+    def excess(t: float) -> float:
+        return kappa * t + dim * math.log(t / (2 * R * C)) - target
+
+    low, high = 0.0, 2 * R * C
+    while excess(high) < 0:
+        low, high = high, 2 * high
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        low, high = (middle, high) if excess(middle) < 0 else (low, middle)
+    return 2 * high
+
+
 def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: float,
-                    delta: float, net_size: int, feature_distance: float,
-                    failure_probability: float = 0.05, rounds: int | None = None) -> TDILParameters:
+                    delta: float, *, net_size: int | None = None, ball_dimension: int | None = None,
+                    feature_distance: float = 0.0, failure_probability: float = 0.05,
+                    rounds: int | None = None) -> TDILParameters:
     """Derive TDIL's selection budget, noise, threshold, step and rounds B (B >= 2).
 
+    Exactly one of ``net_size`` (a finite net S) and ``ball_dimension`` (the
+    whole ball of radius R in that dimension, linear kernel) is given.
     Per round eps_r = round_epsilon(epsilon, delta, B), half to the exponential
     mechanism (score |<w* - w_t, phi(s)>|, sensitivity Delta = weight_sensitivity R),
-    half to the Laplace test. Tails (failure split in two):
-    a_em = (2 Delta / eps_em)(ln|S| + ln(2B/beta)), a_zeta = (Delta / eps_lap) ln(2B/beta).
+    half to the Laplace test. Tails (failure split in two): over a net
+    a_em = (2 Delta / eps_em)(ln|S| + ln(2B/beta)); over the ball
+    :func:`_ball_selection_tail`; a_zeta = (Delta / eps_lap) ln(2B/beta).
     g = max(C R / sqrt(B - 1), a_zeta); tau = g + a_zeta; the first round
     without an update certifies net_accuracy = tau + a_zeta + a_em; there is one
     because at most C^2 R^2 / g^2 <= B - 1 updates happen.
     """
     epsilon, delta = _positive("epsilon", epsilon), check_delta(delta)
     C = _positive("C", C)
-    size = _count("net_size", net_size)
+    if (net_size is None) == (ball_dimension is None):
+        raise InputError("give exactly one of net_size (a net) and ball_dimension (the whole ball)")
+    size = None if net_size is None else _count("net_size", net_size)
+    dim = None if ball_dimension is None else _count("ball_dimension", ball_dimension)
     beta = _probability("failure_probability", failure_probability)
     feature_distance = float(feature_distance)
     if not (math.isfinite(feature_distance) and feature_distance >= 0):
@@ -322,14 +356,18 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
         per_round = round_epsilon(epsilon, delta, count)
         half = _down(per_round / 2)
         answer_noise = _up(sensitivity / half)
-        a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * count / beta))
+        if size is not None:
+            a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * count / beta))
+        else:
+            a_em = _ball_selection_tail(half / (2 * sensitivity), dim, R, C, count, beta)
         a_zeta = _laplace_tail(answer_noise, 2 * count, beta)
         gap = max(C * R / math.sqrt(count - 1), a_zeta)
         threshold = gap + a_zeta
         net_accuracy = threshold + a_zeta + a_em
         return TDILParameters(
             n=n, lam=lam, L=L, R=R, C=C, epsilon=epsilon, delta=delta,
-            failure_probability=beta, net_size=size, feature_distance=feature_distance,
+            failure_probability=beta, selection="net" if size is not None else "ball",
+            net_size=size, ball_dimension=dim, feature_distance=feature_distance,
             rounds=count, round_epsilon=per_round, score_sensitivity=sensitivity,
             selection_epsilon=half, answer_noise=answer_noise, gap=gap, threshold=threshold,
             net_accuracy=net_accuracy, accuracy=net_accuracy + C * feature_distance,

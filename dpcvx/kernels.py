@@ -337,18 +337,22 @@ def kernel_from_dict(data: dict) -> Kernel:
         raise InputError(f"bad parameters for the {data['kernel']} kernel: {error}") from None
 
 
+ROUNDING_SLACK = 1e-9
+
+
 def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
     """Per-row factors s_i = min(1, R_phi / ||phi(x_i)||) that enforce ||s_i phi(x_i)|| <= R_phi.
 
     The scaled kernel is s_i s_j k(x_i, x_j). Warns (:class:`ClippingWarning`,
-    for the curator's eyes only) when some row is scaled.
+    for the curator's eyes only) when some row exceeds the bound by more than rounding.
     """
     norms = np.sqrt(np.maximum(kernel.diagonal(X), 0.0))
     bound = kernel.feature_bound
     scaled = norms > bound
-    if np.any(scaled):
+    beyond_rounding = norms > bound * (1 + ROUNDING_SLACK)  # rows normalised to the bound are not news
+    if np.any(beyond_rounding):
         warnings.warn(
-            f"{int(scaled.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
+            f"{int(beyond_rounding.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
             f"bound R_phi = {bound:g} and were scaled down to it in feature space",
             ClippingWarning, stacklevel=3,
         )

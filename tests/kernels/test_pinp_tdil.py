@@ -5,10 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from scipy import integrate, stats
 
 from dpcvx.composition import round_epsilon
 from dpcvx.exceptions import BudgetExceededError, InputError
 from dpcvx.kernel_calibrate import pinp_parameters, tdil_parameters
+from dpcvx.ball_sampler import sample_ball_exponential
 from dpcvx.pinp import PINP
 from dpcvx.tdil import TDIL, ExponentialCostWarning, ball_net
 
@@ -134,7 +136,8 @@ def test_pinp_input_errors():
 
 def test_tdil_parameters_match_hand_computation():
     n, lam, L, R, C, eps, delta, beta, size, psi, B = 2000, 0.1, 1.0, 1.0, 3.0, 100.0, 1e-6, 0.1, 300, 0.2, 30
-    parameters = tdil_parameters(n, lam, L, R, C, eps, delta, size, psi, beta, rounds=B)
+    parameters = tdil_parameters(n, lam, L, R, C, eps, delta, net_size=size, feature_distance=psi,
+                                 failure_probability=beta, rounds=B)
     sensitivity = (1 + 2e-3) * 2 * L * R / (lam * n) * R
     half = hand_round_epsilon(eps, delta, B) / 2
     a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * B / beta))
@@ -144,8 +147,23 @@ def test_tdil_parameters_match_hand_computation():
     assert parameters.threshold == pytest.approx(gap + a_zeta, rel=1e-9)
     assert parameters.net_accuracy == pytest.approx(gap + 2 * a_zeta + a_em, rel=1e-9)
     assert parameters.accuracy == pytest.approx(gap + 2 * a_zeta + a_em + C * psi, rel=1e-9)
+    assert parameters.selection == "net"
     with pytest.raises(InputError, match="rounds >= 2"):
-        tdil_parameters(n, lam, L, R, C, eps, delta, size, psi, beta, rounds=1)
+        tdil_parameters(n, lam, L, R, C, eps, delta, net_size=size, rounds=1)
+    with pytest.raises(InputError, match="exactly one"):
+        tdil_parameters(n, lam, L, R, C, eps, delta, net_size=size, ball_dimension=3)
+
+
+def test_ball_selection_tail_solves_its_equation():
+    n, lam, L, R, C, eps, delta, beta, dim, B = 2000, 0.1, 1.0, 1.0, 3.0, 100.0, 1e-6, 0.1, 4, 30
+    parameters = tdil_parameters(n, lam, L, R, C, eps, delta, ball_dimension=dim,
+                                 failure_probability=beta, rounds=B)
+    a_zeta = parameters.answer_noise * math.log(2 * B / beta)
+    t = (parameters.net_accuracy - parameters.threshold - a_zeta) / 2  # a_em = 2 t
+    kappa = parameters.selection_epsilon / (2 * parameters.score_sensitivity)
+    # e^(-kappa t) (2 R C / t)^d = beta / (2B): the failure probability of one round's selection
+    assert math.exp(-kappa * t) * (2 * R * C / t) ** dim == pytest.approx(beta / (2 * B), rel=1e-9)
+    assert parameters.selection == "ball" and parameters.accuracy == parameters.net_accuracy
 
 
 def test_ball_net_covers_the_ball():
@@ -189,3 +207,41 @@ def test_tdil_refuses_what_it_cannot_do():
     X2, y2 = circle_task(50, 32)
     with pytest.raises(InputError, match="not Lipschitz"), pytest.warns(ExponentialCostWarning):
         TDIL("laplacian", gamma=1.0, lam=0.1, epsilon=1.0, input_bound=1.0, loss=LOSS).fit(X2, y2)
+
+
+@pytest.mark.parametrize("dim, kappa, radius", [(3, 2.0, 1.0), (5, 40.0, 1.0), (1, 3.0, 2.0)])
+def test_ball_sampler_draws_the_exponential_mechanism_exactly(dim, kappa, radius):
+    """The coordinate along v has density ~ exp(kappa |t|) (r^2 - t^2)^((d-1)/2) on [-r, r];
+    given it, the rest is uniform in the (d-1)-ball of radius sqrt(r^2 - t^2)."""
+    rng = np.random.default_rng(33)
+    v = np.zeros(dim)
+    v[0] = 1.0
+    samples = np.array([sample_ball_exponential(v, kappa, radius, rng) for _ in range(3000)])
+    assert np.all(np.linalg.norm(samples, axis=1) <= radius)
+    power = (dim - 1) / 2
+    density = lambda s: math.exp(kappa * (abs(s) - radius)) * (radius**2 - s * s) ** power
+    total = integrate.quad(density, -radius, radius, points=[0])[0]
+    cdf = np.vectorize(lambda x: integrate.quad(density, -radius, x, points=[0] if x > 0 else None)[0]
+                       / total)
+    along = samples[:, 0]
+    assert stats.kstest(along, cdf).pvalue > 1e-3
+    if dim > 1:
+        across = np.linalg.norm(samples[:, 1:], axis=1) / np.sqrt(radius**2 - along**2)
+        assert stats.kstest(across ** (dim - 1), "uniform").pvalue > 1e-3
+
+
+def test_tdil_linear_kernel_searches_the_whole_ball():
+    rng = np.random.default_rng(34)
+    X = rng.normal(size=(2000, 5))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    y = np.where(X @ np.array([1.0, -1.0, 0.5, 0.0, 0.0]) >= 0, 1.0, -1.0)
+    tdil = TDIL("linear", lam=0.1, epsilon=500.0, delta=1e-6, input_bound=1.0,
+                failure_probability=0.1, loss=LOSS, random_state=5).fit(X, y)  # no warning: no net
+    parameters = tdil.parameters_
+    assert parameters.selection == "ball" and tdil.certified_
+    exact = tdil._curator_model(X, y).predict(np.eye(5))  # w*
+    released = tdil.predictor_.decision_function(np.eye(5))  # w
+    assert np.linalg.norm(exact) > parameters.accuracy  # releasing 0 would fail
+    assert np.linalg.norm(released - exact) <= parameters.accuracy  # sup over the unit ball
+    with pytest.raises(InputError, match="drop net_spacing"):
+        TDIL("linear", lam=0.1, epsilon=1.0, input_bound=1.0, net_spacing=0.1, loss=LOSS).fit(X, y)
