@@ -21,6 +21,22 @@ def circle_task(n, seed, noise=0.05):
     return X, np.where(rng.random(n) < noise, -y, y)
 
 
+@pytest.mark.parametrize("margin_loss", [lambda z: 2 * cp.pos(0.5 - z), lambda z: cp.abs(z - 1)],
+                         ids=["scaled shifted hinge", "absolute"])
+def test_general_two_piece_losses_agree_with_cvxpy(margin_loss):
+    X, y = circle_task(120, 0)
+    lam, gram = 1e-2, RBFKernel(3.0).gram(X, X)
+    loss = resolve_loss(margin_loss)
+    assert loss.method == "dual interior point"
+    solution = solve_kernel_erm(gram, y, lam, loss, SOLVE_RTOL * minimiser_sensitivity(120, lam, loss.lipschitz, 1.0))
+    eigenvalues, vectors = np.linalg.eigh(gram)
+    factor = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
+    weights = cp.Variable(factor.shape[1])
+    objective = cp.sum(margin_loss(cp.multiply(y, factor @ weights))) / 120 + lam / 2 * cp.sum_squares(weights)
+    cp.Problem(cp.Minimize(objective)).solve(solver=cp.CLARABEL)
+    np.testing.assert_allclose(gram @ solution.coef, factor @ weights.value, atol=2e-4)
+
+
 def rkhs_distance(kernel, rows_a, coef_a, rows_b, coef_b):
     rows = np.vstack([rows_a, rows_b])
     coef = np.concatenate([coef_a, -coef_b])
