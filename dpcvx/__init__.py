@@ -6,7 +6,7 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import calibrate, datasets, losses, noise, preprocessing
+from . import calibrate, datasets, kernels, losses, noise, preprocessing
 from .accountant import PrivacyAccountant, PrivacyCost
 from .audit import AuditReport, NeighbouringPair, audit, canary_pair
 from .datasets import Dataset, load_adult, load_kdd
@@ -18,11 +18,17 @@ from .exceptions import (
     ClippingWarning,
     DPCVXError,
     DPCVXWarning,
+    ExponentialCostWarning,
     InputError,
     SolverError,
 )
+from .kernel_model import KernelPredictor
+from .kernels import RandomFourierFeatures
 from .model import LinearModel, PrivateModel, ReleaseCertificate
+from .pinp import PINP
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from .tddl import TDDL, ConstrainedLeastSquares
+from .tdil import TDIL
 from .verify import verify
 from .version import __version__
 
@@ -48,6 +54,13 @@ __all__ = [
     "PublicSchema",
     "NumericColumn",
     "CategoricalColumn",
+    "kernels",
+    "RandomFourierFeatures",
+    "TDDL",
+    "ConstrainedLeastSquares",
+    "PINP",
+    "TDIL",
+    "KernelPredictor",
     "Certificate",
     "Condition",
     "losses",
@@ -58,5 +71,6 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "ExponentialCostWarning",
     "__version__",
 ]

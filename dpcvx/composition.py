@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 import numbers
 
-from .calibrate import _down, _positive
+from .calibrate import round_down
+from .validation import positive
 from .exceptions import InputError
 
 __all__ = ["round_epsilon", "check_delta"]
@@ -35,13 +36,13 @@ def check_delta(delta: float) -> float:
 
 def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
     """Pure-DP budget eps_r of each of ``rounds`` rounds so that all together are (epsilon, delta)-DP."""
-    epsilon = _positive("epsilon", epsilon)
+    epsilon = positive("epsilon", epsilon)
     delta = check_delta(delta)
     if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
         raise InputError(f"rounds must be a positive integer, got {rounds!r}")
     basic = epsilon / rounds
     if delta == 0:
-        return _down(basic)
+        return round_down(basic)
     log_term = math.log(1 / delta)
     rho = (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2  # no cancellation
-    return _down(max(basic, math.sqrt(2 * rho / rounds)))
+    return round_down(max(basic, math.sqrt(2 * rho / rounds)))

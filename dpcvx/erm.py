@@ -170,6 +170,11 @@ class PrivateERM:
     def row_map(self) -> RowMap:
         """The public per-record map (feature map, clipping to R, intercept feature)."""
         if self.feature_map is not None:
+            if self.data_norm is not None:
+                raise InputError(
+                    "data_norm bounds raw rows, but with a feature_map the rows the theorems see "
+                    "are the map's outputs, bounded by feature_map.norm_bound; drop data_norm"
+                )
             bound = positive("feature_map.norm_bound", self.feature_map.norm_bound)
         elif self.data_norm is None:
             raise InputError(

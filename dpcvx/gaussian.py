@@ -18,7 +18,7 @@ import math
 
 from scipy.special import log_ndtr, ndtr
 
-from .calibrate import _positive
+from .validation import positive
 from .exceptions import InputError
 
 __all__ = ["gaussian_delta", "analytic_gaussian_sigma"]
@@ -35,8 +35,8 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
 
 def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     """The smallest sigma (to double precision, rounded up) with gaussian_delta <= delta."""
-    sensitivity = _positive("sensitivity", sensitivity)
-    epsilon = _positive("epsilon", epsilon)
+    sensitivity = positive("sensitivity", sensitivity)
+    epsilon = positive("epsilon", epsilon)
     delta = float(delta)
     if not 0 < delta < 1:
         raise InputError(f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta}")

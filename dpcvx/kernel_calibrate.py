@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .calibrate import _down, _positive, _up
+from .calibrate import round_down, round_up
+from .validation import positive
 from .composition import check_delta, round_epsilon
 from .exceptions import InputError
 from .gaussian import analytic_gaussian_sigma
@@ -56,7 +57,7 @@ def _count(name: str, value) -> int:
 
 
 def _probability(name: str, value) -> float:
-    value = _positive(name, value)
+    value = positive(name, value)
     if value >= 1:
         raise InputError(f"{name} must lie in (0, 1), got {value}")
     return value
@@ -64,12 +65,12 @@ def _probability(name: str, value) -> float:
 
 def minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
     """2 L R / (lam n): bound on ||w*_D - w*_D'|| in the RKHS for neighbouring D, D'."""
-    return 2 * _positive("L", L) * _positive("R", R) / (_count("n", n) * _positive("lam", lam))
+    return 2 * positive("L", L) * positive("R", R) / (_count("n", n) * positive("lam", lam))
 
 
 def weight_sensitivity(n: int, lam: float, L: float, R: float) -> float:
     """(1 + 2 SOLVE_RTOL) 2 L R / (lam n): the same for minimisers certified to SOLVE_RTOL."""
-    return _up((1 + 2 * SOLVE_RTOL) * minimiser_sensitivity(n, lam, L, R))
+    return round_up((1 + 2 * SOLVE_RTOL) * minimiser_sensitivity(n, lam, L, R))
 
 
 def constraint_radius(lam: float, L: float, R: float, value_at_zero: float | None = None,
@@ -81,11 +82,11 @@ def constraint_radius(lam: float, L: float, R: float, value_at_zero: float | Non
     gives (lam/2)||w*||^2 <= l(0) - inf l. The second bound is used when
     inf l is known (finite).
     """
-    lam, L, R = _positive("lam", lam), _positive("L", L), _positive("R", R)
+    lam, L, R = positive("lam", lam), positive("L", L), positive("R", R)
     radius = L * R / lam
     if value_at_zero is not None and infimum is not None:
         radius = min(radius, math.sqrt(2 * max(value_at_zero - infimum, 0.0) / lam))
-    return _up(radius)
+    return round_up(radius)
 
 
 def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
@@ -96,7 +97,7 @@ def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
     """
     eigenvalues = np.asarray(eigenvalues, dtype=float)
     top = float(np.max(np.abs(eigenvalues)))
-    return _up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
+    return round_up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
 
 
 # --- TDDL -------------------------------------------------------------------------------
@@ -143,7 +144,7 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
     ``test_feature_norms`` are sqrt(k(z_t, z_t)); ``test_gram_top_eigenvalue``
     is an upper bound on lambda_max(K_Z) (see :func:`top_eigenvalue_bound`).
     """
-    epsilon, delta = _positive("epsilon", epsilon), check_delta(delta)
+    epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
     norms = np.asarray(test_feature_norms, dtype=float)
     if norms.ndim != 1 or norms.size == 0 or not np.all(np.isfinite(norms)) or np.any(norms < 0):
         raise InputError("test_feature_norms must be a non-empty vector of finite norms")
@@ -152,14 +153,14 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
     if not (math.isfinite(top) and top >= 0):
         raise InputError(f"test_gram_top_eigenvalue must be finite and >= 0, got {top}")
     sensitivity = weight_sensitivity(n, lam, L, R)
-    sum_of_norms = _up(float(np.sum(norms)))
-    operator_norm = _up(math.sqrt(top))
-    l1 = _up(sensitivity * min(sum_of_norms, _up(math.sqrt(T) * operator_norm)))
-    l2 = _up(sensitivity * operator_norm)
+    sum_of_norms = round_up(float(np.sum(norms)))
+    operator_norm = round_up(math.sqrt(top))
+    l1 = round_up(sensitivity * min(sum_of_norms, round_up(math.sqrt(T) * operator_norm)))
+    l2 = round_up(sensitivity * operator_norm)
     if l1 == 0:
         raise InputError("every test point has phi(z) = 0; the predictions carry no information")
     if delta == 0:
-        mechanism, scale = "laplace", _up(l1 / epsilon)
+        mechanism, scale = "laplace", round_up(l1 / epsilon)
     else:
         mechanism, scale = "gaussian", analytic_gaussian_sigma(l2, epsilon, delta)
     return TDDLCalibration(
@@ -231,17 +232,17 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
     gap g = max(C R / sqrt(B), a_zeta); threshold tau = g + a_rho + a_nu;
     sigma = tau + a_rho + a_nu; step eta = g / R^2.
     """
-    epsilon, delta = _positive("epsilon", epsilon), check_delta(delta)
-    C = _positive("C", C)
+    epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
+    C = positive("C", C)
     T = _count("max_queries", max_queries)
     beta = _probability("failure_probability", failure_probability)
-    sensitivity = _up(weight_sensitivity(n, lam, L, R) * R)
+    sensitivity = round_up(weight_sensitivity(n, lam, L, R) * R)
 
     def build(rounds: int) -> PINPParameters:
         per_round = round_epsilon(epsilon, delta, rounds)
-        half = _down(per_round / 2)
-        threshold_noise, query_noise = _up(2 * sensitivity / half), _up(4 * sensitivity / half)
-        answer_noise = _up(sensitivity / half)
+        half = round_down(per_round / 2)
+        threshold_noise, query_noise = round_up(2 * sensitivity / half), round_up(4 * sensitivity / half)
+        answer_noise = round_up(sensitivity / half)
         a_rho = _laplace_tail(threshold_noise, 3 * rounds, beta)
         a_nu = _laplace_tail(query_noise, 3 * T, beta)
         a_zeta = _laplace_tail(answer_noise, 3 * rounds, beta)
@@ -340,8 +341,8 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
     without an update certifies net_accuracy = tau + a_zeta + a_em; there is one
     because at most C^2 R^2 / g^2 <= B - 1 updates happen.
     """
-    epsilon, delta = _positive("epsilon", epsilon), check_delta(delta)
-    C = _positive("C", C)
+    epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
+    C = positive("C", C)
     if (net_size is None) == (ball_dimension is None):
         raise InputError("give exactly one of net_size (a net) and ball_dimension (the whole ball)")
     size = None if net_size is None else _count("net_size", net_size)
@@ -350,12 +351,12 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
     feature_distance = float(feature_distance)
     if not (math.isfinite(feature_distance) and feature_distance >= 0):
         raise InputError(f"feature_distance must be finite and >= 0, got {feature_distance}")
-    sensitivity = _up(weight_sensitivity(n, lam, L, R) * R)
+    sensitivity = round_up(weight_sensitivity(n, lam, L, R) * R)
 
     def build(count: int) -> TDILParameters:
         per_round = round_epsilon(epsilon, delta, count)
-        half = _down(per_round / 2)
-        answer_noise = _up(sensitivity / half)
+        half = round_down(per_round / 2)
+        answer_noise = round_up(sensitivity / half)
         if size is not None:
             a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * count / beta))
         else:

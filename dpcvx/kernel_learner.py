@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .calibrate import _positive
+from .validation import positive
 from .composition import check_delta
 from .exceptions import InputError
 from .kernel_erm import KernelERM
@@ -38,8 +38,8 @@ class PrivateKernelLearner:
                  input_bound: float | None = None, feature_bound: float | None = None,
                  random_state: RandomState = None):
         self.kernel = kernel
-        self.lam = _positive("lam", lam)
-        self.epsilon = _positive("epsilon", epsilon)
+        self.lam = positive("lam", lam)
+        self.epsilon = positive("epsilon", epsilon)
         self.delta = check_delta(delta)
         self.loss = loss
         self.gamma, self.degree, self.offset = gamma, degree, offset

@@ -32,7 +32,7 @@ from typing import Callable, ClassVar
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from .calibrate import _positive
+from .validation import positive
 from .exceptions import ClippingWarning, InputError
 from .rng import RandomState, resolve_rng
 
@@ -112,7 +112,7 @@ def _input_bound(value) -> float:
             "this kernel needs input_bound, a public bound B on ||x||_2 (for example 1.0 after "
             "scaling features by public ranges); it must not be computed from the private data"
         )
-    return _positive("input_bound", value)
+    return positive("input_bound", value)
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ class RBFKernel(Kernel):
     name: ClassVar[str] = "rbf"
 
     def __post_init__(self):
-        object.__setattr__(self, "gamma", _positive("gamma", self.gamma))
+        object.__setattr__(self, "gamma", positive("gamma", self.gamma))
 
     def gram(self, X, Y):
         squared = cdist(X, Y, "sqeuclidean")
@@ -226,7 +226,7 @@ class LaplacianKernel(Kernel):
     name: ClassVar[str] = "laplacian"
 
     def __post_init__(self):
-        object.__setattr__(self, "gamma", _positive("gamma", self.gamma))
+        object.__setattr__(self, "gamma", positive("gamma", self.gamma))
 
     def gram(self, X, Y):
         return np.exp(-self.gamma * cdist(X, Y, "cityblock"))
@@ -270,7 +270,7 @@ class CallableKernel(Kernel):
                 "a callable kernel needs feature_bound, a public bound R_phi on sqrt(k(x, x)) over "
                 "the input domain; rows above it are scaled down in feature space"
             )
-        object.__setattr__(self, "bound", _positive("feature_bound", self.bound))
+        object.__setattr__(self, "bound", positive("feature_bound", self.bound))
 
     def gram(self, X, Y):
         try:
@@ -403,7 +403,7 @@ class RandomFourierFeatures:
                 or n_components < 1:
             raise InputError(f"n_components must be a positive integer, got {n_components!r}")
         self.kernel = kernel
-        self.gamma = _positive("gamma", gamma)
+        self.gamma = positive("gamma", gamma)
         self.n_components = int(n_components)
         self._rng = resolve_rng(random_state)
         self.frequencies: np.ndarray | None = None

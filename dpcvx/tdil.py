@@ -27,8 +27,8 @@ import warnings
 import numpy as np
 
 from .ball_sampler import sample_ball_exponential
-from .calibrate import _positive
-from .exceptions import DPCVXWarning, InputError
+from .validation import positive
+from .exceptions import ExponentialCostWarning, InputError
 from .kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
 from .kernel_erm import KernelERM
 from .kernel_learner import PrivateKernelLearner
@@ -42,10 +42,6 @@ __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
 MAX_NET_POINTS = 200_000
 
 
-class ExponentialCostWarning(DPCVXWarning):
-    """TDIL searches a net of the input ball whose size is exponential in the input dimension."""
-
-
 def ball_net(dim: int, radius: float, spacing: float) -> np.ndarray:
     """Points of the ball {||z|| <= radius} of R^dim within ``spacing`` of every point of it.
 
@@ -54,7 +50,7 @@ def ball_net(dim: int, radius: float, spacing: float) -> np.ndarray:
     projected onto the ball, which moves none of them farther from a point of
     the ball (projection onto a convex set is non-expansive).
     """
-    radius, spacing = _positive("input_bound", radius), _positive("net_spacing", spacing)
+    radius, spacing = positive("input_bound", radius), positive("net_spacing", spacing)
     step = 2 * spacing / math.sqrt(dim)
     half = math.ceil((radius + spacing) / step)
     per_axis = np.arange(-half, half + 1) * step
@@ -142,7 +138,7 @@ class TDIL(PrivateKernelLearner):
         self.parameters_: TDILParameters | None = None
 
     def fit(self, X, y) -> "TDIL":
-        radius = _positive("input_bound", self.input_bound)
+        radius = positive("input_bound", self.input_bound)
         rng = resolve_rng(self.random_state)
         X = as_rows(X)
         dim = X.shape[1]
