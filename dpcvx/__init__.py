@@ -22,6 +22,7 @@ from .exceptions import (
 )
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from .serialization import load, save
 from .verify import verify
 from .version import __version__
 
@@ -53,5 +54,7 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "save",
+    "load",
     "__version__",
 ]
