@@ -26,6 +26,22 @@ from .serialization import load, save
 from .verify import verify
 from .version import __version__
 
+# The scikit-learn estimators are imported on first use: scikit-learn is optional.
+_ESTIMATORS = ("DPERMClassifier", "DPLogisticRegression", "DPHuberSVM")
+
+
+def __getattr__(name: str):
+    if name in _ESTIMATORS:
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'dpcvx' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ESTIMATORS))
+
+
 __all__ = [
     "verify",
     "PrivateERM",
@@ -56,5 +72,8 @@ __all__ = [
     "ClippingWarning",
     "save",
     "load",
+    "DPERMClassifier",
+    "DPLogisticRegression",
+    "DPHuberSVM",
     "__version__",
 ]
