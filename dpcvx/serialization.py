@@ -256,11 +256,30 @@ def _flag(what: str, value: Any, *, optional: bool = False) -> bool | None:
     return value
 
 
-def _display_number(what: str, value: Any) -> str | float:
-    """A saved {"exact", "float"} constant as the certificate printed it: exact text, or the float."""
+def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
+    """(exact text or None, float) of a saved {"exact", "float"} number."""
     number = _object(what, value, _NUMBER_KEYS)
     exact = _text(f"{what}.exact", number["exact"], optional=True)
-    approximate = _number(f"{what}.float", number["float"], finite=False)
+    return exact, _number(f"{what}.float", number["float"], finite=False)
+
+
+def _constant(key: str, value: Any) -> str | float | int:
+    """A release constant as the certificate printed it: exact text, else the number."""
+    exact, approximate = _saved_number(f"certificate.constants.{key}", value)
+    if exact is not None:
+        return exact
+    if key in _COUNTS and approximate.is_integer():
+        return int(approximate)
+    return approximate
+
+
+def _condition_value(what: str, value: Any) -> str | float | None:
+    """A condition's value as Condition.value_text shows it (exact text, with ~float if irrational)."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return _number(what, value, finite=False)
+    exact, approximate = _saved_number(what, value)
     if exact is None:
         return approximate
     if exact == "oo":
@@ -270,26 +289,14 @@ def _display_number(what: str, value: Any) -> str | float:
     return f"{exact} (~{approximate:.6g})"
 
 
-def _constant(key: str, value: Any) -> str | float | int:
-    display = _display_number(f"certificate.constants.{key}", value)
-    if key in _COUNTS and isinstance(display, float) and display.is_integer():
-        return int(display)
-    return display
-
-
 def _condition(index: int, data: Any) -> Condition:
     what = f"certificate condition {index}"
     item = _object(what, data, _CONDITION_KEYS)
-    value = item["value"]
-    if isinstance(value, dict):
-        value = _display_number(f"{what}.value", value)
-    elif value is not None and not isinstance(value, str):
-        value = _number(f"{what}.value", value, finite=False)
     return Condition(
         name=_text(f"{what}.name", item["name"]),
         description=_text(f"{what}.description", item["description"]),
         passed=_flag(f"{what}.passed", item["passed"], optional=True),
-        value=value,
+        value=_condition_value(f"{what}.value", item["value"]),
         method=_text(f"{what}.method", item["method"]),
         detail=_text(f"{what}.detail", item["detail"]),
         fix=_text(f"{what}.fix", item["fix"]),

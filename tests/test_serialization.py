@@ -2,6 +2,7 @@
 
 import json
 
+import cvxpy as cp
 import numpy as np
 import pytest
 
@@ -57,6 +58,26 @@ def test_round_trip_predicts_bit_for_bit(data, tmp_path, loss, mechanism, interc
     assert loaded.certificate.mechanism == mechanism and loaded.epsilon == 0.7
     # saving a loaded model writes the same file
     assert dpcvx.save(loaded, tmp_path / "again.json").read_text() == path.read_text()
+
+
+def test_irrational_constants_round_trip(data, tmp_path):
+    X, y, X_test, _ = data
+    P = np.diag([2.0, 3.0, 5.0, 7.0])
+    problems = {
+        "irrational": dpcvx.PrivateERM(regularizer=lambda w: 0.5 * np.sqrt(2) * cp.sum_squares(w),
+                                       data_norm=1.0),  # m = sqrt(2)
+        "float": dpcvx.PrivateERM(regularizer=lambda w: cp.quad_form(w, P), data_norm=1.0),  # m ~ 4
+    }
+    constants = {}
+    for name, erm in problems.items():
+        original = erm.fit(X[:300], y[:300], epsilon=1.0, random_state=0)
+        loaded = dpcvx.load(dpcvx.save(original, tmp_path / f"{name}.json"))
+        assert loaded.certificate.to_dict() == json.loads(json.dumps(original.certificate.to_dict()))
+        assert str(loaded.certificate) == str(original.certificate)
+        assert np.array_equal(loaded.decision_function(X_test), original.decision_function(X_test))
+        constants[name] = original.certificate.to_dict()["constants"]
+    assert constants["float"]["m"]["exact"].startswith("3.99999")  # shaded down, printed with ~
+    assert constants["irrational"]["m"]["exact"] == "sqrt(2)"
 
 
 def test_file_has_the_documented_keys(model, tmp_path):
