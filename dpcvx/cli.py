@@ -20,6 +20,7 @@ import dataclasses
 import os
 import runpy
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -342,12 +343,19 @@ def _add_problem_arguments(parser: argparse.ArgumentParser, loss_default: str | 
                         help="refuse conditions the verifier established only numerically")
 
 
+def _text(paragraph: str) -> str:
+    """A help paragraph wrapped for RawDescriptionHelpFormatter (which keeps examples' line breaks)."""
+    return textwrap.fill(paragraph, width=78)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
-        prog="dpcvx",
+        prog="dpcvx", formatter_class=raw,
         description="Differentially private ERM with machine-checked privacy certificates.",
-        epilog="Exit status: 0 success; 1 the certificate does not allow the mechanism; 2 usage or "
-               "input error. `dpcvx COMMAND --help` describes each command; docs/cli.md has examples.",
+        epilog=_text("Exit status: 0 success; 1 the certificate does not allow the mechanism; 2 "
+                     "usage or input error. `dpcvx COMMAND --help` describes each command; "
+                     "docs/cli.md has examples."),
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
@@ -365,13 +373,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
 
     verify = commands.add_parser(
-        "verify", help="print the privacy certificate of a loss and regularizer",
-        description="Check the conditions of the privacy theorems for a loss (and regularizer) and "
-                    "print the certificate: each condition, its constant and how it was "
-                    "established. Exit status 0 when --mechanism is allowed, 1 when it is not "
-                    "(the failing conditions and their fixes go to stderr).",
-        epilog="Examples: dpcvx verify --loss logistic; dpcvx verify --loss huber:h=0.5 "
-               "--mechanism output; dpcvx verify --loss my_loss.py --strict",
+        "verify", help="print the privacy certificate of a loss and regularizer", formatter_class=raw,
+        description=_text("Check the conditions of the privacy theorems for a loss (and "
+                          "regularizer) and print the certificate: each condition, its constant "
+                          "and how it was established. Exit status 0 when --mechanism is allowed, "
+                          "1 when it is not (the failing conditions and their fixes go to stderr)."),
+        epilog="examples:\n"
+               "  dpcvx verify --loss logistic\n"
+               "  dpcvx verify --loss huber:h=0.5 --mechanism output\n"
+               "  dpcvx verify --loss my_loss.py --strict",
     )
     _add_problem_arguments(verify, loss_default=None)
     verify.add_argument("--dim", type=_integer_from(1), default=PROBE_DIM,
@@ -381,27 +391,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     fit = commands.add_parser(
         "fit", help="fit a private linear classifier on a CSV file and save it as JSON",
-        description="Encode the feature columns with PUBLIC bounds and categories (never read off "
-                    "the data), scale each row into the norm bound R, map labels with the public "
-                    "--positive/--negative values, fit with epsilon-differential privacy, and "
-                    "write the model with its release certificate.",
-        epilog="Example: dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' "
-               "--numeric age:17:90 --categorical sex:Female,Male --epsilon 0.5 --lam 1e-3 "
-               "--data-norm 1 --fit-intercept --out model.json",
+        formatter_class=raw,
+        description=_text("Encode the feature columns with PUBLIC bounds and categories (never "
+                          "read off the data), scale each row into the norm bound R, map labels "
+                          "with the public --positive/--negative values, fit with "
+                          "epsilon-differential privacy, and write the model with its release "
+                          "certificate."),
+        epilog="example:\n"
+               "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
+               "      --numeric age:17:90 --categorical sex:Female,Male \\\n"
+               "      --epsilon 0.5 --lam 1e-3 --data-norm 1 --fit-intercept --out model.json",
     )
     fit.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
     labels = fit.add_argument_group(
-        "labels", "Both label values are public: they are never inferred from the data. A value "
-                  "that is neither is an error, unless --others-negative is given.")
+        "labels", _text("Both label values are public: they are never inferred from the data. A "
+                        "value that is neither is an error, unless --others-negative is given."))
     labels.add_argument("--target", required=True, metavar="COLUMN", help="the label column")
     labels.add_argument("--positive", required=True, metavar="VALUE", help="the positive label")
     labels.add_argument("--negative", required=True, metavar="VALUE", help="the negative label")
     labels.add_argument("--others-negative", action="store_true",
                         help="treat every value other than --positive as negative (one versus rest)")
     features = fit.add_argument_group(
-        "features", "Give every feature column with its public domain, on the command line "
-                    "(repeat the options; feature order is the order given) or in a schema file. "
-                    "Columns not named are ignored.")
+        "features", _text("Give every feature column with its public domain, on the command line "
+                          "(repeat the options; feature order is the order given) or in a schema "
+                          "file. Columns not named are ignored."))
     features.add_argument("--numeric", dest="columns", action="append", type=_numeric_column,
                           metavar="NAME:LO:HI",
                           help="numeric column with public bounds; values are clipped to "
@@ -435,11 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
     fit.set_defaults(handler=_fit)
 
     predict = commands.add_parser(
-        "predict", help="predict labels for a CSV file with a saved model",
-        description="Encode DATA.csv with the model's saved public schema and write one row per "
-                    "record: the predicted label and the decision value w^T x + b. Other columns, "
-                    "the label column included, are ignored.",
-        epilog="Example: dpcvx predict model.json new.csv --out predictions.csv",
+        "predict", help="predict labels for a CSV file with a saved model", formatter_class=raw,
+        description=_text("Encode DATA.csv with the model's saved public schema and write one row "
+                          "per record: the predicted label and the decision value w^T x + b. "
+                          "Other columns, the label column included, are ignored."),
+        epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
     )
     predict.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit")
     predict.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
