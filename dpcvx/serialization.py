@@ -162,6 +162,13 @@ def _row_map_to_dict(rows: RowMap) -> dict:
     }
 
 
+def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int) -> None:
+    """A schema's features are the model's inputs: without a feature map, one weight each."""
+    if schema is not None and rows.feature_map is None and schema.dimension != n_weights:
+        raise InputError(f"the schema encodes {schema.dimension} features but the model has "
+                         f"{n_weights} weights; pass the schema whose rows the model was fitted on")
+
+
 def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> dict:
     """The JSON-ready form of a released model (see the module docstring)."""
     if not isinstance(model, PrivateModel):
@@ -171,6 +178,7 @@ def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> di
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
     if schema is not None and not isinstance(schema, PublicSchema):
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
+    _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
     return {
         "format": MODEL_FORMAT,
@@ -453,9 +461,7 @@ def model_from_dict(data: Any) -> PrivateModel:
     if not rows.fit_intercept and intercept != 0.0:
         raise InputError("intercept is non-zero but the model has no intercept feature; the file "
                          "has been edited")
-    if schema is not None and rows.feature_map is None and schema.dimension != weights.size:
-        raise InputError(f"the schema encodes {schema.dimension} features but coef has "
-                         f"{weights.size} weights")
+    _check_schema_fits(schema, rows, weights.size)
 
     model = PrivateModel(weights, intercept, tuple(classes), rows, certificate.solve, certificate)
     model.schema = schema

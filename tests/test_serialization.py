@@ -204,6 +204,8 @@ def fail_condition(data):
     (edit(["preprocessing", "row_map", "norm_bound"], 10.0), "norm_bound is 10.0 but the certificate"),
     (edit(["preprocessing", "row_map", "fit_intercept"], False), "fit_intercept is False"),
     (edit(["preprocessing", "schema"], {"format": "dpcvx-schema"}), "not a dpcvx schema"),
+    (edit(["preprocessing", "schema"], {"format": "dpcvx-schema", "version": 1, "columns": [
+        {"name": "age", "kind": "numeric", "lo": 0, "hi": 1}]}), "the schema encodes 1 features"),
     (edit(["certificate", "mechanism"], "laplace"), "certificate.mechanism must be one of"),
     (edit(["certificate", "verification", "allows", "objective"], False), "the file has been edited"),
     (fail_condition, "the file has been edited"),
@@ -245,5 +247,8 @@ def test_only_private_releases_are_saved(data, model, tmp_path):
         dpcvx.save(baseline, tmp_path / "m.json")
     with pytest.raises(dpcvx.InputError, match="schema must be a PublicSchema"):
         dpcvx.save(model, tmp_path / "m.json", schema={"columns": []})
+    wrong = dpcvx.PublicSchema((dpcvx.NumericColumn("age", 0, 1),))
+    with pytest.raises(dpcvx.InputError, match="the schema encodes 1 features but the model has 4"):
+        dpcvx.save(model, tmp_path / "m.json", schema=wrong)
     with pytest.raises(dpcvx.InputError, match="cannot write"):
         dpcvx.save(model, tmp_path / "no" / "such" / "m.json")
