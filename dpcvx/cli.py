@@ -138,7 +138,7 @@ def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
     return loss, regularizer
 
 
-def read_csv_columns(path: str | Path, columns: Sequence[str]) -> dict[str, np.ndarray]:
+def _read_csv_columns(path: str | Path, columns: Sequence[str]) -> dict[str, np.ndarray]:
     """The named columns of a CSV file with a header row, as arrays of stripped strings."""
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
@@ -278,7 +278,7 @@ def _fit(args: argparse.Namespace) -> int:
         raise InputError(f"--positive and --negative must differ, both are {args.positive!r}")
     loss, regularizer = _problem(args)
     schema = _schema(args)
-    table = read_csv_columns(args.data, schema.column_names + (args.target,))
+    table = _read_csv_columns(args.data, schema.column_names + (args.target,))
     X = _encode(schema, table, args.data)
     y = _labels(table[args.target], args)
     erm = PrivateERM(
@@ -307,7 +307,7 @@ def _predict(args: argparse.Namespace) -> int:
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         _check_output_directory(args.out)
-    X = _encode(model.schema, read_csv_columns(args.data, model.schema.column_names), args.data)
+    X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names), args.data)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if args.out is None:
         _write_predictions(sys.stdout, predictions, decisions)

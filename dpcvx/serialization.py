@@ -63,7 +63,7 @@ from .rows import RowMap
 from .solvers import SolveInfo
 from .version import __version__
 
-__all__ = ["save", "load", "register_feature_map", "SavedReleaseCertificate",
+__all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION"]
 
 MODEL_FORMAT = "dpcvx-model"
