@@ -6,8 +6,9 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import calibrate, datasets, losses, noise, preprocessing
+from . import calibrate, datasets, kernels, losses, noise, preprocessing
 from .accountant import PrivacyAccountant, PrivacyCost
+from .audit import AuditReport, NeighbouringPair, audit, canary_pair
 from .datasets import Dataset, load_adult, load_kdd
 from .certificate import Certificate, Condition
 from .erm import PrivateERM
@@ -17,12 +18,18 @@ from .exceptions import (
     ClippingWarning,
     DPCVXError,
     DPCVXWarning,
+    ExponentialCostWarning,
     InputError,
     SolverError,
 )
+from .kernel_model import KernelPredictor
+from .kernels import RandomFourierFeatures
 from .model import LinearModel, PrivateModel, ReleaseCertificate
+from .pinp import PINP
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .serialization import load, save
+from .tddl import TDDL, ConstrainedLeastSquares
+from .tdil import TDIL
 from .verify import verify
 from .version import __version__
 
@@ -44,6 +51,10 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "verify",
+    "audit",
+    "AuditReport",
+    "NeighbouringPair",
+    "canary_pair",
     "PrivateERM",
     "PrivateModel",
     "LinearModel",
@@ -60,6 +71,13 @@ __all__ = [
     "PublicSchema",
     "NumericColumn",
     "CategoricalColumn",
+    "kernels",
+    "RandomFourierFeatures",
+    "TDDL",
+    "ConstrainedLeastSquares",
+    "PINP",
+    "TDIL",
+    "KernelPredictor",
     "Certificate",
     "Condition",
     "losses",
@@ -70,6 +88,7 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "ExponentialCostWarning",
     "save",
     "load",
     "DPERMClassifier",
