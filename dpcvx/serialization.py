@@ -37,8 +37,9 @@ File format (``"format": "dpcvx-model"``, ``"format_version": 1``)::
       "certificate": { ... }                  # ReleaseCertificate.to_dict()
     }
 
-Non-finite numbers (an unbounded constant the mechanism did not need) are
-written as ``Infinity``, as Python's ``json`` module does.
+An unbounded constant (one the mechanism did not need) is written as
+``{"exact": "oo", "float": null}``; the file is standard JSON (no ``Infinity``
+or ``NaN``).
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def save(model: PrivateModel, path: str | Path, *, schema: PublicSchema | None =
     """
     if schema is None:
         schema = getattr(model, "schema", None)
-    text = json.dumps(model_to_dict(model, schema), indent=2) + "\n"
+    text = json.dumps(model_to_dict(model, schema), indent=2, allow_nan=False) + "\n"
     path = Path(path)
     try:
         path.write_text(text, encoding="utf-8")
@@ -268,7 +269,9 @@ def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
     """(exact text or None, float) of a saved {"exact", "float"} number."""
     number = _object(what, value, _NUMBER_KEYS)
     exact = _text(f"{what}.exact", number["exact"], optional=True)
-    return exact, _number(f"{what}.float", number["float"], finite=False)
+    if exact == "oo" and number["float"] is None:
+        return exact, math.inf
+    return exact, _number(f"{what}.float", number["float"])
 
 
 def _constant(key: str, value: Any) -> str | float | int:
