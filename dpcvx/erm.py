@@ -271,7 +271,8 @@ class PrivateERM:
                 f"{info.solver} stopped ({info.status}) at relative optimality residual "
                 f"{info.residual:.2e} > tol = {info.tolerance:.0e}, after {info.iterations} "
                 "iterations; the privacy proofs assume the exact minimiser, so nothing is "
-                "released. Raise max_iter, try solver='fast' or another cvxpy_solver"
+                "released. Raise max_iter, try solver='fast' or another cvxpy_solver; if it "
+                "stalled at round-off, the problem is too ill-conditioned for tol (raise lam)"
             )
 
     def _split_weights(self, w: np.ndarray, rows: RowMap) -> tuple[np.ndarray, float]:

@@ -37,7 +37,7 @@ _ROUNDOFF = 1e-9
 def _row_norms(X) -> np.ndarray:
     if sparse.issparse(X):
         return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    return np.linalg.norm(X, axis=1)
+    return np.sqrt(np.einsum("ij,ij->i", X, X))
 
 
 @dataclass(frozen=True)
@@ -86,10 +86,13 @@ class RowMap:
     def with_intercept(self, X):
         if not self.fit_intercept:
             return X
-        column = np.full((X.shape[0], 1), self.intercept_scaling)
         if sparse.issparse(X):
-            return sparse.hstack([X, sparse.csr_matrix(column)], format="csr")
-        return np.hstack([X, column])
+            column = sparse.csr_matrix(np.full((X.shape[0], 1), self.intercept_scaling))
+            return sparse.hstack([X, column], format="csr")
+        out = np.empty((X.shape[0], X.shape[1] + 1), order="F")
+        out[:, :-1] = X
+        out[:, -1] = self.intercept_scaling
+        return out
 
     def apply(self, X: Any, refuse: bool = False):
         """(the mapped rows the theorems see, how many rows were clipped)."""

@@ -29,6 +29,7 @@ from .objective import PerturbedObjective, relative_residual
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
 
 DENSE_NEWTON_MAX_DIM = 400
+STALL_ITERATIONS = 8  # stop when the residual has not halved for this many iterations
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
@@ -58,14 +59,16 @@ class SolveInfo:
         return asdict(self)
 
 
-def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float):
+def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float,
+                      single: bool):
     d = objective.dim
     if d <= DENSE_NEWTON_MAX_DIM:
-        H = objective.hessian(w, margins)
+        H = objective.hessian(w, margins, single=single)
         try:
-            return -la.cho_solve(la.cho_factor(H, check_finite=False), gradient, check_finite=False)
+            factor = la.cho_factor(H, lower=False, check_finite=False)
+            return -la.cho_solve(factor, gradient, check_finite=False)
         except la.LinAlgError:
-            return -la.lstsq(H, gradient)[0]
+            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0]
     operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins))
     forcing = min(0.1, np.sqrt(relative))  # inexact Newton: tighter steps near the optimum
     direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d)
@@ -74,47 +77,67 @@ def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relat
 
 def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 100,
            w0: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
-    """Minimise F = n J_b by damped Newton; stop at a relative residual of tol/10."""
+    """Minimise F = n J_b by damped Newton; stop at a relative residual of tol/10.
+
+    Armijo backtracking on F along the Newton direction. Near the optimum F
+    cannot decrease measurably in floating point; there a step that does not
+    raise F beyond round-off and shrinks the gradient is accepted.
+
+    The dense Hessian starts in single precision; as soon as a full step fails
+    to halve the residual, the solve continues with double-precision Hessians.
+    The solve stops early when the residual has not halved for
+    ``STALL_ITERATIONS`` iterations (round-off of an ill-conditioned problem).
+    """
     start = time.perf_counter()
     w = np.zeros(objective.dim) if w0 is None else np.array(w0, dtype=float)
     margins = objective.margins(w)
+    value = objective.value(w, margins)
     target = tol / 10
     status, iterations = "max_iter", 0
+    single, previous, full_step = True, np.inf, False
+    best, since_best = np.inf, 0
     for iterations in range(1, max_iter + 1):
-        gradient = objective.gradient(w, margins)
-        residual = objective.residual(w, margins)
+        terms = objective.gradient_terms(w, margins)
+        residual = relative_residual(terms, objective.n)
         if residual.relative <= target:
-            status = "converged"
+            # margins were updated incrementally: confirm on fresh ones before stopping
+            margins = objective.margins(w)
+            terms = objective.gradient_terms(w, margins)
+            residual = relative_residual(terms, objective.n)
+            if residual.relative <= target:
+                status = "converged"
+                break
+        gradient = sum(terms)
+        if single and full_step and residual.relative > 0.5 * previous:
+            single = False
+        previous = residual.relative
+        best, since_best = (residual.relative, 0) if residual.relative < 0.5 * best else (best, since_best + 1)
+        if since_best >= STALL_ITERATIONS:
+            status = "stalled at round-off"
             break
-        direction = _newton_direction(objective, w, margins, gradient, residual.relative)
+        direction = _newton_direction(objective, w, margins, gradient, residual.relative, single)
         step_margins = objective.y * (objective.X @ direction)
-        value = objective.value(w, margins)
         slope = float(gradient @ direction)
         if not slope < 0:
             status = "no descent direction"
             break
-        step = 1.0
-        gradient_norm = np.linalg.norm(gradient)
-        while True:
-            trial = margins + step * step_margins
-            trial_value = objective.value(w + step * direction, trial)
+        step, gradient_norm = 1.0, np.linalg.norm(gradient)
+        while step >= 1e-12:
+            trial_margins = margins + step * step_margins
+            trial_value = objective.value(w + step * direction, trial_margins)
             if trial_value <= value + 1e-4 * step * slope:
                 break
-            # At round-off level F cannot decrease measurably: accept a step that
-            # does not raise F beyond round-off and shrinks the gradient.
             if trial_value <= value + 1e-12 * abs(value) and np.linalg.norm(
-                objective.gradient(w + step * direction, trial)
+                objective.gradient(w + step * direction, trial_margins)
             ) < gradient_norm:
                 break
             step /= 2
-            if step < 1e-12:
-                break
         if step < 1e-12:
             status = "line search failed"
             break
         w = w + step * direction
-        margins = objective.margins(w)
-    residual = objective.residual(w, margins)
+        margins, value, full_step = trial_margins, trial_value, step == 1.0
+    residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
     dense = objective.dim <= DENSE_NEWTON_MAX_DIM
     return w, SolveInfo(
         solver="newton" + ("" if dense else "-cg"),

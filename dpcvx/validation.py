@@ -36,13 +36,13 @@ def sample_size(n: Any, name: str = "n") -> int:
 
 
 def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
-    """A finite 2-D float64 array (or CSR matrix) with at least one row and column."""
+    """A finite 2-D float64 array (a new, column-major copy) or CSR matrix, non-empty."""
     if sparse.issparse(X):
         matrix = sparse.csr_matrix(X, dtype=np.float64, copy=True)
         values = matrix.data
     else:
         try:
-            matrix = np.array(X, dtype=np.float64, copy=True)
+            matrix = np.array(X, dtype=np.float64, copy=True, order="F")
         except (TypeError, ValueError) as error:
             raise InputError(f"{name} must be a numeric 2-D array: {error}") from None
         values = matrix

@@ -1,0 +1,93 @@
+"""The fast Newton solver: Hessian precision, ill-conditioning, sparse input, the CG path."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sparse
+
+import dpcvx
+from dpcvx import losses
+from dpcvx.objective import PerturbedObjective
+from dpcvx.verify import verify_loss, verify_regularizer
+
+
+def collinear(n=3000, d=10, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 1] = X[:, 0] + 1e-5 * rng.normal(size=n)
+    X[:, 2] = X[:, 0] - 1e-5 * rng.normal(size=n)
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+def objective_for(X, y, loss=losses.logistic(), lam=1e-3):
+    d = X.shape[1]
+    return PerturbedObjective(X, np.asarray(y, float), verify_loss(loss).derivatives,
+                              verify_regularizer(None, d).analysis.quadratic, lam, np.zeros(d))
+
+
+@pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
+def test_single_precision_hessian_matches_double(loss):
+    X, y = collinear()
+    objective = objective_for(X, y, loss)
+    w = np.random.default_rng(1).normal(size=X.shape[1])
+    single = np.triu(objective.hessian(w, single=True))
+    double = np.triu(objective.hessian(w))
+    assert np.abs(single - double).max() <= 1e-6 * np.abs(double).max()
+
+
+def test_hessian_matches_finite_differences_of_gradient():
+    X, y = collinear(n=500)
+    objective = objective_for(X, y)
+    w = np.random.default_rng(2).normal(size=X.shape[1])
+    H = np.triu(objective.hessian(w))
+    H = H + np.triu(H, 1).T
+    step = 1e-6
+    numeric = np.column_stack([
+        (objective.gradient(w + step * e) - objective.gradient(w - step * e)) / (2 * step)
+        for e in np.eye(X.shape[1])
+    ])
+    np.testing.assert_allclose(H, numeric, rtol=1e-5, atol=1e-6 * np.abs(H).max())
+    v = np.arange(X.shape[1], dtype=float)
+    np.testing.assert_allclose(objective.hessian_vector(w, v), H @ v, rtol=1e-10)
+
+
+def test_near_collinear_problem_converges():
+    X, y = collinear()
+    model = dpcvx.PrivateERM(lam=1e-8, data_norm=1.0).fit_nonprivate(X, y)
+    assert model.solve_info.residual <= 1e-9
+
+
+def test_round_off_floor_is_refused_quickly():
+    X, y = collinear()
+    with pytest.raises(dpcvx.SolverError, match="stalled at round-off") as caught:
+        dpcvx.PrivateERM(lam=1e-10, data_norm=1.0, max_iter=100).fit_nonprivate(X, y)
+    assert "raise lam" in str(caught.value)
+    iterations = int(str(caught.value).split("after ")[1].split(" iterations")[0])
+    assert iterations < 30
+
+
+def test_sparse_input_gives_the_dense_answer():
+    rng = np.random.default_rng(3)
+    dense = rng.random((800, 30)) * (rng.random((800, 30)) < 0.1)
+    dense /= np.maximum(1.0, np.linalg.norm(dense, axis=1))[:, None]
+    y = np.where(dense.sum(axis=1) > np.median(dense.sum(axis=1)), 1, -1)
+    erm = dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, fit_intercept=True)
+    a = erm.fit(dense, y, epsilon=1.0, random_state=0)
+    b = erm.fit(sparse.csr_matrix(dense), y, epsilon=1.0, random_state=0)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(a.decision_function(dense), b.decision_function(sparse.csr_matrix(dense)),
+                               rtol=1e-8, atol=1e-10)
+
+
+def test_conjugate_gradient_path_for_large_dimension():
+    rng = np.random.default_rng(4)
+    n, d = 600, 450  # d above DENSE_NEWTON_MAX_DIM, d close to n
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    y = np.where(X[:, :5].sum(axis=1) > 0, 1, -1)
+    kwargs = dict(lam=1e-2, data_norm=1.0)
+    fast = dpcvx.PrivateERM(**kwargs).fit(X, y, epsilon=1.0, random_state=0)
+    assert fast.solve_info.solver == "newton-cg" and fast.solve_info.residual <= 1e-9
+    reference = dpcvx.PrivateERM(**kwargs, solver="cvxpy").fit(X, y, epsilon=1.0, random_state=0)
+    np.testing.assert_allclose(fast.coef_, reference.coef_, atol=1e-6 * np.abs(fast.coef_).max())
