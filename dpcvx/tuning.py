@@ -162,6 +162,14 @@ def _public_value(value: Any) -> Any:
     return repr(value)
 
 
+def _public_params(params: Mapping[str, Any]) -> dict:
+    return {name: _public_value(value) for name, value in params.items()}
+
+
+def _format_params(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={value!r}" for name, value in _public_params(params).items())
+
+
 @dataclass(frozen=True)
 class TuningCertificate:
     """The record of one run of Algorithm 4: what was done and why it is (epsilon, delta)-DP.
@@ -228,10 +236,10 @@ class TuningCertificate:
             "m": self.m,
             "part_sizes": list(self.part_sizes),
             "unused_rows": self.unused_rows,
-            "candidates": [{k: _public_value(v) for k, v in point.items()} for point in self.candidates],
+            "candidates": [_public_params(point) for point in self.candidates],
             "selected_index": self.selected_index,
-            "selected_params": {k: _public_value(v) for k, v in self.selected_params.items()},
-            "fit_params": {k: _public_value(v) for k, v in self.fit_params.items()},
+            "selected_params": _public_params(self.selected_params),
+            "fit_params": _public_params(self.fit_params),
             "release": release,
         }
 
@@ -241,16 +249,12 @@ class TuningCertificate:
             f"guarantee: {self.guarantee}",
             f"n = {self.n}: m + 1 = {self.m + 1} parts of {self.part_size} rows "
             f"({self.unused_rows} unused)",
-            "candidates: " + ", ".join(
-                "{" + ", ".join(f"{k}={_public_value(v)!r}" for k, v in point.items()) + "}"
-                for point in self.candidates
-            ),
+            "candidates: " + ", ".join("{" + _format_params(point) + "}" for point in self.candidates),
             f"selected: candidate {self.selected_index + 1} of {self.m}, "
-            + ", ".join(f"{k}={_public_value(v)!r}" for k, v in self.selected_params.items()),
+            + _format_params(self.selected_params),
         ]
         if self.fit_params:
-            lines.append("fit arguments: " + ", ".join(
-                f"{k}={_public_value(v)!r}" for k, v in self.fit_params.items()))
+            lines.append("fit arguments: " + _format_params(self.fit_params))
         if self.release is not None:
             lines.append(f"selected model's release (trained on its part of {self.part_size} rows):")
             lines.append(str(self.release))
@@ -270,8 +274,7 @@ class TuningResult:
         return self.certificate.epsilon
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{k}={_public_value(v)!r}" for k, v in self.params.items())
-        return (f"TuningResult(params={{{params}}}, epsilon={self.certificate.epsilon:g}, "
+        return (f"TuningResult(params={{{_format_params(self.params)}}}, epsilon={self.certificate.epsilon:g}, "
                 f"delta={self.certificate.delta:g}, model={self.model!r})")
 
 
