@@ -6,8 +6,10 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import calibrate, losses, noise
+from . import calibrate, datasets, kernels, losses, noise, preprocessing
 from .accountant import PrivacyAccountant, PrivacyCost
+from .audit import AuditReport, NeighbouringPair, audit, canary_pair
+from .datasets import Dataset, load_adult, load_kdd
 from .certificate import Certificate, Condition
 from .erm import PrivateERM
 from .exceptions import (
@@ -16,15 +18,26 @@ from .exceptions import (
     ClippingWarning,
     DPCVXError,
     DPCVXWarning,
+    ExponentialCostWarning,
     InputError,
     SolverError,
 )
+from .kernel_model import KernelPredictor
+from .kernels import RandomFourierFeatures
 from .model import LinearModel, PrivateModel, ReleaseCertificate
+from .pinp import PINP
+from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from .tddl import TDDL, ConstrainedLeastSquares
+from .tdil import TDIL
 from .verify import verify
 from .version import __version__
 
 __all__ = [
     "verify",
+    "audit",
+    "AuditReport",
+    "NeighbouringPair",
+    "canary_pair",
     "PrivateERM",
     "PrivateModel",
     "LinearModel",
@@ -33,6 +46,21 @@ __all__ = [
     "PrivacyCost",
     "calibrate",
     "noise",
+    "datasets",
+    "preprocessing",
+    "load_adult",
+    "load_kdd",
+    "Dataset",
+    "PublicSchema",
+    "NumericColumn",
+    "CategoricalColumn",
+    "kernels",
+    "RandomFourierFeatures",
+    "TDDL",
+    "ConstrainedLeastSquares",
+    "PINP",
+    "TDIL",
+    "KernelPredictor",
     "Certificate",
     "Condition",
     "losses",
@@ -43,5 +71,6 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "ExponentialCostWarning",
     "__version__",
 ]

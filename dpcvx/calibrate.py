@@ -28,7 +28,7 @@ the proofs hold in floating point, not only in exact arithmetic.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .exceptions import InputError
 from .validation import positive, sample_size
@@ -39,17 +39,22 @@ __all__ = [
     "output_perturbation",
     "objective_perturbation",
     "SPLITS",
+    "ROUNDING",
+    "round_up",
+    "round_down",
 ]
 
 SPLITS = ("paper", "max")
 ROUNDING = 1e-12
 
 
-def _down(value: float) -> float:
+def round_down(value: float) -> float:
+    """value moved down by a relative ROUNDING: for quantities a proof needs no larger."""
     return value * (1 - ROUNDING) if value > 0 else value * (1 + ROUNDING)
 
 
-def _up(value: float) -> float:
+def round_up(value: float) -> float:
+    """value moved up by a relative ROUNDING: for quantities a proof needs no smaller."""
     return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
 
 
@@ -63,6 +68,11 @@ class OutputPerturbation:
     L: float
     R: float
     m: float
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> "OutputPerturbation":
+        """The same calibration, recording the grid the release was rounded to."""
+        return replace(self, release_grid=spacing)
 
     @property
     def sensitivity(self) -> float:
@@ -71,13 +81,14 @@ class OutputPerturbation:
 
     @property
     def beta(self) -> float:
-        return _down(self.epsilon / self.sensitivity)
+        return round_down(self.epsilon / self.sensitivity)
 
     def to_dict(self) -> dict:
         return {
             "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "L": self.L, "R": self.R, "m": self.m,
             "sensitivity": self.sensitivity, "beta": self.beta,
+            "release_grid": self.release_grid,
         }
 
 
@@ -98,7 +109,7 @@ class ObjectivePerturbation:
 
     @property
     def beta(self) -> float:
-        return _down(self.epsilon_prime / (2 * self.L * self.R))
+        return round_down(self.epsilon_prime / (2 * self.L * self.R))
 
     @property
     def jacobian_ratio(self) -> float:
@@ -139,10 +150,10 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     smooth_budget = epsilon - 2 * math.log1p(a)  # = eps - log(1 + 2a + a^2)
     threshold = 0.0 if split == "paper" else epsilon / 2
     if smooth_budget > threshold or (split == "max" and smooth_budget == threshold):
-        epsilon_prime, extra_reg = _down(smooth_budget), 0.0
+        epsilon_prime, extra_reg = round_down(smooth_budget), 0.0
     else:
         epsilon_prime = epsilon / 2
-        extra_reg = _up(max(c * R**2 / (n * math.expm1(epsilon / 4)) - m * lam, 0.0))
+        extra_reg = round_up(max(c * R**2 / (n * math.expm1(epsilon / 4)) - m * lam, 0.0))
     return ObjectivePerturbation(
         n=n, lam=lam, epsilon=epsilon, c=c, L=L, R=R, m=m, split=split,
         epsilon_prime=epsilon_prime, extra_reg=extra_reg,

@@ -32,7 +32,7 @@ from .accountant import PrivacyAccountant
 from .certificate import MECHANISMS, Certificate
 from .exceptions import ClippingWarning, InputError, SolverError
 from .model import LinearModel, PrivateModel, ReleaseCertificate
-from .noise import sample_l2_laplace
+from .noise import round_to_grid, sample_l2_laplace
 from .objective import PerturbedObjective
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
@@ -170,6 +170,11 @@ class PrivateERM:
     def row_map(self) -> RowMap:
         """The public per-record map (feature map, clipping to R, intercept feature)."""
         if self.feature_map is not None:
+            if self.data_norm is not None:
+                raise InputError(
+                    "data_norm bounds raw rows, but with a feature_map the rows the theorems see "
+                    "are the map's outputs, bounded by feature_map.norm_bound; drop data_norm"
+                )
             bound = positive("feature_map.norm_bound", self.feature_map.norm_bound)
         elif self.data_norm is None:
             raise InputError(
@@ -327,7 +332,8 @@ class PrivateERM:
         else:
             w, info = self._solve(X_mapped, labels, np.zeros(d), 0.0)
             self._check_solution(w, info)
-            w = w + noise
+            w, spacing = round_to_grid(w + noise, 1.0 / calibration.beta)
+            calibration = calibration.with_release_grid(spacing)
         del noise  # never stored
 
         release = ReleaseCertificate(

@@ -14,8 +14,13 @@ analysis splits the real line itself:
 4. At each breakpoint the one-sided limits of ``g``, ``g'`` and ``g''`` are
    compared: a jump of ``g'`` means not C^1, a jump of ``g''`` not C^2.
 
-Any step sympy cannot do exactly raises :class:`SymbolicFailure`, and the
-caller falls back to the numeric route.
+sympy's solvers can be wrong (``solveset`` has returned an empty set for an
+equation with a real root), so every symbolic claim is cross-checked by
+sampling: each piece must agree with the whole function on its interval, and
+sampled values of ``g^(k)`` must lie within the claimed extremes.
+
+Any step sympy cannot do exactly, or any failed cross-check, raises
+:class:`SymbolicFailure`, and the caller falls back to the numeric route.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
 import sympy as sp
 from sympy.core.relational import Relational
 
@@ -90,6 +96,42 @@ def _is_finite_real(value: sp.Expr) -> bool:
     return bool(value.is_real) and bool(value.is_finite)
 
 
+_SAMPLE_REACH = 500.0  # e^500 is still a finite double
+_SAMPLES = 4001
+_CROSS_CHECK_TOLERANCE = 1e-8
+
+
+def _sample_points(lower: sp.Expr, upper: sp.Expr) -> np.ndarray:
+    """Points strictly inside (lower, upper), dense near the ends and near 0."""
+    lo = -_SAMPLE_REACH if lower.is_infinite else float(lower)
+    hi = _SAMPLE_REACH if upper.is_infinite else float(upper)
+    if lower.is_infinite and upper.is_infinite:
+        reach = np.arcsinh(_SAMPLE_REACH)
+        return np.sinh(np.linspace(-reach, reach, _SAMPLES))
+    if lower.is_infinite:
+        return hi - np.sinh(np.linspace(0, np.arcsinh(hi - lo), _SAMPLES))[1:]
+    if upper.is_infinite:
+        return lo + np.sinh(np.linspace(0, np.arcsinh(hi - lo), _SAMPLES))[1:]
+    return np.linspace(lo, hi, _SAMPLES)[1:-1]
+
+
+def _evaluate(expression: sp.Expr, symbol: sp.Symbol, points: np.ndarray) -> np.ndarray:
+    """Numeric values of an elementary expression; non-finite where it over/underflows."""
+    function = sp.lambdify(symbol, expression, "numpy")
+    with np.errstate(all="ignore"):
+        values = np.asarray(function(points), dtype=complex)
+    values = np.broadcast_to(values, points.shape)
+    return np.where(np.abs(values.imag) <= 1e-12 * (1 + np.abs(values.real)), values.real, np.nan)
+
+
+def _within(values: np.ndarray, lowest: float, highest: float) -> bool:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return True
+    slack = _CROSS_CHECK_TOLERANCE * (1 + max(abs(lowest), abs(highest), np.abs(finite).max()))
+    return finite.min() >= lowest - slack and finite.max() <= highest + slack
+
+
 def _equal(a: sp.Expr, b: sp.Expr) -> bool:
     difference = sp.simplify(a - b)
     if difference == 0:
@@ -131,10 +173,19 @@ class RealFunction:
     @cached_property
     def pieces(self) -> tuple[Piece, ...]:
         edges = [sp.S.NegativeInfinity, *self.breakpoints, sp.S.Infinity]
-        return tuple(
+        pieces = tuple(
             Piece(lower, upper, self._active_branch(self._interior_point(lower, upper)))
             for lower, upper in zip(edges[:-1], edges[1:])
         )
+        for piece in pieces:  # cross-check: a missed breakpoint shows as a disagreement
+            points = _sample_points(piece.lower, piece.upper)
+            whole = _evaluate(self.expression, self.symbol, points)
+            part = _evaluate(piece.expression, self.symbol, points)
+            both = np.isfinite(whole) & np.isfinite(part)
+            scale = 1 + np.abs(whole[both])
+            if np.any(np.abs(whole[both] - part[both]) > _CROSS_CHECK_TOLERANCE * scale):
+                raise SymbolicFailure("a piece disagrees with the function: a breakpoint was missed")
+        return pieces
 
     @staticmethod
     def _interior_point(lower: sp.Expr, upper: sp.Expr) -> sp.Expr:
@@ -194,6 +245,11 @@ class RealFunction:
         for value in values:
             if value.has(sp.nan, sp.zoo) or value.is_extended_real is False:
                 raise SymbolicFailure(f"undefined limit or value {value} of {g}")
+        # cross-check: sampled values must lie within the claimed extremes
+        numbers = [_numeric(value) for value in values]
+        if not _within(_evaluate(g, z, _sample_points(piece.lower, piece.upper)),
+                       min(numbers), max(numbers)):
+            raise SymbolicFailure(f"sympy missed critical points of {g}: samples exceed its extremes")
         return values
 
     def extremes(self, order: int) -> tuple[sp.Expr, sp.Expr]:

@@ -247,3 +247,16 @@ def test_catalogue_specs_round_trip():
         losses.from_spec("hinge")
     with pytest.raises(dpcvx.InputError):
         losses.huber_hinge(h=0)
+
+
+def test_wrong_solveset_answer_is_caught():
+    # sympy's solveset returns EmptySet for the critical points of l'' here although l''
+    # has an interior maximum (about 1.3667); trusting it would "prove" c = 0. The sampled
+    # cross-check rejects the claim and the curvature falls back to the numeric route.
+    cert = dpcvx.verify(lambda z: cp.logistic(-z) + 0.5 * cp.logistic(1 - 3 * z))
+    assert cert.lipschitz == sp.Rational(5, 2) and cert.method("lipschitz") == "symbolic"
+    assert cert.method("curvature") == "numeric"
+    z = np.linspace(-10, 10, 200001)
+    sigma = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
+    true_second = sigma(z) * sigma(-z) + 4.5 * sigma(1 - 3 * z) * sigma(3 * z - 1)
+    assert 1.36 < true_second.max() <= float(cert.curvature) <= 1.02 * true_second.max()

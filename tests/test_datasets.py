@@ -1,0 +1,363 @@
+"""Adult and KDD loaders: small synthetic files always, the real UCI files when present."""
+
+import gzip
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpcvx import datasets
+from dpcvx.datasets import find_data_directory, load_adult, load_kdd
+from dpcvx.exceptions import InputError
+from dpcvx.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, adult_schema, kdd_schema
+
+DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+KDD = "kddcup.data_10_percent"
+DATA_FILES = ("adult.data", "adult.test", KDD)
+
+
+@pytest.fixture(scope="module")
+def real_data():
+    if not all((DATA / name).is_file() or (DATA / f"{name}.gz").is_file() for name in DATA_FILES):
+        pytest.skip(f"UCI data not found at {DATA}; set DPCVX_DATA or place the files in ../shared/data")
+    return DATA
+
+
+def original_bytes(directory, name):
+    """Uncompressed bytes of a data file stored plain or gzipped."""
+    plain = directory / name
+    return plain.read_bytes() if plain.is_file() else gzip.decompress((directory / f"{name}.gz").read_bytes())
+
+
+# ---------------------------------------------------------------- synthetic files
+
+ADULT_DATA = (
+    "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, "
+    "2174, 0, 40, United-States, <=50K\n"
+    "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, White, "
+    "Male, 0, 0, 13, United-States, >50K\n"
+    "54, ?, 180211, Some-college, 10, Married-civ-spouse, ?, Husband, Asian-Pac-Islander, Male, 0, 0, "
+    "60, South, >50K\n"
+    "\n"
+)
+ADULT_TEST = (
+    "|1x3 Cross validator\n"
+    "25, Private, 226802, 11th, 7, Never-married, Machine-op-inspct, Own-child, Black, Male, 0, 0, 40, "
+    "United-States, <=50K.\n"
+    "44, Private, 160323, Some-college, 10, Married-civ-spouse, Machine-op-inspct, Husband, Black, Male, "
+    "7688, 0, 40, United-States, >50K.\n"
+    "\n"
+)
+
+
+def write_adult(directory, data=ADULT_DATA, test=ADULT_TEST):
+    (directory / "adult.data.gz").write_bytes(gzip.compress(data.encode()))
+    (directory / "adult.test").write_text(test)
+    return directory
+
+
+def kdd_line(protocol="tcp", service="http", flag="SF", src_bytes=181, count=8, label="normal"):
+    numbers = [0] * 16  # land .. is_guest_login
+    rates = ["0.00"] * 7 + [9, 9] + ["1.00"] * 8
+    fields = [0, protocol, service, flag, src_bytes, 5450, *numbers, count, count, *rates, f"{label}."]
+    assert len(fields) == 42
+    return ",".join(map(str, fields)) + "\n"
+
+
+KDD_LINES = [
+    kdd_line(),
+    kdd_line("icmp", "ecr_i", "SF", 1032, 511, "smurf"),
+    kdd_line("tcp", "private", "S0", 0, 123, "neptune"),
+    kdd_line(),
+    kdd_line("udp", "domain_u", "SF", 45, 2, "satan"),
+    kdd_line("icmp", "ecr_i", "SF", 1032, 511, "smurf"),
+]
+
+
+def write_kdd(directory, lines=KDD_LINES):
+    (directory / "kddcup.data_10_percent").write_text("".join(lines))
+    return directory
+
+
+def record(line, columns):
+    """One record of a data line as a dict of single-element columns."""
+    fields = [field.strip() for field in line.split(",")]
+    return {name: [value] for name, value in zip(columns, fields)}
+
+
+def test_adult_drops_missing_strips_test_header_and_dots(tmp_path):
+    dataset = load_adult(path=write_adult(tmp_path), mode="private")
+    np.testing.assert_array_equal(dataset.record_index, [0, 1, 3, 4])
+    np.testing.assert_array_equal(dataset.y, [-1.0, 1.0, -1.0, 1.0])
+    assert dataset.X.shape == (4, 106) and dataset.schema == adult_schema()
+
+
+def test_adult_private_row_is_the_documented_formula(tmp_path):
+    dataset = load_adult(path=write_adult(tmp_path), mode="private")
+    expected = dict.fromkeys(dataset.feature_names, 0.0)
+    expected.update(
+        {
+            "age": (39 - 17) / (90 - 17),
+            "fnlwgt": (77516 - 1) / (1_500_000 - 1),
+            "education-num": (13 - 1) / (16 - 1),
+            "capital-gain": 2174 / 99_999,
+            "hours-per-week": (40 - 1) / (99 - 1),
+            "constant": 1.0,
+        }
+    )
+    for feature in (
+        "workclass=State-gov", "education=Bachelors", "marital-status=Never-married",
+        "occupation=Adm-clerical", "relationship=Not-in-family", "race=White", "sex=Male",
+        "native-country=United-States",
+    ):  # fmt: skip
+        expected[feature] = 1.0
+    raw = np.array(list(expected.values()))
+    np.testing.assert_allclose(dataset.X[0], raw / np.linalg.norm(raw), rtol=0, atol=1e-15)
+
+
+def test_adult_paper_mode_reads_maxima_and_categories_of_the_kept_records(tmp_path):
+    dataset = load_adult(path=write_adult(tmp_path), mode="paper")
+    columns = {c.name: c for c in dataset.schema.columns}
+    assert columns["age"].hi == 50  # 54 belongs to a dropped record
+    assert columns["workclass"].categories == ("Private", "Self-emp-not-inc", "State-gov")
+    assert dataset.X.shape[1] == dataset.schema.dimension == 18 + 6 + 1  # categories present + numeric + 1
+    assert "READ FROM THE DATA" in dataset.description
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("39, State-gov\n", r"adult.data, line 1: 2 fields, expected 15"),
+        (ADULT_DATA.replace("<=50K", "small"), r"labels must be >50K or <=50K, found \['small'\]"),
+        ("\n", r"adult.data in .* holds no records"),
+        (ADULT_DATA.replace("Bachelors", "Bachelor\u00e9"), r"adult.data.gz is not the plain-text"),
+    ],
+)
+def test_adult_malformed_files(tmp_path, data, message):
+    with pytest.raises(InputError, match=message):
+        load_adult(path=write_adult(tmp_path, data=data))
+
+
+def test_kdd_whole_file_in_order_with_repeated_lines(tmp_path):
+    dataset = load_kdd(path=write_kdd(tmp_path), mode="private", n_rows=None)
+    np.testing.assert_array_equal(dataset.record_index, np.arange(6))
+    np.testing.assert_array_equal(dataset.y, [-1, 1, 1, -1, -1, 1])
+    np.testing.assert_array_equal(dataset.X[0], dataset.X[3])
+    for i, line in enumerate(KDD_LINES):
+        np.testing.assert_array_equal(dataset.X[i], kdd_schema().transform(record(line, KDD_COLUMNS))[0])
+
+
+def test_kdd_subset_is_seeded_and_matches_its_records(tmp_path):
+    write_kdd(tmp_path)
+    whole = load_kdd(path=tmp_path, mode="private", n_rows=None)
+    subset = load_kdd(path=tmp_path, mode="private", n_rows=4, random_state=7)
+    again = load_kdd(path=tmp_path, mode="private", n_rows=4, random_state=7)
+    assert len(set(subset.record_index.tolist())) == 4
+    np.testing.assert_array_equal(subset.record_index, again.record_index)
+    np.testing.assert_array_equal(subset.X, whole.X[subset.record_index])
+    np.testing.assert_array_equal(subset.y, whole.y[subset.record_index])
+
+
+def test_kdd_paper_schema_comes_from_the_whole_file_not_the_subset(tmp_path):
+    dataset = load_kdd(path=write_kdd(tmp_path), mode="paper", n_rows=1, random_state=0)
+    columns = {c.name: c for c in dataset.schema.columns}
+    assert columns["service"].categories == ("domain_u", "ecr_i", "http", "private")
+    assert columns["src_bytes"].hi == 1032 and columns["count"].hi == 511
+    assert dataset.X.shape == (1, 3 + 4 + 2 + 38 + 1)
+
+
+@pytest.mark.parametrize("n_rows", [0, -1, 2.5, True, "10"])
+def test_kdd_rejects_bad_n_rows(tmp_path, n_rows):
+    with pytest.raises(InputError, match=r"n_rows must be a positive int or None"):
+        load_kdd(path=write_kdd(tmp_path), n_rows=n_rows)
+
+
+def test_kdd_rejects_more_rows_than_the_file_has(tmp_path):
+    with pytest.raises(InputError, match=r"n_rows=7 exceeds the 6 records"):
+        load_kdd(path=write_kdd(tmp_path), n_rows=7)
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ([kdd_line(), "0,tcp,http\n"], r"kddcup.data_10_percent in .* is malformed"),
+        (["\n"], r"kddcup.data_10_percent in .* holds no records"),
+    ],
+)
+def test_kdd_malformed_file(tmp_path, lines, message):
+    with pytest.raises(InputError, match=message):
+        load_kdd(path=write_kdd(tmp_path, lines=lines), n_rows=None)
+
+
+@pytest.mark.parametrize("loader", [load_adult, load_kdd])
+def test_unknown_mode(loader, tmp_path):
+    with pytest.raises(InputError, match=r"mode must be one of \('paper', 'private'\), got 'public'"):
+        loader(path=tmp_path, mode="public")
+
+
+def test_explicit_path_without_files_names_it_and_the_download_helper(tmp_path):
+    with pytest.raises(InputError, match=r"(?s)adult.data.*not found; looked in:\n  - .*nowhere.*download"):
+        find_data_directory(("adult.data",), tmp_path / "nowhere")
+
+
+def test_search_order_env_then_current_directory_then_repository(tmp_path, monkeypatch):
+    env, work, repo = tmp_path / "env", tmp_path / "work", tmp_path / "repo"
+    for directory in (env, work, repo, tmp_path / "shared" / "data"):
+        directory.mkdir(parents=True)
+    monkeypatch.setenv("DPCVX_DATA", str(env))
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(datasets, "REPOSITORY_ROOT", repo)
+    with pytest.raises(InputError) as error:
+        find_data_directory(("adult.data",))
+    looked = str(error.value)
+    assert looked.index(str(env)) < looked.index(str(tmp_path / "shared" / "data"))
+    assert looked.count(str(tmp_path / "shared" / "data")) == 2  # from work/.. and from repo/..
+    write_adult(tmp_path / "shared" / "data")
+    assert find_data_directory(("adult.data", "adult.test")) == work / ".." / "shared" / "data"
+    write_adult(env)
+    assert load_adult(mode="private").X.shape == (4, 106)  # found through DPCVX_DATA
+
+
+class FakeResponse(io.BytesIO):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_download_refuses_a_file_with_the_wrong_checksum(tmp_path, monkeypatch):
+    monkeypatch.setattr("urllib.request.urlopen", lambda url, timeout: FakeResponse(b"not the data"))
+    with pytest.raises(InputError, match=r"adult.data: sha256 [0-9a-f]{64} differs from the published"):
+        datasets.download(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- real UCI files
+
+
+@pytest.mark.data
+def test_download_checksums_match_the_original_files(real_data, tmp_path, monkeypatch):
+    originals = {
+        "adult.data": original_bytes(real_data, "adult.data"),
+        "adult.test": original_bytes(real_data, "adult.test"),
+        "kddcup.data_10_percent.gz": gzip.compress(original_bytes(real_data, KDD), compresslevel=1),
+    }
+    monkeypatch.setattr(
+        "urllib.request.urlopen", lambda url, timeout: FakeResponse(originals[url.rsplit("/", 1)[1]])
+    )
+    assert datasets.download(tmp_path) == tmp_path
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(originals)
+    monkeypatch.setattr("urllib.request.urlopen", None)  # existing files are kept, nothing fetched
+    datasets.download(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def adult(real_data):
+    return {mode: load_adult(path=real_data, mode=mode) for mode in ("paper", "private")}
+
+
+@pytest.mark.data
+def test_adult_counts_and_dimensions(adult):
+    paper, private = adult["paper"], adult["private"]
+    assert paper.X.shape == (45_222, 105) and private.X.shape == (45_222, 106)
+    np.testing.assert_array_equal(paper.record_index, private.record_index)
+    assert paper.record_index.max() < 32_561 + 16_281  # SOURCES.md: records of adult.data + adult.test
+    from_test_file = paper.record_index >= 32_561
+    assert from_test_file.sum() == 15_060 and (paper.y[from_test_file] == 1).sum() == 3_700
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("mode", ["paper", "private"])
+def test_adult_labels_and_norms(adult, mode):
+    dataset = adult[mode]
+    assert set(np.unique(dataset.y)) == {-1.0, 1.0}
+    assert ((dataset.y == 1).sum(), (dataset.y == -1).sum()) == (11_208, 34_014)
+    norms = np.linalg.norm(dataset.X, axis=1)
+    assert np.all(np.isfinite(dataset.X)) and dataset.X.dtype == np.float64
+    assert norms.max() <= 1 + 1e-12 and norms.min() > 1 - 1e-12  # every row is rescaled to norm 1
+    assert dataset.feature_names == dataset.schema.feature_names and dataset.feature_names[-1] == "constant"
+
+
+@pytest.mark.data
+def test_adult_paper_dimension_105_is_present_categories_numeric_and_constant(adult):
+    schema = adult["paper"].schema
+    one_hot = [c for c in schema.columns if hasattr(c, "categories")]
+    assert sum(len(c.categories) for c in one_hot) == 98
+    assert "Never-worked" not in one_hot[0].categories and len(one_hot[0].categories) == 7
+    maxima = {c.name: (c.lo, c.hi) for c in schema.columns if hasattr(c, "hi")}
+    assert maxima == {
+        "age": (0, 90), "fnlwgt": (0, 1_490_400), "education-num": (0, 16),
+        "capital-gain": (0, 99_999), "capital-loss": (0, 4_356), "hours-per-week": (0, 99),
+    }  # fmt: skip
+
+
+@pytest.mark.data
+def test_adult_private_rows_are_the_public_schema_of_each_record(adult, real_data):
+    dataset = adult["private"]
+    assert dataset.schema == adult_schema()
+    lines = original_bytes(real_data, "adult.data").decode().splitlines()
+    for i in (0, 1, 1000):
+        line = lines[dataset.record_index[i]]
+        np.testing.assert_array_equal(dataset.X[i], adult_schema().transform(record(line, ADULT_COLUMNS))[0])
+
+
+@pytest.mark.data
+def test_adult_without_constant_feature(real_data):
+    assert load_adult(path=real_data, mode="paper", constant_feature=False).X.shape == (45_222, 104)
+    assert load_adult(path=real_data, mode="private", constant_feature=False).X.shape == (45_222, 105)
+
+
+@pytest.fixture(scope="module")
+def kdd(real_data):
+    return {
+        "paper": load_kdd(path=real_data, mode="paper", random_state=0),
+        "private": load_kdd(path=real_data, mode="private", random_state=0),
+        "private, whole file": load_kdd(path=real_data, mode="private", n_rows=None),
+    }
+
+
+@pytest.mark.data
+def test_kdd_counts_and_dimensions(kdd):
+    assert kdd["paper"].X.shape == (70_000, 119)
+    assert kdd["private"].X.shape == (70_000, 123)
+    whole = kdd["private, whole file"]
+    assert whole.X.shape == (494_021, 123)
+    np.testing.assert_array_equal(whole.record_index, np.arange(494_021))
+    assert ((whole.y == 1).sum(), (whole.y == -1).sum()) == (391_458, 102_563)
+    assert (whole.y == 1).sum() > 280_790 + 107_201  # SOURCES.md: smurf + neptune, both DoS
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("mode", ["paper", "private", "private, whole file"])
+def test_kdd_labels_and_norms(kdd, mode):
+    dataset = kdd[mode]
+    assert set(np.unique(dataset.y)) == {-1.0, 1.0}
+    assert np.all(np.isfinite(dataset.X)) and dataset.X.dtype == np.float64
+    assert np.linalg.norm(dataset.X, axis=1).max() <= 1 + 1e-12
+
+
+@pytest.mark.data
+def test_kdd_same_seed_same_subset_and_private_rows_ignore_other_records(kdd):
+    paper, private, whole = kdd["paper"], kdd["private"], kdd["private, whole file"]
+    assert len(np.unique(private.record_index)) == 70_000
+    np.testing.assert_array_equal(paper.record_index, private.record_index)
+    np.testing.assert_array_equal(private.X, whole.X[private.record_index])
+    np.testing.assert_array_equal(private.y, whole.y[private.record_index])
+    assert private.schema == kdd_schema()
+
+
+@pytest.mark.data
+def test_kdd_paper_dimension_119_is_whole_file_categories_numeric_and_constant(kdd):
+    dataset = kdd["paper"]
+    columns = {c.name: c for c in dataset.schema.columns}
+    assert [len(columns[n].categories) for n in ("protocol_type", "service", "flag")] == [3, 66, 11]
+    assert columns["src_bytes"].hi == 693_375_640 and columns["num_outbound_cmds"].hi == 1  # all zero
+    services_in_subset = [
+        j
+        for j, name in enumerate(dataset.feature_names)
+        if name.startswith("service=") and dataset.X[:, j].any()
+    ]
+    assert len(services_in_subset) < 66  # so the categories were read from the whole file

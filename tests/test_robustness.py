@@ -1,0 +1,154 @@
+"""The failure matrix of docs/robustness.md: each bad input or fault, and what dpcvx does.
+
+Rows already covered elsewhere are named in the matrix (tests/test_erm.py,
+tests/test_solvers.py, tests/test_verify.py); the rest are here.
+"""
+
+import numpy as np
+import pytest
+import cvxpy
+
+import dpcvx
+from dpcvx import losses, solvers
+
+
+def make_data(n=400, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
+    return X, y
+
+
+def test_single_class_is_accepted_and_private():
+    # Refusing data with one class would reveal that fact: the labels are only checked
+    # against the public pair, and the release is private as usual.
+    X, _ = make_data()
+    model = dpcvx.PrivateERM(data_norm=1.0).fit(X, np.ones(len(X)), epsilon=1.0, random_state=0)
+    assert np.isfinite(model.coef_).all() and model.solve_info.residual <= 1e-9
+    assert model.certificate.epsilon == 1.0
+
+
+def test_infinite_label_is_outside_the_pair():
+    X, y = make_data()
+    with pytest.raises(dpcvx.InputError, match="outside the declared classes"):
+        dpcvx.PrivateERM(data_norm=1.0).fit(X, np.where(y > 0, np.inf, -1.0), epsilon=1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float32])
+def test_integer_and_float32_input(dtype):
+    rng = np.random.default_rng(1)
+    X = rng.integers(-1, 2, size=(300, 3)).astype(dtype)
+    y = np.where(X.sum(axis=1) > 0, 1, -1).astype(np.int8)
+    erm = dpcvx.PrivateERM(data_norm=2.0)
+    converted = erm.fit(X, y, epsilon=1.0, random_state=2)
+    reference = erm.fit(X.astype(np.float64), y.astype(np.int64), epsilon=1.0, random_state=2)
+    np.testing.assert_allclose(converted.coef_, reference.coef_, rtol=1e-12)
+    assert converted.coef_.dtype == np.float64
+
+
+def test_non_contiguous_input():
+    X, y = make_data(n=600)
+    view = np.asfortranarray(np.hstack([X, X]))[::2, ::2]  # columns x0, x2, x0, x2: norm <= 2
+    reference = np.ascontiguousarray(view)
+    erm = dpcvx.PrivateERM(data_norm=2.0)
+    np.testing.assert_allclose(erm.fit(view, y[::2], epsilon=1.0, random_state=0).coef_,
+                               erm.fit(reference, y[::2], epsilon=1.0, random_state=0).coef_, rtol=1e-12)
+
+
+def test_huge_n_tiny_lam_takes_the_delta_branch():
+    X, y = make_data(n=200_000, d=5, seed=3)
+    model = dpcvx.PrivateERM(lam=1e-9, data_norm=1.0).fit(X, y, epsilon=0.1, random_state=0)
+    cal = model.certificate.calibration
+    assert cal["extra_reg"] > 0 and cal["epsilon_prime"] == 0.05
+    # the effective regularization m Lam + Delta meets the Jacobian condition exactly
+    assert (1 + 0.25 / (200_000 * (1e-9 + cal["extra_reg"]))) ** 2 <= np.exp(0.1 - 0.05)
+    assert model.solve_info.residual <= 1e-9
+
+
+def test_one_feature():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(500, 1))
+    y = np.where(X[:, 0] > 0.1, 1, -1)
+    for mechanism in ("objective", "output"):
+        model = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True).fit(
+            X, y, epsilon=5.0, mechanism=mechanism, random_state=0)
+        assert model.coef_.shape == (1,) and np.isfinite(model.intercept_)
+
+
+def test_more_features_than_rows():
+    X, y = make_data(n=20, d=60, seed=5)
+    for mechanism in ("objective", "output"):
+        model = dpcvx.PrivateERM(data_norm=1.0, lam=1e-2).fit(X, y, epsilon=1.0, mechanism=mechanism,
+                                                               random_state=0)
+        assert model.coef_.shape == (60,) and model.solve_info.residual <= 1e-9
+
+
+def two_logistics(z):
+    """sympy cannot locate the maximum of l'' (see tests/test_verify.py): c is numeric."""
+    return cvxpy.logistic(-z) + 0.5 * cvxpy.logistic(1 - 3 * z)
+
+
+def test_numeric_only_verification_is_refused_by_strict():
+    X, y = make_data()
+    model = dpcvx.PrivateERM(loss=two_logistics, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
+    assert model.certificate.verification.method("curvature") == "numeric"
+    assert model.solve_info.residual <= 1e-9
+    with pytest.raises(dpcvx.AssumptionError, match="only numerically"):
+        dpcvx.PrivateERM(loss=two_logistics, data_norm=1.0, strict=True).fit(X, y, epsilon=1.0)
+    # output perturbation does not need c: strict allows it
+    strict_output = dpcvx.PrivateERM(loss=two_logistics, data_norm=1.0, strict=True)
+    assert strict_output.fit(X, y, epsilon=1.0, mechanism="output", random_state=0).coef_.shape == (4,)
+
+
+def test_cvxpy_solver_failure_is_a_solver_error():
+    X, y = make_data()
+    erm = dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy", cvxpy_solver="NO_SUCH_SOLVER")
+    with pytest.raises(dpcvx.SolverError, match="NO_SUCH_SOLVER"):
+        erm.fit(X, y, epsilon=1.0)
+
+
+def test_cvxpy_status_not_optimal_is_a_solver_error(monkeypatch):
+    X, y = make_data()
+
+    def infeasible(problem, *args, **kwargs):
+        problem._status = "infeasible"
+
+    monkeypatch.setattr("cvxpy.Problem.solve", infeasible)
+    with pytest.raises(dpcvx.SolverError, match="status 'infeasible'"):
+        dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy").fit(X, y, epsilon=1.0)
+
+
+def test_interrupt_leaves_no_partial_model(monkeypatch):
+    X, y = make_data()
+    erm = dpcvx.PrivateERM(data_norm=1.0)
+    before = dict(vars(erm))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solvers, "_newton_direction", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        erm.fit(X, y, epsilon=1.0)
+    assert vars(erm) == before  # a declaration holds no fitted state; nothing half-made
+    monkeypatch.undo()
+    assert erm.fit(X, y, epsilon=1.0, random_state=0).solve_info.residual <= 1e-9
+
+
+def test_interrupt_after_charging_keeps_the_charge(monkeypatch):
+    # The budget is charged before any noise is drawn: an interrupted fit has spent it.
+    X, y = make_data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    monkeypatch.setattr(solvers, "_newton_direction",
+                        lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        dpcvx.PrivateERM(data_norm=1.0).fit(X, y, epsilon=0.4, accountant=accountant)
+    assert accountant.spent.epsilon == pytest.approx(0.4)
+
+
+def test_every_error_derives_from_one_base():
+    for error in (dpcvx.InputError, dpcvx.AssumptionError, dpcvx.SolverError,
+                  dpcvx.BudgetExceededError):
+        assert issubclass(error, dpcvx.DPCVXError)
+    assert issubclass(dpcvx.InputError, ValueError)
+    assert issubclass(dpcvx.ClippingWarning, dpcvx.DPCVXWarning)
