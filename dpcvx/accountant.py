@@ -24,10 +24,10 @@ refunded, even if the computation then fails: part of it may have run.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
+from .composition import check_delta
 from .exceptions import BudgetExceededError, InputError
 from .validation import positive
 
@@ -54,10 +54,7 @@ class LedgerEntry:
 
 def check_cost(epsilon: float, delta: float = 0.0) -> PrivacyCost:
     """(epsilon, delta) as a PrivacyCost, with epsilon > 0 finite and 0 <= delta < 1."""
-    epsilon = positive("epsilon", epsilon)
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0 <= delta < 1):
-        raise InputError(f"delta must be a number in [0, 1), got {delta!r}")
-    return PrivacyCost(epsilon, float(delta))
+    return PrivacyCost(positive("epsilon", epsilon), check_delta(delta))
 
 
 @dataclass

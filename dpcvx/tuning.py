@@ -36,6 +36,7 @@ given held-out record was misclassified).
 from __future__ import annotations
 
 import copy
+import inspect
 import itertools
 import logging
 import sys
@@ -54,6 +55,7 @@ __all__ = [
     "tune",
     "TuningResult",
     "TuningCertificate",
+    "BudgetInConstructor",
     "expand_grid",
     "disjoint_parts",
     "count_mistakes",
@@ -66,6 +68,7 @@ logger = logging.getLogger(__name__)
 PROCEDURE = ("Algorithm 4 (private parameter tuning) of Chaudhuri, Monteleoni and Sarwate, "
              "JMLR 12 (2011)")
 _RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
+_BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
 
 
 # -- the steps of Algorithm 4 ---------------------------------------------------------------
@@ -278,6 +281,51 @@ class TuningResult:
                 f"delta={self.certificate.delta:g}, model={self.model!r})")
 
 
+# -- learners -------------------------------------------------------------------------------
+
+
+class BudgetInConstructor:
+    """Adapter for learners that take their budget in the constructor (dpcvx.TDDL, dpcvx.TDIL).
+
+    Such a learner is built as ``learner_class(**params, epsilon=, delta=,
+    random_state=)`` and ``fit(X, y, **fit_params)`` returns the fitted
+    learner. The adapter gives it the interface :func:`tune` calls, so every
+    candidate gets tune's epsilon and tune's generator (independent noise
+    across candidates; a seed shared between them would break the guarantee)::
+
+        tune(BudgetInConstructor(dpcvx.TDDL, kernel="rbf", gamma=1.0), X, y,
+             {"lam": [1e-3, 1e-2]}, epsilon=1.0, fit_params={"Z": Z_public})
+
+    ``params`` are the constructor's other parameters; the grid sets them
+    through :meth:`set_params`.
+    """
+
+    def __init__(self, learner_class: type, **params):
+        self.learner_class = learner_class
+        self.params = {}
+        self.set_params(**params)
+
+    def get_params(self, deep: bool = True) -> dict:
+        return dict(self.params)
+
+    def set_params(self, **params) -> "BudgetInConstructor":
+        reserved = sorted(set(params) & set(_BUDGET_PARAMETERS))
+        if reserved:
+            raise InputError(f"{reserved} must not be set here: tune passes epsilon, delta and "
+                             "the random generator to every candidate")
+        self.params.update(params)
+        return self
+
+    def fit(self, X, y, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
+            **fit_params) -> Any:
+        learner = self.learner_class(**self.params, epsilon=epsilon, delta=delta,
+                                     random_state=random_state)
+        return learner.fit(X, y, **fit_params)
+
+    def __repr__(self) -> str:
+        return f"BudgetInConstructor({self.learner_class.__name__}, {_format_params(self.params)})"
+
+
 # -- tune ----------------------------------------------------------------------------------
 
 
@@ -291,15 +339,36 @@ def _configure(learner: Any, params: dict) -> Any:
             candidate = learner(**params)
         except TypeError as error:
             raise InputError(f"could not build the learner with {params}: {error}. Grid keys "
-                             "must be parameters of the learner's constructor") from None
+                             "must be parameters of the learner's constructor; wrap a learner "
+                             "that takes its budget in the constructor in BudgetInConstructor"
+                             ) from None
     else:
         raise InputError(
             "learner must be an estimator with get_params/set_params and fit, or a class or "
             f"factory taking the grid's parameters; got {type(learner).__name__}"
         )
-    if not callable(getattr(candidate, "fit", None)):
+    fit = getattr(candidate, "fit", None)
+    if not callable(fit):
         raise InputError(f"the learner built from {params} has no fit method")
+    if not _accepts_keywords(fit, ("epsilon", "random_state")):
+        raise InputError(
+            f"{type(candidate).__name__}.fit does not take epsilon and random_state; wrap a "
+            "learner that takes its budget in the constructor in BudgetInConstructor"
+        )
     return candidate
+
+
+def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
+    """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+        return True
+    keywords = {parameter.name for parameter in parameters
+                if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)}
+    return set(names) <= keywords
 
 
 def _data(X, y) -> tuple[Any, np.ndarray]:
@@ -369,8 +438,11 @@ def tune(
         An object with ``get_params``/``set_params`` and ``fit`` (copied, never
         modified), or a class or function called as ``learner(**params)``.
         Each candidate is fitted as ``fit(X_i, y_i, epsilon=epsilon,
-        random_state=generator, **fit_params)`` and its model must have
-        ``predict``.
+        random_state=generator, **fit_params)``. Its model must have
+        ``predict`` classifying each row on its own: an interactive learner
+        (dpcvx.PINP, whose answers depend on earlier queries) would break the
+        sensitivity-1 argument. Wrap learners that take epsilon in their
+        constructor in :class:`BudgetInConstructor`.
     grid : dict of lists (Cartesian product) or list of dicts
         Constructor parameters to try; see :func:`expand_grid`. m = the number
         of candidates, and the data are split into m + 1 parts.

@@ -76,7 +76,7 @@ def test_refusal_names_the_problem_and_leaves_the_ledger_unchanged():
 
 
 @pytest.mark.parametrize("epsilon, delta", [(0, 0), (-1, 0), (math.nan, 0), (math.inf, 0),
-                                            (1, -0.1), (1, 1.0), (1, math.nan), (1, True), (1, "0")])
+                                            (1, -0.1), (1, 1.0), (1, math.nan), (1, True), (1, "x")])
 def test_invalid_costs_are_input_errors(epsilon, delta):
     with pytest.raises(dpcvx.InputError):
         check_cost(epsilon, delta)

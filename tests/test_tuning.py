@@ -15,6 +15,7 @@ from scipy import stats
 import dpcvx
 from dpcvx import losses
 from dpcvx.tuning import (
+    BudgetInConstructor,
     TuningResult,
     count_mistakes,
     disjoint_parts,
@@ -445,3 +446,61 @@ def test_count_mistakes():
     assert count_mistakes(SpyModel("a", recorder), X, y) == 137
     with pytest.raises(dpcvx.InputError):
         count_mistakes(SpyModel("a", recorder), X, y[:-1])
+
+
+# -- learners that take their budget in the constructor -------------------------------------
+
+
+def test_kernel_learner_with_the_budget_in_its_constructor():
+    X, y = linear_data(450, d=3)
+    Z = linear_data(30, d=3, seed=5)[0]           # public sample for TDDL
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    adapter = BudgetInConstructor(dpcvx.TDDL, kernel="rbf", gamma=1.0)
+    result = tune(adapter, X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, fit_params={"Z": Z},
+                  accountant=accountant, random_state=0)
+    model = result.model
+    assert isinstance(model, dpcvx.TDDL) and model.epsilon == 1.0 and model.delta == 0.0
+    assert model.lam == result.params["lam"] and result.certificate.release is None
+    assert set(np.unique(model.predict(X))) <= {-1.0, 1.0}
+    assert accountant.spent == dpcvx.PrivacyCost(1.0, 0.0) and len(accountant.ledger) == 1
+    assert adapter.get_params() == {"kernel": "rbf", "gamma": 1.0}   # the adapter is not modified
+
+
+class BudgetSpy:
+    """Records how it was built; fit returns the fitted learner."""
+
+    built = []
+
+    def __init__(self, lam, *, epsilon, delta=0.0, random_state=None):
+        self.lam, self.epsilon, self.delta = lam, epsilon, delta
+        type(self).built.append({"lam": lam, "epsilon": epsilon, "delta": delta, "rng": random_state})
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return X[:, 0]
+
+
+def test_budget_in_constructor_gets_tunes_budget_and_generator():
+    BudgetSpy.built = []
+    X, y = spy_data(1200)
+    tune(BudgetInConstructor(BudgetSpy), X, y, {"lam": [1, 2, 3]}, epsilon=0.7, delta=1e-6,
+         random_state=0)
+    assert [b["lam"] for b in BudgetSpy.built] == [1, 2, 3]
+    assert all(b["epsilon"] == 0.7 and b["delta"] == 1e-6 for b in BudgetSpy.built)
+    generators = [b["rng"] for b in BudgetSpy.built]
+    assert all(isinstance(g, np.random.Generator) for g in generators)
+    assert all(g is generators[0] for g in generators)   # one stream: independent noise per candidate
+    with pytest.raises(dpcvx.InputError, match="tune passes epsilon"):
+        BudgetInConstructor(BudgetSpy, epsilon=1.0)
+
+
+def test_learners_without_epsilon_in_fit_are_refused_before_charging():
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    X, y = spy_data(1200)
+    with pytest.raises(dpcvx.InputError, match="BudgetInConstructor"):
+        tune(dpcvx.TDDL, X, y, {"lam": [1e-2]}, 0.5, accountant=accountant)
+    with pytest.raises(dpcvx.InputError, match="BudgetInConstructor"):
+        tune(lambda lam: BudgetSpy(lam, epsilon=0.5), X, y, {"lam": [1e-2]}, 0.5, accountant=accountant)
+    assert accountant.ledger == []
