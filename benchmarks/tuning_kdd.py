@@ -12,11 +12,11 @@ Each repetition draws a fresh random test set of 10,000 rows first, then the
 6n tuning rows from the remaining 484,021, so n goes up to
 floor(484,021 / 6) = 80,670. Test error is that of the released model.
 
-Preprocessing is the paper's ("paper mode"): one-hot categories found in the
-file, each numeric column divided by its maximum over the file, a constant
-feature 1 (3 + 66 + 11 + 38 + 1 = 119 columns, the paper's d), each row
-scaled to x / max(1, ||x||). The first two steps READ THE DATA and are not
-private; this reproduces the published setup, it is not a private pipeline.
+The data come from ``dpcvx.load_kdd(mode="paper", n_rows=None)``: one-hot
+categories found in the file, each numeric column divided by its maximum
+over the file, a constant feature (d = 119, the paper's), each row scaled to
+norm <= 1. The first two steps READ THE DATA and are not private; this
+reproduces the published setup, it is not a private pipeline.
 
     python benchmarks/tuning_kdd.py --quick     # a few minutes
     python benchmarks/tuning_kdd.py             # the full run
@@ -25,7 +25,6 @@ private; this reproduces the published setup, it is not a private pipeline.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -37,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dpcvx import losses
+from dpcvx import load_kdd, losses
 from dpcvx.erm import PrivateERM
 from dpcvx.tuning import count_mistakes, disjoint_parts, tune
 
@@ -49,33 +48,6 @@ KDD_ROWS = 494_021
 MAX_N = (KDD_ROWS - TEST_SIZE) // (len(LAMS) + 1)
 FULL = {"sizes": (10_000, 20_000, 40_000, 60_000, MAX_N), "repetitions": 20}
 QUICK = {"sizes": (10_000, 20_000, 40_000), "repetitions": 3}
-DOS_ATTACKS = ("back.", "land.", "neptune.", "pod.", "smurf.", "teardrop.")
-CATEGORICAL_COLUMNS = (1, 2, 3)  # protocol_type, service, flag
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "kddcup.data_10_percent.gz"
-
-
-def load_kdd_paper_mode(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y) for DoS vs not, preprocessed as in the paper (reads the data: not private)."""
-    with gzip.open(path, "rt") as handle:
-        records = [line.rstrip("\n").split(",") for line in handle if line.strip()]
-    labels = np.array([1.0 if record[-1] in DOS_ATTACKS else -1.0 for record in records])
-    blocks = []
-    for column in range(len(records[0]) - 1):
-        values = [record[column] for record in records]
-        if column in CATEGORICAL_COLUMNS:
-            categories = sorted(set(values))
-            index = {category: position for position, category in enumerate(categories)}
-            block = np.zeros((len(values), len(categories)))
-            block[np.arange(len(values)), [index[value] for value in values]] = 1.0
-        else:
-            block = np.array(values, dtype=float)[:, None]
-            largest = np.abs(block).max()
-            block = block / largest if largest > 0 else block
-        blocks.append(block)
-    blocks.append(np.ones((len(records), 1)))
-    X = np.hstack(blocks)
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
-    return X, labels
 
 
 def private_tuning_error(X, y, X_test, y_test, epsilon, rng) -> tuple[float, float]:
@@ -199,7 +171,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repetitions", type=int, help="override the number of repetitions")
     parser.add_argument("--sizes", type=int, nargs="+", help=f"override n per candidate (max {MAX_N})")
     parser.add_argument("--seed", type=int, default=2011)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, help="directory of kddcup.data_10_percent[.gz] "
+                        "(default: dpcvx.datasets.find_data_directory)")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = parser.parse_args(argv)
     config = dict(QUICK if args.quick else FULL)
@@ -214,7 +187,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"[{time.perf_counter() - started:7.1f} s] {message}", file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    X, y = load_kdd_paper_mode(args.data)
+    dataset = load_kdd(args.data, mode="paper", n_rows=None)
+    X, y = dataset.X, dataset.y
     progress(f"loaded {X.shape[0]} rows, d = {X.shape[1]}")
     results = run(X, y, config["sizes"], config["repetitions"], args.seed, progress)
     record = {
@@ -226,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
                     "cpu_count": os.cpu_count(), "niceness": os.nice(0),
                     "python": platform.python_version(),
                     "numpy": np.__version__},
-        "data": {"file": args.data.name, "rows": int(X.shape[0]),
+        "data": {"loader": 'dpcvx.load_kdd(mode="paper", n_rows=None)',
+                 "description": dataset.description, "rows": int(X.shape[0]),
                  "positive_rate": float(np.mean(y > 0)), "task": "DoS attack (+1) vs not (-1)"},
         "dimension": int(X.shape[1]),
         "test_size": TEST_SIZE,
@@ -237,9 +212,6 @@ def main(argv: list[str] | None = None) -> None:
         "epsilons": list(EPSILONS),
         "learner": "PrivateERM(loss=logistic, data_norm=1.0), objective perturbation, split='max'",
         "nonprivate": "same split; exact minimiser per Lam; fewest mistakes on the held-out part",
-        "preprocessing": "paper mode: one-hot categories found in the file, numeric columns / "
-                         "column max over the file, a constant feature 1, rows x / max(1, ||x||) "
-                         "(reads the data: not private)",
         "results": results,
     }
     args.out.mkdir(parents=True, exist_ok=True)
