@@ -11,9 +11,9 @@ For m candidate parameter settings and an epsilon-DP learner A:
    (the exponential mechanism of McSherry and Talwar 2007 with score -z_i).
 
 Guarantee: the whole procedure is epsilon-DP for all n rows (the paper's
-privacy theorem for Algorithm 4; the argument, written out here, is short). Neighbouring datasets differ in one record. The random split
-does not look at the data, so the record lies in one part (or in the unused
-rows, which change nothing):
+privacy theorem for Algorithm 4; the short argument follows). Neighbouring
+datasets differ in one record. The random split does not look at the data,
+so the record lies in one part (or in the unused rows, which change nothing):
 
 * in D_j, j <= m: only f_j depends on it, and A is epsilon-DP; the selection
   given (f_1..f_m) reads D_{m+1} only, so the joint law of the models and the
@@ -487,9 +487,8 @@ def tune(
     if delta > 0:
         keywords["delta"] = delta
     m, n = len(candidates), X.shape[0]
-    if n // (m + 1) < 1:
-        raise InputError(f"{n} rows cannot be split into m + 1 = {m + 1} non-empty parts; "
-                         "use more data or fewer grid points")
+    rng = resolve_rng(random_state)
+    parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     learners = [_configure(learner, params) for params in candidates]
 
     if accountant is not None:
@@ -497,8 +496,6 @@ def tune(
             [(epsilon, delta)] * (m + 1),
             description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})",
         )
-    rng = resolve_rng(random_state)
-    parts = disjoint_parts(n, m + 1, rng)
     held_out = parts[-1]
     X_held_out, y_held_out = X[held_out], y[held_out]
     logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
