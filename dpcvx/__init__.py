@@ -27,10 +27,27 @@ from .kernels import RandomFourierFeatures
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .pinp import PINP
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from .serialization import load, save
 from .tddl import TDDL, ConstrainedLeastSquares
 from .tdil import TDIL
 from .verify import verify
 from .version import __version__
+
+# The scikit-learn estimators are imported on first use: scikit-learn is optional.
+_ESTIMATORS = ("DPERMClassifier", "DPLogisticRegression", "DPHuberSVM")
+
+
+def __getattr__(name: str):
+    if name in _ESTIMATORS:
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'dpcvx' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ESTIMATORS))
+
 
 __all__ = [
     "verify",
@@ -72,5 +89,10 @@ __all__ = [
     "DPCVXWarning",
     "ClippingWarning",
     "ExponentialCostWarning",
+    "save",
+    "load",
+    "DPERMClassifier",
+    "DPLogisticRegression",
+    "DPHuberSVM",
     "__version__",
 ]

@@ -306,7 +306,9 @@ class PrivateERM:
         leaves less budget for the noise than the paper's rule, which can leave
         eps' close to 0 just before it switches to eps' = eps/2 (for the Huber
         hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps
-        0.05). ``random_state`` None draws the noise from OS entropy.
+        0.05). "rank-one" uses the tighter single-factor Jacobian bound
+        (docs/theory.md, section 3). ``random_state`` None draws the noise from
+        OS entropy.
         ``accountant`` is charged epsilon before any noise is drawn.
         """
         if mechanism not in MECHANISMS:
