@@ -285,11 +285,13 @@ class TuningResult:
 
 
 class BudgetInConstructor:
-    """Adapter for learners that take their budget in the constructor (dpcvx.TDDL, dpcvx.TDIL).
+    """Adapter for learners that take their budget in the constructor.
 
-    Such a learner is built as ``learner_class(**params, epsilon=, delta=,
-    random_state=)`` and ``fit(X, y, **fit_params)`` returns the fitted
-    learner. The adapter gives it the interface :func:`tune` calls, so every
+    Such a learner (dpcvx.TDDL, dpcvx.TDIL, the scikit-learn estimators
+    dpcvx.DPLogisticRegression, DPHuberSVM, DPERMClassifier) is built as
+    ``learner_class(**params, epsilon=, random_state=)``, plus ``delta=`` when
+    tune's delta is positive, and ``fit(X, y, **fit_params)`` returns the
+    fitted learner. The adapter gives it the interface :func:`tune` calls, so every
     candidate gets tune's epsilon and tune's generator (independent noise
     across candidates; a seed shared between them would break the guarantee)::
 
@@ -318,8 +320,10 @@ class BudgetInConstructor:
 
     def fit(self, X, y, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
             **fit_params) -> Any:
-        learner = self.learner_class(**self.params, epsilon=epsilon, delta=delta,
-                                     random_state=random_state)
+        budget = {"epsilon": epsilon, "random_state": random_state}
+        if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
+            budget["delta"] = delta
+        learner = self.learner_class(**self.params, **budget)
         return learner.fit(X, y, **fit_params)
 
     def __repr__(self) -> str:

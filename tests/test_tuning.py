@@ -504,3 +504,14 @@ def test_learners_without_epsilon_in_fit_are_refused_before_charging():
     with pytest.raises(dpcvx.InputError, match="BudgetInConstructor"):
         tune(lambda lam: BudgetSpy(lam, epsilon=0.5), X, y, {"lam": [1e-2]}, 0.5, accountant=accountant)
     assert accountant.ledger == []
+
+
+def test_scikit_learn_estimator_through_the_adapter():
+    pytest.importorskip("sklearn")
+    X, y = linear_data(6_000)
+    labels = (y > 0).astype(int)                                 # the estimators' classes (0, 1)
+    result = tune(BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0), X, labels,
+                  {"lam": LAMS}, epsilon=1.0, random_state=0)
+    assert isinstance(result.model, dpcvx.DPLogisticRegression)
+    assert result.model.epsilon == 1.0 and result.model.lam == result.params["lam"]
+    assert result.model.certificate_.epsilon == 1.0 and result.model.score(X, labels) > 0.8
