@@ -6,7 +6,7 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import calibrate, datasets, kernels, losses, noise, preprocessing
+from . import calibrate, datasets, kernels, losses, noise, preprocessing, tuning
 from .accountant import PrivacyAccountant, PrivacyCost
 from .audit import AuditReport, NeighbouringPair, audit, canary_pair
 from .datasets import Dataset, load_adult, load_kdd
@@ -30,6 +30,7 @@ from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .serialization import load, save
 from .tddl import TDDL, ConstrainedLeastSquares
 from .tdil import TDIL
+from .tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune
 from .verify import verify
 from .version import __version__
 
@@ -51,6 +52,11 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "verify",
+    "tune",
+    "TuningResult",
+    "TuningCertificate",
+    "BudgetInConstructor",
+    "tuning",
     "audit",
     "AuditReport",
     "NeighbouringPair",

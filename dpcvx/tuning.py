@@ -333,6 +333,29 @@ class BudgetInConstructor:
 # -- tune ----------------------------------------------------------------------------------
 
 
+def _takes_budget_in_constructor(learner: Any) -> bool:
+    cls = learner if isinstance(learner, type) else type(learner)
+    try:
+        parameters = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+    fit = getattr(cls, "fit", None)
+    return "epsilon" in parameters and not (callable(fit) and _accepts_keywords(fit, ("epsilon",)))
+
+
+def _adapt(learner: Any) -> Any:
+    """Wrap a learner that takes its budget in the constructor (a class or an estimator)."""
+    if isinstance(learner, BudgetInConstructor) or not _takes_budget_in_constructor(learner):
+        return learner
+    if isinstance(learner, type):
+        return BudgetInConstructor(learner)
+    if hasattr(learner, "get_params"):
+        params = {key: value for key, value in learner.get_params(deep=False).items()
+                  if key not in _BUDGET_PARAMETERS}
+        return BudgetInConstructor(type(learner), **params)
+    return learner
+
+
 def _configure(learner: Any, params: dict) -> Any:
     """A fresh learner with ``params``: a copy of an estimator with set_params, or factory(**params)."""
     if not isinstance(learner, type) and hasattr(learner, "fit") and hasattr(learner, "set_params"):
@@ -493,6 +516,7 @@ def tune(
     m, n = len(candidates), X.shape[0]
     rng = resolve_rng(random_state)
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
+    learner = _adapt(learner)
     learners = [_configure(learner, params) for params in candidates]
 
     if accountant is not None:

@@ -496,22 +496,30 @@ def test_budget_in_constructor_gets_tunes_budget_and_generator():
         BudgetInConstructor(BudgetSpy, epsilon=1.0)
 
 
-def test_learners_without_epsilon_in_fit_are_refused_before_charging():
+def test_factories_without_epsilon_in_fit_are_refused_before_charging():
+    # a factory hides its constructor, so tune cannot pass the budget: refused, nothing charged
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
     X, y = spy_data(1200)
-    with pytest.raises(dpcvx.InputError, match="BudgetInConstructor"):
-        tune(dpcvx.TDDL, X, y, {"lam": [1e-2]}, 0.5, accountant=accountant)
     with pytest.raises(dpcvx.InputError, match="BudgetInConstructor"):
         tune(lambda lam: BudgetSpy(lam, epsilon=0.5), X, y, {"lam": [1e-2]}, 0.5, accountant=accountant)
     assert accountant.ledger == []
 
 
-def test_scikit_learn_estimator_through_the_adapter():
+def test_budget_in_constructor_is_adapted_automatically():
+    # a class, or an estimator, whose constructor takes epsilon gets tune's epsilon and generator
+    X, y = spy_data(1200)
+    result = tune(BudgetSpy, X, y, {"lam": [1, 2, 3]}, epsilon=0.7, random_state=0)
+    assert result.model.epsilon == 0.7
+
+
+@pytest.mark.parametrize("explicit", [True, False], ids=["adapter", "estimator"])
+def test_scikit_learn_estimator(explicit):
     pytest.importorskip("sklearn")
     X, y = linear_data(6_000)
     labels = (y > 0).astype(int)                                 # the estimators' classes (0, 1)
-    result = tune(BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0), X, labels,
-                  {"lam": LAMS}, epsilon=1.0, random_state=0)
+    learner = (BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0) if explicit
+               else dpcvx.DPLogisticRegression(data_norm=1.0, epsilon=123.0))  # epsilon replaced
+    result = tune(learner, X, labels, {"lam": LAMS}, epsilon=1.0, random_state=0)
     assert isinstance(result.model, dpcvx.DPLogisticRegression)
     assert result.model.epsilon == 1.0 and result.model.lam == result.params["lam"]
     assert result.model.certificate_.epsilon == 1.0 and result.model.score(X, labels) > 0.8
