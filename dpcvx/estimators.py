@@ -68,8 +68,11 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             strict=self.strict,
         )
 
-    def fit(self, X, y) -> "_PrivateLinearClassifier":
+    def fit(self, X, y, *, accountant=None) -> "_PrivateLinearClassifier":
         """Release an ``epsilon``-differentially private model of (X, y).
+
+        ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
+        epsilon before any noise is drawn.
 
         Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
         does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
@@ -79,7 +82,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         model = self._private_erm().fit(
             X, y, epsilon=self.epsilon, mechanism=self.mechanism, split=self.split,
-            random_state=self.random_state,
+            random_state=self.random_state, accountant=accountant,
         )
         vars(self).update(self._fitted_attributes(model))
         return self
