@@ -389,8 +389,9 @@ def load_average() -> list[float]:
 class RunRecord:
     """Start/end record of one benchmark run: command, machine, date, load, threads, run time."""
 
-    def __init__(self, argv: list[str] | None = None):
-        self.command = "python -m " + _module_name() + " " + " ".join(sys.argv[1:] if argv is None else argv)
+    def __init__(self, module: str, argv: list[str] | None = None):
+        self.command = f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
+        self.invoked_as = f"python -m {_module_name()} " + " ".join(sys.argv[1:])
         self.started = _dt.datetime.now(_dt.timezone.utc)
         self.load_start = load_average()
         self._t0 = time.perf_counter()
@@ -398,6 +399,7 @@ class RunRecord:
     def finish(self) -> dict:
         return {
             "command": self.command.strip(),
+            "invoked_as": self.invoked_as.strip(),
             "date_utc": self.started.isoformat(timespec="seconds"),
             "machine": machine(),
             "load_average_start": self.load_start,

@@ -413,11 +413,11 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict) -
             f"load average {run['load_average_start']}, run time {run['run_seconds']:.0f} s, "
             f"command `{run['command']}`.",
             "",
-            "Objective perturbation at eps = 0.1 against JMLR 2011 (test error, mean ± sd over folds x draws):",
-            "",
-            targets_table(reproduction),
-            "",
         ]
+        targets = targets_table(reproduction)
+        if targets:
+            parts += ["Objective perturbation at eps = 0.1 against JMLR 2011 (test error, mean ± sd over "
+                      "folds x draws):", "", targets, ""]
         for data_key in reproduction["data"]:
             if data_key.startswith("adult"):
                 parts += [f"Adult ({data_key.split('/')[1]} mode) at eps = 0.1, every Lam (paper in brackets):", "",
