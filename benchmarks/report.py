@@ -272,8 +272,10 @@ def reproduction_markdown(output: dict) -> str:
     parts += ["## Cost and exactness", "", cost_table(output), ""]
     estimate = output.get("full_run_estimate")
     if estimate:
-        parts += [f"Estimated full run (10 folds x K = 50, 2 processes): about "
-                  f"{estimate['wall_hours_with_2_jobs']} h; {estimate['method']}.", ""]
+        parts += [f"Estimated full run (10 folds x K = 50 x 7 epsilons, 2 processes): about "
+                  f"{estimate['cpu_hours_with_2_jobs']} h on a quiet machine (from CPU time), "
+                  f"{estimate['wall_hours_with_2_jobs']} h at this run's load (from wall time); "
+                  f"{estimate['method']}.", ""]
     parts += ["## Notes", ""] + [f"- {note}" for note in output["notes"]] + [""]
     return "\n".join(parts)
 
@@ -428,8 +430,10 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict) -
                           kdd_table(reproduction, data_key), ""]
         estimate = reproduction.get("full_run_estimate")
         if estimate and reproduction.get("quick"):
-            parts += [f"Full run estimate: about {estimate['wall_hours_with_2_jobs']} h with 2 processes "
-                      f"({estimate['method']}).", ""]
+            parts += [f"Full run estimate (10 folds x K = 50 x 7 epsilons, 2 processes): about "
+                      f"{estimate['cpu_hours_with_2_jobs']} h on a quiet machine (from CPU time), "
+                      f"{estimate['wall_hours_with_2_jobs']} h at the quick run's load (from wall time); "
+                      f"{estimate['method']}.", ""]
     if speed:
         run = speed["run"]
         quick = "quick mode, " if speed.get("quick") else ""

@@ -54,8 +54,8 @@ DPCVX_METHODS = ("nonprivate", "output", "objective-paper", "objective-max")
 PEER_METHODS = ("sklearn", "diffprivlib")
 METHOD_STREAM = {"output": 1, "objective": 2, "diffprivlib": 3}
 
-QUICK = {"folds_run": 1, "draws": 3}
-FULL = {"folds_run": 10, "draws": 50}
+QUICK = {"folds_run": 1, "draws": 2, "epsilons": (0.01, 0.1, 1.0)}
+FULL = {"folds_run": 10, "draws": 50, "epsilons": common.EPSILONS}
 
 # Data and folds of the current run, set before the worker processes fork.
 _STATE: dict = {}
@@ -65,7 +65,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reproduce_jmlr", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
-                        help=f"quick mode: {QUICK['folds_run']} of the 10 folds, K = {QUICK['draws']} draws")
+                        help=f"quick mode: {QUICK['folds_run']} of the 10 folds, K = {QUICK['draws']} draws, "
+                             f"epsilon in {QUICK['epsilons']}")
     parser.add_argument("--out", type=Path, default=common.RESULTS_DIR, help="output directory")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (at most 2 on this machine)")
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads per process (threadpoolctl)")
@@ -77,7 +78,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--draws", type=int, default=None, help="noise draws K per fold (full: 50)")
     parser.add_argument("--lam-index", type=int, nargs="+", default=None,
                         help="indices into the Lam grid 1e-4 .. 10^-1.5 (default: all six)")
-    parser.add_argument("--epsilons", type=float, nargs="+", default=list(common.EPSILONS))
+    parser.add_argument("--epsilons", type=float, nargs="+", default=None,
+                        help="epsilon grid (default: the paper's seven values; quick mode: three)")
     parser.add_argument("--peers", nargs="*", default=list(PEER_METHODS), choices=PEER_METHODS,
                         help="peers to run (none: --peers with no names)")
     parser.add_argument("--seed", type=int, default=0, help="seed of folds, KDD subset and noise")
@@ -85,11 +87,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--max-rows", type=int, default=None, help="subsample every data set (tests)")
     parser.add_argument("--tag", default=None, help="file name tag (default: quick or full)")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    parser.add_argument("--progress", action="store_true", help="progress bar (tqdm) on stderr")
+    parser.add_argument("--quiet", action="store_true", help="no per-unit progress lines on stderr")
     args = parser.parse_args(argv)
     preset = QUICK if args.quick else FULL
     args.folds_run = preset["folds_run"] if args.folds_run is None else args.folds_run
     args.draws = preset["draws"] if args.draws is None else args.draws
+    args.epsilons = list(preset["epsilons"] if args.epsilons is None else args.epsilons)
     args.lam_index = list(range(len(common.LAMS))) if args.lam_index is None else args.lam_index
     args.tag = args.tag or ("quick" if args.quick else "full")
     if not 1 <= args.folds_run <= args.folds:
@@ -139,9 +142,32 @@ def _timed(call):
     return model, seconds, model.solve_info.residual, True
 
 
+class _Clock:
+    """Accumulates wall time and this process's CPU time per named block."""
+
+    def __init__(self):
+        self.totals: dict = {}
+
+    def __call__(self, name: str):
+        clock = self
+
+        class _Block:
+            def __enter__(self):
+                self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+            def __exit__(self, *exc):
+                wall = clock.totals.setdefault(name, 0.0)
+                clock.totals[name] = wall + time.perf_counter() - self.wall
+                clock.totals[name + "_cpu"] = clock.totals.get(name + "_cpu", 0.0) + time.process_time() - self.cpu
+
+        return _Block()
+
+
 def run_unit(task: dict) -> dict:
     """All methods, epsilons and draws for one (data set, fold, loss, Lam)."""
-    unit_start = time.perf_counter()
+    clock = _Clock()
+    unit = clock("unit")
+    unit.__enter__()
     data, folds = _STATE["data"][task["data"]], _STATE["folds"][task["data"]]
     train, test = folds[task["fold"]]
     X_train = np.asfortranarray(data.X[train])
@@ -153,12 +179,11 @@ def run_unit(task: dict) -> dict:
     key = (task["data_index"], task["fold"], list(common.LOSSES).index(loss_name), task["lam"])
     erm = common.ExactSolveCache(common.LOSSES[loss_name], lam=lam, data_norm=common.DATA_NORM)
     entries: dict = {}
-    timing = {"exact_solve": 0.0, "output_draws": 0.0, "objective_draws": 0.0, "sklearn": 0.0, "diffprivlib": 0.0}
 
     entry = entries.setdefault(("nonprivate", None), _new_entry())
-    start = time.perf_counter()
-    _record(entry, _fit_and_score(lambda: _timed(lambda: erm.fit_nonprivate(X_train, y_train)), X_test, y_test))
-    timing["exact_solve"] = time.perf_counter() - start
+    with clock("exact_solve"):
+        _record(entry, _fit_and_score(lambda: _timed(lambda: erm.fit_nonprivate(X_train, y_train)),
+                                      X_test, y_test))
 
     certificate = erm._certificate("objective", d)
     calibrations = {}
@@ -176,36 +201,32 @@ def run_unit(task: dict) -> dict:
         obj_max = entries.setdefault(("objective-max", e_index), _new_entry())
         obj_paper = entries.setdefault(("objective-paper", e_index), _new_entry())
         for draw in range(draws):
-            start = time.perf_counter()
-            rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["output"])
-            _record(out, _fit_and_score(lambda: _timed(lambda: erm.fit(X_train, y_train, epsilon, "output",
-                                                                       random_state=rng)), X_test, y_test))
-            timing["output_draws"] += time.perf_counter() - start
-            start = time.perf_counter()
-            outcome = None
-            for split, target in (("max", obj_max), ("paper", obj_paper)):
-                if split == "paper" and same:  # same mechanism, same draw: share the result
-                    _record(obj_paper, outcome, shared=True)
-                    continue
-                rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["objective"])
-                outcome = _fit_and_score(lambda: _timed(lambda: erm.fit(
-                    X_train, y_train, epsilon, "objective", split=split, random_state=rng)), X_test, y_test)
-                _record(target, outcome)
-            timing["objective_draws"] += time.perf_counter() - start
+            with clock("output_draws"):
+                rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["output"])
+                _record(out, _fit_and_score(lambda: _timed(lambda: erm.fit(
+                    X_train, y_train, epsilon, "output", random_state=rng)), X_test, y_test))
+            with clock("objective_draws"):
+                outcome = None
+                for split, target in (("max", obj_max), ("paper", obj_paper)):
+                    if split == "paper" and same:  # same mechanism, same draw: share the result
+                        _record(obj_paper, outcome, shared=True)
+                        continue
+                    rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["objective"])
+                    outcome = _fit_and_score(lambda: _timed(lambda: erm.fit(
+                        X_train, y_train, epsilon, "objective", split=split, random_state=rng)), X_test, y_test)
+                    _record(target, outcome)
 
     if loss_name == "logistic" and "sklearn" in task["peers"]:
         entry = entries.setdefault(("sklearn", None), _new_entry())
-        start = time.perf_counter()
 
         def fit_sklearn():
             model, seconds, converged = common.fit_sklearn(X_train, y_train, lam)
             residual = common.relative_residual(erm.loss, X_train, y_train, lam, model.coef_)
             return model, seconds, residual, converged
 
-        _record(entry, _fit_and_score(fit_sklearn, X_test, y_test))
-        timing["sklearn"] = time.perf_counter() - start
+        with clock("sklearn"):
+            _record(entry, _fit_and_score(fit_sklearn, X_test, y_test))
     if loss_name == "logistic" and "diffprivlib" in task["peers"]:
-        start = time.perf_counter()
         for e_index, epsilon in enumerate(task["epsilons"]):
             entry = entries.setdefault(("diffprivlib", e_index), _new_entry())
             for draw in range(draws):
@@ -217,10 +238,10 @@ def run_unit(task: dict) -> dict:
                     residual = common.relative_residual(erm.loss, X_train, y_train, lam, model.coef_, b, delta)
                     return model, seconds, residual, converged
 
-                _record(entry, _fit_and_score(fit_dpl, X_test, y_test))
-        timing["diffprivlib"] = time.perf_counter() - start
-    timing["unit"] = time.perf_counter() - unit_start
-    return {"task": task, "entries": entries, "timing": timing, "calibrations": calibrations,
+                with clock("diffprivlib"):
+                    _record(entry, _fit_and_score(fit_dpl, X_test, y_test))
+    unit.__exit__(None, None, None)
+    return {"task": task, "entries": entries, "timing": clock.totals, "calibrations": calibrations,
             "n_train": n, "n_test": int(len(test)), "exact_solve_reused": erm.cache_hits}
 
 
@@ -295,29 +316,36 @@ def aggregate(results: list[dict], args, datasets: dict) -> dict:
 
 
 def estimate_full(timing: dict, args) -> dict:
-    """Extrapolate this run's measured unit times to the full run (10 folds, K = 50, 2 jobs).
+    """Extrapolate this run's measured unit times to the full run (10 folds, K = 50, 7 epsilons, 2 jobs).
 
-    Per data set: (exact solves + sklearn) scale with the folds; the draw
-    loops (output, objective, diffprivlib) scale with folds x K. The sum is
-    divided by 2 processes. Times measured under this run's load.
+    Per data set: the exact solves and the sklearn fits scale with the number
+    of folds (and of Lam values); the draw loops (output, objective,
+    diffprivlib) scale with folds x Lam values x epsilons x draws. Two
+    figures: from wall time (inflated when other jobs load the machine) and
+    from this process's CPU time (what a quiet machine with one BLAS thread
+    per process would take), each divided by 2 processes.
     """
-    total = 0.0
-    per_data = {}
     fold_factor = FULL["folds_run"] / args.folds_run
-    draw_factor = FULL["draws"] / args.draws
-    for data, t in timing.items():
-        fixed = t.get("exact_solve", 0.0) + t.get("sklearn", 0.0)
-        draws = t.get("output_draws", 0.0) + t.get("objective_draws", 0.0) + t.get("diffprivlib", 0.0)
-        seconds = fold_factor * (fixed + draw_factor * draws)
-        per_data[data] = seconds
-        total += seconds
+    lam_factor = len(common.LAMS) / len(args.lam_index)
+    draw_factor = (FULL["draws"] / args.draws) * (len(FULL["epsilons"]) / len(args.epsilons))
+    estimates = {}
+    for suffix, label in (("", "wall"), ("_cpu", "cpu")):
+        per_data = {}
+        for data, t in timing.items():
+            fixed = t.get("exact_solve" + suffix, 0.0) + t.get("sklearn" + suffix, 0.0)
+            draws = sum(t.get(name + suffix, 0.0) for name in ("output_draws", "objective_draws", "diffprivlib"))
+            per_data[data] = fold_factor * lam_factor * (fixed + draw_factor * draws)
+        estimates[label] = per_data
     return {
-        "method": (f"sum over work units of (exact solve + sklearn) x {fold_factor:g} folds factor + "
-                   f"(draw loops) x {fold_factor:g} x {draw_factor:g} draws factor, divided by 2 processes; "
-                   "unit times measured in this run, under its load average"),
-        "cpu_seconds_by_data": {k: round(v) for k, v in per_data.items()},
-        "wall_seconds_with_2_jobs": round(total / 2),
-        "wall_hours_with_2_jobs": round(total / 2 / 3600, 2),
+        "method": (f"measured per-unit times of this run; exact solves and sklearn x {fold_factor * lam_factor:g} "
+                   f"(folds, Lam), draw loops x {fold_factor * lam_factor * draw_factor:g} (folds, Lam, "
+                   "epsilons, draws); summed over data sets and divided by 2 processes"),
+        "seconds_by_data_wall": {k: round(v) for k, v in estimates["wall"].items()},
+        "seconds_by_data_cpu": {k: round(v) for k, v in estimates["cpu"].items()},
+        "wall_hours_with_2_jobs": round(sum(estimates["wall"].values()) / 2 / 3600, 1),
+        "cpu_hours_with_2_jobs": round(sum(estimates["cpu"].values()) / 2 / 3600, 1),
+        "note": "the wall-time figure includes waiting for a core under this run's load; the CPU-time "
+                "figure approximates a quiet machine (one BLAS thread per process, 2 processes on 2 cores)",
     }
 
 
@@ -352,20 +380,20 @@ def main(argv=None) -> dict:
                                   "peers": peers})
     # Largest first (KDD, small Lam, logistic with its peers) for a balanced pool.
     tasks.sort(key=lambda t: (-datasets[t["data"]].X.size, t["lam"], t["loss"] != "logistic"))
-    progress = _progress(len(tasks), args.progress)
+    progress = _progress(len(tasks), not args.quiet)
     results = []
     with common.limit_threads(args.threads):
         if args.jobs == 1:
             for task in tasks:
                 results.append(run_unit(task))
-                progress()
+                progress(results[-1])
         else:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context, initializer=_init_worker,
                                      initargs=(args.threads,)) as pool:
                 for result in pool.map(run_unit, tasks):
                     results.append(result)
-                    progress()
+                    progress(result)
         threads = common.thread_settings()
 
     summary = aggregate(results, args, datasets)
@@ -403,14 +431,20 @@ def main(argv=None) -> dict:
 
 
 def _progress(total: int, enabled: bool):
-    if not enabled:
-        return lambda: None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return lambda: None
-    bar = tqdm(total=total, file=sys.stderr, desc="units")
-    return lambda: bar.update(1)
+    """A callable printing one line per finished work unit (elapsed time, load average) to stderr."""
+    start = time.perf_counter()
+    done = [0]
+
+    def report_unit(result: dict) -> None:
+        done[0] += 1
+        if enabled:
+            task = result["task"]
+            print(f"[reproduce] {done[0]}/{total} {task['data']} fold {task['fold']} {task['loss']} "
+                  f"Lam {common.LAM_LABELS[task['lam']]}: {result['timing']['unit']:.1f} s "
+                  f"(cpu {result['timing']['unit_cpu']:.1f} s); elapsed "
+                  f"{time.perf_counter() - start:.0f} s; load {common.load_average()}", file=sys.stderr, flush=True)
+
+    return report_unit
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def test_reproduction_writes_every_method_and_file(reproduction):
     assert run["command"].startswith("python -m benchmarks.reproduce_jmlr")
     text = (out / "reproduce_tiny.md").read_text()
     assert "best Lam per epsilon" in text and "diffprivlib" in text
-    assert saved["full_run_estimate"]["wall_seconds_with_2_jobs"] >= 0
+    assert saved["full_run_estimate"]["cpu_hours_with_2_jobs"] >= 0
     for files in saved.get("plots", {}).values():
         for name in files:
             assert (out / Path(name).name).exists()
