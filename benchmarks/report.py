@@ -41,6 +41,10 @@ REPRODUCTION_NOTES = [
     "Spread: sd is the standard deviation of the test error over all folds x draws of a cell; "
     "sem = sd / sqrt(count) (optimistic: draws of one fold share its data).",
     "Huber hinge: neither scikit-learn nor diffprivlib has it; only dpcvx rows.",
+    "'[k refused]': dpcvx raised SolverError (relative residual above tol = 1e-9) and released nothing "
+    "for k of the fits of that cell; the mean and sd are over the fits that were released. With the "
+    "Huber hinge at small Lam the Newton solver's stall test can stop it far from the optimum (see the "
+    "benchmark report); a refused exact solve also refuses every output-perturbation draw built on it.",
 ]
 
 METHOD_LABELS = {
@@ -82,10 +86,12 @@ class Cells:
 
 
 def _mean_sd(cell) -> str:
+    """mean ± sd of the test error; fits dpcvx refused (SolverError) are named, never hidden."""
+    refused = f" [{cell['failures']} refused]" if cell and cell.get("failures") else ""
     if not cell or not cell["error"].get("count"):
-        return "n/a"
+        return "n/a" + refused
     e = cell["error"]
-    return f"{e['mean']:.4f} ± {e['std']:.4f}"
+    return f"{e['mean']:.4f} ± {e['std']:.4f}{refused}"
 
 
 def _lam_label(index: int) -> str:
@@ -324,6 +330,9 @@ def plot_reproduction(output: dict, directory: Path, stem: str) -> dict:
                 if value is not None:
                     ax.plot([0.1], [value], marker, color="purple", ms=9, mfc="none",
                             label=f"paper {paper_method}, eps 0.1 (best Lam)")
+            positive = output["data"][data_key]["positive_fraction"]
+            ax.axhline(min(positive, 1 - positive), color="0.6", lw=0.8,
+                       label="majority class (predict one label)")
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("epsilon")
