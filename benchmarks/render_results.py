@@ -33,7 +33,9 @@ def pick(results: Path, kind: str, prefer: tuple[str, ...] = ("full", "quick")) 
 def render(readme: Path, results: Path) -> str:
     reproduction, repro_file = pick(results, "reproduce")
     speed, speed_file = pick(results, "speed")
-    body = report.readme_section(reproduction, speed, {"reproduction": repro_file, "speed": speed_file})
+    run_all, _ = pick(results, "run_all", prefer=("quick",))
+    body = report.readme_section(reproduction, speed, {"reproduction": repro_file, "speed": speed_file},
+                                 run_all)
     text = readme.read_text()
     if START not in text or END not in text or text.index(START) > text.index(END):
         raise SystemExit(f"{readme} has no {START} ... {END} markers")

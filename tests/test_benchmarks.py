@@ -151,3 +151,11 @@ def test_render_replaces_only_the_marked_section(tmp_path, reproduction):
     assert text.startswith("# title\n\nintro\n\n## Results\n\n")
     assert "\nold\n" not in text and "python -m benchmarks.run_all --quick" in text
     assert render_results.main(["--readme", str(readme), "--results", str(results), "--check"]) == 0
+
+
+def test_run_all_records_its_run(tmp_path):
+    from benchmarks import run_all
+
+    assert run_all.main(["--quick", "--out", str(tmp_path), "--skip-reproduction", "--skip-speed"]) == 0
+    record = json.loads((tmp_path / "run_all_quick.json").read_text())
+    assert record["steps"] == [] and record["run"]["command"].startswith("python -m benchmarks.run_all --quick")
