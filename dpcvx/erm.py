@@ -32,7 +32,7 @@ from .accountant import PrivacyAccountant
 from .certificate import MECHANISMS, Certificate
 from .exceptions import ClippingWarning, InputError, SolverError
 from .model import LinearModel, PrivateModel, ReleaseCertificate
-from .noise import sample_l2_laplace
+from .noise import round_to_grid, sample_l2_laplace
 from .objective import PerturbedObjective
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
@@ -170,6 +170,11 @@ class PrivateERM:
     def row_map(self) -> RowMap:
         """The public per-record map (feature map, clipping to R, intercept feature)."""
         if self.feature_map is not None:
+            if self.data_norm is not None:
+                raise InputError(
+                    "data_norm bounds raw rows, but with a feature_map the rows the theorems see "
+                    "are the map's outputs, bounded by feature_map.norm_bound; drop data_norm"
+                )
             bound = positive("feature_map.norm_bound", self.feature_map.norm_bound)
         elif self.data_norm is None:
             raise InputError(
@@ -301,7 +306,9 @@ class PrivateERM:
         leaves less budget for the noise than the paper's rule, which can leave
         eps' close to 0 just before it switches to eps' = eps/2 (for the Huber
         hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps
-        0.05). ``random_state`` None draws the noise from OS entropy.
+        0.05). "rank-one" uses the tighter single-factor Jacobian bound
+        (docs/theory.md, section 3). ``random_state`` None draws the noise from
+        OS entropy.
         ``accountant`` is charged epsilon before any noise is drawn.
         """
         if mechanism not in MECHANISMS:
@@ -327,7 +334,8 @@ class PrivateERM:
         else:
             w, info = self._solve(X_mapped, labels, np.zeros(d), 0.0)
             self._check_solution(w, info)
-            w = w + noise
+            w, spacing = round_to_grid(w + noise, 1.0 / calibration.beta)
+            calibration = calibration.with_release_grid(spacing)
         del noise  # never stored
 
         release = ReleaseCertificate(

@@ -14,6 +14,7 @@ __all__ = [
     "BudgetExceededError",
     "DPCVXWarning",
     "ClippingWarning",
+    "ExponentialCostWarning",
 ]
 
 
@@ -54,3 +55,7 @@ class DPCVXWarning(UserWarning):
 
 class ClippingWarning(DPCVXWarning):
     """Rows with norm above the public bound were clipped (shown only to the curator)."""
+
+
+class ExponentialCostWarning(DPCVXWarning):
+    """TDIL searches a net of the input ball whose size is exponential in the input dimension."""

@@ -317,3 +317,12 @@ def test_get_and_set_params():
     assert erm.set_params(lam=0.5) is erm and erm.lam == 0.5
     with pytest.raises(dpcvx.InputError, match="unknown parameters"):
         erm.set_params(lambda_=1)
+
+
+def test_output_release_is_rounded_to_a_power_of_two_grid(data):
+    X, y, _, _ = data
+    model = dpcvx.PrivateERM(data_norm=1.0).fit(X, y, epsilon=1.0, mechanism="output", random_state=0)
+    cal = model.certificate.calibration
+    spacing = cal["release_grid"]
+    assert spacing == 2.0 ** (int(np.ceil(np.log2(1 / cal["beta"]))) - 30)
+    assert np.all(model.coef_ / spacing == np.round(model.coef_ / spacing))

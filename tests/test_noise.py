@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from dpcvx import InputError
-from dpcvx.noise import sample_gaussian, sample_l2_laplace, sample_laplace
+from dpcvx.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcvx.rng import resolve_rng
 
 DRAWS = 4000
@@ -74,3 +74,13 @@ def test_random_state_resolution():
     for bad in (-1, 1.5, "seed", True, np.random.RandomState(0)):
         with pytest.raises(InputError):
             resolve_rng(bad)
+
+
+def test_round_to_grid():
+    values = np.array([0.123456789123, -3.0, 1e-9, 0.0])
+    rounded, spacing = round_to_grid(values, scale=0.37)
+    assert spacing == 2.0 ** (-1 - 30)  # ceil(log2 0.37) = -1
+    assert np.all(np.abs(rounded - values) <= spacing / 2)
+    assert np.all(rounded / spacing == np.round(rounded / spacing))  # exact multiples
+    with pytest.raises(InputError):
+        round_to_grid(values, scale=0.0)

@@ -91,3 +91,13 @@ def test_conjugate_gradient_path_for_large_dimension():
     assert fast.solve_info.solver == "newton-cg" and fast.solve_info.residual <= 1e-9
     reference = dpcvx.PrivateERM(**kwargs, solver="cvxpy").fit(X, y, epsilon=1.0, random_state=0)
     np.testing.assert_allclose(fast.coef_, reference.coef_, atol=1e-6 * np.abs(fast.coef_).max())
+
+
+def test_slow_damped_start_is_not_mistaken_for_a_stall():
+    # Found by hypothesis: Huber hinge with h = 0.1, tiny Lam and n: the first damped
+    # Newton steps barely reduce the residual; the solve must go on and converge.
+    X = np.array([[0.00255016, 0.02946786], [0.01829888, -0.0869712], [-0.1169436, 0.03444443],
+                  [0.04304851, 0.19039495], [-0.06110905, 0.04102876]])
+    y = np.array([-1, 1, -1, 1, -1])
+    model = dpcvx.PrivateERM(loss=losses.huber_hinge(0.1), lam=1e-4, data_norm=0.5).fit_nonprivate(X, y)
+    assert model.solve_info.status == "converged" and model.solve_info.residual <= 1e-9

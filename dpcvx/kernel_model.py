@@ -1,0 +1,91 @@
+"""The released kernel predictor f(x) = sum_t coef_t k(center_t, x).
+
+The centres are public points (TDDL's public sample Z, PINP's queries, TDIL's
+net points), never training rows, so the released object is the triple
+(centres, coefficients, kernel). It holds no noise and no training data.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from .exceptions import InputError
+from .kernel_erm import as_labels
+from .kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
+
+__all__ = ["KernelPredictor"]
+
+
+class KernelPredictor:
+    """f(x) = sum_t coef_t k(z_t, x); predicts sign(f(x)) (ties go to +1)."""
+
+    def __init__(self, kernel: Kernel, centers, coef, privacy: dict | None = None):
+        self.kernel = kernel
+        centers = np.asarray(centers, dtype=float)
+        coef = np.asarray(coef, dtype=float)
+        if centers.ndim != 2 or coef.shape != (centers.shape[0],) \
+                or not (np.all(np.isfinite(centers)) and np.all(np.isfinite(coef))):
+            raise InputError("a kernel predictor needs finite centres of shape (T, d) and "
+                             "finite coefficients of shape (T,)")
+        self.centers, self.coef = centers, coef
+        self.privacy = dict(privacy or {})
+
+    @property
+    def n_features(self) -> int:
+        return self.centers.shape[1]
+
+    @property
+    def rkhs_norm(self) -> float:
+        """||w|| = sqrt(coef^T K_Z coef)."""
+        if self.coef.size == 0:
+            return 0.0
+        return math.sqrt(max(float(self.coef @ self.kernel.gram(self.centers, self.centers) @ self.coef), 0.0))
+
+    def decision_function(self, X) -> np.ndarray:
+        X = as_rows(X, "X", self.n_features)
+        if self.coef.size == 0:
+            return np.zeros(X.shape[0])
+        return kernel_expansion(self.kernel, X, self.centers, self.coef)
+
+    def predict(self, X) -> np.ndarray:
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+
+    def score(self, X, y) -> float:
+        """Accuracy on labels y in {-1, +1}."""
+        X = as_rows(X, "X", self.n_features)
+        return float(np.mean(self.predict(X) == as_labels(y, X.shape[0])))
+
+    def to_dict(self) -> dict:
+        """JSON-ready: kernel parameters, centres, coefficients and the privacy record."""
+        return {
+            "type": "KernelPredictor",
+            "kernel": self.kernel.to_dict(),
+            "n_features": self.n_features,
+            "centers": self.centers.tolist(),
+            "coef": self.coef.tolist(),
+            "privacy": self.privacy,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "KernelPredictor":
+        """Rebuild a saved predictor from data (numbers and names only; nothing is executed)."""
+        if not isinstance(data, dict) or data.get("type") != "KernelPredictor":
+            raise InputError("not a saved KernelPredictor (missing type field)")
+        try:
+            centers = np.asarray(data["centers"], dtype=float).reshape(-1, int(data["n_features"]))
+            return cls(kernel_from_dict(data["kernel"]), centers, data["coef"], data.get("privacy"))
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputError(f"malformed KernelPredictor data: {error}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> "KernelPredictor":
+        return cls.from_dict(json.loads(text))
+
+    def __repr__(self) -> str:
+        return f"KernelPredictor(kernel={self.kernel!r}, centers={self.centers.shape[0]})"

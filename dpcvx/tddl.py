@@ -1,0 +1,169 @@
+"""TDDL: the Test Data Dependent Learner (Jain and Thakurta, ICML 2013, Algorithm 2).
+
+Given private training data and a PUBLIC sample Z = {z_1..z_T} of test points:
+
+1. solve the kernel ERM exactly: w* = sum_i beta_i phi(x_i);
+2. release noisy predictions yhat_t = <w*, phi(z_t)> + b_t, with b_t
+   Laplace (epsilon-DP, L1 sensitivity) or Gaussian ((epsilon, delta)-DP,
+   L2 sensitivity through ||Phi_Z||_op = sqrt(lambda_max(K_Z))), calibrated
+   by :func:`dpcvx.kernel_calibrate.tddl_calibration`;
+3. post-process: w = argmin_{||w|| <= C, w in span phi(Z)} (1/T) sum_t (<w, phi(z_t)> - yhat_t)^2,
+   the CVXPY template :class:`ConstrainedLeastSquares`, C = constraint_radius.
+
+The released predictor is (Z, a, kernel) with w = sum_t a_t phi(z_t). Step 3
+touches only yhat and public data, so it costs no privacy.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+from scipy.linalg import eigh
+
+from .exceptions import InputError, SolverError
+from .kernel_calibrate import TDDLCalibration, constraint_radius, tddl_calibration, top_eigenvalue_bound
+from .kernel_erm import SolveReport
+from .kernel_learner import PrivateKernelLearner
+from .kernel_model import KernelPredictor
+from .kernels import as_rows
+from .noise import sample_gaussian, sample_laplace
+from .rng import resolve_rng
+
+__all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
+
+FEASIBILITY_SLACK = 1e-9
+# Clarabel's defaults leave ~1e-6 relative suboptimality on the ill-conditioned diagonal;
+# at these tolerances it often reports "optimal_inaccurate" for a better point, so the
+# status is not trusted: the KKT residual is computed and reported instead.
+CLARABEL_OPTIONS = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
+
+
+class ConstrainedLeastSquares:
+    """min_a (1/T) ||K_Z a - t||^2  subject to  a^T K_Z a <= C^2, as a reusable CVXPY problem.
+
+    K_Z = U diag(lam) U^T is PSD in exact arithmetic; its computed eigenvalues
+    are clipped at 0, and those below T eps lambda_max are dropped (numerical
+    rank r). With F = U_r diag(sqrt(lam_r)) (so K_Z = F F^T) and coordinates
+    c = F^T a, w = Phi_Z a has ||w||^2 = a^T K_Z a = ||c||^2 and predictions
+    K_Z a = F c. Because U_r has orthonormal columns,
+    ||F c - t||^2 = ||diag(sqrt(lam_r)) c - U_r^T t||^2 + const, so the problem is
+
+        minimise (1/T) ||diag(sqrt(lam_r)) c - U_r^T t||^2  subject to  ||c||_2 <= C,
+
+    a second-order cone program with no quad_form on an indefinite matrix. It
+    is built once (targets and radius are cp.Parameters, so repeated solves
+    reuse the compilation) and a = U_r diag(1/sqrt(lam_r)) c is the minimum-norm
+    coefficient vector.
+    """
+
+    def __init__(self, gram, radius: float):
+        gram = np.asarray(gram, dtype=float)
+        if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or not np.all(np.isfinite(gram)):
+            raise InputError(f"gram must be a finite square matrix, got shape {gram.shape}")
+        T = gram.shape[0]
+        self.eigenvalues, vectors = eigh((gram + gram.T) / 2)
+        top = max(float(self.eigenvalues[-1]), 0.0)
+        keep = self.eigenvalues > T * np.finfo(float).eps * top
+        if not np.any(keep):
+            raise InputError("the Gram matrix of the public sample is zero: phi(z_t) = 0 for all t")
+        roots = np.sqrt(self.eigenvalues[keep])
+        self._basis = vectors[:, keep]
+        self._roots = roots
+        self.coordinates = cp.Variable(roots.size, name="c")
+        self.projected_targets = cp.Parameter(roots.size, name="U_r^T t")
+        self.radius = cp.Parameter(nonneg=True, name="C", value=float(radius))
+        residual = cp.multiply(roots, self.coordinates) - self.projected_targets
+        self._norm_constraint = cp.norm(self.coordinates, 2) <= self.radius
+        self.problem = cp.Problem(cp.Minimize(cp.sum_squares(residual) / T), [self._norm_constraint])
+        self.residual: float | None = None
+
+    @property
+    def rank(self) -> int:
+        return self._roots.size
+
+    def solve(self, targets) -> np.ndarray:
+        """The coefficients a of the constrained least-squares fit to ``targets``."""
+        targets = np.asarray(targets, dtype=float)
+        if targets.shape != (self._basis.shape[0],) or not np.all(np.isfinite(targets)):
+            raise InputError(f"targets must be a finite vector of length {self._basis.shape[0]}")
+        projected = self._basis.T @ targets
+        self.projected_targets.value = projected
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": checked below
+                self.problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS)
+        except cp.SolverError as error:
+            raise SolverError(f"the constrained least squares failed: {error}") from None
+        coordinates = self.coordinates.value
+        if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or coordinates is None:
+            raise SolverError(f"the constrained least squares ended with status {self.problem.status}")
+        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        if norm > radius * (1 + FEASIBILITY_SLACK):  # the solver's feasibility tolerance
+            coordinates = coordinates * (radius / norm)
+        self.residual = self._kkt_residual(coordinates, projected)
+        return self._basis @ (coordinates / self._roots)
+
+    def _kkt_residual(self, coordinates: np.ndarray, projected: np.ndarray) -> float:
+        """Relative KKT residual: stationarity (lam + mu) c = sqrt(lam) U^T t and complementarity.
+
+        mu = T nu / (2 ||c||) from the constraint's dual value nu (0 when inactive).
+        """
+        T = self._basis.shape[0]
+        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        dual = float(self._norm_constraint.dual_value or 0.0)
+        mu = T * dual / (2 * norm) if norm > 0 else 0.0
+        scale = max(float(np.linalg.norm(self._roots * projected)), np.finfo(float).tiny)
+        stationarity = np.linalg.norm((self._roots**2 + mu) * coordinates - self._roots * projected)
+        complementarity = mu * abs(norm - radius) * max(norm, 1.0)
+        return float(max(stationarity, complementarity) / scale)
+
+
+def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
+                        rng: np.random.Generator) -> np.ndarray:
+    """predictions + i.i.d. Laplace(scale) or N(0, scale^2) noise, as the calibration says."""
+    predictions = np.asarray(predictions, dtype=float)
+    sampler = sample_laplace if calibration.mechanism == "laplace" else sample_gaussian
+    return predictions + sampler(predictions.size, calibration.scale, rng)
+
+
+class TDDL(PrivateKernelLearner):
+    """Test Data Dependent Learner (Jain and Thakurta, ICML 2013, Algorithm 2).
+
+    ``fit(X, y, Z)`` trains on the private (X, y) and the public sample Z; the
+    released ``predictor_`` (a :class:`KernelPredictor` on the centres Z)
+    predicts any point. (epsilon, delta)-DP with respect to (X, y); pure
+    epsilon-DP when delta = 0. Accuracy guarantees hold for points distributed
+    like Z. See :class:`~dpcvx.kernel_learner.PrivateKernelLearner` for the
+    parameters.
+
+    Fitted attributes: ``predictor_``, ``calibration_`` (noise derivation),
+    ``constraint_radius_`` (C), ``solve_report_`` (accuracy of the exact solve),
+    ``least_squares_residual_`` (relative KKT residual of step 3).
+    """
+
+    algorithm = "TDDL (Jain and Thakurta 2013, Algorithm 2)"
+
+    def fit(self, X, y, Z) -> "TDDL":
+        rng = resolve_rng(self.random_state)
+        model = self._curator_model(X, y)
+        Z = as_rows(Z, "Z", model.n_features)
+        kernel, loss = model.kernel, model.loss
+        radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+                                   loss.value_at_zero, loss.infimum)
+        least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
+        calibration = tddl_calibration(
+            model.n, self.lam, loss.lipschitz, kernel.feature_bound, self.epsilon, self.delta,
+            np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues),
+        )
+        noisy = perturb_predictions(model.predict(Z), calibration, rng)
+        coef = least_squares.solve(noisy)
+        self.calibration_ = calibration
+        self.constraint_radius_ = radius
+        self.least_squares_residual_ = least_squares.residual
+        self.solve_report_: SolveReport = model.report
+        self.predictor_ = KernelPredictor(kernel, Z, coef, self._privacy_record(
+            model, mechanism=calibration.mechanism, noise_scale=calibration.scale,
+            constraint_radius=radius, public_sample_size=Z.shape[0]))
+        return self

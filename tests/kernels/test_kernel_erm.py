@@ -1,0 +1,152 @@
+"""The exact kernel ERM: agreement with CVXPY, certified accuracy, sensitivity, norm bound C."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from dpcvx.exceptions import AssumptionError, InputError, SolverError
+from dpcvx.kernel_calibrate import SOLVE_RTOL, constraint_radius, minimiser_sensitivity
+from dpcvx.kernel_erm import KernelERM, as_labels, solve_kernel_erm
+from dpcvx.kernel_loss import hinge, resolve_loss
+from dpcvx.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
+from dpcvx.losses import from_spec
+
+LOSSES = ["hinge", "logistic", "huber_hinge:h=0.5"]
+
+
+def circle_task(n, seed, noise=0.05):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
+    y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+    return X, np.where(rng.random(n) < noise, -y, y)
+
+
+@pytest.mark.parametrize("margin_loss", [lambda z: 2 * cp.pos(0.5 - z), lambda z: cp.abs(z - 1)],
+                         ids=["scaled shifted hinge", "absolute"])
+def test_general_two_piece_losses_agree_with_cvxpy(margin_loss):
+    X, y = circle_task(120, 0)
+    lam, gram = 1e-2, RBFKernel(3.0).gram(X, X)
+    loss = resolve_loss(margin_loss)
+    assert loss.method == "dual interior point"
+    solution = solve_kernel_erm(gram, y, lam, loss, SOLVE_RTOL * minimiser_sensitivity(120, lam, loss.lipschitz, 1.0))
+    eigenvalues, vectors = np.linalg.eigh(gram)
+    factor = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
+    weights = cp.Variable(factor.shape[1])
+    objective = cp.sum(margin_loss(cp.multiply(y, factor @ weights))) / 120 + lam / 2 * cp.sum_squares(weights)
+    cp.Problem(cp.Minimize(objective)).solve(solver=cp.CLARABEL)
+    np.testing.assert_allclose(gram @ solution.coef, factor @ weights.value, atol=2e-4)
+
+
+def rkhs_distance(kernel, rows_a, coef_a, rows_b, coef_b):
+    rows = np.vstack([rows_a, rows_b])
+    coef = np.concatenate([coef_a, -coef_b])
+    return float(np.sqrt(max(coef @ kernel.gram(rows, rows) @ coef, 0.0)))
+
+
+@pytest.mark.parametrize("loss_name", LOSSES)
+@pytest.mark.parametrize("kernel", [RBFKernel(3.0), PolynomialKernel(3, 1.0), LinearKernel(1.0)])
+def test_solver_agrees_with_cvxpy(kernel, loss_name):
+    X, y = circle_task(120, 0)
+    lam = 1e-2
+    gram = kernel.gram(X, X)
+    loss = resolve_loss(loss_name)
+    tolerance = SOLVE_RTOL * minimiser_sensitivity(len(y), lam, 1.0, kernel.feature_bound)
+    solution = solve_kernel_erm(gram, y, lam, loss, tolerance)
+    assert solution.report.distance_bound <= tolerance
+    eigenvalues, vectors = np.linalg.eigh(gram)
+    factor = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
+    weights = cp.Variable(factor.shape[1])
+    margin_loss = hinge if loss_name == "hinge" else from_spec(loss_name)
+    objective = cp.sum(margin_loss(cp.multiply(y, factor @ weights))) / len(y) \
+        + lam / 2 * cp.sum_squares(weights)
+    cp.Problem(cp.Minimize(objective)).solve(solver=cp.CLARABEL)
+    # both solutions predict alike (Clarabel's own accuracy is about 1e-6)
+    np.testing.assert_allclose(gram @ solution.coef, factor @ weights.value, atol=2e-4)
+
+
+@pytest.mark.parametrize("loss_name", LOSSES)
+def test_neighbouring_minimisers_move_at_most_the_sensitivity(loss_name):
+    """||w*_D - w*_D'||_H <= 2 L R / (lam n) when one row is replaced (R = 1 for rbf)."""
+    kernel, lam, n = RBFKernel(4.0), 0.05, 150
+    X, y = circle_task(n, 1)
+    loss = resolve_loss(loss_name)
+    base = KernelERM(X, y, kernel=kernel, loss=loss, lam=lam)
+    bound = minimiser_sensitivity(n, lam, loss.lipschitz, 1.0)
+    rng = np.random.default_rng(2)
+    largest = 0.0
+    for _ in range(6):
+        index = rng.integers(n)
+        X2, y2 = X.copy(), y.copy()
+        X2[index] = rng.uniform(-1, 1, 2)
+        y2[index] = -y[index]
+        other = KernelERM(X2, y2, kernel=kernel, loss=loss, lam=lam)
+        largest = max(largest, rkhs_distance(kernel, X, base._weights, X2, other._weights))
+    assert largest <= bound
+    assert largest >= 0.05 * bound  # the replacements did move the minimiser
+
+
+@pytest.mark.parametrize("loss_name", LOSSES)
+@pytest.mark.parametrize("lam", [1e-3, 1e-1])
+def test_minimiser_norm_is_within_the_constraint_radius(loss_name, lam):
+    X, y = circle_task(200, 3)
+    kernel = RBFKernel(8.0)
+    loss = resolve_loss(loss_name)
+    model = KernelERM(X, y, kernel=kernel, loss=loss, lam=lam)
+    norm = rkhs_distance(kernel, X, model._weights, X[:0], np.zeros(0))
+    radius = constraint_radius(lam, loss.lipschitz, 1.0, loss.value_at_zero, loss.infimum)
+    assert norm <= radius
+    assert radius <= loss.lipschitz / lam  # never looser than the optimality bound L R / lam
+    assert radius < 2 * loss.lipschitz / lam  # the paper's 2 L R / lam
+
+
+def test_constraint_radius_takes_the_smaller_bound():
+    assert constraint_radius(0.5, 1.0, 1.0, 1.0, 0.0) == pytest.approx(2.0)  # L R / lam
+    assert constraint_radius(0.01, 1.0, 1.0, 1.0, 0.0) == pytest.approx(np.sqrt(200.0))
+    assert constraint_radius(0.01, 2.0, 3.0) == pytest.approx(600.0)  # inf l unknown
+
+
+def test_solver_reports_its_accuracy():
+    X, y = circle_task(100, 4)
+    model = KernelERM(X, y, kernel=RBFKernel(2.0), loss=resolve_loss("hinge"), lam=0.1)
+    report = model.report
+    assert report.method == "dual interior point" and report.residual_name == "duality gap"
+    assert report.distance_bound == pytest.approx(np.sqrt(2 * report.residual / 0.1))
+    assert report.distance_bound <= report.tolerance
+    smooth = KernelERM(X, y, kernel=RBFKernel(2.0), loss=resolve_loss("logistic"), lam=0.1).report
+    assert smooth.method == "newton" and smooth.distance_bound == pytest.approx(smooth.residual / 0.1)
+
+
+def test_unreachable_tolerance_raises_solver_error():
+    X, y = circle_task(60, 5)
+    gram = RBFKernel(2.0).gram(X, X)
+    with pytest.raises(SolverError, match="nothing is released"):
+        solve_kernel_erm(gram, y, 0.1, resolve_loss("hinge"), tolerance=0.0)
+
+
+def test_loss_resolution():
+    hinge_loss = resolve_loss(lambda z: cp.pos(1 - z))
+    assert hinge_loss.lipschitz == 1 and hinge_loss.pieces is not None
+    assert (hinge_loss.pieces.a1, hinge_loss.pieces.c1, hinge_loss.pieces.a2, hinge_loss.pieces.c2) \
+        == (-1.0, 1.0, 0.0, 0.0)
+    assert hinge_loss.value_at_zero == 1 and hinge_loss.infimum == 0
+    scaled = resolve_loss(lambda z: 2 * cp.pos(0.5 - z))
+    assert scaled.lipschitz == 2 and scaled.method == "dual interior point"
+    logistic = resolve_loss("logistic")
+    assert logistic.method == "newton" and logistic.value_at_zero == pytest.approx(np.log(2))
+    with pytest.raises(AssumptionError, match="lipschitz"):
+        resolve_loss(lambda z: cp.square(z))
+    with pytest.raises(InputError, match="no exact kernel solver"):
+        resolve_loss(lambda z: cp.pos(1 - z) + cp.pos(-z))
+    with pytest.raises(InputError, match="loss must be"):
+        resolve_loss(3)
+
+
+def test_label_and_kernel_validation():
+    with pytest.raises(InputError, match="-1 or \\+1"):
+        as_labels([0, 1, 1], 3)
+    with pytest.raises(InputError, match="vector of 3"):
+        as_labels([1, -1], 3)
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    with pytest.raises(InputError, match="not symmetric"):
+        KernelERM(X, [1, -1, 1, -1, 1], kernel=CallableKernel(lambda A, B: A @ B.T + A[:, :1], 10.0),
+                  loss=resolve_loss("logistic"), lam=0.1)

@@ -1,0 +1,171 @@
+"""Kernels with public feature bounds, feature-space scaling, random Fourier features."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dpcvx.exceptions import ClippingWarning, InputError
+from dpcvx.kernels import (
+    CallableKernel,
+    LaplacianKernel,
+    LinearKernel,
+    PolynomialKernel,
+    RandomFourierFeatures,
+    RBFKernel,
+    feature_scaling,
+    kernel_from_dict,
+    make_kernel,
+)
+
+
+def ball_points(rng, count, dim, radius):
+    directions = rng.standard_normal((count, dim))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return directions * radius * rng.random((count, 1)) ** (1 / dim)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
+def test_random_fourier_features_error_shrinks_with_dimension(kernel):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (60, 3))
+    exact = (RBFKernel(0.7) if kernel == "rbf" else LaplacianKernel(0.7)).gram(X, X)
+    errors = []
+    for components in (50, 500, 5000):
+        features = RandomFourierFeatures(kernel, gamma=0.7, n_components=components, random_state=1)
+        V = features.transform(X)
+        errors.append(float(np.sqrt(np.mean((V @ V.T - exact) ** 2))))
+    # Monte Carlo error ~ 1/sqrt(D): a factor of 100 in D should cut it by about 10.
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < errors[0] / 5
+    assert errors[2] < 0.03
+
+
+def test_random_fourier_features_norm_bound_and_protocol():
+    rng = np.random.default_rng(2)
+    features = RandomFourierFeatures("rbf", gamma=2.0, n_components=40, random_state=3)
+    V = features.transform(rng.normal(0, 5, (500, 4)))
+    assert features.norm_bound == pytest.approx(math.sqrt(2))
+    assert np.all(np.linalg.norm(V, axis=1) <= features.norm_bound + 1e-12)
+    assert V.shape == (500, 40)
+    assert features.exact_kernel == RBFKernel(2.0)
+
+
+def test_random_fourier_features_do_not_read_the_data():
+    rng = np.random.default_rng(4)
+    first = RandomFourierFeatures("rbf", gamma=1.0, n_components=10, random_state=7)
+    second = RandomFourierFeatures("rbf", gamma=1.0, n_components=10, random_state=7)
+    first.fit(rng.normal(size=(5, 3)))
+    second.fit(1e6 * rng.normal(size=(50, 3)))
+    np.testing.assert_array_equal(first.frequencies, second.frequencies)
+    np.testing.assert_array_equal(first.phases, second.phases)
+    other = RandomFourierFeatures("rbf", gamma=1.0, n_components=10, random_state=8, n_features=3)
+    assert not np.array_equal(first.frequencies, other.frequencies)
+
+
+def test_random_fourier_features_round_trip_through_json():
+    features = RandomFourierFeatures("laplacian", gamma=0.5, n_components=16, n_features=3,
+                                     random_state=5)
+    loaded = RandomFourierFeatures.from_dict(json.loads(json.dumps(features.to_dict())))
+    X = np.random.default_rng(6).normal(size=(8, 3))
+    np.testing.assert_array_equal(loaded.transform(X), features.transform(X))
+    assert loaded.norm_bound == features.norm_bound
+
+
+@pytest.mark.parametrize("change", [
+    {"type": "something"},
+    {"phases": [0.0]},
+    {"frequencies": [[float("nan")] * 3] * 16},
+    {"kernel": "poly"},
+])
+def test_random_fourier_features_refuse_malformed_data(change):
+    data = RandomFourierFeatures("rbf", gamma=1.0, n_components=16, n_features=3,
+                                 random_state=0).to_dict()
+    data.update(change)
+    with pytest.raises(InputError):
+        RandomFourierFeatures.from_dict(data)
+
+
+def test_random_fourier_features_input_errors():
+    with pytest.raises(InputError, match="translation-invariant"):
+        RandomFourierFeatures("poly", gamma=1.0)
+    with pytest.raises(InputError, match="n_components"):
+        RandomFourierFeatures("rbf", gamma=1.0, n_components=0)
+    with pytest.raises(InputError, match="gamma"):
+        RandomFourierFeatures("rbf", gamma=-1.0)
+    with pytest.raises(InputError, match="fit"):
+        RandomFourierFeatures("rbf", gamma=1.0).to_dict()
+    features = RandomFourierFeatures("rbf", gamma=1.0, n_features=2, random_state=0)
+    with pytest.raises(InputError, match="features"):
+        features.transform(np.zeros((3, 5)))
+
+
+@pytest.mark.parametrize("degree, offset, bound", [(3, 1.0, 1.0), (2, 0.5, 2.0), (1, 0.0, 3.0)])
+def test_polynomial_feature_bound_is_the_supremum_over_the_ball(degree, offset, bound):
+    kernel = PolynomialKernel(degree, bound, offset)
+    rng = np.random.default_rng(1)
+    X = ball_points(rng, 2000, 4, bound)
+    norms = np.sqrt(kernel.diagonal(X))
+    assert np.all(norms <= kernel.feature_bound * (1 + 1e-12))
+    on_sphere = np.full((1, 4), bound / 2)  # ||x|| = bound
+    assert math.sqrt(kernel.diagonal(on_sphere)[0]) == pytest.approx(kernel.feature_bound)
+    assert kernel.feature_bound == pytest.approx((bound**2 + offset) ** (degree / 2))
+
+
+@pytest.mark.parametrize("kernel", [RBFKernel(3.0), PolynomialKernel(3, 1.0), LinearKernel(1.0)])
+def test_feature_distance_bounds_hold(kernel):
+    rng = np.random.default_rng(2)
+    X = ball_points(rng, 300, 3, 1.0)
+    step = rng.normal(size=X.shape)
+    step *= 0.05 * rng.random((X.shape[0], 1)) / np.linalg.norm(step, axis=1, keepdims=True)
+    Y = X + step
+    Y /= np.maximum(1.0, np.linalg.norm(Y, axis=1, keepdims=True))  # back into the ball
+    cross = np.array([kernel.gram(x[None], y[None])[0, 0] for x, y in zip(X, Y)])
+    feature_gaps = np.sqrt(np.maximum(kernel.diagonal(X) + kernel.diagonal(Y) - 2 * cross, 0.0))
+    bounds = np.array([kernel.feature_distance(1.0, d) for d in np.linalg.norm(X - Y, axis=1)])
+    assert np.all(feature_gaps <= bounds * (1 + 1e-9) + 1e-12)
+    assert np.max(feature_gaps / bounds) > 0.3  # the bound is not vacuous
+
+
+def test_feature_scaling_enforces_the_public_bound_and_warns():
+    kernel = PolynomialKernel(2, 1.0)
+    X = np.array([[0.5, 0.0], [3.0, 4.0], [0.0, 1.0]])
+    with pytest.warns(ClippingWarning, match="1 of 3"):
+        scaling = feature_scaling(kernel, X)
+    scaled_norms = scaling * np.sqrt(kernel.diagonal(X))
+    assert np.all(scaled_norms <= kernel.feature_bound * (1 + 1e-12))
+    assert scaling[0] == 1.0 and scaling[2] == 1.0
+    assert scaled_norms[1] == pytest.approx(kernel.feature_bound)
+
+
+def test_make_kernel_needs_public_parameters():
+    with pytest.raises(InputError, match="gamma"):
+        make_kernel("rbf")
+    with pytest.raises(InputError, match="input_bound"):
+        make_kernel("poly")
+    with pytest.raises(InputError, match="feature_bound"):
+        make_kernel(lambda X, Y: X @ Y.T)
+    with pytest.raises(InputError, match="unknown kernel"):
+        make_kernel("sigmoid")
+    with pytest.raises(InputError, match="degree"):
+        PolynomialKernel(2.5, 1.0)
+    with pytest.raises(InputError, match="offset"):
+        PolynomialKernel(3, 1.0, offset=-1.0)
+    assert make_kernel("poly", degree=3, input_bound=1.0) == PolynomialKernel(3, 1.0, 1.0)
+
+
+def test_kernels_round_trip_and_callables_cannot_be_saved():
+    for kernel in (LinearKernel(2.0), PolynomialKernel(3, 1.0, 0.5), RBFKernel(0.3),
+                   LaplacianKernel(1.5)):
+        assert kernel_from_dict(json.loads(json.dumps(kernel.to_dict()))) == kernel
+    with pytest.raises(InputError, match="not a saved"):
+        kernel_from_dict({"kernel": "__import__('os')"})
+    custom = CallableKernel(lambda X, Y: (X @ Y.T + 1) ** 2, 4.0)
+    X = np.ones((2, 3))
+    np.testing.assert_allclose(custom(X), np.full((2, 2), 16.0))
+    with pytest.raises(InputError, match="cannot be saved"):
+        custom.to_dict()
+    broken = CallableKernel(lambda X, Y: np.ones(3), 1.0)
+    with pytest.raises(InputError, match="shape"):
+        broken(X)

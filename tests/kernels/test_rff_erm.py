@@ -1,0 +1,50 @@
+"""Random Fourier features inside PrivateERM (JMLR 2011, Algorithm 3)."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.kernels import RandomFourierFeatures
+
+
+def circle(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    y = np.where(np.linalg.norm(X, axis=1) < 0.7, 1, -1)
+    return X, y
+
+
+def test_rff_features_carry_sqrt2_into_the_certificate():
+    X, y = circle(3000, 0)
+    rff = RandomFourierFeatures("rbf", gamma=4.0, n_components=200, random_state=1)
+    erm = dpcvx.PrivateERM(lam=1e-3, feature_map=rff, fit_intercept=True)
+    model = erm.fit(X, y, epsilon=1.0, random_state=0)
+    cert = model.certificate
+    assert cert.data_norm == pytest.approx(np.sqrt(2))
+    assert cert.effective_norm_bound == pytest.approx(np.sqrt(3))  # with the intercept feature
+    assert cert.constants["d"] == 201
+    np.testing.assert_allclose(rff.frequencies, RandomFourierFeatures(
+        "rbf", gamma=4.0, n_components=200, random_state=1).fit(X).frequencies)
+
+
+def test_rff_learns_what_a_linear_model_cannot():
+    X, y = circle(6000, 2)
+    X_test, y_test = circle(2000, 3)
+    rff = RandomFourierFeatures("rbf", gamma=4.0, n_components=300, random_state=4)
+    kernel = dpcvx.PrivateERM(lam=1e-4, feature_map=rff, fit_intercept=True)
+    linear = dpcvx.PrivateERM(lam=1e-4, data_norm=np.sqrt(2), fit_intercept=True)
+    baseline = np.mean(y_test == np.sign(y_test.sum()))  # majority class
+    kernel_private = np.mean([kernel.fit(X, y, epsilon=5.0, random_state=s).score(X_test, y_test)
+                              for s in range(3)])
+    linear_private = np.mean([linear.fit(X, y, epsilon=5.0, random_state=s).score(X_test, y_test)
+                              for s in range(3)])
+    assert linear_private <= baseline + 0.03
+    assert kernel_private >= 0.85
+    assert kernel.fit_nonprivate(X, y).score(X_test, y_test) >= kernel_private - 0.05
+
+
+def test_data_norm_with_a_feature_map_is_refused():
+    X, y = circle(100, 5)
+    rff = RandomFourierFeatures("rbf", gamma=1.0, n_components=10, random_state=0)
+    with pytest.raises(dpcvx.InputError, match="drop data_norm"):
+        dpcvx.PrivateERM(feature_map=rff, data_norm=1.0).fit(X, y, epsilon=1.0)

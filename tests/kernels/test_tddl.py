@@ -1,0 +1,228 @@
+"""TDDL: noise calibration, the noise actually added, the constrained least squares, utility."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import dpcvx.tddl as tddl_module
+from dpcvx.exceptions import ClippingWarning, InputError
+from dpcvx.gaussian import analytic_gaussian_sigma, gaussian_delta
+from dpcvx.kernel_erm import KernelERM
+from dpcvx.kernel_loss import resolve_loss
+from dpcvx.kernel_model import KernelPredictor
+from dpcvx.kernels import LinearKernel, RBFKernel
+from dpcvx.tddl import TDDL, ConstrainedLeastSquares
+
+LOSS = "huber_hinge:h=0.5"  # C^1: the fast Newton route keeps these tests quick
+
+
+def circle_task(n, seed, noise=0.05):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
+    y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+    return X, np.where(rng.random(n) < noise, -y, y)
+
+
+def hand_calibration(n, lam, L, R, epsilon, Z, kernel):
+    """The derivation of docs/theory.md (section 9), computed independently of dpcvx."""
+    sensitivity = (1 + 2e-3) * 2 * L * R / (lam * n)
+    gram = kernel.gram(Z, Z)
+    top = float(np.linalg.eigvalsh(gram).max())
+    norms = np.sqrt(np.diag(gram))
+    l1 = sensitivity * min(norms.sum(), math.sqrt(len(Z) * top))
+    l2 = sensitivity * math.sqrt(top)
+    return l1, l2, l1 / epsilon
+
+
+def collinear_points(count, seed):
+    scale = np.random.default_rng(seed).random(count)
+    return scale[:, None] * np.array([[0.6, 0.8]])
+
+
+@pytest.mark.parametrize("kernel, public, branch", [
+    (RBFKernel(30.0), lambda: circle_task(80, 1)[0], "operator"),  # sqrt(T lambda_max) < sum ||phi||
+    (LinearKernel(1.0), lambda: collinear_points(80, 1), "sum"),  # aligned points of varied norm
+])
+def test_laplace_scale_matches_hand_computation(kernel, public, branch):
+    X, y = circle_task(300, 0)
+    Z = public()
+    learner = TDDL(kernel, lam=0.1, epsilon=0.7, loss=LOSS, random_state=0).fit(X, y, Z)
+    l1, l2, scale = hand_calibration(300, 0.1, 1.0, 1.0, 0.7, Z, kernel)
+    calibration = learner.calibration_
+    assert calibration.mechanism == "laplace"
+    sum_is_smaller = calibration.sum_of_test_norms < math.sqrt(80) * calibration.test_operator_norm
+    assert sum_is_smaller == (branch == "sum")
+    assert calibration.l1_sensitivity == pytest.approx(l1, rel=1e-9)
+    assert calibration.l2_sensitivity == pytest.approx(l2, rel=1e-9)
+    assert calibration.scale == pytest.approx(scale, rel=1e-9)
+    assert calibration.scale >= scale  # rounded in the safe direction
+    assert calibration.l2_sensitivity <= calibration.weight_sensitivity * math.sqrt(80)  # <= sqrt(T) R s
+
+
+def test_gaussian_scale_matches_an_independent_privacy_computation():
+    X, y = circle_task(300, 0)
+    Z, _ = circle_task(80, 1)
+    epsilon, delta = 0.8, 1e-5
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=epsilon, delta=delta, loss=LOSS,
+                   random_state=0).fit(X, y, Z)
+    _, l2, _ = hand_calibration(300, 0.1, 1.0, 1.0, epsilon, Z, RBFKernel(2.0))
+    calibration = learner.calibration_
+    assert calibration.mechanism == "gaussian"
+    assert calibration.l2_sensitivity == pytest.approx(l2, rel=1e-9)
+    sigma = calibration.scale
+
+    def hockey_stick(noise_sd):  # delta(eps) = integral of max(0, p(x) - e^eps q(x)), by quadrature
+        density = lambda x: max(0.0, stats.norm.pdf(x, 0, noise_sd)
+                                - math.exp(epsilon) * stats.norm.pdf(x, l2, noise_sd))
+        return integrate.quad(density, -40 * noise_sd, 40 * noise_sd, points=[0, l2], limit=400,
+                              epsabs=1e-13)[0]
+
+    assert hockey_stick(sigma) <= delta * (1 + 1e-4)
+    assert hockey_stick(sigma * 0.999) > delta  # and it is the smallest such sigma
+    classical = l2 * math.sqrt(2 * math.log(1.25 / delta)) / epsilon  # valid for epsilon < 1
+    assert sigma < classical
+
+
+def test_analytic_gaussian_for_large_epsilon():
+    sigma = analytic_gaussian_sigma(1.0, 5.0, 1e-6)
+    assert gaussian_delta(sigma, 1.0, 5.0) <= 1e-6 < gaussian_delta(sigma * 0.9999, 1.0, 5.0)
+    with pytest.raises(InputError, match="delta"):
+        analytic_gaussian_sigma(1.0, 1.0, 0.0)
+
+
+@pytest.mark.parametrize("delta, distribution", [(0.0, "laplace"), (1e-6, "norm")])
+def test_added_noise_has_the_calibrated_distribution(monkeypatch, delta, distribution):
+    """Record the noisy predictions inside fit and test them against the calibrated law."""
+    recorded = []
+    original = tddl_module.perturb_predictions
+
+    def recording(predictions, calibration, rng):
+        noisy = original(predictions, calibration, rng)
+        recorded.append((np.array(predictions), noisy, calibration.scale))
+        return noisy
+
+    monkeypatch.setattr(tddl_module, "perturb_predictions", recording)
+    X, y = circle_task(300, 2)
+    Z, _ = circle_task(1500, 3)
+    TDDL("rbf", gamma=2.0, lam=0.1, epsilon=2.0, delta=delta, loss=LOSS, random_state=4).fit(X, y, Z)
+    (exact, noisy, scale), = recorded
+    model = KernelERM(X, y, kernel=RBFKernel(2.0), loss=resolve_loss(LOSS), lam=0.1)
+    np.testing.assert_allclose(exact, model.predict(Z), atol=1e-12)  # noise is added to <w*, phi(z)>
+    standardized = (noisy - exact) / scale
+    assert stats.kstest(standardized, distribution).pvalue > 1e-3
+    # the spread, to 10%: E|b| = scale (Laplace) or scale sqrt(2/pi) (Gaussian)
+    expected = 1.0 if distribution == "laplace" else math.sqrt(2 / math.pi)
+    assert np.mean(np.abs(standardized)) == pytest.approx(expected, rel=0.1)
+
+
+def secular_solution(gram, targets, radius):
+    """argmin ||K a - t|| s.t. a^T K a <= C^2 in closed form: c_j = sqrt(l_j) t_j / (l_j + mu)."""
+    eigenvalues, vectors = np.linalg.eigh(gram)
+    keep = eigenvalues > 1e-10 * eigenvalues.max()
+    lam_k, rotated = eigenvalues[keep], vectors[:, keep].T @ targets
+    coordinates = lambda mu: np.sqrt(lam_k) * rotated / (lam_k + mu)
+    if np.linalg.norm(coordinates(0.0)) <= radius:
+        mu = 0.0
+    else:
+        low, high = 0.0, 1.0
+        while np.linalg.norm(coordinates(high)) > radius:
+            high *= 2
+        for _ in range(200):
+            mid = (low + high) / 2
+            low, high = (mid, high) if np.linalg.norm(coordinates(mid)) > radius else (low, mid)
+        mu = high
+    return vectors[:, keep] @ (np.sqrt(lam_k) * coordinates(mu))  # predictions K a
+
+
+@pytest.mark.parametrize("size", [0.001, 50.0])  # inactive and active constraint
+def test_constrained_least_squares_respects_the_constraint(size):
+    rng = np.random.default_rng(5)
+    Z = rng.uniform(-1, 1, (60, 2))
+    Z[30:] = Z[:30]  # duplicated points: K_Z is singular
+    gram = RBFKernel(3.0).gram(Z, Z)
+    radius = 2.0
+    problem = ConstrainedLeastSquares(gram, radius)
+    assert problem.rank <= 30
+    for repeat in range(2):  # the template is reused with new targets
+        targets = size * rng.normal(size=60)
+        coef = problem.solve(targets)
+        assert coef @ gram @ coef <= radius**2 * (1 + 1e-8)
+        assert problem.residual < 1e-5
+        reference = secular_solution(gram, targets, radius)
+        np.testing.assert_allclose(gram @ coef, reference, atol=1e-5 * max(1.0, np.abs(reference).max()))
+    if size > 1:
+        assert coef @ gram @ coef == pytest.approx(radius**2, rel=1e-6)  # active
+
+
+def test_constrained_least_squares_input_errors():
+    with pytest.raises(InputError, match="square"):
+        ConstrainedLeastSquares(np.ones((2, 3)), 1.0)
+    with pytest.raises(InputError, match="zero"):
+        ConstrainedLeastSquares(np.zeros((3, 3)), 1.0)
+    with pytest.raises(InputError, match="length 3"):
+        ConstrainedLeastSquares(np.eye(3), 1.0).solve(np.ones(4))
+
+
+def test_accuracy_approaches_the_non_private_model_as_epsilon_grows():
+    X, y = circle_task(1000, 6)
+    Z, _ = circle_task(150, 7)
+    X_test, y_test = circle_task(2000, 8)
+    lam, gamma = 0.05, 4.0
+    exact = KernelERM(X, y, kernel=RBFKernel(gamma), loss=resolve_loss(LOSS), lam=lam)
+    baseline = float(np.mean(np.where(exact.predict(X_test) >= 0, 1, -1) == y_test))
+    assert baseline > 0.85
+    accuracy = {}
+    for epsilon in (0.03, 1.0, 100.0):
+        scores = [TDDL("rbf", gamma=gamma, lam=lam, epsilon=epsilon, loss=LOSS, random_state=seed)
+                  .fit(X, y, Z).score(X_test, y_test) for seed in range(3)]
+        accuracy[epsilon] = float(np.mean(scores))
+    assert accuracy[0.03] < accuracy[1.0] < accuracy[100.0]
+    assert accuracy[0.03] < baseline - 0.15  # the noise is real
+    assert accuracy[100.0] >= baseline - 0.02
+    gaussian = TDDL("rbf", gamma=gamma, lam=lam, epsilon=1.0, delta=1e-6, loss=LOSS,
+                    random_state=0).fit(X, y, Z)
+    assert gaussian.score(X_test, y_test) >= accuracy[1.0] - 0.05  # (epsilon, delta): L2 noise
+
+
+def test_released_predictor_is_public_data_only():
+    X, y = circle_task(200, 9)
+    Z, _ = circle_task(40, 10)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, loss="hinge", random_state=1).fit(X, y, Z)
+    predictor = learner.predictor_
+    np.testing.assert_array_equal(predictor.centers, Z)
+    assert learner.constraint_radius_ == pytest.approx(math.sqrt(2 / 0.1))  # hinge: sqrt(2 l(0)/lam)
+    assert predictor.rkhs_norm <= learner.constraint_radius_ * (1 + 1e-6)
+    text = json.dumps(predictor.to_dict())
+    loaded = KernelPredictor.from_json(text)
+    X_new = np.random.default_rng(11).uniform(-1, 1, (30, 2))
+    np.testing.assert_allclose(loaded.decision_function(X_new), learner.decision_function(X_new))
+    assert loaded.privacy["epsilon"] == 1.0 and loaded.privacy["mechanism"] == "laplace"
+    assert learner.solve_report_.distance_bound <= learner.solve_report_.tolerance
+    assert set(learner.predict(X_new)) <= {-1.0, 1.0}
+
+
+def test_polynomial_kernel_clips_rows_beyond_the_public_bound():
+    X, y = circle_task(200, 12)
+    X[:3] *= 10  # beyond input_bound = 1
+    Z, _ = circle_task(30, 13)
+    with pytest.warns(ClippingWarning, match="3 of 200"):
+        learner = TDDL("poly", degree=3, input_bound=1.0, lam=0.1, epsilon=1.0, loss=LOSS,
+                       random_state=0).fit(X, y, Z)
+    assert learner.calibration_.R == pytest.approx(2 ** 1.5)  # (B^2 + 1)^(p/2)
+
+
+def test_tddl_input_errors():
+    X, y = circle_task(50, 14)
+    with pytest.raises(InputError, match="features"):
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, loss=LOSS).fit(X, y, np.zeros((5, 3)))
+    with pytest.raises(InputError, match="-1 or \\+1"):
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, loss=LOSS).fit(X, (y + 1) / 2, X)
+    with pytest.raises(InputError, match="delta"):
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, delta=1.5)
+    with pytest.raises(InputError, match="epsilon"):
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=0.0)
+    with pytest.raises(InputError, match="not fitted"):
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0).predict(X)
