@@ -392,13 +392,13 @@ def ratio_table(output: dict) -> str:
                 columns.append(name)
     rows = []
     for entry in output["sizes"]:
-        row = [entry["data"], str(entry["n"]), str(entry["d"])]
+        row = [entry["data"], str(entry["n"]), str(entry["d"]), str(entry.get("repeats", ""))]
         for name in columns:
             stats = entry["ratios"].get(name)
             row.append(f"{stats['median']:.2f} [{stats['p25']:.2f}, {stats['p75']:.2f}]" if stats else "—")
         rows.append(row)
     short = [name.replace("dpcvx ", "").replace(" lbfgs", "") for name in columns]
-    return _table(["data", "n", "d"] + short, rows)
+    return _table(["data", "n", "d", "reps"] + short, rows)
 
 
 def times_table(output: dict) -> str:
