@@ -448,6 +448,8 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict,
             "",
             f"Recorded {run['date_utc']} on {run['machine']['cpu_model']} ({run['machine']['cores']} cores), "
             f"load average {run['load_average_start']}, run time {run['run_seconds']:.0f} s, "
+            f"{config['jobs']} processes with {config['threads_per_process']} BLAS thread(s) each "
+            f"(OPENBLAS_NUM_THREADS={run['threads']['environment'].get('OPENBLAS_NUM_THREADS')}), "
             f"command `{run['command']}`.",
             "",
         ]
@@ -477,7 +479,11 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict,
             "",
             f"Recorded {run['date_utc']}, load average {run['load_average_start']} -> {run['load_average_end']} "
             f"on {run['machine']['cores']} cores (ratios from interleaved runs; absolute times are not "
-            f"meaningful under load), command `{run['command']}`.",
+            f"meaningful under load), one process with {speed['config']['threads']} BLAS thread(s) "
+            f"(OPENBLAS_NUM_THREADS={run['threads']['environment'].get('OPENBLAS_NUM_THREADS')}), "
+            f"Lam = {speed['config']['lam']:.4g}, eps = {speed['config']['epsilon']:g}, "
+            f"command `{run['command']}`. Ratio = dpcvx fit time / peer fit time "
+            "(median [25th, 75th percentile] over repetitions); above 1, dpcvx is slower.",
             "",
             ratio_table(speed),
             "",
