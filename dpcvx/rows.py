@@ -66,8 +66,11 @@ class RowMap:
             X = check_matrix(self.feature_map.transform(X), "feature_map.transform(X)")
         return X
 
-    def clip(self, X, refuse: bool = False):
-        """(rows with norm above R scaled onto the bound, how many were)."""
+    def clip(self, X, refuse: bool = False, in_place: bool = False):
+        """(rows with norm above R scaled onto the bound, how many were).
+
+        ``in_place`` scales the rows of X itself: only for an array dpcvx made.
+        """
         norms = _row_norms(X)
         beyond = norms > self.norm_bound
         count = int(np.count_nonzero(norms > self.norm_bound * (1 + _ROUNDOFF)))
@@ -80,7 +83,11 @@ class RowMap:
         if np.any(beyond):
             factors = np.ones_like(norms)
             factors[beyond] = self.norm_bound / norms[beyond] * (1 - _SHRINK)
-            X = sparse.diags(factors) @ X if sparse.issparse(X) else X * factors[:, None]
+            if sparse.issparse(X):
+                return sparse.diags(factors) @ X, count
+            if not in_place:
+                X = X.copy(order="K")
+            X[beyond] *= factors[beyond, None]
         return X, count
 
     def with_intercept(self, X):
@@ -95,6 +102,8 @@ class RowMap:
         return out
 
     def apply(self, X: Any, refuse: bool = False):
-        """(the mapped rows the theorems see, how many rows were clipped)."""
-        clipped, count = self.clip(self.features(X), refuse)
+        """(the mapped rows the theorems see, how many rows were clipped). X is never modified."""
+        features = self.features(X)
+        owned = not (isinstance(X, np.ndarray) and np.shares_memory(features, X))
+        clipped, count = self.clip(features, refuse, in_place=owned)
         return self.with_intercept(clipped), count

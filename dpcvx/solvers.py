@@ -31,6 +31,7 @@ __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "D
 DENSE_NEWTON_MAX_DIM = 400
 STALL_ITERATIONS = 8  # near round-off, stop when the residual has not halved this often
 ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed to round-off
+LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
@@ -61,10 +62,11 @@ class SolveInfo:
 
 
 def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float,
-                      single: bool):
+                      level: tuple[bool, bool]):
     d = objective.dim
     if d <= DENSE_NEWTON_MAX_DIM:
-        H = objective.hessian(w, margins, single=single)
+        subsample, single = level
+        H = objective.hessian(w, margins, single=single, subsample=subsample)
         try:
             factor = la.cho_factor(H, lower=False, check_finite=False)
             return -la.cho_solve(factor, gradient, check_finite=False)
@@ -84,8 +86,11 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     cannot decrease measurably in floating point; there a step that does not
     raise F beyond round-off and shrinks the gradient is accepted.
 
-    The dense Hessian starts in single precision; as soon as a full step fails
-    to halve the residual, the solve continues with double-precision Hessians.
+    The Newton direction starts from the cheapest Hessian: a subsampled one
+    (large n), in single precision. Once the residual is below ``LOCAL_REGIME``,
+    as soon as a full step fails to halve it, the solve moves up one level: all
+    rows in single precision, then all rows in double precision. Only the direction is approximate; the
+    gradient, line search and residual are exact in double precision.
     Once the residual is below ``ROUND_OFF_REGIME``, the solve stops early when
     it has not halved for ``STALL_ITERATIONS`` iterations (the round-off floor
     of an ill-conditioned problem); far from the optimum, damped steps that
@@ -97,7 +102,9 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     value = objective.value(w, margins)
     target = tol / 10
     status, iterations = "max_iter", 0
-    single, previous, full_step = True, np.inf, False
+    levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
+    level = 0 if objective.can_subsample else 1
+    previous, full_step = np.inf, False
     best, since_best = np.inf, 0
     for iterations in range(1, max_iter + 1):
         terms = objective.gradient_terms(w, margins)
@@ -111,8 +118,9 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
                 status = "converged"
                 break
         gradient = sum(terms)
-        if single and full_step and residual.relative > 0.5 * previous:
-            single = False
+        local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
+        if local and full_step and residual.relative > 0.5 * previous and level < len(levels) - 1:
+            level += 1
         previous = residual.relative
         if residual.relative < ROUND_OFF_REGIME:
             improved = residual.relative < 0.5 * best
@@ -120,7 +128,8 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
             if since_best >= STALL_ITERATIONS:
                 status = "stalled at round-off"
                 break
-        direction = _newton_direction(objective, w, margins, gradient, residual.relative, single)
+        direction = _newton_direction(objective, w, margins, gradient, residual.relative,
+                                      levels[level])
         step_margins = objective.y * (objective.X @ direction)
         slope = float(gradient @ direction)
         if not slope < 0:

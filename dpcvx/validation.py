@@ -58,7 +58,9 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
         )
     if matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")
-    if not np.all(np.isfinite(values)):
+    # one pass without a temporary: a finite sum means every entry is finite (NaN and inf
+    # propagate); only an infinite or NaN sum (or an overflow) needs the elementwise check
+    if not (np.isfinite(np.sum(values)) or np.all(np.isfinite(values))):
         raise InputError(f"{name} contains NaN or infinite values; remove or impute them first")
     return matrix
 

@@ -101,3 +101,28 @@ def test_slow_damped_start_is_not_mistaken_for_a_stall():
     y = np.array([-1, 1, -1, 1, -1])
     model = dpcvx.PrivateERM(loss=losses.huber_hinge(0.1), lam=1e-4, data_norm=0.5).fit_nonprivate(X, y)
     assert model.solve_info.status == "converged" and model.solve_info.residual <= 1e-9
+
+
+@pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
+def test_subsampled_hessian_reaches_the_same_minimiser(loss, monkeypatch):
+    rng = np.random.default_rng(5)
+    n, d = 20_000, 20  # n > 2 * hessian_sample_size(n, d) = 4000: Newton starts subsampled
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.where(X @ rng.normal(size=d) + 0.1 * rng.normal(size=n) > 0, 1, -1)
+    objective = objective_for(X, y, loss)
+    assert objective.can_subsample
+    calls = []
+    hessian = PerturbedObjective.hessian
+
+    def recording(self, *args, **kwargs):
+        calls.append(kwargs.get("subsample"))
+        return hessian(self, *args, **kwargs)
+
+    monkeypatch.setattr(PerturbedObjective, "hessian", recording)
+    erm = dpcvx.PrivateERM(loss=loss, lam=1e-3, data_norm=1.0)
+    sampled = erm.fit(X, y, epsilon=1.0, random_state=0)
+    assert calls and calls[0] is True and sampled.solve_info.residual <= 1e-9
+    monkeypatch.setattr(PerturbedObjective, "can_subsample", property(lambda self: False))
+    full = erm.fit(X, y, epsilon=1.0, random_state=0)
+    np.testing.assert_allclose(sampled.coef_, full.coef_, rtol=1e-7, atol=1e-9)
