@@ -54,8 +54,8 @@ DPCVX_METHODS = ("nonprivate", "output", "objective-paper", "objective-max")
 PEER_METHODS = ("sklearn", "diffprivlib")
 METHOD_STREAM = {"output": 1, "objective": 2, "diffprivlib": 3}
 
-QUICK = {"folds_run": 1, "draws": 2, "epsilons": (0.01, 0.1, 1.0)}
-FULL = {"folds_run": 10, "draws": 50, "epsilons": common.EPSILONS}
+QUICK = {"folds_run": 1, "draws": 2, "peer_draws": 2, "epsilons": (0.01, 0.1, 1.0)}
+FULL = {"folds_run": 10, "draws": 50, "peer_draws": 10, "epsilons": common.EPSILONS}
 
 # Data and folds of the current run, set before the worker processes fork.
 _STATE: dict = {}
@@ -76,6 +76,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--folds", type=int, default=10, help="cross-validation folds (the paper: 10)")
     parser.add_argument("--folds-run", type=int, default=None, help="how many of the folds to run")
     parser.add_argument("--draws", type=int, default=None, help="noise draws K per fold (full: 50)")
+    parser.add_argument("--peer-draws", type=int, default=None,
+                        help="noise draws per fold for diffprivlib (full: 10; at most --draws)")
     parser.add_argument("--lam-index", type=int, nargs="+", default=None,
                         help="indices into the Lam grid 1e-4 .. 10^-1.5 (default: all six)")
     parser.add_argument("--epsilons", type=float, nargs="+", default=None,
@@ -92,6 +94,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     preset = QUICK if args.quick else FULL
     args.folds_run = preset["folds_run"] if args.folds_run is None else args.folds_run
     args.draws = preset["draws"] if args.draws is None else args.draws
+    args.peer_draws = min(args.draws, preset["peer_draws"] if args.peer_draws is None else args.peer_draws)
     args.epsilons = list(preset["epsilons"] if args.epsilons is None else args.epsilons)
     args.lam_index = list(range(len(common.LAMS))) if args.lam_index is None else args.lam_index
     args.tag = args.tag or ("quick" if args.quick else "full")
@@ -182,8 +185,8 @@ def run_unit(task: dict) -> dict:
 
     entry = entries.setdefault(("nonprivate", None), _new_entry())
     with clock("exact_solve"):
-        _record(entry, _fit_and_score(lambda: _timed(lambda: erm.fit_nonprivate(X_train, y_train)),
-                                      X_test, y_test))
+        nonprivate = erm.fit_nonprivate(X_train, y_train)
+        _record(entry, _fit_and_score(lambda: _timed(lambda: nonprivate), X_test, y_test))
 
     certificate = erm._certificate("objective", d)
     calibrations = {}
@@ -212,8 +215,10 @@ def run_unit(task: dict) -> dict:
                         _record(obj_paper, outcome, shared=True)
                         continue
                     rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["objective"])
+                    # Newton starts at the non-private minimiser: same release, fewer steps
                     outcome = _fit_and_score(lambda: _timed(lambda: erm.fit(
-                        X_train, y_train, epsilon, "objective", split=split, random_state=rng)), X_test, y_test)
+                        X_train, y_train, epsilon, "objective", split=split, random_state=rng,
+                        warm_start=nonprivate)), X_test, y_test)
                     _record(target, outcome)
 
     if loss_name == "logistic" and "sklearn" in task["peers"]:
@@ -229,7 +234,7 @@ def run_unit(task: dict) -> dict:
     if loss_name == "logistic" and "diffprivlib" in task["peers"]:
         for e_index, epsilon in enumerate(task["epsilons"]):
             entry = entries.setdefault(("diffprivlib", e_index), _new_entry())
-            for draw in range(draws):
+            for draw in range(min(draws, task["peer_draws"])):
                 dpl_seed = common.int_seed(seed, *key, e_index, draw, METHOD_STREAM["diffprivlib"])
 
                 def fit_dpl():
@@ -328,13 +333,15 @@ def estimate_full(timing: dict, args) -> dict:
     fold_factor = FULL["folds_run"] / args.folds_run
     lam_factor = len(common.LAMS) / len(args.lam_index)
     draw_factor = (FULL["draws"] / args.draws) * (len(FULL["epsilons"]) / len(args.epsilons))
+    peer_factor = (FULL["peer_draws"] / args.peer_draws) * (len(FULL["epsilons"]) / len(args.epsilons))
     estimates = {}
     for suffix, label in (("", "wall"), ("_cpu", "cpu")):
         per_data = {}
         for data, t in timing.items():
             fixed = t.get("exact_solve" + suffix, 0.0) + t.get("sklearn" + suffix, 0.0)
-            draws = sum(t.get(name + suffix, 0.0) for name in ("output_draws", "objective_draws", "diffprivlib"))
-            per_data[data] = fold_factor * lam_factor * (fixed + draw_factor * draws)
+            draws = sum(t.get(name + suffix, 0.0) for name in ("output_draws", "objective_draws"))
+            peer = t.get("diffprivlib" + suffix, 0.0)
+            per_data[data] = fold_factor * lam_factor * (fixed + draw_factor * draws + peer_factor * peer)
         estimates[label] = per_data
     return {
         "method": (f"measured per-unit times of this run; exact solves and sklearn x {fold_factor * lam_factor:g} "
@@ -376,8 +383,8 @@ def main(argv=None) -> dict:
             for loss in args.losses:
                 for lam in args.lam_index:
                     tasks.append({"data": key, "data_index": data_index, "fold": fold, "loss": loss, "lam": lam,
-                                  "epsilons": list(args.epsilons), "draws": args.draws, "seed": args.seed,
-                                  "peers": peers})
+                                  "epsilons": list(args.epsilons), "draws": args.draws,
+                                  "peer_draws": args.peer_draws, "seed": args.seed, "peers": peers})
     # Largest first (KDD, small Lam, logistic with its peers) for a balanced pool.
     tasks.sort(key=lambda t: (-datasets[t["data"]].X.size, t["lam"], t["loss"] != "logistic"))
     progress = _progress(len(tasks), not args.quiet)
@@ -405,7 +412,8 @@ def main(argv=None) -> dict:
         "quick": bool(args.quick),
         "run": run,
         "config": {
-            "folds": args.folds, "folds_run": args.folds_run, "draws": args.draws, "jobs": args.jobs,
+            "folds": args.folds, "folds_run": args.folds_run, "draws": args.draws,
+            "peer_draws": args.peer_draws, "jobs": args.jobs,
             "threads_per_process": args.threads, "seed": args.seed,
             "lams": [common.LAMS[i] for i in args.lam_index], "lam_indices": args.lam_index,
             "lam_labels": [common.LAM_LABELS[i] for i in args.lam_index],

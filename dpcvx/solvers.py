@@ -32,6 +32,7 @@ DENSE_NEWTON_MAX_DIM = 400
 STALL_ITERATIONS = 8  # near round-off, stop when the residual has not halved this often
 ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed to round-off
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
+SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
@@ -87,9 +88,12 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     raise F beyond round-off and shrinks the gradient is accepted.
 
     The Newton direction starts from the cheapest Hessian: a subsampled one
-    (large n), in single precision. Once the residual is below ``LOCAL_REGIME``,
-    as soon as a full step fails to halve it, the solve moves up one level: all
-    rows in single precision, then all rows in double precision. Only the direction is approximate; the
+    (large n), in single precision, used while the residual is above
+    ``SUBSAMPLE_UNTIL`` (far from the optimum an inexact direction costs little;
+    near it, two quadratically convergent full steps beat many linear ones).
+    Then all rows in single precision; and once the residual is below
+    ``LOCAL_REGIME``, a full step that fails to halve it moves the solve up one
+    level, finally to all rows in double precision. Only the direction is approximate; the
     gradient, line search and residual are exact in double precision.
     Once the residual is below ``ROUND_OFF_REGIME``, the solve stops early when
     it has not halved for ``STALL_ITERATIONS`` iterations (the round-off floor
@@ -121,6 +125,8 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
         if local and full_step and residual.relative > 0.5 * previous and level < len(levels) - 1:
             level += 1
+        if level == 0 and residual.relative < SUBSAMPLE_UNTIL:
+            level = 1
         previous = residual.relative
         if residual.relative < ROUND_OFF_REGIME:
             improved = residual.relative < 0.5 * best

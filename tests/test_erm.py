@@ -341,3 +341,21 @@ def test_output_release_is_rounded_to_a_power_of_two_grid(data):
     spacing = cal["release_grid"]
     assert spacing == 2.0 ** (int(np.ceil(np.log2(1 / cal["beta"]))) - 30)
     assert np.all(model.coef_ / spacing == np.round(model.coef_ / spacing))
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+@pytest.mark.parametrize("intercept", [False, True])
+def test_warm_start_changes_the_path_not_the_release(data, mechanism, intercept):
+    X, y, _, _ = data
+    erm = dpcvx.PrivateERM(loss=losses.huber_hinge(0.5), lam=1e-3, data_norm=1.0, fit_intercept=intercept)
+    start = erm.fit_nonprivate(X, y)
+    cold = erm.fit(X, y, epsilon=1.0, mechanism=mechanism, random_state=5)
+    warm = erm.fit(X, y, epsilon=1.0, mechanism=mechanism, random_state=5, warm_start=start)
+    scale = max(1.0, np.abs(cold.coef_).max())
+    np.testing.assert_allclose(warm.coef_, cold.coef_, atol=1e-8 * scale)
+    assert warm.solve_info.residual <= 1e-9
+    assert warm.solve_info.iterations < cold.solve_info.iterations
+    with pytest.raises(dpcvx.InputError, match="warm_start"):
+        erm.fit(X[:, :3], y, epsilon=1.0, warm_start=start)
+    with pytest.raises(dpcvx.InputError, match="warm_start"):
+        erm.fit(X, y, epsilon=1.0, warm_start=np.zeros(5))
