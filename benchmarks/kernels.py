@@ -513,6 +513,8 @@ def _cell(row: dict | None, with_lam: bool = True) -> str:
     text = f"{row['mean']:.3f} ± {row['std']:.3f}"
     if with_lam and row["lam"] is not None:
         text += f" (λ={row['lam']:g})"
+    if row["failures"]:
+        text += f" [{row['failures']} of {row['runs']} fits failed]"
     return text
 
 
@@ -654,7 +656,8 @@ def markdown(result: dict) -> str:
     out += ["## Work units", "", "| unit | seconds | load average at end |", "|---|---|---|"]
     out += [f"| {u['kind']} {u['args']} | {u['seconds']} | {u['load_average_end']} |" for u in result["units"]]
     failures = [r for r in result["records"] if r["accuracy"] is None]
-    out += ["", f"Failed fits: {len(failures)}."]
+    out += ["", f"Failed fits: {len(failures)} of {len(result['records'])} (a cell's mean and std are over "
+            "the fits that succeeded; cells with failures say so)."]
     for r in failures[:20]:
         out.append(f"- {r['setting']} {r['method']} λ={r['lam']} ε={r['epsilon']} rep {r['rep']}: {r['error']}")
     return "\n".join(out) + "\n"
