@@ -6,7 +6,7 @@ Monteleoni and Sarwate (JMLR 2011), calibrates the noise, solves the
 perturbed problem exactly and releases the model with its certificate.
 """
 
-from . import calibrate, datasets, kernels, losses, noise, preprocessing
+from . import calibrate, datasets, kernels, losses, noise, preprocessing, tuning
 from .accountant import PrivacyAccountant, PrivacyCost
 from .audit import AuditReport, NeighbouringPair, audit, canary_pair
 from .datasets import Dataset, load_adult, load_kdd
@@ -27,13 +27,36 @@ from .kernels import RandomFourierFeatures
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .pinp import PINP
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from .serialization import load, save
 from .tddl import TDDL, ConstrainedLeastSquares
 from .tdil import TDIL
+from .tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune
 from .verify import verify
 from .version import __version__
 
+# The scikit-learn estimators are imported on first use: scikit-learn is optional.
+_ESTIMATORS = ("DPERMClassifier", "DPLogisticRegression", "DPHuberSVM")
+
+
+def __getattr__(name: str):
+    if name in _ESTIMATORS:
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'dpcvx' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ESTIMATORS))
+
+
 __all__ = [
     "verify",
+    "tune",
+    "TuningResult",
+    "TuningCertificate",
+    "BudgetInConstructor",
+    "tuning",
     "audit",
     "AuditReport",
     "NeighbouringPair",
@@ -72,5 +95,10 @@ __all__ = [
     "DPCVXWarning",
     "ClippingWarning",
     "ExponentialCostWarning",
+    "save",
+    "load",
+    "DPERMClassifier",
+    "DPLogisticRegression",
+    "DPHuberSVM",
     "__version__",
 ]

@@ -1,25 +1,37 @@
-"""A privacy budget for one dataset, with basic composition.
+"""A privacy budget for one dataset, with basic composition of (epsilon, delta) costs.
 
 * Sequential composition (default): computations on the same data add up,
   (eps_1, delta_1) then (eps_2, delta_2) costs (eps_1 + eps_2, delta_1 + delta_2)
-  (Dwork and Roth 2014, Theorem 3.16).
+  (Dwork and Roth 2014, Theorem 3.16; it holds when each computation may
+  depend on the earlier outputs).
 * Parallel composition: computations on disjoint parts of the data cost the
-  maximum of their budgets (McSherry 2009, Theorem 4), used by
-  :func:`dpcvx.tune` for Algorithm 4 of JMLR 2011.
+  coordinate-wise maximum of their costs (McSherry 2009, Theorem 4). A change
+  of one record touches one part only, so only one computation sees it.
+  :func:`dpcvx.tune` charges Algorithm 4 of JMLR 2011 this way.
 
-The accountant refuses a charge that would exceed its budget before any work
-is done, with :class:`~dpcvx.exceptions.BudgetExceededError`.
+The accountant refuses a charge that would exceed its budget with
+:class:`~dpcvx.exceptions.BudgetExceededError`, and records nothing. A learner
+makes it work for its ``fit(..., accountant=)`` with one call, placed before
+it draws any noise or solves anything::
+
+    if accountant is not None:
+        accountant.spend(epsilon, delta, description="MyLearner.fit (...)")
+
+A refused charge raises, so no private computation runs. A charge is never
+refunded, even if the computation then fails: part of it may have run.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
+from .composition import check_delta
 from .exceptions import BudgetExceededError, InputError
 from .validation import positive
 
-__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry"]
+__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost"]
 
 _SLACK = 1e-12  # relative slack so that, say, ten charges of 0.1 fit a budget of 1.0
 
@@ -33,35 +45,41 @@ class PrivacyCost(NamedTuple):
 
 @dataclass(frozen=True)
 class LedgerEntry:
+    """One accepted charge: its cost, what it paid for, and how it was composed."""
+
     cost: PrivacyCost
     description: str
     composition: str
 
 
-def _check_cost(epsilon: float, delta: float) -> PrivacyCost:
-    epsilon, delta = positive("epsilon", epsilon), float(delta)
-    if not (0 <= delta < 1):
-        raise InputError(f"delta must be in [0, 1), got {delta}")
-    return PrivacyCost(epsilon, delta)
+def check_cost(epsilon: float, delta: float = 0.0) -> PrivacyCost:
+    """(epsilon, delta) as a PrivacyCost, with epsilon > 0 finite and 0 <= delta < 1."""
+    return PrivacyCost(positive("epsilon", epsilon), check_delta(delta))
 
 
 @dataclass
 class PrivacyAccountant:
-    """Tracks and enforces a total (epsilon, delta) budget for one dataset."""
+    """Tracks and enforces a total (epsilon, delta) budget for one dataset.
+
+    ``spend`` charges a computation on the whole dataset (sequential
+    composition); ``spend_parallel`` charges computations on disjoint parts
+    (parallel composition). ``spent`` is the sum of the accepted charges and
+    ``remaining`` the budget minus ``spent``.
+    """
 
     epsilon: float
     delta: float = 0.0
     ledger: list[LedgerEntry] = field(default_factory=list)
 
     def __post_init__(self):
-        budget = _check_cost(self.epsilon, self.delta)
+        budget = check_cost(self.epsilon, self.delta)
         self.epsilon, self.delta = budget.epsilon, budget.delta
 
     @property
     def spent(self) -> PrivacyCost:
         return PrivacyCost(
-            sum(entry.cost.epsilon for entry in self.ledger),
-            sum(entry.cost.delta for entry in self.ledger),
+            math.fsum(entry.cost.epsilon for entry in self.ledger),
+            math.fsum(entry.cost.delta for entry in self.ledger),
         )
 
     @property
@@ -70,17 +88,18 @@ class PrivacyAccountant:
         return PrivacyCost(max(self.epsilon - spent.epsilon, 0.0), max(self.delta - spent.delta, 0.0))
 
     def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
-        cost, spent = _check_cost(epsilon, delta), self.spent
+        """Whether a charge of (epsilon, delta) would fit the remaining budget."""
+        cost, spent = check_cost(epsilon, delta), self.spent
         return (spent.epsilon + cost.epsilon <= self.epsilon * (1 + _SLACK)
                 and spent.delta + cost.delta <= self.delta * (1 + _SLACK))
 
     def spend(self, epsilon: float, delta: float = 0.0, description: str = "") -> PrivacyCost:
         """Charge a computation on the whole dataset (sequential composition)."""
-        return self._charge(_check_cost(epsilon, delta), description, "sequential")
+        return self._charge(check_cost(epsilon, delta), description, "sequential")
 
     def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "") -> PrivacyCost:
         """Charge computations on disjoint parts of the data: the maximum of each coordinate."""
-        checked = [_check_cost(*cost) for cost in costs]
+        checked = [check_cost(*cost) for cost in costs]
         if not checked:
             raise InputError("spend_parallel needs at least one (epsilon, delta) pair")
         cost = PrivacyCost(max(c.epsilon for c in checked), max(c.delta for c in checked))
@@ -99,3 +118,17 @@ class PrivacyAccountant:
             )
         self.ledger.append(LedgerEntry(cost, description, composition))
         return cost
+
+    def __str__(self) -> str:
+        spent, remaining = self.spent, self.remaining
+        lines = [
+            f"privacy budget (epsilon={self.epsilon:g}, delta={self.delta:g}): "
+            f"spent (epsilon={spent.epsilon:g}, delta={spent.delta:g}), "
+            f"remaining (epsilon={remaining.epsilon:g}, delta={remaining.delta:g})"
+        ]
+        lines += [
+            f"  epsilon={entry.cost.epsilon:g}, delta={entry.cost.delta:g} "
+            f"({entry.composition}): {entry.description}"
+            for entry in self.ledger
+        ]
+        return "\n".join(lines)

@@ -16,6 +16,13 @@ Objective perturbation (Theorem 2): with a = c R^2 / (n m Lam),
   the first case and the same Delta as above in the second. It equals the
   paper's rule whenever that rule leaves eps' >= eps/2, and gives eps/2 where
   the paper would keep a smaller positive eps'.
+* ``split="rank-one"``: the same rule with the Jacobian factor (1 + a) where
+  the paper has (1 + a)^2: eps' = max(eps - log(1 + a), eps/2), and in the
+  second case Delta = c R^2 / (n (e^{eps/2} - 1)) - m Lam. The two Jacobians
+  differ from a common positive definite matrix by one rank-one term each, so
+  the matrix determinant lemma bounds their ratio by 1 + c R^2 / (n (m Lam + Delta))
+  (docs/theory.md, section 3; the rank-one argument of Kifer, Smith and
+  Thakurta 2012).
 
 Then beta = eps' / (2 L R) and the released minimiser is that of
 J(w) + b^T w / n + (Delta / 2) ||w||^2.
@@ -44,7 +51,7 @@ __all__ = [
     "round_down",
 ]
 
-SPLITS = ("paper", "max")
+SPLITS = ("paper", "max", "rank-one")
 ROUNDING = 1e-12
 
 
@@ -112,9 +119,15 @@ class ObjectivePerturbation:
         return round_down(self.epsilon_prime / (2 * self.L * self.R))
 
     @property
+    def jacobian_exponent(self) -> int:
+        """2 for the JMLR 2011 bound on the Jacobian ratio, 1 for the rank-one bound."""
+        return 1 if self.split == "rank-one" else 2
+
+    @property
     def jacobian_ratio(self) -> float:
-        """Bound (1 + c R^2 / (n (m Lam + Delta)))^2 on the Jacobian ratio of neighbours."""
-        return (1 + self.c * self.R**2 / (self.n * (self.m * self.lam + self.extra_reg))) ** 2
+        """Bound (1 + c R^2 / (n (m Lam + Delta)))^k, k = jacobian_exponent, on the Jacobian ratio."""
+        base = 1 + self.c * self.R**2 / (self.n * (self.m * self.lam + self.extra_reg))
+        return base**self.jacobian_exponent
 
     def to_dict(self) -> dict:
         return {
@@ -146,14 +159,17 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     if split not in SPLITS:
         raise InputError(f"split must be one of {SPLITS}, got {split!r}")
 
+    exponent = 1 if split == "rank-one" else 2
     a = c * R**2 / (n * m * lam)
-    smooth_budget = epsilon - 2 * math.log1p(a)  # = eps - log(1 + 2a + a^2)
+    smooth_budget = epsilon - exponent * math.log1p(a)  # paper: eps - log(1 + 2a + a^2)
     threshold = 0.0 if split == "paper" else epsilon / 2
-    if smooth_budget > threshold or (split == "max" and smooth_budget == threshold):
+    if smooth_budget > threshold or (split != "paper" and smooth_budget == threshold):
         epsilon_prime, extra_reg = round_down(smooth_budget), 0.0
     else:
+        # exponent * log(1 + c R^2 / (n (m Lam + Delta))) = eps / 2
         epsilon_prime = epsilon / 2
-        extra_reg = round_up(max(c * R**2 / (n * math.expm1(epsilon / 4)) - m * lam, 0.0))
+        growth = math.expm1(epsilon / (2 * exponent))
+        extra_reg = round_up(max(c * R**2 / (n * growth) - m * lam, 0.0))
     return ObjectivePerturbation(
         n=n, lam=lam, epsilon=epsilon, c=c, L=L, R=R, m=m, split=split,
         epsilon_prime=epsilon_prime, extra_reg=extra_reg,

@@ -186,8 +186,8 @@ class Certificate:
 
         def encode(value):
             if isinstance(value, sp.Basic):
-                if value.is_infinite:
-                    return {"exact": "oo", "float": float("inf")}
+                if value.is_infinite:  # standard JSON has no Infinity
+                    return {"exact": "oo", "float": None}
                 return {"exact": str(value), "float": float(value)}
             return value
 

@@ -1,14 +1,241 @@
-"""The ``dpcvx`` command line."""
+"""The ``dpcvx`` command line: ``demo``, ``verify``, ``fit`` and ``predict``.
+
+Exit status: 0 on success; 1 when the certificate does not allow the
+requested mechanism (``verify``, ``fit``); 2 for a usage or input error
+(missing file or column, malformed value, bad parameter, unknown loss, a
+solve that missed its tolerance). Every error is one ``dpcvx: error:`` line
+(or paragraph) on stderr naming the problem and the fix.
+
+Tables are CSV files with a header row, read with the standard ``csv``
+module (UTF-8, surrounding whitespace of each cell ignored). Features are
+encoded by a :class:`~dpcvx.preprocessing.PublicSchema` given on the command
+line or in a schema file; nothing about the encoding is read off the data.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import dataclasses
+import os
+import runpy
 import sys
+import textwrap
 import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Callable, TextIO
 
-from .exceptions import DPCVXError
+import numpy as np
 
-__all__ = ["main"]
+from . import losses
+from .erm import PrivateERM
+from .exceptions import AssumptionError, DPCVXError, InputError
+from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from .serialization import load, save
+from .validation import positive
+from .verify import PROBE_DIM
+
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUSED", "EXIT_ERROR"]
+
+EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+ROWS_NOTE = "(rows count from 0 at the first line after the header)"
+USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pass only files "
+                     "you wrote or trust.")
+
+
+# --- argument types (argparse turns ArgumentTypeError into a usage error, exit 2) --------------
+
+
+def _positive_number(name: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            return positive(name, float(text))
+        except ValueError as error:  # float() or InputError
+            raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from error
+    return parse
+
+
+def _integer_from(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text!r}")
+        return value
+    return parse
+
+
+def _numeric_column(text: str) -> NumericColumn:
+    parts = text.rsplit(":", 2)
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        name, lo, hi = parts[0], float(parts[1]), float(parts[2])
+        return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
+    except ValueError as error:  # float() or InputError (empty name, lo >= hi, non-finite)
+        detail = f": {error}" if str(error) else ""
+        raise argparse.ArgumentTypeError(
+            f"expected NAME:LO:HI with public bounds LO < HI, for example age:17:90; got {text!r}{detail}"
+        ) from error
+
+
+def _categorical_column(text: str) -> CategoricalColumn:
+    name, sep, categories = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return CategoricalColumn(name, tuple(c.strip() for c in categories.split(",")),
+                                 source="dpcvx fit --categorical")
+    except ValueError as error:
+        detail = f": {error}" if str(error) else ""
+        raise argparse.ArgumentTypeError(
+            f"expected NAME:CAT1,CAT2,... with the public categories, for example "
+            f"sex:Female,Male; got {text!r}{detail}"
+        ) from error
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+def _run_user_file(path: str) -> dict[str, Any]:
+    """The global names a user's Python file defines (the file is executed)."""
+    if not Path(path).is_file():
+        raise InputError(f"Python file {path} does not exist")
+    try:
+        return runpy.run_path(path, run_name="dpcvx_user_file")
+    except Exception as error:  # the user's code: report whatever it raised
+        raise InputError(f"running {path} failed: {type(error).__name__}: {error}") from None
+
+
+def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> Callable:
+    value = namespace.get(name)
+    if not callable(value):
+        found = "is not callable" if name in namespace else "is not defined"
+        raise InputError(f"{path}: `{name}` {found}; define it, for example {example}")
+    return value
+
+
+def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer."""
+    regularizer = None
+    if args.loss.endswith(".py"):
+        namespace = _run_user_file(args.loss)
+        loss = _defined(namespace, "loss", args.loss, "loss = lambda z: cp.logistic(-z)")
+        if "regularizer" in namespace:
+            regularizer = _defined(namespace, "regularizer", args.loss,
+                                   "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
+    else:
+        loss = losses.from_spec(args.loss)
+    if args.regularizer is not None:
+        if not args.regularizer.endswith(".py"):
+            raise InputError(f"--regularizer takes a Python file defining regularizer(w), got "
+                             f"{args.regularizer!r}")
+        regularizer = _defined(_run_user_file(args.regularizer), "regularizer", args.regularizer,
+                               "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
+    return loss, regularizer
+
+
+def _read_csv_columns(path: str | Path, columns: Sequence[str]) -> dict[str, np.ndarray]:
+    """The named columns of a CSV file with a header row, as arrays of stripped strings."""
+    path = Path(path)
+    values: dict[str, list[str]] = {name: [] for name in columns}
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle)
+            header = [cell.strip() for cell in next(reader, [])]
+            if not any(header):
+                raise InputError(f"{path} is empty; it needs a header row naming the columns")
+            repeated = sorted({name for name in header if header.count(name) > 1})
+            if repeated:
+                raise InputError(f"{path}: the header repeats the columns {repeated}")
+            missing = [name for name in columns if name not in header]
+            if missing:
+                raise InputError(f"{path} has no column(s) {missing}; its columns are {header}. "
+                                 "Check the spelling (names are case-sensitive)")
+            positions = [header.index(name) for name in columns]
+            for row in reader:
+                if not row:
+                    continue  # blank line
+                if len(row) != len(header):
+                    raise InputError(f"{path}, line {reader.line_num}: {len(row)} fields, but the "
+                                     f"header has {len(header)}")
+                for name, position in zip(columns, positions):
+                    values[name].append(row[position].strip())
+    except FileNotFoundError:
+        raise InputError(f"data file {path} does not exist") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory, not a CSV file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text; convert it, or save the sheet as CSV UTF-8") from None
+    except csv.Error as error:
+        raise InputError(f"{path} is not a well-formed CSV file: {error}") from None
+    if not values[columns[0]]:
+        raise InputError(f"{path} has a header but no data rows")
+    return {name: np.array(column, dtype=str) for name, column in values.items()}
+
+
+def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str) -> np.ndarray:
+    try:
+        return schema.transform(table)
+    except InputError as error:
+        raise InputError(f"{path}: {error} {ROWS_NOTE}") from None
+
+
+def _schema(args: argparse.Namespace) -> PublicSchema:
+    """The public schema from --schema or --numeric/--categorical, with norm --data-norm."""
+    if args.schema is not None and args.columns:
+        raise InputError("give the columns either in --schema FILE or with --numeric/--categorical, "
+                         "not both")
+    if args.schema is not None:
+        try:
+            schema = PublicSchema.load(args.schema)
+        except FileNotFoundError:
+            raise InputError(f"schema file {args.schema} does not exist") from None
+        except InputError as error:
+            raise InputError(f"schema file {args.schema}: {error}") from None
+        norm = schema.norm if args.data_norm is None else args.data_norm
+    elif args.columns:
+        if args.data_norm is None:
+            raise InputError("--data-norm R is required: the public bound on the norm of an encoded "
+                             "row (numeric columns are scaled to [0, 1] and one-hot blocks have norm "
+                             "1, so R = 1 scales every row into the unit ball)")
+        schema = PublicSchema(tuple(args.columns))
+        norm = args.data_norm
+    else:
+        raise InputError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
+                         "NAME:CAT1,CAT2 for each feature, or --schema FILE")
+    if args.target in schema.column_names:
+        raise InputError(f"the target column {args.target!r} is also a feature column; remove it "
+                         "from the features")
+    return dataclasses.replace(schema, norm=norm)
+
+
+def _labels(raw: np.ndarray, args: argparse.Namespace) -> np.ndarray:
+    """The target column as --positive/--negative values (the public pair; nothing inferred)."""
+    if args.others_negative:
+        return np.where(raw == args.positive, args.positive, args.negative)
+    outside = ~np.isin(raw, [args.positive, args.negative])
+    if np.any(outside):
+        row = int(np.flatnonzero(outside)[0])
+        raise InputError(
+            f"{args.data}: column {args.target!r} holds {str(raw[row])!r} in row {row} {ROWS_NOTE} "
+            f"({int(outside.sum())} such rows), which is neither --positive {args.positive!r} nor --negative "
+            f"{args.negative!r}. Fix the labels in the file, or pass --others-negative to count every "
+            "value other than --positive as negative"
+        )
+    return raw
+
+
+def _check_output_directory(path: str) -> None:
+    directory = Path(path).resolve().parent
+    if not directory.is_dir():
+        raise InputError(f"cannot write {path}: the directory {directory} does not exist")
+
+
+# --- commands --------------------------------------------------------------------------------
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -29,16 +256,110 @@ def _demo(args: argparse.Namespace) -> int:
     else:
         print(f"\nplot written to {path}")
     print(f"done in {time.perf_counter() - start:.1f} s")
-    return 0
+    return EXIT_OK
+
+
+def _verify(args: argparse.Namespace) -> int:
+    loss, regularizer = _problem(args)
+    erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict)
+    certificate = erm.verify(args.dim)
+    print(certificate)
+    try:
+        certificate.require(args.mechanism)
+    except AssumptionError as error:
+        print(f"dpcvx: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    return EXIT_OK
+
+
+def _fit(args: argparse.Namespace) -> int:
+    _check_output_directory(args.out)
+    if args.positive == args.negative:
+        raise InputError(f"--positive and --negative must differ, both are {args.positive!r}")
+    loss, regularizer = _problem(args)
+    schema = _schema(args)
+    table = _read_csv_columns(args.data, schema.column_names + (args.target,))
+    X = _encode(schema, table, args.data)
+    y = _labels(table[args.target], args)
+    erm = PrivateERM(
+        loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
+        fit_intercept=args.fit_intercept, classes=(args.negative, args.positive), strict=args.strict,
+    )
+    model = erm.fit(X, y, epsilon=args.epsilon, mechanism=args.mechanism, split=args.split,
+                    random_state=args.random_state)
+    save(model, args.out, schema=schema)
+    print(model.certificate)
+    print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
+    return EXIT_OK
+
+
+def _write_predictions(handle: TextIO, predictions: np.ndarray, decisions: np.ndarray) -> None:
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(["prediction", "decision"])
+    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions)))
+
+
+def _predict(args: argparse.Namespace) -> int:
+    model = load(args.model)
+    if model.schema is None:
+        raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
+                         "one), so the CSV columns cannot be encoded; predict in Python with "
+                         "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
+    if args.out is not None:
+        _check_output_directory(args.out)
+    X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names), args.data)
+    predictions, decisions = model.predict(X), model.decision_function(X)
+    if args.out is None:
+        _write_predictions(sys.stdout, predictions, decisions)
+        return EXIT_OK
+    try:
+        with open(args.out, "w", newline="", encoding="utf-8") as handle:
+            _write_predictions(handle, predictions, decisions)
+    except OSError as error:
+        raise InputError(f"cannot write {args.out}: {error.strerror or error}") from None
+    print(f"{len(predictions)} predictions written to {args.out}")
+    return EXIT_OK
+
+
+# --- parser ----------------------------------------------------------------------------------
+
+
+def _add_problem_arguments(parser: argparse.ArgumentParser, loss_default: str | None) -> None:
+    parser.add_argument(
+        "--loss", required=loss_default is None, default=loss_default, metavar="SPEC|PATH.py",
+        help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "
+             "of width h), or a Python file defining loss(z) (and optionally regularizer(w)) with "
+             f"CVXPY. {USER_FILE_WARNING}" + (f" Default: {loss_default}." if loss_default else ""),
+    )
+    parser.add_argument(
+        "--regularizer", metavar="PATH.py",
+        help="a Python file defining regularizer(w) with CVXPY (default: the loss file's "
+             f"regularizer, else 0.5 * cp.sum_squares(w)). {USER_FILE_WARNING}",
+    )
+    parser.add_argument("--mechanism", choices=("objective", "output"), default="objective",
+                        help="objective perturbation (Algorithm 2, default) or output perturbation "
+                             "(Algorithm 1); see docs/mechanisms.md")
+    parser.add_argument("--strict", action="store_true",
+                        help="refuse conditions the verifier established only numerically")
+
+
+def _text(paragraph: str) -> str:
+    """A help paragraph wrapped for RawDescriptionHelpFormatter (which keeps examples' line breaks)."""
+    return textwrap.fill(paragraph, width=78)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
-        prog="dpcvx",
+        prog="dpcvx", formatter_class=raw,
         description="Differentially private ERM with machine-checked privacy certificates.",
+        epilog=_text("Exit status: 0 success; 1 the certificate does not allow the mechanism; 2 "
+                     "usage or input error. `dpcvx COMMAND --help` describes each command; "
+                     "docs/cli.md has examples."),
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
+
     demo = commands.add_parser(
         "demo", help="verify, fit both mechanisms on built-in synthetic data, print and plot",
         description="Run the main job on built-in synthetic data (no download): verify the "
@@ -50,6 +371,94 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="seed of data and noise (default 0)")
     demo.add_argument("--plot", default="dpcvx-demo.png", help="PNG path (default dpcvx-demo.png)")
     demo.set_defaults(handler=_demo)
+
+    verify = commands.add_parser(
+        "verify", help="print the privacy certificate of a loss and regularizer", formatter_class=raw,
+        description=_text("Check the conditions of the privacy theorems for a loss (and "
+                          "regularizer) and print the certificate: each condition, its constant "
+                          "and how it was established. Exit status 0 when --mechanism is allowed, "
+                          "1 when it is not (the failing conditions and their fixes go to stderr)."),
+        epilog="examples:\n"
+               "  dpcvx verify --loss logistic\n"
+               "  dpcvx verify --loss huber:h=0.5 --mechanism output\n"
+               "  dpcvx verify --loss my_loss.py --strict",
+    )
+    _add_problem_arguments(verify, loss_default=None)
+    verify.add_argument("--dim", type=_integer_from(1), default=PROBE_DIM,
+                        help=f"number of features at which the regularizer is analysed "
+                             f"(default {PROBE_DIM})")
+    verify.set_defaults(handler=_verify)
+
+    fit = commands.add_parser(
+        "fit", help="fit a private linear classifier on a CSV file and save it as JSON",
+        formatter_class=raw,
+        description=_text("Encode the feature columns with PUBLIC bounds and categories (never "
+                          "read off the data), scale each row into the norm bound R, map labels "
+                          "with the public --positive/--negative values, fit with "
+                          "epsilon-differential privacy, and write the model with its release "
+                          "certificate."),
+        epilog="example:\n"
+               "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
+               "      --numeric age:17:90 --categorical sex:Female,Male \\\n"
+               "      --epsilon 0.5 --lam 1e-3 --data-norm 1 --fit-intercept --out model.json",
+    )
+    fit.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
+    labels = fit.add_argument_group(
+        "labels", _text("Both label values are public: they are never inferred from the data. A "
+                        "value that is neither is an error, unless --others-negative is given."))
+    labels.add_argument("--target", required=True, metavar="COLUMN", help="the label column")
+    labels.add_argument("--positive", required=True, metavar="VALUE", help="the positive label")
+    labels.add_argument("--negative", required=True, metavar="VALUE", help="the negative label")
+    labels.add_argument("--others-negative", action="store_true",
+                        help="treat every value other than --positive as negative (one versus rest)")
+    features = fit.add_argument_group(
+        "features", _text("Give every feature column with its public domain, on the command line "
+                          "(repeat the options; feature order is the order given) or in a schema "
+                          "file. Columns not named are ignored."))
+    features.add_argument("--numeric", dest="columns", action="append", type=_numeric_column,
+                          metavar="NAME:LO:HI",
+                          help="numeric column with public bounds; values are clipped to "
+                               "[LO, HI] and scaled to [0, 1]")
+    features.add_argument("--categorical", dest="columns", action="append",
+                          type=_categorical_column, metavar="NAME:CAT1,CAT2,...",
+                          help="categorical column with its public categories, one-hot encoded "
+                               "(a value outside the list encodes as all zeros)")
+    features.add_argument("--schema", metavar="SCHEMA.json",
+                          help="a PublicSchema JSON file (docs/datasets.md), instead of "
+                               "--numeric/--categorical")
+    privacy = fit.add_argument_group("privacy and model")
+    privacy.add_argument("--epsilon", required=True, type=_positive_number("epsilon"),
+                         metavar="E", help="privacy budget of this release")
+    privacy.add_argument("--lam", required=True, type=_positive_number("lam"), metavar="L",
+                         help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w)")
+    privacy.add_argument("--data-norm", type=_positive_number("data_norm"), metavar="R",
+                         help="public bound R on the norm of an encoded row; rows are scaled into "
+                              "it (required with --numeric/--categorical; default with --schema: "
+                              "the file's norm)")
+    _add_problem_arguments(privacy, loss_default="logistic")
+    privacy.add_argument("--fit-intercept", action="store_true",
+                         help="add an intercept (a constant feature inside the norm bound and "
+                              "the regularizer)")
+    privacy.add_argument("--split", choices=("max", "paper"), default="max",
+                         help="objective perturbation budget split (default max; docs/theory.md)")
+    privacy.add_argument("--random-state", type=_integer_from(0), metavar="SEED",
+                         help="seed of the noise, for experiments only: a real release must use "
+                              "the default, fresh operating-system entropy")
+    fit.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the model")
+    fit.set_defaults(handler=_fit)
+
+    predict = commands.add_parser(
+        "predict", help="predict labels for a CSV file with a saved model", formatter_class=raw,
+        description=_text("Encode DATA.csv with the model's saved public schema and write one row "
+                          "per record: the predicted label and the decision value w^T x + b. "
+                          "Other columns, the label column included, are ignored."),
+        epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
+    )
+    predict.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit")
+    predict.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
+    predict.add_argument("--out", metavar="PREDICTIONS.csv",
+                         help="write the predictions here (default: standard output)")
+    predict.set_defaults(handler=_predict)
     return parser
 
 
@@ -57,9 +466,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
+    except AssumptionError as error:
+        print(f"dpcvx: refused: {error}", file=sys.stderr)
+        return EXIT_REFUSED
     except DPCVXError as error:
         print(f"dpcvx: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
+    except BrokenPipeError:  # the reader of standard output went away (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

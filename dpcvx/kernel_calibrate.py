@@ -1,6 +1,6 @@
 """Calibration of the private kernel learners of Jain and Thakurta (ICML 2013).
 
-Derivations: ``docs/theory-kernels.md``. Notation: n training points, ridge
+Derivations: ``docs/theory.md (section 9)``. Notation: n training points, ridge
 lam (the ERM is (1/n) sum l(y_i <w, phi(x_i)>) + (lam/2)||w||^2), loss
 Lipschitz constant L, public feature bound R = R_phi >= ||phi(x)||.
 
@@ -188,7 +188,7 @@ def _best_over_rounds(build, fewest: int):
 @dataclass(frozen=True)
 class PINPParameters:
     """Private Interactive Non-linear Prediction (Jain and Thakurta, Algorithm 1), as derived in
-    docs/theory-kernels.md: rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
+    docs/theory.md (section 9): rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
     one Laplace answer; at most ``max_updates`` rounds.
 
     With probability >= 1 - failure_probability, each of the first ``max_queries``
@@ -264,7 +264,7 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
 @dataclass(frozen=True)
 class TDILParameters:
     """Test Data Independent Learner (Jain and Thakurta, Algorithm 3), as derived in
-    docs/theory-kernels.md: at most ``rounds`` rounds of the exponential mechanism
+    docs/theory.md (section 9): at most ``rounds`` rounds of the exponential mechanism
     (over a net of the input ball, or over the whole ball for the linear kernel)
     plus one Laplace-noised test.
 

@@ -51,6 +51,11 @@ class PrivateKernelLearner:
         return make_kernel(self.kernel, gamma=self.gamma, degree=self.degree, offset=self.offset,
                            input_bound=self.input_bound, feature_bound=self.feature_bound)
 
+    def _charge(self, accountant) -> None:
+        """Charge (epsilon, delta) to ``accountant`` before any work (it refuses when over budget)."""
+        if accountant is not None:
+            accountant.spend(self.epsilon, self.delta, description=f"{type(self).__name__}.fit")
+
     def _curator_model(self, X, y) -> KernelERM:
         """The exact non-private minimiser (private; kept only as long as the algorithm needs it)."""
         return KernelERM(X, y, kernel=self._make_kernel(), loss=resolve_loss(self.loss), lam=self.lam)

@@ -25,8 +25,8 @@ __all__ = ["LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 
 def _number(value: Any) -> dict:
-    """An exact constant as {'exact': str, 'float': float}, a plain float otherwise."""
-    if isinstance(value, sp.Basic):
+    """A constant as {'exact': text, 'float': number}: exact for sympy numbers and counts."""
+    if isinstance(value, sp.Basic) or isinstance(value, (int, np.integer)):
         return {"exact": str(value), "float": float(value)}
     return {"exact": None, "float": float(value)}
 

@@ -39,6 +39,15 @@ class Residual:
     relative: float
 
 
+def _gram_upper(syrk, A: np.ndarray) -> np.ndarray:
+    """Upper triangle of A^T A by BLAS syrk, without copying A when it is contiguous."""
+    if A.flags.f_contiguous:
+        return syrk(1.0, A, trans=1, lower=0)
+    if A.flags.c_contiguous:  # A^T is column-major: the same memory, no copy
+        return syrk(1.0, A.T, trans=0, lower=0)
+    return syrk(1.0, np.asfortranarray(A), trans=1, lower=0)
+
+
 def relative_residual(terms, n: int) -> Residual:
     """Residual from the gradient terms of F = n J_b (pass n = 1 for terms of J_b itself)."""
     total = float(np.linalg.norm(sum(terms)))
@@ -50,12 +59,13 @@ def relative_residual(terms, n: int) -> Residual:
 class PerturbedObjective:
     """F(w) = n J_b(w) for a quadratic regularizer N(w) = 0.5 w^T H w + g^T w.
 
-    A dense X is kept in column-major (Fortran) order, so the Hessian's
-    X^T diag(l'') X is one symmetric rank-k update (BLAS syrk, half the flops
-    of a general product). ``hessian(..., single=True)`` does that update in
-    single precision (a float32 copy of X is made on first use): the Hessian
-    only shapes Newton's direction, while the gradient, the line search and the
-    residual stay in double precision, so the minimiser found is as exact.
+    For a dense X the Hessian's X^T diag(l'') X is one symmetric rank-k
+    update (BLAS syrk, half the flops of a general product), in whichever
+    memory order X has: no copy of X is made for it. ``hessian(..., single=True)``
+    does that update in single precision (a float32 copy of X is made on first
+    use): the Hessian only shapes Newton's direction, while the gradient, the
+    line search and the residual stay in double precision, so the minimiser
+    found is as exact.
     """
 
     X: np.ndarray | sparse.spmatrix
@@ -70,8 +80,6 @@ class PerturbedObjective:
 
     def __post_init__(self):
         self._dense = not sparse.issparse(self.X)
-        if self._dense:
-            self.X = np.asfortranarray(self.X, dtype=np.float64)
 
     @property
     def n(self) -> int:
@@ -122,11 +130,11 @@ class PerturbedObjective:
         curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
         if self._dense and single:
             if self._X_single is None:
-                self._X_single = np.asfortranarray(self.X, dtype=np.float32)
+                self._X_single = self.X.astype(np.float32)
             weights = np.sqrt(curvature).astype(np.float32)[:, None]
-            H = ssyrk(1.0, self._X_single * weights, trans=1, lower=0).astype(np.float64)
+            H = _gram_upper(ssyrk, self._X_single * weights).astype(np.float64)
         elif self._dense:
-            H = dsyrk(1.0, self.X * np.sqrt(curvature)[:, None], trans=1, lower=0)
+            H = _gram_upper(dsyrk, self.X * np.sqrt(curvature)[:, None])
         else:
             H = np.asarray((self.X.T @ sparse.diags(curvature) @ self.X).todense())
         n = self.n

@@ -64,7 +64,9 @@ class PINP(PrivateKernelLearner):
         self.max_updates = max_updates
         self.parameters_: PINPParameters | None = None
 
-    def fit(self, X, y) -> "PINP":
+    def fit(self, X, y, *, accountant=None) -> "PINP":
+        """Prepare to answer queries; ``accountant`` (optional) is charged the whole (epsilon, delta)."""
+        self._charge(accountant)
         self._model = self._curator_model(X, y)
         kernel, loss = self._model.kernel, self._model.loss
         radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,

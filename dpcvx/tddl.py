@@ -145,7 +145,9 @@ class TDDL(PrivateKernelLearner):
 
     algorithm = "TDDL (Jain and Thakurta 2013, Algorithm 2)"
 
-    def fit(self, X, y, Z) -> "TDDL":
+    def fit(self, X, y, Z, *, accountant=None) -> "TDDL":
+        """Release the predictor; ``accountant`` (optional) is charged (epsilon, delta) first."""
+        self._charge(accountant)
         rng = resolve_rng(self.random_state)
         model = self._curator_model(X, y)
         Z = as_rows(Z, "Z", model.n_features)

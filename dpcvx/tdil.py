@@ -137,7 +137,8 @@ class TDIL(PrivateKernelLearner):
         self.rounds = rounds
         self.parameters_: TDILParameters | None = None
 
-    def fit(self, X, y) -> "TDIL":
+    def fit(self, X, y, *, accountant=None) -> "TDIL":
+        """Release the predictor; ``accountant`` (optional) is charged (epsilon, delta) first."""
         radius = positive("input_bound", self.input_bound)
         rng = resolve_rng(self.random_state)
         X = as_rows(X)
@@ -147,6 +148,7 @@ class TDIL(PrivateKernelLearner):
             raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
         spacing = radius / 10 if self.net_spacing is None else self.net_spacing
         net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
+        self._charge(accountant)
         model = self._curator_model(X, y)
         kernel, loss = model.kernel, model.loss
         common = (model.n, self.lam, loss.lipschitz, kernel.feature_bound,

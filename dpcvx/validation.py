@@ -1,7 +1,8 @@
 """Input checks shared by every learner: typed errors that name the problem and the fix.
 
-Inputs are never modified in place: arrays are converted into new float64
-arrays when their type or layout requires it.
+Inputs are never modified in place. A column-major float64 array is used as
+it is (dpcvx only reads it); anything else is converted into a new one (the
+solvers' matrix products are markedly faster in column-major order).
 """
 
 from __future__ import annotations
@@ -36,13 +37,17 @@ def sample_size(n: Any, name: str = "n") -> int:
 
 
 def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
-    """A finite 2-D float64 array (a new, column-major copy) or CSR matrix, non-empty."""
+    """A finite 2-D column-major float64 array (the input itself when it already is one) or CSR.
+
+    The result is only ever read, never written: every later step that changes
+    values (clipping, the intercept column) builds a new array.
+    """
     if sparse.issparse(X):
-        matrix = sparse.csr_matrix(X, dtype=np.float64, copy=True)
+        matrix = sparse.csr_matrix(X, dtype=np.float64)
         values = matrix.data
     else:
         try:
-            matrix = np.array(X, dtype=np.float64, copy=True, order="F")
+            matrix = np.asarray(X, dtype=np.float64, order="F")
         except (TypeError, ValueError) as error:
             raise InputError(f"{name} must be a numeric 2-D array: {error}") from None
         values = matrix

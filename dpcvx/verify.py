@@ -47,8 +47,12 @@ Regularizer = Callable[[cp.Variable], cp.Expression]
 
 
 def _readable(expression: cp.Expression) -> str:
-    """CVXPY's text of an expression, with sum_squares written as the user wrote it."""
-    return re.sub(r"quad_over_lin\((.+?), 1\.0, None, False\)", r"sum_squares(\1)", str(expression))
+    """CVXPY's text of an expression, with its internal forms written as a user writes them."""
+    text = re.sub(r"quad_over_lin\((.+?), 1\.0, None, False\)", r"sum_squares(\1)", str(expression))
+    text = re.sub(r"PowerApprox\((.+?), 2\.0\)", r"square(\1)", text)
+    text = re.sub(r"reshape\(([^(),]+|[^(),]*\([^()]*\)[^(),]*), \(1,\), F\)", r"\1", text)
+    text = re.sub(r"log_sum_exp\(Hstack\((.+?)\), None, False\)", r"log_sum_exp(hstack([\1]))", text)
+    return re.sub(r"(Pnorm|PnormApprox)\(Hstack\((.+?)\), 2\)", r"norm(hstack([\2]))", text)
 
 
 def default_regularizer(w: cp.Variable) -> cp.Expression:

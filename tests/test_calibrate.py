@@ -65,7 +65,7 @@ def test_general_form_reduces_to_paper(n, lam, eps, c):
 @pytest.mark.parametrize("n, lam, eps, c", GRID)
 @pytest.mark.parametrize("L, R, m", [(1, 1, 1), (2.0, 0.5, 1.0), (1.0, 3.0, 0.25), (0.5, 1.4142, 2.0)])
 def test_general_constants(n, lam, eps, c, L, R, m):
-    for split in ("paper", "max"):
+    for split in ("paper", "max", "rank-one"):
         cal = objective_perturbation(n, lam, eps, c, L=L, R=R, m=m, split=split)
         # the Jacobian ratio bound of the proof holds for the chosen split
         assert cal.jacobian_ratio <= math.exp(eps - cal.epsilon_prime)
@@ -77,6 +77,27 @@ def test_general_constants(n, lam, eps, c, L, R, m):
         assert cal.extra_reg == pytest.approx(ref.extra_reg * m, rel=1e-8, abs=1e-15)
     out = output_perturbation(n, lam, eps, L=L, R=R, m=m)
     assert out.beta == pytest.approx(n * m * lam * eps / (2 * L * R), rel=REL)
+
+
+def test_rank_one_split_by_hand():
+    # a = 0.25: eps' = 0.6 - log 1.25 = 0.376856... (Delta = 0), one Jacobian factor
+    cal = objective_perturbation(1000, 1e-3, 0.6, 0.25, split="rank-one")
+    assert cal.extra_reg == 0 and cal.jacobian_exponent == 1
+    assert cal.epsilon_prime == pytest.approx(0.6 - math.log(1.25), rel=REL)
+    # a = 2.5, eps = 0.1: eps' = eps / 2, Delta = c / (n (e^{eps/2} - 1)) - Lam
+    cal = objective_perturbation(100, 1e-3, 0.1, 0.25, split="rank-one")
+    assert cal.epsilon_prime == 0.05
+    assert cal.extra_reg == pytest.approx(0.25 / (100 * math.expm1(0.05)) - 1e-3, rel=REL)
+
+
+@pytest.mark.parametrize("n, lam, eps, c", GRID)
+def test_rank_one_split_dominates_and_meets_its_bound(n, lam, eps, c):
+    ours = objective_perturbation(n, lam, eps, c, split="rank-one")
+    assert ours.jacobian_ratio <= math.exp(eps - ours.epsilon_prime)
+    best_jmlr = objective_perturbation(n, lam, eps, c, split="max")
+    assert ours.epsilon_prime >= best_jmlr.epsilon_prime
+    if ours.epsilon_prime == best_jmlr.epsilon_prime:  # both at eps / 2: less extra regularization
+        assert ours.extra_reg <= best_jmlr.extra_reg
 
 
 @pytest.mark.parametrize("n, lam, eps, c", GRID)

@@ -1,0 +1,439 @@
+"""Shared pieces of the dpcvx benchmarks.
+
+* the paper's grids (Lam, epsilon) and the two losses of JMLR 2011, Section 7;
+* data: :func:`load_data` wraps :mod:`dpcvx.datasets` (Adult, KDD Cup 99 10%,
+  modes ``paper`` and ``private``) and adds a tiny ``synthetic`` set for tests;
+* cross-validation folds and per-cell random seeds that do not depend on the
+  order in which parallel workers run;
+* :class:`ExactSolveCache`: a :class:`dpcvx.PrivateERM` that remembers its
+  exact non-private solve, so output perturbation costs one solve per
+  (fold, Lam, loss) and then only noise draws. The released point is the one
+  ``PrivateERM.fit`` would release: the cached minimiser plus fresh noise;
+* peers: scikit-learn's and diffprivlib's ``LogisticRegression`` on the same
+  rows and the same objective, with the regularization converted;
+* :func:`relative_residual`: every method's relative optimality residual of
+  its own objective, computed by :mod:`dpcvx.objective` (the function dpcvx's
+  solvers use), so all methods are measured the same way;
+* :class:`RunRecord`: command, machine, date, load averages, thread settings,
+  versions and run time, stored with every result file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import importlib
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import dpcvx
+from dpcvx import losses
+from dpcvx.objective import PerturbedObjective
+from dpcvx.verify import verify_loss, verify_regularizer
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+
+# JMLR 2011, Section 7: Lam grid, epsilon grid, Huber hinge with h = 0.5.
+LAMS = tuple(10.0 ** e for e in (-4.0, -3.5, -3.0, -2.5, -2.0, -1.5))
+LAM_LABELS = ("1e-4", "10^-3.5", "1e-3", "10^-2.5", "1e-2", "10^-1.5")
+EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+LOSSES = {"logistic": losses.logistic(), "huber": losses.huber_hinge(0.5)}
+DATA_NORM = 1.0  # rows of both loaders have norm <= 1 (public bound R = 1)
+
+DATASETS = ("adult", "kdd", "synthetic")
+MODES = ("paper", "private")
+
+# Paper's numbers (REFERENCE.md, "Published numbers to reproduce"): test error at eps = 0.1.
+PAPER_ADULT_EPS01 = {
+    ("logistic", "nonprivate"): (.1654, .1694, .1758, .1895, .2322, .2478),
+    ("logistic", "output"): (.5175, .4928, .4310, .3163, .2395, .2456),
+    ("logistic", "objective"): (.8248, .2694, .2369, .2161, .2305, .2475),
+    ("huber", "nonprivate"): (.1632, .1669, .1719, .1793, .2454, .2478),
+    ("huber", "output"): (.5211, .5011, .4464, .3352, .2376, .2476),
+    ("huber", "objective"): (.2585, .2582, .2559, .2046, .2319, .2478),
+}
+# KDD: best over Lam at eps = 0.1 (the Lam is given only for LR objective: 10^-2.5).
+PAPER_KDD_BEST_EPS01 = {
+    ("logistic", "objective"): .0113,
+    ("logistic", "output"): .0304,
+    ("huber", "objective"): .0064,
+    ("huber", "output"): .0092,
+    ("logistic", "nonprivate"): .0016,
+}
+# The eps = 0.1 targets of the issue: (dataset, loss) -> (paper error, Lam index or None for best).
+TARGETS = {
+    ("adult", "logistic"): (.2161, 3),
+    ("adult", "huber"): (.2046, 3),
+    ("kdd", "logistic"): (.0113, None),
+    ("kdd", "huber"): (.0064, None),
+}
+
+
+# -- data ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Data:
+    """Rows (norm <= 1, constant feature last), labels in {-1, +1}, and where they came from."""
+
+    name: str
+    mode: str
+    X: np.ndarray
+    y: np.ndarray
+    description: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}/{self.mode}"
+
+
+def load_data(name: str, mode: str, *, kdd_rows: int | None = 70_000, seed: int = 0,
+              max_rows: int | None = None) -> Data:
+    """Adult or KDD through :mod:`dpcvx.datasets`, or the tiny ``synthetic`` set (tests).
+
+    ``max_rows`` keeps a seeded random subset (for tests and speed runs).
+    KDD's ``kdd_rows`` subset is drawn by the loader with ``random_state=seed``
+    (the paper used a random 70,000 rows). ``synthetic`` is
+    :func:`dpcvx.demo.synthetic_classification` with a constant feature
+    appended and rows rescaled to norm <= 1; its ``mode`` only labels it.
+    """
+    if name == "adult":
+        dataset = dpcvx.load_adult(mode=mode)
+        X, y, text = dataset.X, dataset.y, f"UCI Adult, mode={mode}"
+    elif name == "kdd":
+        dataset = dpcvx.load_kdd(mode=mode, n_rows=kdd_rows, random_state=seed)
+        rows = "all 494,021" if kdd_rows is None else f"random {kdd_rows:,} (seed {seed})"
+        X, y, text = dataset.X, dataset.y, f"KDD Cup 99 10%, DoS vs rest, {rows} rows, mode={mode}"
+    elif name == "synthetic":
+        from dpcvx.demo import synthetic_classification
+
+        n = 2000 if max_rows is None else max_rows
+        Z, y = synthetic_classification(n=n, d=6, random_state=seed)
+        X = np.hstack([Z, np.ones((n, 1))])
+        X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * (1 + 1e-15)
+        y = y.astype(float)
+        text = f"synthetic (dpcvx.demo), n={n}, d=7 with constant feature"
+    else:
+        raise ValueError(f"unknown data set {name!r}; choose from {DATASETS}")
+    if max_rows is not None and max_rows < X.shape[0]:
+        keep = np.sort(np.random.default_rng(seed).permutation(X.shape[0])[:max_rows])
+        X, y = X[keep], y[keep]
+        text += f"; seeded random subset of {max_rows} rows"
+    return Data(name, mode, np.ascontiguousarray(X), np.asarray(y, dtype=float), text)
+
+
+def kfold(n: int, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """k (train, test) index pairs of a seeded random partition into k near-equal folds."""
+    order = np.random.default_rng(seed).permutation(n)
+    parts = np.array_split(order, k)
+    return [(np.sort(np.concatenate(parts[:i] + parts[i + 1:])), np.sort(parts[i])) for i in range(k)]
+
+
+def seed_sequence(seed: int, *key: int) -> np.random.SeedSequence:
+    """A seed for one cell (data set, fold, loss, Lam, eps, draw, stream), order-independent."""
+    return np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key))
+
+
+def generator(seed: int, *key: int) -> np.random.Generator:
+    return np.random.default_rng(seed_sequence(seed, *key))
+
+
+def int_seed(seed: int, *key: int) -> int:
+    """A 31-bit int seed for libraries that take an int (diffprivlib's random_state)."""
+    return int(seed_sequence(seed, *key).generate_state(1)[0] >> 1)
+
+
+# -- dpcvx with the exact solve remembered ---------------------------------------------------------
+
+
+class ExactSolveCache(dpcvx.PrivateERM):
+    """PrivateERM whose unperturbed solve (noise 0, Delta 0) is computed once per data.
+
+    ``PrivateERM.fit(..., mechanism="output")`` solves the unperturbed problem
+    and adds noise; ``fit_nonprivate`` solves the same problem. This subclass
+    overrides the documented ``_solve`` step to return the remembered
+    minimiser when it is asked the same unperturbed problem again (same rows,
+    labels, Lam, loss, solver: checked by value, not by identity), so every
+    further output-perturbation draw costs only the noise. Perturbed solves
+    (objective perturbation) are never cached.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._exact = None  # (X, y, lam, loss spec, w, info)
+        self.cache_hits = 0
+
+    def _solve(self, X, y, noise, extra_reg):
+        unperturbed = extra_reg == 0.0 and not np.any(noise)
+        if unperturbed and self._exact is not None:
+            X0, y0, lam, spec, w, info = self._exact
+            if (lam == float(self.lam) and spec == _spec(self.loss) and X0.shape == X.shape
+                    and np.array_equal(y0, y) and np.array_equal(X0, X)):
+                self.cache_hits += 1
+                return w.copy(), info
+        w, info = super()._solve(X, y, noise, extra_reg)
+        if unperturbed:
+            self._exact = (np.array(X), np.array(y), float(self.lam), _spec(self.loss), w.copy(), info)
+        return w, info
+
+
+def _spec(loss) -> str:
+    return getattr(loss, "spec", repr(loss))
+
+
+# -- residuals --------------------------------------------------------------------------------
+
+
+def relative_residual(loss, X, y, lam: float, w, noise=None, extra_reg: float = 0.0) -> float:
+    """Relative optimality residual of w for J_b(w) = (1/n) sum l + Lam/2 ||w||^2 + b^T w / n + Delta/2 ||w||^2.
+
+    Computed by :class:`dpcvx.objective.PerturbedObjective` (the residual
+    dpcvx's own solvers report), with the loss derivatives the verifier
+    established. ``noise`` b and ``extra_reg`` Delta describe a perturbed
+    objective (objective perturbation); both default to the plain J.
+    """
+    X = np.asarray(X, dtype=float)
+    derivatives = verify_loss(loss).derivatives
+    quadratic = verify_regularizer(None, X.shape[1]).analysis.quadratic
+    b = np.zeros(X.shape[1]) if noise is None else np.asarray(noise, dtype=float)
+    objective = PerturbedObjective(X, np.asarray(y, dtype=float), derivatives, quadratic, float(lam),
+                                   b, float(extra_reg))
+    return objective.residual(np.asarray(w, dtype=float).ravel()).relative
+
+
+# -- peers ------------------------------------------------------------------------------------------
+
+
+def peer_status() -> dict:
+    """Which peers can run here: {"sklearn": (bool, reason), "diffprivlib": (bool, reason)}."""
+    status = {}
+    for name, module in (("sklearn", "sklearn"), ("diffprivlib", "diffprivlib")):
+        try:
+            mod = importlib.import_module(module)
+            status[name] = (True, f"{module} {mod.__version__}")
+        except Exception as error:  # diffprivlib 0.6.6 fails to import or fit with scikit-learn >= 1.8
+            status[name] = (False, f"{module} not usable here ({type(error).__name__}: {error}); "
+                                   "install the 'bench' extra in a separate venv")
+    if status["diffprivlib"][0]:
+        try:  # 0.6.6 imports with scikit-learn 1.8+ but cannot construct its model
+            from diffprivlib.models import LogisticRegression
+
+            LogisticRegression(epsilon=1.0, data_norm=1.0)
+        except Exception as error:
+            status["diffprivlib"] = (False, f"diffprivlib cannot build its LogisticRegression here "
+                                            f"({type(error).__name__}: {error}); it needs scikit-learn < 1.8")
+    return status
+
+
+def sklearn_C(n: int, lam: float) -> float:
+    """C of scikit-learn (and diffprivlib) for dpcvx's Lam.
+
+    scikit-learn minimises C sum_i l_i + 0.5 ||w||^2 = C n (J(w)) with
+    J = (1/n) sum l_i + (1/(2 C n)) ||w||^2, so Lam = 1 / (C n): C = 1 / (n Lam).
+    diffprivlib 0.6.6 minimises (1/n) sum l_i + (1/(2 C n)) ||w||^2 (+ noise):
+    the same C.
+    """
+    return 1.0 / (n * lam)
+
+
+def fit_sklearn(X, y, lam: float):
+    """Non-private scikit-learn LogisticRegression (lbfgs, its defaults tol=1e-4, max_iter=100).
+
+    No separate intercept (``fit_intercept=False``): the rows carry the
+    constant feature, regularized like every weight, exactly as in dpcvx, so
+    both minimise the same J. Returns (model, seconds, converged).
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=sklearn_C(X.shape[0], lam), fit_intercept=False, solver="lbfgs")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        start = time.perf_counter()
+        model.fit(X, y)
+        seconds = time.perf_counter() - start
+    converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return model, seconds, converged
+
+
+def fit_diffprivlib(X, y, lam: float, epsilon: float, seed: int):
+    """diffprivlib 0.6.6 LogisticRegression (objective perturbation, lbfgs with its defaults).
+
+    ``data_norm=1`` (the public R), ``C = 1/(n Lam)``, ``fit_intercept=False``
+    on rows that carry the constant feature: its intercept is then inside the
+    norm bound and the regularizer. In this setting its calibration equals
+    JMLR 2011's (paper split): with R = 1 its c*R in place of c*R^2 is
+    harmless, and no unregularised intercept is perturbed. Its default
+    (``fit_intercept=True``) would hit both halves of the pitfall in
+    REFERENCE.md. Returns (model, seconds, converged).
+    """
+    from diffprivlib.models import LogisticRegression
+    from sklearn.exceptions import ConvergenceWarning
+
+    model = LogisticRegression(epsilon=epsilon, data_norm=DATA_NORM, C=sklearn_C(X.shape[0], lam),
+                               fit_intercept=False, random_state=seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        start = time.perf_counter()
+        model.fit(X, y)
+        seconds = time.perf_counter() - start
+    converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return model, seconds, converged
+
+
+def diffprivlib_perturbation(n: int, d: int, lam: float, epsilon: float, seed: int):
+    """The noise b and extra regularization Delta of one diffprivlib fit, in dpcvx's convention.
+
+    diffprivlib draws them inside its ``Vector`` mechanism from
+    ``RandomState(seed)`` and never exposes them. This builds the same
+    mechanism with the same arguments and seed (as ``fit_diffprivlib`` makes
+    it, binary problem, no intercept) and reads b and Delta off the gradient
+    of the perturbation it adds: grad at 0 is b / n, and grad at w minus b / n
+    is Delta w. The result feeds :func:`relative_residual`.
+    """
+    from diffprivlib.mechanisms import Vector
+
+    mechanism = Vector(epsilon=epsilon, dimension=d, alpha=1.0 / sklearn_C(n, lam), function_sensitivity=0.25,
+                       data_sensitivity=DATA_NORM, n=n, random_state=np.random.RandomState(seed))
+    added = mechanism.randomise(lambda w, *args: (0.0, np.zeros(d)))
+    b = n * np.asarray(added(np.zeros(d))[1])
+    ones = np.ones(d)
+    delta = float(np.mean(np.asarray(added(ones)[1]) - b / n))
+    return b, delta
+
+
+# -- threads, machine, run records --------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def limit_threads(threads: int | None):
+    """Limit BLAS/OpenMP threads (threadpoolctl when available); None leaves them alone."""
+    if threads is None:
+        yield
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=int(threads)):
+        yield
+
+
+def thread_settings() -> dict:
+    env = {name: os.environ.get(name) for name in
+           ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    pools = []
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = [{key: pool.get(key) for key in ("user_api", "internal_api", "num_threads", "version")}
+                 for pool in threadpool_info()]
+    except ImportError:
+        pass
+    return {"environment": env, "threadpools": pools}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
+                             timeout=10)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
+                               capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "") if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def versions() -> dict:
+    found = {"python": platform.python_version()}
+    for module in ("dpcvx", "numpy", "scipy", "cvxpy", "sklearn", "diffprivlib", "matplotlib"):
+        try:
+            found[module] = importlib.import_module(module).__version__
+        except Exception:
+            found[module] = None
+    return found
+
+
+def machine() -> dict:
+    uname = platform.uname()
+    return {"uname": " ".join([uname.system, uname.node, uname.release, uname.version, uname.machine]),
+            "cpu_model": _cpu_model(), "cores": os.cpu_count()}
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+class RunRecord:
+    """Start/end record of one benchmark run: command, machine, date, load, threads, run time."""
+
+    def __init__(self, module: str, argv: list[str] | None = None):
+        self.command = f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
+        self.invoked_as = f"python -m {_module_name()} " + " ".join(sys.argv[1:])
+        self.started = _dt.datetime.now(_dt.timezone.utc)
+        self.load_start = load_average()
+        self._t0 = time.perf_counter()
+
+    def finish(self) -> dict:
+        return {
+            "command": self.command.strip(),
+            "invoked_as": self.invoked_as.strip(),
+            "date_utc": self.started.isoformat(timespec="seconds"),
+            "machine": machine(),
+            "load_average_start": self.load_start,
+            "load_average_end": load_average(),
+            "load_average_note": "1, 5 and 15 minute load averages (os.getloadavg); the machine has "
+                                 f"{os.cpu_count()} cores, so timings taken above a load of "
+                                 f"{os.cpu_count()} include waiting for a core",
+            "run_seconds": round(time.perf_counter() - self._t0, 1),
+            "threads": thread_settings(),
+            "versions": versions(),
+            "git_commit": _git_commit(),
+        }
+
+
+def _module_name() -> str:
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name:
+        return spec.name
+    return Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "?"
+
+
+def write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def finite_or_none(value: float) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)

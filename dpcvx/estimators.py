@@ -1,0 +1,259 @@
+"""scikit-learn estimators: private linear classifiers for pipelines and notebooks.
+
+:class:`DPLogisticRegression`, :class:`DPHuberSVM` and the generic
+:class:`DPERMClassifier` wrap :class:`~dpcvx.erm.PrivateERM`: every fit is one
+private release (verify, calibrate, solve exactly, certificate). They follow
+scikit-learn's conventions (``get_params``/``set_params``, ``clone``,
+``Pipeline``, ``cross_val_score``); fitted attributes are set together at the
+very end of :meth:`fit`, so an interrupted or refused fit leaves no partial
+model.
+
+Labels: ``classes`` is the PUBLIC pair (negative, positive), default
+``(0, 1)``, the labels scikit-learn users usually have. It is never inferred
+from ``y``: the set of labels present is a statistic of the data (it reveals,
+for example, that every record has the same label). ``y`` with other labels
+raises :class:`~dpcvx.exceptions.InputError`; pass ``classes=(-1, 1)`` or
+``classes=("no", "yes")`` for such data.
+
+Privacy accounting: each call to :meth:`fit` spends ``epsilon`` on the rows
+it is given. Cross-validation and grid search fit many times on overlapping
+rows, so their total cost is the sum of the epsilons of the fits that saw a
+record. For a private choice of hyperparameters see docs/tuning.md.
+
+scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.validation import check_is_fitted
+except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
+    raise ImportError(
+        'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
+    ) from error
+
+from . import losses
+from .erm import PrivateERM
+from .model import PrivateModel
+
+__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM"]
+
+
+class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
+
+    def _loss(self):
+        raise NotImplementedError
+
+    def _regularizer(self):
+        return None  # PrivateERM's default, 0.5 ||w||^2
+
+    def _private_erm(self) -> PrivateERM:
+        return PrivateERM(
+            loss=self._loss(),
+            regularizer=self._regularizer(),
+            lam=self.lam,
+            data_norm=self.data_norm,
+            fit_intercept=self.fit_intercept,
+            intercept_scaling=self.intercept_scaling,
+            clip=self.clip,
+            classes=self.classes,
+            solver=self.solver,
+            strict=self.strict,
+        )
+
+    def fit(self, X, y, *, accountant=None) -> "_PrivateLinearClassifier":
+        """Release an ``epsilon``-differentially private model of (X, y).
+
+        ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
+        epsilon before any noise is drawn.
+
+        Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
+        does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
+        malformed data or labels outside ``classes``, and
+        :class:`~dpcvx.exceptions.SolverError` when the solve is not exact
+        enough. In every such case no fitted attribute is set or changed.
+        """
+        model = self._private_erm().fit(
+            X, y, epsilon=self.epsilon, mechanism=self.mechanism, split=self.split,
+            random_state=self.random_state, accountant=accountant,
+        )
+        vars(self).update(self._fitted_attributes(model))
+        return self
+
+    @staticmethod
+    def _fitted_attributes(model: PrivateModel) -> dict[str, Any]:
+        return {
+            "model_": model,
+            "certificate_": model.certificate,
+            "classes_": model.classes_,
+            "coef_": model.coef_[np.newaxis, :],
+            "intercept_": np.array([model.intercept_]),
+            "n_features_in_": model.coef_.shape[0],
+        }
+
+    def decision_function(self, X) -> np.ndarray:
+        """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``."""
+        check_is_fitted(self)
+        return self.model_.decision_function(X)
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted labels, values of ``classes``."""
+        check_is_fitted(self)
+        return self.model_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class DPERMClassifier(_PrivateLinearClassifier):
+    """A private linear classifier for any verified margin loss and regularizer.
+
+    Parameters
+    ----------
+    loss : str or callable, default "logistic"
+        A catalogue spec (``"logistic"``, ``"huber:h=0.5"``, see
+        :func:`dpcvx.losses.from_spec`) or a callable ``z -> l(z)`` returning a
+        CVXPY expression of the margin z = y w^T x.
+    regularizer : callable, optional
+        ``w -> N(w)``, a CVXPY expression; default ``0.5 * cp.sum_squares(w)``.
+    epsilon : float, default 1.0
+        Privacy budget spent by each :meth:`fit`.
+    mechanism : {"objective", "output"}, default "objective"
+        Objective perturbation (Algorithm 2) or output perturbation
+        (Algorithm 1); see docs/mechanisms.md.
+    lam : float, default 1e-3
+        Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w).
+        scikit-learn's ``C`` corresponds to ``lam = 1 / (n C)``.
+    data_norm : float, default 1.0
+        Public bound R on ||x||; rows beyond it are scaled onto it (``clip``).
+        Never taken from the data: scale features by public bounds first
+        (for example :class:`dpcvx.PublicSchema`).
+    fit_intercept : bool, default True
+        Append a constant feature ``intercept_scaling``; it lies inside the
+        norm bound, the regularizer and the noise (R grows to sqrt(R^2 + s^2)).
+    intercept_scaling : float, default 1.0
+    classes : pair, default (0, 1)
+        The public (negative, positive) labels; never inferred from y.
+    split : {"max", "paper"}, default "max"
+        Budget split of objective perturbation (:func:`dpcvx.calibrate.objective_perturbation`).
+    random_state : None, int or numpy.random.Generator, default None
+        None draws the noise from operating-system entropy at every fit (the
+        only choice for a real release); an int makes fits reproducible.
+    clip : bool, default True
+        Scale rows with ||x|| > R onto the bound (True) or refuse them (False).
+    solver : {"auto", "fast", "cvxpy"}, default "auto"
+    strict : bool, default False
+        Refuse conditions the verifier established only numerically.
+
+    Attributes
+    ----------
+    model_ : dpcvx.PrivateModel
+        The release; save it with ``dpcvx.save(estimator.model_, path)``.
+    certificate_ : dpcvx.ReleaseCertificate
+        What the release relies on: theorem, constants, epsilon, calibration, residual.
+    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    n_features_in_ : int
+    """
+
+    def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
+                 mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
+                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 classes: tuple = (0, 1), split: str = "max", random_state: Any = None,
+                 clip: bool = True, solver: str = "auto", strict: bool = False):
+        self.loss = loss
+        self.regularizer = regularizer
+        self.epsilon = epsilon
+        self.mechanism = mechanism
+        self.lam = lam
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.classes = classes
+        self.split = split
+        self.random_state = random_state
+        self.clip = clip
+        self.solver = solver
+        self.strict = strict
+
+    def _loss(self):
+        return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
+
+    def _regularizer(self):
+        return self.regularizer
+
+
+class DPLogisticRegression(_PrivateLinearClassifier):
+    """Private L2-regularized logistic regression, l(z) = log(1 + e^{-z}) (L = 1, c = 1/4).
+
+    Parameters and attributes as :class:`DPERMClassifier` (without ``loss``
+    and ``regularizer``: N(w) = 0.5 ||w||^2). :meth:`predict_proba` is the
+    sigmoid of the decision function.
+    """
+
+    def __init__(self, *, epsilon: float = 1.0, mechanism: str = "objective", lam: float = 1e-3,
+                 data_norm: float = 1.0, fit_intercept: bool = True,
+                 intercept_scaling: float = 1.0, classes: tuple = (0, 1), split: str = "max",
+                 random_state: Any = None, clip: bool = True, solver: str = "auto",
+                 strict: bool = False):
+        self.epsilon = epsilon
+        self.mechanism = mechanism
+        self.lam = lam
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.classes = classes
+        self.split = split
+        self.random_state = random_state
+        self.clip = clip
+        self.solver = solver
+        self.strict = strict
+
+    def _loss(self):
+        return losses.logistic()
+
+    def predict_proba(self, X) -> np.ndarray:
+        """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b)."""
+        positive = expit(self.decision_function(X))
+        return np.column_stack([1.0 - positive, positive])
+
+
+class DPHuberSVM(_PrivateLinearClassifier):
+    """Private L2-regularized Huber support vector machine (Huber hinge with width ``h``).
+
+    l(z) is 0 for z > 1 + h, (1 + h - z)^2 / (4h) near 1 and 1 - z below 1 - h;
+    L = 1, c = 1/(2h). Parameters and attributes as :class:`DPERMClassifier`
+    (without ``loss`` and ``regularizer``), plus ``h`` (default 0.5).
+    """
+
+    def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, mechanism: str = "objective",
+                 lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
+                 intercept_scaling: float = 1.0, classes: tuple = (0, 1), split: str = "max",
+                 random_state: Any = None, clip: bool = True, solver: str = "auto",
+                 strict: bool = False):
+        self.h = h
+        self.epsilon = epsilon
+        self.mechanism = mechanism
+        self.lam = lam
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.classes = classes
+        self.split = split
+        self.random_state = random_state
+        self.clip = clip
+        self.solver = solver
+        self.strict = strict
+
+    def _loss(self):
+        return losses.huber_hinge(self.h)

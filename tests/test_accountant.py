@@ -1,0 +1,161 @@
+"""PrivacyAccountant: sequential and parallel arithmetic, (epsilon, delta) pairs, refusal before work."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dpcvx
+from dpcvx.accountant import PrivacyAccountant, PrivacyCost, check_cost
+
+
+def test_sequential_charges_add_up():
+    accountant = PrivacyAccountant(epsilon=1.0)
+    assert accountant.spend(0.1, description="first") == PrivacyCost(0.1, 0.0)
+    accountant.spend(0.25, description="second")
+    assert accountant.spent == PrivacyCost(0.35, 0.0)
+    assert accountant.remaining.epsilon == pytest.approx(0.65, abs=1e-15)
+    assert [entry.composition for entry in accountant.ledger] == ["sequential", "sequential"]
+    assert [entry.description for entry in accountant.ledger] == ["first", "second"]
+
+
+def test_ten_tenths_fill_a_budget_of_one_and_the_eleventh_is_refused():
+    # 0.1 added ten times in floating point is 0.9999999999999999; the sum is exact (fsum)
+    # and the comparison has a relative slack of 1e-12, so exactly ten charges fit.
+    accountant = PrivacyAccountant(epsilon=1.0)
+    for _ in range(10):
+        accountant.spend(0.1)
+    assert accountant.spent.epsilon == pytest.approx(1.0, abs=1e-15)
+    assert accountant.remaining.epsilon == pytest.approx(0.0, abs=1e-15)
+    with pytest.raises(dpcvx.BudgetExceededError):
+        accountant.spend(0.1)
+    assert len(accountant.ledger) == 10
+
+
+def test_parallel_charge_is_the_maximum_of_each_coordinate():
+    accountant = PrivacyAccountant(epsilon=1.0, delta=1e-5)
+    cost = accountant.spend_parallel([(0.3, 1e-6), (0.5, 0.0), (0.2, 4e-6)], description="parts")
+    assert cost == PrivacyCost(0.5, 4e-6)
+    assert accountant.spent == PrivacyCost(0.5, 4e-6)
+    assert accountant.ledger[-1].composition == "parallel over 3 disjoint parts"
+
+
+def test_mixed_epsilon_delta_arithmetic_and_refusal_on_delta():
+    accountant = PrivacyAccountant(epsilon=1.0, delta=1e-5)
+    accountant.spend(0.2, 4e-6)
+    accountant.spend_parallel([(0.1, 5e-6), (0.3, 1e-6)])
+    assert accountant.spent.epsilon == pytest.approx(0.5, abs=1e-15)
+    assert accountant.spent.delta == pytest.approx(9e-6, rel=1e-12)
+    assert accountant.remaining.delta == pytest.approx(1e-6, rel=1e-9)
+    assert accountant.can_spend(0.1, 1e-6) and not accountant.can_spend(0.1, 2e-6)
+    with pytest.raises(dpcvx.BudgetExceededError, match="delta=2e-06"):
+        accountant.spend(0.1, 2e-6)          # epsilon would fit; delta would not
+    assert len(accountant.ledger) == 2
+    accountant.spend(0.1)                    # pure epsilon still fits
+    assert accountant.spent.epsilon == pytest.approx(0.6, abs=1e-15)
+
+
+def test_a_pure_budget_refuses_any_delta():
+    accountant = PrivacyAccountant(epsilon=5.0)
+    with pytest.raises(dpcvx.BudgetExceededError):
+        accountant.spend(0.1, 1e-9)
+    assert accountant.ledger == []
+
+
+def test_refusal_names_the_problem_and_leaves_the_ledger_unchanged():
+    accountant = PrivacyAccountant(epsilon=1.0)
+    accountant.spend(0.7)
+    with pytest.raises(dpcvx.BudgetExceededError) as error:
+        accountant.spend(0.5, description="big fit")
+    message = str(error.value)
+    assert "big fit needs (epsilon=0.5" in message and "only (epsilon=0.3" in message
+    assert "nothing was computed" in message and "smaller epsilon" in message
+    assert accountant.spent == PrivacyCost(0.7, 0.0) and len(accountant.ledger) == 1
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0, 0), (-1, 0), (math.nan, 0), (math.inf, 0),
+                                            (1, -0.1), (1, 1.0), (1, math.nan), (1, True), (1, "x")])
+def test_invalid_costs_are_input_errors(epsilon, delta):
+    with pytest.raises(dpcvx.InputError):
+        check_cost(epsilon, delta)
+    with pytest.raises(dpcvx.InputError):
+        PrivacyAccountant(epsilon, delta)
+    with pytest.raises(dpcvx.InputError):
+        PrivacyAccountant(10.0, 0.5).spend(epsilon, delta)
+
+
+def test_parallel_needs_a_cost():
+    with pytest.raises(dpcvx.InputError, match="at least one"):
+        PrivacyAccountant(1.0).spend_parallel([])
+
+
+def test_summary_lists_every_charge():
+    accountant = PrivacyAccountant(epsilon=2.0, delta=1e-6)
+    accountant.spend(0.5, description="fit A")
+    accountant.spend_parallel([(1.0, 1e-7)] * 3, description="tuning B")
+    text = str(accountant)
+    assert "spent (epsilon=1.5, delta=1e-07)" in text and "remaining (epsilon=0.5" in text
+    assert "(sequential): fit A" in text and "(parallel over 3 disjoint parts): tuning B" in text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.floats(0.01, 0.6), min_size=1, max_size=4)),
+                max_size=12))
+def test_spent_is_the_composition_of_accepted_charges_and_never_exceeds_the_budget(charges):
+    accountant = PrivacyAccountant(epsilon=1.5)
+    expected = 0.0
+    for parallel, costs in charges:
+        cost = max(costs) if parallel else sum(costs)
+        fits = expected + cost <= 1.5 * (1 + 1e-12)
+        try:
+            if parallel:
+                accountant.spend_parallel([(c, 0.0) for c in costs])
+            else:
+                for c in costs:          # sequential: one charge each
+                    accountant.spend(c)
+        except dpcvx.BudgetExceededError:
+            assert not fits
+            expected = accountant.spent.epsilon   # sequential charges before the refusal stay
+            continue
+        assert fits
+        expected += cost
+        assert accountant.spent.epsilon == pytest.approx(expected, abs=1e-12)
+    assert accountant.spent.epsilon <= 1.5 * (1 + 1e-12)
+    assert accountant.remaining.epsilon == pytest.approx(max(1.5 - accountant.spent.epsilon, 0), abs=1e-12)
+
+
+# -- fit(..., accountant=) -------------------------------------------------------------------
+
+
+class CountingERM(dpcvx.PrivateERM):
+    """PrivateERM that counts its solves (the work a refused charge must prevent)."""
+
+    solves = 0
+
+    def _solve(self, X, y, noise, extra_reg):
+        type(self).solves += 1
+        return super()._solve(X, y, noise, extra_reg)
+
+
+def _data(n=400, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, np.where(X[:, 0] + 0.2 * rng.normal(size=n) > 0, 1, -1)
+
+
+def test_private_erm_fit_charges_epsilon_and_is_refused_before_solving():
+    X, y = _data()
+    CountingERM.solves = 0
+    accountant = PrivacyAccountant(epsilon=1.0)
+    erm = CountingERM(lam=1e-2, data_norm=1.0)
+    model = erm.fit(X, y, epsilon=0.6, random_state=0, accountant=accountant)
+    assert CountingERM.solves == 1 and model.certificate.epsilon == 0.6
+    assert accountant.spent == PrivacyCost(0.6, 0.0)
+    assert "PrivateERM.fit (objective perturbation, n=400)" == accountant.ledger[0].description
+    with pytest.raises(dpcvx.BudgetExceededError):
+        erm.fit(X, y, epsilon=0.6, mechanism="output", random_state=0, accountant=accountant)
+    assert CountingERM.solves == 1          # the refused fit solved nothing
+    assert accountant.spent == PrivacyCost(0.6, 0.0)

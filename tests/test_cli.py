@@ -1,0 +1,318 @@
+"""The command line, driven as a user drives it.
+
+Each command and each kind of user error runs in a subprocess (``python -m
+dpcvx.cli``), exit status and stderr checked. Variants of an error already
+covered that way call :func:`dpcvx.cli.main` in this process (same parser,
+same handlers, no second import of cvxpy), marked ``main`` in the parameters.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+COLUMNS = ["--numeric", "age:17:90", "--categorical", "sex:Female,Male", "--numeric", "hours:1:99"]
+
+
+def dpcvx_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "dpcvx.cli", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300, env=ENV)
+
+
+@pytest.fixture
+def run(capsys, monkeypatch):
+    """run(via, *args, cwd): the CLI in a subprocess (via="subprocess") or through main() (via="main")."""
+
+    def run_cli(via, *args, cwd):
+        if via == "subprocess":
+            return dpcvx_cli(*args, cwd=cwd)
+        monkeypatch.chdir(cwd)
+        try:
+            code = main([str(arg) for arg in args])
+        except SystemExit as exit_:  # argparse's usage errors
+            code = exit_.code
+        captured = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, captured.out, captured.err)
+
+    return run_cli
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A small census-like table, Python files declaring losses, and a schema file."""
+    directory = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(0)
+    rows = []
+    for _ in range(800):
+        age, sex, hours = int(rng.integers(17, 91)), str(rng.choice(["Female", "Male"])), int(rng.integers(1, 100))
+        score = 0.06 * (age - 45) + (0.7 if sex == "Male" else -0.7) + 0.04 * (hours - 40) + rng.normal()
+        rows.append([age, sex, hours, ">50K" if score > 0 else "<=50K"])
+    write_csv(directory / "train.csv", ["age", "sex", "hours", "income"], rows)
+    (directory / "hinge.py").write_text("import cvxpy as cp\nloss = lambda z: cp.pos(1 - z)\n")
+    (directory / "ridge_logistic.py").write_text(
+        "import cvxpy as cp\n"
+        "loss = lambda z: cp.logistic(-z)\n"
+        "regularizer = lambda w: cp.sum_squares(w)\n")
+    (directory / "lasso.py").write_text("import cvxpy as cp\nregularizer = lambda w: cp.norm1(w)\n")
+    (directory / "opaque.py").write_text(
+        "import cvxpy as cp\n"
+        "class opaque(cp.logistic):\n"
+        "    '''An atom the translator does not know: the verifier goes numeric.'''\n"
+        "loss = lambda z: opaque(-z)\n")
+    (directory / "broken.py").write_text("loss = 1 / 0\n")
+    (directory / "no_loss.py").write_text("import cvxpy as cp\n")
+    dpcvx.PublicSchema((dpcvx.NumericColumn("age", 17, 90), dpcvx.CategoricalColumn("sex", ("Female", "Male"))),
+                       norm=1.0).save(directory / "schema.json")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def fitted(workdir):
+    """A model fitted through the command line, and its stdout."""
+    result = dpcvx_cli("fit", "train.csv", "--target", "income", "--positive", ">50K", "--negative", "<=50K",
+                       *COLUMNS, "--epsilon", "1", "--lam", "1e-3", "--data-norm", "1", "--fit-intercept",
+                       "--random-state", "0", "--out", "model.json", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    return workdir / "model.json", result.stdout
+
+
+def fit_args(*extra):
+    return ("fit", "train.csv", "--target", "income", "--positive", ">50K", "--negative", "<=50K",
+            "--epsilon", "1", "--lam", "1e-3", *extra, "--out", "out.json")
+
+
+# --- help -------------------------------------------------------------------------------------
+
+
+def test_help_reads_well(workdir, run):
+    top = dpcvx_cli("--help", cwd=workdir)
+    assert top.returncode == 0
+    for command in ("demo", "verify", "fit", "predict"):
+        assert command in top.stdout
+    assert "Exit status" in top.stdout
+    fit = run("main", "fit", "--help", cwd=workdir)
+    assert fit.returncode == 0
+    assert "never inferred from the data" in fit.stdout and "run as Python code" in fit.stdout
+    assert "--numeric NAME:LO:HI" in fit.stdout and "--others-negative" in fit.stdout
+
+
+# --- verify -----------------------------------------------------------------------------------
+
+
+def test_verify_allowed(workdir, run):
+    result = run("subprocess", "verify", "--loss", "logistic", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "objective perturbation: allowed" in result.stdout
+    assert any(line.split()[:4] == ["curvature", "1/4", "symbolic", "pass"] for line in result.stdout.splitlines())
+    huber = run("main", "verify", "--loss", "huber:h=0.25", "--mechanism", "output", cwd=workdir)
+    assert huber.returncode == 0 and "piecewise C^2" in huber.stdout
+
+
+def test_verify_refused_shows_the_reasons(workdir):
+    result = dpcvx_cli("verify", "--loss", "hinge.py", "--mechanism", "output", cwd=workdir)
+    assert result.returncode == 1
+    assert "output perturbation: NOT allowed" in result.stdout
+    assert "output perturbation is not allowed" in result.stderr
+    assert "differentiability" in result.stderr and "fix: smooth the kink" in result.stderr
+
+
+def test_verify_python_file_with_regularizer(workdir, run):
+    own = dpcvx_cli("verify", "--loss", "ridge_logistic.py", cwd=workdir)
+    assert own.returncode == 0, own.stderr
+    assert "N(w) = sum_squares(w)" in own.stdout
+    assert any(line.split()[:2] == ["strong_convexity", "2"] for line in own.stdout.splitlines())
+    lasso = run("main", "verify", "--loss", "ridge_logistic.py", "--regularizer", "lasso.py", cwd=workdir)
+    assert lasso.returncode == 1 and "strong_convexity" in lasso.stderr
+
+
+def test_verify_strict_refuses_numeric_constants(workdir, run):
+    lenient = run("main", "verify", "--loss", "opaque.py", cwd=workdir)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "numeric" in lenient.stdout
+    strict = dpcvx_cli("verify", "--loss", "opaque.py", "--strict", cwd=workdir)
+    assert strict.returncode == 1 and "only numerically" in strict.stderr
+
+
+@pytest.mark.parametrize("via, args, message", [
+    ("subprocess", ["--loss", "squared"], "unknown loss 'squared'; the catalogue has: huber, huber_hinge, logistic"),
+    ("main", ["--loss", "huber:h=-1"], "huber_hinge needs h > 0"),
+    ("subprocess", ["--loss", "missing.py"], "Python file missing.py does not exist"),
+    ("main", ["--loss", "broken.py"], "running broken.py failed: ZeroDivisionError"),
+    ("main", ["--loss", "no_loss.py"], "no_loss.py: `loss` is not defined"),
+    ("main", ["--loss", "logistic", "--regularizer", "l2"], "--regularizer takes a Python file"),
+    ("main", ["--loss", "logistic", "--dim", "0"], "argument --dim: must be an integer >= 1"),
+    ("main", ["--loss", "logistic", "--mechanism", "laplace"], "invalid choice: 'laplace'"),
+    ("main", [], "the following arguments are required: --loss"),
+])
+def test_verify_errors(workdir, run, via, args, message):
+    result = run(via, "verify", *args, cwd=workdir)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# --- fit and predict --------------------------------------------------------------------------
+
+
+def test_fit_writes_a_model_with_schema_and_certificate(fitted):
+    path, stdout = fitted
+    assert "model written to model.json (800 rows, 4 features)" in stdout
+    assert "objective perturbation, epsilon = 1" in stdout
+    data = json.loads(path.read_text())
+    assert data["classes"] == ["<=50K", ">50K"] and data["epsilon"] == 1.0
+    schema = data["preprocessing"]["schema"]
+    assert [column["name"] for column in schema["columns"]] == ["age", "sex", "hours"]
+    assert schema["norm"] == 1.0 and data["preprocessing"]["row_map"]["fit_intercept"] is True
+    assert data["certificate"]["constants"]["n"]["float"] == 800
+    model = dpcvx.load(path)
+    assert model.schema.feature_names == ("age", "sex=Female", "sex=Male", "hours")
+
+
+def test_predict_matches_the_model(fitted):
+    path, _ = fitted
+    workdir = path.parent
+    result = dpcvx_cli("predict", "model.json", "train.csv", "--out", "predictions.csv", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    assert "800 predictions written to predictions.csv" in result.stdout
+    with open(workdir / "predictions.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    model = dpcvx.load(path)
+    with open(workdir / "train.csv", newline="") as handle:
+        records = list(csv.DictReader(handle))
+    table = {name: np.array([record[name] for record in records]) for name in ("age", "sex", "hours")}
+    X = model.schema.transform(table)
+    assert [row["prediction"] for row in rows] == model.predict(X).tolist()
+    assert np.array_equal([float(row["decision"]) for row in rows], model.decision_function(X))
+    accuracy = np.mean([row["prediction"] == record["income"] for row, record in zip(rows, records)])
+    assert accuracy > 0.7  # measured: about 0.8 at epsilon = 1, n = 800
+    to_stdout = dpcvx_cli("predict", "model.json", "train.csv", cwd=workdir)
+    assert to_stdout.returncode == 0
+    assert to_stdout.stdout.splitlines() == (workdir / "predictions.csv").read_text().splitlines()
+
+
+def test_fit_with_schema_file_and_others_negative(workdir, run):
+    rows = [[age, "Male" if age % 2 else "Female", ["yes", "no", "maybe"][age % 3]] for age in range(17, 91)] * 5
+    write_csv(workdir / "three_labels.csv", ["age", "sex", "answer"], rows)
+    base = ("fit", "three_labels.csv", "--target", "answer", "--positive", "yes", "--negative", "no",
+            "--schema", "schema.json", "--epsilon", "2", "--lam", "1e-2", "--mechanism", "output",
+            "--out", "schema_model.json")
+    strict = run("main", *base, cwd=workdir)
+    assert strict.returncode == 2
+    assert "holds 'maybe' in row 0" in strict.stderr and "--others-negative" in strict.stderr
+    result = dpcvx_cli(*base, "--others-negative", "--data-norm", "0.5", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    model = dpcvx.load(workdir / "schema_model.json")
+    assert model.certificate.mechanism == "output" and model.certificate.data_norm == 0.5
+    assert model.schema.norm == 0.5 and model.classes_.tolist() == ["no", "yes"]
+
+
+@pytest.mark.parametrize("via, args, code, message", [
+    ("subprocess", fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "0"), 2,
+     "argument --epsilon: must be a positive number, got '0'"),
+    ("main", fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "nan"), 2,
+     "argument --epsilon: must be a positive number, got 'nan'"),
+    ("main", fit_args(*COLUMNS, "--data-norm", "-1"), 2, "argument --data-norm: must be a positive number"),
+    ("subprocess", fit_args(*COLUMNS, "--data-norm", "1", "--loss", "squared"), 2, "unknown loss 'squared'"),
+    ("subprocess", fit_args(*COLUMNS, "--data-norm", "1", "--loss", "hinge.py"), 1,
+     "objective perturbation is not allowed"),
+    ("main", fit_args(*COLUMNS, "--data-norm", "1", "--loss", "hinge.py", "--mechanism", "output"), 1,
+     "fix: smooth the kink"),
+    ("main", fit_args(*COLUMNS), 2, "--data-norm R is required"),
+    ("main", fit_args("--data-norm", "1"), 2, "no feature columns"),
+    ("main", fit_args(*COLUMNS, "--schema", "schema.json"), 2, "either in --schema FILE or with --numeric"),
+    ("main", fit_args("--schema", "missing.json"), 2, "schema file missing.json does not exist"),
+    ("main", fit_args("--schema", "train.csv"), 2, "schema file train.csv is not valid JSON"),
+    ("main", fit_args("--numeric", "income:0:1", "--data-norm", "1"), 2,
+     "the target column 'income' is also a feature column"),
+    ("main", fit_args("--numeric", "age:90:17", "--data-norm", "1"), 2, "bounds need lo < hi"),
+    ("main", fit_args("--numeric", "age-17-90", "--data-norm", "1"), 2, "expected NAME:LO:HI"),
+    ("main", fit_args("--categorical", "sex", "--data-norm", "1"), 2, "expected NAME:CAT1,CAT2"),
+    ("subprocess", fit_args("--numeric", "sex:0:1", "--data-norm", "1"), 2,
+     "train.csv: numeric column 'sex' holds a non-numeric value 'Male' in row 0"),
+    ("subprocess", fit_args("--numeric", "salary:0:1", "--data-norm", "1"), 2,
+     "train.csv has no column(s) ['salary']; its columns are ['age', 'sex', 'hours', 'income']"),
+    ("main", fit_args(*COLUMNS, "--data-norm", "1", "--random-state", "-3"), 2,
+     "argument --random-state: must be an integer >= 0"),
+    ("subprocess", ("fit", "missing.csv", "--target", "income", "--positive", "a", "--negative", "b",
+                    *COLUMNS, "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 2,
+     "data file missing.csv does not exist"),
+    ("subprocess", ("fit", "train.csv", "--target", "income", "--positive", ">50K", "--negative", "no",
+                    *COLUMNS, "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 2,
+     "column 'income' holds '<=50K' in row 1"),
+    ("main", ("fit", "train.csv", "--target", "income", "--positive", "x", "--negative", "x", *COLUMNS,
+              "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 2,
+     "--positive and --negative must differ"),
+    ("main", fit_args(*COLUMNS, "--data-norm", "1")[:-2] + ("--out", "no/such/dir/out.json"), 2,
+     "the directory"),
+    ("main", ("fit", "train.csv", "--positive", "a", "--negative", "b", "--epsilon", "1", "--lam", "1",
+              "--out", "x.json"), 2, "the following arguments are required: --target"),
+])
+def test_fit_errors(workdir, run, via, args, code, message):
+    result = run(via, *args, cwd=workdir)
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (workdir / "out.json").exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "empty.csv is empty; it needs a header row"),
+    ("age,sex,hours,income\n", "has a header but no data rows"),
+    ("age,sex,hours,income\n30,Male,40,>50K\n31,Male,>50K\n", "line 3: 3 fields, but the header has 4"),
+    ("age,sex,hours,income\n,Male,40,>50K\n", "numeric column 'age' holds a non-numeric value ''"),
+    ("age,sex,hours,income\nnan,Male,40,>50K\n", "missing or non-finite value"),
+    ("age,age,hours,income\n1,2,3,>50K\n", "the header repeats the columns ['age']"),
+])
+def test_malformed_csv(tmp_path, run, content, message):
+    (tmp_path / "empty.csv").write_text(content)
+    result = run("main", "fit", "empty.csv", "--target", "income", "--positive", ">50K", "--negative", "<=50K",
+                       *COLUMNS, "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json",
+                       cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_predict_errors(fitted, tmp_path, run):
+    path, _ = fitted
+    data = json.loads(path.read_text())
+    data["epsilon"] = 100.0
+    (tmp_path / "edited.json").write_text(json.dumps(data))
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    X /= 2 * np.linalg.norm(X, axis=1, keepdims=True)
+    no_schema = dpcvx.PrivateERM(data_norm=1.0).fit(X, np.where(X[:, 0] > 0, 1, -1), epsilon=1.0,
+                                                     random_state=0)
+    dpcvx.save(no_schema, tmp_path / "no_schema.json")
+    write_csv(tmp_path / "ages.csv", ["age", "hours"], [[30, 40]])
+    write_csv(tmp_path / "ok.csv", ["age", "sex", "hours"], [[30, "Male", 40]])
+    cases = [
+        ("subprocess", ("predict", "missing.json", "ok.csv"), "model file missing.json does not exist"),
+        ("subprocess", ("predict", "edited.json", "ok.csv"), "epsilon is 100.0 but the certificate records 1.0"),
+        ("subprocess", ("predict", "no_schema.json", "ok.csv"), "holds no public schema"),
+        ("subprocess", ("predict", path, "ages.csv"), "ages.csv has no column(s) ['sex']"),
+        ("main", ("predict", path, "missing.csv"), "data file missing.csv does not exist"),
+        ("main", ("predict", path, "ok.csv", "--out", "no/dir/p.csv"), "the directory"),
+        ("main", ("predict", path), "the following arguments are required: DATA.csv"),
+    ]
+    for via, args, message in cases:
+        result = run(via, *args, cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr

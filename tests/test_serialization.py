@@ -1,0 +1,254 @@
+"""Saved models: bit-identical round trips, registry-only feature maps, and refusal of tampered files."""
+
+import json
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx import losses, serialization
+from dpcvx.demo import synthetic_classification
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = synthetic_classification(n=1500, d=4, random_state=2)
+    return X[:1000], y[:1000], X[1000:], y[1000:]
+
+
+@pytest.fixture(scope="module")
+def model(data):
+    X, y, _, _ = data
+    return dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True).fit(X, y, epsilon=0.5, random_state=0)
+
+
+def saved(model, tmp_path, **kwargs) -> dict:
+    path = dpcvx.save(model, tmp_path / "model.json", **kwargs)
+    return json.loads(path.read_text())
+
+
+def write(tmp_path, data) -> str:
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.3)], ids=["logistic", "huber"])
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+@pytest.mark.parametrize("intercept", [False, True])
+def test_round_trip_predicts_bit_for_bit(data, tmp_path, loss, mechanism, intercept):
+    X, y, X_test, _ = data
+    erm = dpcvx.PrivateERM(loss=loss, data_norm=0.8, fit_intercept=intercept, intercept_scaling=0.5)
+    with pytest.warns(dpcvx.ClippingWarning):  # rows up to norm 1 against R = 0.8
+        original = erm.fit(X, y, epsilon=0.7, mechanism=mechanism, random_state=1)
+    path = dpcvx.save(original, tmp_path / "model.json")
+    loaded = dpcvx.load(path)
+    rows = np.vstack([X_test, 3 * X_test])  # rows beyond R are clipped identically
+    assert np.array_equal(loaded.decision_function(rows), original.decision_function(rows))
+    assert np.array_equal(loaded.predict(rows), original.predict(rows))
+    assert np.array_equal(loaded.coef_, original.coef_) and loaded.intercept_ == original.intercept_
+    assert loaded.classes_.tolist() == original.classes_.tolist()
+    assert loaded.rows == original.rows and loaded.solve_info == original.solve_info
+    assert loaded.schema is None
+    # the certificate is data: to_dict round-trips, the report reads the same
+    assert loaded.certificate.to_dict() == json.loads(json.dumps(original.certificate.to_dict()))
+    assert str(loaded.certificate) == str(original.certificate)
+    assert isinstance(loaded.certificate, dpcvx.ReleaseCertificate)
+    assert loaded.certificate.mechanism == mechanism and loaded.epsilon == 0.7
+    # saving a loaded model writes the same file
+    assert dpcvx.save(loaded, tmp_path / "again.json").read_text() == path.read_text()
+
+
+def test_irrational_constants_round_trip(data, tmp_path):
+    X, y, X_test, _ = data
+    P = np.diag([2.0, 3.0, 5.0, 7.0])
+    problems = {
+        "irrational": dpcvx.PrivateERM(regularizer=lambda w: 0.5 * np.sqrt(2) * cp.sum_squares(w),
+                                       data_norm=1.0),  # m = sqrt(2)
+        "float": dpcvx.PrivateERM(regularizer=lambda w: cp.quad_form(w, P), data_norm=1.0),  # m ~ 4
+    }
+    constants = {}
+    for name, erm in problems.items():
+        original = erm.fit(X[:300], y[:300], epsilon=1.0, random_state=0)
+        loaded = dpcvx.load(dpcvx.save(original, tmp_path / f"{name}.json"))
+        assert loaded.certificate.to_dict() == json.loads(json.dumps(original.certificate.to_dict()))
+        assert str(loaded.certificate) == str(original.certificate)
+        assert np.array_equal(loaded.decision_function(X_test), original.decision_function(X_test))
+        constants[name] = original.certificate.to_dict()["constants"]
+    assert constants["float"]["m"]["exact"].startswith("3.99999")  # shaded down, printed with ~
+    assert constants["irrational"]["m"]["exact"] == "sqrt(2)"
+
+
+def test_file_has_the_documented_keys(model, tmp_path):
+    data = saved(model, tmp_path)
+    assert set(data) == {"format", "format_version", "library_version", "mechanism", "epsilon",
+                         "delta", "classes", "coef", "intercept", "preprocessing", "certificate"}
+    assert data["format"] == "dpcvx-model" and data["format_version"] == 1
+    assert data["library_version"] == dpcvx.__version__
+    assert data["preprocessing"]["row_map"] == {"norm_bound": 1.0, "fit_intercept": True,
+                                                "intercept_scaling": 1.0, "feature_map": None}
+    certificate = data["certificate"]
+    assert certificate["constants"]["c"] == {"exact": "1/4", "float": 0.25}
+    assert certificate["solve"]["residual"] <= 1e-9
+    assert certificate["verification"]["allows"] == {"output": True, "objective": True}
+    assert {c["name"] for c in certificate["verification"]["conditions"]} >= {"lipschitz", "curvature"}
+
+
+def test_string_classes_and_schema_round_trip(tmp_path):
+    schema = dpcvx.PublicSchema((dpcvx.NumericColumn("age", 17, 90),
+                                 dpcvx.CategoricalColumn("sex", ("Female", "Male"))))
+    table = {"age": np.array([20, 35, 50, 70] * 50), "sex": np.array(["Male", "Female"] * 100)}
+    labels = np.where(table["age"] > 40, "yes", "no")
+    X = schema.transform(table)
+    original = dpcvx.PrivateERM(data_norm=1.0, classes=("no", "yes")).fit(X, labels, epsilon=1.0,
+                                                                         random_state=0)
+    loaded = dpcvx.load(dpcvx.save(original, tmp_path / "m.json", schema=schema))
+    assert loaded.schema == schema
+    assert np.array_equal(loaded.predict(loaded.schema.transform(table)), original.predict(X))
+    assert set(loaded.predict(X)) <= {"no", "yes"}
+
+
+class Halve:
+    """A public feature map for the tests: x -> x / 2."""
+
+    norm_bound = 0.5
+
+    def transform(self, X):
+        return np.asarray(X) / 2
+
+    def to_dict(self):
+        return {"type": "Halve"}
+
+    @classmethod
+    def from_dict(cls, data):
+        assert data == {"type": "Halve"}
+        return cls()
+
+
+def test_feature_map_is_restored_through_the_registry(data, tmp_path, monkeypatch):
+    X, y, X_test, _ = data
+    original = dpcvx.PrivateERM(feature_map=Halve()).fit(X, y, epsilon=1.0, random_state=0)
+    with pytest.raises(dpcvx.InputError, match="unknown feature map type 'Halve'"):
+        dpcvx.save(original, tmp_path / "m.json")  # not registered: refused at save time
+    monkeypatch.setitem(serialization._FEATURE_MAPS, "Halve", Halve.from_dict)
+    path = dpcvx.save(original, tmp_path / "m.json")
+    loaded = dpcvx.load(path)
+    assert isinstance(loaded.rows.feature_map, Halve)
+    assert np.array_equal(loaded.decision_function(X_test), original.decision_function(X_test))
+    monkeypatch.delitem(serialization._FEATURE_MAPS, "Halve")
+    with pytest.raises(dpcvx.InputError, match="unknown feature map type 'Halve'.*register_feature_map"):
+        dpcvx.load(path)
+
+
+def test_register_feature_map_checks_its_arguments():
+    with pytest.raises(dpcvx.InputError, match="type_name"):
+        serialization.register_feature_map("", Halve.from_dict)
+    with pytest.raises(dpcvx.InputError, match="callable"):
+        serialization.register_feature_map("Halve", "Halve.from_dict")
+
+
+def test_random_fourier_features_round_trip(data, tmp_path):
+    kernels = pytest.importorskip("dpcvx.kernels")
+    X, y, X_test, _ = data
+    features = kernels.RandomFourierFeatures("rbf", gamma=1.0, n_components=20, random_state=0)
+    original = dpcvx.PrivateERM(feature_map=features).fit(X, y, epsilon=1.0, random_state=0)
+    loaded = dpcvx.load(dpcvx.save(original, tmp_path / "m.json"))
+    assert np.array_equal(loaded.decision_function(X_test), original.decision_function(X_test))
+
+
+def test_loading_executes_nothing(model, tmp_path):
+    marker = tmp_path / "executed"
+    payload = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    data = saved(model, tmp_path)
+    data["__reduce__"] = ["builtins.eval", [payload]]
+    with pytest.raises(dpcvx.InputError, match=r"unknown keys \['__reduce__'\]"):
+        dpcvx.load(write(tmp_path, data))
+    data = saved(model, tmp_path)
+    data["preprocessing"]["row_map"]["feature_map"] = {"type": "builtins:eval", "source": payload}
+    with pytest.raises(dpcvx.InputError, match="unknown feature map type 'builtins:eval'"):
+        dpcvx.load(write(tmp_path, data))
+    assert not marker.exists()
+
+
+def edit(path, value):
+    def apply(data):
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return apply
+
+
+def delete(key):
+    return lambda data: data.pop(key)
+
+
+def fail_condition(data):
+    for condition in data["certificate"]["verification"]["conditions"]:
+        if condition["name"] == "lipschitz":
+            condition["passed"] = False
+
+
+@pytest.mark.parametrize("change, message", [
+    (edit(["format"], "pickle"), "not a dpcvx model file"),
+    (edit(["format_version"], 2), "not a dpcvx model file"),
+    (delete("coef"), r"lacks keys \['coef'\]"),
+    (edit(["coef"], [1.0, "2"]), r"coef\[1\] must be a number"),
+    (edit(["coef"], [1.0, float("nan"), 0.0, 0.0]), r"coef\[1\] must be finite"),
+    (edit(["coef"], []), "coef must be a non-empty list"),
+    (edit(["epsilon"], 5.0), "epsilon is 5.0 but the certificate records 0.5"),
+    (edit(["mechanism"], "output"), "mechanism is 'output' but the certificate"),
+    (edit(["classes"], [1, 1]), "classes must be a pair"),
+    (edit(["intercept"], "0"), "intercept must be a number"),
+    (edit(["preprocessing", "row_map", "norm_bound"], 10.0), "norm_bound is 10.0 but the certificate"),
+    (edit(["preprocessing", "row_map", "fit_intercept"], False), "fit_intercept is False"),
+    (edit(["preprocessing", "schema"], {"format": "dpcvx-schema"}), "not a dpcvx schema"),
+    (edit(["preprocessing", "schema"], {"format": "dpcvx-schema", "version": 1, "columns": [
+        {"name": "age", "kind": "numeric", "lo": 0, "hi": 1}]}), "the schema encodes 1 features"),
+    (edit(["certificate", "mechanism"], "laplace"), "certificate.mechanism must be one of"),
+    (edit(["certificate", "verification", "allows", "objective"], False), "the file has been edited"),
+    (fail_condition, "the file has been edited"),
+    (edit(["certificate", "calibration", "mechanism"], "output"), "calibration is for 'output'"),
+    (edit(["certificate", "solve", "residual"], 1.0), "never releases such a model"),
+    (edit(["certificate", "solve", "iterations"], "7"), "iterations must be a non-negative integer"),
+    (edit(["certificate", "constants", "L"], 1.0), "constants.L must be a JSON object"),
+    (edit(["certificate", "verification", "conditions"], {}), "conditions must be a list"),
+])
+def test_tampered_files_are_refused(model, tmp_path, change, message):
+    data = saved(model, tmp_path)
+    change(data)
+    with pytest.raises(dpcvx.InputError, match=message):
+        dpcvx.load(write(tmp_path, data))
+
+
+def test_unreadable_files_are_refused(model, tmp_path):
+    with pytest.raises(dpcvx.InputError, match="does not exist"):
+        dpcvx.load(tmp_path / "missing.json")
+    (tmp_path / "text.json").write_text("not json")
+    with pytest.raises(dpcvx.InputError, match="not valid JSON"):
+        dpcvx.load(tmp_path / "text.json")
+    (tmp_path / "binary.json").write_bytes(b"\x80\x81\xfe")
+    with pytest.raises(dpcvx.InputError, match="not UTF-8"):
+        dpcvx.load(tmp_path / "binary.json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(dpcvx.InputError, match="must be a JSON object"):
+        dpcvx.load(tmp_path / "list.json")
+    text = dpcvx.save(model, tmp_path / "m.json").read_text()
+    (tmp_path / "twice.json").write_text(text.replace('"delta": 0.0,', '"delta": 0.0, "delta": 0.0,', 1))
+    with pytest.raises(dpcvx.InputError, match=r"repeats keys \['delta'\]"):
+        dpcvx.load(tmp_path / "twice.json")
+
+
+def test_only_private_releases_are_saved(data, model, tmp_path):
+    X, y, _, _ = data
+    baseline = dpcvx.PrivateERM(data_norm=1.0).fit_nonprivate(X, y)
+    with pytest.raises(dpcvx.InputError, match="non-private LinearModel"):
+        dpcvx.save(baseline, tmp_path / "m.json")
+    with pytest.raises(dpcvx.InputError, match="schema must be a PublicSchema"):
+        dpcvx.save(model, tmp_path / "m.json", schema={"columns": []})
+    wrong = dpcvx.PublicSchema((dpcvx.NumericColumn("age", 0, 1),))
+    with pytest.raises(dpcvx.InputError, match="the schema encodes 1 features but the model has 4"):
+        dpcvx.save(model, tmp_path / "m.json", schema=wrong)
+    with pytest.raises(dpcvx.InputError, match="cannot write"):
+        dpcvx.save(model, tmp_path / "no" / "such" / "m.json")
