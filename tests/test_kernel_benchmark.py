@@ -44,10 +44,15 @@ def test_smallest_configuration_writes_every_output(tiny_run):
     assert recorded["run"]["machine"]["cores"] >= 1
     methods = {r["method"] for r in recorded["records"]}
     assert methods == {"tddl_gaussian", "tddl_laplace", "kernel_nonprivate", "linear_objective",
-                       "linear_nonprivate", "rff_objective:g1_D20", "rff_nonprivate:g1_D20", "majority"}
+                       "linear_nonprivate", "rff_objective:g1_D20", "rff_nonprivate:g1_D20", "majority",
+                       "tddl_gaussian_tuned", "linear_objective_tuned", "rff_objective_tuned"}
     assert all(r["accuracy"] is not None for r in recorded["records"]), "a fit failed"
-    # 2 settings x 2 reps x (1 majority + 1 lam x (kernel 1 + 2 eps x 2 TDDL + linear 3 + RFF 3))
-    assert len(recorded["records"]) == 2 * 2 * (1 + 1 + 4 + 3 + 3)
+    # 2 settings x 2 reps x (1 majority + 1 lam x (kernel 1 + 2 eps x 2 TDDL + linear 3 + RFF 3)
+    #                        + 2 eps x 3 tuned)
+    assert len(recorded["records"]) == 2 * 2 * (1 + 1 + 4 + 3 + 3 + 6)
+    tuned = [r for r in recorded["records"] if r["method"] == "rff_objective_tuned"]
+    assert all(r["selected"] == {"lam": 1.0, "gamma": 1.0, "n_components": 20} for r in tuned)
+    assert all(r["part_size"] == 75 for r in tuned)  # 150 rows, one candidate: two parts
     markdown = (out / "kernels_tiny.md").read_text()
     assert "| TDDL cubic, (eps, 1e-06)-DP |" in markdown and "d = 40" in markdown
 
@@ -110,6 +115,7 @@ def test_adult_smallest_configuration(tmp_path):
                          "--adult-lams", "0.1", "--epsilons", "1", "--reps", "1", "--rff", "1:10",
                          "--jobs", "1", "--no-plots", "--out", str(tmp_path), "--tag", "tiny"])
     assert {r["setting"] for r in result["records"]} == {"adult_subset"}
+    assert {"tddl_gaussian_tuned", "linear_objective_tuned"} <= {r["method"] for r in result["records"]}
     assert all(r["accuracy"] is not None for r in result["records"])
     sizes = result["sizes"]["adult"]
     assert sizes["n_train_subset"] == 150 and sizes["n_public"] == 40
