@@ -760,7 +760,7 @@ def _style(method: str, index: int):
 
 
 def _line(method: str) -> str:
-    """Solid: best λ of the grid; dash-dot: privately tuned; dashed: non-private."""
+    """Solid: best λ of the grid (chosen on the test rows); dash-dot: privately tuned; dashed: non-private."""
     return "-." if method.endswith("_tuned") else "-" if is_private(method) else "--"
 
 
@@ -795,7 +795,7 @@ def plots(result: dict, stem: Path) -> list[Path]:
             ax.set_xscale("log")
             ax.set_xticks(eps, [f"{e:g}" for e in eps])
             ax.set_xlabel("ε")
-            ax.set_ylabel("test accuracy (best λ of the grid)")
+            ax.set_ylabel("test accuracy (mean ± std)")
             ax.set_title(setting.replace("_", " "))
             ax.grid(alpha=0.3)
         _figure_legend(fig, axes[0])
@@ -822,7 +822,7 @@ def plots(result: dict, stem: Path) -> list[Path]:
             ax.set_xlabel("input dimension d")
             ax.set_title("no privacy" if e is None else f"ε = {e:g}")
             ax.grid(alpha=0.3)
-        axes[0][0].set_ylabel("test accuracy (best λ of the grid)")
+        axes[0][0].set_ylabel("test accuracy (mean ± std)")
         _figure_legend(fig, axes[0])
         path = stem.with_name(stem.name + "_dim.png")
         fig.savefig(path, dpi=110)
