@@ -51,7 +51,8 @@ class KernelPredictor:
         return kernel_expansion(self.kernel, X, self.centers, self.coef)
 
     def predict(self, X) -> np.ndarray:
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+        """Labels in {-1, +1}: +1 where the decision value is > 0 (as for the linear models)."""
+        return np.where(self.decision_function(X) > 0, 1.0, -1.0)
 
     def score(self, X, y) -> float:
         """Accuracy on labels y in {-1, +1}."""

@@ -21,6 +21,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 from scipy.linalg import eigh
+from scipy.optimize import brentq
 
 from .exceptions import InputError, SolverError
 from .kernel_calibrate import TDDLCalibration, constraint_radius, tddl_calibration, top_eigenvalue_bound
@@ -38,6 +39,7 @@ FEASIBILITY_SLACK = 1e-9
 # at these tolerances it often reports "optimal_inaccurate" for a better point, so the
 # status is not trusted: the KKT residual is computed and reported instead.
 CLARABEL_OPTIONS = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
+KKT_TOLERANCE = 1e-6  # above this relative KKT residual the closed form replaces the conic point
 
 
 class ConstrainedLeastSquares:
@@ -56,6 +58,13 @@ class ConstrainedLeastSquares:
     is built once (targets and radius are cp.Parameters, so repeated solves
     reuse the compilation) and a = U_r diag(1/sqrt(lam_r)) c is the minimum-norm
     coefficient vector.
+
+    The problem is diagonal, so it also has a closed form: with u = U_r^T t,
+    c_j = sqrt(lam_j) u_j / (lam_j + mu), where mu = 0 if that point is
+    feasible and otherwise the unique mu > 0 with ||c(mu)|| = C (a monotone
+    scalar equation, solved by bracketing). When the conic solver fails or its
+    KKT residual exceeds ``KKT_TOLERANCE``, the closed form is used instead;
+    ``method`` says which one produced the last solution.
     """
 
     def __init__(self, gram, radius: float):
@@ -78,6 +87,7 @@ class ConstrainedLeastSquares:
         self._norm_constraint = cp.norm(self.coordinates, 2) <= self.radius
         self.problem = cp.Problem(cp.Minimize(cp.sum_squares(residual) / T), [self._norm_constraint])
         self.residual: float | None = None
+        self.method: str | None = None
 
     @property
     def rank(self) -> int:
@@ -89,31 +99,65 @@ class ConstrainedLeastSquares:
         if targets.shape != (self._basis.shape[0],) or not np.all(np.isfinite(targets)):
             raise InputError(f"targets must be a finite vector of length {self._basis.shape[0]}")
         projected = self._basis.T @ targets
+        coordinates = self._conic(projected)
+        if coordinates is not None:
+            residual = self._kkt_residual(coordinates, projected)
+        if coordinates is None or residual > KKT_TOLERANCE:
+            coordinates, self.method = self._closed_form(projected), "closed form"
+            residual = self._kkt_residual(coordinates, projected, self._multiplier)
+        else:
+            self.method = "cvxpy:CLARABEL"
+        self.residual = residual
+        return self._basis @ (coordinates / self._roots)
+
+    def _conic(self, projected: np.ndarray) -> np.ndarray | None:
+        """The conic solver's point, scaled into the ball; None if the solver failed."""
         self.projected_targets.value = projected
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": checked below
+                warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": checked by KKT
                 self.problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS)
-        except cp.SolverError as error:
-            raise SolverError(f"the constrained least squares failed: {error}") from None
+        except cp.SolverError:
+            return None
         coordinates = self.coordinates.value
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or coordinates is None:
-            raise SolverError(f"the constrained least squares ended with status {self.problem.status}")
+            return None
         norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
         if norm > radius * (1 + FEASIBILITY_SLACK):  # the solver's feasibility tolerance
             coordinates = coordinates * (radius / norm)
-        self.residual = self._kkt_residual(coordinates, projected)
-        return self._basis @ (coordinates / self._roots)
+        return coordinates
 
-    def _kkt_residual(self, coordinates: np.ndarray, projected: np.ndarray) -> float:
+    def _closed_form(self, projected: np.ndarray) -> np.ndarray:
+        """c(mu) = sqrt(lam) u / (lam + mu) with the smallest feasible mu >= 0."""
+        lam, radius = self._roots**2, float(self.radius.value)
+        weighted = self._roots * projected
+
+        def excess(mu: float) -> float:
+            return float(np.linalg.norm(weighted / (lam + mu))) - radius
+
+        if excess(0.0) <= 0:
+            self._multiplier = 0.0
+        else:  # excess is decreasing in mu and <= 0 at mu = ||sqrt(lam) u|| / C
+            upper = float(np.linalg.norm(weighted)) / radius
+            self._multiplier = brentq(excess, 0.0, upper, xtol=1e-15 * max(upper, 1.0), rtol=1e-15)
+        coordinates = weighted / (lam + self._multiplier)
+        norm = float(np.linalg.norm(coordinates))
+        return coordinates * (radius / norm) if norm > radius else coordinates
+
+    def _kkt_residual(self, coordinates: np.ndarray, projected: np.ndarray,
+                      multiplier: float | None = None) -> float:
         """Relative KKT residual: stationarity (lam + mu) c = sqrt(lam) U^T t and complementarity.
 
-        mu = T nu / (2 ||c||) from the constraint's dual value nu (0 when inactive).
+        mu is given (closed form) or mu = T nu / (2 ||c||) from the conic
+        constraint's dual value nu (0 when inactive).
         """
         T = self._basis.shape[0]
         norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
-        dual = float(self._norm_constraint.dual_value or 0.0)
-        mu = T * dual / (2 * norm) if norm > 0 else 0.0
+        if multiplier is None:
+            dual = float(self._norm_constraint.dual_value or 0.0)
+            mu = T * dual / (2 * norm) if norm > 0 else 0.0
+        else:
+            mu = multiplier
         scale = max(float(np.linalg.norm(self._roots * projected)), np.finfo(float).tiny)
         stationarity = np.linalg.norm((self._roots**2 + mu) * coordinates - self._roots * projected)
         complementarity = mu * abs(norm - radius) * max(norm, 1.0)

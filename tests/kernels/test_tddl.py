@@ -3,6 +3,7 @@
 import json
 import math
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from scipy import integrate, stats
@@ -226,3 +227,24 @@ def test_tddl_input_errors():
         TDDL("rbf", gamma=1.0, lam=0.1, epsilon=0.0)
     with pytest.raises(InputError, match="not fitted"):
         TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0).predict(X)
+
+
+def test_closed_form_replaces_a_failed_conic_solve(monkeypatch):
+    # Found by the kernel benchmark: with noise large against C, Clarabel can fail outright.
+    rng = np.random.default_rng(11)
+    Z = rng.normal(size=(40, 3))
+    gram = Z @ Z.T + 0.5
+    radius = 2.0
+    targets = 500.0 * rng.normal(size=40)
+    solver = tddl_module.ConstrainedLeastSquares(gram, radius)
+    conic = solver.solve(targets)
+    assert solver.method == "cvxpy:CLARABEL"
+
+    def failing(*args, **kwargs):
+        raise cp.SolverError("Solver 'CLARABEL' failed")
+
+    monkeypatch.setattr(solver.problem, "solve", failing)
+    closed = solver.solve(targets)
+    assert solver.method == "closed form" and solver.residual <= 1e-10
+    assert closed @ gram @ closed <= radius**2 * (1 + 1e-9)
+    np.testing.assert_allclose(gram @ closed, gram @ conic, atol=1e-5 * np.abs(gram @ conic).max())
