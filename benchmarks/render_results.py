@@ -22,8 +22,9 @@ END = "<!-- results:end -->"
 
 
 def pick(results: Path, kind: str, prefer: tuple[str, ...] = ("full", "quick")) -> tuple[dict | None, str | None]:
+    """The first of results/{kind}_{tag}.json for the tags in ``prefer`` ("" means {kind}.json)."""
     for tag in prefer:
-        path = results / f"{kind}_{tag}.json"
+        path = results / (f"{kind}_{tag}.json" if tag else f"{kind}.json")
         if path.exists():
             return json.loads(path.read_text()), str(path.relative_to(common.REPO_ROOT)
                                                      if common.REPO_ROOT in path.parents else path)
@@ -34,8 +35,13 @@ def render(readme: Path, results: Path) -> str:
     reproduction, repro_file = pick(results, "reproduce")
     speed, speed_file = pick(results, "speed")
     run_all, _ = pick(results, "run_all", prefer=("quick",))
-    body = report.readme_section(reproduction, speed, {"reproduction": repro_file, "speed": speed_file},
-                                 run_all)
+    tuning, tuning_file = pick(results, "tuning_kdd", prefer=("", "quick"))
+    kernels, kernels_file = pick(results, "kernels")
+    body = report.readme_section(
+        reproduction, speed,
+        {"reproduction": repro_file, "speed": speed_file, "tuning": tuning_file, "kernels": kernels_file},
+        run_all, tuning, kernels,
+    )
     text = readme.read_text()
     if START not in text or END not in text or text.index(START) > text.index(END):
         raise SystemExit(f"{readme} has no {START} ... {END} markers")
