@@ -236,6 +236,15 @@ def peer_status() -> dict:
     return status
 
 
+def usable_peers(requested, script: str) -> tuple[list[str], dict]:
+    """(the requested peers that can run here, {skipped peer: reason}), reporting each skip."""
+    status = peer_status()
+    skipped = {peer: status[peer][1] for peer in requested if not status[peer][0]}
+    for peer, reason in skipped.items():
+        print(f"[{script}] skipping peer {peer}: {reason}", file=sys.stderr)
+    return [peer for peer in requested if status[peer][0]], skipped
+
+
 def sklearn_C(n: int, lam: float) -> float:
     """C of scikit-learn (and diffprivlib) for dpcvx's Lam.
 
@@ -254,10 +263,16 @@ def fit_sklearn(X, y, lam: float):
     constant feature, regularized like every weight, exactly as in dpcvx, so
     both minimise the same J. Returns (model, seconds, converged).
     """
-    from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=sklearn_C(X.shape[0], lam), fit_intercept=False, solver="lbfgs")
+    return _timed_fit(model, X, y)
+
+
+def _timed_fit(model, X, y):
+    """(fitted model, seconds, converged): converged is False if it warned ConvergenceWarning."""
+    from sklearn.exceptions import ConvergenceWarning
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         start = time.perf_counter()
@@ -279,17 +294,10 @@ def fit_diffprivlib(X, y, lam: float, epsilon: float, seed: int):
     REFERENCE.md. Returns (model, seconds, converged).
     """
     from diffprivlib.models import LogisticRegression
-    from sklearn.exceptions import ConvergenceWarning
 
     model = LogisticRegression(epsilon=epsilon, data_norm=DATA_NORM, C=sklearn_C(X.shape[0], lam),
                                fit_intercept=False, random_state=seed)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        start = time.perf_counter()
-        model.fit(X, y)
-        seconds = time.perf_counter() - start
-    converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
-    return model, seconds, converged
+    return _timed_fit(model, X, y)
 
 
 def diffprivlib_perturbation(n: int, d: int, lam: float, epsilon: float, seed: int):

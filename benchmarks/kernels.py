@@ -71,7 +71,6 @@ import platform
 import subprocess
 import sys
 import time
-import traceback
 from collections import defaultdict
 from pathlib import Path
 
@@ -698,7 +697,7 @@ def markdown(result: dict) -> str:
                     f"(constant feature included). λ grid {config['adult_lams']}.", ""]
         out += _by_eps_table(best, "adult_subset", eps) + [""]
     if "adult_full" in settings:
-        out += [f"### Adult, linear and RFF on the full adult.data"
+        out += ["### Adult, linear and RFF on the full adult.data"
                 + (f" (n = {sizes['n_train_full']})" if sizes else ""), "",
                 "Same evaluation rows as above.", ""]
         out += _by_eps_table(best, "adult_full", eps) + [""]

@@ -362,11 +362,7 @@ def estimate_full(timing: dict, args) -> dict:
 def main(argv=None) -> dict:
     args = parse_args(argv)
     record = common.RunRecord("benchmarks.reproduce_jmlr", argv)
-    status = common.peer_status()
-    peers = [p for p in args.peers if status[p][0]]
-    skipped = {p: status[p][1] for p in args.peers if not status[p][0]}
-    for peer, reason in skipped.items():
-        print(f"[reproduce] skipping peer {peer}: {reason}", file=sys.stderr)
+    peers, skipped = common.usable_peers(args.peers, "reproduce")
 
     datasets, folds = {}, {}
     for name in args.datasets:

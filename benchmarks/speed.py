@@ -211,11 +211,7 @@ def estimate_full(sizes_out: list[dict]) -> dict:
 def main(argv=None) -> dict:
     args = parse_args(argv)
     record = common.RunRecord("benchmarks.speed", argv)
-    status = common.peer_status()
-    peers = [p for p in args.peers if status[p][0]]
-    skipped = {p: status[p][1] for p in args.peers if not status[p][0]}
-    for peer, reason in skipped.items():
-        print(f"[speed] skipping peer {peer}: {reason}", file=sys.stderr)
+    peers, skipped = common.usable_peers(args.peers, "speed")
     methods = _methods(args.lam, args.epsilon, peers, args.seed)
     sizes_out = []
     with common.limit_threads(args.threads):

@@ -104,7 +104,7 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
         style = "-" if mechanism == "objective" else "--"
         line, = axis.plot(epsilons, mean, style, marker="o", label=f"{loss}, {mechanism}")
         axis.fill_between(epsilons, mean - std, mean + std, color=line.get_color(), alpha=0.15)
-    for loss, value in result.nonprivate.items():
+    for value in result.nonprivate.values():
         axis.axhline(value, color="gray", linestyle=":", linewidth=1)
     axis.set_xscale("log")
     axis.set_xlabel("epsilon")

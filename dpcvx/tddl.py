@@ -23,7 +23,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.optimize import brentq
 
-from .exceptions import InputError, SolverError
+from .exceptions import InputError
 from .kernel_calibrate import TDDLCalibration, constraint_radius, tddl_calibration, top_eigenvalue_bound
 from .kernel_erm import SolveReport
 from .kernel_learner import PrivateKernelLearner

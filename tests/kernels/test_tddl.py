@@ -147,7 +147,7 @@ def test_constrained_least_squares_respects_the_constraint(size):
     radius = 2.0
     problem = ConstrainedLeastSquares(gram, radius)
     assert problem.rank <= 30
-    for repeat in range(2):  # the template is reused with new targets
+    for _repeat in range(2):  # the template is reused with new targets
         targets = size * rng.normal(size=60)
         coef = problem.solve(targets)
         assert coef @ gram @ coef <= radius**2 * (1 + 1e-8)
