@@ -115,7 +115,8 @@ class ConstrainedLeastSquares:
         self.projected_targets.value = projected
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": checked by KKT
+                # CVXPY's "Solution may be inaccurate" is replaced by the KKT residual check below
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
                 self.problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS)
         except cp.SolverError:
             return None
