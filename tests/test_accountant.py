@@ -134,9 +134,9 @@ class CountingERM(dpcvx.PrivateERM):
 
     solves = 0
 
-    def _solve(self, X, y, noise, extra_reg):
+    def _solve(self, X, y, noise, extra_reg, start=None):
         type(self).solves += 1
-        return super()._solve(X, y, noise, extra_reg)
+        return super()._solve(X, y, noise, extra_reg, start)
 
 
 def _data(n=400, d=3, seed=0):
