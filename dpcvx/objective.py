@@ -40,8 +40,12 @@ class Residual:
 
 
 def hessian_sample_size(n: int, d: int) -> int:
-    """Rows in a subsampled Hessian: 40 per feature, at least 2000 (never more than n)."""
-    return min(n, max(2000, 40 * d))
+    """Rows in a subsampled Hessian: 20 per feature, at least 1000 (never more than n).
+
+    Enough for a useful direction far from the optimum (relative error about
+    sqrt(d / m)); near it, full Hessians take over (``solvers.SUBSAMPLE_UNTIL``).
+    """
+    return min(n, max(1000, 20 * d))
 
 
 def _gram_upper(syrk, A: np.ndarray) -> np.ndarray:
