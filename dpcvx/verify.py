@@ -434,11 +434,11 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         if not isinstance(expression, cp.Expression) or expression.size != 1:
             raise TypeError("regularizer(w) must return a scalar CVXPY expression")
         key = (_structural_key(expression), dim)
-        text = _readable(expression)
     except Exception as error:  # a bad user regularizer becomes a failing certificate
         return _regularizer_failure("<invalid regularizer>",
                                     f"{type(error).__name__}: {error} (at dimension {dim})")
     if key not in _REGULARIZER_CACHE:
+        text = _readable(expression)
         try:
             analysis = analyse_regularizer(regularizer, dim)
         except Exception as error:  # noqa: BLE001 - reported in the certificate
