@@ -2,7 +2,8 @@
 
 The text between ``<!-- results:start -->`` and ``<!-- results:end -->`` in
 README.md is replaced; nothing else in README.md is touched. The full
-recorded runs (``*_full.json``) are used when present, else the quick ones.
+recorded runs (``*_full.json``) are used when present, else the quick ones; for
+the reproduction, the recorded run with the most folds x draws is shown.
 
     python -m benchmarks.render_results
     python -m benchmarks.render_results --check     # exit 1 if README.md is out of date
@@ -31,8 +32,20 @@ def pick(results: Path, kind: str, prefer: tuple[str, ...] = ("full", "quick")) 
     return None, None
 
 
+def pick_reproduction(results: Path) -> tuple[dict | None, str | None]:
+    """The reproduce_*.json with the most folds x noise draws (the most thorough recorded run)."""
+    runs = sorted(results.glob("reproduce_*.json"))
+    if not runs:
+        return None, None
+    def effort(path: Path) -> int:
+        config = json.loads(path.read_text())["config"]
+        return config["folds_run"] * config["draws"]
+    tag = max(runs, key=effort).stem.removeprefix("reproduce_")
+    return pick(results, "reproduce", prefer=(tag,))
+
+
 def render(readme: Path, results: Path) -> str:
-    reproduction, repro_file = pick(results, "reproduce")
+    reproduction, repro_file = pick_reproduction(results)
     speed, speed_file = pick(results, "speed")
     run_all, _ = pick(results, "run_all", prefer=("quick",))
     tuning, tuning_file = pick(results, "tuning_kdd", prefer=("", "quick"))

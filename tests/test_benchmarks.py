@@ -153,6 +153,17 @@ def test_render_replaces_only_the_marked_section(tmp_path, reproduction):
     assert render_results.main(["--readme", str(readme), "--results", str(results), "--check"]) == 0
 
 
+def test_render_shows_the_most_thorough_reproduction(tmp_path, reproduction):
+    out, _ = reproduction
+    run = json.loads((out / "reproduce_tiny.json").read_text())
+    for tag, draws in (("quick", 2), ("k10", 10), ("a", 3)):
+        run["config"]["draws"] = draws
+        (tmp_path / f"reproduce_{tag}.json").write_text(json.dumps(run))
+    chosen, path = render_results.pick_reproduction(tmp_path)
+    assert chosen["config"]["draws"] == 10 and path.endswith("reproduce_k10.json")
+    assert render_results.pick_reproduction(tmp_path / "none") == (None, None)
+
+
 def test_run_all_records_its_run(tmp_path):
     from benchmarks import run_all
 
