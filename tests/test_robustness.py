@@ -56,6 +56,23 @@ def test_non_contiguous_input():
                                erm.fit(reference, y[::2], epsilon=1.0, random_state=0).coef_, rtol=1e-12)
 
 
+def test_row_major_input_is_converted_block_by_block():
+    # 2500 rows: two full blocks of the row-major conversion and a partial one
+    X, y = make_data(n=2500)
+    row_major = np.ascontiguousarray(X)
+    before = row_major.copy()
+    erm = dpcvx.PrivateERM(data_norm=1.0)
+    np.testing.assert_array_equal(erm.fit(row_major, y, epsilon=1.0, random_state=0).coef_,
+                                  erm.fit(np.asfortranarray(X), y, epsilon=1.0, random_state=0).coef_)
+    np.testing.assert_array_equal(row_major, before)
+
+
+def test_complex_input_is_refused():
+    X, y = make_data()
+    with pytest.raises(dpcvx.InputError, match="complex values"):
+        dpcvx.PrivateERM(data_norm=1.0).fit(X + 1j, y, epsilon=1.0)
+
+
 def test_huge_n_tiny_lam_takes_the_delta_branch():
     X, y = make_data(n=200_000, d=5, seed=3)
     model = dpcvx.PrivateERM(lam=1e-9, data_norm=1.0).fit(X, y, epsilon=0.1, random_state=0)
