@@ -421,6 +421,12 @@ def times_table(output: dict) -> str:
 # -- README section --------------------------------------------------------------------------------------
 
 
+def _link(path: str | Path) -> str:
+    """A Markdown link to a file, its path (relative to the repository root) as the text."""
+    text = Path(path).as_posix()
+    return f"[`{text}`]({text})"
+
+
 def tuning_section(tuning: dict, file: str) -> str:
     """Private tuning on KDD (benchmarks/tuning_kdd.py): test error against n, with its plot."""
     columns = list(tuning["results"])
@@ -430,7 +436,7 @@ def tuning_section(tuning: dict, file: str) -> str:
         f"Algorithm 4 of JMLR 2011 over {len(tuning['lams'])} Lam values; learner "
         f"`{tuning['learner']}`; test error, mean (std) over "
         f"{tuning['repetitions']} repetitions; run time {tuning['run_time_seconds']:.0f} s; "
-        f"command `{tuning['command']}`. Plot: `{Path(file).with_suffix('.png').as_posix()}`.",
+        f"command `{tuning['command']}`. Plot: {_link(Path(file).with_suffix('.png'))}.",
         "",
         "| n per candidate | " + " | ".join(columns) + " |",
         "|---:|" + "---:|" * len(columns),
@@ -452,13 +458,14 @@ def kernels_section(kernels: dict, file: str, epsilon: float = 1.0) -> str:
     """Kernel learners (benchmarks/kernels.py): accuracy against the input dimension."""
     best = {(row["setting"], row["method"], row["epsilon"]): row for row in kernels["best_over_lam"]}
     dims = kernels["config"]["dims"]
+    stem = Path(file).with_suffix("").as_posix()
     lines = [
         f"### Kernel learners (`{file}`)",
         "",
         f"Synthetic task (n = {kernels['config']['synthetic_n']}, rows of norm 1), test accuracy at "
         f"eps = {epsilon:g}, best Lam of the grid, mean ± sd over {kernels['config']['reps']} repetitions; "
-        f"command `{kernels['run']['command']}`. Plots: `{Path(file).with_suffix('').as_posix()}_eps.png`, "
-        f"`{Path(file).with_suffix('').as_posix()}_dim.png`; Adult and more in `docs/kernels.md`.",
+        f"command `{kernels['run']['command']}`. Plots: {_link(f'{stem}_eps.png')}, {_link(f'{stem}_dim.png')}; "
+        "Adult and more in [`docs/kernels.md`](docs/kernels.md).",
         "",
         "| method | " + " | ".join(f"d = {d}" for d in dims) + " |",
         "|---|" + "---|" * len(dims),
@@ -510,6 +517,11 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict,
             f"command `{run['command']}`.",
             "",
         ]
+        plots = [plot for data_key in reproduction["data"] for plot in reproduction.get("plots", {}).get(data_key, [])]
+        if plots:
+            folder = Path(files["reproduction"]).parent
+            parts += ["Plots (error against epsilon, best Lam per epsilon): "
+                      + ", ".join(_link(folder / Path(plot).name) for plot in plots) + ".", ""]
         targets = targets_table(reproduction)
         if targets:
             parts += ["Objective perturbation at eps = 0.1 against JMLR 2011 (test error, mean ± sd over "
@@ -523,10 +535,10 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict,
                 parts += [f"KDD Cup 99 ({data_key.split('/')[1]} mode) at eps = 0.1, best Lam:", "",
                           kdd_table(reproduction, data_key), ""]
         estimate = reproduction.get("full_run_estimate")
-        if estimate and reproduction.get("quick"):
+        if estimate and (config["folds_run"], config["draws"]) != (10, 50):
             parts += [f"Full run estimate (10 folds x K = 50 x 7 epsilons, 2 processes): about "
                       f"{estimate['cpu_hours_with_2_jobs']} h on a quiet machine (from CPU time), "
-                      f"{estimate['wall_hours_with_2_jobs']} h at the quick run's load (from wall time); "
+                      f"{estimate['wall_hours_with_2_jobs']} h at this run's load (from wall time); "
                       f"{estimate['method']}.", ""]
     if speed:
         run = speed["run"]
