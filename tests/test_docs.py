@@ -33,6 +33,14 @@ def test_relative_links_between_pages_resolve():
             assert (page.parent / link).exists() or link in WRITTEN_ELSEWHERE, (page.name, link)
 
 
+def test_readme_relative_links_resolve():
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", (ROOT / "README.md").read_text())
+    local = [link for link in links if "://" not in link]
+    assert any(link.endswith(".png") for link in local), "the results section links its plots"
+    for link in local:
+        assert (ROOT / link).exists(), link
+
+
 def test_getting_started_snippets_run(tmp_path):
     code = "\n".join(re.findall(r"```python\n(.*?)```", (DOCS / "getting-started.md").read_text(), re.S))
     script = tmp_path / "getting_started.py"
