@@ -114,6 +114,15 @@ def test_help_reads_well(workdir, run):
     assert "--numeric NAME:LO:HI" in fit.stdout and "--others-negative" in fit.stdout
 
 
+def test_python_dash_m_dpcvx_is_the_same_command(workdir):
+    result = subprocess.run([sys.executable, "-m", "dpcvx", "verify", "--loss", "huber:h=0.5",
+                             "--mechanism", "objective"], cwd=workdir, capture_output=True, text=True,
+                            timeout=300, env=ENV)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == dpcvx_cli("verify", "--loss", "huber:h=0.5", "--mechanism", "objective",
+                                      cwd=workdir).stdout
+
+
 # --- verify -----------------------------------------------------------------------------------
 
 
