@@ -33,6 +33,7 @@ STALL_ITERATIONS = 8  # near round-off, stop when the residual has not halved th
 ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed to round-off
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
+REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
@@ -63,20 +64,23 @@ class SolveInfo:
 
 
 def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float,
-                      level: tuple[bool, bool]):
+                      level: tuple[bool, bool], factor=None):
+    """(direction, Cholesky factor of the Hessian used or None); a given ``factor`` is reused."""
+    if factor is not None:
+        return -la.cho_solve(factor, gradient, check_finite=False), factor
     d = objective.dim
     if d <= DENSE_NEWTON_MAX_DIM:
         subsample, single = level
         H = objective.hessian(w, margins, single=single, subsample=subsample)
         try:
             factor = la.cho_factor(H, lower=False, check_finite=False)
-            return -la.cho_solve(factor, gradient, check_finite=False)
+            return -la.cho_solve(factor, gradient, check_finite=False), factor
         except la.LinAlgError:
-            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0]
+            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None
     operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins))
     forcing = min(0.1, np.sqrt(relative))  # inexact Newton: tighter steps near the optimum
     direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d)
-    return direction
+    return direction, None
 
 
 def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 100,
@@ -95,6 +99,13 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     ``LOCAL_REGIME``, a full step that fails to halve it moves the solve up one
     level, finally to all rows in double precision. Only the direction is approximate; the
     gradient, line search and residual are exact in double precision.
+    When a full step from a fresh all-rows Hessian cut the residual by at least
+    ``REUSE_CONTRACTION`` (the quadratic regime), the next directions reuse that
+    Hessian's Cholesky factor (Shamanskii's variant of Newton): near the
+    optimum the Hessian barely changes, and a reused factor costs one
+    triangular solve instead of a pass over all rows. Reuse continues while
+    each such step cuts the residual by that factor; otherwise a fresh
+    Hessian is built.
     Once the residual is below ``ROUND_OFF_REGIME``, the solve stops early when
     it has not halved for ``STALL_ITERATIONS`` iterations (the round-off floor
     of an ill-conditioned problem); far from the optimum, damped steps that
@@ -109,6 +120,7 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
     level = 0 if objective.can_subsample else 1
     previous, full_step = np.inf, False
+    factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
     best, since_best = np.inf, 0
     for iterations in range(1, max_iter + 1):
         terms = objective.gradient_terms(w, margins)
@@ -123,7 +135,9 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
                 break
         gradient = sum(terms)
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
-        if local and full_step and residual.relative > 0.5 * previous and level < len(levels) - 1:
+        reuse = factor is not None and full_step and residual.relative <= previous / REUSE_CONTRACTION
+        if (local and full_step and not reused and residual.relative > 0.5 * previous
+                and level < len(levels) - 1):
             level += 1
         if level == 0 and residual.relative < SUBSAMPLE_UNTIL:
             level = 1
@@ -134,8 +148,10 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
             if since_best >= STALL_ITERATIONS:
                 status = "stalled at round-off"
                 break
-        direction = _newton_direction(objective, w, margins, gradient, residual.relative,
-                                      levels[level])
+        direction, used = _newton_direction(objective, w, margins, gradient, residual.relative,
+                                            levels[level], factor if reuse else None)
+        reused = reuse
+        factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         step_margins = objective.y * (objective.X @ direction)
         slope = float(gradient @ direction)
         if not slope < 0:

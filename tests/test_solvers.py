@@ -126,3 +126,30 @@ def test_subsampled_hessian_reaches_the_same_minimiser(loss, monkeypatch):
     monkeypatch.setattr(PerturbedObjective, "can_subsample", property(lambda self: False))
     full = erm.fit(X, y, epsilon=1.0, random_state=0)
     np.testing.assert_allclose(sampled.coef_, full.coef_, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
+def test_reused_hessian_factor_reaches_the_same_minimiser(loss, monkeypatch):
+    rng = np.random.default_rng(6)
+    n, d = 3000, 15
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.where(X @ rng.normal(size=d) + 0.1 * rng.normal(size=n) > 0, 1, -1)
+    built = []
+    hessian = PerturbedObjective.hessian
+
+    def recording(self, *args, **kwargs):
+        built.append(kwargs)
+        return hessian(self, *args, **kwargs)
+
+    monkeypatch.setattr(PerturbedObjective, "hessian", recording)
+    erm = dpcvx.PrivateERM(loss=loss, lam=1e-3, data_norm=1.0)
+    reusing = erm.fit(X, y, epsilon=1.0, random_state=0)
+    # at least one Newton direction came from a reused factor, not a fresh Hessian
+    assert len(built) < reusing.solve_info.iterations - 1
+    assert reusing.solve_info.status == "converged" and reusing.solve_info.residual <= 1e-9
+    built.clear()
+    monkeypatch.setattr(dpcvx.solvers, "REUSE_CONTRACTION", np.inf)  # never reuse
+    fresh = erm.fit(X, y, epsilon=1.0, random_state=0)
+    assert len(built) == fresh.solve_info.iterations - 1
+    np.testing.assert_allclose(reusing.coef_, fresh.coef_, rtol=1e-8, atol=1e-10)
