@@ -493,7 +493,7 @@ def readme_section(reproduction: dict | None, speed: dict | None, files: dict,
     if run_all:
         run = run_all["run"]
         parts[-1] += (f" Last run: {run['run_seconds']:.0f} s on {run['machine']['cpu_model']} "
-                      f"({run['machine']['cores']} cores) shared with other jobs, load average "
+                      f"({run['machine']['cores']} cores), load average "
                       f"{run['load_average_start']} at the start and {run['load_average_end']} at the end "
                       f"({run['date_utc']}).")
     parts += [
