@@ -37,8 +37,8 @@ Every regularisation weight of a task's ``lam`` grid, every RFF setting of
 ``--rff`` and every epsilon is run for every repetition; all of them are
 recorded and reported. The summary tables show, per method and epsilon, the
 best lam of the grid on the test rows (optimistic, for every method alike)
-next to the privately tuned variants (a release a curator could make). Each repetition redraws the training subset, Z, the
-synthetic data, the random features and the noise from ``--seed``.
+next to the privately tuned variants (a release a curator could make). Each
+repetition redraws the training subset, Z, the synthetic data, the random features and the noise from ``--seed``.
 
 Outputs (``--out``, default ``benchmarks/results``): ``kernels_<tag>.json``
 (every fit, the summaries, the command, machine, date, load averages and run

@@ -277,7 +277,10 @@ class _LossAnalyser:
         else:
             method, detail_suffix = "numeric", f"; {self.why_numeric()}"
             kinks, curvature_jumps = self.numeric.kinks, self.numeric.curvature_jumps
-        points = lambda values: ", ".join(str(v) for v in values)
+
+        def points(values) -> str:
+            return ", ".join(str(v) for v in values)
+
         if kinks:
             first = Condition(
                 "differentiability", "l is continuously differentiable (C^1)", False, "no", method,

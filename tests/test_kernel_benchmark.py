@@ -71,7 +71,8 @@ def test_summary_is_mean_and_std_over_repetitions(tiny_run):
 def test_rerun_is_reproducible(tiny_run, tmp_path):
     _, first = tiny_run
     second = bench.main(TINY + ["--out", str(tmp_path), "--no-plots", "--dims", "5"])
-    key = lambda r: (r["method"], r["lam"], r["epsilon"], r["rep"])
+    def key(r):
+        return (r["method"], r["lam"], r["epsilon"], r["rep"])
     before = {key(r): r["accuracy"] for r in first["records"] if r["setting"] == "synthetic_d5"}
     after = {key(r): r["accuracy"] for r in second["records"]}
     assert before == after

@@ -219,7 +219,8 @@ def test_ball_sampler_draws_the_exponential_mechanism_exactly(dim, kappa, radius
     samples = np.array([sample_ball_exponential(v, kappa, radius, rng) for _ in range(3000)])
     assert np.all(np.linalg.norm(samples, axis=1) <= radius)
     power = (dim - 1) / 2
-    density = lambda s: math.exp(kappa * (abs(s) - radius)) * (radius**2 - s * s) ** power
+    def density(s):
+        return math.exp(kappa * (abs(s) - radius)) * (radius**2 - s * s) ** power
     total = integrate.quad(density, -radius, radius, points=[0])[0]
     cdf = np.vectorize(lambda x: integrate.quad(density, -radius, x, points=[0] if x > 0 else None)[0]
                        / total)

@@ -76,8 +76,9 @@ def test_gaussian_scale_matches_an_independent_privacy_computation():
     sigma = calibration.scale
 
     def hockey_stick(noise_sd):  # delta(eps) = integral of max(0, p(x) - e^eps q(x)), by quadrature
-        density = lambda x: max(0.0, stats.norm.pdf(x, 0, noise_sd)
-                                - math.exp(epsilon) * stats.norm.pdf(x, l2, noise_sd))
+        def density(x):
+            return max(0.0, stats.norm.pdf(x, 0, noise_sd)
+                       - math.exp(epsilon) * stats.norm.pdf(x, l2, noise_sd))
         return integrate.quad(density, -40 * noise_sd, 40 * noise_sd, points=[0, l2], limit=400,
                               epsabs=1e-13)[0]
 
@@ -124,7 +125,8 @@ def secular_solution(gram, targets, radius):
     eigenvalues, vectors = np.linalg.eigh(gram)
     keep = eigenvalues > 1e-10 * eigenvalues.max()
     lam_k, rotated = eigenvalues[keep], vectors[:, keep].T @ targets
-    coordinates = lambda mu: np.sqrt(lam_k) * rotated / (lam_k + mu)
+    def coordinates(mu):
+        return np.sqrt(lam_k) * rotated / (lam_k + mu)
     if np.linalg.norm(coordinates(0.0)) <= radius:
         mu = 0.0
     else:
