@@ -3,7 +3,7 @@
 The text between ``<!-- results:start -->`` and ``<!-- results:end -->`` in
 README.md is replaced; nothing else in README.md is touched. The full
 recorded runs (``*_full.json``) are used when present, else the quick ones; for
-the reproduction, the recorded run with the most folds x draws is shown.
+the reproduction, see :func:`pick_reproductions`.
 
     python -m benchmarks.render_results
     python -m benchmarks.render_results --check     # exit 1 if README.md is out of date
@@ -32,27 +32,39 @@ def pick(results: Path, kind: str, prefer: tuple[str, ...] = ("full", "quick")) 
     return None, None
 
 
-def pick_reproduction(results: Path) -> tuple[dict | None, str | None]:
-    """The reproduce_*.json with the most folds x noise draws (the most thorough recorded run)."""
-    runs = sorted(results.glob("reproduce_*.json"))
+def pick_reproductions(results: Path) -> list[tuple[dict, str]]:
+    """The recorded reproductions to show, the main one first.
+
+    Main: the run covering the most data sets, then with the most folds x
+    draws. After it, every other run that is not in quick mode (for example a
+    K = 50 run on one data set).
+    """
+    runs = []
+    for path in sorted(results.glob("reproduce_*.json")):
+        tag = path.stem.removeprefix("reproduce_")
+        data, file = pick(results, "reproduce", prefer=(tag,))
+        runs.append((data, file))
     if not runs:
-        return None, None
-    def effort(path: Path) -> int:
-        config = json.loads(path.read_text())["config"]
-        return config["folds_run"] * config["draws"]
-    tag = max(runs, key=effort).stem.removeprefix("reproduce_")
-    return pick(results, "reproduce", prefer=(tag,))
+        return []
+
+    def coverage(run: tuple[dict, str]) -> tuple[int, int]:
+        data = run[0]
+        return len(data["data"]), data["config"]["folds_run"] * data["config"]["draws"]
+
+    main = max(runs, key=coverage)
+    others = sorted((run for run in runs if run is not main and not run[0].get("quick")), key=coverage, reverse=True)
+    return [main, *others]
 
 
 def render(readme: Path, results: Path) -> str:
-    reproduction, repro_file = pick_reproduction(results)
+    reproductions = pick_reproductions(results)
     speed, speed_file = pick(results, "speed")
     run_all, _ = pick(results, "run_all", prefer=("quick",))
     tuning, tuning_file = pick(results, "tuning_kdd", prefer=("", "quick"))
     kernels, kernels_file = pick(results, "kernels")
     body = report.readme_section(
-        reproduction, speed,
-        {"reproduction": repro_file, "speed": speed_file, "tuning": tuning_file, "kernels": kernels_file},
+        reproductions, speed,
+        {"speed": speed_file, "tuning": tuning_file, "kernels": kernels_file},
         run_all, tuning, kernels,
     )
     text = readme.read_text()

@@ -153,15 +153,18 @@ def test_render_replaces_only_the_marked_section(tmp_path, reproduction):
     assert render_results.main(["--readme", str(readme), "--results", str(results), "--check"]) == 0
 
 
-def test_render_shows_the_most_thorough_reproduction(tmp_path, reproduction):
+def test_render_shows_the_widest_reproduction_first_then_the_others(tmp_path, reproduction):
     out, _ = reproduction
     run = json.loads((out / "reproduce_tiny.json").read_text())
-    for tag, draws in (("quick", 2), ("k10", 10), ("a", 3)):
-        run["config"]["draws"] = draws
-        (tmp_path / f"reproduce_{tag}.json").write_text(json.dumps(run))
-    chosen, path = render_results.pick_reproduction(tmp_path)
-    assert chosen["config"]["draws"] == 10 and path.endswith("reproduce_k10.json")
-    assert render_results.pick_reproduction(tmp_path / "none") == (None, None)
+    (key,) = run["data"]
+    wide = {**run, "data": {key: run["data"][key], "other/mode": run["data"][key]}}
+    for tag, base, draws, quick in (("quick", wide, 2, True), ("k10", wide, 10, False),
+                                    ("narrow_k50", run, 50, False), ("old_quick", run, 3, True)):
+        (tmp_path / f"reproduce_{tag}.json").write_text(
+            json.dumps({**base, "quick": quick, "config": {**base["config"], "draws": draws}}))
+    shown = [file.rsplit("/", 1)[-1] for _, file in render_results.pick_reproductions(tmp_path)]
+    assert shown == ["reproduce_k10.json", "reproduce_narrow_k50.json"]
+    assert render_results.pick_reproductions(tmp_path / "none") == []
 
 
 def test_run_all_records_its_run(tmp_path):
