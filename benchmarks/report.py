@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from benchmarks import common
+from benchmarks.tuning_kdd import error_table
 
 REPRODUCTION_NOTES = [
     "Lam is chosen per epsilon (and per method) by the mean test error over folds and draws, as in the "
@@ -429,7 +430,6 @@ def _link(path: str | Path) -> str:
 
 def tuning_section(tuning: dict, file: str) -> str:
     """Private tuning on KDD (benchmarks/tuning_kdd.py): test error against n, with its plot."""
-    columns = list(tuning["results"])
     lines = [
         f"### End-to-end private tuning on KDD Cup 99 (`{file}`)",
         "",
@@ -438,13 +438,8 @@ def tuning_section(tuning: dict, file: str) -> str:
         f"{tuning['repetitions']} repetitions; run time {tuning['run_time_seconds']:.0f} s; "
         f"command `{tuning['command']}`. Plot: {_link(Path(file).with_suffix('.png'))}.",
         "",
-        "| n per candidate | " + " | ".join(columns) + " |",
-        "|---:|" + "---:|" * len(columns),
+        error_table(tuning["results"]),
     ]
-    for size in tuning["sizes"]:
-        cells = [f"{tuning['results'][c][str(size)]['mean']:.4f} ({tuning['results'][c][str(size)]['std']:.4f})"
-                 for c in columns]
-        lines.append(f"| {size:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

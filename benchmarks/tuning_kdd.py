@@ -106,6 +106,16 @@ def run(X, y, sizes, repetitions, seed, progress) -> dict:
     }
 
 
+def error_table(results: dict) -> str:
+    """Markdown table of test error, mean (std), per n per candidate (rows) and method (columns)."""
+    methods = list(results)
+    lines = ["| n per candidate | " + " | ".join(methods) + " |", "|---:|" + "---:|" * len(methods)]
+    for n in results[methods[0]]:
+        cells = [f"{results[method][n]['mean']:.4f} ({results[method][n]['std']:.4f})" for method in methods]
+        lines.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def markdown(results: dict, record: dict) -> str:
     methods = list(results)
     sizes = list(results[methods[0]])
@@ -119,12 +129,8 @@ def markdown(results: dict, record: dict) -> str:
         f"of n rows); d = {record['dimension']}; test set of {TEST_SIZE:,} rows; "
         f"{record['repetitions']} repetitions; mean (std over repetitions).",
         "",
-        "| n per candidate | " + " | ".join(methods) + " |",
-        "|---:|" + "---:|" * len(methods),
+        error_table(results),
     ]
-    for n in sizes:
-        cells = [f"{results[method][n]['mean']:.4f} ({results[method][n]['std']:.4f})" for method in methods]
-        lines.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
     lines += ["", "Lam selected (count over repetitions):", "",
               "| n per candidate | " + " | ".join(methods) + " |", "|---:|" + "---|" * len(methods)]
     for n in sizes:
