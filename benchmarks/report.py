@@ -389,13 +389,14 @@ def speed_markdown(output: dict) -> str:
     return "\n".join(parts)
 
 
+def _keys_in_order(entries: list[dict], field: str) -> list[str]:
+    """The keys of ``entry[field]`` over all entries, each once, in order of first appearance."""
+    return list(dict.fromkeys(key for entry in entries for key in entry[field]))
+
+
 def ratio_table(output: dict) -> str:
     """One row per (data, n), one column per ratio: median [25th, 75th percentile]."""
-    columns = []
-    for entry in output["sizes"]:
-        for name in entry["ratios"]:
-            if name not in columns:
-                columns.append(name)
+    columns = _keys_in_order(output["sizes"], "ratios")
     rows = []
     for entry in output["sizes"]:
         row = [entry["data"], str(entry["n"]), str(entry["d"]), str(entry.get("repeats", ""))]
@@ -574,11 +575,7 @@ def readme_section(reproductions: list[tuple[dict, str]], speed: dict | None, fi
 
 
 def residual_summary(speed: dict) -> str:
-    methods = []
-    for entry in speed["sizes"]:
-        for method in entry["methods"]:
-            if method not in methods:
-                methods.append(method)
+    methods = _keys_in_order(speed["sizes"], "methods")
     rows = []
     for entry in speed["sizes"]:
         rows.append([entry["data"], str(entry["n"])] + [
