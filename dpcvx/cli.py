@@ -1,15 +1,19 @@
 """The ``dpcvx`` command line: ``demo``, ``verify``, ``fit`` and ``predict``.
 
-Exit status: 0 on success; 1 when the certificate does not allow the
-requested mechanism (``verify``, ``fit``); 2 for a usage or input error
-(missing file or column, malformed value, bad parameter, unknown loss, a
-solve that missed its tolerance). Every error is one ``dpcvx: error:`` line
-(or paragraph) on stderr naming the problem and the fix.
+Exit status: one code per kind of error, from the table :data:`EXIT_CODES`
+(``docs/robustness.md`` is generated from it): 0 success, 2 usage error, 3
+input error (a file, value or parameter), 4 the certificate does not allow
+the requested mechanism, 5 solver failure, 6 privacy budget exceeded. Every
+error is ONE ``dpcvx: ...`` line on stderr naming the problem and the fix;
+a traceback (exit 1) can only come from a bug in dpcvx itself.
 
 Tables are CSV files with a header row, read with the standard ``csv``
 module (UTF-8, surrounding whitespace of each cell ignored). Features are
 encoded by a :class:`~dpcvx.preprocessing.PublicSchema` given on the command
 line or in a schema file; nothing about the encoding is read off the data.
+Every file the command line writes (model, predictions, plot) is written
+atomically (:func:`dpcvx.files.atomic_write`): all of it, or nothing and the
+previous file unchanged.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import os
 import runpy
 import sys
 import textwrap
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -30,15 +36,114 @@ import numpy as np
 
 from . import losses
 from .erm import PrivateERM
-from .exceptions import AssumptionError, DPCVXError, InputError
+from .exceptions import (AssumptionError, BudgetExceededError, DPCVXError, FileError, InputError,
+                         NumericRangeError, SolverError, UsageError)
+from .files import atomic_write, check_writable, os_error_message, read_json
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .serialization import load, save
 from .validation import positive
+from .demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from .verify import PROBE_DIM
 
-__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_REFUSED", "EXIT_ERROR"]
+__all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED",
+           "EXIT_SOLVER", "EXIT_BUDGET", "EXIT_INTERRUPTED", "EXIT_BUG", "exit_code", "error_line",
+           "error_table"]
 
-EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED, EXIT_SOLVER, EXIT_BUDGET = 0, 1, 2, 3, 4, 5, 6
+EXIT_INTERRUPTED = 130
+
+
+@dataclasses.dataclass(frozen=True)
+class ExitCode:
+    """One row of the exit-code table: the error class, its exit status, meaning and an example."""
+
+    error: type
+    code: int
+    meaning: str
+    example: str
+
+
+# THE table of exit codes: main() maps an error to the row of its most specific class listed here,
+# and docs/robustness.md is generated from it (docs/make_robustness.py). Keep it in sync by editing
+# it here only.
+EXIT_CODES: tuple[ExitCode, ...] = (
+    ExitCode(UsageError, EXIT_USAGE,
+             "the command line is malformed: unknown command or option, missing or malformed option value",
+             "dpcvx: usage error: argument --epsilon: must be a positive number, got '0' "
+             "(see: dpcvx fit --help)"),
+    ExitCode(InputError, EXIT_INPUT,
+             "a value, column, label or parameter is invalid",
+             "dpcvx: input error: train.csv has no column(s) ['salary']; its columns are ['age', 'sex', "
+             "'hours', 'income']. Check the spelling (names are case-sensitive)"),
+    ExitCode(FileError, EXIT_INPUT,
+             "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
+             "a model file that fails validation)",
+             "dpcvx: input error: model file missing.json does not exist; check the path"),
+    ExitCode(NumericRangeError, EXIT_INPUT,
+             "public parameters too extreme to compute the constants or the calibration in floating point",
+             "dpcvx: input error: the public parameters (--loss huber:h=1e300) are too extreme to compute "
+             "the constants and the noise in floating point (OverflowError: int too large to convert to "
+             "float); use moderate values (for example a Huber width h between 1e-6 and 1e6 and R, lam, "
+             "epsilon between 1e-100 and 1e100)"),
+    ExitCode(AssumptionError, EXIT_REFUSED,
+             "the certificate does not allow the requested mechanism: a condition of the privacy "
+             "theorem fails or was not established",
+             "dpcvx: refused: output perturbation is not allowed: Theorem 1 (output perturbation), "
+             "Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011) needs - differentiability (l is continuously "
+             "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: dpcvx.losses.huber_hinge(h=0.5) "
+             "replaces the hinge max(0, 1 - z); in general use a differentiable loss"),
+    ExitCode(SolverError, EXIT_SOLVER,
+             "the perturbed problem was not solved to the required accuracy; nothing is released",
+             "dpcvx: solver error: CVXPY solver NO_SUCH_SOLVER failed: The solver NO_SUCH_SOLVER is not "
+             "installed.; try another cvxpy_solver"),
+    ExitCode(BudgetExceededError, EXIT_BUDGET,
+             "a privacy accountant refused a computation that would exceed its budget",
+             "dpcvx: budget exceeded: PrivateERM.fit (objective perturbation, n=50) needs (epsilon=2, "
+             "delta=0) but only (epsilon=1, delta=0) of the budget (epsilon=1, delta=0) remains (spent: "
+             "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset."),
+    ExitCode(DPCVXError, EXIT_INPUT, "any other dpcvx error", "dpcvx: error: (its message)"),
+)
+_PREFIX = {UsageError: "usage error", InputError: "input error", AssumptionError: "refused",
+           SolverError: "solver error", BudgetExceededError: "budget exceeded"}
+
+
+def _row(error: BaseException) -> ExitCode:
+    """The EXIT_CODES row of the most specific class of ``error`` listed there."""
+    for cls in type(error).__mro__:
+        for row in EXIT_CODES:
+            if row.error is cls:
+                return row
+    raise TypeError(f"{type(error).__name__} is not a dpcvx error")
+
+
+def exit_code(error: DPCVXError) -> int:
+    """The command line's exit status for ``error`` (from :data:`EXIT_CODES`)."""
+    return _row(error).code
+
+
+def error_line(error: DPCVXError) -> str:
+    """The one line main() prints for ``error``: ``dpcvx: <kind>: <message>`` with line breaks removed."""
+    prefix = next((_PREFIX[cls] for cls in type(error).__mro__ if cls in _PREFIX), "error")
+    text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
+    return f"dpcvx: {prefix}: {text or type(error).__name__}"
+
+
+def error_table() -> str:
+    """The exit-code table as Markdown (docs/robustness.md embeds it)."""
+    lines = ["| error class | exit status | meaning | example message |", "|---|---|---|---|",
+             f"| (none) | {EXIT_OK} | success | |"]
+    for row in EXIT_CODES:
+        name = f"dpcvx.exceptions.{row.error.__name__}"
+        parents = [base.__name__ for base in row.error.__bases__ if issubclass(base, DPCVXError)]
+        kind = f"`{name}`" + (f" (an {', '.join(parents)})" if parents and parents != ["DPCVXError"] else "")
+        example = row.example.replace("|", "\\|")
+        lines.append(f"| {kind} | {row.code} | {row.meaning} | `` {example} `` |")
+    lines.append(f"| KeyboardInterrupt (Ctrl-C) | {EXIT_INTERRUPTED} | interrupted; no file is left half written "
+                 "| `` dpcvx: interrupted `` |")
+    lines.append(f"| any other exception | {EXIT_BUG} | a bug in dpcvx: Python prints a traceback; please "
+                 "report it | |")
+    return "\n".join(lines) + "\n"
+MAX_DIM = 100_000  # verify --dim: the regularizer is analysed at this many features at most
 ROWS_NOTE = "(rows count from 0 at the first line after the header)"
 USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pass only files "
                      "you wrote or trust.")
@@ -46,24 +151,36 @@ USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pas
 
 # --- argument types (argparse turns ArgumentTypeError into a usage error, exit 2) --------------
 
+# Public real parameters on the command line (epsilon, lam, data norm, column bounds) must lie in
+# [1e-100, 1e100] in absolute value: the calibration multiplies and squares them, and beyond that
+# range it would overflow or underflow in floating point. No real problem comes near these limits.
+NUMBER_RANGE = (1e-100, 1e100)
+
 
 def _positive_number(name: str) -> Callable[[str], float]:
+    low, high = NUMBER_RANGE
+
     def parse(text: str) -> float:
         try:
-            return positive(name, float(text))
+            value = positive(name, float(text))
         except ValueError as error:  # float() or InputError
             raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from error
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must lie between {low:g} and {high:g} (the calibration "
+                                             f"cannot be computed in floating point beyond), got {text!r}")
+        return value
     return parse
 
 
-def _integer_from(minimum: int) -> Callable[[str], int]:
+def _integer_from(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
-        except ValueError:
+        except ValueError:  # not an integer, or more digits than int() accepts
             value = minimum - 1
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {text!r}")
+        if value < minimum or (maximum is not None and value > maximum):
+            bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise argparse.ArgumentTypeError(f"must be an integer {bounds}, got {text[:40]!r}")
         return value
     return parse
 
@@ -74,6 +191,8 @@ def _numeric_column(text: str) -> NumericColumn:
         if len(parts) != 3:
             raise ValueError
         name, lo, hi = parts[0], float(parts[1]), float(parts[2])
+        if not all(abs(bound) <= NUMBER_RANGE[1] for bound in (lo, hi)):
+            raise ValueError(f"bounds must lie within +-{NUMBER_RANGE[1]:g}")
         return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
     except ValueError as error:  # float() or InputError (empty name, lo >= hi, non-finite)
         detail = f": {error}" if str(error) else ""
@@ -138,8 +257,17 @@ def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
     return loss, regularizer
 
 
+def _names(names: Sequence[str], limit: int = 20) -> str:
+    """A list of column names for a message: the first ``limit`` of them, and how many more."""
+    shown = list(names[:limit])
+    return f"{shown}" if len(names) <= limit else f"{shown[:-1] + ['...']} ({len(names)} columns)"
+
+
 def _read_csv_columns(path: str | Path, columns: Sequence[str]) -> dict[str, np.ndarray]:
-    """The named columns of a CSV file with a header row, as arrays of stripped strings."""
+    """The named columns of a CSV file with a header row, as arrays of stripped strings.
+
+    Linear in the size of the file: the header is indexed once by a dict.
+    """
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
     try:
@@ -148,30 +276,30 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str]) -> dict[str, np.
             header = [cell.strip() for cell in next(reader, [])]
             if not any(header):
                 raise InputError(f"{path} is empty; it needs a header row naming the columns")
-            repeated = sorted({name for name in header if header.count(name) > 1})
-            if repeated:
-                raise InputError(f"{path}: the header repeats the columns {repeated}")
-            missing = [name for name in columns if name not in header]
+            position = {name: index for index, name in enumerate(header)}
+            if len(position) != len(header):
+                repeated = sorted(name for name, count in Counter(header).items() if count > 1)
+                raise InputError(f"{path}: the header repeats the columns {_names(repeated)}")
+            missing = [name for name in columns if name not in position]
             if missing:
-                raise InputError(f"{path} has no column(s) {missing}; its columns are {header}. "
-                                 "Check the spelling (names are case-sensitive)")
-            positions = [header.index(name) for name in columns]
+                raise InputError(f"{path} has no column(s) {_names(missing)}; its columns are "
+                                 f"{_names(header)}. Check the spelling (names are case-sensitive)")
+            positions = [position[name] for name in columns]
             for row in reader:
                 if not row:
                     continue  # blank line
                 if len(row) != len(header):
                     raise InputError(f"{path}, line {reader.line_num}: {len(row)} fields, but the "
                                      f"header has {len(header)}")
-                for name, position in zip(columns, positions):
-                    values[name].append(row[position].strip())
-    except FileNotFoundError:
-        raise InputError(f"data file {path} does not exist") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory, not a CSV file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not UTF-8 text; convert it, or save the sheet as CSV UTF-8") from None
+                for name, index in zip(columns, positions):
+                    values[name].append(row[index].strip())
+    except UnicodeDecodeError as error:
+        raise FileError(f"{path} is not UTF-8 text (byte {error.start} of a line cannot be decoded); "
+                        "convert it, or save the sheet as CSV UTF-8") from None
     except csv.Error as error:
-        raise InputError(f"{path} is not a well-formed CSV file: {error}") from None
+        raise FileError(f"{path} is not a well-formed CSV file: {error}") from None
+    except OSError as error:
+        raise FileError(f"data file {os_error_message(path, error)}") from None
     if not values[columns[0]]:
         raise InputError(f"{path} has a header but no data rows")
     return {name: np.array(column, dtype=str) for name, column in values.items()}
@@ -190,10 +318,9 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
         raise InputError("give the columns either in --schema FILE or with --numeric/--categorical, "
                          "not both")
     if args.schema is not None:
+        data = read_json(args.schema, "schema file")
         try:
-            schema = PublicSchema.load(args.schema)
-        except FileNotFoundError:
-            raise InputError(f"schema file {args.schema} does not exist") from None
+            schema = PublicSchema.from_dict(data)
         except InputError as error:
             raise InputError(f"schema file {args.schema}: {error}") from None
         norm = schema.norm if args.data_norm is None else args.data_norm
@@ -229,18 +356,13 @@ def _labels(raw: np.ndarray, args: argparse.Namespace) -> np.ndarray:
     return raw
 
 
-def _check_output_directory(path: str) -> None:
-    directory = Path(path).resolve().parent
-    if not directory.is_dir():
-        raise InputError(f"cannot write {path}: the directory {directory} does not exist")
-
-
 # --- commands --------------------------------------------------------------------------------
 
 
 def _demo(args: argparse.Namespace) -> int:
     from .demo import plot_demo, run_demo
 
+    check_writable(args.plot, "plot")
     start = time.perf_counter()
     result = run_demo(n=args.n, draws=args.draws, random_state=args.seed)
     print(result.certificate)
@@ -262,18 +384,27 @@ def _demo(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     loss, regularizer = _problem(args)
     erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict)
-    certificate = erm.verify(args.dim)
-    print(certificate)
     try:
-        certificate.require(args.mechanism)
-    except AssumptionError as error:
-        print(f"dpcvx: {error}", file=sys.stderr)
-        return EXIT_REFUSED
+        certificate = erm.verify(args.dim)
+    except (OverflowError, ZeroDivisionError) as error:  # constants of an extreme loss parameter
+        raise _numeric_range(args, error) from None
+    print(certificate)
+    certificate.require(args.mechanism)  # AssumptionError: main() reports it, exit EXIT_REFUSED
     return EXIT_OK
 
 
+def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericRangeError:
+    """The error for public parameters whose calibration overflows (OverflowError, ZeroDivisionError)."""
+    names = [f"--{name.replace('_', '-')} {getattr(args, name):g}" for name in ("data_norm", "lam", "epsilon")
+             if isinstance(getattr(args, name, None), float)]
+    given = f"the public parameters ({', '.join(names + [f'--loss {args.loss}'])})"
+    return NumericRangeError(f"{given} are too extreme to compute the constants and the noise in floating point "
+                             f"({type(error).__name__}: {error}); use moderate values (for example a "
+                             "Huber width h between 1e-6 and 1e6 and R, lam, epsilon between 1e-100 and 1e100)")
+
+
 def _fit(args: argparse.Namespace) -> int:
-    _check_output_directory(args.out)
+    check_writable(args.out, "model")
     if args.positive == args.negative:
         raise InputError(f"--positive and --negative must differ, both are {args.positive!r}")
     loss, regularizer = _problem(args)
@@ -285,8 +416,11 @@ def _fit(args: argparse.Namespace) -> int:
         loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
         fit_intercept=args.fit_intercept, classes=(args.negative, args.positive), strict=args.strict,
     )
-    model = erm.fit(X, y, epsilon=args.epsilon, mechanism=args.mechanism, split=args.split,
-                    random_state=args.random_state)
+    try:
+        model = erm.fit(X, y, epsilon=args.epsilon, mechanism=args.mechanism, split=args.split,
+                        random_state=args.random_state)
+    except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
+        raise _numeric_range(args, error) from None
     save(model, args.out, schema=schema)
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
@@ -306,17 +440,16 @@ def _predict(args: argparse.Namespace) -> int:
                          "one), so the CSV columns cannot be encoded; predict in Python with "
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
-        _check_output_directory(args.out)
+        check_writable(args.out, "predictions")
     X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names), args.data)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if args.out is None:
-        _write_predictions(sys.stdout, predictions, decisions)
+        text = io.StringIO()  # all or nothing on standard output too
+        _write_predictions(text, predictions, decisions)
+        sys.stdout.write(text.getvalue())
         return EXIT_OK
-    try:
-        with open(args.out, "w", newline="", encoding="utf-8") as handle:
-            _write_predictions(handle, predictions, decisions)
-    except OSError as error:
-        raise InputError(f"cannot write {args.out}: {error.strerror or error}") from None
+    atomic_write(args.out, lambda handle: _write_predictions(handle, predictions, decisions),
+                 what="predictions")
     print(f"{len(predictions)} predictions written to {args.out}")
     return EXIT_OK
 
@@ -348,14 +481,23 @@ def _text(paragraph: str) -> str:
     return textwrap.fill(paragraph, width=78)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors raised as :class:`UsageError` (one line, exit 2) instead of printed."""
+
+    def error(self, message: str):
+        raise UsageError(f"{message} (see: {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dpcvx", formatter_class=raw,
         description="Differentially private ERM with machine-checked privacy certificates.",
-        epilog=_text("Exit status: 0 success; 1 the certificate does not allow the mechanism; 2 "
-                     "usage or input error. `dpcvx COMMAND --help` describes each command; "
-                     "docs/cli.md has examples."),
+        epilog=_text(f"Exit status: {EXIT_OK} success; {EXIT_USAGE} usage error; {EXIT_INPUT} input "
+                     f"error (file, value, parameter); {EXIT_REFUSED} the certificate does not allow "
+                     f"the mechanism; {EXIT_SOLVER} solver failure; {EXIT_BUDGET} privacy budget "
+                     "exceeded; each error is one line on stderr (docs/robustness.md). `dpcvx COMMAND "
+                     "--help` describes each command; docs/cli.md has examples."),
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
@@ -366,9 +508,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "logistic and Huber losses, fit output and objective perturbation at "
                     "several epsilon, print the certificate and a results table, plot accuracy.",
     )
-    demo.add_argument("--n", type=int, default=20000, help="training rows (default 20000)")
-    demo.add_argument("--draws", type=int, default=5, help="noise draws per point (default 5)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of data and noise (default 0)")
+    demo.add_argument("--n", type=_integer_from(DEMO_MIN_N, DEMO_MAX_N), default=20000,
+                      help=f"training rows, {DEMO_MIN_N} to {DEMO_MAX_N} (default 20000)")
+    demo.add_argument("--draws", type=_integer_from(1, DEMO_MAX_DRAWS), default=5,
+                      help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
+    demo.add_argument("--seed", type=_integer_from(0, DEMO_MAX_SEED), default=0,
+                      help="seed of data and noise, a non-negative integer (default 0)")
     demo.add_argument("--plot", default="dpcvx-demo.png", help="PNG path (default dpcvx-demo.png)")
     demo.set_defaults(handler=_demo)
 
@@ -384,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dpcvx verify --loss my_loss.py --strict",
     )
     _add_problem_arguments(verify, loss_default=None)
-    verify.add_argument("--dim", type=_integer_from(1), default=PROBE_DIM,
+    verify.add_argument("--dim", type=_integer_from(1, MAX_DIM), default=PROBE_DIM,
                         help=f"number of features at which the regularizer is analysed "
                              f"(default {PROBE_DIM})")
     verify.set_defaults(handler=_verify)
@@ -463,18 +608,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run the command line on ``argv`` (default: sys.argv[1:]); return the exit status.
+
+    Every :class:`~dpcvx.exceptions.DPCVXError` becomes one line on stderr and
+    the exit status of its class in :data:`EXIT_CODES`; anything else is a bug.
+    """
     try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exit_:  # --help and --version print and exit 0
+            return exit_.code if isinstance(exit_.code, int) else EXIT_OK
         return args.handler(args)
-    except AssumptionError as error:
-        print(f"dpcvx: refused: {error}", file=sys.stderr)
-        return EXIT_REFUSED
     except DPCVXError as error:
-        print(f"dpcvx: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+        print(error_line(error), file=sys.stderr)
+        return exit_code(error)
+    except KeyboardInterrupt:
+        print("dpcvx: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of standard output went away (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_INPUT
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ from __future__ import annotations
 __all__ = [
     "DPCVXError",
     "InputError",
+    "UsageError",
+    "FileError",
+    "NumericRangeError",
     "AssumptionError",
     "SolverError",
     "BudgetExceededError",
@@ -24,6 +27,18 @@ class DPCVXError(Exception):
 
 class InputError(DPCVXError, ValueError):
     """The data or a parameter is malformed (shape, NaN, label, range)."""
+
+
+class UsageError(InputError):
+    """A command line is malformed: unknown command or option, a missing or malformed option value."""
+
+
+class FileError(InputError):
+    """A file cannot be read or written, or does not hold what it must (encoding, JSON, format)."""
+
+
+class NumericRangeError(InputError):
+    """Public parameters so extreme that the calibration overflows or underflows in floating point."""
 
 
 class AssumptionError(DPCVXError):

@@ -57,7 +57,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .certificate import MECHANISMS, Certificate, Condition
-from .exceptions import InputError
+from .exceptions import FileError, InputError
+from .files import atomic_write, read_json
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .preprocessing import PublicSchema
 from .rows import RowMap
@@ -208,24 +209,20 @@ def save(model: PrivateModel, path: str | Path, *, schema: PublicSchema | None =
     """
     if schema is None:
         schema = getattr(model, "schema", None)
-    text = json.dumps(model_to_dict(model, schema), indent=2, allow_nan=False) + "\n"
-    path = Path(path)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot write the model to {path}: {error.strerror or error}") from None
-    return path
+    data = model_to_dict(model, schema)
+
+    def write(handle) -> None:
+        try:
+            json.dump(data, handle, indent=2, allow_nan=False)
+        except (TypeError, ValueError) as error:  # a NaN, or an object JSON cannot hold
+            raise InputError(f"the model cannot be saved: {error}; only finite numbers, strings and "
+                             f"lists can be written (the previous file, if any, is unchanged)") from None
+        handle.write("\n")
+
+    return atomic_write(path, write, what="model")
 
 
 # --- reading -----------------------------------------------------------------------------
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    keys = [key for key, _ in pairs]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise InputError(f"the model file repeats keys {repeated}; it has been edited or corrupted")
-    return dict(pairs)
 
 
 def _object(what: str, data: Any, keys: set[str]) -> dict:
@@ -478,16 +475,10 @@ def load(path: str | Path) -> PrivateModel:
     returned model has a ``schema`` attribute (the saved public encoder, or None).
     """
     path = Path(path)
+    data = read_json(path, "model file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"model file {path} does not exist") from None
-    except UnicodeDecodeError:
-        raise InputError(f"model file {path} is not UTF-8 text; is it a dpcvx model?") from None
-    except OSError as error:
-        raise InputError(f"cannot read the model file {path}: {error.strerror or error}") from None
-    try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
-    except json.JSONDecodeError as error:
-        raise InputError(f"model file {path} is not valid JSON: {error}") from None
-    return model_from_dict(data)
+        return model_from_dict(data)
+    except FileError:
+        raise
+    except InputError as error:
+        raise FileError(f"model file {path}: {error}") from None
