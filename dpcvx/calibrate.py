@@ -27,6 +27,23 @@ Objective perturbation (Theorem 2): with a = c R^2 / (n m Lam),
 Then beta = eps' / (2 L R) and the released minimiser is that of
 J(w) + b^T w / n + (Delta / 2) ||w||^2.
 
+Approximate minimisers (docs/theory.md, section "Approximate minimisers"):
+both proofs assume the exact minimiser, and every solver returns an
+approximate one. The solver is held to a PUBLIC absolute bound gamma on the
+gradient norm of the sum-form objective F = n J_b,
+
+    ||grad F(w~)|| <= gamma = tol * n * L * R,
+
+and F is n (m Lam + Delta)-strongly convex, so ||w~ - w*|| <= gamma / (n (m Lam + Delta))
+= tol L R / (m Lam + Delta). Output perturbation adds twice that distance to
+the sensitivity of w*. Objective perturbation uses approximate minima
+perturbation (Iyengar, Near, Song, Thakkar, Thakurta and Wang, S&P 2019) in
+its pure-epsilon form: a share eps_2 of the budget pays for noise of density
+proportional to exp(-beta_2 ||b_2||) added to w~, with beta_2 = eps_2 /
+(2 tol L R / (m Lam + Delta)); Algorithm 2 runs with eps - eps_2. The share
+eps_2 = eps sqrt(tol n) / (1 + sqrt(tol n)) minimises the first-order sum of
+the two noise scales; it depends only on public tol and n.
+
 Rounding: every computed quantity is moved by a relative ``ROUNDING`` (1e-12)
 in the safe direction (beta and eps' down, Delta up), so the inequalities of
 the proofs hold in floating point, not only in exact arithmetic.
@@ -38,6 +55,7 @@ import math
 from dataclasses import dataclass, replace
 
 from .exceptions import InputError
+from .noise import release_grid_spacing
 from .validation import positive, sample_size
 
 __all__ = [
@@ -49,10 +67,20 @@ __all__ = [
     "ROUNDING",
     "round_up",
     "round_down",
+    "recompute",
+    "TOL_RANGE",
+    "DEFAULT_TOL",
 ]
 
 SPLITS = ("paper", "max", "rank-one")
 ROUNDING = 1e-12
+DEFAULT_TOL = 1e-10
+# Below 1e-13 the floating-point error of the computed gradient (about log2(n) ulps of
+# n L R) is no longer small against gamma, so reaching it cannot be certified; above
+# 1e-3 the minimiser is so loose that the noise covering it swamps the model.
+TOL_RANGE = (1e-13, 1e-3)
+AMP_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019), pure-epsilon "
+               "form with noise density proportional to exp(-beta_2 ||b_2||)")
 
 
 def round_down(value: float) -> float:
@@ -65,6 +93,31 @@ def round_up(value: float) -> float:
     return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
 
 
+def check_tol(tol: float) -> float:
+    """The public relative gradient tolerance, inside TOL_RANGE (InputError otherwise)."""
+    value = positive("tol", tol)
+    low, high = TOL_RANGE
+    if not low <= value <= high:
+        raise InputError(
+            f"tol must lie in [{low:g}, {high:g}], got {value:g}: the release is an approximate "
+            f"minimiser with ||grad F|| <= tol n L R, covered by noise of scale proportional to "
+            f"tol; below {low:g} floating point cannot certify the bound, above {high:g} the "
+            "covering noise swamps the model. The default is 1e-10"
+        )
+    return value
+
+
+def gradient_tolerance(tol: float, n: int, L: float, R: float) -> float:
+    """gamma = tol n L R: the public bound on ||grad F(w~)||, F = n J_b (sum form)."""
+    return round_down(tol * n * L * R)
+
+
+def amp_share(tol: float, n: int) -> float:
+    """eps_2 / eps = sqrt(tol n) / (1 + sqrt(tol n)): minimises the first-order noise sum."""
+    root = math.sqrt(tol * n)
+    return root / (1 + root)
+
+
 @dataclass(frozen=True)
 class OutputPerturbation:
     """Algorithm 1 calibration: noise density proportional to exp(-beta ||b||)."""
@@ -75,6 +128,7 @@ class OutputPerturbation:
     L: float
     R: float
     m: float
+    tol: float | None = None
     release_grid: float | None = None
 
     def with_release_grid(self, spacing: float) -> "OutputPerturbation":
@@ -82,21 +136,39 @@ class OutputPerturbation:
         return replace(self, release_grid=spacing)
 
     @property
+    def gradient_tolerance(self) -> float | None:
+        return None if self.tol is None else gradient_tolerance(self.tol, self.n, self.L, self.R)
+
+    @property
     def sensitivity(self) -> float:
-        """L2 sensitivity of the exact minimiser, 2 L R / (n m Lam)."""
-        return 2 * self.L * self.R / (self.n * self.m * self.lam)
+        """L2 sensitivity of the released minimiser: 2 L R / (n m Lam), plus 2 gamma / (n m Lam).
+
+        Exact minimisers of neighbours are 2 L R / (n m Lam) apart (Theorem 1);
+        each approximate minimiser is within gamma / (n m Lam) of its exact one.
+        """
+        exact = 2 * self.L * self.R / (self.n * self.m * self.lam)
+        if self.tol is None:
+            return exact
+        return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
 
     @property
     def beta(self) -> float:
         return round_down(self.epsilon / self.sensitivity)
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "L": self.L, "R": self.R, "m": self.m,
             "sensitivity": self.sensitivity, "beta": self.beta,
             "release_grid": self.release_grid,
         }
+        if self.tol is not None:
+            out.update({
+                "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
+                "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each "
+                                         "approximate minimiser is within gamma / (n m Lam) of the exact one",
+            })
+        return out
 
 
 @dataclass(frozen=True)
@@ -113,10 +185,35 @@ class ObjectivePerturbation:
     split: str
     epsilon_prime: float
     extra_reg: float
+    tol: float | None = None
+    amp_epsilon: float = 0.0
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> "ObjectivePerturbation":
+        """The same calibration, recording the grid the release was rounded to."""
+        return replace(self, release_grid=spacing)
 
     @property
     def beta(self) -> float:
         return round_down(self.epsilon_prime / (2 * self.L * self.R))
+
+    @property
+    def gradient_tolerance(self) -> float | None:
+        return None if self.tol is None else gradient_tolerance(self.tol, self.n, self.L, self.R)
+
+    @property
+    def amp_sensitivity(self) -> float | None:
+        """2 gamma / (n (m Lam + Delta)): the distance of two approximate minimisers of one w*."""
+        if self.tol is None:
+            return None
+        return round_up(2 * self.gradient_tolerance / (self.n * (self.m * self.lam + self.extra_reg)))
+
+    @property
+    def amp_beta(self) -> float | None:
+        """beta_2 of the approximate-minimiser noise, density proportional to exp(-beta_2 ||b_2||)."""
+        if self.tol is None:
+            return None
+        return round_down(self.amp_epsilon / self.amp_sensitivity)
 
     @property
     def jacobian_exponent(self) -> int:
@@ -130,26 +227,45 @@ class ObjectivePerturbation:
         return base**self.jacobian_exponent
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "mechanism": "objective", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "c": self.c, "L": self.L, "R": self.R, "m": self.m, "split": self.split,
             "epsilon_prime": self.epsilon_prime, "extra_reg": self.extra_reg, "beta": self.beta,
         }
+        if self.tol is not None:
+            out.update({
+                "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
+                "amp_epsilon": self.amp_epsilon, "amp_sensitivity": self.amp_sensitivity,
+                "amp_beta": self.amp_beta, "approximate_minimiser": AMP_THEOREM,
+                "release_grid": self.release_grid,
+            })
+        return out
 
 
 def output_perturbation(n: int, lam: float, epsilon: float, L: float = 1, R: float = 1,
-                        m: float = 1) -> OutputPerturbation:
-    """Calibrate Algorithm 1 (output perturbation), JMLR 2011, general R, L, m."""
-    return OutputPerturbation(
+                        m: float = 1, tol: float | None = None) -> OutputPerturbation:
+    """Calibrate Algorithm 1 (output perturbation), JMLR 2011, general R, L, m.
+
+    ``tol`` None calibrates for the exact minimiser (the paper's formula);
+    a public ``tol`` covers any point with ||grad F|| <= tol n L R.
+    """
+    calibration = OutputPerturbation(
         n=sample_size(n), lam=positive("lam", lam), epsilon=positive("epsilon", epsilon),
         L=positive("L", L), R=positive("R", R), m=positive("m", m),
+        tol=None if tol is None else check_tol(tol),
     )
+    return _finite(calibration)
 
 
 def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: float = 1,
                            R: float = 1, m: float = 1,
-                           split: str = "paper") -> ObjectivePerturbation:
-    """Calibrate Algorithm 2 (objective perturbation), JMLR 2011, general R, L, c, m."""
+                           split: str = "paper", tol: float | None = None) -> ObjectivePerturbation:
+    """Calibrate Algorithm 2 (objective perturbation), JMLR 2011, general R, L, c, m.
+
+    ``tol`` None calibrates for the exact minimiser (the paper's formulas).
+    A public ``tol`` reserves the share :func:`amp_share` of epsilon for the
+    approximate-minimiser noise and runs Algorithm 2 with the rest.
+    """
     n = sample_size(n)
     lam, epsilon = positive("lam", lam), positive("epsilon", epsilon)
     L, R, m = positive("L", L), positive("R", R), positive("m", m)
@@ -158,6 +274,13 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
         raise InputError(f"c must be finite and non-negative, got {c}")
     if split not in SPLITS:
         raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+
+    total = epsilon
+    amp_epsilon = 0.0
+    if tol is not None:
+        tol = check_tol(tol)
+        amp_epsilon = round_down(total * amp_share(tol, n))
+        epsilon = round_down(total - amp_epsilon)
 
     exponent = 1 if split == "rank-one" else 2
     a = c * R**2 / (n * m * lam)
@@ -170,7 +293,55 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
         epsilon_prime = epsilon / 2
         growth = math.expm1(epsilon / (2 * exponent))
         extra_reg = round_up(max(c * R**2 / (n * growth) - m * lam, 0.0))
-    return ObjectivePerturbation(
-        n=n, lam=lam, epsilon=epsilon, c=c, L=L, R=R, m=m, split=split,
-        epsilon_prime=epsilon_prime, extra_reg=extra_reg,
-    )
+    return _finite(ObjectivePerturbation(
+        n=n, lam=lam, epsilon=total, c=c, L=L, R=R, m=m, split=split,
+        epsilon_prime=epsilon_prime, extra_reg=extra_reg, tol=tol, amp_epsilon=amp_epsilon,
+    ))
+
+
+Calibration = OutputPerturbation | ObjectivePerturbation
+
+
+def _finite(calibration):
+    """The calibration, or InputError when an extreme input made a noise scale 0, inf or NaN."""
+    for key, value in calibration.to_dict().items():
+        if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
+            raise InputError(f"calibration.{key} is {value}: the inputs (epsilon, lam, n, L, c, R, "
+                             "m) are too extreme for floating point; use values of moderate size")
+    for key in ("beta", "amp_beta"):
+        value = calibration.to_dict().get(key)
+        if value is not None and not value > 0:
+            raise InputError(f"calibration.{key} underflowed to {value}: epsilon is too small "
+                             "for any useful release (the noise would be infinite)")
+    return calibration
+
+
+def recompute(recorded: dict) -> dict:
+    """The calibration dict the library computes from the inputs ``recorded`` states.
+
+    Reads mechanism, n, lam, epsilon, L, R, m (and c, split for objective
+    perturbation; tol when present) from a saved calibration and recomputes
+    everything else with the functions above, so a model file whose numbers
+    disagree with its stated constants can be refused by comparing the two.
+    Raises InputError naming a missing or malformed input.
+    """
+    def get(key):
+        if key not in recorded:
+            raise InputError(f"calibration.{key} is missing")
+        return recorded[key]
+
+    mechanism = get("mechanism")
+    tol = recorded.get("tol")
+    if mechanism == "output":
+        calibration = output_perturbation(get("n"), get("lam"), get("epsilon"), L=get("L"),
+                                          R=get("R"), m=get("m"), tol=tol)
+        if recorded.get("release_grid") is not None:
+            calibration = calibration.with_release_grid(release_grid_spacing(1.0 / calibration.beta))
+        return calibration.to_dict()
+    if mechanism == "objective":
+        objective = objective_perturbation(get("n"), get("lam"), get("epsilon"), get("c"), L=get("L"),
+                                           R=get("R"), m=get("m"), split=get("split"), tol=tol)
+        if recorded.get("release_grid") is not None and objective.amp_beta is not None:
+            objective = objective.with_release_grid(release_grid_spacing(1.0 / objective.amp_beta))
+        return objective.to_dict()
+    raise InputError(f"calibration.mechanism must be 'objective' or 'output', got {mechanism!r}")

@@ -1,10 +1,13 @@
 """Released models: weights, the per-record input map, and the proof obligations met.
 
-A :class:`PrivateModel` is what leaves dpcvx: the weights, the public input
-map (feature map, norm bound, intercept feature), the
-:class:`ReleaseCertificate` (theorem, constants and how each was established,
-epsilon and the calibration) and the solver record with its optimality
-residual. The noise vector is never stored.
+A :class:`PrivateModel` is what leaves dpcvx: the privatised weights, the
+public input map (feature map, norm bound, intercept feature) and the
+:class:`ReleaseCertificate` (theorem, neighbour relation, constants and how
+each was established, epsilon and the calibration). Everything in a release
+is a function of public inputs or of the privatised weights: no solver
+statistic measured on the private data (iterations, time, status, residual,
+objective value) is part of it. Those go to the learner's ``diagnostics_``,
+marked not private. The noise vector is never stored.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import sympy as sp
 from .certificate import Certificate
 from .exceptions import InputError
 from .rows import RowMap
-from .solvers import SolveInfo
 from .validation import check_labels
 
 __all__ = ["LinearModel", "PrivateModel", "ReleaseCertificate"]
@@ -37,7 +39,11 @@ class ReleaseCertificate:
 
     ``verification`` is the :class:`~dpcvx.certificate.Certificate` of the loss
     and regularizer at the fitted dimension; ``calibration`` holds eps', Delta
-    and beta (objective) or the sensitivity and beta (output).
+    and beta (objective) or the sensitivity and beta (output), and the public
+    gradient tolerance the solve was held to with the approximate-minimiser
+    noise that covers it. ``neighbours`` is the neighbour relation the
+    guarantee is proved for. Every field is public: a function of the
+    declared problem, the public bounds, n and epsilon.
     """
 
     mechanism: str
@@ -51,7 +57,7 @@ class ReleaseCertificate:
     fit_intercept: bool
     intercept_scaling: float
     clipping: str
-    solve: SolveInfo
+    neighbours: str
     library_version: str
     constants: dict = field(default_factory=dict)
 
@@ -84,8 +90,9 @@ class ReleaseCertificate:
         return self.calibration["beta"]
 
     @property
-    def residual(self) -> float:
-        return self.solve.residual
+    def conditional(self) -> bool:
+        """True when a constant is an opted-in estimate: the guarantee then holds only if it is right."""
+        return bool(getattr(self.verification, "conditional", False))
 
     def to_dict(self) -> dict:
         return {
@@ -100,7 +107,7 @@ class ReleaseCertificate:
             "fit_intercept": self.fit_intercept,
             "intercept_scaling": self.intercept_scaling,
             "clipping": self.clipping,
-            "solve": self.solve.to_dict(),
+            "neighbours": self.neighbours,
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
         }
@@ -111,6 +118,7 @@ class ReleaseCertificate:
             f"dpcvx release: {self.mechanism} perturbation, epsilon = {self.epsilon:g} "
             f"(delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
+            f"neighbours: {self.neighbours}",
             "constants: " + ", ".join(
                 f"{key} = {value}" for key, value in self.constants.items()
             ),
@@ -127,11 +135,11 @@ class ReleaseCertificate:
             lines.append(
                 f"calibration: sensitivity = {c['sensitivity']:.6g}, beta = {c['beta']:.6g}"
             )
-        lines.append(
-            f"solver: {self.solve.solver}, {self.solve.iterations} iterations, "
-            f"{self.solve.seconds:.3g} s, relative residual {self.solve.residual:.2e} "
-            f"(tolerance {self.solve.tolerance:.0e})"
-        )
+        if "gradient_tolerance" in c:
+            lines.append(
+                f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
+                f"covered by {c['approximate_minimiser']}"
+            )
         lines.append(str(self.verification))
         return "\n".join(lines)
 
@@ -139,13 +147,11 @@ class ReleaseCertificate:
 class LinearModel:
     """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
 
-    def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap,
-                 solve_info: SolveInfo):
+    def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap):
         self.coef_ = np.asarray(coef, dtype=float)
         self.intercept_ = float(intercept)
         self.classes_ = np.asarray(classes)
         self.rows = rows
-        self.solve_info = solve_info
 
     def decision_function(self, X) -> np.ndarray:
         """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
@@ -165,15 +171,14 @@ class LinearModel:
         return float(np.mean(np.where(predictions == self.classes_[1], 1.0, -1.0) == labels))
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g}, "
-                f"residual={self.solve_info.residual:.1e})")
+        return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
 
 
 class PrivateModel(LinearModel):
     """A linear classifier released under differential privacy, with its certificate."""
 
-    def __init__(self, coef, intercept, classes, rows, solve_info, certificate: ReleaseCertificate):
-        super().__init__(coef, intercept, classes, rows, solve_info)
+    def __init__(self, coef, intercept, classes, rows, certificate: ReleaseCertificate):
+        super().__init__(coef, intercept, classes, rows)
         self.certificate = certificate
 
     @property
@@ -181,6 +186,6 @@ class PrivateModel(LinearModel):
         return self.certificate.epsilon
 
     def __repr__(self) -> str:
+        conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""
         return (f"PrivateModel(mechanism={self.certificate.mechanism!r}, "
-                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}, "
-                f"residual={self.solve_info.residual:.1e})")
+                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional})")

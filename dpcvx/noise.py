@@ -7,6 +7,7 @@ import numpy as np
 from .validation import positive, sample_size
 
 __all__ = ["sample_l2_laplace", "sample_laplace", "sample_gaussian", "round_to_grid",
+           "release_grid_spacing",
            "GRID_BITS_BELOW_SCALE"]
 
 GRID_BITS_BELOW_SCALE = 30
@@ -53,6 +54,11 @@ def round_to_grid(values: np.ndarray, scale: float,
     Returns (rounded values, grid spacing). Division and multiplication by a
     power of two are exact in binary floating point.
     """
-    scale = positive("scale", scale)
-    spacing = 2.0 ** (int(np.ceil(np.log2(scale))) - int(bits_below))
+    spacing = release_grid_spacing(scale, bits_below)
     return np.round(np.asarray(values, dtype=float) / spacing) * spacing, spacing
+
+
+def release_grid_spacing(scale: float, bits_below: int = GRID_BITS_BELOW_SCALE) -> float:
+    """The grid of :func:`round_to_grid` for a noise scale: 2^(ceil(log2(scale)) - bits_below)."""
+    scale = positive("scale", scale)
+    return 2.0 ** (int(np.ceil(np.log2(scale))) - int(bits_below))
