@@ -1,34 +1,50 @@
 """Saved models: a released :class:`~dpcvx.model.PrivateModel` as a JSON file, and back.
 
-:func:`save` writes the weights, the public preprocessing (an optional
-:class:`~dpcvx.preprocessing.PublicSchema` and the per-record
+:func:`save` writes the privatised weights, the public preprocessing (an
+optional :class:`~dpcvx.preprocessing.PublicSchema` and the per-record
 :class:`~dpcvx.rows.RowMap`: norm bound, intercept feature, feature map), the
-release certificate (conditions, constants, mechanism, epsilon, calibration,
-solver residual) and the library and format versions. :func:`load` restores a
-model whose predictions are identical bit for bit (JSON writes every float
-with the shortest text that reads back exactly).
+release certificate (conditions, constants, neighbour relation, mechanism,
+epsilon, calibration) and the library and format versions. The file carries
+only what the privacy proof covers: public inputs, quantities computed from
+them, and the output of the mechanism, which is the one part that depends on
+the private data and sits under the ``"privatised"`` key, so a diff of two
+releases tells it from everything else. No solver statistic (iterations,
+time, status, residual) is written: those are measured on the private data
+and no proof covers them. :func:`load` restores a model whose predictions
+are identical bit for bit (JSON writes every float with the shortest text
+that reads back exactly).
 
-Loading never executes anything from the file: it is parsed by ``json`` and
-every field is validated (unknown or duplicated keys, wrong types,
-inconsistent copies of the same fact are refused with an
+A model file is not trusted. Loading executes nothing (the file is parsed by
+``json`` through :func:`dpcvx.files.read_json`, which refuses NaN, infinities,
+repeated keys, huge integers and deep nesting), checks every field's type and
+range (unknown, missing or duplicated keys are refused), recomputes the
+calibration from the stated epsilon, n, lambda, R and constants with the
+library's own formulas (:func:`dpcvx.calibrate.recompute`) and refuses a file
+whose recorded calibration disagrees, naming the field. Every refusal is a
+:class:`~dpcvx.exceptions.FileError` (an
 :class:`~dpcvx.exceptions.InputError`). A feature map is rebuilt through a
 registry keyed by the ``"type"`` name in the file, never by importing a path
 the file names. The loaded certificate is data: :meth:`to_dict` returns
-exactly what was saved; it is what the writing library certified, not a new
-proof.
+exactly what was saved; it is what the writing library certified, checked
+for consistency, not a new proof.
 
-File format (``"format": "dpcvx-model"``, ``"format_version": 1``)::
+Files are written by :func:`dpcvx.files.atomic_write`: the old file stays
+intact unless the new one is complete.
+
+File format (``"format": "dpcvx-model"``, ``"format_version": 2``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 1,
+      "format_version": 2,
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
       "epsilon": 0.1,
       "delta": 0.0,
       "classes": [-1, 1],                     # public (negative, positive) labels
-      "coef": [0.12, ...],                    # weights on the mapped features
-      "intercept": 0.0,
+      "privatised": {                         # the mechanism's output: the only private-data part
+        "coef": [0.12, ...],                  # weights on the mapped features
+        "intercept": 0.0
+      },
       "preprocessing": {
         "schema": null,                       # or a PublicSchema.to_dict() object
         "row_map": {"norm_bound": 1.0, "fit_intercept": false,
@@ -36,6 +52,9 @@ File format (``"format": "dpcvx-model"``, ``"format_version": 1``)::
       },
       "certificate": { ... }                  # ReleaseCertificate.to_dict()
     }
+
+Version 1 files (which held a ``certificate.solve`` section of solver
+statistics) are refused with an explanation: refit and save again.
 
 An unbounded constant (one the mechanism did not need) is written as
 ``{"exact": "oo", "float": null}``; the file is standard JSON (no ``Infinity``
@@ -50,34 +69,35 @@ import json
 import math
 import numbers
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from . import calibrate
 from .certificate import MECHANISMS, Certificate, Condition
 from .exceptions import FileError, InputError
 from .files import atomic_write, read_json
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .preprocessing import PublicSchema
 from .rows import RowMap
-from .solvers import SolveInfo
 from .version import __version__
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION"]
 
 MODEL_FORMAT = "dpcvx-model"
-MODEL_FORMAT_VERSION = 1
+MODEL_FORMAT_VERSION = 2
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
-               "classes", "coef", "intercept", "preprocessing", "certificate"}
+               "classes", "privatised", "preprocessing", "certificate"}
+PRIVATISED_KEYS = {"coef", "intercept"}
 _PREPROCESSING_KEYS = {"schema", "row_map"}
 _ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_map"}
 _CERTIFICATE_KEYS = {"mechanism", "guarantee", "epsilon", "delta", "calibration", "constants",
                      "data_norm", "effective_norm_bound", "fit_intercept", "intercept_scaling",
-                     "clipping", "solve", "verification", "library_version"}
+                     "clipping", "neighbours", "verification", "library_version"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _NUMBER_KEYS = {"exact", "float"}
@@ -182,6 +202,10 @@ def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> di
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS)
+    if unknown:  # e.g. solver statistics: not covered by the proof, never written
+        raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
+                         "(only what the privacy proof covers is saved)")
     return {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,
@@ -190,8 +214,7 @@ def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> di
         "epsilon": certificate["epsilon"],
         "delta": certificate["delta"],
         "classes": [_label(value) for value in model.classes_.tolist()],
-        "coef": model.coef_.tolist(),
-        "intercept": model.intercept_,
+        "privatised": {"coef": model.coef_.tolist(), "intercept": model.intercept_},
         "preprocessing": {
             "schema": None if schema is None else schema.to_dict(),
             "row_map": _row_map_to_dict(model.rows),
@@ -240,10 +263,20 @@ def _object(what: str, data: Any, keys: set[str]) -> dict:
 
 def _number(what: str, value: Any, *, finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{what} must be a number, got {value!r}")
-    if finite and not math.isfinite(value):
+        raise InputError(f"{what} must be a number, got {_short(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InputError(f"{what} is too large for a floating-point number") from None
+    if finite and not math.isfinite(number):
         raise InputError(f"{what} must be finite, got {value!r}")
-    return float(value)
+    return number
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """repr(value), cut to ``limit`` characters for a message."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else f"an integer of {len(str(abs(value)))} digits"
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _text(what: str, value: Any, *, optional: bool = False) -> str | None:
@@ -335,62 +368,153 @@ def _verification(data: Any) -> Certificate:
     return certificate
 
 
-def _solve_info(data: Any) -> SolveInfo:
-    names = {f.name for f in fields(SolveInfo)}
-    item = _object("certificate.solve", data, names)
-    iterations = item["iterations"]
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise InputError(f"certificate.solve.iterations must be a non-negative integer, got {iterations!r}")
-    return SolveInfo(
-        solver=_text("certificate.solve.solver", item["solver"]),
-        status=_text("certificate.solve.status", item["status"]),
-        iterations=iterations,
-        seconds=_number("certificate.solve.seconds", item["seconds"]),
-        residual=_number("certificate.solve.residual", item["residual"]),
-        residual_absolute=_number("certificate.solve.residual_absolute", item["residual_absolute"]),
-        tolerance=_number("certificate.solve.tolerance", item["tolerance"]),
-    )
+_CALIBRATION_INPUTS = {"objective": ("n", "lam", "epsilon", "c", "L", "R", "m", "split", "tol"),
+                       "output": ("n", "lam", "epsilon", "L", "R", "m", "tol")}
+
+
+def _same_number(recorded: Any, recomputed: Any) -> bool:
+    if isinstance(recorded, bool) or isinstance(recomputed, bool):
+        return recorded is recomputed
+    if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
+        return float(recorded) == float(recomputed)
+    return recorded == recomputed
+
+
+def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
+                 effective_norm_bound: float) -> dict:
+    """The recorded calibration, checked field by field against the library's own recomputation."""
+    calibration = item["calibration"]
+    if not isinstance(calibration, dict):
+        raise InputError(f"certificate.calibration must be an object, got {type(calibration).__name__}")
+    for key, value in calibration.items():
+        if not (value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)):
+            raise InputError(f"certificate.calibration.{key} must be a number or a string, got {value!r}")
+    if calibration.get("mechanism") != mechanism:
+        raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
+                         f"{mechanism!r}; the file has been edited")
+    for key in _CALIBRATION_INPUTS[mechanism]:
+        if key not in calibration and key != "tol":
+            raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
+                             "recomputed, so the file cannot be trusted")
+    # the calibration's inputs are the certificate's stated facts
+    stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
+              "lam": constants.get("lam")}
+    for key, value in stated.items():
+        if value is None:
+            raise InputError(f"certificate.constants.{key} is missing")
+        if not _same_number(calibration[key], value):
+            raise InputError(f"certificate.calibration.{key} is {calibration[key]!r} but the certificate "
+                             f"states {value!r}; the file has been edited")
+    for key in ("L", "c", "m"):
+        if key not in _CALIBRATION_INPUTS[mechanism]:
+            continue
+        if key not in constants:
+            raise InputError(f"certificate.constants.{key} is missing")
+        certified = constants[key]
+        used = calibration[key]
+        if isinstance(used, bool) or not isinstance(used, numbers.Real) or not math.isfinite(used):
+            raise InputError(f"certificate.calibration.{key} must be a finite number, got {used!r}")
+        # the calibration may round a certified constant outward by at most a few ulps, never inward
+        safe = used >= certified if key != "m" else used <= certified
+        if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
+            raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
+                             f"{key} is {certified!r}; the file has been edited")
+    try:
+        recomputed = calibrate.recompute(calibration)
+    except InputError as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    for key in sorted(set(calibration) | set(recomputed)):
+        if key not in recomputed:
+            raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
+                             "file has been edited")
+        if key not in calibration:
+            raise InputError(f"certificate.calibration.{key} is missing (recomputed "
+                             f"{recomputed[key]!r}); the file is incomplete")
+        if not _same_number(calibration[key], recomputed[key]):
+            inputs = ", ".join(k for k in _CALIBRATION_INPUTS[mechanism] if k in calibration)
+            raise InputError(f"certificate.calibration.{key}: recorded {calibration[key]!r}, recomputed "
+                             f"{recomputed[key]!r} from {inputs}; the file has been edited")
+    return dict(calibration)
+
+
+def _constants(data: Any) -> tuple[dict, dict]:
+    """(constants as the certificate prints them, their float values) from certificate.constants."""
+    if not isinstance(data, dict):
+        raise InputError(f"certificate.constants must be an object, got {type(data).__name__}")
+    printed, values = {}, {}
+    for key, value in data.items():
+        printed[key] = _constant(key, value)
+        values[key] = _saved_number(f"certificate.constants.{key}", value)[1]
+    n = values.get("n")
+    if n is not None and not (n >= 1 and float(n).is_integer()):
+        raise InputError(f"certificate.constants.n must be a positive integer, got {n!r}")
+    if "n" in values:
+        values["n"] = int(values["n"])
+    for key in ("lam", "L", "m", "R"):
+        if key in values and not (values[key] > 0 and math.isfinite(values[key])):
+            raise InputError(f"certificate.constants.{key} must be finite and positive, got {values[key]!r}")
+    if "c" in values and not values["c"] >= 0:
+        raise InputError(f"certificate.constants.c must be non-negative, got {values['c']!r}")
+    return printed, values
+
+
+def _positive(what: str, value: Any) -> float:
+    number = _number(what, value)
+    if not number > 0:
+        raise InputError(f"{what} must be positive, got {value!r}")
+    return number
 
 
 def _release_certificate(data: Any) -> SavedReleaseCertificate:
+    if isinstance(data, dict) and "solve" in data:
+        raise InputError("certificate.solve holds solver statistics (iterations, time, status, residual) "
+                         "measured on the private data; no privacy proof covers them, so dpcvx no longer "
+                         "reads or writes them. Remove the section only if you know the file is otherwise "
+                         "unchanged; better, refit and save with this version of dpcvx")
     item = _object("certificate", data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
         raise InputError(f"certificate.mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    epsilon = _positive("certificate.epsilon", item["epsilon"])
+    delta = _number("certificate.delta", item["delta"])
+    if delta != 0.0:
+        raise InputError(f"certificate.delta must be 0 (objective and output perturbation are pure "
+                         f"epsilon-DP), got {item['delta']!r}; the file has been edited")
     verification = _verification(item["verification"])
     if not verification.allows(mechanism):
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
-    calibration = item["calibration"]
-    if not isinstance(calibration, dict) or not all(
-            isinstance(value, (str, int, float)) and not isinstance(value, bool)
-            for value in calibration.values()):
-        raise InputError("certificate.calibration must be an object of numbers and strings")
-    if calibration.get("mechanism") != mechanism:
-        raise InputError(f"certificate.calibration is for {calibration.get('mechanism')!r} "
-                         f"perturbation, not {mechanism}; the file has been edited")
-    constants = item["constants"]
-    if not isinstance(constants, dict):
-        raise InputError("certificate.constants must be an object")
-    solve = _solve_info(item["solve"])
-    if not solve.converged:
-        raise InputError(f"certificate.solve records a residual {solve.residual:.2e} above its "
-                         f"tolerance {solve.tolerance:.0e}; dpcvx never releases such a model")
+    printed, values = _constants(item["constants"])
+    for key, name in (("L", "lipschitz"), ("c", "curvature"), ("m", "strong_convexity")):
+        condition = next((c for c in item["verification"]["conditions"] if c.get("name") == name), None)
+        if key in values and condition is not None and isinstance(condition.get("value"), dict):
+            _, certified = _saved_number(f"certificate condition {name}.value", condition["value"])
+            if certified != values[key]:
+                raise InputError(f"certificate.constants.{key} is {values[key]!r} but the verified "
+                                 f"condition {name} gives {certified!r}; the file has been edited")
+    effective = _positive("certificate.effective_norm_bound", item["effective_norm_bound"])
+    if "R" in values and values["R"] != effective:
+        raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
+                         f"{effective!r}; the file has been edited")
+    calibration = _calibration(item, mechanism, epsilon, values, effective)
+    neighbours = _text("certificate.neighbours", item["neighbours"])
+    if not neighbours.strip():
+        raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
     return SavedReleaseCertificate(
         mechanism=mechanism,
         guarantee=_text("certificate.guarantee", item["guarantee"]),
-        epsilon=_number("certificate.epsilon", item["epsilon"]),
-        delta=_number("certificate.delta", item["delta"]),
-        calibration=dict(calibration),
+        epsilon=epsilon,
+        delta=delta,
+        calibration=calibration,
         verification=verification,
-        data_norm=_number("certificate.data_norm", item["data_norm"]),
-        effective_norm_bound=_number("certificate.effective_norm_bound", item["effective_norm_bound"]),
+        data_norm=_positive("certificate.data_norm", item["data_norm"]),
+        effective_norm_bound=effective,
         fit_intercept=_flag("certificate.fit_intercept", item["fit_intercept"]),
-        intercept_scaling=_number("certificate.intercept_scaling", item["intercept_scaling"]),
+        intercept_scaling=_positive("certificate.intercept_scaling", item["intercept_scaling"]),
         clipping=_text("certificate.clipping", item["clipping"]),
-        solve=solve,
+        neighbours=neighbours,
         library_version=_text("certificate.library_version", item["library_version"]),
-        constants={key: _constant(key, value) for key, value in constants.items()},
+        constants=printed,
         saved=copy.deepcopy(data),
     )
 
@@ -426,6 +550,11 @@ def model_from_dict(data: Any) -> PrivateModel:
     The returned model has a ``schema`` attribute: the saved
     :class:`~dpcvx.preprocessing.PublicSchema`, or None.
     """
+    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and data.get("format_version") == 1:
+        raise InputError("format_version 1 is no longer read: such files record solver statistics "
+                         "(certificate.solve) measured on the private data, which no privacy proof "
+                         "covers, and keep the weights outside a \"privatised\" section. Refit the model "
+                         f"and save it with this version of dpcvx (format_version {MODEL_FORMAT_VERSION})")
     item = _object("the model file", data, _MODEL_KEYS)
     if item["format"] != MODEL_FORMAT or item["format_version"] != MODEL_FORMAT_VERSION:
         raise InputError(
@@ -443,14 +572,18 @@ def model_from_dict(data: Any) -> PrivateModel:
     if (not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1]
             or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
         raise InputError(f"classes must be a pair of two different strings or numbers, got {classes!r}")
-    coef = item["coef"]
+    privatised = _object("privatised", item["privatised"], PRIVATISED_KEYS)
+    coef = privatised["coef"]
     if not isinstance(coef, list) or not coef:
-        raise InputError("coef must be a non-empty list of numbers")
-    weights = np.array([_number(f"coef[{i}]", value) for i, value in enumerate(coef)])
-    intercept = _number("intercept", item["intercept"])
+        raise InputError("privatised.coef must be a non-empty list of numbers")
+    weights = np.array([_number(f"privatised.coef[{i}]", value) for i, value in enumerate(coef)])
+    intercept = _number("privatised.intercept", privatised["intercept"])
 
     preprocessing = _object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
-    schema = None if preprocessing["schema"] is None else PublicSchema.from_dict(preprocessing["schema"])
+    try:
+        schema = None if preprocessing["schema"] is None else PublicSchema.from_dict(preprocessing["schema"])
+    except InputError as error:
+        raise InputError(f"preprocessing.schema: {error}") from None
     rows = _row_map(preprocessing["row_map"])
     _check_same("preprocessing.row_map.norm_bound", rows.norm_bound, certificate.data_norm)
     _check_same("preprocessing.row_map.fit_intercept", rows.fit_intercept, certificate.fit_intercept)
@@ -458,12 +591,17 @@ def model_from_dict(data: Any) -> PrivateModel:
                 certificate.intercept_scaling)
     _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
                 certificate.effective_norm_bound)
+    saved_d = item["certificate"]["constants"].get("d")
+    dimension = None if saved_d is None else _saved_number("certificate.constants.d", saved_d)[1]
+    if dimension is not None and dimension != weights.size + rows.fit_intercept:
+        raise InputError(f"privatised.coef has {weights.size} weights{' and an intercept' * rows.fit_intercept} "
+                         f"but the certificate states d = {dimension:g}; the file has been edited")
     if not rows.fit_intercept and intercept != 0.0:
-        raise InputError("intercept is non-zero but the model has no intercept feature; the file "
-                         "has been edited")
+        raise InputError("privatised.intercept is non-zero but the model has no intercept feature; the "
+                         "file has been edited")
     _check_schema_fits(schema, rows, weights.size)
 
-    model = PrivateModel(weights, intercept, tuple(classes), rows, certificate.solve, certificate)
+    model = PrivateModel(weights, intercept, tuple(classes), rows, certificate)
     model.schema = schema
     return model
 
