@@ -39,8 +39,7 @@ REDUCTION_CASES = [
     (lambda z: cp.sum(cp.logistic(-z)) + 0.1 * cp.max(z), lambda z: cp.logistic(-z) + 0.1 * z),
     (lambda z: cp.sum(cp.logistic(-z)) / z.size, lambda z: cp.logistic(-z)),
     (lambda z: cp.mean(cp.logistic(-z)), lambda z: cp.logistic(-z)),
-    (lambda z: cp.sum(cp.hstack([cp.logistic(-z), 0.5 * cp.logistic(1 - z)])),
-     lambda z: cp.logistic(-z) + 0.5 * cp.logistic(1 - z)),
+    (lambda z: cp.sum(cp.hstack([cp.logistic(-z), 0.5 * cp.logistic(-z)])), lambda z: 1.5 * cp.logistic(-z)),
 ]
 
 
