@@ -32,6 +32,7 @@ import warnings
 from dataclasses import replace
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 
 from . import calibrate, losses
@@ -127,7 +128,8 @@ class PrivateERM:
         max_iter: int = 100,
         strict: bool = False,
     ):
-        self.loss = losses.logistic() if loss is None else loss
+        self.loss = losses.logistic() if loss is None else (
+            losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
         self.lam = lam
         self.data_norm = data_norm
@@ -213,6 +215,14 @@ class PrivateERM:
             raise InputError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
+        installed = set(cp.installed_solvers())
+        if not isinstance(self.cvxpy_solver, str) or self.cvxpy_solver.upper() not in installed:
+            raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
+                             f"({', '.join(sorted(installed))}), got {self.cvxpy_solver!r}")
+        if self.cvxpy_options is not None and not (
+                isinstance(self.cvxpy_options, dict) and all(isinstance(k, str) for k in self.cvxpy_options)):
+            raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
+                             f"got {self.cvxpy_options!r}")
 
     def _data(self, X, y, refuse_excess: bool):
         rows = self.row_map()
@@ -365,7 +375,7 @@ class PrivateERM:
         """
         if mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be 'objective' or 'output', got {mechanism!r}")
-        epsilon = positive("epsilon", epsilon)
+        epsilon = calibrate.check_epsilon(epsilon)
         if split not in calibrate.SPLITS:
             raise InputError(f"split must be one of {calibrate.SPLITS}, got {split!r}")
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):

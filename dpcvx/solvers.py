@@ -31,7 +31,7 @@ import scipy.linalg as la
 import scipy.sparse as sparse
 from scipy.sparse.linalg import LinearOperator, cg
 
-from .exceptions import SolverError
+from .exceptions import InputError, SolverError
 from .objective import PerturbedObjective, relative_residual
 from .problem import VerifiedProblem
 
@@ -260,6 +260,9 @@ def solve_with_cvxpy(
         ) from error
     except cp.error.SolverError as error:
         raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
+    except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
+        raise InputError(f"cvxpy_options rejected by {solver}: {error}; see the solver's settings "
+                         "in CVXPY's documentation") from error
     if program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
         raise SolverError(
             f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "

@@ -389,3 +389,38 @@ def test_warm_start_changes_the_path_not_the_release(data, mechanism, intercept)
         erm.fit(X[:, :3], y, epsilon=1.0, warm_start=start)
     with pytest.raises(dpcvx.InputError, match="warm_start"):
         erm.fit(X, y, epsilon=1.0, warm_start=np.zeros(5))
+
+
+@pytest.mark.parametrize("epsilon", [1e3, 1e300])
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_huge_epsilon_releases_finite_weights_near_the_minimiser(data, epsilon, mechanism):
+    # the release grid for a tiny noise scale is finer than the weights' ulp: rounding to it
+    # must leave them as they are, never divide them into inf
+    X, y, _, _ = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    model = erm.fit(X, y, epsilon, mechanism, random_state=0)
+    exact = erm.fit_nonprivate(X, y)
+    assert np.all(np.isfinite(model.coef_))
+    np.testing.assert_allclose(model.coef_, exact.coef_, atol=1e-2 if epsilon < 1e6 else 1e-6)
+
+
+@pytest.mark.parametrize("kwargs, fit, message", [
+    ({}, {"epsilon": 5e-324}, "epsilon"),
+    ({}, {"epsilon": 1e-13}, "epsilon"),
+    ({"data_norm": 1e200}, {"epsilon": 1.0}, "too extreme"),
+    ({"solver": "cvxpy", "cvxpy_solver": None}, {"epsilon": 1.0}, "cvxpy_solver"),
+    ({"solver": "cvxpy", "cvxpy_options": {"bogus": 1}}, {"epsilon": 1.0}, "cvxpy_options"),
+    ({"solver": "cvxpy", "cvxpy_options": [1]}, {"epsilon": 1.0}, "cvxpy_options"),
+])
+def test_extreme_and_malformed_settings_get_typed_errors(data, kwargs, fit, message):
+    X, y, _, _ = data
+    erm = dpcvx.PrivateERM(**{"lam": 1e-2, "data_norm": 1.0, **kwargs})
+    with pytest.raises(dpcvx.InputError, match=message):
+        erm.fit(X[:200], y[:200], **fit, random_state=0)
+
+
+def test_a_misspelt_loss_name_gets_one_message_with_the_closest_name():
+    with pytest.raises(dpcvx.InputError, match="Did you mean 'logistic'") as caught:
+        dpcvx.PrivateERM(loss="logistc", data_norm=1.0)
+    assert "huber_hinge" in str(caught.value)
+    assert dpcvx.PrivateERM(loss="huber:h=0.5", data_norm=1.0).loss == losses.huber_hinge(0.5)
