@@ -174,15 +174,16 @@ class ExactSolveCache(dpcvx.PrivateERM):
         self._exact = None  # (X, y, lam, loss spec, w, info)
         self.cache_hits = 0
 
-    def _solve(self, X, y, noise, extra_reg, start=None):
+    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None):
         unperturbed = extra_reg == 0.0 and not np.any(noise)
         if unperturbed and self._exact is not None:
             X0, y0, lam, spec, w, info = self._exact
             if (lam == float(self.lam) and spec == _spec(self.loss) and X0.shape == X.shape
+                    and info.gradient_tolerance <= gradient_tolerance
                     and np.array_equal(y0, y) and np.array_equal(X0, X)):
                 self.cache_hits += 1
                 return w.copy(), info
-        w, info = super()._solve(X, y, noise, extra_reg, start)
+        w, info = super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start)
         if unperturbed:
             self._exact = (np.array(X), np.array(y), float(self.lam), _spec(self.loss), w.copy(), info)
         return w, info

@@ -138,11 +138,11 @@ def _record(entry: dict, outcome, shared: bool = False) -> None:
     entry["shared"] += 1 if shared else 0
 
 
-def _timed(call):
+def _timed(call, learner):
     start = time.perf_counter()
     model = call()
     seconds = time.perf_counter() - start
-    return model, seconds, model.solve_info.residual, True
+    return model, seconds, learner.diagnostics_.relative_residual, True
 
 
 class _Clock:
@@ -186,12 +186,12 @@ def run_unit(task: dict) -> dict:
     entry = entries.setdefault(("nonprivate", None), _new_entry())
     with clock("exact_solve"):
         nonprivate = erm.fit_nonprivate(X_train, y_train)
-        _record(entry, _fit_and_score(lambda: _timed(lambda: nonprivate), X_test, y_test))
+        _record(entry, _fit_and_score(lambda: _timed(lambda: nonprivate, erm), X_test, y_test))
 
-    certificate = erm._certificate("objective", d)
+    problem = erm._verified(d)
     calibrations = {}
     for e_index, epsilon in enumerate(task["epsilons"]):
-        cal = {split: erm._calibrate("objective", n, epsilon, certificate, common.DATA_NORM, split)[0]
+        cal = {split: erm._calibrate("objective", n, epsilon, problem, common.DATA_NORM, split)[0]
                for split in ("paper", "max")}
         same = all(getattr(cal["paper"], k) == getattr(cal["max"], k)
                    for k in ("epsilon_prime", "extra_reg", "beta"))
@@ -207,7 +207,7 @@ def run_unit(task: dict) -> dict:
             with clock("output_draws"):
                 rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["output"])
                 _record(out, _fit_and_score(lambda: _timed(lambda: erm.fit(
-                    X_train, y_train, epsilon, "output", random_state=rng)), X_test, y_test))
+                    X_train, y_train, epsilon, "output", random_state=rng), erm), X_test, y_test))
             with clock("objective_draws"):
                 outcome = None
                 for split, target in (("max", obj_max), ("paper", obj_paper)):
@@ -218,7 +218,7 @@ def run_unit(task: dict) -> dict:
                     # Newton starts at the non-private minimiser: same release, fewer steps
                     outcome = _fit_and_score(lambda: _timed(lambda: erm.fit(
                         X_train, y_train, epsilon, "objective", split=split, random_state=rng,
-                        warm_start=nonprivate)), X_test, y_test)
+                        warm_start=nonprivate), erm), X_test, y_test)
                     _record(target, outcome)
 
     if loss_name == "logistic" and "sklearn" in task["peers"]:

@@ -52,6 +52,7 @@ the proofs hold in floating point, not only in exact arithmetic.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from .exceptions import InputError
@@ -70,11 +71,15 @@ __all__ = [
     "recompute",
     "TOL_RANGE",
     "DEFAULT_TOL",
+    "CONIC_TOL",
 ]
 
 SPLITS = ("paper", "max", "rank-one")
 ROUNDING = 1e-12
 DEFAULT_TOL = 1e-10
+# Default for problems only a conic solver can take (no Newton polish): Clarabel and SCS
+# stop near 1e-9 relative, so their points are certified against a looser public bound.
+CONIC_TOL = 1e-7
 # Below 1e-13 the floating-point error of the computed gradient (about log2(n) ulps of
 # n L R) is no longer small against gamma, so reaching it cannot be certified; above
 # 1e-3 the minimiser is so loose that the noise covering it swamps the model.
@@ -91,6 +96,22 @@ def round_down(value: float) -> float:
 def round_up(value: float) -> float:
     """value moved up by a relative ROUNDING: for quantities a proof needs no smaller."""
     return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
+
+
+MIN_EPSILON = 1e-12
+
+
+def check_epsilon(epsilon: float) -> float:
+    """epsilon as a float: finite and at least MIN_EPSILON (InputError otherwise).
+
+    Below 1e-12 no release carries information (the noise is 10^12 times the
+    sensitivity) and the calibration's arithmetic underflows.
+    """
+    value = positive("epsilon", epsilon)
+    if value < MIN_EPSILON:
+        raise InputError(f"epsilon = {value:g} is below {MIN_EPSILON:g}: the noise would swamp any "
+                         "model and the calibration underflows; use a larger epsilon")
+    return value
 
 
 def check_tol(tol: float) -> float:
@@ -250,11 +271,12 @@ def output_perturbation(n: int, lam: float, epsilon: float, L: float = 1, R: flo
     a public ``tol`` covers any point with ||grad F|| <= tol n L R.
     """
     calibration = OutputPerturbation(
-        n=sample_size(n), lam=positive("lam", lam), epsilon=positive("epsilon", epsilon),
+        n=sample_size(n), lam=positive("lam", lam), epsilon=check_epsilon(epsilon),
         L=positive("L", L), R=positive("R", R), m=positive("m", m),
         tol=None if tol is None else check_tol(tol),
     )
-    return _finite(calibration)
+    with _arithmetic("output perturbation"):
+        return _finite(calibration)
 
 
 def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: float = 1,
@@ -267,7 +289,7 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     approximate-minimiser noise and runs Algorithm 2 with the rest.
     """
     n = sample_size(n)
-    lam, epsilon = positive("lam", lam), positive("epsilon", epsilon)
+    lam, epsilon = positive("lam", lam), check_epsilon(epsilon)
     L, R, m = positive("L", L), positive("R", R), positive("m", m)
     c = float(c)
     if not (math.isfinite(c) and c >= 0):
@@ -275,6 +297,12 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     if split not in SPLITS:
         raise InputError(f"split must be one of {SPLITS}, got {split!r}")
 
+    with _arithmetic("objective perturbation"):
+        return _objective(n, lam, epsilon, c, L, R, m, split, tol)
+
+
+def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float, m: float,
+               split: str, tol: float | None) -> ObjectivePerturbation:
     total = epsilon
     amp_epsilon = 0.0
     if tol is not None:
@@ -300,6 +328,16 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
 
 
 Calibration = OutputPerturbation | ObjectivePerturbation
+
+
+@contextmanager
+def _arithmetic(what: str):
+    """Turn floating-point overflow and division by zero in a calibration into InputError."""
+    try:
+        yield
+    except (OverflowError, ZeroDivisionError) as error:
+        raise InputError(f"{what}: the inputs (epsilon, lam, n, L, c, R, m) are too extreme for "
+                         f"floating point ({error}); use values of moderate size") from None
 
 
 def _finite(calibration):

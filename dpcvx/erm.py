@@ -12,21 +12,28 @@ in CVXPY, with general constants R (public norm bound), L, c and m:
 * objective: release argmin J(w) + b^T w / n + (Delta/2) ||w||^2, beta = eps' / (2 L R),
              eps' and Delta from :func:`dpcvx.calibrate.objective_perturbation`
 
-Nothing is released unless the certificate allows the mechanism
-(:class:`~dpcvx.exceptions.AssumptionError`) and the solver's relative
-optimality residual is within ``tol`` (:class:`~dpcvx.exceptions.SolverError`).
+The fit verifies ONCE: :func:`dpcvx.verify.verify_problem` returns the
+:class:`~dpcvx.problem.VerifiedProblem` that calibration, the solver and the
+release all use. Nothing is released unless the certificate allows the
+mechanism (:class:`~dpcvx.exceptions.AssumptionError`). The solver is held to
+the public gradient bound ||grad F|| <= gamma = tol n L R, and the noise covers
+any point within it (approximate minima perturbation; docs/theory.md), so the
+release never depends on how close to optimal the solver happened to get.
+
+Order in :meth:`PrivateERM.fit`: validate every input, then charge the
+accountant once, then draw noise. Solver statistics measured on the private
+data go to ``diagnostics_`` on the learner (not private: never published).
 """
 
 from __future__ import annotations
 
 import inspect
-import math
 import warnings
 from dataclasses import replace
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
-import sympy as sp
 
 from . import calibrate, losses
 from .accountant import PrivacyAccountant
@@ -35,32 +42,19 @@ from .exceptions import ClippingWarning, InputError, SolverError
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .noise import round_to_grid, sample_l2_laplace
 from .objective import PerturbedObjective
+from .problem import VerifiedProblem
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
 from .solvers import SolveInfo, newton, solve_with_cvxpy
 from .validation import check_classes, check_labels, positive
 from .version import __version__
-from .verify import PROBE_DIM, default_regularizer, verify, verify_loss, verify_regularizer
+from .verify import PROBE_DIM, default_regularizer, verify_problem
 
-__all__ = ["PrivateERM", "SOLVERS"]
+__all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
-
-
-def _float_up(value) -> float:
-    """value as a float no smaller than value (constants that bound from above: L, c)."""
-    number = float(value)
-    if isinstance(value, sp.Basic) and not (value.is_Rational and sp.Rational(number) == value):
-        return math.nextafter(number, math.inf)
-    return number
-
-
-def _float_down(value) -> float:
-    """value as a float no larger than value (the modulus m bounds from below)."""
-    number = float(value)
-    if isinstance(value, sp.Basic) and not (value.is_Rational and sp.Rational(number) == value):
-        return math.nextafter(number, -math.inf)
-    return number
+NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
+              "n is public")
 
 
 class PrivateERM:
@@ -97,8 +91,14 @@ class PrivateERM:
         "CLARABEL" (default), "ECOS" or "SCS" for the CVXPY path.
     cvxpy_options : dict, optional
         Extra solver options, overriding dpcvx's tightened defaults.
-    tol : float
-        Largest relative optimality residual allowed in a release.
+    tol : float, optional
+        Public relative gradient tolerance in [1e-13, 1e-3]: the solve stops
+        once ||grad F(w)|| <= gamma = tol n L R (F = n J_b), and the noise is
+        calibrated to cover any such point (approximate minima perturbation).
+        Checked when the learner is constructed. None (default): 1e-10 when
+        Newton's method applies (a translated C^1 loss and a quadratic
+        regularizer), 1e-7 for problems only a conic solver can take; the
+        choice depends on the declared problem only.
     max_iter : int
         Newton iteration limit.
     strict : bool
@@ -124,11 +124,12 @@ class PrivateERM:
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict | None = None,
-        tol: float = 1e-9,
+        tol: float | None = None,
         max_iter: int = 100,
         strict: bool = False,
     ):
-        self.loss = losses.logistic() if loss is None else loss
+        self.loss = losses.logistic() if loss is None else (
+            losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
         self.lam = lam
         self.data_norm = data_norm
@@ -140,7 +141,7 @@ class PrivateERM:
         self.solver = solver
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
-        self.tol = tol
+        self.tol = None if tol is None else calibrate.check_tol(tol)
         self.max_iter = max_iter
         self.strict = strict
 
@@ -200,17 +201,28 @@ class PrivateERM:
         regularizer is analysed at ``dim`` (+1 with an intercept). A fit
         re-verifies at the data's dimension.
         """
-        features = PROBE_DIM if dim is None else int(dim)
-        total = features + (1 if self.fit_intercept else 0)
-        return verify(self.loss, self.regularizer, dim=total, strict=self.strict)
+        features = PROBE_DIM if dim is None else dim
+        if isinstance(features, bool) or not isinstance(features, (int, np.integer)) or features < 1:
+            raise InputError(f"dim must be a positive int (input features), got {dim!r}")
+        total = int(features) + (1 if self.fit_intercept else 0)
+        return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
-        positive("tol", self.tol)
+        if self.tol is not None:
+            calibrate.check_tol(self.tol)
         if self.solver not in SOLVERS:
             raise InputError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
+        installed = set(cp.installed_solvers())
+        if not isinstance(self.cvxpy_solver, str) or self.cvxpy_solver.upper() not in installed:
+            raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
+                             f"({', '.join(sorted(installed))}), got {self.cvxpy_solver!r}")
+        if self.cvxpy_options is not None and not (
+                isinstance(self.cvxpy_options, dict) and all(isinstance(k, str) for k in self.cvxpy_options)):
+            raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
+                             f"got {self.cvxpy_options!r}")
 
     def _data(self, X, y, refuse_excess: bool):
         rows = self.row_map()
@@ -242,11 +254,10 @@ class PrivateERM:
                              "with the same columns and fit_intercept")
         return w
 
-    def _solve(self, X, y, noise: np.ndarray, extra_reg: float,
-               start: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
-        derivatives = verify_loss(self.loss).derivatives
-        analysis = verify_regularizer(self.regularizer, X.shape[1]).analysis
-        quadratic = None if analysis is None else analysis.quadratic
+    def _solve(self, problem: VerifiedProblem, X, y, noise: np.ndarray, extra_reg: float,
+               gradient_tolerance: float, start: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem."""
+        derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
             objective = PerturbedObjective(X, y, derivatives, quadratic, float(self.lam), noise,
@@ -257,43 +268,52 @@ class PrivateERM:
                 "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
             )
         if objective is not None and self.solver in ("auto", "fast"):
-            return newton(objective, tol=self.tol, max_iter=self.max_iter, w0=start)
+            return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
+                          w0=start)
         w, info = solve_with_cvxpy(
-            self.loss, self.regularizer, X, y, float(self.lam), noise, extra_reg,
-            solver=self.cvxpy_solver, solver_options=self.cvxpy_options, tol=self.tol,
-            reference=objective,
+            problem, X, y, float(self.lam), noise, extra_reg,
+            solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
+            gradient_tolerance=gradient_tolerance, reference=objective,
         )
         if objective is None or info.converged:
             return w, info
         # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
         # on the verified derivatives, starting from the solver's point.
-        polished, steps = newton(objective, tol=self.tol, max_iter=self.max_iter, w0=w)
+        polished, steps = newton(objective, gradient_tolerance=gradient_tolerance,
+                                 max_iter=self.max_iter, w0=w)
         return polished, replace(
             steps, solver=f"{info.solver}+{steps.solver}",
-            status=f"{info.solver} {info.status} at residual {info.residual:.1e}, polished: {steps.status}",
+            status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
+                   f"polished: {steps.status}",
             iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
         )
 
-    def _certificate(self, mechanism: str, dim: int) -> Certificate:
-        """Verify at the fitted dimension; raise AssumptionError unless ``mechanism`` is allowed."""
-        certificate = verify(self.loss, self.regularizer, dim=dim, strict=self.strict)
-        certificate.require(mechanism)
-        return certificate
+    def _verified(self, dim: int) -> VerifiedProblem:
+        """The verified problem at the fitted dimension (the one verification of a fit)."""
+        return verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict)
 
-    def _calibrate(self, mechanism: str, n: int, epsilon: float, certificate: Certificate,
+    def _tol(self, problem: VerifiedProblem) -> float:
+        """The public relative gradient tolerance: the user's, or the default for the problem's path."""
+        if self.tol is not None:
+            return float(self.tol)
+        newton_applies = problem.derivatives is not None and problem.quadratic is not None
+        return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
+
+    def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                    R: float, split: str):
-        """(calibration, constants) of Algorithm 1 or 2 for the certified L, c, m and bound R."""
-        L = _float_up(certificate.lipschitz)
-        m = _float_down(certificate.strong_convexity)
+        """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol."""
+        certificate = problem.certificate
         lam = float(self.lam)
         if mechanism == "objective":
-            c = _float_up(certificate.curvature)
-            calibration = calibrate.objective_perturbation(n, lam, epsilon, c, L=L, R=R, m=m,
-                                                           split=split)
+            calibration = calibrate.objective_perturbation(
+                n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
+                m=problem.strong_convexity, split=split, tol=self._tol(problem))
             constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                          "m": certificate.strong_convexity}
         else:
-            calibration = calibrate.output_perturbation(n, lam, epsilon, L=L, R=R, m=m)
+            calibration = calibrate.output_perturbation(
+                n, lam, epsilon, L=problem.lipschitz, R=R, m=problem.strong_convexity,
+                tol=self._tol(problem))
             constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         return calibration, constants
 
@@ -303,11 +323,11 @@ class PrivateERM:
             raise SolverError(f"{info.solver} returned non-finite weights; nothing is released")
         if not info.converged:
             raise SolverError(
-                f"{info.solver} stopped ({info.status}) at relative optimality residual "
-                f"{info.residual:.2e} > tol = {info.tolerance:.0e}, after {info.iterations} "
-                "iterations; the privacy proofs assume the exact minimiser, so nothing is "
-                "released. Raise max_iter, try solver='fast' or another cvxpy_solver; if it "
-                "stalled at round-off, the problem is too ill-conditioned for tol (raise lam)"
+                f"{info.solver} stopped ({info.status}) before ||grad F|| reached half the public "
+                f"bound gamma = {info.gradient_tolerance:.2e}; nothing is released (this message "
+                "is computed on the private data: do not publish it). Raise max_iter, try "
+                "solver='fast' or another cvxpy_solver; if it stalled at round-off, the problem "
+                "is too ill-conditioned for tol (raise lam or tol)"
             )
 
     def _split_weights(self, w: np.ndarray, rows: RowMap) -> tuple[np.ndarray, float]:
@@ -338,69 +358,99 @@ class PrivateERM:
         eps' close to 0 just before it switches to eps' = eps/2 (for the Huber
         hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps
         0.05). "rank-one" uses the tighter single-factor Jacobian bound
-        (docs/theory.md, section 3). ``random_state`` None draws the noise from
-        OS entropy.
-        ``accountant`` is charged epsilon before any noise is drawn.
-        ``warm_start`` (a model fitted by this learner on the same columns, for
-        example by :meth:`fit_nonprivate`) is where Newton's method starts. The
-        perturbed problem has a unique minimiser and every release is within the
-        residual tolerance of it, so the start changes how fast it is found,
-        not what is released.
+        (docs/theory.md, section 3).
+
+        ``random_state`` None (the default) draws fresh noise from OS entropy.
+        An int seed reproduces the noise: two releases with the same seed on
+        the same or neighbouring data share their noise, and their difference
+        cancels it: a privacy loss. Seeds are for experiments only.
+
+        ``accountant`` is charged epsilon once, after every input was
+        validated and before any noise is drawn; a refused call spends nothing.
+        ``warm_start`` (a model fitted by this learner on the same columns) is
+        where Newton's method starts; the release is covered for any point
+        within the public gradient bound, so the start does not change what the
+        guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
+        private: for the data owner only, never to be published).
         """
         if mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be 'objective' or 'output', got {mechanism!r}")
-        epsilon = positive("epsilon", epsilon)
+        epsilon = calibrate.check_epsilon(epsilon)
         if split not in calibrate.SPLITS:
             raise InputError(f"split must be one of {calibrate.SPLITS}, got {split!r}")
+        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
-        certificate = self._certificate(mechanism, d)
-        calibration, constants = self._calibrate(mechanism, n, epsilon, certificate,
+        problem = self._verified(d)
+        problem.require(mechanism)
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
                                                  rows.effective_norm_bound, split)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-
+        start = self._start(warm_start, rows, d)
+        rng = resolve_rng(random_state)
+        classes = check_classes(self.classes)
         if accountant is not None:
             accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
-        rng = resolve_rng(random_state)
-        noise = sample_l2_laplace(d, calibration.beta, rng)
-        start = self._start(warm_start, rows, d)
+
+        gamma = calibration.gradient_tolerance
         if mechanism == "objective":
-            w, info = self._solve(X_mapped, labels, noise, calibration.extra_reg, start)
+            noise = sample_l2_laplace(d, calibration.beta, rng)
+            w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start)
+            self.diagnostics_ = info
             self._check_solution(w, info)
+            w, spacing = round_to_grid(w + sample_l2_laplace(d, calibration.amp_beta, rng),
+                                       1.0 / calibration.amp_beta)
         else:
-            w, info = self._solve(X_mapped, labels, np.zeros(d), 0.0, start)
+            noise = np.zeros(d)
+            w, info = self._solve(problem, X_mapped, labels, noise, 0.0, gamma, start)
+            self.diagnostics_ = info
             self._check_solution(w, info)
-            w, spacing = round_to_grid(w + noise, 1.0 / calibration.beta)
-            calibration = calibration.with_release_grid(spacing)
+            w, spacing = round_to_grid(w + sample_l2_laplace(d, calibration.beta, rng),
+                                       1.0 / calibration.beta)
+        calibration = calibration.with_release_grid(spacing)
         del noise  # never stored
 
         release = ReleaseCertificate(
             mechanism=mechanism,
-            guarantee=certificate.guarantee(mechanism),
+            guarantee=self._guarantee(problem, mechanism),
             epsilon=epsilon,
             delta=0.0,
             calibration=calibration.to_dict(),
-            verification=certificate,
+            verification=problem.certificate,
             data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound,
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",
-            solve=info,
+            neighbours=NEIGHBOURS,
             library_version=__version__,
             constants=constants,
         )
         coef, intercept = self._split_weights(w, rows)
-        classes = check_classes(self.classes)
-        return PrivateModel(coef, intercept, classes, rows, info, release)
+        return PrivateModel(coef, intercept, classes, rows, release)
+
+    @staticmethod
+    def _guarantee(problem: VerifiedProblem, mechanism: str) -> str:
+        """The theorem the release relies on, with the approximate-minimiser cover."""
+        cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
+                 + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
+                    if mechanism == "objective" else
+                    "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
+        return problem.certificate.guarantee(mechanism) + cover
 
     def fit_nonprivate(self, X, y) -> LinearModel:
-        """The exact, NOT private, minimiser of J: a baseline for comparisons."""
+        """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
-        d = X_mapped.shape[1]
-        w, info = self._solve(X_mapped, labels, np.zeros(d), 0.0)
+        n, d = X_mapped.shape
+        problem = self._verified(d)
+        gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
+                                             problem.certificate.lipschitz is not None else 1.0,
+                                             rows.effective_norm_bound)
+        w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma)
+        self.diagnostics_ = info
         self._check_solution(w, info)
         coef, intercept = self._split_weights(w, rows)
-        return LinearModel(coef, intercept, check_classes(self.classes), rows, info)
+        return LinearModel(coef, intercept, check_classes(self.classes), rows)

@@ -8,6 +8,7 @@ Each function returns a :class:`MarginLoss`, a picklable callable usable as
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 import cvxpy as cp
@@ -73,9 +74,14 @@ CATALOGUE = {"logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hi
 
 def from_spec(spec: str) -> MarginLoss:
     """Parse "logistic", "huber_hinge:h=0.5" or "huber:h=0.5" into a catalogue loss."""
+    if not isinstance(spec, str):
+        raise InputError(f"a loss name must be a string, got {type(spec).__name__}")
     name, _, arguments = spec.strip().partition(":")
     if name not in CATALOGUE:
-        raise InputError(f"unknown loss {name!r}; the catalogue has: {', '.join(sorted(CATALOGUE))}")
+        close = difflib.get_close_matches(name, CATALOGUE, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise InputError(f"unknown loss {name!r}; the known losses are: {', '.join(sorted(CATALOGUE))}."
+                         f"{hint} Or pass a callable z -> CVXPY expression")
     params = {}
     for item in filter(None, (part.strip() for part in arguments.split(","))):
         key, sep, value = item.partition("=")

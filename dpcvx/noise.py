@@ -55,7 +55,13 @@ def round_to_grid(values: np.ndarray, scale: float,
     power of two are exact in binary floating point.
     """
     spacing = release_grid_spacing(scale, bits_below)
-    return np.round(np.asarray(values, dtype=float) / spacing) * spacing, spacing
+    values = np.asarray(values, dtype=float)
+    # a value of magnitude >= 2^52 spacing is already a multiple of the (power of two)
+    # spacing, since its ulp is at least the spacing: leave it, and never divide it into inf
+    coarse = np.abs(values) >= spacing * 2.0**52
+    with np.errstate(over="ignore"):
+        rounded = np.where(coarse, values, np.round(values / spacing) * spacing)
+    return rounded, spacing
 
 
 def release_grid_spacing(scale: float, bits_below: int = GRID_BITS_BELOW_SCALE) -> float:

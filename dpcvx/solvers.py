@@ -8,8 +8,16 @@
   CVXPY and solved by a conic solver (Clarabel by default, ECOS or SCS) with
   tightened tolerances.
 
-Neither solver's own status is trusted: both return the optimality residual of
-:mod:`dpcvx.objective`, which the caller compares with its tolerance.
+Neither solver's own status is trusted: both report the gradient norm of the
+sum-form objective F = n J_b at the returned point, computed in double
+precision with the verified derivatives, and a point is accepted when it is
+at most half the public bound gamma (the other half absorbs the rounding error
+of the computed gradient; docs/theory.md, "Approximate minimisers"). The
+release is then covered by approximate minima perturbation whatever point
+within gamma was found.
+
+Everything in :class:`SolveInfo` is measured on the private data: it is for
+the data owner only, never part of a release.
 """
 
 from __future__ import annotations
@@ -23,8 +31,9 @@ import scipy.linalg as la
 import scipy.sparse as sparse
 from scipy.sparse.linalg import LinearOperator, cg
 
-from .exceptions import SolverError
+from .exceptions import InputError, SolverError
 from .objective import PerturbedObjective, relative_residual
+from .problem import VerifiedProblem
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
 
@@ -43,24 +52,43 @@ CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
 }
 
 
+NOT_PRIVATE = "NOT PRIVATE - computed on the private data, do not publish"
+
+
 @dataclass(frozen=True)
 class SolveInfo:
-    """How the released point was computed and how close to optimal it is."""
+    """How a solve went, measured on the private data. NOT PRIVATE: do not publish.
+
+    ``gradient_norm`` is ||grad F(w)|| of the sum-form objective at the
+    returned point, ``gradient_tolerance`` the public bound gamma it must stay
+    within (half of it, for the rounding margin), ``relative_residual`` the
+    same gradient relative to the sum of its terms' norms. Kept on the
+    learner (``diagnostics_``) for the data owner; never in a release, a
+    saved model or the CLI's model output.
+    """
 
     solver: str
     status: str
     iterations: int
     seconds: float
-    residual: float
-    residual_absolute: float
-    tolerance: float
+    gradient_norm: float
+    gradient_tolerance: float
+    relative_residual: float
 
     @property
     def converged(self) -> bool:
-        return self.residual <= self.tolerance
+        return self.gradient_norm <= 0.5 * self.gradient_tolerance
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"warning": NOT_PRIVATE, **asdict(self)}
+
+    def __str__(self) -> str:
+        return (f"{NOT_PRIVATE}: {self.solver} {self.status} after {self.iterations} iterations, "
+                f"{self.seconds:.3g} s, ||grad F|| = {self.gradient_norm:.3g} "
+                f"(public bound {self.gradient_tolerance:.3g})")
+
+    def __repr__(self) -> str:
+        return f"SolveInfo<{self}>"
 
 
 def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float,
@@ -83,9 +111,9 @@ def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relat
     return direction, None
 
 
-def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 100,
+def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter: int = 100,
            w0: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
-    """Minimise F = n J_b by damped Newton; stop at a relative residual of tol/10.
+    """Minimise F = n J_b by damped Newton; stop once ||grad F|| <= gradient_tolerance / 2.
 
     Armijo backtracking on F along the Newton direction. Near the optimum F
     cannot decrease measurably in floating point; there a step that does not
@@ -115,7 +143,7 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     w = np.zeros(objective.dim) if w0 is None else np.array(w0, dtype=float)
     margins = objective.margins(w)
     value = objective.value(w, margins)
-    target = tol / 10
+    target = 0.5 * gradient_tolerance / objective.n  # on the averaged gradient, as Residual.absolute
     status, iterations = "max_iter", 0
     levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
     level = 0 if objective.can_subsample else 1
@@ -125,12 +153,12 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
     for iterations in range(1, max_iter + 1):
         terms = objective.gradient_terms(w, margins)
         residual = relative_residual(terms, objective.n)
-        if residual.relative <= target:
+        if residual.absolute <= target:
             # margins were updated incrementally: confirm on fresh ones before stopping
             margins = objective.margins(w)
             terms = objective.gradient_terms(w, margins)
             residual = relative_residual(terms, objective.n)
-            if residual.relative <= target:
+            if residual.absolute <= target:
                 status = "converged"
                 break
         gradient = sum(terms)
@@ -180,21 +208,10 @@ def newton(objective: PerturbedObjective, *, tol: float = 1e-9, max_iter: int = 
         status=status,
         iterations=iterations,
         seconds=time.perf_counter() - start,
-        residual=residual.relative,
-        residual_absolute=residual.absolute,
-        tolerance=tol,
+        gradient_norm=residual.absolute * objective.n,
+        gradient_tolerance=gradient_tolerance,
+        relative_residual=residual.relative,
     )
-
-
-def _loss_terms(loss, margins: cp.Expression, n: int) -> cp.Expression:
-    """sum_i l(z_i): vectorised when loss(z) is elementwise, else one term per sample."""
-    try:
-        vectorised = loss(margins)
-        if vectorised.shape == (n,):
-            return cp.sum(vectorised)
-    except Exception:  # e.g. hstack([1, z]) inside the loss needs a scalar z
-        pass
-    return cp.sum(cp.hstack([loss(margins[i]) for i in range(n)]))
 
 
 def _gradient(expression: cp.Expression, w: cp.Variable) -> np.ndarray:
@@ -205,33 +222,37 @@ def _gradient(expression: cp.Expression, w: cp.Variable) -> np.ndarray:
 
 
 def solve_with_cvxpy(
-    loss, regularizer, X, y, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
-    solver: str = "CLARABEL", solver_options: dict | None = None, tol: float = 1e-9,
+    problem: VerifiedProblem, X, y, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
+    solver: str = "CLARABEL", solver_options: dict | None = None, gradient_tolerance: float,
     reference: PerturbedObjective | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
-    """Solve min_w J_b(w) through CVXPY; the residual uses ``reference`` when given.
+    """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.
 
-    The problem is posed as F = n J_b (loss summed, not averaged), which conic
-    solvers handle far more accurately than the 1/n-scaled form.
+    The loss and regularizer are the verified expressions themselves
+    (:meth:`~dpcvx.problem.VerifiedProblem.loss_terms`,
+    :meth:`~dpcvx.problem.VerifiedProblem.regularizer_of`), never a new call
+    of the user's callables. The problem is posed as F = n J_b (loss summed,
+    not averaged), which conic solvers handle far more accurately than the
+    1/n-scaled form.
     """
     start = time.perf_counter()
     n, d = X.shape
     w = cp.Variable(d)
     margins = cp.multiply(y, X @ w)
     terms = (
-        _loss_terms(loss, margins, n),
-        (n * lam) * regularizer(w),
+        problem.loss_terms(margins),
+        (n * lam) * problem.regularizer_of(w),
         noise @ w,
         (n * extra_reg / 2) * cp.sum_squares(w),
     )
-    problem = cp.Problem(cp.Minimize(sum(terms)))
+    program = cp.Problem(cp.Minimize(sum(terms)))
     options = {**CVXPY_SOLVER_OPTIONS.get(solver.upper(), {}), **(solver_options or {})}
     try:
         with warnings.catch_warnings():
             # CVXPY warns "Solution may be inaccurate" on status optimal_inaccurate; dpcvx
-            # replaces that warning by its own residual check, which decides release.
+            # replaces that warning by its own gradient check, which decides release.
             warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-            problem.solve(solver=solver, **options)
+            program.solve(solver=solver, **options)
     except cp.error.DCPError as error:
         raise SolverError(
             "the objective is not DCP, so CVXPY cannot solve it (the loss may be convex "
@@ -239,9 +260,12 @@ def solve_with_cvxpy(
         ) from error
     except cp.error.SolverError as error:
         raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
-    if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
+    except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
+        raise InputError(f"cvxpy_options rejected by {solver}: {error}; see the solver's settings "
+                         "in CVXPY's documentation") from error
+    if program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
         raise SolverError(
-            f"CVXPY solver {solver} returned status {problem.status!r}; nothing is released. "
+            f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "
             "Try another cvxpy_solver or solver='fast'"
         )
     solution = np.asarray(w.value, dtype=float).ravel()
@@ -249,14 +273,14 @@ def solve_with_cvxpy(
         residual = reference.residual(solution)
     else:
         residual = relative_residual([_gradient(term, w) for term in terms], n=n)
-    stats = problem.solver_stats
+    stats = program.solver_stats
     return solution, SolveInfo(
         solver=f"cvxpy:{solver.upper()}",
-        status=problem.status,
+        status=program.status,
         iterations=int(stats.num_iters or 0),
         seconds=time.perf_counter() - start,
-        residual=residual.relative,
-        residual_absolute=residual.absolute,
-        tolerance=tol,
+        gradient_norm=residual.absolute * n,
+        gradient_tolerance=gradient_tolerance,
+        relative_residual=residual.relative,
     )
 

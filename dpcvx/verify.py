@@ -24,6 +24,9 @@ import sympy as sp
 
 from . import numeric
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
+from .per_record import NotSeparable, check_separable
+from .exceptions import InputError
+from .problem import VerifiedProblem
 from .regularizer import RegularizerAnalysis, analyse_regularizer
 from .symbolic import RealFunction, SymbolicFailure, time_limit
 from .translate import UnsupportedAtom, elementary, lambdify, to_sympy
@@ -36,6 +39,7 @@ __all__ = [
     "LossDerivatives",
     "VerifiedLoss",
     "VerifiedRegularizer",
+    "verify_problem",
 ]
 
 SYMBOL = sp.Symbol("z", real=True)
@@ -71,17 +75,25 @@ class LossDerivatives:
 
 @dataclass(frozen=True)
 class VerifiedLoss:
+    """The loss as verified: the one expression l(z) of the scalar ``variable`` the proofs cover."""
+
     text: str
     conditions: tuple[Condition, ...]
     dcp_convex: bool
     derivatives: LossDerivatives | None
+    expression: cp.Expression | None = None
+    variable: cp.Variable | None = None
 
 
 @dataclass(frozen=True)
 class VerifiedRegularizer:
+    """The regularizer as verified: the one expression N(w) of ``variable`` at one dimension."""
+
     text: str
     conditions: tuple[Condition, ...]
     analysis: RegularizerAnalysis | None
+    expression: cp.Expression | None = None
+    variable: cp.Variable | None = None
 
 
 # --- structural keys ------------------------------------------------------------
@@ -403,12 +415,32 @@ def verify_loss(loss: Loss) -> VerifiedLoss:
     except Exception as error:  # verify reports a bad user loss, it does not raise
         return _failed_declaration(error)
     if key not in _LOSS_CACHE:
+        try:
+            check_separable(expression, variable)
+        except NotSeparable as error:
+            _LOSS_CACHE[key] = _not_separable(_readable(expression), error, expression, variable)
+            return _LOSS_CACHE[key]
         analyser = _LossAnalyser(loss, variable, expression)
         conditions = analyser.conditions()
         _LOSS_CACHE[key] = VerifiedLoss(
-            _readable(expression), conditions, analyser.dcp_convex, analyser.derivatives(conditions)
+            _readable(expression), conditions, analyser.dcp_convex, analyser.derivatives(conditions),
+            expression, variable,
         )
     return _LOSS_CACHE[key]
+
+
+def _not_separable(text: str, error: NotSeparable, expression, variable) -> VerifiedLoss:
+    """A loss the solver could not apply record by record as it was verified: refused."""
+    condition = Condition(
+        "declaration", "loss(z) is a scalar CVXPY expression of z", False, None, "given",
+        f"not a separable sum over records: {error}; the objective must be sum_i l(z_i) for the "
+        "one scalar function l that was verified",
+        "write l(z) for ONE margin z with elementwise atoms (cp.logistic, cp.huber, cp.square, "
+        "...); hstack/vstack of scalars with norm, sum, max or log_sum_exp over them are fine",
+    )
+    domain = ("domain", "l(z) is finite for every real z")
+    pending = _pending("the loss is not a separable sum over records", (domain, *LOSS_CONDITIONS))
+    return VerifiedLoss(text, (condition, *pending), False, None, expression, variable)
 
 
 # --- regularizer ---------------------------------------------------------------------
@@ -446,7 +478,8 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
             analysis = analyse_regularizer(regularizer, dim)
         except Exception as error:  # noqa: BLE001 - reported in the certificate
             return _regularizer_failure(text, f"{type(error).__name__}: {error}")
-        _REGULARIZER_CACHE[key] = VerifiedRegularizer(text, _regularizer_conditions(analysis), analysis)
+        _REGULARIZER_CACHE[key] = VerifiedRegularizer(text, _regularizer_conditions(analysis), analysis,
+                                                      expression, w)
     return _REGULARIZER_CACHE[key]
 
 
@@ -520,13 +553,38 @@ def verify(
     Returns a :class:`~dpcvx.certificate.Certificate`; never raises on a bad
     loss or regularizer (the certificate says what failed and how to fix it).
     """
+    return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim,
+                          strict=strict).certificate
+
+
+def verify_problem(
+    loss: Loss,
+    regularizer: Regularizer | None = None,
+    *,
+    dim: int,
+    strict: bool = False,
+) -> VerifiedProblem:
+    """Verify once and return the :class:`~dpcvx.problem.VerifiedProblem` everything downstream uses.
+
+    The loss callable is called once (on a scalar variable) and the
+    regularizer once (at ``dim``); calibration, the solvers and the release
+    read only the returned object, never the callables.
+    """
+    probe_dim = check_dim(dim)
     verified_loss = verify_loss(loss)
-    probe_dim = PROBE_DIM if dim is None else int(dim)
     verified_reg = verify_regularizer(regularizer, probe_dim)
-    return Certificate(
+    certificate = Certificate(
         loss=verified_loss.text,
         regularizer=verified_reg.text,
         dim=probe_dim,
         conditions=verified_loss.conditions + verified_reg.conditions,
         strict=strict,
     )
+    return VerifiedProblem(verified_loss, verified_reg, certificate)
+
+
+def check_dim(dim) -> int:
+    """The dimension N is analysed at: a positive int (InputError otherwise)."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
+        raise InputError(f"dim must be a positive int (the number of weights), got {dim!r}")
+    return int(dim)

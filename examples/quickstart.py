@@ -27,5 +27,5 @@ print("first predictions:", model.predict(X_test)[:10])
 print(f"test accuracy at epsilon = 0.1: {model.score(X_test, y_test):.3f}")
 print(f"non-private test accuracy:      {erm.fit_nonprivate(X, y).score(X_test, y_test):.3f}")
 print(model.certificate)  # conditions, constants, mechanism, epsilon, eps', Delta, beta
-print(model.solve_info)  # solver used, iterations, time, optimality residual
+print(erm.diagnostics_)  # NOT PRIVATE: solver, iterations, time, gradient norm - for you only
 assert np.isfinite(model.coef_).all()

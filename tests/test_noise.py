@@ -84,3 +84,10 @@ def test_round_to_grid():
     assert np.all(rounded / spacing == np.round(rounded / spacing))  # exact multiples
     with pytest.raises(InputError):
         round_to_grid(values, scale=0.0)
+
+
+def test_round_to_grid_leaves_values_coarser_than_the_grid_and_never_overflows():
+    values = np.array([1.5, -2.25e10, 3.0, 1e300])
+    rounded, spacing = round_to_grid(values, scale=1e-300)
+    assert np.all(np.isfinite(rounded))
+    np.testing.assert_array_equal(rounded, values)  # already multiples of a grid this fine

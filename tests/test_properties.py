@@ -52,7 +52,7 @@ def test_release_is_finite_exact_and_leaves_inputs_alone(problem):
         model = erm.fit(X, y, epsilon=problem["epsilon"], mechanism=problem["mechanism"],
                         split=problem["split"], random_state=problem["seed"])
     assert np.all(np.isfinite(model.coef_)) and np.isfinite(model.intercept_)
-    assert model.solve_info.residual <= 1e-9
+    assert erm.diagnostics_.converged  # ||grad F|| within half the public bound gamma
     assert np.all(np.isfinite(model.decision_function(X)))
     np.testing.assert_array_equal(X, X_before)
     np.testing.assert_array_equal(y, y_before)

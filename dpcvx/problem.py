@@ -1,0 +1,113 @@
+"""VerifiedProblem: the one object that flows from the verifier to the release.
+
+declare -> verify -> calibrate -> solve -> release. The verifier
+(:func:`dpcvx.verify.verify_problem`) calls the user's loss once, on a scalar
+variable, and the regularizer once, at the fitted dimension, and proves the
+conditions of the privacy theorems for exactly those expressions. This object
+holds them with the proved constants. Calibration reads the constants from
+it, the solvers instantiate the SAME expressions (the loss per record by
+:func:`dpcvx.per_record.per_record`, the regularizer by substitution), and the
+release states its certificate. Nothing downstream calls a user callable or
+the verifier again, so what is certified is what is solved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import cvxpy as cp
+import numpy as np
+import sympy as sp
+
+from .certificate import Certificate
+from .per_record import per_record, substitute
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .regularizer import Quadratic
+    from .verify import LossDerivatives, VerifiedLoss, VerifiedRegularizer
+
+__all__ = ["VerifiedProblem", "float_up", "float_down"]
+
+
+def float_up(value) -> float:
+    """value as a float no smaller than value (constants that bound from above: L, c)."""
+    number = float(value)
+    if isinstance(value, sp.Basic) and not (value.is_Rational and sp.Rational(number) == value):
+        return math.nextafter(number, math.inf)
+    return number
+
+
+def float_down(value) -> float:
+    """value as a float no larger than value (the modulus m bounds from below)."""
+    number = float(value)
+    if isinstance(value, sp.Basic) and not (value.is_Rational and sp.Rational(number) == value):
+        return math.nextafter(number, -math.inf)
+    return number
+
+
+@dataclass(frozen=True)
+class VerifiedProblem:
+    """The declared loss and regularizer as verified, with the certificate of their conditions.
+
+    Created only by :func:`dpcvx.verify.verify_problem`. ``lipschitz``,
+    ``curvature`` and ``strong_convexity`` are the certified constants as
+    floats rounded in the safe direction (L and c up, m down).
+    """
+
+    loss: "VerifiedLoss"
+    regularizer: "VerifiedRegularizer"
+    certificate: Certificate
+
+    @property
+    def dim(self) -> int:
+        return int(self.certificate.dim)
+
+    def require(self, mechanism: str) -> None:
+        """Raise :class:`~dpcvx.exceptions.AssumptionError` unless ``mechanism`` is allowed."""
+        self.certificate.require(mechanism)
+
+    # -- constants, rounded safely --------------------------------------------------
+
+    @property
+    def lipschitz(self) -> float:
+        return float_up(self.certificate.lipschitz)
+
+    @property
+    def curvature(self) -> float:
+        return float_up(self.certificate.curvature)
+
+    @property
+    def strong_convexity(self) -> float:
+        return float_down(self.certificate.strong_convexity)
+
+    # -- what the solvers use -------------------------------------------------------
+
+    @property
+    def derivatives(self) -> "LossDerivatives | None":
+        """Numpy l, l', l'' of the verified loss (None unless translated and C^1)."""
+        return self.loss.derivatives
+
+    @property
+    def quadratic(self) -> "Quadratic | None":
+        """N as 0.5 w^T H w + g^T w when the calculus found it quadratic, else None."""
+        analysis = self.regularizer.analysis
+        return None if analysis is None else analysis.quadratic
+
+    def loss_terms(self, margins: cp.Expression) -> cp.Expression:
+        """sum_i l(z_i) for the verified l, as a CVXPY expression of the margins."""
+        assert self.loss.expression is not None and self.loss.variable is not None
+        return cp.sum(per_record(self.loss.expression, self.loss.variable, margins))
+
+    def regularizer_of(self, w: cp.Variable) -> cp.Expression:
+        """The verified N with its variable replaced by ``w`` (same tree, same constants)."""
+        assert self.regularizer.expression is not None and self.regularizer.variable is not None
+        if w.shape != self.regularizer.variable.shape:
+            raise ValueError(f"N was verified at shape {self.regularizer.variable.shape}, not {w.shape}")
+        return substitute(self.regularizer.expression, self.regularizer.variable, w)
+
+    def regularizer_gradient(self, w: np.ndarray) -> np.ndarray | None:
+        """grad N(w) for the gradient check, from the quadratic form (None when N is not quadratic)."""
+        quadratic = self.quadratic
+        return None if quadratic is None else quadratic.gradient(w)
