@@ -94,8 +94,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "replaces the hinge max(0, 1 - z); in general use a differentiable loss"),
     ExitCode(SolverError, EXIT_SOLVER,
              "the perturbed problem was not solved to the required accuracy; nothing is released",
-             "dpcvx: solver error: CVXPY solver NO_SUCH_SOLVER failed: The solver NO_SUCH_SOLVER is not "
-             "installed.; try another cvxpy_solver"),
+             "dpcvx: solver error: CVXPY solver CLARABEL returned status 'infeasible'; nothing is released. "
+             "Try another cvxpy_solver or solver='fast'"),
     ExitCode(BudgetExceededError, EXIT_BUDGET,
              "a privacy accountant refused a computation that would exceed its budget",
              "dpcvx: budget exceeded: PrivateERM.fit (objective perturbation, n=50) needs (epsilon=2, "

@@ -208,7 +208,8 @@ def parse_json(text: str, what: str = "file") -> Any:
     except _Refused as error:
         raise FileError(f"{what} {error}") from None
     except json.JSONDecodeError as error:
-        ending = " (the file ends early: was it truncated?)" if error.pos >= len(text.rstrip()) else ""
+        truncated = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        ending = " (the file ends early: was it truncated?)" if truncated else ""
         raise FileError(f"{what} is not valid JSON: {error.msg} at line {error.lineno}, column "
                         f"{error.colno}{ending}") from None
     except RecursionError:

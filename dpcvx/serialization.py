@@ -423,7 +423,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         recomputed = calibrate.recompute(calibration)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    for key in sorted(set(calibration) | set(recomputed)):
+    for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
         if key not in recomputed:
             raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
                              "file has been edited")

@@ -161,7 +161,7 @@ def test_verify_strict_refuses_numeric_constants(workdir, run):
 
 
 @pytest.mark.parametrize("via, args, code, message", [
-    ("subprocess", ["--loss", "squared"], 3, "unknown loss 'squared'; the catalogue has: huber, huber_hinge, logistic"),
+    ("subprocess", ["--loss", "squared"], 3, "unknown loss 'squared'; the known losses are: huber, huber_hinge, logistic"),
     ("main", ["--loss", "huber:h=-1"], 3, "huber_hinge needs h > 0"),
     ("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist"),
     ("main", ["--loss", "broken.py"], 3, "running broken.py failed: ZeroDivisionError"),
@@ -328,3 +328,90 @@ def test_predict_errors(fitted, tmp_path, run):
         assert len(result.stderr.splitlines()) == 1, result.stderr
         assert message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+# --- every invalid input: one line on stderr, the exit status of its class ---------------------
+
+
+@pytest.fixture(scope="module")
+def bad_inputs(workdir):
+    (workdir / "a_directory").mkdir(exist_ok=True)
+    (workdir / "latin1.csv").write_bytes("age,sex,hours,income\n30,M\xe4nnlich,40,>50K\n".encode("latin-1"))
+    (workdir / "huge_cell.csv").write_text("age,sex,hours,income\n1e400,Male,40,>50K\n")
+    (workdir / "empty.csv").write_text("")
+    (workdir / "bom.csv").write_bytes(b"\xef\xbb\xbf")
+    (workdir / "nested.json").write_text("[" * 50_000 + "]" * 50_000)
+    return workdir
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (fit_args("--schema", "a_directory"), 3, "schema file a_directory is a directory, not a file"),
+    (fit_args("--schema", "nested.json"), 3, "schema file nested.json nests JSON"),
+    (fit_args("--schema", "latin1.csv"), 3, "schema file latin1.csv is not UTF-8 text"),
+    (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("latin1.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
+     "latin1.csv is not UTF-8 text"),
+    (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("huge_cell.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
+     "numeric column 'age' holds a missing or non-finite value '1e400'"),
+    (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("a_directory",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
+     "a_directory is a directory, not a file"),
+    (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("bom.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
+     "bom.csv is empty"),
+    (fit_args(*COLUMNS, "--data-norm", "1e200"), 2, "argument --data-norm: must lie between 1e-100 and 1e+100"),
+    (fit_args(*COLUMNS, "--data-norm", "1e400"), 2, "argument --data-norm: must be a positive number"),
+    (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "argument --lam: must lie between"),
+    (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "9" * 5000), 2, "argument --epsilon"),
+    (fit_args(*COLUMNS, "--data-norm", "1", "--loss", "huber:h=1e300"), 3, "too extreme to compute the constants"),
+    (fit_args("--numeric", "age:0:1e300", "--data-norm", "1"), 2, "bounds must lie within +-1e+100"),
+    (fit_args(*COLUMNS, "--data-norm", "1")[:-2] + ("--out", "a_directory"), 3,
+     "cannot write the model to a_directory: it is a directory"),
+    (("demo", "--n", "-5"), 2, "argument --n: must be an integer from 30 to 1000000, got '-5'"),
+    (("demo", "--seed", "-1"), 2, "argument --seed: must be an integer from 0 to 4294967295, got '-1'"),
+    (("demo", "--draws", "0"), 2, "argument --draws: must be an integer from 1 to 100"),
+    (("demo", "--plot", "no/such/dir/plot.png"), 3, "cannot write the plot to no/such/dir/plot.png"),
+    (("verify", "--loss", "logistic", "--dim", "1" * 5000), 2, "argument --dim: must be an integer"),
+    (("predict", "nested.json", "train.csv"), 3, "model file nested.json nests JSON"),
+    (("predict", "a_directory", "train.csv"), 3, "model file a_directory is a directory"),
+    (("predict", "latin1.csv", "train.csv"), 3, "model file latin1.csv is not UTF-8 text"),
+    (("nonsense",), 2, "invalid choice: 'nonsense'"),
+    (("fit", "--bogus"), 2, "usage error"),
+    ((), 2, "the following arguments are required: COMMAND"),
+])
+def test_every_invalid_input_is_one_line_and_its_exit_status(bad_inputs, run, args, code, message):
+    result = run("main", *args, cwd=bad_inputs)
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("dpcvx: ")
+    assert not (bad_inputs / "out.json").exists()
+
+
+def test_a_traceback_only_for_a_bug(workdir, monkeypatch):
+    """A non-dpcvx exception is not caught: it is a bug, and Python's traceback (exit 1) shows it."""
+    from dpcvx import cli
+    monkeypatch.setattr(cli, "_verify", lambda args: 1 / 0)
+    parser = cli.build_parser
+    monkeypatch.setattr(cli, "build_parser", lambda: _with_handler(parser(), cli._verify))
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["verify", "--loss", "logistic"])
+
+
+def _with_handler(parser, handler):
+    parser._subparsers._group_actions[0].choices["verify"].set_defaults(handler=handler)
+    return parser
+
+
+def test_error_lines_and_codes_come_from_one_table():
+    from dpcvx import cli, exceptions
+    codes = {row.error: row.code for row in cli.EXIT_CODES}
+    assert codes[exceptions.UsageError] == 2 and codes[exceptions.InputError] == 3
+    assert codes[exceptions.AssumptionError] == 4 and codes[exceptions.SolverError] == 5
+    assert codes[exceptions.BudgetExceededError] == 6
+    # every DPCVXError subclass of dpcvx.exceptions has a code (through its most specific listed class)
+    for name in exceptions.__all__:
+        error = getattr(exceptions, name)
+        if isinstance(error, type) and issubclass(error, exceptions.DPCVXError):
+            instance = error("first line\n  second line\r\nthird")
+            assert cli.exit_code(instance) == codes.get(error, cli.exit_code(instance))
+            line = cli.error_line(instance)
+            assert "\n" not in line and "\r" not in line and line.endswith("first line second line third")
+    assert cli.exit_code(exceptions.FileError("x")) == 3 and cli.exit_code(exceptions.NumericRangeError("x")) == 3
+    assert cli.error_line(exceptions.SolverError("s")) == "dpcvx: solver error: s"
