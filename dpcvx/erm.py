@@ -46,7 +46,7 @@ from .problem import VerifiedProblem
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
 from .solvers import SolveInfo, newton, solve_with_cvxpy
-from .validation import check_classes, check_labels, positive
+from .validation import check_choice, check_classes, check_flag, check_labels, positive
 from .version import __version__
 from .verify import PROBE_DIM, default_regularizer, verify_problem
 
@@ -204,15 +204,17 @@ class PrivateERM:
         features = PROBE_DIM if dim is None else dim
         if isinstance(features, bool) or not isinstance(features, (int, np.integer)) or features < 1:
             raise InputError(f"dim must be a positive int (input features), got {dim!r}")
-        total = int(features) + (1 if self.fit_intercept else 0)
-        return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict).certificate
+        total = int(features) + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
+        return verify_problem(self.loss, self.regularizer, dim=total,
+                              strict=check_flag("strict", self.strict)).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
+        for flag in ("fit_intercept", "clip", "strict"):
+            check_flag(flag, getattr(self, flag))
+        check_choice("solver", self.solver, SOLVERS)
         if self.tol is not None:
             calibrate.check_tol(self.tol)
-        if self.solver not in SOLVERS:
-            raise InputError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
         installed = set(cp.installed_solvers())
@@ -373,11 +375,9 @@ class PrivateERM:
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
         private: for the data owner only, never to be published).
         """
-        if mechanism not in MECHANISMS:
-            raise InputError(f"mechanism must be 'objective' or 'output', got {mechanism!r}")
+        check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = calibrate.check_epsilon(epsilon)
-        if split not in calibrate.SPLITS:
-            raise InputError(f"split must be one of {calibrate.SPLITS}, got {split!r}")
+        check_choice("split", split, calibrate.SPLITS)
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):
             raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
         self._check_settings()
