@@ -61,10 +61,17 @@ class Diagnostics(Mapping):
     __str__ = __repr__
 
 
+WITHHELD_SEED = "withheld (a seed or generator reproduces the noise; it is never released)"
+
+
 def _public_param(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
+
+
+def _noise_source(random_state: Any) -> str:
+    return "OS entropy (fresh per release)" if random_state is None else WITHHELD_SEED
 
 
 class PrivateKernelLearner:
@@ -89,6 +96,7 @@ class PrivateKernelLearner:
 
     algorithm = "kernel"
     theorem: ClassVar[str] = ""
+    classes: ClassVar[tuple] = (-1.0, 1.0)  # the public label pair (labels are never mapped)
     # fitted attributes that are functions of the privatised output (listed in to_dict()["privatised"])
     privatised_attributes: ClassVar[tuple[str, ...]] = ()
     _param_names: ClassVar[tuple[str, ...]] = (
@@ -142,8 +150,16 @@ class PrivateKernelLearner:
                 "solve_tolerance": solve_tolerance_record(model.n, self.lam, L, R)}
 
     def get_params(self) -> dict:
-        """The constructor's parameters (public inputs)."""
+        """The constructor's parameters."""
         return {name: getattr(self, name) for name in self._param_names}
+
+    def _release_params(self) -> dict:
+        """The constructor's parameters as released: random_state is replaced by where the noise
+        came from (a seed would let anyone regenerate and subtract the noise)."""
+        params = {key: _public_param(value) for key, value in self.get_params().items()
+                  if key != "random_state"}
+        params["noise"] = _noise_source(self.random_state)
+        return params
 
     def _release(self) -> dict:
         """The learner-specific part of :meth:`to_dict` (subclasses)."""
@@ -157,9 +173,8 @@ class PrivateKernelLearner:
         "privatised" keys; no fact measured on the private data."""
         release = self._release()
         record = release.pop("privacy")
-        result = {"type": type(self).__name__, "params": {key: _public_param(value) for key, value
-                                                           in self.get_params().items()},
-                  "privacy": record, **release}
+        result = {"type": type(self).__name__, "params": self._release_params(), "privacy": record,
+                  **release}
         privatised = self._privatised()
         if privatised:
             result["privatised"] = privatised
@@ -169,7 +184,9 @@ class PrivateKernelLearner:
         return json.dumps(self.to_dict())
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items())
+        """The parameters, with random_state withheld (it would reproduce the noise)."""
+        params = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items()
+                           if key != "random_state")
         return f"{type(self).__name__}({params})"
 
     def __str__(self) -> str:
