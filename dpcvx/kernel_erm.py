@@ -320,6 +320,8 @@ class KernelERM:
 
     def solve(self) -> "KernelERM":
         """Certify ||w - w*|| <= gamma (the public tolerance); SolverError if the arithmetic cannot."""
+        if self._weights is not None:
+            return self
         solution = solve_kernel_erm(self._gram, self._labels, self.lam, self.loss, self.tolerance)
         self.report = solution.report
         self._weights = self._scaling * solution.coef

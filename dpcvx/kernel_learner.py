@@ -136,8 +136,24 @@ class PrivateKernelLearner:
             accountant.spend(self.epsilon, self.delta, description=f"{type(self).__name__}.fit")
 
     def _curator_model(self, X, y) -> KernelERM:
-        """The non-private minimiser to the public tolerance (private; kept only as long as needed)."""
+        """The non-private minimiser to the public tolerance (private; kept only as long as needed).
+
+        Inside ``fit`` this solves the model that the checks built (see
+        :meth:`_solve_checked`); called on its own it checks, then solves.
+        Subclasses may override it (for example to share one solve between fits).
+        """
+        pending, self._pending = getattr(self, "_pending", None), None
+        if pending is not None and pending[0] is X and pending[1] is y:
+            return pending[2].solve()
         return self._check_training(X, y).solve()
+
+    def _solve_checked(self, X, y, checked: KernelERM) -> KernelERM:
+        """Solve after the charge: ``_curator_model`` on the caller's X, y, reusing ``checked``."""
+        self._pending = (X, y, checked)
+        try:
+            return self._curator_model(X, y)
+        finally:
+            self._pending = None
 
     # -- the release ---------------------------------------------------------------------------
 

@@ -100,7 +100,7 @@ class PINP(PrivateKernelLearner):
         model, parameters = self._check(X, y)
         rng = resolve_rng(self.random_state)
         self._charge(accountant)
-        self._model = model.solve()
+        self._model = model = self._solve_checked(X, y, model)
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
         self._rng = rng

@@ -226,7 +226,7 @@ class TDDL(PrivateKernelLearner):
         model, Z, radius, least_squares, calibration = self._check(X, y, Z)
         rng = resolve_rng(self.random_state)
         self._charge(accountant)
-        model.solve()
+        model = self._solve_checked(X, y, model)
         noisy = perturb_predictions(model.predict(Z), calibration, rng)
         coef = least_squares.solve(noisy)
         self.calibration_ = calibration

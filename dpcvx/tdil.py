@@ -194,7 +194,7 @@ class TDIL(PrivateKernelLearner):
                 "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
                 "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
         self._charge(accountant)
-        model.solve()
+        model = self._solve_checked(X, y, model)
         kernel = model.kernel
         search = _BallSearch(model, radius, parameters) if net is None else _NetSearch(model, net, parameters)
         centers, coef = [], []

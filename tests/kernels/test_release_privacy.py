@@ -198,3 +198,64 @@ def test_tdil_fresh_noise_without_a_seed():
 def test_unfitted_learner_has_no_release():
     with pytest.raises(DPCVXError, match="not fitted"):
         TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0).to_dict()
+
+
+# -- the public solve tolerance gamma in the proof --------------------------------------------
+
+
+def test_noise_covers_the_public_solve_tolerance(monkeypatch):
+    import dpcvx.kernel_erm as kernel_erm
+
+    tolerances = []
+    solve = kernel_erm.solve_kernel_erm
+
+    def recording_solve(gram, y, lam, loss, tolerance):
+        tolerances.append(tolerance)
+        return solve(gram, y, lam, loss, tolerance)
+
+    monkeypatch.setattr(kernel_erm, "solve_kernel_erm", recording_solve)
+    X, y = circle_task(150, 14)
+    Z, _ = circle_task(25, 15)
+    learner = fit_tddl(X, y, Z, 16)
+    record = learner.to_dict()["privacy"]["solve_tolerance"]
+    s = 2 * 1.0 * 1.0 / (0.1 * 150)  # 2 L R / (lam n): hinge L = 1, rbf R = 1
+    assert record["exact_sensitivity"] == pytest.approx(s, rel=1e-10)
+    assert record["gamma"] == pytest.approx(1e-3 * s, rel=1e-10)
+    assert tolerances == [record["gamma"]]  # the solver was asked for exactly the released gamma
+    assert learner.diagnostics_["solve_report"].distance_bound <= record["gamma"]
+    assert record["sensitivity_used"] >= s + 2 * record["gamma"]
+    assert record["sensitivity_used"] == pytest.approx(s + 2 * record["gamma"], rel=1e-10)
+    # TDDL: L1 sensitivity of the exact minimiser's predictions plus the 2 gamma term
+    gram = learner.predictor_.kernel.gram(Z, Z)
+    operator_norm = float(np.sqrt(np.linalg.eigvalsh(gram).max()))
+    calibration = learner.calibration_
+    assert calibration.solve_tolerance == record["gamma"]
+    assert calibration.l2_sensitivity == pytest.approx(s * operator_norm + 2 * record["gamma"] * operator_norm,
+                                                       rel=1e-9)
+    assert calibration.l1_sensitivity >= (s + 2 * record["gamma"]) * min(
+        np.sqrt(np.diag(gram)).sum(), np.sqrt(len(Z)) * operator_norm) * (1 - 1e-9)
+    for name, learner in [("PINP", run_pinp(*circle_task(400, 17), circle_task(3, 18)[0], 19)[0]),
+                          ("TDIL", fit_tdil(*linear_task(400, 20), 21))]:
+        tolerance = learner.to_dict()["privacy"]["solve_tolerance"]
+        R = learner.to_dict()["privacy"]["R_phi"]
+        sensitivity = (learner.parameters_.query_sensitivity if name == "PINP"
+                       else learner.parameters_.score_sensitivity)
+        assert sensitivity == pytest.approx(tolerance["sensitivity_used"] * R, rel=1e-10), name
+        assert learner.parameters_.solve_tolerance == tolerance["gamma"], name
+
+
+def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch):
+    """The documented residual risk: the refusal comes after the charge, which stays spent."""
+    import dpcvx
+    import dpcvx.kernel_erm as kernel_erm
+
+    def failing_solve(*args, **kwargs):
+        raise dpcvx.SolverError("could not certify ||w - w*|| <= gamma")
+
+    monkeypatch.setattr(kernel_erm, "solve_kernel_erm", failing_solve)
+    X, y = circle_task(100, 22)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, random_state=0)
+    with pytest.raises(dpcvx.SolverError):
+        learner.fit(X, y, X[:10], accountant=accountant)
+    assert accountant.spent.epsilon == 1.0 and learner.predictor_ is None
