@@ -139,19 +139,26 @@ class PINP(PrivateKernelLearner):
         centers = np.array(self._centers)
         return float(kernel_expansion(self._model.kernel, point, centers, np.array(self._coef))[0])
 
+    def _check_queries(self, Z, name: str) -> np.ndarray:
+        """Queries as rows, each with ||phi(z)|| <= R_phi (public checks, before any noise)."""
+        points = as_rows(Z, name, self._model.n_features)
+        kernel = self._model.kernel
+        norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
+        beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
+        if beyond.size:
+            raise InputError(
+                f"query row {int(beyond[0])} has ||phi(z)|| = {norms[beyond[0]]:.6g} above the public "
+                f"bound R_phi = {kernel.feature_bound:g}; scale it into the input domain "
+                "(||z|| <= input_bound); no query of this call was answered"
+            )
+        return points
+
     def query(self, z) -> float:
         """A private prediction of <w*, phi(z)> for one point z."""
         parameters = self._session()
-        point = as_rows(z, "z", self._model.n_features)
+        point = self._check_queries(z, "z")
         if point.shape[0] != 1:
             raise InputError(f"query takes one point, got {point.shape[0]}; use decision_function")
-        kernel = self._model.kernel
-        norm = float(np.sqrt(max(kernel.diagonal(point)[0], 0.0)))
-        if norm > kernel.feature_bound * (1 + NORM_SLACK):
-            raise InputError(
-                f"the query has ||phi(z)|| = {norm:.6g} above the public bound R_phi = "
-                f"{kernel.feature_bound:g}; scale it into the input domain (||z|| <= input_bound)"
-            )
         if self.updates_used_ >= parameters.max_updates:
             raise BudgetExceededError(
                 f"PINP has made its B = {parameters.max_updates} updates and its privacy budget is "
@@ -177,7 +184,7 @@ class PINP(PrivateKernelLearner):
     def decision_function(self, X) -> np.ndarray:
         """Answers to the rows of X, queried in order."""
         self._session()
-        rows = as_rows(X, "X", self._model.n_features)
+        rows = self._check_queries(X, "X")  # every row checked before the first is answered
         return np.array([self.query(row) for row in rows])
 
     def predict(self, X) -> np.ndarray:
