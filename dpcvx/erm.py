@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import cvxpy as cp
 import numpy as np
@@ -55,6 +55,21 @@ __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 SOLVERS = ("auto", "fast", "cvxpy")
 NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
               "n is public")
+
+
+class _Prepared(NamedTuple):
+    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
+
+    epsilon: float
+    rows: RowMap
+    X: Any
+    labels: np.ndarray
+    problem: VerifiedProblem
+    calibration: calibrate.Calibration
+    constants: dict
+    start: np.ndarray | None
+    rng: np.random.Generator
+    classes: tuple
 
 
 class PrivateERM:
@@ -375,22 +390,10 @@ class PrivateERM:
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
         private: for the data owner only, never to be published).
         """
-        check_choice("mechanism", mechanism, MECHANISMS)
-        epsilon = calibrate.check_epsilon(epsilon)
-        check_choice("split", split, calibrate.SPLITS)
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
-        self._check_settings()
-        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
+        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant)
+        rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
+        calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
         n, d = X_mapped.shape
-        problem = self._verified(d)
-        problem.require(mechanism)
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
-                                                 rows.effective_norm_bound, split)
-        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-        start = self._start(warm_start, rows, d)
-        rng = resolve_rng(random_state)
-        classes = check_classes(self.classes)
         if accountant is not None:
             accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
 
@@ -426,10 +429,40 @@ class PrivateERM:
             clipping="clipped to R" if self.clip else "refused",
             neighbours=NEIGHBOURS,
             library_version=__version__,
-            constants=constants,
+            constants=prepared.constants,
         )
         coef, intercept = self._split_weights(w, rows)
-        return PrivateModel(coef, intercept, classes, rows, release)
+        return PrivateModel(coef, intercept, prepared.classes, rows, release)
+
+    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant) -> _Prepared:
+        """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
+        check_choice("mechanism", mechanism, MECHANISMS)
+        epsilon = calibrate.check_epsilon(epsilon)
+        check_choice("split", split, calibrate.SPLITS)
+        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        self._check_settings()
+        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
+        n, d = X_mapped.shape
+        problem = self._verified(d)
+        problem.require(mechanism)
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
+                                                 rows.effective_norm_bound, split)
+        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
+        start = self._start(warm_start, rows, d)
+        rng = resolve_rng(random_state)
+        return _Prepared(epsilon, rows, X_mapped, labels, problem, calibration, constants, start, rng,
+                         check_classes(self.classes))
+
+    def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
+                         split: str = "max", random_state: RandomState = None,
+                         warm_start: LinearModel | None = None) -> tuple:
+        """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
+
+        Returns the public classes. Private tuning calls it for every candidate
+        before its accountant is charged.
+        """
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None).classes
 
     @staticmethod
     def _guarantee(problem: VerifiedProblem, mechanism: str) -> str:
