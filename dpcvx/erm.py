@@ -248,8 +248,12 @@ class PrivateERM:
         if clipped:
             warnings.warn(
                 f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
-                "were scaled onto the bound (clip=True). This count is shown to you only; it is "
-                "not part of the release", ClippingWarning, stacklevel=3,
+                "were scaled onto the bound (clip=True). NOT PRIVATE: this count is shown to you "
+                "only and is not part of the release. To keep rows inside R, scale each column by "
+                "bounds you know without looking at the data: dpcvx.PublicSchema with "
+                "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every "
+                "row to norm <= 1; docs/getting-started.md ('Rows inside a public norm bound') "
+                "explains why R must not be read off the data", ClippingWarning, stacklevel=3,
             )
         return rows, mapped, labels
 
