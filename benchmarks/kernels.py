@@ -336,7 +336,7 @@ def run_kernel(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, seed: int
                         "noise_scale": calibration.scale, "noise": calibration.mechanism,
                         "l2_sensitivity": calibration.l2_sensitivity,
                         "constraint_radius": learner.constraint_radius_,
-                        "least_squares_residual": learner.least_squares_residual_}
+                        "least_squares_residual": learner.diagnostics_["least_squares_residual"]}
                 rec.run(method, lam, eps, private)
     cache.models.clear()
 

@@ -31,7 +31,8 @@ from .serialization import load, save
 from .tddl import TDDL, ConstrainedLeastSquares
 from .tdil import TDIL
 from .tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune
-from .verify import verify
+from .problem import VerifiedProblem
+from .verify import verify, verify_problem
 from .version import __version__
 
 # The scikit-learn estimators are imported on first use: scikit-learn is optional.
@@ -52,6 +53,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "verify",
+    "verify_problem",
+    "VerifiedProblem",
     "tune",
     "TuningResult",
     "TuningCertificate",

@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import cvxpy as cp
 import numpy as np
@@ -46,7 +46,7 @@ from .problem import VerifiedProblem
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
 from .solvers import SolveInfo, newton, solve_with_cvxpy
-from .validation import check_classes, check_labels, positive
+from .validation import check_choice, check_classes, check_flag, check_labels, positive
 from .version import __version__
 from .verify import PROBE_DIM, default_regularizer, verify_problem
 
@@ -57,8 +57,31 @@ NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replace
               "n is public")
 
 
+class _Prepared(NamedTuple):
+    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
+
+    epsilon: float
+    rows: RowMap
+    X: Any
+    labels: np.ndarray
+    problem: VerifiedProblem
+    calibration: calibrate.Calibration
+    constants: dict
+    start: np.ndarray | None
+    rng: np.random.Generator
+    classes: tuple
+
+
 class PrivateERM:
     """A declared private ERM problem; :meth:`fit` releases a :class:`~dpcvx.model.PrivateModel`.
+
+    This is the mathematical layer, as in the papers: labels -1/+1
+    (``classes=(-1, 1)``), no intercept, and no default norm bound (R is a
+    public fact about your data that only you know). The scikit-learn
+    estimators (:class:`~dpcvx.estimators.DPLogisticRegression` and friends)
+    follow scikit-learn instead: labels 0/1, an intercept and
+    ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`.
+    Set ``classes`` to your public label pair, e.g. ``classes=(0, 1)``.
 
     Parameters
     ----------
@@ -204,15 +227,17 @@ class PrivateERM:
         features = PROBE_DIM if dim is None else dim
         if isinstance(features, bool) or not isinstance(features, (int, np.integer)) or features < 1:
             raise InputError(f"dim must be a positive int (input features), got {dim!r}")
-        total = int(features) + (1 if self.fit_intercept else 0)
-        return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict).certificate
+        total = int(features) + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
+        return verify_problem(self.loss, self.regularizer, dim=total,
+                              strict=check_flag("strict", self.strict)).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
+        for flag in ("fit_intercept", "clip", "strict"):
+            check_flag(flag, getattr(self, flag))
+        check_choice("solver", self.solver, SOLVERS)
         if self.tol is not None:
             calibrate.check_tol(self.tol)
-        if self.solver not in SOLVERS:
-            raise InputError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
         installed = set(cp.installed_solvers())
@@ -231,8 +256,12 @@ class PrivateERM:
         if clipped:
             warnings.warn(
                 f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
-                "were scaled onto the bound (clip=True). This count is shown to you only; it is "
-                "not part of the release", ClippingWarning, stacklevel=3,
+                "were scaled onto the bound (clip=True). NOT PRIVATE: this count is shown to you "
+                "only and is not part of the release. To keep rows inside R, scale each column by "
+                "bounds you know without looking at the data: dpcvx.PublicSchema with "
+                "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every "
+                "row to norm <= 1; docs/getting-started.md ('Rows inside a public norm bound') "
+                "explains why R must not be read off the data", ClippingWarning, stacklevel=3,
             )
         return rows, mapped, labels
 
@@ -373,24 +402,10 @@ class PrivateERM:
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
         private: for the data owner only, never to be published).
         """
-        if mechanism not in MECHANISMS:
-            raise InputError(f"mechanism must be 'objective' or 'output', got {mechanism!r}")
-        epsilon = calibrate.check_epsilon(epsilon)
-        if split not in calibrate.SPLITS:
-            raise InputError(f"split must be one of {calibrate.SPLITS}, got {split!r}")
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
-        self._check_settings()
-        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
+        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant)
+        rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
+        calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
         n, d = X_mapped.shape
-        problem = self._verified(d)
-        problem.require(mechanism)
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
-                                                 rows.effective_norm_bound, split)
-        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-        start = self._start(warm_start, rows, d)
-        rng = resolve_rng(random_state)
-        classes = check_classes(self.classes)
         if accountant is not None:
             accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
 
@@ -426,10 +441,40 @@ class PrivateERM:
             clipping="clipped to R" if self.clip else "refused",
             neighbours=NEIGHBOURS,
             library_version=__version__,
-            constants=constants,
+            constants=prepared.constants,
         )
         coef, intercept = self._split_weights(w, rows)
-        return PrivateModel(coef, intercept, classes, rows, release)
+        return PrivateModel(coef, intercept, prepared.classes, rows, release)
+
+    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant) -> _Prepared:
+        """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
+        check_choice("mechanism", mechanism, MECHANISMS)
+        epsilon = calibrate.check_epsilon(epsilon)
+        check_choice("split", split, calibrate.SPLITS)
+        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        self._check_settings()
+        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
+        n, d = X_mapped.shape
+        problem = self._verified(d)
+        problem.require(mechanism)
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
+                                                 rows.effective_norm_bound, split)
+        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
+        start = self._start(warm_start, rows, d)
+        rng = resolve_rng(random_state)
+        return _Prepared(epsilon, rows, X_mapped, labels, problem, calibration, constants, start, rng,
+                         check_classes(self.classes))
+
+    def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
+                         split: str = "max", random_state: RandomState = None,
+                         warm_start: LinearModel | None = None) -> tuple:
+        """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
+
+        Returns the public classes. Private tuning calls it for every candidate
+        before its accountant is charged.
+        """
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None).classes
 
     @staticmethod
     def _guarantee(problem: VerifiedProblem, mechanism: str) -> str:

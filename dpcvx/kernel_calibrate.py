@@ -4,10 +4,15 @@ Derivations: ``docs/theory.md (section 9)``. Notation: n training points, ridge
 lam (the ERM is (1/n) sum l(y_i <w, phi(x_i)>) + (lam/2)||w||^2), loss
 Lipschitz constant L, public feature bound R = R_phi >= ||phi(x)||.
 
-* Minimiser sensitivity: ||w*_D - w*_D'|| <= 2 L R / (lam n) for neighbours
-  (one row replaced). The solver certifies ||w - w*|| <= SOLVE_RTOL times
-  that, so the released (approximate) minimiser moves by at most
-  (1 + 2 SOLVE_RTOL) 2 L R / (lam n): :func:`weight_sensitivity`.
+* Neighbours: replace-one with n public (D and D' have the same size n and
+  differ in one row); every bound below is for that relation.
+* Minimiser sensitivity: ||w*_D - w*_D'|| <= s = 2 L R / (lam n) for neighbours.
+  The solver returns an approximate minimiser w~ and certifies, before
+  anything is released, ||w~ - w*|| <= gamma = SOLVE_RTOL s, a PUBLIC
+  tolerance (:func:`solve_tolerance`). Both neighbours' solutions lie within
+  gamma of their exact minimisers, so ||w~_D - w~_D'|| <= s + 2 gamma: the
+  enlarged sensitivity every mechanism is calibrated with
+  (:func:`weight_sensitivity`, :func:`solve_tolerance_record`).
 * Norm bound: ||w*|| <= min(L R / lam, sqrt(2 (l(0) - inf l) / lam)):
   :func:`constraint_radius` (the paper's 2 L R / lam is valid but loose).
 * TDDL (Algorithm 2): :func:`tddl_calibration`.
@@ -34,8 +39,11 @@ from .gaussian import analytic_gaussian_sigma
 
 __all__ = [
     "SOLVE_RTOL",
+    "NEIGHBOUR_RELATION",
     "minimiser_sensitivity",
+    "solve_tolerance",
     "weight_sensitivity",
+    "solve_tolerance_record",
     "constraint_radius",
     "top_eigenvalue_bound",
     "TDDLCalibration",
@@ -48,6 +56,8 @@ __all__ = [
 
 SOLVE_RTOL = 1e-3
 MAX_ROUNDS = 10**7
+NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the same public size n "
+                      "and differ in one row (x_i, y_i)")
 
 
 def _count(name: str, value) -> int:
@@ -68,9 +78,38 @@ def minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
     return 2 * positive("L", L) * positive("R", R) / (_count("n", n) * positive("lam", lam))
 
 
+def solve_tolerance(n: int, lam: float, L: float, R: float) -> float:
+    """gamma = SOLVE_RTOL 2 L R / (lam n): the PUBLIC bound on ||w~ - w*|| every solve certifies.
+
+    It depends on public constants only, so neither the tolerance nor the
+    sensitivity derived from it reveals anything about the data.
+    """
+    return round_down(SOLVE_RTOL * minimiser_sensitivity(n, lam, L, R))
+
+
 def weight_sensitivity(n: int, lam: float, L: float, R: float) -> float:
-    """(1 + 2 SOLVE_RTOL) 2 L R / (lam n): the same for minimisers certified to SOLVE_RTOL."""
-    return round_up((1 + 2 * SOLVE_RTOL) * minimiser_sensitivity(n, lam, L, R))
+    """s + 2 gamma: ||w~_D - w~_D'|| for approximate minimisers certified to gamma = solve_tolerance.
+
+    ||w~_D - w~_D'|| <= ||w~_D - w*_D|| + ||w*_D - w*_D'|| + ||w*_D' - w~_D'|| <= gamma + s + gamma.
+    """
+    return round_up(round_up(minimiser_sensitivity(n, lam, L, R)) + 2 * solve_tolerance(n, lam, L, R))
+
+
+def solve_tolerance_record(n: int, lam: float, L: float, R: float) -> dict:
+    """The public constants of the inexact-solve argument, with their derivation (for a release)."""
+    return {
+        "gamma": solve_tolerance(n, lam, L, R),
+        "exact_sensitivity": round_up(minimiser_sensitivity(n, lam, L, R)),
+        "sensitivity_used": weight_sensitivity(n, lam, L, R),
+        "derivation": (
+            "exact_sensitivity s = 2 L R_phi / (lam n) bounds ||w*_D - w*_D'||_H for replace-one "
+            "neighbours (lam-strong convexity); the solver iterates until it certifies "
+            "||w~ - w*||_H <= ||grad J(w~)||_H / lam (smooth losses) or sqrt(2 gap / lam) (dual "
+            f"solve) <= gamma = {SOLVE_RTOL:g} s, a public tolerance, so "
+            "||w~_D - w~_D'||_H <= s + 2 gamma = sensitivity_used, which calibrates every noise "
+            "scale and threshold; see docs/kernels.md"
+        ),
+    }
 
 
 def constraint_radius(lam: float, L: float, R: float, value_at_zero: float | None = None,
@@ -126,6 +165,8 @@ class TDDLCalibration:
     l2_sensitivity: float
     mechanism: str
     scale: float
+    solve_tolerance: float = 0.0  # gamma: public bound on ||w~ - w*|| (weight_sensitivity = s + 2 gamma)
+    minimiser_sensitivity: float = 0.0  # s = 2 L R / (lam n), for the exact minimisers
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -135,11 +176,14 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
                      test_feature_norms, test_gram_top_eigenvalue: float) -> TDDLCalibration:
     """Calibrate the noisy predictions on the public sample Z.
 
-    The prediction vector is p(w) = Phi_Z^T w. For neighbours,
-    ||w - w'|| <= s = :func:`weight_sensitivity`, so
+    The prediction vector is p(w) = Phi_Z^T w. For replace-one neighbours the
+    approximate minimisers satisfy ||w~ - w~'|| <= s + 2 gamma =
+    :func:`weight_sensitivity` (exact sensitivity s plus twice the public
+    solve tolerance gamma), so
 
-    * L2: ||p - p'||_2 <= s ||Phi_Z||_op = s sqrt(lambda_max(K_Z));
-    * L1: ||p - p'||_1 <= s min(sum_t ||phi(z_t)||, sqrt(T lambda_max(K_Z))).
+    * L2: ||p - p'||_2 <= (s + 2 gamma) ||Phi_Z||_op = (s + 2 gamma) sqrt(lambda_max(K_Z)),
+      i.e. the exact minimiser's s ||Phi_Z||_op plus 2 gamma ||Phi_Z||_op;
+    * L1: ||p - p'||_1 <= (s + 2 gamma) min(sum_t ||phi(z_t)||, sqrt(T lambda_max(K_Z))).
 
     ``test_feature_norms`` are sqrt(k(z_t, z_t)); ``test_gram_top_eigenvalue``
     is an upper bound on lambda_max(K_Z) (see :func:`top_eigenvalue_bound`).
@@ -167,7 +211,8 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
         n=n, lam=lam, L=L, R=R, epsilon=epsilon, delta=delta, T=T,
         weight_sensitivity=sensitivity, sum_of_test_norms=sum_of_norms,
         test_operator_norm=operator_norm, l1_sensitivity=l1, l2_sensitivity=l2,
-        mechanism=mechanism, scale=scale,
+        mechanism=mechanism, scale=scale, solve_tolerance=solve_tolerance(n, lam, L, R),
+        minimiser_sensitivity=round_up(minimiser_sensitivity(n, lam, L, R)),
     )
 
 
@@ -215,6 +260,7 @@ class PINPParameters:
     threshold: float
     accuracy: float  # sigma
     step: float  # eta, the update coefficient
+    solve_tolerance: float = 0.0  # gamma: query_sensitivity = (s + 2 gamma) R
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -254,6 +300,7 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
             query_sensitivity=sensitivity, threshold_noise=threshold_noise, query_noise=query_noise,
             answer_noise=answer_noise, gap=gap, threshold=threshold,
             accuracy=threshold + a_rho + a_nu, step=gap / R**2,
+            solve_tolerance=solve_tolerance(n, lam, L, R),
         )
 
     if max_updates is None:
@@ -296,6 +343,7 @@ class TDILParameters:
     net_accuracy: float
     accuracy: float
     step: float
+    solve_tolerance: float = 0.0  # gamma: score_sensitivity = (s + 2 gamma) R
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -372,7 +420,7 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
             rounds=count, round_epsilon=per_round, score_sensitivity=sensitivity,
             selection_epsilon=half, answer_noise=answer_noise, gap=gap, threshold=threshold,
             net_accuracy=net_accuracy, accuracy=net_accuracy + C * feature_distance,
-            step=gap / R**2,
+            step=gap / R**2, solve_tolerance=solve_tolerance(n, lam, L, R),
         )
 
     if rounds is None:

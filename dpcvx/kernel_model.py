@@ -3,6 +3,11 @@
 The centres are public points (TDDL's public sample Z, PINP's queries, TDIL's
 net points), never training rows, so the released object is the triple
 (centres, coefficients, kernel). It holds no noise and no training data.
+
+In :meth:`KernelPredictor.to_dict` the privatised values sit under the key
+"privatised": the coefficients always (functions of the noisy answers), and
+the centres when a mechanism chose them (PINP's updating queries, TDIL's
+selected points); TDDL's centres are the public sample Z.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ __all__ = ["KernelPredictor"]
 class KernelPredictor:
     """f(x) = sum_t coef_t k(z_t, x); predicts sign(f(x)) (ties go to +1)."""
 
-    def __init__(self, kernel: Kernel, centers, coef, privacy: dict | None = None):
+    def __init__(self, kernel: Kernel, centers, coef, privacy: dict | None = None,
+                 privatised: tuple[str, ...] = ("coef",)):
         self.kernel = kernel
         centers = np.asarray(centers, dtype=float)
         coef = np.asarray(coef, dtype=float)
@@ -32,6 +38,9 @@ class KernelPredictor:
                              "finite coefficients of shape (T,)")
         self.centers, self.coef = centers, coef
         self.privacy = dict(privacy or {})
+        if not set(privatised) <= {"centers", "coef"}:
+            raise InputError(f"privatised names fields among 'centers' and 'coef', got {privatised!r}")
+        self.privatised = tuple(privatised)
 
     @property
     def n_features(self) -> int:
@@ -60,13 +69,16 @@ class KernelPredictor:
         return float(np.mean(self.predict(X) == as_labels(y, X.shape[0])))
 
     def to_dict(self) -> dict:
-        """JSON-ready: kernel parameters, centres, coefficients and the privacy record."""
+        """JSON-ready: kernel parameters, the privacy record, and the centres and coefficients
+        (under "privatised" when a mechanism produced them)."""
+        values = {"centers": self.centers.tolist(), "coef": self.coef.tolist()}
+        public = {key: value for key, value in values.items() if key not in self.privatised}
         return {
             "type": "KernelPredictor",
             "kernel": self.kernel.to_dict(),
             "n_features": self.n_features,
-            "centers": self.centers.tolist(),
-            "coef": self.coef.tolist(),
+            **public,
+            "privatised": {key: values[key] for key in ("centers", "coef") if key in self.privatised},
             "privacy": self.privacy,
         }
 
@@ -79,9 +91,13 @@ class KernelPredictor:
         if not isinstance(data, dict) or data.get("type") != "KernelPredictor":
             raise InputError("not a saved KernelPredictor (missing type field)")
         try:
-            centers = np.asarray(data["centers"], dtype=float).reshape(-1, int(data["n_features"]))
-            return cls(kernel_from_dict(data["kernel"]), centers, data["coef"], data.get("privacy"))
-        except (KeyError, TypeError, ValueError) as error:
+            privatised = data.get("privatised", {})
+            fields = {key: privatised[key] if key in privatised else data[key] for key in ("centers", "coef")}
+            centers = np.asarray(fields["centers"], dtype=float).reshape(-1, int(data["n_features"]))
+            return cls(kernel_from_dict(data["kernel"]), centers, fields["coef"], data.get("privacy"),
+                       privatised=tuple(key for key in ("centers", "coef") if key in privatised)
+                       if "privatised" in data else ("coef",))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise InputError(f"malformed KernelPredictor data: {error}") from None
 
     @classmethod

@@ -352,6 +352,7 @@ def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
     beyond_rounding = norms > bound * (1 + ROUNDING_SLACK)  # rows normalised to the bound are not news
     if np.any(beyond_rounding):
         warnings.warn(
+            f"NOT PRIVATE: do not publish (a count read off the training data): "
             f"{int(beyond_rounding.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
             f"bound R_phi = {bound:g} and were scaled down to it in feature space",
             ClippingWarning, stacklevel=3,

@@ -9,6 +9,8 @@ Each function returns a :class:`MarginLoss`, a picklable callable usable as
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
 from dataclasses import dataclass, field
 
 import cvxpy as cp
@@ -63,10 +65,12 @@ def huber_hinge(h: float = 0.5) -> MarginLoss:
     l(z) = 0 for z > 1 + h; (1 + h - z)^2 / (4h) for |1 - z| <= h; 1 - z for
     z < 1 - h. It is C^1 but only piecewise C^2 (l'' jumps at 1 - h and 1 + h).
     """
-    h = float(h)
-    if not h > 0:
-        raise InputError(f"huber_hinge needs h > 0, got h={h}")
-    return MarginLoss("huber_hinge", (("h", h),))
+    if isinstance(h, bool) or not isinstance(h, numbers.Real) or not (math.isfinite(h) and h > 0):
+        raise InputError(f"huber_hinge needs a finite number h > 0 (the smoothing width), got h={h!r}")
+    if not 1e-8 <= h <= 1e8:
+        raise InputError(f"huber_hinge needs 1e-8 <= h <= 1e8, got h={h!r}: beyond that the loss's "
+                         "curvature c = 1/(2h) or its flat region overflow in floating point")
+    return MarginLoss("huber_hinge", (("h", float(h)),))
 
 
 CATALOGUE = {"logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge}

@@ -18,6 +18,11 @@ curator refuses further queries with :class:`BudgetExceededError`, and the
 public iterate (:meth:`PINP.public_predictor`) answers them for free. The
 paper's single-noise test is replaced by AboveThreshold, whose privacy proof
 covers adaptively chosen queries; parameters: :func:`dpcvx.kernel_calibrate.pinp_parameters`.
+
+w* is the minimiser certified to the public tolerance gamma; every noise
+scale uses the enlarged query sensitivity (2 L R / (lam n) + 2 gamma) R.
+Privacy: Jain and Thakurta 2013, Theorem 2, for replace-one neighbours with n
+public, re-derived in docs/theory.md (section 9).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import numpy as np
 from .exceptions import BudgetExceededError, InputError
 from .kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
 from .kernel_erm import as_labels
-from .kernel_learner import PrivateKernelLearner
+from .kernel_learner import Diagnostics, PrivateKernelLearner
 from .kernel_model import KernelPredictor
 from .kernels import as_rows, kernel_expansion
 from .noise import sample_laplace
@@ -50,10 +55,19 @@ class PINP(PrivateKernelLearner):
 
     The object is the trusted curator: it keeps w* and the current round's
     threshold perturbation in memory; only answers and :meth:`public_predictor`
-    leave it.
+    leave it. Its release (:meth:`to_dict`) holds the parameters, the answers
+    and the update count (privatised) and the public iterate;
+    ``diagnostics_`` (NOT PRIVATE) holds the solve report.
     """
 
     algorithm = "PINP (Jain and Thakurta 2013, Algorithm 1)"
+    theorem = ("Jain and Thakurta (ICML 2013), Theorem 2 (privacy of PINP, Algorithm 1), as re-derived "
+               "in docs/theory.md (section 9): AboveThreshold rounds plus Laplace answers, composed "
+               "over at most B updates, with the query sensitivity enlarged by 2 gamma R for the "
+               "certified approximate minimiser")
+    privatised_attributes = ("updates_used_",)
+    _param_names = PrivateKernelLearner._param_names + (
+        "max_queries", "failure_probability", "max_updates")
 
     def __init__(self, kernel="rbf", *, lam: float, epsilon: float, delta: float = 0.0,
                  max_queries: int, failure_probability: float = 0.05,
@@ -64,20 +78,35 @@ class PINP(PrivateKernelLearner):
         self.max_updates = max_updates
         self.parameters_: PINPParameters | None = None
 
-    def fit(self, X, y, *, accountant=None) -> "PINP":
-        """Prepare to answer queries; ``accountant`` (optional) is charged the whole (epsilon, delta)."""
-        self._charge(accountant)
-        self._model = self._curator_model(X, y)
-        kernel, loss = self._model.kernel, self._model.loss
+    def _check(self, X, y):
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
+        model = self._check_training(X, y)
+        kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)
-        self.parameters_ = pinp_parameters(
-            self._model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, self.epsilon,
+        parameters = pinp_parameters(
+            model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, self.epsilon,
             self.delta, self.max_queries, self.failure_probability, self.max_updates)
-        self.solve_report_ = self._model.report
-        self._rng = resolve_rng(self.random_state)
+        return model, parameters
+
+    def check_fit_inputs(self, X, y) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        self._check(X, y)
+        resolve_rng(self.random_state)
+
+    def fit(self, X, y, *, accountant=None) -> "PINP":
+        """Prepare to answer queries. Every input is checked first, then ``accountant``
+        (optional) is charged the whole (epsilon, delta) once, then the model is solved."""
+        model, parameters = self._check(X, y)
+        rng = resolve_rng(self.random_state)
+        self._charge(accountant)
+        self._model = model = self._solve_checked(X, y, model)
+        self.parameters_ = parameters
+        self.diagnostics_ = Diagnostics(solve_report=model.report)
+        self._rng = rng
         self._centers: list[np.ndarray] = []
         self._coef: list[float] = []
+        self._answers: list[float] = []
         self._round_shift: float | None = None
         self.updates_used_ = 0
         self.queries_answered_ = 0
@@ -93,7 +122,16 @@ class PINP(PrivateKernelLearner):
         parameters = self._session()
         centers = np.array(self._centers).reshape(-1, self._model.n_features)
         return KernelPredictor(self._model.kernel, centers, np.array(self._coef),
-                               self._privacy_record(self._model, **parameters.to_dict()))
+                               self._privacy_record(self._model, **parameters.to_dict()),
+                               privatised=("centers", "coef"))
+
+    def _release(self) -> dict:
+        public = self.public_predictor().to_dict()
+        return {"privacy": public["privacy"], "parameters": self._session().to_dict(),
+                "queries_answered": self.queries_answered_, "public_predictor": public}
+
+    def _privatised(self) -> dict:
+        return {"answers": list(self._answers), "updates_used": self.updates_used_}
 
     def _public_value(self, point: np.ndarray) -> float:
         if not self._coef:
@@ -101,19 +139,26 @@ class PINP(PrivateKernelLearner):
         centers = np.array(self._centers)
         return float(kernel_expansion(self._model.kernel, point, centers, np.array(self._coef))[0])
 
+    def _check_queries(self, Z, name: str) -> np.ndarray:
+        """Queries as rows, each with ||phi(z)|| <= R_phi (public checks, before any noise)."""
+        points = as_rows(Z, name, self._model.n_features)
+        kernel = self._model.kernel
+        norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
+        beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
+        if beyond.size:
+            raise InputError(
+                f"query row {int(beyond[0])} has ||phi(z)|| = {norms[beyond[0]]:.6g} above the public "
+                f"bound R_phi = {kernel.feature_bound:g}; scale it into the input domain "
+                "(||z|| <= input_bound); no query of this call was answered"
+            )
+        return points
+
     def query(self, z) -> float:
         """A private prediction of <w*, phi(z)> for one point z."""
         parameters = self._session()
-        point = as_rows(z, "z", self._model.n_features)
+        point = self._check_queries(z, "z")
         if point.shape[0] != 1:
             raise InputError(f"query takes one point, got {point.shape[0]}; use decision_function")
-        kernel = self._model.kernel
-        norm = float(np.sqrt(max(kernel.diagonal(point)[0], 0.0)))
-        if norm > kernel.feature_bound * (1 + NORM_SLACK):
-            raise InputError(
-                f"the query has ||phi(z)|| = {norm:.6g} above the public bound R_phi = "
-                f"{kernel.feature_bound:g}; scale it into the input domain (||z|| <= input_bound)"
-            )
         if self.updates_used_ >= parameters.max_updates:
             raise BudgetExceededError(
                 f"PINP has made its B = {parameters.max_updates} updates and its privacy budget is "
@@ -126,18 +171,20 @@ class PINP(PrivateKernelLearner):
         noisy_gap = abs(private - public) + sample_laplace(1, parameters.query_noise, self._rng)[0]
         self.queries_answered_ += 1
         if noisy_gap < parameters.threshold + self._round_shift:
+            self._answers.append(public)
             return public
-        answer = private + sample_laplace(1, parameters.answer_noise, self._rng)[0]
+        answer = float(private + sample_laplace(1, parameters.answer_noise, self._rng)[0])
         self._centers.append(point[0])
         self._coef.append(parameters.step if answer >= public else -parameters.step)
         self.updates_used_ += 1
         self._round_shift = None
-        return float(answer)
+        self._answers.append(answer)
+        return answer
 
     def decision_function(self, X) -> np.ndarray:
         """Answers to the rows of X, queried in order."""
         self._session()
-        rows = as_rows(X, "X", self._model.n_features)
+        rows = self._check_queries(X, "X")  # every row checked before the first is answered
         return np.array([self.query(row) for row in rows])
 
     def predict(self, X) -> np.ndarray:

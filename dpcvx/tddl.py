@@ -2,16 +2,24 @@
 
 Given private training data and a PUBLIC sample Z = {z_1..z_T} of test points:
 
-1. solve the kernel ERM exactly: w* = sum_i beta_i phi(x_i);
-2. release noisy predictions yhat_t = <w*, phi(z_t)> + b_t, with b_t
+1. solve the kernel ERM to the public tolerance gamma: ||w - w*|| <= gamma,
+   w = sum_i beta_i phi(x_i) (the paper's exact minimiser w*, up to gamma);
+2. release noisy predictions yhat_t = <w, phi(z_t)> + b_t, with b_t
    Laplace (epsilon-DP, L1 sensitivity) or Gaussian ((epsilon, delta)-DP,
    L2 sensitivity through ||Phi_Z||_op = sqrt(lambda_max(K_Z))), calibrated
-   by :func:`dpcvx.kernel_calibrate.tddl_calibration`;
+   by :func:`dpcvx.kernel_calibrate.tddl_calibration` with the weight
+   sensitivity 2 L R / (lam n) + 2 gamma (both neighbours' solutions within
+   gamma of their exact minimisers);
 3. post-process: w = argmin_{||w|| <= C, w in span phi(Z)} (1/T) sum_t (<w, phi(z_t)> - yhat_t)^2,
    the CVXPY template :class:`ConstrainedLeastSquares`, C = constraint_radius.
 
 The released predictor is (Z, a, kernel) with w = sum_t a_t phi(z_t). Step 3
 touches only yhat and public data, so it costs no privacy.
+
+Privacy: Jain and Thakurta 2013, Theorem 4 (TDDL is (epsilon, delta)-DP; their
+Definition 1: data sets of size n differing in one point, i.e. replace-one
+neighbours with n public), re-derived in docs/theory.md (section 9); the proof's exact minimiser is replaced
+by the certified approximate one through the enlarged sensitivity.
 """
 
 from __future__ import annotations
@@ -25,8 +33,7 @@ from scipy.optimize import brentq
 
 from .exceptions import InputError
 from .kernel_calibrate import TDDLCalibration, constraint_radius, tddl_calibration, top_eigenvalue_bound
-from .kernel_erm import SolveReport
-from .kernel_learner import PrivateKernelLearner
+from .kernel_learner import Diagnostics, PrivateKernelLearner
 from .kernel_model import KernelPredictor
 from .kernels import as_rows
 from .noise import sample_gaussian, sample_laplace
@@ -183,18 +190,20 @@ class TDDL(PrivateKernelLearner):
     like Z. See :class:`~dpcvx.kernel_learner.PrivateKernelLearner` for the
     parameters.
 
-    Fitted attributes: ``predictor_``, ``calibration_`` (noise derivation),
-    ``constraint_radius_`` (C), ``solve_report_`` (accuracy of the exact solve),
-    ``least_squares_residual_`` (relative KKT residual of step 3).
+    Fitted attributes (public): ``predictor_``, ``calibration_`` (noise
+    derivation, with the solve tolerance gamma), ``constraint_radius_`` (C).
+    ``diagnostics_`` (NOT PRIVATE, the curator's only): the solve report of the
+    non-private minimiser and the KKT residual and method of step 3.
     """
 
     algorithm = "TDDL (Jain and Thakurta 2013, Algorithm 2)"
+    theorem = ("Jain and Thakurta (ICML 2013), Theorem 4 (privacy of TDDL, Algorithm 2: the Laplace or "
+               "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
+               "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
 
-    def fit(self, X, y, Z, *, accountant=None) -> "TDDL":
-        """Release the predictor; ``accountant`` (optional) is charged (epsilon, delta) first."""
-        self._charge(accountant)
-        rng = resolve_rng(self.random_state)
-        model = self._curator_model(X, y)
+    def _check(self, X, y, Z):
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
+        model = self._check_training(X, y)
         Z = as_rows(Z, "Z", model.n_features)
         kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
@@ -204,13 +213,33 @@ class TDDL(PrivateKernelLearner):
             model.n, self.lam, loss.lipschitz, kernel.feature_bound, self.epsilon, self.delta,
             np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues),
         )
+        return model, Z, radius, least_squares, calibration
+
+    def check_fit_inputs(self, X, y, Z) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        self._check(X, y, Z)
+        resolve_rng(self.random_state)
+
+    def fit(self, X, y, Z, *, accountant=None) -> "TDDL":
+        """Release the predictor. Every input is checked first, then ``accountant`` (optional)
+        is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
+        model, Z, radius, least_squares, calibration = self._check(X, y, Z)
+        rng = resolve_rng(self.random_state)
+        self._charge(accountant)
+        model = self._solve_checked(X, y, model)
         noisy = perturb_predictions(model.predict(Z), calibration, rng)
         coef = least_squares.solve(noisy)
         self.calibration_ = calibration
         self.constraint_radius_ = radius
-        self.least_squares_residual_ = least_squares.residual
-        self.solve_report_: SolveReport = model.report
-        self.predictor_ = KernelPredictor(kernel, Z, coef, self._privacy_record(
+        self.diagnostics_ = Diagnostics(solve_report=model.report,
+                                        least_squares_residual=least_squares.residual,
+                                        least_squares_method=least_squares.method)
+        self.predictor_ = KernelPredictor(model.kernel, Z, coef, self._privacy_record(
             model, mechanism=calibration.mechanism, noise_scale=calibration.scale,
-            constraint_radius=radius, public_sample_size=Z.shape[0]))
+            constraint_radius=radius, public_sample_size=Z.shape[0]), privatised=("coef",))
         return self
+
+    def _release(self) -> dict:
+        predictor = self._fitted().to_dict()
+        return {"privacy": predictor["privacy"], "calibration": self.calibration_.to_dict(),
+                "constraint_radius": self.constraint_radius_, "predictor": predictor}

@@ -17,6 +17,11 @@ At most B rounds; parameters from :func:`dpcvx.kernel_calibrate.tdil_parameters`
 * Linear kernel: the candidates are the whole ball, sampled exactly as a
   mixture of two log-concave densities (:mod:`dpcvx.ball_sampler`); no net,
   cost linear in d per round, and the accuracy holds on the whole ball directly.
+
+w* is the minimiser certified to the public tolerance gamma; the score and
+test sensitivities use (2 L R / (lam n) + 2 gamma) R. Privacy: Jain and
+Thakurta 2013, Theorem 7, for replace-one neighbours with n public,
+re-derived in docs/theory.md (section 9).
 """
 
 from __future__ import annotations
@@ -31,9 +36,9 @@ from .validation import positive
 from .exceptions import ExponentialCostWarning, InputError
 from .kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
 from .kernel_erm import KernelERM
-from .kernel_learner import PrivateKernelLearner
+from .kernel_learner import Diagnostics, PrivateKernelLearner
 from .kernel_model import KernelPredictor
-from .kernels import LinearKernel, as_rows
+from .kernels import LinearKernel
 from .noise import sample_laplace
 from .rng import resolve_rng
 
@@ -123,9 +128,19 @@ class TDIL(PrivateKernelLearner):
     |<w - w*, phi(z)>| <= ``parameters_.accuracy`` for every ||z|| <= r.
     (epsilon, delta)-DP with respect to (X, y). Warns
     :class:`ExponentialCostWarning` when it searches a net.
+
+    ``rounds_used_`` and ``certified_`` are functions of the privatised
+    transcript (the number of released centres, and whether it is below B);
+    ``diagnostics_`` (NOT PRIVATE) holds the solve report.
     """
 
     algorithm = "TDIL (Jain and Thakurta 2013, Algorithm 3)"
+    theorem = ("Jain and Thakurta (ICML 2013), Theorem 7 (privacy of TDIL, Algorithm 3), as re-derived "
+               "in docs/theory.md (section 9): exponential-mechanism selection plus a Laplace test per "
+               "round, composed over at most B rounds, with the score sensitivity enlarged by "
+               "2 gamma R for the certified approximate minimiser")
+    privatised_attributes = ("rounds_used_", "certified_")
+    _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds")
 
     def __init__(self, kernel="rbf", *, lam: float, epsilon: float, delta: float = 0.0,
                  input_bound: float, net_spacing: float | None = None,
@@ -137,20 +152,16 @@ class TDIL(PrivateKernelLearner):
         self.rounds = rounds
         self.parameters_: TDILParameters | None = None
 
-    def fit(self, X, y, *, accountant=None) -> "TDIL":
-        """Release the predictor; ``accountant`` (optional) is charged (epsilon, delta) first."""
+    def _check(self, X, y):
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
         radius = positive("input_bound", self.input_bound)
-        rng = resolve_rng(self.random_state)
-        X = as_rows(X)
-        dim = X.shape[1]
-        whole_ball = isinstance(self._make_kernel(), LinearKernel)
+        model = self._check_training(X, y)
+        kernel, loss, dim = model.kernel, model.loss, model.n_features
+        whole_ball = isinstance(kernel, LinearKernel)
         if whole_ball and self.net_spacing is not None:
             raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
         spacing = radius / 10 if self.net_spacing is None else self.net_spacing
         net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
-        self._charge(accountant)
-        model = self._curator_model(X, y)
-        kernel, loss = model.kernel, model.loss
         common = (model.n, self.lam, loss.lipschitz, kernel.feature_bound,
                   constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
                                     loss.value_at_zero, loss.infimum),
@@ -159,17 +170,33 @@ class TDIL(PrivateKernelLearner):
             parameters = tdil_parameters(*common, ball_dimension=dim,
                                          failure_probability=self.failure_probability,
                                          rounds=self.rounds)
-            search = _BallSearch(model, radius, parameters)
         else:
-            warnings.warn(
-                f"TDIL searches a net of {net.shape[0]} points of the {dim}-dimensional ball "
-                "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
-                "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
             parameters = tdil_parameters(*common, net_size=net.shape[0],
                                          feature_distance=kernel.feature_distance(radius, spacing),
                                          failure_probability=self.failure_probability,
                                          rounds=self.rounds)
-            search = _NetSearch(model, net, parameters)
+        return model, radius, net, parameters
+
+    def check_fit_inputs(self, X, y) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        self._check(X, y)
+        resolve_rng(self.random_state)
+
+    def fit(self, X, y, *, accountant=None) -> "TDIL":
+        """Release the predictor. Every input is checked first, then ``accountant`` (optional)
+        is charged (epsilon, delta) once, then the model is solved and the rounds run."""
+        model, radius, net, parameters = self._check(X, y)
+        rng = resolve_rng(self.random_state)
+        dim = model.n_features
+        if net is not None:
+            warnings.warn(
+                f"TDIL searches a net of {net.shape[0]} points of the {dim}-dimensional ball "
+                "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
+                "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
+        self._charge(accountant)
+        model = self._solve_checked(X, y, model)
+        kernel = model.kernel
+        search = _BallSearch(model, radius, parameters) if net is None else _NetSearch(model, net, parameters)
         centers, coef = [], []
         self.certified_ = False
         for round_index in range(parameters.rounds):
@@ -183,8 +210,13 @@ class TDIL(PrivateKernelLearner):
             search.update(point, coef[-1])
         self.rounds_used_ = round_index + 1
         self.parameters_ = parameters
-        self.solve_report_ = model.report
+        self.diagnostics_ = Diagnostics(solve_report=model.report)
         self.predictor_ = KernelPredictor(
             kernel, np.array(centers).reshape(-1, dim), np.array(coef),
-            self._privacy_record(model, **parameters.to_dict()))
+            self._privacy_record(model, **parameters.to_dict()), privatised=("centers", "coef"))
         return self
+
+    def _release(self) -> dict:
+        predictor = self._fitted().to_dict()
+        return {"privacy": predictor["privacy"], "parameters": self.parameters_.to_dict(),
+                "predictor": predictor}

@@ -26,11 +26,23 @@ This is parallel composition over disjoint parts; with an (epsilon, delta)
 learner the first case, hence the whole, is (epsilon, delta)-DP. Releasing
 f_i is post-processing.
 
-Only the selected model and its parameters are released. The mistake counts
-z_i are never returned, stored or logged: they are exact functions of D_{m+1}
-that no noise has touched, so publishing them is not covered by the guarantee
-(two of them, or one count before and after a record changes, show whether a
-given held-out record was misclassified).
+Neighbours: replace-one with n public (the data sets have the same size n
+and differ in one record); the split depends on n and the generator only.
+
+Only the selected model and its parameters are released; the selected index
+(the exponential mechanism's output) and everything that depends on it sit
+under "privatised" keys. The mistake counts z_i are never returned, stored or
+logged: they are exact functions of D_{m+1} that no noise has touched, so
+publishing them is not covered by the guarantee (two of them, or one count
+before and after a record changes, show whether a given held-out record was
+misclassified). Solver statistics of the selected model (a learner's
+``diagnostics_``) are moved to ``TuningResult.diagnostics_``, marked NOT
+PRIVATE, and kept out of the release.
+
+Order: every input (grid, budget, data, labels against the learner's public
+classes, each candidate's parameters and fit arguments on its own part) is
+checked first, then the accountant is charged once, then the candidates are
+fitted and the noise drawn. A refused call spends nothing.
 """
 
 from __future__ import annotations
@@ -38,9 +50,10 @@ from __future__ import annotations
 import copy
 import inspect
 import itertools
+import json
 import logging
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -48,8 +61,9 @@ import scipy.sparse as sparse
 
 from .accountant import PrivacyAccountant, check_cost
 from .exceptions import AssumptionError, InputError
+from .kernel_learner import Diagnostics
 from .rng import RandomState, resolve_rng
-from .validation import positive
+from .validation import check_classes, check_labels, positive
 
 __all__ = [
     "tune",
@@ -67,6 +81,11 @@ logger = logging.getLogger(__name__)
 
 PROCEDURE = ("Algorithm 4 (private parameter tuning) of Chaudhuri, Monteleoni and Sarwate, "
              "JMLR 12 (2011)")
+NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the same public size n and "
+                      "differ in one record (x_i, y_i)")
+THEOREM = ("the privacy theorem for Algorithm 4 of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011): "
+           "disjoint parts (parallel composition) plus the exponential mechanism (McSherry and "
+           "Talwar 2007) with score -z_i of sensitivity 1")
 _RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
 _BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
 
@@ -182,6 +201,8 @@ class TuningCertificate:
     model's own certificate (None if the learner gives none), ``fit_params``
     the keyword arguments every fit received besides epsilon and the random
     generator. The mistake counts are not part of it (see the module notes).
+    ``selected_index`` is the exponential mechanism's (privatised) output: in
+    :meth:`to_dict` it and the selected parameters sit under "privatised".
     """
 
     epsilon: float
@@ -194,6 +215,8 @@ class TuningCertificate:
     release: Any = None
 
     procedure = PROCEDURE
+    neighbour_relation = NEIGHBOUR_RELATION
+    theorem = THEOREM
 
     @property
     def m(self) -> int:
@@ -234,6 +257,8 @@ class TuningCertificate:
         return {
             "procedure": self.procedure,
             "guarantee": self.guarantee,
+            "neighbour_relation": self.neighbour_relation,
+            "theorem": self.theorem,
             "epsilon": self.epsilon,
             "delta": self.delta,
             "n": self.n,
@@ -241,9 +266,12 @@ class TuningCertificate:
             "part_sizes": list(self.part_sizes),
             "unused_rows": self.unused_rows,
             "candidates": [_public_params(point) for point in self.candidates],
-            "selected_index": self.selected_index,
-            "selected_params": _public_params(self.selected_params),
             "fit_params": _public_params(self.fit_params),
+            "privatised": {
+                "selected_index": self.selected_index,
+                "selected_params": _public_params(self.selected_params),
+            },
+            # the selected model's own certificate (public constants given the selection)
             "release": release,
         }
 
@@ -251,11 +279,12 @@ class TuningCertificate:
         lines = [
             f"dpcvx tuning: {self.procedure}",
             f"guarantee: {self.guarantee}",
+            f"neighbouring data sets: {self.neighbour_relation}",
             f"n = {self.n}: m + 1 = {self.m + 1} parts of {self.part_size} rows "
             f"({self.unused_rows} unused)",
             "candidates: " + ", ".join("{" + _format_params(point) + "}" for point in self.candidates),
-            f"selected: candidate {self.selected_index + 1} of {self.m}, "
-            + _format_params(self.selected_params),
+            f"selected (privatised, by the exponential mechanism): candidate {self.selected_index + 1} "
+            f"of {self.m}, " + _format_params(self.selected_params),
         ]
         if self.fit_params:
             lines.append("fit arguments: " + _format_params(self.fit_params))
@@ -267,15 +296,36 @@ class TuningCertificate:
 
 @dataclass(frozen=True)
 class TuningResult:
-    """What :func:`tune` releases: the selected model, its parameters and the certificate."""
+    """What :func:`tune` releases: the selected model, its parameters and the certificate.
+
+    ``diagnostics_`` is not part of the release: it holds what the selected
+    learner measured on its private part (for example a kernel learner's
+    solve report), for the data owner only; its repr starts with
+    "NOT PRIVATE: do not publish". :meth:`to_dict`, :meth:`to_json`, repr and
+    str never include it.
+    """
 
     model: Any
     params: dict
     certificate: TuningCertificate
+    diagnostics_: Diagnostics = field(default_factory=Diagnostics, repr=False, compare=False)
 
     @property
     def epsilon(self) -> float:
         return self.certificate.epsilon
+
+    def to_dict(self) -> dict:
+        """The release, JSON-ready: the certificate, the selected model's own release (when it has
+        ``to_dict``) and, under "privatised", the selected parameters."""
+        model = self.model.to_dict() if hasattr(self.model, "to_dict") else None
+        return {"type": "TuningResult", "certificate": self.certificate.to_dict(),
+                "model": model, "privatised": {"params": _public_params(self.params)}}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def __str__(self) -> str:
+        return f"{self.certificate}\nreleased model: {self.model!r}"
 
     def __repr__(self) -> str:
         return (f"TuningResult(params={{{_format_params(self.params)}}}, epsilon={self.certificate.epsilon:g}, "
@@ -319,13 +369,30 @@ class BudgetInConstructor:
         self.params.update(params)
         return self
 
-    def fit(self, X, y, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
-            **fit_params) -> Any:
+    def _build(self, epsilon: float, random_state: RandomState, delta: float) -> Any:
         budget = {"epsilon": epsilon, "random_state": random_state}
         if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
             budget["delta"] = delta
-        learner = self.learner_class(**self.params, **budget)
-        return learner.fit(X, y, **fit_params)
+        try:
+            return self.learner_class(**self.params, **budget)
+        except TypeError as error:
+            raise InputError(f"could not build {self.learner_class.__name__} with {self.params}: "
+                             f"{error}") from None
+
+    def fit(self, X, y, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
+            **fit_params) -> Any:
+        return self._build(epsilon, random_state, delta).fit(X, y, **fit_params)
+
+    def check_fit_inputs(self, X, y, epsilon: float, delta: float = 0.0, **fit_params) -> tuple | None:
+        """Raise the error :meth:`fit` would raise for bad parameters or input, fitting nothing.
+
+        Builds the learner (its constructor checks the parameters), checks that
+        its fit takes ``fit_params``, checks y against its public ``classes``
+        when it declares them, and calls its own ``check_fit_inputs`` when it
+        has one (dpcvx.TDDL, PINP, TDIL). Returns the learner's public classes (or None).
+        """
+        learner = self._build(epsilon, 0, delta)  # a fixed seed: nothing is drawn here
+        return _check_candidate(learner, X, y, fit_params)
 
     def __repr__(self) -> str:
         return f"BudgetInConstructor({self.learner_class.__name__}, {_format_params(self.params)})"
@@ -408,6 +475,39 @@ def _data(X, y) -> tuple[Any, np.ndarray]:
         raise InputError(f"y must be 1-D with one label per row of X: X has {rows.shape[0]} rows, "
                          f"y has shape {labels.shape}")
     return rows, labels
+
+
+def _check_finite(X) -> None:
+    values = X.data if sparse.issparse(X) else X
+    if np.issubdtype(values.dtype, np.number) and not np.all(np.isfinite(values)):
+        raise InputError("X contains NaN or infinite values; remove or impute them first")
+
+
+def _check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any]) -> tuple | None:
+    """What a candidate's fit would refuse, checked before anything is charged; returns the
+    public label pair it declares (or None).
+
+    * its fit must take the keyword arguments tune passes;
+    * y must hold only the learner's public ``classes`` when it declares them
+      (the pair is public; it is never read off y);
+    * the learner's own ``check_fit_inputs(X, y, **fit_params)`` when it has one.
+    """
+    fit = getattr(candidate, "fit", None)
+    if callable(fit) and not _accepts_keywords(fit, tuple(fit_params)):
+        raise InputError(f"{type(candidate).__name__}.fit does not take the argument(s) "
+                         f"{sorted(fit_params)} (from fit_params / mechanism / delta)")
+    classes = getattr(candidate, "classes", None)
+    if classes is not None:
+        check_labels(y, y.shape[0], check_classes(classes))
+    check = getattr(candidate, "check_fit_inputs", None)
+    if callable(check):
+        try:
+            declared = check(X, y, **fit_params)
+        except TypeError as error:
+            raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {error}") from None
+        if classes is None and isinstance(declared, tuple):
+            classes = declared
+    return classes
 
 
 def _check_release_cost(model: Any, epsilon: float, delta: float) -> None:
@@ -500,7 +600,16 @@ def tune(
     TuningResult
         ``model`` (the selected candidate's model, trained on its part only),
         ``params`` and ``certificate`` (:class:`TuningCertificate`). The
-        candidates' mistake counts are not returned, stored or logged.
+        candidates' mistake counts are not returned, stored or logged. The
+        selected model's ``diagnostics_`` (solver statistics on private
+        data), if it has any, are moved to ``TuningResult.diagnostics_``
+        (NOT PRIVATE: do not publish).
+
+    Every input is checked before the accountant is charged: X finite, y
+    against the learner's public ``classes`` (all of y, held-out part
+    included), and each candidate's parameters and fit arguments on its own
+    part (through ``check_fit_inputs`` when the learner has it, as
+    :class:`BudgetInConstructor` and the dpcvx kernel learners do).
     """
     candidates = expand_grid(grid)
     epsilon, delta = check_cost(epsilon, delta)
@@ -519,6 +628,13 @@ def tune(
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     learner = _adapt(learner)
     learners = [_configure(learner, params) for params in candidates]
+    _check_finite(X)
+    for candidate, rows in zip(learners, parts[:-1]):
+        fit_keywords = dict(keywords, epsilon=epsilon) if isinstance(candidate, BudgetInConstructor) \
+            else keywords
+        classes = _check_candidate(candidate, X[rows], y[rows], fit_keywords)
+        if classes is not None:  # the held-out part is labelled like the rest
+            check_labels(y, n, check_classes(classes))
 
     if accountant is not None:
         accountant.spend_parallel(
@@ -547,6 +663,12 @@ def tune(
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
     model = models[selected]
+    selected_diagnostics = getattr(model, "diagnostics_", None)
+    if selected_diagnostics is not None:  # the data owner's, never part of the release
+        try:
+            delattr(model, "diagnostics_")
+        except AttributeError:
+            pass
     certificate = TuningCertificate(
         epsilon=epsilon,
         delta=delta,
@@ -557,4 +679,7 @@ def tune(
         fit_params=keywords,
         release=getattr(model, "certificate", None),
     )
-    return TuningResult(model=model, params=dict(candidates[selected]), certificate=certificate)
+    diagnostics = Diagnostics() if selected_diagnostics is None else Diagnostics(
+        selected_model=selected_diagnostics)
+    return TuningResult(model=model, params=dict(candidates[selected]), certificate=certificate,
+                        diagnostics_=diagnostics)

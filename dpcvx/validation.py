@@ -16,7 +16,8 @@ import scipy.sparse as sparse
 
 from .exceptions import InputError
 
-__all__ = ["positive", "sample_size", "check_matrix", "check_labels", "check_classes"]
+__all__ = ["positive", "sample_size", "check_matrix", "check_labels", "check_classes", "check_flag",
+           "check_choice"]
 
 
 def positive(name: str, value: Any) -> float:
@@ -122,3 +123,17 @@ def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
             "for example classes=(0, 1)"
         )
     return np.where(is_positive, 1.0, -1.0)
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """A yes/no setting: True, False or a numpy bool (InputError for anything else)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InputError(f"{name} must be True or False, got {value!r}")
+
+
+def check_choice(name: str, value: Any, choices: tuple) -> str:
+    """One of the named ``choices`` (InputError naming them otherwise)."""
+    if not isinstance(value, str) or value not in choices:
+        raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value

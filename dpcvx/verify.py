@@ -26,6 +26,7 @@ from . import numeric
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
 from .per_record import NotSeparable, check_separable
 from .exceptions import InputError
+from .validation import check_flag
 from .problem import VerifiedProblem
 from .regularizer import RegularizerAnalysis, analyse_regularizer
 from .symbolic import RealFunction, SymbolicFailure, time_limit
@@ -571,6 +572,7 @@ def verify_problem(
     read only the returned object, never the callables.
     """
     probe_dim = check_dim(dim)
+    strict = check_flag("strict", strict)
     verified_loss = verify_loss(loss)
     verified_reg = verify_regularizer(regularizer, probe_dim)
     certificate = Certificate(

@@ -11,13 +11,18 @@ download), then runs the same commands an analyst would type:
     dpcvx fit adult-sample.csv ... --schema adult-schema.json --out model-schema.json
     dpcvx predict model.json adult-sample.csv --out predictions.csv
 
-Run: python examples/cli_adult.py
+Run: python examples/cli_adult.py [--out DIRECTORY]
+(every file goes to DIRECTORY, by default a new temporary directory; the
+commands run there).
 """
 
+import argparse
 import csv
+import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -49,6 +54,13 @@ def write_sample(path: str, n: int = 3000, seed: int = 0) -> None:
                      + (1.0 if status == married[0] else -0.5) + rng.normal())
             writer.writerow([age, education, hours, sex, status, ">50K" if score > 0 else "<=50K"])
 
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--out", default=None, help="directory for the CSV, schema, models and predictions")
+out_dir = parser.parse_args().out or tempfile.mkdtemp(prefix="dpcvx-cli-example-")
+os.makedirs(out_dir, exist_ok=True)
+os.chdir(out_dir)
+print(f"working in {out_dir}\n")
 
 write_sample("adult-sample.csv")
 labels = ("--target", "income", "--positive", ">50K", "--negative", "<=50K")

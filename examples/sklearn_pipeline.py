@@ -6,8 +6,13 @@ from the data, so it costs no privacy. Each fit of the classifier spends
 epsilon; cross-validation fits several times on overlapping rows, so its
 total privacy cost is the sum (see dpcvx.estimators).
 
-Run: python examples/sklearn_pipeline.py
+Run: python examples/sklearn_pipeline.py [--out DIRECTORY]
+(the saved model goes to DIRECTORY, by default a temporary directory).
 """
+
+import argparse
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import cross_val_score, train_test_split
@@ -15,6 +20,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 import dpcvx
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--out", type=Path, default=None, help="directory for the saved model")
+out_dir = parser.parse_args().out or Path(tempfile.mkdtemp(prefix="dpcvx-example-"))
 
 # A small census-like table: a dict of columns, labels 0/1.
 rng = np.random.default_rng(0)
@@ -50,13 +59,13 @@ print("P(y = 1) for three test rows:", pipeline.predict_proba(rows_test[:3])[:, 
 print(classifier.certificate_)
 
 # Save the release with its public schema; the loaded model predicts identically.
-path = dpcvx.save(classifier.model_, "sklearn-model.json", schema=schema)
+path = dpcvx.save(classifier.model_, out_dir / "sklearn-model.json", schema=schema)
 loaded = dpcvx.load(path)
 assert np.array_equal(loaded.predict(loaded.schema.transform(rows_test)), pipeline.predict(rows_test))
 print(f"saved to {path}; the loaded model's predictions are identical")
 
 # Generic classifier: any verified loss, here by catalogue spec.
-huber = dpcvx.DPERMClassifier(loss="huber:h=0.5", epsilon=1.0, mechanism="output")
+huber = dpcvx.DPERMClassifier(loss="huber:h=0.5", epsilon=1.0, mechanism="objective")
 huber_pipeline = Pipeline([("public_encoding", FunctionTransformer(schema.transform)), ("classifier", huber)])
-print(f"Huber SVM, output perturbation: test accuracy "
+print(f"Huber SVM, objective perturbation: test accuracy "
       f"{huber_pipeline.fit(rows_train, y_train).score(rows_test, y_test):.3f}")

@@ -47,7 +47,7 @@ def test_fit_refuses_before_any_work(name, monkeypatch):
 
     monkeypatch.setattr(dpcvx.noise, "sample_l2_laplace", no_work)
     monkeypatch.setattr("dpcvx.erm.sample_l2_laplace", no_work)
-    monkeypatch.setattr("dpcvx.kernel_learner.KernelERM", no_work)
+    monkeypatch.setattr("dpcvx.kernel_erm.solve_kernel_erm", no_work)
     with pytest.raises(dpcvx.BudgetExceededError):
         fit(build(), accountant)
     assert accountant.ledger == []
@@ -62,3 +62,75 @@ def test_scikit_learn_estimator_charges_the_accountant():
     with pytest.raises(dpcvx.BudgetExceededError):
         dpcvx.DPLogisticRegression(epsilon=0.8, data_norm=1.0, classes=(-1, 1)).fit(
             X, Y, accountant=accountant)
+
+
+# -- a refused call spends nothing: every input is checked before the accountant is charged ----
+
+X_NAN = X.copy()
+X_NAN[3, 1] = np.nan
+Y01 = (Y + 1) / 2
+KERNEL_BAD_INPUTS = {
+    "TDDL": [
+        ("NaN in X", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, random_state=0),
+         lambda learner, acc: learner.fit(X_NAN, Y, X[:20], accountant=acc)),
+        ("labels 0/1", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, random_state=0),
+         lambda learner, acc: learner.fit(X, Y01, X[:20], accountant=acc)),
+        ("y too short", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, random_state=0),
+         lambda learner, acc: learner.fit(X, Y[:-1], X[:20], accountant=acc)),
+        ("Z has 3 features", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, random_state=0),
+         lambda learner, acc: learner.fit(X, Y, np.zeros((5, 3)), accountant=acc)),
+        ("NaN in Z", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, random_state=0),
+         lambda learner, acc: learner.fit(X, Y, X_NAN[:20], accountant=acc)),
+        ("Z with phi(z) = 0", lambda: dpcvx.TDDL("linear", input_bound=1.0, lam=0.1, epsilon=0.5),
+         lambda learner, acc: learner.fit(X, Y, np.zeros((4, 2)), accountant=acc)),
+        ("rbf without gamma", lambda: dpcvx.TDDL("rbf", lam=0.1, epsilon=0.5, random_state=0),
+         lambda learner, acc: learner.fit(X, Y, X[:20], accountant=acc)),
+        ("unknown loss", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, loss="nope"),
+         lambda learner, acc: learner.fit(X, Y, X[:20], accountant=acc)),
+        ("bad random_state", lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, epsilon=0.5, random_state="x"),
+         lambda learner, acc: learner.fit(X, Y, X[:20], accountant=acc)),
+    ],
+    "PINP": [
+        ("NaN in X", lambda: dpcvx.PINP("rbf", gamma=2.0, lam=0.1, epsilon=0.5, max_queries=5),
+         lambda learner, acc: learner.fit(X_NAN, Y, accountant=acc)),
+        ("labels 0/1", lambda: dpcvx.PINP("rbf", gamma=2.0, lam=0.1, epsilon=0.5, max_queries=5),
+         lambda learner, acc: learner.fit(X, Y01, accountant=acc)),
+        ("X is 1-D", lambda: dpcvx.PINP("rbf", gamma=2.0, lam=0.1, epsilon=0.5, max_queries=5),
+         lambda learner, acc: learner.fit(X[:, 0], Y, accountant=acc)),
+        ("max_queries = 0", lambda: dpcvx.PINP("rbf", gamma=2.0, lam=0.1, epsilon=0.5, max_queries=0),
+         lambda learner, acc: learner.fit(X, Y, accountant=acc)),
+        ("failure_probability = 2", lambda: dpcvx.PINP("rbf", gamma=2.0, lam=0.1, epsilon=0.5,
+                                                       max_queries=5, failure_probability=2.0),
+         lambda learner, acc: learner.fit(X, Y, accountant=acc)),
+    ],
+    "TDIL": [
+        ("NaN in X", lambda: dpcvx.TDIL("linear", lam=0.1, epsilon=0.5, input_bound=1.0),
+         lambda learner, acc: learner.fit(X_NAN, Y, accountant=acc)),
+        ("labels 0/1", lambda: dpcvx.TDIL("linear", lam=0.1, epsilon=0.5, input_bound=1.0),
+         lambda learner, acc: learner.fit(X, Y01, accountant=acc)),
+        ("rounds = 1", lambda: dpcvx.TDIL("linear", lam=0.1, epsilon=0.5, input_bound=1.0, rounds=1),
+         lambda learner, acc: learner.fit(X, Y, accountant=acc)),
+        ("laplacian kernel on a net", lambda: dpcvx.TDIL("laplacian", gamma=1.0, lam=0.1, epsilon=0.5,
+                                                         input_bound=1.0),
+         lambda learner, acc: learner.fit(X, Y, accountant=acc)),
+        ("net_spacing with the linear kernel",
+         lambda: dpcvx.TDIL("linear", lam=0.1, epsilon=0.5, input_bound=1.0, net_spacing=0.1),
+         lambda learner, acc: learner.fit(X, Y, accountant=acc)),
+    ],
+}
+BAD_INPUT_CASES = [(name, label, build, fit) for name, cases in KERNEL_BAD_INPUTS.items()
+                   for label, build, fit in cases]
+
+
+@pytest.mark.parametrize("name, label, build, fit", BAD_INPUT_CASES,
+                         ids=[f"{name}: {label}" for name, label, _, _ in BAD_INPUT_CASES])
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ExponentialCostWarning")
+def test_bad_input_is_refused_before_the_accountant_is_charged(name, label, build, fit, monkeypatch):
+    def no_solve(*args, **kwargs):
+        raise AssertionError("the private data were solved on before the inputs were checked")
+
+    monkeypatch.setattr("dpcvx.kernel_erm.solve_kernel_erm", no_solve)
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0, delta=1e-5)
+    with pytest.raises(dpcvx.DPCVXError):
+        fit(build(), accountant)
+    assert accountant.ledger == [] and accountant.spent == (0.0, 0.0)

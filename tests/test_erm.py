@@ -424,3 +424,9 @@ def test_a_misspelt_loss_name_gets_one_message_with_the_closest_name():
         dpcvx.PrivateERM(loss="logistc", data_norm=1.0)
     assert "huber_hinge" in str(caught.value)
     assert dpcvx.PrivateERM(loss="huber:h=0.5", data_norm=1.0).loss == losses.huber_hinge(0.5)
+
+
+@pytest.mark.parametrize("h", ["a", -1, 0, float("nan"), float("inf"), 1e300, True, None])
+def test_huber_width_is_validated_where_the_loss_is_built(h):
+    with pytest.raises(dpcvx.InputError, match="huber_hinge"):
+        losses.huber_hinge(h)

@@ -18,6 +18,7 @@ def test_example_runs(script, tmp_path):
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
                             text=True, timeout=600, env=ENV)
     assert result.returncode == 0, result.stderr[-3000:]
+    assert not any(tmp_path.iterdir()), "examples write files only where asked (--out or a temporary directory)"
 
 
 def test_demo_prints_table_and_writes_plot(tmp_path):

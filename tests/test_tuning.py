@@ -2,6 +2,7 @@
 no leak of the candidates' mistake counts, progress bar, and end-to-end runs with PrivateERM."""
 
 import io
+import json
 import logging
 import math
 import re
@@ -340,7 +341,8 @@ def test_no_candidate_score_in_the_result_or_the_logs(caplog, capsys):
     counts = {mistakes for _, _, mistakes in recorder.predictions}
     assert counts == set(SpyLearner.MISTAKES.values())
     # the released object: exactly the model, its parameters and the certificate
-    assert set(vars(result)) == {"model", "params", "certificate"}
+    assert set(vars(result)) == {"model", "params", "certificate", "diagnostics_"}
+    assert len(result.diagnostics_) == 0  # the spy's models measure nothing
     numbers = [v for v in _walk(result) if isinstance(v, (int, float, np.integer, np.floating))
                and not isinstance(v, bool)]
     assert not counts & set(numbers) and not {m / 1000 for m in counts} & set(numbers)
@@ -487,9 +489,14 @@ def test_budget_in_constructor_gets_tunes_budget_and_generator():
     X, y = spy_data(1200)
     tune(BudgetInConstructor(BudgetSpy), X, y, {"lam": [1, 2, 3]}, epsilon=0.7, delta=1e-6,
          random_state=0)
-    assert [b["lam"] for b in BudgetSpy.built] == [1, 2, 3]
+    # each candidate is built once to check its parameters (seed 0: nothing is drawn), before
+    # the accountant is charged, and once to be fitted with tune's generator
+    checks = [b for b in BudgetSpy.built if not isinstance(b["rng"], np.random.Generator)]
+    fits = [b for b in BudgetSpy.built if isinstance(b["rng"], np.random.Generator)]
+    assert [b["lam"] for b in checks] == [b["lam"] for b in fits] == [1, 2, 3]
+    assert BudgetSpy.built == checks + fits
     assert all(b["epsilon"] == 0.7 and b["delta"] == 1e-6 for b in BudgetSpy.built)
-    generators = [b["rng"] for b in BudgetSpy.built]
+    generators = [b["rng"] for b in fits]
     assert all(isinstance(g, np.random.Generator) for g in generators)
     assert all(g is generators[0] for g in generators)   # one stream: independent noise per candidate
     with pytest.raises(dpcvx.InputError, match="tune passes epsilon"):
@@ -523,3 +530,104 @@ def test_scikit_learn_estimator(explicit):
     assert isinstance(result.model, dpcvx.DPLogisticRegression)
     assert result.model.epsilon == 1.0 and result.model.lam == result.params["lam"]
     assert result.model.certificate_.epsilon == 1.0 and result.model.score(X, labels) > 0.8
+
+
+# -- the release holds public inputs and privatised values only --------------------------------
+
+
+def _strip_privatised(value):
+    if isinstance(value, dict):
+        return {key: _strip_privatised(item) for key, item in value.items() if key != "privatised"}
+    if isinstance(value, (list, tuple)):
+        return [_strip_privatised(item) for item in value]
+    return value
+
+
+def _circle(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
+    return X, np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+
+
+def _tune_tddl(X, y, Z, random_state, accountant=None, grid=None, **fit_params):
+    adapter = BudgetInConstructor(dpcvx.TDDL, kernel="rbf", gamma=2.0, loss="huber_hinge:h=0.5")
+    return tune(adapter, X, y, grid or {"lam": [0.03, 0.3]}, epsilon=1.0,
+                fit_params={"Z": Z, **fit_params}, accountant=accountant, random_state=random_state,
+                verbose=False)
+
+
+def test_tuning_release_of_neighbours_differs_only_in_privatised_values():
+    X, y = _circle(450, 1)
+    Z, _ = _circle(20, 2)
+    first = _tune_tddl(X, y, Z, 11)
+    # the split depends on n and the generator only: tune's first draw is the permutation
+    parts = disjoint_parts(450, 3, np.random.default_rng(11))
+    for part, rows in enumerate(parts):  # a row replaced in each candidate's part and the held-out one
+        X2, y2 = X.copy(), y.copy()
+        X2[rows[0]], y2[rows[0]] = -X[rows[0]] * 0.5, -y[rows[0]]     # n unchanged
+        second = _tune_tddl(X2, y2, Z, 11)
+        assert first.params == second.params                 # this seed selects the same candidate
+        assert _strip_privatised(first.to_dict()) == _strip_privatised(second.to_dict())
+        assert (json.dumps(_strip_privatised(json.loads(first.to_json())), sort_keys=True)
+                == json.dumps(_strip_privatised(json.loads(second.to_json())), sort_keys=True))
+        assert repr(first) == repr(second) and str(first) == str(second)
+        assert str(first.certificate) == str(second.certificate)
+        coef = [run.to_dict()["model"]["predictor"]["privatised"]["coef"] for run in (first, second)]
+        selected_part = part == first.certificate.selected_index
+        assert (coef[0] != coef[1]) == selected_part        # only the selected model's own rows move it
+    assert first.to_dict()["privatised"]["params"] == first.params
+    assert first.certificate.to_dict()["privatised"]["selected_index"] == first.certificate.selected_index
+    # the selected learner's solver statistics are the curator's only, marked so
+    text = first.to_json().lower() + repr(first).lower() + str(first).lower()
+    assert not any(word in text for word in ("iterations", "seconds", "residual", "distance_bound"))
+    assert not hasattr(first.model, "diagnostics_") and not hasattr(first.model, "solve_report_")
+    assert repr(first.diagnostics_).startswith("NOT PRIVATE: do not publish")
+    assert "solve_report" in first.diagnostics_["selected_model"]
+    relation = first.certificate.to_dict()["neighbour_relation"]
+    assert "replace-one" in relation and "n public" in relation
+    assert "Algorithm 4" in first.certificate.to_dict()["theorem"]
+    assert "11" not in first.to_dict()["model"]["params"]["noise"]  # the seed is never released
+
+
+def test_tuning_fresh_noise_without_a_seed():
+    X, y = _circle(450, 3)
+    Z, _ = _circle(20, 4)
+    first, second = _tune_tddl(X, y, Z, None, grid={"lam": [0.1]}), _tune_tddl(X, y, Z, None, grid={"lam": [0.1]})
+    assert _strip_privatised(first.to_dict()) == _strip_privatised(second.to_dict())
+    coef = [np.array(run.to_dict()["model"]["predictor"]["privatised"]["coef"]) for run in (first, second)]
+    assert np.max(np.abs(coef[0] - coef[1])) > 1e-6
+
+
+def _nan_rows(X):
+    X = X.copy()
+    X[7, 0] = np.nan
+    return X
+
+
+TUNE_BAD_INPUTS = {
+    "NaN in X": lambda X, y, Z, acc: _tune_tddl(_nan_rows(X), y, Z, 0, acc),
+    "y too short": lambda X, y, Z, acc: _tune_tddl(X, y[:-1], Z, 0, acc),
+    "labels 0/1 for TDDL": lambda X, y, Z, acc: _tune_tddl(X, (y + 1) / 2, Z, 0, acc),
+    "Z with 3 features": lambda X, y, Z, acc: _tune_tddl(X, y, np.zeros((4, 3)), 0, acc),
+    "NaN in Z": lambda X, y, Z, acc: _tune_tddl(X, y, _nan_rows(Z), 0, acc),
+    "negative lam in the grid": lambda X, y, Z, acc: _tune_tddl(X, y, Z, 0, acc, grid={"lam": [0.1, -1.0]}),
+    "unknown fit argument": lambda X, y, Z, acc: _tune_tddl(X, y, Z, 0, acc, bogus=1),
+    "labels outside PrivateERM's classes": lambda X, y, Z, acc: tune(
+        dpcvx.PrivateERM(data_norm=1.0), X, (y + 1) / 2, {"lam": [0.1, 0.01]}, 0.5, accountant=acc),
+    "NaN in X for PrivateERM": lambda X, y, Z, acc: tune(
+        dpcvx.PrivateERM(data_norm=1.0), _nan_rows(X), y, {"lam": [0.1, 0.01]}, 0.5, accountant=acc),
+}
+
+
+@pytest.mark.parametrize("case", TUNE_BAD_INPUTS)
+def test_tune_bad_input_is_refused_before_the_accountant_is_charged(case, monkeypatch):
+    def no_solve(*args, **kwargs):
+        raise AssertionError("a candidate was fitted before the inputs were checked")
+
+    monkeypatch.setattr("dpcvx.kernel_erm.solve_kernel_erm", no_solve)
+    X, y = _circle(450, 5)
+    Z, _ = _circle(20, 6)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    with pytest.raises(dpcvx.DPCVXError):
+        TUNE_BAD_INPUTS[case](X, y, Z, accountant)
+    assert accountant.ledger == [] and accountant.spent == (0.0, 0.0)

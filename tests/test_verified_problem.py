@@ -205,3 +205,13 @@ def test_a_refused_fit_spends_nothing(data):
     with pytest.raises(dpcvx.InputError):
         dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y[:-1], 0.5, accountant=accountant)
     assert accountant.spent.epsilon == 0 and not accountant.ledger
+
+
+def test_check_fit_inputs_raises_what_fit_would_and_charges_nothing(data):
+    X, y = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=0.5, clip=False)
+    with pytest.raises(dpcvx.InputError, match="norm"):
+        erm.check_fit_inputs(X, y)  # rows above R = 0.5 are refused with clip=False
+    assert dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).check_fit_inputs(X, y) == (-1, 1)
+    with pytest.raises(dpcvx.AssumptionError):
+        dpcvx.PrivateERM(loss=lambda z: cp.pos(1 - z), data_norm=1.0).check_fit_inputs(X, y)

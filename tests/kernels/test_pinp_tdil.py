@@ -130,6 +130,10 @@ def test_pinp_input_errors():
         pinp.query(np.array([3.0, 0.0]))
     with pytest.raises(InputError, match="one point"):
         pinp.query(X[:2])
+    batch = np.vstack([X[:3], [[3.0, 0.0]]])  # the last row is outside the public domain
+    with pytest.raises(InputError, match="query row 3 .* no query of this call was answered"):
+        pinp.decision_function(batch)
+    assert pinp.queries_answered_ == 0 and pinp.to_dict()["privatised"]["answers"] == []
     with pytest.raises(InputError, match="max_queries"):
         PINP("rbf", gamma=1.0, lam=0.1, epsilon=1.0, max_queries=0, loss=LOSS).fit(X, y)
 
@@ -205,7 +209,7 @@ def test_tdil_refuses_what_it_cannot_do():
     with pytest.raises(InputError, match="exponential in the dimension"):
         TDIL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, input_bound=1.0, loss=LOSS).fit(X, y)
     X2, y2 = circle_task(50, 32)
-    with pytest.raises(InputError, match="not Lipschitz"), pytest.warns(ExponentialCostWarning):
+    with pytest.raises(InputError, match="not Lipschitz"):  # refused before the net's warning
         TDIL("laplacian", gamma=1.0, lam=0.1, epsilon=1.0, input_bound=1.0, loss=LOSS).fit(X2, y2)
 
 

@@ -203,7 +203,9 @@ def test_released_predictor_is_public_data_only():
     X_new = np.random.default_rng(11).uniform(-1, 1, (30, 2))
     np.testing.assert_allclose(loaded.decision_function(X_new), learner.decision_function(X_new))
     assert loaded.privacy["epsilon"] == 1.0 and loaded.privacy["mechanism"] == "laplace"
-    assert learner.solve_report_.distance_bound <= learner.solve_report_.tolerance
+    report = learner.diagnostics_["solve_report"]  # the curator's diagnostics, not the release
+    assert report.distance_bound <= report.tolerance
+    assert "solve_report" not in json.dumps(learner.to_dict())
     assert set(learner.predict(X_new)) <= {-1.0, 1.0}
 
 

@@ -1,0 +1,261 @@
+"""What the kernel learners release: only public inputs and privatised values.
+
+For TDDL, PINP and TDIL: two fits on neighbouring data sets (one row replaced, n the
+same) with the same integer seed give releases (dict, JSON, repr, str and every public
+fitted attribute) that agree in every field except the ones marked privatised; two fits
+with random_state=None give different privatised values (fresh noise); diagnostics
+measured on the private data live only in ``diagnostics_``, marked NOT PRIVATE.
+"""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from dpcvx.exceptions import DPCVXError
+from dpcvx.pinp import PINP
+from dpcvx.tddl import TDDL
+from dpcvx.tdil import TDIL
+
+NOT_PRIVATE = "NOT PRIVATE: do not publish"
+
+LOSS = "huber_hinge:h=0.5"
+SOLVER_WORDS = ("iterations", "seconds", "residual", "duality", "status", "objective",
+                "distance_bound", "newton", "interior", "solve_report")
+
+
+def circle_task(n, seed, d=2):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d)) / np.sqrt(d)
+    y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+    return X, y
+
+
+def neighbour(X, y):
+    """The same data with row 0 replaced by a far-off point of the other label (n unchanged)."""
+    X2, y2 = X.copy(), y.copy()
+    X2[0] = -X[0] if np.linalg.norm(X[0]) > 0.1 else X[0] + 0.5
+    y2[0] = -y[0]
+    return X2, y2
+
+
+def strip_privatised(value):
+    if isinstance(value, dict):
+        return {key: strip_privatised(item) for key, item in value.items() if key != "privatised"}
+    if isinstance(value, (list, tuple)):
+        return [strip_privatised(item) for item in value]
+    return value
+
+
+def canonical(value):
+    """A fitted attribute as plain data, privatised fields removed."""
+    if hasattr(value, "to_dict"):
+        return strip_privatised(value.to_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return strip_privatised(dataclasses.asdict(value))
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def public_attributes(learner) -> dict:
+    """Every public fitted attribute (name ends with _) except diagnostics_ and the privatised ones."""
+    privatised = getattr(type(learner), "privatised_attributes", ())
+    return {name: canonical(value) for name, value in vars(learner).items()
+            if name.endswith("_") and not name.startswith("_") and name != "diagnostics_"
+            and name not in privatised}
+
+
+def release_texts(learner) -> dict:
+    """The release as text: JSON without the privatised fields, repr and str."""
+    return {"json": json.dumps(strip_privatised(json.loads(learner.to_json())), sort_keys=True),
+            "repr": repr(learner), "str": str(learner)}
+
+
+def assert_same_release(first, second):
+    assert public_attributes(first) == public_attributes(second)
+    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
+    assert release_texts(first) == release_texts(second)
+
+
+def assert_no_solver_statistics(learner):
+    text = learner.to_json().lower() + repr(learner).lower() + str(learner).lower()
+    for word in SOLVER_WORDS:
+        assert word not in text, word
+    assert repr(learner.diagnostics_).startswith(NOT_PRIVATE)
+    assert str(learner.diagnostics_).startswith(NOT_PRIVATE)
+    assert not hasattr(learner, "solve_report_") and not hasattr(learner, "least_squares_residual_")
+
+
+def assert_states_neighbour_relation(learner):
+    record = learner.to_dict()["privacy"]
+    assert "replace-one" in record["neighbour_relation"] and "n public" in record["neighbour_relation"]
+    assert "Jain and Thakurta" in record["theorem"]
+    tolerance = record["solve_tolerance"]
+    assert tolerance["gamma"] > 0 and tolerance["sensitivity_used"] >= \
+        tolerance["exact_sensitivity"] + 2 * tolerance["gamma"] * (1 - 1e-12)
+    assert "derivation" in tolerance
+
+
+# -- TDDL -----------------------------------------------------------------------------------
+
+
+def fit_tddl(X, y, Z, random_state):
+    return TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, loss="hinge",
+                random_state=random_state).fit(X, y, Z)
+
+
+def test_tddl_release_of_neighbours_differs_only_in_privatised_values():
+    X, y = circle_task(150, 1)
+    Z, _ = circle_task(25, 2)
+    first, second = fit_tddl(X, y, Z, 7), fit_tddl(*neighbour(X, y), Z, 7)
+    assert_same_release(first, second)
+    assert first.to_dict()["predictor"]["privatised"]["coef"] != second.to_dict()["predictor"]["privatised"]["coef"]
+    assert_no_solver_statistics(first)
+    assert_states_neighbour_relation(first)
+    # the diagnostics the curator may see: the solve and the post-processing's KKT residual
+    report = first.diagnostics_["solve_report"]
+    assert report.distance_bound <= report.tolerance
+    assert first.diagnostics_["least_squares_residual"] <= 1e-6
+
+
+def test_tddl_fresh_noise_without_a_seed():
+    X, y = circle_task(150, 3)
+    Z, _ = circle_task(25, 4)
+    first, second = fit_tddl(X, y, Z, None), fit_tddl(X, y, Z, None)
+    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
+    coef_1, coef_2 = (np.array(learner.to_dict()["predictor"]["privatised"]["coef"])
+                      for learner in (first, second))
+    assert np.max(np.abs(coef_1 - coef_2)) > 1e-6
+
+
+# -- PINP -----------------------------------------------------------------------------------
+
+
+def run_pinp(X, y, queries, random_state):
+    # a large epsilon, so that some queries update (and their answers carry noise)
+    curator = PINP("rbf", gamma=4.0, lam=0.1, epsilon=1e4, delta=1e-6, max_queries=len(queries),
+                   loss=LOSS, random_state=random_state).fit(X, y)
+    return curator, curator.decision_function(queries)
+
+
+def test_pinp_release_of_neighbours_differs_only_in_privatised_values():
+    X, y = circle_task(400, 5)
+    queries, _ = circle_task(15, 6)
+    (first, answers_1), (second, answers_2) = run_pinp(X, y, queries, 8), run_pinp(*neighbour(X, y), queries, 8)
+    assert_same_release(first, second)
+    assert first.to_dict()["privatised"]["answers"] == answers_1.tolist()
+    assert first.to_dict()["privatised"]["updates_used"] >= 1
+    assert not np.array_equal(answers_1, answers_2)
+    assert_no_solver_statistics(first)
+    assert_states_neighbour_relation(first)
+    public = first.public_predictor().to_dict()
+    assert set(public["privatised"]) == {"centers", "coef"} and "centers" not in public
+
+
+def test_pinp_fresh_noise_without_a_seed():
+    X, y = circle_task(400, 9)
+    queries, _ = circle_task(15, 10)
+    (first, answers_1), (second, answers_2) = run_pinp(X, y, queries, None), run_pinp(X, y, queries, None)
+    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
+    assert np.max(np.abs(answers_1 - answers_2)) > 1e-6
+
+
+# -- TDIL -----------------------------------------------------------------------------------
+
+
+def linear_task(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X @ np.array([1.0, -1.0, 0.5]) >= 0, 1.0, -1.0)
+
+
+def fit_tdil(X, y, random_state):
+    return TDIL("linear", lam=0.1, epsilon=200.0, delta=1e-6, input_bound=1.0, loss=LOSS,
+                random_state=random_state).fit(X, y)
+
+
+def test_tdil_release_of_neighbours_differs_only_in_privatised_values():
+    X, y = linear_task(400, 11)
+    first, second = fit_tdil(X, y, 12), fit_tdil(*neighbour(X, y), 12)
+    assert first.to_dict()["privatised"]["rounds_used"] >= 2  # updates were made
+    assert_same_release(first, second)
+    assert_no_solver_statistics(first)
+    assert_states_neighbour_relation(first)
+
+
+def test_tdil_fresh_noise_without_a_seed():
+    X, y = linear_task(400, 13)
+    first, second = fit_tdil(X, y, None), fit_tdil(X, y, None)
+    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
+    centers = [np.array(learner.to_dict()["predictor"]["privatised"]["centers"]) for learner in (first, second)]
+    assert centers[0].size and centers[1].size
+    assert centers[0].shape != centers[1].shape or np.max(np.abs(centers[0] - centers[1])) > 1e-6
+
+
+def test_unfitted_learner_has_no_release():
+    with pytest.raises(DPCVXError, match="not fitted"):
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0).to_dict()
+
+
+# -- the public solve tolerance gamma in the proof --------------------------------------------
+
+
+def test_noise_covers_the_public_solve_tolerance(monkeypatch):
+    import dpcvx.kernel_erm as kernel_erm
+
+    tolerances = []
+    solve = kernel_erm.solve_kernel_erm
+
+    def recording_solve(gram, y, lam, loss, tolerance):
+        tolerances.append(tolerance)
+        return solve(gram, y, lam, loss, tolerance)
+
+    monkeypatch.setattr(kernel_erm, "solve_kernel_erm", recording_solve)
+    X, y = circle_task(150, 14)
+    Z, _ = circle_task(25, 15)
+    learner = fit_tddl(X, y, Z, 16)
+    record = learner.to_dict()["privacy"]["solve_tolerance"]
+    s = 2 * 1.0 * 1.0 / (0.1 * 150)  # 2 L R / (lam n): hinge L = 1, rbf R = 1
+    assert record["exact_sensitivity"] == pytest.approx(s, rel=1e-10)
+    assert record["gamma"] == pytest.approx(1e-3 * s, rel=1e-10)
+    assert tolerances == [record["gamma"]]  # the solver was asked for exactly the released gamma
+    assert learner.diagnostics_["solve_report"].distance_bound <= record["gamma"]
+    assert record["sensitivity_used"] >= s + 2 * record["gamma"]
+    assert record["sensitivity_used"] == pytest.approx(s + 2 * record["gamma"], rel=1e-10)
+    # TDDL: L1 sensitivity of the exact minimiser's predictions plus the 2 gamma term
+    gram = learner.predictor_.kernel.gram(Z, Z)
+    operator_norm = float(np.sqrt(np.linalg.eigvalsh(gram).max()))
+    calibration = learner.calibration_
+    assert calibration.solve_tolerance == record["gamma"]
+    assert calibration.l2_sensitivity == pytest.approx(s * operator_norm + 2 * record["gamma"] * operator_norm,
+                                                       rel=1e-9)
+    assert calibration.l1_sensitivity >= (s + 2 * record["gamma"]) * min(
+        np.sqrt(np.diag(gram)).sum(), np.sqrt(len(Z)) * operator_norm) * (1 - 1e-9)
+    for name, learner in [("PINP", run_pinp(*circle_task(400, 17), circle_task(3, 18)[0], 19)[0]),
+                          ("TDIL", fit_tdil(*linear_task(400, 20), 21))]:
+        tolerance = learner.to_dict()["privacy"]["solve_tolerance"]
+        R = learner.to_dict()["privacy"]["R_phi"]
+        sensitivity = (learner.parameters_.query_sensitivity if name == "PINP"
+                       else learner.parameters_.score_sensitivity)
+        assert sensitivity == pytest.approx(tolerance["sensitivity_used"] * R, rel=1e-10), name
+        assert learner.parameters_.solve_tolerance == tolerance["gamma"], name
+
+
+def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch):
+    """The documented residual risk: the refusal comes after the charge, which stays spent."""
+    import dpcvx
+    import dpcvx.kernel_erm as kernel_erm
+
+    def failing_solve(*args, **kwargs):
+        raise dpcvx.SolverError("could not certify ||w - w*|| <= gamma")
+
+    monkeypatch.setattr(kernel_erm, "solve_kernel_erm", failing_solve)
+    X, y = circle_task(100, 22)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, random_state=0)
+    with pytest.raises(dpcvx.SolverError):
+        learner.fit(X, y, X[:10], accountant=accountant)
+    assert accountant.spent.epsilon == 1.0 and learner.predictor_ is None
