@@ -81,10 +81,10 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "dpcvx: input error: model file missing.json does not exist; check the path"),
     ExitCode(NumericRangeError, EXIT_INPUT,
              "public parameters too extreme to compute the constants or the calibration in floating point",
-             "dpcvx: input error: the public parameters (--loss huber:h=1e300) are too extreme to compute "
-             "the constants and the noise in floating point (OverflowError: int too large to convert to "
-             "float); use moderate values (for example a Huber width h between 1e-6 and 1e6 and R, lam, "
-             "epsilon between 1e-100 and 1e100)"),
+             "dpcvx: input error: the public parameters (--data-norm 1, --lam 0.001, --epsilon 1, --loss "
+             "logistic) are too extreme to compute the constants and the noise in floating point "
+             "(OverflowError: math range error); use moderate values (for example a Huber width h between "
+             "1e-8 and 1e8 and R, lam, epsilon between 1e-100 and 1e100)"),
     ExitCode(AssumptionError, EXIT_REFUSED,
              "the certificate does not allow the requested mechanism: a condition of the privacy "
              "theorem fails or was not established",
@@ -400,7 +400,7 @@ def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericR
     given = f"the public parameters ({', '.join(names + [f'--loss {args.loss}'])})"
     return NumericRangeError(f"{given} are too extreme to compute the constants and the noise in floating point "
                              f"({type(error).__name__}: {error}); use moderate values (for example a "
-                             "Huber width h between 1e-6 and 1e6 and R, lam, epsilon between 1e-100 and 1e100)")
+                             "Huber width h between 1e-8 and 1e8 and R, lam, epsilon between 1e-100 and 1e100)")
 
 
 def _fit(args: argparse.Namespace) -> int:

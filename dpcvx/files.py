@@ -26,7 +26,8 @@ from typing import Any, Callable, IO
 
 from .exceptions import FileError
 
-__all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "read_json", "os_error_message", "MAX_JSON_DEPTH",
+__all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json",
+           "os_error_message", "MAX_JSON_DEPTH",
            "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
 
 # A dpcvx model or schema file nests a handful of levels; anything deeper is not one of them.
@@ -182,7 +183,7 @@ class _Refused(Exception):
     """Raised inside the JSON parser's hooks; turned into a FileError naming the file."""
 
 
-def _depth(data: Any) -> int:
+def json_depth(data: Any) -> int:
     """Nesting depth of parsed JSON, iteratively (no recursion on hostile input)."""
     deepest, stack = 0, [(data, 1)]
     while stack:
@@ -215,7 +216,7 @@ def parse_json(text: str, what: str = "file") -> Any:
     except RecursionError:
         raise FileError(f"{what} nests JSON too deeply to be read (a dpcvx file nests at most "
                         f"{MAX_JSON_DEPTH} levels); it is not a dpcvx file") from None
-    if _depth(data) > MAX_JSON_DEPTH:
+    if json_depth(data) > MAX_JSON_DEPTH:
         raise FileError(f"{what} nests JSON more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx file")
     return data
 

@@ -78,7 +78,7 @@ import numpy as np
 from . import calibrate
 from .certificate import MECHANISMS, Certificate, Condition
 from .exceptions import FileError, InputError
-from .files import atomic_write, read_json
+from .files import MAX_JSON_DEPTH, json_depth, atomic_write, read_json
 from .model import LinearModel, PrivateModel, ReleaseCertificate
 from .preprocessing import PublicSchema
 from .rows import RowMap
@@ -550,6 +550,8 @@ def model_from_dict(data: Any) -> PrivateModel:
     The returned model has a ``schema`` attribute: the saved
     :class:`~dpcvx.preprocessing.PublicSchema`, or None.
     """
+    if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
+        raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")
     if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and data.get("format_version") == 1:
         raise InputError("format_version 1 is no longer read: such files record solver statistics "
                          "(certificate.solve) measured on the private data, which no privacy proof "

@@ -162,7 +162,7 @@ def test_verify_strict_refuses_numeric_constants(workdir, run):
 
 @pytest.mark.parametrize("via, args, code, message", [
     ("subprocess", ["--loss", "squared"], 3, "unknown loss 'squared'; the known losses are: huber, huber_hinge, logistic"),
-    ("main", ["--loss", "huber:h=-1"], 3, "huber_hinge needs h > 0"),
+    ("main", ["--loss", "huber:h=-1"], 3, "huber_hinge needs a finite number h > 0"),
     ("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist"),
     ("main", ["--loss", "broken.py"], 3, "running broken.py failed: ZeroDivisionError"),
     ("main", ["--loss", "no_loss.py"], 3, "no_loss.py: `loss` is not defined"),
@@ -170,7 +170,7 @@ def test_verify_strict_refuses_numeric_constants(workdir, run):
     ("main", ["--loss", "logistic", "--dim", "0"], 2, "argument --dim: must be an integer from 1 to 100000"),
     ("main", ["--loss", "logistic", "--mechanism", "laplace"], 2, "invalid choice: 'laplace'"),
     ("main", [], 2, "the following arguments are required: --loss"),
-    ("main", ["--loss", "huber:h=1e300"], 3, "too extreme to compute the constants"),
+    ("main", ["--loss", "huber:h=1e300"], 3, "huber_hinge needs 1e-8 <= h <= 1e8, got h=1e+300"),
 ])
 def test_verify_errors(workdir, run, via, args, code, message):
     result = run(via, "verify", *args, cwd=workdir)
@@ -360,7 +360,7 @@ def bad_inputs(workdir):
     (fit_args(*COLUMNS, "--data-norm", "1e400"), 2, "argument --data-norm: must be a positive number"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "argument --lam: must lie between"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "9" * 5000), 2, "argument --epsilon"),
-    (fit_args(*COLUMNS, "--data-norm", "1", "--loss", "huber:h=1e300"), 3, "too extreme to compute the constants"),
+    (fit_args(*COLUMNS, "--data-norm", "1", "--loss", "huber:h=1e300"), 3, "huber_hinge needs 1e-8 <= h <= 1e8"),
     (fit_args("--numeric", "age:0:1e300", "--data-norm", "1"), 2, "bounds must lie within +-1e+100"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:-2] + ("--out", "a_directory"), 3,
      "cannot write the model to a_directory: it is a directory"),
@@ -382,6 +382,20 @@ def test_every_invalid_input_is_one_line_and_its_exit_status(bad_inputs, run, ar
     assert message in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("dpcvx: ")
     assert not (bad_inputs / "out.json").exists()
+
+
+def test_overflow_in_the_calibration_is_a_numeric_range_error(workdir, run, monkeypatch):
+    """Should an extreme public number still overflow inside the numerics, the user gets one typed line."""
+    from dpcvx import calibrate
+
+    def overflow(*args, **kwargs):
+        raise OverflowError("math range error")
+
+    monkeypatch.setattr(calibrate, "objective_perturbation", overflow)
+    result = run("main", *fit_args(*COLUMNS, "--data-norm", "1"), cwd=workdir)
+    assert result.returncode == 3 and len(result.stderr.splitlines()) == 1
+    assert "(--data-norm 1, --lam 0.001, --epsilon 1, --loss logistic) are too extreme" in result.stderr
+    assert "OverflowError: math range error" in result.stderr
 
 
 def test_a_traceback_only_for_a_bug(workdir, monkeypatch):

@@ -211,14 +211,24 @@ def test_error_table_examples_are_real_messages(tmp_path, monkeypatch, capsys):
                                 "--epsilon", "1", "--lam", "1", "--numeric", "salary:0:1", "--data-norm", "1",
                                 "--out", "o.json"],
         exceptions.FileError: ["predict", "missing.json", "train.csv"],
-        exceptions.NumericRangeError: ["verify", "--loss", "huber:h=1e300"],
+        exceptions.NumericRangeError: ["fit", "train.csv", "--target", "income", "--positive", ">50K",
+                                       "--negative", "<=50K", "--epsilon", "1", "--lam", "0.001", "--numeric",
+                                       "age:17:90", "--data-norm", "1", "--out", "o.json"],
         exceptions.AssumptionError: ["verify", "--loss", "hinge.py", "--mechanism", "output"],
     }
+    from dpcvx import calibrate
+    real = calibrate.objective_perturbation
     for error, argv in runs.items():
+        if error is exceptions.NumericRangeError:  # no public input reaches it any more: simulate the overflow
+            monkeypatch.setattr(calibrate, "objective_perturbation",
+                                lambda *a, **k: (_ for _ in ()).throw(OverflowError("math range error")))
+        else:
+            monkeypatch.setattr(calibrate, "objective_perturbation", real)
         capsys.readouterr()
         assert cli.main(argv) == cli.exit_code(error("x"))
         assert capsys.readouterr().err.strip() == examples[error], error
     # the solver and the accountant are not reachable from the command line's inputs: raise them for real
+    monkeypatch.setattr(calibrate, "objective_perturbation", real)
     X, y = make_data(n=50, d=3)
     monkeypatch.setattr(cp.Problem, "solve", lambda problem, *a, **k: setattr(problem, "_status", "infeasible"))
     with pytest.raises(dpcvx.SolverError) as solver:

@@ -339,6 +339,12 @@ def test_loader_errors_are_typed(model, tmp_path):
         dpcvx.load(tmp_path / "latin1.json")
     with pytest.raises(dpcvx.exceptions.FileError, match="is a directory"):
         dpcvx.load(tmp_path)
+    deep = json.loads(text)
+    nested = deep["certificate"]["verification"]
+    for _ in range(5000):
+        nested = nested.setdefault("x", {})
+    with pytest.raises(dpcvx.InputError, match="nest more than 32 levels"):
+        serialization.model_from_dict(deep)
     with pytest.raises(dpcvx.InputError, match="too large for a floating-point number"):
         data = json.loads(text)
         data["epsilon"] = 10 ** 400
