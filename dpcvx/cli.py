@@ -46,11 +46,11 @@ from .demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from .verify import PROBE_DIM
 
 __all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED",
-           "EXIT_SOLVER", "EXIT_BUDGET", "EXIT_INTERRUPTED", "EXIT_BUG", "exit_code", "error_line",
+           "EXIT_SOLVER", "EXIT_BUDGET", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "exit_code", "error_line",
            "error_table"]
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED, EXIT_SOLVER, EXIT_BUDGET = 0, 1, 2, 3, 4, 5, 6
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +140,8 @@ def error_table() -> str:
         lines.append(f"| {kind} | {row.code} | {row.meaning} | `` {example} `` |")
     lines.append(f"| KeyboardInterrupt (Ctrl-C) | {EXIT_INTERRUPTED} | interrupted; no file is left half written "
                  "| `` dpcvx: interrupted `` |")
+    lines.append(f"| BrokenPipeError (the reader of standard output went away, as in `dpcvx predict ... \\| head`) "
+                 f"| {EXIT_BROKEN_PIPE} | the conventional status of a closed pipe; nothing on stderr | |")
     lines.append(f"| any other exception | {EXIT_BUG} | a bug in dpcvx: Python prints a traceback; please "
                  "report it | |")
     return "\n".join(lines) + "\n"
@@ -627,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of standard output went away (| head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_INPUT
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":
