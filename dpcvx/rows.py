@@ -143,8 +143,15 @@ class RowMap:
             return X, count
         if not in_place:
             X = X.copy(order="K")
-        chosen = np.flatnonzero(beyond)
-        X[chosen] = X[chosen] / divisor[chosen, None] * factors[chosen, None]
+        extreme = np.flatnonzero(divisor != 1.0)  # rows whose entries are first divided by their peak
+        if extreme.size:
+            X[extreme] = X[extreme] / divisor[extreme, None] * factors[extreme, None]
+            factors[extreme] = 1.0
+        chosen = np.flatnonzero(factors != 1.0)
+        if chosen.size > X.shape[0] // 8:  # many rows: one pass without temporaries (x * 1.0 == x)
+            np.multiply(X, factors[:, None], out=X)
+        elif chosen.size:
+            X[chosen] *= factors[chosen, None]
         return X, count
 
     def with_intercept(self, X):
@@ -159,15 +166,40 @@ class RowMap:
         return out
 
     def apply(self, X: Any, refuse: bool = False):
-        """(the mapped rows the theorems see, how many rows were clipped). X is never modified."""
-        features, owned = _checked_matrix(X)
+        """(the mapped rows the theorems see, how many rows were clipped). X is never modified.
+
+        The data are copied at most once: a converted input is clipped in place
+        (with room for the intercept column allocated by the conversion); an
+        input used as it is (column-major float64) is copied only if a row is
+        clipped or the intercept column is appended.
+        """
+        spare = 1 if self.fit_intercept and self.feature_map is None else 0
+        features, owned = _checked_matrix(X, spare_columns=spare)
         if self.feature_map is not None:
             checked = features
             features, fresh = _checked_matrix(self.feature_map.transform(checked), "feature_map.transform(X)")
             # the map's output is written to only if it shares no memory with the input
             owned = fresh or not (_shares(features, checked) or _shares(features, X))
-        clipped, count = self.clip(features, refuse, in_place=owned)
-        return self.with_intercept(clipped), count
+        if not self.fit_intercept or sparse.issparse(features):
+            clipped, count = self.clip(features, refuse, in_place=owned)
+            return self.with_intercept(clipped), count
+        buffer = features.base if owned and spare and _has_spare_column(features) else None
+        if buffer is None:  # one copy, into the array that also holds the intercept column
+            buffer = np.empty((features.shape[0], features.shape[1] + 1), order="F")
+            buffer[:, :-1] = features
+        _, count = self.clip(buffer[:, :-1], refuse, in_place=True)
+        buffer[:, -1] = self.intercept_scaling
+        return buffer, count
+
+
+def _has_spare_column(features: np.ndarray) -> bool:
+    """Whether ``features`` is the first columns of a column-major buffer one column wider."""
+    base = features.base
+    return (
+        isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.f_contiguous and base.dtype == np.float64
+        and base.shape == (features.shape[0], features.shape[1] + 1)
+        and features.__array_interface__["data"][0] == base.__array_interface__["data"][0]
+    )
 
 
 def _shares(a, b) -> bool:

@@ -170,8 +170,13 @@ def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) ->
     return InputError(f"{name} must be a numeric 2-D array: {error}; {fix}")
 
 
-def _column_major(X: Any, name: str = "X") -> tuple[np.ndarray, bool]:
+def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray, bool]:
     """(X as a column-major float64 array, whether that array is new): X itself when it already is one.
+
+    When a new array is made for a 2-D numeric input, ``spare_columns`` more
+    columns are allocated after X's (uninitialised; the result is the view of
+    the first columns, its ``.base`` the whole buffer), so a caller appending
+    columns (the intercept feature) does not copy the data a second time.
 
     A numeric array in another layout is copied one block of rows at a time,
     which keeps the strided reads in cache: about four times faster than a
@@ -193,14 +198,15 @@ def _column_major(X: Any, name: str = "X") -> tuple[np.ndarray, bool]:
         except (TypeError, ValueError, OverflowError) as error:
             raise _name_the_culprit(X, array, name, error) from None
         return converted, not np.may_share_memory(converted, array)
-    out = np.empty(array.shape, dtype=np.float64, order="F")
+    buffer = np.empty((array.shape[0], array.shape[1] + spare_columns), dtype=np.float64, order="F")
+    out = buffer[:, :array.shape[1]] if spare_columns else buffer
     for start in range(0, array.shape[0], _BLOCK_ROWS):
         out[start:start + _BLOCK_ROWS] = array[start:start + _BLOCK_ROWS]
     return out, True
 
 
-def _checked_matrix(X: Any, name: str = "X") -> tuple[np.ndarray | sparse.csr_matrix, bool]:
-    """(check_matrix(X), whether the result is a new object dpcvx may write to)."""
+def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
+    """(check_matrix(X), whether the result is a new object dpcvx may write to); see _column_major."""
     if sparse.issparse(X):
         _refuse_kind(name, X.dtype)
         if X.dtype.kind not in "biuf":
@@ -209,7 +215,7 @@ def _checked_matrix(X: Any, name: str = "X") -> tuple[np.ndarray | sparse.csr_ma
         values, fresh = matrix.data, True
     else:
         try:
-            matrix, fresh = _column_major(X, name)
+            matrix, fresh = _column_major(X, name, spare_columns)
         except (TypeError, ValueError, OverflowError) as error:
             if isinstance(error, InputError):
                 raise
