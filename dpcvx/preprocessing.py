@@ -545,14 +545,23 @@ def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> 
 
 
 def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (for readable messages)."""
-    return value.item() if isinstance(value, np.generic) else value
+    """A numpy scalar as the Python value it holds (for readable messages; a very long one is cut)."""
+    value = value.item() if isinstance(value, np.generic) else value
+    text = repr(value)
+    return value if len(text) <= 60 else _Shown(text[:40] + "..." + text[-10:])
+
+
+class _Shown(str):
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _parses_as_float(value: Any) -> bool:
+    if isinstance(value, (complex, np.complexfloating)):
+        return False
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
     return True
 

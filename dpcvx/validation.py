@@ -54,15 +54,20 @@ EPSILON_MIN = 1e-12
 EPSILON_MAX = 1e6
 
 
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
+
+
 def _real(name: str, value: Any, what: str) -> float:
     """value as a finite float, or an InputError naming ``name``: refuses str, None, bool, complex."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
-        raise InputError(f"{name} must be {what}, got {value!r} (a {kind}); pass a real number such as 1.0")
+        raise InputError(f"{name} must be {what}, got {_short(value)} (a {kind}); pass a real number such as 1.0")
     try:
         number = float(value)
     except (OverflowError, ValueError, TypeError):
-        raise InputError(f"{name} must be {what}, got {value!r}, which is not representable as a float") from None
+        raise InputError(f"{name} must be {what}, got {_short(value)}, which is beyond the float range") from None
     if not math.isfinite(number):
         raise InputError(f"{name} must be finite and positive, got {number}")
     return number
@@ -121,8 +126,6 @@ _KIND_FIX = {
     "c": "complex values are not real features; pass the real and imaginary parts as two columns",
     "M": "datetimes are not numbers; convert them first, e.g. to seconds since a fixed public date",
     "m": "durations are not numbers; convert them first, e.g. with .astype('timedelta64[s]').astype(float)",
-    "S": "text is not a number; encode it first (for example with dpcvx.PublicSchema)",
-    "U": "text is not a number; encode it first (for example with dpcvx.PublicSchema)",
     "V": "structured or raw-byte records are not a matrix; select the numeric fields",
 }
 
@@ -185,6 +188,11 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
     """
     if hasattr(X, "columns") and hasattr(X, "dtypes") and not isinstance(X, np.ndarray):
         _frame_dtypes_check(X, name)
+    if isinstance(X, np.ma.MaskedArray) and np.ma.is_masked(X):
+        raise InputError(
+            f"{name} is a masked array with masked (missing) entries; impute them with a public "
+            "rule or drop those records first (X.filled(value) fills them)"
+        )
     try:
         array = np.asarray(X)
     except (TypeError, ValueError) as error:  # ragged nested lists
@@ -233,8 +241,24 @@ def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np
     with np.errstate(over="ignore", invalid="ignore"):
         total_finite = np.isfinite(np.sum(values))
     if not (total_finite or np.all(np.isfinite(values))):
-        raise InputError(f"{name} contains NaN or infinite values; remove or impute them first")
+        raise InputError(
+            f"{name} contains NaN or infinite values (or numbers beyond the float64 range), first at "
+            f"{_first_non_finite(X, matrix)}; remove or impute them first"
+        )
     return matrix, fresh
+
+
+def _first_non_finite(X: Any, matrix: Any) -> str:
+    """Where the first NaN or infinite entry is: 'row i, column j' (the column's label for a DataFrame)."""
+    if sparse.issparse(matrix):
+        coo = matrix.tocoo()
+        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
+        i, j = int(coo.row[k]), int(coo.col[k])
+    else:
+        i, j = (int(v) for v in np.argwhere(~np.isfinite(matrix))[0])
+    labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
+    column = repr(labels[j]) if labels is not None and j < len(labels) else str(j)
+    return f"row {i}, column {column}"
 
 
 def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
