@@ -32,6 +32,9 @@ _SHRINK = 4 * np.finfo(float).eps
 # Rows within this relative margin of R (round-off of a normalisation) are scaled
 # onto the bound like any other, but not counted, warned about or refused.
 _ROUNDOFF = 1e-9
+# A clipping factor below this (close to the subnormal range) loses precision: such rows are
+# scaled in steps instead (see RowMap.clip).
+_NORMAL_FACTOR = 1e-290
 
 
 # Sums of squares outside [_SQ_LOW, _SQ_HIGH] may have overflowed or underflowed: their rows
@@ -132,20 +135,29 @@ class RowMap:
             )
         if not np.any(beyond):
             return X, count
-        # x -> (x / scale) * (R / size): both factors are finite and the result is at most R
+        # x -> x * (R / size) in one multiplication when that factor is a normal number; otherwise
+        # (entries near the float limits, or a tiny R) x -> ((x / scale) / size) * R, whose
+        # intermediate values all lie in [-1, 1] or [-R, R]: nothing overflows or goes subnormal
+        target = R * (1 - _SHRINK)
         divisor = np.where(beyond, scale, 1.0)
         factors = np.ones_like(size)
-        factors[beyond] = R / size[beyond] * (1 - _SHRINK)
+        with np.errstate(under="ignore"):
+            factors[beyond] = target / size[beyond]
+        stepwise = beyond & ((divisor != 1.0) | (factors < _NORMAL_FACTOR))
         if sparse.issparse(X):
             X = sparse.csr_matrix(X, copy=True)
             per_entry = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-            X.data = X.data / divisor[per_entry] * factors[per_entry]
+            steps = stepwise[per_entry]
+            data = X.data
+            data[~steps] *= factors[per_entry[~steps]]
+            rows_ = per_entry[steps]
+            data[steps] = data[steps] / divisor[rows_] / size[rows_] * target
             return X, count
         if not in_place:
             X = X.copy(order="K")
-        extreme = np.flatnonzero(divisor != 1.0)  # rows whose entries are first divided by their peak
+        extreme = np.flatnonzero(stepwise)
         if extreme.size:
-            X[extreme] = X[extreme] / divisor[extreme, None] * factors[extreme, None]
+            X[extreme] = X[extreme] / divisor[extreme, None] / size[extreme, None] * target
             factors[extreme] = 1.0
         chosen = np.flatnonzero(factors != 1.0)
         if chosen.size > X.shape[0] // 8:  # many rows: one pass without temporaries (x * 1.0 == x)
