@@ -482,16 +482,16 @@ _NUMERIC_KIND_FIX = {
 }
 
 
-def _is_missing(value: Any) -> bool:
-    """None, NaN, pandas NA / NaT, or text standing for a missing value ("?" or "")."""
+def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
+    """None, NaN, pandas NA / NaT, or text standing for a missing value (``tokens``: "?" or "")."""
     if value is None:
         return True
     if isinstance(value, (float, np.floating)):
         return bool(np.isnan(value))
     if isinstance(value, (str, np.str_)):
-        return value.strip() in MISSING_TOKENS
+        return value.strip() in tokens
     if isinstance(value, (bytes, np.bytes_)):
-        return value.strip().decode("utf-8", "replace") in MISSING_TOKENS
+        return value.strip().decode("utf-8", "replace") in tokens
     return type(value).__name__ in ("NAType", "NaTType")
 
 
@@ -509,10 +509,12 @@ def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> 
         numbers_ = values.astype(np.float64)  # a new array: the input is never written to
         absent = np.isnan(numbers_)
     else:
+        # without a declared rule, "?" and "" stay what they were: text that is not a number
+        tokens = MISSING_TOKENS if missing is not None else ()
         if kind == "U":
-            absent = np.isin(np.char.strip(values), MISSING_TOKENS)
+            absent = np.isin(np.char.strip(values), tokens)
         else:
-            absent = np.fromiter((_is_missing(v) for v in values), dtype=bool, count=len(values))
+            absent = np.fromiter((_is_missing(v, tokens) for v in values), dtype=bool, count=len(values))
         present = values
         if absent.any():
             present = np.where(absent, "0", values) if kind == "U" else np.array(
@@ -573,7 +575,7 @@ def _as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.
     elif values.dtype.kind == "U":
         labels = values
     else:
-        absent = [i for i, v in enumerate(values) if _is_missing(v) and not isinstance(v, (str, np.str_))]
+        absent = [i for i, v in enumerate(values) if _is_missing(v, ())]
         if absent and missing is None:
             raise InputError(
                 f"categorical column {name!r} holds a missing value ({_plain(values[absent[0]])!r}) in row "
