@@ -28,7 +28,7 @@ def sample_l2_laplace(d: int, beta: float, rng: np.random.Generator) -> np.ndarr
         direction = rng.standard_normal(d)
         length = np.linalg.norm(direction)
     with np.errstate(over="ignore", invalid="ignore"):
-        noise = rng.gamma(shape=d, scale=1.0 / beta) * (direction / length)
+        noise = rng.gamma(shape=d, scale=1.0 / beta) * direction / length
     return _finite_noise(noise, f"1/beta = {1.0 / beta:g}")
 
 

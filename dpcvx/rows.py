@@ -142,7 +142,7 @@ class RowMap:
         divisor = np.where(beyond, scale, 1.0)
         factors = np.ones_like(size)
         with np.errstate(under="ignore"):
-            factors[beyond] = target / size[beyond]
+            factors[beyond] = R / size[beyond] * (1 - _SHRINK)  # as before: bit-identical rows
         stepwise = beyond & ((divisor != 1.0) | (factors < _NORMAL_FACTOR))
         if sparse.issparse(X):
             X = sparse.csr_matrix(X, copy=True)
