@@ -160,17 +160,18 @@ def _not_a_number(value: Any) -> bool:
 
 def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) -> InputError:
     """An InputError naming the first entry (and DataFrame column) that is not a real number."""
-    fix = ("every feature must be a real number: encode text and categories first (for example "
-           "with dpcvx.PublicSchema) and impute missing values with a public rule")
+    fix = (f"{name} must be numeric, every feature a real number: encode text and categories first "
+           "(for example with dpcvx.PublicSchema) and impute missing values with a public rule")
     if array.ndim == 2:
         labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
         for j in range(array.shape[1]):
             for i, value in enumerate(array[:, j]):
                 if _not_a_number(value):
+                    value = value.item() if isinstance(value, np.generic) else value
                     where = f"column {labels[j]!r}" if labels is not None and j < len(labels) else f"column {j}"
                     return InputError(f"{name} {where} holds {value!r} (a {type(value).__name__}) "
                                       f"in row {i}; {fix}")
-    return InputError(f"{name} must be a numeric 2-D array: {error}; {fix}")
+    return InputError(f"{name} must be a numeric 2-D array: {_short(str(error))}; {fix}")
 
 
 def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray, bool]:
