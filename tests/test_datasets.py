@@ -439,3 +439,27 @@ def test_kdd_paper_dimension_119_is_whole_file_categories_numeric_and_constant(k
         if name.startswith("service=") and dataset.X[:, j].any()
     ]
     assert len(services_in_subset) < 66  # so the categories were read from the whole file
+
+
+@pytest.mark.data
+def test_adult_private_real_neighbours_with_and_without_a_missing_value(adult, real_data, tmp_path):
+    """Replace one field of one complete record by '?' (and one '?' by a value): same n, same layout."""
+    data = original_bytes(real_data, "adult.data").decode()
+    test = original_bytes(real_data, "adult.test")
+    lines = data.split("\n")
+    assert "?" not in lines[0] and lines[14].endswith(", ?, >50K")  # record 14: native-country '?'
+    lines[0] = lines[0].replace(", State-gov,", ", ?,", 1)
+    lines[14] = lines[14].replace(", ?,", ", United-States,", 1)
+    (tmp_path / "adult.data").write_text("\n".join(lines))
+    (tmp_path / "adult.test").write_bytes(test)
+    neighbour = load_adult(path=tmp_path, mode="private")
+    private = adult["private"]
+    assert neighbour.X.shape == private.X.shape == (48_842, 114)
+    assert neighbour.feature_names == private.feature_names
+    np.testing.assert_array_equal(neighbour.y, private.y)
+    changed = np.flatnonzero(np.any(neighbour.X != private.X, axis=1))
+    np.testing.assert_array_equal(changed, [0, 14])
+    names = neighbour.feature_names
+    assert neighbour.X[0, names.index("workclass=?")] > 0 and private.X[0, names.index("workclass=State-gov")] > 0
+    assert neighbour.X[14, names.index("native-country=United-States")] > 0
+    assert private.X[14, names.index("native-country=?")] > 0
