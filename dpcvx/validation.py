@@ -28,6 +28,7 @@ from .exceptions import InputError
 __all__ = [
     "positive",
     "check_epsilon",
+    "fraction",
     "sample_size",
     "check_matrix",
     "check_finite",
@@ -102,6 +103,23 @@ def check_epsilon(epsilon: Any, name: str = "epsilon", *, minimum: float = EPSIL
     meaningful privacy level.
     """
     return positive(name, epsilon, minimum=minimum, maximum=maximum)
+
+
+def fraction(name: str, value: Any, *, allow_zero: bool = False, allow_one: bool = False) -> float:
+    """A probability-like number in (0, 1), [0, 1), (0, 1] or [0, 1]: refuses str, None, bool, complex, NaN.
+
+    For delta (``fraction("delta", delta, allow_zero=True)`` is [0, 1)), confidences and
+    sampling fractions. A positive value below POSITIVE_MIN (subnormal) is refused too.
+    """
+    number = _real(name, value, "a number in [0, 1]")
+    low_ok = number > 0 or (allow_zero and number == 0)
+    high_ok = number < 1 or (allow_one and number == 1)
+    if not (low_ok and high_ok):
+        interval = ("[" if allow_zero else "(") + "0, 1" + ("]" if allow_one else ")")
+        raise InputError(f"{name} must lie in {interval}, got {number}")
+    if 0 < number < POSITIVE_MIN:
+        raise InputError(f"{name}={number:g} is subnormal (below {POSITIVE_MIN:g}); use 0 or a larger value")
+    return number
 
 
 def sample_size(n: Any, name: str = "n") -> int:

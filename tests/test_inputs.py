@@ -660,3 +660,15 @@ def test_generated_missing_values_never_change_n_or_the_layout(holes, labels):
     assert np.all(np.isfinite(data.X)) and np.all(np.linalg.norm(data.X, axis=1) <= 1.0)
     assert kdd.X.shape == (1 + len(holes), 126) and kdd.feature_names == kdd_schema().feature_names
     assert np.all(np.isfinite(kdd.X)) and np.all(np.linalg.norm(kdd.X, axis=1) <= 1.0)
+
+
+def test_fraction_states_its_interval():
+    from dpcvx.validation import fraction
+
+    assert fraction("delta", 0, allow_zero=True) == 0.0 and fraction("p", 0.5) == 0.5
+    assert fraction("p", 1, allow_one=True) == 1.0
+    for value, message in [(0, r"delta must lie in \(0, 1\), got 0.0"), (1.0, r"in \(0, 1\)"),
+                           ("0.1", r"a str"), (True, r"a bool"), (float("nan"), r"finite"),
+                           (5e-324, r"subnormal")]:
+        with pytest.raises(InputError, match=message):
+            fraction("delta", value)
