@@ -538,7 +538,6 @@ def test_generated_matrices_give_a_typed_error_or_finite_bounded_rows(X, R, inte
                                direction, rtol=1e-9, atol=1e-12)
 
 
-
 @st.composite
 def tables(draw):
     n = draw(st.integers(0, 6))
