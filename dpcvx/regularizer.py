@@ -430,6 +430,10 @@ def _affine(node, w: cp.Variable) -> _Map:
                 return _Map(values * inner.b, A=A, dense_err=_up(error))
     if name == "MulExpression":
         left, right = node.args
+        for const_arg, other in ((left, right), (right, left)):
+            factor = _scalar_constant(const_arg)   # a 1 x 1 matrix: a scalar indeed
+            if factor is not None and not other.is_constant() and other.shape == node.shape:
+                return _scale_map(_affine(other, w), factor)
         if left.is_constant() and not right.is_constant() and len(right.shape) <= 1:
             return _matmul(_constant_value(left), _affine(right, w), dim, node.size)
         if right.is_constant() and not left.is_constant() and len(left.shape) <= 1:
@@ -865,7 +869,7 @@ def _quadratic_term(node, w, curvature: _Curvature, factor: sp.Expr) -> bool:
         if denominator is not None and denominator > 0 and node.args[0].is_affine():
             curvature.add_squares(_affine(node.args[0], w), factor / denominator, None)
             return True
-    if name in {"QuadForm", "SymbolicQuadForm"} and isinstance(node.args[1], cp.Constant):
+    if name in {"QuadForm", "SymbolicQuadForm"} and node.args[1].is_constant():  # Constant, psd_wrap
         x, P = node.args
         if x.is_affine():
             curvature.add_quad_form(_affine(x, w), _constant_value(P), factor)
