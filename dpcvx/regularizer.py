@@ -491,6 +491,10 @@ def _matmul(C: np.ndarray, inner: _Map, dim: int, out_size: int) -> _Map:
     C = np.atleast_2d(C) if C.ndim else C.reshape(1, 1)
     if C.ndim != 2 or C.shape[1] != inner.size or C.shape[0] != out_size:
         raise _Unsupported("a matrix product of unexpected shape")
+    if inner.coordinate and C.shape[0] == C.shape[1] and not np.any(C - np.diag(np.diag(C))):
+        # a diagonal matrix (the user's, checked entry by entry) scales coordinates
+        values = np.diag(C).copy()
+        return _multiply_coordinates(inner, values, values * inner.b)
     if inner.coordinate:
         cols = inner.columns(dim)
         live = cols >= 0
@@ -752,10 +756,14 @@ class _Curvature:
             return sp.Integer(0), True
         low = np.zeros(self.dim)
         slack = np.zeros(self.dim)
+        magnitude = np.zeros(self.dim)
         for piece in self.diagonals:
-            low[piece.cols] += piece.lower_values()
+            values = piece.lower_values()
+            low[piece.cols] += values
             slack[piece.cols] += piece.rounding()
-        slack = _up(slack + len(self.diagonals) * EPS * np.abs(low))
+            magnitude[piece.cols] += np.abs(values)
+        # summing T terms rounds by at most T u times the sum of their magnitudes
+        slack = _up(slack + len(self.diagonals) * EPS * magnitude)
         lower_float = float(np.min(low - slack))
         lower_float -= _up(EPS * abs(lower_float))
         if any(piece.err is not None for piece in self.diagonals):
@@ -949,7 +957,7 @@ def analyse_regularizer(regularizer, dim: int) -> RegularizerAnalysis:
         trial = _Curvature(dim)
         try:
             recognised = _quadratic_term(term, w, trial, factor)
-        except _Unsupported as reason:
+        except (_Unsupported, ValueError, IndexError, TypeError) as reason:  # never a claim: 0
             recognised = False
             notes.append(f"term {term} contributes 0 to m: {reason}")
         if recognised:
