@@ -460,8 +460,10 @@ def _affine(node, w: cp.Variable) -> _Map:
                             err=None if exact else err)
     if name == "index" and len(node.args[0].shape) <= 1:
         inner = _affine(node.args[0], w)
-        selection = np.arange(inner.size).reshape(node.args[0].shape, order="F")[node.key]
+        selection = np.arange(inner.size).reshape(node.args[0].shape, order="F")[_numpy_key(node.key)]
         selection = np.asarray(selection).ravel(order="F")
+        if selection.size != node.size:
+            raise _Unsupported(f"an index key {node.key} the calculus does not follow")
         if inner.coordinate:
             cols = inner.columns(dim)[selection]
             live = cols[cols >= 0]
@@ -484,6 +486,19 @@ def _affine(node, w: cp.Variable) -> _Map:
         error = inner.dense_err * math.sqrt(inner.size) + inner.size * EPS * float(np.abs(inner.A).sum())
         return _Map(np.array([math.fsum(inner.b)]), A=A, dense_err=_up(error))
     return _numeric_affine_map(node, w)
+
+
+def _numpy_key(key):
+    """CVXPY's normalised key in numpy's terms: a reversed slice ending before 0 has stop -1 there."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for part in key:
+        if isinstance(part, slice) and part.step is not None and part.step < 0 \
+                and part.stop is not None and part.stop < 0:
+            part = slice(part.start, None, part.step)
+        out.append(part)
+    return tuple(out)
 
 
 def _matmul(C: np.ndarray, inner: _Map, dim: int, out_size: int) -> _Map:
@@ -764,6 +779,7 @@ class _Curvature:
             magnitude[piece.cols] += np.abs(values)
         # summing T terms rounds by at most T u times the sum of their magnitudes
         slack = _up(slack + len(self.diagonals) * EPS * magnitude)
+        self.diagonal_lower_vector = low - slack   # elementwise <= the exact diagonal
         lower_float = float(np.min(low - slack))
         lower_float -= _up(EPS * abs(lower_float))
         if any(piece.err is not None for piece in self.diagonals):
@@ -808,18 +824,17 @@ class _Curvature:
         if self.dim <= COMBINE_LIMIT:
             H = np.zeros((self.dim, self.dim))
             error = 0.0
-            floats = self.diagonal_floats()
-            if floats is not None:
-                H[np.diag_indices(self.dim)] += floats
-                abs_diag = np.zeros(self.dim)
-                for piece in self.diagonals:
-                    abs_diag[piece.cols] += np.abs(piece.values()) + piece.rounding()
-                error += float(np.max(abs_diag)) * (len(self.diagonals) + 2) * EPS
-                if isinstance(diag_value, float):  # inexact coefficients: use the per-term path only
-                    error = math.inf
+            if self.diagonals:
+                # exact diagonal - this vector >= 0 elementwise, so it only raises lambda_min
+                H[np.diag_indices(self.dim)] += self.diagonal_lower_vector
+            magnitude = float(np.linalg.norm(H))
             for piece in self.denses:
-                H += piece.matrix(self.dim)
+                term = piece.matrix(self.dim)
+                H += term
                 error += piece.formation_error()
+                magnitude += float(np.linalg.norm(term))
+            # each addition rounds by at most u times the magnitudes summed so far
+            error += (len(self.denses) + 2) * EPS * magnitude
             H = 0.5 * (H + H.T)
             combined = _eig_lower(H) - _up(error + EPS * float(np.linalg.norm(H)))
             if combined > per_term:

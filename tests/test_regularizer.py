@@ -352,3 +352,25 @@ def test_quadratic_keeps_the_old_interface():
     np.testing.assert_allclose(total.hessian(2), old.hessian(2) + 2 * with_diag.hessian(2))
     m, exact = Quadratic(sp.Integer(0), None, None, np.array([3.0, 2.0])).smallest_eigenvalue()
     assert not exact and 2 * (1 - 1e-14) <= float(m) <= 2.0
+
+
+@pytest.mark.parametrize("regularizer", [
+    lambda w: cp.sum_squares(w[::-1]),
+    lambda w: cp.sum_squares(w[4::-2]) + cp.sum_squares(3 * w[5:0:-2]),
+    lambda w: cp.sum_squares(np.diag(np.arange(1.0, 7.0)) @ w[::-1]) + cp.square(w[0]),
+    lambda w: 0.5 * cp.sum_squares(w[1:]) + cp.square(w[0] - 2) / 4,
+    lambda w: cp.sum_squares(w[-2:]) + 0.1 * cp.sum_squares(w[:-2]),
+    lambda w: cp.sum_squares(w[[0, 2, 4]]) + cp.sum_squares(w[[1, 3, 5, 5]]),
+    lambda w: cp.sum_squares(cp.hstack([w[0], 2 * w[1:]])),
+    lambda w: cp.sum_squares(w @ np.ones((6, 2))) + cp.sum_squares(w / np.arange(1.0, 7.0)),
+], ids=["reversed", "strided-reversed", "diag-matrix", "tail", "negative-start", "fancy",
+        "hstack", "row-vector-and-division"])
+def test_indexing_and_other_affine_maps_give_the_true_hessian(regularizer):
+    """The Quadratic is the expression's own Hessian (for the Newton solver), and m <= lambda_min."""
+    d = 6
+    analysis = analyse(regularizer, d)
+    H = expression_hessian(regularizer, d)
+    np.testing.assert_allclose(analysis.quadratic.hessian(d), H, rtol=1e-9, atol=1e-9)
+    truth = np.linalg.eigvalsh(H).min()
+    assert float(analysis.strong_convexity) <= max(truth, 0.0) + 1e-12 * np.abs(H).max()
+    assert float(analysis.strong_convexity) >= truth - 1e-9 * np.abs(H).max()
