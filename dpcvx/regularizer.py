@@ -229,6 +229,8 @@ def _product_down(exact: sp.Expr, x: float) -> float:
 
 
 def _as_float_expr(value: float) -> sp.Expr:
+    if value == 0:
+        return sp.Integer(0)
     return sp.Float(value, precision=53)
 
 

@@ -374,3 +374,33 @@ def test_indexing_and_other_affine_maps_give_the_true_hessian(regularizer):
     truth = np.linalg.eigvalsh(H).min()
     assert float(analysis.strong_convexity) <= max(truth, 0.0) + 1e-12 * np.abs(H).max()
     assert float(analysis.strong_convexity) >= truth - 1e-9 * np.abs(H).max()
+
+
+def test_negative_quadratic_terms_are_bounded_from_above_not_ignored():
+    """Subtracted quadratic terms (not DCP-convex, so refused anyway) still never raise m: the
+    calculus bounds a negative term by its largest eigenvalue, and m is 0 when N is not convex."""
+    rng = np.random.default_rng(11)
+    for trial in range(30):
+        d = int(rng.integers(1, 5))
+        A = rng.integers(-3, 4, (d + 1, d)).astype(float)
+        B = rng.integers(-2, 3, (int(rng.integers(1, d + 2)), d)).astype(float)
+        a = rng.integers(1, 9, d) / 4
+        c = rng.integers(1, 5) / 8
+        forms = [
+            (lambda w: cp.sum_squares(A @ w) - c * cp.sum_squares(B @ w),
+             2 * rational(A).T * rational(A) - 2 * sp.Rational(c) * rational(B).T * rational(B)),
+            (lambda w: cp.sum(cp.multiply(a, cp.square(w))) - c * cp.sum_squares(w[: d // 2 + 1]),
+             2 * sp.diag(*[sp.Rational(x) for x in a])
+             - 2 * sp.Rational(c) * sp.diag(*([1] * (d // 2 + 1) + [0] * (d - d // 2 - 1)))),
+            (lambda w: 2 * cp.sum_squares(w) - c * cp.quad_form(w, B.T @ B, assume_PSD=True),
+             4 * sp.eye(d) - 2 * sp.Rational(c) * rational(B.T @ B)),
+        ]
+        for regularizer, H in forms:
+            analysis = analyse(regularizer, d)
+            assert not analysis.convex
+            np.testing.assert_allclose(expression_hessian(regularizer, d), np.array(H, dtype=float),
+                                       rtol=1e-9, atol=1e-9)
+            if true_lambda_min(H) > 0:
+                assert_sound(analysis.strong_convexity, H)
+            else:
+                assert analysis.strong_convexity == 0
