@@ -150,8 +150,9 @@ def test_weighted_regularizer_through_verify_and_both_solvers():
     d = 4
     a = np.array([0.5, 1.0, 2.0, 4.0])
     regularizer = lambda w: cp.sum(cp.multiply(a, cp.square(w)))  # noqa: E731
-    cert = dpcvx.verify(losses.logistic(), regularizer, dim=d + 1)  # + intercept
-    assert not cert.allows("objective")                              # the intercept's weight ...
+    cert = dpcvx.verify(losses.logistic(), regularizer, dim=d)
+    assert cert.allows("objective") and cert.allows("output")
+    assert cert.strong_convexity == 1 and isinstance(cert.strong_convexity, sp.Integer)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(400, d))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
