@@ -56,6 +56,11 @@ __all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM"]
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
+    #: ``random_state`` takes None or an int only (see :func:`dpcvx.rng.check_estimator_seed`).
+    #: A caller holding a generator (``dpcvx.tune``) passes ``int(generator.integers(2**63 - 1))``
+    #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
+    seed_only_random_state = True
+
     def _loss(self):
         raise NotImplementedError
 

@@ -191,6 +191,9 @@ def test_generators_are_refused_naming_the_fix(data, state):
     with pytest.raises(dpcvx.InputError, match=r"clone.*random_state=None.*int seed"):
         estimator.fit(X, y, accountant=accountant)
     assert fitted_attributes(estimator) == [] and accountant.ledger == []   # nothing spent
+    # callers holding a generator (dpcvx.tune) read this flag and pass a fresh int seed instead
+    assert all(cls.seed_only_random_state for cls in ESTIMATORS)
+    assert "seed_only_random_state" not in estimator.get_params()
 
 
 @pytest.mark.parametrize("state", [-1, True, 1.5, "7"])
