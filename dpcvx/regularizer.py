@@ -742,6 +742,11 @@ class _Curvature:
     def add_quad_form(self, m: _Map, P: np.ndarray, coef: sp.Expr):
         """coef * x^T P x with x = m(w): Hessian coef M^T (P + P^T) M."""
         dim = self.dim
+        if isinstance(P, _DiagonalMatrix):
+            if P.size != m.size:
+                raise _Unsupported("quad_form of unexpected shape")
+            self.add_squares(m, coef, np.asarray(P).copy())
+            return
         if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] != m.size:
             raise _Unsupported("quad_form of unexpected shape")
         off_diagonal = P - np.diag(np.diag(P))
@@ -886,6 +891,26 @@ def _weighted_squares(node):
     return None
 
 
+class _DiagonalMatrix(np.ndarray):
+    """The diagonal of a sparse diagonal P, marked so that quad_form never densifies it."""
+
+
+def _quad_form_matrix(P):
+    """P of quad_form: a dense array, or (a sparse diagonal P at any size) its diagonal, marked."""
+    value = P.value
+    if value is None:
+        raise _Unsupported("a quad_form matrix without a value")
+    if sparse.issparse(value):
+        value = sparse.csr_array(value)
+        diagonal = np.asarray(value.diagonal(), dtype=float)
+        if (value - sparse.diags_array(diagonal)).count_nonzero() == 0:
+            return diagonal.view(_DiagonalMatrix)
+        if value.shape[0] > DENSE_SOLVER_LIMIT:
+            raise _Unsupported(f"a sparse non-diagonal quad_form matrix of size {value.shape[0]}")
+        value = value.toarray()
+    return np.asarray(value, dtype=float)
+
+
 def _quadratic_term(node, w, curvature: _Curvature, factor: sp.Expr) -> bool:
     """Add ``factor * node`` to ``curvature`` if it is a recognised quadratic (or affine) term."""
     name = type(node).__name__
@@ -897,7 +922,7 @@ def _quadratic_term(node, w, curvature: _Curvature, factor: sp.Expr) -> bool:
     if name in {"QuadForm", "SymbolicQuadForm"} and node.args[1].is_constant():  # Constant, psd_wrap
         x, P = node.args
         if x.is_affine():
-            curvature.add_quad_form(_affine(x, w), _constant_value(P), factor)
+            curvature.add_quad_form(_affine(x, w), _quad_form_matrix(P), factor)
             return True
     weighted = _weighted_squares(node)
     if weighted is not None and weighted[0].is_affine():

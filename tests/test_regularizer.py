@@ -333,6 +333,23 @@ def test_analysis_is_cheap_at_d_100000():
     ridge = analyse(lambda w: 0.5 * cp.sum_squares(w), d)
     assert time.perf_counter() - start < 5.0
     assert ridge.strong_convexity == 1 and ridge.quadratic.diagonal is None
+    import scipy.sparse as sparse
+
+    start = time.perf_counter()
+    diagonal = analyse(lambda w: cp.quad_form(w, sparse.diags(a)), d)   # never densified
+    assert time.perf_counter() - start < 5.0
+    assert diagonal.strong_convexity_exact
+    assert float(diagonal.strong_convexity) == pytest.approx(2 * a.min(), rel=1e-15)
+
+
+def test_sparse_quad_form_matrices():
+    import scipy.sparse as sparse
+
+    P = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    analysis = analyse(lambda w: cp.quad_form(w, sparse.csr_matrix(P)), 3)
+    truth = 2 * np.linalg.eigvalsh(P).min()                 # 2
+    assert truth * (1 - 1e-12) <= float(analysis.strong_convexity) <= truth
+    np.testing.assert_allclose(analysis.quadratic.hessian(3), 2 * P, rtol=1e-15)
 
 
 # -- the Quadratic interface the Newton solver uses ----------------------------------------------
