@@ -19,11 +19,19 @@ it draws any noise or solves anything::
 
 A refused charge raises, so no private computation runs. A charge is never
 refunded, even if the computation then fails: part of it may have run.
+
+Every charge is atomic: the check against the budget and the append to the
+ledger happen under one lock, so learners fitting in several threads against
+one accountant can never overspend it together; ``spent``, ``remaining`` and
+``can_spend`` read the ledger under the same lock. The lock is not a dataclass
+field (equality, ``repr`` and ``dataclasses.asdict`` ignore it) and a copy or
+an unpickled accountant gets a fresh one.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -74,12 +82,31 @@ class PrivacyAccountant:
     def __post_init__(self):
         budget = check_cost(self.epsilon, self.delta)
         self.epsilon, self.delta = budget.epsilon, budget.delta
+        # An own copy: two accountants (say, one from dataclasses.replace) never share a
+        # ledger list, which their two locks could not protect.
+        self.ledger = list(self.ledger)
+        # Not a dataclass field: equality, repr, asdict and replace never see it.
+        # Re-entrant: _charge holds it while calling can_spend, spent and remaining.
+        self._lock = threading.RLock()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_lock", None)  # a lock cannot be pickled or copied; each copy gets its own
+        with self._lock:
+            state["ledger"] = list(self.ledger)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     @property
     def spent(self) -> PrivacyCost:
+        with self._lock:
+            entries = list(self.ledger)
         return PrivacyCost(
-            math.fsum(entry.cost.epsilon for entry in self.ledger),
-            math.fsum(entry.cost.delta for entry in self.ledger),
+            math.fsum(entry.cost.epsilon for entry in entries),
+            math.fsum(entry.cost.delta for entry in entries),
         )
 
     @property
@@ -88,8 +115,10 @@ class PrivacyAccountant:
         return PrivacyCost(max(self.epsilon - spent.epsilon, 0.0), max(self.delta - spent.delta, 0.0))
 
     def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
-        """Whether a charge of (epsilon, delta) would fit the remaining budget."""
-        cost, spent = check_cost(epsilon, delta), self.spent
+        """Whether a charge of (epsilon, delta) would fit the remaining budget (now; see ``spend``)."""
+        cost = check_cost(epsilon, delta)
+        with self._lock:
+            spent = self.spent
         return (spent.epsilon + cost.epsilon <= self.epsilon * (1 + _SLACK)
                 and spent.delta + cost.delta <= self.delta * (1 + _SLACK))
 
@@ -106,21 +135,26 @@ class PrivacyAccountant:
         return self._charge(cost, description, f"parallel over {len(checked)} disjoint parts")
 
     def _charge(self, cost: PrivacyCost, description: str, composition: str) -> PrivacyCost:
-        if not self.can_spend(*cost):
+        # Check and append under one lock: two threads can never both pass the
+        # check against the same ledger and then both append.
+        with self._lock:
+            if self.can_spend(*cost):
+                self.ledger.append(LedgerEntry(cost, description, composition))
+                return cost
             spent, remaining = self.spent, self.remaining
-            raise BudgetExceededError(
-                f"{description or 'this computation'} needs (epsilon={cost.epsilon:g}, "
-                f"delta={cost.delta:g}) but only (epsilon={remaining.epsilon:g}, "
-                f"delta={remaining.delta:g}) of the budget (epsilon={self.epsilon:g}, "
-                f"delta={self.delta:g}) remains (spent: epsilon={spent.epsilon:g}, "
-                f"delta={spent.delta:g}); nothing was computed. Use a smaller epsilon or a "
-                "new dataset."
-            )
-        self.ledger.append(LedgerEntry(cost, description, composition))
-        return cost
+        raise BudgetExceededError(
+            f"{description or 'this computation'} needs (epsilon={cost.epsilon:g}, "
+            f"delta={cost.delta:g}) but only (epsilon={remaining.epsilon:g}, "
+            f"delta={remaining.delta:g}) of the budget (epsilon={self.epsilon:g}, "
+            f"delta={self.delta:g}) remains (spent: epsilon={spent.epsilon:g}, "
+            f"delta={spent.delta:g}); nothing was computed. Use a smaller epsilon or a "
+            "new dataset."
+        )
 
     def __str__(self) -> str:
-        spent, remaining = self.spent, self.remaining
+        with self._lock:
+            entries = list(self.ledger)
+            spent, remaining = self.spent, self.remaining
         lines = [
             f"privacy budget (epsilon={self.epsilon:g}, delta={self.delta:g}): "
             f"spent (epsilon={spent.epsilon:g}, delta={spent.delta:g}), "
@@ -129,6 +163,6 @@ class PrivacyAccountant:
         lines += [
             f"  epsilon={entry.cost.epsilon:g}, delta={entry.cost.delta:g} "
             f"({entry.composition}): {entry.description}"
-            for entry in self.ledger
+            for entry in entries
         ]
         return "\n".join(lines)

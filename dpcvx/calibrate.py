@@ -57,7 +57,7 @@ from dataclasses import dataclass, replace
 
 from .exceptions import InputError
 from .noise import release_grid_spacing
-from .validation import positive, sample_size
+from .validation import check_epsilon, positive, sample_size
 
 __all__ = [
     "OutputPerturbation",
@@ -96,22 +96,6 @@ def round_down(value: float) -> float:
 def round_up(value: float) -> float:
     """value moved up by a relative ROUNDING: for quantities a proof needs no smaller."""
     return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
-
-
-MIN_EPSILON = 1e-12
-
-
-def check_epsilon(epsilon: float) -> float:
-    """epsilon as a float: finite and at least MIN_EPSILON (InputError otherwise).
-
-    Below 1e-12 no release carries information (the noise is 10^12 times the
-    sensitivity) and the calibration's arithmetic underflows.
-    """
-    value = positive("epsilon", epsilon)
-    if value < MIN_EPSILON:
-        raise InputError(f"epsilon = {value:g} is below {MIN_EPSILON:g}: the noise would swamp any "
-                         "model and the calibration underflows; use a larger epsilon")
-    return value
 
 
 def check_tol(tol: float) -> float:

@@ -3,14 +3,21 @@
 Two modes:
 
 - ``mode="private"``: :func:`dpcvx.uci_domains.adult_schema` / ``kdd_schema``,
-  public bounds and category lists only. Each row depends on its own record
-  alone, so the rows can go straight into an eps-DP learner with R = norm.
-- ``mode="paper"``: the published preprocessing. **It reads the data**: each
-  numeric column is divided by its maximum over the data and the one-hot
-  categories are the ones present in the data (:func:`paper_schema`). That
-  is what the paper did; it is NOT a private pipeline (the maxima and the
-  category set are statistics of the private data). Use it to reproduce the
-  published numbers, and report the private mode next to it.
+  public bounds and category lists only. **Every record is kept**: a missing
+  value (``?``) is a category of its own in a categorical column and is
+  imputed with the public lower bound in a numeric column, so the row count
+  n (and with it the noise scale), the feature layout and every other
+  public quantity are the same whichever values are missing. Each row
+  depends on its own record alone, so the rows can go straight into an
+  eps-DP learner with R = norm.
+- ``mode="paper"``: the published preprocessing, **NOT private**
+  (``Dataset.private`` is False). It reads the data: records with a missing
+  value are DROPPED (so n depends on the data), each numeric column is
+  divided by its maximum over the data and the one-hot categories are the
+  ones present in the data (:func:`paper_schema`). That is what the paper
+  did; the row count, the maxima and the category set are statistics of the
+  private data. Use it to reproduce the published numbers, and report the
+  private mode next to it.
 
 Both modes then scale each row to x / max(1, ||x|| / norm). The paper says
 "each row scaled to norm <= 1"; its experiment section is not among the
@@ -85,6 +92,11 @@ class Dataset:
     record_index: np.ndarray
     description: str
 
+    @property
+    def private(self) -> bool:
+        """True in private mode: nothing (row count, bounds, categories) was read off the data."""
+        return self.mode == "private"
+
 
 def find_data_directory(files: tuple[str, ...], path: str | Path | None = None) -> Path:
     """The first directory holding every file in ``files`` (each plain or ``.gz``).
@@ -116,21 +128,28 @@ def load_adult(
     constant_feature: bool = True,
     norm: float = 1.0,
 ) -> Dataset:
-    """UCI Adult: adult.data + adult.test, records with a missing value dropped, +1 for income >50K.
+    """UCI Adult: adult.data + adult.test, +1 for income >50K; private mode keeps every record.
 
     The test file's first line (``|1x3 Cross validator``) and the trailing
-    dots of its labels are stripped; a record with ``?`` anywhere is dropped:
-    48,842 - 3,620 = 45,222 records (30,162 + 15,060), of which 11,208 are
-    >50K. The paper reports 45,220; the two extra records here could not be
-    traced (no duplicate-free or other rule found that removes exactly two).
+    dots of its labels are stripped.
+
+    - private mode: all 48,842 records (32,561 + 16,281), of which 11,687
+      are >50K; ``?`` is the category ``column=?`` of its own (imputed with
+      the public lower bound in a numeric column), so n does not depend on
+      which values are missing;
+    - paper mode (NOT private): a record with ``?`` anywhere is dropped:
+      48,842 - 3,620 = 45,222 records (30,162 + 15,060), of which 11,208 are
+      >50K. The paper reports 45,220; the two extra records here could not be
+      traced (no duplicate-free or other rule found that removes exactly two).
 
     d, with the default constant feature:
     - paper mode: 98 one-hot features for the categories present after the
       drop (8 workclass values in adult.names minus Never-worked, whose
       records all miss the occupation; 16 + 7 + 14 + 6 + 5 + 2 + 41 for the
       other columns) + 6 numeric + 1 constant = 105, the paper's d;
-    - private mode: the 99 categories listed in adult.names + 6 + 1 = 106.
-    Without the constant: 104 and 105. Whether the paper appended a constant
+    - private mode: the 99 categories listed in adult.names + 8 missing-value
+      categories (one per categorical column) + 6 + 1 = 114.
+    Without the constant: 104 and 113. Whether the paper appended a constant
     could not be checked (its experiment text is not among the project's
     references). The other reading that gives 105 for Adult, all 99 listed
     categories + 6 numeric without a constant, has no counterpart giving
@@ -140,19 +159,27 @@ def load_adult(
     _check_mode(mode)
     directory = find_data_directory(ADULT_FILES, path)
     records = np.array([fields for name in ADULT_FILES for fields in _adult_records(directory, name)])
-    complete = np.flatnonzero(~(records == "?").any(axis=1))
-    records = records[complete]
+    if mode == "private":  # every record: n is the public count of records in the files
+        kept = np.arange(len(records))
+        which = f"all {len(kept)} records (a missing value '?' is a category of its own)"
+    else:  # NOT private: which records survive depends on the data
+        kept = np.flatnonzero(~(records == "?").any(axis=1))
+        records = records[kept]
+        which = f"{len(kept)} records without missing values (the others DROPPED: NOT private)"
     labels = np.char.rstrip(records[:, -1], ".")
     unknown = sorted(set(labels.tolist()) - {">50K", "<=50K"})
     if unknown:
-        raise InputError(f"Adult labels must be >50K or <=50K, found {unknown}")
+        raise InputError(
+            f"Adult labels must be >50K or <=50K, found {unknown}; a record's label is never "
+            "guessed or dropped: fix the file"
+        )
     table = {name: records[:, j] for j, name in enumerate(ADULT_COLUMNS)}
     schema = _schema_for(mode, adult_schema(constant_feature, norm), table)
     description = (
-        f"UCI Adult (adult.data + adult.test), {len(complete)} records without missing values, "
+        f"UCI Adult (adult.data + adult.test), {which}, "
         f"d = {schema.dimension}, y = +1 for income >50K. {_MODE_NOTE[mode]}"
     )
-    return _dataset(schema, table, np.where(labels == ">50K", 1.0, -1.0), mode, complete, description)
+    return _dataset(schema, table, np.where(labels == ">50K", 1.0, -1.0), mode, kept, description)
 
 
 def load_kdd(
@@ -177,8 +204,14 @@ def load_kdd(
       d. Maxima and categories are read from all 494,021 records before the
       subset is drawn, so d does not depend on the subset (a 70,000-record
       subset alone holds only about 62 services);
-    - private mode: 3 + 70 + 11 = 84 public categories + 38 + 1 = 123.
-    Without the constant: 118 and 122.
+    - private mode: 3 + 70 + 11 = 84 public categories + 3 missing-value
+      categories (``?``) + 38 + 1 = 126.
+    Without the constant: 118 and 125.
+
+    No record is ever dropped, in either mode (the 10% file has no missing
+    value; in private mode a ``?`` would be the category ``column=?``, or the
+    public lower bound of a numeric column). A value outside the public
+    category lists gives the all-zero block of its column.
     """
     _check_mode(mode)
     if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, int) or not 1 <= n_rows):
@@ -235,10 +268,13 @@ def download(directory: str | Path, overwrite: bool = False) -> Path:
 
 _MODE_NOTE = {
     "paper": (
-        "Paper mode: column maxima and categories were READ FROM THE DATA (not private); "
-        "then each row was scaled to norm <= the bound."
+        "Paper mode, NOT PRIVATE: column maxima and categories were READ FROM THE DATA (and any "
+        "record with a missing value dropped); then each row was scaled to norm <= the bound."
     ),
-    "private": "Private mode: public bounds and categories only; each row depends on its own record alone.",
+    "private": (
+        "Private mode: every record kept, public bounds and categories only ('?' is a category "
+        "of its own); each row depends on its own record alone."
+    ),
 }
 
 
@@ -307,6 +343,8 @@ def _kdd_records(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     494,021), so each distinct line is parsed once: about twice as fast.
     Text fields are read as 16 characters: enough for every service, flag
     and label of the task; a longer unknown value is cut but stays unknown.
+    If a field is ``?`` (a missing value; the 10% file has none) the numeric
+    columns are read as text too, and the schema imputes them.
     """
     lines = _read_text(directory, KDD_FILE).splitlines()
     first_seen: dict[str, int] = {}
@@ -315,7 +353,9 @@ def _kdd_records(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     )
     if not first_seen:
         raise InputError(f"{KDD_FILE} in {directory} holds no records")
-    dtype = [(name, "U16" if name in KDD_CATEGORIES else "f8") for name in KDD_COLUMNS] + [("label", "U16")]
+    missing = any("?" in line for line in first_seen)
+    numeric = "U32" if missing else "f8"
+    dtype = [(name, "U16" if name in KDD_CATEGORIES else numeric) for name in KDD_COLUMNS] + [("label", "U16")]
     try:
         distinct = np.loadtxt(first_seen, delimiter=",", dtype=dtype, ndmin=1)
     except ValueError as error:

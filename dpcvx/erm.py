@@ -46,7 +46,7 @@ from .problem import VerifiedProblem
 from .rng import RandomState, resolve_rng
 from .rows import RowMap
 from .solvers import SolveInfo, newton, solve_with_cvxpy
-from .validation import check_choice, check_classes, check_flag, check_labels, positive
+from .validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive
 from .version import __version__
 from .verify import PROBE_DIM, default_regularizer, verify_problem
 
@@ -449,7 +449,7 @@ class PrivateERM:
     def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant) -> _Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
-        epsilon = calibrate.check_epsilon(epsilon)
+        epsilon = check_epsilon(epsilon)
         check_choice("split", split, calibrate.SPLITS)
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):
             raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")

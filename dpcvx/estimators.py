@@ -15,6 +15,13 @@ for example, that every record has the same label). ``y`` with other labels
 raises :class:`~dpcvx.exceptions.InputError`; pass ``classes=(-1, 1)`` or
 ``classes=("no", "yes")`` for such data.
 
+Noise: with ``random_state=None`` (the default) each fit draws fresh noise
+from operating-system entropy, so the clones that scikit-learn makes never
+share it. An int seed makes fits reproducible, and two releases with the same
+seed on the same or neighbouring data share their noise, so their difference
+cancels it: a privacy loss, for experiments only. Generators are refused (see
+``random_state`` of :class:`DPERMClassifier`).
+
 Privacy accounting: each call to :meth:`fit` spends ``epsilon`` on the rows
 it is given. Cross-validation and grid search fit many times on overlapping
 rows, so their total cost is the sum of the epsilons of the fits that saw a
@@ -41,12 +48,18 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 from . import losses
 from .erm import PrivateERM
 from .model import PrivateModel
+from .rng import check_estimator_seed
 
 __all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM"]
 
 
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
+
+    #: ``random_state`` takes None or an int only (see :func:`dpcvx.rng.check_estimator_seed`).
+    #: A caller holding a generator (``dpcvx.tune``) passes ``int(generator.integers(2**63 - 1))``
+    #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
+    seed_only_random_state = True
 
     def _loss(self):
         raise NotImplementedError
@@ -79,10 +92,16 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         malformed data or labels outside ``classes``, and
         :class:`~dpcvx.exceptions.SolverError` when the solve is not exact
         enough. In every such case no fitted attribute is set or changed.
+
+        With ``random_state=None`` every call draws fresh noise from
+        operating-system entropy, so clones fitted by ``GridSearchCV`` or
+        ``cross_val_score`` never share noise. A ``random_state`` that is not
+        None or a non-negative int raises InputError before anything is spent.
         """
+        seed = check_estimator_seed(self.random_state, type(self).__name__)
         model = self._private_erm().fit(
             X, y, epsilon=self.epsilon, mechanism=self.mechanism, split=self.split,
-            random_state=self.random_state, accountant=accountant,
+            random_state=seed, accountant=accountant,
         )
         vars(self).update(self._fitted_attributes(model))
         return self
@@ -145,9 +164,17 @@ class DPERMClassifier(_PrivateLinearClassifier):
         The public (negative, positive) labels; never inferred from y.
     split : {"max", "paper"}, default "max"
         Budget split of objective perturbation (:func:`dpcvx.calibrate.objective_perturbation`).
-    random_state : None, int or numpy.random.Generator, default None
-        None draws the noise from operating-system entropy at every fit (the
-        only choice for a real release); an int makes fits reproducible.
+    random_state : None or int, default None
+        None draws fresh noise from operating-system entropy at every fit
+        (the only choice for a real release; clones made by ``GridSearchCV``,
+        ``cross_val_score`` or ``Pipeline`` then never share noise). A
+        non-negative int makes fits reproducible, for experiments and tests:
+        two releases with the same int seed on the same or neighbouring data
+        share their noise vector, and the difference of the two releases
+        cancels it (a privacy loss). A ``numpy.random.Generator`` or
+        ``RandomState`` is refused (InputError): ``sklearn.base.clone``
+        deep-copies it, so every clone would draw the identical noise. (A
+        generator may be passed to :meth:`dpcvx.PrivateERM.fit` directly.)
     clip : bool, default True
         Scale rows with ||x|| > R onto the bound (True) or refuse them (False).
     solver : {"auto", "fast", "cvxpy"}, default "auto"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .exceptions import InputError
 from .validation import positive, sample_size
 
 __all__ = ["sample_l2_laplace", "sample_laplace", "sample_gaussian", "round_to_grid",
@@ -27,17 +28,35 @@ def sample_l2_laplace(d: int, beta: float, rng: np.random.Generator) -> np.ndarr
     while length == 0.0:  # probability zero, but never divide by it
         direction = rng.standard_normal(d)
         length = np.linalg.norm(direction)
-    return rng.gamma(shape=d, scale=1.0 / beta) * direction / length
+    with np.errstate(over="ignore", invalid="ignore"):
+        noise = rng.gamma(shape=d, scale=1.0 / beta) * direction / length
+    return _finite_noise(noise, f"1/beta = {1.0 / beta:g}")
 
 
 def sample_laplace(size: int, scale: float, rng: np.random.Generator) -> np.ndarray:
     """i.i.d. Laplace(0, scale) entries: density proportional to exp(-|b| / scale)."""
-    return rng.laplace(0.0, positive("scale", scale), size=size)
+    scale = positive("scale", scale)
+    with np.errstate(over="ignore", invalid="ignore"):
+        noise = rng.laplace(0.0, scale, size=size)
+    return _finite_noise(noise, f"scale = {scale:g}")
 
 
 def sample_gaussian(size: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """i.i.d. N(0, sigma^2) entries."""
-    return rng.normal(0.0, positive("sigma", sigma), size=size)
+    sigma = positive("sigma", sigma)
+    with np.errstate(over="ignore", invalid="ignore"):
+        noise = rng.normal(0.0, sigma, size=size)
+    return _finite_noise(noise, f"sigma = {sigma:g}")
+
+
+def _finite_noise(noise: np.ndarray, scale: str) -> np.ndarray:
+    """The noise itself, or an InputError naming its scale when a draw overflowed (never NaN/inf)."""
+    if not np.all(np.isfinite(noise)):
+        raise InputError(
+            f"a noise draw with {scale} overflowed to infinity: the noise scale is too large for "
+            "floating point. Raise epsilon, n or lam (the scale falls as they grow)"
+        )
+    return noise
 
 
 def round_to_grid(values: np.ndarray, scale: float,
@@ -54,17 +73,22 @@ def round_to_grid(values: np.ndarray, scale: float,
     Returns (rounded values, grid spacing). Division and multiplication by a
     power of two are exact in binary floating point.
     """
-    spacing = release_grid_spacing(scale, bits_below)
     values = np.asarray(values, dtype=float)
-    # a value of magnitude >= 2^52 spacing is already a multiple of the (power of two)
-    # spacing, since its ulp is at least the spacing: leave it, and never divide it into inf
-    coarse = np.abs(values) >= spacing * 2.0**52
+    if not np.all(np.isfinite(values)):
+        raise InputError("round_to_grid: the values to round hold NaN or infinity; nothing is released")
+    spacing = release_grid_spacing(scale, bits_below)
+    # a value with |v| >= 2^52 spacing is already a multiple of the spacing (its ulp is at least
+    # the spacing); dividing it could overflow, so it is kept as it is
+    on_grid = np.abs(values) >= spacing * 2.0**52
     with np.errstate(over="ignore"):
-        rounded = np.where(coarse, values, np.round(values / spacing) * spacing)
-    return rounded, spacing
+        rounded = np.round(np.where(on_grid, 0.0, values) / spacing) * spacing
+    return np.where(on_grid, values, rounded), spacing
 
 
 def release_grid_spacing(scale: float, bits_below: int = GRID_BITS_BELOW_SCALE) -> float:
-    """The grid of :func:`round_to_grid` for a noise scale: 2^(ceil(log2(scale)) - bits_below)."""
+    """The grid of :func:`round_to_grid` for a noise scale: 2^(ceil(log2(scale)) - bits_below).
+
+    ldexp keeps the spacing a power of two even below the normal range (never 0: scale >= 2.2e-308).
+    """
     scale = positive("scale", scale)
-    return 2.0 ** (int(np.ceil(np.log2(scale))) - int(bits_below))
+    return float(np.ldexp(1.0, int(np.ceil(np.log2(scale))) - int(bits_below)))

@@ -11,6 +11,13 @@ category lists given by the user. Each record is mapped on its own:
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j; a value outside the list gives the all-zero block, or
   an :class:`InputError` when ``strict`` is set;
+- missing values (None, NaN, pandas NA/NaT, or the text ``"?"`` or ``""``):
+  an error, unless the column declares a public rule. A categorical column
+  with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
+  them as category c; a numeric column with ``missing=v`` (a public value in
+  [lo, hi], for example lo) imputes v, and with ``missing_indicator=True``
+  adds a feature ``name:missing`` that is 1 for a missing value. Every record
+  is kept, so the row count never depends on which values are missing;
 - optional constant feature 1 (``constant_feature``), last, for an intercept
   that lies inside the norm bound and the regularizer;
 - finally x -> x / max(1, ||x||_2 / norm), so ||x||_2 <= norm.
@@ -37,15 +44,23 @@ no code is ever executed)::
         {"name": "age", "kind": "numeric", "lo": 17, "hi": 90,
          "source": "where the bound comes from (optional, free text)"},
         {"name": "sex", "kind": "categorical", "categories": ["Female", "Male"],
-         "source": "optional"}
+         "source": "optional"},
+        {"name": "job", "kind": "categorical", "categories": ["a", "b", "?"],
+         "missing": "?"},              # optional: the category of a missing value
+        {"name": "income", "kind": "numeric", "lo": 0, "hi": 1e6,
+         "missing": 0, "missing_indicator": true}   # optional: imputed value, indicator
       ]
     }
 
 Feature order is the column order; feature names are ``name`` for numeric
 columns, ``name=category`` for one-hot features and ``constant`` for the
-constant. Categorical values are compared to the categories as ``str(value)``.
-Unknown keys, duplicate names, lo >= hi, non-finite numbers and empty or
-repeated category lists are rejected with an :class:`InputError`.
+constant (and ``name:missing`` for a missing indicator). Categorical values
+are compared to the categories as ``str(value)``. Unknown keys, duplicate
+names, lo >= hi, non-finite numbers (or hi - lo overflowing), a norm outside
+[1e-150, 1e150], empty or repeated category lists and a ``missing`` outside
+the column's domain are rejected with an :class:`InputError`.
+
+The input table is never modified: every output is a new array.
 """
 
 from __future__ import annotations
@@ -61,6 +76,7 @@ from typing import Any, Union
 import numpy as np
 
 from .exceptions import InputError
+from .validation import MODERATE_MAX, MODERATE_MIN
 
 __all__ = [
     "NumericColumn",
@@ -76,6 +92,9 @@ SCHEMA_VERSION = 1
 SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "columns"}
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
+# Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty).
+MISSING_TOKENS = ("?", "")
+MISSING_INDICATOR_SUFFIX = ":missing"
 
 
 def _finite_float(what: str, value: Any) -> float:
@@ -91,12 +110,20 @@ def _check_name(name: Any) -> None:
 
 @dataclass(frozen=True)
 class NumericColumn:
-    """A numeric column with PUBLIC bounds: v -> (clip(v, lo, hi) - lo) / (hi - lo)."""
+    """A numeric column with PUBLIC bounds: v -> (clip(v, lo, hi) - lo) / (hi - lo).
+
+    ``missing``: a public value in [lo, hi] imputed for a missing value (None,
+    NaN, pandas NA, ``"?"`` or ``""``); None (the default) makes a missing value
+    an error. ``missing_indicator``: add the feature ``name:missing`` (1 for a
+    missing value, else 0); needs ``missing``.
+    """
 
     name: str
     lo: float
     hi: float
     source: str = ""
+    missing: float | None = None
+    missing_indicator: bool = False
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -104,26 +131,54 @@ class NumericColumn:
         hi = _finite_float(f"upper bound of column {self.name!r}", self.hi)
         if not lo < hi:
             raise InputError(f"column {self.name!r}: bounds need lo < hi, got lo={lo}, hi={hi}")
+        if not math.isfinite(hi - lo):
+            raise InputError(
+                f"column {self.name!r}: hi - lo = {hi} - ({lo}) overflows; choose bounds whose "
+                "difference is below 1.7e308"
+            )
         object.__setattr__(self, "lo", lo)
         object.__setattr__(self, "hi", hi)
+        if self.missing is not None:
+            missing = _finite_float(f"missing value of column {self.name!r}", self.missing)
+            if not lo <= missing <= hi:
+                raise InputError(
+                    f"column {self.name!r}: the imputed missing value {missing} must lie in the public "
+                    f"bounds [{lo}, {hi}] (for example lo, or the midpoint)"
+                )
+            object.__setattr__(self, "missing", missing)
+        if not isinstance(self.missing_indicator, bool):
+            raise InputError(f"column {self.name!r}: missing_indicator must be true or false")
+        if self.missing_indicator and self.missing is None:
+            raise InputError(
+                f"column {self.name!r}: missing_indicator needs a public imputed value: pass missing=..."
+            )
 
     @property
     def feature_names(self) -> tuple[str, ...]:
-        return (self.name,)
+        return (self.name,) + ((self.name + MISSING_INDICATOR_SUFFIX,) if self.missing_indicator else ())
 
     def encode(self, values: np.ndarray) -> np.ndarray:
-        """The (n, 1) block of scaled, clipped values."""
-        scaled = (np.clip(_as_numbers(self.name, values), self.lo, self.hi) - self.lo) / (self.hi - self.lo)
+        """The (n, 1) block of scaled, clipped values ((n, 2) with the missing indicator)."""
+        numbers_, absent = _as_numbers(self.name, values, self.missing)
+        scaled = (np.clip(numbers_, self.lo, self.hi) - self.lo) / (self.hi - self.lo)
+        if self.missing_indicator:
+            return np.column_stack([scaled, absent.astype(np.float64)])
         return scaled[:, None]
 
 
 @dataclass(frozen=True)
 class CategoricalColumn:
-    """A categorical column with a PUBLIC category list, one-hot encoded."""
+    """A categorical column with a PUBLIC category list, one-hot encoded.
+
+    ``missing``: the category (one of ``categories``, for example ``"?"``) of a
+    missing value (None, NaN, pandas NA, ``"?"`` or ``""``); None (the
+    default) makes None and NaN an error and treats text as any other value.
+    """
 
     name: str
     categories: tuple[str, ...]
     source: str = ""
+    missing: str | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -135,6 +190,11 @@ class CategoricalColumn:
         if len(set(categories)) != len(categories):
             raise InputError(f"column {self.name!r}: categories repeat")
         object.__setattr__(self, "categories", categories)
+        if self.missing is not None and self.missing not in categories:
+            raise InputError(
+                f"column {self.name!r}: the missing-value category {self.missing!r} must be one of the "
+                f"categories; add it to the list (for example categories + ('?',))"
+            )
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -142,7 +202,7 @@ class CategoricalColumn:
 
     def encode(self, values: np.ndarray, strict: bool) -> np.ndarray:
         """The (n, k) one-hot block; unknown values give a zero row (or an error if strict)."""
-        labels = _as_labels(self.name, values)
+        labels = _as_labels(self.name, values, self.missing)
         # np.unique only builds a lookup table: each row's output still depends on that row alone.
         distinct, inverse = np.unique(labels, return_inverse=True)
         position = {category: j for j, category in enumerate(self.categories)}
@@ -187,6 +247,11 @@ class PublicSchema:
         norm = _finite_float("norm", self.norm)
         if norm <= 0:
             raise InputError(f"norm must be positive, got {norm}")
+        if not MODERATE_MIN <= norm <= MODERATE_MAX:
+            raise InputError(
+                f"norm={norm:g} is outside [{MODERATE_MIN:g}, {MODERATE_MAX:g}], where the row "
+                "scaling stays exact in floating point; rescale the feature bounds instead"
+            )
         for flag in ("strict", "constant_feature"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
@@ -287,7 +352,7 @@ def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
     columns: list[Column] = []
     for column in template.columns:
         if isinstance(column, NumericColumn):
-            values = _as_numbers(column.name, arrays[column.name])
+            values, _ = _as_numbers(column.name, arrays[column.name])
             lo, hi = min(0.0, float(values.min())), float(values.max())
             columns.append(NumericColumn(column.name, lo, hi if hi > lo else lo + 1.0, PAPER_SOURCE))
         else:
@@ -300,27 +365,38 @@ def _bound_row_norms(features: np.ndarray, norm: float) -> np.ndarray:
     """x / max(1, ||x|| / norm) per row, then guarantee numpy.linalg.norm(x) <= norm despite rounding."""
     features = features / np.maximum(1.0, np.linalg.norm(features, axis=1) / norm)[:, None]
     over = np.linalg.norm(features, axis=1) > norm
-    while over.any():  # rounding left a few rows an ulp or two above the bound
+    for _ in range(64):  # rounding left a few rows an ulp or two above the bound
+        if not over.any():
+            return features
         features[over] *= 1.0 - 4.0 * np.finfo(float).eps
         over = np.linalg.norm(features, axis=1) > norm
+    features[over] *= 0.5  # unreachable for norm in [1e-150, 1e150]; never leave a row above it
     return features
 
 
 def _column_to_dict(column: Column) -> dict:
     if isinstance(column, NumericColumn):
-        return {
+        data = {
             "name": column.name,
             "kind": "numeric",
             "lo": column.lo,
             "hi": column.hi,
             "source": column.source,
         }
-    return {
+        if column.missing is not None:  # written only when set: older files stay byte-identical
+            data["missing"] = column.missing
+        if column.missing_indicator:
+            data["missing_indicator"] = True
+        return data
+    data = {
         "name": column.name,
         "kind": "categorical",
         "categories": list(column.categories),
         "source": column.source,
     }
+    if column.missing is not None:
+        data["missing"] = column.missing
+    return data
 
 
 def _column_from_dict(data: Any) -> Column:
@@ -332,16 +408,25 @@ def _column_from_dict(data: Any) -> Column:
     if not isinstance(source, str):
         raise InputError(f"column {name!r}: source must be a string")
     if kind == "numeric":
-        _reject_unknown_keys(f"numeric column {name!r}", data, {"name", "kind", "lo", "hi", "source"})
+        _reject_unknown_keys(
+            f"numeric column {name!r}", data, {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator"}
+        )
         if "lo" not in data or "hi" not in data:
             raise InputError(f'numeric column {name!r} needs public bounds "lo" and "hi"')
-        return NumericColumn(name, data["lo"], data["hi"], source)
+        return NumericColumn(
+            name, data["lo"], data["hi"], source, data.get("missing"), data.get("missing_indicator", False)
+        )
     if kind == "categorical":
-        _reject_unknown_keys(f"categorical column {name!r}", data, {"name", "kind", "categories", "source"})
+        _reject_unknown_keys(
+            f"categorical column {name!r}", data, {"name", "kind", "categories", "source", "missing"}
+        )
         categories = data.get("categories")
         if not isinstance(categories, list):
             raise InputError(f'categorical column {name!r} needs "categories": a list of strings')
-        return CategoricalColumn(name, tuple(categories), source)
+        missing = data.get("missing")
+        if missing is not None and not isinstance(missing, str):
+            raise InputError(f'categorical column {name!r}: "missing" must be a category (a string)')
+        return CategoricalColumn(name, tuple(categories), source, missing)
     raise InputError(f'column {name!r}: "kind" must be "numeric" or "categorical", got {kind!r}')
 
 
@@ -389,19 +474,68 @@ def _common_length(arrays: Mapping[str, np.ndarray]) -> int:
     return next(iter(lengths.values()))
 
 
-def _as_numbers(name: str, values: np.ndarray) -> np.ndarray:
-    """float64 values of a numeric column; InputError for text, None, NaN or infinity."""
-    if values.dtype.kind in "biuf":
-        numbers_ = values.astype(np.float64)
+_NUMERIC_KIND_FIX = {
+    "c": "complex values are not real numbers; pass the real and imaginary parts as two columns",
+    "M": "datetimes are not numbers; convert them first, e.g. to days since a fixed public date",
+    "m": "durations are not numbers; convert them first, e.g. to seconds",
+    "V": "raw or structured values are not numbers",
+}
+
+
+def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
+    """None, NaN, pandas NA / NaT, or text standing for a missing value (``tokens``: "?" or "")."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    if isinstance(value, (str, np.str_)):
+        return value.strip() in tokens
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.strip().decode("utf-8", "replace") in tokens
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
+
+    Missing values (see :func:`_is_missing`) become ``missing`` when it is given
+    (a public value) and are an InputError otherwise; text that is not a number,
+    infinity, complex, datetime and timedelta values are always an InputError.
+    """
+    kind = values.dtype.kind
+    if kind in _NUMERIC_KIND_FIX:
+        raise InputError(f"numeric column {name!r} has dtype {values.dtype}: {_NUMERIC_KIND_FIX[kind]}")
+    if kind in "biuf":
+        numbers_ = values.astype(np.float64)  # a new array: the input is never written to
+        absent = np.isnan(numbers_)
     else:
+        # without a declared rule, "?" and "" stay what they were: text that is not a number
+        tokens = MISSING_TOKENS if missing is not None else ()
+        if kind == "U":
+            absent = np.isin(np.char.strip(values), tokens)
+        else:
+            absent = np.fromiter((_is_missing(v, tokens) for v in values), dtype=bool, count=len(values))
+        present = values
+        if absent.any():
+            present = np.where(absent, "0", values) if kind == "U" else np.array(
+                [0 if a else v for a, v in zip(absent, values)], dtype=object)
         try:
-            numbers_ = values.astype(np.float64)
-        except (TypeError, ValueError):
-            row = next(i for i, v in enumerate(values) if not _parses_as_float(v))
+            numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
+        except (TypeError, ValueError, OverflowError):
+            row = next((i for i, v in enumerate(values) if not absent[i] and not _parses_as_float(v)), 0)
             raise InputError(
                 f"numeric column {name!r} holds a non-numeric value {_plain(values[row])!r} in row {row}; "
                 "declare the column categorical or clean the value"
             ) from None
+    if absent.any():
+        if missing is None:
+            row = int(np.flatnonzero(absent)[0])
+            raise InputError(
+                f"numeric column {name!r} holds a missing or non-finite value {_plain(values[row])!r} in row "
+                f"{row} ({int(absent.sum())} such rows); declare a public imputed value "
+                f"(NumericColumn(..., missing=lo)) or drop or impute it first"
+            )
+        numbers_[absent] = missing
     bad = np.flatnonzero(~np.isfinite(numbers_))
     if bad.size:
         row = int(bad[0])
@@ -409,32 +543,50 @@ def _as_numbers(name: str, values: np.ndarray) -> np.ndarray:
             f"numeric column {name!r} holds a missing or non-finite value {_plain(values[row])!r} in row "
             f"{row} ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first"
         )
-    return numbers_
+    return numbers_, absent
 
 
 def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (for readable messages)."""
-    return value.item() if isinstance(value, np.generic) else value
+    """A numpy scalar as the Python value it holds (for readable messages; a very long one is cut)."""
+    value = value.item() if isinstance(value, np.generic) else value
+    text = repr(value)
+    return value if len(text) <= 60 else _Shown(text[:40] + "..." + text[-10:])
+
+
+class _Shown(str):
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _parses_as_float(value: Any) -> bool:
+    if isinstance(value, (complex, np.complexfloating)):
+        return False
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
     return True
 
 
-def _as_labels(name: str, values: np.ndarray) -> np.ndarray:
-    """A str array of a categorical column; InputError for None or NaN (a missing value)."""
+def _as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:
+    """A str array of a categorical column; missing values become ``missing`` or an InputError."""
     if values.dtype.kind == "S":
-        return np.char.decode(values, "utf-8")
-    if values.dtype.kind == "U":
-        return values
-    missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and math.isnan(v))]
-    if missing:
-        raise InputError(
-            f"categorical column {name!r} holds a missing value ({_plain(values[missing[0]])!r}) in row "
-            f"{missing[0]} ({len(missing)} such rows): map it to a category or drop the record"
+        labels = np.char.decode(values, "utf-8")
+    elif values.dtype.kind == "U":
+        labels = values
+    else:
+        absent = [i for i, v in enumerate(values) if _is_missing(v, ())]
+        if absent and missing is None:
+            raise InputError(
+                f"categorical column {name!r} holds a missing value ({_plain(values[absent[0]])!r}) in row "
+                f"{absent[0]} ({len(absent)} such rows): map it to a category (CategoricalColumn(..., "
+                "missing='?') with '?' among the categories) or drop the record"
+            )
+        labels = (
+            np.array([missing if _is_missing(v) and missing is not None else str(v) for v in values], dtype=str)
+            if values.size
+            else np.array([], dtype=str)
         )
-    return np.array([str(v) for v in values], dtype=str) if values.size else np.array([], dtype=str)
+    if missing is not None and labels.size:
+        labels = np.where(np.isin(np.char.strip(labels), MISSING_TOKENS), missing, labels)
+    return labels

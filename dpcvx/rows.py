@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .exceptions import InputError
-from .validation import check_matrix
+from .validation import _checked_matrix, check_matrix
 
 __all__ = ["RowMap"]
 
@@ -32,12 +32,58 @@ _SHRINK = 4 * np.finfo(float).eps
 # Rows within this relative margin of R (round-off of a normalisation) are scaled
 # onto the bound like any other, but not counted, warned about or refused.
 _ROUNDOFF = 1e-9
+# A clipping factor below this (close to the subnormal range) loses precision: such rows are
+# scaled in steps instead (see RowMap.clip).
+_NORMAL_FACTOR = 1e-290
+
+
+# Sums of squares outside [_SQ_LOW, _SQ_HIGH] may have overflowed or underflowed: their rows
+# are recomputed after dividing by the row's largest absolute entry.
+_SQ_LOW = 1e-280
+_SQ_HIGH = 1e280
+
+
+def _row_scales(X) -> tuple[np.ndarray, np.ndarray]:
+    """(m, s) with ||x_i|| = m_i * s_i computed without overflow or underflow.
+
+    m_i is 1 for ordinary rows (s_i is then the plain norm) and the largest
+    absolute entry of the row when its plain sum of squares overflowed (entries
+    above about 1e154) or underflowed (entries below about 1e-154); s_i then is
+    the norm of x_i / m_i, in [1, sqrt(d)]. A zero row has m = 1, s = 0.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        if sparse.issparse(X):
+            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        else:
+            squares = np.einsum("ij,ij->i", X, X)
+    scale = np.ones_like(squares)
+    extreme = np.flatnonzero(~(squares <= _SQ_HIGH) | ((squares < _SQ_LOW) & (squares >= 0)))
+    if extreme.size:
+        rows = X[extreme]
+        if sparse.issparse(rows):
+            peak = np.asarray(abs(rows).max(axis=1).todense(), dtype=np.float64).ravel()
+        else:
+            peak = np.max(np.abs(rows), axis=1)
+        nonzero = peak > 0
+        peak = np.where(nonzero, peak, 1.0)
+        if sparse.issparse(rows):
+            rows = sparse.csr_matrix(rows)
+            row_of_entry = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+            unit = rows.data / peak[row_of_entry]
+            sums = np.bincount(row_of_entry, weights=unit * unit, minlength=rows.shape[0])
+        else:
+            unit = rows / peak[:, None]
+            sums = np.einsum("ij,ij->i", unit, unit)
+        scale[extreme] = peak
+        squares[extreme] = sums
+    return scale, np.sqrt(squares)
 
 
 def _row_norms(X) -> np.ndarray:
-    if sparse.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    return np.sqrt(np.einsum("ij,ij->i", X, X))
+    """Row norms (inf where a norm exceeds the largest float; no row is zeroed by overflow)."""
+    scale, size = _row_scales(X)
+    with np.errstate(over="ignore"):
+        return scale * size
 
 
 @dataclass(frozen=True)
@@ -69,25 +115,55 @@ class RowMap:
     def clip(self, X, refuse: bool = False, in_place: bool = False):
         """(rows with norm above R scaled onto the bound, how many were).
 
+        Norms are computed without overflow: a row with entries near the
+        largest float is scaled onto the bound like any other (not zeroed).
         ``in_place`` scales the rows of X itself: only for an array dpcvx made.
+        Otherwise X is never written to; only the clipped rows are copied.
         """
-        norms = _row_norms(X)
-        beyond = norms > self.norm_bound
-        count = int(np.count_nonzero(norms > self.norm_bound * (1 + _ROUNDOFF)))
+        R = self.norm_bound
+        scale, size = _row_scales(X)
+        # ||x|| > R  <=>  size > R / scale, with no overflow in scale * size
+        with np.errstate(under="ignore"):
+            limit = R / scale
+        beyond = size > limit
+        count = int(np.count_nonzero(size > limit * (1 + _ROUNDOFF)))
         if count and refuse:
             raise InputError(
                 f"{count} rows have norm above data_norm={self.norm_bound:g}; nothing was "
                 "fitted. Rescale the data with public bounds, raise data_norm, or pass "
                 "clip=True to scale those rows onto the bound"
             )
-        if np.any(beyond):
-            factors = np.ones_like(norms)
-            factors[beyond] = self.norm_bound / norms[beyond] * (1 - _SHRINK)
-            if sparse.issparse(X):
-                return sparse.diags(factors) @ X, count
-            if not in_place:
-                X = X.copy(order="K")
-            X[beyond] *= factors[beyond, None]
+        if not np.any(beyond):
+            return X, count
+        # x -> x * (R / size) in one multiplication when that factor is a normal number; otherwise
+        # (entries near the float limits, or a tiny R) x -> ((x / scale) / size) * R, whose
+        # intermediate values all lie in [-1, 1] or [-R, R]: nothing overflows or goes subnormal
+        target = R * (1 - _SHRINK)
+        divisor = np.where(beyond, scale, 1.0)
+        factors = np.ones_like(size)
+        with np.errstate(under="ignore"):
+            factors[beyond] = R / size[beyond] * (1 - _SHRINK)  # as before: bit-identical rows
+        stepwise = beyond & ((divisor != 1.0) | (factors < _NORMAL_FACTOR))
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X, copy=True)
+            per_entry = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+            steps = stepwise[per_entry]
+            data = X.data
+            data[~steps] *= factors[per_entry[~steps]]
+            rows_ = per_entry[steps]
+            data[steps] = data[steps] / divisor[rows_] / size[rows_] * target
+            return X, count
+        if not in_place:
+            X = X.copy(order="K")
+        extreme = np.flatnonzero(stepwise)
+        if extreme.size:
+            X[extreme] = X[extreme] / divisor[extreme, None] / size[extreme, None] * target
+            factors[extreme] = 1.0
+        chosen = np.flatnonzero(factors != 1.0)
+        if chosen.size > X.shape[0] // 8:  # many rows: one pass without temporaries (x * 1.0 == x)
+            np.multiply(X, factors[:, None], out=X)
+        elif chosen.size:
+            X[chosen] *= factors[chosen, None]
         return X, count
 
     def with_intercept(self, X):
@@ -102,8 +178,44 @@ class RowMap:
         return out
 
     def apply(self, X: Any, refuse: bool = False):
-        """(the mapped rows the theorems see, how many rows were clipped). X is never modified."""
-        features = self.features(X)
-        owned = not (isinstance(X, np.ndarray) and np.shares_memory(features, X))
-        clipped, count = self.clip(features, refuse, in_place=owned)
-        return self.with_intercept(clipped), count
+        """(the mapped rows the theorems see, how many rows were clipped). X is never modified.
+
+        The data are copied at most once: a converted input is clipped in place
+        (with room for the intercept column allocated by the conversion); an
+        input used as it is (column-major float64) is copied only if a row is
+        clipped or the intercept column is appended.
+        """
+        spare = 1 if self.fit_intercept and self.feature_map is None else 0
+        features, owned = _checked_matrix(X, spare_columns=spare)
+        if self.feature_map is not None:
+            checked = features
+            features, fresh = _checked_matrix(self.feature_map.transform(checked), "feature_map.transform(X)")
+            # the map's output is written to only if it shares no memory with the input
+            owned = fresh or not (_shares(features, checked) or _shares(features, X))
+        if not self.fit_intercept or sparse.issparse(features):
+            clipped, count = self.clip(features, refuse, in_place=owned)
+            return self.with_intercept(clipped), count
+        buffer = features.base if owned and spare and _has_spare_column(features) else None
+        if buffer is None:  # one copy, into the array that also holds the intercept column
+            buffer = np.empty((features.shape[0], features.shape[1] + 1), order="F")
+            buffer[:, :-1] = features
+        _, count = self.clip(buffer[:, :-1], refuse, in_place=True)
+        buffer[:, -1] = self.intercept_scaling
+        return buffer, count
+
+
+def _has_spare_column(features: np.ndarray) -> bool:
+    """Whether ``features`` is the first columns of a column-major buffer one column wider."""
+    base = features.base
+    return (
+        isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.f_contiguous and base.dtype == np.float64
+        and base.shape == (features.shape[0], features.shape[1] + 1)
+        and features.__array_interface__["data"][0] == base.__array_interface__["data"][0]
+    )
+
+
+def _shares(a, b) -> bool:
+    """Whether two dense arrays may share memory (False for anything else)."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        return False
+    return bool(np.may_share_memory(a, b))

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 
-__all__ = ["adult_schema", "kdd_schema", "ADULT_COLUMNS", "KDD_COLUMNS", "KDD_DOS_ATTACKS"]
+__all__ = ["adult_schema", "kdd_schema", "ADULT_COLUMNS", "KDD_COLUMNS", "KDD_DOS_ATTACKS", "MISSING"]
+
+# How the UCI files write a missing value (adult.names: "unknown values are denoted by '?'").
+# In a private schema it is a category of its own in every categorical column, and a missing
+# numeric value is imputed with the column's public lower bound: every record is kept, so the
+# row count and the feature layout never depend on which values are missing.
+MISSING = "?"
+MISSING_SOURCE = "adult.names: unknown values are written '?'; a category of its own (public choice)"
 
 ADULT_NAMES = "UCI adult.names, attribute list"
 ADULT_EXTRACTION = (
@@ -143,37 +150,49 @@ KDD_BOUNDS = {
 KDD_BOUNDS.update({name: (0, 1, _RATE) for name in KDD_COLUMNS if name.endswith("_rate")})
 
 
-def adult_schema(constant_feature: bool = True, norm: float = 1.0) -> PublicSchema:
+def _columns(names, categories, bounds, category_source, missing: bool):
+    columns = []
+    for name in names:
+        if name in categories:
+            listed = tuple(categories[name]) + ((MISSING,) if missing else ())
+            source = category_source + ("; " + MISSING_SOURCE if missing else "")
+            columns.append(CategoricalColumn(name, listed, source, MISSING if missing else None))
+        else:
+            lo, hi, source = bounds[name]
+            if missing:
+                source += "; a missing value is imputed with the public lower bound"
+            columns.append(NumericColumn(name, lo, hi, source, lo if missing else None))
+    return tuple(columns)
+
+
+def adult_schema(constant_feature: bool = True, norm: float = 1.0, missing: bool = True) -> PublicSchema:
     """Public schema of the 14 Adult columns: adult.names categories, documented numeric bounds.
 
-    d = 99 one-hot features (8 + 16 + 7 + 14 + 6 + 5 + 2 + 41 categories listed in
-    adult.names) + 6 numeric columns + 1 constant feature if ``constant_feature``.
+    With ``missing`` (the default, what private mode uses) a missing value
+    (``?``) is a category of its own in each categorical column (feature
+    ``column=?``) and is imputed with the public lower bound in a numeric
+    column, so every record can be kept. d = 99 one-hot features (8 + 16 + 7
+    + 14 + 6 + 5 + 2 + 41 categories listed in adult.names) + 8 missing
+    categories (none without ``missing``) + 6 numeric columns + 1 constant
+    feature if ``constant_feature``: 114 (106 without ``missing``).
     """
     return PublicSchema(
-        columns=tuple(
-            CategoricalColumn(name, ADULT_CATEGORIES[name], ADULT_NAMES)
-            if name in ADULT_CATEGORIES
-            else NumericColumn(name, *ADULT_BOUNDS[name])
-            for name in ADULT_COLUMNS
-        ),
+        columns=_columns(ADULT_COLUMNS, ADULT_CATEGORIES, ADULT_BOUNDS, ADULT_NAMES, missing),
         norm=norm,
         constant_feature=constant_feature,
     )
 
 
-def kdd_schema(constant_feature: bool = True, norm: float = 1.0) -> PublicSchema:
+def kdd_schema(constant_feature: bool = True, norm: float = 1.0, missing: bool = True) -> PublicSchema:
     """Public schema of the 41 KDD Cup 99 features.
 
-    d = 84 one-hot features (3 protocols, 70 services, 11 flags) + 38 numeric
-    columns + 1 constant feature if ``constant_feature``.
+    d = 84 one-hot features (3 protocols, 70 services, 11 flags) + 3 missing
+    categories (``?``, with ``missing``, the default) + 38 numeric columns + 1
+    constant feature if ``constant_feature``: 126 (123 without ``missing``).
+    A missing numeric value is imputed with the column's public lower bound.
     """
     return PublicSchema(
-        columns=tuple(
-            CategoricalColumn(name, KDD_CATEGORIES[name], NSL_KDD_ARFF)
-            if name in KDD_CATEGORIES
-            else NumericColumn(name, *KDD_BOUNDS[name])
-            for name in KDD_COLUMNS
-        ),
+        columns=_columns(KDD_COLUMNS, KDD_CATEGORIES, KDD_BOUNDS, NSL_KDD_ARFF, missing),
         norm=norm,
         constant_feature=constant_feature,
     )

@@ -159,3 +159,123 @@ def test_private_erm_fit_charges_epsilon_and_is_refused_before_solving():
         erm.fit(X, y, epsilon=0.6, mechanism="output", random_state=0, accountant=accountant)
     assert CountingERM.solves == 1          # the refused fit solved nothing
     assert accountant.spent == PrivacyCost(0.6, 0.0)
+
+
+# -- concurrency ---------------------------------------------------------------------------
+
+
+def _race(accountant, threads=8, cost=0.25):
+    """``threads`` threads released together each try one charge; returns the number accepted."""
+    import threading
+
+    barrier, accepted, lock = threading.Barrier(threads), [], threading.Lock()
+
+    def worker():
+        barrier.wait()
+        try:
+            accountant.spend(cost, description="thread")
+        except dpcvx.BudgetExceededError:
+            return
+        with lock:
+            accepted.append(1)
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return len(accepted)
+
+
+def _slow_can_spend(monkeypatch):
+    """Make the check slow, so every thread reaches it before any appends: without an atomic
+    check-and-append (the unfixed ``_charge``: ``if not can_spend(): raise``, then append) all
+    threads pass the check against the same empty ledger and the race overspends every time."""
+    import time
+
+    original = PrivacyAccountant.can_spend
+
+    def slow(self, epsilon, delta=0.0):
+        answer = original(self, epsilon, delta)
+        time.sleep(0.002)
+        return answer
+
+    monkeypatch.setattr(PrivacyAccountant, "can_spend", slow)
+
+
+def test_concurrent_spends_never_exceed_the_budget(monkeypatch):
+    """8 threads charge 0.25 each against a budget of 1.0, 200 times: exactly 4 are accepted.
+
+    ``can_spend`` is slowed down (see ``_slow_can_spend``), which made the unfixed accountant
+    accept all 8 charges (spent 2.0 > 1.0) in every trial; the next test shows the same race
+    with the lock disabled."""
+    _slow_can_spend(monkeypatch)
+    for _ in range(200):
+        accountant = PrivacyAccountant(epsilon=1.0)
+        assert _race(accountant) == 4
+        assert len(accountant.ledger) == 4
+        assert accountant.spent == PrivacyCost(1.0, 0.0)
+
+
+def test_concurrent_parallel_and_sequential_spends_share_the_lock(monkeypatch):
+    _slow_can_spend(monkeypatch)
+    import threading
+
+    for _ in range(50):
+        accountant = PrivacyAccountant(epsilon=1.0)
+        barrier = threading.Barrier(6)
+
+        def sequential():
+            barrier.wait()
+            try:
+                accountant.spend(0.3)
+            except dpcvx.BudgetExceededError:
+                pass
+
+        def parallel():
+            barrier.wait()
+            try:
+                accountant.spend_parallel([(0.3, 0.0), (0.1, 0.0)])
+            except dpcvx.BudgetExceededError:
+                pass
+
+        pool = [threading.Thread(target=f) for f in (sequential, parallel) * 3]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+        assert len(accountant.ledger) == 3                    # 3 x 0.3 fit in 1.0, a 4th does not
+        assert accountant.spent.epsilon == pytest.approx(0.9, abs=1e-12)
+
+
+def test_the_race_is_real_without_the_lock(monkeypatch):
+    """The test above is not vacuous: with the lock replaced by a no-op the same race overspends."""
+    import contextlib
+
+    _slow_can_spend(monkeypatch)
+    accountant = PrivacyAccountant(epsilon=1.0)
+    accountant._lock = contextlib.nullcontext()
+    assert _race(accountant) > 4
+    assert accountant.spent.epsilon > 1.0
+
+
+def test_the_lock_does_not_change_equality_copy_pickle_or_asdict():
+    import copy
+    import dataclasses
+    import pickle
+    import threading
+
+    accountant = PrivacyAccountant(epsilon=1.0, delta=1e-6)
+    accountant.spend(0.25, description="fit")
+    assert accountant == PrivacyAccountant(epsilon=1.0, delta=1e-6, ledger=list(accountant.ledger))
+    assert "_lock" not in repr(accountant)
+    assert dataclasses.asdict(accountant)["ledger"][0]["description"] == "fit"
+    assert "_lock" not in dataclasses.asdict(accountant)
+    for duplicate in (copy.copy(accountant), copy.deepcopy(accountant),
+                      pickle.loads(pickle.dumps(accountant)), dataclasses.replace(accountant)):
+        assert duplicate == accountant
+        assert duplicate._lock is not accountant._lock
+        assert isinstance(duplicate._lock, type(threading.RLock()))
+        duplicate.spend(0.5)                                  # a copy keeps its own ledger and lock
+        assert duplicate.spent.epsilon == 0.75 and accountant.spent.epsilon == 0.25
+        assert _race(duplicate) == 1                          # 0.25 of 0.25 left

@@ -87,11 +87,54 @@ def record(line, columns):
     return {name: [value] for name, value in zip(columns, fields)}
 
 
-def test_adult_drops_missing_strips_test_header_and_dots(tmp_path):
+def test_adult_private_keeps_every_record_strips_test_header_and_dots(tmp_path):
     dataset = load_adult(path=write_adult(tmp_path), mode="private")
+    np.testing.assert_array_equal(dataset.record_index, [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(dataset.y, [-1.0, 1.0, 1.0, -1.0, 1.0])
+    assert dataset.X.shape == (5, 114) and dataset.schema == adult_schema() and dataset.private
+
+
+def test_adult_paper_mode_drops_missing_and_says_it_is_not_private(tmp_path):
+    dataset = load_adult(path=write_adult(tmp_path), mode="paper")
     np.testing.assert_array_equal(dataset.record_index, [0, 1, 3, 4])
     np.testing.assert_array_equal(dataset.y, [-1.0, 1.0, -1.0, 1.0])
-    assert dataset.X.shape == (4, 106) and dataset.schema == adult_schema()
+    assert not dataset.private and "NOT PRIVATE" in dataset.description and "DROPPED" in dataset.description
+
+
+def test_adult_private_missing_value_is_a_category_of_its_own(tmp_path):
+    dataset = load_adult(path=write_adult(tmp_path), mode="private")
+    names = dataset.feature_names
+    row = dataset.X[2]  # "54, ?, ..., ?, ..." : workclass and occupation missing
+    hot = {names[j] for j in np.flatnonzero(row) if "=" in names[j]}
+    assert {"workclass=?", "occupation=?"} <= hot
+    assert not any(name.startswith(("workclass=", "occupation=")) and name[-1] != "?" for name in hot)
+    for j, name in enumerate(names):  # the other records never set a missing category
+        if name.endswith("=?"):
+            assert np.all(dataset.X[[0, 1, 3, 4], j] == 0)
+
+
+def test_adult_private_numeric_missing_value_is_the_public_lower_bound(tmp_path):
+    data = ADULT_DATA.replace("39, State-gov, 77516", "39, State-gov, ?")
+    dataset = load_adult(path=write_adult(tmp_path, data=data), mode="private")
+    assert dataset.X.shape[0] == 5
+    same = adult_schema().transform({**record(ADULT_DATA.splitlines()[0], ADULT_COLUMNS), "fnlwgt": ["1"]})
+    np.testing.assert_array_equal(dataset.X[0], same[0])  # "?" is encoded as fnlwgt = lo = 1
+
+
+@pytest.mark.parametrize("field", ["State-gov", "Bachelors", "77516", "13", "2174", "United-States"])
+def test_adult_private_neighbours_missing_vs_value_have_the_same_n_and_layout(tmp_path, field):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with_value = load_adult(path=write_adult(tmp_path / "a", ADULT_DATA), mode="private")
+    first, rest = ADULT_DATA.split("\n", 1)
+    neighbour = first.replace(f" {field},", " ?,", 1) + "\n" + rest
+    assert neighbour != ADULT_DATA
+    with_missing = load_adult(path=write_adult(tmp_path / "b", neighbour), mode="private")
+    assert with_missing.X.shape == with_value.X.shape
+    assert with_missing.feature_names == with_value.feature_names
+    np.testing.assert_array_equal(with_missing.record_index, with_value.record_index)
+    np.testing.assert_array_equal(with_missing.X[1:], with_value.X[1:])  # only the changed record's row moves
+    assert with_missing.description == with_value.description
 
 
 def test_adult_private_row_is_the_documented_formula(tmp_path):
@@ -179,6 +222,22 @@ def test_kdd_rejects_more_rows_than_the_file_has(tmp_path):
         load_kdd(path=write_kdd(tmp_path), n_rows=7)
 
 
+def test_kdd_private_missing_values_keep_the_record_and_the_layout(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole = load_kdd(path=write_kdd(tmp_path / "a"), mode="private", n_rows=None)
+    lines = list(KDD_LINES)
+    lines[1] = kdd_line("icmp", "?", "SF", "?", 511, "smurf")
+    missing = load_kdd(path=write_kdd(tmp_path / "b", lines), mode="private", n_rows=None)
+    assert missing.X.shape == whole.X.shape == (6, 126)
+    assert missing.feature_names == whole.feature_names
+    np.testing.assert_array_equal(missing.y, whole.y)
+    np.testing.assert_array_equal(np.delete(missing.X, 1, axis=0), np.delete(whole.X, 1, axis=0))
+    expected = kdd_schema().transform(record(kdd_line("icmp", "?", "SF", 0, 511, "smurf"), KDD_COLUMNS))
+    np.testing.assert_array_equal(missing.X[1], expected[0])  # src_bytes "?" -> public lower bound 0
+    assert missing.X[1, missing.feature_names.index("service=?")] > 0
+
+
 @pytest.mark.parametrize(
     "lines, message",
     [
@@ -217,7 +276,7 @@ def test_search_order_env_then_current_directory_then_repository(tmp_path, monke
     write_adult(tmp_path / "shared" / "data")
     assert find_data_directory(("adult.data", "adult.test")) == work / ".." / "shared" / "data"
     write_adult(env)
-    assert load_adult(mode="private").X.shape == (4, 106)  # found through DPCVX_DATA
+    assert load_adult(mode="private").X.shape == (5, 114)  # found through DPCVX_DATA
 
 
 class FakeResponse(io.BytesIO):
@@ -262,19 +321,38 @@ def adult(real_data):
 @pytest.mark.data
 def test_adult_counts_and_dimensions(adult):
     paper, private = adult["paper"], adult["private"]
-    assert paper.X.shape == (45_222, 105) and private.X.shape == (45_222, 106)
-    np.testing.assert_array_equal(paper.record_index, private.record_index)
-    assert paper.record_index.max() < 32_561 + 16_281  # SOURCES.md: records of adult.data + adult.test
+    assert paper.X.shape == (45_222, 105) and private.X.shape == (48_842, 114)
+    np.testing.assert_array_equal(private.record_index, np.arange(32_561 + 16_281))  # SOURCES.md: every record
+    assert np.isin(paper.record_index, private.record_index).all()
     from_test_file = paper.record_index >= 32_561
     assert from_test_file.sum() == 15_060 and (paper.y[from_test_file] == 1).sum() == 3_700
+    np.testing.assert_array_equal(private.y[paper.record_index], paper.y)
 
 
 @pytest.mark.data
-@pytest.mark.parametrize("mode", ["paper", "private"])
-def test_adult_labels_and_norms(adult, mode):
+def test_adult_private_missing_values_are_their_own_category(adult, real_data):
+    private = adult["private"]
+    names = private.feature_names
+    lines = [line for name in ("adult.data", "adult.test") for line in
+             original_bytes(real_data, name).decode().splitlines() if line.strip() and not line.startswith("|")]
+    assert len(lines) == 48_842
+    has_missing = np.array(["?" in line for line in lines])
+    assert has_missing.sum() == 48_842 - 45_222
+    column = {"workclass": 1, "occupation": 6, "native-country": 13}
+    for name, field in column.items():
+        missing = np.array([line.split(", ")[field].strip() == "?" for line in lines])
+        np.testing.assert_array_equal(private.X[:, names.index(f"{name}=?")] > 0, missing)
+        block = [j for j, feature in enumerate(names) if feature.startswith(f"{name}=")]
+        assert np.all(np.count_nonzero(private.X[:, block], axis=1) == 1)  # exactly one category per record
+    assert private.X[:, [j for j, f in enumerate(names) if f.endswith("=?")]].sum(axis=0).astype(bool).sum() == 3
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("mode, counts", [("paper", (11_208, 34_014)), ("private", (11_687, 37_155))])
+def test_adult_labels_and_norms(adult, mode, counts):
     dataset = adult[mode]
     assert set(np.unique(dataset.y)) == {-1.0, 1.0}
-    assert ((dataset.y == 1).sum(), (dataset.y == -1).sum()) == (11_208, 34_014)
+    assert ((dataset.y == 1).sum(), (dataset.y == -1).sum()) == counts
     norms = np.linalg.norm(dataset.X, axis=1)
     assert np.all(np.isfinite(dataset.X)) and dataset.X.dtype == np.float64
     assert norms.max() <= 1 + 1e-12 and norms.min() > 1 - 1e-12  # every row is rescaled to norm 1
@@ -307,7 +385,7 @@ def test_adult_private_rows_are_the_public_schema_of_each_record(adult, real_dat
 @pytest.mark.data
 def test_adult_without_constant_feature(real_data):
     assert load_adult(path=real_data, mode="paper", constant_feature=False).X.shape == (45_222, 104)
-    assert load_adult(path=real_data, mode="private", constant_feature=False).X.shape == (45_222, 105)
+    assert load_adult(path=real_data, mode="private", constant_feature=False).X.shape == (48_842, 113)
 
 
 @pytest.fixture(scope="module")
@@ -322,9 +400,9 @@ def kdd(real_data):
 @pytest.mark.data
 def test_kdd_counts_and_dimensions(kdd):
     assert kdd["paper"].X.shape == (70_000, 119)
-    assert kdd["private"].X.shape == (70_000, 123)
+    assert kdd["private"].X.shape == (70_000, 126)
     whole = kdd["private, whole file"]
-    assert whole.X.shape == (494_021, 123)
+    assert whole.X.shape == (494_021, 126)
     np.testing.assert_array_equal(whole.record_index, np.arange(494_021))
     assert ((whole.y == 1).sum(), (whole.y == -1).sum()) == (391_458, 102_563)
     assert (whole.y == 1).sum() > 280_790 + 107_201  # SOURCES.md: smurf + neptune, both DoS
@@ -361,3 +439,27 @@ def test_kdd_paper_dimension_119_is_whole_file_categories_numeric_and_constant(k
         if name.startswith("service=") and dataset.X[:, j].any()
     ]
     assert len(services_in_subset) < 66  # so the categories were read from the whole file
+
+
+@pytest.mark.data
+def test_adult_private_real_neighbours_with_and_without_a_missing_value(adult, real_data, tmp_path):
+    """Replace one field of one complete record by '?' (and one '?' by a value): same n, same layout."""
+    data = original_bytes(real_data, "adult.data").decode()
+    test = original_bytes(real_data, "adult.test")
+    lines = data.split("\n")
+    assert "?" not in lines[0] and lines[14].endswith(", ?, >50K")  # record 14: native-country '?'
+    lines[0] = lines[0].replace(", State-gov,", ", ?,", 1)
+    lines[14] = lines[14].replace(", ?,", ", United-States,", 1)
+    (tmp_path / "adult.data").write_text("\n".join(lines))
+    (tmp_path / "adult.test").write_bytes(test)
+    neighbour = load_adult(path=tmp_path, mode="private")
+    private = adult["private"]
+    assert neighbour.X.shape == private.X.shape == (48_842, 114)
+    assert neighbour.feature_names == private.feature_names
+    np.testing.assert_array_equal(neighbour.y, private.y)
+    changed = np.flatnonzero(np.any(neighbour.X != private.X, axis=1))
+    np.testing.assert_array_equal(changed, [0, 14])
+    names = neighbour.feature_names
+    assert neighbour.X[0, names.index("workclass=?")] > 0 and private.X[0, names.index("workclass=State-gov")] > 0
+    assert neighbour.X[14, names.index("native-country=United-States")] > 0
+    assert private.X[14, names.index("native-country=?")] > 0

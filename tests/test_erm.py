@@ -391,7 +391,7 @@ def test_warm_start_changes_the_path_not_the_release(data, mechanism, intercept)
         erm.fit(X, y, epsilon=1.0, warm_start=np.zeros(5))
 
 
-@pytest.mark.parametrize("epsilon", [1e3, 1e300])
+@pytest.mark.parametrize("epsilon", [1e3, 1e6])
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 def test_huge_epsilon_releases_finite_weights_near_the_minimiser(data, epsilon, mechanism):
     # the release grid for a tiny noise scale is finer than the weights' ulp: rounding to it
@@ -401,12 +401,13 @@ def test_huge_epsilon_releases_finite_weights_near_the_minimiser(data, epsilon, 
     model = erm.fit(X, y, epsilon, mechanism, random_state=0)
     exact = erm.fit_nonprivate(X, y)
     assert np.all(np.isfinite(model.coef_))
-    np.testing.assert_allclose(model.coef_, exact.coef_, atol=1e-2 if epsilon < 1e6 else 1e-6)
+    np.testing.assert_allclose(model.coef_, exact.coef_, atol=1e-2 if epsilon < 1e6 else 1e-4)
 
 
 @pytest.mark.parametrize("kwargs, fit, message", [
     ({}, {"epsilon": 5e-324}, "epsilon"),
     ({}, {"epsilon": 1e-13}, "epsilon"),
+    ({}, {"epsilon": 1e300}, "epsilon"),
     ({"data_norm": 1e200}, {"epsilon": 1.0}, "too extreme"),
     ({"solver": "cvxpy", "cvxpy_solver": None}, {"epsilon": 1.0}, "cvxpy_solver"),
     ({"solver": "cvxpy", "cvxpy_options": {"bogus": 1}}, {"epsilon": 1.0}, "cvxpy_options"),

@@ -156,3 +156,80 @@ def test_import_without_scikit_learn():
                             timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     assert 'pip install "dpcvx[sklearn]"' in result.stdout
+
+
+# -- noise is never shared between clones -------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_clones_with_random_state_none_draw_fresh_noise(cls, data):
+    """clone() deep-copies parameters; with None each fit seeds from OS entropy, so two clones
+    fitted on the same data release different models (the same noise would give equal coefs)."""
+    X, y = data
+    template = cls(epsilon=1.0, lam=1e-2)
+    first, second = clone(template).fit(X, y), clone(template).fit(X, y)
+    assert not np.allclose(first.coef_, second.coef_, rtol=0, atol=1e-6)
+    assert not np.allclose(first.fit(X, y).coef_, second.coef_, rtol=0, atol=1e-6)  # a refit too
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_clones_with_an_int_seed_are_reproducible(cls, data):
+    X, y = data
+    template = cls(epsilon=1.0, lam=1e-2, random_state=7)
+    first, second = clone(template).fit(X, y), clone(template).fit(X, y)
+    np.testing.assert_array_equal(first.coef_, second.coef_)
+    np.testing.assert_array_equal(first.intercept_, second.intercept_)
+
+
+@pytest.mark.parametrize("state", [np.random.default_rng(0), np.random.RandomState(0),
+                                   np.random.PCG64(0), np.random.SeedSequence(0)],
+                         ids=lambda state: type(state).__name__)
+def test_generators_are_refused_naming_the_fix(data, state):
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    estimator = dpcvx.DPLogisticRegression(random_state=state)
+    with pytest.raises(dpcvx.InputError, match=r"clone.*random_state=None.*int seed"):
+        estimator.fit(X, y, accountant=accountant)
+    assert fitted_attributes(estimator) == [] and accountant.ledger == []   # nothing spent
+    # callers holding a generator (dpcvx.tune) read this flag and pass a fresh int seed instead
+    assert all(cls.seed_only_random_state for cls in ESTIMATORS)
+    assert "seed_only_random_state" not in estimator.get_params()
+
+
+@pytest.mark.parametrize("state", [-1, True, 1.5, "7"])
+def test_other_random_states_are_refused(data, state):
+    X, y = data
+    with pytest.raises(dpcvx.InputError, match="random_state"):
+        dpcvx.DPLogisticRegression(random_state=state).fit(X, y)
+
+
+def test_numpy_integer_seed_is_an_int(data):
+    X, y = data
+    plain = dpcvx.DPLogisticRegression(random_state=3).fit(X, y)
+    numpy_int = dpcvx.DPLogisticRegression(random_state=np.int64(3)).fit(X, y)
+    np.testing.assert_array_equal(plain.coef_, numpy_int.coef_)
+
+
+def test_cross_val_score_folds_draw_different_noise(data):
+    """cross_val_score clones the estimator per fold. Every fold is made to see the same rows
+    (a public pass-through splitter), so differences between the fold models are the noise
+    alone: with None they all differ; with an int seed they coincide (the shared noise that
+    the docs warn about)."""
+    X, y = data
+    models = []
+
+    def record(estimator, X_test, y_test):
+        models.append(estimator.coef_.copy())
+        return 0.0
+
+    same_rows = [(np.arange(len(X)), np.arange(len(X)))] * 3
+    cross_val_score(dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2), X, y, cv=same_rows,
+                    scoring=record)
+    assert len(models) == 3
+    for i in range(3):
+        for j in range(i):
+            assert not np.allclose(models[i], models[j], rtol=0, atol=1e-6)
+    models.clear()
+    cross_val_score(dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, random_state=5), X, y,
+                    cv=same_rows, scoring=record)
+    assert all(np.array_equal(models[0], other) for other in models[1:])

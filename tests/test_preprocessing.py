@@ -306,3 +306,35 @@ def test_paper_schema_depends_on_other_records_unlike_the_public_schema():
 def test_paper_schema_needs_records():
     with pytest.raises(InputError, match=r"at least one record"):
         paper_schema(SCHEMA, {"age": [], "sex": [], "hours": []})
+
+
+def test_missing_value_rules_round_trip_and_are_validated(tmp_path):
+    schema = PublicSchema(
+        (
+            NumericColumn("age", 17, 90, missing=17, missing_indicator=True),
+            CategoricalColumn("sex", ("Female", "Male", "?"), missing="?"),
+            HOURS,
+        )
+    )
+    file = tmp_path / "schema.json"
+    schema.save(file)
+    assert PublicSchema.load(file) == schema
+    columns = json.loads(file.read_text())["columns"]
+    assert columns[0]["missing"] == 17.0 and columns[0]["missing_indicator"] is True
+    assert columns[1]["missing"] == "?" and "missing" not in columns[2]  # written only when set
+    table = {"age": [None, 30], "sex": [np.nan, "?"], "hours": [1, 99]}
+    np.testing.assert_array_equal(PublicSchema.load(file).transform(table), schema.transform(table))
+    with pytest.raises(InputError, match=r'"missing" must be a category'):
+        PublicSchema.from_dict(valid_dict(columns=[{"name": "c", "kind": "categorical", "categories": ["a"],
+                                                    "missing": 1}]))
+    with pytest.raises(InputError, match=r"missing value of column 'a' must be a finite number"):
+        PublicSchema.from_dict(valid_dict(columns=[numeric(missing="0")]))
+
+
+def test_a_missing_value_changes_only_its_own_row_and_never_the_row_count():
+    schema = PublicSchema((NumericColumn("age", 17, 90, missing=17), CategoricalColumn("sex", ("M", "?"), missing="?")))
+    full = schema.transform({"age": [20, 30, 40], "sex": ["M", "M", "M"]})
+    holes = schema.transform({"age": [20, None, 40], "sex": ["M", "?", "M"]})
+    assert holes.shape == full.shape
+    np.testing.assert_array_equal(holes[[0, 2]], full[[0, 2]])
+    np.testing.assert_array_equal(holes[1], [0.0, 0.0, 1.0])  # age -> lo -> 0, sex -> "?"
