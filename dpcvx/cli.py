@@ -41,7 +41,7 @@ from .exceptions import (AssumptionError, BudgetExceededError, DPCVXError, FileE
 from .files import atomic_write, check_writable, os_error_message, read_json
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .serialization import load, save
-from .validation import positive
+from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, positive
 from .demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from .verify import PROBE_DIM
 
@@ -69,8 +69,8 @@ class ExitCode:
 EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(UsageError, EXIT_USAGE,
              "the command line is malformed: unknown command or option, missing or malformed option value",
-             "dpcvx: usage error: argument --epsilon: must be a positive number, got '0' "
-             "(see: dpcvx fit --help)"),
+             "dpcvx: usage error: argument --epsilon: must be a positive number in the range dpcvx computes "
+             "with, got '0' (epsilon must be finite and positive, got 0.0) (see: dpcvx fit --help)"),
     ExitCode(InputError, EXIT_INPUT,
              "a value, column, label or parameter is invalid",
              "dpcvx: input error: train.csv has no column(s) ['salary']; its columns are ['age', 'sex', "
@@ -84,7 +84,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "dpcvx: input error: the public parameters (--data-norm 1, --lam 0.001, --epsilon 1, --loss "
              "logistic) are too extreme to compute the constants and the noise in floating point "
              "(OverflowError: math range error); use moderate values (for example a Huber width h between "
-             "1e-8 and 1e8 and R, lam, epsilon between 1e-100 and 1e100)"),
+             "1e-8 and 1e8)"),
     ExitCode(AssumptionError, EXIT_REFUSED,
              "the certificate does not allow the requested mechanism: a condition of the privacy "
              "theorem fails or was not established",
@@ -153,24 +153,26 @@ USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pas
 
 # --- argument types (argparse turns ArgumentTypeError into a usage error, exit 2) --------------
 
-# Public real parameters on the command line (epsilon, lam, data norm, column bounds) must lie in
-# [1e-100, 1e100] in absolute value: the calibration multiplies and squares them, and beyond that
-# range it would overflow or underflow in floating point. No real problem comes near these limits.
-NUMBER_RANGE = (1e-100, 1e100)
+# Public real parameters on the command line are checked by the library's own validators
+# (dpcvx.validation): epsilon within [EPSILON_MIN, EPSILON_MAX], the other positive numbers and the
+# column bounds within [MODERATE_MIN, MODERATE_MAX], where squares, products and reciprocals stay
+# finite. The range is stated once, there.
+NUMBER_RANGE = (MODERATE_MIN, MODERATE_MAX)
 
 
 def _positive_number(name: str) -> Callable[[str], float]:
-    low, high = NUMBER_RANGE
-
     def parse(text: str) -> float:
         try:
-            value = positive(name, float(text))
-        except ValueError as error:  # float() or InputError
-            raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from error
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must lie between {low:g} and {high:g} (the calibration "
-                                             f"cannot be computed in floating point beyond), got {text!r}")
-        return value
+            number = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive number, got {text[:40]!r}") from None
+        try:
+            if name == "epsilon":
+                return check_epsilon(number)
+            return positive(name, number, minimum=MODERATE_MIN, maximum=MODERATE_MAX)
+        except InputError as error:
+            raise argparse.ArgumentTypeError(f"must be a positive number in the range dpcvx computes "
+                                             f"with, got {text[:40]!r} ({error})") from None
     return parse
 
 
@@ -194,7 +196,7 @@ def _numeric_column(text: str) -> NumericColumn:
             raise ValueError
         name, lo, hi = parts[0], float(parts[1]), float(parts[2])
         if not all(abs(bound) <= NUMBER_RANGE[1] for bound in (lo, hi)):
-            raise ValueError(f"bounds must lie within +-{NUMBER_RANGE[1]:g}")
+            raise ValueError(f"bounds must lie within +-{MODERATE_MAX:g}")
         return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
     except ValueError as error:  # float() or InputError (empty name, lo >= hi, non-finite)
         detail = f": {error}" if str(error) else ""
@@ -402,7 +404,7 @@ def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericR
     given = f"the public parameters ({', '.join(names + [f'--loss {args.loss}'])})"
     return NumericRangeError(f"{given} are too extreme to compute the constants and the noise in floating point "
                              f"({type(error).__name__}: {error}); use moderate values (for example a "
-                             "Huber width h between 1e-8 and 1e8 and R, lam, epsilon between 1e-100 and 1e100)")
+                             "Huber width h between 1e-8 and 1e8)")
 
 
 def _fit(args: argparse.Namespace) -> int:
