@@ -275,7 +275,9 @@ def _number(what: str, value: Any, *, finite: bool = True) -> float:
 
 def _short(value: Any, limit: int = 60) -> str:
     """repr(value), cut to ``limit`` characters for a message."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**limit else f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, int) and abs(value) >= 10**limit:
+        return f"an integer of {len(str(abs(value)))} digits"
+    text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
 

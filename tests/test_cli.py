@@ -161,7 +161,8 @@ def test_verify_strict_refuses_numeric_constants(workdir, run):
 
 
 @pytest.mark.parametrize("via, args, code, message", [
-    ("subprocess", ["--loss", "squared"], 3, "unknown loss 'squared'; the known losses are: huber, huber_hinge, logistic"),
+    ("subprocess", ["--loss", "squared"], 3,
+     "unknown loss 'squared'; the known losses are: huber, huber_hinge, logistic"),
     ("main", ["--loss", "huber:h=-1"], 3, "huber_hinge needs a finite number h > 0"),
     ("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist"),
     ("main", ["--loss", "broken.py"], 3, "running broken.py failed: ZeroDivisionError"),
@@ -356,10 +357,13 @@ def bad_inputs(workdir):
      "a_directory is a directory, not a file"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("bom.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
      "bom.csv is empty"),
-    (fit_args(*COLUMNS, "--data-norm", "1e200"), 2, "argument --data-norm: must be a positive number in the range dpcvx computes with, got '1e200' (data_norm=1e+200 is outside the range [1e-150, 1e+150]"),
+    (fit_args(*COLUMNS, "--data-norm", "1e200"), 2,
+     "argument --data-norm: must be a positive number in the range dpcvx computes with, got '1e200' "
+     "(data_norm=1e+200 is outside the range [1e-150, 1e+150]"),
     (fit_args(*COLUMNS, "--data-norm", "1e400"), 2, "argument --data-norm: must be a positive number"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "argument --lam: must be a positive number in the"),
-    (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "2e6"), 2, "epsilon=2e+06 is outside the range [1e-12, 1e+06]"),
+    (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "2e6"), 2,
+     "epsilon=2e+06 is outside the range [1e-12, 1e+06]"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "9" * 5000), 2, "argument --epsilon"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--loss", "huber:h=1e300"), 3, "huber_hinge needs 1e-8 <= h <= 1e8"),
     (fit_args("--numeric", "age:0:1e300", "--data-norm", "1"), 2, "bounds must lie within +-1e+150"),

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dpcvx
-from dpcvx import cli, demo
+from dpcvx import demo
 from dpcvx.cli import EXIT_CODES, main
 
 ERROR_CODES = {row.code for row in EXIT_CODES}

@@ -2,7 +2,6 @@
 file are processed in seconds. Bounds are generous (10 s) for a shared machine; measured times are far
 below them (about 1 s each)."""
 
-import json
 import time
 
 import numpy as np
