@@ -166,10 +166,9 @@ class PerturbedObjective:
             curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
             H = self._gram(None, curvature, single)
         n = self.n
-        diagonal = n * self.lam * float(self.regularizer.alpha) + n * self.extra_reg
-        H[np.diag_indices_from(H)] += diagonal
-        if self.regularizer.matrix is not None:
-            H += n * self.lam * self.regularizer.matrix
+        H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
+        if self.regularizer.dense is not None:
+            H += n * self.lam * self.regularizer.dense
         return H
 
     def _gram(self, sampled, curvature: np.ndarray, single: bool) -> np.ndarray:
@@ -193,7 +192,5 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         out = np.asarray(self.X.T @ (self.loss.second(z) * (self.X @ v))).ravel()
         n = self.n
-        out += (n * self.lam * float(self.regularizer.alpha) + n * self.extra_reg) * v
-        if self.regularizer.matrix is not None:
-            out += n * self.lam * (self.regularizer.matrix @ v)
+        out += n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
         return out

@@ -980,10 +980,9 @@ def _atom_names_in(node) -> set[str]:
     return names
 
 
-def analyse_regularizer(regularizer, dim: int) -> RegularizerAnalysis:
-    """Apply the calculus to ``regularizer(cp.Variable(dim))``."""
-    w = cp.Variable(dim)
-    expression = regularizer(w)
+def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> RegularizerAnalysis:
+    """Apply the calculus to the expression N(w) the verifier built (never a second call of N)."""
+    dim = int(w.size)
     if not isinstance(expression, cp.Expression):
         expression = cp.Constant(expression)
     if expression.size != 1:

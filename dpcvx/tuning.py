@@ -370,6 +370,11 @@ class BudgetInConstructor:
         return self
 
     def _build(self, epsilon: float, random_state: RandomState, delta: float) -> Any:
+        if getattr(self.learner_class, "seed_only_random_state", False) and isinstance(
+                random_state, np.random.Generator):
+            # the scikit-learn estimators take an int seed (a Generator would be shared by
+            # clones): draw a fresh one from tune's generator for this candidate
+            random_state = int(random_state.integers(2**63 - 1))
         budget = {"epsilon": epsilon, "random_state": random_state}
         if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
             budget["delta"] = delta

@@ -476,7 +476,7 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
     if key not in _REGULARIZER_CACHE:
         text = _readable(expression)
         try:
-            analysis = analyse_regularizer(regularizer, dim)
+            analysis = analyse_regularizer(expression, w)
         except Exception as error:  # noqa: BLE001 - reported in the certificate
             return _regularizer_failure(text, f"{type(error).__name__}: {error}")
         _REGULARIZER_CACHE[key] = VerifiedRegularizer(text, _regularizer_conditions(analysis), analysis,
@@ -498,8 +498,9 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
     )
     m = analysis.strong_convexity
     exact = analysis.strong_convexity_exact
-    how = ("Hessian of the quadratic terms is a multiple of the identity" if exact else
-           "smallest eigenvalue of the quadratic terms' Hessian (double precision, shaded down)")
+    method_notes = [note[len("m: "):] for note in analysis.notes if note.startswith("m: ")]
+    how = "; ".join(method_notes) or ("exact: the quadratic terms' Hessian is diagonal" if exact else
+                                       "lower bound of the quadratic terms' smallest eigenvalue, rounded down")
     positive = bool(m > 0)
     strong = Condition(
         "strong_convexity", "N is m-strongly convex with m > 0", positive, m, "symbolic",

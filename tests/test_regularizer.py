@@ -20,7 +20,8 @@ from dpcvx.regularizer import Quadratic, analyse_regularizer
 
 
 def analyse(regularizer, d):
-    return analyse_regularizer(regularizer, d)
+    w = cp.Variable(d)
+    return analyse_regularizer(regularizer(w), w)
 
 
 def expression_hessian(regularizer, d):

@@ -215,3 +215,28 @@ def test_check_fit_inputs_raises_what_fit_would_and_charges_nothing(data):
     assert dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).check_fit_inputs(X, y) == (-1, 1)
     with pytest.raises(dpcvx.AssumptionError):
         dpcvx.PrivateERM(loss=lambda z: cp.pos(1 - z), data_norm=1.0).check_fit_inputs(X, y)
+
+
+@pytest.mark.parametrize("name, kwargs", [("DPLogisticRegression", {}), ("DPHuberSVM", {"h": 0.5}),
+                                          ("DPERMClassifier", {"loss": "huber:h=0.5", "mechanism": "output"})])
+def test_estimator_release_diff_between_neighbours_is_only_the_weights(data, name, kwargs):
+    pytest.importorskip("sklearn")
+    X, y = data
+    X2, y2 = _neighbour(X, y)
+    labels, labels2 = (y > 0).astype(int), (y2 > 0).astype(int)
+    estimator = getattr(dpcvx, name)
+    a = estimator(epsilon=0.5, random_state=3, **kwargs).fit(X, labels)
+    b = estimator(epsilon=0.5, random_state=3, **kwargs).fit(X2, labels2)
+    fitted = sorted(key for key in vars(a) if key.endswith("_"))
+    assert fitted == sorted(key for key in vars(b) if key.endswith("_"))
+    for key in fitted:
+        if key in ("coef_", "intercept_", "model_"):
+            continue
+        left, right = getattr(a, key), getattr(b, key)
+        left = left.to_dict() if hasattr(left, "to_dict") else left
+        right = right.to_dict() if hasattr(right, "to_dict") else right
+        assert np.array_equal(left, right) if isinstance(left, np.ndarray) else left == right, key
+    assert a.model_.certificate.to_dict() == b.model_.certificate.to_dict() and repr(a.model_) == repr(b.model_)
+    assert not np.array_equal(a.coef_, b.coef_)
+    fresh = [estimator(epsilon=0.5, **kwargs).fit(X, labels).coef_ for _ in range(2)]
+    assert not np.array_equal(*fresh)
