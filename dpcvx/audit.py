@@ -372,7 +372,12 @@ class AuditReport:
             figure = Figure(figsize=(7, 4))
             self._draw(figure.add_subplot())
             figure.tight_layout()
-            figure.savefig(path_or_ax)
+            from pathlib import Path
+            from .files import atomic_write  # every file dpcvx writes goes through the one writer
+
+            kind = Path(path_or_ax).suffix.lstrip(".").lower() or "png"
+            atomic_write(path_or_ax, lambda handle: figure.savefig(handle, format=kind), binary=True,
+                         what="audit plot")
             return path_or_ax
         if not hasattr(path_or_ax, "hist"):
             raise InputError(f"plot needs a file path or a matplotlib Axes, got "

@@ -559,6 +559,10 @@ def model_from_dict(data: Any) -> PrivateModel:
                          "(certificate.solve) measured on the private data, which no privacy proof "
                          "covers, and keep the weights outside a \"privatised\" section. Refit the model "
                          f"and save it with this version of dpcvx (format_version {MODEL_FORMAT_VERSION})")
+    if isinstance(data, dict) and "solve" in data:
+        raise InputError("solve holds solver statistics measured on the private data; no privacy proof "
+                         "covers them, so a dpcvx model file never carries them. Refit and save with this "
+                         "version of dpcvx")
     item = _object("the model file", data, _MODEL_KEYS)
     if item["format"] != MODEL_FORMAT or item["format_version"] != MODEL_FORMAT_VERSION:
         raise InputError(

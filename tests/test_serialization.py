@@ -219,6 +219,7 @@ def fail_condition(data):
     (edit(["certificate", "calibration", "mechanism"], "output"), "calibration.mechanism is 'output'"),
     (edit(["format_version"], 1), "format_version 1 is no longer read: such files record solver statistics"),
     (edit(["certificate", "solve"], {"iterations": 7}), "certificate.solve holds solver statistics"),
+    (edit(["solve"], {"residual": 1e-12}), "solve holds solver statistics measured on the private data"),
     (edit(["certificate", "calibration", "residual"], 1e-12), "calibration.residual is not part of a dpcvx"),
     (edit(["certificate", "constants", "L"], 1.0), "constants.L must be a JSON object"),
     (edit(["certificate", "verification", "conditions"], {}), "conditions must be a list"),
