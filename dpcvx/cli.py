@@ -229,7 +229,7 @@ def _run_user_file(path: str) -> dict[str, Any]:
         raise InputError(f"Python file {path} does not exist")
     try:
         return runpy.run_path(path, run_name="dpcvx_user_file")
-    except Exception as error:  # the user's code: report whatever it raised
+    except (Exception, SystemExit) as error:  # the user's code: report whatever it raised, exit() included
         raise InputError(f"running {path} failed: {type(error).__name__}: {error}") from None
 
 

@@ -116,7 +116,9 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
         descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX,
                                                  dir=directory)
     except OSError as error:
-        raise FileError(f"cannot write the {what}: {os_error_message(directory, error, 'write in')}") from None
+        reason = error.strerror or str(error) or type(error).__name__
+        raise FileError(f"cannot write the {what} to {path}: cannot create a file in {directory}: {reason}; "
+                        "choose a writable directory") from None
     try:
         try:
             handle = os.fdopen(descriptor, "wb") if binary else \

@@ -79,6 +79,7 @@ def workdir(tmp_path_factory):
         "loss = lambda z: opaque(-z)\n")
     (directory / "broken.py").write_text("loss = 1 / 0\n")
     (directory / "no_loss.py").write_text("import cvxpy as cp\n")
+    (directory / "exits.py").write_text("import sys\nsys.exit(3)\n")
     dpcvx.PublicSchema((dpcvx.NumericColumn("age", 17, 90), dpcvx.CategoricalColumn("sex", ("Female", "Male"))),
                        norm=1.0).save(directory / "schema.json")
     return directory
@@ -167,6 +168,7 @@ def test_verify_strict_refuses_numeric_constants(workdir, run):
     ("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist"),
     ("main", ["--loss", "broken.py"], 3, "running broken.py failed: ZeroDivisionError"),
     ("main", ["--loss", "no_loss.py"], 3, "no_loss.py: `loss` is not defined"),
+    ("main", ["--loss", "exits.py"], 3, "running exits.py failed: SystemExit: 3"),
     ("main", ["--loss", "logistic", "--regularizer", "l2"], 3, "--regularizer takes a Python file"),
     ("main", ["--loss", "logistic", "--dim", "0"], 2, "argument --dim: must be an integer from 1 to 100000"),
     ("main", ["--loss", "logistic", "--mechanism", "laplace"], 2, "invalid choice: 'laplace'"),

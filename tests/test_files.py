@@ -157,7 +157,11 @@ def test_an_interrupt_or_bug_in_the_content_propagates_and_cleans_up(tmp_path, e
     only_file(tmp_path, "x.csv")
 
 
-def test_targets_that_cannot_be_written(tmp_path, model):
+def test_targets_that_cannot_be_written(tmp_path, model, monkeypatch):
+    monkeypatch.setattr(files.tempfile, "mkstemp", lambda **kwargs: disk_full())
+    with pytest.raises(FileError, match="cannot create a file in .*: No space left on device"):
+        dpcvx.save(model, tmp_path / "m.json")
+    monkeypatch.undo()
     with pytest.raises(FileError, match="is a directory"):
         dpcvx.save(model, tmp_path)
     with pytest.raises(FileError, match="the directory .* does not exist"):
