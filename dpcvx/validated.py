@@ -634,6 +634,12 @@ def _kink(expression: sp.Expr, symbol: sp.Symbol) -> Smoothness | None:
             try:
                 d = slope.enclose(a, b)
                 if _lo(d) > 0 or _hi(d) < 0:
+                    for _ in range(60):  # narrow the crossing; the slope stays nonzero on subsets
+                        middle = 0.5 * (a + b)
+                        sm = sign(middle) if a < middle < b else 0
+                        if sm == 0:
+                            break
+                        a, b = (middle, b) if sm == sa else (a, middle)
                     where = 0.5 * (a + b)
                     return Smoothness(
                         False,
