@@ -216,10 +216,16 @@ def _serve() -> None:
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the channel
     requests = sys.stdin.buffer
-    import sympy  # noqa: F401 - the start-up cost, paid before "ready"
+    import sympy
 
-    import dpcvx.symbolic  # noqa: F401
+    import dpcvx.symbolic
     import dpcvx.validated  # noqa: F401
+
+    try:  # the start-up cost (imports, sympy's caches), paid before "ready", outside any deadline
+        z = sympy.Symbol("z", real=True)
+        list(dpcvx.symbolic.loss_facts(sympy.Max(0, 1 - z) + sympy.log(1 + sympy.exp(-z)), z, ()))
+    except Exception:  # noqa: BLE001 - a warm-up only
+        pass
 
     def send(message) -> None:
         pickle.dump(message, channel, protocol=pickle.HIGHEST_PROTOCOL)
