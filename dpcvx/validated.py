@@ -74,7 +74,7 @@ BOX_BUDGET = 4000
 INNER = 8.0
 INNER_WIDTH = 0.5
 REACH_EXPONENT = 60
-_MAX_TAIL = 2.0**1000
+_MAX_TAIL = 2.0**120
 _INF = float("inf")
 
 
@@ -706,7 +706,7 @@ def smoothness(expression: sp.Expr, symbol: sp.Symbol, budget: int = BOX_BUDGET,
 
 
 def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, ...] = (
-        "smoothness", "sup1", "sup2", "inf2"), budget: int = BOX_BUDGET,
+        "smoothness", "inf2", "sup1", "sup2"), budget: int = BOX_BUDGET,
         seconds: float | None = None) -> Iterator[tuple[str, object]]:
     """Yield (name, result) for each wanted fact; results are plain picklable dataclasses.
 

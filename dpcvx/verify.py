@@ -45,7 +45,7 @@ __all__ = [
 SYMBOL = sp.Symbol("z", real=True)
 PROBE_DIM = 3
 SYMBOLIC_SECONDS = 20.0
-_UNBOUNDED_WITNESS = 1e100  # a proved value of |l^(k)| beyond this is reported as unbounded
+_UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
 _LOG = logging.getLogger("dpcvx.verify")
 
 Loss = Callable[[cp.Variable], cp.Expression]
