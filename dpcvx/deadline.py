@@ -54,6 +54,7 @@ class DeadlineResult:
     error: str = ""
     timed_out: bool = False
     seconds: float = 0.0
+    pid: int | None = None
 
 
 class _Worker:
@@ -162,7 +163,7 @@ def run(function: Callable, args: tuple = (), *, seconds: float | None,
     computation: the result says what happened. ``seconds=None`` waits forever.
     """
     worker = _acquire()
-    result = DeadlineResult()
+    result = DeadlineResult(pid=worker.process.pid)
     try:
         worker.wait_ready(STARTUP_SECONDS)
         with _LOCK:

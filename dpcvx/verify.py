@@ -345,6 +345,10 @@ class _LossAnalyser:
             self._numeric = numeric.analyse(evaluate)
         return self._numeric
 
+    def after_sympy(self) -> str:
+        """Why the validated route was needed, for the detail of a validated condition."""
+        return f"; {self.sympy_note}" if self.sympy_note else ""
+
     def why_estimate(self) -> str:
         reasons = [self.translation_error or self.sympy_note or "sympy could not settle it exactly"]
         if self.validated_note and not self.translation_error:
@@ -372,7 +376,7 @@ class _LossAnalyser:
         if smooth is not None and smooth.c2 is True:
             return Condition("domain", description, True, "all of R", "validated",
                              "interval enclosures of l are finite on every box of R and every log "
-                             "or fractional-power argument is proved > 0")
+                             "or fractional-power argument is proved > 0" + self.after_sympy())
         if self.numeric.finite:
             return Condition("domain", description, True, "all of R (estimate)", "estimate",
                              f"finite on the test grid; {self.why_estimate()}")
@@ -398,8 +402,9 @@ class _LossAnalyser:
         if jumps is None:
             smooth = self._proved("smoothness")
             if smooth is not None and smooth.c2 is True:
-                return (Condition(*c1, True, "C^1", "validated", smooth.reason),
-                        Condition(*c2, True, "C^2", "validated", smooth.reason), (), ())
+                reason = smooth.reason + self.after_sympy()
+                return (Condition(*c1, True, "C^1", "validated", reason),
+                        Condition(*c2, True, "C^2", "validated", reason), (), ())
             if smooth is not None and smooth.c2 is False:
                 return (
                     Condition(*c1, False, "no", "validated", smooth.reason, self._SMOOTH_FIX),
@@ -454,7 +459,7 @@ class _LossAnalyser:
         if bound is not None and bound.lower >= 0:
             return Condition("convexity", description, True, "yes", "validated",
                              f"interval enclosures of l'' are >= 0 on every box of R ({bound.boxes} "
-                             f"boxes); {dcp}")
+                             f"boxes); {dcp}{self.after_sympy()}")
         if bound is not None and bound.reason and not self.validated_note:
             self.validated_note = f"no validated bound: {bound.reason}"
         if self.numeric.convex:
@@ -483,7 +488,7 @@ class _LossAnalyser:
         if proved is not None and proved.finite:
             return Condition(name, description, True, proved.upper, "validated",
                              f"upper bound by interval arithmetic over all of R ({proved.boxes} boxes); "
-                             f"|{what}| reaches {proved.lower:.6g}")
+                             f"|{what}| reaches {proved.lower:.6g}{self.after_sympy()}")
         if proved is not None and proved.lower > _UNBOUNDED_WITNESS:
             return Condition(name, description, False, sp.oo, "validated",
                              f"|{what}| is unbounded: it reaches {proved.lower:.3g} (interval arithmetic)",
