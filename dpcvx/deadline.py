@@ -74,6 +74,7 @@ class _Worker:
             env=env,
             start_new_session=True,  # a Ctrl-C in the terminal reaches the caller, not the worker
         )
+        self.owner = os.getpid()  # a forked child of the caller must not share this worker
         self.messages: queue.Queue = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -128,6 +129,8 @@ def _acquire() -> _Worker:
     with _LOCK:
         while _IDLE:
             worker = _IDLE.pop()
+            if worker.owner != os.getpid():  # inherited through fork: the parent's, leave it be
+                continue
             if worker.alive():
                 return worker
             worker.kill()
@@ -147,7 +150,8 @@ def shutdown() -> None:
     with _LOCK:
         workers, _IDLE[:] = list(_IDLE), []
     for worker in workers:
-        worker.kill()
+        if worker.owner == os.getpid():
+            worker.kill()
 
 
 atexit.register(shutdown)

@@ -577,13 +577,12 @@ class Smoothness:
 
 
 def _split_max(expression: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
-    """``l = a * max(f1, f2) + rest`` with ``rest`` smooth: (a, f1, f2, rest), else None."""
+    """``l = a * max(f1, f2) + rest`` with ``rest`` free of non-smooth atoms: (a, f1, f2, node)."""
     terms = sp.Add.make_args(expression)
     rough = [term for term in terms if _non_smooth(term)]
     if len(rough) != 1:
         return None
     term = rough[0]
-    rest = sp.Add(*[t for t in terms if t is not term])
     factors = sp.Mul.make_args(term)
     rough_factors = [f for f in factors if _non_smooth(f)]
     if len(rough_factors) != 1:
