@@ -66,6 +66,7 @@ __all__ = [
     "validated_facts",
     "RTOL",
     "BOX_BUDGET",
+    "FACTS",
 ]
 
 RTOL = 1e-3
@@ -704,9 +705,11 @@ def smoothness(expression: sp.Expr, symbol: sp.Symbol, budget: int = BOX_BUDGET,
 # --- the worker entry point -------------------------------------------------------------------
 
 
-def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, ...] = (
-        "smoothness", "inf2", "sup1", "sup2"), budget: int = BOX_BUDGET,
-        seconds: float | None = None) -> Iterator[tuple[str, object]]:
+FACTS = ("smoothness", "inf2", "sup1", "sup2")
+
+
+def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, ...] = FACTS,
+                    budget: int = BOX_BUDGET, seconds: float | None = None) -> Iterator[tuple[str, object]]:
     """Yield (name, result) for each wanted fact; results are plain picklable dataclasses.
 
     ``smoothness`` -> :class:`Smoothness`; ``sup1``/``sup2`` -> :class:`SupBound` of

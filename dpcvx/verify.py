@@ -314,8 +314,11 @@ class _LossAnalyser:
                 return self._proof
             on_item, close = self._reporter(4, "validated bounds")
             try:
-                result = deadline.run(validated.validated_facts, (self.symbolic, SYMBOL),
-                                      seconds=self.seconds, on_item=on_item)
+                # the bounds stop themselves a little before the deadline: a bound cut short is
+                # still an upper bound (only looser), a killed worker gives nothing
+                arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
+                result = deadline.run(validated.validated_facts, arguments, seconds=self.seconds,
+                                      on_item=on_item)
             finally:
                 close()
             self._proof = dict(result.items)
