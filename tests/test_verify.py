@@ -1,5 +1,6 @@
 """verify(): exact constants, verdicts, reasons and fixes, estimates, caching."""
 
+import dataclasses
 import json
 import time
 
@@ -287,3 +288,15 @@ def test_wrong_solveset_answer_is_caught():
     sigma = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
     true_second = sigma(z) * sigma(-z) + 4.5 * sigma(1 - 3 * z) * sigma(3 * z - 1)
     assert 1.36 < true_second.max() <= float(cert.curvature) <= 1.01 * true_second.max()
+
+
+def test_older_numeric_rows_are_treated_as_estimates():
+    proved = dpcvx.verify(losses.logistic())
+    rows = tuple(dataclasses.replace(item, method="numeric") if item.name == "curvature" else item
+                 for item in proved.conditions)
+    old = dpcvx.Certificate(proved.loss, proved.regularizer, proved.dim, rows)
+    assert old.allows("output") and not old.allows("objective")
+    allowed = dpcvx.Certificate(proved.loss, proved.regularizer, proved.dim, rows, allow_estimates=True)
+    assert allowed.allows("objective") and allowed.conditional and allowed.estimated() == ("curvature",)
+    assert allowed.estimated("output") == ()
+    assert "CONDITIONAL" in allowed.guarantee("objective") and "CONDITIONAL" not in allowed.guarantee("output")
