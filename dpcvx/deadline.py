@@ -17,11 +17,17 @@ in a separate worker process instead:
   handle) and the next call starts a new one. Calls from several threads at
   once each get their own worker from a small pool.
 * No signal handler or timer of the calling process is touched.
+* Where no worker process can start at all (an embedded interpreter whose
+  ``sys.executable`` is not Python, a sandbox without ``fork``/``exec``), the
+  function runs in the caller's thread without a deadline, with a logged
+  warning (``IN_PROCESS_FALLBACK = False`` turns that off: the call then
+  reports an error and the verifier falls back to the next route).
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import pickle
 import queue
@@ -33,9 +39,10 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["DeadlineResult", "run", "shutdown", "STARTUP_SECONDS"]
+__all__ = ["DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
 
 STARTUP_SECONDS = 180.0
+IN_PROCESS_FALLBACK = True  # when no worker process can start: run unbounded in the caller (logged)
 _MAX_IDLE = 4
 
 
@@ -55,6 +62,7 @@ class DeadlineResult:
     timed_out: bool = False
     seconds: float = 0.0
     pid: int | None = None
+    in_process: bool = False
 
 
 class _Worker:
@@ -166,17 +174,19 @@ def run(function: Callable, args: tuple = (), *, seconds: float | None,
     called on each, in this thread). Never raises for a slow or failing
     computation: the result says what happened. ``seconds=None`` waits forever.
     """
-    worker = _acquire()
+    try:
+        worker = _acquire()
+    except OSError as error:  # no usable interpreter (an embedded Python, say)
+        return _in_process(function, args, on_item, f"cannot start a worker process: {error}")
     result = DeadlineResult(pid=worker.process.pid)
     try:
         worker.wait_ready(STARTUP_SECONDS)
         with _LOCK:
             job = next(_JOBS)
         worker.send((job, function, args))
-    except Exception as error:  # noqa: BLE001 - a broken worker becomes an unfinished result
+    except Exception as error:  # noqa: BLE001 - a broken worker: fall back, unbounded
         worker.kill()
-        result.error = f"worker process unavailable: {error}"
-        return result
+        return _in_process(function, args, on_item, f"worker process unavailable: {error}")
     start = time.monotonic()
     deadline = None if seconds is None else start + seconds
     healthy = False
@@ -211,6 +221,26 @@ def run(function: Callable, args: tuple = (), *, seconds: float | None,
             _release(worker)
         else:
             worker.kill()
+    return result
+
+
+def _in_process(function: Callable, args: tuple, on_item, why: str) -> DeadlineResult:
+    """Last resort when no worker can run: in this thread, with no deadline (logged)."""
+    if not IN_PROCESS_FALLBACK:
+        return DeadlineResult(error=why)
+    logging.getLogger("dpcvx.deadline").warning("%s; running in-process without a time limit", why)
+    result = DeadlineResult(in_process=True)
+    start = time.monotonic()
+    try:
+        value = function(*args)
+        for item in (value if hasattr(value, "__next__") else [value]):
+            result.items.append(item)
+            if on_item is not None:
+                on_item(item)
+        result.finished = True
+    except Exception as error:  # noqa: BLE001 - reported like a worker's error
+        result.error = "".join(traceback.format_exception_only(type(error), error)).strip()
+    result.seconds = time.monotonic() - start
     return result
 
 

@@ -145,3 +145,13 @@ def test_in_process_time_limit_steps_aside_for_the_callers_timer():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_without_a_usable_interpreter_the_call_runs_in_process(monkeypatch):
+    deadline.shutdown()
+    monkeypatch.setattr(deadline.sys, "executable", "/nonexistent/python")
+    result = deadline.run(divmod, (7, 2), seconds=5)
+    assert result.finished and result.in_process and result.items == [(3, 1)]
+    monkeypatch.setattr(deadline, "IN_PROCESS_FALLBACK", False)
+    refused = deadline.run(divmod, (7, 2), seconds=5)
+    assert not refused.finished and "cannot start a worker process" in refused.error
