@@ -52,7 +52,7 @@ import numpy as np
 import sympy as sp
 from mpmath import iv, libmp
 
-from .translate import Sigmoid, Softplus
+from .translate import Sigmoid, Softplus, elementary
 
 __all__ = [
     "NotEnclosable",
@@ -106,6 +106,11 @@ def _hi(x) -> float:
     return libmp.to_float(b, rnd=libmp.round_ceiling)
 
 
+def _finite(x) -> bool:
+    """Both ends finite (in mpmath's range, which is far wider than a double's)."""
+    return all(end not in (libmp.finf, libmp.fninf, libmp.fnan) for end in x._mpi_)
+
+
 def _interval(lo: float, hi: float):
     return iv.mpf([lo, hi])
 
@@ -153,12 +158,23 @@ def _constant(value: sp.Expr):
     raise NotEnclosable(f"no enclosure for the constant {value}")
 
 
-def _power(base: Evaluator, exponent: sp.Expr) -> Evaluator:
+def _power(base: Evaluator, exponent: sp.Expr, of_tail_variable: bool = False) -> Evaluator:
     if exponent.is_Integer:
         n = int(exponent)
         if n >= 0:
             return lambda x: base(x) ** n
         m = -n
+        if of_tail_variable:
+            # t^-m with t = 1/|z| in [0, e]: t = 0 stands for z = infinity, not a point of R,
+            # so over t in (0, e] the value lies in [e^-m, +inf)
+            def reciprocal(x):
+                lo, hi = _lo(x), _hi(x)
+                if lo == 0 and hi > 0:
+                    return iv.mpf([_lo(1 / iv.mpf(hi)), _INF]) ** m
+                _nonzero(x)
+                return (1 / x) ** m
+
+            return reciprocal
 
         def negative(x):
             b = base(x)
@@ -186,12 +202,39 @@ def _power(base: Evaluator, exponent: sp.Expr) -> Evaluator:
     return general
 
 
+_EXP_CLAMP = 2.0**256  # beyond, exp is taken as 0 or +inf (an enclosure still), keeping exponents small
+
+
+def _exp(a):
+    """exp over an interval; ends beyond +-2^256 are widened to 0 or +inf (still an enclosure)."""
+    lo, hi = _lo(a), _hi(a)
+    if lo > _EXP_CLAMP:
+        return iv.mpf([mpmath.mp.make_mpf(iv.exp(iv.mpf(_EXP_CLAMP))._mpi_[0]), _INF])
+    if hi < -_EXP_CLAMP:
+        return iv.mpf([0, mpmath.mp.make_mpf(iv.exp(iv.mpf(-_EXP_CLAMP))._mpi_[1])])
+    if lo >= -_EXP_CLAMP and hi <= _EXP_CLAMP:
+        return iv.exp(a)
+    inner = iv.exp(iv.mpf([max(lo, -_EXP_CLAMP), min(hi, _EXP_CLAMP)]))
+    low = 0 if lo < -_EXP_CLAMP else mpmath.mp.make_mpf(inner._mpi_[0])
+    high = _INF if hi > _EXP_CLAMP else mpmath.mp.make_mpf(inner._mpi_[1])
+    return iv.mpf([low, high])
+
+
+def _softplus_point(p):
+    if _lo(p) > 0:  # log(1 + e^p) = p + log(1 + e^-p): finite for any finite p
+        return p + iv.log(1 + _exp(-p))
+    return iv.log(1 + _exp(p))
+
+
 def _softplus(a):
-    return iv.log(1 + iv.exp(a))
+    """softplus is increasing: enclose it from its values at the two ends."""
+    low = _softplus_point(iv.mpf(a.a))
+    high = _softplus_point(iv.mpf(a.b))
+    return iv.mpf([mpmath.mp.make_mpf(low._mpi_[0]), mpmath.mp.make_mpf(high._mpi_[1])])
 
 
 def _sigmoid(a):
-    return 1 / (1 + iv.exp(-a))
+    return 1 / (1 + _exp(-a))
 
 
 def _log(a):
@@ -232,15 +275,15 @@ def _monotone(point_function):
 
 
 def _cosh(x):
-    value = (iv.exp(x) + iv.exp(-x)) / 2
+    value = (_exp(x) + _exp(-x)) / 2
     return iv.mpf([max(1.0, _lo(value)), _hi(value)])
 
 
 _UNARY = {
     sp.cosh: _cosh,
-    sp.sinh: _monotone(lambda p: (iv.exp(p) - iv.exp(-p)) / 2),
-    sp.tanh: _monotone(lambda p: 1 - 2 / (iv.exp(2 * p) + 1)),
-    sp.exp: iv.exp,
+    sp.sinh: _monotone(lambda p: (_exp(p) - _exp(-p)) / 2),
+    sp.tanh: _monotone(lambda p: 1 - 2 / (_exp(2 * p) + 1)),
+    sp.exp: _exp,
     sp.log: _log,
     sp.sin: iv.sin,
     sp.cos: iv.cos,
@@ -277,9 +320,9 @@ def _compile(expression: sp.Expr, symbol: sp.Symbol | None) -> Evaluator:
         if exponent.free_symbols:
             if base == sp.E:
                 inner = _compile(exponent, symbol)
-                return lambda x: iv.exp(inner(x))
+                return lambda x: _exp(inner(x))
             raise NotEnclosable(f"power with a variable exponent {expression}")
-        return _power(_compile(base, symbol), exponent)
+        return _power(_compile(base, symbol), exponent, of_tail_variable=symbol is _T and base == _T)
     if expression.func in _UNARY and len(expression.args) == 1:
         inner = _compile(expression.args[0], symbol)
         function = _UNARY[expression.func]
@@ -305,23 +348,44 @@ _T = sp.Symbol("t", positive=True)
 
 
 def _agrees(a: sp.Expr, b: sp.Expr, symbol: sp.Symbol, points) -> bool:
-    """Numeric check that two forms agree at ``points`` (guards the simplifications)."""
-    for point in points:
-        try:
-            u = complex(a.subs(symbol, point).evalf(30))
-            v = complex(b.subs(symbol, point).evalf(30))
-        except (TypeError, ValueError, ZeroDivisionError):
-            return False
-        if not (np.isfinite(u) and np.isfinite(v)):
-            continue
-        if abs(u - v) > 1e-9 * (1 + abs(u)):
-            return False
+    """Numeric check that two forms agree at ``points`` (guards the simplifications).
+
+    Fixed 30-digit mpmath arithmetic: sympy's adaptive evalf would chase the
+    cancellation in 1 + e^-200000 to hundreds of thousands of bits.
+    """
+    try:
+        f = sp.lambdify(symbol, elementary(a), "mpmath")  # Softplus, Sigmoid: no evalf of their own
+        g = sp.lambdify(symbol, elementary(b), "mpmath")
+    except Exception:  # noqa: BLE001 - an unprintable form is simply not used
+        return False
+    with mpmath.workdps(30):
+        for point in points:
+            x = mpmath.mpf(sp.Rational(point).p) / sp.Rational(point).q
+            try:
+                u, v = complex(f(x)), complex(g(x))
+            except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+                return False
+            if not (np.isfinite(u) and np.isfinite(v)):
+                continue
+            if abs(u - v) > 1e-9 * (1 + abs(u)):
+                return False
     return True
+
+
+_WHOLE_SIMPLIFY_OPS = 25  # sympy's simplify can take minutes on large expressions: larger ones term by term
+
+
+def _simplify(expression: sp.Expr) -> sp.Expr:
+    if sp.count_ops(expression) <= _WHOLE_SIMPLIFY_OPS:
+        return sp.simplify(expression)
+    terms = sp.Add.make_args(sp.expand(expression, deep=False, power_base=False, power_exp=False,
+                                       multinomial=False, log=False))
+    return sp.Add(*[sp.simplify(term) for term in terms])
 
 
 def _simplified(expression: sp.Expr, symbol: sp.Symbol, points) -> sp.Expr | None:
     try:
-        simple = sp.simplify(expression)
+        simple = _simplify(expression)
     except Exception:  # noqa: BLE001 - a failed simplification only loses a form
         return None
     if simple == expression or not _agrees(expression, simple, symbol, points):
@@ -371,11 +435,14 @@ class Enclosure:
 
     @staticmethod
     def _intersect(values: list):
-        lo = max(_lo(v) for v in values)
-        hi = min(_hi(v) for v in values)
-        if lo > hi:  # cannot happen for true enclosures; keep the widest to stay sound
-            lo = min(_lo(v) for v in values)
-            hi = max(_hi(v) for v in values)
+        """The intersection of enclosures, in mpmath's exponent range (no rounding needed)."""
+        if len(values) == 1:
+            return values[0]
+        lows = [mpmath.mp.make_mpf(v._mpi_[0]) for v in values]
+        highs = [mpmath.mp.make_mpf(v._mpi_[1]) for v in values]
+        lo, hi = max(lows), min(highs)
+        if lo > hi:  # cannot happen for true enclosures; keep the hull to stay sound
+            lo, hi = min(lows), max(highs)
         return iv.mpf([lo, hi])
 
     @staticmethod
@@ -690,7 +757,7 @@ def smoothness(expression: sp.Expr, symbol: sp.Symbol, budget: int = BOX_BUDGET,
         try:
             enclosed = enclosure.enclose(lo, hi)
             unbounded_box = math.isinf(lo) or math.isinf(hi)  # l may tend to infinity there
-            if unbounded_box or (math.isfinite(_lo(enclosed)) and math.isfinite(_hi(enclosed))):
+            if unbounded_box or _finite(enclosed):
                 continue
         except _Undecided:
             pass
