@@ -192,7 +192,8 @@ def run(function: Callable, args: tuple = (), *, seconds: float | None,
     healthy = False
     try:
         while True:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            timeout = None if deadline is None else min(max(0.0, deadline - time.monotonic()),
+                                                         threading.TIMEOUT_MAX)
             try:
                 message = worker.messages.get(timeout=timeout)
             except queue.Empty:
