@@ -519,6 +519,17 @@ def _witness_point(lo: float, hi: float) -> float:
     return 0.5 * (lo + hi)
 
 
+TIME_LIMIT_REASON = "time limit reached"
+
+
+def _expired(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() > deadline
+
+
+def _stopped(deadline: float | None, budget: int) -> str:
+    return TIME_LIMIT_REASON if _expired(deadline) else f"box budget ({budget}) spent"
+
+
 @dataclass(frozen=True)
 class SupBound:
     """A proved upper bound ``upper`` of sup |g| over R, and a value ``lower`` |g| reaches."""
@@ -572,8 +583,8 @@ def sup_abs(enclosure: Enclosure, budget: int = BOX_BUDGET, rtol: float = RTOL,
         if upper <= best * (1 + rtol) + ATOL:
             converged = True
             break
-        if count >= budget or (deadline is not None and time.monotonic() > deadline):
-            reason = f"box budget ({budget}) spent before the bound met the {rtol:g} tolerance"
+        if count >= budget or _expired(deadline):
+            reason = f"{_stopped(deadline, budget)} before the bound met the {rtol:g} tolerance"
             break
         _, lo, hi = heapq.heappop(heap)
         halves = _split(lo, hi)
@@ -618,9 +629,8 @@ def infimum(enclosure: Enclosure, budget: int = BOX_BUDGET,
         if witness is not None:
             return InfBound(-_INF, witness, count)
     while heap and heap[0][0] < 0:
-        if count >= budget or (deadline is not None and time.monotonic() > deadline):
-            return InfBound(heap[0][0], None, count,
-                            f"box budget ({budget}) spent before l'' >= 0 was proved")
+        if count >= budget or _expired(deadline):
+            return InfBound(heap[0][0], None, count, f"{_stopped(deadline, budget)} before l'' >= 0 was proved")
         lower, lo, hi = heapq.heappop(heap)
         halves = _split(lo, hi)
         if not halves:
@@ -750,8 +760,8 @@ def smoothness(expression: sp.Expr, symbol: sp.Symbol, budget: int = BOX_BUDGET,
     pending = list(_initial_boxes())
     count = 0
     while pending:
-        if count >= budget or (deadline is not None and time.monotonic() > deadline):
-            return Smoothness(None, f"box budget ({budget}) spent before l was proved finite everywhere")
+        if count >= budget or _expired(deadline):
+            return Smoothness(None, f"{_stopped(deadline, budget)} before l was proved finite everywhere")
         lo, hi = pending.pop()
         count += 1
         try:

@@ -322,6 +322,9 @@ class _LossAnalyser:
             finally:
                 close()
             self._proof = dict(result.items)
+            if any(validated.TIME_LIMIT_REASON in str(getattr(fact, "reason", fact))
+                   for fact in self._proof.values()):
+                self.timed_out = True  # a bound cut short by the clock: do not cache it
             if result.timed_out:
                 self.timed_out = True
                 self.validated_note = f"the validated bounds did not finish within {self.seconds:g} s"

@@ -9,6 +9,7 @@ checked here by dense sampling of the closed-form derivatives.
 
 import json
 import math
+import time
 
 import cvxpy as cp
 import numpy as np
@@ -268,3 +269,13 @@ def test_validated_bounds_round_outward():
     enclosure = validated.Enclosure(Z / 3, Z, simplify=False).at(1.0)
     lo, hi = validated._lo(enclosure), validated._hi(enclosure)
     assert lo < hi and sp.Rational(lo) < sp.Rational(1, 3) < sp.Rational(hi)
+
+
+def test_a_bound_cut_short_by_the_clock_is_still_an_upper_bound():
+    expression = Softplus(-Z) + sp.Rational(1, 1000) * Softplus(1000 * (Z - sp.Rational(3137, 10000)))
+    enclosure = validated.Enclosure(sp.diff(expression, Z, 2), Z)
+    cut = validated.sup_abs(enclosure, deadline=time.monotonic())  # already expired: no bisection
+    full = validated.sup_abs(enclosure)
+    true_c = steep_second(dense(Z0, 0.01)).max()
+    assert not cut.converged and validated.TIME_LIMIT_REASON in cut.reason
+    assert cut.upper >= full.upper >= true_c
