@@ -652,6 +652,28 @@ class Smoothness:
     c2: bool | None
     reason: str
     kink: tuple[float, float] | None = None
+    expression: sp.Expr | None = None  # l with every max/min/abs proved one-sided replaced
+
+
+def _dominant_piece(expression: sp.Expr, symbol: sp.Symbol, budget: int,
+                    deadline: float | None) -> tuple[sp.Expr, str] | None:
+    """``a * max(f1, f2) + rest`` where f1 - f2 is proved >= 0 (or <= 0) on all of R: l without the max."""
+    split = _split_max(expression)
+    if split is None:
+        return None
+    _, f1, f2, node = split
+    sign = -1 if isinstance(node, sp.Min) else 1  # _split_max wrote min(g1, g2) as -max(-g1, -g2)
+    for winner, loser in ((f1, f2), (f2, f1)):
+        try:
+            gap = Enclosure(sp.expand(winner - loser), symbol, simplify=False)
+        except NotEnclosable:
+            return None
+        result = infimum(gap, budget, deadline)
+        if result.witness is None and result.lower >= 0:
+            piece = sign * winner
+            return (expression.xreplace({node: piece}),
+                    f"{node} = {piece} on all of R (the difference of its pieces is proved >= 0)")
+    return None
 
 
 def _split_max(expression: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
@@ -743,11 +765,20 @@ def _kink(expression: sp.Expr, symbol: sp.Symbol) -> Smoothness | None:
 
 def smoothness(expression: sp.Expr, symbol: sp.Symbol, budget: int = BOX_BUDGET,
                deadline: float | None = None) -> Smoothness:
-    """Prove l is C^infinity on R (and finite everywhere), find a kink, or give up."""
+    """Prove l is C^infinity on R (and finite everywhere), find a kink, or give up.
+
+    A ``max(f1, f2)`` (``min``, ``abs``) whose pieces are proved ordered on all
+    of R is replaced by the larger piece first (``Smoothness.expression``).
+    """
     if _non_smooth(expression):
         kink = _kink(expression, symbol)
         if kink is not None:
             return kink
+        resolved = _dominant_piece(expression, symbol, budget, deadline)
+        if resolved is not None:
+            inner = smoothness(resolved[0], symbol, budget, deadline)
+            return Smoothness(inner.c2, f"{resolved[1]}; {inner.reason}", inner.kink,
+                              inner.expression if inner.expression is not None else resolved[0])
         atoms = sorted({type(a).__name__ for a in expression.atoms(*NON_SMOOTH)}
                        | {f.func.__name__ for f in expression.atoms(sp.Function)
                           if isinstance(f, NON_SMOOTH)})
@@ -802,6 +833,8 @@ def validated_facts(expression: sp.Expr, symbol: sp.Symbol, wanted: tuple[str, .
             if name != "smoothness":
                 yield name, f"not proved smooth: {smooth.reason}"
         return
+    if smooth.expression is not None:  # max/min/abs proved one-sided: differentiate the smooth form
+        expression = smooth.expression
     for name in wanted:
         if name == "smoothness":
             continue

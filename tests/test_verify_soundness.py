@@ -161,9 +161,18 @@ def test_validated_kink_location_is_proved():
     assert "objective/output perturbation need C^1" in smooth.reason
 
 
-def test_max_of_pieces_is_not_proved_smooth_without_a_crossing():
-    # a Max whose pieces never cross is smooth, but nothing is claimed without a proof
-    smooth = validated.smoothness(sp.Max(Softplus(-Z), sp.exp(-Z**2) - 2), Z)
+def test_max_of_ordered_pieces_is_proved_to_be_the_larger_piece():
+    # softplus(-z) > 0 > e^{-z^2} - 2 everywhere: the max is softplus(-z), smooth, c = 1/4
+    facts = dict(validated.validated_facts(sp.Max(Softplus(-Z), sp.exp(-Z**2) - 2), Z))
+    assert facts["smoothness"].c2 is True and "on all of R" in facts["smoothness"].reason
+    assert 0.25 <= facts["sup2"].upper <= 0.25 * (1 + 2 * validated.RTOL)
+    assert facts["inf2"].lower >= 0
+
+
+def test_max_of_crossing_pieces_without_a_proved_kink_is_not_smooth():
+    # the pieces touch tangentially at z = 0 (slopes equal): no kink is proved, and the
+    # difference z^3 changes sign, so nothing is claimed either way
+    smooth = validated.smoothness(sp.Max(Softplus(-Z), Softplus(-Z) + Z**3), Z)
     assert smooth.c2 is None and "Max" in smooth.reason
 
 
