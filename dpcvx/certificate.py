@@ -262,8 +262,11 @@ class Certificate:
 
     def __str__(self) -> str:
         rows = [("condition", "value", "established", "status")]
+        estimated = [item for item in self.conditions if item.passed is True and item.method in ESTIMATE_METHODS]
         for item in self.conditions:
             status = {True: "pass", False: "FAIL", None: "unknown"}[item.passed]
+            if item in estimated:
+                status = "pass (estimate)" if self._accepts_estimates else "REFUSED (estimate)"
             rows.append((item.name, item.value_text, item.method, status))
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         lines = [f"dpcvx certificate for l(z) = {self.loss}, N(w) = {self.regularizer}"]
@@ -279,6 +282,11 @@ class Certificate:
         for item in self.conditions:
             if item.passed is not True and item.fix:
                 lines.append(f"  {item.name}: {item.detail}. Fix: {item.fix}")
+        if estimated and not self._accepts_estimates:
+            names = ", ".join(item.name for item in estimated)
+            why = "strict=True refuses estimates" if self.strict else "pass allow_estimates=True to accept them"
+            lines.append(f"  {names}: only estimated on a grid, not proved; {why} "
+                         "(the guarantee is then conditional on the estimate)")
         if self.piecewise_twice_differentiable:
             lines.append(f"  note: {PIECEWISE_NOTE}")
         if self.conditional:

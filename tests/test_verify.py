@@ -171,6 +171,7 @@ def test_untranslatable_atom_is_estimated_and_refused_by_default():
     assert 0.25 <= float(cert.curvature) <= 0.26
     assert not cert.allows("objective") and not cert.allows("output")
     assert not cert.conditional
+    assert "REFUSED (estimate)" in str(cert) and "CONDITIONAL" not in str(cert)
     assert {"lipschitz", "curvature"} <= {item.name for item in cert.failures("objective")}
     with pytest.raises(dpcvx.AssumptionError, match="allow_estimates=True"):
         cert.require("objective")
@@ -181,7 +182,7 @@ def test_estimates_accepted_only_when_allowed_and_then_conditional():
     assert cert.allows("objective") and cert.allows("output")
     assert cert.conditional
     assert "CONDITIONAL" in cert.guarantee("objective") and "curvature" in cert.guarantee("objective")
-    assert "CONDITIONAL" in str(cert)
+    assert "CONDITIONAL" in str(cert) and "pass (estimate)" in str(cert)
     data = json.loads(json.dumps(cert.to_dict()))
     assert data["conditional"] is True and {"lipschitz", "curvature"} <= set(data["estimated"])
     strict = dpcvx.verify(lambda z: opaque_logistic(-z), strict=True, allow_estimates=True)
