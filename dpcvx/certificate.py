@@ -21,9 +21,17 @@ import sympy as sp
 
 from .exceptions import AssumptionError, InputError
 
-__all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED"]
+__all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS"]
 
 MECHANISMS = ("output", "objective")
+
+PROOF_METHODS = ("symbolic", "validated", "dcp", "given")
+ESTIMATE_METHODS = ("estimate", "numeric")  # "numeric": the name used by older certificates
+
+CONDITIONAL_NOTE = (
+    "CONDITIONAL guarantee: {names} {verb} estimated on a grid, not proved; the privacy "
+    "guarantee holds only if the estimate is at least the true value (allow_estimates=True)"
+)
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "output": (
@@ -54,9 +62,12 @@ class Condition:
     """One condition of a privacy theorem and how it was settled.
 
     ``passed`` is True, False, or None (could not be established).
-    ``method`` is "symbolic" (sympy proof or exact calculus), "numeric"
-    (conservative numeric estimate), "dcp" (CVXPY's DCP rules), "given" (a
-    public input), or "none".
+    ``method`` is "symbolic" (sympy proof or exact calculus), "validated"
+    (a bound proved by interval arithmetic, an upper bound by construction),
+    "dcp" (CVXPY's DCP rules), "given" (a public input), "estimate" (a grid
+    estimate, not a proof: refused unless the certificate allows estimates),
+    or "none". "numeric", the name of estimates in older certificates, is
+    treated as "estimate".
     """
 
     name: str
@@ -89,7 +100,11 @@ class Certificate:
 
     ``lipschitz`` (L), ``curvature`` (c) and ``strong_convexity`` (m) are exact
     sympy numbers when proved symbolically (``float()`` works on them), floats
-    when estimated numerically, and None when not established.
+    when bounded by interval arithmetic ("validated": a proved upper bound) or
+    estimated ("estimate"), and None when not established.
+
+    Estimated conditions are refused unless ``allow_estimates`` is True and
+    ``strict`` is False; a certificate that accepts one is ``conditional``.
     """
 
     loss: str
@@ -97,6 +112,7 @@ class Certificate:
     dim: int | None
     conditions: tuple[Condition, ...]
     strict: bool = False
+    allow_estimates: bool = False
 
     # -- lookup ----------------------------------------------------------------
 
@@ -108,7 +124,7 @@ class Certificate:
         raise KeyError(f"no condition {name!r}; the certificate has: {known}")
 
     def method(self, name: str) -> str:
-        """How a condition was established: "symbolic", "numeric", "dcp", "given" or "none"."""
+        """How a condition was established: "symbolic", "validated", "dcp", "given", "estimate" or "none"."""
         return self.condition(_ALIASES.get(name, name)).method
 
     def _constant(self, name: str):
@@ -140,16 +156,41 @@ class Certificate:
                 continue
             if item.passed is not True:
                 failing.append(item)
-            elif self.strict and item.method == "numeric":
+            elif item.method in ESTIMATE_METHODS and not self._accepts_estimates:
+                why = ("strict=True refuses estimates" if self.strict else
+                       "estimates are refused unless allow_estimates=True")
                 failing.append(replace(
                     item,
                     passed=False,
-                    detail=f"{item.detail}; established only numerically".lstrip("; "),
-                    fix="strict=True demands a symbolic proof: write the loss with atoms the "
-                        "verifier translates (see docs/verifier.md), or pass strict=False "
-                        "to accept the numeric estimate",
+                    detail=f"{item.detail}; only estimated, not proved ({why})".lstrip("; "),
+                    fix="write the loss with atoms the verifier translates (see docs/verifier.md) so "
+                        "that it can be proved, or pass allow_estimates=True (and strict=False) to "
+                        "accept a conditional guarantee",
                 ))
         return tuple(failing)
+
+    @property
+    def _accepts_estimates(self) -> bool:
+        return self.allow_estimates and not self.strict
+
+    def estimated(self, mechanism: str | None = None) -> tuple[str, ...]:
+        """Names of the passed conditions that rest on an estimate (for ``mechanism``, or any)."""
+        required = REQUIRED[_check_mechanism(mechanism)] if mechanism is not None else None
+        return tuple(item.name for item in self.conditions
+                     if item.passed is True and item.method in ESTIMATE_METHODS
+                     and (required is None or item.name in required))
+
+    @property
+    def conditional(self) -> bool:
+        """True when an allowed mechanism rests on an estimated (unproved) condition."""
+        return self._accepts_estimates and any(
+            self.estimated(mechanism) and self.allows(mechanism) for mechanism in MECHANISMS)
+
+    def _conditional_note(self, mechanism: str | None = None) -> str:
+        names = self.estimated(mechanism)
+        if not names or not self._accepts_estimates:
+            return ""
+        return CONDITIONAL_NOTE.format(names=", ".join(names), verb="is" if len(names) == 1 else "are")
 
     def allows(self, mechanism: str) -> bool:
         """Whether the theorem behind ``mechanism`` ("output" or "objective") applies."""
@@ -171,8 +212,11 @@ class Certificate:
         """The theorem and the privacy notion a release under ``mechanism`` relies on."""
         _check_mechanism(mechanism)
         if mechanism == "objective" and self.piecewise_twice_differentiable:
-            return f"{THEOREMS['objective']}, via Corollary 4: {PIECEWISE_NOTE}"
-        return f"{THEOREMS[mechanism]}: epsilon-differential privacy (Definition 2)"
+            text = f"{THEOREMS['objective']}, via Corollary 4: {PIECEWISE_NOTE}"
+        else:
+            text = f"{THEOREMS[mechanism]}: epsilon-differential privacy (Definition 2)"
+        note = self._conditional_note(mechanism)
+        return f"{text}. {note}" if note else text
 
     @property
     def piecewise_twice_differentiable(self) -> bool:
@@ -191,7 +235,7 @@ class Certificate:
                 return {"exact": str(value), "float": float(value)}
             return value
 
-        return {
+        data = {
             "loss": self.loss,
             "regularizer": self.regularizer,
             "dim": self.dim,
@@ -210,11 +254,19 @@ class Certificate:
             ],
             "allows": {mechanism: self.allows(mechanism) for mechanism in MECHANISMS},
         }
+        if self.allow_estimates or self.conditional:  # only then: older readers know the other keys
+            data["allow_estimates"] = self.allow_estimates
+            data["conditional"] = self.conditional
+            data["estimated"] = list(self.estimated()) if self._accepts_estimates else []
+        return data
 
     def __str__(self) -> str:
         rows = [("condition", "value", "established", "status")]
+        estimated = [item for item in self.conditions if item.passed is True and item.method in ESTIMATE_METHODS]
         for item in self.conditions:
             status = {True: "pass", False: "FAIL", None: "unknown"}[item.passed]
+            if item in estimated:
+                status = "pass (estimate)" if self._accepts_estimates else "REFUSED (estimate)"
             rows.append((item.name, item.value_text, item.method, status))
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         lines = [f"dpcvx certificate for l(z) = {self.loss}, N(w) = {self.regularizer}"]
@@ -230,8 +282,15 @@ class Certificate:
         for item in self.conditions:
             if item.passed is not True and item.fix:
                 lines.append(f"  {item.name}: {item.detail}. Fix: {item.fix}")
+        if estimated and not self._accepts_estimates:
+            names = ", ".join(item.name for item in estimated)
+            why = "strict=True refuses estimates" if self.strict else "pass allow_estimates=True to accept them"
+            lines.append(f"  {names}: only estimated on a grid, not proved; {why} "
+                         "(the guarantee is then conditional on the estimate)")
         if self.piecewise_twice_differentiable:
             lines.append(f"  note: {PIECEWISE_NOTE}")
+        if self.conditional:
+            lines.append(f"  {self._conditional_note()}")
         return "\n".join(lines)
 
     def _repr_pretty_(self, printer, cycle):  # IPython

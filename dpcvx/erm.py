@@ -125,7 +125,13 @@ class PrivateERM:
     max_iter : int
         Newton iteration limit.
     strict : bool
-        Refuse conditions established only numerically.
+        Refuse estimated constants even when ``allow_estimates`` is set.
+    allow_estimates : bool
+        Accept grid estimates for constants neither sympy nor the validated
+        bounds proved. A release then says its guarantee is CONDITIONAL on
+        the estimates (``model.certificate.conditional``). Default False.
+    time_limit : float, optional
+        Seconds for each of the verifier's worker-process calls (default 20).
 
     The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
     (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
@@ -150,6 +156,8 @@ class PrivateERM:
         tol: float | None = None,
         max_iter: int = 100,
         strict: bool = False,
+        allow_estimates: bool = False,
+        time_limit: float | None = None,
     ):
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
@@ -167,6 +175,8 @@ class PrivateERM:
         self.tol = None if tol is None else calibrate.check_tol(tol)
         self.max_iter = max_iter
         self.strict = strict
+        self.allow_estimates = allow_estimates
+        self.time_limit = time_limit
 
     def __repr__(self) -> str:
         return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
@@ -228,12 +238,12 @@ class PrivateERM:
         if isinstance(features, bool) or not isinstance(features, (int, np.integer)) or features < 1:
             raise InputError(f"dim must be a positive int (input features), got {dim!r}")
         total = int(features) + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
-        return verify_problem(self.loss, self.regularizer, dim=total,
-                              strict=check_flag("strict", self.strict)).certificate
+        return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
+                              allow_estimates=self.allow_estimates, time_limit=self.time_limit).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
-        for flag in ("fit_intercept", "clip", "strict"):
+        for flag in ("fit_intercept", "clip", "strict", "allow_estimates"):
             check_flag(flag, getattr(self, flag))
         check_choice("solver", self.solver, SOLVERS)
         if self.tol is not None:
@@ -319,7 +329,8 @@ class PrivateERM:
 
     def _verified(self, dim: int) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit)."""
-        return verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict)
+        return verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
+                              allow_estimates=self.allow_estimates, time_limit=self.time_limit)
 
     def _tol(self, problem: VerifiedProblem) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""

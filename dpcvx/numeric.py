@@ -1,7 +1,12 @@
-"""Conservative numeric analysis of a scalar loss, used only when sympy fails.
+"""Grid estimates of a scalar loss's conditions: the last resort, opt-in only.
 
-Nothing here is a proof. Every result is marked "numeric" in the certificate,
-and ``strict=True`` refuses it. The route is deliberately pessimistic:
+Nothing here is a proof, and an estimate can be wrong in the unsafe direction
+(a curvature peak narrower than the grid spacing is missed; see
+tests/test_verify_soundness.py). Every result is marked "estimate" in the
+certificate and refused unless the caller passes ``allow_estimates=True``
+(and not ``strict=True``); the certificate is then *conditional*. Proofs come
+from :mod:`dpcvx.symbolic` and :mod:`dpcvx.validated`. The estimate is
+deliberately pessimistic where it can be:
 
 * Grid: ``GRID_POINTS`` points ``z = sinh(t)``, ``t`` uniform, reaching
   ``|z| = GRID_REACH``: dense near 0, where losses bend, and still reaching

@@ -260,6 +260,9 @@ def solve_with_cvxpy(
         ) from error
     except cp.error.SolverError as error:
         raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
+    except NotImplementedError as error:  # an atom without a canonicalization (a user subclass)
+        raise SolverError(f"CVXPY cannot pose this problem for a conic solver ({type(error).__name__}: "
+                          f"{error}); write the loss and regularizer with CVXPY's own atoms") from error
     except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
         raise InputError(f"cvxpy_options rejected by {solver}: {error}; see the solver's settings "
                          "in CVXPY's documentation") from error

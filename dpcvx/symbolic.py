@@ -20,7 +20,9 @@ sampling: each piece must agree with the whole function on its interval, and
 sampled values of ``g^(k)`` must lie within the claimed extremes.
 
 Any step sympy cannot do exactly, or any failed cross-check, raises
-:class:`SymbolicFailure`, and the caller falls back to the numeric route.
+:class:`SymbolicFailure`, and the caller falls back to the validated bounds
+(:mod:`dpcvx.validated`). The verifier runs all of it in a worker process with
+a deadline (:func:`loss_facts`, :mod:`dpcvx.deadline`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ import numpy as np
 import sympy as sp
 from sympy.core.relational import Relational
 
-__all__ = ["SymbolicFailure", "Piece", "RealFunction", "time_limit"]
+__all__ = ["SymbolicFailure", "Piece", "RealFunction", "time_limit", "Failed", "LossFacts", "loss_facts",
+           "FACT_NAMES"]
 
 
 class SymbolicFailure(Exception):
@@ -46,17 +49,27 @@ class _Timeout(BaseException):
     """Raised by the alarm; a BaseException so sympy's ``except Exception`` cannot swallow it."""
 
 
+def _caller_uses_alarm() -> bool:
+    handler = signal.getsignal(signal.SIGALRM)
+    return handler not in (signal.SIG_DFL, signal.SIG_IGN, None) or any(signal.getitimer(signal.ITIMER_REAL))
+
+
 @contextmanager
 def time_limit(seconds: float):
-    """Raise :class:`SymbolicFailure` if the block runs longer than ``seconds``.
+    """Raise :class:`SymbolicFailure` if the block runs longer than ``seconds`` (best effort).
 
-    Uses SIGALRM, so the limit applies only in the main thread of a Unix
-    process; elsewhere the block runs unbounded.
+    Deprecated in the verifier, which runs sympy in a worker process with a
+    real deadline (:mod:`dpcvx.deadline`, :func:`loss_facts`). Kept for
+    in-process callers: it uses SIGALRM only in the main thread and only when
+    the caller has neither a SIGALRM handler nor an ITIMER_REAL timer of its
+    own, so the caller's signal state is never changed; otherwise the block
+    runs without a limit.
     """
     usable = (
         seconds
         and hasattr(signal, "setitimer")
         and threading.current_thread() is threading.main_thread()
+        and not _caller_uses_alarm()
     )
     if not usable:
         yield
@@ -295,3 +308,76 @@ class RealFunction:
             if _numeric(from_right - from_left) < 0:
                 return False
         return True
+
+
+# --- all the facts the verifier needs, in one worker call ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A fact sympy could not establish, and why."""
+
+    reason: str
+
+
+FACT_NAMES = ("domain", "jumps", "convexity", "sup1", "sup2")
+
+
+@dataclass(frozen=True)
+class LossFacts:
+    """What sympy established about a loss (plain picklable values).
+
+    Each field is the sympy result, or :class:`Failed` (with the reason) when
+    sympy could not settle it or the deadline passed first:
+
+    * ``domain``: sup over R of each domain-constraint expression (tuple);
+    * ``jumps``: (jumps of l, of l', of l'') at the breakpoints;
+    * ``convexity``: (inf l'', whether l' only jumps up, jumps of l);
+    * ``sup1``, ``sup2``: sup |l'| and sup |l''| over R.
+    """
+
+    domain: object
+    jumps: object
+    convexity: object
+    sup1: object
+    sup2: object
+
+    @classmethod
+    def from_items(cls, items, missing: str) -> "LossFacts":
+        found = dict(items)
+        return cls(**{name: found.get(name, Failed(missing)) for name in FACT_NAMES})
+
+
+_SYMPY_ERRORS = (SymbolicFailure, NotImplementedError, TypeError, ValueError, AttributeError,
+                 ZeroDivisionError, RecursionError, IndexError, KeyError)
+
+
+def _attempt(compute):
+    try:
+        return compute()
+    except _SYMPY_ERRORS as error:
+        return Failed(f"{type(error).__name__}: {error}" if not isinstance(error, SymbolicFailure)
+                      else str(error))
+
+
+def loss_facts(expression: sp.Expr, symbol: sp.Symbol, constraints: tuple | None = ()):
+    """Yield (name, fact) for each of :data:`FACT_NAMES`; run in the worker process.
+
+    ``constraints`` are the sympy forms of the loss's domain constraints
+    (``expr <= 0`` for each), or None when they did not translate.
+    """
+    if constraints is None:
+        yield "domain", Failed("a domain constraint did not translate")
+    else:
+        yield "domain", _attempt(lambda: tuple(RealFunction(c, symbol).extremes(0)[1] for c in constraints))
+    try:
+        function = RealFunction(expression, symbol)
+    except _SYMPY_ERRORS as error:
+        for name in FACT_NAMES[1:]:
+            yield name, Failed(f"{type(error).__name__}: {error}")
+        return
+    yield "jumps", _attempt(lambda: (function.jumps(0), function.jumps(1), function.jumps(2)))
+    yield "convexity", _attempt(
+        lambda: (function.extremes(2)[0], function.upward_jumps_only(1), function.jumps(0)))
+    yield "sup1", _attempt(lambda: function.supremum_abs(1))
+    yield "sup2", _attempt(lambda: function.supremum_abs(2))

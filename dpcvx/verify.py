@@ -4,9 +4,11 @@ The loss ``l`` is a callable taking a scalar ``cp.Variable`` (the margin
 ``z = y w^T x``) and returning a scalar CVXPY expression; the regularizer ``N``
 takes a vector ``cp.Variable`` and returns a scalar expression. For each
 condition the symbolic route (:mod:`dpcvx.translate`, :mod:`dpcvx.symbolic`,
-:mod:`dpcvx.regularizer`) is tried first; the numeric route
-(:mod:`dpcvx.numeric`) is used only for the conditions sympy could not settle,
-and is marked "numeric" in the certificate.
+:mod:`dpcvx.regularizer`) is tried first, then validated interval bounds
+(:mod:`dpcvx.validated`), both in a worker process with a deadline
+(:mod:`dpcvx.deadline`). Grid estimates (:mod:`dpcvx.numeric`) fill in what
+neither proved; they are marked "estimate" and refused unless the caller
+passes ``allow_estimates=True``.
 
 Results are cached by the structure of the expression tree (atoms, constants,
 shapes), so two lambdas that build the same expression share one analysis.
@@ -14,6 +16,7 @@ shapes), so two lambdas that build the same expression share one analysis.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -22,14 +25,14 @@ import cvxpy as cp
 import numpy as np
 import sympy as sp
 
-from . import numeric
+from . import deadline, numeric, validated
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
-from .per_record import NotSeparable, check_separable
 from .exceptions import InputError
-from .validation import check_flag
+from .per_record import NotSeparable, check_separable
 from .problem import VerifiedProblem
+from .validation import check_flag
 from .regularizer import RegularizerAnalysis, analyse_regularizer
-from .symbolic import RealFunction, SymbolicFailure, time_limit
+from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
 from .translate import UnsupportedAtom, elementary, lambdify, to_sympy
 
 __all__ = [
@@ -46,6 +49,8 @@ __all__ = [
 SYMBOL = sp.Symbol("z", real=True)
 PROBE_DIM = 3
 SYMBOLIC_SECONDS = 20.0
+_UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
+_LOG = logging.getLogger("dpcvx.verify")
 
 Loss = Callable[[cp.Variable], cp.Expression]
 Regularizer = Callable[[cp.Variable], cp.Expression]
@@ -202,21 +207,151 @@ def _pending(reason: str, names=LOSS_CONDITIONS) -> tuple[Condition, ...]:
 
 
 class _LossAnalyser:
-    """Settles each loss condition, symbolically when possible."""
+    """Settles each loss condition: proved symbolically, else by validated bounds, else estimated.
 
-    def __init__(self, loss: Loss, variable: cp.Variable, expression: cp.Expression):
+    sympy (all the :class:`~dpcvx.symbolic.RealFunction` queries) and the
+    validated bounds each run in one call to a worker process with a deadline
+    (:mod:`dpcvx.deadline`), so no signal or timer of the caller is touched and
+    a hard problem cannot hang any thread. Derivatives for the solver are built
+    here, in the caller's process. Grid estimates (:mod:`dpcvx.numeric`) are
+    computed only for what neither route proved, and are marked "estimate":
+    the certificate refuses them unless ``allow_estimates=True``.
+    """
+
+    def __init__(self, loss: Loss, variable: cp.Variable, expression: cp.Expression,
+                 time_limit: float | None = None, progress: bool = False):
         self.loss = loss
         self.variable = variable
         self.expression = expression
         self.dcp_convex = bool(expression.is_convex())
+        self.seconds = self.check_time_limit(time_limit)
+        self.progress = progress
+        self.timed_out = False
         self.translation_error = ""
         try:
             self.symbolic = to_sympy(expression, variable, SYMBOL)
-            self.function = RealFunction(elementary(self.symbolic), SYMBOL)
+            self.elementary = elementary(self.symbolic)
         except UnsupportedAtom as error:
-            self.symbolic, self.function = None, None
+            self.symbolic, self.elementary = None, None
             self.translation_error = str(error)
+        self._facts: LossFacts | None = None
+        self._proof: dict | None = None
         self._numeric: numeric.NumericAnalysis | None = None
+        self.sympy_note = ""
+        self.validated_note = ""
+
+    @staticmethod
+    def check_time_limit(time_limit) -> float:
+        """Seconds for each worker call (sympy, then validated bounds); InputError when invalid."""
+        if time_limit is None:
+            return SYMBOLIC_SECONDS
+        try:
+            seconds = float(time_limit)
+        except (TypeError, ValueError):
+            seconds = float("nan")
+        if isinstance(time_limit, bool) or not (seconds > 0 and np.isfinite(seconds)):
+            raise InputError(f"time_limit must be a positive number of seconds (or None), got {time_limit!r}")
+        return seconds
+
+    # -- the three routes ---------------------------------------------------------------
+
+    def _constraint_forms(self) -> tuple | None:
+        try:
+            return tuple(elementary(to_sympy(c.expr, self.variable, SYMBOL)) for c in self.expression.domain)
+        except UnsupportedAtom:
+            return None
+
+    def _reporter(self, total: int, what: str) -> tuple[Callable, Callable]:
+        """(on_item, close): a tqdm bar when progress=True and tqdm is installed, else log lines."""
+        bar = None
+        if self.progress:
+            try:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=total, desc=f"verify ({what})", leave=False)
+            except ImportError:
+                bar = None
+
+        def on_item(item) -> None:
+            name = item[0] if isinstance(item, tuple) and item else "?"
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(str(name))
+            else:
+                (_LOG.info if self.progress else _LOG.debug)("verify %s: %s settled", what, name)
+
+        def close() -> None:
+            if bar is not None:
+                bar.close()
+
+        return on_item, close
+
+    @property
+    def facts(self) -> LossFacts:
+        """sympy's facts, from one worker call with the deadline."""
+        if self._facts is None:
+            if self.elementary is None:
+                self._facts = LossFacts.from_items((), f"no sympy form: {self.translation_error}")
+                return self._facts
+            on_item, close = self._reporter(len(FACT_NAMES), "sympy")
+            try:
+                result = deadline.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
+                                      seconds=self.seconds, on_item=on_item)
+            finally:
+                close()
+            if result.timed_out:
+                self.timed_out = True
+                self.sympy_note = f"sympy did not finish within {self.seconds:g} s"
+            elif not result.finished:
+                self.sympy_note = f"sympy failed: {result.error}"
+            self._facts = LossFacts.from_items(result.items, self.sympy_note or "not computed")
+        return self._facts
+
+    def _fact(self, name: str):
+        """A sympy fact, or None (with the reason remembered) when sympy did not settle it."""
+        value = getattr(self.facts, name)
+        if isinstance(value, Failed):
+            if not self.sympy_note:
+                self.sympy_note = f"sympy could not settle it ({value.reason})"
+            return None
+        return value
+
+    @property
+    def proof(self) -> dict:
+        """Validated (interval-arithmetic) facts, from one worker call with the deadline."""
+        if self._proof is None:
+            self._proof = {}
+            if self.symbolic is None:
+                self.validated_note = f"no validated bound: {self.translation_error}"
+                return self._proof
+            on_item, close = self._reporter(4, "validated bounds")
+            try:
+                # the bounds stop themselves a little before the deadline: a bound cut short is
+                # still an upper bound (only looser), a killed worker gives nothing
+                arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
+                result = deadline.run(validated.validated_facts, arguments, seconds=self.seconds,
+                                      on_item=on_item)
+            finally:
+                close()
+            self._proof = dict(result.items)
+            if any(validated.TIME_LIMIT_REASON in str(getattr(fact, "reason", fact))
+                   for fact in self._proof.values()):
+                self.timed_out = True  # a bound cut short by the clock: do not cache it
+            if result.timed_out:
+                self.timed_out = True
+                self.validated_note = f"the validated bounds did not finish within {self.seconds:g} s"
+            elif not result.finished:
+                self.validated_note = f"the validated bounds failed: {result.error}"
+        return self._proof
+
+    def _proved(self, name: str):
+        """A validated fact, or None (with the reason remembered)."""
+        value = self.proof.get(name)
+        if value is None or isinstance(value, str):
+            if not self.validated_note:
+                self.validated_note = f"no validated bound: {value or 'not computed'}"
+            return None
+        return value
 
     @property
     def numeric(self) -> numeric.NumericAnalysis:
@@ -228,20 +363,16 @@ class _LossAnalyser:
             self._numeric = numeric.analyse(evaluate)
         return self._numeric
 
-    def symbolically(self, compute: Callable):
-        """Run a symbolic computation; None when sympy cannot settle it."""
-        if self.function is None:
-            return None
-        try:
-            with time_limit(SYMBOLIC_SECONDS):
-                return compute(self.function)
-        except (SymbolicFailure, NotImplementedError, TypeError, ValueError, AttributeError):
-            return None
+    def after_sympy(self) -> str:
+        """Why the validated route was needed, for the detail of a validated condition."""
+        return f"; {self.sympy_note}" if self.sympy_note else ""
 
-    def why_numeric(self) -> str:
-        if self.translation_error:
-            return f"numeric because {self.translation_error}"
-        return "numeric because sympy could not settle it exactly"
+    def why_estimate(self) -> str:
+        reasons = [self.translation_error or self.sympy_note or "sympy could not settle it exactly"]
+        if self.validated_note and not self.translation_error:
+            reasons.append(self.validated_note)
+        return ("ESTIMATE, not a proof (" + "; ".join(reasons) + "); accepted only with "
+                "allow_estimates=True")
 
     # -- conditions -----------------------------------------------------------------
 
@@ -251,25 +382,23 @@ class _LossAnalyser:
         if not constraints:
             return Condition("domain", description, True, "all of R", "symbolic",
                              "no atom restricts the domain")
-        if self.function is not None:
-            try:
-                sups = []
-                for constraint in constraints:
-                    g = elementary(to_sympy(constraint.expr, self.variable, SYMBOL))
-                    with time_limit(SYMBOLIC_SECONDS):
-                        sups.append((constraint, RealFunction(g, SYMBOL).extremes(0)[1]))
-                violated = [str(c) for c, sup in sups if sup.is_extended_positive]
-                if all(sup.is_extended_nonpositive for _, sup in sups):
-                    return Condition("domain", description, True, "all of R", "symbolic",
-                                     "the atoms' domain constraints hold for every z")
-                if violated:
-                    return self._domain_failure(description, "symbolic", violated)
-            except (UnsupportedAtom, SymbolicFailure, NotImplementedError, TypeError, ValueError):
-                pass
+        sups = self._fact("domain")
+        if sups is not None:
+            violated = [str(c) for c, sup in zip(constraints, sups) if sup.is_extended_positive]
+            if all(sup.is_extended_nonpositive for sup in sups):
+                return Condition("domain", description, True, "all of R", "symbolic",
+                                 "the atoms' domain constraints hold for every z")
+            if violated:
+                return self._domain_failure(description, "symbolic", violated)
+        smooth = self._proved("smoothness")
+        if smooth is not None and smooth.c2 is True:
+            return Condition("domain", description, True, "all of R", "validated",
+                             "interval enclosures of l are finite on every box of R and every log "
+                             "or fractional-power argument is proved > 0" + self.after_sympy())
         if self.numeric.finite:
-            return Condition("domain", description, True, "all of R (numeric)", "numeric",
-                             f"finite on the test grid; {self.why_numeric()}")
-        return self._domain_failure(description, "numeric", [str(c) for c in constraints])
+            return Condition("domain", description, True, "all of R (estimate)", "estimate",
+                             f"finite on the test grid; {self.why_estimate()}")
+        return self._domain_failure(description, "estimate", [str(c) for c in constraints])
 
     @staticmethod
     def _domain_failure(description: str, method: str, violated: list[str]) -> Condition:
@@ -280,91 +409,117 @@ class _LossAnalyser:
             "(for example logistic instead of -log)",
         )
 
+    _SMOOTH_FIX = ("smooth the kink: dpcvx.losses.huber_hinge(h=0.5) replaces the hinge "
+                   "max(0, 1 - z); in general use a differentiable loss")
+
     def smoothness(self) -> tuple[Condition, Condition, tuple, tuple]:
         """(differentiability, twice_differentiability, kinks, curvature jumps)."""
-        jumps = self.symbolically(lambda f: (f.jumps(0), f.jumps(1), f.jumps(2)))
+        c1 = ("differentiability", "l is continuously differentiable (C^1)")
+        c2 = ("twice_differentiability", "l is twice differentiable (C^2)")
+        jumps = self._fact("jumps")
+        if jumps is None:
+            smooth = self._proved("smoothness")
+            if smooth is not None and smooth.c2 is True:
+                reason = smooth.reason + self.after_sympy()
+                return (Condition(*c1, True, "C^1", "validated", reason),
+                        Condition(*c2, True, "C^2", "validated", reason), (), ())
+            if smooth is not None and smooth.c2 is False:
+                return (
+                    Condition(*c1, False, "no", "validated", smooth.reason, self._SMOOTH_FIX),
+                    Condition(*c2, False, "no", "validated", "l is not even C^1: " + smooth.reason,
+                              "objective perturbation needs a C^2 loss (or a C^1, piecewise C^2 one)"),
+                    (0.5 * (smooth.kink[0] + smooth.kink[1]),), (),
+                )
         if jumps is not None:
             method, detail_suffix = "symbolic", ""
             discontinuities, kinks, curvature_jumps = jumps
             kinks = tuple(sorted(set(discontinuities) | set(kinks), key=float))
         else:
-            method, detail_suffix = "numeric", f"; {self.why_numeric()}"
+            method, detail_suffix = "estimate", f"; {self.why_estimate()}"
             kinks, curvature_jumps = self.numeric.kinks, self.numeric.curvature_jumps
 
         def points(values) -> str:
             return ", ".join(str(v) for v in values)
 
         if kinks:
-            first = Condition(
-                "differentiability", "l is continuously differentiable (C^1)", False, "no", method,
-                f"l' jumps at z = {points(kinks)}{detail_suffix}",
-                "smooth the kink: dpcvx.losses.huber_hinge(h=0.5) replaces the hinge "
-                "max(0, 1 - z); in general use a differentiable loss",
-            )
-            second = Condition(
-                "twice_differentiability", "l is twice differentiable (C^2)", False, "no", method,
-                "l is not even C^1" + detail_suffix,
-                "objective perturbation needs a C^2 loss (or a C^1, piecewise C^2 one)",
-            )
+            first = Condition(*c1, False, "no", method, f"l' jumps at z = {points(kinks)}{detail_suffix}",
+                              self._SMOOTH_FIX)
+            second = Condition(*c2, False, "no", method, "l is not even C^1" + detail_suffix,
+                               "objective perturbation needs a C^2 loss (or a C^1, piecewise C^2 one)")
             return first, second, kinks, curvature_jumps
-        first = Condition("differentiability", "l is continuously differentiable (C^1)", True,
-                          "C^1", method, "l' is continuous" + detail_suffix)
+        first = Condition(*c1, True, "C^1", method, "l' is continuous" + detail_suffix)
         if curvature_jumps:
-            second = Condition(
-                "twice_differentiability", "l is twice differentiable (C^2)", True,
-                "piecewise C^2", method,
-                f"l'' jumps at z = {points(curvature_jumps)}: {PIECEWISE_NOTE}{detail_suffix}",
-            )
+            second = Condition(*c2, True, "piecewise C^2", method,
+                               f"l'' jumps at z = {points(curvature_jumps)}: {PIECEWISE_NOTE}{detail_suffix}")
         else:
-            second = Condition("twice_differentiability", "l is twice differentiable (C^2)", True,
-                               "C^2", method, "l'' is continuous" + detail_suffix)
+            second = Condition(*c2, True, "C^2", method, "l'' is continuous" + detail_suffix)
         return first, second, kinks, curvature_jumps
 
-    def convexity(self, kinks_are_upward: bool | None) -> Condition:
+    def convexity(self, kinks_are_upward: bool | None = None) -> Condition:
         description = "l is convex"
         dcp = "DCP: convex" if self.dcp_convex else "not DCP (the CVXPY solver path cannot take it)"
-        lowest = self.symbolically(lambda f: (f.extremes(2)[0], f.upward_jumps_only(1), f.jumps(0)))
+        fix = "use a convex loss of the margin (logistic, Huber hinge, ...)"
+        lowest = self._fact("convexity")
         if lowest is not None:
             inf_second, upward, discontinuities = lowest
             if inf_second.is_nonnegative and upward and not discontinuities:
                 return Condition("convexity", description, True, "yes", "symbolic",
                                  f"l'' >= 0 on every piece and l' never jumps down; {dcp}")
             return Condition("convexity", description, False, "no", "symbolic",
-                             f"l''(z) reaches {inf_second} < 0 or l' jumps down; {dcp}",
-                             "use a convex loss of the margin (logistic, Huber hinge, ...)")
+                             f"l''(z) reaches {inf_second} < 0 or l' jumps down; {dcp}", fix)
         if self.dcp_convex:
             return Condition("convexity", description, True, "yes", "dcp",
                              "CVXPY's DCP rules prove convexity")
+        bound = self._proved("inf2")
+        if bound is not None and bound.witness is not None:
+            return Condition("convexity", description, False, "no", "validated",
+                             f"l''(z) < 0 at z = {bound.witness:.6g} (interval arithmetic); {dcp}", fix)
+        if bound is not None and bound.lower >= 0:
+            return Condition("convexity", description, True, "yes", "validated",
+                             f"interval enclosures of l'' are >= 0 on every box of R ({bound.boxes} "
+                             f"boxes); {dcp}{self.after_sympy()}")
+        if bound is not None and bound.reason and not self.validated_note:
+            self.validated_note = f"no validated bound: {bound.reason}"
         if self.numeric.convex:
-            return Condition("convexity", description, True, "yes (numeric)", "numeric",
-                             f"l' nondecreasing on the test grid; {dcp}; {self.why_numeric()}")
-        return Condition("convexity", description, False, "no", "numeric",
-                         f"l' decreases somewhere on the test grid; {dcp}",
-                         "use a convex loss of the margin (logistic, Huber hinge, ...)")
+            return Condition("convexity", description, True, "yes (estimate)", "estimate",
+                             f"l' nondecreasing on the test grid; {dcp}; {self.why_estimate()}")
+        return Condition("convexity", description, False, "no", "estimate",
+                         f"l' decreases somewhere on the test grid; {dcp}", fix)
 
-    def bound(self, name: str, order: int, differentiable: bool) -> Condition:
+    def bound(self, name: str, order: int, differentiable: bool, how: str = "symbolic") -> Condition:
         symbol = {1: "L = sup |l'(z)|", 2: "c = sup |l''(z)|"}[order]
+        what = "l'(z)" if order == 1 else "l''(z)"
         description = f"{symbol} is finite"
+        unbounded_fix = ("privacy needs a loss that grows at most linearly; use logistic, "
+                         "Huber hinge or pseudo-Huber instead of a quadratic or exponential loss")
         if order == 2 and not differentiable:
-            return Condition(name, description, False, None, "symbolic" if self.function else "numeric",
+            return Condition(name, description, False, None, how,
                              "l' jumps, so l'' is unbounded (a point mass at each kink)",
                              "use a C^1 loss such as dpcvx.losses.huber_hinge")
-        exact = self.symbolically(lambda f: f.supremum_abs(order))
+        exact = self._fact(f"sup{order}")
         if exact is not None:
-            value, method, note = exact, "symbolic", "exact supremum over R"
-        else:
-            estimate = self.numeric.lipschitz if order == 1 else self.numeric.curvature
-            value = sp.oo if not np.isfinite(estimate) else float(estimate)
-            method = "numeric"
-            note = (f"grid maximum x (1 + {numeric.SAFETY_FACTOR:g}) safety factor; "
-                    f"{self.why_numeric()}")
+            if exact == sp.oo:
+                return Condition(name, description, False, exact, "symbolic", f"|{what}| is unbounded",
+                                 unbounded_fix)
+            return Condition(name, description, True, exact, "symbolic", "exact supremum over R")
+        proved = self._proved(f"sup{order}")
+        if proved is not None and proved.finite:
+            return Condition(name, description, True, proved.upper, "validated",
+                             f"upper bound by interval arithmetic over all of R ({proved.boxes} boxes); "
+                             f"|{what}| reaches {proved.lower:.6g}{self.after_sympy()}")
+        if proved is not None and proved.lower > _UNBOUNDED_WITNESS:
+            return Condition(name, description, False, sp.oo, "validated",
+                             f"|{what}| is unbounded: it reaches {proved.lower:.3g} (interval arithmetic)",
+                             unbounded_fix)
+        if proved is not None and not self.validated_note:
+            self.validated_note = f"no validated bound: {proved.reason or 'no finite enclosure'}"
+        estimate = self.numeric.lipschitz if order == 1 else self.numeric.curvature
+        value = sp.oo if not np.isfinite(estimate) else float(estimate)
+        note = (f"grid maximum x (1 + {numeric.SAFETY_FACTOR:g}) safety factor; {self.why_estimate()}")
         if value == sp.oo:
-            what = "l'(z)" if order == 1 else "l''(z)"
-            return Condition(name, description, False, value, method,
-                             f"|{what}| is unbounded" + ("" if method == "symbolic" else f"; {note}"),
-                             "privacy needs a loss that grows at most linearly; use logistic, "
-                             "Huber hinge or pseudo-Huber instead of a quadratic or exponential loss")
-        return Condition(name, description, True, value, method, note)
+            return Condition(name, description, False, value, "estimate", f"|{what}| is unbounded; {note}",
+                             unbounded_fix)
+        return Condition(name, description, True, value, "estimate", note)
 
     def conditions(self) -> tuple[Condition, ...]:
         declaration = Condition("declaration", "loss(z) is a scalar CVXPY expression of z", True,
@@ -380,7 +535,7 @@ class _LossAnalyser:
             first,
             second,
             self.bound("lipschitz", 1, True),
-            self.bound("curvature", 2, first.passed),
+            self.bound("curvature", 2, first.passed, first.method),
         )
 
     def derivatives(self, conditions: tuple[Condition, ...]) -> LossDerivatives | None:
@@ -408,8 +563,16 @@ def _failed_declaration(error: Exception) -> VerifiedLoss:
     return VerifiedLoss("<invalid loss>", (condition, *pending), False, None)
 
 
-def verify_loss(loss: Loss) -> VerifiedLoss:
-    """Establish the loss conditions (cached by expression structure). Never raises on a bad loss."""
+def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool = False) -> VerifiedLoss:
+    """Establish the loss conditions (cached by expression structure). Never raises on a bad loss.
+
+    ``time_limit`` (seconds, default 20) bounds each of the two worker-process
+    calls (sympy, then the validated bounds); an analysis that hit it is not
+    cached, so a later call with a longer limit tries again. ``progress``
+    shows a tqdm bar when tqdm is installed (else logs to "dpcvx.verify").
+    Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
+    """
+    _LossAnalyser.check_time_limit(time_limit)
     try:
         variable, expression = _declared_loss(loss)
         key = _structural_key(expression)
@@ -421,12 +584,15 @@ def verify_loss(loss: Loss) -> VerifiedLoss:
         except NotSeparable as error:
             _LOSS_CACHE[key] = _not_separable(_readable(expression), error, expression, variable)
             return _LOSS_CACHE[key]
-        analyser = _LossAnalyser(loss, variable, expression)
+        analyser = _LossAnalyser(loss, variable, expression, time_limit, progress)
         conditions = analyser.conditions()
-        _LOSS_CACHE[key] = VerifiedLoss(
+        verified = VerifiedLoss(
             _readable(expression), conditions, analyser.dcp_convex, analyser.derivatives(conditions),
             expression, variable,
         )
+        if analyser.timed_out:
+            return verified
+        _LOSS_CACHE[key] = verified
     return _LOSS_CACHE[key]
 
 
@@ -537,6 +703,9 @@ def verify(
     *,
     dim: int | None = None,
     strict: bool = False,
+    allow_estimates: bool = False,
+    time_limit: float | None = None,
+    progress: bool = False,
 ) -> Certificate:
     """Check the conditions of Theorems 1 and 2 (JMLR 2011) for ``loss`` and ``regularizer``.
 
@@ -550,13 +719,26 @@ def verify(
         Dimension at which N is analysed (default 3; a fit re-verifies at the
         data's dimension).
     strict : bool
-        Refuse conditions established only numerically.
+        Refuse estimated conditions even when ``allow_estimates`` is set.
+        Proofs (symbolic, validated, DCP) are always accepted.
+    allow_estimates : bool
+        Accept grid estimates (method "estimate") for what neither sympy nor
+        the validated bounds proved. The certificate is then *conditional*
+        (``cert.conditional``): its guarantee holds only if the estimated
+        constants are right, which nothing checks. Default False: refused.
+    time_limit : float, optional
+        Seconds for each worker-process call (sympy, then the validated
+        bounds); default 20. A call that runs out falls back to the next route.
+    progress : bool
+        Show progress (a tqdm bar when tqdm is installed, else log records of
+        the "dpcvx.verify" logger at INFO level).
 
     Returns a :class:`~dpcvx.certificate.Certificate`; never raises on a bad
     loss or regularizer (the certificate says what failed and how to fix it).
     """
-    return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim,
-                          strict=strict).certificate
+    return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim, strict=strict,
+                          allow_estimates=allow_estimates, time_limit=time_limit,
+                          progress=progress).certificate
 
 
 def verify_problem(
@@ -565,16 +747,22 @@ def verify_problem(
     *,
     dim: int,
     strict: bool = False,
+    allow_estimates: bool = False,
+    time_limit: float | None = None,
+    progress: bool = False,
 ) -> VerifiedProblem:
     """Verify once and return the :class:`~dpcvx.problem.VerifiedProblem` everything downstream uses.
 
     The loss callable is called once (on a scalar variable) and the
     regularizer once (at ``dim``); calibration, the solvers and the release
-    read only the returned object, never the callables.
+    read only the returned object, never the callables. The options are
+    those of :func:`verify`.
     """
     probe_dim = check_dim(dim)
     strict = check_flag("strict", strict)
-    verified_loss = verify_loss(loss)
+    allow_estimates = check_flag("allow_estimates", allow_estimates)
+    check_flag("progress", progress)
+    verified_loss = verify_loss(loss, time_limit=time_limit, progress=progress)
     verified_reg = verify_regularizer(regularizer, probe_dim)
     certificate = Certificate(
         loss=verified_loss.text,
@@ -582,6 +770,7 @@ def verify_problem(
         dim=probe_dim,
         conditions=verified_loss.conditions + verified_reg.conditions,
         strict=strict,
+        allow_estimates=allow_estimates,
     )
     return VerifiedProblem(verified_loss, verified_reg, certificate)
 

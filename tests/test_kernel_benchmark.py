@@ -120,4 +120,5 @@ def test_adult_smallest_configuration(tmp_path):
     assert all(r["accuracy"] is not None for r in result["records"])
     sizes = result["sizes"]["adult"]
     assert sizes["n_train_subset"] == 150 and sizes["n_public"] == 40
-    assert sizes["n_public"] + sizes["n_eval"] == 15060  # Z and the evaluation rows partition adult.test
+    # Z and the evaluation rows partition adult.test, every record kept (private mode drops none)
+    assert sizes["n_public"] + sizes["n_eval"] == 16281

@@ -240,3 +240,26 @@ def test_estimator_release_diff_between_neighbours_is_only_the_weights(data, nam
     assert not np.array_equal(a.coef_, b.coef_)
     fresh = [estimator(epsilon=0.5, **kwargs).fit(X, labels).coef_ for _ in range(2)]
     assert not np.array_equal(*fresh)
+
+
+from cvxpy.atoms.elementwise.logistic import logistic as _cvxpy_logistic  # noqa: E402
+
+
+class _opaque_logistic(_cvxpy_logistic):
+    """logistic under a name the verifier does not translate: only a grid estimate is possible."""
+
+
+def test_an_estimated_constant_is_refused_unless_opted_in_and_then_conditional(data):
+    X, y = data
+    loss = lambda z: _opaque_logistic(-z)  # noqa: E731
+    with pytest.raises(dpcvx.AssumptionError):
+        dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, time_limit=4.0).fit(X, y, 1.0, random_state=0)
+    erm = dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, time_limit=4.0, allow_estimates=True)
+    certificate = erm.verify(X.shape[1])
+    assert certificate.conditional and certificate.allows("objective")
+    assert "CONDITIONAL" in certificate.guarantee("objective").upper()
+    with pytest.raises(dpcvx.SolverError, match="CVXPY's own atoms"):  # no canonical form for the subclass
+        erm.fit(X, y, 1.0, random_state=0)
+    with pytest.raises(dpcvx.AssumptionError):
+        dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, time_limit=4.0, allow_estimates=True,
+                         strict=True).fit(X, y, 1.0, random_state=0)

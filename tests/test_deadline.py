@@ -1,0 +1,157 @@
+"""The verifier's time limit: a worker process with a deadline, in any thread, signals untouched."""
+
+import importlib
+import os
+import signal
+import threading
+import time
+
+import cvxpy as cp
+import pytest
+
+import dpcvx
+from dpcvx import deadline
+
+verify_module = importlib.import_module("dpcvx.verify")  # the module; dpcvx.verify is the function
+
+# sympy cannot settle the curvature of these (a steep logistic step near z0): it runs
+# into the time limit, and the validated bounds take over.
+STEP = 1e-3
+
+
+def hard_loss(z0: float):
+    def loss(z):
+        return cp.logistic(-z) + STEP * cp.logistic((z - z0) / STEP)
+
+    return loss
+
+
+def test_slow_call_is_killed_at_its_deadline_and_the_next_call_works():
+    start = time.monotonic()
+    slow = deadline.run(time.sleep, (60,), seconds=0.5)
+    assert slow.timed_out and not slow.finished
+    assert "did not finish within 0.5 s" in slow.error
+    assert 0.5 <= slow.seconds < 5 and time.monotonic() - start < 60
+    with pytest.raises(ProcessLookupError):  # the worker was killed and reaped
+        os.kill(slow.pid, 0)
+    again = deadline.run(divmod, (17, 5), seconds=30)
+    assert again.finished and again.items == [(3, 2)]
+    assert again.pid != slow.pid
+
+
+def test_worker_errors_are_reported_not_raised():
+    result = deadline.run(int, ("not a number",), seconds=30)
+    assert not result.finished and not result.timed_out
+    assert "ValueError" in result.error
+
+
+def test_generator_items_before_the_deadline_are_kept():
+    seen = []
+    result = deadline.run(_count_then_sleep, (3, 60), seconds=2.0, on_item=seen.append)
+    assert result.timed_out and result.items == [0, 1, 2] and seen == [0, 1, 2]
+
+
+def _count_then_sleep(count: int, seconds: float):
+    yield from range(count)
+    time.sleep(seconds)
+
+
+def test_verify_keeps_the_callers_alarm_handler_and_timer():
+    fired = []
+
+    def handler(signum, frame):
+        fired.append(signum)
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, 1000.0)
+    try:
+        cert = dpcvx.verify(hard_loss(0.4171), time_limit=1.0)
+        assert isinstance(cert, dpcvx.Certificate)
+        assert signal.getsignal(signal.SIGALRM) is handler
+        remaining, interval = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < remaining <= 1000.0 and interval == 0
+        assert not fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_verify_in_worker_threads_returns_within_a_bounded_time():
+    shifts = (0.1237, 0.2377, 0.3517)
+    results: dict[float, object] = {}
+
+    def work(z0: float) -> None:
+        results[z0] = dpcvx.verify(hard_loss(z0), time_limit=1.5)
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=work, args=(z0,), daemon=True) for z0 in shifts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=240)
+    assert not any(thread.is_alive() for thread in threads), "a verification hung"
+    assert time.monotonic() - start < 240
+    for z0 in shifts:
+        cert = results[z0]
+        assert isinstance(cert, dpcvx.Certificate)
+        curvature = cert.condition("curvature")
+        # sympy ran out of time in each thread; the curvature is proved by the validated route
+        # (or, if the machine is too slow even for that, refused as an estimate)
+        assert curvature.method in ("symbolic", "validated", "estimate")
+        if curvature.method == "estimate":
+            assert not cert.allows("objective")
+        else:
+            assert float(cert.curvature) >= 0.25 / STEP
+
+
+def test_timed_out_analysis_is_reported_and_not_cached():
+    loss = hard_loss(0.5813)
+    cert = dpcvx.verify(loss, time_limit=0.5)
+    details = " ".join(item.detail for item in cert.conditions)
+    assert "did not finish within 0.5 s" in details
+    variable = cp.Variable()
+    key = verify_module._structural_key(loss(variable))
+    assert key not in verify_module._LOSS_CACHE
+
+
+def test_cache_by_structure_still_works():
+    first = dpcvx.verify(lambda z: cp.logistic(-z / 5), time_limit=30)
+    start = time.perf_counter()
+    again = dpcvx.verify(lambda z: cp.logistic(-z / 5), time_limit=30)
+    assert time.perf_counter() - start < 0.05
+    assert again.curvature == first.curvature == dpcvx.verify(lambda z: cp.logistic(-z / 5)).curvature
+
+
+def test_progress_is_shown(capsys, caplog):
+    caplog.set_level("INFO", logger="dpcvx.verify")
+    dpcvx.verify(lambda z: cp.logistic(-z / 11), progress=True, time_limit=30)
+    shown = capsys.readouterr().err + caplog.text
+    assert "verify" in shown and "sympy" in shown
+
+
+def test_in_process_time_limit_steps_aside_for_the_callers_timer():
+    from dpcvx.symbolic import time_limit
+
+    def handler(signum, frame):
+        pass
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, 500.0)
+    try:
+        with time_limit(0.01):
+            time.sleep(0.05)  # no limit applies: the caller's alarm is theirs
+        assert signal.getsignal(signal.SIGALRM) is handler
+        assert 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 500.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_without_a_usable_interpreter_the_call_runs_in_process(monkeypatch):
+    deadline.shutdown()
+    monkeypatch.setattr(deadline.sys, "executable", "/nonexistent/python")
+    result = deadline.run(divmod, (7, 2), seconds=5)
+    assert result.finished and result.in_process and result.items == [(3, 1)]
+    monkeypatch.setattr(deadline, "IN_PROCESS_FALLBACK", False)
+    refused = deadline.run(divmod, (7, 2), seconds=5)
+    assert not refused.finished and "cannot start a worker process" in refused.error
