@@ -387,7 +387,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     loss, regularizer = _problem(args)
-    erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict)
+    erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict,
+                     allow_estimates=args.allow_estimates)
     try:
         certificate = erm.verify(args.dim)
     except (OverflowError, ZeroDivisionError) as error:  # constants of an extreme loss parameter
@@ -419,6 +420,7 @@ def _fit(args: argparse.Namespace) -> int:
     erm = PrivateERM(
         loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
         fit_intercept=args.fit_intercept, classes=(args.negative, args.positive), strict=args.strict,
+        allow_estimates=args.allow_estimates,
     )
     try:
         model = erm.fit(X, y, epsilon=args.epsilon, mechanism=args.mechanism, split=args.split,
@@ -478,6 +480,9 @@ def _add_problem_arguments(parser: argparse.ArgumentParser, loss_default: str | 
                              "(Algorithm 1); see docs/mechanisms.md")
     parser.add_argument("--strict", action="store_true",
                         help="refuse conditions the verifier established only numerically")
+    parser.add_argument("--allow-estimates", action="store_true",
+                        help="accept constants the verifier could only estimate (not prove); the "
+                             "guarantee is then CONDITIONAL on the estimates being right")
 
 
 def _text(paragraph: str) -> str:

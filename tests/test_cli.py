@@ -153,12 +153,20 @@ def test_verify_python_file_with_regularizer(workdir, run):
     assert lasso.returncode == 4 and "strong_convexity" in lasso.stderr
 
 
-def test_verify_strict_refuses_numeric_constants(workdir, run):
-    lenient = run("main", "verify", "--loss", "opaque.py", cwd=workdir)
-    assert lenient.returncode == 0, lenient.stderr
-    assert "numeric" in lenient.stdout
-    strict = dpcvx_cli("verify", "--loss", "opaque.py", "--strict", cwd=workdir)
-    assert strict.returncode == 4 and "only numerically" in strict.stderr
+def test_estimated_constants_need_allow_estimates_and_strict_refuses_them(workdir, run):
+    refused = run("main", "verify", "--loss", "opaque.py", cwd=workdir)
+    assert refused.returncode == 4 and len(refused.stderr.splitlines()) == 1
+    assert "ESTIMATE, not a proof" in refused.stderr and "allow_estimates=True" in refused.stderr
+    allowed = run("main", "verify", "--loss", "opaque.py", "--allow-estimates", cwd=workdir)
+    assert allowed.returncode == 0, allowed.stderr
+    assert "pass (estimate)" in allowed.stdout and "CONDITIONAL guarantee" in allowed.stdout
+    strict = dpcvx_cli("verify", "--loss", "opaque.py", "--allow-estimates", "--strict", cwd=workdir)
+    assert strict.returncode == 4 and len(strict.stderr.splitlines()) == 1
+    # fit passes the flag on too: the refusal changes from "estimate" to the solver's (the atom has no
+    # canonical form for CVXPY), which shows the certificate allowed it
+    fitted = run("main", *fit_args(*COLUMNS, "--data-norm", "1", "--loss", "opaque.py", "--allow-estimates"),
+                 cwd=workdir)
+    assert fitted.returncode == 5 and "ESTIMATE" not in fitted.stderr, fitted.stderr
 
 
 @pytest.mark.parametrize("via, args, code, message", [

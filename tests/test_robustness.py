@@ -104,22 +104,23 @@ def test_more_features_than_rows():
         assert model.coef_.shape == (60,) and erm.diagnostics_.converged
 
 
-def two_logistics(z):
-    """sympy cannot locate the maximum of l'' (see tests/test_verify.py): c is numeric."""
-    return cvxpy.logistic(-z) + 0.5 * cvxpy.logistic(1 - 3 * z)
+class opaque(cvxpy.logistic):
+    """An atom the verifier cannot translate: its constants can only be estimated on a grid."""
 
 
-def test_numeric_only_verification_is_refused_by_strict():
+def opaque_loss(z):
+    return opaque(-z)
+
+
+def test_estimated_constants_are_refused_unless_allowed_and_strict_refuses_them():
     X, y = make_data()
-    erm = dpcvx.PrivateERM(loss=two_logistics, data_norm=1.0)
-    model = erm.fit(X, y, epsilon=1.0, random_state=0)
-    assert model.certificate.verification.method("curvature") == "numeric"
-    assert erm.diagnostics_.converged
-    with pytest.raises(dpcvx.AssumptionError, match="only numerically"):
-        dpcvx.PrivateERM(loss=two_logistics, data_norm=1.0, strict=True).fit(X, y, epsilon=1.0)
-    # output perturbation does not need c: strict allows it
-    strict_output = dpcvx.PrivateERM(loss=two_logistics, data_norm=1.0, strict=True)
-    assert strict_output.fit(X, y, epsilon=1.0, mechanism="output", random_state=0).coef_.shape == (4,)
+    with pytest.raises(dpcvx.AssumptionError, match="ESTIMATE, not a proof"):
+        dpcvx.PrivateERM(loss=opaque_loss, data_norm=1.0).fit(X, y, epsilon=1.0)
+    certificate = dpcvx.PrivateERM(loss=opaque_loss, data_norm=1.0, allow_estimates=True).verify(4)
+    assert certificate.allows("objective") and certificate.method("curvature") == "estimate"
+    assert "CONDITIONAL guarantee" in str(certificate)
+    with pytest.raises(dpcvx.AssumptionError):
+        dpcvx.PrivateERM(loss=opaque_loss, data_norm=1.0, allow_estimates=True, strict=True).fit(X, y, epsilon=1.0)
 
 
 def test_missing_cvxpy_solver_is_an_input_error():
