@@ -98,9 +98,9 @@ def _methods(lam: float, epsilon: float, peers: list[str], seed: int):
             erm = dpcvx.PrivateERM(common.LOSSES[loss_name], lam=lam, data_norm=common.DATA_NORM)
             start = time.perf_counter()
             if mechanism is None:
-                model = erm.fit_nonprivate(X, y)
+                erm.fit_nonprivate(X, y)
             else:
-                model = erm.fit(X, y, epsilon, mechanism, random_state=common.generator(seed, rep, 1))
+                erm.fit(X, y, epsilon, mechanism, random_state=common.generator(seed, rep, 1))
             seconds = time.perf_counter() - start
             info = erm.diagnostics_  # measured on the data: fine for a benchmark, never published
             return seconds, info.relative_residual, info.iterations, "PrivateERM.fit" if mechanism else "fit_nonprivate"

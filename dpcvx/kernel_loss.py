@@ -24,9 +24,11 @@ import sympy as sp
 
 from .exceptions import AssumptionError, InputError
 from .losses import MarginLoss, from_spec
-from .symbolic import RealFunction, SymbolicFailure, time_limit
+from . import deadline
+from .per_record import substitute
+from .symbolic import RealFunction
 from .translate import UnsupportedAtom, elementary, to_sympy
-from .verify import SYMBOL, SYMBOLIC_SECONDS, LossDerivatives, verify, verify_loss
+from .verify import SYMBOL, SYMBOLIC_SECONDS, LossDerivatives, verify_loss
 
 __all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
 
@@ -88,12 +90,13 @@ def _callable(loss):
     )
 
 
-def _symbolic_form(loss) -> RealFunction | None:
-    variable = cp.Variable(name="z")
-    try:
-        return RealFunction(elementary(to_sympy(loss(variable), variable, SYMBOL)), SYMBOL)
-    except (UnsupportedAtom, SymbolicFailure, TypeError, ValueError):
-        return None
+def _symbolic_facts(expression: sp.Expr) -> tuple:
+    """(l(0), inf l or None, two-piece form or None) of a sympy loss: run in a worker process."""
+    function = RealFunction(expression, SYMBOL)
+    value_at_zero = float(function.expression.subs(SYMBOL, 0))
+    lowest = function.extremes(0)[0]
+    infimum = None if lowest.is_infinite else float(lowest)
+    return value_at_zero, infimum, _two_pieces(function)
 
 
 def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
@@ -120,30 +123,27 @@ def resolve_loss(loss="hinge") -> KernelLoss:
     C^1 nor two-piece linear (no exact solver route).
     """
     function_of_margin = _callable(loss)
-    certificate = verify(function_of_margin)
-    failing = [c for c in certificate.conditions if c.name in REQUIRED and c.passed is not True]
+    verified = verify_loss(function_of_margin)  # the one call of the callable
+    failing = [c for c in verified.conditions
+               if c.name in REQUIRED and (c.passed is not True or c.method == "estimate")]
     if failing:
-        lines = ["the kernel learners need a convex, Lipschitz margin loss:"]
+        lines = ["the kernel learners need a convex, Lipschitz margin loss, proved:"]
         lines += [f"  - {c.name}: {c.detail or 'not established'}" + (f" (fix: {c.fix})" if c.fix else "")
                   for c in failing]
         raise AssumptionError("\n".join(lines), tuple(failing))
-    verified = verify_loss(function_of_margin)
-    function = _symbolic_form(function_of_margin)
+    lipschitz = next(c.value for c in verified.conditions if c.name == "lipschitz")
     value_at_zero, infimum, pieces = None, None, None
-    if function is not None:
-        try:
-            with time_limit(SYMBOLIC_SECONDS):
-                value_at_zero = float(function.expression.subs(SYMBOL, 0))
-                lowest = function.extremes(0)[0]
-                infimum = None if lowest.is_infinite else float(lowest)
-                if verified.derivatives is None:
-                    pieces = _two_pieces(function)
-        except (SymbolicFailure, NotImplementedError, TypeError, ValueError):
-            pass
+    try:
+        form = elementary(to_sympy(verified.expression, verified.variable, SYMBOL))
+    except (UnsupportedAtom, TypeError, ValueError):
+        form = None
+    if form is not None:
+        outcome = deadline.run(_symbolic_facts, (form,), seconds=SYMBOLIC_SECONDS)
+        if outcome.finished and outcome.items:
+            value_at_zero, infimum, two_pieces = outcome.items[-1]
+            pieces = two_pieces if verified.derivatives is None else None
     if value_at_zero is None:
-        variable = cp.Variable()
-        variable.value = 0.0
-        value_at_zero = float(function_of_margin(variable).value)
+        value_at_zero = float(substitute(verified.expression, verified.variable, cp.Constant(0.0)).value)
     if verified.derivatives is None and pieces is None:
         raise InputError(
             f"no exact kernel solver for the loss {verified.text}: it is neither continuously "
@@ -152,7 +152,7 @@ def resolve_loss(loss="hinge") -> KernelLoss:
         )
     return KernelLoss(
         text=verified.text,
-        lipschitz=float(certificate.lipschitz),
+        lipschitz=float(lipschitz),
         value_at_zero=value_at_zero,
         infimum=infimum,
         derivatives=verified.derivatives,

@@ -27,9 +27,6 @@ a deadline (:func:`loss_facts`, :mod:`dpcvx.deadline`).
 
 from __future__ import annotations
 
-import signal
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -37,56 +34,12 @@ import numpy as np
 import sympy as sp
 from sympy.core.relational import Relational
 
-__all__ = ["SymbolicFailure", "Piece", "RealFunction", "time_limit", "Failed", "LossFacts", "loss_facts",
+__all__ = ["SymbolicFailure", "Piece", "RealFunction", "Failed", "LossFacts", "loss_facts",
            "FACT_NAMES"]
 
 
 class SymbolicFailure(Exception):
     """sympy could not establish a property exactly."""
-
-
-class _Timeout(BaseException):
-    """Raised by the alarm; a BaseException so sympy's ``except Exception`` cannot swallow it."""
-
-
-def _caller_uses_alarm() -> bool:
-    handler = signal.getsignal(signal.SIGALRM)
-    return handler not in (signal.SIG_DFL, signal.SIG_IGN, None) or any(signal.getitimer(signal.ITIMER_REAL))
-
-
-@contextmanager
-def time_limit(seconds: float):
-    """Raise :class:`SymbolicFailure` if the block runs longer than ``seconds`` (best effort).
-
-    Deprecated in the verifier, which runs sympy in a worker process with a
-    real deadline (:mod:`dpcvx.deadline`, :func:`loss_facts`). Kept for
-    in-process callers: it uses SIGALRM only in the main thread and only when
-    the caller has neither a SIGALRM handler nor an ITIMER_REAL timer of its
-    own, so the caller's signal state is never changed; otherwise the block
-    runs without a limit.
-    """
-    usable = (
-        seconds
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and not _caller_uses_alarm()
-    )
-    if not usable:
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise _Timeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    except _Timeout:
-        raise SymbolicFailure(f"sympy did not finish within {seconds:g} s") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass(frozen=True)

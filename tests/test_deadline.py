@@ -129,24 +129,6 @@ def test_progress_is_shown(capsys, caplog):
     assert "verify" in shown and "sympy" in shown
 
 
-def test_in_process_time_limit_steps_aside_for_the_callers_timer():
-    from dpcvx.symbolic import time_limit
-
-    def handler(signum, frame):
-        pass
-
-    previous = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, 500.0)
-    try:
-        with time_limit(0.01):
-            time.sleep(0.05)  # no limit applies: the caller's alarm is theirs
-        assert signal.getsignal(signal.SIGALRM) is handler
-        assert 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 500.0
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def test_without_a_usable_interpreter_the_call_runs_in_process(monkeypatch):
     deadline.shutdown()
     monkeypatch.setattr(deadline.sys, "executable", "/nonexistent/python")
