@@ -112,6 +112,19 @@ def check_tol(tol: float) -> float:
     return value
 
 
+def noise_rounding_floor(beta: float, d: int) -> float:
+    """32 ulps of the largest ||b|| the objective's noise draws except with probability 1e-12.
+
+    ||b|| ~ Gamma(d, 1/beta); b enters grad F, so the gradient computed in double
+    precision cannot be certified below about ulp(||b||). A public number: the
+    solver can reach gamma / 2 whenever gamma / 2 exceeds this floor.
+    """
+    from scipy.stats import gamma as gamma_distribution
+
+    largest = float(gamma_distribution.isf(1e-12, d, scale=1.0 / beta))
+    return 32 * math.ulp(1.0) * largest
+
+
 def gradient_tolerance(tol: float, n: int, L: float, R: float) -> float:
     """gamma = tol n L R: the public bound on ||grad F(w~)||, F = n J_b (sum form)."""
     return round_down(tol * n * L * R)

@@ -472,10 +472,29 @@ class PrivateERM:
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
                                                  rows.effective_norm_bound, split)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
+        if mechanism == "objective":
+            self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
         return _Prepared(epsilon, rows, X_mapped, labels, problem, calibration, constants, start, rng,
                          check_classes(self.classes))
+
+    @staticmethod
+    def _check_reachable(calibration, d: int) -> None:
+        """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
+
+        A function of public quantities only (epsilon, tol, n, L, R, d): never a
+        refusal that depends on the data.
+        """
+        floor = calibrate.noise_rounding_floor(calibration.beta, d)
+        if calibration.gradient_tolerance < 2 * floor:
+            needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
+            raise InputError(
+                f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
+                f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
+                f"gradient bound gamma = {calibration.gradient_tolerance:.3g} unreachable in double "
+                f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
+            )
 
     def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,

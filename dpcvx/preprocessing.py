@@ -65,6 +65,8 @@ The input table is never modified: every output is a new array.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import json
 import math
 import numbers
@@ -75,6 +77,7 @@ from typing import Any, Union
 
 import numpy as np
 
+from .files import atomic_write, read_json
 from .exceptions import InputError
 from .validation import MODERATE_MAX, MODERATE_MIN
 
@@ -241,7 +244,7 @@ class PublicSchema:
         if not columns:
             raise InputError("a schema needs at least one column")
         names = [c.name for c in columns]
-        duplicated = sorted({n for n in names if names.count(n) > 1})
+        duplicated = sorted(name for name, count in Counter(names).items() if count > 1)
         if duplicated:
             raise InputError(f"column names repeat: {duplicated}")
         norm = _finite_float("norm", self.norm)
@@ -320,18 +323,15 @@ class PublicSchema:
             constant_feature=data.get("constant_feature", False),
         )
 
-    def save(self, path: str | Path) -> None:
-        """Write the schema file (JSON)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+    def save(self, path: str | Path) -> Path:
+        """Write the schema file (JSON), atomically: a failure leaves any old file intact."""
+        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        return atomic_write(path, lambda handle: handle.write(text), what="schema file")
 
     @classmethod
     def load(cls, path: str | Path) -> PublicSchema:
-        """Read a schema file written by :meth:`save` or by hand."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise InputError(f"schema file {path} is not valid JSON: {error}") from None
-        return cls.from_dict(data)
+        """Read a schema file written by :meth:`save` or by hand (typed errors for bad files)."""
+        return cls.from_dict(read_json(path, "schema file"))
 
 
 def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
@@ -457,9 +457,11 @@ def _column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
             "table must be a dict of columns, a numpy structured or 2-D array, or a pandas "
             f"DataFrame, got {type(table).__name__}"
         )
-    missing = [name for name in names if name not in available]
+    present = set(available)
+    missing = [name for name in names if name not in present]
     if missing:
-        raise InputError(f"table has no column(s) {missing}; it has {[str(a) for a in available]}")
+        shown = [str(a) for a in available[:20]] + (["..."] if len(available) > 20 else [])
+        raise InputError(f"table has no column(s) {missing[:20]}; it has {shown}")
     arrays = {name: np.asarray(table[name]) for name in names}
     for name, values in arrays.items():
         if values.ndim > 1:

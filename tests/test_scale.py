@@ -78,12 +78,6 @@ def test_json_with_100000_keys_is_checked_in_linear_time():
         files.parse_json("{" + ", ".join(keys + ['"k5": 0']) + "}")
 
 
-QUADRATIC_SCHEMA = ("PublicSchema is quadratic in its columns (dpcvx/preprocessing.py: names.count in "
-                    "PublicSchema.__post_init__, list membership in _column_arrays; not this module's code): "
-                    "about 115 s to build a 60,000-column schema. Remove this mark when preprocessing is linear.")
-
-
-@pytest.mark.xfail(run=False, reason=QUADRATIC_SCHEMA)
 def test_a_60000_column_schema_in_linear_time(wide_csv, tmp_path):
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{i}", 0, 1) for i in range(COLUMNS)), norm=1.0)
     schema.save(tmp_path / "schema.json")
