@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import common, render_results, report, reproduce_jmlr, speed  # noqa: E402
+from benchmarks import common, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
 import dpcvx  # noqa: E402
 
 PEERS = common.peer_status()
@@ -174,3 +174,19 @@ def test_run_all_records_its_run(tmp_path):
     assert run_all.main(["--quick", "--out", str(tmp_path), "--skip-reproduction", "--skip-speed"]) == 0
     record = json.loads((tmp_path / "run_all_quick.json").read_text())
     assert record["steps"] == [] and record["run"]["command"].startswith("python -m benchmarks.run_all --quick")
+
+
+def test_import_time_benchmark_writes_its_ratio(tmp_path):
+    result = import_time.main(["--repeats", "1", "--out", str(tmp_path)])
+    saved = json.loads((tmp_path / "import_time.json").read_text())
+    assert saved["ratio_dpcvx_to_numpy"] == result["ratio_dpcvx_to_numpy"] > 0
+    assert set(saved["median_seconds"]) == {"numpy", "dpcvx"}
+
+
+def test_import_dpcvx_loads_neither_cvxpy_nor_sympy():
+    import subprocess
+
+    code = "import sys, dpcvx; print(sorted(m for m in ('cvxpy', 'sympy', 'scipy', 'sklearn') if m in sys.modules))"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=ROOT).stdout
+    assert output.strip() == "[]"
