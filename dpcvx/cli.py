@@ -300,11 +300,28 @@ def _is_gzip(path: Path) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
-def _open_text(path: Path) -> TextIO:
+def _open_text(path: Path, compressed: bool) -> TextIO:
     """``path`` as UTF-8 text (a byte-order mark dropped); a gzip file is decompressed as it is read."""
-    if _is_gzip(path):
+    if compressed:
         return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
     return path.open(newline="", encoding="utf-8-sig")
+
+
+def _check_gzip(path: Path) -> None:
+    """Raise the gzip error of a damaged file, if it is one.
+
+    gzip checks its data only at the end of the stream: before that, damaged data can decode as
+    text that looks like a malformed record. A reading error in a gzip file is therefore checked
+    against the whole stream, so that damage is reported as damage.
+    """
+    try:
+        with gzip.open(path, "rb") as stream:
+            while stream.read(1 << 20):
+                pass
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise _gzip_error(path, error) from None
+    except OSError:
+        pass  # the reading error stands
 
 
 def _gzip_error(path: Path, error: Exception) -> FileError:
@@ -329,8 +346,10 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
     """
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
+    compressed = False
     try:
-        with _open_text(path) as handle:
+        compressed = _is_gzip(path)
+        with _open_text(path, compressed) as handle:
             for _ in range(layout.skip_lines):
                 handle.readline()
             reader = csv.reader(handle, skipinitialspace=True)
@@ -370,10 +389,18 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
                 for name, index in zip(columns, positions):
                     values[name].append(row[index].strip())
     except UnicodeDecodeError as error:
+        if compressed:
+            _check_gzip(path)
         raise FileError(f"{path} is not UTF-8 text (byte {error.start} of a line cannot be decoded); "
                         "convert it, or save the sheet as CSV UTF-8") from None
     except csv.Error as error:
+        if compressed:
+            _check_gzip(path)
         raise FileError(f"{path} is not a well-formed CSV file: {error}") from None
+    except InputError:
+        if compressed:
+            _check_gzip(path)
+        raise
     except (gzip.BadGzipFile, EOFError, zlib.error) as error:  # BadGzipFile is an OSError: first
         raise _gzip_error(path, error) from None
     except OSError as error:
@@ -490,7 +517,7 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
                 f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
                 f"neither --positive nor --negative; the first is row {int(np.flatnonzero(outside)[0])} "
                 f"{layout.rows_note()}. Give every label value "
-                "(--positive and --negative can be repeated, as in --positive '>50K' --positive '>50K.'), "
+                "(--positive and --negative can be repeated: --positive A --positive B), "
                 "or omit --negative to count every value other than --positive as negative")
     return np.where(is_positive, positive, negative)
 
@@ -575,6 +602,7 @@ def _write_predictions(handle: TextIO, predictions: np.ndarray, decisions: np.nd
 
 
 def _predict(args: argparse.Namespace) -> int:
+    layout = _layout(args)
     model = load(args.model)
     if model.schema is None:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
@@ -582,7 +610,6 @@ def _predict(args: argparse.Namespace) -> int:
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         check_writable(args.out, "predictions")
-    layout = _layout(args)
     X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names, layout), args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if args.out is None:

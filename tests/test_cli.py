@@ -446,3 +446,23 @@ def test_error_lines_and_codes_come_from_one_table():
             assert "\n" not in line and "\r" not in line and line.endswith("first line second line third")
     assert cli.exit_code(exceptions.FileError("x")) == 3 and cli.exit_code(exceptions.NumericRangeError("x")) == 3
     assert cli.error_line(exceptions.SolverError("s")) == "dpcvx: solver error: s"
+
+
+# --- demo -------------------------------------------------------------------------------------
+
+
+def test_demo_writes_its_plot_to_the_current_directory_and_prints_the_absolute_path(tmp_path, run, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from dpcvx import demo
+    real = demo.run_demo
+    monkeypatch.setattr(demo, "run_demo", lambda *, n, draws, random_state: real(n=30, draws=1, epsilons=(1.0,),
+                                                                                  random_state=random_state))
+    result = run("main", "demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    plot = (tmp_path / "dpcvx-demo.png").resolve()
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    assert f"plot written to {plot}\n" in result.stdout and plot.is_absolute()
+    (tmp_path / "plots").mkdir()
+    result = run("main", "demo", "--plot", "plots/accuracy.png", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"plot written to {(tmp_path / 'plots' / 'accuracy.png').resolve()}\n" in result.stdout
