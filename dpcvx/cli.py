@@ -288,7 +288,7 @@ class Layout:
         if self.names is None and not self.skip_lines:
             return ROWS_NOTE
         first = "the first line after the header" if self.names is None else "the first record"
-        skipped = f" after the {self.skip_lines} skipped line(s)" if self.skip_lines else ""
+        skipped = f", the first {self.skip_lines} line(s) of the file skipped" if self.skip_lines else ""
         return f"(rows count from 0 at {first}{skipped}; blank lines are not rows)"
 
 
@@ -351,7 +351,8 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
         compressed = _is_gzip(path)
         with _open_text(path, compressed) as handle:
             for _ in range(layout.skip_lines):
-                handle.readline()
+                if not handle.readline():
+                    break  # the file has fewer lines
             reader = csv.reader(handle, skipinitialspace=True)
             if layout.names is None:
                 header = [cell.strip() for cell in next(reader, [])]

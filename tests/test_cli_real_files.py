@@ -186,6 +186,7 @@ def test_a_positive_value_that_never_occurs_is_fine(small, capsys, monkeypatch):
      "names file missing.txt does not exist"),
     (fit_args("train.data.gz", *HEADERLESS, "--skip-lines", "-1"), 2, "argument --skip-lines"),
     (fit_args("train.csv", "--skip-lines", "1000"), 3, "train.csv is empty"),
+    (fit_args("train.data.gz", *HEADERLESS, "--skip-lines", "9" * 30), 3, "train.data.gz has no data rows"),
     (fit_args("train.csv", labels=("--positive", "yes", "--negative", "maybe")), 3,
      "row(s) of column 'label' (1 distinct value(s)) are neither --positive nor --negative; the first is row"),
     (fit_args("train.csv", labels=("--positive", "yes", "--negative", "no", "--positive", "no")), 3,
