@@ -7,8 +7,10 @@ the requested mechanism, 5 solver failure, 6 privacy budget exceeded. Every
 error is ONE ``dpcvx: ...`` line on stderr naming the problem and the fix;
 a traceback (exit 1) can only come from a bug in dpcvx itself.
 
-Tables are CSV files with a header row, read with the standard ``csv``
-module (UTF-8, surrounding whitespace of each cell ignored). Features are
+Tables are CSV files read with the standard ``csv`` module: UTF-8, plain or
+gzip-compressed (decompressed as a stream), surrounding whitespace of each
+cell ignored, with a header row or ``--no-header`` and the column names
+given with ``--names``/``--names-file`` (UCI's files). Features are
 encoded by a :class:`~dpcvx.preprocessing.PublicSchema` given on the command
 line or in a schema file; nothing about the encoding is read off the data.
 Every file the command line writes (model, predictions, plot) is written
@@ -21,12 +23,14 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import gzip
 import io
 import os
 import runpy
 import sys
 import textwrap
 import time
+import zlib
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +42,7 @@ from . import losses
 from .erm import PrivateERM
 from .exceptions import (AssumptionError, BudgetExceededError, DPCVXError, FileError, InputError,
                          NumericRangeError, SolverError, UsageError)
-from .files import atomic_write, check_writable, os_error_message, read_json
+from .files import atomic_write, check_writable, os_error_message, read_json, read_text
 from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .serialization import load, save
 from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, positive
@@ -147,6 +151,7 @@ def error_table() -> str:
     return "\n".join(lines) + "\n"
 MAX_DIM = 100_000  # verify --dim: the regularizer is analysed at this many features at most
 ROWS_NOTE = "(rows count from 0 at the first line after the header)"
+NOT = "not "  # without --negative, the negative class is called "not " + the first --positive value
 USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pass only files "
                      "you wrote or trust.")
 
@@ -267,53 +272,186 @@ def _names(names: Sequence[str], limit: int = 20) -> str:
     return f"{shown}" if len(names) <= limit else f"{shown[:-1] + ['...']} ({len(names)} columns)"
 
 
-def _read_csv_columns(path: str | Path, columns: Sequence[str]) -> dict[str, np.ndarray]:
-    """The named columns of a CSV file with a header row, as arrays of stripped strings.
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of every gzip file
 
-    Linear in the size of the file: the header is indexed once by a dict.
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """How a data file is laid out: its column names (None: the first line is a header row naming
+    them) and how many lines to skip before the header or the first record."""
+
+    names: tuple[str, ...] | None = None
+    skip_lines: int = 0
+
+    def rows_note(self) -> str:
+        """How the row numbers of error messages count."""
+        if self.names is None and not self.skip_lines:
+            return ROWS_NOTE
+        first = "the first line after the header" if self.names is None else "the first record"
+        skipped = f", the first {self.skip_lines} line(s) of the file skipped" if self.skip_lines else ""
+        return f"(rows count from 0 at {first}{skipped}; blank lines are not rows)"
+
+
+def _is_gzip(path: Path) -> bool:
+    """A gzip file: a .gz name, or gzip's magic bytes whatever the name."""
+    if path.suffix.lower() == ".gz":
+        return True
+    with path.open("rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
+def _open_text(path: Path, compressed: bool) -> TextIO:
+    """``path`` as UTF-8 text (a byte-order mark dropped); a gzip file is decompressed as it is read."""
+    if compressed:
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return path.open(newline="", encoding="utf-8-sig")
+
+
+def _check_gzip(path: Path) -> None:
+    """Raise the gzip error of a damaged file, if it is one.
+
+    gzip checks its data only at the end of the stream: before that, damaged data can decode as
+    text that looks like a malformed record. A reading error in a gzip file is therefore checked
+    against the whole stream, so that damage is reported as damage.
+    """
+    try:
+        with gzip.open(path, "rb") as stream:
+            while stream.read(1 << 20):
+                pass
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise _gzip_error(path, error) from None
+    except OSError:
+        pass  # the reading error stands
+
+
+def _gzip_error(path: Path, error: Exception) -> FileError:
+    if isinstance(error, EOFError):
+        reason = ("the compressed data end early (a truncated file or an unfinished download); "
+                  "download or compress it again")
+    elif str(error).startswith("Not a gzipped file"):
+        reason = "it does not start like a gzip file; if it is plain text, rename it without .gz"
+    else:
+        reason = f"its compressed data are damaged ({error}); download or compress it again"
+    return FileError(f"{path} is not a valid gzip file: {reason}")
+
+
+def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout = Layout(),
+                      label: str | None = None) -> dict[str, np.ndarray]:
+    """The named columns of a CSV file, as arrays of cells with surrounding whitespace stripped.
+
+    The file may be gzip-compressed (read as a stream). Its columns are named by its header row,
+    or by ``layout.names`` for a file without one. ``label`` is the target column, named in the
+    error when it is the one missing. Linear in the size of the file: the names are indexed once by
+    a dict.
     """
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
+    compressed = False
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle)
-            header = [cell.strip() for cell in next(reader, [])]
-            if not any(header):
-                raise InputError(f"{path} is empty; it needs a header row naming the columns")
+        compressed = _is_gzip(path)
+        with _open_text(path, compressed) as handle:
+            for _ in range(layout.skip_lines):
+                if not handle.readline():
+                    break  # the file has fewer lines
+            reader = csv.reader(handle, skipinitialspace=True)
+            if layout.names is None:
+                header = [cell.strip() for cell in next(reader, [])]
+                if not any(header):
+                    raise InputError(f"{path} is empty; it needs a header row naming the columns (or "
+                                     "give the names with --no-header --names)")
+                given = "the header has"
+            else:
+                header = list(layout.names)
+                given = "--names gives"
             position = {name: index for index, name in enumerate(header)}
             if len(position) != len(header):
                 repeated = sorted(name for name, count in Counter(header).items() if count > 1)
                 raise InputError(f"{path}: the header repeats the columns {_names(repeated)}")
             missing = [name for name in columns if name not in position]
+            if missing == [label]:
+                where = "--names" if layout.names is not None else "its header"
+                raise InputError(f"{path} has no label column {label!r} (--target); the columns named by "
+                                 f"{where} are {_names(header)}. Check the spelling (names are case-sensitive)")
             if missing:
                 raise InputError(f"{path} has no column(s) {_names(missing)}; its columns are "
                                  f"{_names(header)}. Check the spelling (names are case-sensitive)")
             positions = [position[name] for name in columns]
             for row in reader:
-                if not row:
+                if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
                     continue  # blank line
                 if len(row) != len(header):
-                    raise InputError(f"{path}, line {reader.line_num}: {len(row)} fields, but the "
-                                     f"header has {len(header)}")
+                    line = reader.line_num + layout.skip_lines
+                    hint = ""
+                    if layout.names is not None and not values[columns[0]]:  # the first record
+                        hint = ("; check --names (one name per column, in file order), or skip a title "
+                                "line such as adult.test's with --skip-lines")
+                    raise InputError(f"{path}, line {line}: {len(row)} fields, but {given} {len(header)}"
+                                     + (" names" if layout.names is not None else "") + hint)
                 for name, index in zip(columns, positions):
                     values[name].append(row[index].strip())
     except UnicodeDecodeError as error:
+        if compressed:
+            _check_gzip(path)
         raise FileError(f"{path} is not UTF-8 text (byte {error.start} of a line cannot be decoded); "
                         "convert it, or save the sheet as CSV UTF-8") from None
     except csv.Error as error:
+        if compressed:
+            _check_gzip(path)
         raise FileError(f"{path} is not a well-formed CSV file: {error}") from None
+    except InputError:
+        if compressed:
+            _check_gzip(path)
+        raise
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:  # BadGzipFile is an OSError: first
+        raise _gzip_error(path, error) from None
     except OSError as error:
         raise FileError(f"data file {os_error_message(path, error)}") from None
     if not values[columns[0]]:
-        raise InputError(f"{path} has a header but no data rows")
+        raise InputError(f"{path} has a header but no data rows" if layout.names is None else
+                         f"{path} has no data rows")
     return {name: np.array(column, dtype=str) for name, column in values.items()}
 
 
-def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str) -> np.ndarray:
+def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout = Layout()) -> np.ndarray:
     try:
         return schema.transform(table)
     except InputError as error:
-        raise InputError(f"{path}: {error} {ROWS_NOTE}") from None
+        raise InputError(f"{path}: {error} {layout.rows_note()}") from None
+
+
+def _split_names(text: str) -> list[str]:
+    """Column names separated by commas or line breaks, surrounding whitespace stripped, empty ones dropped."""
+    return [name.strip() for line in text.splitlines() for name in line.split(",") if name.strip()]
+
+
+def _column_names(text: str) -> tuple[str, ...]:
+    """--names a,b,c: the column names of a file without a header row."""
+    names = _split_names(text)
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected the column names separated by commas, got {text[:40]!r}")
+    return tuple(names)
+
+
+def _layout(args: argparse.Namespace) -> Layout:
+    """The data file's layout from --no-header, --names/--names-file and --skip-lines."""
+    names = args.names
+    if args.names_file is not None:
+        if names is not None:
+            raise UsageError("give the column names with --names or with --names-file, not both")
+        names = tuple(_split_names(read_text(args.names_file, "names file")))
+        if not names:
+            raise FileError(f"names file {args.names_file} holds no column names; write them one per "
+                            "line or separated by commas")
+    if args.no_header and names is None:
+        raise UsageError("--no-header needs the column names: give --names a,b,c (in file order) or "
+                         "--names-file FILE")
+    if names is not None and not args.no_header:
+        raise UsageError("--names and --names-file are for a file without a header row: add --no-header "
+                         "(a file with a header row names its own columns)")
+    if names is not None and len(set(names)) != len(names):
+        repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+        raise UsageError(f"the column names repeat {_names(repeated)}; each column needs its own name")
+    return Layout(names, args.skip_lines)
 
 
 def _schema(args: argparse.Namespace) -> PublicSchema:
@@ -344,20 +482,45 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
     return dataclasses.replace(schema, norm=norm)
 
 
-def _labels(raw: np.ndarray, args: argparse.Namespace) -> np.ndarray:
-    """The target column as --positive/--negative values (the public pair; nothing inferred)."""
-    if args.others_negative:
-        return np.where(raw == args.positive, args.positive, args.negative)
-    outside = ~np.isin(raw, [args.positive, args.negative])
-    if np.any(outside):
-        row = int(np.flatnonzero(outside)[0])
+def _label_values(args: argparse.Namespace) -> tuple[str, str]:
+    """The public pair (negative class, positive class) of the model from --positive/--negative."""
+    positives, negatives = args.positive, args.negative or []
+    both = [value for value in dict.fromkeys(positives) if value in negatives]
+    if both:
+        raise InputError(f"--positive and --negative must differ, both give {_names(both)}")
+    return (negatives[0] if negatives else NOT + positives[0]), positives[0]
+
+
+MISSING_LABELS = ("", "?")  # an empty label cell, or UCI's "?": a record without a label
+
+
+def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
+    """The target column mapped to the public pair of classes; nothing about the labels is inferred.
+
+    Every --positive value is the positive class. Without --negative (or with --others-negative)
+    every other value is negative; with --negative, a value that is neither is an error. Its
+    message counts the unexpected values but does not show them (it is about private records).
+    """
+    negative, positive = _label_values(args)
+    given = set(args.positive) | set(args.negative or [])
+    absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
+    if np.any(absent):
         raise InputError(
-            f"{args.data}: column {args.target!r} holds {str(raw[row])!r} in row {row} {ROWS_NOTE} "
-            f"({int(outside.sum())} such rows), which is neither --positive {args.positive!r} nor --negative "
-            f"{args.negative!r}. Fix the labels in the file, or pass --others-negative to count every "
-            "value other than --positive as negative"
-        )
-    return raw
+            f"{args.data}: {int(absent.sum())} row(s) have no label (an empty cell or '?') in column "
+            f"{args.target!r}, the first in row {int(np.flatnonzero(absent)[0])} {layout.rows_note()}; "
+            "drop those records or give the label the file uses with --positive/--negative")
+    is_positive = np.isin(raw, args.positive)
+    if args.negative and not args.others_negative:
+        outside = ~(is_positive | np.isin(raw, args.negative))
+        if np.any(outside):
+            count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
+            raise InputError(
+                f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
+                f"neither --positive nor --negative; the first is row {int(np.flatnonzero(outside)[0])} "
+                f"{layout.rows_note()}. Give every label value "
+                "(--positive and --negative can be repeated: --positive A --positive B), "
+                "or omit --negative to count every value other than --positive as negative")
+    return np.where(is_positive, positive, negative)
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -380,7 +543,7 @@ def _demo(args: argparse.Namespace) -> int:
     except ImportError:
         print("\nmatplotlib is not installed: no plot (pip install 'dpcvx[plot]')")
     else:
-        print(f"\nplot written to {path}")
+        print(f"\nplot written to {Path(path).resolve()}")
     print(f"done in {time.perf_counter() - start:.1f} s")
     return EXIT_OK
 
@@ -410,16 +573,16 @@ def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericR
 
 def _fit(args: argparse.Namespace) -> int:
     check_writable(args.out, "model")
-    if args.positive == args.negative:
-        raise InputError(f"--positive and --negative must differ, both are {args.positive!r}")
+    classes = _label_values(args)
+    layout = _layout(args)
     loss, regularizer = _problem(args)
     schema = _schema(args)
-    table = _read_csv_columns(args.data, schema.column_names + (args.target,))
-    X = _encode(schema, table, args.data)
-    y = _labels(table[args.target], args)
+    table = _read_csv_columns(args.data, schema.column_names + (args.target,), layout, label=args.target)
+    X = _encode(schema, table, args.data, layout)
+    y = _labels(table[args.target], args, layout)
     erm = PrivateERM(
         loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
-        fit_intercept=args.fit_intercept, classes=(args.negative, args.positive), strict=args.strict,
+        fit_intercept=args.fit_intercept, classes=classes, strict=args.strict,
         allow_estimates=args.allow_estimates,
     )
     try:
@@ -440,6 +603,7 @@ def _write_predictions(handle: TextIO, predictions: np.ndarray, decisions: np.nd
 
 
 def _predict(args: argparse.Namespace) -> int:
+    layout = _layout(args)
     model = load(args.model)
     if model.schema is None:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
@@ -447,7 +611,7 @@ def _predict(args: argparse.Namespace) -> int:
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         check_writable(args.out, "predictions")
-    X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names), args.data)
+    X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names, layout), args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if args.out is None:
         text = io.StringIO()  # all or nothing on standard output too
@@ -483,6 +647,26 @@ def _add_problem_arguments(parser: argparse.ArgumentParser, loss_default: str | 
     parser.add_argument("--allow-estimates", action="store_true",
                         help="accept constants the verifier could only estimate (not prove); the "
                              "guarantee is then CONDITIONAL on the estimates being right")
+
+
+def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to read DATA: a header row or --no-header with the names; gzip is recognised by itself."""
+    group = parser.add_argument_group(
+        "reading DATA", _text("DATA is a CSV file, UTF-8, plain or gzip-compressed (a .gz name or gzip "
+                              "content, decompressed as it is read). Surrounding whitespace of each cell "
+                              "is stripped, so UCI's ', ' separator reads as ','. Blank lines are skipped."))
+    group.add_argument("--no-header", action="store_true",
+                       help="the file has no header row: every line is a record; name the columns with "
+                            "--names or --names-file")
+    group.add_argument("--names", type=_column_names, metavar="A,B,C,...",
+                       help="with --no-header: the names of ALL the file's columns, in file order, "
+                            "separated by commas")
+    group.add_argument("--names-file", metavar="FILE",
+                       help="with --no-header: a text file with the column names, one per line or "
+                            "separated by commas")
+    group.add_argument("--skip-lines", type=_integer_from(0), default=0, metavar="N",
+                       help="skip the first N lines before the header or the first record (for example "
+                            "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")
 
 
 def _text(paragraph: str) -> str:
@@ -523,7 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
     demo.add_argument("--seed", type=_integer_from(0, DEMO_MAX_SEED), default=0,
                       help="seed of data and noise, a non-negative integer (default 0)")
-    demo.add_argument("--plot", default="dpcvx-demo.png", help="PNG path (default dpcvx-demo.png)")
+    demo.add_argument("--plot", default="dpcvx-demo.png",
+                      help="PNG path (default dpcvx-demo.png in the current directory); the absolute "
+                           "path written is printed")
     demo.set_defaults(handler=_demo)
 
     verify = commands.add_parser(
@@ -548,23 +734,37 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=raw,
         description=_text("Encode the feature columns with PUBLIC bounds and categories (never "
                           "read off the data), scale each row into the norm bound R, map labels "
-                          "with the public --positive/--negative values, fit with "
+                          "with the public --positive (and --negative) values, fit with "
                           "epsilon-differential privacy, and write the model with its release "
                           "certificate."),
-        epilog="example:\n"
+        epilog="examples:\n"
                "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
                "      --numeric age:17:90 --categorical sex:Female,Male \\\n"
-               "      --epsilon 0.5 --lam 1e-3 --data-norm 1 --fit-intercept --out model.json",
+               "      --epsilon 0.5 --lam 1e-3 --data-norm 1 --fit-intercept --out model.json\n"
+               "  dpcvx fit adult.data.gz --no-header --names-file adult.columns \\\n"
+               "      --target income --positive '>50K' --schema adult-schema.json \\\n"
+               "      --epsilon 0.5 --lam 1e-3 --fit-intercept --out model.json",
     )
-    fit.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
+    fit.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
+                                                  "--no-header and the column names")
+    _add_file_arguments(fit)
     labels = fit.add_argument_group(
-        "labels", _text("Both label values are public: they are never inferred from the data. A "
-                        "value that is neither is an error, unless --others-negative is given."))
+        "labels", _text("Label values are public: they are never inferred from the data. Every "
+                        "--positive value is the positive class. Without --negative every other value "
+                        "is negative (the negative class is then called 'not VALUE', VALUE the first "
+                        "--positive). With --negative a value that is neither is an error, unless "
+                        "--others-negative is given. A record without a label (an empty cell or '?') "
+                        "is an error."))
     labels.add_argument("--target", required=True, metavar="COLUMN", help="the label column")
-    labels.add_argument("--positive", required=True, metavar="VALUE", help="the positive label")
-    labels.add_argument("--negative", required=True, metavar="VALUE", help="the negative label")
+    labels.add_argument("--positive", required=True, action="append", metavar="VALUE",
+                        help="a label value of the positive class; repeat it for several values "
+                             "(--positive '>50K' --positive '>50K.')")
+    labels.add_argument("--negative", action="append", metavar="VALUE",
+                        help="a label value of the negative class (optional; repeatable); the first "
+                             "names the negative class")
     labels.add_argument("--others-negative", action="store_true",
-                        help="treat every value other than --positive as negative (one versus rest)")
+                        help="with --negative: treat every value other than --positive as negative "
+                             "(one versus rest) instead of refusing it")
     features = fit.add_argument_group(
         "features", _text("Give every feature column with its public domain, on the command line "
                           "(repeat the options; feature order is the order given) or in a schema "
@@ -603,13 +803,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     predict = commands.add_parser(
         "predict", help="predict labels for a CSV file with a saved model", formatter_class=raw,
-        description=_text("Encode DATA.csv with the model's saved public schema and write one row "
+        description=_text("Encode DATA with the model's saved public schema and write one row "
                           "per record: the predicted label and the decision value w^T x + b. "
                           "Other columns, the label column included, are ignored."),
         epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
     )
     predict.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit")
-    predict.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
+    predict.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
+                                                      "--no-header and the column names")
+    _add_file_arguments(predict)
     predict.add_argument("--out", metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")
     predict.set_defaults(handler=_predict)

@@ -104,7 +104,10 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
 
 
 def plot_demo(result: DemoResult, path: str | Path) -> Path:
-    """Accuracy against epsilon (log scale), one line per loss and mechanism, with ±1 std bands."""
+    """Accuracy against epsilon (log scale), one line per loss and mechanism, with ±1 std bands.
+
+    Writes the PNG to ``path`` (relative to the current directory) and returns its absolute path.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -130,6 +133,6 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
     figure.tight_layout()
     try:
         return atomic_write(path, lambda handle: figure.savefig(handle, format="png", dpi=120),
-                            binary=True, what="plot")
+                            binary=True, what="plot").resolve()
     finally:
         plt.close(figure)

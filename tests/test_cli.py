@@ -238,7 +238,9 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
             "--out", "schema_model.json")
     strict = run("main", *base, cwd=workdir)
     assert strict.returncode == 3
-    assert "holds 'maybe' in row 0" in strict.stderr and "--others-negative" in strict.stderr
+    assert "125 row(s) of column 'answer' (1 distinct value(s)) are neither --positive nor --negative; the first " \
+        "is row 0" in strict.stderr and "maybe" not in strict.stderr  # the count, not the private values
+    assert "omit --negative" in strict.stderr
     result = dpcvx_cli(*base, "--others-negative", "--data-norm", "0.5", cwd=workdir)
     assert result.returncode == 0, result.stderr
     model = dpcvx.load(workdir / "schema_model.json")
@@ -278,7 +280,7 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
      "data file missing.csv does not exist"),
     ("subprocess", ("fit", "train.csv", "--target", "income", "--positive", ">50K", "--negative", "no",
                     *COLUMNS, "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 3,
-     "column 'income' holds '<=50K' in row 1"),
+     "column 'income' (1 distinct value(s)) are neither --positive nor --negative; the first is row 1"),
     ("main", ("fit", "train.csv", "--target", "income", "--positive", "x", "--negative", "x", *COLUMNS,
               "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 3,
      "--positive and --negative must differ"),
@@ -331,7 +333,7 @@ def test_predict_errors(fitted, tmp_path, run):
         ("subprocess", ("predict", path, "ages.csv"), "ages.csv has no column(s) ['sex']"),
         ("main", ("predict", path, "missing.csv"), "data file missing.csv does not exist"),
         ("main", ("predict", path, "ok.csv", "--out", "no/dir/p.csv"), "the directory"),
-        ("main", ("predict", path), "the following arguments are required: DATA.csv"),
+        ("main", ("predict", path), "the following arguments are required: DATA"),
     ]
     for via, args, message in cases:
         result = run(via, *args, cwd=tmp_path)
@@ -444,3 +446,23 @@ def test_error_lines_and_codes_come_from_one_table():
             assert "\n" not in line and "\r" not in line and line.endswith("first line second line third")
     assert cli.exit_code(exceptions.FileError("x")) == 3 and cli.exit_code(exceptions.NumericRangeError("x")) == 3
     assert cli.error_line(exceptions.SolverError("s")) == "dpcvx: solver error: s"
+
+
+# --- demo -------------------------------------------------------------------------------------
+
+
+def test_demo_writes_its_plot_to_the_current_directory_and_prints_the_absolute_path(tmp_path, run, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from dpcvx import demo
+    real = demo.run_demo
+    monkeypatch.setattr(demo, "run_demo", lambda *, n, draws, random_state: real(n=30, draws=1, epsilons=(1.0,),
+                                                                                  random_state=random_state))
+    result = run("main", "demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    plot = (tmp_path / "dpcvx-demo.png").resolve()
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    assert f"plot written to {plot}\n" in result.stdout and plot.is_absolute()
+    (tmp_path / "plots").mkdir()
+    result = run("main", "demo", "--plot", "plots/accuracy.png", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"plot written to {(tmp_path / 'plots' / 'accuracy.png').resolve()}\n" in result.stdout
