@@ -32,6 +32,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,8 @@ from scipy.special import expit
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.validation import check_is_fitted
+    from sklearn.utils.multiclass import type_of_target
+    from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
     raise ImportError(
         'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
@@ -47,10 +49,51 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 
 from . import losses
 from .erm import PrivateERM
+from .exceptions import InputError
 from .model import PrivateModel
 from .rng import check_estimator_seed
+from .validation import check_classes
 
-__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM"]
+__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM", "InputTypeError"]
+
+
+class InputTypeError(InputError, TypeError):
+    """X holds an entry that is not a number (a dict, a list): an InputError and, as in
+    scikit-learn (``float()`` refuses it), a TypeError."""
+
+
+def _label_kind(y: np.ndarray) -> str:
+    """scikit-learn's name for the kind of target y is, or "" (used only in a refusal message).
+
+    Called only when y already holds labels outside the public ``classes``: the fit
+    is refused either way, and the kind only chooses the wording of the message.
+    """
+    try:
+        return type_of_target(y, input_name="y")
+    except (TypeError, ValueError):
+        return "unknown"
+
+
+def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple) -> InputError:
+    """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
+    examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
+    kind = _label_kind(y)
+    if kind == "continuous":
+        head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
+                "binary classifier. ")
+    elif kind in ("multiclass", "multilabel-indicator", "multiclass-multioutput"):
+        head = "Only binary classification is supported: y holds more than two labels. "
+    elif kind == "unknown":
+        head = "Unknown label type: y holds values that are not class labels. "
+    else:
+        head = ""
+    return InputError(
+        f"{head}y has labels outside the declared classes {classes!r}: {examples}. {owner} takes "
+        f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
+        f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
+        f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
+        f"{owner}(classes=(\"no\", \"yes\"))"
+    )
 
 
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -81,6 +124,39 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             strict=self.strict,
         )
 
+    def _validated(self, X, y=None, *, reset: bool):
+        """X (and y) checked as scikit-learn checks them, with its messages, as InputError.
+
+        ``reset=True`` (fit) validates against a shallow copy: ``validate_data`` sets
+        ``n_features_in_`` (and ``feature_names_in_``) on the estimator it is given, and a
+        fit sets its fitted attributes together at the very end. The copy is returned too.
+        ``reset=False`` (predict) checks the number of features (and names) seen in fit.
+        """
+        owner = copy.copy(self) if reset else self
+        try:
+            if reset:
+                X, y = validate_data(owner, X, y, accept_sparse="csr")
+                return X, y, owner
+            return validate_data(owner, X, accept_sparse="csr", reset=False)
+        except InputError:
+            raise
+        except TypeError as error:
+            raise InputTypeError(f"{error}. {type(self).__name__} takes numeric features only: "
+                                 "encode other columns first (for example with "
+                                 "dpcvx.PublicSchema)") from error
+        except ValueError as error:
+            raise InputError(str(error)) from error
+
+    def _labels_checked(self, y: np.ndarray) -> None:
+        """Refuse labels outside the PUBLIC ``classes`` (never inferred from y)."""
+        classes = check_classes(self.classes)
+        negative, positive = classes
+        inside = np.zeros(y.shape, dtype=bool)
+        for value in (negative, positive):
+            inside |= np.broadcast_to(np.asarray(y == value, dtype=bool), y.shape)
+        if not np.all(inside):
+            raise _label_error(type(self).__name__, y, ~inside, classes)
+
     def fit(self, X, y, *, accountant=None) -> "_PrivateLinearClassifier":
         """Release an ``epsilon``-differentially private model of (X, y).
 
@@ -99,11 +175,18 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         None or a non-negative int raises InputError before anything is spent.
         """
         seed = check_estimator_seed(self.random_state, type(self).__name__)
+        X, y, checked = self._validated(X, y, reset=True)
+        self._labels_checked(y)
         model = self._private_erm().fit(
             X, y, epsilon=self.epsilon, mechanism=self.mechanism, split=self.split,
             random_state=seed, accountant=accountant,
         )
-        vars(self).update(self._fitted_attributes(model))
+        fitted = self._fitted_attributes(model)
+        if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
+            fitted["feature_names_in_"] = checked.feature_names_in_
+        else:
+            vars(self).pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
+        vars(self).update(fitted)
         return self
 
     @staticmethod
@@ -120,16 +203,17 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``."""
         check_is_fitted(self)
-        return self.model_.decision_function(X)
+        return self.model_.decision_function(self._validated(X, reset=False))
 
     def predict(self, X) -> np.ndarray:
         """The predicted labels, values of ``classes``."""
         check_is_fitted(self)
-        return self.model_.predict(X)
+        return self.model_.predict(self._validated(X, reset=False))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = False   # binary: the public pair ``classes``
+        tags.input_tags.sparse = True              # scipy.sparse X is fitted as CSR
         return tags
 
 
