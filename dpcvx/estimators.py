@@ -33,8 +33,11 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 from __future__ import annotations
 
 import copy
+import math
+import warnings
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
@@ -49,17 +52,73 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 
 from . import losses
 from .erm import PrivateERM
-from .exceptions import InputError
+from .exceptions import DPCVXWarning, InputError
 from .model import PrivateModel
 from .rng import check_estimator_seed
 from .validation import check_classes
 
-__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM", "InputTypeError"]
+__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM", "InputTypeError",
+           "NoiseDominatesWarning", "noise_to_signal"]
+
+
+class NoiseDominatesWarning(DPCVXWarning):
+    """The expected noise in the released weights exceeds ``NOISE_RATIO_LIMIT`` times the
+    largest norm the non-private weights can have: the release is mostly noise. Computed from
+    public quantities only (see :func:`noise_to_signal`)."""
+
+
+#: Warn when the expected noise norm exceeds this many times the bound on ||w*||. Near 1 the
+#: release may still carry some signal (the bound is attained only by extreme data); at 2
+#: the noise is expected to be twice as large as any weights the data could give.
+NOISE_RATIO_LIMIT = 2.0
 
 
 class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list): an InputError and, as in
     scikit-learn (``float()`` refuses it), a TypeError."""
+
+
+def _loss_at_zero(loss) -> float | None:
+    """l(0), the loss of the zero model at every record (public: a property of the loss)."""
+    try:
+        value = float(loss(cp.Constant(0.0)).value)
+    except Exception:  # an unusual callable: fall back to the Lipschitz bound alone
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def noise_to_signal(certificate, loss_at_zero: float | None = None) -> tuple[float, float]:
+    """(expected norm of the noise in w, upper bound on the norm of the non-private minimiser).
+
+    Both are functions of the release certificate only (epsilon, n, d, lam and the verified
+    constants L, m, R): public, never a statistic of the data.
+
+    * Noise. Output perturbation adds b with density ~ exp(-beta ||b||), so E||b|| = d / beta.
+      Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
+      convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)): about
+      d / (beta n (m lam + Delta)) (plus the small approximate-minimiser noise d / beta_2).
+    * Signal. The minimiser w* of J(w) + (Delta/2) ||w||^2, J(w) = (1/n) sum l + lam N(w)
+      with N(w) >= m/2 ||w||^2 (Delta = 0 for output perturbation), is s-strongly convex with
+      s = m lam + Delta; so s ||w*|| <= L R (the gradient of the loss term is at most L R) and,
+      from J(w*) <= J(0), s/2 ||w*||^2 <= l(0): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
+
+    A ratio above 1 means the expected noise is larger than any weights the data could give.
+    """
+    constants, calibration = certificate.constants, certificate.calibration
+    n, d = int(constants["n"]), int(constants["d"])
+    lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
+    beta = float(calibration["beta"])
+    strong = m * lam + float(calibration.get("extra_reg", 0.0))
+    if certificate.mechanism == "objective":
+        noise = d / (beta * n * strong)
+        if calibration.get("amp_beta"):
+            noise += d / float(calibration["amp_beta"])
+    else:
+        noise = d / beta
+    bound = L * R / strong
+    if loss_at_zero is not None:
+        bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
+    return noise, bound
 
 
 def _label_kind(y: np.ndarray) -> str:
@@ -187,7 +246,37 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         else:
             vars(self).pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         vars(self).update(fitted)
+        self._warn_if_noise_dominates(model)
         return self
+
+    def _warn_if_noise_dominates(self, model: PrivateModel) -> None:
+        """NoiseDominatesWarning when the expected noise exceeds the bound on ||w*|| (public)."""
+        certificate = model.certificate
+        noise, bound = noise_to_signal(certificate, _loss_at_zero(self._private_erm().loss))
+        if noise <= NOISE_RATIO_LIMIT * bound:
+            return
+        constants = certificate.constants
+        lam, m = float(constants["lam"]), float(constants["m"])
+        ratio = noise / bound
+        strong = m * lam + float(certificate.calibration.get("extra_reg", 0.0))
+        # For large lam the bound is L R / (m lam + Delta) and the noise falls like 1 / (m lam +
+        # Delta) too: their ratio, about 2 d / (epsilon n), is what no lam can lower.
+        floor = noise * strong / (float(constants["L"]) * float(constants["R"]))
+        if floor > NOISE_RATIO_LIMIT:
+            advice = (f"No lam fixes this (at any lam the noise stays about {floor:.2g} times the "
+                      "bound): raise epsilon or the number of rows, or use fewer features")
+        else:
+            advice = (f"Raise lam (the noise falls like 1/lam, the bound like 1/sqrt(lam): lam of "
+                      f"about {strong * ratio ** 2 / m:.2g} would balance them), epsilon or the "
+                      "number of rows, or use fewer features")
+        warnings.warn(
+            f"{type(self).__name__}: the expected noise in the released weights (norm about "
+            f"{noise:.3g}) is {ratio:.3g} times {bound:.3g}, the largest norm the non-private "
+            f"weights can have with lam={lam:g}: the model is mostly noise. This compares public "
+            f"quantities only (epsilon={certificate.epsilon:g}, n={int(constants['n'])}, "
+            f"d={int(constants['d'])} with the intercept, lam, L, m, R), never the data. {advice}",
+            NoiseDominatesWarning, stacklevel=3,
+        )
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel) -> dict[str, Any]:
