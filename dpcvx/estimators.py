@@ -8,12 +8,52 @@ scikit-learn's conventions (``get_params``/``set_params``, ``clone``,
 very end of :meth:`fit`, so an interrupted or refused fit leaves no partial
 model.
 
+Two layers. :class:`~dpcvx.erm.PrivateERM` is the mathematical layer, as in
+the papers: labels -1/+1 (``classes=(-1, 1)``), no intercept, and no default
+norm bound (``data_norm`` must be given). The estimators follow scikit-learn
+instead: ``classes=(0, 1)``, an intercept (``fit_intercept=True``) and
+``data_norm=1.0``, the bound of rows scaled by a :class:`~dpcvx.PublicSchema`.
+Each estimator builds a PrivateERM with these settings and calls its ``fit``.
+
 Labels: ``classes`` is the PUBLIC pair (negative, positive), default
 ``(0, 1)``, the labels scikit-learn users usually have. It is never inferred
 from ``y``: the set of labels present is a statistic of the data (it reveals,
-for example, that every record has the same label). ``y`` with other labels
-raises :class:`~dpcvx.exceptions.InputError`; pass ``classes=(-1, 1)`` or
-``classes=("no", "yes")`` for such data.
+for example, that every record has the same label), so a sample holding one
+label fits like any other. ``y`` with other labels raises
+:class:`~dpcvx.exceptions.InputError` (a ValueError); every such message names
+the declared classes and the parameter that sets them, ``classes=``: pass
+``classes=(-1, 1)`` or ``classes=("no", "yes")`` for such data. Continuous and
+multiclass targets are refused the same way, with scikit-learn's wording
+("Unknown label type: continuous", "Only binary classification is supported").
+
+Inputs: ``fit`` and ``predict`` check X (and y) with scikit-learn's
+``validate_data`` (its messages, raised as InputError; an entry that is not a
+number raises :class:`InputTypeError`, also a TypeError). ``predict`` refuses X
+with another number of features (or other DataFrame column names) than the
+fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
+except the checks that train on labels other than ``classes``
+(tests/test_sklearn_conformance.py lists them).
+
+scikit-learn's ``C`` and dpcvx's ``lam``: scikit-learn minimises
+``C * sum_i l(y_i w^T x_i) + 0.5 ||w||^2``; dpcvx minimises the average
+``(1/n) sum_i l(y_i w^T x_i) + lam * 0.5 ||w||^2``. Dividing the first by
+``C n`` gives the second with ``lam = 1 / (C n)``: the same minimiser (before
+noise), intercept included when scikit-learn regularizes it as liblinear does
+(an ``intercept_scaling`` column). So ``C=1`` on 10,000 rows is ``lam=1e-4``.
+The estimators take ``lam`` only (n is public, but a second parameter for the
+same quantity would make ``get_params`` ambiguous); set ``lam=1 / (C * n)``.
+Unlike ``C``, a ``lam`` is not tied to n: the same lam is the same amount of
+regularization per record on 1,000 or 1,000,000 rows.
+
+When the noise dominates: after each fit, :func:`noise_to_signal` compares the
+expected norm of the noise in w with the largest norm the non-private weights
+can have (``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``), both
+computed from the release certificate (epsilon, n, d, lam and the verified
+L, m, R), never from the data. Above ``NOISE_RATIO_LIMIT`` (2) a
+:class:`NoiseDominatesWarning` says so and what to change: raise lam (the
+noise falls like 1/lam, the bound like 1/sqrt(lam)), epsilon or n, or use fewer
+features. For large lam the ratio tends to about ``2 d / (epsilon n)``, which
+no lam lowers; the warning then says to raise epsilon or n.
 
 Noise: with ``random_state=None`` (the default) each fit draws fresh noise
 from operating-system entropy, so the clones that scikit-learn makes never
@@ -224,7 +264,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
         does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
-        malformed data or labels outside ``classes``, and
+        malformed data (scikit-learn's messages) or labels outside ``classes``
+        (the message names the declared pair and ``classes=``), and
         :class:`~dpcvx.exceptions.SolverError` when the solve is not exact
         enough. In every such case no fitted attribute is set or changed.
 
@@ -232,6 +273,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         operating-system entropy, so clones fitted by ``GridSearchCV`` or
         ``cross_val_score`` never share noise. A ``random_state`` that is not
         None or a non-negative int raises InputError before anything is spent.
+
+        Warns :class:`NoiseDominatesWarning` after the release when its
+        expected noise dominates (a function of public quantities only).
         """
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         X, y, checked = self._validated(X, y, reset=True)
@@ -309,6 +353,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 class DPERMClassifier(_PrivateLinearClassifier):
     """A private linear classifier for any verified margin loss and regularizer.
 
+    The scikit-learn face of :class:`~dpcvx.erm.PrivateERM`: PrivateERM is the
+    mathematical layer (labels -1/+1, no intercept, no default ``data_norm``);
+    this estimator follows scikit-learn (``classes=(0, 1)``, an intercept,
+    ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`) and
+    builds a PrivateERM with those settings for each fit.
+
     Parameters
     ----------
     loss : str or callable, default "logistic"
@@ -323,18 +373,25 @@ class DPERMClassifier(_PrivateLinearClassifier):
         Objective perturbation (Algorithm 2) or output perturbation
         (Algorithm 1); see docs/mechanisms.md.
     lam : float, default 1e-3
-        Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w).
-        scikit-learn's ``C`` corresponds to ``lam = 1 / (n C)``.
+        Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
+        loss. scikit-learn's ``C`` (objective C sum l + 0.5 ||w||^2) corresponds
+        to ``lam = 1 / (C n)``: ``C=1`` on 10,000 rows is ``lam=1e-4``. A lam too
+        small for epsilon, n and d gives a :class:`NoiseDominatesWarning`.
     data_norm : float, default 1.0
         Public bound R on ||x||; rows beyond it are scaled onto it (``clip``).
         Never taken from the data: scale features by public bounds first
-        (for example :class:`dpcvx.PublicSchema`).
+        (for example :class:`dpcvx.PublicSchema`, whose rows have norm <= 1).
+        Unlike :class:`~dpcvx.erm.PrivateERM` (no default), the estimators
+        default to 1.0, the bound of a PublicSchema's rows.
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling``; it lies inside the
         norm bound, the regularizer and the noise (R grows to sqrt(R^2 + s^2)).
     intercept_scaling : float, default 1.0
     classes : pair, default (0, 1)
         The public (negative, positive) labels; never inferred from y.
+        PrivateERM, the mathematical layer, defaults to (-1, 1); the
+        estimators to scikit-learn's (0, 1). Labels outside the pair raise
+        InputError naming the pair and this parameter.
     split : {"max", "paper"}, default "max"
         Budget split of objective perturbation (:func:`dpcvx.calibrate.objective_perturbation`).
     random_state : None or int, default None
@@ -364,6 +421,17 @@ class DPERMClassifier(_PrivateLinearClassifier):
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    Warns
+    -----
+    NoiseDominatesWarning
+        When the expected noise in the weights is more than ``NOISE_RATIO_LIMIT``
+        times the largest norm the non-private weights can have (public
+        quantities only; see :func:`noise_to_signal`).
+    dpcvx.ClippingWarning
+        When rows above ``data_norm`` were scaled onto it (shown to you only).
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
@@ -399,6 +467,12 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     Parameters and attributes as :class:`DPERMClassifier` (without ``loss``
     and ``regularizer``: N(w) = 0.5 ||w||^2). :meth:`predict_proba` is the
     sigmoid of the decision function.
+
+    Compared with :class:`~dpcvx.erm.PrivateERM` (the mathematical layer:
+    labels -1/+1, no intercept, no default ``data_norm``), this estimator
+    follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
+    ``data_norm=1.0``. scikit-learn's ``LogisticRegression(C=C)`` on n rows
+    corresponds to ``lam = 1 / (C n)``.
     """
 
     def __init__(self, *, epsilon: float = 1.0, mechanism: str = "objective", lam: float = 1e-3,
@@ -434,6 +508,12 @@ class DPHuberSVM(_PrivateLinearClassifier):
     l(z) is 0 for z > 1 + h, (1 + h - z)^2 / (4h) near 1 and 1 - z below 1 - h;
     L = 1, c = 1/(2h). Parameters and attributes as :class:`DPERMClassifier`
     (without ``loss`` and ``regularizer``), plus ``h`` (default 0.5).
+
+    Compared with :class:`~dpcvx.erm.PrivateERM` (the mathematical layer:
+    labels -1/+1, no intercept, no default ``data_norm``), this estimator
+    follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
+    ``data_norm=1.0``. An SVM's ``C`` on n rows corresponds to
+    ``lam = 1 / (C n)``.
     """
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, mechanism: str = "objective",
