@@ -97,8 +97,14 @@ from .model import PrivateModel
 from .rng import check_estimator_seed
 from .validation import check_classes
 
-__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM", "InputTypeError",
-           "NoiseDominatesWarning", "noise_to_signal"]
+__all__ = [
+    "DPERMClassifier",
+    "DPHuberSVM",
+    "DPLogisticRegression",
+    "InputTypeError",
+    "NoiseDominatesWarning",
+    "noise_to_signal",
+]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
@@ -122,7 +128,7 @@ def _loss_at_zero(loss) -> float | None:
     """l(0), the loss of the zero model at every record (public: a property of the loss)."""
     try:
         value = float(loss(cp.Constant(0.0)).value)
-    except Exception:  # an unusual callable: fall back to the Lipschitz bound alone
+    except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
         return None
     return value if math.isfinite(value) and value > 0 else None
 

@@ -1,10 +1,9 @@
 """scikit-learn estimators: clone, Pipeline, cross_val_score, public classes, no partial fits."""
 
 import os
-import re
 import subprocess
-import warnings
 import sys
+import warnings
 from pathlib import Path
 
 import cvxpy as cp
@@ -21,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
-from dpcvx.estimators import NOISE_RATIO_LIMIT, InputTypeError, NoiseDominatesWarning, noise_to_signal
+from dpcvx.estimators import InputTypeError, NoiseDominatesWarning, noise_to_signal
 
 ROOT = Path(__file__).resolve().parents[1]
 ESTIMATORS = [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier]
