@@ -146,7 +146,8 @@ def noise_to_signal(certificate, loss_at_zero: float | None = None) -> tuple[flo
     * Signal. The minimiser w* of J(w) + (Delta/2) ||w||^2, J(w) = (1/n) sum l + lam N(w)
       with N(w) >= m/2 ||w||^2 (Delta = 0 for output perturbation), is s-strongly convex with
       s = m lam + Delta; so s ||w*|| <= L R (the gradient of the loss term is at most L R) and,
-      from J(w*) <= J(0), s/2 ||w*||^2 <= l(0): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
+      from J(w*) <= J(0), s/2 ||w*||^2 <= l(0) (for a loss >= 0 and N(0) = 0, as in the
+      catalogue): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
 
     A ratio above 1 means the expected noise is larger than any weights the data could give.
     """
@@ -168,7 +169,8 @@ def noise_to_signal(certificate, loss_at_zero: float | None = None) -> tuple[flo
 
 
 def _label_kind(y: np.ndarray) -> str:
-    """scikit-learn's name for the kind of target y is, or "" (used only in a refusal message).
+    """scikit-learn's name for the kind of target y is ("continuous", "multiclass", "binary",
+    ..., or "unknown"); used only in a refusal message.
 
     Called only when y already holds labels outside the public ``classes``: the fit
     is refused either way, and the kind only chooses the wording of the message.
