@@ -8,12 +8,52 @@ scikit-learn's conventions (``get_params``/``set_params``, ``clone``,
 very end of :meth:`fit`, so an interrupted or refused fit leaves no partial
 model.
 
+Two layers. :class:`~dpcvx.erm.PrivateERM` is the mathematical layer, as in
+the papers: labels -1/+1 (``classes=(-1, 1)``), no intercept, and no default
+norm bound (``data_norm`` must be given). The estimators follow scikit-learn
+instead: ``classes=(0, 1)``, an intercept (``fit_intercept=True``) and
+``data_norm=1.0``, the bound of rows scaled by a :class:`~dpcvx.PublicSchema`.
+Each estimator builds a PrivateERM with these settings and calls its ``fit``.
+
 Labels: ``classes`` is the PUBLIC pair (negative, positive), default
 ``(0, 1)``, the labels scikit-learn users usually have. It is never inferred
 from ``y``: the set of labels present is a statistic of the data (it reveals,
-for example, that every record has the same label). ``y`` with other labels
-raises :class:`~dpcvx.exceptions.InputError`; pass ``classes=(-1, 1)`` or
-``classes=("no", "yes")`` for such data.
+for example, that every record has the same label), so a sample holding one
+label fits like any other. ``y`` with other labels raises
+:class:`~dpcvx.exceptions.InputError` (a ValueError); every such message names
+the declared classes and the parameter that sets them, ``classes=``: pass
+``classes=(-1, 1)`` or ``classes=("no", "yes")`` for such data. Continuous and
+multiclass targets are refused the same way, with scikit-learn's wording
+("Unknown label type: continuous", "Only binary classification is supported").
+
+Inputs: ``fit`` and ``predict`` check X (and y) with scikit-learn's
+``validate_data`` (its messages, raised as InputError; an entry that is not a
+number raises :class:`InputTypeError`, also a TypeError). ``predict`` refuses X
+with another number of features (or other DataFrame column names) than the
+fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
+except the checks that train on labels other than ``classes``
+(tests/test_sklearn_conformance.py lists them).
+
+scikit-learn's ``C`` and dpcvx's ``lam``: scikit-learn minimises
+``C * sum_i l(y_i w^T x_i) + 0.5 ||w||^2``; dpcvx minimises the average
+``(1/n) sum_i l(y_i w^T x_i) + lam * 0.5 ||w||^2``. Dividing the first by
+``C n`` gives the second with ``lam = 1 / (C n)``: the same minimiser (before
+noise), intercept included when scikit-learn regularizes it as liblinear does
+(an ``intercept_scaling`` column). So ``C=1`` on 10,000 rows is ``lam=1e-4``.
+The estimators take ``lam`` only (n is public, but a second parameter for the
+same quantity would make ``get_params`` ambiguous); set ``lam=1 / (C * n)``.
+Unlike ``C``, a ``lam`` is not tied to n: the same lam is the same amount of
+regularization per record on 1,000 or 1,000,000 rows.
+
+When the noise dominates: after each fit, :func:`noise_to_signal` compares the
+expected norm of the noise in w with the largest norm the non-private weights
+can have (``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``), both
+computed from the release certificate (epsilon, n, d, lam and the verified
+L, m, R), never from the data. Above ``NOISE_RATIO_LIMIT`` (2) a
+:class:`NoiseDominatesWarning` says so and what to change: raise lam (the
+noise falls like 1/lam, the bound like 1/sqrt(lam)), epsilon or n, or use fewer
+features. For large lam the ratio tends to about ``2 d / (epsilon n)``, which
+no lam lowers; the warning then says to raise epsilon or n.
 
 Noise: with ``random_state=None`` (the default) each fit draws fresh noise
 from operating-system entropy, so the clones that scikit-learn makes never
@@ -32,14 +72,19 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
+import copy
+import math
+import warnings
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.validation import check_is_fitted
+    from sklearn.utils.multiclass import type_of_target
+    from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
     raise ImportError(
         'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
@@ -47,10 +92,115 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 
 from . import losses
 from .erm import PrivateERM
+from .exceptions import DPCVXWarning, InputError
 from .model import PrivateModel
 from .rng import check_estimator_seed
+from .validation import check_classes
 
-__all__ = ["DPERMClassifier", "DPLogisticRegression", "DPHuberSVM"]
+__all__ = [
+    "DPERMClassifier",
+    "DPHuberSVM",
+    "DPLogisticRegression",
+    "InputTypeError",
+    "NoiseDominatesWarning",
+    "noise_to_signal",
+]
+
+
+class NoiseDominatesWarning(DPCVXWarning):
+    """The expected noise in the released weights exceeds ``NOISE_RATIO_LIMIT`` times the
+    largest norm the non-private weights can have: the release is mostly noise. Computed from
+    public quantities only (see :func:`noise_to_signal`)."""
+
+
+#: Warn when the expected noise norm exceeds this many times the bound on ||w*||. Near 1 the
+#: release may still carry some signal (the bound is attained only by extreme data); at 2
+#: the noise is expected to be twice as large as any weights the data could give.
+NOISE_RATIO_LIMIT = 2.0
+
+
+class InputTypeError(InputError, TypeError):
+    """X holds an entry that is not a number (a dict, a list): an InputError and, as in
+    scikit-learn (``float()`` refuses it), a TypeError."""
+
+
+def _loss_at_zero(loss) -> float | None:
+    """l(0), the loss of the zero model at every record (public: a property of the loss)."""
+    try:
+        value = float(loss(cp.Constant(0.0)).value)
+    except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def noise_to_signal(certificate, loss_at_zero: float | None = None) -> tuple[float, float]:
+    """(expected norm of the noise in w, upper bound on the norm of the non-private minimiser).
+
+    Both are functions of the release certificate only (epsilon, n, d, lam and the verified
+    constants L, m, R): public, never a statistic of the data.
+
+    * Noise. Output perturbation adds b with density ~ exp(-beta ||b||), so E||b|| = d / beta.
+      Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
+      convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)): about
+      d / (beta n (m lam + Delta)) (plus the small approximate-minimiser noise d / beta_2).
+    * Signal. The minimiser w* of J(w) + (Delta/2) ||w||^2, J(w) = (1/n) sum l + lam N(w)
+      with N(w) >= m/2 ||w||^2 (Delta = 0 for output perturbation), is s-strongly convex with
+      s = m lam + Delta; so s ||w*|| <= L R (the gradient of the loss term is at most L R) and,
+      from J(w*) <= J(0), s/2 ||w*||^2 <= l(0) (for a loss >= 0 and N(0) = 0, as in the
+      catalogue): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
+
+    A ratio above 1 means the expected noise is larger than any weights the data could give.
+    """
+    constants, calibration = certificate.constants, certificate.calibration
+    n, d = int(constants["n"]), int(constants["d"])
+    lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
+    beta = float(calibration["beta"])
+    strong = m * lam + float(calibration.get("extra_reg", 0.0))
+    if certificate.mechanism == "objective":
+        noise = d / (beta * n * strong)
+        if calibration.get("amp_beta"):
+            noise += d / float(calibration["amp_beta"])
+    else:
+        noise = d / beta
+    bound = L * R / strong
+    if loss_at_zero is not None:
+        bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
+    return noise, bound
+
+
+def _label_kind(y: np.ndarray) -> str:
+    """scikit-learn's name for the kind of target y is ("continuous", "multiclass", "binary",
+    ..., or "unknown"); used only in a refusal message.
+
+    Called only when y already holds labels outside the public ``classes``: the fit
+    is refused either way, and the kind only chooses the wording of the message.
+    """
+    try:
+        return type_of_target(y, input_name="y")
+    except (TypeError, ValueError):
+        return "unknown"
+
+
+def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple) -> InputError:
+    """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
+    examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
+    kind = _label_kind(y)
+    if kind == "continuous":
+        head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
+                "binary classifier. ")
+    elif kind in ("multiclass", "multilabel-indicator", "multiclass-multioutput"):
+        head = "Only binary classification is supported: y holds more than two labels. "
+    elif kind == "unknown":
+        head = "Unknown label type: y holds values that are not class labels. "
+    else:
+        head = ""
+    return InputError(
+        f"{head}y has labels outside the declared classes {classes!r}: {examples}. {owner} takes "
+        f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
+        f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
+        f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
+        f"{owner}(classes=(\"no\", \"yes\"))"
+    )
 
 
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -81,6 +231,39 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             strict=self.strict,
         )
 
+    def _validated(self, X, y=None, *, reset: bool):
+        """X (and y) checked as scikit-learn checks them, with its messages, as InputError.
+
+        ``reset=True`` (fit) validates against a shallow copy: ``validate_data`` sets
+        ``n_features_in_`` (and ``feature_names_in_``) on the estimator it is given, and a
+        fit sets its fitted attributes together at the very end. The copy is returned too.
+        ``reset=False`` (predict) checks the number of features (and names) seen in fit.
+        """
+        owner = copy.copy(self) if reset else self
+        try:
+            if reset:
+                X, y = validate_data(owner, X, y, accept_sparse="csr")
+                return X, y, owner
+            return validate_data(owner, X, accept_sparse="csr", reset=False)
+        except InputError:
+            raise
+        except TypeError as error:
+            raise InputTypeError(f"{error}. {type(self).__name__} takes numeric features only: "
+                                 "encode other columns first (for example with "
+                                 "dpcvx.PublicSchema)") from error
+        except ValueError as error:
+            raise InputError(str(error)) from error
+
+    def _labels_checked(self, y: np.ndarray) -> None:
+        """Refuse labels outside the PUBLIC ``classes`` (never inferred from y)."""
+        classes = check_classes(self.classes)
+        negative, positive = classes
+        inside = np.zeros(y.shape, dtype=bool)
+        for value in (negative, positive):
+            inside |= np.broadcast_to(np.asarray(y == value, dtype=bool), y.shape)
+        if not np.all(inside):
+            raise _label_error(type(self).__name__, y, ~inside, classes)
+
     def fit(self, X, y, *, accountant=None) -> "_PrivateLinearClassifier":
         """Release an ``epsilon``-differentially private model of (X, y).
 
@@ -89,7 +272,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
         does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
-        malformed data or labels outside ``classes``, and
+        malformed data (scikit-learn's messages) or labels outside ``classes``
+        (the message names the declared pair and ``classes=``), and
         :class:`~dpcvx.exceptions.SolverError` when the solve is not exact
         enough. In every such case no fitted attribute is set or changed.
 
@@ -97,14 +281,54 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         operating-system entropy, so clones fitted by ``GridSearchCV`` or
         ``cross_val_score`` never share noise. A ``random_state`` that is not
         None or a non-negative int raises InputError before anything is spent.
+
+        Warns :class:`NoiseDominatesWarning` after the release when its
+        expected noise dominates (a function of public quantities only).
         """
         seed = check_estimator_seed(self.random_state, type(self).__name__)
+        X, y, checked = self._validated(X, y, reset=True)
+        self._labels_checked(y)
         model = self._private_erm().fit(
             X, y, epsilon=self.epsilon, mechanism=self.mechanism, split=self.split,
             random_state=seed, accountant=accountant,
         )
-        vars(self).update(self._fitted_attributes(model))
+        fitted = self._fitted_attributes(model)
+        if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
+            fitted["feature_names_in_"] = checked.feature_names_in_
+        else:
+            vars(self).pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
+        vars(self).update(fitted)
+        self._warn_if_noise_dominates(model)
         return self
+
+    def _warn_if_noise_dominates(self, model: PrivateModel) -> None:
+        """NoiseDominatesWarning when the expected noise exceeds the bound on ||w*|| (public)."""
+        certificate = model.certificate
+        noise, bound = noise_to_signal(certificate, _loss_at_zero(self._private_erm().loss))
+        if noise <= NOISE_RATIO_LIMIT * bound:
+            return
+        constants = certificate.constants
+        lam, m = float(constants["lam"]), float(constants["m"])
+        ratio = noise / bound
+        strong = m * lam + float(certificate.calibration.get("extra_reg", 0.0))
+        # For large lam the bound is L R / (m lam + Delta) and the noise falls like 1 / (m lam +
+        # Delta) too: their ratio, about 2 d / (epsilon n), is what no lam can lower.
+        floor = noise * strong / (float(constants["L"]) * float(constants["R"]))
+        if floor > NOISE_RATIO_LIMIT:
+            advice = (f"No lam fixes this (at any lam the noise stays about {floor:.2g} times the "
+                      "bound): raise epsilon or the number of rows, or use fewer features")
+        else:
+            advice = (f"Raise lam (the noise falls like 1/lam, the bound like 1/sqrt(lam): lam of "
+                      f"about {strong * ratio ** 2 / m:.2g} would balance them), epsilon or the "
+                      "number of rows, or use fewer features")
+        warnings.warn(
+            f"{type(self).__name__}: the expected noise in the released weights (norm about "
+            f"{noise:.3g}) is {ratio:.3g} times {bound:.3g}, the largest norm the non-private "
+            f"weights can have with lam={lam:g}: the model is mostly noise. This compares public "
+            f"quantities only (epsilon={certificate.epsilon:g}, n={int(constants['n'])}, "
+            f"d={int(constants['d'])} with the intercept, lam, L, m, R), never the data. {advice}",
+            NoiseDominatesWarning, stacklevel=3,
+        )
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel) -> dict[str, Any]:
@@ -120,21 +344,28 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``."""
         check_is_fitted(self)
-        return self.model_.decision_function(X)
+        return self.model_.decision_function(self._validated(X, reset=False))
 
     def predict(self, X) -> np.ndarray:
         """The predicted labels, values of ``classes``."""
         check_is_fitted(self)
-        return self.model_.predict(X)
+        return self.model_.predict(self._validated(X, reset=False))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = False   # binary: the public pair ``classes``
+        tags.input_tags.sparse = True              # scipy.sparse X is fitted as CSR
         return tags
 
 
 class DPERMClassifier(_PrivateLinearClassifier):
     """A private linear classifier for any verified margin loss and regularizer.
+
+    The scikit-learn face of :class:`~dpcvx.erm.PrivateERM`: PrivateERM is the
+    mathematical layer (labels -1/+1, no intercept, no default ``data_norm``);
+    this estimator follows scikit-learn (``classes=(0, 1)``, an intercept,
+    ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`) and
+    builds a PrivateERM with those settings for each fit.
 
     Parameters
     ----------
@@ -150,18 +381,25 @@ class DPERMClassifier(_PrivateLinearClassifier):
         Objective perturbation (Algorithm 2) or output perturbation
         (Algorithm 1); see docs/mechanisms.md.
     lam : float, default 1e-3
-        Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w).
-        scikit-learn's ``C`` corresponds to ``lam = 1 / (n C)``.
+        Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
+        loss. scikit-learn's ``C`` (objective C sum l + 0.5 ||w||^2) corresponds
+        to ``lam = 1 / (C n)``: ``C=1`` on 10,000 rows is ``lam=1e-4``. A lam too
+        small for epsilon, n and d gives a :class:`NoiseDominatesWarning`.
     data_norm : float, default 1.0
         Public bound R on ||x||; rows beyond it are scaled onto it (``clip``).
         Never taken from the data: scale features by public bounds first
-        (for example :class:`dpcvx.PublicSchema`).
+        (for example :class:`dpcvx.PublicSchema`, whose rows have norm <= 1).
+        Unlike :class:`~dpcvx.erm.PrivateERM` (no default), the estimators
+        default to 1.0, the bound of a PublicSchema's rows.
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling``; it lies inside the
         norm bound, the regularizer and the noise (R grows to sqrt(R^2 + s^2)).
     intercept_scaling : float, default 1.0
     classes : pair, default (0, 1)
         The public (negative, positive) labels; never inferred from y.
+        PrivateERM, the mathematical layer, defaults to (-1, 1); the
+        estimators to scikit-learn's (0, 1). Labels outside the pair raise
+        InputError naming the pair and this parameter.
     split : {"max", "paper"}, default "max"
         Budget split of objective perturbation (:func:`dpcvx.calibrate.objective_perturbation`).
     random_state : None or int, default None
@@ -191,6 +429,17 @@ class DPERMClassifier(_PrivateLinearClassifier):
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    Warns
+    -----
+    NoiseDominatesWarning
+        When the expected noise in the weights is more than ``NOISE_RATIO_LIMIT``
+        times the largest norm the non-private weights can have (public
+        quantities only; see :func:`noise_to_signal`).
+    dpcvx.ClippingWarning
+        When rows above ``data_norm`` were scaled onto it (shown to you only).
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
@@ -226,6 +475,12 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     Parameters and attributes as :class:`DPERMClassifier` (without ``loss``
     and ``regularizer``: N(w) = 0.5 ||w||^2). :meth:`predict_proba` is the
     sigmoid of the decision function.
+
+    Compared with :class:`~dpcvx.erm.PrivateERM` (the mathematical layer:
+    labels -1/+1, no intercept, no default ``data_norm``), this estimator
+    follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
+    ``data_norm=1.0``. scikit-learn's ``LogisticRegression(C=C)`` on n rows
+    corresponds to ``lam = 1 / (C n)``.
     """
 
     def __init__(self, *, epsilon: float = 1.0, mechanism: str = "objective", lam: float = 1e-3,
@@ -261,6 +516,12 @@ class DPHuberSVM(_PrivateLinearClassifier):
     l(z) is 0 for z > 1 + h, (1 + h - z)^2 / (4h) near 1 and 1 - z below 1 - h;
     L = 1, c = 1/(2h). Parameters and attributes as :class:`DPERMClassifier`
     (without ``loss`` and ``regularizer``), plus ``h`` (default 0.5).
+
+    Compared with :class:`~dpcvx.erm.PrivateERM` (the mathematical layer:
+    labels -1/+1, no intercept, no default ``data_norm``), this estimator
+    follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
+    ``data_norm=1.0``. An SVM's ``C`` on n rows corresponds to
+    ``lam = 1 / (C n)``.
     """
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, mechanism: str = "objective",

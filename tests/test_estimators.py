@@ -3,14 +3,16 @@
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.sparse
 from scipy.special import expit
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
@@ -18,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
+from dpcvx.estimators import InputTypeError, NoiseDominatesWarning, noise_to_signal
 
 ROOT = Path(__file__).resolve().parents[1]
 ESTIMATORS = [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier]
@@ -111,8 +114,10 @@ def test_classes_are_public_never_inferred(data):
     named = dpcvx.DPLogisticRegression(classes=("no", "yes"), random_state=0).fit(
         X, np.where(y == 1, "yes", "no"))
     assert set(named.predict(X)) <= {"no", "yes"}
-    # a sample holding one class still fits: the pair is declared, not read off y
-    single = dpcvx.DPLogisticRegression(random_state=0).fit(X[:100], np.ones(100, dtype=int))
+    # a sample holding one class still fits: the pair is declared, not read off y (100 rows
+    # at epsilon = 1 and lam = 1e-3 are mostly noise, which the estimator says)
+    with pytest.warns(NoiseDominatesWarning):
+        single = dpcvx.DPLogisticRegression(random_state=0).fit(X[:100], np.ones(100, dtype=int))
     assert single.classes_.tolist() == [0, 1]
 
 
@@ -233,3 +238,129 @@ def test_cross_val_score_folds_draw_different_noise(data):
     cross_val_score(dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, random_state=5), X, y,
                     cv=same_rows, scoring=record)
     assert all(np.array_equal(models[0], other) for other in models[1:])
+
+
+# -- scikit-learn's input conventions (tests/test_sklearn_conformance.py runs check_estimator) --
+
+
+@pytest.mark.parametrize("y, pattern", [
+    (lambda y: y + 0.5, r"Unknown label type: continuous"),
+    (lambda y: y + np.arange(len(y)) % 3, r"Only binary classification is supported"),
+    (lambda y: y + 1, r"y has labels outside the declared classes \(0, 1\): 2\."),
+], ids=["continuous", "multiclass", "other-pair"])
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_label_errors_name_the_classes_and_the_parameter(cls, data, y, pattern):
+    X, labels = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    estimator = cls(random_state=0)
+    with pytest.raises(dpcvx.InputError, match=pattern) as caught:
+        estimator.fit(X, y(labels), accountant=accountant)
+    message = str(caught.value)
+    assert "declared classes (0, 1)" in message and "classes=(negative, positive)" in message
+    assert f"{cls.__name__}(classes=(-1, 1))" in message
+    assert fitted_attributes(estimator) == [] and accountant.ledger == []
+
+
+def test_input_errors_follow_scikit_learn(data):
+    X, y = data
+    estimator = dpcvx.DPLogisticRegression(random_state=0)
+    with pytest.raises(dpcvx.InputError, match="requires y to be passed, but the target y is None"):
+        estimator.fit(X, None)
+    with pytest.raises(dpcvx.InputError, match="Complex data not supported"):
+        estimator.fit(X + 1j, y)
+    with pytest.raises(dpcvx.InputError, match=r"0 feature\(s\)"):
+        estimator.fit(X[:, :0], y)
+    objects = X.astype(object)
+    objects[0, 0] = {"a": 1}
+    with pytest.raises(InputTypeError, match="real number") as caught:
+        estimator.fit(objects, y)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, dpcvx.DPCVXError)
+    assert fitted_attributes(estimator) == []
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = dpcvx.DPLogisticRegression(random_state=0).fit(X, y[:, np.newaxis])
+    np.testing.assert_array_equal(column.coef_, estimator.fit(X, y).coef_)
+    with pytest.raises(dpcvx.InputError, match="X has 2 features, but DPLogisticRegression is "
+                                               "expecting 5 features as input"):
+        estimator.predict(X[:, :2])
+    with pytest.raises(dpcvx.InputError, match="Reshape your data"):
+        estimator.decision_function(X[0])
+
+
+def test_sparse_input_fits_as_dense(data):
+    X, y = data
+    dense = dpcvx.DPHuberSVM(random_state=0).fit(X, y)
+    for matrix in (scipy.sparse.csr_matrix(X), scipy.sparse.csc_array(X)):
+        sparse_fit = dpcvx.DPHuberSVM(random_state=0).fit(matrix, y)
+        np.testing.assert_allclose(sparse_fit.coef_, dense.coef_, rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(sparse_fit.predict(matrix), sparse_fit.predict(X))
+    assert dpcvx.DPHuberSVM().__sklearn_tags__().input_tags.sparse
+
+
+def test_feature_names_are_set_with_the_other_fitted_attributes(data):
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    estimator = dpcvx.DPLogisticRegression(random_state=0).fit(frame, y)
+    assert estimator.feature_names_in_.tolist() == list(frame.columns)
+    with pytest.raises(dpcvx.InputError, match="feature names"):
+        estimator.predict(frame[frame.columns[::-1]])
+    assert "feature_names_in_" not in vars(estimator.fit(X, y))   # a refit on an array
+    refused = dpcvx.DPLogisticRegression(epsilon=-1.0)
+    with pytest.raises(dpcvx.InputError, match="epsilon"):
+        refused.fit(frame, y)
+    assert fitted_attributes(refused) == []
+
+
+# -- C and lam; the warning when the noise dominates ------------------------------------------
+
+
+def test_noise_to_signal_is_the_documented_formula(data):
+    X, y = data
+    n, d = len(X), X.shape[1] + 1                  # the intercept is a coordinate
+    output = dpcvx.DPLogisticRegression(mechanism="output", lam=1e-2, random_state=0).fit(X, y)
+    noise, bound = noise_to_signal(output.certificate_, np.log(2))
+    beta = n * 1e-2 * 1.0 / (2 * np.sqrt(2))       # n m lam eps / (2 L R), R = sqrt(1 + 1)
+    assert noise == pytest.approx(d / beta, rel=1e-3)
+    assert bound == pytest.approx(min(np.sqrt(2) / 1e-2, np.sqrt(2 * np.log(2) / 1e-2)))
+    objective = dpcvx.DPLogisticRegression(lam=1e-2, random_state=0).fit(X, y)
+    calibration = objective.certificate_.calibration
+    noise, _ = noise_to_signal(objective.certificate_, np.log(2))
+    strong = 1e-2 + calibration["extra_reg"]
+    assert noise == pytest.approx(d / (calibration["beta"] * n * strong) + d / calibration["amp_beta"])
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_noise_warning_depends_on_public_quantities_only(cls, data):
+    """Few rows at a small epsilon: the warning fires for ANY data of that shape (here the real
+    labels, all ones and all zeros), and stops once epsilon and lam are raised."""
+    X, y = data
+    rows = X[:50]
+    for labels in (y[:50], np.ones(50, dtype=int), np.zeros(50, dtype=int)):
+        with pytest.warns(NoiseDominatesWarning, match=r"public quantities only.*No lam fixes this"
+                                                       r".*raise epsilon") as caught:
+            cls(epsilon=0.1, random_state=0).fit(rows, labels)
+        assert len(caught) == 1
+        assert f"epsilon=0.1, n=50, d={X.shape[1] + 1}" in str(caught[0].message)
+    with pytest.warns(NoiseDominatesWarning, match=r"Raise lam .*lam of about ([0-9.e+-]+) would"):
+        cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoiseDominatesWarning)
+        cls(epsilon=5.0, lam=1e-2, random_state=0).fit(rows, y[:50])
+        cls(epsilon=1.0, random_state=0).fit(X, y)      # the defaults on 3000 rows
+
+
+def test_lam_is_scikit_learn_c_divided_by_n(data):
+    """scikit-learn's C sum_i l + 0.5 ||w||^2 is n C times dpcvx's (1/n) sum_i l + lam 0.5 ||w||^2
+    with lam = 1 / (C n): both have the same minimiser (compared without noise)."""
+    sklearn_linear = pytest.importorskip("sklearn.linear_model")
+    X, y = data
+    C = 0.5
+    lam = 1.0 / (C * len(X))
+    erm = dpcvx.PrivateERM(lam=lam, data_norm=1.0, fit_intercept=True, classes=(0, 1),
+                           intercept_scaling=1.0)
+    ours = erm.fit_nonprivate(X, y)
+    # scikit-learn regularizes its intercept only through liblinear's intercept_scaling column
+    theirs = sklearn_linear.LogisticRegression(C=C, solver="liblinear", intercept_scaling=1.0,
+                                               tol=1e-10, max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_.ravel(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_[0], rtol=1e-4, atol=1e-6)
