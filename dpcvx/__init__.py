@@ -25,7 +25,7 @@ from .version import __version__
 # Every other public name is imported on first use (PEP 562): `import dpcvx` loads neither
 # CVXPY nor sympy nor SciPy's heavy parts, so scripts and the CLI start fast. The estimators
 # also need the optional scikit-learn.
-_SUBMODULES = ("calibrate", "datasets", "kernels", "losses", "noise", "preprocessing", "tuning")
+_SUBMODULES = ("calibrate", "datasets", "kernels", "losses", "noise", "plots", "preprocessing", "tuning")
 _LOCATIONS = {
     "PrivacyAccountant": "accountant", "PrivacyCost": "accountant",
     "AuditReport": "audit", "NeighbouringPair": "audit", "audit": "audit", "canary_pair": "audit",
@@ -44,7 +44,7 @@ _LOCATIONS = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from . import calibrate, datasets, kernels, losses, noise, preprocessing, tuning  # noqa: F401
+    from . import calibrate, datasets, kernels, losses, noise, plots, preprocessing, tuning  # noqa: F401
     from .accountant import PrivacyAccountant, PrivacyCost  # noqa: F401
     from .audit import AuditReport, NeighbouringPair, audit, canary_pair  # noqa: F401
     from .certificate import Certificate, Condition  # noqa: F401
@@ -110,6 +110,7 @@ __all__ = [
     "tuning",
     "audit",
     "AuditReport",
+    "plots",
     "NeighbouringPair",
     "canary_pair",
     "PrivateERM",
