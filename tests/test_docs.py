@@ -120,3 +120,17 @@ def test_python_blocks_run(name, tmp_path):
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
                             timeout=300, env=env)
     assert result.returncode == 0, f"{name}:\n{result.stderr[-3000:]}"
+
+
+def test_bash_verify_commands_run(tmp_path):
+    """The cheap ``dpcvx verify`` lines of the ```bash blocks run (as ``python -m dpcvx``) and exit 0."""
+    commands = [line.split("#")[0].split() for page in _code_pages()
+                for words, code in _blocks(page) if words[:1] == ["bash"]
+                for line in code.splitlines() if line.startswith("dpcvx verify ") and not line.endswith("\\")]
+    assert commands, "no dpcvx verify line in a bash block"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           "OPENBLAS_NUM_THREADS": "1"}
+    for command in {tuple(c) for c in commands}:
+        result = subprocess.run([sys.executable, "-m", "dpcvx", *command[1:]], cwd=tmp_path, capture_output=True,
+                                text=True, timeout=120, env=env)
+        assert result.returncode == 0, (command, result.stderr[-2000:])
