@@ -1,18 +1,21 @@
-"""Regenerate the README's "Results" section (and the per-run Markdown) from benchmarks/results/*.json.
+"""Regenerate the results page docs/results.md (and the per-run Markdown) from benchmarks/results/*.json.
 
 The text between ``<!-- results:start -->`` and ``<!-- results:end -->`` in
-README.md is replaced; nothing else in README.md is touched. The full
+docs/results.md is replaced; nothing else in the page is touched. Relative
+links are written relative to the page. The full
 recorded runs (``*_full.json``) are used when present, else the quick ones; for
 the reproduction, see :func:`pick_reproductions`.
 
     python -m benchmarks.render_results
-    python -m benchmarks.render_results --check     # exit 1 if README.md is out of date
+    python -m benchmarks.render_results --check     # exit 1 if docs/results.md is out of date
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -56,6 +59,22 @@ def pick_reproductions(results: Path) -> list[tuple[dict, str]]:
     return [main, *others]
 
 
+def rebase_links(body: str, page: Path) -> str:
+    """Rewrite the repository-relative Markdown links of ``body`` relative to ``page`` (a file in the repository)."""
+    page = page.resolve()
+    root = common.REPO_ROOT.resolve()
+    if root not in page.parents or page.parent == root:
+        return body
+
+    def rebase(match: re.Match) -> str:
+        target = match.group(1)
+        if "://" in target or target.startswith("#"):
+            return match.group(0)
+        return "](" + os.path.relpath(root / target, page.parent) + ")"
+
+    return re.sub(r"\]\(([^)]+)\)", rebase, body)
+
+
 def render(readme: Path, results: Path) -> str:
     reproductions = pick_reproductions(results)
     speed, speed_file = pick(results, "speed")
@@ -67,6 +86,7 @@ def render(readme: Path, results: Path) -> str:
         {"speed": speed_file, "tuning": tuning_file, "kernels": kernels_file},
         run_all, tuning, kernels,
     )
+    body = rebase_links(body, readme)
     text = readme.read_text()
     if START not in text or END not in text or text.index(START) > text.index(END):
         raise SystemExit(f"{readme} has no {START} ... {END} markers")
@@ -77,9 +97,10 @@ def render(readme: Path, results: Path) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.render_results", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--readme", type=Path, default=common.REPO_ROOT / "README.md")
+    parser.add_argument("--readme", "--page", type=Path, default=common.REPO_ROOT / "docs" / "results.md",
+                        help="the page holding the results markers (default: docs/results.md)")
     parser.add_argument("--results", type=Path, default=common.RESULTS_DIR)
-    parser.add_argument("--check", action="store_true", help="only check that README.md is up to date")
+    parser.add_argument("--check", action="store_true", help="only check that the page is up to date")
     args = parser.parse_args(argv)
     new = render(args.readme, args.results)
     if args.check:
