@@ -1,4 +1,4 @@
-"""dpcvx benchmarks: reproduction of JMLR 2011 Section 7, peers, speed, and the README results.
+"""dpcvx benchmarks: reproduction of JMLR 2011 Section 7, peers, speed, and the results page (docs/results.md).
 
 Run from the repository root as modules, for example::
 
@@ -7,6 +7,6 @@ Run from the repository root as modules, for example::
 Modules: :mod:`benchmarks.common` (data, folds, seeds, peers, residuals, run
 records), :mod:`benchmarks.reproduce_jmlr`, :mod:`benchmarks.speed`,
 :mod:`benchmarks.report` (Markdown from the recorded JSON),
-:mod:`benchmarks.render_results` (README section) and
+:mod:`benchmarks.render_results` (docs/results.md) and
 :mod:`benchmarks.run_all` (all of them in order).
 """

@@ -1,4 +1,4 @@
-"""Run every benchmark, then regenerate the README's Results section.
+"""Run every benchmark, then regenerate the results page (docs/results.md).
 
     python -m benchmarks.run_all --quick      # quick mode (minutes)
     python -m benchmarks.run_all              # the full recorded runs (hours; quiet machine)
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
                       {"kind": "run_all", "quick": bool(args.quick), "run": record.finish(),
                        "steps": [name for name, skip in (("reproduce_jmlr", args.skip_reproduction),
                                                          ("speed", args.skip_speed)) if not skip]})
-    code = render_results.main([]) if args.out is None else 0  # the README reads benchmarks/results only
+    code = render_results.main([]) if args.out is None else 0  # docs/results.md reads benchmarks/results only
     print(f"[run_all] done in {time.perf_counter() - start:.0f} s; load average {load} -> "
           f"{common.load_average()}", file=sys.stderr)
     return code
