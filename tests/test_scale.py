@@ -85,7 +85,9 @@ def test_a_60000_column_schema_in_linear_time(wide_csv, tmp_path):
     code = main(["fit", str(wide_csv / "wide.csv"), "--target", "income", "--positive", "yes", "--negative", "no",
                  "--schema", str(tmp_path / "schema.json"), "--epsilon", "1", "--lam", "0.1",
                  "--out", str(tmp_path / "m.json")])
-    assert code == 0 and time.perf_counter() - start < BOUND
+    # parsing, encoding and a 60,000-weight solve: linear work takes seconds, the quadratic
+    # schema code took 115 s, so a generous bound still tells them apart on a busy machine
+    assert code == 0 and time.perf_counter() - start < 3 * BOUND
     start = time.perf_counter()
     dpcvx.load(tmp_path / "m.json")
     assert time.perf_counter() - start < BOUND
