@@ -48,7 +48,7 @@ from .rows import RowMap
 from .solvers import SolveInfo, newton, solve_with_cvxpy
 from .validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive
 from .version import __version__
-from .verify import PROBE_DIM, default_regularizer, verify_problem
+from .verify import PROBE_DIM, check_dim, default_regularizer, verify_problem
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -234,10 +234,8 @@ class PrivateERM:
         regularizer is analysed at ``dim`` (+1 with an intercept). A fit
         re-verifies at the data's dimension.
         """
-        features = PROBE_DIM if dim is None else dim
-        if isinstance(features, bool) or not isinstance(features, (int, np.integer)) or features < 1:
-            raise InputError(f"dim must be a positive int (input features), got {dim!r}")
-        total = int(features) + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
+        features = check_dim(PROBE_DIM if dim is None else dim)
+        total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
         return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
                               allow_estimates=self.allow_estimates, time_limit=self.time_limit).certificate
 
@@ -420,21 +418,17 @@ class PrivateERM:
         if accountant is not None:
             accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
 
-        gamma = calibration.gradient_tolerance
+        # objective: b enters the objective and b_2 covers the approximate minimiser;
+        # output: the minimiser of the unperturbed objective gets the one noise vector
         if mechanism == "objective":
-            noise = sample_l2_laplace(d, calibration.beta, rng)
-            w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start)
-            self.diagnostics_ = info
-            self._check_solution(w, info)
-            w, spacing = round_to_grid(w + sample_l2_laplace(d, calibration.amp_beta, rng),
-                                       1.0 / calibration.amp_beta)
+            noise, extra_reg = sample_l2_laplace(d, calibration.beta, rng), calibration.extra_reg
+            release_beta = calibration.amp_beta
         else:
-            noise = np.zeros(d)
-            w, info = self._solve(problem, X_mapped, labels, noise, 0.0, gamma, start)
-            self.diagnostics_ = info
-            self._check_solution(w, info)
-            w, spacing = round_to_grid(w + sample_l2_laplace(d, calibration.beta, rng),
-                                       1.0 / calibration.beta)
+            noise, extra_reg, release_beta = np.zeros(d), 0.0, calibration.beta
+        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start)
+        self.diagnostics_ = info
+        self._check_solution(w, info)
+        w, spacing = round_to_grid(w + sample_l2_laplace(d, release_beta, rng), 1.0 / release_beta)
         calibration = calibration.with_release_grid(spacing)
         del noise  # never stored
 

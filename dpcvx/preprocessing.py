@@ -79,7 +79,7 @@ import numpy as np
 
 from .files import atomic_write, read_json
 from .exceptions import InputError
-from .validation import MODERATE_MAX, MODERATE_MIN
+from .validation import MODERATE_MAX, MODERATE_MIN, parses_as_float
 
 __all__ = [
     "NumericColumn",
@@ -524,7 +524,7 @@ def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> 
         try:
             numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
         except (TypeError, ValueError, OverflowError):
-            row = next((i for i, v in enumerate(values) if not absent[i] and not _parses_as_float(v)), 0)
+            row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
             raise InputError(
                 f"numeric column {name!r} holds a non-numeric value {_plain(values[row])!r} in row {row}; "
                 "declare the column categorical or clean the value"
@@ -558,16 +558,6 @@ def _plain(value: Any) -> Any:
 class _Shown(str):
     def __repr__(self) -> str:
         return str(self)
-
-
-def _parses_as_float(value: Any) -> bool:
-    if isinstance(value, (complex, np.complexfloating)):
-        return False
-    try:
-        float(value)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
 
 
 def _as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:

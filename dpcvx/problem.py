@@ -13,38 +13,20 @@ the verifier again, so what is certified is what is solved.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import cvxpy as cp
-import numpy as np
-import sympy as sp
 
 from .certificate import Certificate
 from .per_record import per_record, substitute
+from .translate import float_down, float_up
 
 if TYPE_CHECKING:  # pragma: no cover
     from .regularizer import Quadratic
     from .verify import LossDerivatives, VerifiedLoss, VerifiedRegularizer
 
-__all__ = ["VerifiedProblem", "float_up", "float_down"]
-
-
-def float_up(value) -> float:
-    """value as a float no smaller than value (constants that bound from above: L, c)."""
-    number = float(value)
-    if isinstance(value, sp.Basic) and not (value.is_Rational and sp.Rational(number) == value):
-        return math.nextafter(number, math.inf)
-    return number
-
-
-def float_down(value) -> float:
-    """value as a float no larger than value (the modulus m bounds from below)."""
-    number = float(value)
-    if isinstance(value, sp.Basic) and not (value.is_Rational and sp.Rational(number) == value):
-        return math.nextafter(number, -math.inf)
-    return number
+__all__ = ["VerifiedProblem"]
 
 
 @dataclass(frozen=True)
@@ -106,8 +88,3 @@ class VerifiedProblem:
         if w.shape != self.regularizer.variable.shape:
             raise ValueError(f"N was verified at shape {self.regularizer.variable.shape}, not {w.shape}")
         return substitute(self.regularizer.expression, self.regularizer.variable, w)
-
-    def regularizer_gradient(self, w: np.ndarray) -> np.ndarray | None:
-        """grad N(w) for the gradient check, from the quadratic form (None when N is not quadratic)."""
-        quadratic = self.quadratic
-        return None if quadratic is None else quadratic.gradient(w)

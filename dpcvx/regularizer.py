@@ -50,7 +50,7 @@ import numpy as np
 import scipy.sparse as sparse
 import sympy as sp
 
-from .translate import exact_constant
+from .translate import exact_constant, float_down
 
 __all__ = ["Quadratic", "RegularizerAnalysis", "analyse_regularizer"]
 
@@ -117,7 +117,7 @@ class Quadratic:
             bound += float(self.diagonal.min()) - EPS * float(np.abs(self.diagonal).max())
         if self.dense is not None:
             bound += _eig_lower(0.5 * (self.dense + self.dense.T))
-        value = _sum_down([_float_down(self.alpha), bound])
+        value = _sum_down([float_down(self.alpha), bound])
         return _as_float_expr(max(value, 0.0)), False
 
     def hessian_diagonal(self, dim: int) -> np.ndarray:
@@ -202,16 +202,6 @@ class RegularizerAnalysis:
 # -- rounding helpers ------------------------------------------------------------------------
 
 
-def _float_down(value) -> float:
-    """A double <= the exact value of a sympy number (or float)."""
-    if isinstance(value, float):
-        return value
-    approx = float(sp.Float(value, 30))
-    if sp.Rational(approx) > value:
-        approx = math.nextafter(approx, -math.inf)
-    return approx
-
-
 def _sum_down(values) -> float:
     """A double <= the exact sum of the doubles ``values``."""
     total = math.fsum(values)  # correctly rounded (0 only for an exact 0)
@@ -222,8 +212,8 @@ def _product_down(exact: sp.Expr, x: float) -> float:
     """A double <= exact * x (``exact`` a sympy number, ``x`` a double)."""
     if x == 0 or exact == 0:
         return 0.0
-    low = _float_down(exact)
-    high = -_float_down(-exact)
+    low = float_down(exact)
+    high = -float_down(-exact)
     product = min(low * x, high * x)
     return product - _up(2 * EPS * abs(product))
 
@@ -822,10 +812,10 @@ class _Curvature:
                 how = ("multiple of the identity" if not self.diagonals else
                        "diagonal Hessian: exact minimum of the diagonal")
                 return m, True, (f"m: {how}",)
-            value = _sum_down([_float_down(self.alpha), diag_value])
+            value = _sum_down([float_down(self.alpha), diag_value])
             return _as_float_expr(max(value, 0.0)), False, (
                 "m: diagonal Hessian, minimum rounded down with a rigorous error bound",)
-        diag_float = diag_value if isinstance(diag_value, float) else _float_down(diag_value)
+        diag_float = diag_value if isinstance(diag_value, float) else float_down(diag_value)
         per_term = _sum_down([diag_float] + [piece.lower_bound() for piece in self.denses])
         notes = ["m: sum of per-term lower bounds (SVD / eigvalsh of the user's matrices, rounded down)"]
         if self.dim <= COMBINE_LIMIT:
@@ -847,7 +837,7 @@ class _Curvature:
             if combined > per_term:
                 per_term = combined
                 notes = ["m: smallest eigenvalue of the whole Hessian (eigvalsh, rigorously rounded down)"]
-        value = _sum_down([_float_down(self.alpha), per_term])
+        value = _sum_down([float_down(self.alpha), per_term])
         return _as_float_expr(max(value, 0.0)), False, tuple(notes)
 
     def quadratic(self) -> Quadratic | None:

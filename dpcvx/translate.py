@@ -14,6 +14,8 @@ so the derivatives of the logistic loss never form ``exp(1000)``.
 
 from __future__ import annotations
 
+import math
+
 import importlib
 from fractions import Fraction
 from typing import Callable
@@ -24,6 +26,8 @@ import sympy as sp
 from scipy.special import expit
 
 __all__ = [
+    "float_down",
+    "float_up",
     "Softplus",
     "Sigmoid",
     "UnsupportedAtom",
@@ -73,6 +77,24 @@ def exact_constant(value: float) -> sp.Rational:
     if float(simple) == value:
         return sp.Rational(simple.numerator, simple.denominator)
     return sp.Rational(value)
+
+
+def float_down(value) -> float:
+    """A double no larger than the exact value of a sympy number (a float is returned as it is).
+
+    For constants that must not be overstated: the strong convexity m.
+    """
+    if isinstance(value, float):
+        return value
+    approx = float(sp.Float(value, 30))
+    if sp.Rational(approx) > value:
+        approx = math.nextafter(approx, -math.inf)
+    return approx
+
+
+def float_up(value) -> float:
+    """A double no smaller than the exact value of a sympy number: for bounds L and c."""
+    return -float_down(-value)
 
 
 Handler = Callable[[cp.Expression, list], np.ndarray]

@@ -166,16 +166,15 @@ def _frame_dtypes_check(X: Any, name: str) -> None:
         _refuse_kind(f"{name} column {column!r}", dtype)
 
 
-def _not_a_number(value: Any) -> bool:
-    if isinstance(value, (bool, np.bool_, numbers.Real)):
-        return False
+def parses_as_float(value: Any) -> bool:
+    """Whether one entry converts to a real float (complex never does): finds the entry that broke a conversion."""
     if isinstance(value, (complex, np.complexfloating)):
-        return True
+        return False
     try:
         float(value)
     except (TypeError, ValueError, OverflowError):
-        return True
-    return False
+        return False
+    return True
 
 
 def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) -> InputError:
@@ -186,7 +185,7 @@ def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) ->
         labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
         for j in range(array.shape[1]):
             for i, value in enumerate(array[:, j]):
-                if _not_a_number(value):
+                if not parses_as_float(value):
                     value = value.item() if isinstance(value, np.generic) else value
                     where = f"column {labels[j]!r}" if labels is not None and j < len(labels) else f"column {j}"
                     return InputError(f"{name} {where} holds {value!r} (a {type(value).__name__}) "

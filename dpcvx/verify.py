@@ -778,5 +778,5 @@ def verify_problem(
 def check_dim(dim) -> int:
     """The dimension N is analysed at: a positive int (InputError otherwise)."""
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise InputError(f"dim must be a positive int (the number of weights), got {dim!r}")
+        raise InputError(f"dim must be a positive int (a number of features), got {dim!r}")
     return int(dim)
