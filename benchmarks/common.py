@@ -1,7 +1,7 @@
 """Shared pieces of the dpcvx benchmarks.
 
 * the paper's grids (Lam, epsilon) and the two losses of JMLR 2011, Section 7;
-* data: :func:`load_data` wraps :mod:`dpcvx.datasets` (Adult, KDD Cup 99 10%,
+* data: :func:`load_data` wraps :mod:`dpcvx.data.datasets` (Adult, KDD Cup 99 10%,
   modes ``paper`` and ``private``) and adds a tiny ``synthetic`` set for tests;
 * cross-validation folds and per-cell random seeds that do not depend on the
   order in which parallel workers run;
@@ -12,7 +12,7 @@
 * peers: scikit-learn's and diffprivlib's ``LogisticRegression`` on the same
   rows and the same objective, with the regularization converted;
 * :func:`relative_residual`: every method's relative optimality residual of
-  its own objective, computed by :mod:`dpcvx.objective` (the function dpcvx's
+  its own objective, computed by :mod:`dpcvx.solvers.objective` (the function dpcvx's
   solvers use), so all methods are measured the same way;
 * :class:`RunRecord`: command, machine, date, load averages, thread settings,
   versions and run time, stored with every result file.
@@ -38,8 +38,8 @@ import numpy as np
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.objective import PerturbedObjective
-from dpcvx.verify import verify_loss, verify_regularizer
+from dpcvx.solvers.objective import PerturbedObjective
+from dpcvx.verification.verifier import verify_loss, verify_regularizer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
@@ -100,7 +100,7 @@ class Data:
 
 def load_data(name: str, mode: str, *, kdd_rows: int | None = 70_000, seed: int = 0,
               max_rows: int | None = None) -> Data:
-    """Adult or KDD through :mod:`dpcvx.datasets`, or the tiny ``synthetic`` set (tests).
+    """Adult or KDD through :mod:`dpcvx.data.datasets`, or the tiny ``synthetic`` set (tests).
 
     ``max_rows`` keeps a seeded random subset (for tests and speed runs).
     KDD's ``kdd_rows`` subset is drawn by the loader with ``random_state=seed``
@@ -199,7 +199,7 @@ def _spec(loss) -> str:
 def relative_residual(loss, X, y, lam: float, w, noise=None, extra_reg: float = 0.0) -> float:
     """Relative optimality residual of w for J_b(w) = (1/n) sum l + Lam/2 ||w||^2 + b^T w / n + Delta/2 ||w||^2.
 
-    Computed by :class:`dpcvx.objective.PerturbedObjective` (the residual
+    Computed by :class:`dpcvx.solvers.objective.PerturbedObjective` (the residual
     dpcvx's own solvers report), with the loss derivatives the verifier
     established. ``noise`` b and ``extra_reg`` Delta describe a perturbed
     objective (objective perturbation); both default to the plain J.

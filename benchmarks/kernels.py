@@ -15,7 +15,7 @@ Methods, all with the logistic loss l(z) = log(1 + e^-z) and the ridge (lam/2)||
   has the same (eps, delta) as one fit): TDDL over the lam grid, linear over the
   lam grid, RFF over lam x the RFF settings;
 * the same three models without noise (cubic-kernel ERM solved exactly by
-  :class:`dpcvx.kernel_erm.KernelERM`, logistic regression on the same random
+  :class:`dpcvx.solvers.kernel.KernelERM`, logistic regression on the same random
   features, linear logistic regression), and the majority label of the
   training set as a reference.
 
@@ -81,9 +81,9 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from a checkout, without i
     sys.path.insert(0, str(REPO_ROOT))
 
 import dpcvx  # noqa: E402
-from dpcvx.kernel_erm import KernelERM  # noqa: E402
-from dpcvx.kernels import RandomFourierFeatures  # noqa: E402
-from dpcvx.tddl import TDDL  # noqa: E402
+from dpcvx.solvers.kernel import KernelERM  # noqa: E402
+from dpcvx.models.kernels import RandomFourierFeatures  # noqa: E402
+from dpcvx.models.tddl import TDDL  # noqa: E402
 
 KIND = "kernels"
 LOSS = "logistic"

@@ -16,7 +16,7 @@ median over repetitions of the per-repetition time ratio, with its 25th and
   data_norm=1, C = 1/(n Lam), no separate intercept).
 
 Each fit's relative optimality residual of its own objective is computed by
-:func:`benchmarks.common.relative_residual` (dpcvx.objective), outside the
+:func:`benchmarks.common.relative_residual` (dpcvx.solvers.objective), outside the
 timed region: dpcvx's from its solve record, scikit-learn's for J, and
 diffprivlib's for its perturbed objective (noise read from its own mechanism
 with the same seed).
@@ -52,7 +52,7 @@ NOTES = [
     "scikit-learn LogisticRegression(lbfgs) stops at its default tol=1e-4 (on the projected "
     "gradient of its own scaling of the objective) or max_iter=100; diffprivlib's lbfgs at pgtol=1e-4, "
     "at most 100 iterations. Their residual columns say how far from the exact minimiser that is, "
-    "measured exactly as dpcvx measures its own (dpcvx.objective relative residual).",
+    "measured exactly as dpcvx measures its own (dpcvx.solvers.objective relative residual).",
     "The dpcvx residual of output perturbation is that of the unperturbed solve (noise is added after).",
     "Neither peer fits the Huber hinge; Huber ratios use the same logistic-regression peers as a "
     "reference point of cost, not of the same problem.",

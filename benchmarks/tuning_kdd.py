@@ -2,7 +2,7 @@
 
 Task: DoS attack or not, on the 10% file (494,021 rows). Logistic loss,
 objective perturbation, Lam tuned over {1e-4, 10^-3.5, 1e-3, 10^-2.5, 1e-2}
-by Algorithm 4 (:func:`dpcvx.tuning.tune`, m = 5, so 6 parts of n rows each),
+by Algorithm 4 (:func:`dpcvx.models.tuning.tune`, m = 5, so 6 parts of n rows each),
 for n per candidate from 10,000 up to what the file allows and epsilon in
 {0.01, 0.05, 0.1}. Beside it, non-private tuning: the same split, the exact
 (non-private) minimiser for each Lam on its part, and the Lam with the fewest
@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from dpcvx import load_kdd, losses
-from dpcvx.erm import PrivateERM
-from dpcvx.tuning import count_mistakes, disjoint_parts, tune
+from dpcvx.models.erm import PrivateERM
+from dpcvx.models.tuning import count_mistakes, disjoint_parts, tune
 
 LAMS = (1e-4, 10**-3.5, 1e-3, 10**-2.5, 1e-2)
 LAM_LABELS = ("1e-4", "10^-3.5", "1e-3", "10^-2.5", "1e-2")
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", help=f"override n per candidate (max {MAX_N})")
     parser.add_argument("--seed", type=int, default=2011)
     parser.add_argument("--data", type=Path, help="directory of kddcup.data_10_percent[.gz] "
-                        "(default: dpcvx.datasets.find_data_directory)")
+                        "(default: dpcvx.data.datasets.find_data_directory)")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = parser.parse_args(argv)
     config = dict(QUICK if args.quick else FULL)

@@ -11,10 +11,10 @@ Tables are CSV files read with the standard ``csv`` module: UTF-8, plain or
 gzip-compressed (decompressed as a stream), surrounding whitespace of each
 cell ignored, with a header row or ``--no-header`` and the column names
 given with ``--names``/``--names-file`` (UCI's files). Features are
-encoded by a :class:`~dpcvx.preprocessing.PublicSchema` given on the command
+encoded by a :class:`~dpcvx.data.preprocessing.PublicSchema` given on the command
 line or in a schema file; nothing about the encoding is read off the data.
 Every file the command line writes (model, predictions, plot) is written
-atomically (:func:`dpcvx.files.atomic_write`): all of it, or nothing and the
+atomically (:func:`dpcvx.data.files.atomic_write`): all of it, or nothing and the
 previous file unchanged.
 """
 
@@ -32,22 +32,30 @@ import textwrap
 import time
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
 from . import losses
-from .erm import PrivateERM
-from .exceptions import (AssumptionError, BudgetExceededError, DPCVXError, FileError, InputError,
-                         NumericRangeError, SolverError, UsageError)
-from .files import atomic_write, check_writable, os_error_message, read_json, read_text
-from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
-from .serialization import load, save
-from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, positive
+from .data.files import atomic_write, check_writable, os_error_message, read_json, read_text
+from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
-from .verify import PROBE_DIM
+from .exceptions import (
+    AssumptionError,
+    BudgetExceededError,
+    DPCVXError,
+    FileError,
+    InputError,
+    NumericRangeError,
+    SolverError,
+    UsageError,
+)
+from .models.erm import PrivateERM
+from .release.serialization import load, save
+from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, positive
+from .verification.verifier import PROBE_DIM
 
 __all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED",
            "EXIT_SOLVER", "EXIT_BUDGET", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "exit_code", "error_line",

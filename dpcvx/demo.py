@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from . import losses
-from .erm import PrivateERM
+from .data.files import atomic_write, check_writable
 from .exceptions import InputError
-from .files import atomic_write, check_writable
+from .models.erm import PrivateERM
 
 __all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "DEMO_EPSILONS",
            "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED"]

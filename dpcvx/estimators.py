@@ -1,14 +1,14 @@
 """scikit-learn estimators: private linear classifiers for pipelines and notebooks.
 
 :class:`DPLogisticRegression`, :class:`DPHuberSVM` and the generic
-:class:`DPERMClassifier` wrap :class:`~dpcvx.erm.PrivateERM`: every fit is one
+:class:`DPERMClassifier` wrap :class:`~dpcvx.models.erm.PrivateERM`: every fit is one
 private release (verify, calibrate, solve exactly, certificate). They follow
 scikit-learn's conventions (``get_params``/``set_params``, ``clone``,
 ``Pipeline``, ``cross_val_score``); fitted attributes are set together at the
 very end of :meth:`fit`, so an interrupted or refused fit leaves no partial
 model.
 
-Two layers. :class:`~dpcvx.erm.PrivateERM` is the mathematical layer, as in
+Two layers. :class:`~dpcvx.models.erm.PrivateERM` is the mathematical layer, as in
 the papers: labels -1/+1 (``classes=(-1, 1)``), no intercept, and no default
 norm bound (``data_norm`` must be given). The estimators follow scikit-learn
 instead: ``classes=(0, 1)``, an intercept (``fit_intercept=True``) and
@@ -91,10 +91,10 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
     ) from error
 
 from . import losses
-from .erm import PrivateERM
 from .exceptions import DPCVXWarning, InputError
-from .model import PrivateModel
-from .rng import check_estimator_seed
+from .models.erm import PrivateERM
+from .privacy.rng import check_estimator_seed
+from .release.model import PrivateModel
 from .validation import check_classes
 
 __all__ = [
@@ -206,7 +206,7 @@ def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple)
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
-    #: ``random_state`` takes None or an int only (see :func:`dpcvx.rng.check_estimator_seed`).
+    #: ``random_state`` takes None or an int only (see :func:`dpcvx.privacy.rng.check_estimator_seed`).
     #: A caller holding a generator (``dpcvx.tune``) passes ``int(generator.integers(2**63 - 1))``
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
@@ -264,7 +264,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if not np.all(inside):
             raise _label_error(type(self).__name__, y, ~inside, classes)
 
-    def fit(self, X, y, *, accountant=None) -> "_PrivateLinearClassifier":
+    def fit(self, X, y, *, accountant=None) -> _PrivateLinearClassifier:
         """Release an ``epsilon``-differentially private model of (X, y).
 
         ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
@@ -361,7 +361,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 class DPERMClassifier(_PrivateLinearClassifier):
     """A private linear classifier for any verified margin loss and regularizer.
 
-    The scikit-learn face of :class:`~dpcvx.erm.PrivateERM`: PrivateERM is the
+    The scikit-learn face of :class:`~dpcvx.models.erm.PrivateERM`: PrivateERM is the
     mathematical layer (labels -1/+1, no intercept, no default ``data_norm``);
     this estimator follows scikit-learn (``classes=(0, 1)``, an intercept,
     ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`) and
@@ -389,7 +389,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         Public bound R on ||x||; rows beyond it are scaled onto it (``clip``).
         Never taken from the data: scale features by public bounds first
         (for example :class:`dpcvx.PublicSchema`, whose rows have norm <= 1).
-        Unlike :class:`~dpcvx.erm.PrivateERM` (no default), the estimators
+        Unlike :class:`~dpcvx.models.erm.PrivateERM` (no default), the estimators
         default to 1.0, the bound of a PublicSchema's rows.
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling``; it lies inside the
@@ -401,7 +401,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         estimators to scikit-learn's (0, 1). Labels outside the pair raise
         InputError naming the pair and this parameter.
     split : {"max", "paper"}, default "max"
-        Budget split of objective perturbation (:func:`dpcvx.calibrate.objective_perturbation`).
+        Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`).
     random_state : None or int, default None
         None draws fresh noise from operating-system entropy at every fit
         (the only choice for a real release; clones made by ``GridSearchCV``,
@@ -476,7 +476,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     and ``regularizer``: N(w) = 0.5 ||w||^2). :meth:`predict_proba` is the
     sigmoid of the decision function.
 
-    Compared with :class:`~dpcvx.erm.PrivateERM` (the mathematical layer:
+    Compared with :class:`~dpcvx.models.erm.PrivateERM` (the mathematical layer:
     labels -1/+1, no intercept, no default ``data_norm``), this estimator
     follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
     ``data_norm=1.0``. scikit-learn's ``LogisticRegression(C=C)`` on n rows
@@ -517,7 +517,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
     L = 1, c = 1/(2h). Parameters and attributes as :class:`DPERMClassifier`
     (without ``loss`` and ``regularizer``), plus ``h`` (default 0.5).
 
-    Compared with :class:`~dpcvx.erm.PrivateERM` (the mathematical layer:
+    Compared with :class:`~dpcvx.models.erm.PrivateERM` (the mathematical layer:
     labels -1/+1, no intercept, no default ``data_norm``), this estimator
     follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
     ``data_norm=1.0``. An SVM's ``C`` on n rows corresponds to

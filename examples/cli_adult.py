@@ -26,8 +26,8 @@ import tempfile
 
 import numpy as np
 
-from dpcvx.preprocessing import PublicSchema
-from dpcvx.uci_domains import adult_schema
+from dpcvx.data.preprocessing import PublicSchema
+from dpcvx.data.uci_domains import adult_schema
 
 COLUMNS = ("age", "education-num", "hours-per-week", "sex", "marital-status")
 
@@ -75,7 +75,7 @@ flags = dpcvx("fit", "adult-sample.csv", *labels, "--numeric", "age:17:90", "--n
               *privacy, "--data-norm", "1", "--out", "model.json")
 assert flags.returncode == 0
 
-# The same columns from the documented public Adult domains (dpcvx.uci_domains), in a schema file.
+# The same columns from the documented public Adult domains (dpcvx.data.uci_domains), in a schema file.
 schema = adult_schema(constant_feature=False)
 PublicSchema(tuple(c for c in schema.columns if c.name in COLUMNS), norm=1.0).save("adult-schema.json")
 from_file = dpcvx("fit", "adult-sample.csv", *labels, "--schema", "adult-schema.json", "--loss", "huber:h=0.5",

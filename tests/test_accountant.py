@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpcvx
-from dpcvx.accountant import PrivacyAccountant, PrivacyCost, check_cost
+from dpcvx.privacy.accountant import PrivacyAccountant, PrivacyCost, check_cost
 
 
 def test_sequential_charges_add_up():

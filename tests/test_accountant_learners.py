@@ -45,9 +45,9 @@ def test_fit_refuses_before_any_work(name, monkeypatch):
     def no_work(*args, **kwargs):
         raise AssertionError("work started after a refusal")
 
-    monkeypatch.setattr(dpcvx.noise, "sample_l2_laplace", no_work)
-    monkeypatch.setattr("dpcvx.erm.sample_l2_laplace", no_work)
-    monkeypatch.setattr("dpcvx.kernel_erm.solve_kernel_erm", no_work)
+    monkeypatch.setattr(dpcvx.privacy.noise, "sample_l2_laplace", no_work)
+    monkeypatch.setattr("dpcvx.models.erm.sample_l2_laplace", no_work)
+    monkeypatch.setattr("dpcvx.solvers.kernel.solve_kernel_erm", no_work)
     with pytest.raises(dpcvx.BudgetExceededError):
         fit(build(), accountant)
     assert accountant.ledger == []
@@ -129,7 +129,7 @@ def test_bad_input_is_refused_before_the_accountant_is_charged(name, label, buil
     def no_solve(*args, **kwargs):
         raise AssertionError("the private data were solved on before the inputs were checked")
 
-    monkeypatch.setattr("dpcvx.kernel_erm.solve_kernel_erm", no_solve)
+    monkeypatch.setattr("dpcvx.solvers.kernel.solve_kernel_erm", no_solve)
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0, delta=1e-5)
     with pytest.raises(dpcvx.DPCVXError):
         fit(build(), accountant)

@@ -17,7 +17,7 @@ from scipy import stats
 
 import dpcvx
 from dpcvx import calibrate, losses
-from dpcvx.audit import (
+from dpcvx.privacy.audit import (
     AuditReport,
     NeighbouringPair,
     audit,
@@ -25,8 +25,8 @@ from dpcvx.audit import (
     clopper_pearson,
     epsilon_lower_bound,
 )
-from dpcvx.rng import resolve_rng
-from dpcvx.verify import verify_problem
+from dpcvx.privacy.rng import resolve_rng
+from dpcvx.verification.verifier import verify_problem
 
 CONFIDENCE = 0.95
 

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from dpcvx import InputError
-from dpcvx.calibrate import objective_perturbation, output_perturbation
+from dpcvx.privacy.calibrate import objective_perturbation, output_perturbation
 
 REL = 1e-9  # calibration moves values by a relative 1e-12 in the safe direction
 

@@ -19,7 +19,7 @@ import pytest
 
 import dpcvx
 from dpcvx.cli import main
-from dpcvx.uci_domains import adult_schema
+from dpcvx.data.uci_domains import adult_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from dpcvx import datasets
-from dpcvx.datasets import find_data_directory, load_adult, load_kdd
+from dpcvx.data.datasets import find_data_directory, load_adult, load_kdd
 from dpcvx.exceptions import InputError
-from dpcvx.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, adult_schema, kdd_schema
+from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, adult_schema, kdd_schema
 
 DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 KDD = "kddcup.data_10_percent"

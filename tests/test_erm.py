@@ -8,7 +8,7 @@ import pytest
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.solvers import solve_with_cvxpy
+from dpcvx.solvers.linear import solve_with_cvxpy
 
 
 def make_data(n=2000, d=5, seed=0, scale=1.0, noise=0.3):
@@ -79,7 +79,7 @@ def test_fast_and_cvxpy_paths_agree(data, loss, n, lam, intercept):
     rows, X_mapped, labels = erm._data(X, y, refuse_excess=True)
     d = X_mapped.shape[1]
     problem = erm._verified(d)
-    noise = dpcvx.noise.sample_l2_laplace(d, fast.certificate.beta, np.random.default_rng(3))
+    noise = dpcvx.privacy.noise.sample_l2_laplace(d, fast.certificate.beta, np.random.default_rng(3))
     gamma = fast.certificate.calibration["gradient_tolerance"]
     fast_w, _ = erm._solve(problem, X_mapped, labels, noise, fast.certificate.extra_reg, gamma)
     scale = max(1.0, np.abs(fast_w).max())
@@ -168,7 +168,7 @@ def test_non_quadratic_regularizer_goes_through_cvxpy(data):
     model = erm.fit(X[:300], y[:300], epsilon=1.0, random_state=0)
     assert erm.diagnostics_.solver.startswith("cvxpy") and erm.diagnostics_.converged
     # no Newton polish for this N, so the declared problem gets the conic default tolerance
-    assert model.certificate.calibration["tol"] == dpcvx.calibrate.CONIC_TOL
+    assert model.certificate.calibration["tol"] == dpcvx.privacy.calibrate.CONIC_TOL
     with pytest.raises(dpcvx.InputError, match="solver='fast'"):
         dpcvx.PrivateERM(regularizer=erm.regularizer, data_norm=1.0, solver="fast").fit(
             X[:300], y[:300], epsilon=1.0)

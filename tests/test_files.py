@@ -1,4 +1,4 @@
-"""One writer for every file dpcvx writes (dpcvx.files.atomic_write), shown by fault injection: whatever
+"""One writer for every file dpcvx writes (dpcvx.data.files.atomic_write), shown by fault injection: whatever
 fails midway (a full disk in write, flush, fsync or replace, a value JSON cannot hold, an error of the
 code producing the content, an interrupt), the previous file survives byte for byte and no temporary
 file is left behind."""

@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from dpcvx.datasets import load_adult, load_kdd
+from dpcvx.data.datasets import load_adult, load_kdd
 from dpcvx.exceptions import DPCVXError, InputError
-from dpcvx.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
-from dpcvx.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
-from dpcvx.rows import RowMap, _row_norms
-from dpcvx.uci_domains import KDD_COLUMNS, adult_schema, kdd_schema
+from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
+from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
+from dpcvx.data.rows import RowMap, _row_norms
+from dpcvx.data.uci_domains import KDD_COLUMNS, adult_schema, kdd_schema
 from dpcvx.validation import (
     EPSILON_MAX,
     EPSILON_MIN,

@@ -21,7 +21,7 @@ TINY = ["--tasks", "synthetic", "--dims", "5", "40", "--synthetic-n", "150", "--
 
 def adult_available() -> bool:
     try:
-        bench.dpcvx.datasets.find_data_directory(("adult.data", "adult.test"))
+        bench.dpcvx.data.datasets.find_data_directory(("adult.data", "adult.test"))
         return True
     except bench.dpcvx.InputError:
         return False

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from dpcvx import InputError
-from dpcvx.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
-from dpcvx.rng import resolve_rng
+from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
+from dpcvx.privacy.rng import resolve_rng
 
 DRAWS = 4000
 

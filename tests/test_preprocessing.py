@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcvx.exceptions import InputError
-from dpcvx.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
+from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
 
 AGE = NumericColumn("age", 17, 90, "test bound")
 HOURS = NumericColumn("hours", 1, 99)

@@ -16,7 +16,7 @@ import sympy as sp
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.regularizer import Quadratic, analyse_regularizer
+from dpcvx.verification.regularizer import Quadratic, analyse_regularizer
 
 
 def analyse(regularizer, d):

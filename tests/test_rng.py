@@ -1,10 +1,10 @@
-"""dpcvx.rng: fresh OS-entropy generators by default, int seeds reproducible, estimator rule."""
+"""dpcvx.privacy.rng: fresh OS-entropy generators by default, int seeds reproducible, estimator rule."""
 
 import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.rng import check_estimator_seed, resolve_rng
+from dpcvx.privacy.rng import check_estimator_seed, resolve_rng
 
 
 def test_none_gives_a_fresh_stream_every_call():

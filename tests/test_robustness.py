@@ -9,7 +9,7 @@ import pytest
 import cvxpy
 
 import dpcvx
-from dpcvx import solvers
+from dpcvx.solvers import linear as solvers
 
 
 def make_data(n=400, d=4, seed=0):

@@ -6,8 +6,8 @@ import scipy.sparse as sparse
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.objective import PerturbedObjective
-from dpcvx.verify import verify_loss, verify_regularizer
+from dpcvx.solvers.objective import PerturbedObjective
+from dpcvx.verification.verifier import verify_loss, verify_regularizer
 
 
 def collinear(n=3000, d=10, seed=0):
@@ -153,7 +153,7 @@ def test_reused_hessian_factor_reaches_the_same_minimiser(loss, monkeypatch):
     assert len(built) < erm.diagnostics_.iterations - 1
     assert erm.diagnostics_.status == "converged" and erm.diagnostics_.converged
     built.clear()
-    monkeypatch.setattr(dpcvx.solvers, "REUSE_CONTRACTION", np.inf)  # never reuse
+    monkeypatch.setattr(dpcvx.solvers.linear, "REUSE_CONTRACTION", np.inf)  # never reuse
     fresh = erm.fit(X, y, epsilon=1.0, random_state=0)
     assert len(built) == erm.diagnostics_.iterations - 1
     np.testing.assert_allclose(reusing.coef_, fresh.coef_, rtol=1e-8, atol=1e-10)

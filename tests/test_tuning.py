@@ -15,7 +15,7 @@ from scipy import stats
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.tuning import (
+from dpcvx.models.tuning import (
     BudgetInConstructor,
     TuningResult,
     count_mistakes,
@@ -624,7 +624,7 @@ def test_tune_bad_input_is_refused_before_the_accountant_is_charged(case, monkey
     def no_solve(*args, **kwargs):
         raise AssertionError("a candidate was fitted before the inputs were checked")
 
-    monkeypatch.setattr("dpcvx.kernel_erm.solve_kernel_erm", no_solve)
+    monkeypatch.setattr("dpcvx.solvers.kernel.solve_kernel_erm", no_solve)
     X, y = _circle(450, 5)
     Z, _ = _circle(20, 6)
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)

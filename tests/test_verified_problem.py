@@ -1,7 +1,7 @@
 """What is certified is what is solved, and a release holds only public facts and privatised weights.
 
 * The loss callable is called once per fit; the solvers use the verified
-  expression, instantiated record by record (dpcvx.per_record).
+  expression, instantiated record by record (dpcvx.verification.per_record).
 * Reductions inside a loss are read as what they are on one margin, never as
   a function of all margins; nodes without a per-record rule are refused.
 * The released point is an approximate minimiser within the public bound
@@ -16,7 +16,7 @@ import pytest
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.per_record import NotSeparable, per_record
+from dpcvx.verification.per_record import NotSeparable, per_record
 
 
 def make_data(n=600, d=4, seed=0):
@@ -127,13 +127,13 @@ def test_the_regularizer_is_solved_as_verified(data):
 def test_noise_is_drawn_with_the_calibrated_scales(data, mechanism, monkeypatch):
     X, y = data
     drawn = []
-    original = dpcvx.erm.sample_l2_laplace
+    original = dpcvx.models.erm.sample_l2_laplace
 
     def recording(d, beta, rng):
         drawn.append(beta)
         return original(d, beta, rng)
 
-    monkeypatch.setattr(dpcvx.erm, "sample_l2_laplace", recording)
+    monkeypatch.setattr(dpcvx.models.erm, "sample_l2_laplace", recording)
     model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, mechanism, random_state=0)
     cal = model.certificate.calibration
     if mechanism == "objective":  # the objective's b, then the approximate-minimiser noise

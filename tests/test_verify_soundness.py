@@ -1,6 +1,6 @@
 """Privacy soundness of the verifier: a certified constant is never below the truth.
 
-Adversarial losses whose grid estimate (dpcvx.numeric) is wrong: steep curvature
+Adversarial losses whose grid estimate (dpcvx.verification.numeric) is wrong: steep curvature
 between grid points, a narrow bump, kinks hidden in a maximum of smooth pieces,
 and atoms that do not translate. Each must be refused, or certified with a
 constant that is proved (symbolic or validated) and at least the true supremum,
@@ -19,8 +19,8 @@ from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
 
 import dpcvx
 from dpcvx import losses, numeric, validated
-from dpcvx.certificate import MECHANISMS, REQUIRED
-from dpcvx.translate import Softplus, lambdify, to_sympy
+from dpcvx.verification.certificate import MECHANISMS, REQUIRED
+from dpcvx.verification.translate import Softplus, lambdify, to_sympy
 
 Z = sp.Symbol("z", real=True)
 PROOFS = ("symbolic", "validated")

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from dpcvx.exceptions import AssumptionError, InputError, SolverError
-from dpcvx.kernel_calibrate import SOLVE_RTOL, constraint_radius, minimiser_sensitivity
-from dpcvx.kernel_erm import KernelERM, as_labels, solve_kernel_erm
-from dpcvx.kernel_loss import hinge, resolve_loss
-from dpcvx.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
+from dpcvx.privacy.kernel_calibrate import SOLVE_RTOL, constraint_radius, minimiser_sensitivity
+from dpcvx.solvers.kernel import KernelERM, as_labels, solve_kernel_erm
+from dpcvx.verification.kernel_loss import hinge, resolve_loss
+from dpcvx.models.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
 from dpcvx.losses import from_spec
 
 LOSSES = ["hinge", "logistic", "huber_hinge:h=0.5"]

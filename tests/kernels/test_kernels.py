@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpcvx.exceptions import ClippingWarning, InputError
-from dpcvx.kernels import (
+from dpcvx.models.kernels import (
     CallableKernel,
     LaplacianKernel,
     LinearKernel,

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpcvx.composition import round_epsilon
+from dpcvx.privacy.composition import round_epsilon
 from dpcvx.exceptions import BudgetExceededError, InputError
-from dpcvx.kernel_calibrate import pinp_parameters, tdil_parameters
-from dpcvx.ball_sampler import sample_ball_exponential
-from dpcvx.pinp import PINP
-from dpcvx.tdil import TDIL, ExponentialCostWarning, ball_net
+from dpcvx.privacy.kernel_calibrate import pinp_parameters, tdil_parameters
+from dpcvx.privacy.ball_sampler import sample_ball_exponential
+from dpcvx.models.pinp import PINP
+from dpcvx.models.tdil import TDIL, ExponentialCostWarning, ball_net
 
 LOSS = "huber_hinge:h=0.5"
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from dpcvx.exceptions import DPCVXError
-from dpcvx.pinp import PINP
-from dpcvx.tddl import TDDL
-from dpcvx.tdil import TDIL
+from dpcvx.models.pinp import PINP
+from dpcvx.models.tddl import TDDL
+from dpcvx.models.tdil import TDIL
 
 NOT_PRIVATE = "NOT PRIVATE: do not publish"
 
@@ -204,7 +204,7 @@ def test_unfitted_learner_has_no_release():
 
 
 def test_noise_covers_the_public_solve_tolerance(monkeypatch):
-    import dpcvx.kernel_erm as kernel_erm
+    import dpcvx.solvers.kernel as kernel_erm
 
     tolerances = []
     solve = kernel_erm.solve_kernel_erm
@@ -247,7 +247,7 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
 def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch):
     """The documented residual risk: the refusal comes after the charge, which stays spent."""
     import dpcvx
-    import dpcvx.kernel_erm as kernel_erm
+    import dpcvx.solvers.kernel as kernel_erm
 
     def failing_solve(*args, **kwargs):
         raise dpcvx.SolverError("could not certify ||w - w*|| <= gamma")

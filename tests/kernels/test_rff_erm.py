@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.kernels import RandomFourierFeatures
+from dpcvx.models.kernels import RandomFourierFeatures
 
 
 def circle(n, seed):

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import dpcvx.tddl as tddl_module
+import dpcvx.models.tddl as tddl_module
 from dpcvx.exceptions import ClippingWarning, InputError
-from dpcvx.gaussian import analytic_gaussian_sigma, gaussian_delta
-from dpcvx.kernel_erm import KernelERM
-from dpcvx.kernel_loss import resolve_loss
-from dpcvx.kernel_model import KernelPredictor
-from dpcvx.kernels import LinearKernel, RBFKernel
-from dpcvx.tddl import TDDL, ConstrainedLeastSquares
+from dpcvx.privacy.gaussian import analytic_gaussian_sigma, gaussian_delta
+from dpcvx.solvers.kernel import KernelERM
+from dpcvx.verification.kernel_loss import resolve_loss
+from dpcvx.release.kernel_model import KernelPredictor
+from dpcvx.models.kernels import LinearKernel, RBFKernel
+from dpcvx.models.tddl import TDDL, ConstrainedLeastSquares
 
 LOSS = "huber_hinge:h=0.5"  # C^1: the fast Newton route keeps these tests quick
 

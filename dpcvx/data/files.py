@@ -1,0 +1,229 @@
+"""Every file dpcvx reads or writes goes through here.
+
+Writing: :func:`atomic_write` is the one writer. It fills a temporary file in
+the target's own directory, flushes and fsyncs it, and moves it over the
+target with :func:`os.replace` (atomic on POSIX and Windows). If anything
+fails on the way (a full disk, a value that cannot be serialised, an error of
+the code producing the content, an interrupt), the temporary file is removed
+and the previous file, if any, is left exactly as it was.
+
+Reading: :func:`read_text` and :func:`read_json` turn every way a file can be
+unreadable (missing, a directory, no permission, not UTF-8, not JSON, a
+number too large, nesting too deep, a repeated key) into a
+:class:`~dpcvx.exceptions.FileError` naming the file, what is wrong and
+what to do, instead of a raw Python exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from ..exceptions import FileError
+
+__all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json",
+           "os_error_message", "MAX_JSON_DEPTH",
+           "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
+
+# A dpcvx model or schema file nests a handful of levels; anything deeper is not one of them.
+MAX_JSON_DEPTH = 32
+# Integers in dpcvx files are counts and versions; a longer one is tampering (and would overflow a float).
+MAX_INTEGER_DIGITS = 300
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def os_error_message(path: str | Path, error: OSError, action: str = "read") -> str:
+    """One sentence for an operating-system error on ``path``: what happened and what to do."""
+    if isinstance(error, FileNotFoundError):
+        return f"{path} does not exist; check the path"
+    if isinstance(error, IsADirectoryError):
+        return f"{path} is a directory, not a file; give the path of a file"
+    if isinstance(error, NotADirectoryError):
+        return f"cannot {action} {path}: a part of the path is not a directory"
+    if isinstance(error, PermissionError):
+        return f"cannot {action} {path}: permission denied"
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"cannot {action} {path}: {reason}"
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode the file would get from a plain open(): the old file's, else 0o666 less the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _remove(temporary: str) -> None:
+    try:
+        os.unlink(temporary)
+    except OSError:
+        pass
+
+
+def _sync_directory(directory: Path) -> None:
+    """Persist the rename itself (best effort: not every platform can open a directory)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def check_writable(path: str | Path, what: str = "file") -> Path:
+    """Refuse early (before any work) a target that :func:`atomic_write` could not write."""
+    path = Path(path)
+    directory = path.parent
+    if path.is_dir():
+        raise FileError(f"cannot write the {what} to {path}: it is a directory; give a file path")
+    if not directory.is_dir():
+        raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} "
+                        "does not exist; create it or choose another path")
+    return path
+
+
+def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool = False,
+                 what: str = "file") -> Path:
+    """Write ``path`` all at once: ``write(handle)`` fills a temporary file that then replaces it.
+
+    ``handle`` is a text file (UTF-8, no newline translation), or a binary one
+    with ``binary=True``. The temporary file lives in the target's directory
+    (so the final :func:`os.replace` never crosses file systems), is flushed
+    and fsynced before the replace, and is removed if anything fails, in which
+    case the previous content of ``path`` is untouched. Operating-system
+    errors become a :class:`~dpcvx.exceptions.FileError` naming ``what`` and
+    the path; any other exception (the content's own) propagates unchanged
+    after the clean-up. Returns the path.
+    """
+    path = check_writable(path, what)
+    directory = path.parent
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX,
+                                                 dir=directory)
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise FileError(f"cannot write the {what} to {path}: cannot create a file in {directory}: {reason}; "
+                        "choose a writable directory") from None
+    try:
+        try:
+            handle = os.fdopen(descriptor, "wb") if binary else \
+                os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        except BaseException:
+            os.close(descriptor)
+            raise
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, _new_file_mode(path))
+        os.replace(temporary, path)
+    except OSError as error:
+        _remove(temporary)
+        raise FileError(f"cannot write the {what} to {path}: {error.strerror or error}; the previous "
+                        "file, if any, is unchanged") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+    _sync_directory(directory)
+    return path
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or a FileError saying why not."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise FileError(f"{what} {os_error_message(path, error)}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise FileError(f"{what} {path} is not UTF-8 text (byte {error.start} cannot be decoded); "
+                        "convert it to UTF-8") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        repeated = sorted(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+        raise _Refused(f"repeats keys {repeated[:10]}{' ...' if len(repeated) > 10 else ''}; "
+                       "it has been edited or corrupted")
+    return data
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise _Refused(f"holds an integer of {len(text.lstrip('-'))} digits (at most "
+                       f"{MAX_INTEGER_DIGITS} are allowed); it has been edited or corrupted")
+    return int(text)
+
+
+def _constant(text: str) -> float:
+    raise _Refused(f"holds {text}, which is not standard JSON (a dpcvx file never writes NaN or "
+                   "infinities); it has been edited or corrupted")
+
+
+class _Refused(Exception):
+    """Raised inside the JSON parser's hooks; turned into a FileError naming the file."""
+
+
+def json_depth(data: Any) -> int:
+    """Nesting depth of parsed JSON, iteratively (no recursion on hostile input)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > MAX_JSON_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def parse_json(text: str, what: str = "file") -> Any:
+    """Parse JSON text strictly: no NaN/Infinity, no repeated keys, bounded integers and nesting."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_integer,
+                          parse_constant=_constant)
+    except _Refused as error:
+        raise FileError(f"{what} {error}") from None
+    except json.JSONDecodeError as error:
+        truncated = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        ending = " (the file ends early: was it truncated?)" if truncated else ""
+        raise FileError(f"{what} is not valid JSON: {error.msg} at line {error.lineno}, column "
+                        f"{error.colno}{ending}") from None
+    except RecursionError:
+        raise FileError(f"{what} nests JSON too deeply to be read (a dpcvx file nests at most "
+                        f"{MAX_JSON_DEPTH} levels); it is not a dpcvx file") from None
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise FileError(f"{what} nests JSON more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx file")
+    return data
+
+
+def read_json(path: str | Path, what: str = "file") -> Any:
+    """The parsed JSON content of ``path`` (see :func:`parse_json`), or a FileError naming it."""
+    return parse_json(read_text(path, what), f"{what} {path}")

@@ -1,0 +1,221 @@
+"""The per-record map from a raw row x to the vector the privacy theorems see.
+
+1. An optional public feature map (for example random Fourier features), whose
+   output norm is bounded by its ``norm_bound``.
+2. Rows with ||x|| > R are scaled onto the sphere of radius R (``clip=True``,
+   the default) or refused (``clip=False``). R is a public input, never read
+   off the data.
+3. With an intercept, a constant feature s is appended, so ||(x, s)|| <= sqrt(R^2 + s^2):
+   the intercept is an ordinary coordinate, inside the norm bound, the
+   regularizer and the noise (no unregularised, perturbed coordinate).
+
+Every step is a function of one record alone, so the map preserves
+neighbouring datasets.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sparse
+
+from ..exceptions import InputError
+from ..validation import _checked_matrix, check_matrix
+
+__all__ = ["RowMap"]
+
+# Scale clipped rows to R (1 - _SHRINK) so rounding never leaves them above R.
+_SHRINK = 4 * np.finfo(float).eps
+# Rows within this relative margin of R (round-off of a normalisation) are scaled
+# onto the bound like any other, but not counted, warned about or refused.
+_ROUNDOFF = 1e-9
+# A clipping factor below this (close to the subnormal range) loses precision: such rows are
+# scaled in steps instead (see RowMap.clip).
+_NORMAL_FACTOR = 1e-290
+
+
+# Sums of squares outside [_SQ_LOW, _SQ_HIGH] may have overflowed or underflowed: their rows
+# are recomputed after dividing by the row's largest absolute entry.
+_SQ_LOW = 1e-280
+_SQ_HIGH = 1e280
+
+
+def _row_scales(X) -> tuple[np.ndarray, np.ndarray]:
+    """(m, s) with ||x_i|| = m_i * s_i computed without overflow or underflow.
+
+    m_i is 1 for ordinary rows (s_i is then the plain norm) and the largest
+    absolute entry of the row when its plain sum of squares overflowed (entries
+    above about 1e154) or underflowed (entries below about 1e-154); s_i then is
+    the norm of x_i / m_i, in [1, sqrt(d)]. A zero row has m = 1, s = 0.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        if sparse.issparse(X):
+            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        else:
+            squares = np.einsum("ij,ij->i", X, X)
+    scale = np.ones_like(squares)
+    extreme = np.flatnonzero(~(squares <= _SQ_HIGH) | ((squares < _SQ_LOW) & (squares >= 0)))
+    if extreme.size:
+        rows = X[extreme]
+        if sparse.issparse(rows):
+            peak = np.asarray(abs(rows).max(axis=1).todense(), dtype=np.float64).ravel()
+        else:
+            peak = np.max(np.abs(rows), axis=1)
+        nonzero = peak > 0
+        peak = np.where(nonzero, peak, 1.0)
+        if sparse.issparse(rows):
+            rows = sparse.csr_matrix(rows)
+            row_of_entry = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+            unit = rows.data / peak[row_of_entry]
+            sums = np.bincount(row_of_entry, weights=unit * unit, minlength=rows.shape[0])
+        else:
+            unit = rows / peak[:, None]
+            sums = np.einsum("ij,ij->i", unit, unit)
+        scale[extreme] = peak
+        squares[extreme] = sums
+    return scale, np.sqrt(squares)
+
+
+def _row_norms(X) -> np.ndarray:
+    """Row norms (inf where a norm exceeds the largest float; no row is zeroed by overflow)."""
+    scale, size = _row_scales(X)
+    with np.errstate(over="ignore"):
+        return scale * size
+
+
+@dataclass(frozen=True)
+class RowMap:
+    """Feature map, clipping to the public bound R, optional intercept feature."""
+
+    norm_bound: float
+    feature_map: Any = None
+    fit_intercept: bool = False
+    intercept_scaling: float = 1.0
+
+    @property
+    def effective_norm_bound(self) -> float:
+        """R of the vectors the theorems see: sqrt(R^2 + s^2) with an intercept."""
+        if self.fit_intercept:
+            return math.hypot(self.norm_bound, self.intercept_scaling)
+        return self.norm_bound
+
+    def dimension(self, input_dim: int) -> int:
+        return input_dim + (1 if self.fit_intercept else 0)
+
+    def features(self, X: Any) -> np.ndarray | sparse.csr_matrix:
+        """Checked input, through the feature map if there is one (no clipping)."""
+        X = check_matrix(X)
+        if self.feature_map is not None:
+            X = check_matrix(self.feature_map.transform(X), "feature_map.transform(X)")
+        return X
+
+    def clip(self, X, refuse: bool = False, in_place: bool = False):
+        """(rows with norm above R scaled onto the bound, how many were).
+
+        Norms are computed without overflow: a row with entries near the
+        largest float is scaled onto the bound like any other (not zeroed).
+        ``in_place`` scales the rows of X itself: only for an array dpcvx made.
+        Otherwise X is never written to; only the clipped rows are copied.
+        """
+        R = self.norm_bound
+        scale, size = _row_scales(X)
+        # ||x|| > R  <=>  size > R / scale, with no overflow in scale * size
+        with np.errstate(under="ignore"):
+            limit = R / scale
+        beyond = size > limit
+        count = int(np.count_nonzero(size > limit * (1 + _ROUNDOFF)))
+        if count and refuse:
+            raise InputError(
+                f"{count} rows have norm above data_norm={self.norm_bound:g}; nothing was "
+                "fitted. Rescale the data with public bounds, raise data_norm, or pass "
+                "clip=True to scale those rows onto the bound"
+            )
+        if not np.any(beyond):
+            return X, count
+        # x -> x * (R / size) in one multiplication when that factor is a normal number; otherwise
+        # (entries near the float limits, or a tiny R) x -> ((x / scale) / size) * R, whose
+        # intermediate values all lie in [-1, 1] or [-R, R]: nothing overflows or goes subnormal
+        target = R * (1 - _SHRINK)
+        divisor = np.where(beyond, scale, 1.0)
+        factors = np.ones_like(size)
+        with np.errstate(under="ignore"):
+            factors[beyond] = R / size[beyond] * (1 - _SHRINK)  # as before: bit-identical rows
+        stepwise = beyond & ((divisor != 1.0) | (factors < _NORMAL_FACTOR))
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X, copy=True)
+            per_entry = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+            steps = stepwise[per_entry]
+            data = X.data
+            data[~steps] *= factors[per_entry[~steps]]
+            rows_ = per_entry[steps]
+            data[steps] = data[steps] / divisor[rows_] / size[rows_] * target
+            return X, count
+        if not in_place:
+            X = X.copy(order="K")
+        extreme = np.flatnonzero(stepwise)
+        if extreme.size:
+            X[extreme] = X[extreme] / divisor[extreme, None] / size[extreme, None] * target
+            factors[extreme] = 1.0
+        chosen = np.flatnonzero(factors != 1.0)
+        if chosen.size > X.shape[0] // 8:  # many rows: one pass without temporaries (x * 1.0 == x)
+            np.multiply(X, factors[:, None], out=X)
+        elif chosen.size:
+            X[chosen] *= factors[chosen, None]
+        return X, count
+
+    def with_intercept(self, X):
+        if not self.fit_intercept:
+            return X
+        if sparse.issparse(X):
+            column = sparse.csr_matrix(np.full((X.shape[0], 1), self.intercept_scaling))
+            return sparse.hstack([X, column], format="csr")
+        out = np.empty((X.shape[0], X.shape[1] + 1), order="F")
+        out[:, :-1] = X
+        out[:, -1] = self.intercept_scaling
+        return out
+
+    def apply(self, X: Any, refuse: bool = False):
+        """(the mapped rows the theorems see, how many rows were clipped). X is never modified.
+
+        The data are copied at most once: a converted input is clipped in place
+        (with room for the intercept column allocated by the conversion); an
+        input used as it is (column-major float64) is copied only if a row is
+        clipped or the intercept column is appended.
+        """
+        spare = 1 if self.fit_intercept and self.feature_map is None else 0
+        features, owned = _checked_matrix(X, spare_columns=spare)
+        if self.feature_map is not None:
+            checked = features
+            features, fresh = _checked_matrix(self.feature_map.transform(checked), "feature_map.transform(X)")
+            # the map's output is written to only if it shares no memory with the input
+            owned = fresh or not (_shares(features, checked) or _shares(features, X))
+        if not self.fit_intercept or sparse.issparse(features):
+            clipped, count = self.clip(features, refuse, in_place=owned)
+            return self.with_intercept(clipped), count
+        buffer = features.base if owned and spare and _has_spare_column(features) else None
+        if buffer is None:  # one copy, into the array that also holds the intercept column
+            buffer = np.empty((features.shape[0], features.shape[1] + 1), order="F")
+            buffer[:, :-1] = features
+        _, count = self.clip(buffer[:, :-1], refuse, in_place=True)
+        buffer[:, -1] = self.intercept_scaling
+        return buffer, count
+
+
+def _has_spare_column(features: np.ndarray) -> bool:
+    """Whether ``features`` is the first columns of a column-major buffer one column wider."""
+    base = features.base
+    return (
+        isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.f_contiguous and base.dtype == np.float64
+        and base.shape == (features.shape[0], features.shape[1] + 1)
+        and features.__array_interface__["data"][0] == base.__array_interface__["data"][0]
+    )
+
+
+def _shares(a, b) -> bool:
+    """Whether two dense arrays may share memory (False for anything else)."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        return False
+    return bool(np.may_share_memory(a, b))

@@ -1,0 +1,526 @@
+"""PrivateERM: declare, verify, calibrate, solve exactly, release with a certificate.
+
+Algorithms 1 (output perturbation) and 2 (objective perturbation) of
+Chaudhuri, Monteleoni and Sarwate, "Differentially Private Empirical Risk
+Minimization", JMLR 12 (2011), for a margin loss l and regularizer N written
+in CVXPY, with general constants R (public norm bound), L, c and m:
+
+    J(w) = (1/n) sum_i l(y_i w^T x_i) + Lam N(w)
+
+* output:    release argmin J + b,  density of b proportional to exp(-beta ||b||),
+             beta = n m Lam eps / (2 L R)
+* objective: release argmin J(w) + b^T w / n + (Delta/2) ||w||^2, beta = eps' / (2 L R),
+             eps' and Delta from :func:`dpcvx.privacy.calibrate.objective_perturbation`
+
+The fit verifies ONCE: :func:`dpcvx.verification.verifier.verify_problem` returns the
+:class:`~dpcvx.verification.problem.VerifiedProblem` that calibration, the solver and the
+release all use. Nothing is released unless the certificate allows the
+mechanism (:class:`~dpcvx.exceptions.AssumptionError`). The solver is held to
+the public gradient bound ||grad F|| <= gamma = tol n L R, and the noise covers
+any point within it (approximate minima perturbation; docs/theory.md), so the
+release never depends on how close to optimal the solver happened to get.
+
+Order in :meth:`PrivateERM.fit`: validate every input, then charge the
+accountant once, then draw noise. Solver statistics measured on the private
+data go to ``diagnostics_`` on the learner (not private: never published).
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from dataclasses import replace
+from typing import Any, NamedTuple
+
+import cvxpy as cp
+import numpy as np
+
+from .. import losses
+from ..data.rows import RowMap
+from ..exceptions import ClippingWarning, InputError, SolverError
+from ..privacy import calibrate
+from ..privacy.accountant import PrivacyAccountant
+from ..privacy.noise import round_to_grid, sample_l2_laplace
+from ..privacy.rng import RandomState, resolve_rng
+from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
+from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
+from ..solvers.objective import PerturbedObjective
+from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive
+from ..verification.certificate import MECHANISMS, Certificate
+from ..verification.problem import VerifiedProblem
+from ..verification.verifier import PROBE_DIM, check_dim, default_regularizer, verify_problem
+from ..version import __version__
+
+__all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
+
+SOLVERS = ("auto", "fast", "cvxpy")
+NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
+              "n is public")
+
+
+class _Prepared(NamedTuple):
+    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
+
+    epsilon: float
+    rows: RowMap
+    X: Any
+    labels: np.ndarray
+    problem: VerifiedProblem
+    calibration: calibrate.Calibration
+    constants: dict
+    start: np.ndarray | None
+    rng: np.random.Generator
+    classes: tuple
+
+
+class PrivateERM:
+    """A declared private ERM problem; :meth:`fit` releases a :class:`~dpcvx.release.model.PrivateModel`.
+
+    This is the mathematical layer, as in the papers: labels -1/+1
+    (``classes=(-1, 1)``), no intercept, and no default norm bound (R is a
+    public fact about your data that only you know). The scikit-learn
+    estimators (:class:`~dpcvx.estimators.DPLogisticRegression` and friends)
+    follow scikit-learn instead: labels 0/1, an intercept and
+    ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`.
+    Set ``classes`` to your public label pair, e.g. ``classes=(0, 1)``.
+
+    Parameters
+    ----------
+    loss : callable z -> CVXPY expression, default ``dpcvx.losses.logistic()``
+        Margin loss l(z), z = y w^T x.
+    regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
+    lam : float
+        Regularization weight Lam > 0.
+    data_norm : float
+        Public bound R on ||x||; never taken from the data. Not needed when a
+        ``feature_map`` supplies its own ``norm_bound``.
+    fit_intercept : bool
+        Append a constant feature ``intercept_scaling`` (inside the norm bound,
+        the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
+    clip : bool
+        Rows with ||x|| > R are scaled onto the bound (True, with a
+        :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
+    classes : pair
+        Public (negative, positive) label values; never inferred from y.
+    feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
+        A public, data-independent map such as
+        :class:`dpcvx.models.kernels.RandomFourierFeatures`.
+    solver : "auto", "fast" or "cvxpy"
+        "fast" is Newton's method on the verified derivatives (smooth loss,
+        quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,
+        where the fast path applies and the conic solver stopped above ``tol``,
+        polishes its point with Newton steps); "auto" takes the fast path when
+        it can.
+    cvxpy_solver : str
+        "CLARABEL" (default), "ECOS" or "SCS" for the CVXPY path.
+    cvxpy_options : dict, optional
+        Extra solver options, overriding dpcvx's tightened defaults.
+    tol : float, optional
+        Public relative gradient tolerance in [1e-13, 1e-3]: the solve stops
+        once ||grad F(w)|| <= gamma = tol n L R (F = n J_b), and the noise is
+        calibrated to cover any such point (approximate minima perturbation).
+        Checked when the learner is constructed. None (default): 1e-10 when
+        Newton's method applies (a translated C^1 loss and a quadratic
+        regularizer), 1e-7 for problems only a conic solver can take; the
+        choice depends on the declared problem only.
+    max_iter : int
+        Newton iteration limit.
+    strict : bool
+        Refuse estimated constants even when ``allow_estimates`` is set.
+    allow_estimates : bool
+        Accept grid estimates for constants neither sympy nor the validated
+        bounds proved. A release then says its guarantee is CONDITIONAL on
+        the estimates (``model.certificate.conditional``). Default False.
+    time_limit : float, optional
+        Seconds for each of the verifier's worker-process calls (default 20).
+
+    The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
+    (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
+    privacy audit's tests use them to build deliberately broken variants.
+    """
+
+    def __init__(
+        self,
+        loss=None,
+        regularizer=None,
+        lam: float = 1e-3,
+        data_norm: float | None = None,
+        *,
+        fit_intercept: bool = False,
+        intercept_scaling: float = 1.0,
+        clip: bool = True,
+        classes: tuple = (-1, 1),
+        feature_map: Any = None,
+        solver: str = "auto",
+        cvxpy_solver: str = "CLARABEL",
+        cvxpy_options: dict | None = None,
+        tol: float | None = None,
+        max_iter: int = 100,
+        strict: bool = False,
+        allow_estimates: bool = False,
+        time_limit: float | None = None,
+    ):
+        self.loss = losses.logistic() if loss is None else (
+            losses.from_spec(loss) if isinstance(loss, str) else loss)
+        self.regularizer = default_regularizer if regularizer is None else regularizer
+        self.lam = lam
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.clip = clip
+        self.classes = classes
+        self.feature_map = feature_map
+        self.solver = solver
+        self.cvxpy_solver = cvxpy_solver
+        self.cvxpy_options = cvxpy_options
+        self.tol = None if tol is None else calibrate.check_tol(tol)
+        self.max_iter = max_iter
+        self.strict = strict
+        self.allow_estimates = allow_estimates
+        self.time_limit = time_limit
+
+    def __repr__(self) -> str:
+        return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
+                f"fit_intercept={self.fit_intercept!r})")
+
+    # -- parameters (scikit-learn conventions) --------------------------------------------
+
+    @classmethod
+    def _parameter_names(cls) -> tuple[str, ...]:
+        signature = inspect.signature(cls.__init__)
+        return tuple(name for name in signature.parameters if name != "self")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
+        return {name: getattr(self, name) for name in self._parameter_names()}
+
+    def set_params(self, **params) -> PrivateERM:
+        """Set constructor parameters in place; unknown names raise InputError."""
+        unknown = set(params) - set(self._parameter_names())
+        if unknown:
+            raise InputError(f"unknown parameters {sorted(unknown)}; valid: {self._parameter_names()}")
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+    # -- declaration ---------------------------------------------------------------
+
+    def row_map(self) -> RowMap:
+        """The public per-record map (feature map, clipping to R, intercept feature)."""
+        if self.feature_map is not None:
+            if self.data_norm is not None:
+                raise InputError(
+                    "data_norm bounds raw rows, but with a feature_map the rows the theorems see "
+                    "are the map's outputs, bounded by feature_map.norm_bound; drop data_norm"
+                )
+            bound = positive("feature_map.norm_bound", self.feature_map.norm_bound)
+        elif self.data_norm is None:
+            raise InputError(
+                "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
+                "scaling features by public bounds). It is never taken from the data"
+            )
+        else:
+            bound = positive("data_norm", self.data_norm)
+        return RowMap(
+            norm_bound=bound,
+            feature_map=self.feature_map,
+            fit_intercept=bool(self.fit_intercept),
+            intercept_scaling=positive("intercept_scaling", self.intercept_scaling),
+        )
+
+    def verify(self, dim: int | None = None) -> Certificate:
+        """The verifier's certificate for this loss and regularizer.
+
+        ``dim`` is the number of input features (after the feature map); the
+        regularizer is analysed at ``dim`` (+1 with an intercept). A fit
+        re-verifies at the data's dimension.
+        """
+        features = check_dim(PROBE_DIM if dim is None else dim)
+        total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
+        return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
+                              allow_estimates=self.allow_estimates, time_limit=self.time_limit).certificate
+
+    def _check_settings(self) -> None:
+        positive("lam", self.lam)
+        for flag in ("fit_intercept", "clip", "strict", "allow_estimates"):
+            check_flag(flag, getattr(self, flag))
+        check_choice("solver", self.solver, SOLVERS)
+        if self.tol is not None:
+            calibrate.check_tol(self.tol)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
+            raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
+        installed = set(cp.installed_solvers())
+        if not isinstance(self.cvxpy_solver, str) or self.cvxpy_solver.upper() not in installed:
+            raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
+                             f"({', '.join(sorted(installed))}), got {self.cvxpy_solver!r}")
+        if self.cvxpy_options is not None and not (
+                isinstance(self.cvxpy_options, dict) and all(isinstance(k, str) for k in self.cvxpy_options)):
+            raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
+                             f"got {self.cvxpy_options!r}")
+
+    def _data(self, X, y, refuse_excess: bool):
+        rows = self.row_map()
+        mapped, clipped = rows.apply(X, refuse=refuse_excess)
+        labels = check_labels(y, mapped.shape[0], check_classes(self.classes))
+        if clipped:
+            warnings.warn(
+                f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
+                "were scaled onto the bound (clip=True). NOT PRIVATE: this count is shown to you "
+                "only and is not part of the release. To keep rows inside R, scale each column by "
+                "bounds you know without looking at the data: dpcvx.PublicSchema with "
+                "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every "
+                "row to norm <= 1; docs/getting-started.md ('Rows inside a public norm bound') "
+                "explains why R must not be read off the data", ClippingWarning, stacklevel=3,
+            )
+        return rows, mapped, labels
+
+    # -- solving ----------------------------------------------------------------------
+
+    @staticmethod
+    def _start(model: LinearModel | None, rows: RowMap, dim: int) -> np.ndarray | None:
+        """The weight vector of a warm-start model, in the coordinates of the solver."""
+        if model is None:
+            return None
+        if not isinstance(model, LinearModel):
+            raise InputError(f"warm_start must be a model returned by fit or fit_nonprivate, "
+                             f"got {type(model).__name__}")
+        w = np.asarray(model.coef_, dtype=float)
+        if rows.fit_intercept:
+            w = np.append(w, model.intercept_ / rows.intercept_scaling)
+        if w.shape != (dim,) or not np.all(np.isfinite(w)):
+            raise InputError(f"warm_start has {w.shape[0]} weights, this fit has {dim}: fit it "
+                             "with the same columns and fit_intercept")
+        return w
+
+    def _solve(self, problem: VerifiedProblem, X, y, noise: np.ndarray, extra_reg: float,
+               gradient_tolerance: float, start: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem."""
+        derivatives, quadratic = problem.derivatives, problem.quadratic
+        objective = None
+        if derivatives is not None and quadratic is not None:
+            objective = PerturbedObjective(X, y, derivatives, quadratic, float(self.lam), noise,
+                                           extra_reg)
+        if self.solver == "fast" and objective is None:
+            raise InputError(
+                "solver='fast' needs a loss the verifier translated and proved C^1, and a "
+                "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
+            )
+        if objective is not None and self.solver in ("auto", "fast"):
+            return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
+                          w0=start)
+        w, info = solve_with_cvxpy(
+            problem, X, y, float(self.lam), noise, extra_reg,
+            solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
+            gradient_tolerance=gradient_tolerance, reference=objective,
+        )
+        if objective is None or info.converged:
+            return w, info
+        # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
+        # on the verified derivatives, starting from the solver's point.
+        polished, steps = newton(objective, gradient_tolerance=gradient_tolerance,
+                                 max_iter=self.max_iter, w0=w)
+        return polished, replace(
+            steps, solver=f"{info.solver}+{steps.solver}",
+            status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
+                   f"polished: {steps.status}",
+            iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
+        )
+
+    def _verified(self, dim: int) -> VerifiedProblem:
+        """The verified problem at the fitted dimension (the one verification of a fit)."""
+        return verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
+                              allow_estimates=self.allow_estimates, time_limit=self.time_limit)
+
+    def _tol(self, problem: VerifiedProblem) -> float:
+        """The public relative gradient tolerance: the user's, or the default for the problem's path."""
+        if self.tol is not None:
+            return float(self.tol)
+        newton_applies = problem.derivatives is not None and problem.quadratic is not None
+        return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
+
+    def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
+                   R: float, split: str):
+        """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol."""
+        certificate = problem.certificate
+        lam = float(self.lam)
+        if mechanism == "objective":
+            calibration = calibrate.objective_perturbation(
+                n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
+                m=problem.strong_convexity, split=split, tol=self._tol(problem))
+            constants = {"L": certificate.lipschitz, "c": certificate.curvature,
+                         "m": certificate.strong_convexity}
+        else:
+            calibration = calibrate.output_perturbation(
+                n, lam, epsilon, L=problem.lipschitz, R=R, m=problem.strong_convexity,
+                tol=self._tol(problem))
+            constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
+        return calibration, constants
+
+    @staticmethod
+    def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
+        if not np.all(np.isfinite(w)):
+            raise SolverError(f"{info.solver} returned non-finite weights; nothing is released")
+        if not info.converged:
+            raise SolverError(
+                f"{info.solver} stopped ({info.status}) before ||grad F|| reached half the public "
+                f"bound gamma = {info.gradient_tolerance:.2e}; nothing is released (this message "
+                "is computed on the private data: do not publish it). Raise max_iter, try "
+                "solver='fast' or another cvxpy_solver; if it stalled at round-off, the problem "
+                "is too ill-conditioned for tol (raise lam or tol)"
+            )
+
+    def _split_weights(self, w: np.ndarray, rows: RowMap) -> tuple[np.ndarray, float]:
+        if rows.fit_intercept:
+            return w[:-1], float(w[-1]) * rows.intercept_scaling
+        return w, 0.0
+
+    # -- fitting ---------------------------------------------------------------------------
+
+    def fit(
+        self,
+        X,
+        y,
+        epsilon: float,
+        mechanism: str = "objective",
+        *,
+        split: str = "max",
+        random_state: RandomState = None,
+        accountant: PrivacyAccountant | None = None,
+        warm_start: LinearModel | None = None,
+    ) -> PrivateModel:
+        """Release an epsilon-differentially private model of (X, y).
+
+        ``mechanism`` is "objective" (Algorithm 2) or "output" (Algorithm 1);
+        ``split`` is the objective-perturbation budget split of
+        :func:`dpcvx.privacy.calibrate.objective_perturbation`. The default "max" never
+        leaves less budget for the noise than the paper's rule, which can leave
+        eps' close to 0 just before it switches to eps' = eps/2 (for the Huber
+        hinge at eps = 0.1, n Lam = 20 it keeps eps' = 0.0024 where "max" keeps
+        0.05). "rank-one" uses the tighter single-factor Jacobian bound
+        (docs/theory.md, section 3).
+
+        ``random_state`` None (the default) draws fresh noise from OS entropy.
+        An int seed reproduces the noise: two releases with the same seed on
+        the same or neighbouring data share their noise, and their difference
+        cancels it: a privacy loss. Seeds are for experiments only.
+
+        ``accountant`` is charged epsilon once, after every input was
+        validated and before any noise is drawn; a refused call spends nothing.
+        ``warm_start`` (a model fitted by this learner on the same columns) is
+        where Newton's method starts; the release is covered for any point
+        within the public gradient bound, so the start does not change what the
+        guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
+        private: for the data owner only, never to be published).
+        """
+        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant)
+        rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
+        calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
+        n, d = X_mapped.shape
+        if accountant is not None:
+            accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
+
+        # objective: b enters the objective and b_2 covers the approximate minimiser;
+        # output: the minimiser of the unperturbed objective gets the one noise vector
+        if mechanism == "objective":
+            noise, extra_reg = sample_l2_laplace(d, calibration.beta, rng), calibration.extra_reg
+            release_beta = calibration.amp_beta
+        else:
+            noise, extra_reg, release_beta = np.zeros(d), 0.0, calibration.beta
+        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start)
+        self.diagnostics_ = info
+        self._check_solution(w, info)
+        w, spacing = round_to_grid(w + sample_l2_laplace(d, release_beta, rng), 1.0 / release_beta)
+        calibration = calibration.with_release_grid(spacing)
+        del noise  # never stored
+
+        release = ReleaseCertificate(
+            mechanism=mechanism,
+            guarantee=self._guarantee(problem, mechanism),
+            epsilon=epsilon,
+            delta=0.0,
+            calibration=calibration.to_dict(),
+            verification=problem.certificate,
+            data_norm=rows.norm_bound,
+            effective_norm_bound=rows.effective_norm_bound,
+            fit_intercept=rows.fit_intercept,
+            intercept_scaling=rows.intercept_scaling,
+            clipping="clipped to R" if self.clip else "refused",
+            neighbours=NEIGHBOURS,
+            library_version=__version__,
+            constants=prepared.constants,
+        )
+        coef, intercept = self._split_weights(w, rows)
+        return PrivateModel(coef, intercept, prepared.classes, rows, release)
+
+    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant) -> _Prepared:
+        """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
+        check_choice("mechanism", mechanism, MECHANISMS)
+        epsilon = check_epsilon(epsilon)
+        check_choice("split", split, calibrate.SPLITS)
+        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        self._check_settings()
+        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
+        n, d = X_mapped.shape
+        problem = self._verified(d)
+        problem.require(mechanism)
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
+                                                 rows.effective_norm_bound, split)
+        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
+        if mechanism == "objective":
+            self._check_reachable(calibration, d)
+        start = self._start(warm_start, rows, d)
+        rng = resolve_rng(random_state)
+        return _Prepared(epsilon, rows, X_mapped, labels, problem, calibration, constants, start, rng,
+                         check_classes(self.classes))
+
+    @staticmethod
+    def _check_reachable(calibration, d: int) -> None:
+        """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
+
+        A function of public quantities only (epsilon, tol, n, L, R, d): never a
+        refusal that depends on the data.
+        """
+        floor = calibrate.noise_rounding_floor(calibration.beta, d)
+        if calibration.gradient_tolerance < 2 * floor:
+            needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
+            raise InputError(
+                f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
+                f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
+                f"gradient bound gamma = {calibration.gradient_tolerance:.3g} unreachable in double "
+                f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
+            )
+
+    def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
+                         split: str = "max", random_state: RandomState = None,
+                         warm_start: LinearModel | None = None) -> tuple:
+        """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
+
+        Returns the public classes. Private tuning calls it for every candidate
+        before its accountant is charged.
+        """
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None).classes
+
+    @staticmethod
+    def _guarantee(problem: VerifiedProblem, mechanism: str) -> str:
+        """The theorem the release relies on, with the approximate-minimiser cover."""
+        cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
+                 + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
+                    if mechanism == "objective" else
+                    "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
+        return problem.certificate.guarantee(mechanism) + cover
+
+    def fit_nonprivate(self, X, y) -> LinearModel:
+        """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
+        self._check_settings()
+        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
+        n, d = X_mapped.shape
+        problem = self._verified(d)
+        gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
+                                             problem.certificate.lipschitz is not None else 1.0,
+                                             rows.effective_norm_bound)
+        w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma)
+        self.diagnostics_ = info
+        self._check_solution(w, info)
+        coef, intercept = self._split_weights(w, rows)
+        return LinearModel(coef, intercept, check_classes(self.classes), rows)

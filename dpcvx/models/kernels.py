@@ -1,0 +1,491 @@
+"""Kernels with public feature bounds, and random Fourier features.
+
+Every kernel k(x, x') = <phi(x), phi(x')> here knows R_phi, a PUBLIC bound on
+||phi(x)|| = sqrt(k(x, x)) over its input domain; the private learners take
+the sensitivity of the kernel ERM from it (Jain and Thakurta, ICML 2013,
+Section 4). It is never read off the data:
+
+* linear   <x, x'>                       R_phi = B (public bound B on ||x||)
+* poly     (<x, x'> + c)^p, c >= 0       R_phi = (B^2 + c)^(p/2)
+* rbf      exp(-gamma ||x - x'||^2)      R_phi = 1 on all of R^d
+* laplacian exp(-gamma ||x - x'||_1)     R_phi = 1 on all of R^d
+* a user callable with a declared ``feature_bound``.
+
+Training rows with k(x, x) > R_phi^2 are scaled in feature space,
+phi(x) -> phi(x) R_phi / ||phi(x)|| (:func:`feature_scaling`), a per-row map
+that keeps the sensitivity analysis valid.
+
+:class:`RandomFourierFeatures` is the data-independent map of Rahimi and Recht
+(2007) used by Algorithm 3 of Chaudhuri, Monteleoni and Sarwate (JMLR 2011):
+v(x) = sqrt(2/D) cos(Omega x + phi), ||v(x)|| <= sqrt(2).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ..exceptions import ClippingWarning, InputError
+from ..privacy.rng import RandomState, resolve_rng
+from ..validation import positive
+
+__all__ = [
+    "Kernel",
+    "LinearKernel",
+    "PolynomialKernel",
+    "RBFKernel",
+    "LaplacianKernel",
+    "CallableKernel",
+    "make_kernel",
+    "kernel_from_dict",
+    "feature_scaling",
+    "kernel_expansion",
+    "as_rows",
+    "RandomFourierFeatures",
+]
+
+
+def as_rows(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
+    """X as a finite 2-D float array (one row per point); a typed error otherwise."""
+    try:
+        array = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a numeric array of shape (rows, features)") from None
+    if array.ndim == 1 and n_features is not None and array.size == n_features:
+        array = array.reshape(1, -1)
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
+        raise InputError(
+            f"{name} must be a non-empty 2-D array (rows, features), got shape {array.shape}; "
+            "reshape a single point with x.reshape(1, -1)"
+        )
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"{name} contains NaN or infinite entries; drop or impute them first")
+    if n_features is not None and array.shape[1] != n_features:
+        raise InputError(f"{name} has {array.shape[1]} features, expected {n_features}")
+    return array
+
+
+class Kernel(ABC):
+    """A positive semidefinite kernel with a public bound R_phi on ||phi(x)||."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """The matrix [k(x_i, y_j)]."""
+
+    @abstractmethod
+    def diagonal(self, X: np.ndarray) -> np.ndarray:
+        """[k(x_i, x_i)] = squared feature norms."""
+
+    @property
+    @abstractmethod
+    def feature_bound(self) -> float:
+        """R_phi = sup over the public input domain of sqrt(k(x, x))."""
+
+    @abstractmethod
+    def to_dict(self) -> dict:
+        """JSON-ready parameters; :func:`kernel_from_dict` rebuilds the kernel."""
+
+    def feature_distance(self, radius: float, distance: float) -> float:
+        """Bound on ||phi(x) - phi(x')|| for ||x||, ||x'|| <= radius and ||x - x'|| <= distance."""
+        raise InputError(
+            f"the {self.name} kernel has no feature-distance bound; the non-interactive learner "
+            "TDIL needs a kernel on a ball of R^d (linear, poly, rbf or laplacian)"
+        )
+
+    def __call__(self, X, Y=None) -> np.ndarray:
+        X = as_rows(X)
+        return self.gram(X, X if Y is None else as_rows(Y, "Y", X.shape[1]))
+
+
+def _input_bound(value) -> float:
+    if value is None:
+        raise InputError(
+            "this kernel needs input_bound, a public bound B on ||x||_2 (for example 1.0 after "
+            "scaling features by public ranges); it must not be computed from the private data"
+        )
+    return positive("input_bound", value)
+
+
+@dataclass(frozen=True)
+class LinearKernel(Kernel):
+    """k(x, x') = <x, x'>; R_phi = B."""
+
+    input_bound: float
+    name: ClassVar[str] = "linear"
+
+    def __post_init__(self):
+        object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
+
+    def gram(self, X, Y):
+        return X @ Y.T
+
+    def diagonal(self, X):
+        return np.einsum("ij,ij->i", X, X)
+
+    @property
+    def feature_bound(self) -> float:
+        return self.input_bound
+
+    def feature_distance(self, radius, distance):
+        return float(distance)
+
+    def to_dict(self):
+        return {"kernel": self.name, "input_bound": self.input_bound}
+
+
+@dataclass(frozen=True)
+class PolynomialKernel(Kernel):
+    """k(x, x') = (<x, x'> + c)^p with integer p >= 1 and c >= 0; R_phi = (B^2 + c)^(p/2).
+
+    The cubic kernel (<x, y> + 1)^3 is the one of Jain and Thakurta's CoverType experiment.
+    """
+
+    degree: int
+    input_bound: float
+    offset: float = 1.0
+    name: ClassVar[str] = "poly"
+
+    def __post_init__(self):
+        degree = self.degree
+        if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
+            raise InputError(f"degree must be a positive integer, got {degree!r}")
+        offset = float(self.offset)
+        if not (math.isfinite(offset) and offset >= 0):
+            raise InputError(f"offset must be finite and >= 0 (a PSD kernel), got {self.offset}")
+        object.__setattr__(self, "degree", int(degree))
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
+
+    def gram(self, X, Y):
+        return (X @ Y.T + self.offset) ** self.degree
+
+    def diagonal(self, X):
+        return (np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
+
+    @property
+    def feature_bound(self) -> float:
+        return (self.input_bound**2 + self.offset) ** (self.degree / 2)
+
+    def feature_distance(self, radius, distance):
+        # Lipschitz constant of phi on the ball: the Jacobian satisfies
+        # ||D phi(x) h||^2 = p (|x|^2 + c)^(p-1) |h|^2 + p (p-1) (|x|^2 + c)^(p-2) <x, h>^2.
+        p, c, r2 = self.degree, self.offset, float(radius) ** 2
+        if r2 + c == 0:
+            return 0.0 if p > 1 else float(distance)
+        lipschitz = math.sqrt(p * (r2 + c) ** (p - 2) * (p * r2 + c))
+        return lipschitz * float(distance)
+
+    def to_dict(self):
+        return {"kernel": self.name, "degree": self.degree, "input_bound": self.input_bound,
+                "offset": self.offset}
+
+
+@dataclass(frozen=True)
+class RBFKernel(Kernel):
+    """k(x, x') = exp(-gamma ||x - x'||^2); R_phi = 1 on all of R^d."""
+
+    gamma: float
+    name: ClassVar[str] = "rbf"
+
+    def __post_init__(self):
+        object.__setattr__(self, "gamma", positive("gamma", self.gamma))
+
+    def gram(self, X, Y):
+        squared = cdist(X, Y, "sqeuclidean")
+        return np.exp(-self.gamma * squared)
+
+    def diagonal(self, X):
+        return np.ones(X.shape[0])
+
+    @property
+    def feature_bound(self) -> float:
+        return 1.0
+
+    def feature_distance(self, radius, distance):
+        # ||phi(x) - phi(x')||^2 = 2 - 2 exp(-gamma ||x - x'||^2), increasing in the distance.
+        return math.sqrt(-2 * math.expm1(-self.gamma * float(distance) ** 2))
+
+    def to_dict(self):
+        return {"kernel": self.name, "gamma": self.gamma}
+
+
+@dataclass(frozen=True)
+class LaplacianKernel(Kernel):
+    """k(x, x') = exp(-gamma ||x - x'||_1); R_phi = 1 on all of R^d."""
+
+    gamma: float
+    name: ClassVar[str] = "laplacian"
+
+    def __post_init__(self):
+        object.__setattr__(self, "gamma", positive("gamma", self.gamma))
+
+    def gram(self, X, Y):
+        return np.exp(-self.gamma * cdist(X, Y, "cityblock"))
+
+    def diagonal(self, X):
+        return np.ones(X.shape[0])
+
+    @property
+    def feature_bound(self) -> float:
+        return 1.0
+
+    def feature_distance(self, radius, distance):
+        raise InputError(
+            "the laplacian kernel's feature map is not Lipschitz (||phi(x) - phi(x')||^2 = "
+            "2 - 2 exp(-gamma ||x - x'||_1) grows like the square root of the distance), so TDIL's "
+            "net bound does not apply; use the rbf kernel for TDIL"
+        )
+
+    def to_dict(self):
+        return {"kernel": self.name, "gamma": self.gamma}
+
+
+@dataclass(frozen=True)
+class CallableKernel(Kernel):
+    """A user kernel ``function(X, Y) -> Gram matrix`` with a declared public ``feature_bound``.
+
+    The function must be positive semidefinite; dpcvx checks symmetry and the
+    solvers refuse a Gram matrix they cannot factor. It cannot be saved: a
+    released model with a callable kernel would need code to be loaded.
+    """
+
+    function: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    bound: float
+    name: ClassVar[str] = "callable"
+
+    def __post_init__(self):
+        if not callable(self.function):
+            raise InputError("kernel must be a string, a dpcvx Kernel or a callable (X, Y) -> Gram")
+        if self.bound is None:
+            raise InputError(
+                "a callable kernel needs feature_bound, a public bound R_phi on sqrt(k(x, x)) over "
+                "the input domain; rows above it are scaled down in feature space"
+            )
+        object.__setattr__(self, "bound", positive("feature_bound", self.bound))
+
+    def gram(self, X, Y):
+        try:
+            matrix = np.asarray(self.function(X, Y), dtype=float)
+        except Exception as error:
+            raise InputError(f"the kernel callable failed on arrays of shapes {X.shape}, {Y.shape}: "
+                             f"{error}") from error
+        if matrix.shape != (X.shape[0], Y.shape[0]) or not np.all(np.isfinite(matrix)):
+            raise InputError(
+                f"the kernel callable must return a finite matrix of shape "
+                f"({X.shape[0]}, {Y.shape[0]}), got shape {matrix.shape}"
+            )
+        return matrix
+
+    def diagonal(self, X):
+        return np.array([self.gram(row[None], row[None])[0, 0] for row in X])
+
+    @property
+    def feature_bound(self) -> float:
+        return self.bound
+
+    def to_dict(self):
+        raise InputError(
+            "a model with a callable kernel cannot be saved as data (loading it would need code); "
+            "use one of the named kernels 'linear', 'poly', 'rbf', 'laplacian' to save models"
+        )
+
+
+KERNELS = ("linear", "poly", "rbf", "laplacian")
+
+
+def make_kernel(kernel="rbf", *, gamma: float | None = None, degree: int = 3, offset: float = 1.0,
+                input_bound: float | None = None, feature_bound: float | None = None) -> Kernel:
+    """Build a kernel from a name ("linear", "poly", "rbf", "laplacian"), a Kernel or a callable.
+
+    gamma has no data-dependent default: it is part of the released model and
+    choosing it from the private data would leak.
+    """
+    if isinstance(kernel, Kernel):
+        return kernel
+    if callable(kernel):
+        return CallableKernel(kernel, feature_bound)
+    if kernel in ("rbf", "laplacian"):
+        if gamma is None:
+            raise InputError(f"the {kernel} kernel needs gamma > 0 (a public choice, e.g. 1/d)")
+        return RBFKernel(gamma) if kernel == "rbf" else LaplacianKernel(gamma)
+    if kernel == "linear":
+        return LinearKernel(input_bound)
+    if kernel in ("poly", "polynomial"):
+        return PolynomialKernel(degree, input_bound, offset)
+    raise InputError(f"unknown kernel {kernel!r}; choose one of {KERNELS}, a Kernel or a callable")
+
+
+def kernel_from_dict(data: dict) -> Kernel:
+    """Rebuild a named kernel from :meth:`Kernel.to_dict` output (data only, never code)."""
+    if not isinstance(data, dict) or data.get("kernel") not in KERNELS:
+        raise InputError(f"not a saved dpcvx kernel: expected 'kernel' in {KERNELS}, got {data!r}")
+    parameters = {key: value for key, value in data.items() if key != "kernel"}
+    builders = {"linear": LinearKernel, "poly": PolynomialKernel, "rbf": RBFKernel,
+                "laplacian": LaplacianKernel}
+    try:
+        return builders[data["kernel"]](**parameters)
+    except TypeError as error:
+        raise InputError(f"bad parameters for the {data['kernel']} kernel: {error}") from None
+
+
+ROUNDING_SLACK = 1e-9
+
+
+def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
+    """Per-row factors s_i = min(1, R_phi / ||phi(x_i)||) that enforce ||s_i phi(x_i)|| <= R_phi.
+
+    The scaled kernel is s_i s_j k(x_i, x_j). Warns (:class:`ClippingWarning`,
+    for the curator's eyes only) when some row exceeds the bound by more than rounding.
+    """
+    norms = np.sqrt(np.maximum(kernel.diagonal(X), 0.0))
+    bound = kernel.feature_bound
+    scaled = norms > bound
+    beyond_rounding = norms > bound * (1 + ROUNDING_SLACK)  # rows normalised to the bound are not news
+    if np.any(beyond_rounding):
+        warnings.warn(
+            f"NOT PRIVATE: do not publish (a count read off the training data): "
+            f"{int(beyond_rounding.sum())} of {len(norms)} training rows have ||phi(x)|| above the public "
+            f"bound R_phi = {bound:g} and were scaled down to it in feature space",
+            ClippingWarning, stacklevel=3,
+        )
+    return np.where(scaled, bound / np.where(scaled, norms, 1.0), 1.0)
+
+
+BLOCK_ENTRIES = 2**22  # kernel entries evaluated at once (32 MB)
+
+
+def kernel_expansion(kernel: Kernel, X: np.ndarray, centers: np.ndarray,
+                     coef: np.ndarray) -> np.ndarray:
+    """sum_j coef_j k(x, c_j) for each row x of X, in row blocks (never one huge matrix)."""
+    rows = max(1, BLOCK_ENTRIES // max(1, centers.shape[0]))
+    return np.concatenate([kernel.gram(X[start:start + rows], centers) @ coef
+                           for start in range(0, X.shape[0], rows)])
+
+
+# --- random Fourier features ------------------------------------------------------------
+
+
+FOURIER_KERNELS = ("rbf", "laplacian")
+
+
+class RandomFourierFeatures:
+    """v(x) = sqrt(2/D) cos(Omega x + phase), Rahimi and Recht (NIPS 2007).
+
+    E[v(x)^T v(x')] = k(x - x') when the rows of Omega are drawn from the
+    spectral density of k: N(0, 2 gamma I) for the rbf kernel
+    exp(-gamma ||x - x'||^2), independent Cauchy(0, gamma) coordinates for the
+    laplacian kernel exp(-gamma ||x - x'||_1); phase ~ U[0, 2 pi). This is the
+    map of Algorithm 3 of Chaudhuri, Monteleoni and Sarwate (JMLR 2011);
+    ||v(x)||^2 = (2/D) sum cos^2 <= 2, so ``norm_bound`` = sqrt(2) is the R
+    of the linear learner.
+
+    The parameters are drawn from ``random_state`` only (never from data; the
+    input dimension is the only thing read from X) and are public: they are
+    part of the released model (:meth:`to_dict`, :meth:`from_dict`).
+    """
+
+    norm_bound: float = math.sqrt(2.0)
+
+    def __init__(self, kernel: str = "rbf", *, gamma: float, n_components: int = 100,
+                 n_features: int | None = None, random_state: RandomState = None):
+        if kernel not in FOURIER_KERNELS:
+            raise InputError(f"random Fourier features need a translation-invariant kernel, one of "
+                             f"{FOURIER_KERNELS}; got {kernel!r}")
+        if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
+                or n_components < 1:
+            raise InputError(f"n_components must be a positive integer, got {n_components!r}")
+        self.kernel = kernel
+        self.gamma = positive("gamma", gamma)
+        self.n_components = int(n_components)
+        self._rng = resolve_rng(random_state)
+        self.frequencies: np.ndarray | None = None
+        self.phases: np.ndarray | None = None
+        if n_features is not None:
+            self._draw(n_features)
+
+    def _draw(self, n_features: int) -> None:
+        if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
+                or n_features < 1:
+            raise InputError(f"n_features must be a positive integer, got {n_features!r}")
+        shape = (self.n_components, int(n_features))
+        if self.kernel == "rbf":
+            self.frequencies = self._rng.normal(0.0, math.sqrt(2 * self.gamma), size=shape)
+        else:
+            self.frequencies = self.gamma * self._rng.standard_cauchy(size=shape)
+        self.phases = self._rng.uniform(0.0, 2 * math.pi, size=self.n_components)
+
+    @property
+    def n_features(self) -> int | None:
+        return None if self.frequencies is None else self.frequencies.shape[1]
+
+    @property
+    def exact_kernel(self) -> Kernel:
+        """The kernel this map approximates."""
+        return RBFKernel(self.gamma) if self.kernel == "rbf" else LaplacianKernel(self.gamma)
+
+    def fit(self, X, y=None) -> RandomFourierFeatures:
+        """Draw the parameters for X's input dimension (the only thing read from X)."""
+        X = as_rows(X)
+        if self.frequencies is None:
+            self._draw(X.shape[1])
+        elif X.shape[1] != self.n_features:
+            raise InputError(f"X has {X.shape[1]} features, the map was drawn for {self.n_features}")
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        """v(X), one row per point, shape (rows, n_components); draws the parameters if needed."""
+        X = as_rows(X)
+        self.fit(X)
+        return math.sqrt(2.0 / self.n_components) * np.cos(X @ self.frequencies.T + self.phases)
+
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        return self.transform(X)
+
+    def to_dict(self) -> dict:
+        """JSON-ready public parameters (kernel, gamma, frequencies, phases)."""
+        if self.frequencies is None:
+            raise InputError("the map has no parameters yet: call fit(X) or pass n_features")
+        return {
+            "type": "RandomFourierFeatures",
+            "kernel": self.kernel,
+            "gamma": self.gamma,
+            "n_components": self.n_components,
+            "norm_bound": self.norm_bound,
+            "frequencies": self.frequencies.tolist(),
+            "phases": self.phases.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RandomFourierFeatures:
+        """Rebuild a saved map from data (numbers only; nothing is executed)."""
+        if not isinstance(data, dict) or data.get("type") != "RandomFourierFeatures":
+            raise InputError("not a saved RandomFourierFeatures map (missing type field)")
+        try:
+            frequencies = np.asarray(data["frequencies"], dtype=float)
+            phases = np.asarray(data["phases"], dtype=float)
+            # random_state=0 only avoids drawing OS entropy: the loaded parameters replace the draw
+            features = cls(data["kernel"], gamma=data["gamma"], n_components=data["n_components"],
+                           random_state=0)
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputError(f"malformed RandomFourierFeatures data: {error}") from None
+        if (frequencies.ndim != 2 or frequencies.shape[0] != features.n_components
+                or phases.shape != (features.n_components,)
+                or not (np.all(np.isfinite(frequencies)) and np.all(np.isfinite(phases)))):
+            raise InputError("malformed RandomFourierFeatures data: frequencies must be a finite "
+                             "(n_components, n_features) array and phases a finite vector")
+        features.frequencies, features.phases = frequencies, phases
+        return features
+
+    def __repr__(self) -> str:
+        return (f"RandomFourierFeatures(kernel={self.kernel!r}, gamma={self.gamma:g}, "
+                f"n_components={self.n_components}, n_features={self.n_features})")

@@ -1,0 +1,196 @@
+"""PINP: Private Interactive Non-linear Prediction (Jain and Thakurta, ICML 2013, Algorithm 1).
+
+A trusted curator holds the exact minimiser w* and answers test queries z_1, z_2, ...
+one at a time. It keeps a public iterate w_t = sum_tau a_tau phi(z_tau)
+(starting at 0) and, per query, runs the sparse-vector test of whether w_t
+is off at z (Dwork and Roth, Algorithm 1 "AboveThreshold", with a fresh
+threshold perturbation each round):
+
+    |<w* - w_t, phi(z)>| + Lap(4 Delta / eps_svt)  >=  tau + rho,   rho ~ Lap(2 Delta / eps_svt)
+
+* below: answer <w_t, phi(z)> (public, free);
+* above: answer yhat = <w*, phi(z)> + Lap(Delta / eps_ans), update
+  w_{t+1} = w_t + eta sign(yhat - <w_t, phi(z)>) phi(z), start a new round.
+
+Each round is eps_r = eps_svt + eps_ans pure DP; at most B rounds are
+composed (:mod:`dpcvx.privacy.composition`). After B updates the budget is spent: the
+curator refuses further queries with :class:`BudgetExceededError`, and the
+public iterate (:meth:`PINP.public_predictor`) answers them for free. The
+paper's single-noise test is replaced by AboveThreshold, whose privacy proof
+covers adaptively chosen queries; parameters: :func:`dpcvx.privacy.kernel_calibrate.pinp_parameters`.
+
+w* is the minimiser certified to the public tolerance gamma; every noise
+scale uses the enlarged query sensitivity (2 L R / (lam n) + 2 gamma) R.
+Privacy: Jain and Thakurta 2013, Theorem 2, for replace-one neighbours with n
+public, re-derived in docs/theory.md (section 9).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import BudgetExceededError, InputError
+from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
+from ..privacy.noise import sample_laplace
+from ..privacy.rng import resolve_rng
+from ..release.kernel_model import KernelPredictor
+from ..solvers.kernel import as_labels
+from .kernel_learner import Diagnostics, PrivateKernelLearner
+from .kernels import as_rows, kernel_expansion
+
+__all__ = ["PINP"]
+
+NORM_SLACK = 1e-12
+
+
+class PINP(PrivateKernelLearner):
+    """Interactive private predictions (Jain and Thakurta, ICML 2013, Algorithm 1).
+
+    Parameters as :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner`, plus
+    ``max_queries`` T (the accuracy guarantee covers the first T answers),
+    ``failure_probability`` beta and ``max_updates`` B (None: the B that
+    minimises sigma). After ``fit(X, y)`` call :meth:`query` per test point, or
+    :meth:`decision_function` / :meth:`predict` for a batch answered in order.
+    The whole transcript is (epsilon, delta)-DP with respect to (X, y).
+
+    The object is the trusted curator: it keeps w* and the current round's
+    threshold perturbation in memory; only answers and :meth:`public_predictor`
+    leave it. Its release (:meth:`to_dict`) holds the parameters, the answers
+    and the update count (privatised) and the public iterate;
+    ``diagnostics_`` (NOT PRIVATE) holds the solve report.
+    """
+
+    algorithm = "PINP (Jain and Thakurta 2013, Algorithm 1)"
+    theorem = ("Jain and Thakurta (ICML 2013), Theorem 2 (privacy of PINP, Algorithm 1), as re-derived "
+               "in docs/theory.md (section 9): AboveThreshold rounds plus Laplace answers, composed "
+               "over at most B updates, with the query sensitivity enlarged by 2 gamma R for the "
+               "certified approximate minimiser")
+    privatised_attributes = ("updates_used_",)
+    _param_names = PrivateKernelLearner._param_names + (
+        "max_queries", "failure_probability", "max_updates")
+
+    def __init__(self, kernel="rbf", *, lam: float, epsilon: float, delta: float = 0.0,
+                 max_queries: int, failure_probability: float = 0.05,
+                 max_updates: int | None = None, **options):
+        super().__init__(kernel, lam=lam, epsilon=epsilon, delta=delta, **options)
+        self.max_queries = max_queries
+        self.failure_probability = failure_probability
+        self.max_updates = max_updates
+        self.parameters_: PINPParameters | None = None
+
+    def _check(self, X, y):
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
+        model = self._check_training(X, y)
+        kernel, loss = model.kernel, model.loss
+        radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+                                   loss.value_at_zero, loss.infimum)
+        parameters = pinp_parameters(
+            model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, self.epsilon,
+            self.delta, self.max_queries, self.failure_probability, self.max_updates)
+        return model, parameters
+
+    def check_fit_inputs(self, X, y) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        self._check(X, y)
+        resolve_rng(self.random_state)
+
+    def fit(self, X, y, *, accountant=None) -> PINP:
+        """Prepare to answer queries. Every input is checked first, then ``accountant``
+        (optional) is charged the whole (epsilon, delta) once, then the model is solved."""
+        model, parameters = self._check(X, y)
+        rng = resolve_rng(self.random_state)
+        self._charge(accountant)
+        self._model = model = self._solve_checked(X, y, model)
+        self.parameters_ = parameters
+        self.diagnostics_ = Diagnostics(solve_report=model.report)
+        self._rng = rng
+        self._centers: list[np.ndarray] = []
+        self._coef: list[float] = []
+        self._answers: list[float] = []
+        self._round_shift: float | None = None
+        self.updates_used_ = 0
+        self.queries_answered_ = 0
+        return self
+
+    def _session(self) -> PINPParameters:
+        if self.parameters_ is None:
+            raise InputError("PINP is not fitted yet: call fit(X, y) first")
+        return self.parameters_
+
+    def public_predictor(self) -> KernelPredictor:
+        """The public iterate w_t (its centres are the queries that caused updates)."""
+        parameters = self._session()
+        centers = np.array(self._centers).reshape(-1, self._model.n_features)
+        return KernelPredictor(self._model.kernel, centers, np.array(self._coef),
+                               self._privacy_record(self._model, **parameters.to_dict()),
+                               privatised=("centers", "coef"))
+
+    def _release(self) -> dict:
+        public = self.public_predictor().to_dict()
+        return {"privacy": public["privacy"], "parameters": self._session().to_dict(),
+                "queries_answered": self.queries_answered_, "public_predictor": public}
+
+    def _privatised(self) -> dict:
+        return {"answers": list(self._answers), "updates_used": self.updates_used_}
+
+    def _public_value(self, point: np.ndarray) -> float:
+        if not self._coef:
+            return 0.0
+        centers = np.array(self._centers)
+        return float(kernel_expansion(self._model.kernel, point, centers, np.array(self._coef))[0])
+
+    def _check_queries(self, Z, name: str) -> np.ndarray:
+        """Queries as rows, each with ||phi(z)|| <= R_phi (public checks, before any noise)."""
+        points = as_rows(Z, name, self._model.n_features)
+        kernel = self._model.kernel
+        norms = np.sqrt(np.maximum(kernel.diagonal(points), 0.0))
+        beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
+        if beyond.size:
+            raise InputError(
+                f"query row {int(beyond[0])} has ||phi(z)|| = {norms[beyond[0]]:.6g} above the public "
+                f"bound R_phi = {kernel.feature_bound:g}; scale it into the input domain "
+                "(||z|| <= input_bound); no query of this call was answered"
+            )
+        return points
+
+    def query(self, z) -> float:
+        """A private prediction of <w*, phi(z)> for one point z."""
+        parameters = self._session()
+        point = self._check_queries(z, "z")
+        if point.shape[0] != 1:
+            raise InputError(f"query takes one point, got {point.shape[0]}; use decision_function")
+        if self.updates_used_ >= parameters.max_updates:
+            raise BudgetExceededError(
+                f"PINP has made its B = {parameters.max_updates} updates and its privacy budget is "
+                "spent; public_predictor() answers further queries at no privacy cost"
+            )
+        public = self._public_value(point)
+        if self._round_shift is None:
+            self._round_shift = sample_laplace(1, parameters.threshold_noise, self._rng)[0]
+        private = float(self._model.predict(point)[0])
+        noisy_gap = abs(private - public) + sample_laplace(1, parameters.query_noise, self._rng)[0]
+        self.queries_answered_ += 1
+        if noisy_gap < parameters.threshold + self._round_shift:
+            self._answers.append(public)
+            return public
+        answer = float(private + sample_laplace(1, parameters.answer_noise, self._rng)[0])
+        self._centers.append(point[0])
+        self._coef.append(parameters.step if answer >= public else -parameters.step)
+        self.updates_used_ += 1
+        self._round_shift = None
+        self._answers.append(answer)
+        return answer
+
+    def decision_function(self, X) -> np.ndarray:
+        """Answers to the rows of X, queried in order."""
+        self._session()
+        rows = self._check_queries(X, "X")  # every row checked before the first is answered
+        return np.array([self.query(row) for row in rows])
+
+    def predict(self, X) -> np.ndarray:
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+
+    def score(self, X, y) -> float:
+        """Accuracy of the answers to the rows of X (queried in order)."""
+        predictions = self.predict(X)
+        return float(np.mean(predictions == as_labels(y, predictions.size)))

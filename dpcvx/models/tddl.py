@@ -1,0 +1,245 @@
+"""TDDL: the Test Data Dependent Learner (Jain and Thakurta, ICML 2013, Algorithm 2).
+
+Given private training data and a PUBLIC sample Z = {z_1..z_T} of test points:
+
+1. solve the kernel ERM to the public tolerance gamma: ||w - w*|| <= gamma,
+   w = sum_i beta_i phi(x_i) (the paper's exact minimiser w*, up to gamma);
+2. release noisy predictions yhat_t = <w, phi(z_t)> + b_t, with b_t
+   Laplace (epsilon-DP, L1 sensitivity) or Gaussian ((epsilon, delta)-DP,
+   L2 sensitivity through ||Phi_Z||_op = sqrt(lambda_max(K_Z))), calibrated
+   by :func:`dpcvx.privacy.kernel_calibrate.tddl_calibration` with the weight
+   sensitivity 2 L R / (lam n) + 2 gamma (both neighbours' solutions within
+   gamma of their exact minimisers);
+3. post-process: w = argmin_{||w|| <= C, w in span phi(Z)} (1/T) sum_t (<w, phi(z_t)> - yhat_t)^2,
+   the CVXPY template :class:`ConstrainedLeastSquares`, C = constraint_radius.
+
+The released predictor is (Z, a, kernel) with w = sum_t a_t phi(z_t). Step 3
+touches only yhat and public data, so it costs no privacy.
+
+Privacy: Jain and Thakurta 2013, Theorem 4 (TDDL is (epsilon, delta)-DP; their
+Definition 1: data sets of size n differing in one point, i.e. replace-one
+neighbours with n public), re-derived in docs/theory.md (section 9); the proof's exact minimiser is replaced
+by the certified approximate one through the enlarged sensitivity.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+from scipy.linalg import eigh
+from scipy.optimize import brentq
+
+from ..exceptions import InputError
+from ..privacy.kernel_calibrate import TDDLCalibration, constraint_radius, tddl_calibration, top_eigenvalue_bound
+from ..privacy.noise import sample_gaussian, sample_laplace
+from ..privacy.rng import resolve_rng
+from ..release.kernel_model import KernelPredictor
+from ..solvers.linear import CVXPY_SOLVER_OPTIONS
+from .kernel_learner import Diagnostics, PrivateKernelLearner
+from .kernels import as_rows
+
+__all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
+
+FEASIBILITY_SLACK = 1e-9
+# Clarabel's defaults leave ~1e-6 relative suboptimality on the ill-conditioned diagonal;
+# at these tolerances it often reports "optimal_inaccurate" for a better point, so the
+# status is not trusted: the KKT residual is computed and reported instead.
+KKT_TOLERANCE = 1e-6  # above this relative KKT residual the closed form replaces the conic point
+
+
+class ConstrainedLeastSquares:
+    """min_a (1/T) ||K_Z a - t||^2  subject to  a^T K_Z a <= C^2, as a reusable CVXPY problem.
+
+    K_Z = U diag(lam) U^T is PSD in exact arithmetic; its computed eigenvalues
+    are clipped at 0, and those below T eps lambda_max are dropped (numerical
+    rank r). With F = U_r diag(sqrt(lam_r)) (so K_Z = F F^T) and coordinates
+    c = F^T a, w = Phi_Z a has ||w||^2 = a^T K_Z a = ||c||^2 and predictions
+    K_Z a = F c. Because U_r has orthonormal columns,
+    ||F c - t||^2 = ||diag(sqrt(lam_r)) c - U_r^T t||^2 + const, so the problem is
+
+        minimise (1/T) ||diag(sqrt(lam_r)) c - U_r^T t||^2  subject to  ||c||_2 <= C,
+
+    a second-order cone program with no quad_form on an indefinite matrix. It
+    is built once (targets and radius are cp.Parameters, so repeated solves
+    reuse the compilation) and a = U_r diag(1/sqrt(lam_r)) c is the minimum-norm
+    coefficient vector.
+
+    The problem is diagonal, so it also has a closed form: with u = U_r^T t,
+    c_j = sqrt(lam_j) u_j / (lam_j + mu), where mu = 0 if that point is
+    feasible and otherwise the unique mu > 0 with ||c(mu)|| = C (a monotone
+    scalar equation, solved by bracketing). When the conic solver fails or its
+    KKT residual exceeds ``KKT_TOLERANCE``, the closed form is used instead;
+    ``method`` says which one produced the last solution.
+    """
+
+    def __init__(self, gram, radius: float):
+        gram = np.asarray(gram, dtype=float)
+        if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or not np.all(np.isfinite(gram)):
+            raise InputError(f"gram must be a finite square matrix, got shape {gram.shape}")
+        T = gram.shape[0]
+        self.eigenvalues, vectors = eigh((gram + gram.T) / 2)
+        top = max(float(self.eigenvalues[-1]), 0.0)
+        keep = self.eigenvalues > T * np.finfo(float).eps * top
+        if not np.any(keep):
+            raise InputError("the Gram matrix of the public sample is zero: phi(z_t) = 0 for all t")
+        roots = np.sqrt(self.eigenvalues[keep])
+        self._basis = vectors[:, keep]
+        self._roots = roots
+        self.coordinates = cp.Variable(roots.size, name="c")
+        self.projected_targets = cp.Parameter(roots.size, name="U_r^T t")
+        self.radius = cp.Parameter(nonneg=True, name="C", value=float(radius))
+        residual = cp.multiply(roots, self.coordinates) - self.projected_targets
+        self._norm_constraint = cp.norm(self.coordinates, 2) <= self.radius
+        self.problem = cp.Problem(cp.Minimize(cp.sum_squares(residual) / T), [self._norm_constraint])
+        self.residual: float | None = None
+        self.method: str | None = None
+
+    @property
+    def rank(self) -> int:
+        return self._roots.size
+
+    def solve(self, targets) -> np.ndarray:
+        """The coefficients a of the constrained least-squares fit to ``targets``."""
+        targets = np.asarray(targets, dtype=float)
+        if targets.shape != (self._basis.shape[0],) or not np.all(np.isfinite(targets)):
+            raise InputError(f"targets must be a finite vector of length {self._basis.shape[0]}")
+        projected = self._basis.T @ targets
+        coordinates = self._conic(projected)
+        if coordinates is not None:
+            residual = self._kkt_residual(coordinates, projected)
+        if coordinates is None or residual > KKT_TOLERANCE:
+            coordinates, self.method = self._closed_form(projected), "closed form"
+            residual = self._kkt_residual(coordinates, projected, self._multiplier)
+        else:
+            self.method = "cvxpy:CLARABEL"
+        self.residual = residual
+        return self._basis @ (coordinates / self._roots)
+
+    def _conic(self, projected: np.ndarray) -> np.ndarray | None:
+        """The conic solver's point, scaled into the ball; None if the solver failed."""
+        self.projected_targets.value = projected
+        try:
+            with warnings.catch_warnings():
+                # CVXPY's "Solution may be inaccurate" is replaced by the KKT residual check below
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                self.problem.solve(solver=cp.CLARABEL, **CVXPY_SOLVER_OPTIONS["CLARABEL"])
+        except cp.SolverError:
+            return None
+        coordinates = self.coordinates.value
+        if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or coordinates is None:
+            return None
+        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        if norm > radius * (1 + FEASIBILITY_SLACK):  # the solver's feasibility tolerance
+            coordinates = coordinates * (radius / norm)
+        return coordinates
+
+    def _closed_form(self, projected: np.ndarray) -> np.ndarray:
+        """c(mu) = sqrt(lam) u / (lam + mu) with the smallest feasible mu >= 0."""
+        lam, radius = self._roots**2, float(self.radius.value)
+        weighted = self._roots * projected
+
+        def excess(mu: float) -> float:
+            return float(np.linalg.norm(weighted / (lam + mu))) - radius
+
+        if excess(0.0) <= 0:
+            self._multiplier = 0.0
+        else:  # excess is decreasing in mu and <= 0 at mu = ||sqrt(lam) u|| / C
+            upper = float(np.linalg.norm(weighted)) / radius
+            self._multiplier = brentq(excess, 0.0, upper, xtol=1e-15 * max(upper, 1.0), rtol=1e-15)
+        coordinates = weighted / (lam + self._multiplier)
+        norm = float(np.linalg.norm(coordinates))
+        return coordinates * (radius / norm) if norm > radius else coordinates
+
+    def _kkt_residual(self, coordinates: np.ndarray, projected: np.ndarray,
+                      multiplier: float | None = None) -> float:
+        """Relative KKT residual: stationarity (lam + mu) c = sqrt(lam) U^T t and complementarity.
+
+        mu is given (closed form) or mu = T nu / (2 ||c||) from the conic
+        constraint's dual value nu (0 when inactive).
+        """
+        T = self._basis.shape[0]
+        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        if multiplier is None:
+            dual = float(self._norm_constraint.dual_value or 0.0)
+            mu = T * dual / (2 * norm) if norm > 0 else 0.0
+        else:
+            mu = multiplier
+        scale = max(float(np.linalg.norm(self._roots * projected)), np.finfo(float).tiny)
+        stationarity = np.linalg.norm((self._roots**2 + mu) * coordinates - self._roots * projected)
+        complementarity = mu * abs(norm - radius) * max(norm, 1.0)
+        return float(max(stationarity, complementarity) / scale)
+
+
+def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
+                        rng: np.random.Generator) -> np.ndarray:
+    """predictions + i.i.d. Laplace(scale) or N(0, scale^2) noise, as the calibration says."""
+    predictions = np.asarray(predictions, dtype=float)
+    sampler = sample_laplace if calibration.mechanism == "laplace" else sample_gaussian
+    return predictions + sampler(predictions.size, calibration.scale, rng)
+
+
+class TDDL(PrivateKernelLearner):
+    """Test Data Dependent Learner (Jain and Thakurta, ICML 2013, Algorithm 2).
+
+    ``fit(X, y, Z)`` trains on the private (X, y) and the public sample Z; the
+    released ``predictor_`` (a :class:`KernelPredictor` on the centres Z)
+    predicts any point. (epsilon, delta)-DP with respect to (X, y); pure
+    epsilon-DP when delta = 0. Accuracy guarantees hold for points distributed
+    like Z. See :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner` for the
+    parameters.
+
+    Fitted attributes (public): ``predictor_``, ``calibration_`` (noise
+    derivation, with the solve tolerance gamma), ``constraint_radius_`` (C).
+    ``diagnostics_`` (NOT PRIVATE, the curator's only): the solve report of the
+    non-private minimiser and the KKT residual and method of step 3.
+    """
+
+    algorithm = "TDDL (Jain and Thakurta 2013, Algorithm 2)"
+    theorem = ("Jain and Thakurta (ICML 2013), Theorem 4 (privacy of TDDL, Algorithm 2: the Laplace or "
+               "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
+               "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
+
+    def _check(self, X, y, Z):
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
+        model = self._check_training(X, y)
+        Z = as_rows(Z, "Z", model.n_features)
+        kernel, loss = model.kernel, model.loss
+        radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+                                   loss.value_at_zero, loss.infimum)
+        least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
+        calibration = tddl_calibration(
+            model.n, self.lam, loss.lipschitz, kernel.feature_bound, self.epsilon, self.delta,
+            np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues),
+        )
+        return model, Z, radius, least_squares, calibration
+
+    def check_fit_inputs(self, X, y, Z) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        self._check(X, y, Z)
+        resolve_rng(self.random_state)
+
+    def fit(self, X, y, Z, *, accountant=None) -> TDDL:
+        """Release the predictor. Every input is checked first, then ``accountant`` (optional)
+        is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
+        model, Z, radius, least_squares, calibration = self._check(X, y, Z)
+        rng = resolve_rng(self.random_state)
+        self._charge(accountant)
+        model = self._solve_checked(X, y, model)
+        noisy = perturb_predictions(model.predict(Z), calibration, rng)
+        coef = least_squares.solve(noisy)
+        self.calibration_ = calibration
+        self.constraint_radius_ = radius
+        self.diagnostics_ = Diagnostics(solve_report=model.report,
+                                        least_squares_residual=least_squares.residual,
+                                        least_squares_method=least_squares.method)
+        self.predictor_ = KernelPredictor(model.kernel, Z, coef, self._privacy_record(
+            model, mechanism=calibration.mechanism, noise_scale=calibration.scale,
+            constraint_radius=radius, public_sample_size=Z.shape[0]), privatised=("coef",))
+        return self
+
+    def _release(self) -> dict:
+        predictor = self._fitted().to_dict()
+        return {"privacy": predictor["privacy"], "calibration": self.calibration_.to_dict(),
+                "constraint_radius": self.constraint_radius_, "predictor": predictor}

@@ -1,0 +1,222 @@
+"""TDIL: the Test Data Independent Learner (Jain and Thakurta, ICML 2013, Algorithm 3).
+
+Non-interactive: the learner itself picks the points where the public iterate
+w_t = sum_tau a_tau phi(z_tau) is worst, with the exponential mechanism
+(McSherry and Talwar 2007)
+
+    P(s) proportional to exp(eps_em |<w* - w_t, phi(s)>| / (2 Delta)),
+
+then tests the gap at the chosen point with Laplace noise: above the
+threshold tau it updates w_{t+1} = w_t + eta sign(d_t) phi(z_t); the first
+round below it certifies the accuracy on every candidate and ends the run.
+At most B rounds; parameters from :func:`dpcvx.privacy.kernel_calibrate.tdil_parameters`.
+
+* Linear, polynomial and rbf kernels: the candidates are a net S of the input
+  ball {||z|| <= r} of R^d. The net has about (r sqrt(d) / spacing)^d points,
+  so the cost is exponential in d (:class:`ExponentialCostWarning`).
+* Linear kernel: the candidates are the whole ball, sampled exactly as a
+  mixture of two log-concave densities (:mod:`dpcvx.privacy.ball_sampler`); no net,
+  cost linear in d per round, and the accuracy holds on the whole ball directly.
+
+w* is the minimiser certified to the public tolerance gamma; the score and
+test sensitivities use (2 L R / (lam n) + 2 gamma) R. Privacy: Jain and
+Thakurta 2013, Theorem 7, for replace-one neighbours with n public,
+re-derived in docs/theory.md (section 9).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ..exceptions import ExponentialCostWarning, InputError
+from ..privacy.ball_sampler import sample_ball_exponential
+from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
+from ..privacy.noise import sample_laplace
+from ..privacy.rng import resolve_rng
+from ..release.kernel_model import KernelPredictor
+from ..solvers.kernel import KernelERM
+from ..validation import positive
+from .kernel_learner import Diagnostics, PrivateKernelLearner
+from .kernels import LinearKernel
+
+__all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
+
+MAX_NET_POINTS = 200_000
+
+
+def ball_net(dim: int, radius: float, spacing: float) -> np.ndarray:
+    """Points of the ball {||z|| <= radius} of R^dim within ``spacing`` of every point of it.
+
+    Cubic grid of step 2 spacing / sqrt(dim) (every point of R^dim is within
+    spacing of a grid point); grid points within radius + spacing are kept and
+    projected onto the ball, which moves none of them farther from a point of
+    the ball (projection onto a convex set is non-expansive).
+    """
+    radius, spacing = positive("input_bound", radius), positive("net_spacing", spacing)
+    step = 2 * spacing / math.sqrt(dim)
+    half = math.ceil((radius + spacing) / step)
+    per_axis = np.arange(-half, half + 1) * step
+    grid_size = per_axis.size ** dim
+    # the kept fraction of the cube is at most 1; estimate the ball's share to refuse early
+    ball_share = math.pi ** (dim / 2) / math.gamma(dim / 2 + 1) / 2**dim
+    if grid_size * ball_share > MAX_NET_POINTS:
+        raise InputError(
+            f"the net of the {dim}-dimensional ball of radius {radius:g} at spacing {spacing:g} "
+            f"would have about {grid_size * ball_share:.3g} points (limit {MAX_NET_POINTS}); "
+            "TDIL's cost is exponential in the dimension: raise net_spacing, or use TDDL or "
+            "RandomFourierFeatures with PrivateERM"
+        )
+    axes = np.meshgrid(*([per_axis] * dim), indexing="ij")
+    grid = np.stack([axis.ravel() for axis in axes], axis=1)
+    norms = np.linalg.norm(grid, axis=1)
+    kept, kept_norms = grid[norms <= radius + spacing], norms[norms <= radius + spacing]
+    shrink = np.where(kept_norms > radius, radius / np.maximum(kept_norms, radius), 1.0)
+    return kept * shrink[:, None]
+
+
+class _NetSearch:
+    """Candidates: the points of a net; scores from <w*, phi(s)> (private) and <w_t, phi(s)>."""
+
+    def __init__(self, model: KernelERM, net: np.ndarray, parameters: TDILParameters):
+        self.kernel, self.net, self.parameters = model.kernel, net, parameters
+        self.private = model.predict(net)
+        self.public = np.zeros(net.shape[0])
+
+    def choose(self, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """A net point from the exponential mechanism and its gap <w* - w_t, phi(s)>."""
+        gaps = self.private - self.public
+        logits = self.parameters.selection_epsilon * np.abs(gaps) / (2 * self.parameters.score_sensitivity)
+        weights = np.exp(logits - logits.max())
+        chosen = rng.choice(self.net.shape[0], p=weights / weights.sum())
+        return self.net[chosen], float(gaps[chosen])
+
+    def update(self, point: np.ndarray, coef: float) -> None:
+        self.public += coef * self.kernel.gram(self.net, point[None, :])[:, 0]
+
+
+class _BallSearch:
+    """Linear kernel: candidates are the whole ball; w* and w_t are explicit vectors."""
+
+    def __init__(self, model: KernelERM, radius: float, parameters: TDILParameters):
+        self.radius, self.parameters = radius, parameters
+        self.private = model.predict(np.eye(model.n_features))  # <w*, e_j> = w*_j
+        self.public = np.zeros(model.n_features)
+
+    def choose(self, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        difference = self.private - self.public
+        kappa = self.parameters.selection_epsilon / (2 * self.parameters.score_sensitivity)
+        point = sample_ball_exponential(difference, kappa, self.radius, rng)
+        return point, float(difference @ point)
+
+    def update(self, point: np.ndarray, coef: float) -> None:
+        self.public += coef * point
+
+
+class TDIL(PrivateKernelLearner):
+    """Test Data Independent Learner (Jain and Thakurta, ICML 2013, Algorithm 3).
+
+    Parameters as :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner`, plus
+    ``input_bound`` r (required: the ball the guarantee covers, and for linear
+    and poly kernels the bound that gives R_phi), ``net_spacing`` (default r/10;
+    not used by the linear kernel, which searches the whole ball),
+    ``failure_probability`` and ``rounds`` B (None: the B minimising the bound).
+
+    ``fit(X, y)`` releases ``predictor_``; with probability >= 1 - beta,
+    |<w - w*, phi(z)>| <= ``parameters_.accuracy`` for every ||z|| <= r.
+    (epsilon, delta)-DP with respect to (X, y). Warns
+    :class:`ExponentialCostWarning` when it searches a net.
+
+    ``rounds_used_`` and ``certified_`` are functions of the privatised
+    transcript (the number of released centres, and whether it is below B);
+    ``diagnostics_`` (NOT PRIVATE) holds the solve report.
+    """
+
+    algorithm = "TDIL (Jain and Thakurta 2013, Algorithm 3)"
+    theorem = ("Jain and Thakurta (ICML 2013), Theorem 7 (privacy of TDIL, Algorithm 3), as re-derived "
+               "in docs/theory.md (section 9): exponential-mechanism selection plus a Laplace test per "
+               "round, composed over at most B rounds, with the score sensitivity enlarged by "
+               "2 gamma R for the certified approximate minimiser")
+    privatised_attributes = ("rounds_used_", "certified_")
+    _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds")
+
+    def __init__(self, kernel="rbf", *, lam: float, epsilon: float, delta: float = 0.0,
+                 input_bound: float, net_spacing: float | None = None,
+                 failure_probability: float = 0.05, rounds: int | None = None, **options):
+        super().__init__(kernel, lam=lam, epsilon=epsilon, delta=delta, input_bound=input_bound,
+                         **options)
+        self.net_spacing = net_spacing
+        self.failure_probability = failure_probability
+        self.rounds = rounds
+        self.parameters_: TDILParameters | None = None
+
+    def _check(self, X, y):
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
+        radius = positive("input_bound", self.input_bound)
+        model = self._check_training(X, y)
+        kernel, loss, dim = model.kernel, model.loss, model.n_features
+        whole_ball = isinstance(kernel, LinearKernel)
+        if whole_ball and self.net_spacing is not None:
+            raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
+        spacing = radius / 10 if self.net_spacing is None else self.net_spacing
+        net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
+        common = (model.n, self.lam, loss.lipschitz, kernel.feature_bound,
+                  constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+                                    loss.value_at_zero, loss.infimum),
+                  self.epsilon, self.delta)
+        if whole_ball:
+            parameters = tdil_parameters(*common, ball_dimension=dim,
+                                         failure_probability=self.failure_probability,
+                                         rounds=self.rounds)
+        else:
+            parameters = tdil_parameters(*common, net_size=net.shape[0],
+                                         feature_distance=kernel.feature_distance(radius, spacing),
+                                         failure_probability=self.failure_probability,
+                                         rounds=self.rounds)
+        return model, radius, net, parameters
+
+    def check_fit_inputs(self, X, y) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        self._check(X, y)
+        resolve_rng(self.random_state)
+
+    def fit(self, X, y, *, accountant=None) -> TDIL:
+        """Release the predictor. Every input is checked first, then ``accountant`` (optional)
+        is charged (epsilon, delta) once, then the model is solved and the rounds run."""
+        model, radius, net, parameters = self._check(X, y)
+        rng = resolve_rng(self.random_state)
+        dim = model.n_features
+        if net is not None:
+            warnings.warn(
+                f"TDIL searches a net of {net.shape[0]} points of the {dim}-dimensional ball "
+                "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
+                "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
+        self._charge(accountant)
+        model = self._solve_checked(X, y, model)
+        kernel = model.kernel
+        search = _BallSearch(model, radius, parameters) if net is None else _NetSearch(model, net, parameters)
+        centers, coef = [], []
+        self.certified_ = False
+        for round_index in range(parameters.rounds):
+            point, gap = search.choose(rng)
+            noisy_gap = gap + sample_laplace(1, parameters.answer_noise, rng)[0]
+            if abs(noisy_gap) <= parameters.threshold:
+                self.certified_ = True
+                break
+            centers.append(point)
+            coef.append(parameters.step if noisy_gap >= 0 else -parameters.step)
+            search.update(point, coef[-1])
+        self.rounds_used_ = round_index + 1
+        self.parameters_ = parameters
+        self.diagnostics_ = Diagnostics(solve_report=model.report)
+        self.predictor_ = KernelPredictor(
+            kernel, np.array(centers).reshape(-1, dim), np.array(coef),
+            self._privacy_record(model, **parameters.to_dict()), privatised=("centers", "coef"))
+        return self
+
+    def _release(self) -> dict:
+        predictor = self._fitted().to_dict()
+        return {"privacy": predictor["privacy"], "parameters": self.parameters_.to_dict(),
+                "predictor": predictor}

@@ -1,0 +1,12 @@
+"""Calibrate, draw noise, account, audit: the only layer that draws random numbers.
+
+* :mod:`.calibrate`: epsilon', Delta and the noise scale of output and
+  objective perturbation (JMLR 2011, Algorithms 1 and 2) with a public tolerance;
+* :mod:`.noise`: the l2-Laplace (Gamma-radius) noise and the release grid;
+* :mod:`.gaussian`: the analytic Gaussian mechanism (Balle and Wang 2018);
+* :mod:`.kernel_calibrate`: calibration of the kernel learners (Jain and Thakurta 2013);
+* :mod:`.composition`, :mod:`.accountant`: composing releases and the budget;
+* :mod:`.rng`: the noise source (OS entropy unless a seed is given);
+* :mod:`.ball_sampler`: uniform points of a ball (TDIL's net);
+* :mod:`.audit`: empirical audits and the release-diff check.
+"""

@@ -1,0 +1,395 @@
+"""Noise calibration of Algorithms 1 and 2 (Chaudhuri, Monteleoni, Sarwate, JMLR 2011).
+
+General form with data norm bound R, |l'| <= L, |l''| <= c and an
+m-strongly convex regularizer; with R = L = m = 1 these are the paper's
+formulas. Derivations: ``docs/theory.md``.
+
+Output perturbation (Theorem 1): the L2 sensitivity of argmin J is
+2 L R / (n m Lam); release w* + b with density proportional to
+exp(-beta ||b||), beta = n m Lam eps / (2 L R).
+
+Objective perturbation (Theorem 2): with a = c R^2 / (n m Lam),
+
+* ``split="paper"``: eps' = eps - log(1 + 2a + a^2). If eps' > 0, Delta = 0;
+  otherwise Delta = c R^2 / (n (e^{eps/4} - 1)) - m Lam and eps' = eps/2.
+* ``split="max"``: eps' = max(eps - 2 log(1 + a), eps/2), with Delta = 0 in
+  the first case and the same Delta as above in the second. It equals the
+  paper's rule whenever that rule leaves eps' >= eps/2, and gives eps/2 where
+  the paper would keep a smaller positive eps'.
+* ``split="rank-one"``: the same rule with the Jacobian factor (1 + a) where
+  the paper has (1 + a)^2: eps' = max(eps - log(1 + a), eps/2), and in the
+  second case Delta = c R^2 / (n (e^{eps/2} - 1)) - m Lam. The two Jacobians
+  differ from a common positive definite matrix by one rank-one term each, so
+  the matrix determinant lemma bounds their ratio by 1 + c R^2 / (n (m Lam + Delta))
+  (docs/theory.md, section 3; the rank-one argument of Kifer, Smith and
+  Thakurta 2012).
+
+Then beta = eps' / (2 L R) and the released minimiser is that of
+J(w) + b^T w / n + (Delta / 2) ||w||^2.
+
+Approximate minimisers (docs/theory.md, section "Approximate minimisers"):
+both proofs assume the exact minimiser, and every solver returns an
+approximate one. The solver is held to a PUBLIC absolute bound gamma on the
+gradient norm of the sum-form objective F = n J_b,
+
+    ||grad F(w~)|| <= gamma = tol * n * L * R,
+
+and F is n (m Lam + Delta)-strongly convex, so ||w~ - w*|| <= gamma / (n (m Lam + Delta))
+= tol L R / (m Lam + Delta). Output perturbation adds twice that distance to
+the sensitivity of w*. Objective perturbation uses approximate minima
+perturbation (Iyengar, Near, Song, Thakkar, Thakurta and Wang, S&P 2019) in
+its pure-epsilon form: a share eps_2 of the budget pays for noise of density
+proportional to exp(-beta_2 ||b_2||) added to w~, with beta_2 = eps_2 /
+(2 tol L R / (m Lam + Delta)); Algorithm 2 runs with eps - eps_2. The share
+eps_2 = eps sqrt(tol n) / (1 + sqrt(tol n)) minimises the first-order sum of
+the two noise scales; it depends only on public tol and n.
+
+Rounding: every computed quantity is moved by a relative ``ROUNDING`` (1e-12)
+in the safe direction (beta and eps' down, Delta up), so the inequalities of
+the proofs hold in floating point, not only in exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+from ..exceptions import InputError
+from ..validation import check_epsilon, positive, sample_size
+from .noise import release_grid_spacing
+
+__all__ = [
+    "OutputPerturbation",
+    "ObjectivePerturbation",
+    "output_perturbation",
+    "objective_perturbation",
+    "SPLITS",
+    "ROUNDING",
+    "round_up",
+    "minimiser_sensitivity",
+    "round_down",
+    "recompute",
+    "TOL_RANGE",
+    "DEFAULT_TOL",
+    "CONIC_TOL",
+]
+
+SPLITS = ("paper", "max", "rank-one")
+ROUNDING = 1e-12
+DEFAULT_TOL = 1e-10
+# Default for problems only a conic solver can take (no Newton polish): Clarabel and SCS
+# stop near 1e-9 relative, so their points are certified against a looser public bound.
+CONIC_TOL = 1e-7
+# Below 1e-13 the floating-point error of the computed gradient (about log2(n) ulps of
+# n L R) is no longer small against gamma, so reaching it cannot be certified; above
+# 1e-3 the minimiser is so loose that the noise covering it swamps the model.
+TOL_RANGE = (1e-13, 1e-3)
+AMP_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019), pure-epsilon "
+               "form with noise density proportional to exp(-beta_2 ||b_2||)")
+
+
+def round_down(value: float) -> float:
+    """value moved down by a relative ROUNDING: for quantities a proof needs no larger."""
+    return value * (1 - ROUNDING) if value > 0 else value * (1 + ROUNDING)
+
+
+def round_up(value: float) -> float:
+    """value moved up by a relative ROUNDING: for quantities a proof needs no smaller."""
+    return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
+
+
+def minimiser_sensitivity(n: int, L: float, R: float, strong_convexity: float) -> float:
+    """2 L R / (n mu): how far the exact minimisers of neighbouring data sets can lie apart.
+
+    For J(w) = (1/n) sum_i l(w; x_i) + (regularizer of strong convexity mu) with
+    ||grad l|| <= L R, replacing one record moves the gradient of J by at most
+    2 L R / n, and mu-strong convexity turns that into ||w*_D - w*_D'|| <= 2 L R / (n mu)
+    (JMLR 2011, Corollary 1 with mu = m Lam; Jain and Thakurta 2013, Section 4 in the
+    RKHS with mu = lam). Derivation: docs/theory.md, section 2.
+    """
+    return 2 * L * R / (n * strong_convexity)
+
+
+def check_tol(tol: float) -> float:
+    """The public relative gradient tolerance, inside TOL_RANGE (InputError otherwise)."""
+    value = positive("tol", tol)
+    low, high = TOL_RANGE
+    if not low <= value <= high:
+        raise InputError(
+            f"tol must lie in [{low:g}, {high:g}], got {value:g}: the release is an approximate "
+            f"minimiser with ||grad F|| <= tol n L R, covered by noise of scale proportional to "
+            f"tol; below {low:g} floating point cannot certify the bound, above {high:g} the "
+            "covering noise swamps the model. The default is 1e-10"
+        )
+    return value
+
+
+def noise_rounding_floor(beta: float, d: int) -> float:
+    """32 ulps of the largest ||b|| the objective's noise draws except with probability 1e-12.
+
+    ||b|| ~ Gamma(d, 1/beta); b enters grad F, so the gradient computed in double
+    precision cannot be certified below about ulp(||b||). A public number: the
+    solver can reach gamma / 2 whenever gamma / 2 exceeds this floor.
+    """
+    from scipy.stats import gamma as gamma_distribution
+
+    largest = float(gamma_distribution.isf(1e-12, d, scale=1.0 / beta))
+    return 32 * math.ulp(1.0) * largest
+
+
+def gradient_tolerance(tol: float, n: int, L: float, R: float) -> float:
+    """gamma = tol n L R: the public bound on ||grad F(w~)||, F = n J_b (sum form)."""
+    return round_down(tol * n * L * R)
+
+
+def amp_share(tol: float, n: int) -> float:
+    """eps_2 / eps = sqrt(tol n) / (1 + sqrt(tol n)): minimises the first-order noise sum."""
+    root = math.sqrt(tol * n)
+    return root / (1 + root)
+
+
+@dataclass(frozen=True)
+class OutputPerturbation:
+    """Algorithm 1 calibration: noise density proportional to exp(-beta ||b||)."""
+
+    n: int
+    lam: float
+    epsilon: float
+    L: float
+    R: float
+    m: float
+    tol: float | None = None
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> OutputPerturbation:
+        """The same calibration, recording the grid the release was rounded to."""
+        return replace(self, release_grid=spacing)
+
+    @property
+    def gradient_tolerance(self) -> float | None:
+        return None if self.tol is None else gradient_tolerance(self.tol, self.n, self.L, self.R)
+
+    @property
+    def sensitivity(self) -> float:
+        """L2 sensitivity of the released minimiser: 2 L R / (n m Lam), plus 2 gamma / (n m Lam).
+
+        Exact minimisers of neighbours are 2 L R / (n m Lam) apart (Theorem 1);
+        each approximate minimiser is within gamma / (n m Lam) of its exact one.
+        """
+        exact = minimiser_sensitivity(self.n, self.L, self.R, self.m * self.lam)
+        if self.tol is None:
+            return exact
+        return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
+
+    @property
+    def beta(self) -> float:
+        return round_down(self.epsilon / self.sensitivity)
+
+    def to_dict(self) -> dict:
+        out = {
+            "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
+            "L": self.L, "R": self.R, "m": self.m,
+            "sensitivity": self.sensitivity, "beta": self.beta,
+            "release_grid": self.release_grid,
+        }
+        if self.tol is not None:
+            out.update({
+                "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
+                "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each "
+                                         "approximate minimiser is within gamma / (n m Lam) of the exact one",
+            })
+        return out
+
+
+@dataclass(frozen=True)
+class ObjectivePerturbation:
+    """Algorithm 2 calibration: eps', the extra regularization Delta, and beta."""
+
+    n: int
+    lam: float
+    epsilon: float
+    c: float
+    L: float
+    R: float
+    m: float
+    split: str
+    epsilon_prime: float
+    extra_reg: float
+    tol: float | None = None
+    amp_epsilon: float = 0.0
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> ObjectivePerturbation:
+        """The same calibration, recording the grid the release was rounded to."""
+        return replace(self, release_grid=spacing)
+
+    @property
+    def beta(self) -> float:
+        return round_down(self.epsilon_prime / (2 * self.L * self.R))
+
+    @property
+    def gradient_tolerance(self) -> float | None:
+        return None if self.tol is None else gradient_tolerance(self.tol, self.n, self.L, self.R)
+
+    @property
+    def amp_sensitivity(self) -> float | None:
+        """2 gamma / (n (m Lam + Delta)): the distance of two approximate minimisers of one w*."""
+        if self.tol is None:
+            return None
+        return round_up(2 * self.gradient_tolerance / (self.n * (self.m * self.lam + self.extra_reg)))
+
+    @property
+    def amp_beta(self) -> float | None:
+        """beta_2 of the approximate-minimiser noise, density proportional to exp(-beta_2 ||b_2||)."""
+        if self.tol is None:
+            return None
+        return round_down(self.amp_epsilon / self.amp_sensitivity)
+
+    @property
+    def jacobian_exponent(self) -> int:
+        """2 for the JMLR 2011 bound on the Jacobian ratio, 1 for the rank-one bound."""
+        return 1 if self.split == "rank-one" else 2
+
+    @property
+    def jacobian_ratio(self) -> float:
+        """Bound (1 + c R^2 / (n (m Lam + Delta)))^k, k = jacobian_exponent, on the Jacobian ratio."""
+        base = 1 + self.c * self.R**2 / (self.n * (self.m * self.lam + self.extra_reg))
+        return base**self.jacobian_exponent
+
+    def to_dict(self) -> dict:
+        out = {
+            "mechanism": "objective", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
+            "c": self.c, "L": self.L, "R": self.R, "m": self.m, "split": self.split,
+            "epsilon_prime": self.epsilon_prime, "extra_reg": self.extra_reg, "beta": self.beta,
+        }
+        if self.tol is not None:
+            out.update({
+                "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
+                "amp_epsilon": self.amp_epsilon, "amp_sensitivity": self.amp_sensitivity,
+                "amp_beta": self.amp_beta, "approximate_minimiser": AMP_THEOREM,
+                "release_grid": self.release_grid,
+            })
+        return out
+
+
+def output_perturbation(n: int, lam: float, epsilon: float, L: float = 1, R: float = 1,
+                        m: float = 1, tol: float | None = None) -> OutputPerturbation:
+    """Calibrate Algorithm 1 (output perturbation), JMLR 2011, general R, L, m.
+
+    ``tol`` None calibrates for the exact minimiser (the paper's formula);
+    a public ``tol`` covers any point with ||grad F|| <= tol n L R.
+    """
+    calibration = OutputPerturbation(
+        n=sample_size(n), lam=positive("lam", lam), epsilon=check_epsilon(epsilon),
+        L=positive("L", L), R=positive("R", R), m=positive("m", m),
+        tol=None if tol is None else check_tol(tol),
+    )
+    with _arithmetic("output perturbation"):
+        return _finite(calibration)
+
+
+def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: float = 1,
+                           R: float = 1, m: float = 1,
+                           split: str = "paper", tol: float | None = None) -> ObjectivePerturbation:
+    """Calibrate Algorithm 2 (objective perturbation), JMLR 2011, general R, L, c, m.
+
+    ``tol`` None calibrates for the exact minimiser (the paper's formulas).
+    A public ``tol`` reserves the share :func:`amp_share` of epsilon for the
+    approximate-minimiser noise and runs Algorithm 2 with the rest.
+    """
+    n = sample_size(n)
+    lam, epsilon = positive("lam", lam), check_epsilon(epsilon)
+    L, R, m = positive("L", L), positive("R", R), positive("m", m)
+    c = float(c)
+    if not (math.isfinite(c) and c >= 0):
+        raise InputError(f"c must be finite and non-negative, got {c}")
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+
+    with _arithmetic("objective perturbation"):
+        return _objective(n, lam, epsilon, c, L, R, m, split, tol)
+
+
+def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float, m: float,
+               split: str, tol: float | None) -> ObjectivePerturbation:
+    total = epsilon
+    amp_epsilon = 0.0
+    if tol is not None:
+        tol = check_tol(tol)
+        amp_epsilon = round_down(total * amp_share(tol, n))
+        epsilon = round_down(total - amp_epsilon)
+
+    exponent = 1 if split == "rank-one" else 2
+    a = c * R**2 / (n * m * lam)
+    smooth_budget = epsilon - exponent * math.log1p(a)  # paper: eps - log(1 + 2a + a^2)
+    threshold = 0.0 if split == "paper" else epsilon / 2
+    if smooth_budget > threshold or (split != "paper" and smooth_budget == threshold):
+        epsilon_prime, extra_reg = round_down(smooth_budget), 0.0
+    else:
+        # exponent * log(1 + c R^2 / (n (m Lam + Delta))) = eps / 2
+        epsilon_prime = epsilon / 2
+        growth = math.expm1(epsilon / (2 * exponent))
+        extra_reg = round_up(max(c * R**2 / (n * growth) - m * lam, 0.0))
+    return _finite(ObjectivePerturbation(
+        n=n, lam=lam, epsilon=total, c=c, L=L, R=R, m=m, split=split,
+        epsilon_prime=epsilon_prime, extra_reg=extra_reg, tol=tol, amp_epsilon=amp_epsilon,
+    ))
+
+
+Calibration = OutputPerturbation | ObjectivePerturbation
+
+
+@contextmanager
+def _arithmetic(what: str):
+    """Turn floating-point overflow and division by zero in a calibration into InputError."""
+    try:
+        yield
+    except (OverflowError, ZeroDivisionError) as error:
+        raise InputError(f"{what}: the inputs (epsilon, lam, n, L, c, R, m) are too extreme for "
+                         f"floating point ({error}); use values of moderate size") from None
+
+
+def _finite(calibration):
+    """The calibration, or InputError when an extreme input made a noise scale 0, inf or NaN."""
+    for key, value in calibration.to_dict().items():
+        if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
+            raise InputError(f"calibration.{key} is {value}: the inputs (epsilon, lam, n, L, c, R, "
+                             "m) are too extreme for floating point; use values of moderate size")
+    for key in ("beta", "amp_beta"):
+        value = calibration.to_dict().get(key)
+        if value is not None and not value > 0:
+            raise InputError(f"calibration.{key} underflowed to {value}: epsilon is too small "
+                             "for any useful release (the noise would be infinite)")
+    return calibration
+
+
+def recompute(recorded: dict) -> dict:
+    """The calibration dict the library computes from the inputs ``recorded`` states.
+
+    Reads mechanism, n, lam, epsilon, L, R, m (and c, split for objective
+    perturbation; tol when present) from a saved calibration and recomputes
+    everything else with the functions above, so a model file whose numbers
+    disagree with its stated constants can be refused by comparing the two.
+    Raises InputError naming a missing or malformed input.
+    """
+    def get(key):
+        if key not in recorded:
+            raise InputError(f"calibration.{key} is missing")
+        return recorded[key]
+
+    mechanism = get("mechanism")
+    tol = recorded.get("tol")
+    if mechanism == "output":
+        calibration = output_perturbation(get("n"), get("lam"), get("epsilon"), L=get("L"),
+                                          R=get("R"), m=get("m"), tol=tol)
+        if recorded.get("release_grid") is not None:
+            calibration = calibration.with_release_grid(release_grid_spacing(1.0 / calibration.beta))
+        return calibration.to_dict()
+    if mechanism == "objective":
+        objective = objective_perturbation(get("n"), get("lam"), get("epsilon"), get("c"), L=get("L"),
+                                           R=get("R"), m=get("m"), split=get("split"), tol=tol)
+        if recorded.get("release_grid") is not None and objective.amp_beta is not None:
+            objective = objective.with_release_grid(release_grid_spacing(1.0 / objective.amp_beta))
+        return objective.to_dict()
+    raise InputError(f"calibration.mechanism must be 'objective' or 'output', got {mechanism!r}")

@@ -1,0 +1,56 @@
+"""The analytic Gaussian mechanism (Balle and Wang, ICML 2018, Theorem 8).
+
+Adding N(0, sigma^2 I) to a query of L2 sensitivity Delta is
+(epsilon, delta)-DP if and only if
+
+    Phi(Delta / (2 sigma) - epsilon sigma / Delta)
+        - e^epsilon Phi(-Delta / (2 sigma) - epsilon sigma / Delta) <= delta,
+
+with Phi the standard normal CDF. The left side decreases in sigma, so the
+smallest valid sigma is found by bisection; unlike the classical
+sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon it holds for every epsilon > 0
+and is never larger.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy.special import log_ndtr, ndtr
+
+from ..exceptions import InputError
+from ..validation import positive
+
+__all__ = ["gaussian_delta", "analytic_gaussian_sigma"]
+
+_BISECTIONS = 200
+
+
+def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
+    """The smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP at this sensitivity."""
+    ratio = sensitivity / sigma
+    a, b = ratio / 2, epsilon / ratio
+    return float(ndtr(a - b) - math.exp(epsilon + log_ndtr(-a - b)))
+
+
+def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
+    """The smallest sigma (to double precision, rounded up) with gaussian_delta <= delta."""
+    sensitivity = positive("sensitivity", sensitivity)
+    epsilon = positive("epsilon", epsilon)
+    delta = float(delta)
+    if not 0 < delta < 1:
+        raise InputError(f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta}")
+    low = high = sensitivity / epsilon
+    while gaussian_delta(high, sensitivity, epsilon) > delta:
+        low, high = high, 2 * high
+    while low > 0 and gaussian_delta(low, sensitivity, epsilon) <= delta:
+        low /= 2
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if gaussian_delta(middle, sensitivity, epsilon) <= delta:
+            high = middle
+        else:
+            low = middle
+    return high

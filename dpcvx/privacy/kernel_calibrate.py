@@ -1,0 +1,431 @@
+"""Calibration of the private kernel learners of Jain and Thakurta (ICML 2013).
+
+Derivations: ``docs/theory.md (section 9)``. Notation: n training points, ridge
+lam (the ERM is (1/n) sum l(y_i <w, phi(x_i)>) + (lam/2)||w||^2), loss
+Lipschitz constant L, public feature bound R = R_phi >= ||phi(x)||.
+
+* Neighbours: replace-one with n public (D and D' have the same size n and
+  differ in one row); every bound below is for that relation.
+* Minimiser sensitivity: ||w*_D - w*_D'|| <= s = 2 L R / (lam n) for neighbours.
+  The solver returns an approximate minimiser w~ and certifies, before
+  anything is released, ||w~ - w*|| <= gamma = SOLVE_RTOL s, a PUBLIC
+  tolerance (:func:`solve_tolerance`). Both neighbours' solutions lie within
+  gamma of their exact minimisers, so ||w~_D - w~_D'|| <= s + 2 gamma: the
+  enlarged sensitivity every mechanism is calibrated with
+  (:func:`weight_sensitivity`, :func:`solve_tolerance_record`).
+* Norm bound: ||w*|| <= min(L R / lam, sqrt(2 (l(0) - inf l) / lam)):
+  :func:`constraint_radius` (the paper's 2 L R / lam is valid but loose).
+* TDDL (Algorithm 2): :func:`tddl_calibration`.
+* PINP (Algorithm 1): :func:`pinp_parameters`.
+* TDIL (Algorithm 3): :func:`tdil_parameters`.
+
+Every quantity that privacy depends on is rounded by a relative 1e-12 in
+the safe direction (as in :mod:`dpcvx.privacy.calibrate`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..validation import positive
+from .calibrate import round_down, round_up
+from .composition import check_delta, round_epsilon
+from .gaussian import analytic_gaussian_sigma
+
+__all__ = [
+    "SOLVE_RTOL",
+    "NEIGHBOUR_RELATION",
+    "minimiser_sensitivity",
+    "solve_tolerance",
+    "weight_sensitivity",
+    "solve_tolerance_record",
+    "constraint_radius",
+    "top_eigenvalue_bound",
+    "TDDLCalibration",
+    "tddl_calibration",
+    "PINPParameters",
+    "pinp_parameters",
+    "TDILParameters",
+    "tdil_parameters",
+]
+
+SOLVE_RTOL = 1e-3
+MAX_ROUNDS = 10**7
+NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the same public size n "
+                      "and differ in one row (x_i, y_i)")
+
+
+def _count(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _probability(name: str, value) -> float:
+    value = positive(name, value)
+    if value >= 1:
+        raise InputError(f"{name} must lie in (0, 1), got {value}")
+    return value
+
+
+def minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
+    """2 L R / (lam n): bound on ||w*_D - w*_D'|| in the RKHS for neighbouring D, D'."""
+    return 2 * positive("L", L) * positive("R", R) / (_count("n", n) * positive("lam", lam))
+
+
+def solve_tolerance(n: int, lam: float, L: float, R: float) -> float:
+    """gamma = SOLVE_RTOL 2 L R / (lam n): the PUBLIC bound on ||w~ - w*|| every solve certifies.
+
+    It depends on public constants only, so neither the tolerance nor the
+    sensitivity derived from it reveals anything about the data.
+    """
+    return round_down(SOLVE_RTOL * minimiser_sensitivity(n, lam, L, R))
+
+
+def weight_sensitivity(n: int, lam: float, L: float, R: float) -> float:
+    """s + 2 gamma: ||w~_D - w~_D'|| for approximate minimisers certified to gamma = solve_tolerance.
+
+    ||w~_D - w~_D'|| <= ||w~_D - w*_D|| + ||w*_D - w*_D'|| + ||w*_D' - w~_D'|| <= gamma + s + gamma.
+    """
+    return round_up(round_up(minimiser_sensitivity(n, lam, L, R)) + 2 * solve_tolerance(n, lam, L, R))
+
+
+def solve_tolerance_record(n: int, lam: float, L: float, R: float) -> dict:
+    """The public constants of the inexact-solve argument, with their derivation (for a release)."""
+    return {
+        "gamma": solve_tolerance(n, lam, L, R),
+        "exact_sensitivity": round_up(minimiser_sensitivity(n, lam, L, R)),
+        "sensitivity_used": weight_sensitivity(n, lam, L, R),
+        "derivation": (
+            "exact_sensitivity s = 2 L R_phi / (lam n) bounds ||w*_D - w*_D'||_H for replace-one "
+            "neighbours (lam-strong convexity); the solver iterates until it certifies "
+            "||w~ - w*||_H <= ||grad J(w~)||_H / lam (smooth losses) or sqrt(2 gap / lam) (dual "
+            f"solve) <= gamma = {SOLVE_RTOL:g} s, a public tolerance, so "
+            "||w~_D - w~_D'||_H <= s + 2 gamma = sensitivity_used, which calibrates every noise "
+            "scale and threshold; see docs/kernels.md"
+        ),
+    }
+
+
+def constraint_radius(lam: float, L: float, R: float, value_at_zero: float | None = None,
+                      infimum: float | None = None) -> float:
+    """C with ||w*|| <= C: min(L R / lam, sqrt(2 (l(0) - inf l) / lam)).
+
+    First-order optimality gives w* = -(1/(lam n)) sum g_i y_i phi(x_i) with
+    |g_i| <= L, hence ||w*|| <= L R / lam. Comparing J(w*) with J(0) = l(0)
+    gives (lam/2)||w*||^2 <= l(0) - inf l. The second bound is used when
+    inf l is known (finite).
+    """
+    lam, L, R = positive("lam", lam), positive("L", L), positive("R", R)
+    radius = L * R / lam
+    if value_at_zero is not None and infimum is not None:
+        radius = min(radius, math.sqrt(2 * max(value_at_zero - infimum, 0.0) / lam))
+    return round_up(radius)
+
+
+def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
+    """An upper bound on lambda_max of a PSD T x T matrix from its computed eigenvalues.
+
+    A backward-stable symmetric eigensolver is off by at most about
+    T eps ||K||_2 (Weyl), so the largest computed eigenvalue is padded by that.
+    """
+    eigenvalues = np.asarray(eigenvalues, dtype=float)
+    top = float(np.max(np.abs(eigenvalues)))
+    return round_up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
+
+
+# --- TDDL -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TDDLCalibration:
+    """Noise of TDDL's T noisy predictions <w, phi(z_t)> + b_t (Jain and Thakurta, Algorithm 2).
+
+    epsilon-DP (delta = 0): b_t i.i.d. Laplace(scale = l1_sensitivity / epsilon).
+    (epsilon, delta)-DP: b_t i.i.d. N(0, scale^2), scale = analytic Gaussian
+    sigma for l2_sensitivity.
+    """
+
+    n: int
+    lam: float
+    L: float
+    R: float
+    epsilon: float
+    delta: float
+    T: int
+    weight_sensitivity: float
+    sum_of_test_norms: float
+    test_operator_norm: float
+    l1_sensitivity: float
+    l2_sensitivity: float
+    mechanism: str
+    scale: float
+    solve_tolerance: float = 0.0  # gamma: public bound on ||w~ - w*|| (weight_sensitivity = s + 2 gamma)
+    minimiser_sensitivity: float = 0.0  # s = 2 L R / (lam n), for the exact minimisers
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, delta: float,
+                     test_feature_norms, test_gram_top_eigenvalue: float) -> TDDLCalibration:
+    """Calibrate the noisy predictions on the public sample Z.
+
+    The prediction vector is p(w) = Phi_Z^T w. For replace-one neighbours the
+    approximate minimisers satisfy ||w~ - w~'|| <= s + 2 gamma =
+    :func:`weight_sensitivity` (exact sensitivity s plus twice the public
+    solve tolerance gamma), so
+
+    * L2: ||p - p'||_2 <= (s + 2 gamma) ||Phi_Z||_op = (s + 2 gamma) sqrt(lambda_max(K_Z)),
+      i.e. the exact minimiser's s ||Phi_Z||_op plus 2 gamma ||Phi_Z||_op;
+    * L1: ||p - p'||_1 <= (s + 2 gamma) min(sum_t ||phi(z_t)||, sqrt(T lambda_max(K_Z))).
+
+    ``test_feature_norms`` are sqrt(k(z_t, z_t)); ``test_gram_top_eigenvalue``
+    is an upper bound on lambda_max(K_Z) (see :func:`top_eigenvalue_bound`).
+    """
+    epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
+    norms = np.asarray(test_feature_norms, dtype=float)
+    if norms.ndim != 1 or norms.size == 0 or not np.all(np.isfinite(norms)) or np.any(norms < 0):
+        raise InputError("test_feature_norms must be a non-empty vector of finite norms")
+    T = norms.size
+    top = float(test_gram_top_eigenvalue)
+    if not (math.isfinite(top) and top >= 0):
+        raise InputError(f"test_gram_top_eigenvalue must be finite and >= 0, got {top}")
+    sensitivity = weight_sensitivity(n, lam, L, R)
+    sum_of_norms = round_up(float(np.sum(norms)))
+    operator_norm = round_up(math.sqrt(top))
+    l1 = round_up(sensitivity * min(sum_of_norms, round_up(math.sqrt(T) * operator_norm)))
+    l2 = round_up(sensitivity * operator_norm)
+    if l1 == 0:
+        raise InputError("every test point has phi(z) = 0; the predictions carry no information")
+    if delta == 0:
+        mechanism, scale = "laplace", round_up(l1 / epsilon)
+    else:
+        mechanism, scale = "gaussian", analytic_gaussian_sigma(l2, epsilon, delta)
+    return TDDLCalibration(
+        n=n, lam=lam, L=L, R=R, epsilon=epsilon, delta=delta, T=T,
+        weight_sensitivity=sensitivity, sum_of_test_norms=sum_of_norms,
+        test_operator_norm=operator_norm, l1_sensitivity=l1, l2_sensitivity=l2,
+        mechanism=mechanism, scale=scale, solve_tolerance=solve_tolerance(n, lam, L, R),
+        minimiser_sensitivity=round_up(minimiser_sensitivity(n, lam, L, R)),
+    )
+
+
+# --- PINP and TDIL: rounds of pure-DP steps -------------------------------------------------
+
+
+def _laplace_tail(scale: float, draws: int, failure: float) -> float:
+    """a with P(some of ``draws`` Laplace(scale) variables exceeds a in size) <= failure."""
+    return scale * math.log(draws / failure)
+
+
+def _best_over_rounds(build, fewest: int):
+    """The parameters with the smallest ``accuracy`` over a geometric grid of round counts."""
+    grid = np.unique(np.round(np.geomspace(fewest, MAX_ROUNDS, 400)).astype(int))
+    return min((build(int(rounds)) for rounds in grid), key=lambda parameters: parameters.accuracy)
+
+
+@dataclass(frozen=True)
+class PINPParameters:
+    """Private Interactive Non-linear Prediction (Jain and Thakurta, Algorithm 1), as derived in
+    docs/theory.md (section 9): rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
+    one Laplace answer; at most ``max_updates`` rounds.
+
+    With probability >= 1 - failure_probability, each of the first ``max_queries``
+    answers is within ``accuracy`` of <w*, phi(z)>, and no more than
+    ``max_updates`` updates are needed.
+    """
+
+    n: int
+    lam: float
+    L: float
+    R: float
+    C: float
+    epsilon: float
+    delta: float
+    max_queries: int
+    failure_probability: float
+    max_updates: int
+    round_epsilon: float
+    query_sensitivity: float
+    threshold_noise: float  # Laplace scale of the round's threshold perturbation
+    query_noise: float  # Laplace scale added to each |<w* - w_t, phi(z)>|
+    answer_noise: float  # Laplace scale of an update's released answer
+    gap: float  # every update has |<w* - w_t, phi(z)>| >= gap
+    threshold: float
+    accuracy: float  # sigma
+    step: float  # eta, the update coefficient
+    solve_tolerance: float = 0.0  # gamma: query_sensitivity = (s + 2 gamma) R
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: float,
+                    delta: float, max_queries: int, failure_probability: float = 0.05,
+                    max_updates: int | None = None) -> PINPParameters:
+    """Derive PINP's noise, threshold, step and update budget B (minimising sigma when B is None).
+
+    Per round eps_r = :func:`dpcvx.privacy.composition.round_epsilon` (epsilon, delta, B),
+    half to AboveThreshold, half to the answer; Delta = weight_sensitivity R.
+    Tails (failure split in three): a_rho = (2 Delta / eps_svt) ln(3B/beta),
+    a_nu = (4 Delta / eps_svt) ln(3T/beta), a_zeta = (Delta / eps_ans) ln(3B/beta).
+    gap g = max(C R / sqrt(B), a_zeta); threshold tau = g + a_rho + a_nu;
+    sigma = tau + a_rho + a_nu; step eta = g / R^2.
+    """
+    epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
+    C = positive("C", C)
+    T = _count("max_queries", max_queries)
+    beta = _probability("failure_probability", failure_probability)
+    sensitivity = round_up(weight_sensitivity(n, lam, L, R) * R)
+
+    def build(rounds: int) -> PINPParameters:
+        per_round = round_epsilon(epsilon, delta, rounds)
+        half = round_down(per_round / 2)
+        threshold_noise, query_noise = round_up(2 * sensitivity / half), round_up(4 * sensitivity / half)
+        answer_noise = round_up(sensitivity / half)
+        a_rho = _laplace_tail(threshold_noise, 3 * rounds, beta)
+        a_nu = _laplace_tail(query_noise, 3 * T, beta)
+        a_zeta = _laplace_tail(answer_noise, 3 * rounds, beta)
+        gap = max(C * R / math.sqrt(rounds), a_zeta)
+        threshold = gap + a_rho + a_nu
+        return PINPParameters(
+            n=n, lam=lam, L=L, R=R, C=C, epsilon=epsilon, delta=delta, max_queries=T,
+            failure_probability=beta, max_updates=rounds, round_epsilon=per_round,
+            query_sensitivity=sensitivity, threshold_noise=threshold_noise, query_noise=query_noise,
+            answer_noise=answer_noise, gap=gap, threshold=threshold,
+            accuracy=threshold + a_rho + a_nu, step=gap / R**2,
+            solve_tolerance=solve_tolerance(n, lam, L, R),
+        )
+
+    if max_updates is None:
+        return _best_over_rounds(build, 1)
+    return build(_count("max_updates", max_updates))
+
+
+@dataclass(frozen=True)
+class TDILParameters:
+    """Test Data Independent Learner (Jain and Thakurta, Algorithm 3), as derived in
+    docs/theory.md (section 9): at most ``rounds`` rounds of the exponential mechanism
+    (over a net of the input ball, or over the whole ball for the linear kernel)
+    plus one Laplace-noised test.
+
+    With probability >= 1 - failure_probability the released w satisfies
+    |<w - w*, phi(s)>| <= net_accuracy at every candidate s (net points, or the
+    whole ball) and |<w - w*, phi(z)>| <= accuracy = net_accuracy + C * feature_distance
+    on the whole ball.
+    """
+
+    n: int
+    lam: float
+    L: float
+    R: float
+    C: float
+    epsilon: float
+    delta: float
+    failure_probability: float
+    selection: str  # "net" (finite net) or "ball" (continuous, linear kernel)
+    net_size: int | None
+    ball_dimension: int | None
+    feature_distance: float  # bound on ||phi(z) - phi(s)|| for z in the ball, s its net point
+    rounds: int
+    round_epsilon: float
+    score_sensitivity: float
+    selection_epsilon: float  # exponential mechanism: P(s) ~ exp(selection_epsilon score(s) / (2 Delta))
+    answer_noise: float
+    gap: float
+    threshold: float
+    net_accuracy: float
+    accuracy: float
+    step: float
+    solve_tolerance: float = 0.0  # gamma: score_sensitivity = (s + 2 gamma) R
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _ball_selection_tail(kappa: float, dim: int, R: float, C: float, rounds: int, beta: float) -> float:
+    """a_em for the continuous exponential mechanism with score |<v, z>| on the ball ||z|| <= R.
+
+    P(score <= OPT - 2t) <= e^(-kappa t) / P_uniform(score >= OPT - t) <= e^(-kappa t) (2 R C / t)^dim,
+    because {score >= OPT - t} contains a cap of height t / ||v|| >= t / C, which contains a
+    ball of radius t / (2C). Solve kappa t + dim ln(t / (2 R C)) = ln(2B / beta); a_em = 2 t.
+    """
+    target = math.log(2 * rounds / beta)
+
+    def excess(t: float) -> float:
+        return kappa * t + dim * math.log(t / (2 * R * C)) - target
+
+    low, high = 0.0, 2 * R * C
+    while excess(high) < 0:
+        low, high = high, 2 * high
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        low, high = (middle, high) if excess(middle) < 0 else (low, middle)
+    return 2 * high
+
+
+def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: float,
+                    delta: float, *, net_size: int | None = None, ball_dimension: int | None = None,
+                    feature_distance: float = 0.0, failure_probability: float = 0.05,
+                    rounds: int | None = None) -> TDILParameters:
+    """Derive TDIL's selection budget, noise, threshold, step and rounds B (B >= 2).
+
+    Exactly one of ``net_size`` (a finite net S) and ``ball_dimension`` (the
+    whole ball of radius R in that dimension, linear kernel) is given.
+    Per round eps_r = round_epsilon(epsilon, delta, B), half to the exponential
+    mechanism (score |<w* - w_t, phi(s)>|, sensitivity Delta = weight_sensitivity R),
+    half to the Laplace test. Tails (failure split in two): over a net
+    a_em = (2 Delta / eps_em)(ln|S| + ln(2B/beta)); over the ball
+    :func:`_ball_selection_tail`; a_zeta = (Delta / eps_lap) ln(2B/beta).
+    g = max(C R / sqrt(B - 1), a_zeta); tau = g + a_zeta; the first round
+    without an update certifies net_accuracy = tau + a_zeta + a_em; there is one
+    because at most C^2 R^2 / g^2 <= B - 1 updates happen.
+    """
+    epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
+    C = positive("C", C)
+    if (net_size is None) == (ball_dimension is None):
+        raise InputError("give exactly one of net_size (a net) and ball_dimension (the whole ball)")
+    size = None if net_size is None else _count("net_size", net_size)
+    dim = None if ball_dimension is None else _count("ball_dimension", ball_dimension)
+    beta = _probability("failure_probability", failure_probability)
+    feature_distance = float(feature_distance)
+    if not (math.isfinite(feature_distance) and feature_distance >= 0):
+        raise InputError(f"feature_distance must be finite and >= 0, got {feature_distance}")
+    sensitivity = round_up(weight_sensitivity(n, lam, L, R) * R)
+
+    def build(count: int) -> TDILParameters:
+        per_round = round_epsilon(epsilon, delta, count)
+        half = round_down(per_round / 2)
+        answer_noise = round_up(sensitivity / half)
+        if size is not None:
+            a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * count / beta))
+        else:
+            a_em = _ball_selection_tail(half / (2 * sensitivity), dim, R, C, count, beta)
+        a_zeta = _laplace_tail(answer_noise, 2 * count, beta)
+        gap = max(C * R / math.sqrt(count - 1), a_zeta)
+        threshold = gap + a_zeta
+        net_accuracy = threshold + a_zeta + a_em
+        return TDILParameters(
+            n=n, lam=lam, L=L, R=R, C=C, epsilon=epsilon, delta=delta,
+            failure_probability=beta, selection="net" if size is not None else "ball",
+            net_size=size, ball_dimension=dim, feature_distance=feature_distance,
+            rounds=count, round_epsilon=per_round, score_sensitivity=sensitivity,
+            selection_epsilon=half, answer_noise=answer_noise, gap=gap, threshold=threshold,
+            net_accuracy=net_accuracy, accuracy=net_accuracy + C * feature_distance,
+            step=gap / R**2, solve_tolerance=solve_tolerance(n, lam, L, R),
+        )
+
+    if rounds is None:
+        return _best_over_rounds(build, 2)
+    count = _count("rounds", rounds)
+    if count < 2:
+        raise InputError("TDIL needs rounds >= 2 (one round may be spent on an update)")
+    return build(count)

@@ -1,0 +1,91 @@
+"""Random number generators: secure by default, reproducible on request.
+
+``random_state=None`` (the default) seeds a fresh generator from 128 bits of
+operating-system entropy (``secrets``) for every call, so noise never depends
+on numpy's global state or on a guessable seed, and two calls never share
+noise. An int makes a run reproducible; reproducible noise is for experiments
+and tests, never for a release whose seed could be known. Two releases made
+with the same int seed on the same or neighbouring data share their noise
+vector, so their difference cancels it: that pair is not private.
+
+:func:`resolve_rng` (used by :meth:`dpcvx.PrivateERM.fit` and the other
+learners' ``fit``) also takes a ``numpy.random.Generator``: a generator passed
+directly to one call is consumed by it, and the next call continues its stream.
+
+:func:`check_estimator_seed` is the stricter rule of the scikit-learn
+estimators: only None or a non-negative int. ``sklearn.base.clone`` (used by
+``GridSearchCV``, ``cross_val_score`` and ``Pipeline``) deep-copies parameter
+values, so clones of an estimator holding a generator would each hold a copy
+in the same state and draw the identical noise vector.
+"""
+
+from __future__ import annotations
+
+import numbers
+import secrets
+
+import numpy as np
+
+from ..exceptions import InputError
+
+__all__ = ["resolve_rng", "check_estimator_seed", "RandomState"]
+
+RandomState = int | np.random.Generator | None
+
+
+def _check_int_seed(random_state) -> int:
+    if random_state < 0:
+        raise InputError(f"random_state must be a non-negative int, got {random_state}")
+    return int(random_state)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def resolve_rng(random_state: RandomState) -> np.random.Generator:
+    """A ``numpy.random.Generator`` for ``random_state``.
+
+    None: a fresh generator seeded from operating-system entropy (new noise at
+    every call). A non-negative int: ``numpy.random.default_rng(seed)``
+    (reproducible; the same seed twice on the same or neighbouring data is a
+    privacy loss). A ``numpy.random.Generator``: used as is (the call advances it).
+    """
+    if random_state is None:
+        return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if _is_int(random_state):
+        return np.random.default_rng(_check_int_seed(random_state))
+    raise InputError(
+        "random_state must be None (OS entropy), a non-negative int or a "
+        f"numpy.random.Generator, got {type(random_state).__name__}"
+    )
+
+
+def check_estimator_seed(random_state, owner: str = "the estimator") -> int | None:
+    """``random_state`` of a scikit-learn estimator: None or a non-negative int, else InputError.
+
+    A generator (``numpy.random.Generator``, ``RandomState``, a bit generator
+    or ``SeedSequence``) is refused: ``sklearn.base.clone`` deep-copies it, so
+    every clone (cross-validation folds, grid-search candidates, pipelines)
+    would draw the same noise vector, and the difference of two such releases
+    cancels the noise.
+    """
+    if random_state is None:
+        return None
+    if _is_int(random_state):
+        return _check_int_seed(random_state)
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState,
+                                 np.random.BitGenerator, np.random.SeedSequence)):
+        raise InputError(
+            f"{owner} refuses random_state={type(random_state).__name__}: sklearn.base.clone "
+            "(GridSearchCV, cross_val_score, Pipeline) deep-copies a generator, so every clone "
+            "would draw the identical noise vector and the noise of their releases would cancel. "
+            "Pass random_state=None (fresh operating-system entropy at every fit, the choice for "
+            "a release) or an int seed (reproducible experiments only)."
+        )
+    raise InputError(
+        f"{owner} takes random_state None (fresh noise at every fit) or a non-negative int "
+        f"(reproducible), got {type(random_state).__name__}"
+    )

@@ -1,0 +1,191 @@
+"""Released models: weights, the per-record input map, and the proof obligations met.
+
+A :class:`PrivateModel` is what leaves dpcvx: the privatised weights, the
+public input map (feature map, norm bound, intercept feature) and the
+:class:`ReleaseCertificate` (theorem, neighbour relation, constants and how
+each was established, epsilon and the calibration). Everything in a release
+is a function of public inputs or of the privatised weights: no solver
+statistic measured on the private data (iterations, time, status, residual,
+objective value) is part of it. Those go to the learner's ``diagnostics_``,
+marked not private. The noise vector is never stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from ..data.rows import RowMap
+from ..exceptions import InputError
+from ..validation import check_labels
+from ..verification.certificate import Certificate
+
+__all__ = ["LinearModel", "PrivateModel", "ReleaseCertificate"]
+
+
+def _number(value: Any) -> dict:
+    """A constant as {'exact': text, 'float': number}: exact for sympy numbers and counts."""
+    if isinstance(value, sp.Basic) or isinstance(value, (int, np.integer)):
+        return {"exact": str(value), "float": float(value)}
+    return {"exact": None, "float": float(value)}
+
+
+@dataclass(frozen=True)
+class ReleaseCertificate:
+    """What a private release relies on, with every constant and how it was established.
+
+    ``verification`` is the :class:`~dpcvx.verification.certificate.Certificate` of the loss
+    and regularizer at the fitted dimension; ``calibration`` holds eps', Delta
+    and beta (objective) or the sensitivity and beta (output), and the public
+    gradient tolerance the solve was held to with the approximate-minimiser
+    noise that covers it. ``neighbours`` is the neighbour relation the
+    guarantee is proved for. Every field is public: a function of the
+    declared problem, the public bounds, n and epsilon.
+    """
+
+    mechanism: str
+    guarantee: str
+    epsilon: float
+    delta: float
+    calibration: dict
+    verification: Certificate
+    data_norm: float
+    effective_norm_bound: float
+    fit_intercept: bool
+    intercept_scaling: float
+    clipping: str
+    neighbours: str
+    library_version: str
+    constants: dict = field(default_factory=dict)
+
+    @property
+    def conditions(self):
+        return self.verification.conditions
+
+    @property
+    def lipschitz(self):
+        return self.verification.lipschitz
+
+    @property
+    def curvature(self):
+        return self.verification.curvature
+
+    @property
+    def strong_convexity(self):
+        return self.verification.strong_convexity
+
+    @property
+    def epsilon_prime(self) -> float | None:
+        return self.calibration.get("epsilon_prime")
+
+    @property
+    def extra_reg(self) -> float:
+        return self.calibration.get("extra_reg", 0.0)
+
+    @property
+    def beta(self) -> float:
+        return self.calibration["beta"]
+
+    @property
+    def conditional(self) -> bool:
+        """True when a constant is an opted-in estimate: the guarantee then holds only if it is right."""
+        return bool(getattr(self.verification, "conditional", False))
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": self.mechanism,
+            "guarantee": self.guarantee,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "calibration": dict(self.calibration),
+            "constants": {key: _number(value) for key, value in self.constants.items()},
+            "data_norm": self.data_norm,
+            "effective_norm_bound": self.effective_norm_bound,
+            "fit_intercept": self.fit_intercept,
+            "intercept_scaling": self.intercept_scaling,
+            "clipping": self.clipping,
+            "neighbours": self.neighbours,
+            "verification": self.verification.to_dict(),
+            "library_version": self.library_version,
+        }
+
+    def __str__(self) -> str:
+        c = self.calibration
+        lines = [
+            f"dpcvx release: {self.mechanism} perturbation, epsilon = {self.epsilon:g} "
+            f"(delta = {self.delta:g})",
+            f"guarantee: {self.guarantee}",
+            f"neighbours: {self.neighbours}",
+            "constants: " + ", ".join(
+                f"{key} = {value}" for key, value in self.constants.items()
+            ),
+            f"norm bound: R = {self.data_norm:g}, effective R = {self.effective_norm_bound:g}"
+            + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
+            + f"; rows beyond R: {self.clipping}",
+        ]
+        if self.mechanism == "objective":
+            lines.append(
+                f"calibration ({c['split']} split): eps' = {c['epsilon_prime']:.6g}, "
+                f"Delta = {c['extra_reg']:.6g}, beta = {c['beta']:.6g}"
+            )
+        else:
+            lines.append(
+                f"calibration: sensitivity = {c['sensitivity']:.6g}, beta = {c['beta']:.6g}"
+            )
+        if "gradient_tolerance" in c:
+            lines.append(
+                f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
+                f"covered by {c['approximate_minimiser']}"
+            )
+        lines.append(str(self.verification))
+        return "\n".join(lines)
+
+
+class LinearModel:
+    """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
+
+    def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap):
+        self.coef_ = np.asarray(coef, dtype=float)
+        self.intercept_ = float(intercept)
+        self.classes_ = np.asarray(classes)
+        self.rows = rows
+
+    def decision_function(self, X) -> np.ndarray:
+        """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
+        mapped, _ = self.rows.clip(self.rows.features(X))
+        if mapped.shape[1] != self.coef_.shape[0]:
+            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
+                             f"the model expects {self.coef_.shape[0]}")
+        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+
+    def score(self, X, y) -> float:
+        """Accuracy on (X, y); y must use the model's classes."""
+        predictions = self.predict(X)
+        labels = check_labels(y, predictions.shape[0], tuple(self.classes_.tolist()))
+        return float(np.mean(np.where(predictions == self.classes_[1], 1.0, -1.0) == labels))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
+
+
+class PrivateModel(LinearModel):
+    """A linear classifier released under differential privacy, with its certificate."""
+
+    def __init__(self, coef, intercept, classes, rows, certificate: ReleaseCertificate):
+        super().__init__(coef, intercept, classes, rows)
+        self.certificate = certificate
+
+    @property
+    def epsilon(self) -> float:
+        return self.certificate.epsilon
+
+    def __repr__(self) -> str:
+        conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""
+        return (f"PrivateModel(mechanism={self.certificate.mechanism!r}, "
+                f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional})")

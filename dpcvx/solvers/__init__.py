@@ -1,0 +1,9 @@
+"""Solve the perturbed problem exactly, or to a public tolerance the proof covers.
+
+* :mod:`.objective`: the perturbed ERM objective J_b and its optimality residual;
+* :mod:`.linear`: damped Newton (the fast path) and the CVXPY conic path;
+* :mod:`.kernel`: the exact kernel ERM (Newton and a dual interior point).
+
+Solvers read private data; nothing they measure enters a release (it goes to
+the learner's ``diagnostics_``, marked not private).
+"""

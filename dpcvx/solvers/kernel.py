@@ -1,0 +1,335 @@
+"""The exact non-private kernel ERM that every private kernel learner starts from.
+
+w* = argmin_w (1/n) sum_i l(y_i <w, phi(x_i)>) + (lam/2) ||w||^2
+   = sum_i beta_i phi(x_i)                      (representer theorem)
+
+(Jain and Thakurta, ICML 2013, eq. 2). The paper's privacy proofs assume the
+exact minimiser; here the inexactness is covered in the proof instead: every
+solve iterates until it certifies ||w - w*|| <= gamma in the RKHS (by
+lam-strong convexity), gamma = SOLVE_RTOL 2 L R / (lam n) a PUBLIC tolerance
+(:func:`dpcvx.privacy.kernel_calibrate.solve_tolerance`), and the learners calibrate
+with the enlarged sensitivity 2 L R / (lam n) + 2 gamma. The solvers stop on
+reaching gamma, never on a data-dependent budget; only if the arithmetic
+cannot reach gamma within MAX_NEWTON_STEPS / MAX_INTERIOR_POINT_STEPS (far
+more than these strongly convex problems need) is :class:`SolverError`
+raised, after the accountant was charged (residual risk: docs/kernels.md).
+
+:class:`KernelERM` checks its inputs and builds the Gram matrix on
+construction; :meth:`KernelERM.solve` runs the solver, so a learner validates
+everything, then charges the accountant, then solves.
+
+* C^1 losses, damped Newton in representer form. The RKHS gradient is
+  Phi r with r = (1/n) y * l'(z) + lam beta, so ||w - w*|| <= ||grad J|| / lam
+  = sqrt(r^T K r) / lam. The Newton system (lam I + (1/n) D K) d = -r,
+  D = diag(l''(z)), is solved through the symmetric matrix
+  lam I + (1/n) D^(1/2) K D^(1/2) on the points with l'' > 0 only.
+* Two-piece linear losses (hinge), the dual box QP
+  min_u (1/(2 lam n)) u^T Q u + sum l*(u_i), u in [a1, a2]^n, Q = (y y^T) * K,
+  by a Mehrotra primal-dual interior-point method; w = -(1/(lam n)) sum u_i y_i phi(x_i).
+  The duality gap is (1/n) sum [l(z_i) + l*(u_i) - u_i z_i] (Fenchel-Young,
+  each term >= 0, no cancellation), and ||w - w*|| <= sqrt(2 gap / lam).
+
+Cost: one dense Gram matrix (8 n^2 bytes) and dense Cholesky factorisations,
+O(n^3) per Newton or interior-point step; measured times are in docs/kernels.md.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+from ..exceptions import InputError, SolverError
+from ..models.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
+from ..privacy.kernel_calibrate import minimiser_sensitivity, solve_tolerance
+from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
+from ..verification.verifier import LossDerivatives
+
+__all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
+
+MAX_NEWTON_STEPS = 100
+MAX_INTERIOR_POINT_STEPS = 200
+STALLED_STEPS = 3  # interior point: within tolerance, stop after this many steps without progress
+AIM = 0.1  # solve to AIM * tolerance when the arithmetic allows; accept up to the tolerance
+ARMIJO = 1e-4
+EPS = np.finfo(float).eps
+
+
+def as_labels(y, n: int) -> np.ndarray:
+    """y as a float vector of -1/+1 labels of length n, or a typed error."""
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.size != n:
+        raise InputError(f"y must be a vector of {n} labels, got shape {labels.shape}")
+    try:
+        labels = labels.astype(float)
+    except (TypeError, ValueError):
+        raise InputError("y must hold the numbers -1 and +1") from None
+    if not np.all(np.isin(labels, (-1.0, 1.0))):
+        raise InputError("labels must be -1 or +1 (map {0, 1} labels with 2 * y - 1)")
+    return labels
+
+
+@dataclass(frozen=True)
+class SolveReport:
+    """How the non-private minimiser was computed: measured on the PRIVATE data.
+
+    Iterations, seconds, residual and distance bound are functions of the
+    training data that no noise has touched: they go to a learner's
+    ``diagnostics_`` (marked NOT PRIVATE), never into a release.
+    """
+
+    method: str
+    iterations: int
+    seconds: float
+    residual: float  # ||grad J||_H (newton) or the duality gap (dual interior point)
+    residual_name: str
+    distance_bound: float  # certified ||w - w*||_H
+    tolerance: float  # the largest distance_bound accepted
+
+
+@dataclass(frozen=True)
+class KernelERMSolution:
+    """Representer coefficients beta (PRIVATE) and the accuracy report."""
+
+    coef: np.ndarray
+    report: SolveReport
+
+
+def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, first: np.ndarray,
+                         curvature_max: float, beta: np.ndarray, lam: float) -> float:
+    """Upper bound on ||grad J||_H = ||Phi r|| from the computed r = (1/n) y l'(z) + lam beta.
+
+    Adds to sqrt(r^T K r) the rounding of that product (n eps ||r||_1^2 max|K|),
+    of r itself (a few eps per term, times R = sqrt(max K_ii)), and of
+    z = y K beta (n eps max|K| ||beta||_1 per margin, times sup|l''| / n).
+    """
+    n = r.size
+    product_pad = n * EPS * np.sum(np.abs(r)) ** 2 * gram_max
+    margin_error = n * EPS * gram_max * np.sum(np.abs(beta))
+    r_error = EPS * (4 * np.sum(np.abs(first)) / n + 4 * lam * np.sum(np.abs(beta))) \
+        + curvature_max * margin_error
+    return math.sqrt(max(float(r @ gram_r), 0.0) + product_pad) + math.sqrt(gram_max) * r_error
+
+
+def _armijo_step(objective_at, current: float, slope: float) -> float | None:
+    """Backtracking step length; 1 when the decrease is below rounding level (Newton's
+    final steps, which the Armijo test cannot resolve); None when no step is found."""
+    if -slope <= 1e3 * EPS * max(1.0, abs(current)):
+        return 1.0
+    t = 1.0
+    while t > 1e-12:
+        if objective_at(t) <= current + ARMIJO * t * slope:
+            return t
+        t /= 2
+    return None
+
+
+def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
+            tolerance: float) -> tuple[np.ndarray, int, float]:
+    n = y.size
+    gram_max = float(np.max(np.abs(np.diag(gram))))
+    beta, f = np.zeros(n), np.zeros(n)
+
+    def objective(values: np.ndarray, quadratic: float) -> float:
+        return float(np.mean(loss.value(y * values))) + lam * quadratic / 2
+
+    gradient_norm = math.inf
+    for step in range(MAX_NEWTON_STEPS + 1):
+        z = y * f
+        first, curvature = loss.first(z), loss.second(z)
+        r = y * first / n + lam * beta
+        gram_r = gram @ r
+        gradient_norm = _gradient_norm_bound(r, gram_r, gram_max, first,
+                                             float(np.max(np.abs(curvature))), beta, lam)
+        if gradient_norm / lam <= AIM * tolerance or step == MAX_NEWTON_STEPS:
+            break
+        active = np.flatnonzero(curvature > 0)
+        correction = np.zeros(n)
+        if active.size:
+            root = np.sqrt(curvature[active])
+            system = root[:, None] * gram[np.ix_(active, active)] * root[None, :] / n
+            system[np.diag_indices_from(system)] += lam
+            correction[active] = root * cho_solve(cho_factor(system), root * gram_r[active]) / n
+        direction = -(r - correction) / lam
+        gram_direction = gram @ direction
+        slope = float(gram_r @ direction)
+        if not slope < 0:
+            break
+        quadratic = float(beta @ f)
+        cross, curvature_term = float(direction @ f), float(direction @ gram_direction)
+        current = objective(f, quadratic)
+        t = _armijo_step(
+            lambda t: objective(f + t * gram_direction, quadratic + 2 * t * cross + t * t * curvature_term),
+            current, slope)
+        if t is None:
+            break
+        beta, f = beta + t * direction, f + t * gram_direction
+    return beta, step, gradient_norm
+
+
+def _fenchel_gap(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
+                 u: np.ndarray, gram_max: float) -> tuple[np.ndarray, float]:
+    """beta = -y u / (lam n) and an upper bound on the duality gap (1/n) sum [l(z) + l*(u) - u z].
+
+    Each Fenchel-Young term is >= 0 in exact arithmetic; the computed mean is
+    padded by its rounding (a few eps per term, log2(n) eps for numpy's
+    pairwise sum) and by the rounding of z = y K beta (n eps max|K| ||beta||_1
+    per margin) times the term's slope |l'(z) - u|.
+    """
+    n = y.size
+    beta = -y * u / (lam * n)
+    z = y * (gram @ beta)
+    loss_value, conjugate = pieces.value(z), pieces.conjugate(u)
+    terms = loss_value + conjugate - u * z
+    magnitude = np.abs(loss_value) + np.abs(conjugate) + np.abs(u * z)
+    slope = np.abs(np.where(pieces.a1 * z + pieces.c1 >= pieces.a2 * z + pieces.c2,
+                            pieces.a1, pieces.a2) - u)
+    margin_error = n * EPS * gram_max * np.sum(np.abs(beta))
+    pad = EPS * (4 + math.log2(n)) * float(np.mean(magnitude)) + margin_error * float(np.mean(slope))
+    return beta, max(float(np.mean(terms)), 0.0) + pad
+
+
+def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
+                         tolerance: float) -> tuple[np.ndarray, int, float]:
+    """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p.
+
+    The slacks p (to 0) and q (to 1) are separate variables with the residual
+    p + q - 1, so neither loses precision near its bound.
+    """
+    n = y.size
+    width = pieces.a2 - pieces.a1
+    Q = y[:, None] * gram * y[None, :]
+    c = (pieces.a1 / width) * Q.sum(axis=1) + pieces.conjugate_slope * lam * n / width
+    p, q = np.full(n, 0.5), np.full(n, 0.5)
+    z_low, z_up = np.ones(n), np.ones(n)
+    system = np.empty_like(Q)
+    gram_max = float(np.max(np.diag(Q)))
+    jitter = n * EPS * gram_max
+    best_gap, best_beta, stalled = math.inf, None, 0
+
+    def max_step(values: np.ndarray, change: np.ndarray) -> float:
+        shrinking = change < 0
+        return min(1.0, float(np.min(-values[shrinking] / change[shrinking]))) if shrinking.any() else 1.0
+
+    for step in range(MAX_INTERIOR_POINT_STEPS):
+        beta, gap = _fenchel_gap(gram, y, lam, pieces, pieces.a1 + width * np.clip(p, 0.0, 1.0),
+                                 gram_max)
+        if gap < best_gap:
+            best_gap, best_beta, stalled = gap, beta, 0
+        else:
+            stalled += 1
+        best_distance = math.sqrt(2 * best_gap / lam)
+        if best_distance <= AIM * tolerance or (best_distance <= tolerance and stalled >= STALLED_STEPS):
+            break
+        dual_residual = Q @ p + c - z_low + z_up
+        primal_residual = p + q - 1
+        mu = (p @ z_low + q @ z_up) / (2 * n)
+        np.copyto(system, Q)
+        system[np.diag_indices(n)] += z_low / p + z_up / q
+        try:
+            factor = cho_factor(system, overwrite_a=True, check_finite=False)
+        except LinAlgError:
+            np.copyto(system, Q)
+            system[np.diag_indices(n)] += z_low / p + z_up / q + jitter
+            try:
+                factor = cho_factor(system, overwrite_a=True, check_finite=False)
+            except LinAlgError:
+                break
+
+        def newton_direction(target: float, correction_low, correction_up):
+            rhs = (-dual_residual + (target - correction_low) / p - z_low
+                   - (target - correction_up + z_up * primal_residual) / q + z_up)
+            dp = cho_solve(factor, rhs, check_finite=False)
+            dq = -primal_residual - dp
+            dz_low = (target - correction_low - p * z_low - z_low * dp) / p
+            dz_up = (target - correction_up - q * z_up - z_up * dq) / q
+            return dp, dq, dz_low, dz_up
+
+        dp, dq, dz_low, dz_up = newton_direction(0.0, 0.0, 0.0)
+        alpha = min(max_step(p, dp), max_step(q, dq), max_step(z_low, dz_low), max_step(z_up, dz_up))
+        mu_affine = ((p + alpha * dp) @ (z_low + alpha * dz_low)
+                     + (q + alpha * dq) @ (z_up + alpha * dz_up)) / (2 * n)
+        centering = (mu_affine / mu) ** 3
+        dp, dq, dz_low, dz_up = newton_direction(centering * mu, dp * dz_low, dq * dz_up)
+        alpha = 0.99 * min(max_step(p, dp), max_step(q, dq), max_step(z_low, dz_low),
+                           max_step(z_up, dz_up))
+        if alpha < 1e-12:  # no further progress is possible in floating point
+            break
+        p, q = p + alpha * dp, q + alpha * dq
+        z_low, z_up = z_low + alpha * dz_low, z_up + alpha * dz_up
+    return best_beta, step, best_gap
+
+
+def solve_kernel_erm(gram: np.ndarray, y: np.ndarray, lam: float, loss: KernelLoss,
+                     tolerance: float) -> KernelERMSolution:
+    """Minimise (1/n) sum l(y_i (K beta)_i) + (lam/2) beta^T K beta; certify ||w - w*|| <= tolerance."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
+        if loss.derivatives is not None:
+            beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance)
+            distance, residual_name = residual / lam, "||grad J||_H"
+        else:
+            beta, iterations, residual = _dual_interior_point(gram, y, lam, loss.pieces, tolerance)
+            distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
+    report = SolveReport(loss.method, iterations, time.perf_counter() - start, residual,
+                         residual_name, distance, tolerance)
+    if not distance <= tolerance:
+        raise SolverError(
+            f"the kernel ERM ({loss.method}) could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
+            "(the public solve tolerance) within its step limit; nothing is released, and the budget "
+            "charged for this call stays spent. Fixes: a larger lam, a smooth loss such as "
+            "'logistic', or check that the kernel is positive semidefinite"
+        )
+    return KernelERMSolution(beta, report)
+
+
+class KernelERM:
+    """The kernel ERM minimiser w* to the public tolerance gamma (PRIVATE: the curator's object,
+    never released).
+
+    Construction checks X, y and the kernel and builds the Gram matrix (no
+    solve); :meth:`solve` certifies ||w - w*|| <= gamma (``solve=True``, the
+    default, solves at once). Rows with ||phi(x)|| above the kernel's public
+    R_phi are scaled down to it in feature space (:func:`dpcvx.models.kernels.feature_scaling`).
+    """
+
+    def __init__(self, X, y, *, kernel: Kernel, loss: KernelLoss, lam: float, solve: bool = True):
+        X = as_rows(X)
+        y = as_labels(y, X.shape[0])
+        self.kernel, self.loss, self.lam = kernel, loss, lam
+        self.n, self.n_features = X.shape
+        scaling = feature_scaling(kernel, X)
+        gram = kernel.gram(X, X)
+        asymmetry = float(np.max(np.abs(gram - gram.T)))
+        if asymmetry > 1e-10 * max(float(np.max(np.abs(gram))), 1.0):
+            raise InputError(f"the kernel is not symmetric (max |K - K^T| = {asymmetry:.3g}); "
+                             "a kernel must satisfy k(x, x') = k(x', x)")
+        gram = scaling[:, None] * ((gram + gram.T) / 2) * scaling[None, :]
+        self.sensitivity = minimiser_sensitivity(self.n, lam, loss.lipschitz, kernel.feature_bound)
+        self.tolerance = solve_tolerance(self.n, lam, loss.lipschitz, kernel.feature_bound)
+        self._gram, self._labels, self._scaling, self._rows = gram, y, scaling, X
+        self.report: SolveReport | None = None
+        self._weights: np.ndarray | None = None
+        if solve:
+            self.solve()
+
+    def solve(self) -> KernelERM:
+        """Certify ||w - w*|| <= gamma (the public tolerance); SolverError if the arithmetic cannot."""
+        if self._weights is not None:
+            return self
+        solution = solve_kernel_erm(self._gram, self._labels, self.lam, self.loss, self.tolerance)
+        self.report = solution.report
+        self._weights = self._scaling * solution.coef
+        self._gram = None  # n^2 floats: not kept once solved
+        return self
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        """<w*, phi(z)> for each row z of Z (PRIVATE values)."""
+        if self._weights is None:
+            raise InputError("the kernel ERM is not solved yet: call solve() first")
+        return kernel_expansion(self.kernel, as_rows(Z, "Z", self.n_features), self._rows, self._weights)

@@ -1,0 +1,290 @@
+"""Exact solvers for the (perturbed) ERM problem, and the record of how a solve went.
+
+* :func:`newton`: the fast path for a smooth loss (verified derivatives) and a
+  quadratic regularizer. Damped Newton on F = n J_b with an Armijo line search;
+  the Newton system is solved by Cholesky when the dimension is moderate and
+  by conjugate gradients on Hessian-vector products beyond that.
+* :func:`solve_with_cvxpy`: the general path. The same objective is written in
+  CVXPY and solved by a conic solver (Clarabel by default, ECOS or SCS) with
+  tightened tolerances.
+
+Neither solver's own status is trusted: both report the gradient norm of the
+sum-form objective F = n J_b at the returned point, computed in double
+precision with the verified derivatives, and a point is accepted when it is
+at most half the public bound gamma (the other half absorbs the rounding error
+of the computed gradient; docs/theory.md, "Approximate minimisers"). The
+release is then covered by approximate minima perturbation whatever point
+within gamma was found.
+
+Everything in :class:`SolveInfo` is measured on the private data: it is for
+the data owner only, never part of a release.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import asdict, dataclass
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sparse
+from scipy.sparse.linalg import LinearOperator, cg
+
+from ..exceptions import InputError, SolverError
+from ..verification.problem import VerifiedProblem
+from .objective import PerturbedObjective, relative_residual
+
+__all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
+
+DENSE_NEWTON_MAX_DIM = 400
+STALL_ITERATIONS = 8  # near round-off, stop when the residual has not halved this often
+ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed to round-off
+LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
+SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
+REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
+
+CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
+    "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
+                 "tol_ktratio": 1e-10, "max_iter": 500},
+    "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10, "max_iters": 500},
+    "SCS": {"eps_abs": 1e-12, "eps_rel": 1e-12, "max_iters": 200_000},
+}
+
+
+NOT_PRIVATE = "NOT PRIVATE - computed on the private data, do not publish"
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """How a solve went, measured on the private data. NOT PRIVATE: do not publish.
+
+    ``gradient_norm`` is ||grad F(w)|| of the sum-form objective at the
+    returned point, ``gradient_tolerance`` the public bound gamma it must stay
+    within (half of it, for the rounding margin), ``relative_residual`` the
+    same gradient relative to the sum of its terms' norms. Kept on the
+    learner (``diagnostics_``) for the data owner; never in a release, a
+    saved model or the CLI's model output.
+    """
+
+    solver: str
+    status: str
+    iterations: int
+    seconds: float
+    gradient_norm: float
+    gradient_tolerance: float
+    relative_residual: float
+
+    @property
+    def converged(self) -> bool:
+        return self.gradient_norm <= 0.5 * self.gradient_tolerance
+
+    def to_dict(self) -> dict:
+        return {"warning": NOT_PRIVATE, **asdict(self)}
+
+    def __str__(self) -> str:
+        return (f"{NOT_PRIVATE}: {self.solver} {self.status} after {self.iterations} iterations, "
+                f"{self.seconds:.3g} s, ||grad F|| = {self.gradient_norm:.3g} "
+                f"(public bound {self.gradient_tolerance:.3g})")
+
+    def __repr__(self) -> str:
+        return f"SolveInfo<{self}>"
+
+
+def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float,
+                      level: tuple[bool, bool], factor=None):
+    """(direction, Cholesky factor of the Hessian used or None); a given ``factor`` is reused."""
+    if factor is not None:
+        return -la.cho_solve(factor, gradient, check_finite=False), factor
+    d = objective.dim
+    if d <= DENSE_NEWTON_MAX_DIM:
+        subsample, single = level
+        H = objective.hessian(w, margins, single=single, subsample=subsample)
+        try:
+            factor = la.cho_factor(H, lower=False, check_finite=False)
+            return -la.cho_solve(factor, gradient, check_finite=False), factor
+        except la.LinAlgError:
+            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None
+    operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins))
+    forcing = min(0.1, np.sqrt(relative))  # inexact Newton: tighter steps near the optimum
+    direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d)
+    return direction, None
+
+
+def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter: int = 100,
+           w0: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+    """Minimise F = n J_b by damped Newton; stop once ||grad F|| <= gradient_tolerance / 2.
+
+    Armijo backtracking on F along the Newton direction. Near the optimum F
+    cannot decrease measurably in floating point; there a step that does not
+    raise F beyond round-off and shrinks the gradient is accepted.
+
+    The Newton direction starts from the cheapest Hessian: a subsampled one
+    (large n), in single precision, used while the residual is above
+    ``SUBSAMPLE_UNTIL`` (far from the optimum an inexact direction costs little;
+    near it, two quadratically convergent full steps beat many linear ones).
+    Then all rows in single precision; and once the residual is below
+    ``LOCAL_REGIME``, a full step that fails to halve it moves the solve up one
+    level, finally to all rows in double precision. Only the direction is approximate; the
+    gradient, line search and residual are exact in double precision.
+    When a full step from a fresh all-rows Hessian cut the residual by at least
+    ``REUSE_CONTRACTION`` (the quadratic regime), the next directions reuse that
+    Hessian's Cholesky factor (Shamanskii's variant of Newton): near the
+    optimum the Hessian barely changes, and a reused factor costs one
+    triangular solve instead of a pass over all rows. Reuse continues while
+    each such step cuts the residual by that factor; otherwise a fresh
+    Hessian is built.
+    Once the residual is below ``ROUND_OFF_REGIME``, the solve stops early when
+    it has not halved for ``STALL_ITERATIONS`` iterations (the round-off floor
+    of an ill-conditioned problem); far from the optimum, damped steps that
+    reduce the residual slowly are normal and continue up to ``max_iter``.
+    """
+    start = time.perf_counter()
+    w = np.zeros(objective.dim) if w0 is None else np.array(w0, dtype=float)
+    margins = objective.margins(w)
+    value = objective.value(w, margins)
+    target = 0.5 * gradient_tolerance / objective.n  # on the averaged gradient, as Residual.absolute
+    status, iterations = "max_iter", 0
+    levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
+    level = 0 if objective.can_subsample else 1
+    previous, full_step = np.inf, False
+    factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
+    best, since_best = np.inf, 0
+    for iterations in range(1, max_iter + 1):
+        terms = objective.gradient_terms(w, margins)
+        residual = relative_residual(terms, objective.n)
+        if residual.absolute <= target:
+            # margins were updated incrementally: confirm on fresh ones before stopping
+            margins = objective.margins(w)
+            terms = objective.gradient_terms(w, margins)
+            residual = relative_residual(terms, objective.n)
+            if residual.absolute <= target:
+                status = "converged"
+                break
+        gradient = sum(terms)
+        local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
+        reuse = factor is not None and full_step and residual.relative <= previous / REUSE_CONTRACTION
+        if (local and full_step and not reused and residual.relative > 0.5 * previous
+                and level < len(levels) - 1):
+            level += 1
+        if level == 0 and residual.relative < SUBSAMPLE_UNTIL:
+            level = 1
+        previous = residual.relative
+        if residual.relative < ROUND_OFF_REGIME:
+            improved = residual.relative < 0.5 * best
+            best, since_best = (residual.relative, 0) if improved else (best, since_best + 1)
+            if since_best >= STALL_ITERATIONS:
+                status = "stalled at round-off"
+                break
+        direction, used = _newton_direction(objective, w, margins, gradient, residual.relative,
+                                            levels[level], factor if reuse else None)
+        reused = reuse
+        factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
+        step_margins = objective.y * (objective.X @ direction)
+        slope = float(gradient @ direction)
+        if not slope < 0:
+            status = "no descent direction"
+            break
+        step, gradient_norm = 1.0, np.linalg.norm(gradient)
+        while step >= 1e-12:
+            trial_margins = margins + step * step_margins
+            trial_value = objective.value(w + step * direction, trial_margins)
+            if trial_value <= value + 1e-4 * step * slope:
+                break
+            if trial_value <= value + 1e-12 * abs(value) and np.linalg.norm(
+                objective.gradient(w + step * direction, trial_margins)
+            ) < gradient_norm:
+                break
+            step /= 2
+        if step < 1e-12:
+            status = "line search failed"
+            break
+        w = w + step * direction
+        margins, value, full_step = trial_margins, trial_value, step == 1.0
+    residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
+    dense = objective.dim <= DENSE_NEWTON_MAX_DIM
+    return w, SolveInfo(
+        solver="newton" + ("" if dense else "-cg"),
+        status=status,
+        iterations=iterations,
+        seconds=time.perf_counter() - start,
+        gradient_norm=residual.absolute * objective.n,
+        gradient_tolerance=gradient_tolerance,
+        relative_residual=residual.relative,
+    )
+
+
+def _gradient(expression: cp.Expression, w: cp.Variable) -> np.ndarray:
+    gradient = expression.grad.get(w) if expression.grad else None
+    if gradient is None:
+        return np.zeros(w.size)
+    return np.asarray(gradient.todense() if sparse.issparse(gradient) else gradient).ravel()
+
+
+def solve_with_cvxpy(
+    problem: VerifiedProblem, X, y, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
+    solver: str = "CLARABEL", solver_options: dict | None = None, gradient_tolerance: float,
+    reference: PerturbedObjective | None = None,
+) -> tuple[np.ndarray, SolveInfo]:
+    """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.
+
+    The loss and regularizer are the verified expressions themselves
+    (:meth:`~dpcvx.verification.problem.VerifiedProblem.loss_terms`,
+    :meth:`~dpcvx.verification.problem.VerifiedProblem.regularizer_of`), never a new call
+    of the user's callables. The problem is posed as F = n J_b (loss summed,
+    not averaged), which conic solvers handle far more accurately than the
+    1/n-scaled form.
+    """
+    start = time.perf_counter()
+    n, d = X.shape
+    w = cp.Variable(d)
+    margins = cp.multiply(y, X @ w)
+    terms = (
+        problem.loss_terms(margins),
+        (n * lam) * problem.regularizer_of(w),
+        noise @ w,
+        (n * extra_reg / 2) * cp.sum_squares(w),
+    )
+    program = cp.Problem(cp.Minimize(sum(terms)))
+    options = {**CVXPY_SOLVER_OPTIONS.get(solver.upper(), {}), **(solver_options or {})}
+    try:
+        with warnings.catch_warnings():
+            # CVXPY warns "Solution may be inaccurate" on status optimal_inaccurate; dpcvx
+            # replaces that warning by its own gradient check, which decides release.
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+            program.solve(solver=solver, **options)
+    except cp.error.DCPError as error:
+        raise SolverError(
+            "the objective is not DCP, so CVXPY cannot solve it (the loss may be convex "
+            "only by the verifier's second-derivative proof); use solver='fast'"
+        ) from error
+    except cp.error.SolverError as error:
+        raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
+    except NotImplementedError as error:  # an atom without a canonicalization (a user subclass)
+        raise SolverError(f"CVXPY cannot pose this problem for a conic solver ({type(error).__name__}: "
+                          f"{error}); write the loss and regularizer with CVXPY's own atoms") from error
+    except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
+        raise InputError(f"cvxpy_options rejected by {solver}: {error}; see the solver's settings "
+                         "in CVXPY's documentation") from error
+    if program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
+        raise SolverError(
+            f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "
+            "Try another cvxpy_solver or solver='fast'"
+        )
+    solution = np.asarray(w.value, dtype=float).ravel()
+    if reference is not None:
+        residual = reference.residual(solution)
+    else:
+        residual = relative_residual([_gradient(term, w) for term in terms], n=n)
+    stats = program.solver_stats
+    return solution, SolveInfo(
+        solver=f"cvxpy:{solver.upper()}",
+        status=program.status,
+        iterations=int(stats.num_iters or 0),
+        seconds=time.perf_counter() - start,
+        gradient_norm=residual.absolute * n,
+        gradient_tolerance=gradient_tolerance,
+        relative_residual=residual.relative,
+    )
+

@@ -1,0 +1,196 @@
+"""The perturbed ERM objective of Algorithm 2 (and, with b = 0, Delta = 0, plain ERM).
+
+    J_b(w) = (1/n) sum_i l(y_i w^T x_i) + Lam N(w) + (1/n) b^T w + (Delta/2) ||w||^2
+
+(Chaudhuri, Monteleoni, Sarwate, JMLR 2011, Algorithm 2, step 4). The solvers
+work on F = n J_b, whose gradient does not shrink with n (so absolute
+tolerances inside Newton's method keep their meaning).
+
+Optimality residual. With the four gradient terms
+
+    g_loss = (1/n) sum_i y_i l'(z_i) x_i,   g_reg = Lam grad N(w),
+    g_noise = b / n,                         g_extra = Delta w,
+
+the relative residual is ||g_loss + g_reg + g_noise + g_extra|| divided by
+||g_loss|| + ||g_reg|| + ||g_noise|| + ||g_extra|| (0 when both are 0). It is
+the fraction of the gradient's scale left uncancelled, a number in [0, 1],
+independent of how the data or the objective are scaled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sparse
+from scipy.linalg.blas import dsyrk, ssyrk
+
+from ..verification.regularizer import Quadratic
+from ..verification.verifier import LossDerivatives
+
+__all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size"]
+
+
+@dataclass(frozen=True)
+class Residual:
+    """||grad J_b(w)|| absolute, and relative to the gradient's scale."""
+
+    absolute: float
+    relative: float
+
+
+def hessian_sample_size(n: int, d: int) -> int:
+    """Rows in a subsampled Hessian: 20 per feature, at least 1000 (never more than n).
+
+    Enough for a useful direction far from the optimum (relative error about
+    sqrt(d / m)); near it, full Hessians take over (``solvers.SUBSAMPLE_UNTIL``).
+    """
+    return min(n, max(1000, 20 * d))
+
+
+def _gram_upper(syrk, A: np.ndarray) -> np.ndarray:
+    """Upper triangle of A^T A by BLAS syrk, without copying A when it is contiguous."""
+    if A.flags.f_contiguous:
+        return syrk(1.0, A, trans=1, lower=0)
+    if A.flags.c_contiguous:  # A^T is column-major: the same memory, no copy
+        return syrk(1.0, A.T, trans=0, lower=0)
+    return syrk(1.0, np.asfortranarray(A), trans=1, lower=0)
+
+
+def relative_residual(terms, n: int) -> Residual:
+    """Residual from the gradient terms of F = n J_b (pass n = 1 for terms of J_b itself)."""
+    total = float(np.linalg.norm(sum(terms)))
+    scale = float(sum(np.linalg.norm(term) for term in terms))
+    return Residual(absolute=total / n, relative=0.0 if total == 0 else total / scale)
+
+
+@dataclass
+class PerturbedObjective:
+    """F(w) = n J_b(w) for a quadratic regularizer N(w) = 0.5 w^T H w + g^T w.
+
+    For a dense X the Hessian's X^T diag(l'') X is one symmetric rank-k
+    update (BLAS syrk, half the flops of a general product), in whichever
+    memory order X has: no copy of X is made for it. ``hessian(..., single=True)``
+    does that update in single precision (a float32 copy of X is made on first
+    use): the Hessian only shapes Newton's direction, while the gradient, the
+    line search and the residual stay in double precision, so the minimiser
+    found is as exact.
+
+    ``hessian(..., subsample=True)`` builds the same matrix from m =
+    ``hessian_sample_size(n, d)`` evenly spaced rows, scaled by n/m (Byrd, Chin,
+    Neveitt and Nocedal 2011; Roosta-Khorasani and Mahoney 2016): a cheaper,
+    inexact Newton direction for large n, for the same reason.
+    """
+
+    X: np.ndarray | sparse.spmatrix
+    y: np.ndarray
+    loss: LossDerivatives
+    regularizer: Quadratic
+    lam: float
+    noise: np.ndarray
+    extra_reg: float = 0.0
+    _dense: bool = field(init=False, repr=False)
+    _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
+    _sample: tuple | None = field(init=False, repr=False, default=None)
+
+    def __post_init__(self):
+        self._dense = not sparse.issparse(self.X)
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.X.shape[1]
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        return self.y * (self.X @ w)
+
+    def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
+        z = self.margins(w) if margins is None else margins
+        n = self.n
+        return (
+            float(np.sum(self.loss.value(z)))
+            + n * self.lam * self.regularizer.value(w)
+            + float(self.noise @ w)
+            + 0.5 * n * self.extra_reg * float(w @ w)
+        )
+
+    def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None):
+        """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
+        z = self.margins(w) if margins is None else margins
+        n = self.n
+        return (
+            np.asarray(self.X.T @ (self.y * self.loss.first(z))).ravel(),
+            n * self.lam * self.regularizer.gradient(w),
+            self.noise,
+            n * self.extra_reg * w,
+        )
+
+    def gradient(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        return sum(self.gradient_terms(w, margins))
+
+    def residual(self, w: np.ndarray, margins: np.ndarray | None = None) -> Residual:
+        return relative_residual(self.gradient_terms(w, margins), self.n)
+
+    @property
+    def can_subsample(self) -> bool:
+        """Whether a subsampled Hessian is at least four times cheaper than the full one."""
+        return self.n >= 4 * hessian_sample_size(self.n, self.dim)
+
+    def _sampled_rows(self):
+        """(row indices, float32 rows) of the Hessian subsample: evenly spaced rows."""
+        if self._sample is None:
+            size = hessian_sample_size(self.n, self.dim)
+            rows = np.linspace(0, self.n - 1, size).astype(np.intp)
+            sampled = self.X[rows]
+            if self._dense:
+                sampled = np.asfortranarray(sampled, dtype=np.float32)
+            self._sample = (rows, sampled)
+        return self._sample
+
+    def hessian(self, w: np.ndarray, margins: np.ndarray | None = None, *,
+                single: bool = False, subsample: bool = False) -> np.ndarray:
+        """Hessian X^T diag(l'') X + n Lam (alpha I + M) + n Delta I (generalised at kinks of l'').
+
+        For dense X only the upper triangle is filled (enough for a Cholesky
+        factorisation with ``lower=False``).
+        """
+        z = self.margins(w) if margins is None else margins
+        if subsample and self.can_subsample:
+            rows, sampled = self._sampled_rows()
+            curvature = np.maximum(self.loss.second(z[rows]), 0.0) * (self.n / rows.size)
+            H = self._gram(sampled, curvature, single=self._dense)
+        else:
+            curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
+            H = self._gram(None, curvature, single)
+        n = self.n
+        H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
+        if self.regularizer.dense is not None:
+            H += n * self.lam * self.regularizer.dense
+        return H
+
+    def _gram(self, sampled, curvature: np.ndarray, single: bool) -> np.ndarray:
+        """X^T diag(curvature) X over all rows, or over ``sampled`` rows (upper triangle if dense)."""
+        if sampled is not None and not self._dense:
+            return np.asarray((sampled.T @ sparse.diags(curvature) @ sampled).todense())
+        if sampled is not None:
+            weights = np.sqrt(curvature).astype(np.float32)[:, None]
+            return _gram_upper(ssyrk, sampled * weights).astype(np.float64)
+        if self._dense and single:
+            if self._X_single is None:
+                self._X_single = self.X.astype(np.float32)
+            weights = np.sqrt(curvature).astype(np.float32)[:, None]
+            return _gram_upper(ssyrk, self._X_single * weights).astype(np.float64)
+        if self._dense:
+            return _gram_upper(dsyrk, self.X * np.sqrt(curvature)[:, None])
+        return np.asarray((self.X.T @ sparse.diags(curvature) @ self.X).todense())
+
+    def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        """Hessian times v without forming the Hessian."""
+        z = self.margins(w) if margins is None else margins
+        out = np.asarray(self.X.T @ (self.loss.second(z) * (self.X @ v))).ravel()
+        n = self.n
+        out += n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
+        return out

@@ -1,0 +1,291 @@
+"""Run a computation in a worker process with a deadline.
+
+sympy can take arbitrarily long, and Python cannot interrupt a thread. A
+signal alarm (SIGALRM) works only in the main thread and takes over the
+caller's own timer, so the verifier runs its symbolic and validated analysis
+in a separate worker process instead:
+
+* The worker is a fresh interpreter (``python -m dpcvx.verification.deadline``, the
+  equivalent of multiprocessing's "spawn": nothing is forked, so it is safe
+  in threaded programs, and unlike "spawn" it never re-imports the caller's
+  ``__main__``). It is started lazily on first use and reused: the start-up
+  (importing sympy) is paid once, and it does not count towards a deadline.
+* Each call sends a picklable top-level function and its arguments. The
+  function may be a generator: each item it yields is sent back at once, so a
+  caller that hits the deadline still has every item finished before it.
+* When the deadline passes, the worker is killed (its own process, by its
+  handle) and the next call starts a new one. Calls from several threads at
+  once each get their own worker from a small pool.
+* No signal handler or timer of the calling process is touched.
+* Where no worker process can start at all (an embedded interpreter whose
+  ``sys.executable`` is not Python, a sandbox without ``fork``/``exec``), the
+  function runs in the caller's thread without a deadline, with a logged
+  warning (``IN_PROCESS_FALLBACK = False`` turns that off: the call then
+  reports an error and the verifier falls back to the next route).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
+
+STARTUP_SECONDS = 180.0
+IN_PROCESS_FALLBACK = True  # when no worker process can start: run unbounded in the caller (logged)
+_MAX_IDLE = 4
+
+
+@dataclass
+class DeadlineResult:
+    """What a worker call produced.
+
+    ``items`` holds every item yielded (or the single return value) before the
+    end; ``finished`` is False when the deadline passed or the worker failed,
+    and ``error`` then says why ("did not finish within N s", or the worker's
+    exception).
+    """
+
+    items: list = field(default_factory=list)
+    finished: bool = False
+    error: str = ""
+    timed_out: bool = False
+    seconds: float = 0.0
+    pid: int | None = None
+    in_process: bool = False
+
+
+class _Worker:
+    def __init__(self):
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        # the caller's import path, so the worker imports the same dpcvx and can unpickle
+        # functions of the caller's modules
+        path = [package_root] + [entry for entry in sys.path if entry and os.path.isdir(entry)]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "dpcvx.verification.deadline"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,  # a Ctrl-C in the terminal reaches the caller, not the worker
+        )
+        self.owner = os.getpid()  # a forked child of the caller must not share this worker
+        self.messages: queue.Queue = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.ready = False
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        try:
+            while True:
+                self.messages.put(pickle.load(stream))
+        except Exception:  # noqa: BLE001 - EOF or a dead worker ends the stream
+            self.messages.put(("closed",))
+
+    def wait_ready(self, seconds: float) -> None:
+        if self.ready:
+            return
+        try:
+            message = self.messages.get(timeout=seconds)
+        except queue.Empty:
+            raise RuntimeError(f"the verifier's worker process did not start within {seconds:g} s") from None
+        if message != ("ready",):
+            raise RuntimeError("the verifier's worker process failed to start")
+        self.ready = True
+
+    def send(self, message: Any) -> None:
+        pickle.dump(message, self.process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        self.process.stdin.flush()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
+            pass
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+_IDLE: list[_Worker] = []
+_LOCK = threading.Lock()
+_JOBS = iter(range(1, sys.maxsize))
+
+
+def _acquire() -> _Worker:
+    with _LOCK:
+        while _IDLE:
+            worker = _IDLE.pop()
+            if worker.owner != os.getpid():  # inherited through fork: the parent's, leave it be
+                continue
+            if worker.alive():
+                return worker
+            worker.kill()
+    return _Worker()
+
+
+def _release(worker: _Worker) -> None:
+    with _LOCK:
+        if len(_IDLE) < _MAX_IDLE and worker.alive():
+            _IDLE.append(worker)
+            return
+    worker.kill()
+
+
+def shutdown() -> None:
+    """Stop the idle workers (they are restarted on the next call)."""
+    with _LOCK:
+        workers, _IDLE[:] = list(_IDLE), []
+    for worker in workers:
+        if worker.owner == os.getpid():
+            worker.kill()
+
+
+atexit.register(shutdown)
+
+
+def run(function: Callable, args: tuple = (), *, seconds: float | None,
+        on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
+    """Run ``function(*args)`` in a worker process, for at most ``seconds``.
+
+    ``function`` must be a picklable top-level function; its arguments and
+    results must pickle. A generator's items are streamed (``on_item`` is
+    called on each, in this thread). Never raises for a slow or failing
+    computation: the result says what happened. ``seconds=None`` waits forever.
+    """
+    try:
+        worker = _acquire()
+    except OSError as error:  # no usable interpreter (an embedded Python, say)
+        return _in_process(function, args, on_item, f"cannot start a worker process: {error}")
+    result = DeadlineResult(pid=worker.process.pid)
+    try:
+        worker.wait_ready(STARTUP_SECONDS)
+        with _LOCK:
+            job = next(_JOBS)
+        worker.send((job, function, args))
+    except Exception as error:  # noqa: BLE001 - a broken worker: fall back, unbounded
+        worker.kill()
+        return _in_process(function, args, on_item, f"worker process unavailable: {error}")
+    start = time.monotonic()
+    deadline = None if seconds is None else start + seconds
+    healthy = False
+    try:
+        while True:
+            timeout = None if deadline is None else min(max(0.0, deadline - time.monotonic()),
+                                                         threading.TIMEOUT_MAX)
+            try:
+                message = worker.messages.get(timeout=timeout)
+            except queue.Empty:
+                result.timed_out = True
+                result.error = f"did not finish within {seconds:g} s"
+                break
+            kind = message[0]
+            if kind == "closed":
+                result.error = "the worker process died"
+                break
+            if message[1] != job:  # a stale message; cannot happen with one job at a time
+                continue
+            if kind == "item":
+                result.items.append(message[2])
+                if on_item is not None:
+                    on_item(message[2])
+            elif kind == "done":
+                result.finished, healthy = True, True
+                break
+            elif kind == "error":
+                result.error, healthy = message[2], True
+                break
+    finally:
+        result.seconds = time.monotonic() - start
+        if healthy:
+            _release(worker)
+        else:
+            worker.kill()
+    return result
+
+
+def _in_process(function: Callable, args: tuple, on_item, why: str) -> DeadlineResult:
+    """Last resort when no worker can run: in this thread, with no deadline (logged)."""
+    if not IN_PROCESS_FALLBACK:
+        return DeadlineResult(error=why)
+    logging.getLogger("dpcvx.verification.deadline").warning("%s; running in-process without a time limit", why)
+    result = DeadlineResult(in_process=True)
+    start = time.monotonic()
+    try:
+        value = function(*args)
+        for item in (value if hasattr(value, "__next__") else [value]):
+            result.items.append(item)
+            if on_item is not None:
+                on_item(item)
+        result.finished = True
+    except Exception as error:  # noqa: BLE001 - reported like a worker's error
+        result.error = "".join(traceback.format_exception_only(type(error), error)).strip()
+    result.seconds = time.monotonic() - start
+    return result
+
+
+# --- the worker side ----------------------------------------------------------------
+
+
+def _serve() -> None:
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the channel
+    requests = sys.stdin.buffer
+    import sympy
+
+    import dpcvx.verification.symbolic
+    import dpcvx.verification.validated  # noqa: F401
+
+    try:  # the start-up cost (imports, sympy's caches), paid before "ready", outside any deadline
+        z = sympy.Symbol("z", real=True)
+        list(dpcvx.verification.symbolic.loss_facts(sympy.Max(0, 1 - z) + sympy.log(1 + sympy.exp(-z)), z, ()))
+    except Exception:  # noqa: BLE001 - a warm-up only
+        pass
+
+    def send(message) -> None:
+        pickle.dump(message, channel, protocol=pickle.HIGHEST_PROTOCOL)
+        channel.flush()
+
+    send(("ready",))
+    while True:
+        try:
+            job, function, args = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            value = function(*args)
+            if hasattr(value, "__next__"):
+                for item in value:
+                    send(("item", job, item))
+            else:
+                send(("item", job, value))
+            send(("done", job))
+        except Exception as error:  # noqa: BLE001 - reported to the caller
+            text = "".join(traceback.format_exception_only(type(error), error)).strip()
+            send(("error", job, text))
+
+
+if __name__ == "__main__":
+    _serve()

@@ -1,0 +1,160 @@
+"""Margin losses for the kernel learners: verified constants and the form the solver needs.
+
+The kernel ERM of Jain and Thakurta (ICML 2013, eq. 2) only needs a convex,
+L-Lipschitz loss l(z) of the margin z = y f(x) (the regularizer (lam/2)||w||^2
+supplies the strong convexity), so the hinge max(0, 1 - z) is allowed here.
+:func:`resolve_loss` takes L from :func:`dpcvx.verify` and prepares one of
+two exact solver routes:
+
+* C^1 losses (logistic, Huber hinge, ...): numpy l, l', l'' for Newton's method;
+* two-piece linear losses l(z) = max(a1 z + c1, a2 z + c2), a1 < a2 (the
+  hinge has a1 = -1, c1 = 1, a2 = c2 = 0): the dual box QP.
+
+It also records l(0) and inf_z l(z) (exact, by sympy), which bound the norm
+of the minimiser (:func:`dpcvx.privacy.kernel_calibrate.constraint_radius`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+import sympy as sp
+
+from ..exceptions import AssumptionError, InputError
+from ..losses import MarginLoss, from_spec
+from . import deadline
+from .per_record import substitute
+from .symbolic import RealFunction
+from .translate import UnsupportedAtom, elementary, to_sympy
+from .verifier import SYMBOL, SYMBOLIC_SECONDS, LossDerivatives, verify_loss
+
+__all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
+
+REQUIRED = ("declaration", "domain", "convexity", "lipschitz")
+
+
+def hinge(z: cp.Expression) -> cp.Expression:
+    """The hinge loss max(0, 1 - z); L = 1."""
+    return cp.pos(1 - z)
+
+
+@dataclass(frozen=True)
+class TwoPieceLinear:
+    """l(z) = max(a1 z + c1, a2 z + c2) with a1 < a2; l'(z) ranges over [a1, a2].
+
+    Its convex conjugate on [a1, a2] is linear: l*(u) = -c1 - (c2 - c1)(u - a1)/(a2 - a1).
+    """
+
+    a1: float
+    c1: float
+    a2: float
+    c2: float
+
+    def value(self, z: np.ndarray) -> np.ndarray:
+        return np.maximum(self.a1 * z + self.c1, self.a2 * z + self.c2)
+
+    @property
+    def conjugate_slope(self) -> float:
+        return -(self.c2 - self.c1) / (self.a2 - self.a1)
+
+    def conjugate(self, u: np.ndarray) -> np.ndarray:
+        return -self.c1 + self.conjugate_slope * (u - self.a1)
+
+
+@dataclass(frozen=True)
+class KernelLoss:
+    """A verified margin loss, ready for the kernel solvers."""
+
+    text: str
+    lipschitz: float
+    value_at_zero: float
+    infimum: float | None  # None: not established (or -infinity)
+    derivatives: LossDerivatives | None  # the Newton route (C^1 losses)
+    pieces: TwoPieceLinear | None  # the dual route (two-piece linear losses)
+
+    @property
+    def method(self) -> str:
+        return "newton" if self.derivatives is not None else "dual interior point"
+
+
+def _callable(loss):
+    if isinstance(loss, str):
+        return hinge if loss.strip() == "hinge" else from_spec(loss)
+    if isinstance(loss, MarginLoss) or callable(loss):
+        return loss
+    raise InputError(
+        "loss must be 'hinge', a catalogue spec such as 'logistic' or 'huber_hinge:h=0.5', or a "
+        f"callable z -> CVXPY expression; got {type(loss).__name__}"
+    )
+
+
+def _symbolic_facts(expression: sp.Expr) -> tuple:
+    """(l(0), inf l or None, two-piece form or None) of a sympy loss: run in a worker process."""
+    function = RealFunction(expression, SYMBOL)
+    value_at_zero = float(function.expression.subs(SYMBOL, 0))
+    lowest = function.extremes(0)[0]
+    infimum = None if lowest.is_infinite else float(lowest)
+    return value_at_zero, infimum, _two_pieces(function)
+
+
+def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
+    """The (a1, c1, a2, c2) of a continuous two-piece linear function, else None."""
+    lines = []
+    for piece in function.pieces:
+        if sp.diff(piece.expression, SYMBOL, 2) != 0:
+            return None
+        slope = sp.diff(piece.expression, SYMBOL)
+        line = (slope, sp.expand(piece.expression - slope * SYMBOL))
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    if len(lines) != 2 or function.jumps(0):
+        return None
+    (a1, c1), (a2, c2) = [(float(a), float(c)) for a, c in lines]
+    return TwoPieceLinear(a1, c1, a2, c2) if a1 < a2 else None
+
+
+def resolve_loss(loss="hinge") -> KernelLoss:
+    """Verify ``loss`` and prepare it for the kernel solvers.
+
+    Raises :class:`AssumptionError` when convexity or a finite Lipschitz
+    constant is not established, :class:`InputError` when the loss is neither
+    C^1 nor two-piece linear (no exact solver route).
+    """
+    function_of_margin = _callable(loss)
+    verified = verify_loss(function_of_margin)  # the one call of the callable
+    failing = [c for c in verified.conditions
+               if c.name in REQUIRED and (c.passed is not True or c.method == "estimate")]
+    if failing:
+        lines = ["the kernel learners need a convex, Lipschitz margin loss, proved:"]
+        lines += [f"  - {c.name}: {c.detail or 'not established'}" + (f" (fix: {c.fix})" if c.fix else "")
+                  for c in failing]
+        raise AssumptionError("\n".join(lines), tuple(failing))
+    lipschitz = next(c.value for c in verified.conditions if c.name == "lipschitz")
+    value_at_zero, infimum, pieces = None, None, None
+    try:
+        form = elementary(to_sympy(verified.expression, verified.variable, SYMBOL))
+    except (UnsupportedAtom, TypeError, ValueError):
+        form = None
+    if form is not None:
+        outcome = deadline.run(_symbolic_facts, (form,), seconds=SYMBOLIC_SECONDS)
+        if outcome.finished and outcome.items:
+            value_at_zero, infimum, two_pieces = outcome.items[-1]
+            pieces = two_pieces if verified.derivatives is None else None
+    if value_at_zero is None:
+        value_at_zero = float(substitute(verified.expression, verified.variable, cp.Constant(0.0)).value)
+    if verified.derivatives is None and pieces is None:
+        raise InputError(
+            f"no exact kernel solver for the loss {verified.text}: it is neither continuously "
+            "differentiable (Newton route) nor two-piece linear like the hinge (dual route); use "
+            "'hinge', 'logistic' or dpcvx.losses.huber_hinge()"
+        )
+    return KernelLoss(
+        text=verified.text,
+        lipschitz=float(lipschitz),
+        value_at_zero=value_at_zero,
+        infimum=infimum,
+        derivatives=verified.derivatives,
+        pieces=pieces,
+    )

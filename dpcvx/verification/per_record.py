@@ -1,0 +1,221 @@
+"""The verified loss, instantiated per record: one expression, never a second call of the callable.
+
+The verifier calls the user's loss once, on a scalar ``cp.Variable`` z, and
+proves the privacy conditions for that scalar expression l(z). The solver
+needs sum_i l(z_i) over the margins z_i = y_i w^T x_i. Calling the callable
+again on a vector would let it build a different function (a reduction such
+as ``cp.sum`` or ``cp.max`` over its argument, a mean, or a stateful callable
+returning something else on the second call), which would then be solved
+under a certificate proved for the first. Instead, :func:`per_record` rebuilds
+the verified scalar tree with z replaced by the vector of margins, record by
+record: each node of the scalar tree (a scalar or a small array built from z
+by ``hstack``, ``vstack`` and indexing) becomes a list of length-n expressions,
+one per entry of the node in column-major order. Elementwise atoms apply to
+each entry; reductions (``sum``, ``max``, ``min``, norms, ``log_sum_exp``,
+``quad_over_lin``) combine the entries of ONE record, so the result is the
+separable sum of exactly the function that was verified.
+
+A node this module has no per-record rule for raises :class:`NotSeparable`;
+the verifier reports it in the certificate (condition "separable").
+:func:`substitute` rebuilds any tree with one variable replaced, for the
+regularizer (whose verified expression is then solved as it was analysed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cvxpy as cp
+import numpy as np
+from cvxpy.atoms.affine.add_expr import AddExpression
+from cvxpy.atoms.affine.binary_operators import DivExpression, MulExpression, multiply
+from cvxpy.atoms.affine.hstack import Hstack
+from cvxpy.atoms.affine.index import index
+from cvxpy.atoms.affine.promote import Promote
+from cvxpy.atoms.affine.reshape import reshape
+from cvxpy.atoms.affine.sum import Sum
+from cvxpy.atoms.affine.transpose import transpose
+from cvxpy.atoms.affine.unary_operators import NegExpression
+from cvxpy.atoms.affine.vstack import Vstack
+from cvxpy.atoms.elementwise.elementwise import Elementwise
+
+__all__ = ["NotSeparable", "per_record", "check_separable", "substitute"]
+
+Entries = list  # list of cp.Expression (shape (n,) or scalar), column-major over the node's shape
+
+
+class NotSeparable(Exception):
+    """The loss contains a node with no per-record meaning."""
+
+
+def _stack(entries: Entries) -> cp.Expression:
+    """The entries of one record as rows of a (k, n) expression (scalars broadcast to n)."""
+    n = max(entry.size for entry in entries)
+    return cp.vstack([entry if entry.size == n else entry * np.ones(n) for entry in entries])
+
+
+def _reduction_types() -> dict[type, Callable[[Entries, cp.Expression], cp.Expression]]:
+    """Reductions over the entries of one record, keyed by CVXPY atom class."""
+    from cvxpy.atoms.log_sum_exp import log_sum_exp
+    from cvxpy.atoms.max import max as cp_max
+    from cvxpy.atoms.min import min as cp_min
+    from cvxpy.atoms.norm1 import norm1
+    from cvxpy.atoms.norm_inf import norm_inf
+    from cvxpy.atoms.pnorm import Pnorm
+
+    def norm(entries: Entries, node) -> cp.Expression:
+        p = float(node.p)
+        if p == 2:
+            return cp.abs(entries[0]) if len(entries) == 1 else cp.norm(_stack(entries), 2, axis=0)
+        if p == 1:
+            return sum(cp.abs(entry) for entry in entries)
+        raise NotSeparable(f"a {p:g}-norm inside the loss")
+
+    table: dict[type, Callable] = {
+        Sum: lambda entries, node: sum(entries[1:], entries[0]),
+        cp_max: lambda entries, node: entries[0] if len(entries) == 1 else cp.maximum(*entries),
+        cp_min: lambda entries, node: entries[0] if len(entries) == 1 else cp.minimum(*entries),
+        norm1: lambda entries, node: sum(cp.abs(entry) for entry in entries),
+        norm_inf: lambda entries, node: (cp.abs(entries[0]) if len(entries) == 1
+                                         else cp.maximum(*[cp.abs(e) for e in entries])),
+        Pnorm: norm,
+        log_sum_exp: lambda entries, node: cp.log_sum_exp(_stack(entries), axis=0),
+    }
+    try:  # PnormApprox replaces Pnorm for some p in recent CVXPY
+        from cvxpy.atoms.pnorm import PnormApprox
+        table[PnormApprox] = norm
+    except ImportError:  # pragma: no cover - older CVXPY
+        pass
+    return table
+
+
+_REDUCTIONS = _reduction_types()
+
+
+def _shape(node) -> tuple[int, ...]:
+    return tuple(node.shape)
+
+
+def _layout(node) -> np.ndarray:
+    """Entry indices of a node in its own shape (column-major), for stacking and indexing."""
+    return np.arange(max(node.size, 1)).reshape(_shape(node) or (), order="F")
+
+
+def _broadcast(lists: list[Entries], size: int) -> list[Entries]:
+    out = []
+    for entries in lists:
+        if len(entries) == size:
+            out.append(entries)
+        elif len(entries) == 1:
+            out.append(entries * size)
+        else:
+            raise NotSeparable(f"operands of sizes {[len(e) for e in lists]} inside the loss")
+    return out
+
+
+def _constant_entries(node) -> Entries:
+    value = node.value
+    if value is None:
+        raise NotSeparable("a cp.Parameter without a value")
+    array = np.asarray(value.toarray() if hasattr(value, "toarray") else value, dtype=float)
+    return [cp.Constant(float(v)) for v in array.ravel(order="F")]
+
+
+def _has_variable(node) -> bool:
+    return bool(node.variables())
+
+
+def _entries(node, variable: cp.Variable, margins: cp.Expression) -> Entries:
+    if isinstance(node, cp.Variable):
+        if node.id != variable.id:
+            raise NotSeparable(f"the variable {node.name()} other than z")
+        return [margins]
+    if isinstance(node, (cp.Constant, cp.Parameter)):
+        return _constant_entries(node)
+    if not _has_variable(node):  # a constant subexpression: its value, frozen as verified
+        return _constant_entries(node)
+    children = [_entries(arg, variable, margins) for arg in node.args]
+    return _combine(node, children)
+
+
+def _combine(node, children: list[Entries]) -> Entries:
+    if isinstance(node, AddExpression):
+        size = max(len(c) for c in children)
+        columns = _broadcast(children, size)
+        return [sum(parts[1:], parts[0]) for parts in zip(*columns)]
+    if isinstance(node, NegExpression):
+        return [-entry for entry in children[0]]
+    if isinstance(node, (multiply, MulExpression)):
+        left, right = node.args
+        if isinstance(node, MulExpression) and left.size > 1 and right.size > 1:
+            raise NotSeparable("a matrix product inside the loss")
+        if _has_variable(left) and _has_variable(right):
+            raise NotSeparable("a product of two terms that both depend on z")
+        size = max(len(c) for c in children)
+        a, b = _broadcast(children, size)
+        return [cp.multiply(x, y) for x, y in zip(a, b)]
+    if isinstance(node, DivExpression):
+        if _has_variable(node.args[1]):
+            raise NotSeparable("a division by an expression of z")
+        size = max(len(c) for c in children)
+        a, b = _broadcast(children, size)
+        return [x / y for x, y in zip(a, b)]
+    if isinstance(node, Elementwise):
+        size = max(len(c) for c in children)
+        columns = _broadcast(children, size)
+        return [node.copy(args=list(parts)) for parts in zip(*columns)]
+    if isinstance(node, (Hstack, Vstack)):
+        flat = [entry for child in children for entry in child]
+        offsets = np.cumsum([0] + [len(c) for c in children])
+        blocks = [_layout(arg) + offset for arg, offset in zip(node.args, offsets)]
+        blocks = [b.reshape(-1) if b.ndim == 0 else b for b in blocks]
+        stacked = np.hstack(blocks) if isinstance(node, Hstack) else np.vstack(blocks)
+        return [flat[i] for i in stacked.ravel(order="F")]
+    if isinstance(node, index):
+        order = _layout(node.args[0])[node.key]
+        return [children[0][i] for i in np.atleast_1d(order).ravel(order="F")]
+    if isinstance(node, transpose):
+        return [children[0][i] for i in _layout(node.args[0]).T.ravel(order="F")]
+    if isinstance(node, reshape):
+        return children[0]
+    if isinstance(node, Promote):
+        return children[0] * max(node.size, 1)
+    if type(node).__name__ == "quad_over_lin":
+        if _has_variable(node.args[1]):
+            raise NotSeparable("quad_over_lin with a denominator that depends on z")
+        numerator, (denominator,) = children
+        return [sum(cp.square(entry) for entry in numerator) / denominator]
+    for kind, reduce in _REDUCTIONS.items():
+        if isinstance(node, kind):
+            if getattr(node, "axis", None) is not None:
+                raise NotSeparable(f"{type(node).__name__} with an axis inside the loss")
+            return [reduce(children[0], node)]
+    raise NotSeparable(f"the atom {type(node).__name__}, which has no per-record rule")
+
+
+def per_record(expression: cp.Expression, variable: cp.Variable, margins: cp.Expression) -> cp.Expression:
+    """The verified scalar loss l(z) applied to every margin: a vector of shape (n,).
+
+    Raises :class:`NotSeparable` for a node without a per-record rule.
+    """
+    entries = _entries(expression, variable, margins)
+    if len(entries) != 1:
+        raise NotSeparable(f"the loss has {len(entries)} entries, not one scalar per record")
+    (value,) = entries
+    if value.size == 1 and margins.size != 1:  # a loss constant in z
+        value = value * np.ones(margins.shape)
+    return value
+
+
+def check_separable(expression: cp.Expression, variable: cp.Variable) -> None:
+    """Raise :class:`NotSeparable` unless :func:`per_record` can instantiate the loss."""
+    per_record(expression, variable, cp.Variable(2))
+
+
+def substitute(expression: cp.Expression, variable: cp.Variable, replacement: cp.Expression) -> cp.Expression:
+    """The same expression tree with ``variable`` replaced (atoms copied with their data)."""
+    if isinstance(expression, cp.Variable):
+        return replacement if expression.id == variable.id else expression
+    if not expression.args:
+        return expression
+    return expression.copy(args=[substitute(arg, variable, replacement) for arg in expression.args])

@@ -1,0 +1,90 @@
+"""VerifiedProblem: the one object that flows from the verifier to the release.
+
+declare -> verify -> calibrate -> solve -> release. The verifier
+(:func:`dpcvx.verification.verifier.verify_problem`) calls the user's loss once, on a scalar
+variable, and the regularizer once, at the fitted dimension, and proves the
+conditions of the privacy theorems for exactly those expressions. This object
+holds them with the proved constants. Calibration reads the constants from
+it, the solvers instantiate the SAME expressions (the loss per record by
+:func:`dpcvx.verification.per_record.per_record`, the regularizer by substitution), and the
+release states its certificate. Nothing downstream calls a user callable or
+the verifier again, so what is certified is what is solved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import cvxpy as cp
+
+from .certificate import Certificate
+from .per_record import per_record, substitute
+from .translate import float_down, float_up
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .regularizer import Quadratic
+    from .verifier import LossDerivatives, VerifiedLoss, VerifiedRegularizer
+
+__all__ = ["VerifiedProblem"]
+
+
+@dataclass(frozen=True)
+class VerifiedProblem:
+    """The declared loss and regularizer as verified, with the certificate of their conditions.
+
+    Created only by :func:`dpcvx.verification.verifier.verify_problem`. ``lipschitz``,
+    ``curvature`` and ``strong_convexity`` are the certified constants as
+    floats rounded in the safe direction (L and c up, m down).
+    """
+
+    loss: VerifiedLoss
+    regularizer: VerifiedRegularizer
+    certificate: Certificate
+
+    @property
+    def dim(self) -> int:
+        return int(self.certificate.dim)
+
+    def require(self, mechanism: str) -> None:
+        """Raise :class:`~dpcvx.exceptions.AssumptionError` unless ``mechanism`` is allowed."""
+        self.certificate.require(mechanism)
+
+    # -- constants, rounded safely --------------------------------------------------
+
+    @property
+    def lipschitz(self) -> float:
+        return float_up(self.certificate.lipschitz)
+
+    @property
+    def curvature(self) -> float:
+        return float_up(self.certificate.curvature)
+
+    @property
+    def strong_convexity(self) -> float:
+        return float_down(self.certificate.strong_convexity)
+
+    # -- what the solvers use -------------------------------------------------------
+
+    @property
+    def derivatives(self) -> LossDerivatives | None:
+        """Numpy l, l', l'' of the verified loss (None unless translated and C^1)."""
+        return self.loss.derivatives
+
+    @property
+    def quadratic(self) -> Quadratic | None:
+        """N as 0.5 w^T H w + g^T w when the calculus found it quadratic, else None."""
+        analysis = self.regularizer.analysis
+        return None if analysis is None else analysis.quadratic
+
+    def loss_terms(self, margins: cp.Expression) -> cp.Expression:
+        """sum_i l(z_i) for the verified l, as a CVXPY expression of the margins."""
+        assert self.loss.expression is not None and self.loss.variable is not None
+        return cp.sum(per_record(self.loss.expression, self.loss.variable, margins))
+
+    def regularizer_of(self, w: cp.Variable) -> cp.Expression:
+        """The verified N with its variable replaced by ``w`` (same tree, same constants)."""
+        assert self.regularizer.expression is not None and self.regularizer.variable is not None
+        if w.shape != self.regularizer.variable.shape:
+            raise ValueError(f"N was verified at shape {self.regularizer.variable.shape}, not {w.shape}")
+        return substitute(self.regularizer.expression, self.regularizer.variable, w)
