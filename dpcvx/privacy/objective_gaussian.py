@@ -37,7 +37,7 @@ from typing import Any, Final, Literal
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import ndtr
+from scipy.special import log_ndtr
 
 from ..exceptions import InputError
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
@@ -167,8 +167,10 @@ def _disk_bound(shift: float, sigma: float, eps: float) -> float:
     two_var = 2 * sigma * sigma
     r0 = max(sigma * sigma * eps / shift - shift / 2, 0.0)
     far = r0 + shift
-    value = math.exp(-r0 * r0 / two_var) - math.exp(eps) * (
-        math.exp(-far * far / two_var) - (shift / sigma) * math.sqrt(2 * math.pi) * float(ndtr(-far / sigma))
+    value = (
+        math.exp(-r0 * r0 / two_var)
+        - math.exp(eps - far * far / two_var)
+        + (shift / sigma) * math.sqrt(2 * math.pi) * math.exp(eps + float(log_ndtr(-far / sigma)))
     )
     return value
 
@@ -180,7 +182,7 @@ def _folded(sigma: float, shift: float, eps: float) -> float:
     """
     if eps >= shift * shift / (2 * sigma * sigma):
         return 2 * gaussian_delta(sigma, shift, eps)
-    return 1 - 2 * math.exp(eps) * float(ndtr(-shift / sigma))
+    return 1 - 2 * math.exp(eps + float(log_ndtr(-shift / sigma)))
 
 
 def _profile(
@@ -601,9 +603,9 @@ def calibrate_objective_gaussian(
                 a, b = grid[max(k - 1, 0)], grid[min(k + 1, _GRID - 1)]
                 refined = minimize_scalar(objective, bounds=(float(a), float(b)), method="bounded")
                 choice = float(refined.x) if refined.fun < values[k] else float(grid[k])
-                ridge = max(math.exp(choice) - lam_m, 0.0)
-                if ridge > 0:
-                    ridge = _up(ridge)
+                # the grid starts at log(Lam m) when Delta = 0 is feasible: no rounding residue there
+                at_start = low == lam_m and choice <= float(grid[0]) + 1e-12
+                ridge = 0.0 if at_start else _up(max(math.exp(choice) - lam_m, 0.0))
                 calibration = rdp_objective_calibration(
                     eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, strong_convexity=lam_m,
                     ridge=ridge, neighbours=neighbours, monotone_loss=monotone,

@@ -251,9 +251,10 @@ def test_joint_choice_uses_a_ridge_when_regularisation_is_weak():
         other = utility_proxy(sigma, float(ridge), n=2000, dim=20, strong_convexity=1e-5, weight_norm=w)
         assert best.utility <= other * (1 + 1e-6)
     # with strong regularisation no ridge is added
-    strong = calibrate_objective_gaussian(0.5, 1e-6, dim=20, smooth_unconstrained=True,
-                                          **{**kw, "strong_convexity": 1.0})
-    assert strong.ridge == 0.0
+    for lam_m in (1e-3, 1e-2, 1.0):
+        strong = calibrate_objective_gaussian(0.5, 1e-6, dim=20, smooth_unconstrained=True,
+                                              **{**kw, "strong_convexity": lam_m})
+        assert strong.ridge == 0.0
 
 
 # --------------------------------------------------------------------------
