@@ -215,6 +215,41 @@ def test_kst12_gaussian_step_holds():
             assert q * math.sqrt(2 * math.log(2 / delta)) + q * q / 2 <= eps / 2
 
 
+@pytest.mark.parametrize("neighbours", NEIGHBOURS)
+def test_kst12_noise_passes_the_profile(neighbours):
+    """In the smooth unconstrained case the profile of section 12.3 confirms KST12's constants."""
+    rng = np.random.default_rng(18)
+    for _ in range(20):
+        eps = float(rng.uniform(0.05, 3))
+        delta = float(10 ** rng.uniform(-12, -2))
+        kw = {"n": int(rng.integers(10, 10**5)), "lipschitz": float(rng.uniform(0.5, 2)),
+              "smoothness": float(rng.uniform(0.1, 2)), "norm_bound": float(rng.uniform(0.5, 2)),
+              "strong_convexity": float(10 ** rng.uniform(-6, 0))}
+        cal = kst12_calibration(eps, delta, neighbours=neighbours, **kw)
+        assert cal.jacobian_epsilon <= eps / 2 * (1 + 1e-9)
+        assert objective_gaussian_delta(eps, cal.sigma, ridge=cal.ridge, neighbours=neighbours, **kw) <= delta
+
+
+def test_joint_calibration_is_always_valid():
+    rng = np.random.default_rng(181)
+    for _ in range(15):
+        eps = float(rng.uniform(0.05, 3))
+        delta = float(10 ** rng.uniform(-12, -3))
+        neighbours = NEIGHBOURS[int(rng.integers(2))]
+        monotone = bool(rng.integers(2))
+        kw = {"n": int(rng.integers(10, 10**5)), "lipschitz": float(rng.uniform(0.5, 2)),
+              "smoothness": float(rng.uniform(0.1, 2)), "norm_bound": float(rng.uniform(0.5, 2)),
+              "strong_convexity": float(10 ** rng.uniform(-6, 0))}
+        cal = calibrate_objective_gaussian(eps, delta, dim=int(rng.integers(1, 500)), smooth_unconstrained=True,
+                                           neighbours=neighbours, monotone_loss=monotone, **kw)
+        assert cal.epsilon == eps and cal.delta == delta and cal.neighbours == neighbours
+        if cal.analysis == RDP_OBJECTIVE:
+            assert cal.privacy_profile(eps) <= delta
+        else:
+            assert cal.ridge >= kst12_ridge(eps, n=kw["n"], smoothness=kw["smoothness"],
+                                            norm_bound=kw["norm_bound"], strong_convexity=kw["strong_convexity"])
+
+
 def test_kst12_ridge_and_calibration():
     assert kst12_ridge(0.5, n=100, smoothness=1.0, norm_bound=2.0, strong_convexity=0.01) == pytest.approx(
         2 * 4 / 50 - 0.01, rel=1e-11
