@@ -1,0 +1,621 @@
+"""(epsilon, delta) objective perturbation with Gaussian noise: the calibration core.
+
+The derivations are in ``docs/theory.md``, section 12. Everything here is
+public arithmetic (no data is read).
+
+**Convention.** The perturbed objective, in averaged form and in sum form, is
+
+    J_b(w) = (1/n) sum_i l(y_i w^T x_i) + Lam N(w) + (Delta / 2) ||w||^2 + b^T w / n,
+    n J_b(w) = sum_i l(y_i w^T x_i) + n Lam N(w) + (n Delta / 2) ||w||^2 + b^T w,
+
+with b ~ N(0, sigma^2 I_d). ``sigma`` is always the standard deviation of one
+coordinate of this b: the noise added to the *sum* of the gradients, or,
+equivalently, n times the noise of the averaged objective's linear term.
+``ridge`` is Delta of the averaged form (KST12's Delta is n Delta).
+``strong_convexity`` is Lam m, the strong convexity of Lam N. Under
+add/remove-one neighbours n is a public constant (it weights the regularizer
+and the ridge), not the size of either data set.
+
+Two analyses:
+
+- ``"rdp-objective-perturbation"``: the privacy profile of Redberg, Koskela
+  and Wang (NeurIPS 2023, arXiv 2401.00583), re-derived directly as a
+  hockey-stick divergence for margin losses, for add/remove-one *and*
+  replace-one neighbours. Needs an unconstrained problem, a C^2 loss and a
+  C^2 regularizer (the change of variables b -> w).
+- ``"kst12"``: the Gaussian constants of Kifer, Smith and Thakurta (COLT
+  2012, Algorithm 1), which also cover closed convex constraint sets and
+  non-differentiable convex regularizers; gradient bound zeta = L R under
+  add/remove-one and 2 L R under replace-one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import log_ndtr
+
+from ..exceptions import InputError
+from .gaussian import analytic_gaussian_sigma, gaussian_delta
+
+__all__ = [
+    "RDP_OBJECTIVE",
+    "KST12",
+    "NEIGHBOURS",
+    "GaussianObjectiveCalibration",
+    "jacobian_epsilon",
+    "objective_gaussian_delta",
+    "objective_gaussian_sigma",
+    "rdp_objective_calibration",
+    "kst12_sigma",
+    "kst12_ridge",
+    "kst12_calibration",
+    "weight_norm_bound",
+    "utility_proxy",
+    "calibrate_objective_gaussian",
+]
+
+Neighbours = Literal["replace-one", "add-remove"]
+Analysis = Literal["rdp-objective-perturbation", "kst12"]
+
+RDP_OBJECTIVE: Final = "rdp-objective-perturbation"
+KST12: Final = "kst12"
+NEIGHBOURS: tuple[Neighbours, ...] = ("replace-one", "add-remove")
+
+# Every computed quantity moves by this relative amount in the safe direction
+# (sigma, the ridge and the Jacobian term up), as in docs/theory.md section 9.
+_SAFETY = 1e-12
+_BISECTIONS = 200
+_GRID = 48
+
+
+# --------------------------------------------------------------------------
+# input checks
+# --------------------------------------------------------------------------
+
+
+def _real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InputError(f"{name} must be finite, got {number}")
+    return number
+
+
+def _positive(name: str, value: Any) -> float:
+    number = _real(name, value)
+    if not number > 0:
+        raise InputError(f"{name} must be positive, got {number}")
+    return number
+
+
+def _nonnegative(name: str, value: Any) -> float:
+    number = _real(name, value)
+    if not number >= 0:
+        raise InputError(f"{name} must be >= 0, got {number}")
+    return number
+
+
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value}")
+    return int(value)
+
+
+def _delta(value: Any) -> float:
+    number = _real("delta", value)
+    if not 0 < number < 1:
+        raise InputError(f"delta must lie in (0, 1), got {number}; pure epsilon-DP needs the Laplace-type noise")
+    return number
+
+
+def _neighbours(value: Any) -> Neighbours:
+    if value == "replace-one":
+        return "replace-one"
+    if value == "add-remove":
+        return "add-remove"
+    raise InputError(f"neighbours must be one of {NEIGHBOURS}, got {value!r}")
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _up(value: float) -> float:
+    return value * (1 + _SAFETY)
+
+
+# --------------------------------------------------------------------------
+# the re-derived RKW privacy profile
+# --------------------------------------------------------------------------
+
+
+def jacobian_epsilon(
+    n: int, smoothness: float, norm_bound: float, strong_convexity: float, ridge: float = 0.0
+) -> float:
+    """e0 = log(1 + c R^2 / (n (Lam m + Delta))), rounded up: the Jacobian part of the privacy loss.
+
+    The two Jacobians of b -> w differ from a common matrix B >= n (Lam m + Delta) I
+    by one rank-one term l'' x x^T each (margin losses); by the matrix determinant
+    lemma their ratio lies in [e^-e0, e^e0] for both neighbour relations
+    (docs/theory.md, section 12.2). Redberg, Koskela and Wang (2023) use the
+    larger -log(1 - c R^2 / (n (Lam m + Delta))).
+    """
+    n = _count("n", n)
+    c = _nonnegative("smoothness", smoothness)
+    r = _positive("norm_bound", norm_bound)
+    curvature = _nonnegative("strong_convexity", strong_convexity) + _nonnegative("ridge", ridge)
+    if not curvature > 0:
+        raise InputError("strong_convexity + ridge must be positive: the perturbed objective must be strongly convex")
+    return _up(math.log1p(c * r * r / (n * curvature)))
+
+
+def _disk_bound(shift: float, sigma: float, eps: float) -> float:
+    """int_0^inf (rho / sigma^2) (exp(-rho^2 / 2 sigma^2) - e^eps exp(-(rho + S)^2 / 2 sigma^2))_+ d rho.
+
+    The worst case over every shift of norm <= S in a plane (section 12.3, bound (D)).
+    """
+    two_var = 2 * sigma * sigma
+    r0 = max(sigma * sigma * eps / shift - shift / 2, 0.0)
+    far = r0 + shift
+    value = (
+        math.exp(-r0 * r0 / two_var)
+        - math.exp(eps - far * far / two_var)
+        + (shift / sigma) * math.sqrt(2 * math.pi) * math.exp(eps + float(log_ndtr(-far / sigma)))
+    )
+    return value
+
+
+def _folded(sigma: float, shift: float, eps: float) -> float:
+    """int (phi(t) - e^eps phi(|t| + S))_+ dt: a shift of either sign along one line (section 12.3, (F)).
+
+    = 2 G_S(eps) when eps >= S^2 / (2 sigma^2), else 1 - 2 e^eps Phi(-S / sigma).
+    """
+    if eps >= shift * shift / (2 * sigma * sigma):
+        return 2 * gaussian_delta(sigma, shift, eps)
+    return 1 - 2 * math.exp(eps + float(log_ndtr(-shift / sigma)))
+
+
+def _profile(
+    eps_gauss: float, sigma: float, shift: float, neighbours: Neighbours, monotone_loss: bool
+) -> float:
+    """The Gaussian part of the profile at eps_gauss = eps - e0 > 0 (shift = L R)."""
+    if eps_gauss <= 0:
+        return 1.0
+    if neighbours == "add-remove":
+        value = gaussian_delta(sigma, shift, eps_gauss) if monotone_loss else _folded(sigma, shift, eps_gauss)
+    else:
+        if monotone_loss:
+            union = gaussian_delta(sigma, 2 * shift, eps_gauss) + 2 * gaussian_delta(sigma, shift, eps_gauss)
+        else:
+            union = _folded(sigma, 2 * shift, eps_gauss) + _folded(sigma, math.sqrt(2) * shift, eps_gauss)
+        value = min(union, _disk_bound(2 * shift, sigma, eps_gauss))
+    return min(1.0, max(0.0, value))
+
+
+def objective_gaussian_delta(
+    epsilon: float,
+    sigma: float,
+    *,
+    n: int,
+    lipschitz: float,
+    smoothness: float,
+    norm_bound: float,
+    strong_convexity: float,
+    ridge: float = 0.0,
+    neighbours: Neighbours = "replace-one",
+    monotone_loss: bool = False,
+) -> float:
+    """An upper bound delta(epsilon) on the privacy profile of Gaussian objective perturbation.
+
+    Unconstrained, C^2 margin loss (|l'| <= L, 0 <= l'' <= c), C^2 regularizer,
+    ||x|| <= R, b ~ N(0, sigma^2 I) in the sum-form objective (module docstring).
+    With e0 = :func:`jacobian_epsilon`, e = epsilon - e0, S = L R and
+    G_s(e) = Phi(s / (2 sigma) - e sigma / s) - e^e Phi(-s / (2 sigma) - e sigma / s)
+    (the analytic Gaussian profile, Balle and Wang 2018):
+
+    - add/remove-one: delta = F_S(e), the folded profile :func:`_folded` (= 2 G_S(e) when
+      e >= S^2 / (2 sigma^2): the direct profile of Redberg, Koskela and Wang 2023);
+      delta = G_S(e) when l' has one sign (monotone_loss).
+    - replace-one: delta = min(U, D) with
+      U = G_2S(e) + 2 G_S(e) (monotone) or F_2S(e) + F_sqrt2S(e) (general),
+      and D the planar worst case :func:`_disk_bound` with shift 2S.
+
+    delta = 1 (no guarantee) when e <= 0. Derivation: docs/theory.md, section 12.
+    """
+    eps = _positive("epsilon", epsilon)
+    sigma = _positive("sigma", sigma)
+    shift = _positive("lipschitz", lipschitz) * _positive("norm_bound", norm_bound)
+    e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
+    return _profile(eps - e0, sigma, shift, _neighbours(neighbours), _flag("monotone_loss", monotone_loss))
+
+
+def _bisect_sigma(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours, monotone: bool) -> float:
+    if neighbours == "add-remove" and monotone:
+        return analytic_gaussian_sigma(shift, eps_gauss, delta)
+    low = high = 2 * shift / eps_gauss
+    for _ in range(4096):
+        if _profile(eps_gauss, high, shift, neighbours, monotone) <= delta:
+            break
+        low, high = high, 2 * high
+    else:  # pragma: no cover - the profile tends to 0
+        raise InputError("no finite sigma meets this delta; the parameters are out of floating-point range")
+    while low > 0 and _profile(eps_gauss, low, shift, neighbours, monotone) <= delta:
+        low /= 2
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if _profile(eps_gauss, middle, shift, neighbours, monotone) <= delta:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def objective_gaussian_sigma(
+    epsilon: float,
+    delta: float,
+    *,
+    n: int,
+    lipschitz: float,
+    smoothness: float,
+    norm_bound: float,
+    strong_convexity: float,
+    ridge: float = 0.0,
+    neighbours: Neighbours = "replace-one",
+    monotone_loss: bool = False,
+) -> float:
+    """The smallest sigma (bisection, rounded up) with :func:`objective_gaussian_delta` <= delta.
+
+    Raises InputError when the Jacobian term e0 alone reaches epsilon: then no
+    sigma works, and the ridge must grow beyond c R^2 / (n (e^epsilon - 1)) - Lam m.
+    """
+    eps = _positive("epsilon", epsilon)
+    delta = _delta(delta)
+    shift = _positive("lipschitz", lipschitz) * _positive("norm_bound", norm_bound)
+    neighbours = _neighbours(neighbours)
+    monotone = _flag("monotone_loss", monotone_loss)
+    e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
+    if not e0 < eps:
+        needed = _critical_curvature(eps, n, smoothness, norm_bound) - strong_convexity
+        raise InputError(
+            f"the Jacobian term e0 = {e0:.6g} is not below epsilon = {eps:.6g}: no noise level is private; "
+            f"use ridge > {max(needed, 0.0):.6g} (averaged form) or a larger regularisation"
+        )
+    return _up(_bisect_sigma(eps - e0, delta, shift, neighbours, monotone))
+
+
+def _critical_curvature(eps: float, n: int, smoothness: float, norm_bound: float) -> float:
+    """Lam m + Delta at which e0 = eps."""
+    return smoothness * norm_bound**2 / (n * math.expm1(eps))
+
+
+# --------------------------------------------------------------------------
+# the calibration record
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GaussianObjectiveCalibration:
+    """A Gaussian objective-perturbation calibration: release argmin of J_b (module docstring).
+
+    Attributes:
+        sigma: standard deviation of each coordinate of b in ``sum_i l + ... + b^T w``
+            (equivalently of n times the averaged objective's linear coefficient).
+        ridge: Delta, the extra ridge (Delta / 2) ||w||^2 of the averaged objective.
+        epsilon, delta: the guarantee, for ``neighbours``.
+        neighbours: "replace-one" or "add-remove".
+        analysis: "rdp-objective-perturbation" (section 12.3) or "kst12" (section 12.4).
+        n, lipschitz (L), smoothness (c), norm_bound (R), strong_convexity (Lam m),
+        monotone_loss: the public inputs the calibration used.
+        jacobian_epsilon: e0 = log(1 + c R^2 / (n (Lam m + Delta))) at this ridge.
+        utility: the value of :func:`utility_proxy` when the calibration came from
+            :func:`calibrate_objective_gaussian` (else None).
+    """
+
+    sigma: float
+    ridge: float
+    epsilon: float
+    delta: float
+    neighbours: Neighbours
+    analysis: Analysis
+    n: int
+    lipschitz: float
+    smoothness: float
+    norm_bound: float
+    strong_convexity: float
+    monotone_loss: bool
+    jacobian_epsilon: float
+    utility: float | None = None
+
+    @property
+    def sum_ridge(self) -> float:
+        """n Delta: the ridge of the sum-form objective (KST12's Delta)."""
+        return self.n * self.ridge
+
+    @property
+    def averaged_sigma(self) -> float:
+        """sigma / n: the noise scale of the linear term of the averaged objective."""
+        return self.sigma / self.n
+
+    def privacy_profile(self, epsilon: float) -> float:
+        """delta(epsilon) of this noise level by the re-derived RKW profile (smooth, unconstrained only)."""
+        if self.analysis != RDP_OBJECTIVE:
+            raise InputError(
+                "the privacy profile holds for unconstrained problems with a C^2 loss and regularizer; "
+                "a kst12 calibration is valid at its (epsilon, delta) only"
+            )
+        return objective_gaussian_delta(
+            epsilon,
+            self.sigma,
+            n=self.n,
+            lipschitz=self.lipschitz,
+            smoothness=self.smoothness,
+            norm_bound=self.norm_bound,
+            strong_convexity=self.strong_convexity,
+            ridge=self.ridge,
+            neighbours=self.neighbours,
+            monotone_loss=self.monotone_loss,
+        )
+
+
+def rdp_objective_calibration(
+    epsilon: float,
+    delta: float,
+    *,
+    n: int,
+    lipschitz: float,
+    smoothness: float,
+    norm_bound: float,
+    strong_convexity: float,
+    ridge: float = 0.0,
+    neighbours: Neighbours = "replace-one",
+    monotone_loss: bool = False,
+) -> GaussianObjectiveCalibration:
+    """The re-derived Redberg-Koskela-Wang calibration at a given ridge (see :func:`objective_gaussian_sigma`)."""
+    sigma = objective_gaussian_sigma(
+        epsilon,
+        delta,
+        n=n,
+        lipschitz=lipschitz,
+        smoothness=smoothness,
+        norm_bound=norm_bound,
+        strong_convexity=strong_convexity,
+        ridge=ridge,
+        neighbours=neighbours,
+        monotone_loss=monotone_loss,
+    )
+    return GaussianObjectiveCalibration(
+        sigma=sigma,
+        ridge=float(ridge),
+        epsilon=float(epsilon),
+        delta=float(delta),
+        neighbours=_neighbours(neighbours),
+        analysis=RDP_OBJECTIVE,
+        n=int(n),
+        lipschitz=float(lipschitz),
+        smoothness=float(smoothness),
+        norm_bound=float(norm_bound),
+        strong_convexity=float(strong_convexity),
+        monotone_loss=bool(monotone_loss),
+        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge),
+    )
+
+
+# --------------------------------------------------------------------------
+# Kifer, Smith, Thakurta 2012
+# --------------------------------------------------------------------------
+
+
+def kst12_sigma(epsilon: float, delta: float, *, lipschitz: float, norm_bound: float, neighbours: Neighbours) -> float:
+    """KST12 Algorithm 1, (epsilon, delta): sigma = zeta sqrt(8 ln(2/delta) + 4 epsilon) / epsilon.
+
+    zeta bounds the norm of the gradient difference of neighbours: L R under
+    add/remove-one, 2 L R under replace-one (docs/theory.md, section 12.4).
+    Rounded up.
+    """
+    eps = _positive("epsilon", epsilon)
+    delta = _delta(delta)
+    zeta = _positive("lipschitz", lipschitz) * _positive("norm_bound", norm_bound)
+    if _neighbours(neighbours) == "replace-one":
+        zeta *= 2
+    return _up(zeta * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps)
+
+
+def kst12_ridge(epsilon: float, *, n: int, smoothness: float, norm_bound: float, strong_convexity: float) -> float:
+    """The smallest averaged ridge of KST12: Delta = max(0, 2 c R^2 / (n epsilon) - Lam m), rounded up.
+
+    KST12 ask for a sum-form ridge n Delta_total >= 2 lambda / epsilon with
+    lambda = c R^2 the Hessian bound of one record; the strong convexity Lam m
+    of the regularizer counts towards it (section 12.4), for either relation.
+    """
+    eps = _positive("epsilon", epsilon)
+    n = _count("n", n)
+    c = _nonnegative("smoothness", smoothness)
+    r = _positive("norm_bound", norm_bound)
+    lam_m = _nonnegative("strong_convexity", strong_convexity)
+    needed = 2 * c * r * r / (n * eps) - lam_m
+    return _up(needed) if needed > 0 else 0.0
+
+
+def kst12_calibration(
+    epsilon: float,
+    delta: float,
+    *,
+    n: int,
+    lipschitz: float,
+    smoothness: float,
+    norm_bound: float,
+    strong_convexity: float,
+    ridge: float | None = None,
+    neighbours: Neighbours = "replace-one",
+) -> GaussianObjectiveCalibration:
+    """KST12's calibration; ``ridge`` defaults to :func:`kst12_ridge` and may only be larger."""
+    minimum = kst12_ridge(epsilon, n=n, smoothness=smoothness, norm_bound=norm_bound, strong_convexity=strong_convexity)
+    ridge_value = minimum if ridge is None else _nonnegative("ridge", ridge)
+    if ridge_value < minimum:
+        raise InputError(f"KST12 needs ridge >= {minimum:.6g} (2 c R^2 / (n epsilon) - Lam m), got {ridge_value}")
+    curvature = strong_convexity + ridge_value
+    if not curvature > 0:
+        raise InputError("strong_convexity + ridge must be positive: the perturbed objective must be strongly convex")
+    return GaussianObjectiveCalibration(
+        sigma=kst12_sigma(epsilon, delta, lipschitz=lipschitz, norm_bound=norm_bound, neighbours=neighbours),
+        ridge=ridge_value,
+        epsilon=float(epsilon),
+        delta=float(delta),
+        neighbours=_neighbours(neighbours),
+        analysis=KST12,
+        n=int(n),
+        lipschitz=float(lipschitz),
+        smoothness=float(smoothness),
+        norm_bound=float(norm_bound),
+        strong_convexity=float(strong_convexity),
+        monotone_loss=False,
+        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge_value),
+    )
+
+
+# --------------------------------------------------------------------------
+# choosing the ridge
+# --------------------------------------------------------------------------
+
+
+def weight_norm_bound(lipschitz: float, norm_bound: float, strong_convexity: float) -> float:
+    """W = L R / (Lam m): ||w*|| <= W for the unperturbed minimiser when 0 minimises N (section 12.5)."""
+    return (
+        _positive("lipschitz", lipschitz)
+        * _positive("norm_bound", norm_bound)
+        / _positive("strong_convexity", strong_convexity)
+    )
+
+
+def utility_proxy(
+    sigma: float, ridge: float, *, n: int, dim: int, strong_convexity: float, weight_norm: float
+) -> float:
+    """E = (sigma sqrt(d) / n + Delta W) / (Lam m + Delta): a bound on E||w_priv - w*||.
+
+    The first term bounds the displacement by the noise (E||b|| <= sigma sqrt(d),
+    divided by the strong convexity n (Lam m + Delta) of the sum form), the
+    second the bias of the extra ridge, Delta ||w*|| / (Lam m + Delta)
+    (docs/theory.md, section 12.5).
+    """
+    n = _count("n", n)
+    d = _count("dim", dim)
+    curvature = _nonnegative("strong_convexity", strong_convexity) + _nonnegative("ridge", ridge)
+    if not curvature > 0:
+        raise InputError("strong_convexity + ridge must be positive")
+    return (_positive("sigma", sigma) * math.sqrt(d) / n + ridge * _nonnegative("weight_norm", weight_norm)) / curvature
+
+
+def calibrate_objective_gaussian(
+    epsilon: float,
+    delta: float,
+    *,
+    n: int,
+    dim: int,
+    lipschitz: float,
+    smoothness: float,
+    norm_bound: float,
+    strong_convexity: float,
+    smooth_unconstrained: bool,
+    neighbours: Neighbours = "replace-one",
+    monotone_loss: bool = False,
+    weight_norm: float | None = None,
+    max_ridge: float | None = None,
+) -> GaussianObjectiveCalibration:
+    """The valid (sigma, Delta) that minimises :func:`utility_proxy` over the analyses that apply.
+
+    ``smooth_unconstrained``: the problem has no constraint set and a C^2 loss
+    and regularizer, so the RKW-type profile applies; otherwise only KST12.
+    ``monotone_loss``: l' never changes sign (logistic, Huber hinge, any
+    non-increasing margin loss) - a tighter profile. ``weight_norm`` is a public
+    bound W on ||w*|| (default L R / (Lam m), valid when 0 minimises N).
+    Delta is searched in [0, max_ridge] (default 1e3 max(Lam m, c R^2 / (n epsilon))).
+    """
+    eps = _positive("epsilon", epsilon)
+    delta = _delta(delta)
+    n = _count("n", n)
+    dim = _count("dim", dim)
+    lipschitz = _positive("lipschitz", lipschitz)
+    c = _nonnegative("smoothness", smoothness)
+    r = _positive("norm_bound", norm_bound)
+    lam_m = _nonnegative("strong_convexity", strong_convexity)
+    neighbours = _neighbours(neighbours)
+    smooth = _flag("smooth_unconstrained", smooth_unconstrained)
+    monotone = _flag("monotone_loss", monotone_loss)
+    if weight_norm is None:
+        if lam_m == 0:
+            raise InputError("strong_convexity is 0: pass weight_norm, a public bound on ||w*||")
+        w_bound = weight_norm_bound(lipschitz, r, lam_m)
+    else:
+        w_bound = _nonnegative("weight_norm", weight_norm)
+    top = 1e3 * max(lam_m, c * r * r / (n * eps), 1e-300) if max_ridge is None else _positive("max_ridge", max_ridge)
+
+    def proxy(sigma: float, ridge: float) -> float:
+        return utility_proxy(sigma, ridge, n=n, dim=dim, strong_convexity=lam_m, weight_norm=w_bound)
+
+    candidates: list[GaussianObjectiveCalibration] = []
+
+    kst_low = kst12_ridge(eps, n=n, smoothness=c, norm_bound=r, strong_convexity=lam_m)
+    kst_sigma = kst12_sigma(eps, delta, lipschitz=lipschitz, norm_bound=r, neighbours=neighbours)
+    kst_options = [kst_low] + ([top] if top > kst_low else [])
+    kst_options = [x for x in kst_options if lam_m + x > 0]
+    if kst_options:
+        best = min(kst_options, key=lambda x: proxy(kst_sigma, x))
+        calibration = kst12_calibration(
+            eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, strong_convexity=lam_m,
+            ridge=best, neighbours=neighbours,
+        )
+        candidates.append(_with_utility(calibration, proxy(calibration.sigma, calibration.ridge)))
+
+    if smooth:
+        shift = lipschitz * r
+
+        def sigma_at(ridge: float) -> float:
+            e0 = jacobian_epsilon(n, c, r, lam_m, ridge)
+            if not e0 < eps:
+                return math.inf
+            return _bisect_sigma(eps - e0, delta, shift, neighbours, monotone)
+
+        def objective(log_curvature: float) -> float:
+            ridge = max(math.exp(log_curvature) - lam_m, 0.0)
+            sigma = sigma_at(ridge)
+            return math.inf if not math.isfinite(sigma) else proxy(sigma, ridge)
+
+        critical = _critical_curvature(eps, n, c, r)
+        low = max(lam_m, critical * (1 + 1e-9), 1e-300)
+        high = lam_m + top
+        if high > low:
+            grid = np.linspace(math.log(low), math.log(high), _GRID)
+            values = [objective(float(x)) for x in grid]
+            k = int(np.argmin(values))
+            if math.isfinite(values[k]):
+                a, b = grid[max(k - 1, 0)], grid[min(k + 1, _GRID - 1)]
+                refined = minimize_scalar(objective, bounds=(float(a), float(b)), method="bounded")
+                choice = float(refined.x) if refined.fun < values[k] else float(grid[k])
+                # the grid starts at log(Lam m) when Delta = 0 is feasible: no rounding residue there
+                at_start = low == lam_m and choice <= float(grid[0]) + 1e-12
+                ridge = 0.0 if at_start else _up(max(math.exp(choice) - lam_m, 0.0))
+                calibration = rdp_objective_calibration(
+                    eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, strong_convexity=lam_m,
+                    ridge=ridge, neighbours=neighbours, monotone_loss=monotone,
+                )
+                candidates.append(_with_utility(calibration, proxy(calibration.sigma, calibration.ridge)))
+
+    if not candidates:
+        raise InputError("no valid calibration: strong_convexity is 0 and max_ridge leaves no strongly convex option")
+    return min(candidates, key=lambda cal: cal.utility if cal.utility is not None else math.inf)
+
+
+def _with_utility(calibration: GaussianObjectiveCalibration, value: float) -> GaussianObjectiveCalibration:
+    return replace(calibration, utility=value)
