@@ -40,6 +40,8 @@ from ..data.rows import RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.calibrate_gaussian import gaussian_objective_perturbation, gaussian_output_perturbation
+from ..privacy.composition import check_delta
 from ..privacy.noise import round_to_grid, sample_l2_laplace
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
@@ -62,6 +64,7 @@ class _Prepared(NamedTuple):
     """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
 
     epsilon: float
+    delta: float
     rows: RowMap
     X: Any
     labels: np.ndarray
@@ -339,10 +342,23 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str):
-        """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol."""
+                   R: float, split: str, delta: float = 0.0):
+        """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
+
+        delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
+        """
         certificate = problem.certificate
         lam = float(self.lam)
+        if delta > 0:
+            L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
+            if mechanism == "objective":
+                gaussian = gaussian_objective_perturbation(n, lam, epsilon, delta, problem.curvature, L=L, R=R,
+                                                           m=m, tol=tol, dim=d)
+                constants = {"L": certificate.lipschitz, "c": certificate.curvature,
+                             "m": certificate.strong_convexity}
+                return gaussian, constants
+            output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d)
+            return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         if mechanism == "objective":
             calibration = calibrate.objective_perturbation(
                 n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
@@ -383,12 +399,21 @@ class PrivateERM:
         epsilon: float,
         mechanism: str = "objective",
         *,
+        delta: float = 0.0,
         split: str = "max",
         random_state: RandomState = None,
         accountant: PrivacyAccountant | None = None,
         warm_start: LinearModel | None = None,
     ) -> PrivateModel:
-        """Release an epsilon-differentially private model of (X, y).
+        """Release an (epsilon, delta)-differentially private model of (X, y).
+
+        ``delta`` 0 (the default) gives the pure-epsilon mechanisms of JMLR 2011
+        with noise density proportional to exp(-beta ||b||). ``delta`` > 0 gives
+        Gaussian noise: objective perturbation calibrated by the re-derived
+        privacy profile of Redberg, Koskela and Wang (2023) or by KST12, whichever
+        needs less noise, with Delta chosen jointly; output perturbation by the
+        analytic Gaussian mechanism (docs/theory.md, section 12). Choose delta
+        well below 1/n (1/n^2 is common).
 
         ``mechanism`` is "objective" (Algorithm 2) or "output" (Algorithm 1);
         ``split`` is the objective-perturbation budget split of
@@ -412,32 +437,39 @@ class PrivateERM:
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
         private: for the data owner only, never to be published).
         """
-        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant)
+        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta)
         rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
         calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
+        delta = prepared.delta
         n, d = X_mapped.shape
         if accountant is not None:
-            accountant.spend(epsilon, 0.0, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
+            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
-        if mechanism == "objective":
-            noise, extra_reg = sample_l2_laplace(d, calibration.beta, rng), calibration.extra_reg
-            release_beta = calibration.amp_beta
+        if delta > 0:
+            noise = calibration.draw_objective_noise(rng)
+        elif mechanism == "objective":
+            noise = sample_l2_laplace(d, calibration.beta, rng)
         else:
-            noise, extra_reg, release_beta = np.zeros(d), 0.0, calibration.beta
+            noise = np.zeros(d)
+        extra_reg = calibration.extra_reg if mechanism == "objective" else 0.0
         w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start)
         self.diagnostics_ = info
         self._check_solution(w, info)
-        w, spacing = round_to_grid(w + sample_l2_laplace(d, release_beta, rng), 1.0 / release_beta)
-        calibration = calibration.with_release_grid(spacing)
+        if delta > 0:
+            w, calibration = calibration.perturb_release(w, rng)
+        else:
+            release_beta = calibration.amp_beta if mechanism == "objective" else calibration.beta
+            w, spacing = round_to_grid(w + sample_l2_laplace(d, release_beta, rng), 1.0 / release_beta)
+            calibration = calibration.with_release_grid(spacing)
         del noise  # never stored
 
         release = ReleaseCertificate(
             mechanism=mechanism,
-            guarantee=self._guarantee(problem, mechanism),
+            guarantee=self._guarantee(problem, mechanism, delta),
             epsilon=epsilon,
-            delta=0.0,
+            delta=delta,
             calibration=calibration.to_dict(),
             verification=problem.certificate,
             data_norm=rows.norm_bound,
@@ -452,10 +484,12 @@ class PrivateERM:
         coef, intercept = self._split_weights(w, rows)
         return PrivateModel(coef, intercept, prepared.classes, rows, release)
 
-    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant) -> _Prepared:
+    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant,
+                 delta=0.0) -> _Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
+        delta = check_delta(delta)
         check_choice("split", split, calibrate.SPLITS)
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):
             raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
@@ -464,14 +498,14 @@ class PrivateERM:
         n, d = X_mapped.shape
         problem = self._verified(d)
         problem.require(mechanism)
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
-                                                 rows.effective_norm_bound, split)
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
+                                                 split, delta)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
         if mechanism == "objective":
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, rows, X_mapped, labels, problem, calibration, constants, start, rng,
+        return _Prepared(epsilon, delta, rows, X_mapped, labels, problem, calibration, constants, start, rng,
                          check_classes(self.classes))
 
     @staticmethod
@@ -481,7 +515,8 @@ class PrivateERM:
         A function of public quantities only (epsilon, tol, n, L, R, d): never a
         refusal that depends on the data.
         """
-        floor = calibrate.noise_rounding_floor(calibration.beta, d)
+        floor = (calibration.noise_rounding_floor() if hasattr(calibration, "noise_rounding_floor")
+                 else calibrate.noise_rounding_floor(calibration.beta, d))
         if calibration.gradient_tolerance < 2 * floor:
             needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
             raise InputError(
@@ -493,21 +528,28 @@ class PrivateERM:
 
     def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
-                         warm_start: LinearModel | None = None) -> tuple:
+                         warm_start: LinearModel | None = None, delta: float = 0.0) -> tuple:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
         Returns the public classes. Private tuning calls it for every candidate
         before its accountant is charged.
         """
-        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None).classes
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta).classes
 
     @staticmethod
-    def _guarantee(problem: VerifiedProblem, mechanism: str) -> str:
+    def _guarantee(problem: VerifiedProblem, mechanism: str, delta: float = 0.0) -> str:
         """The theorem the release relies on, with the approximate-minimiser cover."""
         cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
                  + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
                     if mechanism == "objective" else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
+        if delta > 0:
+            gaussian = ("; (epsilon, delta) with Gaussian noise: the objective calibrated by the privacy "
+                        "profile re-derived from Redberg, Koskela and Wang (2023) or by Kifer, Smith and "
+                        "Thakurta (2012), whichever needs less noise (docs/theory.md, section 12)"
+                        if mechanism == "objective" else
+                        "; (epsilon, delta) with the analytic Gaussian mechanism (Balle and Wang 2018)")
+            return problem.certificate.guarantee(mechanism) + gaussian + cover
         return problem.certificate.guarantee(mechanism) + cover
 
     def fit_nonprivate(self, X, y) -> LinearModel:

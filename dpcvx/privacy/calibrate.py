@@ -378,6 +378,10 @@ def recompute(recorded: dict) -> dict:
             raise InputError(f"calibration.{key} is missing")
         return recorded[key]
 
+    if recorded.get("noise") == "gaussian":
+        from .calibrate_gaussian import recompute_gaussian
+
+        return recompute_gaussian(recorded)
     mechanism = get("mechanism")
     tol = recorded.get("tol")
     if mechanism == "output":

@@ -1,0 +1,226 @@
+"""(epsilon, delta) calibrations of the linear learner: Gaussian objective and output perturbation.
+
+* **objective** (docs/theory.md, section 12): release an approximate minimiser of
+
+      J_b(w) = (1/n) sum_i l(y_i w^T x_i) + Lam N(w) + (Delta/2) ||w||^2 + b^T w / n,
+      b ~ N(0, sigma^2 I),
+
+  with (sigma, Delta) from :func:`~dpcvx.privacy.objective_gaussian.calibrate_objective_gaussian`
+  (the re-derived profile of Redberg, Koskela and Wang 2023, or KST12, whichever needs
+  less noise), plus the approximate-minimiser cover of section 7: the solver stops at
+  ||grad F|| <= gamma / 2 with gamma = tol n L R public, two such points of one exact
+  minimiser lie within 2 gamma / (n (m Lam + Delta)), and the release adds
+  N(0, sigma_2^2 I) calibrated by the analytic Gaussian mechanism (Balle and Wang 2018)
+  to that sensitivity. The budget splits as in the pure case: the share
+  :func:`~dpcvx.privacy.calibrate.amp_share` of epsilon and of delta covers the
+  approximate minimiser, and the two parts add up (basic composition).
+* **output** (JMLR 2011, Algorithm 1 with Gaussian noise): release w~ + N(0, sigma^2 I),
+  sigma the analytic Gaussian sigma for the sensitivity
+  2 L R / (n m Lam) + 2 gamma / (n m Lam) of the approximate minimiser.
+
+Neighbours are replace-one (n public) by default; add/remove is calibrated by the
+objective analysis when the caller states a public n.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.stats import chi
+
+from ..exceptions import InputError
+from .calibrate import amp_share, check_tol, gradient_tolerance, minimiser_sensitivity, round_down, round_up
+from .gaussian import analytic_gaussian_sigma
+from .noise import release_grid_spacing, round_to_grid, sample_gaussian
+from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
+
+__all__ = [
+    "GaussianObjectivePerturbation",
+    "GaussianOutputPerturbation",
+    "gaussian_objective_perturbation",
+    "gaussian_output_perturbation",
+    "gaussian_noise_rounding_floor",
+    "recompute_gaussian",
+]
+
+AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019) with the "
+                        "analytic Gaussian mechanism (Balle and Wang, ICML 2018) for the cover")
+
+
+def gaussian_noise_rounding_floor(sigma: float, d: int) -> float:
+    """32 ulps of the largest ||b|| of N(0, sigma^2 I_d) except with probability 1e-12 (public)."""
+    return 32 * math.ulp(1.0) * sigma * float(chi.isf(1e-12, d))
+
+
+@dataclass(frozen=True)
+class GaussianObjectivePerturbation:
+    """(epsilon, delta) objective perturbation with the approximate-minimiser cover."""
+
+    n: int
+    lam: float
+    epsilon: float
+    delta: float
+    c: float
+    L: float
+    R: float
+    m: float
+    tol: float
+    dim: int
+    objective: GaussianObjectiveCalibration
+    amp_epsilon: float
+    amp_delta: float
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> GaussianObjectivePerturbation:
+        return replace(self, release_grid=spacing)
+
+    @property
+    def sigma(self) -> float:
+        """Standard deviation of each coordinate of b in the sum form (b^T w / n averaged)."""
+        return self.objective.sigma
+
+    @property
+    def extra_reg(self) -> float:
+        return self.objective.ridge
+
+    @property
+    def gradient_tolerance(self) -> float:
+        return gradient_tolerance(self.tol, self.n, self.L, self.R)
+
+    @property
+    def amp_sensitivity(self) -> float:
+        """2 gamma / (n (m Lam + Delta)), as in the pure case (docs/theory.md, section 7)."""
+        return round_up(2 * self.gradient_tolerance / (self.n * (self.m * self.lam + self.extra_reg)))
+
+    @property
+    def amp_sigma(self) -> float:
+        return analytic_gaussian_sigma(self.amp_sensitivity, self.amp_epsilon, self.amp_delta)
+
+    def noise_rounding_floor(self) -> float:
+        return gaussian_noise_rounding_floor(self.sigma, self.dim)
+
+    def draw_objective_noise(self, rng: np.random.Generator) -> np.ndarray:
+        return sample_gaussian(self.dim, self.sigma, rng)
+
+    def perturb_release(self, w: np.ndarray, rng: np.random.Generator
+                        ) -> tuple[np.ndarray, GaussianObjectivePerturbation]:
+        """w + N(0, amp_sigma^2 I) rounded to the release grid, and the calibration recording the grid."""
+        released, spacing = round_to_grid(w + sample_gaussian(self.dim, self.amp_sigma, rng), self.amp_sigma)
+        return released, self.with_release_grid(spacing)
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": "objective", "noise": "gaussian", "n": self.n, "lam": self.lam,
+            "epsilon": self.epsilon, "delta": self.delta, "c": self.c, "L": self.L, "R": self.R,
+            "m": self.m, "dim": self.dim, "neighbours": self.objective.neighbours,
+            "analysis": self.objective.analysis, "objective_epsilon": self.objective.epsilon,
+            "objective_delta": self.objective.delta, "sigma": self.sigma, "extra_reg": self.extra_reg,
+            "jacobian_epsilon": self.objective.jacobian_epsilon,
+            "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
+            "amp_epsilon": self.amp_epsilon, "amp_delta": self.amp_delta,
+            "amp_sensitivity": self.amp_sensitivity, "amp_sigma": self.amp_sigma,
+            "approximate_minimiser": AMP_GAUSSIAN_THEOREM, "release_grid": self.release_grid,
+        }
+
+
+@dataclass(frozen=True)
+class GaussianOutputPerturbation:
+    """(epsilon, delta) output perturbation: the analytic Gaussian at the minimiser's sensitivity."""
+
+    n: int
+    lam: float
+    epsilon: float
+    delta: float
+    L: float
+    R: float
+    m: float
+    tol: float
+    dim: int
+    release_grid: float | None = None
+
+    def with_release_grid(self, spacing: float) -> GaussianOutputPerturbation:
+        return replace(self, release_grid=spacing)
+
+    @property
+    def gradient_tolerance(self) -> float:
+        return gradient_tolerance(self.tol, self.n, self.L, self.R)
+
+    @property
+    def sensitivity(self) -> float:
+        """2 L R / (n m Lam) + 2 gamma / (n m Lam): approximate minimisers of neighbours (section 7)."""
+        exact = minimiser_sensitivity(self.n, self.L, self.R, self.m * self.lam)
+        return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
+
+    @property
+    def sigma(self) -> float:
+        return analytic_gaussian_sigma(self.sensitivity, self.epsilon, self.delta)
+
+    def draw_objective_noise(self, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(self.dim)
+
+    def perturb_release(self, w: np.ndarray, rng: np.random.Generator
+                        ) -> tuple[np.ndarray, GaussianOutputPerturbation]:
+        released, spacing = round_to_grid(w + sample_gaussian(self.dim, self.sigma, rng), self.sigma)
+        return released, self.with_release_grid(spacing)
+
+    def to_dict(self) -> dict:
+        return {
+            "mechanism": "output", "noise": "gaussian", "n": self.n, "lam": self.lam,
+            "epsilon": self.epsilon, "delta": self.delta, "L": self.L, "R": self.R, "m": self.m,
+            "dim": self.dim, "neighbours": "replace-one",
+            "sensitivity": self.sensitivity, "sigma": self.sigma,
+            "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
+            "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each approximate "
+                                     "minimiser is within gamma / (n m Lam) of the exact one",
+            "release_grid": self.release_grid,
+        }
+
+
+def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: float, c: float, *,
+                                    L: float, R: float, m: float, tol: float, dim: int
+                                    ) -> GaussianObjectivePerturbation:
+    """Calibrate (epsilon, delta) objective perturbation for a problem verified for Theorem 2's conditions."""
+    tol = check_tol(tol)
+    share = amp_share(tol, n)
+    amp_epsilon, amp_delta = round_down(epsilon * share), round_down(delta * share)
+    objective = calibrate_objective_gaussian(
+        round_down(epsilon - amp_epsilon), round_down(delta - amp_delta), n=n, dim=dim, lipschitz=L,
+        smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam), smooth_unconstrained=True)
+    return GaussianObjectivePerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, c=c, L=L, R=R, m=m,
+                                         tol=tol, dim=dim, objective=objective, amp_epsilon=amp_epsilon,
+                                         amp_delta=amp_delta)
+
+
+def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: float, *,
+                                 L: float, R: float, m: float, tol: float, dim: int) -> GaussianOutputPerturbation:
+    """Calibrate (epsilon, delta) output perturbation (analytic Gaussian)."""
+    if not 0 < delta < 1:
+        raise InputError(f"delta must lie in (0, 1) for a Gaussian mechanism, got {delta}")
+    return GaussianOutputPerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, L=L, R=R, m=m,
+                                      tol=check_tol(tol), dim=dim)
+
+
+def recompute_gaussian(recorded: dict) -> dict:
+    """The calibration dict recomputed from the inputs a saved Gaussian calibration states.
+
+    Reads mechanism, n, lam, epsilon, delta, L, R, m, tol, dim (and c for
+    objective perturbation); raises InputError naming a missing input.
+    """
+    def get(key: str):
+        if key not in recorded:
+            raise InputError(f"calibration.{key} is missing")
+        return recorded[key]
+
+    common = {"L": get("L"), "R": get("R"), "m": get("m"), "tol": get("tol"), "dim": get("dim")}
+    if get("mechanism") == "objective":
+        calibration: GaussianObjectivePerturbation | GaussianOutputPerturbation = gaussian_objective_perturbation(
+            get("n"), get("lam"), get("epsilon"), get("delta"), get("c"), **common)
+        scale = calibration.amp_sigma
+    else:
+        calibration = gaussian_output_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), **common)
+        scale = calibration.sigma
+    if recorded.get("release_grid") is not None:
+        calibration = calibration.with_release_grid(release_grid_spacing(scale))
+    return calibration.to_dict()
