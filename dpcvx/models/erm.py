@@ -40,14 +40,18 @@ from ..data.rows import RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.calibrate_gaussian import gaussian_objective_perturbation, gaussian_output_perturbation
+from ..privacy.calibrate_gaussian import (
+    check_neighbours,
+    gaussian_objective_perturbation,
+    gaussian_output_perturbation,
+)
 from ..privacy.composition import check_delta
 from ..privacy.noise import round_to_grid, sample_l2_laplace
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
 from ..solvers.objective import PerturbedObjective
-from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive
+from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive, sample_size
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.problem import VerifiedProblem
 from ..verification.verifier import PROBE_DIM, check_dim, default_regularizer, verify_problem
@@ -58,6 +62,9 @@ __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 SOLVERS = ("auto", "fast", "cvxpy")
 NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
               "n is public")
+ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or removed; the public "
+              "size n_public = {n} takes the place of n in the objective and the calibration, and the "
+              "number of records is not released")
 
 
 class _Prepared(NamedTuple):
@@ -65,6 +72,8 @@ class _Prepared(NamedTuple):
 
     epsilon: float
     delta: float
+    n: int
+    neighbours: str
     rows: RowMap
     X: Any
     labels: np.ndarray
@@ -296,13 +305,20 @@ class PrivateERM:
         return w
 
     def _solve(self, problem: VerifiedProblem, X, y, noise: np.ndarray, extra_reg: float,
-               gradient_tolerance: float, start: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
-        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem."""
+               gradient_tolerance: float, start: np.ndarray | None = None,
+               n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
+        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
+
+        F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
+        (default: the number of rows, as under replace-one). The solvers work on the
+        averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
+        """
+        scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
+        lam, extra_reg = float(self.lam) * scale, extra_reg * scale
         derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
-            objective = PerturbedObjective(X, y, derivatives, quadratic, float(self.lam), noise,
-                                           extra_reg)
+            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg)
         if self.solver == "fast" and objective is None:
             raise InputError(
                 "solver='fast' needs a loss the verifier translated and proved C^1, and a "
@@ -312,7 +328,7 @@ class PrivateERM:
             return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
                           w0=start)
         w, info = solve_with_cvxpy(
-            problem, X, y, float(self.lam), noise, extra_reg,
+            problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
             gradient_tolerance=gradient_tolerance, reference=objective,
         )
@@ -342,7 +358,7 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0):
+                   R: float, split: str, delta: float = 0.0, neighbours: str = "replace-one"):
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
         delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
@@ -353,11 +369,12 @@ class PrivateERM:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
                 gaussian = gaussian_objective_perturbation(n, lam, epsilon, delta, problem.curvature, L=L, R=R,
-                                                           m=m, tol=tol, dim=d)
+                                                           m=m, tol=tol, dim=d, neighbours=neighbours)
                 constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                              "m": certificate.strong_convexity}
                 return gaussian, constants
-            output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d)
+            output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d,
+                                                  neighbours=neighbours)
             return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         if mechanism == "objective":
             calibration = calibrate.objective_perturbation(
@@ -400,6 +417,8 @@ class PrivateERM:
         mechanism: str = "objective",
         *,
         delta: float = 0.0,
+        neighbours: str = "replace-one",
+        n_public: int | None = None,
         split: str = "max",
         random_state: RandomState = None,
         accountant: PrivacyAccountant | None = None,
@@ -414,6 +433,14 @@ class PrivateERM:
         needs less noise, with Delta chosen jointly; output perturbation by the
         analytic Gaussian mechanism (docs/theory.md, section 12). Choose delta
         well below 1/n (1/n^2 is common).
+
+        ``neighbours`` is "replace-one" (the default, as in the papers: the data
+        sets differ in one record and n is public) or "add-remove" (one record
+        added or removed, the relation of DP-SGD libraries; delta > 0 only).
+        Under add-remove the number of records is private: ``n_public``, a
+        public size chosen without looking at the data, takes its place in the
+        objective's scaling and in the calibration, and the release never holds
+        the number of records.
 
         ``mechanism`` is "objective" (Algorithm 2) or "output" (Algorithm 1);
         ``split`` is the objective-perturbation budget split of
@@ -437,13 +464,15 @@ class PrivateERM:
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
         private: for the data owner only, never to be published).
         """
-        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta)
+        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta,
+                                 neighbours, n_public)
         rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
         calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
-        delta = prepared.delta
-        n, d = X_mapped.shape
+        delta, n = prepared.delta, prepared.n
+        d = X_mapped.shape[1]
         if accountant is not None:
-            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, n={n})")
+            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, "
+                                                         f"{prepared.neighbours}, n={n})")
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
@@ -454,7 +483,7 @@ class PrivateERM:
         else:
             noise = np.zeros(d)
         extra_reg = calibration.extra_reg if mechanism == "objective" else 0.0
-        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start)
+        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start, n)
         self.diagnostics_ = info
         self._check_solution(w, info)
         if delta > 0:
@@ -477,7 +506,7 @@ class PrivateERM:
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",
-            neighbours=NEIGHBOURS,
+            neighbours=NEIGHBOURS if prepared.neighbours == "replace-one" else ADD_REMOVE.format(n=n),
             library_version=__version__,
             constants=prepared.constants,
         )
@@ -485,27 +514,41 @@ class PrivateERM:
         return PrivateModel(coef, intercept, prepared.classes, rows, release)
 
     def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant,
-                 delta=0.0) -> _Prepared:
+                 delta=0.0, neighbours="replace-one", n_public=None) -> _Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
+        neighbours = check_neighbours(neighbours)
+        if neighbours == "add-remove":
+            if delta == 0:
+                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
+                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
+            if n_public is None:
+                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
+                                 "looking at the data, that fixes the objective's scaling (the number of "
+                                 "records is private under add-remove)")
+            n_public = sample_size(n_public, "n_public")
+        elif n_public is not None:
+            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
+                             "rows, which is public")
         check_choice("split", split, calibrate.SPLITS)
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):
             raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
-        n, d = X_mapped.shape
+        n = X_mapped.shape[0] if n_public is None else n_public
+        d = X_mapped.shape[1]
         problem = self._verified(d)
         problem.require(mechanism)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta)
+                                                 split, delta, neighbours)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
         if mechanism == "objective":
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, rows, X_mapped, labels, problem, calibration, constants, start, rng,
+        return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants, start, rng,
                          check_classes(self.classes))
 
     @staticmethod
@@ -528,13 +571,15 @@ class PrivateERM:
 
     def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
-                         warm_start: LinearModel | None = None, delta: float = 0.0) -> tuple:
+                         warm_start: LinearModel | None = None, delta: float = 0.0,
+                         neighbours: str = "replace-one", n_public: int | None = None) -> tuple:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
         Returns the public classes. Private tuning calls it for every candidate
         before its accountant is charged.
         """
-        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta).classes
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
+                             n_public).classes
 
     @staticmethod
     def _guarantee(problem: VerifiedProblem, mechanism: str, delta: float = 0.0) -> str:

@@ -18,8 +18,11 @@
   sigma the analytic Gaussian sigma for the sensitivity
   2 L R / (n m Lam) + 2 gamma / (n m Lam) of the approximate minimiser.
 
-Neighbours are replace-one (n public) by default; add/remove is calibrated by the
-objective analysis when the caller states a public n.
+Neighbours are replace-one (n public) by default. Under add/remove the caller states a
+public size N that takes the place of n everywhere (the objective's scaling, gamma, the
+calibration); the number of records is never used. A record's gradient then moves the sum
+form by at most L R instead of 2 L R, so the output sensitivity halves to
+L R / (N m Lam), and the objective's profile is the add/remove one of section 12.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from ..exceptions import InputError
 from .calibrate import amp_share, check_tol, gradient_tolerance, minimiser_sensitivity, round_down, round_up
 from .gaussian import analytic_gaussian_sigma
 from .noise import release_grid_spacing, round_to_grid, sample_gaussian
-from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
+from .objective_gaussian import NEIGHBOURS, GaussianObjectiveCalibration, calibrate_objective_gaussian
 
 __all__ = [
     "GaussianObjectivePerturbation",
@@ -42,11 +45,19 @@ __all__ = [
     "gaussian_objective_perturbation",
     "gaussian_output_perturbation",
     "gaussian_noise_rounding_floor",
+    "check_neighbours",
     "recompute_gaussian",
 ]
 
 AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019) with the "
                         "analytic Gaussian mechanism (Balle and Wang, ICML 2018) for the cover")
+
+
+def check_neighbours(neighbours: str) -> str:
+    """The neighbour relation: "replace-one" (n public) or "add-remove" (a public N stated)."""
+    if neighbours not in NEIGHBOURS:
+        raise InputError(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
+    return neighbours
 
 
 def gaussian_noise_rounding_floor(sigma: float, d: int) -> float:
@@ -72,6 +83,10 @@ class GaussianObjectivePerturbation:
     amp_epsilon: float
     amp_delta: float
     release_grid: float | None = None
+
+    @property
+    def neighbours(self) -> str:
+        return self.objective.neighbours
 
     def with_release_grid(self, spacing: float) -> GaussianObjectivePerturbation:
         return replace(self, release_grid=spacing)
@@ -138,6 +153,7 @@ class GaussianOutputPerturbation:
     m: float
     tol: float
     dim: int
+    neighbours: str = "replace-one"
     release_grid: float | None = None
 
     def with_release_grid(self, spacing: float) -> GaussianOutputPerturbation:
@@ -149,8 +165,14 @@ class GaussianOutputPerturbation:
 
     @property
     def sensitivity(self) -> float:
-        """2 L R / (n m Lam) + 2 gamma / (n m Lam): approximate minimisers of neighbours (section 7)."""
+        """2 L R / (n m Lam) + 2 gamma / (n m Lam): approximate minimisers of neighbours (section 7).
+
+        Under add/remove one record's gradient moves the sum form by L R, not 2 L R: the exact
+        part halves (n the public N).
+        """
         exact = minimiser_sensitivity(self.n, self.L, self.R, self.m * self.lam)
+        if self.neighbours == "add-remove":
+            exact /= 2
         return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
 
     @property
@@ -169,7 +191,7 @@ class GaussianOutputPerturbation:
         return {
             "mechanism": "output", "noise": "gaussian", "n": self.n, "lam": self.lam,
             "epsilon": self.epsilon, "delta": self.delta, "L": self.L, "R": self.R, "m": self.m,
-            "dim": self.dim, "neighbours": "replace-one",
+            "dim": self.dim, "neighbours": self.neighbours,
             "sensitivity": self.sensitivity, "sigma": self.sigma,
             "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
             "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each approximate "
@@ -179,27 +201,29 @@ class GaussianOutputPerturbation:
 
 
 def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: float, c: float, *,
-                                    L: float, R: float, m: float, tol: float, dim: int
-                                    ) -> GaussianObjectivePerturbation:
+                                    L: float, R: float, m: float, tol: float, dim: int,
+                                    neighbours: str = "replace-one") -> GaussianObjectivePerturbation:
     """Calibrate (epsilon, delta) objective perturbation for a problem verified for Theorem 2's conditions."""
     tol = check_tol(tol)
     share = amp_share(tol, n)
     amp_epsilon, amp_delta = round_down(epsilon * share), round_down(delta * share)
     objective = calibrate_objective_gaussian(
         round_down(epsilon - amp_epsilon), round_down(delta - amp_delta), n=n, dim=dim, lipschitz=L,
-        smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam), smooth_unconstrained=True)
+        smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam), smooth_unconstrained=True,
+        neighbours=check_neighbours(neighbours))
     return GaussianObjectivePerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, c=c, L=L, R=R, m=m,
                                          tol=tol, dim=dim, objective=objective, amp_epsilon=amp_epsilon,
                                          amp_delta=amp_delta)
 
 
 def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: float, *,
-                                 L: float, R: float, m: float, tol: float, dim: int) -> GaussianOutputPerturbation:
+                                 L: float, R: float, m: float, tol: float, dim: int,
+                                 neighbours: str = "replace-one") -> GaussianOutputPerturbation:
     """Calibrate (epsilon, delta) output perturbation (analytic Gaussian)."""
     if not 0 < delta < 1:
         raise InputError(f"delta must lie in (0, 1) for a Gaussian mechanism, got {delta}")
     return GaussianOutputPerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, L=L, R=R, m=m,
-                                      tol=check_tol(tol), dim=dim)
+                                      tol=check_tol(tol), dim=dim, neighbours=check_neighbours(neighbours))
 
 
 def recompute_gaussian(recorded: dict) -> dict:
@@ -213,7 +237,8 @@ def recompute_gaussian(recorded: dict) -> dict:
             raise InputError(f"calibration.{key} is missing")
         return recorded[key]
 
-    common = {"L": get("L"), "R": get("R"), "m": get("m"), "tol": get("tol"), "dim": get("dim")}
+    common = {"L": get("L"), "R": get("R"), "m": get("m"), "tol": get("tol"), "dim": get("dim"),
+              "neighbours": get("neighbours")}
     if get("mechanism") == "objective":
         calibration: GaussianObjectivePerturbation | GaussianOutputPerturbation = gaussian_objective_perturbation(
             get("n"), get("lam"), get("epsilon"), get("delta"), get("c"), **common)

@@ -15,7 +15,7 @@ from scipy import stats
 import dpcvx
 from dpcvx import losses
 from dpcvx.privacy import calibrate_gaussian
-from dpcvx.privacy.audit import audit, canary_pair
+from dpcvx.privacy.audit import audit, canary_pair, release_diff
 from dpcvx.privacy.calibrate_gaussian import (
     gaussian_objective_perturbation,
     gaussian_output_perturbation,
@@ -168,3 +168,49 @@ def test_audit_passes_the_gaussian_mechanisms_and_catches_too_little_noise(varia
     assert report.passed is passes
     if not passes:
         assert report.epsilon_lower_bound > 0.5
+
+
+# -- add/remove neighbours ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"delta": 0.0, "neighbours": "add-remove", "n_public": 500}, "delta > 0"),
+    ({"delta": 1e-6, "neighbours": "add-remove"}, "n_public"),
+    ({"delta": 1e-6, "n_public": 500}, "n_public is for"),
+    ({"delta": 1e-6, "neighbours": "swap-one"}, "neighbours must be one of"),
+    ({"delta": 1e-6, "neighbours": "add-remove", "n_public": 0}, "n_public"),
+])
+def test_add_remove_needs_delta_and_a_public_size(data, params, message):
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(dpcvx.InputError, match=message):
+        dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, accountant=accountant, **params)
+    assert accountant.spent.epsilon == 0
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_add_remove_release_does_not_depend_on_the_number_of_records(data, mechanism):
+    """D and D minus its last record, same seed: only the privatised weights differ; n is nowhere."""
+    X, y = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    fit = {"delta": 1e-6, "neighbours": "add-remove", "n_public": 1000, "random_state": 7}
+    full, smaller = erm.fit(X, y, 1.0, mechanism, **fit), erm.fit(X[:-1], y[:-1], 1.0, mechanism, **fit)
+    assert release_diff(full, smaller) == []
+    assert release_diff(full, smaller, include_privatised=True) != []
+    text = str(full.certificate.to_dict())
+    assert "add-remove" in full.certificate.neighbours and "'n': 1000" in text
+    assert "400" not in text and "399" not in str(smaller.certificate.to_dict())
+
+
+def test_add_remove_solves_the_objective_scaled_by_the_public_size(data):
+    """F = sum_i l + N Lam N(w): the same minimiser as the averaged objective with Lam N / n."""
+    X, y = data
+    n, N, lam = X.shape[0], 1000, 1e-2
+    erm = dpcvx.PrivateERM(lam=lam, data_norm=1.0, tol=1e-12)
+    problem = erm._verified(X.shape[1])
+    w, _ = erm._solve(problem, X, y.astype(float), np.zeros(3), 0.0, 1e-12 * N, None, N)
+    reference = dpcvx.PrivateERM(lam=lam * N / n, data_norm=1.0, tol=1e-12).fit_nonprivate(X, y).coef_
+    assert np.allclose(w, reference, atol=1e-8)
+    output = gaussian_output_perturbation(N, lam, 1.0, 1e-6, L=1.0, R=1.0, m=1.0, tol=1e-10, dim=3,
+                                          neighbours="add-remove")
+    replace_one = gaussian_output_perturbation(N, lam, 1.0, 1e-6, L=1.0, R=1.0, m=1.0, tol=1e-10, dim=3)
+    assert output.sensitivity == pytest.approx(replace_one.sensitivity / 2, rel=1e-6)
