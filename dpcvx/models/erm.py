@@ -548,8 +548,8 @@ class PrivateERM:
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants, start, rng,
-                         check_classes(self.classes))
+        return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants,
+                         start, rng, check_classes(self.classes))
 
     @staticmethod
     def _check_reachable(calibration, d: int) -> None:
