@@ -37,15 +37,15 @@ CONFIDENCE = 0.95
 class TenfoldTooLittleNoise(dpcvx.PrivateERM):
     """Calibrates for 10 epsilon: beta 10 times too large, the noise 10 times too small."""
 
-    def _calibrate(self, mechanism, n, epsilon, certificate, R, split, delta=0.0):
-        return super()._calibrate(mechanism, n, 10 * epsilon, certificate, R, split, delta)
+    def _calibrate(self, mechanism, n, epsilon, certificate, R, split, *args):
+        return super()._calibrate(mechanism, n, 10 * epsilon, certificate, R, split, *args)
 
 
 class Nips2008ObjectivePerturbation(dpcvx.PrivateERM):
     """Objective perturbation as in the NIPS 2008 paper: eps' = eps and Delta = 0 for every Lam."""
 
-    def _calibrate(self, mechanism, n, epsilon, certificate, R, split, delta=0.0):
-        calibration, constants = super()._calibrate(mechanism, n, epsilon, certificate, R, split, delta)
+    def _calibrate(self, mechanism, n, epsilon, certificate, R, split, *args):
+        calibration, constants = super()._calibrate(mechanism, n, epsilon, certificate, R, split, *args)
         return dataclasses.replace(calibration, epsilon_prime=epsilon, extra_reg=0.0), constants
 
 
@@ -69,8 +69,8 @@ class UnregularisedIntercept(dpcvx.PrivateERM):
 class LinearNormBound(dpcvx.PrivateERM):
     """Objective perturbation with c R where the Jacobian bound needs c R^2 (in eps' and Delta)."""
 
-    def _calibrate(self, mechanism, n, epsilon, certificate, R, split, delta=0.0):
-        calibration, constants = super()._calibrate(mechanism, n, epsilon, certificate, R, split, delta)
+    def _calibrate(self, mechanism, n, epsilon, certificate, R, split, *args):
+        calibration, constants = super()._calibrate(mechanism, n, epsilon, certificate, R, split, *args)
         linear = calibrate.objective_perturbation(n, float(self.lam), epsilon, calibration.c / R,
                                                   L=calibration.L, R=R, m=calibration.m, split=split,
                                                   tol=calibration.tol)

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import losses
 from ..data.rows import RowMap
-from ..exceptions import ClippingWarning, InputError, SolverError
+from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.calibrate_gaussian import (
@@ -368,6 +368,11 @@ class PrivateERM:
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
+                if certificate.piecewise_twice_differentiable:
+                    raise AssumptionError(
+                        "the Gaussian objective perturbation (delta > 0) is proved for a loss that is twice "
+                        "continuously differentiable, and this loss is only piecewise C^2 (docs/theory.md, "
+                        "section 12.7); use a C^2 loss such as losses.logistic(), mechanism='output', or delta=0")
                 gaussian = gaussian_objective_perturbation(n, lam, epsilon, delta, problem.curvature, L=L, R=R,
                                                            m=m, tol=tol, dim=d, neighbours=neighbours)
                 constants = {"L": certificate.lipschitz, "c": certificate.curvature,
