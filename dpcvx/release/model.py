@@ -13,7 +13,7 @@ marked not private. The noise vector is never stored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sympy as sp
@@ -23,7 +23,7 @@ from ..exceptions import InputError
 from ..validation import check_labels
 from ..verification.certificate import Certificate
 
-__all__ = ["LinearModel", "PrivateModel", "ReleaseCertificate"]
+__all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 
 def _number(value: Any) -> dict:
@@ -174,16 +174,48 @@ class LinearModel:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
 
 
-class PrivateModel(LinearModel):
+class Release:
+    """What leaves dpcvx: a predictor and the certificate of its privacy.
+
+    ``kind`` is "linear" (:class:`PrivateModel`: a :class:`LinearModel` with a
+    :class:`ReleaseCertificate`) or "kernel"
+    (:class:`dpcvx.release.kernel_model.PrivateKernelModel`: a
+    :class:`~dpcvx.release.kernel_model.KernelPredictor` with a
+    :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`). Both
+    certificates state the theorem, the neighbour relation, every constant
+    and how it was established, epsilon, delta and the calibration;
+    :func:`dpcvx.save` and :func:`dpcvx.load` handle both kinds.
+    """
+
+    kind: ClassVar[str]
+    certificate: Any
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.certificate.epsilon)
+
+    @property
+    def delta(self) -> float:
+        return float(self.certificate.delta)
+
+    @property
+    def predictor(self) -> Any:
+        """The released prediction function (no certificate)."""
+        raise NotImplementedError
+
+
+class PrivateModel(LinearModel, Release):
     """A linear classifier released under differential privacy, with its certificate."""
+
+    kind = "linear"
 
     def __init__(self, coef, intercept, classes, rows, certificate: ReleaseCertificate):
         super().__init__(coef, intercept, classes, rows)
         self.certificate = certificate
 
     @property
-    def epsilon(self) -> float:
-        return self.certificate.epsilon
+    def predictor(self) -> LinearModel:
+        return LinearModel(self.coef_, self.intercept_, tuple(self.classes_.tolist()), self.rows)
 
     def __repr__(self) -> str:
         conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""

@@ -45,7 +45,8 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..exceptions import InputError, SolverError
 from ..models.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
-from ..privacy.kernel_calibrate import minimiser_sensitivity, solve_tolerance
+from ..privacy.calibrate import minimiser_sensitivity
+from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.verifier import LossDerivatives
 
@@ -310,7 +311,7 @@ class KernelERM:
             raise InputError(f"the kernel is not symmetric (max |K - K^T| = {asymmetry:.3g}); "
                              "a kernel must satisfy k(x, x') = k(x', x)")
         gram = scaling[:, None] * ((gram + gram.T) / 2) * scaling[None, :]
-        self.sensitivity = minimiser_sensitivity(self.n, lam, loss.lipschitz, kernel.feature_bound)
+        self.sensitivity = minimiser_sensitivity(self.n, loss.lipschitz, kernel.feature_bound, lam)
         self.tolerance = solve_tolerance(self.n, lam, loss.lipschitz, kernel.feature_bound)
         self._gram, self._labels, self._scaling, self._rows = gram, y, scaling, X
         self.report: SolveReport | None = None
