@@ -137,14 +137,20 @@ class ConstrainedLeastSquares:
         coordinates = self.coordinates.value
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or coordinates is None:
             return None
-        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        norm, radius = float(np.linalg.norm(coordinates)), self._current_radius()
         if norm > radius * (1 + FEASIBILITY_SLACK):  # the solver's feasibility tolerance
             coordinates = coordinates * (radius / norm)
         return coordinates
 
+    def _current_radius(self) -> float:
+        value = self.radius.value
+        if value is None:
+            raise InputError("the radius C of the least-squares template is not set")
+        return float(value)
+
     def _closed_form(self, projected: np.ndarray) -> np.ndarray:
         """c(mu) = sqrt(lam) u / (lam + mu) with the smallest feasible mu >= 0."""
-        lam, radius = self._roots**2, float(self.radius.value)
+        lam, radius = self._roots**2, self._current_radius()
         weighted = self._roots * projected
 
         def excess(mu: float) -> float:
@@ -167,7 +173,7 @@ class ConstrainedLeastSquares:
         constraint's dual value nu (0 when inactive).
         """
         T = self._basis.shape[0]
-        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        norm, radius = float(np.linalg.norm(coordinates)), self._current_radius()
         if multiplier is None:
             dual = float(self._norm_constraint.dual_value or 0.0)
             mu = T * dual / (2 * norm) if norm > 0 else 0.0

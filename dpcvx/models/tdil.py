@@ -167,7 +167,7 @@ class TDIL(PrivateKernelLearner):
                   constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
                                     loss.value_at_zero, loss.infimum),
                   budget.epsilon, budget.delta)
-        if whole_ball:
+        if net is None:
             parameters = tdil_parameters(*common, ball_dimension=dim,
                                          failure_probability=self.failure_probability,
                                          rounds=self.rounds)
@@ -203,8 +203,10 @@ class TDIL(PrivateKernelLearner):
         centers: list[np.ndarray] = []
         coef: list[float] = []
         certified = False
+        rounds_used = 0
         with progress(parameters.rounds, "TDIL rounds (at most)", unit="round", verbose=self.verbose) as bar:
-            for round_index in range(parameters.rounds):
+            for _ in range(parameters.rounds):
+                rounds_used += 1
                 point, gap = search.choose(rng)
                 noisy_gap = gap + sample_laplace(1, parameters.answer_noise, rng)[0]
                 bar.update()
@@ -215,7 +217,7 @@ class TDIL(PrivateKernelLearner):
                 coef.append(parameters.step if noisy_gap >= 0 else -parameters.step)
                 search.update(point, coef[-1])
         self.certified_ = certified
-        self.rounds_used_ = round_index + 1
+        self.rounds_used_ = rounds_used
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
         self.predictor_ = KernelPredictor(kernel, np.array(centers).reshape(-1, dim), np.array(coef),

@@ -68,7 +68,7 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
 from ..release.model import Release
 from ..release.serialization import model_to_dict
-from ..validation import check_classes, check_labels, positive
+from ..validation import check_classes, check_labels
 from .kernel_learner import Diagnostics
 
 __all__ = [
@@ -119,8 +119,8 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
         value_lists = [list(grid[name]) for name in names]
         if any(not values for values in value_lists):
             raise InputError("every grid entry needs at least one value; "
-                             f"empty: {[name for name, values in zip(names, value_lists) if not values]}")
-        return tuple(dict(zip(names, point)) for point in itertools.product(*value_lists))
+                             f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
+        return tuple(dict(zip(names, point, strict=True)) for point in itertools.product(*value_lists))
     if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
         raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__}")
     candidates = tuple(grid)
@@ -349,7 +349,7 @@ class BudgetInConstructor:
 
     def __init__(self, learner_class: type, **params):
         self.learner_class = learner_class
-        self.params = {}
+        self.params: dict[str, Any] = {}
         self.set_params(**params)
 
     def get_params(self, deep: bool = True) -> dict:
@@ -403,7 +403,7 @@ class BudgetInConstructor:
 def _takes_budget_in_constructor(learner: Any) -> bool:
     cls = learner if isinstance(learner, type) else type(learner)
     try:
-        parameters = inspect.signature(cls.__init__).parameters
+        parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         return False
     fit = getattr(cls, "fit", None)

@@ -412,8 +412,10 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
         answer_noise = round_up(sensitivity / half)
         if size is not None:
             a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * count / beta))
-        else:
+        elif dim is not None:
             a_em = _ball_selection_tail(half / (2 * sensitivity), dim, R, C, count, beta)
+        else:  # excluded above: exactly one of net_size and ball_dimension is given
+            raise InputError("give exactly one of net_size (a net) and ball_dimension (the whole ball)")
         a_zeta = _laplace_tail(answer_noise, 2 * count, beta)
         gap = max(C * R / math.sqrt(count - 1), a_zeta)
         threshold = gap + a_zeta

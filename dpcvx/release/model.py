@@ -12,6 +12,7 @@ marked not private. The noise vector is never stored.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -28,7 +29,7 @@ __all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 def _number(value: Any) -> dict:
     """A constant as {'exact': text, 'float': number}: exact for sympy numbers and counts."""
-    if isinstance(value, sp.Basic) or isinstance(value, (int, np.integer)):
+    if isinstance(value, (sp.Basic, int, np.integer)):
         return {"exact": str(value), "float": float(value)}
     return {"exact": None, "float": float(value)}
 
@@ -174,7 +175,7 @@ class LinearModel:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
 
 
-class Release:
+class Release(ABC):
     """What leaves dpcvx: a predictor and the certificate of its privacy.
 
     ``kind`` is "linear" (:class:`PrivateModel`: a :class:`LinearModel` with a
@@ -189,6 +190,16 @@ class Release:
 
     kind: ClassVar[str]
     certificate: Any
+    schema: Any = None  # the public encoder of table records into input rows, when one was saved
+
+    @abstractmethod
+    def decision_function(self, X) -> np.ndarray: ...
+
+    @abstractmethod
+    def predict(self, X) -> np.ndarray: ...
+
+    @abstractmethod
+    def score(self, X, y) -> float: ...
 
     @property
     def epsilon(self) -> float:
@@ -199,12 +210,12 @@ class Release:
         return float(self.certificate.delta)
 
     @property
+    @abstractmethod
     def predictor(self) -> Any:
         """The released prediction function (no certificate)."""
-        raise NotImplementedError
 
 
-class PrivateModel(LinearModel, Release):
+class PrivateModel(LinearModel, Release):  # LinearModel first: its prediction methods win
     """A linear classifier released under differential privacy, with its certificate."""
 
     kind = "linear"

@@ -302,26 +302,30 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _text(what: str, value: Any, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
+def _text(what: str, value: Any) -> str:
     if not isinstance(value, str):
         raise InputError(f"{what} must be a string, got {value!r}")
     return value
 
 
-def _flag(what: str, value: Any, *, optional: bool = False) -> bool | None:
-    if value is None and optional:
-        return None
+def _optional_text(what: str, value: Any) -> str | None:
+    return None if value is None else _text(what, value)
+
+
+def _flag(what: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise InputError(f"{what} must be true or false, got {value!r}")
     return value
 
 
+def _optional_flag(what: str, value: Any) -> bool | None:
+    return None if value is None else _flag(what, value)
+
+
 def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
     """(exact text or None, float) of a saved {"exact", "float"} number."""
     number = _object(what, value, _NUMBER_KEYS)
-    exact = _text(f"{what}.exact", number["exact"], optional=True)
+    exact = _optional_text(f"{what}.exact", number["exact"])
     if exact == "oo" and number["float"] is None:
         return exact, math.inf
     return exact, _number(f"{what}.float", number["float"])
@@ -359,7 +363,7 @@ def _condition(index: int, data: Any) -> Condition:
     return Condition(
         name=_text(f"{what}.name", item["name"]),
         description=_text(f"{what}.description", item["description"]),
-        passed=_flag(f"{what}.passed", item["passed"], optional=True),
+        passed=_optional_flag(f"{what}.passed", item["passed"]),
         value=_condition_value(f"{what}.value", item["value"]),
         method=_text(f"{what}.method", item["method"]),
         detail=_text(f"{what}.detail", item["detail"]),
