@@ -63,7 +63,7 @@ import scipy.sparse as sparse
 from ..exceptions import AssumptionError, InputError
 from ..privacy.accountant import PrivacyAccountant, check_cost
 from ..privacy.exponential import exponential_probabilities, sample_exponential
-from ..privacy.partition import disjoint_parts
+from ..privacy.partition import child_seed, disjoint_parts
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
 from ..release.model import Release
@@ -368,7 +368,7 @@ class BudgetInConstructor:
                 random_state, np.random.Generator):
             # the scikit-learn estimators take an int seed (a Generator would be shared by
             # clones): draw a fresh one from tune's generator for this candidate
-            random_state = int(random_state.integers(2**63 - 1))
+            random_state = child_seed(random_state)
         budget = {"epsilon": epsilon, "random_state": random_state}
         if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
             budget["delta"] = delta

@@ -1,8 +1,11 @@
-"""A random partition of the row indices into equal disjoint parts (the randomness of a split).
+"""The randomness of private tuning (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 4).
 
-Used by private tuning (Chaudhuri, Monteleoni and Sarwate, JMLR 2011,
-Algorithm 4): the split reads n only, never the data, so every record lies in
-exactly one part and parallel composition applies.
+* :func:`disjoint_parts`: a random partition of the row indices into equal
+  disjoint parts; it reads n only, never the data, so every record lies in
+  exactly one part and parallel composition applies;
+* :func:`child_seed`: a fresh integer seed drawn from tune's generator for a
+  learner that takes only an int seed, so the candidates' noises stay
+  independent (one stream, never a shared seed).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["disjoint_parts"]
+__all__ = ["disjoint_parts", "child_seed"]
 
 
 def disjoint_parts(n: int, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -27,3 +30,8 @@ def disjoint_parts(n: int, parts: int, rng: np.random.Generator) -> list[np.ndar
                          "use more data or fewer grid points")
     order = rng.permutation(n)
     return [np.sort(order[index * size:(index + 1) * size]) for index in range(parts)]
+
+
+def child_seed(rng: np.random.Generator) -> int:
+    """An integer seed in [0, 2^63 - 1) drawn from ``rng`` (a new one at every call)."""
+    return int(rng.integers(2**63 - 1))
