@@ -185,7 +185,7 @@ class SolveCache:
         key = (learner.lam, str(learner.loss), learner.kernel, learner.degree, learner.offset,
                learner.input_bound)
         if key not in self.models:
-            self.models[key] = TDDL._curator_model(learner, self.X, self.y)
+            self.models[key] = learner._check_training(self.X, self.y).solve()
         return self.models[key]
 
 
@@ -201,16 +201,19 @@ class SharedSolveTDDL(TDDL):
         super().__init__(*args, **kwargs)
         self.cache = cache
 
-    def _curator_model(self, X, y):
+    def fit(self, X, y, *args, **kwargs):
         if X is not self.cache.X or y is not self.cache.y:
             raise ValueError("SharedSolveTDDL must be fitted on the cache's own training arrays")
+        return super().fit(X, y, *args, **kwargs)
+
+    def _solve(self, checked):
         return self.cache.model(self)
 
 
-def cubic_tddl(lam: float, epsilon: float, delta: float, seed: int, cache: SolveCache | None = None):
-    """TDDL with the cubic kernel and the public input bound (shared exact solve when cache is given)."""
-    kwargs = dict(degree=DEGREE, offset=OFFSET, input_bound=INPUT_BOUND, lam=lam, epsilon=epsilon,
-                  delta=delta, loss=LOSS, random_state=seed)
+def cubic_tddl(lam: float, cache: SolveCache | None = None):
+    """TDDL with the cubic kernel and the public input bound (shared exact solve when cache is given);
+    the budget and the seed go to its fit."""
+    kwargs = dict(degree=DEGREE, offset=OFFSET, input_bound=INPUT_BOUND, lam=lam, loss=LOSS)
     return TDDL("poly", **kwargs) if cache is None else SharedSolveTDDL("poly", cache=cache, **kwargs)
 
 
@@ -317,7 +320,7 @@ def run_kernel(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, seed: int
     cache = SolveCache(X, y)
     for li, lam in enumerate(lams):
         def nonprivate(lam=lam):
-            model = cache.model(cubic_tddl(lam, 1.0, 0.0, 0))
+            model = cache.model(cubic_tddl(lam))
             predictions = np.where(model.predict(X_eval) >= 0, 1.0, -1.0)
             report = model.report
             rec.solves.append({"setting": rec.setting, "rep": rec.rep, "lam": lam, "method": report.method,
@@ -330,9 +333,10 @@ def run_kernel(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, seed: int
                 noise_seed = seed_for(seed, *key, 4, li, ei, mi)
 
                 def private(lam=lam, eps=eps, delta=delta, noise_seed=noise_seed):
-                    learner = cubic_tddl(lam, eps, delta, noise_seed, cache).fit(X, y, Z)
+                    learner = cubic_tddl(lam, cache)
+                    release = learner.fit(X, y, eps, delta, Z=Z, random_state=noise_seed)
                     calibration = learner.calibration_
-                    return learner.score(X_eval, y_eval), {
+                    return release.score(X_eval, y_eval), {
                         "noise_scale": calibration.scale, "noise": calibration.mechanism,
                         "l2_sensitivity": calibration.l2_sensitivity,
                         "constraint_radius": learner.constraint_radius_,
@@ -354,8 +358,8 @@ def run_tuned(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, rff_specs,
     for ei, eps in enumerate(epsilons):
         if kernel:
             def tddl(eps=eps, tune_seed=seed_for(seed, *key, 5, ei, 0)):
-                learner = dpcvx.BudgetInConstructor(TDDL, kernel="poly", degree=DEGREE, offset=OFFSET,
-                                                    input_bound=INPUT_BOUND, loss=LOSS)
+                learner = TDDL("poly", degree=DEGREE, offset=OFFSET, input_bound=INPUT_BOUND, loss=LOSS,
+                               lam=lams[0])
                 result = dpcvx.tune(learner, X, y, {"lam": lams}, epsilon=eps, delta=DELTA,
                                     fit_params={"Z": Z}, random_state=tune_seed, verbose=False)
                 return result.model.score(X_eval, y_eval), selected(result)

@@ -92,13 +92,14 @@ def test_shared_solve_releases_what_plain_tddl_releases():
     Z, _ = bench.synthetic_task(30, 8, np.random.default_rng(1))
     cache = bench.SolveCache(X, y)
     for eps, delta in ((0.5, 1e-6), (2.0, 0.0)):
-        plain = bench.cubic_tddl(0.3, eps, delta, 7).fit(X, y, Z)
-        shared = bench.cubic_tddl(0.3, eps, delta, 7, cache).fit(X, y, Z)
+        plain, shared = bench.cubic_tddl(0.3), bench.cubic_tddl(0.3, cache)
+        plain.fit(X, y, eps, delta, Z=Z, random_state=7)
+        shared.fit(X, y, eps, delta, Z=Z, random_state=7)
         np.testing.assert_array_equal(plain.predictor_.coef, shared.predictor_.coef)
         assert plain.calibration_ == shared.calibration_
     assert len(cache.models) == 1  # one solve served both budgets
     with pytest.raises(ValueError, match="cache's own training arrays"):
-        bench.cubic_tddl(0.3, 1.0, 0.0, 0, cache).fit(X.copy(), y, Z)
+        bench.cubic_tddl(0.3, cache).fit(X.copy(), y, 1.0, Z=Z, random_state=0)
 
 
 def test_synthetic_rows_respect_the_public_bound():

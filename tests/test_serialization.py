@@ -82,9 +82,9 @@ def test_irrational_constants_round_trip(data, tmp_path):
 
 def test_file_has_the_documented_keys(model, tmp_path):
     data = saved(model, tmp_path)
-    assert set(data) == {"format", "format_version", "library_version", "mechanism", "epsilon",
+    assert set(data) == {"format", "format_version", "kind", "library_version", "mechanism", "epsilon",
                          "delta", "classes", "privatised", "preprocessing", "certificate"}
-    assert data["format"] == "dpcvx-model" and data["format_version"] == 2
+    assert data["format"] == "dpcvx-model" and data["format_version"] == 3 and data["kind"] == "linear"
     assert set(data["privatised"]) == {"coef", "intercept"} and len(data["privatised"]["coef"]) == 4
     assert data["library_version"] == dpcvx.__version__
     assert data["preprocessing"]["row_map"] == {"norm_bound": 1.0, "fit_intercept": True,
@@ -196,7 +196,11 @@ def fail_condition(data):
 
 @pytest.mark.parametrize("change, message", [
     (edit(["format"], "pickle"), "not a dpcvx model file"),
-    (edit(["format_version"], 3), "not a dpcvx model file"),
+    (edit(["format_version"], 4), "not a dpcvx model file"),
+    (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel'\\]"),
+    (delete("kind"), "kind\" must be one of"),
+    (edit(["format_version"], 2), "a format_version 2 file has no \"kind\""),
+    (edit(["kind"], "kernel"), "unknown keys"),
     (delete("privatised"), r"lacks keys \['privatised'\]"),
     (edit(["privatised", "coef"], [1.0, "2"]), r"privatised.coef\[1\] must be a number"),
     (edit(["privatised", "coef"], [1.0, float("nan"), 0.0, 0.0]), "holds NaN, which is not standard JSON"),
@@ -229,6 +233,19 @@ def test_tampered_files_are_refused(model, tmp_path, change, message):
     change(data)
     with pytest.raises(dpcvx.InputError, match=message):
         dpcvx.load(write(tmp_path, data))
+
+
+def test_version_2_linear_files_still_load(model, tmp_path, data):
+    """A file written before the kernel kind existed (format_version 2, no "kind") loads unchanged."""
+    saved_data = saved(model, tmp_path)
+    saved_data.pop("kind")
+    saved_data["format_version"] = 2
+    loaded = dpcvx.load(write(tmp_path, saved_data))
+    X_test = data[2]
+    assert np.array_equal(loaded.decision_function(X_test), model.decision_function(X_test))
+    assert loaded.kind == "linear" and loaded.certificate.to_dict() == saved_data["certificate"]
+    again = json.loads(dpcvx.save(loaded, tmp_path / "again.json").read_text())
+    assert again["format_version"] == 3 and again["kind"] == "linear"
 
 
 def test_unreadable_files_are_refused(model, tmp_path):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import dpcvx
+from dpcvx.release.kernel_model import PrivateKernelModel
 from dpcvx import losses
 from dpcvx.models.tuning import (
     BudgetInConstructor,
@@ -120,6 +121,39 @@ def test_selection_probabilities_are_numerically_safe():
     assert p[0] / p[1] == pytest.approx(math.exp(0.5), rel=1e-12)
     assert p[2] == 0.0
     np.testing.assert_allclose(selection_probabilities([0, 0, 0], 1e-300), [1 / 3] * 3, rtol=1e-15)
+
+
+def _frequency_test(sampler, scores, epsilon, sensitivity, draws=40_000, seed=20070101):
+    """Chi-square p-value of ``draws`` seeded draws of ``sampler`` against the exponential mechanism's
+    p_i proportional to exp(epsilon u_i / (2 sensitivity)), computed here from the formula."""
+    rng = np.random.default_rng(seed)
+    counts = np.bincount([sampler(scores, epsilon, sensitivity, rng) for _ in range(draws)],
+                         minlength=len(scores))
+    weights = np.array([math.exp(epsilon * u / (2 * sensitivity)) for u in scores])
+    return stats.chisquare(counts, draws * weights / weights.sum()).pvalue
+
+
+def test_the_one_exponential_mechanism_draws_its_stated_law():
+    """privacy/exponential.py (McSherry and Talwar 2007), seeded, 40,000 draws: the chi-square
+    p-value must exceed 1e-3; a broken mechanism (exp(epsilon u / sensitivity), the 1/2 lost, as
+    exp(-epsilon z) for tuning's score -z) must be rejected at p < 1e-6 by the same test."""
+    from dpcvx.privacy.exponential import exponential_probabilities, sample_exponential
+
+    scores, epsilon, sensitivity = [-12.0, -10.0, -15.0, -11.0, -20.0], 0.5, 1.0
+    assert _frequency_test(sample_exponential, scores, epsilon, sensitivity) > 1e-3
+
+    def broken(scores, epsilon, sensitivity, rng):
+        return sample_exponential(scores, 2 * epsilon, sensitivity, rng)  # exp(epsilon u / Delta)
+
+    assert _frequency_test(broken, scores, epsilon, sensitivity) < 1e-6
+    # the sensitivity divides the scores (TDIL: Delta = (s + 2 gamma) R)
+    np.testing.assert_allclose(exponential_probabilities([0.0, 3.0], 1.0, 3.0),
+                               [1 / (1 + math.exp(0.5)), math.exp(0.5) / (1 + math.exp(0.5))], rtol=1e-12)
+    # tuning's selection is this mechanism with score -z_i and sensitivity 1
+    np.testing.assert_array_equal(selection_probabilities([3, 5, 4], 0.7),
+                                  exponential_probabilities([-3.0, -5.0, -4.0], 0.7, 1.0))
+    with pytest.raises(dpcvx.InputError):
+        exponential_probabilities([1.0], 1.0, 0.0)
 
 
 @pytest.mark.parametrize("mistakes", [[], [1, -1], [1, math.nan], [[1, 2]]])
@@ -450,22 +484,23 @@ def test_count_mistakes():
         count_mistakes(SpyModel("a", recorder), X, y[:-1])
 
 
-# -- learners that take their budget in the constructor -------------------------------------
+# -- learners that take their budget in fit, and those that take it in the constructor --------
 
 
-def test_kernel_learner_with_the_budget_in_its_constructor():
+def test_kernel_learner_takes_the_budget_in_fit():
     X, y = linear_data(450, d=3)
     Z = linear_data(30, d=3, seed=5)[0]           # public sample for TDDL
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
-    adapter = BudgetInConstructor(dpcvx.TDDL, kernel="rbf", gamma=1.0)
-    result = tune(adapter, X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, fit_params={"Z": Z},
+    learner = dpcvx.TDDL(kernel="rbf", gamma=1.0, lam=1.0)
+    result = tune(learner, X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, fit_params={"Z": Z},
                   accountant=accountant, random_state=0)
     model = result.model
-    assert isinstance(model, dpcvx.TDDL) and model.epsilon == 1.0 and model.delta == 0.0
-    assert model.lam == result.params["lam"] and result.certificate.release is None
+    assert isinstance(model, PrivateKernelModel) and model.epsilon == 1.0 and model.delta == 0.0
+    assert model.certificate.constants["lam"]["value"] == result.params["lam"]
+    assert result.certificate.release is model.certificate
     assert set(np.unique(model.predict(X))) <= {-1.0, 1.0}
     assert accountant.spent == dpcvx.PrivacyCost(1.0, 0.0) and len(accountant.ledger) == 1
-    assert adapter.get_params() == {"kernel": "rbf", "gamma": 1.0}   # the adapter is not modified
+    assert learner.model_ is None   # the learner given to tune is copied, never fitted
 
 
 class BudgetSpy:
@@ -550,8 +585,8 @@ def _circle(n, seed):
 
 
 def _tune_tddl(X, y, Z, random_state, accountant=None, grid=None, **fit_params):
-    adapter = BudgetInConstructor(dpcvx.TDDL, kernel="rbf", gamma=2.0, loss="huber_hinge:h=0.5")
-    return tune(adapter, X, y, grid or {"lam": [0.03, 0.3]}, epsilon=1.0,
+    learner = dpcvx.TDDL(kernel="rbf", gamma=2.0, loss="huber_hinge:h=0.5", lam=1.0)
+    return tune(learner, X, y, grid or {"lam": [0.03, 0.3]}, epsilon=1.0,
                 fit_params={"Z": Z, **fit_params}, accountant=accountant, random_state=random_state,
                 verbose=False)
 
@@ -572,7 +607,7 @@ def test_tuning_release_of_neighbours_differs_only_in_privatised_values():
                 == json.dumps(_strip_privatised(json.loads(second.to_json())), sort_keys=True))
         assert repr(first) == repr(second) and str(first) == str(second)
         assert str(first.certificate) == str(second.certificate)
-        coef = [run.to_dict()["model"]["predictor"]["privatised"]["coef"] for run in (first, second)]
+        coef = [run.to_dict()["model"]["privatised"]["coef"] for run in (first, second)]
         selected_part = part == first.certificate.selected_index
         assert (coef[0] != coef[1]) == selected_part        # only the selected model's own rows move it
     assert first.to_dict()["privatised"]["params"] == first.params
@@ -586,7 +621,7 @@ def test_tuning_release_of_neighbours_differs_only_in_privatised_values():
     relation = first.certificate.to_dict()["neighbour_relation"]
     assert "replace-one" in relation and "n public" in relation
     assert "Algorithm 4" in first.certificate.to_dict()["theorem"]
-    assert "11" not in first.to_dict()["model"]["params"]["noise"]  # the seed is never released
+    assert "random_state" not in first.to_json() and "seed" not in first.to_json()  # never released
 
 
 def test_tuning_fresh_noise_without_a_seed():
@@ -594,7 +629,7 @@ def test_tuning_fresh_noise_without_a_seed():
     Z, _ = _circle(20, 4)
     first, second = _tune_tddl(X, y, Z, None, grid={"lam": [0.1]}), _tune_tddl(X, y, Z, None, grid={"lam": [0.1]})
     assert _strip_privatised(first.to_dict()) == _strip_privatised(second.to_dict())
-    coef = [np.array(run.to_dict()["model"]["predictor"]["privatised"]["coef"]) for run in (first, second)]
+    coef = [np.array(run.to_dict()["model"]["privatised"]["coef"]) for run in (first, second)]
     assert np.max(np.abs(coef[0] - coef[1])) > 1e-6
 
 

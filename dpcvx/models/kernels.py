@@ -34,6 +34,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from ..exceptions import ClippingWarning, InputError
+from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import positive
 
@@ -114,6 +115,15 @@ def _input_bound(value) -> float:
             "scaling features by public ranges); it must not be computed from the private data"
         )
     return positive("input_bound", value)
+
+
+def _feature_bound(value) -> float:
+    if value is None:
+        raise InputError(
+            "a callable kernel needs feature_bound, a public bound R_phi on sqrt(k(x, x)) over "
+            "the input domain; rows above it are scaled down in feature space"
+        )
+    return positive("feature_bound", value)
 
 
 @dataclass(frozen=True)
@@ -266,12 +276,7 @@ class CallableKernel(Kernel):
     def __post_init__(self):
         if not callable(self.function):
             raise InputError("kernel must be a string, a dpcvx Kernel or a callable (X, Y) -> Gram")
-        if self.bound is None:
-            raise InputError(
-                "a callable kernel needs feature_bound, a public bound R_phi on sqrt(k(x, x)) over "
-                "the input domain; rows above it are scaled down in feature space"
-            )
-        object.__setattr__(self, "bound", positive("feature_bound", self.bound))
+        object.__setattr__(self, "bound", _feature_bound(self.bound))
 
     def gram(self, X, Y):
         try:
@@ -313,15 +318,15 @@ def make_kernel(kernel="rbf", *, gamma: float | None = None, degree: int = 3, of
     if isinstance(kernel, Kernel):
         return kernel
     if callable(kernel):
-        return CallableKernel(kernel, feature_bound)
+        return CallableKernel(kernel, _feature_bound(feature_bound))
     if kernel in ("rbf", "laplacian"):
         if gamma is None:
             raise InputError(f"the {kernel} kernel needs gamma > 0 (a public choice, e.g. 1/d)")
         return RBFKernel(gamma) if kernel == "rbf" else LaplacianKernel(gamma)
     if kernel == "linear":
-        return LinearKernel(input_bound)
+        return LinearKernel(_input_bound(input_bound))
     if kernel in ("poly", "polynomial"):
-        return PolynomialKernel(degree, input_bound, offset)
+        return PolynomialKernel(degree, _input_bound(input_bound), offset)
     raise InputError(f"unknown kernel {kernel!r}; choose one of {KERNELS}, a Kernel or a callable")
 
 
@@ -395,6 +400,9 @@ class RandomFourierFeatures:
     """
 
     norm_bound: float = math.sqrt(2.0)
+    kernel: str
+    gamma: float
+    n_components: int
 
     def __init__(self, kernel: str = "rbf", *, gamma: float, n_components: int = 100,
                  n_features: int | None = None, random_state: RandomState = None):
@@ -417,12 +425,8 @@ class RandomFourierFeatures:
         if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
                 or n_features < 1:
             raise InputError(f"n_features must be a positive integer, got {n_features!r}")
-        shape = (self.n_components, int(n_features))
-        if self.kernel == "rbf":
-            self.frequencies = self._rng.normal(0.0, math.sqrt(2 * self.gamma), size=shape)
-        else:
-            self.frequencies = self.gamma * self._rng.standard_cauchy(size=shape)
-        self.phases = self._rng.uniform(0.0, 2 * math.pi, size=self.n_components)
+        self.frequencies, self.phases = draw_fourier_features(self.kernel, self.gamma, self.n_components,
+                                                              int(n_features), self._rng)
 
     @property
     def n_features(self) -> int | None:
@@ -446,23 +450,28 @@ class RandomFourierFeatures:
         """v(X), one row per point, shape (rows, n_components); draws the parameters if needed."""
         X = as_rows(X)
         self.fit(X)
-        return math.sqrt(2.0 / self.n_components) * np.cos(X @ self.frequencies.T + self.phases)
+        frequencies, phases = self._parameters()
+        return math.sqrt(2.0 / self.n_components) * np.cos(X @ frequencies.T + phases)
+
+    def _parameters(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.frequencies is None or self.phases is None:
+            raise InputError("the map has no parameters yet: call fit(X) or pass n_features")
+        return self.frequencies, self.phases
 
     def fit_transform(self, X, y=None) -> np.ndarray:
         return self.transform(X)
 
     def to_dict(self) -> dict:
         """JSON-ready public parameters (kernel, gamma, frequencies, phases)."""
-        if self.frequencies is None:
-            raise InputError("the map has no parameters yet: call fit(X) or pass n_features")
+        frequencies, phases = self._parameters()
         return {
             "type": "RandomFourierFeatures",
             "kernel": self.kernel,
             "gamma": self.gamma,
             "n_components": self.n_components,
             "norm_bound": self.norm_bound,
-            "frequencies": self.frequencies.tolist(),
-            "phases": self.phases.tolist(),
+            "frequencies": frequencies.tolist(),
+            "phases": phases.tolist(),
         }
 
     @classmethod

@@ -30,12 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import BudgetExceededError, InputError
+from ..privacy.accountant import PrivacyAccountant
 from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
 from ..privacy.noise import sample_laplace
-from ..privacy.rng import resolve_rng
-from ..release.kernel_model import KernelPredictor
+from ..privacy.rng import RandomState
+from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import as_labels
-from .kernel_learner import Diagnostics, PrivateKernelLearner
+from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
 from .kernels import as_rows, kernel_expansion
 
 __all__ = ["PINP"]
@@ -49,15 +50,16 @@ class PINP(PrivateKernelLearner):
     Parameters as :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner`, plus
     ``max_queries`` T (the accuracy guarantee covers the first T answers),
     ``failure_probability`` beta and ``max_updates`` B (None: the B that
-    minimises sigma). After ``fit(X, y)`` call :meth:`query` per test point, or
+    minimises sigma). After ``fit(X, y, epsilon, delta)`` call :meth:`query` per test point, or
     :meth:`decision_function` / :meth:`predict` for a batch answered in order.
     The whole transcript is (epsilon, delta)-DP with respect to (X, y).
 
     The object is the trusted curator: it keeps w* and the current round's
     threshold perturbation in memory; only answers and :meth:`public_predictor`
-    leave it. Its release (:meth:`to_dict`) holds the parameters, the answers
-    and the update count (privatised) and the public iterate;
-    ``diagnostics_`` (NOT PRIVATE) holds the solve report.
+    leave it, so :meth:`fit` returns the curator itself. :meth:`release`
+    gives the transcript as a :class:`~dpcvx.release.kernel_model.PrivateKernelModel`
+    (the public iterate, the answers and the update count, privatised, with the
+    certificate); ``diagnostics_`` (NOT PRIVATE) holds the solve report.
     """
 
     algorithm = "PINP (Jain and Thakurta 2013, Algorithm 1)"
@@ -65,45 +67,45 @@ class PINP(PrivateKernelLearner):
                "in docs/theory.md (section 9): AboveThreshold rounds plus Laplace answers, composed "
                "over at most B updates, with the query sensitivity enlarged by 2 gamma R for the "
                "certified approximate minimiser")
-    privatised_attributes = ("updates_used_",)
     _param_names = PrivateKernelLearner._param_names + (
         "max_queries", "failure_probability", "max_updates")
 
-    def __init__(self, kernel="rbf", *, lam: float, epsilon: float, delta: float = 0.0,
-                 max_queries: int, failure_probability: float = 0.05,
+    def __init__(self, kernel="rbf", *, lam: float, max_queries: int, failure_probability: float = 0.05,
                  max_updates: int | None = None, **options):
-        super().__init__(kernel, lam=lam, epsilon=epsilon, delta=delta, **options)
+        super().__init__(kernel, lam=lam, **options)
         self.max_queries = max_queries
         self.failure_probability = failure_probability
         self.max_updates = max_updates
         self.parameters_: PINPParameters | None = None
 
-    def _check(self, X, y):
+    def _check(self, X, y, budget: Budget) -> tuple:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         model = self._check_training(X, y)
         kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)
         parameters = pinp_parameters(
-            model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, self.epsilon,
-            self.delta, self.max_queries, self.failure_probability, self.max_updates)
+            model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, budget.epsilon,
+            budget.delta, self.max_queries, self.failure_probability, self.max_updates)
         return model, parameters
 
-    def check_fit_inputs(self, X, y) -> None:
+    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *,
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        self._check(X, y)
-        resolve_rng(self.random_state)
+        self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, *, accountant=None) -> PINP:
+    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
+            accountant: PrivacyAccountant | None = None) -> PINP:
         """Prepare to answer queries. Every input is checked first, then ``accountant``
         (optional) is charged the whole (epsilon, delta) once, then the model is solved."""
-        model, parameters = self._check(X, y)
-        rng = resolve_rng(self.random_state)
-        self._charge(accountant)
-        self._model = model = self._solve_checked(X, y, model)
+        budget = check_budget(epsilon, delta, random_state, accountant)
+        model, parameters = self._check(X, y, budget)
+        self._charge(budget)
+        self._model = model = self._solve(model)
+        self._budget = budget
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
-        self._rng = rng
+        self._rng = budget.rng
         self._centers: list[np.ndarray] = []
         self._coef: list[float] = []
         self._answers: list[float] = []
@@ -114,24 +116,24 @@ class PINP(PrivateKernelLearner):
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:
-            raise InputError("PINP is not fitted yet: call fit(X, y) first")
+            raise InputError("PINP is not fitted yet: call fit(X, y, epsilon) first")
         return self.parameters_
 
     def public_predictor(self) -> KernelPredictor:
         """The public iterate w_t (its centres are the queries that caused updates)."""
-        parameters = self._session()
+        self._session()
         centers = np.array(self._centers).reshape(-1, self._model.n_features)
-        return KernelPredictor(self._model.kernel, centers, np.array(self._coef),
-                               self._privacy_record(self._model, **parameters.to_dict()),
-                               privatised=("centers", "coef"))
+        return KernelPredictor(self._model.kernel, centers, np.array(self._coef), privatised=("centers", "coef"))
 
-    def _release(self) -> dict:
-        public = self.public_predictor().to_dict()
-        return {"privacy": public["privacy"], "parameters": self._session().to_dict(),
-                "queries_answered": self.queries_answered_, "public_predictor": public}
-
-    def _privatised(self) -> dict:
-        return {"answers": list(self._answers), "updates_used": self.updates_used_}
+    def release(self) -> PrivateKernelModel:
+        """The transcript so far: the public iterate, the answers and the update count (privatised),
+        with the certificate of the whole (epsilon, delta)."""
+        parameters = self._session()
+        self.predictor_ = self.public_predictor()
+        certificate = self._certificate(self._model, self._budget, parameters.to_dict())
+        self.model_ = PrivateKernelModel(self.predictor_, certificate, {
+            "answers": list(self._answers), "updates_used": self.updates_used_})
+        return self.model_
 
     def _public_value(self, point: np.ndarray) -> float:
         if not self._coef:

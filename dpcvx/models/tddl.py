@@ -28,16 +28,23 @@ import warnings
 
 import cvxpy as cp
 import numpy as np
-from scipy.linalg import eigh
 from scipy.optimize import brentq
 
 from ..exceptions import InputError
-from ..privacy.kernel_calibrate import TDDLCalibration, constraint_radius, tddl_calibration, top_eigenvalue_bound
+from ..privacy.accountant import PrivacyAccountant
+from ..privacy.kernel_calibrate import (
+    TDDLCalibration,
+    constraint_radius,
+    gram_spectrum,
+    tddl_calibration,
+    top_eigenvalue_bound,
+)
 from ..privacy.noise import sample_gaussian, sample_laplace
-from ..privacy.rng import resolve_rng
-from ..release.kernel_model import KernelPredictor
+from ..privacy.rng import RandomState
+from ..progress import progress
+from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
-from .kernel_learner import Diagnostics, PrivateKernelLearner
+from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
 from .kernels import as_rows
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
@@ -79,7 +86,7 @@ class ConstrainedLeastSquares:
         if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or not np.all(np.isfinite(gram)):
             raise InputError(f"gram must be a finite square matrix, got shape {gram.shape}")
         T = gram.shape[0]
-        self.eigenvalues, vectors = eigh((gram + gram.T) / 2)
+        self.eigenvalues, vectors = gram_spectrum(gram)
         top = max(float(self.eigenvalues[-1]), 0.0)
         keep = self.eigenvalues > T * np.finfo(float).eps * top
         if not np.any(keep):
@@ -130,14 +137,20 @@ class ConstrainedLeastSquares:
         coordinates = self.coordinates.value
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or coordinates is None:
             return None
-        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        norm, radius = float(np.linalg.norm(coordinates)), self._current_radius()
         if norm > radius * (1 + FEASIBILITY_SLACK):  # the solver's feasibility tolerance
             coordinates = coordinates * (radius / norm)
         return coordinates
 
+    def _current_radius(self) -> float:
+        value = self.radius.value
+        if value is None:
+            raise InputError("the radius C of the least-squares template is not set")
+        return float(value)
+
     def _closed_form(self, projected: np.ndarray) -> np.ndarray:
         """c(mu) = sqrt(lam) u / (lam + mu) with the smallest feasible mu >= 0."""
-        lam, radius = self._roots**2, float(self.radius.value)
+        lam, radius = self._roots**2, self._current_radius()
         weighted = self._roots * projected
 
         def excess(mu: float) -> float:
@@ -160,7 +173,7 @@ class ConstrainedLeastSquares:
         constraint's dual value nu (0 when inactive).
         """
         T = self._basis.shape[0]
-        norm, radius = float(np.linalg.norm(coordinates)), float(self.radius.value)
+        norm, radius = float(np.linalg.norm(coordinates)), self._current_radius()
         if multiplier is None:
             dual = float(self._norm_constraint.dual_value or 0.0)
             mu = T * dual / (2 * norm) if norm > 0 else 0.0
@@ -183,17 +196,20 @@ def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
 class TDDL(PrivateKernelLearner):
     """Test Data Dependent Learner (Jain and Thakurta, ICML 2013, Algorithm 2).
 
-    ``fit(X, y, Z)`` trains on the private (X, y) and the public sample Z; the
-    released ``predictor_`` (a :class:`KernelPredictor` on the centres Z)
+    ``fit(X, y, epsilon, delta=0.0, *, Z, random_state=None, accountant=None)``
+    trains on the private (X, y) and the public sample Z and returns the release,
+    a :class:`~dpcvx.release.kernel_model.PrivateKernelModel` (a
+    :class:`KernelPredictor` on the centres Z, with its certificate), which
     predicts any point. (epsilon, delta)-DP with respect to (X, y); pure
     epsilon-DP when delta = 0. Accuracy guarantees hold for points distributed
     like Z. See :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner` for the
     parameters.
 
-    Fitted attributes (public): ``predictor_``, ``calibration_`` (noise
-    derivation, with the solve tolerance gamma), ``constraint_radius_`` (C).
-    ``diagnostics_`` (NOT PRIVATE, the curator's only): the solve report of the
-    non-private minimiser and the KKT residual and method of step 3.
+    Fitted attributes (public): ``model_`` (the release), ``predictor_`` (its
+    predictor), ``calibration_`` (noise derivation, with the solve tolerance
+    gamma), ``constraint_radius_`` (C). ``diagnostics_`` (NOT PRIVATE, the
+    curator's only): the solve report of the non-private minimiser and the KKT
+    residual and method of step 3.
     """
 
     algorithm = "TDDL (Jain and Thakurta 2013, Algorithm 2)"
@@ -201,7 +217,7 @@ class TDDL(PrivateKernelLearner):
                "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
 
-    def _check(self, X, y, Z):
+    def _check(self, X, y, Z, budget: Budget) -> tuple:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         model = self._check_training(X, y)
         Z = as_rows(Z, "Z", model.n_features)
@@ -210,36 +226,35 @@ class TDDL(PrivateKernelLearner):
                                    loss.value_at_zero, loss.infimum)
         least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
         calibration = tddl_calibration(
-            model.n, self.lam, loss.lipschitz, kernel.feature_bound, self.epsilon, self.delta,
+            model.n, self.lam, loss.lipschitz, kernel.feature_bound, budget.epsilon, budget.delta,
             np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues),
         )
         return model, Z, radius, least_squares, calibration
 
-    def check_fit_inputs(self, X, y, Z) -> None:
+    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *, Z,
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        self._check(X, y, Z)
-        resolve_rng(self.random_state)
+        self._check(X, y, Z, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, Z, *, accountant=None) -> TDDL:
+    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, Z, random_state: RandomState = None,
+            accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
-        model, Z, radius, least_squares, calibration = self._check(X, y, Z)
-        rng = resolve_rng(self.random_state)
-        self._charge(accountant)
-        model = self._solve_checked(X, y, model)
-        noisy = perturb_predictions(model.predict(Z), calibration, rng)
-        coef = least_squares.solve(noisy)
+        with progress(3, "TDDL fit", unit="step", verbose=self.verbose) as bar:
+            budget = check_budget(epsilon, delta, random_state, accountant)
+            model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
+            self._charge(budget)
+            bar.update()
+            model = self._solve(model)
+            bar.update()
+            noisy = perturb_predictions(model.predict(Z), calibration, budget.rng)
+            coef = least_squares.solve(noisy)
+            bar.update()
         self.calibration_ = calibration
         self.constraint_radius_ = radius
         self.diagnostics_ = Diagnostics(solve_report=model.report,
                                         least_squares_residual=least_squares.residual,
                                         least_squares_method=least_squares.method)
-        self.predictor_ = KernelPredictor(model.kernel, Z, coef, self._privacy_record(
-            model, mechanism=calibration.mechanism, noise_scale=calibration.scale,
-            constraint_radius=radius, public_sample_size=Z.shape[0]), privatised=("coef",))
-        return self
-
-    def _release(self) -> dict:
-        predictor = self._fitted().to_dict()
-        return {"privacy": predictor["privacy"], "calibration": self.calibration_.to_dict(),
-                "constraint_radius": self.constraint_radius_, "predictor": predictor}
+        self.predictor_ = KernelPredictor(model.kernel, Z, coef, privatised=("coef",))
+        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration.to_dict()))
+        return self.model_

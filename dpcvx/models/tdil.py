@@ -32,14 +32,17 @@ import warnings
 import numpy as np
 
 from ..exceptions import ExponentialCostWarning, InputError
+from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
+from ..privacy.exponential import sample_exponential
 from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
 from ..privacy.noise import sample_laplace
-from ..privacy.rng import resolve_rng
-from ..release.kernel_model import KernelPredictor
+from ..privacy.rng import RandomState
+from ..progress import progress
+from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..validation import positive
-from .kernel_learner import Diagnostics, PrivateKernelLearner
+from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
 from .kernels import LinearKernel
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
@@ -88,9 +91,8 @@ class _NetSearch:
     def choose(self, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """A net point from the exponential mechanism and its gap <w* - w_t, phi(s)>."""
         gaps = self.private - self.public
-        logits = self.parameters.selection_epsilon * np.abs(gaps) / (2 * self.parameters.score_sensitivity)
-        weights = np.exp(logits - logits.max())
-        chosen = rng.choice(self.net.shape[0], p=weights / weights.sum())
+        chosen = sample_exponential(np.abs(gaps), self.parameters.selection_epsilon,
+                                    self.parameters.score_sensitivity, rng)
         return self.net[chosen], float(gaps[chosen])
 
     def update(self, point: np.ndarray, coef: float) -> None:
@@ -124,7 +126,9 @@ class TDIL(PrivateKernelLearner):
     not used by the linear kernel, which searches the whole ball),
     ``failure_probability`` and ``rounds`` B (None: the B minimising the bound).
 
-    ``fit(X, y)`` releases ``predictor_``; with probability >= 1 - beta,
+    ``fit(X, y, epsilon, delta=0.0, *, random_state=None, accountant=None)`` returns the
+    release (a :class:`~dpcvx.release.kernel_model.PrivateKernelModel`, also kept as
+    ``model_``; its predictor is ``predictor_``); with probability >= 1 - beta,
     |<w - w*, phi(z)>| <= ``parameters_.accuracy`` for every ||z|| <= r.
     (epsilon, delta)-DP with respect to (X, y). Warns
     :class:`ExponentialCostWarning` when it searches a net.
@@ -139,20 +143,17 @@ class TDIL(PrivateKernelLearner):
                "in docs/theory.md (section 9): exponential-mechanism selection plus a Laplace test per "
                "round, composed over at most B rounds, with the score sensitivity enlarged by "
                "2 gamma R for the certified approximate minimiser")
-    privatised_attributes = ("rounds_used_", "certified_")
     _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds")
 
-    def __init__(self, kernel="rbf", *, lam: float, epsilon: float, delta: float = 0.0,
-                 input_bound: float, net_spacing: float | None = None,
+    def __init__(self, kernel="rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
                  failure_probability: float = 0.05, rounds: int | None = None, **options):
-        super().__init__(kernel, lam=lam, epsilon=epsilon, delta=delta, input_bound=input_bound,
-                         **options)
+        super().__init__(kernel, lam=lam, input_bound=input_bound, **options)
         self.net_spacing = net_spacing
         self.failure_probability = failure_probability
         self.rounds = rounds
         self.parameters_: TDILParameters | None = None
 
-    def _check(self, X, y):
+    def _check(self, X, y, budget: Budget) -> tuple:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         radius = positive("input_bound", self.input_bound)
         model = self._check_training(X, y)
@@ -165,8 +166,8 @@ class TDIL(PrivateKernelLearner):
         common = (model.n, self.lam, loss.lipschitz, kernel.feature_bound,
                   constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
                                     loss.value_at_zero, loss.infimum),
-                  self.epsilon, self.delta)
-        if whole_ball:
+                  budget.epsilon, budget.delta)
+        if net is None:
             parameters = tdil_parameters(*common, ball_dimension=dim,
                                          failure_probability=self.failure_probability,
                                          rounds=self.rounds)
@@ -177,46 +178,50 @@ class TDIL(PrivateKernelLearner):
                                          rounds=self.rounds)
         return model, radius, net, parameters
 
-    def check_fit_inputs(self, X, y) -> None:
+    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *,
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        self._check(X, y)
-        resolve_rng(self.random_state)
+        self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, *, accountant=None) -> TDIL:
+    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
+            accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the rounds run."""
-        model, radius, net, parameters = self._check(X, y)
-        rng = resolve_rng(self.random_state)
+        budget = check_budget(epsilon, delta, random_state, accountant)
+        model, radius, net, parameters = self._check(X, y, budget)
+        rng = budget.rng
         dim = model.n_features
         if net is not None:
             warnings.warn(
                 f"TDIL searches a net of {net.shape[0]} points of the {dim}-dimensional ball "
                 "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
                 "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
-        self._charge(accountant)
-        model = self._solve_checked(X, y, model)
+        self._charge(budget)
+        model = self._solve(model)
         kernel = model.kernel
         search = _BallSearch(model, radius, parameters) if net is None else _NetSearch(model, net, parameters)
-        centers, coef = [], []
-        self.certified_ = False
-        for round_index in range(parameters.rounds):
-            point, gap = search.choose(rng)
-            noisy_gap = gap + sample_laplace(1, parameters.answer_noise, rng)[0]
-            if abs(noisy_gap) <= parameters.threshold:
-                self.certified_ = True
-                break
-            centers.append(point)
-            coef.append(parameters.step if noisy_gap >= 0 else -parameters.step)
-            search.update(point, coef[-1])
-        self.rounds_used_ = round_index + 1
+        centers: list[np.ndarray] = []
+        coef: list[float] = []
+        certified = False
+        rounds_used = 0
+        with progress(parameters.rounds, "TDIL rounds (at most)", unit="round", verbose=self.verbose) as bar:
+            for _ in range(parameters.rounds):
+                rounds_used += 1
+                point, gap = search.choose(rng)
+                noisy_gap = gap + sample_laplace(1, parameters.answer_noise, rng)[0]
+                bar.update()
+                if abs(noisy_gap) <= parameters.threshold:
+                    certified = True
+                    break
+                centers.append(point)
+                coef.append(parameters.step if noisy_gap >= 0 else -parameters.step)
+                search.update(point, coef[-1])
+        self.certified_ = certified
+        self.rounds_used_ = rounds_used
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
-        self.predictor_ = KernelPredictor(
-            kernel, np.array(centers).reshape(-1, dim), np.array(coef),
-            self._privacy_record(model, **parameters.to_dict()), privatised=("centers", "coef"))
-        return self
-
-    def _release(self) -> dict:
-        predictor = self._fitted().to_dict()
-        return {"privacy": predictor["privacy"], "parameters": self.parameters_.to_dict(),
-                "predictor": predictor}
+        self.predictor_ = KernelPredictor(kernel, np.array(centers).reshape(-1, dim), np.array(coef),
+                                          privatised=("centers", "coef"))
+        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, parameters.to_dict()),
+                                         {"rounds_used": self.rounds_used_, "certified": self.certified_})
+        return self.model_

@@ -47,12 +47,12 @@ fitted and the noise drawn. A refused call spends nothing.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import itertools
 import json
 import logging
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +62,13 @@ import scipy.sparse as sparse
 
 from ..exceptions import AssumptionError, InputError
 from ..privacy.accountant import PrivacyAccountant, check_cost
+from ..privacy.exponential import exponential_probabilities, sample_exponential
+from ..privacy.partition import child_seed, disjoint_parts
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_classes, check_labels, positive
+from ..progress import progress
+from ..release.model import Release
+from ..release.serialization import model_to_dict
+from ..validation import check_classes, check_labels
 from .kernel_learner import Diagnostics
 
 __all__ = [
@@ -89,6 +94,7 @@ THEOREM = ("the privacy theorem for Algorithm 4 of Chaudhuri, Monteleoni and Sar
            "Talwar 2007) with score -z_i of sensitivity 1")
 _RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
 _BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
+MISTAKE_SENSITIVITY = 1.0  # one held-out record changes each mistake count z_i by at most 1
 
 
 # -- the steps of Algorithm 4 ---------------------------------------------------------------
@@ -113,8 +119,8 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
         value_lists = [list(grid[name]) for name in names]
         if any(not values for values in value_lists):
             raise InputError("every grid entry needs at least one value; "
-                             f"empty: {[name for name, values in zip(names, value_lists) if not values]}")
-        return tuple(dict(zip(names, point)) for point in itertools.product(*value_lists))
+                             f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
+        return tuple(dict(zip(names, point, strict=True)) for point in itertools.product(*value_lists))
     if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
         raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__}")
     candidates = tuple(grid)
@@ -124,21 +130,6 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
         if not isinstance(point, Mapping) or not all(isinstance(name, str) for name in point):
             raise InputError(f"each grid point must be a dict of parameter names to values, got {point!r}")
     return tuple(dict(point) for point in candidates)
-
-
-def disjoint_parts(n: int, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """``parts`` disjoint random sets of floor(n / parts) row indices each, sorted.
-
-    The split is a uniform random permutation of 0..n-1, cut into consecutive
-    blocks; the last n mod parts positions of the permutation are left out.
-    It depends on n only, never on the data.
-    """
-    size = n // parts
-    if size < 1:
-        raise InputError(f"{n} rows cannot be split into {parts} non-empty parts; "
-                         "use more data or fewer grid points")
-    order = rng.permutation(n)
-    return [np.sort(order[index * size:(index + 1) * size]) for index in range(parts)]
 
 
 def count_mistakes(model: Any, X, y) -> int:
@@ -154,23 +145,20 @@ def count_mistakes(model: Any, X, y) -> int:
 def selection_probabilities(mistakes: Sequence[float], epsilon: float) -> np.ndarray:
     """p_i = exp(-epsilon z_i / 2) / sum_j exp(-epsilon z_j / 2) (JMLR 2011, Algorithm 4).
 
-    Computed as exp(s_i - max_j s_j) / sum_j exp(s_j - max_j s_j) with
-    s_i = -epsilon z_i / 2: the largest term is exactly 1, so nothing
-    overflows and the sum never underflows to 0.
+    The exponential mechanism (:mod:`dpcvx.privacy.exponential`) with score
+    -z_i, whose sensitivity is 1 (one record of the held-out part changes each
+    mistake count by at most 1).
     """
-    epsilon = positive("epsilon", epsilon)
     counts = np.asarray(mistakes, dtype=float)
     if counts.ndim != 1 or counts.size == 0 or not np.all(np.isfinite(counts)) or np.any(counts < 0):
         raise InputError("mistakes must be a non-empty list of finite counts >= 0")
-    scores = -0.5 * epsilon * counts
-    weights = np.exp(scores - scores.max())
-    return weights / weights.sum()
+    return exponential_probabilities(-counts, epsilon, MISTAKE_SENSITIVITY)
 
 
 def select_exponential(mistakes: Sequence[float], epsilon: float, rng: np.random.Generator) -> int:
     """Index i drawn with probability :func:`selection_probabilities` (mistakes, epsilon)[i]."""
-    probabilities = selection_probabilities(mistakes, epsilon)
-    return int(rng.choice(probabilities.size, p=probabilities))
+    selection_probabilities(mistakes, epsilon)  # the checks on the counts
+    return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, MISTAKE_SENSITIVITY, rng)
 
 
 # -- what tune releases ------------------------------------------------------------------------
@@ -316,9 +304,11 @@ class TuningResult:
         return self.certificate.epsilon
 
     def to_dict(self) -> dict:
-        """The release, JSON-ready: the certificate, the selected model's own release (when it has
-        ``to_dict``) and, under "privatised", the selected parameters."""
-        model = self.model.to_dict() if hasattr(self.model, "to_dict") else None
+        """The release, JSON-ready: the certificate, the selected model's own release (a dpcvx
+        release in its file form, :func:`dpcvx.release.serialization.model_to_dict`; another
+        model through its ``to_dict``) and, under "privatised", the selected parameters."""
+        model = model_to_dict(self.model) if isinstance(self.model, Release) else (
+            self.model.to_dict() if hasattr(self.model, "to_dict") else None)
         return {"type": "TuningResult", "certificate": self.certificate.to_dict(),
                 "model": model, "privatised": {"params": _public_params(self.params)}}
 
@@ -339,16 +329,19 @@ class TuningResult:
 class BudgetInConstructor:
     """Adapter for learners that take their budget in the constructor.
 
-    Such a learner (dpcvx.TDDL, dpcvx.TDIL, the scikit-learn estimators
-    dpcvx.DPLogisticRegression, DPHuberSVM, DPERMClassifier) is built as
+    Such a learner (the scikit-learn estimators dpcvx.DPLogisticRegression,
+    DPHuberSVM, DPERMClassifier, or a user's own) is built as
     ``learner_class(**params, epsilon=, random_state=)``, plus ``delta=`` when
     tune's delta is positive, and ``fit(X, y, **fit_params)`` returns the
     fitted learner. The adapter gives it the interface :func:`tune` calls, so every
     candidate gets tune's epsilon and tune's generator (independent noise
     across candidates; a seed shared between them would break the guarantee)::
 
-        tune(BudgetInConstructor(dpcvx.TDDL, kernel="rbf", gamma=1.0), X, y,
-             {"lam": [1e-3, 1e-2]}, epsilon=1.0, fit_params={"Z": Z_public})
+        tune(BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0), X, y,
+             {"lam": [1e-3, 1e-2]}, epsilon=1.0)
+
+    dpcvx's own learners (PrivateERM, TDDL, TDIL) take the budget in ``fit`` and
+    need no adapter.
 
     ``params`` are the constructor's other parameters; the grid sets them
     through :meth:`set_params`.
@@ -356,7 +349,7 @@ class BudgetInConstructor:
 
     def __init__(self, learner_class: type, **params):
         self.learner_class = learner_class
-        self.params = {}
+        self.params: dict[str, Any] = {}
         self.set_params(**params)
 
     def get_params(self, deep: bool = True) -> dict:
@@ -375,7 +368,7 @@ class BudgetInConstructor:
                 random_state, np.random.Generator):
             # the scikit-learn estimators take an int seed (a Generator would be shared by
             # clones): draw a fresh one from tune's generator for this candidate
-            random_state = int(random_state.integers(2**63 - 1))
+            random_state = child_seed(random_state)
         budget = {"epsilon": epsilon, "random_state": random_state}
         if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
             budget["delta"] = delta
@@ -410,7 +403,7 @@ class BudgetInConstructor:
 def _takes_budget_in_constructor(learner: Any) -> bool:
     cls = learner if isinstance(learner, type) else type(learner)
     try:
-        parameters = inspect.signature(cls.__init__).parameters
+        parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         return False
     fit = getattr(cls, "fit", None)
@@ -459,6 +452,14 @@ def _configure(learner: Any, params: dict) -> Any:
     return candidate
 
 
+def _takes_keyword(function: Any, name: str) -> bool:
+    """Whether ``function`` names ``name`` among its parameters (a **kwargs catch-all does not count)."""
+    try:
+        return name in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
     """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
     try:
@@ -489,14 +490,16 @@ def _check_finite(X) -> None:
         raise InputError("X contains NaN or infinite values; remove or impute them first")
 
 
-def _check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any]) -> tuple | None:
+def _check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any],
+                     epsilon: float | None = None) -> tuple | None:
     """What a candidate's fit would refuse, checked before anything is charged; returns the
     public label pair it declares (or None).
 
     * its fit must take the keyword arguments tune passes;
     * y must hold only the learner's public ``classes`` when it declares them
       (the pair is public; it is never read off y);
-    * the learner's own ``check_fit_inputs(X, y, **fit_params)`` when it has one.
+    * the learner's own ``check_fit_inputs(X, y, **fit_params)`` when it has one, with
+      ``epsilon=`` when it takes that keyword (as PrivateERM and the kernel learners do).
     """
     fit = getattr(candidate, "fit", None)
     if callable(fit) and not _accepts_keywords(fit, tuple(fit_params)):
@@ -507,6 +510,8 @@ def _check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any]) -> tup
         check_labels(y, y.shape[0], check_classes(classes))
     check = getattr(candidate, "check_fit_inputs", None)
     if callable(check):
+        if epsilon is not None and "epsilon" not in fit_params and _takes_keyword(check, "epsilon"):
+            fit_params = dict(fit_params, epsilon=epsilon)
         try:
             declared = check(X, y, **fit_params)
         except TypeError as error:
@@ -529,25 +534,13 @@ def _check_release_cost(model: Any, epsilon: float, delta: float) -> None:
         )
 
 
-class _NoProgress:
-    def update(self, count: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, verbose: bool):
-    """A tqdm bar on stderr if verbose, stderr is a terminal and tqdm is installed; else nothing."""
-    isatty = getattr(sys.stderr, "isatty", None)
-    if not (verbose and callable(isatty) and isatty()):
-        return _NoProgress()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoProgress()
-    return tqdm(total=total, desc="dpcvx.tune (Algorithm 4)", unit="candidate", file=sys.stderr,
-                leave=False)
+def _take_diagnostics(holder: Any) -> Any:
+    """Remove and return ``holder.diagnostics_`` (None when it has none)."""
+    diagnostics = getattr(holder, "diagnostics_", None)
+    if diagnostics is not None:
+        with contextlib.suppress(AttributeError):
+            delattr(holder, "diagnostics_")
+    return diagnostics
 
 
 def tune(
@@ -562,7 +555,7 @@ def tune(
     fit_params: Mapping[str, Any] | None = None,
     accountant: PrivacyAccountant | None = None,
     random_state: RandomState = None,
-    verbose: bool = True,
+    verbose: bool = False,
 ) -> TuningResult:
     """Choose parameters privately and release one model (JMLR 2011, Algorithm 4).
 
@@ -599,7 +592,9 @@ def tune(
     random_state : None, int or numpy Generator
         Drives the split, every fit's noise and the selection (None: OS entropy).
     verbose : bool
-        Show a progress bar (tqdm, if installed) when stderr is a terminal.
+        Show a progress bar (tqdm, if installed) when stderr is a terminal: the count of
+        candidates fitted and the elapsed time, nothing measured on the data
+        (:func:`dpcvx.progress.progress`).
 
     Returns
     -------
@@ -635,10 +630,8 @@ def tune(
     learner = _adapt(learner)
     learners = [_configure(learner, params) for params in candidates]
     _check_finite(X)
-    for candidate, rows in zip(learners, parts[:-1]):
-        fit_keywords = dict(keywords, epsilon=epsilon) if isinstance(candidate, BudgetInConstructor) \
-            else keywords
-        classes = _check_candidate(candidate, X[rows], y[rows], fit_keywords)
+    for candidate, rows in zip(learners, parts[:-1], strict=True):
+        classes = _check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
         if classes is not None:  # the held-out part is labelled like the rest
             check_labels(y, n, check_classes(classes))
 
@@ -653,28 +646,23 @@ def tune(
                  n, m, m + 1, held_out.size, n - held_out.size * (m + 1))
 
     models, mistakes = [], []
-    progress = _progress(m, verbose)
-    try:
-        for index, (candidate, rows) in enumerate(zip(learners, parts[:-1])):
+    with progress(m, "dpcvx.tune (Algorithm 4)", unit="candidate", verbose=verbose) as bar:
+        for index, (candidate, rows) in enumerate(zip(learners, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
             model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=rng, **keywords)
             _check_release_cost(model, epsilon, delta)
             mistakes.append(count_mistakes(model, X_held_out, y_held_out))
             models.append(model)
-            progress.update()
-    finally:
-        progress.close()
+            bar.update()
     selected = select_exponential(mistakes, epsilon, rng)
     del mistakes  # never stored, returned or logged
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
     model = models[selected]
-    selected_diagnostics = getattr(model, "diagnostics_", None)
-    if selected_diagnostics is not None:  # the data owner's, never part of the release
-        try:
-            delattr(model, "diagnostics_")
-        except AttributeError:
-            pass
+    # the data owner's, never part of the release: on the model, or on the learner that made it
+    selected_diagnostics = _take_diagnostics(model)
+    if selected_diagnostics is None:
+        selected_diagnostics = _take_diagnostics(learners[selected])
     certificate = TuningCertificate(
         epsilon=epsilon,
         delta=delta,

@@ -681,8 +681,8 @@ def audit_release_file(learner: Any, X, y, *, epsilon: float = 1.0, mechanism: s
     files = []
     with tempfile.TemporaryDirectory() as directory:
         for side, (features, labels) in enumerate(((pair.X, pair.y), (pair.X_prime, pair.y_prime))):
-            model = learner.fit(np.array(features), np.array(labels), epsilon=epsilon, mechanism=mechanism,
-                                random_state=seed, **fit_params)
+            model = learner.fit(np.array(features), np.array(labels), epsilon=epsilon, random_state=seed,
+                                **({} if mechanism is None else {"mechanism": mechanism}), **fit_params)
             path = serialization.save(model, os.path.join(directory, f"release_{side}.json"), schema=schema)
             files.append(_release_json(path))
     differing = release_diff(files[0], files[1])

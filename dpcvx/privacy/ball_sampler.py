@@ -64,11 +64,11 @@ def sample_radial(a: float, radius: float, power: float, rng: np.random.Generato
     points = sorted({max(mode - spread, 0.0), mode, mode + min(spread, (radius - mode) / 2)})
     lines = [(log_density(t) - derivative(t) * t, derivative(t)) for t in points]  # (intercept, slope)
     edges = [0.0]
-    for (c1, s1), (c2, s2) in zip(lines[:-1], lines[1:]):
+    for (c1, s1), (c2, s2) in zip(lines[:-1], lines[1:], strict=True):
         edges.append(min(max((c2 - c1) / (s1 - s2), edges[-1]), radius))
     edges.append(radius)
     log_masses = np.array([_log_mass(c, s, lo, hi) if hi > lo else -np.inf
-                           for (c, s), lo, hi in zip(lines, edges[:-1], edges[1:])])
+                           for (c, s), lo, hi in zip(lines, edges[:-1], edges[1:], strict=True)])
     weights = np.exp(log_masses - log_masses.max())
     weights /= weights.sum()
     while True:

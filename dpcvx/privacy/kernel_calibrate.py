@@ -30,17 +30,17 @@ import numbers
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from scipy.linalg import eigh
 
 from ..exceptions import InputError
 from ..validation import positive
-from .calibrate import round_down, round_up
+from .calibrate import minimiser_sensitivity, round_down, round_up
 from .composition import check_delta, round_epsilon
 from .gaussian import analytic_gaussian_sigma
 
 __all__ = [
     "SOLVE_RTOL",
     "NEIGHBOUR_RELATION",
-    "minimiser_sensitivity",
     "solve_tolerance",
     "weight_sensitivity",
     "solve_tolerance_record",
@@ -52,6 +52,10 @@ __all__ = [
     "pinp_parameters",
     "TDILParameters",
     "tdil_parameters",
+    "gram_spectrum",
+    "release_constants",
+    "recompute_kernel_calibration",
+    "KERNEL_ALGORITHMS",
 ]
 
 SOLVE_RTOL = 1e-3
@@ -73,9 +77,10 @@ def _probability(name: str, value) -> float:
     return value
 
 
-def minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
-    """2 L R / (lam n): bound on ||w*_D - w*_D'|| in the RKHS for neighbouring D, D'."""
-    return 2 * positive("L", L) * positive("R", R) / (_count("n", n) * positive("lam", lam))
+def _minimiser_sensitivity(n: int, lam: float, L: float, R: float) -> float:
+    """s = 2 L R / (lam n) (:func:`dpcvx.privacy.calibrate.minimiser_sensitivity` with
+    strong convexity lam): ||w*_D - w*_D'|| in the RKHS for neighbouring D, D'."""
+    return minimiser_sensitivity(_count("n", n), positive("L", L), positive("R", R), positive("lam", lam))
 
 
 def solve_tolerance(n: int, lam: float, L: float, R: float) -> float:
@@ -84,7 +89,7 @@ def solve_tolerance(n: int, lam: float, L: float, R: float) -> float:
     It depends on public constants only, so neither the tolerance nor the
     sensitivity derived from it reveals anything about the data.
     """
-    return round_down(SOLVE_RTOL * minimiser_sensitivity(n, lam, L, R))
+    return round_down(SOLVE_RTOL * _minimiser_sensitivity(n, lam, L, R))
 
 
 def weight_sensitivity(n: int, lam: float, L: float, R: float) -> float:
@@ -92,14 +97,14 @@ def weight_sensitivity(n: int, lam: float, L: float, R: float) -> float:
 
     ||w~_D - w~_D'|| <= ||w~_D - w*_D|| + ||w*_D - w*_D'|| + ||w*_D' - w~_D'|| <= gamma + s + gamma.
     """
-    return round_up(round_up(minimiser_sensitivity(n, lam, L, R)) + 2 * solve_tolerance(n, lam, L, R))
+    return round_up(round_up(_minimiser_sensitivity(n, lam, L, R)) + 2 * solve_tolerance(n, lam, L, R))
 
 
 def solve_tolerance_record(n: int, lam: float, L: float, R: float) -> dict:
     """The public constants of the inexact-solve argument, with their derivation (for a release)."""
     return {
         "gamma": solve_tolerance(n, lam, L, R),
-        "exact_sensitivity": round_up(minimiser_sensitivity(n, lam, L, R)),
+        "exact_sensitivity": round_up(_minimiser_sensitivity(n, lam, L, R)),
         "sensitivity_used": weight_sensitivity(n, lam, L, R),
         "derivation": (
             "exact_sensitivity s = 2 L R_phi / (lam n) bounds ||w*_D - w*_D'||_H for replace-one "
@@ -212,7 +217,7 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
         weight_sensitivity=sensitivity, sum_of_test_norms=sum_of_norms,
         test_operator_norm=operator_norm, l1_sensitivity=l1, l2_sensitivity=l2,
         mechanism=mechanism, scale=scale, solve_tolerance=solve_tolerance(n, lam, L, R),
-        minimiser_sensitivity=round_up(minimiser_sensitivity(n, lam, L, R)),
+        minimiser_sensitivity=round_up(_minimiser_sensitivity(n, lam, L, R)),
     )
 
 
@@ -407,8 +412,10 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
         answer_noise = round_up(sensitivity / half)
         if size is not None:
             a_em = 2 * sensitivity / half * (math.log(size) + math.log(2 * count / beta))
-        else:
+        elif dim is not None:
             a_em = _ball_selection_tail(half / (2 * sensitivity), dim, R, C, count, beta)
+        else:  # excluded above: exactly one of net_size and ball_dimension is given
+            raise InputError("give exactly one of net_size (a net) and ball_dimension (the whole ball)")
         a_zeta = _laplace_tail(answer_noise, 2 * count, beta)
         gap = max(C * R / math.sqrt(count - 1), a_zeta)
         threshold = gap + a_zeta
@@ -429,3 +436,82 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
     if count < 2:
         raise InputError("TDIL needs rounds >= 2 (one round may be spent on an update)")
     return build(count)
+
+
+# --- one derivation for the learners and for a loaded release ---------------------------------
+
+KERNEL_ALGORITHMS = ("TDDL", "PINP", "TDIL")
+
+
+def gram_spectrum(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues and eigenvectors of the symmetrised Gram matrix (K + K^T) / 2 of a public sample."""
+    gram = np.asarray(gram, dtype=float)
+    eigenvalues, vectors = eigh((gram + gram.T) / 2)
+    return eigenvalues, vectors
+
+
+def release_constants(n: int, lam: float, L: float, R: float, value_at_zero: float,
+                      infimum: float | None) -> dict:
+    """The public constants every kernel release rests on, each with how it was established.
+
+    ``{name: {"value": number or None, "established": text}}``: n, lam, L, R_phi,
+    l(0), inf l, the norm bound C (:func:`constraint_radius`), the exact
+    sensitivity s, the solve tolerance gamma and the sensitivity used s + 2 gamma
+    (:func:`solve_tolerance_record`).
+    """
+    tolerance = solve_tolerance_record(n, lam, L, R)
+    return {
+        "n": {"value": n, "established": "public: the number of training rows (replace-one "
+                                         "neighbours keep it)"},
+        "lam": {"value": lam, "established": "public: chosen by the user, not from the data"},
+        "L": {"value": L, "established": "proved by dpcvx.verify: Lipschitz constant of the margin loss"},
+        "R_phi": {"value": R, "established": "the kernel's public feature bound sup ||phi(x)|| = "
+                                             "sqrt(sup k(x, x)); training rows beyond it are scaled to it"},
+        "loss_at_zero": {"value": value_at_zero, "established": "l(0), exact (sympy) or evaluated"},
+        "loss_infimum": {"value": infimum, "established": "inf_z l(z), exact (sympy); null when "
+                                                           "not established"},
+        "C": {"value": constraint_radius(lam, L, R, value_at_zero, infimum),
+              "established": "||w*|| <= min(L R_phi / lam, sqrt(2 (l(0) - inf l) / lam)) "
+                             "(first-order optimality; J(w*) <= J(0))"},
+        "exact_sensitivity": {"value": tolerance["exact_sensitivity"],
+                              "established": "s = 2 L R_phi / (lam n) (lam-strong convexity, "
+                                             "dpcvx.privacy.calibrate.minimiser_sensitivity)"},
+        "gamma": {"value": tolerance["gamma"], "established": tolerance["derivation"]},
+        "sensitivity_used": {"value": tolerance["sensitivity_used"],
+                             "established": "s + 2 gamma, rounded up: ||w~_D - w~_D'||_H"},
+    }
+
+
+def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel=None,
+                                 centers: np.ndarray | None = None) -> dict:
+    """The calibration of a kernel release re-derived from its public inputs in ``recorded``.
+
+    TDDL needs the kernel and the public sample Z (the released centres) to
+    recompute sum_t ||phi(z_t)|| and lambda_max(K_Z); PINP and TDIL need only
+    the recorded inputs (n, lam, L, R, C, epsilon, delta and their own counts).
+    """
+    try:
+        common = (int(recorded["n"]), float(recorded["lam"]), float(recorded["L"]), float(recorded["R"]))
+        epsilon, delta = float(recorded["epsilon"]), float(recorded["delta"])
+        if algorithm == "TDDL":
+            if kernel is None or centers is None:
+                raise InputError("TDDL's calibration needs the kernel and the public sample")
+            eigenvalues, _ = gram_spectrum(kernel.gram(centers, centers))
+            result: TDDLCalibration | PINPParameters | TDILParameters = tddl_calibration(
+                *common, epsilon, delta, np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
+                top_eigenvalue_bound(eigenvalues))
+        elif algorithm == "PINP":
+            result = pinp_parameters(*common, float(recorded["C"]), epsilon, delta,
+                                     recorded["max_queries"], float(recorded["failure_probability"]),
+                                     recorded["max_updates"])
+        elif algorithm == "TDIL":
+            result = tdil_parameters(*common, float(recorded["C"]), epsilon, delta,
+                                     net_size=recorded["net_size"], ball_dimension=recorded["ball_dimension"],
+                                     feature_distance=float(recorded["feature_distance"]),
+                                     failure_probability=float(recorded["failure_probability"]),
+                                     rounds=recorded["rounds"])
+        else:
+            raise InputError(f"unknown kernel algorithm {algorithm!r}; expected one of {KERNEL_ALGORITHMS}")
+    except (KeyError, TypeError, ValueError) as error:
+        raise InputError(f"the recorded {algorithm} calibration lacks or garbles an input: {error!r}") from None
+    return result.to_dict()

@@ -12,8 +12,9 @@ marked not private. The noise vector is never stored.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sympy as sp
@@ -23,12 +24,12 @@ from ..exceptions import InputError
 from ..validation import check_labels
 from ..verification.certificate import Certificate
 
-__all__ = ["LinearModel", "PrivateModel", "ReleaseCertificate"]
+__all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 
 def _number(value: Any) -> dict:
     """A constant as {'exact': text, 'float': number}: exact for sympy numbers and counts."""
-    if isinstance(value, sp.Basic) or isinstance(value, (int, np.integer)):
+    if isinstance(value, (sp.Basic, int, np.integer)):
         return {"exact": str(value), "float": float(value)}
     return {"exact": None, "float": float(value)}
 
@@ -174,16 +175,58 @@ class LinearModel:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
 
 
-class PrivateModel(LinearModel):
+class Release(ABC):
+    """What leaves dpcvx: a predictor and the certificate of its privacy.
+
+    ``kind`` is "linear" (:class:`PrivateModel`: a :class:`LinearModel` with a
+    :class:`ReleaseCertificate`) or "kernel"
+    (:class:`dpcvx.release.kernel_model.PrivateKernelModel`: a
+    :class:`~dpcvx.release.kernel_model.KernelPredictor` with a
+    :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`). Both
+    certificates state the theorem, the neighbour relation, every constant
+    and how it was established, epsilon, delta and the calibration;
+    :func:`dpcvx.save` and :func:`dpcvx.load` handle both kinds.
+    """
+
+    kind: ClassVar[str]
+    certificate: Any
+    schema: Any = None  # the public encoder of table records into input rows, when one was saved
+
+    @abstractmethod
+    def decision_function(self, X) -> np.ndarray: ...
+
+    @abstractmethod
+    def predict(self, X) -> np.ndarray: ...
+
+    @abstractmethod
+    def score(self, X, y) -> float: ...
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.certificate.epsilon)
+
+    @property
+    def delta(self) -> float:
+        return float(self.certificate.delta)
+
+    @property
+    @abstractmethod
+    def predictor(self) -> Any:
+        """The released prediction function (no certificate)."""
+
+
+class PrivateModel(LinearModel, Release):  # LinearModel first: its prediction methods win
     """A linear classifier released under differential privacy, with its certificate."""
+
+    kind = "linear"
 
     def __init__(self, coef, intercept, classes, rows, certificate: ReleaseCertificate):
         super().__init__(coef, intercept, classes, rows)
         self.certificate = certificate
 
     @property
-    def epsilon(self) -> float:
-        return self.certificate.epsilon
+    def predictor(self) -> LinearModel:
+        return LinearModel(self.coef_, self.intercept_, tuple(self.classes_.tolist()), self.rows)
 
     def __repr__(self) -> str:
         conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""

@@ -1,4 +1,14 @@
-"""Saved models: a released :class:`~dpcvx.release.model.PrivateModel` as a JSON file, and back.
+"""Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
+:class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
+
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 3``)
+with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
+predictor's kernel and public centres, the privatised coefficients and the
+:class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
+:func:`dpcvx.release.kernel_model.release_to_dict`). Loading a kernel file
+re-derives every public constant (R_phi from the kernel, C, s, gamma) and the
+calibration from the stored public inputs and refuses a mismatch.
+Version 2 files (linear, no ``kind``) still load.
 
 :func:`save` writes the privatised weights, the public preprocessing (an
 optional :class:`~dpcvx.data.preprocessing.PublicSchema` and the per-record
@@ -31,11 +41,12 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-File format (``"format": "dpcvx-model"``, ``"format_version": 2``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 3``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 2,
+      "format_version": 3,
+      "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
       "epsilon": 0.1,
@@ -53,7 +64,7 @@ File format (``"format": "dpcvx-model"``, ``"format_version": 2``)::
       "certificate": { ... }                  # ReleaseCertificate.to_dict()
     }
 
-Version 1 files (which held a ``certificate.solve`` section of solver
+A version 2 file is the same without ``"kind"``. Version 1 files (which held a ``certificate.solve`` section of solver
 statistics) are refused with an explanation: refit and save again.
 
 An unbounded constant (one the mechanism did not need) is written as
@@ -83,13 +94,16 @@ from ..exceptions import FileError, InputError
 from ..privacy import calibrate
 from ..verification.certificate import MECHANISMS, Certificate, Condition
 from ..version import __version__
-from .model import LinearModel, PrivateModel, ReleaseCertificate
+from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
+from .model import LinearModel, PrivateModel, Release, ReleaseCertificate
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION"]
 
 MODEL_FORMAT = "dpcvx-model"
-MODEL_FORMAT_VERSION = 2
+MODEL_FORMAT_VERSION = 3
+READABLE_VERSIONS = (2, 3)  # version 2: linear releases written before the kernel kind existed
+KINDS = ("linear", "kernel")
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
                "classes", "privatised", "preprocessing", "certificate"}
@@ -192,8 +206,13 @@ def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int
                          f"{n_weights} weights; pass the schema whose rows the model was fitted on")
 
 
-def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> dict:
-    """The JSON-ready form of a released model (see the module docstring)."""
+def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
+    """The JSON-ready form of a release (see the module docstring)."""
+    if isinstance(model, PrivateKernelModel):
+        if schema is not None:
+            raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
+        header = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"}
+        return release_to_dict(model, header)
     if not isinstance(model, PrivateModel):
         kind = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
             else type(model).__name__
@@ -210,6 +229,7 @@ def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> di
     return {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,
+        "kind": "linear",
         "library_version": __version__,
         "mechanism": certificate["mechanism"],
         "epsilon": certificate["epsilon"],
@@ -224,8 +244,8 @@ def model_to_dict(model: PrivateModel, schema: PublicSchema | None = None) -> di
     }
 
 
-def save(model: PrivateModel, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
-    """Write a released model to ``path`` as JSON; return the path.
+def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
+    """Write a release (linear or kernel) to ``path`` as JSON; return the path.
 
     ``schema`` is the public encoder from table records to the model's input
     rows, if one was used (the command line always saves one). A model read
@@ -282,26 +302,30 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _text(what: str, value: Any, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
+def _text(what: str, value: Any) -> str:
     if not isinstance(value, str):
         raise InputError(f"{what} must be a string, got {value!r}")
     return value
 
 
-def _flag(what: str, value: Any, *, optional: bool = False) -> bool | None:
-    if value is None and optional:
-        return None
+def _optional_text(what: str, value: Any) -> str | None:
+    return None if value is None else _text(what, value)
+
+
+def _flag(what: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise InputError(f"{what} must be true or false, got {value!r}")
     return value
 
 
+def _optional_flag(what: str, value: Any) -> bool | None:
+    return None if value is None else _flag(what, value)
+
+
 def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
     """(exact text or None, float) of a saved {"exact", "float"} number."""
     number = _object(what, value, _NUMBER_KEYS)
-    exact = _text(f"{what}.exact", number["exact"], optional=True)
+    exact = _optional_text(f"{what}.exact", number["exact"])
     if exact == "oo" and number["float"] is None:
         return exact, math.inf
     return exact, _number(f"{what}.float", number["float"])
@@ -339,7 +363,7 @@ def _condition(index: int, data: Any) -> Condition:
     return Condition(
         name=_text(f"{what}.name", item["name"]),
         description=_text(f"{what}.description", item["description"]),
-        passed=_flag(f"{what}.passed", item["passed"], optional=True),
+        passed=_optional_flag(f"{what}.passed", item["passed"]),
         value=_condition_value(f"{what}.value", item["value"]),
         method=_text(f"{what}.method", item["method"]),
         detail=_text(f"{what}.detail", item["detail"]),
@@ -547,11 +571,12 @@ def _check_same(what: str, value: Any, recorded: Any) -> None:
                          "the file has been edited")
 
 
-def model_from_dict(data: Any) -> PrivateModel:
-    """Rebuild a model from :func:`model_to_dict` output (validated; runs no code).
+def model_from_dict(data: Any) -> Release:
+    """Rebuild a release from :func:`model_to_dict` output (validated; runs no code).
 
-    The returned model has a ``schema`` attribute: the saved
-    :class:`~dpcvx.data.preprocessing.PublicSchema`, or None.
+    A linear model has a ``schema`` attribute: the saved
+    :class:`~dpcvx.data.preprocessing.PublicSchema`, or None. A kernel release
+    (``"kind": "kernel"``) is checked by :func:`dpcvx.release.kernel_model.release_from_dict`.
     """
     if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
         raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")
@@ -564,12 +589,27 @@ def model_from_dict(data: Any) -> PrivateModel:
         raise InputError("solve holds solver statistics measured on the private data; no privacy proof "
                          "covers them, so a dpcvx model file never carries them. Refit and save with this "
                          "version of dpcvx")
-    item = _object("the model file", data, _MODEL_KEYS)
-    if item["format"] != MODEL_FORMAT or item["format_version"] != MODEL_FORMAT_VERSION:
+    if not isinstance(data, dict):
+        _object("the model file", data, _MODEL_KEYS)  # refuses: not a JSON object
+    if data.get("format") != MODEL_FORMAT or data.get("format_version") not in READABLE_VERSIONS:
+        got = (data.get("format"), data.get("format_version"))
         raise InputError(
-            f'not a dpcvx model file: need "format": "{MODEL_FORMAT}" and "format_version": '
-            f"{MODEL_FORMAT_VERSION}, got {item['format']!r} and {item['format_version']!r}"
+            f'not a dpcvx model file: need "format": "{MODEL_FORMAT}" and "format_version" in '
+            f"{list(READABLE_VERSIONS)}, got {_short(got)}"
         )
+    if data["format_version"] == 2:
+        if "kind" in data:
+            raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
+                             "been edited")
+        item = _object("the model file", data, _MODEL_KEYS)
+    else:
+        kind = data.get("kind")
+        if kind not in KINDS:
+            raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
+        if kind == "kernel":
+            return release_from_dict(data)
+        item = _object("the model file", {key: value for key, value in data.items() if key != "kind"},
+                       _MODEL_KEYS)
     certificate = _release_certificate(item["certificate"])
     _text("library_version", item["library_version"])
     _check_same("library_version", item["library_version"], certificate.library_version)
@@ -615,8 +655,8 @@ def model_from_dict(data: Any) -> PrivateModel:
     return model
 
 
-def load(path: str | Path) -> PrivateModel:
-    """Read a model written by :func:`save`; predictions are identical to the saved model's.
+def load(path: str | Path) -> Release:
+    """Read a release written by :func:`save`; predictions are identical to the saved model's.
 
     Nothing in the file is executed: it is parsed as JSON and validated. The
     returned model has a ``schema`` attribute (the saved public encoder, or None).

@@ -45,7 +45,8 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..exceptions import InputError, SolverError
 from ..models.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
-from ..privacy.kernel_calibrate import minimiser_sensitivity, solve_tolerance
+from ..privacy.calibrate import minimiser_sensitivity
+from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.verifier import LossDerivatives
 
@@ -162,9 +163,10 @@ def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
         quadratic = float(beta @ f)
         cross, curvature_term = float(direction @ f), float(direction @ gram_direction)
         current = objective(f, quadratic)
-        t = _armijo_step(
-            lambda t: objective(f + t * gram_direction, quadratic + 2 * t * cross + t * t * curvature_term),
-            current, slope)
+        def along(t: float, f=f, g=gram_direction, q=quadratic, c=cross, k=curvature_term) -> float:
+            return objective(f + t * g, q + 2 * t * c + t * t * k)
+
+        t = _armijo_step(along, current, slope)
         if t is None:
             break
         beta, f = beta + t * direction, f + t * gram_direction
@@ -215,7 +217,9 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
         shrinking = change < 0
         return min(1.0, float(np.min(-values[shrinking] / change[shrinking]))) if shrinking.any() else 1.0
 
+    iterations = 0
     for step in range(MAX_INTERIOR_POINT_STEPS):
+        iterations = step  # the count reported
         beta, gap = _fenchel_gap(gram, y, lam, pieces, pieces.a1 + width * np.clip(p, 0.0, 1.0),
                                  gram_max)
         if gap < best_gap:
@@ -240,7 +244,9 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
             except LinAlgError:
                 break
 
-        def newton_direction(target: float, correction_low, correction_up):
+        def newton_direction(target: float, correction_low, correction_up, p=p, q=q, z_low=z_low,
+                             z_up=z_up, factor=factor, dual_residual=dual_residual,
+                             primal_residual=primal_residual):
             rhs = (-dual_residual + (target - correction_low) / p - z_low
                    - (target - correction_up + z_up * primal_residual) / q + z_up)
             dp = cho_solve(factor, rhs, check_finite=False)
@@ -261,7 +267,9 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
             break
         p, q = p + alpha * dp, q + alpha * dq
         z_low, z_up = z_low + alpha * dz_low, z_up + alpha * dz_up
-    return best_beta, step, best_gap
+    if best_beta is None:
+        raise SolverError("the dual interior point produced no finite duality gap")
+    return best_beta, iterations, best_gap
 
 
 def solve_kernel_erm(gram: np.ndarray, y: np.ndarray, lam: float, loss: KernelLoss,
@@ -273,9 +281,12 @@ def solve_kernel_erm(gram: np.ndarray, y: np.ndarray, lam: float, loss: KernelLo
         if loss.derivatives is not None:
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance)
             distance, residual_name = residual / lam, "||grad J||_H"
-        else:
+        elif loss.pieces is not None:
             beta, iterations, residual = _dual_interior_point(gram, y, lam, loss.pieces, tolerance)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
+        else:
+            raise InputError(f"the loss {loss.text} has no exact kernel solver route (neither "
+                             "derivatives nor two pieces)")
     report = SolveReport(loss.method, iterations, time.perf_counter() - start, residual,
                          residual_name, distance, tolerance)
     if not distance <= tolerance:
@@ -310,7 +321,7 @@ class KernelERM:
             raise InputError(f"the kernel is not symmetric (max |K - K^T| = {asymmetry:.3g}); "
                              "a kernel must satisfy k(x, x') = k(x', x)")
         gram = scaling[:, None] * ((gram + gram.T) / 2) * scaling[None, :]
-        self.sensitivity = minimiser_sensitivity(self.n, lam, loss.lipschitz, kernel.feature_bound)
+        self.sensitivity = minimiser_sensitivity(self.n, loss.lipschitz, kernel.feature_bound, lam)
         self.tolerance = solve_tolerance(self.n, lam, loss.lipschitz, kernel.feature_bound)
         self._gram, self._labels, self._scaling, self._rows = gram, y, scaling, X
         self.report: SolveReport | None = None

@@ -101,7 +101,7 @@ def _symbolic_facts(expression: sp.Expr) -> tuple:
 
 def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
     """The (a1, c1, a2, c2) of a continuous two-piece linear function, else None."""
-    lines = []
+    lines: list[tuple[sp.Expr, sp.Expr]] = []
     for piece in function.pieces:
         if sp.diff(piece.expression, SYMBOL, 2) != 0:
             return None
@@ -132,9 +132,12 @@ def resolve_loss(loss="hinge") -> KernelLoss:
                   for c in failing]
         raise AssumptionError("\n".join(lines), tuple(failing))
     lipschitz = next(c.value for c in verified.conditions if c.name == "lipschitz")
+    expression, variable = verified.expression, verified.variable
+    if expression is None or variable is None:  # only a failed declaration has none, refused above
+        raise InputError(f"the loss {verified.text} has no verified expression")
     value_at_zero, infimum, pieces = None, None, None
     try:
-        form = elementary(to_sympy(verified.expression, verified.variable, SYMBOL))
+        form = elementary(to_sympy(expression, variable, SYMBOL))
     except (UnsupportedAtom, TypeError, ValueError):
         form = None
     if form is not None:
@@ -143,7 +146,10 @@ def resolve_loss(loss="hinge") -> KernelLoss:
             value_at_zero, infimum, two_pieces = outcome.items[-1]
             pieces = two_pieces if verified.derivatives is None else None
     if value_at_zero is None:
-        value_at_zero = float(substitute(verified.expression, verified.variable, cp.Constant(0.0)).value)
+        at_zero = substitute(expression, variable, cp.Constant(0.0)).value
+        if at_zero is None:
+            raise InputError(f"the loss {verified.text} has no value at z = 0")
+        value_at_zero = float(at_zero)
     if verified.derivatives is None and pieces is None:
         raise InputError(
             f"no exact kernel solver for the loss {verified.text}: it is neither continuously "

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from dpcvx.exceptions import AssumptionError, InputError, SolverError
-from dpcvx.privacy.kernel_calibrate import SOLVE_RTOL, constraint_radius, minimiser_sensitivity
+from dpcvx.privacy.calibrate import minimiser_sensitivity
+from dpcvx.privacy.kernel_calibrate import SOLVE_RTOL, constraint_radius
 from dpcvx.solvers.kernel import KernelERM, as_labels, solve_kernel_erm
 from dpcvx.verification.kernel_loss import hinge, resolve_loss
 from dpcvx.models.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
@@ -28,7 +29,7 @@ def test_general_two_piece_losses_agree_with_cvxpy(margin_loss):
     lam, gram = 1e-2, RBFKernel(3.0).gram(X, X)
     loss = resolve_loss(margin_loss)
     assert loss.method == "dual interior point"
-    solution = solve_kernel_erm(gram, y, lam, loss, SOLVE_RTOL * minimiser_sensitivity(120, lam, loss.lipschitz, 1.0))
+    solution = solve_kernel_erm(gram, y, lam, loss, SOLVE_RTOL * minimiser_sensitivity(120, loss.lipschitz, 1.0, lam))
     eigenvalues, vectors = np.linalg.eigh(gram)
     factor = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
     weights = cp.Variable(factor.shape[1])
@@ -50,7 +51,7 @@ def test_solver_agrees_with_cvxpy(kernel, loss_name):
     lam = 1e-2
     gram = kernel.gram(X, X)
     loss = resolve_loss(loss_name)
-    tolerance = SOLVE_RTOL * minimiser_sensitivity(len(y), lam, 1.0, kernel.feature_bound)
+    tolerance = SOLVE_RTOL * minimiser_sensitivity(len(y), 1.0, kernel.feature_bound, lam)
     solution = solve_kernel_erm(gram, y, lam, loss, tolerance)
     assert solution.report.distance_bound <= tolerance
     eigenvalues, vectors = np.linalg.eigh(gram)
@@ -71,7 +72,7 @@ def test_neighbouring_minimisers_move_at_most_the_sensitivity(loss_name):
     X, y = circle_task(n, 1)
     loss = resolve_loss(loss_name)
     base = KernelERM(X, y, kernel=kernel, loss=loss, lam=lam)
-    bound = minimiser_sensitivity(n, lam, loss.lipschitz, 1.0)
+    bound = minimiser_sensitivity(n, loss.lipschitz, 1.0, lam)
     rng = np.random.default_rng(2)
     largest = 0.0
     for _ in range(6):

@@ -72,8 +72,8 @@ def test_pinp_answers_within_sigma_of_the_exact_minimiser():
     X, y = circle_task(1500, 20)
     queries, labels = circle_task(200, 21)
     # A large epsilon makes sigma small enough at n = 1500 for the guarantee to be non-trivial.
-    pinp = PINP("rbf", gamma=4.0, lam=0.1, epsilon=1e4, delta=1e-6, max_queries=200,
-                failure_probability=0.1, loss=LOSS, random_state=1).fit(X, y)
+    pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=200,
+                failure_probability=0.1, loss=LOSS).fit(X, y, 1e4, 1e-6, random_state=1)
     exact = pinp._model.predict(queries)
     sigma = pinp.parameters_.accuracy
     assert np.mean(np.abs(exact) > sigma) > 0.5  # answering 0 would fail most queries
@@ -89,8 +89,7 @@ def test_pinp_answers_within_sigma_of_the_exact_minimiser():
 
 def test_pinp_stops_at_b_updates():
     X, y = circle_task(300, 22)
-    pinp = PINP("rbf", gamma=4.0, lam=0.1, epsilon=1.0, max_queries=20, max_updates=3, loss=LOSS,
-                random_state=2).fit(X, y)
+    pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=20, max_updates=3, loss=LOSS).fit(X, y, 1.0, random_state=2)
     assert pinp.parameters_.max_updates == 3
     # A (public) threshold far below every gap makes each query an update.
     pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=-1e9)
@@ -111,8 +110,7 @@ def test_pinp_stops_at_b_updates():
 
 def test_below_threshold_answers_are_the_public_iterate():
     X, y = circle_task(300, 24)
-    pinp = PINP("rbf", gamma=4.0, lam=0.1, epsilon=1.0, max_queries=20, loss=LOSS,
-                random_state=3).fit(X, y)
+    pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=20, loss=LOSS).fit(X, y, 1.0, random_state=3)
     pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=1e9)
     queries, _ = circle_task(20, 25)
     answers = pinp.decision_function(queries)
@@ -123,9 +121,8 @@ def test_below_threshold_answers_are_the_public_iterate():
 def test_pinp_input_errors():
     X, y = circle_task(100, 26)
     with pytest.raises(InputError, match="not fitted"):
-        PINP("rbf", gamma=1.0, lam=0.1, epsilon=1.0, max_queries=5).query(X[0])
-    pinp = PINP("poly", degree=2, input_bound=1.0, lam=0.1, epsilon=1.0, max_queries=5, loss=LOSS,
-                random_state=0).fit(X, y)
+        PINP("rbf", gamma=1.0, lam=0.1, max_queries=5).query(X[0])
+    pinp = PINP("poly", degree=2, input_bound=1.0, lam=0.1, max_queries=5, loss=LOSS).fit(X, y, 1.0, random_state=0)
     with pytest.raises(InputError, match="above the public bound"):
         pinp.query(np.array([3.0, 0.0]))
     with pytest.raises(InputError, match="one point"):
@@ -133,9 +130,9 @@ def test_pinp_input_errors():
     batch = np.vstack([X[:3], [[3.0, 0.0]]])  # the last row is outside the public domain
     with pytest.raises(InputError, match="query row 3 .* no query of this call was answered"):
         pinp.decision_function(batch)
-    assert pinp.queries_answered_ == 0 and pinp.to_dict()["privatised"]["answers"] == []
+    assert pinp.queries_answered_ == 0 and pinp.release().outputs["answers"] == []
     with pytest.raises(InputError, match="max_queries"):
-        PINP("rbf", gamma=1.0, lam=0.1, epsilon=1.0, max_queries=0, loss=LOSS).fit(X, y)
+        PINP("rbf", gamma=1.0, lam=0.1, max_queries=0, loss=LOSS).fit(X, y, 1.0)
 
 
 def test_tdil_parameters_match_hand_computation():
@@ -185,12 +182,14 @@ def test_tdil_is_accurate_on_the_whole_ball():
     X, y = circle_task(2000, 28)
     X_test, y_test = circle_task(1000, 29)
     with pytest.warns(ExponentialCostWarning, match="exponential in d"):
-        tdil = TDIL("rbf", gamma=4.0, lam=0.1, epsilon=1000.0, delta=1e-6, input_bound=1.0,
-                    failure_probability=0.1, loss=LOSS, random_state=4).fit(X, y)
+        tdil = TDIL("rbf", gamma=4.0, lam=0.1, input_bound=1.0, failure_probability=0.1, loss=LOSS)
+        release = tdil.fit(X, y, 1000.0, 1e-6, random_state=4)
+    assert release is tdil.model_ and release.outputs == {"rounds_used": tdil.rounds_used_,
+                                                          "certified": tdil.certified_}
     parameters = tdil.parameters_
     assert tdil.certified_ and tdil.rounds_used_ <= parameters.rounds
     net = ball_net(2, 1.0, 0.1)
-    model = TDIL("rbf", gamma=4.0, lam=0.1, epsilon=1.0, input_bound=1.0, loss=LOSS)._curator_model(X, y)
+    model = TDIL("rbf", gamma=4.0, lam=0.1, input_bound=1.0, loss=LOSS)._check_training(X, y).solve()
     exact_on_net = model.predict(net)
     assert np.abs(exact_on_net).max() > parameters.net_accuracy  # releasing 0 would fail
     assert np.abs(tdil.decision_function(net) - exact_on_net).max() <= parameters.net_accuracy
@@ -207,10 +206,10 @@ def test_tdil_refuses_what_it_cannot_do():
     X = np.random.default_rng(31).uniform(-0.3, 0.3, (50, 8))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     with pytest.raises(InputError, match="exponential in the dimension"):
-        TDIL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, input_bound=1.0, loss=LOSS).fit(X, y)
+        TDIL("rbf", gamma=1.0, lam=0.1, input_bound=1.0, loss=LOSS).fit(X, y, 1.0)
     X2, y2 = circle_task(50, 32)
     with pytest.raises(InputError, match="not Lipschitz"):  # refused before the net's warning
-        TDIL("laplacian", gamma=1.0, lam=0.1, epsilon=1.0, input_bound=1.0, loss=LOSS).fit(X2, y2)
+        TDIL("laplacian", gamma=1.0, lam=0.1, input_bound=1.0, loss=LOSS).fit(X2, y2, 1.0)
 
 
 @pytest.mark.parametrize("dim, kappa, radius", [(3, 2.0, 1.0), (5, 40.0, 1.0), (1, 3.0, 2.0)])
@@ -240,13 +239,13 @@ def test_tdil_linear_kernel_searches_the_whole_ball():
     X = rng.normal(size=(2000, 5))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
     y = np.where(X @ np.array([1.0, -1.0, 0.5, 0.0, 0.0]) >= 0, 1.0, -1.0)
-    tdil = TDIL("linear", lam=0.1, epsilon=500.0, delta=1e-6, input_bound=1.0,
-                failure_probability=0.1, loss=LOSS, random_state=5).fit(X, y)  # no warning: no net
+    tdil = TDIL("linear", lam=0.1, input_bound=1.0, failure_probability=0.1, loss=LOSS)
+    tdil.fit(X, y, 500.0, 1e-6, random_state=5)  # no warning: no net
     parameters = tdil.parameters_
     assert parameters.selection == "ball" and tdil.certified_
-    exact = tdil._curator_model(X, y).predict(np.eye(5))  # w*
+    exact = tdil._check_training(X, y).solve().predict(np.eye(5))  # w*
     released = tdil.predictor_.decision_function(np.eye(5))  # w
     assert np.linalg.norm(exact) > parameters.accuracy  # releasing 0 would fail
     assert np.linalg.norm(released - exact) <= parameters.accuracy  # sup over the unit ball
     with pytest.raises(InputError, match="drop net_spacing"):
-        TDIL("linear", lam=0.1, epsilon=1.0, input_bound=1.0, net_spacing=0.1, loss=LOSS).fit(X, y)
+        TDIL("linear", lam=0.1, input_bound=1.0, net_spacing=0.1, loss=LOSS).fit(X, y, 1.0)

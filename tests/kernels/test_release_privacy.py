@@ -1,9 +1,10 @@
 """What the kernel learners release: only public inputs and privatised values.
 
 For TDDL, PINP and TDIL: two fits on neighbouring data sets (one row replaced, n the
-same) with the same integer seed give releases (dict, JSON, repr, str and every public
-fitted attribute) that agree in every field except the ones marked privatised; two fits
-with random_state=None give different privatised values (fresh noise); diagnostics
+same) with the same integer seed give releases (the saved file, compared by
+dpcvx's release-diff, and the learner's repr, str and every public fitted attribute)
+that agree in every field except the ones under "privatised"; two fits with
+random_state=None give different privatised values (fresh noise); diagnostics
 measured on the private data live only in ``diagnostics_``, marked NOT PRIVATE.
 """
 
@@ -13,16 +14,20 @@ import json
 import numpy as np
 import pytest
 
+import dpcvx
 from dpcvx.exceptions import DPCVXError
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
+from dpcvx.privacy.audit import release_diff
+from dpcvx.release.serialization import model_to_dict
 
 NOT_PRIVATE = "NOT PRIVATE: do not publish"
 
 LOSS = "huber_hinge:h=0.5"
 SOLVER_WORDS = ("iterations", "seconds", "residual", "duality", "status", "objective",
                 "distance_bound", "newton", "interior", "solve_report")
+PRIVATISED_ATTRIBUTES = ("rounds_used_", "certified_", "updates_used_", "predictor_", "model_")
 
 
 def circle_task(n, seed, d=2):
@@ -40,20 +45,10 @@ def neighbour(X, y):
     return X2, y2
 
 
-def strip_privatised(value):
-    if isinstance(value, dict):
-        return {key: strip_privatised(item) for key, item in value.items() if key != "privatised"}
-    if isinstance(value, (list, tuple)):
-        return [strip_privatised(item) for item in value]
-    return value
-
-
 def canonical(value):
-    """A fitted attribute as plain data, privatised fields removed."""
-    if hasattr(value, "to_dict"):
-        return strip_privatised(value.to_dict())
+    """A fitted attribute as plain data."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return strip_privatised(dataclasses.asdict(value))
+        return dataclasses.asdict(value)
     if isinstance(value, np.ndarray):
         return value.tolist()
     return value
@@ -61,26 +56,29 @@ def canonical(value):
 
 def public_attributes(learner) -> dict:
     """Every public fitted attribute (name ends with _) except diagnostics_ and the privatised ones."""
-    privatised = getattr(type(learner), "privatised_attributes", ())
     return {name: canonical(value) for name, value in vars(learner).items()
             if name.endswith("_") and not name.startswith("_") and name != "diagnostics_"
-            and name not in privatised}
+            and name not in PRIVATISED_ATTRIBUTES}
 
 
-def release_texts(learner) -> dict:
-    """The release as text: JSON without the privatised fields, repr and str."""
-    return {"json": json.dumps(strip_privatised(json.loads(learner.to_json())), sort_keys=True),
-            "repr": repr(learner), "str": str(learner)}
+def file_text(release) -> str:
+    return json.dumps(model_to_dict(release), sort_keys=True)
 
 
-def assert_same_release(first, second):
-    assert public_attributes(first) == public_attributes(second)
-    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
-    assert release_texts(first) == release_texts(second)
+def assert_same_release(first, second, learners=(), privatised_differ=True):
+    """Only privatised values differ: release-diff of the saved files, and the learners' public parts."""
+    assert release_diff(first, second) == []
+    if privatised_differ:
+        assert release_diff(first, second, include_privatised=True)
+    assert str(first.certificate) == str(second.certificate) and repr(first) == repr(second)
+    if learners:
+        one, two = learners
+        assert public_attributes(one) == public_attributes(two)
+        assert repr(one) == repr(two) and str(one) == str(two)
 
 
-def assert_no_solver_statistics(learner):
-    text = learner.to_json().lower() + repr(learner).lower() + str(learner).lower()
+def assert_no_solver_statistics(release, learner):
+    text = (file_text(release) + repr(release) + str(release) + repr(learner) + str(learner)).lower()
     for word in SOLVER_WORDS:
         assert word not in text, word
     assert repr(learner.diagnostics_).startswith(NOT_PRIVATE)
@@ -88,46 +86,44 @@ def assert_no_solver_statistics(learner):
     assert not hasattr(learner, "solve_report_") and not hasattr(learner, "least_squares_residual_")
 
 
-def assert_states_neighbour_relation(learner):
-    record = learner.to_dict()["privacy"]
-    assert "replace-one" in record["neighbour_relation"] and "n public" in record["neighbour_relation"]
-    assert "Jain and Thakurta" in record["theorem"]
-    tolerance = record["solve_tolerance"]
-    assert tolerance["gamma"] > 0 and tolerance["sensitivity_used"] >= \
-        tolerance["exact_sensitivity"] + 2 * tolerance["gamma"] * (1 - 1e-12)
-    assert "derivation" in tolerance
+def assert_states_neighbour_relation(release):
+    certificate = release.certificate
+    assert "replace-one" in certificate.neighbours and "n public" in certificate.neighbours
+    assert "Jain and Thakurta" in certificate.theorem
+    constants = {name: item["value"] for name, item in certificate.constants.items()}
+    assert constants["gamma"] > 0 and constants["sensitivity_used"] >= \
+        constants["exact_sensitivity"] + 2 * constants["gamma"] * (1 - 1e-12)
+    assert all(item["established"] for item in certificate.constants.values())
 
 
 # -- TDDL -----------------------------------------------------------------------------------
 
 
 def fit_tddl(X, y, Z, random_state):
-    return TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, loss="hinge",
-                random_state=random_state).fit(X, y, Z)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, loss="hinge")
+    return learner, learner.fit(X, y, 1.0, Z=Z, random_state=random_state)
 
 
 def test_tddl_release_of_neighbours_differs_only_in_privatised_values():
     X, y = circle_task(150, 1)
     Z, _ = circle_task(25, 2)
-    first, second = fit_tddl(X, y, Z, 7), fit_tddl(*neighbour(X, y), Z, 7)
-    assert_same_release(first, second)
-    assert first.to_dict()["predictor"]["privatised"]["coef"] != second.to_dict()["predictor"]["privatised"]["coef"]
-    assert_no_solver_statistics(first)
+    (one, first), (two, second) = fit_tddl(X, y, Z, 7), fit_tddl(*neighbour(X, y), Z, 7)
+    assert_same_release(first, second, (one, two))
+    assert release_diff(first, second, include_privatised=True)[0].startswith("privatised.coef")
+    assert_no_solver_statistics(first, one)
     assert_states_neighbour_relation(first)
     # the diagnostics the curator may see: the solve and the post-processing's KKT residual
-    report = first.diagnostics_["solve_report"]
+    report = one.diagnostics_["solve_report"]
     assert report.distance_bound <= report.tolerance
-    assert first.diagnostics_["least_squares_residual"] <= 1e-6
+    assert one.diagnostics_["least_squares_residual"] <= 1e-6
 
 
 def test_tddl_fresh_noise_without_a_seed():
     X, y = circle_task(150, 3)
     Z, _ = circle_task(25, 4)
-    first, second = fit_tddl(X, y, Z, None), fit_tddl(X, y, Z, None)
-    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
-    coef_1, coef_2 = (np.array(learner.to_dict()["predictor"]["privatised"]["coef"])
-                      for learner in (first, second))
-    assert np.max(np.abs(coef_1 - coef_2)) > 1e-6
+    (_, first), (_, second) = fit_tddl(X, y, Z, None), fit_tddl(X, y, Z, None)
+    assert release_diff(first, second) == []
+    assert np.max(np.abs(first.coef - second.coef)) > 1e-6
 
 
 # -- PINP -----------------------------------------------------------------------------------
@@ -135,30 +131,32 @@ def test_tddl_fresh_noise_without_a_seed():
 
 def run_pinp(X, y, queries, random_state):
     # a large epsilon, so that some queries update (and their answers carry noise)
-    curator = PINP("rbf", gamma=4.0, lam=0.1, epsilon=1e4, delta=1e-6, max_queries=len(queries),
-                   loss=LOSS, random_state=random_state).fit(X, y)
+    curator = PINP("rbf", gamma=4.0, lam=0.1, max_queries=len(queries), loss=LOSS)
+    curator.fit(X, y, 1e4, 1e-6, random_state=random_state)
     return curator, curator.decision_function(queries)
 
 
 def test_pinp_release_of_neighbours_differs_only_in_privatised_values():
     X, y = circle_task(400, 5)
     queries, _ = circle_task(15, 6)
-    (first, answers_1), (second, answers_2) = run_pinp(X, y, queries, 8), run_pinp(*neighbour(X, y), queries, 8)
-    assert_same_release(first, second)
-    assert first.to_dict()["privatised"]["answers"] == answers_1.tolist()
-    assert first.to_dict()["privatised"]["updates_used"] >= 1
+    (one, answers_1), (two, answers_2) = run_pinp(X, y, queries, 8), run_pinp(*neighbour(X, y), queries, 8)
+    first, second = one.release(), two.release()
+    assert_same_release(first, second, (one, two))
+    assert first.outputs["answers"] == answers_1.tolist()
+    assert first.outputs["updates_used"] >= 1
     assert not np.array_equal(answers_1, answers_2)
-    assert_no_solver_statistics(first)
+    assert_no_solver_statistics(first, one)
     assert_states_neighbour_relation(first)
-    public = first.public_predictor().to_dict()
-    assert set(public["privatised"]) == {"centers", "coef"} and "centers" not in public
+    saved = model_to_dict(first)
+    assert {"centers", "coef", "answers", "updates_used"} <= set(saved["privatised"])
+    assert saved["predictor"]["centers"] is None  # the chosen queries are privatised
 
 
 def test_pinp_fresh_noise_without_a_seed():
     X, y = circle_task(400, 9)
     queries, _ = circle_task(15, 10)
-    (first, answers_1), (second, answers_2) = run_pinp(X, y, queries, None), run_pinp(X, y, queries, None)
-    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
+    (one, answers_1), (two, answers_2) = run_pinp(X, y, queries, None), run_pinp(X, y, queries, None)
+    assert release_diff(one.release(), two.release()) == []
     assert np.max(np.abs(answers_1 - answers_2)) > 1e-6
 
 
@@ -173,31 +171,45 @@ def linear_task(n, seed):
 
 
 def fit_tdil(X, y, random_state):
-    return TDIL("linear", lam=0.1, epsilon=200.0, delta=1e-6, input_bound=1.0, loss=LOSS,
-                random_state=random_state).fit(X, y)
+    learner = TDIL("linear", lam=0.1, input_bound=1.0, loss=LOSS)
+    return learner, learner.fit(X, y, 200.0, 1e-6, random_state=random_state)
 
 
 def test_tdil_release_of_neighbours_differs_only_in_privatised_values():
     X, y = linear_task(400, 11)
-    first, second = fit_tdil(X, y, 12), fit_tdil(*neighbour(X, y), 12)
-    assert first.to_dict()["privatised"]["rounds_used"] >= 2  # updates were made
-    assert_same_release(first, second)
-    assert_no_solver_statistics(first)
+    (one, first), (two, second) = fit_tdil(X, y, 12), fit_tdil(*neighbour(X, y), 12)
+    assert first.outputs["rounds_used"] >= 2  # updates were made
+    # TDIL's selections may coincide for neighbours under one seed: only the public part must
+    assert_same_release(first, second, (one, two), privatised_differ=False)
+    assert_no_solver_statistics(first, one)
     assert_states_neighbour_relation(first)
 
 
 def test_tdil_fresh_noise_without_a_seed():
     X, y = linear_task(400, 13)
-    first, second = fit_tdil(X, y, None), fit_tdil(X, y, None)
-    assert strip_privatised(first.to_dict()) == strip_privatised(second.to_dict())
-    centers = [np.array(learner.to_dict()["predictor"]["privatised"]["centers"]) for learner in (first, second)]
+    (_, first), (_, second) = fit_tdil(X, y, None), fit_tdil(X, y, None)
+    assert release_diff(first, second) == []
+    centers = [release.centers for release in (first, second)]
     assert centers[0].size and centers[1].size
     assert centers[0].shape != centers[1].shape or np.max(np.abs(centers[0] - centers[1])) > 1e-6
 
 
 def test_unfitted_learner_has_no_release():
     with pytest.raises(DPCVXError, match="not fitted"):
-        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0).to_dict()
+        TDDL("rbf", gamma=1.0, lam=0.1).predict(np.zeros((1, 2)))
+    with pytest.raises(DPCVXError, match="not fitted"):
+        PINP("rbf", gamma=1.0, lam=0.1, max_queries=3).release()
+
+
+def test_release_file_audit_works_on_kernel_learners():
+    """dpcvx's own audit fits on D and a neighbour and diffs the saved files."""
+    from dpcvx.privacy.audit import audit_release_file
+
+    X, y = circle_task(120, 40)
+    Z, _ = circle_task(20, 41)
+    audit = audit_release_file(TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS), X, y, epsilon=1.0,
+                               mechanism=None, Z=Z)
+    assert audit.clean and audit.privatised
 
 
 # -- the public solve tolerance gamma in the proof --------------------------------------------
@@ -216,8 +228,8 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
     monkeypatch.setattr(kernel_erm, "solve_kernel_erm", recording_solve)
     X, y = circle_task(150, 14)
     Z, _ = circle_task(25, 15)
-    learner = fit_tddl(X, y, Z, 16)
-    record = learner.to_dict()["privacy"]["solve_tolerance"]
+    learner, release = fit_tddl(X, y, Z, 16)
+    record = {name: item["value"] for name, item in release.certificate.constants.items()}
     s = 2 * 1.0 * 1.0 / (0.1 * 150)  # 2 L R / (lam n): hinge L = 1, rbf R = 1
     assert record["exact_sensitivity"] == pytest.approx(s, rel=1e-10)
     assert record["gamma"] == pytest.approx(1e-3 * s, rel=1e-10)
@@ -235,9 +247,10 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
     assert calibration.l1_sensitivity >= (s + 2 * record["gamma"]) * min(
         np.sqrt(np.diag(gram)).sum(), np.sqrt(len(Z)) * operator_norm) * (1 - 1e-9)
     for name, learner in [("PINP", run_pinp(*circle_task(400, 17), circle_task(3, 18)[0], 19)[0]),
-                          ("TDIL", fit_tdil(*linear_task(400, 20), 21))]:
-        tolerance = learner.to_dict()["privacy"]["solve_tolerance"]
-        R = learner.to_dict()["privacy"]["R_phi"]
+                          ("TDIL", fit_tdil(*linear_task(400, 20), 21)[0])]:
+        tolerance = {key: item["value"] for key, item in learner.model_.certificate.constants.items()} \
+            if name == "TDIL" else {key: item["value"] for key, item in learner.release().certificate.constants.items()}
+        R = tolerance["R_phi"]
         sensitivity = (learner.parameters_.query_sensitivity if name == "PINP"
                        else learner.parameters_.score_sensitivity)
         assert sensitivity == pytest.approx(tolerance["sensitivity_used"] * R, rel=1e-10), name
@@ -246,7 +259,6 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
 
 def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch):
     """The documented residual risk: the refusal comes after the charge, which stays spent."""
-    import dpcvx
     import dpcvx.solvers.kernel as kernel_erm
 
     def failing_solve(*args, **kwargs):
@@ -255,7 +267,7 @@ def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch
     monkeypatch.setattr(kernel_erm, "solve_kernel_erm", failing_solve)
     X, y = circle_task(100, 22)
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
-    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, random_state=0)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1)
     with pytest.raises(dpcvx.SolverError):
-        learner.fit(X, y, X[:10], accountant=accountant)
+        learner.fit(X, y, 1.0, Z=X[:10], random_state=0, accountant=accountant)
     assert accountant.spent.epsilon == 1.0 and learner.predictor_ is None

@@ -13,7 +13,6 @@ from dpcvx.exceptions import ClippingWarning, InputError
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma, gaussian_delta
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss
-from dpcvx.release.kernel_model import KernelPredictor
 from dpcvx.models.kernels import LinearKernel, RBFKernel
 from dpcvx.models.tddl import TDDL, ConstrainedLeastSquares
 
@@ -50,7 +49,8 @@ def collinear_points(count, seed):
 def test_laplace_scale_matches_hand_computation(kernel, public, branch):
     X, y = circle_task(300, 0)
     Z = public()
-    learner = TDDL(kernel, lam=0.1, epsilon=0.7, loss=LOSS, random_state=0).fit(X, y, Z)
+    learner = TDDL(kernel, lam=0.1, loss=LOSS)
+    release = learner.fit(X, y, 0.7, Z=Z, random_state=0)
     l1, l2, scale = hand_calibration(300, 0.1, 1.0, 1.0, 0.7, Z, kernel)
     calibration = learner.calibration_
     assert calibration.mechanism == "laplace"
@@ -67,8 +67,8 @@ def test_gaussian_scale_matches_an_independent_privacy_computation():
     X, y = circle_task(300, 0)
     Z, _ = circle_task(80, 1)
     epsilon, delta = 0.8, 1e-5
-    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=epsilon, delta=delta, loss=LOSS,
-                   random_state=0).fit(X, y, Z)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS)
+    release = learner.fit(X, y, epsilon, delta, Z=Z, random_state=0)
     _, l2, _ = hand_calibration(300, 0.1, 1.0, 1.0, epsilon, Z, RBFKernel(2.0))
     calibration = learner.calibration_
     assert calibration.mechanism == "gaussian"
@@ -109,7 +109,7 @@ def test_added_noise_has_the_calibrated_distribution(monkeypatch, delta, distrib
     monkeypatch.setattr(tddl_module, "perturb_predictions", recording)
     X, y = circle_task(300, 2)
     Z, _ = circle_task(1500, 3)
-    TDDL("rbf", gamma=2.0, lam=0.1, epsilon=2.0, delta=delta, loss=LOSS, random_state=4).fit(X, y, Z)
+    TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS).fit(X, y, 2.0, delta, Z=Z, random_state=4)
     (exact, noisy, scale), = recorded
     model = KernelERM(X, y, kernel=RBFKernel(2.0), loss=resolve_loss(LOSS), lam=0.1)
     np.testing.assert_allclose(exact, model.predict(Z), atol=1e-12)  # noise is added to <w*, phi(z)>
@@ -179,34 +179,36 @@ def test_accuracy_approaches_the_non_private_model_as_epsilon_grows():
     assert baseline > 0.85
     accuracy = {}
     for epsilon in (0.03, 1.0, 100.0):
-        scores = [TDDL("rbf", gamma=gamma, lam=lam, epsilon=epsilon, loss=LOSS, random_state=seed)
-                  .fit(X, y, Z).score(X_test, y_test) for seed in range(3)]
+        scores = [TDDL("rbf", gamma=gamma, lam=lam, loss=LOSS)
+                  .fit(X, y, epsilon, Z=Z, random_state=seed).score(X_test, y_test) for seed in range(3)]
         accuracy[epsilon] = float(np.mean(scores))
     assert accuracy[0.03] < accuracy[1.0] < accuracy[100.0]
     assert accuracy[0.03] < baseline - 0.15  # the noise is real
     assert accuracy[100.0] >= baseline - 0.02
-    gaussian = TDDL("rbf", gamma=gamma, lam=lam, epsilon=1.0, delta=1e-6, loss=LOSS,
-                    random_state=0).fit(X, y, Z)
+    gaussian = TDDL("rbf", gamma=gamma, lam=lam, loss=LOSS).fit(X, y, 1.0, 1e-6, Z=Z, random_state=0)
     assert gaussian.score(X_test, y_test) >= accuracy[1.0] - 0.05  # (epsilon, delta): L2 noise
 
 
-def test_released_predictor_is_public_data_only():
+def test_released_predictor_is_public_data_only(tmp_path):
+    import dpcvx
+
     X, y = circle_task(200, 9)
     Z, _ = circle_task(40, 10)
-    learner = TDDL("rbf", gamma=2.0, lam=0.1, epsilon=1.0, loss="hinge", random_state=1).fit(X, y, Z)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, loss="hinge")
+    release = learner.fit(X, y, 1.0, Z=Z, random_state=1)
     predictor = learner.predictor_
+    assert release is learner.model_ and release.predictor is predictor
     np.testing.assert_array_equal(predictor.centers, Z)
     assert learner.constraint_radius_ == pytest.approx(math.sqrt(2 / 0.1))  # hinge: sqrt(2 l(0)/lam)
     assert predictor.rkhs_norm <= learner.constraint_radius_ * (1 + 1e-6)
-    text = json.dumps(predictor.to_dict())
-    loaded = KernelPredictor.from_json(text)
+    loaded = dpcvx.load(dpcvx.save(release, tmp_path / "tddl.json"))
     X_new = np.random.default_rng(11).uniform(-1, 1, (30, 2))
-    np.testing.assert_allclose(loaded.decision_function(X_new), learner.decision_function(X_new))
-    assert loaded.privacy["epsilon"] == 1.0 and loaded.privacy["mechanism"] == "laplace"
+    np.testing.assert_array_equal(loaded.decision_function(X_new), learner.decision_function(X_new))
+    assert loaded.epsilon == 1.0 and loaded.certificate.calibration["mechanism"] == "laplace"
     report = learner.diagnostics_["solve_report"]  # the curator's diagnostics, not the release
     assert report.distance_bound <= report.tolerance
-    assert "solve_report" not in json.dumps(learner.to_dict())
-    assert set(learner.predict(X_new)) <= {-1.0, 1.0}
+    assert "solve_report" not in (tmp_path / "tddl.json").read_text()
+    assert set(release.predict(X_new)) <= {-1.0, 1.0}
 
 
 def test_polynomial_kernel_clips_rows_beyond_the_public_bound():
@@ -214,23 +216,27 @@ def test_polynomial_kernel_clips_rows_beyond_the_public_bound():
     X[:3] *= 10  # beyond input_bound = 1
     Z, _ = circle_task(30, 13)
     with pytest.warns(ClippingWarning, match="3 of 200"):
-        learner = TDDL("poly", degree=3, input_bound=1.0, lam=0.1, epsilon=1.0, loss=LOSS,
-                       random_state=0).fit(X, y, Z)
+        learner = TDDL("poly", degree=3, input_bound=1.0, lam=0.1, loss=LOSS)
+        release = learner.fit(X, y, 1.0, Z=Z, random_state=0)
     assert learner.calibration_.R == pytest.approx(2 ** 1.5)  # (B^2 + 1)^(p/2)
 
 
 def test_tddl_input_errors():
     X, y = circle_task(50, 14)
     with pytest.raises(InputError, match="features"):
-        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, loss=LOSS).fit(X, y, np.zeros((5, 3)))
+        TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, y, 1.0, Z=np.zeros((5, 3)))
     with pytest.raises(InputError, match="-1 or \\+1"):
-        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, loss=LOSS).fit(X, (y + 1) / 2, X)
+        TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, (y + 1) / 2, 1.0, Z=X)
     with pytest.raises(InputError, match="delta"):
-        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0, delta=1.5)
+        TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, y, 1.0, 1.5, Z=X)
     with pytest.raises(InputError, match="epsilon"):
-        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=0.0)
+        TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, y, 0.0, Z=X)
+    with pytest.raises(InputError, match="keyword Z="):  # the old positional public sample
+        TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, y, X, Z=X)
+    with pytest.raises(TypeError, match="epsilon"):  # the budget left the constructor
+        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0)
     with pytest.raises(InputError, match="not fitted"):
-        TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0).predict(X)
+        TDDL("rbf", gamma=1.0, lam=0.1).predict(X)
 
 
 def test_closed_form_replaces_a_failed_conic_solve(monkeypatch):
@@ -252,3 +258,50 @@ def test_closed_form_replaces_a_failed_conic_solve(monkeypatch):
     assert solver.method == "closed form" and solver.residual <= 1e-10
     assert closed @ gram @ closed <= radius**2 * (1 + 1e-9)
     np.testing.assert_allclose(gram @ closed, gram @ conic, atol=1e-5 * np.abs(gram @ conic).max())
+
+
+def test_the_budget_is_given_to_fit_and_charged_once_per_fit():
+    import dpcvx
+
+    X, y = circle_task(120, 20)
+    Z, _ = circle_task(15, 21)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
+    learner.check_fit_inputs(X, y, 0.5, Z=Z, accountant=accountant)  # checks only
+    assert accountant.ledger == []
+    first = learner.fit(X, y, 0.5, Z=Z, random_state=0, accountant=accountant)
+    assert [tuple(entry.cost) for entry in accountant.ledger] == [(0.5, 0.0)]
+    second = learner.fit(X, y, 1.0, 1e-6, Z=Z, random_state=0, accountant=accountant)
+    assert [tuple(entry.cost) for entry in accountant.ledger] == [(0.5, 0.0), (1.0, 1e-6)]
+    assert (first.epsilon, first.delta, second.epsilon, second.delta) == (0.5, 0.0, 1.0, 1e-6)
+    assert first.certificate.calibration["mechanism"] == "laplace"
+    assert second.certificate.calibration["mechanism"] == "gaussian"
+    assert "epsilon" not in learner.get_params() and "random_state" not in learner.get_params()
+    with pytest.raises(dpcvx.BudgetExceededError):  # over budget: refused, nothing solved or drawn
+        learner.fit(X, y, 1.0, Z=Z, random_state=0, accountant=accountant)
+    assert len(accountant.ledger) == 2 and learner.model_ is second
+
+
+def test_the_loss_is_verified_once_per_learner(monkeypatch):
+    """One verified KernelLoss flows to calibration, solver and certificate; refitting the
+    same learner (as tune does after check_fit_inputs) does not verify again."""
+    import dpcvx.models.kernel_learner as kernel_learner
+
+    calls = []
+    original = kernel_learner.resolve_loss
+
+    def counting(loss):
+        calls.append(loss)
+        return original(loss)
+
+    monkeypatch.setattr(kernel_learner, "resolve_loss", counting)
+    X, y = circle_task(120, 22)
+    learner = TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS)
+    learner.check_fit_inputs(X, y, 1.0, Z=X[:10])
+    release = learner.fit(X, y, 1.0, Z=X[:10], random_state=0)
+    learner.fit(X, y, 2.0, Z=X[:10], random_state=1)
+    assert calls == [LOSS]
+    assert release.certificate.loss == learner._verified_loss().text
+    learner.set_params(loss="logistic")
+    learner.fit(X, y, 1.0, Z=X[:10], random_state=0)
+    assert calls == [LOSS, "logistic"]

@@ -1,0 +1,37 @@
+"""The randomness of private tuning (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 4).
+
+* :func:`disjoint_parts`: a random partition of the row indices into equal
+  disjoint parts; it reads n only, never the data, so every record lies in
+  exactly one part and parallel composition applies;
+* :func:`child_seed`: a fresh integer seed drawn from tune's generator for a
+  learner that takes only an int seed, so the candidates' noises stay
+  independent (one stream, never a shared seed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import InputError
+
+__all__ = ["disjoint_parts", "child_seed"]
+
+
+def disjoint_parts(n: int, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """``parts`` disjoint random sets of floor(n / parts) row indices each, sorted.
+
+    The split is a uniform random permutation of 0..n-1, cut into consecutive
+    blocks; the last n mod parts positions of the permutation are left out.
+    It depends on n only, never on the data.
+    """
+    size = n // parts
+    if size < 1:
+        raise InputError(f"{n} rows cannot be split into {parts} non-empty parts; "
+                         "use more data or fewer grid points")
+    order = rng.permutation(n)
+    return [np.sort(order[index * size:(index + 1) * size]) for index in range(parts)]
+
+
+def child_seed(rng: np.random.Generator) -> int:
+    """An integer seed in [0, 2^63 - 1) drawn from ``rng`` (a new one at every call)."""
+    return int(rng.integers(2**63 - 1))
