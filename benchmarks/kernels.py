@@ -82,7 +82,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from a checkout, without i
 
 import dpcvx  # noqa: E402
 from dpcvx.solvers.kernel import KernelERM  # noqa: E402
-from dpcvx.models.kernels import RandomFourierFeatures  # noqa: E402
+from dpcvx.data.kernels import RandomFourierFeatures  # noqa: E402
 from dpcvx.models.tddl import TDDL  # noqa: E402
 
 KIND = "kernels"

@@ -49,7 +49,7 @@ _LOCATIONS = {
     "audit": "privacy.audit", "AuditReport": "privacy.audit", "NeighbouringPair": "privacy.audit",
     "canary_pair": "privacy.audit",
     "PrivateERM": "models.erm", "TDDL": "models.tddl", "ConstrainedLeastSquares": "models.tddl",
-    "PINP": "models.pinp", "TDIL": "models.tdil", "RandomFourierFeatures": "models.kernels",
+    "PINP": "models.pinp", "TDIL": "models.tdil", "RandomFourierFeatures": "data.kernels",
     "tune": "models.tuning", "TuningResult": "models.tuning", "TuningCertificate": "models.tuning",
     "BudgetInConstructor": "models.tuning",
     "PrivateModel": "release.model", "LinearModel": "release.model", "ReleaseCertificate": "release.model",
@@ -73,7 +73,7 @@ _MOVED = {
     "composition": "privacy.composition", "gaussian": "privacy.gaussian",
     "kernel_calibrate": "privacy.kernel_calibrate", "noise": "privacy.noise", "rng": "privacy.rng",
     "kernel_erm": "solvers.kernel", "objective": "solvers.objective",
-    "erm": "models.erm", "kernel_learner": "models.kernel_learner", "kernels": "models.kernels",
+    "erm": "models.erm", "kernel_learner": "models.kernel_learner", "kernels": "data.kernels",
     "pinp": "models.pinp", "tddl": "models.tddl", "tdil": "models.tdil", "tuning": "models.tuning",
     "kernel_model": "release.kernel_model", "model": "release.model", "serialization": "release.serialization",
     "datasets": "data.datasets", "files": "data.files", "preprocessing": "data.preprocessing",
@@ -86,7 +86,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema  # noqa: F401
     from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression  # noqa: F401
     from .models.erm import PrivateERM  # noqa: F401
-    from .models.kernels import RandomFourierFeatures  # noqa: F401
+    from .data.kernels import RandomFourierFeatures  # noqa: F401
     from .models.pinp import PINP  # noqa: F401
     from .models.tddl import TDDL, ConstrainedLeastSquares  # noqa: F401
     from .models.tdil import TDIL  # noqa: F401

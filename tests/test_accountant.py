@@ -134,9 +134,9 @@ class CountingERM(dpcvx.PrivateERM):
 
     solves = 0
 
-    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None):
+    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None, n=None):
         type(self).solves += 1
-        return super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start)
+        return super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start, n)
 
 
 def _data(n=400, d=3, seed=0):

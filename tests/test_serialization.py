@@ -153,7 +153,7 @@ def test_register_feature_map_checks_its_arguments():
 
 
 def test_random_fourier_features_round_trip(data, tmp_path):
-    kernels = pytest.importorskip("dpcvx.models.kernels")
+    kernels = pytest.importorskip("dpcvx.data.kernels")
     X, y, X_test, _ = data
     features = kernels.RandomFourierFeatures("rbf", gamma=1.0, n_components=20, random_state=0)
     original = dpcvx.PrivateERM(feature_map=features).fit(X, y, epsilon=1.0, random_state=0)

@@ -116,7 +116,7 @@ class PrivateERM:
         Public (negative, positive) label values; never inferred from y.
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
-        :class:`dpcvx.models.kernels.RandomFourierFeatures`.
+        :class:`dpcvx.data.kernels.RandomFourierFeatures`.
     solver : "auto", "fast" or "cvxpy"
         "fast" is Newton's method on the verified derivatives (smooth loss,
         quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,

@@ -41,7 +41,7 @@ from ..solvers.kernel import KernelERM, as_labels
 from ..validation import positive
 from ..verification.kernel_loss import KernelLoss, resolve_loss
 from ..version import __version__
-from .kernels import Kernel, as_rows, make_kernel
+from ..data.kernels import Kernel, as_rows, make_kernel
 
 __all__ = ["PrivateKernelLearner", "Diagnostics", "NOT_PRIVATE", "NEIGHBOUR_RELATION", "Budget"]
 
@@ -100,7 +100,7 @@ class PrivateKernelLearner:
 
     Parameters shared by all of them:
 
-    kernel : "rbf", "laplacian", "linear", "poly", a :class:`dpcvx.models.kernels.Kernel`
+    kernel : "rbf", "laplacian", "linear", "poly", a :class:`dpcvx.data.kernels.Kernel`
         or a callable ``(X, Y) -> Gram`` (then ``feature_bound`` is required).
     lam : ridge of the kernel ERM (1/n) sum l(y_i <w, phi(x_i)>) + (lam/2)||w||^2.
     loss : "hinge" (default), a catalogue spec ("logistic", "huber_hinge:h=0.5")

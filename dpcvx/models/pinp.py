@@ -37,7 +37,7 @@ from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import as_labels
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
-from .kernels import as_rows, kernel_expansion
+from ..data.kernels import as_rows, kernel_expansion
 
 __all__ = ["PINP"]
 

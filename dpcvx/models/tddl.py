@@ -45,7 +45,7 @@ from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
-from .kernels import as_rows
+from ..data.kernels import as_rows
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
 

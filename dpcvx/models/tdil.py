@@ -43,7 +43,7 @@ from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..validation import positive
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
-from .kernels import LinearKernel
+from ..data.kernels import LinearKernel
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
-from ..models.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
+from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..privacy.calibrate import ROUNDING
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,

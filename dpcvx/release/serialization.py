@@ -122,14 +122,14 @@ _COUNTS = ("n", "d")  # constants that are counts, printed as integers
 # Feature maps restorable from a file: type name -> function(data) -> feature map.
 _FEATURE_MAPS: dict[str, Callable[[dict], Any]] = {}
 # Maps that ship with dpcvx, imported from this fixed module only when a file names them.
-_BUILTIN_FEATURE_MAPS = {"RandomFourierFeatures": "dpcvx.models.kernels"}
+_BUILTIN_FEATURE_MAPS = {"RandomFourierFeatures": "dpcvx.data.kernels"}
 
 
 def register_feature_map(type_name: str, from_dict: Callable[[dict], Any]) -> None:
     """Make a feature map type restorable: ``from_dict(data)`` rebuilds it from its ``to_dict()``.
 
     ``type_name`` is the ``"type"`` entry of the map's ``to_dict()`` (or its
-    class name). dpcvx's own maps (:class:`dpcvx.models.kernels.RandomFourierFeatures`)
+    class name). dpcvx's own maps (:class:`dpcvx.data.kernels.RandomFourierFeatures`)
     need no registration.
     """
     if not isinstance(type_name, str) or not type_name:
@@ -397,6 +397,14 @@ def _verification(data: Any) -> Certificate:
 
 _CALIBRATION_INPUTS = {"objective": ("n", "lam", "epsilon", "c", "L", "R", "m", "split", "tol"),
                        "output": ("n", "lam", "epsilon", "L", "R", "m", "tol")}
+# (epsilon, delta) calibrations (privacy/calibrate_gaussian.py): "noise": "gaussian"
+_GAUSSIAN_INPUTS = {"objective": ("n", "lam", "epsilon", "delta", "c", "L", "R", "m", "tol", "dim", "neighbours"),
+                    "output": ("n", "lam", "epsilon", "delta", "L", "R", "m", "tol", "dim", "neighbours")}
+
+
+def _inputs(calibration: dict, mechanism: str) -> tuple[str, ...]:
+    """The inputs a recorded calibration is recomputed from."""
+    return (_GAUSSIAN_INPUTS if calibration.get("noise") == "gaussian" else _CALIBRATION_INPUTS)[mechanism]
 
 
 def _same_number(recorded: Any, recomputed: Any) -> bool:
@@ -408,7 +416,7 @@ def _same_number(recorded: Any, recomputed: Any) -> bool:
 
 
 def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
-                 effective_norm_bound: float) -> dict:
+                 effective_norm_bound: float, delta: float) -> dict:
     """The recorded calibration, checked field by field against the library's own recomputation."""
     calibration = item["calibration"]
     if not isinstance(calibration, dict):
@@ -419,13 +427,19 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     if calibration.get("mechanism") != mechanism:
         raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
                          f"{mechanism!r}; the file has been edited")
-    for key in _CALIBRATION_INPUTS[mechanism]:
+    inputs = _inputs(calibration, mechanism)
+    for key in inputs:
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
                              "recomputed, so the file cannot be trusted")
+    if calibration.get("noise") != "gaussian" and delta != 0.0:
+        raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
+                         "has been edited")
     # the calibration's inputs are the certificate's stated facts
     stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
               "lam": constants.get("lam")}
+    if calibration.get("noise") == "gaussian":
+        stated.update({"delta": delta, "dim": constants.get("d")})
     for key, value in stated.items():
         if value is None:
             raise InputError(f"certificate.constants.{key} is missing")
@@ -433,7 +447,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
             raise InputError(f"certificate.calibration.{key} is {calibration[key]!r} but the certificate "
                              f"states {value!r}; the file has been edited")
     for key in ("L", "c", "m"):
-        if key not in _CALIBRATION_INPUTS[mechanism]:
+        if key not in inputs:
             continue
         if key not in constants:
             raise InputError(f"certificate.constants.{key} is missing")
@@ -458,9 +472,9 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
             raise InputError(f"certificate.calibration.{key} is missing (recomputed "
                              f"{recomputed[key]!r}); the file is incomplete")
         if not _same_number(calibration[key], recomputed[key]):
-            inputs = ", ".join(k for k in _CALIBRATION_INPUTS[mechanism] if k in calibration)
+            used = ", ".join(k for k in inputs if k in calibration)
             raise InputError(f"certificate.calibration.{key}: recorded {calibration[key]!r}, recomputed "
-                             f"{recomputed[key]!r} from {inputs}; the file has been edited")
+                             f"{recomputed[key]!r} from {used}; the file has been edited")
     return dict(calibration)
 
 
@@ -504,9 +518,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"certificate.mechanism must be one of {MECHANISMS}, got {mechanism!r}")
     epsilon = _positive("certificate.epsilon", item["epsilon"])
     delta = _number("certificate.delta", item["delta"])
-    if delta != 0.0:
-        raise InputError(f"certificate.delta must be 0 (objective and output perturbation are pure "
-                         f"epsilon-DP), got {item['delta']!r}; the file has been edited")
+    if not 0.0 <= delta < 1.0:
+        raise InputError(f"certificate.delta must lie in [0, 1), got {item['delta']!r}; the file has been edited")
     verification = _verification(item["verification"])
     if not verification.allows(mechanism):
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
@@ -523,10 +536,14 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if "R" in values and values["R"] != effective:
         raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
                          f"{effective!r}; the file has been edited")
-    calibration = _calibration(item, mechanism, epsilon, values, effective)
+    calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
     neighbours = _text("certificate.neighbours", item["neighbours"])
     if not neighbours.strip():
         raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
+    relation = calibration.get("neighbours", "replace-one")
+    if not neighbours.startswith(str(relation)):
+        raise InputError(f"certificate.neighbours states {neighbours.split(':')[0]!r} but the calibration is for "
+                         f"{relation!r}; the file has been edited")
     return SavedReleaseCertificate(
         mechanism=mechanism,
         guarantee=_text("certificate.guarantee", item["guarantee"]),

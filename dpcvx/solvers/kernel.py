@@ -44,7 +44,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..exceptions import InputError, SolverError
-from ..models.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
+from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
@@ -306,7 +306,7 @@ class KernelERM:
     Construction checks X, y and the kernel and builds the Gram matrix (no
     solve); :meth:`solve` certifies ||w - w*|| <= gamma (``solve=True``, the
     default, solves at once). Rows with ||phi(x)|| above the kernel's public
-    R_phi are scaled down to it in feature space (:func:`dpcvx.models.kernels.feature_scaling`).
+    R_phi are scaled down to it in feature space (:func:`dpcvx.data.kernels.feature_scaling`).
     """
 
     def __init__(self, X, y, *, kernel: Kernel, loss: KernelLoss, lam: float, solve: bool = True):

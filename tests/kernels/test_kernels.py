@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpcvx.exceptions import ClippingWarning, InputError
-from dpcvx.models.kernels import (
+from dpcvx.data.kernels import (
     CallableKernel,
     LaplacianKernel,
     LinearKernel,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.models.kernels import RandomFourierFeatures
+from dpcvx.data.kernels import RandomFourierFeatures
 
 
 def circle(n, seed):

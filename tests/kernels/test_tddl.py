@@ -13,7 +13,7 @@ from dpcvx.exceptions import ClippingWarning, InputError
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma, gaussian_delta
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss
-from dpcvx.models.kernels import LinearKernel, RBFKernel
+from dpcvx.data.kernels import LinearKernel, RBFKernel
 from dpcvx.models.tddl import TDDL, ConstrainedLeastSquares
 
 LOSS = "huber_hinge:h=0.5"  # C^1: the fast Newton route keeps these tests quick

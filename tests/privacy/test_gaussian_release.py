@@ -238,3 +238,32 @@ def test_add_remove_solves_the_objective_scaled_by_the_public_size(data):
                                           neighbours="add-remove")
     replace_one = gaussian_output_perturbation(N, lam, 1.0, 1e-6, L=1.0, R=1.0, m=1.0, tol=1e-10, dim=3)
     assert output.sensitivity == pytest.approx(replace_one.sensitivity / 2, rel=1e-6)
+
+
+# -- files ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("mechanism", "fit"), [
+    ("objective", {"delta": 1e-6}),
+    ("output", {"delta": 1e-6}),
+    ("objective", {"delta": 1e-6, "neighbours": "add-remove", "n_public": 1000}),
+])
+def test_gaussian_releases_save_load_and_edits_are_refused(data, tmp_path, mechanism, fit):
+    import json
+
+    X, y = data
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, mechanism, random_state=0, **fit)
+    path = dpcvx.save(model, tmp_path / "model.json")
+    loaded = dpcvx.load(path)
+    assert loaded.certificate.delta == fit["delta"]
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    original = json.loads(path.read_text())
+    for edit in ({"delta": 1e-3}, {"sigma": 1.0}, {"neighbours": "replace-one" if "n_public" in fit else "add-remove"}):
+        edited = json.loads(json.dumps(original))
+        certificate = edited["release"]["certificate"] if "release" in edited else edited["certificate"]
+        if "delta" in edit:
+            certificate["delta"] = edit["delta"]
+        else:
+            certificate["calibration"].update(edit)
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises(dpcvx.DPCVXError):
+            dpcvx.load(tmp_path / "edited.json")
