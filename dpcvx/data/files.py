@@ -25,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ..exceptions import FileError
+from ..exceptions import FileError, InputError
+from ..validation import parse_integer
 
 __all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json",
            "os_error_message", "MAX_JSON_DEPTH",
@@ -171,10 +172,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def _integer(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise _Refused(f"holds an integer of {len(text.lstrip('-'))} digits (at most "
-                       f"{MAX_INTEGER_DIGITS} are allowed); it has been edited or corrupted")
-    return int(text)
+    """A JSON integer, by dpcvx.validation.parse_integer (at most MAX_INTEGER_DIGITS digits, any sign)."""
+    try:
+        return parse_integer("each integer in it", text, minimum=None, max_digits=MAX_INTEGER_DIGITS)
+    except InputError as error:
+        raise _Refused(f"is refused: {error}; it has been edited or corrupted") from None
 
 
 def _constant(text: str) -> float:

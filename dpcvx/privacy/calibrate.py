@@ -44,9 +44,10 @@ proportional to exp(-beta_2 ||b_2||) added to w~, with beta_2 = eps_2 /
 eps_2 = eps sqrt(tol n) / (1 + sqrt(tol n)) minimises the first-order sum of
 the two noise scales; it depends only on public tol and n.
 
-Rounding: every computed quantity is moved by a relative ``ROUNDING`` (1e-12)
-in the safe direction (beta and eps' down, Delta up), so the inequalities of
-the proofs hold in floating point, not only in exact arithmetic.
+Rounding follows the one policy of :mod:`dpcvx.rounding`: every computed
+quantity is moved by a relative ``ROUNDING`` (1e-12) in the safe direction
+(beta, eps' and eps_2 down, sensitivities and Delta up), so the inequalities
+of the proofs hold in floating point, not only in exact arithmetic.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from ..exceptions import InputError
+from ..rounding import round_down, round_up
 from ..validation import check_epsilon, positive, sample_size
 from .noise import release_grid_spacing
 
@@ -65,10 +67,7 @@ __all__ = [
     "output_perturbation",
     "objective_perturbation",
     "SPLITS",
-    "ROUNDING",
-    "round_up",
     "minimiser_sensitivity",
-    "round_down",
     "recompute",
     "TOL_RANGE",
     "DEFAULT_TOL",
@@ -76,7 +75,6 @@ __all__ = [
 ]
 
 SPLITS = ("paper", "max", "rank-one")
-ROUNDING = 1e-12
 DEFAULT_TOL = 1e-10
 # Default for problems only a conic solver can take (no Newton polish): Clarabel and SCS
 # stop near 1e-9 relative, so their points are certified against a looser public bound.
@@ -87,16 +85,6 @@ CONIC_TOL = 1e-7
 TOL_RANGE = (1e-13, 1e-3)
 AMP_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019), pure-epsilon "
                "form with noise density proportional to exp(-beta_2 ||b_2||)")
-
-
-def round_down(value: float) -> float:
-    """value moved down by a relative ROUNDING: for quantities a proof needs no larger."""
-    return value * (1 - ROUNDING) if value > 0 else value * (1 + ROUNDING)
-
-
-def round_up(value: float) -> float:
-    """value moved up by a relative ROUNDING: for quantities a proof needs no smaller."""
-    return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
 
 
 def minimiser_sensitivity(n: int, L: float, R: float, strong_convexity: float) -> float:

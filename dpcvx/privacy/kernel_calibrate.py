@@ -32,8 +32,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..exceptions import InputError
+from ..rounding import round_down, round_up
 from ..validation import positive
-from .calibrate import round_down, round_up
 from .composition import check_delta, round_epsilon
 from .gaussian import analytic_gaussian_sigma
 

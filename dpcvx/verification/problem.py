@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import cvxpy as cp
 
 from .certificate import Certificate
-from .per_record import per_record, substitute
 from .exact import float_down, float_up
+from .per_record import per_record, substitute
 
 if TYPE_CHECKING:  # pragma: no cover
     from .regularizer import Quadratic

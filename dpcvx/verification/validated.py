@@ -37,6 +37,9 @@ changes sign on a small interval where ``(f1 - f2)'`` is proved != 0, the
 kink is proved and reported.
 
 What is trusted: sympy's differentiation, and mpmath's outward rounding.
+Outward rounding is the policy of :mod:`dpcvx.rounding` applied to both ends
+of an interval; the few ends computed here in doubles use its ``next_down``
+and ``next_up``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ import numpy as np
 import sympy as sp
 from mpmath import iv, libmp
 
+from ..rounding import next_down, next_up
 from .translate import Sigmoid, Softplus, elementary
 
 __all__ = [
@@ -464,11 +468,11 @@ class Enclosure:
     def enclose(self, lo: float, hi: float):
         values, undecided = self._all(self.forms, _interval(lo, hi))
         if lo >= INNER:  # also in t = 1/z, t in [1/hi, 1/lo] (rounded outward)
-            low = 0.0 if math.isinf(hi) else math.nextafter(1.0 / hi, 0.0)
-            more, also = self._all(self._tail(1), _interval(low, math.nextafter(1.0 / lo, _INF)))
+            low = 0.0 if math.isinf(hi) else next_down(1.0 / hi)
+            more, also = self._all(self._tail(1), _interval(low, next_up(1.0 / lo)))
         elif hi <= -INNER:
-            low = 0.0 if math.isinf(lo) else math.nextafter(1.0 / -lo, 0.0)
-            more, also = self._all(self._tail(-1), _interval(low, math.nextafter(1.0 / -hi, _INF)))
+            low = 0.0 if math.isinf(lo) else next_down(1.0 / -lo)
+            more, also = self._all(self._tail(-1), _interval(low, next_up(1.0 / -hi)))
         else:
             more, also = [], False
         values += more
@@ -597,7 +601,7 @@ def sup_abs(enclosure: Enclosure, budget: int = BOX_BUDGET, rtol: float = RTOL,
         for a, b in halves:
             push(a, b)
     bound = max([-item[0] for item in heap] + stuck + [best])
-    bound = math.nextafter(bound, _INF) if math.isfinite(bound) else bound
+    bound = next_up(bound) if math.isfinite(bound) else bound
     return SupBound(bound, best, count, converged and not stuck, reason)
 
 
