@@ -34,7 +34,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import numpy as np
 
@@ -392,7 +392,7 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
                                 "line such as adult.test's with --skip-lines")
                     raise InputError(f"{path}, line {line}: {len(row)} fields, but {given} {len(header)}"
                                      + (" names" if layout.names is not None else "") + hint)
-                for name, index in zip(columns, positions):
+                for name, index in zip(columns, positions, strict=True):
                     values[name].append(row[index].strip())
     except UnicodeDecodeError as error:
         if compressed:
@@ -601,22 +601,23 @@ def _fit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_predictions(handle: TextIO, predictions: np.ndarray, decisions: np.ndarray) -> None:
+def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray) -> None:
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["prediction", "decision"])
-    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions)))
+    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions), strict=True))
 
 
 def _predict(args: argparse.Namespace) -> int:
     layout = _layout(args)
     model = load(args.model)
-    if model.schema is None:
+    schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
+    if schema is None:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
                          "one), so the CSV columns cannot be encoded; predict in Python with "
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         check_writable(args.out, "predictions")
-    X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names, layout), args.data, layout)
+    X = _encode(schema, _read_csv_columns(args.data, schema.column_names, layout), args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if args.out is None:
         text = io.StringIO()  # all or nothing on standard output too
@@ -632,7 +633,7 @@ def _predict(args: argparse.Namespace) -> int:
 # --- parser ----------------------------------------------------------------------------------
 
 
-def _add_problem_arguments(parser: argparse.ArgumentParser, loss_default: str | None) -> None:
+def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, loss_default: str | None) -> None:
     parser.add_argument(
         "--loss", required=loss_default is None, default=loss_default, metavar="SPEC|PATH.py",
         help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "

@@ -58,7 +58,7 @@ class DemoResult:
         for loss, value in self.nonprivate.items():
             rows.append([loss, "non-private"] + [f"{value:.3f}"] * len(self.epsilons))
         widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
 

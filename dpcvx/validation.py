@@ -153,10 +153,10 @@ def _integer_range(minimum: int | None, maximum: int | None) -> str:
 
 def integer(name: str, value: Any, *, minimum: int | None = 1, maximum: int | None = None) -> int:
     """value as an int in [minimum, maximum] (default: >= 1, a count); refuses bool, floats, str."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) \
-            or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+    number = int(value) if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) else None
+    if number is None or (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
         raise InputError(f"{name} must be {_integer_range(minimum, maximum)}, got {_short(value)}")
-    return int(value)
+    return number
 
 
 def sample_size(n: Any, name: str = "n") -> int:
@@ -209,8 +209,8 @@ def _refuse_kind(name: str, dtype: Any) -> None:
 def _frame_dtypes_check(X: Any, name: str) -> None:
     """A DataFrame-like (duck-typed: .columns and .dtypes): name the first column of an unusable dtype."""
     try:
-        pairs = list(zip(X.columns, X.dtypes))
-    except TypeError:
+        pairs = list(zip(X.columns, X.dtypes, strict=True))
+    except (TypeError, ValueError):  # not a frame after all
         return
     for column, dtype in pairs:
         _refuse_kind(f"{name} column {column!r}", dtype)

@@ -223,7 +223,7 @@ def test_predict_matches_the_model(fitted):
     X = model.schema.transform(table)
     assert [row["prediction"] for row in rows] == model.predict(X).tolist()
     assert np.array_equal([float(row["decision"]) for row in rows], model.decision_function(X))
-    accuracy = np.mean([row["prediction"] == record["income"] for row, record in zip(rows, records)])
+    accuracy = np.mean([row["prediction"] == record["income"] for row, record in zip(rows, records, strict=True)])
     assert accuracy > 0.7  # measured: about 0.8 at epsilon = 1, n = 800
     to_stdout = dpcvx_cli("predict", "model.json", "train.csv", cwd=workdir)
     assert to_stdout.returncode == 0

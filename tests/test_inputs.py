@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpcvx.data.datasets import load_adult, load_kdd
-from dpcvx.exceptions import DPCVXError, InputError
-from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
 from dpcvx.data.rows import RowMap, _row_norms
 from dpcvx.data.uci_domains import KDD_COLUMNS, adult_schema, kdd_schema
+from dpcvx.exceptions import DPCVXError, InputError
+from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcvx.validation import (
     EPSILON_MAX,
     EPSILON_MIN,
@@ -178,7 +178,7 @@ def test_row_map_clip_and_check_matrix_never_modify_the_input(tmp_path):
 
 
 def test_refusing_rows_above_the_bound_modifies_nothing(tmp_path):
-    for name, X in all_inputs(tmp_path):
+    for _, X in all_inputs(tmp_path):
         before = snapshot(X)
         with pytest.raises(InputError, match=r"rows have norm above data_norm=1"):
             RowMap(1.0).apply(X, refuse=True)
@@ -638,7 +638,7 @@ def test_generated_missing_values_never_change_n_or_the_layout(holes, labels):
     records = [ADULT_RECORD.split(", ") for _ in range(6)]
     for i, j in holes:
         records[i][j] = "?"
-    lines = [", ".join(r) + (", >50K" if y else ", <=50K") for r, y in zip(records, labels)]
+    lines = [", ".join(r) + (", >50K" if y else ", <=50K") for r, y in zip(records, labels, strict=True)]
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
         (folder / "adult.data").write_text("\n".join(lines[:4]) + "\n")
@@ -699,8 +699,8 @@ def test_one_delta_check_everywhere():
 
 def test_one_epsilon_check_everywhere():
     from dpcvx.privacy.accountant import check_cost
-    from dpcvx.privacy.composition import round_epsilon
     from dpcvx.privacy.calibrate import output_perturbation
+    from dpcvx.privacy.composition import round_epsilon
     from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 
     for bad in (0.0, -1.0, 1e7, 1e-13, "1", None):
@@ -714,8 +714,8 @@ def test_one_epsilon_check_everywhere():
 def test_one_integer_check_everywhere():
     """Counts and integer settings of the API, the command line and JSON files go through validation.integer."""
     from dpcvx.data.files import parse_json
-    from dpcvx.exceptions import FileError
     from dpcvx.demo import run_demo
+    from dpcvx.exceptions import FileError
     from dpcvx.privacy.composition import round_epsilon
     from dpcvx.privacy.noise import sample_gaussian
     from dpcvx.validation import integer, parse_integer

@@ -16,12 +16,13 @@ what to do, instead of a raw Python exception.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,10 +68,8 @@ def _new_file_mode(path: Path) -> int:
 
 
 def _remove(temporary: str) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already gone, or not ours to remove: nothing to undo
         os.unlink(temporary)
-    except OSError:
-        pass
 
 
 def _sync_directory(directory: Path) -> None:
@@ -193,6 +192,7 @@ def json_depth(data: Any) -> int:
     deepest, stack = 0, [(data, 1)]
     while stack:
         item, level = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

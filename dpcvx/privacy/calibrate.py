@@ -168,7 +168,8 @@ class OutputPerturbation:
         exact = minimiser_sensitivity(self.n, self.L, self.R, self.m * self.lam)
         if self.tol is None:
             return exact
-        return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
+        gamma = gradient_tolerance(self.tol, self.n, self.L, self.R)
+        return round_up(exact + 2 * gamma / (self.n * self.m * self.lam))
 
     @property
     def beta(self) -> float:
@@ -225,14 +226,16 @@ class ObjectivePerturbation:
         """2 gamma / (n (m Lam + Delta)): the distance of two approximate minimisers of one w*."""
         if self.tol is None:
             return None
-        return round_up(2 * self.gradient_tolerance / (self.n * (self.m * self.lam + self.extra_reg)))
+        gamma = gradient_tolerance(self.tol, self.n, self.L, self.R)
+        return round_up(2 * gamma / (self.n * (self.m * self.lam + self.extra_reg)))
 
     @property
     def amp_beta(self) -> float | None:
         """beta_2 of the approximate-minimiser noise, density proportional to exp(-beta_2 ||b_2||)."""
-        if self.tol is None:
+        sensitivity = self.amp_sensitivity
+        if sensitivity is None:
             return None
-        return round_down(self.amp_epsilon / self.amp_sensitivity)
+        return round_down(self.amp_epsilon / sensitivity)
 
     @property
     def jacobian_exponent(self) -> int:

@@ -56,6 +56,7 @@ __all__ = [
     "MIN",
     "LOG_SUM_EXP",
     "HUBER",
+    "ELEMENTWISE",
     "EXP",
     "LOG",
     "LOGISTIC",
@@ -114,6 +115,7 @@ MAX = atom_classes(("atoms.max", "max"))
 MIN = atom_classes(("atoms.min", "min"))
 LOG_SUM_EXP = atom_classes(("atoms.log_sum_exp", "log_sum_exp"))
 HUBER = atom_classes((f"{_ELEM}.huber", "huber"))
+ELEMENTWISE = atom_classes((f"{_ELEM}.elementwise", "Elementwise"))  # the base class: entry by entry
 
 EXP = atom_classes((f"{_ELEM}.exp", "exp"))
 LOG = atom_classes((f"{_ELEM}.log", "log"))

@@ -28,7 +28,6 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
-from cvxpy.atoms.elementwise.elementwise import Elementwise
 
 from . import atoms
 
@@ -141,7 +140,7 @@ def _combine(node, children: list[Entries]) -> Entries:
         size = max(len(c) for c in children)
         a, b = _broadcast(children, size)
         return [x / y for x, y in zip(a, b, strict=True)]
-    if isinstance(node, Elementwise):
+    if isinstance(node, atoms.ELEMENTWISE):
         size = max(len(c) for c in children)
         columns = _broadcast(children, size)
         return [node.copy(args=list(parts)) for parts in zip(*columns, strict=True)]

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 import cvxpy as cp
 import numpy as np
@@ -189,6 +190,16 @@ class RegularizerAnalysis:
 # -- float error analysis (the rounding policy: dpcvx.rounding) ------------------------------
 
 
+T = TypeVar("T")
+
+
+def _present(value: T | None, what: str) -> T:
+    """``value``, which the structure guarantees (a TypeError names the broken invariant otherwise)."""
+    if value is None:
+        raise TypeError(f"internal: the {what} is missing")
+    return value
+
+
 def _as_float_expr(value: float) -> sp.Expr:
     if value == 0:
         return sp.Integer(0)
@@ -276,14 +287,24 @@ class _Map:
     def coordinate(self) -> bool:
         return self.A is None
 
+    @property
+    def matrix(self) -> np.ndarray:
+        """A of a map in dense form."""
+        return _present(self.A, "matrix of a dense map")
+
+    @property
+    def factor(self) -> sp.Expr:
+        """The exact scale of a coordinate map without per-row coefficients."""
+        return _present(self.scale, "scale of a coordinate map")
+
     def coefficients(self) -> np.ndarray:
-        return np.full(self.size, float(self.scale)) if self.vec is None else self.vec
+        return np.full(self.size, float(self.factor)) if self.vec is None else self.vec
 
     def coefficient_errors(self) -> np.ndarray:
         """Bounds on |exact - float| of ``coefficients()``."""
         if self.vec is None:
-            value = float(self.scale)
-            exact = sp.Rational(value) == self.scale
+            value = float(self.factor)
+            exact = sp.Rational(value) == self.factor
             return np.full(self.size, 0.0 if exact else bound_up(abs(value) * EPS / 2))
         return np.zeros(self.size) if self.err is None else self.err
 
@@ -335,8 +356,8 @@ def _scale_map(m: _Map, factor: sp.Expr) -> _Map:
     f = float(factor)
     b = f * m.b
     if not m.coordinate:
-        error = m.dense_err * abs(f) + EPS * float(np.linalg.norm(m.A)) * abs(f)
-        return _Map(b, A=f * m.A, dense_err=bound_up(error))
+        error = m.dense_err * abs(f) + EPS * float(np.linalg.norm(m.matrix)) * abs(f)
+        return _Map(b, A=f * m.matrix, dense_err=bound_up(error))
     if m.vec is None:
         return _Map(b, idx=m.idx, scale=m.scale * factor)
     exact_f = sp.Rational(f) == factor
@@ -429,7 +450,7 @@ def _affine(node, w: cp.Variable) -> _Map:
             return _Map(inner.b[selection], idx=cols, scale=inner.scale,
                         vec=None if inner.vec is None else inner.vec[selection],
                         err=None if inner.err is None else inner.err[selection])
-        return _Map(inner.b[selection], A=inner.A[selection], dense_err=inner.dense_err)
+        return _Map(inner.b[selection], A=inner.matrix[selection], dense_err=inner.dense_err)
     if isinstance(node, atoms.SUM) and node.axis is None:
         inner = _affine(node.args[0], w)
         if inner.coordinate:
@@ -439,8 +460,8 @@ def _affine(node, w: cp.Variable) -> _Map:
             row[cols[live]] = inner.coefficients()[live]  # distinct indices: no accumulation
             error = float(np.linalg.norm(inner.coefficient_errors()[live]))
             return _Map(np.array([math.fsum(inner.b)]), A=row[None, :], dense_err=bound_up(error))
-        A = inner.A.sum(axis=0, keepdims=True)
-        error = inner.dense_err * math.sqrt(inner.size) + inner.size * EPS * float(np.abs(inner.A).sum())
+        A = inner.matrix.sum(axis=0, keepdims=True)
+        error = inner.dense_err * math.sqrt(inner.size) + inner.size * EPS * float(np.abs(inner.matrix).sum())
         return _Map(np.array([math.fsum(inner.b)]), A=A, dense_err=bound_up(error))
     return _numeric_affine_map(node, w)
 
@@ -476,10 +497,10 @@ def _matmul(C: np.ndarray, inner: _Map, dim: int, out_size: int) -> _Map:
         error = (float(np.linalg.norm(C[:, live] * inner.coefficient_errors()[live][None, :]))
                  + EPS * float(np.linalg.norm(A)))
         return _Map(C @ inner.b, A=A, dense_err=bound_up(error))
-    A = C @ inner.A
+    A = C @ inner.matrix
     norm_C = float(np.linalg.norm(C))
     error = (norm_C * inner.dense_err
-             + (inner.size + 2) * EPS * norm_C * float(np.linalg.norm(inner.A)))
+             + (inner.size + 2) * EPS * norm_C * float(np.linalg.norm(inner.matrix)))
     return _Map(C @ inner.b, A=A, dense_err=bound_up(error))
 
 
@@ -504,19 +525,20 @@ def _add_maps(node, w) -> _Map:
         or (part.idx is not None and first.idx is not None and np.array_equal(part.idx, first.idx))
         for part in parts)
     if same_rows and all(part.vec is None for part in parts):
-        return _Map(b, idx=first.idx, scale=sum((part.scale for part in parts), sp.Integer(0)))
+        return _Map(b, idx=first.idx, scale=sum((part.factor for part in parts), sp.Integer(0)))
     if same_rows:
         total = parts[0].coefficients()
         err = parts[0].coefficient_errors()
         for part in parts[1:]:
             total, rounding = _two_sum_err(total, part.coefficients())
             err = err + part.coefficient_errors() + np.abs(rounding)
-        err = bound_up(err) if np.any(err) else None
-        return _Map(b, idx=first.idx, vec=total, err=err)
+        return _Map(b, idx=first.idx, vec=total, err=bound_up(err) if np.any(err) else None)
     dense = [part.to_dense(dim) for part in parts]
-    A = sum(part.A for part in dense)
-    error = sum(part.dense_err for part in dense) + len(dense) * EPS * float(
-        sum(np.linalg.norm(part.A) for part in dense))
+    A = dense[0].matrix
+    for part in dense[1:]:
+        A = A + part.matrix
+    error = sum(part.dense_err for part in dense) + len(dense) * EPS * sum(
+        float(np.linalg.norm(part.matrix)) for part in dense)
     return _Map(b, A=A, dense_err=bound_up(error))
 
 
@@ -566,9 +588,10 @@ class _Diagonal:
         """Lower bounds (before the final rounding allowance) of the exact contributions."""
         if self.err is None:
             return self.values()
+        vec = _present(self.vec, "coefficients of an inexact diagonal term")
         sign = float(self.coef) * (np.ones(self.cols.size) if self.weight is None else self.weight)
-        low = np.maximum(np.abs(self.vec) - self.err, 0.0)
-        high = np.abs(self.vec) + self.err
+        low = np.maximum(np.abs(vec) - self.err, 0.0)
+        high = np.abs(vec) + self.err
         return np.where(sign >= 0, sign * low * low, sign * high * high)
 
     def rounding(self) -> np.ndarray:
@@ -597,26 +620,31 @@ class _Dense:
             return product_down(self.coef, self._unscaled_lower())
         return product_down(self.coef, self._unscaled_upper())
 
-    def _norm_A(self) -> float:
-        return bound_up(float(np.linalg.norm(self.A)) + self.A_err)
+    @property
+    def _A(self) -> np.ndarray:
+        """A of a term that has one (every term without S does)."""
+        return _present(self.A, "matrix of a dense term")
 
-    def _s_bounds(self) -> tuple[float, float]:
-        rounding = bound_up(EPS * float(np.linalg.norm(self.S)))  # S = P + P^T was rounded
-        return _eig_lower(self.S) - rounding, _eig_upper(self.S) + rounding
+    def _norm_A(self) -> float:
+        return bound_up(float(np.linalg.norm(self._A)) + self.A_err)
+
+    def _s_bounds(self, S: np.ndarray) -> tuple[float, float]:
+        rounding = bound_up(EPS * float(np.linalg.norm(S)))  # S = P + P^T was rounded
+        return _eig_lower(S) - rounding, _eig_upper(S) + rounding
 
     def _unscaled_lower(self) -> float:
         if self.S is not None:
-            s_low, _ = self._s_bounds()
+            s_low, _ = self._s_bounds(self.S)
             if self.A is None:
                 return s_low
             if s_low >= 0:   # lambda_min(A^T S A) >= lambda_min(S) sigma_min(A)^2
                 sigma = _sigma_min_lower(self.A, self.A_err)
                 return s_low * sigma * sigma * (1 - 4 * EPS)
             return s_low * self._norm_A() ** 2 * (1 + 4 * EPS)
-        weight = np.ones(self.A.shape[0]) if self.weight is None else self.weight
+        weight = np.ones(self._A.shape[0]) if self.weight is None else self.weight
         if weight.min(initial=0.0) >= 0:   # A^T W A = B^T B with B = sqrt(W) A
             root = np.sqrt(weight)
-            B = root[:, None] * self.A
+            B = root[:, None] * self._A
             error = float(root.max(initial=0.0)) * self.A_err + EPS * float(np.linalg.norm(B))
             sigma = _sigma_min_lower(B, bound_up(error))
             return sigma * sigma * (1 - 4 * EPS)
@@ -624,11 +652,11 @@ class _Dense:
 
     def _unscaled_upper(self) -> float:
         if self.S is not None:
-            _, s_high = self._s_bounds()
+            _, s_high = self._s_bounds(self.S)
             if self.A is None:
                 return s_high
             return max(s_high, 0.0) * self._norm_A() ** 2 * (1 + 4 * EPS)
-        weight = np.ones(self.A.shape[0]) if self.weight is None else self.weight
+        weight = np.ones(self._A.shape[0]) if self.weight is None else self.weight
         return max(float(weight.max(initial=0.0)), 0.0) * self._norm_A() ** 2 * (1 + 4 * EPS)
 
     def matrix(self, dim: int) -> np.ndarray:
@@ -637,8 +665,8 @@ class _Dense:
             if self.A is None:
                 return c * self.S
             return c * (self.A.T @ (self.S @ self.A))
-        weighted = self.A if self.weight is None else self.weight[:, None] * self.A
-        return c * (self.A.T @ weighted)
+        weighted = self._A if self.weight is None else self.weight[:, None] * self._A
+        return c * (self._A.T @ weighted)
 
     def formation_error(self) -> float:
         """A bound on the spectral distance between ``matrix()`` and the exact term."""
@@ -651,10 +679,10 @@ class _Dense:
             norm_A = float(np.linalg.norm(self.A))
             return bound_up(c * ((2 * k + 6) * EPS * norm_A ** 2 * norm_S
                             + norm_S * (2 * norm_A * self.A_err + self.A_err ** 2)))
-        weight = np.ones(self.A.shape[0]) if self.weight is None else self.weight
+        weight = np.ones(self._A.shape[0]) if self.weight is None else self.weight
         top = float(np.abs(weight).max(initial=0.0))
-        norm_A = float(np.linalg.norm(self.A))
-        return bound_up(c * top * ((self.A.shape[0] + 6) * EPS * norm_A ** 2
+        norm_A = float(np.linalg.norm(self._A))
+        return bound_up(c * top * ((self._A.shape[0] + 6) * EPS * norm_A ** 2
                               + 2 * norm_A * self.A_err + self.A_err ** 2))
 
 
@@ -680,11 +708,11 @@ class _Curvature:
             cols = m.columns(dim)
             live = cols >= 0
             if m.idx is None and m.vec is None and weight is None:
-                self.alpha += 2 * coef * m.scale ** 2
+                self.alpha += 2 * coef * m.factor ** 2
             elif live.any():
                 vec = None if m.vec is None else m.vec[live]
                 err = None if (m.vec is None or m.err is None) else m.err[live]
-                piece_coef = 2 * coef * (m.scale ** 2 if m.vec is None else 1)
+                piece_coef = 2 * coef * (m.factor ** 2 if m.vec is None else 1)
                 self.diagonals.append(_Diagonal(piece_coef, cols[live],
                                                 None if weight is None else weight[live], vec, err))
             g = np.zeros(dim)
@@ -692,7 +720,7 @@ class _Curvature:
             self.add_linear(g)
             return
         self.denses.append(_Dense(2 * coef, m.A, m.dense_err, weight=weight))
-        self.add_linear(2 * float(coef) * (m.A.T @ wb))
+        self.add_linear(2 * float(coef) * (m.matrix.T @ wb))
 
     def add_quad_form(self, m: _Map, P: np.ndarray, coef: sp.Expr):
         """coef * x^T P x with x = m(w): Hessian coef M^T (P + P^T) M."""
@@ -710,12 +738,12 @@ class _Curvature:
             return
         S = P + P.T
         if m.coordinate and m.idx is None and m.vec is None:
-            self.denses.append(_Dense(coef * m.scale ** 2, None, 0.0, S=S))
-            self.add_linear(float(coef * m.scale) * (S @ m.b))
+            self.denses.append(_Dense(coef * m.factor ** 2, None, 0.0, S=S))
+            self.add_linear(float(coef * m.factor) * (S @ m.b))
             return
         dense = m.to_dense(dim)
         self.denses.append(_Dense(coef, dense.A, dense.dense_err, S=S))
-        self.add_linear(float(coef) * (dense.A.T @ (S @ m.b)))
+        self.add_linear(float(coef) * (dense.matrix.T @ (S @ m.b)))
 
     # -- the modulus --
 
@@ -887,22 +915,19 @@ def _quadratic_term(node, w, curvature: _Curvature, factor: sp.Expr) -> bool:
         if inner.is_affine():
             curvature.add_squares(_affine(inner, w), factor, None)
             return True
-        if isinstance(inner, atoms.NORMS) and atoms.norm_order(inner) == 2:
-            if inner.args[0].is_affine():
-                curvature.add_squares(_affine(inner.args[0], w), factor, None)
-                return True
+        if isinstance(inner, atoms.NORMS) and atoms.norm_order(inner) == 2 and inner.args[0].is_affine():
+            curvature.add_squares(_affine(inner.args[0], w), factor, None)
+            return True
     if node.is_affine() and node.size == 1:
         if node.is_constant():
             return True
         m = _affine(node, w).to_dense(w.size)
-        curvature.add_linear(float(factor) * m.A.ravel())
+        curvature.add_linear(float(factor) * m.matrix.ravel())
         return True
-    if node.is_constant():
-        return True
-    return False
+    return bool(node.is_constant())
 
 
-def _terms(node, factor: sp.Expr = sp.Integer(1)):
+def _terms(node, factor: sp.Expr = sp.S.One):
     """Split a scalar expression into (positive-or-negative factor, term) pairs."""
     if isinstance(node, atoms.ADD):
         for arg in node.args:

@@ -44,11 +44,14 @@ and ``next_up``.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -144,7 +147,7 @@ def _nonzero(x) -> None:
 
 # --- compiling a sympy expression into an interval evaluator ------------------------------
 
-Evaluator = Callable[[object], object]
+Evaluator = Callable[[Any], Any]  # mpmath intervals (and points) in, intervals out
 
 
 def _constant(value: sp.Expr):
@@ -412,10 +415,8 @@ class Enclosure:
         if simplify:
             simple = _simplified(expression, symbol, checks)
             if simple is not None:
-                try:
+                with contextlib.suppress(NotEnclosable):  # the simplified form is only a second opinion
                     self.forms.append(_compile(simple, symbol))
-                except NotEnclosable:
-                    pass
         self.tail_forms: dict[int, list[Evaluator]] = {}
         self._symbol = symbol
         self._simplify = simplify
@@ -430,10 +431,8 @@ class Enclosure:
                 simple = _simplified(substituted, _T, checks)
                 if simple is not None:
                     substituted = simple
-            try:
+            with contextlib.suppress(NotEnclosable):  # no tail form: the unbounded boxes stay undecided
                 forms.append(_compile(substituted, _T))
-            except NotEnclosable:
-                pass
             self.tail_forms[sign] = forms
         return self.tail_forms[sign]
 
@@ -573,10 +572,8 @@ def sup_abs(enclosure: Enclosure, budget: int = BOX_BUDGET, rtol: float = RTOL,
             upper = _abs_upper(enclosure.enclose(lo, hi))
         except _Undecided:
             upper = _INF
-        try:
+        with contextlib.suppress(_Undecided):  # no witness value: best stays as it is
             best = max(best, _abs_lower(enclosure.at(_witness_point(lo, hi))))
-        except _Undecided:
-            pass
         heapq.heappush(heap, (-upper, lo, hi))
 
     for lo, hi in _initial_boxes():
@@ -729,7 +726,7 @@ def _kink(expression: sp.Expr, symbol: sp.Symbol) -> Smoothness | None:
         return 1 if _lo(enclosed) > 0 else -1 if _hi(enclosed) < 0 else 0
 
     signs = [sign(p) for p in grid]
-    for (a, sa), (b, sb) in zip(zip(grid, signs), zip(grid[1:], signs[1:])):
+    for (a, sa), (b, sb) in itertools.pairwise(zip(grid, signs, strict=True)):
         if sa == 0 or sb == 0 or sa == sb:
             continue
         a, b = float(a), float(b)
