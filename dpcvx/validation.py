@@ -33,10 +33,12 @@ from .exceptions import InputError
 
 __all__ = [
     "positive",
+    "non_negative",
     "check_epsilon",
     "check_delta",
     "fraction",
     "integer",
+    "is_integer",
     "parse_integer",
     "sample_size",
     "check_matrix",
@@ -105,6 +107,14 @@ def positive(name: str, value: Any, *, minimum: float | None = None, maximum: fl
     return number
 
 
+def non_negative(name: str, value: Any) -> float:
+    """value as a finite float >= 0 (a curvature bound c, say); refuses str, None, bool, complex, NaN."""
+    number = _real(name, value, "a non-negative number")
+    if not number >= 0:
+        raise InputError(f"{name} must be finite and non-negative, got {number}")
+    return number
+
+
 def check_epsilon(epsilon: Any, name: str = "epsilon", *, minimum: float = EPSILON_MIN,
                   maximum: float = EPSILON_MAX) -> float:
     """A privacy budget: a float in [EPSILON_MIN, EPSILON_MAX] = [1e-12, 1e6] by default.
@@ -151,9 +161,14 @@ def _integer_range(minimum: int | None, maximum: int | None) -> str:
     return f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum}"
 
 
+def is_integer(value: Any) -> bool:
+    """Whether value is an integer (int, numpy integer): bool, floats and str are not."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def integer(name: str, value: Any, *, minimum: int | None = 1, maximum: int | None = None) -> int:
     """value as an int in [minimum, maximum] (default: >= 1, a count); refuses bool, floats, str."""
-    number = int(value) if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) else None
+    number = int(value) if is_integer(value) else None
     if number is None or (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
         raise InputError(f"{name} must be {_integer_range(minimum, maximum)}, got {_short(value)}")
     return number

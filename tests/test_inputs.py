@@ -718,6 +718,7 @@ def test_one_integer_check_everywhere():
     from dpcvx.exceptions import FileError
     from dpcvx.privacy.composition import round_epsilon
     from dpcvx.privacy.noise import sample_gaussian
+    from dpcvx.privacy.rng import check_estimator_seed, resolve_rng
     from dpcvx.validation import integer, parse_integer
 
     assert _message(lambda: round_epsilon(1.0, 0.0, 0)) == "rounds must be a positive integer, got 0"
@@ -729,6 +730,8 @@ def test_one_integer_check_everywhere():
     assert _message(lambda: parse_integer("n", "-5", minimum=30, maximum=1_000_000)) == expected
     assert _message(lambda: parse_integer("n", "5.0")) == "n must be a positive integer, got '5.0'"
     assert parse_integer("k", " 12 ", minimum=None) == 12 and integer("k", np.int64(3)) == 3
+    seed = "random_state must be an integer >= 0, got -1"
+    assert _message(lambda: resolve_rng(-1)) == _message(lambda: check_estimator_seed(-1)) == seed
     with pytest.raises(FileError, match="each integer in it must have at most 300 digits, got an "
                                               "integer of 301 digits"):
         parse_json('{"a": ' + "1" * 301 + "}")

@@ -58,7 +58,7 @@ from dataclasses import dataclass, replace
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
-from ..validation import check_epsilon, positive, sample_size
+from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
 from .noise import release_grid_spacing
 
 __all__ = [
@@ -292,11 +292,8 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     n = sample_size(n)
     lam, epsilon = positive("lam", lam), check_epsilon(epsilon)
     L, R, m = positive("L", L), positive("R", R), positive("m", m)
-    c = float(c)
-    if not (math.isfinite(c) and c >= 0):
-        raise InputError(f"c must be finite and non-negative, got {c}")
-    if split not in SPLITS:
-        raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+    c = non_negative("c", c)
+    split = check_choice("split", split, SPLITS)
 
     with _arithmetic("objective perturbation"):
         return _objective(n, lam, epsilon, c, L, R, m, split, tol)
