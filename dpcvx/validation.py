@@ -4,11 +4,12 @@ Inputs are never modified in place. A column-major float64 array is used as
 it is (dpcvx only reads it); anything else is converted into a new one (the
 solvers' matrix products are markedly faster in column-major order).
 
-Every input check of dpcvx is here, one function per check: positive
-numbers (:func:`positive`), privacy budgets (:func:`check_epsilon`,
-:func:`check_delta`), numbers in [0, 1] (:func:`fraction`), integers and
-counts (:func:`integer`, :func:`sample_size`, and :func:`parse_integer` for
-text: command-line arguments, JSON files), matrices, labels and settings.
+Every input check of dpcvx is here, one function per check: positive and
+non-negative numbers (:func:`positive`, :func:`non_negative`), privacy
+budgets (:func:`check_epsilon`, :func:`check_delta`), numbers in [0, 1]
+(:func:`fraction`), integers and counts (:func:`is_integer`,
+:func:`integer`, :func:`sample_size`, and :func:`parse_integer` for text:
+command-line arguments, JSON files), matrices, labels, flags and choices.
 
 Scalar parameters go through :func:`positive` (or :func:`check_epsilon`),
 which refuses non-numbers (str, None, bool, complex), NaN, infinity and, by

@@ -6,7 +6,7 @@ class (never by type-name string):
 * :mod:`.translate` registers one sympy translation per class listed here;
 * :mod:`.per_record` instantiates the loss record by record: elementwise
   atoms apply entry by entry, the atoms with ``reduction`` set combine the
-  entries of one record (``norm`` tells which norm);
+  entries of one record (:func:`norm_order` tells which norm);
 * :mod:`.regularizer` reads ``smoothness`` (C^2, C^1 only, or not
   differentiable) and the groups below (squares, norms, quadratic forms).
 
