@@ -34,7 +34,7 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import numpy as np
 
@@ -54,7 +54,7 @@ from .exceptions import (
 )
 from .models.erm import PrivateERM
 from .release.serialization import load, save
-from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, positive
+from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, parse_integer, positive
 from .verification.verifier import PROBE_DIM
 
 __all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED",
@@ -189,16 +189,13 @@ def _positive_number(name: str) -> Callable[[str], float]:
     return parse
 
 
-def _integer_from(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: dpcvx.validation.parse_integer, its InputError turned into a usage error."""
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:  # not an integer, or more digits than int() accepts
-            value = minimum - 1
-        if value < minimum or (maximum is not None and value > maximum):
-            bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
-            raise argparse.ArgumentTypeError(f"must be an integer {bounds}, got {text[:40]!r}")
-        return value
+            return parse_integer(name, text, minimum=minimum, maximum=maximum)
+        except InputError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
     return parse
 
 
@@ -395,7 +392,7 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
                                 "line such as adult.test's with --skip-lines")
                     raise InputError(f"{path}, line {line}: {len(row)} fields, but {given} {len(header)}"
                                      + (" names" if layout.names is not None else "") + hint)
-                for name, index in zip(columns, positions):
+                for name, index in zip(columns, positions, strict=True):
                     values[name].append(row[index].strip())
     except UnicodeDecodeError as error:
         if compressed:
@@ -604,22 +601,23 @@ def _fit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_predictions(handle: TextIO, predictions: np.ndarray, decisions: np.ndarray) -> None:
+def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray) -> None:
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(["prediction", "decision"])
-    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions)))
+    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions), strict=True))
 
 
 def _predict(args: argparse.Namespace) -> int:
     layout = _layout(args)
     model = load(args.model)
-    if model.schema is None:
+    schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
+    if schema is None:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
                          "one), so the CSV columns cannot be encoded; predict in Python with "
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         check_writable(args.out, "predictions")
-    X = _encode(model.schema, _read_csv_columns(args.data, model.schema.column_names, layout), args.data, layout)
+    X = _encode(schema, _read_csv_columns(args.data, schema.column_names, layout), args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if args.out is None:
         text = io.StringIO()  # all or nothing on standard output too
@@ -635,7 +633,7 @@ def _predict(args: argparse.Namespace) -> int:
 # --- parser ----------------------------------------------------------------------------------
 
 
-def _add_problem_arguments(parser: argparse.ArgumentParser, loss_default: str | None) -> None:
+def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, loss_default: str | None) -> None:
     parser.add_argument(
         "--loss", required=loss_default is None, default=loss_default, metavar="SPEC|PATH.py",
         help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "
@@ -672,7 +670,7 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--names-file", metavar="FILE",
                        help="with --no-header: a text file with the column names, one per line or "
                             "separated by commas")
-    group.add_argument("--skip-lines", type=_integer_from(0), default=0, metavar="N",
+    group.add_argument("--skip-lines", type=_integer_from("skip_lines", 0), default=0, metavar="N",
                        help="skip the first N lines before the header or the first record (for example "
                             "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")
 
@@ -709,11 +707,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "logistic and Huber losses, fit output and objective perturbation at "
                     "several epsilon, print the certificate and a results table, plot accuracy.",
     )
-    demo.add_argument("--n", type=_integer_from(DEMO_MIN_N, DEMO_MAX_N), default=20000,
+    demo.add_argument("--n", type=_integer_from("n", DEMO_MIN_N, DEMO_MAX_N), default=20000,
                       help=f"training rows, {DEMO_MIN_N} to {DEMO_MAX_N} (default 20000)")
-    demo.add_argument("--draws", type=_integer_from(1, DEMO_MAX_DRAWS), default=5,
+    demo.add_argument("--draws", type=_integer_from("draws", 1, DEMO_MAX_DRAWS), default=5,
                       help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
-    demo.add_argument("--seed", type=_integer_from(0, DEMO_MAX_SEED), default=0,
+    demo.add_argument("--seed", type=_integer_from("random_state", 0, DEMO_MAX_SEED), default=0,
                       help="seed of data and noise, a non-negative integer (default 0)")
     demo.add_argument("--plot", default="dpcvx-demo.png",
                       help="PNG path (default dpcvx-demo.png in the current directory); the absolute "
@@ -732,7 +730,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dpcvx verify --loss my_loss.py --strict",
     )
     _add_problem_arguments(verify, loss_default=None)
-    verify.add_argument("--dim", type=_integer_from(1, MAX_DIM), default=PROBE_DIM,
+    verify.add_argument("--dim", type=_integer_from("dim", 1, MAX_DIM), default=PROBE_DIM,
                         help=f"number of features at which the regularizer is analysed "
                              f"(default {PROBE_DIM})")
     verify.set_defaults(handler=_verify)
@@ -803,7 +801,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "the regularizer)")
     privacy.add_argument("--split", choices=("max", "paper"), default="max",
                          help="objective perturbation budget split (default max; docs/theory.md)")
-    privacy.add_argument("--random-state", type=_integer_from(0), metavar="SEED",
+    privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")
     fit.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the model")

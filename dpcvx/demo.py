@@ -13,8 +13,8 @@ import numpy as np
 
 from . import losses
 from .data.files import atomic_write, check_writable
-from .exceptions import InputError
 from .models.erm import PrivateERM
+from .validation import integer
 
 __all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "DEMO_EPSILONS",
            "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED"]
@@ -23,12 +23,6 @@ DEMO_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 # Public limits of the demo's arguments: enough rows for a held-out quarter with both classes,
 # and no more than a laptop handles in minutes. Seeds are non-negative (numpy's SeedSequence).
 DEMO_MIN_N, DEMO_MAX_N, DEMO_MAX_DRAWS, DEMO_MAX_SEED = 30, 1_000_000, 100, 2**32 - 1
-
-
-def _integer(name: str, value, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise InputError(f"{name} must be an integer from {low} to {high}, got {value!r}")
-    return int(value)
 
 
 def synthetic_classification(n: int = 20000, d: int = 10, *, label_noise: float = 0.1,
@@ -64,7 +58,7 @@ class DemoResult:
         for loss, value in self.nonprivate.items():
             rows.append([loss, "non-private"] + [f"{value:.3f}"] * len(self.epsilons))
         widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
 
@@ -76,9 +70,9 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     Test accuracy is averaged over ``draws`` noise draws (seeded) on a held-out
     quarter of the data.
     """
-    n = _integer("n", n, DEMO_MIN_N, DEMO_MAX_N)
-    draws = _integer("draws", draws, 1, DEMO_MAX_DRAWS)
-    random_state = _integer("random_state", random_state, 0, DEMO_MAX_SEED)
+    n = integer("n", n, minimum=DEMO_MIN_N, maximum=DEMO_MAX_N)
+    draws = integer("draws", draws, minimum=1, maximum=DEMO_MAX_DRAWS)
+    random_state = integer("random_state", random_state, minimum=0, maximum=DEMO_MAX_SEED)
     X, y = synthetic_classification(n + n // 3, random_state=random_state)
     X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
     problems = {"logistic": losses.logistic(), "huber_hinge": losses.huber_hinge(0.5)}

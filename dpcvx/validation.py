@@ -4,6 +4,13 @@ Inputs are never modified in place. A column-major float64 array is used as
 it is (dpcvx only reads it); anything else is converted into a new one (the
 solvers' matrix products are markedly faster in column-major order).
 
+Every input check of dpcvx is here, one function per check: positive and
+non-negative numbers (:func:`positive`, :func:`non_negative`), privacy
+budgets (:func:`check_epsilon`, :func:`check_delta`), numbers in [0, 1]
+(:func:`fraction`), integers and counts (:func:`is_integer`,
+:func:`integer`, :func:`sample_size`, and :func:`parse_integer` for text:
+command-line arguments, JSON files), matrices, labels, flags and choices.
+
 Scalar parameters go through :func:`positive` (or :func:`check_epsilon`),
 which refuses non-numbers (str, None, bool, complex), NaN, infinity and, by
 default, numbers outside [``POSITIVE_MIN``, ``POSITIVE_MAX``]: subnormal
@@ -27,8 +34,13 @@ from .exceptions import InputError
 
 __all__ = [
     "positive",
+    "non_negative",
     "check_epsilon",
+    "check_delta",
     "fraction",
+    "integer",
+    "is_integer",
+    "parse_integer",
     "sample_size",
     "check_matrix",
     "check_finite",
@@ -96,6 +108,14 @@ def positive(name: str, value: Any, *, minimum: float | None = None, maximum: fl
     return number
 
 
+def non_negative(name: str, value: Any) -> float:
+    """value as a finite float >= 0 (a curvature bound c, say); refuses str, None, bool, complex, NaN."""
+    number = _real(name, value, "a non-negative number")
+    if not number >= 0:
+        raise InputError(f"{name} must be finite and non-negative, got {number}")
+    return number
+
+
 def check_epsilon(epsilon: Any, name: str = "epsilon", *, minimum: float = EPSILON_MIN,
                   maximum: float = EPSILON_MAX) -> float:
     """A privacy budget: a float in [EPSILON_MIN, EPSILON_MAX] = [1e-12, 1e6] by default.
@@ -124,11 +144,57 @@ def fraction(name: str, value: Any, *, allow_zero: bool = False, allow_one: bool
     return number
 
 
+def check_delta(delta: Any, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """The delta of (epsilon, delta)-DP: a float in [0, 1) (0 for pure epsilon-DP), or (0, 1).
+
+    ``allow_zero=False`` for a mechanism that needs delta > 0 (the Gaussian
+    mechanism). Refuses str, None, bool, complex, NaN and subnormal values
+    (see :func:`fraction`).
+    """
+    return fraction(name, delta, allow_zero=allow_zero)
+
+
+def _integer_range(minimum: int | None, maximum: int | None) -> str:
+    if minimum == 1 and maximum is None:
+        return "a positive integer"
+    if minimum is None:
+        return "an integer" if maximum is None else f"an integer <= {maximum}"
+    return f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum}"
+
+
+def is_integer(value: Any) -> bool:
+    """Whether value is an integer (int, numpy integer): bool, floats and str are not."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def integer(name: str, value: Any, *, minimum: int | None = 1, maximum: int | None = None) -> int:
+    """value as an int in [minimum, maximum] (default: >= 1, a count); refuses bool, floats, str."""
+    number = int(value) if is_integer(value) else None
+    if number is None or (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        raise InputError(f"{name} must be {_integer_range(minimum, maximum)}, got {_short(value)}")
+    return number
+
+
 def sample_size(n: Any, name: str = "n") -> int:
-    """n as an int >= 1."""
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
-        raise InputError(f"{name} must be a positive integer, got {n!r}")
-    return int(n)
+    """n as an int >= 1: :func:`integer` with its default range."""
+    return integer(name, n)
+
+
+def parse_integer(name: str, text: str, *, minimum: int | None = 1, maximum: int | None = None,
+                  max_digits: int | None = None) -> int:
+    """The integer written in ``text`` (a command-line argument, a JSON number), checked by :func:`integer`.
+
+    ``max_digits`` refuses longer numbers before converting them (a guard
+    against hostile input: converting a huge digit string costs quadratic time).
+    """
+    digits = len(text.strip().lstrip("+-"))
+    if max_digits is not None and digits > max_digits:
+        raise InputError(f"{name} must have at most {max_digits} digits, got an integer of {digits} digits")
+    try:
+        value = int(text)
+    except ValueError:  # not an integer, or more digits than int() accepts
+        raise InputError(f"{name} must be {_integer_range(minimum, maximum)}, got {_short(text)}") from None
+    return integer(name, value, minimum=minimum, maximum=maximum)
 
 
 def check_finite(name: str, values: Any, fix: str = "") -> np.ndarray:
@@ -159,8 +225,8 @@ def _refuse_kind(name: str, dtype: Any) -> None:
 def _frame_dtypes_check(X: Any, name: str) -> None:
     """A DataFrame-like (duck-typed: .columns and .dtypes): name the first column of an unusable dtype."""
     try:
-        pairs = list(zip(X.columns, X.dtypes))
-    except TypeError:
+        pairs = list(zip(X.columns, X.dtypes, strict=True))
+    except (TypeError, ValueError):  # not a frame after all
         return
     for column, dtype in pairs:
         _refuse_kind(f"{name} column {column!r}", dtype)

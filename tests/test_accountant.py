@@ -1,5 +1,6 @@
 """PrivacyAccountant: sequential and parallel arithmetic, (epsilon, delta) pairs, refusal before work."""
 
+import contextlib
 import math
 
 import numpy as np
@@ -154,7 +155,7 @@ def test_private_erm_fit_charges_epsilon_and_is_refused_before_solving():
     model = erm.fit(X, y, epsilon=0.6, random_state=0, accountant=accountant)
     assert CountingERM.solves == 1 and model.certificate.epsilon == 0.6
     assert accountant.spent == PrivacyCost(0.6, 0.0)
-    assert "PrivateERM.fit (objective perturbation, n=400)" == accountant.ledger[0].description
+    assert accountant.ledger[0].description == "PrivateERM.fit (objective perturbation, n=400)"
     with pytest.raises(dpcvx.BudgetExceededError):
         erm.fit(X, y, epsilon=0.6, mechanism="output", random_state=0, accountant=accountant)
     assert CountingERM.solves == 1          # the refused fit solved nothing
@@ -225,19 +226,15 @@ def test_concurrent_parallel_and_sequential_spends_share_the_lock(monkeypatch):
         accountant = PrivacyAccountant(epsilon=1.0)
         barrier = threading.Barrier(6)
 
-        def sequential():
+        def sequential(accountant=accountant, barrier=barrier):
             barrier.wait()
-            try:
+            with contextlib.suppress(dpcvx.BudgetExceededError):  # the 4th charge is refused
                 accountant.spend(0.3)
-            except dpcvx.BudgetExceededError:
-                pass
 
-        def parallel():
+        def parallel(accountant=accountant, barrier=barrier):
             barrier.wait()
-            try:
+            with contextlib.suppress(dpcvx.BudgetExceededError):
                 accountant.spend_parallel([(0.3, 0.0), (0.1, 0.0)])
-            except dpcvx.BudgetExceededError:
-                pass
 
         pool = [threading.Thread(target=f) for f in (sequential, parallel) * 3]
         for thread in pool:

@@ -127,3 +127,24 @@ def test_bad_arguments_raise_input_error(bad):
     args = dict(n=100, lam=0.01, epsilon=0.1, c=0.25) | bad
     with pytest.raises(InputError):
         objective_perturbation(**args)
+
+
+def test_one_rounding_policy():
+    """Calibration, composition and the exact->double conversion all round by dpcvx.rounding."""
+    import sympy as sp
+
+    from dpcvx import rounding
+    from dpcvx.privacy.composition import round_epsilon
+    from dpcvx.verification.exact import float_down, float_up, product_down
+
+    assert round_epsilon(1.0, 0.0, 4) == rounding.round_down(0.25) < 0.25
+    cal = output_perturbation(100, 0.1, 1.0, tol=1e-10)
+    assert cal.beta == rounding.round_down(cal.epsilon / cal.sensitivity)
+    assert rounding.round_up(-1.0) > -1.0 and rounding.round_down(-1.0) < -1.0
+    third = sp.Rational(1, 3)
+    assert float_down(third) == rounding.next_down(1 / 3) or float_down(third) == 1 / 3 < third
+    assert sp.Rational(float_down(third)) <= third <= sp.Rational(float_up(third))
+    assert float_up(third) - float_down(third) == math.ulp(1 / 3)
+    assert sp.Rational(product_down(third, 3.0)) <= 1
+    assert sp.Rational(rounding.sum_down([0.1, 0.2])) <= sp.Rational(0.1) + sp.Rational(0.2)
+    assert rounding.sum_down([1.0, -1.0]) == 0.0 and rounding.bound_up(0.0) > 0

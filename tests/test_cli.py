@@ -178,7 +178,7 @@ def test_estimated_constants_need_allow_estimates_and_strict_refuses_them(workdi
     ("main", ["--loss", "no_loss.py"], 3, "no_loss.py: `loss` is not defined"),
     ("main", ["--loss", "exits.py"], 3, "running exits.py failed: SystemExit: 3"),
     ("main", ["--loss", "logistic", "--regularizer", "l2"], 3, "--regularizer takes a Python file"),
-    ("main", ["--loss", "logistic", "--dim", "0"], 2, "argument --dim: must be an integer from 1 to 100000"),
+    ("main", ["--loss", "logistic", "--dim", "0"], 2, "argument --dim: dim must be an integer from 1 to 100000"),
     ("main", ["--loss", "logistic", "--mechanism", "laplace"], 2, "invalid choice: 'laplace'"),
     ("main", [], 2, "the following arguments are required: --loss"),
     ("main", ["--loss", "huber:h=1e300"], 3, "huber_hinge needs 1e-8 <= h <= 1e8, got h=1e+300"),
@@ -223,7 +223,7 @@ def test_predict_matches_the_model(fitted):
     X = model.schema.transform(table)
     assert [row["prediction"] for row in rows] == model.predict(X).tolist()
     assert np.array_equal([float(row["decision"]) for row in rows], model.decision_function(X))
-    accuracy = np.mean([row["prediction"] == record["income"] for row, record in zip(rows, records)])
+    accuracy = np.mean([row["prediction"] == record["income"] for row, record in zip(rows, records, strict=True)])
     assert accuracy > 0.7  # measured: about 0.8 at epsilon = 1, n = 800
     to_stdout = dpcvx_cli("predict", "model.json", "train.csv", cwd=workdir)
     assert to_stdout.returncode == 0
@@ -274,7 +274,7 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     ("subprocess", fit_args("--numeric", "salary:0:1", "--data-norm", "1"), 3,
      "train.csv has no column(s) ['salary']; its columns are ['age', 'sex', 'hours', 'income']"),
     ("main", fit_args(*COLUMNS, "--data-norm", "1", "--random-state", "-3"), 2,
-     "argument --random-state: must be an integer >= 0"),
+     "argument --random-state: random_state must be an integer >= 0"),
     ("subprocess", ("fit", "missing.csv", "--target", "income", "--positive", "a", "--negative", "b",
                     *COLUMNS, "--epsilon", "1", "--lam", "1", "--data-norm", "1", "--out", "out.json"), 3,
      "data file missing.csv does not exist"),
@@ -381,11 +381,11 @@ def bad_inputs(workdir):
     (fit_args("--numeric", "age:0:1e300", "--data-norm", "1"), 2, "bounds must lie within +-1e+150"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:-2] + ("--out", "a_directory"), 3,
      "cannot write the model to a_directory: it is a directory"),
-    (("demo", "--n", "-5"), 2, "argument --n: must be an integer from 30 to 1000000, got '-5'"),
-    (("demo", "--seed", "-1"), 2, "argument --seed: must be an integer from 0 to 4294967295, got '-1'"),
-    (("demo", "--draws", "0"), 2, "argument --draws: must be an integer from 1 to 100"),
+    (("demo", "--n", "-5"), 2, "argument --n: n must be an integer from 30 to 1000000, got -5"),
+    (("demo", "--seed", "-1"), 2, "argument --seed: random_state must be an integer from 0 to 4294967295, got -1"),
+    (("demo", "--draws", "0"), 2, "argument --draws: draws must be an integer from 1 to 100"),
     (("demo", "--plot", "no/such/dir/plot.png"), 3, "cannot write the plot to no/such/dir/plot.png"),
-    (("verify", "--loss", "logistic", "--dim", "1" * 5000), 2, "argument --dim: must be an integer"),
+    (("verify", "--loss", "logistic", "--dim", "1" * 5000), 2, "argument --dim: dim must be an integer"),
     (("predict", "nested.json", "train.csv"), 3, "model file nested.json nests JSON"),
     (("predict", "a_directory", "train.csv"), 3, "model file a_directory is a directory"),
     (("predict", "latin1.csv", "train.csv"), 3, "model file latin1.csv is not UTF-8 text"),

@@ -181,7 +181,8 @@ def predict_setup(tmp_path, monkeypatch):
     fitted = dpcvx.PrivateERM(data_norm=1.0).fit(X, np.where(table["a"] > 0.5, 1, -1), epsilon=1.0,
                                                  random_state=0)
     dpcvx.save(fitted, tmp_path / "model.json", schema=schema)
-    (tmp_path / "new.csv").write_text("a,b\n" + "".join(f"{a},{b}\n" for a, b in zip(table["a"], table["b"])))
+    rows = "".join(f"{a},{b}\n" for a, b in zip(table["a"], table["b"], strict=True))
+    (tmp_path / "new.csv").write_text("a,b\n" + rows)
     (tmp_path / "predictions.csv").write_bytes(OLD)
     monkeypatch.chdir(tmp_path)
     return tmp_path

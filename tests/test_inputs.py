@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpcvx.data.datasets import load_adult, load_kdd
-from dpcvx.exceptions import DPCVXError, InputError
-from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
 from dpcvx.data.rows import RowMap, _row_norms
 from dpcvx.data.uci_domains import KDD_COLUMNS, adult_schema, kdd_schema
+from dpcvx.exceptions import DPCVXError, InputError
+from dpcvx.privacy.noise import round_to_grid, sample_gaussian, sample_l2_laplace, sample_laplace
 from dpcvx.validation import (
     EPSILON_MAX,
     EPSILON_MIN,
@@ -178,7 +178,7 @@ def test_row_map_clip_and_check_matrix_never_modify_the_input(tmp_path):
 
 
 def test_refusing_rows_above_the_bound_modifies_nothing(tmp_path):
-    for name, X in all_inputs(tmp_path):
+    for _, X in all_inputs(tmp_path):
         before = snapshot(X)
         with pytest.raises(InputError, match=r"rows have norm above data_norm=1"):
             RowMap(1.0).apply(X, refuse=True)
@@ -638,7 +638,7 @@ def test_generated_missing_values_never_change_n_or_the_layout(holes, labels):
     records = [ADULT_RECORD.split(", ") for _ in range(6)]
     for i, j in holes:
         records[i][j] = "?"
-    lines = [", ".join(r) + (", >50K" if y else ", <=50K") for r, y in zip(records, labels)]
+    lines = [", ".join(r) + (", >50K" if y else ", <=50K") for r, y in zip(records, labels, strict=True)]
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
         (folder / "adult.data").write_text("\n".join(lines[:4]) + "\n")
@@ -669,3 +669,70 @@ def test_fraction_states_its_interval():
                            (5e-324, r"subnormal")]:
         with pytest.raises(InputError, match=message):
             fraction("delta", value)
+
+
+def _message(call):
+    """The InputError message of call(), which must raise one."""
+    with pytest.raises(InputError) as raised:
+        call()
+    return str(raised.value)
+
+
+def test_one_delta_check_everywhere():
+    """Accountant, composition and the Gaussian mechanism refuse a bad delta with validation.check_delta's words."""
+    from dpcvx.privacy.accountant import PrivacyAccountant, check_cost
+    from dpcvx.privacy.composition import round_epsilon
+    from dpcvx.privacy.gaussian import analytic_gaussian_sigma
+    from dpcvx.validation import check_delta
+
+    for bad in (1.0, -0.1, float("nan"), "0.1", True):
+        expected = _message(lambda bad=bad: check_delta(bad))
+        assert _message(lambda bad=bad: check_cost(1.0, bad)) == expected
+        assert _message(lambda bad=bad: PrivacyAccountant(epsilon=1.0, delta=bad)) == expected
+        assert _message(lambda bad=bad: round_epsilon(1.0, bad, 3)) == expected
+        gaussian = _message(lambda bad=bad: check_delta(bad, allow_zero=False))
+        assert _message(lambda bad=bad: analytic_gaussian_sigma(1.0, 1.0, bad)) == gaussian
+    assert check_delta(0) == 0.0 and check_delta(1e-6) == 1e-6
+    gaussian_zero = _message(lambda: analytic_gaussian_sigma(1.0, 1.0, 0.0))
+    assert gaussian_zero == _message(lambda: check_delta(0.0, allow_zero=False)) == "delta must lie in (0, 1), got 0.0"
+
+
+def test_one_epsilon_check_everywhere():
+    from dpcvx.privacy.accountant import check_cost
+    from dpcvx.privacy.calibrate import output_perturbation
+    from dpcvx.privacy.composition import round_epsilon
+    from dpcvx.privacy.gaussian import analytic_gaussian_sigma
+
+    for bad in (0.0, -1.0, 1e7, 1e-13, "1", None):
+        expected = _message(lambda bad=bad: check_epsilon(bad))
+        assert _message(lambda bad=bad: check_cost(bad)) == expected
+        assert _message(lambda bad=bad: round_epsilon(bad, 0.0, 3)) == expected
+        assert _message(lambda bad=bad: analytic_gaussian_sigma(1.0, bad, 1e-6)) == expected
+        assert _message(lambda bad=bad: output_perturbation(10, 1.0, bad)) == expected
+
+
+def test_one_integer_check_everywhere():
+    """Counts and integer settings of the API, the command line and JSON files go through validation.integer."""
+    from dpcvx.data.files import parse_json
+    from dpcvx.demo import run_demo
+    from dpcvx.exceptions import FileError
+    from dpcvx.privacy.composition import round_epsilon
+    from dpcvx.privacy.noise import sample_gaussian
+    from dpcvx.privacy.rng import check_estimator_seed, resolve_rng
+    from dpcvx.validation import integer, parse_integer
+
+    assert _message(lambda: round_epsilon(1.0, 0.0, 0)) == "rounds must be a positive integer, got 0"
+    assert _message(lambda: sample_size(2.0)) == _message(lambda: integer("n", 2.0))
+    assert _message(lambda: sample_gaussian(-1, 1.0, np.random.default_rng(0))) == \
+        "size must be an integer >= 0, got -1"
+    expected = "n must be an integer from 30 to 1000000, got -5"
+    assert _message(lambda: run_demo(n=-5)) == expected
+    assert _message(lambda: parse_integer("n", "-5", minimum=30, maximum=1_000_000)) == expected
+    assert _message(lambda: parse_integer("n", "5.0")) == "n must be a positive integer, got '5.0'"
+    assert parse_integer("k", " 12 ", minimum=None) == 12 and integer("k", np.int64(3)) == 3
+    seed = "random_state must be an integer >= 0, got -1"
+    assert _message(lambda: resolve_rng(-1)) == _message(lambda: check_estimator_seed(-1)) == seed
+    with pytest.raises(FileError, match="each integer in it must have at most 300 digits, got an "
+                                              "integer of 301 digits"):
+        parse_json('{"a": ' + "1" * 301 + "}")
+    assert parse_json('{"a": -' + "9" * 300 + "}")["a"] == -int("9" * 300)

@@ -19,6 +19,10 @@ from dpcvx import losses
 from dpcvx.verification.regularizer import Quadratic, analyse_regularizer
 
 
+def _negate(expression):
+    return -expression
+
+
 def analyse(regularizer, d):
     w = cp.Variable(d)
     return analyse_regularizer(regularizer(w), w)
@@ -105,7 +109,7 @@ def test_a_one_entry_constant_is_still_an_exact_scalar():
         (lambda w: 3 * cp.sum_squares(2 * w), 24),
         (lambda w: cp.sum_squares(w / 4), sp.Rational(1, 8)),
         (lambda w: cp.sum_squares(w) / 8, sp.Rational(1, 4)),
-        (lambda w: -(-cp.sum_squares(w)), 2),
+        (lambda w: _negate(_negate(cp.sum_squares(w))), 2),  # two NegExpressions
         (lambda w: 0.5 * cp.sum_squares(-w + 3) - cp.sum(w), 1),
         (lambda w: cp.sum_squares(cp.multiply(np.full(1, 3.0), w)), 18),
     ]:
@@ -399,19 +403,19 @@ def test_negative_quadratic_terms_are_bounded_from_above_not_ignored():
     """Subtracted quadratic terms (not DCP-convex, so refused anyway) still never raise m: the
     calculus bounds a negative term by its largest eigenvalue, and m is 0 when N is not convex."""
     rng = np.random.default_rng(11)
-    for trial in range(30):
+    for _ in range(30):
         d = int(rng.integers(1, 5))
         A = rng.integers(-3, 4, (d + 1, d)).astype(float)
         B = rng.integers(-2, 3, (int(rng.integers(1, d + 2)), d)).astype(float)
         a = rng.integers(1, 9, d) / 4
         c = rng.integers(1, 5) / 8
         forms = [
-            (lambda w: cp.sum_squares(A @ w) - c * cp.sum_squares(B @ w),
+            (lambda w, A=A, B=B, c=c: cp.sum_squares(A @ w) - c * cp.sum_squares(B @ w),
              2 * rational(A).T * rational(A) - 2 * sp.Rational(c) * rational(B).T * rational(B)),
-            (lambda w: cp.sum(cp.multiply(a, cp.square(w))) - c * cp.sum_squares(w[: d // 2 + 1]),
+            (lambda w, a=a, c=c, d=d: cp.sum(cp.multiply(a, cp.square(w))) - c * cp.sum_squares(w[: d // 2 + 1]),
              2 * sp.diag(*[sp.Rational(x) for x in a])
              - 2 * sp.Rational(c) * sp.diag(*([1] * (d // 2 + 1) + [0] * (d - d // 2 - 1)))),
-            (lambda w: 2 * cp.sum_squares(w) - c * cp.quad_form(w, B.T @ B, assume_PSD=True),
+            (lambda w, B=B, c=c: 2 * cp.sum_squares(w) - c * cp.quad_form(w, B.T @ B, assume_PSD=True),
              4 * sp.eye(d) - 2 * sp.Rational(c) * rational(B.T @ B)),
         ]
         for regularizer, H in forms:

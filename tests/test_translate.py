@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dpcvx.verification.translate import UnsupportedAtom, exact_constant, lambdify, to_sympy
+from dpcvx.verification.exact import exact_constant
+from dpcvx.verification.translate import UnsupportedAtom, lambdify, to_sympy
 
 Z = sp.Symbol("z", real=True)
 POINTS = np.array([-7.3, -2.0, -0.5, 0.0, 0.25, 0.9, 1.0, 1.6, 3.0, 12.0])
@@ -94,3 +95,27 @@ def test_other_variable_is_rejected():
     z, other = cp.Variable(), cp.Variable()
     with pytest.raises(UnsupportedAtom, match="another variable"):
         to_sympy(z + other, z, Z)
+
+
+def test_one_table_of_atom_facts(monkeypatch):
+    """translate, per_record and the regularizer calculus all read verification.atoms, by class."""
+    from dpcvx.verification import atoms, translate
+    from dpcvx.verification.per_record import NotSeparable, check_separable
+    from dpcvx.verification.regularizer import analyse_regularizer
+
+    assert set(translate._HANDLERS) - {cp.Constant, cp.Parameter} <= set(atoms.ATOMS)
+    x = cp.Variable(3)
+    assert [atoms.norm_order(cp.norm(x, p)) for p in (1, 2, 3, "inf")] == [1, 2, 3, np.inf]
+    assert atoms.facts(cp.huber(x)).smoothness == "C1" and atoms.facts(cp.norm(x, 1)).is_norm
+
+    z = cp.Variable()
+    loss = cp.sum(cp.hstack([z, 1]))
+    check_separable(loss, z)
+    assert analyse_regularizer(cp.sum(cp.huber(x)), x).c1_only_atoms == ("huber",)
+    # without their entries, the same atoms are unknown to every reader of the table
+    for cls in atoms.SUM + atoms.HUBER:
+        monkeypatch.delitem(atoms.ATOMS, cls)
+    with pytest.raises(NotSeparable, match="Sum, which has no per-record rule"):
+        check_separable(loss, z)
+    analysis = analyse_regularizer(cp.sum(cp.huber(x)), x)
+    assert analysis.c1_only_atoms == () and "huber" in analysis.unknown_atoms

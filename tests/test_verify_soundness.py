@@ -236,7 +236,7 @@ def test_validated_bounds_of_random_logistic_mixtures(seed):
     slopes = rng.uniform(0.3, 4.0, size=3) * rng.choice([-1, 1], size=3)
     shifts = rng.uniform(-3, 3, size=3)
     expression = sum(sp.Rational(float(a)) * Softplus(sp.Rational(float(b)) * Z + sp.Rational(float(s)))
-                     for a, b, s in zip(weights, slopes, shifts))
+                     for a, b, s in zip(weights, slopes, shifts, strict=True))
     t = np.linspace(-40, 40, 800_001)
     args = np.outer(slopes, t) + shifts[:, None]
     first = (weights[:, None] * slopes[:, None] * sigmoid(args)).sum(axis=0)

@@ -16,16 +16,18 @@ what to do, instead of a raw Python exception.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from ..exceptions import FileError
+from ..exceptions import FileError, InputError
+from ..validation import parse_integer
 
 __all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json",
            "os_error_message", "MAX_JSON_DEPTH",
@@ -66,10 +68,8 @@ def _new_file_mode(path: Path) -> int:
 
 
 def _remove(temporary: str) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already gone, or not ours to remove: nothing to undo
         os.unlink(temporary)
-    except OSError:
-        pass
 
 
 def _sync_directory(directory: Path) -> None:
@@ -171,10 +171,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def _integer(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise _Refused(f"holds an integer of {len(text.lstrip('-'))} digits (at most "
-                       f"{MAX_INTEGER_DIGITS} are allowed); it has been edited or corrupted")
-    return int(text)
+    """A JSON integer, by dpcvx.validation.parse_integer (at most MAX_INTEGER_DIGITS digits, any sign)."""
+    try:
+        return parse_integer("each integer in it", text, minimum=None, max_digits=MAX_INTEGER_DIGITS)
+    except InputError as error:
+        raise _Refused(f"is refused: {error}; it has been edited or corrupted") from None
 
 
 def _constant(text: str) -> float:
@@ -191,6 +192,7 @@ def json_depth(data: Any) -> int:
     deepest, stack = 0, [(data, 1)]
     while stack:
         item, level = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
-from ..validation import positive
-from .composition import check_delta
+from ..validation import check_delta, check_epsilon
 
 __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost"]
 
@@ -62,8 +61,8 @@ class LedgerEntry:
 
 
 def check_cost(epsilon: float, delta: float = 0.0) -> PrivacyCost:
-    """(epsilon, delta) as a PrivacyCost, with epsilon > 0 finite and 0 <= delta < 1."""
-    return PrivacyCost(positive("epsilon", epsilon), check_delta(delta))
+    """(epsilon, delta) as a PrivacyCost: dpcvx.validation's check_epsilon and check_delta."""
+    return PrivacyCost(check_epsilon(epsilon), check_delta(delta))
 
 
 @dataclass

@@ -44,9 +44,10 @@ proportional to exp(-beta_2 ||b_2||) added to w~, with beta_2 = eps_2 /
 eps_2 = eps sqrt(tol n) / (1 + sqrt(tol n)) minimises the first-order sum of
 the two noise scales; it depends only on public tol and n.
 
-Rounding: every computed quantity is moved by a relative ``ROUNDING`` (1e-12)
-in the safe direction (beta and eps' down, Delta up), so the inequalities of
-the proofs hold in floating point, not only in exact arithmetic.
+Rounding follows the one policy of :mod:`dpcvx.rounding`: every computed
+quantity is moved by a relative ``ROUNDING`` (1e-12) in the safe direction
+(beta, eps' and eps_2 down, sensitivities and Delta up), so the inequalities
+of the proofs hold in floating point, not only in exact arithmetic.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from ..exceptions import InputError
-from ..validation import check_epsilon, positive, sample_size
+from ..rounding import round_down, round_up
+from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
 from .noise import release_grid_spacing
 
 __all__ = [
@@ -65,10 +67,7 @@ __all__ = [
     "output_perturbation",
     "objective_perturbation",
     "SPLITS",
-    "ROUNDING",
-    "round_up",
     "minimiser_sensitivity",
-    "round_down",
     "recompute",
     "TOL_RANGE",
     "DEFAULT_TOL",
@@ -76,7 +75,6 @@ __all__ = [
 ]
 
 SPLITS = ("paper", "max", "rank-one")
-ROUNDING = 1e-12
 DEFAULT_TOL = 1e-10
 # Default for problems only a conic solver can take (no Newton polish): Clarabel and SCS
 # stop near 1e-9 relative, so their points are certified against a looser public bound.
@@ -87,16 +85,6 @@ CONIC_TOL = 1e-7
 TOL_RANGE = (1e-13, 1e-3)
 AMP_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019), pure-epsilon "
                "form with noise density proportional to exp(-beta_2 ||b_2||)")
-
-
-def round_down(value: float) -> float:
-    """value moved down by a relative ROUNDING: for quantities a proof needs no larger."""
-    return value * (1 - ROUNDING) if value > 0 else value * (1 + ROUNDING)
-
-
-def round_up(value: float) -> float:
-    """value moved up by a relative ROUNDING: for quantities a proof needs no smaller."""
-    return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
 
 
 def minimiser_sensitivity(n: int, L: float, R: float, strong_convexity: float) -> float:
@@ -180,7 +168,8 @@ class OutputPerturbation:
         exact = minimiser_sensitivity(self.n, self.L, self.R, self.m * self.lam)
         if self.tol is None:
             return exact
-        return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
+        gamma = gradient_tolerance(self.tol, self.n, self.L, self.R)
+        return round_up(exact + 2 * gamma / (self.n * self.m * self.lam))
 
     @property
     def beta(self) -> float:
@@ -237,14 +226,16 @@ class ObjectivePerturbation:
         """2 gamma / (n (m Lam + Delta)): the distance of two approximate minimisers of one w*."""
         if self.tol is None:
             return None
-        return round_up(2 * self.gradient_tolerance / (self.n * (self.m * self.lam + self.extra_reg)))
+        gamma = gradient_tolerance(self.tol, self.n, self.L, self.R)
+        return round_up(2 * gamma / (self.n * (self.m * self.lam + self.extra_reg)))
 
     @property
     def amp_beta(self) -> float | None:
         """beta_2 of the approximate-minimiser noise, density proportional to exp(-beta_2 ||b_2||)."""
-        if self.tol is None:
+        sensitivity = self.amp_sensitivity
+        if sensitivity is None:
             return None
-        return round_down(self.amp_epsilon / self.amp_sensitivity)
+        return round_down(self.amp_epsilon / sensitivity)
 
     @property
     def jacobian_exponent(self) -> int:
@@ -301,11 +292,8 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     n = sample_size(n)
     lam, epsilon = positive("lam", lam), check_epsilon(epsilon)
     L, R, m = positive("L", L), positive("R", R), positive("m", m)
-    c = float(c)
-    if not (math.isfinite(c) and c >= 0):
-        raise InputError(f"c must be finite and non-negative, got {c}")
-    if split not in SPLITS:
-        raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+    c = non_negative("c", c)
+    split = check_choice("split", split, SPLITS)
 
     with _arithmetic("objective perturbation"):
         return _objective(n, lam, epsilon, c, L, R, m, split, tol)

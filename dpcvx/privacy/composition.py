@@ -14,32 +14,18 @@ The round budget is the larger of the two (each is valid on its own), rounded do
 from __future__ import annotations
 
 import math
-import numbers
 
-from ..exceptions import InputError
-from ..validation import positive
-from .calibrate import round_down
+from ..rounding import round_down
+from ..validation import check_delta, check_epsilon, integer
 
-__all__ = ["round_epsilon", "check_delta"]
-
-
-def check_delta(delta: float) -> float:
-    """delta as a float in [0, 1), or a typed error."""
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise InputError(f"delta must be a number in [0, 1), got {delta!r}") from None
-    if not 0 <= delta < 1:
-        raise InputError(f"delta must lie in [0, 1) (0 for pure epsilon-DP), got {delta}")
-    return delta
+__all__ = ["round_epsilon", "check_delta"]  # check_delta: dpcvx.validation's, imported here by kernel_learner
 
 
 def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
     """Pure-DP budget eps_r of each of ``rounds`` rounds so that all together are (epsilon, delta)-DP."""
-    epsilon = positive("epsilon", epsilon)
+    epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
-        raise InputError(f"rounds must be a positive integer, got {rounds!r}")
+    rounds = integer("rounds", rounds)
     basic = epsilon / rounds
     if delta == 0:
         return round_down(basic)

@@ -18,8 +18,8 @@ import math
 
 from scipy.special import log_ndtr, ndtr
 
-from ..exceptions import InputError
-from ..validation import positive
+from ..rounding import round_up
+from ..validation import check_delta, check_epsilon, positive
 
 __all__ = ["gaussian_delta", "analytic_gaussian_sigma"]
 
@@ -34,12 +34,15 @@ def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
 
 
 def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
-    """The smallest sigma (to double precision, rounded up) with gaussian_delta <= delta."""
+    """The smallest sigma with gaussian_delta <= delta, found by bisection to double precision.
+
+    The end of the bisection is moved up by the relative ``ROUNDING`` of
+    :mod:`dpcvx.rounding` (a noise scale is a quantity the proof needs no
+    smaller), which covers the rounding of ``gaussian_delta`` itself.
+    """
     sensitivity = positive("sensitivity", sensitivity)
-    epsilon = positive("epsilon", epsilon)
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise InputError(f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta}")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)  # the Gaussian mechanism needs delta > 0
     low = high = sensitivity / epsilon
     while gaussian_delta(high, sensitivity, epsilon) > delta:
         low, high = high, 2 * high
@@ -53,4 +56,4 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
             high = middle
         else:
             low = middle
-    return high
+    return round_up(high)

@@ -33,8 +33,9 @@ import numpy as np
 from scipy.linalg import eigh
 
 from ..exceptions import InputError
+from ..rounding import round_down, round_up
 from ..validation import positive
-from .calibrate import minimiser_sensitivity, round_down, round_up
+from .calibrate import minimiser_sensitivity
 from .composition import check_delta, round_epsilon
 from .gaussian import analytic_gaussian_sigma
 

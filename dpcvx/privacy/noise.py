@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..exceptions import InputError
-from ..validation import positive, sample_size
+from ..validation import integer, positive, sample_size
 
 __all__ = ["sample_l2_laplace", "sample_laplace", "sample_gaussian", "round_to_grid",
            "release_grid_spacing",
@@ -22,35 +24,31 @@ def sample_l2_laplace(d: int, beta: float, rng: np.random.Generator) -> np.ndarr
     Algorithms 1 and 2.
     """
     d = sample_size(d, "d")
-    beta = positive("beta", beta)
+    scale = 1.0 / positive("beta", beta)
     direction = rng.standard_normal(d)
     length = np.linalg.norm(direction)
     while length == 0.0:  # probability zero, but never divide by it
         direction = rng.standard_normal(d)
         length = np.linalg.norm(direction)
-    with np.errstate(over="ignore", invalid="ignore"):
-        noise = rng.gamma(shape=d, scale=1.0 / beta) * direction / length
-    return _finite_noise(noise, f"1/beta = {1.0 / beta:g}")
+    return _draw(lambda: rng.gamma(shape=d, scale=scale) * direction / length, f"1/beta = {scale:g}")
 
 
 def sample_laplace(size: int, scale: float, rng: np.random.Generator) -> np.ndarray:
     """i.i.d. Laplace(0, scale) entries: density proportional to exp(-|b| / scale)."""
-    scale = positive("scale", scale)
-    with np.errstate(over="ignore", invalid="ignore"):
-        noise = rng.laplace(0.0, scale, size=size)
-    return _finite_noise(noise, f"scale = {scale:g}")
+    size, scale = integer("size", size, minimum=0), positive("scale", scale)
+    return _draw(lambda: rng.laplace(0.0, scale, size=size), f"scale = {scale:g}")
 
 
 def sample_gaussian(size: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """i.i.d. N(0, sigma^2) entries."""
-    sigma = positive("sigma", sigma)
+    """i.i.d. N(0, sigma^2) entries (sigma from :func:`dpcvx.privacy.gaussian.analytic_gaussian_sigma`)."""
+    size, sigma = integer("size", size, minimum=0), positive("sigma", sigma)
+    return _draw(lambda: rng.normal(0.0, sigma, size=size), f"sigma = {sigma:g}")
+
+
+def _draw(draw: Callable[[], np.ndarray], scale: str) -> np.ndarray:
+    """The noise ``draw()``, or an InputError naming its scale when a draw overflowed (never NaN/inf)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        noise = rng.normal(0.0, sigma, size=size)
-    return _finite_noise(noise, f"sigma = {sigma:g}")
-
-
-def _finite_noise(noise: np.ndarray, scale: str) -> np.ndarray:
-    """The noise itself, or an InputError naming its scale when a draw overflowed (never NaN/inf)."""
+        noise = np.asarray(draw(), dtype=float)
     if not np.all(np.isfinite(noise)):
         raise InputError(
             f"a noise draw with {scale} overflowed to infinity: the noise scale is too large for "

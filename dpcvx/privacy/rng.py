@@ -21,26 +21,16 @@ in the same state and draw the identical noise vector.
 
 from __future__ import annotations
 
-import numbers
 import secrets
 
 import numpy as np
 
 from ..exceptions import InputError
+from ..validation import integer, is_integer
 
 __all__ = ["resolve_rng", "check_estimator_seed", "RandomState"]
 
 RandomState = int | np.random.Generator | None
-
-
-def _check_int_seed(random_state) -> int:
-    if random_state < 0:
-        raise InputError(f"random_state must be a non-negative int, got {random_state}")
-    return int(random_state)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def resolve_rng(random_state: RandomState) -> np.random.Generator:
@@ -55,8 +45,8 @@ def resolve_rng(random_state: RandomState) -> np.random.Generator:
         return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if _is_int(random_state):
-        return np.random.default_rng(_check_int_seed(random_state))
+    if is_integer(random_state):
+        return np.random.default_rng(integer("random_state", random_state, minimum=0))
     raise InputError(
         "random_state must be None (OS entropy), a non-negative int or a "
         f"numpy.random.Generator, got {type(random_state).__name__}"
@@ -74,8 +64,8 @@ def check_estimator_seed(random_state, owner: str = "the estimator") -> int | No
     """
     if random_state is None:
         return None
-    if _is_int(random_state):
-        return _check_int_seed(random_state)
+    if is_integer(random_state):
+        return integer("random_state", random_state, minimum=0)
     if isinstance(random_state, (np.random.Generator, np.random.RandomState,
                                  np.random.BitGenerator, np.random.SeedSequence)):
         raise InputError(

@@ -23,21 +23,13 @@ regularizer (whose verified expression is then solved as it was analysed).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
-from cvxpy.atoms.affine.add_expr import AddExpression
-from cvxpy.atoms.affine.binary_operators import DivExpression, MulExpression, multiply
-from cvxpy.atoms.affine.hstack import Hstack
-from cvxpy.atoms.affine.index import index
-from cvxpy.atoms.affine.promote import Promote
-from cvxpy.atoms.affine.reshape import reshape
-from cvxpy.atoms.affine.sum import Sum
-from cvxpy.atoms.affine.transpose import transpose
-from cvxpy.atoms.affine.unary_operators import NegExpression
-from cvxpy.atoms.affine.vstack import Vstack
-from cvxpy.atoms.elementwise.elementwise import Elementwise
+
+from . import atoms
 
 __all__ = ["NotSeparable", "per_record", "check_separable", "substitute"]
 
@@ -54,42 +46,30 @@ def _stack(entries: Entries) -> cp.Expression:
     return cp.vstack([entry if entry.size == n else entry * np.ones(n) for entry in entries])
 
 
-def _reduction_types() -> dict[type, Callable[[Entries, cp.Expression], cp.Expression]]:
-    """Reductions over the entries of one record, keyed by CVXPY atom class."""
-    from cvxpy.atoms.log_sum_exp import log_sum_exp
-    from cvxpy.atoms.max import max as cp_max
-    from cvxpy.atoms.min import min as cp_min
-    from cvxpy.atoms.norm1 import norm1
-    from cvxpy.atoms.norm_inf import norm_inf
-    from cvxpy.atoms.pnorm import Pnorm
-
-    def norm(entries: Entries, node) -> cp.Expression:
-        p = float(node.p)
-        if p == 2:
-            return cp.abs(entries[0]) if len(entries) == 1 else cp.norm(_stack(entries), 2, axis=0)
+def _reduce(node: Any, entries: Entries) -> cp.Expression:
+    """A reduction atom (``reduction`` in the atom table) over the entries of one record."""
+    if getattr(node, "axis", None) is not None:
+        raise NotSeparable(f"{type(node).__name__} with an axis inside the loss")
+    if isinstance(node, atoms.SUM):
+        return sum(entries[1:], entries[0])
+    if isinstance(node, atoms.MAX):
+        return entries[0] if len(entries) == 1 else cp.maximum(*entries)
+    if isinstance(node, atoms.MIN):
+        return entries[0] if len(entries) == 1 else cp.minimum(*entries)
+    if isinstance(node, atoms.LOG_SUM_EXP):
+        return cp.log_sum_exp(_stack(entries), axis=0)
+    if isinstance(node, atoms.NORMS):
+        p = atoms.norm_order(node)
         if p == 1:
-            return sum(cp.abs(entry) for entry in entries)
+            return sum((cp.abs(entry) for entry in entries[1:]), cp.abs(entries[0]))
+        if len(entries) == 1 and p in (2, math.inf):
+            return cp.abs(entries[0])
+        if p == 2:
+            return cp.norm(_stack(entries), 2, axis=0)
+        if p == math.inf:
+            return cp.maximum(*[cp.abs(entry) for entry in entries])
         raise NotSeparable(f"a {p:g}-norm inside the loss")
-
-    table: dict[type, Callable] = {
-        Sum: lambda entries, node: sum(entries[1:], entries[0]),
-        cp_max: lambda entries, node: entries[0] if len(entries) == 1 else cp.maximum(*entries),
-        cp_min: lambda entries, node: entries[0] if len(entries) == 1 else cp.minimum(*entries),
-        norm1: lambda entries, node: sum(cp.abs(entry) for entry in entries),
-        norm_inf: lambda entries, node: (cp.abs(entries[0]) if len(entries) == 1
-                                         else cp.maximum(*[cp.abs(e) for e in entries])),
-        Pnorm: norm,
-        log_sum_exp: lambda entries, node: cp.log_sum_exp(_stack(entries), axis=0),
-    }
-    try:  # PnormApprox replaces Pnorm for some p in recent CVXPY
-        from cvxpy.atoms.pnorm import PnormApprox
-        table[PnormApprox] = norm
-    except ImportError:  # pragma: no cover - older CVXPY
-        pass
-    return table
-
-
-_REDUCTIONS = _reduction_types()
+    raise NotSeparable(f"the atom {type(node).__name__}, which has no per-record rule")
 
 
 def _shape(node) -> tuple[int, ...]:
@@ -139,58 +119,57 @@ def _entries(node, variable: cp.Variable, margins: cp.Expression) -> Entries:
 
 
 def _combine(node, children: list[Entries]) -> Entries:
-    if isinstance(node, AddExpression):
+    if isinstance(node, atoms.ADD):
         size = max(len(c) for c in children)
         columns = _broadcast(children, size)
-        return [sum(parts[1:], parts[0]) for parts in zip(*columns)]
-    if isinstance(node, NegExpression):
+        return [sum(parts[1:], parts[0]) for parts in zip(*columns, strict=True)]
+    if isinstance(node, atoms.NEGATE):
         return [-entry for entry in children[0]]
-    if isinstance(node, (multiply, MulExpression)):
+    if isinstance(node, atoms.MULTIPLY + atoms.MATMUL):
         left, right = node.args
-        if isinstance(node, MulExpression) and left.size > 1 and right.size > 1:
+        if isinstance(node, atoms.MATMUL) and left.size > 1 and right.size > 1:
             raise NotSeparable("a matrix product inside the loss")
         if _has_variable(left) and _has_variable(right):
             raise NotSeparable("a product of two terms that both depend on z")
         size = max(len(c) for c in children)
         a, b = _broadcast(children, size)
-        return [cp.multiply(x, y) for x, y in zip(a, b)]
-    if isinstance(node, DivExpression):
+        return [cp.multiply(x, y) for x, y in zip(a, b, strict=True)]
+    if isinstance(node, atoms.DIVIDE):
         if _has_variable(node.args[1]):
             raise NotSeparable("a division by an expression of z")
         size = max(len(c) for c in children)
         a, b = _broadcast(children, size)
-        return [x / y for x, y in zip(a, b)]
-    if isinstance(node, Elementwise):
+        return [x / y for x, y in zip(a, b, strict=True)]
+    if isinstance(node, atoms.ELEMENTWISE):
         size = max(len(c) for c in children)
         columns = _broadcast(children, size)
-        return [node.copy(args=list(parts)) for parts in zip(*columns)]
-    if isinstance(node, (Hstack, Vstack)):
+        return [node.copy(args=list(parts)) for parts in zip(*columns, strict=True)]
+    if isinstance(node, atoms.HSTACK + atoms.VSTACK):
         flat = [entry for child in children for entry in child]
         offsets = np.cumsum([0] + [len(c) for c in children])
-        blocks = [_layout(arg) + offset for arg, offset in zip(node.args, offsets)]
+        blocks = [_layout(arg) + offset for arg, offset in zip(node.args, offsets[:-1], strict=True)]
         blocks = [b.reshape(-1) if b.ndim == 0 else b for b in blocks]
-        stacked = np.hstack(blocks) if isinstance(node, Hstack) else np.vstack(blocks)
+        stacked = np.hstack(blocks) if isinstance(node, atoms.HSTACK) else np.vstack(blocks)
         return [flat[i] for i in stacked.ravel(order="F")]
-    if isinstance(node, index):
+    if isinstance(node, atoms.INDEX):
         order = _layout(node.args[0])[node.key]
         return [children[0][i] for i in np.atleast_1d(order).ravel(order="F")]
-    if isinstance(node, transpose):
+    if isinstance(node, atoms.TRANSPOSE):
         return [children[0][i] for i in _layout(node.args[0]).T.ravel(order="F")]
-    if isinstance(node, reshape):
+    if isinstance(node, atoms.RESHAPE):
         return children[0]
-    if isinstance(node, Promote):
+    if isinstance(node, atoms.PROMOTE):
         return children[0] * max(node.size, 1)
-    if type(node).__name__ == "quad_over_lin":
+    if isinstance(node, atoms.QUAD_OVER_LIN):
         if _has_variable(node.args[1]):
             raise NotSeparable("quad_over_lin with a denominator that depends on z")
         numerator, (denominator,) = children
-        return [sum(cp.square(entry) for entry in numerator) / denominator]
-    for kind, reduce in _REDUCTIONS.items():
-        if isinstance(node, kind):
-            if getattr(node, "axis", None) is not None:
-                raise NotSeparable(f"{type(node).__name__} with an axis inside the loss")
-            return [reduce(children[0], node)]
-    raise NotSeparable(f"the atom {type(node).__name__}, which has no per-record rule")
+        squares = [cp.square(entry) for entry in numerator]
+        return [sum(squares[1:], squares[0]) / denominator]
+    known = atoms.facts(node)
+    if known is None or not known.reduction:
+        raise NotSeparable(f"the atom {type(node).__name__}, which has no per-record rule")
+    return [_reduce(node, children[0])]
 
 
 def per_record(expression: cp.Expression, variable: cp.Variable, margins: cp.Expression) -> cp.Expression:
@@ -216,6 +195,7 @@ def substitute(expression: cp.Expression, variable: cp.Variable, replacement: cp
     """The same expression tree with ``variable`` replaced (atoms copied with their data)."""
     if isinstance(expression, cp.Variable):
         return replacement if expression.id == variable.id else expression
-    if not expression.args:
+    node: Any = expression  # an atom: its arguments and copy() are not in Expression's stubs
+    if not node.args:
         return expression
-    return expression.copy(args=[substitute(arg, variable, replacement) for arg in expression.args])
+    return node.copy(args=[substitute(arg, variable, replacement) for arg in node.args])

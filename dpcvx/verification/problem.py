@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import cvxpy as cp
 
 from .certificate import Certificate
+from .exact import float_down, float_up
 from .per_record import per_record, substitute
-from .translate import float_down, float_up
 
 if TYPE_CHECKING:  # pragma: no cover
     from .regularizer import Quadratic
@@ -44,7 +44,10 @@ class VerifiedProblem:
 
     @property
     def dim(self) -> int:
-        return int(self.certificate.dim)
+        dim = self.certificate.dim
+        if dim is None:  # verify_problem always analyses N at a dimension
+            raise ValueError("this certificate was proved without a dimension; it is not a verified problem")
+        return int(dim)
 
     def require(self, mechanism: str) -> None:
         """Raise :class:`~dpcvx.exceptions.AssumptionError` unless ``mechanism`` is allowed."""

@@ -33,7 +33,7 @@ eigendecomposition of a d x d matrix the user did not write:
 Differentiability: a term is C^2 when every atom in it is smooth, C^1 when
 the only non-smooth atom is ``huber``, and not differentiable when it contains
 ``abs``, ``max``, a norm (outside ``norm(.)**2``) or similar. Atoms not in the
-tables are "not established", never assumed smooth.
+table (:mod:`.atoms`) are "not established", never assumed smooth.
 
 When N is quadratic, ``N(w) = 0.5 w^T (alpha I + diag(diagonal) + dense) w
 + linear^T w + const``; the fast solver uses that form (``Quadratic``).
@@ -44,17 +44,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 import sympy as sp
 
-from .translate import exact_constant, float_down
+from ..rounding import EPS, bound_up, sum_down
+from . import atoms
+from .exact import exact_constant, float_down, product_down
 
 __all__ = ["Quadratic", "RegularizerAnalysis", "analyse_regularizer"]
 
-EPS = float(np.finfo(float).eps)  # 2u: one rounding has relative error <= EPS / 2
 COMBINE_LIMIT = 1000        # whole-Hessian bound (eigvalsh of a d x d matrix) only up to this d
 DENSE_SOLVER_LIMIT = 5000   # a Quadratic with a dense d x d part only up to this d
 NUMERIC_LIMIT = 2_000_000   # entries of an affine map read off by evaluation (unknown atoms)
@@ -117,7 +119,7 @@ class Quadratic:
             bound += float(self.diagonal.min()) - EPS * float(np.abs(self.diagonal).max())
         if self.dense is not None:
             bound += _eig_lower(0.5 * (self.dense + self.dense.T))
-        value = _sum_down([float_down(self.alpha), bound])
+        value = sum_down([float_down(self.alpha), bound])
         return _as_float_expr(max(value, 0.0)), False
 
     def hessian_diagonal(self, dim: int) -> np.ndarray:
@@ -167,20 +169,6 @@ def _add(a, b):
 ZERO = Quadratic(sp.Integer(0))
 
 
-SMOOTH_ATOMS = frozenset(
-    {"exp", "logistic", "log_sum_exp", "quad_over_lin", "QuadForm", "SymbolicQuadForm",
-     "entr", "kl_div", "rel_entr", "log", "xexp", "Sum", "AddExpression", "NegExpression",
-     "multiply", "MulExpression", "DivExpression", "reshape", "Hstack", "Vstack", "index",
-     "Promote", "transpose", "sum_squares", "trace", "diag_vec", "diag_mat"}
-)
-C1_ONLY_ATOMS = frozenset({"huber"})
-NONSMOOTH_ATOMS = frozenset(
-    {"abs", "maximum", "minimum", "max", "min", "Pnorm", "PnormApprox", "pnorm", "norm1",
-     "norm_inf", "sum_largest", "sum_smallest", "lambda_max", "normNuc", "sigma_max",
-     "tv", "cummax", "dotsort"}
-)
-
-
 @dataclass(frozen=True)
 class RegularizerAnalysis:
     """What the calculus established for N at dimension ``dim``."""
@@ -199,23 +187,17 @@ class RegularizerAnalysis:
     notes: tuple[str, ...] = field(default=())
 
 
-# -- rounding helpers ------------------------------------------------------------------------
+# -- float error analysis (the rounding policy: dpcvx.rounding) ------------------------------
 
 
-def _sum_down(values) -> float:
-    """A double <= the exact sum of the doubles ``values``."""
-    total = math.fsum(values)  # correctly rounded (0 only for an exact 0)
-    return total if total == 0 else math.nextafter(total, -math.inf)
+T = TypeVar("T")
 
 
-def _product_down(exact: sp.Expr, x: float) -> float:
-    """A double <= exact * x (``exact`` a sympy number, ``x`` a double)."""
-    if x == 0 or exact == 0:
-        return 0.0
-    low = float_down(exact)
-    high = -float_down(-exact)
-    product = min(low * x, high * x)
-    return product - _up(2 * EPS * abs(product))
+def _present(value: T | None, what: str) -> T:
+    """``value``, which the structure guarantees (a TypeError names the broken invariant otherwise)."""
+    if value is None:
+        raise TypeError(f"internal: the {what} is missing")
+    return value
 
 
 def _as_float_expr(value: float) -> sp.Expr:
@@ -245,24 +227,19 @@ def _two_prod_err(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _up(x):
-    """x (>= 0, float or array) enlarged by a few roundings: for error bounds computed in floats."""
-    return x * (1 + 4 * EPS) + 1e-300
-
-
 def _eig_lower(S: np.ndarray) -> float:
     """A lower bound of lambda_min of the symmetric float matrix S (backward-stable eigvalsh)."""
     if S.size == 0:
         return 0.0
     smallest = float(np.linalg.eigvalsh(S)[0])
-    return smallest - _up((S.shape[0] + 4) * EPS * float(np.linalg.norm(S)))
+    return smallest - bound_up((S.shape[0] + 4) * EPS * float(np.linalg.norm(S)))
 
 
 def _eig_upper(S: np.ndarray) -> float:
     if S.size == 0:
         return 0.0
     largest = float(np.linalg.eigvalsh(S)[-1])
-    return largest + _up((S.shape[0] + 4) * EPS * float(np.linalg.norm(S)))
+    return largest + bound_up((S.shape[0] + 4) * EPS * float(np.linalg.norm(S)))
 
 
 def _sigma_min_lower(B: np.ndarray, error: float) -> float:
@@ -271,7 +248,7 @@ def _sigma_min_lower(B: np.ndarray, error: float) -> float:
     if k < d:
         return 0.0
     smallest = float(np.linalg.svd(B, compute_uv=False)[-1])
-    shade = _up((max(k, d) + 4) * EPS * float(np.linalg.norm(B)) + error)
+    shade = bound_up((max(k, d) + 4) * EPS * float(np.linalg.norm(B)) + error)
     return max(smallest - shade, 0.0)
 
 
@@ -310,15 +287,25 @@ class _Map:
     def coordinate(self) -> bool:
         return self.A is None
 
+    @property
+    def matrix(self) -> np.ndarray:
+        """A of a map in dense form."""
+        return _present(self.A, "matrix of a dense map")
+
+    @property
+    def factor(self) -> sp.Expr:
+        """The exact scale of a coordinate map without per-row coefficients."""
+        return _present(self.scale, "scale of a coordinate map")
+
     def coefficients(self) -> np.ndarray:
-        return np.full(self.size, float(self.scale)) if self.vec is None else self.vec
+        return np.full(self.size, float(self.factor)) if self.vec is None else self.vec
 
     def coefficient_errors(self) -> np.ndarray:
         """Bounds on |exact - float| of ``coefficients()``."""
         if self.vec is None:
-            value = float(self.scale)
-            exact = sp.Rational(value) == self.scale
-            return np.full(self.size, 0.0 if exact else _up(abs(value) * EPS / 2))
+            value = float(self.factor)
+            exact = sp.Rational(value) == self.factor
+            return np.full(self.size, 0.0 if exact else bound_up(abs(value) * EPS / 2))
         return np.zeros(self.size) if self.err is None else self.err
 
     def columns(self, dim: int) -> np.ndarray:
@@ -335,7 +322,7 @@ class _Map:
         live = cols >= 0
         A[rows[live], cols[live]] = self.coefficients()[live]
         error = float(np.linalg.norm(self.coefficient_errors()[live]))
-        return _Map(self.b, A=A, dense_err=_up(error))
+        return _Map(self.b, A=A, dense_err=bound_up(error))
 
 
 def _constant_value(node) -> np.ndarray:
@@ -369,8 +356,8 @@ def _scale_map(m: _Map, factor: sp.Expr) -> _Map:
     f = float(factor)
     b = f * m.b
     if not m.coordinate:
-        error = m.dense_err * abs(f) + EPS * float(np.linalg.norm(m.A)) * abs(f)
-        return _Map(b, A=f * m.A, dense_err=_up(error))
+        error = m.dense_err * abs(f) + EPS * float(np.linalg.norm(m.matrix)) * abs(f)
+        return _Map(b, A=f * m.matrix, dense_err=bound_up(error))
     if m.vec is None:
         return _Map(b, idx=m.idx, scale=m.scale * factor)
     exact_f = sp.Rational(f) == factor
@@ -383,14 +370,13 @@ def _multiply_coordinates(m: _Map, factors: np.ndarray, b: np.ndarray, factor_re
     product, rounding = _two_prod_err(factors, coef)
     err = (np.abs(factors) * m.coefficient_errors() + np.abs(rounding)
            + factor_rel_err * np.abs(factors * coef))
-    err = _up(err) if np.any(err) else None
+    err = bound_up(err) if np.any(err) else None
     return _Map(b, idx=m.idx, vec=product, err=err)
 
 
 def _affine(node, w: cp.Variable) -> _Map:
     """The affine map of ``node`` (an affine expression of w), structurally where possible."""
     dim = w.size
-    name = type(node).__name__
     if isinstance(node, cp.Variable):
         if node.id != w.id:
             raise _Unsupported("a second variable")
@@ -398,11 +384,11 @@ def _affine(node, w: cp.Variable) -> _Map:
     if node.is_constant():
         return _Map(_flat(_constant_value(node), node.shape), idx=np.full(node.size, -1),
                     scale=sp.Integer(1))
-    if name == "NegExpression":
+    if isinstance(node, atoms.NEGATE):
         return _scale_map(_affine(node.args[0], w), sp.Integer(-1))
-    if name == "AddExpression":
+    if isinstance(node, atoms.ADD):
         return _add_maps(node, w)
-    if name == "multiply":
+    if isinstance(node, atoms.MULTIPLY):
         for const_arg, other in ((node.args[0], node.args[1]), (node.args[1], node.args[0])):
             if not const_arg.is_constant():
                 continue
@@ -419,8 +405,8 @@ def _affine(node, w: cp.Variable) -> _Map:
                 A = values[:, None] * inner.A
                 error = (float(np.abs(values).max(initial=0)) * inner.dense_err
                          + EPS * float(np.linalg.norm(A)))
-                return _Map(values * inner.b, A=A, dense_err=_up(error))
-    if name == "MulExpression":
+                return _Map(values * inner.b, A=A, dense_err=bound_up(error))
+    if isinstance(node, atoms.MATMUL):
         left, right = node.args
         for const_arg, other in ((left, right), (right, left)):
             factor = _scalar_constant(const_arg)   # a 1 x 1 matrix: a scalar indeed
@@ -430,7 +416,7 @@ def _affine(node, w: cp.Variable) -> _Map:
             return _matmul(_constant_value(left), _affine(right, w), dim, node.size)
         if right.is_constant() and not left.is_constant() and len(left.shape) <= 1:
             return _matmul(_constant_value(right).T, _affine(left, w), dim, node.size)
-    if name == "DivExpression" and node.args[1].is_constant():
+    if isinstance(node, atoms.DIVIDE) and node.args[1].is_constant():
         factor = _scalar_constant(node.args[1])
         if factor is not None and factor != 0:
             if node.args[0].shape == node.shape:
@@ -444,13 +430,13 @@ def _affine(node, w: cp.Variable) -> _Map:
                 product, rounding = _two_prod_err(quotient, divisors)
                 # |quotient - coef/div| = |quotient*div - coef| / |div| (exact: via TwoProduct)
                 residual = np.abs((product - coef) + rounding) / np.abs(divisors)
-                err = _up(inner.coefficient_errors() / np.abs(divisors) + residual
+                err = bound_up(inner.coefficient_errors() / np.abs(divisors) + residual
                           + EPS * np.abs(quotient))
                 exact = (inner.err is None and not np.any((product - coef) + rounding)
                          and inner.vec is not None)
                 return _Map(inner.b / divisors, idx=inner.idx, vec=quotient,
                             err=None if exact else err)
-    if name == "index" and len(node.args[0].shape) <= 1:
+    if isinstance(node, atoms.INDEX) and len(node.args[0].shape) <= 1:
         inner = _affine(node.args[0], w)
         selection = np.arange(inner.size).reshape(node.args[0].shape, order="F")[_numpy_key(node.key)]
         selection = np.asarray(selection).ravel(order="F")
@@ -464,8 +450,8 @@ def _affine(node, w: cp.Variable) -> _Map:
             return _Map(inner.b[selection], idx=cols, scale=inner.scale,
                         vec=None if inner.vec is None else inner.vec[selection],
                         err=None if inner.err is None else inner.err[selection])
-        return _Map(inner.b[selection], A=inner.A[selection], dense_err=inner.dense_err)
-    if name == "Sum" and node.axis is None:
+        return _Map(inner.b[selection], A=inner.matrix[selection], dense_err=inner.dense_err)
+    if isinstance(node, atoms.SUM) and node.axis is None:
         inner = _affine(node.args[0], w)
         if inner.coordinate:
             row = np.zeros(dim)
@@ -473,10 +459,10 @@ def _affine(node, w: cp.Variable) -> _Map:
             live = cols >= 0
             row[cols[live]] = inner.coefficients()[live]  # distinct indices: no accumulation
             error = float(np.linalg.norm(inner.coefficient_errors()[live]))
-            return _Map(np.array([math.fsum(inner.b)]), A=row[None, :], dense_err=_up(error))
-        A = inner.A.sum(axis=0, keepdims=True)
-        error = inner.dense_err * math.sqrt(inner.size) + inner.size * EPS * float(np.abs(inner.A).sum())
-        return _Map(np.array([math.fsum(inner.b)]), A=A, dense_err=_up(error))
+            return _Map(np.array([math.fsum(inner.b)]), A=row[None, :], dense_err=bound_up(error))
+        A = inner.matrix.sum(axis=0, keepdims=True)
+        error = inner.dense_err * math.sqrt(inner.size) + inner.size * EPS * float(np.abs(inner.matrix).sum())
+        return _Map(np.array([math.fsum(inner.b)]), A=A, dense_err=bound_up(error))
     return _numeric_affine_map(node, w)
 
 
@@ -510,12 +496,12 @@ def _matmul(C: np.ndarray, inner: _Map, dim: int, out_size: int) -> _Map:
         A[:, cols[live]] = C[:, live] * coef[live][None, :]  # distinct columns
         error = (float(np.linalg.norm(C[:, live] * inner.coefficient_errors()[live][None, :]))
                  + EPS * float(np.linalg.norm(A)))
-        return _Map(C @ inner.b, A=A, dense_err=_up(error))
-    A = C @ inner.A
+        return _Map(C @ inner.b, A=A, dense_err=bound_up(error))
+    A = C @ inner.matrix
     norm_C = float(np.linalg.norm(C))
     error = (norm_C * inner.dense_err
-             + (inner.size + 2) * EPS * norm_C * float(np.linalg.norm(inner.A)))
-    return _Map(C @ inner.b, A=A, dense_err=_up(error))
+             + (inner.size + 2) * EPS * norm_C * float(np.linalg.norm(inner.matrix)))
+    return _Map(C @ inner.b, A=A, dense_err=bound_up(error))
 
 
 def _add_maps(node, w) -> _Map:
@@ -539,20 +525,21 @@ def _add_maps(node, w) -> _Map:
         or (part.idx is not None and first.idx is not None and np.array_equal(part.idx, first.idx))
         for part in parts)
     if same_rows and all(part.vec is None for part in parts):
-        return _Map(b, idx=first.idx, scale=sum((part.scale for part in parts), sp.Integer(0)))
+        return _Map(b, idx=first.idx, scale=sum((part.factor for part in parts), sp.Integer(0)))
     if same_rows:
         total = parts[0].coefficients()
         err = parts[0].coefficient_errors()
         for part in parts[1:]:
             total, rounding = _two_sum_err(total, part.coefficients())
             err = err + part.coefficient_errors() + np.abs(rounding)
-        err = _up(err) if np.any(err) else None
-        return _Map(b, idx=first.idx, vec=total, err=err)
+        return _Map(b, idx=first.idx, vec=total, err=bound_up(err) if np.any(err) else None)
     dense = [part.to_dense(dim) for part in parts]
-    A = sum(part.A for part in dense)
-    error = sum(part.dense_err for part in dense) + len(dense) * EPS * float(
-        sum(np.linalg.norm(part.A) for part in dense))
-    return _Map(b, A=A, dense_err=_up(error))
+    A = dense[0].matrix
+    for part in dense[1:]:
+        A = A + part.matrix
+    error = sum(part.dense_err for part in dense) + len(dense) * EPS * sum(
+        float(np.linalg.norm(part.matrix)) for part in dense)
+    return _Map(b, A=A, dense_err=bound_up(error))
 
 
 def _numeric_affine_map(node, w: cp.Variable) -> _Map:
@@ -573,7 +560,7 @@ def _numeric_affine_map(node, w: cp.Variable) -> _Map:
         w.value = saved
     # evaluation may round (products inside the expression): a generous Frobenius bound
     error = 4 * (w.size + b.size + 4) * EPS * float(np.linalg.norm(A))
-    return _Map(b, A=A, dense_err=_up(error))
+    return _Map(b, A=A, dense_err=bound_up(error))
 
 
 # -- curvature pieces ----------------------------------------------------------------------------
@@ -601,14 +588,15 @@ class _Diagonal:
         """Lower bounds (before the final rounding allowance) of the exact contributions."""
         if self.err is None:
             return self.values()
+        vec = _present(self.vec, "coefficients of an inexact diagonal term")
         sign = float(self.coef) * (np.ones(self.cols.size) if self.weight is None else self.weight)
-        low = np.maximum(np.abs(self.vec) - self.err, 0.0)
-        high = np.abs(self.vec) + self.err
+        low = np.maximum(np.abs(vec) - self.err, 0.0)
+        high = np.abs(vec) + self.err
         return np.where(sign >= 0, sign * low * low, sign * high * high)
 
     def rounding(self) -> np.ndarray:
         """A bound on the rounding of ``lower_values`` (five roundings each)."""
-        return _up(5 * EPS * np.abs(self.lower_values())) + 1e-300
+        return bound_up(5 * EPS * np.abs(self.lower_values())) + 1e-300
 
 
 @dataclass
@@ -629,41 +617,46 @@ class _Dense:
         and coef lambda_max(T) otherwise; both are bounded without forming T.
         """
         if self.coef >= 0:
-            return _product_down(self.coef, self._unscaled_lower())
-        return _product_down(self.coef, self._unscaled_upper())
+            return product_down(self.coef, self._unscaled_lower())
+        return product_down(self.coef, self._unscaled_upper())
+
+    @property
+    def _A(self) -> np.ndarray:
+        """A of a term that has one (every term without S does)."""
+        return _present(self.A, "matrix of a dense term")
 
     def _norm_A(self) -> float:
-        return _up(float(np.linalg.norm(self.A)) + self.A_err)
+        return bound_up(float(np.linalg.norm(self._A)) + self.A_err)
 
-    def _s_bounds(self) -> tuple[float, float]:
-        rounding = _up(EPS * float(np.linalg.norm(self.S)))  # S = P + P^T was rounded
-        return _eig_lower(self.S) - rounding, _eig_upper(self.S) + rounding
+    def _s_bounds(self, S: np.ndarray) -> tuple[float, float]:
+        rounding = bound_up(EPS * float(np.linalg.norm(S)))  # S = P + P^T was rounded
+        return _eig_lower(S) - rounding, _eig_upper(S) + rounding
 
     def _unscaled_lower(self) -> float:
         if self.S is not None:
-            s_low, _ = self._s_bounds()
+            s_low, _ = self._s_bounds(self.S)
             if self.A is None:
                 return s_low
             if s_low >= 0:   # lambda_min(A^T S A) >= lambda_min(S) sigma_min(A)^2
                 sigma = _sigma_min_lower(self.A, self.A_err)
                 return s_low * sigma * sigma * (1 - 4 * EPS)
             return s_low * self._norm_A() ** 2 * (1 + 4 * EPS)
-        weight = np.ones(self.A.shape[0]) if self.weight is None else self.weight
+        weight = np.ones(self._A.shape[0]) if self.weight is None else self.weight
         if weight.min(initial=0.0) >= 0:   # A^T W A = B^T B with B = sqrt(W) A
             root = np.sqrt(weight)
-            B = root[:, None] * self.A
+            B = root[:, None] * self._A
             error = float(root.max(initial=0.0)) * self.A_err + EPS * float(np.linalg.norm(B))
-            sigma = _sigma_min_lower(B, _up(error))
+            sigma = _sigma_min_lower(B, bound_up(error))
             return sigma * sigma * (1 - 4 * EPS)
         return float(weight.min()) * self._norm_A() ** 2 * (1 + 4 * EPS)
 
     def _unscaled_upper(self) -> float:
         if self.S is not None:
-            _, s_high = self._s_bounds()
+            _, s_high = self._s_bounds(self.S)
             if self.A is None:
                 return s_high
             return max(s_high, 0.0) * self._norm_A() ** 2 * (1 + 4 * EPS)
-        weight = np.ones(self.A.shape[0]) if self.weight is None else self.weight
+        weight = np.ones(self._A.shape[0]) if self.weight is None else self.weight
         return max(float(weight.max(initial=0.0)), 0.0) * self._norm_A() ** 2 * (1 + 4 * EPS)
 
     def matrix(self, dim: int) -> np.ndarray:
@@ -672,8 +665,8 @@ class _Dense:
             if self.A is None:
                 return c * self.S
             return c * (self.A.T @ (self.S @ self.A))
-        weighted = self.A if self.weight is None else self.weight[:, None] * self.A
-        return c * (self.A.T @ weighted)
+        weighted = self._A if self.weight is None else self.weight[:, None] * self._A
+        return c * (self._A.T @ weighted)
 
     def formation_error(self) -> float:
         """A bound on the spectral distance between ``matrix()`` and the exact term."""
@@ -681,15 +674,15 @@ class _Dense:
         if self.S is not None:
             norm_S = float(np.linalg.norm(self.S))
             if self.A is None:
-                return _up(c * 3 * EPS * norm_S)
+                return bound_up(c * 3 * EPS * norm_S)
             k = self.A.shape[0]
             norm_A = float(np.linalg.norm(self.A))
-            return _up(c * ((2 * k + 6) * EPS * norm_A ** 2 * norm_S
+            return bound_up(c * ((2 * k + 6) * EPS * norm_A ** 2 * norm_S
                             + norm_S * (2 * norm_A * self.A_err + self.A_err ** 2)))
-        weight = np.ones(self.A.shape[0]) if self.weight is None else self.weight
+        weight = np.ones(self._A.shape[0]) if self.weight is None else self.weight
         top = float(np.abs(weight).max(initial=0.0))
-        norm_A = float(np.linalg.norm(self.A))
-        return _up(c * top * ((self.A.shape[0] + 6) * EPS * norm_A ** 2
+        norm_A = float(np.linalg.norm(self._A))
+        return bound_up(c * top * ((self._A.shape[0] + 6) * EPS * norm_A ** 2
                               + 2 * norm_A * self.A_err + self.A_err ** 2))
 
 
@@ -715,11 +708,11 @@ class _Curvature:
             cols = m.columns(dim)
             live = cols >= 0
             if m.idx is None and m.vec is None and weight is None:
-                self.alpha += 2 * coef * m.scale ** 2
+                self.alpha += 2 * coef * m.factor ** 2
             elif live.any():
                 vec = None if m.vec is None else m.vec[live]
                 err = None if (m.vec is None or m.err is None) else m.err[live]
-                piece_coef = 2 * coef * (m.scale ** 2 if m.vec is None else 1)
+                piece_coef = 2 * coef * (m.factor ** 2 if m.vec is None else 1)
                 self.diagonals.append(_Diagonal(piece_coef, cols[live],
                                                 None if weight is None else weight[live], vec, err))
             g = np.zeros(dim)
@@ -727,7 +720,7 @@ class _Curvature:
             self.add_linear(g)
             return
         self.denses.append(_Dense(2 * coef, m.A, m.dense_err, weight=weight))
-        self.add_linear(2 * float(coef) * (m.A.T @ wb))
+        self.add_linear(2 * float(coef) * (m.matrix.T @ wb))
 
     def add_quad_form(self, m: _Map, P: np.ndarray, coef: sp.Expr):
         """coef * x^T P x with x = m(w): Hessian coef M^T (P + P^T) M."""
@@ -745,12 +738,12 @@ class _Curvature:
             return
         S = P + P.T
         if m.coordinate and m.idx is None and m.vec is None:
-            self.denses.append(_Dense(coef * m.scale ** 2, None, 0.0, S=S))
-            self.add_linear(float(coef * m.scale) * (S @ m.b))
+            self.denses.append(_Dense(coef * m.factor ** 2, None, 0.0, S=S))
+            self.add_linear(float(coef * m.factor) * (S @ m.b))
             return
         dense = m.to_dense(dim)
         self.denses.append(_Dense(coef, dense.A, dense.dense_err, S=S))
-        self.add_linear(float(coef) * (dense.A.T @ (S @ m.b)))
+        self.add_linear(float(coef) * (dense.matrix.T @ (S @ m.b)))
 
     # -- the modulus --
 
@@ -775,10 +768,10 @@ class _Curvature:
             slack[piece.cols] += piece.rounding()
             magnitude[piece.cols] += np.abs(values)
         # summing T terms rounds by at most T u times the sum of their magnitudes
-        slack = _up(slack + len(self.diagonals) * EPS * magnitude)
+        slack = bound_up(slack + len(self.diagonals) * EPS * magnitude)
         self.diagonal_lower_vector = low - slack   # elementwise <= the exact diagonal
         lower_float = float(np.min(low - slack))
-        lower_float -= _up(EPS * abs(lower_float))
+        lower_float -= bound_up(EPS * abs(lower_float))
         if any(piece.err is not None for piece in self.diagonals):
             return lower_float, False
         # exact: the minimum is at a coordinate whose float value cannot be separated from it
@@ -812,11 +805,11 @@ class _Curvature:
                 how = ("multiple of the identity" if not self.diagonals else
                        "diagonal Hessian: exact minimum of the diagonal")
                 return m, True, (f"m: {how}",)
-            value = _sum_down([float_down(self.alpha), diag_value])
+            value = sum_down([float_down(self.alpha), diag_value])
             return _as_float_expr(max(value, 0.0)), False, (
                 "m: diagonal Hessian, minimum rounded down with a rigorous error bound",)
         diag_float = diag_value if isinstance(diag_value, float) else float_down(diag_value)
-        per_term = _sum_down([diag_float] + [piece.lower_bound() for piece in self.denses])
+        per_term = sum_down([diag_float] + [piece.lower_bound() for piece in self.denses])
         notes = ["m: sum of per-term lower bounds (SVD / eigvalsh of the user's matrices, rounded down)"]
         if self.dim <= COMBINE_LIMIT:
             H = np.zeros((self.dim, self.dim))
@@ -833,11 +826,11 @@ class _Curvature:
             # each addition rounds by at most u times the magnitudes summed so far
             error += (len(self.denses) + 2) * EPS * magnitude
             H = 0.5 * (H + H.T)
-            combined = _eig_lower(H) - _up(error + EPS * float(np.linalg.norm(H)))
+            combined = _eig_lower(H) - bound_up(error + EPS * float(np.linalg.norm(H)))
             if combined > per_term:
                 per_term = combined
                 notes = ["m: smallest eigenvalue of the whole Hessian (eigvalsh, rigorously rounded down)"]
-        value = _sum_down([float_down(self.alpha), per_term])
+        value = sum_down([float_down(self.alpha), per_term])
         return _as_float_expr(max(value, 0.0)), False, tuple(notes)
 
     def quadratic(self) -> Quadratic | None:
@@ -854,17 +847,16 @@ class _Curvature:
 
 
 def _is_power(node, p: float) -> bool:
-    return type(node).__name__ in {"power", "PowerApprox", "Power"} and float(node.p.value) == p
+    return isinstance(node, atoms.POWER) and atoms.power_exponent(node) == p
 
 
 def _weighted_squares(node):
     """(inner affine x, weight array or None, exact scalar factor) for sum(a * square(x)) forms."""
-    name = type(node).__name__
-    if name == "Sum" and node.axis is None:
+    if isinstance(node, atoms.SUM) and node.axis is None:
         inner = node.args[0]
         if _is_power(inner, 2.0):
             return inner.args[0], None, sp.Integer(1)
-        if type(inner).__name__ == "multiply":
+        if isinstance(inner, atoms.MULTIPLY):
             for const_arg, other in ((inner.args[0], inner.args[1]), (inner.args[1], inner.args[0])):
                 if const_arg.is_constant() and _is_power(other, 2.0):
                     factor = _scalar_constant(const_arg)
@@ -872,7 +864,7 @@ def _weighted_squares(node):
                         return other.args[0], None, factor
                     if const_arg.shape == other.shape == inner.shape:
                         return other.args[0], _flat(_constant_value(const_arg), other.shape), sp.Integer(1)
-    if name == "MulExpression" and node.size == 1:
+    if isinstance(node, atoms.MATMUL) and node.size == 1:
         left, right = node.args
         for const_arg, other in ((left, right), (right, left)):
             if const_arg.is_constant() and _is_power(other, 2.0) and len(other.shape) == 1 \
@@ -903,13 +895,12 @@ def _quad_form_matrix(P):
 
 def _quadratic_term(node, w, curvature: _Curvature, factor: sp.Expr) -> bool:
     """Add ``factor * node`` to ``curvature`` if it is a recognised quadratic (or affine) term."""
-    name = type(node).__name__
-    if name == "quad_over_lin":
+    if isinstance(node, atoms.QUAD_OVER_LIN):
         denominator = _scalar_constant(node.args[1])
         if denominator is not None and denominator > 0 and node.args[0].is_affine():
             curvature.add_squares(_affine(node.args[0], w), factor / denominator, None)
             return True
-    if name in {"QuadForm", "SymbolicQuadForm"} and node.args[1].is_constant():  # Constant, psd_wrap
+    if isinstance(node, atoms.QUAD_FORMS) and node.args[1].is_constant():  # Constant, psd_wrap
         x, P = node.args
         if x.is_affine():
             curvature.add_quad_form(_affine(x, w), _quad_form_matrix(P), factor)
@@ -924,38 +915,34 @@ def _quadratic_term(node, w, curvature: _Curvature, factor: sp.Expr) -> bool:
         if inner.is_affine():
             curvature.add_squares(_affine(inner, w), factor, None)
             return True
-        if type(inner).__name__ in {"Pnorm", "PnormApprox", "pnorm"} and float(inner.p) == 2:
-            if inner.args[0].is_affine():
-                curvature.add_squares(_affine(inner.args[0], w), factor, None)
-                return True
+        if isinstance(inner, atoms.NORMS) and atoms.norm_order(inner) == 2 and inner.args[0].is_affine():
+            curvature.add_squares(_affine(inner.args[0], w), factor, None)
+            return True
     if node.is_affine() and node.size == 1:
         if node.is_constant():
             return True
         m = _affine(node, w).to_dense(w.size)
-        curvature.add_linear(float(factor) * m.A.ravel())
+        curvature.add_linear(float(factor) * m.matrix.ravel())
         return True
-    if node.is_constant():
-        return True
-    return False
+    return bool(node.is_constant())
 
 
-def _terms(node, factor: sp.Expr = sp.Integer(1)):
+def _terms(node, factor: sp.Expr = sp.S.One):
     """Split a scalar expression into (positive-or-negative factor, term) pairs."""
-    name = type(node).__name__
-    if name == "AddExpression":
+    if isinstance(node, atoms.ADD):
         for arg in node.args:
             yield from _terms(arg, factor)
         return
-    if name == "NegExpression":
+    if isinstance(node, atoms.NEGATE):
         yield from _terms(node.args[0], -factor)
         return
-    if name in {"multiply", "MulExpression"} and node.size == 1:
+    if isinstance(node, atoms.MULTIPLY + atoms.MATMUL) and node.size == 1:
         for const_arg, other in ((node.args[0], node.args[1]), (node.args[1], node.args[0])):
             scalar = _scalar_constant(const_arg)
             if scalar is not None and other.size == 1:
                 yield from _terms(other, factor * scalar)
                 return
-    if name == "DivExpression" and node.size == 1:
+    if isinstance(node, atoms.DIVIDE) and node.size == 1:
         scalar = _scalar_constant(node.args[1])
         if scalar is not None and scalar != 0:
             yield from _terms(node.args[0], factor / scalar)
@@ -963,11 +950,18 @@ def _terms(node, factor: sp.Expr = sp.Integer(1)):
     yield factor, node
 
 
-def _atom_names_in(node) -> set[str]:
-    names = {type(node).__name__}
-    for arg in node.args:
-        names |= _atom_names_in(arg)
-    return names
+def _smoothness(node) -> str | None:
+    """The atom table's smoothness of one node: "C2", "C1", "nonsmooth", or None (not established).
+
+    A power is C^2 on all of R exactly when its exponent is an integer >= 2.
+    """
+    known = atoms.facts(node)
+    if known is None:
+        return None
+    if known.smoothness == "power":
+        p = atoms.power_exponent(node)
+        return "C2" if p.is_integer() and p >= 2 else None
+    return known.smoothness
 
 
 def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> RegularizerAnalysis:
@@ -999,12 +993,15 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
                 curvature.add_linear(trial.linear)
             continue
         all_quadratic = False
-        for name in _atom_names_in(term) - {"Variable", "Constant", "Parameter"}:
-            if name in NONSMOOTH_ATOMS:
+        for node in _nodes(term):
+            if isinstance(node, (cp.Variable, cp.Constant, cp.Parameter)):
+                continue
+            smoothness, name = _smoothness(node), type(node).__name__
+            if smoothness == "nonsmooth":
                 nonsmooth.add(name)
-            elif name in C1_ONLY_ATOMS:
+            elif smoothness == "C1":
                 c1_only.add(name)
-            elif name not in SMOOTH_ATOMS and not _is_smooth_power(term, name):
+            elif smoothness is None:
                 unknown.add(name)
 
     m, exact, how = curvature.modulus()
@@ -1028,17 +1025,6 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
         c1_only_atoms=tuple(sorted(c1_only)),
         unknown_atoms=tuple(sorted(unknown)),
         notes=tuple(notes),
-    )
-
-
-def _is_smooth_power(term, name: str) -> bool:
-    """power atoms with an integer exponent >= 2 are smooth on all of R."""
-    if name not in {"power", "PowerApprox", "Power"}:
-        return False
-    return all(
-        float(node.p.value).is_integer() and float(node.p.value) >= 2
-        for node in _nodes(term)
-        if type(node).__name__ == name
     )
 
 

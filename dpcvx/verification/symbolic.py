@@ -27,6 +27,7 @@ a deadline (:func:`loss_facts`, :mod:`dpcvx.verification.deadline`).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -141,7 +142,7 @@ class RealFunction:
         edges = [sp.S.NegativeInfinity, *self.breakpoints, sp.S.Infinity]
         pieces = tuple(
             Piece(lower, upper, self._active_branch(self._interior_point(lower, upper)))
-            for lower, upper in zip(edges[:-1], edges[1:])
+            for lower, upper in itertools.pairwise(edges)
         )
         for piece in pieces:  # cross-check: a missed breakpoint shows as a disagreement
             points = _sample_points(piece.lower, piece.upper)
@@ -226,14 +227,10 @@ class RealFunction:
 
     def _compute_extremes(self, order: int) -> tuple[sp.Expr, sp.Expr]:
         values = [value for piece in self.pieces for value in self._candidates(piece, order)]
-        if any(value == sp.S.NegativeInfinity for value in values):
-            lowest = sp.S.NegativeInfinity
-        else:
-            lowest = min(values, key=_numeric)
-        if any(value == sp.S.Infinity for value in values):
-            highest = sp.S.Infinity
-        else:
-            highest = max(values, key=_numeric)
+        unbounded_below = any(value == sp.S.NegativeInfinity for value in values)
+        unbounded_above = any(value == sp.S.Infinity for value in values)
+        lowest = sp.S.NegativeInfinity if unbounded_below else min(values, key=_numeric)
+        highest = sp.S.Infinity if unbounded_above else max(values, key=_numeric)
         return sp.simplify(lowest), sp.simplify(highest)
 
     def supremum_abs(self, order: int) -> sp.Expr:
@@ -246,7 +243,7 @@ class RealFunction:
     def jumps(self, order: int) -> tuple[sp.Expr, ...]:
         """Breakpoints where f^(order) has different one-sided limits."""
         found = []
-        for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints):
+        for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints, strict=True):
             from_left = self._one_sided(self._derivative(left, order), point, "-")
             from_right = self._one_sided(self._derivative(right, order), point, "+")
             if not _equal(from_left, from_right):
@@ -255,7 +252,7 @@ class RealFunction:
 
     def upward_jumps_only(self, order: int) -> bool:
         """True when every jump of f^(order) at a breakpoint goes up (left < right)."""
-        for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints):
+        for left, right, point in zip(self.pieces[:-1], self.pieces[1:], self.breakpoints, strict=True):
             from_left = self._one_sided(self._derivative(left, order), point, "-")
             from_right = self._one_sided(self._derivative(right, order), point, "+")
             if _numeric(from_right - from_left) < 0:

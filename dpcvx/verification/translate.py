@@ -4,7 +4,8 @@ The loss ``l(z)`` is declared as a CVXPY callable; calling it on a scalar
 ``cp.Variable`` gives an expression tree whose atoms are translated here, one
 handler per atom class (see :func:`register`). Vector-valued intermediate
 nodes (``hstack([1, z])`` inside a norm, say) are carried as numpy object
-arrays of sympy expressions.
+arrays of sympy expressions. The atom classes come from the one table of
+atom facts, :mod:`.atoms`.
 
 Two sympy functions keep the result numerically stable when it is turned into
 numpy code: :class:`Softplus` ``log(1 + e^x)`` and its derivative
@@ -14,23 +15,20 @@ so the derivatives of the logistic loss never form ``exp(1000)``.
 
 from __future__ import annotations
 
-import importlib
-import math
 from collections.abc import Callable
-from fractions import Fraction
 
 import cvxpy as cp
 import numpy as np
 import sympy as sp
 from scipy.special import expit
 
+from . import atoms
+from .exact import NotFinite, exact_constant
+
 __all__ = [
-    "float_down",
-    "float_up",
     "Softplus",
     "Sigmoid",
     "UnsupportedAtom",
-    "exact_constant",
     "to_sympy",
     "register",
     "elementary",
@@ -61,39 +59,6 @@ class Sigmoid(sp.Function):
 
 class UnsupportedAtom(Exception):
     """No sympy translation is registered for a CVXPY atom."""
-
-
-def exact_constant(value: float) -> sp.Rational:
-    """The simplest rational that rounds to the same double as ``value``.
-
-    ``0.1`` becomes ``1/10`` and ``1/3`` becomes ``1/3``; a double with no
-    short rational representative is taken exactly.
-    """
-    value = float(value)
-    if not np.isfinite(value):
-        raise UnsupportedAtom(f"non-finite constant {value!r}")
-    simple = Fraction(value).limit_denominator(10**9)
-    if float(simple) == value:
-        return sp.Rational(simple.numerator, simple.denominator)
-    return sp.Rational(value)
-
-
-def float_down(value) -> float:
-    """A double no larger than the exact value of a sympy number (a float is returned as it is).
-
-    For constants that must not be overstated: the strong convexity m.
-    """
-    if isinstance(value, float):
-        return value
-    approx = float(sp.Float(value, 30))
-    if sp.Rational(approx) > value:
-        approx = math.nextafter(approx, -math.inf)
-    return approx
-
-
-def float_up(value) -> float:
-    """A double no smaller than the exact value of a sympy number: for bounds L and c."""
-    return -float_down(-value)
 
 
 Handler = Callable[[cp.Expression, list], np.ndarray]
@@ -131,20 +96,6 @@ def _constant_value(expression: cp.Expression) -> float:
     return float(np.asarray(expression.value, dtype=float))
 
 
-def _atom_class(module_path: str, name: str) -> type | None:
-    """An atom class by its module path under ``cvxpy``, or None when this CVXPY lacks it."""
-    try:
-        module = importlib.import_module(f"cvxpy.{module_path}")
-    except ImportError:
-        return None
-    return getattr(module, name, None)
-
-
-def _atom_classes(*paths: tuple[str, str]) -> tuple[type, ...]:
-    found = (_atom_class(module, name) for module, name in paths)
-    return tuple(cls for cls in found if cls is not None)
-
-
 # --- leaves -----------------------------------------------------------------
 
 
@@ -153,15 +104,15 @@ def _constant(node, args):
     if node.value is None:
         raise UnsupportedAtom(f"parameter {node.name()} has no value")
     values = np.asarray(node.value, dtype=float)
-    return _array(np.vectorize(exact_constant, otypes=[object])(values)).reshape(node.shape)
+    try:
+        return _array(np.vectorize(exact_constant, otypes=[object])(values)).reshape(node.shape)
+    except NotFinite as error:
+        raise UnsupportedAtom(str(error)) from None
 
 
 # --- affine -----------------------------------------------------------------
 
-_affine = cp.atoms.affine
-
-
-@register(_affine.add_expr.AddExpression)
+@register(*atoms.ADD)
 def _add(node, args):
     total = args[0]
     for arg in args[1:]:
@@ -169,17 +120,17 @@ def _add(node, args):
     return _array(total)
 
 
-@register(_affine.unary_operators.NegExpression)
+@register(*atoms.NEGATE)
 def _negate(node, args):
     return _array(-args[0])
 
 
-@register(_affine.binary_operators.multiply)
+@register(*atoms.MULTIPLY)
 def _multiply(node, args):
     return _array(args[0] * args[1])
 
 
-@register(_affine.binary_operators.MulExpression)
+@register(*atoms.MATMUL)
 def _matmul(node, args):
     left, right = args
     if left.ndim == 0 or right.ndim == 0:
@@ -187,71 +138,64 @@ def _matmul(node, args):
     return _array(np.dot(left, right))
 
 
-@register(_affine.binary_operators.DivExpression)
+@register(*atoms.DIVIDE)
 def _divide(node, args):
     return _array(args[0] / args[1])
 
 
-@register(_affine.sum.Sum)
+@register(*atoms.SUM)
 def _sum(node, args):
     if node.axis is not None:
         return _array(np.sum(args[0], axis=node.axis))
     return _array(sum(args[0].ravel().tolist(), sp.Integer(0)))
 
 
-@register(_affine.reshape.reshape)
+@register(*atoms.RESHAPE)
 def _reshape(node, args):
     return _array(np.reshape(args[0], node.shape, order=getattr(node, "order", "F")))
 
 
-@register(_affine.hstack.Hstack)
+@register(*atoms.HSTACK)
 def _hstack(node, args):
     return _array(np.hstack(args)).reshape(node.shape)
 
 
-@register(_affine.vstack.Vstack)
+@register(*atoms.VSTACK)
 def _vstack(node, args):
     return _array(np.vstack(args)).reshape(node.shape)
 
 
-@register(_affine.index.index)
+@register(*atoms.INDEX)
 def _index(node, args):
     return _array(args[0][node.key]).reshape(node.shape)
 
 
-@register(_affine.promote.Promote)
+@register(*atoms.PROMOTE)
 def _promote(node, args):
     return _array(np.full(node.shape, args[0].item(), dtype=object))
 
 
-@register(_affine.transpose.transpose)
+@register(*atoms.TRANSPOSE)
 def _transpose(node, args):
     return _array(np.transpose(args[0]))
 
 
 # --- nonlinear atoms ----------------------------------------------------------
 
-_elem = cp.atoms.elementwise
+register(*atoms.LOGISTIC)(_elementwise(Softplus))
+register(*atoms.EXP)(_elementwise(sp.exp))
+register(*atoms.LOG)(_elementwise(sp.log))
+register(*atoms.ABS)(_elementwise(sp.Abs))
+register(*atoms.ENTR)(_elementwise(lambda x: -x * sp.log(x)))
 
 
-register(_elem.logistic.logistic)(_elementwise(Softplus))
-register(_elem.exp.exp)(_elementwise(sp.exp))
-register(_elem.log.log)(_elementwise(sp.log))
-register(_elem.abs.abs)(_elementwise(sp.Abs))
-register(_elem.entr.entr)(_elementwise(lambda x: -x * sp.log(x)))
-
-
-@register(*_atom_classes(
-    ("atoms.elementwise.power", "power"),
-    ("atoms.elementwise.power", "PowerApprox"),
-    ("atoms.elementwise.power", "Power"),
-))
+@register(*atoms.POWER)
 def _power(node, args):
-    p = exact_constant(_constant_value(node.p))
+    p = exact_constant(atoms.power_exponent(node))
     return _array(np.vectorize(lambda x: x**p, otypes=[object])(args[0]))
 
 
-@register(_elem.huber.huber)
+@register(*atoms.HUBER)
 def _huber(node, args):
     """huber(x, M) = x^2 for |x| <= M, 2M|x| - M^2 beyond."""
     M = exact_constant(_constant_value(node.M))
@@ -266,13 +210,13 @@ def _broadcast(args: list) -> list:
     return list(np.broadcast_arrays(*[np.asarray(a, dtype=object) for a in args]))
 
 
-@register(_elem.maximum.maximum)
+@register(*atoms.MAXIMUM)
 def _maximum(node, args):
     stacked = _broadcast(args)
     return _array(np.vectorize(lambda *xs: sp.Max(*xs), otypes=[object])(*stacked))
 
 
-@register(_elem.minimum.minimum)
+@register(*atoms.MINIMUM)
 def _minimum(node, args):
     stacked = _broadcast(args)
     return _array(np.vectorize(lambda *xs: sp.Min(*xs), otypes=[object])(*stacked))
@@ -283,19 +227,19 @@ def _whole_array_only(node) -> None:
         raise UnsupportedAtom(f"{type(node).__name__} with axis={node.axis}")
 
 
-@register(*_atom_classes(("atoms.max", "max")))
+@register(*atoms.MAX)
 def _max(node, args):
     _whole_array_only(node)
     return _array(sp.Max(*args[0].ravel().tolist()))
 
 
-@register(*_atom_classes(("atoms.min", "min")))
+@register(*atoms.MIN)
 def _min(node, args):
     _whole_array_only(node)
     return _array(sp.Min(*args[0].ravel().tolist()))
 
 
-@register(*_atom_classes(("atoms.log_sum_exp", "log_sum_exp")))
+@register(*atoms.LOG_SUM_EXP)
 def _log_sum_exp(node, args):
     """log(e^a + e^b) = a + softplus(b - a), folded over the entries."""
     _whole_array_only(node)
@@ -306,23 +250,14 @@ def _log_sum_exp(node, args):
     return _array(total)
 
 
-@register(*_atom_classes(
-    ("atoms.pnorm", "Pnorm"),
-    ("atoms.pnorm", "PnormApprox"),
-    ("atoms.pnorm", "pnorm"),
-    ("atoms.norm1", "norm1"),
-    ("atoms.norm_inf", "norm_inf"),
-))
+@register(*atoms.NORMS)
 def _norm(node, args):
     _whole_array_only(node)
     entries = args[0].ravel().tolist()
-    name = type(node).__name__
-    if name == "norm1":
-        p = sp.Integer(1)
-    elif name == "norm_inf":
+    order = atoms.norm_order(node)
+    if order == np.inf:
         return _array(sp.Max(*[sp.Abs(x) for x in entries]))
-    else:
-        p = exact_constant(float(node.p))
+    p = exact_constant(order)
     if p == 2:
         return _array(sp.sqrt(sum((x**2 for x in entries), sp.Integer(0))))
     if p == 1:
@@ -332,7 +267,7 @@ def _norm(node, args):
     return _array(sum((sp.Abs(x) ** p for x in entries), sp.Integer(0)) ** (1 / p))
 
 
-@register(*_atom_classes(("atoms.quad_over_lin", "quad_over_lin")))
+@register(*atoms.QUAD_OVER_LIN)
 def _quad_over_lin(node, args):
     numerator = sum((x**2 for x in args[0].ravel().tolist()), sp.Integer(0))
     return _array(numerator / args[1].item())

@@ -37,21 +37,28 @@ changes sign on a small interval where ``(f1 - f2)'`` is proved != 0, the
 kink is proved and reported.
 
 What is trusted: sympy's differentiation, and mpmath's outward rounding.
+Outward rounding is the policy of :mod:`dpcvx.rounding` applied to both ends
+of an interval; the few ends computed here in doubles use its ``next_down``
+and ``next_up``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath
 import numpy as np
 import sympy as sp
 from mpmath import iv, libmp
 
+from ..rounding import next_down, next_up
 from .translate import Sigmoid, Softplus, elementary
 
 __all__ = [
@@ -140,7 +147,7 @@ def _nonzero(x) -> None:
 
 # --- compiling a sympy expression into an interval evaluator ------------------------------
 
-Evaluator = Callable[[object], object]
+Evaluator = Callable[[Any], Any]  # mpmath intervals (and points) in, intervals out
 
 
 def _constant(value: sp.Expr):
@@ -408,10 +415,8 @@ class Enclosure:
         if simplify:
             simple = _simplified(expression, symbol, checks)
             if simple is not None:
-                try:
+                with contextlib.suppress(NotEnclosable):  # the simplified form is only a second opinion
                     self.forms.append(_compile(simple, symbol))
-                except NotEnclosable:
-                    pass
         self.tail_forms: dict[int, list[Evaluator]] = {}
         self._symbol = symbol
         self._simplify = simplify
@@ -426,10 +431,8 @@ class Enclosure:
                 simple = _simplified(substituted, _T, checks)
                 if simple is not None:
                     substituted = simple
-            try:
+            with contextlib.suppress(NotEnclosable):  # no tail form: the unbounded boxes stay undecided
                 forms.append(_compile(substituted, _T))
-            except NotEnclosable:
-                pass
             self.tail_forms[sign] = forms
         return self.tail_forms[sign]
 
@@ -464,11 +467,11 @@ class Enclosure:
     def enclose(self, lo: float, hi: float):
         values, undecided = self._all(self.forms, _interval(lo, hi))
         if lo >= INNER:  # also in t = 1/z, t in [1/hi, 1/lo] (rounded outward)
-            low = 0.0 if math.isinf(hi) else math.nextafter(1.0 / hi, 0.0)
-            more, also = self._all(self._tail(1), _interval(low, math.nextafter(1.0 / lo, _INF)))
+            low = 0.0 if math.isinf(hi) else next_down(1.0 / hi)
+            more, also = self._all(self._tail(1), _interval(low, next_up(1.0 / lo)))
         elif hi <= -INNER:
-            low = 0.0 if math.isinf(lo) else math.nextafter(1.0 / -lo, 0.0)
-            more, also = self._all(self._tail(-1), _interval(low, math.nextafter(1.0 / -hi, _INF)))
+            low = 0.0 if math.isinf(lo) else next_down(1.0 / -lo)
+            more, also = self._all(self._tail(-1), _interval(low, next_up(1.0 / -hi)))
         else:
             more, also = [], False
         values += more
@@ -569,10 +572,8 @@ def sup_abs(enclosure: Enclosure, budget: int = BOX_BUDGET, rtol: float = RTOL,
             upper = _abs_upper(enclosure.enclose(lo, hi))
         except _Undecided:
             upper = _INF
-        try:
+        with contextlib.suppress(_Undecided):  # no witness value: best stays as it is
             best = max(best, _abs_lower(enclosure.at(_witness_point(lo, hi))))
-        except _Undecided:
-            pass
         heapq.heappush(heap, (-upper, lo, hi))
 
     for lo, hi in _initial_boxes():
@@ -597,7 +598,7 @@ def sup_abs(enclosure: Enclosure, budget: int = BOX_BUDGET, rtol: float = RTOL,
         for a, b in halves:
             push(a, b)
     bound = max([-item[0] for item in heap] + stuck + [best])
-    bound = math.nextafter(bound, _INF) if math.isfinite(bound) else bound
+    bound = next_up(bound) if math.isfinite(bound) else bound
     return SupBound(bound, best, count, converged and not stuck, reason)
 
 
@@ -725,7 +726,7 @@ def _kink(expression: sp.Expr, symbol: sp.Symbol) -> Smoothness | None:
         return 1 if _lo(enclosed) > 0 else -1 if _hi(enclosed) < 0 else 0
 
     signs = [sign(p) for p in grid]
-    for (a, sa), (b, sb) in zip(zip(grid, signs), zip(grid[1:], signs[1:])):
+    for (a, sa), (b, sb) in itertools.pairwise(zip(grid, signs, strict=True)):
         if sa == 0 or sb == 0 or sa == sb:
             continue
         a, b = float(a), float(b)

@@ -1,0 +1,74 @@
+"""The rounding policy for doubles: every constant a privacy proof rests on is moved to its safe side.
+
+Direction, by what the proof needs:
+
+* upward (the proof needs them no smaller): the Lipschitz bound L, the
+  curvature bound c, sensitivities, noise scales, error bounds;
+* downward (the proof needs them no larger): the strong convexity m, the
+  shares of epsilon (eps', eps_2, the per-round budgets) and beta.
+
+Margin, by how the double was obtained:
+
+* a correctly rounded result (``math.fsum``, the nearest double to an exact
+  number) is at most half an ulp away: one ulp to the safe side
+  (:func:`next_down`, :func:`next_up`, :func:`sum_down`);
+* a short formula in floating point (a few operations, ``log1p``, ``expm1``,
+  ``sqrt``: relative error a few ulps, far below 1e-12) moves by the relative
+  margin ``ROUNDING`` = 1e-12 (:func:`round_down`, :func:`round_up`);
+* a computed non-negative error bound grows by a relative ``4 eps`` plus
+  ``UNDERFLOW`` = 1e-300, which covers its own rounding and any absolute error
+  of underflowing products (each below 2^-1074) (:func:`bound_up`).
+
+Exact (sympy) numbers become doubles under the same directions in
+:mod:`dpcvx.verification.exact` (the nearest double, one ulp to the safe
+side), and the interval arithmetic of :mod:`dpcvx.verification.validated`
+rounds each end outward, which is this policy applied to both ends. No other
+module rounds a proof constant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TypeVar
+
+import numpy as np
+
+__all__ = ["ROUNDING", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down", "next_up", "sum_down", "bound_up"]
+
+ROUNDING = 1e-12
+EPS = float(np.finfo(float).eps)  # 2u: one rounding has relative error <= EPS / 2
+UNDERFLOW = 1e-300
+
+Bound = TypeVar("Bound", float, np.ndarray)
+
+
+def round_down(value: float) -> float:
+    """value moved down by a relative ROUNDING: a computed quantity a proof needs no larger."""
+    return value * (1 - ROUNDING) if value > 0 else value * (1 + ROUNDING)
+
+
+def round_up(value: float) -> float:
+    """value moved up by a relative ROUNDING: a computed quantity a proof needs no smaller."""
+    return value * (1 + ROUNDING) if value > 0 else value * (1 - ROUNDING)
+
+
+def next_down(value: float) -> float:
+    """The next double below a correctly rounded value: <= the exact value it rounds."""
+    return math.nextafter(value, -math.inf)
+
+
+def next_up(value: float) -> float:
+    """The next double above a correctly rounded value: >= the exact value it rounds."""
+    return math.nextafter(value, math.inf)
+
+
+def sum_down(values: Iterable[float]) -> float:
+    """A double <= the exact sum of the doubles ``values`` (fsum is correctly rounded; 0 only when exact)."""
+    total = math.fsum(values)
+    return total if total == 0 else next_down(total)
+
+
+def bound_up(bound: Bound) -> Bound:
+    """A computed error bound (>= 0, float or array) enlarged to cover its own rounding and underflow."""
+    return bound * (1 + 4 * EPS) + UNDERFLOW
