@@ -40,13 +40,10 @@ from ..data.rows import RowMap
 from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.calibrate_gaussian import (
-    check_neighbours,
-    gaussian_objective_perturbation,
-    gaussian_output_perturbation,
-)
+from ..privacy.calibrate_gaussian import gaussian_objective_perturbation, gaussian_output_perturbation
 from ..privacy.composition import check_delta
 from ..privacy.noise import round_to_grid, sample_l2_laplace
+from ..privacy.objective_gaussian import check_neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy

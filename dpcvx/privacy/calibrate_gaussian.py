@@ -34,10 +34,11 @@ import numpy as np
 from scipy.stats import chi
 
 from ..exceptions import InputError
-from .calibrate import amp_share, check_tol, gradient_tolerance, minimiser_sensitivity, round_down, round_up
+from ..rounding import round_down, round_up
+from .calibrate import amp_share, check_tol, gradient_tolerance, minimiser_sensitivity
 from .gaussian import analytic_gaussian_sigma
 from .noise import release_grid_spacing, round_to_grid, sample_gaussian
-from .objective_gaussian import NEIGHBOURS, GaussianObjectiveCalibration, calibrate_objective_gaussian
+from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian, check_neighbours
 
 __all__ = [
     "GaussianObjectivePerturbation",
@@ -45,19 +46,11 @@ __all__ = [
     "gaussian_objective_perturbation",
     "gaussian_output_perturbation",
     "gaussian_noise_rounding_floor",
-    "check_neighbours",
     "recompute_gaussian",
 ]
 
 AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019) with the "
                         "analytic Gaussian mechanism (Balle and Wang, ICML 2018) for the cover")
-
-
-def check_neighbours(neighbours: str) -> str:
-    """The neighbour relation: "replace-one" (n public) or "add-remove" (a public N stated)."""
-    if neighbours not in NEIGHBOURS:
-        raise InputError(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
-    return neighbours
 
 
 def gaussian_noise_rounding_floor(sigma: float, d: int) -> float:

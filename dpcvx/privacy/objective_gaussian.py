@@ -40,12 +40,15 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_ndtr
 
 from ..exceptions import InputError
+from ..rounding import round_up
+from ..validation import check_delta, check_flag, integer, non_negative, positive
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
 
 __all__ = [
     "RDP_OBJECTIVE",
     "KST12",
     "NEIGHBOURS",
+    "check_neighbours",
     "GaussianObjectiveCalibration",
     "jacobian_epsilon",
     "objective_gaussian_delta",
@@ -68,7 +71,6 @@ NEIGHBOURS: tuple[Neighbours, ...] = ("replace-one", "add-remove")
 
 # Every computed quantity moves by this relative amount in the safe direction
 # (sigma, the ridge and the Jacobian term up), as in docs/theory.md section 9.
-_SAFETY = 1e-12
 _BISECTIONS = 200
 _GRID = 48
 
@@ -78,60 +80,13 @@ _GRID = 48
 # --------------------------------------------------------------------------
 
 
-def _real(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
-    number = float(value)
-    if not math.isfinite(number):
-        raise InputError(f"{name} must be finite, got {number}")
-    return number
-
-
-def _positive(name: str, value: Any) -> float:
-    number = _real(name, value)
-    if not number > 0:
-        raise InputError(f"{name} must be positive, got {number}")
-    return number
-
-
-def _nonnegative(name: str, value: Any) -> float:
-    number = _real(name, value)
-    if not number >= 0:
-        raise InputError(f"{name} must be >= 0, got {number}")
-    return number
-
-
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
-    if value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value}")
-    return int(value)
-
-
-def _delta(value: Any) -> float:
-    number = _real("delta", value)
-    if not 0 < number < 1:
-        raise InputError(f"delta must lie in (0, 1), got {number}; pure epsilon-DP needs the Laplace-type noise")
-    return number
-
-
-def _neighbours(value: Any) -> Neighbours:
+def check_neighbours(value: Any) -> Neighbours:
+    """The neighbour relation: "replace-one" (n public) or "add-remove" (a public size stated)."""
     if value == "replace-one":
         return "replace-one"
     if value == "add-remove":
         return "add-remove"
     raise InputError(f"neighbours must be one of {NEIGHBOURS}, got {value!r}")
-
-
-def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _up(value: float) -> float:
-    return value * (1 + _SAFETY)
 
 
 # --------------------------------------------------------------------------
@@ -150,13 +105,13 @@ def jacobian_epsilon(
     (docs/theory.md, section 12.2). Redberg, Koskela and Wang (2023) use the
     larger -log(1 - c R^2 / (n (Lam m + Delta))).
     """
-    n = _count("n", n)
-    c = _nonnegative("smoothness", smoothness)
-    r = _positive("norm_bound", norm_bound)
-    curvature = _nonnegative("strong_convexity", strong_convexity) + _nonnegative("ridge", ridge)
+    n = integer("n", n)
+    c = non_negative("smoothness", smoothness)
+    r = positive("norm_bound", norm_bound)
+    curvature = non_negative("strong_convexity", strong_convexity) + non_negative("ridge", ridge)
     if not curvature > 0:
         raise InputError("strong_convexity + ridge must be positive: the perturbed objective must be strongly convex")
-    return _up(math.log1p(c * r * r / (n * curvature)))
+    return round_up(math.log1p(c * r * r / (n * curvature)))
 
 
 def _disk_bound(shift: float, sigma: float, eps: float) -> float:
@@ -232,11 +187,11 @@ def objective_gaussian_delta(
 
     delta = 1 (no guarantee) when e <= 0. Derivation: docs/theory.md, section 12.
     """
-    eps = _positive("epsilon", epsilon)
-    sigma = _positive("sigma", sigma)
-    shift = _positive("lipschitz", lipschitz) * _positive("norm_bound", norm_bound)
+    eps = positive("epsilon", epsilon)
+    sigma = positive("sigma", sigma)
+    shift = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
     e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
-    return _profile(eps - e0, sigma, shift, _neighbours(neighbours), _flag("monotone_loss", monotone_loss))
+    return _profile(eps - e0, sigma, shift, check_neighbours(neighbours), check_flag("monotone_loss", monotone_loss))
 
 
 def _bisect_sigma(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours, monotone: bool) -> float:
@@ -280,11 +235,11 @@ def objective_gaussian_sigma(
     Raises InputError when the Jacobian term e0 alone reaches epsilon: then no
     sigma works, and the ridge must grow beyond c R^2 / (n (e^epsilon - 1)) - Lam m.
     """
-    eps = _positive("epsilon", epsilon)
-    delta = _delta(delta)
-    shift = _positive("lipschitz", lipschitz) * _positive("norm_bound", norm_bound)
-    neighbours = _neighbours(neighbours)
-    monotone = _flag("monotone_loss", monotone_loss)
+    eps = positive("epsilon", epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    shift = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
+    neighbours = check_neighbours(neighbours)
+    monotone = check_flag("monotone_loss", monotone_loss)
     e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
     if not e0 < eps:
         needed = _critical_curvature(eps, n, smoothness, norm_bound) - strong_convexity
@@ -292,7 +247,7 @@ def objective_gaussian_sigma(
             f"the Jacobian term e0 = {e0:.6g} is not below epsilon = {eps:.6g}: no noise level is private; "
             f"use ridge > {max(needed, 0.0):.6g} (averaged form) or a larger regularisation"
         )
-    return _up(_bisect_sigma(eps - e0, delta, shift, neighbours, monotone))
+    return round_up(_bisect_sigma(eps - e0, delta, shift, neighbours, monotone))
 
 
 def _critical_curvature(eps: float, n: int, smoothness: float, norm_bound: float) -> float:
@@ -400,7 +355,7 @@ def rdp_objective_calibration(
         ridge=float(ridge),
         epsilon=float(epsilon),
         delta=float(delta),
-        neighbours=_neighbours(neighbours),
+        neighbours=check_neighbours(neighbours),
         analysis=RDP_OBJECTIVE,
         n=int(n),
         lipschitz=float(lipschitz),
@@ -424,12 +379,12 @@ def kst12_sigma(epsilon: float, delta: float, *, lipschitz: float, norm_bound: f
     add/remove-one, 2 L R under replace-one (docs/theory.md, section 12.4).
     Rounded up.
     """
-    eps = _positive("epsilon", epsilon)
-    delta = _delta(delta)
-    zeta = _positive("lipschitz", lipschitz) * _positive("norm_bound", norm_bound)
-    if _neighbours(neighbours) == "replace-one":
+    eps = positive("epsilon", epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    zeta = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
+    if check_neighbours(neighbours) == "replace-one":
         zeta *= 2
-    return _up(zeta * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps)
+    return round_up(zeta * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps)
 
 
 def kst12_ridge(epsilon: float, *, n: int, smoothness: float, norm_bound: float, strong_convexity: float) -> float:
@@ -439,13 +394,13 @@ def kst12_ridge(epsilon: float, *, n: int, smoothness: float, norm_bound: float,
     lambda = c R^2 the Hessian bound of one record; the strong convexity Lam m
     of the regularizer counts towards it (section 12.4), for either relation.
     """
-    eps = _positive("epsilon", epsilon)
-    n = _count("n", n)
-    c = _nonnegative("smoothness", smoothness)
-    r = _positive("norm_bound", norm_bound)
-    lam_m = _nonnegative("strong_convexity", strong_convexity)
+    eps = positive("epsilon", epsilon)
+    n = integer("n", n)
+    c = non_negative("smoothness", smoothness)
+    r = positive("norm_bound", norm_bound)
+    lam_m = non_negative("strong_convexity", strong_convexity)
     needed = 2 * c * r * r / (n * eps) - lam_m
-    return _up(needed) if needed > 0 else 0.0
+    return round_up(needed) if needed > 0 else 0.0
 
 
 def kst12_calibration(
@@ -462,7 +417,7 @@ def kst12_calibration(
 ) -> GaussianObjectiveCalibration:
     """KST12's calibration; ``ridge`` defaults to :func:`kst12_ridge` and may only be larger."""
     minimum = kst12_ridge(epsilon, n=n, smoothness=smoothness, norm_bound=norm_bound, strong_convexity=strong_convexity)
-    ridge_value = minimum if ridge is None else _nonnegative("ridge", ridge)
+    ridge_value = minimum if ridge is None else non_negative("ridge", ridge)
     if ridge_value < minimum:
         raise InputError(f"KST12 needs ridge >= {minimum:.6g} (2 c R^2 / (n epsilon) - Lam m), got {ridge_value}")
     curvature = strong_convexity + ridge_value
@@ -473,7 +428,7 @@ def kst12_calibration(
         ridge=ridge_value,
         epsilon=float(epsilon),
         delta=float(delta),
-        neighbours=_neighbours(neighbours),
+        neighbours=check_neighbours(neighbours),
         analysis=KST12,
         n=int(n),
         lipschitz=float(lipschitz),
@@ -493,9 +448,9 @@ def kst12_calibration(
 def weight_norm_bound(lipschitz: float, norm_bound: float, strong_convexity: float) -> float:
     """W = L R / (Lam m): ||w*|| <= W for the unperturbed minimiser when 0 minimises N (section 12.5)."""
     return (
-        _positive("lipschitz", lipschitz)
-        * _positive("norm_bound", norm_bound)
-        / _positive("strong_convexity", strong_convexity)
+        positive("lipschitz", lipschitz)
+        * positive("norm_bound", norm_bound)
+        / positive("strong_convexity", strong_convexity)
     )
 
 
@@ -509,12 +464,12 @@ def utility_proxy(
     second the bias of the extra ridge, Delta ||w*|| / (Lam m + Delta)
     (docs/theory.md, section 12.5).
     """
-    n = _count("n", n)
-    d = _count("dim", dim)
-    curvature = _nonnegative("strong_convexity", strong_convexity) + _nonnegative("ridge", ridge)
+    n = integer("n", n)
+    d = integer("dim", dim)
+    curvature = non_negative("strong_convexity", strong_convexity) + non_negative("ridge", ridge)
     if not curvature > 0:
         raise InputError("strong_convexity + ridge must be positive")
-    return (_positive("sigma", sigma) * math.sqrt(d) / n + ridge * _nonnegative("weight_norm", weight_norm)) / curvature
+    return (positive("sigma", sigma) * math.sqrt(d) / n + ridge * non_negative("weight_norm", weight_norm)) / curvature
 
 
 def calibrate_objective_gaussian(
@@ -542,24 +497,24 @@ def calibrate_objective_gaussian(
     bound W on ||w*|| (default L R / (Lam m), valid when 0 minimises N).
     Delta is searched in [0, max_ridge] (default 1e3 max(Lam m, c R^2 / (n epsilon))).
     """
-    eps = _positive("epsilon", epsilon)
-    delta = _delta(delta)
-    n = _count("n", n)
-    dim = _count("dim", dim)
-    lipschitz = _positive("lipschitz", lipschitz)
-    c = _nonnegative("smoothness", smoothness)
-    r = _positive("norm_bound", norm_bound)
-    lam_m = _nonnegative("strong_convexity", strong_convexity)
-    neighbours = _neighbours(neighbours)
-    smooth = _flag("smooth_unconstrained", smooth_unconstrained)
-    monotone = _flag("monotone_loss", monotone_loss)
+    eps = positive("epsilon", epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    n = integer("n", n)
+    dim = integer("dim", dim)
+    lipschitz = positive("lipschitz", lipschitz)
+    c = non_negative("smoothness", smoothness)
+    r = positive("norm_bound", norm_bound)
+    lam_m = non_negative("strong_convexity", strong_convexity)
+    neighbours = check_neighbours(neighbours)
+    smooth = check_flag("smooth_unconstrained", smooth_unconstrained)
+    monotone = check_flag("monotone_loss", monotone_loss)
     if weight_norm is None:
         if lam_m == 0:
             raise InputError("strong_convexity is 0: pass weight_norm, a public bound on ||w*||")
         w_bound = weight_norm_bound(lipschitz, r, lam_m)
     else:
-        w_bound = _nonnegative("weight_norm", weight_norm)
-    top = 1e3 * max(lam_m, c * r * r / (n * eps), 1e-300) if max_ridge is None else _positive("max_ridge", max_ridge)
+        w_bound = non_negative("weight_norm", weight_norm)
+    top = 1e3 * max(lam_m, c * r * r / (n * eps), 1e-300) if max_ridge is None else positive("max_ridge", max_ridge)
 
     def proxy(sigma: float, ridge: float) -> float:
         return utility_proxy(sigma, ridge, n=n, dim=dim, strong_convexity=lam_m, weight_norm=w_bound)
@@ -605,7 +560,7 @@ def calibrate_objective_gaussian(
                 choice = float(refined.x) if refined.fun < values[k] else float(grid[k])
                 # the grid starts at log(Lam m) when Delta = 0 is feasible: no rounding residue there
                 at_start = low == lam_m and choice <= float(grid[0]) + 1e-12
-                ridge = 0.0 if at_start else _up(max(math.exp(choice) - lam_m, 0.0))
+                ridge = 0.0 if at_start else round_up(max(math.exp(choice) - lam_m, 0.0))
                 calibration = rdp_objective_calibration(
                     eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, strong_convexity=lam_m,
                     ridge=ridge, neighbours=neighbours, monotone_loss=monotone,

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
-from ..privacy.calibrate import ROUNDING
+from ..rounding import ROUNDING
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,

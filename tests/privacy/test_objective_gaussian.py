@@ -400,19 +400,19 @@ def test_exact_density_random_pairs_are_below_the_profile():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"epsilon": 0.0}, "epsilon must be positive"),
+        ({"epsilon": 0.0}, "epsilon must be finite and positive"),
         ({"epsilon": float("nan")}, "epsilon must be finite"),
         ({"delta": 0.0}, r"delta must lie in \(0, 1\)"),
         ({"delta": 1.0}, r"delta must lie in \(0, 1\)"),
         ({"n": 0}, "n must be a positive integer"),
         ({"n": 10.5}, "n must be a positive integer"),
-        ({"lipschitz": -1.0}, "lipschitz must be positive"),
-        ({"smoothness": -0.1}, "smoothness must be >= 0"),
-        ({"norm_bound": "1"}, "norm_bound must be a real number"),
+        ({"lipschitz": -1.0}, "lipschitz must be finite and positive"),
+        ({"smoothness": -0.1}, "smoothness must be finite and non-negative"),
+        ({"norm_bound": "1"}, "norm_bound must be a positive number"),
         ({"strong_convexity": 0.0}, "strong_convexity \\+ ridge must be positive"),
         ({"neighbours": "swap"}, "neighbours must be one of"),
         ({"monotone_loss": 1}, "monotone_loss must be True or False"),
-        ({"ridge": -1.0}, "ridge must be >= 0"),
+        ({"ridge": -1.0}, "ridge must be finite and non-negative"),
     ],
 )
 def test_bad_inputs(change, message):
