@@ -174,7 +174,7 @@ class ExactSolveCache(dpcvx.PrivateERM):
         self._exact = None  # (X, y, lam, loss spec, w, info)
         self.cache_hits = 0
 
-    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None):
+    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None, n=None):
         unperturbed = extra_reg == 0.0 and not np.any(noise)
         if unperturbed and self._exact is not None:
             X0, y0, lam, spec, w, info = self._exact
@@ -183,7 +183,7 @@ class ExactSolveCache(dpcvx.PrivateERM):
                     and np.array_equal(y0, y) and np.array_equal(X0, X)):
                 self.cache_hits += 1
                 return w.copy(), info
-        w, info = super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start)
+        w, info = super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start, n)
         if unperturbed:
             self._exact = (np.array(X), np.array(y), float(self.lam), _spec(self.loss), w.copy(), info)
         return w, info

@@ -473,8 +473,8 @@ class PrivateERM:
         delta, n = prepared.delta, prepared.n
         d = X_mapped.shape[1]
         if accountant is not None:
-            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, "
-                                                         f"{prepared.neighbours}, n={n})")
+            size = f"n={n}" if prepared.neighbours == "replace-one" else f"add-remove, n_public={n}"
+            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})")
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
