@@ -36,7 +36,7 @@ import cvxpy as cp
 import numpy as np
 
 from .. import losses
-from ..data.rows import RowMap
+from ..data.rows import Matrix, RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant
@@ -48,7 +48,7 @@ from ..solvers.objective import PerturbedObjective
 from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.problem import VerifiedProblem
-from ..verification.verifier import PROBE_DIM, check_dim, default_regularizer, verify_problem
+from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
@@ -63,14 +63,14 @@ class _Prepared(NamedTuple):
 
     epsilon: float
     rows: RowMap
-    X: Any
+    X: Matrix
     labels: np.ndarray
     problem: VerifiedProblem
     calibration: calibrate.Calibration
-    constants: dict
+    constants: dict[str, Any]
     start: np.ndarray | None
     rng: np.random.Generator
-    classes: tuple
+    classes: tuple[Any, Any]
 
 
 class PrivateERM:
@@ -141,25 +141,25 @@ class PrivateERM:
 
     def __init__(
         self,
-        loss=None,
-        regularizer=None,
+        loss: Loss | str | None = None,
+        regularizer: Regularizer | None = None,
         lam: float = 1e-3,
         data_norm: float | None = None,
         *,
         fit_intercept: bool = False,
         intercept_scaling: float = 1.0,
         clip: bool = True,
-        classes: tuple = (-1, 1),
+        classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
-        cvxpy_options: dict | None = None,
+        cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
         max_iter: int = 100,
         strict: bool = False,
         allow_estimates: bool = False,
         time_limit: float | None = None,
-    ):
+    ) -> None:
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
@@ -190,11 +190,11 @@ class PrivateERM:
         signature = inspect.signature(cls.__init__)
         return tuple(name for name in signature.parameters if name != "self")
 
-    def get_params(self, deep: bool = True) -> dict:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
         return {name: getattr(self, name) for name in self._parameter_names()}
 
-    def set_params(self, **params) -> PrivateERM:
+    def set_params(self, **params: Any) -> PrivateERM:
         """Set constructor parameters in place; unknown names raise InputError."""
         unknown = set(params) - set(self._parameter_names())
         if unknown:
@@ -258,7 +258,7 @@ class PrivateERM:
             raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
                              f"got {self.cvxpy_options!r}")
 
-    def _data(self, X, y, refuse_excess: bool):
+    def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix, np.ndarray]:
         rows = self.row_map()
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
         labels = check_labels(y, mapped.shape[0], check_classes(self.classes))
@@ -292,7 +292,7 @@ class PrivateERM:
                              "with the same columns and fit_intercept")
         return w
 
-    def _solve(self, problem: VerifiedProblem, X, y, noise: np.ndarray, extra_reg: float,
+    def _solve(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, extra_reg: float,
                gradient_tolerance: float, start: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem."""
         derivatives, quadratic = problem.derivatives, problem.quadratic
@@ -339,10 +339,11 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str):
+                   R: float, split: str) -> tuple[calibrate.Calibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol."""
         certificate = problem.certificate
         lam = float(self.lam)
+        calibration: calibrate.Calibration
         if mechanism == "objective":
             calibration = calibrate.objective_perturbation(
                 n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
@@ -378,8 +379,8 @@ class PrivateERM:
 
     def fit(
         self,
-        X,
-        y,
+        X: Any,
+        y: Any,
         epsilon: float,
         mechanism: str = "objective",
         *,
@@ -421,12 +422,16 @@ class PrivateERM:
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
-        if mechanism == "objective":
+        # (the calibration's type is the mechanism's: _calibrate chose it)
+        release_beta: float | None
+        if isinstance(calibration, calibrate.ObjectivePerturbation):
             noise, extra_reg = sample_l2_laplace(d, calibration.beta, rng), calibration.extra_reg
             release_beta = calibration.amp_beta
         else:
             noise, extra_reg, release_beta = np.zeros(d), 0.0, calibration.beta
-        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start)
+        gamma = calibration.gradient_tolerance
+        assert gamma is not None and release_beta is not None  # _calibrate always passes tol
+        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, gamma, start)
         self.diagnostics_ = info
         self._check_solution(w, info)
         w, spacing = round_to_grid(w + sample_l2_laplace(d, release_beta, rng), 1.0 / release_beta)
@@ -452,7 +457,8 @@ class PrivateERM:
         coef, intercept = self._split_weights(w, rows)
         return PrivateModel(coef, intercept, prepared.classes, rows, release)
 
-    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant) -> _Prepared:
+    def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
+                 warm_start: LinearModel | None, accountant: PrivacyAccountant | None) -> _Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
@@ -467,7 +473,7 @@ class PrivateERM:
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem,
                                                  rows.effective_norm_bound, split)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-        if mechanism == "objective":
+        if isinstance(calibration, calibrate.ObjectivePerturbation):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
@@ -475,25 +481,26 @@ class PrivateERM:
                          check_classes(self.classes))
 
     @staticmethod
-    def _check_reachable(calibration, d: int) -> None:
+    def _check_reachable(calibration: calibrate.ObjectivePerturbation, d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a
         refusal that depends on the data.
         """
         floor = calibrate.noise_rounding_floor(calibration.beta, d)
-        if calibration.gradient_tolerance < 2 * floor:
+        gamma = calibration.gradient_tolerance
+        if gamma is not None and gamma < 2 * floor:
             needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
             raise InputError(
                 f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
                 f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
-                f"gradient bound gamma = {calibration.gradient_tolerance:.3g} unreachable in double "
+                f"gradient bound gamma = {gamma:.3g} unreachable in double "
                 f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
             )
 
-    def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
+    def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
-                         warm_start: LinearModel | None = None) -> tuple:
+                         warm_start: LinearModel | None = None) -> tuple[Any, Any]:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
         Returns the public classes. Private tuning calls it for every candidate
@@ -510,7 +517,7 @@ class PrivateERM:
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
         return problem.certificate.guarantee(mechanism) + cover
 
-    def fit_nonprivate(self, X, y) -> LinearModel:
+    def fit_nonprivate(self, X: Any, y: Any) -> LinearModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
