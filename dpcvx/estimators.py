@@ -184,7 +184,7 @@ def _label_kind(y: np.ndarray) -> str:
         return "unknown"
 
 
-def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple) -> InputError:
+def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, Any]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
     examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
     kind = _label_kind(y)

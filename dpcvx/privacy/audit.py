@@ -466,7 +466,7 @@ def audit(
     delta: float = 0.0,
     statistic: Callable[[Any], float] | None = None,
     selection_fraction: float = 0.5,
-    fit_params: dict | None = None,
+    fit_params: dict[str, Any] | None = None,
     random_state: RandomState = None,
 ) -> AuditReport:
     """Audit ``learner``: lower-bound the epsilon of its real release path at ``confidence``.
@@ -577,7 +577,7 @@ def _release_json(release: Any) -> Any:
                      f"{type(release).__name__}")
 
 
-def _leaves(data: Any, path: str, out: dict) -> None:
+def _leaves(data: Any, path: str, out: dict[str, Any]) -> None:
     if isinstance(data, dict):
         if not data:
             out[path] = {}
@@ -605,8 +605,8 @@ def release_diff(release_a: Any, release_b: Any, *, include_privatised: bool = F
     left out unless ``include_privatised``; a field present in only one
     release counts as differing. Sorted.
     """
-    leaves_a: dict = {}
-    leaves_b: dict = {}
+    leaves_a: dict[str, Any] = {}
+    leaves_b: dict[str, Any] = {}
     _leaves(_release_json(release_a), "", leaves_a)
     _leaves(_release_json(release_b), "", leaves_b)
     differing = [path for path in set(leaves_a) | set(leaves_b)

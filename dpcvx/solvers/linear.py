@@ -48,7 +48,7 @@ LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccura
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
 
-CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
+CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
                  "tol_ktratio": 1e-10, "max_iter": 500},
     "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10, "max_iters": 500},
@@ -83,7 +83,7 @@ class SolveInfo:
     def converged(self) -> bool:
         return self.gradient_norm <= 0.5 * self.gradient_tolerance
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"warning": NOT_PRIVATE, **asdict(self)}
 
     def __str__(self) -> str:

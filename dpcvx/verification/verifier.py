@@ -129,8 +129,8 @@ def _structural_key(node: Any) -> tuple[Any, ...]:  # a CVXPY tree node (cvxpy t
     )
 
 
-_LOSS_CACHE: dict[tuple, VerifiedLoss] = {}
-_REGULARIZER_CACHE: dict[tuple, VerifiedRegularizer] = {}
+_LOSS_CACHE: dict[tuple[Any, ...], VerifiedLoss] = {}
+_REGULARIZER_CACHE: dict[tuple[Any, ...], VerifiedRegularizer] = {}
 
 
 # --- loss ---------------------------------------------------------------------------
@@ -236,7 +236,7 @@ class _LossAnalyser:
             self.symbolic, self.elementary = None, None
             self.translation_error = str(error)
         self._facts: LossFacts | None = None
-        self._proof: dict | None = None
+        self._proof: dict[str, Any] | None = None
         self._numeric: numeric.NumericAnalysis | None = None
         self.sympy_note = ""
         self.validated_note = ""
@@ -256,13 +256,13 @@ class _LossAnalyser:
 
     # -- the three routes ---------------------------------------------------------------
 
-    def _constraint_forms(self) -> tuple | None:
+    def _constraint_forms(self) -> tuple[sp.Expr, ...] | None:
         try:
             return tuple(elementary(to_sympy(c.expr, self.variable, SYMBOL)) for c in self.expression.domain)
         except UnsupportedAtom:
             return None
 
-    def _reporter(self, total: int, what: str) -> tuple[Callable, Callable]:
+    def _reporter(self, total: int, what: str) -> tuple[Callable[[Any], None], Callable[[], None]]:
         """(on_item, close): a tqdm bar when progress=True and tqdm is installed, else log lines."""
         bar = None
         if self.progress:
@@ -318,7 +318,7 @@ class _LossAnalyser:
         return value
 
     @property
-    def proof(self) -> dict:
+    def proof(self) -> dict[str, Any]:
         """Validated (interval-arithmetic) facts, from one worker call with the deadline."""
         if self._proof is None:
             self._proof = {}
@@ -413,7 +413,7 @@ class _LossAnalyser:
     _SMOOTH_FIX = ("smooth the kink: dpcvx.losses.huber_hinge(h=0.5) replaces the hinge "
                    "max(0, 1 - z); in general use a differentiable loss")
 
-    def smoothness(self) -> tuple[Condition, Condition, tuple, tuple]:
+    def smoothness(self) -> tuple[Condition, Condition, tuple[Any, ...], tuple[Any, ...]]:  # points: sympy or float
         """(differentiability, twice_differentiability, kinks, curvature jumps)."""
         c1 = ("differentiability", "l is continuously differentiable (C^1)")
         c2 = ("twice_differentiability", "l is twice differentiable (C^2)")
