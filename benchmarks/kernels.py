@@ -81,9 +81,9 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from a checkout, without i
     sys.path.insert(0, str(REPO_ROOT))
 
 import dpcvx  # noqa: E402
-from dpcvx.solvers.kernel import KernelERM  # noqa: E402
 from dpcvx.data.kernels import RandomFourierFeatures  # noqa: E402
 from dpcvx.models.tddl import TDDL  # noqa: E402
+from dpcvx.solvers.kernel import KernelERM  # noqa: E402
 
 KIND = "kernels"
 LOSS = "logistic"
@@ -284,22 +284,24 @@ def run_linear_and_rff(rec: Recorder, X, y, X_eval, y_eval, lams, epsilons, rff_
     for li, lam in enumerate(lams):
         linear = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=lam, data_norm=INPUT_BOUND)
         rec.run("linear_nonprivate", lam, None,
-                lambda: (linear.fit_nonprivate(X, y).score(X_eval, y_eval), {}))
+                lambda linear=linear: (linear.fit_nonprivate(X, y).score(X_eval, y_eval), {}))
         for ei, eps in enumerate(epsilons):
             noise_seed = seed_for(seed, *key, 1, li, ei)
-            rec.run("linear_objective", lam, eps, lambda: _private_erm(linear, X, y, X_eval, y_eval,
-                                                                       eps, noise_seed))
+            rec.run("linear_objective", lam, eps,
+                    lambda linear=linear, eps=eps, noise_seed=noise_seed: _private_erm(
+                        linear, X, y, X_eval, y_eval, eps, noise_seed))
         for ri, (gamma, components) in enumerate(rff_specs):
             features = RandomFourierFeatures("rbf", gamma=gamma, n_components=components,
                                              random_state=seed_for(seed, *key, 2, ri))
             model = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=lam, feature_map=features)
             name = rff_key(gamma, components)
             rec.run(f"rff_nonprivate:{name}", lam, None,
-                    lambda: (model.fit_nonprivate(X, y).score(X_eval, y_eval), {}))
+                    lambda model=model: (model.fit_nonprivate(X, y).score(X_eval, y_eval), {}))
             for ei, eps in enumerate(epsilons):
                 noise_seed = seed_for(seed, *key, 3, ri, li, ei)
                 rec.run(f"rff_objective:{name}", lam, eps,
-                        lambda: _private_erm(model, X, y, X_eval, y_eval, eps, noise_seed))
+                        lambda model=model, eps=eps, noise_seed=noise_seed: _private_erm(
+                            model, X, y, X_eval, y_eval, eps, noise_seed))
 
 
 def _private_erm(erm, X, y, X_eval, y_eval, epsilon, noise_seed):
@@ -357,7 +359,9 @@ def run_tuned(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, rff_specs,
 
     for ei, eps in enumerate(epsilons):
         if kernel:
-            def tddl(eps=eps, tune_seed=seed_for(seed, *key, 5, ei, 0)):
+            tddl_seed = seed_for(seed, *key, 5, ei, 0)
+
+            def tddl(eps=eps, tune_seed=tddl_seed):
                 learner = TDDL("poly", degree=DEGREE, offset=OFFSET, input_bound=INPUT_BOUND, loss=LOSS,
                                lam=lams[0])
                 result = dpcvx.tune(learner, X, y, {"lam": lams}, epsilon=eps, delta=DELTA,
@@ -365,14 +369,18 @@ def run_tuned(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, rff_specs,
                 return result.model.score(X_eval, y_eval), selected(result)
             rec.run("tddl_gaussian_tuned", None, eps, tddl)
 
-        def linear(eps=eps, tune_seed=seed_for(seed, *key, 5, ei, 1)):
+        linear_seed = seed_for(seed, *key, 5, ei, 1)
+
+        def linear(eps=eps, tune_seed=linear_seed):
             learner = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), data_norm=INPUT_BOUND)
             result = dpcvx.tune(learner, X, y, {"lam": lams}, epsilon=eps, mechanism="objective",
                                 random_state=tune_seed, verbose=False)
             return result.model.score(X_eval, y_eval), selected(result)
         rec.run("linear_objective_tuned", None, eps, linear)
 
-        def rff(eps=eps, tune_seed=seed_for(seed, *key, 5, ei, 2)):
+        rff_seed = seed_for(seed, *key, 5, ei, 2)
+
+        def rff(eps=eps, tune_seed=rff_seed):
             grid = [{"lam": lam, "feature_map": RandomFourierFeatures(
                         "rbf", gamma=gamma, n_components=components, random_state=seed_for(seed, *key, 2, ri))}
                     for ri, (gamma, components) in enumerate(rff_specs) for lam in lams]
@@ -635,7 +643,7 @@ def _noise_table(summary: list[dict], epsilons: list[float]) -> list[str]:
     keys = sorted({(r["setting"], r["lam"]) for r in summary if r["method"] == "tddl_gaussian"},
                   key=lambda k: (setting_key(k[0]), k[1]))
     for setting, lam in keys:
-        def get(method, eps, field):
+        def get(method, eps, field, setting=setting, lam=lam):
             match = [r for r in summary if (r["setting"], r["method"], r["lam"], r["epsilon"]) ==
                      (setting, method, lam, eps) and r.get(field) is not None]
             return match[0][field] if match else None
@@ -780,7 +788,7 @@ def plots(result: dict, stem: Path) -> list[Path]:
     written = []
     if panels:
         fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 5.0), squeeze=False)
-        for ax, setting in zip(axes[0], panels):
+        for ax, setting in zip(axes[0], panels, strict=True):
             rows = [r for r in best if r["setting"] == setting]
             rff_index = {m: i for i, m in enumerate(sorted({r["method"].partition(":")[2] for r in rows} - {""}))}
             for method in method_order(r["method"] for r in rows):
@@ -788,7 +796,7 @@ def plots(result: dict, stem: Path) -> list[Path]:
                 points = sorted((r["epsilon"], r["mean"], r["std"]) for r in rows
                                 if r["method"] == method and r["epsilon"] is not None)
                 if points:
-                    x, m, s = map(np.array, zip(*points))
+                    x, m, s = map(np.array, zip(*points, strict=True))
                     ax.errorbar(x, m, yerr=s, color=color, marker=marker, capsize=3, ls=_line(method),
                                 mfc="none" if method.endswith("_tuned") else color, label=method_label(method))
                 elif method == "majority":
@@ -809,13 +817,13 @@ def plots(result: dict, stem: Path) -> list[Path]:
     if dims:
         columns = eps + [None]
         fig, axes = plt.subplots(1, len(columns), figsize=(4.4 * len(columns), 5.0), squeeze=False, sharey=True)
-        for ax, e in zip(axes[0], columns):
+        for ax, e in zip(axes[0], columns, strict=True):
             rows = [r for r in best if r["setting"].startswith("synthetic_d") and r["epsilon"] == e]
             rff_index = {m: i for i, m in enumerate(sorted({r["method"].partition(":")[2] for r in rows} - {""}))}
             for method in method_order(r["method"] for r in rows):
                 points = sorted((int(r["setting"][len("synthetic_d"):]), r["mean"], r["std"]) for r in rows
                                 if r["method"] == method)
-                x, m, s = map(np.array, zip(*points))
+                x, m, s = map(np.array, zip(*points, strict=True))
                 color, marker = _style(method, rff_index.get(method.partition(":")[2], 0))
                 if method == "majority":
                     color, marker = "grey", "x"
@@ -838,7 +846,7 @@ def _figure_legend(fig, axes) -> None:
     """One legend below the panels, with every method that appears in any of them."""
     entries: dict = {}
     for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     fig.tight_layout(rect=(0, 0.16, 1, 1))
     fig.legend(list(entries.values()), list(entries.keys()), loc="lower center", ncol=4, fontsize=8,

@@ -312,7 +312,7 @@ def plot_reproduction(output: dict, directory: Path, stem: str) -> dict:
         if not losses:
             continue
         fig, axes = plt.subplots(1, len(losses), figsize=(6.2 * len(losses), 4.6), squeeze=False)
-        for ax, loss in zip(axes[0], losses):
+        for ax, loss in zip(axes[0], losses, strict=True):
             for method in cells.methods(data_key, loss):
                 means, lows, highs = [], [], []
                 for eps in cells.epsilons:

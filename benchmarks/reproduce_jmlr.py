@@ -206,7 +206,7 @@ def run_unit(task: dict) -> dict:
         for draw in range(draws):
             with clock("output_draws"):
                 rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["output"])
-                _record(out, _fit_and_score(lambda: _timed(lambda: erm.fit(
+                _record(out, _fit_and_score(lambda epsilon=epsilon, rng=rng: _timed(lambda: erm.fit(
                     X_train, y_train, epsilon, "output", random_state=rng), erm), X_test, y_test))
             with clock("objective_draws"):
                 outcome = None
@@ -216,7 +216,7 @@ def run_unit(task: dict) -> dict:
                         continue
                     rng = common.generator(seed, *key, e_index, draw, METHOD_STREAM["objective"])
                     # Newton starts at the non-private minimiser: same release, fewer steps
-                    outcome = _fit_and_score(lambda: _timed(lambda: erm.fit(
+                    outcome = _fit_and_score(lambda epsilon=epsilon, split=split, rng=rng: _timed(lambda: erm.fit(
                         X_train, y_train, epsilon, "objective", split=split, random_state=rng,
                         warm_start=nonprivate), erm), X_test, y_test)
                     _record(target, outcome)
@@ -237,7 +237,7 @@ def run_unit(task: dict) -> dict:
             for draw in range(min(draws, task["peer_draws"])):
                 dpl_seed = common.int_seed(seed, *key, e_index, draw, METHOD_STREAM["diffprivlib"])
 
-                def fit_dpl():
+                def fit_dpl(epsilon=epsilon, dpl_seed=dpl_seed):
                     model, seconds, converged = common.fit_diffprivlib(X_train, y_train, lam, epsilon, dpl_seed)
                     b, delta = common.diffprivlib_perturbation(n, d, lam, epsilon, dpl_seed)
                     residual = common.relative_residual(erm.loss, X_train, y_train, lam, model.coef_, b, delta)

@@ -171,7 +171,7 @@ def time_size(data: common.Data, n: int, methods: dict, repeats: int, seed: int)
                 continue
             if peer == "diffprivlib" and name == "dpcvx LR non-private":
                 continue
-            per_rep = [a[0] / b[0] for a, b in zip(records[name], records[peer])]
+            per_rep = [a[0] / b[0] for a, b in zip(records[name], records[peer], strict=True)]
             ratios[f"{name} / {peer}"] = _quartiles(per_rep)
     return {"data": data.key, "n": int(X.shape[0]), "d": int(X.shape[1]), "methods": summary, "ratios": ratios}
 

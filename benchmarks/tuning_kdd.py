@@ -63,7 +63,7 @@ def nonprivate_tuning_error(X, y, X_test, y_test, rng) -> tuple[float, float]:
     parts = disjoint_parts(X.shape[0], len(LAMS) + 1, rng)
     held_out = parts[-1]
     models = [PrivateERM(loss=losses.logistic(), lam=lam, data_norm=1.0).fit_nonprivate(X[rows], y[rows])
-              for lam, rows in zip(LAMS, parts)]
+              for lam, rows in zip(LAMS, parts[:-1], strict=True)]
     best = int(np.argmin([count_mistakes(model, X[held_out], y[held_out]) for model in models]))
     return 1.0 - models[best].score(X_test, y_test), LAMS[best]
 
@@ -90,7 +90,7 @@ def run(X, y, sizes, repetitions, seed, progress) -> dict:
             error, lam = nonprivate_tuning_error(X_tune, y_tune, X_test, y_test, rng)
             errors["non-private"][n].append(error)
             selected["non-private"][n].append(lam)
-            for epsilon, method in zip(EPSILONS, methods[1:]):
+            for epsilon, method in zip(EPSILONS, methods[1:], strict=True):
                 error, lam = private_tuning_error(X_tune, y_tune, X_test, y_test, epsilon, rng)
                 errors[method][n].append(error)
                 selected[method][n].append(lam)
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
         "sizes": list(config["sizes"]),
         "repetitions": config["repetitions"],
         "seed": args.seed,
-        "lams": dict(zip(LAM_LABELS, LAMS)),
+        "lams": dict(zip(LAM_LABELS, LAMS, strict=True)),
         "epsilons": list(EPSILONS),
         "learner": "PrivateERM(loss=logistic, data_norm=1.0), objective perturbation, split='max'",
         "nonprivate": "same split; exact minimiser per Lam; fewest mistakes on the held-out part",

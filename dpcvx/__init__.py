@@ -117,7 +117,9 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         """The module at its new place is already executed; it keeps its own spec."""
-        module.__spec__ = module.__spec__.loader_state
+        alias = module.__spec__  # the import system set the alias's spec; its loader_state is the module's own
+        if alias is not None:
+            module.__spec__ = alias.loader_state
 
 
 if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):

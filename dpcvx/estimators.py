@@ -93,9 +93,11 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 from . import losses
 from .exceptions import DPCVXWarning, InputError
 from .models.erm import PrivateERM
+from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
-from .release.model import PrivateModel
+from .release.model import PrivateModel, ReleaseCertificate
 from .validation import check_classes
+from .verification.verifier import Loss, Regularizer
 
 __all__ = [
     "DPERMClassifier",
@@ -124,16 +126,17 @@ class InputTypeError(InputError, TypeError):
     scikit-learn (``float()`` refuses it), a TypeError."""
 
 
-def _loss_at_zero(loss) -> float | None:
+def _loss_at_zero(loss: Loss) -> float | None:
     """l(0), the loss of the zero model at every record (public: a property of the loss)."""
     try:
-        value = float(loss(cp.Constant(0.0)).value)
+        computed = loss(cp.Constant(0.0)).value
+        value = float(computed) if computed is not None else math.nan
     except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
         return None
     return value if math.isfinite(value) and value > 0 else None
 
 
-def noise_to_signal(certificate, loss_at_zero: float | None = None) -> tuple[float, float]:
+def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None) -> tuple[float, float]:
     """(expected norm of the noise in w, upper bound on the norm of the non-private minimiser).
 
     Both are functions of the release certificate only (epsilon, n, d, lam and the verified
@@ -181,7 +184,7 @@ def _label_kind(y: np.ndarray) -> str:
         return "unknown"
 
 
-def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple) -> InputError:
+def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, Any]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
     examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
     kind = _label_kind(y)
@@ -211,10 +214,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
 
-    def _loss(self):
+    def _loss(self) -> Loss:
         raise NotImplementedError
 
-    def _regularizer(self):
+    def _regularizer(self) -> Regularizer | None:
         return None  # PrivateERM's default, 0.5 ||w||^2
 
     def _private_erm(self) -> PrivateERM:
@@ -231,7 +234,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             strict=self.strict,
         )
 
-    def _validated(self, X, y=None, *, reset: bool):
+    def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
         """X (and y) checked as scikit-learn checks them, with its messages, as InputError.
 
         ``reset=True`` (fit) validates against a shallow copy: ``validate_data`` sets
@@ -264,7 +267,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if not np.all(inside):
             raise _label_error(type(self).__name__, y, ~inside, classes)
 
-    def fit(self, X, y, *, accountant=None) -> _PrivateLinearClassifier:
+    def fit(self, X: Any, y: Any, *, accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an ``epsilon``-differentially private model of (X, y).
 
         ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
@@ -296,8 +299,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
         else:
-            vars(self).pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
-        vars(self).update(fitted)
+            self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
+        self.__dict__.update(fitted)
         self._warn_if_noise_dominates(model)
         return self
 
@@ -341,17 +344,17 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             "n_features_in_": model.coef_.shape[0],
         }
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: Any) -> np.ndarray:
         """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``."""
         check_is_fitted(self)
         return self.model_.decision_function(self._validated(X, reset=False))
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: Any) -> np.ndarray:
         """The predicted labels, values of ``classes``."""
         check_is_fitted(self)
         return self.model_.predict(self._validated(X, reset=False))
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False   # binary: the public pair ``classes``
         tags.input_tags.sparse = True              # scipy.sparse X is fitted as CSR
@@ -445,7 +448,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
                  mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 classes: tuple = (0, 1), split: str = "max", random_state: Any = None,
+                 classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False):
         self.loss = loss
         self.regularizer = regularizer
@@ -462,10 +465,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
 
-    def _loss(self):
+    def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
 
-    def _regularizer(self):
+    def _regularizer(self) -> Regularizer | None:
         return self.regularizer
 
 
@@ -485,7 +488,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
 
     def __init__(self, *, epsilon: float = 1.0, mechanism: str = "objective", lam: float = 1e-3,
                  data_norm: float = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float = 1.0, classes: tuple = (0, 1), split: str = "max",
+                 intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False):
         self.epsilon = epsilon
@@ -501,10 +504,10 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
 
-    def _loss(self):
+    def _loss(self) -> Loss:
         return losses.logistic()
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: Any) -> np.ndarray:
         """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b)."""
         positive = expit(self.decision_function(X))
         return np.column_stack([1.0 - positive, positive])
@@ -526,7 +529,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, mechanism: str = "objective",
                  lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float = 1.0, classes: tuple = (0, 1), split: str = "max",
+                 intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False):
         self.h = h
@@ -543,5 +546,5 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
 
-    def _loss(self):
+    def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

@@ -6,6 +6,12 @@ the whole family at once. Each message names the problem and a fix.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers: exceptions imports nothing of dpcvx at run time
+    from .verification.certificate import Condition
+
 __all__ = [
     "DPCVXError",
     "InputError",
@@ -48,7 +54,7 @@ class AssumptionError(DPCVXError):
     mechanism. ``failures`` lists the failing conditions of the certificate.
     """
 
-    def __init__(self, message: str, failures: tuple = ()):
+    def __init__(self, message: str, failures: Iterable[Condition] = ()) -> None:
         super().__init__(message)
         self.failures = tuple(failures)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cvxpy as cp
@@ -41,17 +42,17 @@ class MarginLoss:
         return f"dpcvx.losses.{self.name}({args})"
 
 
-def _logistic(z):
+def _logistic(z: cp.Expression) -> cp.Expression:
     return cp.logistic(-z)
 
 
-def _huber_hinge(z, h):
+def _huber_hinge(z: cp.Expression, h: float) -> cp.Expression:
     # cp.huber(x, M) is x^2 for |x| <= M and 2M|x| - M^2 beyond; with x = pos(1 + h - z)
     # and M = 2h, dividing by 4h gives the Huber hinge of JMLR 2011, eq. (23).
-    return cp.huber(cp.pos(1 + h - z), 2 * h) / (4 * h)
+    return cp.huber(cp.pos(1 + h - z), 2 * h) / (4 * h)  # type: ignore[arg-type]  # cvxpy types M as int; any M > 0 works
 
 
-_BUILDERS = {"logistic": _logistic, "huber_hinge": _huber_hinge}
+_BUILDERS: dict[str, Callable[..., cp.Expression]] = {"logistic": _logistic, "huber_hinge": _huber_hinge}
 
 
 def logistic() -> MarginLoss:
@@ -73,7 +74,9 @@ def huber_hinge(h: float = 0.5) -> MarginLoss:
     return MarginLoss("huber_hinge", (("h", float(h)),))
 
 
-CATALOGUE = {"logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge}
+CATALOGUE: dict[str, Callable[..., MarginLoss]] = {
+    "logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge,
+}
 
 
 def from_spec(spec: str) -> MarginLoss:
@@ -86,7 +89,7 @@ def from_spec(spec: str) -> MarginLoss:
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise InputError(f"unknown loss {name!r}; the known losses are: {', '.join(sorted(CATALOGUE))}."
                          f"{hint} Or pass a callable z -> CVXPY expression")
-    params = {}
+    params: dict[str, float] = {}
     for item in filter(None, (part.strip() for part in arguments.split(","))):
         key, sep, value = item.partition("=")
         if not sep:

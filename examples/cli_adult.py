@@ -84,7 +84,7 @@ assert from_file.returncode == 0
 
 assert dpcvx("predict", "model.json", "adult-sample.csv", "--out", "predictions.csv").returncode == 0
 with open("predictions.csv", newline="") as handle, open("adult-sample.csv", newline="") as truth:
-    pairs = list(zip(csv.DictReader(handle), csv.DictReader(truth)))
+    pairs = list(zip(csv.DictReader(handle), csv.DictReader(truth), strict=True))
 accuracy = np.mean([p["prediction"] == t["income"] for p, t in pairs])
 print(f"accuracy of model.json on its training sample: {accuracy:.3f}")
 

@@ -45,7 +45,7 @@ def test_fit_refuses_before_any_work(name, monkeypatch):
         raise AssertionError("work started after a refusal")
 
     monkeypatch.setattr(dpcvx.privacy.noise, "sample_l2_laplace", no_work)
-    monkeypatch.setattr("dpcvx.models.erm.sample_l2_laplace", no_work)
+    monkeypatch.setattr("dpcvx.privacy.calibrate.sample_l2_laplace", no_work)
     monkeypatch.setattr("dpcvx.solvers.kernel.solve_kernel_erm", no_work)
     with pytest.raises(dpcvx.BudgetExceededError):
         fit(build(), accountant)

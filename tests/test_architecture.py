@@ -51,11 +51,23 @@ def _relative(module: Path) -> Path:
     return module.relative_to(PACKAGE)
 
 
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """ids of the nodes under ``if TYPE_CHECKING:``: imports for type checkers, never run."""
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            hidden.update(id(child) for statement in node.body for child in ast.walk(statement))
+    return hidden
+
+
 def _imported_modules(tree: ast.AST, module: Path) -> list[tuple[str, int]]:
-    """(absolute dotted name under dpcvx or the external package, line) for every import."""
+    """(absolute dotted name under dpcvx or the external package, line) for every import that runs."""
     found = []
     package_parts = ["dpcvx", *_relative(module).parent.parts]
+    hidden = _type_checking_only(tree)
     for node in ast.walk(tree):
+        if id(node) in hidden:
+            continue
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import common, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
 import dpcvx  # noqa: E402
+from benchmarks import common, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
 
 PEERS = common.peer_status()
 needs_sklearn = pytest.mark.skipif(not PEERS["sklearn"][0], reason=PEERS["sklearn"][1])

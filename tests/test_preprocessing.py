@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcvx.exceptions import InputError
 from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema, paper_schema
+from dpcvx.exceptions import InputError
 
 AGE = NumericColumn("age", 17, 90, "test bound")
 HOURS = NumericColumn("hours", 1, 99)

@@ -4,9 +4,9 @@ Rows already covered elsewhere are named in the matrix (tests/test_erm.py,
 tests/test_solvers.py, tests/test_verify.py); the rest are here.
 """
 
+import cvxpy
 import numpy as np
 import pytest
-import cvxpy
 
 import dpcvx
 from dpcvx.solvers import linear as solvers
@@ -199,6 +199,7 @@ def test_error_table_is_generated():
 def test_error_table_examples_are_real_messages(tmp_path, monkeypatch, capsys):
     """Each example in EXIT_CODES is what dpcvx prints for that error (run for real here)."""
     import cvxpy as cp
+
     from dpcvx import cli, exceptions
 
     examples = {row.error: row.example for row in cli.EXIT_CODES}

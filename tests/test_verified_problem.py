@@ -127,13 +127,13 @@ def test_the_regularizer_is_solved_as_verified(data):
 def test_noise_is_drawn_with_the_calibrated_scales(data, mechanism, monkeypatch):
     X, y = data
     drawn = []
-    original = dpcvx.models.erm.sample_l2_laplace
+    original = dpcvx.privacy.calibrate.sample_l2_laplace
 
     def recording(d, beta, rng):
         drawn.append(beta)
         return original(d, beta, rng)
 
-    monkeypatch.setattr(dpcvx.models.erm, "sample_l2_laplace", recording)
+    monkeypatch.setattr(dpcvx.privacy.calibrate, "sample_l2_laplace", recording)
     model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, mechanism, random_state=0)
     cal = model.certificate.calibration
     if mechanism == "objective":  # the objective's b, then the approximate-minimiser noise

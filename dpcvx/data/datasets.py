@@ -42,6 +42,7 @@ import os
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -288,7 +289,7 @@ def _schema_for(mode: str, public: PublicSchema, full_table: dict[str, np.ndarra
 
 
 def _dataset(
-    schema: PublicSchema, table: dict, y: np.ndarray, mode: str, record_index: np.ndarray, description: str
+    schema: PublicSchema, table: dict[str, Any], y: np.ndarray, mode: str, record_index: np.ndarray, description: str
 ) -> Dataset:
     return Dataset(
         X=schema.transform(table),

@@ -72,7 +72,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -221,7 +221,7 @@ class CategoricalColumn:
         return block
 
 
-Column = Union[NumericColumn, CategoricalColumn]
+Column = NumericColumn | CategoricalColumn
 
 
 @dataclass(frozen=True)
@@ -290,7 +290,7 @@ class PublicSchema:
             blocks.append(np.ones((n_rows, 1)))
         return _bound_row_norms(np.hstack(blocks), self.norm)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form documented in the module docstring."""
         return {
             "format": SCHEMA_FORMAT,
@@ -302,7 +302,7 @@ class PublicSchema:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping) -> PublicSchema:
+    def from_dict(cls, data: Mapping[str, Any]) -> PublicSchema:
         """Rebuild a schema from :meth:`to_dict` output (validated; runs no code)."""
         if not isinstance(data, Mapping):
             raise InputError(f"a schema must be a JSON object, got {type(data).__name__}")
@@ -373,7 +373,7 @@ def _bound_row_norms(features: np.ndarray, norm: float) -> np.ndarray:
     return features
 
 
-def _column_to_dict(column: Column) -> dict:
+def _column_to_dict(column: Column) -> dict[str, Any]:
     if isinstance(column, NumericColumn):
         data = {
             "name": column.name,
@@ -401,7 +401,7 @@ def _column_to_dict(column: Column) -> dict:
 def _column_from_dict(data: Any) -> Column:
     if not isinstance(data, Mapping):
         raise InputError(f"a column must be a JSON object, got {data!r}")
-    name = data.get("name")
+    name: Any = data.get("name")  # a JSON value; the column's __post_init__ checks it is a name
     kind = data.get("kind")
     source = data.get("source", "")
     if not isinstance(source, str):
@@ -429,7 +429,7 @@ def _column_from_dict(data: Any) -> Column:
     raise InputError(f'column {name!r}: "kind" must be "numeric" or "categorical", got {kind!r}')
 
 
-def _reject_unknown_keys(what: str, data: Mapping, allowed: set[str]) -> None:
+def _reject_unknown_keys(what: str, data: Mapping[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise InputError(f"{what}: unknown keys {unknown}; allowed: {sorted(allowed)}")
@@ -519,7 +519,7 @@ def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> 
         present = values
         if absent.any():
             present = np.where(absent, "0", values) if kind == "U" else np.array(
-                [0 if a else v for a, v in zip(absent, values)], dtype=object)
+                [0 if a else v for a, v in zip(absent, values, strict=True)], dtype=object)
         try:
             numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
         except (TypeError, ValueError, OverflowError):

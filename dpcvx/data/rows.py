@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import scipy.sparse as sparse
@@ -42,8 +42,12 @@ _NORMAL_FACTOR = 1e-290
 _SQ_LOW = 1e-280
 _SQ_HIGH = 1e280
 
+# What validation.check_matrix returns: a float64 numpy array or a scipy.sparse CSR matrix. Any,
+# because the code tells the two apart with sparse.issparse, which mypy cannot narrow on.
+Matrix: TypeAlias = Any
 
-def _row_scales(X) -> tuple[np.ndarray, np.ndarray]:
+
+def _row_scales(X: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """(m, s) with ||x_i|| = m_i * s_i computed without overflow or underflow.
 
     m_i is 1 for ordinary rows (s_i is then the plain norm) and the largest
@@ -79,7 +83,7 @@ def _row_scales(X) -> tuple[np.ndarray, np.ndarray]:
     return scale, np.sqrt(squares)
 
 
-def _row_norms(X) -> np.ndarray:
+def _row_norms(X: Matrix) -> np.ndarray:
     """Row norms (inf where a norm exceeds the largest float; no row is zeroed by overflow)."""
     scale, size = _row_scales(X)
     with np.errstate(over="ignore"):
@@ -105,14 +109,14 @@ class RowMap:
     def dimension(self, input_dim: int) -> int:
         return input_dim + (1 if self.fit_intercept else 0)
 
-    def features(self, X: Any) -> np.ndarray | sparse.csr_matrix:
+    def features(self, X: Any) -> Matrix:
         """Checked input, through the feature map if there is one (no clipping)."""
         X = check_matrix(X)
         if self.feature_map is not None:
             X = check_matrix(self.feature_map.transform(X), "feature_map.transform(X)")
         return X
 
-    def clip(self, X, refuse: bool = False, in_place: bool = False):
+    def clip(self, X: Matrix, refuse: bool = False, in_place: bool = False) -> tuple[Matrix, int]:
         """(rows with norm above R scaled onto the bound, how many were).
 
         Norms are computed without overflow: a row with entries near the
@@ -166,7 +170,7 @@ class RowMap:
             X[chosen] *= factors[chosen, None]
         return X, count
 
-    def with_intercept(self, X):
+    def with_intercept(self, X: Matrix) -> Matrix:
         if not self.fit_intercept:
             return X
         if sparse.issparse(X):
@@ -177,7 +181,7 @@ class RowMap:
         out[:, -1] = self.intercept_scaling
         return out
 
-    def apply(self, X: Any, refuse: bool = False):
+    def apply(self, X: Any, refuse: bool = False) -> tuple[Matrix, int]:
         """(the mapped rows the theorems see, how many rows were clipped). X is never modified.
 
         The data are copied at most once: a converted input is clipped in place
@@ -214,7 +218,7 @@ def _has_spare_column(features: np.ndarray) -> bool:
     )
 
 
-def _shares(a, b) -> bool:
+def _shares(a: Any, b: Any) -> bool:
     """Whether two dense arrays may share memory (False for anything else)."""
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
         return False

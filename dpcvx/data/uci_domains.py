@@ -10,7 +10,9 @@ Where a judgement was informed by the public release of the file itself
 
 from __future__ import annotations
 
-from .preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from collections.abc import Mapping
+
+from .preprocessing import CategoricalColumn, Column, NumericColumn, PublicSchema
 
 __all__ = ["adult_schema", "kdd_schema", "ADULT_COLUMNS", "KDD_COLUMNS", "KDD_DOS_ATTACKS", "MISSING"]
 
@@ -150,8 +152,14 @@ KDD_BOUNDS = {
 KDD_BOUNDS.update({name: (0, 1, _RATE) for name in KDD_COLUMNS if name.endswith("_rate")})
 
 
-def _columns(names, categories, bounds, category_source, missing: bool):
-    columns = []
+def _columns(
+    names: tuple[str, ...],
+    categories: Mapping[str, tuple[str, ...]],
+    bounds: Mapping[str, tuple[float, float, str]],
+    category_source: str,
+    missing: bool,
+) -> tuple[Column, ...]:
+    columns: list[Column] = []
     for name in names:
         if name in categories:
             listed = tuple(categories[name]) + ((MISSING,) if missing else ())

@@ -36,13 +36,17 @@ import cvxpy as cp
 import numpy as np
 
 from .. import losses
-from ..data.rows import RowMap
+from ..data.rows import Matrix, RowMap
 from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.calibrate_gaussian import gaussian_objective_perturbation, gaussian_output_perturbation
+from ..privacy.calibrate_gaussian import (
+    GaussianObjectivePerturbation,
+    ReleaseCalibration,
+    gaussian_objective_perturbation,
+    gaussian_output_perturbation,
+)
 from ..privacy.composition import check_delta
-from ..privacy.noise import round_to_grid, sample_l2_laplace
 from ..privacy.objective_gaussian import check_neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
@@ -51,7 +55,7 @@ from ..solvers.objective import PerturbedObjective
 from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive, sample_size
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.problem import VerifiedProblem
-from ..verification.verifier import PROBE_DIM, check_dim, default_regularizer, verify_problem
+from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
@@ -72,14 +76,14 @@ class _Prepared(NamedTuple):
     n: int
     neighbours: str
     rows: RowMap
-    X: Any
+    X: Matrix
     labels: np.ndarray
     problem: VerifiedProblem
-    calibration: calibrate.Calibration
-    constants: dict
+    calibration: ReleaseCalibration
+    constants: dict[str, Any]
     start: np.ndarray | None
     rng: np.random.Generator
-    classes: tuple
+    classes: tuple[Any, Any]
 
 
 class PrivateERM:
@@ -150,25 +154,25 @@ class PrivateERM:
 
     def __init__(
         self,
-        loss=None,
-        regularizer=None,
+        loss: Loss | str | None = None,
+        regularizer: Regularizer | None = None,
         lam: float = 1e-3,
         data_norm: float | None = None,
         *,
         fit_intercept: bool = False,
         intercept_scaling: float = 1.0,
         clip: bool = True,
-        classes: tuple = (-1, 1),
+        classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
-        cvxpy_options: dict | None = None,
+        cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
         max_iter: int = 100,
         strict: bool = False,
         allow_estimates: bool = False,
         time_limit: float | None = None,
-    ):
+    ) -> None:
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
@@ -199,11 +203,11 @@ class PrivateERM:
         signature = inspect.signature(cls.__init__)
         return tuple(name for name in signature.parameters if name != "self")
 
-    def get_params(self, deep: bool = True) -> dict:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor parameters (``deep`` is accepted for scikit-learn compatibility)."""
         return {name: getattr(self, name) for name in self._parameter_names()}
 
-    def set_params(self, **params) -> PrivateERM:
+    def set_params(self, **params: Any) -> PrivateERM:
         """Set constructor parameters in place; unknown names raise InputError."""
         unknown = set(params) - set(self._parameter_names())
         if unknown:
@@ -267,7 +271,7 @@ class PrivateERM:
             raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
                              f"got {self.cvxpy_options!r}")
 
-    def _data(self, X, y, refuse_excess: bool):
+    def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix, np.ndarray]:
         rows = self.row_map()
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
         labels = check_labels(y, mapped.shape[0], check_classes(self.classes))
@@ -301,7 +305,7 @@ class PrivateERM:
                              "with the same columns and fit_intercept")
         return w
 
-    def _solve(self, problem: VerifiedProblem, X, y, noise: np.ndarray, extra_reg: float,
+    def _solve(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, extra_reg: float,
                gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
@@ -355,7 +359,8 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0, neighbours: str = "replace-one"):
+                   R: float, split: str, delta: float = 0.0,
+                   neighbours: str = "replace-one") -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
         delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
@@ -378,6 +383,7 @@ class PrivateERM:
             output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d,
                                                   neighbours=neighbours)
             return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
+        calibration: calibrate.Calibration
         if mechanism == "objective":
             calibration = calibrate.objective_perturbation(
                 n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
@@ -413,8 +419,8 @@ class PrivateERM:
 
     def fit(
         self,
-        X,
-        y,
+        X: Any,
+        y: Any,
         epsilon: float,
         mechanism: str = "objective",
         *,
@@ -478,22 +484,13 @@ class PrivateERM:
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
-        if delta > 0:
-            noise = calibration.draw_objective_noise(rng)
-        elif mechanism == "objective":
-            noise = sample_l2_laplace(d, calibration.beta, rng)
-        else:
-            noise = np.zeros(d)
-        extra_reg = calibration.extra_reg if mechanism == "objective" else 0.0
-        w, info = self._solve(problem, X_mapped, labels, noise, extra_reg, calibration.gradient_tolerance, start, n)
+        noise = calibration.draw_objective_noise(d, rng)
+        gamma = calibration.gradient_tolerance
+        assert gamma is not None  # _calibrate always passes a public tol
+        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n)
         self.diagnostics_ = info
         self._check_solution(w, info)
-        if delta > 0:
-            w, calibration = calibration.perturb_release(w, rng)
-        else:
-            release_beta = calibration.amp_beta if mechanism == "objective" else calibration.beta
-            w, spacing = round_to_grid(w + sample_l2_laplace(d, release_beta, rng), 1.0 / release_beta)
-            calibration = calibration.with_release_grid(spacing)
+        w, calibration = calibration.perturb_release(w, rng)
         del noise  # never stored
 
         release = ReleaseCertificate(
@@ -515,8 +512,9 @@ class PrivateERM:
         coef, intercept = self._split_weights(w, rows)
         return PrivateModel(coef, intercept, prepared.classes, rows, release)
 
-    def _prepare(self, X, y, epsilon, mechanism, split, random_state, warm_start, accountant,
-                 delta=0.0, neighbours="replace-one", n_public=None) -> _Prepared:
+    def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
+                 warm_start: LinearModel | None, accountant: PrivacyAccountant | None, delta: float = 0.0,
+                 neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
@@ -546,7 +544,7 @@ class PrivateERM:
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, neighbours)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-        if mechanism == "objective":
+        if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
@@ -554,27 +552,28 @@ class PrivateERM:
                          start, rng, check_classes(self.classes))
 
     @staticmethod
-    def _check_reachable(calibration, d: int) -> None:
+    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,
+                         d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a
         refusal that depends on the data.
         """
-        floor = (calibration.noise_rounding_floor() if hasattr(calibration, "noise_rounding_floor")
-                 else calibrate.noise_rounding_floor(calibration.beta, d))
-        if calibration.gradient_tolerance < 2 * floor:
+        floor = calibration.noise_rounding_floor(d)
+        gamma = calibration.gradient_tolerance
+        if gamma is not None and gamma < 2 * floor:
             needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
             raise InputError(
                 f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
                 f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
-                f"gradient bound gamma = {calibration.gradient_tolerance:.3g} unreachable in double "
+                f"gradient bound gamma = {gamma:.3g} unreachable in double "
                 f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
             )
 
-    def check_fit_inputs(self, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
+    def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
-                         neighbours: str = "replace-one", n_public: int | None = None) -> tuple:
+                         neighbours: str = "replace-one", n_public: int | None = None) -> tuple[Any, Any]:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
         Returns the public classes. Private tuning calls it for every candidate
@@ -599,7 +598,7 @@ class PrivateERM:
             return problem.certificate.guarantee(mechanism) + gaussian + cover
         return problem.certificate.guarantee(mechanism) + cover
 
-    def fit_nonprivate(self, X, y) -> LinearModel:
+    def fit_nonprivate(self, X: Any, y: Any) -> LinearModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)

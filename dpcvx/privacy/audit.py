@@ -40,9 +40,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..exceptions import InputError
@@ -193,7 +195,7 @@ def canary_pair(
 # --- confidence bounds -----------------------------------------------------------------------
 
 
-def clopper_pearson(successes, trials, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def clopper_pearson(successes: ArrayLike, trials: ArrayLike, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided exact binomial interval (Clopper and Pearson, Biometrika 1934).
 
     With a = 1 - confidence, k successes in n trials:
@@ -219,15 +221,15 @@ def _confidence(confidence: float) -> float:
     return value
 
 
-def _log_ratio(numerator, denominator):
+def _log_ratio(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray:
     """log(numerator / denominator), -inf where the numerator is not positive."""
     numerator = np.asarray(numerator, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(numerator > 0, np.log(np.maximum(numerator, 1e-300) / denominator), -np.inf)
 
 
-def epsilon_lower_bound(false_positives, negatives, false_negatives, positives,
-                        confidence: float = 0.95, delta: float = 0.0):
+def epsilon_lower_bound(false_positives: ArrayLike, negatives: ArrayLike, false_negatives: ArrayLike,
+                        positives: ArrayLike, confidence: float = 0.95, delta: float = 0.0) -> np.ndarray:
     """Lower confidence bound on epsilon from the error counts of one fixed test.
 
     The test says "D" or "D'". ``false_positives`` of ``negatives`` runs on D'
@@ -356,7 +358,7 @@ class AuditReport:
             f"({1e3 * self.seconds_per_fit:.3g} ms each)",
         ])
 
-    def plot(self, path_or_ax):
+    def plot(self, path_or_ax: Any) -> Any:  # a file name (str or os.PathLike) or a matplotlib Axes
         """Histograms of the evaluation statistics under D and D', and the test's region.
 
         ``path_or_ax`` is a file name (the figure is saved there; returns the
@@ -373,12 +375,10 @@ class AuditReport:
             figure = Figure(figsize=(7, 4))
             self._draw(figure.add_subplot())
             figure.tight_layout()
-            from pathlib import Path
-
             from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
 
             kind = Path(path_or_ax).suffix.lstrip(".").lower() or "png"
-            atomic_write(path_or_ax, lambda handle: figure.savefig(handle, format=kind), binary=True,
+            atomic_write(Path(path_or_ax), lambda handle: figure.savefig(handle, format=kind), binary=True,
                          what="audit plot")
             return path_or_ax
         if not hasattr(path_or_ax, "hist"):
@@ -387,7 +387,7 @@ class AuditReport:
         self._draw(path_or_ax)
         return path_or_ax
 
-    def _draw(self, ax) -> None:
+    def _draw(self, ax: Any) -> None:  # a matplotlib Axes
         start = self.selection_trials
         under_d, under_d_prime = self.statistics_d[start:], self.statistics_d_prime[start:]
         pooled = np.concatenate([under_d, under_d_prime])
@@ -466,7 +466,7 @@ def audit(
     delta: float = 0.0,
     statistic: Callable[[Any], float] | None = None,
     selection_fraction: float = 0.5,
-    fit_params: dict | None = None,
+    fit_params: dict[str, Any] | None = None,
     random_state: RandomState = None,
 ) -> AuditReport:
     """Audit ``learner``: lower-bound the epsilon of its real release path at ``confidence``.
@@ -568,7 +568,7 @@ def _release_json(release: Any) -> Any:
     if isinstance(release, dict):
         return json.loads(json.dumps(release))
     if isinstance(release, (str, os.PathLike)):
-        return read_json(release, "release file")
+        return read_json(Path(release), "release file")
     if hasattr(release, "certificate"):
         with tempfile.TemporaryDirectory() as directory:
             path = serialization.save(release, os.path.join(directory, "release.json"))
@@ -577,7 +577,7 @@ def _release_json(release: Any) -> Any:
                      f"{type(release).__name__}")
 
 
-def _leaves(data: Any, path: str, out: dict) -> None:
+def _leaves(data: Any, path: str, out: dict[str, Any]) -> None:
     if isinstance(data, dict):
         if not data:
             out[path] = {}
@@ -605,8 +605,8 @@ def release_diff(release_a: Any, release_b: Any, *, include_privatised: bool = F
     left out unless ``include_privatised``; a field present in only one
     release counts as differing. Sorted.
     """
-    leaves_a: dict = {}
-    leaves_b: dict = {}
+    leaves_a: dict[str, Any] = {}
+    leaves_b: dict[str, Any] = {}
     _leaves(_release_json(release_a), "", leaves_a)
     _leaves(_release_json(release_b), "", leaves_b)
     differing = [path for path in set(leaves_a) | set(leaves_b)
@@ -651,9 +651,9 @@ def _neighbour(X: np.ndarray, y: np.ndarray, index: int) -> tuple[np.ndarray, np
     return X_prime, y_prime
 
 
-def audit_release_file(learner: Any, X, y, *, epsilon: float = 1.0, mechanism: str = "objective",
-                       index: int = 0, seed: int = 0, neighbour: tuple | None = None,
-                       schema: Any = None, **fit_params) -> ReleaseFileAudit:
+def audit_release_file(learner: Any, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
+                       index: int = 0, seed: int = 0, neighbour: tuple[Any, Any] | None = None,
+                       schema: Any = None, **fit_params: Any) -> ReleaseFileAudit:
     """Fit on D = (X, y) and on a neighbour D' (one record replaced), same seed; diff the saved files.
 
     ``neighbour`` is (X', y'); by default record ``index`` is replaced by its

@@ -56,10 +56,12 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
-from .noise import release_grid_spacing
+from .noise import release_grid_spacing, round_to_grid, sample_l2_laplace
 
 __all__ = [
     "OutputPerturbation",
@@ -155,6 +157,19 @@ class OutputPerturbation:
         return replace(self, release_grid=spacing)
 
     @property
+    def extra_reg(self) -> float:
+        return 0.0
+
+    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """Output perturbation leaves the objective unperturbed."""
+        return np.zeros(d)
+
+    def perturb_release(self, w: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, OutputPerturbation]:
+        """w + b, density of b proportional to exp(-beta ||b||), rounded to the release grid."""
+        released, spacing = round_to_grid(w + sample_l2_laplace(w.size, self.beta, rng), 1.0 / self.beta)
+        return released, self.with_release_grid(spacing)
+
+    @property
     def gradient_tolerance(self) -> float | None:
         return None if self.tol is None else gradient_tolerance(self.tol, self.n, self.L, self.R)
 
@@ -236,6 +251,20 @@ class ObjectivePerturbation:
         if sensitivity is None:
             return None
         return round_down(self.amp_epsilon / sensitivity)
+
+    def noise_rounding_floor(self, d: int) -> float:
+        return noise_rounding_floor(self.beta, d)
+
+    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """b with density proportional to exp(-beta ||b||): the objective's noise (Algorithm 2)."""
+        return sample_l2_laplace(d, self.beta, rng)
+
+    def perturb_release(self, w: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ObjectivePerturbation]:
+        """w + b_2 covering the approximate minimiser (density ~ exp(-beta_2 ||b_2||)), on the release grid."""
+        beta = self.amp_beta
+        assert beta is not None, "the release of an approximate minimiser needs a public tol"
+        released, spacing = round_to_grid(w + sample_l2_laplace(w.size, beta, rng), 1.0 / beta)
+        return released, self.with_release_grid(spacing)
 
     @property
     def jacobian_exponent(self) -> int:

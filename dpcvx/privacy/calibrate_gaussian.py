@@ -35,7 +35,14 @@ from scipy.stats import chi
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
-from .calibrate import amp_share, check_tol, gradient_tolerance, minimiser_sensitivity
+from .calibrate import (
+    ObjectivePerturbation,
+    OutputPerturbation,
+    amp_share,
+    check_tol,
+    gradient_tolerance,
+    minimiser_sensitivity,
+)
 from .gaussian import analytic_gaussian_sigma
 from .noise import release_grid_spacing, round_to_grid, sample_gaussian
 from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian, check_neighbours
@@ -47,6 +54,7 @@ __all__ = [
     "gaussian_output_perturbation",
     "gaussian_noise_rounding_floor",
     "recompute_gaussian",
+    "ReleaseCalibration",
 ]
 
 AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019) with the "
@@ -106,16 +114,17 @@ class GaussianObjectivePerturbation:
     def amp_sigma(self) -> float:
         return analytic_gaussian_sigma(self.amp_sensitivity, self.amp_epsilon, self.amp_delta)
 
-    def noise_rounding_floor(self) -> float:
-        return gaussian_noise_rounding_floor(self.sigma, self.dim)
+    def noise_rounding_floor(self, d: int) -> float:
+        return gaussian_noise_rounding_floor(self.sigma, d)
 
-    def draw_objective_noise(self, rng: np.random.Generator) -> np.ndarray:
-        return sample_gaussian(self.dim, self.sigma, rng)
+    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """b ~ N(0, sigma^2 I_d), the objective's noise (sum form)."""
+        return sample_gaussian(d, self.sigma, rng)
 
     def perturb_release(self, w: np.ndarray, rng: np.random.Generator
                         ) -> tuple[np.ndarray, GaussianObjectivePerturbation]:
         """w + N(0, amp_sigma^2 I) rounded to the release grid, and the calibration recording the grid."""
-        released, spacing = round_to_grid(w + sample_gaussian(self.dim, self.amp_sigma, rng), self.amp_sigma)
+        released, spacing = round_to_grid(w + sample_gaussian(w.size, self.amp_sigma, rng), self.amp_sigma)
         return released, self.with_release_grid(spacing)
 
     def to_dict(self) -> dict:
@@ -172,12 +181,17 @@ class GaussianOutputPerturbation:
     def sigma(self) -> float:
         return analytic_gaussian_sigma(self.sensitivity, self.epsilon, self.delta)
 
-    def draw_objective_noise(self, rng: np.random.Generator) -> np.ndarray:
-        return np.zeros(self.dim)
+    @property
+    def extra_reg(self) -> float:
+        return 0.0
+
+    def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """Output perturbation leaves the objective unperturbed."""
+        return np.zeros(d)
 
     def perturb_release(self, w: np.ndarray, rng: np.random.Generator
                         ) -> tuple[np.ndarray, GaussianOutputPerturbation]:
-        released, spacing = round_to_grid(w + sample_gaussian(self.dim, self.sigma, rng), self.sigma)
+        released, spacing = round_to_grid(w + sample_gaussian(w.size, self.sigma, rng), self.sigma)
         return released, self.with_release_grid(spacing)
 
     def to_dict(self) -> dict:
@@ -232,13 +246,16 @@ def recompute_gaussian(recorded: dict) -> dict:
 
     common = {"L": get("L"), "R": get("R"), "m": get("m"), "tol": get("tol"), "dim": get("dim"),
               "neighbours": get("neighbours")}
+    grid = recorded.get("release_grid") is not None
     if get("mechanism") == "objective":
-        calibration: GaussianObjectivePerturbation | GaussianOutputPerturbation = gaussian_objective_perturbation(
-            get("n"), get("lam"), get("epsilon"), get("delta"), get("c"), **common)
-        scale = calibration.amp_sigma
-    else:
-        calibration = gaussian_output_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), **common)
-        scale = calibration.sigma
-    if recorded.get("release_grid") is not None:
-        calibration = calibration.with_release_grid(release_grid_spacing(scale))
-    return calibration.to_dict()
+        objective = gaussian_objective_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), get("c"),
+                                                    **common)
+        return (objective.with_release_grid(release_grid_spacing(objective.amp_sigma)) if grid else objective).to_dict()
+    output = gaussian_output_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), **common)
+    return (output.with_release_grid(release_grid_spacing(output.sigma)) if grid else output).to_dict()
+
+
+ReleaseCalibration = (OutputPerturbation | ObjectivePerturbation | GaussianObjectivePerturbation
+                      | GaussianOutputPerturbation)
+"""Every calibration a linear release can carry: each draws its own noise (``draw_objective_noise``,
+``perturb_release``), so the learner never touches a sampler."""

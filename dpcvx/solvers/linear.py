@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -32,20 +33,22 @@ import scipy.linalg as la
 import scipy.sparse as sparse
 from scipy.sparse.linalg import LinearOperator, cg
 
+from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError
 from ..verification.problem import VerifiedProblem
-from .objective import PerturbedObjective, relative_residual
+from .objective import PerturbedObjective, add_terms, relative_residual
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
 
 DENSE_NEWTON_MAX_DIM = 400
+CholeskyFactor = tuple[np.ndarray, bool]  # what scipy.linalg.cho_factor returns
 STALL_ITERATIONS = 8  # near round-off, stop when the residual has not halved this often
 ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed to round-off
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
 
-CVXPY_SOLVER_OPTIONS: dict[str, dict] = {
+CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
                  "tol_ktratio": 1e-10, "max_iter": 500},
     "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10, "max_iters": 500},
@@ -80,7 +83,7 @@ class SolveInfo:
     def converged(self) -> bool:
         return self.gradient_norm <= 0.5 * self.gradient_tolerance
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"warning": NOT_PRIVATE, **asdict(self)}
 
     def __str__(self) -> str:
@@ -92,8 +95,10 @@ class SolveInfo:
         return f"SolveInfo<{self}>"
 
 
-def _newton_direction(objective: PerturbedObjective, w, margins, gradient, relative: float,
-                      level: tuple[bool, bool], factor=None):
+def _newton_direction(
+    objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, relative: float,
+    level: tuple[bool, bool], factor: CholeskyFactor | None = None,
+) -> tuple[np.ndarray, CholeskyFactor | None]:
     """(direction, Cholesky factor of the Hessian used or None); a given ``factor`` is reused."""
     if factor is not None:
         return -la.cho_solve(factor, gradient, check_finite=False), factor
@@ -151,7 +156,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     previous, full_step = np.inf, False
     factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
     best, since_best = np.inf, 0
-    for iterations in range(1, max_iter + 1):
+    while iterations < max_iter:
+        iterations += 1
         terms = objective.gradient_terms(w, margins)
         residual = relative_residual(terms, objective.n)
         if residual.absolute <= target:
@@ -162,7 +168,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             if residual.absolute <= target:
                 status = "converged"
                 break
-        gradient = sum(terms)
+        gradient = add_terms(terms)
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
         reuse = factor is not None and full_step and residual.relative <= previous / REUSE_CONTRACTION
         if (local and full_step and not reused and residual.relative > 0.5 * previous
@@ -223,8 +229,8 @@ def _gradient(expression: cp.Expression, w: cp.Variable) -> np.ndarray:
 
 
 def solve_with_cvxpy(
-    problem: VerifiedProblem, X, y, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
-    solver: str = "CLARABEL", solver_options: dict | None = None, gradient_tolerance: float,
+    problem: VerifiedProblem, X: Matrix, y: np.ndarray, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
+    solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None, gradient_tolerance: float,
     reference: PerturbedObjective | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.

@@ -19,12 +19,16 @@ independent of how the data or the objective are scaled.
 
 from __future__ import annotations
 
+import functools
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sparse
 from scipy.linalg.blas import dsyrk, ssyrk
 
+from ..data.rows import Matrix
 from ..verification.regularizer import Quadratic
 from ..verification.verifier import LossDerivatives
 
@@ -48,7 +52,7 @@ def hessian_sample_size(n: int, d: int) -> int:
     return min(n, max(1000, 20 * d))
 
 
-def _gram_upper(syrk, A: np.ndarray) -> np.ndarray:
+def _gram_upper(syrk: Callable[..., np.ndarray], A: np.ndarray) -> np.ndarray:
     """Upper triangle of A^T A by BLAS syrk, without copying A when it is contiguous."""
     if A.flags.f_contiguous:
         return syrk(1.0, A, trans=1, lower=0)
@@ -57,9 +61,14 @@ def _gram_upper(syrk, A: np.ndarray) -> np.ndarray:
     return syrk(1.0, np.asfortranarray(A), trans=1, lower=0)
 
 
-def relative_residual(terms, n: int) -> Residual:
+def add_terms(terms: Sequence[np.ndarray]) -> np.ndarray:
+    """The gradient: its terms added in order."""
+    return functools.reduce(operator.add, terms)
+
+
+def relative_residual(terms: Sequence[np.ndarray], n: int) -> Residual:
     """Residual from the gradient terms of F = n J_b (pass n = 1 for terms of J_b itself)."""
-    total = float(np.linalg.norm(sum(terms)))
+    total = float(np.linalg.norm(add_terms(terms)))
     scale = float(sum(np.linalg.norm(term) for term in terms))
     return Residual(absolute=total / n, relative=0.0 if total == 0 else total / scale)
 
@@ -82,7 +91,7 @@ class PerturbedObjective:
     inexact Newton direction for large n, for the same reason.
     """
 
-    X: np.ndarray | sparse.spmatrix
+    X: Matrix
     y: np.ndarray
     loss: LossDerivatives
     regularizer: Quadratic
@@ -91,9 +100,9 @@ class PerturbedObjective:
     extra_reg: float = 0.0
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
-    _sample: tuple | None = field(init=False, repr=False, default=None)
+    _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
 
     @property
@@ -117,7 +126,7 @@ class PerturbedObjective:
             + 0.5 * n * self.extra_reg * float(w @ w)
         )
 
-    def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None):
+    def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
         z = self.margins(w) if margins is None else margins
         n = self.n
@@ -129,7 +138,7 @@ class PerturbedObjective:
         )
 
     def gradient(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
-        return sum(self.gradient_terms(w, margins))
+        return add_terms(self.gradient_terms(w, margins))
 
     def residual(self, w: np.ndarray, margins: np.ndarray | None = None) -> Residual:
         return relative_residual(self.gradient_terms(w, margins), self.n)
@@ -139,7 +148,7 @@ class PerturbedObjective:
         """Whether a subsampled Hessian is at least four times cheaper than the full one."""
         return self.n >= 4 * hessian_sample_size(self.n, self.dim)
 
-    def _sampled_rows(self):
+    def _sampled_rows(self) -> tuple[np.ndarray, Matrix]:
         """(row indices, float32 rows) of the Hessian subsample: evenly spaced rows."""
         if self._sample is None:
             size = hessian_sample_size(self.n, self.dim)
@@ -171,7 +180,7 @@ class PerturbedObjective:
             H += n * self.lam * self.regularizer.dense
         return H
 
-    def _gram(self, sampled, curvature: np.ndarray, single: bool) -> np.ndarray:
+    def _gram(self, sampled: Matrix | None, curvature: np.ndarray, single: bool) -> np.ndarray:
         """X^T diag(curvature) X over all rows, or over ``sampled`` rows (upper triangle if dense)."""
         if sampled is not None and not self._dense:
             return np.asarray((sampled.T @ sparse.diags(curvature) @ sampled).todense())

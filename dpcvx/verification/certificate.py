@@ -127,21 +127,21 @@ class Certificate:
         """How a condition was established: "symbolic", "validated", "dcp", "given", "estimate" or "none"."""
         return self.condition(_ALIASES.get(name, name)).method
 
-    def _constant(self, name: str):
+    def _constant(self, name: str) -> Any:  # an exact sympy number, a float or None (see the class)
         return self.condition(name).value
 
     @property
-    def lipschitz(self):
+    def lipschitz(self) -> Any:
         """L = sup |l'(z)|."""
         return self._constant("lipschitz")
 
     @property
-    def curvature(self):
+    def curvature(self) -> Any:
         """c = sup |l''(z)|."""
         return self._constant("curvature")
 
     @property
-    def strong_convexity(self):
+    def strong_convexity(self) -> Any:
         """m, the strong convexity modulus of N."""
         return self._constant("strong_convexity")
 
@@ -225,17 +225,17 @@ class Certificate:
 
     # -- presentation -------------------------------------------------------------
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description (numbers as strings and floats)."""
 
-        def encode(value):
+        def encode(value: Any) -> Any:
             if isinstance(value, sp.Basic):
                 if value.is_infinite:  # standard JSON has no Infinity
                     return {"exact": "oo", "float": None}
                 return {"exact": str(value), "float": float(value)}
             return value
 
-        data = {
+        data: dict[str, Any] = {
             "loss": self.loss,
             "regularizer": self.regularizer,
             "dim": self.dim,
@@ -273,7 +273,7 @@ class Certificate:
         if self.dim is not None:
             lines[0] += f" (N analysed at dimension {self.dim})"
         for index, row in enumerate(rows):
-            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
             if index == 0:
                 lines.append("  ".join("-" * width for width in widths))
         for mechanism in MECHANISMS:
@@ -293,7 +293,7 @@ class Certificate:
             lines.append(f"  {self._conditional_note()}")
         return "\n".join(lines)
 
-    def _repr_pretty_(self, printer, cycle):  # IPython
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython
         printer.text(str(self))
 
 

@@ -27,6 +27,7 @@ in a separate worker process instead:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import pickle
@@ -38,7 +39,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 __all__ = ["DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
 
@@ -57,7 +58,7 @@ class DeadlineResult:
     exception).
     """
 
-    items: list = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
     finished: bool = False
     error: str = ""
     timed_out: bool = False
@@ -67,7 +68,7 @@ class DeadlineResult:
 
 
 class _Worker:
-    def __init__(self):
+    def __init__(self) -> None:
         package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ)
         # the caller's import path, so the worker imports the same dpcvx and can unpickle
@@ -83,17 +84,20 @@ class _Worker:
             env=env,
             start_new_session=True,  # a Ctrl-C in the terminal reaches the caller, not the worker
         )
+        if self.process.stdin is None or self.process.stdout is None:  # pragma: no cover - PIPE gives both
+            raise OSError("the worker process has no pipes")
+        self.requests: IO[bytes] = self.process.stdin
+        self.replies: IO[bytes] = self.process.stdout
         self.owner = os.getpid()  # a forked child of the caller must not share this worker
-        self.messages: queue.Queue = queue.Queue()
+        self.messages: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         self.ready = False
 
     def _read(self) -> None:
-        stream = self.process.stdout
         try:
             while True:
-                self.messages.put(pickle.load(stream))
+                self.messages.put(pickle.load(self.replies))
         except Exception:  # noqa: BLE001 - EOF or a dead worker ends the stream
             self.messages.put(("closed",))
 
@@ -109,8 +113,8 @@ class _Worker:
         self.ready = True
 
     def send(self, message: Any) -> None:
-        pickle.dump(message, self.process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        self.process.stdin.flush()
+        pickle.dump(message, self.requests, protocol=pickle.HIGHEST_PROTOCOL)
+        self.requests.flush()
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -118,15 +122,11 @@ class _Worker:
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # cannot happen: SIGKILL is not ignorable
             self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
-            pass
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
+        for stream in (self.requests, self.replies):
+            with contextlib.suppress(Exception):  # a pipe of a dead process may fail to flush on close
                 stream.close()
-            except Exception:  # noqa: BLE001
-                pass
 
 
 _IDLE: list[_Worker] = []
@@ -166,7 +166,7 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 
-def run(function: Callable, args: tuple = (), *, seconds: float | None,
+def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
         on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
     """Run ``function(*args)`` in a worker process, for at most ``seconds``.
 
@@ -226,7 +226,8 @@ def run(function: Callable, args: tuple = (), *, seconds: float | None,
     return result
 
 
-def _in_process(function: Callable, args: tuple, on_item, why: str) -> DeadlineResult:
+def _in_process(function: Callable[..., Any], args: tuple[Any, ...], on_item: Callable[[Any], None] | None,
+                why: str) -> DeadlineResult:
     """Last resort when no worker can run: in this thread, with no deadline (logged)."""
     if not IN_PROCESS_FALLBACK:
         return DeadlineResult(error=why)
@@ -264,7 +265,7 @@ def _serve() -> None:
     except Exception:  # noqa: BLE001 - a warm-up only
         pass
 
-    def send(message) -> None:
+    def send(message: tuple[Any, ...]) -> None:
         pickle.dump(message, channel, protocol=pickle.HIGHEST_PROTOCOL)
         channel.flush()
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -52,7 +53,7 @@ SYMBOLIC_SECONDS = 20.0
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
 _LOG = logging.getLogger("dpcvx.verify")
 
-Loss = Callable[[cp.Variable], cp.Expression]
+Loss = Callable[[cp.Expression], cp.Expression]  # z -> l(z), z = y w^T x (any CVXPY expression)
 Regularizer = Callable[[cp.Variable], cp.Expression]
 
 
@@ -105,16 +106,16 @@ class VerifiedRegularizer:
 # --- structural keys ------------------------------------------------------------
 
 
-def _structural_key(node) -> tuple:
+def _structural_key(node: Any) -> tuple[Any, ...]:  # a CVXPY tree node (cvxpy types get_data() as None)
     if isinstance(node, cp.Variable):
         return ("variable", node.shape)
+    if isinstance(node, cp.Parameter) and node.value is None:
+        return ("parameter", node.id)
     if isinstance(node, (cp.Constant, cp.Parameter)):
-        value = node.value
-        if value is None:
-            return ("parameter", node.id)
+        value: Any = node.value  # not None: a Parameter without a value returned above
         array = np.asarray(value.toarray() if hasattr(value, "toarray") else value, dtype=float)
         return ("constant", node.shape, array.tobytes())
-    data = []
+    data: list[tuple[Any, ...] | str] = []
     for item in node.get_data() or ():
         if isinstance(item, cp.Expression):
             data.append(_structural_key(item))
@@ -128,8 +129,8 @@ def _structural_key(node) -> tuple:
     )
 
 
-_LOSS_CACHE: dict[tuple, VerifiedLoss] = {}
-_REGULARIZER_CACHE: dict[tuple, VerifiedRegularizer] = {}
+_LOSS_CACHE: dict[tuple[Any, ...], VerifiedLoss] = {}
+_REGULARIZER_CACHE: dict[tuple[Any, ...], VerifiedRegularizer] = {}
 
 
 # --- loss ---------------------------------------------------------------------------
@@ -155,9 +156,9 @@ def _declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
 
 def _cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
     """Evaluate the CVXPY loss on arrays; NaN where a domain constraint is violated."""
-    built: dict[int, tuple[cp.Variable, cp.Expression, bool]] = {}
+    built: dict[int, tuple[cp.Variable, cp.Expression | None, bool]] = {}
 
-    def build(size: int):
+    def build(size: int) -> tuple[cp.Variable, cp.Expression | None, bool]:
         if size not in built:
             variable = cp.Variable(size)
             try:
@@ -170,7 +171,7 @@ def _cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
 
     scalar_variable, scalar_expression = _declared_loss(loss)
 
-    def at(expression, variable, values) -> np.ndarray:
+    def at(expression: cp.Expression, variable: cp.Variable, values: np.ndarray | float) -> np.ndarray:
         variable.value = values
         out = np.asarray(expression.value, dtype=float).reshape(np.shape(values))
         for constraint in expression.domain:
@@ -184,7 +185,7 @@ def _cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
     def evaluate(values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)
         variable, expression, vectorised = build(values.size)
-        if vectorised:
+        if vectorised and expression is not None:  # vectorised: the loss built an expression
             return at(expression, variable, values.ravel()).reshape(values.shape)
         return np.array(
             [at(scalar_expression, scalar_variable, float(v)) for v in values.ravel()]
@@ -202,7 +203,7 @@ LOSS_CONDITIONS = (
 )
 
 
-def _pending(reason: str, names=LOSS_CONDITIONS) -> tuple[Condition, ...]:
+def _pending(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CONDITIONS) -> tuple[Condition, ...]:
     return tuple(Condition(name, description, None, None, "none", reason) for name, description in names)
 
 
@@ -235,13 +236,13 @@ class _LossAnalyser:
             self.symbolic, self.elementary = None, None
             self.translation_error = str(error)
         self._facts: LossFacts | None = None
-        self._proof: dict | None = None
+        self._proof: dict[str, Any] | None = None
         self._numeric: numeric.NumericAnalysis | None = None
         self.sympy_note = ""
         self.validated_note = ""
 
     @staticmethod
-    def check_time_limit(time_limit) -> float:
+    def check_time_limit(time_limit: Any) -> float:
         """Seconds for each worker call (sympy, then validated bounds); InputError when invalid."""
         if time_limit is None:
             return SYMBOLIC_SECONDS
@@ -255,13 +256,13 @@ class _LossAnalyser:
 
     # -- the three routes ---------------------------------------------------------------
 
-    def _constraint_forms(self) -> tuple | None:
+    def _constraint_forms(self) -> tuple[sp.Expr, ...] | None:
         try:
             return tuple(elementary(to_sympy(c.expr, self.variable, SYMBOL)) for c in self.expression.domain)
         except UnsupportedAtom:
             return None
 
-    def _reporter(self, total: int, what: str) -> tuple[Callable, Callable]:
+    def _reporter(self, total: int, what: str) -> tuple[Callable[[Any], None], Callable[[], None]]:
         """(on_item, close): a tqdm bar when progress=True and tqdm is installed, else log lines."""
         bar = None
         if self.progress:
@@ -272,7 +273,7 @@ class _LossAnalyser:
             except ImportError:
                 bar = None
 
-        def on_item(item) -> None:
+        def on_item(item: Any) -> None:
             name = item[0] if isinstance(item, tuple) and item else "?"
             if bar is not None:
                 bar.update(1)
@@ -307,7 +308,7 @@ class _LossAnalyser:
             self._facts = LossFacts.from_items(result.items, self.sympy_note or "not computed")
         return self._facts
 
-    def _fact(self, name: str):
+    def _fact(self, name: str) -> Any:
         """A sympy fact, or None (with the reason remembered) when sympy did not settle it."""
         value = getattr(self.facts, name)
         if isinstance(value, Failed):
@@ -317,7 +318,7 @@ class _LossAnalyser:
         return value
 
     @property
-    def proof(self) -> dict:
+    def proof(self) -> dict[str, Any]:
         """Validated (interval-arithmetic) facts, from one worker call with the deadline."""
         if self._proof is None:
             self._proof = {}
@@ -344,7 +345,7 @@ class _LossAnalyser:
                 self.validated_note = f"the validated bounds failed: {result.error}"
         return self._proof
 
-    def _proved(self, name: str):
+    def _proved(self, name: str) -> Any:
         """A validated fact, or None (with the reason remembered)."""
         value = self.proof.get(name)
         if value is None or isinstance(value, str):
@@ -384,7 +385,7 @@ class _LossAnalyser:
                              "no atom restricts the domain")
         sups = self._fact("domain")
         if sups is not None:
-            violated = [str(c) for c, sup in zip(constraints, sups) if sup.is_extended_positive]
+            violated = [str(c) for c, sup in zip(constraints, sups, strict=True) if sup.is_extended_positive]
             if all(sup.is_extended_nonpositive for sup in sups):
                 return Condition("domain", description, True, "all of R", "symbolic",
                                  "the atoms' domain constraints hold for every z")
@@ -412,7 +413,7 @@ class _LossAnalyser:
     _SMOOTH_FIX = ("smooth the kink: dpcvx.losses.huber_hinge(h=0.5) replaces the hinge "
                    "max(0, 1 - z); in general use a differentiable loss")
 
-    def smoothness(self) -> tuple[Condition, Condition, tuple, tuple]:
+    def smoothness(self) -> tuple[Condition, Condition, tuple[Any, ...], tuple[Any, ...]]:  # points: sympy or float
         """(differentiability, twice_differentiability, kinks, curvature jumps)."""
         c1 = ("differentiability", "l is continuously differentiable (C^1)")
         c2 = ("twice_differentiability", "l is twice differentiable (C^2)")
@@ -438,7 +439,7 @@ class _LossAnalyser:
             method, detail_suffix = "estimate", f"; {self.why_estimate()}"
             kinks, curvature_jumps = self.numeric.kinks, self.numeric.curvature_jumps
 
-        def points(values) -> str:
+        def points(values: Iterable[float]) -> str:
             return ", ".join(str(v) for v in values)
 
         if kinks:
@@ -535,7 +536,7 @@ class _LossAnalyser:
             first,
             second,
             self.bound("lipschitz", 1, True),
-            self.bound("curvature", 2, first.passed, first.method),
+            self.bound("curvature", 2, first.passed is True, first.method),
         )
 
     def derivatives(self, conditions: tuple[Condition, ...]) -> LossDerivatives | None:
@@ -596,7 +597,7 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
     return _LOSS_CACHE[key]
 
 
-def _not_separable(text: str, error: NotSeparable, expression, variable) -> VerifiedLoss:
+def _not_separable(text: str, error: NotSeparable, expression: cp.Expression, variable: cp.Variable) -> VerifiedLoss:
     """A loss the solver could not apply record by record as it was verified: refused."""
     condition = Condition(
         "declaration", "loss(z) is a scalar CVXPY expression of z", False, None, "given",
@@ -673,7 +674,7 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
         how if positive else "N is not strongly convex (m = 0)", "" if positive else ridge,
     )
 
-    def smoothness(name: str, description: str, verdict: bool | None, bad: tuple[str, ...]):
+    def smoothness(name: str, description: str, verdict: bool | None, bad: tuple[str, ...]) -> Condition:
         if verdict:
             return Condition(name, description, True, "yes", "symbolic", "every atom is smooth")
         if verdict is None:
@@ -775,7 +776,7 @@ def verify_problem(
     return VerifiedProblem(verified_loss, verified_reg, certificate)
 
 
-def check_dim(dim) -> int:
+def check_dim(dim: Any) -> int:
     """The dimension N is analysed at: a positive int (InputError otherwise)."""
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
         raise InputError(f"dim must be a positive int (a number of features), got {dim!r}")

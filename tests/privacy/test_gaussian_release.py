@@ -92,7 +92,7 @@ def test_fit_draws_gaussian_noise_with_the_calibrated_scales(data, mechanism, mo
         return original(size, sigma, rng)
 
     monkeypatch.setattr(calibrate_gaussian, "sample_gaussian", recording)
-    monkeypatch.setattr(dpcvx.models.erm, "sample_l2_laplace", None)  # no Laplace-type draw at delta > 0
+    monkeypatch.setattr(dpcvx.privacy.calibrate, "sample_l2_laplace", None)  # no Laplace-type draw at delta > 0
     model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, mechanism, delta=1e-6, random_state=0)
     cal = model.certificate.calibration
     assert model.certificate.delta == 1e-6 and cal["noise"] == "gaussian"

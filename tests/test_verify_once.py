@@ -1,0 +1,81 @@
+"""A linear fit verifies its problem exactly once (issue 17: verify once, use the result everywhere).
+
+The verifier's entry points are wrapped with counters: ``verify_problem`` (where
+:mod:`dpcvx.models.erm` and :mod:`dpcvx.verification.verifier` look it up) and the
+``verify_loss`` / ``verify_regularizer`` it calls.
+"""
+
+import collections
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.models import erm as erm_module
+from dpcvx.verification import verifier
+
+ENTRY_POINTS = ("verify_problem", "verify_loss", "verify_regularizer")
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    counts = collections.Counter()
+
+    def counting(name, function):
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return function(*args, **kwargs)
+        return wrapper
+
+    for name in ENTRY_POINTS:
+        monkeypatch.setattr(verifier, name, counting(name, getattr(verifier, name)))
+    monkeypatch.setattr(erm_module, "verify_problem", verifier.verify_problem)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1, -1)
+    return X, y
+
+
+def once_each(counts):
+    return dict(counts) == dict.fromkeys(ENTRY_POINTS, 1)
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+@pytest.mark.parametrize("loss", [dpcvx.losses.logistic(), dpcvx.losses.huber_hinge(0.5)], ids=["logistic", "huber"])
+def test_private_erm_fit_verifies_once(calls, data, mechanism, loss):
+    X, y = data
+    model = dpcvx.PrivateERM(loss=loss, data_norm=1.0).fit(X, y, 1.0, mechanism, random_state=0)
+    assert model.certificate.mechanism == mechanism
+    assert once_each(calls), dict(calls)
+
+
+def test_fit_nonprivate_and_warm_started_fit_verify_once_each(calls, data):
+    X, y = data
+    erm = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True)
+    baseline = erm.fit_nonprivate(X, y)
+    assert once_each(calls), dict(calls)
+    calls.clear()
+    erm.fit(X, y, 1.0, random_state=0, warm_start=baseline)
+    assert once_each(calls), dict(calls)
+
+
+@pytest.mark.parametrize("estimator", [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM])
+def test_estimator_fit_verifies_once(calls, data, estimator):
+    X, y = data
+    estimator(random_state=0).fit(X, (y > 0).astype(int))
+    assert once_each(calls), dict(calls)
+
+
+def test_a_refused_fit_verifies_once_and_releases_nothing(calls, data):
+    X, y = data
+    hinge = dpcvx.PrivateERM(loss=lambda z: cp.pos(1 - z), data_norm=1.0)  # not differentiable
+    with pytest.raises(dpcvx.AssumptionError):
+        hinge.fit(X, y, 1.0, random_state=0)
+    assert once_each(calls), dict(calls)
