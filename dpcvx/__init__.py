@@ -83,10 +83,10 @@ _MOVED = {
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from . import losses  # noqa: F401
     from .data.datasets import Dataset, load_adult, load_kdd  # noqa: F401
+    from .data.kernels import RandomFourierFeatures  # noqa: F401
     from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema  # noqa: F401
     from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression  # noqa: F401
     from .models.erm import PrivateERM  # noqa: F401
-    from .data.kernels import RandomFourierFeatures  # noqa: F401
     from .models.pinp import PINP  # noqa: F401
     from .models.tddl import TDDL, ConstrainedLeastSquares  # noqa: F401
     from .models.tdil import TDIL  # noqa: F401

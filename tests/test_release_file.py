@@ -10,9 +10,9 @@ import pytest
 
 import dpcvx
 from dpcvx import serialization
-from dpcvx.privacy.audit import audit_release_file, release_diff
 from dpcvx.cli import main
 from dpcvx.demo import synthetic_classification
+from dpcvx.privacy.audit import audit_release_file, release_diff
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import dpcvx
-from dpcvx.release.kernel_model import PrivateKernelModel
 from dpcvx import losses
 from dpcvx.models.tuning import (
     BudgetInConstructor,
@@ -26,6 +25,7 @@ from dpcvx.models.tuning import (
     selection_probabilities,
     tune,
 )
+from dpcvx.release.kernel_model import PrivateKernelModel
 
 LAMS = [1e-4, 10**-3.5, 1e-3, 10**-2.5, 1e-2]
 
@@ -237,7 +237,7 @@ def test_parts_are_random():
     assert not np.array_equal(first[0], second[0])
     assert first[0].max() - first[0].min() > 900                   # not a contiguous block
     repeat = disjoint_parts(1000, 6, np.random.default_rng(1))
-    assert all(np.array_equal(a, b) for a, b in zip(first, repeat))
+    assert all(np.array_equal(a, b) for a, b in zip(first, repeat, strict=True))
 
 
 def test_tune_trains_each_candidate_on_its_own_part_and_counts_on_the_last():

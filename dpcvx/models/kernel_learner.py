@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..data.kernels import Kernel, as_rows, make_kernel
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.composition import check_delta
@@ -41,7 +42,6 @@ from ..solvers.kernel import KernelERM, as_labels
 from ..validation import positive
 from ..verification.kernel_loss import KernelLoss, resolve_loss
 from ..version import __version__
-from ..data.kernels import Kernel, as_rows, make_kernel
 
 __all__ = ["PrivateKernelLearner", "Diagnostics", "NOT_PRIVATE", "NEIGHBOUR_RELATION", "Budget"]
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.kernels import as_rows, kernel_expansion
 from ..exceptions import BudgetExceededError, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
@@ -37,7 +38,6 @@ from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import as_labels
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
-from ..data.kernels import as_rows, kernel_expansion
 
 __all__ = ["PINP"]
 

@@ -30,6 +30,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import brentq
 
+from ..data.kernels import as_rows
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.kernel_calibrate import (
@@ -45,7 +46,6 @@ from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
-from ..data.kernels import as_rows
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
 

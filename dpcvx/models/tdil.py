@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from ..data.kernels import LinearKernel
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
@@ -43,7 +44,6 @@ from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..validation import positive
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
-from ..data.kernels import LinearKernel
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
 

@@ -32,15 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
-from ..rounding import ROUNDING
+from ..exceptions import InputError
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,
     recompute_kernel_calibration,
     release_constants,
 )
+from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
 from .model import Release
 

@@ -43,8 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ..exceptions import InputError, SolverError
 from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
+from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear

@@ -4,13 +4,13 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+from dpcvx.data.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
 from dpcvx.exceptions import AssumptionError, InputError, SolverError
+from dpcvx.losses import from_spec
 from dpcvx.privacy.calibrate import minimiser_sensitivity
 from dpcvx.privacy.kernel_calibrate import SOLVE_RTOL, constraint_radius
 from dpcvx.solvers.kernel import KernelERM, as_labels, solve_kernel_erm
 from dpcvx.verification.kernel_loss import hinge, resolve_loss
-from dpcvx.data.kernels import CallableKernel, LinearKernel, PolynomialKernel, RBFKernel
-from dpcvx.losses import from_spec
 
 LOSSES = ["hinge", "logistic", "huber_hinge:h=0.5"]
 

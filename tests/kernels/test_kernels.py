@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 
-from dpcvx.exceptions import ClippingWarning, InputError
 from dpcvx.data.kernels import (
     CallableKernel,
     LaplacianKernel,
@@ -18,6 +17,7 @@ from dpcvx.data.kernels import (
     kernel_from_dict,
     make_kernel,
 )
+from dpcvx.exceptions import ClippingWarning, InputError
 
 
 def ball_points(rng, count, dim, radius):
@@ -121,7 +121,7 @@ def test_feature_distance_bounds_hold(kernel):
     step *= 0.05 * rng.random((X.shape[0], 1)) / np.linalg.norm(step, axis=1, keepdims=True)
     Y = X + step
     Y /= np.maximum(1.0, np.linalg.norm(Y, axis=1, keepdims=True))  # back into the ball
-    cross = np.array([kernel.gram(x[None], y[None])[0, 0] for x, y in zip(X, Y)])
+    cross = np.array([kernel.gram(x[None], y[None])[0, 0] for x, y in zip(X, Y, strict=True)])
     feature_gaps = np.sqrt(np.maximum(kernel.diagonal(X) + kernel.diagonal(Y) - 2 * cross, 0.0))
     bounds = np.array([kernel.feature_distance(1.0, d) for d in np.linalg.norm(X - Y, axis=1)])
     assert np.all(feature_gaps <= bounds * (1 + 1e-9) + 1e-12)

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpcvx.privacy.composition import round_epsilon
 from dpcvx.exceptions import BudgetExceededError, InputError
-from dpcvx.privacy.kernel_calibrate import pinp_parameters, tdil_parameters
-from dpcvx.privacy.ball_sampler import sample_ball_exponential
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tdil import TDIL, ExponentialCostWarning, ball_net
+from dpcvx.privacy.ball_sampler import sample_ball_exponential
+from dpcvx.privacy.composition import round_epsilon
+from dpcvx.privacy.kernel_calibrate import pinp_parameters, tdil_parameters
 
 LOSS = "huber_hinge:h=0.5"
 

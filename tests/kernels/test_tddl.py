@@ -1,6 +1,5 @@
 """TDDL: noise calibration, the noise actually added, the constrained least squares, utility."""
 
-import json
 import math
 
 import cvxpy as cp
@@ -9,12 +8,12 @@ import pytest
 from scipy import integrate, stats
 
 import dpcvx.models.tddl as tddl_module
+from dpcvx.data.kernels import LinearKernel, RBFKernel
 from dpcvx.exceptions import ClippingWarning, InputError
+from dpcvx.models.tddl import TDDL, ConstrainedLeastSquares
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma, gaussian_delta
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss
-from dpcvx.data.kernels import LinearKernel, RBFKernel
-from dpcvx.models.tddl import TDDL, ConstrainedLeastSquares
 
 LOSS = "huber_hinge:h=0.5"  # C^1: the fast Newton route keeps these tests quick
 
@@ -50,7 +49,7 @@ def test_laplace_scale_matches_hand_computation(kernel, public, branch):
     X, y = circle_task(300, 0)
     Z = public()
     learner = TDDL(kernel, lam=0.1, loss=LOSS)
-    release = learner.fit(X, y, 0.7, Z=Z, random_state=0)
+    learner.fit(X, y, 0.7, Z=Z, random_state=0)
     l1, l2, scale = hand_calibration(300, 0.1, 1.0, 1.0, 0.7, Z, kernel)
     calibration = learner.calibration_
     assert calibration.mechanism == "laplace"
@@ -68,7 +67,7 @@ def test_gaussian_scale_matches_an_independent_privacy_computation():
     Z, _ = circle_task(80, 1)
     epsilon, delta = 0.8, 1e-5
     learner = TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS)
-    release = learner.fit(X, y, epsilon, delta, Z=Z, random_state=0)
+    learner.fit(X, y, epsilon, delta, Z=Z, random_state=0)
     _, l2, _ = hand_calibration(300, 0.1, 1.0, 1.0, epsilon, Z, RBFKernel(2.0))
     calibration = learner.calibration_
     assert calibration.mechanism == "gaussian"
@@ -217,8 +216,8 @@ def test_polynomial_kernel_clips_rows_beyond_the_public_bound():
     Z, _ = circle_task(30, 13)
     with pytest.warns(ClippingWarning, match="3 of 200"):
         learner = TDDL("poly", degree=3, input_bound=1.0, lam=0.1, loss=LOSS)
-        release = learner.fit(X, y, 1.0, Z=Z, random_state=0)
-    assert learner.calibration_.R == pytest.approx(2 ** 1.5)  # (B^2 + 1)^(p/2)
+        learner.fit(X, y, 1.0, Z=Z, random_state=0)
+    assert pytest.approx(2 ** 1.5) == learner.calibration_.R  # (B^2 + 1)^(p/2)
 
 
 def test_tddl_input_errors():
