@@ -53,8 +53,9 @@ from .exceptions import (
     UsageError,
 )
 from .models.erm import PrivateERM
+from .progress import progress
 from .release.serialization import load, save
-from .validation import MODERATE_MAX, MODERATE_MIN, check_epsilon, parse_integer, positive
+from .validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, parse_integer, positive
 from .verification.verifier import PROBE_DIM
 
 __all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED",
@@ -187,6 +188,18 @@ def _positive_number(name: str) -> Callable[[str], float]:
             raise argparse.ArgumentTypeError(f"must be a positive number in the range dpcvx computes "
                                              f"with, got {text[:40]!r} ({error})") from None
     return parse
+
+
+def _delta_value(text: str) -> float:
+    """An argparse type: the delta of (epsilon, delta)-DP, checked by dpcvx.validation.check_delta."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1), got {text[:40]!r}") from None
+    try:
+        return check_delta(number)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -582,20 +595,26 @@ def _fit(args: argparse.Namespace) -> int:
     layout = _layout(args)
     loss, regularizer = _problem(args)
     schema = _schema(args)
-    table = _read_csv_columns(args.data, schema.column_names + (args.target,), layout, label=args.target)
-    X = _encode(schema, table, args.data, layout)
-    y = _labels(table[args.target], args, layout)
-    erm = PrivateERM(
-        loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
-        fit_intercept=args.fit_intercept, classes=classes, strict=args.strict,
-        allow_estimates=args.allow_estimates,
-    )
-    try:
-        model = erm.fit(X, y, epsilon=args.epsilon, mechanism=args.mechanism, split=args.split,
-                        random_state=args.random_state)
-    except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
-        raise _numeric_range(args, error) from None
-    save(model, args.out, schema=schema)
+    # Progress shows the public steps only (on a terminal; nothing measured on the data).
+    with progress(4, "dpcvx fit", verbose=True) as steps:
+        table = _read_csv_columns(args.data, schema.column_names + (args.target,), layout, label=args.target)
+        steps.update()
+        X = _encode(schema, table, args.data, layout)
+        y = _labels(table[args.target], args, layout)
+        steps.update()
+        erm = PrivateERM(
+            loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
+            fit_intercept=args.fit_intercept, classes=classes, strict=args.strict,
+            allow_estimates=args.allow_estimates,
+        )
+        try:
+            model = erm.fit(X, y, epsilon=args.epsilon, delta=args.delta, mechanism=args.mechanism,
+                            split=args.split, random_state=args.random_state)
+        except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
+            raise _numeric_range(args, error) from None
+        steps.update()
+        save(model, args.out, schema=schema)
+        steps.update()
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
     return EXIT_OK
@@ -789,6 +808,10 @@ def build_parser() -> argparse.ArgumentParser:
     privacy = fit.add_argument_group("privacy and model")
     privacy.add_argument("--epsilon", required=True, type=_positive_number("epsilon"),
                          metavar="E", help="privacy budget of this release")
+    privacy.add_argument("--delta", type=_delta_value, default=0.0, metavar="D",
+                         help="delta of (epsilon, delta)-DP (default 0: pure epsilon). delta > 0 uses "
+                              "Gaussian noise, far less noise in high dimension; choose it well below "
+                              "1/n, 1/n^2 is common (docs/mechanisms.md)")
     privacy.add_argument("--lam", required=True, type=_positive_number("lam"), metavar="L",
                          help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w)")
     privacy.add_argument("--data-norm", type=_positive_number("data_norm"), metavar="R",

@@ -146,6 +146,7 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
       Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
       convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)): about
       d / (beta n (m lam + Delta)) (plus the small approximate-minimiser noise d / beta_2).
+      With delta > 0 the noise is N(0, sigma^2 I), E||b|| <= sigma sqrt(d), in the same places.
     * Signal. The minimiser w* of J(w) + (Delta/2) ||w||^2, J(w) = (1/n) sum l + lam N(w)
       with N(w) >= m/2 ||w||^2 (Delta = 0 for output perturbation), is s-strongly convex with
       s = m lam + Delta; so s ||w*|| <= L R (the gradient of the loss term is at most L R) and,
@@ -157,14 +158,19 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     constants, calibration = certificate.constants, certificate.calibration
     n, d = int(constants["n"]), int(constants["d"])
     lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
-    beta = float(calibration["beta"])
     strong = m * lam + float(calibration.get("extra_reg", 0.0))
-    if certificate.mechanism == "objective":
-        noise = d / (beta * n * strong)
+    if calibration.get("noise") == "gaussian":
+        root_d = math.sqrt(d)
+        if certificate.mechanism == "objective":
+            noise = float(calibration["sigma"]) * root_d / (n * strong) + float(calibration["amp_sigma"]) * root_d
+        else:
+            noise = float(calibration["sigma"]) * root_d
+    elif certificate.mechanism == "objective":
+        noise = d / (float(calibration["beta"]) * n * strong)
         if calibration.get("amp_beta"):
             noise += d / float(calibration["amp_beta"])
     else:
-        noise = d / beta
+        noise = d / float(calibration["beta"])
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
@@ -268,10 +274,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             raise _label_error(type(self).__name__, y, ~inside, classes)
 
     def fit(self, X: Any, y: Any, *, accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
-        """Release an ``epsilon``-differentially private model of (X, y).
+        """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).
 
         ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
-        epsilon before any noise is drawn.
+        (epsilon, delta) before any noise is drawn.
 
         Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
         does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
@@ -292,7 +298,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
         model = self._private_erm().fit(
-            X, y, epsilon=self.epsilon, mechanism=self.mechanism, split=self.split,
+            X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
             random_state=seed, accountant=accountant,
         )
         fitted = self._fitted_attributes(model)
@@ -380,6 +386,12 @@ class DPERMClassifier(_PrivateLinearClassifier):
         ``w -> N(w)``, a CVXPY expression; default ``0.5 * cp.sum_squares(w)``.
     epsilon : float, default 1.0
         Privacy budget spent by each :meth:`fit`.
+    delta : float, default 0.0
+        0 gives the pure-epsilon mechanisms (noise density ~ exp(-beta ||b||));
+        delta > 0 gives (epsilon, delta)-DP with Gaussian noise, far less noise in
+        high dimension (docs/mechanisms.md). Choose delta well below 1/n (1/n^2
+        is common). Objective perturbation with delta > 0 needs a C^2 loss
+        (logistic, not the Huber hinge).
     mechanism : {"objective", "output"}, default "objective"
         Objective perturbation (Algorithm 2) or output perturbation
         (Algorithm 1); see docs/mechanisms.md.
@@ -446,13 +458,14 @@ class DPERMClassifier(_PrivateLinearClassifier):
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
-                 mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
+                 delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
+        self.delta = delta
         self.mechanism = mechanism
         self.lam = lam
         self.data_norm = data_norm
@@ -486,12 +499,13 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     corresponds to ``lam = 1 / (C n)``.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, mechanism: str = "objective", lam: float = 1e-3,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3,
                  data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False):
         self.epsilon = epsilon
+        self.delta = delta
         self.mechanism = mechanism
         self.lam = lam
         self.data_norm = data_norm
@@ -527,13 +541,14 @@ class DPHuberSVM(_PrivateLinearClassifier):
     ``lam = 1 / (C n)``.
     """
 
-    def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, mechanism: str = "objective",
+    def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False):
         self.h = h
         self.epsilon = epsilon
+        self.delta = delta
         self.mechanism = mechanism
         self.lam = lam
         self.data_norm = data_norm

@@ -590,12 +590,14 @@ class PrivateERM:
                     if mechanism == "objective" else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
         if delta > 0:
-            gaussian = ("; (epsilon, delta) with Gaussian noise: the objective calibrated by the privacy "
-                        "profile re-derived from Redberg, Koskela and Wang (2023) or by Kifer, Smith and "
-                        "Thakurta (2012), whichever needs less noise (docs/theory.md, section 12)"
+            gaussian = ("(epsilon, delta)-differential privacy by Gaussian objective perturbation, calibrated by the "
+                        "privacy profile re-derived from Redberg, Koskela and Wang (2023) or by Kifer, Smith and "
+                        "Thakurta (2012), whichever needs less noise (docs/theory.md, section 12), under the "
+                        "verified conditions of Theorem 2 of JMLR 2011 with a C^2 loss"
                         if mechanism == "objective" else
-                        "; (epsilon, delta) with the analytic Gaussian mechanism (Balle and Wang 2018)")
-            return problem.certificate.guarantee(mechanism) + gaussian + cover
+                        "(epsilon, delta)-differential privacy by output perturbation with the analytic Gaussian "
+                        "mechanism (Balle and Wang 2018) at the sensitivity of Theorem 1 of JMLR 2011")
+            return gaussian + cover
         return problem.certificate.guarantee(mechanism) + cover
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel:

@@ -127,7 +127,19 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
-        if self.mechanism == "objective":
+        if c.get("noise") == "gaussian" and self.mechanism == "objective":
+            lines.append(
+                f"calibration ({c['analysis']}, {c['neighbours']}): Gaussian sigma = {c['sigma']:.6g} "
+                f"(sum form), Delta = {c['extra_reg']:.6g}, objective share (eps, delta) = "
+                f"({c['objective_epsilon']:.6g}, {c['objective_delta']:.3g}); approximate-minimiser "
+                f"noise sigma_2 = {c['amp_sigma']:.3g} for ({c['amp_epsilon']:.3g}, {c['amp_delta']:.3g})"
+            )
+        elif c.get("noise") == "gaussian":
+            lines.append(
+                f"calibration ({c['neighbours']}): sensitivity = {c['sensitivity']:.6g}, "
+                f"analytic Gaussian sigma = {c['sigma']:.6g}"
+            )
+        elif self.mechanism == "objective":
             lines.append(
                 f"calibration ({c['split']} split): eps' = {c['epsilon_prime']:.6g}, "
                 f"Delta = {c['extra_reg']:.6g}, beta = {c['beta']:.6g}"

@@ -267,3 +267,33 @@ def test_gaussian_releases_save_load_and_edits_are_refused(data, tmp_path, mecha
         (tmp_path / "edited.json").write_text(json.dumps(edited))
         with pytest.raises(dpcvx.DPCVXError):
             dpcvx.load(tmp_path / "edited.json")
+
+
+# -- the estimators and the command line ----------------------------------------------------------
+
+@pytest.mark.parametrize("estimator", ["DPLogisticRegression", "DPERMClassifier", "DPHuberSVM"])
+def test_estimators_take_delta(data, estimator):
+    pytest.importorskip("sklearn")
+    X, y = data
+    labels = (y > 0).astype(int)
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0, delta=1e-4)
+    mechanism = "output" if estimator == "DPHuberSVM" else "objective"  # the Huber hinge is not C^2
+    model = getattr(dpcvx, estimator)(epsilon=1.0, delta=1e-6, mechanism=mechanism, lam=1e-2, random_state=0)
+    model.fit(X, labels, accountant=accountant)
+    assert model.certificate_.delta == 1e-6 and model.certificate_.calibration["noise"] == "gaussian"
+    assert accountant.spent.delta == 1e-6
+    assert model.score(X, labels) > 0.8
+
+
+def test_cli_fit_takes_delta(tmp_path, data):
+    from dpcvx.cli import main
+
+    X, y = data
+    lines = ["a,b,c,label"] + [f"{r[0]:.6f},{r[1]:.6f},{r[2]:.6f},{int(v > 0)}" for r, v in zip(X, y, strict=True)]
+    (tmp_path / "d.csv").write_text("\n".join(lines) + "\n")
+    common = [str(tmp_path / "d.csv"), "--target", "label", "--positive", "1", "--numeric", "a:-1:1",
+              "--numeric", "b:-1:1", "--numeric", "c:-1:1", "--data-norm", "1", "--epsilon", "1", "--lam", "0.01"]
+    assert main(["fit", *common, "--delta", "1e-6", "--out", str(tmp_path / "m.json")]) == 0
+    assert dpcvx.load(tmp_path / "m.json").certificate.delta == 1e-6
+    assert main(["fit", *common, "--delta", "1", "--out", str(tmp_path / "n.json")]) == 2  # usage error
+    assert not (tmp_path / "n.json").exists()
