@@ -571,7 +571,7 @@ def _verify(args: argparse.Namespace) -> int:
     erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict,
                      allow_estimates=args.allow_estimates)
     try:
-        certificate = erm.verify(args.dim)
+        certificate = erm.verify(args.dim, progress=True)  # a bar on a terminal only
     except (OverflowError, ZeroDivisionError) as error:  # constants of an extreme loss parameter
         raise _numeric_range(args, error) from None
     print(certificate)

@@ -241,7 +241,7 @@ class PrivateERM:
             intercept_scaling=positive("intercept_scaling", self.intercept_scaling),
         )
 
-    def verify(self, dim: int | None = None) -> Certificate:
+    def verify(self, dim: int | None = None, *, progress: bool = False) -> Certificate:
         """The verifier's certificate for this loss and regularizer.
 
         ``dim`` is the number of input features (after the feature map); the
@@ -251,7 +251,8 @@ class PrivateERM:
         features = check_dim(PROBE_DIM if dim is None else dim)
         total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
         return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
-                              allow_estimates=self.allow_estimates, time_limit=self.time_limit).certificate
+                              allow_estimates=self.allow_estimates, time_limit=self.time_limit,
+                              progress=progress).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)

@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 
 from ..exceptions import InputError
+from ..progress import progress as progress_bar
 from ..validation import check_flag
 from . import deadline, numeric, validated
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
@@ -263,29 +264,15 @@ class _LossAnalyser:
             return None
 
     def _reporter(self, total: int, what: str) -> tuple[Callable[[Any], None], Callable[[], None]]:
-        """(on_item, close): a tqdm bar when progress=True and tqdm is installed, else log lines."""
-        bar = None
-        if self.progress:
-            try:
-                from tqdm.auto import tqdm
-
-                bar = tqdm(total=total, desc=f"verify ({what})", leave=False)
-            except ImportError:
-                bar = None
+        """(on_item, close): the shared progress bar (dpcvx.progress) when progress=True, and log lines."""
+        bar = progress_bar(total, f"verify ({what})", unit="condition", verbose=self.progress)
 
         def on_item(item: Any) -> None:
             name = item[0] if isinstance(item, tuple) and item else "?"
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix_str(str(name))
-            else:
-                (_LOG.info if self.progress else _LOG.debug)("verify %s: %s settled", what, name)
+            bar.update(1)
+            (_LOG.info if self.progress else _LOG.debug)("verify %s: %s settled", what, name)
 
-        def close() -> None:
-            if bar is not None:
-                bar.close()
-
-        return on_item, close
+        return on_item, bar.close
 
     @property
     def facts(self) -> LossFacts:
