@@ -27,11 +27,13 @@ Outputs (``--out``, default benchmarks/results): ``delta_mechanisms_<tag>.json``
 
     python -m benchmarks.delta_mechanisms --quick
     python -m benchmarks.delta_mechanisms --datasets adult --tag adult_k10
+    python -m benchmarks.delta_mechanisms --docs-table benchmarks/results/delta_mechanisms_*.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import replace
@@ -55,7 +57,7 @@ LABELS = {
 }
 STREAM = {name: index for index, name in enumerate(METHODS)}
 EPSILONS = (0.05, 0.1, 0.5, 1.0)
-STEP_SIZES = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+STEP_SIZES = (0.5, 1.0, 2.0, 4.0, 8.0)
 DATASET_INDEX = {"adult": 0, "kdd": 1, "synthetic": 2}
 LOSS_INDEX = {"logistic": 0, "huber": 1}
 
@@ -161,7 +163,8 @@ def tune_step_size(X_train, y_train, X_test, y_test, lam, loss, epsilons, delta,
     return chosen, table
 
 
-def run_dataset_loss(data: common.Data, loss_name: str, args, folds) -> dict:
+def run_dataset_loss(data: common.Data, loss_name: str, args, folds, on_fold=None) -> dict:
+    """Every method, epsilon and draw on the first ``args.folds_run`` folds; ``on_fold(result)`` after each fold."""
     loss = common.LOSSES[loss_name]
     lam = args.lam
     fits: dict = {method: {str(eps): [] for eps in args.epsilons} for method in METHODS if method != "nonprivate"}
@@ -225,8 +228,11 @@ def run_dataset_loss(data: common.Data, loss_name: str, args, folds) -> dict:
                         calibrations.setdefault(method, {})[str(epsilon)] = {"n": n, "delta": used_delta, **summary}
         print(f"[delta_mechanisms] {data.key} {loss_name} fold {fold + 1}/{args.folds_run} "
               f"{time.perf_counter() - t_fold:.1f}s load {common.load_average()}", file=sys.stderr, flush=True)
-    return {"fits": fits, "calibrations": calibrations, "dpgd_tuning": tuning,
-            "summary": summarise(fits)}
+        result = {"folds_done": fold + 1, "fits": fits, "calibrations": calibrations, "dpgd_tuning": tuning,
+                  "summary": summarise(fits)}
+        if on_fold is not None:
+            on_fold(result)
+    return result
 
 
 def summarise(fits: dict) -> dict:
@@ -270,7 +276,8 @@ def markdown(output: dict) -> str:
         f"{output['run']['machine']['cpu_model']} ({output['run']['machine']['cores']} cores); load average "
         f"{output['run']['load_average_start']} -> {output['run']['load_average_end']}; BLAS threads pinned to "
         f"{config['threads']} (threadpoolctl).", "",
-        f"Folds: {config['folds_run']} of {config['folds']}; noise draws per fold and method: {config['draws']}; "
+        f"Folds requested: {config['folds_run']} of {config['folds']}; noise draws per fold and method: "
+        f"{config['draws']}; "
         f"Lam = {config['lam']:.6g}; delta = 1/n^2 (n = training-fold size); neighbours: replace-one (n public) "
         f"for every method; preprocessing mode {config['mode']}; no intercept (constant feature in the rows).",
         "",
@@ -281,7 +288,9 @@ def markdown(output: dict) -> str:
         for loss_name, result in per_loss.items():
             summary = result["summary"]
             lines += [f"## {data_key}, {loss_name}", "",
-                      f"{info['description']}; n = {info['n']}, d = {info['d']}; training-fold n = "
+                      f"Folds completed: {result['folds_done']} of {config['folds']}"
+                      + ("" if output.get("complete") else " (run not finished when this file was written)")
+                      + f". {info['description']}; n = {info['n']}, d = {info['d']}; training-fold n = "
                       f"{result['calibrations']['objective-gauss'][str(config['epsilons'][0])]['n']}.", ""]
             header = ["method"] + [f"eps = {eps:g}" for eps in config["epsilons"]]
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -350,7 +359,8 @@ def plot(output: dict, directory: Path, stem: str) -> list[str]:
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
         quick = "QUICK MODE: " if output.get("quick") else ""
-        fig.suptitle(f"{quick}{config['folds_run']}/{config['folds']} folds x {config['draws']} draws; replace-one; "
+        done = min(result["folds_done"] for result in per_loss.values())
+        fig.suptitle(f"{quick}{done}/{config['folds']} folds x {config['draws']} draws; replace-one; "
                      "DP-GD step size tuned non-privately", fontsize=9)
         fig.tight_layout()
         path = directory / f"{stem}_{data_key.split('/')[0]}.png"
@@ -379,7 +389,35 @@ NOTES = [
 ]
 
 
+def docs_table(paths: list[Path]) -> str:
+    """The compact table of docs/mechanisms.md (mean ± sd per method and epsilon) from recorded JSON files."""
+    lines = []
+    for path in paths:
+        output = json.loads(Path(path).read_text())
+        config = output["config"]
+        epsilons = config["epsilons"]
+        for data_key, per_loss in output["results"].items():
+            for loss_name, result in per_loss.items():
+                summary = result["summary"]
+                lines += [f"{data_key}, {loss_name} ({Path(path).name}: {result['folds_done']}/{config['folds']} "
+                          f"folds x {config['draws']} draws, Lam = {config['lam']:.4g}, delta = 1/n^2):", ""]
+                header = ["method"] + [f"eps = {eps:g}" for eps in epsilons]
+                lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                for method in METHODS:
+                    cells = ([summary[method]["-"]] * len(epsilons) if method == "nonprivate"
+                             else [summary[method][str(eps)] for eps in epsilons])
+                    lines.append("| " + " | ".join([LABELS[method]] + [_cell(c) for c in cells]) + " |")
+                chosen = result["dpgd_tuning"]["chosen"]
+                lines += ["", "DP-GD step sizes (tuned non-privately): "
+                          + ", ".join(f"eps {e}: {v:g}" for e, v in chosen.items()) + ".", ""]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> dict:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--docs-table"]:
+        print(docs_table([Path(p) for p in argv[1:]]))
+        return {}
     args = parse_args(argv)
     record = common.RunRecord("benchmarks.delta_mechanisms", argv)
     output: dict = {"tag": args.tag, "quick": args.quick, "config": {
@@ -390,7 +428,7 @@ def main(argv=None) -> dict:
         "dpgd_init": "w = 0", "neighbours": "replace-one (n public)",
         "tuned_non_privately": ["DP-GD step size (fold 0, test error)"],
         "fixed": ["Lam", "DP-GD T", "dpcvx tol and split='max' (defaults)"],
-    }, "data": {}, "results": {}, "notes": NOTES}
+    }, "data": {}, "results": {}, "notes": NOTES, "complete": False}
     with common.limit_threads(args.threads):
         output["run_threads"] = common.thread_settings()
         for name in args.datasets:
@@ -401,7 +439,18 @@ def main(argv=None) -> dict:
                                         "positive_fraction": float(np.mean(data.y > 0))}
             output["results"][data.key] = {}
             for loss_name in args.losses:
-                output["results"][data.key][loss_name] = run_dataset_loss(data, loss_name, args, folds)
+                def save(result, key=data.key, loss_name=loss_name):
+                    output["results"][key][loss_name] = result
+                    _write(output, record, args)
+
+                run_dataset_loss(data, loss_name, args, folds, on_fold=save)
+    output["complete"] = True
+    _write(output, record, args)
+    return output
+
+
+def _write(output: dict, record: common.RunRecord, args) -> None:
+    """Write JSON, Markdown and plots of what has run so far (after every fold: a stopped run keeps its folds)."""
     output["run"] = record.finish()
     args.out.mkdir(parents=True, exist_ok=True)
     stem = f"delta_mechanisms_{args.tag}"
@@ -409,9 +458,8 @@ def main(argv=None) -> dict:
     common.write_json(args.out / f"{stem}.json", output)
     (args.out / f"{stem}.md").write_text(markdown(output) + "".join(
         f"\n![error vs epsilon]({name})\n" for name in output["plots"]))
-    print(f"[delta_mechanisms] wrote {args.out / stem}.json/.md in {output['run']['run_seconds']} s",
+    print(f"[delta_mechanisms] wrote {args.out / stem}.json/.md ({output['run']['run_seconds']} s so far)",
           file=sys.stderr)
-    return output
 
 
 if __name__ == "__main__":
