@@ -410,6 +410,21 @@ def docs_table(paths: list[Path]) -> str:
                 chosen = result["dpgd_tuning"]["chosen"]
                 lines += ["", "DP-GD step sizes (tuned non-privately): "
                           + ", ".join(f"eps {e}: {v:g}" for e, v in chosen.items()) + ".", ""]
+                d = output["data"][data_key]["d"]
+                lines += [f"Objective noise b at d = {d} (fold 0 calibrations): pure eps E||b|| = d / beta, "
+                          "Gaussian E||b|| ~ sigma sqrt(d); the pure-eps noise is the smaller one for "
+                          "d < (sigma beta)^2:", "",
+                          "| eps | beta (pure) | d / beta | sigma (Gaussian) | sigma sqrt(d) | (sigma beta)^2 |",
+                          "|---|---|---|---|---|---|"]
+                for eps in epsilons:
+                    pure = result["calibrations"]["objective-pure"][str(eps)]
+                    gauss = result["calibrations"]["objective-gauss"][str(eps)]
+                    if "beta" not in pure or "sigma" not in gauss:
+                        continue
+                    beta, sigma = pure["beta"], gauss["sigma"]
+                    lines.append(f"| {eps:g} | {beta:.4g} | {d / beta:.0f} | {sigma:.4g} | {sigma * d ** 0.5:.0f} | "
+                                 f"{(sigma * beta) ** 2:.0f} |")
+                lines.append("")
     return "\n".join(lines)
 
 
