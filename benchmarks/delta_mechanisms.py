@@ -410,6 +410,10 @@ def docs_table(paths: list[Path]) -> str:
                 chosen = result["dpgd_tuning"]["chosen"]
                 lines += ["", "DP-GD step sizes (tuned non-privately): "
                           + ", ".join(f"eps {e}: {v:g}" for e, v in chosen.items()) + ".", ""]
+                seconds = {method: np.mean([c["seconds_mean"] for c in summary[method].values()]) for method in METHODS}
+                lines += ["Mean wall seconds per fit (BLAS threads pinned to 1; run time of the whole file "
+                          f"{output['run']['run_seconds']:.0f} s): "
+                          + ", ".join(f"{method} {value:.2f}" for method, value in seconds.items()) + ".", ""]
                 d = output["data"][data_key]["d"]
                 lines += [f"Objective noise b at d = {d} (fold 0 calibrations): pure eps E||b|| = d / beta, "
                           "Gaussian E||b|| ~ sigma sqrt(d); the pure-eps noise is the smaller one for "
