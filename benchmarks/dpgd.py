@@ -98,19 +98,20 @@ def margin_derivative(loss: str, z: np.ndarray, h: float = 0.5) -> np.ndarray:
 
 def dpgd(X: np.ndarray, y: np.ndarray, lam: float, *, epsilon: float | None, delta: float, steps: int,
          step_size: float, rng: np.random.Generator | None, loss: str = "logistic", norm_bound: float = 1.0,
-         h: float = 0.5) -> tuple[np.ndarray, dict]:
+         h: float = 0.5, neighbours: str = "replace-one") -> tuple[np.ndarray, dict]:
     """Run DP-GD from w = 0 and return (last iterate, info).
 
     ``epsilon=None`` runs the same iteration without noise (non-private GD).
     ``info`` holds the noise multiplier z, the per-coordinate noise s and the
-    RDP epsilon actually achieved.
+    RDP epsilon actually achieved. ``neighbours``: replace-one moves the averaged gradient by
+    at most 2 L R / n, add/remove (n then the public size) by L R / n.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n, d = X.shape
     if np.max(np.linalg.norm(X, axis=1)) > norm_bound * (1 + 1e-12):
         raise ValueError("a row exceeds the public norm bound R; DP-GD's sensitivity would not hold")
-    sensitivity = 2.0 * LOSS_LIPSCHITZ * norm_bound / n
+    sensitivity = (2.0 if neighbours == "replace-one" else 1.0) * LOSS_LIPSCHITZ * norm_bound / n
     if epsilon is None:
         z, scale, achieved = 0.0, 0.0, math.inf
     else:
