@@ -51,7 +51,7 @@ LABELS = {
     "nonprivate": "dpcvx non-private (same Lam)",
     "objective-pure": "dpcvx objective, pure eps (delta=0)",
     "objective-gauss": "dpcvx objective, Gaussian (eps, delta)",
-    "objective-kst12": "objective, KST12 constants (replace-one)",
+    "objective-kst12": "objective, KST12 constants (same relation)",
     "output-gauss": "dpcvx output, analytic Gaussian",
     "dpgd": "DP-GD (RDP, T steps, last iterate)",
 }
