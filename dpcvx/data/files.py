@@ -29,7 +29,7 @@ from typing import IO, Any
 from ..exceptions import FileError, InputError
 from ..validation import parse_integer
 
-__all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json",
+__all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json", "json_object",
            "os_error_message", "MAX_JSON_DEPTH",
            "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
 
@@ -229,3 +229,15 @@ def parse_json(text: str, what: str = "file") -> Any:
 def read_json(path: str | Path, what: str = "file") -> Any:
     """The parsed JSON content of ``path`` (see :func:`parse_json`), or a FileError naming it."""
     return parse_json(read_text(path, what), f"{what} {path}")
+
+
+def json_object(what: str, data: Any, keys: set[str], holder: str = "a dpcvx model file") -> dict:
+    """``data`` as a dict with exactly ``keys`` (InputError naming ``what`` otherwise)."""
+    if not isinstance(data, dict):
+        raise InputError(f"{what} must be a JSON object, got {type(data).__name__}")
+    unknown, missing = sorted(set(data) - keys), sorted(keys - set(data))
+    if unknown:
+        raise InputError(f"{what} has unknown keys {unknown}; {holder} holds only data with the keys {sorted(keys)}")
+    if missing:
+        raise InputError(f"{what} lacks keys {missing}")
+    return data

@@ -201,18 +201,18 @@ class PolynomialKernel(Kernel):
 
 
 @dataclass(frozen=True)
-class RBFKernel(Kernel):
-    """k(x, x') = exp(-gamma ||x - x'||^2); R_phi = 1 on all of R^d."""
+class _StationaryKernel(Kernel):
+    """k(x, x') = exp(-gamma dist(x, x')) for a metric ``dist``: k(x, x) = 1, so R_phi = 1 on all of R^d."""
 
     gamma: float
-    name: ClassVar[str] = "rbf"
+    name: ClassVar[str]
+    metric: ClassVar[str]  # scipy.spatial.distance.cdist's name of dist
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "gamma", positive("gamma", self.gamma))
 
     def gram(self, X, Y):
-        squared = cdist(X, Y, "sqeuclidean")
-        return np.exp(-self.gamma * squared)
+        return np.exp(-self.gamma * cdist(X, Y, self.metric))
 
     def diagonal(self, X):
         return np.ones(X.shape[0])
@@ -220,34 +220,29 @@ class RBFKernel(Kernel):
     @property
     def feature_bound(self) -> float:
         return 1.0
-
-    def feature_distance(self, radius, distance):
-        # ||phi(x) - phi(x')||^2 = 2 - 2 exp(-gamma ||x - x'||^2), increasing in the distance.
-        return math.sqrt(-2 * math.expm1(-self.gamma * float(distance) ** 2))
 
     def to_dict(self):
         return {"kernel": self.name, "gamma": self.gamma}
 
 
 @dataclass(frozen=True)
-class LaplacianKernel(Kernel):
+class RBFKernel(_StationaryKernel):
+    """k(x, x') = exp(-gamma ||x - x'||^2); R_phi = 1 on all of R^d."""
+
+    name: ClassVar[str] = "rbf"
+    metric: ClassVar[str] = "sqeuclidean"
+
+    def feature_distance(self, radius, distance):
+        # ||phi(x) - phi(x')||^2 = 2 - 2 exp(-gamma ||x - x'||^2), increasing in the distance.
+        return math.sqrt(-2 * math.expm1(-self.gamma * float(distance) ** 2))
+
+
+@dataclass(frozen=True)
+class LaplacianKernel(_StationaryKernel):
     """k(x, x') = exp(-gamma ||x - x'||_1); R_phi = 1 on all of R^d."""
 
-    gamma: float
     name: ClassVar[str] = "laplacian"
-
-    def __post_init__(self):
-        object.__setattr__(self, "gamma", positive("gamma", self.gamma))
-
-    def gram(self, X, Y):
-        return np.exp(-self.gamma * cdist(X, Y, "cityblock"))
-
-    def diagonal(self, X):
-        return np.ones(X.shape[0])
-
-    @property
-    def feature_bound(self) -> float:
-        return 1.0
+    metric: ClassVar[str] = "cityblock"
 
     def feature_distance(self, radius, distance):
         raise InputError(
@@ -255,9 +250,6 @@ class LaplacianKernel(Kernel):
             "2 - 2 exp(-gamma ||x - x'||_1) grows like the square root of the distance), so TDIL's "
             "net bound does not apply; use the rbf kernel for TDIL"
         )
-
-    def to_dict(self):
-        return {"kernel": self.name, "gamma": self.gamma}
 
 
 @dataclass(frozen=True)

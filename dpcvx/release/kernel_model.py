@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
 from ..privacy.kernel_calibrate import (
@@ -46,6 +47,7 @@ from .model import Release
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "release_to_dict",
            "release_from_dict", "KERNEL_CLASSES"]
+KERNEL_HOLDER = "a dpcvx kernel release"
 
 KERNEL_CLASSES = (-1.0, 1.0)  # the public label pair of the kernel learners (labels are never mapped)
 # a recomputed constant may differ from the recorded one by at most the library's safe-side rounding
@@ -243,18 +245,6 @@ def release_to_dict(release: PrivateKernelModel, header: dict) -> dict:
     }
 
 
-def _object(what: str, data: Any, keys: set[str]) -> dict:
-    if not isinstance(data, dict):
-        raise InputError(f"{what} must be a JSON object, got {type(data).__name__}")
-    unknown, missing = sorted(set(data) - keys), sorted(keys - set(data))
-    if unknown:
-        raise InputError(f"{what} has unknown keys {unknown}; a dpcvx kernel release holds only "
-                         f"the keys {sorted(keys)}")
-    if missing:
-        raise InputError(f"{what} lacks keys {missing}")
-    return data
-
-
 def _same(recorded: Any, recomputed: Any) -> bool:
     if isinstance(recomputed, bool) or not isinstance(recomputed, numbers.Real):
         return bool(recorded == recomputed)
@@ -299,8 +289,8 @@ def _check_constants(certificate: dict, kernel: Kernel) -> dict:
 def release_from_dict(data: dict) -> PrivateKernelModel:
     """Rebuild a kernel release from :func:`release_to_dict` output; every public constant and the
     calibration are re-derived from the stored public inputs, and a mismatch is refused."""
-    item = _object("the model file", data, _RELEASE_KEYS)
-    certificate = _object("certificate", item["certificate"], _CERTIFICATE_KEYS)
+    item = json_object("the model file", data, _RELEASE_KEYS, holder=KERNEL_HOLDER)
+    certificate = json_object("certificate", item["certificate"], _CERTIFICATE_KEYS, holder=KERNEL_HOLDER)
     algorithm = certificate["algorithm"]
     if algorithm not in KERNEL_ALGORITHMS:
         raise InputError(f"certificate.algorithm must be one of {KERNEL_ALGORITHMS}, got {algorithm!r}")
@@ -310,7 +300,7 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
                              "the file has been edited")
     if item["classes"] != list(KERNEL_CLASSES):
         raise InputError(f"classes of a kernel release are {list(KERNEL_CLASSES)}, got {item['classes']!r}")
-    predictor_data = _object("predictor", item["predictor"], _PREDICTOR_KEYS)
+    predictor_data = json_object("predictor", item["predictor"], _PREDICTOR_KEYS, holder=KERNEL_HOLDER)
     if predictor_data["kernel"] != certificate["kernel"]:
         raise InputError("predictor.kernel differs from certificate.kernel; the file has been edited")
     kernel = kernel_from_dict(predictor_data["kernel"])
@@ -319,7 +309,7 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         raise InputError(f"predictor.n_features must be a positive integer, got {d!r}")
     privatised = item["privatised"]
     expected = {"coef"} | set(_OUTPUTS[algorithm]) | ({"centers"} if predictor_data["centers"] is None else set())
-    _object("privatised", privatised, expected)
+    json_object("privatised", privatised, expected, holder=KERNEL_HOLDER)
     centers_data = privatised["centers"] if predictor_data["centers"] is None else predictor_data["centers"]
     centers = _matrix("the centres", centers_data, d)
     coef = _matrix("privatised.coef", privatised["coef"], 1).ravel()

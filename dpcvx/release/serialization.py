@@ -87,7 +87,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, read_json
+from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
 from ..data.rows import RowMap
 from ..exceptions import FileError, InputError
@@ -269,19 +269,6 @@ def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None
 # --- reading -----------------------------------------------------------------------------
 
 
-def _object(what: str, data: Any, keys: set[str]) -> dict:
-    """data as a dict with exactly ``keys``."""
-    if not isinstance(data, dict):
-        raise InputError(f"{what} must be a JSON object, got {type(data).__name__}")
-    unknown, missing = sorted(set(data) - keys), sorted(keys - set(data))
-    if unknown:
-        raise InputError(f"{what} has unknown keys {unknown}; a dpcvx model file holds only data "
-                         f"with the keys {sorted(keys)}")
-    if missing:
-        raise InputError(f"{what} lacks keys {missing}")
-    return data
-
-
 def _number(what: str, value: Any, *, finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputError(f"{what} must be a number, got {_short(value)}")
@@ -324,7 +311,7 @@ def _optional_flag(what: str, value: Any) -> bool | None:
 
 def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
     """(exact text or None, float) of a saved {"exact", "float"} number."""
-    number = _object(what, value, _NUMBER_KEYS)
+    number = json_object(what, value, _NUMBER_KEYS)
     exact = _optional_text(f"{what}.exact", number["exact"])
     if exact == "oo" and number["float"] is None:
         return exact, math.inf
@@ -359,7 +346,7 @@ def _condition_value(what: str, value: Any) -> str | float | None:
 
 def _condition(index: int, data: Any) -> Condition:
     what = f"certificate condition {index}"
-    item = _object(what, data, _CONDITION_KEYS)
+    item = json_object(what, data, _CONDITION_KEYS)
     return Condition(
         name=_text(f"{what}.name", item["name"]),
         description=_text(f"{what}.description", item["description"]),
@@ -372,7 +359,7 @@ def _condition(index: int, data: Any) -> Condition:
 
 
 def _verification(data: Any) -> Certificate:
-    item = _object("certificate.verification", data, _VERIFICATION_KEYS)
+    item = json_object("certificate.verification", data, _VERIFICATION_KEYS)
     dim = item["dim"]
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 1):
         raise InputError(f"certificate.verification.dim must be a positive integer, got {dim!r}")
@@ -512,7 +499,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
                          "reads or writes them. Remove the section only if you know the file is otherwise "
                          "unchanged; better, refit and save with this version of dpcvx")
-    item = _object("certificate", data, _CERTIFICATE_KEYS)
+    item = json_object("certificate", data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
         raise InputError(f"certificate.mechanism must be one of {MECHANISMS}, got {mechanism!r}")
@@ -564,7 +551,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
 
 
 def _row_map(data: Any) -> RowMap:
-    item = _object("preprocessing.row_map", data, _ROW_MAP_KEYS)
+    item = json_object("preprocessing.row_map", data, _ROW_MAP_KEYS)
     feature_map = item["feature_map"]
     if feature_map is not None:
         if not isinstance(feature_map, dict):
@@ -607,7 +594,7 @@ def model_from_dict(data: Any) -> Release:
                          "covers them, so a dpcvx model file never carries them. Refit and save with this "
                          "version of dpcvx")
     if not isinstance(data, dict):
-        _object("the model file", data, _MODEL_KEYS)  # refuses: not a JSON object
+        json_object("the model file", data, _MODEL_KEYS)  # refuses: not a JSON object
     if data.get("format") != MODEL_FORMAT or data.get("format_version") not in READABLE_VERSIONS:
         got = (data.get("format"), data.get("format_version"))
         raise InputError(
@@ -618,14 +605,14 @@ def model_from_dict(data: Any) -> Release:
         if "kind" in data:
             raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
                              "been edited")
-        item = _object("the model file", data, _MODEL_KEYS)
+        item = json_object("the model file", data, _MODEL_KEYS)
     else:
         kind = data.get("kind")
         if kind not in KINDS:
             raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
         if kind == "kernel":
             return release_from_dict(data)
-        item = _object("the model file", {key: value for key, value in data.items() if key != "kind"},
+        item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"},
                        _MODEL_KEYS)
     certificate = _release_certificate(item["certificate"])
     _text("library_version", item["library_version"])
@@ -638,14 +625,14 @@ def model_from_dict(data: Any) -> Release:
     if (not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1]
             or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
         raise InputError(f"classes must be a pair of two different strings or numbers, got {classes!r}")
-    privatised = _object("privatised", item["privatised"], PRIVATISED_KEYS)
+    privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
     coef = privatised["coef"]
     if not isinstance(coef, list) or not coef:
         raise InputError("privatised.coef must be a non-empty list of numbers")
     weights = np.array([_number(f"privatised.coef[{i}]", value) for i, value in enumerate(coef)])
     intercept = _number("privatised.intercept", privatised["intercept"])
 
-    preprocessing = _object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
+    preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
     try:
         schema = None if preprocessing["schema"] is None else PublicSchema.from_dict(preprocessing["schema"])
     except InputError as error:
