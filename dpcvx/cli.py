@@ -174,32 +174,32 @@ USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pas
 NUMBER_RANGE = (MODERATE_MIN, MODERATE_MAX)
 
 
-def _positive_number(name: str) -> Callable[[str], float]:
+def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Callable[[str], float]:
+    """An argparse type: ``float(text)`` checked by a dpcvx.validation function, its InputError a usage error.
+
+    ``kind`` names what a non-number should have been; ``refused`` leads the message of a number the
+    check refuses (the check's own message follows in brackets).
+    """
     def parse(text: str) -> float:
         try:
             number = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a positive number, got {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}") from None
         try:
-            if name == "epsilon":
-                return check_epsilon(number)
-            return positive(name, number, minimum=MODERATE_MIN, maximum=MODERATE_MAX)
+            return check(number)
         except InputError as error:
-            raise argparse.ArgumentTypeError(f"must be a positive number in the range dpcvx computes "
-                                             f"with, got {text[:40]!r} ({error})") from None
+            raise argparse.ArgumentTypeError(f"{refused}, got {text[:40]!r} ({error})") from None
     return parse
 
 
-def _delta_value(text: str) -> float:
-    """An argparse type: the delta of (epsilon, delta)-DP, checked by dpcvx.validation.check_delta."""
-    try:
-        number = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1), got {text[:40]!r}") from None
-    try:
-        return check_delta(number)
-    except InputError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+def _positive_number(name: str) -> Callable[[str], float]:
+    check = check_epsilon if name == "epsilon" else (
+        lambda number: positive(name, number, minimum=MODERATE_MIN, maximum=MODERATE_MAX))
+    return _number_type(check, "a positive number",
+                        "must be a positive number in the range dpcvx computes with")
+
+
+_delta_value = _number_type(check_delta, "a number in [0, 1)", "must be a number in [0, 1)")
 
 
 def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
