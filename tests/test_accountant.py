@@ -196,8 +196,8 @@ def _slow_can_spend(monkeypatch):
 
     original = PrivacyAccountant.can_spend
 
-    def slow(self, epsilon, delta=0.0):
-        answer = original(self, epsilon, delta)
+    def slow(self, epsilon, delta=0.0, curve=None):
+        answer = original(self, epsilon, delta, curve)
         time.sleep(0.002)
         return answer
 

@@ -48,6 +48,7 @@ from ..privacy.calibrate_gaussian import (
 )
 from ..privacy.composition import check_delta
 from ..privacy.objective_gaussian import check_neighbours
+from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
@@ -481,7 +482,8 @@ class PrivateERM:
         d = X_mapped.shape[1]
         if accountant is not None:
             size = f"n={n}" if prepared.neighbours == "replace-one" else f"add-remove, n_public={n}"
-            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})")
+            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})",
+                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta))
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector

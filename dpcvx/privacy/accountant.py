@@ -9,6 +9,20 @@
   of one record touches one part only, so only one computation sees it.
   :func:`dpcvx.tune` charges Algorithm 4 of JMLR 2011 this way.
 
+* Tight composition of privacy curves: a charge may carry the release's
+  :class:`~dpcvx.privacy.privacy_curve.PrivacyCurve` (``spend(..., curve=)``,
+  or ``spend_release(model)``). When some charged curve has a Gaussian part,
+  the budget is enforced on the smallest of basic composition and the tight
+  composition of the curves (privacy loss distributions with the optional
+  ``dp-accounting`` package, else Renyi DP; :func:`~dpcvx.privacy.privacy_curve.compose_epsilon`)
+  at the budget's delta; ``spent`` then reports that epsilon and the whole
+  delta. Charges without a curve count by their (epsilon, delta).
+
+Neighbour relations: the accountant composes charges proved for one
+relation. A charged curve states its relation, and curves of different
+relations are refused (``InputError``); plain (epsilon, delta) charges are
+taken to be proved for the relation of the curves.
+
 The accountant refuses a charge that would exceed its budget with
 :class:`~dpcvx.exceptions.BudgetExceededError`, and records nothing. A learner
 makes it work for its ``fit(..., accountant=)`` with one call, placed before
@@ -34,10 +48,11 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon
+from .privacy_curve import CurvePart, PrivacyCurve, compose_epsilon
 
 __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost"]
 
@@ -58,6 +73,7 @@ class LedgerEntry:
     cost: PrivacyCost
     description: str
     composition: str
+    curve: PrivacyCurve | None = None
 
 
 def check_cost(epsilon: float, delta: float = 0.0) -> PrivacyCost:
@@ -102,29 +118,81 @@ class PrivacyAccountant:
 
     @property
     def spent(self) -> PrivacyCost:
+        """What the charges cost together: basic composition, or the tight composition when smaller.
+
+        With a Gaussian curve among the charges and delta > 0, the tight
+        composition at the budget's delta is used when its epsilon is smaller;
+        ``spent.delta`` is then the whole budget delta (see the module docstring).
+        """
         with self._lock:
             entries = list(self.ledger)
-        return PrivacyCost(
+        return self._composed(entries)
+
+    def _composed(self, entries: list[LedgerEntry]) -> PrivacyCost:
+        basic = PrivacyCost(
             math.fsum(entry.cost.epsilon for entry in entries),
             math.fsum(entry.cost.delta for entry in entries),
         )
+        if self.delta == 0 or not any(entry.curve is not None and entry.curve.has_gaussian for entry in entries):
+            return basic
+        curves = [entry.curve if entry.curve is not None else PrivacyCurve(
+            (CurvePart("epsilon-delta", entry.description, epsilon=entry.cost.epsilon, delta=entry.cost.delta),),
+            self._relation(entries)) for entry in entries]
+        tight = compose_epsilon(curves, self.delta)
+        if basic.delta <= self.delta * (1 + _SLACK) and basic.epsilon <= tight:
+            return basic
+        return PrivacyCost(tight, self.delta)
+
+    @staticmethod
+    def _relation(entries: list[LedgerEntry]) -> str:
+        relations = {entry.curve.neighbours for entry in entries if entry.curve is not None}
+        if len(relations) > 1:
+            raise InputError(f"the charges' curves are proved for different neighbour relations {sorted(relations)}; "
+                             "one accountant composes one relation")
+        return relations.pop() if relations else "replace-one"
 
     @property
     def remaining(self) -> PrivacyCost:
         spent = self.spent
         return PrivacyCost(max(self.epsilon - spent.epsilon, 0.0), max(self.delta - spent.delta, 0.0))
 
-    def can_spend(self, epsilon: float, delta: float = 0.0) -> bool:
-        """Whether a charge of (epsilon, delta) would fit the remaining budget (now; see ``spend``)."""
+    def can_spend(self, epsilon: float, delta: float = 0.0, curve: PrivacyCurve | None = None) -> bool:
+        """Whether a charge of (epsilon, delta) (with its ``curve``) would fit the remaining budget now."""
         cost = check_cost(epsilon, delta)
         with self._lock:
-            spent = self.spent
-        return (spent.epsilon + cost.epsilon <= self.epsilon * (1 + _SLACK)
-                and spent.delta + cost.delta <= self.delta * (1 + _SLACK))
+            entries = [*self.ledger, LedgerEntry(cost, "", "sequential", self._check_curve(curve))]
+            self._relation(entries)
+            total = self._composed(entries)
+        return total.epsilon <= self.epsilon * (1 + _SLACK) and total.delta <= self.delta * (1 + _SLACK)
 
-    def spend(self, epsilon: float, delta: float = 0.0, description: str = "") -> PrivacyCost:
-        """Charge a computation on the whole dataset (sequential composition)."""
-        return self._charge(check_cost(epsilon, delta), description, "sequential")
+    @staticmethod
+    def _check_curve(curve: PrivacyCurve | None) -> PrivacyCurve | None:
+        if curve is not None and not isinstance(curve, PrivacyCurve):
+            raise InputError(f"curve must be a dpcvx PrivacyCurve, got {type(curve).__name__}")
+        return curve
+
+    def spend(self, epsilon: float, delta: float = 0.0, description: str = "",
+              curve: PrivacyCurve | None = None) -> PrivacyCost:
+        """Charge a computation on the whole dataset (sequential composition).
+
+        ``curve`` is the computation's privacy curve, when known: it lets
+        repeated Gaussian releases compose tightly (module docstring). It must
+        satisfy (epsilon, delta) itself; the learners pass their calibration's.
+        """
+        return self._charge(check_cost(epsilon, delta), description, "sequential", self._check_curve(curve))
+
+    def spend_release(self, model: Any, description: str = "") -> PrivacyCost:
+        """Charge an existing release (a model from ``fit`` or :func:`dpcvx.load`) by its certificate's curve.
+
+        For a release made on this data set outside this accountant: its
+        (epsilon, delta) and privacy curve are read from ``model.certificate``.
+        """
+        certificate = getattr(model, "certificate", None)
+        if certificate is None or not hasattr(certificate, "privacy_curve"):
+            raise InputError(f"spend_release takes a dpcvx release with a certificate, got {type(model).__name__}")
+        return self.spend(certificate.epsilon, certificate.delta,
+                          description or f"release {getattr(certificate, 'mechanism', '')}".strip(),
+                          curve=certificate.privacy_curve)
 
     def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "") -> PrivacyCost:
         """Charge computations on disjoint parts of the data: the maximum of each coordinate."""
@@ -134,12 +202,13 @@ class PrivacyAccountant:
         cost = PrivacyCost(max(c.epsilon for c in checked), max(c.delta for c in checked))
         return self._charge(cost, description, f"parallel over {len(checked)} disjoint parts")
 
-    def _charge(self, cost: PrivacyCost, description: str, composition: str) -> PrivacyCost:
+    def _charge(self, cost: PrivacyCost, description: str, composition: str,
+                curve: PrivacyCurve | None = None) -> PrivacyCost:
         # Check and append under one lock: two threads can never both pass the
         # check against the same ledger and then both append.
         with self._lock:
-            if self.can_spend(*cost):
-                self.ledger.append(LedgerEntry(cost, description, composition))
+            if self.can_spend(*cost, curve=curve):
+                self.ledger.append(LedgerEntry(cost, description, composition, curve))
                 return cost
             spent, remaining = self.spent, self.remaining
         raise BudgetExceededError(
@@ -162,7 +231,8 @@ class PrivacyAccountant:
         ]
         lines += [
             f"  epsilon={entry.cost.epsilon:g}, delta={entry.cost.delta:g} "
-            f"({entry.composition}): {entry.description}"
+            f"({entry.composition}{', with its privacy curve' if entry.curve is not None else ''}): "
+            f"{entry.description}"
             for entry in entries
         ]
         return "\n".join(lines)

@@ -41,6 +41,7 @@ from ..privacy.kernel_calibrate import (
     recompute_kernel_calibration,
     release_constants,
 )
+from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
 from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
 from .model import Release
@@ -137,6 +138,11 @@ class KernelReleaseCertificate:
         return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for the "
                 f"{self.constant('n'):g} training rows ({self.algorithm}; {self.theorem})")
 
+    @property
+    def privacy_curve(self) -> PrivacyCurve:
+        """The release's privacy curve (:mod:`dpcvx.privacy.privacy_curve`): its (epsilon, delta)."""
+        return curve_of_calibration(self.calibration, self.epsilon, self.delta)
+
     def constant(self, name: str) -> float:
         value = self.constants[name]["value"]
         return math.nan if value is None else float(value)
@@ -147,7 +153,8 @@ class KernelReleaseCertificate:
         return {"algorithm": self.algorithm, "theorem": self.theorem, "guarantee": self.guarantee,
                 "epsilon": self.epsilon, "delta": self.delta, "neighbours": self.neighbours,
                 "constants": copy.deepcopy(self.constants), "calibration": dict(self.calibration),
-                "loss": self.loss, "kernel": dict(self.kernel), "library_version": self.library_version}
+                "loss": self.loss, "kernel": dict(self.kernel), "library_version": self.library_version,
+                "privacy_curve": self.privacy_curve.to_dict()}
 
     def __str__(self) -> str:
         lines = [f"dpcvx kernel release: {self.algorithm}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
@@ -290,7 +297,11 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
     """Rebuild a kernel release from :func:`release_to_dict` output; every public constant and the
     calibration are re-derived from the stored public inputs, and a mismatch is refused."""
     item = json_object("the model file", data, _RELEASE_KEYS, holder=KERNEL_HOLDER)
-    certificate = json_object("certificate", item["certificate"], _CERTIFICATE_KEYS, holder=KERNEL_HOLDER)
+    saved_certificate = item["certificate"]
+    recorded_curve = saved_certificate.get("privacy_curve") if isinstance(saved_certificate, dict) else None
+    certificate = json_object("certificate", {key: value for key, value in saved_certificate.items()
+                                              if key != "privacy_curve"} if isinstance(saved_certificate, dict)
+                              else saved_certificate, _CERTIFICATE_KEYS, holder=KERNEL_HOLDER)
     algorithm = certificate["algorithm"]
     if algorithm not in KERNEL_ALGORITHMS:
         raise InputError(f"certificate.algorithm must be one of {KERNEL_ALGORITHMS}, got {algorithm!r}")
@@ -338,7 +349,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         delta=float(certificate["delta"]), constants=copy.deepcopy(certificate["constants"]),
         calibration=dict(calibration), loss=str(certificate["loss"]), kernel=dict(certificate["kernel"]),
         library_version=str(certificate["library_version"]), neighbours=str(certificate["neighbours"]),
-        saved=copy.deepcopy(certificate))
+        saved=copy.deepcopy(saved_certificate))
+    check_recorded_curve(recorded_curve, saved.privacy_curve)
     if saved.guarantee != certificate["guarantee"] or "replace-one" not in saved.neighbours:
         raise InputError("certificate.guarantee or certificate.neighbours does not match what dpcvx states "
                          "for this release; the file has been edited")

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate
 
@@ -95,6 +96,11 @@ class ReleaseCertificate:
         """True when a constant is an opted-in estimate: the guarantee then holds only if it is right."""
         return bool(getattr(self.verification, "conditional", False))
 
+    @property
+    def privacy_curve(self) -> PrivacyCurve:
+        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`)."""
+        return curve_of_calibration(self.calibration, self.epsilon, self.delta)
+
     def to_dict(self) -> dict:
         return {
             "mechanism": self.mechanism,
@@ -109,6 +115,7 @@ class ReleaseCertificate:
             "intercept_scaling": self.intercept_scaling,
             "clipping": self.clipping,
             "neighbours": self.neighbours,
+            "privacy_curve": self.privacy_curve.to_dict(),
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
         }

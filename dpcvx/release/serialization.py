@@ -92,6 +92,7 @@ from ..data.preprocessing import PublicSchema
 from ..data.rows import RowMap
 from ..exceptions import FileError, InputError
 from ..privacy import calibrate
+from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ..verification.certificate import MECHANISMS, Certificate, Condition
 from ..version import __version__
 from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
@@ -222,7 +223,7 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS)
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve"})
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -499,7 +500,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
                          "reads or writes them. Remove the section only if you know the file is otherwise "
                          "unchanged; better, refit and save with this version of dpcvx")
-    item = json_object("certificate", data, _CERTIFICATE_KEYS)
+    recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None  # optional: files written before curves lack it
+    item = json_object("certificate", {key: value for key, value in data.items() if key != "privacy_curve"}
+                       if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
         raise InputError(f"certificate.mechanism must be one of {MECHANISMS}, got {mechanism!r}")
@@ -524,6 +527,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
                          f"{effective!r}; the file has been edited")
     calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
+    check_recorded_curve(recorded_curve, curve_of_calibration(calibration, epsilon, delta))
     neighbours = _text("certificate.neighbours", item["neighbours"])
     if not neighbours.strip():
         raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")

@@ -1,0 +1,252 @@
+"""Privacy curves: what a release costs, in a form other accountants can compose.
+
+A single (epsilon, delta) pair is all a release *guarantees*, but it composes
+loosely: k releases at (epsilon, delta) cost (k epsilon, k delta) by basic
+composition. A Gaussian mechanism is described exactly by one number, its
+noise multiplier z = sigma / Delta_2 (noise standard deviation over L2
+sensitivity), and k Gaussian mechanisms compose like one with multiplier
+z / sqrt(k) (Dong, Roth and Su 2022, Corollary 2). A :class:`PrivacyCurve` is
+the composition of *parts*, each one of
+
+* ``{"kind": "gaussian", "noise_multiplier": z}``: a Gaussian mechanism with
+  sigma = z Delta_2 (its privacy profile is the analytic Gaussian one, Balle
+  and Wang 2018, and its Renyi curve is alpha / (2 z^2));
+* ``{"kind": "epsilon-delta", "epsilon": e, "delta": d}``: a mechanism known
+  only to be (e, d)-DP (pure epsilon when d = 0).
+
+A release's curve (``certificate.privacy_curve``, saved in model files) is
+derived from its calibration: output perturbation with the analytic Gaussian
+is one Gaussian part; Gaussian objective perturbation is the objective share
+(an epsilon-delta part: its privacy profile is not that of a Gaussian) plus
+the Gaussian that covers the approximate minimiser; pure-epsilon mechanisms
+are one epsilon-delta part with delta = 0. The documented form (``to_dict``)
+is::
+
+    {"format": "dpcvx-privacy-curve/1", "neighbours": "replace-one" | "add-remove",
+     "parts": [{"kind": "gaussian", "noise_multiplier": z, "what": "..."},
+               {"kind": "epsilon-delta", "epsilon": e, "delta": d, "what": "..."}]}
+
+The neighbour relation is the one every part's sensitivity was computed for;
+compose only curves of the same relation.
+
+:func:`compose_epsilon` gives the epsilon of a composition at a target delta:
+with the optional ``dp-accounting`` package (``pip install "dpcvx[accounting]"``)
+by privacy loss distributions (pessimistic discretisation, an upper bound by
+construction; Koskela et al. 2020, Doroshenko et al. 2022); without it by
+Renyi DP: Gaussian parts add alpha / (2 z^2), pure parts add
+min(e, alpha e^2 / 2) (Bun and Steinke 2016, Proposition 3.3), the sum is
+converted by eps = rdp(alpha) + ln((alpha - 1) / alpha) - (ln delta + ln alpha) / (alpha - 1)
+(Balle et al. 2020, Theorem 21), and approximate parts (d > 0) are added by
+basic composition. Both are never worse than basic composition, which is
+returned when it is smaller.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..rounding import round_up
+from ..validation import check_delta, check_epsilon, positive
+
+__all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "compose_epsilon", "curve_of_calibration",
+           "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting"]
+
+CURVE_FORMAT = "dpcvx-privacy-curve/1"
+GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
+# Renyi orders for the fallback: dense near 1 (large epsilon) and up to 1024 (small epsilon)
+RDP_ORDERS = np.concatenate([1 + np.geomspace(1e-3, 1, 60)[:-1], np.geomspace(2, 1024, 120)])
+_PLD_DISCRETISATION = 1e-4
+
+
+@dataclass(frozen=True)
+class CurvePart:
+    """One mechanism of a composition: Gaussian (``noise_multiplier``) or (``epsilon``, ``delta``)-DP."""
+
+    kind: str
+    what: str
+    noise_multiplier: float | None = None
+    epsilon: float | None = None
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind == GAUSSIAN:
+            positive("noise_multiplier", self.noise_multiplier)
+        elif self.kind == EPSILON_DELTA:
+            check_epsilon(self.epsilon)
+            check_delta(self.delta)
+        else:
+            raise InputError(f"a privacy-curve part is {GAUSSIAN!r} or {EPSILON_DELTA!r}, got {self.kind!r}")
+
+    @classmethod
+    def gaussian(cls, sigma: float, sensitivity: float, what: str) -> CurvePart:
+        """N(0, sigma^2 I) added to a query of L2 sensitivity ``sensitivity``."""
+        return cls(GAUSSIAN, what, noise_multiplier=positive("sigma", sigma) / positive("sensitivity", sensitivity))
+
+    def rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        """The Renyi-DP curve at ``orders`` (None for an approximate (epsilon, delta > 0) part)."""
+        if self.kind == GAUSSIAN:
+            assert self.noise_multiplier is not None
+            return orders / (2 * self.noise_multiplier**2)
+        if self.delta > 0:
+            return None
+        assert self.epsilon is not None
+        return np.minimum(self.epsilon, orders * self.epsilon**2 / 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.kind == GAUSSIAN:
+            return {"kind": GAUSSIAN, "noise_multiplier": self.noise_multiplier, "what": self.what}
+        return {"kind": EPSILON_DELTA, "epsilon": self.epsilon, "delta": self.delta, "what": self.what}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> CurvePart:
+        if not isinstance(data, dict) or data.get("kind") not in (GAUSSIAN, EPSILON_DELTA):
+            raise InputError(f"a privacy-curve part must be an object with kind {GAUSSIAN!r} or "
+                             f"{EPSILON_DELTA!r}, got {data!r}")
+        keys = {"kind", "what", "noise_multiplier"} if data["kind"] == GAUSSIAN else {
+            "kind", "what", "epsilon", "delta"}
+        if set(data) != keys:
+            raise InputError(f"a {data['kind']} privacy-curve part has the keys {sorted(keys)}, got {sorted(data)}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class PrivacyCurve:
+    """The composition of ``parts``, all for the neighbour relation ``neighbours``."""
+
+    parts: tuple[CurvePart, ...]
+    neighbours: str = "replace-one"
+
+    @property
+    def has_gaussian(self) -> bool:
+        return any(part.kind == GAUSSIAN for part in self.parts)
+
+    def epsilon(self, delta: float) -> float:
+        """The smallest epsilon this curve is known to satisfy at ``delta`` (:func:`compose_epsilon`)."""
+        return compose_epsilon([self], delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": CURVE_FORMAT, "neighbours": self.neighbours,
+                "parts": [part.to_dict() for part in self.parts]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PrivacyCurve:
+        if not isinstance(data, dict) or data.get("format") != CURVE_FORMAT:
+            raise InputError(f"a privacy curve is an object with format {CURVE_FORMAT!r}")
+        if set(data) != {"format", "neighbours", "parts"} or not isinstance(data["parts"], list):
+            raise InputError("a privacy curve has the keys format, neighbours and parts (a list)")
+        return cls(tuple(CurvePart.from_dict(part) for part in data["parts"]), str(data["neighbours"]))
+
+
+def have_dp_accounting() -> bool:
+    """Whether the optional ``dp-accounting`` package is importable."""
+    try:
+        import dp_accounting  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _basic(parts: Sequence[CurvePart]) -> tuple[float, float]:
+    """Basic composition: (sum of epsilons, sum of deltas); Gaussian parts have no single pair."""
+    return (math.fsum(p.epsilon or 0.0 for p in parts), math.fsum(p.delta for p in parts))
+
+
+def _rdp_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
+    """Renyi-DP composition of the exact parts, plus basic composition of the approximate ones."""
+    curves = [(part, part.rdp(RDP_ORDERS)) for part in parts]
+    approximate = [part for part, rdp in curves if rdp is None]
+    exact = [rdp for _, rdp in curves if rdp is not None]
+    epsilon, spent_delta = _basic(approximate)
+    left = delta - spent_delta
+    if not exact:
+        return epsilon if left >= 0 else math.inf
+    if left <= 0:
+        return math.inf
+    total = np.sum(exact, axis=0)
+    orders = RDP_ORDERS
+    converted = total + np.log((orders - 1) / orders) - (math.log(left) + np.log(orders)) / (orders - 1)
+    return epsilon + max(float(np.min(converted)), 0.0)
+
+
+def _pld_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
+    """Privacy-loss-distribution composition with dp-accounting (pessimistic: an upper bound)."""
+    from dp_accounting.pld import common, privacy_loss_distribution as pld
+
+    composed = None
+    for part in parts:
+        if part.kind == GAUSSIAN:
+            one = pld.from_gaussian_mechanism(part.noise_multiplier, sensitivity=1.0, pessimistic_estimate=True,
+                                              value_discretization_interval=_PLD_DISCRETISATION)
+        else:
+            one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(part.epsilon, part.delta),
+                                              value_discretization_interval=_PLD_DISCRETISATION)
+        composed = one if composed is None else composed.compose(one)
+    assert composed is not None
+    return float(composed.get_epsilon_for_delta(delta))
+
+
+def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str = "auto") -> float:
+    """epsilon of the composition of ``curves`` at ``delta``: the smallest of basic and tight accounting.
+
+    ``method``: "auto" (privacy loss distributions with dp-accounting when it is
+    installed, else Renyi DP), "pld", "rdp" or "basic". math.inf when no
+    epsilon is known at this delta. Rounded up.
+    """
+    curves = list(curves)
+    if len({curve.neighbours for curve in curves}) > 1:
+        raise InputError("curves for different neighbour relations do not compose; state one relation")
+    delta = check_delta(delta)
+    parts = [part for curve in curves for part in curve.parts]
+    if not parts:
+        return 0.0
+    gaussian = any(part.kind == GAUSSIAN for part in parts)
+    basic_epsilon, basic_delta = _basic(parts)
+    basic = basic_epsilon if not gaussian and basic_delta <= delta else math.inf
+    if method == "basic" or delta == 0:
+        return round_up(basic) if basic < math.inf else basic
+    if method not in ("auto", "pld", "rdp"):
+        raise InputError(f"method must be 'auto', 'pld', 'rdp' or 'basic', got {method!r}")
+    if method == "pld" or (method == "auto" and have_dp_accounting()):
+        tight = _pld_epsilon(parts, delta)
+    else:
+        tight = _rdp_epsilon(parts, delta)
+    best = min(basic, tight)
+    return round_up(best) if best < math.inf else best
+
+
+def curve_of_calibration(calibration: dict[str, Any], epsilon: float, delta: float) -> PrivacyCurve:
+    """The privacy curve of a release from its recorded calibration (``calibration.to_dict()``).
+
+    Gaussian output perturbation: one Gaussian part (sigma over the sensitivity).
+    Gaussian objective perturbation: the objective share as an (epsilon, delta)
+    part and the approximate-minimiser cover as a Gaussian part. Any other
+    calibration (pure epsilon; the kernel learners): one (epsilon, delta) part.
+    """
+    neighbours = str(calibration.get("neighbours", "replace-one"))
+    if calibration.get("noise") == "gaussian" and calibration.get("mechanism") == "output":
+        part = CurvePart.gaussian(calibration["sigma"], calibration["sensitivity"],
+                                  "output perturbation (analytic Gaussian)")
+        return PrivacyCurve((part,), neighbours)
+    if calibration.get("noise") == "gaussian" and calibration.get("mechanism") == "objective":
+        objective = CurvePart(EPSILON_DELTA, f"objective perturbation ({calibration['analysis']})",
+                              epsilon=calibration["objective_epsilon"], delta=calibration["objective_delta"])
+        cover = CurvePart.gaussian(calibration["amp_sigma"], calibration["amp_sensitivity"],
+                                   "approximate-minimiser cover (Gaussian)")
+        return PrivacyCurve((objective, cover), neighbours)
+    return PrivacyCurve((CurvePart(EPSILON_DELTA, "the release's guarantee", epsilon=epsilon, delta=delta),),
+                        neighbours)
+
+
+def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:
+    """Refuse a saved privacy curve that is not the one its calibration gives (None: not recorded)."""
+    if recorded is None:
+        return
+    if PrivacyCurve.from_dict(recorded) != expected:
+        raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
+                         f"({expected.to_dict()}); the file has been edited")

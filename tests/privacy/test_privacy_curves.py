@@ -1,0 +1,158 @@
+"""Privacy curves in certificates and their tight composition in the accountant (issue 18, item 5)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import BudgetExceededError, InputError
+from dpcvx.privacy import privacy_curve
+from dpcvx.privacy.accountant import PrivacyAccountant
+from dpcvx.privacy.gaussian import analytic_gaussian_sigma, gaussian_delta
+from dpcvx.privacy.privacy_curve import CurvePart, PrivacyCurve, compose_epsilon
+
+dp_accounting = pytest.importorskip("dp_accounting")
+
+
+def gaussian_curve(multiplier: float, relation: str = "replace-one") -> PrivacyCurve:
+    return PrivacyCurve((CurvePart("gaussian", "test", noise_multiplier=multiplier),), relation)
+
+
+def exact_gaussian_epsilon(multiplier: float, delta: float) -> float:
+    """The analytic Gaussian's epsilon at delta, by bisection on its exact profile."""
+    low, high = 0.0, 100.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (low, middle) if gaussian_delta(multiplier, 1.0, middle) <= delta else (middle, high)
+    return high
+
+
+@pytest.fixture()
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, np.where(X[:, 0] + 0.3 * rng.normal(size=400) > 0, 1, -1)
+
+
+@pytest.mark.parametrize("method", ["pld", "rdp"])
+def test_one_gaussian_is_never_below_its_exact_epsilon(method):
+    # soundness: an upper bound of the analytic Gaussian's epsilon, and not a loose one
+    for multiplier in (0.8, 3.0, 20.0):
+        exact = exact_gaussian_epsilon(multiplier, 1e-6)
+        value = compose_epsilon([gaussian_curve(multiplier)], 1e-6, method=method)
+        assert exact * (1 - 1e-9) <= value <= exact * (1.02 if method == "pld" else 1.6)
+
+
+def test_k_gaussians_match_dp_accounting_and_beat_basic_composition():
+    k, multiplier, delta = 10, 4.0, 1e-6
+    ours = compose_epsilon([gaussian_curve(multiplier)] * k, delta, method="pld")
+    accountant = dp_accounting.pld.PLDAccountant()
+    accountant.compose(dp_accounting.GaussianDpEvent(multiplier), k)
+    theirs = accountant.get_epsilon(delta)
+    assert ours == pytest.approx(theirs, rel=1e-3)
+    # k Gaussians are one Gaussian with multiplier / sqrt(k) (Dong, Roth and Su 2022)
+    assert ours == pytest.approx(exact_gaussian_epsilon(multiplier / math.sqrt(k), delta), rel=1e-2)
+    per_release = exact_gaussian_epsilon(multiplier, delta / k)
+    assert ours < 0.5 * k * per_release
+
+
+def test_renyi_fallback_without_dp_accounting(monkeypatch):
+    curves = [gaussian_curve(4.0)] * 10
+    pld = compose_epsilon(curves, 1e-6, method="pld")
+    monkeypatch.setattr(privacy_curve, "have_dp_accounting", lambda: False)
+    fallback = compose_epsilon(curves, 1e-6)
+    assert fallback == compose_epsilon(curves, 1e-6, method="rdp")
+    # Renyi DP is sound but looser than privacy loss distributions; far below basic composition
+    assert pld <= fallback < 10 * exact_gaussian_epsilon(4.0, 1e-7)
+
+
+def test_approximate_parts_compose_by_their_pairs():
+    part = CurvePart("epsilon-delta", "test", epsilon=0.3, delta=1e-7)
+    curves = [PrivacyCurve((part,))] * 3
+    assert compose_epsilon(curves, 3e-7, method="rdp") == pytest.approx(0.9)
+    assert compose_epsilon(curves, 1e-7, method="rdp") == math.inf  # the deltas alone exceed the target
+    assert compose_epsilon(curves, 1e-6, method="basic") == pytest.approx(0.9)
+
+
+def test_curves_of_different_relations_do_not_compose():
+    with pytest.raises(InputError, match="neighbour relations"):
+        compose_epsilon([gaussian_curve(2.0), gaussian_curve(2.0, "add-remove")], 1e-6)
+
+
+def test_release_certificates_carry_their_curve(data):
+    X, y = data
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    output = learner.fit(X, y, 0.5, "output", delta=1e-6, random_state=0)
+    calibration = output.certificate.calibration
+    (part,) = output.certificate.privacy_curve.parts
+    assert part.noise_multiplier == pytest.approx(calibration["sigma"] / calibration["sensitivity"])
+    # the curve is the release's guarantee: the analytic Gaussian meets (0.5, 1e-6) exactly
+    assert gaussian_delta(part.noise_multiplier, 1.0, 0.5) <= 1e-6
+    objective = learner.fit(X, y, 0.5, "objective", delta=1e-6, random_state=0)
+    kinds = [p.kind for p in objective.certificate.privacy_curve.parts]
+    assert kinds == ["epsilon-delta", "gaussian"]
+    pure = learner.fit(X, y, 0.5, "objective", random_state=0)
+    assert pure.certificate.privacy_curve.parts == (
+        CurvePart("epsilon-delta", "the release's guarantee", epsilon=0.5, delta=0.0),)
+    assert objective.certificate.to_dict()["privacy_curve"]["format"] == privacy_curve.CURVE_FORMAT
+
+
+def test_curve_survives_the_model_file_and_a_tampered_one_is_refused(data, tmp_path):
+    X, y = data
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 0.5, "output", delta=1e-6, random_state=0)
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    assert dpcvx.load(path).certificate.privacy_curve == model.certificate.privacy_curve
+    saved = json.loads(path.read_text())
+    saved["certificate"]["privacy_curve"]["parts"][0]["noise_multiplier"] *= 2  # claims twice the noise
+    path.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="privacy_curve"):
+        dpcvx.load(path)
+    del saved["certificate"]["privacy_curve"]  # files written before curves still load
+    path.write_text(json.dumps(saved))
+    assert dpcvx.load(path).certificate.privacy_curve == model.certificate.privacy_curve
+
+
+def test_accountant_composes_gaussian_releases_tightly(data):
+    X, y = data
+    learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    accountant = PrivacyAccountant(1.0, 1e-5)
+    for seed in range(8):  # basic composition would refuse the sixth: 6 x 0.2 > 1
+        learner.fit(X, y, 0.2, "output", delta=1e-7, random_state=seed, accountant=accountant)
+    spent = accountant.spent
+    assert spent.epsilon < 0.6 and spent.delta == 1e-5
+    curves = [entry.curve for entry in accountant.ledger]
+    assert spent.epsilon == pytest.approx(compose_epsilon(curves, 1e-5))
+    before = list(accountant.ledger)
+    with pytest.raises(BudgetExceededError):
+        learner.fit(X, y, 2.0, "output", delta=1e-7, random_state=9, accountant=accountant)
+    assert accountant.ledger == before  # a refused charge spends nothing
+
+
+def test_accountant_without_curves_is_basic_composition():
+    accountant = PrivacyAccountant(1.0, 1e-5)
+    for _ in range(5):
+        accountant.spend(0.2, 1e-7)
+    assert accountant.spent == pytest.approx((1.0, 5e-7))
+    with pytest.raises(BudgetExceededError):
+        accountant.spend(0.01)
+
+
+def test_spend_release_charges_a_saved_model(data, tmp_path):
+    X, y = data
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 0.3, "output", delta=1e-7, random_state=0)
+    dpcvx.save(model, tmp_path / "m.json")
+    accountant = PrivacyAccountant(1.0, 1e-5)
+    accountant.spend_release(dpcvx.load(tmp_path / "m.json"))
+    assert accountant.ledger[0].curve == model.certificate.privacy_curve
+    with pytest.raises(InputError, match="release"):
+        accountant.spend_release(object())
+
+
+def test_sigma_from_curve_matches_calibration():
+    # a curve built from a Gaussian calibration is that calibration's noise over its sensitivity
+    sigma = analytic_gaussian_sigma(2.0, 0.5, 1e-6)
+    assert CurvePart.gaussian(sigma, 2.0, "x").noise_multiplier == pytest.approx(sigma / 2.0)
