@@ -53,8 +53,11 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
 from ..solvers.objective import PerturbedObjective
+from ..solvers.proximal import CompositeTerm, proximal_newton
 from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive, sample_size
 from ..verification.certificate import MECHANISMS, Certificate
+from ..verification.constraints import Constraints
+from ..verification.kst12 import with_kst12
 from ..verification.problem import VerifiedProblem
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
@@ -119,6 +122,14 @@ class PrivateERM:
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
         :class:`dpcvx.data.kernels.RandomFourierFeatures`.
+    constraints : callable w -> list of CVXPY constraints, optional
+        A public closed convex set C the weights are restricted to (KST12):
+        ``lambda w: [cp.norm(w, 2) <= 6]`` (a ball) or bounds such as
+        ``lambda w: [w >= -1, w <= 1]`` (a box); ``w`` is the whole weight
+        vector, intercept last. With constraints, or with an L1 term in the
+        regularizer (``a * cp.norm1(w) + b * cp.sum_squares(w)``, elastic net;
+        b may be 0), objective perturbation follows Kifer, Smith and Thakurta
+        (COLT 2012) and the solve is proximal Newton (docs/theory.md, section 14).
     solver : "auto", "fast" or "cvxpy"
         "fast" is Newton's method on the verified derivatives (smooth loss,
         quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,
@@ -165,6 +176,7 @@ class PrivateERM:
         clip: bool = True,
         classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
+        constraints: Constraints | None = None,
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
@@ -184,6 +196,7 @@ class PrivateERM:
         self.clip = clip
         self.classes = classes
         self.feature_map = feature_map
+        self.constraints = constraints
         self.solver = solver
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
@@ -251,9 +264,9 @@ class PrivateERM:
         """
         features = check_dim(PROBE_DIM if dim is None else dim)
         total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
-        return verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
-                              allow_estimates=self.allow_estimates, time_limit=self.time_limit,
-                              progress=progress).certificate
+        problem = verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
+                                 allow_estimates=self.allow_estimates, time_limit=self.time_limit, progress=progress)
+        return with_kst12(problem, self.constraints).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
@@ -318,6 +331,8 @@ class PrivateERM:
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = float(self.lam) * scale, extra_reg * scale
+        if problem.kst12:
+            return self._solve_composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
         derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
@@ -348,16 +363,45 @@ class PrivateERM:
             iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
         )
 
+    def _solve_composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
+                         extra_reg: float, gradient_tolerance: float,
+                         start: np.ndarray | None) -> tuple[np.ndarray, SolveInfo]:
+        """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
+        derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
+        assert derivatives is not None and quadratic is not None  # _check_composite, before charging
+        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg)
+        g = CompositeTerm(X.shape[0] * lam * problem.l1_weight, problem.constraint_set)
+        if self.solver != "cvxpy":
+            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
+                                   w0=start)
+        w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
+                                   solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance)
+        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
+                                          max_iter=self.max_iter, w0=w)
+        return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
+                                 iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
+
+    @staticmethod
+    def _check_composite(problem: VerifiedProblem) -> None:
+        """Refuse, before charging, a KST12 problem the proximal solver cannot certify."""
+        if problem.kst12 and (problem.derivatives is None or problem.smooth_quadratic is None):
+            raise InputError(
+                "a constraint set or an L1 regularizer is solved by proximal Newton on the verified loss "
+                "derivatives; this loss was not translated to a C^1 formula (or N's quadratic part is too "
+                "large to form). Write the loss with atoms the verifier translates (docs/verifier.md)")
+
     def _verified(self, dim: int) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit)."""
-        return verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
-                              allow_estimates=self.allow_estimates, time_limit=self.time_limit)
+        problem = verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
+                                 allow_estimates=self.allow_estimates, time_limit=self.time_limit)
+        return with_kst12(problem, self.constraints)
 
     def _tol(self, problem: VerifiedProblem) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""
         if self.tol is not None:
             return float(self.tol)
-        newton_applies = problem.derivatives is not None and problem.quadratic is not None
+        quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
+        newton_applies = problem.derivatives is not None and quadratic is not None
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
@@ -377,8 +421,9 @@ class PrivateERM:
                         "the Gaussian objective perturbation (delta > 0) is proved for a loss that is twice "
                         "continuously differentiable, and this loss is only piecewise C^2 (docs/theory.md, "
                         "section 12.7); use a C^2 loss such as losses.logistic(), mechanism='output', or delta=0")
-                gaussian = gaussian_objective_perturbation(n, lam, epsilon, delta, problem.curvature, L=L, R=R,
-                                                           m=m, tol=tol, dim=d, neighbours=neighbours)
+                gaussian = gaussian_objective_perturbation(
+                    n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
+                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
                 constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                              "m": certificate.strong_convexity}
                 return gaussian, constants
@@ -398,6 +443,19 @@ class PrivateERM:
                 tol=self._tol(problem))
             constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         return calibration, constants
+
+    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float) -> float | None:
+        """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
+
+        The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
+        convex; else L R / (Lam a) for N = a ||w||_1 + ..., the same balance with the L1 weight.
+        """
+        constraint = problem.constraint_set
+        if constraint is not None and constraint.kind == "ball":
+            return constraint.radius
+        if not problem.kst12 or problem.strong_convexity > 0:
+            return None
+        return L * R / (float(self.lam) * max(problem.l1_weight, 1e-300))
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
@@ -544,6 +602,7 @@ class PrivateERM:
         d = X_mapped.shape[1]
         problem = self._verified(d)
         problem.require(mechanism)
+        self._check_composite(problem)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, neighbours)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
@@ -592,6 +651,11 @@ class PrivateERM:
                  + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
                     if mechanism == "objective" else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
+        if delta > 0 and mechanism == "objective" and problem.kst12:
+            return ("(epsilon, delta)-differential privacy by Gaussian objective perturbation with the Gaussian "
+                    "constants of Kifer, Smith and Thakurta (COLT 2012, Theorem 1), re-derived for the stated "
+                    "neighbour relation (docs/theory.md, section 14), under its verified conditions: a public "
+                    "closed convex set, a convex regularizer, a C^2 loss with rank-one Hessians" + cover)
         if delta > 0:
             gaussian = ("(epsilon, delta)-differential privacy by Gaussian objective perturbation, calibrated by the "
                         "privacy profile re-derived from Redberg, Koskela and Wang (2023) or by Kifer, Smith and "
@@ -609,6 +673,7 @@ class PrivateERM:
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
         problem = self._verified(d)
+        self._check_composite(problem)
         gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)

@@ -12,11 +12,12 @@
 * Tight composition of privacy curves: a charge may carry the release's
   :class:`~dpcvx.privacy.privacy_curve.PrivacyCurve` (``spend(..., curve=)``,
   or ``spend_release(model)``). When some charged curve has a Gaussian part,
-  the budget is enforced on the smallest of basic composition and the tight
-  composition of the curves (privacy loss distributions with the optional
-  ``dp-accounting`` package, else Renyi DP; :func:`~dpcvx.privacy.privacy_curve.compose_epsilon`)
-  at the budget's delta; ``spent`` then reports that epsilon and the whole
-  delta. Charges without a curve count by their (epsilon, delta).
+  ``spent`` is (epsilon, delta) with delta the sum of the charges' deltas
+  and epsilon the smaller of the sum of their epsilons (basic composition)
+  and the tight composition of their curves at that same delta (privacy loss
+  distributions with the optional ``dp-accounting`` package, else Renyi DP;
+  :func:`~dpcvx.privacy.privacy_curve.compose_epsilon`). The budget is
+  enforced on ``spent``. Charges without a curve count by their (epsilon, delta).
 
 Neighbour relations: the accountant composes charges proved for one
 relation. A charged curve states its relation, and curves of different
@@ -118,12 +119,8 @@ class PrivacyAccountant:
 
     @property
     def spent(self) -> PrivacyCost:
-        """What the charges cost together: basic composition, or the tight composition when smaller.
-
-        With a Gaussian curve among the charges and delta > 0, the tight
-        composition at the budget's delta is used when its epsilon is smaller;
-        ``spent.delta`` is then the whole budget delta (see the module docstring).
-        """
+        """What the charges cost together: the sum of their deltas, and the smaller epsilon of basic
+        composition and the tight composition of their curves at that delta (module docstring)."""
         with self._lock:
             entries = list(self.ledger)
         return self._composed(entries)
@@ -133,15 +130,13 @@ class PrivacyAccountant:
             math.fsum(entry.cost.epsilon for entry in entries),
             math.fsum(entry.cost.delta for entry in entries),
         )
-        if self.delta == 0 or not any(entry.curve is not None and entry.curve.has_gaussian for entry in entries):
+        if basic.delta == 0 or not any(entry.curve is not None and entry.curve.has_gaussian for entry in entries):
             return basic
         curves = [entry.curve if entry.curve is not None else PrivacyCurve(
             (CurvePart("epsilon-delta", entry.description, epsilon=entry.cost.epsilon, delta=entry.cost.delta),),
             self._relation(entries)) for entry in entries]
-        tight = compose_epsilon(curves, self.delta)
-        if basic.delta <= self.delta * (1 + _SLACK) and basic.epsilon <= tight:
-            return basic
-        return PrivacyCost(tight, self.delta)
+        # the tight composition at the same delta as basic composition: never more epsilon, never more delta
+        return PrivacyCost(min(basic.epsilon, compose_epsilon(curves, basic.delta)), basic.delta)
 
     @staticmethod
     def _relation(entries: list[LedgerEntry]) -> str:

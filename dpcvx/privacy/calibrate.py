@@ -320,9 +320,12 @@ def objective_perturbation(n: int, lam: float, epsilon: float, c: float, L: floa
     """
     n = sample_size(n)
     lam, epsilon = positive("lam", lam), check_epsilon(epsilon)
-    L, R, m = positive("L", L), positive("R", R), positive("m", m)
+    L, R, m = positive("L", L), positive("R", R), non_negative("m", m)
     c = non_negative("c", c)
     split = check_choice("split", split, SPLITS)
+    if m == 0 and c == 0:
+        raise InputError("m = 0 and c = 0 leave the perturbed objective without strong convexity; "
+                         "add a strongly convex term to the regularizer")
 
     with _arithmetic("objective perturbation"):
         return _objective(n, lam, epsilon, c, L, R, m, split, tol)
@@ -338,7 +341,8 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
         epsilon = round_down(total - amp_epsilon)
 
     exponent = 1 if split == "rank-one" else 2
-    a = c * R**2 / (n * m * lam)
+    # m = 0 (a regularizer that is convex only, KST12): all strong convexity comes from Delta
+    a = c * R**2 / (n * m * lam) if m > 0 else math.inf
     smooth_budget = epsilon - exponent * math.log1p(a)  # paper: eps - log(1 + 2a + a^2)
     threshold = 0.0 if split == "paper" else epsilon / 2
     if smooth_budget > threshold or (split != "paper" and smooth_budget == threshold):

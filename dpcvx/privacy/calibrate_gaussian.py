@@ -61,6 +61,9 @@ AMP_GAUSSIAN_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S
                         "analytic Gaussian mechanism (Balle and Wang, ICML 2018) for the cover")
 
 
+KST12_PROBLEMS = "a constraint set or a non-smooth regularizer: the KST12 analysis only"
+
+
 def gaussian_noise_rounding_floor(sigma: float, d: int) -> float:
     """32 ulps of the largest ||b|| of N(0, sigma^2 I_d) except with probability 1e-12 (public)."""
     return 32 * math.ulp(1.0) * sigma * float(chi.isf(1e-12, d))
@@ -84,6 +87,8 @@ class GaussianObjectivePerturbation:
     amp_epsilon: float
     amp_delta: float
     release_grid: float | None = None
+    smooth_unconstrained: bool = True
+    weight_norm: float | None = None
 
     @property
     def neighbours(self) -> str:
@@ -139,6 +144,9 @@ class GaussianObjectivePerturbation:
             "amp_epsilon": self.amp_epsilon, "amp_delta": self.amp_delta,
             "amp_sensitivity": self.amp_sensitivity, "amp_sigma": self.amp_sigma,
             "approximate_minimiser": AMP_GAUSSIAN_THEOREM, "release_grid": self.release_grid,
+            # KST12 problems (constraint set or non-smooth regularizer): only the KST12 analysis applies
+            **({} if self.smooth_unconstrained else {"problem_class": KST12_PROBLEMS}),
+            **({} if self.weight_norm is None else {"weight_norm": self.weight_norm}),
         }
 
 
@@ -209,18 +217,27 @@ class GaussianOutputPerturbation:
 
 def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: float, c: float, *,
                                     L: float, R: float, m: float, tol: float, dim: int,
-                                    neighbours: str = "replace-one") -> GaussianObjectivePerturbation:
-    """Calibrate (epsilon, delta) objective perturbation for a problem verified for Theorem 2's conditions."""
+                                    neighbours: str = "replace-one", smooth_unconstrained: bool = True,
+                                    weight_norm: float | None = None) -> GaussianObjectivePerturbation:
+    """Calibrate (epsilon, delta) objective perturbation for a problem verified for Theorem 2's conditions.
+
+    ``smooth_unconstrained=False`` (a constraint set or a non-smooth regularizer: KST12's
+    conditions) leaves only the KST12 analysis; ``weight_norm`` is a public scale of
+    ||w*|| for the utility proxy that chooses Delta (needed when m Lam = 0; it never
+    enters the privacy analysis).
+    """
     tol = check_tol(tol)
     share = amp_share(tol, n)
     amp_epsilon, amp_delta = round_down(epsilon * share), round_down(delta * share)
     objective = calibrate_objective_gaussian(
         round_down(epsilon - amp_epsilon), round_down(delta - amp_delta), n=n, dim=dim, lipschitz=L,
-        smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam), smooth_unconstrained=True,
-        neighbours=check_neighbours(neighbours))
+        smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam),
+        smooth_unconstrained=smooth_unconstrained,
+        neighbours=check_neighbours(neighbours), weight_norm=weight_norm)
     return GaussianObjectivePerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, c=c, L=L, R=R, m=m,
                                          tol=tol, dim=dim, objective=objective, amp_epsilon=amp_epsilon,
-                                         amp_delta=amp_delta)
+                                         amp_delta=amp_delta, smooth_unconstrained=smooth_unconstrained,
+                                         weight_norm=weight_norm)
 
 
 def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: float, *,
@@ -249,7 +266,9 @@ def recompute_gaussian(recorded: dict) -> dict:
     grid = recorded.get("release_grid") is not None
     if get("mechanism") == "objective":
         objective = gaussian_objective_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), get("c"),
-                                                    **common)
+                                                    smooth_unconstrained=(recorded.get("problem_class")
+                                                                          != KST12_PROBLEMS),
+                                                    weight_norm=recorded.get("weight_norm"), **common)
         return (objective.with_release_grid(release_grid_spacing(objective.amp_sigma)) if grid else objective).to_dict()
     output = gaussian_output_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), **common)
     return (output.with_release_grid(release_grid_spacing(output.sigma)) if grid else output).to_dict()

@@ -176,7 +176,8 @@ def _rdp_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
 
 def _pld_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
     """Privacy-loss-distribution composition with dp-accounting (pessimistic: an upper bound)."""
-    from dp_accounting.pld import common, privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     composed = None
     for part in parts:

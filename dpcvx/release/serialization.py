@@ -500,7 +500,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
                          "reads or writes them. Remove the section only if you know the file is otherwise "
                          "unchanged; better, refit and save with this version of dpcvx")
-    recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None  # optional: files written before curves lack it
+    # optional: files written before curves lack it
+    recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
     item = json_object("certificate", {key: value for key, value in data.items() if key != "privacy_curve"}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]

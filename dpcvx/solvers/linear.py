@@ -252,7 +252,8 @@ def solve_with_cvxpy(
         noise @ w,
         (n * extra_reg / 2) * cp.sum_squares(w),
     )
-    program = cp.Problem(cp.Minimize(sum(terms)))
+    constraints = [] if problem.constraint_set is None else problem.constraint_set.cvxpy(w)
+    program = cp.Problem(cp.Minimize(sum(terms)), constraints)
     options = {**CVXPY_SOLVER_OPTIONS.get(solver.upper(), {}), **(solver_options or {})}
     try:
         with warnings.catch_warnings():

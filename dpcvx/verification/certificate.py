@@ -45,6 +45,18 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Kifer, Smith and Thakurta (COLT 2012), Theorem 1: objective perturbation over a closed convex set C
+# with a regularizer that is convex only. A certificate prepared for it (by
+# dpcvx.verification.kst12.with_kst12) holds the KST12 conditions; the JMLR
+# conditions on N's smoothness and strong convexity are then waived for objective
+# perturbation: the added ridge Delta supplies the strong convexity.
+NO_CONSTRAINTS = "none (all of R^d)"
+KST12_CONDITIONS = ("constraint_set", "rank_one_hessian", "regularizer_prox")
+KST12_WAIVED = ("strong_convexity", "regularizer_differentiability", "regularizer_twice_differentiability")
+KST12_THEOREM = ("Theorem 1 (objective perturbation over a closed convex set with a convex regularizer), "
+                 "Kifer, Smith and Thakurta, COLT 2012, re-derived for the stated neighbour relation "
+                 "(docs/theory.md, section 14)")
+
 THEOREMS = {
     "output": "Theorem 1 (output perturbation), Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011)",
     "objective": "Theorem 2 (objective perturbation), Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011)",
@@ -147,10 +159,28 @@ class Certificate:
 
     # -- verdicts --------------------------------------------------------------
 
+    @property
+    def kst12(self) -> bool:
+        """Whether the certificate was prepared for KST12 (it holds the constraint_set condition)."""
+        return any(item.name == "constraint_set" for item in self.conditions)
+
+    def _required(self, mechanism: str) -> tuple[str, ...]:
+        required = REQUIRED[_check_mechanism(mechanism)]
+        if not self.kst12:
+            return required
+        if mechanism == "objective":
+            return tuple(name for name in required if name not in KST12_WAIVED) + KST12_CONDITIONS
+        return required + ("unconstrained",)
+
     def failures(self, mechanism: str) -> tuple[Condition, ...]:
         """The conditions that keep ``mechanism`` from being allowed."""
-        required = REQUIRED[_check_mechanism(mechanism)]
+        required = self._required(mechanism)
         failing = []
+        if "unconstrained" in required and self.condition("constraint_set").value != NO_CONSTRAINTS:
+            failing.append(Condition(
+                "unconstrained", "no constraint set (Theorem 1's sensitivity is proved for all of R^d here)",
+                False, detail="a constraint set is declared",
+                fix="use mechanism='objective' (KST12 covers constraint sets)"))
         for item in self.conditions:
             if item.name not in required:
                 continue
@@ -175,7 +205,7 @@ class Certificate:
 
     def estimated(self, mechanism: str | None = None) -> tuple[str, ...]:
         """Names of the passed conditions that rest on an estimate (for ``mechanism``, or any)."""
-        required = REQUIRED[_check_mechanism(mechanism)] if mechanism is not None else None
+        required = self._required(mechanism) if mechanism is not None else None
         return tuple(item.name for item in self.conditions
                      if item.passed is True and item.method in ESTIMATE_METHODS
                      and (required is None or item.name in required))
@@ -200,7 +230,8 @@ class Certificate:
         """Raise :class:`AssumptionError` naming every failing condition."""
         failing = self.failures(mechanism)
         if failing:
-            lines = [f"{mechanism} perturbation is not allowed: {THEOREMS[mechanism]} needs"]
+            theorem = KST12_THEOREM if mechanism == "objective" and self.kst12 else THEOREMS[mechanism]
+            lines = [f"{mechanism} perturbation is not allowed: {theorem} needs"]
             for item in failing:
                 reason = item.detail or "not established"
                 lines.append(f"  - {item.name} ({item.description}): {reason}")
@@ -211,7 +242,9 @@ class Certificate:
     def guarantee(self, mechanism: str) -> str:
         """The theorem and the privacy notion a release under ``mechanism`` relies on."""
         _check_mechanism(mechanism)
-        if mechanism == "objective" and self.piecewise_twice_differentiable:
+        if mechanism == "objective" and self.kst12:
+            text = f"{KST12_THEOREM}: differential privacy for the declared set and regularizer"
+        elif mechanism == "objective" and self.piecewise_twice_differentiable:
             text = f"{THEOREMS['objective']}, via Corollary 4: {PIECEWISE_NOTE}"
         else:
             text = f"{THEOREMS[mechanism]}: epsilon-differential privacy (Definition 2)"

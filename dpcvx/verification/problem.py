@@ -23,6 +23,7 @@ from .exact import float_down, float_up
 from .per_record import per_record, substitute
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .constraints import ConstraintSet
     from .regularizer import Quadratic
     from .verifier import LossDerivatives, VerifiedLoss, VerifiedRegularizer
 
@@ -41,6 +42,26 @@ class VerifiedProblem:
     loss: VerifiedLoss
     regularizer: VerifiedRegularizer
     certificate: Certificate
+    constraint_set: ConstraintSet | None = None  # KST12's closed convex set (dpcvx.verification.kst12)
+
+    @property
+    def kst12(self) -> bool:
+        """Whether the problem is posed for KST12 (a constraint set or an L1 term)."""
+        return self.certificate.kst12
+
+    @property
+    def l1_weight(self) -> float:
+        """a in N = a ||w||_1 + quadratic (0 when N has no L1 term)."""
+        analysis = self.regularizer.analysis
+        return 0.0 if analysis is None else analysis.l1_weight
+
+    @property
+    def smooth_quadratic(self) -> Quadratic | None:
+        """The quadratic part of N: N itself when quadratic, the rest of a ||w||_1 + quadratic otherwise."""
+        analysis = self.regularizer.analysis
+        if analysis is None:
+            return None
+        return analysis.smooth_part if analysis.composite else analysis.quadratic
 
     @property
     def dim(self) -> int:

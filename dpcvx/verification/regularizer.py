@@ -185,6 +185,13 @@ class RegularizerAnalysis:
     c1_only_atoms: tuple[str, ...] = ()
     unknown_atoms: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    l1_weight: float = 0.0
+    smooth_part: Quadratic | None = None
+
+    @property
+    def composite(self) -> bool:
+        """N = l1_weight ||w||_1 + smooth_part(w) with l1_weight > 0 (lasso, elastic net)."""
+        return self.l1_weight > 0 and self.smooth_part is not None
 
 
 # -- float error analysis (the rounding policy: dpcvx.rounding) ------------------------------
@@ -978,6 +985,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     curvature, all_quadratic = _Curvature(dim), True
     nonsmooth, c1_only, unknown = set(), set(), set()
     notes = []
+    l1_weight, all_composite = 0.0, True  # N = l1_weight ||w||_1 + quadratic terms
     for factor, term in _terms(expression):
         trial = _Curvature(dim)
         try:
@@ -993,6 +1001,11 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
                 curvature.add_linear(trial.linear)
             continue
         all_quadratic = False
+        weight = _l1_term(term, w, factor)
+        if weight is None:
+            all_composite = False
+        else:
+            l1_weight += weight
         for node in _nodes(term):
             if isinstance(node, (cp.Variable, cp.Constant, cp.Parameter)):
                 continue
@@ -1012,7 +1025,10 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
                      "no Quadratic form for the Newton solver")
     differentiable = False if nonsmooth else (None if unknown else True)
     twice = False if (nonsmooth or c1_only) else (None if unknown else True)
+    smooth_part = curvature.quadratic() if all_composite and l1_weight > 0 else None
     return RegularizerAnalysis(
+        l1_weight=float_down(l1_weight) if smooth_part is not None else 0.0,
+        smooth_part=smooth_part,
         dim=dim,
         convex=convex,
         finite_everywhere=finite,
@@ -1026,6 +1042,24 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
         unknown_atoms=tuple(sorted(unknown)),
         notes=tuple(notes),
     )
+
+
+def _l1_term(term, w: cp.Variable, factor: sp.Expr) -> float | None:
+    """The weight a > 0 of a term a ||w||_1 (``norm1(w)``, ``norm(w, 1)``, ``sum(abs(w))``), else None.
+
+    The weight is rounded down: a smaller L1 weight only weakens the regularizer
+    the solver's optimality check uses, never the privacy proof (which needs N convex only).
+    """
+    if isinstance(term, atoms.SUM) and len(term.args) == 1 and isinstance(term.args[0], atoms.ABS):
+        inner = term.args[0].args[0]
+    elif isinstance(term, atoms.NORM1):
+        inner = term.args[0]
+    else:
+        return None
+    if inner is not w and not (isinstance(inner, cp.Variable) and inner.id == w.id):
+        return None
+    weight = float(factor)
+    return weight if weight > 0 else None
 
 
 def _nodes(node):

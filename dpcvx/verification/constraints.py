@@ -1,0 +1,199 @@
+"""Constraint sets: the closed convex set C of Kifer, Smith and Thakurta (COLT 2012), declared in CVXPY.
+
+``PrivateERM(constraints=lambda w: [...])`` restricts the minimiser to a set C.
+The privacy theorem (KST12, Theorem 1; docs/theory.md, section 14) needs C
+closed, convex, non-empty and public (it may not depend on the data). The
+verifier calls the user's callable ONCE, on the variable of the verified
+regularizer, and recognises the set structurally; it never evaluates the
+constraints on data. Recognised forms (w the whole weight vector, intercept
+last when fitted):
+
+* a Euclidean ball: ``cp.norm(w, 2) <= r`` (also ``cp.norm2(w)``, ``cp.pnorm(w, 2)``), r > 0;
+* a box: ``w <= u``, ``w >= l``, ``l <= w``, ``cp.norm_inf(w) <= r`` and ``cp.abs(w) <= r``,
+  with scalar or per-coordinate constant bounds (several combine into one box).
+
+A ball and a box together are refused: the solver projects onto C exactly,
+and their intersection has no closed-form projection. Any other constraint is
+refused with an :class:`~dpcvx.exceptions.AssumptionError` naming the forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from ..exceptions import AssumptionError, InputError
+from ..rounding import EPS
+from . import atoms
+
+__all__ = ["ConstraintSet", "analyse_constraints", "SUPPORTED_FORMS"]
+
+SUPPORTED_FORMS = ("cp.norm(w, 2) <= r (a Euclidean ball), or bounds w <= u, w >= l, cp.norm_inf(w) <= r, "
+                   "cp.abs(w) <= r (a box) with constant r, l, u")
+Constraints = Callable[[cp.Variable], Any]
+_INSIDE = 1 - 8 * EPS  # projections land strictly inside, so rounding never leaves C
+
+
+@dataclass(frozen=True)
+class ConstraintSet:
+    """A public closed convex set: a ball ``||w|| <= radius`` or a box ``lower <= w <= upper``."""
+
+    kind: str  # "ball" or "box"
+    dim: int
+    radius: float | None = None
+    lower: tuple[float, ...] | None = None
+    upper: tuple[float, ...] | None = None
+
+    def project(self, v: np.ndarray) -> np.ndarray:
+        """The Euclidean projection onto C (pulled inside by a few ulps)."""
+        if self.kind == "ball":
+            assert self.radius is not None
+            norm = float(np.linalg.norm(v))
+            return v if norm <= self.radius * _INSIDE else v * (self.radius * _INSIDE / norm)
+        assert self.lower is not None and self.upper is not None
+        return np.clip(v, np.asarray(self.lower), np.asarray(self.upper))
+
+    def contains(self, v: np.ndarray) -> bool:
+        if self.kind == "ball":
+            assert self.radius is not None
+            return bool(np.linalg.norm(v) <= self.radius)
+        assert self.lower is not None and self.upper is not None
+        return bool(np.all(v >= np.asarray(self.lower)) and np.all(v <= np.asarray(self.upper)))
+
+    def cvxpy(self, w: cp.Variable) -> list[cp.Constraint]:
+        """C as CVXPY constraints on ``w`` (for the conic path)."""
+        if self.kind == "ball":
+            return [cp.norm(w, 2) <= self.radius]
+        lower, upper = np.asarray(self.lower), np.asarray(self.upper)
+        out = []
+        if np.any(np.isfinite(lower)):
+            finite = np.isfinite(lower)
+            out.append(w[finite] >= lower[finite])
+        if np.any(np.isfinite(upper)):
+            finite = np.isfinite(upper)
+            out.append(w[finite] <= upper[finite])
+        return out
+
+    def describe(self) -> str:
+        if self.kind == "ball":
+            return f"||w||_2 <= {self.radius:.17g}"
+        lower, upper = np.asarray(self.lower), np.asarray(self.upper)
+        if np.all(lower == lower[0]) and np.all(upper == upper[0]):
+            return f"{lower[0]:.17g} <= w_j <= {upper[0]:.17g} for every j"
+        return f"box with per-coordinate bounds (lower {lower.tolist()}, upper {upper.tolist()})"
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.kind == "ball":
+            return {"kind": "ball", "dim": self.dim, "radius": self.radius}
+        return {"kind": "box", "dim": self.dim, "lower": [_json_bound(v) for v in self.lower or ()],
+                "upper": [_json_bound(v) for v in self.upper or ()]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ConstraintSet:
+        if not isinstance(data, dict) or data.get("kind") not in ("ball", "box"):
+            raise InputError(f"a constraint set is an object with kind 'ball' or 'box', got {data!r}")
+        dim = data.get("dim")
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+            raise InputError(f"constraint_set.dim must be a positive integer, got {dim!r}")
+        if data["kind"] == "ball":
+            radius = data.get("radius")
+            if set(data) != {"kind", "dim", "radius"} or not isinstance(radius, (int, float)) or not radius > 0:
+                raise InputError(f"a ball constraint set has kind, dim and a positive radius, got {data!r}")
+            return cls("ball", dim, radius=float(radius))
+        if set(data) != {"kind", "dim", "lower", "upper"}:
+            raise InputError(f"a box constraint set has kind, dim, lower and upper, got {sorted(data)}")
+        lower = tuple(_read_bound(v) for v in data["lower"])
+        upper = tuple(_read_bound(v) for v in data["upper"])
+        return _box(dim, np.array(lower), np.array(upper))
+
+
+def _json_bound(value: float) -> float | str:
+    return value if np.isfinite(value) else ("inf" if value > 0 else "-inf")
+
+
+def _read_bound(value: Any) -> float:
+    if value in ("inf", "-inf"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        raise InputError(f"a box bound is a finite number, 'inf' or '-inf', got {value!r}")
+    return float(value)
+
+
+def _box(dim: int, lower: np.ndarray, upper: np.ndarray) -> ConstraintSet:
+    if lower.shape != (dim,) or upper.shape != (dim,):
+        raise InputError(f"box bounds must have {dim} entries")
+    if np.any(lower > upper):
+        raise AssumptionError(f"the box is empty: a lower bound exceeds its upper bound "
+                              f"(coordinates {np.flatnonzero(lower > upper).tolist()}); C must be non-empty")
+    return ConstraintSet("box", dim, lower=tuple(lower.tolist()), upper=tuple(upper.tolist()))
+
+
+def _constant(node: Any, dim: int) -> np.ndarray | None:
+    """A constant expression as a vector of ``dim`` bounds (a scalar broadcast), else None."""
+    if not isinstance(node, cp.Expression) or not node.is_constant() or node.parameters():
+        return None
+    value = np.asarray(node.value, dtype=float)
+    if value.size == 1:
+        return np.full(dim, float(value.ravel()[0]))
+    return value.ravel() if value.size == dim else None
+
+
+def _is_w(node: Any, w: cp.Variable) -> bool:
+    return isinstance(node, cp.Variable) and node.id == w.id
+
+
+def _refuse(constraint: Any, why: str) -> AssumptionError:
+    return AssumptionError(
+        f"constraint {constraint} is not a recognised closed convex set ({why}). dpcvx proves privacy "
+        f"for a public closed convex set and solves over it exactly; declare one of: {SUPPORTED_FORMS}")
+
+
+def analyse_constraints(constraints: Constraints | None, w: cp.Variable) -> ConstraintSet | None:
+    """Call ``constraints(w)`` once and recognise the set (None: no constraints)."""
+    if constraints is None:
+        return None
+    if not callable(constraints):
+        raise InputError(f"constraints must be a callable w -> list of CVXPY constraints, got "
+                         f"{type(constraints).__name__}")
+    declared = constraints(w)
+    declared = [declared] if isinstance(declared, cp.Constraint) else list(declared or [])
+    if not declared:
+        return None
+    dim = int(w.size)
+    radius: float | None = None
+    lower, upper = np.full(dim, -np.inf), np.full(dim, np.inf)
+    boxed = False
+    for constraint in declared:
+        if not isinstance(constraint, cp.constraints.Inequality):
+            raise _refuse(constraint, "only inequalities <= and >= are recognised")
+        if constraint.parameters():
+            raise _refuse(constraint, "it holds a cp.Parameter: the set must be fixed when declared")
+        if any(variable.id != w.id for variable in constraint.variables()):
+            raise _refuse(constraint, "it involves a variable other than the weights w")
+        small, large = constraint.args  # small <= large
+        bound_above, bound_below = _constant(large, dim), _constant(small, dim)
+        if bound_above is not None and isinstance(small, atoms.PNORMS) and atoms.norm_order(small) == 2 \
+                and _is_w(small.args[0], w):
+            if bound_above[0] <= 0:
+                raise AssumptionError(f"the ball radius in {constraint} must be positive")
+            radius = min(float(bound_above[0]), radius) if radius is not None else float(bound_above[0])
+        elif bound_above is not None and _is_w(small.args[0] if small.args else None, w) and (
+                isinstance(small, atoms.NORM_INF + atoms.ABS) or (dim == 1 and isinstance(small, atoms.NORMS))):
+            # in one dimension every norm is |w| (CVXPY builds cp.norm(w, 2) of one entry as norm1)
+            lower, upper, boxed = np.maximum(lower, -bound_above), np.minimum(upper, bound_above), True
+        elif bound_above is not None and _is_w(small, w):
+            upper, boxed = np.minimum(upper, bound_above), True
+        elif bound_below is not None and _is_w(large, w):
+            lower, boxed = np.maximum(lower, bound_below), True
+        else:
+            raise _refuse(constraint, "not a ball or a box on w")
+    if radius is not None and boxed:
+        raise AssumptionError("a ball and a box together are not supported: their intersection has no exact "
+                              "projection; declare one of them")
+    if radius is not None:
+        return ConstraintSet("ball", dim, radius=radius)
+    return _box(dim, lower, upper)

@@ -1,0 +1,61 @@
+"""Pose a verified problem for Kifer, Smith and Thakurta (COLT 2012): a constraint set, a convex regularizer.
+
+JMLR 2011's Theorem 2 needs a regularizer N that is twice differentiable and
+strongly convex, over all of R^d. KST12's Theorem 1 drops both: N convex only
+(L1, elastic net), the minimiser restricted to a closed convex set C, with
+the strong convexity supplied by the added ridge Delta. Its conditions, beside
+the loss's (convex, C^2, |l'| <= L, 0 <= l'' <= c, checked by the verifier as
+for JMLR 2011):
+
+* ``constraint_set``: C is public, closed, convex and non-empty
+  (:mod:`dpcvx.verification.constraints`);
+* ``rank_one_hessian``: each record's Hessian has rank at most one. For a
+  margin loss l(y w^T x) it is l''(y w^T x) x x^T: structural, for every loss
+  PrivateERM accepts;
+* ``regularizer_prox``: N is a ||w||_1 + (a quadratic), or quadratic, so that
+  the solver's proximal map is exact and its optimality certificate holds
+  (:mod:`dpcvx.solvers.proximal`). Other convex regularizers satisfy KST12 too,
+  but dpcvx could not certify their approximate minimiser; they are refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .certificate import NO_CONSTRAINTS, Condition
+from .constraints import Constraints, analyse_constraints
+from .problem import VerifiedProblem
+
+__all__ = ["with_kst12"]
+
+
+def with_kst12(problem: VerifiedProblem, constraints: Constraints | None) -> VerifiedProblem:
+    """``problem`` with KST12's conditions when it needs them (a constraint set or an L1 term), else itself."""
+    variable = problem.regularizer.variable
+    assert variable is not None, "a verified problem always has its regularizer's variable"
+    constraint_set = analyse_constraints(constraints, variable)
+    analysis = problem.regularizer.analysis
+    composite = analysis is not None and analysis.composite
+    if constraint_set is None and not composite:
+        return problem
+    quadratic = analysis is not None and analysis.quadratic is not None
+    prox = Condition(
+        "regularizer_prox", "N = a ||w||_1 + a quadratic, or quadratic (an exact proximal map)",
+        composite or quadratic,
+        value=(f"{analysis.l1_weight:.17g} ||w||_1 + quadratic" if composite else "quadratic")
+        if (composite or quadratic) and analysis is not None else "other",
+        method="symbolic",
+        detail="" if composite or quadratic else "the solver certifies approximate minimisers only for these forms",
+        fix="" if composite or quadratic else ("write N as a * cp.norm1(w) + b * cp.sum_squares(w) (elastic net), "
+                                               "a * cp.norm1(w), or a quadratic"),
+    )
+    conditions = (
+        Condition("constraint_set", "the minimiser is restricted to a public closed convex non-empty set C", True,
+                  value=NO_CONSTRAINTS if constraint_set is None else constraint_set.describe(), method="given",
+                  detail="recognised structurally from the declared CVXPY constraints (no data involved)"),
+        Condition("rank_one_hessian", "each record's loss Hessian has rank <= 1", True, value="rank <= 1",
+                  method="symbolic", detail="l(y w^T x) has Hessian l''(y w^T x) x x^T"),
+        prox,
+    )
+    certificate = replace(problem.certificate, conditions=problem.certificate.conditions + conditions)
+    return replace(problem, certificate=certificate, constraint_set=constraint_set)
