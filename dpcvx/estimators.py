@@ -93,10 +93,12 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 from . import losses
 from .exceptions import DPCVXWarning, InputError
 from .models.erm import PrivateERM
+from .models.multiclass import PrivateMulticlassERM
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
-from .validation import check_classes
+from .release.multiclass_model import PrivateMulticlassModel
+from .validation import check_classes, check_public_classes
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [
@@ -190,15 +192,21 @@ def _label_kind(y: np.ndarray) -> str:
         return "unknown"
 
 
-def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, Any]) -> InputError:
+def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
     examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
+    if len(classes) > 2:
+        return InputError(
+            f"y has labels outside the declared classes {classes!r}: {examples}. {owner} takes its classes "
+            f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
+            f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
     if kind == "continuous":
         head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
                 "binary classifier. ")
     elif kind in ("multiclass", "multilabel-indicator", "multiclass-multioutput"):
-        head = "Only binary classification is supported: y holds more than two labels. "
+        head = ("Only binary classification is supported: y holds more than two labels (for a multiclass "
+                f"model declare every public class, for example {owner}(classes=(0, 1, 2))). ")
     elif kind == "unknown":
         head = "Unknown label type: y holds values that are not class labels. "
     else:
@@ -263,12 +271,16 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         except ValueError as error:
             raise InputError(str(error)) from error
 
+    @property
+    def _multiclass(self) -> bool:
+        """More than two public classes: one-vs-rest (:class:`~dpcvx.models.multiclass.PrivateMulticlassERM`)."""
+        return len(check_public_classes(self.classes)) > 2
+
     def _labels_checked(self, y: np.ndarray) -> None:
         """Refuse labels outside the PUBLIC ``classes`` (never inferred from y)."""
-        classes = check_classes(self.classes)
-        negative, positive = classes
+        classes = check_public_classes(self.classes) if self._multiclass else check_classes(self.classes)
         inside = np.zeros(y.shape, dtype=bool)
-        for value in (negative, positive):
+        for value in classes:
             inside |= np.broadcast_to(np.asarray(y == value, dtype=bool), y.shape)
         if not np.all(inside):
             raise _label_error(type(self).__name__, y, ~inside, classes)
@@ -297,10 +309,17 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
-        model = self._private_erm().fit(
-            X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
-            random_state=seed, accountant=accountant,
-        )
+        model: PrivateModel | PrivateMulticlassModel
+        if self._multiclass:
+            binary = self._private_erm().set_params(classes=(-1, 1))
+            model = PrivateMulticlassERM(binary, check_public_classes(self.classes)).fit(
+                X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,
+                accountant=accountant)
+        else:
+            model = self._private_erm().fit(
+                X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
+                random_state=seed, accountant=accountant,
+            )
         fitted = self._fitted_attributes(model)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
@@ -310,9 +329,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         self._warn_if_noise_dominates(model)
         return self
 
-    def _warn_if_noise_dominates(self, model: PrivateModel) -> None:
+    def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
         """NoiseDominatesWarning when the expected noise exceeds the bound on ||w*|| (public)."""
-        certificate = model.certificate
+        certificate = (model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel)
+                       else model.certificate)
         noise, bound = noise_to_signal(certificate, _loss_at_zero(self._private_erm().loss))
         if noise <= NOISE_RATIO_LIMIT * bound:
             return
@@ -340,7 +360,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         )
 
     @staticmethod
-    def _fitted_attributes(model: PrivateModel) -> dict[str, Any]:
+    def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
+        if isinstance(model, PrivateMulticlassModel):
+            return {"model_": model, "certificate_": model.certificate, "classes_": model.classes_,
+                    "coef_": model.coef_, "intercept_": model.intercept_, "n_features_in_": model.coef_.shape[1]}
         return {
             "model_": model,
             "certificate_": model.certificate,
@@ -351,7 +374,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         }
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``."""
+        """w^T x + b for each row (clipped to ``data_norm`` as in training); > 0 means ``classes[1]``.
+
+        With more than two public classes: the (n, k) one-vs-rest scores."""
         check_is_fitted(self)
         return self.model_.decision_function(self._validated(X, reset=False))
 
@@ -362,7 +387,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False   # binary: the public pair ``classes``
+        tags.classifier_tags.multi_class = False   # the classes are public, declared by ``classes``
         tags.input_tags.sparse = True              # scipy.sparse X is fitted as CSR
         return tags
 
@@ -410,11 +435,14 @@ class DPERMClassifier(_PrivateLinearClassifier):
         Append a constant feature ``intercept_scaling``; it lies inside the
         norm bound, the regularizer and the noise (R grows to sqrt(R^2 + s^2)).
     intercept_scaling : float, default 1.0
-    classes : pair, default (0, 1)
+    classes : pair or sequence, default (0, 1)
         The public (negative, positive) labels; never inferred from y.
         PrivateERM, the mathematical layer, defaults to (-1, 1); the
         estimators to scikit-learn's (0, 1). Labels outside the pair raise
-        InputError naming the pair and this parameter.
+        InputError naming the pair and this parameter. More than two public
+        classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
+        total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
+        docs/tutorials/multiclass.md); ``coef_`` is then (k, d).
     split : {"max", "paper"}, default "max"
         Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`).
     random_state : None or int, default None
@@ -522,7 +550,13 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         return losses.logistic()
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b)."""
+        """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b).
+
+        With k > 2 public classes: (n, k), the softmax of the one-vs-rest scores, a column for every
+        declared class (also for a class absent from the training data)."""
+        if self._multiclass:
+            check_is_fitted(self)
+            return self.model_.predict_proba(self._validated(X, reset=False))
         positive = expit(self.decision_function(X))
         return np.column_stack([1.0 - positive, positive])
 

@@ -36,6 +36,7 @@ __all__ = [
     "positive",
     "non_negative",
     "check_epsilon",
+    "check_public_classes",
     "check_delta",
     "fraction",
     "integer",
@@ -369,6 +370,22 @@ def check_classes(classes: Any) -> tuple:
     if negative == positive_label:
         raise InputError(f"classes must be two different values, got {classes!r}")
     return negative, positive_label
+
+
+def check_public_classes(classes: Any) -> tuple:
+    """The public class set: a sequence of at least two distinct labels (never read off the data)."""
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+        raise InputError(f"classes must be a sequence of the public class labels, got {classes!r}")
+    values = tuple(value.item() if isinstance(value, np.generic) else value for value in classes)
+    if len(values) < 2:
+        raise InputError(f"classes must name at least two public classes, got {classes!r}")
+    try:
+        distinct = len(set(values)) == len(values)
+    except TypeError:
+        raise InputError(f"class labels must be hashable values (strings or numbers), got {classes!r}") from None
+    if not distinct:
+        raise InputError(f"classes must be distinct values, got {classes!r}")
+    return values
 
 
 def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:

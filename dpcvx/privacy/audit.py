@@ -593,7 +593,9 @@ def _leaves(data: Any, path: str, out: dict[str, Any]) -> None:
 
 
 def _is_privatised(path: str) -> bool:
-    return path == PRIVATISED or path.startswith(PRIVATISED + ".") or path.startswith(PRIVATISED + "[")
+    """Under a "privatised" key, at the top or nested (a multiclass file's per-class releases)."""
+    parts = path.replace("[", ".[").split(".")
+    return PRIVATISED in parts
 
 
 def release_diff(release_a: Any, release_b: Any, *, include_privatised: bool = False) -> list[str]:

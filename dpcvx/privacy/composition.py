@@ -17,8 +17,10 @@ import math
 
 from ..rounding import round_down
 from ..validation import check_delta, check_epsilon, integer
+from .gaussian import analytic_gaussian_sigma, gaussian_delta
 
-__all__ = ["round_epsilon", "check_delta"]  # check_delta: dpcvx.validation's, imported here by kernel_learner
+# check_delta: dpcvx.validation's, imported here by kernel_learner
+__all__ = ["round_epsilon", "one_vs_rest_budget", "check_delta"]
 
 
 def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
@@ -32,3 +34,30 @@ def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
     log_term = math.log(1 / delta)
     rho = (epsilon / (math.sqrt(log_term + epsilon) + math.sqrt(log_term))) ** 2  # no cancellation
     return round_down(max(basic, math.sqrt(2 * rho / rounds)))
+
+
+def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str) -> tuple[float, float, str]:
+    """(epsilon_c, delta_c, composition) of each of k releases that all see every record (one-vs-rest).
+
+    Pure epsilon or objective perturbation: basic composition, (epsilon / k, delta / k).
+    Gaussian output perturbation: k Gaussian mechanisms with noise multiplier z compose into
+    one with multiplier z / sqrt(k) (Dong, Roth and Su 2022, Corollary 2), so each release
+    gets the Gaussian of multiplier sqrt(k) z, z that of one (epsilon, delta) release, and is
+    stated at the epsilon that Gaussian meets at the same delta (docs/theory.md, section 15).
+    """
+    if k == 1:
+        return epsilon, delta, "one class"
+    if delta == 0 or mechanism == "objective":
+        return (round_down(epsilon / k), round_down(delta / k),
+                f"basic composition: each of the {k} one-vs-rest releases gets (epsilon / {k}, delta / {k})")
+    # Gaussian output perturbation: per-class multiplier sqrt(k) z, z the multiplier of one (epsilon, delta) release
+    z = analytic_gaussian_sigma(1.0, epsilon, delta)
+    target = math.sqrt(k) * z * (1 + 1e-12)
+    # the per-class guarantee at the same delta: the epsilon whose analytic Gaussian needs at most ``target``
+    low, high = 0.0, epsilon
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (low, middle) if gaussian_delta(target, 1.0, middle) <= delta else (middle, high)
+    return (round_down(high) if high < epsilon else epsilon, delta,
+            f"Gaussian composition: {k} Gaussian releases with noise multiplier sqrt({k}) z compose into one "
+            f"with multiplier z, the analytic Gaussian for (epsilon, delta) (Dong, Roth and Su 2022)")

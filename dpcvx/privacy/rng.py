@@ -28,7 +28,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..validation import integer, is_integer
 
-__all__ = ["resolve_rng", "check_estimator_seed", "RandomState"]
+__all__ = ["resolve_rng", "check_estimator_seed", "child_seeds", "RandomState"]
 
 RandomState = int | np.random.Generator | None
 
@@ -79,3 +79,12 @@ def check_estimator_seed(random_state, owner: str = "the estimator") -> int | No
         f"{owner} takes random_state None (fresh noise at every fit) or a non-negative int "
         f"(reproducible), got {type(random_state).__name__}"
     )
+
+
+def child_seeds(random_state: RandomState, count: int) -> list[int]:
+    """``count`` independent int seeds from ``random_state`` (OS entropy when None), one per sub-release.
+
+    A seeded parent gives reproducible children; distinct children never share noise.
+    """
+    rng = resolve_rng(random_state)
+    return [int(seed) for seed in rng.integers(0, 2**63 - 1, size=count)]

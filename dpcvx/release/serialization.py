@@ -92,11 +92,13 @@ from ..data.preprocessing import PublicSchema
 from ..data.rows import RowMap
 from ..exceptions import FileError, InputError
 from ..privacy import calibrate
+from ..privacy.composition import one_vs_rest_budget
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ..verification.certificate import MECHANISMS, Certificate, Condition
 from ..version import __version__
 from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
 from .model import LinearModel, PrivateModel, Release, ReleaseCertificate
+from .multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION"]
@@ -104,7 +106,9 @@ __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature
 MODEL_FORMAT = "dpcvx-model"
 MODEL_FORMAT_VERSION = 3
 READABLE_VERSIONS = (2, 3)  # version 2: linear releases written before the kernel kind existed
-KINDS = ("linear", "kernel")
+KINDS = ("linear", "kernel", "multiclass")
+_MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
+                    "composition", "schema", "per_class"}
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
                "classes", "privatised", "preprocessing", "certificate"}
@@ -214,6 +218,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
             raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
         header = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"}
         return release_to_dict(model, header)
+    if isinstance(model, PrivateMulticlassModel):
+        return _multiclass_to_dict(model, schema)
     if not isinstance(model, PrivateModel):
         kind = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
             else type(model).__name__
@@ -243,6 +249,61 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         },
         "certificate": certificate,
     }
+
+
+def _multiclass_to_dict(model: PrivateMulticlassModel, schema: PublicSchema | None) -> dict:
+    """A multiclass release: its k one-vs-rest linear releases, each a complete linear model entry."""
+    if schema is not None and not isinstance(schema, PublicSchema):
+        raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
+    certificate = model.certificate
+    per_class = [model_to_dict(PrivateModel(model.coef_[i], float(model.intercept_[i]), (-1, 1), model.rows,
+                                            class_certificate))
+                 for i, class_certificate in enumerate(certificate.per_class)]
+    return {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "multiclass",
+            "library_version": __version__, "epsilon": certificate.epsilon, "delta": certificate.delta,
+            "classes": [_label(value) for value in model.classes_.tolist()],
+            "composition": certificate.composition, "schema": None if schema is None else schema.to_dict(),
+            "per_class": per_class}
+
+
+def _multiclass_from_dict(data: dict) -> PrivateMulticlassModel:
+    """Read a multiclass release: every class's linear release is re-checked, then the budget split."""
+    item = json_object("the model file", data, _MULTICLASS_KEYS)
+    epsilon, delta = _positive("epsilon", item["epsilon"]), _number("delta", item["delta"])
+    classes = item["classes"]
+    if (not isinstance(classes, list) or len(classes) < 3 or len(set(map(repr, classes))) != len(classes)
+            or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
+        raise InputError(f"classes of a multiclass model must be three or more different labels, got {classes!r}")
+    entries = item["per_class"]
+    if not isinstance(entries, list) or len(entries) != len(classes):
+        raise InputError(f"per_class must hold one linear release per class ({len(classes)})")
+    models = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or entry.get("kind") != "linear":
+            raise InputError(f"per_class[{index}] must be a linear release")
+        one = model_from_dict(entry)
+        assert isinstance(one, PrivateModel)
+        if one.classes_.tolist() != [-1, 1]:
+            raise InputError(f"per_class[{index}] must have the one-vs-rest classes [-1, 1]")
+        models.append(one)
+    mechanism = models[0].certificate.mechanism
+    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism)
+    for index, one in enumerate(models):
+        if (one.certificate.epsilon, one.certificate.delta) != (eps_c, delta_c) or \
+                one.certificate.mechanism != mechanism or one.rows != models[0].rows:
+            raise InputError(f"per_class[{index}] does not match the budget split of ({epsilon!r}, {delta!r}) "
+                             f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}); the file "
+                             "has been edited")
+    _check_same("composition", item["composition"], composition)
+    _check_same("library_version", item["library_version"], models[0].certificate.library_version)
+    certificate = MulticlassCertificate(epsilon=epsilon, delta=delta, classes=tuple(classes),
+                                        composition=composition, class_epsilon=eps_c, class_delta=delta_c,
+                                        per_class=tuple(one.certificate for one in models))
+    model = PrivateMulticlassModel(np.vstack([one.coef_ for one in models]),
+                                   np.array([one.intercept_ for one in models]), tuple(classes), models[0].rows,
+                                   certificate)
+    model.schema = None if item["schema"] is None else PublicSchema.from_dict(item["schema"])
+    return model
 
 
 def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
@@ -617,6 +678,8 @@ def model_from_dict(data: Any) -> Release:
             raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
         if kind == "kernel":
             return release_from_dict(data)
+        if kind == "multiclass":
+            return _multiclass_from_dict(data)
         item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"},
                        _MODEL_KEYS)
     certificate = _release_certificate(item["certificate"])

@@ -1,0 +1,108 @@
+"""Multiclass private ERM: one-vs-rest over k PUBLIC classes, one total privacy budget.
+
+Each class c gets the binary problem "c against the rest" (labels +1 for c,
+-1 otherwise) solved by :class:`~dpcvx.models.erm.PrivateERM`. Every record
+takes part in all k problems, so replacing one record can change all k
+releases: the k releases compose (docs/theory.md, section 15).
+
+* Pure epsilon (delta = 0): each class gets epsilon / k (basic composition,
+  which is tight for pure epsilon in the worst case).
+* Output perturbation with delta > 0: each release is a Gaussian mechanism
+  (the analytic Gaussian at the minimiser's sensitivity). k Gaussian
+  mechanisms with noise multiplier z compose exactly into one with multiplier
+  z / sqrt(k) (Dong, Roth and Su 2022, Corollary 2). So each class is
+  calibrated to the Gaussian whose k-fold composition is (epsilon, delta)-DP:
+  noise about sqrt(k) times one release's, not k times.
+* Objective perturbation with delta > 0: (epsilon / k, delta / k) per class
+  (basic composition); its objective share is not a Gaussian mechanism.
+
+The class set is public and never read off the data. A class missing from
+the training data still gets its column (an all-negative problem). The
+certificate states the one total (epsilon, delta) and how it is split, and
+the accountant is charged that total once, before any noise is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..privacy.accountant import PrivacyAccountant
+from ..privacy.composition import one_vs_rest_budget
+from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
+from ..privacy.rng import RandomState, child_seeds
+from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from ..validation import check_delta, check_epsilon, check_public_classes
+from .erm import PrivateERM
+
+__all__ = ["PrivateMulticlassERM"]
+
+BINARY = (-1, 1)
+
+
+class PrivateMulticlassERM:
+    """One-vs-rest :class:`~dpcvx.models.erm.PrivateERM` over k public ``classes`` (module docstring).
+
+    ``binary`` is the learner of each class's problem; its ``classes`` must be
+    (-1, 1), the labels the one-vs-rest problems use.
+    """
+
+    def __init__(self, binary: PrivateERM, classes: tuple[Any, ...]) -> None:
+        self.binary = binary
+        self.classes = check_public_classes(classes)
+        if tuple(binary.classes) != BINARY:
+            raise InputError("the binary learner of a multiclass model must have classes=(-1, 1)")
+
+    def _labels(self, y: Any, n: int) -> np.ndarray:
+        labels = np.asarray(y)
+        if labels.ndim == 2 and 1 in labels.shape:
+            labels = labels.ravel()
+        if labels.ndim != 1 or labels.shape[0] != n:
+            raise InputError(f"y must be 1-D with one label per row ({n}), got shape {labels.shape}")
+        inside = np.zeros(labels.shape, dtype=bool)
+        for value in self.classes:
+            inside |= np.asarray(labels == value, dtype=bool)
+        if not np.all(inside):
+            examples = ", ".join(repr(v) for v in list(dict.fromkeys(labels[~inside].tolist()))[:5])
+            raise InputError(f"y has labels outside the public classes {self.classes!r}: {examples}. The classes "
+                             "are a public declaration, never read off the data: add them to classes= or map y")
+        return labels
+
+    def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+            random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            **fit_params: Any) -> PrivateMulticlassModel:
+        """Release k one-vs-rest models with one total (epsilon, delta)."""
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        n = np.shape(X)[0] if np.ndim(X) == 2 else -1
+        labels = self._labels(y, n)
+        k = len(self.classes)
+        eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism)
+        targets = [np.where(labels == value, 1, -1) for value in self.classes]
+        for target in targets:  # every refusal before anything is charged or drawn
+            self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism, **fit_params)
+        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        seeds = child_seeds(random_state, k)  # one independent stream per class
+        if accountant is not None:
+            accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({k} classes, {mechanism} "
+                             f"perturbation, one-vs-rest)", curve=None if mechanism == "objective" or delta == 0
+                             else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params))
+        models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
+                  for target, seed in zip(targets, seeds, strict=True)]
+        certificate = MulticlassCertificate(
+            epsilon=epsilon, delta=delta, classes=self.classes, composition=composition,
+            class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models))
+        return PrivateMulticlassModel(
+            np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models]),
+            self.classes, models[0].rows, certificate)
+
+    def _composed_curve(self, k: int, eps_c: float, delta_c: float, mechanism: str, X: Any, target: np.ndarray,
+                        fit_params: dict[str, Any]) -> PrivacyCurve:
+        """The k releases' curves composed (the same calibration for every class: public inputs only)."""
+        prepared = self.binary._prepare(X, target, eps_c, mechanism, fit_params.get("split", "max"), 0, None,
+                                        None, delta_c, fit_params.get("neighbours", "replace-one"),
+                                        fit_params.get("n_public"))
+        one = curve_of_calibration(prepared.calibration.to_dict(), eps_c, delta_c)
+        return PrivacyCurve(one.parts * k, one.neighbours)

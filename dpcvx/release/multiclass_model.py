@@ -1,0 +1,118 @@
+"""The multiclass release: k one-vs-rest linear models over PUBLIC classes, one total budget.
+
+Made by :class:`dpcvx.models.multiclass.PrivateMulticlassERM`. ``coef_`` is
+(k, d) and ``intercept_`` (k,), one row per public class in the declared
+order; ``decision_function`` gives the k scores, ``predict`` the class of the
+largest, ``predict_proba`` their softmax (a monotone map of the scores, not a
+calibrated probability). The certificate states the one total (epsilon, delta),
+how it was split over the classes, and each class's release certificate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data.rows import RowMap
+from ..exceptions import InputError
+from ..privacy.privacy_curve import PrivacyCurve
+from .model import Release, ReleaseCertificate
+
+__all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
+
+
+@dataclass(frozen=True)
+class MulticlassCertificate:
+    """One total (epsilon, delta) for k one-vs-rest releases, with the split and each class's certificate."""
+
+    epsilon: float
+    delta: float
+    classes: tuple[Any, ...]
+    composition: str
+    class_epsilon: float
+    class_delta: float
+    per_class: tuple[ReleaseCertificate, ...]
+
+    @property
+    def mechanism(self) -> str:
+        return f"one-vs-rest {self.per_class[0].mechanism} perturbation"
+
+    @property
+    def neighbours(self) -> str:
+        return self.per_class[0].neighbours
+
+    @property
+    def guarantee(self) -> str:
+        return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for the whole model of "
+                f"{len(self.classes)} public classes by {self.composition}; each class: "
+                f"{self.per_class[0].guarantee}")
+
+    @property
+    def privacy_curve(self) -> PrivacyCurve:
+        """The composition of the k releases' curves."""
+        curves = [certificate.privacy_curve for certificate in self.per_class]
+        return PrivacyCurve(tuple(part for curve in curves for part in curve.parts), curves[0].neighbours)
+
+    @property
+    def conditional(self) -> bool:
+        return any(certificate.conditional for certificate in self.per_class)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "classes": list(self.classes),
+                "composition": self.composition, "class_epsilon": self.class_epsilon,
+                "class_delta": self.class_delta, "guarantee": self.guarantee,
+                "privacy_curve": self.privacy_curve.to_dict(),
+                "per_class": [certificate.to_dict() for certificate in self.per_class]}
+
+    def __str__(self) -> str:
+        return "\n".join([f"dpcvx multiclass release: {len(self.classes)} public classes {list(self.classes)}, "
+                          f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
+                          f"guarantee: {self.guarantee}",
+                          f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
+                          f"neighbours: {self.neighbours}"])
+
+
+class PrivateMulticlassModel(Release):
+    """k one-vs-rest linear scores over public classes, released under one total budget."""
+
+    kind = "multiclass"
+
+    def __init__(self, coef: np.ndarray, intercept: np.ndarray, classes: tuple[Any, ...], rows: RowMap,
+                 certificate: MulticlassCertificate) -> None:
+        self.coef_ = np.asarray(coef, dtype=float)
+        self.intercept_ = np.asarray(intercept, dtype=float)
+        self.classes_ = np.asarray(classes)
+        self.rows = rows
+        self.certificate = certificate
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """(n, k) scores w_c^T x + b_c for rows mapped as in training."""
+        mapped, _ = self.rows.clip(self.rows.features(X))
+        if mapped.shape[1] != self.coef_.shape[1]:
+            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
+                             f"the model expects {self.coef_.shape[1]}")
+        return np.asarray(mapped @ self.coef_.T) + self.intercept_
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """(n, k) softmax of the scores, columns in the order of ``classes_``."""
+        scores = self.decision_function(X)
+        scores -= scores.max(axis=1, keepdims=True)
+        weights = np.exp(scores)
+        return weights / weights.sum(axis=1, keepdims=True)
+
+    def score(self, X: Any, y: Any) -> float:
+        """Accuracy on (X, y)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    @property
+    def predictor(self) -> PrivateMulticlassModel:
+        return self
+
+    def __repr__(self) -> str:
+        return (f"PrivateMulticlassModel(classes={list(self.classes_)}, epsilon={self.certificate.epsilon:g}, "
+                f"d={self.coef_.shape[1]})")
