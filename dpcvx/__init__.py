@@ -58,6 +58,8 @@ _LOCATIONS = {
     "PublicSchema": "data.preprocessing", "NumericColumn": "data.preprocessing",
     "CategoricalColumn": "data.preprocessing",
     "DPERMClassifier": "estimators", "DPLogisticRegression": "estimators", "DPHuberSVM": "estimators",
+    "DPLinearRegression": "regressors", "DPHuberRegressor": "regressors",
+    "PrivateLinearRegression": "models.linear_regression", "PrivateMulticlassERM": "models.multiclass",
 }
 
 # Modules that sat directly in dpcvx before the subpackages: `import dpcvx.calibrate` and
@@ -87,12 +89,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema  # noqa: F401
     from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression  # noqa: F401
     from .models.erm import PrivateERM  # noqa: F401
+    from .models.linear_regression import PrivateLinearRegression  # noqa: F401
+    from .models.multiclass import PrivateMulticlassERM  # noqa: F401
     from .models.pinp import PINP  # noqa: F401
     from .models.tddl import TDDL, ConstrainedLeastSquares  # noqa: F401
     from .models.tdil import TDIL  # noqa: F401
     from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune  # noqa: F401
     from .privacy.accountant import PrivacyAccountant, PrivacyCost  # noqa: F401
     from .privacy.audit import AuditReport, NeighbouringPair, audit, canary_pair  # noqa: F401
+    from .regressors import DPHuberRegressor, DPLinearRegression  # noqa: F401
     from .release.kernel_model import KernelPredictor  # noqa: F401
     from .release.model import LinearModel, PrivateModel, ReleaseCertificate  # noqa: F401
     from .release.serialization import load, save  # noqa: F401
@@ -166,6 +171,8 @@ __all__ = [
     "DPLogisticRegression",
     "DPHuberSVM",
     "DPERMClassifier",
+    "DPLinearRegression",
+    "DPHuberRegressor",
     "PrivateERM",
     "losses",
     # verification

@@ -316,10 +316,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                 X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,
                 accountant=accountant)
         else:
-            model = self._private_erm().fit(
+            binary_model = self._private_erm().fit(
                 X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
                 random_state=seed, accountant=accountant,
             )
+            assert isinstance(binary_model, PrivateModel)  # task="classification"
+            model = binary_model
         fitted = self._fitted_attributes(model)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_

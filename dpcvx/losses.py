@@ -18,7 +18,7 @@ import cvxpy as cp
 
 from .exceptions import InputError
 
-__all__ = ["MarginLoss", "logistic", "huber_hinge", "from_spec", "CATALOGUE"]
+__all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "from_spec", "CATALOGUE"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,13 @@ def _huber_hinge(z: cp.Expression, h: float) -> cp.Expression:
     return cp.huber(cp.pos(1 + h - z), 2 * h) / (4 * h)  # type: ignore[arg-type]  # cvxpy types M as int; any M > 0 works
 
 
-_BUILDERS: dict[str, Callable[..., cp.Expression]] = {"logistic": _logistic, "huber_hinge": _huber_hinge}
+def _huber_regression(r: cp.Expression, m: float) -> cp.Expression:
+    # cp.huber(r, m) / 2 is r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond
+    return cp.huber(r, m) / 2  # type: ignore[arg-type]  # cvxpy types M as int; any M > 0 works
+
+
+_BUILDERS: dict[str, Callable[..., cp.Expression]] = {"logistic": _logistic, "huber_hinge": _huber_hinge,
+                                                      "huber_regression": _huber_regression}
 
 
 def logistic() -> MarginLoss:
@@ -74,8 +80,18 @@ def huber_hinge(h: float = 0.5) -> MarginLoss:
     return MarginLoss("huber_hinge", (("h", float(h)),))
 
 
+def huber_regression(m: float = 1.0) -> MarginLoss:
+    """Huber loss of the residual r = w^T x - y (task="regression"); L = m, c = 1.
+
+    l(r) = r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond. C^1 and piecewise C^2.
+    """
+    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not (math.isfinite(m) and 1e-8 <= m <= 1e8):
+        raise InputError(f"huber_regression needs a number 1e-8 <= m <= 1e8 (the threshold), got m={m!r}")
+    return MarginLoss("huber_regression", (("m", float(m)),))
+
+
 CATALOGUE: dict[str, Callable[..., MarginLoss]] = {
-    "logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge,
+    "logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge, "huber_regression": huber_regression,
 }
 
 

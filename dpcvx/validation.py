@@ -37,6 +37,7 @@ __all__ = [
     "non_negative",
     "check_epsilon",
     "check_public_classes",
+    "check_targets",
     "check_delta",
     "fraction",
     "integer",
@@ -386,6 +387,37 @@ def check_public_classes(classes: Any) -> tuple:
     if not distinct:
         raise InputError(f"classes must be distinct values, got {classes!r}")
     return values
+
+
+TASKS = ("classification", "regression")
+
+
+def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, int]:
+    """Regression targets clipped to the PUBLIC [-B, B] (or refused), and how many were clipped.
+
+    B is never read off the data. The count is for the data owner only (it is
+    computed on the private data and never part of a release).
+    """
+    labels = np.asarray(y)
+    if labels.ndim == 2 and 1 in labels.shape:
+        labels = labels.ravel()
+    if labels.ndim != 1:
+        raise InputError(f"y must be 1-D, got shape {labels.shape}")
+    if labels.shape[0] != n:
+        raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
+    try:
+        values = labels.astype(float)
+    except (TypeError, ValueError):
+        raise InputError("regression targets y must be numbers") from None
+    bad = ~np.isfinite(values)
+    if np.any(bad):
+        raise InputError(f"y holds NaN or infinite values (first at row {int(np.flatnonzero(bad)[0])})")
+    outside = np.abs(values) > label_bound
+    if refuse and np.any(outside):
+        raise InputError(f"y has {int(outside.sum())} values with |y| > label_bound = {label_bound:g} (first at row "
+                         f"{int(np.flatnonzero(outside)[0])}) and clip=False; use clip=True to clip them onto "
+                         f"[-B, B], or a larger PUBLIC bound (never one read off the data)")
+    return np.clip(values, -label_bound, label_bound), int(outside.sum())
 
 
 def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:

@@ -32,7 +32,7 @@ LAYERS = [
     {"solvers"},
     {"release"},
     {"models"},
-    {"estimators", "plots", "demo", "cli", "__main__", "__init__"},
+    {"estimators", "regressors", "plots", "demo", "cli", "__main__", "__init__"},
 ]
 
 

@@ -150,6 +150,9 @@ def test_verify_python_file_with_regularizer(workdir, run):
     assert "N(w) = sum_squares(w)" in own.stdout
     assert any(line.split()[:2] == ["strong_convexity", "2"] for line in own.stdout.splitlines())
     lasso = run("main", "verify", "--loss", "ridge_logistic.py", "--regularizer", "lasso.py", cwd=workdir)
+    assert lasso.returncode == 0 and "regularizer_prox" in lasso.stdout  # objective: KST12 covers L1
+    lasso = run("main", "verify", "--loss", "ridge_logistic.py", "--regularizer", "lasso.py", "--mechanism",
+                "output", cwd=workdir)
     assert lasso.returncode == 4 and "strong_convexity" in lasso.stderr
 
 
@@ -171,7 +174,7 @@ def test_estimated_constants_need_allow_estimates_and_strict_refuses_them(workdi
 
 @pytest.mark.parametrize("via, args, code, message", [
     ("subprocess", ["--loss", "squared"], 3,
-     "unknown loss 'squared'; the known losses are: huber, huber_hinge, logistic"),
+     "unknown loss 'squared'; the known losses are: huber, huber_hinge, huber_regression, logistic"),
     ("main", ["--loss", "huber:h=-1"], 3, "huber_hinge needs a finite number h > 0"),
     ("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist"),
     ("main", ["--loss", "broken.py"], 3, "running broken.py failed: ZeroDivisionError"),

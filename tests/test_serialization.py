@@ -197,7 +197,7 @@ def fail_condition(data):
 @pytest.mark.parametrize("change, message", [
     (edit(["format"], "pickle"), "not a dpcvx model file"),
     (edit(["format_version"], 4), "not a dpcvx model file"),
-    (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel'\\]"),
+    (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel', 'multiclass', 'regression'\\]"),
     (delete("kind"), "kind\" must be one of"),
     (edit(["format_version"], 2), "a format_version 2 file has no \"kind\""),
     (edit(["kind"], "kernel"), "unknown keys"),

@@ -181,6 +181,12 @@ class RowMap:
         out[:, -1] = self.intercept_scaling
         return out
 
+    def split_weights(self, w: np.ndarray) -> tuple[np.ndarray, float]:
+        """(coef, intercept) of weights over the mapped rows (the intercept feature last, scaled back)."""
+        if self.fit_intercept:
+            return w[:-1], float(w[-1]) * self.intercept_scaling
+        return w, 0.0
+
     def apply(self, X: Any, refuse: bool = False) -> tuple[Matrix, int]:
         """(the mapped rows the theorems see, how many rows were clipped). X is never modified.
 

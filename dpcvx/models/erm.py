@@ -51,10 +51,21 @@ from ..privacy.objective_gaussian import check_neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
+from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
 from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
 from ..solvers.objective import PerturbedObjective
 from ..solvers.proximal import CompositeTerm, proximal_newton
-from ..validation import check_choice, check_classes, check_epsilon, check_flag, check_labels, positive, sample_size
+from ..validation import (
+    TASKS,
+    check_choice,
+    check_classes,
+    check_epsilon,
+    check_flag,
+    check_labels,
+    check_targets,
+    positive,
+    sample_size,
+)
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.kst12 import with_kst12
@@ -87,7 +98,7 @@ class _Prepared(NamedTuple):
     constants: dict[str, Any]
     start: np.ndarray | None
     rng: np.random.Generator
-    classes: tuple[Any, Any]
+    classes: tuple[Any, Any] | None
 
 
 class PrivateERM:
@@ -130,6 +141,18 @@ class PrivateERM:
         regularizer (``a * cp.norm1(w) + b * cp.sum_squares(w)``, elastic net;
         b may be 0), objective perturbation follows Kifer, Smith and Thakurta
         (COLT 2012) and the solve is proximal Newton (docs/theory.md, section 14).
+    task : "classification" or "regression"
+        "regression": the loss is a function of the residual r = w^T x - y
+        (``lambda r: cp.huber(r, 1) / 2``, :func:`dpcvx.losses.huber_regression`),
+        y is real with the PUBLIC bound ``label_bound`` (|y| <= B; labels
+        beyond it are clipped onto [-B, B], or refused with clip=False), and
+        :meth:`fit` returns a :class:`~dpcvx.release.regression_model.PrivateRegressionModel`.
+        The theorems apply unchanged: each record's loss has gradient l'(r) x
+        and Hessian l''(r) x x^T, so L and c bound |l'| and l'' over all
+        residuals (docs/theory.md, section 16). A loss that is not Lipschitz
+        (squared error) is refused: use :class:`dpcvx.DPLinearRegression`.
+    label_bound : float, optional
+        The public bound B on |y| of a regression (required for task="regression").
     solver : "auto", "fast" or "cvxpy"
         "fast" is Newton's method on the verified derivatives (smooth loss,
         quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,
@@ -177,6 +200,8 @@ class PrivateERM:
         classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
         constraints: Constraints | None = None,
+        task: str = "classification",
+        label_bound: float | None = None,
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
@@ -197,6 +222,8 @@ class PrivateERM:
         self.classes = classes
         self.feature_map = feature_map
         self.constraints = constraints
+        self.task = task
+        self.label_bound = label_bound
         self.solver = solver
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
@@ -286,10 +313,29 @@ class PrivateERM:
             raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
                              f"got {self.cvxpy_options!r}")
 
+    @property
+    def _regression(self) -> bool:
+        return check_choice("task", self.task, TASKS) == "regression"
+
+    def _labels(self, y: Any, n: int, refuse_excess: bool) -> np.ndarray:
+        """-1/+1 labels of the public classes, or regression targets clipped to [-B, B]."""
+        if not self._regression:
+            return check_labels(y, n, check_classes(self.classes))
+        if self.label_bound is None:
+            raise InputError("task='regression' needs label_bound: a PUBLIC bound B on |y| (never read off the "
+                             "data); labels beyond it are clipped onto [-B, B]")
+        bound = positive("label_bound", self.label_bound)
+        labels, clipped = check_targets(y, n, bound, refuse_excess)
+        if clipped:
+            warnings.warn(f"{clipped} of {n} labels had |y| > B = {bound:g} and were clipped onto [-B, B]. NOT "
+                          "PRIVATE: this count is shown to you only and is not part of the release",
+                          ClippingWarning, stacklevel=4)
+        return labels
+
     def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix, np.ndarray]:
         rows = self.row_map()
         mapped, clipped = rows.apply(X, refuse=refuse_excess)
-        labels = check_labels(y, mapped.shape[0], check_classes(self.classes))
+        labels = self._labels(y, mapped.shape[0], refuse_excess)
         if clipped:
             warnings.warn(
                 f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
@@ -336,7 +382,7 @@ class PrivateERM:
         derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
-            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg)
+            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
         if self.solver == "fast" and objective is None:
             raise InputError(
                 "solver='fast' needs a loss the verifier translated and proved C^1, and a "
@@ -348,7 +394,7 @@ class PrivateERM:
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
-            gradient_tolerance=gradient_tolerance, reference=objective,
+            gradient_tolerance=gradient_tolerance, reference=objective, regression=self._regression,
         )
         if objective is None or info.converged:
             return w, info
@@ -369,13 +415,14 @@ class PrivateERM:
         """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
         derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
         assert derivatives is not None and quadratic is not None  # _check_composite, before charging
-        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg)
+        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
         g = CompositeTerm(X.shape[0] * lam * problem.l1_weight, problem.constraint_set)
         if self.solver != "cvxpy":
             return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
                                    w0=start)
         w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
-                                   solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance)
+                                   solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
+                                   regression=self._regression)
         polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
                                           max_iter=self.max_iter, w0=w)
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
@@ -470,11 +517,6 @@ class PrivateERM:
                 "is too ill-conditioned for tol (raise lam or tol)"
             )
 
-    def _split_weights(self, w: np.ndarray, rows: RowMap) -> tuple[np.ndarray, float]:
-        if rows.fit_intercept:
-            return w[:-1], float(w[-1]) * rows.intercept_scaling
-        return w, 0.0
-
     # -- fitting ---------------------------------------------------------------------------
 
     def fit(
@@ -491,7 +533,7 @@ class PrivateERM:
         random_state: RandomState = None,
         accountant: PrivacyAccountant | None = None,
         warm_start: LinearModel | None = None,
-    ) -> PrivateModel:
+    ) -> PrivateModel | PrivateRegressionModel:
         """Release an (epsilon, delta)-differentially private model of (X, y).
 
         ``delta`` 0 (the default) gives the pure-epsilon mechanisms of JMLR 2011
@@ -569,8 +611,11 @@ class PrivateERM:
             neighbours=NEIGHBOURS if prepared.neighbours == "replace-one" else ADD_REMOVE.format(n=n),
             library_version=__version__,
             constants=prepared.constants,
+            label_bound=positive("label_bound", self.label_bound) if self._regression else None,
         )
-        coef, intercept = self._split_weights(w, rows)
+        coef, intercept = rows.split_weights(w)
+        if self._regression:
+            return PrivateRegressionModel(coef, intercept, rows, release)
         return PrivateModel(coef, intercept, prepared.classes, rows, release)
 
     def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
@@ -611,7 +656,7 @@ class PrivateERM:
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
         return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants,
-                         start, rng, check_classes(self.classes))
+                         start, rng, None if self._regression else check_classes(self.classes))
 
     @staticmethod
     def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,
@@ -635,10 +680,10 @@ class PrivateERM:
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
-                         neighbours: str = "replace-one", n_public: int | None = None) -> tuple[Any, Any]:
+                         neighbours: str = "replace-one", n_public: int | None = None) -> tuple[Any, Any] | None:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
-        Returns the public classes. Private tuning calls it for every candidate
+        Returns the public classes (None for a regression). Private tuning calls it for every candidate
         before its accountant is charged.
         """
         return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
@@ -667,7 +712,7 @@ class PrivateERM:
             return gaussian + cover
         return problem.certificate.guarantee(mechanism) + cover
 
-    def fit_nonprivate(self, X: Any, y: Any) -> LinearModel:
+    def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
@@ -680,5 +725,7 @@ class PrivateERM:
         w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma)
         self.diagnostics_ = info
         self._check_solution(w, info)
-        coef, intercept = self._split_weights(w, rows)
+        coef, intercept = rows.split_weights(w)
+        if self._regression:
+            return LinearRegressionModel(coef, intercept, rows)
         return LinearModel(coef, intercept, check_classes(self.classes), rows)

@@ -62,6 +62,7 @@ class ReleaseCertificate:
     neighbours: str
     library_version: str
     constants: dict = field(default_factory=dict)
+    label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
 
     @property
     def conditions(self):
@@ -118,6 +119,7 @@ class ReleaseCertificate:
             "privacy_curve": self.privacy_curve.to_dict(),
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
+            **({} if self.label_bound is None else {"label_bound": self.label_bound}),
         }
 
     def __str__(self) -> str:
@@ -134,6 +136,9 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
+        if self.label_bound is not None:
+            lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
+                         f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
         if c.get("noise") == "gaussian" and self.mechanism == "objective":
             lines.append(
                 f"calibration ({c['analysis']}, {c['neighbours']}): Gaussian sigma = {c['sigma']:.6g} "

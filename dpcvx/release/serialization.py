@@ -92,6 +92,7 @@ from ..data.preprocessing import PublicSchema
 from ..data.rows import RowMap
 from ..exceptions import FileError, InputError
 from ..privacy import calibrate
+from ..privacy.adassp import adassp_calibration
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ..verification.certificate import MECHANISMS, Certificate, Condition
@@ -99,6 +100,7 @@ from ..version import __version__
 from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
 from .model import LinearModel, PrivateModel, Release, ReleaseCertificate
 from .multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from .regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION"]
@@ -106,7 +108,12 @@ __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature
 MODEL_FORMAT = "dpcvx-model"
 MODEL_FORMAT_VERSION = 3
 READABLE_VERSIONS = (2, 3)  # version 2: linear releases written before the kernel kind existed
-KINDS = ("linear", "kernel", "multiclass")
+KINDS = ("linear", "kernel", "multiclass", "regression")
+_ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
+                "preprocessing", "certificate", "mechanism"}
+_ADASSP_CERTIFICATE_KEYS = {"mechanism", "guarantee", "epsilon", "delta", "calibration", "data_norm",
+                            "effective_norm_bound", "label_bound", "fit_intercept", "intercept_scaling", "clipping",
+                            "neighbours", "library_version", "privacy_curve"}
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class"}
 
@@ -220,6 +227,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         return release_to_dict(model, header)
     if isinstance(model, PrivateMulticlassModel):
         return _multiclass_to_dict(model, schema)
+    if isinstance(model, PrivateRegressionModel):
+        return _regression_to_dict(model, schema)
     if not isinstance(model, PrivateModel):
         kind = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
             else type(model).__name__
@@ -229,7 +238,7 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve"})
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound"})
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -249,6 +258,60 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         },
         "certificate": certificate,
     }
+
+
+def _regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | None) -> dict:
+    """A regression release: the linear layout with kind "regression", no classes, and the label bound."""
+    if isinstance(model.certificate, ReleaseCertificate):
+        data = model_to_dict(PrivateModel(model.coef_, model.intercept_, (-1, 1), model.rows, model.certificate),
+                             schema)
+    else:  # AdaSSP
+        if schema is not None and not isinstance(schema, PublicSchema):
+            raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
+        certificate = model.certificate.to_dict()
+        data = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "library_version": __version__,
+                "mechanism": certificate["mechanism"], "epsilon": certificate["epsilon"],
+                "delta": certificate["delta"], "privatised": {"coef": model.coef_.tolist(),
+                                                              "intercept": model.intercept_},
+                "preprocessing": {"schema": None if schema is None else schema.to_dict(),
+                                  "row_map": _row_map_to_dict(model.rows)},
+                "certificate": certificate}
+    return {**data, "kind": "regression", "classes": None}
+
+
+def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
+    """An AdaSSP release: the calibration is recomputed from the stated public bounds and compared."""
+    item = json_object("the model file", data, _ADASSP_KEYS)
+    saved = json_object("certificate", item["certificate"], _ADASSP_CERTIFICATE_KEYS)
+    recorded = saved["calibration"]
+    if not isinstance(recorded, dict):
+        raise InputError("certificate.calibration must be an object")
+    try:
+        recomputed = adassp_calibration(saved["epsilon"], saved["delta"], dim=recorded["dim"],
+                                        data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"],
+                                        neighbours=recorded["neighbours"],
+                                        failure_probability=recorded["failure_probability"])
+    except (InputError, TypeError, KeyError) as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    if recomputed.to_dict() != recorded:
+        raise InputError("certificate.calibration is not what the stated epsilon, delta and bounds give; the file "
+                         "has been edited")
+    rows = _row_map(item["preprocessing"]["row_map"] if isinstance(item["preprocessing"], dict) else None)
+    _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
+                saved["effective_norm_bound"])
+    for key in ("epsilon", "delta", "mechanism", "library_version"):
+        _check_same(key, item[key], saved[key])
+    privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
+    coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
+    if coef.size + rows.fit_intercept != recomputed.dim:
+        raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
+    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_KEYS
+                                                     if key != "privacy_curve"})
+    check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
+    model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
+    schema = item["preprocessing"].get("schema")
+    model.schema = None if schema is None else PublicSchema.from_dict(schema)
+    return model
 
 
 def _multiclass_to_dict(model: PrivateMulticlassModel, schema: PublicSchema | None) -> dict:
@@ -563,7 +626,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "unchanged; better, refit and save with this version of dpcvx")
     # optional: files written before curves lack it
     recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
-    item = json_object("certificate", {key: value for key, value in data.items() if key != "privacy_curve"}
+    optional = ("privacy_curve", "label_bound")  # label_bound: regressions only
+    item = json_object("certificate", {key: value for key, value in data.items() if key not in optional}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
@@ -613,6 +677,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         library_version=_text("certificate.library_version", item["library_version"]),
         constants=printed,
         saved=copy.deepcopy(data),
+        label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
+                                                                            data["label_bound"]),
     )
 
 
@@ -680,6 +746,9 @@ def model_from_dict(data: Any) -> Release:
             return release_from_dict(data)
         if kind == "multiclass":
             return _multiclass_from_dict(data)
+        if kind == "regression" and isinstance(data.get("certificate"), dict) \
+                and data["certificate"].get("mechanism") == "adassp":
+            return _adassp_from_dict(data)
         item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"},
                        _MODEL_KEYS)
     certificate = _release_certificate(item["certificate"])
@@ -690,6 +759,12 @@ def model_from_dict(data: Any) -> Release:
     _check_same("delta", _number("delta", item["delta"]), certificate.delta)
 
     classes = item["classes"]
+    regression = data.get("kind") == "regression"
+    if regression != (certificate.label_bound is not None) or (regression and classes is not None):
+        raise InputError("a regression file has kind \"regression\", classes null and a certificate.label_bound; "
+                         "this one mixes a classifier's and a regression's fields")
+    if regression:
+        classes = [-1, 1]
     if (not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1]
             or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
         raise InputError(f"classes must be a pair of two different strings or numbers, got {classes!r}")
@@ -722,7 +797,11 @@ def model_from_dict(data: Any) -> Release:
                          "file has been edited")
     _check_schema_fits(schema, rows, weights.size)
 
-    model = PrivateModel(weights, intercept, tuple(classes), rows, certificate)
+    model: PrivateModel | PrivateRegressionModel
+    if regression:
+        model = PrivateRegressionModel(weights, intercept, rows, certificate)
+    else:
+        model = PrivateModel(weights, intercept, tuple(classes), rows, certificate)
     model.schema = schema
     return model
 

@@ -187,7 +187,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                                             levels[level], factor if reuse else None)
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
-        step_margins = objective.y * (objective.X @ direction)
+        step_margins = objective.margin_change(direction)
         slope = float(gradient @ direction)
         if not slope < 0:
             status = "no descent direction"
@@ -231,7 +231,7 @@ def _gradient(expression: cp.Expression, w: cp.Variable) -> np.ndarray:
 def solve_with_cvxpy(
     problem: VerifiedProblem, X: Matrix, y: np.ndarray, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
     solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None, gradient_tolerance: float,
-    reference: PerturbedObjective | None = None,
+    reference: PerturbedObjective | None = None, regression: bool = False,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.
 
@@ -240,12 +240,12 @@ def solve_with_cvxpy(
     :meth:`~dpcvx.verification.problem.VerifiedProblem.regularizer_of`), never a new call
     of the user's callables. The problem is posed as F = n J_b (loss summed,
     not averaged), which conic solvers handle far more accurately than the
-    1/n-scaled form.
+    1/n-scaled form. ``regression``: the loss is of the residual w^T x - y.
     """
     start = time.perf_counter()
     n, d = X.shape
     w = cp.Variable(d)
-    margins = cp.multiply(y, X @ w)
+    margins = X @ w - y if regression else cp.multiply(y, X @ w)
     terms = (
         problem.loss_terms(margins),
         (n * lam) * problem.regularizer_of(w),

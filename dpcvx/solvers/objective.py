@@ -98,6 +98,7 @@ class PerturbedObjective:
     lam: float
     noise: np.ndarray
     extra_reg: float = 0.0
+    regression: bool = False  # z = w^T x - y (a loss of the residual); else the margin y w^T x
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
@@ -114,7 +115,13 @@ class PerturbedObjective:
         return self.X.shape[1]
 
     def margins(self, w: np.ndarray) -> np.ndarray:
-        return self.y * (self.X @ w)
+        """z_i: the margins y_i w^T x_i, or the residuals w^T x_i - y_i of a regression."""
+        return self.X @ w - self.y if self.regression else self.y * (self.X @ w)
+
+    def margin_change(self, direction: np.ndarray) -> np.ndarray:
+        """How the z_i move per unit step along ``direction`` (they are affine in w)."""
+        change = self.X @ direction
+        return change if self.regression else self.y * change
 
     def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
         z = self.margins(w) if margins is None else margins
@@ -131,7 +138,7 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         n = self.n
         return (
-            np.asarray(self.X.T @ (self.y * self.loss.first(z))).ravel(),
+            np.asarray(self.X.T @ (self.loss.first(z) if self.regression else self.y * self.loss.first(z))).ravel(),
             n * self.lam * self.regularizer.gradient(w),
             self.noise,
             n * self.extra_reg * w,

@@ -1,0 +1,128 @@
+"""PrivateLinearRegression: least squares released by AdaSSP with its three statistics calibrated jointly.
+
+The mathematical layer (as :class:`~dpcvx.models.erm.PrivateERM` is for
+classification): public bounds ``data_norm`` (R on ||x||) and ``label_bound``
+(B on |y|) are the data contract; rows beyond R are scaled onto it and
+labels beyond B clipped onto [-B, B] (or refused with ``clip=False``). The
+calibration is :mod:`dpcvx.privacy.adassp`; the estimator on top is
+:class:`dpcvx.DPLinearRegression`.
+
+Order in :meth:`PrivateLinearRegression.fit`: validate every input, charge the
+accountant once, then draw noise.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..data.rows import RowMap
+from ..exceptions import ClippingWarning, InputError
+from ..privacy.accountant import PrivacyAccountant
+from ..privacy.adassp import ADASSP_THEOREM, AdaSSPCalibration, adassp_calibration
+from ..privacy.rng import RandomState, resolve_rng
+from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
+from ..validation import check_delta, check_epsilon, check_flag, check_targets, non_negative, positive
+from ..version import __version__
+
+__all__ = ["PrivateLinearRegression"]
+
+RELATIONS = {
+    "replace-one": "replace-one: neighbouring data sets differ in one record, replaced by another",
+    "add-remove": "add-remove: neighbouring data sets differ by one record added or removed (n is not used)",
+}
+
+
+class PrivateLinearRegression:
+    """Private least squares by AdaSSP (Wang 2018) with a joint Gaussian calibration.
+
+    Parameters
+    ----------
+    data_norm : float
+        Public bound R on ||x|| (never read off the data).
+    label_bound : float
+        Public bound B on |y|.
+    lam : float, default 0
+        An extra ridge n Lam ||w||^2 / 2 on top of AdaSSP's adaptive one (replace-one only: it uses n).
+    fit_intercept, intercept_scaling : as :class:`~dpcvx.models.erm.PrivateERM`.
+    clip : bool
+        Scale rows onto R and clip labels onto [-B, B] (True), or refuse them (False).
+    failure_probability : float, default 0.05
+        rho of AdaSSP: its eigenvalue and ridge bounds hold with probability 1 - rho
+        (utility only; the privacy guarantee holds always).
+    """
+
+    def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
+                 fit_intercept: bool = False, intercept_scaling: float = 1.0, clip: bool = True,
+                 failure_probability: float = 0.05) -> None:
+        self.data_norm = data_norm
+        self.label_bound = label_bound
+        self.lam = lam
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.clip = clip
+        self.failure_probability = failure_probability
+
+    def _rows(self) -> RowMap:
+        if self.data_norm is None or self.label_bound is None:
+            raise InputError("data_norm and label_bound are required: PUBLIC bounds on ||x|| and |y|, never "
+                             "read off the data")
+        return RowMap(norm_bound=positive("data_norm", self.data_norm),
+                      fit_intercept=check_flag("fit_intercept", self.fit_intercept),
+                      intercept_scaling=positive("intercept_scaling", self.intercept_scaling))
+
+    def _data(self, X: Any, y: Any) -> tuple[RowMap, np.ndarray, np.ndarray]:
+        rows = self._rows()
+        refuse = not check_flag("clip", self.clip)
+        mapped, clipped_rows = rows.apply(X, refuse=refuse)
+        labels, clipped_labels = check_targets(y, mapped.shape[0], positive("label_bound", self.label_bound), refuse)
+        if clipped_rows or clipped_labels:
+            warnings.warn(f"{clipped_rows} rows had ||x|| > R and {clipped_labels} labels |y| > B; they were "
+                          "scaled onto the public bounds. NOT PRIVATE: these counts are shown to you only and "
+                          "are not part of the release", ClippingWarning, stacklevel=3)
+        dense = mapped.toarray() if hasattr(mapped, "toarray") else np.asarray(mapped)
+        return rows, dense, labels
+
+    def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: str = "replace-one") -> AdaSSPCalibration:
+        """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included)."""
+        rows = self._rows()
+        return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
+                                  label_bound=positive("label_bound", self.label_bound), neighbours=neighbours,
+                                  failure_probability=self.failure_probability)
+
+    def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: str = "replace-one",
+            random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> PrivateRegressionModel:
+        """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0)."""
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
+        lam = non_negative("lam", self.lam)
+        if neighbours == "add-remove" and lam > 0:
+            raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
+                             "(AdaSSP's adaptive ridge needs no n)")
+        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        rows, X_mapped, labels = self._data(X, y)
+        n, d = X_mapped.shape
+        calibration = self.calibrate(epsilon, delta, d, neighbours)
+        rng = resolve_rng(random_state)
+        certificate = SufficientStatisticsCertificate(
+            mechanism="adassp", guarantee=f"(epsilon, delta)-differential privacy by {ADASSP_THEOREM}",
+            epsilon=epsilon, delta=delta, calibration=calibration.to_dict(), data_norm=rows.norm_bound,
+            effective_norm_bound=rows.effective_norm_bound, label_bound=calibration.label_bound,
+            fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
+            clipping="clipped to the bounds" if self.clip else "refused", neighbours=RELATIONS[calibration.neighbours],
+            library_version=__version__)
+        if accountant is not None:
+            accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit (AdaSSP, {neighbours})",
+                             curve=certificate.privacy_curve)
+        theta = calibration.release(X_mapped.T @ X_mapped, X_mapped.T @ labels, rng, extra_ridge=n * lam)
+        return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
+
+    def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
+        """Least squares (with the ridge n Lam) on the clipped data: NOT private, a baseline."""
+        rows, X_mapped, labels = self._data(X, y)
+        n, d = X_mapped.shape
+        theta = np.linalg.lstsq(X_mapped.T @ X_mapped + n * non_negative("lam", self.lam) * np.eye(d),
+                                X_mapped.T @ labels, rcond=None)[0]
+        return LinearRegressionModel(*rows.split_weights(theta), rows)

@@ -1,0 +1,129 @@
+"""AdaSSP: private least squares by sufficient statistics with an adaptive ridge (Wang, UAI 2018).
+
+Least squares is not Lipschitz on an unbounded domain, so the ERM theorems do
+not cover it. AdaSSP instead releases three statistics of the clipped data
+(||x|| <= B_X, |y| <= B_Y, both PUBLIC) with Gaussian noise and solves the
+ridge regression they define (post-processing):
+
+1. lambda_min(X^T X) + noise, lowered by a one-sided bound that holds with
+   probability 1 - rho/3, and clipped at 0;
+2. the upper triangle of X^T X + noise (a symmetric noise matrix E);
+3. X^T y + noise;
+4. ridge = max(0, sqrt(d ln(2 d^2 / rho)) sigma_2 - lambda_min estimate), which
+   bounds ||E|| with probability 1 - rho/3, and
+   theta = (X^T X + E + ridge I)^-1 (X^T y + noise).
+
+**Joint calibration.** Wang's constants split epsilon in three for
+add/remove neighbours. dpcvx calibrates the three releases as ONE Gaussian
+mechanism (docs/theory.md, section 16): each statistic divided by its L2
+sensitivity has sensitivity 1, so the stacked vector has sensitivity
+sqrt(3), and one analytic Gaussian (Balle and Wang 2018) at sqrt(3) gives a
+per-statistic noise of sigma_i = Delta_i sigma. The sensitivities are:
+
+| statistic | replace-one | add/remove |
+|---|---|---|
+| lambda_min(X^T X) (Weyl) | B_X^2 | B_X^2 |
+| upper triangle of X^T X (Frobenius of x' x'^T - x x^T) | sqrt(2) B_X^2 | B_X^2 |
+| X^T y | 2 B_X B_Y | B_X B_Y |
+
+n is never used, so add/remove needs no public size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtri
+
+from ..exceptions import InputError
+from ..rounding import round_up
+from ..validation import check_delta, check_epsilon, fraction, positive
+from .gaussian import analytic_gaussian_sigma
+from .objective_gaussian import check_neighbours
+
+__all__ = ["AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM"]
+
+ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
+                  "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
+                  "stated neighbour relation (docs/theory.md, section 16)")
+STATISTICS = 3
+
+
+@dataclass(frozen=True)
+class AdaSSPCalibration:
+    """The noise of AdaSSP's three releases for (epsilon, delta) and the public bounds."""
+
+    epsilon: float
+    delta: float
+    dim: int
+    data_norm: float
+    label_bound: float
+    neighbours: str
+    failure_probability: float = 0.05
+
+    @property
+    def sensitivities(self) -> tuple[float, float, float]:
+        """L2 sensitivities of lambda_min(X^T X), the upper triangle of X^T X, and X^T y."""
+        b2, by = self.data_norm**2, self.data_norm * self.label_bound
+        if self.neighbours == "replace-one":
+            return b2, math.sqrt(2) * b2, 2 * by
+        return b2, b2, by
+
+    @property
+    def unit_sigma(self) -> float:
+        """sigma of the joint Gaussian on the three statistics scaled to sensitivity 1 each."""
+        return analytic_gaussian_sigma(math.sqrt(STATISTICS), self.epsilon, self.delta)
+
+    @property
+    def sigmas(self) -> tuple[float, float, float]:
+        unit = self.unit_sigma
+        return tuple(round_up(s * unit) for s in self.sensitivities)  # type: ignore[return-value]
+
+    @property
+    def eigenvalue_margin(self) -> float:
+        """The one-sided bound on the eigenvalue noise that holds with probability 1 - rho / 3."""
+        return round_up(self.sigmas[0] * float(ndtri(1 - self.failure_probability / 3)))
+
+    @property
+    def ridge_bound(self) -> float:
+        """sqrt(d ln(2 d^2 / rho)) sigma_2: Wang's high-probability bound on ||E||."""
+        d = self.dim
+        return round_up(math.sqrt(d * math.log(2 * d * d / self.failure_probability)) * self.sigmas[1])
+
+    def release(self, gram: np.ndarray, moment: np.ndarray, rng: np.random.Generator,
+                extra_ridge: float = 0.0) -> np.ndarray:
+        """theta from the exact statistics X^T X and X^T y (step 1-4 of the module docstring)."""
+        d = self.dim
+        if gram.shape != (d, d) or moment.shape != (d,):
+            raise InputError(f"AdaSSP statistics must be {d} x {d} and {d}, got {gram.shape} and {moment.shape}")
+        sigma_eig, sigma_gram, sigma_moment = self.sigmas
+        eigenvalue = float(np.linalg.eigvalsh(gram)[0])
+        noisy_eigenvalue = max(eigenvalue + sigma_eig * rng.standard_normal() - self.eigenvalue_margin, 0.0)
+        upper = np.triu(rng.standard_normal((d, d)))
+        noise = (upper + np.triu(upper, 1).T) * sigma_gram
+        noisy_moment = moment + sigma_moment * rng.standard_normal(d)
+        ridge = max(self.ridge_bound - noisy_eigenvalue, 0.0) + extra_ridge
+        system = gram + noise + ridge * np.eye(d)
+        try:
+            return np.linalg.solve(system, noisy_moment)
+        except np.linalg.LinAlgError:  # a singular noisy system: its least-squares solution (post-processing)
+            return np.linalg.lstsq(system, noisy_moment, rcond=None)[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "mechanism": "adassp", "sensitivities": list(self.sensitivities),
+                "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
+                "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound}
+
+
+def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
+                       neighbours: str = "replace-one", failure_probability: float = 0.05) -> AdaSSPCalibration:
+    """Check the public inputs and calibrate AdaSSP (module docstring); delta must be positive."""
+    delta = check_delta(delta, allow_zero=False)
+    return AdaSSPCalibration(
+        epsilon=check_epsilon(epsilon), delta=delta, dim=int(positive("dim", dim)),
+        data_norm=positive("data_norm", data_norm), label_bound=positive("label_bound", label_bound),
+        neighbours=check_neighbours(neighbours),
+        failure_probability=fraction("failure_probability", failure_probability))

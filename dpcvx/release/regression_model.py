@@ -1,0 +1,122 @@
+"""Regression releases: a linear predictor w^T x + b and its certificate.
+
+:class:`LinearRegressionModel` is the predictor (also what ``fit_nonprivate``
+returns for a regression); :class:`PrivateRegressionModel` adds the
+certificate of the release (``certificate.label_bound`` is the public bound
+B on |y|). ``score`` is the coefficient of determination R^2, as in
+scikit-learn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data.rows import RowMap
+from ..exceptions import InputError
+from ..privacy.privacy_curve import CurvePart, PrivacyCurve
+from .model import Release
+
+__all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
+
+
+def r2_score(y: Any, predictions: np.ndarray) -> float:
+    """1 - sum (y - p)^2 / sum (y - mean y)^2 (0 ... 1 for a useful model; can be negative)."""
+    truth = np.asarray(y, dtype=float).ravel()
+    if truth.shape != predictions.shape:
+        raise InputError(f"y has {truth.size} values for {predictions.size} predictions")
+    spread = float(np.sum((truth - truth.mean()) ** 2))
+    residual = float(np.sum((truth - predictions) ** 2))
+    return 1.0 - residual / spread if spread > 0 else (1.0 if residual == 0 else 0.0)
+
+
+class LinearRegressionModel:
+    """The linear predictor w^T x + b over rows mapped as in training (feature map, clipped to R)."""
+
+    def __init__(self, coef: np.ndarray, intercept: float, rows: RowMap) -> None:
+        self.coef_ = np.asarray(coef, dtype=float)
+        self.intercept_ = float(intercept)
+        self.rows = rows
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        mapped, _ = self.rows.clip(self.rows.features(X))
+        if mapped.shape[1] != self.coef_.shape[0]:
+            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
+                             f"the model expects {self.coef_.shape[0]}")
+        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.decision_function(X)
+
+    def score(self, X: Any, y: Any) -> float:
+        """R^2 of the predictions on (X, y)."""
+        return r2_score(y, self.predict(X))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
+
+
+class PrivateRegressionModel(LinearRegressionModel, Release):
+    """A linear regression released under differential privacy, with its certificate."""
+
+    kind = "regression"
+
+    def __init__(self, coef: np.ndarray, intercept: float, rows: RowMap, certificate: Any) -> None:
+        super().__init__(coef, intercept, rows)
+        self.certificate = certificate
+
+    @property
+    def predictor(self) -> LinearRegressionModel:
+        return LinearRegressionModel(self.coef_, self.intercept_, self.rows)
+
+
+@dataclass(frozen=True)
+class SufficientStatisticsCertificate:
+    """What an AdaSSP release relies on: the theorem, the public bounds, the calibration (all public)."""
+
+    mechanism: str
+    guarantee: str
+    epsilon: float
+    delta: float
+    calibration: dict
+    data_norm: float
+    effective_norm_bound: float
+    label_bound: float
+    fit_intercept: bool
+    intercept_scaling: float
+    clipping: str
+    neighbours: str
+    library_version: str
+
+    @property
+    def privacy_curve(self) -> PrivacyCurve:
+        """One Gaussian mechanism on the three statistics scaled to sensitivity 1 each (sqrt(3) together)."""
+        part = CurvePart.gaussian(self.calibration["unit_sigma"], math.sqrt(3), "AdaSSP's three statistics")
+        return PrivacyCurve((part,), self.calibration["neighbours"])
+
+    @property
+    def conditional(self) -> bool:
+        return False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mechanism": self.mechanism, "guarantee": self.guarantee, "epsilon": self.epsilon,
+                "delta": self.delta, "calibration": dict(self.calibration), "data_norm": self.data_norm,
+                "effective_norm_bound": self.effective_norm_bound, "label_bound": self.label_bound,
+                "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
+                "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
+                "privacy_curve": self.privacy_curve.to_dict()}
+
+    def __str__(self) -> str:
+        c = self.calibration
+        return "\n".join([
+            f"dpcvx release: AdaSSP least squares, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
+            f"guarantee: {self.guarantee}",
+            f"neighbours: {self.neighbours}",
+            f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "
+            f"|y| <= {self.label_bound:g}; beyond them: {self.clipping}",
+            f"noise: sigma = {', '.join(f'{s:.4g}' for s in c['sigmas'])} for lambda_min, X^T X, X^T y "
+            f"(sensitivities {', '.join(f'{s:.4g}' for s in c['sensitivities'])})",
+        ])
