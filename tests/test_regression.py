@@ -12,7 +12,7 @@ from dpcvx import losses
 from dpcvx.exceptions import ClippingWarning
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.privacy.accountant import PrivacyAccountant
-from dpcvx.privacy.adassp import adassp_calibration
+from dpcvx.privacy.adassp import SHARES, adassp_calibration
 from dpcvx.privacy.audit import audit, canary_pair, release_diff
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 
@@ -70,12 +70,15 @@ def test_adassp_noise_is_one_gaussian_at_the_re_derived_sensitivities():
     replace = adassp_calibration(1.0, 1e-6, dim=5, data_norm=2.0, label_bound=3.0)
     unit = analytic_gaussian_sigma(math.sqrt(3), 1.0, 1e-6)
     assert replace.sensitivities == pytest.approx((4.0, math.sqrt(2) * 4.0, 2 * 2.0 * 3.0))
-    assert replace.sigmas == pytest.approx(tuple(s * unit for s in replace.sensitivities))
+    assert sum(SHARES) == pytest.approx(3)
+    # the scaled statistics sqrt(f_i) s_i / Delta_i have noise unit: one Gaussian of sensitivity sqrt(3)
+    assert [s * math.sqrt(f) / d for s, f, d in zip(replace.sigmas, SHARES, replace.sensitivities)] == \
+        pytest.approx([unit] * 3)
     add_remove = adassp_calibration(1.0, 1e-6, dim=5, data_norm=2.0, label_bound=3.0, neighbours="add-remove")
     assert add_remove.sensitivities == pytest.approx((4.0, 4.0, 6.0))
     # the joint calibration needs less noise than Wang's three-way split with the classical Gaussian
     split = math.sqrt(2 * math.log(1.25 * 3 / 1e-6)) / (1.0 / 3)
-    assert add_remove.unit_sigma < 0.5 * split
+    assert add_remove.sigmas[2] / add_remove.sensitivities[2] < 0.5 * split
 
 
 def test_adassp_is_accurate_on_a_well_posed_design(data):

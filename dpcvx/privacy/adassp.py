@@ -15,10 +15,13 @@ ridge regression they define (post-processing):
 
 **Joint calibration.** Wang's constants split epsilon in three for
 add/remove neighbours. dpcvx calibrates the three releases as ONE Gaussian
-mechanism (docs/theory.md, section 16): each statistic divided by its L2
-sensitivity has sensitivity 1, so the stacked vector has sensitivity
-sqrt(3), and one analytic Gaussian (Balle and Wang 2018) at sqrt(3) gives a
-per-statistic noise of sigma_i = Delta_i sigma. The sensitivities are:
+mechanism (docs/theory.md, section 16): statistic i scaled by sqrt(f_i) / Delta_i
+has sensitivity sqrt(f_i), so the stacked vector has sensitivity
+sqrt(f_1 + f_2 + f_3) = sqrt(3), and one analytic Gaussian (Balle and Wang
+2018) at sqrt(3) gives a per-statistic noise of sigma_i = Delta_i sigma / sqrt(f_i).
+The shares f = ``SHARES`` = (0.05, 1.15, 1.8) are a fixed public rule: the
+eigenvalue only sets the ridge, so it gets little of the budget and X^T X and
+X^T y the rest. The sensitivities are:
 
 | statistic | replace-one | add/remove |
 |---|---|---|
@@ -44,12 +47,13 @@ from ..validation import check_delta, check_epsilon, fraction, positive
 from .gaussian import analytic_gaussian_sigma
 from .objective_gaussian import check_neighbours
 
-__all__ = ["AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM"]
+__all__ = ["AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM", "SHARES"]
 
 ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
                   "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
                   "stated neighbour relation (docs/theory.md, section 16)")
 STATISTICS = 3
+SHARES = (0.05, 1.15, 1.8)  # f_i of the eigenvalue, X^T X and X^T y; they sum to STATISTICS
 
 
 @dataclass(frozen=True)
@@ -74,13 +78,15 @@ class AdaSSPCalibration:
 
     @property
     def unit_sigma(self) -> float:
-        """sigma of the joint Gaussian on the three statistics scaled to sensitivity 1 each."""
-        return analytic_gaussian_sigma(math.sqrt(STATISTICS), self.epsilon, self.delta)
+        """sigma of the joint Gaussian on the statistics scaled to sensitivities sqrt(f_i) (sqrt(3) together)."""
+        return analytic_gaussian_sigma(math.sqrt(sum(SHARES)), self.epsilon, self.delta)
 
     @property
     def sigmas(self) -> tuple[float, float, float]:
+        """sigma_i = Delta_i sigma / sqrt(f_i) for lambda_min, X^T X and X^T y."""
         unit = self.unit_sigma
-        return tuple(round_up(s * unit) for s in self.sensitivities)  # type: ignore[return-value]
+        return tuple(round_up(s * unit / math.sqrt(f)) for s, f in zip(self.sensitivities, SHARES,  # type: ignore
+                                                                       strict=True))
 
     @property
     def eigenvalue_margin(self) -> float:

@@ -93,7 +93,7 @@ class SufficientStatisticsCertificate:
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
-        """One Gaussian mechanism on the three statistics scaled to sensitivity 1 each (sqrt(3) together)."""
+        """One Gaussian mechanism on the three scaled statistics (sensitivity sqrt(3) together)."""
         part = CurvePart.gaussian(self.calibration["unit_sigma"], math.sqrt(3), "AdaSSP's three statistics")
         return PrivacyCurve((part,), self.calibration["neighbours"])
 
