@@ -148,13 +148,14 @@ def run_dataset(X, y, description, args) -> dict:
             w = diffprivlib_fit(Xtr, ytr, eps, seed)
             if w is not None:
                 rows["diffprivlib"].append(mse(Xte, yte, w))
-        out["results"][f"{eps:g}"] = {name: {"mse_mean": float(np.mean(v)), "mse_se": float(np.std(v) / np.sqrt(len(v)))}
-                                      if v else "not installed" for name, v in rows.items()}
+        out["results"][f"{eps:g}"] = {
+            name: {"mse_mean": float(np.mean(v)), "mse_se": float(np.std(v) / np.sqrt(len(v)))}
+            if v else "not installed" for name, v in rows.items()}
         published = out["results"][f"{eps:g}"]["AdaSSP published"]["mse_mean"]
         out["results"][f"{eps:g}"]["ratio_dpcvx_to_published"] = (
             out["results"][f"{eps:g}"]["dpcvx replace-one"]["mse_mean"] / published)
-        print(f"[regression] {description[:40]} eps={eps:g}: ratio {out['results'][f'{eps:g}']['ratio_dpcvx_to_published']:.3f}",
-              file=sys.stderr)
+        ratio = out["results"][f"{eps:g}"]["ratio_dpcvx_to_published"]
+        print(f"[regression] {description[:40]} eps={eps:g}: ratio {ratio:.3f}", file=sys.stderr)
     return out
 
 
@@ -172,7 +173,8 @@ def markdown(output: dict) -> str:
                 value = cells[name]
                 return value if isinstance(value, str) else f"{value['mse_mean']:.5f} +- {value['mse_se']:.5f}"
             lines.append(f"| {eps} | {cell('dpcvx replace-one')} | {cell('dpcvx add-remove')} | "
-                         f"{cell('AdaSSP published')} | {cell('diffprivlib')} | {cells['ratio_dpcvx_to_published']:.3f} |")
+                         f"{cell('AdaSSP published')} | {cell('diffprivlib')} | "
+                         f"{cells['ratio_dpcvx_to_published']:.3f} |")
         lines.append("")
     lines.append(f"Command: `{output['run']['command']}`")
     return "\n".join(lines) + "\n"

@@ -72,7 +72,7 @@ def test_adassp_noise_is_one_gaussian_at_the_re_derived_sensitivities():
     assert replace.sensitivities == pytest.approx((4.0, math.sqrt(2) * 4.0, 2 * 2.0 * 3.0))
     assert sum(SHARES) == pytest.approx(3)
     # the scaled statistics sqrt(f_i) s_i / Delta_i have noise unit: one Gaussian of sensitivity sqrt(3)
-    assert [s * math.sqrt(f) / d for s, f, d in zip(replace.sigmas, SHARES, replace.sensitivities)] == \
+    assert [s * math.sqrt(f) / d for s, f, d in zip(replace.sigmas, SHARES, replace.sensitivities, strict=True)] == \
         pytest.approx([unit] * 3)
     add_remove = adassp_calibration(1.0, 1e-6, dim=5, data_norm=2.0, label_bound=3.0, neighbours="add-remove")
     assert add_remove.sensitivities == pytest.approx((4.0, 4.0, 6.0))
