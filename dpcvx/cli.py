@@ -53,6 +53,8 @@ from .exceptions import (
     UsageError,
 )
 from .models.erm import PrivateERM
+from .models.linear_regression import PrivateLinearRegression
+from .models.multiclass import PrivateMulticlassERM
 from .progress import progress
 from .release.serialization import load, save
 from .validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, parse_integer, positive
@@ -502,6 +504,9 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
 
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
     """The public pair (negative class, positive class) of the model from --positive/--negative."""
+    if not args.positive:
+        raise InputError("a binary classifier needs --positive VALUE (the public positive label); for more "
+                         "classes give --classes A,B,C, for a regression --task regression --label-bound B")
     positives, negatives = args.positive, args.negative or []
     both = [value for value in dict.fromkeys(positives) if value in negatives]
     if both:
@@ -589,9 +594,52 @@ def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericR
                              "Huber width h between 1e-8 and 1e8)")
 
 
+def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
+    """Regression targets (numbers) or multiclass labels (values of --classes); nothing is inferred."""
+    absent = np.isin(raw, MISSING_LABELS)
+    if np.any(absent):
+        raise InputError(f"{args.data}: {int(absent.sum())} row(s) have no label in column {args.target!r}, the "
+                         f"first in row {int(np.flatnonzero(absent)[0])} {layout.rows_note()}")
+    if args.task == "regression":
+        try:
+            return raw.astype(float)
+        except ValueError:
+            raise InputError(f"{args.data}: column {args.target!r} holds values that are not numbers; a "
+                             "regression target must be numeric") from None
+    outside = ~np.isin(raw, args.classes)
+    if np.any(outside):
+        raise InputError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
+                         f"--classes; the first is row {int(np.flatnonzero(outside)[0])} {layout.rows_note()}. "
+                         "The classes are public: list every one")
+    return raw
+
+
+def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
+    """The learner for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least squares."""
+    common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept}
+    if args.task == "regression":
+        if args.label_bound is None:
+            raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")
+        if args.loss == "logistic":  # the default: least squares by AdaSSP
+            return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept)
+        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
+                          strict=args.strict, allow_estimates=args.allow_estimates, **common)
+    if args.classes is not None:
+        binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), strict=args.strict,
+                            allow_estimates=args.allow_estimates, **common)
+        return PrivateMulticlassERM(binary, tuple(args.classes))
+    return PrivateERM(loss=loss, regularizer=regularizer, classes=_label_values(args), strict=args.strict,
+                      allow_estimates=args.allow_estimates, **common)
+
+
 def _fit(args: argparse.Namespace) -> int:
     check_writable(args.out, "model")
-    classes = _label_values(args)
+    binary = args.task == "classification" and args.classes is None
+    if binary:
+        _label_values(args)
+    elif args.positive or args.negative:
+        raise InputError("--positive/--negative name a binary classifier's labels; with --classes or --task "
+                         "regression leave them out")
     layout = _layout(args)
     loss, regularizer = _problem(args)
     schema = _schema(args)
@@ -600,16 +648,15 @@ def _fit(args: argparse.Namespace) -> int:
         table = _read_csv_columns(args.data, schema.column_names + (args.target,), layout, label=args.target)
         steps.update()
         X = _encode(schema, table, args.data, layout)
-        y = _labels(table[args.target], args, layout)
+        y = (_labels if binary else _task_labels)(table[args.target], args, layout)
         steps.update()
-        erm = PrivateERM(
-            loss=loss, regularizer=regularizer, lam=args.lam, data_norm=schema.norm,
-            fit_intercept=args.fit_intercept, classes=classes, strict=args.strict,
-            allow_estimates=args.allow_estimates,
-        )
+        learner = _learner(args, loss, regularizer, schema.norm)
         try:
-            model = erm.fit(X, y, epsilon=args.epsilon, delta=args.delta, mechanism=args.mechanism,
-                            split=args.split, random_state=args.random_state)
+            if isinstance(learner, PrivateLinearRegression):
+                model = learner.fit(X, y, args.epsilon, args.delta, random_state=args.random_state)
+            else:
+                model = learner.fit(X, y, args.epsilon, args.mechanism, delta=args.delta, split=args.split,
+                                    random_state=args.random_state)
         except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
             raise _numeric_range(args, error) from None
         steps.update()
@@ -638,6 +685,8 @@ def _predict(args: argparse.Namespace) -> int:
         check_writable(args.out, "predictions")
     X = _encode(schema, _read_csv_columns(args.data, schema.column_names, layout), args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
+    if decisions.ndim == 2:  # multiclass: the score of the predicted class
+        decisions = decisions.max(axis=1)
     if args.out is None:
         text = io.StringIO()  # all or nothing on standard output too
         _write_predictions(text, predictions, decisions)
@@ -781,7 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "--others-negative is given. A record without a label (an empty cell or '?') "
                         "is an error."))
     labels.add_argument("--target", required=True, metavar="COLUMN", help="the label column")
-    labels.add_argument("--positive", required=True, action="append", metavar="VALUE",
+    labels.add_argument("--positive", action="append", metavar="VALUE",
                         help="a label value of the positive class; repeat it for several values "
                              "(--positive '>50K' --positive '>50K.')")
     labels.add_argument("--negative", action="append", metavar="VALUE",
@@ -790,6 +839,14 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--others-negative", action="store_true",
                         help="with --negative: treat every value other than --positive as negative "
                              "(one versus rest) instead of refusing it")
+    labels.add_argument("--classes", type=_column_names, metavar="A,B,C,...",
+                        help="every PUBLIC class of a multiclass model (one-vs-rest under one total "
+                             "budget); a label outside them is an error")
+    labels.add_argument("--task", choices=("classification", "regression"), default="classification",
+                        help="regression: a numeric target with --label-bound; the default loss is "
+                             "least squares by AdaSSP (needs --delta > 0), or give --loss huber_regression:m=1")
+    labels.add_argument("--label-bound", type=_positive_number("label_bound"), metavar="B",
+                        help="PUBLIC bound on |target| of a regression; targets beyond it are clipped")
     features = fit.add_argument_group(
         "features", _text("Give every feature column with its public domain, on the command line "
                           "(repeat the options; feature order is the order given) or in a schema "

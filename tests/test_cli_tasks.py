@@ -1,0 +1,62 @@
+"""dpcvx fit/predict for regressions (--task regression --label-bound) and multiclass labels (--classes)."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.cli import main
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 1500
+    a, b = rng.uniform(0, 10, n), rng.uniform(0, 10, n)
+    target = 0.3 * a - 0.2 * b + rng.normal(0, 0.5, n)
+    kind = np.where(a > 6, "hi", np.where(a < 3, "lo", "mid"))
+    lines = ["a,b,t,k"] + [f"{a[i]:.3f},{b[i]:.3f},{target[i]:.3f},{kind[i]}" for i in range(n)]
+    path = tmp_path / "d.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+COLUMNS = ["--numeric", "a:0:10", "--numeric", "b:0:10", "--data-norm", "1.5", "--lam", "1e-3", "--fit-intercept",
+           "--epsilon", "1", "--random-state", "0"]
+
+
+@pytest.mark.parametrize("extra, kind", [(["--delta", "1e-6"], "adassp"),
+                                         (["--loss", "huber_regression:m=1"], "objective")])
+def test_fit_and_predict_a_regression(table, tmp_path, capsys, extra, kind):
+    out = tmp_path / "reg.json"
+    assert main(["fit", str(table), "--target", "t", "--task", "regression", "--label-bound", "5", *COLUMNS, *extra,
+                 "--out", str(out)]) == 0
+    model = dpcvx.load(out)
+    assert model.kind == "regression" and model.certificate.mechanism == kind
+    assert model.certificate.label_bound == 5.0
+    predictions = tmp_path / "p.csv"
+    assert main(["predict", str(out), str(table), "--out", str(predictions)]) == 0
+    values = np.loadtxt(predictions, delimiter=",", skiprows=1)
+    assert values.shape == (1500, 2) and np.all(np.isfinite(values))
+
+
+def test_fit_and_predict_multiclass(table, tmp_path):
+    out = tmp_path / "mc.json"
+    assert main(["fit", str(table), "--target", "k", "--classes", "lo,mid,hi,none", *COLUMNS, "--out", str(out)]) == 0
+    model = dpcvx.load(out)
+    assert model.kind == "multiclass" and list(model.classes_) == ["lo", "mid", "hi", "none"]
+    predictions = tmp_path / "p.csv"
+    assert main(["predict", str(out), str(table), "--out", str(predictions)]) == 0
+    labels = [line.split(",")[0] for line in predictions.read_text().splitlines()[1:]]
+    assert set(labels) <= {"lo", "mid", "hi", "none"} and len(labels) == 1500
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--target", "k", "--classes", "lo,mid"], "not among --classes"),
+    (["--target", "t", "--task", "regression"], "label-bound"),
+    (["--target", "k"], "--positive"),
+    (["--target", "k", "--classes", "lo,mid,hi", "--positive", "hi"], "leave them out"),
+])
+def test_label_errors(table, tmp_path, capsys, args, message):
+    assert main(["fit", str(table), *args, *COLUMNS, "--out", str(tmp_path / "m.json")]) != 0
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
