@@ -36,6 +36,7 @@ import cvxpy as cp
 import numpy as np
 
 from .. import losses
+from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
 from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
@@ -52,6 +53,7 @@ from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
+from ..solvers.blockwise import BlockwiseObjective
 from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
 from ..solvers.objective import PerturbedObjective
 from ..solvers.proximal import CompositeTerm, proximal_newton
@@ -91,7 +93,7 @@ class _Prepared(NamedTuple):
     n: int
     neighbours: str
     rows: RowMap
-    X: Matrix
+    X: Matrix | RowBlocks
     labels: np.ndarray
     problem: VerifiedProblem
     calibration: ReleaseCalibration
@@ -332,9 +334,15 @@ class PrivateERM:
                           ClippingWarning, stacklevel=4)
         return labels
 
-    def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix, np.ndarray]:
+    def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray]:
         rows = self.row_map()
-        mapped, clipped = rows.apply(X, refuse=refuse_excess)
+        mapped: Matrix | RowBlocks
+        if is_out_of_core(X):  # a memmap or Dask input: checked in one pass, read by blocks when solving
+            mapped = RowBlocks(X, rows)
+            clipped = mapped.validate(refuse_excess)
+            y = y.compute() if is_out_of_core(y) and hasattr(y, "compute") else y
+        else:
+            mapped, clipped = rows.apply(X, refuse=refuse_excess)
         labels = self._labels(y, mapped.shape[0], refuse_excess)
         if clipped:
             warnings.warn(
@@ -366,7 +374,8 @@ class PrivateERM:
                              "with the same columns and fit_intercept")
         return w
 
-    def _solve(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, extra_reg: float,
+    def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
+               extra_reg: float,
                gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
@@ -377,6 +386,11 @@ class PrivateERM:
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = float(self.lam) * scale, extra_reg * scale
+        if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
+            assert problem.derivatives is not None and problem.quadratic is not None
+            blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic, lam,
+                                           noise, extra_reg, self._regression, blocks=X)
+            return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
         if problem.kst12:
             return self._solve_composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
         derivatives, quadratic = problem.derivatives, problem.quadratic
@@ -427,6 +441,14 @@ class PrivateERM:
                                           max_iter=self.max_iter, w0=w)
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
                                  iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
+
+    def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
+        """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""
+        if isinstance(X, RowBlocks) and (problem.kst12 or problem.derivatives is None or problem.quadratic is None
+                                         or self.solver == "cvxpy"):
+            raise InputError("a memmap or Dask X is solved by blockwise Newton, which needs a translated C^1 loss, a "
+                             "quadratic regularizer and no constraint set (solver 'auto' or 'fast'); load the data "
+                             "into memory (numpy or scipy.sparse) for this problem")
 
     @staticmethod
     def _check_composite(problem: VerifiedProblem) -> None:
@@ -648,6 +670,7 @@ class PrivateERM:
         problem = self._verified(d)
         problem.require(mechanism)
         self._check_composite(problem)
+        self._check_blocks(problem, X_mapped)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, neighbours)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
@@ -719,6 +742,7 @@ class PrivateERM:
         n, d = X_mapped.shape
         problem = self._verified(d)
         self._check_composite(problem)
+        self._check_blocks(problem, X_mapped)
         gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)
