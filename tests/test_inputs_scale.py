@@ -21,7 +21,7 @@ TOLERANCE = 1e-6
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     rng = np.random.default_rng(4)
-    n, d = 6000, 6
+    n, d = 10_000, 6  # n >= 4 x 2000: the blockwise Newton starts from subsampled Hessians
     X = rng.normal(size=(n, d))
     y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
     path = tmp_path_factory.mktemp("memmap") / "X.dat"
@@ -45,7 +45,7 @@ def release(X, y, **fit):
 def test_memmap_sparse_and_dask_inputs_give_the_in_memory_release(data, fit):
     X, y, memmap = data
     reference = release(X, y, **fit)
-    for other in (memmap, sparse.csr_matrix(X), da.from_array(X, chunks=(1500, 6)),
+    for other in (memmap, sparse.csr_matrix(X), da.from_array(X, chunks=(2500, 6)),
                   da.from_array(X, chunks=(1000, 3))):
         model = release(other, y, **fit)
         assert np.max(np.abs(model.coef_ - reference.coef_)) < TOLERANCE

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.blocks import RowBlocks
-from .objective import PerturbedObjective
+from .objective import PerturbedObjective, hessian_sample_size
 
 __all__ = ["BlockwiseObjective"]
 
@@ -42,9 +42,13 @@ class BlockwiseObjective(PerturbedObjective):
     def dim(self) -> int:
         return self._blocks().shape[1]
 
-    @property
-    def can_subsample(self) -> bool:
-        return False
+    def _sampled_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Evenly spaced rows read directly (no pass): the cheap Hessian far from the optimum."""
+        if self._sample is None:
+            size = hessian_sample_size(self.n, self.dim)
+            rows = np.linspace(0, self.n - 1, size).astype(np.intp)
+            self._sample = (rows, np.asfortranarray(self._blocks().take(rows), dtype=np.float32))
+        return self._sample
 
     def _products(self, w: np.ndarray) -> np.ndarray:
         self.passes += 1
@@ -82,7 +86,9 @@ class BlockwiseObjective(PerturbedObjective):
 
     def hessian(self, w: np.ndarray, margins: np.ndarray | None = None, *,
                 single: bool = False, subsample: bool = False) -> np.ndarray:
-        """sum_b X_b^T diag(l''_b) X_b + n Lam (alpha I + M) + n Delta I, in double precision."""
+        """sum_b X_b^T diag(l''_b) X_b + n Lam (alpha I + M) + n Delta I (double precision), or the subsample's."""
+        if subsample and self.can_subsample:
+            return super().hessian(w, margins, single=single, subsample=True)
         z = self.margins(w) if margins is None else margins
         curvature = np.maximum(self.loss.second(z), 0.0)
         self.passes += 1

@@ -1,0 +1,136 @@
+"""Dense data larger than memory: a private fit on a numpy.memmap of n x 100 float64.
+
+Issue 20. For each n in ``--sizes``, a memmap file of n x 100 is written block by block (never
+held in memory). Rows are Gaussian, scaled to norm <= 1; labels come from a fixed linear rule
+with 10% noise. ``PrivateERM(lam=1e-4).fit`` then runs on it: logistic objective perturbation,
+epsilon = 1, in a fresh subprocess.
+
+Measured for each fit:
+
+- the wall time;
+- the peak anonymous memory (RssAnon of /proc/self/status, polled every 50 ms; pages of the
+  mapped file are page cache, not anonymous memory);
+- the passes over the data (counted by the blockwise objective);
+- the Newton iterations.
+
+Targets: peak RssAnon < 2 GB, at most 15 passes, time linear in n. Files are deleted after
+each run.
+
+    python -m benchmarks.scale_dense --sizes 1250000 2500000 5000000 10000000
+    python -m benchmarks.scale_dense --quick      # 200,000 and 400,000 rows
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+D = 100
+
+CHILD = r'''
+import json, sys, threading, time
+import numpy as np
+import dpcvx
+import dpcvx.models.erm as erm
+from dpcvx.solvers.blockwise import BlockwiseObjective
+
+path, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+peak = [0]
+def rss_anon():
+    for line in open("/proc/self/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) * 1024
+def poll():
+    while True:
+        peak[0] = max(peak[0], rss_anon())
+        time.sleep(0.05)
+threading.Thread(target=poll, daemon=True).start()
+counted = []
+class Counting(BlockwiseObjective):
+    def __post_init__(self):
+        super().__post_init__()
+        counted.append(self)
+erm.BlockwiseObjective = Counting
+X = np.memmap(path, dtype=np.float64, mode="r", shape=(n, d))
+y = np.load(path + ".y.npy")
+baseline = rss_anon()
+learner = dpcvx.PrivateERM(lam=1e-4, data_norm=1.0)
+start = time.perf_counter()
+model = learner.fit(X, y, 1.0, random_state=0)
+seconds = time.perf_counter() - start
+peak[0] = max(peak[0], rss_anon())
+print(json.dumps({"n": n, "seconds": seconds, "peak_rss_anon_gb": peak[0] / 1e9,
+                  "baseline_rss_anon_gb": baseline / 1e9, "solve_passes": counted[0].passes,
+                  "validation_passes": 1, "newton_iterations": learner.diagnostics_.iterations,
+                  "converged": learner.diagnostics_.converged}))
+'''
+
+
+def write_memmap(path: str, n: int, seed: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=D)
+    X = np.memmap(path, dtype=np.float64, mode="w+", shape=(n, D))
+    y = np.empty(n)
+    for start in range(0, n, 500_000):
+        stop = min(start + 500_000, n)
+        block = rng.normal(size=(stop - start, D))
+        block /= np.maximum(1.0, np.linalg.norm(block, axis=1))[:, None] * (1 + 1e-12)
+        X[start:stop] = block
+        flip = rng.random(stop - start) < 0.1
+        y[start:stop] = np.where((block @ w > 0) != flip, 1.0, -1.0)
+    X.flush()
+    del X
+    np.save(path + ".y.npy", y)
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_250_000, 2_500_000, 5_000_000, 10_000_000])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--dir", default=tempfile.gettempdir())
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    sizes = [200_000, 400_000] if args.quick else args.sizes
+    from benchmarks import common
+
+    record = common.RunRecord("benchmarks.scale_dense", argv)
+    runs = []
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    for n in sizes:
+        path = os.path.join(args.dir, f"dpcvx-scale-{n}.dat")
+        try:
+            write_memmap(path, n, seed=0)
+            result = subprocess.run([sys.executable, "-c", CHILD, path, str(n), str(D)], capture_output=True,
+                                    text=True, env=env, check=True)
+            runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+            print(f"[scale_dense] {runs[-1]}", file=sys.stderr)
+        finally:
+            for leftover in (path, path + ".y.npy"):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
+    output = {"d": D, "runs": runs, "run": record.finish()}
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = "scale_dense" + ("_quick" if args.quick else "")
+    common.write_json(args.out / f"{stem}.json", output)
+    lines = ["# Dense memmap input: private logistic fit (epsilon 1, Lam 1e-4), one BLAS thread", "",
+             "| n | GB on disk | seconds | seconds per million rows | peak RssAnon (GB) | passes (validation + solve) "
+             "| Newton iterations |", "|---|---|---|---|---|---|---|"]
+    for run in runs:
+        lines.append(f"| {run['n']:,} | {run['n'] * D * 8 / 1e9:.1f} | {run['seconds']:.1f} | "
+                     f"{run['seconds'] / run['n'] * 1e6:.2f} | {run['peak_rss_anon_gb']:.2f} | "
+                     f"1 + {run['solve_passes']} | {run['newton_iterations']} |")
+    lines += ["", f"Command: `{output['run']['command']}`"]
+    (args.out / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    return output
+
+
+if __name__ == "__main__":
+    main()
