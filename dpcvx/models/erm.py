@@ -155,12 +155,21 @@ class PrivateERM:
         (squared error) is refused: use :class:`dpcvx.DPLinearRegression`.
     label_bound : float, optional
         The public bound B on |y| of a regression (required for task="regression").
-    solver : "auto", "fast" or "cvxpy"
+    solver : "auto", "fast", "cvxpy", or a callable ``solve(program, w)``
         "fast" is Newton's method on the verified derivatives (smooth loss,
         quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,
         where the fast path applies and the conic solver stopped above ``tol``,
         polishes its point with Newton steps); "auto" takes the fast path when
-        it can.
+        it can. A callable is ANY solver (approximate minima perturbation,
+        Iyengar et al. 2019): it gets the perturbed problem as a CVXPY
+        ``Problem`` and its variable ``w`` and solves it as it likes (e.g.
+        ``lambda program, w: program.solve(solver="SCS", eps_abs=1e-9)``);
+        dpcvx computes the gradient at ``w.value`` and releases only if it is
+        within the public bound gamma / 2. The noise that covers such a point
+        is calibrated before the solve (its share of epsilon is in the
+        certificate, ``amp_epsilon``); the default ``tol`` is then 1e-7. A point
+        outside the bound raises SolverError AFTER the accountant was charged
+        (the solve ran on the private data); nothing is released.
     cvxpy_solver : str
         "CLARABEL" (default), "ECOS" or "SCS" for the CVXPY path.
     cvxpy_options : dict, optional
@@ -301,7 +310,8 @@ class PrivateERM:
         positive("lam", self.lam)
         for flag in ("fit_intercept", "clip", "strict", "allow_estimates"):
             check_flag(flag, getattr(self, flag))
-        check_choice("solver", self.solver, SOLVERS)
+        if not callable(self.solver):
+            check_choice("solver", self.solver, SOLVERS)
         if self.tol is not None:
             calibrate.check_tol(self.tol)
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
@@ -397,6 +407,9 @@ class PrivateERM:
         objective = None
         if derivatives is not None and quadratic is not None:
             objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
+        if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
+            return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
+                                    reference=objective, regression=self._regression, user_solver=self.solver)
         if self.solver == "fast" and objective is None:
             raise InputError(
                 "solver='fast' needs a loss the verifier translated and proved C^1, and a "
@@ -444,6 +457,9 @@ class PrivateERM:
 
     def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
         """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""
+        if callable(self.solver) and (problem.kst12 or isinstance(X, RowBlocks)):
+            raise InputError("a user solver is offered for in-memory problems without a constraint set or an L1 "
+                             "term (dpcvx checks its point by the gradient of the smooth objective)")
         if isinstance(X, RowBlocks) and (problem.kst12 or problem.derivatives is None or problem.quadratic is None
                                          or self.solver == "cvxpy"):
             raise InputError("a memmap or Dask X is solved by blockwise Newton, which needs a translated C^1 loss, a "
@@ -470,7 +486,7 @@ class PrivateERM:
         if self.tol is not None:
             return float(self.tol)
         quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
-        newton_applies = problem.derivatives is not None and quadratic is not None
+        newton_applies = problem.derivatives is not None and quadratic is not None and not callable(self.solver)
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -232,6 +233,7 @@ def solve_with_cvxpy(
     problem: VerifiedProblem, X: Matrix, y: np.ndarray, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
     solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None, gradient_tolerance: float,
     reference: PerturbedObjective | None = None, regression: bool = False,
+    user_solver: Callable[[cp.Problem, cp.Variable], Any] | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.
 
@@ -241,6 +243,10 @@ def solve_with_cvxpy(
     of the user's callables. The problem is posed as F = n J_b (loss summed,
     not averaged), which conic solvers handle far more accurately than the
     1/n-scaled form. ``regression``: the loss is of the residual w^T x - y.
+
+    ``user_solver(program, w)``, when given, solves ``program`` (any way it likes: any
+    CVXPY solver and settings, or its own method setting ``w.value``) instead of
+    dpcvx; its status is not read, only the gradient dpcvx computes at ``w.value``.
     """
     start = time.perf_counter()
     n, d = X.shape
@@ -260,7 +266,10 @@ def solve_with_cvxpy(
             # CVXPY warns "Solution may be inaccurate" on status optimal_inaccurate; dpcvx
             # replaces that warning by its own gradient check, which decides release.
             warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-            program.solve(solver=solver, **options)
+            if user_solver is not None:
+                user_solver(program, w)
+            else:
+                program.solve(solver=solver, **options)
     except cp.error.DCPError as error:
         raise SolverError(
             "the objective is not DCP, so CVXPY cannot solve it (the loss may be convex "
@@ -274,7 +283,7 @@ def solve_with_cvxpy(
     except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
         raise InputError(f"cvxpy_options rejected by {solver}: {error}; see the solver's settings "
                          "in CVXPY's documentation") from error
-    if program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
+    if w.value is None or (user_solver is None and program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)):
         raise SolverError(
             f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "
             "Try another cvxpy_solver or solver='fast'"
@@ -284,11 +293,11 @@ def solve_with_cvxpy(
         residual = reference.residual(solution)
     else:
         residual = relative_residual([_gradient(term, w) for term in terms], n=n)
-    stats = program.solver_stats
+    stats = program.solver_stats  # None when a user solver set w.value without program.solve
     return solution, SolveInfo(
-        solver=f"cvxpy:{solver.upper()}",
-        status=program.status,
-        iterations=int(stats.num_iters or 0),
+        solver="user solver" if user_solver is not None else f"cvxpy:{solver.upper()}",
+        status=str(program.status),
+        iterations=int(getattr(stats, "num_iters", 0) or 0),
         seconds=time.perf_counter() - start,
         gradient_norm=residual.absolute * n,
         gradient_tolerance=gradient_tolerance,
