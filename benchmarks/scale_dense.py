@@ -18,6 +18,7 @@ each run.
 
     python -m benchmarks.scale_dense --sizes 1250000 2500000 5000000 10000000
     python -m benchmarks.scale_dense --quick      # 200,000 and 400,000 rows
+    python -m benchmarks.scale_dense --render     # the plot docs/img/scale_dense.png from the recorded JSON
 """
 
 from __future__ import annotations
@@ -91,13 +92,40 @@ def write_memmap(path: str, n: int, seed: int) -> None:
     np.save(path + ".y.npy", y)
 
 
+def plot(output: dict, path: Path) -> None:
+    """Time and peak anonymous memory against n (docs/scale.md)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = output["runs"]
+    n = [run["n"] / 1e6 for run in runs]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    left.plot(n, [run["seconds"] for run in runs], "o-")
+    left.set(xlabel="rows (millions), d = 100", ylabel="seconds (one BLAS thread)", title="time is linear in n")
+    right.plot(n, [run["peak_rss_anon_gb"] for run in runs], "o-", color="C1")
+    right.axhline(2.0, color="grey", linestyle="--", label="2 GB target")
+    right.set(xlabel="rows (millions), d = 100", ylabel="peak RssAnon (GB)", title="peak anonymous memory")
+    right.legend()
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_250_000, 2_500_000, 5_000_000, 10_000_000])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--render", action="store_true", help="only redraw the plot from the recorded JSON")
     args = parser.parse_args(argv)
+    figure = Path(__file__).resolve().parents[1] / "docs" / "img" / "scale_dense.png"
+    if args.render:
+        recorded = json.loads((args.out / "scale_dense.json").read_text())
+        plot(recorded, figure)
+        return recorded
     sizes = [200_000, 400_000] if args.quick else args.sizes
     from benchmarks import common
 
@@ -129,6 +157,8 @@ def main(argv=None) -> dict:
                      f"1 + {run['solve_passes']} | {run['newton_iterations']} |")
     lines += ["", f"Command: `{output['run']['command']}`"]
     (args.out / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    if not args.quick:
+        plot(output, figure)
     return output
 
 
