@@ -120,13 +120,23 @@ def test_splits_differ_where_paper_keeps_a_small_budget():
 
 @pytest.mark.parametrize("bad", [
     dict(n=0), dict(n=2.5), dict(lam=0), dict(lam=-1), dict(epsilon=0), dict(epsilon=-0.1),
-    dict(epsilon=math.inf), dict(epsilon=math.nan), dict(c=-1), dict(L=0), dict(R=0), dict(m=0),
-    dict(split="half"), dict(epsilon=True),
+    dict(epsilon=math.inf), dict(epsilon=math.nan), dict(c=-1), dict(L=0), dict(R=0), dict(m=-1),
+    dict(m=0, c=0), dict(split="half"), dict(epsilon=True),
 ])
 def test_bad_arguments_raise_input_error(bad):
     args = dict(n=100, lam=0.01, epsilon=0.1, c=0.25) | bad
     with pytest.raises(InputError):
         objective_perturbation(**args)
+
+
+def test_m_zero_takes_the_strong_convexity_from_delta():
+    # KST12 (docs/theory.md, section 14): a convex-only regularizer, so Delta carries it all;
+    # output perturbation has no such term and still needs m > 0
+    calibration = objective_perturbation(100, 0.01, 0.1, 0.25, m=0)
+    assert calibration.epsilon_prime == pytest.approx(0.05)
+    assert calibration.extra_reg == pytest.approx(0.25 / (100 * math.expm1(0.1 / 4)), rel=REL)
+    with pytest.raises(InputError):
+        output_perturbation(100, 0.01, 0.1, m=0)
 
 
 def test_one_rounding_policy():
