@@ -98,7 +98,7 @@ from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
-from .validation import check_classes, check_public_classes
+from .validation import check_choice, check_classes, check_public_classes, fraction
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [
@@ -515,12 +515,19 @@ class DPERMClassifier(_PrivateLinearClassifier):
         return self.regularizer
 
 
+PENALTIES = ("l2", "l1", "elasticnet")
+
+
 class DPLogisticRegression(_PrivateLinearClassifier):
-    """Private L2-regularized logistic regression, l(z) = log(1 + e^{-z}) (L = 1, c = 1/4).
+    """Private regularized logistic regression, l(z) = log(1 + e^{-z}) (L = 1, c = 1/4).
 
     Parameters and attributes as :class:`DPERMClassifier` (without ``loss``
-    and ``regularizer``: N(w) = 0.5 ||w||^2). :meth:`predict_proba` is the
-    sigmoid of the decision function.
+    and ``regularizer``), plus scikit-learn's ``penalty`` and ``l1_ratio``:
+    N(w) = 0.5 ||w||^2 ("l2", the default), ||w||_1 ("l1"), or
+    l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2 ("elasticnet"). L1 terms are
+    released by objective perturbation under Kifer, Smith and Thakurta (2012)
+    and solved by proximal Newton (docs/theory.md, section 14).
+    :meth:`predict_proba` is the sigmoid of the decision function.
 
     Compared with :class:`~dpcvx.models.erm.PrivateERM` (the mathematical layer:
     labels -1/+1, no intercept, no default ``data_norm``), this estimator
@@ -533,7 +540,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False):
+                 strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -547,9 +554,22 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.clip = clip
         self.solver = solver
         self.strict = strict
+        self.penalty = penalty
+        self.l1_ratio = l1_ratio
 
     def _loss(self) -> Loss:
         return losses.logistic()
+
+    def _regularizer(self) -> Regularizer | None:
+        penalty = check_choice("penalty", self.penalty, PENALTIES)
+        if penalty == "l2":
+            return None
+        if penalty == "l1":
+            return lambda w: cp.norm1(w)
+        ratio = fraction("l1_ratio", self.l1_ratio, allow_one=True) if self.l1_ratio is not None else None
+        if ratio is None:
+            raise InputError("penalty='elasticnet' needs l1_ratio in (0, 1] (scikit-learn's name)")
+        return lambda w: ratio * cp.norm1(w) + (1 - ratio) / 2 * cp.sum_squares(w)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b).

@@ -199,3 +199,17 @@ def test_audit_passes_an_l1_constrained_release_and_catches_too_little_noise(bro
                    confidence=0.95, fit_params={"mechanism": "objective", "delta": delta}, random_state=20)
     assert report.passed is not broken
     assert (report.epsilon_lower_bound > 0.5) is broken
+
+
+@pytest.mark.parametrize("penalty, l1_ratio", [("l1", None), ("elasticnet", 0.5)])
+def test_estimator_penalties_use_kst12(data, penalty, l1_ratio):
+    pytest.importorskip("sklearn")
+    X, y = data
+    labels = (y > 0).astype(int)
+    model = dpcvx.DPLogisticRegression(penalty=penalty, l1_ratio=l1_ratio, epsilon=1.0, lam=1e-2,
+                                       random_state=0).fit(X, labels)
+    assert model.certificate_.verification.kst12 and model.score(X, labels) > 0.8
+    with pytest.raises(dpcvx.InputError, match="l1_ratio"):
+        dpcvx.DPLogisticRegression(penalty="elasticnet").fit(X, labels)
+    with pytest.raises(dpcvx.InputError, match="penalty"):
+        dpcvx.DPLogisticRegression(penalty="l0").fit(X, labels)
