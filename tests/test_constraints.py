@@ -213,3 +213,11 @@ def test_estimator_penalties_use_kst12(data, penalty, l1_ratio):
         dpcvx.DPLogisticRegression(penalty="elasticnet").fit(X, labels)
     with pytest.raises(dpcvx.InputError, match="penalty"):
         dpcvx.DPLogisticRegression(penalty="l0").fit(X, labels)
+
+
+def test_a_failing_constraints_callable_is_a_typed_error(data):
+    X, y = data
+    with pytest.raises(dpcvx.InputError, match="constraints"):
+        dpcvx.PrivateERM(constraints=lambda w: 1 / 0, data_norm=1.0).fit(X, y, 1.0)
+    with pytest.raises(dpcvx.InputError, match="constraints"):
+        dpcvx.PrivateERM(constraints=lambda w: [w <= "a"], data_norm=1.0).fit(X, y, 1.0)

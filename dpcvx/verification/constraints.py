@@ -159,8 +159,12 @@ def analyse_constraints(constraints: Constraints | None, w: cp.Variable) -> Cons
     if not callable(constraints):
         raise InputError(f"constraints must be a callable w -> list of CVXPY constraints, got "
                          f"{type(constraints).__name__}")
-    declared = constraints(w)
-    declared = [declared] if isinstance(declared, cp.Constraint) else list(declared or [])
+    try:
+        declared = constraints(w)
+        declared = [declared] if isinstance(declared, cp.Constraint) else list(declared or [])
+    except Exception as error:  # the user's callable: any failure is a typed refusal
+        raise InputError(f"constraints(w) raised {type(error).__name__}: {error}; it must return a list of "
+                         "CVXPY constraints on w") from None
     if not declared:
         return None
     dim = int(w.size)
