@@ -21,6 +21,7 @@ previous file unchanged.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import gzip
@@ -28,11 +29,12 @@ import io
 import os
 import runpy
 import sys
+import tempfile
 import textwrap
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, TextIO
 
@@ -364,8 +366,16 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
     error when it is the one missing. Linear in the size of the file: the names are indexed once by
     a dict.
     """
+    (table,) = _csv_chunks(path, columns, layout, label, chunk_rows=None)
+    return table
+
+
+def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
+                chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+    """:func:`_read_csv_columns` by chunks of ``chunk_rows`` records (None: one chunk), read as a stream."""
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
+    seen = 0
     compressed = False
     try:
         compressed = _is_gzip(path)
@@ -402,13 +412,17 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
                 if len(row) != len(header):
                     line = reader.line_num + layout.skip_lines
                     hint = ""
-                    if layout.names is not None and not values[columns[0]]:  # the first record
+                    if layout.names is not None and seen == 0 and not values[columns[0]]:  # the first record
                         hint = ("; check --names (one name per column, in file order), or skip a title "
                                 "line such as adult.test's with --skip-lines")
                     raise InputError(f"{path}, line {line}: {len(row)} fields, but {given} {len(header)}"
                                      + (" names" if layout.names is not None else "") + hint)
                 for name, index in zip(columns, positions, strict=True):
                     values[name].append(row[index].strip())
+                if chunk_rows is not None and len(values[columns[0]]) == chunk_rows:
+                    seen += chunk_rows
+                    yield {name: np.array(column, dtype=str) for name, column in values.items()}
+                    values = {name: [] for name in columns}
     except UnicodeDecodeError as error:
         if compressed:
             _check_gzip(path)
@@ -426,10 +440,11 @@ def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout =
         raise _gzip_error(path, error) from None
     except OSError as error:
         raise FileError(f"data file {os_error_message(path, error)}") from None
-    if not values[columns[0]]:
+    if not values[columns[0]] and seen == 0:
         raise InputError(f"{path} has a header but no data rows" if layout.names is None else
                          f"{path} has no data rows")
-    return {name: np.array(column, dtype=str) for name, column in values.items()}
+    if values[columns[0]]:
+        yield {name: np.array(column, dtype=str) for name, column in values.items()}
 
 
 def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout = Layout()) -> np.ndarray:
@@ -644,11 +659,18 @@ def _fit(args: argparse.Namespace) -> int:
     loss, regularizer = _problem(args)
     schema = _schema(args)
     # Progress shows the public steps only (on a terminal; nothing measured on the data).
-    with progress(4, "dpcvx fit", verbose=True) as steps:
-        table = _read_csv_columns(args.data, schema.column_names + (args.target,), layout, label=args.target)
-        steps.update()
-        X = _encode(schema, table, args.data, layout)
-        y = (_labels if binary else _task_labels)(table[args.target], args, layout)
+    scratch = tempfile.TemporaryDirectory(prefix="dpcvx-fit-") if args.chunk_rows else None
+    with progress(4, "dpcvx fit", verbose=True) as steps, scratch or contextlib.nullcontext():
+        columns = schema.column_names + (args.target,)
+        labels_of = _labels if binary else _task_labels
+        if scratch is None:
+            table = _read_csv_columns(args.data, columns, layout, label=args.target)
+            steps.update()
+            X = _encode(schema, table, args.data, layout)
+            y = labels_of(table[args.target], args, layout)
+        else:
+            X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
+            steps.update()
         steps.update()
         learner = _learner(args, loss, regularizer, schema.norm)
         try:
@@ -665,6 +687,30 @@ def _fit(args: argparse.Namespace) -> int:
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
     return EXIT_OK
+
+
+def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: Sequence[str], layout: Layout,
+                      labels_of: Callable[..., np.ndarray], directory: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The encoded rows of a CSV file read ``--chunk-rows`` records at a time into a memmap in ``directory``.
+
+    The file is never held whole: each chunk is encoded and appended to a float64 file, which
+    the fit then reads by row blocks (dpcvx.data.blocks). The scratch directory is removed after
+    the fit. Errors name the chunk's rows.
+    """
+    raw, labels, rows, chunks = directory / "rows.f64", [], 0, 0
+    with open(raw, "wb") as handle:
+        for chunk in _csv_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows):
+            count = len(chunk[args.target])
+            try:
+                block = _encode(schema, chunk, args.data, layout)
+                labels.append(labels_of(chunk[args.target], args, layout))
+            except InputError as error:
+                raise InputError(f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): {error}") from None
+            handle.write(np.ascontiguousarray(block, dtype=np.float64).tobytes())
+            rows, chunks = rows + count, chunks + 1
+    width = schema.dimension
+    X = np.memmap(raw, dtype=np.float64, mode="r", shape=(rows, width))
+    return X, np.concatenate(labels)
 
 
 def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray) -> None:
@@ -881,6 +927,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "the regularizer)")
     privacy.add_argument("--split", choices=("max", "paper"), default="max",
                          help="objective perturbation budget split (default max; docs/theory.md)")
+    privacy.add_argument("--chunk-rows", type=_integer_from("chunk_rows", 1000), metavar="N",
+                         help="read the CSV N records at a time into a temporary memory-mapped file and fit "
+                              "it by row blocks: for files larger than memory (docs/scale.md)")
     privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")

@@ -60,3 +60,14 @@ def test_label_errors(table, tmp_path, capsys, args, message):
     assert main(["fit", str(table), *args, *COLUMNS, "--out", str(tmp_path / "m.json")]) != 0
     assert message in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("task", [["--target", "k", "--classes", "lo,mid,hi"],
+                                  ["--target", "t", "--task", "regression", "--label-bound", "5", "--delta", "1e-6"]])
+def test_chunked_reading_gives_the_in_memory_release(table, tmp_path, task):
+    whole, chunked = tmp_path / "whole.json", tmp_path / "chunked.json"
+    assert main(["fit", str(table), *task, *COLUMNS, "--out", str(whole)]) == 0
+    assert main(["fit", str(table), *task, *COLUMNS, "--chunk-rows", "1000", "--out", str(chunked)]) == 0
+    a, b = dpcvx.load(whole), dpcvx.load(chunked)
+    assert np.max(np.abs(np.asarray(a.coef_) - np.asarray(b.coef_))) < 1e-6
+    assert list(tmp_path.glob("dpcvx-fit-*")) == []  # the scratch file is gone

@@ -96,3 +96,16 @@ def test_mismatched_labels_and_unsupported_problems_are_refused(data):
 
     with pytest.raises(dpcvx.InputError, match="blockwise Newton"):
         learner(constraints=lambda w: [cp.norm(w, 2) <= 1]).fit(memmap, y, 1.0)
+
+
+def test_adassp_reads_a_memmap_by_blocks(data):
+    from dpcvx.models.linear_regression import PrivateLinearRegression
+
+    X, y, memmap = data
+    targets = np.clip(X[:, 0] * 0.3, -1, 1)
+    learner = PrivateLinearRegression(3.0, 1.0, fit_intercept=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        a = learner.fit(X, targets, 1.0, 1e-6, random_state=0)
+        b = learner.fit(memmap, targets, 1.0, 1e-6, random_state=0)
+    assert np.max(np.abs(a.coef_ - b.coef_)) < 1e-9

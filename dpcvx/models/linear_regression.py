@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import RowMap
 from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
@@ -73,17 +74,30 @@ class PrivateLinearRegression:
                       fit_intercept=check_flag("fit_intercept", self.fit_intercept),
                       intercept_scaling=positive("intercept_scaling", self.intercept_scaling))
 
-    def _data(self, X: Any, y: Any) -> tuple[RowMap, np.ndarray, np.ndarray]:
+    def _statistics(self, X: Any, y: Any) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
+        """(row map, X^T X, X^T y, n) of the mapped rows and clipped labels; a memmap or Dask X by row blocks."""
         rows = self._rows()
         refuse = not check_flag("clip", self.clip)
-        mapped, clipped_rows = rows.apply(X, refuse=refuse)
-        labels, clipped_labels = check_targets(y, mapped.shape[0], positive("label_bound", self.label_bound), refuse)
+        if is_out_of_core(X):
+            blocks = RowBlocks(X, rows)
+            n, d = blocks.shape
+            labels, clipped_labels = check_targets(y, n, positive("label_bound", self.label_bound), refuse)
+            gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
+            for start, block, clipped in blocks.blocks(refuse):
+                gram += block.T @ block
+                moment += block.T @ labels[start:start + block.shape[0]]
+                clipped_rows += clipped
+        else:
+            mapped, clipped_rows = rows.apply(X, refuse=refuse)
+            n = mapped.shape[0]
+            labels, clipped_labels = check_targets(y, n, positive("label_bound", self.label_bound), refuse)
+            gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
+            moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows or clipped_labels:
             warnings.warn(f"{clipped_rows} rows had ||x|| > R and {clipped_labels} labels |y| > B; they were "
                           "scaled onto the public bounds. NOT PRIVATE: these counts are shown to you only and "
                           "are not part of the release", ClippingWarning, stacklevel=3)
-        dense = mapped.toarray() if hasattr(mapped, "toarray") else np.asarray(mapped)
-        return rows, dense, labels
+        return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: str = "replace-one") -> AdaSSPCalibration:
         """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included)."""
@@ -102,9 +116,8 @@ class PrivateLinearRegression:
                              "(AdaSSP's adaptive ridge needs no n)")
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):
             raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
-        rows, X_mapped, labels = self._data(X, y)
-        n, d = X_mapped.shape
-        calibration = self.calibrate(epsilon, delta, d, neighbours)
+        rows, gram, moment, n = self._statistics(X, y)
+        calibration = self.calibrate(epsilon, delta, gram.shape[0], neighbours)
         rng = resolve_rng(random_state)
         certificate = SufficientStatisticsCertificate(
             mechanism="adassp", guarantee=f"(epsilon, delta)-differential privacy by {ADASSP_THEOREM}",
@@ -116,13 +129,12 @@ class PrivateLinearRegression:
         if accountant is not None:
             accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit (AdaSSP, {neighbours})",
                              curve=certificate.privacy_curve)
-        theta = calibration.release(X_mapped.T @ X_mapped, X_mapped.T @ labels, rng, extra_ridge=n * lam)
+        theta = calibration.release(gram, moment, rng, extra_ridge=n * lam)
         return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
         """Least squares (with the ridge n Lam) on the clipped data: NOT private, a baseline."""
-        rows, X_mapped, labels = self._data(X, y)
-        n, d = X_mapped.shape
-        theta = np.linalg.lstsq(X_mapped.T @ X_mapped + n * non_negative("lam", self.lam) * np.eye(d),
-                                X_mapped.T @ labels, rcond=None)[0]
+        rows, gram, moment, n = self._statistics(X, y)
+        theta = np.linalg.lstsq(gram + n * non_negative("lam", self.lam) * np.eye(gram.shape[0]), moment,
+                                rcond=None)[0]
         return LinearRegressionModel(*rows.split_weights(theta), rows)
