@@ -7,8 +7,13 @@ the gradient and the d x d Hessian are accumulated over the blocks
 (X^T diag(l'') X = sum_b X_b^T diag(l''_b) X_b). Newton's method
 (:func:`dpcvx.solvers.linear.newton`) runs on it unchanged: the same public
 gradient bound, the same optimality check in double precision, and so the
-same approximate-minimiser cover. Each Newton iteration makes about three
-passes: margins, gradient with Hessian, and the line search.
+same approximate-minimiser cover.
+
+Passes. The pass that computes the step's margin change X d also computes the
+loss gradient at the full step, z + X d (``margin_change``): when Newton's line
+search takes the full step, as it does near the optimum, the next gradient
+costs no pass. It is bitwise the value a fresh pass gives (the same blocks, the
+same operations, in the same order). A full Hessian is one more pass.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ class BlockwiseObjective(PerturbedObjective):
 
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
+    _base: np.ndarray | None = None  # the margins of the last gradient
+    _fused: tuple[np.ndarray, np.ndarray] | None = None  # (margins at the full step, their loss gradient)
 
     def _blocks(self) -> RowBlocks:
         assert self.blocks is not None, "a BlockwiseObjective needs its row blocks"
@@ -62,8 +69,18 @@ class BlockwiseObjective(PerturbedObjective):
         return products - self.y if self.regression else self.y * products
 
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
-        products = self._products(direction)
-        return products if self.regression else self.y * products
+        """X d (times y), and in the same pass the loss gradient at the full step (module docstring)."""
+        self.passes += 1
+        change, loss_gradient, base = np.empty(self.n), np.zeros(self.dim), self._base
+        for start, block, _ in self._blocks().blocks():
+            stop = start + block.shape[0]
+            step = block @ direction
+            change[start:stop] = step if self.regression else self.y[start:stop] * step
+            if base is not None:
+                first = self.loss.first(base[start:stop] + change[start:stop])
+                loss_gradient += block.T @ (first if self.regression else self.y[start:stop] * first)
+        self._fused = None if base is None else (base + change, loss_gradient)
+        return change
 
     def _transpose_product(self, weights: np.ndarray) -> np.ndarray:
         """X^T weights, block by block."""
@@ -73,12 +90,20 @@ class BlockwiseObjective(PerturbedObjective):
             out += block.T @ weights[start:start + block.shape[0]]
         return out
 
+    def _loss_gradient(self, z: np.ndarray) -> np.ndarray:
+        """X^T (y l'(z)): from the step's pass when z are its full-step margins, else one pass."""
+        fused = self._fused
+        if fused is not None and np.array_equal(fused[0], z):
+            return fused[1].copy()
+        first = self.loss.first(z)
+        return self._transpose_product(first if self.regression else self.y * first)
+
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         z = self.margins(w) if margins is None else margins
-        first = self.loss.first(z)
+        self._base = z
         n = self.n
         return (
-            self._transpose_product(first if self.regression else self.y * first),
+            self._loss_gradient(z),
             n * self.lam * self.regularizer.gradient(w),
             self.noise,
             n * self.extra_reg * w,

@@ -167,7 +167,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             terms = objective.gradient_terms(w, margins)
             residual = relative_residual(terms, objective.n)
             if residual.absolute <= target:
-                status = "converged"
+                status = "converged"  # on fresh margins: this residual is the final one
                 break
         gradient = add_terms(terms)
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
@@ -209,7 +209,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             break
         w = w + step * direction
         margins, value, full_step = trial_margins, trial_value, step == 1.0
-    residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
+    if status != "converged":  # (a converged residual was just computed on fresh margins)
+        residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
     dense = objective.dim <= DENSE_NEWTON_MAX_DIM
     return w, SolveInfo(
         solver="newton" + ("" if dense else "-cg"),
