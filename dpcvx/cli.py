@@ -631,7 +631,8 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
 
 def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
     """The learner for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least squares."""
-    common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept}
+    common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
+              "verbose": bool(args.chunk_rows)}
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")

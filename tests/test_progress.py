@@ -57,3 +57,17 @@ def test_cli_fit_shows_its_public_steps(monkeypatch, tmp_path):
     assert status == 0
     shown = terminal.getvalue()
     assert "dpcvx fit" in shown and "/4" in shown  # the bar counts the four public steps
+
+
+def test_blockwise_fits_count_their_passes_when_asked(monkeypatch, tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 3))
+    memmap = np.memmap(tmp_path / "X.dat", dtype=np.float64, mode="w+", shape=X.shape)
+    memmap[:] = X
+    y = np.where(X[:, 0] > 0, 1, -1)
+    terminal = fake_terminal(monkeypatch)
+    dpcvx.PrivateERM(lam=1e-2, data_norm=5.0).fit(memmap, y, 1.0, random_state=0)
+    assert terminal.getvalue() == ""  # quiet unless asked
+    dpcvx.PrivateERM(lam=1e-2, data_norm=5.0, verbose=True).fit(memmap, y, 1.0, random_state=0)
+    shown = terminal.getvalue()
+    assert "passes over X" in shown and "pass" in shown

@@ -51,6 +51,7 @@ from ..privacy.composition import check_delta
 from ..privacy.objective_gaussian import check_neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
+from ..progress import progress
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
 from ..solvers.blockwise import BlockwiseObjective
@@ -192,6 +193,9 @@ class PrivateERM:
         the estimates (``model.certificate.conditional``). Default False.
     time_limit : float, optional
         Seconds for each of the verifier's worker-process calls (default 20).
+    verbose : bool
+        On a terminal, count the passes over an input read by blocks (a memmap or
+        Dask X) with their elapsed time: public steps only, never a measured value.
 
     The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
     (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
@@ -221,6 +225,7 @@ class PrivateERM:
         strict: bool = False,
         allow_estimates: bool = False,
         time_limit: float | None = None,
+        verbose: bool = False,
     ) -> None:
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
@@ -243,6 +248,7 @@ class PrivateERM:
         self.strict = strict
         self.allow_estimates = allow_estimates
         self.time_limit = time_limit
+        self.verbose = verbose
 
     def __repr__(self) -> str:
         return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
@@ -308,7 +314,7 @@ class PrivateERM:
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
-        for flag in ("fit_intercept", "clip", "strict", "allow_estimates"):
+        for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
             check_flag(flag, getattr(self, flag))
         if not callable(self.solver):
             check_choice("solver", self.solver, SOLVERS)
@@ -398,9 +404,10 @@ class PrivateERM:
         lam, extra_reg = float(self.lam) * scale, extra_reg * scale
         if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
-            blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic, lam,
-                                           noise, extra_reg, self._regression, blocks=X)
-            return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
+            with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
+                blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
+                                               lam, noise, extra_reg, self._regression, blocks=X, bar=bar)
+                return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
         if problem.kst12:
             return self._solve_composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
         derivatives, quadratic = problem.derivatives, problem.quadratic

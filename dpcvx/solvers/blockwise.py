@@ -18,11 +18,12 @@ same operations, in the same order). A full Hessian is one more pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..data.blocks import RowBlocks
+from ..progress import NoProgress, Progress
 from .objective import PerturbedObjective, hessian_sample_size
 
 __all__ = ["BlockwiseObjective"]
@@ -34,6 +35,7 @@ class BlockwiseObjective(PerturbedObjective):
 
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
+    bar: Progress = field(default_factory=NoProgress)  # counts the passes (public steps) when asked
     _base: np.ndarray | None = None  # the margins of the last gradient
     _fused: tuple[np.ndarray, np.ndarray] | None = None  # (margins at the full step, their loss gradient)
 
@@ -57,8 +59,12 @@ class BlockwiseObjective(PerturbedObjective):
             self._sample = (rows, np.asfortranarray(self._blocks().take(rows), dtype=np.float32))
         return self._sample
 
-    def _products(self, w: np.ndarray) -> np.ndarray:
+    def _pass(self) -> None:
         self.passes += 1
+        self.bar.update()
+
+    def _products(self, w: np.ndarray) -> np.ndarray:
+        self._pass()
         out = np.empty(self.n)
         for start, block, _ in self._blocks().blocks():
             out[start:start + block.shape[0]] = block @ w
@@ -70,7 +76,7 @@ class BlockwiseObjective(PerturbedObjective):
 
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
         """X d (times y), and in the same pass the loss gradient at the full step (module docstring)."""
-        self.passes += 1
+        self._pass()
         change, loss_gradient, base = np.empty(self.n), np.zeros(self.dim), self._base
         for start, block, _ in self._blocks().blocks():
             stop = start + block.shape[0]
@@ -84,7 +90,7 @@ class BlockwiseObjective(PerturbedObjective):
 
     def _transpose_product(self, weights: np.ndarray) -> np.ndarray:
         """X^T weights, block by block."""
-        self.passes += 1
+        self._pass()
         out = np.zeros(self.dim)
         for start, block, _ in self._blocks().blocks():
             out += block.T @ weights[start:start + block.shape[0]]
@@ -116,7 +122,7 @@ class BlockwiseObjective(PerturbedObjective):
             return super().hessian(w, margins, single=single, subsample=True)
         z = self.margins(w) if margins is None else margins
         curvature = np.maximum(self.loss.second(z), 0.0)
-        self.passes += 1
+        self._pass()
         H = np.zeros((self.dim, self.dim))
         for start, block, _ in self._blocks().blocks():
             weighted = block * np.sqrt(curvature[start:start + block.shape[0]])[:, None]
