@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from dataclasses import replace
@@ -46,7 +47,8 @@ from benchmarks import common, dpgd
 from dpcvx.privacy.calibrate import round_down
 from dpcvx.privacy.objective_gaussian import kst12_calibration
 
-METHODS = ("nonprivate", "objective-pure", "objective-gauss", "objective-kst12", "output-gauss", "dpgd")
+METHODS = ("nonprivate", "objective-pure", "objective-gauss", "objective-kst12", "output-gauss", "dpgd",
+           "objective-amp")
 LABELS = {
     "nonprivate": "dpcvx non-private (same Lam)",
     "objective-pure": "dpcvx objective, pure eps (delta=0)",
@@ -54,6 +56,7 @@ LABELS = {
     "objective-kst12": "objective, KST12 constants (same relation)",
     "output-gauss": "dpcvx output, analytic Gaussian",
     "dpgd": "DP-GD (RDP, T steps, last iterate)",
+    "objective-amp": "AMP (Iyengar et al. 2019 constants)",
 }
 STREAM = {name: index for index, name in enumerate(METHODS)}
 EPSILONS = (0.05, 0.1, 0.5, 1.0)
@@ -128,6 +131,34 @@ class KST12ERM(dpcvx.PrivateERM):
         return calibration, constants
 
 
+class AMPERM(dpcvx.PrivateERM):
+    """Approximate minima perturbation with the constants of Iyengar et al. (2019, Algorithm 1), as a contender.
+
+    REFERENCE.md, "Approximate minima perturbation": eps1 = 0.99 eps, delta1 = 0.99 delta for the
+    objective, the rest for the output noise (their public code's defaults); eps3 = eps1 / 2;
+    Lambda = r beta / (eps1 - eps3) with r = 2 and beta = c R^2 (in the averaged objective,
+    Lambda / n is the added ridge); b1 ~ N(0, s1^2 I) on the averaged objective with
+    s1 = (2 L R / n)(1 + sqrt(2 ln(1/delta1))) / eps3; gradient threshold gamma = 1/n^2 on the
+    averaged objective. The output noise covers two approximate minimisers (the corrected
+    sensitivity 2 n gamma / Lambda, in dpcvx's units) with the analytic Gaussian, slightly tighter
+    than the paper's (1 + sqrt(2 ln(1/delta2))) / eps2 factor.
+    """
+
+    def _calibrate(self, mechanism, n, epsilon, problem, R, split, delta=0.0, neighbours="replace-one"):
+        calibration, constants = super()._calibrate(mechanism, n, epsilon, problem, R, split, delta, neighbours)
+        if delta > 0 and mechanism == "objective":
+            L, c = problem.lipschitz, problem.curvature
+            eps1, delta1 = 0.99 * epsilon, 0.99 * delta
+            eps3 = eps1 / 2
+            big_lambda = 2 * c * R * R / (eps1 - eps3)
+            s1 = (2 * L * R / n) * (1 + math.sqrt(2 * math.log(1 / delta1))) / eps3
+            objective = replace(calibration.objective, sigma=n * s1, ridge=big_lambda / n, epsilon=eps1,
+                                delta=delta1, analysis="amp (Iyengar et al. 2019)")
+            calibration = replace(calibration, objective=objective, amp_epsilon=epsilon - eps1,
+                                  amp_delta=delta - delta1, tol=1.0 / (n * n * L * R))
+        return calibration, constants
+
+
 # -- one (data set, loss) -----------------------------------------------------------------------
 
 
@@ -179,10 +210,11 @@ def run_dataset_loss(data: common.Data, loss_name: str, args, folds, on_fold=Non
     base_key = (DATASET_INDEX[data.name], LOSS_INDEX[loss_name])
     erm = dpcvx.PrivateERM(loss=loss, lam=lam, data_norm=common.DATA_NORM)
     kst = KST12ERM(loss=loss, lam=lam, data_norm=common.DATA_NORM)
+    amp = AMPERM(loss=loss, lam=lam, data_norm=common.DATA_NORM)
     # one-off warm-up (loss verification, solver set-up) outside every timed fit
     warm = folds[0][0][:500]
     erm.fit_nonprivate(data.X[warm], data.y[warm])
-    for learner in (erm, kst):
+    for learner in (erm, kst, amp):
         learner.fit(data.X[warm], data.y[warm], 1.0, delta=1e-6, random_state=0)
     for fold in range(args.folds_run):
         t_fold = time.perf_counter()
@@ -217,7 +249,7 @@ def run_dataset_loss(data: common.Data, loss_name: str, args, folds, on_fold=Non
                         summary = {key_: info[key_] for key_ in ("noise_multiplier", "noise_std", "sensitivity",
                                                                  "steps", "step_size", "rdp_epsilon")}
                     else:
-                        learner = kst if method == "objective-kst12" else erm
+                        learner = {"objective-kst12": kst, "objective-amp": amp}.get(method, erm)
                         mechanism = "output" if method.startswith("output") else "objective"
                         method_delta = 0.0 if method == "objective-pure" else delta
                         model, seconds, refused = _dpcvx_fit(learner, X_train, y_train, epsilon, mechanism,
@@ -342,7 +374,8 @@ def plot(output: dict, directory: Path, stem: str) -> list[str]:
     except ImportError:
         return []
     styles = {"nonprivate": ("k", "--"), "objective-pure": ("tab:blue", "-"), "objective-gauss": ("tab:green", "-"),
-              "objective-kst12": ("tab:purple", ":"), "output-gauss": ("tab:orange", "-"), "dpgd": ("tab:red", "-.")}
+              "objective-kst12": ("tab:purple", ":"), "output-gauss": ("tab:orange", "-"), "dpgd": ("tab:red", "-."),
+              "objective-amp": ("tab:brown", "--")}
     config = output["config"]
     files = []
     for data_key, per_loss in output["results"].items():
