@@ -10,7 +10,7 @@ import pytest
 
 from dpcvx import datasets
 from dpcvx.data.datasets import find_data_directory, load_adult, load_kdd
-from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, adult_schema, kdd_schema
+from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, KDD_LOG_COLUMNS, adult_schema, kdd_schema
 from dpcvx.exceptions import InputError
 
 DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
@@ -464,3 +464,22 @@ def test_adult_private_real_neighbours_with_and_without_a_missing_value(adult, r
     assert neighbour.X[0, names.index("workclass=?")] > 0 and private.X[0, names.index("workclass=State-gov")] > 0
     assert neighbour.X[14, names.index("native-country=United-States")] > 0
     assert private.X[14, names.index("native-country=?")] > 0
+
+
+def test_kdd_numeric_scale_log_by_default_and_linear_on_request(tmp_path):
+    write_kdd(tmp_path)
+    log = load_kdd(path=tmp_path, mode="private", n_rows=None)
+    linear = load_kdd(path=tmp_path, mode="private", n_rows=None, numeric_scale="linear")
+    assert log.schema == kdd_schema() and linear.schema == kdd_schema(numeric_scale="linear")
+    scales = {c.name: c.scale for c in log.schema.columns if hasattr(c, "scale")}
+    assert {name for name, scale in scales.items() if scale == "log"} == set(KDD_LOG_COLUMNS)
+    assert all(scales[name] == "linear" for name in KDD_COLUMNS if name.endswith("_rate") or name == "logged_in")
+    j = log.feature_names.index("src_bytes")
+    assert log.feature_names == linear.feature_names
+    # smurf's 1032-byte echo requests: visible on the log scale, about 1e-6 on the linear one
+    smurf = np.flatnonzero(log.y == 1)[0]
+    assert linear.X[smurf, j] < 1e-5 < 0.05 < log.X[smurf, j]
+    paper = load_kdd(path=tmp_path, mode="paper", n_rows=None, numeric_scale="log")
+    assert all(c.scale == "linear" for c in paper.schema.columns if hasattr(c, "scale"))
+    with pytest.raises(InputError, match="numeric_scale must be one of"):
+        load_kdd(path=tmp_path, n_rows=None, numeric_scale="sqrt")

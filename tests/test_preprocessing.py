@@ -338,3 +338,39 @@ def test_a_missing_value_changes_only_its_own_row_and_never_the_row_count():
     assert holes.shape == full.shape
     np.testing.assert_array_equal(holes[[0, 2]], full[[0, 2]])
     np.testing.assert_array_equal(holes[1], [0.0, 0.0, 1.0])  # age -> lo -> 0, sex -> "?"
+
+
+def test_log_scale_is_log1p_within_the_public_bounds_and_round_trips(tmp_path):
+    size = NumericColumn("size", 0, 1e9, scale="log")
+    schema = PublicSchema((size,), norm=10.0)
+    X = schema.transform({"size": [0, 240, 54_540, 1e9, 5e9, -3]})
+    expected = np.log1p([0, 240, 54_540, 1e9, 1e9, 0]) / np.log1p(1e9)
+    np.testing.assert_allclose(X[:, 0], expected, rtol=1e-15, atol=0)
+    assert X[2, 0] > 0.5 > 1e-4 > PublicSchema((NumericColumn("size", 0, 1e9),), norm=10.0).transform(
+        {"size": [54_540]}
+    )[0, 0]  # the linear map crushes an ordinary size towards 0
+    shifted = PublicSchema((NumericColumn("t", -5, 5, scale="log"),), norm=10.0).transform({"t": [-5, 0, 5]})
+    np.testing.assert_allclose(shifted[:, 0], np.log1p([0, 5, 10]) / np.log1p(10), rtol=1e-15)
+    data = schema.to_dict()
+    assert data["columns"][0]["scale"] == "log"
+    assert "scale" not in SCHEMA.to_dict()["columns"][0]  # linear columns write no key: old files unchanged
+    loaded = PublicSchema.load(schema.save(tmp_path / "schema.json"))
+    assert loaded == schema
+    np.testing.assert_array_equal(loaded.transform({"size": [54_540]}), X[2:3])
+
+
+@pytest.mark.parametrize("scale", ["logarithmic", "", None, 1])
+def test_unknown_scale_is_rejected(scale):
+    with pytest.raises(InputError, match="scale must be one of"):
+        NumericColumn("size", 0, 1, scale=scale)
+    data = {"format": "dpcvx-schema", "version": 1,
+            "columns": [{"name": "size", "kind": "numeric", "lo": 0, "hi": 1, "scale": scale}]}
+    with pytest.raises(InputError, match="scale must be one of"):
+        PublicSchema.from_dict(data)
+
+
+def test_paper_schema_scales_linearly_by_the_maximum_even_from_a_log_template():
+    template = PublicSchema((NumericColumn("size", 0, 1e9, scale="log"),), norm=10.0)
+    paper = paper_schema(template, {"size": [0, 50, 100]})
+    assert paper.columns[0].scale == "linear" and paper.columns[0].hi == 100
+    np.testing.assert_array_equal(paper.transform({"size": [50]}), [[0.5]])

@@ -190,6 +190,7 @@ def load_kdd(
     random_state: RandomState = None,
     constant_feature: bool = True,
     norm: float = 1.0,
+    numeric_scale: str = "log",
 ) -> Dataset:
     """KDD Cup 99, 10% file: denial-of-service attack (+1) versus anything else (-1).
 
@@ -208,6 +209,12 @@ def load_kdd(
     - private mode: 3 + 70 + 11 = 84 public categories + 3 missing-value
       categories (``?``) + 38 + 1 = 126.
     Without the constant: 118 and 125.
+
+    ``numeric_scale`` (private mode): ``"log"`` (the default) scales the
+    heavy-tailed counts, sizes and duration logarithmically within their
+    public bounds, ``"linear"`` linearly (dpcvx before 2026-11-24); see
+    :func:`dpcvx.data.uci_domains.kdd_schema`. Paper mode always scales each
+    column linearly by its maximum over the data, as the paper did.
 
     No record is ever dropped, in either mode (the 10% file has no missing
     value; in private mode a ``?`` would be the category ``column=?``, or the
@@ -228,7 +235,7 @@ def load_kdd(
         chosen = resolve_rng(random_state).permutation(n_records)[:n_rows]
     # The distinct records hold the same maxima and categories as all records.
     distinct_table = {name: distinct[name] for name in KDD_COLUMNS}
-    schema = _schema_for(mode, kdd_schema(constant_feature, norm), distinct_table)
+    schema = _schema_for(mode, kdd_schema(constant_feature, norm, numeric_scale=numeric_scale), distinct_table)
     rows = record_to_distinct[chosen]
     attack = np.char.rstrip(distinct["label"][rows], ".")
     y = np.where(np.isin(attack, KDD_DOS_ATTACKS), 1.0, -1.0)

@@ -7,7 +7,10 @@ category lists given by the user. Each record is mapped on its own:
 - numeric column with public bounds [lo, hi]:  v -> (clip(v, lo, hi) - lo) / (hi - lo),
   a value in [0, 1]. [0, 1] rather than [-1, 1] so that a column with lo = 0
   is scaled exactly as ``v / hi`` (the paper's "scale each column to max 1",
-  with a public max) and sits on the same scale as the 0/1 one-hot blocks;
+  with a public max) and sits on the same scale as the 0/1 one-hot blocks.
+  With ``scale="log"`` (heavy-tailed counts and sizes):
+  v -> log(1 + clip(v, lo, hi) - lo) / log(1 + hi - lo), also in [0, 1] and
+  still a function of the record and the public bounds alone;
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j; a value outside the list gives the all-zero block, or
   an :class:`InputError` when ``strict`` is set;
@@ -48,7 +51,9 @@ no code is ever executed)::
         {"name": "job", "kind": "categorical", "categories": ["a", "b", "?"],
          "missing": "?"},              # optional: the category of a missing value
         {"name": "income", "kind": "numeric", "lo": 0, "hi": 1e6,
-         "missing": 0, "missing_indicator": true}   # optional: imputed value, indicator
+         "missing": 0, "missing_indicator": true},  # optional: imputed value, indicator
+        {"name": "bytes", "kind": "numeric", "lo": 0, "hi": 1e9,
+         "scale": "log"}               # optional, default "linear"
       ]
     }
 
@@ -91,6 +96,7 @@ __all__ = [
 
 SCHEMA_FORMAT = "dpcvx-schema"
 SCHEMA_VERSION = 1
+SCALES = ("linear", "log")
 SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "columns"}
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
@@ -114,6 +120,10 @@ def _check_name(name: Any) -> None:
 class NumericColumn:
     """A numeric column with PUBLIC bounds: v -> (clip(v, lo, hi) - lo) / (hi - lo).
 
+    ``scale="log"`` maps v -> log(1 + clip(v, lo, hi) - lo) / log(1 + hi - lo)
+    instead (a heavy-tailed count or size: the small values stay apart
+    instead of being crushed towards 0 by a large public ``hi``).
+
     ``missing``: a public value in [lo, hi] imputed for a missing value (None,
     NaN, pandas NA, ``"?"`` or ``""``); None (the default) makes a missing value
     an error. ``missing_indicator``: add the feature ``name:missing`` (1 for a
@@ -126,9 +136,12 @@ class NumericColumn:
     source: str = ""
     missing: float | None = None
     missing_indicator: bool = False
+    scale: str = "linear"
 
     def __post_init__(self) -> None:
         _check_name(self.name)
+        if self.scale not in SCALES:
+            raise InputError(f"column {self.name!r}: scale must be one of {list(SCALES)}, got {self.scale!r}")
         lo = _finite_float(f"lower bound of column {self.name!r}", self.lo)
         hi = _finite_float(f"upper bound of column {self.name!r}", self.hi)
         if not lo < hi:
@@ -162,7 +175,11 @@ class NumericColumn:
     def encode(self, values: np.ndarray) -> np.ndarray:
         """The (n, 1) block of scaled, clipped values ((n, 2) with the missing indicator)."""
         numbers_, absent = _as_numbers(self.name, values, self.missing)
-        scaled = (np.clip(numbers_, self.lo, self.hi) - self.lo) / (self.hi - self.lo)
+        shifted = np.clip(numbers_, self.lo, self.hi) - self.lo
+        if self.scale == "log":
+            scaled = np.log1p(shifted) / math.log1p(self.hi - self.lo)
+        else:
+            scaled = shifted / (self.hi - self.lo)
         if self.missing_indicator:
             return np.column_stack([scaled, absent.astype(np.float64)])
         return scaled[:, None]
@@ -338,7 +355,7 @@ def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
 
     Returns ``template`` with every numeric column's bounds replaced by
     lo = min(0, column minimum), hi = column maximum (hi = lo + 1 for a
-    constant column), so a non-negative column is scaled to max 1 exactly as
+    constant column) and a linear scale, so a non-negative column is scaled to max 1 exactly as
     in the paper, and every categorical column's list replaced by the sorted
     categories present in ``table``. Column maxima and the set of present
     categories are statistics of the data: a model trained on rows produced
@@ -386,6 +403,8 @@ def _column_to_dict(column: Column) -> dict[str, Any]:
             data["missing"] = column.missing
         if column.missing_indicator:
             data["missing_indicator"] = True
+        if column.scale != "linear":
+            data["scale"] = column.scale
         return data
     data = {
         "name": column.name,
@@ -407,13 +426,18 @@ def _column_from_dict(data: Any) -> Column:
     if not isinstance(source, str):
         raise InputError(f"column {name!r}: source must be a string")
     if kind == "numeric":
-        _reject_unknown_keys(
-            f"numeric column {name!r}", data, {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator"}
-        )
+        allowed = {"name", "kind", "lo", "hi", "source", "missing", "missing_indicator", "scale"}
+        _reject_unknown_keys(f"numeric column {name!r}", data, allowed)
         if "lo" not in data or "hi" not in data:
             raise InputError(f'numeric column {name!r} needs public bounds "lo" and "hi"')
         return NumericColumn(
-            name, data["lo"], data["hi"], source, data.get("missing"), data.get("missing_indicator", False)
+            name,
+            data["lo"],
+            data["hi"],
+            source,
+            data.get("missing"),
+            data.get("missing_indicator", False),
+            data.get("scale", "linear"),
         )
     if kind == "categorical":
         _reject_unknown_keys(
