@@ -624,8 +624,11 @@ NOTES = [
 ]
 
 
-def docs_table(paths: list[Path]) -> str:
-    """The compact table of docs/mechanisms.md (mean ± sd per method and epsilon) from recorded JSON files."""
+def docs_table(paths: list[Path], compact: bool = False) -> str:
+    """The tables of docs/mechanisms.md (mean ± sd per method and epsilon) from recorded JSON files.
+
+    ``compact``: the error table and the tuned step sizes only (no timings, no noise-norm table).
+    """
     lines = []
     for path in paths:
         output = json.loads(Path(path).read_text())
@@ -638,15 +641,19 @@ def docs_table(paths: list[Path]) -> str:
                           f"folds x {config['draws']} draws, Lam = {config['lam']:.4g}, delta = 1/n^2):", ""]
                 header = ["method"] + [f"eps = {eps:g}" for eps in epsilons]
                 lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-                for method in METHODS:
+                for method in (m for m in METHODS if m in summary):
                     cells = ([summary[method]["-"]] * len(epsilons) if method == "nonprivate"
                              else [summary[method][str(eps)] for eps in epsilons])
                     lines.append("| " + " | ".join([LABELS[method]] + [_cell(c) for c in cells]) + " |")
                 chosen = result["dpgd_tuning"]["chosen"]
                 lines += ["", "DP-GD step sizes (tuned non-privately): "
                           + ", ".join(f"eps {e}: {v:g}" for e, v in chosen.items()) + ".", ""]
-                lines += [_dpsgd_line(output, result), ""]
-                seconds = {method: np.mean([c["seconds_mean"] for c in summary[method].values()]) for method in METHODS}
+                if "dpsgd" in summary:
+                    lines += [_dpsgd_line(output, result), ""]
+                if compact:
+                    continue
+                seconds = {method: np.mean([c["seconds_mean"] for c in summary[method].values()])
+                           for method in METHODS if method in summary}
                 lines += ["Mean wall seconds per fit (BLAS threads pinned to 1; run time of the whole file "
                           f"{output['run']['run_seconds']:.0f} s): "
                           + ", ".join(f"{method} {value:.2f}" for method, value in seconds.items()) + ".", ""]
@@ -670,8 +677,8 @@ def docs_table(paths: list[Path]) -> str:
 
 def main(argv=None) -> dict:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--docs-table"]:
-        print(docs_table([Path(p) for p in argv[1:]]))
+    if argv[:1] in (["--docs-table"], ["--docs-compact"]):
+        print(docs_table([Path(p) for p in argv[1:]], compact=argv[0] == "--docs-compact"))
         return {}
     if argv[:1] == ["--docs-plot"]:
         print("\n".join(docs_plot(argv[1], [Path(p) for p in argv[2:]])))
