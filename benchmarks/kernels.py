@@ -181,11 +181,14 @@ class SolveCache:
         self.X, self.y = X, y
         self.models: dict = {}
 
-    def model(self, learner: TDDL) -> KernelERM:
+    def model(self, learner: TDDL, checked: KernelERM | None = None) -> KernelERM:
+        """The solved model of ``learner`` on the cached data (``checked``: the unsolved model its
+        checks built, which fixes the subspace: the RKHS, or span phi(Z) for public landmarks Z)."""
+        landmarks = None if checked is None or checked.nystrom is None else checked.nystrom.landmarks
         key = (learner.lam, str(learner.loss), learner.kernel, learner.degree, learner.offset,
-               learner.input_bound)
+               learner.input_bound, None if landmarks is None else landmarks.tobytes())
         if key not in self.models:
-            self.models[key] = learner._check_training(self.X, self.y).solve()
+            self.models[key] = (learner._check_training(self.X, self.y) if checked is None else checked).solve()
         return self.models[key]
 
 
@@ -207,7 +210,7 @@ class SharedSolveTDDL(TDDL):
         return super().fit(X, y, *args, **kwargs)
 
     def _solve(self, checked):
-        return self.cache.model(self)
+        return self.cache.model(self, checked)
 
 
 def cubic_tddl(lam: float, cache: SolveCache | None = None):

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import dpcvx.data.datasets
+
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = importlib.util.spec_from_file_location("kernel_benchmark", ROOT / "benchmarks" / "kernels.py")
 bench = importlib.util.module_from_spec(SPEC)
@@ -21,9 +23,9 @@ TINY = ["--tasks", "synthetic", "--dims", "5", "40", "--synthetic-n", "150", "--
 
 def adult_available() -> bool:
     try:
-        bench.dpcvx.data.datasets.find_data_directory(("adult.data", "adult.test"))
+        dpcvx.data.datasets.find_data_directory(("adult.data", "adult.test"))
         return True
-    except bench.dpcvx.InputError:
+    except dpcvx.InputError:
         return False
 
 
@@ -123,3 +125,30 @@ def test_adult_smallest_configuration(tmp_path):
     assert sizes["n_train_subset"] == 150 and sizes["n_public"] == 40
     # Z and the evaluation rows partition adult.test, every record kept (private mode drops none)
     assert sizes["n_public"] + sizes["n_eval"] == 16281
+
+
+def test_shared_solve_keeps_the_spans_apart_and_releases_what_plain_tddl_releases():
+    X, y = bench.synthetic_task(120, 8, np.random.default_rng(0))
+    Z, _ = bench.synthetic_task(30, 8, np.random.default_rng(1))
+    cache = bench.SolveCache(X, y)
+    for span in ("public", "training", "public"):
+        plain = bench.TDDL("poly", lam=0.3, loss="logistic", input_bound=1.0, span=span)
+        shared = bench.SharedSolveTDDL("poly", lam=0.3, loss="logistic", input_bound=1.0, span=span, cache=cache)
+        plain.fit(X, y, 1.0, 1e-6, Z=Z, random_state=7)
+        shared.fit(X, y, 1.0, 1e-6, Z=Z, random_state=7)
+        np.testing.assert_array_equal(plain.predictor_.coef, shared.predictor_.coef)
+    assert len(cache.models) == 2  # one solve per subspace
+
+
+def test_tddl_scale_quick_run_writes_both_spans(tmp_path):
+    from benchmarks import tddl_scale
+
+    result = tddl_scale.main(["--sizes", "600", "1200", "--exact-max", "600", "--public", "80", "--test", "500",
+                              "--lams", "1e-2", "--draws", "1", "--epsilons", "1", "--tag", "tiny",
+                              "--out", str(tmp_path), "--no-plots"])
+    table = (tmp_path / "tddl_scale_tiny.md").read_text()
+    assert "| 600 | span phi(Z), Nystrom |" in table and "| 600 | whole RKHS, exact |" in table
+    assert "| 1,200 | span phi(Z), Nystrom |" in table and "| 1,200 | whole RKHS" not in table
+    spans = {(r["n"], r["span"]) for r in result["records"]}
+    assert spans == {(600, "public"), (600, "training"), (1200, "public")}
+    assert all(0 <= r["accuracy"] <= 1 for r in result["records"])

@@ -150,12 +150,13 @@ class PrivateKernelLearner:
             self._verified = (self.loss, resolve_loss(self.loss))
         return self._verified[1]
 
-    def _check_training(self, X, y) -> KernelERM:
-        """Check X, y, kernel and loss and build the Gram matrix; nothing is solved or charged."""
+    def _check_training(self, X, y, landmarks=None) -> KernelERM:
+        """Check X, y, kernel and loss and build the Gram matrix (over span phi(landmarks) when
+        PUBLIC landmarks are given); nothing is solved or charged."""
         kernel, loss = self._make_kernel(), self._verified_loss()
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
-        return KernelERM(X, y, kernel=kernel, loss=loss, lam=self.lam, solve=False)
+        return KernelERM(X, y, kernel=kernel, loss=loss, lam=self.lam, solve=False, landmarks=landmarks)
 
     def _charge(self, budget: Budget) -> None:
         """Charge (epsilon, delta) to the accountant once, after every check (it refuses when over budget)."""

@@ -3,7 +3,11 @@
 Given private training data and a PUBLIC sample Z = {z_1..z_T} of test points:
 
 1. solve the kernel ERM to the public tolerance gamma: ||w - w*|| <= gamma,
-   w = sum_i beta_i phi(x_i) (the paper's exact minimiser w*, up to gamma);
+   w = sum_i beta_i phi(x_i) (the paper's exact minimiser w*, up to gamma;
+   O(n^3) time and 8 n^2 bytes); or, with ``span="public"``, the ERM
+   restricted to span phi(Z), the Nystrom features of the public sample
+   (O(n T^2) per Newton step, 8 n T bytes), whose minimiser has the same
+   sensitivity (docs/theory.md, section 9);
 2. release noisy predictions yhat_t = <w, phi(z_t)> + b_t, with b_t
    Laplace (epsilon-DP, L1 sensitivity) or Gaussian ((epsilon, delta)-DP,
    L2 sensitivity through ||Phi_Z||_op = sqrt(lambda_max(K_Z))), calibrated
@@ -34,9 +38,11 @@ from ..data.kernels import as_rows
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.kernel_calibrate import (
+    MINIMISER_SPANS,
     TDDLCalibration,
     constraint_radius,
     gram_spectrum,
+    numerical_range,
     tddl_calibration,
     top_eigenvalue_bound,
 )
@@ -54,6 +60,9 @@ FEASIBILITY_SLACK = 1e-9
 # at these tolerances it often reports "optimal_inaccurate" for a better point, so the
 # status is not trusted: the KKT residual is computed and reported instead.
 KKT_TOLERANCE = 1e-6  # above this relative KKT residual the closed form replaces the conic point
+# span="auto" minimises over the whole RKHS up to this many training rows (n is public: replace-one),
+# over span phi(Z) above it, where the O(n^3) solve and its 8 n^2 bytes no longer fit a workstation
+AUTO_PUBLIC_SPAN_ROWS = 10_000
 
 
 class ConstrainedLeastSquares:
@@ -87,8 +96,7 @@ class ConstrainedLeastSquares:
             raise InputError(f"gram must be a finite square matrix, got shape {gram.shape}")
         T = gram.shape[0]
         self.eigenvalues, vectors = gram_spectrum(gram)
-        top = max(float(self.eigenvalues[-1]), 0.0)
-        keep = self.eigenvalues > T * np.finfo(float).eps * top
+        keep = numerical_range(self.eigenvalues)
         if not np.any(keep):
             raise InputError("the Gram matrix of the public sample is zero: phi(z_t) = 0 for all t")
         roots = np.sqrt(self.eigenvalues[keep])
@@ -205,6 +213,13 @@ class TDDL(PrivateKernelLearner):
     like Z. See :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner` for the
     parameters.
 
+    ``span`` chooses the subspace the ERM is minimised over: ``"training"``
+    (the whole RKHS, the paper's exact minimiser), ``"public"`` (span phi(Z):
+    the Nystrom features of the public sample, linear in n), or ``"auto"``
+    (the default: "training" up to ``AUTO_PUBLIC_SPAN_ROWS`` = 10,000 rows,
+    "public" above). The certificate's calibration records it as
+    ``minimiser_span``; the privacy guarantee is the same.
+
     Fitted attributes (public): ``model_`` (the release), ``predictor_`` (its
     predictor), ``calibration_`` (noise derivation, with the solve tolerance
     gamma), ``constraint_radius_`` (C). ``diagnostics_`` (NOT PRIVATE, the
@@ -216,18 +231,33 @@ class TDDL(PrivateKernelLearner):
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 4 (privacy of TDDL, Algorithm 2: the Laplace or "
                "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
+    _param_names = (*PrivateKernelLearner._param_names, "span")
+
+    def __init__(self, kernel="rbf", *, lam: float, span: str = "auto", **params) -> None:
+        super().__init__(kernel, lam=lam, **params)
+        self.span = span
+
+    def _minimiser_span(self, X) -> str:
+        """The public choice of subspace: from ``span`` and the public n."""
+        if self.span == "auto":
+            return "public" if np.shape(X)[0] > AUTO_PUBLIC_SPAN_ROWS else "training"
+        if self.span not in MINIMISER_SPANS:
+            raise InputError(f"span must be 'auto' or one of {MINIMISER_SPANS}, got {self.span!r}")
+        return str(self.span)
 
     def _check(self, X, y, Z, budget: Budget) -> tuple:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
-        model = self._check_training(X, y)
-        Z = as_rows(Z, "Z", model.n_features)
+        span = self._minimiser_span(X)
+        X = as_rows(X)
+        Z = as_rows(Z, "Z", X.shape[1])
+        model = self._check_training(X, y, landmarks=Z if span == "public" else None)
         kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)
         least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
         calibration = tddl_calibration(
             model.n, self.lam, loss.lipschitz, kernel.feature_bound, budget.epsilon, budget.delta,
-            np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues),
+            np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
         )
         return model, Z, radius, least_squares, calibration
 

@@ -54,6 +54,8 @@ __all__ = [
     "TDILParameters",
     "tdil_parameters",
     "gram_spectrum",
+    "numerical_range",
+    "MINIMISER_SPANS",
     "release_constants",
     "recompute_kernel_calibration",
     "KERNEL_ALGORITHMS",
@@ -173,13 +175,22 @@ class TDDLCalibration:
     scale: float
     solve_tolerance: float = 0.0  # gamma: public bound on ||w~ - w*|| (weight_sensitivity = s + 2 gamma)
     minimiser_sensitivity: float = 0.0  # s = 2 L R / (lam n), for the exact minimisers
+    minimiser_span: str = "training"  # the subspace the ERM is minimised over (MINIMISER_SPANS)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
+# The subspace of the RKHS that TDDL's ERM is minimised over (a public choice, docs/theory.md section 9):
+# "training", the whole RKHS (the representer theorem puts w* in span phi(X)); "public", the closed
+# subspace span phi(Z) of the public sample (Nystrom features), where the same lam-strong convexity and
+# ||P phi(x)|| <= ||phi(x)|| <= R give the same sensitivity 2 L R / (lam n).
+MINIMISER_SPANS = ("training", "public")
+
+
 def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, delta: float,
-                     test_feature_norms, test_gram_top_eigenvalue: float) -> TDDLCalibration:
+                     test_feature_norms, test_gram_top_eigenvalue: float,
+                     minimiser_span: str = "training") -> TDDLCalibration:
     """Calibrate the noisy predictions on the public sample Z.
 
     The prediction vector is p(w) = Phi_Z^T w. For replace-one neighbours the
@@ -193,8 +204,12 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
 
     ``test_feature_norms`` are sqrt(k(z_t, z_t)); ``test_gram_top_eigenvalue``
     is an upper bound on lambda_max(K_Z) (see :func:`top_eigenvalue_bound`).
+    ``minimiser_span`` (:data:`MINIMISER_SPANS`) is recorded: the bounds hold
+    for the minimiser over the RKHS and over its subspace span phi(Z) alike.
     """
     epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
+    if minimiser_span not in MINIMISER_SPANS:
+        raise InputError(f"minimiser_span must be one of {MINIMISER_SPANS}, got {minimiser_span!r}")
     norms = np.asarray(test_feature_norms, dtype=float)
     if norms.ndim != 1 or norms.size == 0 or not np.all(np.isfinite(norms)) or np.any(norms < 0):
         raise InputError("test_feature_norms must be a non-empty vector of finite norms")
@@ -218,7 +233,7 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
         weight_sensitivity=sensitivity, sum_of_test_norms=sum_of_norms,
         test_operator_norm=operator_norm, l1_sensitivity=l1, l2_sensitivity=l2,
         mechanism=mechanism, scale=scale, solve_tolerance=solve_tolerance(n, lam, L, R),
-        minimiser_sensitivity=round_up(_minimiser_sensitivity(n, lam, L, R)),
+        minimiser_sensitivity=round_up(_minimiser_sensitivity(n, lam, L, R)), minimiser_span=minimiser_span,
     )
 
 
@@ -451,6 +466,18 @@ def gram_spectrum(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return eigenvalues, vectors
 
 
+def numerical_range(eigenvalues: np.ndarray) -> np.ndarray:
+    """The eigenpairs of a computed T x T Gram spectrum kept as its numerical range.
+
+    Eigenvalues at or below T eps lambda_max are rounding (a backward-stable
+    eigensolver is off by about that much), so their directions are dropped:
+    the mask of lambda_j > T eps max(lambda_max, 0).
+    """
+    eigenvalues = np.asarray(eigenvalues, dtype=float)
+    top = max(float(eigenvalues.max()), 0.0)
+    return eigenvalues > eigenvalues.size * np.finfo(float).eps * top
+
+
 def release_constants(n: int, lam: float, L: float, R: float, value_at_zero: float,
                       infimum: float | None) -> dict:
     """The public constants every kernel release rests on, each with how it was established.
@@ -500,7 +527,7 @@ def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel=None,
             eigenvalues, _ = gram_spectrum(kernel.gram(centers, centers))
             result: TDDLCalibration | PINPParameters | TDILParameters = tddl_calibration(
                 *common, epsilon, delta, np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
-                top_eigenvalue_bound(eigenvalues))
+                top_eigenvalue_bound(eigenvalues), str(recorded["minimiser_span"]))
         elif algorithm == "PINP":
             result = pinp_parameters(*common, float(recorded["C"]), epsilon, delta,
                                      recorded["max_queries"], float(recorded["failure_probability"]),

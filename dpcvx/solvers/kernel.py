@@ -31,6 +31,10 @@ everything, then charges the accountant, then solves.
 
 Cost: one dense Gram matrix (8 n^2 bytes) and dense Cholesky factorisations,
 O(n^3) per Newton or interior-point step; measured times are in docs/kernels.md.
+With PUBLIC landmarks Z the ERM is minimised over the subspace span phi(Z)
+instead: K is replaced by the factored Gram matrix Psi Psi^T of the Nystrom
+features (:mod:`dpcvx.data.nystrom`), 8 n r bytes and O(n r^2) per step
+(r <= |Z|), with the same certificate ||w - w*_Z|| <= gamma in that subspace.
 """
 
 from __future__ import annotations
@@ -41,14 +45,16 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError
 
 from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
+from ..data.nystrom import NystromFeatures, symmetric_gram
 from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.verifier import LossDerivatives
+from .gram import DenseGram, FactoredGram, GramOperator, as_gram
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
 
@@ -101,16 +107,17 @@ class KernelERMSolution:
 
 
 def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, first: np.ndarray,
-                         curvature_max: float, beta: np.ndarray, lam: float) -> float:
+                         curvature_max: float, beta: np.ndarray, lam: float, terms: int) -> float:
     """Upper bound on ||grad J||_H = ||Phi r|| from the computed r = (1/n) y l'(z) + lam beta.
 
-    Adds to sqrt(r^T K r) the rounding of that product (n eps ||r||_1^2 max|K|),
-    of r itself (a few eps per term, times R = sqrt(max K_ii)), and of
-    z = y K beta (n eps max|K| ||beta||_1 per margin, times sup|l''| / n).
+    Adds to sqrt(r^T K r) the rounding of that product (m eps ||r||_1^2 max|K|,
+    m = ``terms`` the length of the inner products behind K v), of r itself (a
+    few eps per term, times R = sqrt(max K_ii)), and of z = y K beta
+    (m eps max|K| ||beta||_1 per margin, times sup|l''| / n).
     """
     n = r.size
-    product_pad = n * EPS * np.sum(np.abs(r)) ** 2 * gram_max
-    margin_error = n * EPS * gram_max * np.sum(np.abs(beta))
+    product_pad = terms * EPS * np.sum(np.abs(r)) ** 2 * gram_max
+    margin_error = terms * EPS * gram_max * np.sum(np.abs(beta))
     r_error = EPS * (4 * np.sum(np.abs(first)) / n + 4 * lam * np.sum(np.abs(beta))) \
         + curvature_max * margin_error
     return math.sqrt(max(float(r @ gram_r), 0.0) + product_pad) + math.sqrt(gram_max) * r_error
@@ -129,10 +136,10 @@ def _armijo_step(objective_at, current: float, slope: float) -> float | None:
     return None
 
 
-def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
+def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives,
             tolerance: float) -> tuple[np.ndarray, int, float]:
     n = y.size
-    gram_max = float(np.max(np.abs(np.diag(gram))))
+    gram_max = float(np.max(np.abs(gram.diagonal())))
     beta, f = np.zeros(n), np.zeros(n)
 
     def objective(values: np.ndarray, quadratic: float) -> float:
@@ -145,16 +152,15 @@ def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
         r = y * first / n + lam * beta
         gram_r = gram @ r
         gradient_norm = _gradient_norm_bound(r, gram_r, gram_max, first,
-                                             float(np.max(np.abs(curvature))), beta, lam)
+                                             float(np.max(np.abs(curvature))), beta, lam, gram.product_terms)
         if gradient_norm / lam <= AIM * tolerance or step == MAX_NEWTON_STEPS:
             break
         active = np.flatnonzero(curvature > 0)
         correction = np.zeros(n)
         if active.size:
             root = np.sqrt(curvature[active])
-            system = root[:, None] * gram[np.ix_(active, active)] * root[None, :] / n
-            system[np.diag_indices_from(system)] += lam
-            correction[active] = root * cho_solve(cho_factor(system), root * gram_r[active]) / n
+            solve = gram.shifted_solver(root / math.sqrt(n), lam, rows=active)
+            correction[active] = root * solve(root * gram_r[active]) / n
         direction = -(r - correction) / lam
         gram_direction = gram @ direction
         slope = float(gram_r @ direction)
@@ -173,14 +179,14 @@ def _newton(gram: np.ndarray, y: np.ndarray, lam: float, loss: LossDerivatives,
     return beta, step, gradient_norm
 
 
-def _fenchel_gap(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
+def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
                  u: np.ndarray, gram_max: float) -> tuple[np.ndarray, float]:
     """beta = -y u / (lam n) and an upper bound on the duality gap (1/n) sum [l(z) + l*(u) - u z].
 
     Each Fenchel-Young term is >= 0 in exact arithmetic; the computed mean is
     padded by its rounding (a few eps per term, log2(n) eps for numpy's
-    pairwise sum) and by the rounding of z = y K beta (n eps max|K| ||beta||_1
-    per margin) times the term's slope |l'(z) - u|.
+    pairwise sum) and by the rounding of z = y K beta (m eps max|K| ||beta||_1
+    per margin, m the product length of K v) times the term's slope |l'(z) - u|.
     """
     n = y.size
     beta = -y * u / (lam * n)
@@ -190,26 +196,29 @@ def _fenchel_gap(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLi
     magnitude = np.abs(loss_value) + np.abs(conjugate) + np.abs(u * z)
     slope = np.abs(np.where(pieces.a1 * z + pieces.c1 >= pieces.a2 * z + pieces.c2,
                             pieces.a1, pieces.a2) - u)
-    margin_error = n * EPS * gram_max * np.sum(np.abs(beta))
+    margin_error = gram.product_terms * EPS * gram_max * np.sum(np.abs(beta))
     pad = EPS * (4 + math.log2(n)) * float(np.mean(magnitude)) + margin_error * float(np.mean(slope))
     return beta, max(float(np.mean(terms)), 0.0) + pad
 
 
-def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
+def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
                          tolerance: float) -> tuple[np.ndarray, int, float]:
-    """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p.
+    """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p,
+    Q = diag(y) K diag(y).
 
     The slacks p (to 0) and q (to 1) are separate variables with the residual
     p + q - 1, so neither loses precision near its bound.
     """
     n = y.size
     width = pieces.a2 - pieces.a1
-    Q = y[:, None] * gram * y[None, :]
-    c = (pieces.a1 / width) * Q.sum(axis=1) + pieces.conjugate_slope * lam * n / width
+
+    def Q(v: np.ndarray) -> np.ndarray:
+        return y * (gram @ (y * v))
+
+    c = (pieces.a1 / width) * Q(np.ones(n)) + pieces.conjugate_slope * lam * n / width
     p, q = np.full(n, 0.5), np.full(n, 0.5)
     z_low, z_up = np.ones(n), np.ones(n)
-    system = np.empty_like(Q)
-    gram_max = float(np.max(np.diag(Q)))
+    gram_max = float(np.max(gram.diagonal()))
     jitter = n * EPS * gram_max
     best_gap, best_beta, stalled = math.inf, None, 0
 
@@ -229,27 +238,24 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
         best_distance = math.sqrt(2 * best_gap / lam)
         if best_distance <= AIM * tolerance or (best_distance <= tolerance and stalled >= STALLED_STEPS):
             break
-        dual_residual = Q @ p + c - z_low + z_up
+        dual_residual = Q(p) + c - z_low + z_up
         primal_residual = p + q - 1
         mu = (p @ z_low + q @ z_up) / (2 * n)
-        np.copyto(system, Q)
-        system[np.diag_indices(n)] += z_low / p + z_up / q
+        barrier = z_low / p + z_up / q
         try:
-            factor = cho_factor(system, overwrite_a=True, check_finite=False)
+            solve = gram.shifted_solver(y, barrier)
         except LinAlgError:
-            np.copyto(system, Q)
-            system[np.diag_indices(n)] += z_low / p + z_up / q + jitter
             try:
-                factor = cho_factor(system, overwrite_a=True, check_finite=False)
+                solve = gram.shifted_solver(y, barrier + jitter)
             except LinAlgError:
                 break
 
         def newton_direction(target: float, correction_low, correction_up, p=p, q=q, z_low=z_low,
-                             z_up=z_up, factor=factor, dual_residual=dual_residual,
+                             z_up=z_up, solve=solve, dual_residual=dual_residual,
                              primal_residual=primal_residual):
             rhs = (-dual_residual + (target - correction_low) / p - z_low
                    - (target - correction_up + z_up * primal_residual) / q + z_up)
-            dp = cho_solve(factor, rhs, check_finite=False)
+            dp = solve(rhs)
             dq = -primal_residual - dp
             dz_low = (target - correction_low - p * z_low - z_low * dp) / p
             dz_up = (target - correction_up - q * z_up - z_up * dq) / q
@@ -272,9 +278,14 @@ def _dual_interior_point(gram: np.ndarray, y: np.ndarray, lam: float, pieces: Tw
     return best_beta, iterations, best_gap
 
 
-def solve_kernel_erm(gram: np.ndarray, y: np.ndarray, lam: float, loss: KernelLoss,
+def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float, loss: KernelLoss,
                      tolerance: float) -> KernelERMSolution:
-    """Minimise (1/n) sum l(y_i (K beta)_i) + (lam/2) beta^T K beta; certify ||w - w*|| <= tolerance."""
+    """Minimise (1/n) sum l(y_i (K beta)_i) + (lam/2) beta^T K beta; certify ||w - w*|| <= tolerance.
+
+    ``gram`` is K as an array or a :mod:`~dpcvx.solvers.gram` operator (dense, or a
+    low-rank factor K = F F^T solved by Woodbury at O(n r^2) per step).
+    """
+    gram = as_gram(gram)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
@@ -307,23 +318,29 @@ class KernelERM:
     solve); :meth:`solve` certifies ||w - w*|| <= gamma (``solve=True``, the
     default, solves at once). Rows with ||phi(x)|| above the kernel's public
     R_phi are scaled down to it in feature space (:func:`dpcvx.data.kernels.feature_scaling`).
+
+    ``landmarks`` (PUBLIC points, never the training rows) restricts the
+    minimisation to span phi(landmarks): the Gram matrix is then the factored
+    Psi Psi^T of their Nystrom features, linear in n.
     """
 
-    def __init__(self, X, y, *, kernel: Kernel, loss: KernelLoss, lam: float, solve: bool = True):
+    def __init__(self, X, y, *, kernel: Kernel, loss: KernelLoss, lam: float, solve: bool = True,
+                 landmarks=None):
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
         self.kernel, self.loss, self.lam = kernel, loss, lam
         self.n, self.n_features = X.shape
         scaling = feature_scaling(kernel, X)
-        gram = kernel.gram(X, X)
-        asymmetry = float(np.max(np.abs(gram - gram.T)))
-        if asymmetry > 1e-10 * max(float(np.max(np.abs(gram))), 1.0):
-            raise InputError(f"the kernel is not symmetric (max |K - K^T| = {asymmetry:.3g}); "
-                             "a kernel must satisfy k(x, x') = k(x', x)")
-        gram = scaling[:, None] * ((gram + gram.T) / 2) * scaling[None, :]
+        self.nystrom = None if landmarks is None else NystromFeatures(kernel, landmarks)
+        gram: GramOperator
+        if self.nystrom is None:
+            gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :])
+        else:
+            gram = FactoredGram(self.nystrom.transform(X, scaling))
         self.sensitivity = minimiser_sensitivity(self.n, loss.lipschitz, kernel.feature_bound, lam)
         self.tolerance = solve_tolerance(self.n, lam, loss.lipschitz, kernel.feature_bound)
-        self._gram, self._labels, self._scaling, self._rows = gram, y, scaling, X
+        self._gram: GramOperator | None = gram
+        self._labels, self._scaling, self._rows = y, scaling, X
         self.report: SolveReport | None = None
         self._weights: np.ndarray | None = None
         if solve:
@@ -333,14 +350,22 @@ class KernelERM:
         """Certify ||w - w*|| <= gamma (the public tolerance); SolverError if the arithmetic cannot."""
         if self._weights is not None:
             return self
-        solution = solve_kernel_erm(self._gram, self._labels, self.lam, self.loss, self.tolerance)
+        gram = self._gram
+        assert gram is not None  # dropped only once the weights are set
+        solution = solve_kernel_erm(gram, self._labels, self.lam, self.loss, self.tolerance)
         self.report = solution.report
-        self._weights = self._scaling * solution.coef
-        self._gram = None  # n^2 floats: not kept once solved
+        if isinstance(gram, FactoredGram):  # w = sum_i beta_i psi(x_i), coordinates in the basis of span phi(Z)
+            self._weights = gram.factor.T @ solution.coef
+        else:
+            self._weights = self._scaling * solution.coef
+        self._gram = None  # n^2 (or n r) floats: not kept once solved
         return self
 
     def predict(self, Z: np.ndarray) -> np.ndarray:
         """<w*, phi(z)> for each row z of Z (PRIVATE values)."""
         if self._weights is None:
             raise InputError("the kernel ERM is not solved yet: call solve() first")
-        return kernel_expansion(self.kernel, as_rows(Z, "Z", self.n_features), self._rows, self._weights)
+        Z = as_rows(Z, "Z", self.n_features)
+        if self.nystrom is not None:
+            return self.nystrom.transform(Z) @ self._weights
+        return kernel_expansion(self.kernel, Z, self._rows, self._weights)

@@ -1,0 +1,110 @@
+"""TDDL minimised over span phi(Z): the Nystrom features of the public sample (issue 20, item 4)."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+import dpcvx.models.tddl as tddl_module
+from dpcvx.data.kernels import RBFKernel
+from dpcvx.data.nystrom import NystromFeatures
+from dpcvx.exceptions import InputError
+from dpcvx.models.tddl import TDDL
+from dpcvx.privacy.accountant import PrivacyAccountant
+from dpcvx.privacy.audit import release_diff
+from dpcvx.solvers.gram import DenseGram, FactoredGram
+from dpcvx.solvers.kernel import KernelERM
+from dpcvx.verification.kernel_loss import resolve_loss
+
+
+def circle_task(n, seed, noise=0.05):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
+    y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+    return X, np.where(rng.random(n) < noise, -y, y)
+
+
+@pytest.mark.parametrize("rows", [None, np.array([0, 2, 3, 5, 6])])
+def test_woodbury_solve_equals_the_dense_solve(rows):
+    rng = np.random.default_rng(0)
+    factor = rng.normal(size=(8, 3))
+    count = 8 if rows is None else rows.size
+    weights, shift, rhs = rng.normal(size=count), rng.uniform(0.01, 100, size=count), rng.normal(size=count)
+    dense = DenseGram(factor @ factor.T).shifted_solver(weights, shift, rows)(rhs)
+    factored = FactoredGram(factor).shifted_solver(weights, shift, rows)(rhs)
+    np.testing.assert_allclose(factored, dense, rtol=1e-10)
+    np.testing.assert_allclose(FactoredGram(factor).diagonal(), np.diag(factor @ factor.T))
+
+
+def test_nystrom_features_reproduce_the_kernel_on_the_landmarks_and_keep_the_bound():
+    kernel = RBFKernel(2.0)
+    Z, _ = circle_task(40, 1)
+    X, _ = circle_task(200, 2)
+    features = NystromFeatures(kernel, Z)
+    psi_Z = features.transform(Z)
+    np.testing.assert_allclose(psi_Z @ psi_Z.T, kernel.gram(Z, Z), atol=1e-10)
+    psi = features.transform(X, np.ones(200))
+    assert np.all(np.linalg.norm(psi, axis=1) <= kernel.feature_bound)
+    # a projection: <psi(x), psi(z)> = k(x, z) for landmarks z
+    np.testing.assert_allclose(psi @ psi_Z.T, kernel.gram(X, Z), atol=1e-8)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "hinge", "huber_hinge:h=0.5"])
+def test_with_the_training_rows_as_landmarks_the_minimiser_is_the_exact_one(loss):
+    # span phi(X) holds the exact minimiser (representer theorem): both routes must agree
+    X, y = circle_task(150, 0)
+    Z, _ = circle_task(30, 5)
+    kernel, verified = RBFKernel(2.0), resolve_loss(loss)
+    exact = KernelERM(X, y, kernel=kernel, loss=verified, lam=0.1)
+    restricted = KernelERM(X, y, kernel=kernel, loss=verified, lam=0.1, landmarks=X)
+    np.testing.assert_allclose(restricted.predict(Z), exact.predict(Z), atol=10 * exact.tolerance)
+    assert restricted.report.distance_bound <= restricted.tolerance
+
+
+def test_public_span_release_has_the_same_calibration_and_records_the_span():
+    X, y = circle_task(400, 0)
+    Z, _ = circle_task(60, 7)
+    training = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic", span="training")
+    public = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic", span="public")
+    a = training.fit(X, y, 1.0, 1e-6, Z=Z, random_state=3)
+    b = public.fit(X, y, 1.0, 1e-6, Z=Z, random_state=3)
+    recorded_a, recorded_b = a.certificate.calibration, b.certificate.calibration
+    assert recorded_a.pop("minimiser_span") == "training" and recorded_b.pop("minimiser_span") == "public"
+    assert recorded_a == recorded_b
+    # the same public sample, a smaller subspace: the releases differ but predict alike
+    X_test, y_test = circle_task(2000, 9)
+    assert abs(public.score(X_test, y_test) - training.score(X_test, y_test)) < 0.05
+
+
+def test_public_span_release_saves_loads_and_neighbours_differ_only_in_the_privatised_part(tmp_path):
+    X, y = circle_task(300, 0)
+    Z, _ = circle_task(50, 7)
+    X2, y2 = X.copy(), y.copy()
+    X2[4], y2[4] = -X[4], -y[4]
+    learner = TDDL(RBFKernel(2.0), lam=0.1, loss="hinge", span="public")
+    a = learner.fit(X, y, 1.0, Z=Z, random_state=1)
+    b = TDDL(RBFKernel(2.0), lam=0.1, loss="hinge", span="public").fit(X2, y2, 1.0, Z=Z, random_state=1)
+    assert release_diff(a, b) == []
+    dpcvx.save(a, tmp_path / "tddl.json")
+    loaded = dpcvx.load(tmp_path / "tddl.json")
+    assert loaded.certificate.calibration["minimiser_span"] == "public"
+    np.testing.assert_array_equal(loaded.decision_function(Z), a.decision_function(Z))
+
+
+def test_auto_span_follows_the_public_size(monkeypatch):
+    X, y = circle_task(300, 0)
+    Z, _ = circle_task(40, 7)
+    learner = TDDL(RBFKernel(2.0), lam=0.1, loss="logistic")
+    learner.fit(X, y, 1.0, Z=Z, random_state=0)
+    assert learner.calibration_.minimiser_span == "training"
+    monkeypatch.setattr(tddl_module, "AUTO_PUBLIC_SPAN_ROWS", 299)
+    learner.fit(X, y, 1.0, Z=Z, random_state=0)
+    assert learner.calibration_.minimiser_span == "public"
+    assert learner.get_params()["span"] == "auto"
+
+
+def test_an_unknown_span_is_refused_before_anything_is_charged():
+    X, y = circle_task(100, 0)
+    accountant = PrivacyAccountant(10.0)
+    with pytest.raises(InputError, match="span must be"):
+        TDDL(RBFKernel(2.0), lam=0.1, span="landmarks").fit(X, y, 1.0, Z=X[:10], accountant=accountant)
+    assert accountant.ledger == []
