@@ -161,3 +161,58 @@ def test_estimators_follow_the_regressor_contract(data, estimator):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ClippingWarning)
         assert cross_val_score(getattr(dpcvx, estimator)(epsilon=1.0), X, y, cv=3).mean() > 0.6
+
+
+# --- least squares on a ball (KST12): L over the reachable residuals |r| <= W R + B -------------------------
+
+
+def least_squares(loss=lambda r: cp.square(r) / 2, radius=2.0, **params):
+    return dpcvx.PrivateERM(loss=loss, task="regression", label_bound=1.0, lam=1e-2, data_norm=1.0,
+                            constraints=lambda w: [cp.norm(w, 2) <= radius], **params)
+
+
+# l'(r) of each loss is r, 2 r, r + 1 and r - 3: the bound is max(|l'(-rho)|, |l'(rho)|) at rho = W R + B = 3,
+# and the asymmetric losses catch an implementation that looks at one end only
+@pytest.mark.parametrize("loss, expected", [
+    (lambda r: cp.square(r) / 2, 3.0), (lambda r: cp.square(r), 6.0),
+    (lambda r: cp.square(r) / 2 + r, 4.0), (lambda r: cp.square(r) / 2 - 3 * r, 6.0),
+])
+def test_least_squares_on_a_ball_takes_l_over_the_reachable_residuals(loss, expected):
+    condition = least_squares(loss).verify(4).condition("lipschitz")
+    assert condition.passed and condition.method == "symbolic"
+    assert expected <= float(condition.value) <= expected * (1 + 1e-14)
+
+
+def test_a_box_bounds_the_residuals_by_its_corner():
+    learner = dpcvx.PrivateERM(loss=lambda r: cp.square(r) / 2, task="regression", label_bound=0.5, lam=1e-2,
+                               data_norm=1.0, constraints=lambda w: [w >= -1, w <= 1])
+    assert float(learner.verify(4).condition("lipschitz").value) == pytest.approx(2.5)  # ||(1,1,1,1)|| + 0.5
+
+
+def test_a_lipschitz_loss_keeps_the_smaller_of_its_two_bounds():
+    wide = least_squares(losses.huber_regression(1.0), radius=100.0).verify(4).condition("lipschitz")
+    narrow = least_squares(lambda r: cp.huber(r, 2.0), radius=0.1).verify(4).condition("lipschitz")
+    assert "over the reachable residuals" not in wide.description  # the bound over R is already smaller
+    assert float(narrow.value) == pytest.approx(2 * 1.1)  # huber(r, 2)' = 2 r for |r| <= 1.1 (4 over R)
+
+
+def test_least_squares_without_a_set_is_refused_with_the_regression_fix(data):
+    X, y = data
+    learner = dpcvx.PrivateERM(loss=lambda r: cp.square(r) / 2, task="regression", label_bound=1.0, lam=1e-2,
+                               data_norm=1.0)
+    accountant = PrivacyAccountant(5.0)
+    with pytest.raises(dpcvx.AssumptionError, match=r"cp.norm\(w, 2\) <= W"):
+        learner.fit(X, y, 1.0, accountant=accountant)
+    assert accountant.ledger == []
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_least_squares_on_a_ball_releases_near_the_constrained_solution(data, delta):
+    X, y = data
+    model = least_squares(fit_intercept=False).fit(X, y, 50.0, delta=delta, random_state=0)
+    w = cp.Variable(4)
+    cp.Problem(cp.Minimize(cp.sum_squares(X @ w - y) / (2 * len(y)) + 1e-2 / 2 * cp.sum_squares(w)),
+               [cp.norm(w, 2) <= 2]).solve()
+    assert np.linalg.norm(model.coef_ - w.value) < 0.1
+    assert model.certificate.verification.condition("constraint_set").value == "||w||_2 <= 2"
+    assert np.linalg.norm(model.coef_) <= 2 + 1e-9 or delta > 0  # the Gaussian cover adds noise after the solve

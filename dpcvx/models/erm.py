@@ -69,6 +69,7 @@ from ..validation import (
     positive,
     sample_size,
 )
+from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.kst12 import with_kst12
@@ -153,7 +154,10 @@ class PrivateERM:
         The theorems apply unchanged: each record's loss has gradient l'(r) x
         and Hessian l''(r) x x^T, so L and c bound |l'| and l'' over all
         residuals (docs/theory.md, section 16). A loss that is not Lipschitz
-        (squared error) is refused: use :class:`dpcvx.DPLinearRegression`.
+        (squared error) is refused unless ``constraints`` bound the weights:
+        on a set with sup ||w|| <= W, L is taken over the reachable residuals
+        |r| <= W R + B (KST12, least squares on a ball; docs/theory.md,
+        section 16), or use :class:`dpcvx.DPLinearRegression` (AdaSSP).
     label_bound : float, optional
         The public bound B on |y| of a regression (required for task="regression").
     solver : "auto", "fast", "cvxpy", or a callable ``solve(program, w)``
@@ -308,9 +312,7 @@ class PrivateERM:
         """
         features = check_dim(PROBE_DIM if dim is None else dim)
         total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
-        problem = verify_problem(self.loss, self.regularizer, dim=total, strict=self.strict,
-                                 allow_estimates=self.allow_estimates, time_limit=self.time_limit, progress=progress)
-        return with_kst12(problem, self.constraints).certificate
+        return self._verified(total, progress=progress).certificate
 
     def _check_settings(self) -> None:
         positive("lam", self.lam)
@@ -482,11 +484,20 @@ class PrivateERM:
                 "derivatives; this loss was not translated to a C^1 formula (or N's quadratic part is too "
                 "large to form). Write the loss with atoms the verifier translates (docs/verifier.md)")
 
-    def _verified(self, dim: int) -> VerifiedProblem:
-        """The verified problem at the fitted dimension (the one verification of a fit)."""
-        problem = verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
-                                 allow_estimates=self.allow_estimates, time_limit=self.time_limit)
-        return with_kst12(problem, self.constraints)
+    def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
+        """The verified problem at the fitted dimension (the one verification of a fit).
+
+        A regression over a constraint set with sup ||w|| <= W takes L over the residuals
+        it can reach, |r| <= W R + B (:mod:`dpcvx.verification.bounded_residual`).
+        """
+        problem = with_kst12(verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
+                                            allow_estimates=self.allow_estimates, time_limit=self.time_limit,
+                                            progress=progress), self.constraints)
+        if self._regression and self.label_bound is not None and self.data_norm is not None:
+            weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
+            problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
+                                            positive("label_bound", self.label_bound))
+        return problem
 
     def _tol(self, problem: VerifiedProblem) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""

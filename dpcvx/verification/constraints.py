@@ -19,6 +19,7 @@ refused with an :class:`~dpcvx.exceptions.AssumptionError` naming the forms.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,14 @@ class ConstraintSet:
             return bool(np.linalg.norm(v) <= self.radius)
         assert self.lower is not None and self.upper is not None
         return bool(np.all(v >= np.asarray(self.lower)) and np.all(v <= np.asarray(self.upper)))
+
+    def norm_bound(self) -> float:
+        """W = sup_{w in C} ||w||_2 (rounded up; inf for a box unbounded on some side)."""
+        if self.kind == "ball":
+            assert self.radius is not None
+            return float(self.radius)
+        corner = np.maximum(np.abs(np.asarray(self.lower)), np.abs(np.asarray(self.upper)))
+        return float(np.linalg.norm(corner)) * (1 + 1e-15) if np.all(np.isfinite(corner)) else math.inf
 
     def cvxpy(self, w: cp.Variable) -> list[cp.Constraint]:
         """C as CVXPY constraints on ``w`` (for the conic path)."""

@@ -1,0 +1,92 @@
+"""L over the residuals a constrained regression can reach: least squares on a ball (KST12).
+
+A regression's loss is a function l(r) of the residual r = w^T x - y. When the
+weights are restricted to a public set C with sup_{w in C} ||w|| <= W, the
+rows to ||x|| <= R and the labels to |y| <= B (all public), every residual the
+mechanism can meet lies in [-rho, rho], rho = W R + B. Kifer, Smith and
+Thakurta's Theorem 1 (COLT 2012) needs the gradient bound only on C: the
+minimiser lies in C and the change of variables from the noise to the
+minimiser is taken there (docs/theory.md, section 16). So a loss that is not
+Lipschitz on R, such as the squared error, has on C the constant
+
+    L_rho = sup_{|r| <= rho} |l'(r)| = max(|l'(-rho)|, |l'(rho)|),
+
+exact for a convex C^1 loss, whose l' is non-decreasing. It is evaluated in
+exact arithmetic (sympy) at the rational rho, rounded up; the curvature bound
+stays the one over R, which must be finite.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import sympy as sp
+
+from .certificate import Condition
+from .exact import float_up
+from .problem import VerifiedProblem
+from .translate import UnsupportedAtom, to_sympy
+
+__all__ = ["with_bounded_residual"]
+
+_RESIDUAL = sp.Symbol("r", real=True)
+
+
+def _endpoint_slope(problem: VerifiedProblem, rho: float) -> sp.Expr | None:
+    """max(|l'(-rho)|, |l'(rho)|) as an exact number, or None when it cannot be evaluated exactly."""
+    expression, variable = problem.loss.expression, problem.loss.variable
+    if expression is None or variable is None:
+        return None
+    try:
+        form = to_sympy(expression, variable, _RESIDUAL).rewrite(sp.Piecewise)
+    except UnsupportedAtom:
+        return None
+    slope = sp.diff(form, _RESIDUAL)
+    bound = sp.Rational(rho)
+    values = [sp.Abs(slope.subs(_RESIDUAL, point)) for point in (-bound, bound)]
+    if not all(value.is_number and value.is_finite for value in values):
+        return None
+    return sp.Max(*values)
+
+
+REGRESSION_FIX = ("a regression loss that grows faster than linearly (squared error) has a finite L on a ball: "
+                  "declare constraints=lambda w: [cp.norm(w, 2) <= W] with a public W (KST12; L is then taken "
+                  "over the residuals |r| <= W R + B), or use dpcvx.DPLinearRegression (AdaSSP)")
+
+
+def _with_lipschitz(problem: VerifiedProblem, condition: Condition) -> VerifiedProblem:
+    certificate = problem.certificate
+    conditions = tuple(condition if item.name == "lipschitz" else item for item in certificate.conditions)
+    return replace(problem, certificate=replace(certificate, conditions=conditions))
+
+
+def with_bounded_residual(problem: VerifiedProblem, weight_bound: float | None, norm_bound: float,
+                          label_bound: float) -> VerifiedProblem:
+    """``problem`` with L taken over |r| <= rho = W R + B when that is finite and no larger than L over R.
+
+    ``weight_bound`` is W = sup_{w in C} ||w|| of the declared constraint set
+    (None: no constraint set), ``norm_bound`` R (the mapped rows, intercept
+    included) and ``label_bound`` B. Applies only to a convex C^1 loss with a
+    finite curvature bound; otherwise ``problem`` keeps its own conditions, and
+    an unbounded L gets the regression's fix (:data:`REGRESSION_FIX`).
+    """
+    names = {item.name: item for item in problem.certificate.conditions}
+    current = names["lipschitz"]
+    needed = ("convexity", "differentiability", "curvature")
+    applies = all(name in names and names[name].passed is True for name in needed)
+    slope = None
+    if applies and weight_bound is not None and math.isfinite(weight_bound):
+        rho = math.nextafter((weight_bound * norm_bound + label_bound) * (1 + 1e-15), math.inf)
+        slope = _endpoint_slope(problem, rho)  # rho: an upper bound on every reachable |r|
+    if slope is None:
+        return problem if current.passed is True else _with_lipschitz(problem, replace(current, fix=REGRESSION_FIX))
+    if current.passed is True and float_up(current.value) <= float_up(slope):
+        return problem
+    bounded = Condition(
+        "lipschitz", f"L = sup |l'(r)| over the reachable residuals |r| <= rho = W R + B = {rho:.17g} is finite",
+        True, slope, "symbolic",
+        f"max(|l'(-rho)|, |l'(rho)|) in exact arithmetic (l convex, so l' is non-decreasing); W = {weight_bound:.17g} "
+        f"bounds ||w|| on the declared constraint set, R = {norm_bound:.17g}, B = {label_bound:.17g} "
+        "(KST12 needs the bound on C only)")
+    return _with_lipschitz(problem, bounded)
