@@ -216,3 +216,25 @@ def test_least_squares_on_a_ball_releases_near_the_constrained_solution(data, de
     assert np.linalg.norm(model.coef_ - w.value) < 0.1
     assert model.certificate.verification.condition("constraint_set").value == "||w||_2 <= 2"
     assert np.linalg.norm(model.coef_) <= 2 + 1e-9 or delta > 0  # the Gaussian cover adds noise after the solve
+
+
+# --- losses of the prediction and the label ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("two_argument, residual", [
+    (lambda p, y: cp.huber(p - y, 1), lambda r: cp.huber(r, 1)),
+    (lambda p, y: cp.square(p) - 2 * cp.multiply(p, y) + cp.square(y), lambda r: cp.square(r)),  # expanded
+])
+def test_a_loss_of_prediction_and_label_releases_what_its_residual_form_releases(data, two_argument, residual):
+    X, y = data
+    released = [least_squares(loss).fit(X, y, 2.0, random_state=4) for loss in (two_argument, residual)]
+    np.testing.assert_allclose(released[0].coef_, released[1].coef_, rtol=1e-9, atol=1e-12)
+    assert released[0].certificate.constants == released[1].certificate.constants
+
+
+def test_a_loss_that_is_not_of_the_residual_is_refused_before_charging(data):
+    X, y = data
+    accountant = PrivacyAccountant(5.0)
+    with pytest.raises(dpcvx.AssumptionError, match="not a function of the residual"):
+        least_squares(lambda p, y: cp.exp(p) - cp.multiply(y, p)).fit(X, y, 1.0, accountant=accountant)
+    assert accountant.ledger == []

@@ -73,6 +73,7 @@ from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.kst12 import with_kst12
+from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
@@ -148,6 +149,8 @@ class PrivateERM:
     task : "classification" or "regression"
         "regression": the loss is a function of the residual r = w^T x - y
         (``lambda r: cp.huber(r, 1) / 2``, :func:`dpcvx.losses.huber_regression`),
+        or of the prediction p = w^T x and the label, ``lambda p, y: cp.huber(p - y, 1)``,
+        proved symbolically to depend on p - y only,
         y is real with the PUBLIC bound ``label_bound`` (|y| <= B; labels
         beyond it are clipped onto [-B, B], or refused with clip=False), and
         :meth:`fit` returns a :class:`~dpcvx.release.regression_model.PrivateRegressionModel`.
@@ -490,7 +493,10 @@ class PrivateERM:
         A regression over a constraint set with sup ||w|| <= W takes L over the residuals
         it can reach, |r| <= W R + B (:mod:`dpcvx.verification.bounded_residual`).
         """
-        problem = with_kst12(verify_problem(self.loss, self.regularizer, dim=dim, strict=self.strict,
+        loss = self.loss
+        if self._regression and takes_prediction_and_label(loss):
+            loss = residual_loss(loss)  # l(p, y), proved to be l(p - y, 0)
+        problem = with_kst12(verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
                                             allow_estimates=self.allow_estimates, time_limit=self.time_limit,
                                             progress=progress), self.constraints)
         if self._regression and self.label_bound is not None and self.data_norm is not None:

@@ -276,17 +276,20 @@ def _quad_over_lin(node, args):
 # --- entry point --------------------------------------------------------------
 
 
-def to_sympy(expression: cp.Expression, variable: cp.Variable, symbol: sp.Symbol) -> sp.Expr:
+def to_sympy(expression: cp.Expression, variable: cp.Variable, symbol: sp.Symbol,
+             others: dict[int, sp.Symbol] | None = None) -> sp.Expr:
     """Translate a scalar CVXPY expression in ``variable`` into sympy in ``symbol``.
 
+    ``others`` maps the ids of further scalar variables to their symbols.
     Raises :class:`UnsupportedAtom` when an atom has no registered handler.
     """
+    symbols = {variable.id: symbol, **(others or {})}
 
     def visit(node) -> np.ndarray:
         if isinstance(node, cp.Variable):
-            if node.id != variable.id:
+            if node.id not in symbols:
                 raise UnsupportedAtom(f"expression uses another variable {node.name()}")
-            return _array(np.full(node.shape, symbol, dtype=object))
+            return _array(np.full(node.shape, symbols[node.id], dtype=object))
         handler = _HANDLERS.get(type(node))
         if handler is None:
             raise UnsupportedAtom(f"no sympy translation for the atom {type(node).__name__}")

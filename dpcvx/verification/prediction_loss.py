@@ -1,0 +1,67 @@
+"""A regression loss l(p, y) of the prediction and the label, proved to be a loss of the residual.
+
+dpcvx's regression theorems (docs/theory.md, section 16) are stated for losses of
+the residual, l(w^T x - y). A user may write the loss of the prediction
+p = w^T x and the label y, ``lambda p, y: cp.huber(p - y, 1)``. The two forms are
+the same function when l(p, y) = l(p - y, 0) for all real p and y: the
+expression is translated to sympy in two symbols, p is replaced by r + y, and
+y must vanish from the result (after expansion). The residual form
+r -> l(r, 0) is then the one loss that is verified, solved and certified.
+A loss that depends on p and y otherwise (a Poisson deviance) is refused.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import cvxpy as cp
+import sympy as sp
+
+from ..exceptions import AssumptionError
+from .translate import UnsupportedAtom, to_sympy
+
+__all__ = ["takes_prediction_and_label", "residual_loss"]
+
+_P, _Y, _R = sp.symbols("p y r", real=True)
+
+
+def takes_prediction_and_label(loss: Any) -> bool:
+    """Whether ``loss`` is a callable of two required positional arguments (p, y)."""
+    if not callable(loss):
+        return False
+    try:
+        parameters = inspect.signature(loss).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [item for item in parameters if item.kind in (item.POSITIONAL_ONLY, item.POSITIONAL_OR_KEYWORD)
+                  and item.default is item.empty]
+    return len(positional) == 2
+
+
+def residual_loss(loss: Callable[[Any, Any], Any]) -> Callable[[cp.Expression], cp.Expression]:
+    """r -> l(r, 0) once l(p, y) = l(p - y, 0) is proved symbolically; AssumptionError otherwise."""
+    prediction, label = cp.Variable(name="p"), cp.Variable(name="y")
+    try:
+        expression = loss(prediction, label)
+        form = to_sympy(expression, prediction, _P, {label.id: _Y})
+    except UnsupportedAtom as error:
+        raise AssumptionError(f"the loss l(p, y) could not be translated to prove that it is a loss of the residual "
+                              f"p - y ({error}); write it as a function of the residual, lambda r: ...") from None
+    except Exception as error:
+        raise AssumptionError(f"the loss l(p, y) is not a scalar CVXPY expression of two scalars: "
+                              f"{type(error).__name__}: {error}") from None
+    shifted = form.subs(_P, _R + _Y)
+    if _Y in shifted.free_symbols:
+        shifted = sp.expand(sp.piecewise_fold(shifted))
+    if _Y in shifted.free_symbols:
+        raise AssumptionError(
+            f"the loss l(p, y) = {form} is not a function of the residual p - y alone, so the regression theorems "
+            "(gradient l'(r) x, Hessian l''(r) x x^T) do not apply; write a loss of p - y such as "
+            "lambda p, y: cp.huber(p - y, 1)")
+
+    def of_residual(residual: cp.Expression) -> cp.Expression:
+        return loss(residual, 0.0)
+
+    return of_residual
