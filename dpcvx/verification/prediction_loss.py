@@ -40,7 +40,7 @@ def takes_prediction_and_label(loss: Any) -> bool:
     return len(positional) == 2
 
 
-def residual_loss(loss: Callable[[Any, Any], Any]) -> Callable[[cp.Expression], cp.Expression]:
+def residual_loss(loss: Callable[..., Any]) -> Callable[[cp.Expression], cp.Expression]:
     """r -> l(r, 0) once l(p, y) = l(p - y, 0) is proved symbolically; AssumptionError otherwise."""
     prediction, label = cp.Variable(name="p"), cp.Variable(name="y")
     try:
