@@ -18,7 +18,7 @@ import cvxpy as cp
 
 from .exceptions import InputError
 
-__all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "from_spec", "CATALOGUE"]
+__all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "squared_error", "from_spec", "CATALOGUE"]
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,13 @@ def _huber_regression(r: cp.Expression, m: float) -> cp.Expression:
     return cp.huber(r, m) / 2  # type: ignore[arg-type]  # cvxpy types M as int; any M > 0 works
 
 
+def _squared_error(r: cp.Expression) -> cp.Expression:
+    return cp.square(r) / 2
+
+
 _BUILDERS: dict[str, Callable[..., cp.Expression]] = {"logistic": _logistic, "huber_hinge": _huber_hinge,
-                                                      "huber_regression": _huber_regression}
+                                                      "huber_regression": _huber_regression,
+                                                      "squared_error": _squared_error}
 
 
 def logistic() -> MarginLoss:
@@ -90,8 +95,18 @@ def huber_regression(m: float = 1.0) -> MarginLoss:
     return MarginLoss("huber_regression", (("m", float(m)),))
 
 
+def squared_error() -> MarginLoss:
+    """l(r) = r^2 / 2 of the residual r = w^T x - y (task="regression"); c = 1.
+
+    Not Lipschitz on R: it is released only over a declared constraint set
+    ||w|| <= W, where L = W R + B (least squares on a ball, docs/theory.md section 16).
+    """
+    return MarginLoss("squared_error")
+
+
 CATALOGUE: dict[str, Callable[..., MarginLoss]] = {
     "logistic": logistic, "huber_hinge": huber_hinge, "huber": huber_hinge, "huber_regression": huber_regression,
+    "squared_error": squared_error,
 }
 
 

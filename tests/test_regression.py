@@ -238,3 +238,18 @@ def test_a_loss_that_is_not_of_the_residual_is_refused_before_charging(data):
     with pytest.raises(dpcvx.AssumptionError, match="not a function of the residual"):
         least_squares(lambda p, y: cp.exp(p) - cp.multiply(y, p)).fit(X, y, 1.0, accountant=accountant)
     assert accountant.ledger == []
+
+
+def test_the_estimator_offers_least_squares_on_a_ball(data):
+    pytest.importorskip("sklearn")
+    X, y = data
+    estimator = dpcvx.DPLinearRegression(epsilon=5.0, mechanism="objective", weight_bound=1.5, lam=1e-5,
+                                         fit_intercept=False, random_state=0).fit(X, y)
+    verification = estimator.certificate_.verification
+    assert verification.condition("constraint_set").value == "||w||_2 <= 1.5"
+    assert float(verification.condition("lipschitz").value) == pytest.approx(1.5 * 1.0 + 1.0)
+    assert estimator.score(X, y) > 0.5
+    for params, message in (({}, "weight_bound"), ({"weight_bound": 1.0, "neighbours": "add-remove"}, "replace-one"),
+                            ({"weight_bound": 1.0, "lam": 0.0}, "lam > 0")):
+        with pytest.raises(dpcvx.InputError, match=message):
+            dpcvx.DPLinearRegression(mechanism="objective", **{"lam": 1e-3, **params}).fit(X, y)
