@@ -8,6 +8,13 @@
 - or from the Dask array's row chunks, computed by whatever scheduler is active (a
   ``dask.distributed`` Client included).
 
+The solver's passes use :meth:`RowBlocks.map`: a function of one mapped block (and
+the block's slices of n-vectors) is evaluated for every block, and only its small
+results (n_b numbers, d numbers, a d x d matrix) come back. For a Dask input each
+evaluation is a task on the chunk, so on a cluster the data never leaves the
+workers; for a memmap it runs here, block after block. The results are combined in
+block order either way, so the arithmetic is the same.
+
 It maps them by the public :class:`~dpcvx.data.rows.RowMap` (feature map, clipping to R,
 intercept column) on the fly. Memory is O(block_rows x d), beside the solver's O(n)
 vectors and O(d^2) Hessian.
@@ -21,7 +28,7 @@ released when a check fails.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +38,8 @@ from ..exceptions import InputError
 from .rows import RowMap
 
 __all__ = ["RowBlocks", "is_out_of_core", "as_row_blocks", "BLOCK_ROWS"]
+
+BlockFunction = Callable[..., Any]
 
 BLOCK_ROWS = 65_536
 
@@ -89,22 +98,34 @@ class RowBlocks:
         return np.asarray(block)
 
     def blocks(self, refuse: bool = False) -> Iterator[tuple[int, np.ndarray, int]]:
-        """(first row, mapped block, rows clipped in it) for each block, in order."""
+        """(first row, mapped block, rows clipped in it) for each block, in order, read here."""
         for start, stop in self._bounds:
-            raw = self._raw(start, stop)
-            if raw.ndim != 2 or raw.shape[1] != self.source.shape[1]:
-                raise InputError(f"rows {start}..{stop - 1} of X have shape {raw.shape}, not "
-                                 f"({stop - start}, {self.source.shape[1]}): mismatched chunks")
-            if raw.dtype.kind in "biuf" and not np.all(np.isfinite(raw)):
-                i, j = (int(v) for v in np.argwhere(~np.isfinite(raw))[0])
-                raise InputError(f"X contains NaN or infinite values, first at row {start + i}, column {j}; "
-                                 "remove or impute them first")
-            try:
-                mapped, clipped = self.rows.apply(raw, refuse=refuse)
-            except InputError as error:
-                raise InputError(f"in rows {start}..{stop - 1} of X (row numbers below are within that "
-                                 f"block, counted from {start}): {error}") from None
-            yield start, np.asarray(mapped), clipped
+            mapped, clipped = _checked_block(self._raw(start, stop), start, stop, int(self.source.shape[1]),
+                                             self.rows, refuse)
+            yield start, mapped, clipped
+
+    def map(self, function: BlockFunction, *vectors: np.ndarray) -> list[Any]:
+        """[function(mapped block, *its slices of ``vectors``) for each block], in block order.
+
+        For a Dask input every call is a task on its chunk, run by the active
+        scheduler (module docstring); otherwise the blocks are read here.
+        """
+        if _is_dask(self.source):
+            return self._tasks(function, vectors, refuse=False)
+        return [function(block, *(v[start:start + block.shape[0]] for v in vectors))
+                for start, block, _ in self.blocks()]
+
+    def _tasks(self, function: BlockFunction | None, vectors: tuple[np.ndarray, ...], refuse: bool) -> list[Any]:
+        """One Dask task per chunk (checked and mapped where it lives); computed together."""
+        import dask
+
+        width = int(self.source.shape[1])
+        chunks = [chunk for chunk, size in zip(self.source.to_delayed().ravel(), self.source.chunks[0], strict=True)
+                  if size > 0]
+        tasks = [dask.delayed(_block_task)(chunk, start, stop, width, self.rows, refuse, function,
+                                           *(v[start:stop] for v in vectors))
+                 for chunk, (start, stop) in zip(chunks, self._bounds, strict=True)]
+        return list(dask.compute(*tasks))
 
     def take(self, indices: np.ndarray) -> np.ndarray:
         """The mapped rows at ``indices`` (sorted): a subsample read without a pass over the data."""
@@ -114,7 +135,36 @@ class RowBlocks:
 
     def validate(self, refuse: bool) -> int:
         """One pass over the data: every check of the data contract; returns the rows clipped (private)."""
+        if _is_dask(self.source):
+            return int(sum(self._tasks(None, (), refuse)))
         return sum(clipped for _, _, clipped in self.blocks(refuse))
+
+
+def _checked_block(raw: Any, start: int, stop: int, width: int, rows: RowMap,
+                   refuse: bool) -> tuple[np.ndarray, int]:
+    """The data contract of one block (shape, finite values, norm bound) and its mapped rows."""
+    raw = np.asarray(raw)
+    if raw.ndim != 2 or raw.shape != (stop - start, width):
+        raise InputError(f"rows {start}..{stop - 1} of X have shape {raw.shape}, not "
+                         f"({stop - start}, {width}): mismatched chunks")
+    if raw.dtype.kind in "biuf" and not np.all(np.isfinite(raw)):
+        i, j = (int(v) for v in np.argwhere(~np.isfinite(raw))[0])
+        raise InputError(f"X contains NaN or infinite values, first at row {start + i}, column {j}; "
+                         "remove or impute them first")
+    try:
+        mapped, clipped = rows.apply(raw, refuse=refuse)
+    except InputError as error:
+        raise InputError(f"in rows {start}..{stop - 1} of X (row numbers below are within that "
+                         f"block, counted from {start}): {error}") from None
+    return np.asarray(mapped), clipped
+
+
+def _block_task(raw: Any, start: int, stop: int, width: int, rows: RowMap, refuse: bool,
+                function: BlockFunction | None, *slices: np.ndarray) -> Any:
+    """One Dask task: check and map the chunk where it lives, then apply ``function`` (None: the
+    number of rows clipped, for the validation pass)."""
+    mapped, clipped = _checked_block(raw, start, stop, width, rows, refuse)
+    return clipped if function is None else function(mapped, *slices)
 
 
 def as_row_blocks(X: Any, rows: RowMap) -> RowBlocks:

@@ -65,10 +65,7 @@ class BlockwiseObjective(PerturbedObjective):
 
     def _products(self, w: np.ndarray) -> np.ndarray:
         self._pass()
-        out = np.empty(self.n)
-        for start, block, _ in self._blocks().blocks():
-            out[start:start + block.shape[0]] = block @ w
-        return out
+        return np.concatenate(self._blocks().map(lambda block: block @ w))
 
     def margins(self, w: np.ndarray) -> np.ndarray:
         products = self._products(w)
@@ -77,23 +74,33 @@ class BlockwiseObjective(PerturbedObjective):
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
         """X d (times y), and in the same pass the loss gradient at the full step (module docstring)."""
         self._pass()
-        change, loss_gradient, base = np.empty(self.n), np.zeros(self.dim), self._base
-        for start, block, _ in self._blocks().blocks():
-            stop = start + block.shape[0]
-            step = block @ direction
-            change[start:stop] = step if self.regression else self.y[start:stop] * step
-            if base is not None:
-                first = self.loss.first(base[start:stop] + change[start:stop])
-                loss_gradient += block.T @ (first if self.regression else self.y[start:stop] * first)
-        self._fused = None if base is None else (base + change, loss_gradient)
+        base, regression, first_derivative = self._base, self.regression, self.loss.first
+        labels = np.ones(self.n) if regression else self.y
+
+        def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+            change = block @ direction if regression else y * (block @ direction)
+            if not margins:
+                return change, None
+            first = first_derivative(margins[0] + change)
+            return change, block.T @ (first if regression else y * first)
+
+        parts = self._blocks().map(step, labels, *(() if base is None else (base,)))
+        change = np.concatenate([part[0] for part in parts])
+        if base is None:
+            self._fused = None
+        else:
+            loss_gradient = np.zeros(self.dim)
+            for part in parts:
+                loss_gradient += part[1]
+            self._fused = (base + change, loss_gradient)
         return change
 
     def _transpose_product(self, weights: np.ndarray) -> np.ndarray:
         """X^T weights, block by block."""
         self._pass()
         out = np.zeros(self.dim)
-        for start, block, _ in self._blocks().blocks():
-            out += block.T @ weights[start:start + block.shape[0]]
+        for part in self._blocks().map(lambda block, slice_: block.T @ slice_, weights):
+            out += part
         return out
 
     def _loss_gradient(self, z: np.ndarray) -> np.ndarray:
@@ -123,10 +130,14 @@ class BlockwiseObjective(PerturbedObjective):
         z = self.margins(w) if margins is None else margins
         curvature = np.maximum(self.loss.second(z), 0.0)
         self._pass()
+
+        def gram(block: np.ndarray, weights: np.ndarray) -> np.ndarray:
+            weighted = block * np.sqrt(weights)[:, None]
+            return weighted.T @ weighted
+
         H = np.zeros((self.dim, self.dim))
-        for start, block, _ in self._blocks().blocks():
-            weighted = block * np.sqrt(curvature[start:start + block.shape[0]])[:, None]
-            H += weighted.T @ weighted
+        for part in self._blocks().map(gram, curvature):
+            H += part
         n = self.n
         H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         if self.regularizer.dense is not None:
