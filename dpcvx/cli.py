@@ -10,7 +10,8 @@ a traceback (exit 1) can only come from a bug in dpcvx itself.
 Tables are CSV files read with the standard ``csv`` module: UTF-8, plain or
 gzip-compressed (decompressed as a stream), surrounding whitespace of each
 cell ignored, with a header row or ``--no-header`` and the column names
-given with ``--names``/``--names-file`` (UCI's files). Features are
+given with ``--names``/``--names-file`` (UCI's files), or Parquet files (by the
+suffix .parquet or .pq; pyarrow, from the dask extra). Features are
 encoded by a :class:`~dpcvx.data.preprocessing.PublicSchema` given on the command
 line or in a schema file; nothing about the encoding is read off the data.
 Every file the command line writes (model, predictions, plot) is written
@@ -42,6 +43,7 @@ import numpy as np
 
 from . import losses
 from .data.files import atomic_write, check_writable, os_error_message, read_json, read_text
+from .data.parquet import is_parquet, parquet_chunks
 from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
 from .demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from .exceptions import (
@@ -357,22 +359,33 @@ def _gzip_error(path: Path, error: Exception) -> FileError:
     return FileError(f"{path} is not a valid gzip file: {reason}")
 
 
-def _read_csv_columns(path: str | Path, columns: Sequence[str], layout: Layout = Layout(),
+def _read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout = Layout(),
                       label: str | None = None) -> dict[str, np.ndarray]:
-    """The named columns of a CSV file, as arrays of cells with surrounding whitespace stripped.
+    """The named columns of a CSV (or Parquet: :func:`_table_chunks`) file, as arrays of cells with
+    surrounding whitespace stripped.
 
     The file may be gzip-compressed (read as a stream). Its columns are named by its header row,
     or by ``layout.names`` for a file without one. ``label`` is the target column, named in the
     error when it is the one missing. Linear in the size of the file: the names are indexed once by
     a dict.
     """
-    (table,) = _csv_chunks(path, columns, layout, label, chunk_rows=None)
+    (table,) = _table_chunks(path, columns, layout, label, chunk_rows=None)
     return table
+
+
+def _table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
+                  chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+    """The named columns of a CSV or (by its suffix) Parquet file, by chunks of ``chunk_rows`` records."""
+    if not is_parquet(path):
+        return _csv_chunks(path, columns, layout, label, chunk_rows)
+    if layout != Layout():
+        raise InputError("--no-header, --names and --skip-lines describe CSV files; a Parquet file names its columns")
+    return parquet_chunks(path, columns, label, chunk_rows)
 
 
 def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
                 chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
-    """:func:`_read_csv_columns` by chunks of ``chunk_rows`` records (None: one chunk), read as a stream."""
+    """:func:`_read_table_columns` by chunks of ``chunk_rows`` records (None: one chunk), read as a stream."""
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
     seen = 0
@@ -665,7 +678,7 @@ def _fit(args: argparse.Namespace) -> int:
         columns = schema.column_names + (args.target,)
         labels_of = _labels if binary else _task_labels
         if scratch is None:
-            table = _read_csv_columns(args.data, columns, layout, label=args.target)
+            table = _read_table_columns(args.data, columns, layout, label=args.target)
             steps.update()
             X = _encode(schema, table, args.data, layout)
             y = labels_of(table[args.target], args, layout)
@@ -700,7 +713,7 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
     """
     raw, labels, rows, chunks = directory / "rows.f64", [], 0, 0
     with open(raw, "wb") as handle:
-        for chunk in _csv_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows):
+        for chunk in _table_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows):
             count = len(chunk[args.target])
             try:
                 block = _encode(schema, chunk, args.data, layout)
@@ -730,7 +743,7 @@ def _predict(args: argparse.Namespace) -> int:
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         check_writable(args.out, "predictions")
-    X = _encode(schema, _read_csv_columns(args.data, schema.column_names, layout), args.data, layout)
+    X = _encode(schema, _read_table_columns(args.data, schema.column_names, layout), args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if decisions.ndim == 2:  # multiclass: the score of the predicted class
         decisions = decisions.max(axis=1)

@@ -71,3 +71,40 @@ def test_chunked_reading_gives_the_in_memory_release(table, tmp_path, task):
     a, b = dpcvx.load(whole), dpcvx.load(chunked)
     assert np.max(np.abs(np.asarray(a.coef_) - np.asarray(b.coef_))) < 1e-6
     assert list(tmp_path.glob("dpcvx-fit-*")) == []  # the scratch file is gone
+
+
+def parquet_copy(table, path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    columns = np.loadtxt(table, delimiter=",", skiprows=1, usecols=(0, 1, 2))
+    kinds = [line.rsplit(",", 1)[1] for line in table.read_text().splitlines()[1:]]
+    pq.write_table(pa.table({"a": columns[:, 0], "b": columns[:, 1], "t": columns[:, 2], "k": kinds}), path,
+                   row_group_size=400)
+    return path
+
+
+@pytest.mark.parametrize("chunks", [[], ["--chunk-rows", "1000"]])
+def test_a_parquet_file_gives_the_csv_release_and_predicts(table, tmp_path, chunks):
+    parquet = parquet_copy(table, tmp_path / "d.parquet")
+    task = ["--target", "k", "--classes", "lo,mid,hi"]
+    from_csv, from_parquet = tmp_path / "csv.json", tmp_path / "parquet.json"
+    assert main(["fit", str(table), *task, *COLUMNS, *chunks, "--out", str(from_csv)]) == 0
+    assert main(["fit", str(parquet), *task, *COLUMNS, *chunks, "--out", str(from_parquet)]) == 0
+    assert np.array_equal(dpcvx.load(from_csv).coef_, dpcvx.load(from_parquet).coef_)
+    predictions = tmp_path / "p.csv"
+    assert main(["predict", str(from_parquet), str(parquet), "--out", str(predictions)]) == 0
+    assert len(predictions.read_text().splitlines()) == 1501
+
+
+def test_parquet_errors_are_typed(table, tmp_path, capsys):
+    parquet = parquet_copy(table, tmp_path / "d.parquet")
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not parquet at all")
+    for args, message in (([str(parquet), "--target", "missing", "--classes", "lo,mid,hi"], "no label column"),
+                          ([str(broken), "--target", "k", "--classes", "lo,mid,hi"], "not a readable Parquet file"),
+                          ([str(parquet), "--target", "k", "--classes", "lo,mid,hi", "--no-header", "--names",
+                            "a,b,t,k"], "describe CSV files")):
+        assert main(["fit", *args, *COLUMNS, "--out", str(tmp_path / "m.json")]) != 0
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
