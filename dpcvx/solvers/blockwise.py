@@ -68,7 +68,8 @@ class BlockwiseObjective(PerturbedObjective):
         return np.concatenate(self._blocks().map(lambda block: block @ w))
 
     def margins(self, w: np.ndarray) -> np.ndarray:
-        products = self._products(w)
+        # X 0 = 0 needs no pass (the cold start): the same margins up to the sign of zero
+        products = self._products(w) if np.any(w) else np.zeros(self.n)
         return products - self.y if self.regression else self.y * products
 
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
