@@ -1,0 +1,161 @@
+"""The exact private fit on a Dask cluster, side by side with dask-glm (issue 20).
+
+A `LocalCluster` with 2 worker processes (one thread each, `--memory-limit` each) holds a
+dense n x d Dask array generated blockwise on the workers (rows Gaussian, scaled to norm
+<= 1; labels from a fixed linear rule with logistic noise) and persisted there. On the same
+data, one after the other:
+
+- **dpcvx non-private** `PrivateERM(lam).fit_nonprivate`: blockwise Newton, each pass a task
+  per chunk on the workers (`dpcvx.data.blocks.RowBlocks.map`);
+- **dpcvx private** `PrivateERM(lam).fit(..., epsilon=1)`: objective perturbation, the same
+  solver, including the validation pass over the data contract;
+- **dask-glm L-BFGS** `lbfgs(X, y01, regularizer=L2(), lamduh=n lam)`: the same objective
+  (dask-glm sums the losses; lamduh = n lam makes it n times dpcvx's mean objective);
+- **dask-glm Newton** `newton(X, y01)`: dask-glm's Newton has no regularizer, so it solves
+  the unregularised problem (reported, not the same objective).
+
+Each solution is scored on the cluster by the same optimality residual, the gradient norm
+of dpcvx's objective J(w) = (1/n) sum log(1 + exp(-y w^T x)) + lam ||w||^2 / 2 (for the
+unregularised Newton, of its own objective, lam = 0). dpcvx's loss verification runs once
+before the timed fits (a fixed cost of about 2 s).
+
+    python -m benchmarks.dask_glm                    # n = 2,000,000, d = 50: a few minutes
+    python -m benchmarks.dask_glm --n 200000 --tag quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import common
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def make_data(n: int, d: int, chunk_rows: int, seed: int):
+    import dask.array as da
+
+    state = da.random.RandomState(seed)
+    X = state.normal(size=(n, d), chunks=(chunk_rows, d))
+    X = X / da.maximum(1.0, da.linalg.norm(X, axis=1))[:, None]
+    w = np.random.default_rng(seed).normal(size=d)
+    y = da.where(X @ w + da.random.RandomState(seed + 1).logistic(size=n, chunks=chunk_rows) > 0, 1.0, -1.0)
+    return X, y
+
+
+def residual(X, y, w: np.ndarray, lam: float) -> float:
+    """||grad J(w)||, computed on the cluster."""
+    import dask.array as da
+
+    margins = y * (X @ w)
+    gradient = (X.T @ (-y / (1 + da.exp(margins)))) / X.shape[0]
+    return float(np.linalg.norm(np.asarray(gradient.compute()) + lam * w))
+
+
+def run(args) -> dict:
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    import dpcvx
+
+    try:
+        from dask_glm.algorithms import lbfgs, newton
+        from dask_glm.families import Logistic
+        from dask_glm.regularizers import L2
+        peer = None
+    except ImportError as error:
+        peer = f"not run: dask-glm is not installed ({error}); pip install dask-glm"
+    results = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        X, y = make_data(args.n, args.d, args.chunk_rows, args.seed)
+        X, y = client.persist([X, y])
+        dask.distributed.wait([X, y])
+        learner = dpcvx.PrivateERM(lam=args.lam, data_norm=1.0)
+        small = np.asarray(X[:1000].compute()), np.asarray(y[:1000].compute())
+        learner.fit(*small, 1.0, random_state=0)  # the one-time loss verification, outside the timings
+
+        def record(name: str, seconds: float, w: np.ndarray, lam: float, note: str = "") -> None:
+            results.append({"method": name, "seconds": seconds, "residual": residual(X, y, w, lam),
+                            "lam_of_residual": lam, "note": note})
+            print(f"[dask_glm] {name}: {seconds:.1f} s", flush=True)
+
+        start = time.perf_counter()
+        model = learner.fit_nonprivate(X, y)
+        record("dpcvx non-private (blockwise Newton)", time.perf_counter() - start,
+               np.asarray(model.coef_, dtype=float).ravel(), args.lam)
+        start = time.perf_counter()
+        private = learner.fit(X, y, 1.0, random_state=0)
+        record("dpcvx private, epsilon 1 (objective perturbation)", time.perf_counter() - start,
+               np.asarray(private.coef_, dtype=float).ravel(), args.lam,
+               "its residual is of the non-private J: the private release minimises the perturbed objective")
+        if peer is None:
+            y01 = (y + 1) / 2
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                start = time.perf_counter()
+                beta = lbfgs(X, y01, regularizer=L2(), lamduh=args.n * args.lam, max_iter=args.max_iter,
+                             tol=args.tol, family=Logistic)
+                record("dask-glm L-BFGS (L2, lamduh = n lam)", time.perf_counter() - start, np.asarray(beta),
+                       args.lam, f"tol {args.tol:g}, max_iter {args.max_iter}")
+                start = time.perf_counter()
+                beta = newton(X, y01, max_iter=50, tol=1e-8, family=Logistic)
+                record("dask-glm Newton (no regularizer: the unregularised problem)", time.perf_counter() - start,
+                       np.asarray(beta), 0.0, "residual of the unregularised objective")
+    return {"results": results, "peer": peer or "dask-glm " + __import__("dask_glm").__version__}
+
+
+def markdown(output: dict) -> str:
+    settings = output["settings"]
+    base = next(r["seconds"] for r in output["results"] if r["method"].startswith("dpcvx non-private"))
+    lines = [f"# dpcvx on a Dask LocalCluster against dask-glm: n = {settings['n']:,}, d = {settings['d']}",
+             "",
+             f"- command: `python -m benchmarks.dask_glm {' '.join(settings['argv'])}`".replace(" `", " `"),
+             f"- date (UTC): {output['date']}; 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
+             f"each; chunks of {settings['chunk_rows']:,} rows; Lam = {settings['lam']:g}; {output['peer']}",
+             f"- machine: {output['machine']['cpu_model']}, {output['machine']['cores']} cores; load average "
+             f"{output['load'][0]} at start, {output['load'][1]} at end",
+             "",
+             "| method | seconds | time / dpcvx non-private | optimality residual (norm of grad J) | note |",
+             "|---|---|---|---|---|"]
+    for r in output["results"]:
+        lines.append(f"| {r['method']} | {r['seconds']:.1f} | {r['seconds'] / base:.2f} | {r['residual']:.2e} | "
+                     f"{r['note']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=2_000_000)
+    parser.add_argument("--d", type=int, default=50)
+    parser.add_argument("--chunk-rows", type=int, default=100_000)
+    parser.add_argument("--lam", type=float, default=1e-4)
+    parser.add_argument("--memory-limit", default="3GB")
+    parser.add_argument("--tol", type=float, default=1e-8, help="dask-glm L-BFGS tolerance")
+    parser.add_argument("--max-iter", type=int, default=200, help="dask-glm L-BFGS iterations")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--tag", default="full")
+    args = parser.parse_args(argv)
+    load_start = common.load_average()
+    output = run(args)
+    output.update(date=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), machine=common.machine(),
+                  versions=common.versions(), load=[load_start, common.load_average()],
+                  settings={**{k: v for k, v in vars(args).items() if k != "out"},
+                            "argv": list(argv) if argv is not None else __import__("sys").argv[1:]})
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / f"dask_glm_{args.tag}"
+    common.write_json(stem.with_suffix(".json"), output)
+    stem.with_suffix(".md").write_text(markdown(output))
+    print(markdown(output))
+    return output
+
+
+if __name__ == "__main__":
+    main()
