@@ -1,9 +1,12 @@
-"""Dense data larger than memory: a private fit on a numpy.memmap of n x 100 float64.
+"""Dense data larger than memory: a private fit on a numpy.memmap (or a Dask array) of n x 100 float64.
 
 Issue 20. For each n in ``--sizes``, a memmap file of n x 100 is written block by block (never
-held in memory). Rows are Gaussian, scaled to norm <= 1; labels come from a fixed linear rule
-with 10% noise. ``PrivateERM(lam=1e-4).fit`` then runs on it: logistic objective perturbation,
-epsilon = 1, in a fresh subprocess.
+held in memory); with ``--dask`` the rows are instead a Dask array generated blockwise on
+demand (chunks of 100,000 rows, each from its own seeded generator; Dask's threaded scheduler),
+so every pass over the data regenerates them and nothing is written. Rows are Gaussian,
+scaled to norm <= 1; labels come from a fixed linear rule with 10% noise.
+``PrivateERM(lam=1e-4).fit`` then runs on it: logistic objective perturbation, epsilon = 1, in a
+fresh subprocess.
 
 Measured for each fit:
 
@@ -18,6 +21,7 @@ each run.
 
     python -m benchmarks.scale_dense --sizes 1250000 2500000 5000000 10000000
     python -m benchmarks.scale_dense --quick      # 200,000 and 400,000 rows
+    python -m benchmarks.scale_dense --dask       # the same sizes as a Dask array
     python -m benchmarks.scale_dense --render     # the plot docs/img/scale_dense.png from the recorded JSON
 """
 
@@ -58,8 +62,22 @@ class Counting(BlockwiseObjective):
         super().__post_init__()
         counted.append(self)
 erm.BlockwiseObjective = Counting
-X = np.memmap(path, dtype=np.float64, mode="r", shape=(n, d))
-y = np.load(path + ".y.npy")
+if path == "dask":
+    import dask.array as da
+    CHUNK = 100_000
+    sizes = tuple(min(CHUNK, n - start) for start in range(0, n, CHUNK))
+    w = np.random.default_rng(0).normal(size=d)
+    def rows(index):
+        rng = np.random.default_rng([0, index])
+        block = rng.normal(size=(sizes[index], d))
+        block /= np.maximum(1.0, np.linalg.norm(block, axis=1))[:, None] * (1 + 1e-12)
+        flip = rng.random(sizes[index]) < 0.1
+        return block, np.where((block @ w > 0) != flip, 1.0, -1.0)
+    X = da.map_blocks(lambda block_id=None: rows(block_id[0])[0], chunks=(sizes, (d,)), dtype=float)
+    y = da.map_blocks(lambda block_id=None: rows(block_id[0])[1], chunks=(sizes,), dtype=float).compute()
+else:
+    X = np.memmap(path, dtype=np.float64, mode="r", shape=(n, d))
+    y = np.load(path + ".y.npy")
 baseline = rss_anon()
 learner = dpcvx.PrivateERM(lam=1e-4, data_norm=1.0)
 start = time.perf_counter()
@@ -120,6 +138,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--render", action="store_true", help="only redraw the plot from the recorded JSON")
+    parser.add_argument("--dask", action="store_true", help="a Dask array generated blockwise instead of a memmap")
     args = parser.parse_args(argv)
     figure = Path(__file__).resolve().parents[1] / "docs" / "img" / "scale_dense.png"
     if args.render:
@@ -133,9 +152,10 @@ def main(argv=None) -> dict:
     runs = []
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     for n in sizes:
-        path = os.path.join(args.dir, f"dpcvx-scale-{n}.dat")
+        path = "dask" if args.dask else os.path.join(args.dir, f"dpcvx-scale-{n}.dat")
         try:
-            write_memmap(path, n, seed=0)
+            if not args.dask:
+                write_memmap(path, n, seed=0)
             result = subprocess.run([sys.executable, "-c", CHILD, path, str(n), str(D)], capture_output=True,
                                     text=True, env=env, check=True)
             runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
@@ -146,18 +166,19 @@ def main(argv=None) -> dict:
                     os.remove(leftover)
     output = {"d": D, "runs": runs, "run": record.finish()}
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = "scale_dense" + ("_quick" if args.quick else "")
+    stem = "scale_dense" + ("_dask" if args.dask else "") + ("_quick" if args.quick else "")
     common.write_json(args.out / f"{stem}.json", output)
-    lines = ["# Dense memmap input: private logistic fit (epsilon 1, Lam 1e-4), one BLAS thread", "",
-             "| n | GB on disk | seconds | seconds per million rows | peak RssAnon (GB) | passes (validation + solve) "
-             "| Newton iterations |", "|---|---|---|---|---|---|---|"]
+    source = "Dask array generated blockwise" if args.dask else "memmap"
+    lines = [f"# Dense {source} input: private logistic fit (epsilon 1, Lam 1e-4), one BLAS thread", "",
+             "| n | GB as float64 | seconds | seconds per million rows | peak RssAnon (GB) "
+             "| passes (validation + solve) | Newton iterations |", "|---|---|---|---|---|---|---|"]
     for run in runs:
         lines.append(f"| {run['n']:,} | {run['n'] * D * 8 / 1e9:.1f} | {run['seconds']:.1f} | "
                      f"{run['seconds'] / run['n'] * 1e6:.2f} | {run['peak_rss_anon_gb']:.2f} | "
                      f"1 + {run['solve_passes']} | {run['newton_iterations']} |")
     lines += ["", f"Command: `{output['run']['command']}`"]
     (args.out / f"{stem}.md").write_text("\n".join(lines) + "\n")
-    if not args.quick:
+    if not args.quick and not args.dask:
         plot(output, figure)
     return output
 

@@ -455,7 +455,9 @@ class PrivateERM:
         derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
         assert derivatives is not None and quadratic is not None  # _check_composite, before charging
         objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
-        g = CompositeTerm(X.shape[0] * lam * problem.l1_weight, problem.constraint_set)
+        scale = X.shape[0] * lam
+        g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
+                          tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
         if self.solver != "cvxpy":
             return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
                                    w0=start)
@@ -564,7 +566,9 @@ class PrivateERM:
             return constraint.radius
         if not problem.kst12 or problem.strong_convexity > 0:
             return None
-        return L * R / (float(self.lam) * max(problem.l1_weight, 1e-300))
+        analysis = problem.regularizer.analysis
+        weight = 0.0 if analysis is None else analysis.nonsmooth_weight
+        return L * R / (float(self.lam) * max(weight, 1e-300))
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:

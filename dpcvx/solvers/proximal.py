@@ -1,13 +1,17 @@
-"""Proximal Newton for composite objectives: an L1 term and/or a constraint set (KST12 problems).
+"""Proximal Newton for composite objectives: L1 or group norms and/or a constraint set (KST12 problems).
 
     F(w) = f(w) + g(w),   f = n J_b for the smooth part (loss, quadratic part of N, noise, ridge),
-                          g(w) = kappa ||w||_1 + indicator of C   (kappa = n Lam a for N = a ||w||_1 + ...)
+                          g(w) = kappa ||w||_1 + sum_g kappa_g ||w_g||_2 + indicator of C
+                          (kappa = n Lam a, kappa_g = n Lam b_g for N = a ||w||_1 + sum_g b_g ||w_g||_2 + ...)
 
-with C a ball or a box (:class:`~dpcvx.verification.constraints.ConstraintSet`).
-The proximal map of g is exact: soft-thresholding, then the projection onto C
-(coordinatewise for a box; for a ball the projection of the soft-thresholded
-point is the proximal map of the sum, because soft-thresholding keeps signs
-and a ball projection only rescales; docs/theory.md, section 14).
+with C a ball or a box (:class:`~dpcvx.verification.constraints.ConstraintSet`) and
+disjoint groups g. The proximal map of g is exact: soft-thresholding, then block
+soft-thresholding of each group (the sparse-group-lasso composition), then the
+projection onto C (coordinatewise for a box, which the verifier allows with the L1
+term only; for a ball the projection of the thresholded point is the proximal map of
+the sum, because thresholding keeps directions and a ball projection only rescales,
+and a norm's subdifferential does not change under positive scaling; docs/theory.md,
+section 14).
 
 Each outer step minimises the quadratic model
 ``grad^T (z - w) + (z - w)^T H (z - w) / 2 + g(z)`` by accelerated proximal
@@ -46,19 +50,32 @@ STALL_OUTER = 6
 
 
 class CompositeTerm:
-    """g(w) = kappa ||w||_1 + indicator of C, with its exact proximal map."""
+    """g(w) = kappa ||w||_1 + sum_g kappa_g ||w_g||_2 + indicator of C, with its exact proximal map.
 
-    def __init__(self, kappa: float, constraint: ConstraintSet | None) -> None:
+    ``groups`` are (coordinates, kappa_g) over disjoint coordinate sets. The map is
+    soft-thresholding, then block soft-thresholding of each group, then the
+    projection onto C (no groups with a box: the verifier refuses that pair).
+    """
+
+    def __init__(self, kappa: float, constraint: ConstraintSet | None,
+                 groups: tuple[tuple[np.ndarray, float], ...] = ()) -> None:
         self.kappa = float(kappa)
         self.constraint = constraint
+        self.groups = tuple((np.asarray(indices, dtype=np.intp), float(weight)) for indices, weight in groups)
 
     def value(self, w: np.ndarray) -> float:
-        return self.kappa * float(np.abs(w).sum())
+        return self.kappa * float(np.abs(w).sum()) + sum(weight * float(np.linalg.norm(w[indices]))
+                                                         for indices, weight in self.groups)
 
     def prox(self, v: np.ndarray, t: float) -> np.ndarray:
         """argmin_z g(z) + ||z - v||^2 / (2 t)."""
         threshold = t * self.kappa
         z = np.sign(v) * np.maximum(np.abs(v) - threshold, 0.0) if threshold > 0 else v
+        if t > 0 and self.groups:
+            z = z.copy()
+            for indices, weight in self.groups:
+                norm = float(np.linalg.norm(z[indices]))
+                z[indices] *= max(0.0, 1.0 - t * weight / norm) if norm > 0 else 0.0
         return z if self.constraint is None else self.constraint.project(z)
 
 

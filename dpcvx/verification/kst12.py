@@ -25,8 +25,16 @@ from dataclasses import replace
 from .certificate import NO_CONSTRAINTS, Condition
 from .constraints import Constraints, analyse_constraints
 from .problem import VerifiedProblem
+from .regularizer import RegularizerAnalysis
 
 __all__ = ["with_kst12"]
+
+
+def _nonsmooth_form(analysis: RegularizerAnalysis) -> str:
+    parts = [f"{analysis.l1_weight:.17g} ||w||_1"] if analysis.l1_weight > 0 else []
+    if analysis.groups:
+        parts.append(f"{len(analysis.groups)} group norm(s) b_g ||w_g||_2 over disjoint groups")
+    return " + ".join([*parts, "quadratic"])
 
 
 def with_kst12(problem: VerifiedProblem, constraints: Constraints | None) -> VerifiedProblem:
@@ -40,15 +48,20 @@ def with_kst12(problem: VerifiedProblem, constraints: Constraints | None) -> Ver
     if constraint_set is None and not composite:
         return problem
     quadratic = analysis is not None and analysis.quadratic is not None
+    groups = analysis.groups if analysis is not None else ()
+    boxed_groups = bool(groups) and constraint_set is not None and constraint_set.kind == "box"
+    exact = (composite or quadratic) and not boxed_groups
     prox = Condition(
-        "regularizer_prox", "N = a ||w||_1 + a quadratic, or quadratic (an exact proximal map)",
-        composite or quadratic,
-        value=(f"{analysis.l1_weight:.17g} ||w||_1 + quadratic" if composite else "quadratic")
-        if (composite or quadratic) and analysis is not None else "other",
+        "regularizer_prox", "N = a ||w||_1 + sum_g b_g ||w_g||_2 (disjoint g) + a quadratic, or quadratic "
+        "(an exact proximal map with C)", exact,
+        value=_nonsmooth_form(analysis) if composite and analysis is not None else (
+            "quadratic" if quadratic else "other"),
         method="symbolic",
-        detail="" if composite or quadratic else "the solver certifies approximate minimisers only for these forms",
-        fix="" if composite or quadratic else ("write N as a * cp.norm1(w) + b * cp.sum_squares(w) (elastic net), "
-                                               "a * cp.norm1(w), or a quadratic"),
+        detail="" if exact else ("group norms with a box have no closed-form proximal map" if boxed_groups else
+                                 "the solver certifies approximate minimisers only for these forms"),
+        fix="" if exact else ("use a ball constraint with group norms" if boxed_groups else
+                              "write N as a * cp.norm1(w) + b * cp.sum_squares(w) (elastic net), a sum of "
+                              "c * cp.norm(w[g], 2) over disjoint index sets g (group lasso), or a quadratic"),
     )
     conditions = (
         Condition("constraint_set", "the minimiser is restricted to a public closed convex non-empty set C", True,

@@ -56,6 +56,12 @@ class VerifiedProblem:
         return 0.0 if analysis is None else analysis.l1_weight
 
     @property
+    def groups(self) -> tuple[tuple[tuple[int, ...], float], ...]:
+        """(coordinates g, b_g) of N's group-norm terms b_g ||w_g||_2 (empty when there are none)."""
+        analysis = self.regularizer.analysis
+        return () if analysis is None else analysis.groups
+
+    @property
     def smooth_quadratic(self) -> Quadratic | None:
         """The quadratic part of N: N itself when quadratic, the rest of a ||w||_1 + quadratic otherwise."""
         analysis = self.regularizer.analysis

@@ -187,11 +187,18 @@ class RegularizerAnalysis:
     notes: tuple[str, ...] = field(default=())
     l1_weight: float = 0.0
     smooth_part: Quadratic | None = None
+    groups: tuple[tuple[tuple[int, ...], float], ...] = ()  # (coordinates g, b_g) of the terms b_g ||w_g||_2
 
     @property
     def composite(self) -> bool:
-        """N = l1_weight ||w||_1 + smooth_part(w) with l1_weight > 0 (lasso, elastic net)."""
-        return self.l1_weight > 0 and self.smooth_part is not None
+        """N = l1_weight ||w||_1 + sum_g b_g ||w_g||_2 + smooth_part(w) with a non-smooth part
+        (lasso, elastic net, group lasso over disjoint groups, sparse group lasso)."""
+        return (self.l1_weight > 0 or bool(self.groups)) and self.smooth_part is not None
+
+    @property
+    def nonsmooth_weight(self) -> float:
+        """a + min_g b_g: the scale of the non-smooth part (a utility proxy only)."""
+        return self.l1_weight + min((weight for _, weight in self.groups), default=0.0)
 
 
 # -- float error analysis (the rounding policy: dpcvx.rounding) ------------------------------
@@ -985,7 +992,8 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     curvature, all_quadratic = _Curvature(dim), True
     nonsmooth, c1_only, unknown = set(), set(), set()
     notes = []
-    l1_weight, all_composite = 0.0, True  # N = l1_weight ||w||_1 + quadratic terms
+    l1_weight, all_composite = 0.0, True  # N = l1_weight ||w||_1 + group norms + quadratic terms
+    groups: list[tuple[tuple[int, ...], float]] = []
     for factor, term in _terms(expression):
         trial = _Curvature(dim)
         try:
@@ -1002,10 +1010,13 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
             continue
         all_quadratic = False
         weight = _l1_term(term, w, factor)
-        if weight is None:
-            all_composite = False
-        else:
+        group = None if weight is not None else _group_term(term, w, factor, dim)
+        if weight is not None:
             l1_weight += weight
+        elif group is not None:
+            groups.append(group)
+        else:
+            all_composite = False
         for node in _nodes(term):
             if isinstance(node, (cp.Variable, cp.Constant, cp.Parameter)):
                 continue
@@ -1025,10 +1036,15 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
                      "no Quadratic form for the Newton solver")
     differentiable = False if nonsmooth else (None if unknown else True)
     twice = False if (nonsmooth or c1_only) else (None if unknown else True)
-    smooth_part = curvature.quadratic() if all_composite and l1_weight > 0 else None
+    covered = [index for indices, _ in groups for index in indices]
+    if len(covered) != len(set(covered)):
+        all_composite = False
+        notes.append("the group norms overlap: their proximal map has no closed form, so N is not composite")
+    smooth_part = curvature.quadratic() if all_composite and (l1_weight > 0 or groups) else None
     return RegularizerAnalysis(
         l1_weight=float_down(l1_weight) if smooth_part is not None else 0.0,
         smooth_part=smooth_part,
+        groups=tuple(groups) if smooth_part is not None else (),
         dim=dim,
         convex=convex,
         finite_everywhere=finite,
@@ -1060,6 +1076,34 @@ def _l1_term(term, w: cp.Variable, factor: sp.Expr) -> float | None:
         return None
     weight = float(factor)
     return weight if weight > 0 else None
+
+
+def _group_term(term, w: cp.Variable, factor: sp.Expr, dim: int) -> tuple[tuple[int, ...], float] | None:
+    """(g, b) of a term b ||w_g||_2 (``norm(w[g], 2)``, ``norm2(w[g])``, ``norm(w, 2)``), g distinct
+    coordinates selected with one common coefficient; else None. b is rounded down, as the L1 weight."""
+    if not isinstance(term, atoms.PNORMS) or len(term.args) != 1 or float(getattr(term, "p", 0)) != 2:
+        return None
+    try:
+        selection = _affine(term.args[0], w)
+    except (_Unsupported, ValueError, IndexError, TypeError):
+        return None
+    if np.any(selection.b != 0):
+        return None
+    if selection.coordinate:
+        columns = selection.columns(dim)
+        coefficients = np.abs(selection.coefficients())
+        if np.any(selection.coefficient_errors() > 0):
+            return None
+    else:  # w[[i, j, ...]]: a dense map whose rows are exact unit vectors (times one coefficient)
+        A = selection.matrix
+        if np.any(np.count_nonzero(A, axis=1) != 1):
+            return None
+        columns = np.argmax(A != 0, axis=1)
+        coefficients = np.abs(A[np.arange(A.shape[0]), columns])
+    if np.any(columns < 0) or np.unique(columns).size != columns.size or not np.all(coefficients == coefficients[0]):
+        return None
+    weight = float_down(float(factor) * float(coefficients[0]) * (1 - EPS))
+    return (tuple(int(c) for c in columns), weight) if weight > 0 else None
 
 
 def _nodes(node):

@@ -641,7 +641,9 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
 def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, ...]:
     ridge = "add a strongly convex term such as 0.5 * cp.sum_squares(w)"
     smooth_fix = ("Theorems 1 and 2 need a differentiable regularizer; use 0.5 * cp.sum_squares(w) "
-                  "or cp.quad_form(w, P) with P positive definite")
+                  "or cp.quad_form(w, P) with P positive definite; or, for objective perturbation (KST12), "
+                  "a * cp.norm1(w) and/or group norms c * cp.norm(w[g], 2) over disjoint index sets g, plus a "
+                  "quadratic")
     convex = analysis.convex and analysis.finite_everywhere
     convexity = Condition(
         "regularizer_convexity", "N is convex and finite on all of R^d", convex,
