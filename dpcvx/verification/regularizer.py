@@ -1081,7 +1081,9 @@ def _l1_term(term, w: cp.Variable, factor: sp.Expr) -> float | None:
 def _group_term(term, w: cp.Variable, factor: sp.Expr, dim: int) -> tuple[tuple[int, ...], float] | None:
     """(g, b) of a term b ||w_g||_2 (``norm(w[g], 2)``, ``norm2(w[g])``, ``norm(w, 2)``), g distinct
     coordinates selected with one common coefficient; else None. b is rounded down, as the L1 weight."""
-    if not isinstance(term, atoms.PNORMS) or len(term.args) != 1 or float(getattr(term, "p", 0)) != 2:
+    two_norm = isinstance(term, atoms.PNORMS) and float(getattr(term, "p", 0)) == 2
+    single = isinstance(term, atoms.NORM1) and term.args[0].size == 1  # CVXPY writes ||w_i||_2 as |w_i|
+    if not (two_norm or single) or len(term.args) != 1:
         return None
     try:
         selection = _affine(term.args[0], w)
