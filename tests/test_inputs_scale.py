@@ -109,3 +109,16 @@ def test_adassp_reads_a_memmap_by_blocks(data):
         a = learner.fit(X, targets, 1.0, 1e-6, random_state=0)
         b = learner.fit(memmap, targets, 1.0, 1e-6, random_state=0)
     assert np.max(np.abs(a.coef_ - b.coef_)) < 1e-9
+
+
+def test_random_fourier_features_are_computed_block_by_block(data):
+    # the feature map widens each block (d -> D): the blockwise path must size its vectors by the map's output
+    from dpcvx.data.kernels import RandomFourierFeatures
+
+    X, y, memmap = data
+    rff = RandomFourierFeatures("rbf", gamma=1.0, n_components=40, n_features=X.shape[1], random_state=0)
+    learner = dpcvx.PrivateERM(lam=1e-3, feature_map=rff, fit_intercept=True)
+    expected = learner.fit(X, y, 1.0, random_state=0).coef_
+    for source in (memmap, da.from_array(X, chunks=(2500, X.shape[1]))):
+        assert np.max(np.abs(learner.fit(source, y, 1.0, random_state=0).coef_ - expected)) < 1e-8
+    assert expected.shape == (40,)

@@ -68,6 +68,7 @@ class RowBlocks:
     rows: RowMap
     block_rows: int = BLOCK_ROWS
     _bounds: list[tuple[int, int]] = field(init=False, repr=False)
+    _width: int = field(init=False, repr=False)  # the mapped width (feature map and intercept)
 
     def __post_init__(self) -> None:
         if _is_dask(self.source):
@@ -85,11 +86,12 @@ class RowBlocks:
             self._bounds = [(a, min(a + self.block_rows, n)) for a in range(0, n, self.block_rows)]
         if not self._bounds:
             raise InputError("X is empty: at least one row is needed")
+        self._width = self.rows.dimension(int(self.source.shape[1]))
 
     @property
     def shape(self) -> tuple[int, int]:
         """(rows, mapped features): the intercept column included."""
-        return int(self.source.shape[0]), self.rows.dimension(int(self.source.shape[1]))
+        return int(self.source.shape[0]), self._width
 
     def _raw(self, start: int, stop: int) -> np.ndarray:
         block = self.source[start:stop]

@@ -107,7 +107,13 @@ class RowMap:
         return self.norm_bound
 
     def dimension(self, input_dim: int) -> int:
-        return input_dim + (1 if self.fit_intercept else 0)
+        """The mapped width: the feature map's output width (read off one zero row, a public input), plus
+        the intercept column."""
+        width = input_dim
+        if self.feature_map is not None:
+            width = int(check_matrix(self.feature_map.transform(np.zeros((1, input_dim))),
+                                     "feature_map.transform(X)").shape[1])
+        return width + (1 if self.fit_intercept else 0)
 
     def features(self, X: Any) -> Matrix:
         """Checked input, through the feature map if there is one (no clipping)."""
