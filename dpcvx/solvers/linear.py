@@ -132,7 +132,10 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     near it, two quadratically convergent full steps beat many linear ones).
     Then all rows in single precision; and once the residual is below
     ``LOCAL_REGIME``, a full step that fails to halve it moves the solve up one
-    level, finally to all rows in double precision. Only the direction is approximate; the
+    level, finally to all rows in double precision; so does any subsampled step
+    that fails to halve it, damped or not: the subsample can miss the rows that
+    carry the curvature (the Huber hinge's narrow quadratic band), and its
+    damped steps then crawl. Only the direction is approximate; the
     gradient, line search and residual are exact in double precision.
     When a full step from a fresh all-rows Hessian cut the residual by at least
     ``REUSE_CONTRACTION`` (the quadratic regime), the next directions reuse that
@@ -172,7 +175,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         gradient = add_terms(terms)
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
         reuse = factor is not None and full_step and residual.relative <= previous / REUSE_CONTRACTION
-        if (local and full_step and not reused and residual.relative > 0.5 * previous
+        if (local and (full_step or level == 0) and not reused and residual.relative > 0.5 * previous
                 and level < len(levels) - 1):
             level += 1
         if level == 0 and residual.relative < SUBSAMPLE_UNTIL:
