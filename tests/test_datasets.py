@@ -13,6 +13,9 @@ from dpcvx.data.datasets import find_data_directory, load_adult, load_kdd
 from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, KDD_LOG_COLUMNS, adult_schema, kdd_schema
 from dpcvx.exceptions import InputError
 
+# Paper mode warns PaperModeWarning (tests/data/test_loader_modes.py checks it); here it is reproduced on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.PaperModeWarning")
+
 DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 KDD = "kddcup.data_10_percent"
 DATA_FILES = ("adult.data", "adult.test", KDD)
