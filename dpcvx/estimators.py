@@ -98,7 +98,7 @@ from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
-from .validation import check_choice, check_classes, check_public_classes, fraction
+from .validation import check_choice, check_classes, check_public_classes, fraction, outside_labels
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [
@@ -194,10 +194,10 @@ def _label_kind(y: np.ndarray) -> str:
 
 def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
-    examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
+    examples = outside_labels(outside)
     if len(classes) > 2:
         return InputError(
-            f"y has labels outside the declared classes {classes!r}: {examples}. {owner} takes its classes "
+            f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
             f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
@@ -212,7 +212,7 @@ def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[
     else:
         head = ""
     return InputError(
-        f"{head}y has labels outside the declared classes {classes!r}: {examples}. {owner} takes "
+        f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
         f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
         f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
         f"declare your public pair, for example {owner}(classes=(-1, 1)) or "

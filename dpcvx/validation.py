@@ -256,8 +256,8 @@ def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) ->
                 if not parses_as_float(value):
                     value = value.item() if isinstance(value, np.generic) else value
                     where = f"column {labels[j]!r}" if labels is not None and j < len(labels) else f"column {j}"
-                    return InputError(f"{name} {where} holds {value!r} (a {type(value).__name__}) "
-                                      f"in row {i}; {fix}")
+                    return InputError(f"{name} {where} holds a {type(value).__name__} that is not a number "
+                                      f"in row {i} (the value is not shown: it is data); {fix}")
     return InputError(f"{name} must be a numeric 2-D array: {_short(str(error))}; {fix}")
 
 
@@ -420,6 +420,12 @@ def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     return np.clip(values, -label_bound, label_bound), int(outside.sum())
 
 
+def outside_labels(outside: np.ndarray) -> str:
+    """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only."""
+    return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
+            "(their values are not shown: they are data),")
+
+
 def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     """Map labels to -1/+1 using the PUBLIC pair ``classes``; never infer it from y."""
     labels = np.asarray(y)
@@ -434,9 +440,8 @@ def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     is_negative = labels == negative
     outside = ~(is_positive | is_negative)
     if np.any(outside):
-        examples = ", ".join(repr(v) for v in list(dict.fromkeys(labels[outside].tolist()))[:5])
         raise InputError(
-            f"y has labels outside the declared classes {classes!r}: {examples}. Labels are "
+            f"y has {outside_labels(outside)} outside the declared classes {classes!r}. Labels are "
             "never inferred from the data (that would leak it); pass the public pair, "
             "for example classes=(0, 1)"
         )

@@ -106,7 +106,7 @@ def test_predict_proba_is_the_sigmoid_of_the_decision(data):
 
 def test_classes_are_public_never_inferred(data):
     X, y = data
-    with pytest.raises(dpcvx.InputError, match=r"outside the declared classes \(0, 1\): -1"):
+    with pytest.raises(dpcvx.InputError, match=r"label\(s\), the first at row \d+ \(their values are not shown: they are data\), outside the declared classes \(0, 1\)"):
         dpcvx.DPLogisticRegression().fit(X, 2 * y - 1)
     signed = dpcvx.DPLogisticRegression(classes=(-1, 1), random_state=0).fit(X, 2 * y - 1)
     plain = dpcvx.DPLogisticRegression(random_state=0).fit(X, y)
@@ -246,7 +246,7 @@ def test_cross_val_score_folds_draw_different_noise(data):
 @pytest.mark.parametrize("y, pattern", [
     (lambda y: y + 0.5, r"Unknown label type: continuous"),
     (lambda y: y + np.arange(len(y)) % 3, r"Only binary classification is supported"),
-    (lambda y: y + 1, r"y has labels outside the declared classes \(0, 1\): 2\."),
+    (lambda y: y + 1, r"y has \d+ label\(s\), the first at row \d+ .*outside the declared classes \(0, 1\)\."),
 ], ids=["continuous", "multiclass", "other-pair"])
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
 def test_label_errors_name_the_classes_and_the_parameter(cls, data, y, pattern):

@@ -178,11 +178,12 @@ def load_adult(
         records = records[kept]
         which = f"{len(kept)} records without missing values (the others DROPPED: NOT private)"
     labels = np.char.rstrip(records[:, -1], ".")
-    unknown = sorted(set(labels.tolist()) - {">50K", "<=50K"})
-    if unknown:
+    unknown = ~np.isin(labels, (">50K", "<=50K"))
+    if unknown.any():
         raise InputError(
-            f"Adult labels must be >50K or <=50K, found {unknown}; a record's label is never "
-            "guessed or dropped: fix the file"
+            f"Adult labels must be >50K or <=50K; {int(unknown.sum())} record(s) hold another label, the first "
+            f"is record {int(kept[np.flatnonzero(unknown)[0]])} (values not shown: they are data); a record's "
+            "label is never guessed or dropped: fix the file"
         )
     table = {name: records[:, j] for j, name in enumerate(ADULT_COLUMNS)}
     schema = _schema_for(mode, adult_schema(constant_feature, norm), table)
@@ -386,6 +387,7 @@ def _kdd_records(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     dtype = [(name, "U16" if name in KDD_CATEGORIES else numeric) for name in KDD_COLUMNS] + [("label", "U16")]
     try:
         distinct = np.loadtxt(first_seen, delimiter=",", dtype=dtype, ndmin=1)
-    except ValueError as error:
-        raise InputError(f"{KDD_FILE} in {directory} is malformed: {error}") from None
+    except ValueError:  # numpy's message quotes the offending field: data, never shown
+        raise InputError(f"{KDD_FILE} in {directory} is malformed: a line has the wrong number of fields or a "
+                         "numeric field that is not a number (the field is not shown: it is data)") from None
     return distinct, record_to_distinct
