@@ -45,15 +45,18 @@ same quantity would make ``get_params`` ambiguous); set ``lam=1 / (C * n)``.
 Unlike ``C``, a ``lam`` is not tied to n: the same lam is the same amount of
 regularization per record on 1,000 or 1,000,000 rows.
 
-When the noise dominates: after each fit, :func:`noise_to_signal` compares the
-expected norm of the noise in w with the largest norm the non-private weights
-can have (``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``), both
-computed from the release certificate (epsilon, n, d, lam and the verified
-L, m, R), never from the data. Above ``NOISE_RATIO_LIMIT`` (2) a
-:class:`NoiseDominatesWarning` says so and what to change: raise lam (the
-noise falls like 1/lam, the bound like 1/sqrt(lam)), epsilon or n, or use fewer
-features. For large lam the ratio tends to about ``2 d / (epsilon n)``, which
-no lam lowers; the warning then says to raise epsilon or n.
+When the noise dominates: after each fit, :func:`warn_if_noise_dominates` compares,
+from the release certificate only (epsilon, n, d, lam and the verified L, m, R; never
+the data or the fitted weights), the expected norm of the noise in w with the largest
+norm the non-private weights can have on any data (:func:`noise_to_signal`:
+``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``); for output perturbation
+it also compares the noise's share of a prediction at ||x|| = R with the scale of a
+useful model's predictions, the margin 1 (the label bound B for a regressor)
+(:func:`noise_in_predictions`). Above ``NOISE_RATIO_LIMIT`` (2) a
+:class:`NoiseDominatesWarning` says so, for objective and output perturbation alike,
+at the line of your code that called ``fit`` (also through a Pipeline or
+``cross_val_score``). Its advice: raise epsilon or n, use fewer features, or see
+``lam="auto"``.
 
 Noise: with ``random_state=None`` (the default) each fit draws fresh noise
 from operating-system entropy, so the clones that scikit-learn makes never
@@ -91,14 +94,14 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
     ) from error
 
 from . import losses
-from .exceptions import DPCVXWarning, InputError
+from .exceptions import DPCVXWarning, InputError, user_stacklevel
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
-from .validation import check_choice, check_classes, check_public_classes, fraction, outside_labels
+from .validation import check_choice, check_classes, check_public_classes, fraction, outside_labels, refuse_weights
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [
@@ -107,19 +110,23 @@ __all__ = [
     "DPLogisticRegression",
     "InputTypeError",
     "NoiseDominatesWarning",
+    "noise_in_predictions",
     "noise_to_signal",
+    "warn_if_noise_dominates",
 ]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
-    """The expected noise in the released weights exceeds ``NOISE_RATIO_LIMIT`` times the
-    largest norm the non-private weights can have: the release is mostly noise. Computed from
-    public quantities only (see :func:`noise_to_signal`)."""
+    """The release is mostly noise: the expected noise in the released weights exceeds
+    ``NOISE_RATIO_LIMIT`` times the largest norm the non-private weights can have (or, for a
+    regressor, its share of a prediction exceeds the label bound). Computed from public
+    quantities only (see :func:`warn_if_noise_dominates`)."""
 
 
-#: Warn when the expected noise norm exceeds this many times the bound on ||w*||. Near 1 the
-#: release may still carry some signal (the bound is attained only by extreme data); at 2
-#: the noise is expected to be twice as large as any weights the data could give.
+#: Warn when the expected noise norm exceeds this many times the bound on ||w*|| (or, for output
+#: perturbation, the noise in a prediction exceeds this many times the useful scale). Near 1 the
+#: release may still carry some signal (the bound is attained only by extreme data); at 2 the
+#: noise is expected to be twice as large as any weights the data could give.
 NOISE_RATIO_LIMIT = 2.0
 
 
@@ -177,6 +184,64 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
     return noise, bound
+
+
+def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float:
+    """The noise's typical share of one prediction at the public row bound: E||b|| R / sqrt(d) (public).
+
+    The noise b in the weights is isotropic (its density is a function of ||b||: the
+    Laplace-ball and Gaussian samplers), so for a row x the prediction's noise b^T x has
+    standard deviation ||x|| sqrt(E||b||^2 / d), about E||b|| ||x|| / sqrt(d); at ||x|| = R
+    (the effective R, intercept included) that is E||b|| R / sqrt(d).
+    """
+    constants = certificate.constants
+    return noise * float(constants["R"]) / math.sqrt(int(constants["d"]))
+
+
+#: The scale a useful classifier's decision values reach: the margin 1 at which the catalogue's
+#: margin losses turn flat (hinge family) or bend (logistic).
+MARGIN_SCALE = 1.0
+
+
+def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
+                            prediction_scale: float = MARGIN_SCALE) -> None:
+    """Warn :class:`NoiseDominatesWarning` when a release is mostly noise, from public quantities only.
+
+    * weights (either mechanism): the expected noise norm E||b|| against the largest norm the
+      non-private weights can have on ANY data, min(L R / s, sqrt(2 l(0) / s))
+      (:func:`noise_to_signal`). Above it the noise is larger than any signal could be.
+    * predictions (output perturbation, whose E||b|| = d / beta or sigma sqrt(d) is exact,
+      not an upper bound as for objective perturbation): the noise's typical share of a
+      prediction at ||x|| = R, E||b|| R / sqrt(d) (:func:`noise_in_predictions`), against
+      ``prediction_scale``, the public scale of a useful model's predictions: the margin 1
+      for a classifier (:data:`MARGIN_SCALE`), the label bound B for a regressor (labels in
+      [-B, B] have standard deviation at most B). The bound on ||w*|| is attained only by
+      extreme data, so this catches releases whose noise is below that bound but far above
+      what a useful model needs.
+
+    Either ratio above ``NOISE_RATIO_LIMIT`` warns. The fitted weights and the data are never
+    looked at. The warning points at the user's line (:func:`dpcvx.exceptions.user_stacklevel`),
+    also through scikit-learn's wrappers.
+    """
+    noise, bound = noise_to_signal(certificate, loss_at_zero)
+    ratio = noise / bound
+    shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, the "
+             "largest norm the non-private weights can have")
+    if certificate.mechanism == "output":
+        spread = noise_in_predictions(certificate, noise)
+        ratio = max(ratio, spread / prediction_scale)
+        shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "
+                  f"times {prediction_scale:g}, the scale of a useful model's predictions")
+    if ratio <= NOISE_RATIO_LIMIT:
+        return
+    constants = certificate.constants
+    warnings.warn(
+        f"{owner}: the model is mostly noise: {shown}. This compares public quantities only "
+        f"(epsilon={certificate.epsilon:g}, n={int(constants['n'])}, d={int(constants['d'])} with the intercept, "
+        f"lam={float(constants['lam']):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
+        "number of rows, use fewer features, or choose lam by its documented rule (see lam='auto')",
+        NoiseDominatesWarning, stacklevel=user_stacklevel(),
+    )
 
 
 def _label_kind(y: np.ndarray) -> str:
@@ -285,7 +350,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if not np.all(inside):
             raise _label_error(type(self).__name__, y, ~inside, classes)
 
-    def fit(self, X: Any, y: Any, *, accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
+            accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).
 
         ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
@@ -305,7 +371,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Warns :class:`NoiseDominatesWarning` after the release when its
         expected noise dominates (a function of public quantities only).
+
+        ``sample_weight`` (scikit-learn's keyword) and the parameter ``class_weight`` must be
+        None: weights raise :class:`~dpcvx.exceptions.UnsupportedWeightsError` (also a
+        TypeError) naming the public bound they would need, before anything is spent.
         """
+        refuse_weights(type(self).__name__, sample_weight=sample_weight,
+                       class_weight=getattr(self, "class_weight", None))
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
@@ -332,34 +404,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
-        """NoiseDominatesWarning when the expected noise exceeds the bound on ||w*|| (public)."""
+        """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""
         certificate = (model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel)
                        else model.certificate)
-        noise, bound = noise_to_signal(certificate, _loss_at_zero(self._private_erm().loss))
-        if noise <= NOISE_RATIO_LIMIT * bound:
-            return
-        constants = certificate.constants
-        lam, m = float(constants["lam"]), float(constants["m"])
-        ratio = noise / bound
-        strong = m * lam + float(certificate.calibration.get("extra_reg", 0.0))
-        # For large lam the bound is L R / (m lam + Delta) and the noise falls like 1 / (m lam +
-        # Delta) too: their ratio, about 2 d / (epsilon n), is what no lam can lower.
-        floor = noise * strong / (float(constants["L"]) * float(constants["R"]))
-        if floor > NOISE_RATIO_LIMIT:
-            advice = (f"No lam fixes this (at any lam the noise stays about {floor:.2g} times the "
-                      "bound): raise epsilon or the number of rows, or use fewer features")
-        else:
-            advice = (f"Raise lam (the noise falls like 1/lam, the bound like 1/sqrt(lam): lam of "
-                      f"about {strong * ratio ** 2 / m:.2g} would balance them), epsilon or the "
-                      "number of rows, or use fewer features")
-        warnings.warn(
-            f"{type(self).__name__}: the expected noise in the released weights (norm about "
-            f"{noise:.3g}) is {ratio:.3g} times {bound:.3g}, the largest norm the non-private "
-            f"weights can have with lam={lam:g}: the model is mostly noise. This compares public "
-            f"quantities only (epsilon={certificate.epsilon:g}, n={int(constants['n'])}, "
-            f"d={int(constants['d'])} with the intercept, lam, L, m, R), never the data. {advice}",
-            NoiseDominatesWarning, stacklevel=3,
-        )
+        warn_if_noise_dominates(type(self).__name__, certificate, _loss_at_zero(self._private_erm().loss))
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -463,6 +511,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
     solver : {"auto", "fast", "cvxpy"}, default "auto"
     strict : bool, default False
         Refuse conditions the verifier established only numerically.
+    class_weight : None, default None
+        scikit-learn's parameter, accepted for its signature only: anything but None raises
+        :class:`~dpcvx.exceptions.UnsupportedWeightsError` at fit (as does ``sample_weight``),
+        naming the public bound on the weights a weighted release would need.
 
     Attributes
     ----------
@@ -491,7 +543,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
-                 clip: bool = True, solver: str = "auto", strict: bool = False):
+                 clip: bool = True, solver: str = "auto", strict: bool = False,
+                 class_weight: Any = None):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -507,6 +560,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.clip = clip
         self.solver = solver
         self.strict = strict
+        self.class_weight = class_weight
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -540,7 +594,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None):
+                 strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
+                 class_weight: Any = None):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -556,6 +611,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.strict = strict
         self.penalty = penalty
         self.l1_ratio = l1_ratio
+        self.class_weight = class_weight
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -601,7 +657,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False):
+                 strict: bool = False, class_weight: Any = None):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -616,6 +672,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.clip = clip
         self.solver = solver
         self.strict = strict
+        self.class_weight = class_weight
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

@@ -101,22 +101,28 @@ class PaperModeWarning(DPCVXWarning):
     """A loader's ``mode="paper"`` read column bounds, categories or dropped records off the data."""
 
 
+#: Packages whose frames lie between the user's line and dpcvx: scikit-learn's wrappers (Pipeline,
+#: ``cross_val_score``, its fit context) and joblib, which runs scikit-learn's parallel fits.
+_WRAPPERS = ("sklearn", "joblib")
+
+
 def _internal_directories() -> tuple[str, ...]:
-    """dpcvx's package directory and scikit-learn's (if imported): frames there are not the user's."""
+    """dpcvx's package directory and those of the imported wrappers: frames there are not the user's."""
     directories = [os.path.dirname(os.path.abspath(__file__))]
-    sklearn = sys.modules.get("sklearn")
-    if sklearn is not None and getattr(sklearn, "__file__", None):
-        directories.append(os.path.dirname(os.path.abspath(sklearn.__file__)))
+    for name in _WRAPPERS:
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            directories.append(os.path.dirname(os.path.abspath(module.__file__)))
     return tuple(directory + os.sep for directory in directories)
 
 
 def user_stacklevel() -> int:
-    """The ``stacklevel`` for ``warnings.warn`` that names the first frame outside dpcvx and scikit-learn.
+    """The ``stacklevel`` for ``warnings.warn`` that names the first frame outside dpcvx and its wrappers.
 
     Call it in the function that calls ``warnings.warn``. It walks up from that
-    function past every frame whose file lies in dpcvx's or scikit-learn's package
-    (a Pipeline, ``cross_val_score`` or scikit-learn's fit wrapper), so the warning
-    points at the user's line however deep the call.
+    function past every frame whose file lies in dpcvx's, scikit-learn's or joblib's
+    package (a Pipeline, ``cross_val_score``, scikit-learn's fit wrapper), so the
+    warning points at the user's line however deep the call.
     """
     internal = _internal_directories()
     frame = sys._getframe(1)  # the caller of warnings.warn: stacklevel 1

@@ -1,6 +1,7 @@
 """scikit-learn estimators: clone, Pipeline, cross_val_score, public classes, no partial fits."""
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -336,13 +337,15 @@ def test_noise_warning_depends_on_public_quantities_only(cls, data):
     X, y = data
     rows = X[:50]
     for labels in (y[:50], np.ones(50, dtype=int), np.zeros(50, dtype=int)):
-        with pytest.warns(NoiseDominatesWarning, match=r"public quantities only.*No lam fixes this"
-                                                       r".*raise epsilon") as caught:
+        with pytest.warns(NoiseDominatesWarning, match=r"public quantities only.*raise epsilon.*"
+                                                       r"see lam='auto'") as caught:
             cls(epsilon=0.1, random_state=0).fit(rows, labels)
         assert len(caught) == 1
         assert f"epsilon=0.1, n=50, d={X.shape[1] + 1}" in str(caught[0].message)
-    with pytest.warns(NoiseDominatesWarning, match=r"Raise lam .*lam of about ([0-9.e+-]+) would"):
+    with pytest.warns(NoiseDominatesWarning, match=r"moves a prediction by about") as caught:
         cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
+    advice = str(caught[0].message).split("To lower the noise:")[1]
+    assert not re.search(r"[0-9]", advice) and "see lam='auto'" in advice  # no lam numbers: see lam='auto' only
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoiseDominatesWarning)
         cls(epsilon=5.0, lam=1e-2, random_state=0).fit(rows, y[:50])
