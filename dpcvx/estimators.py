@@ -435,11 +435,15 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.model_.predict(self._validated(X, reset=False))
 
-    def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags
+    def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False   # the classes are public, declared by ``classes``
+        tags.classifier_tags.poor_score = True     # a private model of check_estimator's tiny sets is noisy
         tags.input_tags.sparse = True              # scipy.sparse X is fitted as CSR
         return tags
+
+    def _more_tags(self) -> dict[str, Any]:  # the same tags for scikit-learn < 1.6
+        return {"poor_score": True, "binary_only": True}
 
 
 class DPERMClassifier(_PrivateLinearClassifier):
