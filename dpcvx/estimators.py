@@ -496,7 +496,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         InputError naming the pair and this parameter. More than two public
         classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
         total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
-        docs/tutorials/multiclass.md); ``coef_`` is then (k, d).
+        docs/tutorial-multiclass.md); ``coef_`` is then (k, d).
     split : {"max", "paper"}, default "max"
         Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`).
     random_state : None or int, default None
