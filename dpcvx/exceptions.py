@@ -110,9 +110,9 @@ def _internal_directories() -> tuple[str, ...]:
     """dpcvx's package directory and those of the imported wrappers: frames there are not the user's."""
     directories = [os.path.dirname(os.path.abspath(__file__))]
     for name in _WRAPPERS:
-        module = sys.modules.get(name)
-        if module is not None and getattr(module, "__file__", None):
-            directories.append(os.path.dirname(os.path.abspath(module.__file__)))
+        location = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(location, str):
+            directories.append(os.path.dirname(os.path.abspath(location)))
     return tuple(directory + os.sep for directory in directories)
 
 

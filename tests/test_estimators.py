@@ -107,7 +107,8 @@ def test_predict_proba_is_the_sigmoid_of_the_decision(data):
 
 def test_classes_are_public_never_inferred(data):
     X, y = data
-    with pytest.raises(dpcvx.InputError, match=r"label\(s\), the first at row \d+ \(their values are not shown: they are data\), outside the declared classes \(0, 1\)"):
+    with pytest.raises(dpcvx.InputError, match=r"label\(s\), the first at row \d+ \(their values are not shown: "
+                                               r"they are data\), outside the declared classes \(0, 1\)"):
         dpcvx.DPLogisticRegression().fit(X, 2 * y - 1)
     signed = dpcvx.DPLogisticRegression(classes=(-1, 1), random_state=0).fit(X, 2 * y - 1)
     plain = dpcvx.DPLogisticRegression(random_state=0).fit(X, y)

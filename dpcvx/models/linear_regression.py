@@ -116,8 +116,8 @@ class PrivateLinearRegression:
                           "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm",
                           ClippingWarning, stacklevel=user_stacklevel())
         if clipped_labels:
-            warnings.warn(label_clipping_note(clipped_labels, n, float(self.label_bound)), ClippingWarning,
-                          stacklevel=user_stacklevel())
+            warnings.warn(label_clipping_note(clipped_labels, n, positive("label_bound", self.label_bound)),
+                          ClippingWarning, stacklevel=user_stacklevel())
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: str = "replace-one") -> AdaSSPCalibration:
