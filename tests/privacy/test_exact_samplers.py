@@ -84,7 +84,7 @@ def test_bernoulli_exp_has_probability_exp_minus_x(x):
     hits = sum(bernoulli_exp(x, source) for _ in range(DRAWS))
     p = math.exp(-float(x))
     assert stats.binomtest(hits, DRAWS, p).pvalue > 1e-3
-    if 0 < x:  # Bernoulli(exp(-x/2)) (a halved exponent) is rejected by the same test
+    if x > 0:  # Bernoulli(exp(-x/2)) (a halved exponent) is rejected by the same test
         broken = sum(bernoulli_exp(x / 2, source) for _ in range(DRAWS))
         assert stats.binomtest(broken, DRAWS, p).pvalue < 1e-6
 
