@@ -55,13 +55,19 @@ def seeded(seed: int) -> IntegerSource:
     return GeneratorSource(np.random.default_rng(seed))
 
 
+def assert_law_and_wrong_scale_rejected(array_sampler, pmf, parameter, factor: Fraction, seed: int) -> None:
+    """The sampler's draws pass the chi-square test against pmf(parameter); a sampler run at
+    ``factor`` times the parameter fails the same test."""
+    value = float(parameter)
+    assert chi_square_pvalue(array_sampler(parameter, DRAWS, seeded(seed)), lambda z: pmf(z, value)) > 1e-3
+    wrong = array_sampler(Fraction(parameter) * factor, DRAWS, seeded(seed))
+    assert chi_square_pvalue(wrong, lambda z: pmf(z, value)) < 1e-6
+
+
 @pytest.mark.parametrize("scale", [Fraction(1), Fraction(7, 3), 0.4])
 def test_discrete_laplace_matches_its_pmf_and_the_test_rejects_broken_samplers(scale):
-    draws = discrete_laplace_array(scale, DRAWS, seeded(11))
+    assert_law_and_wrong_scale_rejected(discrete_laplace_array, discrete_laplace_pmf, scale, Fraction(5, 4), 11)
     t = float(scale)
-    assert chi_square_pvalue(draws, lambda z: discrete_laplace_pmf(z, t)) > 1e-3
-    wrong_scale = discrete_laplace_array(Fraction(scale) * Fraction(5, 4), DRAWS, seeded(11))
-    assert chi_square_pvalue(wrong_scale, lambda z: discrete_laplace_pmf(z, t)) < 1e-6
     if t > 1:
         return
     # the float Laplace of numpy rounded to the integers is not the discrete Laplace (visible at t <= 1)
@@ -71,11 +77,7 @@ def test_discrete_laplace_matches_its_pmf_and_the_test_rejects_broken_samplers(s
 
 @pytest.mark.parametrize("sigma2", [Fraction(5, 2), 16])
 def test_discrete_gaussian_matches_its_pmf_and_the_test_rejects_a_wrong_scale(sigma2):
-    draws = discrete_gaussian_array(sigma2, DRAWS, seeded(12))
-    s2 = float(sigma2)
-    assert chi_square_pvalue(draws, lambda z: discrete_gaussian_pmf(z, s2)) > 1e-3
-    wrong = discrete_gaussian_array(Fraction(sigma2) * Fraction(3, 2), DRAWS, seeded(12))
-    assert chi_square_pvalue(wrong, lambda z: discrete_gaussian_pmf(z, s2)) < 1e-6
+    assert_law_and_wrong_scale_rejected(discrete_gaussian_array, discrete_gaussian_pmf, sigma2, Fraction(3, 2), 12)
 
 
 @pytest.mark.parametrize("x", [Fraction(0), Fraction(3, 10), Fraction(1), Fraction(27, 10)])
