@@ -45,7 +45,7 @@ import numpy as np
 from ..data.kernels import as_rows, kernel_expansion
 from ..exceptions import BudgetExceededError, InputError, SolverError
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.exact import GeneratorSource, IntegerSource, SystemSource, discrete_laplace
+from ..privacy.exact import IntegerSource, discrete_laplace, integer_source
 from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
@@ -124,7 +124,7 @@ class PINP(PrivateKernelLearner):
         self._budget = budget
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
-        self._source: IntegerSource = SystemSource() if random_state is None else GeneratorSource(budget.rng)
+        self._source: IntegerSource = integer_source(None if random_state is None else budget.rng)
         self._centers: list[np.ndarray] = []
         self._coef: list[float] = []
         self._answers: list[float] = []

@@ -53,7 +53,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..exceptions import InputError
-from ..validation import integer, is_integer
+from ..validation import integer
+from .rng import RandomState, resolve_rng
 
 __all__ = ["IntegerSource", "SystemSource", "GeneratorSource", "integer_source", "rational",
            "bernoulli", "bernoulli_exp", "discrete_laplace", "discrete_gaussian",
@@ -109,17 +110,12 @@ class GeneratorSource:
                 return value
 
 
-def integer_source(random_state: int | np.random.Generator | None) -> IntegerSource:
-    """:class:`SystemSource` for None (the OS CSPRNG); a seeded :class:`GeneratorSource` for an int
-    seed or a generator (reproducible: for experiments only)."""
+def integer_source(random_state: RandomState) -> IntegerSource:
+    """:class:`SystemSource` for None (the OS CSPRNG); for an int seed or a generator, a
+    :class:`GeneratorSource` on :func:`dpcvx.privacy.rng.resolve_rng` (reproducible: for experiments only)."""
     if random_state is None:
         return SystemSource()
-    if isinstance(random_state, np.random.Generator):
-        return GeneratorSource(random_state)
-    if is_integer(random_state):
-        return GeneratorSource(np.random.default_rng(integer("random_state", random_state, minimum=0)))
-    raise InputError("random_state must be None (OS entropy), a non-negative int or a numpy.random.Generator, "
-                     f"got {type(random_state).__name__}")
+    return GeneratorSource(resolve_rng(random_state))
 
 
 def rational(name: str, value: Rational, *, positive: bool = False) -> Fraction:

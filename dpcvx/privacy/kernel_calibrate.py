@@ -297,7 +297,7 @@ class PINPParameters:
     n_features: int = 0
     coefficient_bound: float = 0.0  # A >= sum_i |w_i| (checked at fit; 2 L / lam, twice the KKT bound)
     evaluation_error: float = 0.0  # E >= |fl(<w~, phi(z)>) - <w~, phi(z)>|
-    magnitude_bound: float = 0.0  # M = (C + gamma) R >= |<w~, phi(z)>|
+    magnitude_bound: float = 0.0  # M = (C + gamma) R (1 + 1e-9) >= |<w~, phi(z)>| (queries: ||phi|| <= R (1 + 1e-12))
     lattice: float = 0.0  # gamma_L
     lattice_sensitivity: int = 1  # K
     threshold_steps: int = 0  # ceil(threshold / gamma_L)
@@ -356,7 +356,7 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
             answer_noise=answer_noise, gap=gap, threshold=threshold,
             accuracy=threshold + a_rho + a_nu + slack, step=gap / R**2, solve_tolerance=tolerance,
             kernel_name=kernel_name, n_features=n_features, coefficient_bound=bound, evaluation_error=error,
-            magnitude_bound=round_up((C + tolerance) * R), lattice=spacing, lattice_sensitivity=K,
+            magnitude_bound=round_up((C + tolerance) * R * (1 + 1e-9)), lattice=spacing, lattice_sensitivity=K,
             threshold_steps=math.ceil(Fraction(threshold) / Fraction(spacing)), float_guarantee=guarantee.value,
         )
 
