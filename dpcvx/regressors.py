@@ -49,6 +49,8 @@ MECHANISMS = ("auto", "adassp", "objective")
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, fitted attributes and prediction."""
 
+    predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
+
     def _release(self, X: np.ndarray, y: np.ndarray, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         raise NotImplementedError
