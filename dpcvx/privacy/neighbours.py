@@ -54,7 +54,8 @@ GROUP_PRIVACY = ("group privacy (a replacement is one removal and one addition):
 
 
 class Neighbours(enum.Enum):
-    """The neighbour relation of a guarantee (module docstring)."""
+    """The neighbour relation of a guarantee: REPLACE_ONE ("replace-one", n public) or ADD_REMOVE
+    ("add-remove", n private); ``Neighbours.parse("add-remove")`` reads the public spelling (module docstring)."""
 
     REPLACE_ONE = "replace-one"
     ADD_REMOVE = "add-remove"
