@@ -76,12 +76,13 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant, check_cost
 from ..privacy.exponential import exponential_probabilities, sample_exponential
 from ..privacy.neighbours import Neighbours
 from ..privacy.partition import child_seed, disjoint_parts
+from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
 from ..release.model import Release
 from ..release.serialization import model_to_dict
 from ..validation import check_classes, check_labels
-from .contract import predicts_per_row
+from .contract import check_tunable, predicts_per_row
 from .kernel_learner import Diagnostics
 
 __all__ = [
@@ -539,29 +540,9 @@ def _check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any],
     return classes
 
 
-def _check_tunable(candidate: Any, fit_params: Mapping[str, Any]) -> None:
-    """Refuse, before anything is charged, a candidate outside Algorithm 4's proof: one whose
-    predictions are not a per-row function of a released model (:mod:`dpcvx.models.contract`), or
-    one fitted under add-remove neighbours (the proof and the parts are replace-one, with n public)."""
-    name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
-    if not predicts_per_row(candidate):
-        raise InputError(
-            f"tune scores each candidate by its mistakes on private held-out rows, which is private only "
-            f"when a prediction is a per-row function of a released model; {name} does not declare "
-            "predicts_per_row = True (an interactive learner such as PINP would take the held-out rows as "
-            "queries and publish those that trigger updates). Nothing was charged. Tune a learner that "
-            "releases a model (PrivateERM, TDDL, TDIL, the estimators), or declare predicts_per_row = True "
-            "on your learner class if its predict maps each row alone through its released model")
-    params = candidate.get_params() if callable(getattr(candidate, "get_params", None)) else {}
-    relation = fit_params.get("neighbours", params.get("neighbours", Neighbours.REPLACE_ONE))
-    if isinstance(relation, (str, Neighbours)) and Neighbours.parse(relation) is not Neighbours.REPLACE_ONE:
-        raise InputError(f"tune's guarantee (Algorithm 4) is proved for replace-one neighbours with n public, "
-                         f"and {name} is set to fit under {relation}; nothing was charged. Tune it under "
-                         "neighbours='replace-one'")
-
-
 def _check_release_cost(model: Any, epsilon: float, delta: float) -> None:
-    """Refuse a model whose own certificate reports more than the (epsilon, delta) it was given."""
+    """Refuse a model whose own certificate reports more than the (epsilon, delta) it was given, or a
+    relation other than replace-one (a second line of defence after :func:`_check_tunable`)."""
     certificate = getattr(model, "certificate", None)
     spent_epsilon = getattr(certificate, "epsilon", epsilon)
     spent_delta = getattr(certificate, "delta", delta)
@@ -571,6 +552,10 @@ def _check_release_cost(model: Any, epsilon: float, delta: float) -> None:
             f"but tune gave it (epsilon={epsilon:g}, delta={delta:g}); nothing is released. The "
             "learner's fit must honour the epsilon (and delta) it is given"
         )
+    curve = getattr(certificate, "privacy_curve", None)
+    if isinstance(curve, PrivacyCurve) and curve.neighbours is not Neighbours.REPLACE_ONE:
+        raise AssumptionError(f"a candidate's certificate is proved for {curve.neighbours} neighbours, and tune's "
+                              "guarantee needs replace-one candidates; nothing is released")
 
 
 def _take_diagnostics(holder: Any) -> Any:
@@ -673,7 +658,8 @@ def tune(
     learners = [_configure(learner, params) for params in candidates]
     _check_finite(X)
     for candidate in learners:  # the capability and relation first: nothing of the data is read for them
-        _check_tunable(candidate, keywords)
+        name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
+        check_tunable(candidate, keywords, name)
     for candidate, rows in zip(learners, parts[:-1], strict=True):
         classes = _check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
         if classes is not None:  # the held-out part is labelled like the rest

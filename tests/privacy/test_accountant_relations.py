@@ -239,3 +239,21 @@ def test_tune_accepts_a_per_row_learner_and_charges_it_as_replace_one():
                   fit_params={"Z": X[:10]}, accountant=accountant, random_state=0)
     assert result.params["lam"] in (0.1, 1.0)
     assert accountant.spent == PrivacyCost(0.5, 0.0) and accountant.ledger[-1].neighbours is REPLACE_ONE
+
+
+def test_tune_releases_nothing_from_a_candidate_whose_certificate_is_add_remove():
+    """A learner that hides its relation passes the check before the charge; its release is still refused."""
+
+    class HiddenAddRemove:
+        predicts_per_row = True
+
+        def __init__(self, lam: float = 0.1) -> None:
+            self.lam = lam
+
+        def fit(self, X, y, epsilon, random_state=None, delta=0.0):
+            return dpcvx.PrivateERM(lam=self.lam, data_norm=1.0).fit(
+                X, y, epsilon, "output", delta=delta, neighbours="add-remove", n_public=X.shape[0],
+                random_state=random_state)
+
+    with pytest.raises(dpcvx.AssumptionError, match="add-remove"):
+        tune(HiddenAddRemove, X, Y, {"lam": [0.1, 1.0]}, 0.5, delta=1e-6, random_state=0)
