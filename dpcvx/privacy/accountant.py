@@ -64,7 +64,7 @@ from typing import Any, NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon
-from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta
+from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import CurvePart, PrivacyCurve, compose_epsilon
 
 __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost", "check_accountant"]
@@ -197,8 +197,9 @@ class PrivacyAccountant:
                 f"accountant with neighbours='{relation}' (add-remove releases are then converted by group "
                 f"privacy), or fit under neighbours='{self.neighbours}' where the learner offers it")
         epsilon, delta = group_epsilon_delta(*cost)
-        conversion = (f"proved for {relation} at (epsilon={cost.epsilon:g}, delta={cost.delta:g}); charged "
-                      f"under {self.neighbours} at (epsilon={epsilon:g}, delta={delta:g}) by {GROUP_PRIVACY}")
+        conversion = (f"proved for {relation} at (epsilon={cost.epsilon:g}, delta={cost.delta:g}); converted to "
+                      f"{self.neighbours} by group privacy: (2 eps, (1 + e^eps) delta) = (epsilon={epsilon:g}, "
+                      f"delta={delta:g}), Gaussian parts z -> z / 2")
         if delta >= 1:
             raise BudgetExceededError(f"{description or 'this charge'} is {conversion}: delta >= 1 is no "
                                       "guarantee; nothing was computed or charged")
