@@ -41,7 +41,7 @@ makes it work for its ``fit(..., accountant=)`` with one call, placed before
 it draws any noise or solves anything::
 
     if accountant is not None:
-        accountant.spend(epsilon, delta, description="MyLearner.fit (...)")
+        accountant.spend(epsilon, delta, description="MyLearner.fit (...)", neighbours="replace-one")
 
 A refused charge raises, so no private computation runs. A charge is never
 refunded, even if the computation then fails: part of it may have run.
