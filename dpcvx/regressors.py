@@ -51,6 +51,7 @@ from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from .privacy.accountant import PrivacyAccountant
+from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
 from .release.model import ReleaseCertificate
 from .release.regression_model import PrivateRegressionModel
@@ -63,6 +64,8 @@ MECHANISMS = ("auto", "adassp", "objective")
 
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, label centring, fitted attributes and prediction."""
+
+    predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -163,7 +166,7 @@ class DPLinearRegression(_PrivateRegressor):
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
                              "restricted to ||w|| <= W (never read off the data)")
-        if self.neighbours != "replace-one":
+        if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         radius = positive("weight_bound", self.weight_bound)

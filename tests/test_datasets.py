@@ -2,8 +2,6 @@
 
 import gzip
 import io
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,16 +14,13 @@ from dpcvx.exceptions import InputError
 # Paper mode warns PaperModeWarning (tests/data/test_loader_modes.py checks it); here it is reproduced on purpose.
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.PaperModeWarning")
 
-DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 KDD = "kddcup.data_10_percent"
-DATA_FILES = ("adult.data", "adult.test", KDD)
 
 
 @pytest.fixture(scope="module")
-def real_data():
-    if not all((DATA / name).is_file() or (DATA / f"{name}.gz").is_file() for name in DATA_FILES):
-        pytest.skip(f"UCI data not found at {DATA}; set DPCVX_DATA or place the files in ../shared/data")
-    return DATA
+def real_data(uci_data):
+    """The UCI files' directory (tests/conftest.py skips when they are absent)."""
+    return uci_data
 
 
 def original_bytes(directory, name):

@@ -9,7 +9,7 @@ import pytest
 import dpcvx
 from dpcvx.data.datasets import ADULT_FILES, find_data_directory, load_adult, load_kdd
 from dpcvx.data.uci_domains import adult_schema
-from dpcvx.exceptions import InputError, PaperModeWarning
+from dpcvx.exceptions import PaperModeWarning
 
 # A tiny Adult-like pair of files: ages 28 .. 50 and fnlwgt 98000 .. 201000, far inside the public
 # bounds of dpcvx.data.uci_domains, so a schema read off these records differs from the public one.
@@ -24,15 +24,6 @@ ADULT_DATA = "".join(
 )
 ADULT_TEST = "|1x3 Cross validator\n28, Private, 201000, Bachelors, 13, Never-married, Adm-clerical, " \
              "Not-in-family, White, Female, 0, 0, 40, United-States, <=50K.\n"
-
-
-def real_adult_directory() -> Path | None:
-    """The UCI Adult files from the loader's own search, or /work/shared/data; None when absent."""
-    try:
-        return find_data_directory(ADULT_FILES)
-    except InputError:
-        shared = Path("/work/shared/data")
-        return shared if all((shared / f"{name}.gz").is_file() for name in ADULT_FILES) else None
 
 
 def write_adult(directory: Path) -> Path:
@@ -87,13 +78,10 @@ def test_paper_mode_warns_at_the_callers_line_and_its_schema_holds_the_data_maxi
     assert ages["hi"] == 50.0  # the kept records' maximum: what the default mode must never save
 
 
-@pytest.mark.data
+@pytest.mark.data("adult")
 @pytest.mark.slow
 def test_default_adult_on_the_real_files_saves_the_public_schema(tmp_path):
-    directory = real_adult_directory()
-    if directory is None:
-        pytest.skip("UCI Adult not found: set DPCVX_DATA or place the files in ../shared/data")
-    dataset = load_adult(path=directory)
+    dataset = load_adult(path=find_data_directory(ADULT_FILES))
     assert dataset.private and dataset.schema == adult_schema()
     assert saved_schema(dataset, tmp_path) == adult_schema().to_dict()  # public bounds and categories only
 
