@@ -16,7 +16,7 @@ Pure epsilon: :class:`DPHuberRegressor` is pure epsilon by default. For
 :class:`DPLinearRegression`, ``delta=0`` with a public ``weight_bound`` selects objective
 perturbation on the ball ||w|| <= W (pure epsilon); without ``weight_bound`` the refusal
 names the pure options. When the expected noise dominates (public quantities only; objective and
-output perturbation, not AdaSSP) a :class:`~dpcvx.estimators.NoiseDominatesWarning` points at the
+output perturbation, not AdaSSP) a :class:`~dpcvx.noise_warning.NoiseDominatesWarning` points at the
 line that called ``fit``. ``sample_weight`` is refused with
 :class:`~dpcvx.exceptions.UnsupportedWeightsError` (docs/theory.md, section on sample weights).
 
@@ -46,10 +46,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
-from .estimators import warn_if_noise_dominates
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
+from .noise_warning import warn_if_noise_dominates
 from .privacy.accountant import PrivacyAccountant
 from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed

@@ -69,7 +69,8 @@ def test_unknown_category_gives_zero_block_or_error_when_strict():
     X = PublicSchema((SEX,)).transform({"sex": ["Other", "male"]})
     np.testing.assert_array_equal(X, np.zeros((2, 2)))
     strict = PublicSchema((SEX,), strict=True)
-    with pytest.raises(InputError, match=r"column 'sex': 1 row\(s\) hold a value outside the declared categories, the first in row 1 .*Female.*Male"):
+    with pytest.raises(InputError, match=r"column 'sex': 1 row\(s\) hold a value outside the declared categories, "
+                                         r"the first in row 1 .*Female.*Male"):
         strict.transform({"sex": ["Male", "male"]})
 
 
