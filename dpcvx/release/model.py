@@ -165,7 +165,7 @@ class ReleaseCertificate:
                 f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
                 f"covered by {c['approximate_minimiser']}"
             )
-        lines.append(str(self.verification))
+        lines.append(self.verification.report(self.delta))  # the verdict at the release's delta
         return "\n".join(lines)
 
 

@@ -637,7 +637,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if not 0.0 <= delta < 1.0:
         raise InputError(f"certificate.delta must lie in [0, 1), got {item['delta']!r}; the file has been edited")
     verification = _verification(item["verification"])
-    if not verification.allows(mechanism):
+    if not verification.allows(mechanism, delta):
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
     printed, values = _constants(item["constants"])
