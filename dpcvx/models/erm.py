@@ -145,6 +145,9 @@ class PrivateERM:
         regularizer (``a * cp.norm1(w) + b * cp.sum_squares(w)``, elastic net;
         b may be 0), objective perturbation follows Kifer, Smith and Thakurta
         (COLT 2012) and the solve is proximal Newton (docs/theory.md, section 14).
+        The noise reaches every weight, so an L1 or group term gives no exact
+        zeros in the release: ``model.sparsify(threshold)`` (a public rule,
+        post-processing, no privacy cost) gives them (:mod:`dpcvx.release.sparsify`).
     task : "classification" or "regression"
         "regression": the loss is a function of the residual r = w^T x - y
         (``lambda r: cp.huber(r, 1) / 2``, :func:`dpcvx.losses.huber_regression`),
