@@ -92,3 +92,14 @@ def test_the_verifier_gives_the_same_refusal_without_data():
     assert dpcvx.verify(HUBER, constraints=BALL).failures("objective")[0].name == "twice_differentiability"
     smooth = dpcvx.verify(HUBER)
     assert smooth.allows("objective") and smooth.verdict("objective").theorem.key == "jmlr-corollary-4"
+
+
+def test_huber_regression_on_a_ball_is_refused_before_charging(data):
+    """The residual form has the same class: KST12 with a loss whose l'' jumps (at |r| = m)."""
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    learner = dpcvx.PrivateERM(loss=losses.huber_regression(1.0), task="regression", label_bound=1.0, lam=0.1,
+                               data_norm=1.0, constraints=BALL)
+    with pytest.raises(AssumptionError, match="twice_differentiability"):
+        learner.fit(X, y.astype(float), 1.0, accountant=accountant, random_state=0)
+    assert accountant.spent == (0.0, 0.0)
