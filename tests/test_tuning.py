@@ -64,6 +64,7 @@ class SpyLearner:
     """A learner with one parameter ``quality`` that sets how many held-out rows its model gets wrong."""
 
     MISTAKES = {"a": 137, "b": 291, "c": 358, "d": 412, "e": 469}
+    predicts_per_row = True  # its model predicts each row alone (dpcvx.models.contract)
 
     def __init__(self, quality="a", recorder=None, reported_cost=None):
         self.quality, self.recorder, self.reported_cost = quality, recorder, reported_cost
@@ -133,6 +134,7 @@ def _frequency_test(sampler, scores, epsilon, sensitivity, draws=40_000, seed=20
     return stats.chisquare(counts, draws * weights / weights.sum()).pvalue
 
 
+@pytest.mark.slow
 def test_the_one_exponential_mechanism_draws_its_stated_law():
     """privacy/exponential.py (McSherry and Talwar 2007), seeded, 40,000 draws: the chi-square
     p-value must exceed 1e-3; a broken mechanism (exp(epsilon u / sensitivity), the 1/2 lost, as
@@ -162,6 +164,7 @@ def test_selection_refuses_bad_counts(mistakes):
         selection_probabilities(mistakes, 1.0)
 
 
+@pytest.mark.slow
 def test_selection_frequencies_match_the_exponential_mechanism():
     # Seeded: 40,000 draws for counts z = (12, 10, 15, 11, 20) at epsilon = 0.5.
     # Tolerances: a chi-square goodness-of-fit p-value above 1e-3 and, per candidate,
@@ -178,6 +181,7 @@ def test_selection_frequencies_match_the_exponential_mechanism():
         assert stats.chisquare(counts, draws * wrong).pvalue < 1e-6
 
 
+@pytest.mark.slow
 def test_tune_selects_with_the_exponential_mechanism_on_the_counts():
     # The spy models make exactly 137, 291, 358, 412, 469 mistakes on the held-out part,
     # whatever rows it holds; at epsilon = 0.012 the released candidate must follow
@@ -507,6 +511,7 @@ class BudgetSpy:
     """Records how it was built; fit returns the fitted learner."""
 
     built = []
+    predicts_per_row = True
 
     def __init__(self, lam, *, epsilon, delta=0.0, random_state=None):
         self.lam, self.epsilon, self.delta = lam, epsilon, delta
