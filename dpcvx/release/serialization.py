@@ -505,7 +505,9 @@ def _verification(data: Any) -> Certificate:
     recomputed = {mechanism: certificate.allows(mechanism) for mechanism in MECHANISMS}
     if item["allows"] != recomputed:
         raise InputError(f"certificate.verification.allows says {item['allows']!r} but its "
-                         f"conditions give {recomputed!r}; the file has been edited")
+                         f"conditions give {recomputed!r}; the file has been edited, or an older dpcvx wrote it "
+                         "under a verdict since withdrawn (a piecewise C^2 loss with a constraint set or an L1/group "
+                         "term: docs/theory.md, section 18); refit with a C^2 loss")
     return certificate
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.exceptions import AssumptionError
+from dpcvx.exceptions import AssumptionError, FileError
 
 HUBER = losses.huber_hinge(0.5)
 
@@ -103,3 +103,20 @@ def test_huber_regression_on_a_ball_is_refused_before_charging(data):
     with pytest.raises(AssumptionError, match="twice_differentiability"):
         learner.fit(X, y.astype(float), 1.0, accountant=accountant, random_state=0)
     assert accountant.spent == (0.0, 0.0)
+
+
+def test_a_saved_kst12_release_of_a_piecewise_c2_loss_does_not_load(data, tmp_path):
+    """A file certified under the withdrawn verdict (Huber + L1 'allowed') is refused when read."""
+    import json
+
+    X, y = data
+    model = dpcvx.PrivateERM(regularizer=ELASTIC_NET, lam=0.1, data_norm=1.0).fit(X, y, 1.0, random_state=0)
+    dpcvx.save(model, tmp_path / "l1.json")
+    saved = json.loads((tmp_path / "l1.json").read_text())
+    for condition in saved["certificate"]["verification"]["conditions"]:
+        if condition["name"] == "twice_differentiability":
+            condition["value"] = "piecewise C^2"  # what a Huber hinge's certificate holds
+    (tmp_path / "huber_l1.json").write_text(json.dumps(saved))
+    assert dpcvx.load(tmp_path / "l1.json").coef_.shape == (X.shape[1],)
+    with pytest.raises(FileError, match="verdict since withdrawn"):
+        dpcvx.load(tmp_path / "huber_l1.json")
