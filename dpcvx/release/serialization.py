@@ -97,6 +97,7 @@ from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ..verification.certificate import MECHANISMS, Certificate, Condition
+from ..verification.verdict import SECTION as VERDICT_SECTION
 from ..version import __version__
 from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
 from .model import LinearModel, PrivateModel, Release, ReleaseCertificate
@@ -507,7 +508,7 @@ def _verification(data: Any) -> Certificate:
         raise InputError(f"certificate.verification.allows says {item['allows']!r} but its "
                          f"conditions give {recomputed!r}; the file has been edited, or an older dpcvx wrote it "
                          "under a verdict since withdrawn (a piecewise C^2 loss with a constraint set or an L1/group "
-                         "term: docs/theory.md, section 18); refit with a C^2 loss")
+                         f"term: {VERDICT_SECTION}); refit with a C^2 loss")
     return certificate
 
 
