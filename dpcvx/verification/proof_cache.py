@@ -177,9 +177,16 @@ def fingerprint() -> dict[str, str]:
 
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    for path in sorted((package / "verification").rglob("*.py")) + [package / "rounding.py"]:
-        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return {"dpcvx": __version__, "sources": digest.hexdigest(), "sympy": sympy.__version__,
+    sources = sorted((package / "verification").rglob("*.py")) + [package / "rounding.py"]
+    try:
+        if len(sources) == 1:
+            raise FileNotFoundError("no source files")
+        for path in sources:
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+        code = digest.hexdigest()
+    except OSError:  # no readable source (a bytecode-only install): entries of this process only
+        code = "unreadable:" + secrets.token_hex(16)
+    return {"dpcvx": __version__, "sources": code, "sympy": sympy.__version__,
             "mpmath": mpmath.__version__, "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
 
 
