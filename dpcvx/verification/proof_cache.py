@@ -200,10 +200,15 @@ def _secret(directory: Path) -> bytes | None:
     path = directory / _KEY_FILE
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(secrets.token_bytes(_KEY_BYTES))
+        if not path.exists():
+            handle, temporary = tempfile.mkstemp(dir=directory)  # mode 0600
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(secrets.token_bytes(_KEY_BYTES))
+                with contextlib.suppress(FileExistsError):  # another process made it first: use theirs
+                    os.link(temporary, path)  # appears whole, never half written
+            finally:
+                os.unlink(temporary)
         status = path.stat()
         key = path.read_bytes()
     except OSError as error:
