@@ -60,6 +60,7 @@ def uci_data() -> Path:
         pytest.skip("the UCI Adult and KDD files are not in $DPCVX_DATA or ../shared/data")
     return directory
 
+
 @pytest.fixture(autouse=True, scope="session")
 def _proof_cache_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The verifier's on-disk proof cache (dpcvx.verification.proof_cache) never writes the user's home in tests."""
