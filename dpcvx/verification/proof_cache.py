@@ -162,9 +162,9 @@ def _shipped() -> dict[str, Entry]:
 
 def cache_directory() -> Path | None:
     """Where the on-disk cache lives (None when ``DPCVX_CACHE_DIR=off``)."""
-    chosen = os.environ.get(ENVIRONMENT)
-    if chosen is not None:
-        return None if chosen.strip().lower() == "off" else Path(chosen).expanduser()
+    chosen = os.environ.get(ENVIRONMENT, "").strip()  # empty counts as unset, never the working directory
+    if chosen:
+        return None if chosen.lower() == "off" else Path(chosen).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "dpcvx"
 

@@ -166,6 +166,12 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
     assert proof_cache.cache_directory() is None
 
 
+def test_an_empty_cache_setting_means_the_default_directory(monkeypatch, tmp_path):
+    monkeypatch.setenv(proof_cache.ENVIRONMENT, "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert proof_cache.cache_directory() == tmp_path / "dpcvx"
+
+
 def cut_short(function, args=(), *, seconds, on_item=None):
     items = [("domain", ())]
     return deadline.DeadlineResult(items=items, timed_out=True, error=f"did not finish within {seconds:g} s")
