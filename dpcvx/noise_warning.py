@@ -4,7 +4,7 @@ The estimators (:mod:`dpcvx.estimators`, :mod:`dpcvx.regressors`) call
 :func:`warn_if_noise_dominates` after each fit. It compares the expected noise of the
 release with public scales of the signal, computed from the release certificate
 (epsilon, n, d, lam and the verified L, m, R), never from the data or the fitted
-weights; docs/theory.md, section 20, gives the two rules. The warning points at the
+weights; docs/theory.md, section 21, gives the two rules. The warning points at the
 user's line (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's
 wrappers. Its advice on lam is neutral ("see lam='auto'"): the choice of lam has its
 own documented rule.

@@ -8,7 +8,7 @@ Every check passes except two groups, which must fail and for their reason only:
   (an InputError naming the declared classes and ``classes=``);
 - the checks that fit with ``sample_weight`` or ``class_weight``: weights are
   refused with UnsupportedWeightsError, which names the public bound on the
-  weights a weighted calibration would need (docs/theory.md, section 20).
+  weights a weighted calibration would need (docs/theory.md, section 21).
 
 The estimators declare scikit-learn's ``poor_score`` tag: a private model of
 check_estimator's tiny sets is noisy by design, so the score thresholds of
