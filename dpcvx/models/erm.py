@@ -361,6 +361,7 @@ class PrivateERM:
         if is_out_of_core(X):  # a memmap or Dask input: checked in one pass, read by blocks when solving
             mapped = RowBlocks(X, rows)
             clipped = mapped.validate(refuse_excess)
+            mapped = mapped.trusted(clipped)
             y = y.compute() if is_out_of_core(y) and hasattr(y, "compute") else y
         else:
             mapped, clipped = rows.apply(X, refuse=refuse_excess)
@@ -428,6 +429,9 @@ class PrivateERM:
                 "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
             )
         if objective is not None and self.solver in ("auto", "fast"):
+            if isinstance(X, np.ndarray) and X.flags.c_contiguous:  # row-major: cache-sized row blocks, fused passes
+                objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
+                                               self._regression, blocks=RowBlocks.views(X, self.row_map()))
             return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
                           w0=start)
         w, info = solve_with_cvxpy(

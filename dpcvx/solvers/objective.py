@@ -181,6 +181,10 @@ class PerturbedObjective:
         else:
             curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
             H = self._gram(None, curvature, single)
+        return self._regularized(H)
+
+    def _regularized(self, H: np.ndarray) -> np.ndarray:
+        """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
         n = self.n
         H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         if self.regularizer.dense is not None:
