@@ -27,6 +27,7 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from dataclasses import replace
@@ -86,6 +87,13 @@ NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replace
 ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or removed; the public "
               "size n_public = {n} takes the place of n in the objective and the calibration, and the "
               "number of records is not released")
+
+
+@functools.cache
+def _installed_solvers() -> frozenset[str]:
+    """CVXPY's installed solvers, looked up once per process (each lookup tries to import every
+    solver: about 3 ms, a third of a 10,000 x 20 fit)."""
+    return frozenset(cp.installed_solvers())
 
 
 class _Prepared(NamedTuple):
@@ -327,7 +335,7 @@ class PrivateERM:
             calibrate.check_tol(self.tol)
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
-        installed = set(cp.installed_solvers())
+        installed = _installed_solvers()
         if not isinstance(self.cvxpy_solver, str) or self.cvxpy_solver.upper() not in installed:
             raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
                              f"({', '.join(sorted(installed))}), got {self.cvxpy_solver!r}")

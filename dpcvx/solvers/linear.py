@@ -37,6 +37,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError
 from ..verification.problem import VerifiedProblem
+from .blockwise import BlockwiseObjective
 from .objective import PerturbedObjective, add_terms, relative_residual
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
@@ -132,16 +133,24 @@ def _newton_direction(
             sampled = None
         if subsample and sampled is not None:  # far from the optimum: the subsampled Newton direction itself
             return -la.cho_solve(sampled, gradient, check_finite=False), None
+    elif not isinstance(objective, BlockwiseObjective):  # too few rows to subsample: diag(H) (Jacobi)
+        return _preconditioned_cg(objective, w, margins, gradient, forcing,
+                                  objective.hessian_diagonal(w, margins)), None
     return _preconditioned_cg(objective, w, margins, gradient, forcing, sampled), None
 
 
 def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
-                       forcing: float, preconditioner: CholeskyFactor | None) -> np.ndarray:
-    """CG on H d = -g with Hessian-vector products (one pass each), preconditioned by a Cholesky factor."""
+                       forcing: float, preconditioner: CholeskyFactor | np.ndarray | None) -> np.ndarray:
+    """CG on H d = -g with Hessian-vector products (one pass each), preconditioned by a Cholesky factor
+    or by a positive diagonal."""
     d = objective.dim
     operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins))
-    M = None if preconditioner is None else LinearOperator(
-        (d, d), matvec=lambda r: la.cho_solve(preconditioner, r, check_finite=False))
+    M = None
+    if isinstance(preconditioner, np.ndarray):
+        M = LinearOperator((d, d), matvec=lambda r, inverse=1.0 / preconditioner: inverse * r)
+    elif preconditioner is not None:
+        factor = preconditioner
+        M = LinearOperator((d, d), matvec=lambda r: la.cho_solve(factor, r, check_finite=False))
     direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d, M=M)
     return np.asarray(direction)
 
