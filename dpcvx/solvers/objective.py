@@ -103,6 +103,7 @@ class PerturbedObjective:
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
     _X_squared: Matrix | None = field(init=False, repr=False, default=None)
+    _curvature: tuple[np.ndarray, np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
@@ -220,10 +221,16 @@ class PerturbedObjective:
             out += n * self.lam * np.diag(self.regularizer.dense)
         return out
 
+    def curvature(self, z: np.ndarray) -> np.ndarray:
+        """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
+        if self._curvature is None or self._curvature[0] is not z:
+            self._curvature = (z, self.loss.second(z))
+        return self._curvature[1]
+
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """Hessian times v without forming the Hessian."""
         z = self.margins(w) if margins is None else margins
-        out = np.asarray(self.X.T @ (self.loss.second(z) * (self.X @ v))).ravel()
+        out = np.asarray(self.X.T @ (self.curvature(z) * (self.X @ v))).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
         return out
