@@ -123,8 +123,8 @@ def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tu
     one validation pass before anything is charged (:class:`~dpcvx.data.blocks.RowBlocks`:
     finite values, widths, the norm bound), with dpcvx's messages.
     """
-    head = X.head(1) if hasattr(X, "head") else X[:1]
-    head = head.compute() if hasattr(head, "compute") else np.asarray(head)
+    head = X.head(1) if hasattr(X, "head") else X[:1]  # a Dask DataFrame's head is a pandas frame (named columns)
+    head = head.compute() if hasattr(head, "compute") else head
     validate_data(owner, head, reset=True, **checks)
     labels = y.compute() if hasattr(y, "compute") else y
     return X, column_or_1d(np.asarray(labels), warn=True)

@@ -88,3 +88,27 @@ def test_estimator_fit_on_a_memmap_does_not_copy_the_file(memmap_file: Path, est
     assert loaded["growth"] > size / 2
     # and the streamed fit releases the same model (same seed, same rows)
     np.testing.assert_allclose(streamed["coef"], loaded["coef"], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.slow
+def test_estimator_fit_on_dask_input_matches_the_in_memory_fit_and_keeps_column_names() -> None:
+    """A Dask array or DataFrame goes to the blockwise path: the same release as in memory (same seed), and a
+    DataFrame's column names are checked at predict as for a pandas input."""
+    da = pytest.importorskip("dask.array")
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    import dpcvx
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6_000, 4))
+    X /= np.linalg.norm(X, axis=1)[:, None] * 1.01
+    y = (X @ np.ones(4) > 0).astype(float)
+    reference = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+    array = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(da.from_array(X, chunks=(1_500, 4)), y)
+    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abcd")), npartitions=3)
+    named = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(frame, y)
+    np.testing.assert_allclose(array.coef_, reference.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(named.coef_, reference.coef_, rtol=1e-8, atol=1e-10)
+    assert list(named.feature_names_in_) == list("abcd") and named.n_features_in_ == 4
+    with pytest.raises(ValueError):
+        named.predict(pd.DataFrame(X[:2], columns=list("wxyz")))
