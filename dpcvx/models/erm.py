@@ -31,7 +31,7 @@ import functools
 import inspect
 import warnings
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import cvxpy as cp
 import numpy as np
@@ -39,9 +39,9 @@ import numpy as np
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
-from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
+from ..exceptions import ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
     GaussianObjectivePerturbation,
     ReleaseCalibration,
@@ -49,7 +49,7 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
-from ..privacy.objective_gaussian import check_neighbours
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
@@ -73,7 +73,6 @@ from ..validation import (
 from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
-from ..verification.kst12 import with_kst12
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
@@ -102,7 +101,7 @@ class _Prepared(NamedTuple):
     epsilon: float
     delta: float
     n: int
-    neighbours: str
+    neighbours: Neighbours
     rows: RowMap
     X: Matrix | RowBlocks
     labels: np.ndarray
@@ -154,6 +153,9 @@ class PrivateERM:
         regularizer (``a * cp.norm1(w) + b * cp.sum_squares(w)``, elastic net;
         b may be 0), objective perturbation follows Kifer, Smith and Thakurta
         (COLT 2012) and the solve is proximal Newton (docs/theory.md, section 14).
+        The noise reaches every weight, so an L1 or group term gives no exact
+        zeros in the release: ``model.sparsify(threshold)`` (a public rule,
+        post-processing, no privacy cost) gives them (:mod:`dpcvx.release.sparsify`).
     task : "classification" or "regression"
         "regression": the loss is a function of the residual r = w^T x - y
         (``lambda r: cp.huber(r, 1) / 2``, :func:`dpcvx.losses.huber_regression`),
@@ -216,6 +218,8 @@ class PrivateERM:
     (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
     privacy audit's tests use them to build deliberately broken variants.
     """
+
+    predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(
         self,
@@ -510,9 +514,9 @@ class PrivateERM:
         loss = self.loss
         if self._regression and takes_prediction_and_label(loss):
             loss = residual_loss(loss)  # l(p, y), proved to be l(p - y, 0)
-        problem = with_kst12(verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
-                                            allow_estimates=self.allow_estimates, time_limit=self.time_limit,
-                                            progress=progress), self.constraints)
+        problem = verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
+                                 allow_estimates=self.allow_estimates, time_limit=self.time_limit,
+                                 progress=progress, constraints=self.constraints)
         if self._regression and self.label_bound is not None and self.data_norm is not None:
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
@@ -529,7 +533,7 @@ class PrivateERM:
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                    R: float, split: str, delta: float = 0.0,
-                   neighbours: str = "replace-one") -> tuple[ReleaseCalibration, dict[str, Any]]:
+                   neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
         delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
@@ -539,11 +543,6 @@ class PrivateERM:
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
-                if certificate.piecewise_twice_differentiable:
-                    raise AssumptionError(
-                        "the Gaussian objective perturbation (delta > 0) is proved for a loss that is twice "
-                        "continuously differentiable, and this loss is only piecewise C^2 (docs/theory.md, "
-                        "section 12.7); use a C^2 loss such as losses.logistic(), mechanism='output', or delta=0")
                 gaussian = gaussian_objective_perturbation(
                     n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
                     smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
@@ -659,9 +658,10 @@ class PrivateERM:
         delta, n = prepared.delta, prepared.n
         d = X_mapped.shape[1]
         if accountant is not None:
-            size = f"n={n}" if prepared.neighbours == "replace-one" else f"add-remove, n_public={n}"
+            size = f"n={n}" if prepared.neighbours.uses_n else f"add-remove, n_public={n}"
             accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})",
-                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta))
+                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta),
+                             neighbours=prepared.neighbours)
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
@@ -686,7 +686,7 @@ class PrivateERM:
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",
-            neighbours=NEIGHBOURS if prepared.neighbours == "replace-one" else ADD_REMOVE.format(n=n),
+            neighbours=NEIGHBOURS if prepared.neighbours.uses_n else ADD_REMOVE.format(n=n),
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
@@ -703,8 +703,8 @@ class PrivateERM:
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        neighbours = check_neighbours(neighbours)
-        if neighbours == "add-remove":
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE:
             if delta == 0:
                 raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
                                  "the pure-epsilon mechanisms are derived for replace-one neighbours")
@@ -717,24 +717,23 @@ class PrivateERM:
             raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
                              "rows, which is public")
         check_choice("split", split, calibrate.SPLITS)
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        check_accountant(accountant)
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n = X_mapped.shape[0] if n_public is None else n_public
         d = X_mapped.shape[1]
         problem = self._verified(d)
-        problem.require(mechanism)
+        problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, neighbours)
+                                                 split, delta, relation)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants,
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
                          start, rng, None if self._regression else check_classes(self.classes))
 
     @staticmethod
@@ -775,21 +774,7 @@ class PrivateERM:
                  + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
                     if mechanism == "objective" else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
-        if delta > 0 and mechanism == "objective" and problem.kst12:
-            return ("(epsilon, delta)-differential privacy by Gaussian objective perturbation with the Gaussian "
-                    "constants of Kifer, Smith and Thakurta (COLT 2012, Theorem 1), re-derived for the stated "
-                    "neighbour relation (docs/theory.md, section 14), under its verified conditions: a public "
-                    "closed convex set, a convex regularizer, a C^2 loss with rank-one Hessians" + cover)
-        if delta > 0:
-            gaussian = ("(epsilon, delta)-differential privacy by Gaussian objective perturbation, calibrated by the "
-                        "privacy profile re-derived from Redberg, Koskela and Wang (2023) or by Kifer, Smith and "
-                        "Thakurta (2012), whichever needs less noise (docs/theory.md, section 12), under the "
-                        "verified conditions of Theorem 2 of JMLR 2011 with a C^2 loss"
-                        if mechanism == "objective" else
-                        "(epsilon, delta)-differential privacy by output perturbation with the analytic Gaussian "
-                        "mechanism (Balle and Wang 2018) at the sensitivity of Theorem 1 of JMLR 2011")
-            return gaussian + cover
-        return problem.certificate.guarantee(mechanism) + cover
+        return problem.certificate.guarantee(mechanism, delta) + cover
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
