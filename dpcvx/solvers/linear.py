@@ -37,7 +37,6 @@ from scipy.sparse.linalg import LinearOperator, cg
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError
 from ..verification.problem import VerifiedProblem
-from .blockwise import BlockwiseObjective
 from .objective import PerturbedObjective, add_terms, relative_residual
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
@@ -107,8 +106,8 @@ def _newton_direction(
 
     CG directions solve H d = -g to ||H d + g|| <= forcing ||g|| with exact
     Hessian-vector products, preconditioned by ``stale`` (the factor of an
-    earlier all-rows Hessian, when :func:`_hessian_free`), else by the
-    subsampled Hessian's factor (beyond ``DENSE_NEWTON_MAX_DIM``).
+    earlier all-rows Hessian, when :func:`_hessian_free`); beyond
+    ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X and not at all for dense rows.
     """
     if factor is not None:
         return -la.cho_solve(factor, gradient, check_finite=False), factor
@@ -124,19 +123,10 @@ def _newton_direction(
             return -la.cho_solve(factor, gradient, check_finite=False), factor
         except la.LinAlgError:
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None
-    sampled = None
-    if objective.can_subsample:  # the subsampled Hessian's Cholesky factor: a few CG steps suffice
-        try:
-            sampled = la.cho_factor(objective.hessian(w, margins, single=True, subsample=True), lower=False,
-                                    check_finite=False)
-        except la.LinAlgError:
-            sampled = None
-        if subsample and sampled is not None:  # far from the optimum: the subsampled Newton direction itself
-            return -la.cho_solve(sampled, gradient, check_finite=False), None
-    elif not isinstance(objective, BlockwiseObjective):  # too few rows to subsample: diag(H) (Jacobi)
-        return _preconditioned_cg(objective, w, margins, gradient, forcing,
-                                  objective.hessian_diagonal(w, margins)), None
-    return _preconditioned_cg(objective, w, margins, gradient, forcing, sampled), None
+    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
+    # subsampled Hessians, m d^2 flops a step, cost more than the CG steps they save); diag(H) for sparse X
+    diagonal = objective.hessian_diagonal(w, margins) if sparse.issparse(objective.X) else None
+    return _preconditioned_cg(objective, w, margins, gradient, forcing, diagonal), None
 
 
 def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
@@ -199,7 +189,9 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     products (:func:`_hessian_free`). CG stops at a residual ``forcing`` ||g||
     with forcing = min(0.1, max(sqrt(relative residual), a fraction
     ``CG_TARGET_FRACTION`` of the target over ||g||)): tighter near the optimum,
-    never tighter than the stopping rule needs.
+    never tighter than the stopping rule needs. Beyond ``DENSE_NEWTON_MAX_DIM``
+    columns no Hessian is formed, not even a subsampled one: every direction
+    comes from CG.
     Once the residual is below ``ROUND_OFF_REGIME``, the solve stops early when
     it has not halved for ``STALL_ITERATIONS`` iterations (the round-off floor
     of an ill-conditioned problem); far from the optimum, damped steps that
@@ -212,7 +204,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     target = 0.5 * gradient_tolerance / objective.n  # on the averaged gradient, as Residual.absolute
     status, iterations = "max_iter", 0
     levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
-    level = 0 if objective.can_subsample else 1
+    level = 0 if objective.can_subsample and objective.dim <= DENSE_NEWTON_MAX_DIM else 1
     previous, full_step = np.inf, False
     factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
     best, since_best = np.inf, 0
