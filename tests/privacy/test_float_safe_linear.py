@@ -16,8 +16,8 @@ objective kind uses a coupled pair at the distance the proof allows (2 r, sectio
 
 Laws: chi-square on the counts (seeded; tolerance p > 1e-3) of the product discrete Laplace and
 multivariate discrete Gaussian draws of the releases, on bins of the exact CDF (marginal) and on a
-4 x 4 grid of coordinate pairs (independence), 3000 vectors (2000 for the Gaussian); a wrong scale and a vector with one draw repeated in
-every coordinate must fail the same tests (p < 1e-6).
+4 x 4 grid of coordinate pairs (independence), 3000 vectors (2000 for the Gaussian); a wrong scale
+and a vector with one draw repeated in every coordinate must fail the same tests (p < 1e-6).
 """
 
 from __future__ import annotations
@@ -124,8 +124,8 @@ def test_raw_double_releases_fall_to_the_support_attack(solver_secrets, kind):
     rng = np.random.default_rng(11)
     released = [secret + np.array([noise(int(k)) for k in rng.integers(1, 2**53, size=D)]) for _ in range(200)]
     # the model: every released vector can occur under its own secret
-    assert all(can_occur(a, s, noise, branches) for vector in released[:20] for a, s in zip(vector, secret))
-    impossible = sum(not all(can_occur(a, s, noise, branches) for a, s in zip(vector, other)) for vector in released)
+    assert all(can_occur(a, s, noise, branches) for vector in released[:20] for a, s in zip(vector, secret, strict=True))
+    impossible = sum(not all(can_occur(a, s, noise, branches) for a, s in zip(vector, other, strict=True)) for vector in released)
     assert impossible >= 60  # delta >= 0.3 against the claim (seeded, eps = 1: 49 % to 87 % of 200 here)
 
 
@@ -156,7 +156,7 @@ def test_lattice_releases_have_the_same_support_and_a_bounded_ratio(solver_secre
     budget = Fraction(calibration.epsilon if kind == "output-pure" else calibration.amp_epsilon)
     for vector in released:
         j = [Fraction(value) / Fraction(spacing) for value in vector]
-        log_ratio = sum(abs(a - b) - abs(a - c) for a, b, c in zip(j, neighbour, steps)) / scale
+        log_ratio = sum(abs(a - b) - abs(a - c) for a, b, c in zip(j, neighbour, steps, strict=True)) / scale
         assert abs(log_ratio) <= K / scale <= budget
 
 
@@ -222,7 +222,8 @@ def test_the_multivariate_discrete_gaussian_release_draws_its_law():
     sigma = math.sqrt(calibration.sigma2)
     source = GeneratorSource(np.random.default_rng(3))
     zero = np.zeros(D)
-    draws = np.array([calibration.perturb_release(zero, source)[0] for _ in range(GAUSSIAN_VECTORS)]) / calibration.spacing
+    released = [calibration.perturb_release(zero, source)[0] for _ in range(GAUSSIAN_VECTORS)]
+    draws = np.array(released) / calibration.spacing
     marginal, pair = chi_square_pvalues(draws, lambda z: gaussian_cdf(z, sigma), sigma)
     assert marginal > 1e-3 and pair > 1e-3
     wrong = np.array([discrete_gaussian_array(calibration.sigma2 * 1.5, D, source) for _ in range(GAUSSIAN_VECTORS)])
