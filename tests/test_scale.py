@@ -50,7 +50,7 @@ def test_cli_reads_a_60000_column_header_in_linear_time(wide_csv, monkeypatch, c
     assert "60002 columns" in err and len(err) < 1000  # the message lists a few names, not 60,000
     code, seconds = timed(main, [arg if arg != "wide.csv" else "repeated.csv" for arg in base])
     err = capsys.readouterr().err
-    assert code == 3 and "repeats the columns ['c7']" in err and seconds < BOUND
+    assert code == 3 and "repeats a column name at field(s) [60003]" in err and "c7" not in err and seconds < BOUND
 
 
 def test_a_100000_weight_model_loads_in_linear_time(tmp_path):
