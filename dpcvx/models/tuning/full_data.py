@@ -6,7 +6,8 @@
    independently of the data: a training part T and a held-out part H;
 2. a candidate i is drawn uniformly from the m candidates of the grid;
 3. f = A_i(T, e_Q): the learner fitted with the pure budget e_Q = epsilon / (2 + eta);
-4. the score s = -(z + Z) / |H|, z = the mistakes of f on H, Z ~ discrete Laplace of scale 1 / e_Q,
+4. the score s = -(z + Z) / max(|H|, 1), z = the mistakes of f on H (0 when H is empty),
+   Z ~ discrete Laplace of scale 1 / e_Q,
    drawn exactly (:func:`dpcvx.privacy.stopping.noisy_count`); a fit that raises gives s = -inf.
 
 Q outputs (i, f, s). **Q is e_Q-DP.** Condition on the coins (the same for D and D'; they never look at
@@ -193,9 +194,8 @@ def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool,
                 failures += 1
             else:
                 check_release_cost(model, budget, 0.0)
-                if hold.size:
-                    noisy = noisy_count(count_mistakes(model, X[hold], y[hold]), Fraction(budget), source)
-                    score = -noisy / hold.size
+                mistakes = count_mistakes(model, X[hold], y[hold]) if hold.size else 0
+                score = -noisy_count(mistakes, Fraction(budget), source) / max(hold.size, 1)
             scores.append(score)
             if score > -math.inf and (best is None or score > best[0]):
                 best = (score, index, model)
