@@ -76,7 +76,8 @@ def main() -> None:
                     X, y, epsilon=budget, random_state=2000 + seed), X_test, y_test) for lam in GRID["lam"]]
                 results[key].append(min(errors))
         lines.append(f"| {epsilon:g} | {interval(results['split'])} | {interval(results['full-data'])} | "
-                     f"{interval(list(np.subtract(results['full-data'], results['split'])))} | {interval(results['oracle'])} | {interval(results['oracle3'])} |")
+                     f"{interval(list(np.subtract(results['full-data'], results['split'])))} | "
+                     f"{interval(results['oracle'])} | {interval(results['oracle3'])} |")
         print(lines[-1], flush=True)
     RESULTS.write_text("\n".join(lines) + "\n")
 

@@ -233,3 +233,16 @@ def test_audit_of_full_data_selection_stays_under_its_claim_and_catches_the_brok
         labels = np.array([_broken_selection(X, y, 4, run_budget, rng) for _ in range(trials)])
         broken[canary] = int(np.sum(labels == -1))
     assert _lower_bound(broken[False], broken[True], trials) > run_budget
+
+
+def test_the_default_procedure_is_full_data_and_refuses_an_undeclared_learner_before_charging():
+    class Undeclared(ConstantLearner):
+        predicts_per_row = False
+
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    with pytest.raises(InputError, match="predicts_per_row"):
+        dpcvx.tune(Undeclared(), X, y, {"label": [1]}, epsilon=1.0, accountant=accountant)
+    assert accountant.ledger == []
+    result = dpcvx.tune(ConstantLearner(), X, y, {"label": [1]}, epsilon=1.0, random_state=0)
+    assert isinstance(result.certificate, SelectionCertificate)

@@ -78,10 +78,10 @@ def test_a_refused_private_bound_fit_spends_nothing(kwargs, error):
     X, y = _data()
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
     arguments = {"epsilon": 1.0, "r_min": 0.25, "r_max": 64, **kwargs}
+    log: list = []
     with pytest.raises(error):
-        fit_private_norm(dpcvx.PrivateERM(loss=losses.logistic(), lam=1e-2), X, y, accountant=accountant,
-                         random_state=0, **arguments)
-    assert accountant.ledger == []
+        fit_private_norm(StubLearner(log), X, y, accountant=accountant, random_state=0, **arguments)
+    assert accountant.ledger == [] and all(entry[0] == "check" for entry in log)
 
 
 def test_the_budget_split_never_exceeds_the_total():

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 PROCEDURES = ("full-data", "split")
-DEFAULT_PROCEDURE = "split"
+DEFAULT_PROCEDURE = "full-data"
 
 
 def tune(
