@@ -18,7 +18,7 @@ from ...release.model import Release
 from ...release.serialization import model_to_dict
 from ..kernel_learner import Diagnostics
 
-__all__ = ["TuningCertificate", "TuningResult", "public_params", "format_params"]
+__all__ = ["TuningCertificate", "TuningResult", "public_params", "format_params", "Grid"]
 
 PROCEDURE = ("Algorithm 4 (private parameter tuning) of Chaudhuri, Monteleoni and Sarwate, "
              "JMLR 12 (2011)")
@@ -46,8 +46,19 @@ def format_params(params: Mapping[str, Any]) -> str:
     return ", ".join(f"{name}={value!r}" for name, value in public_params(params).items())
 
 
+class Grid:
+    """The grid a procedure tried, in order (its certificates' shared part)."""
+
+    candidates: tuple[dict, ...]
+
+    @property
+    def m(self) -> int:
+        """Number of candidates."""
+        return len(self.candidates)
+
+
 @dataclass(frozen=True)
-class TuningCertificate:
+class TuningCertificate(Grid):
     """The record of one run of Algorithm 4: what was done and why it is (epsilon, delta)-DP.
 
     ``candidates`` is the grid in the order it was tried, ``selected_index``
@@ -71,11 +82,6 @@ class TuningCertificate:
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
     theorem = THEOREM
-
-    @property
-    def m(self) -> int:
-        """Number of candidates."""
-        return len(self.candidates)
 
     @property
     def part_sizes(self) -> tuple[int, ...]:

@@ -51,7 +51,7 @@ from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy
 from ...progress import progress
 from ...validation import check_classes, check_labels
 from ..kernel_learner import Diagnostics
-from .certificate import NEIGHBOUR_RELATION, TuningResult, format_params, public_params
+from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
 from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
 
 __all__ = ["SelectionCertificate", "run", "RUNS_PER_CANDIDATE", "HELD_OUT"]
@@ -70,7 +70,7 @@ HELD_OUT = 0.2
 
 
 @dataclass(frozen=True)
-class SelectionCertificate:
+class SelectionCertificate(Grid):
     """The record of one full-data selection: its public rule and why it is epsilon-DP.
 
     ``run_epsilon`` is e_Q, the budget of each fit and of each noisy count (a double at most
@@ -93,10 +93,6 @@ class SelectionCertificate:
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
     theorem = THEOREM
-
-    @property
-    def m(self) -> int:
-        return len(self.candidates)
 
     @property
     def mean_runs(self) -> float:
