@@ -88,3 +88,11 @@ def test_the_budget_split_never_exceeds_the_total():
     for epsilon in (0.1, 0.3, 1.0, 7.7):
         eps_q, eps_fit = split_budget(epsilon, 0.1)
         assert eps_q + eps_fit <= epsilon
+
+
+def test_private_erm_points_data_norm_private_to_the_charged_path():
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    with pytest.raises(InputError, match="fit_private_norm"):
+        dpcvx.PrivateERM(data_norm="private").fit(X, y, epsilon=1.0, accountant=accountant)
+    assert accountant.ledger == []
