@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from dpcvx.exceptions import SolverError
 from dpcvx.models.pinp import PINP
 from dpcvx.privacy.lattice import to_lattice
 
@@ -114,3 +115,13 @@ def can_occur_on_lattice(answer: float, spacing: float) -> bool:
     """The support attack against the lattice release: an answer can occur under any data set iff it
     is a lattice point (the discrete Laplace charges every integer)."""
     return (Fraction(answer) / Fraction(spacing)).denominator == 1
+
+
+def test_the_coefficient_bound_behind_the_evaluation_error_is_checked(neighbours):
+    """E rests on sum_i |w_i| <= A = 2 L / lam; the curator checks it before answering anything."""
+    fits, _, _ = neighbours
+    parameters = fits[0].parameters_
+    assert parameters.coefficient_bound == pytest.approx(2 * 1.0 / 0.1, rel=1e-9)
+    PINP._check_coefficients(fits[0]._model, parameters)  # the solver's coefficients satisfy it
+    with pytest.raises(SolverError, match="no query was answered"):
+        PINP._check_coefficients(fits[0]._model, dataclasses.replace(parameters, coefficient_bound=1e-3))
