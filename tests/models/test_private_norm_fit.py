@@ -96,3 +96,14 @@ def test_private_erm_points_data_norm_private_to_the_charged_path():
     with pytest.raises(InputError, match="fit_private_norm"):
         dpcvx.PrivateERM(data_norm="private").fit(X, y, epsilon=1.0, accountant=accountant)
     assert accountant.ledger == []
+
+
+@pytest.mark.slow
+def test_an_estimator_takes_a_private_bound_through_the_budget_adapter():
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    learner = dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, lam=1e-2)
+    result = fit_private_norm(learner, X, (y > 0).astype(int), 1.0, r_min=0.25, r_max=64, accountant=accountant,
+                              random_state=1)
+    assert accountant.spent.epsilon == pytest.approx(1.0) and len(accountant.ledger) == 1
+    assert result.model.data_norm == result.norm.bound and result.model.epsilon == result.fit_epsilon

@@ -177,7 +177,8 @@ def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool,
     runs = draw_runs(rule, source)
     best: tuple[float, int, Any] | None = None
     scores, failures = [], 0
-    with progress(runs, "dpcvx.tune (full-data selection)", unit="fit", verbose=verbose) as bar:
+    # no total: the count of fits is the realised K, for the data owner's terminal only (NOT PRIVATE)
+    with progress(None, "dpcvx.tune (full-data selection)", unit="fit", verbose=verbose) as bar:
         for _ in range(runs):
             train, hold = coin_parts(n, held_out, setup.rng)
             index = uniform_index(m, source)
