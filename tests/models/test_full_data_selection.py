@@ -33,6 +33,9 @@ class ConstantLearner:
     def __init__(self, label: int = 1, fail: bool = False, log: list | None = None):
         self.label, self.fail, self.log = label, fail, log if log is not None else []
 
+    def __deepcopy__(self, memo) -> ConstantLearner:  # copies share the log
+        return type(self)(self.label, self.fail, self.log)
+
     def get_params(self, deep: bool = True) -> dict:
         return {"label": self.label, "fail": self.fail, "log": self.log}
 
@@ -246,3 +249,16 @@ def test_the_default_procedure_is_full_data_and_refuses_an_undeclared_learner_be
     assert accountant.ledger == []
     result = dpcvx.tune(ConstantLearner(), X, y, {"label": [1]}, epsilon=1.0, random_state=0)
     assert isinstance(result.certificate, SelectionCertificate)
+
+
+@pytest.mark.parametrize("eta", [1, 2, 3])
+def test_each_run_gets_epsilon_over_two_plus_eta_and_the_charge_is_the_total(eta):
+    X, y = _data()
+    log: list = []
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    result = dpcvx.tune(ConstantLearner(log=log), X, y, {"label": [1, -1]}, epsilon=0.7, eta=eta,
+                        accountant=accountant, random_state=eta)
+    assert accountant.spent == (0.7, 0.0) and len(accountant.ledger) == 1
+    assert set(log) == {result.certificate.run_epsilon}
+    assert result.certificate.run_epsilon * (2 + eta) <= 0.7
+    assert len(log) == result.diagnostics_["runs"]  # one fit per run, never per candidate
