@@ -262,3 +262,15 @@ def test_each_run_gets_epsilon_over_two_plus_eta_and_the_charge_is_the_total(eta
     assert set(log) == {result.certificate.run_epsilon}
     assert result.certificate.run_epsilon * (2 + eta) <= 0.7
     assert len(log) == result.diagnostics_["runs"]  # one fit per run, never per candidate
+
+
+def test_the_selected_fit_s_solver_facts_go_to_the_not_private_diagnostics_only():
+    class Measuring(ConstantLearner):
+        def fit(self, X, y, epsilon: float, random_state=None) -> ConstantModel:
+            self.diagnostics_ = {"iterations": X.shape[0]}  # a fact of the private training part
+            return super().fit(X, y, epsilon, random_state)
+
+    X, y = _data()
+    result = dpcvx.tune(Measuring(), X, y, {"label": [1, -1]}, epsilon=1.0, random_state=4)
+    assert 0 < result.diagnostics_["selected_model"]["iterations"] < 200
+    assert "iterations" not in result.to_json()

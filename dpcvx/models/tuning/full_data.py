@@ -175,17 +175,16 @@ def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool,
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
                          neighbours=Neighbours.REPLACE_ONE)
     runs = draw_runs(rule, source)
-    best: tuple[float, int, Any] | None = None
+    best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, the fitted learner copy
     scores, failures = [], 0
     # no total: the count of fits is the realised K, for the data owner's terminal only (NOT PRIVATE)
     with progress(None, "dpcvx.tune (full-data selection)", unit="fit", verbose=verbose) as bar:
         for _ in range(runs):
             train, hold = coin_parts(n, held_out, setup.rng)
             index = uniform_index(m, source)
-            score = -math.inf
+            score, fitted = -math.inf, copy.deepcopy(setup.learners[index])
             try:
-                model = copy.deepcopy(setup.learners[index]).fit(X[train], y[train], epsilon=budget,
-                                                                 random_state=setup.rng, **setup.keywords)
+                model = fitted.fit(X[train], y[train], epsilon=budget, random_state=setup.rng, **setup.keywords)
             except Exception as error:  # noqa: BLE001 - a failed fit is an output of the run, scored -inf
                 logger.debug("full-data selection: a fit raised %s", type(error).__name__)
                 failures += 1
@@ -195,13 +194,13 @@ def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool,
                 score = -noisy_count(mistakes, Fraction(budget), source) / max(hold.size, 1)
             scores.append(score)
             if score > -math.inf and (best is None or score > best[0]):
-                best = (score, index, model)
+                best = (score, index, model, fitted)
             bar.update()
-    selected = None if best is None else best[1]
-    model = None if best is None else best[2]
-    owner = take_diagnostics(model) if model is not None else None
-    if owner is None and selected is not None:
-        owner = take_diagnostics(setup.learners[selected])
+    selected, model, fitted = (None, None, None) if best is None else best[1:]
+    # the data owner's, never part of the release: on the model, or on the learner copy that made it
+    owner = None if best is None else take_diagnostics(model)
+    if owner is None and fitted is not None:
+        owner = take_diagnostics(fitted)
     certificate = SelectionCertificate(
         epsilon=setup.epsilon, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
