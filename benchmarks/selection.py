@@ -78,7 +78,7 @@ def main() -> None:
     learner = dpcvx.PrivateERM(loss=losses.logistic(), lam=1e-3, data_norm=1.0)
     task = "UCI Adult, private preprocessing, random 80/20 splits" if adult else f"synthetic, n = {n}, d = {d}"
     lines = [f"# Full-data selection against Algorithm 4 ({task})", "",
-             f"`python benchmarks/selection.py {' '.join(sys.argv[1:])}`: "
+             f"`{' '.join(['python benchmarks/selection.py', *sys.argv[1:]])}`: "
              f"{repetitions} paired repetitions, grid lam in {GRID['lam']}, PrivateERM objective perturbation, "
              "pure epsilon; mean test error on the held-out rows, 95% t-interval.", "",
              "| total epsilon | split (Algorithm 4) | full-data (eta = 1, E[K] = 16) | "
