@@ -334,6 +334,10 @@ class PrivateERM:
                 "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
                 "scaling features by public bounds). It is never taken from the data"
             )
+        elif isinstance(self.data_norm, str):
+            raise InputError(f"data_norm={self.data_norm!r} is not a number. For a private bound (data_norm="
+                             "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
+                             "buys R with a stated share of epsilon and states the total. Nothing was charged")
         else:
             bound = positive("data_norm", self.data_norm)
         return RowMap(
