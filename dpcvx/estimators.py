@@ -85,13 +85,14 @@ from scipy.special import expit
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.utils.multiclass import type_of_target
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
     raise ImportError(
         'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
     ) from error
 
 from . import losses
+from .data.blocks import is_out_of_core
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
@@ -121,6 +122,24 @@ __all__ = [
     "warn_if_noise_dominates",
     "NOISE_RATIO_LIMIT",
 ]
+
+
+def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:
+    """(X as it is, y as a 1-D array) for a memmap or Dask X, which fit reads by row blocks.
+
+    scikit-learn's ``validate_data`` would load X whole (an anonymous copy of a
+    memmap the size of the file, a Dask array computed into memory). Here it checks
+    only X's first row (the number of features, DataFrame column names, the type
+    of the entries: it sets ``n_features_in_`` and ``feature_names_in_`` on
+    ``owner``), and :class:`~dpcvx.models.erm.PrivateERM` checks every row in its
+    one validation pass before anything is charged (:class:`~dpcvx.data.blocks.RowBlocks`:
+    finite values, widths, the norm bound), with dpcvx's messages.
+    """
+    head = X.head(1) if hasattr(X, "head") else X[:1]  # a Dask DataFrame's head is a pandas frame (named columns)
+    head = head.compute() if hasattr(head, "compute") else head
+    validate_data(owner, head, reset=True, **checks)
+    labels = y.compute() if hasattr(y, "compute") else y
+    return X, column_or_1d(np.asarray(labels), warn=True)
 
 
 class InputTypeError(InputError, TypeError):
@@ -208,6 +227,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         owner = copy.copy(self) if reset else self
         try:
+            if reset and is_out_of_core(X):
+                X, y = validate_streamed(owner, X, y, accept_sparse="csr")
+                return X, y, owner
             if reset:
                 X, y = validate_data(owner, X, y, accept_sparse="csr")
                 return X, y, owner

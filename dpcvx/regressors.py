@@ -46,6 +46,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
+from .data.blocks import is_out_of_core
+from .estimators import validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
@@ -82,7 +84,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         shift, bound = label_range(self.label_bound)
         try:
-            X, y = validate_data(self, X, y, y_numeric=True, reset=True)
+            if is_out_of_core(X):  # read by row blocks, never loaded whole
+                X, y = validate_streamed(self, X, y)
+            else:
+                X, y = validate_data(self, X, y, y_numeric=True, reset=True)
         except ValueError as error:
             raise InputError(str(error)) from error
         model = self._release(X, np.asarray(y, dtype=float) - shift, bound, seed, accountant)
