@@ -152,7 +152,7 @@ def test_refuses_mechanism_the_certificate_does_not_allow(data):
         with pytest.raises(dpcvx.AssumptionError, match="differentiability"):
             hinge.fit(X, y, epsilon=1.0, mechanism=mechanism)
     l1 = dpcvx.PrivateERM(regularizer=lambda w: cp.norm1(w), data_norm=1.0)
-    with pytest.raises(dpcvx.AssumptionError, match="strong_convexity"):  # objective: KST12, tests/verification/test_constraints.py
+    with pytest.raises(dpcvx.AssumptionError, match="strong_convexity"):  # objective: KST12, test_constraints.py
         l1.fit(X, y, epsilon=1.0, mechanism="output")
     huber_reg = dpcvx.PrivateERM(regularizer=lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.huber(w)),
                                  data_norm=1.0)
