@@ -48,6 +48,7 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
+from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm
 from ..privacy.objective_gaussian import check_neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
@@ -104,6 +105,7 @@ class _Prepared(NamedTuple):
     start: np.ndarray | None
     rng: np.random.Generator
     classes: tuple[Any, Any] | None
+    lam_rule: LamChoice | None
 
 
 class PrivateERM:
@@ -122,8 +124,15 @@ class PrivateERM:
     loss : callable z -> CVXPY expression, default ``dpcvx.losses.logistic()``
         Margin loss l(z), z = y w^T x.
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
-    lam : float
-        Regularization weight Lam > 0.
+    lam : float or "auto"
+        Regularization weight Lam > 0, or "auto": the public rule of
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 17) chooses it at
+        each fit from n (n_public under add/remove), the number of columns d (a
+        public part of the schema, never a statistic of the values), epsilon,
+        delta, the mechanism, the neighbour relation, the verified L, c, m, R
+        and ``comparator_norm``; it costs no privacy, and the certificate
+        records the rule and the value (``certificate.lam_rule``). The value of
+        the last fit is ``lam_``.
     data_norm : float
         Public bound R on ||x||; never taken from the data. Not needed when a
         ``feature_map`` supplies its own ``norm_bound``.
@@ -138,6 +147,10 @@ class PrivateERM:
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
         :class:`dpcvx.data.kernels.RandomFourierFeatures`.
+    comparator_norm : float, optional
+        The public prior W on ||w*|| that ``lam="auto"`` weighs the bias Lam W^2 / 2
+        with; default the radius of a constraint ball, else
+        ``COMPARATOR_SCALE / R`` (:func:`dpcvx.privacy.lam_rule.default_comparator_norm`).
     constraints : callable w -> list of CVXPY constraints, optional
         A public closed convex set C the weights are restricted to (KST12):
         ``lambda w: [cp.norm(w, 2) <= 6]`` (a ball) or bounds such as
@@ -213,9 +226,10 @@ class PrivateERM:
         self,
         loss: Loss | str | None = None,
         regularizer: Regularizer | None = None,
-        lam: float = 1e-3,
+        lam: float | str = 1e-3,
         data_norm: float | None = None,
         *,
+        comparator_norm: float | None = None,
         fit_intercept: bool = False,
         intercept_scaling: float = 1.0,
         clip: bool = True,
@@ -238,6 +252,7 @@ class PrivateERM:
             losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
         self.lam = lam
+        self.comparator_norm = comparator_norm
         self.data_norm = data_norm
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -318,7 +333,10 @@ class PrivateERM:
         return self._verified(total, progress=progress).certificate
 
     def _check_settings(self) -> None:
-        positive("lam", self.lam)
+        if not self._auto_lam:
+            positive("lam", self.lam)
+        if self.comparator_norm is not None:
+            positive("comparator_norm", self.comparator_norm)
         for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
             check_flag(flag, getattr(self, flag))
         if not callable(self.solver):
@@ -406,7 +424,7 @@ class PrivateERM:
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
-        lam, extra_reg = float(self.lam) * scale, extra_reg * scale
+        lam, extra_reg = self._lam_value * scale, extra_reg * scale
         if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
@@ -522,8 +540,13 @@ class PrivateERM:
 
         delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
         """
+        return self._calibrate_at(self._lam_value, mechanism, n, epsilon, problem, R, split, delta, neighbours)
+
+    def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
+                      R: float, split: str, delta: float = 0.0,
+                      neighbours: str = "replace-one") -> tuple[ReleaseCalibration, dict[str, Any]]:
+        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
         certificate = problem.certificate
-        lam = float(self.lam)
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
@@ -534,7 +557,7 @@ class PrivateERM:
                         "section 12.7); use a C^2 loss such as losses.logistic(), mechanism='output', or delta=0")
                 gaussian = gaussian_objective_perturbation(
                     n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
+                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R, lam))
                 constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                              "m": certificate.strong_convexity}
                 return gaussian, constants
@@ -555,7 +578,7 @@ class PrivateERM:
             constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         return calibration, constants
 
-    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float) -> float | None:
+    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:
         """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
 
         The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
@@ -568,7 +591,7 @@ class PrivateERM:
             return None
         analysis = problem.regularizer.analysis
         weight = 0.0 if analysis is None else analysis.nonsmooth_weight
-        return L * R / (float(self.lam) * max(weight, 1e-300))
+        return L * R / (lam * max(weight, 1e-300))
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
@@ -678,6 +701,7 @@ class PrivateERM:
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
+            lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
         )
         coef, intercept = rows.split_weights(w)
         if self._regression:
@@ -715,15 +739,69 @@ class PrivateERM:
         problem.require(mechanism)
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
+        lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
+                                     neighbours) if self._auto_lam else None)
+        self.lam_ = float(self.lam) if lam_rule is None else lam_rule.lam
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, neighbours)
-        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
+        constants.update({"R": rows.effective_norm_bound, "lam": self.lam_, "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
         return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants,
-                         start, rng, None if self._regression else check_classes(self.classes))
+                         start, rng, None if self._regression else check_classes(self.classes), lam_rule)
+
+    @property
+    def _auto_lam(self) -> bool:
+        return isinstance(self.lam, str) and self.lam == "auto"
+
+    @property
+    def _lam_value(self) -> float:
+        """The numeric Lam of the current fit: the user's, or the one ``lam="auto"`` chose (``lam_``)."""
+        if not self._auto_lam:
+            return float(self.lam)
+        if getattr(self, "lam_", None) is None:
+            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass "
+                             "a number for lam (for a baseline at the private fit's value, use its lam_)")
+        return float(self.lam_)
+
+    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+                    split: str, delta: float, neighbours: str) -> LamChoice:
+        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
+        constraint = problem.constraint_set
+        if self.comparator_norm is not None:
+            comparator = positive("comparator_norm", self.comparator_norm)
+        elif constraint is not None and constraint.kind == "ball":
+            comparator = float(constraint.radius)
+        else:
+            comparator = default_comparator_norm(R)
+
+        def calibrate_at(lam: float) -> dict[str, Any]:
+            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
+            if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
+                self._check_reachable(calibration, d)
+            return calibration.to_dict()
+
+        curvature = problem.curvature if problem.certificate.curvature is not None else None
+        return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
+                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator)
+
+    def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                   neighbours: str = "replace-one", split: str = "max") -> LamChoice:
+        """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
+
+        ``d`` counts the input columns (after a feature map, before the intercept), as
+        declared by the schema. docs/theory.md, section 17.
+        """
+        check_choice("mechanism", mechanism, MECHANISMS)
+        check_choice("split", split, calibrate.SPLITS)
+        rows = self.row_map()
+        width = check_dim(d) + (1 if rows.fit_intercept else 0)
+        problem = self._verified(width)
+        problem.require(mechanism)
+        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
+                                rows.effective_norm_bound, split, check_delta(delta), check_neighbours(neighbours))
 
     @staticmethod
     def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,
