@@ -345,13 +345,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         # For large lam the bound is L R / (m lam + Delta) and the noise falls like 1 / (m lam +
         # Delta) too: their ratio, about 2 d / (epsilon n), is what no lam can lower.
         floor = noise * strong / (float(constants["L"]) * float(constants["R"]))
+        advice = self._lam_advice(certificate)
         if floor > NOISE_RATIO_LIMIT:
             advice = (f"No lam fixes this (at any lam the noise stays about {floor:.2g} times the "
-                      "bound): raise epsilon or the number of rows, or use fewer features")
+                      f"bound): raise epsilon or the number of rows, or use fewer features. {advice}")
         else:
-            advice = (f"Raise lam (the noise falls like 1/lam, the bound like 1/sqrt(lam): lam of "
-                      f"about {strong * ratio ** 2 / m:.2g} would balance them), epsilon or the "
-                      "number of rows, or use fewer features")
+            advice += ". Otherwise raise epsilon or the number of rows, or use fewer features"
         warnings.warn(
             f"{type(self).__name__}: the expected noise in the released weights (norm about "
             f"{noise:.3g}) is {ratio:.3g} times {bound:.3g}, the largest norm the non-private "
@@ -360,6 +359,19 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             f"d={int(constants['d'])} with the intercept, lam, L, m, R), never the data. {advice}",
             NoiseDominatesWarning, stacklevel=3,
         )
+
+    def _lam_advice(self, certificate: ReleaseCertificate) -> str:
+        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 17)."""
+        if isinstance(self.lam, str):
+            return f"lam={certificate.constants['lam']:.2g} was chosen by lam='auto', the public rule"
+        constants, calibration = certificate.constants, certificate.calibration
+        width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
+        choice = self._private_erm().choose_lam(
+            int(constants["n"]), width, certificate.epsilon, certificate.mechanism, delta=certificate.delta,
+            neighbours=str(calibration.get("neighbours", "replace-one")),
+            split=str(calibration.get("split", "max")))
+        return (f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings "
+                "(the rule of docs/theory.md, section 17)")
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -422,11 +434,17 @@ class DPERMClassifier(_PrivateLinearClassifier):
     mechanism : {"objective", "output"}, default "objective"
         Objective perturbation (Algorithm 2) or output perturbation
         (Algorithm 1); see docs/mechanisms.md.
-    lam : float, default 1e-3
+    lam : float or "auto", default "auto"
         Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
-        loss. scikit-learn's ``C`` (objective C sum l + 0.5 ||w||^2) corresponds
-        to ``lam = 1 / (C n)``: ``C=1`` on 10,000 rows is ``lam=1e-4``. A lam too
-        small for epsilon, n and d gives a :class:`NoiseDominatesWarning`.
+        loss. "auto" chooses it at each fit by the public rule of
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 17) from n,
+        epsilon, delta, the mechanism, the verified constants and the number of
+        columns of X (public: the width is part of the declared schema, never a
+        statistic of the values); it costs no privacy and the certificate
+        records it (``certificate_.lam_rule``). scikit-learn's ``C`` (objective
+        C sum l + 0.5 ||w||^2) corresponds to ``lam = 1 / (C n)``: ``C=1`` on
+        10,000 rows is ``lam=1e-4``. A lam too small for epsilon, n and d gives
+        a :class:`NoiseDominatesWarning`.
     data_norm : float, default 1.0
         Public bound R on ||x||; rows beyond it are scaled onto it (``clip``).
         Never taken from the data: scale features by public bounds first
@@ -488,7 +506,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
-                 delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
+                 delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto", data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False):
@@ -536,8 +554,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     corresponds to ``lam = 1 / (C n)``.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3,
-                 data_norm: float = 1.0, fit_intercept: bool = True,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
+                 lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None):
@@ -598,7 +616,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
     """
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
-                 lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
+                 lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False):

@@ -1,6 +1,7 @@
 """scikit-learn estimators: clone, Pipeline, cross_val_score, public classes, no partial fits."""
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -341,8 +342,11 @@ def test_noise_warning_depends_on_public_quantities_only(cls, data):
             cls(epsilon=0.1, random_state=0).fit(rows, labels)
         assert len(caught) == 1
         assert f"epsilon=0.1, n=50, d={X.shape[1] + 1}" in str(caught[0].message)
-    with pytest.warns(NoiseDominatesWarning, match=r"Raise lam .*lam of about ([0-9.e+-]+) would"):
-        cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
+    with pytest.warns(NoiseDominatesWarning, match=r"lam='auto' \(the default\) would choose lam=") as caught:
+        small = cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
+    advised = float(re.search(r"would choose lam=([0-9.e+-]+) ", str(caught[0].message)).group(1))
+    auto = small._private_erm().choose_lam(300, X.shape[1], 1.0, "output").lam   # the same public rule
+    assert advised == pytest.approx(auto, rel=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoiseDominatesWarning)
         cls(epsilon=5.0, lam=1e-2, random_state=0).fit(rows, y[:50])

@@ -772,7 +772,7 @@ class PrivateERM:
         constraint = problem.constraint_set
         if self.comparator_norm is not None:
             comparator = positive("comparator_norm", self.comparator_norm)
-        elif constraint is not None and constraint.kind == "ball":
+        elif constraint is not None and constraint.kind == "ball" and constraint.radius is not None:
             comparator = float(constraint.radius)
         else:
             comparator = default_comparator_norm(R)
