@@ -45,7 +45,7 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["COMPARATOR_SCALE", "LAM_GRID", "RULE", "LamChoice", "choose_lam", "default_comparator_norm",
-           "excess_risk_bound", "noise_moments"]
+           "excess_risk_bound", "noise_moments", "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
 RULE = "excess-risk bound v1 (docs/theory.md, section 17)"
@@ -101,6 +101,16 @@ def _displacement_risk(first: float, second: float, L: float, R: float, c: float
     return lipschitz if c is None else min(lipschitz, c * R * R * second / 2)
 
 
+def objective_noise_risk(first: float, second: float, *, n: int, strong: float, lipschitz_bound: float) -> float:
+    """min(E||b||^2 / (2 n^2 s), L R E||b|| / (n s)): the excess risk the objective's noise b causes.
+
+    F = sum l + n (Lam N + Delta/2 ||w||^2) + b^T w is n s-strongly convex with s = m Lam + Delta,
+    so the averaged perturbed minimiser is within ||b|| / (n s) of the unperturbed one and the
+    unperturbed objective exceeds its minimum there by at most ||b||^2 / (2 n^2 s) (section 17).
+    """
+    return min(second / (2 * n * n * strong), lipschitz_bound * first / (n * strong))
+
+
 def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int, d: int, lam: float, L: float,
                       R: float, m: float, c: float | None, comparator_norm: float) -> tuple[float, float]:
     """(noise term, bias term) of the bound of section 17 for one calibrated release."""
@@ -109,8 +119,7 @@ def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int,
     bias = (lam + ridge) * comparator_norm**2 / 2
     if mechanism != "objective":
         return _displacement_risk(moments.first, moments.second, L, R, c), bias
-    strong = m * lam + ridge
-    noise = min(moments.second / (2 * n * n * strong), L * R * moments.first / (n * strong))
+    noise = objective_noise_risk(moments.first, moments.second, n=n, strong=m * lam + ridge, lipschitz_bound=L * R)
     return noise + _displacement_risk(moments.amp_first, moments.amp_second, L, R, c), bias
 
 
