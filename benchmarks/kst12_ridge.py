@@ -57,7 +57,8 @@ def main() -> None:
         for epsilon in EPSILONS:
             cells = []
             for delta in (1e-8, 0.0):
-                runs = np.array([ball_release(X, y, Xt, yt, radius, epsilon, delta, seed) for seed in range(args.seeds)])
+                runs = np.array([ball_release(X, y, Xt, yt, radius, epsilon, delta, seed)
+                                 for seed in range(args.seeds)])
                 cells.append(runs.mean(axis=0))
             worst = max(worst, cells[0][0] - cells[1][0])
             rows.append(f"| {radius:g} | {epsilon:g} | {cells[0][0]:.4f} | {cells[0][1]:.3g} | {cells[0][2]:.2f} | "
