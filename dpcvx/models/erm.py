@@ -48,7 +48,7 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
-from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm
+from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
 from ..privacy.objective_gaussian import check_neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
@@ -139,6 +139,10 @@ class PrivateERM:
     fit_intercept : bool
         Append a constant feature ``intercept_scaling`` (inside the norm bound,
         the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
+    intercept_scaling : float or "auto"
+        The constant s (default 1.0). "auto": s = sqrt(R B0 / W) from the public
+        intercept prior B0 and the comparator norm W
+        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 17.7).
     clip : bool
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
@@ -231,7 +235,7 @@ class PrivateERM:
         *,
         comparator_norm: float | None = None,
         fit_intercept: bool = False,
-        intercept_scaling: float = 1.0,
+        intercept_scaling: float | str = 1.0,
         clip: bool = True,
         classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
@@ -314,11 +318,16 @@ class PrivateERM:
             )
         else:
             bound = positive("data_norm", self.data_norm)
+        if isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto":
+            comparator = None if self.comparator_norm is None else positive("comparator_norm", self.comparator_norm)
+            scaling = intercept_scaling(bound, comparator)
+        else:
+            scaling = positive("intercept_scaling", self.intercept_scaling)
         return RowMap(
             norm_bound=bound,
             feature_map=self.feature_map,
             fit_intercept=bool(self.fit_intercept),
-            intercept_scaling=positive("intercept_scaling", self.intercept_scaling),
+            intercept_scaling=scaling,
         )
 
     def verify(self, dim: int | None = None, *, progress: bool = False) -> Certificate:

@@ -44,8 +44,8 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["COMPARATOR_SCALE", "LAM_GRID", "RULE", "LamChoice", "choose_lam", "default_comparator_norm",
-           "excess_risk_bound", "noise_moments", "objective_noise_risk"]
+__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam", "default_comparator_norm",
+           "excess_risk_bound", "intercept_scaling", "noise_moments", "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
 RULE = "excess-risk bound v1 (docs/theory.md, section 17)"
@@ -53,6 +53,9 @@ RULE = "excess-risk bound v1 (docs/theory.md, section 17)"
 #: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
 #: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.
 COMPARATOR_SCALE = 8.0
+
+#: B0, the public prior |b| <= B0 on a classifier's intercept: log(19), class rates between 5% and 95%.
+INTERCEPT_PRIOR = math.log(19.0)
 
 #: The candidates: 10^-6 .. 10^0, eight per decade (public, fixed).
 LAM_GRID: tuple[float, ...] = tuple(float(10.0 ** e) for e in np.linspace(-6.0, 0.0, 49))
@@ -126,6 +129,19 @@ def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int,
 def default_comparator_norm(R: float) -> float:
     """W = COMPARATOR_SCALE / R: the documented default prior on ||w*||."""
     return COMPARATOR_SCALE / R
+
+
+def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:
+    """s = sqrt(R B0 / W): the intercept column's value that ``intercept_scaling="auto"`` appends.
+
+    With the column s the rows grow to R' = sqrt(R^2 + s^2) and a comparator (u, b), ||u|| <= W,
+    |b| <= B0, becomes (u, b / s) of norm W' = sqrt(W^2 + B0^2 / s^2). At the rule's optimum the
+    bound of section 17 is proportional to R' W' (its noise scales with L R', its bias with W'^2),
+    and (R^2 + s^2)(W^2 + B0^2 / s^2) is smallest at s^2 = R B0 / W (docs/theory.md, section 17.7).
+    W defaults to COMPARATOR_SCALE / R, so s = R sqrt(B0 / COMPARATOR_SCALE) = 0.61 R.
+    """
+    W = COMPARATOR_SCALE / R if comparator_norm is None else comparator_norm
+    return math.sqrt(R * INTERCEPT_PRIOR / W)
 
 
 @dataclass(frozen=True)

@@ -127,3 +127,32 @@ def test_auto_lam_is_refused_where_it_has_no_meaning():
         PrivateERM(lam="automatic", data_norm=1.0).fit(X, y, 1.0)
     with pytest.raises(InputError, match="comparator_norm"):
         PrivateERM(lam="auto", data_norm=1.0, comparator_norm=-1.0).fit(X, y, 1.0)
+
+
+def test_auto_intercept_scaling_minimises_the_bound_product():
+    """s^2 = R B0 / W minimises (R^2 + s^2)(W^2 + B0^2 / s^2), the factor the rule's optimal bound scales with;
+    s = 1 (the former default) does not at R = 1 and the default W."""
+    R = 1.0
+    W = lam_rule.default_comparator_norm(R)
+    B0 = lam_rule.INTERCEPT_PRIOR
+
+    def product(s: float) -> float:
+        return (R * R + s * s) * (W * W + B0 * B0 / (s * s))
+
+    chosen = lam_rule.intercept_scaling(R)
+    grid = np.geomspace(1e-3, 1e3, 2001)
+    assert product(chosen) <= min(product(float(s)) for s in grid) * (1 + 1e-9)
+    assert product(1.0) > product(chosen) * 1.01
+    assert lam_rule.intercept_scaling(2.0) == pytest.approx(2 * chosen)     # scales with R at the default W
+
+
+def test_auto_intercept_scaling_is_resolved_in_the_release(tmp_path):
+    X, y = _rows(300, 4, 6)
+    learner = PrivateERM(lam="auto", data_norm=1.0, fit_intercept=True, intercept_scaling="auto")
+    model = learner.fit(X, y, 1.0, random_state=0)
+    s = lam_rule.intercept_scaling(1.0)
+    assert model.certificate.intercept_scaling == s
+    assert model.certificate.effective_norm_bound == pytest.approx(math.sqrt(1 + s * s))
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    np.testing.assert_array_equal(dpcvx.load(path).decision_function(X), model.decision_function(X))
