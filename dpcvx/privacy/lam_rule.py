@@ -44,8 +44,9 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam", "default_comparator_norm",
-           "excess_risk_bound", "intercept_scaling", "noise_moments", "objective_noise_risk"]
+__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam",
+           "default_comparator_norm", "excess_risk_bound", "intercept_scaling", "noise_moments",
+           "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
 RULE = "excess-risk bound v1 (docs/theory.md, section 17)"
