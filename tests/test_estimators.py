@@ -68,7 +68,7 @@ def test_estimator_is_private_erm(data):
     estimator = dpcvx.DPHuberSVM(h=0.3, epsilon=0.5, lam=1e-2, mechanism="output",
                                  random_state=7).fit(X, y)
     direct = dpcvx.PrivateERM(loss=dpcvx.losses.huber_hinge(0.3), lam=1e-2, data_norm=1.0,
-                              fit_intercept=True, classes=(0, 1)).fit(
+                              fit_intercept=True, intercept_scaling="auto", classes=(0, 1)).fit(
         X, y, epsilon=0.5, mechanism="output", random_state=7)
     assert np.array_equal(estimator.coef_, direct.coef_[np.newaxis, :])
     assert np.array_equal(estimator.intercept_, [direct.intercept_])
@@ -118,7 +118,7 @@ def test_classes_are_public_never_inferred(data):
     # a sample holding one class still fits: the pair is declared, not read off y (100 rows
     # at epsilon = 1 and lam = 1e-3 are mostly noise, which the estimator says)
     with pytest.warns(NoiseDominatesWarning):
-        single = dpcvx.DPLogisticRegression(random_state=0).fit(X[:100], np.ones(100, dtype=int))
+        single = dpcvx.DPLogisticRegression(lam=1e-3, random_state=0).fit(X[:100], np.ones(100, dtype=int))
     assert single.classes_.tolist() == [0, 1]
 
 
@@ -318,7 +318,8 @@ def test_feature_names_are_set_with_the_other_fitted_attributes(data):
 def test_noise_to_signal_is_the_documented_formula(data):
     X, y = data
     n, d = len(X), X.shape[1] + 1                  # the intercept is a coordinate
-    output = dpcvx.DPLogisticRegression(mechanism="output", lam=1e-2, random_state=0).fit(X, y)
+    output = dpcvx.DPLogisticRegression(mechanism="output", lam=1e-2, intercept_scaling=1.0,
+                                        random_state=0).fit(X, y)
     noise, bound = noise_to_signal(output.certificate_, np.log(2))
     beta = n * 1e-2 * 1.0 / (2 * np.sqrt(2))       # n m lam eps / (2 L R), R = sqrt(1 + 1)
     assert noise == pytest.approx(d / beta, rel=1e-3)
