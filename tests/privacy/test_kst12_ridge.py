@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +17,6 @@ from dpcvx.privacy.objective_gaussian import (
 # Adult-sized ball problem of the issue: n 10,000, d 105, logistic, Lam 1e-3, ||w|| <= 6, eps 1, delta 1e-8
 BALL = {"n": 10_000, "dim": 105, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0,
         "strong_convexity": 1e-3, "smooth_unconstrained": False, "weight_norm": 6.0}
-DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data")
 
 
 def _old_parameter_error_proxy(sigma: float, ridge: float) -> float:
@@ -52,13 +49,11 @@ def test_ridge_bias_counts_the_public_radius():
 
 
 @pytest.mark.slow
+@pytest.mark.data("adult")
 def test_delta_release_is_never_much_worse_than_pure_on_a_radius_epsilon_grid():
     """Adult, 10,000 training rows, logistic, Lam 1e-3, ball radius in {1, 6, 50}, eps in {0.5, 1}: the release
     with delta 1e-8 errs at most .01 more than the pure-epsilon release (two noise seeds each; the measured
     grid with more cells is benchmarks/results/kst12_ridge.md)."""
-    if not any((DATA / name).exists() for name in ("adult.data", "adult.data.gz")):
-        pytest.skip(f"UCI Adult not found at {DATA}; set DPCVX_DATA")
-    os.environ.setdefault("DPCVX_DATA", str(DATA))
     from benchmarks.kst12_ridge import adult_split, ball_release
 
     X, y, Xt, yt = adult_split()
