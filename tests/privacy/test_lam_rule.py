@@ -156,3 +156,11 @@ def test_auto_intercept_scaling_is_resolved_in_the_release(tmp_path):
     path = tmp_path / "model.json"
     dpcvx.save(model, path)
     np.testing.assert_array_equal(dpcvx.load(path).decision_function(X), model.decision_function(X))
+
+
+def test_least_squares_on_a_ball_takes_auto_lam_with_the_radius_as_comparator():
+    X, y = _rows(400, 3, 7)
+    model = dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="auto", random_state=0).fit(X, y)
+    assert model.model_.certificate.lam_rule["comparator_norm"] == 3.0
+    with pytest.raises(InputError, match="lam > 0"):
+        dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="often").fit(X, y)
