@@ -93,7 +93,7 @@ class DPLinearRegression(_PrivateRegressor):
     random_state : None (fresh OS entropy) or an int seed for experiments.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float = 0.0, data_norm: float = 1.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0, data_norm: float = 1.0,
                  label_bound: float = 1.0, fit_intercept: bool = True, mechanism: str = "auto",
                  weight_bound: float | None = None, neighbours: str = "replace-one", clip: bool = True,
                  random_state: Any = None) -> None:
@@ -114,6 +114,9 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         if self.mechanism == "objective":
             return self._least_squares_on_a_ball(X, y, seed, accountant)
+        if isinstance(self.lam, str):
+            raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
+                             "chooses its own ridge: pass a number for its extra ridge (default 0)")
         learner = PrivateLinearRegression(self.data_norm, self.label_bound, lam=self.lam,
                                           fit_intercept=self.fit_intercept, clip=self.clip)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
