@@ -131,8 +131,8 @@ class PrivateERM:
         public part of the schema, never a statistic of the values), epsilon,
         delta, the mechanism, the neighbour relation, the verified L, c, m, R
         and ``comparator_norm``; it costs no privacy, and the certificate
-        records the rule and the value (``certificate.lam_rule``). The value of
-        the last fit is ``lam_``.
+        records the rule and the value (``certificate.lam_rule``; the value is
+        also ``certificate.constants["lam"]``).
     data_norm : float
         Public bound R on ||x||; never taken from the data. Not needed when a
         ``feature_map`` supplies its own ``norm_bound``.
@@ -425,15 +425,16 @@ class PrivateERM:
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float,
                gradient_tolerance: float, start: np.ndarray | None = None,
-               n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
+               n: int | None = None, lam: float | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
         F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
         (default: the number of rows, as under replace-one). The solvers work on the
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
+        ``lam``: the fit's numeric Lam (the rule's under ``lam="auto"``; default ``self.lam``).
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
-        lam, extra_reg = self._lam_value * scale, extra_reg * scale
+        lam, extra_reg = self._numeric_lam(lam) * scale, extra_reg * scale
         if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
@@ -543,13 +544,13 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0,
-                   neighbours: str = "replace-one") -> tuple[ReleaseCalibration, dict[str, Any]]:
+                   R: float, split: str, delta: float = 0.0, neighbours: str = "replace-one",
+                   lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
-        delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
+        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`.
         """
-        return self._calibrate_at(self._lam_value, mechanism, n, epsilon, problem, R, split, delta, neighbours)
+        return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
 
     def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                       R: float, split: str, delta: float = 0.0,
@@ -688,7 +689,8 @@ class PrivateERM:
         noise = calibration.draw_objective_noise(d, rng)
         gamma = calibration.gradient_tolerance
         assert gamma is not None  # _calibrate always passes a public tol
-        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n)
+        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n,
+                              lam=float(prepared.constants["lam"]))
         self.diagnostics_ = info
         self._check_solution(w, info)
         w, calibration = calibration.perturb_release(w, rng)
@@ -750,10 +752,10 @@ class PrivateERM:
         self._check_blocks(problem, X_mapped)
         lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
                                      neighbours) if self._auto_lam else None)
-        self.lam_ = float(self.lam) if lam_rule is None else lam_rule.lam
+        lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, neighbours)
-        constants.update({"R": rows.effective_norm_bound, "lam": self.lam_, "n": n, "d": d})
+                                                 split, delta, neighbours, lam)
+        constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
@@ -765,15 +767,15 @@ class PrivateERM:
     def _auto_lam(self) -> bool:
         return isinstance(self.lam, str) and self.lam == "auto"
 
-    @property
-    def _lam_value(self) -> float:
-        """The numeric Lam of the current fit: the user's, or the one ``lam="auto"`` chose (``lam_``)."""
-        if not self._auto_lam:
-            return float(self.lam)
-        if getattr(self, "lam_", None) is None:
-            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass "
-                             "a number for lam (for a baseline at the private fit's value, use its lam_)")
-        return float(self.lam_)
+    def _numeric_lam(self, chosen: float | None) -> float:
+        """The numeric Lam of a fit: ``chosen`` (the rule's value), else the user's ``lam`` (never state on self)."""
+        if chosen is not None:
+            return float(chosen)
+        if self._auto_lam:
+            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass a "
+                             "number for lam (for a baseline at a private fit's value, its certificate.constants"
+                             "['lam'])")
+        return float(self.lam)
 
     def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
                     split: str, delta: float, neighbours: str) -> LamChoice:

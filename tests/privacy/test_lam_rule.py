@@ -166,3 +166,16 @@ def test_least_squares_on_a_ball_takes_auto_lam_with_the_radius_as_comparator():
         dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="often").fit(X, y)
     with pytest.raises(InputError, match="AdaSSP chooses its own ridge"):
         dpcvx.DPLinearRegression(lam="auto").fit(X, y)
+
+
+def test_auto_lam_keeps_no_state_on_the_learner():
+    """The chosen value travels with the fit (certificate.constants['lam']), never as learner state: checking
+    inputs, or fitting twice at different epsilons, leaves the declaration as it was."""
+    X, y = _rows(300, 4, 8)
+    erm = PrivateERM(lam="auto", data_norm=1.0)
+    before = dict(vars(erm))
+    erm.check_fit_inputs(X, y, epsilon=0.5)
+    assert vars(erm) == before
+    low = erm.fit(X, y, 0.2, random_state=0).certificate.constants["lam"]
+    high = erm.fit(X, y, 5.0, random_state=0).certificate.constants["lam"]
+    assert low > high and erm.lam == "auto"
