@@ -37,6 +37,7 @@ from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PrivateLinearRegression
 from .privacy.accountant import PrivacyAccountant
+from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
 from .release.regression_model import PrivateRegressionModel
 from .validation import positive
@@ -48,6 +49,8 @@ MECHANISMS = ("auto", "adassp", "objective")
 
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, fitted attributes and prediction."""
+
+    predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
 
     def _release(self, X: np.ndarray, y: np.ndarray, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -86,7 +89,7 @@ class DPLinearRegression(_PrivateRegressor):
     mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
         least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
         KST12; replace-one neighbours; ``lam`` is then the ridge of the objective, a number or
-        "auto": the public rule of docs/theory.md, section 17, with W the ball's radius).
+        "auto": the public rule of docs/theory.md, section 19, with W the ball's radius).
     weight_bound : the public radius W of the ball (required by mechanism="objective").
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
@@ -127,13 +130,13 @@ class DPLinearRegression(_PrivateRegressor):
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
                              "restricted to ||w|| <= W (never read off the data)")
-        if self.neighbours != "replace-one":
+        if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         radius = positive("weight_bound", self.weight_bound)
         if not (self.lam == "auto" or isinstance(self.lam, (int, float)) and self.lam > 0):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
-                             f"rule of docs/theory.md, section 17, with W the ball's radius), got lam={self.lam!r}")
+                             f"rule of docs/theory.md, section 19, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=self.label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius])

@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import cvxpy as cp
 import numpy as np
@@ -40,7 +40,7 @@ from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
 from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
     GaussianObjectivePerturbation,
     ReleaseCalibration,
@@ -49,7 +49,7 @@ from ..privacy.calibrate_gaussian import (
 )
 from ..privacy.composition import check_delta
 from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
-from ..privacy.objective_gaussian import check_neighbours
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
@@ -95,7 +95,7 @@ class _Prepared(NamedTuple):
     epsilon: float
     delta: float
     n: int
-    neighbours: str
+    neighbours: Neighbours
     rows: RowMap
     X: Matrix | RowBlocks
     labels: np.ndarray
@@ -126,7 +126,7 @@ class PrivateERM:
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
     lam : float or "auto"
         Regularization weight Lam > 0, or "auto": the public rule of
-        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 17) chooses it at
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 19) chooses it at
         each fit from n (n_public under add/remove), the number of columns d (a
         public part of the schema, never a statistic of the values), epsilon,
         delta, the mechanism, the neighbour relation, the verified L, c, m, R
@@ -142,7 +142,7 @@ class PrivateERM:
     intercept_scaling : float or "auto"
         The constant s (default 1.0). "auto": s = sqrt(R B0 / W) from the public
         intercept prior B0 and the comparator norm W
-        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 17.7).
+        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 19.7).
     clip : bool
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
@@ -225,6 +225,8 @@ class PrivateERM:
     (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
     privacy audit's tests use them to build deliberately broken variants.
     """
+
+    predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(
         self,
@@ -544,7 +546,7 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0, neighbours: str = "replace-one",
+                   R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
                    lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
@@ -554,7 +556,7 @@ class PrivateERM:
 
     def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                       R: float, split: str, delta: float = 0.0,
-                      neighbours: str = "replace-one") -> tuple[ReleaseCalibration, dict[str, Any]]:
+                      neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
         certificate = problem.certificate
         if delta > 0:
@@ -680,9 +682,10 @@ class PrivateERM:
         delta, n = prepared.delta, prepared.n
         d = X_mapped.shape[1]
         if accountant is not None:
-            size = f"n={n}" if prepared.neighbours == "replace-one" else f"add-remove, n_public={n}"
+            size = f"n={n}" if prepared.neighbours.uses_n else f"add-remove, n_public={n}"
             accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})",
-                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta))
+                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta),
+                             neighbours=prepared.neighbours)
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
@@ -708,7 +711,7 @@ class PrivateERM:
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",
-            neighbours=NEIGHBOURS if prepared.neighbours == "replace-one" else ADD_REMOVE.format(n=n),
+            neighbours=NEIGHBOURS if prepared.neighbours.uses_n else ADD_REMOVE.format(n=n),
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
@@ -726,8 +729,8 @@ class PrivateERM:
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        neighbours = check_neighbours(neighbours)
-        if neighbours == "add-remove":
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE:
             if delta == 0:
                 raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
                                  "the pure-epsilon mechanisms are derived for replace-one neighbours")
@@ -740,8 +743,7 @@ class PrivateERM:
             raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
                              "rows, which is public")
         check_choice("split", split, calibrate.SPLITS)
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        check_accountant(accountant)
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n = X_mapped.shape[0] if n_public is None else n_public
@@ -751,16 +753,16 @@ class PrivateERM:
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
         lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
-                                     neighbours) if self._auto_lam else None)
+                                     relation) if self._auto_lam else None)
         lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, neighbours, lam)
+                                                 split, delta, relation, lam)
         constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants,
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
                          start, rng, None if self._regression else check_classes(self.classes), lam_rule)
 
     @property
@@ -778,7 +780,7 @@ class PrivateERM:
         return float(self.lam)
 
     def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
-                    split: str, delta: float, neighbours: str) -> LamChoice:
+                    split: str, delta: float, neighbours: Neighbours) -> LamChoice:
         """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
         constraint = problem.constraint_set
         if self.comparator_norm is not None:
@@ -803,7 +805,7 @@ class PrivateERM:
         """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
 
         ``d`` counts the input columns (after a feature map, before the intercept), as
-        declared by the schema. docs/theory.md, section 17.
+        declared by the schema. docs/theory.md, section 19.
         """
         check_choice("mechanism", mechanism, MECHANISMS)
         check_choice("split", split, calibrate.SPLITS)
@@ -812,7 +814,7 @@ class PrivateERM:
         problem = self._verified(width)
         problem.require(mechanism)
         return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
-                                rows.effective_norm_bound, split, check_delta(delta), check_neighbours(neighbours))
+                                rows.effective_norm_bound, split, check_delta(delta), Neighbours.parse(neighbours))
 
     @staticmethod
     def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,

@@ -35,12 +35,14 @@ import numpy as np
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,
     recompute_kernel_calibration,
     release_constants,
 )
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
 from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
@@ -168,6 +170,8 @@ class KernelReleaseCertificate:
         lines.append("calibration: " + ", ".join(
             f"{key} = {value:.6g}" if isinstance(value, float) else f"{key} = {value}"
             for key, value in self.calibration.items()))
+        if "float_guarantee" in self.calibration:
+            lines.append(FloatGuarantee.parse(self.calibration["float_guarantee"]).statement)
         return "\n".join(lines)
 
 
@@ -351,7 +355,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         library_version=str(certificate["library_version"]), neighbours=str(certificate["neighbours"]),
         saved=copy.deepcopy(saved_certificate))
     check_recorded_curve(recorded_curve, saved.privacy_curve)
-    if saved.guarantee != certificate["guarantee"] or "replace-one" not in saved.neighbours:
+    if saved.guarantee != certificate["guarantee"] or Neighbours.of_statement(saved.neighbours) is not \
+            Neighbours.REPLACE_ONE:
         raise InputError("certificate.guarantee or certificate.neighbours does not match what dpcvx states "
                          "for this release; the file has been edited")
     outputs = {key: privatised[key] for key in _OUTPUTS[algorithm]}

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate
@@ -170,6 +171,8 @@ class ReleaseCertificate:
                 f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
                 f"covered by {c['approximate_minimiser']}"
             )
+        if "float_guarantee" in c:
+            lines.append(FloatGuarantee.parse(c["float_guarantee"]).statement)
         lines.append(str(self.verification))
         return "\n".join(lines)
 
