@@ -692,8 +692,10 @@ class PrivateERM:
         noise = calibration.draw_objective_noise(d, rng)
         gamma = calibration.gradient_tolerance
         assert gamma is not None  # _calibrate always passes a public tol
-        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n,
-                              lam=float(prepared.constants["lam"]))
+        # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
+        # whose _solve predates lam="auto" keeps working with a numeric lam
+        chosen = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
+        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
         self._check_solution(w, info)
         w, calibration = calibration.perturb_release(w, rng)
@@ -755,8 +757,9 @@ class PrivateERM:
         lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
                                      relation) if self._auto_lam else None)
         lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
+        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, relation, lam)
+                                                 split, delta, relation, *chosen)
         constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
