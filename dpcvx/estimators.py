@@ -362,7 +362,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
-        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 19)."""
+        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 21)."""
         if isinstance(self.lam, str):
             return f"lam={certificate.constants['lam']:.2g} was chosen by lam='auto', the public rule"
         constants, calibration = certificate.constants, certificate.calibration
@@ -372,7 +372,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             neighbours=str(calibration.get("neighbours", "replace-one")),
             split=str(calibration.get("split", "max")))
         return (f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings "
-                "(the rule of docs/theory.md, section 19)")
+                "(the rule of docs/theory.md, section 21)")
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -438,7 +438,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     lam : float or "auto", default "auto"
         Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
         loss. "auto" chooses it at each fit by the public rule of
-        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 19) from n,
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 21) from n,
         epsilon, delta, the mechanism, the verified constants and the number of
         columns of X (public: the width is part of the declared schema, never a
         statistic of the values); it costs no privacy and the certificate
@@ -459,7 +459,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         The constant s. "auto": s = sqrt(R B0 / W) (0.61 R by default), the value
         that minimises the bound of ``lam="auto"`` for an intercept of public
         prior |b| <= B0 = log 19 (:func:`dpcvx.privacy.lam_rule.intercept_scaling`,
-        docs/theory.md, section 19.7); 1.0 before. Measured on Adult: lower
+        docs/theory.md, section 21.7); 1.0 before. Measured on Adult: lower
         error than 1.0 at eps 0.1 and 1 (benchmarks/results/intercept_options*.md).
     classes : pair or sequence, default (0, 1)
         The public (negative, positive) labels; never inferred from y.
@@ -551,6 +551,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2 ("elasticnet"). L1 terms are
     released by objective perturbation under Kifer, Smith and Thakurta (2012)
     and solved by proximal Newton (docs/theory.md, section 14).
+    The release has no exact zeros (the noise reaches every weight); for a
+    sparse model use ``estimator.model_.sparsify(threshold)`` with a public
+    threshold (post-processing, no privacy cost; :mod:`dpcvx.release.sparsify`).
     :meth:`predict_proba` is the sigmoid of the decision function.
 
     Compared with :class:`~dpcvx.models.erm.PrivateERM` (the mathematical layer:

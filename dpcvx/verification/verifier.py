@@ -11,7 +11,9 @@ neither proved; they are marked "estimate" and refused unless the caller
 passes ``allow_estimates=True``.
 
 Results are cached by the structure of the expression tree (atoms, constants,
-shapes), so two lambdas that build the same expression share one analysis.
+shapes), so two lambdas that build the same expression share one analysis; the
+worker's results are kept across processes by :mod:`dpcvx.verification.proof_cache`
+(the catalogue's shipped with the package, others on disk under an HMAC).
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ import sympy as sp
 from ..exceptions import InputError
 from ..progress import progress as progress_bar
 from ..validation import check_flag
-from . import deadline, numeric, validated
+from . import numeric, proof_cache, validated
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
+from .constraints import Constraints
+from .kst12 import with_kst12
 from .per_record import NotSeparable, check_separable
 from .problem import VerifiedProblem
 from .regularizer import RegularizerAnalysis, analyse_regularizer
@@ -283,7 +287,7 @@ class _LossAnalyser:
                 return self._facts
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
             try:
-                result = deadline.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
+                result = proof_cache.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
                                       seconds=self.seconds, on_item=on_item)
             finally:
                 close()
@@ -317,7 +321,7 @@ class _LossAnalyser:
                 # the bounds stop themselves a little before the deadline: a bound cut short is
                 # still an upper bound (only looser), a killed worker gives nothing
                 arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
-                result = deadline.run(validated.validated_facts, arguments, seconds=self.seconds,
+                result = proof_cache.run(validated.validated_facts, arguments, seconds=self.seconds,
                                       on_item=on_item)
             finally:
                 close()
@@ -696,6 +700,7 @@ def verify(
     allow_estimates: bool = False,
     time_limit: float | None = None,
     progress: bool = False,
+    constraints: Constraints | None = None,
 ) -> Certificate:
     """Check the conditions of Theorems 1 and 2 (JMLR 2011) for ``loss`` and ``regularizer``.
 
@@ -722,13 +727,18 @@ def verify(
     progress : bool
         Show progress (a tqdm bar when tqdm is installed, else log records of
         the "dpcvx.verify" logger at INFO level).
+    constraints : callable, optional
+        ``w -> [CVXPY constraints]``, the public closed convex set of
+        ``PrivateERM(constraints=...)``. A set, an L1 or a group term poses the
+        problem for KST12 (:mod:`dpcvx.verification.kst12`), as a fit does: the
+        certificate's verdicts are the fit's (:mod:`dpcvx.verification.verdict`).
 
     Returns a :class:`~dpcvx.verification.certificate.Certificate`; never raises on a bad
     loss or regularizer (the certificate says what failed and how to fix it).
     """
     return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim, strict=strict,
                           allow_estimates=allow_estimates, time_limit=time_limit,
-                          progress=progress).certificate
+                          progress=progress, constraints=constraints).certificate
 
 
 def verify_problem(
@@ -740,13 +750,15 @@ def verify_problem(
     allow_estimates: bool = False,
     time_limit: float | None = None,
     progress: bool = False,
+    constraints: Constraints | None = None,
 ) -> VerifiedProblem:
     """Verify once and return the :class:`~dpcvx.verification.problem.VerifiedProblem` everything downstream uses.
 
     The loss callable is called once (on a scalar variable) and the
     regularizer once (at ``dim``); calibration, the solvers and the release
     read only the returned object, never the callables. The options are
-    those of :func:`verify`.
+    those of :func:`verify`; the problem is posed for KST12 when it has a
+    constraint set or a non-smooth regularizer (:func:`~.kst12.with_kst12`).
     """
     probe_dim = check_dim(dim)
     strict = check_flag("strict", strict)
@@ -762,7 +774,7 @@ def verify_problem(
         strict=strict,
         allow_estimates=allow_estimates,
     )
-    return VerifiedProblem(verified_loss, verified_reg, certificate)
+    return with_kst12(VerifiedProblem(verified_loss, verified_reg, certificate), constraints)
 
 
 def check_dim(dim: Any) -> int:
