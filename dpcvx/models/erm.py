@@ -38,7 +38,7 @@ import numpy as np
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
-from ..exceptions import ClippingWarning, InputError, SolverError
+from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
@@ -48,7 +48,16 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
+from ..privacy.exact import IntegerSource, integer_source
+from ..privacy.float_safe import (
+    LatticeCalibration,
+    draw_objective_noise,
+    float_safe_calibration,
+    float_safe_guarantee,
+    perturb_release,
+)
 from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
+from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
@@ -67,6 +76,7 @@ from ..validation import (
     check_flag,
     check_labels,
     check_targets,
+    label_clipping_note,
     positive,
     sample_size,
 )
@@ -99,10 +109,11 @@ class _Prepared(NamedTuple):
     X: Matrix | RowBlocks
     labels: np.ndarray
     problem: VerifiedProblem
-    calibration: ReleaseCalibration
+    calibration: ReleaseCalibration | LatticeCalibration
     constants: dict[str, Any]
     start: np.ndarray | None
     rng: np.random.Generator
+    source: IntegerSource
     classes: tuple[Any, Any] | None
     lam_rule: LamChoice | None
 
@@ -125,7 +136,7 @@ class PrivateERM:
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
     lam : float or "auto"
         Regularization weight Lam > 0, or "auto": the public rule of
-        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 21) chooses it at
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 23) chooses it at
         each fit from n (n_public under add/remove), the number of columns d (a
         public part of the schema, never a statistic of the values), epsilon,
         delta, the mechanism, the neighbour relation, the verified L, c, m, R
@@ -141,7 +152,7 @@ class PrivateERM:
     intercept_scaling : float or "auto"
         The constant s (default 1.0). "auto": s = sqrt(R B0 / W) from the public
         intercept prior B0 and the comparator norm W
-        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 21.7).
+        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 23.7).
     clip : bool
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
@@ -209,6 +220,18 @@ class PrivateERM:
         Newton's method applies (a translated C^1 loss and a quadratic
         regularizer), 1e-7 for problems only a conic solver can take; the
         choice depends on the declared problem only.
+    float_safe : bool
+        False (default): the float samplers, whose proofs hold in exact
+        arithmetic (the release is rounded to a grid 2^-30 of the noise scale,
+        a mitigation). True: exact integer noise on a public lattice, a proof
+        that holds for the doubles released: output perturbation draws a
+        product discrete Laplace (pure epsilon) or a multivariate discrete
+        Gaussian ((epsilon, delta)), certificate "exact"; pure-epsilon objective
+        perturbation draws dithered-lattice noise, certificate
+        "dithered-lattice"; (epsilon, delta) objective perturbation keeps the
+        mitigation (certificate "mitigation-only"). docs/theory.md, section
+        "Floating point: the linear releases"; the utility cost is measured in
+        benchmarks/results/float_safe_cost.md.
     max_iter : int
         Newton iteration limit.
     strict : bool
@@ -250,6 +273,7 @@ class PrivateERM:
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
+        float_safe: bool = False,
         max_iter: int = 100,
         strict: bool = False,
         allow_estimates: bool = False,
@@ -274,6 +298,7 @@ class PrivateERM:
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
         self.tol = None if tol is None else calibrate.check_tol(tol)
+        self.float_safe = float_safe
         self.max_iter = max_iter
         self.strict = strict
         self.allow_estimates = allow_estimates
@@ -381,9 +406,7 @@ class PrivateERM:
         bound = positive("label_bound", self.label_bound)
         labels, clipped = check_targets(y, n, bound, refuse_excess)
         if clipped:
-            warnings.warn(f"{clipped} of {n} labels had |y| > B = {bound:g} and were clipped onto [-B, B]. NOT "
-                          "PRIVATE: this count is shown to you only and is not part of the release",
-                          ClippingWarning, stacklevel=4)
+            warnings.warn(label_clipping_note(clipped, n, bound), ClippingWarning, stacklevel=user_stacklevel())
         return labels
 
     def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray]:
@@ -686,7 +709,7 @@ class PrivateERM:
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
-        noise = calibration.draw_objective_noise(d, rng)
+        noise = draw_objective_noise(calibration, d, rng, prepared.source)
         gamma = calibration.gradient_tolerance
         assert gamma is not None  # _calibrate always passes a public tol
         # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
@@ -695,12 +718,12 @@ class PrivateERM:
         w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
         self._check_solution(w, info)
-        w, calibration = calibration.perturb_release(w, rng)
+        w, calibration = perturb_release(calibration, w, rng, prepared.source)
         del noise  # never stored
 
         release = ReleaseCertificate(
             mechanism=mechanism,
-            guarantee=self._guarantee(problem, mechanism, delta),
+            guarantee=float_safe_guarantee(calibration, self._guarantee(problem, mechanism, delta)),
             epsilon=epsilon,
             delta=delta,
             calibration=calibration.to_dict(),
@@ -758,12 +781,17 @@ class PrivateERM:
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, relation, *chosen)
         constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
-        if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
-            self._check_reachable(calibration, d)
+        release: ReleaseCalibration | LatticeCalibration = calibration
+        if self.float_safe:
+            release = float_safe_calibration(calibration, d)
+        if isinstance(release, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation, LatticeObjective)):
+            self._check_reachable(release, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
-                         start, rng, None if self._regression else check_classes(self.classes), lam_rule)
+        # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
+        source = integer_source(None if random_state is None else rng)
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
+                         start, rng, source, None if self._regression else check_classes(self.classes), lam_rule)
 
     @property
     def _auto_lam(self) -> bool:
@@ -805,20 +833,21 @@ class PrivateERM:
         """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
 
         ``d`` counts the input columns (after a feature map, before the intercept), as
-        declared by the schema. docs/theory.md, section 21.
+        declared by the schema. docs/theory.md, section 23.
         """
         check_choice("mechanism", mechanism, MECHANISMS)
         check_choice("split", split, calibrate.SPLITS)
         rows = self.row_map()
         width = check_dim(d) + (1 if rows.fit_intercept else 0)
         problem = self._verified(width)
-        problem.require(mechanism)
+        delta = check_delta(delta)
+        problem.require(mechanism, delta)
         return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
-                                rows.effective_norm_bound, split, check_delta(delta), Neighbours.parse(neighbours))
+                                rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
 
     @staticmethod
-    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,
-                         d: int) -> None:
+    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation
+                         | LatticeObjective, d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a
