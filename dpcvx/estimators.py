@@ -85,13 +85,14 @@ from scipy.special import expit
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.utils.multiclass import type_of_target
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
     raise ImportError(
         'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
     ) from error
 
 from . import losses
+from .data.blocks import is_out_of_core
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
@@ -121,6 +122,24 @@ __all__ = [
     "warn_if_noise_dominates",
     "NOISE_RATIO_LIMIT",
 ]
+
+
+def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:
+    """(X as it is, y as a 1-D array) for a memmap or Dask X, which fit reads by row blocks.
+
+    scikit-learn's ``validate_data`` would load X whole (an anonymous copy of a
+    memmap the size of the file, a Dask array computed into memory). Here it checks
+    only X's first row (the number of features, DataFrame column names, the type
+    of the entries: it sets ``n_features_in_`` and ``feature_names_in_`` on
+    ``owner``), and :class:`~dpcvx.models.erm.PrivateERM` checks every row in its
+    one validation pass before anything is charged (:class:`~dpcvx.data.blocks.RowBlocks`:
+    finite values, widths, the norm bound), with dpcvx's messages.
+    """
+    head = X.head(1) if hasattr(X, "head") else X[:1]  # a Dask DataFrame's head is a pandas frame (named columns)
+    head = head.compute() if hasattr(head, "compute") else head
+    validate_data(owner, head, reset=True, **checks)
+    labels = y.compute() if hasattr(y, "compute") else y
+    return X, column_or_1d(np.asarray(labels), warn=True)
 
 
 class InputTypeError(InputError, TypeError):
@@ -208,6 +227,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         owner = copy.copy(self) if reset else self
         try:
+            if reset and is_out_of_core(X):
+                X, y = validate_streamed(owner, X, y, accept_sparse="csr")
+                return X, y, owner
             if reset:
                 X, y = validate_data(owner, X, y, accept_sparse="csr")
                 return X, y, owner
@@ -296,7 +318,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                 lam_advice=lambda: self._lam_advice(certificate))
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
-        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 23)."""
+        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 24)."""
         if isinstance(self.lam, str):
             return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
         constants, calibration = certificate.constants, certificate.calibration
@@ -306,7 +328,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             neighbours=str(calibration.get("neighbours", "replace-one")),
             split=str(calibration.get("split", "max")))
         return (f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, "
-                "docs/theory.md section 23")
+                "docs/theory.md section 24")
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -376,7 +398,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     lam : float or "auto", default "auto"
         Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
         loss. "auto" chooses it at each fit by the public rule of
-        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 23) from n,
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 24) from n,
         epsilon, delta, the mechanism, the verified constants and the number of
         columns of X (public: the width is part of the declared schema, never a
         statistic of the values); it costs no privacy and the certificate
@@ -397,7 +419,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         The constant s. "auto": s = sqrt(R B0 / W) (0.61 R by default), the value
         that minimises the bound of ``lam="auto"`` for an intercept of public
         prior |b| <= B0 = log 19 (:func:`dpcvx.privacy.lam_rule.intercept_scaling`,
-        docs/theory.md, section 23.7); 1.0 before. Measured on Adult: lower
+        docs/theory.md, section 24.7); 1.0 before. Measured on Adult: lower
         error than 1.0 at eps 0.1 and 1 (benchmarks/results/intercept_options*.md).
     classes : pair or sequence, default (0, 1)
         The public (negative, positive) labels; never inferred from y.
