@@ -50,6 +50,7 @@ def test_ridge_bias_counts_the_public_radius():
 
 @pytest.mark.slow
 @pytest.mark.data("adult")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.PaperModeWarning")  # paper mode, as the benchmark, on purpose
 def test_delta_release_is_never_much_worse_than_pure_on_a_radius_epsilon_grid():
     """Adult, 10,000 training rows, logistic, Lam 1e-3, ball radius in {1, 6, 50}, eps in {0.5, 1}: the release
     with delta 1e-8 errs at most .01 more than the pure-epsilon release (two noise seeds each; the measured
