@@ -1,4 +1,4 @@
-"""The estimators' intercept: measured options on Adult (docs/theory.md, section 24.7).
+"""The estimators' intercept: measured options on Adult (docs/theory.md, section 25.7).
 
 DPLogisticRegression, objective perturbation, pure epsilon, lam="auto" and the oracle (the best
 of a few fixed Lam in hindsight, NOT private), 5 folds x ``--repeats`` noise seeds, paired. Options:

@@ -3,7 +3,7 @@
 Adult (paper mode), 10,000 random training rows and 10,000 other test rows (seed 0), logistic
 loss, Lam 1e-3, the ball ||w|| <= radius, on a grid of (radius, epsilon). For each cell the
 mean test error over the noise seeds of delta = 1e-8 (Gaussian, KST12 analysis, ridge Delta
-chosen by the excess-risk bound of docs/theory.md section 24 with W = the radius) and of
+chosen by the excess-risk bound of docs/theory.md section 25 with W = the radius) and of
 delta = 0 (pure epsilon), with the chosen Delta and the mean ||w|| of the release.
 
     python -m benchmarks.kst12_ridge --seeds 3      # writes benchmarks/results/kst12_ridge.md

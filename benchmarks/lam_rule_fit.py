@@ -1,6 +1,6 @@
 """Fit the one free constant of ``lam="auto"`` (COMPARATOR_SCALE) on synthetic data only.
 
-docs/theory.md, section 24. For each synthetic setting (n, d, signal strength,
+docs/theory.md, section 25. For each synthetic setting (n, d, signal strength,
 epsilon, mechanism) and seed, the test error of PrivateERM is measured on a grid of
 Lam; the score of a candidate COMPARATOR_SCALE W0 is the mean, over settings, of
 the fraction of the gap between the majority-class error and the best grid error

@@ -318,7 +318,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                 lam_advice=lambda: self._lam_advice(certificate))
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
-        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 24)."""
+        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25)."""
         if isinstance(self.lam, str):
             return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
         constants, calibration = certificate.constants, certificate.calibration
@@ -328,7 +328,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             neighbours=str(calibration.get("neighbours", "replace-one")),
             split=str(calibration.get("split", "max")))
         return (f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, "
-                "docs/theory.md section 24")
+                "docs/theory.md section 25")
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -398,7 +398,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
     lam : float or "auto", default "auto"
         Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
         loss. "auto" chooses it at each fit by the public rule of
-        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 24) from n,
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 25) from n,
         epsilon, delta, the mechanism, the verified constants and the number of
         columns of X (public: the width is part of the declared schema, never a
         statistic of the values); it costs no privacy and the certificate
@@ -419,7 +419,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         The constant s. "auto": s = sqrt(R B0 / W) (0.61 R by default), the value
         that minimises the bound of ``lam="auto"`` for an intercept of public
         prior |b| <= B0 = log 19 (:func:`dpcvx.privacy.lam_rule.intercept_scaling`,
-        docs/theory.md, section 24.7); 1.0 before. Measured on Adult: lower
+        docs/theory.md, section 25.7); 1.0 before. Measured on Adult: lower
         error than 1.0 at eps 0.1 and 1 (benchmarks/results/intercept_options*.md).
     classes : pair or sequence, default (0, 1)
         The public (negative, positive) labels; never inferred from y.

@@ -7,7 +7,7 @@ release with public scales of the signal, computed from the release certificate
 weights; docs/theory.md, section 21, gives the two rules. The warning points at the
 user's line (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's
 wrappers. Its advice on lam points at lam='auto', the documented public rule
-(docs/theory.md, section 24); the classifiers also name the value that rule gives.
+(docs/theory.md, section 25); the classifiers also name the value that rule gives.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
 
     Either ratio above ``NOISE_RATIO_LIMIT`` warns. The fitted weights and the data are never
     looked at. ``lam_advice`` (called only when the warning fires) names the value of the public
-    rule ``lam="auto"`` (docs/theory.md, section 24). The warning points at the user's line
+    rule ``lam="auto"`` (docs/theory.md, section 25). The warning points at the user's line
     (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's wrappers.
     """
     noise, bound = noise_to_signal(certificate, loss_at_zero)

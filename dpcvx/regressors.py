@@ -131,7 +131,7 @@ class DPLinearRegression(_PrivateRegressor):
     mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
         least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
         KST12; replace-one neighbours; ``lam`` is then the ridge of the objective, a number or
-        "auto": the public rule of docs/theory.md, section 24, with W the ball's radius).
+        "auto": the public rule of docs/theory.md, section 25, with W the ball's radius).
     weight_bound : the public radius W of the ball (required by mechanism="objective").
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
@@ -181,7 +181,7 @@ class DPLinearRegression(_PrivateRegressor):
         radius = positive("weight_bound", self.weight_bound)
         if not (self.lam == "auto" or isinstance(self.lam, (int, float)) and self.lam > 0):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
-                             f"rule of docs/theory.md, section 24, with W the ball's radius), got lam={self.lam!r}")
+                             f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius])

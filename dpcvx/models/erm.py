@@ -144,7 +144,7 @@ class PrivateERM:
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
     lam : float or "auto"
         Regularization weight Lam > 0, or "auto": the public rule of
-        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 24) chooses it at
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 25) chooses it at
         each fit from n (n_public under add/remove), the number of columns d (a
         public part of the schema, never a statistic of the values), epsilon,
         delta, the mechanism, the neighbour relation, the verified L, c, m, R
@@ -160,7 +160,7 @@ class PrivateERM:
     intercept_scaling : float or "auto"
         The constant s (default 1.0). "auto": s = sqrt(R B0 / W) from the public
         intercept prior B0 and the comparator norm W
-        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 24.7).
+        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 25.7).
     clip : bool
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
@@ -353,6 +353,10 @@ class PrivateERM:
                 "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
                 "scaling features by public bounds). It is never taken from the data"
             )
+        elif isinstance(self.data_norm, str):
+            raise InputError(f"data_norm={self.data_norm!r} is not a number. For a private bound (data_norm="
+                             "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
+                             "buys R with a stated share of epsilon and states the total. Nothing was charged")
         else:
             bound = positive("data_norm", self.data_norm)
         if isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto":
@@ -845,7 +849,7 @@ class PrivateERM:
         """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
 
         ``d`` counts the input columns (after a feature map, before the intercept), as
-        declared by the schema. docs/theory.md, section 24.
+        declared by the schema. docs/theory.md, section 25.
         """
         check_choice("mechanism", mechanism, MECHANISMS)
         check_choice("split", split, calibrate.SPLITS)

@@ -1,6 +1,6 @@
 """``lam="auto"``: the regularization weight Lam chosen from public quantities only.
 
-docs/theory.md, section 24. For a release whose calibration is a function of Lam
+docs/theory.md, section 25. For a release whose calibration is a function of Lam
 (every mechanism of :class:`~dpcvx.models.erm.PrivateERM`), the excess empirical risk
 of the released w against any comparator u with N(u) <= W^2 / 2 (for the default
 N(w) = ||w||^2 / 2: ||u|| <= W) is at most
@@ -49,7 +49,7 @@ __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice
            "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
-RULE = "excess-risk bound v1 (docs/theory.md, section 24)"
+RULE = "excess-risk bound v1 (docs/theory.md, section 25)"
 
 #: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
 #: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.
@@ -110,14 +110,14 @@ def objective_noise_risk(first: float, second: float, *, n: int, strong: float, 
 
     F = sum l + n (Lam N + Delta/2 ||w||^2) + b^T w is n s-strongly convex with s = m Lam + Delta,
     so the averaged perturbed minimiser is within ||b|| / (n s) of the unperturbed one and the
-    unperturbed objective exceeds its minimum there by at most ||b||^2 / (2 n^2 s) (section 24).
+    unperturbed objective exceeds its minimum there by at most ||b||^2 / (2 n^2 s) (section 25).
     """
     return min(second / (2 * n * n * strong), lipschitz_bound * first / (n * strong))
 
 
 def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int, d: int, lam: float, L: float,
                       R: float, m: float, c: float | None, comparator_norm: float) -> tuple[float, float]:
-    """(noise term, bias term) of the bound of section 24 for one calibrated release."""
+    """(noise term, bias term) of the bound of section 25 for one calibrated release."""
     moments = noise_moments(calibration, mechanism, d)
     ridge = float(calibration.get("extra_reg", 0.0)) if mechanism == "objective" else 0.0
     bias = (lam + ridge) * comparator_norm**2 / 2
@@ -137,8 +137,8 @@ def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:
 
     With the column s the rows grow to R' = sqrt(R^2 + s^2) and a comparator (u, b), ||u|| <= W,
     |b| <= B0, becomes (u, b / s) of norm W' = sqrt(W^2 + B0^2 / s^2). At the rule's optimum the
-    bound of section 24 is proportional to R' W' (its noise scales with L R', its bias with W'^2),
-    and (R^2 + s^2)(W^2 + B0^2 / s^2) is smallest at s^2 = R B0 / W (docs/theory.md, section 24.7).
+    bound of section 25 is proportional to R' W' (its noise scales with L R', its bias with W'^2),
+    and (R^2 + s^2)(W^2 + B0^2 / s^2) is smallest at s^2 = R B0 / W (docs/theory.md, section 25.7).
     W defaults to COMPARATOR_SCALE / R, so s = R sqrt(B0 / COMPARATOR_SCALE) = 0.61 R.
     """
     W = COMPARATOR_SCALE / R if comparator_norm is None else comparator_norm

@@ -452,7 +452,7 @@ def utility_proxy(
 ) -> float:
     """E = min(sigma^2 d / (2 n^2 s), L R sigma sqrt(d) / (n s)) + Delta W^2 / 2, s = Lam m + Delta.
 
-    The excess-risk bound of docs/theory.md, section 24 (the rule of ``lam="auto"``), as a
+    The excess-risk bound of docs/theory.md, section 25 (the rule of ``lam="auto"``), as a
     function of Delta: the noise b ~ N(0, sigma^2 I) of the sum form costs at most
     :func:`~dpcvx.privacy.lam_rule.objective_noise_risk`, and the extra ridge at most
     Delta W^2 / 2 against a comparator of norm W (a public bound: the constraint radius,

@@ -1,4 +1,4 @@
-"""lam="auto": a public rule (dpcvx.privacy.lam_rule, docs/theory.md section 24)."""
+"""lam="auto": a public rule (dpcvx.privacy.lam_rule, docs/theory.md section 25)."""
 
 from __future__ import annotations
 
