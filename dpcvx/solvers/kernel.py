@@ -53,7 +53,7 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
-from ..verification.verifier import LossDerivatives
+from ..verification.problem import LossDerivatives
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]

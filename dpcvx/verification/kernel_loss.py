@@ -26,9 +26,10 @@ from ..exceptions import AssumptionError, InputError
 from ..losses import MarginLoss, from_spec
 from . import deadline
 from .per_record import substitute
+from .problem import LossDerivatives
 from .symbolic import RealFunction
 from .translate import UnsupportedAtom, elementary, to_sympy
-from .verifier import SYMBOL, SYMBOLIC_SECONDS, LossDerivatives, verify_loss
+from .verifier import SYMBOL, SYMBOLIC_SECONDS, verify_loss
 
 __all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import cvxpy as cp
@@ -32,7 +31,7 @@ from ..validation import check_flag
 from . import deadline, numeric, validated
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
 from .per_record import NotSeparable, check_separable
-from .problem import VerifiedProblem
+from .problem import Loss, LossDerivatives, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
 from .regularizer import RegularizerAnalysis, analyse_regularizer
 from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
 from .translate import UnsupportedAtom, elementary, lambdify, to_sympy
@@ -54,8 +53,6 @@ SYMBOLIC_SECONDS = 20.0
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
 _LOG = logging.getLogger("dpcvx.verify")
 
-Loss = Callable[[cp.Expression], cp.Expression]  # z -> l(z), z = y w^T x (any CVXPY expression)
-Regularizer = Callable[[cp.Variable], cp.Expression]
 
 
 def _readable(expression: cp.Expression) -> str:
@@ -70,38 +67,6 @@ def _readable(expression: cp.Expression) -> str:
 def default_regularizer(w: cp.Variable) -> cp.Expression:
     """N(w) = 0.5 ||w||^2, 1-strongly convex."""
     return 0.5 * cp.sum_squares(w)
-
-
-@dataclass(frozen=True)
-class LossDerivatives:
-    """Vectorised l, l', l'' (numpy), from the verified sympy form."""
-
-    value: Callable[[np.ndarray], np.ndarray]
-    first: Callable[[np.ndarray], np.ndarray]
-    second: Callable[[np.ndarray], np.ndarray]
-
-
-@dataclass(frozen=True)
-class VerifiedLoss:
-    """The loss as verified: the one expression l(z) of the scalar ``variable`` the proofs cover."""
-
-    text: str
-    conditions: tuple[Condition, ...]
-    dcp_convex: bool
-    derivatives: LossDerivatives | None
-    expression: cp.Expression | None = None
-    variable: cp.Variable | None = None
-
-
-@dataclass(frozen=True)
-class VerifiedRegularizer:
-    """The regularizer as verified: the one expression N(w) of ``variable`` at one dimension."""
-
-    text: str
-    conditions: tuple[Condition, ...]
-    analysis: RegularizerAnalysis | None
-    expression: cp.Expression | None = None
-    variable: cp.Variable | None = None
 
 
 # --- structural keys ------------------------------------------------------------
