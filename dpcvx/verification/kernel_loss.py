@@ -25,11 +25,12 @@ import sympy as sp
 from ..exceptions import AssumptionError, InputError
 from ..losses import MarginLoss, from_spec
 from . import deadline
+from .loss_analysis import SYMBOL, SYMBOLIC_SECONDS
 from .per_record import substitute
 from .problem import LossDerivatives
 from .symbolic import RealFunction
 from .translate import UnsupportedAtom, elementary, to_sympy
-from .verifier import SYMBOL, SYMBOLIC_SECONDS, verify_loss
+from .verifier import verify_loss
 
 __all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
 
