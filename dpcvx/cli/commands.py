@@ -57,7 +57,7 @@ def _run_user_file(path: str) -> dict[str, Any]:
         raise InputError(f"running {path} failed: {type(error).__name__}: {error}") from None
 
 
-def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> Callable:
+def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> Callable[..., Any]:
     value = namespace.get(name)
     if not callable(value):
         found = "is not callable" if name in namespace else "is not defined"

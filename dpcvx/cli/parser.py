@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Callable
+from typing import NoReturn
 
 from ..data.csv_table import split_names
 from ..data.preprocessing import CategoricalColumn, NumericColumn
@@ -166,7 +167,7 @@ def _text(paragraph: str) -> str:
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors raised as :class:`UsageError` (one line, exit 2) instead of printed."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see: {self.prog} --help)")
 
 

@@ -11,6 +11,7 @@ import contextlib
 import heapq
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import mpmath
@@ -22,6 +23,7 @@ from ..rounding import next_down, next_up
 from .interval import (
     TAIL,
     Evaluator,
+    Interval,
     NotEnclosable,
     Undecided,
     abs_lower,
@@ -47,7 +49,7 @@ _MAX_TAIL = 2.0**120
 _INF = float("inf")
 
 
-def _agrees(a: sp.Expr, b: sp.Expr, symbol: sp.Symbol, points) -> bool:
+def _agrees(a: sp.Expr, b: sp.Expr, symbol: sp.Symbol, points: Sequence[sp.Expr]) -> bool:
     """Numeric check that two forms agree at ``points`` (guards the simplifications).
 
     Fixed 30-digit mpmath arithmetic: sympy's adaptive evalf would chase the
@@ -83,7 +85,7 @@ def _simplify(expression: sp.Expr) -> sp.Expr:
     return sp.Add(*[sp.simplify(term) for term in terms])
 
 
-def _simplified(expression: sp.Expr, symbol: sp.Symbol, points) -> sp.Expr | None:
+def _simplified(expression: sp.Expr, symbol: sp.Symbol, points: Sequence[sp.Expr]) -> sp.Expr | None:
     try:
         simple = _simplify(expression)
     except Exception:  # noqa: BLE001 - a failed simplification only loses a form
@@ -130,7 +132,7 @@ class Enclosure:
         return self.tail_forms[sign]
 
     @staticmethod
-    def _intersect(values: list):
+    def _intersect(values: list[Interval]) -> Interval:
         """The intersection of enclosures, in mpmath's exponent range (no rounding needed)."""
         if len(values) == 1:
             return values[0]
@@ -142,7 +144,7 @@ class Enclosure:
         return iv.mpf([lo, hi])
 
     @staticmethod
-    def _all(forms: list[Evaluator], box) -> tuple[list, bool]:
+    def _all(forms: list[Evaluator], box: Interval) -> tuple[list[Interval], bool]:
         values, undecided = [], False
         for form in forms:
             try:
@@ -157,7 +159,7 @@ class Enclosure:
             values.append(value)
         return values, undecided
 
-    def enclose(self, lo: float, hi: float):
+    def enclose(self, lo: float, hi: float) -> Interval:
         values, undecided = self._all(self.forms, interval(lo, hi))
         if lo >= INNER:  # also in t = 1/z, t in [1/hi, 1/lo] (rounded outward)
             low = 0.0 if math.isinf(hi) else next_down(1.0 / hi)
@@ -174,7 +176,7 @@ class Enclosure:
             return iv.mpf([-_INF, _INF])
         return self._intersect(values)
 
-    def at(self, point: float):
+    def at(self, point: float) -> Interval:
         return self.enclose(point, point)
 
 

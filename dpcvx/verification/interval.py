@@ -17,10 +17,11 @@ from mpmath import iv, libmp
 
 from .translate import Sigmoid, Softplus
 
-__all__ = ["TAIL", "Evaluator", "NON_SMOOTH", "NotEnclosable", "Undecided", "abs_lower", "abs_upper",
+__all__ = ["TAIL", "Evaluator", "Interval", "NON_SMOOTH", "NotEnclosable", "Undecided", "abs_lower", "abs_upper",
            "compile_expression", "finite", "inf_of", "interval", "non_smooth", "sup_of"]
 
 _INF = float("inf")
+Interval = Any  # an mpmath.iv interval (its ends rounded outward); mpmath has no type stubs
 TAIL = sp.Symbol("t", positive=True)  # t = 1/z on the unbounded boxes
 
 
@@ -35,7 +36,7 @@ class Undecided(Exception):
 # --- interval helpers ------------------------------------------------------------------
 
 
-def inf_of(x) -> float:
+def inf_of(x: Interval) -> float:
     """Lower end of an interval, rounded down to a double."""
     a = x._mpi_[0]
     if a == libmp.fnan:
@@ -43,7 +44,7 @@ def inf_of(x) -> float:
     return libmp.to_float(a, rnd=libmp.round_floor)
 
 
-def sup_of(x) -> float:
+def sup_of(x: Interval) -> float:
     """Upper end of an interval, rounded up to a double."""
     b = x._mpi_[1]
     if b == libmp.fnan:
@@ -51,20 +52,20 @@ def sup_of(x) -> float:
     return libmp.to_float(b, rnd=libmp.round_ceiling)
 
 
-def finite(x) -> bool:
+def finite(x: Interval) -> bool:
     """Both ends finite (in mpmath's range, which is far wider than a double's)."""
     return all(end not in (libmp.finf, libmp.fninf, libmp.fnan) for end in x._mpi_)
 
 
-def interval(lo: float, hi: float):
+def interval(lo: float, hi: float) -> Interval:
     return iv.mpf([lo, hi])
 
 
-def abs_upper(x) -> float:
+def abs_upper(x: Interval) -> float:
     return max(abs(inf_of(x)), abs(sup_of(x)))
 
 
-def abs_lower(x) -> float:
+def abs_lower(x: Interval) -> float:
     lo, hi = inf_of(x), sup_of(x)
     if lo > 0:
         return lo
@@ -73,12 +74,12 @@ def abs_lower(x) -> float:
     return 0.0
 
 
-def _positive(x) -> None:
+def _positive(x: Interval) -> None:
     if not inf_of(x) > 0:
         raise Undecided()
 
 
-def _nonzero(x) -> None:
+def _nonzero(x: Interval) -> None:
     if not (inf_of(x) > 0 or sup_of(x) < 0):
         raise Undecided()
 
@@ -88,7 +89,7 @@ def _nonzero(x) -> None:
 Evaluator = Callable[[Any], Any]  # mpmath intervals (and points) in, intervals out
 
 
-def _constant(value: sp.Expr):
+def _constant(value: sp.Expr) -> Interval:
     if value.is_Integer:
         return iv.mpf(int(value))
     if value.is_Rational:
@@ -112,7 +113,7 @@ def _power(base: Evaluator, exponent: sp.Expr, of_tail_variable: bool = False) -
         if of_tail_variable:
             # t^-m with t = 1/|z| in [0, e]: t = 0 stands for z = infinity, not a point of R,
             # so over t in (0, e] the value lies in [e^-m, +inf)
-            def reciprocal(x):
+            def reciprocal(x: Interval) -> Interval:
                 lo, hi = inf_of(x), sup_of(x)
                 if lo == 0 and hi > 0:
                     return iv.mpf([inf_of(1 / iv.mpf(hi)), _INF]) ** m
@@ -121,7 +122,7 @@ def _power(base: Evaluator, exponent: sp.Expr, of_tail_variable: bool = False) -
 
             return reciprocal
 
-        def negative(x):
+        def negative(x: Interval) -> Interval:
             b = base(x)
             _nonzero(b)
             return (1 / b) ** m
@@ -129,7 +130,7 @@ def _power(base: Evaluator, exponent: sp.Expr, of_tail_variable: bool = False) -
         return negative
     if exponent.is_Rational and exponent.q == 2 and exponent.p == 1:
 
-        def root(x):
+        def root(x: Interval) -> Interval:
             b = base(x)
             _positive(b)
             return iv.sqrt(b)
@@ -139,7 +140,7 @@ def _power(base: Evaluator, exponent: sp.Expr, of_tail_variable: bool = False) -
     if power is None:
         raise NotEnclosable(f"power with a variable exponent {exponent}")
 
-    def general(x):
+    def general(x: Interval) -> Interval:
         b = base(x)
         _positive(b)
         return iv.exp(power * iv.log(b))
@@ -150,7 +151,7 @@ def _power(base: Evaluator, exponent: sp.Expr, of_tail_variable: bool = False) -
 _EXP_CLAMP = 2.0**256  # beyond, exp is taken as 0 or +inf (an enclosure still), keeping exponents small
 
 
-def _exp(a):
+def _exp(a: Interval) -> Interval:
     """exp over an interval; ends beyond +-2^256 are widened to 0 or +inf (still an enclosure)."""
     lo, hi = inf_of(a), sup_of(a)
     if lo > _EXP_CLAMP:
@@ -165,37 +166,37 @@ def _exp(a):
     return iv.mpf([low, high])
 
 
-def _softplus_point(p):
+def _softplus_point(p: Any) -> Any:  # an mpmath number (a point or an end)
     if inf_of(p) > 0:  # log(1 + e^p) = p + log(1 + e^-p): finite for any finite p
         return p + iv.log(1 + _exp(-p))
     return iv.log(1 + _exp(p))
 
 
-def _softplus(a):
+def _softplus(a: Interval) -> Interval:
     """softplus is increasing: enclose it from its values at the two ends."""
     low = _softplus_point(iv.mpf(a.a))
     high = _softplus_point(iv.mpf(a.b))
     return iv.mpf([mpmath.mp.make_mpf(low._mpi_[0]), mpmath.mp.make_mpf(high._mpi_[1])])
 
 
-def _sigmoid(a):
+def _sigmoid(a: Interval) -> Interval:
     return 1 / (1 + _exp(-a))
 
 
-def _log(a):
+def _log(a: Interval) -> Interval:
     _positive(a)
     return iv.log(a)
 
 
-def _max(*values):
+def _max(*values: Interval) -> Interval:
     return iv.mpf([max(inf_of(v) for v in values), max(sup_of(v) for v in values)])
 
 
-def _min(*values):
+def _min(*values: Interval) -> Interval:
     return iv.mpf([min(inf_of(v) for v in values), min(sup_of(v) for v in values)])
 
 
-def _abs(a):
+def _abs(a: Interval) -> Interval:
     lo, hi = inf_of(a), sup_of(a)
     if lo >= 0:
         return a
@@ -204,14 +205,14 @@ def _abs(a):
     return iv.mpf([0, max(-lo, hi)])
 
 
-def _endpoint(x, upper: bool):
+def _endpoint(x: Interval, upper: bool) -> Any:
     return iv.mpf(x.b if upper else x.a)
 
 
-def _monotone(point_function):
+def _monotone(point_function: Callable[[Any], Any]) -> Evaluator:
     """An increasing function's enclosure from enclosures at the two ends."""
 
-    def enclose(x):
+    def enclose(x: Interval) -> Interval:
         low = point_function(_endpoint(x, False))
         high = point_function(_endpoint(x, True))
         return iv.mpf([inf_of(low), sup_of(high)])
@@ -219,7 +220,7 @@ def _monotone(point_function):
     return enclose
 
 
-def _cosh(x):
+def _cosh(x: Interval) -> Interval:
     value = (_exp(x) + _exp(-x)) / 2
     return iv.mpf([max(1.0, inf_of(value)), sup_of(value)])
 
@@ -247,14 +248,14 @@ def compile_expression(expression: sp.Expr, symbol: sp.Symbol | None) -> Evaluat
     if expression.is_Add or expression.is_Mul:
         parts = [compile_expression(arg, symbol) for arg in expression.args]
         if expression.is_Add:
-            def add(x):
+            def add(x: Interval) -> Interval:
                 total = parts[0](x)
                 for part in parts[1:]:
                     total = total + part(x)
                 return total
             return add
 
-        def multiply(x):
+        def multiply(x: Interval) -> Interval:
             total = parts[0](x)
             for part in parts[1:]:
                 total = total * part(x)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import cvxpy as cp
 import numpy as np
@@ -22,7 +22,9 @@ from ...rounding import EPS, bound_up, two_product, two_sum
 from .. import atoms
 from ..exact import exact_constant
 
-__all__ = ["AffineMap", "Unsupported", "affine_map", "constant_value", "flat", "present", "scalar_constant"]
+__all__ = ["AffineMap", "Node", "Unsupported", "affine_map", "constant_value", "flat", "present", "scalar_constant"]
+
+Node = Any  # a node of a CVXPY expression tree: an atom (with .args), a variable or a constant
 
 NUMERIC_LIMIT = 2_000_000   # entries of an affine map read off by evaluation (unknown atoms)
 NUMERIC_DIM_LIMIT = 2000    # ... which costs one evaluation per coordinate of w
@@ -108,8 +110,8 @@ class AffineMap:
         return AffineMap(self.b, A=A, dense_err=bound_up(error))
 
 
-def constant_value(node) -> np.ndarray:
-    value = node.value
+def constant_value(node: Node) -> np.ndarray:
+    value: Any = node.value  # a dense or a scipy.sparse array
     if value is None:
         raise Unsupported("a constant without a value (a Parameter?)")
     if sparse.issparse(value):
@@ -117,7 +119,7 @@ def constant_value(node) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
-def scalar_constant(node) -> sp.Expr | None:
+def scalar_constant(node: Node) -> sp.Expr | None:
     """The exact value of a constant with exactly ONE entry, else None.
 
     A constant whose entries merely coincide (``c * np.ones((d, d))``) is not
@@ -131,7 +133,7 @@ def scalar_constant(node) -> sp.Expr | None:
         return None
 
 
-def flat(value: np.ndarray, shape) -> np.ndarray:
+def flat(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(value, shape).ravel(order="F")
 
 
@@ -147,7 +149,7 @@ def _scale_map(m: AffineMap, factor: sp.Expr) -> AffineMap:
     return _multiply_coordinates(m, np.full(m.size, f), b, 0.0 if exact_f else EPS)
 
 
-def _multiply_coordinates(m: AffineMap, factors: np.ndarray, b: np.ndarray, factor_rel_err=0.0) -> AffineMap:
+def _multiply_coordinates(m: AffineMap, factors: np.ndarray, b: np.ndarray, factor_rel_err: float = 0.0) -> AffineMap:
     """Coordinate map with coefficients factors * coef (factors within relative factor_rel_err)."""
     coef = m.coefficients()
     product, rounding = two_product(factors, coef)
@@ -157,7 +159,7 @@ def _multiply_coordinates(m: AffineMap, factors: np.ndarray, b: np.ndarray, fact
     return AffineMap(b, idx=m.idx, vec=product, err=err)
 
 
-def affine_map(node, w: cp.Variable) -> AffineMap:
+def affine_map(node: Node, w: cp.Variable) -> AffineMap:
     """The affine map of ``node`` (an affine expression of w), structurally where possible."""
     dim = w.size
     if isinstance(node, cp.Variable):
@@ -249,7 +251,7 @@ def affine_map(node, w: cp.Variable) -> AffineMap:
     return _numeric_affine_map(node, w)
 
 
-def _numpy_key(key):
+def _numpy_key(key: Any) -> tuple[Any, ...]:  # CVXPY's index key: a slice, an int, an array or a tuple
     """CVXPY's normalised key in numpy's terms: a reversed slice ending before 0 has stop -1 there."""
     if not isinstance(key, tuple):
         key = (key,)
@@ -287,7 +289,7 @@ def _matmul(C: np.ndarray, inner: AffineMap, dim: int, out_size: int) -> AffineM
     return AffineMap(C @ inner.b, A=A, dense_err=bound_up(error))
 
 
-def _add_maps(node, w) -> AffineMap:
+def _add_maps(node: Node, w: cp.Variable) -> AffineMap:
     dim = w.size
     shape = node.shape
     offset = np.zeros(node.size)
@@ -325,7 +327,7 @@ def _add_maps(node, w) -> AffineMap:
     return AffineMap(b, A=A, dense_err=bound_up(error))
 
 
-def _numeric_affine_map(node, w: cp.Variable) -> AffineMap:
+def _numeric_affine_map(node: Node, w: cp.Variable) -> AffineMap:
     """A and b of an affine expression by evaluation at 0 and the unit vectors (small maps only)."""
     if w.size > NUMERIC_DIM_LIMIT or w.size * node.size > NUMERIC_LIMIT:
         raise Unsupported(f"no structural rule for {type(node).__name__} at this size")

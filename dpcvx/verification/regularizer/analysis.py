@@ -10,13 +10,14 @@ proximal solver.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import cvxpy as cp
 import sympy as sp
 
 from ..exact import float_down
-from .affine import Unsupported
+from .affine import Node, Unsupported
 from .curvature import DENSE_SOLVER_LIMIT, Curvature
 from .norms import group_term, l1_term
 from .quadratic import Quadratic
@@ -139,7 +140,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     )
 
 
-def _nodes(node):
+def _nodes(node: Node) -> Iterator[Node]:
     yield node
     for arg in node.args:
         yield from _nodes(arg)

@@ -156,15 +156,15 @@ class _Dense:
 class Curvature:
     dim: int
     alpha: sp.Expr = sp.Integer(0)
-    diagonals: list = field(default_factory=list)
-    denses: list = field(default_factory=list)
+    diagonals: list[_Diagonal] = field(default_factory=list)
+    denses: list[_Dense] = field(default_factory=list)
     linear: np.ndarray | None = None
 
-    def add_linear(self, g: np.ndarray):
+    def add_linear(self, g: np.ndarray) -> None:
         if np.any(g):
             self.linear = g if self.linear is None else self.linear + g
 
-    def add_squares(self, m: AffineMap, coef: sp.Expr, weight: np.ndarray | None):
+    def add_squares(self, m: AffineMap, coef: sp.Expr, weight: np.ndarray | None) -> None:
         """coef * sum_r weight_r (m(w)_r)^2: Hessian 2 coef M^T diag(weight) M."""
         dim = self.dim
         if weight is not None and not np.all(np.isfinite(weight)):
@@ -188,7 +188,7 @@ class Curvature:
         self.denses.append(_Dense(2 * coef, m.A, m.dense_err, weight=weight))
         self.add_linear(2 * float(coef) * (m.matrix.T @ wb))
 
-    def add_quad_form(self, m: AffineMap, P: np.ndarray, coef: sp.Expr):
+    def add_quad_form(self, m: AffineMap, P: np.ndarray, coef: sp.Expr) -> None:
         """coef * x^T P x with x = m(w): Hessian coef M^T (P + P^T) M."""
         dim = self.dim
         if isinstance(P, DiagonalMatrix):
@@ -304,6 +304,8 @@ class Curvature:
             return None
         dense = None
         if self.denses:
-            dense = sum(piece.matrix(self.dim) for piece in self.denses)
-            dense = 0.5 * (dense + dense.T)
+            total = np.zeros((self.dim, self.dim))
+            for piece in self.denses:  # the same sums as sum() over the pieces, which starts from 0
+                total = total + piece.matrix(self.dim)
+            dense = 0.5 * (total + total.T)
         return Quadratic(self.alpha, dense, self.linear, self.diagonal_floats())

@@ -114,7 +114,7 @@ class Quadratic:
         return out
 
 
-def _add(a, b):
+def _add(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
     if a is None:
         return b
     if b is None:

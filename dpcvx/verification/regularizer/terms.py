@@ -8,22 +8,25 @@ established", never assumed smooth.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
 import sympy as sp
 
 from .. import atoms
-from .affine import Unsupported, affine_map, constant_value, flat, scalar_constant
+from .affine import Node, Unsupported, affine_map, constant_value, flat, scalar_constant
 from .curvature import DENSE_SOLVER_LIMIT, Curvature, DiagonalMatrix
 
 __all__ = ["atom_smoothness", "quadratic_term", "split_terms"]
 
 
-def _is_power(node, p: float) -> bool:
+def _is_power(node: Node, p: float) -> bool:
     return isinstance(node, atoms.POWER) and atoms.power_exponent(node) == p
 
 
-def _weighted_squares(node):
+def _weighted_squares(node: Node) -> tuple[Node, np.ndarray | None, sp.Expr] | None:
     """(inner affine x, weight array or None, exact scalar factor) for sum(a * square(x)) forms."""
     if isinstance(node, atoms.SUM) and node.axis is None:
         inner = node.args[0]
@@ -46,7 +49,7 @@ def _weighted_squares(node):
     return None
 
 
-def _quad_form_matrix(P):
+def _quad_form_matrix(P: Node) -> np.ndarray:
     """P of quad_form: a dense array, or (a sparse diagonal P at any size) its diagonal, marked."""
     value = P.value
     if value is None:
@@ -62,7 +65,7 @@ def _quad_form_matrix(P):
     return np.asarray(value, dtype=float)
 
 
-def quadratic_term(node, w, curvature: Curvature, factor: sp.Expr) -> bool:
+def quadratic_term(node: Node, w: cp.Variable, curvature: Curvature, factor: sp.Expr) -> bool:
     """Add ``factor * node`` to ``curvature`` if it is a recognised quadratic (or affine) term."""
     if isinstance(node, atoms.QUAD_OVER_LIN):
         denominator = scalar_constant(node.args[1])
@@ -96,7 +99,7 @@ def quadratic_term(node, w, curvature: Curvature, factor: sp.Expr) -> bool:
     return bool(node.is_constant())
 
 
-def split_terms(node, factor: sp.Expr = sp.S.One):
+def split_terms(node: Node, factor: sp.Expr = sp.S.One) -> Iterator[tuple[sp.Expr, Node]]:
     """Split a scalar expression into (positive-or-negative factor, term) pairs."""
     if isinstance(node, atoms.ADD):
         for arg in node.args:
@@ -119,7 +122,7 @@ def split_terms(node, factor: sp.Expr = sp.S.One):
     yield factor, node
 
 
-def atom_smoothness(node) -> str | None:
+def atom_smoothness(node: Node) -> str | None:
     """The atom table's smoothness of one node: "C2", "C1", "nonsmooth", or None (not established).
 
     A power is C^2 on all of R exactly when its exponent is an integer >= 2.
