@@ -16,6 +16,7 @@ of the minimiser (:func:`dpcvx.privacy.kernel_calibrate.constraint_radius`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cvxpy as cp
@@ -81,7 +82,7 @@ class KernelLoss:
         return "newton" if self.derivatives is not None else "dual interior point"
 
 
-def _callable(loss):
+def _callable(loss: object) -> Callable[[cp.Expression], cp.Expression] | MarginLoss:
     if isinstance(loss, str):
         return hinge if loss.strip() == "hinge" else from_spec(loss)
     if isinstance(loss, MarginLoss) or callable(loss):
@@ -92,7 +93,7 @@ def _callable(loss):
     )
 
 
-def _symbolic_facts(expression: sp.Expr) -> tuple:
+def _symbolic_facts(expression: sp.Expr) -> tuple[float, float | None, TwoPieceLinear | None]:
     """(l(0), inf l or None, two-piece form or None) of a sympy loss: run in a worker process."""
     function = RealFunction(expression, SYMBOL)
     value_at_zero = float(function.expression.subs(SYMBOL, 0))
@@ -117,7 +118,7 @@ def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
     return TwoPieceLinear(a1, c1, a2, c2) if a1 < a2 else None
 
 
-def resolve_loss(loss="hinge") -> KernelLoss:
+def resolve_loss(loss: str | MarginLoss | Callable[[cp.Expression], cp.Expression] = "hinge") -> KernelLoss:
     """Verify ``loss`` and prepare it for the kernel solvers.
 
     Raises :class:`AssumptionError` when convexity or a finite Lipschitz

@@ -20,11 +20,11 @@ import sympy as sp
 
 from ...rounding import EPS, bound_up, two_product, two_sum
 from .. import atoms
+from ..atoms import Node
 from ..exact import exact_constant
 
-__all__ = ["AffineMap", "Node", "Unsupported", "affine_map", "constant_value", "flat", "present", "scalar_constant"]
+__all__ = ["AffineMap", "Unsupported", "affine_map", "constant_value", "flat", "present", "scalar_constant"]
 
-Node = Any  # a node of a CVXPY expression tree: an atom (with .args), a variable or a constant
 
 NUMERIC_LIMIT = 2_000_000   # entries of an affine map read off by evaluation (unknown atoms)
 NUMERIC_DIM_LIMIT = 2000    # ... which costs one evaluation per coordinate of w

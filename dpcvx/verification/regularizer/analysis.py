@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import sympy as sp
 
+from ..atoms import Node
 from ..exact import float_down
-from .affine import Node, Unsupported
+from .affine import Unsupported
 from .curvature import DENSE_SOLVER_LIMIT, Curvature
 from .norms import group_term, l1_term
 from .quadratic import Quadratic

@@ -12,8 +12,9 @@ import sympy as sp
 
 from ...rounding import EPS
 from .. import atoms
+from ..atoms import Node
 from ..exact import float_down
-from .affine import Node, Unsupported, affine_map
+from .affine import Unsupported, affine_map
 
 __all__ = ["group_term", "l1_term"]
 

@@ -16,7 +16,8 @@ import scipy.sparse as sparse
 import sympy as sp
 
 from .. import atoms
-from .affine import Node, Unsupported, affine_map, constant_value, flat, scalar_constant
+from ..atoms import Node
+from .affine import Unsupported, affine_map, constant_value, flat, scalar_constant
 from .curvature import DENSE_SOLVER_LIMIT, Curvature, DiagonalMatrix
 
 __all__ = ["atom_smoothness", "quadratic_term", "split_terms"]
