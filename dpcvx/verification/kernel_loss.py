@@ -33,7 +33,10 @@ from .symbolic import RealFunction
 from .translate import UnsupportedAtom, elementary, to_sympy
 from .verifier import verify_loss
 
-__all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
+__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge"]
+
+# What a kernel learner takes as its loss: "hinge", a catalogue spec, a MarginLoss or a callable z -> l(z).
+LossSpec = str | MarginLoss | Callable[[cp.Expression], cp.Expression]
 
 REQUIRED = ("declaration", "domain", "convexity", "lipschitz")
 
@@ -82,7 +85,7 @@ class KernelLoss:
         return "newton" if self.derivatives is not None else "dual interior point"
 
 
-def _callable(loss: object) -> Callable[[cp.Expression], cp.Expression] | MarginLoss:
+def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Expression]:
     if isinstance(loss, str):
         return hinge if loss.strip() == "hinge" else from_spec(loss)
     if isinstance(loss, MarginLoss) or callable(loss):
@@ -118,7 +121,7 @@ def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
     return TwoPieceLinear(a1, c1, a2, c2) if a1 < a2 else None
 
 
-def resolve_loss(loss: str | MarginLoss | Callable[[cp.Expression], cp.Expression] = "hinge") -> KernelLoss:
+def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     """Verify ``loss`` and prepare it for the kernel solvers.
 
     Raises :class:`AssumptionError` when convexity or a finite Lipschitz
