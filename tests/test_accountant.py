@@ -204,6 +204,7 @@ def _slow_can_spend(monkeypatch):
     monkeypatch.setattr(PrivacyAccountant, "can_spend", slow)
 
 
+@pytest.mark.slow
 def test_concurrent_spends_never_exceed_the_budget(monkeypatch):
     """8 threads charge 0.25 each against a budget of 1.0, 200 times: exactly 4 are accepted.
 

@@ -56,6 +56,7 @@ def test_user_solvers_are_refused_for_kst12_problems_before_charging(data):
     assert accountant.ledger == []
 
 
+@pytest.mark.slow
 def test_audit_passes_a_loose_user_solver_within_the_public_bound():
     # SCS at modest precision with tol = 1e-3: a point far from the minimiser, within gamma / 2;
     # the cover's noise is calibrated for any such point

@@ -375,6 +375,7 @@ def run(learner, epsilon, mechanism, pair, trials):
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_correct_mechanisms_pass(name):
     learner, _, epsilon, mechanism, pair, trials = CASES[name]
@@ -384,6 +385,7 @@ def test_correct_mechanisms_pass(name):
     assert report.epsilon_lower_bound >= NOT_VACUOUS.get(name, 0.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", BROKEN)
 def test_broken_variants_fail(name):
     _, broken, epsilon, mechanism, pair, trials = CASES[name]
@@ -417,6 +419,7 @@ RANK_ONE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", RANK_ONE)
 def test_rank_one_split_passes(name):
     learner, epsilon, pair, trials, delta_branch = RANK_ONE[name]

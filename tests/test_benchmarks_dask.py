@@ -5,6 +5,7 @@ import pytest
 pytest.importorskip("dask.distributed")
 
 
+@pytest.mark.slow
 def test_dask_benchmark_scores_every_contender(tmp_path):
     from benchmarks import dask_glm
 

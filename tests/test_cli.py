@@ -115,6 +115,7 @@ def test_help_reads_well(workdir, run):
     assert "--numeric NAME:LO:HI" in fit.stdout and "--others-negative" in fit.stdout
 
 
+@pytest.mark.slow
 def test_python_dash_m_dpcvx_is_the_same_command(workdir):
     result = subprocess.run([sys.executable, "-m", "dpcvx", "verify", "--loss", "huber:h=0.5",
                              "--mechanism", "objective"], cwd=workdir, capture_output=True, text=True,
@@ -251,6 +252,7 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     assert model.schema.norm == 0.5 and model.classes_.tolist() == ["no", "yes"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("via, args, code, message", [
     ("subprocess", fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "0"), 2,
      "argument --epsilon: must be a positive number in the range dpcvx computes with, got '0'"),
@@ -317,6 +319,7 @@ def test_malformed_csv(tmp_path, run, content, message):
     assert message in result.stderr and len(result.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_predict_errors(fitted, tmp_path, run):
     path, _ = fitted
     data = json.loads(path.read_text())

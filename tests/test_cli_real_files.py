@@ -1,9 +1,10 @@
 """The command line on files as they are published: gzip-compressed, without a header row, with ", "
 separators, "?" for missing values and more than two label values (UCI Adult).
 
-The Adult tests read a gzipped, headerless copy of the first 2000 lines of /work/shared/data's
-adult.data (made in tmp_path) and are skipped when that directory is absent. The error tests use a
-small synthetic file and always run. Each error is one line on stderr and a nonzero exit status.
+The Adult tests read a gzipped, headerless copy of the first 2000 lines of the UCI adult.data (made in
+tmp_path) and are skipped when the UCI files are absent (the ``uci_data`` fixture, tests/conftest.py).
+The error tests use a small synthetic file and always run. Each error is one line on stderr and a
+nonzero exit status.
 """
 
 import csv
@@ -23,19 +24,18 @@ from dpcvx.data.uci_domains import adult_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-DATA = Path("/work/shared/data")
 ADULT_NAMES = ("age,workclass,fnlwgt,education,education-num,marital-status,occupation,relationship,race,sex,"
                "capital-gain,capital-loss,hours-per-week,native-country,income")
 PRIVACY = ("--epsilon", "1", "--lam", "1e-3", "--fit-intercept", "--random-state", "0")
 
 
-def adult_lines(name, count):
-    """The first ``count`` lines of the UCI file ``name`` (adult.data or adult.test), as bytes."""
-    for path, opener in ((DATA / name, open), (DATA / f"{name}.gz", gzip.open)):
+def adult_lines(directory, name, count):
+    """The first ``count`` lines of the UCI file ``name`` (adult.data or adult.test) in ``directory``, as bytes."""
+    for path, opener in ((directory / name, open), (directory / f"{name}.gz", gzip.open)):
         if path.is_file():
             with opener(path, "rb") as handle:
                 return b"".join(line for _, line in zip(range(count), handle, strict=False))  # the first count lines
-    pytest.skip(f"{DATA} holds no {name} (the UCI Adult file); see SOURCES.md there")
+    raise FileNotFoundError(f"{directory} holds no {name}")
 
 
 def dpcvx_cli(*args, cwd):
@@ -53,10 +53,10 @@ def run_main(args, cwd, capsys, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def adult(tmp_path_factory):
+def adult(tmp_path_factory, uci_data):
     """A gzipped, headerless copy of the first 2000 lines of adult.data and the Adult schema file."""
     directory = tmp_path_factory.mktemp("adult")
-    lines = adult_lines("adult.data", 2000)
+    lines = adult_lines(uci_data, "adult.data", 2000)
     assert lines.count(b"\n") == 2000 and b", ?," in lines  # as published: ", " separators and "?" values
     (directory / "adult2000.data.gz").write_bytes(gzip.compress(lines))
     adult_schema().save(directory / "adult-schema.json")
@@ -87,9 +87,9 @@ def test_fit_and_predict_on_gzipped_headerless_adult(adult):
     assert {row["prediction"] for row in rows} <= {"not >50K", ">50K"}
 
 
-def test_adult_test_file_with_repeated_labels(adult, capsys, monkeypatch):
+def test_adult_test_file_with_repeated_labels(adult, uci_data, capsys, monkeypatch):
     """adult.test: a title line to skip and labels with a trailing dot, given as extra --positive/--negative."""
-    (adult / "adult.test.gz").write_bytes(gzip.compress(adult_lines("adult.test", 1001)))
+    (adult / "adult.test.gz").write_bytes(gzip.compress(adult_lines(uci_data, "adult.test", 1001)))
     base = ("fit", "adult.test.gz", "--no-header", "--names-file", "adult.columns", "--target", "income",
             "--schema", "adult-schema.json", *PRIVACY, "--out", "test-model.json")
     code, _, err = run_main(base + ("--positive", ">50K", "--negative", "<=50K"), adult, capsys, monkeypatch)

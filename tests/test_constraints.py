@@ -190,6 +190,7 @@ class TenfoldTooLittleNoise(TooLittleNoise):
 # Lam = 0.1: the L1 term does not pin the canary's weight at 0 (at Lam = 0.5 it does, and no
 # release shows the canary). Measured lower bounds of the broken variants at seed 20: 1.51
 # (Gaussian, hundredfold) and 0.81 (pure epsilon, tenfold) against the claim 0.5.
+@pytest.mark.slow
 @pytest.mark.parametrize("delta, variant", [(1e-5, TooLittleNoise), (0.0, TenfoldTooLittleNoise)])
 @pytest.mark.parametrize("broken", [False, True])
 def test_audit_passes_an_l1_constrained_release_and_catches_too_little_noise(broken, delta, variant):

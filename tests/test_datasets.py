@@ -2,8 +2,6 @@
 
 import gzip
 import io
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,16 +11,13 @@ from dpcvx.data.datasets import find_data_directory, load_adult, load_kdd
 from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, KDD_LOG_COLUMNS, adult_schema, kdd_schema
 from dpcvx.exceptions import InputError
 
-DATA = Path(os.environ.get("DPCVX_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 KDD = "kddcup.data_10_percent"
-DATA_FILES = ("adult.data", "adult.test", KDD)
 
 
 @pytest.fixture(scope="module")
-def real_data():
-    if not all((DATA / name).is_file() or (DATA / f"{name}.gz").is_file() for name in DATA_FILES):
-        pytest.skip(f"UCI data not found at {DATA}; set DPCVX_DATA or place the files in ../shared/data")
-    return DATA
+def real_data(uci_data):
+    """The UCI files' directory (tests/conftest.py skips when they are absent)."""
+    return uci_data
 
 
 def original_bytes(directory, name):

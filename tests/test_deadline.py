@@ -56,6 +56,7 @@ def _count_then_sleep(count: int, seconds: float):
     time.sleep(seconds)
 
 
+@pytest.mark.slow
 def test_verify_keeps_the_callers_alarm_handler_and_timer():
     fired = []
 
@@ -76,6 +77,7 @@ def test_verify_keeps_the_callers_alarm_handler_and_timer():
         signal.signal(signal.SIGALRM, previous)
 
 
+@pytest.mark.slow
 def test_verify_in_worker_threads_returns_within_a_bounded_time():
     shifts = (0.1237, 0.2377, 0.3517)
     results: dict[float, object] = {}

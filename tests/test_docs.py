@@ -55,6 +55,7 @@ def test_results_page_links_its_plots_and_is_up_to_date():
         "run: python -m benchmarks.render_results"
 
 
+@pytest.mark.slow
 def test_getting_started_snippets_run(tmp_path):
     code = "\n".join(re.findall(r"```python\n(.*?)```", (DOCS / "getting-started.md").read_text(), re.S))
     script = tmp_path / "getting_started.py"
@@ -71,7 +72,6 @@ def test_getting_started_snippets_run(tmp_path):
 # Generated pages whose ```python blocks are signatures, not programs (checked by the API test above).
 SIGNATURE_PAGES = {"api.md"}
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
-DATA = ROOT.parent / "shared" / "data"
 
 
 def _code_pages():
@@ -103,16 +103,17 @@ def _page_ids():
     return [str(page.relative_to(ROOT)) for page in _code_pages() if _python_blocks(page)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _page_ids())
-def test_python_blocks_run(name, tmp_path):
+def test_python_blocks_run(name, tmp_path, request):
     """A page's ```python blocks, in order, in one fresh interpreter whose working directory is empty."""
     page = ROOT / name
     blocks = [code for words, code in _python_blocks(page) if "no-run" not in words]
     if not blocks:
         pytest.skip("every block is marked no-run")
     source = "\n".join(blocks)
-    if ("load_adult" in source or "load_kdd" in source or "shared/data" in source) and not DATA.exists():
-        pytest.skip(f"needs the UCI files in {DATA}")
+    if "load_adult" in source or "load_kdd" in source or "shared/data" in source:
+        request.getfixturevalue("uci_data")  # skipped when the UCI files are absent
     script = tmp_path / "page.py"
     script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + source)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -122,6 +123,7 @@ def test_python_blocks_run(name, tmp_path):
     assert result.returncode == 0, f"{name}:\n{result.stderr[-3000:]}"
 
 
+@pytest.mark.slow
 def test_bash_verify_commands_run(tmp_path):
     """The cheap ``dpcvx verify`` lines of the ```bash blocks run (as ``python -m dpcvx``) and exit 0."""
     commands = [line.split("#")[0].split() for page in _code_pages()

@@ -13,6 +13,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", EXAMPLES, ids=[path.stem for path in EXAMPLES])
 def test_example_runs(script, tmp_path):
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
@@ -21,6 +22,7 @@ def test_example_runs(script, tmp_path):
     assert not any(tmp_path.iterdir()), "examples write files only where asked (--out or a temporary directory)"
 
 
+@pytest.mark.slow
 def test_demo_prints_table_and_writes_plot(tmp_path):
     plot = tmp_path / "demo.png"
     result = subprocess.run(

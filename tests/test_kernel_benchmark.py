@@ -9,8 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dpcvx.data.datasets
-
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = importlib.util.spec_from_file_location("kernel_benchmark", ROOT / "benchmarks" / "kernels.py")
 bench = importlib.util.module_from_spec(SPEC)
@@ -21,20 +19,13 @@ TINY = ["--tasks", "synthetic", "--dims", "5", "40", "--synthetic-n", "150", "--
         "--rff", "1:20", "--jobs", "1", "--tag", "tiny"]
 
 
-def adult_available() -> bool:
-    try:
-        dpcvx.data.datasets.find_data_directory(("adult.data", "adult.test"))
-        return True
-    except dpcvx.InputError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("kernels")
     return out, bench.main(TINY + ["--out", str(out)])
 
 
+@pytest.mark.slow
 def test_smallest_configuration_writes_every_output(tiny_run):
     out, result = tiny_run
     for name in ("kernels_tiny.json", "kernels_tiny.md", "kernels_tiny_eps.png", "kernels_tiny_dim.png"):
@@ -112,8 +103,7 @@ def test_synthetic_rows_respect_the_public_bound():
     assert 0.85 < np.mean(y == np.where(X[:, 0] > 0, 1.0, -1.0)) < 1.0  # 5% flipped labels
 
 
-@pytest.mark.data
-@pytest.mark.skipif(not adult_available(), reason="the UCI Adult files are not in ../shared/data or $DPCVX_DATA")
+@pytest.mark.data("adult")
 def test_adult_smallest_configuration(tmp_path):
     result = bench.main(["--tasks", "adult", "--adult-n", "150", "--adult-public", "40", "--no-adult-full",
                          "--adult-lams", "0.1", "--epsilons", "1", "--reps", "1", "--rff", "1:10",
@@ -140,6 +130,8 @@ def test_shared_solve_keeps_the_spans_apart_and_releases_what_plain_tddl_release
     assert len(cache.models) == 2  # one solve per subspace
 
 
+@pytest.mark.slow
+@pytest.mark.data("kdd")
 def test_tddl_scale_quick_run_writes_both_spans(tmp_path):
     from benchmarks import tddl_scale
 

@@ -95,6 +95,7 @@ def test_neighbouring_releases_differ_only_in_the_privatised_weights(blobs):
 # The statistic is the difference of their canary coordinates. At 400 trials the audit resolves a class
 # share calibrated for thirty times its epsilon (lower bound 3.1-3.5 at seeds 1-3 against the claim 1)
 # but not a tenfold one (0.55): it catches gross under-noising, the derivation is in theory section 15.
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [False, True])
 def test_audit_passes_the_multiclass_release_and_catches_too_little_noise(broken, monkeypatch):
     if broken:

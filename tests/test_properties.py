@@ -10,6 +10,7 @@ import warnings
 
 import cvxpy as cp
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,6 +86,7 @@ def sampled_derivatives(loss, points, step=1e-4):
     return np.abs(first), np.abs(second)
 
 
+@pytest.mark.slow
 @settings(max_examples=30)
 @given(margin_losses(), st.lists(st.floats(-30, 30), min_size=5, max_size=20))
 def test_certified_constants_bound_sampled_derivatives(loss, points):

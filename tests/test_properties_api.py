@@ -55,6 +55,7 @@ def cases(draw):
     return where, name, _value(name, draw)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(cases())

@@ -108,6 +108,7 @@ def test_random_command_lines(workdir, monkeypatch, capsys, argv):
     no_temporary_files(workdir)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(flag=st.sampled_from(["--epsilon", "--lam", "--data-norm"]), value=NUMBERS)
 def test_fit_numbers(workdir, monkeypatch, capsys, flag, value):
@@ -133,6 +134,7 @@ def test_huber_widths(workdir, monkeypatch, capsys, width):
     assert code in (0, 3, 4), err
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(which=st.sampled_from(["--n", "--seed", "--draws"]), value=NUMBERS)
 def test_demo_arguments(workdir, monkeypatch, capsys, tmp_path, which, value):
@@ -222,6 +224,7 @@ def model_text(workdir):
     return (workdir / "model.json").read_text()
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=150)
 @given(data=st.data())
 def test_tampered_model_files(workdir, model_text, monkeypatch, capsys, data):

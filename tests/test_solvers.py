@@ -82,6 +82,7 @@ def test_sparse_input_gives_the_dense_answer():
                                rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_conjugate_gradient_path_for_large_dimension():
     rng = np.random.default_rng(4)
     n, d = 600, 450  # d above DENSE_NEWTON_MAX_DIM, d close to n
@@ -160,6 +161,7 @@ def test_reused_hessian_factor_reaches_the_same_minimiser(loss, monkeypatch):
     np.testing.assert_allclose(reusing.coef_, fresh.coef_, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_newton_leaves_a_subsampled_hessian_that_crawls():
     """KDD Cup 99 (private encoding; the benchmark's 70,000 rows, fold 5 of 10), Huber hinge, Lam 1e-4.
 

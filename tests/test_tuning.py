@@ -133,6 +133,7 @@ def _frequency_test(sampler, scores, epsilon, sensitivity, draws=40_000, seed=20
     return stats.chisquare(counts, draws * weights / weights.sum()).pvalue
 
 
+@pytest.mark.slow
 def test_the_one_exponential_mechanism_draws_its_stated_law():
     """privacy/exponential.py (McSherry and Talwar 2007), seeded, 40,000 draws: the chi-square
     p-value must exceed 1e-3; a broken mechanism (exp(epsilon u / sensitivity), the 1/2 lost, as
@@ -162,6 +163,7 @@ def test_selection_refuses_bad_counts(mistakes):
         selection_probabilities(mistakes, 1.0)
 
 
+@pytest.mark.slow
 def test_selection_frequencies_match_the_exponential_mechanism():
     # Seeded: 40,000 draws for counts z = (12, 10, 15, 11, 20) at epsilon = 0.5.
     # Tolerances: a chi-square goodness-of-fit p-value above 1e-3 and, per candidate,
@@ -178,6 +180,7 @@ def test_selection_frequencies_match_the_exponential_mechanism():
         assert stats.chisquare(counts, draws * wrong).pvalue < 1e-6
 
 
+@pytest.mark.slow
 def test_tune_selects_with_the_exponential_mechanism_on_the_counts():
     # The spy models make exactly 137, 291, 358, 412, 469 mistakes on the held-out part,
     # whatever rows it holds; at epsilon = 0.012 the released candidate must follow

@@ -277,6 +277,7 @@ def test_catalogue_specs_round_trip():
         losses.huber_hinge(h=0)
 
 
+@pytest.mark.slow
 def test_wrong_solveset_answer_is_caught():
     # sympy's solveset returns EmptySet for the critical points of l'' here although l''
     # has an interior maximum (about 1.3667); trusting it would "prove" c = 0. The sampled

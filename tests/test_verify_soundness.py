@@ -84,6 +84,7 @@ def test_grid_estimate_misses_steep_curvature():
     assert grid_estimate(steep).curvature < 0.99 * true_c
 
 
+@pytest.mark.slow
 def test_steep_curvature_is_certified_with_a_proved_upper_bound():
     cert = dpcvx.verify(steep, time_limit=QUICK)
     true_c = steep_second(dense(Z0, 0.01)).max()
@@ -112,6 +113,7 @@ def bump_second(z):
     return sigmoid_slope(-z) + A_BUMP * (4 * u**2 - 2) * np.exp(-(u**2)) / W_BUMP**2
 
 
+@pytest.mark.slow
 def test_narrow_bump_is_refused_or_bounded_soundly():
     grid = grid_estimate(bump)
     values = bump_second(dense(Z0, 0.02))
@@ -140,6 +142,7 @@ def test_validated_bound_of_a_convex_bump_in_the_slope():
 # --- kinks hidden in a maximum of smooth convex pieces -----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", [
     lambda z: cp.maximum(cp.logistic(-z), cp.logistic(-2 * z) + 0.1),
     lambda z: cp.maximum(cp.logistic(-z), cp.logistic(-z) + 1e-3 * (z - 0.5)),
@@ -230,6 +233,7 @@ def test_catalogue_constants_stay_exact_and_symbolic(loss, L, c):
 # --- the validated bounds on their own ----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_validated_bounds_of_random_logistic_mixtures(seed):
     rng = np.random.default_rng(seed)

@@ -172,6 +172,7 @@ AUDITS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [False, True])
 @pytest.mark.parametrize("name", AUDITS)
 def test_audit_passes_the_gaussian_mechanisms_and_catches_too_little_noise(name, broken):
