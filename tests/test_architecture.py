@@ -37,7 +37,7 @@ LAYERS = [
 
 
 # The audit lives with the privacy tools but runs whole learners and reads release files.
-LAYER_OF_MODULE = {"privacy/audit.py": 6}
+LAYER_OF_MODULE = {"privacy/audit.py": 6, "privacy/release_audit.py": 6}
 
 
 def _layer(relative: Path) -> int:
