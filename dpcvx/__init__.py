@@ -46,6 +46,7 @@ _LOCATIONS = {
     "VerifiedProblem": "verification.problem",
     "Certificate": "verification.certificate", "Condition": "verification.certificate",
     "PrivacyAccountant": "privacy.accountant", "PrivacyCost": "privacy.accountant",
+    "Neighbours": "privacy.neighbours",
     "audit": "privacy.audit", "AuditReport": "privacy.audit", "NeighbouringPair": "privacy.audit",
     "canary_pair": "privacy.audit",
     "PrivateERM": "models.erm", "TDDL": "models.tddl", "ConstrainedLeastSquares": "models.tddl",
@@ -97,6 +98,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune  # noqa: F401
     from .privacy.accountant import PrivacyAccountant, PrivacyCost  # noqa: F401
     from .privacy.audit import AuditReport, NeighbouringPair, audit, canary_pair  # noqa: F401
+    from .privacy.neighbours import Neighbours  # noqa: F401
     from .regressors import DPHuberRegressor, DPLinearRegression  # noqa: F401
     from .release.kernel_model import KernelPredictor  # noqa: F401
     from .release.model import LinearModel, PrivateModel, ReleaseCertificate  # noqa: F401
@@ -187,6 +189,7 @@ __all__ = [
     # tuning, accounting, auditing
     "tune",
     "PrivacyAccountant",
+    "Neighbours",
     "audit",
     # release
     "PrivateModel",

@@ -227,6 +227,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: A caller holding a generator (``dpcvx.tune``) passes ``int(generator.integers(2**63 - 1))``
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
+    predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
 
     def _loss(self) -> Loss:
         raise NotImplementedError

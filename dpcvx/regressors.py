@@ -37,6 +37,7 @@ from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PrivateLinearRegression
 from .privacy.accountant import PrivacyAccountant
+from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
 from .release.regression_model import PrivateRegressionModel
 from .validation import positive
@@ -48,6 +49,8 @@ MECHANISMS = ("auto", "adassp", "objective")
 
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, fitted attributes and prediction."""
+
+    predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
 
     def _release(self, X: np.ndarray, y: np.ndarray, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -123,7 +126,7 @@ class DPLinearRegression(_PrivateRegressor):
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
                              "restricted to ||w|| <= W (never read off the data)")
-        if self.neighbours != "replace-one":
+        if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         radius = positive("weight_bound", self.weight_bound)

@@ -194,14 +194,14 @@ def _slow_can_spend(monkeypatch):
     threads pass the check against the same empty ledger and the race overspends every time."""
     import time
 
-    original = PrivacyAccountant.can_spend
+    original = PrivacyAccountant._fits  # the check of every charge, ``can_spend``'s too
 
-    def slow(self, epsilon, delta=0.0, curve=None):
-        answer = original(self, epsilon, delta, curve)
+    def slow(self, entry):
+        answer = original(self, entry)
         time.sleep(0.002)
         return answer
 
-    monkeypatch.setattr(PrivacyAccountant, "can_spend", slow)
+    monkeypatch.setattr(PrivacyAccountant, "_fits", slow)
 
 
 @pytest.mark.slow

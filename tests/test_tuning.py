@@ -64,6 +64,7 @@ class SpyLearner:
     """A learner with one parameter ``quality`` that sets how many held-out rows its model gets wrong."""
 
     MISTAKES = {"a": 137, "b": 291, "c": 358, "d": 412, "e": 469}
+    predicts_per_row = True  # its model predicts each row alone (dpcvx.models.contract)
 
     def __init__(self, quality="a", recorder=None, reported_cost=None):
         self.quality, self.recorder, self.reported_cost = quality, recorder, reported_cost
@@ -510,6 +511,7 @@ class BudgetSpy:
     """Records how it was built; fit returns the fitted learner."""
 
     built = []
+    predicts_per_row = True
 
     def __init__(self, lam, *, epsilon, delta=0.0, random_state=None):
         self.lam, self.epsilon, self.delta = lam, epsilon, delta

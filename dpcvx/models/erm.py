@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import cvxpy as cp
 import numpy as np
@@ -40,7 +40,7 @@ from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
 from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
     GaussianObjectivePerturbation,
     ReleaseCalibration,
@@ -48,7 +48,7 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
-from ..privacy.objective_gaussian import check_neighbours
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
@@ -94,7 +94,7 @@ class _Prepared(NamedTuple):
     epsilon: float
     delta: float
     n: int
-    neighbours: str
+    neighbours: Neighbours
     rows: RowMap
     X: Matrix | RowBlocks
     labels: np.ndarray
@@ -208,6 +208,8 @@ class PrivateERM:
     (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
     privacy audit's tests use them to build deliberately broken variants.
     """
+
+    predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(
         self,
@@ -517,7 +519,7 @@ class PrivateERM:
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                    R: float, split: str, delta: float = 0.0,
-                   neighbours: str = "replace-one") -> tuple[ReleaseCalibration, dict[str, Any]]:
+                   neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
         delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
@@ -647,9 +649,10 @@ class PrivateERM:
         delta, n = prepared.delta, prepared.n
         d = X_mapped.shape[1]
         if accountant is not None:
-            size = f"n={n}" if prepared.neighbours == "replace-one" else f"add-remove, n_public={n}"
+            size = f"n={n}" if prepared.neighbours.uses_n else f"add-remove, n_public={n}"
             accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})",
-                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta))
+                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta),
+                             neighbours=prepared.neighbours)
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
@@ -674,7 +677,7 @@ class PrivateERM:
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",
-            neighbours=NEIGHBOURS if prepared.neighbours == "replace-one" else ADD_REMOVE.format(n=n),
+            neighbours=NEIGHBOURS if prepared.neighbours.uses_n else ADD_REMOVE.format(n=n),
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
@@ -691,8 +694,8 @@ class PrivateERM:
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        neighbours = check_neighbours(neighbours)
-        if neighbours == "add-remove":
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE:
             if delta == 0:
                 raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
                                  "the pure-epsilon mechanisms are derived for replace-one neighbours")
@@ -705,8 +708,7 @@ class PrivateERM:
             raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
                              "rows, which is public")
         check_choice("split", split, calibrate.SPLITS)
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        check_accountant(accountant)
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n = X_mapped.shape[0] if n_public is None else n_public
@@ -716,13 +718,13 @@ class PrivateERM:
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, neighbours)
+                                                 split, delta, relation)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, neighbours, rows, X_mapped, labels, problem, calibration, constants,
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
                          start, rng, None if self._regression else check_classes(self.classes))
 
     @staticmethod

@@ -34,9 +34,10 @@ from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
 from ..exceptions import InputError
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, release_constants
+from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
@@ -91,9 +92,8 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
         raise InputError(f"epsilon must be a positive number, got {type(epsilon).__name__}; the budget is "
                          "fit's third argument (fit(X, y, epsilon, ...)); TDDL takes its public sample "
                          "as the keyword Z=")
-    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-        raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
-    return Budget(positive("epsilon", epsilon), check_delta(delta), resolve_rng(random_state), accountant)
+    return Budget(positive("epsilon", epsilon), check_delta(delta), resolve_rng(random_state),
+                  check_accountant(accountant))
 
 
 class PrivateKernelLearner:
@@ -121,6 +121,7 @@ class PrivateKernelLearner:
     """
 
     algorithm: ClassVar[str] = "kernel"
+    predicts_per_row: ClassVar[bool] = True  # TDDL and TDIL release a predictor (models.contract)
     theorem: ClassVar[str] = ""
     classes: ClassVar[tuple] = (-1.0, 1.0)  # the public label pair (labels are never mapped)
     _param_names: ClassVar[tuple[str, ...]] = (
@@ -160,9 +161,13 @@ class PrivateKernelLearner:
         return KernelERM(X, y, kernel=kernel, loss=loss, lam=self.lam, solve=False, landmarks=landmarks)
 
     def _charge(self, budget: Budget) -> None:
-        """Charge (epsilon, delta) to the accountant once, after every check (it refuses when over budget)."""
+        """Charge (epsilon, delta) to the accountant once, after every check (it refuses when over budget).
+
+        The kernel learners are proved for replace-one neighbours with n public (their noise scales
+        use n): an add-remove accountant refuses the charge, and nothing is solved or drawn."""
         if budget.accountant is not None:
-            budget.accountant.spend(budget.epsilon, budget.delta, description=f"{type(self).__name__}.fit")
+            budget.accountant.spend(budget.epsilon, budget.delta, description=f"{type(self).__name__}.fit",
+                                    neighbours=Neighbours.REPLACE_ONE)
 
     def _solve(self, checked: KernelERM) -> KernelERM:
         """The non-private minimiser to the public tolerance (private; kept only as long as needed).

@@ -14,15 +14,16 @@ accountant once, then draw noise.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import RowMap
 from ..exceptions import ClippingWarning, InputError
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import ADASSP_THEOREM, AdaSSPCalibration, adassp_calibration
+from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
 from ..validation import check_delta, check_epsilon, check_flag, check_targets, non_negative, positive
@@ -31,8 +32,8 @@ from ..version import __version__
 __all__ = ["PrivateLinearRegression"]
 
 RELATIONS = {
-    "replace-one": "replace-one: neighbouring data sets differ in one record, replaced by another",
-    "add-remove": "add-remove: neighbouring data sets differ by one record added or removed (n is not used)",
+    Neighbours.REPLACE_ONE: "replace-one: neighbouring data sets differ in one record, replaced by another",
+    Neighbours.ADD_REMOVE: "add-remove: neighbouring data sets differ by one record added or removed (n is not used)",
 }
 
 
@@ -54,6 +55,8 @@ class PrivateLinearRegression:
         rho of AdaSSP: its eigenvalue and ridge bounds hold with probability 1 - rho
         (utility only; the privacy guarantee holds always).
     """
+
+    predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float = 1.0, clip: bool = True,
@@ -99,25 +102,26 @@ class PrivateLinearRegression:
                           "are not part of the release", ClippingWarning, stacklevel=3)
         return rows, gram, moment, n
 
-    def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: str = "replace-one") -> AdaSSPCalibration:
+    def calibrate(self, epsilon: float, delta: float, dim: int,
+                  neighbours: Neighbours | str = Neighbours.REPLACE_ONE) -> AdaSSPCalibration:
         """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included)."""
         rows = self._rows()
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=positive("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability)
 
-    def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: str = "replace-one",
+    def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> PrivateRegressionModel:
         """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0)."""
         epsilon, delta = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
         lam = non_negative("lam", self.lam)
-        if neighbours == "add-remove" and lam > 0:
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE and lam > 0:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        check_accountant(accountant)
         rows, gram, moment, n = self._statistics(X, y)
-        calibration = self.calibrate(epsilon, delta, gram.shape[0], neighbours)
+        calibration = self.calibrate(epsilon, delta, gram.shape[0], relation)
         rng = resolve_rng(random_state)
         certificate = SufficientStatisticsCertificate(
             mechanism="adassp", guarantee=f"(epsilon, delta)-differential privacy by {ADASSP_THEOREM}",
@@ -127,8 +131,8 @@ class PrivateLinearRegression:
             clipping="clipped to the bounds" if self.clip else "refused", neighbours=RELATIONS[calibration.neighbours],
             library_version=__version__)
         if accountant is not None:
-            accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit (AdaSSP, {neighbours})",
-                             curve=certificate.privacy_curve)
+            accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit (AdaSSP, {relation})",
+                             curve=certificate.privacy_curve, neighbours=relation)
         theta = calibration.release(gram, moment, rng, extra_ridge=n * lam)
         return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
 

@@ -24,13 +24,14 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..exceptions import InputError
-from ..privacy.accountant import PrivacyAccountant
+from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
@@ -48,6 +49,8 @@ class PrivateMulticlassERM:
     ``binary`` is the learner of each class's problem; its ``classes`` must be
     (-1, 1), the labels the one-vs-rest problems use.
     """
+
+    predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(self, binary: PrivateERM, classes: tuple[Any, ...]) -> None:
         self.binary = binary
@@ -82,13 +85,13 @@ class PrivateMulticlassERM:
         targets = [np.where(labels == value, 1, -1) for value in self.classes]
         for target in targets:  # every refusal before anything is charged or drawn
             self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism, **fit_params)
-        if accountant is not None and not isinstance(accountant, PrivacyAccountant):
-            raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+        check_accountant(accountant)
         seeds = child_seeds(random_state, k)  # one independent stream per class
-        if accountant is not None:
+        if accountant is not None:  # every class's release is proved for the relation fit_params state
             accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({k} classes, {mechanism} "
                              f"perturbation, one-vs-rest)", curve=None if mechanism == "objective" or delta == 0
-                             else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params))
+                             else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
+                             neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
                   for target, seed in zip(targets, seeds, strict=True)]
         certificate = MulticlassCertificate(

@@ -63,6 +63,7 @@ class PINP(PrivateKernelLearner):
     """
 
     algorithm = "PINP (Jain and Thakurta 2013, Algorithm 1)"
+    predicts_per_row = False  # interactive: answers depend on the queries asked (models.contract)
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 2 (privacy of PINP, Algorithm 1), as re-derived "
                "in docs/theory.md (section 9): AboveThreshold rounds plus Laplace answers, composed "
                "over at most B updates, with the query sensitivity enlarged by 2 gamma R for the "

@@ -39,10 +39,21 @@ misclassified). Solver statistics of the selected model (a learner's
 ``diagnostics_``) are moved to ``TuningResult.diagnostics_``, marked NOT
 PRIVATE, and kept out of the release.
 
+Learners: the sensitivity-1 argument needs each candidate's prediction of a
+held-out row to be a function of that row and of the released model only. A
+learner declares this as ``predicts_per_row = True``
+(:mod:`dpcvx.models.contract`); any other learner (the interactive
+:class:`dpcvx.PINP`, which would take the held-out rows as queries and publish
+those that trigger updates as its centres, or a learner that does not declare
+it) is refused before anything is charged. So is a candidate fitted under
+add-remove neighbours: the argument above is for replace-one, and tuning's
+parts use n.
+
 Order: every input (grid, budget, data, labels against the learner's public
-classes, each candidate's parameters and fit arguments on its own part) is
-checked first, then the accountant is charged once, then the candidates are
-fitted and the noise drawn. A refused call spends nothing.
+classes, each candidate's capability, relation, parameters and fit arguments
+on its own part) is checked first, then the accountant is charged once, as a
+replace-one charge, then the candidates are fitted and the noise drawn. A
+refused call spends nothing.
 """
 
 from __future__ import annotations
@@ -61,14 +72,17 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import AssumptionError, InputError
-from ..privacy.accountant import PrivacyAccountant, check_cost
+from ..privacy.accountant import PrivacyAccountant, check_accountant, check_cost
 from ..privacy.exponential import exponential_probabilities, sample_exponential
+from ..privacy.neighbours import Neighbours
 from ..privacy.partition import child_seed, disjoint_parts
+from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
 from ..release.model import Release
 from ..release.serialization import model_to_dict
 from ..validation import check_classes, check_labels
+from .contract import check_tunable, predicts_per_row
 from .kernel_learner import Diagnostics
 
 __all__ = [
@@ -352,6 +366,11 @@ class BudgetInConstructor:
         self.params: dict[str, Any] = {}
         self.set_params(**params)
 
+    @property
+    def predicts_per_row(self) -> bool:
+        """The wrapped class's declaration (:mod:`dpcvx.models.contract`)."""
+        return predicts_per_row(self.learner_class)
+
     def get_params(self, deep: bool = True) -> dict:
         return dict(self.params)
 
@@ -522,7 +541,8 @@ def _check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any],
 
 
 def _check_release_cost(model: Any, epsilon: float, delta: float) -> None:
-    """Refuse a model whose own certificate reports more than the (epsilon, delta) it was given."""
+    """Refuse a model whose own certificate reports more than the (epsilon, delta) it was given, or a
+    relation other than replace-one (a second line of defence after :func:`_check_tunable`)."""
     certificate = getattr(model, "certificate", None)
     spent_epsilon = getattr(certificate, "epsilon", epsilon)
     spent_delta = getattr(certificate, "delta", delta)
@@ -532,6 +552,10 @@ def _check_release_cost(model: Any, epsilon: float, delta: float) -> None:
             f"but tune gave it (epsilon={epsilon:g}, delta={delta:g}); nothing is released. The "
             "learner's fit must honour the epsilon (and delta) it is given"
         )
+    curve = getattr(certificate, "privacy_curve", None)
+    if isinstance(curve, PrivacyCurve) and curve.neighbours is not Neighbours.REPLACE_ONE:
+        raise AssumptionError(f"a candidate's certificate is proved for {curve.neighbours} neighbours, and tune's "
+                              "guarantee needs replace-one candidates; nothing is released")
 
 
 def _take_diagnostics(holder: Any) -> Any:
@@ -565,11 +589,13 @@ def tune(
         An object with ``get_params``/``set_params`` and ``fit`` (copied, never
         modified), or a class or function called as ``learner(**params)``.
         Each candidate is fitted as ``fit(X_i, y_i, epsilon=epsilon,
-        random_state=generator, **fit_params)``. Its model must have
-        ``predict`` classifying each row on its own: an interactive learner
+        random_state=generator, **fit_params)``. It must declare
+        ``predicts_per_row = True`` (:mod:`dpcvx.models.contract`): its model's
+        ``predict`` classifies each row on its own. An interactive learner
         (dpcvx.PINP, whose answers depend on earlier queries) would break the
-        sensitivity-1 argument. Wrap learners that take epsilon in their
-        constructor in :class:`BudgetInConstructor`.
+        sensitivity-1 argument and is refused before anything is charged, as is
+        a candidate fitted under add-remove neighbours. Wrap learners that take
+        epsilon in their constructor in :class:`BudgetInConstructor`.
     grid : dict of lists (Cartesian product) or list of dicts
         Constructor parameters to try; see :func:`expand_grid`. m = the number
         of candidates, and the data are split into m + 1 parts.
@@ -625,11 +651,15 @@ def tune(
     if delta > 0:
         keywords["delta"] = delta
     m, n = len(candidates), X.shape[0]
+    check_accountant(accountant)
     rng = resolve_rng(random_state)
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
     learner = _adapt(learner)
     learners = [_configure(learner, params) for params in candidates]
     _check_finite(X)
+    for candidate in learners:  # the capability and relation first: nothing of the data is read for them
+        name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
+        check_tunable(candidate, keywords, name)
     for candidate, rows in zip(learners, parts[:-1], strict=True):
         classes = _check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
         if classes is not None:  # the held-out part is labelled like the rest
@@ -639,6 +669,7 @@ def tune(
         accountant.spend_parallel(
             [(epsilon, delta)] * (m + 1),
             description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})",
+            neighbours=Neighbours.REPLACE_ONE,
         )
     held_out = parts[-1]
     X_held_out, y_held_out = X[held_out], y[held_out]

@@ -19,10 +19,21 @@
   :func:`~dpcvx.privacy.privacy_curve.compose_epsilon`). The budget is
   enforced on ``spent``. Charges without a curve count by their (epsilon, delta).
 
-Neighbour relations: the accountant composes charges proved for one
-relation. A charged curve states its relation, and curves of different
-relations are refused (``InputError``); plain (epsilon, delta) charges are
-taken to be proved for the relation of the curves.
+Neighbour relations (:mod:`dpcvx.privacy.neighbours`): a ledger composes
+guarantees for ONE relation, the accountant's ``neighbours`` (default
+replace-one, the relation of the papers and of every dpcvx default). Every
+charge carries the relation its cost is proved for, as a typed
+:class:`~dpcvx.privacy.neighbours.Neighbours` (``spend(..., neighbours=)``; a
+charged curve states its own; a plain charge without one is replace-one):
+
+* the same relation: charged as it is;
+* an add-remove charge on a replace-one ledger: converted by group privacy,
+  and its ledger entry says so: (epsilon, delta) -> (2 epsilon,
+  (1 + e^epsilon) delta), each Gaussian part of its curve z -> z / 2
+  (rho-zCDP -> 4 rho, Bun and Steinke 2016), each (e, d) part as the pair;
+* a replace-one charge on an add-remove ledger: refused (``InputError``,
+  nothing recorded). A replace-one release may use n (TDDL, PINP, TDIL, tuning,
+  replace-one ERM and multiclass), and n is private under add-remove.
 
 The accountant refuses a charge that would exceed its budget with
 :class:`~dpcvx.exceptions.BudgetExceededError`, and records nothing. A learner
@@ -30,7 +41,7 @@ makes it work for its ``fit(..., accountant=)`` with one call, placed before
 it draws any noise or solves anything::
 
     if accountant is not None:
-        accountant.spend(epsilon, delta, description="MyLearner.fit (...)")
+        accountant.spend(epsilon, delta, description="MyLearner.fit (...)", neighbours="replace-one")
 
 A refused charge raises, so no private computation runs. A charge is never
 refunded, even if the computation then fails: part of it may have run.
@@ -53,9 +64,10 @@ from typing import Any, NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon
+from .neighbours import Neighbours, group_epsilon_delta
 from .privacy_curve import CurvePart, PrivacyCurve, compose_epsilon
 
-__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost"]
+__all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost", "check_accountant"]
 
 _SLACK = 1e-12  # relative slack so that, say, ten charges of 0.1 fit a budget of 1.0
 
@@ -69,17 +81,27 @@ class PrivacyCost(NamedTuple):
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One accepted charge: its cost, what it paid for, and how it was composed."""
+    """One accepted charge: its cost and curve under the ledger's relation, what it paid for, how it
+    was composed, the relation it was proved for and, when that differs, how it was converted."""
 
     cost: PrivacyCost
     description: str
     composition: str
     curve: PrivacyCurve | None = None
+    neighbours: Neighbours = Neighbours.REPLACE_ONE
+    conversion: str = ""
 
 
 def check_cost(epsilon: float, delta: float = 0.0) -> PrivacyCost:
     """(epsilon, delta) as a PrivacyCost: dpcvx.validation's check_epsilon and check_delta."""
     return PrivacyCost(check_epsilon(epsilon), check_delta(delta))
+
+
+def check_accountant(accountant: Any) -> PrivacyAccountant | None:
+    """``accountant`` when it is None or a :class:`PrivacyAccountant`; InputError otherwise (before any charge)."""
+    if accountant is not None and not isinstance(accountant, PrivacyAccountant):
+        raise InputError(f"accountant must be a dpcvx.PrivacyAccountant, got {type(accountant).__name__}")
+    return accountant
 
 
 @dataclass
@@ -89,16 +111,20 @@ class PrivacyAccountant:
     ``spend`` charges a computation on the whole dataset (sequential
     composition); ``spend_parallel`` charges computations on disjoint parts
     (parallel composition). ``spent`` is the sum of the accepted charges and
-    ``remaining`` the budget minus ``spent``.
+    ``remaining`` the budget minus ``spent``. ``neighbours`` ("replace-one",
+    the default, or "add-remove") is the one relation the budget and every
+    entry of the ledger are for (module docstring).
     """
 
     epsilon: float
     delta: float = 0.0
     ledger: list[LedgerEntry] = field(default_factory=list)
+    neighbours: Neighbours = Neighbours.REPLACE_ONE
 
     def __post_init__(self):
         budget = check_cost(self.epsilon, self.delta)
         self.epsilon, self.delta = budget.epsilon, budget.delta
+        self.neighbours = Neighbours.parse(self.neighbours)
         # An own copy: two accountants (say, one from dataclasses.replace) never share a
         # ledger list, which their two locks could not protect.
         self.ledger = list(self.ledger)
@@ -134,47 +160,75 @@ class PrivacyAccountant:
             return basic
         curves = [entry.curve if entry.curve is not None else PrivacyCurve(
             (CurvePart("epsilon-delta", entry.description, epsilon=entry.cost.epsilon, delta=entry.cost.delta),),
-            self._relation(entries)) for entry in entries]
+            self.neighbours) for entry in entries]
         # the tight composition at the same delta as basic composition: never more epsilon, never more delta
         return PrivacyCost(min(basic.epsilon, compose_epsilon(curves, basic.delta)), basic.delta)
-
-    @staticmethod
-    def _relation(entries: list[LedgerEntry]) -> str:
-        relations = {entry.curve.neighbours for entry in entries if entry.curve is not None}
-        if len(relations) > 1:
-            raise InputError(f"the charges' curves are proved for different neighbour relations {sorted(relations)}; "
-                             "one accountant composes one relation")
-        return relations.pop() if relations else "replace-one"
 
     @property
     def remaining(self) -> PrivacyCost:
         spent = self.spent
         return PrivacyCost(max(self.epsilon - spent.epsilon, 0.0), max(self.delta - spent.delta, 0.0))
 
-    def can_spend(self, epsilon: float, delta: float = 0.0, curve: PrivacyCurve | None = None) -> bool:
-        """Whether a charge of (epsilon, delta) (with its ``curve``) would fit the remaining budget now."""
-        cost = check_cost(epsilon, delta)
+    def can_spend(self, epsilon: float, delta: float = 0.0, curve: PrivacyCurve | None = None, *,
+                  neighbours: Neighbours | str | None = None) -> bool:
+        """Whether a charge of (epsilon, delta) (with its ``curve``), proved for ``neighbours``, would fit
+        the remaining budget now (converted as :meth:`spend` would; InputError when it would be refused)."""
+        entry = self._entry(check_cost(epsilon, delta), "", "sequential", curve, neighbours)
+        return self._fits(entry)
+
+    def _fits(self, entry: LedgerEntry) -> bool:
         with self._lock:
-            entries = [*self.ledger, LedgerEntry(cost, "", "sequential", self._check_curve(curve))]
-            self._relation(entries)
-            total = self._composed(entries)
+            total = self._composed([*self.ledger, entry])
         return total.epsilon <= self.epsilon * (1 + _SLACK) and total.delta <= self.delta * (1 + _SLACK)
 
-    @staticmethod
-    def _check_curve(curve: PrivacyCurve | None) -> PrivacyCurve | None:
+    def _entry(self, cost: PrivacyCost, description: str, composition: str, curve: Any,
+               neighbours: Neighbours | str | None) -> LedgerEntry:
+        """The ledger entry of a charge, under the ledger's relation; refuses a mismatch it cannot convert."""
         if curve is not None and not isinstance(curve, PrivacyCurve):
             raise InputError(f"curve must be a dpcvx PrivacyCurve, got {type(curve).__name__}")
-        return curve
+        relation = self._charge_relation(curve, neighbours)
+        if relation is self.neighbours:
+            return LedgerEntry(cost, description, composition, curve, relation)
+        if not relation.converts_to(self.neighbours):
+            raise InputError(
+                f"{description or 'this charge'} is proved for {relation} neighbours and this accountant's "
+                f"ledger for {self.neighbours}: a {relation} release may use n, which {self.neighbours} keeps "
+                f"private, so it has no {self.neighbours} guarantee; nothing was charged. Charge it to an "
+                f"accountant with neighbours='{relation}' (add-remove releases are then converted by group "
+                f"privacy), or fit under neighbours='{self.neighbours}' where the learner offers it")
+        epsilon, delta = group_epsilon_delta(*cost)
+        conversion = (f"proved for {relation} at (epsilon={cost.epsilon:g}, delta={cost.delta:g}); converted to "
+                      f"{self.neighbours} by group privacy: (2 eps, (1 + e^eps) delta) = (epsilon={epsilon:g}, "
+                      f"delta={delta:g}), Gaussian parts z -> z / 2")
+        if delta >= 1:
+            raise BudgetExceededError(f"{description or 'this charge'} is {conversion}: delta >= 1 is no "
+                                      "guarantee; nothing was computed or charged")
+        converted = None if curve is None else curve.under(self.neighbours)
+        return LedgerEntry(PrivacyCost(epsilon, delta), description, composition, converted, relation, conversion)
+
+    @staticmethod
+    def _charge_relation(curve: PrivacyCurve | None, neighbours: Neighbours | str | None) -> Neighbours:
+        """The relation a charge is proved for: ``neighbours``, its curve's, or replace-one; they must agree."""
+        relation = None if neighbours is None else Neighbours.parse(neighbours)
+        if curve is None:
+            return Neighbours.REPLACE_ONE if relation is None else relation
+        if relation is not None and relation is not curve.neighbours:
+            raise InputError(f"the charge states neighbours={relation} but its curve is for {curve.neighbours}")
+        return curve.neighbours
 
     def spend(self, epsilon: float, delta: float = 0.0, description: str = "",
-              curve: PrivacyCurve | None = None) -> PrivacyCost:
+              curve: PrivacyCurve | None = None, *, neighbours: Neighbours | str | None = None) -> PrivacyCost:
         """Charge a computation on the whole dataset (sequential composition).
 
         ``curve`` is the computation's privacy curve, when known: it lets
         repeated Gaussian releases compose tightly (module docstring). It must
         satisfy (epsilon, delta) itself; the learners pass their calibration's.
+        ``neighbours`` is the relation (epsilon, delta) is proved for (default:
+        the curve's, else replace-one); a charge for another relation than the
+        ledger's is converted or refused (module docstring). Returns the cost
+        charged to the ledger (the converted one after a conversion).
         """
-        return self._charge(check_cost(epsilon, delta), description, "sequential", self._check_curve(curve))
+        return self._charge(self._entry(check_cost(epsilon, delta), description, "sequential", curve, neighbours))
 
     def spend_release(self, model: Any, description: str = "") -> PrivacyCost:
         """Charge an existing release (a model from ``fit`` or :func:`dpcvx.load`) by its certificate's curve.
@@ -189,21 +243,24 @@ class PrivacyAccountant:
                           description or f"release {getattr(certificate, 'mechanism', '')}".strip(),
                           curve=certificate.privacy_curve)
 
-    def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "") -> PrivacyCost:
-        """Charge computations on disjoint parts of the data: the maximum of each coordinate."""
+    def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "", *,
+                       neighbours: Neighbours | str | None = None) -> PrivacyCost:
+        """Charge computations on disjoint parts of the data: the maximum of each coordinate, proved for
+        ``neighbours`` (default replace-one; converted or refused as in :meth:`spend`)."""
         checked = [check_cost(*cost) for cost in costs]
         if not checked:
             raise InputError("spend_parallel needs at least one (epsilon, delta) pair")
         cost = PrivacyCost(max(c.epsilon for c in checked), max(c.delta for c in checked))
-        return self._charge(cost, description, f"parallel over {len(checked)} disjoint parts")
+        return self._charge(self._entry(cost, description, f"parallel over {len(checked)} disjoint parts", None,
+                                        neighbours))
 
-    def _charge(self, cost: PrivacyCost, description: str, composition: str,
-                curve: PrivacyCurve | None = None) -> PrivacyCost:
+    def _charge(self, entry: LedgerEntry) -> PrivacyCost:
         # Check and append under one lock: two threads can never both pass the
         # check against the same ledger and then both append.
+        cost, description = entry.cost, entry.description
         with self._lock:
-            if self.can_spend(*cost, curve=curve):
-                self.ledger.append(LedgerEntry(cost, description, composition, curve))
+            if self._fits(entry):
+                self.ledger.append(entry)
                 return cost
             spent, remaining = self.spent, self.remaining
         raise BudgetExceededError(
@@ -220,14 +277,14 @@ class PrivacyAccountant:
             entries = list(self.ledger)
             spent, remaining = self.spent, self.remaining
         lines = [
-            f"privacy budget (epsilon={self.epsilon:g}, delta={self.delta:g}): "
+            f"privacy budget (epsilon={self.epsilon:g}, delta={self.delta:g}, {self.neighbours} neighbours): "
             f"spent (epsilon={spent.epsilon:g}, delta={spent.delta:g}), "
             f"remaining (epsilon={remaining.epsilon:g}, delta={remaining.delta:g})"
         ]
         lines += [
             f"  epsilon={entry.cost.epsilon:g}, delta={entry.cost.delta:g} "
             f"({entry.composition}{', with its privacy curve' if entry.curve is not None else ''}): "
-            f"{entry.description}"
+            f"{entry.description}{'; ' + entry.conversion if entry.conversion else ''}"
             for entry in entries
         ]
         return "\n".join(lines)

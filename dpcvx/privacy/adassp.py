@@ -45,7 +45,7 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_delta, check_epsilon, fraction, positive
 from .gaussian import analytic_gaussian_sigma
-from .objective_gaussian import check_neighbours
+from .neighbours import Neighbours
 
 __all__ = ["AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM", "SHARES"]
 
@@ -65,14 +65,14 @@ class AdaSSPCalibration:
     dim: int
     data_norm: float
     label_bound: float
-    neighbours: str
+    neighbours: Neighbours
     failure_probability: float = 0.05
 
     @property
     def sensitivities(self) -> tuple[float, float, float]:
         """L2 sensitivities of lambda_min(X^T X), the upper triangle of X^T X, and X^T y."""
         b2, by = self.data_norm**2, self.data_norm * self.label_bound
-        if self.neighbours == "replace-one":
+        if self.neighbours is Neighbours.REPLACE_ONE:
             return b2, math.sqrt(2) * b2, 2 * by
         return b2, b2, by
 
@@ -119,17 +119,19 @@ class AdaSSPCalibration:
             return np.linalg.lstsq(system, noisy_moment, rcond=None)[0]
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "mechanism": "adassp", "sensitivities": list(self.sensitivities),
+        return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": "adassp",
+                "sensitivities": list(self.sensitivities),
                 "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
                 "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound}
 
 
 def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
-                       neighbours: str = "replace-one", failure_probability: float = 0.05) -> AdaSSPCalibration:
+                       neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
+                       failure_probability: float = 0.05) -> AdaSSPCalibration:
     """Check the public inputs and calibrate AdaSSP (module docstring); delta must be positive."""
     delta = check_delta(delta, allow_zero=False)
     return AdaSSPCalibration(
         epsilon=check_epsilon(epsilon), delta=delta, dim=int(positive("dim", dim)),
         data_norm=positive("data_norm", data_norm), label_bound=positive("label_bound", label_bound),
-        neighbours=check_neighbours(neighbours),
+        neighbours=Neighbours.parse(neighbours),
         failure_probability=fraction("failure_probability", failure_probability))

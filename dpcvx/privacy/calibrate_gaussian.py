@@ -45,8 +45,9 @@ from .calibrate import (
     minimiser_sensitivity,
 )
 from .gaussian import analytic_gaussian_sigma
+from .neighbours import Neighbours
 from .noise import release_grid_spacing, round_to_grid, sample_gaussian
-from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian, check_neighbours
+from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
 
 __all__ = [
     "GaussianObjectivePerturbation",
@@ -92,7 +93,7 @@ class GaussianObjectivePerturbation:
     weight_norm: float | None = None
 
     @property
-    def neighbours(self) -> str:
+    def neighbours(self) -> Neighbours:
         return self.objective.neighbours
 
     def with_release_grid(self, spacing: float) -> GaussianObjectivePerturbation:
@@ -137,7 +138,7 @@ class GaussianObjectivePerturbation:
         return {
             "mechanism": "objective", "noise": "gaussian", "n": self.n, "lam": self.lam,
             "epsilon": self.epsilon, "delta": self.delta, "c": self.c, "L": self.L, "R": self.R,
-            "m": self.m, "dim": self.dim, "neighbours": self.objective.neighbours,
+            "m": self.m, "dim": self.dim, "neighbours": self.objective.neighbours.value,
             "analysis": self.objective.analysis, "objective_epsilon": self.objective.epsilon,
             "objective_delta": self.objective.delta, "sigma": self.sigma, "extra_reg": self.extra_reg,
             "jacobian_epsilon": self.objective.jacobian_epsilon,
@@ -164,7 +165,7 @@ class GaussianOutputPerturbation:
     m: float
     tol: float
     dim: int
-    neighbours: str = "replace-one"
+    neighbours: Neighbours = Neighbours.REPLACE_ONE
     release_grid: float | None = None
 
     def with_release_grid(self, spacing: float) -> GaussianOutputPerturbation:
@@ -182,7 +183,7 @@ class GaussianOutputPerturbation:
         part halves (n the public N).
         """
         exact = minimiser_sensitivity(self.n, self.L, self.R, self.m * self.lam)
-        if self.neighbours == "add-remove":
+        if self.neighbours is Neighbours.ADD_REMOVE:
             exact /= 2
         return round_up(exact + 2 * self.gradient_tolerance / (self.n * self.m * self.lam))
 
@@ -207,7 +208,7 @@ class GaussianOutputPerturbation:
         return {
             "mechanism": "output", "noise": "gaussian", "n": self.n, "lam": self.lam,
             "epsilon": self.epsilon, "delta": self.delta, "L": self.L, "R": self.R, "m": self.m,
-            "dim": self.dim, "neighbours": self.neighbours,
+            "dim": self.dim, "neighbours": self.neighbours.value,
             "sensitivity": self.sensitivity, "sigma": self.sigma,
             "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
             "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each approximate "
@@ -218,7 +219,8 @@ class GaussianOutputPerturbation:
 
 def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: float, c: float, *,
                                     L: float, R: float, m: float, tol: float, dim: int,
-                                    neighbours: str = "replace-one", smooth_unconstrained: bool = True,
+                                    neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
+                                    smooth_unconstrained: bool = True,
                                     weight_norm: float | None = None) -> GaussianObjectivePerturbation:
     """Calibrate (epsilon, delta) objective perturbation for a problem verified for Theorem 2's conditions.
 
@@ -234,7 +236,7 @@ def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: f
         round_down(epsilon - amp_epsilon), round_down(delta - amp_delta), n=n, dim=dim, lipschitz=L,
         smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam),
         smooth_unconstrained=smooth_unconstrained,
-        neighbours=check_neighbours(neighbours), weight_norm=weight_norm)
+        neighbours=Neighbours.parse(neighbours), weight_norm=weight_norm)
     return GaussianObjectivePerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, c=c, L=L, R=R, m=m,
                                          tol=tol, dim=dim, objective=objective, amp_epsilon=amp_epsilon,
                                          amp_delta=amp_delta, smooth_unconstrained=smooth_unconstrained,
@@ -243,12 +245,12 @@ def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: f
 
 def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: float, *,
                                  L: float, R: float, m: float, tol: float, dim: int,
-                                 neighbours: str = "replace-one") -> GaussianOutputPerturbation:
+                                 neighbours: Neighbours | str = Neighbours.REPLACE_ONE) -> GaussianOutputPerturbation:
     """Calibrate (epsilon, delta) output perturbation (analytic Gaussian)."""
     if not 0 < delta < 1:
         raise InputError(f"delta must lie in (0, 1) for a Gaussian mechanism, got {delta}")
     return GaussianOutputPerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, L=L, R=R, m=m,
-                                      tol=check_tol(tol), dim=dim, neighbours=check_neighbours(neighbours))
+                                      tol=check_tol(tol), dim=dim, neighbours=Neighbours.parse(neighbours))
 
 
 def recompute_gaussian(recorded: dict) -> dict:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -43,12 +43,12 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_delta, check_flag, integer, non_negative, positive
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
+from .neighbours import Neighbours
 
 __all__ = [
     "RDP_OBJECTIVE",
     "KST12",
     "NEIGHBOURS",
-    "check_neighbours",
     "GaussianObjectiveCalibration",
     "jacobian_epsilon",
     "objective_gaussian_delta",
@@ -62,12 +62,11 @@ __all__ = [
     "calibrate_objective_gaussian",
 ]
 
-Neighbours = Literal["replace-one", "add-remove"]
 Analysis = Literal["rdp-objective-perturbation", "kst12"]
 
 RDP_OBJECTIVE: Final = "rdp-objective-perturbation"
 KST12: Final = "kst12"
-NEIGHBOURS: tuple[Neighbours, ...] = ("replace-one", "add-remove")
+NEIGHBOURS: tuple[str, ...] = tuple(relation.value for relation in Neighbours)  # the public spellings
 
 # Every computed quantity moves by this relative amount in the safe direction
 # (sigma, the ridge and the Jacobian term up), as in docs/theory.md section 9.
@@ -78,15 +77,6 @@ _GRID = 48
 # --------------------------------------------------------------------------
 # input checks
 # --------------------------------------------------------------------------
-
-
-def check_neighbours(value: Any) -> Neighbours:
-    """The neighbour relation: "replace-one" (n public) or "add-remove" (a public size stated)."""
-    if value == "replace-one":
-        return "replace-one"
-    if value == "add-remove":
-        return "add-remove"
-    raise InputError(f"neighbours must be one of {NEIGHBOURS}, got {value!r}")
 
 
 # --------------------------------------------------------------------------
@@ -146,7 +136,7 @@ def _profile(
     """The Gaussian part of the profile at eps_gauss = eps - e0 > 0 (shift = L R)."""
     if eps_gauss <= 0:
         return 1.0
-    if neighbours == "add-remove":
+    if neighbours is Neighbours.ADD_REMOVE:
         value = gaussian_delta(sigma, shift, eps_gauss) if monotone_loss else _folded(sigma, shift, eps_gauss)
     else:
         if monotone_loss:
@@ -167,7 +157,7 @@ def objective_gaussian_delta(
     norm_bound: float,
     strong_convexity: float,
     ridge: float = 0.0,
-    neighbours: Neighbours = "replace-one",
+    neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
 ) -> float:
     """An upper bound delta(epsilon) on the privacy profile of Gaussian objective perturbation.
@@ -191,11 +181,11 @@ def objective_gaussian_delta(
     sigma = positive("sigma", sigma)
     shift = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
     e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
-    return _profile(eps - e0, sigma, shift, check_neighbours(neighbours), check_flag("monotone_loss", monotone_loss))
+    return _profile(eps - e0, sigma, shift, Neighbours.parse(neighbours), check_flag("monotone_loss", monotone_loss))
 
 
 def _bisect_sigma(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours, monotone: bool) -> float:
-    if neighbours == "add-remove" and monotone:
+    if neighbours is Neighbours.ADD_REMOVE and monotone:
         return analytic_gaussian_sigma(shift, eps_gauss, delta)
     low = high = 2 * shift / eps_gauss
     for _ in range(4096):
@@ -227,7 +217,7 @@ def objective_gaussian_sigma(
     norm_bound: float,
     strong_convexity: float,
     ridge: float = 0.0,
-    neighbours: Neighbours = "replace-one",
+    neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
 ) -> float:
     """The smallest sigma (bisection, rounded up) with :func:`objective_gaussian_delta` <= delta.
@@ -238,7 +228,7 @@ def objective_gaussian_sigma(
     eps = positive("epsilon", epsilon)
     delta = check_delta(delta, allow_zero=False)
     shift = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
-    neighbours = check_neighbours(neighbours)
+    neighbours = Neighbours.parse(neighbours)
     monotone = check_flag("monotone_loss", monotone_loss)
     e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
     if not e0 < eps:
@@ -334,7 +324,7 @@ def rdp_objective_calibration(
     norm_bound: float,
     strong_convexity: float,
     ridge: float = 0.0,
-    neighbours: Neighbours = "replace-one",
+    neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
 ) -> GaussianObjectiveCalibration:
     """The re-derived Redberg-Koskela-Wang calibration at a given ridge (see :func:`objective_gaussian_sigma`)."""
@@ -355,7 +345,7 @@ def rdp_objective_calibration(
         ridge=float(ridge),
         epsilon=float(epsilon),
         delta=float(delta),
-        neighbours=check_neighbours(neighbours),
+        neighbours=Neighbours.parse(neighbours),
         analysis=RDP_OBJECTIVE,
         n=int(n),
         lipschitz=float(lipschitz),
@@ -372,7 +362,8 @@ def rdp_objective_calibration(
 # --------------------------------------------------------------------------
 
 
-def kst12_sigma(epsilon: float, delta: float, *, lipschitz: float, norm_bound: float, neighbours: Neighbours) -> float:
+def kst12_sigma(epsilon: float, delta: float, *, lipschitz: float, norm_bound: float,
+                neighbours: Neighbours | str) -> float:
     """KST12 Algorithm 1, (epsilon, delta): sigma = zeta sqrt(8 ln(2/delta) + 4 epsilon) / epsilon.
 
     zeta bounds the norm of the gradient difference of neighbours: L R under
@@ -382,7 +373,7 @@ def kst12_sigma(epsilon: float, delta: float, *, lipschitz: float, norm_bound: f
     eps = positive("epsilon", epsilon)
     delta = check_delta(delta, allow_zero=False)
     zeta = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
-    if check_neighbours(neighbours) == "replace-one":
+    if Neighbours.parse(neighbours) is Neighbours.REPLACE_ONE:
         zeta *= 2
     return round_up(zeta * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps)
 
@@ -413,7 +404,7 @@ def kst12_calibration(
     norm_bound: float,
     strong_convexity: float,
     ridge: float | None = None,
-    neighbours: Neighbours = "replace-one",
+    neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
 ) -> GaussianObjectiveCalibration:
     """KST12's calibration; ``ridge`` defaults to :func:`kst12_ridge` and may only be larger."""
     minimum = kst12_ridge(epsilon, n=n, smoothness=smoothness, norm_bound=norm_bound, strong_convexity=strong_convexity)
@@ -428,7 +419,7 @@ def kst12_calibration(
         ridge=ridge_value,
         epsilon=float(epsilon),
         delta=float(delta),
-        neighbours=check_neighbours(neighbours),
+        neighbours=Neighbours.parse(neighbours),
         analysis=KST12,
         n=int(n),
         lipschitz=float(lipschitz),
@@ -483,7 +474,7 @@ def calibrate_objective_gaussian(
     norm_bound: float,
     strong_convexity: float,
     smooth_unconstrained: bool,
-    neighbours: Neighbours = "replace-one",
+    neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
     weight_norm: float | None = None,
     max_ridge: float | None = None,
@@ -505,7 +496,7 @@ def calibrate_objective_gaussian(
     c = non_negative("smoothness", smoothness)
     r = positive("norm_bound", norm_bound)
     lam_m = non_negative("strong_convexity", strong_convexity)
-    neighbours = check_neighbours(neighbours)
+    neighbours = Neighbours.parse(neighbours)
     smooth = check_flag("smooth_unconstrained", smooth_unconstrained)
     monotone = check_flag("monotone_loss", monotone_loss)
     if weight_norm is None:

@@ -26,8 +26,11 @@ is::
      "parts": [{"kind": "gaussian", "noise_multiplier": z, "what": "..."},
                {"kind": "epsilon-delta", "epsilon": e, "delta": d, "what": "..."}]}
 
-The neighbour relation is the one every part's sensitivity was computed for;
-compose only curves of the same relation.
+The neighbour relation (:class:`~dpcvx.privacy.neighbours.Neighbours`) is the one
+every part's sensitivity was computed for; compose only curves of the same
+relation. :meth:`PrivacyCurve.under` converts an add-remove curve to
+replace-one by group privacy (each part as :mod:`dpcvx.privacy.neighbours`
+says); the reverse is refused.
 
 :func:`compose_epsilon` gives the epsilon of a composition at a target delta:
 with the optional ``dp-accounting`` package (``pip install "dpcvx[accounting]"``)
@@ -53,6 +56,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_delta, check_epsilon, positive
+from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "compose_epsilon", "curve_of_calibration",
            "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting"]
@@ -103,6 +107,16 @@ class CurvePart:
             return {"kind": GAUSSIAN, "noise_multiplier": self.noise_multiplier, "what": self.what}
         return {"kind": EPSILON_DELTA, "epsilon": self.epsilon, "delta": self.delta, "what": self.what}
 
+    def grouped(self) -> CurvePart:
+        """This add-remove part under replace-one (group privacy): z -> z / 2, (e, d) -> (2 e, (1 + e^e) d)."""
+        what = f"{self.what}; add-remove converted to replace-one by group privacy"
+        if self.kind == GAUSSIAN:
+            assert self.noise_multiplier is not None
+            return CurvePart(GAUSSIAN, what, noise_multiplier=group_noise_multiplier(self.noise_multiplier))
+        assert self.epsilon is not None
+        epsilon, delta = group_epsilon_delta(self.epsilon, self.delta)
+        return CurvePart(EPSILON_DELTA, what, epsilon=epsilon, delta=delta)
+
     @classmethod
     def from_dict(cls, data: Any) -> CurvePart:
         if not isinstance(data, dict) or data.get("kind") not in (GAUSSIAN, EPSILON_DELTA):
@@ -120,7 +134,22 @@ class PrivacyCurve:
     """The composition of ``parts``, all for the neighbour relation ``neighbours``."""
 
     parts: tuple[CurvePart, ...]
-    neighbours: str = "replace-one"
+    neighbours: Neighbours = Neighbours.REPLACE_ONE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "neighbours", Neighbours.parse(self.neighbours))
+
+    def under(self, target: Neighbours) -> PrivacyCurve:
+        """This curve for the relation ``target``: itself, or an add-remove curve converted to
+        replace-one part by part (:meth:`CurvePart.grouped`). Replace-one -> add-remove is refused:
+        a replace-one release may use n, which add-remove keeps private."""
+        if self.neighbours is target:
+            return self
+        if not self.neighbours.converts_to(target):
+            raise InputError(f"a curve proved for {self.neighbours} neighbours has no {target} guarantee "
+                             f"(a {self.neighbours} release may use n, which {target} keeps private); only "
+                             f"add-remove converts to replace-one, by {GROUP_PRIVACY}")
+        return PrivacyCurve(tuple(part.grouped() for part in self.parts), target)
 
     @property
     def has_gaussian(self) -> bool:
@@ -131,7 +160,7 @@ class PrivacyCurve:
         return compose_epsilon([self], delta)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": CURVE_FORMAT, "neighbours": self.neighbours,
+        return {"format": CURVE_FORMAT, "neighbours": self.neighbours.value,
                 "parts": [part.to_dict() for part in self.parts]}
 
     @classmethod
@@ -140,7 +169,8 @@ class PrivacyCurve:
             raise InputError(f"a privacy curve is an object with format {CURVE_FORMAT!r}")
         if set(data) != {"format", "neighbours", "parts"} or not isinstance(data["parts"], list):
             raise InputError("a privacy curve has the keys format, neighbours and parts (a list)")
-        return cls(tuple(CurvePart.from_dict(part) for part in data["parts"]), str(data["neighbours"]))
+        return cls(tuple(CurvePart.from_dict(part) for part in data["parts"]),
+                   Neighbours.parse(data["neighbours"], "privacy_curve.neighbours"))
 
 
 def have_dp_accounting() -> bool:
@@ -229,7 +259,8 @@ def curve_of_calibration(calibration: dict[str, Any], epsilon: float, delta: flo
     part and the approximate-minimiser cover as a Gaussian part. Any other
     calibration (pure epsilon; the kernel learners): one (epsilon, delta) part.
     """
-    neighbours = str(calibration.get("neighbours", "replace-one"))
+    neighbours = Neighbours.parse(calibration.get("neighbours", Neighbours.REPLACE_ONE.value),
+                                  "calibration.neighbours")
     if calibration.get("noise") == "gaussian" and calibration.get("mechanism") == "output":
         part = CurvePart.gaussian(calibration["sigma"], calibration["sensitivity"],
                                   "output perturbation (analytic Gaussian)")

@@ -42,6 +42,7 @@ from ..privacy.kernel_calibrate import (
     recompute_kernel_calibration,
     release_constants,
 )
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
 from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
@@ -352,7 +353,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         library_version=str(certificate["library_version"]), neighbours=str(certificate["neighbours"]),
         saved=copy.deepcopy(saved_certificate))
     check_recorded_curve(recorded_curve, saved.privacy_curve)
-    if saved.guarantee != certificate["guarantee"] or "replace-one" not in saved.neighbours:
+    if saved.guarantee != certificate["guarantee"] or Neighbours.of_statement(saved.neighbours) is not \
+            Neighbours.REPLACE_ONE:
         raise InputError("certificate.guarantee or certificate.neighbours does not match what dpcvx states "
                          "for this release; the file has been edited")
     outputs = {key: privatised[key] for key in _OUTPUTS[algorithm]}

@@ -94,6 +94,7 @@ from ..exceptions import FileError, InputError
 from ..privacy import calibrate
 from ..privacy.adassp import adassp_calibration
 from ..privacy.composition import one_vs_rest_budget
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ..verification.certificate import MECHANISMS, Certificate, Condition
 from ..version import __version__
@@ -657,10 +658,12 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     neighbours = _text("certificate.neighbours", item["neighbours"])
     if not neighbours.strip():
         raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
-    relation = calibration.get("neighbours", "replace-one")
-    if not neighbours.startswith(str(relation)):
-        raise InputError(f"certificate.neighbours states {neighbours.split(':')[0]!r} but the calibration is for "
-                         f"{relation!r}; the file has been edited")
+    relation = Neighbours.parse(calibration.get("neighbours", Neighbours.REPLACE_ONE.value),
+                                "certificate.calibration.neighbours")
+    stated = Neighbours.of_statement(neighbours, "certificate.neighbours")
+    if stated is not relation:
+        raise InputError(f"certificate.neighbours states {stated} but the calibration is for {relation}; the file "
+                         "has been edited")
     return SavedReleaseCertificate(
         mechanism=mechanism,
         guarantee=_text("certificate.guarantee", item["guarantee"]),

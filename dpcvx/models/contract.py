@@ -1,0 +1,60 @@
+"""What a procedure may assume of a learner's predictions: the ``predicts_per_row`` capability.
+
+:func:`dpcvx.tune` (Algorithm 4 of JMLR 2011) scores every candidate by its
+mistakes on PRIVATE held-out rows, z_i = #{j : predict(x_j) != y_j}, and proves
+the selection private because one changed held-out record moves each z_i by at
+most 1. That holds only when the prediction of a row is a function of that row
+and of a model already released (private by the learner's own guarantee), so
+that scoring reads each held-out row once and keeps nothing of it.
+
+An interactive learner breaks both halves: :class:`dpcvx.PINP` answers each row
+with a curator that updates on the rows it is asked about, so a held-out row
+can change later answers (z_i moves by more than 1), the rows that trigger an
+update become the released centres verbatim, and a row outside the public
+ball makes the curator raise after the budget is charged.
+
+A learner class states its capability as the class attribute
+``predicts_per_row`` (a ``ClassVar[bool]``):
+
+* True: ``fit`` releases a model and ``predict`` maps each row alone through it
+  (PrivateERM, TDDL, TDIL, the linear and multiclass learners, the estimators);
+* False: predictions depend on the queries asked (PINP).
+
+A learner that does not declare it is treated as not per-row: the property is a
+proof obligation of the learner, never guessed from its name or behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..exceptions import InputError
+from ..privacy.neighbours import Neighbours
+
+__all__ = ["predicts_per_row", "check_tunable"]
+
+
+def predicts_per_row(learner: Any) -> bool:
+    """Whether ``learner`` (an instance or a class) declares ``predicts_per_row = True``."""
+    return getattr(learner, "predicts_per_row", None) is True
+
+
+def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> None:
+    """Refuse, before anything is charged, a candidate outside the proof of :func:`dpcvx.tune`: one whose
+    predictions are not a per-row function of a released model, or one set to fit under add-remove
+    neighbours (the proof and its parts are replace-one, with n public). ``name`` names the learner."""
+    if not predicts_per_row(candidate):
+        raise InputError(
+            f"tune scores each candidate by its mistakes on private held-out rows, which is private only "
+            f"when a prediction is a per-row function of a released model; {name} does not declare "
+            "predicts_per_row = True (an interactive learner such as PINP would take the held-out rows as "
+            "queries and publish those that trigger updates). Nothing was charged. Tune a learner that "
+            "releases a model (PrivateERM, TDDL, TDIL, the estimators), or declare predicts_per_row = True "
+            "on your learner class if its predict maps each row alone through its released model")
+    params = candidate.get_params() if callable(getattr(candidate, "get_params", None)) else {}
+    relation = fit_params.get("neighbours", params.get("neighbours", Neighbours.REPLACE_ONE))
+    if isinstance(relation, (str, Neighbours)) and Neighbours.parse(relation) is not Neighbours.REPLACE_ONE:
+        raise InputError(f"tune's guarantee (Algorithm 4) is proved for replace-one neighbours with n public, "
+                         f"and {name} is set to fit under {relation}; nothing was charged. Tune it under "
+                         "neighbours='replace-one'")
