@@ -12,6 +12,19 @@ threshold perturbation each round):
 * above: answer yhat = <w*, phi(z)> + Lap(Delta / eps_ans), update
   w_{t+1} = w_t + eta sign(yhat - <w_t, phi(z)>) phi(z), start a new round.
 
+Floating point: every noisy quantity is computed on the public lattice of spacing
+gamma_L (a power of two) with EXACT discrete Laplace noise (:mod:`dpcvx.privacy.exact`,
+randomness from the OS CSPRNG unless a seed is given): the secret is clamped to the
+public bound (C + gamma) R and rounded to the lattice, the noise is an exact integer,
+and the sensitivity in lattice steps K charges Delta, the rounding and twice the
+proved floating-point error of evaluating <w~, phi(z)> (:mod:`dpcvx.privacy.lattice`).
+The outputs under neighbouring data sets then have the same support and the ratio
+of their probabilities is bounded as in exact arithmetic: no support attack in the
+manner of Mironov (2012) applies. The certificate's calibration names the guarantee
+(``float_guarantee``: "exact" for the rbf and laplacian kernels, whose evaluation
+error is proved; "mitigation-only" otherwise). Proof: docs/theory.md, "Floating
+point: PINP's answers".
+
 Each round is eps_r = eps_svt + eps_ans pure DP; at most B rounds are
 composed (:mod:`dpcvx.privacy.composition`). After B updates the budget is spent: the
 curator refuses further queries with :class:`BudgetExceededError`, and the
@@ -30,10 +43,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.kernels import as_rows, kernel_expansion
-from ..exceptions import BudgetExceededError, InputError
+from ..exceptions import BudgetExceededError, InputError, SolverError
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.exact import IntegerSource, discrete_laplace, integer_source
 from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
-from ..privacy.noise import sample_laplace
+from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import as_labels
@@ -67,7 +81,10 @@ class PINP(PrivateKernelLearner):
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 2 (privacy of PINP, Algorithm 1), as re-derived "
                "in docs/theory.md (section 9): AboveThreshold rounds plus Laplace answers, composed "
                "over at most B updates, with the query sensitivity enlarged by 2 gamma R for the "
-               "certified approximate minimiser")
+               "certified approximate minimiser; every noisy value on a public lattice with exact "
+               "discrete Laplace noise (Canonne, Kamath and Steinke 2020), the rounding and the "
+               "floating-point evaluation error charged to the sensitivity (docs/theory.md, "
+               "\"Floating point: PINP's answers\")")
     _param_names = PrivateKernelLearner._param_names + (
         "max_queries", "failure_probability", "max_updates")
 
@@ -87,7 +104,8 @@ class PINP(PrivateKernelLearner):
                                    loss.value_at_zero, loss.infimum)
         parameters = pinp_parameters(
             model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, budget.epsilon,
-            budget.delta, self.max_queries, self.failure_probability, self.max_updates)
+            budget.delta, self.max_queries, self.failure_probability, self.max_updates,
+            kernel_name=float_kernel_name(kernel), n_features=model.n_features)
         return model, parameters
 
     def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *,
@@ -103,17 +121,28 @@ class PINP(PrivateKernelLearner):
         model, parameters = self._check(X, y, budget)
         self._charge(budget)
         self._model = model = self._solve(model)
+        self._check_coefficients(model, parameters)
         self._budget = budget
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
-        self._rng = budget.rng
+        self._source: IntegerSource = integer_source(None if random_state is None else budget.rng)
         self._centers: list[np.ndarray] = []
         self._coef: list[float] = []
         self._answers: list[float] = []
-        self._round_shift: float | None = None
+        self._round_shift: int | None = None
         self.updates_used_ = 0
         self.queries_answered_ = 0
         return self
+
+    @staticmethod
+    def _check_coefficients(model, parameters: PINPParameters) -> None:
+        """The hypothesis of the proved evaluation error: sum_i |w_i| <= A (the KKT conditions give
+        L / lam at the exact minimiser; A is twice that). Checked before any answer is drawn."""
+        if parameters.coefficient_bound > 0 and not \
+                float(np.sum(np.abs(model._weights))) <= parameters.coefficient_bound * (1 - 1e-9):
+            raise SolverError(
+                "the solver's representer coefficients exceed the public bound 2 L / lam on which the "
+                "floating-point error bound of PINP's answers rests; no query was answered")
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:
@@ -168,15 +197,18 @@ class PINP(PrivateKernelLearner):
                 "spent; public_predictor() answers further queries at no privacy cost"
             )
         public = self._public_value(point)
+        threshold_scale, query_scale, answer_scale = parameters.lattice_scales()
+        spacing = parameters.lattice
         if self._round_shift is None:
-            self._round_shift = sample_laplace(1, parameters.threshold_noise, self._rng)[0]
-        private = float(self._model.predict(point)[0])
-        noisy_gap = abs(private - public) + sample_laplace(1, parameters.query_noise, self._rng)[0]
+            self._round_shift = discrete_laplace(threshold_scale, self._source)
+        secret = to_lattice(float(self._model.predict(point)[0]), spacing, parameters.magnitude_bound)
+        gap = abs(secret - to_lattice(public, spacing))
+        noisy_gap = gap + discrete_laplace(query_scale, self._source)
         self.queries_answered_ += 1
-        if noisy_gap < parameters.threshold + self._round_shift:
+        if noisy_gap < parameters.threshold_steps + self._round_shift:
             self._answers.append(public)
             return public
-        answer = float(private + sample_laplace(1, parameters.answer_noise, self._rng)[0])
+        answer = from_lattice(secret + discrete_laplace(answer_scale, self._source), spacing)
         self._centers.append(point[0])
         self._coef.append(parameters.step if answer >= public else -parameters.step)
         self.updates_used_ += 1

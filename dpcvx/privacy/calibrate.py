@@ -63,7 +63,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
-from .noise import release_grid_spacing, round_to_grid, sample_l2_laplace
+from .noise import grid_record, release_grid_spacing, round_to_grid, sample_l2_laplace
 
 __all__ = [
     "OutputPerturbation",
@@ -197,7 +197,7 @@ class OutputPerturbation:
             "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "L": self.L, "R": self.R, "m": self.m,
             "sensitivity": self.sensitivity, "beta": self.beta,
-            "release_grid": self.release_grid,
+            **grid_record(self.release_grid),
         }
         if self.tol is not None:
             out.update({
@@ -290,7 +290,7 @@ class ObjectivePerturbation:
                 "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
                 "amp_epsilon": self.amp_epsilon, "amp_sensitivity": self.amp_sensitivity,
                 "amp_beta": self.amp_beta, "approximate_minimiser": AMP_THEOREM,
-                "release_grid": self.release_grid,
+                **grid_record(self.release_grid),
             })
         return out
 

@@ -46,7 +46,7 @@ from .calibrate import (
 )
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
-from .noise import release_grid_spacing, round_to_grid, sample_gaussian
+from .noise import grid_record, release_grid_spacing, round_to_grid, sample_gaussian
 from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
 
 __all__ = [
@@ -145,7 +145,7 @@ class GaussianObjectivePerturbation:
             "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
             "amp_epsilon": self.amp_epsilon, "amp_delta": self.amp_delta,
             "amp_sensitivity": self.amp_sensitivity, "amp_sigma": self.amp_sigma,
-            "approximate_minimiser": AMP_GAUSSIAN_THEOREM, "release_grid": self.release_grid,
+            "approximate_minimiser": AMP_GAUSSIAN_THEOREM, **grid_record(self.release_grid),
             # KST12 problems (constraint set or non-smooth regularizer): only the KST12 analysis applies
             **({} if self.smooth_unconstrained else {"problem_class": KST12_PROBLEMS}),
             **({} if self.weight_norm is None else {"weight_norm": self.weight_norm}),
@@ -213,7 +213,7 @@ class GaussianOutputPerturbation:
             "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
             "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each approximate "
                                      "minimiser is within gamma / (n m Lam) of the exact one",
-            "release_grid": self.release_grid,
+            **grid_record(self.release_grid),
         }
 
 

@@ -16,19 +16,40 @@ Its two users in dpcvx:
 * TDIL over a net (Jain and Thakurta, ICML 2013, Algorithm 3): score
   |<w* - w_t, phi(s)>| of sensitivity Delta = (2 L R / (lam n) + 2 gamma) R.
 
-The probabilities are computed as exp(s_i - max_j s_j) / sum_j exp(s_j - max_j s_j)
-with s_i = epsilon u_i / (2 Delta): the largest term is exactly 1, so nothing
-overflows and the sum never underflows to 0.
+:func:`exponential_probabilities` computes the probabilities in doubles as
+exp(s_i - max_j s_j) / sum_j exp(s_j - max_j s_j) with s_i = epsilon u_i / (2 Delta)
+(the largest term is exactly 1, so nothing overflows); they describe the law and
+are never used to draw.
+
+:func:`sample_exponential` draws EXACTLY from that law, without exp() in doubles
+(which Ilvento 2020 showed can break the mechanism): epsilon, Delta and the
+scores are converted to rationals exactly (``Fraction`` of a double is its exact
+value; tuning's scores are integer counts), x_i = epsilon (max_j u_j - u_i) / (2 Delta)
+>= 0 is rational, and the draw is rejection from the uniform proposal: pick i
+uniformly, accept with an exact Bernoulli(exp(-x_i)) (Canonne, Kamath and Steinke
+2020, Algorithm 1; :mod:`dpcvx.privacy.exact`). A proposal is accepted with
+probability (1/m) sum_j exp(-x_j) >= 1/m, and the accepted index has probability
+exp(-x_i) / sum_j exp(-x_j) = p_i exactly. The number of proposals (at most m on
+average) depends on the scores; it is not part of the released output (a timing
+observer is outside the guarantee, as for every sampler of :mod:`dpcvx.privacy.exact`).
+This keeps the exponential mechanism itself rather than permute-and-flip (McKenna and
+Sheldon 2020, also exact with the same Bernoulli): JMLR 2011 Algorithm 4 and TDIL's
+analysis are stated for it, and the selection law callers report stays the same.
+The floating-point status of the scores is the caller's: tuning's mistake counts are
+exact integers; TDIL's scores are the computed doubles (their evaluation error is not
+yet charged).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
 from ..exceptions import InputError
 from ..validation import positive
+from .exact import GeneratorSource, IntegerSource, bernoulli_exp
 
 __all__ = ["exponential_probabilities", "sample_exponential"]
 
@@ -46,7 +67,19 @@ def exponential_probabilities(scores: Sequence[float] | np.ndarray, epsilon: flo
 
 
 def sample_exponential(scores: Sequence[float] | np.ndarray, epsilon: float, sensitivity: float,
-                       rng: np.random.Generator) -> int:
-    """An index i drawn with probability :func:`exponential_probabilities` (scores, epsilon, sensitivity)[i]."""
-    probabilities = exponential_probabilities(scores, epsilon, sensitivity)
-    return int(rng.choice(probabilities.size, p=probabilities))
+                       rng: np.random.Generator | IntegerSource) -> int:
+    """An index i drawn with probability :func:`exponential_probabilities` (scores, epsilon, sensitivity)[i],
+    exactly (rejection from the uniform proposal with an exact Bernoulli(exp(-x_i))).
+
+    ``rng``: a numpy Generator (its integers, reproducible when seeded) or an
+    :class:`~dpcvx.privacy.exact.IntegerSource`.
+    """
+    exponential_probabilities(scores, epsilon, sensitivity)  # the checks
+    source = GeneratorSource(rng) if isinstance(rng, np.random.Generator) else rng
+    values = [Fraction(float(value)) for value in np.asarray(scores, dtype=float)]
+    best = max(values)
+    rate = Fraction(float(epsilon)) / (2 * Fraction(float(sensitivity)))
+    while True:
+        index = source.below(len(values))
+        if bernoulli_exp(rate * (best - values[index]), source):
+            return index

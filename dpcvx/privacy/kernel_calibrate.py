@@ -29,6 +29,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -40,7 +41,9 @@ from ..rounding import round_down, round_up
 from ..validation import positive
 from .calibrate import minimiser_sensitivity
 from .composition import check_delta, round_epsilon
+from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
+from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivity, lattice_spacing, pinp_float_terms
 
 __all__ = [
     "SOLVE_RTOL",
@@ -274,7 +277,15 @@ def _best_over_rounds(build: Callable[[int], Rounds], fewest: int) -> Rounds:
 class PINPParameters:
     """Private Interactive Non-linear Prediction (Jain and Thakurta, Algorithm 1), as derived in
     docs/theory.md (section 9): rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
-    one Laplace answer; at most ``max_updates`` rounds.
+    one noisy answer; at most ``max_updates`` rounds.
+
+    Every noisy quantity lives on the public lattice of spacing ``lattice`` (a power of two) with
+    exact discrete Laplace noise (:mod:`dpcvx.privacy.lattice`, docs/theory.md "Floating point:
+    PINP's answers"): the secret <w~, phi(z)> is clamped to +-``magnitude_bound``, rounded to the
+    lattice, and has integer sensitivity ``lattice_sensitivity`` K (Delta, twice the proved
+    floating-point ``evaluation_error`` and the rounding); the integer scales are 2K / eps_svt,
+    4K / eps_svt and K / eps_ans (:meth:`lattice_scales`). The ``*_noise`` fields are those scales
+    times the lattice spacing (in the units of the answers).
 
     With probability >= 1 - failure_probability, each of the first ``max_queries``
     answers is within ``accuracy`` of <w*, phi(z)>, and no more than
@@ -293,14 +304,29 @@ class PINPParameters:
     max_updates: int
     round_epsilon: float
     query_sensitivity: float
-    threshold_noise: float  # Laplace scale of the round's threshold perturbation
-    query_noise: float  # Laplace scale added to each |<w* - w_t, phi(z)>|
-    answer_noise: float  # Laplace scale of an update's released answer
+    threshold_noise: float  # scale of the round's threshold perturbation (lattice units times spacing)
+    query_noise: float  # scale of the noise added to each |<w* - w_t, phi(z)>|
+    answer_noise: float  # scale of an update's released answer
     gap: float  # every update has |<w* - w_t, phi(z)>| >= gap
     threshold: float
     accuracy: float  # sigma
     step: float  # eta, the update coefficient
     solve_tolerance: float = 0.0  # gamma: query_sensitivity = (s + 2 gamma) R
+    kernel_name: str = "other"  # "rbf" / "laplacian": the evaluation error is proved
+    n_features: int = 0
+    coefficient_bound: float = 0.0  # A >= sum_i |w_i| (checked at fit; 2 L / lam, twice the KKT bound)
+    evaluation_error: float = 0.0  # E >= |fl(<w~, phi(z)>) - <w~, phi(z)>|
+    magnitude_bound: float = 0.0  # M = (C + gamma) R (1 + 1e-9) >= |<w~, phi(z)>| (queries: ||phi|| <= R (1 + 1e-12))
+    lattice: float = 0.0  # gamma_L
+    lattice_sensitivity: int = 1  # K
+    threshold_steps: int = 0  # ceil(threshold / gamma_L)
+    float_guarantee: str = FloatGuarantee.MITIGATION_ONLY.value
+
+    def lattice_scales(self) -> tuple[Fraction, Fraction, Fraction]:
+        """The exact integer scales (threshold, query, answer): 2K / eps_svt, 4K / eps_svt, K / eps_ans."""
+        half = Fraction(round_down(self.round_epsilon / 2))
+        K = self.lattice_sensitivity
+        return 2 * K / half, 4 * K / half, K / half
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -308,39 +334,49 @@ class PINPParameters:
 
 def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: float,
                     delta: float, max_queries: int, failure_probability: float = 0.05,
-                    max_updates: int | None = None) -> PINPParameters:
-    """Derive PINP's noise, threshold, step and update budget B (minimising sigma when B is None).
+                    max_updates: int | None = None, *, kernel_name: str = "other",
+                    n_features: int = 0) -> PINPParameters:
+    """Derive PINP's lattice, noise, threshold, step and update budget B (minimising sigma when B is None).
 
     Per round eps_r = :func:`dpcvx.privacy.composition.round_epsilon` (epsilon, delta, B),
-    half to AboveThreshold, half to the answer; Delta = weight_sensitivity R.
-    Tails (failure split in three): a_rho = (2 Delta / eps_svt) ln(3B/beta),
-    a_nu = (4 Delta / eps_svt) ln(3T/beta), a_zeta = (Delta / eps_ans) ln(3B/beta).
-    gap g = max(C R / sqrt(B), a_zeta); threshold tau = g + a_rho + a_nu;
-    sigma = tau + a_rho + a_nu; step eta = g / R^2.
+    half to AboveThreshold, half to the answer; Delta = weight_sensitivity R; lattice
+    gamma_L = :func:`~dpcvx.privacy.lattice.lattice_spacing` (Delta), K = floor((Delta + 2 E) / gamma_L) + 1,
+    value scales b_rho = gamma_L 2K / eps_svt, b_nu = gamma_L 4K / eps_svt, b_zeta = gamma_L K / eps_ans.
+    Tails (failure split in three, :func:`~dpcvx.privacy.lattice.discrete_laplace_tail`):
+    a_rho = b_rho ln(3B/beta) + gamma_L, a_nu = b_nu ln(3T/beta) + gamma_L, a_zeta = b_zeta ln(3B/beta) + gamma_L;
+    lattice error l = 2 gamma_L + E. gap g = max(C R / sqrt(B), a_zeta + l); threshold
+    tau = g + a_rho + a_nu + l; sigma = tau + a_rho + a_nu + l; step eta = g / R^2.
     """
     epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
     C = positive("C", C)
     T = _count("max_queries", max_queries)
     beta = _probability("failure_probability", failure_probability)
     sensitivity = round_up(weight_sensitivity(n, lam, L, R) * R)
+    tolerance = solve_tolerance(n, lam, L, R)
+    bound, error, guarantee = pinp_float_terms(kernel_name, n, n_features, L, lam)
+    spacing = lattice_spacing(sensitivity)
+    K = lattice_sensitivity(sensitivity, error, spacing)
+    slack = round_up(2 * spacing + error)
 
     def build(rounds: int) -> PINPParameters:
         per_round = round_epsilon(epsilon, delta, rounds)
         half = round_down(per_round / 2)
-        threshold_noise, query_noise = round_up(2 * sensitivity / half), round_up(4 * sensitivity / half)
-        answer_noise = round_up(sensitivity / half)
-        a_rho = _laplace_tail(threshold_noise, 3 * rounds, beta)
-        a_nu = _laplace_tail(query_noise, 3 * T, beta)
-        a_zeta = _laplace_tail(answer_noise, 3 * rounds, beta)
-        gap = max(C * R / math.sqrt(rounds), a_zeta)
-        threshold = gap + a_rho + a_nu
+        threshold_noise, query_noise = round_up(2 * K * spacing / half), round_up(4 * K * spacing / half)
+        answer_noise = round_up(K * spacing / half)
+        a_rho = discrete_laplace_tail(threshold_noise, spacing, 3 * rounds, beta)
+        a_nu = discrete_laplace_tail(query_noise, spacing, 3 * T, beta)
+        a_zeta = discrete_laplace_tail(answer_noise, spacing, 3 * rounds, beta)
+        gap = max(C * R / math.sqrt(rounds), a_zeta + slack)
+        threshold = gap + a_rho + a_nu + slack
         return PINPParameters(
             n=n, lam=lam, L=L, R=R, C=C, epsilon=epsilon, delta=delta, max_queries=T,
             failure_probability=beta, max_updates=rounds, round_epsilon=per_round,
             query_sensitivity=sensitivity, threshold_noise=threshold_noise, query_noise=query_noise,
             answer_noise=answer_noise, gap=gap, threshold=threshold,
-            accuracy=threshold + a_rho + a_nu, step=gap / R**2,
-            solve_tolerance=solve_tolerance(n, lam, L, R),
+            accuracy=threshold + a_rho + a_nu + slack, step=gap / R**2, solve_tolerance=tolerance,
+            kernel_name=kernel_name, n_features=n_features, coefficient_bound=bound, evaluation_error=error,
+            magnitude_bound=round_up((C + tolerance) * R * (1 + 1e-9)), lattice=spacing, lattice_sensitivity=K,
+            threshold_steps=math.ceil(Fraction(threshold) / Fraction(spacing)), float_guarantee=guarantee.value,
         )
 
     if max_updates is None:
@@ -548,9 +584,11 @@ def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel: Gram
                 *common, epsilon, delta, np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
                 top_eigenvalue_bound(eigenvalues), str(recorded["minimiser_span"]))
         elif algorithm == "PINP":
+            dim = centers.shape[1] if centers is not None else 0
             result = pinp_parameters(*common, float(recorded["C"]), epsilon, delta,
                                      recorded["max_queries"], float(recorded["failure_probability"]),
-                                     recorded["max_updates"])
+                                     recorded["max_updates"], kernel_name=float_kernel_name(kernel),
+                                     n_features=dim)
         elif algorithm == "TDIL":
             result = tdil_parameters(*common, float(recorded["C"]), epsilon, delta,
                                      net_size=recorded["net_size"], ball_dimension=recorded["ball_dimension"],

@@ -8,9 +8,10 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..validation import integer, positive, sample_size
+from .float_guarantee import FloatGuarantee
 
 __all__ = ["sample_l2_laplace", "sample_laplace", "sample_gaussian", "round_to_grid",
-           "release_grid_spacing",
+           "release_grid_spacing", "grid_record",
            "GRID_BITS_BELOW_SCALE"]
 
 GRID_BITS_BELOW_SCALE = 30
@@ -90,3 +91,11 @@ def release_grid_spacing(scale: float, bits_below: int = GRID_BITS_BELOW_SCALE) 
     """
     scale = positive("scale", scale)
     return float(np.ldexp(1.0, int(np.ceil(np.log2(scale))) - int(bits_below)))
+
+
+def grid_record(spacing: float | None) -> dict:
+    """A calibration's record of its release grid and of the floating-point guarantee that grid gives
+    (:class:`~dpcvx.privacy.float_guarantee.FloatGuarantee`: mitigation only, see :func:`round_to_grid`)."""
+    if spacing is None:
+        return {"release_grid": None}
+    return {"release_grid": spacing, "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}

@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,
@@ -170,6 +171,8 @@ class KernelReleaseCertificate:
         lines.append("calibration: " + ", ".join(
             f"{key} = {value:.6g}" if isinstance(value, float) else f"{key} = {value}"
             for key, value in self.calibration.items()))
+        if "float_guarantee" in self.calibration:
+            lines.append(FloatGuarantee.parse(self.calibration["float_guarantee"]).statement)
         return "\n".join(lines)
 
 

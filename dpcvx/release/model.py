@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate, Condition
@@ -166,6 +167,8 @@ class ReleaseCertificate:
                 f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
                 f"covered by {c['approximate_minimiser']}"
             )
+        if "float_guarantee" in c:
+            lines.append(FloatGuarantee.parse(c["float_guarantee"]).statement)
         lines.append(str(self.verification))
         return "\n".join(lines)
 

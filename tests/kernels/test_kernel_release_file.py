@@ -91,3 +91,19 @@ def test_edited_round_parameters_are_refused(releases, tmp_path):
         (tmp_path / "edited.json").write_text(json.dumps(data))
         with pytest.raises(dpcvx.InputError, match=f"calibration.{key}: recorded"):
             dpcvx.load(tmp_path / "edited.json")
+
+
+def test_pinp_release_names_its_floating_point_guarantee_and_the_loader_rechecks_it(releases, tmp_path):
+    """PINP (rbf) answers on a lattice with exact noise: "exact"; an edited name or lattice constant is refused."""
+    data = json.loads(dpcvx.save(releases["PINP"], tmp_path / "release.json").read_text())
+    calibration = data["certificate"]["calibration"]
+    assert calibration["float_guarantee"] == "exact" and calibration["evaluation_error"] > 0
+    assert "floating point: exact" in str(releases["PINP"].certificate)
+    for key, value in (("float_guarantee", "mitigation-only"), ("float_guarantee", "bogus"),
+                       ("lattice_sensitivity", calibration["lattice_sensitivity"] - 1),
+                       ("evaluation_error", 0.0), ("lattice", calibration["lattice"] * 2)):
+        edited = json.loads(json.dumps(data))
+        edited["certificate"]["calibration"][key] = value
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises(dpcvx.InputError, match=f"calibration.{key}: recorded"):
+            dpcvx.load(tmp_path / "edited.json")

@@ -47,21 +47,36 @@ def test_round_budget_composes_to_the_total(epsilon, delta, rounds):
 
 def test_pinp_parameters_match_hand_computation():
     n, lam, L, R, C, eps, delta, T, beta, B = 1500, 0.1, 1.0, 1.0, 3.0, 50.0, 1e-6, 200, 0.1, 40
-    parameters = pinp_parameters(n, lam, L, R, C, eps, delta, T, beta, max_updates=B)
+    parameters = pinp_parameters(n, lam, L, R, C, eps, delta, T, beta, max_updates=B,
+                                 kernel_name="rbf", n_features=2)
     sensitivity = (1 + 2e-3) * 2 * L * R / (lam * n) * R
     half = hand_round_epsilon(eps, delta, B) / 2
-    a_rho = 2 * sensitivity / half * math.log(3 * B / beta)
-    a_nu = 4 * sensitivity / half * math.log(3 * T / beta)
-    a_zeta = sensitivity / half * math.log(3 * B / beta)
-    gap = max(C * R / math.sqrt(B), a_zeta)
+    # the lattice: a power of two 2^-20 below Delta; E from the rbf evaluation (d = 2, n terms)
+    spacing = 2.0 ** (math.floor(math.log2(sensitivity)) - 20)
+    u = 2.0**-53
+    kernel_error = 5 * u / (1 - 5 * u) + 2 * 2.0**-44
+    error = 1.01 * (2 * L / lam) * (kernel_error + n * u / (1 - n * u) * (1 + kernel_error))
+    K = math.floor((sensitivity + 2 * error) / spacing) + 1
+    slack = 2 * spacing + error
+    a_rho = 2 * K * spacing / half * math.log(3 * B / beta) + spacing
+    a_nu = 4 * K * spacing / half * math.log(3 * T / beta) + spacing
+    a_zeta = K * spacing / half * math.log(3 * B / beta) + spacing
+    gap = max(C * R / math.sqrt(B), a_zeta + slack)
+    assert parameters.lattice == spacing and parameters.lattice_sensitivity == K
+    assert parameters.evaluation_error == pytest.approx(error, rel=1e-9)
+    assert parameters.float_guarantee == "exact"
     assert parameters.query_sensitivity == pytest.approx(sensitivity, rel=1e-9)
-    assert parameters.threshold_noise == pytest.approx(2 * sensitivity / half, rel=1e-9)
-    assert parameters.query_noise == pytest.approx(4 * sensitivity / half, rel=1e-9)
-    assert parameters.answer_noise == pytest.approx(sensitivity / half, rel=1e-9)
+    assert parameters.threshold_noise == pytest.approx(2 * K * spacing / half, rel=1e-9)
+    assert parameters.query_noise == pytest.approx(4 * K * spacing / half, rel=1e-9)
+    assert parameters.answer_noise == pytest.approx(K * spacing / half, rel=1e-9)
+    assert parameters.answer_noise == pytest.approx(sensitivity / half, rel=1e-5)  # the lattice costs < 1e-5
     assert parameters.gap == pytest.approx(gap, rel=1e-9)
-    assert parameters.threshold == pytest.approx(gap + a_rho + a_nu, rel=1e-9)
-    assert parameters.accuracy == pytest.approx(gap + 2 * (a_rho + a_nu), rel=1e-9)
+    assert parameters.threshold == pytest.approx(gap + a_rho + a_nu + slack, rel=1e-9)
+    assert parameters.threshold_steps == math.ceil(parameters.threshold / spacing)
+    assert parameters.accuracy == pytest.approx(gap + 2 * (a_rho + a_nu + slack), rel=1e-9)
     assert parameters.step == pytest.approx(gap / R**2, rel=1e-9)
+    other_kernel = pinp_parameters(n, lam, L, R, C, eps, delta, T, beta, max_updates=B)
+    assert other_kernel.float_guarantee == "mitigation-only" and other_kernel.evaluation_error == 0
     best = pinp_parameters(n, lam, L, R, C, eps, delta, T, beta)
     for rounds in (max(1, best.max_updates // 2), best.max_updates * 2, 1, 10**5):
         other = pinp_parameters(n, lam, L, R, C, eps, delta, T, beta, max_updates=rounds)
@@ -92,7 +107,7 @@ def test_pinp_stops_at_b_updates():
     pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=20, max_updates=3, loss=LOSS).fit(X, y, 1.0, random_state=2)
     assert pinp.parameters_.max_updates == 3
     # A (public) threshold far below every gap makes each query an update.
-    pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=-1e9)
+    pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=-1e9, threshold_steps=-10**18)
     private_calls = []
     private_predict = pinp._model.predict
     pinp._model.predict = lambda Z: private_calls.append(1) or private_predict(Z)
@@ -111,7 +126,7 @@ def test_pinp_stops_at_b_updates():
 def test_below_threshold_answers_are_the_public_iterate():
     X, y = circle_task(300, 24)
     pinp = PINP("rbf", gamma=4.0, lam=0.1, max_queries=20, loss=LOSS).fit(X, y, 1.0, random_state=3)
-    pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=1e9)
+    pinp.parameters_ = dataclasses.replace(pinp.parameters_, threshold=1e9, threshold_steps=10**18)
     queries, _ = circle_task(20, 25)
     answers = pinp.decision_function(queries)
     assert pinp.updates_used_ == 0
