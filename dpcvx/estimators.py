@@ -528,6 +528,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2 ("elasticnet"). L1 terms are
     released by objective perturbation under Kifer, Smith and Thakurta (2012)
     and solved by proximal Newton (docs/theory.md, section 14).
+    The release has no exact zeros (the noise reaches every weight); for a
+    sparse model use ``estimator.model_.sparsify(threshold)`` with a public
+    threshold (post-processing, no privacy cost; :mod:`dpcvx.release.sparsify`).
     :meth:`predict_proba` is the sigmoid of the decision function.
 
     Compared with :class:`~dpcvx.models.erm.PrivateERM` (the mathematical layer:

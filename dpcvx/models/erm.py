@@ -38,7 +38,7 @@ import numpy as np
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
-from ..exceptions import AssumptionError, ClippingWarning, InputError, SolverError
+from ..exceptions import ClippingWarning, InputError, SolverError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
@@ -72,7 +72,6 @@ from ..validation import (
 from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
-from ..verification.kst12 import with_kst12
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
@@ -146,6 +145,9 @@ class PrivateERM:
         regularizer (``a * cp.norm1(w) + b * cp.sum_squares(w)``, elastic net;
         b may be 0), objective perturbation follows Kifer, Smith and Thakurta
         (COLT 2012) and the solve is proximal Newton (docs/theory.md, section 14).
+        The noise reaches every weight, so an L1 or group term gives no exact
+        zeros in the release: ``model.sparsify(threshold)`` (a public rule,
+        post-processing, no privacy cost) gives them (:mod:`dpcvx.release.sparsify`).
     task : "classification" or "regression"
         "regression": the loss is a function of the residual r = w^T x - y
         (``lambda r: cp.huber(r, 1) / 2``, :func:`dpcvx.losses.huber_regression`),
@@ -500,9 +502,9 @@ class PrivateERM:
         loss = self.loss
         if self._regression and takes_prediction_and_label(loss):
             loss = residual_loss(loss)  # l(p, y), proved to be l(p - y, 0)
-        problem = with_kst12(verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
-                                            allow_estimates=self.allow_estimates, time_limit=self.time_limit,
-                                            progress=progress), self.constraints)
+        problem = verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
+                                 allow_estimates=self.allow_estimates, time_limit=self.time_limit,
+                                 progress=progress, constraints=self.constraints)
         if self._regression and self.label_bound is not None and self.data_norm is not None:
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
@@ -529,11 +531,6 @@ class PrivateERM:
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
-                if certificate.piecewise_twice_differentiable:
-                    raise AssumptionError(
-                        "the Gaussian objective perturbation (delta > 0) is proved for a loss that is twice "
-                        "continuously differentiable, and this loss is only piecewise C^2 (docs/theory.md, "
-                        "section 12.7); use a C^2 loss such as losses.logistic(), mechanism='output', or delta=0")
                 gaussian = gaussian_objective_perturbation(
                     n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
                     smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
@@ -714,7 +711,7 @@ class PrivateERM:
         n = X_mapped.shape[0] if n_public is None else n_public
         d = X_mapped.shape[1]
         problem = self._verified(d)
-        problem.require(mechanism)
+        problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
@@ -765,21 +762,7 @@ class PrivateERM:
                  + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
                     if mechanism == "objective" else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
-        if delta > 0 and mechanism == "objective" and problem.kst12:
-            return ("(epsilon, delta)-differential privacy by Gaussian objective perturbation with the Gaussian "
-                    "constants of Kifer, Smith and Thakurta (COLT 2012, Theorem 1), re-derived for the stated "
-                    "neighbour relation (docs/theory.md, section 14), under its verified conditions: a public "
-                    "closed convex set, a convex regularizer, a C^2 loss with rank-one Hessians" + cover)
-        if delta > 0:
-            gaussian = ("(epsilon, delta)-differential privacy by Gaussian objective perturbation, calibrated by the "
-                        "privacy profile re-derived from Redberg, Koskela and Wang (2023) or by Kifer, Smith and "
-                        "Thakurta (2012), whichever needs less noise (docs/theory.md, section 12), under the "
-                        "verified conditions of Theorem 2 of JMLR 2011 with a C^2 loss"
-                        if mechanism == "objective" else
-                        "(epsilon, delta)-differential privacy by output perturbation with the analytic Gaussian "
-                        "mechanism (Balle and Wang 2018) at the sensitivity of Theorem 1 of JMLR 2011")
-            return gaussian + cover
-        return problem.certificate.guarantee(mechanism) + cover
+        return problem.certificate.guarantee(mechanism, delta) + cover
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""

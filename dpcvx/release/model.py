@@ -25,6 +25,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate, Condition
+from .sparsify import Sparsifiable
 
 __all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
@@ -65,6 +66,13 @@ class ReleaseCertificate:
     library_version: str
     constants: dict = field(default_factory=dict)
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
+    post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
+
+    @property
+    def sparse_regularizer(self) -> bool:
+        """Whether N has an L1 or group term (whose exact zeros the noise removes: see ``sparsify``)."""
+        prox = next((item for item in self.verification.conditions if item.name == "regularizer_prox"), None)
+        return prox is not None and ("||w||_1" in str(prox.value) or "group norm" in str(prox.value))
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
@@ -122,6 +130,7 @@ class ReleaseCertificate:
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
+            **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
         }
 
     def __str__(self) -> str:
@@ -169,7 +178,13 @@ class ReleaseCertificate:
             )
         if "float_guarantee" in c:
             lines.append(FloatGuarantee.parse(c["float_guarantee"]).statement)
-        lines.append(str(self.verification))
+        if self.post_processing:
+            lines += [f"post-processing: {step}" for step in self.post_processing]
+        elif self.sparse_regularizer:
+            lines.append("sparsity: the L1/group term zeroes weights of the minimiser, but the noise reaches every "
+                         "coordinate, so the release has no exact zeros; model.sparsify(threshold) or "
+                         "model.sparsify(keep=k) with a public number gives them at no privacy cost")
+        lines.append(self.verification.report(self.delta))  # the verdict at the release's delta
         return "\n".join(lines)
 
 
@@ -243,7 +258,7 @@ class Release(ABC):
         """The released prediction function (no certificate)."""
 
 
-class PrivateModel(LinearModel, Release):  # LinearModel first: its prediction methods win
+class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: its prediction methods win
     """A linear classifier released under differential privacy, with its certificate."""
 
     kind = "linear"

@@ -19,6 +19,7 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve
 from .model import Release
+from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
 
@@ -59,7 +60,7 @@ class LinearRegressionModel:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
 
 
-class PrivateRegressionModel(LinearRegressionModel, Release):
+class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
     """A linear regression released under differential privacy, with its certificate."""
 
     kind = "regression"

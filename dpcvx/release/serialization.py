@@ -97,6 +97,7 @@ from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ..verification.certificate import MECHANISMS, Certificate, Condition
+from ..verification.verdict import SECTION as VERDICT_SECTION
 from ..version import __version__
 from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
 from .model import LinearModel, PrivateModel, Release, ReleaseCertificate
@@ -182,7 +183,8 @@ class SavedReleaseCertificate(ReleaseCertificate):
     saved: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        return copy.deepcopy(self.saved)
+        saved = copy.deepcopy(self.saved)
+        return {**saved, "post_processing": list(self.post_processing)} if self.post_processing else saved
 
 
 # --- writing -----------------------------------------------------------------------------
@@ -239,7 +241,7 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound"})
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing"})
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -504,7 +506,9 @@ def _verification(data: Any) -> Certificate:
     recomputed = {mechanism: certificate.allows(mechanism) for mechanism in MECHANISMS}
     if item["allows"] != recomputed:
         raise InputError(f"certificate.verification.allows says {item['allows']!r} but its "
-                         f"conditions give {recomputed!r}; the file has been edited")
+                         f"conditions give {recomputed!r}; the file has been edited, or an older dpcvx wrote it "
+                         "under a verdict since withdrawn (a piecewise C^2 loss with a constraint set or an L1/group "
+                         f"term: {VERDICT_SECTION}); refit with a C^2 loss")
     return certificate
 
 
@@ -627,7 +631,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "unchanged; better, refit and save with this version of dpcvx")
     # optional: files written before curves lack it
     recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
-    optional = ("privacy_curve", "label_bound")  # label_bound: regressions only
+    optional = ("privacy_curve", "label_bound", "post_processing")  # label_bound: regressions only
     item = json_object("certificate", {key: value for key, value in data.items() if key not in optional}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
@@ -638,7 +642,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if not 0.0 <= delta < 1.0:
         raise InputError(f"certificate.delta must lie in [0, 1), got {item['delta']!r}; the file has been edited")
     verification = _verification(item["verification"])
-    if not verification.allows(mechanism):
+    if not verification.allows(mechanism, delta):
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
     printed, values = _constants(item["constants"])
@@ -682,7 +686,15 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         saved=copy.deepcopy(data),
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),
+        post_processing=_post_processing(data.get("post_processing", [])),
     )
+
+
+def _post_processing(steps: Any) -> tuple[str, ...]:
+    """The public rules applied to the released weights (dpcvx.release.sparsify), as saved."""
+    if not isinstance(steps, list):
+        raise InputError("certificate.post_processing must be a list of texts")
+    return tuple(_text("certificate.post_processing", step) for step in steps)
 
 
 def _row_map(data: Any) -> RowMap:

@@ -12,6 +12,7 @@
 * :mod:`.regularizer`: the regularizer calculus (strong convexity, gradient), a subpackage;
 * :mod:`.per_record`: the verified scalar loss instantiated per record;
 * :mod:`.kernel_loss`: the same verification for the kernel learners' losses;
-* :mod:`.certificate`: the conditions proved, and how;
+* :mod:`.certificate`: the conditions proved (:mod:`.condition`), and how;
+* :mod:`.verdict`: the one verdict per mechanism: the granting theorem and the conditions it needs;
 * :mod:`.deadline`: worker processes that bound the time a proof may take.
 """

@@ -1,7 +1,9 @@
 """The certificate: which privacy conditions hold, with what constants, proved how.
 
-Conditions of Chaudhuri, Monteleoni and Sarwate, "Differentially Private
-Empirical Risk Minimization", JMLR 12 (2011):
+Which theorem grants a mechanism, and which conditions it needs, is decided in
+one place, :func:`dpcvx.verification.verdict.decide`; this class holds the
+conditions and asks it. Conditions of Chaudhuri, Monteleoni and Sarwate,
+"Differentially Private Empirical Risk Minimization", JMLR 12 (2011):
 
 * Theorem 1 (output perturbation, Algorithm 1): N differentiable and
   m-strongly convex; l convex and differentiable with |l'| <= L.
@@ -10,100 +12,33 @@ Empirical Risk Minimization", JMLR 12 (2011):
   |l''| <= c. For a loss that is C^1 and only piecewise C^2 (the Huber hinge),
   Corollary 4 gives the guarantee in the weaker sense of Definition 3 (bounds
   on the probability of every set rather than on densities).
+
+Kifer, Smith and Thakurta (COLT 2012), Theorem 1, for a constraint set or a
+convex non-smooth N: the conditions added by :func:`dpcvx.verification.kst12.with_kst12`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
-from ..exceptions import AssumptionError, InputError
+from ..exceptions import AssumptionError
+from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
+from .verdict import MECHANISMS, NO_CONSTRAINTS, PIECEWISE, PIECEWISE_NOTE, THEOREMS, Verdict, decide
 
-__all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS"]
-
-MECHANISMS = ("output", "objective")
-
-PROOF_METHODS = ("symbolic", "validated", "dcp", "given")
-ESTIMATE_METHODS = ("estimate", "numeric")  # "numeric": the name used by older certificates
+__all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS",
+           "NO_CONSTRAINTS", "PIECEWISE_NOTE"]
 
 CONDITIONAL_NOTE = (
     "CONDITIONAL guarantee: {names} {verb} estimated on a grid, not proved; the privacy "
     "guarantee holds only if the estimate is at least the true value (allow_estimates=True)"
 )
 
-REQUIRED: dict[str, tuple[str, ...]] = {
-    "output": (
-        "declaration", "domain", "convexity", "differentiability", "lipschitz",
-        "regularizer_convexity", "strong_convexity", "regularizer_differentiability",
-    ),
-    "objective": (
-        "declaration", "domain", "convexity", "differentiability", "twice_differentiability",
-        "lipschitz", "curvature", "regularizer_convexity", "strong_convexity",
-        "regularizer_twice_differentiability",
-    ),
-}
-
-# Kifer, Smith and Thakurta (COLT 2012), Theorem 1: objective perturbation over a closed convex set C
-# with a regularizer that is convex only. A certificate prepared for it (by
-# dpcvx.verification.kst12.with_kst12) holds the KST12 conditions; the JMLR
-# conditions on N's smoothness and strong convexity are then waived for objective
-# perturbation: the added ridge Delta supplies the strong convexity.
-NO_CONSTRAINTS = "none (all of R^d)"
-KST12_CONDITIONS = ("constraint_set", "rank_one_hessian", "regularizer_prox")
-KST12_WAIVED = ("strong_convexity", "regularizer_differentiability", "regularizer_twice_differentiability")
-KST12_THEOREM = ("Theorem 1 (objective perturbation over a closed convex set with a convex regularizer), "
-                 "Kifer, Smith and Thakurta, COLT 2012, re-derived for the stated neighbour relation "
-                 "(docs/theory.md, section 14)")
-
-THEOREMS = {
-    "output": "Theorem 1 (output perturbation), Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011)",
-    "objective": "Theorem 2 (objective perturbation), Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011)",
-}
-
-PIECEWISE_NOTE = (
-    "l is C^1 but l'' jumps, so the Jacobian in the proof of Theorem 2 is undefined at "
-    "the jumps; objective perturbation is epsilon-DP in the weaker sense of Definition 3 "
-    "(Corollary 4 of JMLR 2011, stated there for the Huber hinge)"
-)
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One condition of a privacy theorem and how it was settled.
-
-    ``passed`` is True, False, or None (could not be established).
-    ``method`` is "symbolic" (sympy proof or exact calculus), "validated"
-    (a bound proved by interval arithmetic, an upper bound by construction),
-    "dcp" (CVXPY's DCP rules), "given" (a public input), "estimate" (a grid
-    estimate, not a proof: refused unless the certificate allows estimates),
-    or "none". "numeric", the name of estimates in older certificates, is
-    treated as "estimate".
-    """
-
-    name: str
-    description: str
-    passed: bool | None
-    value: Any = None
-    method: str = "none"
-    detail: str = ""
-    fix: str = ""
-
-    @property
-    def value_text(self) -> str:
-        if self.value is None:
-            return "-"
-        if isinstance(self.value, sp.Basic):
-            if self.value.is_infinite:
-                return "unbounded"
-            text = str(self.value)
-            if not self.value.is_Rational:
-                text += f" (~{float(self.value):.6g})"
-            return text
-        if isinstance(self.value, float):
-            return f"{self.value:.6g}"
-        return str(self.value)
+# The conditions of JMLR 2011's Theorems 1 and 2 (problems without a set or a non-smooth N, delta = 0).
+REQUIRED: dict[str, tuple[str, ...]] = {"output": THEOREMS["jmlr-output"].requires,
+                                        "objective": THEOREMS["jmlr-objective"].requires}
 
 
 @dataclass(frozen=True)
@@ -164,40 +99,14 @@ class Certificate:
         """Whether the certificate was prepared for KST12 (it holds the constraint_set condition)."""
         return any(item.name == "constraint_set" for item in self.conditions)
 
-    def _required(self, mechanism: str) -> tuple[str, ...]:
-        required = REQUIRED[_check_mechanism(mechanism)]
-        if not self.kst12:
-            return required
-        if mechanism == "objective":
-            return tuple(name for name in required if name not in KST12_WAIVED) + KST12_CONDITIONS
-        return required + ("unconstrained",)
+    def verdict(self, mechanism: str, delta: float = 0.0) -> Verdict:
+        """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`)."""
+        return decide(self.conditions, mechanism, delta=delta, allow_estimates=self.allow_estimates,
+                      strict=self.strict)
 
-    def failures(self, mechanism: str) -> tuple[Condition, ...]:
-        """The conditions that keep ``mechanism`` from being allowed."""
-        required = self._required(mechanism)
-        failing = []
-        if "unconstrained" in required and self.condition("constraint_set").value != NO_CONSTRAINTS:
-            failing.append(Condition(
-                "unconstrained", "no constraint set (Theorem 1's sensitivity is proved for all of R^d here)",
-                False, detail="a constraint set is declared",
-                fix="use mechanism='objective' (KST12 covers constraint sets)"))
-        for item in self.conditions:
-            if item.name not in required:
-                continue
-            if item.passed is not True:
-                failing.append(item)
-            elif item.method in ESTIMATE_METHODS and not self._accepts_estimates:
-                why = ("strict=True refuses estimates" if self.strict else
-                       "estimates are refused unless allow_estimates=True")
-                failing.append(replace(
-                    item,
-                    passed=False,
-                    detail=f"{item.detail}; only estimated, not proved ({why})".lstrip("; "),
-                    fix="write the loss with atoms the verifier translates (see docs/verifier.md) so "
-                        "that it can be proved, or pass allow_estimates=True (and strict=False) to "
-                        "accept a conditional guarantee",
-                ))
-        return tuple(failing)
+    def failures(self, mechanism: str, delta: float = 0.0) -> tuple[Condition, ...]:
+        """The conditions that keep ``mechanism`` (at ``delta``) from being allowed."""
+        return self.verdict(mechanism, delta).failures
 
     @property
     def _accepts_estimates(self) -> bool:
@@ -205,7 +114,7 @@ class Certificate:
 
     def estimated(self, mechanism: str | None = None) -> tuple[str, ...]:
         """Names of the passed conditions that rest on an estimate (for ``mechanism``, or any)."""
-        required = self._required(mechanism) if mechanism is not None else None
+        required = self.verdict(mechanism).theorem.requires if mechanism is not None else None
         return tuple(item.name for item in self.conditions
                      if item.passed is True and item.method in ESTIMATE_METHODS
                      and (required is None or item.name in required))
@@ -222,39 +131,27 @@ class Certificate:
             return ""
         return CONDITIONAL_NOTE.format(names=", ".join(names), verb="is" if len(names) == 1 else "are")
 
-    def allows(self, mechanism: str) -> bool:
-        """Whether the theorem behind ``mechanism`` ("output" or "objective") applies."""
-        return not self.failures(mechanism)
+    def allows(self, mechanism: str, delta: float = 0.0) -> bool:
+        """Whether the theorem behind ``mechanism`` ("output" or "objective") at ``delta`` applies."""
+        return self.verdict(mechanism, delta).allowed
 
-    def require(self, mechanism: str) -> None:
-        """Raise :class:`AssumptionError` naming every failing condition."""
-        failing = self.failures(mechanism)
-        if failing:
-            theorem = KST12_THEOREM if mechanism == "objective" and self.kst12 else THEOREMS[mechanism]
-            lines = [f"{mechanism} perturbation is not allowed: {theorem} needs"]
-            for item in failing:
-                reason = item.detail or "not established"
-                lines.append(f"  - {item.name} ({item.description}): {reason}")
-                if item.fix:
-                    lines.append(f"    fix: {item.fix}")
-            raise AssumptionError("\n".join(lines), failing)
+    def require(self, mechanism: str, delta: float = 0.0) -> None:
+        """Raise :class:`AssumptionError` naming the theorem and every failing condition, with its fix."""
+        verdict = self.verdict(mechanism, delta)
+        if not verdict.allowed:
+            raise AssumptionError(verdict.refusal(), verdict.failures)
 
-    def guarantee(self, mechanism: str) -> str:
-        """The theorem and the privacy notion a release under ``mechanism`` relies on."""
-        _check_mechanism(mechanism)
-        if mechanism == "objective" and self.kst12:
-            text = f"{KST12_THEOREM}: differential privacy for the declared set and regularizer"
-        elif mechanism == "objective" and self.piecewise_twice_differentiable:
-            text = f"{THEOREMS['objective']}, via Corollary 4: {PIECEWISE_NOTE}"
-        else:
-            text = f"{THEOREMS[mechanism]}: epsilon-differential privacy (Definition 2)"
+    def guarantee(self, mechanism: str, delta: float = 0.0) -> str:
+        """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on."""
+        theorem = self.verdict(mechanism, delta).theorem
+        text = f"{theorem.citation}: {theorem.grants}"
         note = self._conditional_note(mechanism)
         return f"{text}. {note}" if note else text
 
     @property
     def piecewise_twice_differentiable(self) -> bool:
         item = self.condition("twice_differentiability")
-        return bool(item.passed) and item.value == "piecewise C^2"
+        return bool(item.passed) and item.value == PIECEWISE
 
     # -- presentation -------------------------------------------------------------
 
@@ -294,12 +191,21 @@ class Certificate:
         return data
 
     def __str__(self) -> str:
+        return self.report()
+
+    def report(self, delta: float = 0.0) -> str:
+        """The table of conditions and the verdicts at ``delta`` (a release prints its own delta).
+
+        A row's status is the one verdict's (:meth:`verdict`): a condition the
+        granting theorem of a mechanism does not need is "not required" for it,
+        never FAIL; when the two mechanisms differ, the row names each.
+        """
+        verdicts = [self.verdict(mechanism, delta) for mechanism in MECHANISMS]
         rows = [("condition", "value", "established", "status")]
-        estimated = [item for item in self.conditions if item.passed is True and item.method in ESTIMATE_METHODS]
         for item in self.conditions:
-            status = {True: "pass", False: "FAIL", None: "unknown"}[item.passed]
-            if item in estimated:
-                status = "pass (estimate)" if self._accepts_estimates else "REFUSED (estimate)"
+            statuses = [verdict.status(item) for verdict in verdicts]
+            status = statuses[0] if len(set(statuses)) == 1 else ", ".join(
+                f"{verdict.mechanism}: {text}" for verdict, text in zip(verdicts, statuses, strict=True))
             rows.append((item.name, item.value_text, item.method, status))
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         lines = [f"dpcvx certificate for l(z) = {self.loss}, N(w) = {self.regularizer}"]
@@ -309,18 +215,24 @@ class Certificate:
             lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
             if index == 0:
                 lines.append("  ".join("-" * width for width in widths))
-        for mechanism in MECHANISMS:
-            verdict = "allowed" if self.allows(mechanism) else "NOT allowed"
-            lines.append(f"{mechanism} perturbation: {verdict}")
-        for item in self.conditions:
-            if item.passed is not True and item.fix:
-                lines.append(f"  {item.name}: {item.detail}. Fix: {item.fix}")
+        lines += [verdict.line() for verdict in verdicts]
+        if delta == 0:  # the Gaussian (delta > 0) forms, where their verdict differs
+            lines += [other.line() for verdict in verdicts
+                      if (other := self.verdict(verdict.mechanism, 1.0)).allowed != verdict.allowed
+                      or other.failures != verdict.failures]
+        fixes: dict[str, str] = {}
+        for verdict in verdicts:
+            for item in verdict.failures:
+                if item.fix and item.method not in ESTIMATE_METHODS:
+                    fixes.setdefault(item.name, f"  {item.name}: {item.detail}. Fix: {item.fix}")
+        lines += fixes.values()
+        estimated = [item for item in self.conditions if item.passed is True and item.method in ESTIMATE_METHODS]
         if estimated and not self._accepts_estimates:
             names = ", ".join(item.name for item in estimated)
             why = "strict=True refuses estimates" if self.strict else "pass allow_estimates=True to accept them"
             lines.append(f"  {names}: only estimated on a grid, not proved; {why} "
                          "(the guarantee is then conditional on the estimate)")
-        if self.piecewise_twice_differentiable:
+        if any(verdict.allowed and verdict.theorem.key == "jmlr-corollary-4" for verdict in verdicts):
             lines.append(f"  note: {PIECEWISE_NOTE}")
         if self.conditional:
             lines.append(f"  {self._conditional_note()}")
@@ -331,12 +243,3 @@ class Certificate:
 
 
 _ALIASES = {"L": "lipschitz", "c": "curvature", "m": "strong_convexity"}
-
-
-def _check_mechanism(mechanism: str) -> str:
-    if mechanism not in REQUIRED:
-        raise InputError(
-            f"unknown mechanism {mechanism!r}; choose 'objective' (Algorithm 2) or "
-            "'output' (Algorithm 1)"
-        )
-    return mechanism

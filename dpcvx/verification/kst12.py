@@ -5,7 +5,9 @@ strongly convex, over all of R^d. KST12's Theorem 1 drops both: N convex only
 (L1, elastic net), the minimiser restricted to a closed convex set C, with
 the strong convexity supplied by the added ridge Delta. Its conditions, beside
 the loss's (convex, C^2, |l'| <= L, 0 <= l'' <= c, checked by the verifier as
-for JMLR 2011):
+for JMLR 2011; a loss that is only piecewise C^2 is refused, since KST12 needs a
+continuous Hessian: :mod:`dpcvx.verification.verdict` decides, for every
+theorem, which conditions it needs):
 
 * ``constraint_set``: C is public, closed, convex and non-empty
   (:mod:`dpcvx.verification.constraints`);

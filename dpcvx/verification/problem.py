@@ -114,9 +114,9 @@ class VerifiedProblem:
             raise ValueError("this certificate was proved without a dimension; it is not a verified problem")
         return int(dim)
 
-    def require(self, mechanism: str) -> None:
-        """Raise :class:`~dpcvx.exceptions.AssumptionError` unless ``mechanism`` is allowed."""
-        self.certificate.require(mechanism)
+    def require(self, mechanism: str, delta: float = 0.0) -> None:
+        """Raise :class:`~dpcvx.exceptions.AssumptionError` unless ``mechanism`` is allowed at ``delta``."""
+        self.certificate.require(mechanism, delta)
 
     # -- constants, rounded safely --------------------------------------------------
 

@@ -25,6 +25,8 @@ import numpy as np
 from ..exceptions import InputError
 from ..validation import check_flag
 from .certificate import Certificate, Condition
+from .constraints import Constraints
+from .kst12 import with_kst12
 from .loss_analysis import LOSS_CONDITIONS, LossAnalyser, declared_loss, pending_conditions
 from .per_record import NotSeparable, check_separable
 from .problem import Loss, LossDerivatives, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
@@ -247,6 +249,7 @@ def verify(
     allow_estimates: bool = False,
     time_limit: float | None = None,
     progress: bool = False,
+    constraints: Constraints | None = None,
 ) -> Certificate:
     """Check the conditions of Theorems 1 and 2 (JMLR 2011) for ``loss`` and ``regularizer``.
 
@@ -273,13 +276,18 @@ def verify(
     progress : bool
         Show progress (a tqdm bar when tqdm is installed, else log records of
         the "dpcvx.verify" logger at INFO level).
+    constraints : callable, optional
+        ``w -> [CVXPY constraints]``, the public closed convex set of
+        ``PrivateERM(constraints=...)``. A set, an L1 or a group term poses the
+        problem for KST12 (:mod:`dpcvx.verification.kst12`), as a fit does: the
+        certificate's verdicts are the fit's (:mod:`dpcvx.verification.verdict`).
 
     Returns a :class:`~dpcvx.verification.certificate.Certificate`; never raises on a bad
     loss or regularizer (the certificate says what failed and how to fix it).
     """
     return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim, strict=strict,
                           allow_estimates=allow_estimates, time_limit=time_limit,
-                          progress=progress).certificate
+                          progress=progress, constraints=constraints).certificate
 
 
 def verify_problem(
@@ -291,13 +299,15 @@ def verify_problem(
     allow_estimates: bool = False,
     time_limit: float | None = None,
     progress: bool = False,
+    constraints: Constraints | None = None,
 ) -> VerifiedProblem:
     """Verify once and return the :class:`~dpcvx.verification.problem.VerifiedProblem` everything downstream uses.
 
     The loss callable is called once (on a scalar variable) and the
     regularizer once (at ``dim``); calibration, the solvers and the release
     read only the returned object, never the callables. The options are
-    those of :func:`verify`.
+    those of :func:`verify`; the problem is posed for KST12 when it has a
+    constraint set or a non-smooth regularizer (:func:`~.kst12.with_kst12`).
     """
     probe_dim = check_dim(dim)
     strict = check_flag("strict", strict)
@@ -313,7 +323,7 @@ def verify_problem(
         strict=strict,
         allow_estimates=allow_estimates,
     )
-    return VerifiedProblem(verified_loss, verified_reg, certificate)
+    return with_kst12(VerifiedProblem(verified_loss, verified_reg, certificate), constraints)
 
 
 def check_dim(dim: Any) -> int:
