@@ -4,7 +4,8 @@ For each condition of the privacy theorems (convexity, C^1, C^2, L = sup |l'|, c
 finiteness on R) the symbolic route (:mod:`dpcvx.verification.translate`,
 :mod:`dpcvx.verification.symbolic`) is tried first, then validated interval bounds
 (:mod:`dpcvx.verification.validated`), both in a worker process with a deadline
-(:mod:`dpcvx.verification.deadline`). Grid estimates (:mod:`dpcvx.verification.numeric`) fill in what
+(:mod:`dpcvx.verification.deadline`), their results kept across processes by
+:mod:`dpcvx.verification.proof_cache`. Grid estimates (:mod:`dpcvx.verification.numeric`) fill in what
 neither proved; they are marked "estimate". The entry point that caches the result is
 :func:`dpcvx.verification.verifier.verify_loss`.
 """
@@ -21,7 +22,7 @@ import sympy as sp
 
 from ..exceptions import InputError
 from ..progress import progress as progress_bar
-from . import deadline, numeric, validated
+from . import numeric, proof_cache, validated
 from .certificate import PIECEWISE_NOTE, Condition
 from .problem import Loss, LossDerivatives
 from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
@@ -182,7 +183,7 @@ class LossAnalyser:
                 return self._facts
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
             try:
-                result = deadline.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
+                result = proof_cache.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
                                       seconds=self.seconds, on_item=on_item)
             finally:
                 close()
@@ -216,7 +217,7 @@ class LossAnalyser:
                 # the bounds stop themselves a little before the deadline: a bound cut short is
                 # still an upper bound (only looser), a killed worker gives nothing
                 arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
-                result = deadline.run(validated.validated_facts, arguments, seconds=self.seconds,
+                result = proof_cache.run(validated.validated_facts, arguments, seconds=self.seconds,
                                       on_item=on_item)
             finally:
                 close()

@@ -11,7 +11,9 @@ neither proved; they are marked "estimate" and refused unless the caller
 passes ``allow_estimates=True``.
 
 Results are cached by the structure of the expression tree (atoms, constants,
-shapes), so two lambdas that build the same expression share one analysis.
+shapes), so two lambdas that build the same expression share one analysis; the
+worker's results are kept across processes by :mod:`dpcvx.verification.proof_cache`
+(the catalogue's shipped with the package, others on disk under an HMAC).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..validation import check_flag
 from .certificate import Certificate, Condition
 from .constraints import Constraints
 from .kst12 import with_kst12
-from .loss_analysis import LOSS_CONDITIONS, LossAnalyser, declared_loss, pending_conditions
+from .loss_analysis import LOSS_CONDITIONS, SYMBOL, SYMBOLIC_SECONDS, LossAnalyser, declared_loss, pending_conditions
 from .per_record import NotSeparable, check_separable
 from .problem import Loss, LossDerivatives, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
 from .regularizer import RegularizerAnalysis, analyse_regularizer
@@ -41,6 +43,8 @@ __all__ = [
     "VerifiedLoss",
     "VerifiedRegularizer",
     "verify_problem",
+    "SYMBOL",
+    "SYMBOLIC_SECONDS",
 ]
 PROBE_DIM = 3
 
