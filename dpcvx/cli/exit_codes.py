@@ -47,8 +47,9 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "with, got '0' (epsilon must be finite and positive, got 0.0) (see: dpcvx fit --help)"),
     ExitCode(InputError, EXIT_INPUT, "input error",
              "a value, column, label or parameter is invalid",
-             "dpcvx: input error: train.csv has no column(s) ['salary']; its columns are ['age', 'sex', "
-             "'hours', 'income']. Check the spelling (names are case-sensitive)"),
+             "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "
+             "spelling (names are case-sensitive); the header's cells are not shown (if the file has no "
+             "header row, its first record was read as one: pass --no-header with --names)"),
     ExitCode(FileError, EXIT_INPUT, "input error",
              "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
              "a model file that fails validation)",

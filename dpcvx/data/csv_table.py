@@ -14,7 +14,6 @@ import csv
 import dataclasses
 import gzip
 import zlib
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -149,17 +148,22 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                 header = list(layout.names)
                 given = "--names gives"
             position = {name: index for index, name in enumerate(header)}
+            # The header's cells are never shown: without --no-header the first row read as a header may be
+            # a record (private). Messages name positions, counts and the names the user gave (public).
             if len(position) != len(header):
-                repeated = sorted(name for name, count in Counter(header).items() if count > 1)
-                raise InputError(f"{path}: the header repeats the columns {name_list(repeated)}")
+                first = {name: index for index, name in reversed(list(enumerate(header)))}
+                repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
+                raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}"
+                                 f"{_header_hint(layout)}")
             missing = [name for name in columns if name not in position]
             if missing == [label]:
                 where = "--names" if layout.names is not None else "its header"
-                raise InputError(f"{path} has no label column {label!r} (--target); the columns named by "
-                                 f"{where} are {name_list(header)}. Check the spelling (names are case-sensitive)")
+                raise InputError(f"{path} has no label column {label!r} (--target) among the {len(header)} "
+                                 f"columns named by {where}. Check the spelling (names are case-sensitive)"
+                                 f"{_header_hint(layout)}")
             if missing:
-                raise InputError(f"{path} has no column(s) {name_list(missing)}; its columns are "
-                                 f"{name_list(header)}. Check the spelling (names are case-sensitive)")
+                raise InputError(f"{path} has no column(s) {name_list(missing)} among its {len(header)} columns. "
+                                 f"Check the spelling (names are case-sensitive){_header_hint(layout)}")
             positions = [position[name] for name in columns]
             for row in reader:
                 if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
@@ -200,3 +204,11 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                          f"{path} has no data rows")
     if values[columns[0]]:
         yield {name: np.array(column, dtype=str) for name, column in values.items()}
+
+
+def _header_hint(layout: Layout) -> str:
+    """The fix when a file has no header row (its first record was read as one); no cell is shown."""
+    if layout.names is not None:
+        return ""
+    return ("; the header's cells are not shown (if the file has no header row, its first record was read "
+            "as one: pass --no-header with --names)")
