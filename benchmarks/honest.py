@@ -47,6 +47,8 @@ from benchmarks.honest_lam import interval
 from dpcvx import losses
 
 RESULTS = Path(__file__).resolve().parent / "results"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "honest-results.md"
+START, END = "<!-- honest:start -->", "<!-- honest:end -->"
 ORACLE_GRID = tuple(float(10.0**e) for e in range(-5, 0))
 SELECT_GRID = selection.GRID
 DPGD_LAM = 10**-2.5
@@ -213,7 +215,9 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
-def render(directory: Path) -> str:
+def render(directory: Path, docs: Path | None = None) -> str:
+    """honest.md and honest.json from the per-data-set JSON files; with ``docs``, the same text replaces
+    what lies between the START and END markers of that page."""
     results = [json.loads(path.read_text()) for path in sorted(directory.glob("honest_*.json"))
                if path.name != "honest_lam.json"]
     lines = table(results)
@@ -232,6 +236,10 @@ def render(directory: Path) -> str:
         "or procedure has no proof for that cell (see docs/honest-results.md).",
         "", *lines, "", f"DP-GD non-private choices (fold-0 test error, NOT private): {choices}.", ""])
     (directory / "honest.md").write_text(text)
+    if docs is not None:
+        page = docs.read_text()
+        head, rest = page.split(START, 1)
+        docs.write_text(head + START + "\n" + text.split("\n", 2)[2] + END + rest.split(END, 1)[1])
     return text
 
 
@@ -245,12 +253,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", default="paper", help="loader preprocessing mode (paper, as the reproduction)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--render", action="store_true", help="only merge honest_<dataset>.json into honest.md")
+    parser.add_argument("--no-docs", action="store_true", help="leave docs/honest-results.md's table alone")
     args = parser.parse_args(argv)
     if not args.render:
         for name in args.datasets:
             data = common.load_data(name, args.mode, kdd_rows=args.kdd_rows, max_rows=args.max_rows)
             run_dataset(data, args.folds, args.draws, out=args.out / f"honest_{name}.json")
-    print(render(args.out))
+    print(render(args.out, None if args.no_docs else DOCS))
 
 
 if __name__ == "__main__":
