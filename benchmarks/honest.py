@@ -48,7 +48,9 @@ from dpcvx import losses
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "honest-results.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 START, END = "<!-- honest:start -->", "<!-- honest:end -->"
+HEADLINE = ("<!-- honest-headline:start -->", "<!-- honest-headline:end -->")
 ORACLE_GRID = tuple(float(10.0**e) for e in range(-5, 0))
 SELECT_GRID = selection.GRID
 DPGD_LAM = 10**-2.5
@@ -215,9 +217,30 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
-def render(directory: Path, docs: Path | None = None) -> str:
+def between(path: Path, markers: tuple[str, str], text: str) -> None:
+    """Replace what lies between the two markers of ``path`` by ``text``."""
+    page = path.read_text()
+    head, rest = page.split(markers[0], 1)
+    path.write_text(head + markers[0] + "\n" + text + markers[1] + rest.split(markers[1], 1)[1])
+
+
+def headline(results: list[dict[str, Any]]) -> str:
+    """The README's rows: pure epsilon 0.1 and 1, replace-one, the honest columns with the oracle beside."""
+    rows = ["| data | epsilon | lam='auto' | full-data selection | Algorithm 4 | oracle, not private | fits |",
+            "|---|---|---|---|---|---|---|"]
+    for result in results:
+        for cell in result["cells"].values():
+            if cell["delta"] == 0 and cell["epsilon"] in (0.1, 1.0):
+                errors = cell["errors"]
+                rows.append(f"| {result['name']} | {cell['epsilon']:g} | " + " | ".join(
+                    interval(np.array(errors[c])) for c in ("auto", "full-data", "split")) +
+                    f" | {interval(np.array(oracle(cell)[1]))} | {len(errors['auto'])} |")
+    return "\n".join(rows) + "\n"
+
+
+def render(directory: Path, docs: Path | None = None, readme: Path | None = None) -> str:
     """honest.md and honest.json from the per-data-set JSON files; with ``docs``, the same text replaces
-    what lies between the START and END markers of that page."""
+    what lies between the START and END markers of that page; with ``readme``, :func:`headline` its rows."""
     results = [json.loads(path.read_text()) for path in sorted(directory.glob("honest_*.json"))
                if path.name != "honest_lam.json"]
     lines = table(results)
@@ -237,9 +260,9 @@ def render(directory: Path, docs: Path | None = None) -> str:
         "", *lines, "", f"DP-GD non-private choices (fold-0 test error, NOT private): {choices}.", ""])
     (directory / "honest.md").write_text(text)
     if docs is not None:
-        page = docs.read_text()
-        head, rest = page.split(START, 1)
-        docs.write_text(head + START + "\n" + text.split("\n", 2)[2] + END + rest.split(END, 1)[1])
+        between(docs, (START, END), text.split("\n", 2)[2])
+    if readme is not None:
+        between(readme, HEADLINE, headline(results))
     return text
 
 
@@ -253,13 +276,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", default="paper", help="loader preprocessing mode (paper, as the reproduction)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--render", action="store_true", help="only merge honest_<dataset>.json into honest.md")
-    parser.add_argument("--no-docs", action="store_true", help="leave docs/honest-results.md's table alone")
+    parser.add_argument("--no-docs", action="store_true", help="leave docs/honest-results.md and README.md alone")
     args = parser.parse_args(argv)
     if not args.render:
         for name in args.datasets:
             data = common.load_data(name, args.mode, kdd_rows=args.kdd_rows, max_rows=args.max_rows)
             run_dataset(data, args.folds, args.draws, out=args.out / f"honest_{name}.json")
-    print(render(args.out, None if args.no_docs else DOCS))
+    print(render(args.out, *((None, None) if args.no_docs else (DOCS, README))))
 
 
 if __name__ == "__main__":
