@@ -59,3 +59,11 @@ def test_tiny_run_fills_every_offered_column_and_renders_the_table(tmp_path):
     assert "NOT met (2 in the smallest cell" in text
     assert text.count("| synthetic | eps=1,") == 3
     assert "(a) oracle, not private" in text
+    assert honest.headline([result]).count("| synthetic | 1 |") == 1  # pure epsilon 1, replace-one only
+
+
+def test_render_replaces_only_the_text_between_the_markers(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("before\n<!-- a -->\nold 0.25\n<!-- b -->\nafter\n")
+    honest.between(page, ("<!-- a -->", "<!-- b -->"), "new 0.19\n")
+    assert page.read_text() == "before\n<!-- a -->\nnew 0.19\n<!-- b -->\nafter\n"
