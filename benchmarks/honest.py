@@ -51,7 +51,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "honest-results.md"
 README = Path(__file__).resolve().parents[1] / "README.md"
 START, END = "<!-- honest:start -->", "<!-- honest:end -->"
 HEADLINE = ("<!-- honest-headline:start -->", "<!-- honest-headline:end -->")
-ORACLE_GRID = tuple(float(10.0**e) for e in range(-5, 0))
+ORACLE_GRID = tuple(float(10.0**e) for e in np.arange(-5.0, -0.99, 0.5))  # half decades, as honest_lam.py
 SELECT_GRID = selection.GRID
 DPGD_LAM = 10**-2.5
 DPGD_STEPS = (50, 200)
@@ -204,7 +204,7 @@ def table(results: list[dict[str, Any]]) -> list[str]:
             for column in COLUMNS:
                 errors = np.array(cell["errors"][column])
                 text = interval(errors) if errors.size else "not offered"
-                values.append(text + (f" (Lam {lam:.0e})" if column == "oracle" else ""))
+                values.append(text + (f" (Lam {lam:.2g})" if column == "oracle" else ""))
             diffs = []
             for column in ("auto", "full-data", "split"):
                 errors = np.array(cell["errors"][column])
