@@ -22,7 +22,7 @@ import dpcvx
 from dpcvx.cli import main
 from dpcvx.data.uci_domains import adult_schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 ADULT_NAMES = ("age,workclass,fnlwgt,education,education-num,marital-status,occupation,relationship,race,sex,"
                "capital-gain,capital-loss,hours-per-week,native-country,income")
