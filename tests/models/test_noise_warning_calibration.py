@@ -44,7 +44,9 @@ def ratio(estimator):
 
 def test_warns_where_the_release_is_worse_than_the_majority_class():
     """500 breast_cancer-like rows in R^30, output perturbation at eps 0.1 and lam='auto': the release
-    scores below the majority rate (seeded, 3 seeds, on 4000 fresh rows) and the rule fires."""
+    scores below the majority rate (seeded, 3 seeds, on 4000 fresh rows) and the rule fires. A broken
+    variant that takes the signal as the worst-case weight bound min(L R / s, sqrt(2 l(0) / s)) instead
+    of the comparator prior stays below the fitted limit here: checked to miss it."""
     X, y = positive_rows(500, 30, 7)
     Xt, yt = positive_rows(4000, 30, 8)
     majority = max(yt.mean(), 1 - yt.mean())
@@ -54,6 +56,8 @@ def test_warns_where_the_release_is_worse_than_the_majority_class():
         assert len(found) == 1 and found[0].filename == __file__
         assert estimator.score(Xt, yt) <= majority + 0.01
     assert ratio(estimator) > NOISE_RATIO_LIMIT
+    noise, worst_case = noise_to_signal(estimator.certificate_, math.log(2))
+    assert noise / worst_case < NOISE_RATIO_LIMIT   # the broken variant would stay quiet
 
 
 @pytest.fixture(scope="module")
