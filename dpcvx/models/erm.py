@@ -48,6 +48,15 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
+from ..privacy.exact import IntegerSource, integer_source
+from ..privacy.float_safe import (
+    LatticeCalibration,
+    draw_objective_noise,
+    float_safe_calibration,
+    float_safe_guarantee,
+    perturb_release,
+)
+from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
@@ -98,10 +107,11 @@ class _Prepared(NamedTuple):
     X: Matrix | RowBlocks
     labels: np.ndarray
     problem: VerifiedProblem
-    calibration: ReleaseCalibration
+    calibration: ReleaseCalibration | LatticeCalibration
     constants: dict[str, Any]
     start: np.ndarray | None
     rng: np.random.Generator
+    source: IntegerSource
     classes: tuple[Any, Any] | None
 
 
@@ -192,6 +202,18 @@ class PrivateERM:
         Newton's method applies (a translated C^1 loss and a quadratic
         regularizer), 1e-7 for problems only a conic solver can take; the
         choice depends on the declared problem only.
+    float_safe : bool
+        False (default): the float samplers, whose proofs hold in exact
+        arithmetic (the release is rounded to a grid 2^-30 of the noise scale,
+        a mitigation). True: exact integer noise on a public lattice, a proof
+        that holds for the doubles released: output perturbation draws a
+        product discrete Laplace (pure epsilon) or a multivariate discrete
+        Gaussian ((epsilon, delta)), certificate "exact"; pure-epsilon objective
+        perturbation draws dithered-lattice noise, certificate
+        "dithered-lattice"; (epsilon, delta) objective perturbation keeps the
+        mitigation (certificate "mitigation-only"). docs/theory.md, section
+        "Floating point: the linear releases"; the utility cost is measured in
+        benchmarks/results/float_safe_cost.md.
     max_iter : int
         Newton iteration limit.
     strict : bool
@@ -232,6 +254,7 @@ class PrivateERM:
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
+        float_safe: bool = False,
         max_iter: int = 100,
         strict: bool = False,
         allow_estimates: bool = False,
@@ -255,6 +278,7 @@ class PrivateERM:
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
         self.tol = None if tol is None else calibrate.check_tol(tol)
+        self.float_safe = float_safe
         self.max_iter = max_iter
         self.strict = strict
         self.allow_estimates = allow_estimates
@@ -653,18 +677,18 @@ class PrivateERM:
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
-        noise = calibration.draw_objective_noise(d, rng)
+        noise = draw_objective_noise(calibration, d, rng, prepared.source)
         gamma = calibration.gradient_tolerance
         assert gamma is not None  # _calibrate always passes a public tol
         w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n)
         self.diagnostics_ = info
         self._check_solution(w, info)
-        w, calibration = calibration.perturb_release(w, rng)
+        w, calibration = perturb_release(calibration, w, rng, prepared.source)
         del noise  # never stored
 
         release = ReleaseCertificate(
             mechanism=mechanism,
-            guarantee=self._guarantee(problem, mechanism, delta),
+            guarantee=float_safe_guarantee(calibration, self._guarantee(problem, mechanism, delta)),
             epsilon=epsilon,
             delta=delta,
             calibration=calibration.to_dict(),
@@ -717,16 +741,21 @@ class PrivateERM:
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, relation)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-        if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
-            self._check_reachable(calibration, d)
+        release: ReleaseCalibration | LatticeCalibration = calibration
+        if self.float_safe:
+            release = float_safe_calibration(calibration, d)
+        if isinstance(release, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation, LatticeObjective)):
+            self._check_reachable(release, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
-                         start, rng, None if self._regression else check_classes(self.classes))
+        # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
+        source = integer_source(None if random_state is None else rng)
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
+                         start, rng, source, None if self._regression else check_classes(self.classes))
 
     @staticmethod
-    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,
-                         d: int) -> None:
+    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation
+                         | LatticeObjective, d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a

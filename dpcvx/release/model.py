@@ -21,6 +21,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.float_safe import lattice_description
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate
@@ -149,7 +150,9 @@ class ReleaseCertificate:
         if self.label_bound is not None:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
-        if c.get("noise") == "gaussian" and self.mechanism == "objective":
+        if c.get("sampler") == "exact":
+            lines.append(lattice_description(c))
+        elif c.get("noise") == "gaussian" and self.mechanism == "objective":
             lines.append(
                 f"calibration ({c['analysis']}, {c['neighbours']}): Gaussian sigma = {c['sigma']:.6g} "
                 f"(sum form), Delta = {c['extra_reg']:.6g}, objective share (eps, delta) = "

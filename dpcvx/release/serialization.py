@@ -519,9 +519,13 @@ _GAUSSIAN_INPUTS = {"objective": ("n", "lam", "epsilon", "delta", "c", "L", "R",
                     "output": ("n", "lam", "epsilon", "delta", "L", "R", "m", "tol", "dim", "neighbours")}
 
 
+# the (epsilon, delta) noises: the analytic Gaussian and the float-safe discrete Gaussian (privacy/float_safe.py)
+_DELTA_NOISES = ("gaussian", "discrete-gaussian")
+
+
 def _inputs(calibration: dict, mechanism: str) -> tuple[str, ...]:
     """The inputs a recorded calibration is recomputed from."""
-    return (_GAUSSIAN_INPUTS if calibration.get("noise") == "gaussian" else _CALIBRATION_INPUTS)[mechanism]
+    return (_GAUSSIAN_INPUTS if calibration.get("noise") in _DELTA_NOISES else _CALIBRATION_INPUTS)[mechanism]
 
 
 def _same_number(recorded: Any, recomputed: Any) -> bool:
@@ -549,14 +553,16 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
                              "recomputed, so the file cannot be trusted")
-    if calibration.get("noise") != "gaussian" and delta != 0.0:
+    if calibration.get("noise") not in _DELTA_NOISES and delta != 0.0:
         raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
                          "has been edited")
     # the calibration's inputs are the certificate's stated facts
     stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
               "lam": constants.get("lam")}
-    if calibration.get("noise") == "gaussian":
-        stated.update({"delta": delta, "dim": constants.get("d")})
+    if calibration.get("noise") in _DELTA_NOISES:
+        stated["delta"] = delta
+    if calibration.get("noise") in _DELTA_NOISES or "dim" in calibration:
+        stated["dim"] = constants.get("d")
     for key, value in stated.items():
         if value is None:
             raise InputError(f"certificate.constants.{key} is missing")
