@@ -94,6 +94,7 @@ from . import losses
 from .exceptions import DPCVXWarning, InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
+from .privacy import registry
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
@@ -161,18 +162,7 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     n, d = int(constants["n"]), int(constants["d"])
     lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
     strong = m * lam + float(calibration.get("extra_reg", 0.0))
-    if calibration.get("noise") == "gaussian":
-        root_d = math.sqrt(d)
-        if certificate.mechanism == "objective":
-            noise = float(calibration["sigma"]) * root_d / (n * strong) + float(calibration["amp_sigma"]) * root_d
-        else:
-            noise = float(calibration["sigma"]) * root_d
-    elif certificate.mechanism == "objective":
-        noise = d / (float(calibration["beta"]) * n * strong)
-        if calibration.get("amp_beta"):
-            noise += d / float(calibration["amp_beta"])
-    else:
-        noise = d / float(calibration["beta"])
+    noise = registry.expected_noise(calibration, d, n * strong)
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))

@@ -35,11 +35,11 @@ import numpy as np
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
+from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,
-    recompute_kernel_calibration,
     release_constants,
 )
 from ..privacy.neighbours import Neighbours
@@ -343,7 +343,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         if not _same(calibration.get(key), number):
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
-    recomputed = recompute_kernel_calibration(algorithm, calibration, kernel=kernel, centers=centers)
+    recomputed = registry.recompute(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
+                                                                      centers=centers))
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "

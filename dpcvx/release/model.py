@@ -20,8 +20,8 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.float_safe import lattice_description
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate
@@ -150,29 +150,7 @@ class ReleaseCertificate:
         if self.label_bound is not None:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
-        if c.get("sampler") == "exact":
-            lines.append(lattice_description(c))
-        elif c.get("noise") == "gaussian" and self.mechanism == "objective":
-            lines.append(
-                f"calibration ({c['analysis']}, {c['neighbours']}): Gaussian sigma = {c['sigma']:.6g} "
-                f"(sum form), Delta = {c['extra_reg']:.6g}, objective share (eps, delta) = "
-                f"({c['objective_epsilon']:.6g}, {c['objective_delta']:.3g}); approximate-minimiser "
-                f"noise sigma_2 = {c['amp_sigma']:.3g} for ({c['amp_epsilon']:.3g}, {c['amp_delta']:.3g})"
-            )
-        elif c.get("noise") == "gaussian":
-            lines.append(
-                f"calibration ({c['neighbours']}): sensitivity = {c['sensitivity']:.6g}, "
-                f"analytic Gaussian sigma = {c['sigma']:.6g}"
-            )
-        elif self.mechanism == "objective":
-            lines.append(
-                f"calibration ({c['split']} split): eps' = {c['epsilon_prime']:.6g}, "
-                f"Delta = {c['extra_reg']:.6g}, beta = {c['beta']:.6g}"
-            )
-        else:
-            lines.append(
-                f"calibration: sensitivity = {c['sensitivity']:.6g}, beta = {c['beta']:.6g}"
-            )
+        lines.append(registry.describe(c))
         if "gradient_tolerance" in c:
             lines.append(
                 f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "

@@ -29,7 +29,7 @@ A model file is not trusted. Loading executes nothing (the file is parsed by
 repeated keys, huge integers and deep nesting), checks every field's type and
 range (unknown, missing or duplicated keys are refused), recomputes the
 calibration from the stated epsilon, n, lambda, R and constants with the
-library's own formulas (:func:`dpcvx.privacy.calibrate.recompute`) and refuses a file
+library's own formulas (:func:`dpcvx.privacy.registry.recompute`) and refuses a file
 whose recorded calibration disagrees, naming the field. Every refusal is a
 :class:`~dpcvx.exceptions.FileError` (an
 :class:`~dpcvx.exceptions.InputError`). A feature map is rebuilt through a
@@ -91,8 +91,7 @@ from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, 
 from ..data.preprocessing import PublicSchema
 from ..data.rows import RowMap
 from ..exceptions import FileError, InputError
-from ..privacy import calibrate
-from ..privacy.adassp import adassp_calibration
+from ..privacy import registry
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
@@ -289,14 +288,13 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
+    facts = registry.PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
+                                 data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
     try:
-        recomputed = adassp_calibration(saved["epsilon"], saved["delta"], dim=recorded["dim"],
-                                        data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"],
-                                        neighbours=recorded["neighbours"],
-                                        failure_probability=recorded["failure_probability"])
-    except (InputError, TypeError, KeyError) as error:
+        recomputed = registry.recompute(recorded, facts)
+    except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    if recomputed.to_dict() != recorded:
+    if recomputed != recorded:
         raise InputError("certificate.calibration is not what the stated epsilon, delta and bounds give; the file "
                          "has been edited")
     rows = _row_map(item["preprocessing"]["row_map"] if isinstance(item["preprocessing"], dict) else None)
@@ -306,7 +304,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
         _check_same(key, item[key], saved[key])
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
     coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
-    if coef.size + rows.fit_intercept != recomputed.dim:
+    if coef.size + rows.fit_intercept != recorded["dim"]:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
     certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_KEYS
                                                      if key != "privacy_curve"})
@@ -512,22 +510,6 @@ def _verification(data: Any) -> Certificate:
     return certificate
 
 
-_CALIBRATION_INPUTS = {"objective": ("n", "lam", "epsilon", "c", "L", "R", "m", "split", "tol"),
-                       "output": ("n", "lam", "epsilon", "L", "R", "m", "tol")}
-# (epsilon, delta) calibrations (privacy/calibrate_gaussian.py): "noise": "gaussian"
-_GAUSSIAN_INPUTS = {"objective": ("n", "lam", "epsilon", "delta", "c", "L", "R", "m", "tol", "dim", "neighbours"),
-                    "output": ("n", "lam", "epsilon", "delta", "L", "R", "m", "tol", "dim", "neighbours")}
-
-
-# the (epsilon, delta) noises: the analytic Gaussian and the float-safe discrete Gaussian (privacy/float_safe.py)
-_DELTA_NOISES = ("gaussian", "discrete-gaussian")
-
-
-def _inputs(calibration: dict, mechanism: str) -> tuple[str, ...]:
-    """The inputs a recorded calibration is recomputed from."""
-    return (_GAUSSIAN_INPUTS if calibration.get("noise") in _DELTA_NOISES else _CALIBRATION_INPUTS)[mechanism]
-
-
 def _same_number(recorded: Any, recomputed: Any) -> bool:
     if isinstance(recorded, bool) or isinstance(recomputed, bool):
         return recorded is recomputed
@@ -548,20 +530,24 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     if calibration.get("mechanism") != mechanism:
         raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
                          f"{mechanism!r}; the file has been edited")
-    inputs = _inputs(calibration, mechanism)
+    try:
+        inputs = registry.recorded_inputs(calibration)
+    except InputError as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    approximate = registry.approximate(calibration)
     for key in inputs:
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
                              "recomputed, so the file cannot be trusted")
-    if calibration.get("noise") not in _DELTA_NOISES and delta != 0.0:
+    if not approximate and delta != 0.0:
         raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
                          "has been edited")
     # the calibration's inputs are the certificate's stated facts
     stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
               "lam": constants.get("lam")}
-    if calibration.get("noise") in _DELTA_NOISES:
+    if approximate:
         stated["delta"] = delta
-    if calibration.get("noise") in _DELTA_NOISES or "dim" in calibration:
+    if approximate or "dim" in calibration:
         stated["dim"] = constants.get("d")
     for key, value in stated.items():
         if value is None:
@@ -584,7 +570,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
     try:
-        recomputed = calibrate.recompute(calibration)
+        recomputed = registry.recompute(calibration)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
@@ -768,7 +754,7 @@ def model_from_dict(data: Any) -> Release:
         if kind == "multiclass":
             return _multiclass_from_dict(data)
         if kind == "regression" and isinstance(data.get("certificate"), dict) \
-                and data["certificate"].get("mechanism") == "adassp":
+                and registry.sufficient_statistics(data["certificate"]):
             return _adassp_from_dict(data)
         item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"},
                        _MODEL_KEYS)
