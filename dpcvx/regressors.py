@@ -41,6 +41,7 @@ from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
 from .release.regression_model import PrivateRegressionModel
 from .validation import positive
+from .verification.verdict import Mechanism
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
 
@@ -114,7 +115,7 @@ class DPLinearRegression(_PrivateRegressor):
     def _release(self, X, y, seed, accountant):
         if self.mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
-        if self.mechanism == "objective":
+        if self.mechanism == Mechanism.OBJECTIVE:
             return self._least_squares_on_a_ball(X, y, seed, accountant)
         learner = PrivateLinearRegression(self.data_norm, self.label_bound, lam=self.lam,
                                           fit_intercept=self.fit_intercept, clip=self.clip)

@@ -129,3 +129,39 @@ def test_the_checks_see_a_violation(tmp_path):
     assert "sympy" in names and "dpcvx.models" in names
     assert _layer(Path("models")) > _layer(_relative(planted))
     assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "normal" for n in ast.walk(tree))
+
+
+# The names of mechanisms and noises: only dpcvx/privacy/ may recognise one (dpcvx.privacy.registry
+# answers every question about a recorded calibration; verification.verdict.Mechanism is the typed choice).
+MECHANISM_NAMES = {"objective", "output", "gaussian", "laplace", "discrete-gaussian", "discrete-laplace", "adassp",
+                   "l2-laplace"}
+
+
+def _string_dispatches(tree: ast.AST) -> list[tuple[str, int]]:
+    """(name, line) of every comparison (==, !=, in, not in) of a value with a mechanism or noise name."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        for operand in [node.left, *node.comparators]:
+            literals = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+            found += [(literal.value, node.lineno) for literal in literals
+                      if isinstance(literal, ast.Constant) and literal.value in MECHANISM_NAMES]
+    return found
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
+def test_only_privacy_recognises_a_mechanism_by_its_name(module):
+    relative = _relative(module)
+    if relative.parts[0] == "privacy":
+        return
+    found = _string_dispatches(ast.parse(module.read_text(), filename=str(module)))
+    assert not found, (f"{relative} compares a mechanism or noise name {found}; ask dpcvx.privacy.registry "
+                       "or compare the typed Mechanism instead")
+
+
+def test_the_dispatch_scanner_sees_a_comparison():
+    """Not vacuous: each form of string dispatch is found, and a typed comparison is not."""
+    source = ('if c.get("noise") == "gaussian": pass\nif "output" != m: pass\nif m in ("objective", "x"): pass\n'
+              "if m is Mechanism.OBJECTIVE: pass\n")
+    assert [line for _, line in _string_dispatches(ast.parse(source))] == [1, 2, 3]

@@ -83,6 +83,7 @@ from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
+from ..verification.verdict import Mechanism
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
 
@@ -552,9 +553,10 @@ class PrivateERM:
         """
         certificate = problem.certificate
         lam = float(self.lam)
+        objective = Mechanism.of(mechanism) is Mechanism.OBJECTIVE
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
-            if mechanism == "objective":
+            if objective:
                 gaussian = gaussian_objective_perturbation(
                     n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
                     smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
@@ -565,7 +567,7 @@ class PrivateERM:
                                                   neighbours=neighbours)
             return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         calibration: calibrate.Calibration
-        if mechanism == "objective":
+        if objective:
             calibration = calibrate.objective_perturbation(
                 n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
                 m=problem.strong_convexity, split=split, tol=self._tol(problem))
@@ -789,7 +791,7 @@ class PrivateERM:
         """The theorem the release relies on, with the approximate-minimiser cover."""
         cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
                  + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
-                    if mechanism == "objective" else
+                    if Mechanism.of(mechanism) is Mechanism.OBJECTIVE else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
         return problem.certificate.guarantee(mechanism, delta) + cover
 

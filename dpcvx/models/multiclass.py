@@ -36,6 +36,7 @@ from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..validation import check_delta, check_epsilon, check_public_classes
+from ..verification.verdict import Mechanism
 from .erm import PrivateERM
 
 __all__ = ["PrivateMulticlassERM"]
@@ -88,8 +89,9 @@ class PrivateMulticlassERM:
         check_accountant(accountant)
         seeds = child_seeds(random_state, k)  # one independent stream per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
+            basic = Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0
             accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({k} classes, {mechanism} "
-                             f"perturbation, one-vs-rest)", curve=None if mechanism == "objective" or delta == 0
+                             f"perturbation, one-vs-rest)", curve=None if basic
                              else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
