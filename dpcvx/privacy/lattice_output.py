@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -182,8 +183,9 @@ class LatticeGaussianOutput:
             raise AttributeError(name)
         return getattr(self.base, name)
 
-    @property
+    @cached_property
     def rho(self) -> float:
+        """The zCDP parameter whose conversion (CKS20, Corollary 13) gives (epsilon, delta) (computed once)."""
         return zcdp_rho(self.base.epsilon, self.base.delta)
 
     @property
