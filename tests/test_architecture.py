@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dpcvx import PINP, TDDL, TDIL, PrivateERM, PrivateLinearRegression, PrivateMulticlassERM
+from dpcvx.models.contract import FIT_KEYWORDS
+
 PACKAGE = Path(__file__).resolve().parents[1] / "dpcvx"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
@@ -165,3 +168,30 @@ def test_the_dispatch_scanner_sees_a_comparison():
     source = ('if c.get("noise") == "gaussian": pass\nif "output" != m: pass\nif m in ("objective", "x"): pass\n'
               "if m is Mechanism.OBJECTIVE: pass\n")
     assert [line for _, line in _string_dispatches(ast.parse(source))] == [1, 2, 3]
+
+
+def _missing_fit_keywords(learner: type) -> list[str]:
+    """The contract's fit keywords that ``learner.fit`` cannot take by name."""
+    import inspect
+
+    parameters = inspect.signature(learner.fit).parameters
+    named = {name for name, parameter in parameters.items()
+             if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)}
+    return [name for name in FIT_KEYWORDS if name not in named]
+
+
+LEARNERS = [PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL, PINP, TDIL]
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda cls: cls.__name__)
+def test_every_learner_fit_takes_the_contract_keywords(learner):
+    assert not _missing_fit_keywords(learner), (f"{learner.__name__}.fit does not take "
+                                                f"{_missing_fit_keywords(learner)} by name (dpcvx.models.contract)")
+
+
+def test_the_keyword_check_sees_a_learner_without_the_contract():
+    class Positional:
+        def fit(self, X, y, epsilon, /, delta=0.0, *, seed=None):
+            return self
+
+    assert _missing_fit_keywords(Positional) == ["epsilon", "random_state", "accountant"]

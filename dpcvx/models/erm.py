@@ -97,8 +97,9 @@ ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or 
               "number of records is not released")
 
 
-class _Prepared(NamedTuple):
-    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
+class FitPlan(NamedTuple):
+    """What :meth:`PrivateERM.plan` has checked and computed before anything is charged: the validated data,
+    the verified problem and the calibration (the public calibration is what a composition needs)."""
 
     epsilon: float
     delta: float
@@ -712,7 +713,7 @@ class PrivateERM:
 
     def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
                  warm_start: LinearModel | None, accountant: PrivacyAccountant | None, delta: float = 0.0,
-                 neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
+                 neighbours: str = "replace-one", n_public: int | None = None) -> FitPlan:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
@@ -752,7 +753,7 @@ class PrivateERM:
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)
-        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
+        return FitPlan(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
                          start, rng, source, None if self._regression else check_classes(self.classes))
 
     @staticmethod
@@ -774,6 +775,14 @@ class PrivateERM:
                 f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
             )
 
+    def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
+             split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,
+             neighbours: str = "replace-one", n_public: int | None = None) -> FitPlan:
+        """The learner contract's first half (dpcvx.models.contract): every check of :meth:`fit` (validate,
+        verify, calibrate, refuse), with nothing charged and nothing drawn."""
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
+                             n_public)
+
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
@@ -783,8 +792,9 @@ class PrivateERM:
         Returns the public classes (None for a regression). Private tuning calls it for every candidate
         before its accountant is charged.
         """
-        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
-                             n_public).classes
+        return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
+                         random_state=random_state, warm_start=warm_start, neighbours=neighbours,
+                         n_public=n_public).classes
 
     @staticmethod
     def _guarantee(problem: VerifiedProblem, mechanism: str, delta: float = 0.0) -> str:

@@ -106,8 +106,9 @@ class PrivateMulticlassERM:
     def _composed_curve(self, k: int, eps_c: float, delta_c: float, mechanism: str, X: Any, target: np.ndarray,
                         fit_params: dict[str, Any]) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only)."""
-        prepared = self.binary._prepare(X, target, eps_c, mechanism, fit_params.get("split", "max"), 0, None,
-                                        None, delta_c, fit_params.get("neighbours", "replace-one"),
-                                        fit_params.get("n_public"))
-        one = curve_of_calibration(prepared.calibration.to_dict(), eps_c, delta_c)
+        plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                split=fit_params.get("split", "max"), random_state=0,
+                                neighbours=fit_params.get("neighbours", "replace-one"),
+                                n_public=fit_params.get("n_public"))
+        one = curve_of_calibration(plan.calibration.to_dict(), eps_c, delta_c)
         return PrivacyCurve(one.parts * k, one.neighbours)
