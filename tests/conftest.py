@@ -16,6 +16,7 @@ a test that reads the files without the marker fails CI.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,11 @@ def uci_data() -> Path:
     if directory is None:
         pytest.skip("the UCI Adult and KDD files are not in $DPCVX_DATA or ../shared/data")
     return directory
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _proof_cache_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The verifier's on-disk proof cache (dpcvx.verification.proof_cache) never writes the user's home in tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DPCVX_CACHE_DIR", str(tmp_path_factory.mktemp("dpcvx-proof-cache")))
+        yield

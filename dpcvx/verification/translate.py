@@ -21,6 +21,7 @@ import cvxpy as cp
 import numpy as np
 import sympy as sp
 from scipy.special import expit
+from sympy.logic.boolalg import ITE
 
 from . import atoms
 from .exact import NotFinite, exact_constant
@@ -323,9 +324,19 @@ _STABLE_NUMPY = {
 }
 
 
+def _without_ite(expression: sp.Expr) -> sp.Expr:
+    """``expression`` with each ITE(a, b, c) written (a & b) | (~a & c), the same condition.
+
+    sympy's numpy printer runs ``simplify_logic`` on every Piecewise condition holding an ITE
+    (``rewrite(Piecewise)`` of max/min/abs makes them): 0.1-0.5 s a condition, the most of a
+    first fit of the Huber losses once their proof is cached.
+    """
+    return expression.replace(ITE, lambda a, b, c: sp.Or(sp.And(a, b), sp.And(sp.Not(a), c)))
+
+
 def lambdify(symbol: sp.Symbol, expression: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
     """A vectorised numpy function of ``expression`` with stable softplus/sigmoid."""
-    function = sp.lambdify(symbol, expression, modules=[_STABLE_NUMPY, "numpy"])
+    function = sp.lambdify(symbol, _without_ite(expression), modules=[_STABLE_NUMPY, "numpy"])
 
     def evaluate(values):
         values = np.asarray(values, dtype=float)

@@ -11,7 +11,9 @@ neither proved; they are marked "estimate" and refused unless the caller
 passes ``allow_estimates=True``.
 
 Results are cached by the structure of the expression tree (atoms, constants,
-shapes), so two lambdas that build the same expression share one analysis.
+shapes), so two lambdas that build the same expression share one analysis; the
+worker's results are kept across processes by :mod:`dpcvx.verification.proof_cache`
+(the catalogue's shipped with the package, others on disk under an HMAC).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import sympy as sp
 from ..exceptions import InputError
 from ..progress import progress as progress_bar
 from ..validation import check_flag
-from . import deadline, numeric, validated
+from . import numeric, proof_cache, validated
 from .certificate import PIECEWISE_NOTE, Certificate, Condition
 from .constraints import Constraints
 from .kst12 import with_kst12
@@ -285,7 +287,7 @@ class _LossAnalyser:
                 return self._facts
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
             try:
-                result = deadline.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
+                result = proof_cache.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
                                       seconds=self.seconds, on_item=on_item)
             finally:
                 close()
@@ -319,7 +321,7 @@ class _LossAnalyser:
                 # the bounds stop themselves a little before the deadline: a bound cut short is
                 # still an upper bound (only looser), a killed worker gives nothing
                 arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
-                result = deadline.run(validated.validated_facts, arguments, seconds=self.seconds,
+                result = proof_cache.run(validated.validated_facts, arguments, seconds=self.seconds,
                                       on_item=on_item)
             finally:
                 close()

@@ -1,0 +1,226 @@
+"""Cold start: the first fit in a new process, before (a checkout of main) and after (this tree), side by side.
+
+Issue 32, item 3: "the first fit of a built-in loss in a new process takes at most 0.5 s
+beyond import". Every case runs in a fresh interpreter, the two trees interleaved
+(before, after, before, after, ...), ``--repeats`` times; medians are reported.
+
+In each child the clock reads, in order: ``import dpcvx``; the case's imports (the dpcvx
+modules the fit uses and, through them, CVXPY, sympy, SciPy, scikit-learn); the first fit
+(verification, calibration, solve); a second fit of the same model (everything warm). So
+"first fit beyond ``import dpcvx``" = imports + first fit, and "first fit beyond all imports"
+= first fit alone. The CLI case is the wall time of ``python -m dpcvx verify --loss logistic``
+minus that of ``python -c "import dpcvx"`` (both whole processes).
+
+The built-in cases run with ``DPCVX_CACHE_DIR=off``: no on-disk cache, so "after" is a
+first fit on a fresh installation (the package's shipped catalogue proofs only). The custom
+loss ``logistic(8 (1 - z)) / 8`` (bounded by the validated route) runs with an empty cache
+directory (the first process ever: "cold") and then again with the directory that process
+filled ("warm").
+
+    python -m benchmarks.cold_start --before /tmp/dpcvx-main [--repeats 5] [--out benchmarks/results]
+
+``--before`` is a checkout of main (``git worktree add /tmp/dpcvx-main main``, or
+``git archive main | tar -x -C /tmp/dpcvx-main``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+DATA = """
+import numpy as np
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200, 5))
+X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+y = np.where(X @ np.ones(5) + 0.3 * rng.normal(size=200) > 0, 1, -1)
+"""
+
+CASES = {
+    "PrivateERM(logistic)": (
+        "import dpcvx.models.erm, dpcvx.losses",
+        "dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=1e-2, data_norm=1.0).fit(X, y, epsilon=1.0, "
+        "random_state=0)",
+    ),
+    "DPLogisticRegression": (
+        "import dpcvx.estimators",
+        "dpcvx.DPLogisticRegression(random_state=0).fit(X, (y > 0).astype(int))",
+    ),
+    "DPHuberRegressor": (
+        "import dpcvx.regressors",
+        "dpcvx.DPHuberRegressor(label_bound=3.0, random_state=0).fit(X, X @ np.ones(5))",
+    ),
+    "custom logistic(8(1 - z))/8": (
+        "import dpcvx.models.erm, cvxpy as cp",
+        "dpcvx.PrivateERM(loss=lambda z: cp.logistic(8 * (1 - z)) / 8, lam=1e-2, data_norm=1.0)"
+        ".fit(X, y, epsilon=1.0, random_state=0)",
+    ),
+}
+CUSTOM = "custom logistic(8(1 - z))/8"
+
+CHILD = """
+import json, time, warnings
+warnings.simplefilter("ignore")
+t0 = time.perf_counter()
+import dpcvx
+t1 = time.perf_counter()
+{imports}
+{data}
+t2 = time.perf_counter()
+{fit}
+t3 = time.perf_counter()
+{fit}
+t4 = time.perf_counter()
+print(json.dumps({{"import_dpcvx": t1 - t0, "imports": t2 - t1, "first_fit": t3 - t2, "second_fit": t4 - t3}}))
+"""
+
+
+def _environment(root: Path, cache: str) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               DPCVX_CACHE_DIR=cache)
+    return env
+
+
+def fit_times(root: Path, case: str, cache: str = "off") -> dict[str, float]:
+    """One fresh interpreter with ``root``'s dpcvx: seconds of each phase (see the module docstring)."""
+    imports, fit = CASES[case]
+    code = CHILD.format(imports=imports, data=DATA, fit=fit)
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=_environment(root, cache),
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def wall(root: Path, command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *command], cwd=root, env=_environment(root, "off"), capture_output=True,
+                   check=True)
+    return time.perf_counter() - start
+
+
+def cli_times(root: Path) -> dict[str, float]:
+    """Wall seconds of ``dpcvx verify --loss logistic`` beyond a process that only imports dpcvx."""
+    verify = wall(root, ["-m", "dpcvx", "verify", "--loss", "logistic"])
+    bare = wall(root, ["-c", "import dpcvx"])
+    return {"cli_verify": verify, "import_only": bare, "beyond_import": verify - bare}
+
+
+def measure(trees: dict[str, Path], repeats: int, custom_repeats: int) -> dict[str, dict[str, list[dict[str, float]]]]:
+    runs: dict[str, dict[str, list[dict[str, float]]]] = {label: {} for label in trees}
+    for repeat in range(repeats):
+        for case in CASES:
+            if case == CUSTOM:
+                continue
+            for label, root in trees.items():  # interleaved: machine noise hits both trees alike
+                runs[label].setdefault(case, []).append(fit_times(root, case))
+        for label, root in trees.items():
+            runs[label].setdefault("CLI verify --loss logistic", []).append(cli_times(root))
+        if repeat < custom_repeats:
+            for label, root in trees.items():
+                with tempfile.TemporaryDirectory(prefix="dpcvx-cache-") as cache:
+                    runs[label].setdefault(CUSTOM + " (cold cache)", []).append(fit_times(root, CUSTOM, cache))
+                    runs[label].setdefault(CUSTOM + " (warm cache)", []).append(fit_times(root, CUSTOM, cache))
+        print(f"repeat {repeat + 1}/{repeats} done", file=sys.stderr, flush=True)
+    return runs
+
+
+def _median(samples: list[dict[str, float]], *fields: str) -> float:
+    return statistics.median(sum(sample[field] for field in fields) for sample in samples)
+
+
+def summary(runs: dict[str, dict[str, list[dict[str, float]]]]) -> list[dict[str, object]]:
+    rows = []
+    for case in runs["after"]:
+        row: dict[str, object] = {"case": case, "repeats": len(runs["after"][case])}
+        for label in ("before", "after"):
+            samples = runs[label][case]
+            if case.startswith("CLI"):
+                row[f"{label}_beyond_import"] = _median(samples, "beyond_import")
+                row[f"{label}_beyond_all_imports"] = None
+                row[f"{label}_second_fit"] = None
+            else:
+                row[f"{label}_beyond_import"] = _median(samples, "imports", "first_fit")
+                row[f"{label}_beyond_all_imports"] = _median(samples, "first_fit")
+                row[f"{label}_imports"] = _median(samples, "imports")
+                row[f"{label}_second_fit"] = _median(samples, "second_fit")
+        row["ratio_after_to_before"] = float(row["after_beyond_import"]) / float(row["before_beyond_import"])  # type: ignore[arg-type]
+        rows.append(row)
+    return rows
+
+
+def _seconds(value: object) -> str:
+    return "-" if value is None else f"{float(value):.2f}"  # type: ignore[arg-type]
+
+
+def markdown(rows: list[dict[str, object]], meta: dict[str, object]) -> str:
+    lines = [
+        "# Cold start: the first fit in a new process (issue 32, item 3)",
+        "",
+        f"Generated by `python -m benchmarks.cold_start` on {meta['date_utc']} (Python {meta['python']}, "
+        f"{meta['machine']}, load average {meta['load_before']} before and {meta['load_after']} after; "
+        f"one BLAS thread). Median of {meta['repeats']} fresh processes per cell ({meta['custom_repeats']} for "
+        "the custom loss), before (main) and after (this branch) interleaved. Seconds.",
+        "",
+        "| case | before: first fit beyond `import dpcvx` | after | after / before | before: beyond all imports "
+        "| after: beyond all imports | after: imports alone | after: second fit |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['case']} | {_seconds(row['before_beyond_import'])} | {_seconds(row['after_beyond_import'])} | "
+            f"{float(row['ratio_after_to_before']):.2f} | {_seconds(row['before_beyond_all_imports'])} | "  # type: ignore[arg-type]
+            f"{_seconds(row['after_beyond_all_imports'])} | {_seconds(row.get('after_imports'))} | "
+            f"{_seconds(row['after_second_fit'])} |"
+        )
+    lines += [
+        "",
+        "\"Beyond `import dpcvx`\" is the issue's measure: the case's imports (CVXPY, sympy, SciPy; "
+        "scikit-learn and pandas for the estimators), which `import dpcvx` defers, plus the first fit. "
+        "\"Beyond all imports\" is the first fit alone, with every module it needs already imported. "
+        "The built-in cases run with the on-disk cache off (a fresh installation: the shipped catalogue "
+        "proofs only). The CLI row is the wall time of `python -m dpcvx verify --loss logistic` minus that of "
+        "`python -c \"import dpcvx\"`. The custom loss row \"cold cache\" is the first process ever to verify "
+        "it (it proves and stores), \"warm cache\" the next process.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict[str, object]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, required=True, help="a checkout of main (the 'before' code)")
+    parser.add_argument("--after", type=Path, default=ROOT, help="the tree measured as 'after' (default: this one)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--custom-repeats", type=int, default=2, help="repeats of the ~25 s custom loss case")
+    parser.add_argument("--out", type=Path, default=None, help="directory for cold_start.json and cold_start.md")
+    args = parser.parse_args(argv)
+    trees = {"before": args.before.resolve(), "after": args.after.resolve()}
+    load_before = os.getloadavg()
+    runs = measure(trees, args.repeats, min(args.custom_repeats, args.repeats))
+    meta: dict[str, object] = {
+        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores", "repeats": args.repeats,
+        "custom_repeats": min(args.custom_repeats, args.repeats),
+        "load_before": " ".join(f"{x:.1f}" for x in load_before),
+        "load_after": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+    }
+    result: dict[str, object] = {"meta": meta, "summary": summary(runs), "runs": runs}
+    print(markdown(result["summary"], meta))  # type: ignore[arg-type]
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "cold_start.json").write_text(json.dumps(result, indent=1) + "\n")
+        (args.out / "cold_start.md").write_text(markdown(result["summary"], meta))  # type: ignore[arg-type]
+    return result
+
+
+if __name__ == "__main__":
+    main()

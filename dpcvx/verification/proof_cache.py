@@ -1,0 +1,374 @@
+"""The proof cache: the verifier's worker results, kept so that a new process need not prove them again.
+
+Every new process used to pay for the verifier's worker (a fresh interpreter importing
+sympy, about 2.5 s) and the proof itself, even for the catalogue's logistic loss; a custom
+loss that needs the validated route paid about 25 s. :func:`run` stands in for
+:func:`dpcvx.verification.deadline.run` for the two provers,
+:func:`~dpcvx.verification.symbolic.loss_facts` and
+:func:`~dpcvx.verification.validated.validated_facts`, and answers from, in order:
+
+1. **The shipped catalogue** (``catalogue_proofs.json`` in this package): the results for
+   the catalogue's losses at their default parameters, written by :func:`write_catalogue`.
+   It is part of the package and trusted like its code; a test proves every entry again
+   with the provers and compares. It is used only by the dpcvx version that wrote it.
+2. **The on-disk cache** (``$DPCVX_CACHE_DIR``, else ``$XDG_CACHE_HOME/dpcvx``, else
+   ``~/.cache/dpcvx``; ``DPCVX_CACHE_DIR=off`` turns it off): one JSON file per result.
+   An entry is used only when all of these hold, and is otherwise recomputed and rewritten:
+
+   * its HMAC-SHA256, under a per-installation 32-byte secret key (``hmac.key`` beside the
+     entries, created from OS entropy with mode 0600, refused if others can read it),
+     verifies, so an edited entry, or one written by another installation, is refused;
+   * the key it was written for equals the key asked for, in full, so an entry of another
+     expression copied over this one is refused;
+   * that key names the prover, the exact sympy form of its arguments (``srepr``) and the
+     fingerprint of the code that proved it (the dpcvx version, a SHA-256 of every source
+     file of ``dpcvx/verification`` and ``dpcvx/rounding.py``, and the sympy, mpmath and
+     Python versions), so an entry written by other code is stale and never found.
+
+   The entry's text is evaluated (sympy's constructor form) only after these checks.
+3. **The worker** (:func:`dpcvx.verification.deadline.run`), whose result is then stored.
+
+What is stored is the prover's output, not the certificate: the verifier builds the
+conditions from it by the same code as from a fresh result, so a cached verification
+gives the same certificate as a fresh one. A result cut short by the time limit (sympy
+not finished, or validated bounds stopped by the clock) is stored with that limit and is
+used only by a call whose limit is no larger; a call with a larger limit proves again.
+Replaying "sympy did not finish" is always sound: it certifies nothing, the verifier
+falls back to the next route. A worker that died or failed is never stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import hmac
+import json
+import logging
+import os
+import secrets
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..version import __version__
+from . import deadline
+from .proof_codec import Unencodable, decode, encode, same
+from .symbolic import loss_facts
+from .validated import TIME_LIMIT_REASON, validated_facts
+
+__all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "SHIPPED", "ENVIRONMENT"]
+
+ENVIRONMENT = "DPCVX_CACHE_DIR"
+SHIPPED = Path(__file__).with_name("catalogue_proofs.json")
+_KEY_FILE = "hmac.key"
+_KEY_BYTES = 32
+_LOG = logging.getLogger("dpcvx.verify")
+
+# prover name -> (function, number of leading arguments that determine its result); the
+# arguments after those are time budgets, which change only how soon a result is cut short
+PROVERS: dict[str, tuple[Callable[..., Any], int]] = {
+    "symbolic.loss_facts": (loss_facts, 3),
+    "validated.validated_facts": (validated_facts, 4),
+}
+_NAMES = {function: name for name, (function, _) in PROVERS.items()}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One prover result: its items, how the call ended, and the time limit it is valid up to.
+
+    ``limit`` is None for a complete result (valid at every time limit), else the limit
+    (seconds) that cut it short: it serves only calls with a limit no larger.
+    """
+
+    items: tuple[Any, ...]
+    finished: bool
+    timed_out: bool
+    error: str
+    limit: float | None
+
+    @classmethod
+    def of(cls, result: deadline.DeadlineResult, seconds: float | None) -> Entry | None:
+        """The entry to keep for a worker result, or None (a failed worker is never kept)."""
+        if not (result.finished or result.timed_out):
+            return None
+        partial = result.timed_out or any(TIME_LIMIT_REASON in repr(item) for item in result.items)
+        if partial and seconds is None:
+            return None
+        return cls(tuple(result.items), result.finished, result.timed_out, result.error,
+                   float(seconds) if partial and seconds is not None else None)
+
+    def serves(self, seconds: float | None) -> bool:
+        return self.limit is None or (seconds is not None and seconds <= self.limit)
+
+    def replay(self, on_item: Callable[[Any], None] | None) -> deadline.DeadlineResult:
+        for item in self.items:
+            if on_item is not None:
+                on_item(item)
+        return deadline.DeadlineResult(items=list(self.items), finished=self.finished, error=self.error,
+                                       timed_out=self.timed_out)
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON data; Unencodable unless it decodes back to the same items."""
+        data = {"items": encode(self.items), "finished": self.finished, "timed_out": self.timed_out,
+                "error": self.error, "limit": encode(self.limit)}
+        if not same(decode(data["items"]), self.items):
+            raise Unencodable("the items do not survive their text form")
+        return data
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Entry:
+        """The entry from trusted data (the shipped file, or an entry whose HMAC was checked)."""
+        items = decode(data["items"])
+        limit = decode(data["limit"])
+        if not isinstance(items, tuple) or not isinstance(data["finished"], bool) or \
+                not isinstance(data["timed_out"], bool) or not isinstance(data["error"], str) or \
+                not (limit is None or isinstance(limit, float)):
+            raise Unencodable("malformed entry")
+        return cls(items, data["finished"], data["timed_out"], data["error"], limit)
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def proof_key(name: str, args: tuple[Any, ...]) -> str:
+    """The canonical text of a prover call: its name and the exact (srepr) form of the arguments that matter."""
+    return _canonical({"prover": name, "args": encode(args[:PROVERS[name][1]])})
+
+
+# --- the shipped catalogue -------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> dict[str, Entry]:
+    """The shipped catalogue's entries by proof key (empty if written by another dpcvx version)."""
+    try:
+        data = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("dpcvx_version") != __version__:
+        return {}
+    return {entry["key"]: Entry.from_data(entry["entry"]) for entry in data["entries"]}
+
+
+# --- the on-disk cache -------------------------------------------------------------------------
+
+
+def cache_directory() -> Path | None:
+    """Where the on-disk cache lives (None when ``DPCVX_CACHE_DIR=off``)."""
+    chosen = os.environ.get(ENVIRONMENT, "").strip()  # empty counts as unset, never the working directory
+    if chosen:
+        return None if chosen.lower() == "off" else Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dpcvx"
+
+
+@functools.lru_cache(maxsize=1)
+def fingerprint() -> dict[str, str]:
+    """What a proof depends on besides its input: the versions and a hash of the proving code's source."""
+    import mpmath
+    import sympy
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    sources = sorted((package / "verification").rglob("*.py")) + [package / "rounding.py"]
+    try:
+        if len(sources) == 1:
+            raise FileNotFoundError("no source files")
+        for path in sources:
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+        code = digest.hexdigest()
+    except OSError:  # no readable source (a bytecode-only install): entries of this process only
+        code = "unreadable:" + secrets.token_hex(16)
+    return {"dpcvx": __version__, "sources": code, "sympy": sympy.__version__,
+            "mpmath": mpmath.__version__, "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+
+
+_SECRETS: dict[Path, bytes] = {}
+
+
+def _secret(directory: Path) -> bytes | None:
+    """This installation's HMAC key (created on first use, mode 0600); None if unsafe or unreadable."""
+    if directory in _SECRETS:
+        return _SECRETS[directory]
+    path = directory / _KEY_FILE
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not path.exists():
+            handle, temporary = tempfile.mkstemp(dir=directory)  # mode 0600
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(secrets.token_bytes(_KEY_BYTES))
+                with contextlib.suppress(FileExistsError):  # another process made it first: use theirs
+                    os.link(temporary, path)  # appears whole, never half written
+            finally:
+                os.unlink(temporary)
+        status = path.stat()
+        key = path.read_bytes()
+    except OSError as error:
+        _LOG.debug("proof cache off: %s", error)
+        return None
+    others = status.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    foreign = hasattr(os, "getuid") and status.st_uid != os.getuid()
+    if others or foreign or len(key) != _KEY_BYTES:
+        _LOG.warning("proof cache off: %s must be a %d-byte file of this user with mode 0600", path, _KEY_BYTES)
+        return None
+    _SECRETS[directory] = key
+    return key
+
+
+def _mac(secret: bytes, key: str, entry: Any) -> str:
+    return hmac.new(secret, _canonical([key, entry]).encode(), hashlib.sha256).hexdigest()
+
+
+def _entry_path(directory: Path, key: str) -> Path:
+    return directory / "proofs" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
+
+
+def _disk_key(key: str) -> str:
+    return _canonical({"proof": key, "code": fingerprint()})
+
+
+def load(key: str) -> Entry | None:
+    """The on-disk entry for ``key``, or None: absent, off, or refused (bad HMAC, another key)."""
+    directory = cache_directory()
+    secret = None if directory is None else _secret(directory)
+    if directory is None or secret is None:
+        return None
+    full = _disk_key(key)
+    path = _entry_path(directory, full)
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        _LOG.debug("proof cache: unreadable entry %s refused: %s", path.name, error)
+        return None
+    if not isinstance(stored, dict) or not isinstance(stored.get("mac"), str) or stored.get("key") != full:
+        _LOG.info("proof cache: entry %s refused: written for another key", path.name)
+        return None
+    if not hmac.compare_digest(stored["mac"], _mac(secret, full, stored.get("entry"))):
+        _LOG.info("proof cache: entry %s refused: its HMAC does not verify", path.name)
+        return None
+    try:
+        return Entry.from_data(stored["entry"])
+    except (Unencodable, KeyError, TypeError) as error:
+        _LOG.debug("proof cache: entry %s refused: %s", path.name, error)
+        return None
+
+
+def store(key: str, entry: Entry) -> None:
+    """Write ``entry`` for ``key`` (atomically); silently skipped when the cache is off or unwritable."""
+    directory = cache_directory()
+    secret = None if directory is None else _secret(directory)
+    if directory is None or secret is None:
+        return
+    full = _disk_key(key)
+    path = _entry_path(directory, full)
+    try:
+        data = entry.to_data()
+    except Unencodable as error:
+        _LOG.debug("proof cache: result not stored: %s", error)
+        return
+    text = json.dumps({"key": full, "entry": data, "mac": _mac(secret, full, data)}, sort_keys=True)
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    except OSError as error:
+        _LOG.debug("proof cache: result not stored: %s", error)
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)  # atomic: a reader sees the old entry or the new one
+    except OSError as error:
+        _LOG.debug("proof cache: result not stored: %s", error)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+# --- the stand-in for deadline.run ---------------------------------------------------------------
+
+_RECORDED: list[tuple[str, Entry]] | None = None  # set while write_catalogue proves the catalogue
+
+
+def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
+        on_item: Callable[[Any], None] | None = None) -> deadline.DeadlineResult:
+    """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there."""
+    name = _NAMES.get(function)
+    try:
+        key = None if name is None else proof_key(name, args)
+    except Unencodable:
+        key = None
+    if key is None:
+        return deadline.run(function, args, seconds=seconds, on_item=on_item)
+    if _RECORDED is None:
+        for lookup in (_shipped().get, load):
+            entry = lookup(key)
+            if entry is not None and entry.serves(seconds):
+                return entry.replay(on_item)
+    result = deadline.run(function, args, seconds=seconds, on_item=on_item)
+    fresh = Entry.of(result, seconds)
+    if fresh is not None:
+        if _RECORDED is not None:
+            _RECORDED.append((key, fresh))
+        else:
+            store(key, fresh)
+    return result
+
+
+# --- writing and checking the shipped catalogue --------------------------------------------------
+
+
+def catalogue_losses() -> list[Any]:
+    """The catalogue's losses at their default parameters (what the estimators and the CLI use)."""
+    from .. import losses
+
+    return list(dict.fromkeys(make() for make in losses.CATALOGUE.values()))
+
+
+@contextlib.contextmanager
+def _recording() -> Iterator[list[tuple[str, Entry]]]:
+    global _RECORDED
+    _RECORDED = []
+    try:
+        yield _RECORDED
+    finally:
+        _RECORDED = None
+
+
+def write_catalogue(path: Path = SHIPPED) -> list[str]:
+    """Prove every catalogue loss afresh (no cache read) and write the results to ``path``.
+
+    Run ``python -m dpcvx.verification.proof_cache`` after a change to the provers;
+    ``tests/verification/test_proof_cache.py`` proves every shipped entry again.
+    """
+    from . import verifier
+
+    verifier._LOSS_CACHE.clear()
+    with _recording() as recorded:
+        for loss in catalogue_losses():
+            verifier.verify_loss(loss)
+    verifier._LOSS_CACHE.clear()
+    incomplete = [key for key, entry in recorded if entry.limit is not None]
+    if incomplete:
+        raise RuntimeError(f"a catalogue proof was cut short by the time limit: {incomplete}")
+    entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()} for key, entry in dict(recorded).items()]
+    lines = ",\n  ".join(json.dumps(entry, sort_keys=True) for entry in entries)  # one entry a line
+    path.write_text(f'{{"dpcvx_version": {json.dumps(__version__)},\n "entries": [\n  {lines}\n ]\n}}\n',
+                    encoding="utf-8")
+    _shipped.cache_clear()
+    return [entry["key"] for entry in entries]
+
+
+if __name__ == "__main__":  # the package's module, not this __main__ copy, holds the recording state
+    from dpcvx.verification import proof_cache as _package_module
+
+    for written in _package_module.write_catalogue():
+        print(written[:120])
