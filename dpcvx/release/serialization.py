@@ -221,21 +221,23 @@ def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int
 
 
 def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
-    """The JSON-ready form of a release (see the module docstring)."""
-    if isinstance(model, PrivateKernelModel):
-        if schema is not None:
-            raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
-        header = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"}
-        return release_to_dict(model, header)
-    if isinstance(model, PrivateMulticlassModel):
-        return _multiclass_to_dict(model, schema)
-    if isinstance(model, PrivateRegressionModel):
-        return _regression_to_dict(model, schema)
-    if not isinstance(model, PrivateModel):
-        kind = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
+    """The JSON-ready form of a release (see the module docstring): written by its kind's writer."""
+    kind = next((_BY_CLASS[cls] for cls in type(model).__mro__ if cls in _BY_CLASS), None)
+    if kind is None:
+        name = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
             else type(model).__name__
-        raise InputError(f"only private releases can be saved, got {kind}; fit with "
+        raise InputError(f"only private releases can be saved, got {name}; fit with "
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
+    return kind.write(model, schema)
+
+
+def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
+    if schema is not None:
+        raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
+    return release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"})
+
+
+def _linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
     if schema is not None and not isinstance(schema, PublicSchema):
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
@@ -265,8 +267,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
 def _regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | None) -> dict:
     """A regression release: the linear layout with kind "regression", no classes, and the label bound."""
     if isinstance(model.certificate, ReleaseCertificate):
-        data = model_to_dict(PrivateModel(model.coef_, model.intercept_, (-1, 1), model.rows, model.certificate),
-                             schema)
+        data = _linear_to_dict(PrivateModel(model.coef_, model.intercept_, (-1, 1), model.rows, model.certificate),
+                               schema)
     else:  # AdaSSP
         if schema is not None and not isinstance(schema, PublicSchema):
             raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
@@ -744,20 +746,25 @@ def model_from_dict(data: Any) -> Release:
         if "kind" in data:
             raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
                              "been edited")
-        item = json_object("the model file", data, _MODEL_KEYS)
-    else:
-        kind = data.get("kind")
-        if kind not in KINDS:
-            raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
-        if kind == "kernel":
-            return release_from_dict(data)
-        if kind == "multiclass":
-            return _multiclass_from_dict(data)
-        if kind == "regression" and isinstance(data.get("certificate"), dict) \
-                and registry.sufficient_statistics(data["certificate"]):
-            return _adassp_from_dict(data)
-        item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"},
-                       _MODEL_KEYS)
+        return _linear_from_dict(data)
+    kind = data.get("kind")
+    if kind not in _BY_NAME:
+        raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
+    return _BY_NAME[kind].read(data)
+
+
+def _regression_from_dict(data: dict) -> PrivateRegressionModel:
+    """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
+    if isinstance(data.get("certificate"), dict) and registry.sufficient_statistics(data["certificate"]):
+        return _adassp_from_dict(data)
+    model = _linear_from_dict(data)
+    assert isinstance(model, PrivateRegressionModel)
+    return model
+
+
+def _linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
+    """A linear release (format_version 2, or kind "linear" or an ERM "regression"), every field checked."""
+    item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"}, _MODEL_KEYS)
     certificate = _release_certificate(item["certificate"])
     _text("library_version", item["library_version"])
     _check_same("library_version", item["library_version"], certificate.library_version)
@@ -811,6 +818,27 @@ def model_from_dict(data: Any) -> Release:
         model = PrivateModel(weights, intercept, tuple(classes), rows, certificate)
     model.schema = schema
     return model
+
+
+@dataclass(frozen=True)
+class ReleaseKind:
+    """One kind of model file: the release class it holds, its writer and its reader."""
+
+    name: str
+    release: type
+    write: Callable[[Any, PublicSchema | None], dict]
+    read: Callable[[dict], Release]
+
+
+RELEASE_KINDS = (
+    ReleaseKind("linear", PrivateModel, _linear_to_dict, _linear_from_dict),
+    ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, release_from_dict),
+    ReleaseKind("multiclass", PrivateMulticlassModel, _multiclass_to_dict, _multiclass_from_dict),
+    ReleaseKind("regression", PrivateRegressionModel, _regression_to_dict, _regression_from_dict),
+)
+_BY_NAME = {kind.name: kind for kind in RELEASE_KINDS}
+_BY_CLASS = {kind.release: kind for kind in RELEASE_KINDS}
+assert tuple(_BY_NAME) == KINDS
 
 
 def load(path: str | Path) -> Release:
