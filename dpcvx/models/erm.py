@@ -97,9 +97,8 @@ ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or 
               "number of records is not released")
 
 
-class FitPlan(NamedTuple):
-    """What :meth:`PrivateERM.plan` has checked and computed before anything is charged: the validated data,
-    the verified problem and the calibration (the public calibration is what a composition needs)."""
+class _Prepared(NamedTuple):
+    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
 
     epsilon: float
     delta: float
@@ -713,7 +712,7 @@ class PrivateERM:
 
     def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
                  warm_start: LinearModel | None, accountant: PrivacyAccountant | None, delta: float = 0.0,
-                 neighbours: str = "replace-one", n_public: int | None = None) -> FitPlan:
+                 neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
@@ -753,7 +752,7 @@ class PrivateERM:
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)
-        return FitPlan(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
                          start, rng, source, None if self._regression else check_classes(self.classes))
 
     @staticmethod
@@ -777,7 +776,7 @@ class PrivateERM:
 
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
              split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,
-             neighbours: str = "replace-one", n_public: int | None = None) -> FitPlan:
+             neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
         """The learner contract's first half (dpcvx.models.contract): every check of :meth:`fit` (validate,
         verify, calibrate, refuse), with nothing charged and nothing drawn."""
         return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
