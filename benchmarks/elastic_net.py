@@ -46,7 +46,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--radius", type=float, default=5.0, help="radius of the constrained fit's ball")
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.1, 1.0])
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--mode", default="paper")
+    parser.add_argument("--mode", default="private", choices=common.MODES,
+                        help="preprocessing mode; results/elastic_net.json was recorded with --mode paper, "
+                             "which reads bounds off the data (NOT private)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="2 folds")
     parser.add_argument("--out", type=Path, default=RESULTS)

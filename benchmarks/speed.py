@@ -74,7 +74,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--datasets", nargs="+", default=["adult", "kdd"], choices=common.DATASETS)
     parser.add_argument("--sizes", type=int, nargs="+", default=None,
                         help="row counts for every data set (default: the mode's list; 0 = all rows)")
-    parser.add_argument("--mode", default="paper", choices=common.MODES, help="preprocessing mode")
+    parser.add_argument("--mode", default="private", choices=common.MODES,
+                        help="preprocessing mode (paper mode reads bounds off the data: NOT private)")
     parser.add_argument("--lam", type=float, default=DEFAULT_LAM)
     parser.add_argument("--epsilon", type=float, default=DEFAULT_EPS)
     parser.add_argument("--peers", nargs="*", default=["sklearn", "diffprivlib"], choices=["sklearn", "diffprivlib"])

@@ -35,7 +35,9 @@ from .exceptions import (
     DPCVXWarning,
     ExponentialCostWarning,
     InputError,
+    PaperModeWarning,
     SolverError,
+    UnsupportedWeightsError,
 )
 from .version import __version__
 
@@ -210,4 +212,6 @@ __all__ = [
     "DPCVXWarning",
     "ClippingWarning",
     "ExponentialCostWarning",
+    "PaperModeWarning",
+    "UnsupportedWeightsError",
 ]

@@ -94,8 +94,9 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "with, got '0' (epsilon must be finite and positive, got 0.0) (see: dpcvx fit --help)"),
     ExitCode(InputError, EXIT_INPUT, "input error",
              "a value, column, label or parameter is invalid",
-             "dpcvx: input error: train.csv has no column(s) ['salary']; its columns are ['age', 'sex', "
-             "'hours', 'income']. Check the spelling (names are case-sensitive)"),
+             "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "
+             "spelling (names are case-sensitive); the header's cells are not shown (if the file has no "
+             "header row, its first record was read as one: pass --no-header with --names)"),
     ExitCode(FileError, EXIT_INPUT, "input error",
              "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
              "a model file that fails validation)",
@@ -407,17 +408,22 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                 header = list(layout.names)
                 given = "--names gives"
             position = {name: index for index, name in enumerate(header)}
+            # The header's cells are never shown: without --no-header the first row read as a header may be
+            # a record (private). Messages name positions, counts and the names the user gave (public).
             if len(position) != len(header):
-                repeated = sorted(name for name, count in Counter(header).items() if count > 1)
-                raise InputError(f"{path}: the header repeats the columns {_names(repeated)}")
+                first = {name: index for index, name in reversed(list(enumerate(header)))}
+                repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
+                raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}"
+                                 f"{_header_hint(layout)}")
             missing = [name for name in columns if name not in position]
             if missing == [label]:
                 where = "--names" if layout.names is not None else "its header"
-                raise InputError(f"{path} has no label column {label!r} (--target); the columns named by "
-                                 f"{where} are {_names(header)}. Check the spelling (names are case-sensitive)")
+                raise InputError(f"{path} has no label column {label!r} (--target) among the {len(header)} "
+                                 f"columns named by {where}. Check the spelling (names are case-sensitive)"
+                                 f"{_header_hint(layout)}")
             if missing:
-                raise InputError(f"{path} has no column(s) {_names(missing)}; its columns are "
-                                 f"{_names(header)}. Check the spelling (names are case-sensitive)")
+                raise InputError(f"{path} has no column(s) {_names(missing)} among its {len(header)} columns. "
+                                 f"Check the spelling (names are case-sensitive){_header_hint(layout)}")
             positions = [position[name] for name in columns]
             for row in reader:
                 if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
@@ -458,6 +464,14 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                          f"{path} has no data rows")
     if values[columns[0]]:
         yield {name: np.array(column, dtype=str) for name, column in values.items()}
+
+
+def _header_hint(layout: Layout) -> str:
+    """The fix when a file has no header row (its first record was read as one); no cell is shown."""
+    if layout.names is not None:
+        return ""
+    return ("; the header's cells are not shown (if the file has no header row, its first record was read "
+            "as one: pass --no-header with --names)")
 
 
 def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout = Layout()) -> np.ndarray:

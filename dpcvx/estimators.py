@@ -45,15 +45,18 @@ same quantity would make ``get_params`` ambiguous); set ``lam=1 / (C * n)``.
 Unlike ``C``, a ``lam`` is not tied to n: the same lam is the same amount of
 regularization per record on 1,000 or 1,000,000 rows.
 
-When the noise dominates: after each fit, :func:`noise_to_signal` compares the
-expected norm of the noise in w with the largest norm the non-private weights
-can have (``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``), both
-computed from the release certificate (epsilon, n, d, lam and the verified
-L, m, R), never from the data. Above ``NOISE_RATIO_LIMIT`` (2) a
-:class:`NoiseDominatesWarning` says so and what to change: raise lam (the
-noise falls like 1/lam, the bound like 1/sqrt(lam)), epsilon or n, or use fewer
-features. For large lam the ratio tends to about ``2 d / (epsilon n)``, which
-no lam lowers; the warning then says to raise epsilon or n.
+When the noise dominates: after each fit, :func:`warn_if_noise_dominates` compares,
+from the release certificate only (epsilon, n, d, lam and the verified L, m, R; never
+the data or the fitted weights), the expected norm of the noise in w with the largest
+norm the non-private weights can have on any data (:func:`noise_to_signal`:
+``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``); for output perturbation
+it also compares the noise's share of a prediction at ||x|| = R with the scale of a
+useful model's predictions, the margin 1 (the label bound B for a regressor)
+(:func:`noise_in_predictions`). Above ``NOISE_RATIO_LIMIT`` (2) a
+:class:`NoiseDominatesWarning` says so, for objective and output perturbation alike,
+at the line of your code that called ``fit`` (also through a Pipeline or
+``cross_val_score``). Its advice: raise epsilon or n, use fewer features, or see
+``lam="auto"``.
 
 Noise: with ``random_state=None`` (the default) each fit draws fresh noise
 from operating-system entropy, so the clones that scikit-learn makes never
@@ -73,8 +76,6 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 from __future__ import annotations
 
 import copy
-import math
-import warnings
 from typing import Any
 
 import cvxpy as cp
@@ -91,15 +92,22 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
     ) from error
 
 from . import losses
-from .exceptions import DPCVXWarning, InputError
+from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
-from .privacy import registry
+from .noise_warning import (
+    NOISE_RATIO_LIMIT,
+    NoiseDominatesWarning,
+    loss_at_zero,
+    noise_in_predictions,
+    noise_to_signal,
+    warn_if_noise_dominates,
+)
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
-from .release.model import PrivateModel, ReleaseCertificate
+from .release.model import PrivateModel
 from .release.multiclass_model import PrivateMulticlassModel
-from .validation import check_choice, check_classes, check_public_classes, fraction
+from .validation import check_choice, check_classes, check_public_classes, fraction, outside_labels, refuse_weights
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [
@@ -108,65 +116,16 @@ __all__ = [
     "DPLogisticRegression",
     "InputTypeError",
     "NoiseDominatesWarning",
+    "noise_in_predictions",
     "noise_to_signal",
+    "warn_if_noise_dominates",
+    "NOISE_RATIO_LIMIT",
 ]
-
-
-class NoiseDominatesWarning(DPCVXWarning):
-    """The expected noise in the released weights exceeds ``NOISE_RATIO_LIMIT`` times the
-    largest norm the non-private weights can have: the release is mostly noise. Computed from
-    public quantities only (see :func:`noise_to_signal`)."""
-
-
-#: Warn when the expected noise norm exceeds this many times the bound on ||w*||. Near 1 the
-#: release may still carry some signal (the bound is attained only by extreme data); at 2
-#: the noise is expected to be twice as large as any weights the data could give.
-NOISE_RATIO_LIMIT = 2.0
 
 
 class InputTypeError(InputError, TypeError):
     """X holds an entry that is not a number (a dict, a list): an InputError and, as in
     scikit-learn (``float()`` refuses it), a TypeError."""
-
-
-def _loss_at_zero(loss: Loss) -> float | None:
-    """l(0), the loss of the zero model at every record (public: a property of the loss)."""
-    try:
-        computed = loss(cp.Constant(0.0)).value
-        value = float(computed) if computed is not None else math.nan
-    except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
-        return None
-    return value if math.isfinite(value) and value > 0 else None
-
-
-def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None) -> tuple[float, float]:
-    """(expected norm of the noise in w, upper bound on the norm of the non-private minimiser).
-
-    Both are functions of the release certificate only (epsilon, n, d, lam and the verified
-    constants L, m, R): public, never a statistic of the data.
-
-    * Noise. Output perturbation adds b with density ~ exp(-beta ||b||), so E||b|| = d / beta.
-      Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
-      convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)): about
-      d / (beta n (m lam + Delta)) (plus the small approximate-minimiser noise d / beta_2).
-      With delta > 0 the noise is N(0, sigma^2 I), E||b|| <= sigma sqrt(d), in the same places.
-    * Signal. The minimiser w* of J(w) + (Delta/2) ||w||^2, J(w) = (1/n) sum l + lam N(w)
-      with N(w) >= m/2 ||w||^2 (Delta = 0 for output perturbation), is s-strongly convex with
-      s = m lam + Delta; so s ||w*|| <= L R (the gradient of the loss term is at most L R) and,
-      from J(w*) <= J(0), s/2 ||w*||^2 <= l(0) (for a loss >= 0 and N(0) = 0, as in the
-      catalogue): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
-
-    A ratio above 1 means the expected noise is larger than any weights the data could give.
-    """
-    constants, calibration = certificate.constants, certificate.calibration
-    n, d = int(constants["n"]), int(constants["d"])
-    lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
-    strong = m * lam + float(calibration.get("extra_reg", 0.0))
-    noise = registry.expected_noise(calibration, d, n * strong)
-    bound = L * R / strong
-    if loss_at_zero is not None:
-        bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
-    return noise, bound
 
 
 def _label_kind(y: np.ndarray) -> str:
@@ -184,10 +143,10 @@ def _label_kind(y: np.ndarray) -> str:
 
 def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
     """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
-    examples = ", ".join(repr(value) for value in list(dict.fromkeys(y[outside].tolist()))[:5])
+    examples = outside_labels(outside)
     if len(classes) > 2:
         return InputError(
-            f"y has labels outside the declared classes {classes!r}: {examples}. {owner} takes its classes "
+            f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
             f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
             f"data): add them to classes= or map y onto the declared classes")
     kind = _label_kind(y)
@@ -202,7 +161,7 @@ def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[
     else:
         head = ""
     return InputError(
-        f"{head}y has labels outside the declared classes {classes!r}: {examples}. {owner} takes "
+        f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
         f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
         f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
         f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
@@ -276,7 +235,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if not np.all(inside):
             raise _label_error(type(self).__name__, y, ~inside, classes)
 
-    def fit(self, X: Any, y: Any, *, accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
+            accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).
 
         ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
@@ -296,7 +256,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Warns :class:`NoiseDominatesWarning` after the release when its
         expected noise dominates (a function of public quantities only).
+
+        ``sample_weight`` (scikit-learn's keyword) and the parameter ``class_weight`` must be
+        None: weights raise :class:`~dpcvx.exceptions.UnsupportedWeightsError` (also a
+        TypeError) naming the public bound they would need, before anything is spent.
         """
+        refuse_weights(type(self).__name__, sample_weight=sample_weight,
+                       class_weight=getattr(self, "class_weight", None))
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
@@ -323,34 +289,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
-        """NoiseDominatesWarning when the expected noise exceeds the bound on ||w*|| (public)."""
+        """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""
         certificate = (model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel)
                        else model.certificate)
-        noise, bound = noise_to_signal(certificate, _loss_at_zero(self._private_erm().loss))
-        if noise <= NOISE_RATIO_LIMIT * bound:
-            return
-        constants = certificate.constants
-        lam, m = float(constants["lam"]), float(constants["m"])
-        ratio = noise / bound
-        strong = m * lam + float(certificate.calibration.get("extra_reg", 0.0))
-        # For large lam the bound is L R / (m lam + Delta) and the noise falls like 1 / (m lam +
-        # Delta) too: their ratio, about 2 d / (epsilon n), is what no lam can lower.
-        floor = noise * strong / (float(constants["L"]) * float(constants["R"]))
-        if floor > NOISE_RATIO_LIMIT:
-            advice = (f"No lam fixes this (at any lam the noise stays about {floor:.2g} times the "
-                      "bound): raise epsilon or the number of rows, or use fewer features")
-        else:
-            advice = (f"Raise lam (the noise falls like 1/lam, the bound like 1/sqrt(lam): lam of "
-                      f"about {strong * ratio ** 2 / m:.2g} would balance them), epsilon or the "
-                      "number of rows, or use fewer features")
-        warnings.warn(
-            f"{type(self).__name__}: the expected noise in the released weights (norm about "
-            f"{noise:.3g}) is {ratio:.3g} times {bound:.3g}, the largest norm the non-private "
-            f"weights can have with lam={lam:g}: the model is mostly noise. This compares public "
-            f"quantities only (epsilon={certificate.epsilon:g}, n={int(constants['n'])}, "
-            f"d={int(constants['d'])} with the intercept, lam, L, m, R), never the data. {advice}",
-            NoiseDominatesWarning, stacklevel=3,
-        )
+        warn_if_noise_dominates(type(self).__name__, certificate, loss_at_zero(self._private_erm().loss))
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -378,11 +320,15 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.model_.predict(self._validated(X, reset=False))
 
-    def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags
+    def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False   # the classes are public, declared by ``classes``
+        tags.classifier_tags.poor_score = True     # a private model of check_estimator's tiny sets is noisy
         tags.input_tags.sparse = True              # scipy.sparse X is fitted as CSR
         return tags
+
+    def _more_tags(self) -> dict[str, Any]:  # the same tags for scikit-learn < 1.6
+        return {"poor_score": True, "binary_only": True}
 
 
 class DPERMClassifier(_PrivateLinearClassifier):
@@ -435,7 +381,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         InputError naming the pair and this parameter. More than two public
         classes, e.g. ``classes=(0, 1, 2, 3, 4)``, fit one-vs-rest under ONE
         total (epsilon, delta) (:class:`dpcvx.models.multiclass.PrivateMulticlassERM`;
-        docs/tutorials/multiclass.md); ``coef_`` is then (k, d).
+        docs/tutorial-multiclass.md); ``coef_`` is then (k, d).
     split : {"max", "paper"}, default "max"
         Budget split of objective perturbation (:func:`dpcvx.privacy.calibrate.objective_perturbation`).
     random_state : None or int, default None
@@ -454,6 +400,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
     solver : {"auto", "fast", "cvxpy"}, default "auto"
     strict : bool, default False
         Refuse conditions the verifier established only numerically.
+    class_weight : None, default None
+        scikit-learn's parameter, accepted for its signature only: anything but None raises
+        :class:`~dpcvx.exceptions.UnsupportedWeightsError` at fit (as does ``sample_weight``),
+        naming the public bound on the weights a weighted release would need.
 
     Attributes
     ----------
@@ -482,7 +432,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
-                 clip: bool = True, solver: str = "auto", strict: bool = False):
+                 clip: bool = True, solver: str = "auto", strict: bool = False,
+                 class_weight: Any = None):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -498,6 +449,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.clip = clip
         self.solver = solver
         self.strict = strict
+        self.class_weight = class_weight
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -534,7 +486,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None):
+                 strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
+                 class_weight: Any = None):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -550,6 +503,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.strict = strict
         self.penalty = penalty
         self.l1_ratio = l1_ratio
+        self.class_weight = class_weight
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -595,7 +549,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False):
+                 strict: bool = False, class_weight: Any = None):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -610,6 +564,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.clip = clip
         self.solver = solver
         self.strict = strict
+        self.class_weight = class_weight
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

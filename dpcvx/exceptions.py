@@ -6,6 +6,8 @@ the whole family at once. Each message names the problem and a fix.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,9 @@ __all__ = [
     "DPCVXWarning",
     "ClippingWarning",
     "ExponentialCostWarning",
+    "PaperModeWarning",
+    "UnsupportedWeightsError",
+    "user_stacklevel",
 ]
 
 
@@ -66,6 +71,16 @@ class SolverError(DPCVXError):
     """
 
 
+class UnsupportedWeightsError(InputError, TypeError):
+    """``sample_weight`` or ``class_weight`` was given: dpcvx's calibrations assume unit weights.
+
+    A weighted loss (1/n) sum_i a_i l(...) with a PUBLIC bound a_i <= w_max has
+    Lipschitz constant w_max L and curvature bound w_max c (docs/theory.md, the
+    section on sample weights); dpcvx does not calibrate for it. A TypeError too,
+    as scikit-learn raises for a fit keyword an estimator does not take.
+    """
+
+
 class BudgetExceededError(DPCVXError):
     """A privacy accountant refused a computation that would exceed its budget."""
 
@@ -80,3 +95,39 @@ class ClippingWarning(DPCVXWarning):
 
 class ExponentialCostWarning(DPCVXWarning):
     """TDIL searches a net of the input ball whose size is exponential in the input dimension."""
+
+
+class PaperModeWarning(DPCVXWarning):
+    """A loader's ``mode="paper"`` read column bounds, categories or dropped records off the data."""
+
+
+#: Packages whose frames lie between the user's line and dpcvx: scikit-learn's wrappers (Pipeline,
+#: ``cross_val_score``, its fit context) and joblib, which runs scikit-learn's parallel fits.
+_WRAPPERS = ("sklearn", "joblib")
+
+
+def _internal_directories() -> tuple[str, ...]:
+    """dpcvx's package directory and those of the imported wrappers: frames there are not the user's."""
+    directories = [os.path.dirname(os.path.abspath(__file__))]
+    for name in _WRAPPERS:
+        location = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(location, str):
+            directories.append(os.path.dirname(os.path.abspath(location)))
+    return tuple(directory + os.sep for directory in directories)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` that names the first frame outside dpcvx and its wrappers.
+
+    Call it in the function that calls ``warnings.warn``. It walks up from that
+    function past every frame whose file lies in dpcvx's, scikit-learn's or joblib's
+    package (a Pipeline, ``cross_val_score``, scikit-learn's fit wrapper), so the
+    warning points at the user's line however deep the call.
+    """
+    internal = _internal_directories()
+    frame = sys._getframe(1)  # the caller of warnings.warn: stacklevel 1
+    level = 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(internal):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -3,9 +3,22 @@
 Both follow scikit-learn's regressor contract (``fit``, ``predict``, ``score``
 as R^2; every parameter has a default) and take the data contract as
 parameters: ``data_norm`` (public bound R on ||x||, default 1 for rows scaled by a
-:class:`~dpcvx.PublicSchema`) and ``label_bound`` (public bound B on |y|,
-default 1). Rows beyond R and labels beyond B are scaled onto the bounds
-(``clip=True``) or refused. The bounds are never read off the data.
+:class:`~dpcvx.PublicSchema`) and ``label_bound``: a public bound B on |y| (default 1),
+or a public range ``(lo, hi)`` as diffprivlib's ``bounds_y``. A range is centred by the
+public shift c = (lo + hi) / 2: the learner fits y - c with B = (hi - lo) / 2, and the
+released intercept adds c back (post-processing of a public constant, so the guarantee
+is that of the centred fit; ``certificate.label_bound`` is that B). Rows beyond R and
+labels beyond the bounds are scaled onto them (``clip=True``, with a
+:class:`~dpcvx.ClippingWarning` that gives the count and the fix) or refused. The bounds
+are never read off the data.
+
+Pure epsilon: :class:`DPHuberRegressor` is pure epsilon by default. For
+:class:`DPLinearRegression`, ``delta=0`` with a public ``weight_bound`` selects objective
+perturbation on the ball ||w|| <= W (pure epsilon); without ``weight_bound`` the refusal
+names the pure options. When the expected noise dominates (public quantities only; objective and
+output perturbation, not AdaSSP) a :class:`~dpcvx.noise_warning.NoiseDominatesWarning` points at the
+line that called ``fit``. ``sample_weight`` is refused with
+:class:`~dpcvx.exceptions.UnsupportedWeightsError` (docs/theory.md, section on sample weights).
 
 - :class:`DPLinearRegression`: least squares. It is not Lipschitz, so the ERM theorems
   do not cover it without a bound on w. Two mechanisms handle it: AdaSSP (Wang 2018),
@@ -35,12 +48,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import losses
 from .exceptions import InputError
 from .models.erm import PrivateERM
-from .models.linear_regression import PrivateLinearRegression
+from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
+from .noise_warning import warn_if_noise_dominates
 from .privacy.accountant import PrivacyAccountant
 from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
+from .release.model import ReleaseCertificate
 from .release.regression_model import PrivateRegressionModel
-from .validation import positive
+from .validation import label_range, positive, refuse_weights
 from .verification.verdict import Mechanism
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
@@ -49,25 +64,46 @@ MECHANISMS = ("auto", "adassp", "objective")
 
 
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
-    """Shared validation, fitted attributes and prediction."""
+    """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
 
-    def _release(self, X: np.ndarray, y: np.ndarray, seed: int | None,
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         raise NotImplementedError
 
-    def fit(self, X: Any, y: Any, *, accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
-        """Release an (``epsilon``, ``delta``)-differentially private regression of (X, y)."""
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
+            accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
+        """Release an (``epsilon``, ``delta``)-differentially private regression of (X, y).
+
+        ``sample_weight`` (scikit-learn's keyword) must be None: weights are refused with
+        :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
+        """
+        refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
+        shift, bound = label_range(self.label_bound)
         try:
             X, y = validate_data(self, X, y, y_numeric=True, reset=True)
         except ValueError as error:
             raise InputError(str(error)) from error
-        model = self._release(X, np.asarray(y, dtype=float), seed, accountant)
+        model = self._release(X, np.asarray(y, dtype=float) - shift, bound, seed, accountant)
+        if shift:  # the public shift added back: post-processing
+            model = PrivateRegressionModel(model.coef_, model.intercept_ + shift, model.rows, model.certificate)
         self.model_, self.certificate_ = model, model.certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
+        if isinstance(model.certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
+            warn_if_noise_dominates(type(self).__name__, model.certificate, None, prediction_scale=bound)
         return self
+
+    def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
+        tags = super().__sklearn_tags__()
+        # check_regressors_train's R^2 threshold on a few hundred rows: a private model's noise is the
+        # price of the guarantee, not a defect (scikit-learn's tag for estimators with a poor score).
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    def _more_tags(self) -> dict[str, Any]:  # the same tag for scikit-learn < 1.6
+        return {"poor_score": True}
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
@@ -85,7 +121,8 @@ class DPLinearRegression(_PrivateRegressor):
     ----------
     epsilon, delta : privacy budget (delta > 0; default 1e-6, keep it well below 1/n).
     lam : extra ridge n lam ||w||^2 / 2 on top of AdaSSP's adaptive ridge (default 0).
-    data_norm, label_bound : public bounds R on ||x|| and B on |y| (default 1 and 1).
+    data_norm, label_bound : public bounds R on ||x|| and B on |y| (default 1 and 1); label_bound may be
+        a public range (lo, hi), centred by the shift (lo + hi) / 2 (module docstring).
     fit_intercept : default True (a constant feature inside the norm bound).
     mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
         least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
@@ -112,18 +149,22 @@ class DPLinearRegression(_PrivateRegressor):
         self.clip = clip
         self.random_state = random_state
 
-    def _release(self, X, y, seed, accountant):
+    def _release(self, X, y, label_bound, seed, accountant):
         if self.mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
-        if self.mechanism == Mechanism.OBJECTIVE:
-            return self._least_squares_on_a_ball(X, y, seed, accountant)
-        learner = PrivateLinearRegression(self.data_norm, self.label_bound, lam=self.lam,
+        pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
+        on_a_ball = pure and self.mechanism == "auto" and self.weight_bound is not None
+        if self.mechanism == Mechanism.OBJECTIVE or on_a_ball:
+            return self._least_squares_on_a_ball(X, y, label_bound, seed, accountant)
+        if pure:
+            raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "
+                             f"mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}")
+        learner = PrivateLinearRegression(self.data_norm, label_bound, lam=self.lam,
                                           fit_intercept=self.fit_intercept, clip=self.clip)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
                            accountant=accountant)
 
-
-    def _least_squares_on_a_ball(self, X, y, seed, accountant):
+    def _least_squares_on_a_ball(self, X, y, label_bound, seed, accountant):
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
                              "restricted to ||w|| <= W (never read off the data)")
@@ -133,7 +174,7 @@ class DPLinearRegression(_PrivateRegressor):
         radius = positive("weight_bound", self.weight_bound)
         if not self.lam > 0:
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, got lam={self.lam!r}")
-        learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=self.label_bound,
+        learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius])
         model = learner.fit(X, y, self.epsilon, "objective", delta=self.delta, random_state=seed,
@@ -164,11 +205,11 @@ class DPHuberRegressor(_PrivateRegressor):
         self.clip = clip
         self.random_state = random_state
 
-    def _release(self, X, y, seed, accountant):
+    def _release(self, X, y, label_bound, seed, accountant):
         mechanism, delta = self.mechanism, self.delta
         if mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
-        learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=self.label_bound,
+        learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
                              clip=self.clip)
         model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
-from .exceptions import InputError
+from .exceptions import InputError, UnsupportedWeightsError
 
 __all__ = [
     "positive",
@@ -256,8 +256,8 @@ def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) ->
                 if not parses_as_float(value):
                     value = value.item() if isinstance(value, np.generic) else value
                     where = f"column {labels[j]!r}" if labels is not None and j < len(labels) else f"column {j}"
-                    return InputError(f"{name} {where} holds {value!r} (a {type(value).__name__}) "
-                                      f"in row {i}; {fix}")
+                    return InputError(f"{name} {where} holds a {type(value).__name__} that is not a number "
+                                      f"in row {i} (the value is not shown: it is data); {fix}")
     return InputError(f"{name} must be a numeric 2-D array: {_short(str(error))}; {fix}")
 
 
@@ -420,6 +420,49 @@ def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     return np.clip(values, -label_bound, label_bound), int(outside.sum())
 
 
+def outside_labels(outside: np.ndarray) -> str:
+    """'k label(s) (the first at row i; values withheld: they are data)': counts and positions only."""
+    return (f"{int(np.count_nonzero(outside))} label(s), the first at row {int(np.flatnonzero(outside)[0])} "
+            "(their values are not shown: they are data),")
+
+
+def label_range(label_bound: Any) -> tuple[float, float]:
+    """(public shift c, half-width B) of a label bound: B gives (0, B), |y| <= B; a pair (lo, hi) gives
+    ((lo + hi) / 2, (hi - lo) / 2), so that lo <= y <= hi is |y - c| <= B. Both are public declarations."""
+    if isinstance(label_bound, (tuple, list)):
+        if len(label_bound) != 2:
+            raise InputError(f"label_bound must be a number B (|y| <= B) or a pair (lo, hi), got "
+                             f"{len(label_bound)} values")
+        lo, hi = (_real(f"label_bound {name}", value, "a finite number")
+                  for name, value in zip(("lo", "hi"), label_bound, strict=True))
+        if not lo < hi:
+            raise InputError(f"label_bound=(lo, hi) needs lo < hi, got ({lo:g}, {hi:g})")
+        return (lo + hi) / 2, positive("label_bound half-width (hi - lo) / 2", (hi - lo) / 2)
+    return 0.0, positive("label_bound", label_bound)
+
+
+def refuse_weights(owner: str, **weights: Any) -> None:
+    """Refuse ``sample_weight`` / ``class_weight`` other than None, naming the public bound they would need."""
+    given = [name for name, value in weights.items() if value is not None]
+    if given:
+        raise UnsupportedWeightsError(
+            f"{owner} does not take {' or '.join(given)}: its noise is calibrated for unit weights. A weighted "
+            "loss (1/n) sum_i a_i l(...) needs a PUBLIC bound w_max >= a_i, which multiplies the Lipschitz "
+            "constant L (and the curvature bound c) by w_max, and so the noise (docs/theory.md, section "
+            "'Sample and class weights'); dpcvx does not calibrate for it. Fit without weights, or resample "
+            "or duplicate records under a rule fixed before seeing the data (by group privacy, a record "
+            "duplicated k times is protected at k epsilon only)")
+
+
+def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:
+    """The ClippingWarning text for regression labels: the count (owner only) and the fix, a public bound."""
+    return (f"{clipped} of {n} labels had |y| > B = {label_bound:g} and were clipped onto [-B, B]. NOT PRIVATE: "
+            "this count is shown to you only and is not part of the release. Fix: declare the range your "
+            "labels can take, known without looking at the data (a unit, a scale's documented limits), as "
+            "label_bound=B for |y| <= B or, with the estimators, label_bound=(lo, hi) for lo <= y <= hi "
+            "(centred by the public shift (lo + hi) / 2); the noise grows with B")
+
+
 def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     """Map labels to -1/+1 using the PUBLIC pair ``classes``; never infer it from y."""
     labels = np.asarray(y)
@@ -434,9 +477,8 @@ def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     is_negative = labels == negative
     outside = ~(is_positive | is_negative)
     if np.any(outside):
-        examples = ", ".join(repr(v) for v in list(dict.fromkeys(labels[outside].tolist()))[:5])
         raise InputError(
-            f"y has labels outside the declared classes {classes!r}: {examples}. Labels are "
+            f"y has {outside_labels(outside)} outside the declared classes {classes!r}. Labels are "
             "never inferred from the data (that would leak it); pass the public pair, "
             "for example classes=(0, 1)"
         )

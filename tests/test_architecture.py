@@ -35,7 +35,7 @@ LAYERS = [
     {"solvers"},
     {"release"},
     {"models"},
-    {"estimators", "regressors", "plots", "demo", "cli", "__main__", "__init__"},
+    {"estimators", "regressors", "noise_warning", "plots", "demo", "cli", "__main__", "__init__"},
 ]
 
 

@@ -275,9 +275,9 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     ("main", fit_args("--numeric", "age-17-90", "--data-norm", "1"), 2, "expected NAME:LO:HI"),
     ("main", fit_args("--categorical", "sex", "--data-norm", "1"), 2, "expected NAME:CAT1,CAT2"),
     ("subprocess", fit_args("--numeric", "sex:0:1", "--data-norm", "1"), 3,
-     "train.csv: numeric column 'sex' holds a non-numeric value 'Male' in row 0"),
+     "train.csv: numeric column 'sex' holds a value that is not a number in row 0 (the value is not shown"),
     ("subprocess", fit_args("--numeric", "salary:0:1", "--data-norm", "1"), 3,
-     "train.csv has no column(s) ['salary']; its columns are ['age', 'sex', 'hours', 'income']"),
+     "train.csv has no column(s) ['salary'] among its 4 columns"),
     ("main", fit_args(*COLUMNS, "--data-norm", "1", "--random-state", "-3"), 2,
      "argument --random-state: random_state must be an integer >= 0"),
     ("subprocess", ("fit", "missing.csv", "--target", "income", "--positive", "a", "--negative", "b",
@@ -306,9 +306,9 @@ def test_fit_errors(workdir, run, via, args, code, message):
     ("", "empty.csv is empty; it needs a header row"),
     ("age,sex,hours,income\n", "has a header but no data rows"),
     ("age,sex,hours,income\n30,Male,40,>50K\n31,Male,>50K\n", "line 3: 3 fields, but the header has 4"),
-    ("age,sex,hours,income\n,Male,40,>50K\n", "numeric column 'age' holds a non-numeric value ''"),
+    ("age,sex,hours,income\n,Male,40,>50K\n", "numeric column 'age' holds a value that is not a number in row 0"),
     ("age,sex,hours,income\nnan,Male,40,>50K\n", "missing or non-finite value"),
-    ("age,age,hours,income\n1,2,3,>50K\n", "the header repeats the columns ['age']"),
+    ("age,age,hours,income\n1,2,3,>50K\n", "the header repeats a column name at field(s) [2]"),
 ])
 def test_malformed_csv(tmp_path, run, content, message):
     (tmp_path / "empty.csv").write_text(content)
@@ -370,7 +370,7 @@ def bad_inputs(workdir):
     (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("latin1.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
      "latin1.csv is not UTF-8 text"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("huge_cell.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
-     "numeric column 'age' holds a missing or non-finite value '1e400'"),
+     "numeric column 'age' holds a missing or non-finite value in row 0"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("a_directory",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,
      "a_directory is a directory, not a file"),
     (fit_args(*COLUMNS, "--data-norm", "1")[:1] + ("bom.csv",) + fit_args(*COLUMNS, "--data-norm", "1")[2:], 3,

@@ -106,12 +106,13 @@ def _page_ids():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", _page_ids())
 def test_python_blocks_run(name, tmp_path, request):
-    """A page's ```python blocks, in order, in one fresh interpreter whose working directory is empty."""
+    """A page's ```python blocks, in order, in one fresh interpreter whose working directory is empty;
+    where the page shows a block's output (a ```text block after it), the block prints exactly that."""
     page = ROOT / name
-    blocks = [code for words, code in _python_blocks(page) if "no-run" not in words]
-    if not blocks:
+    pairs = _shown_outputs(page)
+    if not pairs:
         pytest.skip("every block is marked no-run")
-    source = "\n".join(blocks)
+    source = "\n".join(f"{code}\nprint({MARKER.format(index)!r}, flush=True)" for index, (code, _) in enumerate(pairs))
     if "load_adult" in source or "load_kdd" in source or "shared/data" in source:
         request.getfixturevalue("uci_data")  # skipped when the UCI files are absent
     script = tmp_path / "page.py"
@@ -121,6 +122,55 @@ def test_python_blocks_run(name, tmp_path, request):
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
                             timeout=300, env=env)
     assert result.returncode == 0, f"{name}:\n{result.stderr[-3000:]}"
+    assert _compare_shown(pairs, result.stdout) == [], f"{name}: paste the current output of the blocks"
+
+
+# -- where a page shows a block's output (a ```text block after it, not a `$ command`), the output matches --
+
+MARKER = "----- end of block {} -----"
+
+
+def _shown_outputs(page: Path):
+    """(code of each runnable ```python block, the ```text block shown after it or None), in order."""
+    text = page.read_text()
+    fences = list(FENCE.finditer(text))
+    pairs = []
+    for index, fence in enumerate(fences):
+        words = fence.group(1).split()
+        if words[:1] != ["python"] or "no-run" in words:
+            continue
+        after = fences[index + 1] if index + 1 < len(fences) else None
+        shown = None
+        if after is not None and after.group(1).split()[:1] == ["text"] and not after.group(2).startswith("$"):
+            shown = after.group(2)
+        pairs.append((fence.group(2), shown))
+    return pairs
+
+
+def _compare_shown(pairs, stdout: str) -> list[tuple[int, str, str]]:
+    """The blocks whose printed output differs from the page (trailing spaces ignored)."""
+    printed = stdout.split("\n")
+    outputs, current = [], []
+    for line in printed:
+        if line.startswith("----- end of block "):
+            outputs.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    differ = []
+    for index, ((_, shown), got) in enumerate(zip(pairs, outputs, strict=False)):
+        if shown is None:
+            continue
+        normal = ["\n".join(part.rstrip() for part in text.strip("\n").splitlines()) for text in (shown, got)]
+        if normal[0] != normal[1]:
+            differ.append((index, normal[0], normal[1]))
+    return differ
+
+
+def test_output_comparison_catches_a_stale_page():
+    pairs = [("print(1)", "1\n"), ("print(2)", None), ("print('new')", "old\n")]
+    stdout = "1\n" + MARKER.format(0) + "\n2\n" + MARKER.format(1) + "\nnew\n" + MARKER.format(2) + "\n"
+    assert _compare_shown(pairs, stdout) == [(2, "old", "new")]
 
 
 @pytest.mark.slow
@@ -136,3 +186,43 @@ def test_bash_verify_commands_run(tmp_path):
         result = subprocess.run([sys.executable, "-m", "dpcvx", *command[1:]], cwd=tmp_path, capture_output=True,
                                 text=True, timeout=120, env=env)
         assert result.returncode == 0, (command, result.stderr[-2000:])
+
+
+# -- small drift between the pages, the demo and the code ------------------------------------------------
+
+
+def test_readme_minimal_example_prints_its_score():
+    minimal = next(code for words, code in _python_blocks(ROOT / "README.md") if "PrivateERM(" in code)
+    assert re.search(r"print\(.*model\.score\(X_test, y_test\)", minimal), minimal
+
+
+def test_readme_says_what_the_demo_prints():
+    """tests/test_examples.py::test_demo_prints_table_and_writes_plot checks the demo prints both."""
+    readme = (ROOT / "README.md").read_text()
+    assert "verifies the logistic and Huber losses" in readme and "prints both certificates" in readme
+
+
+def test_the_demo_plot_is_ignored_by_git():
+    ignored = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()]
+    assert "dpcvx-demo.png" in ignored   # anywhere: the demo writes it to the current directory
+
+
+def test_theory_refuses_no_group_norm_that_the_code_certifies():
+    """docs/mechanisms.md offers disjoint group norms and the verifier certifies them (the slow test
+    below); theory section 14's list of refusals may name only the overlapping ones."""
+    theory = (DOCS / "theory.md").read_text()
+    section = theory[theory.index("## 14."):theory.index("## 15.")]
+    refused = section[section.index("**Refused.**"):]
+    for bullet in refused.split("\n- "):
+        if "group norm" in bullet:
+            assert "overlapping" in bullet, bullet
+    assert "group lasso" in (DOCS / "mechanisms.md").read_text()
+
+
+@pytest.mark.slow
+def test_a_disjoint_group_norm_is_certified_for_objective_perturbation():
+    import cvxpy as cp
+
+    group_lasso = dpcvx.PrivateERM(regularizer=lambda w: cp.norm(w[:2], 2) + 0.5 * cp.sum_squares(w), lam=0.1,
+                                   data_norm=1.0)
+    assert group_lasso.verify(4).allows("objective")

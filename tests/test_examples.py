@@ -31,5 +31,6 @@ def test_demo_prints_table_and_writes_plot(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "objective perturbation: allowed" in result.stdout
+    assert result.stdout.count("dpcvx certificate for l(z)") == 2   # logistic and Huber hinge, as the README says
     assert "huber_hinge  objective" in result.stdout and "non-private" in result.stdout
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

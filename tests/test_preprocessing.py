@@ -69,7 +69,8 @@ def test_unknown_category_gives_zero_block_or_error_when_strict():
     X = PublicSchema((SEX,)).transform({"sex": ["Other", "male"]})
     np.testing.assert_array_equal(X, np.zeros((2, 2)))
     strict = PublicSchema((SEX,), strict=True)
-    with pytest.raises(InputError, match=r"column 'sex': unknown category 'male' in row 1.*Female.*Male"):
+    with pytest.raises(InputError, match=r"column 'sex': 1 row\(s\) hold a value outside the declared categories, "
+                                         r"the first in row 1 .*Female.*Male"):
         strict.transform({"sex": ["Male", "male"]})
 
 
@@ -145,7 +146,7 @@ def test_numbers_written_as_text_are_read():
     )
 
 
-MISSING_OR_NON_FINITE = r"numeric column '{}' holds a missing or non-finite value {} in row {}"
+MISSING_OR_NON_FINITE = r"numeric column '{}' holds a missing or non-finite value in row {}"
 MALE2 = ["Male", "Male"]
 
 
@@ -155,14 +156,14 @@ MALE2 = ["Male", "Male"]
         ({"age": [30], "sex": ["Male"]}, r"no column\(s\) \['hours'\]; it has \['age', 'sex'\]"),
         (
             {"age": ["thirty"], "sex": ["Male"], "hours": [1]},
-            r"numeric column 'age' holds a non-numeric value 'thirty' in row 0",
+            r"numeric column 'age' holds a value that is not a number in row 0",
         ),
-        ({"age": [30, np.nan], "sex": MALE2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", "nan", 1)),
-        ({"age": [30], "sex": ["Male"], "hours": [np.inf]}, MISSING_OR_NON_FINITE.format("hours", "inf", 0)),
-        ({"age": [30, None], "sex": MALE2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", "None", 1)),
+        ({"age": [30, np.nan], "sex": MALE2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", 1)),
+        ({"age": [30], "sex": ["Male"], "hours": [np.inf]}, MISSING_OR_NON_FINITE.format("hours", 0)),
+        ({"age": [30, None], "sex": MALE2, "hours": [1, 2]}, MISSING_OR_NON_FINITE.format("age", 1)),
         (
             {"age": [30], "sex": [None], "hours": [1]},
-            r"categorical column 'sex' holds a missing value \(None\) in row 0",
+            r"categorical column 'sex' holds a missing value in row 0",
         ),
         ({"age": [30], "sex": [np.nan], "hours": [1]}, r"categorical column 'sex' holds a missing value"),
         ({"age": [30, 40], "sex": ["Male"], "hours": [1, 2]}, r"columns have different lengths"),

@@ -1,8 +1,8 @@
 """Loaders of UCI Adult and KDD Cup 99 (10%) as in Chaudhuri, Monteleoni, Sarwate (JMLR 2011), Sec. 7.
 
-Two modes:
+Two modes; ``mode="private"`` is the default:
 
-- ``mode="private"``: :func:`dpcvx.data.uci_domains.adult_schema` / ``kdd_schema``,
+- ``mode="private"`` (default): :func:`dpcvx.data.uci_domains.adult_schema` / ``kdd_schema``,
   public bounds and category lists only. **Every record is kept**: a missing
   value (``?``) is a category of its own in a categorical column and is
   imputed with the public lower bound in a numeric column, so the row count
@@ -10,8 +10,9 @@ Two modes:
   public quantity are the same whichever values are missing. Each row
   depends on its own record alone, so the rows can go straight into an
   eps-DP learner with R = norm.
-- ``mode="paper"``: the published preprocessing, **NOT private**
-  (``Dataset.private`` is False). It reads the data: records with a missing
+- ``mode="paper"``, an explicit choice: the published preprocessing, **NOT private**
+  (``Dataset.private`` is False; loading warns :class:`~dpcvx.exceptions.PaperModeWarning`
+  and ``Dataset.description`` says it). It reads the data: records with a missing
   value are DROPPED (so n depends on the data), each numeric column is
   divided by its maximum over the data and the one-hot categories are the
   ones present in the data (:func:`paper_schema`). That is what the paper
@@ -40,13 +41,14 @@ import gzip
 import hashlib
 import os
 import urllib.request
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError
+from ..exceptions import InputError, PaperModeWarning, user_stacklevel
 from ..privacy.rng import RandomState, resolve_rng
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
@@ -125,7 +127,7 @@ def find_data_directory(files: tuple[str, ...], path: str | Path | None = None) 
 
 def load_adult(
     path: str | Path | None = None,
-    mode: str = "paper",
+    mode: str = "private",
     constant_feature: bool = True,
     norm: float = 1.0,
 ) -> Dataset:
@@ -133,6 +135,13 @@ def load_adult(
 
     The test file's first line (``|1x3 Cross validator``) and the trailing
     dots of its labels are stripped.
+
+    ``mode="private"`` (the default) uses public bounds and categories only;
+    ``mode="paper"`` must be asked for: it reads each numeric column's
+    maximum and minimum, the set of categories present, and which records
+    have a missing value (dropping them) off the data, warns
+    :class:`~dpcvx.exceptions.PaperModeWarning` and says so in the
+    description. A schema saved from it carries those data statistics.
 
     - private mode: all 48,842 records (32,561 + 16,281), of which 11,687
       are >50K; ``?`` is the category ``column=?`` of its own (imputed with
@@ -157,7 +166,8 @@ def load_adult(
     KDD's 119; "categories present + numeric + constant" gives both 105 and
     119 (see load_kdd), so the loaders follow it.
     """
-    _check_mode(mode)
+    _check_mode(mode, "each numeric column's minimum and maximum, the categories present and which "
+                "records have a missing value (those records are dropped)")
     directory = find_data_directory(ADULT_FILES, path)
     records = np.array([fields for name in ADULT_FILES for fields in _adult_records(directory, name)])
     if mode == "private":  # every record: n is the public count of records in the files
@@ -168,11 +178,12 @@ def load_adult(
         records = records[kept]
         which = f"{len(kept)} records without missing values (the others DROPPED: NOT private)"
     labels = np.char.rstrip(records[:, -1], ".")
-    unknown = sorted(set(labels.tolist()) - {">50K", "<=50K"})
-    if unknown:
+    unknown = ~np.isin(labels, (">50K", "<=50K"))
+    if unknown.any():
         raise InputError(
-            f"Adult labels must be >50K or <=50K, found {unknown}; a record's label is never "
-            "guessed or dropped: fix the file"
+            f"Adult labels must be >50K or <=50K; {int(unknown.sum())} record(s) hold another label, the first "
+            f"is record {int(kept[np.flatnonzero(unknown)[0]])} (values not shown: they are data); a record's "
+            "label is never guessed or dropped: fix the file"
         )
     table = {name: records[:, j] for j, name in enumerate(ADULT_COLUMNS)}
     schema = _schema_for(mode, adult_schema(constant_feature, norm), table)
@@ -185,7 +196,7 @@ def load_adult(
 
 def load_kdd(
     path: str | Path | None = None,
-    mode: str = "paper",
+    mode: str = "private",
     n_rows: int | None = 70_000,
     random_state: RandomState = None,
     constant_feature: bool = True,
@@ -195,7 +206,11 @@ def load_kdd(
     """KDD Cup 99, 10% file: denial-of-service attack (+1) versus anything else (-1).
 
     DoS labels: back, land, neptune, pod, smurf, teardrop (391,458 of the
-    494,021 records). ``n_rows`` records are drawn without replacement, in
+    494,021 records). ``mode="private"`` (the default) uses public bounds and
+    categories only; ``mode="paper"`` must be asked for: it reads each numeric
+    column's maximum and minimum and the set of categories present off the
+    whole file, warns :class:`~dpcvx.exceptions.PaperModeWarning` and says so
+    in the description. ``n_rows`` records are drawn without replacement, in
     random order, with ``resolve_rng(random_state)`` (None: fresh OS entropy;
     pass an int to reproduce a subset); ``n_rows=None`` keeps all 494,021
     records in file order.
@@ -221,7 +236,7 @@ def load_kdd(
     public lower bound of a numeric column). A value outside the public
     category lists gives the all-zero block of its column.
     """
-    _check_mode(mode)
+    _check_mode(mode, "each numeric column's minimum and maximum and the categories present in the whole file")
     if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, int) or not n_rows >= 1):
         raise InputError(f"n_rows must be a positive int or None (the whole file), got {n_rows!r}")
     directory = find_data_directory((KDD_FILE,), path)
@@ -286,9 +301,15 @@ _MODE_NOTE = {
 }
 
 
-def _check_mode(mode: str) -> None:
+def _check_mode(mode: str, reads: str) -> None:
+    """Refuse an unknown mode; warn that paper mode reads ``reads`` off the data (stack: the caller's line)."""
     if mode not in MODES:
         raise InputError(f"mode must be one of {MODES}, got {mode!r}")
+    if mode == "paper":
+        warnings.warn(
+            f"mode='paper' is NOT private: it reads {reads} off the data. A model or schema built on "
+            "these rows carries those statistics; use mode='private' (the default) for a release",
+            PaperModeWarning, stacklevel=user_stacklevel())
 
 
 def _schema_for(mode: str, public: PublicSchema, full_table: dict[str, np.ndarray]) -> PublicSchema:
@@ -366,6 +387,7 @@ def _kdd_records(directory: Path) -> tuple[np.ndarray, np.ndarray]:
     dtype = [(name, "U16" if name in KDD_CATEGORIES else numeric) for name in KDD_COLUMNS] + [("label", "U16")]
     try:
         distinct = np.loadtxt(first_seen, delimiter=",", dtype=dtype, ndmin=1)
-    except ValueError as error:
-        raise InputError(f"{KDD_FILE} in {directory} is malformed: {error}") from None
+    except ValueError:  # numpy's message quotes the offending field: data, never shown
+        raise InputError(f"{KDD_FILE} in {directory} is malformed: a line has the wrong number of fields or a "
+                         "numeric field that is not a number (the field is not shown: it is data)") from None
     return distinct, record_to_distinct

@@ -230,7 +230,8 @@ class CategoricalColumn:
         if strict and known.size < codes.size:
             row = int(np.flatnonzero(codes < 0)[0])
             raise InputError(
-                f"column {self.name!r}: unknown category {str(labels[row])!r} in row {row}; known: "
+                f"column {self.name!r}: {codes.size - known.size} row(s) hold a value outside the declared "
+                f"categories, the first in row {row} (the value is not shown: it is data); declared: "
                 f"{list(self.categories)} (a non-strict schema encodes unknown categories as zeros)"
             )
         block = np.zeros((codes.size, len(self.categories)))
@@ -549,14 +550,14 @@ def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> 
         except (TypeError, ValueError, OverflowError):
             row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
             raise InputError(
-                f"numeric column {name!r} holds a non-numeric value {_plain(values[row])!r} in row {row}; "
-                "declare the column categorical or clean the value"
+                f"numeric column {name!r} holds a value that is not a number in row {row} (the value is not "
+                "shown: it is data); declare the column categorical or clean the value"
             ) from None
     if absent.any():
         if missing is None:
             row = int(np.flatnonzero(absent)[0])
             raise InputError(
-                f"numeric column {name!r} holds a missing or non-finite value {_plain(values[row])!r} in row "
+                f"numeric column {name!r} holds a missing or non-finite value in row "
                 f"{row} ({int(absent.sum())} such rows); declare a public imputed value "
                 f"(NumericColumn(..., missing=lo)) or drop or impute it first"
             )
@@ -565,22 +566,10 @@ def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> 
     if bad.size:
         row = int(bad[0])
         raise InputError(
-            f"numeric column {name!r} holds a missing or non-finite value {_plain(values[row])!r} in row "
+            f"numeric column {name!r} holds a missing or non-finite value in row "
             f"{row} ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first"
         )
     return numbers_, absent
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (for readable messages; a very long one is cut)."""
-    value = value.item() if isinstance(value, np.generic) else value
-    text = repr(value)
-    return value if len(text) <= 60 else _Shown(text[:40] + "..." + text[-10:])
-
-
-class _Shown(str):
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def _as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:
@@ -593,7 +582,7 @@ def _as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.
         absent = [i for i, v in enumerate(values) if _is_missing(v, ())]
         if absent and missing is None:
             raise InputError(
-                f"categorical column {name!r} holds a missing value ({_plain(values[absent[0]])!r}) in row "
+                f"categorical column {name!r} holds a missing value in row "
                 f"{absent[0]} ({len(absent)} such rows): map it to a category (CategoricalColumn(..., "
                 "missing='?') with '?' among the categories) or drop the record"
             )

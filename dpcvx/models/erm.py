@@ -38,7 +38,7 @@ import numpy as np
 from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
-from ..exceptions import ClippingWarning, InputError, SolverError
+from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
@@ -75,6 +75,7 @@ from ..validation import (
     check_flag,
     check_labels,
     check_targets,
+    label_clipping_note,
     positive,
     sample_size,
 )
@@ -379,9 +380,7 @@ class PrivateERM:
         bound = positive("label_bound", self.label_bound)
         labels, clipped = check_targets(y, n, bound, refuse_excess)
         if clipped:
-            warnings.warn(f"{clipped} of {n} labels had |y| > B = {bound:g} and were clipped onto [-B, B]. NOT "
-                          "PRIVATE: this count is shown to you only and is not part of the release",
-                          ClippingWarning, stacklevel=4)
+            warnings.warn(label_clipping_note(clipped, n, bound), ClippingWarning, stacklevel=user_stacklevel())
         return labels
 
     def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray]:

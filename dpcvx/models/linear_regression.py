@@ -20,16 +20,33 @@ import numpy as np
 
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import RowMap
-from ..exceptions import ClippingWarning, InputError
+from ..exceptions import ClippingWarning, InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import ADASSP_THEOREM, AdaSSPCalibration, adassp_calibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
-from ..validation import check_delta, check_epsilon, check_flag, check_targets, non_negative, positive
+from ..validation import (
+    check_delta,
+    check_epsilon,
+    check_flag,
+    check_targets,
+    label_clipping_note,
+    non_negative,
+    positive,
+)
 from ..version import __version__
 
 __all__ = ["PrivateLinearRegression"]
+
+#: The pure-epsilon least-squares releases dpcvx offers, named in every refusal of delta = 0.
+PURE_EPSILON_OPTIONS = (
+    "Pure epsilon options: DPLinearRegression(delta=0, weight_bound=W, lam=...) (objective perturbation "
+    "of least squares on the public ball ||w|| <= W, KST12; mechanism='objective'), "
+    "PrivateERM(loss=dpcvx.losses.squared_error(), task='regression', constraints=...) for the same in the "
+    "mathematical layer, or DPHuberRegressor (pure epsilon by default). Otherwise pass a delta in (0, 1), "
+    "well below 1/n"
+)
 
 RELATIONS = {
     Neighbours.REPLACE_ONE: "replace-one: neighbouring data sets differ in one record, replaced by another",
@@ -96,10 +113,14 @@ class PrivateLinearRegression:
             labels, clipped_labels = check_targets(y, n, positive("label_bound", self.label_bound), refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
-        if clipped_rows or clipped_labels:
-            warnings.warn(f"{clipped_rows} rows had ||x|| > R and {clipped_labels} labels |y| > B; they were "
-                          "scaled onto the public bounds. NOT PRIVATE: these counts are shown to you only and "
-                          "are not part of the release", ClippingWarning, stacklevel=3)
+        if clipped_rows:
+            warnings.warn(f"{clipped_rows} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
+                          "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: scale "
+                          "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm",
+                          ClippingWarning, stacklevel=user_stacklevel())
+        if clipped_labels:
+            warnings.warn(label_clipping_note(clipped_labels, n, positive("label_bound", self.label_bound)),
+                          ClippingWarning, stacklevel=user_stacklevel())
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int,
@@ -112,8 +133,15 @@ class PrivateLinearRegression:
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> PrivateRegressionModel:
-        """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0)."""
-        epsilon, delta = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
+        """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0).
+
+        AdaSSP is a Gaussian mechanism: delta = 0 is refused with the pure-epsilon options named
+        (:data:`PURE_EPSILON_OPTIONS`)."""
+        epsilon = check_epsilon(epsilon)
+        if isinstance(delta, (int, float)) and not isinstance(delta, bool) and delta == 0:
+            raise InputError(f"delta=0 asks for pure epsilon-DP, which AdaSSP (a Gaussian mechanism) cannot give. "
+                             f"{PURE_EPSILON_OPTIONS}")
+        delta = check_delta(delta, allow_zero=False)
         lam = non_negative("lam", self.lam)
         relation = Neighbours.parse(neighbours)
         if relation is Neighbours.ADD_REMOVE and lam > 0:

@@ -35,7 +35,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from ..validation import check_delta, check_epsilon, check_public_classes
+from ..validation import check_delta, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from .erm import PrivateERM
 
@@ -69,9 +69,9 @@ class PrivateMulticlassERM:
         for value in self.classes:
             inside |= np.asarray(labels == value, dtype=bool)
         if not np.all(inside):
-            examples = ", ".join(repr(v) for v in list(dict.fromkeys(labels[~inside].tolist()))[:5])
-            raise InputError(f"y has labels outside the public classes {self.classes!r}: {examples}. The classes "
-                             "are a public declaration, never read off the data: add them to classes= or map y")
+            raise InputError(f"y has {outside_labels(~inside)} outside the public classes {self.classes!r}. The "
+                             "classes are a public declaration, never read off the data: add them to classes= or "
+                             "map y")
         return labels
 
     def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,

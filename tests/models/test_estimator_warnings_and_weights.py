@@ -1,0 +1,161 @@
+"""Estimators: the noise warning (output perturbation, regressors, the user's line), weights refused
+with a typed error, and regression's pure-epsilon route, label range and clipping advice."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+import dpcvx
+from dpcvx.demo import synthetic_classification
+from dpcvx.estimators import NoiseDominatesWarning
+from dpcvx.exceptions import ClippingWarning, InputError, UnsupportedWeightsError
+from dpcvx.regressors import DPHuberRegressor, DPLinearRegression
+
+CLASSIFIERS = (dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = synthetic_classification(n=3000, d=5, random_state=1)
+    return X, (y > 0).astype(int)
+
+
+def regression_data(n=400, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= 2 * np.linalg.norm(X, axis=1, keepdims=True)
+    y = 150.0 + 80.0 * (X @ np.array([1.0, -1.0, 0.5, 0.0])) + rng.normal(scale=5.0, size=n)
+    return X, y   # labels in about [110, 190], far from 0
+
+
+def noise_warnings(caught):
+    return [w for w in caught if issubclass(w.category, NoiseDominatesWarning)]
+
+
+# -- NoiseDominatesWarning ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
+def test_output_perturbation_warns_when_its_noise_swamps_a_useful_margin(cls, data):
+    """Output perturbation at the defaults on 3000 rows: noise norm 5.7 is far below the bound 37 on
+    ||w*|| (the old rule, silent) but moves a decision by about 3.3 margins; accuracy near chance."""
+    X, y = data
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator = cls(mechanism="output", random_state=0).fit(X, y)
+    found = noise_warnings(caught)
+    assert len(found) == 1 and found[0].filename == __file__
+    assert "moves a prediction by about" in str(found[0].message)
+    with warnings.catch_warnings():   # and the same estimator with 30 times the budget is quiet
+        warnings.simplefilter("error", NoiseDominatesWarning)
+        cls(mechanism="output", epsilon=30.0, random_state=0).fit(X, y)
+    assert estimator.score(X, y) < 0.8   # the release it warned about is poor (non-private: 0.89)
+
+
+def test_noise_warning_points_at_the_callers_line_through_scikit_learn_wrappers(data):
+    X, y = data
+    pipeline = make_pipeline(FunctionTransformer(), dpcvx.DPLogisticRegression(mechanism="output", random_state=0))
+    for call in (lambda: pipeline.fit(X, y), lambda: cross_val_score(pipeline, X, y, cv=2)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        found = noise_warnings(caught)
+        assert found and all(w.filename == __file__ for w in found), [w.filename for w in found]
+
+
+def test_regressor_output_perturbation_warns_at_the_callers_line():
+    X, y = regression_data()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DPHuberRegressor(mechanism="output", label_bound=(0, 300), m=50, random_state=0).fit(X, y)
+    found = noise_warnings(caught)
+    assert len(found) == 1 and found[0].filename == __file__
+    assert "see lam='auto'" in str(found[0].message)
+
+
+def test_noise_warning_reads_no_data(data):
+    """The same public shape warns the same, whatever the labels (all one class, or the real ones)."""
+    X, y = data
+    texts = set()
+    for labels in (y, np.ones_like(y), np.zeros_like(y)):
+        with pytest.warns(NoiseDominatesWarning) as caught:
+            dpcvx.DPLogisticRegression(mechanism="output", random_state=0).fit(X, labels)
+        texts.add(str(noise_warnings(caught)[0].message))
+    assert len(texts) == 1
+
+
+# -- weights -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [*CLASSIFIERS, DPLinearRegression, DPHuberRegressor], ids=lambda c: c.__name__)
+def test_sample_weight_is_refused_with_a_typed_error_naming_the_bound(make, data):
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(UnsupportedWeightsError, match=r"sample_weight.*PUBLIC bound w_max.*w_max") as caught:
+        make().fit(X, y, sample_weight=np.ones(len(y)), accountant=accountant)
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, InputError)
+    assert accountant.ledger == []   # refused before anything is spent
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
+def test_class_weight_is_a_parameter_refused_at_fit(cls, data):
+    X, y = data
+    estimator = cls(class_weight="balanced")
+    assert estimator.get_params()["class_weight"] == "balanced"
+    with pytest.raises(UnsupportedWeightsError, match="class_weight"):
+        estimator.fit(X, y)
+    assert not hasattr(estimator, "coef_")
+
+
+# -- regression ----------------------------------------------------------------------------------------
+
+
+def test_delta_zero_names_the_pure_options_and_selects_one_with_a_weight_bound():
+    X, y = regression_data()
+    with pytest.raises(InputError, match=r"pure epsilon.*weight_bound=W.*DPHuberRegressor"):
+        DPLinearRegression(delta=0, label_bound=(0, 300)).fit(X, y)
+    with pytest.raises(InputError, match=r"Pure epsilon options"):
+        dpcvx.PrivateLinearRegression(1.0, 1.0).fit(X, np.clip(y / 300, -1, 1), 1.0, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
+        model = DPLinearRegression(delta=0, weight_bound=400.0, lam=1e-2, label_bound=(0, 300),
+                                   random_state=0).fit(X, y)
+    assert model.certificate_.delta == 0 and model.certificate_.mechanism == "objective"
+
+
+def test_label_range_is_centred_by_its_public_shift_and_shifted_back(tmp_path):
+    X, y = regression_data()
+    ranged = DPLinearRegression(label_bound=(50.0, 250.0), random_state=3).fit(X, y)
+    centred = DPLinearRegression(label_bound=100.0, random_state=3).fit(X, y - 150.0)
+    np.testing.assert_array_equal(ranged.coef_, centred.coef_)       # the same noise, the same fit
+    assert ranged.intercept_ == pytest.approx(centred.intercept_ + 150.0)
+    np.testing.assert_allclose(ranged.predict(X), centred.predict(X) + 150.0)
+    assert ranged.certificate_.label_bound == 100.0
+    assert ranged.score(X, y) > 0.5                                  # the symmetric default B = 1 clips all
+    path = tmp_path / "model.json"
+    dpcvx.save(ranged.model_, path)
+    np.testing.assert_allclose(dpcvx.load(path).predict(X), ranged.predict(X))
+    assert json.loads(path.read_text())["kind"] == "regression"      # the same file format
+    with pytest.raises(InputError, match="lo < hi"):
+        DPLinearRegression(label_bound=(2.0, 1.0)).fit(X, y)
+
+
+def test_clipping_warning_gives_the_count_and_the_fix():
+    """scikit-learn's diabetes target (25 .. 346) under the default label_bound=1: every label is
+    clipped, and the warning says how many and which public bound to declare instead."""
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    for estimator in (DPLinearRegression(random_state=0), DPHuberRegressor(random_state=0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            estimator.fit(X, y)
+        clipping = [w for w in caught if issubclass(w.category, ClippingWarning)]
+        assert len(clipping) == 1 and clipping[0].filename == __file__
+        text = str(clipping[0].message)
+        assert f"{len(y)} of {len(y)} labels" in text and "label_bound=(lo, hi)" in text
