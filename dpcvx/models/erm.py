@@ -42,7 +42,6 @@ from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklev
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import (
-    GaussianObjectivePerturbation,
     ReleaseCalibration,
     gaussian_objective_perturbation,
     gaussian_output_perturbation,
@@ -56,9 +55,9 @@ from ..privacy.float_safe import (
     float_safe_guarantee,
     perturb_release,
 )
-from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
+from ..privacy.registry import PerturbsObjective
 from ..privacy.rng import RandomState, resolve_rng
 from ..progress import progress
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
@@ -745,7 +744,7 @@ class PrivateERM:
         release: ReleaseCalibration | LatticeCalibration = calibration
         if self.float_safe:
             release = float_safe_calibration(calibration, d)
-        if isinstance(release, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation, LatticeObjective)):
+        if isinstance(release, PerturbsObjective):
             self._check_reachable(release, d)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
@@ -755,8 +754,7 @@ class PrivateERM:
                          start, rng, source, None if self._regression else check_classes(self.classes))
 
     @staticmethod
-    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation
-                         | LatticeObjective, d: int) -> None:
+    def _check_reachable(calibration: PerturbsObjective, d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -35,14 +35,32 @@ from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 from .noise import release_grid_spacing
 
-__all__ = ["Calibration", "CalibrationKey", "CalibrationKind", "PublicFacts", "register", "kind_of", "recompute",
-           "sufficient_statistics", "recorded_inputs", "approximate", "describe", "expected_noise", "KINDS"]
+__all__ = ["Calibration", "PerturbsObjective", "CalibrationKey", "CalibrationKind", "PublicFacts", "register",
+           "kind_of", "recompute", "sufficient_statistics", "recorded_inputs", "approximate", "describe",
+           "expected_noise", "KINDS"]
 
 
 class Calibration(Protocol):
     """What every calibration object offers: its record (inverse: its kind's ``from_record``)."""
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class PerturbsObjective(Protocol):
+    """A calibration whose noise enters the objective (b^T w / n): the learner refuses, before charging,
+    a public gradient bound that noise makes unreachable in floating point."""
+
+    n: int
+    L: float
+    R: float
+    epsilon: float
+    tol: float | None
+
+    @property
+    def gradient_tolerance(self) -> float | None: ...
+
+    def noise_rounding_floor(self, d: int) -> float: ...
 
 
 @dataclass(frozen=True)
