@@ -27,7 +27,7 @@ from ..validation import check_labels
 from ..verification.certificate import Certificate
 from .sparsify import Sparsifiable
 
-__all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
+__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 
 def _number(value: Any) -> dict:
@@ -168,6 +168,17 @@ class ReleaseCertificate:
         return "\n".join(lines)
 
 
+def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
+    """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
+    matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R)."""
+    mapped, _ = rows.clip(rows.features(X))
+    if mapped.shape[1] != coef.shape[-1]:
+        raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
+                         f"the model expects {coef.shape[-1]}")
+    scores = np.asarray(mapped @ coef.T)
+    return (scores.ravel() if coef.ndim == 1 else scores) + intercept
+
+
 class LinearModel:
     """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
 
@@ -179,11 +190,7 @@ class LinearModel:
 
     def decision_function(self, X) -> np.ndarray:
         """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
-        mapped, _ = self.rows.clip(self.rows.features(X))
-        if mapped.shape[1] != self.coef_.shape[0]:
-            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                             f"the model expects {self.coef_.shape[0]}")
-        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+        return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X) -> np.ndarray:
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
