@@ -184,6 +184,7 @@ class PrivateKernelModel(Release):
 
     kind = "kernel"
     classes_ = np.array(KERNEL_CLASSES)
+    certificate: KernelReleaseCertificate
 
     def __init__(self, predictor: KernelPredictor, certificate: KernelReleaseCertificate,
                  outputs: dict | None = None):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
-from ..verification.certificate import Certificate
+from ..verification.certificate import Certificate as VerificationCertificate
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
@@ -56,7 +56,7 @@ class ReleaseCertificate:
     epsilon: float
     delta: float
     calibration: dict
-    verification: Certificate
+    verification: VerificationCertificate
     data_norm: float
     effective_norm_bound: float
     fit_intercept: bool
@@ -205,6 +205,23 @@ class LinearModel:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
 
 
+class Certificate(Protocol):
+    """What every release's certificate states (linear, kernel, multiclass, sufficient statistics):
+    the budget, the privacy curve an accountant composes, the record written to a model file, and its
+    text (the theorem, the neighbour relation, every constant and how it was established)."""
+
+    @property
+    def epsilon(self) -> float: ...
+
+    @property
+    def delta(self) -> float: ...
+
+    @property
+    def privacy_curve(self) -> PrivacyCurve: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
 class Release(ABC):
     """What leaves dpcvx: a predictor and the certificate of its privacy.
 
@@ -219,7 +236,7 @@ class Release(ABC):
     """
 
     kind: ClassVar[str]
-    certificate: Any
+    certificate: Certificate
     schema: Any = None  # the public encoder of table records into input rows, when one was saved
 
     @abstractmethod

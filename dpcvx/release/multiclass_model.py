@@ -77,6 +77,7 @@ class PrivateMulticlassModel(Release):
     """k one-vs-rest linear scores over public classes, released under one total budget."""
 
     kind = "multiclass"
+    certificate: MulticlassCertificate
 
     def __init__(self, coef: np.ndarray, intercept: np.ndarray, classes: tuple[Any, ...], rows: RowMap,
                  certificate: MulticlassCertificate) -> None:
