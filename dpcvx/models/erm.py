@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
 import cvxpy as cp
@@ -59,13 +58,10 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.registry import PerturbsObjective
 from ..privacy.rng import RandomState, resolve_rng
-from ..progress import progress
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
-from ..solvers.blockwise import BlockwiseObjective
-from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
-from ..solvers.objective import PerturbedObjective
-from ..solvers.proximal import CompositeTerm, proximal_newton
+from ..solvers.choice import SOLVERS, SolverChoice
+from ..solvers.linear import SolveInfo
 from ..validation import (
     TASKS,
     check_choice,
@@ -89,7 +85,6 @@ from ..version import __version__
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
-SOLVERS = ("auto", "fast", "cvxpy")
 NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
               "n is public")
 ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or removed; the public "
@@ -422,99 +417,17 @@ class PrivateERM:
                              "with the same columns and fit_intercept")
         return w
 
+    def _solver(self) -> SolverChoice:
+        """The public solver settings (the choice lives in :mod:`dpcvx.solvers.choice`)."""
+        return SolverChoice(self.solver, self.cvxpy_solver, self.cvxpy_options, self.max_iter, self._regression,
+                            self.verbose)
+
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
-               extra_reg: float,
-               gradient_tolerance: float, start: np.ndarray | None = None,
+               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
-        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
-
-        F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
-        (default: the number of rows, as under replace-one). The solvers work on the
-        averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
-        """
-        scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
-        lam, extra_reg = float(self.lam) * scale, extra_reg * scale
-        if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
-            assert problem.derivatives is not None and problem.quadratic is not None
-            with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
-                blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
-                                               lam, noise, extra_reg, self._regression, blocks=X, bar=bar)
-                return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
-        if problem.kst12:
-            return self._solve_composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
-        derivatives, quadratic = problem.derivatives, problem.quadratic
-        objective = None
-        if derivatives is not None and quadratic is not None:
-            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
-        if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
-            return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
-                                    reference=objective, regression=self._regression, user_solver=self.solver)
-        if self.solver == "fast" and objective is None:
-            raise InputError(
-                "solver='fast' needs a loss the verifier translated and proved C^1, and a "
-                "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
-            )
-        if objective is not None and self.solver in ("auto", "fast"):
-            return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
-                          w0=start)
-        w, info = solve_with_cvxpy(
-            problem, X, y, lam, noise, extra_reg,
-            solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
-            gradient_tolerance=gradient_tolerance, reference=objective, regression=self._regression,
-        )
-        if objective is None or info.converged:
-            return w, info
-        # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
-        # on the verified derivatives, starting from the solver's point.
-        polished, steps = newton(objective, gradient_tolerance=gradient_tolerance,
-                                 max_iter=self.max_iter, w0=w)
-        return polished, replace(
-            steps, solver=f"{info.solver}+{steps.solver}",
-            status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
-                   f"polished: {steps.status}",
-            iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
-        )
-
-    def _solve_composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
-                         extra_reg: float, gradient_tolerance: float,
-                         start: np.ndarray | None) -> tuple[np.ndarray, SolveInfo]:
-        """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
-        derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
-        assert derivatives is not None and quadratic is not None  # _check_composite, before charging
-        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
-        scale = X.shape[0] * lam
-        g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
-                          tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
-        if self.solver != "cvxpy":
-            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
-                                   w0=start)
-        w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
-                                   solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
-                                   regression=self._regression)
-        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
-                                          max_iter=self.max_iter, w0=w)
-        return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
-                                 iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
-
-    def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
-        """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""
-        if callable(self.solver) and (problem.kst12 or isinstance(X, RowBlocks)):
-            raise InputError("a user solver is offered for in-memory problems without a constraint set or an L1 "
-                             "term (dpcvx checks its point by the gradient of the smooth objective)")
-        if isinstance(X, RowBlocks) and (problem.kst12 or problem.derivatives is None or problem.quadratic is None
-                                         or self.solver == "cvxpy"):
-            raise InputError("a memmap or Dask X is solved by blockwise Newton, which needs a translated C^1 loss, a "
-                             "quadratic regularizer and no constraint set (solver 'auto' or 'fast'); load the data "
-                             "into memory (numpy or scipy.sparse) for this problem")
-
-    @staticmethod
-    def _check_composite(problem: VerifiedProblem) -> None:
-        """Refuse, before charging, a KST12 problem the proximal solver cannot certify."""
-        if problem.kst12 and (problem.derivatives is None or problem.smooth_quadratic is None):
-            raise InputError(
-                "a constraint set or an L1 regularizer is solved by proximal Newton on the verified loss "
-                "derivatives; this loss was not translated to a C^1 formula (or N's quadratic part is too "
-                "large to form). Write the loss with atoms the verifier translates (docs/verifier.md)")
+        """A point with ||grad F|| <= gradient_tolerance / 2 (:meth:`SolverChoice.solve`); F's scaling is the
+        public ``n`` (default: the number of rows). A subclass may replace it (the audit's broken variants)."""
+        return self._solver().solve(problem, X, y, noise, float(self.lam), extra_reg, gradient_tolerance, start, n)
 
     def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit).
@@ -536,11 +449,7 @@ class PrivateERM:
 
     def _tol(self, problem: VerifiedProblem) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""
-        if self.tol is not None:
-            return float(self.tol)
-        quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
-        newton_applies = problem.derivatives is not None and quadratic is not None and not callable(self.solver)
-        return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
+        return float(self.tol) if self.tol is not None else self._solver().default_tol(problem)
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                    R: float, split: str, delta: float = 0.0,
@@ -736,8 +645,7 @@ class PrivateERM:
         d = X_mapped.shape[1]
         problem = self._verified(d)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
-        self._check_composite(problem)
-        self._check_blocks(problem, X_mapped)
+        self._solver().check(problem, X_mapped)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, relation)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
@@ -807,8 +715,7 @@ class PrivateERM:
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
         problem = self._verified(d)
-        self._check_composite(problem)
-        self._check_blocks(problem, X_mapped)
+        self._solver().check(problem, X_mapped)
         gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)
