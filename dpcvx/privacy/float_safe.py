@@ -59,15 +59,16 @@ def perturb_release(calibration: ReleaseCalibration | LatticeCalibration, w: np.
     return calibration.perturb_release(w, rng)
 
 
+_SECTION = "docs/theory.md, section 'Floating point: the linear releases'"
 _THEOREMS = {
     LatticeLaplaceOutput: "the noise is a product discrete Laplace on a public lattice, calibrated to the l1 bound "
-                          "sqrt(d) Delta_2 plus the rounding (docs/theory.md, section 19)",
+                          f"sqrt(d) Delta_2 plus the rounding ({_SECTION})",
     LatticeGaussianOutput: "the noise is a multivariate discrete Gaussian on a public lattice, rho-zCDP (Canonne, "
                            "Kamath and Steinke 2020) converted to (epsilon, delta) by their Corollary 13, in place "
-                           "of the analytic Gaussian (docs/theory.md, section 19)",
+                           f"of the analytic Gaussian ({_SECTION})",
     LatticeObjective: "the objective's noise lies on a public lattice, proved through a uniform dither of its cell, "
                       "and the approximate-minimiser noise is a product discrete Laplace on a lattice "
-                      "(docs/theory.md, section 19)",
+                      f"({_SECTION})",
 }
 
 

@@ -38,7 +38,7 @@ from .calibrate import ObjectivePerturbation
 from .exact import IntegerSource, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .lattice import discrete_laplace_tail, lattice_spacing
-from .lattice_output import LINEAR_LATTICE_BITS, l1_steps, lattice_record, release_on_lattice
+from .lattice_output import LINEAR_LATTICE_BITS, FloatFields, l1_steps, lattice_record, release_on_lattice
 
 __all__ = ["OBJECTIVE_NOISE_BITS", "LatticeObjective"]
 
@@ -49,17 +49,11 @@ _EXACT_DOUBLE = 2**53
 
 
 @dataclass(frozen=True)
-class LatticeObjective:
+class LatticeObjective(FloatFields):
     """Objective perturbation (pure epsilon) with dithered-lattice noise (DITHERED_LATTICE)."""
 
     base: ObjectivePerturbation
     dim: int
-
-    def __getattr__(self, name: str) -> Any:
-        # n, L, R, epsilon, tol, gradient_tolerance, extra_reg, ...: the float calibration's
-        if name == "base":
-            raise AttributeError(name)
-        return getattr(self.base, name)
 
     @property
     def noise_shift(self) -> float:

@@ -45,7 +45,8 @@ from .float_guarantee import FloatGuarantee
 from .lattice import from_lattice, lattice_spacing, to_lattice
 
 __all__ = ["LINEAR_LATTICE_BITS", "l1_steps", "squared_l2_steps", "zcdp_delta", "zcdp_rho",
-           "lattice_point", "release_on_lattice", "lattice_record", "LatticeLaplaceOutput", "LatticeGaussianOutput"]
+           "lattice_point", "release_on_lattice", "lattice_record", "FloatFields", "LatticeLaplaceOutput",
+           "LatticeGaussianOutput"]
 
 #: gamma_L = 2^(floor(log2 scale) - 30): the rounding adds at most d 2^-30 of the noise scale (l1)
 LINEAR_LATTICE_BITS = 30
@@ -131,18 +132,29 @@ def lattice_record(base: dict[str, Any], drop: tuple[str, ...], guarantee: Float
     return out
 
 
+class FloatFields:
+    """Reads the float calibration's public fields (n, L, R, epsilon, tol, gradient_tolerance, extra_reg,
+    sensitivity, ...) through the dataclass field ``base``."""
+
+    def __getattr__(self, name: str) -> Any:
+        base = self.__dict__.get("base")
+        if base is None:
+            raise AttributeError(name)
+        return getattr(base, name)
+
+
+class _OutputRelease(FloatFields):
+    def draw_objective_noise(self, d: int, source: IntegerSource) -> np.ndarray:
+        """Output perturbation leaves the objective unperturbed."""
+        return np.zeros(d)
+
+
 @dataclass(frozen=True)
-class LatticeLaplaceOutput:
+class LatticeLaplaceOutput(_OutputRelease):
     """Pure-epsilon output perturbation: a product discrete Laplace on the lattice (EXACT)."""
 
     base: OutputPerturbation
     dim: int
-
-    def __getattr__(self, name: str) -> Any:
-        # n, L, R, epsilon, tol, gradient_tolerance, extra_reg, sensitivity: the float calibration's
-        if name == "base":
-            raise AttributeError(name)
-        return getattr(self.base, name)
 
     @property
     def spacing(self) -> float:
@@ -159,9 +171,6 @@ class LatticeLaplaceOutput:
         """t = K_1 / eps in lattice steps (exact rational)."""
         return Fraction(self.steps) / Fraction(self.base.epsilon)
 
-    def draw_objective_noise(self, d: int, source: IntegerSource) -> np.ndarray:
-        return np.zeros(d)
-
     def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeLaplaceOutput]:
         noise = discrete_laplace_array(self.noise_scale, w.size, source)
         return release_on_lattice(w, self.spacing, noise), self
@@ -173,15 +182,10 @@ class LatticeLaplaceOutput:
 
 
 @dataclass(frozen=True)
-class LatticeGaussianOutput:
+class LatticeGaussianOutput(_OutputRelease):
     """(epsilon, delta) output perturbation: a multivariate discrete Gaussian on the lattice (EXACT)."""
 
     base: GaussianOutputPerturbation
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "base":
-            raise AttributeError(name)
-        return getattr(self.base, name)
 
     @cached_property
     def rho(self) -> float:
@@ -201,9 +205,6 @@ class LatticeGaussianOutput:
     def sigma2(self) -> float:
         """sigma^2 = K_2 / (2 rho), rounded up (then exact as a rational): K_2 / (2 sigma^2) <= rho."""
         return round_up(self.steps / (2 * self.rho))
-
-    def draw_objective_noise(self, d: int, source: IntegerSource) -> np.ndarray:
-        return np.zeros(d)
 
     def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeGaussianOutput]:
         noise = discrete_gaussian_array(self.sigma2, w.size, source)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..data.blocks import RowBlocks
-from ..data.rows import Matrix
+from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError
 from ..privacy import calibrate
 from ..progress import progress
@@ -55,12 +55,13 @@ class SolverChoice:
 
     def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray, lam: float,
               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
-              n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
+              n: int | None = None, rows: RowMap | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
         F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
         (default: the number of rows, as under replace-one). The solvers work on the
-        averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
+        averaged form with the number of rows, so Lam and Delta are scaled by n / rows. ``rows``
+        (the public row map of an in-memory X) lets Newton read a row-major X by cache-sized blocks.
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
@@ -85,6 +86,10 @@ class SolverChoice:
                 "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
             )
         if objective is not None and self.solver in ("auto", "fast"):
+            if rows is not None and isinstance(X, np.ndarray) and X.flags.c_contiguous:
+                # row-major: cache-sized row blocks, fused passes
+                objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
+                                               self.regression, blocks=RowBlocks.views(X, rows))
             return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
                           w0=start)
         w, info = solve_with_cvxpy(

@@ -233,3 +233,27 @@ def test_the_multivariate_discrete_gaussian_release_draws_its_law():
     assert chi_square_pvalues(wrong, lambda z: gaussian_cdf(z, sigma), sigma)[0] < 1e-6
     repeated = np.repeat(discrete_gaussian_array(calibration.sigma2, GAUSSIAN_VECTORS, source)[:, None], D, axis=1)
     assert chi_square_pvalues(repeated, lambda z: gaussian_cdf(z, sigma), sigma)[1] < 1e-6
+
+
+# -- the zCDP conversion of the Gaussian release ---------------------------------------------------
+
+def gaussian_profile(rho: float, eps: float) -> float:
+    """The exact (eps, delta) profile of the continuous Gaussian mechanism with Delta / sigma = sqrt(2 rho)
+    (Balle and Wang 2018): that mechanism is rho-zCDP, so a valid conversion can never give less."""
+    mu = math.sqrt(2 * rho)
+    return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
+
+
+def conversion_is_valid(convert: Callable[[float, float], float]) -> bool:
+    grid = [(rho, eps) for rho in (1e-3, 1e-2, 0.1, 1.0) for eps in (0.1, 1.0, 3.0)]
+    return all(convert(rho, eps) >= gaussian_profile(rho, eps) for rho, eps in grid)
+
+
+def test_the_zcdp_conversion_is_never_below_the_gaussian_profile_and_rho_is_the_largest():
+    from dpcvx.privacy.lattice_output import zcdp_delta, zcdp_rho
+
+    assert conversion_is_valid(zcdp_delta)
+    assert not conversion_is_valid(lambda rho, eps: zcdp_delta(rho, eps) / 2)  # the check has power
+    target = 1 / 39073**2  # Adult's 1/n^2 at eps = 0.1
+    rho = zcdp_rho(0.1, target)
+    assert zcdp_delta(rho, 0.1) <= target < zcdp_delta(rho * 1.001, 0.1)
