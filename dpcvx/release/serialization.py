@@ -81,7 +81,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +112,9 @@ READABLE_VERSIONS = (2, 3)  # version 2: linear releases written before the kern
 KINDS = ("linear", "kernel", "multiclass", "regression")
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
-_ADASSP_CERTIFICATE_KEYS = {"mechanism", "guarantee", "epsilon", "delta", "calibration", "data_norm",
-                            "effective_norm_bound", "label_bound", "fit_intercept", "intercept_scaling", "clipping",
-                            "neighbours", "library_version", "privacy_curve"}
+# the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
+_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)}
+_ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class"}
 
@@ -123,9 +123,10 @@ _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsi
 PRIVATISED_KEYS = {"coef", "intercept"}
 _PREPROCESSING_KEYS = {"schema", "row_map"}
 _ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_map"}
-_CERTIFICATE_KEYS = {"mechanism", "guarantee", "epsilon", "delta", "calibration", "constants",
-                     "data_norm", "effective_norm_bound", "fit_intercept", "intercept_scaling",
-                     "clipping", "neighbours", "verification", "library_version"}
+# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing;
+# privacy_curve (files written before curves lack it)
+_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "lam_rule"}
+_CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _NUMBER_KEYS = {"exact", "float"}
@@ -242,8 +243,7 @@ def _linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing",
-                                                             "lam_rule"})
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - _OPTIONAL_CERTIFICATE_KEYS)
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -309,8 +309,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
     if coef.size + rows.fit_intercept != recorded["dim"]:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
-    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_KEYS
-                                                     if key != "privacy_curve"})
+    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS})
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
     schema = item["preprocessing"].get("schema")
@@ -624,11 +623,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
                          "reads or writes them. Remove the section only if you know the file is otherwise "
                          "unchanged; better, refit and save with this version of dpcvx")
-    # optional: files written before curves lack it
     recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
-    # label_bound: regressions only; lam_rule: lam="auto"
-    optional = ("privacy_curve", "label_bound", "post_processing", "lam_rule")
-    item = json_object("certificate", {key: value for key, value in data.items() if key not in optional}
+    item = json_object("certificate", {key: value for key, value in data.items()
+                                       if key not in _OPTIONAL_CERTIFICATE_KEYS}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
