@@ -41,11 +41,7 @@ from ..data.rows import Matrix, RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.calibrate_gaussian import (
-    ReleaseCalibration,
-    gaussian_objective_perturbation,
-    gaussian_output_perturbation,
-)
+from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.composition import check_delta
 from ..privacy.exact import IntegerSource, integer_source
 from ..privacy.float_safe import (
@@ -56,6 +52,7 @@ from ..privacy.float_safe import (
     perturb_release,
 )
 from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
+from ..privacy.linear_calibration import calibrate_linear
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.registry import PerturbsObjective
@@ -506,48 +503,8 @@ class PrivateERM:
                       R: float, split: str, delta: float = 0.0,
                       neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
-        certificate = problem.certificate
-        objective = Mechanism.of(mechanism) is Mechanism.OBJECTIVE
-        if delta > 0:
-            L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
-            if objective:
-                gaussian = gaussian_objective_perturbation(
-                    n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R, lam))
-                constants = {"L": certificate.lipschitz, "c": certificate.curvature,
-                             "m": certificate.strong_convexity}
-                return gaussian, constants
-            output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d,
-                                                  neighbours=neighbours)
-            return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
-        calibration: calibrate.Calibration
-        if objective:
-            calibration = calibrate.objective_perturbation(
-                n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
-                m=problem.strong_convexity, split=split, tol=self._tol(problem))
-            constants = {"L": certificate.lipschitz, "c": certificate.curvature,
-                         "m": certificate.strong_convexity}
-        else:
-            calibration = calibrate.output_perturbation(
-                n, lam, epsilon, L=problem.lipschitz, R=R, m=problem.strong_convexity,
-                tol=self._tol(problem))
-            constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
-        return calibration, constants
-
-    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:
-        """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
-
-        The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
-        convex; else L R / (Lam a) for N = a ||w||_1 + ..., the same balance with the L1 weight.
-        """
-        constraint = problem.constraint_set
-        if constraint is not None and constraint.kind == "ball":
-            return constraint.radius
-        if not problem.kst12 or problem.strong_convexity > 0:
-            return None
-        analysis = problem.regularizer.analysis
-        weight = 0.0 if analysis is None else analysis.nonsmooth_weight
-        return L * R / (lam * max(weight, 1e-300))
+        return calibrate_linear(problem, mechanism, n=n, lam=lam, epsilon=epsilon, delta=delta, R=R, split=split,
+                                tol=self._tol(problem), neighbours=neighbours)
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
