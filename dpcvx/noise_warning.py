@@ -20,8 +20,10 @@ from collections.abc import Callable
 import cvxpy as cp
 
 from .exceptions import DPCVXWarning, user_stacklevel
+from .privacy import registry
 from .privacy.lam_rule import default_comparator_norm, noise_moments
 from .release.model import ReleaseCertificate
+from .verification.verdict import Mechanism
 from .verification.verifier import Loss
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm", "loss_at_zero",
@@ -63,7 +65,7 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     constants L, m, R): public, never a statistic of the data.
 
     * Noise. Output perturbation adds b with E||b|| = d / beta (density ~ exp(-beta ||b||)) or
-      E||b|| <= sigma sqrt(d) (Gaussian): :func:`dpcvx.privacy.lam_rule.noise_moments`.
+      E||b|| <= sigma sqrt(d) (Gaussian): :func:`dpcvx.privacy.registry.expected_noise`.
       Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
       convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)), plus the
       approximate-minimiser noise b_2.
@@ -75,21 +77,23 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     """
     constants = certificate.constants
     n, d = int(constants["n"]), int(constants["d"])
-    lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
+    L, R = float(constants["L"]), float(constants["R"])
     strong = _strong_convexity(certificate)
-    moments = noise_moments(certificate.calibration, certificate.mechanism, d)
-    noise = moments.first / (n * strong) if certificate.mechanism == "objective" else moments.first
-    noise += moments.amp_first
+    noise = registry.expected_noise(certificate.calibration, d, n * strong)
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
     return noise, bound
 
 
+def _is_objective(certificate: ReleaseCertificate) -> bool:
+    return Mechanism.of(certificate.mechanism) is Mechanism.OBJECTIVE
+
+
 def _strong_convexity(certificate: ReleaseCertificate) -> float:
     """s = m lam + Delta (Delta, the objective's added ridge; 0 for output perturbation)."""
     constants = certificate.constants
-    ridge = float(certificate.calibration.get("extra_reg", 0.0)) if certificate.mechanism == "objective" else 0.0
+    ridge = float(certificate.calibration.get("extra_reg", 0.0)) if _is_objective(certificate) else 0.0
     return float(constants["m"]) * float(constants["lam"]) + ridge
 
 
@@ -142,7 +146,7 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
     gain = float(constants["L"]) * R * W if loss_at_zero is None else loss_at_zero
     signal = min(W, gain / (W * strong)) * R / math.sqrt(d)
     moments = noise_moments(certificate.calibration, certificate.mechanism, d)
-    if certificate.mechanism == "objective":
+    if _is_objective(certificate):
         curvature = certificate.calibration.get("c")
         reach = R / strong if curvature is None else min(R / strong, 1 / (2 * math.sqrt(float(curvature) * strong)))
         noise = moments.first * reach / (n * math.sqrt(d)) + moments.amp_first * R / math.sqrt(d)
@@ -181,7 +185,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         ratio, limit = noise / bound, REGRESSION_RATIO_LIMIT
         shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, "
                  "the largest norm the non-private weights can have")
-        if certificate.mechanism == "output":
+        if not _is_objective(certificate):
             spread = noise_in_predictions(certificate, noise)
             ratio = max(ratio, spread / prediction_scale)
             shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "
