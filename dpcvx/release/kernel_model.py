@@ -42,6 +42,7 @@ from ..privacy.kernel_calibrate import (
     recompute_kernel_calibration,
     release_constants,
 )
+from ..privacy.lattice_predictions import recompute_lattice_tddl
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
 from ..rounding import ROUNDING
@@ -344,6 +345,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
     recomputed = recompute_kernel_calibration(algorithm, calibration, kernel=kernel, centers=centers)
+    if algorithm == "TDDL" and calibration.get("sampler") == "exact":  # TDDL(float_safe=True)
+        recomputed = recompute_lattice_tddl(recomputed, kernel, centers.shape[1])
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from dpcvx.exceptions import SolverError
+from dpcvx.models.kernel_learner import check_coefficient_bound
 from dpcvx.models.pinp import PINP
 from dpcvx.privacy.lattice import to_lattice
 
@@ -122,6 +123,6 @@ def test_the_coefficient_bound_behind_the_evaluation_error_is_checked(neighbours
     fits, _, _ = neighbours
     parameters = fits[0].parameters_
     assert parameters.coefficient_bound == pytest.approx(2 * 1.0 / 0.1, rel=1e-9)
-    PINP._check_coefficients(fits[0]._model, parameters)  # the solver's coefficients satisfy it
+    check_coefficient_bound(fits[0]._model, parameters.coefficient_bound, "no query was answered")  # it holds
     with pytest.raises(SolverError, match="no query was answered"):
-        PINP._check_coefficients(fits[0]._model, dataclasses.replace(parameters, coefficient_bound=1e-3))
+        check_coefficient_bound(fits[0]._model, 1e-3, "no query was answered")
