@@ -100,7 +100,9 @@ def check_coefficient_bound(model: KernelERM, bound: float, nothing: str) -> Non
     coefficients (the KKT conditions give L / lam at the exact minimiser; A = 2 L / lam is twice that).
     Checked before any noise is drawn; ``bound`` 0 means no proved error rests on it. ``nothing`` says
     what was not released ("no query was answered")."""
-    if bound > 0 and not float(np.sum(np.abs(model._weights))) <= bound * (1 - 1e-9):
+    weights = model._weights
+    assert weights is not None, "the kernel ERM must be solved first"
+    if bound > 0 and not float(np.sum(np.abs(weights))) <= bound * (1 - 1e-9):
         raise SolverError("the solver's representer coefficients exceed the public bound 2 L / lam on which the "
                           f"floating-point error bound of the released values rests; {nothing}")
 
