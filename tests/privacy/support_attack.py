@@ -37,38 +37,44 @@ def inverse_gaussian(k: int, sigma: float) -> float:
     return sigma * float(special.ndtri(k * UNIT))
 
 
-def can_occur(answer: float, secret: float, noise: Noise, branches: Sequence[tuple[int, int]]) -> bool:
-    """Whether fl(secret + noise(k)) == answer for some k (bisection within each increasing branch)."""
+def can_occur(answer: float, value: Noise, branches: Sequence[tuple[int, int]]) -> bool:
+    """Whether value(k) == answer for some k, value increasing in k on each branch (bisection)."""
     for low, high in branches:
         lo, hi = low, high
         while lo < hi:
             middle = (lo + hi) // 2
-            if secret + noise(middle) >= answer:
+            if value(middle) >= answer:
                 hi = middle
             else:
                 lo = middle + 1
-        if lo < high and secret + noise(lo) == answer:
+        if lo < high and value(lo) == answer:
             return True
     return False
 
 
+def released_value(center: float, noise: Noise, grid: float | None) -> Noise:
+    """k -> fl(center + noise(k)), rounded to multiples of ``grid`` when one is given (round_to_grid)."""
+    if grid is None:
+        return lambda k: center + noise(k)
+    return lambda k: round((center + noise(k)) / grid) * grid
+
+
 def vector_can_occur(vector: np.ndarray, center: np.ndarray, noise: Noise,
-                     branches: Sequence[tuple[int, int]]) -> bool:
-    """Whether every coordinate of ``vector`` can occur as center_i + noise (independent coordinates)."""
-    return all(can_occur(a, s, noise, branches) for a, s in zip(vector, center, strict=True))
+                     branches: Sequence[tuple[int, int]], grid: float | None = None) -> bool:
+    """Whether every coordinate of ``vector`` can occur under ``center`` (independent coordinates)."""
+    return all(can_occur(a, released_value(c, noise, grid), branches) for a, c in zip(vector, center, strict=True))
 
 
 def raw_attack(secret: np.ndarray, other: np.ndarray, noise: Noise, branches: Sequence[tuple[int, int]],
-               releases: int = 200, seed: int = 11) -> int:
-    """How many of ``releases`` raw double releases under ``secret`` cannot occur under ``other``.
-
-    Checks the model first: every released vector (the first 20) can occur under its own secret.
-    """
+               releases: int = 200, seed: int = 11, grid: float | None = None) -> int:
+    """How many of ``releases`` double releases under ``secret`` (rounded to ``grid`` when given) cannot
+    occur under ``other``. Checks the model first: the first 20 can occur under their own secret."""
     rng = np.random.default_rng(seed)
-    released = [secret + np.array([noise(int(k)) for k in rng.integers(1, 2**53, size=secret.size)])
+    released = [np.array([released_value(c, noise, grid)(int(k))
+                          for c, k in zip(secret, rng.integers(1, 2**53, size=secret.size), strict=True)])
                 for _ in range(releases)]
-    assert all(vector_can_occur(vector, secret, noise, branches) for vector in released[:20])
-    return sum(not vector_can_occur(vector, other, noise, branches) for vector in released)
+    assert all(vector_can_occur(vector, secret, noise, branches, grid) for vector in released[:20])
+    return sum(not vector_can_occur(vector, other, noise, branches, grid) for vector in released)
 
 
 def on_lattice(value: float, spacing: float) -> bool:
