@@ -659,11 +659,14 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
 def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
     """The learner for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least squares."""
     common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
-              "verbose": bool(args.chunk_rows)}
+              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe}
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")
         if args.loss == "logistic":  # the default: least squares by AdaSSP
+            if args.float_safe:
+                raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
+                                 "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
             return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept)
         return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
                           strict=args.strict, allow_estimates=args.allow_estimates, **common)
@@ -953,6 +956,10 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--fit-intercept", action="store_true",
                          help="add an intercept (a constant feature inside the norm bound and "
                               "the regularizer)")
+    privacy.add_argument("--float-safe", action="store_true",
+                         help="exact integer noise on a public lattice: a privacy proof that holds for the "
+                              "doubles released; the certificate names the floating-point guarantee "
+                              "(docs/mechanisms.md)")
     privacy.add_argument("--split", choices=("max", "paper"), default="max",
                          help="objective perturbation budget split (default max; docs/theory.md)")
     privacy.add_argument("--chunk-rows", type=_integer_from("chunk_rows", 1000), metavar="N",
