@@ -43,6 +43,7 @@ from ..privacy.kernel_calibrate import (
     release_constants,
 )
 from ..privacy.lattice_predictions import recompute_lattice_tddl
+from ..privacy.lattice_tdil import recompute_lattice_tdil
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
 from ..rounding import ROUNDING
@@ -107,6 +108,9 @@ class KernelPredictor:
 
     def __repr__(self) -> str:
         return f"KernelPredictor(kernel={self.kernel!r}, centers={self.centers.shape[0]})"
+
+# the float-safe forms of the kernel releases' calibrations, re-derived from the recomputed float ones
+_FLOAT_SAFE = {"TDDL": recompute_lattice_tddl, "TDIL": recompute_lattice_tdil}
 
 
 @dataclass(frozen=True)
@@ -345,8 +349,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
     recomputed = recompute_kernel_calibration(algorithm, calibration, kernel=kernel, centers=centers)
-    if algorithm == "TDDL" and calibration.get("sampler") == "exact":  # TDDL(float_safe=True)
-        recomputed = recompute_lattice_tddl(recomputed, kernel, centers.shape[1])
+    if calibration.get("sampler") == "exact" and algorithm in _FLOAT_SAFE:  # TDDL / TDIL (float_safe=True)
+        recomputed = _FLOAT_SAFE[algorithm](recomputed, kernel, centers.shape[1])
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "
