@@ -107,7 +107,7 @@ class LatticeTDDL:
         else:
             fields.update(noise="discrete-laplace", lattice_l1_sensitivity=self.steps,
                           noise_scale_steps=float(self.noise_scale))
-        return lattice_record(self.base.to_dict(), ("scale",), self.guarantee, **fields)
+        return lattice_record(self.base.to_dict(), ("scale", "release_grid"), self.guarantee, **fields)
 
 
 def lattice_tddl(base: TDDLCalibration, kernel_name: str, n_features: int) -> LatticeTDDL:
@@ -122,4 +122,5 @@ def lattice_tddl(base: TDDLCalibration, kernel_name: str, n_features: int) -> La
 def recompute_lattice_tddl(recomputed: dict[str, Any], kernel: Any, n_features: int) -> dict[str, Any]:
     """The loader's record of a float-safe TDDL release, from the float calibration it recomputed from the
     public inputs (``recomputed``: :func:`~dpcvx.privacy.kernel_calibrate.recompute_kernel_calibration`)."""
-    return lattice_tddl(TDDLCalibration(**recomputed), float_kernel_name(kernel), n_features).to_dict()
+    fields = {key: value for key, value in recomputed.items() if key not in ("release_grid", "float_guarantee")}
+    return lattice_tddl(TDDLCalibration(**fields), float_kernel_name(kernel), n_features).to_dict()

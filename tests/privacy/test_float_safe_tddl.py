@@ -107,7 +107,11 @@ def test_the_certificate_names_the_guarantee_and_the_loader_recomputes_it(task, 
             dpcvx.load(tmp_path / "edited.json")
 
 
-def test_the_float_tddl_is_unchanged_and_names_no_lattice(task):
+def test_the_float_tddl_rounds_to_its_grid_and_names_mitigation_only(task, tmp_path):
     (X, y), _, Z = task
     model = TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS).fit(X, y, 1.0, Z=Z, random_state=0)
-    assert "sampler" not in model.certificate.calibration
+    calibration = model.certificate.calibration
+    assert "sampler" not in calibration and calibration["float_guarantee"] == "mitigation-only"
+    assert calibration["release_grid"] <= calibration["scale"] * 2.0**-29
+    assert "floating point: mitigation only" in str(model.certificate)
+    assert dpcvx.load(dpcvx.save(model, tmp_path / "m.json")).certificate.calibration == calibration
