@@ -30,16 +30,13 @@ LOSS = "huber_hinge:h=0.5"
 N, T = 200, 4
 
 
-def circle_task(n, seed):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, 2)) / np.sqrt(2)
-    return X, np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
-
-
 @pytest.fixture(scope="module")
 def task():
-    X, y = circle_task(N, 1)
-    Z, _ = circle_task(T, 2)
+    """Neighbouring training sets (row 0 replaced) of the circle task, and T public points."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (N + T, 2)) / np.sqrt(2)
+    y = np.where((X**2).sum(axis=1) < 0.25, 1.0, -1.0)
+    X, y, Z = X[:N], y[:N], X[N:]
     X2, y2 = X.copy(), y.copy()
     X2[0], y2[0] = X[1], -y[0]
     return (X, y), (X2, y2), Z
