@@ -66,6 +66,7 @@ class ReleaseCertificate:
     library_version: str
     constants: dict = field(default_factory=dict)
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
+    lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
 
     @property
@@ -133,6 +134,7 @@ class ReleaseCertificate:
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
+            **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
         }
 
@@ -150,6 +152,9 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
+        if self.lam_rule is not None:
+            lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
+                         f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
         if self.label_bound is not None:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
