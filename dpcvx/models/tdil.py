@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..data.kernels import LinearKernel
+from ..data.kernels import KernelSpec, LinearKernel
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
@@ -156,9 +158,9 @@ class TDIL(PrivateKernelLearner):
     _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds",
                                                          "float_safe")
 
-    def __init__(self, kernel="rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
+    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
                  failure_probability: float = 0.05, rounds: int | None = None, float_safe: bool = False,
-                 **options):
+                 **options: Any) -> None:
         super().__init__(kernel, lam=lam, input_bound=input_bound, **options)
         self.net_spacing = net_spacing
         self.failure_probability = failure_probability
@@ -166,7 +168,8 @@ class TDIL(PrivateKernelLearner):
         self.float_safe = float_safe
         self.parameters_: TDILParameters | None = None
 
-    def _check(self, X, y, budget: Budget) -> tuple:
+    def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
+               ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         radius = positive("input_bound", self.input_bound)
         model = self._check_training(X, y)
@@ -193,19 +196,19 @@ class TDIL(PrivateKernelLearner):
             return model, radius, net, lattice_tdil(parameters, float_kernel_name(kernel), dim)
         return model, radius, net, parameters
 
-    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *,
+    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
                          random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
         self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
+    def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the rounds run."""
         budget = check_budget(epsilon, delta, random_state, accountant)
         model, radius, net, checked = self._check(X, y, budget)
         lattice = checked if isinstance(checked, LatticeTDIL) else None
-        parameters: TDILParameters = checked.base if lattice is not None else checked
+        parameters = checked.base if isinstance(checked, LatticeTDIL) else checked
         rng = budget.rng
         source = integer_source(None if random_state is None else rng)
         dim = model.n_features
