@@ -50,9 +50,11 @@ def release_makers(X, y):
         makers[f"multiclass float_safe={float_safe}"] = lambda fs=float_safe: PrivateMulticlassERM(
             linear(fs), (-1.0, 1.0, 2.0)).fit(X, y, 1.0, "output", random_state=0)
     makers["adassp"] = lambda: PrivateLinearRegression(1.0, 1.0).fit(X, y, 1.0, 1e-6, random_state=0)
-    makers["TDDL"] = lambda: TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS).fit(X, y, 1.0, Z=X[:20], random_state=0)
-    makers["TDIL"] = lambda: TDIL("linear", lam=0.1, input_bound=1.0, loss=LOSS).fit(X, y, 200.0, 1e-6,
-                                                                                     random_state=3)
+    for float_safe in (False, True):
+        makers[f"TDDL float_safe={float_safe}"] = lambda fs=float_safe: TDDL(
+            "rbf", gamma=2.0, lam=0.1, loss=LOSS, float_safe=fs).fit(X, y, 1.0, Z=X[:20], random_state=0)
+        makers[f"TDIL float_safe={float_safe}"] = lambda fs=float_safe: TDIL(
+            "linear", lam=0.1, input_bound=1.0, loss=LOSS, float_safe=fs).fit(X, y, 200.0, 1e-6, random_state=3)
     makers["PINP"] = lambda: _pinp(X, y)
     return makers
 
