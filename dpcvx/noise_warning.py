@@ -19,11 +19,13 @@ from collections.abc import Callable
 import cvxpy as cp
 
 from .exceptions import DPCVXWarning, user_stacklevel
+from .privacy import registry
 from .release.model import ReleaseCertificate
+from .verification.verdict import Mechanism
 from .verification.verifier import Loss
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "MARGIN_SCALE", "loss_at_zero", "noise_to_signal",
-           "lattice_noise_norm", "noise_in_predictions", "warn_if_noise_dominates"]
+           "noise_in_predictions", "warn_if_noise_dominates"]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
@@ -73,42 +75,11 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     n, d = int(constants["n"]), int(constants["d"])
     lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
     strong = m * lam + float(calibration.get("extra_reg", 0.0))
-    if calibration.get("sampler") == "exact":
-        noise = lattice_noise_norm(calibration, d)
-        if certificate.mechanism == "objective":
-            noise += d / (float(calibration["beta"]) * n * strong)
-    elif calibration.get("noise") == "gaussian":
-        root_d = math.sqrt(d)
-        if certificate.mechanism == "objective":
-            noise = float(calibration["sigma"]) * root_d / (n * strong) + float(calibration["amp_sigma"]) * root_d
-        else:
-            noise = float(calibration["sigma"]) * root_d
-    elif certificate.mechanism == "objective":
-        noise = d / (float(calibration["beta"]) * n * strong)
-        if calibration.get("amp_beta"):
-            noise += d / float(calibration["amp_beta"])
-    else:
-        noise = d / float(calibration["beta"])
+    noise = registry.expected_noise(calibration, d, n * strong)
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
     return noise, bound
-
-
-def lattice_noise_norm(calibration: dict, d: int) -> float:
-    """An upper bound on E||gamma Z|| for the released lattice noise of a float-safe calibration (public).
-
-    E||gamma Z|| <= gamma sqrt(d Var Z_i) (Jensen): Var = sigma^2 for the discrete Gaussian of
-    parameter sigma^2 (Canonne, Kamath and Steinke 2020, Proposition 5: at most sigma^2), and
-    2 q / (1 - q)^2, q = e^(-1/t), for the discrete Laplace of scale t (steps).
-    """
-    if calibration["noise"] == "discrete-gaussian":
-        variance = float(calibration["sigma2_steps"])
-    else:
-        scale = calibration["release_scale_steps" if "release_scale_steps" in calibration else "noise_scale_steps"]
-        q = math.exp(-1.0 / float(scale))
-        variance = 2 * q / (1 - q) ** 2
-    return float(calibration["lattice"]) * math.sqrt(d * variance)
 
 
 def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float:
@@ -154,7 +125,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     ratio = noise / bound
     shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, the "
              "largest norm the non-private weights can have")
-    if certificate.mechanism == "output":
+    if Mechanism.of(certificate.mechanism) is Mechanism.OUTPUT:
         spread = noise_in_predictions(certificate, noise)
         ratio = max(ratio, spread / prediction_scale)
         shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "

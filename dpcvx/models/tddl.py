@@ -51,7 +51,7 @@ from ..privacy.kernel_calibrate import (
 )
 from ..privacy.lattice import float_kernel_name
 from ..privacy.lattice_predictions import LatticeTDDL, lattice_tddl
-from ..privacy.noise import round_to_grid, sample_gaussian, sample_laplace
+from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
@@ -204,8 +204,7 @@ def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
     """predictions + i.i.d. Laplace(scale) or N(0, scale^2) noise, as the calibration says, rounded to the
     grid 2^-30 of the scale (:func:`~dpcvx.privacy.noise.round_to_grid`: a mitigation, MITIGATION_ONLY)."""
     predictions = np.asarray(predictions, dtype=float)
-    sampler = sample_laplace if calibration.mechanism == "laplace" else sample_gaussian
-    return round_to_grid(predictions + sampler(predictions.size, calibration.scale, rng), calibration.scale)[0]
+    return round_to_grid(predictions + calibration.draw(predictions.size, rng), calibration.scale)[0]
 
 
 class TDDL(PrivateKernelLearner):

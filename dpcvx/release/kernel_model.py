@@ -36,15 +36,13 @@ from numpy.typing import ArrayLike
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
+from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,
-    recompute_kernel_calibration,
     release_constants,
 )
-from ..privacy.lattice_predictions import recompute_lattice_tddl
-from ..privacy.lattice_tdil import recompute_lattice_tdil
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
 from ..rounding import ROUNDING
@@ -109,9 +107,6 @@ class KernelPredictor:
 
     def __repr__(self) -> str:
         return f"KernelPredictor(kernel={self.kernel!r}, centers={self.centers.shape[0]})"
-
-# the float-safe forms of the kernel releases' calibrations, re-derived from the recomputed float ones
-_FLOAT_SAFE = {"TDDL": recompute_lattice_tddl, "TDIL": recompute_lattice_tdil}
 
 
 @dataclass(frozen=True)
@@ -190,6 +185,7 @@ class PrivateKernelModel(Release):
 
     kind = "kernel"
     classes_ = np.array(KERNEL_CLASSES)
+    certificate: KernelReleaseCertificate
 
     def __init__(self, predictor: KernelPredictor, certificate: KernelReleaseCertificate,
                  outputs: dict | None = None):
@@ -349,9 +345,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         if not _same(calibration.get(key), number):
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
-    recomputed = recompute_kernel_calibration(algorithm, calibration, kernel=kernel, centers=centers)
-    if calibration.get("sampler") == "exact" and algorithm in _FLOAT_SAFE:  # TDDL / TDIL (float_safe=True)
-        recomputed = _FLOAT_SAFE[algorithm](recomputed, kernel, centers.shape[1])
+    recomputed = registry.recompute(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
+                                                                      centers=centers))
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "
