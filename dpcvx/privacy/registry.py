@@ -31,6 +31,7 @@ from .adassp import adassp_calibration
 from .calibrate import objective_perturbation, output_perturbation
 from .calibrate_gaussian import KST12_PROBLEMS, gaussian_objective_perturbation, gaussian_output_perturbation
 from .kernel_calibrate import recompute_kernel_calibration
+from .lattice import lattice_noise_moments
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 from .lattice_predictions import recompute_lattice_tddl
@@ -301,18 +302,8 @@ def _describe_lattice(c: Record) -> str:
 
 
 def _lattice_noise(c: Record, d: int, n_strong: float) -> float:
-    """An upper bound on E||gamma Z|| for the released lattice noise (plus, objective, the moved minimiser).
-
-    E||gamma Z|| <= gamma sqrt(d Var Z_i) (Jensen): Var = sigma^2 for the discrete Gaussian of
-    parameter sigma^2 (Canonne, Kamath and Steinke 2020: at most sigma^2), 2 q / (1 - q)^2,
-    q = e^(-1/t), for the discrete Laplace of scale t (steps).
-    """
-    if c["noise"] == "discrete-gaussian":
-        variance = float(c["sigma2_steps"])
-    else:
-        q = math.exp(-1.0 / float(c["release_scale_steps" if "release_scale_steps" in c else "noise_scale_steps"]))
-        variance = 2 * q / (1 - q) ** 2
-    noise = float(c["lattice"]) * math.sqrt(d * variance)
+    """E||released lattice noise|| (:func:`lattice_noise_moments`), plus, objective, the moved minimiser."""
+    noise = lattice_noise_moments(c, d)[0]
     return noise + d / (float(c["beta"]) * n_strong) if c["mechanism"] == "objective" else noise
 
 

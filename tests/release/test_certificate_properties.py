@@ -3,8 +3,8 @@
 A certificate property that assumes one calibration kind (``beta`` read from ``calibration["beta"]``)
 raises on the others: the float-safe output releases record no beta (their noise is a lattice
 noise), so ``certificate.beta`` raised KeyError there, and the estimators' noise-ratio helper
-(``noise_to_signal``) with it. This test reads every public attribute of every kind's certificate,
-prints it and computes the noise ratio of every linear one.
+(``noise_to_signal``, and the margin rule's noise moments) with it. This test reads every public
+attribute of every kind's certificate, prints it and computes the noise ratios of every linear one.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
-from dpcvx.noise_warning import noise_to_signal
+from dpcvx.noise_warning import margin_noise_to_signal, noise_to_signal
 from dpcvx.release.model import ReleaseCertificate
 
 N = 200
@@ -73,6 +73,8 @@ def read_every_property(certificate) -> None:
     if isinstance(certificate, ReleaseCertificate):
         noise, bound = noise_to_signal(certificate)
         assert noise > 0 and bound > 0
+        if certificate.label_bound is None:  # classifiers: the estimators' margin rule reads the calibration too
+            assert all(value > 0 for value in margin_noise_to_signal(certificate, None))
         beta = certificate.beta
         assert beta is None or beta > 0
 
