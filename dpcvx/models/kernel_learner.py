@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
-from ..exceptions import InputError
+from ..exceptions import InputError, SolverError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, release_constants
@@ -94,6 +94,18 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
                          "as the keyword Z=")
     return Budget(check_epsilon(epsilon), check_delta(delta), resolve_rng(random_state),
                   check_accountant(accountant))
+
+
+def check_coefficient_bound(model: KernelERM, bound: float, nothing: str) -> None:
+    """The hypothesis of a proved evaluation error: sum_i |beta_i| <= A for the solver's representer
+    coefficients (the KKT conditions give L / lam at the exact minimiser; A = 2 L / lam is twice that).
+    Checked before any noise is drawn; ``bound`` 0 means no proved error rests on it. ``nothing`` says
+    what was not released ("no query was answered")."""
+    weights = model._weights
+    assert weights is not None, "the kernel ERM must be solved first"
+    if bound > 0 and not float(np.sum(np.abs(weights))) <= bound * (1 - 1e-9):
+        raise SolverError("the solver's representer coefficients exceed the public bound 2 L / lam on which the "
+                          f"floating-point error bound of the released values rests; {nothing}")
 
 
 class PrivateKernelLearner:
