@@ -207,9 +207,11 @@ class PrivateERM:
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time: public steps only, never a measured value.
 
-    The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
-    (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
-    privacy audit's tests use them to build deliberately broken variants.
+    Extension hooks (docs/architecture.md): a subclass may replace
+    :meth:`release_calibration` to substitute a calibration; :meth:`calibration`
+    reports one without data; ``fit(warm_start=...)`` starts the solve at a given
+    model. The private steps ``_calibrate`` and ``_solve`` are replaced only by the
+    privacy audit's tests, to build deliberately broken variants.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -415,7 +417,8 @@ class PrivateERM:
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
                 blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
                                                lam, noise, extra_reg, self._regression, blocks=X, bar=bar)
-                return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
+                w, info = newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
+                return w, replace(info, passes=blockwise.passes)
         if problem.kst12:
             return self._solve_composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
         derivatives, quadratic = problem.derivatives, problem.quadratic
@@ -690,19 +693,7 @@ class PrivateERM:
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        relation = Neighbours.parse(neighbours)
-        if relation is Neighbours.ADD_REMOVE:
-            if delta == 0:
-                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
-                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
-            if n_public is None:
-                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
-                                 "looking at the data, that fixes the objective's scaling (the number of "
-                                 "records is private under add-remove)")
-            n_public = sample_size(n_public, "n_public")
-        elif n_public is not None:
-            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
-                             "rows, which is public")
+        relation, n_public = self._relation(neighbours, delta, n_public)
         check_choice("split", split, calibrate.SPLITS)
         check_accountant(accountant)
         self._check_settings()
@@ -715,6 +706,7 @@ class PrivateERM:
         self._check_blocks(problem, X_mapped)
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
                                                  split, delta, relation)
+        calibration = self.release_calibration(calibration)
         constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
         if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
             self._check_reachable(calibration, d)
@@ -722,6 +714,63 @@ class PrivateERM:
         rng = resolve_rng(random_state)
         return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
                          start, rng, None if self._regression else check_classes(self.classes))
+
+    @staticmethod
+    def _relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
+        """The neighbour relation and the checked public size (add-remove only), before anything is charged."""
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE:
+            if delta == 0:
+                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
+                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
+            if n_public is None:
+                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
+                                 "looking at the data, that fixes the objective's scaling (the number of "
+                                 "records is private under add-remove)")
+            return relation, sample_size(n_public, "n_public")
+        if n_public is not None:
+            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
+                             "rows, which is public")
+        return relation, None
+
+    def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration:
+        """Extension hook: the calibration a fit draws its noise with, given the one dpcvx derived.
+
+        Returns ``calibration`` unchanged. A subclass may return another calibration of the
+        same type, for a contender with other published constants (benchmarks/delta_mechanisms.py:
+        KST12's, Iyengar et al.'s) or a deliberately under-noised variant an audit must catch. It
+        then owns the privacy proof: the release records what it returns, and the checks that
+        follow (the reachable gradient bound) apply to it. Called by :meth:`fit`,
+        :meth:`check_fit_inputs` and :meth:`calibration`, after verification, before any charge.
+        """
+        return calibration
+
+    def calibration(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration:
+        """The calibration :meth:`fit` would use for n rows of d columns: public inputs only, no data.
+
+        ``d`` counts the columns the learner sees (after a feature map, before the intercept);
+        under ``neighbours="add-remove"`` ``n`` is the public size ``n_public``. Nothing is solved,
+        charged or drawn; an input :meth:`fit` would refuse is refused alike (typed errors). The
+        result is the typed calibration (noise scales, Delta, the epsilon shares) as
+        :meth:`release_calibration` returns it: what a benchmark reports beside its fits.
+        """
+        check_choice("mechanism", mechanism, MECHANISMS)
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
+        relation, _ = self._relation(neighbours, delta, n if add_remove else None)
+        check_choice("split", split, calibrate.SPLITS)
+        self._check_settings()
+        rows = self.row_map()
+        width = check_dim(d) + (1 if rows.fit_intercept else 0)
+        problem = self._verified(width)
+        problem.require(mechanism, delta)
+        calibration, _ = self._calibrate(mechanism, sample_size(n, "n"), epsilon, problem,
+                                         rows.effective_norm_bound, split, delta, relation)
+        calibration = self.release_calibration(calibration)
+        if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
+            self._check_reachable(calibration, width)
+        return calibration
 
     @staticmethod
     def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,

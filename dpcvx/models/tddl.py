@@ -275,7 +275,7 @@ class TDDL(PrivateKernelLearner):
             model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
             self._charge(budget)
             bar.update()
-            model = self._solve(model)
+            model = self.solve_curator_model(model)
             bar.update()
             noisy = perturb_predictions(model.predict(Z), calibration, budget.rng)
             coef = least_squares.solve(noisy)

@@ -197,7 +197,7 @@ class TDIL(PrivateKernelLearner):
                 "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
                 "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
         self._charge(budget)
-        model = self._solve(model)
+        model = self.solve_curator_model(model)
         kernel = model.kernel
         search = _BallSearch(model, radius, parameters) if net is None else _NetSearch(model, net, parameters)
         centers: list[np.ndarray] = []

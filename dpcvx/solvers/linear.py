@@ -67,9 +67,10 @@ class SolveInfo:
     ``gradient_norm`` is ||grad F(w)|| of the sum-form objective at the
     returned point, ``gradient_tolerance`` the public bound gamma it must stay
     within (half of it, for the rounding margin), ``relative_residual`` the
-    same gradient relative to the sum of its terms' norms. Kept on the
-    learner (``diagnostics_``) for the data owner; never in a release, a
-    saved model or the CLI's model output.
+    same gradient relative to the sum of its terms' norms; ``passes`` the
+    passes over an input read by blocks (a memmap or Dask X; None in memory).
+    Kept on the learner (``diagnostics_``) for the data owner; never in a
+    release, a saved model or the CLI's model output.
     """
 
     solver: str
@@ -79,6 +80,7 @@ class SolveInfo:
     gradient_norm: float
     gradient_tolerance: float
     relative_residual: float
+    passes: int | None = None
 
     @property
     def converged(self) -> bool:
