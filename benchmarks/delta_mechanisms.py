@@ -207,7 +207,9 @@ def _dpcvx_fit(learner, X, y, epsilon, mechanism, delta, seed, neighbours="repla
     try:
         model = learner.fit(X, y, epsilon, mechanism=mechanism, delta=delta, random_state=seed, **relation)
     except (dpcvx.SolverError, dpcvx.InputError, dpcvx.AssumptionError) as error:  # e.g. Huber: not C^2
-        return None, time.perf_counter() - start, f"{type(error).__name__}: {str(error)[:200]}"
+        failures = getattr(error, "failures", ())  # an AssumptionError names the conditions that failed
+        why = "; ".join(f"{condition.name}: {condition.detail}" for condition in failures) or str(error)
+        return None, time.perf_counter() - start, f"{type(error).__name__}: {why[:200]}"
     return model, time.perf_counter() - start, None
 
 
