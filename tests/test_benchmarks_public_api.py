@@ -12,6 +12,7 @@ dpcvx). Where a benchmark must reach inside, dpcvx offers a documented hook inst
 from __future__ import annotations
 
 import ast
+import contextlib
 from functools import cache
 from pathlib import Path
 
@@ -95,10 +96,8 @@ def violations(source: str, private: frozenset[str]) -> list[str]:
                     found.append(f"line {node.lineno}: assigns {target.value.id}.{target.attr} (a monkeypatch)")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and "dpcvx" in node.value \
                 and "import" in node.value:
-            try:
+            with contextlib.suppress(SyntaxError):  # prose or a fragment is not code
                 found += [f"code string at line {node.lineno}, {v}" for v in violations(node.value, private)]
-            except SyntaxError:  # prose or a fragment, not code
-                pass
     return found
 
 

@@ -279,12 +279,11 @@ def read_records(name: str, path: str | Path | None = None,
     if name == "adult":
         directory = find_data_directory(ADULT_FILES, path)
         records = np.array([fields for file in ADULT_FILES for fields in _adult_records(directory, file)])
-        names = (*ADULT_COLUMNS, "label")
-        return {column: records[:, j] for j, column in enumerate(names) if columns is None or column in columns}
+        return {column: records[:, j] for j, column in enumerate((*ADULT_COLUMNS, "label"))
+                if columns is None or column in columns}
     if name == "kdd":
         distinct, record_to_distinct = _kdd_records(find_data_directory((KDD_FILE,), path))
-        names = (*KDD_COLUMNS, "label")
-        return {column: distinct[column][record_to_distinct] for column in names
+        return {column: distinct[column][record_to_distinct] for column in (*KDD_COLUMNS, "label")
                 if columns is None or column in columns}
     raise InputError(f"name must be 'adult' or 'kdd', got {name!r}")
 
