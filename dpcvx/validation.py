@@ -262,7 +262,9 @@ def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) ->
 
 
 def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray, bool]:
-    """(X as a column-major float64 array, whether that array is new): X itself when it already is one.
+    """(X as a contiguous float64 array, whether that array is new): X itself when it already is one,
+    column-major or row-major (the solvers read row-major rows by cache-sized row blocks, column-major
+    ones by BLAS directly); any other input is converted to column-major.
 
     When a new array is made for a 2-D numeric input, ``spare_columns`` more
     columns are allocated after X's (uninitialised; the result is the view of
@@ -286,7 +288,7 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
     except (TypeError, ValueError) as error:  # ragged nested lists
         raise InputError(f"{name} must be a numeric 2-D array: {error}") from None
     _refuse_kind(name, array.dtype)
-    if array.dtype == np.float64 and array.flags.f_contiguous:
+    if array.dtype == np.float64 and (array.flags.f_contiguous or (array.ndim == 2 and array.flags.c_contiguous)):
         return array, False
     if array.ndim != 2 or array.dtype.kind not in "biuf":
         try:

@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import dpcvx  # noqa: E402
-from benchmarks import common, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
+from benchmarks import common, float_safe_cost, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
 
 PEERS = common.peer_status()
 needs_sklearn = pytest.mark.skipif(not PEERS["sklearn"][0], reason=PEERS["sklearn"][1])
@@ -187,3 +187,11 @@ def test_import_dpcvx_loads_neither_cvxpy_nor_sympy():
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             cwd=ROOT).stdout
     assert output.strip() == "[]"
+
+
+@pytest.mark.slow  # about 6 s: 12 fits, the first one verifying the loss
+def test_float_safe_cost_writes_each_release_kind(tmp_path):
+    result = float_safe_cost.main(["--dataset", "synthetic", "--draws", "2", "--out", str(tmp_path)])
+    guarantees = [row["guarantee"] for row in result["rows"]]
+    assert guarantees == ["mitigation-only", "exact"] * 2 + ["mitigation-only", "dithered-lattice"]
+    assert "dithered-lattice" in (tmp_path / "float_safe_cost.md").read_text()

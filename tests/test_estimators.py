@@ -68,7 +68,7 @@ def test_estimator_is_private_erm(data):
     estimator = dpcvx.DPHuberSVM(h=0.3, epsilon=0.5, lam=1e-2, mechanism="output",
                                  random_state=7).fit(X, y)
     direct = dpcvx.PrivateERM(loss=dpcvx.losses.huber_hinge(0.3), lam=1e-2, data_norm=1.0,
-                              fit_intercept=True, classes=(0, 1)).fit(
+                              fit_intercept=True, intercept_scaling="auto", classes=(0, 1)).fit(
         X, y, epsilon=0.5, mechanism="output", random_state=7)
     assert np.array_equal(estimator.coef_, direct.coef_[np.newaxis, :])
     assert np.array_equal(estimator.intercept_, [direct.intercept_])
@@ -119,7 +119,7 @@ def test_classes_are_public_never_inferred(data):
     # a sample holding one class still fits: the pair is declared, not read off y (100 rows
     # at epsilon = 1 and lam = 1e-3 are mostly noise, which the estimator says)
     with pytest.warns(NoiseDominatesWarning):
-        single = dpcvx.DPLogisticRegression(random_state=0).fit(X[:100], np.ones(100, dtype=int))
+        single = dpcvx.DPLogisticRegression(lam=1e-3, random_state=0).fit(X[:100], np.ones(100, dtype=int))
     assert single.classes_.tolist() == [0, 1]
 
 
@@ -319,7 +319,8 @@ def test_feature_names_are_set_with_the_other_fitted_attributes(data):
 def test_noise_to_signal_is_the_documented_formula(data):
     X, y = data
     n, d = len(X), X.shape[1] + 1                  # the intercept is a coordinate
-    output = dpcvx.DPLogisticRegression(mechanism="output", lam=1e-2, random_state=0).fit(X, y)
+    output = dpcvx.DPLogisticRegression(mechanism="output", lam=1e-2, intercept_scaling=1.0,
+                                        random_state=0).fit(X, y)
     noise, bound = noise_to_signal(output.certificate_, np.log(2))
     beta = n * 1e-2 * 1.0 / (2 * np.sqrt(2))       # n m lam eps / (2 L R), R = sqrt(1 + 1)
     assert noise == pytest.approx(d / beta, rel=1e-3)
@@ -344,9 +345,13 @@ def test_noise_warning_depends_on_public_quantities_only(cls, data):
         assert len(caught) == 1
         assert f"epsilon=0.1, n=50, d={X.shape[1] + 1}" in str(caught[0].message)
     with pytest.warns(NoiseDominatesWarning, match=r"moves a prediction by about") as caught:
-        cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
+        small = cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
     advice = str(caught[0].message).split("To lower the noise:")[1]
-    assert not re.search(r"[0-9]", advice) and "see lam='auto'" in advice  # no lam numbers: see lam='auto' only
+    assert "see lam='auto'" in advice
+    # the value it names is the public rule's, for this n, d, epsilon and mechanism
+    advised = float(re.search(r"would choose lam=([0-9.e+-]+) ", advice).group(1))
+    auto = small._private_erm().choose_lam(300, X.shape[1], 1.0, "output").lam
+    assert advised == pytest.approx(auto, rel=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NoiseDominatesWarning)
         cls(epsilon=5.0, lam=1e-2, random_state=0).fit(rows, y[:50])

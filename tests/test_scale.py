@@ -47,10 +47,10 @@ def test_cli_reads_a_60000_column_header_in_linear_time(wide_csv, monkeypatch, c
     code, seconds = timed(main, base[:9] + ["no_such_column:0:1"] + base[10:])
     err = capsys.readouterr().err
     assert code == 3 and seconds < BOUND
-    assert "(60002 columns)" in err and len(err) < 1000  # the message lists a few names, not 60,000
+    assert "60002 columns" in err and len(err) < 1000  # the message lists a few names, not 60,000
     code, seconds = timed(main, [arg if arg != "wide.csv" else "repeated.csv" for arg in base])
     err = capsys.readouterr().err
-    assert code == 3 and "repeats the columns ['c7']" in err and seconds < BOUND
+    assert code == 3 and "repeats a column name at field(s) [60003]" in err and "c7" not in err and seconds < BOUND
 
 
 def test_a_100000_weight_model_loads_in_linear_time(tmp_path):

@@ -189,7 +189,8 @@ def test_tune_selects_with_the_exponential_mechanism_on_the_counts():
     recorder, epsilon, runs = Recorder(), 0.012, 3_000
     X, y = spy_data(6 * 500)
     grid = {"quality": list(SpyLearner.MISTAKES)}
-    picks = [tune(SpyLearner(recorder=recorder), X, y, grid, epsilon, random_state=seed).certificate.selected_index
+    picks = [tune(SpyLearner(recorder=recorder), X, y, grid, epsilon, random_state=seed,
+                  procedure="split").certificate.selected_index
              for seed in range(runs)]
     counts = np.bincount(picks, minlength=5)
     expected = reference_probabilities(list(SpyLearner.MISTAKES.values()), epsilon)
@@ -248,7 +249,7 @@ def test_tune_trains_each_candidate_on_its_own_part_and_counts_on_the_last():
     recorder = Recorder()
     X, y = spy_data(6 * 600 + 4)       # 4 leftover rows
     result = tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, epsilon=0.3,
-                  mechanism="objective", fit_params={"split": "paper"}, random_state=5)
+                  mechanism="objective", fit_params={"split": "paper"}, random_state=5, procedure="split")
     assert len(recorder.fits) == 5 and len(recorder.predictions) == 5
     training = [ids for ids, _, _ in recorder.fits]
     held_out = [ids for _, ids, _ in recorder.predictions]
@@ -268,7 +269,8 @@ def test_too_few_rows_are_refused_before_charging():
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
     X, y = spy_data(5)
     with pytest.raises(dpcvx.InputError, match="6 non-empty parts"):
-        tune(SpyLearner(recorder=Recorder()), X, y, {"quality": list("abcde")}, 0.5, accountant=accountant)
+        tune(SpyLearner(recorder=Recorder()), X, y, {"quality": list("abcde")}, 0.5, accountant=accountant,
+             procedure="split")
     assert accountant.ledger == []
 
 
@@ -280,7 +282,7 @@ def test_tune_charges_once_by_parallel_composition_before_fitting():
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
     X, y = spy_data(1200)
     tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, 0.4, accountant=accountant,
-         random_state=0)
+         random_state=0, procedure="split")
     assert len(accountant.ledger) == 1
     entry = accountant.ledger[0]
     assert entry.cost == dpcvx.PrivacyCost(0.4, 0.0)
@@ -294,7 +296,8 @@ def test_tune_refused_by_the_accountant_fits_nothing(capsys, caplog):
     accountant.spend(0.7)
     X, y = spy_data(1200)
     with caplog.at_level(logging.DEBUG, logger="dpcvx"), pytest.raises(dpcvx.BudgetExceededError):
-        tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, 0.5, accountant=accountant)
+        tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, 0.5, accountant=accountant,
+             procedure="split")
     assert recorder.fits == [] and recorder.predictions == []          # no fit, no evaluation
     assert caplog.records == [] and capsys.readouterr().err == ""
     assert accountant.spent.epsilon == 0.7 and len(accountant.ledger) == 1
@@ -304,10 +307,10 @@ def test_bad_parameters_are_refused_before_charging():
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
     X, y = spy_data(1200)
     with pytest.raises(dpcvx.InputError, match="unknown parameter"):
-        tune(SpyLearner(recorder=Recorder()), X, y, {"lamda": [1, 2]}, 0.5, accountant=accountant)
+        tune(SpyLearner(recorder=Recorder()), X, y, {"lamda": [1, 2]}, 0.5, accountant=accountant, procedure="split")
     with pytest.raises(dpcvx.InputError, match="fit_params must not set"):
         tune(SpyLearner(recorder=Recorder()), X, y, {"quality": ["a"]}, 0.5, accountant=accountant,
-             fit_params={"accountant": accountant})
+             fit_params={"accountant": accountant}, procedure="split")
     assert accountant.ledger == []
 
 
@@ -316,7 +319,7 @@ def test_delta_is_passed_charged_and_certified():
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0, delta=1e-5)
     X, y = spy_data(1200)
     result = tune(SpyLearner(recorder=recorder, reported_cost=(0.5, 1e-6)), X, y,
-                  {"quality": list("abc")}, 0.5, delta=1e-6, accountant=accountant, random_state=0)
+                  {"quality": list("abc")}, 0.5, delta=1e-6, accountant=accountant, random_state=0, procedure="split")
     assert all(kw == {"delta": 1e-6} for _, _, kw in recorder.fits)
     assert accountant.spent == dpcvx.PrivacyCost(0.5, 1e-6)
     assert (result.certificate.epsilon, result.certificate.delta) == (0.5, 1e-6)
@@ -327,7 +330,7 @@ def test_a_learner_that_spends_more_than_it_was_given_is_refused():
     X, y = spy_data(1200)
     with pytest.raises(dpcvx.AssumptionError, match="must honour the epsilon"):
         tune(SpyLearner(recorder=Recorder(), reported_cost=(0.5, 1e-6)), X, y, {"quality": ["a", "b"]},
-             0.5, random_state=0)
+             0.5, random_state=0, procedure="split")
 
 
 # -- nothing about the candidates' scores leaks ------------------------------------------------
@@ -374,7 +377,7 @@ def test_no_candidate_score_in_the_result_or_the_logs(caplog, capsys):
     X, y = spy_data(6 * 1000)
     with caplog.at_level(logging.DEBUG, logger="dpcvx"):
         result = tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, 0.01,
-                      random_state=3)
+                      random_state=3, procedure="split")
     strings = _mistake_strings(recorder)
     counts = {mistakes for _, _, mistakes in recorder.predictions}
     assert counts == set(SpyLearner.MISTAKES.values())
@@ -403,7 +406,7 @@ class FakeTerminal(io.StringIO):
 def test_progress_bar_is_silent_when_stderr_is_not_a_terminal(capsys):
     X, y = spy_data(1200)
     tune(SpyLearner(recorder=Recorder()), X, y, {"quality": list("abcde")}, 0.5, random_state=0,
-         verbose=True)
+         verbose=True, procedure="split")
     assert capsys.readouterr().err == ""
 
 
@@ -415,7 +418,7 @@ def test_progress_bar_on_a_terminal_unless_verbose_is_false(monkeypatch):
         monkeypatch.setattr("sys.stderr", terminal)
         recorder = Recorder()
         tune(SpyLearner(recorder=recorder), X, y, {"quality": list("abcde")}, 0.5, random_state=0,
-             verbose=verbose)
+             verbose=verbose, procedure="split")
         output = terminal.getvalue()
         assert ("dpcvx.tune (Algorithm 4)" in output and "/5" in output) == shown
         assert not _leaks(output, _mistake_strings(recorder))
@@ -441,7 +444,7 @@ def test_issue_example_with_private_erm(mechanism, loss):
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
     learner = dpcvx.PrivateERM(loss=loss, data_norm=1.0)
     result = tune(learner, X, y, grid={"lam": LAMS}, epsilon=0.5, mechanism=mechanism,
-                  accountant=accountant, random_state=0)
+                  accountant=accountant, random_state=0, procedure="split")
     assert isinstance(result, TuningResult)
     model, cert = result.model, result.certificate
     assert isinstance(model, dpcvx.PrivateModel)
@@ -467,14 +470,14 @@ def test_grid_over_the_loss_and_a_factory_learner():
     X, y = linear_data(6_000)
     grid = [{"loss": losses.huber_hinge(0.5), "lam": 1e-2}, {"loss": losses.logistic(), "lam": 1e-3}]
     result = tune(lambda **params: dpcvx.PrivateERM(data_norm=1.0, **params), X, y, grid,
-                  epsilon=1.0, mechanism="objective", random_state=1)
+                  epsilon=1.0, mechanism="objective", random_state=1, procedure="split")
     assert result.params in grid
     assert result.certificate.to_dict()["candidates"][0]["loss"] == "dpcvx.losses.huber_hinge(h=0.5)"
 
 
 def test_same_seed_same_release():
     X, y = linear_data(6_000)
-    runs = [tune(dpcvx.PrivateERM(data_norm=1.0), X, y, {"lam": LAMS}, 0.3, random_state=7)
+    runs = [tune(dpcvx.PrivateERM(data_norm=1.0), X, y, {"lam": LAMS}, 0.3, random_state=7, procedure="split")
             for _ in range(2)]
     assert runs[0].params == runs[1].params
     np.testing.assert_array_equal(runs[0].model.coef_, runs[1].model.coef_)
@@ -497,7 +500,7 @@ def test_kernel_learner_takes_the_budget_in_fit():
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
     learner = dpcvx.TDDL(kernel="rbf", gamma=1.0, lam=1.0)
     result = tune(learner, X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, fit_params={"Z": Z},
-                  accountant=accountant, random_state=0)
+                  accountant=accountant, random_state=0, procedure="split")
     model = result.model
     assert isinstance(model, PrivateKernelModel) and model.epsilon == 1.0 and model.delta == 0.0
     assert model.certificate.constants["lam"]["value"] == result.params["lam"]
@@ -528,7 +531,7 @@ def test_budget_in_constructor_gets_tunes_budget_and_generator():
     BudgetSpy.built = []
     X, y = spy_data(1200)
     tune(BudgetInConstructor(BudgetSpy), X, y, {"lam": [1, 2, 3]}, epsilon=0.7, delta=1e-6,
-         random_state=0)
+         random_state=0, procedure="split")
     # each candidate is built once to check its parameters (seed 0: nothing is drawn), before
     # the accountant is charged, and once to be fitted with tune's generator
     checks = [b for b in BudgetSpy.built if not isinstance(b["rng"], np.random.Generator)]
@@ -548,14 +551,15 @@ def test_factories_without_epsilon_in_fit_are_refused_before_charging():
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
     X, y = spy_data(1200)
     with pytest.raises(dpcvx.InputError, match="BudgetInConstructor"):
-        tune(lambda lam: BudgetSpy(lam, epsilon=0.5), X, y, {"lam": [1e-2]}, 0.5, accountant=accountant)
+        tune(lambda lam: BudgetSpy(lam, epsilon=0.5), X, y, {"lam": [1e-2]}, 0.5, accountant=accountant,
+             procedure="split")
     assert accountant.ledger == []
 
 
 def test_budget_in_constructor_is_adapted_automatically():
     # a class, or an estimator, whose constructor takes epsilon gets tune's epsilon and generator
     X, y = spy_data(1200)
-    result = tune(BudgetSpy, X, y, {"lam": [1, 2, 3]}, epsilon=0.7, random_state=0)
+    result = tune(BudgetSpy, X, y, {"lam": [1, 2, 3]}, epsilon=0.7, random_state=0, procedure="split")
     assert result.model.epsilon == 0.7
 
 
@@ -566,7 +570,7 @@ def test_scikit_learn_estimator(explicit):
     labels = (y > 0).astype(int)                                 # the estimators' classes (0, 1)
     learner = (BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0) if explicit
                else dpcvx.DPLogisticRegression(data_norm=1.0, epsilon=123.0))  # epsilon replaced
-    result = tune(learner, X, labels, {"lam": LAMS}, epsilon=1.0, random_state=0)
+    result = tune(learner, X, labels, {"lam": LAMS}, epsilon=1.0, random_state=0, procedure="split")
     assert isinstance(result.model, dpcvx.DPLogisticRegression)
     assert result.model.epsilon == 1.0 and result.model.lam == result.params["lam"]
     assert result.model.certificate_.epsilon == 1.0 and result.model.score(X, labels) > 0.8
@@ -593,7 +597,7 @@ def _tune_tddl(X, y, Z, random_state, accountant=None, grid=None, **fit_params):
     learner = dpcvx.TDDL(kernel="rbf", gamma=2.0, loss="huber_hinge:h=0.5", lam=1.0)
     return tune(learner, X, y, grid or {"lam": [0.03, 0.3]}, epsilon=1.0,
                 fit_params={"Z": Z, **fit_params}, accountant=accountant, random_state=random_state,
-                verbose=False)
+                verbose=False, procedure="split")
 
 
 def test_tuning_release_of_neighbours_differs_only_in_privatised_values():
@@ -653,9 +657,9 @@ TUNE_BAD_INPUTS = {
     "negative lam in the grid": lambda X, y, Z, acc: _tune_tddl(X, y, Z, 0, acc, grid={"lam": [0.1, -1.0]}),
     "unknown fit argument": lambda X, y, Z, acc: _tune_tddl(X, y, Z, 0, acc, bogus=1),
     "labels outside PrivateERM's classes": lambda X, y, Z, acc: tune(
-        dpcvx.PrivateERM(data_norm=1.0), X, (y + 1) / 2, {"lam": [0.1, 0.01]}, 0.5, accountant=acc),
+        dpcvx.PrivateERM(data_norm=1.0), X, (y + 1) / 2, {"lam": [0.1, 0.01]}, 0.5, accountant=acc, procedure="split"),
     "NaN in X for PrivateERM": lambda X, y, Z, acc: tune(
-        dpcvx.PrivateERM(data_norm=1.0), _nan_rows(X), y, {"lam": [0.1, 0.01]}, 0.5, accountant=acc),
+        dpcvx.PrivateERM(data_norm=1.0), _nan_rows(X), y, {"lam": [0.1, 0.01]}, 0.5, accountant=acc, procedure="split"),
 }
 
 

@@ -37,11 +37,17 @@ import numpy as np
 from ..exceptions import InputError
 from .rows import RowMap
 
-__all__ = ["RowBlocks", "is_out_of_core", "as_row_blocks", "BLOCK_ROWS"]
+__all__ = ["RowBlocks", "is_out_of_core", "as_row_blocks", "BLOCK_ROWS", "cache_block_rows"]
 
 BlockFunction = Callable[..., Any]
 
 BLOCK_ROWS = 65_536
+CACHE_BLOCK_BYTES = 1 << 19  # a block of this size stays in a core's cache between its two products
+
+
+def cache_block_rows(width: int) -> int:
+    """Rows per block such that a float64 block of ``width`` columns is about ``CACHE_BLOCK_BYTES``."""
+    return max(256, CACHE_BLOCK_BYTES // (8 * max(width, 1)))
 
 
 def _is_dask(X: Any) -> bool:
@@ -66,7 +72,8 @@ class RowBlocks:
 
     source: Any
     rows: RowMap
-    block_rows: int = BLOCK_ROWS
+    block_rows: int = 0  # rows per block of a memmap (0: BLOCK_ROWS floats in all, at least cache-sized)
+    checked: bool = False  # the source holds mapped, checked float64 rows: blocks are its views
     _bounds: list[tuple[int, int]] = field(init=False, repr=False)
     _width: int = field(init=False, repr=False)  # the mapped width (feature map and intercept)
 
@@ -83,10 +90,33 @@ class RowBlocks:
             if np.ndim(self.source) != 2:
                 raise InputError(f"X must be 2-D (n samples x d features), got shape {np.shape(self.source)}")
             n = self.source.shape[0]
+            if not self.block_rows:  # a mapped block is a copy: keep it near BLOCK_ROWS x 8 floats
+                self.block_rows = max(BLOCK_ROWS * 8 // max(int(self.source.shape[1]), 1),
+                                      cache_block_rows(int(self.source.shape[1])))
             self._bounds = [(a, min(a + self.block_rows, n)) for a in range(0, n, self.block_rows)]
         if not self._bounds:
             raise InputError("X is empty: at least one row is needed")
-        self._width = self.rows.dimension(int(self.source.shape[1]))
+        self._width = int(self.source.shape[1]) if self.checked else self.rows.dimension(int(self.source.shape[1]))
+
+    @classmethod
+    def views(cls, X: np.ndarray, rows: RowMap) -> RowBlocks:
+        """Row blocks of mapped, checked float64 rows (in memory, or a memmap that passed
+        :meth:`validate` unchanged): cache-sized views, read with no check and no copy."""
+        return cls(X, rows, cache_block_rows(X.shape[1]), checked=True)
+
+    def coarser(self, factor: int) -> RowBlocks:
+        """Views ``factor`` times as tall (checked rows only; else these blocks): for a compute-bound
+        product such as the Hessian's syrk, whose efficiency grows with the block."""
+        return RowBlocks(self.source, self.rows, self.block_rows * factor, checked=True) if self.checked else self
+
+    def trusted(self, clipped: int) -> RowBlocks:
+        """After :meth:`validate` found ``clipped`` rows: views of a float64 memmap the row map leaves as it
+        is (no feature map, no intercept, no row clipped), else these blocks."""
+        source = self.source
+        identity = self.rows.feature_map is None and not self.rows.fit_intercept and clipped == 0
+        if identity and isinstance(source, np.ndarray) and source.dtype == np.float64:
+            return RowBlocks.views(source, self.rows)
+        return self
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -101,6 +131,9 @@ class RowBlocks:
 
     def blocks(self, refuse: bool = False) -> Iterator[tuple[int, np.ndarray, int]]:
         """(first row, mapped block, rows clipped in it) for each block, in order, read here."""
+        if self.checked:
+            yield from ((start, self.source[start:stop], 0) for start, stop in self._bounds)
+            return
         for start, stop in self._bounds:
             mapped, clipped = _checked_block(self._raw(start, stop), start, stop, int(self.source.shape[1]),
                                              self.rows, refuse)
@@ -132,6 +165,8 @@ class RowBlocks:
     def take(self, indices: np.ndarray) -> np.ndarray:
         """The mapped rows at ``indices`` (sorted): a subsample read without a pass over the data."""
         raw = self.source[indices]
+        if self.checked:
+            return np.asarray(raw)
         raw = np.asarray(raw.compute() if _is_dask(raw) else raw)
         return np.asarray(self.rows.apply(raw)[0])
 

@@ -57,7 +57,12 @@ def _row_scales(X: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """
     with np.errstate(over="ignore", under="ignore"):
         if sparse.issparse(X):
-            squares = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+            csr = sparse.csr_matrix(X)  # the squared entries summed per row, without a squared copy of X
+            if not csr.has_canonical_format:  # a repeated (row, column) entry adds up before it is squared
+                csr = csr.copy()
+                csr.sum_duplicates()
+            squares = np.bincount(np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr)),
+                                  weights=np.square(csr.data), minlength=csr.shape[0]).astype(np.float64)
         else:
             squares = np.einsum("ij,ij->i", X, X)
     scale = np.ones_like(squares)

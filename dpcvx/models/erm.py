@@ -27,6 +27,7 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from dataclasses import replace
@@ -48,6 +49,16 @@ from ..privacy.calibrate_gaussian import (
     gaussian_output_perturbation,
 )
 from ..privacy.composition import check_delta
+from ..privacy.exact import IntegerSource, integer_source
+from ..privacy.float_safe import (
+    LatticeCalibration,
+    draw_objective_noise,
+    float_safe_calibration,
+    float_safe_guarantee,
+    perturb_release,
+)
+from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
+from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
 from ..privacy.rng import RandomState, resolve_rng
@@ -88,6 +99,13 @@ ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or 
               "number of records is not released")
 
 
+@functools.cache
+def _installed_solvers() -> frozenset[str]:
+    """CVXPY's installed solvers, looked up once per process (each lookup tries to import every
+    solver: about 3 ms, a third of a 10,000 x 20 fit)."""
+    return frozenset(cp.installed_solvers())
+
+
 class _Prepared(NamedTuple):
     """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
 
@@ -99,11 +117,13 @@ class _Prepared(NamedTuple):
     X: Matrix | RowBlocks
     labels: np.ndarray
     problem: VerifiedProblem
-    calibration: ReleaseCalibration
+    calibration: ReleaseCalibration | LatticeCalibration
     constants: dict[str, Any]
     start: np.ndarray | None
     rng: np.random.Generator
+    source: IntegerSource
     classes: tuple[Any, Any] | None
+    lam_rule: LamChoice | None
 
 
 class PrivateERM:
@@ -122,14 +142,25 @@ class PrivateERM:
     loss : callable z -> CVXPY expression, default ``dpcvx.losses.logistic()``
         Margin loss l(z), z = y w^T x.
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
-    lam : float
-        Regularization weight Lam > 0.
+    lam : float or "auto"
+        Regularization weight Lam > 0, or "auto": the public rule of
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 25) chooses it at
+        each fit from n (n_public under add/remove), the number of columns d (a
+        public part of the schema, never a statistic of the values), epsilon,
+        delta, the mechanism, the neighbour relation, the verified L, c, m, R
+        and ``comparator_norm``; it costs no privacy, and the certificate
+        records the rule and the value (``certificate.lam_rule``; the value is
+        also ``certificate.constants["lam"]``).
     data_norm : float
         Public bound R on ||x||; never taken from the data. Not needed when a
         ``feature_map`` supplies its own ``norm_bound``.
     fit_intercept : bool
         Append a constant feature ``intercept_scaling`` (inside the norm bound,
         the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
+    intercept_scaling : float or "auto"
+        The constant s (default 1.0). "auto": s = sqrt(R B0 / W) from the public
+        intercept prior B0 and the comparator norm W
+        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 25.7).
     clip : bool
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
@@ -138,6 +169,10 @@ class PrivateERM:
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
         :class:`dpcvx.data.kernels.RandomFourierFeatures`.
+    comparator_norm : float, optional
+        The public prior W on ||w*|| that ``lam="auto"`` weighs the bias Lam W^2 / 2
+        with; default the radius of a constraint ball, else
+        ``COMPARATOR_SCALE / R`` (:func:`dpcvx.privacy.lam_rule.default_comparator_norm`).
     constraints : callable w -> list of CVXPY constraints, optional
         A public closed convex set C the weights are restricted to (KST12):
         ``lambda w: [cp.norm(w, 2) <= 6]`` (a ball) or bounds such as
@@ -193,6 +228,18 @@ class PrivateERM:
         Newton's method applies (a translated C^1 loss and a quadratic
         regularizer), 1e-7 for problems only a conic solver can take; the
         choice depends on the declared problem only.
+    float_safe : bool
+        False (default): the float samplers, whose proofs hold in exact
+        arithmetic (the release is rounded to a grid 2^-30 of the noise scale,
+        a mitigation). True: exact integer noise on a public lattice, a proof
+        that holds for the doubles released: output perturbation draws a
+        product discrete Laplace (pure epsilon) or a multivariate discrete
+        Gaussian ((epsilon, delta)), certificate "exact"; pure-epsilon objective
+        perturbation draws dithered-lattice noise, certificate
+        "dithered-lattice"; (epsilon, delta) objective perturbation keeps the
+        mitigation (certificate "mitigation-only"). docs/theory.md, section
+        "Floating point: the linear releases"; the utility cost is measured in
+        benchmarks/results/float_safe_cost.md.
     max_iter : int
         Newton iteration limit.
     strict : bool
@@ -220,11 +267,12 @@ class PrivateERM:
         self,
         loss: Loss | str | None = None,
         regularizer: Regularizer | None = None,
-        lam: float = 1e-3,
+        lam: float | str = 1e-3,
         data_norm: float | None = None,
         *,
+        comparator_norm: float | None = None,
         fit_intercept: bool = False,
-        intercept_scaling: float = 1.0,
+        intercept_scaling: float | str = 1.0,
         clip: bool = True,
         classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
@@ -235,6 +283,7 @@ class PrivateERM:
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
+        float_safe: bool = False,
         max_iter: int = 100,
         strict: bool = False,
         allow_estimates: bool = False,
@@ -245,6 +294,7 @@ class PrivateERM:
             losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
         self.lam = lam
+        self.comparator_norm = comparator_norm
         self.data_norm = data_norm
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -258,6 +308,7 @@ class PrivateERM:
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
         self.tol = None if tol is None else calibrate.check_tol(tol)
+        self.float_safe = float_safe
         self.max_iter = max_iter
         self.strict = strict
         self.allow_estimates = allow_estimates
@@ -304,13 +355,22 @@ class PrivateERM:
                 "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
                 "scaling features by public bounds). It is never taken from the data"
             )
+        elif isinstance(self.data_norm, str):
+            raise InputError(f"data_norm={self.data_norm!r} is not a number. For a private bound (data_norm="
+                             "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
+                             "buys R with a stated share of epsilon and states the total. Nothing was charged")
         else:
             bound = positive("data_norm", self.data_norm)
+        if isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto":
+            comparator = None if self.comparator_norm is None else positive("comparator_norm", self.comparator_norm)
+            scaling = intercept_scaling(bound, comparator)
+        else:
+            scaling = positive("intercept_scaling", self.intercept_scaling)
         return RowMap(
             norm_bound=bound,
             feature_map=self.feature_map,
             fit_intercept=bool(self.fit_intercept),
-            intercept_scaling=positive("intercept_scaling", self.intercept_scaling),
+            intercept_scaling=scaling,
         )
 
     def verify(self, dim: int | None = None, *, progress: bool = False) -> Certificate:
@@ -325,7 +385,10 @@ class PrivateERM:
         return self._verified(total, progress=progress).certificate
 
     def _check_settings(self) -> None:
-        positive("lam", self.lam)
+        if not self._auto_lam:
+            positive("lam", self.lam)
+        if self.comparator_norm is not None:
+            positive("comparator_norm", self.comparator_norm)
         for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
             check_flag(flag, getattr(self, flag))
         if not callable(self.solver):
@@ -334,7 +397,7 @@ class PrivateERM:
             calibrate.check_tol(self.tol)
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
-        installed = set(cp.installed_solvers())
+        installed = _installed_solvers()
         if not isinstance(self.cvxpy_solver, str) or self.cvxpy_solver.upper() not in installed:
             raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
                              f"({', '.join(sorted(installed))}), got {self.cvxpy_solver!r}")
@@ -366,6 +429,7 @@ class PrivateERM:
         if is_out_of_core(X):  # a memmap or Dask input: checked in one pass, read by blocks when solving
             mapped = RowBlocks(X, rows)
             clipped = mapped.validate(refuse_excess)
+            mapped = mapped.trusted(clipped)
             y = y.compute() if is_out_of_core(y) and hasattr(y, "compute") else y
         else:
             mapped, clipped = rows.apply(X, refuse=refuse_excess)
@@ -403,15 +467,16 @@ class PrivateERM:
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float,
                gradient_tolerance: float, start: np.ndarray | None = None,
-               n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
+               n: int | None = None, lam: float | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
         F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
         (default: the number of rows, as under replace-one). The solvers work on the
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
+        ``lam``: the fit's numeric Lam (the rule's under ``lam="auto"``; default ``self.lam``).
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
-        lam, extra_reg = float(self.lam) * scale, extra_reg * scale
+        lam, extra_reg = self._numeric_lam(lam) * scale, extra_reg * scale
         if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
@@ -434,6 +499,9 @@ class PrivateERM:
                 "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
             )
         if objective is not None and self.solver in ("auto", "fast"):
+            if isinstance(X, np.ndarray) and X.flags.c_contiguous:  # row-major: cache-sized row blocks, fused passes
+                objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
+                                               self._regression, blocks=RowBlocks.views(X, self.row_map()))
             return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
                           w0=start)
         w, info = solve_with_cvxpy(
@@ -522,20 +590,25 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0,
-                   neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
+                   R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
+                   lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
-        delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
+        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`.
         """
+        return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
+
+    def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
+                      R: float, split: str, delta: float = 0.0,
+                      neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
+        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
         certificate = problem.certificate
-        lam = float(self.lam)
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
                 gaussian = gaussian_objective_perturbation(
                     n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
+                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R, lam))
                 constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                              "m": certificate.strong_convexity}
                 return gaussian, constants
@@ -556,7 +629,7 @@ class PrivateERM:
             constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         return calibration, constants
 
-    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float) -> float | None:
+    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:
         """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
 
         The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
@@ -569,7 +642,7 @@ class PrivateERM:
             return None
         analysis = problem.regularizer.analysis
         weight = 0.0 if analysis is None else analysis.nonsmooth_weight
-        return L * R / (float(self.lam) * max(weight, 1e-300))
+        return L * R / (lam * max(weight, 1e-300))
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
@@ -655,18 +728,21 @@ class PrivateERM:
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
         # output: the minimiser of the unperturbed objective gets the one noise vector
-        noise = calibration.draw_objective_noise(d, rng)
+        noise = draw_objective_noise(calibration, d, rng, prepared.source)
         gamma = calibration.gradient_tolerance
         assert gamma is not None  # _calibrate always passes a public tol
-        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n)
+        # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
+        # whose _solve predates lam="auto" keeps working with a numeric lam
+        chosen = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
+        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
         self._check_solution(w, info)
-        w, calibration = calibration.perturb_release(w, rng)
+        w, calibration = perturb_release(calibration, w, rng, prepared.source)
         del noise  # never stored
 
         release = ReleaseCertificate(
             mechanism=mechanism,
-            guarantee=self._guarantee(problem, mechanism, delta),
+            guarantee=float_safe_guarantee(calibration, self._guarantee(problem, mechanism, delta)),
             epsilon=epsilon,
             delta=delta,
             calibration=calibration.to_dict(),
@@ -680,6 +756,7 @@ class PrivateERM:
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
+            lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
         )
         coef, intercept = rows.split_weights(w)
         if self._regression:
@@ -704,16 +781,66 @@ class PrivateERM:
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, relation)
-        calibration = self.release_calibration(calibration)
-        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
-        if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
-            self._check_reachable(calibration, d)
+        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem,
+                                                             rows.effective_norm_bound, split, delta, relation)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
-        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, calibration, constants,
-                         start, rng, None if self._regression else check_classes(self.classes))
+        # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
+        source = integer_source(None if random_state is None else rng)
+        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
+                         start, rng, source, None if self._regression else check_classes(self.classes), lam_rule)
+
+    @property
+    def _auto_lam(self) -> bool:
+        return isinstance(self.lam, str) and self.lam == "auto"
+
+    def _numeric_lam(self, chosen: float | None) -> float:
+        """The numeric Lam of a fit: ``chosen`` (the rule's value), else the user's ``lam`` (never state on self)."""
+        if chosen is not None:
+            return float(chosen)
+        if self._auto_lam:
+            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass a "
+                             "number for lam (for a baseline at a private fit's value, its certificate.constants"
+                             "['lam'])")
+        return float(self.lam)
+
+    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+                    split: str, delta: float, neighbours: Neighbours) -> LamChoice:
+        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
+        constraint = problem.constraint_set
+        if self.comparator_norm is not None:
+            comparator = positive("comparator_norm", self.comparator_norm)
+        elif constraint is not None and constraint.kind == "ball" and constraint.radius is not None:
+            comparator = float(constraint.radius)
+        else:
+            comparator = default_comparator_norm(R)
+
+        def calibrate_at(lam: float) -> dict[str, Any]:
+            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
+            if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
+                self._check_reachable(calibration, d)
+            return calibration.to_dict()
+
+        curvature = problem.curvature if problem.certificate.curvature is not None else None
+        return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
+                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator)
+
+    def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                   neighbours: str = "replace-one", split: str = "max") -> LamChoice:
+        """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
+
+        ``d`` counts the input columns (after a feature map, before the intercept), as
+        declared by the schema. docs/theory.md, section 25.
+        """
+        check_choice("mechanism", mechanism, MECHANISMS)
+        check_choice("split", split, calibrate.SPLITS)
+        rows = self.row_map()
+        width = check_dim(d) + (1 if rows.fit_intercept else 0)
+        problem = self._verified(width)
+        delta = check_delta(delta)
+        problem.require(mechanism, delta)
+        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
+                                rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
 
     @staticmethod
     def _relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
@@ -746,14 +873,15 @@ class PrivateERM:
         return calibration
 
     def calibration(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
-                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration:
+                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration | LatticeCalibration:
         """The calibration :meth:`fit` would use for n rows of d columns: public inputs only, no data.
 
         ``d`` counts the columns the learner sees (after a feature map, before the intercept);
         under ``neighbours="add-remove"`` ``n`` is the public size ``n_public``. Nothing is solved,
         charged or drawn; an input :meth:`fit` would refuse is refused alike (typed errors). The
-        result is the typed calibration (noise scales, Delta, the epsilon shares) as
-        :meth:`release_calibration` returns it: what a benchmark reports beside its fits.
+        result is the typed calibration (noise scales, Delta, the epsilon shares) at the Lam
+        of the fit (the rule's under ``lam="auto"``), as :meth:`release_calibration` returns it
+        and ``float_safe`` makes it: what a benchmark reports beside its fits.
         """
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
@@ -765,16 +893,31 @@ class PrivateERM:
         width = check_dim(d) + (1 if rows.fit_intercept else 0)
         problem = self._verified(width)
         problem.require(mechanism, delta)
-        calibration, _ = self._calibrate(mechanism, sample_size(n, "n"), epsilon, problem,
-                                         rows.effective_norm_bound, split, delta, relation)
+        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem,
+                                     rows.effective_norm_bound, split, delta, relation)[1]
+
+    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+                         split: str, delta: float, relation: Neighbours
+                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, dict[str, Any]]:
+        """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
+        the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
+        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, R, split, delta, relation) if self._auto_lam \
+            else None
+        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
         calibration = self.release_calibration(calibration)
-        if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
-            self._check_reachable(calibration, width)
-        return calibration
+        constants.update({"R": R, "lam": self._numeric_lam(None if lam_rule is None else lam_rule.lam), "n": n,
+                          "d": d})
+        release: ReleaseCalibration | LatticeCalibration = calibration
+        if self.float_safe:
+            release = float_safe_calibration(calibration, d)
+        if isinstance(release, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation, LatticeObjective)):
+            self._check_reachable(release, d)
+        return lam_rule, release, constants
 
     @staticmethod
-    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation,
-                         d: int) -> None:
+    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation
+                         | LatticeObjective, d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a

@@ -6,6 +6,8 @@
 * :mod:`.exact`: exact samplers over the rationals (discrete Laplace and Gaussian, Bernoulli(exp(-x)));
 * :mod:`.lattice`: releasing on a public lattice, with the floating-point charges;
 * :mod:`.float_guarantee`: the floating-point guarantee each certificate names;
+* :mod:`.lattice_output`, :mod:`.lattice_objective`, :mod:`.float_safe`: the linear releases with exact
+  lattice noise (``PrivateERM(float_safe=True)``) and their dispatch;
 * :mod:`.exponential`: the exponential mechanism, drawn exactly;
 * :mod:`.gaussian`: the analytic Gaussian mechanism (Balle and Wang 2018);
 * :mod:`.kernel_calibrate`: calibration of the kernel learners (Jain and Thakurta 2013);

@@ -399,6 +399,10 @@ def recompute(recorded: dict) -> dict:
             raise InputError(f"calibration.{key} is missing")
         return recorded[key]
 
+    if recorded.get("sampler") == "exact":
+        from .float_safe import recompute_float_safe
+
+        return recompute_float_safe(recorded)
     if recorded.get("noise") == "gaussian":
         from .calibrate_gaussian import recompute_gaussian
 

@@ -21,6 +21,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.float_safe import lattice_description
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
 from ..verification.certificate import Certificate
@@ -65,6 +66,7 @@ class ReleaseCertificate:
     library_version: str
     constants: dict = field(default_factory=dict)
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
+    lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
 
     @property
@@ -129,6 +131,7 @@ class ReleaseCertificate:
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
+            **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
         }
 
@@ -146,10 +149,15 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
+        if self.lam_rule is not None:
+            lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
+                         f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
         if self.label_bound is not None:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
-        if c.get("noise") == "gaussian" and self.mechanism == "objective":
+        if c.get("sampler") == "exact":
+            lines.append(lattice_description(c))
+        elif c.get("noise") == "gaussian" and self.mechanism == "objective":
             lines.append(
                 f"calibration ({c['analysis']}, {c['neighbours']}): Gaussian sigma = {c['sigma']:.6g} "
                 f"(sum form), Delta = {c['extra_reg']:.6g}, objective share (eps, delta) = "

@@ -241,7 +241,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing"})
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing",
+                                                             "lam_rule"})
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -519,9 +520,13 @@ _GAUSSIAN_INPUTS = {"objective": ("n", "lam", "epsilon", "delta", "c", "L", "R",
                     "output": ("n", "lam", "epsilon", "delta", "L", "R", "m", "tol", "dim", "neighbours")}
 
 
+# the (epsilon, delta) noises: the analytic Gaussian and the float-safe discrete Gaussian (privacy/float_safe.py)
+_DELTA_NOISES = ("gaussian", "discrete-gaussian")
+
+
 def _inputs(calibration: dict, mechanism: str) -> tuple[str, ...]:
     """The inputs a recorded calibration is recomputed from."""
-    return (_GAUSSIAN_INPUTS if calibration.get("noise") == "gaussian" else _CALIBRATION_INPUTS)[mechanism]
+    return (_GAUSSIAN_INPUTS if calibration.get("noise") in _DELTA_NOISES else _CALIBRATION_INPUTS)[mechanism]
 
 
 def _same_number(recorded: Any, recomputed: Any) -> bool:
@@ -549,14 +554,16 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
                              "recomputed, so the file cannot be trusted")
-    if calibration.get("noise") != "gaussian" and delta != 0.0:
+    if calibration.get("noise") not in _DELTA_NOISES and delta != 0.0:
         raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
                          "has been edited")
     # the calibration's inputs are the certificate's stated facts
     stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
               "lam": constants.get("lam")}
-    if calibration.get("noise") == "gaussian":
-        stated.update({"delta": delta, "dim": constants.get("d")})
+    if calibration.get("noise") in _DELTA_NOISES:
+        stated["delta"] = delta
+    if calibration.get("noise") in _DELTA_NOISES or "dim" in calibration:
+        stated["dim"] = constants.get("d")
     for key, value in stated.items():
         if value is None:
             raise InputError(f"certificate.constants.{key} is missing")
@@ -631,7 +638,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "unchanged; better, refit and save with this version of dpcvx")
     # optional: files written before curves lack it
     recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
-    optional = ("privacy_curve", "label_bound", "post_processing")  # label_bound: regressions only
+    # label_bound: regressions only; lam_rule: lam="auto"
+    optional = ("privacy_curve", "label_bound", "post_processing", "lam_rule")
     item = json_object("certificate", {key: value for key, value in data.items() if key not in optional}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
@@ -686,8 +694,23 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         saved=copy.deepcopy(data),
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),
+        lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
         post_processing=_post_processing(data.get("post_processing", [])),
     )
+
+
+def _lam_rule(data: Any, lam: float | None) -> dict | None:
+    """The recorded ``lam="auto"`` choice: its rule, W, bound terms and a lam equal to the certificate's."""
+    if data is None:
+        return None
+    item = json_object("certificate.lam_rule", data, {"rule", "lam", "comparator_norm", "noise", "bias"})
+    _text("certificate.lam_rule.rule", item["rule"])
+    for key in ("comparator_norm", "noise", "bias"):
+        _number(f"certificate.lam_rule.{key}", item[key])
+    if lam is None or _number("certificate.lam_rule.lam", item["lam"]) != lam:
+        raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
+                         "the file has been edited")
+    return dict(item)
 
 
 def _post_processing(steps: Any) -> tuple[str, ...]:

@@ -18,15 +18,21 @@ same operations, in the same order). A full Hessian is one more pass.
 
 from __future__ import annotations
 
+import functools
+import operator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg.blas import dsyrk, ssyrk
 
 from ..data.blocks import RowBlocks
 from ..progress import NoProgress, Progress
-from .objective import PerturbedObjective, hessian_sample_size
+from .objective import PerturbedObjective, _gram_upper, hessian_sample_size
 
 __all__ = ["BlockwiseObjective"]
+
+SYRK_BLOCKS = 8  # an all-rows Hessian reads in-memory rows 8 cache blocks at a time (syrk runs faster on tall blocks)
 
 
 @dataclass
@@ -68,9 +74,22 @@ class BlockwiseObjective(PerturbedObjective):
         return np.concatenate(self._blocks().map(lambda block: block @ w))
 
     def margins(self, w: np.ndarray) -> np.ndarray:
-        # X 0 = 0 needs no pass (the cold start): the same margins up to the sign of zero
-        products = self._products(w) if np.any(w) else np.zeros(self.n)
-        return products - self.y if self.regression else self.y * products
+        """z = y X w (or X w - y), and in the same pass the loss gradient at z (module docstring)."""
+        if not np.any(w):  # X 0 = 0 needs no pass (the cold start): the same margins up to the sign of zero
+            products = np.zeros(self.n)
+            return products - self.y if self.regression else self.y * products
+        self._pass()
+        regression, first_derivative = self.regression, self.loss.first
+
+        def step(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            z = block @ w - y if regression else y * (block @ w)
+            first = first_derivative(z)
+            return z, block.T @ (first if regression else y * first)
+
+        parts = self._blocks().map(step, self.y)
+        z = np.concatenate([part[0] for part in parts])
+        self._fused = (z, _sum(part[1] for part in parts))
+        return z
 
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
         """X d (times y), and in the same pass the loss gradient at the full step (module docstring)."""
@@ -87,22 +106,13 @@ class BlockwiseObjective(PerturbedObjective):
 
         parts = self._blocks().map(step, labels, *(() if base is None else (base,)))
         change = np.concatenate([part[0] for part in parts])
-        if base is None:
-            self._fused = None
-        else:
-            loss_gradient = np.zeros(self.dim)
-            for part in parts:
-                loss_gradient += part[1]
-            self._fused = (base + change, loss_gradient)
+        self._fused = None if base is None else (base + change, _sum(part[1] for part in parts))
         return change
 
     def _transpose_product(self, weights: np.ndarray) -> np.ndarray:
         """X^T weights, block by block."""
         self._pass()
-        out = np.zeros(self.dim)
-        for part in self._blocks().map(lambda block, slice_: block.T @ slice_, weights):
-            out += part
-        return out
+        return _sum(self._blocks().map(lambda block, slice_: block.T @ slice_, weights))
 
     def _loss_gradient(self, z: np.ndarray) -> np.ndarray:
         """X^T (y l'(z)): from the step's pass when z are its full-step margins, else one pass."""
@@ -125,28 +135,38 @@ class BlockwiseObjective(PerturbedObjective):
 
     def hessian(self, w: np.ndarray, margins: np.ndarray | None = None, *,
                 single: bool = False, subsample: bool = False) -> np.ndarray:
-        """sum_b X_b^T diag(l''_b) X_b + n Lam (alpha I + M) + n Delta I (double precision), or the subsample's."""
+        """Upper triangle of sum_b X_b^T diag(l''_b) X_b + n Lam (alpha I + M) + n Delta I, or the subsample's.
+
+        Each block's term is one syrk on the block scaled by sqrt(l''), in single
+        precision when ``single`` (a float32 copy of one block at a time).
+        """
         if subsample and self.can_subsample:
             return super().hessian(w, margins, single=single, subsample=True)
         z = self.margins(w) if margins is None else margins
-        curvature = np.maximum(self.loss.second(z), 0.0)
+        roots = np.sqrt(np.maximum(self.loss.second(z), 0.0))
         self._pass()
-
-        def gram(block: np.ndarray, weights: np.ndarray) -> np.ndarray:
-            weighted = block * np.sqrt(weights)[:, None]
-            return weighted.T @ weighted
-
-        H = np.zeros((self.dim, self.dim))
-        for part in self._blocks().map(gram, curvature):
-            H += part
-        n = self.n
-        H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
-        if self.regularizer.dense is not None:
-            H += n * self.lam * self.regularizer.dense
-        return H
+        gram = functools.partial(_weighted_gram, single=single)
+        blocks = self._blocks().coarser(SYRK_BLOCKS)
+        return self._regularized(_sum(blocks.map(gram, roots)).astype(np.float64))
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        """H v in one pass: X_b^T (l''_b * (X_b v)) per block, while the block is in cache."""
         z = self.margins(w) if margins is None else margins
-        out = self._transpose_product(self.loss.second(z) * self._products(v))
+        curvature = self.curvature(z)
+        self._pass()
+        out = _sum(self._blocks().map(lambda block, c: block.T @ (c * (block @ v)), curvature))
         n = self.n
         return out + n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
+
+
+def _weighted_gram(block: np.ndarray, roots: np.ndarray, single: bool) -> np.ndarray:
+    """Upper triangle of (diag(roots) block)^T (diag(roots) block) by syrk (module level: a Dask task
+    pickles it by reference)."""
+    weighted = np.empty(block.shape, dtype=np.float32 if single else np.float64)
+    np.multiply(block, roots[:, None], out=weighted, casting="unsafe")
+    return _gram_upper(ssyrk if single else dsyrk, weighted)
+
+
+def _sum(parts: Iterable[np.ndarray]) -> np.ndarray:
+    """The blocks' terms added in block order."""
+    return functools.reduce(operator.add, parts)

@@ -102,6 +102,8 @@ class PerturbedObjective:
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
+    _X_squared: Matrix | None = field(init=False, repr=False, default=None)
+    _curvature: tuple[np.ndarray, np.ndarray] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
@@ -181,6 +183,10 @@ class PerturbedObjective:
         else:
             curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
             H = self._gram(None, curvature, single)
+        return self._regularized(H)
+
+    def _regularized(self, H: np.ndarray) -> np.ndarray:
+        """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
         n = self.n
         H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         if self.regularizer.dense is not None:
@@ -203,10 +209,28 @@ class PerturbedObjective:
             return _gram_upper(dsyrk, self.X * np.sqrt(curvature)[:, None])
         return np.asarray((self.X.T @ sparse.diags(curvature) @ self.X).todense())
 
+    def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
+        """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""
+        z = self.margins(w) if margins is None else margins
+        if self._X_squared is None:  # the squared entries, kept (nnz floats for a sparse X)
+            self._X_squared = self.X.power(2).tocsr() if not self._dense else np.square(self.X)
+        out = np.asarray(self._X_squared.T @ np.maximum(self.loss.second(z), 0.0)).ravel()
+        n = self.n
+        out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
+        if self.regularizer.dense is not None:
+            out += n * self.lam * np.diag(self.regularizer.dense)
+        return out
+
+    def curvature(self, z: np.ndarray) -> np.ndarray:
+        """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
+        if self._curvature is None or self._curvature[0] is not z:
+            self._curvature = (z, self.loss.second(z))
+        return self._curvature[1]
+
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """Hessian times v without forming the Hessian."""
         z = self.margins(w) if margins is None else margins
-        out = np.asarray(self.X.T @ (self.loss.second(z) * (self.X @ v))).ravel()
+        out = np.asarray(self.X.T @ (self.curvature(z) * (self.X @ v))).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
         return out

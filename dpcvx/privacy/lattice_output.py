@@ -1,0 +1,216 @@
+"""Output perturbation on a public lattice with exact integer noise (docs/theory.md, section
+"Floating point: the linear releases").
+
+The secret is the solver's point w~ in R^d, whose distance to the exact minimiser is already in
+the l2 sensitivity Delta_2 of the float calibration (2 L R / (n m Lam) + 2 gamma / (n m Lam),
+section 7). It is released as
+
+    gamma_L (q + Z),   q_i = round(w~_i / gamma_L),   Z in Z^d exact integer noise,
+
+with gamma_L a power of two 2^-LINEAR_LATTICE_BITS below the noise scale (public). Rounding moves
+each coordinate by at most gamma_L / 2, so for neighbours
+
+    ||q - q'||_1 <= floor(sqrt(d) Delta_2 / gamma_L) + d          (:func:`l1_steps`),
+    ||q - q'||_2^2 <= (Delta_2 / gamma_L + sqrt(d))^2             (:func:`squared_l2_steps`).
+
+* pure epsilon (:class:`LatticeLaplaceOutput`): Z_i i.i.d. discrete Laplace of scale K_1 / eps
+  (K_1 the l1 bound): the pmf ratio is exp(||q - q'||_1 eps / K_1) <= e^eps.
+* (epsilon, delta) (:class:`LatticeGaussianOutput`): Z_i i.i.d. discrete Gaussian of variance
+  sigma^2 >= K_2 / (2 rho) (K_2 the squared l2 bound) is rho-zCDP (Canonne, Kamath and Steinke 2020,
+  Theorem 4 per coordinate; Renyi divergences of independent coordinates add), and rho-zCDP gives
+  (eps, delta) with delta = :func:`zcdp_delta` (CKS20, Corollary 13).
+
+Both samplers are exact (:mod:`dpcvx.privacy.exact`), every output is a lattice point and the noise
+charges every integer, so the outputs under D and D' have the same support.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from ..exceptions import InputError
+from ..rounding import round_up
+from ..validation import positive
+from .calibrate import OutputPerturbation
+from .calibrate_gaussian import GaussianOutputPerturbation
+from .exact import IntegerSource, discrete_gaussian_array, discrete_laplace_array
+from .float_guarantee import FloatGuarantee
+from .lattice import from_lattice, lattice_spacing, to_lattice
+
+__all__ = ["LINEAR_LATTICE_BITS", "l1_steps", "squared_l2_steps", "zcdp_delta", "zcdp_rho",
+           "lattice_point", "release_on_lattice", "lattice_record", "FloatFields", "LatticeLaplaceOutput",
+           "LatticeGaussianOutput"]
+
+#: gamma_L = 2^(floor(log2 scale) - 30): the rounding adds at most d 2^-30 of the noise scale (l1)
+LINEAR_LATTICE_BITS = 30
+
+
+def _ratio(value: float, spacing: float) -> Fraction:
+    return Fraction(value) / Fraction(spacing)
+
+
+def l1_steps(sensitivity: float, d: int, spacing: float) -> int:
+    """floor(sqrt(d) Delta_2 / gamma) + d: an integer bound on ||q - q'||_1 (exact integer arithmetic).
+
+    ||w - w'||_1 <= sqrt(d) ||w - w'||_2 and rounding each coordinate adds at most 1, so the integer
+    ||q - q'||_1 is at most sqrt(d) X + d, X = Delta_2 / gamma; floor(sqrt(d) X) = isqrt(floor(d X^2)).
+    """
+    x = _ratio(sensitivity, spacing)
+    return math.isqrt(math.floor(d * x * x)) + d
+
+
+def squared_l2_steps(sensitivity: float, d: int, spacing: float) -> int:
+    """An integer bound on ||q - q'||_2^2 <= (X + sqrt(d))^2 = X^2 + d + sqrt(4 d X^2), X = Delta_2 / gamma.
+
+    ||q - q'||_2 <= ||w - w'||_2 / gamma + ||(1, ..., 1)||_2 (triangle inequality); the bound is
+    floor(X^2 + d) + isqrt(ceil(4 d X^2)) + 1 (exact).
+    """
+    x = _ratio(sensitivity, spacing)
+    return math.floor(x * x + d) + math.isqrt(math.ceil(4 * d * x * x)) + 1
+
+
+def _log_delta_at(alpha: float, rho: float, eps: float) -> float:
+    """log of exp((a - 1)(a rho - eps)) (a - 1)^(a - 1) / a^a, valid for every a > 1."""
+    return (alpha - 1) * (alpha * rho - eps) + (alpha - 1) * math.log(alpha - 1) - alpha * math.log(alpha)
+
+
+def zcdp_delta(rho: float, eps: float) -> float:
+    """delta such that rho-zCDP implies (eps, delta)-DP (CKS20, Corollary 13), rounded up.
+
+    delta = inf_{a > 1} exp((a - 1)(a rho - eps)) (a - 1)^(a - 1) / a^a. Any a gives a valid delta,
+    so the numerical minimisation over a (in log(a - 1)) cannot make the bound unsafe.
+    """
+    rho, eps = positive("rho", rho), positive("epsilon", eps)
+    high = math.log(max(4 * (eps + 1) / rho, 2.0)) + 2
+
+    def objective(log_excess: float) -> float:
+        return _log_delta_at(1 + math.exp(log_excess), rho, eps)
+
+    best = minimize_scalar(objective, bounds=(-30.0, high), method="bounded", options={"xatol": 1e-10})
+    log_delta = min(float(best.fun), objective(high), 0.0)
+    return round_up(math.exp(log_delta))
+
+
+def zcdp_rho(eps: float, delta: float) -> float:
+    """The largest rho (to 60 bisection steps in log rho) with :func:`zcdp_delta` (rho, eps) <= delta."""
+    eps, delta = positive("epsilon", eps), positive("delta", delta)
+    low, high = math.log(1e-12) + math.log(eps * eps), math.log(eps) + 4.0
+    if zcdp_delta(math.exp(low), eps) > delta:
+        raise InputError(f"(epsilon, delta) = ({eps:g}, {delta:g}) is too small for the discrete Gaussian")
+    for _ in range(60):
+        middle = (low + high) / 2
+        if zcdp_delta(math.exp(middle), eps) <= delta:
+            low = middle
+        else:
+            high = middle
+    return math.exp(low)
+
+
+def lattice_point(w: np.ndarray, spacing: float) -> list[int]:
+    """q_i = round(w_i / gamma) as exact integers (InputError for a non-finite coordinate)."""
+    return [to_lattice(float(value), spacing) for value in np.asarray(w, dtype=float).ravel()]
+
+
+def release_on_lattice(w: np.ndarray, spacing: float, noise: np.ndarray) -> np.ndarray:
+    """gamma (q + Z) as doubles: exact while |q_i + Z_i| < 2^53 (beyond, the rounding is post-processing)."""
+    steps = lattice_point(w, spacing)
+    return np.array([from_lattice(q + int(z), spacing) for q, z in zip(steps, noise, strict=True)])
+
+
+def lattice_record(base: dict[str, Any], drop: tuple[str, ...], guarantee: FloatGuarantee,
+                  **fields: Any) -> dict[str, Any]:
+    """A float calibration's record, without its float-noise fields, plus the lattice fields."""
+    out = {key: value for key, value in base.items() if key not in drop}
+    out.update(fields, sampler="exact", float_guarantee=guarantee.value)
+    return out
+
+
+class FloatFields:
+    """Reads the float calibration's public fields (n, L, R, epsilon, tol, gradient_tolerance, extra_reg,
+    sensitivity, ...) through the dataclass field ``base``."""
+
+    def __getattr__(self, name: str) -> Any:
+        base = self.__dict__.get("base")
+        if base is None:
+            raise AttributeError(name)
+        return getattr(base, name)
+
+
+class _OutputRelease(FloatFields):
+    def draw_objective_noise(self, d: int, source: IntegerSource) -> np.ndarray:
+        """Output perturbation leaves the objective unperturbed."""
+        return np.zeros(d)
+
+
+@dataclass(frozen=True)
+class LatticeLaplaceOutput(_OutputRelease):
+    """Pure-epsilon output perturbation: a product discrete Laplace on the lattice (EXACT)."""
+
+    base: OutputPerturbation
+    dim: int
+
+    @property
+    def spacing(self) -> float:
+        """2^-30 below the l1 noise scale sqrt(d) Delta_2 / eps (public)."""
+        return lattice_spacing(math.sqrt(self.dim) * self.base.sensitivity / self.base.epsilon,
+                               LINEAR_LATTICE_BITS)
+
+    @property
+    def steps(self) -> int:
+        return l1_steps(self.base.sensitivity, self.dim, self.spacing)
+
+    @property
+    def noise_scale(self) -> Fraction:
+        """t = K_1 / eps in lattice steps (exact rational)."""
+        return Fraction(self.steps) / Fraction(self.base.epsilon)
+
+    def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeLaplaceOutput]:
+        noise = discrete_laplace_array(self.noise_scale, w.size, source)
+        return release_on_lattice(w, self.spacing, noise), self
+
+    def to_dict(self) -> dict[str, Any]:
+        return lattice_record(self.base.to_dict(), ("release_grid", "beta"), FloatGuarantee.EXACT,
+                             dim=self.dim, noise="discrete-laplace", lattice=self.spacing,
+                             lattice_l1_sensitivity=self.steps, noise_scale_steps=float(self.noise_scale))
+
+
+@dataclass(frozen=True)
+class LatticeGaussianOutput(_OutputRelease):
+    """(epsilon, delta) output perturbation: a multivariate discrete Gaussian on the lattice (EXACT)."""
+
+    base: GaussianOutputPerturbation
+
+    @cached_property
+    def rho(self) -> float:
+        """The zCDP parameter whose conversion (CKS20, Corollary 13) gives (epsilon, delta) (computed once)."""
+        return zcdp_rho(self.base.epsilon, self.base.delta)
+
+    @property
+    def spacing(self) -> float:
+        """2^-30 below the continuous scale Delta_2 / sqrt(2 rho) (public)."""
+        return lattice_spacing(self.base.sensitivity / math.sqrt(2 * self.rho), LINEAR_LATTICE_BITS)
+
+    @property
+    def steps(self) -> int:
+        return squared_l2_steps(self.base.sensitivity, self.base.dim, self.spacing)
+
+    @property
+    def sigma2(self) -> float:
+        """sigma^2 = K_2 / (2 rho), rounded up (then exact as a rational): K_2 / (2 sigma^2) <= rho."""
+        return round_up(self.steps / (2 * self.rho))
+
+    def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeGaussianOutput]:
+        noise = discrete_gaussian_array(self.sigma2, w.size, source)
+        return release_on_lattice(w, self.spacing, noise), self
+
+    def to_dict(self) -> dict[str, Any]:
+        return lattice_record(self.base.to_dict(), ("release_grid", "sigma"), FloatGuarantee.EXACT,
+                             noise="discrete-gaussian", zcdp_rho=self.rho, lattice=self.spacing,
+                             lattice_l2_squared_sensitivity=self.steps, sigma2_steps=self.sigma2)

@@ -1,0 +1,29 @@
+"""Smoke test of benchmarks/speed_sweep.py at tiny sizes (the recorded run is in benchmarks/results)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import speed_sweep
+
+
+def test_median_interval_is_the_binomial_order_statistic_interval():
+    values = [float(v) for v in range(1, 10)]  # k = 9: ranks 2 and 8 (P(B <= 1) = 10/512 <= 0.025 < P(B <= 2))
+    assert speed_sweep.median_interval(values) == (5.0, 2.0, 8.0)
+    assert speed_sweep.median_interval([3.0, 1.0, 2.0]) == (2.0, 1.0, 3.0)  # k = 3: the whole range
+
+
+@pytest.mark.slow
+def test_speed_sweep_runs_and_records_every_case(tmp_path):
+    output = speed_sweep.main(["--sizes", "2000x5", "--memmap", "2000x5", "--sparse", "2000x300", "--pairs", "1",
+                               "--out", str(tmp_path), "--tag", "tiny", "--tmp", str(tmp_path)])
+    assert [case["kind"] for case in output["cases"]] == ["dense", "memmap", "sparse"]
+    for case in output["cases"]:
+        assert np.isfinite(case["ratio"]["median"]) and case["ratio"]["median"] > 0
+        assert all(fit["grad_max"] >= 0 for fit in case["fits"].values())
+    recorded = json.loads((tmp_path / "tiny.json").read_text())
+    assert recorded["pairs"] == 1
+    assert "| dense dpcvx / sklearn | 2,000 x 5 |" in (tmp_path / "tiny.md").read_text()
