@@ -18,7 +18,7 @@ every private fit starts there (``PrivateERM.fit(warm_start=...)``, public
 API). Output perturbation then releases that point plus fresh noise: Newton
 finds it already within the public gradient bound and takes no step, so each
 draw costs the checks and the noise (the release equals a cold-started fit's,
-as tests/test_benchmarks.py checks). Objective perturbation takes a few Newton
+as tests/project/test_benchmarks.py checks). Objective perturbation takes a few Newton
 steps from there per draw. Where the paper split and
 ``split="max"`` calibrate identically (same eps', Delta and beta: whenever the
 paper's eps' >= eps/2, and in its Delta > 0 branch), the two are the same

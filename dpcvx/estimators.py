@@ -32,7 +32,7 @@ number raises :class:`InputTypeError`, also a TypeError). ``predict`` refuses X
 with another number of features (or other DataFrame column names) than the
 fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
 except the checks that train on labels other than ``classes``
-(tests/test_sklearn_conformance.py lists them).
+(tests/models/test_sklearn_conformance.py lists them).
 
 scikit-learn's ``C`` and dpcvx's ``lam``: scikit-learn minimises
 ``C * sum_i l(y_i w^T x_i) + 0.5 ||w||^2``; dpcvx minimises the average

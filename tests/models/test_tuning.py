@@ -438,7 +438,7 @@ def linear_data(n, d=5, seed=0):
 
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 @pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
-def test_issue_example_with_private_erm(mechanism, loss):
+def test_tune_selects_lam_and_releases_a_private_erm_model(mechanism, loss):
     X, y = linear_data(16_000)
     X, y, X_test, y_test = X[:12_000], y[:12_000], X[12_000:], y[12_000:]
     accountant = dpcvx.PrivacyAccountant(epsilon=1.0)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "dpcvx"
+PACKAGE = Path(__file__).resolve().parents[2] / "dpcvx"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
 # Random draws: methods of numpy Generators and the OS entropy source.

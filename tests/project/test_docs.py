@@ -10,7 +10,7 @@ import pytest
 
 import dpcvx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 
@@ -197,7 +197,7 @@ def test_readme_minimal_example_prints_its_score():
 
 
 def test_readme_says_what_the_demo_prints():
-    """tests/test_examples.py::test_demo_prints_table_and_writes_plot checks the demo prints both."""
+    """tests/project/test_examples.py::test_demo_prints_table_and_writes_plot checks the demo prints both."""
     readme = (ROOT / "README.md").read_text()
     assert "verifies the logistic and Huber losses" in readme and "prints both certificates" in readme
 

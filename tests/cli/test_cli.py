@@ -19,7 +19,7 @@ import pytest
 import dpcvx
 from dpcvx.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 COLUMNS = ["--numeric", "age:17:90", "--categorical", "sex:Female,Male", "--numeric", "hours:1:99"]
 

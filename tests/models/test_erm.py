@@ -26,7 +26,7 @@ def data():
     return X[:2000], y[:2000], X[2000:], y[2000:]
 
 
-def test_issue_example_runs(data):
+def test_logistic_objective_perturbation_fits_and_certifies(data):
     X, y, X_test, y_test = data
     erm = dpcvx.PrivateERM(
         loss=lambda z: cp.logistic(-z),
@@ -152,7 +152,7 @@ def test_refuses_mechanism_the_certificate_does_not_allow(data):
         with pytest.raises(dpcvx.AssumptionError, match="differentiability"):
             hinge.fit(X, y, epsilon=1.0, mechanism=mechanism)
     l1 = dpcvx.PrivateERM(regularizer=lambda w: cp.norm1(w), data_norm=1.0)
-    with pytest.raises(dpcvx.AssumptionError, match="strong_convexity"):  # objective: KST12, tests/test_constraints.py
+    with pytest.raises(dpcvx.AssumptionError, match="strong_convexity"):  # objective: KST12, test_constraints.py
         l1.fit(X, y, epsilon=1.0, mechanism="output")
     huber_reg = dpcvx.PrivateERM(regularizer=lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.huber(w)),
                                  data_norm=1.0)

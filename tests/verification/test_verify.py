@@ -18,7 +18,7 @@ class opaque_logistic(cvxpy_logistic):
     """An atom the translator does not know: nothing to prove, only estimates."""
 
 
-def test_issue_example_logistic():
+def test_logistic_with_ridge_has_exact_symbolic_constants():
     cert = dpcvx.verify(
         loss=lambda z: cp.logistic(-z),
         regularizer=lambda w: 0.5 * cp.sum_squares(w),

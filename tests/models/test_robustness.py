@@ -1,7 +1,7 @@
 """The failure matrix of docs/robustness.md: each bad input or fault, and what dpcvx does.
 
-Rows already covered elsewhere are named in the matrix (tests/test_erm.py,
-tests/test_solvers.py, tests/test_verify.py); the rest are here.
+Rows already covered elsewhere are named in the matrix (tests/models/test_erm.py,
+tests/solvers/test_solvers.py, tests/verification/test_verify.py); the rest are here.
 """
 
 import cvxpy
@@ -178,7 +178,7 @@ def test_every_error_derives_from_one_base():
 
 # --- the error table of docs/robustness.md ------------------------------------------------------
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 def test_error_table_is_generated():

@@ -4,7 +4,7 @@
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "benchmarks").glob("*.md"))]
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 # A repository path in a docstring or message: docs/theory.md, examples/quickstart.py, ...

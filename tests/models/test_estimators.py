@@ -23,7 +23,7 @@ import dpcvx
 from dpcvx.demo import synthetic_classification
 from dpcvx.estimators import InputTypeError, NoiseDominatesWarning, noise_to_signal
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ESTIMATORS = [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier]
 
 
@@ -242,7 +242,7 @@ def test_cross_val_score_folds_draw_different_noise(data):
     assert all(np.array_equal(models[0], other) for other in models[1:])
 
 
-# -- scikit-learn's input conventions (tests/test_sklearn_conformance.py runs check_estimator) --
+# -- scikit-learn's input conventions (tests/models/test_sklearn_conformance.py runs check_estimator) --
 
 
 @pytest.mark.parametrize("y, pattern", [

@@ -22,7 +22,7 @@ import dpcvx
 from dpcvx.cli import main
 from dpcvx.data.uci_domains import adult_schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 ADULT_NAMES = ("age,workclass,fnlwgt,education,education-num,marital-status,occupation,relationship,race,sex,"
                "capital-gain,capital-loss,hours-per-week,native-country,income")
@@ -174,7 +174,7 @@ def test_a_positive_value_that_never_occurs_is_fine(small, capsys, monkeypatch):
     (fit_args("bad_crc.gz", *HEADERLESS), 3, "bad_crc.gz is not a valid gzip file: its compressed data are damaged"),
     (fit_args("plain.gz", *HEADERLESS), 3, "plain.gz is not a valid gzip file: it does not start like a gzip file"),
     (fit_args("train.data.gz", "--no-header", "--names", "age,sex"), 3,
-     "train.data.gz has no label column 'label' (--target); the columns named by --names are ['age', 'sex']"),
+     "train.data.gz has no label column 'label' (--target) among the 2 columns named by --names"),
     (fit_args("train.data.gz", "--no-header", "--names", "age,sex,label,extra"), 3,
      "train.data.gz, line 1: 3 fields, but --names gives 4 names; check --names"),
     (fit_args("train.data.gz", "--no-header"), 2, "--no-header needs the column names: give --names"),
