@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
@@ -24,7 +25,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import lattice_description
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
-from ..verification.certificate import Certificate
+from ..verification.certificate import Certificate, Condition
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
@@ -76,19 +77,19 @@ class ReleaseCertificate:
         return prox is not None and ("||w||_1" in str(prox.value) or "group norm" in str(prox.value))
 
     @property
-    def conditions(self):
+    def conditions(self) -> tuple[Condition, ...]:
         return self.verification.conditions
 
     @property
-    def lipschitz(self):
+    def lipschitz(self) -> Any:  # the certificate's constant: a sympy number or a float
         return self.verification.lipschitz
 
     @property
-    def curvature(self):
+    def curvature(self) -> Any:
         return self.verification.curvature
 
     @property
-    def strong_convexity(self):
+    def strong_convexity(self) -> Any:
         return self.verification.strong_convexity
 
     @property
@@ -204,7 +205,7 @@ class LinearModel:
         self.classes_ = np.asarray(classes)
         self.rows = rows
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
         mapped, _ = self.rows.clip(self.rows.features(X))
         if mapped.shape[1] != self.coef_.shape[0]:
@@ -212,10 +213,10 @@ class LinearModel:
                              f"the model expects {self.coef_.shape[0]}")
         return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
 
-    def score(self, X, y) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on (X, y); y must use the model's classes."""
         predictions = self.predict(X)
         labels = check_labels(y, predictions.shape[0], tuple(self.classes_.tolist()))
@@ -243,13 +244,13 @@ class Release(ABC):
     schema: Any = None  # the public encoder of table records into input rows, when one was saved
 
     @abstractmethod
-    def decision_function(self, X) -> np.ndarray: ...
+    def decision_function(self, X: ArrayLike) -> np.ndarray: ...
 
     @abstractmethod
-    def predict(self, X) -> np.ndarray: ...
+    def predict(self, X: ArrayLike) -> np.ndarray: ...
 
     @abstractmethod
-    def score(self, X, y) -> float: ...
+    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
 
     @property
     def epsilon(self) -> float:
@@ -270,7 +271,8 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
     kind = "linear"
 
-    def __init__(self, coef, intercept, classes, rows, certificate: ReleaseCertificate):
+    def __init__(self, coef: np.ndarray, intercept: float, classes: Any, rows: RowMap,  # classes: the public pair
+                 certificate: ReleaseCertificate) -> None:
         super().__init__(coef, intercept, classes, rows)
         self.certificate = certificate
 

@@ -83,7 +83,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -384,7 +384,7 @@ def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None
         schema = getattr(model, "schema", None)
     data = model_to_dict(model, schema)
 
-    def write(handle) -> None:
+    def write(handle: IO[str]) -> None:
         try:
             json.dump(data, handle, indent=2, allow_nan=False)
         except (TypeError, ValueError) as error:  # a NaN, or an object JSON cannot hold

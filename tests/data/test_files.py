@@ -219,15 +219,15 @@ def test_predict_error_leaves_the_old_predictions(predict_setup, monkeypatch, ca
 
 
 def test_predict_writer_bug_leaves_the_old_predictions(predict_setup, monkeypatch):
-    from dpcvx import cli
+    from dpcvx.cli import commands
     before = listing(predict_setup)
-    real = cli._write_predictions
+    real = commands._write_predictions
 
     def half(handle, predictions, decisions):
         real(handle, predictions[:10], decisions[:10])
         raise ZeroDivisionError("bug")
 
-    monkeypatch.setattr(cli, "_write_predictions", half)
+    monkeypatch.setattr(commands, "_write_predictions", half)
     with pytest.raises(ZeroDivisionError):  # a bug is not an input error: it propagates, file intact
         main(["predict", "model.json", "new.csv", "--out", "predictions.csv"])
     assert (predict_setup / "predictions.csv").read_bytes() == OLD and listing(predict_setup) == before

@@ -37,7 +37,7 @@ LAYERS = [
 
 
 # The audit lives with the privacy tools but runs whole learners and reads release files.
-LAYER_OF_MODULE = {"privacy/audit.py": 6}
+LAYER_OF_MODULE = {"privacy/audit.py": 6, "privacy/release_audit.py": 6}
 
 
 def _layer(relative: Path) -> int:
@@ -120,6 +120,81 @@ def test_layers_import_only_downwards(module):
     assert not upward, f"{relative} (layer {own}) imports from a higher layer: {upward}; see docs/architecture.md"
 
 
+# What the solvers may read of verification/: the verified problem and the contract types beside it
+# (the constraint set of KST12, the kernel learners' verified loss), never the symbolic calculus.
+SOLVER_CONTRACT = {"problem", "constraints", "kernel_loss"}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _relative(m).parts[0] == "solvers"],
+                         ids=lambda m: str(_relative(m)))
+def test_solvers_import_only_the_problem_contract_of_verification(module):
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    beyond = _beyond_contract(_imported_modules(tree, module))
+    assert not beyond, (f"{_relative(module)} imports {beyond} of verification/: a solver reads the "
+                        f"VerifiedProblem contract ({sorted(SOLVER_CONTRACT)}) only")
+
+
+def _beyond_contract(imports: list[tuple[str, int]]) -> list[str]:
+    return [f"{name} (line {line})" for name, line in imports
+            if name.split(".")[:2] == ["dpcvx", "verification"] and len(name.split(".")) > 2
+            and name.split(".")[2] not in SOLVER_CONTRACT]
+
+
+def _module_level_imports(tree: ast.Module, module: Path) -> set[str]:
+    """Dotted names a module imports when it is loaded or type-checked (function-level imports excluded)."""
+    top = ast.Module(body=[], type_ignores=[])
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.If):
+            statements += node.body + node.orelse  # ``if TYPE_CHECKING:`` included: a cycle for the reader
+        elif isinstance(node, ast.Try):
+            statements += node.body
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            top.body.append(node)
+    return {name for name, _ in _imported_modules(top, module)}
+
+
+def _dotted(module: Path) -> str:
+    parts = ["dpcvx", *_relative(module).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of the directed graph (a list of nodes, first = last), or [] when it has none."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for successor in sorted(graph.get(node, ())):
+            if state.get(successor) == 1:
+                return path[path.index(successor):] + [successor]
+            if successor not in state and (found := visit(successor)):
+                return found
+        state[node] = 2
+        path.pop()
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return []
+
+
+@pytest.mark.parametrize("subpackage", sorted({_relative(m).parts[0] for m in MODULES if len(_relative(m).parts) > 1}))
+def test_no_import_cycle_inside_a_subpackage(subpackage):
+    """The modules of a subpackage import each other in one direction (type-only imports count: a cycle
+    there still means two modules each need the other to be read)."""
+    modules = {_dotted(m): m for m in MODULES if _relative(m).parts[0] == subpackage}
+    graph = {name: {target for target in _module_level_imports(ast.parse(path.read_text(encoding="utf-8")), path)
+                    if target in modules and target != name}
+             for name, path in modules.items()}
+    cycle = _cycle(graph)
+    assert not cycle, f"{subpackage}/ has the import cycle {' -> '.join(cycle)}; see docs/architecture.md"
+
+
 def test_the_checks_see_a_violation(tmp_path):
     """The scanners are not vacuous: a planted sympy import, draw and upward import are found."""
     planted = PACKAGE / "solvers" / "planted.py"
@@ -129,3 +204,12 @@ def test_the_checks_see_a_violation(tmp_path):
     assert "sympy" in names and "dpcvx.models" in names
     assert _layer(Path("models")) > _layer(_relative(planted))
     assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "normal" for n in ast.walk(tree))
+    # the problem contract: the old objective.py read the calculus and the verifier
+    solver = ast.parse("from ..verification.regularizer import Quadratic\nfrom ..verification.problem import X\n")
+    assert _beyond_contract(_imported_modules(solver, planted)) == ["dpcvx.verification.regularizer (line 1)"]
+    # the old problem.py <-> verifier.py cycle, through a type-only import
+    problem = PACKAGE / "verification" / "problem.py"
+    old = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .verifier import VerifiedLoss\n")
+    graph = {"dpcvx.verification.problem": _module_level_imports(old, problem),
+             "dpcvx.verification.verifier": {"dpcvx.verification.problem"}}
+    assert _cycle(graph) == ["dpcvx.verification.problem", "dpcvx.verification.verifier", "dpcvx.verification.problem"]

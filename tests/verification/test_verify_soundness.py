@@ -19,6 +19,7 @@ from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
 
 import dpcvx
 from dpcvx import losses, numeric, validated
+from dpcvx.verification import interval
 from dpcvx.verification.certificate import MECHANISMS, REQUIRED
 from dpcvx.verification.translate import Softplus, lambdify, to_sympy
 
@@ -280,7 +281,7 @@ def test_validated_nonconvexity_has_a_witness():
 def test_validated_bounds_round_outward():
     # 1/3 is not a double: the enclosure of the constant must contain it on both sides
     enclosure = validated.Enclosure(Z / 3, Z, simplify=False).at(1.0)
-    lo, hi = validated._lo(enclosure), validated._hi(enclosure)
+    lo, hi = interval.inf_of(enclosure), interval.sup_of(enclosure)
     assert lo < hi and sp.Rational(lo) < sp.Rational(1, 3) < sp.Rational(hi)
 
 

@@ -152,7 +152,7 @@ def _run_budget(epsilon: float, eta: int) -> float:
     return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
 
 
-def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
+def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
         mean_runs: float | None, held_out: float, source: IntegerSource) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
     if setup.delta > 0:
