@@ -19,7 +19,9 @@ from collections.abc import Callable
 import cvxpy as cp
 
 from .exceptions import DPCVXWarning, user_stacklevel
+from .privacy import registry
 from .release.model import ReleaseCertificate
+from .verification.verdict import Mechanism
 from .verification.verifier import Loss
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "MARGIN_SCALE", "loss_at_zero", "noise_to_signal",
@@ -73,18 +75,7 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     n, d = int(constants["n"]), int(constants["d"])
     lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
     strong = m * lam + float(calibration.get("extra_reg", 0.0))
-    if calibration.get("noise") == "gaussian":
-        root_d = math.sqrt(d)
-        if certificate.mechanism == "objective":
-            noise = float(calibration["sigma"]) * root_d / (n * strong) + float(calibration["amp_sigma"]) * root_d
-        else:
-            noise = float(calibration["sigma"]) * root_d
-    elif certificate.mechanism == "objective":
-        noise = d / (float(calibration["beta"]) * n * strong)
-        if calibration.get("amp_beta"):
-            noise += d / float(calibration["amp_beta"])
-    else:
-        noise = d / float(calibration["beta"])
+    noise = registry.expected_noise(calibration, d, n * strong)
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
@@ -134,7 +125,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     ratio = noise / bound
     shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, the "
              "largest norm the non-private weights can have")
-    if certificate.mechanism == "output":
+    if Mechanism.of(certificate.mechanism) is Mechanism.OUTPUT:
         spread = noise_in_predictions(certificate, noise)
         ratio = max(ratio, spread / prediction_scale)
         shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "

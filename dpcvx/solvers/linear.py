@@ -70,7 +70,8 @@ class SolveInfo:
     returned point, ``gradient_tolerance`` the public bound gamma it must stay
     within (half of it, for the rounding margin), ``relative_residual`` the
     same gradient relative to the sum of its terms' norms; ``passes`` the
-    passes over an input read by blocks (a memmap or Dask X; None in memory).
+    passes over X of Newton on a blockwise objective (a memmap, a Dask X or a
+    row-major array read by blocks; None otherwise).
     Kept on the learner (``diagnostics_``) for the data owner; never in a
     release, a saved model or the CLI's model output.
     """
@@ -276,6 +277,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         gradient_norm=residual.absolute * objective.n,
         gradient_tolerance=gradient_tolerance,
         relative_residual=residual.relative,
+        passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X
     )
 
 
