@@ -181,13 +181,24 @@ class PrivateKernelLearner:
             budget.accountant.spend(budget.epsilon, budget.delta, description=f"{type(self).__name__}.fit",
                                     neighbours=Neighbours.REPLACE_ONE)
 
-    def _solve(self, checked: KernelERM) -> KernelERM:
-        """The non-private minimiser to the public tolerance (private; kept only as long as needed).
+    def solve_curator_model(self, checked: KernelERM) -> KernelERM:
+        """Extension hook: the non-private minimiser of the model the checks built (private; kept
+        only as long as needed).
 
-        Called after the charge on the model the checks built. Subclasses may
-        override it (for example to share one deterministic solve between fits).
+        Called by ``fit`` after the charge. A subclass may override it to share one
+        deterministic solve between fits (benchmarks/kernels.py); it must return the
+        minimiser of ``checked``'s problem to the public tolerance, which is what the
+        guarantee covers.
         """
         return checked.solve()
+
+    def fit_nonprivate(self, X: Any, y: Any) -> KernelERM:
+        """The kernel ERM minimiser over the whole RKHS, to the public tolerance: NOT private, a baseline.
+
+        The curator's model (:class:`dpcvx.solvers.kernel.KernelERM`), checked like a fit's
+        and never released: compare a release's accuracy with its ``predict``.
+        """
+        return self._check_training(X, y).solve()
 
     # -- the release ---------------------------------------------------------------------------
 

@@ -123,7 +123,7 @@ class PINP(PrivateKernelLearner):
         budget = check_budget(epsilon, delta, random_state, accountant)
         model, parameters = self._check(X, y, budget)
         self._charge(budget)
-        self._model = model = self._solve(model)
+        self._model = model = self.solve_curator_model(model)
         check_coefficient_bound(model, parameters.coefficient_bound, "no query was answered")
         self._budget = budget
         self.parameters_ = parameters

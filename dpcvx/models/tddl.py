@@ -292,7 +292,7 @@ class TDDL(PrivateKernelLearner):
             model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
             self._charge(budget)
             bar.update()
-            model = self._solve(model)
+            model = self.solve_curator_model(model)
             bar.update()
             if isinstance(calibration, LatticeTDDL):
                 check_coefficient_bound(model, calibration.coefficient_bound, "nothing was released")

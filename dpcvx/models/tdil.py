@@ -218,7 +218,7 @@ class TDIL(PrivateKernelLearner):
                 "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
                 "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
         self._charge(budget)
-        model = self._solve(model)
+        model = self.solve_curator_model(model)
         if lattice is not None:
             check_coefficient_bound(model, lattice.coefficient_bound, "nothing was released")
         kernel = model.kernel
