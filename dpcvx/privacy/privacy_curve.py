@@ -154,10 +154,13 @@ class PrivacyCurve:
     def rdp(self, orders: np.ndarray = RDP_ORDERS) -> np.ndarray | None:
         """The Renyi-DP curve of the composition at ``orders`` (the parts' curves add, Mironov 2017,
         Proposition 1), or None when a part has none (an approximate (epsilon, delta > 0) part)."""
-        curves = [part.rdp(orders) for part in self.parts]
-        if any(curve is None for curve in curves):
-            return None
-        return np.sum(curves, axis=0) if curves else np.zeros_like(orders, dtype=float)
+        total = np.zeros_like(orders, dtype=float)
+        for part in self.parts:
+            curve = part.rdp(orders)
+            if curve is None:
+                return None
+            total = total + curve
+        return total
 
     @property
     def has_gaussian(self) -> bool:

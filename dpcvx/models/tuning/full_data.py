@@ -188,7 +188,7 @@ def _run_budget(epsilon: float, eta: int) -> float:
     return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
 
 
-def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, float, Fraction, tuple[PrivacyCurve, ...], float]:
+def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[PrivacyCurve, ...], float]:
     """(each fit's epsilon, each count's epsilon as a rational, the claimed curves, the proved total epsilon):
     the pure plan e_Q = epsilon / (2 + eta) for delta = 0, the Renyi plan (:mod:`.renyi`) otherwise."""
     if setup.delta == 0:

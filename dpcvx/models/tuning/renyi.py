@@ -48,7 +48,8 @@ from ...privacy.stopping import StoppingRule, stopping_epsilon
 from ...rounding import round_down
 from ..erm import PrivateERM
 
-__all__ = ["candidate_curve", "run_rdp", "score_epsilon", "RenyiBudget", "calibrate_runs", "check_run_curve"]
+__all__ = ["candidate_curve", "candidates_rdp", "run_rdp", "score_epsilon", "RenyiBudget", "calibrate_runs",
+           "check_run_curve"]
 
 # the bisection on e_run: relative precision 2^-40 of the largest feasible value
 _BISECTIONS = 40
@@ -91,14 +92,22 @@ def score_epsilon(candidates_rdp: np.ndarray, orders: np.ndarray = RDP_ORDERS) -
     return float(np.min(np.maximum(curve, np.sqrt(2 * curve / orders))))
 
 
+def _rdp(curve: PrivacyCurve, orders: np.ndarray = RDP_ORDERS) -> np.ndarray:
+    value = curve.rdp(orders)
+    if value is None:
+        raise AssumptionError("every candidate of a delta > 0 full-data selection needs a Renyi curve")
+    return value
+
+
+def candidates_rdp(curves: Sequence[PrivacyCurve], orders: np.ndarray = RDP_ORDERS) -> np.ndarray:
+    """The pointwise maximum of the candidates' Renyi curves (the uniform draw of the candidate)."""
+    return np.max([_rdp(curve, orders) for curve in curves], axis=0)
+
+
 def run_rdp(curves: Sequence[PrivacyCurve], score: float, orders: np.ndarray = RDP_ORDERS) -> np.ndarray:
     """Q's Renyi curve: the pointwise maximum of the candidates' curves and the score's (module docstring)."""
-    values = [curve.rdp(orders) for curve in curves]
-    if not values or any(value is None for value in values):
-        raise AssumptionError("every candidate of a delta > 0 full-data selection needs a Renyi curve")
-    noisy_count = CurvePart(EPSILON_DELTA, "discrete Laplace count", epsilon=score).rdp(orders)
-    assert noisy_count is not None  # a pure part always has one
-    return np.maximum(np.max(values, axis=0), noisy_count)
+    count = CurvePart(EPSILON_DELTA, "discrete Laplace count", epsilon=score)
+    return np.maximum(candidates_rdp(curves, orders), _rdp(PrivacyCurve((count,)), orders))
 
 
 @dataclass(frozen=True)
@@ -117,8 +126,7 @@ class RenyiBudget:
 def _plan(learners: Sequence[Any], fit_params: Mapping[str, Any], rule: StoppingRule, run_epsilon: float,
           delta: float) -> RenyiBudget:
     curves = tuple(candidate_curve(learner, run_epsilon, delta, fit_params) for learner in learners)
-    candidates = np.max([curve.rdp() for curve in curves], axis=0)
-    score = score_epsilon(candidates)
+    score = score_epsilon(candidates_rdp(curves))
     total = stopping_epsilon(run_rdp(curves, score), rule, delta)
     return RenyiBudget(run_epsilon, delta, score, curves, total, delta)
 
@@ -153,8 +161,6 @@ def check_run_curve(model: Any, claimed: PrivacyCurve) -> None:
     (a second line of defence: the total was proved with the claim)."""
     curve = getattr(getattr(model, "certificate", None), "privacy_curve", None)
     actual = curve.rdp() if isinstance(curve, PrivacyCurve) else None
-    expected = claimed.rdp()
-    assert expected is not None  # claims are built from curves that have one (candidate_curve)
-    if actual is None or np.any(actual > expected):
+    if actual is None or np.any(actual > _rdp(claimed)):
         raise AssumptionError("a candidate's release has a Renyi curve above the one its run was calibrated "
                               "for (or none); nothing is released")
