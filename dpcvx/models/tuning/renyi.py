@@ -49,7 +49,7 @@ from ...rounding import round_down
 from ..erm import PrivateERM
 
 __all__ = ["candidate_curve", "candidates_rdp", "run_rdp", "score_epsilon", "RenyiBudget", "calibrate_runs",
-           "check_run_curve"]
+           "check_run_curve", "plan_at"]
 
 # the bisection on e_run: relative precision 2^-40 of the largest feasible value
 _BISECTIONS = 40
@@ -123,8 +123,10 @@ class RenyiBudget:
     delta: float
 
 
-def _plan(learners: Sequence[Any], fit_params: Mapping[str, Any], rule: StoppingRule, run_epsilon: float,
-          delta: float) -> RenyiBudget:
+def plan_at(learners: Sequence[Any], fit_params: Mapping[str, Any], rule: StoppingRule, run_epsilon: float,
+            delta: float) -> RenyiBudget:
+    """The plan with every fit at (``run_epsilon``, ``delta``): the claimed curves, the score's epsilon and
+    the proved total (which may exceed the user's epsilon: :func:`calibrate_runs` searches)."""
     curves = tuple(candidate_curve(learner, run_epsilon, delta, fit_params) for learner in learners)
     score = score_epsilon(candidates_rdp(curves))
     total = stopping_epsilon(run_rdp(curves, score), rule, delta)
@@ -137,7 +139,7 @@ def calibrate_runs(learners: Sequence[Any], fit_params: Mapping[str, Any], rule:
     delta, is at most ``epsilon``; bisection on a quantity the total increases with. Reads no data.
     Refuses (AssumptionError) a candidate without a pre-fit curve, and (InputError) an epsilon below what
     the theorem's log terms cost on their own at this delta and E[K]."""
-    plan = _plan(learners, fit_params, rule, epsilon * _SMALLEST_SHARE, delta)
+    plan = plan_at(learners, fit_params, rule, epsilon * _SMALLEST_SHARE, delta)
     if plan.epsilon > epsilon:
         raise InputError(
             f"epsilon = {epsilon:g} is too small for random stopping at delta = {delta:g} with E[K] = "
@@ -145,10 +147,10 @@ def calibrate_runs(learners: Sequence[Any], fit_params: Mapping[str, Any], rule:
             f"{plan.epsilon:.3g} on their own. Nothing was charged. Raise epsilon or delta, lower mean_runs, "
             "or use procedure='split'")
     high = epsilon  # the total grows without bound with the fits' epsilon: the doubling ends
-    while (trial := _plan(learners, fit_params, rule, high, delta)).epsilon <= epsilon:
+    while (trial := plan_at(learners, fit_params, rule, high, delta)).epsilon <= epsilon:
         plan, high = trial, 2 * high
     for _ in range(_BISECTIONS):
-        trial = _plan(learners, fit_params, rule, (plan.run_epsilon + high) / 2, delta)
+        trial = plan_at(learners, fit_params, rule, (plan.run_epsilon + high) / 2, delta)
         if trial.epsilon <= epsilon:
             plan = trial
         else:
