@@ -23,6 +23,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from numpy.typing import ArrayLike
+
 from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.neighbours import Neighbours
@@ -83,7 +85,7 @@ def _with_bound(learner: Any, bound: float) -> Any:
     return candidate
 
 
-def fit_private_norm(learner: Any, X, y, epsilon: float, *, r_min: float, r_max: float,
+def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_min: float, r_max: float,
                      share: float = NORM_SHARE, quantile: float = NORM_QUANTILE,
                      accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
                      **fit_params: Any) -> PrivateNormResult:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sparse
@@ -55,7 +56,7 @@ def power_of_two_grid(r_min: float, r_max: float) -> tuple[float, ...]:
     return grid
 
 
-def row_norms(X) -> np.ndarray:
+def row_norms(X: Any) -> np.ndarray:  # X: an array or a scipy.sparse matrix
     """||x_i||_2 of every row (dense or sparse). Reads the private data: call it only after the charge."""
     if sparse.issparse(X):
         return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
@@ -89,7 +90,7 @@ class NormBound:
                 "theorem": self.theorem, "neighbours": str(Neighbours.REPLACE_ONE)}
 
 
-def private_norm_bound(X, *, epsilon: float, r_min: float, r_max: float, quantile: float = 0.95,
+def private_norm_bound(X: Any, *, epsilon: float, r_min: float, r_max: float, quantile: float = 0.95,
                        accountant: PrivacyAccountant | None = None, random_state: RandomState = None) -> NormBound:
     """R drawn by the exponential-mechanism quantile over :func:`power_of_two_grid` (r_min, r_max), eps_q-DP.
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from numpy.typing import ArrayLike
+
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.exact import GeneratorSource, IntegerSource, SystemSource
@@ -53,8 +55,8 @@ DEFAULT_PROCEDURE = "full-data"
 
 def tune(
     learner: Any,
-    X,
-    y,
+    X: Any,
+    y: ArrayLike,
     grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
     epsilon: float,
     *,

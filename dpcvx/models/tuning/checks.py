@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sparse
+from numpy.typing import ArrayLike
 
 from ...exceptions import AssumptionError, InputError
 from ...privacy.accountant import check_accountant, check_cost
@@ -66,7 +67,7 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
     return tuple(dict(point) for point in candidates)
 
 
-def count_mistakes(model: Any, X, y) -> int:
+def count_mistakes(model: Any, X: Any, y: ArrayLike) -> int:
     """Number of rows of (X, y) where ``model.predict`` differs from y."""
     predictions = np.asarray(model.predict(X)).ravel()
     labels = np.asarray(y).ravel()
@@ -98,7 +99,7 @@ class BudgetInConstructor:
     through :meth:`set_params`.
     """
 
-    def __init__(self, learner_class: type, **params):
+    def __init__(self, learner_class: type, **params: Any) -> None:
         self.learner_class = learner_class
         self.params: dict[str, Any] = {}
         self.set_params(**params)
@@ -111,7 +112,7 @@ class BudgetInConstructor:
     def get_params(self, deep: bool = True) -> dict:
         return dict(self.params)
 
-    def set_params(self, **params) -> BudgetInConstructor:
+    def set_params(self, **params: Any) -> BudgetInConstructor:
         reserved = sorted(set(params) & set(_BUDGET_PARAMETERS))
         if reserved:
             raise InputError(f"{reserved} must not be set here: tune passes epsilon, delta and "
@@ -134,11 +135,12 @@ class BudgetInConstructor:
             raise InputError(f"could not build {self.learner_class.__name__} with {self.params}: "
                              f"{error}") from None
 
-    def fit(self, X, y, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
-            **fit_params) -> Any:
+    def fit(self, X: Any, y: ArrayLike, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
+            **fit_params: Any) -> Any:
         return self._build(epsilon, random_state, delta).fit(X, y, **fit_params)
 
-    def check_fit_inputs(self, X, y, epsilon: float, delta: float = 0.0, **fit_params) -> tuple | None:
+    def check_fit_inputs(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0,
+                         **fit_params: Any) -> tuple | None:
         """Raise the error :meth:`fit` would raise for bad parameters or input, fitting nothing.
 
         Builds the learner (its constructor checks the parameters), checks that
@@ -227,7 +229,7 @@ def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
     return set(names) <= keywords
 
 
-def data(X, y) -> tuple[Any, np.ndarray]:
+def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a scipy.sparse matrix
     rows = X.tocsr() if sparse.issparse(X) else np.asarray(X)
     labels = np.asarray(y)
     if rows.ndim != 2:
@@ -238,13 +240,13 @@ def data(X, y) -> tuple[Any, np.ndarray]:
     return rows, labels
 
 
-def check_finite(X) -> None:
+def check_finite(X: Any) -> None:
     values = X.data if sparse.issparse(X) else X
     if np.issubdtype(values.dtype, np.number) and not np.all(np.isfinite(values)):
         raise InputError("X contains NaN or infinite values; remove or impute them first")
 
 
-def check_candidate(candidate: Any, X, y, fit_params: Mapping[str, Any],
+def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
                      epsilon: float | None = None) -> tuple | None:
     """What a candidate's fit would refuse, checked before anything is charged; returns the
     public label pair it declares (or None).
@@ -316,8 +318,8 @@ class Setup:
     rng: np.random.Generator
 
 
-def prepare(learner: Any, X, y, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]], epsilon: float,
-            delta: float, mechanism: str | None, fit_params: Mapping[str, Any] | None,
+def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
+            epsilon: float, delta: float, mechanism: str | None, fit_params: Mapping[str, Any] | None,
             accountant: Any, random_state: RandomState) -> tuple[Setup, Any, np.ndarray]:
     """Check everything that reads no private value (grid, budget, shapes, fit arguments, accountant, each
     candidate's capability and relation) and X finite; returns the setup and (X, y) as arrays."""

@@ -198,7 +198,7 @@ def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[Priv
     return plan.run_epsilon, Fraction(plan.score_epsilon), plan.curves, plan.epsilon
 
 
-def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
+def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
         mean_runs: float | None, held_out: float, source: IntegerSource) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
     if not 0 < held_out < 1:

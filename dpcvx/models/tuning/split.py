@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +101,7 @@ def select_exponential(mistakes: Sequence[float], epsilon: float, rng: np.random
     return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, MISTAKE_SENSITIVITY, rng)
 
 
-def run(setup: Setup, X, y, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
+def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
     """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget, data and learners)."""
     epsilon, delta, keywords, learners, candidates = (setup.epsilon, setup.delta, setup.keywords,
                                                       setup.learners, setup.candidates)
