@@ -102,7 +102,7 @@ def tune(
         before the fit (PrivateERM with mechanism="output"; the others raise
         AssumptionError before any charge): every fit gets (e_run, delta), e_run
         found by bisection so that Theorem 2 in its Renyi form, converted at delta,
-        is at most epsilon (docs/theory.md, section 25).
+        is at most epsilon (docs/theory.md, section 26).
     fit_params : dict, optional
         Further keyword arguments for every fit.
     accountant : PrivacyAccountant, optional

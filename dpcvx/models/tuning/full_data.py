@@ -73,7 +73,7 @@ THEOREM_RENYI = ("Theorem 2 of Papernot and Steinke (ICLR 2022) in its Renyi for
                  "Renyi curve the pointwise maximum of the candidates' curves (claimed before the fits from public "
                  "inputs, checked after each fit) and the discrete Laplace score's (coin partition, joint "
                  "quasi-convexity of the Renyi divergence), converted to (epsilon, delta) by Balle et al. 2020, "
-                 "Theorem 21 (docs/theory.md, section 25)")
+                 "Theorem 21 (docs/theory.md, section 26)")
 # E[K] = 4 m by default: with geometric K a given candidate is never tried with probability
 # (m - 1) / (5 m - 1) < 1/5 (:func:`dpcvx.privacy.stopping.miss_probability`), at 4 m expected fits.
 RUNS_PER_CANDIDATE = 4

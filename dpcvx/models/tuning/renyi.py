@@ -3,7 +3,7 @@
 With delta > 0 the pure bound (2 + eta) e_Q of random stopping does not apply (a Gaussian run is not pure
 DP). Theorem 2 of Papernot and Steinke (ICLR 2022) takes the run's Renyi curve instead
 (:func:`dpcvx.privacy.stopping.stopping_rdp`), and the result is converted to (epsilon, delta)
-(:func:`dpcvx.privacy.privacy_curve.rdp_to_epsilon`). Proof: docs/theory.md, section 25.
+(:func:`dpcvx.privacy.privacy_curve.rdp_to_epsilon`). Proof: docs/theory.md, section 26.
 
 **The run's curve, before any fit.** One run Q fits a candidate on the coin-chosen training part and
 scores it by an exact discrete-Laplace count on the held-out part. Conditioned on the coins and on the
