@@ -70,9 +70,10 @@ def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Ma
     mechanism = fit_params.get("mechanism", "objective")
     if mechanism != "output":
         raise AssumptionError(
-            "procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit; the Gaussian "
-            "objective perturbation records only an (epsilon, delta) point (its objective share has no Renyi "
-            "curve). Nothing was charged. Use mechanism='output', delta=0, or procedure='split'")
+            f"procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit, and mechanism="
+            f"{mechanism!r} has none: the Gaussian objective perturbation records only an (epsilon, delta) point "
+            "(its objective share has no Renyi curve). Nothing was charged. Use mechanism='output', delta=0, "
+            "or procedure='split'")
     if candidate.float_safe:
         raise AssumptionError(
             "procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit; the float-safe "
@@ -113,14 +114,13 @@ def run_rdp(curves: Sequence[PrivacyCurve], score: float, orders: np.ndarray = R
 @dataclass(frozen=True)
 class RenyiBudget:
     """The public plan of a delta > 0 selection: each fit's (``run_epsilon``, ``run_delta``), the score's
-    ``score_epsilon``, the candidates' claimed curves and the proved total (``epsilon``, ``delta``)."""
+    ``score_epsilon``, the candidates' claimed curves and the proved total ``epsilon`` at ``run_delta``."""
 
     run_epsilon: float
     run_delta: float
     score_epsilon: float
     curves: tuple[PrivacyCurve, ...]
     epsilon: float
-    delta: float
 
 
 def plan_at(learners: Sequence[Any], fit_params: Mapping[str, Any], rule: StoppingRule, run_epsilon: float,
@@ -130,7 +130,7 @@ def plan_at(learners: Sequence[Any], fit_params: Mapping[str, Any], rule: Stoppi
     curves = tuple(candidate_curve(learner, run_epsilon, delta, fit_params) for learner in learners)
     score = score_epsilon(candidates_rdp(curves))
     total = stopping_epsilon(run_rdp(curves, score), rule, delta)
-    return RenyiBudget(run_epsilon, delta, score, curves, total, delta)
+    return RenyiBudget(run_epsilon, delta, score, curves, total)
 
 
 def calibrate_runs(learners: Sequence[Any], fit_params: Mapping[str, Any], rule: StoppingRule, epsilon: float,
