@@ -28,8 +28,8 @@ of the grid, with the best lambda' of the same grid,
 valid for every pair of orders (the theorem holds for each pair, so for the best one). :func:`stopping_epsilon`
 converts it at delta with the library's one conversion
 (:func:`dpcvx.privacy.privacy_curve.rdp_to_epsilon`) and rounds up. Orders above the grid's largest (1024) are
-not used, so for a pure e_Q-DP run the result is at least the (2 + eta) e_Q of the limit (docs/theory.md,
-section 26).
+not used; for a pure e_Q-DP run the result tends to (2 + eta) e_Q as the orders grow, and is compared with
+that pure bound in docs/theory.md, section 26.
 
 **Exactness.** K is drawn from its law exactly: eta is a positive integer and gamma a rational, and K is
 the sum of eta geometric counts, each a run of exact Bernoulli(1 - gamma) draws from an
