@@ -46,6 +46,7 @@ from ...privacy.gaussian import analytic_gaussian_sigma
 from ...privacy.privacy_curve import EPSILON_DELTA, RDP_ORDERS, CurvePart, PrivacyCurve
 from ...privacy.stopping import StoppingRule, stopping_epsilon
 from ...rounding import round_down
+from ...verification.verdict import Mechanism
 from ..erm import PrivateERM
 
 __all__ = ["candidate_curve", "candidates_rdp", "run_rdp", "score_epsilon", "RenyiBudget", "calibrate_runs",
@@ -67,11 +68,11 @@ def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Ma
             f"procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit, and {name} "
             "states only an (epsilon, delta) point, after its fit. Nothing was charged. Use "
             "dpcvx.PrivateERM with mechanism='output' (the analytic Gaussian), delta=0, or procedure='split'")
-    mechanism = fit_params.get("mechanism", "objective")
-    if mechanism != "output":
+    mechanism = Mechanism.of(fit_params.get("mechanism", Mechanism.OBJECTIVE))
+    if mechanism is not Mechanism.OUTPUT:
         raise AssumptionError(
             f"procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit, and mechanism="
-            f"{mechanism!r} has none: the Gaussian objective perturbation records only an (epsilon, delta) point "
+            f"{mechanism.value!r} has none: the Gaussian objective perturbation records only an (epsilon, delta) point "
             "(its objective share has no Renyi curve). Nothing was charged. Use mechanism='output', delta=0, "
             "or procedure='split'")
     if candidate.float_safe:
