@@ -50,7 +50,7 @@ def secrets_and_calibration(task, delta):
     secrets = []
     for data, labels in ((X, y), (X2, y2)):
         model, _, _, _, calibration = learner._check(data, labels, Z, budget)
-        secrets.append(learner._solve(model).predict(Z))
+        secrets.append(learner.solve_curator_model(model).predict(Z))
     assert np.all(secrets[0] != secrets[1])
     assert np.abs(secrets[0] - secrets[1]).sum() <= calibration.base.l1_sensitivity
     return secrets, calibration
