@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sparse
 from scipy.linalg.blas import dsyrk, ssyrk
 
+from ..data.blocks import elementwise
 from ..data.rows import Matrix
 from ..verification.regularizer import Quadratic
 from ..verification.verifier import LossDerivatives
@@ -129,11 +130,15 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         n = self.n
         return (
-            float(np.sum(self.loss.value(z)))
+            self._loss_total(z)
             + n * self.lam * self.regularizer.value(w)
             + float(self.noise @ w)
             + 0.5 * n * self.extra_reg * float(w @ w)
         )
+
+    def _loss_total(self, z: np.ndarray) -> float:
+        """sum_i l(z_i)."""
+        return float(np.sum(self.loss.value(z)))
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
@@ -178,12 +183,16 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         if subsample and self.can_subsample:
             rows, sampled = self._sampled_rows()
-            curvature = np.maximum(self.loss.second(z[rows]), 0.0) * (self.n / rows.size)
+            curvature = np.maximum(self.loss.second(self._sampled_margins(w, z, rows)), 0.0) * (self.n / rows.size)
             H = self._gram(sampled, curvature, single=self._dense)
         else:
             curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
             H = self._gram(None, curvature, single)
         return self._regularized(H)
+
+    def _sampled_margins(self, w: np.ndarray, z: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The margins of the Hessian subsample's rows."""
+        return z[rows]
 
     def _regularized(self, H: np.ndarray) -> np.ndarray:
         """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
@@ -224,7 +233,7 @@ class PerturbedObjective:
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
         if self._curvature is None or self._curvature[0] is not z:
-            self._curvature = (z, self.loss.second(z))
+            self._curvature = (z, elementwise(self.loss.second, z))
         return self._curvature[1]
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
