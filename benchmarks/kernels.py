@@ -368,7 +368,7 @@ def run_tuned(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, rff_specs,
                 learner = TDDL("poly", degree=DEGREE, offset=OFFSET, input_bound=INPUT_BOUND, loss=LOSS,
                                lam=lams[0])
                 result = dpcvx.tune(learner, X, y, {"lam": lams}, epsilon=eps, delta=DELTA,
-                                    fit_params={"Z": Z}, random_state=tune_seed, verbose=False)
+                                    fit_params={"Z": Z}, random_state=tune_seed, verbose=False, procedure="split")
                 return result.model.score(X_eval, y_eval), selected(result)
             rec.run("tddl_gaussian_tuned", None, eps, tddl)
 
@@ -377,7 +377,7 @@ def run_tuned(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, rff_specs,
         def linear(eps=eps, tune_seed=linear_seed):
             learner = dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), data_norm=INPUT_BOUND)
             result = dpcvx.tune(learner, X, y, {"lam": lams}, epsilon=eps, mechanism="objective",
-                                random_state=tune_seed, verbose=False)
+                                random_state=tune_seed, verbose=False, procedure="split")
             return result.model.score(X_eval, y_eval), selected(result)
         rec.run("linear_objective_tuned", None, eps, linear)
 
@@ -389,7 +389,7 @@ def run_tuned(rec: Recorder, X, y, Z, X_eval, y_eval, lams, epsilons, rff_specs,
                     for ri, (gamma, components) in enumerate(rff_specs) for lam in lams]
             learner = dpcvx.PrivateERM(loss=dpcvx.losses.logistic())
             result = dpcvx.tune(learner, X, y, grid, epsilon=eps, mechanism="objective",
-                                random_state=tune_seed, verbose=False)
+                                random_state=tune_seed, verbose=False, procedure="split")
             return result.model.score(X_eval, y_eval), selected(result)
         rec.run("rff_objective_tuned", None, eps, rff)
 

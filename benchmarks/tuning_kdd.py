@@ -54,7 +54,7 @@ def private_tuning_error(X, y, X_test, y_test, epsilon, rng) -> tuple[float, flo
     """(test error, selected Lam) of Algorithm 4 with objective perturbation."""
     learner = PrivateERM(loss=losses.logistic(), data_norm=1.0)
     result = tune(learner, X, y, {"lam": list(LAMS)}, epsilon, mechanism="objective",
-                  random_state=rng, verbose=False)
+                  random_state=rng, verbose=False, procedure="split")
     return 1.0 - result.model.score(X_test, y_test), result.params["lam"]
 
 

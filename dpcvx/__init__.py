@@ -54,7 +54,7 @@ _LOCATIONS = {
     "PrivateERM": "models.erm", "TDDL": "models.tddl", "ConstrainedLeastSquares": "models.tddl",
     "PINP": "models.pinp", "TDIL": "models.tdil", "RandomFourierFeatures": "data.kernels",
     "tune": "models.tuning", "TuningResult": "models.tuning", "TuningCertificate": "models.tuning",
-    "BudgetInConstructor": "models.tuning",
+    "BudgetInConstructor": "models.tuning", "fit_private_norm": "models.private_norm",
     "PrivateModel": "release.model", "LinearModel": "release.model", "ReleaseCertificate": "release.model",
     "KernelPredictor": "release.kernel_model", "save": "release.serialization", "load": "release.serialization",
     "Dataset": "data.datasets", "load_adult": "data.datasets", "load_kdd": "data.datasets",
@@ -95,6 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .models.linear_regression import PrivateLinearRegression  # noqa: F401
     from .models.multiclass import PrivateMulticlassERM  # noqa: F401
     from .models.pinp import PINP  # noqa: F401
+    from .models.private_norm import fit_private_norm  # noqa: F401
     from .models.tddl import TDDL, ConstrainedLeastSquares  # noqa: F401
     from .models.tdil import TDIL  # noqa: F401
     from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune  # noqa: F401
@@ -190,6 +191,7 @@ __all__ = [
     "RandomFourierFeatures",
     # tuning, accounting, auditing
     "tune",
+    "fit_private_norm",
     "PrivacyAccountant",
     "Neighbours",
     "audit",

@@ -32,7 +32,7 @@ number raises :class:`InputTypeError`, also a TypeError). ``predict`` refuses X
 with another number of features (or other DataFrame column names) than the
 fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
 except the checks that train on labels other than ``classes``
-(tests/test_sklearn_conformance.py lists them).
+(tests/models/test_sklearn_conformance.py lists them).
 
 scikit-learn's ``C`` and dpcvx's ``lam``: scikit-learn minimises
 ``C * sum_i l(y_i w^T x_i) + 0.5 ||w||^2``; dpcvx minimises the average
@@ -106,7 +106,7 @@ from .noise_warning import (
 )
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
-from .release.model import PrivateModel
+from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
 from .validation import check_choice, check_classes, check_public_classes, fraction, outside_labels, refuse_weights
 from .verification.verifier import Loss, Regularizer
@@ -314,7 +314,21 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""
         certificate = (model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel)
                        else model.certificate)
-        warn_if_noise_dominates(type(self).__name__, certificate, loss_at_zero(self._private_erm().loss))
+        warn_if_noise_dominates(type(self).__name__, certificate, loss_at_zero(self._private_erm().loss),
+                                lam_advice=lambda: self._lam_advice(certificate))
+
+    def _lam_advice(self, certificate: ReleaseCertificate) -> str:
+        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25)."""
+        if isinstance(self.lam, str):
+            return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
+        constants, calibration = certificate.constants, certificate.calibration
+        width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
+        choice = self._private_erm().choose_lam(
+            int(constants["n"]), width, certificate.epsilon, certificate.mechanism, delta=certificate.delta,
+            neighbours=str(calibration.get("neighbours", "replace-one")),
+            split=str(calibration.get("split", "max")))
+        return (f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, "
+                "docs/theory.md section 25")
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:
@@ -381,11 +395,17 @@ class DPERMClassifier(_PrivateLinearClassifier):
     mechanism : {"objective", "output"}, default "objective"
         Objective perturbation (Algorithm 2) or output perturbation
         (Algorithm 1); see docs/mechanisms.md.
-    lam : float, default 1e-3
+    lam : float or "auto", default "auto"
         Regularization weight Lam of J(w) = (1/n) sum l + Lam N(w), the average
-        loss. scikit-learn's ``C`` (objective C sum l + 0.5 ||w||^2) corresponds
-        to ``lam = 1 / (C n)``: ``C=1`` on 10,000 rows is ``lam=1e-4``. A lam too
-        small for epsilon, n and d gives a :class:`NoiseDominatesWarning`.
+        loss. "auto" chooses it at each fit by the public rule of
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 25) from n,
+        epsilon, delta, the mechanism, the verified constants and the number of
+        columns of X (public: the width is part of the declared schema, never a
+        statistic of the values); it costs no privacy and the certificate
+        records it (``certificate_.lam_rule``). scikit-learn's ``C`` (objective
+        C sum l + 0.5 ||w||^2) corresponds to ``lam = 1 / (C n)``: ``C=1`` on
+        10,000 rows is ``lam=1e-4``. A lam too small for epsilon, n and d gives
+        a :class:`NoiseDominatesWarning`.
     data_norm : float, default 1.0
         Public bound R on ||x||; rows beyond it are scaled onto it (``clip``).
         Never taken from the data: scale features by public bounds first
@@ -395,7 +415,12 @@ class DPERMClassifier(_PrivateLinearClassifier):
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling``; it lies inside the
         norm bound, the regularizer and the noise (R grows to sqrt(R^2 + s^2)).
-    intercept_scaling : float, default 1.0
+    intercept_scaling : float or "auto", default "auto"
+        The constant s. "auto": s = sqrt(R B0 / W) (0.61 R by default), the value
+        that minimises the bound of ``lam="auto"`` for an intercept of public
+        prior |b| <= B0 = log 19 (:func:`dpcvx.privacy.lam_rule.intercept_scaling`,
+        docs/theory.md, section 25.7); 1.0 before. Measured on Adult: lower
+        error than 1.0 at eps 0.1 and 1 (benchmarks/results/intercept_options*.md).
     classes : pair or sequence, default (0, 1)
         The public (negative, positive) labels; never inferred from y.
         PrivateERM, the mathematical layer, defaults to (-1, 1); the
@@ -451,8 +476,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
-                 delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3, data_norm: float = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto", data_norm: float = 1.0,
+                 fit_intercept: bool = True, intercept_scaling: float | str = "auto",
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None):
@@ -504,9 +529,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     corresponds to ``lam = 1 / (C n)``.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective", lam: float = 1e-3,
-                 data_norm: float = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
+                 lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
+                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None):
@@ -568,8 +593,8 @@ class DPHuberSVM(_PrivateLinearClassifier):
     """
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
-                 lam: float = 1e-3, data_norm: float = 1.0, fit_intercept: bool = True,
-                 intercept_scaling: float = 1.0, classes: tuple[Any, Any] = (0, 1), split: str = "max",
+                 lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
+                 intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None):
         self.h = h

@@ -6,14 +6,15 @@ release with public scales of the signal, computed from the release certificate
 (epsilon, n, d, lam and the verified L, m, R), never from the data or the fitted
 weights; docs/theory.md, section 21, gives the two rules. The warning points at the
 user's line (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's
-wrappers. Its advice on lam is neutral ("see lam='auto'"): the choice of lam has its
-own documented rule.
+wrappers. Its advice on lam points at lam='auto', the documented public rule
+(docs/theory.md, section 25); the classifiers also name the value that rule gives.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 
 import cvxpy as cp
 
@@ -108,7 +109,8 @@ MARGIN_SCALE = 1.0
 
 
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
-                            prediction_scale: float = MARGIN_SCALE) -> None:
+                            prediction_scale: float = MARGIN_SCALE,
+                            lam_advice: Callable[[], str] | None = None) -> None:
     """Warn :class:`NoiseDominatesWarning` when a release is mostly noise, from public quantities only.
 
     * weights (either mechanism): the expected noise norm E||b|| against the largest norm the
@@ -124,8 +126,9 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
       what a useful model needs.
 
     Either ratio above ``NOISE_RATIO_LIMIT`` warns. The fitted weights and the data are never
-    looked at. The warning points at the user's line (:func:`dpcvx.exceptions.user_stacklevel`),
-    also through scikit-learn's wrappers.
+    looked at. ``lam_advice`` (called only when the warning fires) names the value of the public
+    rule ``lam="auto"`` (docs/theory.md, section 25). The warning points at the user's line
+    (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's wrappers.
     """
     noise, bound = noise_to_signal(certificate, loss_at_zero)
     ratio = noise / bound
@@ -143,6 +146,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         f"{owner}: the model is mostly noise: {shown}. This compares public quantities only "
         f"(epsilon={certificate.epsilon:g}, n={int(constants['n'])}, d={int(constants['d'])} with the intercept, "
         f"lam={float(constants['lam']):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
-        "number of rows, use fewer features, or choose lam by its documented rule (see lam='auto')",
+        "number of rows, use fewer features, or choose lam by its documented rule (see lam='auto'"
+        + ("" if lam_advice is None else f": {lam_advice()}") + ")",
         NoiseDominatesWarning, stacklevel=user_stacklevel(),
     )

@@ -130,14 +130,15 @@ class DPLinearRegression(_PrivateRegressor):
     fit_intercept : default True (a constant feature inside the norm bound).
     mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
         least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
-        KST12; replace-one neighbours; ``lam`` is then the ridge of the objective).
+        KST12; replace-one neighbours; ``lam`` is then the ridge of the objective, a number or
+        "auto": the public rule of docs/theory.md, section 25, with W the ball's radius).
     weight_bound : the public radius W of the ball (required by mechanism="objective").
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
     random_state : None (fresh OS entropy) or an int seed for experiments.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float = 0.0, data_norm: float = 1.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0, data_norm: float = 1.0,
                  label_bound: float = 1.0, fit_intercept: bool = True, mechanism: str = "auto",
                  weight_bound: float | None = None, neighbours: str = "replace-one", clip: bool = True,
                  random_state: Any = None) -> None:
@@ -162,6 +163,9 @@ class DPLinearRegression(_PrivateRegressor):
         if pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "
                              f"mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}")
+        if isinstance(self.lam, str):
+            raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
+                             "chooses its own ridge: pass a number for its extra ridge (default 0)")
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=self.lam,
                                           fit_intercept=self.fit_intercept, clip=self.clip)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
@@ -175,8 +179,9 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         radius = positive("weight_bound", self.weight_bound)
-        if not self.lam > 0:
-            raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, got lam={self.lam!r}")
+        if not (self.lam == "auto" or isinstance(self.lam, (int, float)) and self.lam > 0):
+            raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
+                             f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius])

@@ -24,6 +24,10 @@ Exact (sympy) numbers become doubles under the same directions in
 side), and the interval arithmetic of :mod:`dpcvx.verification.validated`
 rounds each end outward, which is this policy applied to both ends. No other
 module rounds a proof constant.
+
+Error-free transformations (:func:`two_sum`, :func:`two_product`) return a sum or product of two
+doubles together with its exact rounding error, so that an error bound can be carried without
+loss (Knuth, TAOCP vol. 2, 4.2.2; Dekker 1971; Ogita, Rump and Oishi 2005).
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["ROUNDING", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down", "next_up", "sum_down", "bound_up"]
+__all__ = ["ROUNDING", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down", "next_up", "sum_down", "bound_up",
+           "two_sum", "two_product"]
 
 ROUNDING = 1e-12
 EPS = float(np.finfo(float).eps)  # 2u: one rounding has relative error <= EPS / 2
@@ -72,3 +77,25 @@ def sum_down(values: Iterable[float]) -> float:
 def bound_up(bound: Bound) -> Bound:
     """A computed error bound (>= 0, float or array) enlarged to cover its own rounding and underflow."""
     return bound * (1 + 4 * EPS) + UNDERFLOW
+
+
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(fl(a + b), exact rounding error) elementwise (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(high, low) with a = high + low exactly, each half of the significand (Veltkamp's splitting)."""
+    c = 134217729.0 * a
+    high = c - (c - a)
+    return high, a - high
+
+
+def two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(fl(a * b), exact rounding error) elementwise (Dekker's TwoProduct; no overflow assumed)."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl

@@ -28,9 +28,10 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
 from ..exceptions import ClippingWarning, InputError
@@ -40,6 +41,7 @@ from ..validation import positive
 
 __all__ = [
     "Kernel",
+    "KernelSpec",
     "LinearKernel",
     "PolynomialKernel",
     "RBFKernel",
@@ -54,7 +56,7 @@ __all__ = [
 ]
 
 
-def as_rows(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
+def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None) -> np.ndarray:
     """X as a finite 2-D float array (one row per point); a typed error otherwise."""
     try:
         array = np.asarray(X, dtype=float)
@@ -103,12 +105,12 @@ class Kernel(ABC):
             "TDIL needs a kernel on a ball of R^d (linear, poly, rbf or laplacian)"
         )
 
-    def __call__(self, X, Y=None) -> np.ndarray:
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> np.ndarray:
         X = as_rows(X)
         return self.gram(X, X if Y is None else as_rows(Y, "Y", X.shape[1]))
 
 
-def _input_bound(value) -> float:
+def _input_bound(value: float | None) -> float:
     if value is None:
         raise InputError(
             "this kernel needs input_bound, a public bound B on ||x||_2 (for example 1.0 after "
@@ -117,7 +119,7 @@ def _input_bound(value) -> float:
     return positive("input_bound", value)
 
 
-def _feature_bound(value) -> float:
+def _feature_bound(value: float | None) -> float:
     if value is None:
         raise InputError(
             "a callable kernel needs feature_bound, a public bound R_phi on sqrt(k(x, x)) over "
@@ -133,23 +135,23 @@ class LinearKernel(Kernel):
     input_bound: float
     name: ClassVar[str] = "linear"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
 
-    def gram(self, X, Y):
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return X @ Y.T
 
-    def diagonal(self, X):
+    def diagonal(self, X: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->i", X, X)
 
     @property
     def feature_bound(self) -> float:
         return self.input_bound
 
-    def feature_distance(self, radius, distance):
+    def feature_distance(self, radius: float, distance: float) -> float:
         return float(distance)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.name, "input_bound": self.input_bound}
 
 
@@ -165,7 +167,7 @@ class PolynomialKernel(Kernel):
     offset: float = 1.0
     name: ClassVar[str] = "poly"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         degree = self.degree
         if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
             raise InputError(f"degree must be a positive integer, got {degree!r}")
@@ -176,17 +178,17 @@ class PolynomialKernel(Kernel):
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
 
-    def gram(self, X, Y):
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return (X @ Y.T + self.offset) ** self.degree
 
-    def diagonal(self, X):
+    def diagonal(self, X: np.ndarray) -> np.ndarray:
         return (np.einsum("ij,ij->i", X, X) + self.offset) ** self.degree
 
     @property
     def feature_bound(self) -> float:
         return (self.input_bound**2 + self.offset) ** (self.degree / 2)
 
-    def feature_distance(self, radius, distance):
+    def feature_distance(self, radius: float, distance: float) -> float:
         # Lipschitz constant of phi on the ball: the Jacobian satisfies
         # ||D phi(x) h||^2 = p (|x|^2 + c)^(p-1) |h|^2 + p (p-1) (|x|^2 + c)^(p-2) <x, h>^2.
         p, c, r2 = self.degree, self.offset, float(radius) ** 2
@@ -195,7 +197,7 @@ class PolynomialKernel(Kernel):
         lipschitz = math.sqrt(p * (r2 + c) ** (p - 2) * (p * r2 + c))
         return lipschitz * float(distance)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.name, "degree": self.degree, "input_bound": self.input_bound,
                 "offset": self.offset}
 
@@ -211,17 +213,17 @@ class _StationaryKernel(Kernel):
     def __post_init__(self) -> None:
         object.__setattr__(self, "gamma", positive("gamma", self.gamma))
 
-    def gram(self, X, Y):
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return np.exp(-self.gamma * cdist(X, Y, self.metric))
 
-    def diagonal(self, X):
+    def diagonal(self, X: np.ndarray) -> np.ndarray:
         return np.ones(X.shape[0])
 
     @property
     def feature_bound(self) -> float:
         return 1.0
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.name, "gamma": self.gamma}
 
 
@@ -232,7 +234,7 @@ class RBFKernel(_StationaryKernel):
     name: ClassVar[str] = "rbf"
     metric: ClassVar[str] = "sqeuclidean"
 
-    def feature_distance(self, radius, distance):
+    def feature_distance(self, radius: float, distance: float) -> float:
         # ||phi(x) - phi(x')||^2 = 2 - 2 exp(-gamma ||x - x'||^2), increasing in the distance.
         return math.sqrt(-2 * math.expm1(-self.gamma * float(distance) ** 2))
 
@@ -244,7 +246,7 @@ class LaplacianKernel(_StationaryKernel):
     name: ClassVar[str] = "laplacian"
     metric: ClassVar[str] = "cityblock"
 
-    def feature_distance(self, radius, distance):
+    def feature_distance(self, radius: float, distance: float) -> float:
         raise InputError(
             "the laplacian kernel's feature map is not Lipschitz (||phi(x) - phi(x')||^2 = "
             "2 - 2 exp(-gamma ||x - x'||_1) grows like the square root of the distance), so TDIL's "
@@ -265,12 +267,12 @@ class CallableKernel(Kernel):
     bound: float
     name: ClassVar[str] = "callable"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not callable(self.function):
             raise InputError("kernel must be a string, a dpcvx Kernel or a callable (X, Y) -> Gram")
         object.__setattr__(self, "bound", _feature_bound(self.bound))
 
-    def gram(self, X, Y):
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         try:
             matrix = np.asarray(self.function(X, Y), dtype=float)
         except Exception as error:
@@ -283,14 +285,14 @@ class CallableKernel(Kernel):
             )
         return matrix
 
-    def diagonal(self, X):
+    def diagonal(self, X: np.ndarray) -> np.ndarray:
         return np.array([self.gram(row[None], row[None])[0, 0] for row in X])
 
     @property
     def feature_bound(self) -> float:
         return self.bound
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         raise InputError(
             "a model with a callable kernel cannot be saved as data (loading it would need code); "
             "use one of the named kernels 'linear', 'poly', 'rbf', 'laplacian' to save models"
@@ -298,9 +300,12 @@ class CallableKernel(Kernel):
 
 
 KERNELS = ("linear", "poly", "rbf", "laplacian")
+# What a learner takes as its kernel: a name of KERNELS, a Kernel, or a callable (X, Y) -> Gram matrix.
+KernelSpec = str | Kernel | Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def make_kernel(kernel="rbf", *, gamma: float | None = None, degree: int = 3, offset: float = 1.0,
+def make_kernel(kernel: KernelSpec = "rbf", *,
+                gamma: float | None = None, degree: int = 3, offset: float = 1.0,
                 input_bound: float | None = None, feature_bound: float | None = None) -> Kernel:
     """Build a kernel from a name ("linear", "poly", "rbf", "laplacian"), a Kernel or a callable.
 
@@ -429,7 +434,7 @@ class RandomFourierFeatures:
         """The kernel this map approximates."""
         return RBFKernel(self.gamma) if self.kernel == "rbf" else LaplacianKernel(self.gamma)
 
-    def fit(self, X, y=None) -> RandomFourierFeatures:
+    def fit(self, X: ArrayLike, y: object = None) -> RandomFourierFeatures:
         """Draw the parameters for X's input dimension (the only thing read from X)."""
         X = as_rows(X)
         if self.frequencies is None:
@@ -438,7 +443,7 @@ class RandomFourierFeatures:
             raise InputError(f"X has {X.shape[1]} features, the map was drawn for {self.n_features}")
         return self
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """v(X), one row per point, shape (rows, n_components); draws the parameters if needed."""
         X = as_rows(X)
         self.fit(X)
@@ -450,7 +455,7 @@ class RandomFourierFeatures:
             raise InputError("the map has no parameters yet: call fit(X) or pass n_features")
         return self.frequencies, self.phases
 
-    def fit_transform(self, X, y=None) -> np.ndarray:
+    def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         return self.transform(X)
 
     def to_dict(self) -> dict:

@@ -20,6 +20,7 @@ keep the public bound R_phi, so every sensitivity argument that needs
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
 from ..privacy.kernel_calibrate import gram_spectrum, numerical_range
@@ -41,7 +42,7 @@ def symmetric_gram(kernel: Kernel, rows: np.ndarray) -> np.ndarray:
 class NystromFeatures:
     """x -> psi(x), the coordinates of P phi(x) in an orthonormal basis of span phi(Z)."""
 
-    def __init__(self, kernel: Kernel, landmarks) -> None:
+    def __init__(self, kernel: Kernel, landmarks: ArrayLike) -> None:
         self.kernel = kernel
         self.landmarks = as_rows(landmarks, "Z")
         eigenvalues, vectors = gram_spectrum(symmetric_gram(kernel, self.landmarks))
@@ -55,7 +56,7 @@ class NystromFeatures:
         """r, the dimension of the numerical range of K_Z."""
         return int(self._projection.shape[1])
 
-    def transform(self, X, scaling: np.ndarray | None = None) -> np.ndarray:
+    def transform(self, X: ArrayLike, scaling: np.ndarray | None = None) -> np.ndarray:
         """The n x r matrix of psi(x_i), row i times ``scaling[i]`` when given.
 
         With ``scaling`` (the factors that enforce ||s_i phi(x_i)|| <= R_phi,

@@ -57,6 +57,7 @@ from ..privacy.float_safe import (
     float_safe_guarantee,
     perturb_release,
 )
+from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
 from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
@@ -122,6 +123,7 @@ class _Prepared(NamedTuple):
     rng: np.random.Generator
     source: IntegerSource
     classes: tuple[Any, Any] | None
+    lam_rule: LamChoice | None
 
 
 class PrivateERM:
@@ -140,14 +142,25 @@ class PrivateERM:
     loss : callable z -> CVXPY expression, default ``dpcvx.losses.logistic()``
         Margin loss l(z), z = y w^T x.
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
-    lam : float
-        Regularization weight Lam > 0.
+    lam : float or "auto"
+        Regularization weight Lam > 0, or "auto": the public rule of
+        :mod:`dpcvx.privacy.lam_rule` (docs/theory.md, section 25) chooses it at
+        each fit from n (n_public under add/remove), the number of columns d (a
+        public part of the schema, never a statistic of the values), epsilon,
+        delta, the mechanism, the neighbour relation, the verified L, c, m, R
+        and ``comparator_norm``; it costs no privacy, and the certificate
+        records the rule and the value (``certificate.lam_rule``; the value is
+        also ``certificate.constants["lam"]``).
     data_norm : float
         Public bound R on ||x||; never taken from the data. Not needed when a
         ``feature_map`` supplies its own ``norm_bound``.
     fit_intercept : bool
         Append a constant feature ``intercept_scaling`` (inside the norm bound,
         the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
+    intercept_scaling : float or "auto"
+        The constant s (default 1.0). "auto": s = sqrt(R B0 / W) from the public
+        intercept prior B0 and the comparator norm W
+        (:func:`dpcvx.privacy.lam_rule.intercept_scaling`; docs/theory.md, section 25.7).
     clip : bool
         Rows with ||x|| > R are scaled onto the bound (True, with a
         :class:`~dpcvx.exceptions.ClippingWarning`) or refused (False).
@@ -156,6 +169,10 @@ class PrivateERM:
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
         :class:`dpcvx.data.kernels.RandomFourierFeatures`.
+    comparator_norm : float, optional
+        The public prior W on ||w*|| that ``lam="auto"`` weighs the bias Lam W^2 / 2
+        with; default the radius of a constraint ball, else
+        ``COMPARATOR_SCALE / R`` (:func:`dpcvx.privacy.lam_rule.default_comparator_norm`).
     constraints : callable w -> list of CVXPY constraints, optional
         A public closed convex set C the weights are restricted to (KST12):
         ``lambda w: [cp.norm(w, 2) <= 6]`` (a ball) or bounds such as
@@ -248,11 +265,12 @@ class PrivateERM:
         self,
         loss: Loss | str | None = None,
         regularizer: Regularizer | None = None,
-        lam: float = 1e-3,
+        lam: float | str = 1e-3,
         data_norm: float | None = None,
         *,
+        comparator_norm: float | None = None,
         fit_intercept: bool = False,
-        intercept_scaling: float = 1.0,
+        intercept_scaling: float | str = 1.0,
         clip: bool = True,
         classes: tuple[Any, Any] = (-1, 1),
         feature_map: Any = None,
@@ -274,6 +292,7 @@ class PrivateERM:
             losses.from_spec(loss) if isinstance(loss, str) else loss)
         self.regularizer = default_regularizer if regularizer is None else regularizer
         self.lam = lam
+        self.comparator_norm = comparator_norm
         self.data_norm = data_norm
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -334,13 +353,22 @@ class PrivateERM:
                 "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
                 "scaling features by public bounds). It is never taken from the data"
             )
+        elif isinstance(self.data_norm, str):
+            raise InputError(f"data_norm={self.data_norm!r} is not a number. For a private bound (data_norm="
+                             "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
+                             "buys R with a stated share of epsilon and states the total. Nothing was charged")
         else:
             bound = positive("data_norm", self.data_norm)
+        if isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto":
+            comparator = None if self.comparator_norm is None else positive("comparator_norm", self.comparator_norm)
+            scaling = intercept_scaling(bound, comparator)
+        else:
+            scaling = positive("intercept_scaling", self.intercept_scaling)
         return RowMap(
             norm_bound=bound,
             feature_map=self.feature_map,
             fit_intercept=bool(self.fit_intercept),
-            intercept_scaling=positive("intercept_scaling", self.intercept_scaling),
+            intercept_scaling=scaling,
         )
 
     def verify(self, dim: int | None = None, *, progress: bool = False) -> Certificate:
@@ -355,7 +383,10 @@ class PrivateERM:
         return self._verified(total, progress=progress).certificate
 
     def _check_settings(self) -> None:
-        positive("lam", self.lam)
+        if not self._auto_lam:
+            positive("lam", self.lam)
+        if self.comparator_norm is not None:
+            positive("comparator_norm", self.comparator_norm)
         for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
             check_flag(flag, getattr(self, flag))
         if not callable(self.solver):
@@ -434,15 +465,16 @@ class PrivateERM:
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float,
                gradient_tolerance: float, start: np.ndarray | None = None,
-               n: int | None = None) -> tuple[np.ndarray, SolveInfo]:
+               n: int | None = None, lam: float | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
         F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
         (default: the number of rows, as under replace-one). The solvers work on the
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
+        ``lam``: the fit's numeric Lam (the rule's under ``lam="auto"``; default ``self.lam``).
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
-        lam, extra_reg = float(self.lam) * scale, extra_reg * scale
+        lam, extra_reg = self._numeric_lam(lam) * scale, extra_reg * scale
         if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
@@ -555,20 +587,25 @@ class PrivateERM:
         return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0,
-                   neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
+                   R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
+                   lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
-        delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
+        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`.
         """
+        return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
+
+    def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
+                      R: float, split: str, delta: float = 0.0,
+                      neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
+        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
         certificate = problem.certificate
-        lam = float(self.lam)
         if delta > 0:
             L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
             if mechanism == "objective":
                 gaussian = gaussian_objective_perturbation(
                     n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R))
+                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R, lam))
                 constants = {"L": certificate.lipschitz, "c": certificate.curvature,
                              "m": certificate.strong_convexity}
                 return gaussian, constants
@@ -589,7 +626,7 @@ class PrivateERM:
             constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
         return calibration, constants
 
-    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float) -> float | None:
+    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:
         """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
 
         The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
@@ -602,7 +639,7 @@ class PrivateERM:
             return None
         analysis = problem.regularizer.analysis
         weight = 0.0 if analysis is None else analysis.nonsmooth_weight
-        return L * R / (float(self.lam) * max(weight, 1e-300))
+        return L * R / (lam * max(weight, 1e-300))
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
@@ -691,7 +728,10 @@ class PrivateERM:
         noise = draw_objective_noise(calibration, d, rng, prepared.source)
         gamma = calibration.gradient_tolerance
         assert gamma is not None  # _calibrate always passes a public tol
-        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n)
+        # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
+        # whose _solve predates lam="auto" keeps working with a numeric lam
+        chosen = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
+        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
         self._check_solution(w, info)
         w, calibration = perturb_release(calibration, w, rng, prepared.source)
@@ -713,6 +753,7 @@ class PrivateERM:
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
+            lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
         )
         coef, intercept = rows.split_weights(w)
         if self._regression:
@@ -749,9 +790,13 @@ class PrivateERM:
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._check_composite(problem)
         self._check_blocks(problem, X_mapped)
+        lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
+                                     relation) if self._auto_lam else None)
+        lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
+        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, relation)
-        constants.update({"R": rows.effective_norm_bound, "lam": float(self.lam), "n": n, "d": d})
+                                                 split, delta, relation, *chosen)
+        constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
         release: ReleaseCalibration | LatticeCalibration = calibration
         if self.float_safe:
             release = float_safe_calibration(calibration, d)
@@ -762,7 +807,59 @@ class PrivateERM:
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)
         return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
-                         start, rng, source, None if self._regression else check_classes(self.classes))
+                         start, rng, source, None if self._regression else check_classes(self.classes), lam_rule)
+
+    @property
+    def _auto_lam(self) -> bool:
+        return isinstance(self.lam, str) and self.lam == "auto"
+
+    def _numeric_lam(self, chosen: float | None) -> float:
+        """The numeric Lam of a fit: ``chosen`` (the rule's value), else the user's ``lam`` (never state on self)."""
+        if chosen is not None:
+            return float(chosen)
+        if self._auto_lam:
+            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass a "
+                             "number for lam (for a baseline at a private fit's value, its certificate.constants"
+                             "['lam'])")
+        return float(self.lam)
+
+    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+                    split: str, delta: float, neighbours: Neighbours) -> LamChoice:
+        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
+        constraint = problem.constraint_set
+        if self.comparator_norm is not None:
+            comparator = positive("comparator_norm", self.comparator_norm)
+        elif constraint is not None and constraint.kind == "ball" and constraint.radius is not None:
+            comparator = float(constraint.radius)
+        else:
+            comparator = default_comparator_norm(R)
+
+        def calibrate_at(lam: float) -> dict[str, Any]:
+            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
+            if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
+                self._check_reachable(calibration, d)
+            return calibration.to_dict()
+
+        curvature = problem.curvature if problem.certificate.curvature is not None else None
+        return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
+                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator)
+
+    def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                   neighbours: str = "replace-one", split: str = "max") -> LamChoice:
+        """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
+
+        ``d`` counts the input columns (after a feature map, before the intercept), as
+        declared by the schema. docs/theory.md, section 25.
+        """
+        check_choice("mechanism", mechanism, MECHANISMS)
+        check_choice("split", split, calibrate.SPLITS)
+        rows = self.row_map()
+        width = check_dim(d) + (1 if rows.fit_intercept else 0)
+        problem = self._verified(width)
+        delta = check_delta(delta)
+        problem.require(mechanism, delta)
+        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
+                                rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
 
     @staticmethod
     def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation

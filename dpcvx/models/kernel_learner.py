@@ -25,13 +25,14 @@ measured on the private data (the solver's iterations, time, residuals) are in
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..data.kernels import Kernel, as_rows, make_kernel
+from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
@@ -41,7 +42,7 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
 from ..validation import positive
-from ..verification.kernel_loss import KernelLoss, resolve_loss
+from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 
 __all__ = ["PrivateKernelLearner", "Diagnostics", "NOT_PRIVATE", "NEIGHBOUR_RELATION", "Budget"]
@@ -56,13 +57,13 @@ class Diagnostics(Mapping):
     and it cannot slip into a release by accident.
     """
 
-    def __init__(self, **facts):
+    def __init__(self, **facts: Any) -> None:
         self._facts = dict(facts)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         return self._facts[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._facts)
 
     def __len__(self) -> int:
@@ -126,9 +127,9 @@ class PrivateKernelLearner:
     _param_names: ClassVar[tuple[str, ...]] = (
         "kernel", "lam", "loss", "gamma", "degree", "offset", "input_bound", "feature_bound", "verbose")
 
-    def __init__(self, kernel="rbf", *, lam: float, loss="hinge", gamma: float | None = None,
+    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, loss: LossSpec = "hinge", gamma: float | None = None,
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,
-                 feature_bound: float | None = None, verbose: bool = False):
+                 feature_bound: float | None = None, verbose: bool = False) -> None:
         self.kernel = kernel
         self.lam = positive("lam", lam)
         self.loss = loss
@@ -151,7 +152,7 @@ class PrivateKernelLearner:
             self._verified = (self.loss, resolve_loss(self.loss))
         return self._verified[1]
 
-    def _check_training(self, X, y, landmarks=None) -> KernelERM:
+    def _check_training(self, X: ArrayLike, y: ArrayLike, landmarks: np.ndarray | None = None) -> KernelERM:
         """Check X, y, kernel and loss and build the Gram matrix (over span phi(landmarks) when
         PUBLIC landmarks are given); nothing is solved or charged."""
         kernel, loss = self._make_kernel(), self._verified_loss()
@@ -193,7 +194,7 @@ class PrivateKernelLearner:
         """The constructor's parameters."""
         return {name: getattr(self, name) for name in self._param_names}
 
-    def set_params(self, **params) -> PrivateKernelLearner:
+    def set_params(self, **params: Any) -> PrivateKernelLearner:
         """Set constructor parameters (as :func:`dpcvx.tune` does for each grid point); checked like
         the constructor. The budget is not a parameter: it is passed to ``fit``."""
         unknown = sorted(set(params) - set(self._param_names))
@@ -220,15 +221,15 @@ class PrivateKernelLearner:
             raise InputError(f"{type(self).__name__} is not fitted yet: call fit first")
         return self.predictor_
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Real-valued predictions of the released predictor."""
         return self._fitted().decision_function(X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels in {-1, +1}."""
         return self._fitted().predict(X)
 
-    def score(self, X, y) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on labels in {-1, +1}."""
         return self._fitted().score(X, y)
 

@@ -40,9 +40,12 @@ public, re-derived in docs/theory.md (section 9).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
 
-from ..data.kernels import as_rows, kernel_expansion
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..exceptions import BudgetExceededError, InputError, SolverError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact import IntegerSource, discrete_laplace, integer_source
@@ -50,7 +53,7 @@ from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_p
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
-from ..solvers.kernel import as_labels
+from ..solvers.kernel import KernelERM, as_labels
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
 
 __all__ = ["PINP"]
@@ -88,15 +91,15 @@ class PINP(PrivateKernelLearner):
     _param_names = PrivateKernelLearner._param_names + (
         "max_queries", "failure_probability", "max_updates")
 
-    def __init__(self, kernel="rbf", *, lam: float, max_queries: int, failure_probability: float = 0.05,
-                 max_updates: int | None = None, **options):
+    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, max_queries: int, failure_probability: float = 0.05,
+                 max_updates: int | None = None, **options: Any) -> None:
         super().__init__(kernel, lam=lam, **options)
         self.max_queries = max_queries
         self.failure_probability = failure_probability
         self.max_updates = max_updates
         self.parameters_: PINPParameters | None = None
 
-    def _check(self, X, y, budget: Budget) -> tuple:
+    def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget) -> tuple[KernelERM, PINPParameters]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         model = self._check_training(X, y)
         kernel, loss = model.kernel, model.loss
@@ -108,12 +111,12 @@ class PINP(PrivateKernelLearner):
             kernel_name=float_kernel_name(kernel), n_features=model.n_features)
         return model, parameters
 
-    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *,
+    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
                          random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
         self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
+    def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None) -> PINP:
         """Prepare to answer queries. Every input is checked first, then ``accountant``
         (optional) is charged the whole (epsilon, delta) once, then the model is solved."""
@@ -135,11 +138,13 @@ class PINP(PrivateKernelLearner):
         return self
 
     @staticmethod
-    def _check_coefficients(model, parameters: PINPParameters) -> None:
+    def _check_coefficients(model: KernelERM, parameters: PINPParameters) -> None:
         """The hypothesis of the proved evaluation error: sum_i |w_i| <= A (the KKT conditions give
         L / lam at the exact minimiser; A is twice that). Checked before any answer is drawn."""
+        weights = model._weights
+        assert weights is not None  # fit calls this on the solved model only
         if parameters.coefficient_bound > 0 and not \
-                float(np.sum(np.abs(model._weights))) <= parameters.coefficient_bound * (1 - 1e-9):
+                float(np.sum(np.abs(weights))) <= parameters.coefficient_bound * (1 - 1e-9):
             raise SolverError(
                 "the solver's representer coefficients exceed the public bound 2 L / lam on which the "
                 "floating-point error bound of PINP's answers rests; no query was answered")
@@ -171,7 +176,7 @@ class PINP(PrivateKernelLearner):
         centers = np.array(self._centers)
         return float(kernel_expansion(self._model.kernel, point, centers, np.array(self._coef))[0])
 
-    def _check_queries(self, Z, name: str) -> np.ndarray:
+    def _check_queries(self, Z: ArrayLike, name: str) -> np.ndarray:
         """Queries as rows, each with ||phi(z)|| <= R_phi (public checks, before any noise)."""
         points = as_rows(Z, name, self._model.n_features)
         kernel = self._model.kernel
@@ -185,7 +190,7 @@ class PINP(PrivateKernelLearner):
             )
         return points
 
-    def query(self, z) -> float:
+    def query(self, z: ArrayLike) -> float:
         """A private prediction of <w*, phi(z)> for one point z."""
         parameters = self._session()
         point = self._check_queries(z, "z")
@@ -216,16 +221,16 @@ class PINP(PrivateKernelLearner):
         self._answers.append(answer)
         return answer
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Answers to the rows of X, queried in order."""
         self._session()
         rows = self._check_queries(X, "X")  # every row checked before the first is answered
         return np.array([self.query(row) for row in rows])
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
 
-    def score(self, X, y) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy of the answers to the rows of X (queried in order)."""
         predictions = self.predict(X)
         return float(np.mean(predictions == as_labels(y, predictions.size)))

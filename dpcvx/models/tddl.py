@@ -29,12 +29,14 @@ by the certified approximate one through the enlarged sensitivity.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
-from ..data.kernels import as_rows
+from ..data.kernels import KernelSpec, as_rows
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.kernel_calibrate import (
@@ -50,6 +52,7 @@ from ..privacy.noise import sample_gaussian, sample_laplace
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
+from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
 
@@ -90,7 +93,7 @@ class ConstrainedLeastSquares:
     ``method`` says which one produced the last solution.
     """
 
-    def __init__(self, gram, radius: float):
+    def __init__(self, gram: ArrayLike, radius: float) -> None:
         gram = np.asarray(gram, dtype=float)
         if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or not np.all(np.isfinite(gram)):
             raise InputError(f"gram must be a finite square matrix, got shape {gram.shape}")
@@ -115,7 +118,7 @@ class ConstrainedLeastSquares:
     def rank(self) -> int:
         return self._roots.size
 
-    def solve(self, targets) -> np.ndarray:
+    def solve(self, targets: ArrayLike) -> np.ndarray:
         """The coefficients a of the constrained least-squares fit to ``targets``."""
         targets = np.asarray(targets, dtype=float)
         if targets.shape != (self._basis.shape[0],) or not np.all(np.isfinite(targets)):
@@ -233,11 +236,11 @@ class TDDL(PrivateKernelLearner):
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
     _param_names = (*PrivateKernelLearner._param_names, "span")
 
-    def __init__(self, kernel="rbf", *, lam: float, span: str = "auto", **params) -> None:
+    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, span: str = "auto", **params: Any) -> None:
         super().__init__(kernel, lam=lam, **params)
         self.span = span
 
-    def _minimiser_span(self, X) -> str:
+    def _minimiser_span(self, X: ArrayLike) -> str:
         """The public choice of subspace: from ``span`` and the public n."""
         if self.span == "auto":
             return "public" if np.shape(X)[0] > AUTO_PUBLIC_SPAN_ROWS else "training"
@@ -245,7 +248,8 @@ class TDDL(PrivateKernelLearner):
             raise InputError(f"span must be 'auto' or one of {MINIMISER_SPANS}, got {self.span!r}")
         return str(self.span)
 
-    def _check(self, X, y, Z, budget: Budget) -> tuple:
+    def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
+               ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         span = self._minimiser_span(X)
         X = as_rows(X)
@@ -261,13 +265,13 @@ class TDDL(PrivateKernelLearner):
         )
         return model, Z, radius, least_squares, calibration
 
-    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *, Z,
+    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *, Z: ArrayLike,
                          random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
         self._check(X, y, Z, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, Z, random_state: RandomState = None,
-            accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
+    def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, Z: ArrayLike,
+            random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
         with progress(3, "TDDL fit", unit="step", verbose=self.verbose) as bar:

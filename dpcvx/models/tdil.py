@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..data.kernels import LinearKernel
+from ..data.kernels import KernelSpec, LinearKernel
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
@@ -145,15 +147,16 @@ class TDIL(PrivateKernelLearner):
                "2 gamma R for the certified approximate minimiser")
     _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds")
 
-    def __init__(self, kernel="rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
-                 failure_probability: float = 0.05, rounds: int | None = None, **options):
+    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
+                 failure_probability: float = 0.05, rounds: int | None = None, **options: Any) -> None:
         super().__init__(kernel, lam=lam, input_bound=input_bound, **options)
         self.net_spacing = net_spacing
         self.failure_probability = failure_probability
         self.rounds = rounds
         self.parameters_: TDILParameters | None = None
 
-    def _check(self, X, y, budget: Budget) -> tuple:
+    def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
+               ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         radius = positive("input_bound", self.input_bound)
         model = self._check_training(X, y)
@@ -178,12 +181,12 @@ class TDIL(PrivateKernelLearner):
                                          rounds=self.rounds)
         return model, radius, net, parameters
 
-    def check_fit_inputs(self, X, y, epsilon: float = 1.0, delta: float = 0.0, *,
+    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
                          random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
         self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
 
-    def fit(self, X, y, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
+    def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the rounds run."""

@@ -121,7 +121,7 @@ class PrivacyAccountant:
     ledger: list[LedgerEntry] = field(default_factory=list)
     neighbours: Neighbours = Neighbours.REPLACE_ONE
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         budget = check_cost(self.epsilon, self.delta)
         self.epsilon, self.delta = budget.epsilon, budget.delta
         self.neighbours = Neighbours.parse(self.neighbours)
@@ -132,14 +132,14 @@ class PrivacyAccountant:
         # Re-entrant: _charge holds it while calling can_spend, spent and remaining.
         self._lock = threading.RLock()
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_lock", None)  # a lock cannot be pickled or copied; each copy gets its own
         with self._lock:
             state["ledger"] = list(self.ledger)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
 

@@ -53,8 +53,10 @@ of the proofs hold in floating point, not only in exact arithmetic.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -359,10 +361,11 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
 
 
 Calibration = OutputPerturbation | ObjectivePerturbation
+CalibrationType = TypeVar("CalibrationType", OutputPerturbation, ObjectivePerturbation)
 
 
 @contextmanager
-def _arithmetic(what: str):
+def _arithmetic(what: str) -> Iterator[None]:
     """Turn floating-point overflow and division by zero in a calibration into InputError."""
     try:
         yield
@@ -371,7 +374,7 @@ def _arithmetic(what: str):
                          f"floating point ({error}); use values of moderate size") from None
 
 
-def _finite(calibration):
+def _finite(calibration: CalibrationType) -> CalibrationType:
     """The calibration, or InputError when an extreme input made a noise scale 0, inf or NaN."""
     for key, value in calibration.to_dict().items():
         if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
@@ -394,7 +397,7 @@ def recompute(recorded: dict) -> dict:
     disagree with its stated constants can be refused by comparing the two.
     Raises InputError naming a missing or malformed input.
     """
-    def get(key):
+    def get(key: str) -> Any:  # a recorded value, checked by the calibration it is passed to
         if key not in recorded:
             raise InputError(f"calibration.{key} is missing")
         return recorded[key]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy.stats import chi
@@ -258,7 +259,7 @@ def recompute_gaussian(recorded: dict) -> dict:
     Reads mechanism, n, lam, epsilon, delta, L, R, m, tol, dim (and c for
     objective perturbation); raises InputError naming a missing input.
     """
-    def get(key: str):
+    def get(key: str) -> Any:  # a recorded value, checked by the calibration it is passed to
         if key not in recorded:
             raise InputError(f"calibration.{key} is missing")
         return recorded[key]

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
@@ -200,7 +201,7 @@ def discrete_gaussian(sigma2: Rational, source: IntegerSource) -> int:
             return y
 
 
-def _array(draw, size: int) -> np.ndarray:
+def _array(draw: Callable[[], int], size: int) -> np.ndarray:
     size = integer("size", size, minimum=0)
     values = [draw() for _ in range(size)]
     if any(abs(v) >= 2**63 for v in values):

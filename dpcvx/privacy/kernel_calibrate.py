@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import eigh
 
 from ..exceptions import InputError
@@ -70,13 +73,21 @@ NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the sa
                       "and differ in one row (x_i, y_i)")
 
 
-def _count(name: str, value) -> int:
+class _Accurate(Protocol):
+    @property
+    def accuracy(self) -> float: ...
+
+
+Rounds = TypeVar("Rounds", bound=_Accurate)
+
+
+def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise InputError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
-def _probability(name: str, value) -> float:
+def _probability(name: str, value: float) -> float:
     value = positive(name, value)
     if value >= 1:
         raise InputError(f"{name} must lie in (0, 1), got {value}")
@@ -192,7 +203,7 @@ MINIMISER_SPANS = ("training", "public")
 
 
 def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, delta: float,
-                     test_feature_norms, test_gram_top_eigenvalue: float,
+                     test_feature_norms: ArrayLike, test_gram_top_eigenvalue: float,
                      minimiser_span: str = "training") -> TDDLCalibration:
     """Calibrate the noisy predictions on the public sample Z.
 
@@ -248,7 +259,7 @@ def _laplace_tail(scale: float, draws: int, failure: float) -> float:
     return scale * math.log(draws / failure)
 
 
-def _best_over_rounds(build, fewest: int):
+def _best_over_rounds(build: Callable[[int], Rounds], fewest: int) -> Rounds:
     """The parameters with the smallest ``accuracy`` over a geometric grid of round counts."""
     grid = np.unique(np.round(np.geomspace(fewest, MAX_ROUNDS, 400)).astype(int))
     return min((build(int(rounds)) for rounds in grid), key=lambda parameters: parameters.accuracy)
@@ -546,7 +557,7 @@ def release_constants(n: int, lam: float, L: float, R: float, value_at_zero: flo
     }
 
 
-def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel=None,
+def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel: Any = None,  # a data.kernels.Kernel
                                  centers: np.ndarray | None = None) -> dict:
     """The calibration of a kernel release re-derived from its public inputs in ``recorded``.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 from ..exceptions import InputError
 from ..rounding import round_up
@@ -97,7 +98,7 @@ def discrete_laplace_tail(value_scale: float, spacing: float, draws: int, failur
     return value_scale * math.log(draws / failure) + spacing
 
 
-def float_kernel_name(kernel) -> str:
+def float_kernel_name(kernel: Any) -> str:  # a dpcvx.data.kernels.Kernel (a higher layer) or a callable
     """The kernel's name when its floating-point evaluation error is proved (dpcvx's own rbf and
     laplacian classes, not a subclass), else "other"."""
     cls = type(kernel)

@@ -43,6 +43,7 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_delta, check_flag, integer, non_negative, positive
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
+from .lam_rule import objective_noise_risk
 from .neighbours import Neighbours
 
 __all__ = [
@@ -446,21 +447,27 @@ def weight_norm_bound(lipschitz: float, norm_bound: float, strong_convexity: flo
 
 
 def utility_proxy(
-    sigma: float, ridge: float, *, n: int, dim: int, strong_convexity: float, weight_norm: float
+    sigma: float, ridge: float, *, n: int, dim: int, strong_convexity: float, weight_norm: float,
+    lipschitz_bound: float = math.inf,
 ) -> float:
-    """E = (sigma sqrt(d) / n + Delta W) / (Lam m + Delta): a bound on E||w_priv - w*||.
+    """E = min(sigma^2 d / (2 n^2 s), L R sigma sqrt(d) / (n s)) + Delta W^2 / 2, s = Lam m + Delta.
 
-    The first term bounds the displacement by the noise (E||b|| <= sigma sqrt(d),
-    divided by the strong convexity n (Lam m + Delta) of the sum form), the
-    second the bias of the extra ridge, Delta ||w*|| / (Lam m + Delta)
-    (docs/theory.md, section 12.5).
+    The excess-risk bound of docs/theory.md, section 25 (the rule of ``lam="auto"``), as a
+    function of Delta: the noise b ~ N(0, sigma^2 I) of the sum form costs at most
+    :func:`~dpcvx.privacy.lam_rule.objective_noise_risk`, and the extra ridge at most
+    Delta W^2 / 2 against a comparator of norm W (a public bound: the constraint radius,
+    never the fitted weights). ``lipschitz_bound`` is L R (default: the quadratic form only).
+    Section 12.5.
     """
     n = integer("n", n)
     d = integer("dim", dim)
     curvature = non_negative("strong_convexity", strong_convexity) + non_negative("ridge", ridge)
     if not curvature > 0:
         raise InputError("strong_convexity + ridge must be positive")
-    return (positive("sigma", sigma) * math.sqrt(d) / n + ridge * non_negative("weight_norm", weight_norm)) / curvature
+    sigma = positive("sigma", sigma)
+    noise = objective_noise_risk(sigma * math.sqrt(d), sigma * sigma * d, n=n, strong=curvature,
+                                 lipschitz_bound=lipschitz_bound)
+    return noise + ridge * non_negative("weight_norm", weight_norm) ** 2 / 2
 
 
 def calibrate_objective_gaussian(
@@ -508,14 +515,16 @@ def calibrate_objective_gaussian(
     top = 1e3 * max(lam_m, c * r * r / (n * eps), 1e-300) if max_ridge is None else positive("max_ridge", max_ridge)
 
     def proxy(sigma: float, ridge: float) -> float:
-        return utility_proxy(sigma, ridge, n=n, dim=dim, strong_convexity=lam_m, weight_norm=w_bound)
+        return utility_proxy(sigma, ridge, n=n, dim=dim, strong_convexity=lam_m, weight_norm=w_bound,
+                             lipschitz_bound=lipschitz * r)
 
     candidates: list[GaussianObjectiveCalibration] = []
 
     kst_low = kst12_ridge(eps, n=n, smoothness=c, norm_bound=r, strong_convexity=lam_m)
     kst_sigma = kst12_sigma(eps, delta, lipschitz=lipschitz, norm_bound=r, neighbours=neighbours)
-    kst_options = [kst_low] + ([top] if top > kst_low else [])
-    kst_options = [x for x in kst_options if lam_m + x > 0]
+    kst_best = _kst12_best_ridge(kst_sigma, kst_low, top, n=n, dim=dim, lipschitz_bound=lipschitz * r,
+                                 strong_convexity=lam_m, weight_norm=w_bound)
+    kst_options = [x for x in (kst_low, kst_best, top) if lam_m + x > 0 and kst_low <= x <= max(top, kst_low)]
     if kst_options:
         best = min(kst_options, key=lambda x: proxy(kst_sigma, x))
         calibration = kst12_calibration(
@@ -561,6 +570,21 @@ def calibrate_objective_gaussian(
     if not candidates:
         raise InputError("no valid calibration: strong_convexity is 0 and max_ridge leaves no strongly convex option")
     return min(candidates, key=lambda cal: cal.utility if cal.utility is not None else math.inf)
+
+
+def _kst12_best_ridge(sigma: float, low: float, high: float, *, n: int, dim: int, lipschitz_bound: float,
+                      strong_convexity: float, weight_norm: float) -> float:
+    """The Delta in [low, high] minimising :func:`utility_proxy` at KST12's sigma (which does not depend on Delta).
+
+    The proxy is A / (Lam m + Delta) + Delta W^2 / 2 with A = min(sigma^2 d / (2 n^2), L R sigma sqrt(d) / n),
+    minimised at Lam m + Delta = sqrt(2 A) / W (section 12.5); clipped to [low, high], rounded up.
+    """
+    if not weight_norm > 0:
+        return max(low, high)
+    area = objective_noise_risk(sigma * math.sqrt(dim), sigma * sigma * dim, n=n, strong=1.0,
+                                lipschitz_bound=lipschitz_bound)
+    ridge = math.sqrt(2 * area) / weight_norm - strong_convexity
+    return round_up(min(max(ridge, low), max(high, low))) if ridge > low else low
 
 
 def _with_utility(calibration: GaussianObjectiveCalibration, value: float) -> GaussianObjectiveCalibration:

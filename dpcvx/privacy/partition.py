@@ -3,6 +3,8 @@
 * :func:`disjoint_parts`: a random partition of the row indices into equal
   disjoint parts; it reads n only, never the data, so every record lies in
   exactly one part and parallel composition applies;
+* :func:`coin_parts`: each row goes to the held-out part by its own coin of public
+  bias, independently of the data and of the other rows (full-data selection);
 * :func:`child_seed`: a fresh integer seed drawn from tune's generator for a
   learner that takes only an int seed, so the candidates' noises stay
   independent (one stream, never a shared seed).
@@ -14,7 +16,7 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["disjoint_parts", "child_seed"]
+__all__ = ["disjoint_parts", "coin_parts", "child_seed"]
 
 
 def disjoint_parts(n: int, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -30,6 +32,13 @@ def disjoint_parts(n: int, parts: int, rng: np.random.Generator) -> list[np.ndar
                          "use more data or fewer grid points")
     order = rng.permutation(n)
     return [np.sort(order[index * size:(index + 1) * size]) for index in range(parts)]
+
+
+def coin_parts(n: int, held_out: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(training rows, held-out rows): row i is held out iff its own coin U_i < ``held_out``, U_i uniform,
+    independent of the data and of the other coins. The parts' sizes are random and depend on the coins only."""
+    out = rng.random(n) < held_out
+    return np.flatnonzero(~out), np.flatnonzero(out)
 
 
 def child_seed(rng: np.random.Generator) -> int:

@@ -53,7 +53,7 @@ def resolve_rng(random_state: RandomState) -> np.random.Generator:
     )
 
 
-def check_estimator_seed(random_state, owner: str = "the estimator") -> int | None:
+def check_estimator_seed(random_state: object, owner: str = "the estimator") -> int | None:
     """``random_state`` of a scikit-learn estimator: None or a non-negative int, else InputError.
 
     A generator (``numpy.random.Generator``, ``RandomState``, a bit generator

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
@@ -65,7 +66,7 @@ class KernelPredictor:
     "centers" when the mechanism chose them).
     """
 
-    def __init__(self, kernel: Kernel, centers, coef, privatised: tuple[str, ...] = ("coef",)):
+    def __init__(self, kernel: Kernel, centers: ArrayLike, coef: ArrayLike, privatised: tuple[str, ...] = ("coef",)):
         self.kernel = kernel
         centers = np.asarray(centers, dtype=float)
         coef = np.asarray(coef, dtype=float)
@@ -89,17 +90,17 @@ class KernelPredictor:
             return 0.0
         return math.sqrt(max(float(self.coef @ self.kernel.gram(self.centers, self.centers) @ self.coef), 0.0))
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         X = as_rows(X, "X", self.n_features)
         if self.coef.size == 0:
             return np.zeros(X.shape[0])
         return kernel_expansion(self.kernel, X, self.centers, self.coef)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels in {-1, +1}: +1 where the decision value is > 0 (as for the linear models)."""
         return np.where(self.decision_function(X) > 0, 1.0, -1.0)
 
-    def score(self, X, y) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on labels y in {-1, +1}."""
         X = as_rows(X, "X", self.n_features)
         return float(np.mean(self.predict(X) == as_labels(y, X.shape[0])))
@@ -207,13 +208,13 @@ class PrivateKernelModel(Release):
     def coef(self) -> np.ndarray:
         return self._predictor.coef
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         return self._predictor.decision_function(X)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         return self._predictor.predict(X)
 
-    def score(self, X, y) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         return self._predictor.score(X, y)
 
     def __str__(self) -> str:

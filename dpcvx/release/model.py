@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
@@ -24,7 +25,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.float_safe import lattice_description
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
-from ..verification.certificate import Certificate
+from ..verification.certificate import Certificate, Condition
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
@@ -66,6 +67,7 @@ class ReleaseCertificate:
     library_version: str
     constants: dict = field(default_factory=dict)
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
+    lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
 
     @property
@@ -75,19 +77,19 @@ class ReleaseCertificate:
         return prox is not None and ("||w||_1" in str(prox.value) or "group norm" in str(prox.value))
 
     @property
-    def conditions(self):
+    def conditions(self) -> tuple[Condition, ...]:
         return self.verification.conditions
 
     @property
-    def lipschitz(self):
+    def lipschitz(self) -> Any:  # the certificate's constant: a sympy number or a float
         return self.verification.lipschitz
 
     @property
-    def curvature(self):
+    def curvature(self) -> Any:
         return self.verification.curvature
 
     @property
-    def strong_convexity(self):
+    def strong_convexity(self) -> Any:
         return self.verification.strong_convexity
 
     @property
@@ -130,6 +132,7 @@ class ReleaseCertificate:
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
+            **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
         }
 
@@ -147,6 +150,9 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
+        if self.lam_rule is not None:
+            lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
+                         f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
         if self.label_bound is not None:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
@@ -199,7 +205,7 @@ class LinearModel:
         self.classes_ = np.asarray(classes)
         self.rows = rows
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
         mapped, _ = self.rows.clip(self.rows.features(X))
         if mapped.shape[1] != self.coef_.shape[0]:
@@ -207,10 +213,10 @@ class LinearModel:
                              f"the model expects {self.coef_.shape[0]}")
         return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
 
-    def score(self, X, y) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on (X, y); y must use the model's classes."""
         predictions = self.predict(X)
         labels = check_labels(y, predictions.shape[0], tuple(self.classes_.tolist()))
@@ -238,13 +244,13 @@ class Release(ABC):
     schema: Any = None  # the public encoder of table records into input rows, when one was saved
 
     @abstractmethod
-    def decision_function(self, X) -> np.ndarray: ...
+    def decision_function(self, X: ArrayLike) -> np.ndarray: ...
 
     @abstractmethod
-    def predict(self, X) -> np.ndarray: ...
+    def predict(self, X: ArrayLike) -> np.ndarray: ...
 
     @abstractmethod
-    def score(self, X, y) -> float: ...
+    def score(self, X: ArrayLike, y: ArrayLike) -> float: ...
 
     @property
     def epsilon(self) -> float:
@@ -265,7 +271,8 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
     kind = "linear"
 
-    def __init__(self, coef, intercept, classes, rows, certificate: ReleaseCertificate):
+    def __init__(self, coef: np.ndarray, intercept: float, classes: Any, rows: RowMap,  # classes: the public pair
+                 certificate: ReleaseCertificate) -> None:
         super().__init__(coef, intercept, classes, rows)
         self.certificate = certificate
 

@@ -83,7 +83,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -241,7 +241,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing"})
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing",
+                                                             "lam_rule"})
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -383,7 +384,7 @@ def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None
         schema = getattr(model, "schema", None)
     data = model_to_dict(model, schema)
 
-    def write(handle) -> None:
+    def write(handle: IO[str]) -> None:
         try:
             json.dump(data, handle, indent=2, allow_nan=False)
         except (TypeError, ValueError) as error:  # a NaN, or an object JSON cannot hold
@@ -637,7 +638,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "unchanged; better, refit and save with this version of dpcvx")
     # optional: files written before curves lack it
     recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
-    optional = ("privacy_curve", "label_bound", "post_processing")  # label_bound: regressions only
+    # label_bound: regressions only; lam_rule: lam="auto"
+    optional = ("privacy_curve", "label_bound", "post_processing", "lam_rule")
     item = json_object("certificate", {key: value for key, value in data.items() if key not in optional}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
@@ -692,8 +694,23 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         saved=copy.deepcopy(data),
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),
+        lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
         post_processing=_post_processing(data.get("post_processing", [])),
     )
+
+
+def _lam_rule(data: Any, lam: float | None) -> dict | None:
+    """The recorded ``lam="auto"`` choice: its rule, W, bound terms and a lam equal to the certificate's."""
+    if data is None:
+        return None
+    item = json_object("certificate.lam_rule", data, {"rule", "lam", "comparator_norm", "noise", "bias"})
+    _text("certificate.lam_rule.rule", item["rule"])
+    for key in ("comparator_norm", "noise", "bias"):
+        _number(f"certificate.lam_rule.{key}", item[key])
+    if lam is None or _number("certificate.lam_rule.lam", item["lam"]) != lam:
+        raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
+                         "the file has been edited")
+    return dict(item)
 
 
 def _post_processing(steps: Any) -> tuple[str, ...]:

@@ -42,9 +42,11 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import LinAlgError
 
 from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
@@ -53,7 +55,7 @@ from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
 from ..privacy.kernel_calibrate import solve_tolerance
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
-from ..verification.verifier import LossDerivatives
+from ..verification.problem import LossDerivatives
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram
 
 __all__ = ["SolveReport", "KernelERMSolution", "solve_kernel_erm", "KernelERM", "as_labels"]
@@ -66,7 +68,7 @@ ARMIJO = 1e-4
 EPS = np.finfo(float).eps
 
 
-def as_labels(y, n: int) -> np.ndarray:
+def as_labels(y: ArrayLike, n: int) -> np.ndarray:
     """y as a float vector of -1/+1 labels of length n, or a typed error."""
     labels = np.asarray(y)
     if labels.ndim != 1 or labels.size != n:
@@ -123,7 +125,7 @@ def _gradient_norm_bound(r: np.ndarray, gram_r: np.ndarray, gram_max: float, fir
     return math.sqrt(max(float(r @ gram_r), 0.0) + product_pad) + math.sqrt(gram_max) * r_error
 
 
-def _armijo_step(objective_at, current: float, slope: float) -> float | None:
+def _armijo_step(objective_at: Callable[[float], float], current: float, slope: float) -> float | None:
     """Backtracking step length; 1 when the decrease is below rounding level (Newton's
     final steps, which the Armijo test cannot resolve); None when no step is found."""
     if -slope <= 1e3 * EPS * max(1.0, abs(current)):
@@ -169,7 +171,8 @@ def _newton(gram: GramOperator, y: np.ndarray, lam: float, loss: LossDerivatives
         quadratic = float(beta @ f)
         cross, curvature_term = float(direction @ f), float(direction @ gram_direction)
         current = objective(f, quadratic)
-        def along(t: float, f=f, g=gram_direction, q=quadratic, c=cross, k=curvature_term) -> float:
+        def along(t: float, f: np.ndarray = f, g: np.ndarray = gram_direction, q: float = quadratic,
+                  c: float = cross, k: float = curvature_term) -> float:
             return objective(f + t * g, q + 2 * t * c + t * t * k)
 
         t = _armijo_step(along, current, slope)
@@ -250,9 +253,12 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
             except LinAlgError:
                 break
 
-        def newton_direction(target: float, correction_low, correction_up, p=p, q=q, z_low=z_low,
-                             z_up=z_up, solve=solve, dual_residual=dual_residual,
-                             primal_residual=primal_residual):
+        def newton_direction(target: float | np.ndarray, correction_low: float | np.ndarray,
+                             correction_up: float | np.ndarray,
+                             p: np.ndarray = p, q: np.ndarray = q, z_low: np.ndarray = z_low,
+                             z_up: np.ndarray = z_up, solve: Callable[[np.ndarray], np.ndarray] = solve,
+                             dual_residual: np.ndarray = dual_residual, primal_residual: np.ndarray = primal_residual,
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             rhs = (-dual_residual + (target - correction_low) / p - z_low
                    - (target - correction_up + z_up * primal_residual) / q + z_up)
             dp = solve(rhs)
@@ -324,8 +330,8 @@ class KernelERM:
     Psi Psi^T of their Nystrom features, linear in n.
     """
 
-    def __init__(self, X, y, *, kernel: Kernel, loss: KernelLoss, lam: float, solve: bool = True,
-                 landmarks=None):
+    def __init__(self, X: ArrayLike, y: ArrayLike, *, kernel: Kernel, loss: KernelLoss, lam: float,
+                 solve: bool = True, landmarks: np.ndarray | None = None) -> None:
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
         self.kernel, self.loss, self.lam = kernel, loss, lam

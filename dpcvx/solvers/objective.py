@@ -30,8 +30,7 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 from ..data.blocks import elementwise
 from ..data.rows import Matrix
-from ..verification.regularizer import Quadratic
-from ..verification.verifier import LossDerivatives
+from ..verification.problem import LossDerivatives, Quadratic
 
 __all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size"]
 

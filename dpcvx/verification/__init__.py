@@ -1,11 +1,15 @@
 """Declare -> verify: the only layer that reads the user's CVXPY callables and the only user of sympy.
 
-* :mod:`.verifier`: :func:`verify` and :func:`verify_problem`, which build the
-  :class:`~.problem.VerifiedProblem` every later layer works from;
+* :mod:`.problem`: the contract every later layer works from: :class:`~.problem.VerifiedProblem`
+  and the verified loss and regularizer it holds (the solvers import nothing else of this package
+  but the constraint set and the kernel loss);
+* :mod:`.verifier`: :func:`verify` and :func:`verify_problem`, which build it; :mod:`.loss_analysis`
+  settles each loss condition by the three routes;
 * :mod:`.translate`: the table of CVXPY atom facts and the CVXPY -> sympy translation;
 * :mod:`.symbolic`, :mod:`.validated`, :mod:`.numeric`: the three routes to a
-  constant (proof, validated bound, opt-in estimate);
-* :mod:`.regularizer`: the regularizer calculus (strong convexity, gradient);
+  constant (proof, validated bound, opt-in estimate); the validated bounds rest on
+  :mod:`.interval` (the interval evaluator) and :mod:`.enclosure` (the branch and bound);
+* :mod:`.regularizer`: the regularizer calculus (strong convexity, gradient), a subpackage;
 * :mod:`.per_record`: the verified scalar loss instantiated per record;
 * :mod:`.kernel_loss`: the same verification for the kernel learners' losses;
 * :mod:`.certificate`: the conditions proved (:mod:`.condition`), and how;

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import cvxpy as cp
 
 __all__ = [
+    "Node",
     "Atom",
     "ATOMS",
     "facts",
@@ -65,6 +66,8 @@ __all__ = [
     "MAXIMUM",
     "MINIMUM",
 ]
+
+Node = Any  # a node of a CVXPY expression tree: an atom (with .args), a variable or a constant
 
 Smoothness = Literal["C2", "C1", "nonsmooth", "power"]
 

@@ -16,7 +16,7 @@ import sympy as sp
 
 from ..rounding import EPS, bound_up, next_down
 
-__all__ = ["NotFinite", "exact_constant", "float_down", "float_up", "product_down"]
+__all__ = ["NotFinite", "as_float_expr", "exact_constant", "float_down", "float_up", "product_down"]
 
 
 class NotFinite(ValueError):
@@ -62,3 +62,10 @@ def product_down(exact: sp.Expr, x: float) -> float:
         return 0.0
     product = min(float_down(exact) * x, float_up(exact) * x)
     return product - bound_up(2 * EPS * abs(product))
+
+
+def as_float_expr(value: float) -> sp.Expr:
+    """The double ``value`` as a sympy number, exactly: 0 as the integer 0, else a 53-bit Float."""
+    if value == 0:
+        return sp.Integer(0)
+    return sp.Float(value, precision=53)

@@ -16,6 +16,7 @@ of the minimiser (:func:`dpcvx.privacy.kernel_calibrate.constraint_radius`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cvxpy as cp
@@ -25,12 +26,17 @@ import sympy as sp
 from ..exceptions import AssumptionError, InputError
 from ..losses import MarginLoss, from_spec
 from . import deadline
+from .loss_analysis import SYMBOL, SYMBOLIC_SECONDS
 from .per_record import substitute
+from .problem import LossDerivatives
 from .symbolic import RealFunction
 from .translate import UnsupportedAtom, elementary, to_sympy
-from .verifier import SYMBOL, SYMBOLIC_SECONDS, LossDerivatives, verify_loss
+from .verifier import verify_loss
 
-__all__ = ["KernelLoss", "TwoPieceLinear", "resolve_loss", "hinge"]
+__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge"]
+
+# What a kernel learner takes as its loss: "hinge", a catalogue spec, a MarginLoss or a callable z -> l(z).
+LossSpec = str | MarginLoss | Callable[[cp.Expression], cp.Expression]
 
 REQUIRED = ("declaration", "domain", "convexity", "lipschitz")
 
@@ -79,7 +85,7 @@ class KernelLoss:
         return "newton" if self.derivatives is not None else "dual interior point"
 
 
-def _callable(loss):
+def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Expression]:
     if isinstance(loss, str):
         return hinge if loss.strip() == "hinge" else from_spec(loss)
     if isinstance(loss, MarginLoss) or callable(loss):
@@ -90,7 +96,7 @@ def _callable(loss):
     )
 
 
-def _symbolic_facts(expression: sp.Expr) -> tuple:
+def _symbolic_facts(expression: sp.Expr) -> tuple[float, float | None, TwoPieceLinear | None]:
     """(l(0), inf l or None, two-piece form or None) of a sympy loss: run in a worker process."""
     function = RealFunction(expression, SYMBOL)
     value_at_zero = float(function.expression.subs(SYMBOL, 0))
@@ -115,7 +121,7 @@ def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
     return TwoPieceLinear(a1, c1, a2, c2) if a1 < a2 else None
 
 
-def resolve_loss(loss="hinge") -> KernelLoss:
+def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     """Verify ``loss`` and prepare it for the kernel solvers.
 
     Raises :class:`AssumptionError` when convexity or a finite Lipschitz

@@ -2,7 +2,7 @@
 
 Nothing here is a proof, and an estimate can be wrong in the unsafe direction
 (a curvature peak narrower than the grid spacing is missed; see
-tests/test_verify_soundness.py). Every result is marked "estimate" in the
+tests/verification/test_verify_soundness.py). Every result is marked "estimate" in the
 certificate and refused unless the caller passes ``allow_estimates=True``
 (and not ``strict=True``); the certificate is then *conditional*. Proofs come
 from :mod:`dpcvx.verification.symbolic` and :mod:`dpcvx.verification.validated`. The estimate is

@@ -30,10 +30,11 @@ import cvxpy as cp
 import numpy as np
 
 from . import atoms
+from .atoms import Node
 
 __all__ = ["NotSeparable", "per_record", "check_separable", "substitute"]
 
-Entries = list  # list of cp.Expression (shape (n,) or scalar), column-major over the node's shape
+Entries = list[cp.Expression]  # list of cp.Expression (shape (n,) or scalar), column-major over the node's shape
 
 
 class NotSeparable(Exception):
@@ -72,11 +73,11 @@ def _reduce(node: Any, entries: Entries) -> cp.Expression:
     raise NotSeparable(f"the atom {type(node).__name__}, which has no per-record rule")
 
 
-def _shape(node) -> tuple[int, ...]:
+def _shape(node: Node) -> tuple[int, ...]:
     return tuple(node.shape)
 
 
-def _layout(node) -> np.ndarray:
+def _layout(node: Node) -> np.ndarray:
     """Entry indices of a node in its own shape (column-major), for stacking and indexing."""
     return np.arange(max(node.size, 1)).reshape(_shape(node) or (), order="F")
 
@@ -93,7 +94,7 @@ def _broadcast(lists: list[Entries], size: int) -> list[Entries]:
     return out
 
 
-def _constant_entries(node) -> Entries:
+def _constant_entries(node: Node) -> Entries:
     value = node.value
     if value is None:
         raise NotSeparable("a cp.Parameter without a value")
@@ -101,11 +102,11 @@ def _constant_entries(node) -> Entries:
     return [cp.Constant(float(v)) for v in array.ravel(order="F")]
 
 
-def _has_variable(node) -> bool:
+def _has_variable(node: Node) -> bool:
     return bool(node.variables())
 
 
-def _entries(node, variable: cp.Variable, margins: cp.Expression) -> Entries:
+def _entries(node: Node, variable: cp.Variable, margins: cp.Expression) -> Entries:
     if isinstance(node, cp.Variable):
         if node.id != variable.id:
             raise NotSeparable(f"the variable {node.name()} other than z")
@@ -118,7 +119,7 @@ def _entries(node, variable: cp.Variable, margins: cp.Expression) -> Entries:
     return _combine(node, children)
 
 
-def _combine(node, children: list[Entries]) -> Entries:
+def _combine(node: Node, children: list[Entries]) -> Entries:
     if isinstance(node, atoms.ADD):
         size = max(len(c) for c in children)
         columns = _broadcast(children, size)

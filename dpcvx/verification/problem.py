@@ -13,21 +13,59 @@ the verifier again, so what is certified is what is solved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import cvxpy as cp
+import numpy as np
 
-from .certificate import Certificate
+from .certificate import Certificate, Condition
 from .exact import float_down, float_up
 from .per_record import per_record, substitute
+from .regularizer.quadratic import Quadratic
 
 if TYPE_CHECKING:  # pragma: no cover
     from .constraints import ConstraintSet
-    from .regularizer import Quadratic
-    from .verifier import LossDerivatives, VerifiedLoss, VerifiedRegularizer
+    from .regularizer.analysis import RegularizerAnalysis
 
-__all__ = ["VerifiedProblem"]
+__all__ = ["Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss", "VerifiedProblem",
+           "VerifiedRegularizer"]
+
+Loss = Callable[[cp.Expression], cp.Expression]  # z -> l(z), z = y w^T x (any CVXPY expression)
+Regularizer = Callable[[cp.Variable], cp.Expression]
+
+
+@dataclass(frozen=True)
+class LossDerivatives:
+    """Vectorised l, l', l'' (numpy), from the verified sympy form."""
+
+    value: Callable[[np.ndarray], np.ndarray]
+    first: Callable[[np.ndarray], np.ndarray]
+    second: Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class VerifiedLoss:
+    """The loss as verified: the one expression l(z) of the scalar ``variable`` the proofs cover."""
+
+    text: str
+    conditions: tuple[Condition, ...]
+    dcp_convex: bool
+    derivatives: LossDerivatives | None
+    expression: cp.Expression | None = None
+    variable: cp.Variable | None = None
+
+
+@dataclass(frozen=True)
+class VerifiedRegularizer:
+    """The regularizer as verified: the one expression N(w) of ``variable`` at one dimension."""
+
+    text: str
+    conditions: tuple[Condition, ...]
+    analysis: RegularizerAnalysis | None
+    expression: cp.Expression | None = None
+    variable: cp.Variable | None = None
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ a deadline (:func:`loss_facts`, :mod:`dpcvx.verification.deadline`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -293,7 +294,7 @@ class LossFacts:
     sup2: object
 
     @classmethod
-    def from_items(cls, items, missing: str) -> LossFacts:
+    def from_items(cls, items: Iterable[tuple[str, object]], missing: str) -> LossFacts:
         found = dict(items)
         return cls(**{name: found.get(name, Failed(missing)) for name in FACT_NAMES})
 
@@ -302,7 +303,7 @@ _SYMPY_ERRORS = (SymbolicFailure, NotImplementedError, TypeError, ValueError, At
                  ZeroDivisionError, RecursionError, IndexError, KeyError)
 
 
-def _attempt(compute):
+def _attempt(compute: Callable[[], object]) -> object:
     try:
         return compute()
     except _SYMPY_ERRORS as error:
@@ -310,7 +311,8 @@ def _attempt(compute):
                       else str(error))
 
 
-def loss_facts(expression: sp.Expr, symbol: sp.Symbol, constraints: tuple | None = ()):
+def loss_facts(expression: sp.Expr, symbol: sp.Symbol,
+               constraints: tuple[sp.Expr, ...] | None = ()) -> Iterator[tuple[str, object]]:
     """Yield (name, fact) for each of :data:`FACT_NAMES`; run in the worker process.
 
     ``constraints`` are the sympy forms of the loss's domain constraints

@@ -16,6 +16,7 @@ so the derivatives of the logistic loss never form ``exp(1000)``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -24,6 +25,7 @@ from scipy.special import expit
 from sympy.logic.boolalg import ITE
 
 from . import atoms
+from .atoms import Node
 from .exact import NotFinite, exact_constant
 
 __all__ = [
@@ -40,21 +42,21 @@ __all__ = [
 class Softplus(sp.Function):
     """softplus(x) = log(1 + e^x), the CVXPY ``logistic`` atom."""
 
-    def fdiff(self, argindex=1):
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
         return Sigmoid(self.args[0])
 
-    def _eval_rewrite_as_exp(self, x, **kwargs):
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: Any) -> sp.Expr:
         return sp.log(1 + sp.exp(x))
 
 
 class Sigmoid(sp.Function):
     """sigmoid(x) = 1 / (1 + e^-x), the derivative of :class:`Softplus`."""
 
-    def fdiff(self, argindex=1):
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
         s = Sigmoid(self.args[0])
         return s * (1 - s)
 
-    def _eval_rewrite_as_exp(self, x, **kwargs):
+    def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: Any) -> sp.Expr:
         return 1 / (1 + sp.exp(-x))
 
 
@@ -62,7 +64,7 @@ class UnsupportedAtom(Exception):
     """No sympy translation is registered for a CVXPY atom."""
 
 
-Handler = Callable[[cp.Expression, list], np.ndarray]
+Handler = Callable[[Node, list[np.ndarray]], np.ndarray]
 _HANDLERS: dict[type, Handler] = {}
 
 
@@ -82,12 +84,12 @@ def register(*atom_types: type) -> Callable[[Handler], Handler]:
     return decorate
 
 
-def _array(value) -> np.ndarray:
+def _array(value: Any) -> np.ndarray:
     return np.asarray(value, dtype=object)
 
 
-def _elementwise(function: Callable) -> Handler:
-    def handler(node, args):
+def _elementwise(function: Callable[[sp.Expr], sp.Expr]) -> Handler:
+    def handler(node: Node, args: list[np.ndarray]) -> np.ndarray:
         return _array(np.vectorize(function, otypes=[object])(args[0]))
 
     return handler
@@ -101,7 +103,7 @@ def _constant_value(expression: cp.Expression) -> float:
 
 
 @register(cp.Constant, cp.Parameter)
-def _constant(node, args):
+def _constant(node: Node, args: list[np.ndarray]) -> np.ndarray:
     if node.value is None:
         raise UnsupportedAtom(f"parameter {node.name()} has no value")
     values = np.asarray(node.value, dtype=float)
@@ -114,7 +116,7 @@ def _constant(node, args):
 # --- affine -----------------------------------------------------------------
 
 @register(*atoms.ADD)
-def _add(node, args):
+def _add(node: Node, args: list[np.ndarray]) -> np.ndarray:
     total = args[0]
     for arg in args[1:]:
         total = total + arg
@@ -122,17 +124,17 @@ def _add(node, args):
 
 
 @register(*atoms.NEGATE)
-def _negate(node, args):
+def _negate(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(-args[0])
 
 
 @register(*atoms.MULTIPLY)
-def _multiply(node, args):
+def _multiply(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(args[0] * args[1])
 
 
 @register(*atoms.MATMUL)
-def _matmul(node, args):
+def _matmul(node: Node, args: list[np.ndarray]) -> np.ndarray:
     left, right = args
     if left.ndim == 0 or right.ndim == 0:
         return _array(left * right)
@@ -140,44 +142,44 @@ def _matmul(node, args):
 
 
 @register(*atoms.DIVIDE)
-def _divide(node, args):
+def _divide(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(args[0] / args[1])
 
 
 @register(*atoms.SUM)
-def _sum(node, args):
+def _sum(node: Node, args: list[np.ndarray]) -> np.ndarray:
     if node.axis is not None:
         return _array(np.sum(args[0], axis=node.axis))
     return _array(sum(args[0].ravel().tolist(), sp.Integer(0)))
 
 
 @register(*atoms.RESHAPE)
-def _reshape(node, args):
+def _reshape(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(np.reshape(args[0], node.shape, order=getattr(node, "order", "F")))
 
 
 @register(*atoms.HSTACK)
-def _hstack(node, args):
+def _hstack(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(np.hstack(args)).reshape(node.shape)
 
 
 @register(*atoms.VSTACK)
-def _vstack(node, args):
+def _vstack(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(np.vstack(args)).reshape(node.shape)
 
 
 @register(*atoms.INDEX)
-def _index(node, args):
+def _index(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(args[0][node.key]).reshape(node.shape)
 
 
 @register(*atoms.PROMOTE)
-def _promote(node, args):
+def _promote(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(np.full(node.shape, args[0].item(), dtype=object))
 
 
 @register(*atoms.TRANSPOSE)
-def _transpose(node, args):
+def _transpose(node: Node, args: list[np.ndarray]) -> np.ndarray:
     return _array(np.transpose(args[0]))
 
 
@@ -191,57 +193,57 @@ register(*atoms.ENTR)(_elementwise(lambda x: -x * sp.log(x)))
 
 
 @register(*atoms.POWER)
-def _power(node, args):
+def _power(node: Node, args: list[np.ndarray]) -> np.ndarray:
     p = exact_constant(atoms.power_exponent(node))
     return _array(np.vectorize(lambda x: x**p, otypes=[object])(args[0]))
 
 
 @register(*atoms.HUBER)
-def _huber(node, args):
+def _huber(node: Node, args: list[np.ndarray]) -> np.ndarray:
     """huber(x, M) = x^2 for |x| <= M, 2M|x| - M^2 beyond."""
     M = exact_constant(_constant_value(node.M))
 
-    def huber(x):
+    def huber(x: sp.Expr) -> sp.Expr:
         return sp.Piecewise((x**2, sp.Abs(x) <= M), (2 * M * sp.Abs(x) - M**2, True))
 
     return _array(np.vectorize(huber, otypes=[object])(args[0]))
 
 
-def _broadcast(args: list) -> list:
+def _broadcast(args: list[np.ndarray]) -> list[np.ndarray]:
     return list(np.broadcast_arrays(*[np.asarray(a, dtype=object) for a in args]))
 
 
 @register(*atoms.MAXIMUM)
-def _maximum(node, args):
+def _maximum(node: Node, args: list[np.ndarray]) -> np.ndarray:
     stacked = _broadcast(args)
     return _array(np.vectorize(lambda *xs: sp.Max(*xs), otypes=[object])(*stacked))
 
 
 @register(*atoms.MINIMUM)
-def _minimum(node, args):
+def _minimum(node: Node, args: list[np.ndarray]) -> np.ndarray:
     stacked = _broadcast(args)
     return _array(np.vectorize(lambda *xs: sp.Min(*xs), otypes=[object])(*stacked))
 
 
-def _whole_array_only(node) -> None:
+def _whole_array_only(node: Node) -> None:
     if getattr(node, "axis", None) is not None:
         raise UnsupportedAtom(f"{type(node).__name__} with axis={node.axis}")
 
 
 @register(*atoms.MAX)
-def _max(node, args):
+def _max(node: Node, args: list[np.ndarray]) -> np.ndarray:
     _whole_array_only(node)
     return _array(sp.Max(*args[0].ravel().tolist()))
 
 
 @register(*atoms.MIN)
-def _min(node, args):
+def _min(node: Node, args: list[np.ndarray]) -> np.ndarray:
     _whole_array_only(node)
     return _array(sp.Min(*args[0].ravel().tolist()))
 
 
 @register(*atoms.LOG_SUM_EXP)
-def _log_sum_exp(node, args):
+def _log_sum_exp(node: Node, args: list[np.ndarray]) -> np.ndarray:
     """log(e^a + e^b) = a + softplus(b - a), folded over the entries."""
     _whole_array_only(node)
     entries = args[0].ravel().tolist()
@@ -252,7 +254,7 @@ def _log_sum_exp(node, args):
 
 
 @register(*atoms.NORMS)
-def _norm(node, args):
+def _norm(node: Node, args: list[np.ndarray]) -> np.ndarray:
     _whole_array_only(node)
     entries = args[0].ravel().tolist()
     order = atoms.norm_order(node)
@@ -269,7 +271,7 @@ def _norm(node, args):
 
 
 @register(*atoms.QUAD_OVER_LIN)
-def _quad_over_lin(node, args):
+def _quad_over_lin(node: Node, args: list[np.ndarray]) -> np.ndarray:
     numerator = sum((x**2 for x in args[0].ravel().tolist()), sp.Integer(0))
     return _array(numerator / args[1].item())
 
@@ -286,7 +288,7 @@ def to_sympy(expression: cp.Expression, variable: cp.Variable, symbol: sp.Symbol
     """
     symbols = {variable.id: symbol, **(others or {})}
 
-    def visit(node) -> np.ndarray:
+    def visit(node: Node) -> np.ndarray:
         if isinstance(node, cp.Variable):
             if node.id not in symbols:
                 raise UnsupportedAtom(f"expression uses another variable {node.name()}")
@@ -347,7 +349,7 @@ def lambdify(symbol: sp.Symbol, expression: sp.Expr) -> Callable[[np.ndarray], n
     """A vectorised numpy function of ``expression`` with stable softplus/sigmoid."""
     function = sp.lambdify(symbol, _without_ite(expression), modules=[_STABLE_NUMPY, "numpy"])
 
-    def evaluate(values):
+    def evaluate(values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)
         if values.ndim != 1 or values.size <= _CHUNK:
             return np.broadcast_to(np.asarray(function(values), dtype=float), values.shape).copy()

@@ -10,7 +10,7 @@ from dpcvx.data.nystrom import NystromFeatures
 from dpcvx.exceptions import InputError
 from dpcvx.models.tddl import TDDL
 from dpcvx.privacy.accountant import PrivacyAccountant
-from dpcvx.privacy.audit import release_diff
+from dpcvx.privacy.release_audit import release_diff
 from dpcvx.solvers.gram import DenseGram, FactoredGram
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss

@@ -180,7 +180,7 @@ def test_an_add_remove_ledger_refuses_tune_which_uses_n():
     accountant = PrivacyAccountant(10.0, 1e-5, neighbours="add-remove")
     with pytest.raises(InputError, match="replace-one"):
         tune(dpcvx.PrivateERM(data_norm=1.0), X, Y, {"lam": [0.1, 1.0]}, 0.5, accountant=accountant,
-             random_state=0)
+             random_state=0, procedure="split")
     assert accountant.ledger == []
 
 
@@ -207,7 +207,7 @@ def test_tune_refuses_an_interactive_learner_before_charging(learner, monkeypatc
     monkeypatch.setattr(dpcvx.PINP, "query", no_query)
     accountant = PrivacyAccountant(10.0, 1e-5)
     with pytest.raises(InputError, match="predicts_per_row"):
-        tune(learner, X, Y, {"lam": [0.1, 1.0]}, 0.5, accountant=accountant, random_state=0)
+        tune(learner, X, Y, {"lam": [0.1, 1.0]}, 0.5, accountant=accountant, random_state=0, procedure="split")
     assert accountant.ledger == [] and accountant.spent == PrivacyCost(0.0, 0.0)
 
 
@@ -221,7 +221,7 @@ def test_tune_refuses_a_learner_that_does_not_declare_per_row_predictions():
 
     accountant = PrivacyAccountant(10.0)
     with pytest.raises(InputError, match="Undeclared does not declare predicts_per_row"):
-        tune(Undeclared, X, Y, {"lam": [0.1]}, 0.5, accountant=accountant, random_state=0)
+        tune(Undeclared, X, Y, {"lam": [0.1]}, 0.5, accountant=accountant, random_state=0, procedure="split")
     assert accountant.ledger == []
 
 
@@ -229,14 +229,15 @@ def test_tune_refuses_add_remove_candidates_before_charging():
     accountant = PrivacyAccountant(10.0, 1e-5)
     with pytest.raises(InputError, match="replace-one neighbours"):
         tune(dpcvx.PrivateERM(data_norm=1.0), X, Y, {"lam": [0.1, 1.0]}, 0.5, mechanism="output", delta=1e-6,
-             fit_params={"neighbours": "add-remove", "n_public": 40}, accountant=accountant, random_state=0)
+             fit_params={"neighbours": "add-remove", "n_public": 40}, accountant=accountant,
+    random_state=0, procedure="split")
     assert accountant.ledger == []
 
 
 def test_tune_accepts_a_per_row_learner_and_charges_it_as_replace_one():
     accountant = PrivacyAccountant(1.0)
     result = tune(dpcvx.TDDL("rbf", gamma=2.0, lam=0.1), X, Y, {"lam": [0.1, 1.0]}, 0.5,
-                  fit_params={"Z": X[:10]}, accountant=accountant, random_state=0)
+                  fit_params={"Z": X[:10]}, accountant=accountant, random_state=0, procedure="split")
     assert result.params["lam"] in (0.1, 1.0)
     assert accountant.spent == PrivacyCost(0.5, 0.0) and accountant.ledger[-1].neighbours is REPLACE_ONE
 
@@ -256,4 +257,4 @@ def test_tune_releases_nothing_from_a_candidate_whose_certificate_is_add_remove(
                 random_state=random_state)
 
     with pytest.raises(dpcvx.AssumptionError, match="add-remove"):
-        tune(HiddenAddRemove, X, Y, {"lam": [0.1, 1.0]}, 0.5, delta=1e-6, random_state=0)
+        tune(HiddenAddRemove, X, Y, {"lam": [0.1, 1.0]}, 0.5, delta=1e-6, random_state=0, procedure="split")

@@ -15,7 +15,7 @@ from scipy import stats
 import dpcvx
 from dpcvx import losses
 from dpcvx.privacy import calibrate_gaussian
-from dpcvx.privacy.audit import audit, canary_pair, release_diff
+from dpcvx.privacy.audit import audit, canary_pair
 from dpcvx.privacy.calibrate_gaussian import (
     gaussian_objective_perturbation,
     gaussian_output_perturbation,
@@ -23,6 +23,7 @@ from dpcvx.privacy.calibrate_gaussian import (
 )
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 from dpcvx.privacy.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
+from dpcvx.privacy.release_audit import release_diff
 
 ADULT = {"n": 43_958, "lam": 10**-2.5, "epsilon": 0.1, "c": 0.25, "L": 1.0, "R": 1.0, "m": 1.0, "dim": 114}
 

@@ -1,0 +1,74 @@
+"""The ``dpcvx`` command line: ``demo``, ``verify``, ``fit`` and ``predict``.
+
+Exit status: one code per kind of error, from the table :data:`EXIT_CODES`
+(``docs/robustness.md`` is generated from it): 0 success, 2 usage error, 3
+input error (a file, value or parameter), 4 the certificate does not allow
+the requested mechanism, 5 solver failure, 6 privacy budget exceeded. Every
+error is ONE ``dpcvx: ...`` line on stderr naming the problem and the fix;
+a traceback (exit 1) can only come from a bug in dpcvx itself.
+
+Tables are CSV files read with the standard ``csv`` module: UTF-8, plain or
+gzip-compressed (decompressed as a stream), surrounding whitespace of each
+cell ignored, with a header row or ``--no-header`` and the column names
+given with ``--names``/``--names-file`` (UCI's files), or Parquet files (by the
+suffix .parquet or .pq; pyarrow, from the dask extra). Features are
+encoded by a :class:`~dpcvx.data.preprocessing.PublicSchema` given on the command
+line or in a schema file; nothing about the encoding is read off the data.
+Every file the command line writes (model, predictions, plot) is written
+atomically (:func:`dpcvx.data.files.atomic_write`): all of it, or nothing and the
+previous file unchanged.
+
+This package parses and dispatches: :mod:`.parser` (the commands and their options),
+:mod:`.commands` (what each command does), :mod:`.exit_codes` (the table of exit statuses);
+the CSV reader is :mod:`dpcvx.data.csv_table`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..exceptions import DPCVXError
+from .exit_codes import (
+    EXIT_BROKEN_PIPE,
+    EXIT_BUDGET,
+    EXIT_BUG,
+    EXIT_CODES,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_SOLVER,
+    EXIT_USAGE,
+    error_line,
+    error_table,
+    exit_code,
+)
+from .parser import build_parser
+
+__all__ = ["main", "build_parser", "EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED",
+           "EXIT_SOLVER", "EXIT_BUDGET", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "exit_code", "error_line",
+           "error_table"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: sys.argv[1:]); return the exit status.
+
+    Every :class:`~dpcvx.exceptions.DPCVXError` becomes one line on stderr and
+    the exit status of its class in :data:`EXIT_CODES`; anything else is a bug.
+    """
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exit_:  # --help and --version print and exit 0
+            return exit_.code if isinstance(exit_.code, int) else EXIT_OK
+        return args.handler(args)
+    except DPCVXError as error:
+        print(error_line(error), file=sys.stderr)
+        return exit_code(error)
+    except KeyboardInterrupt:
+        print("dpcvx: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of standard output went away (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE

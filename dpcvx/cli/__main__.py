@@ -1,0 +1,5 @@
+"""``python -m dpcvx.cli ...``: the ``dpcvx`` command."""
+
+from . import main
+
+raise SystemExit(main())

@@ -1,0 +1,365 @@
+"""The ``dpcvx`` commands: ``demo``, ``verify``, ``fit`` and ``predict``, and the inputs they read.
+
+Features are encoded by a :class:`~dpcvx.data.preprocessing.PublicSchema` given on the command line
+or in a schema file; labels by the public values given on the command line; nothing about the
+encoding is read off the data. Every file a command writes (model, predictions, plot) is written
+atomically (:func:`dpcvx.data.files.atomic_write`): all of it, or nothing and the previous file
+unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import dataclasses
+import io
+import runpy
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .. import losses
+from ..data.csv_table import Layout, name_list, read_table_columns, split_names, table_chunks
+from ..data.files import atomic_write, check_writable, read_json, read_text
+from ..data.preprocessing import PublicSchema
+from ..exceptions import FileError, InputError, NumericRangeError, UsageError
+from ..models.erm import PrivateERM
+from ..models.linear_regression import PrivateLinearRegression
+from ..models.multiclass import PrivateMulticlassERM
+from ..progress import progress
+from ..release.serialization import load, save
+from .exit_codes import EXIT_OK
+
+__all__ = ["demo_command", "fit_command", "predict_command", "verify_command"]
+
+NOT = "not "  # without --negative, the negative class is called "not " + the first --positive value
+
+MISSING_LABELS = ("", "?")  # an empty label cell, or UCI's "?": a record without a label
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+def _run_user_file(path: str) -> dict[str, Any]:
+    """The global names a user's Python file defines (the file is executed)."""
+    if not Path(path).is_file():
+        raise InputError(f"Python file {path} does not exist")
+    try:
+        return runpy.run_path(path, run_name="dpcvx_user_file")
+    except (Exception, SystemExit) as error:  # the user's code: report whatever it raised, exit() included
+        raise InputError(f"running {path} failed: {type(error).__name__}: {error}") from None
+
+
+def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> Callable[..., Any]:
+    value = namespace.get(name)
+    if not callable(value):
+        found = "is not callable" if name in namespace else "is not defined"
+        raise InputError(f"{path}: `{name}` {found}; define it, for example {example}")
+    return value
+
+
+def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer."""
+    regularizer = None
+    if args.loss.endswith(".py"):
+        namespace = _run_user_file(args.loss)
+        loss = _defined(namespace, "loss", args.loss, "loss = lambda z: cp.logistic(-z)")
+        if "regularizer" in namespace:
+            regularizer = _defined(namespace, "regularizer", args.loss,
+                                   "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
+    else:
+        loss = losses.from_spec(args.loss)
+    if args.regularizer is not None:
+        if not args.regularizer.endswith(".py"):
+            raise InputError(f"--regularizer takes a Python file defining regularizer(w), got "
+                             f"{args.regularizer!r}")
+        regularizer = _defined(_run_user_file(args.regularizer), "regularizer", args.regularizer,
+                               "regularizer = lambda w: 0.5 * cp.sum_squares(w)")
+    return loss, regularizer
+
+
+def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout) -> np.ndarray:
+    try:
+        return schema.transform(table)
+    except InputError as error:
+        raise InputError(f"{path}: {error} {layout.rows_note()}") from None
+
+def _layout(args: argparse.Namespace) -> Layout:
+    """The data file's layout from --no-header, --names/--names-file and --skip-lines."""
+    names = args.names
+    if args.names_file is not None:
+        if names is not None:
+            raise UsageError("give the column names with --names or with --names-file, not both")
+        names = tuple(split_names(read_text(args.names_file, "names file")))
+        if not names:
+            raise FileError(f"names file {args.names_file} holds no column names; write them one per "
+                            "line or separated by commas")
+    if args.no_header and names is None:
+        raise UsageError("--no-header needs the column names: give --names a,b,c (in file order) or "
+                         "--names-file FILE")
+    if names is not None and not args.no_header:
+        raise UsageError("--names and --names-file are for a file without a header row: add --no-header "
+                         "(a file with a header row names its own columns)")
+    if names is not None and len(set(names)) != len(names):
+        repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+        raise UsageError(f"the column names repeat {name_list(repeated)}; each column needs its own name")
+    return Layout(names, args.skip_lines)
+
+
+def _schema(args: argparse.Namespace) -> PublicSchema:
+    """The public schema from --schema or --numeric/--categorical, with norm --data-norm."""
+    if args.schema is not None and args.columns:
+        raise InputError("give the columns either in --schema FILE or with --numeric/--categorical, "
+                         "not both")
+    if args.schema is not None:
+        data = read_json(args.schema, "schema file")
+        try:
+            schema = PublicSchema.from_dict(data)
+        except InputError as error:
+            raise InputError(f"schema file {args.schema}: {error}") from None
+        norm = schema.norm if args.data_norm is None else args.data_norm
+    elif args.columns:
+        if args.data_norm is None:
+            raise InputError("--data-norm R is required: the public bound on the norm of an encoded "
+                             "row (numeric columns are scaled to [0, 1] and one-hot blocks have norm "
+                             "1, so R = 1 scales every row into the unit ball)")
+        schema = PublicSchema(tuple(args.columns))
+        norm = args.data_norm
+    else:
+        raise InputError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
+                         "NAME:CAT1,CAT2 for each feature, or --schema FILE")
+    if args.target in schema.column_names:
+        raise InputError(f"the target column {args.target!r} is also a feature column; remove it "
+                         "from the features")
+    return dataclasses.replace(schema, norm=norm)
+
+
+def _label_values(args: argparse.Namespace) -> tuple[str, str]:
+    """The public pair (negative class, positive class) of the model from --positive/--negative."""
+    if not args.positive:
+        raise InputError("a binary classifier needs --positive VALUE (the public positive label); for more "
+                         "classes give --classes A,B,C, for a regression --task regression --label-bound B")
+    positives, negatives = args.positive, args.negative or []
+    both = [value for value in dict.fromkeys(positives) if value in negatives]
+    if both:
+        raise InputError(f"--positive and --negative must differ, both give {name_list(both)}")
+    return (negatives[0] if negatives else NOT + positives[0]), positives[0]
+
+def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
+    """The target column mapped to the public pair of classes; nothing about the labels is inferred.
+
+    Every --positive value is the positive class. Without --negative (or with --others-negative)
+    every other value is negative; with --negative, a value that is neither is an error. Its
+    message counts the unexpected values but does not show them (it is about private records).
+    """
+    negative, positive = _label_values(args)
+    given = set(args.positive) | set(args.negative or [])
+    absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
+    if np.any(absent):
+        raise InputError(
+            f"{args.data}: {int(absent.sum())} row(s) have no label (an empty cell or '?') in column "
+            f"{args.target!r}, the first in row {int(np.flatnonzero(absent)[0])} {layout.rows_note()}; "
+            "drop those records or give the label the file uses with --positive/--negative")
+    is_positive = np.isin(raw, args.positive)
+    if args.negative and not args.others_negative:
+        outside = ~(is_positive | np.isin(raw, args.negative))
+        if np.any(outside):
+            count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
+            raise InputError(
+                f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
+                f"neither --positive nor --negative; the first is row {int(np.flatnonzero(outside)[0])} "
+                f"{layout.rows_note()}. Give every label value "
+                "(--positive and --negative can be repeated: --positive A --positive B), "
+                "or omit --negative to count every value other than --positive as negative")
+    return np.where(is_positive, positive, negative)
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    from ..demo import plot_demo, run_demo
+
+    check_writable(args.plot, "plot")
+    start = time.perf_counter()
+    result = run_demo(n=args.n, draws=args.draws, random_state=args.seed)
+    print(result.certificate)
+    print()
+    print(result.release)
+    print()
+    print(f"Test accuracy (mean ± std over {result.draws} noise draws), n = {result.n_train}:")
+    print(result.table())
+    try:
+        path = plot_demo(result, args.plot)
+    except ImportError:
+        print("\nmatplotlib is not installed: no plot (pip install 'dpcvx[plot]')")
+    else:
+        print(f"\nplot written to {Path(path).resolve()}")
+    print(f"done in {time.perf_counter() - start:.1f} s")
+    return EXIT_OK
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    loss, regularizer = _problem(args)
+    erm = PrivateERM(loss=loss, regularizer=regularizer, strict=args.strict,
+                     allow_estimates=args.allow_estimates)
+    try:
+        certificate = erm.verify(args.dim, progress=True)  # a bar on a terminal only
+    except (OverflowError, ZeroDivisionError) as error:  # constants of an extreme loss parameter
+        raise _numeric_range(args, error) from None
+    print(certificate)
+    certificate.require(args.mechanism)  # AssumptionError: main() reports it, exit EXIT_REFUSED
+    return EXIT_OK
+
+
+def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericRangeError:
+    """The error for public parameters whose calibration overflows (OverflowError, ZeroDivisionError)."""
+    names = [f"--{name.replace('_', '-')} {getattr(args, name):g}" for name in ("data_norm", "lam", "epsilon")
+             if isinstance(getattr(args, name, None), float)]
+    given = f"the public parameters ({', '.join(names + [f'--loss {args.loss}'])})"
+    return NumericRangeError(f"{given} are too extreme to compute the constants and the noise in floating point "
+                             f"({type(error).__name__}: {error}); use moderate values (for example a "
+                             "Huber width h between 1e-8 and 1e8)")
+
+
+def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.ndarray:
+    """Regression targets (numbers) or multiclass labels (values of --classes); nothing is inferred."""
+    absent = np.isin(raw, MISSING_LABELS)
+    if np.any(absent):
+        raise InputError(f"{args.data}: {int(absent.sum())} row(s) have no label in column {args.target!r}, the "
+                         f"first in row {int(np.flatnonzero(absent)[0])} {layout.rows_note()}")
+    if args.task == "regression":
+        try:
+            return raw.astype(float)
+        except ValueError:
+            raise InputError(f"{args.data}: column {args.target!r} holds values that are not numbers; a "
+                             "regression target must be numeric") from None
+    outside = ~np.isin(raw, args.classes)
+    if np.any(outside):
+        raise InputError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
+                         f"--classes; the first is row {int(np.flatnonzero(outside)[0])} {layout.rows_note()}. "
+                         "The classes are public: list every one")
+    return raw
+
+
+def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
+    """The learner for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least squares."""
+    common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
+              "verbose": bool(args.chunk_rows)}
+    if args.task == "regression":
+        if args.label_bound is None:
+            raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")
+        if args.loss == "logistic":  # the default: least squares by AdaSSP
+            return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept)
+        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
+                          strict=args.strict, allow_estimates=args.allow_estimates, **common)
+    if args.classes is not None:
+        binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), strict=args.strict,
+                            allow_estimates=args.allow_estimates, **common)
+        return PrivateMulticlassERM(binary, tuple(args.classes))
+    return PrivateERM(loss=loss, regularizer=regularizer, classes=_label_values(args), strict=args.strict,
+                      allow_estimates=args.allow_estimates, **common)
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    check_writable(args.out, "model")
+    binary = args.task == "classification" and args.classes is None
+    if binary:
+        _label_values(args)
+    elif args.positive or args.negative:
+        raise InputError("--positive/--negative name a binary classifier's labels; with --classes or --task "
+                         "regression leave them out")
+    layout = _layout(args)
+    loss, regularizer = _problem(args)
+    schema = _schema(args)
+    # Progress shows the public steps only (on a terminal; nothing measured on the data).
+    scratch = tempfile.TemporaryDirectory(prefix="dpcvx-fit-") if args.chunk_rows else None
+    with progress(4, "dpcvx fit", verbose=True) as steps, scratch or contextlib.nullcontext():
+        columns = schema.column_names + (args.target,)
+        labels_of = _labels if binary else _task_labels
+        if scratch is None:
+            table = read_table_columns(args.data, columns, layout, label=args.target)
+            steps.update()
+            X = _encode(schema, table, args.data, layout)
+            y = labels_of(table[args.target], args, layout)
+        else:
+            X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
+            steps.update()
+        steps.update()
+        learner = _learner(args, loss, regularizer, schema.norm)
+        try:
+            if isinstance(learner, PrivateLinearRegression):
+                model = learner.fit(X, y, args.epsilon, args.delta, random_state=args.random_state)
+            else:
+                model = learner.fit(X, y, args.epsilon, args.mechanism, delta=args.delta, split=args.split,
+                                    random_state=args.random_state)
+        except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
+            raise _numeric_range(args, error) from None
+        steps.update()
+        save(model, args.out, schema=schema)
+        steps.update()
+    print(model.certificate)
+    print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
+    return EXIT_OK
+
+
+def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: Sequence[str], layout: Layout,
+                      labels_of: Callable[..., np.ndarray], directory: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The encoded rows of a CSV file read ``--chunk-rows`` records at a time into a memmap in ``directory``.
+
+    The file is never held whole: each chunk is encoded and appended to a float64 file, which
+    the fit then reads by row blocks (dpcvx.data.blocks). The scratch directory is removed after
+    the fit. Errors name the chunk's rows.
+    """
+    raw, labels, rows, chunks = directory / "rows.f64", [], 0, 0
+    with open(raw, "wb") as handle:
+        for chunk in table_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows):
+            count = len(chunk[args.target])
+            try:
+                block = _encode(schema, chunk, args.data, layout)
+                labels.append(labels_of(chunk[args.target], args, layout))
+            except InputError as error:
+                raise InputError(f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): {error}") from None
+            handle.write(np.ascontiguousarray(block, dtype=np.float64).tobytes())
+            rows, chunks = rows + count, chunks + 1
+    width = schema.dimension
+    X = np.memmap(raw, dtype=np.float64, mode="r", shape=(rows, width))
+    return X, np.concatenate(labels)
+
+
+def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray) -> None:
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(["prediction", "decision"])
+    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions), strict=True))
+
+
+def predict_command(args: argparse.Namespace) -> int:
+    layout = _layout(args)
+    model = load(args.model)
+    schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
+    if schema is None:
+        raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
+                         "one), so the CSV columns cannot be encoded; predict in Python with "
+                         "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
+    if args.out is not None:
+        check_writable(args.out, "predictions")
+    X = _encode(schema, read_table_columns(args.data, schema.column_names, layout), args.data, layout)
+    predictions, decisions = model.predict(X), model.decision_function(X)
+    if decisions.ndim == 2:  # multiclass: the score of the predicted class
+        decisions = decisions.max(axis=1)
+    if args.out is None:
+        text = io.StringIO()  # all or nothing on standard output too
+        _write_predictions(text, predictions, decisions)
+        sys.stdout.write(text.getvalue())
+        return EXIT_OK
+    atomic_write(args.out, lambda handle: _write_predictions(handle, predictions, decisions),
+                 what="predictions")
+    print(f"{len(predictions)} predictions written to {args.out}")
+    return EXIT_OK

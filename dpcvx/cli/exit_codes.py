@@ -1,0 +1,120 @@
+"""The command line's exit statuses: one per kind of error, and the one line stderr shows for it.
+
+:data:`EXIT_CODES` is THE table: ``main()`` maps an error to the row of its most specific class,
+and ``docs/robustness.md`` is generated from it (``docs/make_robustness.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..exceptions import (
+    AssumptionError,
+    BudgetExceededError,
+    DPCVXError,
+    FileError,
+    InputError,
+    NumericRangeError,
+    SolverError,
+    UsageError,
+)
+
+__all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_USAGE", "EXIT_INPUT", "EXIT_REFUSED", "EXIT_SOLVER", "EXIT_BUDGET",
+           "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_BUG", "ExitCode", "exit_code", "error_line", "error_table"]
+
+EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED, EXIT_SOLVER, EXIT_BUDGET = 0, 1, 2, 3, 4, 5, 6
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+@dataclasses.dataclass(frozen=True)
+class ExitCode:
+    """One row of the exit-code table: the error class, its exit status, the word stderr uses for it,
+    its meaning and an example message."""
+
+    error: type
+    code: int
+    kind: str
+    meaning: str
+    example: str
+
+
+# THE table of exit codes: main() maps an error to the row of its most specific class listed here,
+# and docs/robustness.md is generated from it (docs/make_robustness.py). Keep it in sync by editing
+# it here only.
+EXIT_CODES: tuple[ExitCode, ...] = (
+    ExitCode(UsageError, EXIT_USAGE, "usage error",
+             "the command line is malformed: unknown command or option, missing or malformed option value",
+             "dpcvx: usage error: argument --epsilon: must be a positive number in the range dpcvx computes "
+             "with, got '0' (epsilon must be finite and positive, got 0.0) (see: dpcvx fit --help)"),
+    ExitCode(InputError, EXIT_INPUT, "input error",
+             "a value, column, label or parameter is invalid",
+             "dpcvx: input error: train.csv has no column(s) ['salary'] among its 4 columns. Check the "
+             "spelling (names are case-sensitive); the header's cells are not shown (if the file has no "
+             "header row, its first record was read as one: pass --no-header with --names)"),
+    ExitCode(FileError, EXIT_INPUT, "input error",
+             "a file cannot be read or written, or is not what it must be (encoding, JSON, format, "
+             "a model file that fails validation)",
+             "dpcvx: input error: model file missing.json does not exist; check the path"),
+    ExitCode(NumericRangeError, EXIT_INPUT, "input error",
+             "public parameters too extreme to compute the constants or the calibration in floating point",
+             "dpcvx: input error: the public parameters (--data-norm 1, --lam 0.001, --epsilon 1, --loss "
+             "logistic) are too extreme to compute the constants and the noise in floating point "
+             "(OverflowError: math range error); use moderate values (for example a Huber width h between "
+             "1e-8 and 1e8)"),
+    ExitCode(AssumptionError, EXIT_REFUSED, "refused",
+             "the certificate does not allow the requested mechanism: a condition of the privacy "
+             "theorem fails or was not established",
+             "dpcvx: refused: output perturbation is not allowed: Theorem 1 (output perturbation), "
+             "Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011) needs - differentiability (l is continuously "
+             "differentiable (C^1)): l' jumps at z = 1 fix: smooth the kink: dpcvx.losses.huber_hinge(h=0.5) "
+             "replaces the hinge max(0, 1 - z); in general use a differentiable loss"),
+    ExitCode(SolverError, EXIT_SOLVER, "solver error",
+             "the perturbed problem was not solved to the required accuracy; nothing is released",
+             "dpcvx: solver error: CVXPY solver CLARABEL returned status 'infeasible'; nothing is released. "
+             "Try another cvxpy_solver or solver='fast'"),
+    ExitCode(BudgetExceededError, EXIT_BUDGET, "budget exceeded",
+             "a privacy accountant refused a computation that would exceed its budget",
+             "dpcvx: budget exceeded: PrivateERM.fit (objective perturbation, n=50) needs (epsilon=2, "
+             "delta=0) but only (epsilon=1, delta=0) of the budget (epsilon=1, delta=0) remains (spent: "
+             "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset."),
+    ExitCode(DPCVXError, EXIT_INPUT, "error", "any other dpcvx error", "dpcvx: error: (its message)"),
+)
+
+
+def _row(error: BaseException) -> ExitCode:
+    """The EXIT_CODES row of the most specific class of ``error`` listed there."""
+    for cls in type(error).__mro__:
+        for row in EXIT_CODES:
+            if row.error is cls:
+                return row
+    raise TypeError(f"{type(error).__name__} is not a dpcvx error")
+
+
+def exit_code(error: DPCVXError) -> int:
+    """The command line's exit status for ``error`` (from :data:`EXIT_CODES`)."""
+    return _row(error).code
+
+
+def error_line(error: DPCVXError) -> str:
+    """The one line main() prints for ``error``: ``dpcvx: <kind>: <message>`` with line breaks removed."""
+    prefix = _row(error).kind
+    text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
+    return f"dpcvx: {prefix}: {text or type(error).__name__}"
+
+
+def error_table() -> str:
+    """The exit-code table as Markdown (docs/robustness.md embeds it)."""
+    lines = ["| error class | exit status | meaning | example message |", "|---|---|---|---|",
+             f"| (none) | {EXIT_OK} | success | |"]
+    for row in EXIT_CODES:
+        name = f"dpcvx.exceptions.{row.error.__name__}"
+        parents = [base.__name__ for base in row.error.__bases__ if issubclass(base, DPCVXError)]
+        kind = f"`{name}`" + (f" (an {', '.join(parents)})" if parents and parents != ["DPCVXError"] else "")
+        example = row.example.replace("|", "\\|")
+        lines.append(f"| {kind} | {row.code} | {row.meaning} | `` {example} `` |")
+    lines.append(f"| KeyboardInterrupt (Ctrl-C) | {EXIT_INTERRUPTED} | interrupted; no file is left half written "
+                 "| `` dpcvx: interrupted `` |")
+    lines.append(f"| BrokenPipeError (the reader of standard output went away, as in `dpcvx predict ... \\| head`) "
+                 f"| {EXIT_BROKEN_PIPE} | the conventional status of a closed pipe; nothing on stderr | |")
+    lines.append(f"| any other exception | {EXIT_BUG} | a bug in dpcvx: Python prints a traceback; please "
+                 "report it | |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,323 @@
+"""The ``dpcvx`` argument parser: the commands, their options, and the argparse types that check them.
+
+Usage errors (an unknown option, a malformed or out-of-range value) are raised as
+:class:`~dpcvx.exceptions.UsageError`: one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from collections.abc import Callable
+from typing import NoReturn
+
+from ..data.csv_table import split_names
+from ..data.preprocessing import CategoricalColumn, NumericColumn
+from ..demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
+from ..exceptions import InputError, UsageError
+from ..validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, parse_integer, positive
+from ..verification.verifier import PROBE_DIM
+from .commands import demo_command, fit_command, predict_command, verify_command
+from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
+
+__all__ = ["build_parser"]
+
+MAX_DIM = 100_000  # verify --dim: the regularizer is analysed at this many features at most
+
+USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pass only files "
+                     "you wrote or trust.")
+
+
+# --- argument types (argparse turns ArgumentTypeError into a usage error, exit 2) --------------
+
+# Public real parameters on the command line are checked by the library's own validators
+# (dpcvx.validation): epsilon within [EPSILON_MIN, EPSILON_MAX], the other positive numbers and the
+# column bounds within [MODERATE_MIN, MODERATE_MAX], where squares, products and reciprocals stay
+# finite. The range is stated once, there.
+NUMBER_RANGE = (MODERATE_MIN, MODERATE_MAX)
+
+
+def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Callable[[str], float]:
+    """An argparse type: ``float(text)`` checked by a dpcvx.validation function, its InputError a usage error.
+
+    ``kind`` names what a non-number should have been; ``refused`` leads the message of a number the
+    check refuses (the check's own message follows in brackets).
+    """
+    def parse(text: str) -> float:
+        try:
+            number = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}") from None
+        try:
+            return check(number)
+        except InputError as error:
+            raise argparse.ArgumentTypeError(f"{refused}, got {text[:40]!r} ({error})") from None
+    return parse
+
+
+def _positive_number(name: str) -> Callable[[str], float]:
+    check = check_epsilon if name == "epsilon" else (
+        lambda number: positive(name, number, minimum=MODERATE_MIN, maximum=MODERATE_MAX))
+    return _number_type(check, "a positive number",
+                        "must be a positive number in the range dpcvx computes with")
+
+
+_delta_value = _number_type(check_delta, "a number in [0, 1)", "must be a number in [0, 1)")
+
+
+def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: dpcvx.validation.parse_integer, its InputError turned into a usage error."""
+    def parse(text: str) -> int:
+        try:
+            return parse_integer(name, text, minimum=minimum, maximum=maximum)
+        except InputError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def _numeric_column(text: str) -> NumericColumn:
+    parts = text.rsplit(":", 2)
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        name, lo, hi = parts[0], float(parts[1]), float(parts[2])
+        if not all(abs(bound) <= NUMBER_RANGE[1] for bound in (lo, hi)):
+            raise ValueError(f"bounds must lie within +-{MODERATE_MAX:g}")
+        return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
+    except ValueError as error:  # float() or InputError (empty name, lo >= hi, non-finite)
+        detail = f": {error}" if str(error) else ""
+        raise argparse.ArgumentTypeError(
+            f"expected NAME:LO:HI with public bounds LO < HI, for example age:17:90; got {text!r}{detail}"
+        ) from error
+
+
+def _categorical_column(text: str) -> CategoricalColumn:
+    name, sep, categories = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return CategoricalColumn(name, tuple(c.strip() for c in categories.split(",")),
+                                 source="dpcvx fit --categorical")
+    except ValueError as error:
+        detail = f": {error}" if str(error) else ""
+        raise argparse.ArgumentTypeError(
+            f"expected NAME:CAT1,CAT2,... with the public categories, for example "
+            f"sex:Female,Male; got {text!r}{detail}"
+        ) from error
+
+
+def _column_names(text: str) -> tuple[str, ...]:
+    """--names a,b,c: the column names of a file without a header row."""
+    names = split_names(text)
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected the column names separated by commas, got {text[:40]!r}")
+    return tuple(names)
+
+
+# --- parser ----------------------------------------------------------------------------------
+
+
+def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, loss_default: str | None) -> None:
+    parser.add_argument(
+        "--loss", required=loss_default is None, default=loss_default, metavar="SPEC|PATH.py",
+        help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "
+             "of width h), or a Python file defining loss(z) (and optionally regularizer(w)) with "
+             f"CVXPY. {USER_FILE_WARNING}" + (f" Default: {loss_default}." if loss_default else ""),
+    )
+    parser.add_argument(
+        "--regularizer", metavar="PATH.py",
+        help="a Python file defining regularizer(w) with CVXPY (default: the loss file's "
+             f"regularizer, else 0.5 * cp.sum_squares(w)). {USER_FILE_WARNING}",
+    )
+    parser.add_argument("--mechanism", choices=("objective", "output"), default="objective",
+                        help="objective perturbation (Algorithm 2, default) or output perturbation "
+                             "(Algorithm 1); see docs/mechanisms.md")
+    parser.add_argument("--strict", action="store_true",
+                        help="refuse conditions the verifier established only numerically")
+    parser.add_argument("--allow-estimates", action="store_true",
+                        help="accept constants the verifier could only estimate (not prove); the "
+                             "guarantee is then CONDITIONAL on the estimates being right")
+
+
+def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to read DATA: a header row or --no-header with the names; gzip is recognised by itself."""
+    group = parser.add_argument_group(
+        "reading DATA", _text("DATA is a CSV file, UTF-8, plain or gzip-compressed (a .gz name or gzip "
+                              "content, decompressed as it is read). Surrounding whitespace of each cell "
+                              "is stripped, so UCI's ', ' separator reads as ','. Blank lines are skipped."))
+    group.add_argument("--no-header", action="store_true",
+                       help="the file has no header row: every line is a record; name the columns with "
+                            "--names or --names-file")
+    group.add_argument("--names", type=_column_names, metavar="A,B,C,...",
+                       help="with --no-header: the names of ALL the file's columns, in file order, "
+                            "separated by commas")
+    group.add_argument("--names-file", metavar="FILE",
+                       help="with --no-header: a text file with the column names, one per line or "
+                            "separated by commas")
+    group.add_argument("--skip-lines", type=_integer_from("skip_lines", 0), default=0, metavar="N",
+                       help="skip the first N lines before the header or the first record (for example "
+                            "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")
+
+
+def _text(paragraph: str) -> str:
+    """A help paragraph wrapped for RawDescriptionHelpFormatter (which keeps examples' line breaks)."""
+    return textwrap.fill(paragraph, width=78)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors raised as :class:`UsageError` (one line, exit 2) instead of printed."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see: {self.prog} --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog="dpcvx", formatter_class=raw,
+        description="Differentially private ERM with machine-checked privacy certificates.",
+        epilog=_text(f"Exit status: {EXIT_OK} success; {EXIT_USAGE} usage error; {EXIT_INPUT} input "
+                     f"error (file, value, parameter); {EXIT_REFUSED} the certificate does not allow "
+                     f"the mechanism; {EXIT_SOLVER} solver failure; {EXIT_BUDGET} privacy budget "
+                     "exceeded; each error is one line on stderr (docs/robustness.md). `dpcvx COMMAND "
+                     "--help` describes each command; docs/cli.md has examples."),
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    demo = commands.add_parser(
+        "demo", help="verify, fit both mechanisms on built-in synthetic data, print and plot",
+        description="Run the main job on built-in synthetic data (no download): verify the "
+                    "logistic and Huber losses, fit output and objective perturbation at "
+                    "several epsilon, print the certificate and a results table, plot accuracy.",
+    )
+    demo.add_argument("--n", type=_integer_from("n", DEMO_MIN_N, DEMO_MAX_N), default=20000,
+                      help=f"training rows, {DEMO_MIN_N} to {DEMO_MAX_N} (default 20000)")
+    demo.add_argument("--draws", type=_integer_from("draws", 1, DEMO_MAX_DRAWS), default=5,
+                      help=f"noise draws per point, 1 to {DEMO_MAX_DRAWS} (default 5)")
+    demo.add_argument("--seed", type=_integer_from("random_state", 0, DEMO_MAX_SEED), default=0,
+                      help="seed of data and noise, a non-negative integer (default 0)")
+    demo.add_argument("--plot", default="dpcvx-demo.png",
+                      help="PNG path (default dpcvx-demo.png in the current directory); the absolute "
+                           "path written is printed")
+    demo.set_defaults(handler=demo_command)
+
+    verify = commands.add_parser(
+        "verify", help="print the privacy certificate of a loss and regularizer", formatter_class=raw,
+        description=_text("Check the conditions of the privacy theorems for a loss (and "
+                          "regularizer) and print the certificate: each condition, its constant "
+                          "and how it was established. Exit status 0 when --mechanism is allowed, "
+                          "1 when it is not (the failing conditions and their fixes go to stderr)."),
+        epilog="examples:\n"
+               "  dpcvx verify --loss logistic\n"
+               "  dpcvx verify --loss huber:h=0.5 --mechanism output\n"
+               "  dpcvx verify --loss my_loss.py --strict",
+    )
+    _add_problem_arguments(verify, loss_default=None)
+    verify.add_argument("--dim", type=_integer_from("dim", 1, MAX_DIM), default=PROBE_DIM,
+                        help=f"number of features at which the regularizer is analysed "
+                             f"(default {PROBE_DIM})")
+    verify.set_defaults(handler=verify_command)
+
+    fit = commands.add_parser(
+        "fit", help="fit a private linear classifier on a CSV file and save it as JSON",
+        formatter_class=raw,
+        description=_text("Encode the feature columns with PUBLIC bounds and categories (never "
+                          "read off the data), scale each row into the norm bound R, map labels "
+                          "with the public --positive (and --negative) values, fit with "
+                          "epsilon-differential privacy, and write the model with its release "
+                          "certificate."),
+        epilog="examples:\n"
+               "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
+               "      --numeric age:17:90 --categorical sex:Female,Male \\\n"
+               "      --epsilon 0.5 --lam 1e-3 --data-norm 1 --fit-intercept --out model.json\n"
+               "  dpcvx fit adult.data.gz --no-header --names-file adult.columns \\\n"
+               "      --target income --positive '>50K' --schema adult-schema.json \\\n"
+               "      --epsilon 0.5 --lam 1e-3 --fit-intercept --out model.json",
+    )
+    fit.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
+                                                  "--no-header and the column names")
+    _add_file_arguments(fit)
+    labels = fit.add_argument_group(
+        "labels", _text("Label values are public: they are never inferred from the data. Every "
+                        "--positive value is the positive class. Without --negative every other value "
+                        "is negative (the negative class is then called 'not VALUE', VALUE the first "
+                        "--positive). With --negative a value that is neither is an error, unless "
+                        "--others-negative is given. A record without a label (an empty cell or '?') "
+                        "is an error."))
+    labels.add_argument("--target", required=True, metavar="COLUMN", help="the label column")
+    labels.add_argument("--positive", action="append", metavar="VALUE",
+                        help="a label value of the positive class; repeat it for several values "
+                             "(--positive '>50K' --positive '>50K.')")
+    labels.add_argument("--negative", action="append", metavar="VALUE",
+                        help="a label value of the negative class (optional; repeatable); the first "
+                             "names the negative class")
+    labels.add_argument("--others-negative", action="store_true",
+                        help="with --negative: treat every value other than --positive as negative "
+                             "(one versus rest) instead of refusing it")
+    labels.add_argument("--classes", type=_column_names, metavar="A,B,C,...",
+                        help="every PUBLIC class of a multiclass model (one-vs-rest under one total "
+                             "budget); a label outside them is an error")
+    labels.add_argument("--task", choices=("classification", "regression"), default="classification",
+                        help="regression: a numeric target with --label-bound; the default loss is "
+                             "least squares by AdaSSP (needs --delta > 0), or give --loss huber_regression:m=1")
+    labels.add_argument("--label-bound", type=_positive_number("label_bound"), metavar="B",
+                        help="PUBLIC bound on |target| of a regression; targets beyond it are clipped")
+    features = fit.add_argument_group(
+        "features", _text("Give every feature column with its public domain, on the command line "
+                          "(repeat the options; feature order is the order given) or in a schema "
+                          "file. Columns not named are ignored."))
+    features.add_argument("--numeric", dest="columns", action="append", type=_numeric_column,
+                          metavar="NAME:LO:HI",
+                          help="numeric column with public bounds; values are clipped to "
+                               "[LO, HI] and scaled to [0, 1]")
+    features.add_argument("--categorical", dest="columns", action="append",
+                          type=_categorical_column, metavar="NAME:CAT1,CAT2,...",
+                          help="categorical column with its public categories, one-hot encoded "
+                               "(a value outside the list encodes as all zeros)")
+    features.add_argument("--schema", metavar="SCHEMA.json",
+                          help="a PublicSchema JSON file (docs/datasets.md), instead of "
+                               "--numeric/--categorical")
+    privacy = fit.add_argument_group("privacy and model")
+    privacy.add_argument("--epsilon", required=True, type=_positive_number("epsilon"),
+                         metavar="E", help="privacy budget of this release")
+    privacy.add_argument("--delta", type=_delta_value, default=0.0, metavar="D",
+                         help="delta of (epsilon, delta)-DP (default 0: pure epsilon). delta > 0 uses "
+                              "Gaussian noise, far less noise in high dimension; choose it well below "
+                              "1/n, 1/n^2 is common (docs/mechanisms.md)")
+    privacy.add_argument("--lam", required=True, type=_positive_number("lam"), metavar="L",
+                         help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w)")
+    privacy.add_argument("--data-norm", type=_positive_number("data_norm"), metavar="R",
+                         help="public bound R on the norm of an encoded row; rows are scaled into "
+                              "it (required with --numeric/--categorical; default with --schema: "
+                              "the file's norm)")
+    _add_problem_arguments(privacy, loss_default="logistic")
+    privacy.add_argument("--fit-intercept", action="store_true",
+                         help="add an intercept (a constant feature inside the norm bound and "
+                              "the regularizer)")
+    privacy.add_argument("--split", choices=("max", "paper"), default="max",
+                         help="objective perturbation budget split (default max; docs/theory.md)")
+    privacy.add_argument("--chunk-rows", type=_integer_from("chunk_rows", 1000), metavar="N",
+                         help="read the CSV N records at a time into a temporary memory-mapped file and fit "
+                              "it by row blocks: for files larger than memory (docs/scale.md)")
+    privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
+                         help="seed of the noise, for experiments only: a real release must use "
+                              "the default, fresh operating-system entropy")
+    fit.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the model")
+    fit.set_defaults(handler=fit_command)
+
+    predict = commands.add_parser(
+        "predict", help="predict labels for a CSV file with a saved model", formatter_class=raw,
+        description=_text("Encode DATA with the model's saved public schema and write one row "
+                          "per record: the predicted label and the decision value w^T x + b. "
+                          "Other columns, the label column included, are ignored."),
+        epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
+    )
+    predict.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit")
+    predict.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
+                                                      "--no-header and the column names")
+    _add_file_arguments(predict)
+    predict.add_argument("--out", metavar="PREDICTIONS.csv",
+                         help="write the predictions here (default: standard output)")
+    predict.set_defaults(handler=predict_command)
+    return parser

@@ -1,0 +1,214 @@
+"""CSV tables for the command line: the named columns of a plain or gzip-compressed file, as text cells.
+
+UTF-8 (a byte-order mark dropped), read with the standard ``csv`` module as a stream, by chunks of
+records when asked; surrounding whitespace of each cell is ignored; a header row names the columns,
+or :class:`Layout` gives them for a file without one (UCI's files). A gzip file (a .gz name or
+gzip's magic bytes) is decompressed as it is read, and damage to it is reported as damage. A name
+with a Parquet suffix goes to :mod:`dpcvx.data.parquet`, so one public schema encodes both. Errors
+name the file, the line and the column names (public facts), never a cell's value.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import gzip
+import zlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from ..exceptions import FileError, InputError
+from .files import os_error_message
+from .parquet import is_parquet, parquet_chunks
+
+__all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "split_names", "table_chunks"]
+
+ROWS_NOTE = "(rows count from 0 at the first line after the header)"
+
+
+def name_list(names: Sequence[str], limit: int = 20) -> str:
+    """A list of column names for a message: the first ``limit`` of them, and how many more."""
+    shown = list(names[:limit])
+    return f"{shown}" if len(names) <= limit else f"{shown[:-1] + ['...']} ({len(names)} columns)"
+
+def split_names(text: str) -> list[str]:
+    """Column names separated by commas or line breaks, surrounding whitespace stripped, empty ones dropped."""
+    return [name.strip() for line in text.splitlines() for name in line.split(",") if name.strip()]
+
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of every gzip file
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """How a data file is laid out: its column names (None: the first line is a header row naming
+    them) and how many lines to skip before the header or the first record."""
+
+    names: tuple[str, ...] | None = None
+    skip_lines: int = 0
+
+    def rows_note(self) -> str:
+        """How the row numbers of error messages count."""
+        if self.names is None and not self.skip_lines:
+            return ROWS_NOTE
+        first = "the first line after the header" if self.names is None else "the first record"
+        skipped = f", the first {self.skip_lines} line(s) of the file skipped" if self.skip_lines else ""
+        return f"(rows count from 0 at {first}{skipped}; blank lines are not rows)"
+
+
+def _is_gzip(path: Path) -> bool:
+    """A gzip file: a .gz name, or gzip's magic bytes whatever the name."""
+    if path.suffix.lower() == ".gz":
+        return True
+    with path.open("rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
+def _open_text(path: Path, compressed: bool) -> TextIO:
+    """``path`` as UTF-8 text (a byte-order mark dropped); a gzip file is decompressed as it is read."""
+    if compressed:
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return path.open(newline="", encoding="utf-8-sig")
+
+
+def _check_gzip(path: Path) -> None:
+    """Raise the gzip error of a damaged file, if it is one.
+
+    gzip checks its data only at the end of the stream: before that, damaged data can decode as
+    text that looks like a malformed record. A reading error in a gzip file is therefore checked
+    against the whole stream, so that damage is reported as damage.
+    """
+    try:
+        with gzip.open(path, "rb") as stream:
+            while stream.read(1 << 20):
+                pass
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise _gzip_error(path, error) from None
+    except OSError:
+        pass  # the reading error stands
+
+
+def _gzip_error(path: Path, error: Exception) -> FileError:
+    if isinstance(error, EOFError):
+        reason = ("the compressed data end early (a truncated file or an unfinished download); "
+                  "download or compress it again")
+    elif str(error).startswith("Not a gzipped file"):
+        reason = "it does not start like a gzip file; if it is plain text, rename it without .gz"
+    else:
+        reason = f"its compressed data are damaged ({error}); download or compress it again"
+    return FileError(f"{path} is not a valid gzip file: {reason}")
+
+
+def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout = Layout(),
+                      label: str | None = None) -> dict[str, np.ndarray]:
+    """The named columns of a CSV (or Parquet: :func:`table_chunks`) file, as arrays of cells with
+    surrounding whitespace stripped.
+
+    The file may be gzip-compressed (read as a stream). Its columns are named by its header row,
+    or by ``layout.names`` for a file without one. ``label`` is the target column, named in the
+    error when it is the one missing. Linear in the size of the file: the names are indexed once by
+    a dict.
+    """
+    (table,) = table_chunks(path, columns, layout, label, chunk_rows=None)
+    return table
+
+
+def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
+                  chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+    """The named columns of a CSV or (by its suffix) Parquet file, by chunks of ``chunk_rows`` records."""
+    if not is_parquet(path):
+        return _csv_chunks(path, columns, layout, label, chunk_rows)
+    if layout != Layout():
+        raise InputError("--no-header, --names and --skip-lines describe CSV files; a Parquet file names its columns")
+    return parquet_chunks(path, columns, label, chunk_rows)
+
+
+def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
+                chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+    """:func:`read_table_columns` by chunks of ``chunk_rows`` records (None: one chunk), read as a stream."""
+    path = Path(path)
+    values: dict[str, list[str]] = {name: [] for name in columns}
+    seen = 0
+    compressed = False
+    try:
+        compressed = _is_gzip(path)
+        with _open_text(path, compressed) as handle:
+            for _ in range(layout.skip_lines):
+                if not handle.readline():
+                    break  # the file has fewer lines
+            reader = csv.reader(handle, skipinitialspace=True)
+            if layout.names is None:
+                header = [cell.strip() for cell in next(reader, [])]
+                if not any(header):
+                    raise InputError(f"{path} is empty; it needs a header row naming the columns (or "
+                                     "give the names with --no-header --names)")
+                given = "the header has"
+            else:
+                header = list(layout.names)
+                given = "--names gives"
+            position = {name: index for index, name in enumerate(header)}
+            # The header's cells are never shown: without --no-header the first row read as a header may be
+            # a record (private). Messages name positions, counts and the names the user gave (public).
+            if len(position) != len(header):
+                first = {name: index for index, name in reversed(list(enumerate(header)))}
+                repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
+                raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}"
+                                 f"{_header_hint(layout)}")
+            missing = [name for name in columns if name not in position]
+            if missing == [label]:
+                where = "--names" if layout.names is not None else "its header"
+                raise InputError(f"{path} has no label column {label!r} (--target) among the {len(header)} "
+                                 f"columns named by {where}. Check the spelling (names are case-sensitive)"
+                                 f"{_header_hint(layout)}")
+            if missing:
+                raise InputError(f"{path} has no column(s) {name_list(missing)} among its {len(header)} columns. "
+                                 f"Check the spelling (names are case-sensitive){_header_hint(layout)}")
+            positions = [position[name] for name in columns]
+            for row in reader:
+                if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
+                    continue  # blank line
+                if len(row) != len(header):
+                    line = reader.line_num + layout.skip_lines
+                    hint = ""
+                    if layout.names is not None and seen == 0 and not values[columns[0]]:  # the first record
+                        hint = ("; check --names (one name per column, in file order), or skip a title "
+                                "line such as adult.test's with --skip-lines")
+                    raise InputError(f"{path}, line {line}: {len(row)} fields, but {given} {len(header)}"
+                                     + (" names" if layout.names is not None else "") + hint)
+                for name, index in zip(columns, positions, strict=True):
+                    values[name].append(row[index].strip())
+                if chunk_rows is not None and len(values[columns[0]]) == chunk_rows:
+                    seen += chunk_rows
+                    yield {name: np.array(column, dtype=str) for name, column in values.items()}
+                    values = {name: [] for name in columns}
+    except UnicodeDecodeError as error:
+        if compressed:
+            _check_gzip(path)
+        raise FileError(f"{path} is not UTF-8 text (byte {error.start} of a line cannot be decoded); "
+                        "convert it, or save the sheet as CSV UTF-8") from None
+    except csv.Error as error:
+        if compressed:
+            _check_gzip(path)
+        raise FileError(f"{path} is not a well-formed CSV file: {error}") from None
+    except InputError:
+        if compressed:
+            _check_gzip(path)
+        raise
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:  # BadGzipFile is an OSError: first
+        raise _gzip_error(path, error) from None
+    except OSError as error:
+        raise FileError(f"data file {os_error_message(path, error)}") from None
+    if not values[columns[0]] and seen == 0:
+        raise InputError(f"{path} has a header but no data rows" if layout.names is None else
+                         f"{path} has no data rows")
+    if values[columns[0]]:
+        yield {name: np.array(column, dtype=str) for name, column in values.items()}
+
+
+def _header_hint(layout: Layout) -> str:
+    """The fix when a file has no header row (its first record was read as one); no cell is shown."""
+    if layout.names is not None:
+        return ""
+    return ("; the header's cells are not shown (if the file has no header row, its first record was read "
+            "as one: pass --no-header with --names)")

@@ -1,0 +1,135 @@
+"""Private parameter selection: :func:`tune` with two procedures, each proved for replace-one neighbours.
+
+* ``procedure="full-data"`` (:mod:`.full_data`): random stopping (Papernot and Steinke, ICLR 2022,
+  Theorem 2; Liu and Talwar, STOC 2019). Each run fits one uniformly drawn candidate on most of the
+  data with epsilon / (2 + eta) and scores it by an exact discrete-Laplace count of mistakes on a
+  coin-chosen held-out part; the best of K runs is released, K drawn from a truncated negative
+  binomial. Pure epsilon only.
+* ``procedure="split"`` (:mod:`.split`): Algorithm 4 of Chaudhuri, Monteleoni and Sarwate, JMLR 12
+  (2011): m + 1 disjoint parts, every candidate fitted once with the full epsilon on its part, the
+  exponential mechanism on the last part. (epsilon, delta) learners allowed.
+
+Both check every input first (:mod:`.checks`), charge the accountant once with the proved total and
+only then fit and draw noise: a refused call spends nothing. Learners must declare
+``predicts_per_row = True`` (:mod:`dpcvx.models.contract`) and fit under replace-one neighbours.
+The default procedure and its measurement: ``docs/tuning.md`` and ``benchmarks/results/selection.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from ...exceptions import InputError
+from ...privacy.accountant import PrivacyAccountant
+from ...privacy.exact import GeneratorSource, IntegerSource, SystemSource
+from ...privacy.partition import disjoint_parts
+from ...privacy.rng import RandomState
+from . import full_data, split
+from .certificate import TuningCertificate, TuningResult
+from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
+from .full_data import SelectionCertificate
+from .split import select_exponential, selection_probabilities
+
+__all__ = [
+    "tune",
+    "TuningResult",
+    "TuningCertificate",
+    "SelectionCertificate",
+    "BudgetInConstructor",
+    "expand_grid",
+    "disjoint_parts",
+    "count_mistakes",
+    "selection_probabilities",
+    "select_exponential",
+    "PROCEDURES",
+    "DEFAULT_PROCEDURE",
+]
+
+PROCEDURES = ("full-data", "split")
+DEFAULT_PROCEDURE = "full-data"
+
+
+def tune(
+    learner: Any,
+    X: Any,
+    y: ArrayLike,
+    grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
+    epsilon: float,
+    *,
+    procedure: str = DEFAULT_PROCEDURE,
+    mechanism: str | None = None,
+    delta: float = 0.0,
+    fit_params: Mapping[str, Any] | None = None,
+    accountant: PrivacyAccountant | None = None,
+    random_state: RandomState = None,
+    verbose: bool = False,
+    eta: int = 1,
+    mean_runs: float | None = None,
+    held_out: float = full_data.HELD_OUT,
+) -> TuningResult:
+    """Choose parameters privately and release one model.
+
+    Parameters
+    ----------
+    learner : estimator or factory
+        An object with ``get_params``/``set_params`` and ``fit`` (copied, never
+        modified), or a class or function called as ``learner(**params)``.
+        Each fit is ``fit(X_part, y_part, epsilon=..., random_state=generator,
+        **fit_params)``. It must declare ``predicts_per_row = True``
+        (:mod:`dpcvx.models.contract`): its model's ``predict`` classifies each
+        row on its own. An interactive learner (dpcvx.PINP) is refused before
+        anything is charged, as is a candidate fitted under add-remove
+        neighbours. Wrap learners that take epsilon in their constructor in
+        :class:`BudgetInConstructor`.
+    grid : dict of lists (Cartesian product) or list of dicts
+        Constructor parameters to try; see :func:`expand_grid`. m = the number of candidates.
+    epsilon : float
+        The budget of the whole procedure. "split": every candidate is fitted with all of
+        it on its part, and the selection uses it on the held-out part. "full-data": every
+        run (fit and noisy score) gets epsilon / (2 + eta).
+    procedure : "split" or "full-data"
+        Algorithm 4 (JMLR 2011) or random stopping (Papernot and Steinke 2022); see the
+        module notes and ``docs/tuning.md``.
+    mechanism : str, optional
+        Passed to every fit as ``mechanism=``; omitted when None.
+    delta : float
+        "split": for (epsilon, delta)-DP learners, passed to every fit and charged.
+        "full-data": must be 0 (AssumptionError otherwise, before any charge).
+    fit_params : dict, optional
+        Further keyword arguments for every fit.
+    accountant : PrivacyAccountant, optional
+        Charged once with the proved total after the inputs are checked and before any
+        fit ("split": (epsilon, delta) by parallel composition; "full-data": epsilon, the
+        random-stopping total); a refusal raises BudgetExceededError and nothing is fitted.
+    random_state : None, int or numpy Generator
+        Drives the parts and every fit's noise; for "full-data" also the number of runs,
+        each run's candidate and the count noise (None: the OS CSPRNG for those, OS entropy
+        for the rest; a seed is for experiments).
+    verbose : bool
+        A progress bar (tqdm, if installed) on a terminal: fits done and elapsed time only.
+    eta, mean_runs, held_out :
+        "full-data" only: the truncated negative binomial's eta (a positive integer; 1 is
+        geometric), E[K] (default 4 m) and each row's probability of being held out.
+
+    Returns
+    -------
+    TuningResult
+        ``model``, ``params`` and ``certificate`` (:class:`TuningCertificate` or
+        :class:`SelectionCertificate`). Mistake counts, scores and the realised number
+        of runs are never released; the selected model's ``diagnostics_`` and the
+        procedure's own facts are in ``TuningResult.diagnostics_`` (NOT PRIVATE).
+    """
+    if procedure not in PROCEDURES:
+        raise InputError(f"procedure must be one of {list(PROCEDURES)}, got {procedure!r}")
+    setup, X, y = prepare(learner, X, y, grid, epsilon, delta, mechanism, fit_params, accountant, random_state)
+    if procedure == "split":
+        if eta != 1 or mean_runs is not None or held_out != full_data.HELD_OUT:
+            raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "
+                             "(procedure='split') takes none of them")
+        return split.run(setup, X, y, accountant, verbose)
+    source: IntegerSource = SystemSource() if random_state is None else GeneratorSource(setup.rng)
+    return full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs, held_out=held_out,
+                         source=source)

@@ -1,0 +1,208 @@
+"""What :func:`dpcvx.tune` releases: the certificates of its procedures and the result.
+
+Only the selected model, its parameters and public facts (the grid, the budget, the
+procedure's public constants) are released; the selection itself sits under "privatised".
+Facts measured on the private data are in ``TuningResult.diagnostics_`` (NOT PRIVATE).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ...release.model import Release
+from ...release.serialization import model_to_dict
+from ..kernel_learner import Diagnostics
+
+__all__ = ["TuningCertificate", "TuningResult", "public_params", "format_params", "Grid"]
+
+PROCEDURE = ("Algorithm 4 (private parameter tuning) of Chaudhuri, Monteleoni and Sarwate, "
+             "JMLR 12 (2011)")
+NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the same public size n and "
+                      "differ in one record (x_i, y_i)")
+THEOREM = ("the privacy theorem for Algorithm 4 of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011): "
+           "disjoint parts (parallel composition) plus the exponential mechanism (McSherry and "
+           "Talwar 2007) with score -z_i of sensitivity 1")
+
+
+def public_value(value: Any) -> Any:
+    """A grid value as JSON: numbers, strings, booleans and None as they are, the rest by repr."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return repr(value)
+
+
+def public_params(params: Mapping[str, Any]) -> dict:
+    return {name: public_value(value) for name, value in params.items()}
+
+
+def format_params(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={value!r}" for name, value in public_params(params).items())
+
+
+class Grid:
+    """The grid a procedure tried, in order (its certificates' shared part)."""
+
+    candidates: tuple[dict, ...]
+
+    @property
+    def m(self) -> int:
+        """Number of candidates."""
+        return len(self.candidates)
+
+
+@dataclass(frozen=True)
+class TuningCertificate(Grid):
+    """The record of one run of Algorithm 4: what was done and why it is (epsilon, delta)-DP.
+
+    ``candidates`` is the grid in the order it was tried, ``selected_index``
+    the position of the released candidate in it, ``release`` the selected
+    model's own certificate (None if the learner gives none), ``fit_params``
+    the keyword arguments every fit received besides epsilon and the random
+    generator. The mistake counts are not part of it (see the module notes).
+    ``selected_index`` is the exponential mechanism's (privatised) output: in
+    :meth:`to_dict` it and the selected parameters sit under "privatised".
+    """
+
+    epsilon: float
+    delta: float
+    candidates: tuple[dict, ...]
+    selected_index: int
+    n: int
+    part_size: int
+    fit_params: dict
+    release: Any = None
+
+    procedure = PROCEDURE
+    neighbour_relation = NEIGHBOUR_RELATION
+    theorem = THEOREM
+
+    @property
+    def part_sizes(self) -> tuple[int, ...]:
+        """Sizes of D_1..D_m (training) and D_{m+1} (held out for the selection)."""
+        return (self.part_size,) * (self.m + 1)
+
+    @property
+    def unused_rows(self) -> int:
+        """n mod (m + 1) rows left out so that the parts are equal; they are never read."""
+        return self.n - self.part_size * (self.m + 1)
+
+    @property
+    def selected_params(self) -> dict:
+        return dict(self.candidates[self.selected_index])
+
+    @property
+    def guarantee(self) -> str:
+        return (
+            f"({self.epsilon:g}, {self.delta:g})-differential privacy for all {self.n} rows: "
+            f"the {self.m + 1} parts are disjoint and each is used by one step only. Parts "
+            f"1..{self.m} each train one candidate with a learner that is "
+            f"({self.epsilon:g}, {self.delta:g})-DP; part {self.m + 1} is used only by the exponential "
+            "mechanism, which draws "
+            f"candidate i with probability proportional to exp(-{self.epsilon:g} z_i / 2), z_i "
+            "= its mistakes on that part, a score of sensitivity 1, so it is "
+            f"{self.epsilon:g}-DP. A change of one record touches one part, so by parallel "
+            f"composition the whole costs the maximum of the parts' costs, not their sum "
+            f"(JMLR 2011, Algorithm 4). The {self.unused_rows} unused rows are never read."
+        )
+
+    def to_dict(self) -> dict:
+        release = self.release.to_dict() if hasattr(self.release, "to_dict") else None
+        return {
+            "procedure": self.procedure,
+            "guarantee": self.guarantee,
+            "neighbour_relation": self.neighbour_relation,
+            "theorem": self.theorem,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "n": self.n,
+            "m": self.m,
+            "part_sizes": list(self.part_sizes),
+            "unused_rows": self.unused_rows,
+            "candidates": [public_params(point) for point in self.candidates],
+            "fit_params": public_params(self.fit_params),
+            "privatised": {
+                "selected_index": self.selected_index,
+                "selected_params": public_params(self.selected_params),
+            },
+            # the selected model's own certificate (public constants given the selection)
+            "release": release,
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"dpcvx tuning: {self.procedure}",
+            f"guarantee: {self.guarantee}",
+            f"neighbouring data sets: {self.neighbour_relation}",
+            f"n = {self.n}: m + 1 = {self.m + 1} parts of {self.part_size} rows "
+            f"({self.unused_rows} unused)",
+            "candidates: " + ", ".join("{" + format_params(point) + "}" for point in self.candidates),
+            f"selected (privatised, by the exponential mechanism): candidate {self.selected_index + 1} "
+            f"of {self.m}, " + format_params(self.selected_params),
+        ]
+        if self.fit_params:
+            lines.append("fit arguments: " + format_params(self.fit_params))
+        if self.release is not None:
+            lines.append(f"selected model's release (trained on its part of {self.part_size} rows):")
+            lines.append(str(self.release))
+        return "\n".join(lines)
+
+
+class ProcedureCertificate(Protocol):
+    """What every procedure's certificate offers (:class:`TuningCertificate`, the full-data
+    :class:`~dpcvx.models.tuning.full_data.SelectionCertificate`)."""
+
+    @property
+    def epsilon(self) -> float: ...
+
+    @property
+    def delta(self) -> float: ...
+
+    def to_dict(self) -> dict: ...
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """What :func:`tune` releases: the selected model, its parameters and the certificate.
+
+    ``diagnostics_`` is not part of the release: it holds what the selected
+    learner measured on its private part (for example a kernel learner's
+    solve report), for the data owner only; its repr starts with
+    "NOT PRIVATE: do not publish". :meth:`to_dict`, :meth:`to_json`, repr and
+    str never include it.
+    """
+
+    model: Any
+    params: dict
+    certificate: ProcedureCertificate
+    diagnostics_: Diagnostics = field(default_factory=Diagnostics, repr=False, compare=False)
+
+    @property
+    def epsilon(self) -> float:
+        return self.certificate.epsilon
+
+    def to_dict(self) -> dict:
+        """The release, JSON-ready: the certificate, the selected model's own release (a dpcvx
+        release in its file form, :func:`dpcvx.release.serialization.model_to_dict`; another
+        model through its ``to_dict``) and, under "privatised", the selected parameters."""
+        model = model_to_dict(self.model) if isinstance(self.model, Release) else (
+            self.model.to_dict() if hasattr(self.model, "to_dict") else None)
+        return {"type": "TuningResult", "certificate": self.certificate.to_dict(),
+                "model": model, "privatised": {"params": public_params(self.params)}}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def __str__(self) -> str:
+        return f"{self.certificate}\nreleased model: {self.model!r}"
+
+    def __repr__(self) -> str:
+        return (f"TuningResult(params={{{format_params(self.params)}}}, epsilon={self.certificate.epsilon:g}, "
+                f"delta={self.certificate.delta:g}, model={self.model!r})")
+

@@ -1,0 +1,346 @@
+"""The checks every tuning procedure runs before it charges: the grid, the data, each candidate.
+
+Shared by :mod:`.split` (Algorithm 4) and :mod:`.full_data` (random stopping). Nothing here
+draws randomness or reads a private value into a message; :func:`count_mistakes` is the one
+function that reads held-out rows, and its count is never released without noise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import inspect
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sparse
+from numpy.typing import ArrayLike
+
+from ...exceptions import AssumptionError, InputError
+from ...privacy.accountant import check_accountant, check_cost
+from ...privacy.neighbours import Neighbours
+from ...privacy.partition import child_seed
+from ...privacy.privacy_curve import PrivacyCurve
+from ...privacy.rng import RandomState, resolve_rng
+from ...validation import check_classes, check_labels
+from ..contract import check_tunable, predicts_per_row
+from .certificate import format_params
+
+__all__ = ["expand_grid", "count_mistakes", "BudgetInConstructor", "Setup", "prepare"]
+
+RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
+_BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
+
+
+def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> tuple[dict, ...]:
+    """The candidate parameter settings, in order.
+
+    A dict of lists gives their Cartesian product (keys in the dict's order,
+    the last key varying fastest); a list of dicts is taken as it is.
+    """
+    if isinstance(grid, Mapping):
+        if not grid:
+            raise InputError("grid is empty; give at least one parameter with a list of values")
+        for name, values in grid.items():
+            if not isinstance(name, str):
+                raise InputError(f"grid keys must be parameter names (str), got {name!r}")
+            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                raise InputError(f"grid[{name!r}] must be a list of values, got {values!r}; "
+                                 f"write {{{name!r}: [{values!r}]}} for a single value")
+        names = list(grid)
+        value_lists = [list(grid[name]) for name in names]
+        if any(not values for values in value_lists):
+            raise InputError("every grid entry needs at least one value; "
+                             f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
+        return tuple(dict(zip(names, point, strict=True)) for point in itertools.product(*value_lists))
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+        raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__}")
+    candidates = tuple(grid)
+    if not candidates:
+        raise InputError("grid is an empty list; give at least one parameter setting")
+    for point in candidates:
+        if not isinstance(point, Mapping) or not all(isinstance(name, str) for name in point):
+            raise InputError(f"each grid point must be a dict of parameter names to values, got {point!r}")
+    return tuple(dict(point) for point in candidates)
+
+
+def count_mistakes(model: Any, X: Any, y: ArrayLike) -> int:
+    """Number of rows of (X, y) where ``model.predict`` differs from y."""
+    predictions = np.asarray(model.predict(X)).ravel()
+    labels = np.asarray(y).ravel()
+    if predictions.shape != labels.shape:
+        raise InputError(f"model.predict returned {predictions.shape[0]} labels for "
+                         f"{labels.shape[0]} rows")
+    return int(np.count_nonzero(predictions != labels))
+
+
+
+class BudgetInConstructor:
+    """Adapter for learners that take their budget in the constructor.
+
+    Such a learner (the scikit-learn estimators dpcvx.DPLogisticRegression,
+    DPHuberSVM, DPERMClassifier, or a user's own) is built as
+    ``learner_class(**params, epsilon=, random_state=)``, plus ``delta=`` when
+    tune's delta is positive, and ``fit(X, y, **fit_params)`` returns the
+    fitted learner. The adapter gives it the interface :func:`tune` calls, so every
+    candidate gets tune's epsilon and tune's generator (independent noise
+    across candidates; a seed shared between them would break the guarantee)::
+
+        tune(BudgetInConstructor(dpcvx.DPLogisticRegression, data_norm=1.0), X, y,
+             {"lam": [1e-3, 1e-2]}, epsilon=1.0)
+
+    dpcvx's own learners (PrivateERM, TDDL, TDIL) take the budget in ``fit`` and
+    need no adapter.
+
+    ``params`` are the constructor's other parameters; the grid sets them
+    through :meth:`set_params`.
+    """
+
+    def __init__(self, learner_class: type, **params: Any) -> None:
+        self.learner_class = learner_class
+        self.params: dict[str, Any] = {}
+        self.set_params(**params)
+
+    @property
+    def predicts_per_row(self) -> bool:
+        """The wrapped class's declaration (:mod:`dpcvx.models.contract`)."""
+        return predicts_per_row(self.learner_class)
+
+    def get_params(self, deep: bool = True) -> dict:
+        return dict(self.params)
+
+    def set_params(self, **params: Any) -> BudgetInConstructor:
+        reserved = sorted(set(params) & set(_BUDGET_PARAMETERS))
+        if reserved:
+            raise InputError(f"{reserved} must not be set here: tune passes epsilon, delta and "
+                             "the random generator to every candidate")
+        self.params.update(params)
+        return self
+
+    def _build(self, epsilon: float, random_state: RandomState, delta: float) -> Any:
+        if getattr(self.learner_class, "seed_only_random_state", False) and isinstance(
+                random_state, np.random.Generator):
+            # the scikit-learn estimators take an int seed (a Generator would be shared by
+            # clones): draw a fresh one from tune's generator for this candidate
+            random_state = child_seed(random_state)
+        budget = {"epsilon": epsilon, "random_state": random_state}
+        if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
+            budget["delta"] = delta
+        try:
+            return self.learner_class(**self.params, **budget)
+        except TypeError as error:
+            raise InputError(f"could not build {self.learner_class.__name__} with {self.params}: "
+                             f"{error}") from None
+
+    def fit(self, X: Any, y: ArrayLike, epsilon: float, random_state: RandomState = None, delta: float = 0.0,
+            **fit_params: Any) -> Any:
+        return self._build(epsilon, random_state, delta).fit(X, y, **fit_params)
+
+    def check_fit_inputs(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0,
+                         **fit_params: Any) -> tuple | None:
+        """Raise the error :meth:`fit` would raise for bad parameters or input, fitting nothing.
+
+        Builds the learner (its constructor checks the parameters), checks that
+        its fit takes ``fit_params``, checks y against its public ``classes``
+        when it declares them, and calls its own ``check_fit_inputs`` when it
+        has one (dpcvx.TDDL, PINP, TDIL). Returns the learner's public classes (or None).
+        """
+        learner = self._build(epsilon, 0, delta)  # a fixed seed: nothing is drawn here
+        return check_candidate(learner, X, y, fit_params)
+
+    def __repr__(self) -> str:
+        return f"BudgetInConstructor({self.learner_class.__name__}, {format_params(self.params)})"
+
+
+
+def _takes_budget_in_constructor(learner: Any) -> bool:
+    cls = learner if isinstance(learner, type) else type(learner)
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return False
+    fit = getattr(cls, "fit", None)
+    return "epsilon" in parameters and not (callable(fit) and _accepts_keywords(fit, ("epsilon",)))
+
+
+def adapt(learner: Any) -> Any:
+    """Wrap a learner that takes its budget in the constructor (a class or an estimator)."""
+    if isinstance(learner, BudgetInConstructor) or not _takes_budget_in_constructor(learner):
+        return learner
+    if isinstance(learner, type):
+        return BudgetInConstructor(learner)
+    if hasattr(learner, "get_params"):
+        params = {key: value for key, value in learner.get_params(deep=False).items()
+                  if key not in _BUDGET_PARAMETERS}
+        return BudgetInConstructor(type(learner), **params)
+    return learner
+
+
+def configure(learner: Any, params: dict) -> Any:
+    """A fresh learner with ``params``: a copy of an estimator with set_params, or factory(**params)."""
+    if not isinstance(learner, type) and hasattr(learner, "fit") and hasattr(learner, "set_params"):
+        candidate = copy.deepcopy(learner)
+        candidate.set_params(**params)
+    elif callable(learner):
+        try:
+            candidate = learner(**params)
+        except TypeError as error:
+            raise InputError(f"could not build the learner with {params}: {error}. Grid keys "
+                             "must be parameters of the learner's constructor; wrap a learner "
+                             "that takes its budget in the constructor in BudgetInConstructor"
+                             ) from None
+    else:
+        raise InputError(
+            "learner must be an estimator with get_params/set_params and fit, or a class or "
+            f"factory taking the grid's parameters; got {type(learner).__name__}"
+        )
+    fit = getattr(candidate, "fit", None)
+    if not callable(fit):
+        raise InputError(f"the learner built from {params} has no fit method")
+    if not _accepts_keywords(fit, ("epsilon", "random_state")):
+        raise InputError(
+            f"{type(candidate).__name__}.fit does not take epsilon and random_state; wrap a "
+            "learner that takes its budget in the constructor in BudgetInConstructor"
+        )
+    return candidate
+
+
+def _takes_keyword(function: Any, name: str) -> bool:
+    """Whether ``function`` names ``name`` among its parameters (a **kwargs catch-all does not count)."""
+    try:
+        return name in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
+    """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    if any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
+        return True
+    keywords = {parameter.name for parameter in parameters
+                if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)}
+    return set(names) <= keywords
+
+
+def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a scipy.sparse matrix
+    rows = X.tocsr() if sparse.issparse(X) else np.asarray(X)
+    labels = np.asarray(y)
+    if rows.ndim != 2:
+        raise InputError(f"X must be 2-D (n samples x d features), got shape {rows.shape}")
+    if labels.ndim != 1 or labels.shape[0] != rows.shape[0]:
+        raise InputError(f"y must be 1-D with one label per row of X: X has {rows.shape[0]} rows, "
+                         f"y has shape {labels.shape}")
+    return rows, labels
+
+
+def check_finite(X: Any) -> None:
+    values = X.data if sparse.issparse(X) else X
+    if np.issubdtype(values.dtype, np.number) and not np.all(np.isfinite(values)):
+        raise InputError("X contains NaN or infinite values; remove or impute them first")
+
+
+def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
+                     epsilon: float | None = None) -> tuple | None:
+    """What a candidate's fit would refuse, checked before anything is charged; returns the
+    public label pair it declares (or None).
+
+    * its fit must take the keyword arguments tune passes;
+    * y must hold only the learner's public ``classes`` when it declares them
+      (the pair is public; it is never read off y);
+    * the learner's own ``check_fit_inputs(X, y, **fit_params)`` when it has one, with
+      ``epsilon=`` when it takes that keyword (as PrivateERM and the kernel learners do).
+    """
+    fit = getattr(candidate, "fit", None)
+    if callable(fit) and not _accepts_keywords(fit, tuple(fit_params)):
+        raise InputError(f"{type(candidate).__name__}.fit does not take the argument(s) "
+                         f"{sorted(fit_params)} (from fit_params / mechanism / delta)")
+    classes = getattr(candidate, "classes", None)
+    if classes is not None:
+        check_labels(y, y.shape[0], check_classes(classes))
+    check = getattr(candidate, "check_fit_inputs", None)
+    if callable(check):
+        if epsilon is not None and "epsilon" not in fit_params and _takes_keyword(check, "epsilon"):
+            fit_params = dict(fit_params, epsilon=epsilon)
+        try:
+            declared = check(X, y, **fit_params)
+        except TypeError as error:
+            raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {error}") from None
+        if classes is None and isinstance(declared, tuple):
+            classes = declared
+    return classes
+
+
+def check_release_cost(model: Any, epsilon: float, delta: float) -> None:
+    """Refuse a model whose own certificate reports more than the (epsilon, delta) it was given, or a
+    relation other than replace-one (a second line of defence after :func:`_check_tunable`)."""
+    certificate = getattr(model, "certificate", None)
+    spent_epsilon = getattr(certificate, "epsilon", epsilon)
+    spent_delta = getattr(certificate, "delta", delta)
+    if spent_epsilon > epsilon or spent_delta > delta:
+        raise AssumptionError(
+            f"a candidate's certificate reports (epsilon={spent_epsilon:g}, delta={spent_delta:g}) "
+            f"but tune gave it (epsilon={epsilon:g}, delta={delta:g}); nothing is released. The "
+            "learner's fit must honour the epsilon (and delta) it is given"
+        )
+    curve = getattr(certificate, "privacy_curve", None)
+    if isinstance(curve, PrivacyCurve) and curve.neighbours is not Neighbours.REPLACE_ONE:
+        raise AssumptionError(f"a candidate's certificate is proved for {curve.neighbours} neighbours, and tune's "
+                              "guarantee needs replace-one candidates; nothing is released")
+
+
+def take_diagnostics(holder: Any) -> Any:
+    """Remove and return ``holder.diagnostics_`` (None when it has none)."""
+    diagnostics = getattr(holder, "diagnostics_", None)
+    if diagnostics is not None:
+        with contextlib.suppress(AttributeError):
+            delattr(holder, "diagnostics_")
+    return diagnostics
+
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The checked inputs every procedure starts from: the grid, the budget, the fit arguments, one
+    configured learner per candidate (capability and relation checked) and the generator."""
+
+    candidates: tuple[dict, ...]
+    epsilon: float
+    delta: float
+    keywords: dict
+    learners: list
+    rng: np.random.Generator
+
+
+def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
+            epsilon: float, delta: float, mechanism: str | None, fit_params: Mapping[str, Any] | None,
+            accountant: Any, random_state: RandomState) -> tuple[Setup, Any, np.ndarray]:
+    """Check everything that reads no private value (grid, budget, shapes, fit arguments, accountant, each
+    candidate's capability and relation) and X finite; returns the setup and (X, y) as arrays."""
+    candidates = expand_grid(grid)
+    epsilon, delta = check_cost(epsilon, delta)
+    X, y = data(X, y)
+    keywords = dict(fit_params or {})
+    reserved = sorted(set(keywords) & set(RESERVED_FIT_KEYWORDS))
+    if reserved:
+        raise InputError(f"fit_params must not set {reserved}: tune passes epsilon and the random "
+                         "generator itself, and charges the accountant once for the whole procedure")
+    if mechanism is not None:
+        keywords["mechanism"] = mechanism
+    if delta > 0:
+        keywords["delta"] = delta
+    check_accountant(accountant)
+    rng = resolve_rng(random_state)
+    adapted = adapt(learner)
+    learners = [configure(adapted, params) for params in candidates]
+    check_finite(X)
+    for candidate in learners:  # the capability and relation first: nothing of the data is read for them
+        name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
+        check_tunable(candidate, keywords, name)
+    return Setup(candidates, epsilon, delta, keywords, learners, rng), X, y

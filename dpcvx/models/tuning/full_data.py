@@ -1,0 +1,212 @@
+"""``procedure="full-data"``: private selection by random stopping (Papernot and Steinke, ICLR 2022, Theorem 2).
+
+**One run Q** (on the whole data set D of n rows, replace-one neighbours, n public):
+
+1. each row is held out by its own coin of public bias ``held_out`` (:func:`dpcvx.privacy.partition.coin_parts`),
+   independently of the data: a training part T and a held-out part H;
+2. a candidate i is drawn uniformly from the m candidates of the grid;
+3. f = A_i(T, e_Q): the learner fitted with the pure budget e_Q = epsilon / (2 + eta);
+4. the score s = -(z + Z) / max(|H|, 1), z = the mistakes of f on H (0 when H is empty),
+   Z ~ discrete Laplace of scale 1 / e_Q,
+   drawn exactly (:func:`dpcvx.privacy.stopping.noisy_count`); a fit that raises gives s = -inf.
+
+Q outputs (i, f, s). **Q is e_Q-DP.** Condition on the coins (the same for D and D'; they never look at
+the data, and |H| is a function of them). The replaced record lies in T or in H. In T, only f moves and
+A_i is e_Q-DP; s is then a function of f and of H, which is unchanged. In H, f does not move and z moves by
+at most 1 (a per-row prediction, :mod:`dpcvx.models.contract`), so z + Z is e_Q-DP. This is parallel
+composition; i is independent of the data. A fit that raises is an output of A_i: the learner's
+guarantee must cover the event that it raises (dpcvx's learners raise only on public conditions, on a
+solver failure, or on a too-small part, whose size is a function of the coins).
+
+**Random stopping.** K ~ D_{eta, gamma} (:mod:`dpcvx.privacy.stopping`), drawn from the public
+parameters only; Q runs K times with fresh coins, candidate and noise each time, and the run of highest
+score is released (ties: the earliest run, which has the law of a uniform tie-break since the runs are
+i.i.d.). By Theorem 2 of Papernot and Steinke with pure e_Q the release is (2 + eta) e_Q = epsilon-DP.
+It is not composition: the accountant is charged epsilon once, whatever K turns out to be.
+
+**What is released**: the selected model, its parameters (privatised) and its noisy score's candidate;
+the public rule (eta, gamma, E[K]) and the expected number of fits. The realised K, the number of failed
+fits and every score stay in ``TuningResult.diagnostics_`` (NOT PRIVATE): the theorem covers the best run
+only, not the count of runs or the other runs' outputs.
+
+**delta > 0** is refused: the theorem then needs Q's Renyi curve, and dpcvx's (epsilon, delta) learners
+(the Gaussian objective perturbation) record an (epsilon, delta) point only, known after their fit.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ...exceptions import AssumptionError, InputError
+from ...privacy.accountant import PrivacyAccountant
+from ...privacy.exact import IntegerSource
+from ...privacy.neighbours import Neighbours
+from ...privacy.partition import coin_parts
+from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
+from ...progress import progress
+from ...validation import check_classes, check_labels
+from ..kernel_learner import Diagnostics
+from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
+from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
+
+__all__ = ["SelectionCertificate", "run", "RUNS_PER_CANDIDATE", "HELD_OUT"]
+
+logger = logging.getLogger(__name__)
+
+PROCEDURE = ("full-data private selection with random stopping (Papernot and Steinke, ICLR 2022, Theorem 2; "
+             "Liu and Talwar, STOC 2019)")
+THEOREM = ("Theorem 2 of Papernot and Steinke (ICLR 2022) for a pure e_Q-DP run Q, orders to infinity: "
+           "(2 + eta) e_Q-DP; Q is e_Q-DP by parallel composition over a coin partition (the fit on the "
+           "training part, a discrete Laplace count of mistakes of sensitivity 1 on the held-out part)")
+# E[K] = 4 m by default: with geometric K a given candidate is never tried with probability
+# (m - 1) / (5 m - 1) < 1/5 (:func:`dpcvx.privacy.stopping.miss_probability`), at 4 m expected fits.
+RUNS_PER_CANDIDATE = 4
+HELD_OUT = 0.2
+
+
+@dataclass(frozen=True)
+class SelectionCertificate(Grid):
+    """The record of one full-data selection: its public rule and why it is epsilon-DP.
+
+    ``run_epsilon`` is e_Q, the budget of each fit and of each noisy count (a double at most
+    epsilon / (2 + eta)); ``eta``, ``gamma`` and ``mean_runs`` = E[K] the law of the number of runs;
+    ``selected_index`` the released candidate (None when every run failed: nothing is released).
+    """
+
+    epsilon: float
+    run_epsilon: float
+    eta: int
+    gamma: Fraction
+    candidates: tuple[dict, ...]
+    selected_index: int | None
+    n: int
+    held_out: float
+    fit_params: dict
+    release: Any = None
+    delta: float = 0.0
+
+    procedure = PROCEDURE
+    neighbour_relation = NEIGHBOUR_RELATION
+    theorem = THEOREM
+
+    @property
+    def mean_runs(self) -> float:
+        """E[K], the expected number of runs (and of fits): a function of (eta, gamma) only."""
+        return StoppingRule(self.eta, self.gamma).mean_runs
+
+    @property
+    def selected_params(self) -> dict | None:
+        return None if self.selected_index is None else dict(self.candidates[self.selected_index])
+
+    @property
+    def guarantee(self) -> str:
+        return (f"({self.epsilon:g}, 0)-differential privacy for all {self.n} rows: each run fits a uniformly "
+                f"drawn candidate with {self.run_epsilon:g} on a coin-chosen training part and scores it by its "
+                f"mistakes on the held-out part plus exact discrete Laplace noise of scale 1/{self.run_epsilon:g} "
+                f"(a {self.run_epsilon:g}-DP run by parallel composition); the number of runs is drawn from the "
+                f"truncated negative binomial (eta={self.eta}, gamma={self.gamma}), E[K] = {self.mean_runs:.4g}, "
+                f"and the best run is released: (2 + eta) x {self.run_epsilon:g} <= {self.epsilon:g} "
+                "(Papernot and Steinke 2022, Theorem 2), not a composition of the runs")
+
+    def to_dict(self) -> dict:
+        release = self.release.to_dict() if hasattr(self.release, "to_dict") else None
+        miss = miss_probability(self.m, self.mean_runs) if self.eta == 1 else None
+        selected = self.selected_params
+        return {
+            "procedure": self.procedure, "guarantee": self.guarantee, "neighbour_relation": self.neighbour_relation,
+            "theorem": self.theorem, "epsilon": self.epsilon, "delta": self.delta, "n": self.n, "m": self.m,
+            "run_epsilon": self.run_epsilon, "eta": self.eta, "gamma": str(self.gamma),
+            "mean_runs": self.mean_runs, "mean_fits": self.mean_runs, "held_out_probability": self.held_out,
+            "candidate_never_tried_probability": miss,
+            "candidates": [public_params(point) for point in self.candidates],
+            "fit_params": public_params(self.fit_params),
+            "privatised": {"selected_index": self.selected_index,
+                           "selected_params": None if selected is None else public_params(selected)},
+            "release": release,
+        }
+
+    def __str__(self) -> str:
+        index = self.selected_index
+        selected = ("none: every run failed, nothing is released" if index is None else
+                    f"candidate {index + 1} of {self.m}, " + format_params(self.candidates[index]))
+        lines = [f"dpcvx tuning: {self.procedure}", f"guarantee: {self.guarantee}",
+                 f"neighbouring data sets: {self.neighbour_relation}",
+                 f"runs: E[K] = {self.mean_runs:.4g} fits on average (eta = {self.eta}); each row held out with "
+                 f"probability {self.held_out:g}",
+                 "candidates: " + ", ".join("{" + format_params(point) + "}" for point in self.candidates),
+                 f"selected (privatised, the best noisy score): {selected}"]
+        if self.release is not None:
+            lines += ["selected model's release (trained on its run's training part):", str(self.release)]
+        return "\n".join(lines)
+
+
+def _run_budget(epsilon: float, eta: int) -> float:
+    """e_Q as the largest double <= epsilon / (2 + eta) (the fits take doubles; rounding up would overspend)."""
+    exact = run_epsilon(epsilon, eta)
+    value = float(exact)
+    return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
+
+
+def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
+        mean_runs: float | None, held_out: float, source: IntegerSource) -> TuningResult:
+    """Full-data selection on checked inputs (module docstring)."""
+    if setup.delta > 0:
+        raise AssumptionError(
+            "procedure='full-data' is proved for pure epsilon only: with delta > 0 Theorem 2 of Papernot and "
+            "Steinke needs each run's Renyi curve, and dpcvx's (epsilon, delta) learners record an (epsilon, "
+            "delta) point only. Nothing was charged. Use delta=0 with a pure-epsilon learner, or "
+            "procedure='split'")
+    if not 0 < held_out < 1:
+        raise InputError(f"held_out must be a probability in (0, 1), got {held_out}")
+    m, n = len(setup.candidates), X.shape[0]
+    rule = StoppingRule.with_mean(RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs, eta)
+    budget = _run_budget(setup.epsilon, rule.eta)
+    for candidate in setup.learners:  # every candidate on all rows: parameters, fit arguments, labels
+        classes = check_candidate(candidate, X, y, setup.keywords, budget)
+        if classes is not None:
+            check_labels(y, n, check_classes(classes))
+    if accountant is not None:
+        accountant.spend(setup.epsilon, 0.0, description=(f"dpcvx.tune (full-data selection, random stopping, "
+                                                          f"eta={rule.eta}, m={m} candidates, n={n})"),
+                         neighbours=Neighbours.REPLACE_ONE)
+    runs = draw_runs(rule, source)
+    best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, the fitted learner copy
+    scores, failures = [], 0
+    # no total: the count of fits is the realised K, for the data owner's terminal only (NOT PRIVATE)
+    with progress(None, "dpcvx.tune (full-data selection)", unit="fit", verbose=verbose) as bar:
+        for _ in range(runs):
+            train, hold = coin_parts(n, held_out, setup.rng)
+            index = uniform_index(m, source)
+            score, fitted = -math.inf, copy.deepcopy(setup.learners[index])
+            try:
+                model = fitted.fit(X[train], y[train], epsilon=budget, random_state=setup.rng, **setup.keywords)
+            except Exception as error:  # noqa: BLE001 - a failed fit is an output of the run, scored -inf
+                logger.debug("full-data selection: a fit raised %s", type(error).__name__)
+                failures += 1
+            else:
+                check_release_cost(model, budget, 0.0)
+                mistakes = count_mistakes(model, X[hold], y[hold]) if hold.size else 0
+                score = -noisy_count(mistakes, Fraction(budget), source) / max(hold.size, 1)
+            scores.append(score)
+            if score > -math.inf and (best is None or score > best[0]):
+                best = (score, index, model, fitted)
+            bar.update()
+    selected, model, fitted = (None, None, None) if best is None else best[1:]
+    # the data owner's, never part of the release: on the model, or on the learner copy that made it
+    owner = None if best is None else take_diagnostics(model)
+    if owner is None and fitted is not None:
+        owner = take_diagnostics(fitted)
+    certificate = SelectionCertificate(
+        epsilon=setup.epsilon, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
+        selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
+        release=getattr(model, "certificate", None))
+    facts: dict[str, Any] = {"runs": runs, "failed_fits": failures, "noisy_scores": tuple(scores)}
+    if owner is not None:
+        facts["selected_model"] = owner
+    return TuningResult(model=model, params={} if selected is None else dict(setup.candidates[selected]),
+                        certificate=certificate, diagnostics_=Diagnostics(**facts))

@@ -1,0 +1,157 @@
+"""``procedure="split"``: Algorithm 4 of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011).
+
+For m candidate parameter settings and an epsilon-DP learner A:
+
+1. split the n rows at random into m + 1 disjoint parts D_1..D_{m+1} of
+   k = floor(n / (m + 1)) rows each; the n mod (m + 1) leftover rows are not
+   used at all (the parts stay equal, as in the paper);
+2. fit f_i = A(D_i, params_i, epsilon) for i = 1..m, each with the full epsilon;
+3. count z_i, the mistakes of f_i on D_{m+1};
+4. release f_i with probability proportional to exp(-epsilon z_i / 2)
+   (the exponential mechanism of McSherry and Talwar 2007 with score -z_i).
+
+Guarantee: the whole procedure is epsilon-DP for all n rows (the paper's
+privacy theorem for Algorithm 4; the short argument follows). Neighbouring
+datasets differ in one record. The random split does not look at the data,
+so the record lies in one part (or in the unused rows, which change nothing):
+
+* in D_j, j <= m: only f_j depends on it, and A is epsilon-DP; the selection
+  given (f_1..f_m) reads D_{m+1} only, so the joint law of the models and the
+  selected index moves by at most a factor e^epsilon;
+* in D_{m+1}: the models do not depend on it and each z_i moves by at most 1
+  (sensitivity 1), so each selection probability moves by at most
+  e^{epsilon/2} in its numerator and e^{epsilon/2} in the normalising sum.
+
+This is parallel composition over disjoint parts; with an (epsilon, delta)
+learner the first case, hence the whole, is (epsilon, delta)-DP. Releasing
+f_i is post-processing.
+
+Neighbours: replace-one with n public (the data sets have the same size n
+and differ in one record); the split depends on n and the generator only.
+
+Only the selected model and its parameters are released; the selected index
+(the exponential mechanism's output) and everything that depends on it sit
+under "privatised" keys. The mistake counts z_i are never returned, stored or
+logged: they are exact functions of D_{m+1} that no noise has touched, so
+publishing them is not covered by the guarantee (two of them, or one count
+before and after a record changes, show whether a given held-out record was
+misclassified). Solver statistics of the selected model (a learner's
+``diagnostics_``) are moved to ``TuningResult.diagnostics_``, marked NOT
+PRIVATE, and kept out of the release.
+
+Learners: the sensitivity-1 argument needs each candidate's prediction of a
+held-out row to be a function of that row and of the released model only. A
+learner declares this as ``predicts_per_row = True``
+(:mod:`dpcvx.models.contract`); any other learner (the interactive
+:class:`dpcvx.PINP`, which would take the held-out rows as queries and publish
+those that trigger updates as its centres, or a learner that does not declare
+it) is refused before anything is charged. So is a candidate fitted under
+add-remove neighbours: the argument above is for replace-one, and tuning's
+parts use n.
+
+Order: every input (grid, budget, data, labels against the learner's public
+classes, each candidate's capability, relation, parameters and fit arguments
+on its own part) is checked first, then the accountant is charged once, as a
+replace-one charge, then the candidates are fitted and the noise drawn. A
+refused call spends nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...exceptions import InputError
+from ...privacy.accountant import PrivacyAccountant
+from ...privacy.exponential import exponential_probabilities, sample_exponential
+from ...privacy.neighbours import Neighbours
+from ...privacy.partition import disjoint_parts
+from ...progress import progress
+from ...validation import check_classes, check_labels
+from ..kernel_learner import Diagnostics
+from .certificate import TuningCertificate, TuningResult
+from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
+
+__all__ = ["selection_probabilities", "select_exponential", "run"]
+
+logger = logging.getLogger(__name__)
+
+MISTAKE_SENSITIVITY = 1.0  # one held-out record changes each mistake count z_i by at most 1
+
+
+def selection_probabilities(mistakes: Sequence[float], epsilon: float) -> np.ndarray:
+    """p_i = exp(-epsilon z_i / 2) / sum_j exp(-epsilon z_j / 2) (JMLR 2011, Algorithm 4).
+
+    The exponential mechanism (:mod:`dpcvx.privacy.exponential`) with score
+    -z_i, whose sensitivity is 1 (one record of the held-out part changes each
+    mistake count by at most 1).
+    """
+    counts = np.asarray(mistakes, dtype=float)
+    if counts.ndim != 1 or counts.size == 0 or not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise InputError("mistakes must be a non-empty list of finite counts >= 0")
+    return exponential_probabilities(-counts, epsilon, MISTAKE_SENSITIVITY)
+
+
+def select_exponential(mistakes: Sequence[float], epsilon: float, rng: np.random.Generator) -> int:
+    """Index i drawn with probability :func:`selection_probabilities` (mistakes, epsilon)[i]."""
+    selection_probabilities(mistakes, epsilon)  # the checks on the counts
+    return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, MISTAKE_SENSITIVITY, rng)
+
+
+def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
+    """Algorithm 4 on checked inputs (:func:`dpcvx.tune` has checked the grid, budget, data and learners)."""
+    epsilon, delta, keywords, learners, candidates = (setup.epsilon, setup.delta, setup.keywords,
+                                                      setup.learners, setup.candidates)
+    m, n, rng = len(candidates), X.shape[0], setup.rng
+    parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
+    for candidate, rows in zip(learners, parts[:-1], strict=True):
+        classes = check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
+        if classes is not None:  # the held-out part is labelled like the rest
+            check_labels(y, n, check_classes(classes))
+
+    if accountant is not None:
+        accountant.spend_parallel(
+            [(epsilon, delta)] * (m + 1),
+            description=f"dpcvx.tune (Algorithm 4, m={m} candidates, n={n})",
+            neighbours=Neighbours.REPLACE_ONE,
+        )
+    held_out = parts[-1]
+    X_held_out, y_held_out = X[held_out], y[held_out]
+    logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
+                 n, m, m + 1, held_out.size, n - held_out.size * (m + 1))
+
+    models, mistakes = [], []
+    with progress(m, "dpcvx.tune (Algorithm 4)", unit="candidate", verbose=verbose) as bar:
+        for index, (candidate, rows) in enumerate(zip(learners, parts[:-1], strict=True)):
+            logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
+            model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=rng, **keywords)
+            check_release_cost(model, epsilon, delta)
+            mistakes.append(count_mistakes(model, X_held_out, y_held_out))
+            models.append(model)
+            bar.update()
+    selected = select_exponential(mistakes, epsilon, rng)
+    del mistakes  # never stored, returned or logged
+    logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
+
+    model = models[selected]
+    # the data owner's, never part of the release: on the model, or on the learner that made it
+    selected_diagnostics = take_diagnostics(model)
+    if selected_diagnostics is None:
+        selected_diagnostics = take_diagnostics(learners[selected])
+    certificate = TuningCertificate(
+        epsilon=epsilon,
+        delta=delta,
+        candidates=candidates,
+        selected_index=selected,
+        n=n,
+        part_size=int(held_out.size),
+        fit_params=keywords,
+        release=getattr(model, "certificate", None),
+    )
+    diagnostics = Diagnostics() if selected_diagnostics is None else Diagnostics(
+        selected_model=selected_diagnostics)
+    return TuningResult(model=model, params=dict(candidates[selected]), certificate=certificate,
+                        diagnostics_=diagnostics)

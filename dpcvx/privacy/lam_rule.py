@@ -1,0 +1,194 @@
+"""``lam="auto"``: the regularization weight Lam chosen from public quantities only.
+
+docs/theory.md, section 25. For a release whose calibration is a function of Lam
+(every mechanism of :class:`~dpcvx.models.erm.PrivateERM`), the excess empirical risk
+of the released w against any comparator u with N(u) <= W^2 / 2 (for the default
+N(w) = ||w||^2 / 2: ||u|| <= W) is at most
+
+    noise(Lam) + (Lam + Delta) W^2 / 2,
+
+with, for objective perturbation (strong convexity s = m Lam + Delta of the perturbed
+objective, b its noise, b_2 the approximate-minimiser noise)
+
+    noise = min(E||b||^2 / (2 n^2 s), L R E||b|| / (n s)) + min(L R E||b_2||, c R^2 E||b_2||^2 / 2)
+
+and, for output perturbation (b the released noise, Delta = 0)
+
+    noise = min(L R E||b||, c R^2 E||b||^2 / 2)
+
+(the c R^2 terms need a loss with l'' <= c; without c only the Lipschitz form is used).
+The moments are exact for each sampler: ||b|| ~ Gamma(d, 1/beta) for density
+~ exp(-beta ||b||), so E||b|| = d / beta, E||b||^2 = d (d + 1) / beta^2; b ~ N(0, sigma^2 I)
+has E||b||^2 = sigma^2 d and E||b|| <= sigma sqrt(d). eps', Delta and sigma are those of
+the calibration at each Lam (JMLR 2011 Algorithm 2 with its eps' correction and Delta,
+the Gaussian profile or KST12): the rule calls the same calibration the release uses.
+
+The rule returns the Lam of a public log grid (LAM_GRID) that minimises the bound. Its
+inputs are n (n_public under add/remove), the declared width d, epsilon, delta, the
+mechanism, the neighbour relation, the verified L, c, m, the bound R and W: never the
+data, so the choice costs no privacy. W is the user's public prior on ||w*||, the
+radius of a constraint ball, or the default ``COMPARATOR_SCALE / R`` (a model whose
+margins w^T x reach about COMPARATOR_SCALE on rows of norm R). COMPARATOR_SCALE is the
+rule's one free constant, fitted on synthetic data only by benchmarks/lam_rule_fit.py
+(benchmarks/results/lam_rule_fit.md) and frozen before any evaluation on real data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputError
+
+__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam",
+           "default_comparator_norm", "excess_risk_bound", "intercept_scaling", "noise_moments",
+           "objective_noise_risk"]
+
+#: The name the certificate records; change it whenever the formula or a constant changes.
+RULE = "excess-risk bound v1 (docs/theory.md, section 25)"
+
+#: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
+#: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.
+COMPARATOR_SCALE = 8.0
+
+#: B0, the public prior |b| <= B0 on a classifier's intercept: log(19), class rates between 5% and 95%.
+INTERCEPT_PRIOR = math.log(19.0)
+
+#: The candidates: 10^-6 .. 10^0, eight per decade (public, fixed).
+LAM_GRID: tuple[float, ...] = tuple(float(10.0 ** e) for e in np.linspace(-6.0, 0.0, 49))
+
+
+@dataclass(frozen=True)
+class NoiseMoments:
+    """E||b||, E||b||^2 of the main noise and of the approximate-minimiser noise b_2 (0 if none)."""
+
+    first: float
+    second: float
+    amp_first: float = 0.0
+    amp_second: float = 0.0
+
+
+def _laplace_like(d: int, beta: float) -> tuple[float, float]:
+    """Density ~ exp(-beta ||b||) in R^d: ||b|| ~ Gamma(d, 1/beta)."""
+    return d / beta, d * (d + 1) / beta**2
+
+
+def _gaussian(d: int, sigma: float) -> tuple[float, float]:
+    """N(0, sigma^2 I_d): E||b||^2 = sigma^2 d and E||b|| <= sigma sqrt(d) (Jensen)."""
+    return sigma * math.sqrt(d), sigma * sigma * d
+
+
+def noise_moments(calibration: Mapping[str, Any], mechanism: str, d: int) -> NoiseMoments:
+    """The noise moments of a release, from its calibration record (``calibration.to_dict()``)."""
+    gaussian = calibration.get("noise") == "gaussian"
+    if gaussian:
+        first, second = _gaussian(d, float(calibration["sigma"]))
+    else:
+        first, second = _laplace_like(d, float(calibration["beta"]))
+    if mechanism != "objective":
+        return NoiseMoments(first, second)
+    amp_first = amp_second = 0.0
+    if gaussian and calibration.get("amp_sigma"):
+        amp_first, amp_second = _gaussian(d, float(calibration["amp_sigma"]))
+    elif not gaussian and calibration.get("amp_beta"):
+        amp_first, amp_second = _laplace_like(d, float(calibration["amp_beta"]))
+    return NoiseMoments(first, second, amp_first, amp_second)
+
+
+def _displacement_risk(first: float, second: float, L: float, R: float, c: float | None) -> float:
+    """E[l-hat(w + b) - l-hat(w)] <= min(L R E||b||, c R^2 E||b||^2 / 2) for symmetric b."""
+    lipschitz = L * R * first
+    return lipschitz if c is None else min(lipschitz, c * R * R * second / 2)
+
+
+def objective_noise_risk(first: float, second: float, *, n: int, strong: float, lipschitz_bound: float) -> float:
+    """min(E||b||^2 / (2 n^2 s), L R E||b|| / (n s)): the excess risk the objective's noise b causes.
+
+    F = sum l + n (Lam N + Delta/2 ||w||^2) + b^T w is n s-strongly convex with s = m Lam + Delta,
+    so the averaged perturbed minimiser is within ||b|| / (n s) of the unperturbed one and the
+    unperturbed objective exceeds its minimum there by at most ||b||^2 / (2 n^2 s) (section 25).
+    """
+    return min(second / (2 * n * n * strong), lipschitz_bound * first / (n * strong))
+
+
+def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int, d: int, lam: float, L: float,
+                      R: float, m: float, c: float | None, comparator_norm: float) -> tuple[float, float]:
+    """(noise term, bias term) of the bound of section 25 for one calibrated release."""
+    moments = noise_moments(calibration, mechanism, d)
+    ridge = float(calibration.get("extra_reg", 0.0)) if mechanism == "objective" else 0.0
+    bias = (lam + ridge) * comparator_norm**2 / 2
+    if mechanism != "objective":
+        return _displacement_risk(moments.first, moments.second, L, R, c), bias
+    noise = objective_noise_risk(moments.first, moments.second, n=n, strong=m * lam + ridge, lipschitz_bound=L * R)
+    return noise + _displacement_risk(moments.amp_first, moments.amp_second, L, R, c), bias
+
+
+def default_comparator_norm(R: float) -> float:
+    """W = COMPARATOR_SCALE / R: the documented default prior on ||w*||."""
+    return COMPARATOR_SCALE / R
+
+
+def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:
+    """s = sqrt(R B0 / W): the intercept column's value that ``intercept_scaling="auto"`` appends.
+
+    With the column s the rows grow to R' = sqrt(R^2 + s^2) and a comparator (u, b), ||u|| <= W,
+    |b| <= B0, becomes (u, b / s) of norm W' = sqrt(W^2 + B0^2 / s^2). At the rule's optimum the
+    bound of section 25 is proportional to R' W' (its noise scales with L R', its bias with W'^2),
+    and (R^2 + s^2)(W^2 + B0^2 / s^2) is smallest at s^2 = R B0 / W (docs/theory.md, section 25.7).
+    W defaults to COMPARATOR_SCALE / R, so s = R sqrt(B0 / COMPARATOR_SCALE) = 0.61 R.
+    """
+    W = COMPARATOR_SCALE / R if comparator_norm is None else comparator_norm
+    return math.sqrt(R * INTERCEPT_PRIOR / W)
+
+
+@dataclass(frozen=True)
+class LamChoice:
+    """The Lam the rule chose, with the bound it minimised (all public)."""
+
+    lam: float
+    comparator_norm: float
+    noise: float
+    bias: float
+    rule: str = RULE
+
+    @property
+    def bound(self) -> float:
+        return self.noise + self.bias
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "lam": self.lam, "comparator_norm": self.comparator_norm,
+                "noise": self.noise, "bias": self.bias}
+
+
+def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: str, *, n: int, d: int, L: float,
+               R: float, m: float, c: float | None, comparator_norm: float,
+               grid: tuple[float, ...] = LAM_GRID) -> LamChoice:
+    """The Lam of ``grid`` minimising the bound; ``calibrate_at(lam)`` is the release's calibration record.
+
+    ``calibrate_at`` may raise :class:`~dpcvx.exceptions.InputError` for a Lam it cannot
+    calibrate (for example a tol the noise makes unreachable); that Lam is skipped.
+    A pure function of its public arguments.
+    """
+    if not m > 0:
+        raise InputError("lam='auto' needs a strongly convex regularizer (m > 0): the bound trades the noise, "
+                         "which falls with m Lam, against the bias Lam W^2 / 2; pass a number for lam")
+    if not (comparator_norm > 0 and math.isfinite(comparator_norm)):
+        raise InputError(f"the comparator norm W must be positive and finite, got {comparator_norm!r}")
+    best: LamChoice | None = None
+    for lam in grid:
+        try:
+            calibration = calibrate_at(lam)
+        except InputError:
+            continue
+        noise, bias = excess_risk_bound(calibration, mechanism, n=n, d=d, lam=lam, L=L, R=R, m=m, c=c,
+                                        comparator_norm=comparator_norm)
+        choice = LamChoice(lam, comparator_norm, noise, bias)
+        if best is None or choice.bound < best.bound:
+            best = choice
+    if best is None:
+        raise InputError("lam='auto' found no Lam in 1e-6 .. 1 that can be calibrated for these public settings")
+    return best

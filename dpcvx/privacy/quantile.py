@@ -1,0 +1,113 @@
+"""A private bound on the row norms: the exponential-mechanism quantile (Smith, STOC 2011), drawn exactly.
+
+When no public bound R on ||x_i|| exists, a share eps_q of the budget buys one:
+
+* the candidates are a PUBLIC grid, the powers of two in a public range [r_min, r_max]
+  (:func:`power_of_two_grid`), never values read off the data;
+* the score of r is u(r) = -| #{i : ||x_i|| <= r} - q n |, q the public target quantile;
+* r is drawn with probability proportional to exp(eps_q u(r) / 2) by
+  :func:`dpcvx.privacy.exponential.sample_exponential`, exactly (rationals and uniform integers only).
+
+**Sensitivity and cost.** Under replace-one neighbours (n public) one replaced record changes each count
+#{i : ||x_i|| <= r} by at most 1, so each u(r) moves by at most 1 and the draw is eps_q-DP (McSherry and
+Talwar 2007); it is also eps_q^2 / 8-zCDP (Cesar and Rogers 2021). The fit that follows clips the rows to
+the chosen bound and spends eps_fit, so the whole is (eps_q + eps_fit)-DP by sequential composition.
+
+**Order.** :func:`private_norm_bound` checks its inputs and charges the accountant BEFORE it computes a
+single norm; a refused call has read nothing and spends nothing.
+
+The counts are exact integers; q n is a public double, so every score is an exact rational and the law is
+drawn without exp() in floating point. The row norms are computed in doubles: a norm within rounding of a
+grid point may be counted on either side, which is a function of that row alone and keeps sensitivity 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sparse
+
+from ..exceptions import InputError
+from ..validation import positive
+from .accountant import PrivacyAccountant, check_accountant, check_cost
+from .exact import integer_source
+from .exponential import exponential_probabilities, sample_exponential
+from .neighbours import Neighbours
+from .rng import RandomState
+
+__all__ = ["power_of_two_grid", "row_norms", "quantile_scores", "quantile_probabilities", "NormBound",
+           "private_norm_bound", "QUANTILE_SENSITIVITY"]
+
+QUANTILE_SENSITIVITY = 1.0  # replace-one: each count #{||x_i|| <= r} moves by at most 1
+THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : ||x_i|| <= r} - q n| of "
+           "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
+
+
+def power_of_two_grid(r_min: float, r_max: float) -> tuple[float, ...]:
+    """The powers of two 2^k with r_min <= 2^k <= r_max (public; at least one)."""
+    low, high = positive("r_min", r_min), positive("r_max", r_max)
+    first, last = math.ceil(math.log2(low)), math.floor(math.log2(high))
+    grid = tuple(math.ldexp(1.0, k) for k in range(first, last + 1) if low <= math.ldexp(1.0, k) <= high)
+    if not grid:
+        raise InputError(f"[r_min, r_max] = [{r_min:g}, {r_max:g}] holds no power of two; widen the public range")
+    return grid
+
+
+def row_norms(X: Any) -> np.ndarray:  # X: an array or a scipy.sparse matrix
+    """||x_i||_2 of every row (dense or sparse). Reads the private data: call it only after the charge."""
+    if sparse.issparse(X):
+        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return np.linalg.norm(np.asarray(X, dtype=float), axis=1)
+
+
+def quantile_scores(norms: np.ndarray, grid: tuple[float, ...], quantile: float) -> np.ndarray:
+    """u(r) = -| #{i : norms_i <= r} - q n | for each r of the grid."""
+    counts = np.array([np.count_nonzero(norms <= r) for r in grid], dtype=float)
+    return -np.abs(counts - quantile * norms.shape[0])
+
+
+def quantile_probabilities(norms: np.ndarray, grid: tuple[float, ...], quantile: float,
+                           epsilon: float) -> np.ndarray:
+    """The law of the chosen grid point (for tests and documentation; in doubles)."""
+    return exponential_probabilities(quantile_scores(norms, grid, quantile), epsilon, QUANTILE_SENSITIVITY)
+
+
+@dataclass(frozen=True)
+class NormBound:
+    """A privately chosen bound R on the row norms and what it cost (public: the grid, q and eps_q)."""
+
+    bound: float
+    epsilon: float
+    grid: tuple[float, ...]
+    quantile: float
+    theorem: str = THEOREM
+
+    def to_dict(self) -> dict:
+        return {"bound": self.bound, "epsilon": self.epsilon, "grid": list(self.grid), "quantile": self.quantile,
+                "theorem": self.theorem, "neighbours": str(Neighbours.REPLACE_ONE)}
+
+
+def private_norm_bound(X: Any, *, epsilon: float, r_min: float, r_max: float, quantile: float = 0.95,
+                       accountant: PrivacyAccountant | None = None, random_state: RandomState = None) -> NormBound:
+    """R drawn by the exponential-mechanism quantile over :func:`power_of_two_grid` (r_min, r_max), eps_q-DP.
+
+    Checks the inputs, then charges ``accountant`` eps_q, then reads the norms and draws (a caller that
+    charges a larger total itself passes no accountant). ``random_state`` None draws from the OS
+    CSPRNG; a seed is for experiments.
+    """
+    epsilon = check_cost(epsilon).epsilon
+    if not 0 < quantile < 1:
+        raise InputError(f"quantile must lie in (0, 1), got {quantile}")
+    grid = power_of_two_grid(r_min, r_max)
+    if getattr(X, "ndim", 2) != 2:
+        raise InputError("X must be 2-D (n samples x d features)")
+    check_accountant(accountant)
+    if accountant is not None:
+        accountant.spend(epsilon, 0.0, description=f"private norm bound (exponential-mechanism quantile, "
+                         f"q={quantile:g})", neighbours=Neighbours.REPLACE_ONE)
+    scores = quantile_scores(row_norms(X), grid, quantile)
+    index = sample_exponential(scores, epsilon, QUANTILE_SENSITIVITY, integer_source(random_state))
+    return NormBound(bound=grid[index], epsilon=epsilon, grid=grid, quantile=float(quantile))

@@ -1,0 +1,439 @@
+"""The loss analyser: each condition on the scalar loss l(z), proved symbolically, else validated, else estimated.
+
+For each condition of the privacy theorems (convexity, C^1, C^2, L = sup |l'|, c = sup |l''|,
+finiteness on R) the symbolic route (:mod:`dpcvx.verification.translate`,
+:mod:`dpcvx.verification.symbolic`) is tried first, then validated interval bounds
+(:mod:`dpcvx.verification.validated`), both in a worker process with a deadline
+(:mod:`dpcvx.verification.deadline`), their results kept across processes by
+:mod:`dpcvx.verification.proof_cache`. Grid estimates (:mod:`dpcvx.verification.numeric`) fill in what
+neither proved; they are marked "estimate". The entry point that caches the result is
+:func:`dpcvx.verification.verifier.verify_loss`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import sympy as sp
+
+from ..exceptions import InputError
+from ..progress import progress as progress_bar
+from . import numeric, proof_cache, validated
+from .certificate import PIECEWISE_NOTE, Condition
+from .problem import Loss, LossDerivatives
+from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
+from .translate import UnsupportedAtom, elementary, lambdify, to_sympy
+
+__all__ = ["LOSS_CONDITIONS", "SYMBOL", "SYMBOLIC_SECONDS", "LossAnalyser", "cvxpy_evaluator", "declared_loss",
+           "pending_conditions"]
+
+SYMBOL = sp.Symbol("z", real=True)
+SYMBOLIC_SECONDS = 20.0
+_UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
+_LOG = logging.getLogger("dpcvx.verify")
+
+
+def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
+    """Call the loss on a scalar variable and check what comes back."""
+    variable = cp.Variable(name="z")
+    if not callable(loss):
+        raise TypeError(f"loss must be a callable z -> CVXPY expression, got {type(loss).__name__}")
+    expression = loss(variable)
+    if not isinstance(expression, cp.Expression):
+        raise TypeError(f"loss(z) returned {type(expression).__name__}, not a CVXPY expression")
+    if expression.size != 1:
+        raise TypeError(f"loss(z) must be a scalar, got shape {expression.shape}")
+    others = [v for v in expression.variables() if v.id != variable.id]
+    if others:
+        raise TypeError(f"loss(z) uses variables other than z: {[v.name() for v in others]}")
+    if expression.parameters() and any(p.value is None for p in expression.parameters()):
+        raise TypeError("loss(z) uses a cp.Parameter without a value")
+    return variable, expression
+
+
+def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
+    """Evaluate the CVXPY loss on arrays; NaN where a domain constraint is violated."""
+    built: dict[int, tuple[cp.Variable, cp.Expression | None, bool]] = {}
+
+    def build(size: int) -> tuple[cp.Variable, cp.Expression | None, bool]:
+        if size not in built:
+            variable = cp.Variable(size)
+            try:
+                expression = loss(variable)
+                vectorised = expression.shape == (size,)
+            except Exception:
+                expression, vectorised = None, False
+            built[size] = (variable, expression, vectorised)
+        return built[size]
+
+    scalar_variable, scalar_expression = declared_loss(loss)
+
+    def at(expression: cp.Expression, variable: cp.Variable, values: np.ndarray | float) -> np.ndarray:
+        variable.value = values
+        out = np.asarray(expression.value, dtype=float).reshape(np.shape(values))
+        for constraint in expression.domain:
+            residual = np.asarray(constraint.residual, dtype=float)
+            if residual.shape == out.shape:
+                out = np.where(residual > 1e-9, np.nan, out)
+            elif np.any(residual > 1e-9):
+                out = np.full_like(out, np.nan)
+        return out
+
+    def evaluate(values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        variable, expression, vectorised = build(values.size)
+        if vectorised and expression is not None:  # vectorised: the loss built an expression
+            return at(expression, variable, values.ravel()).reshape(values.shape)
+        return np.array(
+            [at(scalar_expression, scalar_variable, float(v)) for v in values.ravel()]
+        ).reshape(values.shape)
+
+    return evaluate
+
+
+LOSS_CONDITIONS = (
+    ("convexity", "l is convex"),
+    ("differentiability", "l is continuously differentiable (C^1)"),
+    ("twice_differentiability", "l is twice differentiable (C^2)"),
+    ("lipschitz", "L = sup |l'(z)| is finite"),
+    ("curvature", "c = sup |l''(z)| is finite"),
+)
+
+
+def pending_conditions(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CONDITIONS) -> tuple[Condition, ...]:
+    return tuple(Condition(name, description, None, None, "none", reason) for name, description in names)
+
+
+class LossAnalyser:
+    """Settles each loss condition: proved symbolically, else by validated bounds, else estimated.
+
+    sympy (all the :class:`~dpcvx.verification.symbolic.RealFunction` queries) and the
+    validated bounds each run in one call to a worker process with a deadline
+    (:mod:`dpcvx.verification.deadline`), so no signal or timer of the caller is touched and
+    a hard problem cannot hang any thread. Derivatives for the solver are built
+    here, in the caller's process. Grid estimates (:mod:`dpcvx.verification.numeric`) are
+    computed only for what neither route proved, and are marked "estimate":
+    the certificate refuses them unless ``allow_estimates=True``.
+    """
+
+    def __init__(self, loss: Loss, variable: cp.Variable, expression: cp.Expression,
+                 time_limit: float | None = None, progress: bool = False):
+        self.loss = loss
+        self.variable = variable
+        self.expression = expression
+        self.dcp_convex = bool(expression.is_convex())
+        self.seconds = self.check_time_limit(time_limit)
+        self.progress = progress
+        self.timed_out = False
+        self.translation_error = ""
+        try:
+            self.symbolic = to_sympy(expression, variable, SYMBOL)
+            self.elementary = elementary(self.symbolic)
+        except UnsupportedAtom as error:
+            self.symbolic, self.elementary = None, None
+            self.translation_error = str(error)
+        self._facts: LossFacts | None = None
+        self._proof: dict[str, Any] | None = None
+        self._numeric: numeric.NumericAnalysis | None = None
+        self.sympy_note = ""
+        self.validated_note = ""
+
+    @staticmethod
+    def check_time_limit(time_limit: Any) -> float:
+        """Seconds for each worker call (sympy, then validated bounds); InputError when invalid."""
+        if time_limit is None:
+            return SYMBOLIC_SECONDS
+        try:
+            seconds = float(time_limit)
+        except (TypeError, ValueError):
+            seconds = float("nan")
+        if isinstance(time_limit, bool) or not (seconds > 0 and np.isfinite(seconds)):
+            raise InputError(f"time_limit must be a positive number of seconds (or None), got {time_limit!r}")
+        return seconds
+
+    # -- the three routes ---------------------------------------------------------------
+
+    def _constraint_forms(self) -> tuple[sp.Expr, ...] | None:
+        try:
+            return tuple(elementary(to_sympy(c.expr, self.variable, SYMBOL)) for c in self.expression.domain)
+        except UnsupportedAtom:
+            return None
+
+    def _reporter(self, total: int, what: str) -> tuple[Callable[[Any], None], Callable[[], None]]:
+        """(on_item, close): the shared progress bar (dpcvx.progress) when progress=True, and log lines."""
+        bar = progress_bar(total, f"verify ({what})", unit="condition", verbose=self.progress)
+
+        def on_item(item: Any) -> None:
+            name = item[0] if isinstance(item, tuple) and item else "?"
+            bar.update(1)
+            (_LOG.info if self.progress else _LOG.debug)("verify %s: %s settled", what, name)
+
+        return on_item, bar.close
+
+    @property
+    def facts(self) -> LossFacts:
+        """sympy's facts, from one worker call with the deadline."""
+        if self._facts is None:
+            if self.elementary is None:
+                self._facts = LossFacts.from_items((), f"no sympy form: {self.translation_error}")
+                return self._facts
+            on_item, close = self._reporter(len(FACT_NAMES), "sympy")
+            try:
+                result = proof_cache.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
+                                      seconds=self.seconds, on_item=on_item)
+            finally:
+                close()
+            if result.timed_out:
+                self.timed_out = True
+                self.sympy_note = f"sympy did not finish within {self.seconds:g} s"
+            elif not result.finished:
+                self.sympy_note = f"sympy failed: {result.error}"
+            self._facts = LossFacts.from_items(result.items, self.sympy_note or "not computed")
+        return self._facts
+
+    def _fact(self, name: str) -> Any:
+        """A sympy fact, or None (with the reason remembered) when sympy did not settle it."""
+        value = getattr(self.facts, name)
+        if isinstance(value, Failed):
+            if not self.sympy_note:
+                self.sympy_note = f"sympy could not settle it ({value.reason})"
+            return None
+        return value
+
+    @property
+    def proof(self) -> dict[str, Any]:
+        """Validated (interval-arithmetic) facts, from one worker call with the deadline."""
+        if self._proof is None:
+            self._proof = {}
+            if self.symbolic is None:
+                self.validated_note = f"no validated bound: {self.translation_error}"
+                return self._proof
+            on_item, close = self._reporter(4, "validated bounds")
+            try:
+                # the bounds stop themselves a little before the deadline: a bound cut short is
+                # still an upper bound (only looser), a killed worker gives nothing
+                arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
+                result = proof_cache.run(validated.validated_facts, arguments, seconds=self.seconds,
+                                      on_item=on_item)
+            finally:
+                close()
+            self._proof = dict(result.items)
+            if any(validated.TIME_LIMIT_REASON in str(getattr(fact, "reason", fact))
+                   for fact in self._proof.values()):
+                self.timed_out = True  # a bound cut short by the clock: do not cache it
+            if result.timed_out:
+                self.timed_out = True
+                self.validated_note = f"the validated bounds did not finish within {self.seconds:g} s"
+            elif not result.finished:
+                self.validated_note = f"the validated bounds failed: {result.error}"
+        return self._proof
+
+    def _proved(self, name: str) -> Any:
+        """A validated fact, or None (with the reason remembered)."""
+        value = self.proof.get(name)
+        if value is None or isinstance(value, str):
+            if not self.validated_note:
+                self.validated_note = f"no validated bound: {value or 'not computed'}"
+            return None
+        return value
+
+    @property
+    def numeric(self) -> numeric.NumericAnalysis:
+        if self._numeric is None:
+            if self.symbolic is not None:
+                evaluate = lambdify(SYMBOL, self.symbolic.rewrite(sp.Piecewise))
+            else:
+                evaluate = cvxpy_evaluator(self.loss)
+            self._numeric = numeric.analyse(evaluate)
+        return self._numeric
+
+    def after_sympy(self) -> str:
+        """Why the validated route was needed, for the detail of a validated condition."""
+        return f"; {self.sympy_note}" if self.sympy_note else ""
+
+    def why_estimate(self) -> str:
+        reasons = [self.translation_error or self.sympy_note or "sympy could not settle it exactly"]
+        if self.validated_note and not self.translation_error:
+            reasons.append(self.validated_note)
+        return ("ESTIMATE, not a proof (" + "; ".join(reasons) + "); accepted only with "
+                "allow_estimates=True")
+
+    # -- conditions -----------------------------------------------------------------
+
+    def domain(self) -> Condition:
+        description = "l(z) is finite for every real z"
+        constraints = self.expression.domain
+        if not constraints:
+            return Condition("domain", description, True, "all of R", "symbolic",
+                             "no atom restricts the domain")
+        sups = self._fact("domain")
+        if sups is not None:
+            violated = [str(c) for c, sup in zip(constraints, sups, strict=True) if sup.is_extended_positive]
+            if all(sup.is_extended_nonpositive for sup in sups):
+                return Condition("domain", description, True, "all of R", "symbolic",
+                                 "the atoms' domain constraints hold for every z")
+            if violated:
+                return self._domain_failure(description, "symbolic", violated)
+        smooth = self._proved("smoothness")
+        if smooth is not None and smooth.c2 is True:
+            return Condition("domain", description, True, "all of R", "validated",
+                             "interval enclosures of l are finite on every box of R and every log "
+                             "or fractional-power argument is proved > 0" + self.after_sympy())
+        if self.numeric.finite:
+            return Condition("domain", description, True, "all of R (estimate)", "estimate",
+                             f"finite on the test grid; {self.why_estimate()}")
+        return self._domain_failure(description, "estimate", [str(c) for c in constraints])
+
+    @staticmethod
+    def _domain_failure(description: str, method: str, violated: list[str]) -> Condition:
+        return Condition(
+            "domain", description, False, "a proper subset of R", method,
+            f"l(z) is undefined or infinite for some real z (domain constraint {', '.join(violated)})",
+            "the margin z = y w^T x takes every real value; use a loss defined on all of R "
+            "(for example logistic instead of -log)",
+        )
+
+    _SMOOTH_FIX = ("smooth the kink: dpcvx.losses.huber_hinge(h=0.5) replaces the hinge "
+                   "max(0, 1 - z); in general use a differentiable loss")
+
+    def smoothness(self) -> tuple[Condition, Condition, tuple[Any, ...], tuple[Any, ...]]:  # points: sympy or float
+        """(differentiability, twice_differentiability, kinks, curvature jumps)."""
+        c1 = ("differentiability", "l is continuously differentiable (C^1)")
+        c2 = ("twice_differentiability", "l is twice differentiable (C^2)")
+        jumps = self._fact("jumps")
+        if jumps is None:
+            smooth = self._proved("smoothness")
+            if smooth is not None and smooth.c2 is True:
+                reason = smooth.reason + self.after_sympy()
+                return (Condition(*c1, True, "C^1", "validated", reason),
+                        Condition(*c2, True, "C^2", "validated", reason), (), ())
+            if smooth is not None and smooth.c2 is False:
+                return (
+                    Condition(*c1, False, "no", "validated", smooth.reason, self._SMOOTH_FIX),
+                    Condition(*c2, False, "no", "validated", "l is not even C^1: " + smooth.reason,
+                              "objective perturbation needs a C^2 loss (or a C^1, piecewise C^2 one)"),
+                    (0.5 * (smooth.kink[0] + smooth.kink[1]),), (),
+                )
+        if jumps is not None:
+            method, detail_suffix = "symbolic", ""
+            discontinuities, kinks, curvature_jumps = jumps
+            kinks = tuple(sorted(set(discontinuities) | set(kinks), key=float))
+        else:
+            method, detail_suffix = "estimate", f"; {self.why_estimate()}"
+            kinks, curvature_jumps = self.numeric.kinks, self.numeric.curvature_jumps
+
+        def points(values: Iterable[float]) -> str:
+            return ", ".join(str(v) for v in values)
+
+        if kinks:
+            first = Condition(*c1, False, "no", method, f"l' jumps at z = {points(kinks)}{detail_suffix}",
+                              self._SMOOTH_FIX)
+            second = Condition(*c2, False, "no", method, "l is not even C^1" + detail_suffix,
+                               "objective perturbation needs a C^2 loss (or a C^1, piecewise C^2 one)")
+            return first, second, kinks, curvature_jumps
+        first = Condition(*c1, True, "C^1", method, "l' is continuous" + detail_suffix)
+        if curvature_jumps:
+            second = Condition(*c2, True, "piecewise C^2", method,
+                               f"l'' jumps at z = {points(curvature_jumps)}: {PIECEWISE_NOTE}{detail_suffix}")
+        else:
+            second = Condition(*c2, True, "C^2", method, "l'' is continuous" + detail_suffix)
+        return first, second, kinks, curvature_jumps
+
+    def convexity(self, kinks_are_upward: bool | None = None) -> Condition:
+        description = "l is convex"
+        dcp = "DCP: convex" if self.dcp_convex else "not DCP (the CVXPY solver path cannot take it)"
+        fix = "use a convex loss of the margin (logistic, Huber hinge, ...)"
+        lowest = self._fact("convexity")
+        if lowest is not None:
+            inf_second, upward, discontinuities = lowest
+            if inf_second.is_nonnegative and upward and not discontinuities:
+                return Condition("convexity", description, True, "yes", "symbolic",
+                                 f"l'' >= 0 on every piece and l' never jumps down; {dcp}")
+            return Condition("convexity", description, False, "no", "symbolic",
+                             f"l''(z) reaches {inf_second} < 0 or l' jumps down; {dcp}", fix)
+        if self.dcp_convex:
+            return Condition("convexity", description, True, "yes", "dcp",
+                             "CVXPY's DCP rules prove convexity")
+        bound = self._proved("inf2")
+        if bound is not None and bound.witness is not None:
+            return Condition("convexity", description, False, "no", "validated",
+                             f"l''(z) < 0 at z = {bound.witness:.6g} (interval arithmetic); {dcp}", fix)
+        if bound is not None and bound.lower >= 0:
+            return Condition("convexity", description, True, "yes", "validated",
+                             f"interval enclosures of l'' are >= 0 on every box of R ({bound.boxes} "
+                             f"boxes); {dcp}{self.after_sympy()}")
+        if bound is not None and bound.reason and not self.validated_note:
+            self.validated_note = f"no validated bound: {bound.reason}"
+        if self.numeric.convex:
+            return Condition("convexity", description, True, "yes (estimate)", "estimate",
+                             f"l' nondecreasing on the test grid; {dcp}; {self.why_estimate()}")
+        return Condition("convexity", description, False, "no", "estimate",
+                         f"l' decreases somewhere on the test grid; {dcp}", fix)
+
+    def bound(self, name: str, order: int, differentiable: bool, how: str = "symbolic") -> Condition:
+        symbol = {1: "L = sup |l'(z)|", 2: "c = sup |l''(z)|"}[order]
+        what = "l'(z)" if order == 1 else "l''(z)"
+        description = f"{symbol} is finite"
+        unbounded_fix = ("privacy needs a loss that grows at most linearly; use logistic, "
+                         "Huber hinge or pseudo-Huber instead of a quadratic or exponential loss")
+        if order == 2 and not differentiable:
+            return Condition(name, description, False, None, how,
+                             "l' jumps, so l'' is unbounded (a point mass at each kink)",
+                             "use a C^1 loss such as dpcvx.losses.huber_hinge")
+        exact = self._fact(f"sup{order}")
+        if exact is not None:
+            if exact == sp.oo:
+                return Condition(name, description, False, exact, "symbolic", f"|{what}| is unbounded",
+                                 unbounded_fix)
+            return Condition(name, description, True, exact, "symbolic", "exact supremum over R")
+        proved = self._proved(f"sup{order}")
+        if proved is not None and proved.finite:
+            return Condition(name, description, True, proved.upper, "validated",
+                             f"upper bound by interval arithmetic over all of R ({proved.boxes} boxes); "
+                             f"|{what}| reaches {proved.lower:.6g}{self.after_sympy()}")
+        if proved is not None and proved.lower > _UNBOUNDED_WITNESS:
+            return Condition(name, description, False, sp.oo, "validated",
+                             f"|{what}| is unbounded: it reaches {proved.lower:.3g} (interval arithmetic)",
+                             unbounded_fix)
+        if proved is not None and not self.validated_note:
+            self.validated_note = f"no validated bound: {proved.reason or 'no finite enclosure'}"
+        estimate = self.numeric.lipschitz if order == 1 else self.numeric.curvature
+        value = sp.oo if not np.isfinite(estimate) else float(estimate)
+        note = (f"grid maximum x (1 + {numeric.SAFETY_FACTOR:g}) safety factor; {self.why_estimate()}")
+        if value == sp.oo:
+            return Condition(name, description, False, value, "estimate", f"|{what}| is unbounded; {note}",
+                             unbounded_fix)
+        return Condition(name, description, True, value, "estimate", note)
+
+    def conditions(self) -> tuple[Condition, ...]:
+        declaration = Condition("declaration", "loss(z) is a scalar CVXPY expression of z", True,
+                                "ok", "given", str(self.expression))
+        domain = self.domain()
+        if not domain.passed:
+            return (declaration, domain, *pending_conditions("needs l defined on all of R"))
+        first, second, kinks, _ = self.smoothness()
+        return (
+            declaration,
+            domain,
+            self.convexity(None),
+            first,
+            second,
+            self.bound("lipschitz", 1, True),
+            self.bound("curvature", 2, first.passed is True, first.method),
+        )
+
+    def derivatives(self, conditions: tuple[Condition, ...]) -> LossDerivatives | None:
+        """Numpy l, l', l'' for the fast solver, when the loss was translated and is C^1."""
+        differentiable = next(c for c in conditions if c.name == "differentiability").passed
+        if self.symbolic is None or not differentiable:
+            return None
+        form = self.symbolic.rewrite(sp.Piecewise)
+        return LossDerivatives(
+            lambdify(SYMBOL, form),
+            lambdify(SYMBOL, sp.diff(form, SYMBOL)),
+            lambdify(SYMBOL, sp.diff(form, SYMBOL, 2)),
+        )

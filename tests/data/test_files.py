@@ -1,0 +1,267 @@
+"""One writer for every file dpcvx writes (dpcvx.data.files.atomic_write), shown by fault injection: whatever
+fails midway (a full disk in write, flush, fsync or replace, a value JSON cannot hold, an error of the
+code producing the content, an interrupt), the previous file survives byte for byte and no temporary
+file is left behind."""
+
+import errno
+import json
+import os
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx import files, serialization
+from dpcvx.cli import main
+from dpcvx.demo import synthetic_classification
+from dpcvx.exceptions import FileError
+
+OLD = b'{"previous": "content"}\n'
+
+
+def disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def only_file(directory, name):
+    """The directory holds exactly ``name`` (no temporary file left)."""
+    assert sorted(os.listdir(directory)) == [name], os.listdir(directory)
+
+
+class FailingHandle:
+    """A file handle that writes ``budget`` characters, then fails like a full disk."""
+
+    def __init__(self, handle, budget):
+        self._handle, self._budget = handle, budget
+
+    def write(self, text):
+        if len(text) > self._budget:
+            self._handle.write(text[: self._budget])
+            self._handle.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self._budget -= len(text)
+        return self._handle.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self._handle.__exit__(*exc)
+
+
+def fail_after(monkeypatch, budget):
+    real = os.fdopen
+    monkeypatch.setattr(files.os, "fdopen", lambda *a, **k: FailingHandle(real(*a, **k), budget))
+
+
+@pytest.fixture(scope="module")
+def model():
+    X, y = synthetic_classification(n=300, d=4, random_state=0)
+    return dpcvx.PrivateERM(data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
+
+
+def test_atomic_write_writes_whole_file_with_a_plain_files_mode(tmp_path):
+    path = files.atomic_write(tmp_path / "out.txt", lambda handle: handle.write("a\nb\n"))
+    assert path.read_bytes() == b"a\nb\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+    os.chmod(path, 0o640)
+    files.atomic_write(path, lambda handle: handle.write(b"\x00\x01"), binary=True)
+    assert path.read_bytes() == b"\x00\x01" and path.stat().st_mode & 0o777 == 0o640
+    only_file(tmp_path, "out.txt")
+
+
+@pytest.mark.parametrize("fault", ["write", "flush", "fsync", "replace", "chmod"])
+def test_a_full_disk_leaves_the_old_file(tmp_path, monkeypatch, model, fault):
+    path = tmp_path / "model.json"
+    path.write_bytes(OLD)
+    if fault == "write":
+        fail_after(monkeypatch, 100)  # midway through the JSON
+    elif fault == "flush":
+        real = os.fdopen
+        monkeypatch.setattr(files.os, "fdopen", lambda *a, **k: _NoFlush(real(*a, **k)))
+    else:
+        monkeypatch.setattr(files.os, fault, disk_full)
+    with pytest.raises(FileError, match="cannot write the model to .*model.json: No space left on device; "
+                                        "the previous file, if any, is unchanged"):
+        dpcvx.save(model, path)
+    assert path.read_bytes() == OLD
+    only_file(tmp_path, "model.json")
+    monkeypatch.undo()
+    dpcvx.save(model, path)  # and a later save works
+    assert dpcvx.load(path).coef_.tolist() == model.coef_.tolist()
+    only_file(tmp_path, "model.json")
+
+
+class _NoFlush:
+    def __init__(self, handle):
+        self._handle = handle
+
+    def flush(self):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self._handle.__exit__(*exc)
+
+
+@pytest.mark.parametrize("bad", [object(), float("nan"), {1j: 2}])
+def test_a_value_json_cannot_hold_leaves_the_old_file(tmp_path, monkeypatch, model, bad):
+    path = tmp_path / "model.json"
+    path.write_bytes(OLD)
+    real = serialization.model_to_dict
+
+    def with_bad_value(*args, **kwargs):
+        data = real(*args, **kwargs)
+        data["certificate"]["zzz_last"] = bad  # serialised last: the file is half written when it fails
+        return data
+
+    monkeypatch.setattr(serialization, "model_to_dict", with_bad_value)
+    with pytest.raises(dpcvx.InputError, match="the model cannot be saved"):
+        dpcvx.save(model, path)
+    assert path.read_bytes() == OLD
+    only_file(tmp_path, "model.json")
+
+
+def test_nan_weights_are_not_saved(tmp_path, model):
+    path = tmp_path / "model.json"
+    path.write_bytes(OLD)
+    broken = dpcvx.PrivateModel(np.array([np.nan, 0, 0, 0]), 0.0, model.classes_, model.rows, model.certificate)
+    with pytest.raises(dpcvx.InputError, match="Out of range float values are not JSON compliant"):
+        dpcvx.save(broken, path)
+    assert path.read_bytes() == OLD
+    only_file(tmp_path, "model.json")
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, RuntimeError])
+def test_an_interrupt_or_bug_in_the_content_propagates_and_cleans_up(tmp_path, error):
+    path = tmp_path / "x.csv"
+    path.write_bytes(OLD)
+
+    def half(handle):
+        handle.write("prediction,decision\n1,0.5\n")
+        raise error("stop")
+
+    with pytest.raises(error):
+        files.atomic_write(path, half)
+    assert path.read_bytes() == OLD
+    only_file(tmp_path, "x.csv")
+
+
+def test_targets_that_cannot_be_written(tmp_path, model, monkeypatch):
+    monkeypatch.setattr(files.tempfile, "mkstemp", lambda **kwargs: disk_full())
+    with pytest.raises(FileError, match="cannot create a file in .*: No space left on device"):
+        dpcvx.save(model, tmp_path / "m.json")
+    monkeypatch.undo()
+    with pytest.raises(FileError, match="is a directory"):
+        dpcvx.save(model, tmp_path)
+    with pytest.raises(FileError, match="the directory .* does not exist"):
+        dpcvx.save(model, tmp_path / "no" / "m.json")
+    assert os.listdir(tmp_path) == []
+
+
+# --- the command line's files ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def predict_setup(tmp_path, monkeypatch):
+    schema = dpcvx.PublicSchema((dpcvx.NumericColumn("a", 0, 1), dpcvx.NumericColumn("b", 0, 1)), norm=1.0)
+    rng = np.random.default_rng(0)
+    table = {"a": rng.random(200), "b": rng.random(200)}
+    X = schema.transform(table)
+    fitted = dpcvx.PrivateERM(data_norm=1.0).fit(X, np.where(table["a"] > 0.5, 1, -1), epsilon=1.0,
+                                                 random_state=0)
+    dpcvx.save(fitted, tmp_path / "model.json", schema=schema)
+    rows = "".join(f"{a},{b}\n" for a, b in zip(table["a"], table["b"], strict=True))
+    (tmp_path / "new.csv").write_text("a,b\n" + rows)
+    (tmp_path / "predictions.csv").write_bytes(OLD)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def listing(directory):
+    return sorted(os.listdir(directory))
+
+
+def test_predict_out_is_atomic_under_a_full_disk(predict_setup, monkeypatch, capsys):
+    before = listing(predict_setup)
+    fail_after(monkeypatch, 50)
+    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv"]) == 3
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "No space left on device" in err and "unchanged" in err
+    assert (predict_setup / "predictions.csv").read_bytes() == OLD
+    assert listing(predict_setup) == before
+    monkeypatch.undo()
+    monkeypatch.chdir(predict_setup)
+    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv"]) == 0
+    assert (predict_setup / "predictions.csv").read_text().count("\n") == 201
+
+
+def test_predict_error_leaves_the_old_predictions(predict_setup, monkeypatch, capsys):
+    before = listing(predict_setup)
+
+    def failing(self, X):
+        raise dpcvx.InputError("X has 3 features after the feature map; the model expects 2")
+
+    monkeypatch.setattr(dpcvx.PrivateModel, "decision_function", failing)
+    assert main(["predict", "model.json", "new.csv", "--out", "predictions.csv"]) == 3
+    assert "the model expects 2" in capsys.readouterr().err
+    assert (predict_setup / "predictions.csv").read_bytes() == OLD and listing(predict_setup) == before
+
+
+def test_predict_writer_bug_leaves_the_old_predictions(predict_setup, monkeypatch):
+    from dpcvx.cli import commands
+    before = listing(predict_setup)
+    real = commands._write_predictions
+
+    def half(handle, predictions, decisions):
+        real(handle, predictions[:10], decisions[:10])
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(commands, "_write_predictions", half)
+    with pytest.raises(ZeroDivisionError):  # a bug is not an input error: it propagates, file intact
+        main(["predict", "model.json", "new.csv", "--out", "predictions.csv"])
+    assert (predict_setup / "predictions.csv").read_bytes() == OLD and listing(predict_setup) == before
+
+
+def test_fit_out_is_atomic(predict_setup, monkeypatch, capsys):
+    (predict_setup / "train.csv").write_text("a,b,y\n" + "".join(f"{i / 100},{1 - i / 100},{'p' if i % 2 else 'n'}\n"
+                                                                for i in range(100)))
+    args = ["fit", "train.csv", "--target", "y", "--positive", "p", "--negative", "n", "--numeric", "a:0:1",
+            "--numeric", "b:0:1", "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", "model.json"]
+    old_model = (predict_setup / "model.json").read_bytes()
+    before = listing(predict_setup)
+    monkeypatch.setattr(files.os, "fsync", disk_full)
+    assert main(args) == 3
+    assert "No space left on device" in capsys.readouterr().err
+    assert (predict_setup / "model.json").read_bytes() == old_model and listing(predict_setup) == before
+    monkeypatch.undo()
+    monkeypatch.chdir(predict_setup)
+    assert main(args) == 0
+    assert json.loads((predict_setup / "model.json").read_text())["privatised"]["coef"]
+
+
+def test_demo_plot_is_atomic(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from dpcvx.demo import DemoResult, plot_demo
+    result = DemoResult((0.1, 1.0), {("logistic", "objective"): [(0.6, 0.01), (0.8, 0.01)]}, {"logistic": 0.85},
+                        "", "", 100, 2)
+    path = tmp_path / "plot.png"
+    path.write_bytes(OLD)
+    monkeypatch.setattr(files.os, "fsync", disk_full)
+    with pytest.raises(FileError, match="cannot write the plot"):
+        plot_demo(result, path)
+    assert path.read_bytes() == OLD
+    only_file(tmp_path, "plot.png")
+    monkeypatch.undo()
+    assert plot_demo(result, path).read_bytes().startswith(b"\x89PNG")
+    only_file(tmp_path, "plot.png")

@@ -1,0 +1,137 @@
+"""Multiclass private classification over PUBLIC classes with one total budget (issue 19, item 3)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.models import multiclass
+from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.privacy.accountant import PrivacyAccountant
+from dpcvx.privacy.audit import audit, canary_pair
+from dpcvx.privacy.composition import one_vs_rest_budget
+from dpcvx.privacy.gaussian import analytic_gaussian_sigma
+from dpcvx.privacy.privacy_curve import compose_epsilon
+from dpcvx.privacy.release_audit import release_diff
+
+CLASSES = ("normal", "dos", "probe", "r2l", "u2r")
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    """Four well-separated blobs labelled with the first four public classes; "u2r" never occurs."""
+    rng = np.random.default_rng(3)
+    centers = rng.normal(size=(4, 6)) * 3
+    index = rng.integers(0, 4, 2000)
+    X = centers[index] + rng.normal(size=(2000, 6))
+    X /= np.linalg.norm(X, axis=1).max()
+    return X, np.array(CLASSES)[index]
+
+
+def learner():
+    return PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, fit_intercept=True), CLASSES)
+
+
+@pytest.mark.parametrize("mechanism, delta", [("objective", 0.0), ("output", 1e-6), ("objective", 1e-6)])
+def test_a_class_missing_from_the_data_still_has_its_column(blobs, mechanism, delta):
+    X, y = blobs
+    model = learner().fit(X, y, 2.0, mechanism, delta=delta, random_state=0)
+    assert model.coef_.shape == (5, 6) and model.predict_proba(X[:7]).shape == (7, 5)
+    assert np.allclose(model.predict_proba(X[:7]).sum(axis=1), 1.0)
+    assert set(model.predict(X)) <= set(CLASSES)
+    assert model.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("mechanism, delta", [("objective", 0.0), ("output", 1e-6), ("objective", 1e-6)])
+def test_the_accountant_is_charged_the_stated_total_once(blobs, mechanism, delta):
+    X, y = blobs
+    accountant = PrivacyAccountant(5.0, 1e-5)
+    model = learner().fit(X, y, 1.0, mechanism, delta=delta, random_state=0, accountant=accountant)
+    assert len(accountant.ledger) == 1
+    assert accountant.ledger[0].cost == (1.0, delta)
+    assert accountant.spent.epsilon <= 1.0 and accountant.spent.delta == delta
+    assert model.certificate.epsilon == 1.0 and model.certificate.delta == delta
+
+
+def test_pure_epsilon_is_split_evenly_and_gaussian_output_composes_as_one_gaussian():
+    eps_c, delta_c, _ = one_vs_rest_budget(5, 1.0, 0.0, "objective")
+    assert eps_c == pytest.approx(0.2) and delta_c == 0
+    eps_c, delta_c, _ = one_vs_rest_budget(5, 1.0, 1e-6, "output")
+    # each class's Gaussian has sqrt(5) times the multiplier of one (1, 1e-6) release
+    z_total = analytic_gaussian_sigma(1.0, 1.0, 1e-6)
+    assert analytic_gaussian_sigma(1.0, eps_c, delta_c) <= math.sqrt(5) * z_total * (1 + 1e-9)
+    assert eps_c > 1.0 / 5  # far better than the basic split
+
+
+def test_gaussian_output_releases_compose_within_the_total(blobs):
+    X, y = blobs
+    model = learner().fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
+    # the k class curves composed: within (1, 1e-6), though each class alone is stated at eps_c > 1/5
+    assert compose_epsilon([model.certificate.privacy_curve], 1e-6) <= 1.0 + 1e-3
+
+
+def test_labels_outside_the_public_classes_are_refused_before_charging(blobs):
+    X, y = blobs
+    accountant = PrivacyAccountant(5.0)
+    bad = y.copy()
+    bad[0] = "smurf"
+    with pytest.raises(dpcvx.InputError, match="public classes"):
+        learner().fit(X, bad, 1.0, accountant=accountant)
+    assert accountant.ledger == []
+
+
+def test_neighbouring_releases_differ_only_in_the_privatised_weights(blobs):
+    X, y = blobs
+    X2, y2 = X.copy(), y.copy()
+    X2[5], y2[5] = -X[5], "probe"
+    a = learner().fit(X, y, 1.0, random_state=1)
+    b = learner().fit(X2, y2, 1.0, random_state=1)
+    assert release_diff(a, b) == []
+    assert release_diff(a, b, include_privatised=True)
+
+
+# The audit's canary flips its label from class -1 to class 1: two of the three one-vs-rest releases move.
+# The statistic is the difference of their canary coordinates. At 400 trials the audit resolves a class
+# share calibrated for thirty times its epsilon (lower bound 3.1-3.5 at seeds 1-3 against the claim 1)
+# but not a tenfold one (0.55): it catches gross under-noising, the derivation is in theory section 15.
+@pytest.mark.slow
+@pytest.mark.parametrize("broken", [False, True])
+def test_audit_passes_the_multiclass_release_and_catches_too_little_noise(broken, monkeypatch):
+    if broken:
+        honest = multiclass.one_vs_rest_budget
+        monkeypatch.setattr(multiclass, "one_vs_rest_budget",
+                            lambda k, epsilon, delta, mechanism: (30 * honest(k, epsilon, delta, mechanism)[0],
+                                                                  *honest(k, epsilon, delta, mechanism)[1:]))
+    learner = PrivateMulticlassERM(dpcvx.PrivateERM(lam=0.1, data_norm=1.0), (-1.0, 1.0, 2.0))
+    report = audit(learner, 1.0, trials=400, neighbours=canary_pair(replacement="flip"),
+                   statistic=lambda model: float(model.coef_[1, -1] - model.coef_[0, -1]), random_state=1)
+    assert report.claimed_epsilon == 1.0
+    assert report.passed is not broken
+
+
+def test_multiclass_release_saves_loads_and_edits_are_refused(blobs, tmp_path):
+    X, y = blobs
+    model = learner().fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    loaded = dpcvx.load(path)
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.certificate.class_epsilon == model.certificate.class_epsilon
+    saved = json.loads(path.read_text())
+    saved["epsilon"] = 0.5  # claims half the budget for the same per-class releases
+    path.write_text(json.dumps(saved))
+    with pytest.raises(dpcvx.InputError, match="budget split"):
+        dpcvx.load(path)
+
+
+def test_estimator_takes_k_public_classes(blobs):
+    pytest.importorskip("sklearn")
+    X, y = blobs
+    estimator = dpcvx.DPLogisticRegression(classes=CLASSES, epsilon=2.0, lam=1e-2, random_state=0).fit(X, y)
+    assert estimator.coef_.shape == (5, 6) and estimator.predict_proba(X).shape == (2000, 5)
+    assert estimator.score(X, y) > 0.8
+    assert list(estimator.classes_) == list(CLASSES)
+    with pytest.raises(dpcvx.InputError, match="declared classes"):
+        dpcvx.DPLogisticRegression(classes=CLASSES[:3], epsilon=1.0).fit(X, y)

@@ -1,0 +1,181 @@
+"""lam="auto": a public rule (dpcvx.privacy.lam_rule, docs/theory.md section 25)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx import PrivateERM
+from dpcvx.exceptions import InputError
+from dpcvx.privacy import lam_rule
+from dpcvx.privacy.accountant import PrivacyAccountant
+from dpcvx.privacy.noise import sample_l2_laplace
+
+
+def _rows(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * (1 + 1e-12)
+    return X, np.where(rng.random(n) < 0.3, 1.0, -1.0)
+
+
+def test_two_data_sets_of_the_same_shape_get_the_same_lam():
+    """The rule reads n, d and the public settings, never the values: different rows and labels
+    (here all one label against random labels) give the same lam and the same record."""
+    first, labels = _rows(400, 5, 0)
+    second = _rows(400, 5, 1)[0] * 0.5
+    records = []
+    for X, y in ((first, labels), (second, np.ones(400))):
+        model = PrivateERM(lam="auto", data_norm=1.0).fit(X, y, 0.5, random_state=0)
+        records.append(model.certificate.lam_rule)
+        assert model.certificate.constants["lam"] == records[-1]["lam"]
+    assert records[0] == records[1]
+    assert records[0]["rule"] == lam_rule.RULE
+    # and it is what the public method computes without any data
+    assert PrivateERM(lam="auto", data_norm=1.0).choose_lam(400, 5, 0.5).lam == records[0]["lam"]
+
+
+def _scaling_holds(choose) -> bool:
+    """Pure-epsilon objective perturbation: the noise term ~ d^2 / (n^2 eps^2 s), so the chosen
+    s = Lam is about 2 L R d / (n eps W) once eps' ~ eps: 10 times n or 10 times eps divides Lam by
+    about 10 (within the grid's factor 10^(1/8) either side)."""
+    base = choose(20_000, 1.0)
+    ratios = (base / choose(200_000, 1.0), base / choose(20_000, 10.0))
+    return all(10 / 10 ** 0.25 <= ratio <= 10 * 10 ** 0.25 for ratio in ratios)
+
+
+def test_lam_falls_like_one_over_n_epsilon_as_derived(monkeypatch):
+    learner = PrivateERM(lam="auto", data_norm=1.0)
+    assert _scaling_holds(lambda n, eps: learner.choose_lam(n, 20, eps).lam)
+    # a broken bound whose noise term forgets the 1/n^2 of the sum form is caught
+    honest = lam_rule.excess_risk_bound
+
+    def broken(calibration, mechanism, *, n, **kwargs):
+        noise, bias = honest(calibration, mechanism, n=n, **kwargs)
+        return noise * n * n / 1e8, bias
+
+    monkeypatch.setattr(lam_rule, "excess_risk_bound", broken)
+    assert not _scaling_holds(lambda n, eps: learner.choose_lam(n, 20, eps).lam)
+
+
+def test_lam_rises_with_the_width_and_with_delta_zero_against_gaussian_noise():
+    """More columns mean more noise (E||b|| = d / beta): a larger Lam. At d = 200 the Gaussian
+    noise (E||b|| ~ sigma sqrt(d)) is smaller than the pure noise, so its Lam is smaller."""
+    learner = PrivateERM(lam="auto", data_norm=1.0)
+    assert learner.choose_lam(5000, 200, 1.0).lam > learner.choose_lam(5000, 5, 1.0).lam
+    assert learner.choose_lam(5000, 200, 1.0, delta=1e-8).lam < learner.choose_lam(5000, 200, 1.0).lam
+
+
+def test_noise_moments_match_the_sampler():
+    """E||b|| = d / beta and E||b||^2 = d (d + 1) / beta^2 for density ~ exp(-beta ||b||) (seeded, 4000
+    draws, 5% tolerance); the wrong Gaussian-style moment sqrt(d) / beta is rejected by the same check."""
+    d, beta = 7, 3.0
+    rng = np.random.default_rng(0)
+    norms = np.array([np.linalg.norm(sample_l2_laplace(d, beta, rng)) for _ in range(4000)])
+    moments = lam_rule.noise_moments({"beta": beta}, "output", d)
+    assert np.mean(norms) == pytest.approx(moments.first, rel=0.05)
+    assert np.mean(norms**2) == pytest.approx(moments.second, rel=0.05)
+    assert np.mean(norms) != pytest.approx(math.sqrt(d) / beta, rel=0.05)
+
+
+def test_certificate_records_the_rule_and_the_file_round_trips_it(tmp_path):
+    X, y = _rows(300, 4, 2)
+    model = PrivateERM(lam="auto", data_norm=1.0, comparator_norm=3.0).fit(X, y, 1.0, random_state=0)
+    record = model.certificate.lam_rule
+    assert record["comparator_norm"] == 3.0 and record["lam"] in lam_rule.LAM_GRID
+    assert "chosen by the public rule" in str(model.certificate)
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    assert dpcvx.load(path).certificate.lam_rule == record
+    # an edited value is refused
+    saved = json.loads(path.read_text())
+    saved["certificate"]["lam_rule"]["lam"] = 0.5
+    path.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="lam_rule.lam"):
+        dpcvx.load(path)
+
+
+def test_a_numeric_lam_records_no_rule():
+    X, y = _rows(200, 3, 3)
+    assert PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0).certificate.lam_rule is None
+
+
+def test_auto_lam_is_charged_once_at_epsilon():
+    X, y = _rows(300, 4, 4)
+    accountant = PrivacyAccountant(epsilon=2.0)
+    PrivateERM(lam="auto", data_norm=1.0).fit(X, y, 0.7, accountant=accountant, random_state=0)
+    assert len(accountant.ledger) == 1
+    assert accountant.spent.epsilon == pytest.approx(0.7, abs=1e-15)
+
+
+def test_the_constraint_ball_is_the_comparator_norm():
+    import cvxpy as cp
+
+    learner = PrivateERM(lam="auto", data_norm=1.0, constraints=lambda w: [cp.norm(w, 2) <= 6.0])
+    assert learner.choose_lam(1000, 4, 1.0).comparator_norm == 6.0
+
+
+def test_auto_lam_is_refused_where_it_has_no_meaning():
+    X, y = _rows(50, 3, 5)
+    with pytest.raises(InputError, match="fit_nonprivate"):
+        PrivateERM(lam="auto", data_norm=1.0).fit_nonprivate(X, y)
+    with pytest.raises(InputError, match="lam"):
+        PrivateERM(lam="automatic", data_norm=1.0).fit(X, y, 1.0)
+    with pytest.raises(InputError, match="comparator_norm"):
+        PrivateERM(lam="auto", data_norm=1.0, comparator_norm=-1.0).fit(X, y, 1.0)
+
+
+def test_auto_intercept_scaling_minimises_the_bound_product():
+    """s^2 = R B0 / W minimises (R^2 + s^2)(W^2 + B0^2 / s^2), the factor the rule's optimal bound scales with;
+    s = 1 (the former default) does not at R = 1 and the default W."""
+    R = 1.0
+    W = lam_rule.default_comparator_norm(R)
+    B0 = lam_rule.INTERCEPT_PRIOR
+
+    def product(s: float) -> float:
+        return (R * R + s * s) * (W * W + B0 * B0 / (s * s))
+
+    chosen = lam_rule.intercept_scaling(R)
+    grid = np.geomspace(1e-3, 1e3, 2001)
+    assert product(chosen) <= min(product(float(s)) for s in grid) * (1 + 1e-9)
+    assert product(1.0) > product(chosen) * 1.01
+    assert lam_rule.intercept_scaling(2.0) == pytest.approx(2 * chosen)     # scales with R at the default W
+
+
+def test_auto_intercept_scaling_is_resolved_in_the_release(tmp_path):
+    X, y = _rows(300, 4, 6)
+    learner = PrivateERM(lam="auto", data_norm=1.0, fit_intercept=True, intercept_scaling="auto")
+    model = learner.fit(X, y, 1.0, random_state=0)
+    s = lam_rule.intercept_scaling(1.0)
+    assert model.certificate.intercept_scaling == s
+    assert model.certificate.effective_norm_bound == pytest.approx(math.sqrt(1 + s * s))
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    np.testing.assert_array_equal(dpcvx.load(path).decision_function(X), model.decision_function(X))
+
+
+def test_least_squares_on_a_ball_takes_auto_lam_with_the_radius_as_comparator():
+    X, y = _rows(400, 3, 7)
+    model = dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="auto", random_state=0).fit(X, y)
+    assert model.model_.certificate.lam_rule["comparator_norm"] == 3.0
+    with pytest.raises(InputError, match="lam > 0"):
+        dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="often").fit(X, y)
+    with pytest.raises(InputError, match="AdaSSP chooses its own ridge"):
+        dpcvx.DPLinearRegression(lam="auto").fit(X, y)
+
+
+def test_auto_lam_keeps_no_state_on_the_learner():
+    """The chosen value travels with the fit (certificate.constants['lam']), never as learner state: checking
+    inputs, or fitting twice at different epsilons, leaves the declaration as it was."""
+    X, y = _rows(300, 4, 8)
+    erm = PrivateERM(lam="auto", data_norm=1.0)
+    before = dict(vars(erm))
+    erm.check_fit_inputs(X, y, epsilon=0.5)
+    assert vars(erm) == before
+    low = erm.fit(X, y, 0.2, random_state=0).certificate.constants["lam"]
+    high = erm.fit(X, y, 5.0, random_state=0).certificate.constants["lam"]
+    assert low > high and erm.lam == "auto"

@@ -1,0 +1,215 @@
+"""The layering of docs/architecture.md, checked on the source: who may import sympy, who may
+draw random numbers, and which layer may import which.
+
+Each rule is read off the module's syntax tree (imports and attribute calls), so a rule broken
+anywhere in the package fails here with the module and line.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "dpcvx"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+# Random draws: methods of numpy Generators and the OS entropy source.
+DRAWS = {"normal", "standard_normal", "laplace", "gamma", "standard_gamma", "exponential", "uniform", "random",
+         "choice", "permutation", "shuffle", "integers", "standard_cauchy", "binomial", "beta", "default_rng",
+         "urandom", "SeedSequence"}
+# Randomness outside privacy/ that is not a mechanism's: synthetic data for the demo.
+DRAWS_ALLOWED = {"demo.py": "the demo's synthetic data set, not a mechanism's noise",
+                 "data/datasets.py": "the experiments' row subsample of a public benchmark file"}
+
+# The layers, lowest first: a module may import its own layer and the layers before it.
+LAYERS = [
+    {"exceptions", "version", "validation", "rounding", "losses", "progress"},
+    {"verification"},
+    {"privacy"},
+    {"data"},
+    {"solvers"},
+    {"release"},
+    {"models"},
+    {"estimators", "regressors", "noise_warning", "plots", "demo", "cli", "__main__", "__init__"},
+]
+
+
+# The audit lives with the privacy tools but runs whole learners and reads release files.
+LAYER_OF_MODULE = {"privacy/audit.py": 6, "privacy/release_audit.py": 6}
+
+
+def _layer(relative: Path) -> int:
+    if relative.as_posix() in LAYER_OF_MODULE:
+        return LAYER_OF_MODULE[relative.as_posix()]
+    top = relative.parts[0].removesuffix(".py")
+    return next(index for index, names in enumerate(LAYERS) if top in names)
+
+
+def _relative(module: Path) -> Path:
+    return module.relative_to(PACKAGE)
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """ids of the nodes under ``if TYPE_CHECKING:``: imports for type checkers, never run."""
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            hidden.update(id(child) for statement in node.body for child in ast.walk(statement))
+    return hidden
+
+
+def _imported_modules(tree: ast.AST, module: Path) -> list[tuple[str, int]]:
+    """(absolute dotted name under dpcvx or the external package, line) for every import that runs."""
+    found = []
+    package_parts = ["dpcvx", *_relative(module).parent.parts]
+    hidden = _type_checking_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in hidden:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package_parts[: len(package_parts) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+                found.append((name, node.lineno))
+                if not node.module:  # from . import x: each x is a module of that package
+                    found += [(f"{name}.{alias.name}", node.lineno) for alias in node.names]
+            else:
+                found.append((node.module or "", node.lineno))
+    return found
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
+def test_only_verification_imports_sympy(module):
+    if _relative(module).parts[0] == "verification":
+        return
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    sympy_imports = [line for name, line in _imported_modules(tree, module) if name.split(".")[0] == "sympy"]
+    assert not sympy_imports, f"{_relative(module)} imports sympy at lines {sympy_imports}: only verification/ may"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
+def test_only_privacy_draws_random_numbers(module):
+    relative = _relative(module)
+    if relative.parts[0] == "privacy" or relative.as_posix() in DRAWS_ALLOWED:
+        return
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    draws = [f"{node.func.attr} (line {node.lineno})" for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DRAWS
+             and not (isinstance(node.func.value, ast.Name) and node.func.value.id in {"math", "np", "sp"}
+                      and node.func.attr in {"gamma", "beta"})]
+    assert not draws, f"{relative} draws random numbers ({', '.join(draws)}): draw them through dpcvx.privacy"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
+def test_layers_import_only_downwards(module):
+    relative = _relative(module)
+    own = _layer(relative)
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    upward = []
+    for name, line in _imported_modules(tree, module):
+        parts = name.split(".")
+        if parts[0] != "dpcvx" or len(parts) < 2:
+            continue
+        target = _layer(Path(parts[1] + ("" if (PACKAGE / parts[1]).is_dir() else ".py")))
+        if target > own:
+            upward.append(f"{name} (line {line})")
+    assert not upward, f"{relative} (layer {own}) imports from a higher layer: {upward}; see docs/architecture.md"
+
+
+# What the solvers may read of verification/: the verified problem and the contract types beside it
+# (the constraint set of KST12, the kernel learners' verified loss), never the symbolic calculus.
+SOLVER_CONTRACT = {"problem", "constraints", "kernel_loss"}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _relative(m).parts[0] == "solvers"],
+                         ids=lambda m: str(_relative(m)))
+def test_solvers_import_only_the_problem_contract_of_verification(module):
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    beyond = _beyond_contract(_imported_modules(tree, module))
+    assert not beyond, (f"{_relative(module)} imports {beyond} of verification/: a solver reads the "
+                        f"VerifiedProblem contract ({sorted(SOLVER_CONTRACT)}) only")
+
+
+def _beyond_contract(imports: list[tuple[str, int]]) -> list[str]:
+    return [f"{name} (line {line})" for name, line in imports
+            if name.split(".")[:2] == ["dpcvx", "verification"] and len(name.split(".")) > 2
+            and name.split(".")[2] not in SOLVER_CONTRACT]
+
+
+def _module_level_imports(tree: ast.Module, module: Path) -> set[str]:
+    """Dotted names a module imports when it is loaded or type-checked (function-level imports excluded)."""
+    top = ast.Module(body=[], type_ignores=[])
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.If):
+            statements += node.body + node.orelse  # ``if TYPE_CHECKING:`` included: a cycle for the reader
+        elif isinstance(node, ast.Try):
+            statements += node.body
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            top.body.append(node)
+    return {name for name, _ in _imported_modules(top, module)}
+
+
+def _dotted(module: Path) -> str:
+    parts = ["dpcvx", *_relative(module).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of the directed graph (a list of nodes, first = last), or [] when it has none."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for successor in sorted(graph.get(node, ())):
+            if state.get(successor) == 1:
+                return path[path.index(successor):] + [successor]
+            if successor not in state and (found := visit(successor)):
+                return found
+        state[node] = 2
+        path.pop()
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return []
+
+
+@pytest.mark.parametrize("subpackage", sorted({_relative(m).parts[0] for m in MODULES if len(_relative(m).parts) > 1}))
+def test_no_import_cycle_inside_a_subpackage(subpackage):
+    """The modules of a subpackage import each other in one direction (type-only imports count: a cycle
+    there still means two modules each need the other to be read)."""
+    modules = {_dotted(m): m for m in MODULES if _relative(m).parts[0] == subpackage}
+    graph = {name: {target for target in _module_level_imports(ast.parse(path.read_text(encoding="utf-8")), path)
+                    if target in modules and target != name}
+             for name, path in modules.items()}
+    cycle = _cycle(graph)
+    assert not cycle, f"{subpackage}/ has the import cycle {' -> '.join(cycle)}; see docs/architecture.md"
+
+
+def test_the_checks_see_a_violation(tmp_path):
+    """The scanners are not vacuous: a planted sympy import, draw and upward import are found."""
+    planted = PACKAGE / "solvers" / "planted.py"
+    source = "import sympy\nfrom ..models import erm\ndef f(rng):\n    return rng.normal()\n"
+    tree = ast.parse(source)
+    names = [name for name, _ in _imported_modules(tree, planted)]
+    assert "sympy" in names and "dpcvx.models" in names
+    assert _layer(Path("models")) > _layer(_relative(planted))
+    assert any(isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "normal" for n in ast.walk(tree))
+    # the problem contract: the old objective.py read the calculus and the verifier
+    solver = ast.parse("from ..verification.regularizer import Quadratic\nfrom ..verification.problem import X\n")
+    assert _beyond_contract(_imported_modules(solver, planted)) == ["dpcvx.verification.regularizer (line 1)"]
+    # the old problem.py <-> verifier.py cycle, through a type-only import
+    problem = PACKAGE / "verification" / "problem.py"
+    old = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .verifier import VerifiedLoss\n")
+    graph = {"dpcvx.verification.problem": _module_level_imports(old, problem),
+             "dpcvx.verification.verifier": {"dpcvx.verification.problem"}}
+    assert _cycle(graph) == ["dpcvx.verification.problem", "dpcvx.verification.verifier", "dpcvx.verification.problem"]

@@ -1,0 +1,43 @@
+"""benchmarks/cold_start.py measures a fresh process and writes its before/after table, so it cannot rot."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import cold_start  # noqa: E402
+
+
+def sample(first_fit: float) -> dict[str, float]:
+    return {"import_dpcvx": 0.05, "imports": 1.0, "first_fit": first_fit, "second_fit": 0.01}
+
+
+def test_summary_reports_medians_and_the_ratio_side_by_side():
+    runs = {
+        "before": {"PrivateERM(logistic)": [sample(3.0), sample(2.0), sample(9.0)],
+                   "CLI verify --loss logistic": [{"cli_verify": 4.0, "import_only": 0.1, "beyond_import": 3.9}]},
+        "after": {"PrivateERM(logistic)": [sample(0.2), sample(0.1), sample(0.3)],
+                  "CLI verify --loss logistic": [{"cli_verify": 1.1, "import_only": 0.1, "beyond_import": 1.0}]},
+    }
+    rows = {row["case"]: row for row in cold_start.summary(runs)}
+    erm = rows["PrivateERM(logistic)"]
+    assert erm["before_beyond_import"] == 4.0 and erm["after_beyond_import"] == pytest.approx(1.2)
+    assert erm["after_beyond_all_imports"] == 0.2 and erm["ratio_after_to_before"] == pytest.approx(0.3)
+    assert rows["CLI verify --loss logistic"]["after_beyond_import"] == 1.0
+    meta = {"date_utc": "now", "python": "3", "machine": "m", "load_before": "1", "load_after": "1",
+            "repeats": 3, "custom_repeats": 0}
+    text = cold_start.markdown(list(rows.values()), meta)
+    assert "| PrivateERM(logistic) | 4.00 | 1.20 | 0.30 | 3.00 | 0.20 | 1.00 | 0.01 |" in text
+
+
+@pytest.mark.slow
+def test_a_fresh_process_reports_each_phase():
+    times = cold_start.fit_times(ROOT, "PrivateERM(logistic)")
+    assert set(times) == {"import_dpcvx", "imports", "first_fit", "second_fit"}
+    assert all(value > 0 for value in times.values())

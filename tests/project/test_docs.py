@@ -1,0 +1,228 @@
+"""The user documentation: the API reference covers every public name, links resolve, snippets run."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dpcvx
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def test_api_reference_lists_every_public_name():
+    text = (DOCS / "api.md").read_text()
+    headings = re.findall(r"^## `([^`]+)`$", text, flags=re.MULTILINE)
+    assert headings == list(dpcvx.__all__), "run: python docs/make_api.py"
+
+
+def test_index_links_every_page_and_they_resolve():
+    text = (DOCS / "README.md").read_text()
+    targets = {link.split("#")[0] for link in re.findall(r"\]\(([^)]+)\)", text)}
+    pages = {path.name for path in DOCS.glob("*.md")} - {"README.md"}
+    assert pages <= targets, f"pages missing from docs/README.md: {sorted(pages - targets)}"
+    for target in targets:
+        assert (DOCS / target).exists(), target
+
+
+def test_relative_links_between_pages_resolve():
+    for page in DOCS.glob("*.md"):
+        for link in re.findall(r"\]\(([^)#]+\.md)(?:#[^)]*)?\)", page.read_text()):
+            assert (page.parent / link).exists(), (page.name, link)
+
+
+def test_readme_relative_links_resolve():
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", (ROOT / "README.md").read_text())
+    local = [link for link in links if "://" not in link]
+    for link in local:
+        assert (ROOT / link).exists(), link
+    assert "docs/results.md" in local, "the README links the results page"
+
+
+def test_results_page_links_its_plots_and_is_up_to_date():
+    from benchmarks import render_results
+
+    page = DOCS / "results.md"
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text())
+    assert any(link.endswith(".png") for link in links), "the results page links its plots"
+    for link in links:
+        assert "://" in link or (page.parent / link).exists(), link
+    assert render_results.render(page, ROOT / "benchmarks" / "results") == page.read_text(), \
+        "run: python -m benchmarks.render_results"
+
+
+@pytest.mark.slow
+def test_getting_started_snippets_run(tmp_path):
+    code = "\n".join(re.findall(r"```python\n(.*?)```", (DOCS / "getting-started.md").read_text(), re.S))
+    script = tmp_path / "getting_started.py"
+    script.write_text(code)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "model.json").exists()
+
+
+# -- every ```python block of the README and the hand-written pages runs ----------------------------------
+
+# Generated pages whose ```python blocks are signatures, not programs (checked by the API test above).
+SIGNATURE_PAGES = {"api.md"}
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
+
+
+def _code_pages():
+    return [ROOT / "README.md"] + sorted(page for page in DOCS.glob("*.md") if page.name not in SIGNATURE_PAGES)
+
+
+def _blocks(page: Path):
+    """(info string words, code) of every fenced block of ``page``, in order."""
+    return [(info.split(), code) for info, code in FENCE.findall(page.read_text())]
+
+
+def _python_blocks(page: Path):
+    return [(words, code) for words, code in _blocks(page) if words[:1] == ["python"]]
+
+
+def test_no_run_blocks_are_few_and_explained():
+    marked = [(page.name, code) for page in _code_pages()
+              for words, code in _python_blocks(page) if "no-run" in words]
+    total = sum(len(_python_blocks(page)) for page in _code_pages())
+    assert len(marked) <= max(3, total // 10), marked
+    for page in _code_pages():
+        text = page.read_text()
+        if any("no-run" in words for words, _ in _python_blocks(page)):
+            assert "not run" in text.lower() or "illustrative" in text.lower(), \
+                f"{page.name}: say in the page why a block is marked no-run"
+
+
+def _page_ids():
+    return [str(page.relative_to(ROOT)) for page in _code_pages() if _python_blocks(page)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _page_ids())
+def test_python_blocks_run(name, tmp_path, request):
+    """A page's ```python blocks, in order, in one fresh interpreter whose working directory is empty;
+    where the page shows a block's output (a ```text block after it), the block prints exactly that."""
+    page = ROOT / name
+    pairs = _shown_outputs(page)
+    if not pairs:
+        pytest.skip("every block is marked no-run")
+    source = "\n".join(f"{code}\nprint({MARKER.format(index)!r}, flush=True)" for index, (code, _) in enumerate(pairs))
+    if "load_adult" in source or "load_kdd" in source or "shared/data" in source:
+        request.getfixturevalue("uci_data")  # skipped when the UCI files are absent
+    script = tmp_path / "page.py"
+    script.write_text("import matplotlib\nmatplotlib.use('Agg')\n" + source)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           "OPENBLAS_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300, env=env)
+    assert result.returncode == 0, f"{name}:\n{result.stderr[-3000:]}"
+    assert _compare_shown(pairs, result.stdout) == [], f"{name}: paste the current output of the blocks"
+
+
+# -- where a page shows a block's output (a ```text block after it, not a `$ command`), the output matches --
+
+MARKER = "----- end of block {} -----"
+
+
+def _shown_outputs(page: Path):
+    """(code of each runnable ```python block, the ```text block shown after it or None), in order."""
+    text = page.read_text()
+    fences = list(FENCE.finditer(text))
+    pairs = []
+    for index, fence in enumerate(fences):
+        words = fence.group(1).split()
+        if words[:1] != ["python"] or "no-run" in words:
+            continue
+        after = fences[index + 1] if index + 1 < len(fences) else None
+        shown = None
+        if after is not None and after.group(1).split()[:1] == ["text"] and not after.group(2).startswith("$"):
+            shown = after.group(2)
+        pairs.append((fence.group(2), shown))
+    return pairs
+
+
+def _compare_shown(pairs, stdout: str) -> list[tuple[int, str, str]]:
+    """The blocks whose printed output differs from the page (trailing spaces ignored)."""
+    printed = stdout.split("\n")
+    outputs, current = [], []
+    for line in printed:
+        if line.startswith("----- end of block "):
+            outputs.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    differ = []
+    for index, ((_, shown), got) in enumerate(zip(pairs, outputs, strict=False)):
+        if shown is None:
+            continue
+        normal = ["\n".join(part.rstrip() for part in text.strip("\n").splitlines()) for text in (shown, got)]
+        if normal[0] != normal[1]:
+            differ.append((index, normal[0], normal[1]))
+    return differ
+
+
+def test_output_comparison_catches_a_stale_page():
+    pairs = [("print(1)", "1\n"), ("print(2)", None), ("print('new')", "old\n")]
+    stdout = "1\n" + MARKER.format(0) + "\n2\n" + MARKER.format(1) + "\nnew\n" + MARKER.format(2) + "\n"
+    assert _compare_shown(pairs, stdout) == [(2, "old", "new")]
+
+
+@pytest.mark.slow
+def test_bash_verify_commands_run(tmp_path):
+    """The cheap ``dpcvx verify`` lines of the ```bash blocks run (as ``python -m dpcvx``) and exit 0."""
+    commands = [line.split("#")[0].split() for page in _code_pages()
+                for words, code in _blocks(page) if words[:1] == ["bash"]
+                for line in code.splitlines() if line.startswith("dpcvx verify ") and not line.endswith("\\")]
+    assert commands, "no dpcvx verify line in a bash block"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           "OPENBLAS_NUM_THREADS": "1"}
+    for command in {tuple(c) for c in commands}:
+        result = subprocess.run([sys.executable, "-m", "dpcvx", *command[1:]], cwd=tmp_path, capture_output=True,
+                                text=True, timeout=120, env=env)
+        assert result.returncode == 0, (command, result.stderr[-2000:])
+
+
+# -- small drift between the pages, the demo and the code ------------------------------------------------
+
+
+def test_readme_minimal_example_prints_its_score():
+    minimal = next(code for words, code in _python_blocks(ROOT / "README.md") if "PrivateERM(" in code)
+    assert re.search(r"print\(.*model\.score\(X_test, y_test\)", minimal), minimal
+
+
+def test_readme_says_what_the_demo_prints():
+    """tests/project/test_examples.py::test_demo_prints_table_and_writes_plot checks the demo prints both."""
+    readme = (ROOT / "README.md").read_text()
+    assert "verifies the logistic and Huber losses" in readme and "prints both certificates" in readme
+
+
+def test_the_demo_plot_is_ignored_by_git():
+    ignored = [line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()]
+    assert "dpcvx-demo.png" in ignored   # anywhere: the demo writes it to the current directory
+
+
+def test_theory_refuses_no_group_norm_that_the_code_certifies():
+    """docs/mechanisms.md offers disjoint group norms and the verifier certifies them (the slow test
+    below); theory section 14's list of refusals may name only the overlapping ones."""
+    theory = (DOCS / "theory.md").read_text()
+    section = theory[theory.index("## 14."):theory.index("## 15.")]
+    refused = section[section.index("**Refused.**"):]
+    for bullet in refused.split("\n- "):
+        if "group norm" in bullet:
+            assert "overlapping" in bullet, bullet
+    assert "group lasso" in (DOCS / "mechanisms.md").read_text()
+
+
+@pytest.mark.slow
+def test_a_disjoint_group_norm_is_certified_for_objective_perturbation():
+    import cvxpy as cp
+
+    group_lasso = dpcvx.PrivateERM(regularizer=lambda w: cp.norm(w[:2], 2) + 0.5 * cp.sum_squares(w), lam=0.1,
+                                   data_norm=1.0)
+    assert group_lasso.verify(4).allows("objective")

@@ -1,0 +1,304 @@
+"""verify(): exact constants, verdicts, reasons and fixes, estimates, caching."""
+
+import dataclasses
+import json
+import time
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import sympy as sp
+from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
+
+import dpcvx
+from dpcvx import deadline, losses
+
+
+class opaque_logistic(cvxpy_logistic):
+    """An atom the translator does not know: nothing to prove, only estimates."""
+
+
+def test_logistic_with_ridge_has_exact_symbolic_constants():
+    cert = dpcvx.verify(
+        loss=lambda z: cp.logistic(-z),
+        regularizer=lambda w: 0.5 * cp.sum_squares(w),
+    )
+    assert cert.lipschitz == 1 and isinstance(cert.lipschitz, sp.Integer)
+    assert cert.curvature == sp.Rational(1, 4) and float(cert.curvature) == 0.25
+    assert cert.strong_convexity == 1
+    assert cert.allows("objective") and cert.allows("output")
+    assert cert.method("curvature") == "symbolic"
+    assert cert.method("lipschitz") == "symbolic"
+    text = str(cert)
+    for name in ("lipschitz", "curvature", "strong_convexity", "convexity"):
+        assert name in text
+    assert "1/4" in text
+
+
+def test_default_regularizer_is_half_squared_norm():
+    cert = dpcvx.verify(losses.logistic())
+    assert cert.strong_convexity == 1
+    assert cert.allows("objective")
+
+
+@pytest.mark.parametrize("h, c", [(0.1, 5), (0.5, 1), (1.0, sp.Rational(1, 2))])
+def test_huber_hinge_constants_and_piecewise_note(h, c):
+    cert = dpcvx.verify(losses.huber_hinge(h=h))
+    assert cert.lipschitz == 1
+    assert cert.curvature == c
+    assert cert.method("curvature") == "symbolic"
+    assert cert.condition("differentiability").passed
+    smooth = cert.condition("twice_differentiability")
+    assert smooth.value == "piecewise C^2"
+    assert "Definition 3" in smooth.detail and "Corollary 4" in smooth.detail
+    assert str(sp.nsimplify(1 - h)) in smooth.detail and str(sp.nsimplify(1 + h)) in smooth.detail
+    assert cert.allows("objective") and cert.allows("output")
+    assert "Definition 3" in cert.guarantee("objective")
+    assert "Definition 3" not in cert.guarantee("output")
+
+
+@pytest.mark.parametrize(
+    "loss, L, c",
+    [
+        (lambda z: 2 * cp.logistic(-z / 2), 1, sp.Rational(1, 8)),
+        (lambda z: cp.logistic(-2 * z), 2, 1),
+        (lambda z: cp.norm(cp.hstack([1, z])) - 1, 1, 1),
+        (lambda z: cp.norm2(cp.hstack([1, z])), 1, 1),
+        (lambda z: cp.log_sum_exp(cp.hstack([0, -z])), 1, sp.Rational(1, 4)),
+        (lambda z: 3 * cp.huber(z, 2) / 4, 3, sp.Rational(3, 2)),
+    ],
+    ids=["scaled-logistic", "steep-logistic", "pseudo-huber", "norm2", "log-sum-exp", "huber"],
+)
+def test_exact_constants_of_variants(loss, L, c):
+    cert = dpcvx.verify(loss)
+    assert cert.lipschitz == L
+    assert cert.curvature == c
+    assert cert.method("lipschitz") == cert.method("curvature") == "symbolic"
+
+
+def failing(cert, mechanism="output"):
+    return {item.name: item for item in cert.failures(mechanism)}
+
+
+def test_hinge_is_refused_with_huber_suggestion():
+    cert = dpcvx.verify(lambda z: cp.pos(1 - z))
+    assert cert.lipschitz == 1  # Lipschitz, but not differentiable
+    reasons = failing(cert)
+    assert "differentiability" in reasons
+    assert "z = 1" in reasons["differentiability"].detail
+    assert "huber_hinge" in reasons["differentiability"].fix
+    assert not cert.allows("output") and not cert.allows("objective")
+
+
+@pytest.mark.parametrize("loss", [lambda z: cp.square(z), lambda z: cp.exp(-z)], ids=["square", "exp"])
+def test_unbounded_gradient_is_refused(loss):
+    cert = dpcvx.verify(loss)
+    reasons = failing(cert)
+    assert "lipschitz" in reasons
+    assert "unbounded" in reasons["lipschitz"].detail
+    assert cert.lipschitz == sp.oo
+    assert reasons["lipschitz"].method == "symbolic"
+
+
+def test_log_domain_is_refused():
+    cert = dpcvx.verify(lambda z: -cp.log(z))
+    reasons = failing(cert)
+    assert "domain" in reasons
+    assert reasons["domain"].method == "symbolic"
+    assert "logistic" in reasons["domain"].fix
+
+
+def test_nonconvex_loss_is_refused():
+    cert = dpcvx.verify(lambda z: -cp.logistic(z))
+    reasons = failing(cert, "objective")
+    assert set(reasons) == {"convexity"}
+    assert "not DCP" in reasons["convexity"].detail
+
+
+def test_l1_regularizer_is_not_strongly_convex():
+    cert = dpcvx.verify(losses.logistic(), lambda w: cp.norm1(w))
+    reasons = failing(cert)
+    assert "strong_convexity" in reasons
+    assert "not strongly convex" in reasons["strong_convexity"].detail
+    assert "sum_squares" in reasons["strong_convexity"].fix
+    assert "norm1" in reasons["regularizer_differentiability"].detail
+
+
+@pytest.mark.parametrize(
+    "regularizer, m",
+    [
+        (lambda w: cp.sum_squares(w), 2),
+        (lambda w: 3 * cp.sum(cp.square(w)), 6),
+        (lambda w: cp.square(cp.norm(w)) / 4, sp.Rational(1, 2)),
+        (lambda w: 0.5 * cp.sum_squares(w - 1) + cp.sum(w), 1),
+        (lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.logistic(w)), 1),
+    ],
+    ids=["sum_squares", "sum-square", "norm-squared", "shifted", "plus-smooth-convex"],
+)
+def test_strong_convexity_calculus_exact(regularizer, m):
+    cert = dpcvx.verify(losses.logistic(), regularizer)
+    assert cert.strong_convexity == m
+    assert cert.allows("objective")
+
+
+def test_quad_form_uses_smallest_eigenvalue():
+    P = np.diag([0.5, 2.0, 3.0])
+    cert = dpcvx.verify(losses.logistic(), lambda w: cp.quad_form(w, P))
+    assert float(cert.strong_convexity) == pytest.approx(1.0, rel=1e-10)
+    assert float(cert.strong_convexity) <= 1.0  # shaded down, never up
+
+
+def test_elastic_net_is_strongly_convex_but_not_differentiable():
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.norm1(w))
+    assert cert.strong_convexity == 1
+    assert not cert.allows("output")
+    assert "regularizer_differentiability" in failing(cert)
+
+
+def test_huber_term_in_regularizer_blocks_objective_only():
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + cp.sum(cp.huber(w)))
+    assert cert.allows("output")
+    assert not cert.allows("objective")
+    assert "regularizer_twice_differentiability" in failing(cert, "objective")
+
+
+def test_untranslatable_atom_is_estimated_and_refused_by_default():
+    cert = dpcvx.verify(lambda z: opaque_logistic(-z))
+    for name in ("lipschitz", "curvature", "differentiability", "twice_differentiability"):
+        assert cert.method(name) == "estimate"
+    assert cert.method("convexity") == "dcp"
+    assert 1.0 <= float(cert.lipschitz) <= 1.02  # the grid estimate, shown but not trusted
+    assert 0.25 <= float(cert.curvature) <= 0.26
+    assert not cert.allows("objective") and not cert.allows("output")
+    assert not cert.conditional
+    assert "REFUSED (estimate)" in str(cert) and "CONDITIONAL" not in str(cert)
+    assert {"lipschitz", "curvature"} <= {item.name for item in cert.failures("objective")}
+    with pytest.raises(dpcvx.AssumptionError, match="allow_estimates=True"):
+        cert.require("objective")
+
+
+def test_estimates_accepted_only_when_allowed_and_then_conditional():
+    cert = dpcvx.verify(lambda z: opaque_logistic(-z), allow_estimates=True)
+    assert cert.allows("objective") and cert.allows("output")
+    assert cert.conditional
+    assert "CONDITIONAL" in cert.guarantee("objective") and "curvature" in cert.guarantee("objective")
+    assert "CONDITIONAL" in str(cert) and "pass (estimate)" in str(cert)
+    data = json.loads(json.dumps(cert.to_dict()))
+    assert data["conditional"] is True and {"lipschitz", "curvature"} <= set(data["estimated"])
+    strict = dpcvx.verify(lambda z: opaque_logistic(-z), strict=True, allow_estimates=True)
+    assert not strict.allows("objective") and not strict.conditional
+    with pytest.raises(dpcvx.AssumptionError, match="strict=True refuses estimates"):
+        strict.require("objective")
+
+
+def test_proved_certificate_is_not_conditional():
+    cert = dpcvx.verify(losses.logistic(), allow_estimates=True)
+    assert not cert.conditional
+    assert "CONDITIONAL" not in cert.guarantee("objective") and "CONDITIONAL" not in str(cert)
+
+
+def test_estimate_route_detects_unbounded_gradient():
+    cert = dpcvx.verify(lambda z: opaque_logistic(-z) + cp.square(z) / 100, allow_estimates=True)
+    assert cert.method("lipschitz") == "estimate"
+    assert not cert.condition("lipschitz").passed
+
+
+def test_invalid_time_limit_is_input_error():
+    for bad in (0, -1, "soon", float("nan")):
+        with pytest.raises(dpcvx.InputError, match="time_limit"):
+            dpcvx.verify(losses.logistic(), time_limit=bad)
+
+
+@pytest.mark.parametrize(
+    "loss", [lambda z: "not cvxpy", lambda z: cp.hstack([z, z]), None, lambda z: 1 / 0],
+    ids=["string", "vector", "none", "raises"],
+)
+def test_bad_declaration_never_raises(loss):
+    cert = dpcvx.verify(loss)
+    assert not cert.allows("output") and not cert.allows("objective")
+    assert cert.condition("declaration").passed is False
+    assert cert.condition("curvature").passed is None
+    with pytest.raises(dpcvx.AssumptionError, match="declaration"):
+        cert.require("output")
+
+
+def test_bad_regularizer_never_raises():
+    cert = dpcvx.verify(losses.logistic(), lambda w: w)  # vector, not scalar
+    assert not cert.allows("output")
+    assert "scalar" in cert.condition("strong_convexity").detail
+
+
+def test_require_names_condition_and_fix():
+    cert = dpcvx.verify(lambda z: cp.pos(1 - z))
+    with pytest.raises(dpcvx.AssumptionError) as caught:
+        cert.require("objective")
+    message = str(caught.value)
+    assert "differentiability" in message and "huber_hinge" in message
+    assert {item.name for item in caught.value.failures} >= {"differentiability", "curvature"}
+
+
+def test_unknown_mechanism_is_input_error():
+    with pytest.raises(dpcvx.InputError, match="objective"):
+        dpcvx.verify(losses.logistic()).allows("laplace")
+
+
+def test_results_are_cached_per_expression():
+    loss = lambda z: cp.logistic(-z / 3)  # noqa: E731
+    dpcvx.verify(loss)
+    start = time.perf_counter()
+    again = dpcvx.verify(lambda z: cp.logistic(-z / 3))  # a new lambda, same expression
+    assert time.perf_counter() - start < 0.05
+    assert again.curvature == sp.Rational(1, 36)
+
+
+def test_catalogue_verification_is_fast():
+    # the worker process starts once per session (it imports sympy); that is not counted here
+    assert deadline.run(abs, (-1,), seconds=None).items == [1]
+    start = time.perf_counter()
+    dpcvx.verify(losses.huber_hinge(h=0.37))
+    assert time.perf_counter() - start < 1.0
+
+
+def test_certificate_serialises_to_json():
+    cert = dpcvx.verify(losses.huber_hinge(h=0.5))
+    data = json.loads(json.dumps(cert.to_dict()))
+    curvature = next(item for item in data["conditions"] if item["name"] == "curvature")
+    assert curvature["value"] == {"exact": "1", "float": 1.0}
+    assert data["allows"] == {"output": True, "objective": True}
+
+
+def test_catalogue_specs_round_trip():
+    for spec in ("logistic", "huber_hinge:h=0.25"):
+        assert losses.from_spec(spec).spec == spec
+    assert losses.from_spec("huber:h=0.5") == losses.huber_hinge(0.5)
+    with pytest.raises(dpcvx.InputError, match="unknown loss"):
+        losses.from_spec("hinge")
+    with pytest.raises(dpcvx.InputError):
+        losses.huber_hinge(h=0)
+
+
+@pytest.mark.slow
+def test_wrong_solveset_answer_is_caught():
+    # sympy's solveset returns EmptySet for the critical points of l'' here although l''
+    # has an interior maximum (about 1.3667); trusting it would "prove" c = 0. The sampled
+    # cross-check rejects the claim and the curvature is then bounded by interval arithmetic.
+    cert = dpcvx.verify(lambda z: cp.logistic(-z) + 0.5 * cp.logistic(1 - 3 * z))
+    assert cert.lipschitz == sp.Rational(5, 2) and cert.method("lipschitz") == "symbolic"
+    assert cert.method("curvature") == "validated"
+    assert cert.allows("objective") and not cert.conditional
+    z = np.linspace(-10, 10, 200001)
+    sigma = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
+    true_second = sigma(z) * sigma(-z) + 4.5 * sigma(1 - 3 * z) * sigma(3 * z - 1)
+    assert 1.36 < true_second.max() <= float(cert.curvature) <= 1.01 * true_second.max()
+
+
+def test_older_numeric_rows_are_treated_as_estimates():
+    proved = dpcvx.verify(losses.logistic())
+    rows = tuple(dataclasses.replace(item, method="numeric") if item.name == "curvature" else item
+                 for item in proved.conditions)
+    old = dpcvx.Certificate(proved.loss, proved.regularizer, proved.dim, rows)
+    assert old.allows("output") and not old.allows("objective")
+    allowed = dpcvx.Certificate(proved.loss, proved.regularizer, proved.dim, rows, allow_estimates=True)
+    assert allowed.allows("objective") and allowed.conditional and allowed.estimated() == ("curvature",)
+    assert allowed.estimated("output") == ()
+    assert "CONDITIONAL" in allowed.guarantee("objective") and "CONDITIONAL" not in allowed.guarantee("output")
