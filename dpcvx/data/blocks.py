@@ -145,13 +145,15 @@ def _unpickle(pickled: bytes) -> Callable[..., Any]:
     import pickle
 
     return pickle.loads(pickled)  # noqa: S301 - bytes this process pickled (Shipped.__reduce__)
-Vector = np.ndarray | BlockVector  # an n-vector: a numpy array, or a BlockVector for a Dask input
+# An n-vector: a numpy array, or a BlockVector for a Dask input. Typed Any: the solver uses both alike
+# (+, a scalar multiple, the objective's methods), and PerturbedObjective's numpy signatures stay as they are.
+Vector = Any
 
 
 def elementwise(function: Callable[..., np.ndarray], z: Vector, *others: Vector) -> Vector:
     """function(z, *others) entry by entry: part by part where a :class:`BlockVector` lives."""
     if isinstance(z, BlockVector):
-        return z.apply(function, *others)  # type: ignore[arg-type]
+        return z.apply(function, *others)
     return function(z, *others)
 
 

@@ -97,7 +97,7 @@ class BlockwiseObjective(PerturbedObjective):
             return z, (block.T @ (first if regression else y * first), loss_total(z))
 
         z, parts = self._blocks().map(step, self._labels(), keep=True)
-        self._fused = (z, _sum(part[0] for part in parts), _sum(part[1] for part in parts))
+        self._fused = (z, _sum(part[0] for part in parts), float(sum(part[1] for part in parts)))
         return z
 
     def margin_change(self, direction: np.ndarray) -> Vector:
@@ -116,7 +116,7 @@ class BlockwiseObjective(PerturbedObjective):
 
         change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base,)), keep=True)
         self._fused = None if base is None else (base + change, _sum(part[0] for part in parts),
-                                                 _sum(part[1] for part in parts))
+                                                 float(sum(part[1] for part in parts)))
         return change
 
     def _block_loss(self) -> Callable[[np.ndarray], float]:
