@@ -220,6 +220,11 @@ class RowBlocks:
         return self
 
     @property
+    def on_dask(self) -> bool:
+        """Whether these are a Dask array's chunks (each pass a task per chunk, where it lives)."""
+        return _is_dask(self.source)
+
+    @property
     def shape(self) -> tuple[int, int]:
         """(rows, mapped features): the intercept column included."""
         return int(self.source.shape[0]), self._width

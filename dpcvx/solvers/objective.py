@@ -182,16 +182,12 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         if subsample and self.can_subsample:
             rows, sampled = self._sampled_rows()
-            curvature = np.maximum(self.loss.second(self._sampled_margins(w, z, rows)), 0.0) * (self.n / rows.size)
+            curvature = np.maximum(self.loss.second(z[rows]), 0.0) * (self.n / rows.size)
             H = self._gram(sampled, curvature, single=self._dense)
         else:
             curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
             H = self._gram(None, curvature, single)
         return self._regularized(H)
-
-    def _sampled_margins(self, w: np.ndarray, z: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The margins of the Hessian subsample's rows."""
-        return z[rows]
 
     def _regularized(self, H: np.ndarray) -> np.ndarray:
         """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
