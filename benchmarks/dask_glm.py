@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import shlex
 import time
 import warnings
 from pathlib import Path
@@ -152,7 +153,7 @@ def markdown_pairs(output: dict) -> str:
     ratio = paired["ratio"]
     lines = [f"# dpcvx against dask-glm L-BFGS on a Dask LocalCluster: n = {settings['n']:,}, d = {settings['d']}",
              "",
-             f"- command: `python -m benchmarks.dask_glm {' '.join(settings['argv'])}`",
+             f"- command: `python -m benchmarks.dask_glm {shlex.join(settings['argv'])}`",
              f"- date (UTC): {output['date']}; 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
              f"each; chunks of {settings['chunk_rows']:,} rows; Lam = {settings['lam']:g}; {output['peer']} "
              f"(tol {settings['tol']:g}, max_iter {settings['max_iter']})",
