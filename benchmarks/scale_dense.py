@@ -42,7 +42,7 @@ CHILD = r'''
 import json, sys, threading, time
 import numpy as np
 import dpcvx
-import dpcvx.models.erm as erm
+import dpcvx.solvers.choice as choice
 from dpcvx.solvers.blockwise import BlockwiseObjective
 
 path, n, d = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -61,7 +61,7 @@ class Counting(BlockwiseObjective):
     def __post_init__(self):
         super().__post_init__()
         counted.append(self)
-erm.BlockwiseObjective = Counting
+choice.BlockwiseObjective = Counting  # the solver choice builds the blockwise objective
 if path == "dask":
     import dask.array as da
     CHUNK = 100_000

@@ -58,6 +58,7 @@ from .privacy.rng import check_estimator_seed
 from .release.model import ReleaseCertificate
 from .release.regression_model import PrivateRegressionModel
 from .validation import label_range, positive, refuse_weights
+from .verification.verdict import Mechanism
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
 
@@ -158,7 +159,8 @@ class DPLinearRegression(_PrivateRegressor):
         if self.mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
-        if self.mechanism == "objective" or (pure and self.mechanism == "auto" and self.weight_bound is not None):
+        on_a_ball = pure and self.mechanism == "auto" and self.weight_bound is not None
+        if self.mechanism == Mechanism.OBJECTIVE or on_a_ball:
             return self._least_squares_on_a_ball(X, y, label_bound, seed, accountant)
         if pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "

@@ -41,7 +41,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from ..validation import positive
+from ..validation import check_epsilon, positive
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 
@@ -92,7 +92,7 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
         raise InputError(f"epsilon must be a positive number, got {type(epsilon).__name__}; the budget is "
                          "fit's third argument (fit(X, y, epsilon, ...)); TDDL takes its public sample "
                          "as the keyword Z=")
-    return Budget(positive("epsilon", epsilon), check_delta(delta), resolve_rng(random_state),
+    return Budget(check_epsilon(epsilon), check_delta(delta), resolve_rng(random_state),
                   check_accountant(accountant))
 
 

@@ -48,7 +48,6 @@ from ..privacy.kernel_calibrate import (
     tddl_calibration,
     top_eigenvalue_bound,
 )
-from ..privacy.noise import sample_gaussian, sample_laplace
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
@@ -200,8 +199,7 @@ def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
                         rng: np.random.Generator) -> np.ndarray:
     """predictions + i.i.d. Laplace(scale) or N(0, scale^2) noise, as the calibration says."""
     predictions = np.asarray(predictions, dtype=float)
-    sampler = sample_laplace if calibration.mechanism == "laplace" else sample_gaussian
-    return predictions + sampler(predictions.size, calibration.scale, rng)
+    return predictions + calibration.draw(predictions.size, rng)
 
 
 class TDDL(PrivateKernelLearner):

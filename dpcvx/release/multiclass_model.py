@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..data.rows import RowMap
-from ..exceptions import InputError
 from ..privacy.privacy_curve import PrivacyCurve
-from .model import Release, ReleaseCertificate
+from .model import Release, ReleaseCertificate, linear_scores
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
 
@@ -78,6 +77,7 @@ class PrivateMulticlassModel(Release):
     """k one-vs-rest linear scores over public classes, released under one total budget."""
 
     kind = "multiclass"
+    certificate: MulticlassCertificate
 
     def __init__(self, coef: np.ndarray, intercept: np.ndarray, classes: tuple[Any, ...], rows: RowMap,
                  certificate: MulticlassCertificate) -> None:
@@ -89,11 +89,7 @@ class PrivateMulticlassModel(Release):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n, k) scores w_c^T x + b_c for rows mapped as in training."""
-        mapped, _ = self.rows.clip(self.rows.features(X))
-        if mapped.shape[1] != self.coef_.shape[1]:
-            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                             f"the model expects {self.coef_.shape[1]}")
-        return np.asarray(mapped @ self.coef_.T) + self.intercept_
+        return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:
         return self.classes_[np.argmax(self.decision_function(X), axis=1)]

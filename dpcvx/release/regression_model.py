@@ -18,7 +18,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve
-from .model import Release
+from .model import Release, linear_scores
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -43,11 +43,7 @@ class LinearRegressionModel:
         self.rows = rows
 
     def decision_function(self, X: Any) -> np.ndarray:
-        mapped, _ = self.rows.clip(self.rows.features(X))
-        if mapped.shape[1] != self.coef_.shape[0]:
-            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                             f"the model expects {self.coef_.shape[0]}")
-        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+        return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:
         return self.decision_function(X)
