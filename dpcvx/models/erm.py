@@ -246,9 +246,11 @@ class PrivateERM:
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time: public steps only, never a measured value.
 
-    The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
-    (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
-    privacy audit's tests use them to build deliberately broken variants.
+    Extension hooks (docs/architecture.md): a subclass may replace
+    :meth:`release_calibration` to substitute a calibration; :meth:`calibration`
+    reports one without data; ``fit(warm_start=...)`` starts the solve at a given
+    model. The private steps ``_calibrate`` and ``_solve`` are replaced only by the
+    privacy audit's tests, to build deliberately broken variants.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -632,19 +634,7 @@ class PrivateERM:
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        relation = Neighbours.parse(neighbours)
-        if relation is Neighbours.ADD_REMOVE:
-            if delta == 0:
-                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
-                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
-            if n_public is None:
-                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
-                                 "looking at the data, that fixes the objective's scaling (the number of "
-                                 "records is private under add-remove)")
-            n_public = sample_size(n_public, "n_public")
-        elif n_public is not None:
-            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
-                             "rows, which is public")
+        relation, n_public = self._relation(neighbours, delta, n_public)
         check_choice("split", split, calibrate.SPLITS)
         check_accountant(accountant)
         self._check_settings()
@@ -654,18 +644,8 @@ class PrivateERM:
         problem = self._verified(d)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._solver().check(problem, X_mapped)
-        lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
-                                     relation) if self._auto_lam else None)
-        lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
-        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, relation, *chosen)
-        constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
-        release: ReleaseCalibration | LatticeCalibration = calibration
-        if self.float_safe:
-            release = float_safe_calibration(calibration, d)
-        if isinstance(release, PerturbsObjective):
-            self._check_reachable(release, d)
+        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem,
+                                                             rows.effective_norm_bound, split, delta, relation)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
@@ -724,6 +704,79 @@ class PrivateERM:
         problem.require(mechanism, delta)
         return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
                                 rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
+
+    @staticmethod
+    def _relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
+        """The neighbour relation and the checked public size (add-remove only), before anything is charged."""
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE:
+            if delta == 0:
+                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
+                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
+            if n_public is None:
+                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
+                                 "looking at the data, that fixes the objective's scaling (the number of "
+                                 "records is private under add-remove)")
+            return relation, sample_size(n_public, "n_public")
+        if n_public is not None:
+            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
+                             "rows, which is public")
+        return relation, None
+
+    def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration:
+        """Extension hook: the calibration a fit draws its noise with, given the one dpcvx derived.
+
+        Returns ``calibration`` unchanged. A subclass may return another calibration of the
+        same type, for a contender with other published constants (benchmarks/delta_mechanisms.py:
+        KST12's, Iyengar et al.'s) or a deliberately under-noised variant an audit must catch. It
+        then owns the privacy proof: the release records what it returns, and the checks that
+        follow (the reachable gradient bound) apply to it. Called by :meth:`fit`,
+        :meth:`check_fit_inputs` and :meth:`calibration`, after verification, before any charge.
+        """
+        return calibration
+
+    def calibration(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration | LatticeCalibration:
+        """The calibration :meth:`fit` would use for n rows of d columns: public inputs only, no data.
+
+        ``d`` counts the columns the learner sees (after a feature map, before the intercept);
+        under ``neighbours="add-remove"`` ``n`` is the public size ``n_public``. Nothing is solved,
+        charged or drawn; an input :meth:`fit` would refuse is refused alike (typed errors). The
+        result is the typed calibration (noise scales, Delta, the epsilon shares) at the Lam
+        of the fit (the rule's under ``lam="auto"``), as :meth:`release_calibration` returns it
+        and ``float_safe`` makes it: what a benchmark reports beside its fits.
+        """
+        check_choice("mechanism", mechanism, MECHANISMS)
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
+        relation, _ = self._relation(neighbours, delta, n if add_remove else None)
+        check_choice("split", split, calibrate.SPLITS)
+        self._check_settings()
+        rows = self.row_map()
+        width = check_dim(d) + (1 if rows.fit_intercept else 0)
+        problem = self._verified(width)
+        problem.require(mechanism, delta)
+        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem,
+                                     rows.effective_norm_bound, split, delta, relation)[1]
+
+    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+                         split: str, delta: float, relation: Neighbours
+                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, dict[str, Any]]:
+        """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
+        the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
+        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, R, split, delta, relation) if self._auto_lam \
+            else None
+        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
+        calibration = self.release_calibration(calibration)
+        constants.update({"R": R, "lam": self._numeric_lam(None if lam_rule is None else lam_rule.lam), "n": n,
+                          "d": d})
+        release: ReleaseCalibration | LatticeCalibration = calibration
+        if self.float_safe:
+            release = float_safe_calibration(calibration, d)
+        if isinstance(release, PerturbsObjective):
+            self._check_reachable(release, d)
+        return lam_rule, release, constants
 
     @staticmethod
     def _check_reachable(calibration: PerturbsObjective, d: int) -> None:

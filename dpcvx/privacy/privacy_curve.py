@@ -59,7 +59,7 @@ from ..validation import check_delta, check_epsilon, positive
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "compose_epsilon", "curve_of_calibration",
-           "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting"]
+           "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting", "rdp_conversion"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
 GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
@@ -198,10 +198,18 @@ def _rdp_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
         return epsilon if left >= 0 else math.inf
     if left <= 0:
         return math.inf
-    total = np.sum(exact, axis=0)
-    orders = RDP_ORDERS
-    converted = total + np.log((orders - 1) / orders) - (math.log(left) + np.log(orders)) / (orders - 1)
-    return epsilon + max(float(np.min(converted)), 0.0)
+    return epsilon + max(float(np.min(rdp_conversion(np.sum(exact, axis=0), RDP_ORDERS, left))), 0.0)
+
+
+def rdp_conversion(rdp: np.ndarray, orders: np.ndarray, delta: float) -> np.ndarray:
+    """The epsilon at ``delta`` that a Renyi-DP curve ``rdp`` at each of ``orders`` (all > 1) gives.
+
+    eps(alpha) = rdp(alpha) + ln((alpha - 1) / alpha) - (ln delta + ln alpha) / (alpha - 1)
+    (Balle et al. 2020, Theorem 21); the guarantee is the minimum over the orders. Not
+    rounded: :func:`compose_epsilon` rounds what it returns.
+    """
+    orders = np.asarray(orders, dtype=float)
+    return rdp + np.log((orders - 1) / orders) - (math.log(delta) + np.log(orders)) / (orders - 1)
 
 
 def _pld_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
