@@ -15,6 +15,7 @@ from . import losses
 from .data.files import atomic_write, check_writable
 from .models.erm import PrivateERM
 from .validation import integer
+from .verification.verdict import Mechanism
 
 __all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "DEMO_EPSILONS",
            "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED"]
@@ -81,7 +82,7 @@ def run_demo(*, n: int = 20000, draws: int = 5, lam: float = 1e-3,
     for name, loss in problems.items():
         erm = PrivateERM(loss=loss, lam=lam, data_norm=1.0)
         nonprivate[name] = erm.fit_nonprivate(X_train, y_train).score(X_test, y_test)
-        for mechanism in ("objective", "output"):
+        for mechanism in (Mechanism.OBJECTIVE.value, Mechanism.OUTPUT.value):
             values = []
             for eps in epsilons:
                 scores = []
@@ -115,7 +116,7 @@ def plot_demo(result: DemoResult, path: str | Path) -> Path:
     for (loss, mechanism), values in result.accuracy.items():
         mean = np.array([v[0] for v in values])
         std = np.array([v[1] for v in values])
-        style = "-" if mechanism == "objective" else "--"
+        style = "-" if Mechanism(mechanism) is Mechanism.OBJECTIVE else "--"
         line, = axis.plot(epsilons, mean, style, marker="o", label=f"{loss}, {mechanism}")
         axis.fill_between(epsilons, mean - std, mean + std, color=line.get_color(), alpha=0.15)
     for value in result.nonprivate.values():

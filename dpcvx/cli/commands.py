@@ -249,23 +249,29 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     return raw
 
 
-def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
-    """The learner for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least squares."""
+def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> tuple[Any, dict[str, Any]]:
+    """(learner, its own fit options) for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least
+    squares. Every learner's fit takes the contract's epsilon, delta and random_state (dpcvx.models.contract);
+    the options are the rest (the mechanism and split of the ERM learners)."""
+    erm = {"mechanism": args.mechanism, "split": args.split}
     common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
-              "verbose": bool(args.chunk_rows)}
+              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe}
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")
         if args.loss == "logistic":  # the default: least squares by AdaSSP
-            return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept)
+            if args.float_safe:
+                raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
+                                 "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
+            return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept), {}
         return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
-                          strict=args.strict, allow_estimates=args.allow_estimates, **common)
+                          strict=args.strict, allow_estimates=args.allow_estimates, **common), erm
     if args.classes is not None:
         binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), strict=args.strict,
                             allow_estimates=args.allow_estimates, **common)
-        return PrivateMulticlassERM(binary, tuple(args.classes))
+        return PrivateMulticlassERM(binary, tuple(args.classes)), erm
     return PrivateERM(loss=loss, regularizer=regularizer, classes=_label_values(args), strict=args.strict,
-                      allow_estimates=args.allow_estimates, **common)
+                      allow_estimates=args.allow_estimates, **common), erm
 
 
 def fit_command(args: argparse.Namespace) -> int:
@@ -293,13 +299,10 @@ def fit_command(args: argparse.Namespace) -> int:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
             steps.update()
         steps.update()
-        learner = _learner(args, loss, regularizer, schema.norm)
+        learner, options = _learner(args, loss, regularizer, schema.norm)
         try:
-            if isinstance(learner, PrivateLinearRegression):
-                model = learner.fit(X, y, args.epsilon, args.delta, random_state=args.random_state)
-            else:
-                model = learner.fit(X, y, args.epsilon, args.mechanism, delta=args.delta, split=args.split,
-                                    random_state=args.random_state)
+            model = learner.fit(X, y, epsilon=args.epsilon, delta=args.delta, random_state=args.random_state,
+                                **options)
         except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
             raise _numeric_range(args, error) from None
         steps.update()

@@ -27,12 +27,12 @@ proof obligation of the learner, never guessed from its name or behaviour.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
 
-__all__ = ["predicts_per_row", "check_tunable"]
+__all__ = ["predicts_per_row", "check_tunable", "FIT_KEYWORDS", "Learner"]
 
 
 def predicts_per_row(learner: Any) -> bool:
@@ -58,3 +58,29 @@ def check_tunable(candidate: Any, fit_params: Mapping[str, Any], name: str) -> N
         raise InputError(f"tune's guarantee (Algorithm 4) is proved for replace-one neighbours with n public, "
                          f"and {name} is set to fit under {relation}; nothing was charged. Tune it under "
                          "neighbours='replace-one'")
+
+
+# -- the learner contract ------------------------------------------------------------------------
+
+FIT_KEYWORDS = ("epsilon", "delta", "random_state", "accountant")
+"""The keywords every learner's ``fit`` takes: the budget, the noise source and the accountant charged
+once, after every check and before any noise is drawn (a refused call spends nothing)."""
+
+
+class Learner(Protocol):
+    """What the CLI, :func:`dpcvx.tune` and the one-vs-rest learner may call on a dpcvx learner.
+
+    * ``check_fit_inputs(X, y, *, epsilon, delta, **options)``: the plan. Every check ``fit``
+      makes (validate the data, verify the problem, calibrate, refuse), with nothing charged and
+      nothing drawn; it returns the public classes (or None). :class:`dpcvx.PrivateERM` also
+      offers the plan itself (``plan``), whose public calibration a composition reads.
+    * ``fit(X, y, *, epsilon, delta, random_state, accountant, **options)``: execute. The
+      options are the learner's own (the ERM learners' ``mechanism`` and ``split``, TDDL's
+      public sample ``Z``).
+    * ``predicts_per_row`` (above).
+    """
+
+    predicts_per_row: ClassVar[bool]
+
+    def fit(self, X: Any, y: Any, *, epsilon: float, delta: float, random_state: Any,
+            accountant: Any, **options: Any) -> Any: ...

@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from dataclasses import replace
 from typing import Any, ClassVar, NamedTuple
 
 import cvxpy as cp
@@ -42,12 +41,7 @@ from ..data.rows import Matrix, RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.calibrate_gaussian import (
-    GaussianObjectivePerturbation,
-    ReleaseCalibration,
-    gaussian_objective_perturbation,
-    gaussian_output_perturbation,
-)
+from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.composition import check_delta
 from ..privacy.exact import IntegerSource, integer_source
 from ..privacy.float_safe import (
@@ -58,17 +52,15 @@ from ..privacy.float_safe import (
     perturb_release,
 )
 from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
-from ..privacy.lattice_objective import LatticeObjective
+from ..privacy.linear_calibration import calibrate_linear
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
+from ..privacy.registry import PerturbsObjective
 from ..privacy.rng import RandomState, resolve_rng
-from ..progress import progress
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
-from ..solvers.blockwise import BlockwiseObjective
-from ..solvers.linear import SolveInfo, newton, solve_with_cvxpy
-from ..solvers.objective import PerturbedObjective
-from ..solvers.proximal import CompositeTerm, proximal_newton
+from ..solvers.choice import SOLVERS, SolverChoice
+from ..solvers.linear import SolveInfo
 from ..validation import (
     TASKS,
     check_choice,
@@ -86,12 +78,12 @@ from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
+from ..verification.verdict import Mechanism
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
-SOLVERS = ("auto", "fast", "cvxpy")
 NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
               "n is public")
 ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or removed; the public "
@@ -254,9 +246,11 @@ class PrivateERM:
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time: public steps only, never a measured value.
 
-    The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
-    (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
-    privacy audit's tests use them to build deliberately broken variants.
+    Extension hooks (docs/architecture.md): a subclass may replace
+    :meth:`release_calibration` to substitute a calibration; :meth:`calibration`
+    reports one without data; ``fit(warm_start=...)`` starts the solve at a given
+    model. The private steps ``_calibrate`` and ``_solve`` are replaced only by the
+    privacy audit's tests, to build deliberately broken variants.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -462,103 +456,19 @@ class PrivateERM:
                              "with the same columns and fit_intercept")
         return w
 
+    def _solver(self) -> SolverChoice:
+        """The public solver settings (the choice lives in :mod:`dpcvx.solvers.choice`)."""
+        return SolverChoice(self.solver, self.cvxpy_solver, self.cvxpy_options, self.max_iter, self._regression,
+                            self.verbose)
+
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
-               extra_reg: float,
-               gradient_tolerance: float, start: np.ndarray | None = None,
+               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None, lam: float | None = None) -> tuple[np.ndarray, SolveInfo]:
-        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
-
-        F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
-        (default: the number of rows, as under replace-one). The solvers work on the
-        averaged form with the number of rows, so Lam and Delta are scaled by n / rows.
-        ``lam``: the fit's numeric Lam (the rule's under ``lam="auto"``; default ``self.lam``).
-        """
-        scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
-        lam, extra_reg = self._numeric_lam(lam) * scale, extra_reg * scale
-        if isinstance(X, RowBlocks):  # _check_blocks, before charging: the Newton path applies
-            assert problem.derivatives is not None and problem.quadratic is not None
-            with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
-                blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
-                                               lam, noise, extra_reg, self._regression, blocks=X, bar=bar)
-                return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
-        if problem.kst12:
-            return self._solve_composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
-        derivatives, quadratic = problem.derivatives, problem.quadratic
-        objective = None
-        if derivatives is not None and quadratic is not None:
-            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
-        if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
-            return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
-                                    reference=objective, regression=self._regression, user_solver=self.solver)
-        if self.solver == "fast" and objective is None:
-            raise InputError(
-                "solver='fast' needs a loss the verifier translated and proved C^1, and a "
-                "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
-            )
-        if objective is not None and self.solver in ("auto", "fast"):
-            if isinstance(X, np.ndarray) and X.flags.c_contiguous:  # row-major: cache-sized row blocks, fused passes
-                objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
-                                               self._regression, blocks=RowBlocks.views(X, self.row_map()))
-            return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
-                          w0=start)
-        w, info = solve_with_cvxpy(
-            problem, X, y, lam, noise, extra_reg,
-            solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
-            gradient_tolerance=gradient_tolerance, reference=objective, regression=self._regression,
-        )
-        if objective is None or info.converged:
-            return w, info
-        # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
-        # on the verified derivatives, starting from the solver's point.
-        polished, steps = newton(objective, gradient_tolerance=gradient_tolerance,
-                                 max_iter=self.max_iter, w0=w)
-        return polished, replace(
-            steps, solver=f"{info.solver}+{steps.solver}",
-            status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
-                   f"polished: {steps.status}",
-            iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
-        )
-
-    def _solve_composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
-                         extra_reg: float, gradient_tolerance: float,
-                         start: np.ndarray | None) -> tuple[np.ndarray, SolveInfo]:
-        """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
-        derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
-        assert derivatives is not None and quadratic is not None  # _check_composite, before charging
-        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self._regression)
-        scale = X.shape[0] * lam
-        g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
-                          tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
-        if self.solver != "cvxpy":
-            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
-                                   w0=start)
-        w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
-                                   solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
-                                   regression=self._regression)
-        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
-                                          max_iter=self.max_iter, w0=w)
-        return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
-                                 iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
-
-    def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
-        """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""
-        if callable(self.solver) and (problem.kst12 or isinstance(X, RowBlocks)):
-            raise InputError("a user solver is offered for in-memory problems without a constraint set or an L1 "
-                             "term (dpcvx checks its point by the gradient of the smooth objective)")
-        if isinstance(X, RowBlocks) and (problem.kst12 or problem.derivatives is None or problem.quadratic is None
-                                         or self.solver == "cvxpy"):
-            raise InputError("a memmap or Dask X is solved by blockwise Newton, which needs a translated C^1 loss, a "
-                             "quadratic regularizer and no constraint set (solver 'auto' or 'fast'); load the data "
-                             "into memory (numpy or scipy.sparse) for this problem")
-
-    @staticmethod
-    def _check_composite(problem: VerifiedProblem) -> None:
-        """Refuse, before charging, a KST12 problem the proximal solver cannot certify."""
-        if problem.kst12 and (problem.derivatives is None or problem.smooth_quadratic is None):
-            raise InputError(
-                "a constraint set or an L1 regularizer is solved by proximal Newton on the verified loss "
-                "derivatives; this loss was not translated to a C^1 formula (or N's quadratic part is too "
-                "large to form). Write the loss with atoms the verifier translates (docs/verifier.md)")
+        """A point with ||grad F|| <= gradient_tolerance / 2 (:meth:`SolverChoice.solve`); F's scaling is the
+        public ``n`` (default: the number of rows), ``lam`` the fit's numeric Lam (the rule's under
+        ``lam="auto"``; default ``self.lam``). A subclass may replace it (the audit's broken variants)."""
+        return self._solver().solve(problem, X, y, noise, self._numeric_lam(lam), extra_reg, gradient_tolerance,
+                                    start, n, rows=self.row_map())
 
     def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit).
@@ -580,11 +490,7 @@ class PrivateERM:
 
     def _tol(self, problem: VerifiedProblem) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""
-        if self.tol is not None:
-            return float(self.tol)
-        quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
-        newton_applies = problem.derivatives is not None and quadratic is not None and not callable(self.solver)
-        return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
+        return float(self.tol) if self.tol is not None else self._solver().default_tol(problem)
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                    R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
@@ -599,47 +505,8 @@ class PrivateERM:
                       R: float, split: str, delta: float = 0.0,
                       neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
-        certificate = problem.certificate
-        if delta > 0:
-            L, m, tol, d = problem.lipschitz, problem.strong_convexity, self._tol(problem), problem.dim
-            if mechanism == "objective":
-                gaussian = gaussian_objective_perturbation(
-                    n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
-                    smooth_unconstrained=not problem.kst12, weight_norm=self._weight_scale(problem, L, R, lam))
-                constants = {"L": certificate.lipschitz, "c": certificate.curvature,
-                             "m": certificate.strong_convexity}
-                return gaussian, constants
-            output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d,
-                                                  neighbours=neighbours)
-            return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
-        calibration: calibrate.Calibration
-        if mechanism == "objective":
-            calibration = calibrate.objective_perturbation(
-                n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
-                m=problem.strong_convexity, split=split, tol=self._tol(problem))
-            constants = {"L": certificate.lipschitz, "c": certificate.curvature,
-                         "m": certificate.strong_convexity}
-        else:
-            calibration = calibrate.output_perturbation(
-                n, lam, epsilon, L=problem.lipschitz, R=R, m=problem.strong_convexity,
-                tol=self._tol(problem))
-            constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
-        return calibration, constants
-
-    def _weight_scale(self, problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:
-        """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
-
-        The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
-        convex; else L R / (Lam a) for N = a ||w||_1 + ..., the same balance with the L1 weight.
-        """
-        constraint = problem.constraint_set
-        if constraint is not None and constraint.kind == "ball":
-            return constraint.radius
-        if not problem.kst12 or problem.strong_convexity > 0:
-            return None
-        analysis = problem.regularizer.analysis
-        weight = 0.0 if analysis is None else analysis.nonsmooth_weight
-        return L * R / (lam * max(weight, 1e-300))
+        return calibrate_linear(problem, mechanism, n=n, lam=lam, epsilon=epsilon, delta=delta, R=R, split=split,
+                                tol=self._tol(problem), neighbours=neighbours)
 
     @staticmethod
     def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
@@ -767,19 +634,7 @@ class PrivateERM:
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        relation = Neighbours.parse(neighbours)
-        if relation is Neighbours.ADD_REMOVE:
-            if delta == 0:
-                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
-                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
-            if n_public is None:
-                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
-                                 "looking at the data, that fixes the objective's scaling (the number of "
-                                 "records is private under add-remove)")
-            n_public = sample_size(n_public, "n_public")
-        elif n_public is not None:
-            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
-                             "rows, which is public")
+        relation, n_public = self._relation(neighbours, delta, n_public)
         check_choice("split", split, calibrate.SPLITS)
         check_accountant(accountant)
         self._check_settings()
@@ -788,20 +643,9 @@ class PrivateERM:
         d = X_mapped.shape[1]
         problem = self._verified(d)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
-        self._check_composite(problem)
-        self._check_blocks(problem, X_mapped)
-        lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
-                                     relation) if self._auto_lam else None)
-        lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
-        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, relation, *chosen)
-        constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
-        release: ReleaseCalibration | LatticeCalibration = calibration
-        if self.float_safe:
-            release = float_safe_calibration(calibration, d)
-        if isinstance(release, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation, LatticeObjective)):
-            self._check_reachable(release, d)
+        self._solver().check(problem, X_mapped)
+        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem,
+                                                             rows.effective_norm_bound, split, delta, relation)
         start = self._start(warm_start, rows, d)
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
@@ -836,7 +680,7 @@ class PrivateERM:
 
         def calibrate_at(lam: float) -> dict[str, Any]:
             calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
-            if isinstance(calibration, (calibrate.ObjectivePerturbation, GaussianObjectivePerturbation)):
+            if isinstance(calibration, PerturbsObjective):
                 self._check_reachable(calibration, d)
             return calibration.to_dict()
 
@@ -862,8 +706,80 @@ class PrivateERM:
                                 rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
 
     @staticmethod
-    def _check_reachable(calibration: calibrate.ObjectivePerturbation | GaussianObjectivePerturbation
-                         | LatticeObjective, d: int) -> None:
+    def _relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
+        """The neighbour relation and the checked public size (add-remove only), before anything is charged."""
+        relation = Neighbours.parse(neighbours)
+        if relation is Neighbours.ADD_REMOVE:
+            if delta == 0:
+                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
+                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
+            if n_public is None:
+                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
+                                 "looking at the data, that fixes the objective's scaling (the number of "
+                                 "records is private under add-remove)")
+            return relation, sample_size(n_public, "n_public")
+        if n_public is not None:
+            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
+                             "rows, which is public")
+        return relation, None
+
+    def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration:
+        """Extension hook: the calibration a fit draws its noise with, given the one dpcvx derived.
+
+        Returns ``calibration`` unchanged. A subclass may return another calibration of the
+        same type, for a contender with other published constants (benchmarks/delta_mechanisms.py:
+        KST12's, Iyengar et al.'s) or a deliberately under-noised variant an audit must catch. It
+        then owns the privacy proof: the release records what it returns, and the checks that
+        follow (the reachable gradient bound) apply to it. Called by :meth:`fit`,
+        :meth:`check_fit_inputs` and :meth:`calibration`, after verification, before any charge.
+        """
+        return calibration
+
+    def calibration(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration | LatticeCalibration:
+        """The calibration :meth:`fit` would use for n rows of d columns: public inputs only, no data.
+
+        ``d`` counts the columns the learner sees (after a feature map, before the intercept);
+        under ``neighbours="add-remove"`` ``n`` is the public size ``n_public``. Nothing is solved,
+        charged or drawn; an input :meth:`fit` would refuse is refused alike (typed errors). The
+        result is the typed calibration (noise scales, Delta, the epsilon shares) at the Lam
+        of the fit (the rule's under ``lam="auto"``), as :meth:`release_calibration` returns it
+        and ``float_safe`` makes it: what a benchmark reports beside its fits.
+        """
+        check_choice("mechanism", mechanism, MECHANISMS)
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
+        relation, _ = self._relation(neighbours, delta, n if add_remove else None)
+        check_choice("split", split, calibrate.SPLITS)
+        self._check_settings()
+        rows = self.row_map()
+        width = check_dim(d) + (1 if rows.fit_intercept else 0)
+        problem = self._verified(width)
+        problem.require(mechanism, delta)
+        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem,
+                                     rows.effective_norm_bound, split, delta, relation)[1]
+
+    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+                         split: str, delta: float, relation: Neighbours
+                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, dict[str, Any]]:
+        """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
+        the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
+        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, R, split, delta, relation) if self._auto_lam \
+            else None
+        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
+        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
+        calibration = self.release_calibration(calibration)
+        constants.update({"R": R, "lam": self._numeric_lam(None if lam_rule is None else lam_rule.lam), "n": n,
+                          "d": d})
+        release: ReleaseCalibration | LatticeCalibration = calibration
+        if self.float_safe:
+            release = float_safe_calibration(calibration, d)
+        if isinstance(release, PerturbsObjective):
+            self._check_reachable(release, d)
+        return lam_rule, release, constants
+
+    @staticmethod
+    def _check_reachable(calibration: PerturbsObjective, d: int) -> None:
         """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
 
         A function of public quantities only (epsilon, tol, n, L, R, d): never a
@@ -880,6 +796,14 @@ class PrivateERM:
                 f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
             )
 
+    def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
+             split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,
+             neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
+        """The learner contract's first half (dpcvx.models.contract): every check of :meth:`fit` (validate,
+        verify, calibrate, refuse), with nothing charged and nothing drawn."""
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
+                             n_public)
+
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
@@ -889,15 +813,16 @@ class PrivateERM:
         Returns the public classes (None for a regression). Private tuning calls it for every candidate
         before its accountant is charged.
         """
-        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
-                             n_public).classes
+        return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
+                         random_state=random_state, warm_start=warm_start, neighbours=neighbours,
+                         n_public=n_public).classes
 
     @staticmethod
     def _guarantee(problem: VerifiedProblem, mechanism: str, delta: float = 0.0) -> str:
         """The theorem the release relies on, with the approximate-minimiser cover."""
         cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
                  + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
-                    if mechanism == "objective" else
+                    if Mechanism.of(mechanism) is Mechanism.OBJECTIVE else
                     "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
         return problem.certificate.guarantee(mechanism, delta) + cover
 
@@ -907,8 +832,7 @@ class PrivateERM:
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
         problem = self._verified(d)
-        self._check_composite(problem)
-        self._check_blocks(problem, X_mapped)
+        self._solver().check(problem, X_mapped)
         gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)

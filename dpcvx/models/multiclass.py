@@ -36,6 +36,7 @@ from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..validation import check_delta, check_epsilon, check_public_classes, outside_labels
+from ..verification.verdict import Mechanism
 from .erm import PrivateERM
 
 __all__ = ["PrivateMulticlassERM"]
@@ -81,15 +82,17 @@ class PrivateMulticlassERM:
         n = np.shape(X)[0] if np.ndim(X) == 2 else -1
         labels = self._labels(y, n)
         k = len(self.classes)
-        eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism)
+        eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism,
+                                                            bool(getattr(self.binary, "float_safe", False)))
         targets = [np.where(labels == value, 1, -1) for value in self.classes]
         for target in targets:  # every refusal before anything is charged or drawn
             self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism, **fit_params)
         check_accountant(accountant)
         seeds = child_seeds(random_state, k)  # one independent stream per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
+            basic = Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0
             accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({k} classes, {mechanism} "
-                             f"perturbation, one-vs-rest)", curve=None if mechanism == "objective" or delta == 0
+                             f"perturbation, one-vs-rest)", curve=None if basic
                              else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
@@ -104,8 +107,9 @@ class PrivateMulticlassERM:
     def _composed_curve(self, k: int, eps_c: float, delta_c: float, mechanism: str, X: Any, target: np.ndarray,
                         fit_params: dict[str, Any]) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only)."""
-        prepared = self.binary._prepare(X, target, eps_c, mechanism, fit_params.get("split", "max"), 0, None,
-                                        None, delta_c, fit_params.get("neighbours", "replace-one"),
-                                        fit_params.get("n_public"))
-        one = curve_of_calibration(prepared.calibration.to_dict(), eps_c, delta_c)
+        plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                split=fit_params.get("split", "max"), random_state=0,
+                                neighbours=fit_params.get("neighbours", "replace-one"),
+                                n_public=fit_params.get("n_public"))
+        one = curve_of_calibration(plan.calibration.to_dict(), eps_c, delta_c)
         return PrivacyCurve(one.parts * k, one.neighbours)

@@ -56,14 +56,14 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
-from .noise import grid_record, release_grid_spacing, round_to_grid, sample_l2_laplace
+from .noise import grid_record, round_to_grid, sample_l2_laplace
 
 __all__ = [
     "OutputPerturbation",
@@ -72,7 +72,6 @@ __all__ = [
     "objective_perturbation",
     "SPLITS",
     "minimiser_sensitivity",
-    "recompute",
     "TOL_RANGE",
     "DEFAULT_TOL",
     "CONIC_TOL",
@@ -386,42 +385,3 @@ def _finite(calibration: CalibrationType) -> CalibrationType:
             raise InputError(f"calibration.{key} underflowed to {value}: epsilon is too small "
                              "for any useful release (the noise would be infinite)")
     return calibration
-
-
-def recompute(recorded: dict) -> dict:
-    """The calibration dict the library computes from the inputs ``recorded`` states.
-
-    Reads mechanism, n, lam, epsilon, L, R, m (and c, split for objective
-    perturbation; tol when present) from a saved calibration and recomputes
-    everything else with the functions above, so a model file whose numbers
-    disagree with its stated constants can be refused by comparing the two.
-    Raises InputError naming a missing or malformed input.
-    """
-    def get(key: str) -> Any:  # a recorded value, checked by the calibration it is passed to
-        if key not in recorded:
-            raise InputError(f"calibration.{key} is missing")
-        return recorded[key]
-
-    if recorded.get("sampler") == "exact":
-        from .float_safe import recompute_float_safe
-
-        return recompute_float_safe(recorded)
-    if recorded.get("noise") == "gaussian":
-        from .calibrate_gaussian import recompute_gaussian
-
-        return recompute_gaussian(recorded)
-    mechanism = get("mechanism")
-    tol = recorded.get("tol")
-    if mechanism == "output":
-        calibration = output_perturbation(get("n"), get("lam"), get("epsilon"), L=get("L"),
-                                          R=get("R"), m=get("m"), tol=tol)
-        if recorded.get("release_grid") is not None:
-            calibration = calibration.with_release_grid(release_grid_spacing(1.0 / calibration.beta))
-        return calibration.to_dict()
-    if mechanism == "objective":
-        objective = objective_perturbation(get("n"), get("lam"), get("epsilon"), get("c"), L=get("L"),
-                                           R=get("R"), m=get("m"), split=get("split"), tol=tol)
-        if recorded.get("release_grid") is not None and objective.amp_beta is not None:
-            objective = objective.with_release_grid(release_grid_spacing(1.0 / objective.amp_beta))
-        return objective.to_dict()
-    raise InputError(f"calibration.mechanism must be 'objective' or 'output', got {mechanism!r}")

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 from scipy.stats import chi
@@ -46,7 +45,7 @@ from .calibrate import (
 )
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
-from .noise import grid_record, release_grid_spacing, round_to_grid, sample_gaussian
+from .noise import grid_record, round_to_grid, sample_gaussian
 from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
 
 __all__ = [
@@ -55,7 +54,6 @@ __all__ = [
     "gaussian_objective_perturbation",
     "gaussian_output_perturbation",
     "gaussian_noise_rounding_floor",
-    "recompute_gaussian",
     "ReleaseCalibration",
 ]
 
@@ -251,30 +249,6 @@ def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: floa
         raise InputError(f"delta must lie in (0, 1) for a Gaussian mechanism, got {delta}")
     return GaussianOutputPerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, L=L, R=R, m=m,
                                       tol=check_tol(tol), dim=dim, neighbours=Neighbours.parse(neighbours))
-
-
-def recompute_gaussian(recorded: dict) -> dict:
-    """The calibration dict recomputed from the inputs a saved Gaussian calibration states.
-
-    Reads mechanism, n, lam, epsilon, delta, L, R, m, tol, dim (and c for
-    objective perturbation); raises InputError naming a missing input.
-    """
-    def get(key: str) -> Any:  # a recorded value, checked by the calibration it is passed to
-        if key not in recorded:
-            raise InputError(f"calibration.{key} is missing")
-        return recorded[key]
-
-    common = {"L": get("L"), "R": get("R"), "m": get("m"), "tol": get("tol"), "dim": get("dim"),
-              "neighbours": get("neighbours")}
-    grid = recorded.get("release_grid") is not None
-    if get("mechanism") == "objective":
-        objective = gaussian_objective_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), get("c"),
-                                                    smooth_unconstrained=(recorded.get("problem_class")
-                                                                          != KST12_PROBLEMS),
-                                                    weight_norm=recorded.get("weight_norm"), **common)
-        return (objective.with_release_grid(release_grid_spacing(objective.amp_sigma)) if grid else objective).to_dict()
-    output = gaussian_output_perturbation(get("n"), get("lam"), get("epsilon"), get("delta"), **common)
-    return (output.with_release_grid(release_grid_spacing(output.sigma)) if grid else output).to_dict()
 
 
 ReleaseCalibration = (OutputPerturbation | ObjectivePerturbation | GaussianObjectivePerturbation

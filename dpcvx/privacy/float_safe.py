@@ -15,19 +15,16 @@ from the OS CSPRNG unless a seed is given (:func:`~dpcvx.privacy.exact.integer_s
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ..exceptions import InputError
-from .calibrate import ObjectivePerturbation, OutputPerturbation, objective_perturbation, output_perturbation
-from .calibrate_gaussian import GaussianOutputPerturbation, ReleaseCalibration, gaussian_output_perturbation
+from .calibrate import ObjectivePerturbation, OutputPerturbation
+from .calibrate_gaussian import GaussianOutputPerturbation, ReleaseCalibration
 from .exact import IntegerSource
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 
 __all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "float_safe_calibration", "draw_objective_noise",
-           "perturb_release", "recompute_float_safe", "lattice_description",
+           "perturb_release",
            "float_safe_guarantee"]
 
 LatticeCalibration = LatticeLaplaceOutput | LatticeGaussianOutput | LatticeObjective
@@ -60,46 +57,6 @@ def perturb_release(calibration: ReleaseCalibration | LatticeCalibration, w: np.
     if isinstance(calibration, LATTICE_CALIBRATIONS):
         return calibration.perturb_release(w, source)
     return calibration.perturb_release(w, rng)
-
-
-def recompute_float_safe(recorded: dict[str, Any]) -> dict[str, Any]:
-    """The calibration dict of a saved float-safe release, recomputed from its public inputs."""
-    def get(key: str) -> Any:
-        if key not in recorded:
-            raise InputError(f"calibration.{key} is missing")
-        return recorded[key]
-
-    mechanism, noise = get("mechanism"), get("noise")
-    common = {"L": get("L"), "R": get("R"), "m": get("m"), "tol": get("tol")}
-    if mechanism == "output" and noise == "discrete-gaussian":
-        return LatticeGaussianOutput(gaussian_output_perturbation(
-            get("n"), get("lam"), get("epsilon"), get("delta"), dim=get("dim"), neighbours=get("neighbours"),
-            **common)).to_dict()
-    if mechanism == "output" and noise == "discrete-laplace":
-        return LatticeLaplaceOutput(output_perturbation(get("n"), get("lam"), get("epsilon"), **common),
-                                    get("dim")).to_dict()
-    if mechanism == "objective" and noise == "discrete-laplace":
-        base = objective_perturbation(get("n"), get("lam"), get("epsilon"), get("c"), split=get("split"), **common)
-        return LatticeObjective(base, get("dim")).to_dict()
-    raise InputError(f"calibration.noise {noise!r} with mechanism {mechanism!r} is not a float-safe release")
-
-
-def lattice_description(calibration: dict[str, Any]) -> str:
-    """One line of the certificate for a float-safe calibration (its recorded fields)."""
-    c = calibration
-    if c["noise"] == "discrete-gaussian":
-        noise = (f"multivariate discrete Gaussian sigma^2 = {c['sigma2_steps']:.6g} steps^2, "
-                 f"{c['zcdp_rho']:.6g}-zCDP, squared l2 sensitivity {c['lattice_l2_squared_sensitivity']} steps^2")
-    else:
-        scale = c["noise_scale_steps" if c["mechanism"] == "output" else "release_scale_steps"]
-        noise = (f"product discrete Laplace of scale {scale:.6g} steps, "
-                 f"l1 sensitivity {c['lattice_l1_sensitivity']} steps")
-    line = f"calibration (exact sampler): release lattice {c['lattice']:.6g}, {noise}"
-    if c["mechanism"] == "objective":
-        line += (f"; objective noise on the lattice {c['noise_lattice']:.6g} (discrete Laplace of scale "
-                 f"{c['noise_scale_steps']:.6g} steps, eps' = {c['epsilon_prime']:.6g}, Delta = {c['extra_reg']:.6g}), "
-                 f"dithered radius {c['dithered_radius']:.3g}")
-    return line
 
 
 _SECTION = "docs/theory.md, section 'Floating point: the linear releases'"

@@ -44,6 +44,7 @@ from .composition import check_delta, round_epsilon
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivity, lattice_spacing, pinp_float_terms
+from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_laplace
 
 __all__ = [
     "SOLVE_RTOL",
@@ -191,8 +192,14 @@ class TDDLCalibration:
     minimiser_sensitivity: float = 0.0  # s = 2 L R / (lam n), for the exact minimisers
     minimiser_span: str = "training"  # the subspace the ERM is minimised over (MINIMISER_SPANS)
 
+    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` i.i.d. draws of the prediction noise: Laplace(scale) (delta = 0) or N(0, scale^2)."""
+        sampler = sample_laplace if self.mechanism == "laplace" else sample_gaussian
+        return sampler(size, self.scale, rng)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The record; the float release is rounded to :func:`~dpcvx.privacy.noise.release_grid_spacing` (scale)."""
+        return {**asdict(self), **grid_record(release_grid_spacing(self.scale))}
 
 
 # The subspace of the RKHS that TDDL's ERM is minimised over (a public choice, docs/theory.md section 9):

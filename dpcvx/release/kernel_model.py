@@ -36,11 +36,11 @@ from numpy.typing import ArrayLike
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
+from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
     NEIGHBOUR_RELATION,
-    recompute_kernel_calibration,
     release_constants,
 )
 from ..privacy.neighbours import Neighbours
@@ -185,6 +185,7 @@ class PrivateKernelModel(Release):
 
     kind = "kernel"
     classes_ = np.array(KERNEL_CLASSES)
+    certificate: KernelReleaseCertificate
 
     def __init__(self, predictor: KernelPredictor, certificate: KernelReleaseCertificate,
                  outputs: dict | None = None):
@@ -344,7 +345,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         if not _same(calibration.get(key), number):
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
-    recomputed = recompute_kernel_calibration(algorithm, calibration, kernel=kernel, centers=centers)
+    recomputed = registry.recompute(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
+                                                                      centers=centers))
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "

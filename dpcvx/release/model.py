@@ -14,21 +14,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.float_safe import lattice_description
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..validation import check_labels
-from ..verification.certificate import Certificate, Condition
+from ..verification.certificate import Certificate as VerificationCertificate
+from ..verification.certificate import Condition
 from .sparsify import Sparsifiable
 
-__all__ = ["Release", "LinearModel", "PrivateModel", "ReleaseCertificate"]
+__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 
 def _number(value: Any) -> dict:
@@ -57,7 +58,7 @@ class ReleaseCertificate:
     epsilon: float
     delta: float
     calibration: dict
-    verification: Certificate
+    verification: VerificationCertificate
     data_norm: float
     effective_norm_bound: float
     fit_intercept: bool
@@ -101,8 +102,11 @@ class ReleaseCertificate:
         return self.calibration.get("extra_reg", 0.0)
 
     @property
-    def beta(self) -> float:
-        return self.calibration["beta"]
+    def beta(self) -> float | None:
+        """beta of the l2 Laplace noise exp(-beta ||b||) (objective: of b); None when the release draws no
+        such noise (the Gaussian and the float-safe output releases: see ``calibration["noise"]``)."""
+        value = self.calibration.get("beta")
+        return None if value is None else float(value)
 
     @property
     def conditional(self) -> bool:
@@ -156,29 +160,7 @@ class ReleaseCertificate:
         if self.label_bound is not None:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
-        if c.get("sampler") == "exact":
-            lines.append(lattice_description(c))
-        elif c.get("noise") == "gaussian" and self.mechanism == "objective":
-            lines.append(
-                f"calibration ({c['analysis']}, {c['neighbours']}): Gaussian sigma = {c['sigma']:.6g} "
-                f"(sum form), Delta = {c['extra_reg']:.6g}, objective share (eps, delta) = "
-                f"({c['objective_epsilon']:.6g}, {c['objective_delta']:.3g}); approximate-minimiser "
-                f"noise sigma_2 = {c['amp_sigma']:.3g} for ({c['amp_epsilon']:.3g}, {c['amp_delta']:.3g})"
-            )
-        elif c.get("noise") == "gaussian":
-            lines.append(
-                f"calibration ({c['neighbours']}): sensitivity = {c['sensitivity']:.6g}, "
-                f"analytic Gaussian sigma = {c['sigma']:.6g}"
-            )
-        elif self.mechanism == "objective":
-            lines.append(
-                f"calibration ({c['split']} split): eps' = {c['epsilon_prime']:.6g}, "
-                f"Delta = {c['extra_reg']:.6g}, beta = {c['beta']:.6g}"
-            )
-        else:
-            lines.append(
-                f"calibration: sensitivity = {c['sensitivity']:.6g}, beta = {c['beta']:.6g}"
-            )
+        lines.append(registry.describe(c))
         if "gradient_tolerance" in c:
             lines.append(
                 f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
@@ -196,6 +178,17 @@ class ReleaseCertificate:
         return "\n".join(lines)
 
 
+def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
+    """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
+    matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R)."""
+    mapped, _ = rows.clip(rows.features(X))
+    if mapped.shape[1] != coef.shape[-1]:
+        raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
+                         f"the model expects {coef.shape[-1]}")
+    scores = np.asarray(mapped @ coef.T)
+    return (scores.ravel() if coef.ndim == 1 else scores) + intercept
+
+
 class LinearModel:
     """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
 
@@ -207,11 +200,7 @@ class LinearModel:
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
-        mapped, _ = self.rows.clip(self.rows.features(X))
-        if mapped.shape[1] != self.coef_.shape[0]:
-            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                             f"the model expects {self.coef_.shape[0]}")
-        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+        return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
@@ -224,6 +213,23 @@ class LinearModel:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(d={self.coef_.shape[0]}, intercept={self.intercept_:.4g})"
+
+
+class Certificate(Protocol):
+    """What every release's certificate states (linear, kernel, multiclass, sufficient statistics):
+    the budget, the privacy curve an accountant composes, the record written to a model file, and its
+    text (the theorem, the neighbour relation, every constant and how it was established)."""
+
+    @property
+    def epsilon(self) -> float: ...
+
+    @property
+    def delta(self) -> float: ...
+
+    @property
+    def privacy_curve(self) -> PrivacyCurve: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class Release(ABC):
@@ -240,7 +246,7 @@ class Release(ABC):
     """
 
     kind: ClassVar[str]
-    certificate: Any
+    certificate: Certificate
     schema: Any = None  # the public encoder of table records into input rows, when one was saved
 
     @abstractmethod

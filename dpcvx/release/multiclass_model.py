@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..data.rows import RowMap
-from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
-from .model import Release, ReleaseCertificate
+from .model import Release, ReleaseCertificate, linear_scores
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
 
@@ -56,6 +56,12 @@ class MulticlassCertificate:
         return PrivacyCurve(tuple(part for curve in curves for part in curve.parts), curves[0].neighbours)
 
     @property
+    def float_guarantee(self) -> FloatGuarantee:
+        """The floating-point guarantee every class's release holds (one learner: the same for all)."""
+        return FloatGuarantee.parse(self.per_class[0].calibration.get("float_guarantee",
+                                                                      FloatGuarantee.MITIGATION_ONLY.value))
+
+    @property
     def conditional(self) -> bool:
         return any(certificate.conditional for certificate in self.per_class)
 
@@ -71,13 +77,14 @@ class MulticlassCertificate:
                           f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
                           f"guarantee: {self.guarantee}",
                           f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
-                          f"neighbours: {self.neighbours}"])
+                          f"neighbours: {self.neighbours}", self.float_guarantee.statement])
 
 
 class PrivateMulticlassModel(Release):
     """k one-vs-rest linear scores over public classes, released under one total budget."""
 
     kind = "multiclass"
+    certificate: MulticlassCertificate
 
     def __init__(self, coef: np.ndarray, intercept: np.ndarray, classes: tuple[Any, ...], rows: RowMap,
                  certificate: MulticlassCertificate) -> None:
@@ -89,11 +96,7 @@ class PrivateMulticlassModel(Release):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n, k) scores w_c^T x + b_c for rows mapped as in training."""
-        mapped, _ = self.rows.clip(self.rows.features(X))
-        if mapped.shape[1] != self.coef_.shape[1]:
-            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                             f"the model expects {self.coef_.shape[1]}")
-        return np.asarray(mapped @ self.coef_.T) + self.intercept_
+        return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:
         return self.classes_[np.argmax(self.decision_function(X), axis=1)]

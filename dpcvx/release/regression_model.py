@@ -17,8 +17,9 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve
-from .model import Release
+from .model import Release, linear_scores
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -43,11 +44,7 @@ class LinearRegressionModel:
         self.rows = rows
 
     def decision_function(self, X: Any) -> np.ndarray:
-        mapped, _ = self.rows.clip(self.rows.features(X))
-        if mapped.shape[1] != self.coef_.shape[0]:
-            raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                             f"the model expects {self.coef_.shape[0]}")
-        return np.asarray(mapped @ self.coef_).ravel() + self.intercept_
+        return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:
         return self.decision_function(X)
@@ -120,4 +117,5 @@ class SufficientStatisticsCertificate:
             f"|y| <= {self.label_bound:g}; beyond them: {self.clipping}",
             f"noise: sigma = {', '.join(f'{s:.4g}' for s in c['sigmas'])} for lambda_min, X^T X, X^T y "
             f"(sensitivities {', '.join(f'{s:.4g}' for s in c['sensitivities'])})",
+            FloatGuarantee.parse(c["float_guarantee"], "calibration.float_guarantee").statement,
         ])

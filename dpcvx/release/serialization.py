@@ -29,7 +29,7 @@ A model file is not trusted. Loading executes nothing (the file is parsed by
 repeated keys, huge integers and deep nesting), checks every field's type and
 range (unknown, missing or duplicated keys are refused), recomputes the
 calibration from the stated epsilon, n, lambda, R and constants with the
-library's own formulas (:func:`dpcvx.privacy.calibrate.recompute`) and refuses a file
+library's own formulas (:func:`dpcvx.privacy.registry.recompute`) and refuses a file
 whose recorded calibration disagrees, naming the field. Every refusal is a
 :class:`~dpcvx.exceptions.FileError` (an
 :class:`~dpcvx.exceptions.InputError`). A feature map is rebuilt through a
@@ -81,7 +81,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any
 
@@ -91,8 +91,7 @@ from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, 
 from ..data.preprocessing import PublicSchema
 from ..data.rows import RowMap
 from ..exceptions import FileError, InputError
-from ..privacy import calibrate
-from ..privacy.adassp import adassp_calibration
+from ..privacy import registry
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import check_recorded_curve, curve_of_calibration
@@ -113,9 +112,9 @@ READABLE_VERSIONS = (2, 3)  # version 2: linear releases written before the kern
 KINDS = ("linear", "kernel", "multiclass", "regression")
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
-_ADASSP_CERTIFICATE_KEYS = {"mechanism", "guarantee", "epsilon", "delta", "calibration", "data_norm",
-                            "effective_norm_bound", "label_bound", "fit_intercept", "intercept_scaling", "clipping",
-                            "neighbours", "library_version", "privacy_curve"}
+# the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
+_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)}
+_ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class"}
 
@@ -124,9 +123,10 @@ _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsi
 PRIVATISED_KEYS = {"coef", "intercept"}
 _PREPROCESSING_KEYS = {"schema", "row_map"}
 _ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_map"}
-_CERTIFICATE_KEYS = {"mechanism", "guarantee", "epsilon", "delta", "calibration", "constants",
-                     "data_norm", "effective_norm_bound", "fit_intercept", "intercept_scaling",
-                     "clipping", "neighbours", "verification", "library_version"}
+# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing;
+# privacy_curve (files written before curves lack it)
+_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "lam_rule"}
+_CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _NUMBER_KEYS = {"exact", "float"}
@@ -222,27 +222,28 @@ def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int
 
 
 def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
-    """The JSON-ready form of a release (see the module docstring)."""
-    if isinstance(model, PrivateKernelModel):
-        if schema is not None:
-            raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
-        header = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"}
-        return release_to_dict(model, header)
-    if isinstance(model, PrivateMulticlassModel):
-        return _multiclass_to_dict(model, schema)
-    if isinstance(model, PrivateRegressionModel):
-        return _regression_to_dict(model, schema)
-    if not isinstance(model, PrivateModel):
-        kind = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
+    """The JSON-ready form of a release (see the module docstring): written by its kind's writer."""
+    kind = next((_BY_CLASS[cls] for cls in type(model).__mro__ if cls in _BY_CLASS), None)
+    if kind is None:
+        name = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
             else type(model).__name__
-        raise InputError(f"only private releases can be saved, got {kind}; fit with "
+        raise InputError(f"only private releases can be saved, got {name}; fit with "
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
+    return kind.write(model, schema)
+
+
+def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
+    if schema is not None:
+        raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
+    return release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"})
+
+
+def _linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
     if schema is not None and not isinstance(schema, PublicSchema):
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     _check_schema_fits(schema, model.rows, model.coef_.shape[0])
     certificate = model.certificate.to_dict()
-    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - {"privacy_curve", "label_bound", "post_processing",
-                                                             "lam_rule"})
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - _OPTIONAL_CERTIFICATE_KEYS)
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
@@ -267,8 +268,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
 def _regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | None) -> dict:
     """A regression release: the linear layout with kind "regression", no classes, and the label bound."""
     if isinstance(model.certificate, ReleaseCertificate):
-        data = model_to_dict(PrivateModel(model.coef_, model.intercept_, (-1, 1), model.rows, model.certificate),
-                             schema)
+        data = _linear_to_dict(PrivateModel(model.coef_, model.intercept_, (-1, 1), model.rows, model.certificate),
+                               schema)
     else:  # AdaSSP
         if schema is not None and not isinstance(schema, PublicSchema):
             raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
@@ -290,14 +291,13 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
+    facts = registry.PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
+                                 data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
     try:
-        recomputed = adassp_calibration(saved["epsilon"], saved["delta"], dim=recorded["dim"],
-                                        data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"],
-                                        neighbours=recorded["neighbours"],
-                                        failure_probability=recorded["failure_probability"])
-    except (InputError, TypeError, KeyError) as error:
+        recomputed = registry.recompute(recorded, facts)
+    except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    if recomputed.to_dict() != recorded:
+    if recomputed != recorded:
         raise InputError("certificate.calibration is not what the stated epsilon, delta and bounds give; the file "
                          "has been edited")
     rows = _row_map(item["preprocessing"]["row_map"] if isinstance(item["preprocessing"], dict) else None)
@@ -307,10 +307,9 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
         _check_same(key, item[key], saved[key])
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
     coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
-    if coef.size + rows.fit_intercept != recomputed.dim:
+    if coef.size + rows.fit_intercept != recorded["dim"]:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
-    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_KEYS
-                                                     if key != "privacy_curve"})
+    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS})
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
     schema = item["preprocessing"].get("schema")
@@ -354,12 +353,16 @@ def _multiclass_from_dict(data: dict) -> PrivateMulticlassModel:
             raise InputError(f"per_class[{index}] must have the one-vs-rest classes [-1, 1]")
         models.append(one)
     mechanism = models[0].certificate.mechanism
-    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism)
+    guarantee = models[0].certificate.calibration.get("float_guarantee")
+    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism,
+                                                     models[0].certificate.calibration.get("sampler") == "exact")
     for index, one in enumerate(models):
         if (one.certificate.epsilon, one.certificate.delta) != (eps_c, delta_c) or \
-                one.certificate.mechanism != mechanism or one.rows != models[0].rows:
+                one.certificate.mechanism != mechanism or one.rows != models[0].rows or \
+                one.certificate.calibration.get("float_guarantee") != guarantee:
             raise InputError(f"per_class[{index}] does not match the budget split of ({epsilon!r}, {delta!r}) "
-                             f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}); the file "
+                             f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}, floating point "
+                             f"{guarantee}); the file "
                              "has been edited")
     _check_same("composition", item["composition"], composition)
     _check_same("library_version", item["library_version"], models[0].certificate.library_version)
@@ -513,22 +516,6 @@ def _verification(data: Any) -> Certificate:
     return certificate
 
 
-_CALIBRATION_INPUTS = {"objective": ("n", "lam", "epsilon", "c", "L", "R", "m", "split", "tol"),
-                       "output": ("n", "lam", "epsilon", "L", "R", "m", "tol")}
-# (epsilon, delta) calibrations (privacy/calibrate_gaussian.py): "noise": "gaussian"
-_GAUSSIAN_INPUTS = {"objective": ("n", "lam", "epsilon", "delta", "c", "L", "R", "m", "tol", "dim", "neighbours"),
-                    "output": ("n", "lam", "epsilon", "delta", "L", "R", "m", "tol", "dim", "neighbours")}
-
-
-# the (epsilon, delta) noises: the analytic Gaussian and the float-safe discrete Gaussian (privacy/float_safe.py)
-_DELTA_NOISES = ("gaussian", "discrete-gaussian")
-
-
-def _inputs(calibration: dict, mechanism: str) -> tuple[str, ...]:
-    """The inputs a recorded calibration is recomputed from."""
-    return (_GAUSSIAN_INPUTS if calibration.get("noise") in _DELTA_NOISES else _CALIBRATION_INPUTS)[mechanism]
-
-
 def _same_number(recorded: Any, recomputed: Any) -> bool:
     if isinstance(recorded, bool) or isinstance(recomputed, bool):
         return recorded is recomputed
@@ -549,20 +536,24 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     if calibration.get("mechanism") != mechanism:
         raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
                          f"{mechanism!r}; the file has been edited")
-    inputs = _inputs(calibration, mechanism)
+    try:
+        inputs = registry.recorded_inputs(calibration)
+    except InputError as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    approximate = registry.approximate(calibration)
     for key in inputs:
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
                              "recomputed, so the file cannot be trusted")
-    if calibration.get("noise") not in _DELTA_NOISES and delta != 0.0:
+    if not approximate and delta != 0.0:
         raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
                          "has been edited")
     # the calibration's inputs are the certificate's stated facts
     stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
               "lam": constants.get("lam")}
-    if calibration.get("noise") in _DELTA_NOISES:
+    if approximate:
         stated["delta"] = delta
-    if calibration.get("noise") in _DELTA_NOISES or "dim" in calibration:
+    if approximate or "dim" in calibration:
         stated["dim"] = constants.get("d")
     for key, value in stated.items():
         if value is None:
@@ -585,7 +576,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
     try:
-        recomputed = calibrate.recompute(calibration)
+        recomputed = registry.recompute(calibration)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
@@ -636,11 +627,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "measured on the private data; no privacy proof covers them, so dpcvx no longer "
                          "reads or writes them. Remove the section only if you know the file is otherwise "
                          "unchanged; better, refit and save with this version of dpcvx")
-    # optional: files written before curves lack it
     recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
-    # label_bound: regressions only; lam_rule: lam="auto"
-    optional = ("privacy_curve", "label_bound", "post_processing", "lam_rule")
-    item = json_object("certificate", {key: value for key, value in data.items() if key not in optional}
+    item = json_object("certificate", {key: value for key, value in data.items()
+                                       if key not in _OPTIONAL_CERTIFICATE_KEYS}
                        if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
@@ -775,20 +764,25 @@ def model_from_dict(data: Any) -> Release:
         if "kind" in data:
             raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
                              "been edited")
-        item = json_object("the model file", data, _MODEL_KEYS)
-    else:
-        kind = data.get("kind")
-        if kind not in KINDS:
-            raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
-        if kind == "kernel":
-            return release_from_dict(data)
-        if kind == "multiclass":
-            return _multiclass_from_dict(data)
-        if kind == "regression" and isinstance(data.get("certificate"), dict) \
-                and data["certificate"].get("mechanism") == "adassp":
-            return _adassp_from_dict(data)
-        item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"},
-                       _MODEL_KEYS)
+        return _linear_from_dict(data)
+    kind = data.get("kind")
+    if kind not in _BY_NAME:
+        raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
+    return _BY_NAME[kind].read(data)
+
+
+def _regression_from_dict(data: dict) -> PrivateRegressionModel:
+    """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
+    if isinstance(data.get("certificate"), dict) and registry.sufficient_statistics(data["certificate"]):
+        return _adassp_from_dict(data)
+    model = _linear_from_dict(data)
+    assert isinstance(model, PrivateRegressionModel)
+    return model
+
+
+def _linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
+    """A linear release (format_version 2, or kind "linear" or an ERM "regression"), every field checked."""
+    item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"}, _MODEL_KEYS)
     certificate = _release_certificate(item["certificate"])
     _text("library_version", item["library_version"])
     _check_same("library_version", item["library_version"], certificate.library_version)
@@ -842,6 +836,27 @@ def model_from_dict(data: Any) -> Release:
         model = PrivateModel(weights, intercept, tuple(classes), rows, certificate)
     model.schema = schema
     return model
+
+
+@dataclass(frozen=True)
+class ReleaseKind:
+    """One kind of model file: the release class it holds, its writer and its reader."""
+
+    name: str
+    release: type
+    write: Callable[[Any, PublicSchema | None], dict]
+    read: Callable[[dict], Release]
+
+
+RELEASE_KINDS = (
+    ReleaseKind("linear", PrivateModel, _linear_to_dict, _linear_from_dict),
+    ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, release_from_dict),
+    ReleaseKind("multiclass", PrivateMulticlassModel, _multiclass_to_dict, _multiclass_from_dict),
+    ReleaseKind("regression", PrivateRegressionModel, _regression_to_dict, _regression_from_dict),
+)
+_BY_NAME = {kind.name: kind for kind in RELEASE_KINDS}
+_BY_CLASS = {kind.release: kind for kind in RELEASE_KINDS}
+assert tuple(_BY_NAME) == KINDS
 
 
 def load(path: str | Path) -> Release:

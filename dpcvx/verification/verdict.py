@@ -30,13 +30,37 @@ The loss's smoothness, per theorem:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from ..exceptions import InputError
 from .condition import ESTIMATE_METHODS, Condition
 
-__all__ = ["Theorem", "Verdict", "THEOREMS", "MECHANISMS", "NO_CONSTRAINTS", "decide", "theorem_for"]
+__all__ = ["Mechanism", "Theorem", "Verdict", "THEOREMS", "MECHANISMS", "NO_CONSTRAINTS", "decide",
+           "theorem_for"]
 
-MECHANISMS = ("output", "objective")
+
+
+class Mechanism(str, Enum):
+    """The two perturbations of JMLR 2011: the typed choice every layer compares (never its name).
+
+    A ``str`` enum: ``Mechanism.OUTPUT == "output"``, so the user's string and the file's field
+    are the same value, and ``Mechanism.of(name)`` is the one place a name is recognised.
+    """
+
+    OUTPUT = "output"  # Algorithm 1: noise added to the minimiser
+    OBJECTIVE = "objective"  # Algorithm 2: noise added to the objective
+
+    @classmethod
+    def of(cls, mechanism: str) -> Mechanism:
+        """The mechanism a name states (InputError naming the choices otherwise)."""
+        try:
+            return cls(mechanism)
+        except ValueError:
+            raise InputError(f"unknown mechanism {mechanism!r}; choose 'objective' (Algorithm 2) or "
+                             "'output' (Algorithm 1)") from None
+
+
+MECHANISMS = tuple(mechanism.value for mechanism in Mechanism)
 NO_CONSTRAINTS = "none (all of R^d)"  # the constraint_set value of a KST12 problem without a set
 PIECEWISE = "piecewise C^2"  # the twice_differentiability value of a C^1, piecewise C^2 loss
 SECTION = 'docs/theory.md, "Piecewise C^2 losses and the one verdict"'
@@ -102,19 +126,10 @@ THEOREMS: dict[str, Theorem] = {theorem.key: theorem for theorem in (
 )}
 
 
-def check_mechanism(mechanism: str) -> str:
-    if mechanism not in MECHANISMS:
-        raise InputError(
-            f"unknown mechanism {mechanism!r}; choose 'objective' (Algorithm 2) or "
-            "'output' (Algorithm 1)"
-        )
-    return mechanism
-
-
 def theorem_for(mechanism: str, *, delta: float, kst12: bool, piecewise: bool) -> Theorem:
     """The theorem a release under ``mechanism`` relies on, for this delta and problem class."""
     gaussian = delta > 0
-    if check_mechanism(mechanism) == "output":
+    if Mechanism.of(mechanism) is Mechanism.OUTPUT:
         return THEOREMS["gaussian-output" if gaussian else "jmlr-output"]
     if kst12:
         return THEOREMS["kst12-gaussian" if gaussian else "kst12"]

@@ -10,6 +10,7 @@ from scipy import integrate, stats
 from dpcvx.exceptions import BudgetExceededError, InputError
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tdil import TDIL, ExponentialCostWarning, ball_net
+from dpcvx.privacy.accountant import PrivacyAccountant
 from dpcvx.privacy.ball_sampler import sample_ball_exponential
 from dpcvx.privacy.composition import round_epsilon
 from dpcvx.privacy.kernel_calibrate import pinp_parameters, tdil_parameters
@@ -264,3 +265,14 @@ def test_tdil_linear_kernel_searches_the_whole_ball():
     assert np.linalg.norm(released - exact) <= parameters.accuracy  # sup over the unit ball
     with pytest.raises(InputError, match="drop net_spacing"):
         TDIL("linear", lam=0.1, input_bound=1.0, net_spacing=0.1, loss=LOSS).fit(X, y, 1.0)
+
+
+def test_kernel_learners_check_epsilon_like_every_learner():
+    """epsilon outside the library's range [1e-12, 1e6] (validation.check_epsilon) is refused before fitting."""
+    X, y = circle_task(30, 27)
+    accountant = PrivacyAccountant(10.0)
+    for epsilon in (2e6, 1e-13):
+        with pytest.raises(InputError, match="epsilon"):
+            PINP("poly", degree=2, input_bound=1.0, lam=0.1, max_queries=5, loss=LOSS).fit(
+                X, y, epsilon, random_state=0, accountant=accountant)
+    assert accountant.spent[0] == 0

@@ -19,10 +19,10 @@ from dpcvx.privacy.audit import audit, canary_pair
 from dpcvx.privacy.calibrate_gaussian import (
     gaussian_objective_perturbation,
     gaussian_output_perturbation,
-    recompute_gaussian,
 )
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 from dpcvx.privacy.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
+from dpcvx.privacy.registry import recompute
 from dpcvx.privacy.release_audit import release_diff
 
 ADULT = {"n": 43_958, "lam": 10**-2.5, "epsilon": 0.1, "c": 0.25, "L": 1.0, "R": 1.0, "m": 1.0, "dim": 114}
@@ -74,10 +74,9 @@ def test_output_sigma_is_the_analytic_gaussian_at_the_approximate_sensitivity():
 ])
 def test_recompute_reproduces_the_calibration(maker):
     recorded = maker().with_release_grid(2.0**-40).to_dict()
-    assert recompute_gaussian(recorded) == recorded | {"release_grid": recompute_gaussian(recorded)["release_grid"]}
-    assert dpcvx.calibrate.recompute(recorded)["sigma"] == recorded["sigma"]
+    assert recompute(recorded) == recorded | {"release_grid": recompute(recorded)["release_grid"]}
     edited = dict(recorded, delta=recorded["delta"] * 10)
-    assert recompute_gaussian(edited)["sigma"] < recorded["sigma"]  # an edited delta shows in the noise
+    assert recompute(edited)["sigma"] < recorded["sigma"]  # an edited delta shows in the noise
 
 
 # -- the fit ------------------------------------------------------------------------------------

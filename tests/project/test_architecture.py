@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dpcvx import PINP, TDDL, TDIL, PrivateERM, PrivateLinearRegression, PrivateMulticlassERM
+from dpcvx.models.contract import FIT_KEYWORDS
+
 PACKAGE = Path(__file__).resolve().parents[2] / "dpcvx"
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
@@ -213,3 +216,66 @@ def test_the_checks_see_a_violation(tmp_path):
     graph = {"dpcvx.verification.problem": _module_level_imports(old, problem),
              "dpcvx.verification.verifier": {"dpcvx.verification.problem"}}
     assert _cycle(graph) == ["dpcvx.verification.problem", "dpcvx.verification.verifier", "dpcvx.verification.problem"]
+
+
+# The names of mechanisms and noises: only dpcvx/privacy/ may recognise one (dpcvx.privacy.registry
+# answers every question about a recorded calibration; verification.verdict.Mechanism is the typed choice).
+MECHANISM_NAMES = {"objective", "output", "gaussian", "laplace", "discrete-gaussian", "discrete-laplace", "adassp",
+                   "l2-laplace"}
+
+
+def _string_dispatches(tree: ast.AST) -> list[tuple[str, int]]:
+    """(name, line) of every comparison (==, !=, in, not in) of a value with a mechanism or noise name."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        for operand in [node.left, *node.comparators]:
+            literals = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+            found += [(literal.value, node.lineno) for literal in literals
+                      if isinstance(literal, ast.Constant) and literal.value in MECHANISM_NAMES]
+    return found
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
+def test_only_privacy_recognises_a_mechanism_by_its_name(module):
+    relative = _relative(module)
+    if relative.parts[0] == "privacy":
+        return
+    found = _string_dispatches(ast.parse(module.read_text(), filename=str(module)))
+    assert not found, (f"{relative} compares a mechanism or noise name {found}; ask dpcvx.privacy.registry "
+                       "or compare the typed Mechanism instead")
+
+
+def test_the_dispatch_scanner_sees_a_comparison():
+    """Not vacuous: each form of string dispatch is found, and a typed comparison is not."""
+    source = ('if c.get("noise") == "gaussian": pass\nif "output" != m: pass\nif m in ("objective", "x"): pass\n'
+              "if m is Mechanism.OBJECTIVE: pass\n")
+    assert [line for _, line in _string_dispatches(ast.parse(source))] == [1, 2, 3]
+
+
+def _missing_fit_keywords(learner: type) -> list[str]:
+    """The contract's fit keywords that ``learner.fit`` cannot take by name."""
+    import inspect
+
+    parameters = inspect.signature(learner.fit).parameters
+    named = {name for name, parameter in parameters.items()
+             if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)}
+    return [name for name in FIT_KEYWORDS if name not in named]
+
+
+LEARNERS = [PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL, PINP, TDIL]
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda cls: cls.__name__)
+def test_every_learner_fit_takes_the_contract_keywords(learner):
+    assert not _missing_fit_keywords(learner), (f"{learner.__name__}.fit does not take "
+                                                f"{_missing_fit_keywords(learner)} by name (dpcvx.models.contract)")
+
+
+def test_the_keyword_check_sees_a_learner_without_the_contract():
+    class Positional:
+        def fit(self, X, y, epsilon, /, delta=0.0, *, seed=None):
+            return self
+
+    assert _missing_fit_keywords(Positional) == ["epsilon", "random_state", "accountant"]

@@ -15,7 +15,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 import dpcvx
-import dpcvx.models.erm as erm_module
+import dpcvx.solvers.choice as choice_module
 import dpcvx.solvers.linear as linear
 from dpcvx import losses
 
@@ -80,7 +80,7 @@ def test_row_major_input_is_not_copied(monkeypatch):
         seen.append(objective.blocks.source)
         return original(objective, **kwargs)
 
-    monkeypatch.setattr(erm_module, "newton", recording)
+    monkeypatch.setattr(choice_module, "newton", recording)  # the solver choice calls Newton
     dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
     assert len(seen) == 1 and seen[0] is X
     np.testing.assert_array_equal(X, before)

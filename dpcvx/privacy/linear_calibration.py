@@ -1,0 +1,75 @@
+"""The calibration of a linear release: the choice of Algorithm 1 or 2, pure or Gaussian, for a verified problem.
+
+:func:`calibrate_linear` reads the verified constants (L, c, m, the problem's class) once and
+returns the typed calibration with the constants the certificate states:
+
+* delta = 0: :func:`~.calibrate.objective_perturbation` or :func:`~.calibrate.output_perturbation`
+  (JMLR 2011, Algorithms 2 and 1);
+* delta > 0: :func:`~.calibrate_gaussian.gaussian_objective_perturbation` or
+  :func:`~.calibrate_gaussian.gaussian_output_perturbation` (docs/theory.md, section 12).
+
+The floating-point-safe forms wrap these (:mod:`.float_safe`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..verification.problem import VerifiedProblem
+from ..verification.verdict import Mechanism
+from . import calibrate
+from .calibrate_gaussian import ReleaseCalibration, gaussian_objective_perturbation, gaussian_output_perturbation
+from .neighbours import Neighbours
+
+__all__ = ["calibrate_linear", "weight_scale"]
+
+
+def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: float, epsilon: float, delta: float,
+                     R: float, split: str, tol: float, neighbours: Neighbours = Neighbours.REPLACE_ONE
+                     ) -> tuple[ReleaseCalibration, dict[str, Any]]:
+    """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, the public bound R, Lam and tol.
+
+    delta > 0 selects the Gaussian forms (docs/theory.md, section 12).
+    """
+    certificate = problem.certificate
+    objective = Mechanism.of(mechanism) is Mechanism.OBJECTIVE
+    if delta > 0:
+        L, m, d = problem.lipschitz, problem.strong_convexity, problem.dim
+        if objective:
+            gaussian = gaussian_objective_perturbation(
+                n, lam, epsilon, delta, problem.curvature, L=L, R=R, m=m, tol=tol, dim=d, neighbours=neighbours,
+                smooth_unconstrained=not problem.kst12, weight_norm=weight_scale(problem, L, R, lam))
+            constants = {"L": certificate.lipschitz, "c": certificate.curvature,
+                         "m": certificate.strong_convexity}
+            return gaussian, constants
+        output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d,
+                                              neighbours=neighbours)
+        return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
+    calibration: calibrate.Calibration
+    if objective:
+        calibration = calibrate.objective_perturbation(
+            n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,
+            m=problem.strong_convexity, split=split, tol=tol)
+        constants = {"L": certificate.lipschitz, "c": certificate.curvature,
+                     "m": certificate.strong_convexity}
+    else:
+        calibration = calibrate.output_perturbation(n, lam, epsilon, L=problem.lipschitz, R=R,
+                                                    m=problem.strong_convexity, tol=tol)
+        constants = {"L": certificate.lipschitz, "m": certificate.strong_convexity}
+    return calibration, constants
+
+
+def weight_scale(problem: VerifiedProblem, L: float, R: float, lam: float) -> float | None:
+    """A public scale of ||w*|| for the utility proxy of KST12 problems (never enters the privacy analysis).
+
+    The ball's radius; else L R / (Lam m) (the default, None) when N is strongly
+    convex; else L R / (Lam a) for N = a ||w||_1 + ..., the same balance with the L1 weight.
+    """
+    constraint = problem.constraint_set
+    if constraint is not None and constraint.kind == "ball":
+        return constraint.radius
+    if not problem.kst12 or problem.strong_convexity > 0:
+        return None
+    analysis = problem.regularizer.analysis
+    weight = 0.0 if analysis is None else analysis.nonsmooth_weight
+    return L * R / (lam * max(weight, 1e-300))

@@ -1,0 +1,157 @@
+"""Which solver reaches the public gradient bound for a verified problem: the choice of a linear learner.
+
+:class:`SolverChoice` holds the learner's public solver settings and picks the path:
+
+* a memmap or Dask X: blockwise Newton over row blocks (:mod:`.blockwise`);
+* a KST12 problem (a constraint set, an L1 or a group term): proximal Newton (:mod:`.proximal`),
+  after CVXPY's solve with ``solver="cvxpy"``;
+* a user's solver (a callable): its point is checked against gamma and covered, never polished;
+* a translated C^1 loss with a quadratic regularizer: damped Newton (:mod:`.linear`) unless
+  ``solver="cvxpy"``; otherwise CVXPY's conic solve, polished by Newton when it stops early.
+
+Every refusal (:meth:`SolverChoice.check`) depends on public settings and the verified problem
+only, and runs before the accountant is charged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..data.blocks import RowBlocks
+from ..data.rows import Matrix, RowMap
+from ..exceptions import InputError
+from ..privacy import calibrate
+from ..progress import progress
+from ..verification.problem import VerifiedProblem
+from .blockwise import BlockwiseObjective
+from .linear import SolveInfo, newton, solve_with_cvxpy
+from .objective import PerturbedObjective
+from .proximal import CompositeTerm, proximal_newton
+
+__all__ = ["SolverChoice", "SOLVERS"]
+
+SOLVERS = ("auto", "fast", "cvxpy")
+
+
+@dataclass(frozen=True)
+class SolverChoice:
+    """The public solver settings of a linear learner (PrivateERM's ``solver``, ``cvxpy_solver``, ...)."""
+
+    solver: Any  # "auto", "fast", "cvxpy" or a user's callable
+    cvxpy_solver: str
+    cvxpy_options: dict[str, Any] | None
+    max_iter: int
+    regression: bool
+    verbose: bool = False
+
+    def default_tol(self, problem: VerifiedProblem) -> float:
+        """The default relative gradient tolerance of the path this problem takes (public)."""
+        quadratic = problem.smooth_quadratic if problem.kst12 else problem.quadratic
+        newton_applies = problem.derivatives is not None and quadratic is not None and not callable(self.solver)
+        return calibrate.DEFAULT_TOL if newton_applies else calibrate.CONIC_TOL
+
+    def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray, lam: float,
+              extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
+              n: int | None = None, rows: RowMap | None = None) -> tuple[np.ndarray, SolveInfo]:
+        """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
+
+        F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
+        (default: the number of rows, as under replace-one). The solvers work on the
+        averaged form with the number of rows, so Lam and Delta are scaled by n / rows. ``rows``
+        (the public row map of an in-memory X) lets Newton read a row-major X by cache-sized blocks.
+        """
+        scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
+        lam, extra_reg = lam * scale, extra_reg * scale
+        if isinstance(X, RowBlocks):  # check(), before charging: the Newton path applies
+            assert problem.derivatives is not None and problem.quadratic is not None
+            with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
+                blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
+                                               lam, noise, extra_reg, self.regression, blocks=X, bar=bar)
+                return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
+        if problem.kst12:
+            return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
+        derivatives, quadratic = problem.derivatives, problem.quadratic
+        objective = None
+        if derivatives is not None and quadratic is not None:
+            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression)
+        if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
+            return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
+                                    reference=objective, regression=self.regression, user_solver=self.solver)
+        if self.solver == "fast" and objective is None:
+            raise InputError(
+                "solver='fast' needs a loss the verifier translated and proved C^1, and a "
+                "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
+            )
+        if objective is not None and self.solver in ("auto", "fast"):
+            if rows is not None and isinstance(X, np.ndarray) and X.flags.c_contiguous:
+                # row-major: cache-sized row blocks, fused passes
+                objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
+                                               self.regression, blocks=RowBlocks.views(X, rows))
+            return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
+                          w0=start)
+        w, info = solve_with_cvxpy(
+            problem, X, y, lam, noise, extra_reg,
+            solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
+            gradient_tolerance=gradient_tolerance, reference=objective, regression=self.regression,
+        )
+        if objective is None or info.converged:
+            return w, info
+        # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
+        # on the verified derivatives, starting from the solver's point.
+        polished, steps = newton(objective, gradient_tolerance=gradient_tolerance,
+                                 max_iter=self.max_iter, w0=w)
+        return polished, replace(
+            steps, solver=f"{info.solver}+{steps.solver}",
+            status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
+                   f"polished: {steps.status}",
+            iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
+        )
+
+    def _composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
+                         extra_reg: float, gradient_tolerance: float,
+                         start: np.ndarray | None) -> tuple[np.ndarray, SolveInfo]:
+        """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
+        derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
+        assert derivatives is not None and quadratic is not None  # check(), before charging
+        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression)
+        scale = X.shape[0] * lam
+        g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
+                          tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
+        if self.solver != "cvxpy":
+            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
+                                   w0=start)
+        w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
+                                   solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
+                                   regression=self.regression)
+        polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
+                                          max_iter=self.max_iter, w0=w)
+        return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
+                                 iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
+
+    def check(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
+        """Refuse, before charging, a problem or input this choice cannot solve to a certified point."""
+        self._check_composite(problem)
+        self._check_blocks(problem, X)
+
+    def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
+        """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""
+        if callable(self.solver) and (problem.kst12 or isinstance(X, RowBlocks)):
+            raise InputError("a user solver is offered for in-memory problems without a constraint set or an L1 "
+                             "term (dpcvx checks its point by the gradient of the smooth objective)")
+        if isinstance(X, RowBlocks) and (problem.kst12 or problem.derivatives is None or problem.quadratic is None
+                                         or self.solver == "cvxpy"):
+            raise InputError("a memmap or Dask X is solved by blockwise Newton, which needs a translated C^1 loss, a "
+                             "quadratic regularizer and no constraint set (solver 'auto' or 'fast'); load the data "
+                             "into memory (numpy or scipy.sparse) for this problem")
+
+    @staticmethod
+    def _check_composite(problem: VerifiedProblem) -> None:
+        """Refuse, before charging, a KST12 problem the proximal solver cannot certify."""
+        if problem.kst12 and (problem.derivatives is None or problem.smooth_quadratic is None):
+            raise InputError(
+                "a constraint set or an L1 regularizer is solved by proximal Newton on the verified loss "
+                "derivatives; this loss was not translated to a C^1 formula (or N's quadratic part is too "
+                "large to form). Write the loss with atoms the verifier translates (docs/verifier.md)")
