@@ -46,17 +46,15 @@ Unlike ``C``, a ``lam`` is not tied to n: the same lam is the same amount of
 regularization per record on 1,000 or 1,000,000 rows.
 
 When the noise dominates: after each fit, :func:`warn_if_noise_dominates` compares,
-from the release certificate only (epsilon, n, d, lam and the verified L, m, R; never
-the data or the fitted weights), the expected norm of the noise in w with the largest
-norm the non-private weights can have on any data (:func:`noise_to_signal`:
-``min(L R, sqrt(2 l(0) s)) / s`` with ``s = m lam + Delta``); for output perturbation
-it also compares the noise's share of a prediction at ||x|| = R with the scale of a
-useful model's predictions, the margin 1 (the label bound B for a regressor)
-(:func:`noise_in_predictions`). Above ``NOISE_RATIO_LIMIT`` (2) a
-:class:`NoiseDominatesWarning` says so, for objective and output perturbation alike,
-at the line of your code that called ``fit`` (also through a Pipeline or
-``cross_val_score``). Its advice: raise epsilon or n, use fewer features, or see
-``lam="auto"``.
+from the release certificate only (epsilon, delta, n, d, the mechanism's noise law, lam
+and the verified L, c, m, R; never the data or the fitted weights), the noise's typical
+share of a decision value with the share a model of lam="auto"'s comparator norm reaches
+at this lam (:func:`~dpcvx.noise_warning.margin_noise_to_signal`, docs/theory.md
+section 21). Above ``NOISE_RATIO_LIMIT`` (3, fitted on synthetic data only) the release
+is predicted to score no better than the majority class and a
+:class:`NoiseDominatesWarning` says so, at the line of your code that called ``fit``
+(also through a Pipeline or ``cross_val_score``). Its advice: raise epsilon or n, use
+fewer features, or see ``lam="auto"``.
 
 Noise: with ``random_state=None`` (the default) each fit draws fresh noise
 from operating-system entropy, so the clones that scikit-learn makes never
@@ -468,9 +466,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
     Warns
     -----
     NoiseDominatesWarning
-        When the expected noise in the weights is more than ``NOISE_RATIO_LIMIT``
-        times the largest norm the non-private weights can have (public
-        quantities only; see :func:`noise_to_signal`).
+        When the noise's typical share of a decision value is more than
+        ``NOISE_RATIO_LIMIT`` times the share of a model of lam="auto"'s
+        comparator norm (public quantities only; see
+        :func:`~dpcvx.noise_warning.margin_noise_to_signal`).
     dpcvx.ClippingWarning
         When rows above ``data_norm`` were scaled onto it (shown to you only).
     """

@@ -3,8 +3,9 @@
 The estimators (:mod:`dpcvx.estimators`, :mod:`dpcvx.regressors`) call
 :func:`warn_if_noise_dominates` after each fit. It compares the expected noise of the
 release with public scales of the signal, computed from the release certificate
-(epsilon, n, d, lam and the verified L, m, R), never from the data or the fitted
-weights; docs/theory.md, section 21, gives the two rules. The warning points at the
+(epsilon, delta, n, d, mechanism, lam, the calibration's noise law and the verified
+L, c, m, R, with the comparator norm W of lam='auto'), never from the data or the
+fitted weights; docs/theory.md, section 21, gives the rules. The warning points at the
 user's line (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's
 wrappers. Its advice on lam points at lam='auto', the documented public rule
 (docs/theory.md, section 25); the classifiers also name the value that rule gives.
@@ -20,26 +21,31 @@ import cvxpy as cp
 
 from .exceptions import DPCVXWarning, user_stacklevel
 from .privacy import registry
+from .privacy.lam_rule import default_comparator_norm, noise_moments
 from .release.model import ReleaseCertificate
 from .verification.verdict import Mechanism
 from .verification.verifier import Loss
 
-__all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "MARGIN_SCALE", "loss_at_zero", "noise_to_signal",
-           "noise_in_predictions", "warn_if_noise_dominates"]
+__all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm", "loss_at_zero",
+           "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates"]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
-    """The release is mostly noise: the expected noise in the released weights exceeds
-    ``NOISE_RATIO_LIMIT`` times the largest norm the non-private weights can have (or, for a
-    regressor, its share of a prediction exceeds the label bound). Computed from public
-    quantities only (see :func:`warn_if_noise_dominates`)."""
+    """The release is predicted to be mostly noise: for a classifier, the noise's share of a
+    decision value exceeds ``NOISE_RATIO_LIMIT`` times the share of a model of lam='auto''s
+    comparator norm (the release is then predicted to score no better than the majority class);
+    for a regressor, the noise exceeds the bound on the weights or the label bound. Computed from
+    public quantities only (see :func:`warn_if_noise_dominates`)."""
 
 
-#: Warn when the expected noise norm exceeds this many times the bound on ||w*|| (or, for output
-#: perturbation, the noise in a prediction exceeds this many times the useful scale). Near 1 the
-#: release may still carry some signal (the bound is attained only by extreme data); at 2 the
-#: noise is expected to be twice as large as any weights the data could give.
-NOISE_RATIO_LIMIT = 2.0
+#: A classifier warns when the noise's share of a decision value exceeds this many times the
+#: signal's (:func:`margin_noise_to_signal`). Fitted on synthetic data only by
+#: benchmarks/noise_warning_fit.py (benchmarks/results/noise_warning_fit.md), then frozen.
+NOISE_RATIO_LIMIT = 3.0
+
+#: A regressor warns when the expected noise norm exceeds this many times the bound on ||w*||, or
+#: the noise in a prediction this many times the label bound (not refitted: section 21).
+REGRESSION_RATIO_LIMIT = 2.0
 
 
 def loss_at_zero(loss: Loss) -> float | None:
@@ -58,28 +64,37 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     Both are functions of the release certificate only (epsilon, n, d, lam and the verified
     constants L, m, R): public, never a statistic of the data.
 
-    * Noise. Output perturbation adds b with density ~ exp(-beta ||b||), so E||b|| = d / beta.
+    * Noise. Output perturbation adds b with E||b|| = d / beta (density ~ exp(-beta ||b||)) or
+      E||b|| <= sigma sqrt(d) (Gaussian): :func:`dpcvx.privacy.registry.expected_noise`.
       Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
-      convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)): about
-      d / (beta n (m lam + Delta)) (plus the small approximate-minimiser noise d / beta_2).
-      With delta > 0 the noise is N(0, sigma^2 I), E||b|| <= sigma sqrt(d), in the same places.
+      convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)), plus the
+      approximate-minimiser noise b_2.
     * Signal. The minimiser w* of J(w) + (Delta/2) ||w||^2, J(w) = (1/n) sum l + lam N(w)
       with N(w) >= m/2 ||w||^2 (Delta = 0 for output perturbation), is s-strongly convex with
       s = m lam + Delta; so s ||w*|| <= L R (the gradient of the loss term is at most L R) and,
       from J(w*) <= J(0), s/2 ||w*||^2 <= l(0) (for a loss >= 0 and N(0) = 0, as in the
       catalogue): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
-
-    A ratio above 1 means the expected noise is larger than any weights the data could give.
     """
-    constants, calibration = certificate.constants, certificate.calibration
+    constants = certificate.constants
     n, d = int(constants["n"]), int(constants["d"])
-    lam, L, m, R = (float(constants[key]) for key in ("lam", "L", "m", "R"))
-    strong = m * lam + float(calibration.get("extra_reg", 0.0))
-    noise = registry.expected_noise(calibration, d, n * strong)
+    L, R = float(constants["L"]), float(constants["R"])
+    strong = _strong_convexity(certificate)
+    noise = registry.expected_noise(certificate.calibration, d, n * strong)
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
     return noise, bound
+
+
+def _is_objective(certificate: ReleaseCertificate) -> bool:
+    return Mechanism.of(certificate.mechanism) is Mechanism.OBJECTIVE
+
+
+def _strong_convexity(certificate: ReleaseCertificate) -> float:
+    """s = m lam + Delta (Delta, the objective's added ridge; 0 for output perturbation)."""
+    constants = certificate.constants
+    ridge = float(certificate.calibration.get("extra_reg", 0.0)) if _is_objective(certificate) else 0.0
+    return float(constants["m"]) * float(constants["lam"]) + ridge
 
 
 def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float:
@@ -94,43 +109,88 @@ def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float
     return noise * float(constants["R"]) / math.sqrt(int(constants["d"]))
 
 
-#: The scale a useful classifier's decision values reach: the margin 1 at which the catalogue's
-#: margin losses turn flat (hinge family) or bend (logistic).
-MARGIN_SCALE = 1.0
+def comparator_norm(certificate: ReleaseCertificate) -> float:
+    """W, the public prior on ||w*|| that lam='auto' uses: the certificate's rule record, else its default."""
+    rule = certificate.lam_rule
+    if rule is not None and rule.get("comparator_norm"):
+        return float(rule["comparator_norm"])
+    return default_comparator_norm(float(certificate.constants["R"]))
+
+
+def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None) -> tuple[float, float]:
+    """(the noise's typical share of a decision value, the signal's), public quantities only.
+
+    Both at a typical row: an isotropic vector v moves x^T v by about ||v|| R / sqrt(d) for
+    ||x|| <= R in R^d (docs/theory.md, section 21).
+
+    * Signal. The comparator prior of lam='auto' (:func:`comparator_norm`): a u with
+      ||u|| <= W and loss gain G = l(0) - L-hat(u) <= l(0). Convexity gives
+      -grad L-hat(0)^T u >= G, so ||grad L-hat(0)|| >= G / W; while s ||w|| is below this
+      gradient the regularised minimiser is about grad / s (the heavily-regularised regime),
+      and its norm is at most about W otherwise: S = min(W, l(0) / (W s)), s = m lam + Delta
+      (with l(0) unknown, L R / s). The signal's share: S R / sqrt(d).
+    * Noise, output perturbation: b is added to w, E||b|| R / sqrt(d)
+      (:func:`dpcvx.privacy.lam_rule.noise_moments`, exact for each sampler).
+    * Noise, objective perturbation: the minimiser moves by (H + s I)^-1 b / n with H the
+      data's Hessian, H = (1/n) sum l'' x x^T. Along an eigendirection of variance v,
+      the decision moves by sqrt(v) b_j / (n (l'' v + s)) <= b_j min(R / s, 1 / (2 sqrt(c s))) / n:
+      the noise in directions the data fill is damped by the loss's curvature (c, the
+      bound on l'', is used: the optimistic side), the rest is invisible to the
+      predictions. Share: E||b|| min(R / s, 1 / (2 sqrt(c s))) / (n sqrt(d)), plus the
+      approximate-minimiser noise E||b_2|| R / sqrt(d).
+    """
+    constants = certificate.constants
+    n, d, R = int(constants["n"]), int(constants["d"]), float(constants["R"])
+    strong = _strong_convexity(certificate)
+    W = comparator_norm(certificate)
+    gain = float(constants["L"]) * R * W if loss_at_zero is None else loss_at_zero
+    signal = min(W, gain / (W * strong)) * R / math.sqrt(d)
+    moments = noise_moments(certificate.calibration, certificate.mechanism, d)
+    if _is_objective(certificate):
+        curvature = certificate.calibration.get("c")
+        reach = R / strong if curvature is None else min(R / strong, 1 / (2 * math.sqrt(float(curvature) * strong)))
+        noise = moments.first * reach / (n * math.sqrt(d)) + moments.amp_first * R / math.sqrt(d)
+    else:
+        noise = moments.first * R / math.sqrt(d)
+    return noise, signal
 
 
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
-                            prediction_scale: float = MARGIN_SCALE,
+                            prediction_scale: float | None = None,
                             lam_advice: Callable[[], str] | None = None) -> None:
-    """Warn :class:`NoiseDominatesWarning` when a release is mostly noise, from public quantities only.
+    """Warn :class:`NoiseDominatesWarning` when a release is predicted to be no better than the zero model.
 
-    * weights (either mechanism): the expected noise norm E||b|| against the largest norm the
-      non-private weights can have on ANY data, min(L R / s, sqrt(2 l(0) / s))
-      (:func:`noise_to_signal`). Above it the noise is larger than any signal could be.
-    * predictions (output perturbation, whose E||b|| = d / beta or sigma sqrt(d) is exact,
-      not an upper bound as for objective perturbation): the noise's typical share of a
-      prediction at ||x|| = R, E||b|| R / sqrt(d) (:func:`noise_in_predictions`), against
-      ``prediction_scale``, the public scale of a useful model's predictions: the margin 1
-      for a classifier (:data:`MARGIN_SCALE`), the label bound B for a regressor (labels in
-      [-B, B] have standard deviation at most B). The bound on ||w*|| is attained only by
-      extreme data, so this catches releases whose noise is below that bound but far above
-      what a useful model needs.
+    * classifiers (``prediction_scale`` None): the noise's typical share of a decision value
+      against the signal's under lam='auto''s comparator prior (:func:`margin_noise_to_signal`);
+      above ``NOISE_RATIO_LIMIT`` (fitted on synthetic data only) the release is predicted to
+      score no better than the majority class.
+    * regressors (``prediction_scale`` = B, the label bound): the expected noise norm against the bound on ||w*||
+      (:func:`noise_to_signal`) and, for output perturbation, the noise's share of a
+      prediction at ||x|| = R (:func:`noise_in_predictions`) against B; either above
+      ``REGRESSION_RATIO_LIMIT`` warns.
 
-    Either ratio above ``NOISE_RATIO_LIMIT`` warns. The fitted weights and the data are never
-    looked at. ``lam_advice`` (called only when the warning fires) names the value of the public
-    rule ``lam="auto"`` (docs/theory.md, section 25). The warning points at the user's line
-    (:func:`dpcvx.exceptions.user_stacklevel`), also through scikit-learn's wrappers.
+    The fitted weights and the data are never looked at. ``lam_advice`` (called only when the
+    warning fires) names the value of the public rule lam='auto' (docs/theory.md, section 25).
+    The warning points at the user's line (:func:`dpcvx.exceptions.user_stacklevel`), also
+    through scikit-learn's wrappers.
     """
-    noise, bound = noise_to_signal(certificate, loss_at_zero)
-    ratio = noise / bound
-    shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, the "
-             "largest norm the non-private weights can have")
-    if Mechanism.of(certificate.mechanism) is Mechanism.OUTPUT:
-        spread = noise_in_predictions(certificate, noise)
-        ratio = max(ratio, spread / prediction_scale)
-        shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "
-                  f"times {prediction_scale:g}, the scale of a useful model's predictions")
-    if ratio <= NOISE_RATIO_LIMIT:
+    if prediction_scale is None:
+        noise, signal = margin_noise_to_signal(certificate, loss_at_zero)
+        ratio, limit = noise / signal, NOISE_RATIO_LIMIT
+        shown = (f"the noise moves a prediction by about {noise:.3g} at a typical row, {ratio:.3g} times "
+                 f"{signal:.3g}, the decision value a model of the public comparator norm "
+                 f"{comparator_norm(certificate):.3g} reaches at this lam")
+    else:
+        noise, bound = noise_to_signal(certificate, loss_at_zero)
+        ratio, limit = noise / bound, REGRESSION_RATIO_LIMIT
+        shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, "
+                 "the largest norm the non-private weights can have")
+        if not _is_objective(certificate):
+            spread = noise_in_predictions(certificate, noise)
+            ratio = max(ratio, spread / prediction_scale)
+            shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "
+                      f"times {prediction_scale:g}, the label bound")
+    if ratio <= limit:
         return
     constants = certificate.constants
     warnings.warn(

@@ -42,24 +42,28 @@ def noise_warnings(caught):
 
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
 def test_output_perturbation_warns_when_its_noise_swamps_a_useful_margin(cls, data):
-    """Output perturbation at the defaults on 3000 rows: noise norm 5.7 is far below the bound 37 on
-    ||w*|| (the old rule, silent) but moves a decision by about 3.3 margins; accuracy near chance."""
+    """Output perturbation at epsilon 0.1 on 300 rows: the noise moves a typical decision by more than
+    three times what a model of the comparator norm reaches (the rule of docs/theory.md, section 21);
+    the release scores at or below the majority rate (0.51; non-private: 0.89)."""
     X, y = data
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        estimator = cls(mechanism="output", random_state=0).fit(X, y)
+        estimator = cls(mechanism="output", epsilon=0.1, random_state=0).fit(X[:300], y[:300])
     found = noise_warnings(caught)
     assert len(found) == 1 and found[0].filename == __file__
     assert "moves a prediction by about" in str(found[0].message)
     with warnings.catch_warnings():   # and the same estimator with 30 times the budget is quiet
         warnings.simplefilter("error", NoiseDominatesWarning)
-        cls(mechanism="output", epsilon=30.0, random_state=0).fit(X, y)
-    assert estimator.score(X, y) < 0.8   # the release it warned about is poor (non-private: 0.89)
+        cls(mechanism="output", epsilon=3.0, random_state=0).fit(X[:300], y[:300])
+    majority = max(y.mean(), 1 - y.mean())
+    assert estimator.score(X, y) <= majority + 0.01   # the release it warned about is no better than majority
 
 
 def test_noise_warning_points_at_the_callers_line_through_scikit_learn_wrappers(data):
     X, y = data
-    pipeline = make_pipeline(FunctionTransformer(), dpcvx.DPLogisticRegression(mechanism="output", random_state=0))
+    pipeline = make_pipeline(FunctionTransformer(), dpcvx.DPLogisticRegression(mechanism="output", epsilon=0.1,
+                                                                               random_state=0))
+    X, y = X[:300], y[:300]
     for call in (lambda: pipeline.fit(X, y), lambda: cross_val_score(pipeline, X, y, cv=2)):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -80,11 +84,11 @@ def test_regressor_output_perturbation_warns_at_the_callers_line():
 
 def test_noise_warning_reads_no_data(data):
     """The same public shape warns the same, whatever the labels (all one class, or the real ones)."""
-    X, y = data
+    X, y = data[0][:300], data[1][:300]
     texts = set()
     for labels in (y, np.ones_like(y), np.zeros_like(y)):
         with pytest.warns(NoiseDominatesWarning) as caught:
-            dpcvx.DPLogisticRegression(mechanism="output", random_state=0).fit(X, labels)
+            dpcvx.DPLogisticRegression(mechanism="output", epsilon=0.1, random_state=0).fit(X, labels)
         texts.add(str(noise_warnings(caught)[0].message))
     assert len(texts) == 1
 

@@ -117,9 +117,9 @@ def test_classes_are_public_never_inferred(data):
         X, np.where(y == 1, "yes", "no"))
     assert set(named.predict(X)) <= {"no", "yes"}
     # a sample holding one class still fits: the pair is declared, not read off y (100 rows
-    # at epsilon = 1 and lam = 1e-3 are mostly noise, which the estimator says)
+    # at epsilon = 0.1 and lam = 1e-3 are mostly noise, which the estimator says)
     with pytest.warns(NoiseDominatesWarning):
-        single = dpcvx.DPLogisticRegression(lam=1e-3, random_state=0).fit(X[:100], np.ones(100, dtype=int))
+        single = dpcvx.DPLogisticRegression(lam=1e-3, epsilon=0.1, random_state=0).fit(X[:100], np.ones(100, dtype=int))
     assert single.classes_.tolist() == [0, 1]
 
 
