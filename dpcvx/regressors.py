@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
 from .data.blocks import is_out_of_core
-from .estimators import validate_streamed
+from .estimator_checks import validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
