@@ -153,7 +153,7 @@ class KST12ERM(dpcvx.PrivateERM):
             chosen = calibration.objective
             kst = kst12_calibration(chosen.epsilon, chosen.delta, n=n, lipschitz=problem.lipschitz,
                                     smoothness=problem.curvature, norm_bound=R,
-                                    strong_convexity=round_down(problem.strong_convexity * float(self.lam)),
+                                    lam_m=round_down(problem.strong_convexity * float(self.lam)),
                                     neighbours=neighbours)
             calibration = replace(calibration, objective=kst)
         return calibration, constants
