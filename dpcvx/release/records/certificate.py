@@ -8,6 +8,7 @@ import copy
 import math
 import numbers
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -122,6 +123,14 @@ def _same_number(recorded: Any, recomputed: Any) -> bool:
     return recorded == recomputed
 
 
+def _recomputable(step: Callable[[dict], Any], calibration: dict) -> Any:
+    """``step(calibration)`` (reading or recomputing a recorded calibration), its refusal naming the field."""
+    try:
+        return step(calibration)
+    except InputError as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+
+
 def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
                  effective_norm_bound: float, delta: float) -> dict:
     """The recorded calibration, checked field by field against the library's own recomputation."""
@@ -134,10 +143,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     if calibration.get("mechanism") != mechanism:
         raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
                          f"{mechanism!r}; the file has been edited")
-    try:
-        inputs = registry.recorded_inputs(calibration)
-    except InputError as error:
-        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    inputs = _recomputable(registry.recorded_inputs, calibration)
     approximate = registry.approximate(calibration)
     for key in inputs:
         if key not in calibration and key != "tol":
@@ -173,10 +179,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
-    try:
-        recomputed = registry.recompute(calibration)
-    except InputError as error:
-        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    recomputed = _recomputable(registry.recompute, calibration)
     for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
         if key not in recomputed:
             raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
