@@ -5,15 +5,12 @@
   modes ``paper`` and ``private``) and adds a tiny ``synthetic`` set for tests;
 * cross-validation folds and per-cell random seeds that do not depend on the
   order in which parallel workers run;
-* :class:`ExactSolveCache`: a :class:`dpcvx.PrivateERM` that remembers its
-  exact non-private solve, so output perturbation costs one solve per
-  (fold, Lam, loss) and then only noise draws. The released point is the one
-  ``PrivateERM.fit`` would release: the cached minimiser plus fresh noise;
 * peers: scikit-learn's and diffprivlib's ``LogisticRegression`` on the same
   rows and the same objective, with the regularization converted;
 * :func:`relative_residual`: every method's relative optimality residual of
   its own objective, computed by :mod:`dpcvx.solvers.objective` (the function dpcvx's
-  solvers use), so all methods are measured the same way;
+  solvers use) on the problem :func:`dpcvx.verify_problem` verified, so all methods
+  are measured the same way;
 * :class:`RunRecord`: command, machine, date, load averages, thread settings,
   versions and run time, stored with every result file.
 """
@@ -39,7 +36,6 @@ import numpy as np
 import dpcvx
 from dpcvx import losses
 from dpcvx.solvers.objective import PerturbedObjective
-from dpcvx.verification.verifier import verify_loss, verify_regularizer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
@@ -154,45 +150,6 @@ def int_seed(seed: int, *key: int) -> int:
     return int(seed_sequence(seed, *key).generate_state(1)[0] >> 1)
 
 
-# -- dpcvx with the exact solve remembered ---------------------------------------------------------
-
-
-class ExactSolveCache(dpcvx.PrivateERM):
-    """PrivateERM whose unperturbed solve (noise 0, Delta 0) is computed once per data.
-
-    ``PrivateERM.fit(..., mechanism="output")`` solves the unperturbed problem
-    and adds noise; ``fit_nonprivate`` solves the same problem. This subclass
-    overrides the documented ``_solve`` step to return the remembered
-    minimiser when it is asked the same unperturbed problem again (same rows,
-    labels, Lam, loss, solver: checked by value, not by identity), so every
-    further output-perturbation draw costs only the noise. Perturbed solves
-    (objective perturbation) are never cached.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._exact = None  # (X, y, lam, loss spec, w, info)
-        self.cache_hits = 0
-
-    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None, n=None):
-        unperturbed = extra_reg == 0.0 and not np.any(noise)
-        if unperturbed and self._exact is not None:
-            X0, y0, lam, spec, w, info = self._exact
-            if (lam == float(self.lam) and spec == _spec(self.loss) and X0.shape == X.shape
-                    and info.gradient_tolerance <= gradient_tolerance
-                    and np.array_equal(y0, y) and np.array_equal(X0, X)):
-                self.cache_hits += 1
-                return w.copy(), info
-        w, info = super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start, n)
-        if unperturbed:
-            self._exact = (np.array(X), np.array(y), float(self.lam), _spec(self.loss), w.copy(), info)
-        return w, info
-
-
-def _spec(loss) -> str:
-    return getattr(loss, "spec", repr(loss))
-
-
 # -- residuals --------------------------------------------------------------------------------
 
 
@@ -201,15 +158,14 @@ def relative_residual(loss, X, y, lam: float, w, noise=None, extra_reg: float = 
 
     Computed by :class:`dpcvx.solvers.objective.PerturbedObjective` (the residual
     dpcvx's own solvers report), with the loss derivatives the verifier
-    established. ``noise`` b and ``extra_reg`` Delta describe a perturbed
+    established (:func:`dpcvx.verify_problem`). ``noise`` b and ``extra_reg`` Delta describe a perturbed
     objective (objective perturbation); both default to the plain J.
     """
     X = np.asarray(X, dtype=float)
-    derivatives = verify_loss(loss).derivatives
-    quadratic = verify_regularizer(None, X.shape[1]).analysis.quadratic
+    problem = dpcvx.verify_problem(loss, dim=X.shape[1])
     b = np.zeros(X.shape[1]) if noise is None else np.asarray(noise, dtype=float)
-    objective = PerturbedObjective(X, np.asarray(y, dtype=float), derivatives, quadratic, float(lam),
-                                   b, float(extra_reg))
+    objective = PerturbedObjective(X, np.asarray(y, dtype=float), problem.derivatives, problem.quadratic,
+                                   float(lam), b, float(extra_reg))
     return objective.residual(np.asarray(w, dtype=float).ravel()).relative
 
 
@@ -267,10 +223,10 @@ def fit_sklearn(X, y, lam: float):
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=sklearn_C(X.shape[0], lam), fit_intercept=False, solver="lbfgs")
-    return _timed_fit(model, X, y)
+    return timed_fit(model, X, y)
 
 
-def _timed_fit(model, X, y):
+def timed_fit(model, X, y):
     """(fitted model, seconds, converged): converged is False if it warned ConvergenceWarning."""
     from sklearn.exceptions import ConvergenceWarning
 
@@ -298,7 +254,7 @@ def fit_diffprivlib(X, y, lam: float, epsilon: float, seed: int):
 
     model = LogisticRegression(epsilon=epsilon, data_norm=DATA_NORM, C=sklearn_C(X.shape[0], lam),
                                fit_intercept=False, random_state=seed)
-    return _timed_fit(model, X, y)
+    return timed_fit(model, X, y)
 
 
 def diffprivlib_perturbation(n: int, d: int, lam: float, epsilon: float, seed: int):

@@ -59,7 +59,7 @@ import numpy as np
 
 import dpcvx
 from benchmarks import common, dpgd
-from dpcvx.privacy.calibrate import round_down
+from dpcvx.privacy.calibrate_gaussian import GaussianObjectivePerturbation
 from dpcvx.privacy.objective_gaussian import kst12_calibration
 
 METHODS = ("nonprivate", "objective-pure", "objective-gauss", "objective-kst12", "output-gauss", "dpgd",
@@ -140,23 +140,23 @@ def parse_args(argv=None) -> argparse.Namespace:
 class KST12ERM(dpcvx.PrivateERM):
     """PrivateERM whose Gaussian objective perturbation uses the KST12 constants (replace-one).
 
-    ``_calibrate`` lets PrivateERM build its (epsilon, delta) objective calibration
-    (budget split with the approximate-minimiser cover included) and then replaces
-    the objective part by :func:`kst12_calibration` at the same (epsilon, delta)
-    share: sigma = 2 L R sqrt(8 ln(2/delta) + 4 eps) / eps and the smallest KST12
-    ridge. Pure-epsilon and output calibrations are untouched.
+    PrivateERM builds its (epsilon, delta) objective calibration (budget split with
+    the approximate-minimiser cover included); the public hook
+    :meth:`~dpcvx.PrivateERM.release_calibration` then replaces the objective part
+    by :func:`kst12_calibration` at the same (epsilon, delta) share and the same
+    constants (n, L, c, R, Lam m as that part records them): sigma = 2 L R
+    sqrt(8 ln(2/delta) + 4 eps) / eps and the smallest KST12 ridge. Pure-epsilon and
+    output calibrations are untouched.
     """
 
-    def _calibrate(self, mechanism, n, epsilon, problem, R, split, delta=0.0, neighbours="replace-one"):
-        calibration, constants = super()._calibrate(mechanism, n, epsilon, problem, R, split, delta, neighbours)
-        if delta > 0 and mechanism == "objective":
-            chosen = calibration.objective
-            kst = kst12_calibration(chosen.epsilon, chosen.delta, n=n, lipschitz=problem.lipschitz,
-                                    smoothness=problem.curvature, norm_bound=R,
-                                    lam_m=round_down(problem.strong_convexity * float(self.lam)),
-                                    neighbours=neighbours)
-            calibration = replace(calibration, objective=kst)
-        return calibration, constants
+    def release_calibration(self, calibration):
+        if not isinstance(calibration, GaussianObjectivePerturbation):
+            return calibration
+        chosen = calibration.objective
+        kst = kst12_calibration(chosen.epsilon, chosen.delta, n=chosen.n, lipschitz=chosen.lipschitz,
+                                smoothness=chosen.smoothness, norm_bound=chosen.norm_bound,
+                                lam_m=chosen.lam_m, neighbours=chosen.neighbours)
+        return replace(calibration, objective=kst)
 
 
 class AMPERM(dpcvx.PrivateERM):
@@ -172,19 +172,19 @@ class AMPERM(dpcvx.PrivateERM):
     than the paper's (1 + sqrt(2 ln(1/delta2))) / eps2 factor.
     """
 
-    def _calibrate(self, mechanism, n, epsilon, problem, R, split, delta=0.0, neighbours="replace-one"):
-        calibration, constants = super()._calibrate(mechanism, n, epsilon, problem, R, split, delta, neighbours)
-        if delta > 0 and mechanism == "objective":
-            L, c = problem.lipschitz, problem.curvature
-            eps1, delta1 = 0.99 * epsilon, 0.99 * delta
-            eps3 = eps1 / 2
-            big_lambda = 2 * c * R * R / (eps1 - eps3)
-            s1 = (2 * L * R / n) * (1 + math.sqrt(2 * math.log(1 / delta1))) / eps3
-            objective = replace(calibration.objective, sigma=n * s1, ridge=big_lambda / n, epsilon=eps1,
-                                delta=delta1, analysis="amp (Iyengar et al. 2019)")
-            calibration = replace(calibration, objective=objective, amp_epsilon=epsilon - eps1,
-                                  amp_delta=delta - delta1, tol=1.0 / (n * n * L * R))
-        return calibration, constants
+    def release_calibration(self, calibration):
+        if not isinstance(calibration, GaussianObjectivePerturbation):
+            return calibration
+        n, epsilon, delta, L, c, R = (calibration.n, calibration.epsilon, calibration.delta, calibration.L,
+                                      calibration.c, calibration.R)
+        eps1, delta1 = 0.99 * epsilon, 0.99 * delta
+        eps3 = eps1 / 2
+        big_lambda = 2 * c * R * R / (eps1 - eps3)
+        s1 = (2 * L * R / n) * (1 + math.sqrt(2 * math.log(1 / delta1))) / eps3
+        objective = replace(calibration.objective, sigma=n * s1, ridge=big_lambda / n, epsilon=eps1,
+                            delta=delta1, analysis="amp (Iyengar et al. 2019)")
+        return replace(calibration, objective=objective, amp_epsilon=epsilon - eps1,
+                       amp_delta=delta - delta1, tol=1.0 / (n * n * L * R))
 
 
 # -- one (data set, loss) -----------------------------------------------------------------------
@@ -207,7 +207,9 @@ def _dpcvx_fit(learner, X, y, epsilon, mechanism, delta, seed, neighbours="repla
     try:
         model = learner.fit(X, y, epsilon, mechanism=mechanism, delta=delta, random_state=seed, **relation)
     except (dpcvx.SolverError, dpcvx.InputError, dpcvx.AssumptionError) as error:  # e.g. Huber: not C^2
-        return None, time.perf_counter() - start, f"{type(error).__name__}: {str(error)[:200]}"
+        failures = getattr(error, "failures", ())  # an AssumptionError names the conditions that failed
+        why = "; ".join(f"{condition.name}: {condition.detail}" for condition in failures) or str(error)
+        return None, time.perf_counter() - start, f"{type(error).__name__}: {why[:200]}"
     return model, time.perf_counter() - start, None
 
 

@@ -17,7 +17,10 @@ the data. z is the noise multiplier.
 Accounting (Renyi DP): one step of the Gaussian mechanism with sensitivity D
 and noise s has RDP alpha D^2 / (2 s^2) = alpha / (2 z^2) at every order
 alpha > 1; T adaptive steps compose to T alpha / (2 z^2). The (epsilon, delta)
-guarantee is the improved conversion (Balle et al. 2020, Thm 21):
+guarantee is the improved conversion (Balle et al. 2020, Thm 21), dpcvx's
+:func:`dpcvx.privacy.privacy_curve.rdp_conversion` (the RDP curve of one step is
+dpcvx's :class:`~dpcvx.privacy.privacy_curve.CurvePart` of a Gaussian), minimised
+over a finer grid of orders than dpcvx's accountant uses, then refined:
 
     epsilon = min_{alpha > 1} [ rdp(alpha) + log((alpha - 1) / alpha) - (log delta + log alpha) / (alpha - 1) ].
 
@@ -34,6 +37,8 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
 
+from dpcvx.privacy.privacy_curve import CurvePart, rdp_conversion
+
 __all__ = ["rdp_epsilon", "gaussian_rdp", "noise_multiplier", "dpgd", "margin_derivative", "LOSS_LIPSCHITZ"]
 
 # Orders searched (then refined by a bounded scalar search around the best grid point).
@@ -43,13 +48,9 @@ LOSS_LIPSCHITZ = 1.0  # logistic and Huber hinge: |l'| <= 1
 
 
 def gaussian_rdp(alpha, noise_multiplier: float, steps: int):
-    """RDP of ``steps`` compositions of the Gaussian mechanism with noise multiplier z = s / D."""
-    return steps * np.asarray(alpha, dtype=float) / (2.0 * noise_multiplier**2)
-
-
-def _conversion(alpha, rdp, delta: float):
-    alpha = np.asarray(alpha, dtype=float)
-    return rdp + np.log1p(-1.0 / alpha) - (math.log(delta) + np.log(alpha)) / (alpha - 1.0)
+    """RDP of ``steps`` compositions (RDP adds up) of the Gaussian mechanism with noise multiplier z = s / D."""
+    step = CurvePart("gaussian", "one DP-GD step", noise_multiplier=noise_multiplier)
+    return steps * step.rdp(np.asarray(alpha, dtype=float))
 
 
 def rdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
@@ -58,12 +59,12 @@ def rdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
     if noise_multiplier <= 0 or steps < 1:
         raise ValueError("noise_multiplier must be positive and steps >= 1")
-    values = _conversion(_ALPHAS, gaussian_rdp(_ALPHAS, noise_multiplier, steps), delta)
+    values = rdp_conversion(gaussian_rdp(_ALPHAS, noise_multiplier, steps), _ALPHAS, delta)
     best = int(np.argmin(values))
     low = _ALPHAS[max(best - 1, 0)]
     high = _ALPHAS[min(best + 1, len(_ALPHAS) - 1)]
     refined = minimize_scalar(
-        lambda a: float(_conversion(a, gaussian_rdp(a, noise_multiplier, steps), delta)),
+        lambda a: float(rdp_conversion(gaussian_rdp(a, noise_multiplier, steps), a, delta)),
         bounds=(low, high), method="bounded", options={"xatol": 1e-10})
     return float(min(values[best], refined.fun))
 

@@ -70,7 +70,7 @@ def fit_saga(X, y, lam: float, l1_ratio: float):
 
     model = LogisticRegression(C=common.sklearn_C(X.shape[0], lam), penalty="elasticnet", l1_ratio=l1_ratio,
                                solver="saga", tol=1e-8, max_iter=10_000, fit_intercept=False)
-    return common._timed_fit(model, X, y)
+    return common.timed_fit(model, X, y)
 
 
 def error(w, X, y) -> float:

@@ -64,8 +64,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def attack_names(record_index: np.ndarray) -> np.ndarray:
     """The label (attack name, or normal) of each chosen record: for the per-attack breakdown only."""
-    distinct, record_to_distinct = datasets._kdd_records(datasets.find_data_directory((datasets.KDD_FILE,)))
-    return np.char.rstrip(distinct["label"][record_to_distinct[record_index]], ".")
+    labels = datasets.read_records("kdd", columns=("label",))["label"]
+    return np.char.rstrip(labels[record_index], ".")
 
 
 def run(args) -> dict:

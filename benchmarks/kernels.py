@@ -188,16 +188,16 @@ class SolveCache:
         key = (learner.lam, str(learner.loss), learner.kernel, learner.degree, learner.offset,
                learner.input_bound, None if landmarks is None else landmarks.tobytes())
         if key not in self.models:
-            self.models[key] = (learner._check_training(self.X, self.y) if checked is None else checked).solve()
+            self.models[key] = learner.fit_nonprivate(self.X, self.y) if checked is None else checked.solve()
         return self.models[key]
 
 
 class SharedSolveTDDL(TDDL):
     """:class:`dpcvx.TDDL` whose exact solve comes from a :class:`SolveCache`.
 
-    Only the curator's (non-private, deterministic) model is shared; the noise,
-    its calibration and the post-processing are TDDL's own. dpcvx has no public
-    way to hand TDDL an already solved model, hence this override.
+    Only the curator's (non-private, deterministic) model is shared, through the
+    public hook :meth:`~dpcvx.models.kernel_learner.PrivateKernelLearner.solve_curator_model`;
+    the noise, its calibration and the post-processing are TDDL's own.
     """
 
     def __init__(self, *args, cache: SolveCache, **kwargs):
@@ -209,7 +209,7 @@ class SharedSolveTDDL(TDDL):
             raise ValueError("SharedSolveTDDL must be fitted on the cache's own training arrays")
         return super().fit(X, y, *args, **kwargs)
 
-    def _solve(self, checked):
+    def solve_curator_model(self, checked):
         return self.cache.model(self, checked)
 
 

@@ -72,11 +72,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def kdd(rows: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
-    from dpcvx.data.datasets import KDD_FILE, _kdd_records, find_data_directory
+    from dpcvx.data.datasets import read_records
 
     data = dpcvx.load_kdd(mode="paper", n_rows=rows, random_state=seed)  # as recorded (NOT private: see its docstring)
-    distinct, record_to_distinct = _kdd_records(find_data_directory((KDD_FILE,)))
-    attack = np.char.rstrip(distinct["label"][record_to_distinct[data.record_index]], ".")
+    attack = np.char.rstrip(read_records("kdd", columns=("label",))["label"][data.record_index], ".")
     labels = np.full(attack.shape, "normal", dtype=object)
     for category, names in CATEGORIES.items():
         labels[np.isin(attack, names)] = category

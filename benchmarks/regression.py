@@ -80,14 +80,11 @@ def synthetic(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
 
 def adult_hours() -> tuple[np.ndarray, np.ndarray, str]:
     """Adult's other columns (public schema) -> hours-per-week mapped from its public range [1, 99] onto [-1, 1]."""
-    from dpcvx.data.datasets import _adult_records, find_data_directory
+    from dpcvx.data.datasets import read_records
     from dpcvx.data.preprocessing import PublicSchema
-    from dpcvx.data.uci_domains import ADULT_COLUMNS, adult_schema
+    from dpcvx.data.uci_domains import adult_schema
 
-    directory = find_data_directory(("adult.data", "adult.test"))
-    records = np.array(_adult_records(directory, "adult.data") + _adult_records(directory, "adult.test"),
-                       dtype=object)
-    table = {name: records[:, j] for j, name in enumerate(ADULT_COLUMNS)}
+    table = read_records("adult")
     full = adult_schema()
     schema = PublicSchema(columns=tuple(c for c in full.columns if c.name != "hours-per-week"), norm=1.0,
                           constant_feature=True)

@@ -68,7 +68,7 @@ def main(argv=None) -> dict:
         start = time.perf_counter()
         learner.fit(X[:1000], y[:1000], 1.0, random_state=0)
         verifier_seconds = time.perf_counter() - start
-        model, sk_seconds, sk_converged = common._timed_fit(
+        model, sk_seconds, sk_converged = common.timed_fit(
             LogisticRegression(C=common.sklearn_C(n, args.lam), solver="lbfgs", tol=1e-8, max_iter=10_000,
                                fit_intercept=False), X, y)
         start = time.perf_counter()

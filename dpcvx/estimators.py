@@ -147,6 +147,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             classes=self.classes,
             solver=self.solver,
             strict=self.strict,
+            float_safe=self.float_safe,
         )
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
@@ -361,6 +362,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
         scikit-learn's parameter, accepted for its signature only: anything but None raises
         :class:`~dpcvx.exceptions.UnsupportedWeightsError` at fit (as does ``sample_weight``),
         naming the public bound on the weights a weighted release would need.
+    float_safe : bool, default False
+        True: exact integer noise on a public lattice, a proof that holds for the doubles released
+        (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``; the certificate names the
+        floating-point guarantee, docs/mechanisms.md).
 
     Attributes
     ----------
@@ -391,7 +396,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  fit_intercept: bool = True, intercept_scaling: float | str = "auto",
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
-                 class_weight: Any = None):
+                 class_weight: Any = None, float_safe: bool = False):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -408,6 +413,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
         self.class_weight = class_weight
+        self.float_safe = float_safe
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -445,7 +451,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
-                 class_weight: Any = None):
+                 class_weight: Any = None, float_safe: bool = False):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -462,6 +468,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.penalty = penalty
         self.l1_ratio = l1_ratio
         self.class_weight = class_weight
+        self.float_safe = float_safe
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -507,7 +514,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, class_weight: Any = None):
+                 strict: bool = False, class_weight: Any = None, float_safe: bool = False):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -523,6 +530,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
         self.class_weight = class_weight
+        self.float_safe = float_safe
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

@@ -137,12 +137,14 @@ class DPLinearRegression(_PrivateRegressor):
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
     random_state : None (fresh OS entropy) or an int seed for experiments.
+    float_safe : True for exact lattice noise (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``):
+        mechanism="objective" only; AdaSSP's certificate says "mitigation-only" and it refuses True.
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0, data_norm: float = 1.0,
                  label_bound: float = 1.0, fit_intercept: bool = True, mechanism: str = "auto",
                  weight_bound: float | None = None, neighbours: str = "replace-one", clip: bool = True,
-                 random_state: Any = None) -> None:
+                 random_state: Any = None, float_safe: bool = False) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -154,6 +156,7 @@ class DPLinearRegression(_PrivateRegressor):
         self.neighbours = neighbours
         self.clip = clip
         self.random_state = random_state
+        self.float_safe = float_safe
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -166,6 +169,10 @@ class DPLinearRegression(_PrivateRegressor):
         if pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "
                              f"mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}")
+        if self.float_safe:
+            raise InputError("float_safe=True: AdaSSP has no floating-point-safe form (its certificate says "
+                             "'mitigation-only'); use mechanism='objective' with a public weight_bound, whose "
+                             "pure-epsilon release is proved for floating point")
         if isinstance(self.lam, str):
             raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
                              "chooses its own ridge: pass a number for its extra ridge (default 0)")
@@ -188,7 +195,8 @@ class DPLinearRegression(_PrivateRegressor):
                              f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
-                             clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius])
+                             clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
+                             float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, "objective", delta=self.delta, random_state=seed,
                             accountant=accountant)
         assert isinstance(model, PrivateRegressionModel)
@@ -200,12 +208,14 @@ class DPHuberRegressor(_PrivateRegressor):
 
     Parameters as :class:`DPLinearRegression`, plus ``m`` (default 1.0), ``lam`` (the L2
     regularization weight, default 1e-3) and ``mechanism`` ("auto": pure-epsilon objective
-    perturbation, a stronger guarantee than any delta > 0; or "objective", "output").
+    perturbation, a stronger guarantee than any delta > 0; or "objective", "output"), and ``float_safe``
+    (:class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee).
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float = 1e-3,
                  data_norm: float = 1.0, label_bound: float = 1.0, fit_intercept: bool = True,
-                 mechanism: str = "auto", clip: bool = True, random_state: Any = None) -> None:
+                 mechanism: str = "auto", clip: bool = True, random_state: Any = None,
+                 float_safe: bool = False) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -216,6 +226,7 @@ class DPHuberRegressor(_PrivateRegressor):
         self.mechanism = mechanism
         self.clip = clip
         self.random_state = random_state
+        self.float_safe = float_safe
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -224,7 +235,7 @@ class DPHuberRegressor(_PrivateRegressor):
             mechanism, delta = "objective", 0.0
         learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
-                             clip=self.clip)
+                             clip=self.clip, float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
                             accountant=accountant)
         assert isinstance(model, PrivateRegressionModel)

@@ -255,11 +255,14 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
     the options are the rest (the mechanism and split of the ERM learners)."""
     erm = {"mechanism": args.mechanism, "split": args.split}
     common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
-              "verbose": bool(args.chunk_rows)}
+              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe}
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")
         if args.loss == "logistic":  # the default: least squares by AdaSSP
+            if args.float_safe:
+                raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
+                                 "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
             return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept), {}
         return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
                           strict=args.strict, allow_estimates=args.allow_estimates, **common), erm

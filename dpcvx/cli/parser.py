@@ -295,6 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--fit-intercept", action="store_true",
                          help="add an intercept (a constant feature inside the norm bound and "
                               "the regularizer)")
+    privacy.add_argument("--float-safe", action="store_true",
+                         help="exact integer noise on a public lattice: a privacy proof that holds for the "
+                              "doubles released; the certificate names the floating-point guarantee "
+                              "(docs/mechanisms.md)")
     privacy.add_argument("--split", choices=("max", "paper"), default="max",
                          help="objective perturbation budget split (default max; docs/theory.md)")
     privacy.add_argument("--chunk-rows", type=_integer_from("chunk_rows", 1000), metavar="N",

@@ -53,7 +53,7 @@ from ..privacy.rng import RandomState, resolve_rng
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
 
-__all__ = ["Dataset", "load_adult", "load_kdd", "find_data_directory", "download", "DATA_ENV"]
+__all__ = ["Dataset", "load_adult", "load_kdd", "read_records", "find_data_directory", "download", "DATA_ENV"]
 
 DATA_ENV = "DPCVX_DATA"
 ADULT_FILES = ("adult.data", "adult.test")
@@ -260,6 +260,32 @@ def load_kdd(
     )
     table = {name: distinct[name][rows] for name in KDD_COLUMNS}
     return _dataset(schema, table, y, mode, chosen, description)
+
+
+def read_records(name: str, path: str | Path | None = None,
+                 columns: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """The raw fields of every record of a UCI file, by column, for an encoding of your own.
+
+    ``name`` is "adult" (adult.data then adult.test, the order of
+    :attr:`Dataset.record_index` of :func:`load_adult`) or "kdd" (the 10% file in
+    file order, that of :func:`load_kdd`). Each column, and "label", holds one
+    entry per record: Adult's as text (whitespace stripped; adult.test's labels
+    keep their trailing dot), KDD's numeric columns as floats (text if a field is
+    ``?``) and its text columns cut to 16 characters. ``columns`` keeps some
+    columns only (KDD's full table takes about 300 MB). Nothing is encoded, dropped
+    or read off the data beyond the fields themselves: what you then compute from
+    them (a schema, a split by label) is yours to keep public or private.
+    """
+    if name == "adult":
+        directory = find_data_directory(ADULT_FILES, path)
+        records = np.array([fields for file in ADULT_FILES for fields in _adult_records(directory, file)])
+        return {column: records[:, j] for j, column in enumerate((*ADULT_COLUMNS, "label"))
+                if columns is None or column in columns}
+    if name == "kdd":
+        distinct, record_to_distinct = _kdd_records(find_data_directory((KDD_FILE,), path))
+        return {column: distinct[column][record_to_distinct] for column in (*KDD_COLUMNS, "label")
+                if columns is None or column in columns}
+    raise InputError(f"name must be 'adult' or 'kdd', got {name!r}")
 
 
 def download(directory: str | Path, overwrite: bool = False) -> Path:

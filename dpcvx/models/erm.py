@@ -38,27 +38,21 @@ from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.composition import check_delta
 from ..privacy.exact import integer_source
 from ..privacy.float_safe import (
-    LatticeCalibration,
     draw_objective_noise,
-    float_safe_calibration,
     float_safe_guarantee,
     perturb_release,
 )
-from ..privacy.lam_rule import LamChoice, choose_lam, comparator_for
-from ..privacy.linear_calibration import calibrate_linear, check_reachable
-from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
+from ..privacy.neighbours import REPLACE_ONE_STATEMENT
 from ..privacy.privacy_curve import curve_of_calibration
-from ..privacy.registry import PerturbsObjective
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
 from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
-from ..validation import TASKS, check_choice, check_classes, check_epsilon, check_flag, positive, sample_size
+from ..validation import TASKS, check_choice, check_classes, check_epsilon, check_flag, positive
 from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
@@ -68,6 +62,7 @@ from ..verification.verdict import release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
 from . import erm_inputs
+from .erm_calibration import Calibrating
 from .erm_inputs import Prepared
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
@@ -75,7 +70,7 @@ __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 NEIGHBOURS = REPLACE_ONE_STATEMENT  # the replace-one statement of a certificate
 
 
-class PrivateERM:
+class PrivateERM(Calibrating):
     """A declared private ERM problem; :meth:`fit` releases a :class:`~dpcvx.release.model.PrivateModel`.
 
     This is the mathematical layer, as in the papers: labels -1/+1
@@ -203,9 +198,11 @@ class PrivateERM:
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time: public steps only, never a measured value.
 
-    The steps of :meth:`fit` are methods a subclass can replace: ``_certificate``
-    (verify and require), ``_calibrate`` (Algorithm 1 or 2) and ``_solve``. The
-    privacy audit's tests use them to build deliberately broken variants.
+    Extension hooks (docs/architecture.md): a subclass may replace
+    :meth:`release_calibration` to substitute a calibration; :meth:`calibration`
+    reports one without data; ``fit(warm_start=...)`` starts the solve at a given
+    model. The private steps ``_calibrate`` and ``_solve`` are replaced only by the
+    privacy audit's tests, to build deliberately broken variants.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -355,22 +352,6 @@ class PrivateERM:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""
         return float(self.tol) if self.tol is not None else self._solver().default_tol(problem)
 
-    def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
-                   lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
-        """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
-
-        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`.
-        """
-        return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
-
-    def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                      R: float, split: str, delta: float = 0.0,
-                      neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
-        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
-        return calibrate_linear(problem, mechanism, n=n, lam=lam, epsilon=epsilon, delta=delta, R=R, split=split,
-                                tol=self._tol(problem), neighbours=neighbours)
-
     # -- fitting ---------------------------------------------------------------------------
 
     def fit(
@@ -495,70 +476,14 @@ class PrivateERM:
         problem = self._verified(d)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._solver().check(problem, X_mapped)
-        lam_rule = (self._lam_choice(mechanism, n, d, epsilon, problem, rows.effective_norm_bound, split, delta,
-                                     relation) if self._auto_lam else None)
-        lam = self._numeric_lam(None if lam_rule is None else lam_rule.lam)
-        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, rows.effective_norm_bound,
-                                                 split, delta, relation, *chosen)
-        constants.update({"R": rows.effective_norm_bound, "lam": lam, "n": n, "d": d})
-        release: ReleaseCalibration | LatticeCalibration = calibration
-        if self.float_safe:
-            release = float_safe_calibration(calibration, d)
-        if isinstance(release, PerturbsObjective):
-            check_reachable(release, d)
+        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem,
+                                                             rows.effective_norm_bound, split, delta, relation)
         start = erm_inputs.warm_start_weights(warm_start, rows, d)
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)
         return Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
                          start, rng, source, None if self._regression else check_classes(self.classes), lam_rule)
-
-    @property
-    def _auto_lam(self) -> bool:
-        return isinstance(self.lam, str) and self.lam == "auto"
-
-    def _numeric_lam(self, chosen: float | None) -> float:
-        """The numeric Lam of a fit: ``chosen`` (the rule's value), else the user's ``lam`` (never state on self)."""
-        if chosen is not None:
-            return float(chosen)
-        if self._auto_lam:
-            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass a "
-                             "number for lam (for a baseline at a private fit's value, its certificate.constants"
-                             "['lam'])")
-        return float(self.lam)
-
-    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
-                    split: str, delta: float, neighbours: Neighbours) -> LamChoice:
-        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
-        comparator = comparator_for(self.comparator_norm, problem.constraint_set, R)
-
-        def calibrate_at(lam: float) -> dict[str, Any]:
-            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
-            if isinstance(calibration, PerturbsObjective):
-                check_reachable(calibration, d)
-            return calibration.to_dict()
-
-        curvature = problem.curvature if problem.certificate.curvature is not None else None
-        return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
-                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator)
-
-    def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
-                   neighbours: str = "replace-one", split: str = "max") -> LamChoice:
-        """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
-
-        ``d`` counts the input columns (after a feature map, before the intercept), as
-        declared by the schema. docs/theory.md, section 25.
-        """
-        check_choice("mechanism", mechanism, MECHANISMS)
-        check_choice("split", split, calibrate.SPLITS)
-        rows = self.row_map()
-        width = check_dim(d) + (1 if rows.fit_intercept else 0)
-        problem = self._verified(width)
-        delta = check_delta(delta)
-        problem.require(mechanism, delta)
-        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
-                                rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
 
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
              split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,

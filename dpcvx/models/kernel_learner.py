@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
-from ..exceptions import InputError
+from ..exceptions import InputError, SolverError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, release_constants
@@ -94,6 +94,18 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
                          "as the keyword Z=")
     return Budget(check_epsilon(epsilon), check_delta(delta), resolve_rng(random_state),
                   check_accountant(accountant))
+
+
+def check_coefficient_bound(model: KernelERM, bound: float, nothing: str) -> None:
+    """The hypothesis of a proved evaluation error: sum_i |beta_i| <= A for the solver's representer
+    coefficients (the KKT conditions give L / lam at the exact minimiser; A = 2 L / lam is twice that).
+    Checked before any noise is drawn; ``bound`` 0 means no proved error rests on it. ``nothing`` says
+    what was not released ("no query was answered")."""
+    weights = model._weights
+    assert weights is not None, "the kernel ERM must be solved first"
+    if bound > 0 and not float(np.sum(np.abs(weights))) <= bound * (1 - 1e-9):
+        raise SolverError("the solver's representer coefficients exceed the public bound 2 L / lam on which the "
+                          f"floating-point error bound of the released values rests; {nothing}")
 
 
 class PrivateKernelLearner:
@@ -169,13 +181,24 @@ class PrivateKernelLearner:
             budget.accountant.spend(budget.epsilon, budget.delta, description=f"{type(self).__name__}.fit",
                                     neighbours=Neighbours.REPLACE_ONE)
 
-    def _solve(self, checked: KernelERM) -> KernelERM:
-        """The non-private minimiser to the public tolerance (private; kept only as long as needed).
+    def solve_curator_model(self, checked: KernelERM) -> KernelERM:
+        """Extension hook: the non-private minimiser of the model the checks built (private; kept
+        only as long as needed).
 
-        Called after the charge on the model the checks built. Subclasses may
-        override it (for example to share one deterministic solve between fits).
+        Called by ``fit`` after the charge. A subclass may override it to share one
+        deterministic solve between fits (benchmarks/kernels.py); it must return the
+        minimiser of ``checked``'s problem to the public tolerance, which is what the
+        guarantee covers.
         """
         return checked.solve()
+
+    def fit_nonprivate(self, X: Any, y: Any) -> KernelERM:
+        """The kernel ERM minimiser over the whole RKHS, to the public tolerance: NOT private, a baseline.
+
+        The curator's model (:class:`dpcvx.solvers.kernel.KernelERM`), checked like a fit's
+        and never released: compare a release's accuracy with its ``predict``.
+        """
+        return self._check_training(X, y).solve()
 
     # -- the release ---------------------------------------------------------------------------
 

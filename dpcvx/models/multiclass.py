@@ -82,7 +82,8 @@ class PrivateMulticlassERM:
         n = np.shape(X)[0] if np.ndim(X) == 2 else -1
         labels = self._labels(y, n)
         k = len(self.classes)
-        eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism)
+        eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism,
+                                                            bool(getattr(self.binary, "float_safe", False)))
         targets = [np.where(labels == value, 1, -1) for value in self.classes]
         for target in targets:  # every refusal before anything is charged or drawn
             self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism, **fit_params)

@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
-from ..exceptions import BudgetExceededError, InputError, SolverError
+from ..exceptions import BudgetExceededError, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact import IntegerSource, discrete_laplace, integer_source
 from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
@@ -54,7 +54,7 @@ from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
+from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
 __all__ = ["PINP"]
 
@@ -123,8 +123,8 @@ class PINP(PrivateKernelLearner):
         budget = check_budget(epsilon, delta, random_state, accountant)
         model, parameters = self._check(X, y, budget)
         self._charge(budget)
-        self._model = model = self._solve(model)
-        self._check_coefficients(model, parameters)
+        self._model = model = self.solve_curator_model(model)
+        check_coefficient_bound(model, parameters.coefficient_bound, "no query was answered")
         self._budget = budget
         self.parameters_ = parameters
         self.diagnostics_ = Diagnostics(solve_report=model.report)
@@ -136,18 +136,6 @@ class PINP(PrivateKernelLearner):
         self.updates_used_ = 0
         self.queries_answered_ = 0
         return self
-
-    @staticmethod
-    def _check_coefficients(model: KernelERM, parameters: PINPParameters) -> None:
-        """The hypothesis of the proved evaluation error: sum_i |w_i| <= A (the KKT conditions give
-        L / lam at the exact minimiser; A is twice that). Checked before any answer is drawn."""
-        weights = model._weights
-        assert weights is not None  # fit calls this on the solved model only
-        if parameters.coefficient_bound > 0 and not \
-                float(np.sum(np.abs(weights))) <= parameters.coefficient_bound * (1 - 1e-9):
-            raise SolverError(
-                "the solver's representer coefficients exceed the public bound 2 L / lam on which the "
-                "floating-point error bound of PINP's answers rests; no query was answered")
 
     def _session(self) -> PINPParameters:
         if self.parameters_ is None:

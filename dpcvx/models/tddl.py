@@ -39,6 +39,7 @@ from scipy.optimize import brentq
 from ..data.kernels import KernelSpec, as_rows
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.exact import integer_source
 from ..privacy.kernel_calibrate import (
     MINIMISER_SPANS,
     TDDLCalibration,
@@ -48,12 +49,15 @@ from ..privacy.kernel_calibrate import (
     tddl_calibration,
     top_eigenvalue_bound,
 )
+from ..privacy.lattice import float_kernel_name
+from ..privacy.lattice_predictions import LatticeTDDL, lattice_tddl
+from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
-from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
+from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
 
@@ -197,9 +201,10 @@ class ConstrainedLeastSquares:
 
 def perturb_predictions(predictions: np.ndarray, calibration: TDDLCalibration,
                         rng: np.random.Generator) -> np.ndarray:
-    """predictions + i.i.d. Laplace(scale) or N(0, scale^2) noise, as the calibration says."""
+    """predictions + i.i.d. Laplace(scale) or N(0, scale^2) noise, as the calibration says, rounded to the
+    grid 2^-30 of the scale (:func:`~dpcvx.privacy.noise.round_to_grid`: a mitigation, MITIGATION_ONLY)."""
     predictions = np.asarray(predictions, dtype=float)
-    return predictions + calibration.draw(predictions.size, rng)
+    return round_to_grid(predictions + calibration.draw(predictions.size, rng), calibration.scale)[0]
 
 
 class TDDL(PrivateKernelLearner):
@@ -221,6 +226,11 @@ class TDDL(PrivateKernelLearner):
     "public" above). The certificate's calibration records it as
     ``minimiser_span``; the privacy guarantee is the same.
 
+    ``float_safe`` (default False): True releases the predictions on a public lattice with exact
+    integer noise (:mod:`dpcvx.privacy.lattice_predictions`): the certificate says "exact" for the
+    rbf and laplacian kernels over the training span (evaluation error proved and charged),
+    "mitigation-only" otherwise; False draws double Laplace or Gaussian noise.
+
     Fitted attributes (public): ``model_`` (the release), ``predictor_`` (its
     predictor), ``calibration_`` (noise derivation, with the solve tolerance
     gamma), ``constraint_radius_`` (C). ``diagnostics_`` (NOT PRIVATE, the
@@ -232,11 +242,13 @@ class TDDL(PrivateKernelLearner):
     theorem = ("Jain and Thakurta (ICML 2013), Theorem 4 (privacy of TDDL, Algorithm 2: the Laplace or "
                "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
-    _param_names = (*PrivateKernelLearner._param_names, "span")
+    _param_names = (*PrivateKernelLearner._param_names, "span", "float_safe")
 
-    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, span: str = "auto", **params: Any) -> None:
+    def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, span: str = "auto", float_safe: bool = False,
+                 **params: Any) -> None:
         super().__init__(kernel, lam=lam, **params)
         self.span = span
+        self.float_safe = float_safe
 
     def _minimiser_span(self, X: ArrayLike) -> str:
         """The public choice of subspace: from ``span`` and the public n."""
@@ -247,7 +259,7 @@ class TDDL(PrivateKernelLearner):
         return str(self.span)
 
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
-               ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration]:
+               ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         span = self._minimiser_span(X)
         X = as_rows(X)
@@ -261,6 +273,9 @@ class TDDL(PrivateKernelLearner):
             model.n, self.lam, loss.lipschitz, kernel.feature_bound, budget.epsilon, budget.delta,
             np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
         )
+        if self.float_safe:
+            return model, Z, radius, least_squares, lattice_tddl(calibration, float_kernel_name(kernel),
+                                                                 model.n_features)
         return model, Z, radius, least_squares, calibration
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *, Z: ArrayLike,
@@ -277,9 +292,14 @@ class TDDL(PrivateKernelLearner):
             model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
             self._charge(budget)
             bar.update()
-            model = self._solve(model)
+            model = self.solve_curator_model(model)
             bar.update()
-            noisy = perturb_predictions(model.predict(Z), calibration, budget.rng)
+            if isinstance(calibration, LatticeTDDL):
+                check_coefficient_bound(model, calibration.coefficient_bound, "nothing was released")
+                noisy = calibration.perturb(model.predict(Z), integer_source(None if random_state is None
+                                                                             else budget.rng))
+            else:
+                noisy = perturb_predictions(model.predict(Z), calibration, budget.rng)
             coef = least_squares.solve(noisy)
             bar.update()
         self.calibration_ = calibration

@@ -37,15 +37,18 @@ from ..data.kernels import KernelSpec, LinearKernel
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
+from ..privacy.exact import IntegerSource, integer_source
 from ..privacy.exponential import sample_exponential
 from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
+from ..privacy.lattice import float_kernel_name
+from ..privacy.lattice_tdil import LatticeTDIL, lattice_tdil
 from ..privacy.noise import sample_laplace
 from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..validation import positive
-from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget
+from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
 
@@ -90,11 +93,10 @@ class _NetSearch:
         self.private = model.predict(net)
         self.public = np.zeros(net.shape[0])
 
-    def choose(self, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    def choose(self, rng: np.random.Generator | IntegerSource, sensitivity: float) -> tuple[np.ndarray, float]:
         """A net point from the exponential mechanism and its gap <w* - w_t, phi(s)>."""
         gaps = self.private - self.public
-        chosen = sample_exponential(np.abs(gaps), self.parameters.selection_epsilon,
-                                    self.parameters.score_sensitivity, rng)
+        chosen = sample_exponential(np.abs(gaps), self.parameters.selection_epsilon, sensitivity, rng)
         return self.net[chosen], float(gaps[chosen])
 
     def update(self, point: np.ndarray, coef: float) -> None:
@@ -109,9 +111,12 @@ class _BallSearch:
         self.private = model.predict(np.eye(model.n_features))  # <w*, e_j> = w*_j
         self.public = np.zeros(model.n_features)
 
-    def choose(self, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    def choose(self, rng: np.random.Generator | IntegerSource, sensitivity: float) -> tuple[np.ndarray, float]:
+        """A point of the ball from the continuous exponential mechanism (a double sampler: ``rng`` is the
+        Generator) and its gap."""
+        assert isinstance(rng, np.random.Generator), "the ball sampler draws doubles"
         difference = self.private - self.public
-        kappa = self.parameters.selection_epsilon / (2 * self.parameters.score_sensitivity)
+        kappa = self.parameters.selection_epsilon / (2 * sensitivity)
         point = sample_ball_exponential(difference, kappa, self.radius, rng)
         return point, float(difference @ point)
 
@@ -135,6 +140,11 @@ class TDIL(PrivateKernelLearner):
     (epsilon, delta)-DP with respect to (X, y). Warns
     :class:`ExponentialCostWarning` when it searches a net.
 
+    ``float_safe`` (default False): True runs each round's test on a public lattice with exact discrete
+    Laplace noise and the exact exponential mechanism at a sensitivity that charges the computed
+    scores' error (:mod:`dpcvx.privacy.lattice_tdil`): "exact" over a net with the rbf or laplacian
+    kernel, "mitigation-only" otherwise (the linear kernel's continuous ball sampler, other kernels).
+
     ``rounds_used_`` and ``certified_`` are functions of the privatised
     transcript (the number of released centres, and whether it is below B);
     ``diagnostics_`` (NOT PRIVATE) holds the solve report.
@@ -145,18 +155,21 @@ class TDIL(PrivateKernelLearner):
                "in docs/theory.md (section 9): exponential-mechanism selection plus a Laplace test per "
                "round, composed over at most B rounds, with the score sensitivity enlarged by "
                "2 gamma R for the certified approximate minimiser")
-    _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds")
+    _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds",
+                                                         "float_safe")
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
-                 failure_probability: float = 0.05, rounds: int | None = None, **options: Any) -> None:
+                 failure_probability: float = 0.05, rounds: int | None = None, float_safe: bool = False,
+                 **options: Any) -> None:
         super().__init__(kernel, lam=lam, input_bound=input_bound, **options)
         self.net_spacing = net_spacing
         self.failure_probability = failure_probability
         self.rounds = rounds
+        self.float_safe = float_safe
         self.parameters_: TDILParameters | None = None
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
-               ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters]:
+               ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         radius = positive("input_bound", self.input_bound)
         model = self._check_training(X, y)
@@ -179,6 +192,8 @@ class TDIL(PrivateKernelLearner):
                                          feature_distance=kernel.feature_distance(radius, spacing),
                                          failure_probability=self.failure_probability,
                                          rounds=self.rounds)
+        if self.float_safe:
+            return model, radius, net, lattice_tdil(parameters, float_kernel_name(kernel), dim)
         return model, radius, net, parameters
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
@@ -191,8 +206,11 @@ class TDIL(PrivateKernelLearner):
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the rounds run."""
         budget = check_budget(epsilon, delta, random_state, accountant)
-        model, radius, net, parameters = self._check(X, y, budget)
+        model, radius, net, checked = self._check(X, y, budget)
+        lattice = checked if isinstance(checked, LatticeTDIL) else None
+        parameters = checked.base if isinstance(checked, LatticeTDIL) else checked
         rng = budget.rng
+        source = integer_source(None if random_state is None else rng)
         dim = model.n_features
         if net is not None:
             warnings.warn(
@@ -200,7 +218,9 @@ class TDIL(PrivateKernelLearner):
                 "(about (r sqrt(d) / spacing)^d points: exponential in d); use it only for "
                 "low-dimensional inputs", ExponentialCostWarning, stacklevel=2)
         self._charge(budget)
-        model = self._solve(model)
+        model = self.solve_curator_model(model)
+        if lattice is not None:
+            check_coefficient_bound(model, lattice.coefficient_bound, "nothing was released")
         kernel = model.kernel
         search = _BallSearch(model, radius, parameters) if net is None else _NetSearch(model, net, parameters)
         centers: list[np.ndarray] = []
@@ -210,14 +230,19 @@ class TDIL(PrivateKernelLearner):
         with progress(parameters.rounds, "TDIL rounds (at most)", unit="round", verbose=self.verbose) as bar:
             for _ in range(parameters.rounds):
                 rounds_used += 1
-                point, gap = search.choose(rng)
-                noisy_gap = gap + sample_laplace(1, parameters.answer_noise, rng)[0]
+                if lattice is None:
+                    point, gap = search.choose(rng, parameters.score_sensitivity)
+                    noisy_gap = gap + sample_laplace(1, parameters.answer_noise, rng)[0]
+                    below, positive_gap = abs(noisy_gap) <= parameters.threshold, noisy_gap >= 0
+                else:  # exact selection (net) at the charged sensitivity; the lattice test
+                    point, gap = search.choose(source if net is not None else rng, lattice.selection_sensitivity)
+                    below, positive_gap = lattice.test(gap, source)
                 bar.update()
-                if abs(noisy_gap) <= parameters.threshold:
+                if below:
                     certified = True
                     break
                 centers.append(point)
-                coef.append(parameters.step if noisy_gap >= 0 else -parameters.step)
+                coef.append(parameters.step if positive_gap else -parameters.step)
                 search.update(point, coef[-1])
         self.certified_ = certified
         self.rounds_used_ = rounds_used
@@ -225,6 +250,6 @@ class TDIL(PrivateKernelLearner):
         self.diagnostics_ = Diagnostics(solve_report=model.report)
         self.predictor_ = KernelPredictor(kernel, np.array(centers).reshape(-1, dim), np.array(coef),
                                           privatised=("centers", "coef"))
-        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, parameters.to_dict()),
+        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked.to_dict()),
                                          {"rounds_used": self.rounds_used_, "certified": self.certified_})
         return self.model_

@@ -13,6 +13,11 @@ ridge regression they define (post-processing):
    bounds ||E|| with probability 1 - rho/3, and
    theta = (X^T X + E + ridge I)^-1 (X^T y + noise).
 
+Floating point: the noise is drawn in doubles and each noisy statistic is rounded to a grid 2^-30
+of its sigma (:attr:`AdaSSPCalibration.release_grids`), the mitigation of the linear releases; the
+certificate names MITIGATION_ONLY (the proof holds in exact arithmetic; docs/theory.md, section
+"Floating point: the other releases").
+
 **Joint calibration.** Wang's constants split epsilon in three for
 add/remove neighbours. dpcvx calibrates the three releases as ONE Gaussian
 mechanism (docs/theory.md, section 16): statistic i scaled by sqrt(f_i) / Delta_i
@@ -44,8 +49,10 @@ from scipy.special import ndtri
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_delta, check_epsilon, fraction, positive
+from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
+from .noise import release_grid_spacing, round_to_grid
 
 __all__ = ["AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM", "SHARES"]
 
@@ -99,6 +106,12 @@ class AdaSSPCalibration:
         d = self.dim
         return round_up(math.sqrt(d * math.log(2 * d * d / self.failure_probability)) * self.sigmas[1])
 
+    @property
+    def release_grids(self) -> tuple[float, float, float]:
+        """The grid (:func:`~dpcvx.privacy.noise.release_grid_spacing`, 2^-30 of sigma_i) each noisy statistic is
+        rounded to before the solve: a mitigation of Mironov's attack, not a proof (MITIGATION_ONLY)."""
+        return tuple(release_grid_spacing(sigma) for sigma in self.sigmas)  # type: ignore[return-value]
+
     def release(self, gram: np.ndarray, moment: np.ndarray, rng: np.random.Generator,
                 extra_ridge: float = 0.0) -> np.ndarray:
         """theta from the exact statistics X^T X and X^T y (step 1-4 of the module docstring)."""
@@ -107,12 +120,15 @@ class AdaSSPCalibration:
             raise InputError(f"AdaSSP statistics must be {d} x {d} and {d}, got {gram.shape} and {moment.shape}")
         sigma_eig, sigma_gram, sigma_moment = self.sigmas
         eigenvalue = float(np.linalg.eigvalsh(gram)[0])
-        noisy_eigenvalue = max(eigenvalue + sigma_eig * rng.standard_normal() - self.eigenvalue_margin, 0.0)
+        # each noisy statistic rounded to its grid (round_to_grid: the mitigation of the linear releases)
+        grid_eig, grid_gram, grid_moment = self.release_grids
+        noisy_eigenvalue = max(_on_grid(eigenvalue + sigma_eig * rng.standard_normal(), grid_eig)
+                               - self.eigenvalue_margin, 0.0)
         upper = np.triu(rng.standard_normal((d, d)))
-        noise = (upper + np.triu(upper, 1).T) * sigma_gram
-        noisy_moment = moment + sigma_moment * rng.standard_normal(d)
+        noisy_gram = _on_grid(gram + (upper + np.triu(upper, 1).T) * sigma_gram, grid_gram)
+        noisy_moment = _on_grid(moment + sigma_moment * rng.standard_normal(d), grid_moment)
         ridge = max(self.ridge_bound - noisy_eigenvalue, 0.0) + extra_ridge
-        system = gram + noise + ridge * np.eye(d)
+        system = noisy_gram + ridge * np.eye(d)
         try:
             return np.linalg.solve(system, noisy_moment)
         except np.linalg.LinAlgError:  # a singular noisy system: its least-squares solution (post-processing)
@@ -122,7 +138,14 @@ class AdaSSPCalibration:
         return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": "adassp",
                 "sensitivities": list(self.sensitivities),
                 "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
-                "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound}
+                "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound,
+                "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
+
+
+def _on_grid(values: Any, spacing: float) -> Any:
+    """``values`` rounded to multiples of the power of two ``spacing`` (:func:`round_to_grid` at that grid)."""
+    rounded, _ = round_to_grid(np.asarray(values, dtype=float), spacing, 0)
+    return rounded if np.ndim(values) else float(rounded)
 
 
 def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,

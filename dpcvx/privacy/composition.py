@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 
-from ..rounding import round_down
+from ..rounding import round_down, round_up
 from ..validation import check_delta, check_epsilon, integer
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
+from .lattice_output import zcdp_delta, zcdp_rho
 
 # check_delta: dpcvx.validation's, imported here by kernel_learner
-__all__ = ["round_epsilon", "one_vs_rest_budget", "check_delta"]
+__all__ = ["round_epsilon", "one_vs_rest_budget", "one_vs_rest_zcdp_budget", "check_delta"]
 
 
 def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
@@ -36,7 +37,8 @@ def round_epsilon(epsilon: float, delta: float, rounds: int) -> float:
     return round_down(max(basic, math.sqrt(2 * rho / rounds)))
 
 
-def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str) -> tuple[float, float, str]:
+def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
+                       float_safe: bool = False) -> tuple[float, float, str]:
     """(epsilon_c, delta_c, composition) of each of k releases that all see every record (one-vs-rest).
 
     Pure epsilon or objective perturbation: basic composition, (epsilon / k, delta / k).
@@ -44,12 +46,16 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str) -> 
     one with multiplier z / sqrt(k) (Dong, Roth and Su 2022, Corollary 2), so each release
     gets the Gaussian of multiplier sqrt(k) z, z that of one (epsilon, delta) release, and is
     stated at the epsilon that Gaussian meets at the same delta (docs/theory.md, section 15).
+    Float-safe Gaussian output perturbation draws the discrete Gaussian, which is not a
+    Gaussian mechanism: its releases compose in zCDP instead (:func:`one_vs_rest_zcdp_budget`).
     """
     if k == 1:
         return epsilon, delta, "one class"
     if delta == 0 or mechanism == "objective":
         return (round_down(epsilon / k), round_down(delta / k),
                 f"basic composition: each of the {k} one-vs-rest releases gets (epsilon / {k}, delta / {k})")
+    if float_safe:
+        return one_vs_rest_zcdp_budget(k, epsilon, delta)
     # Gaussian output perturbation: per-class multiplier sqrt(k) z, z the multiplier of one (epsilon, delta) release
     z = analytic_gaussian_sigma(1.0, epsilon, delta)
     target = math.sqrt(k) * z * (1 + 1e-12)
@@ -61,3 +67,28 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str) -> 
     return (round_down(high) if high < epsilon else epsilon, delta,
             f"Gaussian composition: {k} Gaussian releases with noise multiplier sqrt({k}) z compose into one "
             f"with multiplier z, the analytic Gaussian for (epsilon, delta) (Dong, Roth and Su 2022)")
+
+
+#: the per-class rho is aimed this far below rho / k, so that the per-class release's own rho
+#: (:func:`zcdp_rho` at the stated (epsilon_c, delta), a bisection) stays below rho / k
+_ZCDP_MARGIN = 1e-9
+
+
+def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float) -> tuple[float, float, str]:
+    """(epsilon_c, delta, composition) for k discrete-Gaussian releases that are (epsilon, delta)-DP together.
+
+    A discrete Gaussian release stated at (epsilon_c, delta) is rho_c-zCDP, rho_c =
+    zcdp_rho(epsilon_c, delta) (:class:`~dpcvx.privacy.lattice_output.LatticeGaussianOutput`); zCDP
+    adds up (Bun and Steinke 2016, Lemma 2.3), so k of them are k rho_c-zCDP, and k rho_c <= rho =
+    zcdp_rho(epsilon, delta) gives (epsilon, delta) (CKS20, Corollary 13). epsilon_c is the smallest
+    epsilon (bisection, rounded up) at which (1 - 1e-9) rho / k-zCDP meets delta; the margin keeps
+    k rho_c <= rho (tests/privacy/test_float_safe_multiclass.py checks it).
+    """
+    target = zcdp_rho(epsilon, delta) / k * (1 - _ZCDP_MARGIN)
+    low, high = 0.0, epsilon
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (low, middle) if zcdp_delta(target, middle) <= delta else (middle, high)
+    return (min(round_up(high), epsilon), delta,
+            f"zCDP composition: {k} discrete Gaussian releases of rho / {k} each compose into rho-zCDP, "
+            f"converted to (epsilon, delta) (Bun and Steinke 2016; Canonne, Kamath and Steinke 2020)")

@@ -44,28 +44,13 @@ from .composition import check_delta, round_epsilon
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivity, lattice_spacing, pinp_float_terms
-from .noise import sample_gaussian, sample_laplace
+from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_laplace
 
 __all__ = [
-    "SOLVE_RTOL",
-    "NEIGHBOUR_RELATION",
-    "solve_tolerance",
-    "weight_sensitivity",
-    "solve_tolerance_record",
-    "constraint_radius",
-    "top_eigenvalue_bound",
-    "TDDLCalibration",
-    "tddl_calibration",
-    "PINPParameters",
-    "pinp_parameters",
-    "TDILParameters",
-    "tdil_parameters",
-    "gram_spectrum",
-    "numerical_range",
-    "MINIMISER_SPANS",
-    "release_constants",
-    "recompute_kernel_calibration",
-    "KERNEL_ALGORITHMS",
+    "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "solve_tolerance_record",
+    "constraint_radius", "top_eigenvalue_bound", "TDDLCalibration", "tddl_calibration", "PINPParameters",
+    "pinp_parameters", "TDILParameters", "tdil_parameters", "gram_spectrum", "numerical_range", "MINIMISER_SPANS",
+    "release_constants", "recompute_kernel_calibration", "KERNEL_ALGORITHMS",
 ]
 
 SOLVE_RTOL = 1e-3
@@ -198,7 +183,8 @@ class TDDLCalibration:
         return sampler(size, self.scale, rng)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The record; the float release is rounded to :func:`~dpcvx.privacy.noise.release_grid_spacing` (scale)."""
+        return {**asdict(self), **grid_record(release_grid_spacing(self.scale))}
 
 
 # The subspace of the RKHS that TDDL's ERM is minimised over (a public choice, docs/theory.md section 9):

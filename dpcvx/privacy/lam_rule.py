@@ -44,6 +44,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..validation import positive
+from .lattice import lattice_noise_moments
 
 __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam",
            "default_comparator_norm", "excess_risk_bound", "intercept_scaling", "noise_moments",
@@ -86,6 +87,11 @@ def _gaussian(d: int, sigma: float) -> tuple[float, float]:
 def noise_moments(calibration: Mapping[str, Any], mechanism: str, d: int) -> NoiseMoments:
     """The noise moments of a release, from its calibration record (``calibration.to_dict()``)."""
     gaussian = calibration.get("noise") == "gaussian"
+    if calibration.get("sampler") == "exact":  # float-safe: the lattice noise added to w, and b (objective)
+        lattice = lattice_noise_moments(calibration, d)
+        if mechanism != "objective":
+            return NoiseMoments(*lattice)
+        return NoiseMoments(*_laplace_like(d, float(calibration["beta"])), *lattice)
     if gaussian:
         first, second = _gaussian(d, float(calibration["sigma"]))
     else:

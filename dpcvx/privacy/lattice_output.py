@@ -45,8 +45,8 @@ from .float_guarantee import FloatGuarantee
 from .lattice import from_lattice, lattice_spacing, to_lattice
 
 __all__ = ["LINEAR_LATTICE_BITS", "l1_steps", "squared_l2_steps", "zcdp_delta", "zcdp_rho",
-           "lattice_point", "release_on_lattice", "lattice_record", "FloatFields", "LatticeLaplaceOutput",
-           "LatticeGaussianOutput"]
+           "lattice_point", "release_on_lattice", "lattice_record", "FloatFields",
+           "LatticeLaplaceOutput", "LatticeGaussianOutput"]
 
 #: gamma_L = 2^(floor(log2 scale) - 30): the rounding adds at most d 2^-30 of the noise scale (l1)
 LINEAR_LATTICE_BITS = 30

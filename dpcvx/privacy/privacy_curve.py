@@ -59,7 +59,7 @@ from ..validation import check_delta, check_epsilon, positive
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
 __all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "compose_epsilon", "curve_of_calibration",
-           "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting"]
+           "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
 GAUSSIAN, EPSILON_DELTA = "gaussian", "epsilon-delta"
@@ -151,6 +151,17 @@ class PrivacyCurve:
                              f"add-remove converts to replace-one, by {GROUP_PRIVACY}")
         return PrivacyCurve(tuple(part.grouped() for part in self.parts), target)
 
+    def rdp(self, orders: np.ndarray = RDP_ORDERS) -> np.ndarray | None:
+        """The Renyi-DP curve of the composition at ``orders`` (the parts' curves add, Mironov 2017,
+        Proposition 1), or None when a part has none (an approximate (epsilon, delta > 0) part)."""
+        total = np.zeros_like(orders, dtype=float)
+        for part in self.parts:
+            curve = part.rdp(orders)
+            if curve is None:
+                return None
+            total = total + curve
+        return total
+
     @property
     def has_gaussian(self) -> bool:
         return any(part.kind == GAUSSIAN for part in self.parts)
@@ -198,10 +209,33 @@ def _rdp_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
         return epsilon if left >= 0 else math.inf
     if left <= 0:
         return math.inf
-    total = np.sum(exact, axis=0)
-    orders = RDP_ORDERS
-    converted = total + np.log((orders - 1) / orders) - (math.log(left) + np.log(orders)) / (orders - 1)
-    return epsilon + max(float(np.min(converted)), 0.0)
+    return epsilon + rdp_to_epsilon(np.sum(exact, axis=0), left)
+
+
+def rdp_conversion(rdp: np.ndarray, orders: np.ndarray, delta: float) -> np.ndarray:
+    """The epsilon at ``delta`` that a Renyi-DP curve ``rdp`` gives at each of ``orders`` (all > 1):
+
+        eps(alpha) = rdp(alpha) + ln((alpha - 1) / alpha) - (ln delta + ln alpha) / (alpha - 1)
+
+    (Balle, Barthe, Gaboardi, Hsu and Sato 2020, Theorem 21); the guarantee is the minimum over the
+    orders (:func:`rdp_to_epsilon`). In doubles, not rounded.
+    """
+    orders = np.asarray(orders, dtype=float)
+    return rdp + np.log((orders - 1) / orders) - (math.log(delta) + np.log(orders)) / (orders - 1)
+
+
+def rdp_to_epsilon(rdp: np.ndarray, delta: float, orders: np.ndarray = RDP_ORDERS) -> float:
+    """The epsilon at ``delta`` of a mechanism that is (alpha, ``rdp[i]``)-RDP at each alpha = ``orders[i]`` > 1:
+    the minimum over the orders of :func:`rdp_conversion`, and at least 0. In doubles, not rounded:
+    the callers round the result up (:func:`compose_epsilon`, :func:`dpcvx.privacy.stopping.stopping_epsilon`).
+    """
+    orders = np.asarray(orders, dtype=float)
+    rdp = np.asarray(rdp, dtype=float)
+    if rdp.shape != orders.shape or not np.all(orders > 1):
+        raise InputError("rdp_to_epsilon takes one Renyi value for each order, every order above 1")
+    if not 0 < delta < 1:
+        raise InputError(f"the conversion from Renyi DP needs 0 < delta < 1, got {delta}")
+    return max(float(np.min(rdp_conversion(rdp, orders, delta))), 0.0)
 
 
 def _pld_epsilon(parts: Sequence[CurvePart], delta: float) -> float:

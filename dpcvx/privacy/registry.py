@@ -31,8 +31,11 @@ from .adassp import adassp_calibration
 from .calibrate import objective_perturbation, output_perturbation
 from .calibrate_gaussian import KST12_PROBLEMS, gaussian_objective_perturbation, gaussian_output_perturbation
 from .kernel_calibrate import recompute_kernel_calibration
+from .lattice import lattice_noise_moments
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
+from .lattice_predictions import recompute_lattice_tddl
+from .lattice_tdil import recompute_lattice_tdil
 from .noise import release_grid_spacing
 
 __all__ = ["Calibration", "PerturbsObjective", "CalibrationKey", "CalibrationKind", "PublicFacts", "register",
@@ -259,10 +262,19 @@ class _Recorded:
         return self.record
 
 
+# the float-safe forms of the kernel releases (TDDL / TDIL with float_safe=True), from their float records
+_FLOAT_SAFE_KERNELS = {"TDDL": recompute_lattice_tddl, "TDIL": recompute_lattice_tdil}
+
+
 def _kernel(record: Record, facts: PublicFacts) -> Any:
     assert facts.algorithm is not None
-    return _Recorded(recompute_kernel_calibration(facts.algorithm, dict(record), kernel=facts.kernel,
-                                                  centers=facts.centers))
+    recomputed = recompute_kernel_calibration(facts.algorithm, dict(record), kernel=facts.kernel,
+                                              centers=facts.centers)
+    if record.get("sampler") == "exact" and facts.algorithm in _FLOAT_SAFE_KERNELS:
+        if facts.centers is None:
+            raise InputError("a float-safe kernel calibration needs the public centres")
+        recomputed = _FLOAT_SAFE_KERNELS[facts.algorithm](recomputed, facts.kernel, facts.centers.shape[1])
+    return _Recorded(recomputed)
 
 
 def _describe_gaussian_objective(c: Record) -> str:
@@ -287,6 +299,12 @@ def _describe_lattice(c: Record) -> str:
                  f"{c['noise_scale_steps']:.6g} steps, eps' = {c['epsilon_prime']:.6g}, Delta = {c['extra_reg']:.6g}), "
                  f"dithered radius {c['dithered_radius']:.3g}")
     return line
+
+
+def _lattice_noise(c: Record, d: int, n_strong: float) -> float:
+    """E||released lattice noise|| (:func:`lattice_noise_moments`), plus, objective, the moved minimiser."""
+    noise = lattice_noise_moments(c, d)[0]
+    return noise + d / (float(c["beta"]) * n_strong) if c["mechanism"] == "objective" else noise
 
 
 def _pure_objective_noise(c: Record, d: int, n_strong: float) -> float:
@@ -318,13 +336,14 @@ register(CalibrationKind(
     _describe_gaussian_objective, _gaussian_objective_noise))
 # the floating-point-safe forms (privacy/float_safe.py): exact integer noise on a public lattice
 register(CalibrationKind(
-    CalibrationKey("output", "discrete-laplace"), _PURE_OUTPUT, False, _lattice_laplace_output, _describe_lattice))
+    CalibrationKey("output", "discrete-laplace"), _PURE_OUTPUT, False, _lattice_laplace_output, _describe_lattice,
+    _lattice_noise))
 register(CalibrationKind(
     CalibrationKey("output", "discrete-gaussian"), _GAUSSIAN_OUTPUT, True, _lattice_gaussian_output,
-    _describe_lattice))
+    _describe_lattice, _lattice_noise))
 register(CalibrationKind(
     CalibrationKey("objective", "discrete-laplace"), _PURE_OBJECTIVE, False, _lattice_objective,
-    _describe_lattice, _pure_objective_noise))
+    _describe_lattice, _lattice_noise))
 # AdaSSP (privacy/adassp.py): epsilon, delta and the bounds are the certificate's (PublicFacts)
 register(CalibrationKind(
     CalibrationKey("adassp", "gaussian"), ("dim", "neighbours", "failure_probability"), True, _adassp))

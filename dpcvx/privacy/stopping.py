@@ -19,6 +19,18 @@ If Q is e_Q-DP (pure), it is (lambda, e_Q)-RDP at every order; letting lambda an
 gives A (2 + eta) e_Q-DP (their corollary for pure DP; 3 e_Q at eta = 1, Liu and Talwar's Theorem 3.4).
 This is not composition: the cost does not grow with E[K].
 
+**(epsilon, delta).** :func:`stopping_rdp` evaluates the theorem on a grid of orders: at each order lambda
+of the grid, with the best lambda' of the same grid,
+
+    rdp_A(lambda) = rdp_Q(lambda) + (1 + eta) min_{lambda'} [(1 - 1/lambda') rdp_Q(lambda') + log(1/gamma) / lambda']
+                    + log(E[K]) / (lambda - 1),
+
+valid for every pair of orders (the theorem holds for each pair, so for the best one). :func:`stopping_epsilon`
+converts it at delta with the library's one conversion
+(:func:`dpcvx.privacy.privacy_curve.rdp_to_epsilon`) and rounds up. Orders above the grid's largest (1024) are
+not used; for a pure e_Q-DP run the result tends to (2 + eta) e_Q as the orders grow, and is compared with
+that pure bound in docs/theory.md, section 27.
+
 **Exactness.** K is drawn from its law exactly: eta is a positive integer and gamma a rational, and K is
 the sum of eta geometric counts, each a run of exact Bernoulli(1 - gamma) draws from an
 :class:`~dpcvx.privacy.exact.IntegerSource` (one uniform integer each), rejected and redrawn when the sum
@@ -32,11 +44,16 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..exceptions import InputError
+from ..rounding import round_up
 from ..validation import integer
 from .exact import IntegerSource, bernoulli, discrete_laplace, rational
+from .privacy_curve import RDP_ORDERS, rdp_to_epsilon
 
-__all__ = ["StoppingRule", "draw_runs", "uniform_index", "noisy_count", "run_epsilon", "miss_probability"]
+__all__ = ["StoppingRule", "draw_runs", "uniform_index", "noisy_count", "run_epsilon", "miss_probability",
+           "stopping_rdp", "stopping_epsilon"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,27 @@ class StoppingRule:
 def _mean(eta: int, gamma: Fraction | float) -> float:
     gamma = float(gamma)
     return eta * (1 - gamma) / (gamma * (1 - gamma**eta))
+
+
+def stopping_rdp(run_rdp: np.ndarray, rule: StoppingRule, orders: np.ndarray = RDP_ORDERS) -> np.ndarray:
+    """The Renyi curve of the best of K runs (Papernot and Steinke 2022, Theorem 2) at ``orders`` (all > 1),
+    from the run's Renyi curve ``run_rdp`` at the same orders (module docstring). In doubles; the terms are
+    a few operations each, covered by the rounding up in :func:`stopping_epsilon`."""
+    orders = np.asarray(orders, dtype=float)
+    run_rdp = np.asarray(run_rdp, dtype=float)
+    if run_rdp.shape != orders.shape or not np.all(orders > 1) or np.any(run_rdp < 0):
+        raise InputError("stopping_rdp takes one non-negative Renyi value for each order, every order above 1")
+    log_inverse_gamma = -math.log(float(rule.gamma))
+    best_hat = float(np.min((1 - 1 / orders) * run_rdp + log_inverse_gamma / orders))
+    return run_rdp + (1 + rule.eta) * best_hat + math.log(rule.mean_runs) / (orders - 1)
+
+
+def stopping_epsilon(run_rdp: np.ndarray, rule: StoppingRule, delta: float,
+                     orders: np.ndarray = RDP_ORDERS) -> float:
+    """epsilon at ``delta`` of the best of K runs whose run has the Renyi curve ``run_rdp`` at ``orders``:
+    Theorem 2 (:func:`stopping_rdp`), converted (:func:`~dpcvx.privacy.privacy_curve.rdp_to_epsilon`),
+    rounded up. Not a composition: the result does not grow with E[K] beyond the log(E[K]) term."""
+    return round_up(rdp_to_epsilon(stopping_rdp(run_rdp, rule, orders), delta, orders))
 
 
 def run_epsilon(epsilon: float, eta: int) -> Fraction:

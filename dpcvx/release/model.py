@@ -102,8 +102,11 @@ class ReleaseCertificate:
         return self.calibration.get("extra_reg", 0.0)
 
     @property
-    def beta(self) -> float:
-        return self.calibration["beta"]
+    def beta(self) -> float | None:
+        """beta of the l2 Laplace noise exp(-beta ||b||) (objective: of b); None when the release draws no
+        such noise (the Gaussian and the float-safe output releases: see ``calibration["noise"]``)."""
+        value = self.calibration.get("beta")
+        return None if value is None else float(value)
 
     @property
     def conditional(self) -> bool:

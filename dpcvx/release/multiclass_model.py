@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..data.rows import RowMap
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
 from .model import Release, ReleaseCertificate, linear_scores
 
@@ -55,6 +56,12 @@ class MulticlassCertificate:
         return PrivacyCurve(tuple(part for curve in curves for part in curve.parts), curves[0].neighbours)
 
     @property
+    def float_guarantee(self) -> FloatGuarantee:
+        """The floating-point guarantee every class's release holds (one learner: the same for all)."""
+        return FloatGuarantee.parse(self.per_class[0].calibration.get("float_guarantee",
+                                                                      FloatGuarantee.MITIGATION_ONLY.value))
+
+    @property
     def conditional(self) -> bool:
         return any(certificate.conditional for certificate in self.per_class)
 
@@ -70,7 +77,7 @@ class MulticlassCertificate:
                           f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
                           f"guarantee: {self.guarantee}",
                           f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
-                          f"neighbours: {self.neighbours}"])
+                          f"neighbours: {self.neighbours}", self.float_guarantee.statement])
 
 
 class PrivateMulticlassModel(Release):

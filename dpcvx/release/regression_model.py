@@ -17,6 +17,7 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve
 from .model import Release, linear_scores
 from .sparsify import Sparsifiable
@@ -116,4 +117,5 @@ class SufficientStatisticsCertificate:
             f"|y| <= {self.label_bound:g}; beyond them: {self.clipping}",
             f"noise: sigma = {', '.join(f'{s:.4g}' for s in c['sigmas'])} for lambda_min, X^T X, X^T y "
             f"(sensitivities {', '.join(f'{s:.4g}' for s in c['sensitivities'])})",
+            FloatGuarantee.parse(c["float_guarantee"], "calibration.float_guarantee").statement,
         ])

@@ -69,9 +69,11 @@ class SolveInfo:
     ``gradient_norm`` is ||grad F(w)|| of the sum-form objective at the
     returned point, ``gradient_tolerance`` the public bound gamma it must stay
     within (half of it, for the rounding margin), ``relative_residual`` the
-    same gradient relative to the sum of its terms' norms. Kept on the
-    learner (``diagnostics_``) for the data owner; never in a release, a
-    saved model or the CLI's model output.
+    same gradient relative to the sum of its terms' norms; ``passes`` the
+    passes over X of Newton on a blockwise objective (a memmap, a Dask X or a
+    row-major array read by blocks; None otherwise).
+    Kept on the learner (``diagnostics_``) for the data owner; never in a
+    release, a saved model or the CLI's model output.
     """
 
     solver: str
@@ -81,6 +83,7 @@ class SolveInfo:
     gradient_norm: float
     gradient_tolerance: float
     relative_residual: float
+    passes: int | None = None
 
     @property
     def converged(self) -> bool:
@@ -274,6 +277,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         gradient_norm=residual.absolute * objective.n,
         gradient_tolerance=gradient_tolerance,
         relative_residual=residual.relative,
+        passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X
     )
 
 

@@ -85,20 +85,17 @@ def test_identical_calibrations_share_draws(reproduction):
             assert cal["max"]["epsilon_prime"] >= cal["paper"]["epsilon_prime"]
 
 
-def test_exact_solve_cache_releases_what_privateerm_releases():
+def test_output_draws_warm_started_at_the_minimiser_release_what_a_cold_fit_releases():
+    # reproduce_jmlr.py solves the non-private problem once and starts every output draw there
     data = common.load_data("synthetic", "paper", max_rows=300)
-    plain = dpcvx.PrivateERM(common.LOSSES["logistic"], lam=1e-2, data_norm=1.0)
-    cached = common.ExactSolveCache(common.LOSSES["logistic"], lam=1e-2, data_norm=1.0)
-    cached.fit_nonprivate(data.X, data.y)
+    cold = dpcvx.PrivateERM(common.LOSSES["logistic"], lam=1e-2, data_norm=1.0)
+    warm = dpcvx.PrivateERM(common.LOSSES["logistic"], lam=1e-2, data_norm=1.0)
+    exact = warm.fit_nonprivate(data.X, data.y)
     for seed in (1, 2):
-        a = plain.fit(data.X, data.y, 0.5, "output", random_state=seed)
-        b = cached.fit(data.X, data.y, 0.5, "output", random_state=seed)
+        a = cold.fit(data.X, data.y, 0.5, "output", random_state=seed)
+        b = warm.fit(data.X, data.y, 0.5, "output", random_state=seed, warm_start=exact)
         np.testing.assert_array_equal(a.coef_, b.coef_)
-    assert cached.cache_hits == 2
-    other = data.X.copy()
-    other[0, 0] *= 0.5  # different rows: solved afresh, never served from the cache
-    cached.fit(other, data.y, 0.5, "output", random_state=1)
-    assert cached.cache_hits == 2
+        assert warm.diagnostics_.iterations == 1 < cold.diagnostics_.iterations  # the start is already within gamma
 
 
 @needs_sklearn

@@ -4,7 +4,8 @@
   Theorem 2; Liu and Talwar, STOC 2019). Each run fits one uniformly drawn candidate on most of the
   data with epsilon / (2 + eta) and scores it by an exact discrete-Laplace count of mistakes on a
   coin-chosen held-out part; the best of K runs is released, K drawn from a truncated negative
-  binomial. Pure epsilon only.
+  binomial. Pure epsilon: epsilon / (2 + eta) per run; delta > 0 (:mod:`.renyi`): the theorem's Renyi
+  form on each run's curve, known before the fits (PrivateERM's Gaussian output perturbation).
 * ``procedure="split"`` (:mod:`.split`): Algorithm 4 of Chaudhuri, Monteleoni and Sarwate, JMLR 12
   (2011): m + 1 disjoint parts, every candidate fitted once with the full epsilon on its part, the
   exponential mechanism on the last part. (epsilon, delta) learners allowed.
@@ -97,13 +98,18 @@ def tune(
         Passed to every fit as ``mechanism=``; omitted when None.
     delta : float
         "split": for (epsilon, delta)-DP learners, passed to every fit and charged.
-        "full-data": must be 0 (AssumptionError otherwise, before any charge).
+        "full-data": 0 (pure epsilon), or > 0 for candidates whose Renyi curve is known
+        before the fit (PrivateERM with mechanism="output"; the others raise
+        AssumptionError before any charge): every fit gets (e_run, delta), e_run
+        found by bisection so that Theorem 2 in its Renyi form, converted at delta,
+        is at most epsilon (docs/theory.md, section 27).
     fit_params : dict, optional
         Further keyword arguments for every fit.
     accountant : PrivacyAccountant, optional
         Charged once with the proved total after the inputs are checked and before any
-        fit ("split": (epsilon, delta) by parallel composition; "full-data": epsilon, the
-        random-stopping total); a refusal raises BudgetExceededError and nothing is fitted.
+        fit ("split": (epsilon, delta) by parallel composition; "full-data": the
+        random-stopping total, epsilon itself when delta = 0, the proved total at most
+        epsilon when delta > 0); a refusal raises BudgetExceededError and nothing is fitted.
     random_state : None, int or numpy Generator
         Drives the parts and every fit's noise; for "full-data" also the number of runs,
         each run's candidate and the count noise (None: the OS CSPRNG for those, OS entropy

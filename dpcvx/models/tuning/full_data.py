@@ -29,8 +29,12 @@ the public rule (eta, gamma, E[K]) and the expected number of fits. The realised
 fits and every score stay in ``TuningResult.diagnostics_`` (NOT PRIVATE): the theorem covers the best run
 only, not the count of runs or the other runs' outputs.
 
-**delta > 0** is refused: the theorem then needs Q's Renyi curve, and dpcvx's (epsilon, delta) learners
-(the Gaussian objective perturbation) record an (epsilon, delta) point only, known after their fit.
+**delta > 0** (:mod:`.renyi`): the fits get (e_run, delta) and the score e_s, both found before any fit
+from Q's Renyi curve (the pointwise maximum of the candidates' curves and the score's), so that Theorem 2
+in its Renyi form, converted at delta, gives at most (epsilon, delta). Only releases whose Renyi curve is
+known before the fit take part (PrivateERM's Gaussian output perturbation); the others are refused before
+anything is charged. The accountant is charged the proved total once, as a plain (epsilon, delta) entry
+(the selection's curve is not a composition of Gaussian and (epsilon, delta) parts).
 """
 
 from __future__ import annotations
@@ -42,17 +46,19 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ...exceptions import AssumptionError, InputError
+from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.exact import IntegerSource
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts
+from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
 from ...progress import progress
 from ...validation import check_classes, check_labels
 from ..kernel_learner import Diagnostics
 from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
 from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
+from .renyi import calibrate_runs, check_run_curve
 
 __all__ = ["SelectionCertificate", "run", "RUNS_PER_CANDIDATE", "HELD_OUT"]
 
@@ -63,6 +69,11 @@ PROCEDURE = ("full-data private selection with random stopping (Papernot and Ste
 THEOREM = ("Theorem 2 of Papernot and Steinke (ICLR 2022) for a pure e_Q-DP run Q, orders to infinity: "
            "(2 + eta) e_Q-DP; Q is e_Q-DP by parallel composition over a coin partition (the fit on the "
            "training part, a discrete Laplace count of mistakes of sensitivity 1 on the held-out part)")
+THEOREM_RENYI = ("Theorem 2 of Papernot and Steinke (ICLR 2022) in its Renyi form on a grid of orders, with Q's "
+                 "Renyi curve the pointwise maximum of the candidates' curves (claimed before the fits from public "
+                 "inputs, checked after each fit) and the discrete Laplace score's (coin partition, joint "
+                 "quasi-convexity of the Renyi divergence), converted to (epsilon, delta) by Balle et al. 2020, "
+                 "Theorem 21 (docs/theory.md, section 27)")
 # E[K] = 4 m by default: with geometric K a given candidate is never tried with probability
 # (m - 1) / (5 m - 1) < 1/5 (:func:`dpcvx.privacy.stopping.miss_probability`), at 4 m expected fits.
 RUNS_PER_CANDIDATE = 4
@@ -76,6 +87,9 @@ class SelectionCertificate(Grid):
     ``run_epsilon`` is e_Q, the budget of each fit and of each noisy count (a double at most
     epsilon / (2 + eta)); ``eta``, ``gamma`` and ``mean_runs`` = E[K] the law of the number of runs;
     ``selected_index`` the released candidate (None when every run failed: nothing is released).
+    With delta > 0 (:mod:`.renyi`) each fit gets (``run_epsilon``, ``run_delta``), each count
+    ``score_epsilon``, ``candidate_curves`` are the curves claimed before the fits, and (``epsilon``,
+    ``delta``) is the proved total.
     """
 
     epsilon: float
@@ -89,10 +103,21 @@ class SelectionCertificate(Grid):
     fit_params: dict
     release: Any = None
     delta: float = 0.0
+    run_delta: float = 0.0
+    score_epsilon: float | None = None
+    candidate_curves: tuple[PrivacyCurve, ...] = ()
 
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
-    theorem = THEOREM
+
+    @property
+    def theorem(self) -> str:
+        return THEOREM_RENYI if self.delta > 0 else THEOREM
+
+    @property
+    def count_epsilon(self) -> float:
+        """The pure epsilon of each noisy count (e_Q when delta = 0)."""
+        return self.run_epsilon if self.score_epsilon is None else self.score_epsilon
 
     @property
     def mean_runs(self) -> float:
@@ -105,6 +130,15 @@ class SelectionCertificate(Grid):
 
     @property
     def guarantee(self) -> str:
+        if self.delta > 0:
+            return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for all {self.n} rows: each run fits a "
+                    f"uniformly drawn candidate with (epsilon={self.run_epsilon:g}, delta={self.run_delta:g}) on a "
+                    "coin-chosen training part, a release whose Renyi curve is known before the fit, and scores it "
+                    "by its mistakes on the held-out part plus exact discrete Laplace noise of scale "
+                    f"1/{self.count_epsilon:g}; the number of runs is drawn from the truncated negative binomial "
+                    f"(eta={self.eta}, gamma={self.gamma}), E[K] = {self.mean_runs:.4g}, and the best run is "
+                    "released: Theorem 2 of Papernot and Steinke 2022 on the run's Renyi curve, converted at "
+                    f"delta={self.delta:g}, gives epsilon <= {self.epsilon:g}; not a composition of the runs")
         return (f"({self.epsilon:g}, 0)-differential privacy for all {self.n} rows: each run fits a uniformly "
                 f"drawn candidate with {self.run_epsilon:g} on a coin-chosen training part and scores it by its "
                 f"mistakes on the held-out part plus exact discrete Laplace noise of scale 1/{self.run_epsilon:g} "
@@ -120,7 +154,9 @@ class SelectionCertificate(Grid):
         return {
             "procedure": self.procedure, "guarantee": self.guarantee, "neighbour_relation": self.neighbour_relation,
             "theorem": self.theorem, "epsilon": self.epsilon, "delta": self.delta, "n": self.n, "m": self.m,
-            "run_epsilon": self.run_epsilon, "eta": self.eta, "gamma": str(self.gamma),
+            "run_epsilon": self.run_epsilon, "run_delta": self.run_delta, "score_epsilon": self.count_epsilon,
+            "candidate_curves": [curve.to_dict() for curve in self.candidate_curves],
+            "eta": self.eta, "gamma": str(self.gamma),
             "mean_runs": self.mean_runs, "mean_fits": self.mean_runs, "held_out_probability": self.held_out,
             "candidate_never_tried_probability": miss,
             "candidates": [public_params(point) for point in self.candidates],
@@ -152,26 +188,30 @@ def _run_budget(epsilon: float, eta: int) -> float:
     return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
 
 
+def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[PrivacyCurve, ...], float]:
+    """(each fit's epsilon, each count's epsilon as a rational, the claimed curves, the proved total epsilon):
+    the pure plan e_Q = epsilon / (2 + eta) for delta = 0, the Renyi plan (:mod:`.renyi`) otherwise."""
+    if setup.delta == 0:
+        budget = _run_budget(setup.epsilon, rule.eta)
+        return budget, Fraction(budget), (), setup.epsilon
+    plan = calibrate_runs(setup.learners, setup.keywords, rule, setup.epsilon, setup.delta)
+    return plan.run_epsilon, Fraction(plan.score_epsilon), plan.curves, plan.epsilon
+
+
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
         mean_runs: float | None, held_out: float, source: IntegerSource) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
-    if setup.delta > 0:
-        raise AssumptionError(
-            "procedure='full-data' is proved for pure epsilon only: with delta > 0 Theorem 2 of Papernot and "
-            "Steinke needs each run's Renyi curve, and dpcvx's (epsilon, delta) learners record an (epsilon, "
-            "delta) point only. Nothing was charged. Use delta=0 with a pure-epsilon learner, or "
-            "procedure='split'")
     if not 0 < held_out < 1:
         raise InputError(f"held_out must be a probability in (0, 1), got {held_out}")
     m, n = len(setup.candidates), X.shape[0]
     rule = StoppingRule.with_mean(RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs, eta)
-    budget = _run_budget(setup.epsilon, rule.eta)
+    budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
     for candidate in setup.learners:  # every candidate on all rows: parameters, fit arguments, labels
         classes = check_candidate(candidate, X, y, setup.keywords, budget)
         if classes is not None:
             check_labels(y, n, check_classes(classes))
     if accountant is not None:
-        accountant.spend(setup.epsilon, 0.0, description=(f"dpcvx.tune (full-data selection, random stopping, "
+        accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
                          neighbours=Neighbours.REPLACE_ONE)
     runs = draw_runs(rule, source)
@@ -189,9 +229,11 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
                 logger.debug("full-data selection: a fit raised %s", type(error).__name__)
                 failures += 1
             else:
-                check_release_cost(model, budget, 0.0)
+                check_release_cost(model, budget, setup.delta)
+                if curves:
+                    check_run_curve(model, curves[index])
                 mistakes = count_mistakes(model, X[hold], y[hold]) if hold.size else 0
-                score = -noisy_count(mistakes, Fraction(budget), source) / max(hold.size, 1)
+                score = -noisy_count(mistakes, count_epsilon, source) / max(hold.size, 1)
             scores.append(score)
             if score > -math.inf and (best is None or score > best[0]):
                 best = (score, index, model, fitted)
@@ -202,9 +244,10 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     if owner is None and fitted is not None:
         owner = take_diagnostics(fitted)
     certificate = SelectionCertificate(
-        epsilon=setup.epsilon, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
+        epsilon=total, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
-        release=getattr(model, "certificate", None))
+        release=getattr(model, "certificate", None), delta=setup.delta, run_delta=setup.delta,
+        score_epsilon=float(count_epsilon) if curves else None, candidate_curves=curves)
     facts: dict[str, Any] = {"runs": runs, "failed_fits": failures, "noisy_scores": tuple(scores)}
     if owner is not None:
         facts["selected_model"] = owner
