@@ -21,12 +21,14 @@ before the timed fits (a fixed cost of about 2 s).
 
     python -m benchmarks.dask_glm                    # n = 2,000,000, d = 50: a few minutes
     python -m benchmarks.dask_glm --n 200000 --tag quick
+    python -m benchmarks.dask_glm --pairs 9 --tag ""  # the recorded comparison: results/dask_glm.md
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import shlex
 import time
 import warnings
 from pathlib import Path
@@ -95,6 +97,9 @@ def run(args) -> dict:
         record("dpcvx private, epsilon 1 (objective perturbation)", time.perf_counter() - start,
                np.asarray(private.coef_, dtype=float).ravel(), args.lam,
                "its residual is of the non-private J: the private release minimises the perturbed objective")
+        if peer is None and args.pairs:
+            output_pairs = _pairs(args, X, y, learner, residual)
+            return {"results": results, "pairs": output_pairs, "peer": "dask-glm " + __import__("dask_glm").__version__}
         if peer is None:
             y01 = (y + 1) / 2
             with warnings.catch_warnings():
@@ -109,6 +114,61 @@ def run(args) -> dict:
                 record("dask-glm Newton (no regularizer: the unregularised problem)", time.perf_counter() - start,
                        np.asarray(beta), 0.0, "residual of the unregularised objective")
     return {"results": results, "peer": peer or "dask-glm " + __import__("dask_glm").__version__}
+
+
+def _pairs(args, X, y, learner, score) -> dict:
+    """Interleaved pairs (order alternating, pair 0 a warm-up): dpcvx non-private against dask-glm L-BFGS."""
+    from dask_glm.algorithms import lbfgs
+    from dask_glm.families import Logistic
+    from dask_glm.regularizers import L2
+
+    from benchmarks.speed_sweep import median_interval
+
+    y01 = (y + 1) / 2
+    fits = {
+        "dpcvx": lambda: np.asarray(learner.fit_nonprivate(X, y).coef_, dtype=float).ravel(),
+        "dask-glm L-BFGS": lambda: np.asarray(lbfgs(X, y01, regularizer=L2(), lamduh=args.n * args.lam,
+                                                     max_iter=args.max_iter, tol=args.tol, family=Logistic)),
+    }
+    runs: dict[str, list] = {name: [] for name in fits}
+    for index in range(args.pairs + 1):
+        order = list(fits) if index % 2 == 0 else list(fits)[::-1]
+        for name in order:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                start = time.perf_counter()
+                w = fits[name]()
+                seconds = time.perf_counter() - start
+            if index:
+                runs[name].append({"seconds": seconds, "residual": score(X, y, w, args.lam)})
+        print(f"[dask_glm] pair {index}: {seconds:.1f} s", flush=True)
+    ratios = [a["seconds"] / b["seconds"] for a, b in zip(runs["dpcvx"], runs["dask-glm L-BFGS"], strict=True)]
+    return {"runs": runs, "ratios": ratios, "ratio": median_interval(ratios),
+            "seconds": {name: median_interval([r["seconds"] for r in rs]) for name, rs in runs.items()},
+            "residual": {name: max(r["residual"] for r in rs) for name, rs in runs.items()}}
+
+
+def markdown_pairs(output: dict) -> str:
+    settings, paired = output["settings"], output["pairs"]
+    ratio = paired["ratio"]
+    lines = [f"# dpcvx against dask-glm L-BFGS on a Dask LocalCluster: n = {settings['n']:,}, d = {settings['d']}",
+             "",
+             f"- command: `python -m benchmarks.dask_glm {shlex.join(settings['argv'])}`",
+             f"- date (UTC): {output['date']}; 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
+             f"each; chunks of {settings['chunk_rows']:,} rows; Lam = {settings['lam']:g}; {output['peer']} "
+             f"(tol {settings['tol']:g}, max_iter {settings['max_iter']})",
+             f"- machine: {output['machine']['cpu_model']}, {output['machine']['cores']} cores; load average "
+             f"{output['load'][0]} at start, {output['load'][1]} at end (the machine is shared)",
+             f"- {len(paired['ratios'])} interleaved pairs (order alternating, a warm-up pair not recorded); "
+             "median and the 95% order-statistic interval",
+             "",
+             "| method | median seconds [95% interval] | worst optimality residual (norm of grad J) |",
+             "|---|---|---|"]
+    for name, (median, low, high) in paired["seconds"].items():
+        lines.append(f"| {name} | {median:.1f} [{low:.1f}, {high:.1f}] | {paired['residual'][name]:.2e} |")
+    lines += ["", f"dpcvx / dask-glm L-BFGS per pair: median **{ratio[0]:.2f}** [{ratio[1]:.2f}, {ratio[2]:.2f}]; "
+              "dpcvx stops at its public tolerance (default tol 1e-10), dask-glm at its own (a larger gradient)."]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(output: dict) -> str:
@@ -141,7 +201,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--max-iter", type=int, default=200, help="dask-glm L-BFGS iterations")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--tag", default="full")
+    parser.add_argument("--tag", default="full", help="results file dask_glm_TAG (empty: dask_glm)")
+    parser.add_argument("--pairs", type=int, default=0,
+                        help="interleaved pairs of dpcvx non-private and dask-glm L-BFGS (0: one run of each)")
     args = parser.parse_args(argv)
     load_start = common.load_average()
     output = run(args)
@@ -150,10 +212,11 @@ def main(argv=None) -> dict:
                   settings={**{k: v for k, v in vars(args).items() if k != "out"},
                             "argv": list(argv) if argv is not None else __import__("sys").argv[1:]})
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"dask_glm_{args.tag}"
+    stem = args.out / f"dask_glm_{args.tag}" if args.tag else args.out / "dask_glm"
     common.write_json(stem.with_suffix(".json"), output)
-    stem.with_suffix(".md").write_text(markdown(output))
-    print(markdown(output))
+    text = markdown_pairs(output) if "pairs" in output else markdown(output)
+    stem.with_suffix(".md").write_text(text)
+    print(text)
     return output
 
 

@@ -9,11 +9,20 @@
   ``dask.distributed`` Client included).
 
 The solver's passes use :meth:`RowBlocks.map`: a function of one mapped block (and
-the block's slices of n-vectors) is evaluated for every block, and only its small
-results (n_b numbers, d numbers, a d x d matrix) come back. For a Dask input each
-evaluation is a task on the chunk, so on a cluster the data never leaves the
-workers; for a memmap it runs here, block after block. The results are combined in
-block order either way, so the arithmetic is the same.
+the block's parts of n-vectors) is evaluated for every block, and only its small
+results (d numbers, a d x d matrix) come back. For a Dask input each evaluation is a
+task on the chunk, so on a cluster the data never leaves the workers; for a memmap it
+runs here, block after block. The results are combined in block order either way, so
+the arithmetic is the same.
+
+n-vectors (labels, margins, curvatures) of a Dask input are :class:`BlockVector`:
+one part per chunk, persisted where the chunk lives (``dask.persist``: futures on a
+``dask.distributed`` cluster). Their arithmetic (a sum, a scalar multiple, an
+elementwise function, a sum of a function) runs as tasks on the parts, so a pass
+sends w or a direction (d numbers) to the workers and gets d numbers or a d x d matrix
+back: the n-vector never travels. :meth:`RowBlocks.map` with ``keep=True`` keeps the
+first result of each block as such a part. For a memmap or in-memory rows the
+n-vectors are numpy arrays, sliced by block.
 
 It maps them by the public :class:`~dpcvx.data.rows.RowMap` (feature map, clipping to R,
 intercept column) on the fly. Memory is O(block_rows x d), beside the solver's O(n)
@@ -28,6 +37,9 @@ released when a check fails.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +49,8 @@ import numpy as np
 from ..exceptions import InputError
 from .rows import RowMap
 
-__all__ = ["RowBlocks", "is_out_of_core", "as_row_blocks", "BLOCK_ROWS", "cache_block_rows"]
+__all__ = ["RowBlocks", "BlockVector", "Shipped", "elementwise", "same_vector", "is_out_of_core", "as_row_blocks",
+           "BLOCK_ROWS", "cache_block_rows"]
 
 BlockFunction = Callable[..., Any]
 
@@ -64,6 +77,91 @@ def _dask_array(X: Any) -> Any:
     if hasattr(X, "to_dask_array"):
         return X.to_dask_array(lengths=True)
     return X
+
+
+@dataclass(frozen=True)
+class BlockVector:
+    """An n-vector of a Dask input as one persisted part per chunk (module docstring).
+
+    ``key`` names how it was computed: two vectors with the same key hold the same
+    numbers bitwise (the same operations on the same parts), which lets the solver
+    recognise the margins a fused pass already used without comparing n numbers.
+    """
+
+    parts: tuple[Any, ...]
+    sizes: tuple[int, ...]
+    key: tuple[Any, ...]
+
+    def apply(self, function: Callable[..., np.ndarray], *others: BlockVector, name: Any = None) -> BlockVector:
+        """function(part, *others' parts) for each part, computed where the parts live."""
+        import dask
+
+        parts = dask.persist(*(dask.delayed(function)(*group)
+                               for group in zip(self.parts, *(o.parts for o in others), strict=True)))
+        key = (next(_KEYS) if name is None else name, self.key, *(o.key for o in others))
+        return BlockVector(tuple(parts), self.sizes, key)
+
+    def __add__(self, other: BlockVector) -> BlockVector:
+        return self.apply(operator.add, other, name="+")
+
+    def __rmul__(self, scale: float) -> BlockVector:
+        if scale == 1.0:
+            return self
+        return self.apply(functools.partial(operator.mul, float(scale)), name=("*", float(scale)))
+
+    def total(self, function: Callable[[np.ndarray], Any]) -> Any:
+        """The sum of function(part) over the parts, in part order (one number per part comes back)."""
+        import dask
+
+        return functools.reduce(operator.add, dask.compute(*(dask.delayed(function)(p) for p in self.parts)))
+
+
+_KEYS = itertools.count()  # a fresh key for each vector computed by a pass
+
+
+class Shipped:
+    """A function pickled once, then sent to the workers as those bytes in every task.
+
+    The loss derivatives are generated functions: cloudpickle takes about 50 ms for
+    each, and a pass has one task per chunk. Calls go to the function unchanged.
+    """
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+        self._pickled: bytes | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        return self.function(*args)
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        if self._pickled is None:
+            import cloudpickle  # a dependency of dask, which is in use whenever a task is pickled
+
+            self._pickled = cloudpickle.dumps(self.function)
+        return _unpickle, (self._pickled,)
+
+
+def _unpickle(pickled: bytes) -> Callable[..., Any]:
+    import pickle
+
+    return pickle.loads(pickled)  # noqa: S301 - bytes this process pickled (Shipped.__reduce__)
+# An n-vector: a numpy array, or a BlockVector for a Dask input. Typed Any: the solver uses both alike
+# (+, a scalar multiple, the objective's methods), and PerturbedObjective's numpy signatures stay as they are.
+Vector = Any
+
+
+def elementwise(function: Callable[..., np.ndarray], z: Vector, *others: Vector) -> Vector:
+    """function(z, *others) entry by entry: part by part where a :class:`BlockVector` lives."""
+    if isinstance(z, BlockVector):
+        return z.apply(function, *others)
+    return function(z, *others)
+
+
+def same_vector(a: Vector, b: Vector) -> bool:
+    """Whether a and b hold the same numbers: by key for BlockVectors (:class:`BlockVector`), else compared."""
+    if isinstance(a, BlockVector) or isinstance(b, BlockVector):
+        return isinstance(a, BlockVector) and isinstance(b, BlockVector) and a.key == b.key
+    return bool(np.array_equal(a, b))
 
 
 @dataclass
@@ -111,12 +209,20 @@ class RowBlocks:
 
     def trusted(self, clipped: int) -> RowBlocks:
         """After :meth:`validate` found ``clipped`` rows: views of a float64 memmap the row map leaves as it
-        is (no feature map, no intercept, no row clipped), else these blocks."""
+        is (no feature map, no intercept, no row clipped), the chunks of such a Dask array read with no
+        second check, else these blocks."""
         source = self.source
         identity = self.rows.feature_map is None and not self.rows.fit_intercept and clipped == 0
         if identity and isinstance(source, np.ndarray) and source.dtype == np.float64:
             return RowBlocks.views(source, self.rows)
+        if identity and _is_dask(source) and source.dtype == np.float64:  # the chunks as they are, unchecked
+            return RowBlocks(source, self.rows, checked=True)
         return self
+
+    @property
+    def on_dask(self) -> bool:
+        """Whether these are a Dask array's chunks (each pass a task per chunk, where it lives)."""
+        return _is_dask(self.source)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -132,43 +238,84 @@ class RowBlocks:
     def blocks(self, refuse: bool = False) -> Iterator[tuple[int, np.ndarray, int]]:
         """(first row, mapped block, rows clipped in it) for each block, in order, read here."""
         if self.checked:
-            yield from ((start, self.source[start:stop], 0) for start, stop in self._bounds)
+            yield from ((start, self._raw(start, stop), 0) for start, stop in self._bounds)
             return
         for start, stop in self._bounds:
             mapped, clipped = _checked_block(self._raw(start, stop), start, stop, int(self.source.shape[1]),
                                              self.rows, refuse)
             yield start, mapped, clipped
 
-    def map(self, function: BlockFunction, *vectors: np.ndarray) -> list[Any]:
-        """[function(mapped block, *its slices of ``vectors``) for each block], in block order.
+    def vector(self, values: np.ndarray) -> Vector:
+        """An n-vector as passes take it: persisted parts where the chunks live (Dask), else ``values``."""
+        if not _is_dask(self.source):
+            return values
+        import dask
+
+        parts = dask.persist(*(dask.delayed(np.array(values[a:b])) for a, b in self._bounds))
+        return BlockVector(tuple(parts), tuple(b - a for a, b in self._bounds), (next(_KEYS),))
+
+    def total(self, function: Callable[[np.ndarray], Any], z: Vector) -> Any:
+        """The sum of function(part of z) over the blocks, in block order (where z lives)."""
+        if isinstance(z, BlockVector):
+            return z.total(function)
+        return functools.reduce(operator.add, (function(z[a:b]) for a, b in self._bounds))
+
+    def map(self, function: BlockFunction, *vectors: Vector, keep: bool = False) -> Any:
+        """[function(mapped block, *its parts of ``vectors``) for each block], in block order.
 
         For a Dask input every call is a task on its chunk, run by the active
-        scheduler (module docstring); otherwise the blocks are read here.
+        scheduler (module docstring); otherwise the blocks are read here. With
+        ``keep``, function returns (an n_b-vector, a small result) and map returns
+        (the n-vector of the first, a list of the second): for a Dask input a
+        :class:`BlockVector` that stays on the workers.
         """
         if _is_dask(self.source):
-            return self._tasks(function, vectors, refuse=False)
-        return [function(block, *(v[start:start + block.shape[0]] for v in vectors))
-                for start, block, _ in self.blocks()]
+            return self._tasks(function, vectors, refuse=False, keep=keep)
+        results = [function(block, *(v[start:start + block.shape[0]] for v in vectors))
+                   for start, block, _ in self.blocks()]
+        if keep:
+            return np.concatenate([r[0] for r in results]), [r[1] for r in results]
+        return results
 
-    def _tasks(self, function: BlockFunction | None, vectors: tuple[np.ndarray, ...], refuse: bool) -> list[Any]:
-        """One Dask task per chunk (checked and mapped where it lives); computed together."""
+    def _tasks(self, function: BlockFunction | None, vectors: tuple[Vector, ...], refuse: bool,
+               keep: bool = False) -> Any:
+        """One Dask task per chunk (checked and mapped where it lives); computed together, or with
+        ``keep`` persisted, only the second result of each coming back."""
         import dask
 
         width = int(self.source.shape[1])
-        chunks = [chunk for chunk, size in zip(self.source.to_delayed().ravel(), self.source.chunks[0], strict=True)
-                  if size > 0]
-        tasks = [dask.delayed(_block_task)(chunk, start, stop, width, self.rows, refuse, function,
-                                           *(v[start:stop] for v in vectors))
-                 for chunk, (start, stop) in zip(chunks, self._bounds, strict=True)]
-        return list(dask.compute(*tasks))
+        chunks = self._chunks()
+        tasks = [dask.delayed(_block_task)(chunk, start, stop, width, None if self.checked else self.rows, refuse,
+                                           function,
+                                           *(v.parts[i] if isinstance(v, BlockVector) else v[start:stop]
+                                             for v in vectors))
+                 for i, (chunk, (start, stop)) in enumerate(zip(chunks, self._bounds, strict=True))]
+        if not keep:
+            return list(dask.compute(*tasks))
+        done = dask.persist(*tasks)
+        kept = dask.persist(*(dask.delayed(operator.getitem)(task, 0) for task in done))
+        small = dask.compute(*(dask.delayed(operator.getitem)(task, 1) for task in done))
+        return BlockVector(tuple(kept), tuple(b - a for a, b in self._bounds), (next(_KEYS),)), list(small)
+
+    def _chunks(self) -> list[Any]:
+        """The Dask array's non-empty row chunks, as delayed objects (one per block)."""
+        return [chunk for chunk, size in zip(self.source.to_delayed().ravel(), self.source.chunks[0], strict=True)
+                if size > 0]
 
     def take(self, indices: np.ndarray) -> np.ndarray:
         """The mapped rows at ``indices`` (sorted): a subsample read without a pass over the data."""
-        raw = self.source[indices]
+        if _is_dask(self.source):  # each chunk's rows picked where it lives: only they travel (no shuffle)
+            import dask
+
+            picks = [(chunk, indices[(indices >= a) & (indices < b)] - a)
+                     for chunk, (a, b) in zip(self._chunks(), self._bounds, strict=True)]
+            raw = np.concatenate(dask.compute(*(dask.delayed(operator.getitem)(chunk, pick)
+                                                for chunk, pick in picks if pick.size)))
+        else:
+            raw = self.source[indices]
         if self.checked:
             return np.asarray(raw)
-        raw = np.asarray(raw.compute() if _is_dask(raw) else raw)
-        return np.asarray(self.rows.apply(raw)[0])
+        return np.asarray(self.rows.apply(np.asarray(raw))[0])
 
     def validate(self, refuse: bool) -> int:
         """One pass over the data: every check of the data contract; returns the rows clipped (private)."""
@@ -196,11 +343,14 @@ def _checked_block(raw: Any, start: int, stop: int, width: int, rows: RowMap,
     return np.asarray(mapped), clipped
 
 
-def _block_task(raw: Any, start: int, stop: int, width: int, rows: RowMap, refuse: bool,
+def _block_task(raw: Any, start: int, stop: int, width: int, rows: RowMap | None, refuse: bool,
                 function: BlockFunction | None, *slices: np.ndarray) -> Any:
-    """One Dask task: check and map the chunk where it lives, then apply ``function`` (None: the
-    number of rows clipped, for the validation pass)."""
-    mapped, clipped = _checked_block(raw, start, stop, width, rows, refuse)
+    """One Dask task: check and map the chunk where it lives (``rows`` None: checked already), then apply
+    ``function`` (None: the number of rows clipped, for the validation pass)."""
+    if rows is None:  # checked rows (:meth:`RowBlocks.trusted`)
+        mapped, clipped = np.asarray(raw), 0
+    else:
+        mapped, clipped = _checked_block(raw, start, stop, width, rows, refuse)
     return clipped if function is None else function(mapped, *slices)
 
 

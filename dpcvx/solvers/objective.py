@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sparse
 from scipy.linalg.blas import dsyrk, ssyrk
 
+from ..data.blocks import elementwise
 from ..data.rows import Matrix
 from ..verification.problem import LossDerivatives, Quadratic
 
@@ -128,11 +129,15 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         n = self.n
         return (
-            float(np.sum(self.loss.value(z)))
+            self._loss_total(z)
             + n * self.lam * self.regularizer.value(w)
             + float(self.noise @ w)
             + 0.5 * n * self.extra_reg * float(w @ w)
         )
+
+    def _loss_total(self, z: np.ndarray) -> float:
+        """sum_i l(z_i)."""
+        return float(np.sum(self.loss.value(z)))
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
@@ -223,7 +228,7 @@ class PerturbedObjective:
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
         if self._curvature is None or self._curvature[0] is not z:
-            self._curvature = (z, self.loss.second(z))
+            self._curvature = (z, elementwise(self.loss.second, z))
         return self._curvature[1]
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
