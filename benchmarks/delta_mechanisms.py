@@ -155,7 +155,7 @@ class KST12ERM(dpcvx.PrivateERM):
         chosen = calibration.objective
         kst = kst12_calibration(chosen.epsilon, chosen.delta, n=chosen.n, lipschitz=chosen.lipschitz,
                                 smoothness=chosen.smoothness, norm_bound=chosen.norm_bound,
-                                strong_convexity=chosen.strong_convexity, neighbours=chosen.neighbours)
+                                lam_m=chosen.lam_m, neighbours=chosen.neighbours)
         return replace(calibration, objective=kst)
 
 

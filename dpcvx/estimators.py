@@ -73,7 +73,6 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import cvxpy as cp
@@ -82,15 +81,14 @@ from scipy.special import expit
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.multiclass import type_of_target
-    from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+    from sklearn.utils.validation import check_is_fitted
 except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
     raise ImportError(
         'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
     ) from error
 
 from . import losses
-from .data.blocks import is_out_of_core
+from .estimator_checks import InputTypeError, label_error, validated_input
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
@@ -106,7 +104,7 @@ from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
-from .validation import check_choice, check_classes, check_public_classes, fraction, outside_labels, refuse_weights
+from .validation import check_choice, check_classes, check_public_classes, fraction, refuse_weights
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [
@@ -120,70 +118,6 @@ __all__ = [
     "warn_if_noise_dominates",
     "NOISE_RATIO_LIMIT",
 ]
-
-
-def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:
-    """(X as it is, y as a 1-D array) for a memmap or Dask X, which fit reads by row blocks.
-
-    scikit-learn's ``validate_data`` would load X whole (an anonymous copy of a
-    memmap the size of the file, a Dask array computed into memory). Here it checks
-    only X's first row (the number of features, DataFrame column names, the type
-    of the entries: it sets ``n_features_in_`` and ``feature_names_in_`` on
-    ``owner``), and :class:`~dpcvx.models.erm.PrivateERM` checks every row in its
-    one validation pass before anything is charged (:class:`~dpcvx.data.blocks.RowBlocks`:
-    finite values, widths, the norm bound), with dpcvx's messages.
-    """
-    head = X.head(1) if hasattr(X, "head") else X[:1]  # a Dask DataFrame's head is a pandas frame (named columns)
-    head = head.compute() if hasattr(head, "compute") else head
-    validate_data(owner, head, reset=True, **checks)
-    labels = y.compute() if hasattr(y, "compute") else y
-    return X, column_or_1d(np.asarray(labels), warn=True)
-
-
-class InputTypeError(InputError, TypeError):
-    """X holds an entry that is not a number (a dict, a list): an InputError and, as in
-    scikit-learn (``float()`` refuses it), a TypeError."""
-
-
-def _label_kind(y: np.ndarray) -> str:
-    """scikit-learn's name for the kind of target y is ("continuous", "multiclass", "binary",
-    ..., or "unknown"); used only in a refusal message.
-
-    Called only when y already holds labels outside the public ``classes``: the fit
-    is refused either way, and the kind only chooses the wording of the message.
-    """
-    try:
-        return type_of_target(y, input_name="y")
-    except (TypeError, ValueError):
-        return "unknown"
-
-
-def _label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
-    """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
-    examples = outside_labels(outside)
-    if len(classes) > 2:
-        return InputError(
-            f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
-            f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
-            f"data): add them to classes= or map y onto the declared classes")
-    kind = _label_kind(y)
-    if kind == "continuous":
-        head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
-                "binary classifier. ")
-    elif kind in ("multiclass", "multilabel-indicator", "multiclass-multioutput"):
-        head = ("Only binary classification is supported: y holds more than two labels (for a multiclass "
-                f"model declare every public class, for example {owner}(classes=(0, 1, 2))). ")
-    elif kind == "unknown":
-        head = "Unknown label type: y holds values that are not class labels. "
-    else:
-        head = ""
-    return InputError(
-        f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
-        f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
-        f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
-        f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
-        f"{owner}(classes=(\"no\", \"yes\"))"
-    )
 
 
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
@@ -217,30 +151,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
-        """X (and y) checked as scikit-learn checks them, with its messages, as InputError.
-
-        ``reset=True`` (fit) validates against a shallow copy: ``validate_data`` sets
-        ``n_features_in_`` (and ``feature_names_in_``) on the estimator it is given, and a
-        fit sets its fitted attributes together at the very end. The copy is returned too.
-        ``reset=False`` (predict) checks the number of features (and names) seen in fit.
-        """
-        owner = copy.copy(self) if reset else self
-        try:
-            if reset and is_out_of_core(X):
-                X, y = validate_streamed(owner, X, y, accept_sparse="csr")
-                return X, y, owner
-            if reset:
-                X, y = validate_data(owner, X, y, accept_sparse="csr")
-                return X, y, owner
-            return validate_data(owner, X, accept_sparse="csr", reset=False)
-        except InputError:
-            raise
-        except TypeError as error:
-            raise InputTypeError(f"{error}. {type(self).__name__} takes numeric features only: "
-                                 "encode other columns first (for example with "
-                                 "dpcvx.PublicSchema)") from error
-        except ValueError as error:
-            raise InputError(str(error)) from error
+        """X (and y) checked as scikit-learn checks them (:func:`dpcvx.estimator_checks.validated_input`)."""
+        return validated_input(self, X, y, reset=reset)
 
     @property
     def _multiclass(self) -> bool:
@@ -254,7 +166,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         for value in classes:
             inside |= np.broadcast_to(np.asarray(y == value, dtype=bool), y.shape)
         if not np.all(inside):
-            raise _label_error(type(self).__name__, y, ~inside, classes)
+            raise label_error(type(self).__name__, y, ~inside, classes)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:

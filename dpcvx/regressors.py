@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
 from .data.blocks import is_out_of_core
-from .estimators import validate_streamed
+from .estimator_checks import validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
@@ -158,7 +158,8 @@ class DPLinearRegression(_PrivateRegressor):
         self.random_state = random_state
         self.float_safe = float_safe
 
-    def _release(self, X, y, label_bound, seed, accountant):
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         if self.mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
@@ -180,7 +181,8 @@ class DPLinearRegression(_PrivateRegressor):
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
                            accountant=accountant)
 
-    def _least_squares_on_a_ball(self, X, y, label_bound, seed, accountant):
+    def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+                                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
                              "restricted to ||w|| <= W (never read off the data)")
@@ -226,7 +228,8 @@ class DPHuberRegressor(_PrivateRegressor):
         self.random_state = random_state
         self.float_safe = float_safe
 
-    def _release(self, X, y, label_bound, seed, accountant):
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         mechanism, delta = self.mechanism, self.delta
         if mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0

@@ -394,12 +394,8 @@ def check_public_classes(classes: Any) -> tuple:
 TASKS = ("classification", "regression")
 
 
-def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, int]:
-    """Regression targets clipped to the PUBLIC [-B, B] (or refused), and how many were clipped.
-
-    B is never read off the data. The count is for the data owner only (it is
-    computed on the private data and never part of a release).
-    """
+def _label_vector(y: Any, n: int) -> np.ndarray:
+    """y as a 1-D array of n labels (a column vector is flattened); InputError naming the shapes otherwise."""
     labels = np.asarray(y)
     if labels.ndim == 2 and 1 in labels.shape:
         labels = labels.ravel()
@@ -407,6 +403,16 @@ def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
         raise InputError(f"y must be 1-D, got shape {labels.shape}")
     if labels.shape[0] != n:
         raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
+    return labels
+
+
+def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, int]:
+    """Regression targets clipped to the PUBLIC [-B, B] (or refused), and how many were clipped.
+
+    B is never read off the data. The count is for the data owner only (it is
+    computed on the private data and never part of a release).
+    """
+    labels = _label_vector(y, n)
     try:
         values = labels.astype(float)
     except (TypeError, ValueError):
@@ -467,13 +473,7 @@ def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:
 
 def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
     """Map labels to -1/+1 using the PUBLIC pair ``classes``; never infer it from y."""
-    labels = np.asarray(y)
-    if labels.ndim == 2 and 1 in labels.shape:
-        labels = labels.ravel()
-    if labels.ndim != 1:
-        raise InputError(f"y must be 1-D, got shape {labels.shape}")
-    if labels.shape[0] != n:
-        raise InputError(f"X has {n} rows but y has {labels.shape[0]} labels")
+    labels = _label_vector(y, n)
     negative, positive_label = classes
     is_positive = labels == positive_label
     is_negative = labels == negative

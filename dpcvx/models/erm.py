@@ -27,98 +27,50 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
-import functools
 import inspect
-import warnings
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-import cvxpy as cp
 import numpy as np
 
 from .. import losses
-from ..data.blocks import RowBlocks, is_out_of_core
+from ..data.blocks import RowBlocks
 from ..data.rows import Matrix, RowMap
-from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
+from ..exceptions import InputError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.composition import check_delta
-from ..privacy.exact import IntegerSource, integer_source
+from ..privacy.exact import integer_source
 from ..privacy.float_safe import (
-    LatticeCalibration,
     draw_objective_noise,
-    float_safe_calibration,
     float_safe_guarantee,
     perturb_release,
 )
-from ..privacy.lam_rule import LamChoice, choose_lam, default_comparator_norm, intercept_scaling
-from ..privacy.linear_calibration import calibrate_linear
-from ..privacy.neighbours import Neighbours
+from ..privacy.neighbours import REPLACE_ONE_STATEMENT
 from ..privacy.privacy_curve import curve_of_calibration
-from ..privacy.registry import PerturbsObjective
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
 from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
-from ..validation import (
-    TASKS,
-    check_choice,
-    check_classes,
-    check_epsilon,
-    check_flag,
-    check_labels,
-    check_targets,
-    label_clipping_note,
-    positive,
-    sample_size,
-)
+from ..validation import TASKS, check_choice, check_classes, check_epsilon, check_flag, positive
 from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
-from ..verification.verdict import Mechanism
+from ..verification.verdict import release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
+from . import erm_inputs
+from .erm_calibration import Calibrating
+from .erm_inputs import Prepared
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
-NEIGHBOURS = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
-              "n is public")
-ADD_REMOVE = ("add-remove: neighbouring data sets differ by one record added or removed; the public "
-              "size n_public = {n} takes the place of n in the objective and the calibration, and the "
-              "number of records is not released")
+NEIGHBOURS = REPLACE_ONE_STATEMENT  # the replace-one statement of a certificate
 
 
-@functools.cache
-def _installed_solvers() -> frozenset[str]:
-    """CVXPY's installed solvers, looked up once per process (each lookup tries to import every
-    solver: about 3 ms, a third of a 10,000 x 20 fit)."""
-    return frozenset(cp.installed_solvers())
-
-
-class _Prepared(NamedTuple):
-    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
-
-    epsilon: float
-    delta: float
-    n: int
-    neighbours: Neighbours
-    rows: RowMap
-    X: Matrix | RowBlocks
-    labels: np.ndarray
-    problem: VerifiedProblem
-    calibration: ReleaseCalibration | LatticeCalibration
-    constants: dict[str, Any]
-    start: np.ndarray | None
-    rng: np.random.Generator
-    source: IntegerSource
-    classes: tuple[Any, Any] | None
-    lam_rule: LamChoice | None
-
-
-class PrivateERM:
+class PrivateERM(Calibrating):
     """A declared private ERM problem; :meth:`fit` releases a :class:`~dpcvx.release.model.PrivateModel`.
 
     This is the mathematical layer, as in the papers: labels -1/+1
@@ -335,35 +287,7 @@ class PrivateERM:
 
     def row_map(self) -> RowMap:
         """The public per-record map (feature map, clipping to R, intercept feature)."""
-        if self.feature_map is not None:
-            if self.data_norm is not None:
-                raise InputError(
-                    "data_norm bounds raw rows, but with a feature_map the rows the theorems see "
-                    "are the map's outputs, bounded by feature_map.norm_bound; drop data_norm"
-                )
-            bound = positive("feature_map.norm_bound", self.feature_map.norm_bound)
-        elif self.data_norm is None:
-            raise InputError(
-                "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
-                "scaling features by public bounds). It is never taken from the data"
-            )
-        elif isinstance(self.data_norm, str):
-            raise InputError(f"data_norm={self.data_norm!r} is not a number. For a private bound (data_norm="
-                             "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
-                             "buys R with a stated share of epsilon and states the total. Nothing was charged")
-        else:
-            bound = positive("data_norm", self.data_norm)
-        if isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto":
-            comparator = None if self.comparator_norm is None else positive("comparator_norm", self.comparator_norm)
-            scaling = intercept_scaling(bound, comparator)
-        else:
-            scaling = positive("intercept_scaling", self.intercept_scaling)
-        return RowMap(
-            norm_bound=bound,
-            feature_map=self.feature_map,
-            fit_intercept=bool(self.fit_intercept),
-            intercept_scaling=scaling,
-        )
+        return erm_inputs.declared_row_map(self)
 
     def verify(self, dim: int | None = None, *, progress: bool = False) -> Certificate:
         """The verifier's certificate for this loss and regularizer.
@@ -377,84 +301,20 @@ class PrivateERM:
         return self._verified(total, progress=progress).certificate
 
     def _check_settings(self) -> None:
-        if not self._auto_lam:
-            positive("lam", self.lam)
-        if self.comparator_norm is not None:
-            positive("comparator_norm", self.comparator_norm)
-        for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
-            check_flag(flag, getattr(self, flag))
-        if not callable(self.solver):
-            check_choice("solver", self.solver, SOLVERS)
-        if self.tol is not None:
-            calibrate.check_tol(self.tol)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
-            raise InputError(f"max_iter must be a positive int, got {self.max_iter!r}")
-        installed = _installed_solvers()
-        if not isinstance(self.cvxpy_solver, str) or self.cvxpy_solver.upper() not in installed:
-            raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
-                             f"({', '.join(sorted(installed))}), got {self.cvxpy_solver!r}")
-        if self.cvxpy_options is not None and not (
-                isinstance(self.cvxpy_options, dict) and all(isinstance(k, str) for k in self.cvxpy_options)):
-            raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
-                             f"got {self.cvxpy_options!r}")
+        erm_inputs.check_settings(self)
 
     @property
     def _regression(self) -> bool:
         return check_choice("task", self.task, TASKS) == "regression"
 
-    def _labels(self, y: Any, n: int, refuse_excess: bool) -> np.ndarray:
-        """-1/+1 labels of the public classes, or regression targets clipped to [-B, B]."""
-        if not self._regression:
-            return check_labels(y, n, check_classes(self.classes))
-        if self.label_bound is None:
-            raise InputError("task='regression' needs label_bound: a PUBLIC bound B on |y| (never read off the "
-                             "data); labels beyond it are clipped onto [-B, B]")
-        bound = positive("label_bound", self.label_bound)
-        labels, clipped = check_targets(y, n, bound, refuse_excess)
-        if clipped:
-            warnings.warn(label_clipping_note(clipped, n, bound), ClippingWarning, stacklevel=user_stacklevel())
-        return labels
-
     def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray]:
+        """The public row map, the mapped rows and the labels of a fit (:mod:`dpcvx.models.erm_inputs`)."""
         rows = self.row_map()
-        mapped: Matrix | RowBlocks
-        if is_out_of_core(X):  # a memmap or Dask input: checked in one pass, read by blocks when solving
-            mapped = RowBlocks(X, rows)
-            clipped = mapped.validate(refuse_excess)
-            mapped = mapped.trusted(clipped)
-            y = y.compute() if is_out_of_core(y) and hasattr(y, "compute") else y
-        else:
-            mapped, clipped = rows.apply(X, refuse=refuse_excess)
-        labels = self._labels(y, mapped.shape[0], refuse_excess)
-        if clipped:
-            warnings.warn(
-                f"{clipped} of {mapped.shape[0]} rows had norm above R = {rows.norm_bound:g} and "
-                "were scaled onto the bound (clip=True). NOT PRIVATE: this count is shown to you "
-                "only and is not part of the release. To keep rows inside R, scale each column by "
-                "bounds you know without looking at the data: dpcvx.PublicSchema with "
-                "NumericColumn(name, low, high) and CategoricalColumn(name, categories) maps every "
-                "row to norm <= 1; docs/getting-started.md ('Rows inside a public norm bound') "
-                "explains why R must not be read off the data", ClippingWarning, stacklevel=3,
-            )
-        return rows, mapped, labels
+        mapped, y = erm_inputs.mapped_rows(rows, X, y, refuse_excess)
+        return rows, mapped, erm_inputs.fit_labels(self.classes, self.label_bound, self._regression, y,
+                                                    mapped.shape[0], refuse_excess)
 
     # -- solving ----------------------------------------------------------------------
-
-    @staticmethod
-    def _start(model: LinearModel | None, rows: RowMap, dim: int) -> np.ndarray | None:
-        """The weight vector of a warm-start model, in the coordinates of the solver."""
-        if model is None:
-            return None
-        if not isinstance(model, LinearModel):
-            raise InputError(f"warm_start must be a model returned by fit or fit_nonprivate, "
-                             f"got {type(model).__name__}")
-        w = np.asarray(model.coef_, dtype=float)
-        if rows.fit_intercept:
-            w = np.append(w, model.intercept_ / rows.intercept_scaling)
-        if w.shape != (dim,) or not np.all(np.isfinite(w)):
-            raise InputError(f"warm_start has {w.shape[0]} weights, this fit has {dim}: fit it "
-                             "with the same columns and fit_intercept")
-        return w
 
     def _solver(self) -> SolverChoice:
         """The public solver settings (the choice lives in :mod:`dpcvx.solvers.choice`)."""
@@ -491,35 +351,6 @@ class PrivateERM:
     def _tol(self, problem: VerifiedProblem) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""
         return float(self.tol) if self.tol is not None else self._solver().default_tol(problem)
-
-    def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                   R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
-                   lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
-        """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
-
-        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`.
-        """
-        return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
-
-    def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                      R: float, split: str, delta: float = 0.0,
-                      neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
-        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
-        return calibrate_linear(problem, mechanism, n=n, lam=lam, epsilon=epsilon, delta=delta, R=R, split=split,
-                                tol=self._tol(problem), neighbours=neighbours)
-
-    @staticmethod
-    def _check_solution(w: np.ndarray, info: SolveInfo) -> None:
-        if not np.all(np.isfinite(w)):
-            raise SolverError(f"{info.solver} returned non-finite weights; nothing is released")
-        if not info.converged:
-            raise SolverError(
-                f"{info.solver} stopped ({info.status}) before ||grad F|| reached half the public "
-                f"bound gamma = {info.gradient_tolerance:.2e}; nothing is released (this message "
-                "is computed on the private data: do not publish it). Raise max_iter, try "
-                "solver='fast' or another cvxpy_solver; if it stalled at round-off, the problem "
-                "is too ill-conditioned for tol (raise lam or tol)"
-            )
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -600,13 +431,14 @@ class PrivateERM:
         chosen = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
         w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
-        self._check_solution(w, info)
+        erm_inputs.check_solution(w, info)
         w, calibration = perturb_release(calibration, w, rng, prepared.source)
         del noise  # never stored
 
         release = ReleaseCertificate(
             mechanism=mechanism,
-            guarantee=float_safe_guarantee(calibration, self._guarantee(problem, mechanism, delta)),
+            guarantee=float_safe_guarantee(calibration, release_guarantee(
+                problem.certificate.guarantee(mechanism, delta), mechanism)),
             epsilon=epsilon,
             delta=delta,
             calibration=calibration.to_dict(),
@@ -616,7 +448,7 @@ class PrivateERM:
             fit_intercept=rows.fit_intercept,
             intercept_scaling=rows.intercept_scaling,
             clipping="clipped to R" if self.clip else "refused",
-            neighbours=NEIGHBOURS if prepared.neighbours.uses_n else ADD_REMOVE.format(n=n),
+            neighbours=prepared.neighbours.statement(n),
             library_version=__version__,
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
@@ -629,12 +461,12 @@ class PrivateERM:
 
     def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
                  warm_start: LinearModel | None, accountant: PrivacyAccountant | None, delta: float = 0.0,
-                 neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
+                 neighbours: str = "replace-one", n_public: int | None = None) -> Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        relation, n_public = self._relation(neighbours, delta, n_public)
+        relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public)
         check_choice("split", split, calibrate.SPLITS)
         check_accountant(accountant)
         self._check_settings()
@@ -646,159 +478,16 @@ class PrivateERM:
         self._solver().check(problem, X_mapped)
         lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem,
                                                              rows.effective_norm_bound, split, delta, relation)
-        start = self._start(warm_start, rows, d)
+        start = erm_inputs.warm_start_weights(warm_start, rows, d)
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)
-        return _Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
+        return Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
                          start, rng, source, None if self._regression else check_classes(self.classes), lam_rule)
-
-    @property
-    def _auto_lam(self) -> bool:
-        return isinstance(self.lam, str) and self.lam == "auto"
-
-    def _numeric_lam(self, chosen: float | None) -> float:
-        """The numeric Lam of a fit: ``chosen`` (the rule's value), else the user's ``lam`` (never state on self)."""
-        if chosen is not None:
-            return float(chosen)
-        if self._auto_lam:
-            raise InputError("lam='auto' is chosen by fit from epsilon and n; fit_nonprivate has neither: pass a "
-                             "number for lam (for a baseline at a private fit's value, its certificate.constants"
-                             "['lam'])")
-        return float(self.lam)
-
-    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
-                    split: str, delta: float, neighbours: Neighbours) -> LamChoice:
-        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
-        constraint = problem.constraint_set
-        if self.comparator_norm is not None:
-            comparator = positive("comparator_norm", self.comparator_norm)
-        elif constraint is not None and constraint.kind == "ball" and constraint.radius is not None:
-            comparator = float(constraint.radius)
-        else:
-            comparator = default_comparator_norm(R)
-
-        def calibrate_at(lam: float) -> dict[str, Any]:
-            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
-            if isinstance(calibration, PerturbsObjective):
-                self._check_reachable(calibration, d)
-            return calibration.to_dict()
-
-        curvature = problem.curvature if problem.certificate.curvature is not None else None
-        return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
-                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator)
-
-    def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
-                   neighbours: str = "replace-one", split: str = "max") -> LamChoice:
-        """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
-
-        ``d`` counts the input columns (after a feature map, before the intercept), as
-        declared by the schema. docs/theory.md, section 25.
-        """
-        check_choice("mechanism", mechanism, MECHANISMS)
-        check_choice("split", split, calibrate.SPLITS)
-        rows = self.row_map()
-        width = check_dim(d) + (1 if rows.fit_intercept else 0)
-        problem = self._verified(width)
-        delta = check_delta(delta)
-        problem.require(mechanism, delta)
-        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
-                                rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
-
-    @staticmethod
-    def _relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
-        """The neighbour relation and the checked public size (add-remove only), before anything is charged."""
-        relation = Neighbours.parse(neighbours)
-        if relation is Neighbours.ADD_REMOVE:
-            if delta == 0:
-                raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
-                                 "the pure-epsilon mechanisms are derived for replace-one neighbours")
-            if n_public is None:
-                raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
-                                 "looking at the data, that fixes the objective's scaling (the number of "
-                                 "records is private under add-remove)")
-            return relation, sample_size(n_public, "n_public")
-        if n_public is not None:
-            raise InputError("n_public is for neighbours='add-remove'; under replace-one n is the number of "
-                             "rows, which is public")
-        return relation, None
-
-    def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration:
-        """Extension hook: the calibration a fit draws its noise with, given the one dpcvx derived.
-
-        Returns ``calibration`` unchanged. A subclass may return another calibration of the
-        same type, for a contender with other published constants (benchmarks/delta_mechanisms.py:
-        KST12's, Iyengar et al.'s) or a deliberately under-noised variant an audit must catch. It
-        then owns the privacy proof: the release records what it returns, and the checks that
-        follow (the reachable gradient bound) apply to it. Called by :meth:`fit`,
-        :meth:`check_fit_inputs` and :meth:`calibration`, after verification, before any charge.
-        """
-        return calibration
-
-    def calibration(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
-                    neighbours: str = "replace-one", split: str = "max") -> ReleaseCalibration | LatticeCalibration:
-        """The calibration :meth:`fit` would use for n rows of d columns: public inputs only, no data.
-
-        ``d`` counts the columns the learner sees (after a feature map, before the intercept);
-        under ``neighbours="add-remove"`` ``n`` is the public size ``n_public``. Nothing is solved,
-        charged or drawn; an input :meth:`fit` would refuse is refused alike (typed errors). The
-        result is the typed calibration (noise scales, Delta, the epsilon shares) at the Lam
-        of the fit (the rule's under ``lam="auto"``), as :meth:`release_calibration` returns it
-        and ``float_safe`` makes it: what a benchmark reports beside its fits.
-        """
-        check_choice("mechanism", mechanism, MECHANISMS)
-        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-        add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
-        relation, _ = self._relation(neighbours, delta, n if add_remove else None)
-        check_choice("split", split, calibrate.SPLITS)
-        self._check_settings()
-        rows = self.row_map()
-        width = check_dim(d) + (1 if rows.fit_intercept else 0)
-        problem = self._verified(width)
-        problem.require(mechanism, delta)
-        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem,
-                                     rows.effective_norm_bound, split, delta, relation)[1]
-
-    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
-                         split: str, delta: float, relation: Neighbours
-                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, dict[str, Any]]:
-        """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
-        the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
-        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, R, split, delta, relation) if self._auto_lam \
-            else None
-        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
-        calibration = self.release_calibration(calibration)
-        constants.update({"R": R, "lam": self._numeric_lam(None if lam_rule is None else lam_rule.lam), "n": n,
-                          "d": d})
-        release: ReleaseCalibration | LatticeCalibration = calibration
-        if self.float_safe:
-            release = float_safe_calibration(calibration, d)
-        if isinstance(release, PerturbsObjective):
-            self._check_reachable(release, d)
-        return lam_rule, release, constants
-
-    @staticmethod
-    def _check_reachable(calibration: PerturbsObjective, d: int) -> None:
-        """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
-
-        A function of public quantities only (epsilon, tol, n, L, R, d): never a
-        refusal that depends on the data.
-        """
-        floor = calibration.noise_rounding_floor(d)
-        gamma = calibration.gradient_tolerance
-        if gamma is not None and gamma < 2 * floor:
-            needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
-            raise InputError(
-                f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
-                f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
-                f"gradient bound gamma = {gamma:.3g} unreachable in double "
-                f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
-            )
 
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
              split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,
-             neighbours: str = "replace-one", n_public: int | None = None) -> _Prepared:
+             neighbours: str = "replace-one", n_public: int | None = None) -> Prepared:
         """The learner contract's first half (dpcvx.models.contract): every check of :meth:`fit` (validate,
         verify, calibrate, refuse), with nothing charged and nothing drawn."""
         return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
@@ -817,15 +506,6 @@ class PrivateERM:
                          random_state=random_state, warm_start=warm_start, neighbours=neighbours,
                          n_public=n_public).classes
 
-    @staticmethod
-    def _guarantee(problem: VerifiedProblem, mechanism: str, delta: float = 0.0) -> str:
-        """The theorem the release relies on, with the approximate-minimiser cover."""
-        cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
-                 + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
-                    if Mechanism.of(mechanism) is Mechanism.OBJECTIVE else
-                    "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
-        return problem.certificate.guarantee(mechanism, delta) + cover
-
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
         self._check_settings()
@@ -838,7 +518,7 @@ class PrivateERM:
                                              rows.effective_norm_bound)
         w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma)
         self.diagnostics_ = info
-        self._check_solution(w, info)
+        erm_inputs.check_solution(w, info)
         coef, intercept = rows.split_weights(w)
         if self._regression:
             return LinearRegressionModel(coef, intercept, rows)

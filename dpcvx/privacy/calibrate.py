@@ -90,7 +90,7 @@ AMP_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019),
                "form with noise density proportional to exp(-beta_2 ||b_2||)")
 
 
-def minimiser_sensitivity(n: int, L: float, R: float, strong_convexity: float) -> float:
+def minimiser_sensitivity(n: int, L: float, R: float, mu: float) -> float:
     """2 L R / (n mu): how far the exact minimisers of neighbouring data sets can lie apart.
 
     For J(w) = (1/n) sum_i l(w; x_i) + (regularizer of strong convexity mu) with
@@ -99,7 +99,7 @@ def minimiser_sensitivity(n: int, L: float, R: float, strong_convexity: float) -
     (JMLR 2011, Corollary 1 with mu = m Lam; Jain and Thakurta 2013, Section 4 in the
     RKHS with mu = lam). Derivation: docs/theory.md, section 2.
     """
-    return 2 * L * R / (n * strong_convexity)
+    return 2 * L * R / (n * mu)
 
 
 def check_tol(tol: float) -> float:

@@ -232,7 +232,7 @@ def gaussian_objective_perturbation(n: int, lam: float, epsilon: float, delta: f
     amp_epsilon, amp_delta = round_down(epsilon * share), round_down(delta * share)
     objective = calibrate_objective_gaussian(
         round_down(epsilon - amp_epsilon), round_down(delta - amp_delta), n=n, dim=dim, lipschitz=L,
-        smoothness=c, norm_bound=R, strong_convexity=round_down(m * lam),
+        smoothness=c, norm_bound=R, lam_m=round_down(m * lam),
         smooth_unconstrained=smooth_unconstrained,
         neighbours=Neighbours.parse(neighbours), weight_norm=weight_norm)
     return GaussianObjectivePerturbation(n=n, lam=lam, epsilon=epsilon, delta=delta, c=c, L=L, R=R, m=m,

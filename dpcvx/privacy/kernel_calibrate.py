@@ -47,25 +47,10 @@ from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivi
 from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_laplace
 
 __all__ = [
-    "SOLVE_RTOL",
-    "NEIGHBOUR_RELATION",
-    "solve_tolerance",
-    "weight_sensitivity",
-    "solve_tolerance_record",
-    "constraint_radius",
-    "top_eigenvalue_bound",
-    "TDDLCalibration",
-    "tddl_calibration",
-    "PINPParameters",
-    "pinp_parameters",
-    "TDILParameters",
-    "tdil_parameters",
-    "gram_spectrum",
-    "numerical_range",
-    "MINIMISER_SPANS",
-    "release_constants",
-    "recompute_kernel_calibration",
-    "KERNEL_ALGORITHMS",
+    "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "solve_tolerance_record",
+    "constraint_radius", "top_eigenvalue_bound", "TDDLCalibration", "tddl_calibration", "PINPParameters",
+    "pinp_parameters", "TDILParameters", "tdil_parameters", "gram_spectrum", "numerical_range", "MINIMISER_SPANS",
+    "release_constants", "recompute_kernel_calibration", "KERNEL_ALGORITHMS",
 ]
 
 SOLVE_RTOL = 1e-3

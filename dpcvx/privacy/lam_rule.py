@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
+from ..validation import positive
 from .lattice import lattice_noise_moments
 
 __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam",
@@ -136,6 +137,16 @@ def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int,
 def default_comparator_norm(R: float) -> float:
     """W = COMPARATOR_SCALE / R: the documented default prior on ||w*||."""
     return COMPARATOR_SCALE / R
+
+
+def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float) -> float:
+    """The W of the rule: the user's ``comparator_norm``, else a constraint ball's radius, else
+    :func:`default_comparator_norm` (public inputs only)."""
+    if comparator_norm is not None:
+        return positive("comparator_norm", comparator_norm)
+    if constraint_set is not None and constraint_set.kind == "ball" and constraint_set.radius is not None:
+        return float(constraint_set.radius)
+    return default_comparator_norm(R)
 
 
 def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..exceptions import InputError
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism
 from . import calibrate
 from .calibrate_gaussian import ReleaseCalibration, gaussian_objective_perturbation, gaussian_output_perturbation
 from .neighbours import Neighbours
+from .registry import PerturbsObjective
 
 __all__ = ["calibrate_linear", "weight_scale"]
 
@@ -73,3 +77,21 @@ def weight_scale(problem: VerifiedProblem, L: float, R: float, lam: float) -> fl
     analysis = problem.regularizer.analysis
     weight = 0.0 if analysis is None else analysis.nonsmooth_weight
     return L * R / (lam * max(weight, 1e-300))
+
+
+def check_reachable(calibration: PerturbsObjective, d: int) -> None:
+    """Refuse, before charging, a tol that the objective's noise makes unreachable in floating point.
+
+    A function of public quantities only (epsilon, tol, n, L, R, d): never a
+    refusal that depends on the data.
+    """
+    floor = calibration.noise_rounding_floor(d)
+    gamma = calibration.gradient_tolerance
+    if gamma is not None and gamma < 2 * floor:
+        needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
+        raise InputError(
+            f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
+            f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
+            f"gradient bound gamma = {gamma:.3g} unreachable in double "
+            f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
+        )

@@ -70,6 +70,10 @@ class Neighbours(enum.Enum):
                 return relation
         raise InputError(f"{name} must be one of {[relation.value for relation in cls]}, got {value!r}")
 
+    def statement(self, n: int) -> str:
+        """The relation as a linear release's certificate states it (the public size n under add/remove)."""
+        return REPLACE_ONE_STATEMENT if self.uses_n else ADD_REMOVE_STATEMENT.format(n=n)
+
     @classmethod
     def of_statement(cls, text: str, name: str = "neighbours") -> Neighbours:
         """The relation a certificate's stated relation names by its first word ("replace-one: ...",
@@ -106,3 +110,10 @@ def group_noise_multiplier(noise_multiplier: float) -> float:
     rho-zCDP becomes 4 rho (Bun and Steinke 2016, group privacy) with rho = 1 / (2 z^2).
     """
     return noise_multiplier / 2
+
+
+REPLACE_ONE_STATEMENT = ("replace-one: neighbouring data sets differ in one record, replaced by another; "
+                         "n is public")
+ADD_REMOVE_STATEMENT = ("add-remove: neighbouring data sets differ by one record added or removed; the public "
+                        "size n_public = {n} takes the place of n in the objective and the calibration, and the "
+                        "number of records is not released")

@@ -12,7 +12,7 @@ with b ~ N(0, sigma^2 I_d). ``sigma`` is always the standard deviation of one
 coordinate of this b: the noise added to the *sum* of the gradients, or,
 equivalently, n times the noise of the averaged objective's linear term.
 ``ridge`` is Delta of the averaged form (KST12's Delta is n Delta).
-``strong_convexity`` is Lam m, the strong convexity of Lam N. Under
+``lam_m`` is Lam m, the strong convexity of Lam N. Under
 add/remove-one neighbours n is a public constant (it weights the regularizer
 and the ridge), not the size of either data set.
 
@@ -86,7 +86,7 @@ _GRID = 48
 
 
 def jacobian_epsilon(
-    n: int, smoothness: float, norm_bound: float, strong_convexity: float, ridge: float = 0.0
+    n: int, smoothness: float, norm_bound: float, lam_m: float, ridge: float = 0.0
 ) -> float:
     """e0 = log(1 + c R^2 / (n (Lam m + Delta))), rounded up: the Jacobian part of the privacy loss.
 
@@ -99,9 +99,9 @@ def jacobian_epsilon(
     n = integer("n", n)
     c = non_negative("smoothness", smoothness)
     r = positive("norm_bound", norm_bound)
-    curvature = non_negative("strong_convexity", strong_convexity) + non_negative("ridge", ridge)
+    curvature = non_negative("lam_m", lam_m) + non_negative("ridge", ridge)
     if not curvature > 0:
-        raise InputError("strong_convexity + ridge must be positive: the perturbed objective must be strongly convex")
+        raise InputError("lam_m + ridge must be positive: the perturbed objective must be strongly convex")
     return round_up(math.log1p(c * r * r / (n * curvature)))
 
 
@@ -156,7 +156,7 @@ def objective_gaussian_delta(
     lipschitz: float,
     smoothness: float,
     norm_bound: float,
-    strong_convexity: float,
+    lam_m: float,
     ridge: float = 0.0,
     neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
@@ -181,7 +181,7 @@ def objective_gaussian_delta(
     eps = positive("epsilon", epsilon)
     sigma = positive("sigma", sigma)
     shift = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
-    e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
+    e0 = jacobian_epsilon(n, smoothness, norm_bound, lam_m, ridge)
     return _profile(eps - e0, sigma, shift, Neighbours.parse(neighbours), check_flag("monotone_loss", monotone_loss))
 
 
@@ -216,7 +216,7 @@ def objective_gaussian_sigma(
     lipschitz: float,
     smoothness: float,
     norm_bound: float,
-    strong_convexity: float,
+    lam_m: float,
     ridge: float = 0.0,
     neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
@@ -231,9 +231,9 @@ def objective_gaussian_sigma(
     shift = positive("lipschitz", lipschitz) * positive("norm_bound", norm_bound)
     neighbours = Neighbours.parse(neighbours)
     monotone = check_flag("monotone_loss", monotone_loss)
-    e0 = jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge)
+    e0 = jacobian_epsilon(n, smoothness, norm_bound, lam_m, ridge)
     if not e0 < eps:
-        needed = _critical_curvature(eps, n, smoothness, norm_bound) - strong_convexity
+        needed = _critical_curvature(eps, n, smoothness, norm_bound) - lam_m
         raise InputError(
             f"the Jacobian term e0 = {e0:.6g} is not below epsilon = {eps:.6g}: no noise level is private; "
             f"use ridge > {max(needed, 0.0):.6g} (averaged form) or a larger regularisation"
@@ -262,7 +262,7 @@ class GaussianObjectiveCalibration:
         epsilon, delta: the guarantee, for ``neighbours``.
         neighbours: "replace-one" or "add-remove".
         analysis: "rdp-objective-perturbation" (section 12.3) or "kst12" (section 12.4).
-        n, lipschitz (L), smoothness (c), norm_bound (R), strong_convexity (Lam m),
+        n, lipschitz (L), smoothness (c), norm_bound (R), lam_m (Lam m),
         monotone_loss: the public inputs the calibration used.
         jacobian_epsilon: e0 = log(1 + c R^2 / (n (Lam m + Delta))) at this ridge.
         utility: the value of :func:`utility_proxy` when the calibration came from
@@ -279,7 +279,7 @@ class GaussianObjectiveCalibration:
     lipschitz: float
     smoothness: float
     norm_bound: float
-    strong_convexity: float
+    lam_m: float
     monotone_loss: bool
     jacobian_epsilon: float
     utility: float | None = None
@@ -308,7 +308,7 @@ class GaussianObjectiveCalibration:
             lipschitz=self.lipschitz,
             smoothness=self.smoothness,
             norm_bound=self.norm_bound,
-            strong_convexity=self.strong_convexity,
+            lam_m=self.lam_m,
             ridge=self.ridge,
             neighbours=self.neighbours,
             monotone_loss=self.monotone_loss,
@@ -323,7 +323,7 @@ def rdp_objective_calibration(
     lipschitz: float,
     smoothness: float,
     norm_bound: float,
-    strong_convexity: float,
+    lam_m: float,
     ridge: float = 0.0,
     neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
@@ -336,7 +336,7 @@ def rdp_objective_calibration(
         lipschitz=lipschitz,
         smoothness=smoothness,
         norm_bound=norm_bound,
-        strong_convexity=strong_convexity,
+        lam_m=lam_m,
         ridge=ridge,
         neighbours=neighbours,
         monotone_loss=monotone_loss,
@@ -352,9 +352,9 @@ def rdp_objective_calibration(
         lipschitz=float(lipschitz),
         smoothness=float(smoothness),
         norm_bound=float(norm_bound),
-        strong_convexity=float(strong_convexity),
+        lam_m=float(lam_m),
         monotone_loss=bool(monotone_loss),
-        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge),
+        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, lam_m, ridge),
     )
 
 
@@ -379,7 +379,7 @@ def kst12_sigma(epsilon: float, delta: float, *, lipschitz: float, norm_bound: f
     return round_up(zeta * math.sqrt(8 * math.log(2 / delta) + 4 * eps) / eps)
 
 
-def kst12_ridge(epsilon: float, *, n: int, smoothness: float, norm_bound: float, strong_convexity: float) -> float:
+def kst12_ridge(epsilon: float, *, n: int, smoothness: float, norm_bound: float, lam_m: float) -> float:
     """The smallest averaged ridge of KST12: Delta = max(0, 2 c R^2 / (n epsilon) - Lam m), rounded up.
 
     KST12 ask for a sum-form ridge n Delta_total >= 2 lambda / epsilon with
@@ -390,7 +390,7 @@ def kst12_ridge(epsilon: float, *, n: int, smoothness: float, norm_bound: float,
     n = integer("n", n)
     c = non_negative("smoothness", smoothness)
     r = positive("norm_bound", norm_bound)
-    lam_m = non_negative("strong_convexity", strong_convexity)
+    lam_m = non_negative("lam_m", lam_m)
     needed = 2 * c * r * r / (n * eps) - lam_m
     return round_up(needed) if needed > 0 else 0.0
 
@@ -403,18 +403,18 @@ def kst12_calibration(
     lipschitz: float,
     smoothness: float,
     norm_bound: float,
-    strong_convexity: float,
+    lam_m: float,
     ridge: float | None = None,
     neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
 ) -> GaussianObjectiveCalibration:
     """KST12's calibration; ``ridge`` defaults to :func:`kst12_ridge` and may only be larger."""
-    minimum = kst12_ridge(epsilon, n=n, smoothness=smoothness, norm_bound=norm_bound, strong_convexity=strong_convexity)
+    minimum = kst12_ridge(epsilon, n=n, smoothness=smoothness, norm_bound=norm_bound, lam_m=lam_m)
     ridge_value = minimum if ridge is None else non_negative("ridge", ridge)
     if ridge_value < minimum:
         raise InputError(f"KST12 needs ridge >= {minimum:.6g} (2 c R^2 / (n epsilon) - Lam m), got {ridge_value}")
-    curvature = strong_convexity + ridge_value
+    curvature = lam_m + ridge_value
     if not curvature > 0:
-        raise InputError("strong_convexity + ridge must be positive: the perturbed objective must be strongly convex")
+        raise InputError("lam_m + ridge must be positive: the perturbed objective must be strongly convex")
     return GaussianObjectiveCalibration(
         sigma=kst12_sigma(epsilon, delta, lipschitz=lipschitz, norm_bound=norm_bound, neighbours=neighbours),
         ridge=ridge_value,
@@ -426,9 +426,9 @@ def kst12_calibration(
         lipschitz=float(lipschitz),
         smoothness=float(smoothness),
         norm_bound=float(norm_bound),
-        strong_convexity=float(strong_convexity),
+        lam_m=float(lam_m),
         monotone_loss=False,
-        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, strong_convexity, ridge_value),
+        jacobian_epsilon=jacobian_epsilon(n, smoothness, norm_bound, lam_m, ridge_value),
     )
 
 
@@ -437,17 +437,17 @@ def kst12_calibration(
 # --------------------------------------------------------------------------
 
 
-def weight_norm_bound(lipschitz: float, norm_bound: float, strong_convexity: float) -> float:
+def weight_norm_bound(lipschitz: float, norm_bound: float, lam_m: float) -> float:
     """W = L R / (Lam m): ||w*|| <= W for the unperturbed minimiser when 0 minimises N (section 12.5)."""
     return (
         positive("lipschitz", lipschitz)
         * positive("norm_bound", norm_bound)
-        / positive("strong_convexity", strong_convexity)
+        / positive("lam_m", lam_m)
     )
 
 
 def utility_proxy(
-    sigma: float, ridge: float, *, n: int, dim: int, strong_convexity: float, weight_norm: float,
+    sigma: float, ridge: float, *, n: int, dim: int, lam_m: float, weight_norm: float,
     lipschitz_bound: float = math.inf,
 ) -> float:
     """E = min(sigma^2 d / (2 n^2 s), L R sigma sqrt(d) / (n s)) + Delta W^2 / 2, s = Lam m + Delta.
@@ -461,9 +461,9 @@ def utility_proxy(
     """
     n = integer("n", n)
     d = integer("dim", dim)
-    curvature = non_negative("strong_convexity", strong_convexity) + non_negative("ridge", ridge)
+    curvature = non_negative("lam_m", lam_m) + non_negative("ridge", ridge)
     if not curvature > 0:
-        raise InputError("strong_convexity + ridge must be positive")
+        raise InputError("lam_m + ridge must be positive")
     sigma = positive("sigma", sigma)
     noise = objective_noise_risk(sigma * math.sqrt(d), sigma * sigma * d, n=n, strong=curvature,
                                  lipschitz_bound=lipschitz_bound)
@@ -479,7 +479,7 @@ def calibrate_objective_gaussian(
     lipschitz: float,
     smoothness: float,
     norm_bound: float,
-    strong_convexity: float,
+    lam_m: float,
     smooth_unconstrained: bool,
     neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
     monotone_loss: bool = False,
@@ -502,33 +502,33 @@ def calibrate_objective_gaussian(
     lipschitz = positive("lipschitz", lipschitz)
     c = non_negative("smoothness", smoothness)
     r = positive("norm_bound", norm_bound)
-    lam_m = non_negative("strong_convexity", strong_convexity)
+    lam_m = non_negative("lam_m", lam_m)
     neighbours = Neighbours.parse(neighbours)
     smooth = check_flag("smooth_unconstrained", smooth_unconstrained)
     monotone = check_flag("monotone_loss", monotone_loss)
     if weight_norm is None:
         if lam_m == 0:
-            raise InputError("strong_convexity is 0: pass weight_norm, a public bound on ||w*||")
+            raise InputError("lam_m is 0: pass weight_norm, a public bound on ||w*||")
         w_bound = weight_norm_bound(lipschitz, r, lam_m)
     else:
         w_bound = non_negative("weight_norm", weight_norm)
     top = 1e3 * max(lam_m, c * r * r / (n * eps), 1e-300) if max_ridge is None else positive("max_ridge", max_ridge)
 
     def proxy(sigma: float, ridge: float) -> float:
-        return utility_proxy(sigma, ridge, n=n, dim=dim, strong_convexity=lam_m, weight_norm=w_bound,
+        return utility_proxy(sigma, ridge, n=n, dim=dim, lam_m=lam_m, weight_norm=w_bound,
                              lipschitz_bound=lipschitz * r)
 
     candidates: list[GaussianObjectiveCalibration] = []
 
-    kst_low = kst12_ridge(eps, n=n, smoothness=c, norm_bound=r, strong_convexity=lam_m)
+    kst_low = kst12_ridge(eps, n=n, smoothness=c, norm_bound=r, lam_m=lam_m)
     kst_sigma = kst12_sigma(eps, delta, lipschitz=lipschitz, norm_bound=r, neighbours=neighbours)
     kst_best = _kst12_best_ridge(kst_sigma, kst_low, top, n=n, dim=dim, lipschitz_bound=lipschitz * r,
-                                 strong_convexity=lam_m, weight_norm=w_bound)
+                                 lam_m=lam_m, weight_norm=w_bound)
     kst_options = [x for x in (kst_low, kst_best, top) if lam_m + x > 0 and kst_low <= x <= max(top, kst_low)]
     if kst_options:
         best = min(kst_options, key=lambda x: proxy(kst_sigma, x))
         calibration = kst12_calibration(
-            eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, strong_convexity=lam_m,
+            eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, lam_m=lam_m,
             ridge=best, neighbours=neighbours,
         )
         candidates.append(_with_utility(calibration, proxy(calibration.sigma, calibration.ridge)))
@@ -562,18 +562,18 @@ def calibrate_objective_gaussian(
                 at_start = low == lam_m and choice <= float(grid[0]) + 1e-12
                 ridge = 0.0 if at_start else round_up(max(math.exp(choice) - lam_m, 0.0))
                 calibration = rdp_objective_calibration(
-                    eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, strong_convexity=lam_m,
+                    eps, delta, n=n, lipschitz=lipschitz, smoothness=c, norm_bound=r, lam_m=lam_m,
                     ridge=ridge, neighbours=neighbours, monotone_loss=monotone,
                 )
                 candidates.append(_with_utility(calibration, proxy(calibration.sigma, calibration.ridge)))
 
     if not candidates:
-        raise InputError("no valid calibration: strong_convexity is 0 and max_ridge leaves no strongly convex option")
+        raise InputError("no valid calibration: lam_m is 0 and max_ridge leaves no strongly convex option")
     return min(candidates, key=lambda cal: cal.utility if cal.utility is not None else math.inf)
 
 
 def _kst12_best_ridge(sigma: float, low: float, high: float, *, n: int, dim: int, lipschitz_bound: float,
-                      strong_convexity: float, weight_norm: float) -> float:
+                      lam_m: float, weight_norm: float) -> float:
     """The Delta in [low, high] minimising :func:`utility_proxy` at KST12's sigma (which does not depend on Delta).
 
     The proxy is A / (Lam m + Delta) + Delta W^2 / 2 with A = min(sigma^2 d / (2 n^2), L R sigma sqrt(d) / n),
@@ -583,7 +583,7 @@ def _kst12_best_ridge(sigma: float, low: float, high: float, *, n: int, dim: int
         return max(low, high)
     area = objective_noise_risk(sigma * math.sqrt(dim), sigma * sigma * dim, n=n, strong=1.0,
                                 lipschitz_bound=lipschitz_bound)
-    ridge = math.sqrt(2 * area) / weight_norm - strong_convexity
+    ridge = math.sqrt(2 * area) / weight_norm - lam_m
     return round_up(min(max(ridge, low), max(high, low))) if ridge > low else low
 
 

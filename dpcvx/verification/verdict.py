@@ -227,3 +227,14 @@ def decide(conditions: tuple[Condition, ...], mechanism: str, *, delta: float = 
         elif item is second and piecewise and theorem.c2_loss:
             failing.append(_not_c2(item, theorem, kst12))
     return Verdict(mechanism, delta, theorem, tuple(failing))
+
+
+def release_guarantee(certificate_guarantee: str, mechanism: str) -> str:
+    """The theorem a linear release relies on (``certificate_guarantee``: the certificate's statement of it),
+    with the approximate-minimiser cover: approximate minima perturbation (Iyengar et al. 2019) for objective
+    perturbation, the widened sensitivity 2 L R / (n m Lam) + 2 gamma / (n m Lam) for output perturbation."""
+    cover = ("; the released point is an approximate minimiser (||grad F|| <= gamma), covered "
+             + ("by approximate minima perturbation (Iyengar et al. 2019) with its budget share"
+                if Mechanism.of(mechanism) is Mechanism.OBJECTIVE else
+                "by the sensitivity bound 2 L R / (n m Lam) + 2 gamma / (n m Lam)"))
+    return certificate_guarantee + cover

@@ -48,11 +48,11 @@ def test_objective_budget_shares_add_up_and_the_noise_meets_its_share():
     # the objective's noise is the smallest sigma of the derivation at its share (no ridge needed here)
     assert cal.extra_reg == 0.0
     needed = objective_gaussian_sigma(cal.objective.epsilon, cal.objective.delta, n=ADULT["n"], lipschitz=1.0,
-                                      smoothness=0.25, norm_bound=1.0, strong_convexity=ADULT["lam"])
+                                      smoothness=0.25, norm_bound=1.0, lam_m=ADULT["lam"])
     assert cal.sigma == pytest.approx(needed, rel=1e-9) and cal.sigma >= needed
     assert objective_gaussian_delta(cal.objective.epsilon, cal.sigma, n=ADULT["n"], lipschitz=1.0,
                                     smoothness=0.25, norm_bound=1.0,
-                                    strong_convexity=ADULT["lam"]) <= cal.objective.delta
+                                    lam_m=ADULT["lam"]) <= cal.objective.delta
     # replace-one reference point of the issue: sigma about 105 at (0.1, 1/n^2) on Adult
     assert 100 < cal.sigma < 112
     # the approximate-minimiser cover: analytic Gaussian at 2 gamma / (n (m Lam + Delta))

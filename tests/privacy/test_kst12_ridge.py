@@ -16,7 +16,7 @@ from dpcvx.privacy.objective_gaussian import (
 
 # Adult-sized ball problem of the issue: n 10,000, d 105, logistic, Lam 1e-3, ||w|| <= 6, eps 1, delta 1e-8
 BALL = {"n": 10_000, "dim": 105, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0,
-        "strong_convexity": 1e-3, "smooth_unconstrained": False, "weight_norm": 6.0}
+        "lam_m": 1e-3, "smooth_unconstrained": False, "weight_norm": 6.0}
 
 
 def _old_parameter_error_proxy(sigma: float, ridge: float) -> float:
@@ -32,10 +32,10 @@ def test_ball_ridge_minimises_the_excess_risk_bound_not_the_largest_ridge():
     assert 0 < chosen.ridge < 0.01        # was 1.0 (1,000 times Lam): the release predicted the majority
 
     def bound(ridge: float) -> float:
-        return utility_proxy(sigma, ridge, n=BALL["n"], dim=BALL["dim"], strong_convexity=1e-3, weight_norm=6.0,
+        return utility_proxy(sigma, ridge, n=BALL["n"], dim=BALL["dim"], lam_m=1e-3, weight_norm=6.0,
                              lipschitz_bound=1.0)
 
-    low = kst12_ridge(1.0, n=BALL["n"], smoothness=0.25, norm_bound=1.0, strong_convexity=1e-3)
+    low = kst12_ridge(1.0, n=BALL["n"], smoothness=0.25, norm_bound=1.0, lam_m=1e-3)
     grid = np.geomspace(max(low, 1e-7), 1.0, 400)
     assert bound(chosen.ridge) <= min(bound(float(x)) for x in grid) * (1 + 1e-6)
     # the broken variant (the parameter-error proxy) prefers the largest ridge on the same grid

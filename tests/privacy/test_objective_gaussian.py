@@ -44,7 +44,7 @@ LOGISTIC = {"lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0}
 
 
 def adult(n: int) -> dict:
-    return {"n": n, "strong_convexity": LAM, **LOGISTIC}
+    return {"n": n, "lam_m": LAM, **LOGISTIC}
 
 
 # --------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def test_kst12_reference_numbers(n):
     assert replace_one == pytest.approx(265.0, rel=0.01)
     assert replace_one == pytest.approx(2 * add_remove, rel=1e-12)
     # the regularizer alone already exceeds KST12's ridge condition
-    assert kst12_ridge(0.1, n=n, smoothness=0.25, norm_bound=1, strong_convexity=LAM) == 0.0
+    assert kst12_ridge(0.1, n=n, smoothness=0.25, norm_bound=1, lam_m=LAM) == 0.0
 
 
 def test_kst12_reference_is_the_cv_training_fold():
@@ -133,7 +133,7 @@ def test_joint_calibration_on_adult(n):
 # (a) monotonicity, limits, reductions
 # --------------------------------------------------------------------------
 
-TOY = {"n": 1000, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0, "strong_convexity": 0.01}
+TOY = {"n": 1000, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0, "lam_m": 0.01}
 
 
 @pytest.mark.parametrize("neighbours", NEIGHBOURS)
@@ -225,7 +225,7 @@ def test_kst12_noise_passes_the_profile(neighbours):
         delta = float(10 ** rng.uniform(-12, -2))
         kw = {"n": int(rng.integers(10, 10**5)), "lipschitz": float(rng.uniform(0.5, 2)),
               "smoothness": float(rng.uniform(0.1, 2)), "norm_bound": float(rng.uniform(0.5, 2)),
-              "strong_convexity": float(10 ** rng.uniform(-6, 0))}
+              "lam_m": float(10 ** rng.uniform(-6, 0))}
         cal = kst12_calibration(eps, delta, neighbours=neighbours, **kw)
         assert cal.jacobian_epsilon <= eps / 2 * (1 + 1e-9)
         assert objective_gaussian_delta(eps, cal.sigma, ridge=cal.ridge, neighbours=neighbours, **kw) <= delta
@@ -240,7 +240,7 @@ def test_joint_calibration_is_always_valid():
         monotone = bool(rng.integers(2))
         kw = {"n": int(rng.integers(10, 10**5)), "lipschitz": float(rng.uniform(0.5, 2)),
               "smoothness": float(rng.uniform(0.1, 2)), "norm_bound": float(rng.uniform(0.5, 2)),
-              "strong_convexity": float(10 ** rng.uniform(-6, 0))}
+              "lam_m": float(10 ** rng.uniform(-6, 0))}
         cal = calibrate_objective_gaussian(eps, delta, dim=int(rng.integers(1, 500)), smooth_unconstrained=True,
                                            neighbours=neighbours, monotone_loss=monotone, **kw)
         assert cal.epsilon == eps and cal.delta == delta and cal.neighbours is Neighbours.parse(neighbours)
@@ -248,18 +248,18 @@ def test_joint_calibration_is_always_valid():
             assert cal.privacy_profile(eps) <= delta
         else:
             assert cal.ridge >= kst12_ridge(eps, n=kw["n"], smoothness=kw["smoothness"],
-                                            norm_bound=kw["norm_bound"], strong_convexity=kw["strong_convexity"])
+                                            norm_bound=kw["norm_bound"], lam_m=kw["lam_m"])
 
 
 def test_kst12_ridge_and_calibration():
-    assert kst12_ridge(0.5, n=100, smoothness=1.0, norm_bound=2.0, strong_convexity=0.01) == pytest.approx(
+    assert kst12_ridge(0.5, n=100, smoothness=1.0, norm_bound=2.0, lam_m=0.01) == pytest.approx(
         2 * 4 / 50 - 0.01, rel=1e-11
     )
-    cal = kst12_calibration(0.5, 1e-6, n=100, lipschitz=1, smoothness=1.0, norm_bound=2.0, strong_convexity=0.01)
+    cal = kst12_calibration(0.5, 1e-6, n=100, lipschitz=1, smoothness=1.0, norm_bound=2.0, lam_m=0.01)
     assert cal.analysis == KST12 and cal.sum_ridge == pytest.approx(16.0 - 1.0, rel=1e-9)
     assert cal.averaged_sigma == pytest.approx(cal.sigma / 100)
     with pytest.raises(InputError, match="KST12 needs ridge"):
-        kst12_calibration(0.5, 1e-6, n=100, lipschitz=1, smoothness=1.0, norm_bound=2.0, strong_convexity=0.01,
+        kst12_calibration(0.5, 1e-6, n=100, lipschitz=1, smoothness=1.0, norm_bound=2.0, lam_m=0.01,
                           ridge=0.01)
     with pytest.raises(InputError, match="kst12 calibration"):
         cal.privacy_profile(0.5)
@@ -275,7 +275,7 @@ def test_calibration_record_is_frozen_and_consistent():
 
 
 def test_joint_choice_uses_a_ridge_when_regularisation_is_weak():
-    kw = {"n": 2000, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0, "strong_convexity": 1e-5}
+    kw = {"n": 2000, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0, "lam_m": 1e-5}
     best = calibrate_objective_gaussian(0.5, 1e-6, dim=20, smooth_unconstrained=True, monotone_loss=True, **kw)
     assert best.ridge > 0 and best.analysis == RDP_OBJECTIVE
     assert best.privacy_profile(0.5) <= 1e-6
@@ -284,12 +284,12 @@ def test_joint_choice_uses_a_ridge_when_regularisation_is_weak():
     critical = 0.25 / (2000 * math.expm1(0.5)) - 1e-5
     for ridge in np.geomspace(critical * 1.001, 1e3, 200):
         sigma = objective_gaussian_sigma(0.5, 1e-6, ridge=float(ridge), monotone_loss=True, **kw)
-        other = utility_proxy(sigma, float(ridge), n=2000, dim=20, strong_convexity=1e-5, weight_norm=w)
+        other = utility_proxy(sigma, float(ridge), n=2000, dim=20, lam_m=1e-5, weight_norm=w)
         assert best.utility <= other * (1 + 1e-6)
     # with strong regularisation no ridge is added
     for lam_m in (1e-3, 1e-2, 1.0):
         strong = calibrate_objective_gaussian(0.5, 1e-6, dim=20, smooth_unconstrained=True,
-                                              **{**kw, "strong_convexity": lam_m})
+                                              **{**kw, "lam_m": lam_m})
         assert strong.ridge == 0.0
 
 
@@ -336,7 +336,7 @@ EPS, DELTA = 1.0, 1e-3
 
 def toy_setting(curvature, n, c):
     # sum-form curvature n (Lam m + Delta): Lam m = curvature / n, Delta = 0
-    return {"n": n, "lipschitz": 1.0, "smoothness": c, "norm_bound": 1.0, "strong_convexity": curvature / n}
+    return {"n": n, "lipschitz": 1.0, "smoothness": c, "norm_bound": 1.0, "lam_m": curvature / n}
 
 
 def test_exact_density_add_remove_logistic():
@@ -410,7 +410,7 @@ def test_exact_density_random_pairs_are_below_the_profile():
         ({"lipschitz": -1.0}, "lipschitz must be finite and positive"),
         ({"smoothness": -0.1}, "smoothness must be finite and non-negative"),
         ({"norm_bound": "1"}, "norm_bound must be a positive number"),
-        ({"strong_convexity": 0.0}, "strong_convexity \\+ ridge must be positive"),
+        ({"lam_m": 0.0}, "lam_m \\+ ridge must be positive"),
         ({"neighbours": "swap"}, "neighbours must be one of"),
         ({"monotone_loss": 1}, "monotone_loss must be True or False"),
         ({"ridge": -1.0}, "ridge must be finite and non-negative"),
@@ -423,7 +423,7 @@ def test_bad_inputs(change, message):
 
 
 def test_jacobian_term_too_large_is_refused_with_the_fix():
-    kw = {"n": 10, "lipschitz": 1.0, "smoothness": 1.0, "norm_bound": 1.0, "strong_convexity": 0.01}
+    kw = {"n": 10, "lipschitz": 1.0, "smoothness": 1.0, "norm_bound": 1.0, "lam_m": 0.01}
     with pytest.raises(InputError, match="use ridge >"):
         objective_gaussian_sigma(0.1, 1e-6, **kw)
     # the ridge named in the message works
@@ -434,14 +434,14 @@ def test_jacobian_term_too_large_is_refused_with_the_fix():
 def test_calibrate_bad_inputs():
     kw = {"n": 100, "dim": 5, "lipschitz": 1.0, "smoothness": 0.25, "norm_bound": 1.0}
     with pytest.raises(InputError, match="pass weight_norm"):
-        calibrate_objective_gaussian(0.5, 1e-6, strong_convexity=0.0, smooth_unconstrained=True, **kw)
+        calibrate_objective_gaussian(0.5, 1e-6, lam_m=0.0, smooth_unconstrained=True, **kw)
     with pytest.raises(InputError, match="smooth_unconstrained must be True or False"):
-        calibrate_objective_gaussian(0.5, 1e-6, strong_convexity=0.1, smooth_unconstrained="yes", **kw)
+        calibrate_objective_gaussian(0.5, 1e-6, lam_m=0.1, smooth_unconstrained="yes", **kw)
     with pytest.raises(InputError, match="dim must be a positive integer"):
-        calibrate_objective_gaussian(0.5, 1e-6, strong_convexity=0.1, smooth_unconstrained=True,
+        calibrate_objective_gaussian(0.5, 1e-6, lam_m=0.1, smooth_unconstrained=True,
                                      **{**kw, "dim": 0})
-    # strong_convexity 0 is fine with a public weight bound: a ridge is then always chosen
-    cal = calibrate_objective_gaussian(0.5, 1e-6, strong_convexity=0.0, smooth_unconstrained=True,
+    # lam_m 0 is fine with a public weight bound: a ridge is then always chosen
+    cal = calibrate_objective_gaussian(0.5, 1e-6, lam_m=0.0, smooth_unconstrained=True,
                                        weight_norm=10.0, **kw)
     assert cal.ridge > 0
 
@@ -484,7 +484,7 @@ def test_planar_shift_sets_are_below_the_replace_one_profile(monotone):
     """Plane configurations of two unit-norm records: the pointwise worst case over the shift set
     (what section 12.3 bounds) is below the profile's Gaussian part; collinear records are the worst
     (evidence for the open question of section 12.7, not a proof) and come within 15 % of the bound."""
-    kw = {"n": 10**9, "lipschitz": 1.0, "smoothness": 0.0, "norm_bound": 1.0, "strong_convexity": 1.0}  # e0 = 0
+    kw = {"n": 10**9, "lipschitz": 1.0, "smoothness": 0.0, "norm_bound": 1.0, "lam_m": 1.0}  # e0 = 0
     sigma, eps = 3.0, 1.0
     bound = objective_gaussian_delta(eps, sigma, neighbours="replace-one", monotone_loss=monotone, **kw)
     angles = np.linspace(0, math.pi, 9)

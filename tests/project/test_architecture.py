@@ -35,7 +35,7 @@ LAYERS = [
     {"solvers"},
     {"release"},
     {"models"},
-    {"estimators", "regressors", "noise_warning", "plots", "demo", "cli", "__main__", "__init__"},
+    {"estimators", "estimator_checks", "regressors", "noise_warning", "plots", "demo", "cli", "__main__", "__init__"},
 ]
 
 
@@ -279,3 +279,27 @@ def test_the_keyword_check_sees_a_learner_without_the_contract():
             return self
 
     assert _missing_fit_keywords(Positional) == ["epsilon", "random_state", "accountant"]
+
+
+MAX_MODULE_LINES = 600  # docs/architecture.md: short modules, one concept each
+
+
+def _long_modules(modules: list[Path]) -> list[str]:
+    """Each module longer than MAX_MODULE_LINES, with its line count."""
+    return [f"{path.name} ({count} lines)" for path in modules
+            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+
+
+def test_every_module_is_at_most_600_lines():
+    """No module of dpcvx/ passes 600 lines (split it by concept)."""
+    long = [f"{_relative(path).as_posix()}: {len(path.read_text(encoding='utf-8').splitlines())} lines"
+            for path in MODULES if _long_modules([path])]
+    assert long == [], f"split these modules by concept (docs/architecture.md): {long}"
+
+
+def test_the_line_count_sees_a_long_module(tmp_path):
+    """The count is not vacuous: a 601-line module is found, a 600-line one is not."""
+    at_limit, beyond = tmp_path / "at_limit.py", tmp_path / "beyond.py"
+    at_limit.write_text("x = 1\n" * MAX_MODULE_LINES)
+    beyond.write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    assert _long_modules([at_limit, beyond]) == [f"beyond.py ({MAX_MODULE_LINES + 1} lines)"]

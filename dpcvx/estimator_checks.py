@@ -1,0 +1,118 @@
+"""The input checks of the scikit-learn estimators: X and y as scikit-learn checks them (its messages, raised
+as :class:`~dpcvx.exceptions.InputError`), a memmap or Dask X checked without loading it, and the refusal of
+labels outside the PUBLIC ``classes`` (never inferred from y). See :mod:`dpcvx.estimators`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+try:
+    from sklearn.base import BaseEstimator
+    from sklearn.utils.multiclass import type_of_target
+    from sklearn.utils.validation import column_or_1d, validate_data
+except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
+    raise ImportError(
+        'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
+    ) from error
+
+from .data.blocks import is_out_of_core
+from .exceptions import InputError
+from .validation import outside_labels
+
+__all__ = ["InputTypeError", "label_error", "validate_streamed", "validated_input"]
+
+
+def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:
+    """(X as it is, y as a 1-D array) for a memmap or Dask X, which fit reads by row blocks.
+
+    scikit-learn's ``validate_data`` would load X whole (an anonymous copy of a
+    memmap the size of the file, a Dask array computed into memory). Here it checks
+    only X's first row (the number of features, DataFrame column names, the type
+    of the entries: it sets ``n_features_in_`` and ``feature_names_in_`` on
+    ``owner``), and :class:`~dpcvx.models.erm.PrivateERM` checks every row in its
+    one validation pass before anything is charged (:class:`~dpcvx.data.blocks.RowBlocks`:
+    finite values, widths, the norm bound), with dpcvx's messages.
+    """
+    head = X.head(1) if hasattr(X, "head") else X[:1]  # a Dask DataFrame's head is a pandas frame (named columns)
+    head = head.compute() if hasattr(head, "compute") else head
+    validate_data(owner, head, reset=True, **checks)
+    labels = y.compute() if hasattr(y, "compute") else y
+    return X, column_or_1d(np.asarray(labels), warn=True)
+
+
+class InputTypeError(InputError, TypeError):
+    """X holds an entry that is not a number (a dict, a list): an InputError and, as in
+    scikit-learn (``float()`` refuses it), a TypeError."""
+
+
+def _label_kind(y: np.ndarray) -> str:
+    """scikit-learn's name for the kind of target y is ("continuous", "multiclass", "binary",
+    ..., or "unknown"); used only in a refusal message.
+
+    Called only when y already holds labels outside the public ``classes``: the fit
+    is refused either way, and the kind only chooses the wording of the message.
+    """
+    try:
+        return type_of_target(y, input_name="y")
+    except (TypeError, ValueError):
+        return "unknown"
+
+
+def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[Any, ...]) -> InputError:
+    """The refusal of labels outside ``classes``: names the declared pair and the parameter."""
+    examples = outside_labels(outside)
+    if len(classes) > 2:
+        return InputError(
+            f"y has {examples} outside the declared classes {classes!r}. {owner} takes its classes "
+            f"from the parameter classes=, never from y (the set of labels present is a statistic of the "
+            f"data): add them to classes= or map y onto the declared classes")
+    kind = _label_kind(y)
+    if kind == "continuous":
+        head = (f"Unknown label type: continuous. y looks like a regression target; {owner} is a "
+                "binary classifier. ")
+    elif kind in ("multiclass", "multilabel-indicator", "multiclass-multioutput"):
+        head = ("Only binary classification is supported: y holds more than two labels (for a multiclass "
+                f"model declare every public class, for example {owner}(classes=(0, 1, 2))). ")
+    elif kind == "unknown":
+        head = "Unknown label type: y holds values that are not class labels. "
+    else:
+        head = ""
+    return InputError(
+        f"{head}y has {examples} outside the declared classes {classes!r}. {owner} takes "
+        f"its two labels from the parameter classes=(negative, positive) (default (0, 1)), never "
+        f"from y: the set of labels present is a statistic of the data. Map y onto {classes!r}, or "
+        f"declare your public pair, for example {owner}(classes=(-1, 1)) or "
+        f"{owner}(classes=(\"no\", \"yes\"))"
+    )
+
+
+def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: bool) -> Any:
+    """(X, y, the checked copy) if ``reset``, else X: checked as scikit-learn checks them, with its
+    messages, as InputError.
+
+    ``reset=True`` (fit) validates against a shallow copy: ``validate_data`` sets
+    ``n_features_in_`` (and ``feature_names_in_``) on the estimator it is given, and a
+    fit sets its fitted attributes together at the very end. The copy is returned too.
+    ``reset=False`` (predict) checks the number of features (and names) seen in fit.
+    """
+    owner = copy.copy(estimator) if reset else estimator
+    try:
+        if reset and is_out_of_core(X):
+            X, y = validate_streamed(owner, X, y, accept_sparse="csr")
+            return X, y, owner
+        if reset:
+            X, y = validate_data(owner, X, y, accept_sparse="csr")
+            return X, y, owner
+        return validate_data(owner, X, accept_sparse="csr", reset=False)
+    except InputError:
+        raise
+    except TypeError as error:
+        raise InputTypeError(f"{error}. {type(estimator).__name__} takes numeric features only: "
+                             "encode other columns first (for example with "
+                             "dpcvx.PublicSchema)") from error
+    except ValueError as error:
+        raise InputError(str(error)) from error

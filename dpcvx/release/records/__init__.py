@@ -1,0 +1,11 @@
+"""The records of a model file: each release kind writes and reads its own record.
+
+* :mod:`.header`: the format name and versions every record starts with;
+* :mod:`.fields`: the checked reading of one JSON field (numbers, texts, flags);
+* :mod:`.rows`: the public per-record map (norm bound, intercept, feature map) and the feature-map registry;
+* :mod:`.certificate`: a linear release's certificate, its calibration recomputed and compared;
+* :mod:`.linear`, :mod:`.regression`, :mod:`.multiclass`: the records of those release kinds
+  (the kernel record is :func:`dpcvx.release.kernel_model.release_to_dict`).
+
+:mod:`dpcvx.release.serialization` keeps the envelope (format check, atomic write) and the registry of kinds.
+"""

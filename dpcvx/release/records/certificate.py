@@ -1,0 +1,303 @@
+"""A linear release's certificate as saved: every field checked, the constants against the verified
+conditions, and the calibration recomputed with the library's own formulas
+(:func:`dpcvx.privacy.registry.recompute`) and compared field by field."""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from ...data.files import json_object
+from ...exceptions import InputError
+from ...privacy import registry
+from ...privacy.neighbours import Neighbours
+from ...privacy.privacy_curve import check_recorded_curve, curve_of_calibration
+from ...verification.certificate import MECHANISMS, Certificate, Condition
+from ...verification.verdict import SECTION as VERDICT_SECTION
+from ..model import ReleaseCertificate
+from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
+
+# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing;
+# privacy_curve (files written before curves lack it)
+_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "lam_rule"}
+_CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
+_VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
+_CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
+_RATIONAL = re.compile(r"-?\d+(/\d+)?")
+_COUNTS = ("n", "d")  # constants that are counts, printed as integers
+
+
+@dataclass(frozen=True)
+class SavedReleaseCertificate(ReleaseCertificate):
+    """A :class:`~dpcvx.release.model.ReleaseCertificate` read from a saved model: data, not a proof.
+
+    Exact constants are kept as their text (``"1/4"``), others as floats;
+    no sympy object is re-created from the file. ``str()`` prints the same
+    report as the original; :meth:`to_dict` returns exactly what was saved.
+    """
+
+    saved: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        saved = copy.deepcopy(self.saved)
+        return {**saved, "post_processing": list(self.post_processing)} if self.post_processing else saved
+
+
+
+def _constant(key: str, value: Any) -> str | float | int:
+    """A release constant as the certificate printed it: exact text, else the number."""
+    exact, approximate = _saved_number(f"certificate.constants.{key}", value)
+    if exact is not None:
+        return exact
+    if key in _COUNTS and approximate.is_integer():
+        return int(approximate)
+    return approximate
+
+
+def _condition_value(what: str, value: Any) -> str | float | None:
+    """A condition's value as Condition.value_text shows it (exact text, with ~float if irrational)."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return _number(what, value, finite=False)
+    exact, approximate = _saved_number(what, value)
+    if exact is None:
+        return approximate
+    if exact == "oo":
+        return "unbounded"
+    if _RATIONAL.fullmatch(exact):
+        return exact
+    return f"{exact} (~{approximate:.6g})"
+
+
+def _condition(index: int, data: Any) -> Condition:
+    what = f"certificate condition {index}"
+    item = json_object(what, data, _CONDITION_KEYS)
+    return Condition(
+        name=_text(f"{what}.name", item["name"]),
+        description=_text(f"{what}.description", item["description"]),
+        passed=_optional_flag(f"{what}.passed", item["passed"]),
+        value=_condition_value(f"{what}.value", item["value"]),
+        method=_text(f"{what}.method", item["method"]),
+        detail=_text(f"{what}.detail", item["detail"]),
+        fix=_text(f"{what}.fix", item["fix"]),
+    )
+
+
+def _verification(data: Any) -> Certificate:
+    item = json_object("certificate.verification", data, _VERIFICATION_KEYS)
+    dim = item["dim"]
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 1):
+        raise InputError(f"certificate.verification.dim must be a positive integer, got {dim!r}")
+    if not isinstance(item["conditions"], list):
+        raise InputError("certificate.verification.conditions must be a list")
+    certificate = Certificate(
+        loss=_text("certificate.verification.loss", item["loss"]),
+        regularizer=_text("certificate.verification.regularizer", item["regularizer"]),
+        dim=dim,
+        conditions=tuple(_condition(i, c) for i, c in enumerate(item["conditions"])),
+        strict=_flag("certificate.verification.strict", item["strict"]),
+    )
+    names = [c.name for c in certificate.conditions]
+    if len(set(names)) != len(names):
+        raise InputError("certificate.verification.conditions name a condition twice")
+    recomputed = {mechanism: certificate.allows(mechanism) for mechanism in MECHANISMS}
+    if item["allows"] != recomputed:
+        raise InputError(f"certificate.verification.allows says {item['allows']!r} but its "
+                         f"conditions give {recomputed!r}; the file has been edited, or an older dpcvx wrote it "
+                         "under a verdict since withdrawn (a piecewise C^2 loss with a constraint set or an L1/group "
+                         f"term: {VERDICT_SECTION}); refit with a C^2 loss")
+    return certificate
+
+
+def _same_number(recorded: Any, recomputed: Any) -> bool:
+    if isinstance(recorded, bool) or isinstance(recomputed, bool):
+        return recorded is recomputed
+    if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
+        return float(recorded) == float(recomputed)
+    return recorded == recomputed
+
+
+def _recomputable(step: Callable[[dict], Any], calibration: dict) -> Any:
+    """``step(calibration)`` (reading or recomputing a recorded calibration), its refusal naming the field."""
+    try:
+        return step(calibration)
+    except InputError as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+
+
+def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
+                 effective_norm_bound: float, delta: float) -> dict:
+    """The recorded calibration, checked field by field against the library's own recomputation."""
+    calibration = item["calibration"]
+    if not isinstance(calibration, dict):
+        raise InputError(f"certificate.calibration must be an object, got {type(calibration).__name__}")
+    for key, value in calibration.items():
+        if not (value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)):
+            raise InputError(f"certificate.calibration.{key} must be a number or a string, got {value!r}")
+    if calibration.get("mechanism") != mechanism:
+        raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
+                         f"{mechanism!r}; the file has been edited")
+    inputs = _recomputable(registry.recorded_inputs, calibration)
+    approximate = registry.approximate(calibration)
+    for key in inputs:
+        if key not in calibration and key != "tol":
+            raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
+                             "recomputed, so the file cannot be trusted")
+    if not approximate and delta != 0.0:
+        raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
+                         "has been edited")
+    # the calibration's inputs are the certificate's stated facts
+    stated = {"epsilon": epsilon, "R": effective_norm_bound, "n": constants.get("n"),
+              "lam": constants.get("lam")}
+    if approximate:
+        stated["delta"] = delta
+    if approximate or "dim" in calibration:
+        stated["dim"] = constants.get("d")
+    for key, value in stated.items():
+        if value is None:
+            raise InputError(f"certificate.constants.{key} is missing")
+        if not _same_number(calibration[key], value):
+            raise InputError(f"certificate.calibration.{key} is {calibration[key]!r} but the certificate "
+                             f"states {value!r}; the file has been edited")
+    for key in ("L", "c", "m"):
+        if key not in inputs:
+            continue
+        if key not in constants:
+            raise InputError(f"certificate.constants.{key} is missing")
+        certified = constants[key]
+        used = calibration[key]
+        if isinstance(used, bool) or not isinstance(used, numbers.Real) or not math.isfinite(used):
+            raise InputError(f"certificate.calibration.{key} must be a finite number, got {used!r}")
+        # the calibration may round a certified constant outward by at most a few ulps, never inward
+        safe = used >= certified if key != "m" else used <= certified
+        if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
+            raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
+                             f"{key} is {certified!r}; the file has been edited")
+    recomputed = _recomputable(registry.recompute, calibration)
+    for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
+        if key not in recomputed:
+            raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
+                             "file has been edited")
+        if key not in calibration:
+            raise InputError(f"certificate.calibration.{key} is missing (recomputed "
+                             f"{recomputed[key]!r}); the file is incomplete")
+        if not _same_number(calibration[key], recomputed[key]):
+            used = ", ".join(k for k in inputs if k in calibration)
+            raise InputError(f"certificate.calibration.{key}: recorded {calibration[key]!r}, recomputed "
+                             f"{recomputed[key]!r} from {used}; the file has been edited")
+    return dict(calibration)
+
+
+def _constants(data: Any) -> tuple[dict, dict]:
+    """(constants as the certificate prints them, their float values) from certificate.constants."""
+    if not isinstance(data, dict):
+        raise InputError(f"certificate.constants must be an object, got {type(data).__name__}")
+    printed, values = {}, {}
+    for key, value in data.items():
+        printed[key] = _constant(key, value)
+        values[key] = _saved_number(f"certificate.constants.{key}", value)[1]
+    n = values.get("n")
+    if n is not None and not (n >= 1 and float(n).is_integer()):
+        raise InputError(f"certificate.constants.n must be a positive integer, got {n!r}")
+    if "n" in values:
+        values["n"] = int(values["n"])
+    for key in ("lam", "L", "m", "R"):
+        if key in values and not (values[key] > 0 and math.isfinite(values[key])):
+            raise InputError(f"certificate.constants.{key} must be finite and positive, got {values[key]!r}")
+    if "c" in values and not values["c"] >= 0:
+        raise InputError(f"certificate.constants.c must be non-negative, got {values['c']!r}")
+    return printed, values
+
+
+def _release_certificate(data: Any) -> SavedReleaseCertificate:
+    if isinstance(data, dict) and "solve" in data:
+        raise InputError("certificate.solve holds solver statistics (iterations, time, status, residual) "
+                         "measured on the private data; no privacy proof covers them, so dpcvx no longer "
+                         "reads or writes them. Remove the section only if you know the file is otherwise "
+                         "unchanged; better, refit and save with this version of dpcvx")
+    recorded_curve = data.get("privacy_curve") if isinstance(data, dict) else None
+    item = json_object("certificate", {key: value for key, value in data.items()
+                                       if key not in _OPTIONAL_CERTIFICATE_KEYS}
+                       if isinstance(data, dict) else data, _CERTIFICATE_KEYS)
+    mechanism = item["mechanism"]
+    if mechanism not in MECHANISMS:
+        raise InputError(f"certificate.mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    epsilon = _positive("certificate.epsilon", item["epsilon"])
+    delta = _number("certificate.delta", item["delta"])
+    if not 0.0 <= delta < 1.0:
+        raise InputError(f"certificate.delta must lie in [0, 1), got {item['delta']!r}; the file has been edited")
+    verification = _verification(item["verification"])
+    if not verification.allows(mechanism, delta):
+        raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
+                         "file cannot hold a dpcvx release; it has been edited")
+    printed, values = _constants(item["constants"])
+    for key, name in (("L", "lipschitz"), ("c", "curvature"), ("m", "strong_convexity")):
+        condition = next((c for c in item["verification"]["conditions"] if c.get("name") == name), None)
+        if key in values and condition is not None and isinstance(condition.get("value"), dict):
+            _, certified = _saved_number(f"certificate condition {name}.value", condition["value"])
+            if certified != values[key]:
+                raise InputError(f"certificate.constants.{key} is {values[key]!r} but the verified "
+                                 f"condition {name} gives {certified!r}; the file has been edited")
+    effective = _positive("certificate.effective_norm_bound", item["effective_norm_bound"])
+    if "R" in values and values["R"] != effective:
+        raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
+                         f"{effective!r}; the file has been edited")
+    calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
+    check_recorded_curve(recorded_curve, curve_of_calibration(calibration, epsilon, delta))
+    neighbours = _text("certificate.neighbours", item["neighbours"])
+    if not neighbours.strip():
+        raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
+    relation = Neighbours.parse(calibration.get("neighbours", Neighbours.REPLACE_ONE.value),
+                                "certificate.calibration.neighbours")
+    stated = Neighbours.of_statement(neighbours, "certificate.neighbours")
+    if stated is not relation:
+        raise InputError(f"certificate.neighbours states {stated} but the calibration is for {relation}; the file "
+                         "has been edited")
+    return SavedReleaseCertificate(
+        mechanism=mechanism,
+        guarantee=_text("certificate.guarantee", item["guarantee"]),
+        epsilon=epsilon,
+        delta=delta,
+        calibration=calibration,
+        verification=verification,
+        data_norm=_positive("certificate.data_norm", item["data_norm"]),
+        effective_norm_bound=effective,
+        fit_intercept=_flag("certificate.fit_intercept", item["fit_intercept"]),
+        intercept_scaling=_positive("certificate.intercept_scaling", item["intercept_scaling"]),
+        clipping=_text("certificate.clipping", item["clipping"]),
+        neighbours=neighbours,
+        library_version=_text("certificate.library_version", item["library_version"]),
+        constants=printed,
+        saved=copy.deepcopy(data),
+        label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
+                                                                            data["label_bound"]),
+        lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
+        post_processing=_post_processing(data.get("post_processing", [])),
+    )
+
+
+def _lam_rule(data: Any, lam: float | None) -> dict | None:
+    """The recorded ``lam="auto"`` choice: its rule, W, bound terms and a lam equal to the certificate's."""
+    if data is None:
+        return None
+    item = json_object("certificate.lam_rule", data, {"rule", "lam", "comparator_norm", "noise", "bias"})
+    _text("certificate.lam_rule.rule", item["rule"])
+    for key in ("comparator_norm", "noise", "bias"):
+        _number(f"certificate.lam_rule.{key}", item[key])
+    if lam is None or _number("certificate.lam_rule.lam", item["lam"]) != lam:
+        raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
+                         "the file has been edited")
+    return dict(item)
+
+
+def _post_processing(steps: Any) -> tuple[str, ...]:
+    """The public rules applied to the released weights (dpcvx.release.sparsify), as saved."""
+    if not isinstance(steps, list):
+        raise InputError("certificate.post_processing must be a list of texts")
+    return tuple(_text("certificate.post_processing", step) for step in steps)

@@ -1,0 +1,88 @@
+"""One JSON field of a model file, checked: a number, a text, a flag, an exact-or-float constant.
+
+Every refusal is an :class:`~dpcvx.exceptions.InputError` naming the field and, for a too long value, a
+shortened text of it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ...data.files import json_object
+from ...exceptions import InputError
+
+_NUMBER_KEYS = {"exact", "float"}
+
+
+def _label(value: Any) -> str | int | float | bool:
+    """A class label as a JSON scalar (numpy scalars as the Python value they hold)."""
+    plain = value.item() if isinstance(value, np.generic) else value
+    if not isinstance(plain, (str, int, float, bool)):
+        raise InputError(f"class label {value!r} cannot be saved: labels must be strings or numbers")
+    return plain
+
+
+def _number(what: str, value: Any, *, finite: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{what} must be a number, got {_short(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InputError(f"{what} is too large for a floating-point number") from None
+    if finite and not math.isfinite(number):
+        raise InputError(f"{what} must be finite, got {value!r}")
+    return number
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """repr(value), cut to ``limit`` characters for a message."""
+    if isinstance(value, int) and abs(value) >= 10**limit:
+        return f"an integer of {len(str(abs(value)))} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _text(what: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, got {value!r}")
+    return value
+
+
+def _optional_text(what: str, value: Any) -> str | None:
+    return None if value is None else _text(what, value)
+
+
+def _flag(what: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{what} must be true or false, got {value!r}")
+    return value
+
+
+def _optional_flag(what: str, value: Any) -> bool | None:
+    return None if value is None else _flag(what, value)
+
+
+def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
+    """(exact text or None, float) of a saved {"exact", "float"} number."""
+    number = json_object(what, value, _NUMBER_KEYS)
+    exact = _optional_text(f"{what}.exact", number["exact"])
+    if exact == "oo" and number["float"] is None:
+        return exact, math.inf
+    return exact, _number(f"{what}.float", number["float"])
+
+
+def _positive(what: str, value: Any) -> float:
+    number = _number(what, value)
+    if not number > 0:
+        raise InputError(f"{what} must be positive, got {value!r}")
+    return number
+
+
+def _check_same(what: str, value: Any, recorded: Any) -> None:
+    if value != recorded:
+        raise InputError(f"{what} is {value!r} but the certificate records {recorded!r}; "
+                         "the file has been edited")

@@ -1,0 +1,108 @@
+"""The record of a linear release (kind ``"linear"``, and the version 2 files that have no kind): the
+privatised weights, the public preprocessing and the release certificate, every field checked on reading.
+A regression ERM's record is the same layout (see :mod:`.regression`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...data.files import json_object
+from ...data.preprocessing import PublicSchema
+from ...exceptions import InputError
+from ...version import __version__
+from ..model import PrivateModel
+from ..regression_model import PrivateRegressionModel
+from .certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
+from .fields import _check_same, _label, _number, _saved_number, _text
+from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .rows import _check_schema_fits, _row_map, _row_map_to_dict
+
+_MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
+               "classes", "privatised", "preprocessing", "certificate"}
+PRIVATISED_KEYS = {"coef", "intercept"}
+_PREPROCESSING_KEYS = {"schema", "row_map"}
+
+
+def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
+    if schema is not None and not isinstance(schema, PublicSchema):
+        raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
+    _check_schema_fits(schema, model.rows, model.coef_.shape[0])
+    certificate = model.certificate.to_dict()
+    unknown = sorted(set(certificate) - _CERTIFICATE_KEYS - _OPTIONAL_CERTIFICATE_KEYS)
+    if unknown:  # e.g. solver statistics: not covered by the proof, never written
+        raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
+                         "(only what the privacy proof covers is saved)")
+    return {
+        "format": MODEL_FORMAT,
+        "format_version": MODEL_FORMAT_VERSION,
+        "kind": "linear",
+        "library_version": __version__,
+        "mechanism": certificate["mechanism"],
+        "epsilon": certificate["epsilon"],
+        "delta": certificate["delta"],
+        "classes": [_label(value) for value in model.classes_.tolist()],
+        "privatised": {"coef": model.coef_.tolist(), "intercept": model.intercept_},
+        "preprocessing": {
+            "schema": None if schema is None else schema.to_dict(),
+            "row_map": _row_map_to_dict(model.rows),
+        },
+        "certificate": certificate,
+    }
+
+
+def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
+    """A linear release (format_version 2, or kind "linear" or an ERM "regression"), every field checked."""
+    item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"}, _MODEL_KEYS)
+    certificate = _release_certificate(item["certificate"])
+    _text("library_version", item["library_version"])
+    _check_same("library_version", item["library_version"], certificate.library_version)
+    _check_same("mechanism", item["mechanism"], certificate.mechanism)
+    _check_same("epsilon", _number("epsilon", item["epsilon"]), certificate.epsilon)
+    _check_same("delta", _number("delta", item["delta"]), certificate.delta)
+
+    classes = item["classes"]
+    regression = data.get("kind") == "regression"
+    if regression != (certificate.label_bound is not None) or (regression and classes is not None):
+        raise InputError("a regression file has kind \"regression\", classes null and a certificate.label_bound; "
+                         "this one mixes a classifier's and a regression's fields")
+    if regression:
+        classes = [-1, 1]
+    if (not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1]
+            or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
+        raise InputError(f"classes must be a pair of two different strings or numbers, got {classes!r}")
+    privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
+    coef = privatised["coef"]
+    if not isinstance(coef, list) or not coef:
+        raise InputError("privatised.coef must be a non-empty list of numbers")
+    weights = np.array([_number(f"privatised.coef[{i}]", value) for i, value in enumerate(coef)])
+    intercept = _number("privatised.intercept", privatised["intercept"])
+
+    preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
+    try:
+        schema = None if preprocessing["schema"] is None else PublicSchema.from_dict(preprocessing["schema"])
+    except InputError as error:
+        raise InputError(f"preprocessing.schema: {error}") from None
+    rows = _row_map(preprocessing["row_map"])
+    _check_same("preprocessing.row_map.norm_bound", rows.norm_bound, certificate.data_norm)
+    _check_same("preprocessing.row_map.fit_intercept", rows.fit_intercept, certificate.fit_intercept)
+    _check_same("preprocessing.row_map.intercept_scaling", rows.intercept_scaling,
+                certificate.intercept_scaling)
+    _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
+                certificate.effective_norm_bound)
+    saved_d = item["certificate"]["constants"].get("d")
+    dimension = None if saved_d is None else _saved_number("certificate.constants.d", saved_d)[1]
+    if dimension is not None and dimension != weights.size + rows.fit_intercept:
+        raise InputError(f"privatised.coef has {weights.size} weights{' and an intercept' * rows.fit_intercept} "
+                         f"but the certificate states d = {dimension:g}; the file has been edited")
+    if not rows.fit_intercept and intercept != 0.0:
+        raise InputError("privatised.intercept is non-zero but the model has no intercept feature; the "
+                         "file has been edited")
+    _check_schema_fits(schema, rows, weights.size)
+
+    model: PrivateModel | PrivateRegressionModel
+    if regression:
+        model = PrivateRegressionModel(weights, intercept, rows, certificate)
+    else:
+        model = PrivateModel(weights, intercept, tuple(classes), rows, certificate)
+    model.schema = schema
+    return model

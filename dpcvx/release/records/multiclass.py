@@ -1,0 +1,83 @@
+"""The record of a multiclass release (kind ``"multiclass"``): its k one-vs-rest linear records, each a
+complete linear model entry, re-checked on reading, then the budget split compared."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...data.files import json_object
+from ...data.preprocessing import PublicSchema
+from ...exceptions import InputError
+from ...privacy.composition import one_vs_rest_budget
+from ...version import __version__
+from ..model import PrivateModel, Release
+from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from .fields import _check_same, _label, _number, _positive
+from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .linear import linear_to_dict
+
+_MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
+                    "composition", "schema", "per_class"}
+
+
+def multiclass_to_dict(model: PrivateMulticlassModel, schema: PublicSchema | None) -> dict:
+    """A multiclass release: its k one-vs-rest linear releases, each a complete linear model entry."""
+    if schema is not None and not isinstance(schema, PublicSchema):
+        raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
+    certificate = model.certificate
+    per_class = [linear_to_dict(PrivateModel(model.coef_[i], float(model.intercept_[i]), (-1, 1), model.rows,
+                                            class_certificate), None)
+                 for i, class_certificate in enumerate(certificate.per_class)]
+    return {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "multiclass",
+            "library_version": __version__, "epsilon": certificate.epsilon, "delta": certificate.delta,
+            "classes": [_label(value) for value in model.classes_.tolist()],
+            "composition": certificate.composition, "schema": None if schema is None else schema.to_dict(),
+            "per_class": per_class}
+
+
+def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> PrivateMulticlassModel:
+    """Read a multiclass release: every class's linear release is re-checked (by ``read_entry``, the
+    model file reader), then the budget split."""
+    item = json_object("the model file", data, _MULTICLASS_KEYS)
+    epsilon, delta = _positive("epsilon", item["epsilon"]), _number("delta", item["delta"])
+    classes = item["classes"]
+    if (not isinstance(classes, list) or len(classes) < 3 or len(set(map(repr, classes))) != len(classes)
+            or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
+        raise InputError(f"classes of a multiclass model must be three or more different labels, got {classes!r}")
+    entries = item["per_class"]
+    if not isinstance(entries, list) or len(entries) != len(classes):
+        raise InputError(f"per_class must hold one linear release per class ({len(classes)})")
+    models = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or entry.get("kind") != "linear":
+            raise InputError(f"per_class[{index}] must be a linear release")
+        one = read_entry(entry)
+        assert isinstance(one, PrivateModel)
+        if one.classes_.tolist() != [-1, 1]:
+            raise InputError(f"per_class[{index}] must have the one-vs-rest classes [-1, 1]")
+        models.append(one)
+    mechanism = models[0].certificate.mechanism
+    guarantee = models[0].certificate.calibration.get("float_guarantee")
+    eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism,
+                                                     models[0].certificate.calibration.get("sampler") == "exact")
+    for index, one in enumerate(models):
+        if (one.certificate.epsilon, one.certificate.delta) != (eps_c, delta_c) or \
+                one.certificate.mechanism != mechanism or one.rows != models[0].rows or \
+                one.certificate.calibration.get("float_guarantee") != guarantee:
+            raise InputError(f"per_class[{index}] does not match the budget split of ({epsilon!r}, {delta!r}) "
+                             f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}, floating point "
+                             f"{guarantee}); the file "
+                             "has been edited")
+    _check_same("composition", item["composition"], composition)
+    _check_same("library_version", item["library_version"], models[0].certificate.library_version)
+    certificate = MulticlassCertificate(epsilon=epsilon, delta=delta, classes=tuple(classes),
+                                        composition=composition, class_epsilon=eps_c, class_delta=delta_c,
+                                        per_class=tuple(one.certificate for one in models))
+    model = PrivateMulticlassModel(np.vstack([one.coef_ for one in models]),
+                                   np.array([one.intercept_ for one in models]), tuple(classes), models[0].rows,
+                                   certificate)
+    model.schema = None if item["schema"] is None else PublicSchema.from_dict(item["schema"])
+    return model

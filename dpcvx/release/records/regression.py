@@ -1,0 +1,88 @@
+"""The record of a regression release (kind ``"regression"``): AdaSSP's sufficient-statistics release,
+its calibration recomputed from the stated public bounds, or a regression ERM in the linear layout."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+from ...data.files import json_object
+from ...data.preprocessing import PublicSchema
+from ...exceptions import InputError
+from ...privacy import registry
+from ...privacy.privacy_curve import check_recorded_curve
+from ...version import __version__
+from ..model import PrivateModel, ReleaseCertificate
+from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
+from .fields import _check_same, _number
+from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .linear import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
+from .rows import _row_map, _row_map_to_dict
+
+_ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
+                "preprocessing", "certificate", "mechanism"}
+# the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
+_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)}
+_ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
+
+
+def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | None) -> dict:
+    """A regression release: the linear layout with kind "regression", no classes, and the label bound."""
+    if isinstance(model.certificate, ReleaseCertificate):
+        data = linear_to_dict(PrivateModel(model.coef_, model.intercept_, (-1, 1), model.rows, model.certificate),
+                               schema)
+    else:  # AdaSSP
+        if schema is not None and not isinstance(schema, PublicSchema):
+            raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
+        certificate = model.certificate.to_dict()
+        data = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "library_version": __version__,
+                "mechanism": certificate["mechanism"], "epsilon": certificate["epsilon"],
+                "delta": certificate["delta"], "privatised": {"coef": model.coef_.tolist(),
+                                                              "intercept": model.intercept_},
+                "preprocessing": {"schema": None if schema is None else schema.to_dict(),
+                                  "row_map": _row_map_to_dict(model.rows)},
+                "certificate": certificate}
+    return {**data, "kind": "regression", "classes": None}
+
+
+def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
+    """An AdaSSP release: the calibration is recomputed from the stated public bounds and compared."""
+    item = json_object("the model file", data, _ADASSP_KEYS)
+    saved = json_object("certificate", item["certificate"], _ADASSP_CERTIFICATE_KEYS)
+    recorded = saved["calibration"]
+    if not isinstance(recorded, dict):
+        raise InputError("certificate.calibration must be an object")
+    facts = registry.PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
+                                 data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
+    try:
+        recomputed = registry.recompute(recorded, facts)
+    except InputError as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    if recomputed != recorded:
+        raise InputError("certificate.calibration is not what the stated epsilon, delta and bounds give; the file "
+                         "has been edited")
+    rows = _row_map(item["preprocessing"]["row_map"] if isinstance(item["preprocessing"], dict) else None)
+    _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
+                saved["effective_norm_bound"])
+    for key in ("epsilon", "delta", "mechanism", "library_version"):
+        _check_same(key, item[key], saved[key])
+    privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
+    coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
+    if coef.size + rows.fit_intercept != recorded["dim"]:
+        raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
+    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS})
+    check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
+    model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
+    schema = item["preprocessing"].get("schema")
+    model.schema = None if schema is None else PublicSchema.from_dict(schema)
+    return model
+
+
+def regression_from_dict(data: dict) -> PrivateRegressionModel:
+    """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
+    if isinstance(data.get("certificate"), dict) and registry.sufficient_statistics(data["certificate"]):
+        return _adassp_from_dict(data)
+    model = linear_from_dict(data)
+    assert isinstance(model, PrivateRegressionModel)
+    return model

@@ -1,0 +1,97 @@
+"""The public per-record map of a model file (norm bound, intercept feature, feature map), and the
+registry of feature maps a file may name (a map is rebuilt by its registered type name, never by a path the
+file names)."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from ...data.files import json_object
+from ...data.preprocessing import PublicSchema
+from ...data.rows import RowMap
+from ...exceptions import InputError
+from .fields import _flag, _number, _text
+
+_ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_map"}
+# Feature maps restorable from a file: type name -> function(data) -> feature map.
+_FEATURE_MAPS: dict[str, Callable[[dict], Any]] = {}
+# Maps that ship with dpcvx, imported from this fixed module only when a file names them.
+_BUILTIN_FEATURE_MAPS = {"RandomFourierFeatures": "dpcvx.data.kernels"}
+
+
+def register_feature_map(type_name: str, from_dict: Callable[[dict], Any]) -> None:
+    """Make a feature map type restorable: ``from_dict(data)`` rebuilds it from its ``to_dict()``.
+
+    ``type_name`` is the ``"type"`` entry of the map's ``to_dict()`` (or its
+    class name). dpcvx's own maps (:class:`dpcvx.data.kernels.RandomFourierFeatures`)
+    need no registration.
+    """
+    if not isinstance(type_name, str) or not type_name:
+        raise InputError(f"type_name must be a non-empty string, got {type_name!r}")
+    if not callable(from_dict):
+        raise InputError(f"from_dict must be callable, got {from_dict!r}")
+    _FEATURE_MAPS[type_name] = from_dict
+
+
+def _feature_map_loader(type_name: str) -> Callable[[dict], Any]:
+    if type_name in _FEATURE_MAPS:
+        return _FEATURE_MAPS[type_name]
+    if type_name in _BUILTIN_FEATURE_MAPS:
+        module_name = _BUILTIN_FEATURE_MAPS[type_name]
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            raise InputError(f"feature map type {type_name!r} needs {module_name}, which this "
+                             f"dpcvx installation lacks; upgrade dpcvx") from None
+        return getattr(module, type_name).from_dict
+    known = sorted(set(_FEATURE_MAPS) | set(_BUILTIN_FEATURE_MAPS))
+    raise InputError(
+        f"unknown feature map type {type_name!r}; known types: {known}. Register your own map "
+        "with dpcvx.release.serialization.register_feature_map(type_name, from_dict)"
+    )
+
+
+
+def _row_map_to_dict(rows: RowMap) -> dict:
+    feature_map = None
+    if rows.feature_map is not None:
+        if not hasattr(rows.feature_map, "to_dict"):
+            raise InputError(f"the feature map {rows.feature_map!r} has no to_dict(); it cannot be saved")
+        feature_map = dict(rows.feature_map.to_dict())
+        type_name = feature_map.setdefault("type", type(rows.feature_map).__name__)
+        _feature_map_loader(type_name)  # refuse to write a file that could not be loaded
+    return {
+        "norm_bound": rows.norm_bound,
+        "fit_intercept": rows.fit_intercept,
+        "intercept_scaling": rows.intercept_scaling,
+        "feature_map": feature_map,
+    }
+
+
+def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int) -> None:
+    """A schema's features are the model's inputs: without a feature map, one weight each."""
+    if schema is not None and rows.feature_map is None and schema.dimension != n_weights:
+        raise InputError(f"the schema encodes {schema.dimension} features but the model has "
+                         f"{n_weights} weights; pass the schema whose rows the model was fitted on")
+
+
+def _row_map(data: Any) -> RowMap:
+    item = json_object("preprocessing.row_map", data, _ROW_MAP_KEYS)
+    feature_map = item["feature_map"]
+    if feature_map is not None:
+        if not isinstance(feature_map, dict):
+            raise InputError("preprocessing.row_map.feature_map must be an object or null")
+        type_name = _text("preprocessing.row_map.feature_map.type", feature_map.get("type"))
+        feature_map = _feature_map_loader(type_name)(copy.deepcopy(feature_map))
+    rows = RowMap(
+        norm_bound=_number("preprocessing.row_map.norm_bound", item["norm_bound"]),
+        feature_map=feature_map,
+        fit_intercept=_flag("preprocessing.row_map.fit_intercept", item["fit_intercept"]),
+        intercept_scaling=_number("preprocessing.row_map.intercept_scaling", item["intercept_scaling"]),
+    )
+    if not (rows.norm_bound > 0 and rows.intercept_scaling > 0):
+        raise InputError("preprocessing.row_map needs a positive norm_bound and intercept_scaling")
+    return rows
