@@ -112,6 +112,9 @@ MATHEMATICAL_LAYER = {
         dpcvx.PrivateERM(lam=0.1, data_norm=1.0), (0, 1, 2)).fit(X, y, 1.0, **kw),
     "PrivateLinearRegression": lambda X, y, **kw: dpcvx.PrivateLinearRegression(1.0, 1.0).fit(
         X, y.astype(float), 1.0, 1e-6, **kw),
+    "TDDL": lambda X, y, **kw: dpcvx.TDDL(lam=0.1).fit(X, 2 * y - 1, 1.0, Z=X[:5], **kw),
+    "TDIL": lambda X, y, **kw: dpcvx.TDIL(lam=0.1, input_bound=1.0).fit(X, 2 * y - 1, 1.0, **kw),
+    "PINP": lambda X, y, **kw: dpcvx.PINP(lam=0.1, max_queries=10).fit(X, 2 * y - 1, 1.0, **kw),
 }
 
 
