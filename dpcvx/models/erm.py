@@ -52,7 +52,7 @@ from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
 from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
-from ..validation import TASKS, check_choice, check_classes, check_epsilon, check_flag, positive
+from ..validation import TASKS, check_choice, check_classes, check_epsilon, check_flag, positive, refuse_weights
 from ..verification.bounded_residual import with_bounded_residual
 from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
@@ -368,6 +368,7 @@ class PrivateERM(Calibrating):
         random_state: RandomState = None,
         accountant: PrivacyAccountant | None = None,
         warm_start: LinearModel | None = None,
+        sample_weight: None = None,
     ) -> PrivateModel | PrivateRegressionModel:
         """Release an (epsilon, delta)-differentially private model of (X, y).
 
@@ -407,8 +408,10 @@ class PrivateERM(Calibrating):
         where Newton's method starts; the release is covered for any point
         within the public gradient bound, so the start does not change what the
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
-        private: for the data owner only, never to be published).
+        private: for the data owner only, never to be published). ``sample_weight`` other than None
+        is refused (:func:`dpcvx.validation.refuse_weights`): the noise is calibrated for unit weights.
         """
+        refuse_weights(type(self).__name__, sample_weight=sample_weight)
         prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta,
                                  neighbours, n_public)
         rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
@@ -496,12 +499,14 @@ class PrivateERM(Calibrating):
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
-                         neighbours: str = "replace-one", n_public: int | None = None) -> tuple[Any, Any] | None:
+                         neighbours: str = "replace-one", n_public: int | None = None,
+                         sample_weight: None = None) -> tuple[Any, Any] | None:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
         Returns the public classes (None for a regression). Private tuning calls it for every candidate
         before its accountant is charged.
         """
+        refuse_weights(type(self).__name__, sample_weight=sample_weight)
         return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                          random_state=random_state, warm_start=warm_start, neighbours=neighbours,
                          n_public=n_public).classes

@@ -41,7 +41,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from ..validation import check_epsilon, positive
+from ..validation import check_epsilon, positive, refuse_weights
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 
@@ -86,8 +86,11 @@ class Budget:
     accountant: PrivacyAccountant | None
 
 
-def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant: Any) -> Budget:
-    """Check the budget arguments of a fit (nothing is charged or drawn)."""
+def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant: Any, owner: str = "fit",
+                 sample_weight: None = None) -> Budget:
+    """Check the budget arguments of ``owner``'s fit (nothing is charged or drawn); ``sample_weight``
+    other than None is refused (:func:`dpcvx.validation.refuse_weights`)."""
+    refuse_weights(owner, sample_weight=sample_weight)
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise InputError(f"epsilon must be a positive number, got {type(epsilon).__name__}; the budget is "
                          "fit's third argument (fit(X, y, epsilon, ...)); TDDL takes its public sample "

@@ -34,6 +34,7 @@ from ..validation import (
     label_clipping_note,
     non_negative,
     positive,
+    refuse_weights,
 )
 from ..version import __version__
 
@@ -132,11 +133,14 @@ class PrivateLinearRegression:
                                   failure_probability=self.failure_probability)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
-            random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> PrivateRegressionModel:
+            random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: None = None) -> PrivateRegressionModel:
         """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0).
 
         AdaSSP is a Gaussian mechanism: delta = 0 is refused with the pure-epsilon options named
-        (:data:`PURE_EPSILON_OPTIONS`)."""
+        (:data:`PURE_EPSILON_OPTIONS`). ``sample_weight`` other than None is refused
+        (:func:`dpcvx.validation.refuse_weights`)."""
+        refuse_weights(type(self).__name__, sample_weight=sample_weight)
         epsilon = check_epsilon(epsilon)
         if isinstance(delta, (int, float)) and not isinstance(delta, bool) and delta == 0:
             raise InputError(f"delta=0 asks for pure epsilon-DP, which AdaSSP (a Gaussian mechanism) cannot give. "

@@ -54,6 +54,9 @@ class PrivateMulticlassERM:
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(self, binary: PrivateERM, classes: tuple[Any, ...]) -> None:
+        if not isinstance(binary, PrivateERM):  # its mechanisms and budget split are what one-vs-rest composes
+            raise InputError(f"the binary learner of a multiclass model must be a PrivateERM (one-vs-rest composes "
+                             f"its linear releases), got {type(binary).__name__}; nothing was fitted or charged")
         self.binary = binary
         self.classes = check_public_classes(classes)
         if tuple(binary.classes) != BINARY:

@@ -112,15 +112,18 @@ class PINP(PrivateKernelLearner):
         return model, parameters
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
-                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+                         sample_weight: None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
+        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
+        self._check(X, y, budget)
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
-            accountant: PrivacyAccountant | None = None) -> PINP:
+            accountant: PrivacyAccountant | None = None,
+            sample_weight: None = None) -> PINP:
         """Prepare to answer queries. Every input is checked first, then ``accountant``
         (optional) is charged the whole (epsilon, delta) once, then the model is solved."""
-        budget = check_budget(epsilon, delta, random_state, accountant)
+        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         model, parameters = self._check(X, y, budget)
         self._charge(budget)
         self._model = model = self.solve_curator_model(model)

@@ -96,7 +96,8 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     the target q. ``fit_params`` go to every fit (not delta: pure epsilon only). Module docstring for the order.
     """
     eps_q, eps_fit = split_budget(epsilon, share)
-    if fit_params.get("delta", 0) or fit_params.get("neighbours", "replace-one") != "replace-one":
+    if fit_params.get("delta", 0) or Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) \
+            is not Neighbours.REPLACE_ONE:
         raise InputError("a private norm bound is offered for pure epsilon under replace-one neighbours (the "
                          "quantile's sensitivity and the composition are proved there); nothing was charged")
     check_accountant(accountant)

@@ -279,16 +279,19 @@ class TDDL(PrivateKernelLearner):
         return model, Z, radius, least_squares, calibration
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *, Z: ArrayLike,
-                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+                         sample_weight: None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        self._check(X, y, Z, check_budget(epsilon, delta, random_state, accountant))
+        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
+        self._check(X, y, Z, budget)
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, Z: ArrayLike,
-            random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
+            random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the noise drawn."""
         with progress(3, "TDDL fit", unit="step", verbose=self.verbose) as bar:
-            budget = check_budget(epsilon, delta, random_state, accountant)
+            budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
             model, Z, radius, least_squares, calibration = self._check(X, y, Z, budget)
             self._charge(budget)
             bar.update()

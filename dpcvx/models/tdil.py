@@ -198,15 +198,18 @@ class TDIL(PrivateKernelLearner):
         return model, radius, net, parameters
 
     def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
-                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None) -> None:
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+                         sample_weight: None = None) -> None:
         """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        self._check(X, y, check_budget(epsilon, delta, random_state, accountant))
+        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
+        self._check(X, y, budget)
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
-            accountant: PrivacyAccountant | None = None) -> PrivateKernelModel:
+            accountant: PrivacyAccountant | None = None,
+            sample_weight: None = None) -> PrivateKernelModel:
         """Release the predictor. Every input is checked first, then ``accountant`` (optional)
         is charged (epsilon, delta) once, then the model is solved and the rounds run."""
-        budget = check_budget(epsilon, delta, random_state, accountant)
+        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
         model, radius, net, checked = self._check(X, y, budget)
         lattice = checked if isinstance(checked, LatticeTDIL) else None
         parameters = checked.base if isinstance(checked, LatticeTDIL) else checked

@@ -106,6 +106,29 @@ def test_sample_weight_is_refused_with_a_typed_error_naming_the_bound(make, data
     assert accountant.ledger == []   # refused before anything is spent
 
 
+MATHEMATICAL_LAYER = {
+    "PrivateERM": lambda X, y, **kw: dpcvx.PrivateERM(lam=0.1, data_norm=1.0, classes=(0, 1)).fit(X, y, 1.0, **kw),
+    "PrivateMulticlassERM": lambda X, y, **kw: dpcvx.PrivateMulticlassERM(
+        dpcvx.PrivateERM(lam=0.1, data_norm=1.0), (0, 1, 2)).fit(X, y, 1.0, **kw),
+    "PrivateLinearRegression": lambda X, y, **kw: dpcvx.PrivateLinearRegression(1.0, 1.0).fit(
+        X, y.astype(float), 1.0, 1e-6, **kw),
+    "TDDL": lambda X, y, **kw: dpcvx.TDDL(lam=0.1).fit(X, 2 * y - 1, 1.0, Z=X[:5], **kw),
+    "TDIL": lambda X, y, **kw: dpcvx.TDIL(lam=0.1, input_bound=1.0).fit(X, 2 * y - 1, 1.0, **kw),
+    "PINP": lambda X, y, **kw: dpcvx.PINP(lam=0.1, max_queries=10).fit(X, 2 * y - 1, 1.0, **kw),
+}
+
+
+@pytest.mark.parametrize("fit", MATHEMATICAL_LAYER.values(), ids=MATHEMATICAL_LAYER.keys())
+def test_the_learners_fit_refuses_sample_weight_with_the_typed_error_before_spending(fit, data):
+    # the estimators' typed refusal holds for the learners beneath them too: they raised a bare
+    # TypeError ("unexpected keyword argument") that names no bound
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(UnsupportedWeightsError, match=r"sample_weight.*PUBLIC bound w_max"):
+        fit(X, y, sample_weight=np.ones(len(y)), accountant=accountant)
+    assert accountant.ledger == []
+
+
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
 def test_class_weight_is_a_parameter_refused_at_fit(cls, data):
     X, y = data

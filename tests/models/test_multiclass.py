@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dpcvx
+from dpcvx.exceptions import InputError
 from dpcvx.models import multiclass
 from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.privacy.accountant import PrivacyAccountant
@@ -136,3 +137,14 @@ def test_estimator_takes_k_public_classes(blobs):
     assert list(estimator.classes_) == list(CLASSES)
     with pytest.raises(dpcvx.InputError, match="declared classes"):
         dpcvx.DPLogisticRegression(classes=CLASSES[:3], epsilon=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("binary", [dpcvx.TDDL(lam=0.1), dpcvx.PINP(lam=0.1, max_queries=10),
+                                    dpcvx.TDIL(lam=0.1, input_bound=1.0)], ids=type)
+def test_a_binary_learner_other_than_private_erm_is_refused_with_a_typed_error(binary):
+    # one-vs-rest composes PrivateERM's releases (its mechanisms and budget split): a kernel learner
+    # (and PINP, an interactive one whose answers take rows as queries) is refused when the model is
+    # declared, before any data is seen or anything charged; it once got as far as fit and raised
+    # a TypeError from the binary learner's check_fit_inputs
+    with pytest.raises(InputError, match="PrivateERM"):
+        PrivateMulticlassERM(binary, CLASSES)

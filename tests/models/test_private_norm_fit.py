@@ -9,6 +9,7 @@ import dpcvx
 from dpcvx import losses
 from dpcvx.exceptions import BudgetExceededError, InputError
 from dpcvx.models.private_norm import fit_private_norm, split_budget
+from dpcvx.privacy.neighbours import Neighbours
 
 
 def _data(n: int = 600, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -107,3 +108,36 @@ def test_an_estimator_takes_a_private_bound_through_the_budget_adapter():
                               random_state=1)
     assert accountant.spent.epsilon == pytest.approx(1.0) and len(accountant.ledger) == 1
     assert result.model.data_norm == result.norm.bound and result.model.epsilon == result.fit_epsilon
+
+
+class RelationStub(StubLearner):
+    """A StubLearner whose check and fit take the neighbour relation, as PrivateERM's do."""
+
+    def __deepcopy__(self, memo) -> RelationStub:
+        return RelationStub(self.log)
+
+    def check_fit_inputs(self, X, y, epsilon: float, neighbours=None):
+        self.log.append(("check", self.data_norm, epsilon))
+
+    def fit(self, X, y, epsilon: float, random_state=None, neighbours=None):
+        self.log.append(("fit", self.data_norm, epsilon))
+        return "model"
+
+
+@pytest.mark.parametrize("relation", ["replace-one", Neighbours.REPLACE_ONE])
+def test_the_replace_one_relation_is_accepted_in_either_spelling(relation):
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    fit_private_norm(RelationStub([]), X, y, 1.0, r_min=0.25, r_max=64, accountant=accountant, random_state=0,
+                     neighbours=relation)
+    assert accountant.spent.epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("relation", ["add-remove", Neighbours.ADD_REMOVE, "replace_one"])
+def test_another_relation_is_refused_before_anything_is_charged(relation):
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    with pytest.raises(InputError):
+        fit_private_norm(RelationStub([]), X, y, 1.0, r_min=0.25, r_max=64, accountant=accountant,
+                         neighbours=relation)
+    assert accountant.ledger == []
