@@ -143,7 +143,8 @@ class TDIL(PrivateKernelLearner):
     ``float_safe`` (default False): True runs each round's test on a public lattice with exact discrete
     Laplace noise and the exact exponential mechanism at a sensitivity that charges the computed
     scores' error (:mod:`dpcvx.privacy.lattice_tdil`): "exact" over a net with the rbf or laplacian
-    kernel, "mitigation-only" otherwise (the linear kernel's continuous ball sampler, other kernels).
+    kernel, "mitigation-only" otherwise (the linear kernel's continuous ball sampler, other kernels). The
+    default's double Laplace test names "mitigation-only" (docs/theory.md, section 28).
 
     ``rounds_used_`` and ``certified_`` are functions of the privatised
     transcript (the number of released centres, and whether it is below B);

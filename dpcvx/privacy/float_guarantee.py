@@ -10,10 +10,11 @@ mechanism's own (:meth:`FloatGuarantee.parse`).
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 from ..exceptions import InputError
 
-__all__ = ["FloatGuarantee"]
+__all__ = ["FloatGuarantee", "named_guarantee"]
 
 
 class FloatGuarantee(str, Enum):
@@ -27,8 +28,9 @@ class FloatGuarantee(str, Enum):
     SNAPPED = "snapped"
     #: exact lattice noise proved through a uniform dither of the lattice cell (objective perturbation)
     DITHERED_LATTICE = "dithered-lattice"
-    #: the proof holds in exact arithmetic only; the double noise is rounded to a grid about 2^-30 of
-    #: its scale, which defeats the known low-bit attack but is not a proof for floating point
+    #: the proof holds in exact arithmetic only; any released secret-plus-noise double is rounded to a grid
+    #: about 2^-30 of the noise scale, which defeats the known low-bit attack but is not a proof for
+    #: floating point (TDIL's default releases no such double, only its double test's decisions)
     MITIGATION_ONLY = "mitigation-only"
 
     @property
@@ -45,11 +47,21 @@ class FloatGuarantee(str, Enum):
         raise InputError(f"{where} must be one of {[member.value for member in cls]}, got {value!r}")
 
 
+def named_guarantee(certificate: Any) -> FloatGuarantee | None:
+    """The guarantee a release's certificate names: its ``float_guarantee`` (a multiclass release) or its
+    calibration's; None for a certificate that names none (a learner from outside dpcvx)."""
+    named = getattr(certificate, "float_guarantee", None)
+    if named is None:
+        named = (getattr(certificate, "calibration", None) or {}).get("float_guarantee")
+    return None if named is None else FloatGuarantee.parse(named)
+
+
 _STATEMENTS = {
     FloatGuarantee.EXACT: "floating point: exact (integer noise sampled exactly on a public lattice; "
                           "rounding and the evaluation error of the secret charged to the sensitivity)",
     FloatGuarantee.SNAPPED: "floating point: Mironov's snapping mechanism",
     FloatGuarantee.DITHERED_LATTICE: "floating point: exact lattice noise, proved through a uniform dither",
-    FloatGuarantee.MITIGATION_ONLY: "floating point: mitigation only (proof in exact arithmetic; the noisy "
-                                    "doubles are rounded to a grid 2^-30 of the noise scale)",
+    FloatGuarantee.MITIGATION_ONLY: "floating point: mitigation only (proof in exact arithmetic only; any "
+                                    "released secret-plus-noise double is rounded to a grid 2^-30 of the "
+                                    "noise scale)",
 }

@@ -406,7 +406,9 @@ class TDILParameters:
     solve_tolerance: float = 0.0  # gamma: score_sensitivity = (s + 2 gamma) R
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The record; the default (double) rounds are "mitigation-only": the test adds a double Laplace to a
+        computed gap whose error no sensitivity charges (only the decision and its sign are released)."""
+        return {**asdict(self), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
 
 
 def _ball_selection_tail(kappa: float, dim: int, R: float, C: float, rounds: int, beta: float) -> float:

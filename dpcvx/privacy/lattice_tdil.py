@@ -99,4 +99,5 @@ def lattice_tdil(base: TDILParameters, kernel_name: str, n_features: int) -> Lat
 
 def recompute_lattice_tdil(recomputed: dict[str, Any], kernel: Any, n_features: int) -> dict[str, Any]:
     """The loader's record of a float-safe TDIL release, from its recomputed float parameters."""
-    return lattice_tdil(TDILParameters(**recomputed), float_kernel_name(kernel), n_features).to_dict()
+    fields = {key: value for key, value in recomputed.items() if key != "float_guarantee"}
+    return lattice_tdil(TDILParameters(**fields), float_kernel_name(kernel), n_features).to_dict()

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
 from ...release.model import Release
 from ...release.serialization import model_to_dict
 from ..kernel_learner import Diagnostics
@@ -46,15 +47,46 @@ def format_params(params: Mapping[str, Any]) -> str:
     return ", ".join(f"{name}={value!r}" for name, value in public_params(params).items())
 
 
+SELECTION_FLOAT = ("selection's floating point: exact (split: the exponential mechanism over integer mistake "
+                   "counts, drawn exactly over the rationals; full-data: exact discrete Laplace counts and an "
+                   "exact number of runs K)")
+
+
 class Grid:
-    """The grid a procedure tried, in order (its certificates' shared part)."""
+    """The grid a procedure tried, in order, and the floating-point guarantees (its certificates' shared part).
+
+    Two guarantees hold, each for its own part: the selection's (``selection_float_guarantee``, exact:
+    Algorithm 4's exponential mechanism over integer counts, :mod:`dpcvx.privacy.exponential`, and the
+    full-data procedure's exact discrete Laplace counts and K, :mod:`dpcvx.privacy.stopping`) and the
+    selected model's own (``release_float_guarantee``, named by its certificate).
+    """
 
     candidates: tuple[dict, ...]
+    release: Any
+
+    selection_float_guarantee = FloatGuarantee.EXACT
 
     @property
     def m(self) -> int:
         """Number of candidates."""
         return len(self.candidates)
+
+    @property
+    def release_float_guarantee(self) -> FloatGuarantee | None:
+        """The selected model's floating-point guarantee (None: its certificate names none)."""
+        return named_guarantee(self.release)
+
+    def float_record(self) -> dict:
+        """Both guarantees by name, for :meth:`to_dict`."""
+        named = self.release_float_guarantee
+        return {"selection_float_guarantee": self.selection_float_guarantee.value,
+                "release_float_guarantee": None if named is None else named.value}
+
+    def float_lines(self) -> list[str]:
+        """Both guarantees, for the certificate's str."""
+        named = self.release_float_guarantee
+        return [SELECTION_FLOAT, "selected model's " + (
+            "floating point: not named by its certificate" if named is None else named.statement)]
 
 
 @dataclass(frozen=True)
@@ -133,6 +165,7 @@ class TuningCertificate(Grid):
             },
             # the selected model's own certificate (public constants given the selection)
             "release": release,
+            **self.float_record(),
         }
 
     def __str__(self) -> str:
@@ -148,6 +181,7 @@ class TuningCertificate(Grid):
         ]
         if self.fit_params:
             lines.append("fit arguments: " + format_params(self.fit_params))
+        lines += self.float_lines()
         if self.release is not None:
             lines.append(f"selected model's release (trained on its part of {self.part_size} rows):")
             lines.append(str(self.release))

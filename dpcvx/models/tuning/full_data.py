@@ -163,7 +163,7 @@ class SelectionCertificate(Grid):
             "fit_params": public_params(self.fit_params),
             "privatised": {"selected_index": self.selected_index,
                            "selected_params": None if selected is None else public_params(selected)},
-            "release": release,
+            "release": release, **self.float_record(),
         }
 
     def __str__(self) -> str:
@@ -175,7 +175,7 @@ class SelectionCertificate(Grid):
                  f"runs: E[K] = {self.mean_runs:.4g} fits on average (eta = {self.eta}); each row held out with "
                  f"probability {self.held_out:g}",
                  "candidates: " + ", ".join("{" + format_params(point) + "}" for point in self.candidates),
-                 f"selected (privatised, the best noisy score): {selected}"]
+                 f"selected (privatised, the best noisy score): {selected}", *self.float_lines()]
         if self.release is not None:
             lines += ["selected model's release (trained on its run's training part):", str(self.release)]
         return "\n".join(lines)
