@@ -207,9 +207,13 @@ def _constants(data: Any) -> tuple[dict, dict]:
         raise InputError(f"certificate.constants.n must be a positive integer, got {n!r}")
     if "n" in values:
         values["n"] = int(values["n"])
-    for key in ("lam", "L", "m", "R"):
+    for key in ("lam", "L", "R"):
         if key in values and not (values[key] > 0 and math.isfinite(values[key])):
             raise InputError(f"certificate.constants.{key} must be finite and positive, got {values[key]!r}")
+    # m = 0 is a certified constant of a regularizer that is not strongly convex (an L1 term alone, or a
+    # constraint set): KST12 then adds the ridge Delta, which the recomputed calibration checks
+    if "m" in values and not (values["m"] >= 0 and math.isfinite(values["m"])):
+        raise InputError(f"certificate.constants.m must be finite and non-negative, got {values['m']!r}")
     if "c" in values and not values["c"] >= 0:
         raise InputError(f"certificate.constants.c must be non-negative, got {values['c']!r}")
     return printed, values
