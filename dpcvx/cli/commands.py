@@ -266,6 +266,9 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
             return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept), {}
         return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
                           strict=args.strict, allow_estimates=args.allow_estimates, **common), erm
+    if args.classes is not None and len(args.classes) == 2:  # two public classes: a binary model over them
+        return PrivateERM(loss=loss, regularizer=regularizer, classes=tuple(args.classes), strict=args.strict,
+                          allow_estimates=args.allow_estimates, **common), erm
     if args.classes is not None:
         binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), strict=args.strict,
                             allow_estimates=args.allow_estimates, **common)

@@ -59,6 +59,10 @@ class PrivateMulticlassERM:
                              f"its linear releases), got {type(binary).__name__}; nothing was fitted or charged")
         self.binary = binary
         self.classes = check_public_classes(classes)
+        if len(self.classes) < 3:
+            raise InputError(f"a one-vs-rest multiclass model takes three or more public classes, got "
+                             f"{len(self.classes)}; two classes are a binary model: PrivateERM(classes=(a, b)) "
+                             "(the CLI: --positive/--negative or --classes with its two labels)")
         if tuple(binary.classes) != BINARY:
             raise InputError("the binary learner of a multiclass model must have classes=(-1, 1)")
 
