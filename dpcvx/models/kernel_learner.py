@@ -266,3 +266,19 @@ def _kernel_record(kernel: Kernel) -> dict:
         return dict(kernel.to_dict())
     except InputError:
         return {"kernel": "callable", "repr": repr(kernel), "feature_bound": kernel.feature_bound}
+
+
+class TrainingSetLearner(PrivateKernelLearner):
+    """A kernel learner fitted on (X, y) alone, with no public sample (PINP, TDIL): the one input
+    check of their ``fit``, run without charging or solving."""
+
+    def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget) -> Any:
+        """Every input and public constant of a fit (the learner's own); raises before anything is spent."""
+        raise NotImplementedError
+
+    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
+                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+                         sample_weight: None = None) -> None:
+        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
+        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
+        self._check(X, y, budget)

@@ -54,14 +54,14 @@ from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
+from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["PINP"]
 
 NORM_SLACK = 1e-12
 
 
-class PINP(PrivateKernelLearner):
+class PINP(TrainingSetLearner):
     """Interactive private predictions (Jain and Thakurta, ICML 2013, Algorithm 1).
 
     Parameters as :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner`, plus
@@ -88,7 +88,7 @@ class PINP(PrivateKernelLearner):
                "discrete Laplace noise (Canonne, Kamath and Steinke 2020), the rounding and the "
                "floating-point evaluation error charged to the sensitivity (docs/theory.md, "
                "\"Floating point: PINP's answers\")")
-    _param_names = PrivateKernelLearner._param_names + (
+    _param_names = TrainingSetLearner._param_names + (
         "max_queries", "failure_probability", "max_updates")
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, max_queries: int, failure_probability: float = 0.05,
@@ -110,13 +110,6 @@ class PINP(PrivateKernelLearner):
             budget.delta, self.max_queries, self.failure_probability, self.max_updates,
             kernel_name=float_kernel_name(kernel), n_features=model.n_features)
         return model, parameters
-
-    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
-                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
-                         sample_weight: None = None) -> None:
-        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
-        self._check(X, y, budget)
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None,

@@ -48,7 +48,7 @@ from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..validation import positive
-from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
+from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
 
@@ -124,7 +124,7 @@ class _BallSearch:
         self.public += coef * point
 
 
-class TDIL(PrivateKernelLearner):
+class TDIL(TrainingSetLearner):
     """Test Data Independent Learner (Jain and Thakurta, ICML 2013, Algorithm 3).
 
     Parameters as :class:`~dpcvx.models.kernel_learner.PrivateKernelLearner`, plus
@@ -156,7 +156,7 @@ class TDIL(PrivateKernelLearner):
                "in docs/theory.md (section 9): exponential-mechanism selection plus a Laplace test per "
                "round, composed over at most B rounds, with the score sensitivity enlarged by "
                "2 gamma R for the certified approximate minimiser")
-    _param_names = PrivateKernelLearner._param_names + ("net_spacing", "failure_probability", "rounds",
+    _param_names = TrainingSetLearner._param_names + ("net_spacing", "failure_probability", "rounds",
                                                          "float_safe")
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
@@ -196,13 +196,6 @@ class TDIL(PrivateKernelLearner):
         if self.float_safe:
             return model, radius, net, lattice_tdil(parameters, float_kernel_name(kernel), dim)
         return model, radius, net, parameters
-
-    def check_fit_inputs(self, X: ArrayLike, y: ArrayLike, epsilon: float = 1.0, delta: float = 0.0, *,
-                         random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
-                         sample_weight: None = None) -> None:
-        """Raise the error :meth:`fit` would raise for bad input, without charging or solving."""
-        budget = check_budget(epsilon, delta, random_state, accountant, type(self).__name__, sample_weight)
-        self._check(X, y, budget)
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None,
