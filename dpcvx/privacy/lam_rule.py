@@ -45,6 +45,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..validation import positive
 from .lattice import lattice_noise_moments
+from .noise import gaussian_moments, l2_laplace_moments
 
 __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam",
            "default_comparator_norm", "excess_risk_bound", "intercept_scaling", "noise_moments",
@@ -74,16 +75,6 @@ class NoiseMoments:
     amp_second: float = 0.0
 
 
-def _laplace_like(d: int, beta: float) -> tuple[float, float]:
-    """Density ~ exp(-beta ||b||) in R^d: ||b|| ~ Gamma(d, 1/beta)."""
-    return d / beta, d * (d + 1) / beta**2
-
-
-def _gaussian(d: int, sigma: float) -> tuple[float, float]:
-    """N(0, sigma^2 I_d): E||b||^2 = sigma^2 d and E||b|| <= sigma sqrt(d) (Jensen)."""
-    return sigma * math.sqrt(d), sigma * sigma * d
-
-
 def noise_moments(calibration: Mapping[str, Any], mechanism: str, d: int) -> NoiseMoments:
     """The noise moments of a release, from its calibration record (``calibration.to_dict()``)."""
     gaussian = calibration.get("noise") == "gaussian"
@@ -91,18 +82,18 @@ def noise_moments(calibration: Mapping[str, Any], mechanism: str, d: int) -> Noi
         lattice = lattice_noise_moments(calibration, d)
         if mechanism != "objective":
             return NoiseMoments(*lattice)
-        return NoiseMoments(*_laplace_like(d, float(calibration["beta"])), *lattice)
+        return NoiseMoments(*l2_laplace_moments(d, float(calibration["beta"])), *lattice)
     if gaussian:
-        first, second = _gaussian(d, float(calibration["sigma"]))
+        first, second = gaussian_moments(d, float(calibration["sigma"]))
     else:
-        first, second = _laplace_like(d, float(calibration["beta"]))
+        first, second = l2_laplace_moments(d, float(calibration["beta"]))
     if mechanism != "objective":
         return NoiseMoments(first, second)
     amp_first = amp_second = 0.0
     if gaussian and calibration.get("amp_sigma"):
-        amp_first, amp_second = _gaussian(d, float(calibration["amp_sigma"]))
+        amp_first, amp_second = gaussian_moments(d, float(calibration["amp_sigma"]))
     elif not gaussian and calibration.get("amp_beta"):
-        amp_first, amp_second = _laplace_like(d, float(calibration["amp_beta"]))
+        amp_first, amp_second = l2_laplace_moments(d, float(calibration["amp_beta"]))
     return NoiseMoments(first, second, amp_first, amp_second)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..validation import integer, positive, sample_size
 from .float_guarantee import FloatGuarantee
 
 __all__ = ["sample_l2_laplace", "sample_laplace", "sample_gaussian", "round_to_grid",
+           "l2_laplace_moments", "gaussian_moments",
            "release_grid_spacing", "grid_record",
            "GRID_BITS_BELOW_SCALE"]
 
@@ -32,6 +34,17 @@ def sample_l2_laplace(d: int, beta: float, rng: np.random.Generator) -> np.ndarr
         direction = rng.standard_normal(d)
         length = np.linalg.norm(direction)
     return _draw(lambda: rng.gamma(shape=d, scale=scale) * direction / length, f"1/beta = {scale:g}")
+
+
+def l2_laplace_moments(d: int, beta: float) -> tuple[float, float]:
+    """(E||b||, E||b||^2) of :func:`sample_l2_laplace`'s law: ||b|| ~ Gamma(d, 1/beta), so d / beta
+    and d (d + 1) / beta^2."""
+    return d / beta, d * (d + 1) / beta**2
+
+
+def gaussian_moments(d: int, sigma: float) -> tuple[float, float]:
+    """(bound on E||b||, E||b||^2) of N(0, sigma^2 I_d): sigma sqrt(d) (Jensen) and sigma^2 d."""
+    return sigma * math.sqrt(d), sigma * sigma * d
 
 
 def sample_laplace(size: int, scale: float, rng: np.random.Generator) -> np.ndarray:

@@ -19,7 +19,6 @@ calibration class (docs/architecture.md, "A new mechanism").
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -36,7 +35,7 @@ from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 from .lattice_predictions import recompute_lattice_tddl
 from .lattice_tdil import recompute_lattice_tdil
-from .noise import release_grid_spacing
+from .noise import gaussian_moments, l2_laplace_moments, release_grid_spacing
 
 __all__ = ["Calibration", "PerturbsObjective", "CalibrationKey", "CalibrationKind", "PublicFacts", "register",
            "kind_of", "recompute", "sufficient_statistics", "recorded_inputs", "approximate", "describe",
@@ -304,23 +303,25 @@ def _describe_lattice(c: Record) -> str:
 def _lattice_noise(c: Record, d: int, n_strong: float) -> float:
     """E||released lattice noise|| (:func:`lattice_noise_moments`), plus, objective, the moved minimiser."""
     noise = lattice_noise_moments(c, d)[0]
-    return noise + d / (float(c["beta"]) * n_strong) if c["mechanism"] == "objective" else noise
+    if c["mechanism"] != "objective":
+        return noise
+    return noise + l2_laplace_moments(d, float(c["beta"]))[0] / n_strong
 
 
 def _pure_objective_noise(c: Record, d: int, n_strong: float) -> float:
-    noise = d / (float(c["beta"]) * n_strong)
-    return noise + d / float(c["amp_beta"]) if c.get("amp_beta") else noise
+    noise = l2_laplace_moments(d, float(c["beta"]))[0] / n_strong
+    return noise + l2_laplace_moments(d, float(c["amp_beta"]))[0] if c.get("amp_beta") else noise
 
 
 def _gaussian_objective_noise(c: Record, d: int, n_strong: float) -> float:
-    root_d = math.sqrt(d)
-    return float(c["sigma"]) * root_d / n_strong + float(c["amp_sigma"]) * root_d
+    return (gaussian_moments(d, float(c["sigma"]))[0] / n_strong
+            + gaussian_moments(d, float(c["amp_sigma"]))[0])
 
 
 register(CalibrationKind(
     CalibrationKey("output", PURE_NOISE), _PURE_OUTPUT, False, _pure_output,
     lambda c: f"calibration: sensitivity = {c['sensitivity']:.6g}, beta = {c['beta']:.6g}",
-    lambda c, d, n_strong: d / float(c["beta"])))
+    lambda c, d, n_strong: l2_laplace_moments(d, float(c["beta"]))[0]))
 register(CalibrationKind(
     CalibrationKey("objective", PURE_NOISE), _PURE_OBJECTIVE, False, _pure_objective,
     lambda c: (f"calibration ({c['split']} split): eps' = {c['epsilon_prime']:.6g}, "
@@ -330,7 +331,7 @@ register(CalibrationKind(
     CalibrationKey("output", "gaussian"), _GAUSSIAN_OUTPUT, True, _gaussian_output,
     lambda c: (f"calibration ({c['neighbours']}): sensitivity = {c['sensitivity']:.6g}, "
                f"analytic Gaussian sigma = {c['sigma']:.6g}"),
-    lambda c, d, n_strong: float(c["sigma"]) * math.sqrt(d)))
+    lambda c, d, n_strong: gaussian_moments(d, float(c["sigma"]))[0]))
 register(CalibrationKind(
     CalibrationKey("objective", "gaussian"), _GAUSSIAN_OBJECTIVE, True, _gaussian_objective,
     _describe_gaussian_objective, _gaussian_objective_noise))
