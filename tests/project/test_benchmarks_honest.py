@@ -1,4 +1,5 @@
-"""benchmarks/honest.py on a tiny synthetic configuration: the cells, what each column offers, the oracle."""
+"""benchmarks/honest.py on a tiny synthetic configuration: the cells, what each column offers, the oracle,
+the per-unit records a one-column rerun merges into, and the rendered checks."""
 
 from __future__ import annotations
 
@@ -18,8 +19,18 @@ from benchmarks import common, honest  # noqa: E402
 
 
 def test_oracle_is_the_grid_lam_with_the_lowest_mean_test_error():
-    cell = {"oracle_grid": {"1e-05": [0.3, 0.1], "0.001": [0.2, 0.15], "0.1": [0.1, 0.4]}}
+    grids = [{"1e-05": 0.3, "0.001": 0.2, "0.1": 0.1}, {"1e-05": 0.1, "0.001": 0.15, "0.1": 0.4}]
+    cell = {"units": [{"oracle_grid": grid} for grid in grids]}
     assert honest.oracle(cell) == (1e-3, [0.2, 0.15])  # mean .175 beats .2 and .25 (not the best single fit)
+
+
+def test_a_lam_that_predicts_the_majority_recovers_none_of_the_gap():
+    majority = np.full(50, 0.2478)
+    best = majority - 0.0125 + np.random.default_rng(1).normal(0, 0.005, 50)
+    share, low, high = honest.gap_recovered(majority, best, majority.copy())
+    assert share == pytest.approx(0.0) and low <= 0.0 <= high
+    share, low, high = honest.gap_recovered(majority, best, best.copy())  # the oracle itself: all of it
+    assert share == pytest.approx(1.0) and low == pytest.approx(1.0)
 
 
 def test_only_the_gaussian_mechanisms_are_offered_under_add_remove():
@@ -34,32 +45,44 @@ def test_dpgd_is_tunable_by_algorithm_4_with_delta_and_refused_by_full_data_sele
                         random_state=0)
     assert result.params["step_size"] in (1.0, 4.0)
     assert set(np.unique(result.model.predict(data.X))) <= {-1.0, 1.0}
-    with pytest.raises(dpcvx.AssumptionError):  # full-data selection is proved for pure epsilon only
+    with pytest.raises(dpcvx.AssumptionError):  # full-data selection needs a registered Renyi curve
         dpcvx.tune(honest.DPGD(steps=20), data.X, data.y, grid, epsilon=1.0, delta=1e-6, procedure="full-data",
                    random_state=0)
 
 
 @pytest.mark.slow
-def test_tiny_run_fills_every_offered_column_and_renders_the_table(tmp_path):
+def test_tiny_run_fills_every_offered_column_and_a_one_column_rerun_pairs_with_it(tmp_path):
     data = common.load_data("synthetic", "paper", max_rows=300)
     out = tmp_path / "honest_synthetic.json"
-    result = honest.run_dataset(data, folds=2, draws=1, out=out, epsilons=(1.0,))
-    assert json.loads(out.read_text())["folds"] == 2
+    result = honest.run_dataset(data, folds=2, draws=2, out=out, epsilons=(1.0,))
+    assert json.loads(out.read_text())["draws"] == 2
     offered = {("0", "replace-one"): {"auto", "full-data", "split"},
-               ("1/n^2", "replace-one"): {"auto", "split", "dpgd-nonprivate", "dpgd-private"},
+               ("1/n^2", "replace-one"): {"auto", "full-data", "split", "dpgd-nonprivate", "dpgd-private"},
                ("1/n^2", "add-remove"): {"auto", "dpgd-nonprivate"}}
     for key, cell in result["cells"].items():
         delta = "0" if cell["delta"] == 0 else "1/n^2"
-        for column, errors in cell["errors"].items():
-            expected = 2 if column in offered[(delta, cell["neighbours"])] else 0
-            assert len(errors) == expected, (key, column)
-            assert all(0.0 <= e <= 1.0 for e in errors)
-        assert all(len(errors) == 2 for errors in cell["oracle_grid"].values())
+        assert sorted((u["fold"], u["draw"]) for u in cell["units"]) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+        for unit in cell["units"]:
+            measured = {c for c in honest.COLUMNS[1:] if c in unit}
+            assert measured == offered[(delta, cell["neighbours"])], key
+            assert all(0.0 <= unit[c] <= 1.0 for c in measured)
+            assert len(unit["oracle_grid"]) == len(honest.ORACLE_GRID)
+            assert ("oracle_grid_run" in unit) == (delta == "0")  # the oracle at e / 3: pure cells
+    # (b) alone, merged: the same seeds give the same errors, and the other columns stay
+    before = json.loads(out.read_text())
+    for cell in before["cells"].values():
+        for unit in cell["units"]:
+            unit["auto"] = -1.0
+    merged = honest.run_dataset(data, folds=2, draws=2, out=out, epsilons=(1.0,), columns=("auto",),
+                                previous=json.loads(json.dumps(before)))
+    for key, cell in merged["cells"].items():
+        for unit, old in zip(cell["units"], result["cells"][key]["units"], strict=True):
+            assert unit == old
     text = honest.render(tmp_path)
-    assert "NOT met (2 in the smallest cell" in text
-    assert text.count("| synthetic | eps=1,") == 3
-    assert "(a) oracle, not private" in text
-    assert honest.headline([result]).count("| synthetic | 1 |") == 1  # pure epsilon 1, replace-one only
+    assert "smallest cell 4: NOT met" in text
+    assert text.count("| synthetic | eps=1,") == 3 + 3 + 1  # errors, differences, the e / 3 table (pure only)
+    assert "(a) oracle, not private" in text and "oracle at e / 3, not private" in text
+    assert honest.headline([merged]).count("| synthetic | 1 |") == 1  # pure epsilon 1, replace-one only
 
 
 def test_render_replaces_only_the_text_between_the_markers(tmp_path):
