@@ -237,7 +237,8 @@ def run_dataset(data: common.Data, folds: int, draws: int, seed: int = 0, out: P
     return result
 
 
-def splits_data(data: common.Data, split: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+def splits_data(data: common.Data,
+                split: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     train, test = split
     return data.X[train], data.y[train], data.X[test], data.y[test]
 
