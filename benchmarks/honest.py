@@ -194,13 +194,14 @@ def cell_key(eps: float, delta: float, relation: str) -> str:
 
 def run_dataset(data: common.Data, folds: int, draws: int, seed: int = 0, out: Path | None = None,
                 epsilons: tuple[float, ...] = EPSILONS, columns: tuple[str, ...] = COLUMNS,
-                previous: dict[str, Any] | None = None) -> dict[str, Any]:
+                previous: dict[str, Any] | None = None, first_draw: int = 0) -> dict[str, Any]:
     """Every cell's per-unit records (one per (fold, draw), each with its seed, majority error and the
     errors of ``columns``), merged into ``previous`` (the same units' other columns) when given.
 
     Draws are the outer loop: after each round every fold has one more unit per cell, and ``out`` is
     written (``draws`` then counts the rounds done), so a run stopped early is still balanced over folds.
-    A unit's seed depends on (seed, fold, draw, cell) only, so a later ``columns=("auto",)`` run pairs."""
+    A unit's seed depends on (seed, fold, draw, cell) only, so a later ``columns=("auto",)`` run pairs, and a
+    run from ``first_draw`` on adds rounds to ``previous``."""
     splits = common.kfold(len(data.y), folds, seed)
     n = len(splits[0][0])
     result: dict[str, Any] = previous if previous is not None else {"cells": {}, "dpgd_choices": {}}
@@ -212,7 +213,7 @@ def run_dataset(data: common.Data, folds: int, draws: int, seed: int = 0, out: P
                 steps, step = dpgd_nonprivate_choice(*fold0, eps, delta, relation, seed)
                 result["dpgd_choices"][cell_key(eps, delta, relation)] = {"steps": steps, "step_size": step}
     start = time.time()
-    for draw in range(draws):
+    for draw in range(first_draw, draws):
         for fold, split in enumerate(splits):
             X, y, Xt, yt = splits_data(data, split)
             majority = 1.0 if np.mean(y > 0) >= 0.5 else -1.0  # NOT private: a reference line
@@ -431,6 +432,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--columns", nargs="+", choices=COLUMNS, default=list(COLUMNS),
                         help="a subset is merged into the recorded per-unit records of honest_<dataset>.json "
                              "(same folds, draws and seeds), e.g. --columns auto after a change of the rule")
+    parser.add_argument("--more", action="store_true", help="add rounds to the recorded ones, up to --draws")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--render", action="store_true", help="only merge honest_<dataset>.json into honest.md")
     parser.add_argument("--no-docs", action="store_true", help="leave docs/honest-results.md and README.md alone")
@@ -439,12 +441,15 @@ def main(argv: list[str] | None = None) -> None:
         for name in args.datasets:
             data = common.load_data(name, args.mode, kdd_rows=args.kdd_rows, max_rows=args.max_rows)
             path = args.out / f"honest_{name}.json"
-            previous = None if set(args.columns) == set(COLUMNS) else json.loads(path.read_text())
+            subset = set(args.columns) != set(COLUMNS)
+            previous = json.loads(path.read_text()) if subset or args.more else None
             if previous is not None and (previous["dataset"], previous["folds"]) != (data.description, args.folds):
                 raise SystemExit(f"{path} holds {previous['dataset']} in {previous['folds']} folds: rerun every "
                                  "column, or pass the recorded data set and folds")
-            draws = args.draws if previous is None else min(args.draws, previous["draws"])  # the recorded units
-            run_dataset(data, args.folds, draws, out=path, columns=tuple(args.columns), previous=previous)
+            draws = min(args.draws, previous["draws"]) if subset else args.draws  # (b) alone: the recorded units
+            first = previous["draws"] if args.more else 0
+            run_dataset(data, args.folds, draws, out=path, columns=tuple(args.columns), previous=previous,
+                        first_draw=first)
     print(render(args.out, *((None, None) if args.no_docs else (DOCS, README))))
 
 
