@@ -57,6 +57,7 @@ import dpcvx
 from benchmarks import common, delta_mechanisms, dpgd, selection
 from benchmarks.honest_lam import interval
 from dpcvx import losses
+from dpcvx.exceptions import SolverError
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "honest-results.md"
@@ -121,12 +122,17 @@ def offered(column: str, delta: float, relation: str) -> bool:
 
 
 def erm_error(lam: float | str, X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, eps: float,
-              delta: float, relation: str, seed: int) -> float:
+              delta: float, relation: str, seed: int) -> float | None:
+    """The release's test error, or None when the fit releases nothing (SolverError: an outcome the user
+    sees, recorded and counted by the tables, never averaged)."""
     extra = {} if relation == "replace-one" else {"neighbours": relation, "n_public": X.shape[0]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NoiseDominatesWarning etc.: the error is what is measured
-        model = dpcvx.PrivateERM(loss=losses.logistic(), lam=lam, data_norm=1.0).fit(
-            X, y, epsilon=eps, delta=delta, random_state=seed, **extra)
+        try:
+            model = dpcvx.PrivateERM(loss=losses.logistic(), lam=lam, data_norm=1.0).fit(
+                X, y, epsilon=eps, delta=delta, random_state=seed, **extra)
+        except SolverError:
+            return None
     return selection.error(model, Xt, yt)
 
 
@@ -255,14 +261,16 @@ def oracle(cell: dict[str, Any], grid: str = "oracle_grid") -> tuple[float, list
     """The grid Lam with the lowest mean test error over the cell's units (hindsight, NOT private) and its
     per-unit errors; ``grid="oracle_grid_run"``: the same at epsilon / (2 + ETA) (pure cells only)."""
     units = [unit[grid] for unit in cell["units"] if grid in unit]
-    lam = min(units[0], key=lambda key: float(np.mean([unit[key] for unit in units])))
+    released = [key for key in units[0] if all(unit[key] is not None for unit in units)]  # no failed fit
+    lam = min(released, key=lambda key: float(np.mean([unit[key] for unit in units])))
     return float(lam), [unit[lam] for unit in units]
 
 
 def paired(cell: dict[str, Any], column: str, reference: list[float], grid: str = "oracle_grid") -> np.ndarray:
     """``column`` minus ``reference`` (an oracle's per-unit errors) over the units that hold both."""
     units = [unit for unit in cell["units"] if grid in unit]
-    return np.array([unit[column] - ref for unit, ref in zip(units, reference, strict=True) if column in unit])
+    return np.array([unit[column] - ref for unit, ref in zip(units, reference, strict=True)
+                     if unit.get(column) is not None])
 
 
 def gap_recovered(majority: np.ndarray, best: np.ndarray, auto: np.ndarray) -> tuple[float, float, float]:
@@ -284,8 +292,9 @@ def summary(cell: dict[str, Any]) -> dict[str, Any]:
     majority = np.array([unit["majority"] for unit in units])
     out: dict[str, Any] = {"fits": len(best), "majority": float(np.mean(majority)), "lam": lam,
                            "errors": {"oracle": np.array(best)}}
+    out["failed"] = {column: sum(unit.get(column, 0) is None for unit in units) for column in COLUMNS[1:]}
     for column in COLUMNS[1:]:
-        out["errors"][column] = np.array([unit[column] for unit in units if column in unit])
+        out["errors"][column] = np.array([unit[column] for unit in units if unit.get(column) is not None])
     out["minus oracle"] = {column: paired(cell, column, best) for column in ("auto", "full-data", "split")}
     auto = out["errors"]["auto"]
     if auto.size == len(best):
@@ -325,7 +334,8 @@ def tables(results: list[dict[str, Any]]) -> tuple[list[str], list[str], list[st
         for key, cell in result["cells"].items():
             s = summary(cell)
             head = f"| {result['name']} | {key} | {s['fits']} | "
-            values = [text_of(s["errors"][c]) + (f" (Lam {s['lam']:.2g})" if c == "oracle" else "") for c in COLUMNS]
+            values = [text_of(s["errors"][c]) + (f" (Lam {s['lam']:.2g})" if c == "oracle" else "")
+                      + (f" ({s['failed'][c]} fits failed)" if s["failed"].get(c) else "") for c in COLUMNS]
             errors.append(head + f"{s['majority']:.4f} | " + " | ".join(values) + " |")
             runs = f"{s['runs'][0]:.1f}, {s['runs'][1]:.4g}" if "runs" in s else "-"
             diffs.append(head + " | ".join(interval(d) if d.size else "-" for d in s["minus oracle"].values())
@@ -347,8 +357,9 @@ def verdicts(results: list[dict[str, Any]]) -> list[str]:
         for key, cell in result["cells"].items():
             s = summary(cell)
             fits.append(s["fits"])
-            if cell["epsilon"] in TARGETS.get(result["name"], ()) and "gap" in s:
-                targets.append((f"{result['name']} {key}", *s["gap"][:2]))
+            if cell["epsilon"] in TARGETS.get(result["name"], ()):  # a failed lam='auto' fit fails the cell
+                targets.append((f"{result['name']} {key}", *s["gap"][:2]) if "gap" in s else
+                               (f"{result['name']} {key} ({s['failed']['auto']} fits failed)", math.nan, math.nan))
     failed = [f"{name}: {share:.2f}" for name, share, _ in targets if not share >= 0.8]
     lines.append(f"- Fits per cell: at least 50 required; smallest cell {min(fits)}: "
                  + ("met." if min(fits) >= 50 else "NOT met."))
@@ -359,13 +370,15 @@ def verdicts(results: list[dict[str, Any]]) -> list[str]:
     unsure = [f"{name}: {low:.2f}" for name, share, low in targets if share >= 0.8 and not low >= 0.8]
     lines.append("- Of the cells that meet it, the 95% bootstrap interval's lower end is below 0.8 in "
                  + (("; ".join(unsure) + ".") if unsure else "none."))
-    tolerances = [(result["name"], key, upper(summary(cell)["full_minus_run"])) for result in results
-                  for key, cell in result["cells"].items() if cell["delta"] == 0]
-    worst = max(tolerances, key=lambda t: t[2])
-    lines.append(f"- Full-data selection at a total pure epsilon e against the oracle at e / {2 + ETA:g} "
-                 f"(eta = {ETA}): the measured tolerance (upper end of the paired 95% interval of (c) minus that "
-                 f"oracle) is at most {worst[2]:+.4f} over the {len(tolerances)} pure cells ({worst[0]} "
-                 f"{worst[1]}); per cell in the last table.")
+    tolerances = [(result["name"], key, upper(s["full_minus_run"])) for result in results
+                  for key, cell in result["cells"].items() if cell["delta"] == 0
+                  for s in [summary(cell)] if s.get("full_minus_run", np.array([])).size > 1]
+    if tolerances:
+        worst = max(tolerances, key=lambda t: t[2])
+        lines.append(f"- Full-data selection at a total pure epsilon e against the oracle at e / {2 + ETA:g} "
+                     f"(eta = {ETA}): the measured tolerance (upper end of the paired 95% interval of (c) minus "
+                     f"that oracle) is at most {worst[2]:+.4f} over the {len(tolerances)} pure cells ({worst[0]} "
+                     f"{worst[1]}); per cell in the last table.")
     return lines
 
 
@@ -442,12 +455,14 @@ def main(argv: list[str] | None = None) -> None:
             data = common.load_data(name, args.mode, kdd_rows=args.kdd_rows, max_rows=args.max_rows)
             path = args.out / f"honest_{name}.json"
             subset = set(args.columns) != set(COLUMNS)
-            previous = json.loads(path.read_text()) if subset or args.more else None
-            if previous is not None and (previous["dataset"], previous["folds"]) != (data.description, args.folds):
-                raise SystemExit(f"{path} holds {previous['dataset']} in {previous['folds']} folds: rerun every "
-                                 "column, or pass the recorded data set and folds")
-            draws = min(args.draws, previous["draws"]) if subset else args.draws  # (b) alone: the recorded units
-            first = previous["draws"] if args.more else 0
+            previous, draws, first = None, args.draws, 0
+            if subset or args.more:
+                previous = json.loads(path.read_text())
+                if (previous["dataset"], previous["folds"]) != (data.description, args.folds):
+                    raise SystemExit(f"{path} holds {previous['dataset']} in {previous['folds']} folds: rerun "
+                                     "every column, or pass the recorded data set and folds")
+                draws = min(args.draws, previous["draws"]) if subset else args.draws  # (b): the recorded units
+                first = previous["draws"] if args.more else 0
             run_dataset(data, args.folds, draws, out=path, columns=tuple(args.columns), previous=previous,
                         first_draw=first)
     print(render(args.out, *((None, None) if args.no_docs else (DOCS, README))))

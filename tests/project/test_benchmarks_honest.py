@@ -24,6 +24,17 @@ def test_oracle_is_the_grid_lam_with_the_lowest_mean_test_error():
     assert honest.oracle(cell) == (1e-3, [0.2, 0.15])  # mean .175 beats .2 and .25 (not the best single fit)
 
 
+def test_a_failed_fit_is_counted_never_averaged_and_fails_the_auto_check():
+    units = [{"majority": 0.25, "oracle_grid": {"1e-05": None, "0.001": 0.2}, "auto": None},
+             {"majority": 0.25, "oracle_grid": {"1e-05": 0.1, "0.001": 0.2}, "auto": 0.2}]
+    cell = {"epsilon": 0.1, "delta": 0.0, "neighbours": "replace-one", "units": units}
+    assert honest.oracle(cell) == (1e-3, [0.2, 0.2])  # 1e-5 released nothing once: not the oracle
+    summary = honest.summary(cell)
+    assert summary["failed"]["auto"] == 1 and list(summary["errors"]["auto"]) == [0.2] and "gap" not in summary
+    lines = honest.verdicts([{"name": "adult", "cells": {"eps=0.1, delta=0, replace-one": cell}}])
+    assert "NOT met in adult eps=0.1, delta=0, replace-one (1 fits failed)" in lines[1]
+
+
 def test_a_lam_that_predicts_the_majority_recovers_none_of_the_gap():
     majority = np.full(50, 0.2478)
     best = majority - 0.0125 + np.random.default_rng(1).normal(0, 0.005, 50)
