@@ -22,8 +22,10 @@ Records are served, in order, from
    the verification sources) and the record. An edited, foreign or stale record is refused before
    anything in it is decoded, and its derivative code is never compiled.
 
-A record is written only for a verification the time limit did not cut short, and only when every
-value has an exact text form (an irrational sympy constant has none: that loss keeps the prover
+A verification the time limit cut short is kept with that limit and serves only verifications whose
+limit is no larger (the prover entries' rule: replaying "sympy did not finish" certifies nothing, and a
+validated bound cut short is still an upper bound). A record is written only when every value has an
+exact text form (an irrational sympy constant has none: that loss keeps the prover
 cache only). The derivative code is compiled only after a syntax check
 (:func:`~dpcvx.verification.numpy_code.compile_code`); a record whose code fails it is refused.
 """
@@ -96,6 +98,11 @@ class LossRecord:
     conditions: tuple[Condition, ...]
     dcp_convex: bool
     derivative_code: tuple[str, str, str] | None
+    limit: float | None = None  # None: complete; else the time limit (s) that cut a proof short
+
+    def serves(self, seconds: float) -> bool:
+        """Whether this record answers a verification with time limit ``seconds`` (the prover cache's rule)."""
+        return self.limit is None or seconds <= self.limit
 
     def to_data(self) -> dict[str, Any]:
         """JSON data; Unencodable unless it decodes back to the same record."""
@@ -105,6 +112,7 @@ class LossRecord:
             "conditions": [{field: _encode_value(getattr(item, field)) if field == "value" else getattr(item, field)
                             for field in _FIELDS} for item in self.conditions],
             "derivatives": None if self.derivative_code is None else list(self.derivative_code),
+            "limit": None if self.limit is None else _encode_value(float(self.limit)),
         }
         if LossRecord.from_data(data) != self:
             raise Unencodable("the record does not survive its text form")
@@ -118,14 +126,16 @@ class LossRecord:
             conditions = tuple(Condition(**{field: _decode_value(item[field]) if field == "value" else item[field]
                                             for field in _FIELDS}) for item in data["conditions"])
             code = data["derivatives"]
-            record = cls(data["text"], conditions, data["dcp_convex"], None if code is None else tuple(code))
+            limit = None if data["limit"] is None else _decode_value(data["limit"])
+            record = cls(data["text"], conditions, data["dcp_convex"], None if code is None else tuple(code), limit)
         except (KeyError, TypeError, ValueError) as error:
             raise Unencodable(f"malformed record: {error}") from None
         texts = [record.text] + [getattr(item, field) for item in conditions
                                  for field in ("name", "description", "method", "detail", "fix")]
         if not all(isinstance(text, str) for text in texts) or not isinstance(record.dcp_convex, bool) or \
                 not all(item.passed in (True, False, None) for item in conditions) or \
-                not (code is None or (len(code) == 3 and all(isinstance(text, str) for text in code))):
+                not (code is None or (len(code) == 3 and all(isinstance(text, str) for text in code))) or \
+                not (record.limit is None or isinstance(record.limit, float)):
             raise Unencodable("malformed record")
         return record
 
@@ -156,8 +166,9 @@ def _shipped(key: str) -> Any:
     return {item["key"]: item["record"] for item in proof_cache.shipped_data().get("losses", ())}.get(key)
 
 
-def lookup(key: str) -> tuple[LossRecord, LossDerivatives | None] | None:
-    """The record for ``key`` and its compiled derivatives, from the shipped catalogue or the disk; else None."""
+def lookup(key: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None] | None:
+    """The record for ``key`` that serves time limit ``seconds``, and its compiled derivatives, from the shipped
+    catalogue or the disk; else None."""
     if _RECORDING is not None:
         return None
     for where, find in (("shipped", _shipped), ("disk", lambda key: proof_cache.load_data(key, FOLDER))):
@@ -166,7 +177,8 @@ def lookup(key: str) -> tuple[LossRecord, LossDerivatives | None] | None:
             continue
         try:
             record = LossRecord.from_data(data)
-            return record, derivatives_of(record.derivative_code)
+            if record.serves(seconds):
+                return record, derivatives_of(record.derivative_code)
         except (Unencodable, UnsafeCode) as error:
             _LOG.info("proof cache: %s record refused: %s", where, error)
     return None

@@ -128,7 +128,7 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
     shows a tqdm bar when tqdm is installed (else logs to "dpcvx.verify").
     Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
     """
-    check_time_limit(time_limit)
+    seconds = check_time_limit(time_limit)
     try:
         variable, expression = declared_loss(loss)
         key = _structural_key(expression)
@@ -144,18 +144,19 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
             record_key = loss_record.record_key(key)
         except loss_record.Unencodable:
             record_key = None
-        found = None if record_key is None else loss_record.lookup(record_key)
+        found = None if record_key is None else loss_record.lookup(record_key, seconds)
         if found is not None:  # served from the shipped catalogue or the disk: no sympy
             record, derivatives = found
             _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
                                             expression, variable)
             return _LOSS_CACHE[key]
         verified, code, complete = _analysed(loss, variable, expression, time_limit, progress)
+        if record_key is not None:  # cut short: kept with its limit, for calls with a limit no larger
+            limit = None if complete else seconds
+            loss_record.keep(record_key, loss_record.LossRecord(verified.text, verified.conditions,
+                                                                verified.dcp_convex, code, limit))
         if not complete:
             return verified
-        if record_key is not None:
-            loss_record.keep(record_key, loss_record.LossRecord(verified.text, verified.conditions,
-                                                                verified.dcp_convex, code))
         _LOSS_CACHE[key] = verified
     return _LOSS_CACHE[key]
 

@@ -85,6 +85,17 @@ def compiled_texts(monkeypatch):
     return texts
 
 
+def test_a_record_cut_short_serves_only_calls_with_a_limit_no_larger(cache, monkeypatch):
+    fresh, _ = verify(monkeypatch, third)
+    (path,) = record_files(cache)
+    record = loss_record.LossRecord.from_data(json.loads(path.read_text())["entry"])
+    key = loss_record.record_key(verifier._structural_key(verifier.declared_loss(third)[1]))
+    loss_record.keep(key, loss_record.LossRecord(record.text, record.conditions, record.dcp_convex,
+                                                 record.derivative_code, 5.0))
+    assert loss_record.lookup(key, 5.0) is not None and loss_record.lookup(key, 4.0) is not None
+    assert loss_record.lookup(key, 20.0) is None  # a larger limit verifies again
+
+
 def test_a_record_serves_the_same_loss_without_proving(cache, monkeypatch):
     fresh, prover = verify(monkeypatch, third)
     assert prover.calls == ["loss_facts"] and len(record_files(cache)) == 1
@@ -141,7 +152,7 @@ def test_a_signed_record_with_unsafe_code_is_refused(cache, monkeypatch):
     path.write_text(json.dumps(stored))
     key = loss_record.record_key(verifier._structural_key(verifier.declared_loss(third)[1]))
     assert proof_cache.load_data(key, loss_record.FOLDER) == stored["entry"]  # its HMAC verifies
-    assert loss_record.lookup(key) is None
+    assert loss_record.lookup(key, 20.0) is None
     again, prover = verify(monkeypatch, third)
     assert again.conditions == fresh.conditions and prover.calls == []  # the prover cache still answers
 
@@ -158,9 +169,9 @@ def test_a_record_of_other_code_is_not_found(cache, monkeypatch):
     current = proof_cache.fingerprint()
     monkeypatch.setattr(proof_cache, "fingerprint", lambda: {**current, "sources": "0" * 64})
     key = loss_record.record_key(verifier._structural_key(verifier.declared_loss(third)[1]))
-    assert loss_record.lookup(key) is None
+    assert loss_record.lookup(key, 20.0) is None
     monkeypatch.setattr(proof_cache, "fingerprint", lambda: current)
-    assert loss_record.lookup(key) is not None
+    assert loss_record.lookup(key, 20.0) is not None
 
 
 def shipped_records():
@@ -171,7 +182,7 @@ def shipped_records():
 def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
     """Re-prove every catalogue loss (no cache of any kind) and compare with its shipped record, code included."""
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
-    monkeypatch.setattr(loss_record, "lookup", lambda key: None)
+    monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
     shipped = shipped_records()
     assert len(shipped) == len(proof_cache.catalogue_losses())
     for loss in proof_cache.catalogue_losses():

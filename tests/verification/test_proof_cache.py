@@ -70,7 +70,7 @@ def prove(monkeypatch, loss, fail=False, records=False):
     prover = Prover(fail)
     monkeypatch.setattr(deadline, "run", prover)
     if not records:
-        monkeypatch.setattr(loss_record, "lookup", lambda key: None)
+        monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
     monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
     return verifier.verify_problem(loss, dim=3).certificate, prover
 
