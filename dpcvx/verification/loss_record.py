@@ -32,10 +32,8 @@ cache only). The derivative code is compiled only after a syntax check
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -46,7 +44,7 @@ from .numpy_code import UnsafeCode, compile_code
 from .problem import LossDerivatives
 from .proof_cache import Unencodable
 
-__all__ = ["LossRecord", "record_key", "lookup", "keep", "recording", "derivatives_of", "FOLDER"]
+__all__ = ["LossRecord", "record_key", "lookup", "keep", "derivatives_of", "FOLDER"]
 
 FOLDER = "losses"
 _LOG = logging.getLogger("dpcvx.verify")
@@ -148,20 +146,6 @@ def derivatives_of(code: tuple[str, str, str] | None) -> LossDerivatives | None:
     return LossDerivatives(value, first, second)
 
 
-_RECORDING: list[tuple[str, LossRecord]] | None = None  # set while the shipped catalogue is written
-
-
-@contextlib.contextmanager
-def recording() -> Iterator[list[tuple[str, LossRecord]]]:
-    """Collect the records :func:`keep` is given (and serve none) while the catalogue is written."""
-    global _RECORDING
-    _RECORDING = []
-    try:
-        yield _RECORDING
-    finally:
-        _RECORDING = None
-
-
 def _shipped(key: str) -> Any:
     return {item["key"]: item["record"] for item in proof_cache.shipped_data().get("losses", ())}.get(key)
 
@@ -169,7 +153,7 @@ def _shipped(key: str) -> Any:
 def lookup(key: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None] | None:
     """The record for ``key`` that serves time limit ``seconds``, and its compiled derivatives, from the shipped
     catalogue or the disk; else None."""
-    if _RECORDING is not None:
+    if proof_cache.recorded("records") is not None:  # the catalogue is being written: serve nothing
         return None
     for where, find in (("shipped", _shipped), ("disk", lambda key: proof_cache.load_data(key, FOLDER))):
         data = find(key)
@@ -187,8 +171,9 @@ def lookup(key: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None
 def keep(key: str, record: LossRecord) -> None:
     """Store ``record`` for ``key`` on disk (or collect it while the catalogue is written); skipped when it has
     no exact text form."""
-    if _RECORDING is not None:
-        _RECORDING.append((key, record))
+    collecting = proof_cache.recorded("records")
+    if collecting is not None:
+        collecting.append((key, record))
         return
     try:
         data = record.to_data()

@@ -22,11 +22,17 @@ loss that needs the validated route paid about 25 s. :func:`run` stands in for
      expression copied over this one is refused;
    * that key names the prover, the exact sympy form of its arguments (``srepr``) and the
      fingerprint of the code that proved it (the dpcvx version, a SHA-256 of every source
-     file of ``dpcvx/verification`` and ``dpcvx/rounding.py``, and the sympy, mpmath and
-     Python versions), so an entry written by other code is stale and never found.
+     file of ``dpcvx/verification`` and ``dpcvx/rounding.py``, and the sympy, mpmath, CVXPY and
+     Python versions, read from the installed metadata), so an entry written by other code is
+     stale and never found.
 
    The entry's text is evaluated (sympy's constructor form) only after these checks.
 3. **The worker** (:func:`dpcvx.verification.deadline.run`), whose result is then stored.
+
+The same storage (:func:`load_data`, :func:`store_data`, :func:`shipped_data`) keeps the
+verifier's whole result for a loss, :mod:`dpcvx.verification.loss_record`, which a fit finds
+without sympy. This module imports no sympy itself: the provers and the codec are imported when
+a prover result is looked up or stored.
 
 What is stored is the prover's output, not the certificate: the verifier builds the
 conditions from it by the same code as from a fresh result, so a cached verification
@@ -346,7 +352,13 @@ def store_data(key: str, data: Any, folder: str = "proofs") -> None:
 
 # --- the stand-in for deadline.run ---------------------------------------------------------------
 
-_RECORDED: list[tuple[str, Entry]] | None = None  # set while write_catalogue proves the catalogue
+# set while write_catalogue proves the catalogue: kind ("entries", "records") -> [(key, result)]
+_RECORDED: dict[str, list[tuple[str, Any]]] | None = None
+
+
+def recorded(kind: str) -> list[tuple[str, Any]] | None:
+    """The list collecting results of ``kind`` while the catalogue is written (then nothing is served), else None."""
+    return None if _RECORDED is None else _RECORDED.setdefault(kind, [])
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
@@ -367,8 +379,9 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     result = deadline.run(function, args, seconds=seconds, on_item=on_item)
     fresh = Entry.of(result, seconds)
     if fresh is not None:
-        if _RECORDED is not None:
-            _RECORDED.append((key, fresh))
+        collecting = recorded("entries")
+        if collecting is not None:
+            collecting.append((key, fresh))
         else:
             store(key, fresh)
     return result
@@ -385,9 +398,9 @@ def catalogue_losses() -> list[Any]:
 
 
 @contextlib.contextmanager
-def _recording() -> Iterator[list[tuple[str, Entry]]]:
+def _recording() -> Iterator[dict[str, list[tuple[str, Any]]]]:
     global _RECORDED
-    _RECORDED = []
+    _RECORDED = {}
     try:
         yield _RECORDED
     finally:
@@ -400,17 +413,19 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
     Run ``python -m dpcvx.verification.proof_cache`` after a change to the provers;
     ``tests/verification/test_proof_cache.py`` proves every shipped entry again.
     """
-    from . import loss_record, verifier
+    from . import verifier
 
     verifier._LOSS_CACHE.clear()
-    with _recording() as recorded, loss_record.recording() as records:
+    with _recording() as collected:
         for loss in catalogue_losses():
             verifier.verify_loss(loss)
     verifier._LOSS_CACHE.clear()
-    incomplete = [key for key, entry in recorded if entry.limit is not None]
+    recorded_entries, records = collected.get("entries", []), collected.get("records", [])
+    incomplete = [key for key, entry in recorded_entries + records if entry.limit is not None]
     if incomplete:
         raise RuntimeError(f"a catalogue proof was cut short by the time limit: {incomplete}")
-    entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()} for key, entry in dict(recorded).items()]
+    entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()}
+                                     for key, entry in dict(recorded_entries).items()]
     verified = [{"key": key, "record": record.to_data()} for key, record in dict(records).items()]
 
     def lines(items: list[dict[str, Any]]) -> str:

@@ -20,6 +20,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 import sympy as sp
+from test_proof_cache import Prover  # the in-process stand-in for deadline.run (this folder is on sys.path)
 
 from dpcvx.verification import deadline, loss_record, numpy_code, proof_cache, translate, verifier
 from dpcvx.verification.loss_analysis import SYMBOL
@@ -33,23 +34,6 @@ POINTS = np.concatenate([np.linspace(-6.0, 6.0, 12001), np.nextafter([-1.0, 1.0,
 def third(z):
     """logistic(-z/3): L = 1/3, c = 1/36."""
     return cp.logistic(-z / 3)
-
-
-class Prover:
-    """Stands in for deadline.run: the prover in this process, counting the calls."""
-
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, function, args=(), *, seconds, on_item=None):
-        self.calls.append(function.__name__)
-        result = deadline.DeadlineResult()
-        for item in function(*args):
-            result.items.append(item)
-            if on_item is not None:
-                on_item(item)
-        result.finished = True
-        return result
 
 
 @pytest.fixture
