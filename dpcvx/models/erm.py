@@ -61,9 +61,10 @@ from ..verification.problem import VerifiedProblem
 from ..verification.verdict import release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
-from . import erm_inputs
+from . import erm_inputs, private_norm
 from .erm_calibration import Calibrating
 from .erm_inputs import Prepared
+from .private_norm import NORM_SHARE
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -95,9 +96,20 @@ class PrivateERM(Calibrating):
         and ``comparator_norm``; it costs no privacy, and the certificate
         records the rule and the value (``certificate.lam_rule``; the value is
         also ``certificate.constants["lam"]``).
-    data_norm : float
+    data_norm : float or "private"
         Public bound R on ||x||; never taken from the data. Not needed when a
-        ``feature_map`` supplies its own ``norm_bound``.
+        ``feature_map`` supplies its own ``norm_bound``. "private" (opt-in, with
+        ``norm_range``): :meth:`fit` spends ``norm_share`` of epsilon (eps_q) on R,
+        drawn by the exponential-mechanism quantile (q = 0.95) of the row norms
+        over the powers of two in ``norm_range`` (Smith 2011, exact sampler), fits
+        at R with the rest (eps_fit), charges the accountant once (eps_q + eps_fit,
+        delta) and records R, eps_q, eps_fit and the grid in the certificate
+        (``private_bound``, ``total_epsilon``); replace-one neighbours
+        (:mod:`dpcvx.models.private_norm`; docs/theory.md, "Private norm bounds").
+    norm_range : pair (r_min, r_max), optional
+        The PUBLIC range of ``data_norm="private"``, chosen without looking at the data.
+    norm_share : float, default 0.1
+        The share eps_q / epsilon that ``data_norm="private"`` spends on R.
     fit_intercept : bool
         Append a constant feature ``intercept_scaling`` (inside the norm bound,
         the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
@@ -212,8 +224,10 @@ class PrivateERM(Calibrating):
         loss: Loss | str | None = None,
         regularizer: Regularizer | None = None,
         lam: float | str = 1e-3,
-        data_norm: float | None = None,
+        data_norm: float | str | None = None,
         *,
+        norm_range: tuple[float, float] | None = None,
+        norm_share: float = NORM_SHARE,
         comparator_norm: float | None = None,
         fit_intercept: bool = False,
         intercept_scaling: float | str = 1.0,
@@ -240,6 +254,8 @@ class PrivateERM(Calibrating):
         self.lam = lam
         self.comparator_norm = comparator_norm
         self.data_norm = data_norm
+        self.norm_range = norm_range
+        self.norm_share = norm_share
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.clip = clip
@@ -412,6 +428,10 @@ class PrivateERM(Calibrating):
         is refused (:func:`dpcvx.validation.refuse_weights`): the noise is calibrated for unit weights.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        if erm_inputs.is_private(self.data_norm):  # R bought with norm_share of epsilon (models.private_norm)
+            return private_norm.fit_with_private_norm(
+                self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
+                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start)
         prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta,
                                  neighbours, n_public)
         rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
@@ -507,6 +527,10 @@ class PrivateERM(Calibrating):
         before its accountant is charged.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        if erm_inputs.is_private(self.data_norm):
+            return private_norm.check_private_norm_inputs(
+                self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
+                neighbours=neighbours, n_public=n_public)
         return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                          random_state=random_state, warm_start=warm_start, neighbours=neighbours,
                          n_public=n_public).classes

@@ -32,6 +32,7 @@ from ..validation import (
     check_flag,
     check_labels,
     check_targets,
+    fraction,
     label_clipping_note,
     positive,
     sample_size,
@@ -44,7 +45,9 @@ class Settings(Protocol):
 
     lam: float | str
     comparator_norm: float | None
-    data_norm: float | None
+    data_norm: float | str | None
+    norm_range: tuple[float, float] | None
+    norm_share: float
     feature_map: Any
     fit_intercept: bool
     intercept_scaling: float | str
@@ -92,6 +95,8 @@ def check_settings(learner: Settings) -> None:
         positive("lam", learner.lam)
     if learner.comparator_norm is not None:
         positive("comparator_norm", learner.comparator_norm)
+    if learner.norm_range is not None and not is_private(learner.data_norm):
+        raise InputError("norm_range is the public range of data_norm='private'; with a numeric data_norm drop it")
     for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
         check_flag(flag, getattr(learner, flag))
     if not callable(learner.solver):
@@ -110,6 +115,29 @@ def check_settings(learner: Settings) -> None:
                          f"got {learner.cvxpy_options!r}")
 
 
+PRIVATE = "private"  # data_norm="private": R bought with a share of epsilon (dpcvx.models.private_norm)
+
+
+def is_private(data_norm: Any) -> bool:
+    """Whether ``data_norm`` asks for a privately drawn bound."""
+    return isinstance(data_norm, str) and data_norm == PRIVATE
+
+
+def private_norm_settings(learner: Settings) -> tuple[float, float, float]:
+    """(r_min, r_max, share) of a learner with ``data_norm="private"``, checked (public: no data is read)."""
+    if learner.feature_map is not None:
+        raise InputError("data_norm='private' bounds raw rows; with a feature_map the rows the theorems see are "
+                         "the map's outputs, bounded by feature_map.norm_bound. Nothing was charged")
+    span = learner.norm_range
+    if span is None:
+        raise InputError("data_norm='private' needs norm_range=(r_min, r_max): a PUBLIC range, chosen without "
+                         "looking at the data, whose powers of two are the candidate bounds R. Nothing was charged")
+    if isinstance(span, (str, bytes)) or not hasattr(span, "__len__") or len(span) != 2:
+        raise InputError(f"norm_range must be a pair (r_min, r_max) of public bounds, got {span!r}")
+    return positive("norm_range[0]", span[0]), positive("norm_range[1]", span[1]), fraction("norm_share",
+                                                                                            learner.norm_share)
+
+
 def declared_row_map(learner: Settings) -> RowMap:
     """The public per-record map (feature map, clipping to R, intercept feature) of a learner's settings."""
     if learner.feature_map is not None:
@@ -124,10 +152,12 @@ def declared_row_map(learner: Settings) -> RowMap:
             "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
             "scaling features by public bounds). It is never taken from the data"
         )
+    elif is_private(learner.data_norm):
+        raise InputError("data_norm='private' is drawn by fit (a share norm_share of epsilon buys R on the public "
+                         "grid of norm_range); plan, row_map, calibration, choose_lam and fit_nonprivate need a "
+                         "numeric public bound R. Nothing was charged")
     elif isinstance(learner.data_norm, str):
-        raise InputError(f"data_norm={learner.data_norm!r} is not a number. For a private bound (data_norm="
-                         "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
-                         "buys R with a stated share of epsilon and states the total. Nothing was charged")
+        raise InputError(f"data_norm must be a public bound R (a number) or 'private', got {learner.data_norm!r}")
     else:
         bound = positive("data_norm", learner.data_norm)
     if isinstance(learner.intercept_scaling, str) and learner.intercept_scaling == "auto":

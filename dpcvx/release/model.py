@@ -24,6 +24,7 @@ from ..exceptions import InputError
 from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
+from ..privacy.quantile import bound_then_fit_curve
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
@@ -70,6 +71,14 @@ class ReleaseCertificate:
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
     lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
+    # data_norm="private": the drawn R, its cost eps_q, the public grid and q (dpcvx.models.private_norm)
+    private_bound: dict | None = None
+
+    @property
+    def total_epsilon(self) -> float:
+        """What the release cost: ``epsilon`` (the fit's, which the calibration uses) plus, for a privately
+        drawn norm bound, the quantile's eps_q (sequential composition)."""
+        return self.epsilon if self.private_bound is None else self.private_bound["epsilon"] + self.epsilon
 
     @property
     def sparse_regularizer(self) -> bool:
@@ -115,7 +124,10 @@ class ReleaseCertificate:
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
-        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`)."""
+        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with a
+        privately drawn norm bound, the quantile's part and the fit's (eps_fit, delta) part."""
+        if self.private_bound is not None:
+            return bound_then_fit_curve(self.private_bound["epsilon"], self.epsilon, self.delta)
         return curve_of_calibration(self.calibration, self.epsilon, self.delta)
 
     def to_dict(self) -> dict:
@@ -137,6 +149,7 @@ class ReleaseCertificate:
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
             **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
+            **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
         }
 
@@ -154,6 +167,12 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
+        if self.private_bound is not None:
+            bound = self.private_bound
+            lines.append(f"private norm bound: R = {bound['bound']:g} drawn from the public grid {bound['grid']} by "
+                         f"the exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = "
+                         f"{bound['epsilon']:g}; fit eps_fit = {self.epsilon:g}; total epsilon = "
+                         f"{self.total_epsilon:g} ({bound['composition']})")
         if self.lam_rule is not None:
             lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
                          f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
@@ -260,7 +279,8 @@ class Release(ABC):
 
     @property
     def epsilon(self) -> float:
-        return float(self.certificate.epsilon)
+        """What the release cost (with a privately drawn norm bound, eps_q + eps_fit)."""
+        return float(getattr(self.certificate, "total_epsilon", self.certificate.epsilon))
 
     @property
     def delta(self) -> float:
