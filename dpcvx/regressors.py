@@ -50,7 +50,9 @@ from .data.blocks import is_out_of_core
 from .estimator_checks import validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
+from .models.erm_inputs import is_private
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
+from .models.private_norm import NORM_SHARE
 from .noise_warning import warn_if_noise_dominates
 from .privacy.accountant import PrivacyAccountant
 from .privacy.neighbours import Neighbours
@@ -139,12 +141,16 @@ class DPLinearRegression(_PrivateRegressor):
     random_state : None (fresh OS entropy) or an int seed for experiments.
     float_safe : True for exact lattice noise (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``):
         mechanism="objective" only; AdaSSP's certificate says "mitigation-only" and it refuses True.
+    norm_range, norm_share : with ``data_norm="private"`` (mechanism="objective"), R is bought with
+        ``norm_share`` of epsilon over the powers of two in the public ``norm_range``
+        (:class:`~dpcvx.models.erm.PrivateERM`'s ``data_norm``; ``certificate_.total_epsilon`` is the cost).
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0, data_norm: float = 1.0,
-                 label_bound: float = 1.0, fit_intercept: bool = True, mechanism: str = "auto",
-                 weight_bound: float | None = None, neighbours: str = "replace-one", clip: bool = True,
-                 random_state: Any = None, float_safe: bool = False) -> None:
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0,
+                 data_norm: float | str = 1.0, label_bound: float = 1.0, fit_intercept: bool = True,
+                 mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
+                 clip: bool = True, random_state: Any = None, float_safe: bool = False,
+                 norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -157,6 +163,8 @@ class DPLinearRegression(_PrivateRegressor):
         self.clip = clip
         self.random_state = random_state
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -173,6 +181,9 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("float_safe=True: AdaSSP has no floating-point-safe form (its certificate says "
                              "'mitigation-only'); use mechanism='objective' with a public weight_bound, whose "
                              "pure-epsilon release is proved for floating point")
+        if is_private(self.data_norm):
+            raise InputError("data_norm='private' is offered for mechanism='objective' (least squares on a public "
+                             "ball, through PrivateERM); AdaSSP needs a public data_norm. Nothing was charged")
         if isinstance(self.lam, str):
             raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
                              "chooses its own ridge: pass a number for its extra ridge (default 0)")
@@ -194,7 +205,8 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
                              f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
+                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                             norm_share=self.norm_share, fit_intercept=self.fit_intercept,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
                              float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, "objective", delta=self.delta, random_state=seed,
@@ -208,14 +220,16 @@ class DPHuberRegressor(_PrivateRegressor):
 
     Parameters as :class:`DPLinearRegression`, plus ``m`` (default 1.0), ``lam`` (the L2
     regularization weight, default 1e-3) and ``mechanism`` ("auto": pure-epsilon objective
-    perturbation, a stronger guarantee than any delta > 0; or "objective", "output"), and ``float_safe``
-    (:class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee).
+    perturbation, a stronger guarantee than any delta > 0; or "objective", "output"), ``float_safe``
+    (:class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee), and
+    ``data_norm="private"`` with ``norm_range`` and ``norm_share`` (PrivateERM's opt-in private bound R).
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float = 1e-3,
-                 data_norm: float = 1.0, label_bound: float = 1.0, fit_intercept: bool = True,
+                 data_norm: float | str = 1.0, label_bound: float = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
-                 float_safe: bool = False) -> None:
+                 float_safe: bool = False, norm_range: tuple[float, float] | None = None,
+                 norm_share: float = NORM_SHARE) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -227,6 +241,8 @@ class DPHuberRegressor(_PrivateRegressor):
         self.clip = clip
         self.random_state = random_state
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -234,7 +250,8 @@ class DPHuberRegressor(_PrivateRegressor):
         if mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
         learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
+                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                             norm_share=self.norm_share, fit_intercept=self.fit_intercept,
                              clip=self.clip, float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
                             accountant=accountant)
