@@ -128,6 +128,9 @@ def private_norm_settings(learner: Settings) -> tuple[float, float, float]:
     if learner.feature_map is not None:
         raise InputError("data_norm='private' bounds raw rows; with a feature_map the rows the theorems see are "
                          "the map's outputs, bounded by feature_map.norm_bound. Nothing was charged")
+    if not learner.clip:
+        raise InputError("data_norm='private' clips the rows onto the drawn R; clip=False (refuse rows beyond R) "
+                         "would refuse after the charge, so it is refused now. Nothing was charged")
     span = learner.norm_range
     if span is None:
         raise InputError("data_norm='private' needs norm_range=(r_min, r_max): a PUBLIC range, chosen without "
