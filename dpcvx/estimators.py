@@ -92,8 +92,8 @@ from .estimator_checks import InputTypeError, label_error, validated_input
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.erm_inputs import is_private
-from .models.private_norm import NORM_SHARE
 from .models.multiclass import PrivateMulticlassERM
+from .models.private_norm import NORM_SHARE
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
@@ -407,8 +407,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
-                 delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto", data_norm: float | str = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float | str = "auto",
+                 delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
+                 data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,

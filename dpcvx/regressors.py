@@ -50,7 +50,6 @@ from .data.blocks import is_out_of_core
 from .estimator_checks import validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
-from .models.erm_inputs import is_private
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from .models.private_norm import NORM_SHARE
 from .noise_warning import warn_if_noise_dominates
@@ -181,9 +180,10 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("float_safe=True: AdaSSP has no floating-point-safe form (its certificate says "
                              "'mitigation-only'); use mechanism='objective' with a public weight_bound, whose "
                              "pure-epsilon release is proved for floating point")
-        if is_private(self.data_norm):
-            raise InputError("data_norm='private' is offered for mechanism='objective' (least squares on a public "
-                             "ball, through PrivateERM); AdaSSP needs a public data_norm. Nothing was charged")
+        if isinstance(self.data_norm, str):
+            raise InputError(f"data_norm={self.data_norm!r}: AdaSSP needs a public numeric data_norm; data_norm="
+                             "'private' is offered for mechanism='objective' (least squares on a public ball, "
+                             "through PrivateERM). Nothing was charged")
         if isinstance(self.lam, str):
             raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
                              "chooses its own ridge: pass a number for its extra ridge (default 0)")
