@@ -109,7 +109,8 @@ class PrivateERM(Calibrating):
     norm_range : pair (r_min, r_max), optional
         The PUBLIC range of ``data_norm="private"``, chosen without looking at the data.
     norm_share : float, default 0.1
-        The share eps_q / epsilon that ``data_norm="private"`` spends on R.
+        The share eps_q / epsilon that the private bounds cost together (halved
+        between R and B when both are "private").
     fit_intercept : bool
         Append a constant feature ``intercept_scaling`` (inside the norm bound,
         the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
@@ -155,8 +156,13 @@ class PrivateERM(Calibrating):
         on a set with sup ||w|| <= W, L is taken over the reachable residuals
         |r| <= W R + B (KST12, least squares on a ball; docs/theory.md,
         section 16), or use :class:`dpcvx.DPLinearRegression` (AdaSSP).
-    label_bound : float, optional
+    label_bound : float or "private", optional
         The public bound B on |y| of a regression (required for task="regression").
+        "private" (opt-in, with ``label_range``): B is drawn as R is for
+        ``data_norm="private"``, by the quantile of |y_i| over the powers of two in
+        ``label_range`` (``certificate.private_label_bound``).
+    label_range : pair (b_min, b_max), optional
+        The PUBLIC range of ``label_bound="private"``.
     solver : "auto", "fast", "cvxpy", or a callable ``solve(program, w)``
         "fast" is Newton's method on the verified derivatives (smooth loss,
         quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,
@@ -236,7 +242,8 @@ class PrivateERM(Calibrating):
         feature_map: Any = None,
         constraints: Constraints | None = None,
         task: str = "classification",
-        label_bound: float | None = None,
+        label_bound: float | str | None = None,
+        label_range: tuple[float, float] | None = None,
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
@@ -264,6 +271,7 @@ class PrivateERM(Calibrating):
         self.constraints = constraints
         self.task = task
         self.label_bound = label_bound
+        self.label_range = label_range
         self.solver = solver
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
@@ -358,7 +366,8 @@ class PrivateERM(Calibrating):
         problem = verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
                                  allow_estimates=self.allow_estimates, time_limit=self.time_limit,
                                  progress=progress, constraints=self.constraints)
-        if self._regression and self.label_bound is not None and self.data_norm is not None:
+        if self._regression and not any(bound is None or erm_inputs.is_private(bound)
+                                        for bound in (self.label_bound, self.data_norm)):
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
                                             positive("label_bound", self.label_bound))
@@ -428,7 +437,7 @@ class PrivateERM(Calibrating):
         is refused (:func:`dpcvx.validation.refuse_weights`): the noise is calibrated for unit weights.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
-        if erm_inputs.is_private(self.data_norm):  # R bought with norm_share of epsilon (models.private_norm)
+        if private_norm.draws_bounds(self):  # R (or B) bought with norm_share of epsilon (models.private_norm)
             return private_norm.fit_with_private_norm(
                 self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
                 delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start)
@@ -527,7 +536,7 @@ class PrivateERM(Calibrating):
         before its accountant is charged.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
-        if erm_inputs.is_private(self.data_norm):
+        if private_norm.draws_bounds(self):
             return private_norm.check_private_norm_inputs(
                 self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
                 neighbours=neighbours, n_public=n_public)

@@ -34,6 +34,7 @@ import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import ClippingWarning, InputError
@@ -46,8 +47,8 @@ from ..validation import check_epsilon, fraction
 from . import erm_inputs
 
 __all__ = ["fit_private_norm", "fit_with_private_norm", "check_private_norm_inputs", "PrivateNormResult",
-           "NormPlan", "plan_private_norm", "charge_private_norm", "draw_then_fit", "split_budget", "NORM_SHARE",
-           "NORM_QUANTILE"]
+           "NormPlan", "BoundDraw", "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit",
+           "split_budget", "NORM_SHARE", "NORM_QUANTILE"]
 
 NORM_SHARE = 0.1      # eps_q = 10% of the budget by default
 NORM_QUANTILE = 0.95  # the target quantile q of the row norms
@@ -65,68 +66,103 @@ def split_budget(epsilon: float, share: float) -> tuple[float, float]:
     return eps_q, eps_fit
 
 
+LABEL_THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : |y_i| <= b} - q n| of "
+                 "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
+
+
+@dataclass(frozen=True)
+class BoundDraw:
+    """One bound to draw: the learner parameter it sets ("data_norm": R of the rows, "label_bound": B of the
+    labels), its public grid and its share eps_q."""
+
+    parameter: str
+    grid: tuple[float, ...]
+    epsilon: float
+
+
 @dataclass(frozen=True)
 class NormPlan:
     """What the checks of a private-bound fit fixed, before anything is charged: all public."""
 
-    grid: tuple[float, ...]
-    eps_q: float
+    draws: tuple[BoundDraw, ...]
     eps_fit: float
     delta: float
     quantile: float
 
+    @property
+    def eps_q(self) -> float:
+        return sum(draw.epsilon for draw in self.draws)
 
-def _with_bound(learner: Any, bound: float) -> Any:
-    """A copy of ``learner`` with the public bound ``bound`` (and no private-bound range)."""
+    @property
+    def total(self) -> float:
+        """eps_q + eps_fit, added in the order every record of the release adds them."""
+        return self.eps_q + self.eps_fit
+
+
+def _with_bounds(learner: Any, bounds: dict[str, float]) -> Any:
+    """A copy of ``learner`` with the public ``bounds`` (and no private-bound ranges)."""
     candidate = copy.deepcopy(learner)
-    params: dict[str, Any] = {"data_norm": bound}
-    if getattr(learner, "norm_range", None) is not None:
-        params["norm_range"] = None
+    params: dict[str, Any] = dict(bounds)
+    for span in ("norm_range", "label_range"):
+        if getattr(learner, span, None) is not None:
+            params[span] = None
     candidate.set_params(**params)
     return candidate
 
 
-def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_min: float, r_max: float,
-                      share: float, quantile: float, accountant: PrivacyAccountant | None = None,
-                      **fit_params: Any) -> tuple[NormPlan, Any]:
-    """Every check of a private-bound fit, nothing charged or drawn: the split, the relation, the grid, q,
-    the accountant, and the learner's own checks at both ends of the grid. Returns (plan, the classes the
+def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
+                      ranges: tuple[tuple[str, float, float], ...], share: float, quantile: float,
+                      accountant: PrivacyAccountant | None = None, **fit_params: Any) -> tuple[NormPlan, Any]:
+    """Every check of a private-bound fit, nothing charged or drawn: the split, the relation, the grids
+    (``ranges``: (parameter, low, high) of each bound to draw), q, the accountant, and the learner's own checks
+    at the two ends (every bound at its grid's smallest, then at its largest). Returns (plan, the classes the
     learner's check returned)."""
     eps_q, eps_fit = split_budget(epsilon, share)
     delta = check_delta(fit_params.get("delta", 0.0))
     if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
-        raise InputError("a private norm bound is offered under replace-one neighbours (the quantile's "
+        raise InputError("a private bound is offered under replace-one neighbours (the quantile's "
                          "sensitivity and the composition are proved there); nothing was charged")
-    grid = power_of_two_grid(r_min, r_max)
+    draws = tuple(BoundDraw(parameter, power_of_two_grid(low, high), eps_q / len(ranges))  # halving is exact
+                  for parameter, low, high in ranges)
     quantile = fraction("quantile", quantile)
     check_accountant(accountant)
     classes = None
-    with warnings.catch_warnings():  # the checks at the grid's ends: their clipping counts are not the fit's
+    with warnings.catch_warnings():  # the checks at the grids' ends: their clipping counts are not the fit's
         warnings.simplefilter("ignore", ClippingWarning)
-        for bound in sorted({grid[0], grid[-1]}):
-            classes = _with_bound(learner, bound).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-    return NormPlan(grid, eps_q, eps_fit, delta, quantile), classes
+        for end in (0, -1):
+            bounds = {draw.parameter: draw.grid[end] for draw in draws}
+            classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
+    return NormPlan(draws, eps_fit, delta, quantile), classes
 
 
 def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str) -> None:
     """The one charge: (eps_q + eps_fit, delta) with the curve of :func:`bound_then_fit_curve`."""
     if accountant is not None:
-        accountant.spend(plan.eps_q + plan.eps_fit, plan.delta,
-                         description=f"{what}: private norm bound (eps_q={plan.eps_q:g}) and fit "
-                         f"(eps_fit={plan.eps_fit:g})", curve=bound_then_fit_curve(plan.eps_q, plan.eps_fit,
-                                                                                   plan.delta))
+        accountant.spend(plan.total, plan.delta, description=f"{what}: private bounds "
+                         f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
+                         f"(eps_fit={plan.eps_fit:g})",
+                         curve=bound_then_fit_curve([d.epsilon for d in plan.draws], plan.eps_fit, plan.delta))
+
+
+def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> NormBound:
+    """R from the row norms, or B from |y_i| (the norms of y's entries as rows), by the quantile."""
+    labels = draw.parameter == "label_bound"
+    source = np.reshape(np.asarray(y, dtype=float), (-1, 1)) if labels else X
+    norm = private_norm_bound(source, epsilon=draw.epsilon, r_min=draw.grid[0], r_max=draw.grid[-1],
+                              quantile=quantile, random_state=rng)
+    return replace(norm, theorem=LABEL_THEOREM) if labels else norm
 
 
 def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, random_state: RandomState,
-                  **fit_params: Any) -> tuple[Any, NormBound]:
-    """Draw R (after the charge), then fit a copy of ``learner`` at ``data_norm=R`` with eps_fit, no accountant.
+                  **fit_params: Any) -> tuple[Any, tuple[NormBound, ...]]:
+    """Draw the bounds (after the charge), then fit a copy of ``learner`` at them with eps_fit, no accountant.
 
-    R is the exponential mechanism's draw and nothing else: the fit reads the data only through it."""
-    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draw and the fit
-    norm = private_norm_bound(X, epsilon=plan.eps_q, r_min=plan.grid[0], r_max=plan.grid[-1],
-                              quantile=plan.quantile, random_state=rng)
-    model = _with_bound(learner, norm.bound).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
-    return model, norm
+    Each bound is the exponential mechanism's draw and nothing else: the fit reads the data only through it."""
+    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draws and the fit
+    norms = tuple(_draw(draw, X, y, plan.quantile, rng) for draw in plan.draws)
+    bounds = {draw.parameter: norm.bound for draw, norm in zip(plan.draws, norms, strict=True)}
+    model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+    return model, norms
 
 
 @dataclass(frozen=True)
@@ -172,36 +208,44 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     the target q. ``fit_params`` go to every check and fit (``delta`` included: basic composition). For a
     :class:`~dpcvx.PrivateERM` or an estimator, ``data_norm="private"`` does the same inside ``fit``.
     """
-    plan, _ = plan_private_norm(learner, X, y, epsilon, r_min=r_min, r_max=r_max, share=share, quantile=quantile,
-                                accountant=accountant, **fit_params)
+    plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
+                                quantile=quantile, accountant=accountant, **fit_params)
     charge_private_norm(plan, accountant, type(learner).__name__)
-    model, norm = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
+    model, (norm,) = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
     return PrivateNormResult(model=model, norm=norm, fit_epsilon=plan.eps_fit, delta=plan.delta)
 
 
+def draws_bounds(learner: Any) -> bool:
+    """Whether a learner's ``data_norm`` or ``label_bound`` is "private" (``fit`` draws it)."""
+    return any(erm_inputs.is_private(getattr(learner, name, None)) for name in ("data_norm", "label_bound"))
+
+
 def check_private_norm_inputs(learner: Any, X: Any, y: ArrayLike, epsilon: float, **fit_params: Any) -> Any:
-    """``check_fit_inputs`` of a learner with ``data_norm="private"``: its settings and the checks of
+    """``check_fit_inputs`` of a learner with a "private" bound: its settings and the checks of
     :func:`plan_private_norm`, nothing charged. Returns the classes the learner's check returns."""
-    r_min, r_max, share = erm_inputs.private_norm_settings(learner)
-    return plan_private_norm(learner, X, y, epsilon, r_min=r_min, r_max=r_max, share=share, quantile=NORM_QUANTILE,
+    ranges, share = erm_inputs.private_bounds(learner)
+    return plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
                              **fit_params)[1]
 
 
 def fit_with_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
                           accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
                           **fit_params: Any) -> Any:
-    """``fit`` of a :class:`~dpcvx.PrivateERM` with ``data_norm="private"``: the model, whose certificate
-    records the drawn bound, eps_q, the grid, q and the total (``private_bound``, ``total_epsilon``) and
-    whose guarantee states (eps_q + eps_fit, delta)."""
-    r_min, r_max, share = erm_inputs.private_norm_settings(learner)
-    plan, _ = plan_private_norm(learner, X, y, epsilon, r_min=r_min, r_max=r_max, share=share,
-                                quantile=NORM_QUANTILE, accountant=accountant, **fit_params)
+    """``fit`` of a :class:`~dpcvx.PrivateERM` with ``data_norm`` and/or ``label_bound`` "private": the model,
+    whose certificate records each drawn bound, its eps_q, grid and q and the total (``private_bound``,
+    ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
+    ranges, share = erm_inputs.private_bounds(learner)
+    plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
+                                accountant=accountant, **fit_params)
     charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
-    model, norm = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
+    model, norms = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
     fitted = model.certificate
-    total = norm.epsilon + fitted.epsilon
-    model.certificate = replace(fitted, private_bound=norm.release_record(fitted.epsilon), guarantee=(
-        f"({total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the row-norm "
-        f"bound R = {norm.bound:g} drawn from the public grid by the exponential-mechanism quantile "
-        f"(eps_q = {norm.epsilon:g}), then the fit at R (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+    records = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
+               norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
+    drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
+                      for draw, norm in zip(plan.draws, norms, strict=True))
+    model.certificate = replace(fitted, **records, guarantee=(
+        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
+        f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
+        f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
     return model

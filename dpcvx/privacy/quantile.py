@@ -24,6 +24,7 @@ grid point may be counted on either side, which is a function of that row alone 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,19 +49,19 @@ THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{
            "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
 
 
-COMPOSITION = ("sequential composition of the eps_q-DP quantile and the fit at the drawn bound, which is "
+COMPOSITION = ("sequential composition of the eps_q-DP quantiles and the fit at the drawn bounds, which is "
                "(eps_fit, delta)-DP at every grid point: (eps_q + eps_fit, delta)-DP (docs/theory.md, section "
                "'Private norm bounds')")
 
 
-def bound_then_fit_curve(eps_q: float, eps_fit: float, delta: float) -> PrivacyCurve:
-    """The privacy curve of (R, model): the quantile's pure eps_q part and the fit's (eps_fit, delta) part.
+def bound_then_fit_curve(eps_q: Sequence[float], eps_fit: float, delta: float) -> PrivacyCurve:
+    """The privacy curve of (bounds, model): each quantile's pure eps_q part and the fit's (eps_fit, delta) part.
 
-    The fit's own curve depends on the drawn R (its Lam and tolerance may), so the pair is charged by
-    basic composition, which holds for every R of the grid (docs/theory.md, 'Private norm bounds')."""
-    return PrivacyCurve((CurvePart(EPSILON_DELTA, "private norm bound (exponential-mechanism quantile)",
-                                   epsilon=eps_q, delta=0.0),
-                         CurvePart(EPSILON_DELTA, "the fit at the drawn bound", epsilon=eps_fit, delta=delta)),
+    The fit's own curve depends on the drawn bounds (its Lam and tolerance may), so the release is charged
+    by basic composition, which holds for every grid point (docs/theory.md, 'Private norm bounds')."""
+    return PrivacyCurve((*(CurvePart(EPSILON_DELTA, "private bound (exponential-mechanism quantile)", epsilon=eps,
+                                     delta=0.0) for eps in eps_q),
+                         CurvePart(EPSILON_DELTA, "the fit at the drawn bounds", epsilon=eps_fit, delta=delta)),
                         Neighbours.REPLACE_ONE)
 
 
@@ -107,10 +108,10 @@ class NormBound:
         return {"bound": self.bound, "epsilon": self.epsilon, "grid": list(self.grid), "quantile": self.quantile,
                 "theorem": self.theorem, "neighbours": str(Neighbours.REPLACE_ONE)}
 
-    def release_record(self, fit_epsilon: float) -> dict:
-        """The certificate's ``private_bound`` (keys :data:`PRIVATE_BOUND_KEYS`): this record, how it composes
-        with the fit, and the total eps_q + eps_fit."""
-        return {**self.to_dict(), "composition": COMPOSITION, "total_epsilon": self.epsilon + fit_epsilon}
+    def release_record(self, total_epsilon: float) -> dict:
+        """A certificate's ``private_bound`` / ``private_label_bound`` (keys :data:`PRIVATE_BOUND_KEYS`): this
+        record, how it composes with the fit, and the release's total eps_q + eps_fit."""
+        return {**self.to_dict(), "composition": COMPOSITION, "total_epsilon": total_epsilon}
 
 
 PRIVATE_BOUND_KEYS = frozenset({"bound", "epsilon", "grid", "quantile", "theorem", "neighbours", "composition",

@@ -13,7 +13,7 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import BudgetExceededError, InputError
 from dpcvx.models import private_norm
-from dpcvx.models.private_norm import NormPlan, draw_then_fit
+from dpcvx.models.private_norm import BoundDraw, NormPlan, draw_then_fit
 from dpcvx.privacy.quantile import NormBound, power_of_two_grid, quantile_probabilities, row_norms
 
 RANGE = (0.25, 64)
@@ -68,7 +68,8 @@ def test_a_refused_private_bound_fit_spends_nothing_and_reads_no_norm(never_draw
 
 def test_a_missing_norm_range_is_a_clear_input_error():
     X, y = _data()
-    with pytest.raises(InputError, match=r"norm_range=\(r_min, r_max\).*PUBLIC range.*Nothing was charged"):
+    message = r"data_norm=.private. needs norm_range=\(low, high\).*PUBLIC range.*Nothing was charged"
+    with pytest.raises(InputError, match=message):
         _learner(norm_range=None).fit(X, y, 1.0)
     with pytest.raises(InputError, match="norm_range"):
         _learner(norm_range=None).check_fit_inputs(X, y, epsilon=1.0)
@@ -101,7 +102,7 @@ def _support(X: np.ndarray, seeds: range) -> set[float]:
         def set_params(self, data_norm):
             self.data_norm = data_norm
 
-    plan = NormPlan(GRID, 0.1, 0.9, 0.0, 0.95)
+    plan = NormPlan((BoundDraw("data_norm", GRID, 0.1),), 0.9, 0.0, 0.95)
     return {draw_then_fit(Stub(), X, None, plan, seed)[0].data_norm for seed in seeds}
 
 
@@ -221,4 +222,75 @@ def test_an_estimator_refuses_what_it_cannot_offer_before_anything_is_charged(ne
     accountant = dpcvx.PrivacyAccountant(epsilon=3.0, delta=1e-5)
     with pytest.raises(InputError):
         estimator.fit(X, labels, accountant=accountant)
+    assert accountant.ledger == []
+
+
+def _regression(n: int = 400, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, 3.0 * (X @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.normal(size=n))  # |y| mostly below 4
+
+
+def test_a_private_label_bound_is_the_quantile_of_the_labels_and_is_stated(monkeypatch, tmp_path):
+    X, y = _regression()
+    drawn: list[NormBound] = []
+    original = private_norm.private_norm_bound
+
+    def recorded(source, **kwargs):
+        drawn.append(original(source, **kwargs))
+        assert source.shape == (y.size, 1) and np.array_equal(row_norms(source), np.abs(y))  # |y_i|, nothing else
+        return drawn[-1]
+
+    monkeypatch.setattr(private_norm, "private_norm_bound", recorded)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    regressor = dpcvx.DPHuberRegressor(label_bound="private", label_range=RANGE, random_state=1)
+    regressor.fit(X, y, accountant=accountant)
+    certificate = regressor.certificate_
+    assert certificate.label_bound == certificate.private_label_bound["bound"] == drawn[-1].bound in GRID
+    assert "|y_i|" in certificate.private_label_bound["theorem"] and certificate.private_bound is None
+    assert certificate.total_epsilon == 1.0 and [entry.cost for entry in accountant.ledger] == [(1.0, 0.0)]
+    assert "drawn privately" in str(certificate)
+    path = tmp_path / "model.json"
+    dpcvx.save(regressor.model_, path)
+    loaded = dpcvx.load(path)
+    assert loaded.certificate.private_label_bound == certificate.private_label_bound and loaded.epsilon == 1.0
+
+
+def test_private_row_and_label_bounds_share_norm_share_and_one_charge(tmp_path):
+    X, y = _regression()
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    learner = dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(1.0), task="regression", lam=1e-2,
+                               data_norm="private", norm_range=RANGE, label_bound="private", label_range=RANGE,
+                               norm_share=0.2)
+    model = learner.fit(X, y, 1.0, accountant=accountant, random_state=2)
+    certificate = model.certificate
+    assert certificate.private_bound["epsilon"] == certificate.private_label_bound["epsilon"] == pytest.approx(0.1)
+    assert certificate.data_norm in GRID and certificate.label_bound in GRID
+    assert certificate.total_epsilon == accountant.spent.epsilon == 1.0 and len(accountant.ledger) == 1
+    assert len(certificate.privacy_curve.parts) == 3
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    data = json.loads(path.read_text())
+    data["certificate"]["private_label_bound"]["bound"] = certificate.data_norm * 2  # not the stated B
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError):
+        dpcvx.load(path)
+
+
+@pytest.mark.parametrize("settings", [
+    {"task": "regression", "label_bound": "private"},                       # no label_range
+    {"task": "regression", "label_bound": 2.0, "label_range": RANGE},       # a range with a public B
+    {"label_bound": "private", "label_range": RANGE},                       # a classification has no B
+])
+def test_a_refused_private_label_bound_spends_nothing(never_drawn, settings):
+    X, y = _regression()
+    labels = y if settings.get("task") == "regression" else np.where(y > 0, 1, -1)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    learner = dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(1.0) if settings.get("task") else None,
+                               lam=1e-2, data_norm=4.0, **settings)
+    with pytest.raises(InputError, match="label"):
+        learner.fit(X, labels, 1.0, accountant=accountant)
+    assert accountant.ledger == []
+    with pytest.raises(InputError):
+        dpcvx.DPLinearRegression(label_bound="private", label_range=RANGE).fit(X, y, accountant=accountant)
     assert accountant.ledger == []
