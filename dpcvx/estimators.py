@@ -91,7 +91,6 @@ from . import losses
 from .estimator_checks import InputTypeError, label_error, validated_input
 from .exceptions import InputError
 from .models.erm import PrivateERM
-from .models.erm_inputs import is_private
 from .models.multiclass import PrivateMulticlassERM
 from .models.private_norm import NORM_SHARE
 from .noise_warning import (
@@ -204,9 +203,6 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
         model: PrivateModel | PrivateMulticlassModel
-        if self._multiclass and is_private(self.data_norm):
-            raise InputError("data_norm='private' is offered for two classes; for more, declare a public data_norm "
-                             "or draw R once with dpcvx.fit_private_norm. Nothing was charged")
         if self._multiclass:
             binary = self._private_erm().set_params(classes=(-1, 1))
             model = PrivateMulticlassERM(binary, check_public_classes(self.classes)).fit(

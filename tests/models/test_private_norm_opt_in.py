@@ -13,6 +13,7 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import BudgetExceededError, InputError
 from dpcvx.models import private_norm
+from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.models.private_norm import BoundDraw, NormPlan, draw_then_fit
 from dpcvx.privacy.quantile import NormBound, power_of_two_grid, quantile_probabilities, row_norms
 
@@ -208,6 +209,14 @@ def test_the_estimators_take_the_opt_in_and_charge_once():
     regressor = dpcvx.DPHuberRegressor(data_norm="private", norm_range=RANGE, label_bound=2.0, random_state=1)
     regressor.fit(X, X[:, 0] * 0.3, accountant=accountant)
     assert regressor.certificate_.total_epsilon == 1.0 and len(accountant.ledger) == 3
+
+
+def test_a_one_vs_rest_model_refuses_a_private_bound_it_would_draw_per_class(never_drawn):
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=3.0)
+    with pytest.raises(InputError, match="binary models"):
+        PrivateMulticlassERM(_learner(), (0, 1, 2)).fit(X, np.arange(y.size) % 3, 1.0, accountant=accountant)
+    assert accountant.ledger == []
 
 
 @pytest.mark.parametrize("estimator", [
