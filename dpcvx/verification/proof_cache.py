@@ -60,10 +60,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..version import __version__
-from . import deadline
+
+if TYPE_CHECKING:  # pragma: no cover - the worker module is imported when a proof is run
+    from .deadline import DeadlineResult
 
 __all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "load_data", "store_data", "shipped_data",
            "SHIPPED", "ENVIRONMENT"]
@@ -112,7 +114,7 @@ class Entry:
     limit: float | None
 
     @classmethod
-    def of(cls, result: deadline.DeadlineResult, seconds: float | None) -> Entry | None:
+    def of(cls, result: DeadlineResult, seconds: float | None) -> Entry | None:
         """The entry to keep for a worker result, or None (a failed worker is never kept)."""
         if not (result.finished or result.timed_out):
             return None
@@ -127,12 +129,14 @@ class Entry:
     def serves(self, seconds: float | None) -> bool:
         return self.limit is None or (seconds is not None and seconds <= self.limit)
 
-    def replay(self, on_item: Callable[[Any], None] | None) -> deadline.DeadlineResult:
+    def replay(self, on_item: Callable[[Any], None] | None) -> DeadlineResult:
+        from .deadline import DeadlineResult
+
         for item in self.items:
             if on_item is not None:
                 on_item(item)
-        return deadline.DeadlineResult(items=list(self.items), finished=self.finished, error=self.error,
-                                       timed_out=self.timed_out)
+        return DeadlineResult(items=list(self.items), finished=self.finished, error=self.error,
+                              timed_out=self.timed_out)
 
     def to_data(self) -> dict[str, Any]:
         """JSON data; Unencodable unless it decodes back to the same items."""
@@ -362,8 +366,10 @@ def recorded(kind: str) -> list[tuple[str, Any]] | None:
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None) -> deadline.DeadlineResult:
+        on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
     """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there."""
+    from . import deadline
+
     name = _name(function)
     try:
         key = None if name is None else proof_key(name, args)
