@@ -91,6 +91,7 @@ LOSS_CONDITIONS = (
 
 
 def pending_conditions(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CONDITIONS) -> tuple[Condition, ...]:
+    """The conditions ``names`` as not established (passed None), each for ``reason``."""
     return tuple(Condition(name, description, None, None, "none", reason) for name, description in names)
 
 
