@@ -91,6 +91,7 @@ from .multiclass_model import PrivateMulticlassModel
 from .records.certificate import SavedReleaseCertificate
 from .records.fields import _short
 from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, READABLE_VERSIONS
+from .records.migrate import migrate
 from .records.linear import _MODEL_KEYS, linear_from_dict, linear_to_dict
 from .records.multiclass import multiclass_from_dict, multiclass_to_dict
 from .records.regression import regression_from_dict, regression_to_dict
@@ -170,6 +171,7 @@ def model_from_dict(data: Any) -> Release:
             f'not a dpcvx model file: need "format": "{MODEL_FORMAT}" and "format_version" in '
             f"{list(READABLE_VERSIONS)}, got {_short(got)}"
         )
+    data = migrate(data)  # an older record read as what its library released (records/migrate.py)
     if data["format_version"] == 2:
         if "kind" in data:
             raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
@@ -213,7 +215,5 @@ def load(path: str | Path) -> Release:
     data = read_json(path, "model file")
     try:
         return model_from_dict(data)
-    except FileError:
-        raise
-    except InputError as error:
+    except InputError as error:  # a FileError too (an older file refused by records/migrate.py)
         raise FileError(f"model file {path}: {error}") from None

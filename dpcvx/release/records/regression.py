@@ -17,6 +17,7 @@ from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 from .fields import _check_same, _number
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .migrate import recompute_as_written
 from .linear import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
 from .rows import _row_map, _row_map_to_dict
 
@@ -56,7 +57,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     facts = registry.PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
                                  data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
     try:
-        recomputed = registry.recompute(recorded, facts)
+        recomputed = recompute_as_written(recorded, facts)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     if recomputed != recorded:
