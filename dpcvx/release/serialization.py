@@ -8,7 +8,9 @@ predictor's kernel and public centres, the privatised coefficients and the
 :func:`dpcvx.release.kernel_model.release_to_dict`). Loading a kernel file
 re-derives every public constant (R_phi from the kernel, C, s, gamma) and the
 calibration from the stored public inputs and refuses a mismatch.
-Version 2 files (linear, no ``kind``) still load.
+Version 2 files (linear, no ``kind``) still load. Older records (written before the floating-point
+guarantee was recorded, dpcvx 94f329f) are read through :mod:`dpcvx.release.records.migrate`, the one place
+a missing field is given its value: what the writing library did, with a legacy marker.
 
 :func:`save` writes the privatised weights, the public preprocessing (an
 optional :class:`~dpcvx.data.preprocessing.PublicSchema` and the per-record
@@ -91,8 +93,8 @@ from .multiclass_model import PrivateMulticlassModel
 from .records.certificate import SavedReleaseCertificate
 from .records.fields import _short
 from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, READABLE_VERSIONS
-from .records.migrate import migrate
 from .records.linear import _MODEL_KEYS, linear_from_dict, linear_to_dict
+from .records.migrate import migrate
 from .records.multiclass import multiclass_from_dict, multiclass_to_dict
 from .records.regression import regression_from_dict, regression_to_dict
 from .records.rows import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported

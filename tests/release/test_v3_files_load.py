@@ -38,13 +38,15 @@ def dishonesty(name, model):
     for calibration in calibrations(model):
         if calibration.get("float_guarantee") != expected.value:
             problems.append(f"float_guarantee {calibration.get('float_guarantee')!r}, the release had {expected}")
-        if not str(calibration.get("legacy", "")).startswith("legacy file: "):
+        if not str(calibration.get("legacy", "")).startswith("legacy file ("):
             problems.append("no legacy marker")
         # TDIL's default rounds release no noisy double (then as now): it has no grid
         if expected is FloatGuarantee.MITIGATION_ONLY and name != "tdil" and calibration.get("release_grid") is None:
             problems.append("mitigation claimed without the grid the release was rounded to")
     if expected.statement not in str(model.certificate):
         problems.append("the printed certificate does not state the floating-point status")
+    if "legacy file (" not in str(model.certificate):
+        problems.append("the printed certificate has no legacy marker")
     return problems
 
 
@@ -105,8 +107,8 @@ def edited(tmp_path, name, change):
     # a migrated field given by hand: the record is not an older one, and incomplete
     ("tddl", lambda d: d["certificate"]["calibration"].update(float_guarantee="mitigation-only"), "release_grid"),
     # a legacy marker the loader did not write
-    ("linear_output_pure", lambda d: d["certificate"]["calibration"].update(legacy="legacy file: trust me"),
-     "legacy is 'legacy file: trust me', which no migration"),
+    ("linear_output_pure", lambda d: d["certificate"]["calibration"].update(legacy="legacy file (trust me)"),
+     "legacy is 'legacy file \\(trust me\\)', which no migration"),
 ])
 def test_an_edited_v3_file_is_still_refused(tmp_path, name, change, match):
     with pytest.raises(FileError, match=match):

@@ -21,8 +21,8 @@ from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ..model import ReleaseCertificate
-from .migrate import recompute_as_written
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
+from .migrate import recompute_as_written
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing,
 # private_bound and private_label_bound (data_norm / label_bound = "private");

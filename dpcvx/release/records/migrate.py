@@ -29,7 +29,7 @@ migrated copy is read, and the loaded certificate's ``to_dict()`` is what was sa
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from ...privacy import registry
 from ...privacy.float_guarantee import FloatGuarantee
 from .fields import _short
 
-__all__ = ["Migration", "MIGRATIONS", "LEGACY_COMMIT", "migrate", "recompute_as_written"]
+__all__ = ["Migration", "MIGRATIONS", "LEGACY_COMMIT", "migrate", "recompute_as_written", "legacy_lines"]
 
 LEGACY_COMMIT = "94f329f"
 _MITIGATION = FloatGuarantee.MITIGATION_ONLY.value
@@ -59,15 +59,20 @@ class Migration:
     def note(self) -> str:
         """The legacy marker of a migrated record (its calibration's ``"legacy"``)."""
         values = ", ".join(f"{key} = {value!r}" for key, value in self.fields.items())
-        return (f"legacy file: a {self.record} record of dpcvx {LEGACY_COMMIT} (format_version 3), read with "
-                f"{values} ({self.why})")
+        return (f"legacy file ({self.record} record of dpcvx {LEGACY_COMMIT}, format_version 3): read with "
+                f"{values}; {self.why}")
 
 
 def _linear(record: dict) -> bool:
-    # only a record with a release grid names a guarantee today (without one no noisy double is released)
-    return (registry.KINDS.get(registry.CalibrationKey(str(record.get("mechanism")),
-                                                       str(record.get("noise", registry.PURE_NOISE))))
-            is not None and record.get("release_grid") is not None)
+    """A linear release's calibration with a release grid (without one, no noisy double is released and
+    today's record names no guarantee either)."""
+    if "algorithm" in record or registry.sufficient_statistics(record) or record.get("release_grid") is None:
+        return False
+    try:
+        registry.kind_of(record)
+    except InputError:
+        return False
+    return True
 
 
 MIGRATIONS = (
@@ -76,7 +81,7 @@ MIGRATIONS = (
               _linear),
     Migration("AdaSSP", {"release_grids": None, "float_guarantee": _RAW},
               "that library added the Gaussian noise to the statistics in raw doubles and rounded nothing",
-              lambda record: record.get("mechanism") == "adassp"),
+              registry.sufficient_statistics),
     Migration("TDDL", {"release_grid": None, "float_guarantee": _RAW},
               "that library added the noise to the predictions in raw doubles and rounded nothing",
               lambda record: record.get("algorithm") == "TDDL"),
@@ -146,3 +151,8 @@ def recompute_as_written(record: dict, facts: registry.PublicFacts | None = None
     if migration is None or not migration.applies({**_facts_view(facts), **record}):
         return recomputed  # no marker (or one migrate() refused): compared as a new record
     return {**recomputed, **migration.fields, "legacy": migration.note}
+
+
+def legacy_lines(calibration: Mapping[str, Any]) -> list[str]:
+    """The printed certificate's line for a migrated record: its legacy marker (none for a new record)."""
+    return [str(calibration["legacy"])] if "legacy" in calibration else []

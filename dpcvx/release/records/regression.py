@@ -17,8 +17,8 @@ from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 from .fields import _check_same, _number
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .migrate import recompute_as_written
 from .linear import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
+from .migrate import recompute_as_written
 from .rows import _row_map, _row_map_to_dict
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
