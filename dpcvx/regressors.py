@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
 from .data.blocks import is_out_of_core
-from .estimator_checks import validate_streamed
+from .estimator_checks import scikit_learn_refusal, validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
@@ -86,12 +86,13 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         shift, bound = label_range(self.label_bound)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
-                X, y = validate_streamed(self, X, y)
+                checked, targets = validate_streamed(self, X, y)
             else:
-                X, y = validate_data(self, X, y, y_numeric=True, reset=True)
+                checked, targets = validate_data(self, X, y, y_numeric=True, reset=True)
+            targets = np.asarray(targets, dtype=float)
         except ValueError as error:
-            raise InputError(str(error)) from error
-        model = self._release(X, np.asarray(y, dtype=float) - shift, bound, seed, accountant)
+            raise scikit_learn_refusal(error, X, y) from None
+        model = self._release(checked, targets - shift, bound, seed, accountant)
         if shift:  # the public shift added back: post-processing
             model = PrivateRegressionModel(model.coef_, model.intercept_ + shift, model.rows, model.certificate)
         self.model_, self.certificate_ = model, model.certificate
@@ -115,7 +116,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         try:
             X = validate_data(self, X, reset=False)
         except ValueError as error:
-            raise InputError(str(error)) from error
+            raise scikit_learn_refusal(error, X) from None
         return self.model_.predict(X)
 
 
