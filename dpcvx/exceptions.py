@@ -20,6 +20,7 @@ __all__ = [
     "UsageError",
     "FileError",
     "NumericRangeError",
+    "NonPublicSchemaError",
     "AssumptionError",
     "SolverError",
     "BudgetExceededError",
@@ -51,6 +52,11 @@ class FileError(InputError):
 
 class NumericRangeError(InputError):
     """Public parameters so extreme that the calibration overflows or underflows in floating point."""
+
+
+class NonPublicSchemaError(InputError):
+    """A release was to carry a schema whose bounds or categories were read off the data
+    (:func:`dpcvx.data.preprocessing.paper_schema`, a loader's ``mode="paper"``): not public inputs."""
 
 
 class AssumptionError(DPCVXError):

@@ -294,6 +294,12 @@ class PublicSchema:
     def dimension(self) -> int:
         return len(self.feature_names)
 
+    @property
+    def read_off_data(self) -> tuple[str, ...]:
+        """The columns whose bounds or categories :func:`paper_schema` read off the data (their
+        ``source`` says so): not public, so no release may carry them (:func:`dpcvx.save` refuses)."""
+        return tuple(c.name for c in self.columns if c.source == PAPER_SOURCE)
+
     def transform(self, table: Any) -> np.ndarray:
         """(n, dimension) float64 rows, each built from its own record only."""
         arrays = _column_arrays(table, self.column_names)
