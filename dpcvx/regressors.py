@@ -46,6 +46,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
+from .adassp_warning import warn_if_adassp_noise_dominates
 from .data.blocks import is_out_of_core
 from .estimator_checks import scikit_learn_refusal, validate_streamed
 from .exceptions import InputError
@@ -94,11 +95,13 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             raise scikit_learn_refusal(error, X, y) from None
         model = self._release(checked, targets - shift, bound, seed, accountant)
         if shift:  # the public shift added back: post-processing
-            model = PrivateRegressionModel(model.coef_, model.intercept_ + shift, model.rows, model.certificate)
+            model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
         if isinstance(model.certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
             warn_if_noise_dominates(type(self).__name__, model.certificate, None, prediction_scale=bound)
+        else:  # AdaSSP: the public rule of its own noise scales
+            warn_if_adassp_noise_dominates(type(self).__name__, model.certificate, targets.shape[0], self.lam)
         return self
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
