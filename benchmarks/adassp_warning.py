@@ -1,6 +1,6 @@
 """Check AdaSSP's NoiseDominatesWarning rule and its lam advice on synthetic data only.
 
-docs/theory.md, section 29; the rule is :func:`dpcvx.adassp_warning.adassp_noise_to_signal`
+docs/theory.md, section 30; the rule is :func:`dpcvx.adassp_warning.adassp_noise_to_signal`
 (no constant is fitted here: the limit 1 is where the predicted error reaches the zero model's).
 For each setting (kind of rows, n, d, epsilon) DPLinearRegression (AdaSSP, delta 1e-6,
 data_norm 1, label_bound 1, intercept) is fitted with SEEDS noise seeds, with the default lam 0
@@ -73,7 +73,7 @@ def cell(kind: str, n: int, d: int, epsilon: float) -> tuple[float, float, float
 
 def main() -> None:
     lines = ["# AdaSSP: the NoiseDominatesWarning rule and its lam advice (synthetic data only)", "",
-             "Written by `python -m benchmarks.adassp_warning` (docs/theory.md, section 29). DPLinearRegression",
+             "Written by `python -m benchmarks.adassp_warning` (docs/theory.md, section 30). DPLinearRegression",
              f"(AdaSSP, delta 1e-6, R = B = 1, intercept), {len(SEEDS)} noise seeds per cell, R^2 on {TEST_ROWS} fresh",
              f"test rows. Warns: ratio > {ADASSP_RATIO_LIMIT:g}.", "",
              "| rows | n | d | epsilon | ratio | warns | advised lam | R^2 lam 0 | R^2 advised lam |",

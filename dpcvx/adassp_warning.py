@@ -4,7 +4,7 @@
 fit, before the fit returns, as the other estimators call
 :func:`dpcvx.noise_warning.warn_if_noise_dominates`. It reads the release certificate's
 calibration (epsilon, delta, d, the public bounds R and B, hence the sigmas of X^T X and
-X^T y) and n, never the data or the fitted weights; docs/theory.md, section 29, derives it.
+X^T y) and n, never the data or the fitted weights; docs/theory.md, section 30, derives it.
 
 The rule. Take the most favourable public picture: rows at the bound R that fill the d
 directions evenly, so X^T X = lam_bar I with lam_bar = n R^2 / d (trace X^T X <= n R^2), and a

@@ -114,7 +114,7 @@ def withheld(error: BaseException) -> str:
     The text of an exception raised by numpy, scikit-learn, gzip, pyarrow or a user's
     callable while it reads the data can quote the value it failed on (a cell, a label,
     the first bytes of a file, a checksum of the content). A refusal names counts,
-    positions and public facts only (docs/theory.md, section 29), so the
+    positions and public facts only (docs/theory.md, section 30), so the
     text is left out, and so is the chained exception (raise ... from None).
     """
     return f"a {type(error).__name__} (its text is not shown: it can quote the data)"

@@ -122,7 +122,7 @@ def refuse_non_public_schema(schema: PublicSchema) -> None:
     """Raise :class:`~dpcvx.exceptions.NonPublicSchemaError` if a column's bounds or categories were
     read off the data (:attr:`PublicSchema.read_off_data`, a loader's ``mode="paper"``).
 
-    A release holds only public inputs and the privatised output (docs/theory.md, section 29):
+    A release holds only public inputs and the privatised output (docs/theory.md, section 30):
     such a schema would publish column minima and maxima and the set of categories present,
     statistics of the data that no privacy proof covers. It is refused, never stripped
     silently; the error names the columns, never their values.

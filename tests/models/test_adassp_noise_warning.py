@@ -1,6 +1,6 @@
 """DPLinearRegression (AdaSSP) warns NoiseDominatesWarning from a public rule of its own noise scales.
 
-The rule (dpcvx.adassp_warning, docs/theory.md section 29) reads epsilon, delta, n, d and the public
+The rule (dpcvx.adassp_warning, docs/theory.md section 30) reads epsilon, delta, n, d and the public
 bounds, never the data: the warning's text must be identical for neighbouring data sets (and for any
 two data sets of the same size). A broken rule that reads the data is shown to fail that check. The
 advice (lam = rho* / n) is measured on seeded synthetic data: it raises the test R^2 where the
