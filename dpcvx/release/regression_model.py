@@ -71,6 +71,11 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
     def predictor(self) -> LinearRegressionModel:
         return LinearRegressionModel(self.coef_, self.intercept_, self.rows)
 
+    def shifted(self, shift: float) -> PrivateRegressionModel:
+        """This release with the public label shift c = (lo + hi) / 2 of a label range added to the
+        intercept (the fit saw y - c): post-processing by a public constant (docs/theory.md, section 21)."""
+        return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, self.certificate)
+
 
 @dataclass(frozen=True)
 class SufficientStatisticsCertificate:
