@@ -13,7 +13,7 @@ every constant with how it was established (n, lam, L, R_phi, l(0), inf l, C,
 the exact sensitivity s, the solve tolerance gamma, s + 2 gamma), epsilon,
 delta and the calibration of the algorithm.
 
-In the file form (:func:`release_to_dict`, format version 3 with ``"kind":
+In the file form (:func:`release_to_dict`, format version 4 with ``"kind":
 "kernel"``) the privatised values sit under "privatised": the coefficients
 always, the centres when a mechanism chose them (PINP's updating queries,
 TDIL's selected points) and the algorithm's privatised outputs (TDIL's
@@ -227,7 +227,7 @@ class PrivateKernelModel(Release):
                 f"delta={self.delta:g}, centers={self.centers.shape[0]})")
 
 
-# --- the file form (format version 3, kind "kernel") ------------------------------------------
+# --- the file form (format version 4, kind "kernel") ------------------------------------------
 
 _RELEASE_KEYS = {"format", "format_version", "kind", "library_version", "algorithm", "epsilon", "delta",
                  "classes", "privatised", "predictor", "certificate"}

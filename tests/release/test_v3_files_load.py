@@ -139,3 +139,23 @@ def test_format_version_1_is_still_refused(tmp_path):
     path = edited(tmp_path, "linear_objective_pure", lambda d: d.update(format_version=1))
     with pytest.raises(FileError, match="solver statistics"):
         dpcvx.load(path)
+
+
+def test_a_current_file_that_lacks_a_field_is_refused_not_read_as_legacy(tmp_path):
+    """Files written since carry format_version 4: only version 2 and 3 files are migrated, so stripping the
+    floating-point fields of a new file (to pass it off as an older, weaker release) is an edit."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(rng.random(200) < 0.5, -1.0, 1.0)
+    model = dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
+    path = dpcvx.save(model, tmp_path / "current.json")
+    data = json.loads(path.read_text())
+    assert data["format_version"] == 4
+    del data["certificate"]["calibration"]["float_guarantee"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(FileError, match="float_guarantee"):
+        dpcvx.load(path)
+    data["format_version"] = 3  # the same record declared older is read as the older release it then is
+    path.write_text(json.dumps(data))
+    assert dpcvx.load(path).certificate.calibration["float_guarantee"] == FloatGuarantee.MITIGATION_ONLY.value
