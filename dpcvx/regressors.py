@@ -46,8 +46,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
+from .adassp_warning import warn_if_adassp_noise_dominates
 from .data.blocks import is_out_of_core
-from .estimator_checks import validate_streamed
+from .estimator_checks import scikit_learn_refusal, validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.erm_inputs import PRIVATE, is_private
@@ -89,19 +90,22 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
-                X, y = validate_streamed(self, X, y)
+                checked, targets = validate_streamed(self, X, y)
             else:
-                X, y = validate_data(self, X, y, y_numeric=True, reset=True)
+                checked, targets = validate_data(self, X, y, y_numeric=True, reset=True)
+            targets = np.asarray(targets, dtype=float)
         except ValueError as error:
-            raise InputError(str(error)) from error
-        model = self._release(X, np.asarray(y, dtype=float) - shift, bound, seed, accountant)
+            raise scikit_learn_refusal(error, X, y) from None
+        model = self._release(checked, targets - shift, bound, seed, accountant)
         if shift:  # the public shift added back: post-processing
-            model = PrivateRegressionModel(model.coef_, model.intercept_ + shift, model.rows, model.certificate)
+            model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
         if isinstance(model.certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
             warn_if_noise_dominates(type(self).__name__, model.certificate, None,
                                     prediction_scale=model.certificate.label_bound)
+        else:  # AdaSSP: the public rule of its own noise scales
+            warn_if_adassp_noise_dominates(type(self).__name__, model.certificate, targets.shape[0], self.lam)
         return self
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
@@ -119,7 +123,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         try:
             X = validate_data(self, X, reset=False)
         except ValueError as error:
-            raise InputError(str(error)) from error
+            raise scikit_learn_refusal(error, X) from None
         return self.model_.predict(X)
 
 
