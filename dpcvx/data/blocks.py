@@ -159,6 +159,8 @@ def elementwise(function: Callable[..., np.ndarray], z: Vector, *others: Vector)
 
 def same_vector(a: Vector, b: Vector) -> bool:
     """Whether a and b hold the same numbers: by key for BlockVectors (:class:`BlockVector`), else compared."""
+    if a is b:
+        return True
     if isinstance(a, BlockVector) or isinstance(b, BlockVector):
         return isinstance(a, BlockVector) and isinstance(b, BlockVector) and a.key == b.key
     return bool(np.array_equal(a, b))

@@ -211,15 +211,16 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     previous, full_step = np.inf, False
     factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
     best, since_best = np.inf, 0
+    fresh = True  # margins are X w computed afresh (not updated incrementally)
     while iterations < max_iter:
         iterations += 1
         terms = objective.gradient_terms(w, margins)
         residual = relative_residual(terms, objective.n)
         if residual.absolute <= target:
-            # margins were updated incrementally: confirm on fresh ones before stopping
-            margins = objective.margins(w)
-            terms = objective.gradient_terms(w, margins)
-            residual = relative_residual(terms, objective.n)
+            if not fresh:  # margins were updated incrementally: confirm on fresh ones before stopping
+                margins = objective.margins(w)
+                terms = objective.gradient_terms(w, margins)
+                residual = relative_residual(terms, objective.n)
             if residual.absolute <= target:
                 status = "converged"  # on fresh margins: this residual is the final one
                 break
@@ -246,13 +247,14 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         step_margins = objective.margin_change(direction)
+        full_margins = objective.full_step_margins()  # X (w + d) afresh, when the step's pass computed it
         slope = float(gradient @ direction)
         if not slope < 0:
             status = "no descent direction"
             break
         step, gradient_norm = 1.0, np.linalg.norm(gradient)
         while step >= 1e-12:
-            trial_margins = margins + step * step_margins
+            trial_margins = full_margins if step == 1.0 and full_margins is not None else margins + step * step_margins
             trial_value = objective.value(w + step * direction, trial_margins)
             if trial_value <= value + 1e-4 * step * slope:
                 break
@@ -266,7 +268,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             break
         w = w + step * direction
         margins, value, full_step = trial_margins, trial_value, step == 1.0
-    if status != "converged":  # (a converged residual was just computed on fresh margins)
+        fresh = full_step and full_margins is not None
+    if status != "converged":  # (a converged residual was computed on fresh margins)
         residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
     dense = objective.dim <= DENSE_NEWTON_MAX_DIM and not _hessian_free(objective)
     return w, SolveInfo(
