@@ -35,7 +35,7 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 from ..data.blocks import RowBlocks, Shipped, Vector, elementwise, same_vector
 from ..progress import NoProgress, Progress
-from .objective import PerturbedObjective, _gram_upper, hessian_sample_size
+from .objective import PerturbedObjective, _gram_upper, hessian_sample_size, zero_margins
 
 __all__ = ["BlockwiseObjective"]
 
@@ -49,7 +49,6 @@ class BlockwiseObjective(PerturbedObjective):
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
     bar: Progress = field(default_factory=NoProgress)  # counts the passes (public steps) when asked
-    _base: tuple[np.ndarray, Vector] | None = None  # (w, its margins) of the last gradient
     _fused: tuple[Vector, np.ndarray, float] | None = None  # (full-step margins, their loss gradient and loss)
     _fresh: bool = False  # the full-step margins of _fused are X (w + d) computed afresh (not z + X d)
     _y: Vector | None = None  # the labels as the blocks hold them
@@ -100,7 +99,7 @@ class BlockwiseObjective(PerturbedObjective):
     def margins(self, w: np.ndarray) -> Vector:
         """z = y X w (or X w - y), and in the same pass the loss gradient at z (module docstring)."""
         if not np.any(w):  # X 0 = 0 needs no pass (the cold start): the same margins up to the sign of zero
-            return elementwise(functools.partial(_zero_margins, regression=self.regression), self._labels())
+            return elementwise(functools.partial(zero_margins, regression=self.regression), self._labels())
         self._pass()
         regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
 
@@ -214,12 +213,6 @@ def _block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: 
 def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float:
     """sum l(z) over one block."""
     return float(np.sum(value(z)))
-
-
-def _zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:
-    """The margins at w = 0: -y for a regression, else y * 0 (module level, like every function a task runs)."""
-    products = np.zeros(y.shape[0])
-    return products - y if regression else y * products
 
 
 def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool,

@@ -104,13 +104,15 @@ class SolveInfo:
 def _newton_direction(
     objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, forcing: float,
     level: tuple[bool, bool], factor: CholeskyFactor | None = None, stale: CholeskyFactor | None = None,
+    local: bool = False,
 ) -> tuple[np.ndarray, CholeskyFactor | None]:
     """(direction, Cholesky factor of the Hessian used or None); a given ``factor`` is reused.
 
     CG directions solve H d = -g to ||H d + g|| <= forcing ||g|| with exact
     Hessian-vector products, preconditioned by ``stale`` (the factor of an
     earlier all-rows Hessian, when :func:`_hessian_free`); beyond
-    ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X and not at all for dense rows.
+    ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X (computed afresh outside
+    the ``local`` regime, the last one reused in it) and not at all for dense rows.
     """
     if factor is not None:
         return -la.cho_solve(factor, gradient, check_finite=False), factor
@@ -128,7 +130,7 @@ def _newton_direction(
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None
     # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
     # subsampled Hessians, m d^2 flops a step, cost more than the CG steps they save); diag(H) for sparse X
-    diagonal = objective.hessian_diagonal(w, margins) if sparse.issparse(objective.X) else None
+    diagonal = objective.jacobi(w, margins, reuse=local) if sparse.issparse(objective.X) else None
     return _preconditioned_cg(objective, w, margins, gradient, forcing, diagonal), None
 
 
@@ -146,6 +148,11 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
         M = LinearOperator((d, d), matvec=lambda r: la.cho_solve(factor, r, check_finite=False))
     direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d, M=M)
     return np.asarray(direction)
+
+
+def _forcing(relative: float, floor: float) -> float:
+    """CG's relative tolerance for a Newton direction at this relative residual, never below ``floor``."""
+    return min(0.1, max(float(np.sqrt(relative)), floor))
 
 
 def _hessian_free(objective: PerturbedObjective) -> bool:
@@ -240,10 +247,10 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 status = "stalled at round-off"
                 break
         # CG need not beat the target: a residual below a fraction of it ends the solve
-        forcing = min(0.1, max(np.sqrt(residual.relative), CG_TARGET_FRACTION * target * objective.n
-                               / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny)))
+        forcing = _forcing(residual.relative, CG_TARGET_FRACTION * target * objective.n
+                           / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny))
         direction, used = _newton_direction(objective, w, margins, gradient, forcing,
-                                            levels[level], factor if reuse else None, factor)
+                                            levels[level], factor if reuse else None, factor, local)
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         step_margins = objective.margin_change(direction)
