@@ -45,16 +45,17 @@ class Residual:
 
 
 def hessian_sample_size(n: int, d: int) -> int:
-    """Rows in a subsampled Hessian: a tenth of the rows, at least 20 per feature and 1000 (never more than n).
+    """Rows in a subsampled Hessian: 2 n / d (its m d^2 flops are then 2 n d, half a pass's), at least 20 per
+    feature and 1000, never more than n.
 
     Its relative error is about sqrt(d / m), and so is the factor by which a
     step from it shrinks the residual near the optimum (full Hessians take over
-    there, ``solvers.SUBSAMPLE_UNTIL``). With m = n / 10 it costs n d^2 / 10
-    flops, at d = 20 under a tenth of a pass's time, and it cut the Newton
-    iterations at 1e5 x 20 and 1e6 x 20 from 9-10 to 7 (20 d rows: error 0.2;
-    n / 10 rows: 0.05; benchmarks/speed_sweep.py).
+    there, ``solvers.SUBSAMPLE_UNTIL``). At d = 20 that is a tenth of the rows:
+    error 0.05 instead of 0.2 with 20 d rows, and 7 Newton iterations instead of
+    9-10 at 1e5 x 20 and 1e6 x 20 (benchmarks/speed_sweep.py). From d = 100 on
+    the 20 d rows are the larger count.
     """
-    return min(n, max(1000, 20 * d, n // 10))
+    return min(n, max(1000, 20 * d, 2 * n // max(d, 1)))
 
 
 def zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:
