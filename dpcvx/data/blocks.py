@@ -55,7 +55,10 @@ __all__ = ["RowBlocks", "BlockVector", "Shipped", "elementwise", "same_vector", 
 BlockFunction = Callable[..., Any]
 
 BLOCK_ROWS = 65_536
-CACHE_BLOCK_BYTES = 1 << 19  # a block of this size stays in a core's cache between its two products
+# A block of this size stays in a core's cache (L2, or the L3 it shares) between its two products. Measured
+# (one fused step pass and one Hessian-vector pass, CPU time): 2 MB blocks beat 512 KB ones by 10-25 % at
+# 1e5 x 20, 1e6 x 20, 1e5 x 200 and 3e5 x 500 (fewer Python calls per pass); 4 MB ones were no faster.
+CACHE_BLOCK_BYTES = 1 << 21
 
 
 def cache_block_rows(width: int) -> int:
