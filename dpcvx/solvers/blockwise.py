@@ -9,15 +9,16 @@ the gradient and the d x d Hessian are accumulated over the blocks
 gradient bound, the same optimality check in double precision, and so the
 same approximate-minimiser cover.
 
-Passes. The pass that computes the step's margin change X d also computes the
-margins at the full step afresh, X (w + d), and the loss gradient and loss sum
-there (``margin_change``): when Newton's line search takes the full step, as it
-does near the optimum, the next gradient costs no pass, and those margins are
-bitwise the ones :meth:`BlockwiseObjective.margins` gives at w + d (the same
-blocks, the same operations, in the same order), so the final check on fresh
-margins needs no pass of its own either (:meth:`BlockwiseObjective.full_step_margins`).
-For a Dask input the full-step margins are z + X d, formed on the workers (the
-fresh ones would be a second n-vector there for a pass saved once per solve).
+Passes. The step's pass computes the margins at the full step afresh, X (w + d)
+(the margin change per unit step is their difference from z: one product, as
+X d was), and the loss gradient and loss sum there (``margin_change``). When
+Newton's line search takes the full step, as it does near the optimum, the next
+gradient costs no pass, and those margins are bitwise the ones
+:meth:`BlockwiseObjective.margins` gives at w + d (the same blocks, the same
+operations, in the same order), so the final check on fresh margins needs no
+pass of its own either (:meth:`BlockwiseObjective.full_step_margins`). For a
+Dask input the full-step margins are z + X d, formed on the workers (the fresh
+ones would be a second n-vector there, for a pass saved once per solve).
 A full Hessian is one more pass.
 """
 
@@ -113,8 +114,9 @@ class BlockwiseObjective(PerturbedObjective):
         return z
 
     def margin_change(self, direction: np.ndarray) -> Vector:
-        """X d (times y), and in the same pass the margins, loss gradient and loss at the full step w + d
-        (module docstring)."""
+        """How the margins move per unit step along d, and in the same pass the margins, loss gradient and
+        loss at the full step w + d (module docstring). After a gradient at w (its margins z) the one product
+        is X (w + d), the change its difference from z (:meth:`PerturbedObjective.margin_change`); on Dask, X d."""
         self._pass()
         regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
         base = self._base
@@ -122,10 +124,14 @@ class BlockwiseObjective(PerturbedObjective):
         target = None if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
-            change = block @ direction if regression else y * (block @ direction)
-            if not margins:
-                return change, None
-            full = _block_margins(block, target, y, regression) if fresh else margins[0] + change
+            if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
+                full = _block_margins(block, target, y, regression)
+                change = full - margins[0]
+            else:
+                change = block @ direction if regression else y * (block @ direction)
+                if not margins:
+                    return change, None
+                full = margins[0] + change
             first = first_derivative(full)
             return change, (block.T @ (first if regression else y * first), loss_total(full),
                             full if fresh else None)
