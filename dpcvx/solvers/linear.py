@@ -37,7 +37,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError
 from ..verification.problem import VerifiedProblem
-from .objective import PerturbedObjective, add_terms, relative_residual
+from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
 
@@ -50,6 +50,10 @@ ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed t
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
+LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the optimum
+LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
+LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
+LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
     "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
@@ -150,8 +154,49 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
     return np.asarray(direction)
 
 
+def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,
+                  change: np.ndarray, slope: float) -> float:
+    """The step t >= 1 minimising phi(t) = F(w + t d) by Newton's method in t (to ``LINE_SLOPE_TOL``), when
+    the full step undershoots: phi'(1) < ``LINE_SLOPE_FRACTION`` phi'(0). Else 1.0: the step's pass already
+    holds the gradient at the full step, and fresh margins, and backtracking starts there.
+
+    Newton's first step from w = 0 undershoots on a loss whose curvature is largest at 0 and falls
+    along the step (logistic): at 1e5 x 20 the first direction's minimum lies at t = 1.7, and exact
+    Newton from there needs 4 iterations, not 7. So :func:`newton` takes this step length for its
+    first step from 0 (later steps, and a warm start, keep t = 1: on the Huber hinge a longer step
+    moved Newton off the active set it was about to find). The margins are affine in t (z + t dz),
+    so each Newton step in t costs one l' and one l'' per row and no product with X
+    (:meth:`PerturbedObjective.line_derivatives`). Only the step length changes: the line search's
+    sufficient decrease and the gradient checks are as before.
+    """
+    t = 1.0
+    for k in range(LINE_NEWTON_STEPS):
+        phi1, phi2 = objective.line_derivatives(w, direction, margins, change, t)
+        if k == 0 and phi1 >= LINE_SLOPE_FRACTION * slope:  # (slope < 0) no undershoot worth a pass
+            return 1.0
+        if abs(phi1) <= LINE_SLOPE_TOL * abs(slope) or not phi2 > 0:
+            break
+        # a safeguarded Newton step in t: phi is convex and phi'(1) < 0, so its minimum lies beyond 1
+        t = min(max(t - phi1 / phi2, 1.0), 4.0 * t)
+    return t
+
+
+def _accurate(objective: PerturbedObjective, subsample: bool) -> bool:
+    """Whether a Newton direction is accurate enough for :func:`_line_minimum` to pay: from all rows, or from
+    a subsample of at least ``LINE_SAMPLE_PER_FEATURE`` rows per feature (relative error sqrt(d / m) <= 0.1).
+    Measured: with 50 rows per feature (1e4 x 20) or 20 (1e5 x 200) the longer steps made the next
+    directions worse, and the solves slower; with 500 (1e5 x 20, 1e6 x 20) they saved two iterations."""
+    return not subsample or hessian_sample_size(objective.n, objective.dim) >= LINE_SAMPLE_PER_FEATURE * objective.dim
+
+
 def _forcing(relative: float, floor: float) -> float:
-    """CG's relative tolerance for a Newton direction at this relative residual, never below ``floor``."""
+    """CG's relative tolerance for a Newton direction at this relative residual r, never below ``floor``
+    (``CG_TARGET_FRACTION`` of the target over ||g||): sqrt(r), at most 0.1; but ``floor`` itself once the
+    step can end the solve, when Newton's quadratic term r^2 is below the target's share r floor / fraction
+    (measured at 3e5 x 500: CG then takes one or two steps more, and saves an iteration of one pass and
+    two CG steps)."""
+    if relative <= floor / CG_TARGET_FRACTION:
+        return min(0.1, floor)
     return min(0.1, max(float(np.sqrt(relative)), floor))
 
 
@@ -260,6 +305,9 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             status = "no descent direction"
             break
         step, gradient_norm = 1.0, np.linalg.norm(gradient)
+        first_from_zero = iterations == 1 and w0 is None and isinstance(margins, np.ndarray)
+        if first_from_zero and _accurate(objective, levels[level][0]):
+            step = _line_minimum(objective, w, direction, margins, step_margins, slope)
         while step >= 1e-12:
             trial_margins = full_margins if step == 1.0 and full_margins is not None else margins + step * step_margins
             trial_value = objective.value(w + step * direction, trial_margins)

@@ -45,10 +45,10 @@ def _sparse_data(n: int, d: int, per_row: int, seed: int) -> tuple[sparse.csr_ma
     return X, y
 
 
-def _gradient_norm(X, y: np.ndarray, w: np.ndarray) -> float:
+def _gradient_norm(X, y: np.ndarray, w: np.ndarray, lam: float = LAM) -> float:
     """||grad F|| independently of dpcvx: -sum_i y_i sigma(-y_i w^T x_i) x_i + n Lam w."""
     return float(np.linalg.norm(np.asarray(X.T @ (-y * expit(-y * np.asarray(X @ w)))).ravel()
-                                + X.shape[0] * LAM * w))
+                                + X.shape[0] * lam * w))
 
 
 def _objective(kind: str, X: np.ndarray, y: np.ndarray, tmp_path) -> PerturbedObjective:
@@ -146,3 +146,47 @@ def test_hessian_subsample_costs_half_a_pass_with_at_least_twenty_rows_per_featu
     assert hessian_sample_size(1_000_000, 20) == 100_000
     assert hessian_sample_size(100_000, 200) == 4_000  # 20 d
     assert hessian_sample_size(500, 20) == 500  # never more than n
+
+
+def test_line_derivatives_are_those_of_the_objective_along_the_direction():
+    """phi'(t), phi''(t) of phi(t) = F(w + t d), from margins z + t dz alone, against differences of F."""
+    X, y = _data(3_000, 8, seed=5)
+    rng = np.random.default_rng(6)
+    objective = _objective("column-major", X, y, None)
+    objective.noise = rng.normal(size=8)  # every term of F: loss, regularizer, noise, extra ridge
+    objective.extra_reg = 1e-3
+    w, direction = rng.normal(size=8), rng.normal(size=8)
+    z, change = objective.margins(w), y * (X @ direction)
+    t, h = 0.7, 1e-4
+
+    def phi(s: float) -> float:
+        return objective.value(w + s * direction)
+
+    first, second = objective.line_derivatives(w, direction, z, change, t)
+    assert first == pytest.approx((phi(t + h) - phi(t - h)) / (2 * h), rel=1e-6)
+    assert second == pytest.approx((phi(t + h) - 2 * phi(t) + phi(t - h)) / h**2, rel=1e-4)
+    # the check has teeth: the slope without the noise term b . d is off
+    assert first - float(objective.noise @ direction) != pytest.approx((phi(t + h) - phi(t - h)) / (2 * h), rel=1e-6)
+
+
+def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(monkeypatch):
+    """Logistic from w = 0: the first Newton step undershoots; its line minimum (t > 1) saves iterations."""
+    X, y = _data(20_000, 20, seed=7)  # 2 n / d = 2000 rows sampled: 100 per feature, accurate enough
+    steps = []
+    line_minimum = linear._line_minimum
+
+    def recording(*args):
+        steps.append(line_minimum(*args))
+        return steps[-1]
+
+    monkeypatch.setattr(linear, "_line_minimum", recording)
+    erm = dpcvx.PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0)
+    w = erm.fit_nonprivate(X, y).coef_
+    lengthened = erm.diagnostics_
+    assert len(steps) == 1 and steps[0] > 1.2  # the first step only
+    monkeypatch.setattr(linear, "_line_minimum", lambda *args: 1.0)
+    plain = erm.fit_nonprivate(X, y).coef_
+    assert lengthened.converged and lengthened.iterations < erm.diagnostics_.iterations
+    np.testing.assert_allclose(w, plain, rtol=1e-8, atol=1e-10)
+    gamma = lengthened.gradient_tolerance
+    assert _gradient_norm(X, y, w, lam=1e-4) <= gamma < _gradient_norm(X, y, w * (1 + 1e-6), lam=1e-4)
