@@ -121,7 +121,7 @@ class BlockwiseObjective(PerturbedObjective):
         regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
         base = self._base
         fresh = base is not None and not self._blocks().on_dask
-        target = None if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d
+        target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
             if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
