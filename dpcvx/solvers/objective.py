@@ -115,6 +115,7 @@ class PerturbedObjective:
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
     _curvature: tuple[np.ndarray, np.ndarray] | None = field(init=False, repr=False, default=None)
+    _X_squared: Matrix | None = field(init=False, repr=False, default=None)
     _base: tuple[np.ndarray, Any] | None = field(init=False, repr=False, default=None)  # (w, margins) of a gradient
     _full: np.ndarray | None = field(init=False, repr=False, default=None)  # margins at w + d of margin_change
     _jacobi: np.ndarray | None = field(init=False, repr=False, default=None)  # the last diag(H) for CG
@@ -261,9 +262,10 @@ class PerturbedObjective:
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""
         z = self.margins(w) if margins is None else margins
-        squared = np.square(self.X) if self._dense else sparse.csr_matrix(
-            (np.square(self.X.data), self.X.indices, self.X.indptr), shape=self.X.shape)  # nnz floats, X's indices
-        out = np.asarray(squared.T @ np.maximum(self.loss.second(z), 0.0)).ravel()
+        if self._X_squared is None:  # the squared entries, kept: nnz floats sharing X's indices when sparse
+            self._X_squared = np.square(self.X) if self._dense else sparse.csr_matrix(
+                (np.square(self.X.data), self.X.indices, self.X.indptr), shape=self.X.shape)
+        out = np.asarray(self._X_squared.T @ np.maximum(self.loss.second(z), 0.0)).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         if self.regularizer.dense is not None:
