@@ -50,10 +50,9 @@ ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed t
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
-LINE_NEWTON_STEPS = 1  # Newton steps in t refining the secant estimate of the first step's length
+LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the optimum
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
-LINE_SLOPE_TOL = 0.01  # else the refinement stops once |phi'(t)| is below this fraction
-LINE_MAX_STEP = 4.0  # the longest first step taken
+LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
@@ -157,31 +156,28 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
 
 def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,
                   change: np.ndarray, slope: float) -> float:
-    """The step t >= 1 minimising phi(t) = F(w + t d), when the full step undershoots: phi'(1) <
-    ``LINE_SLOPE_FRACTION`` phi'(0). Else 1.0: the step's pass already holds the gradient at the full
-    step, and fresh margins, and backtracking starts there.
+    """The step t >= 1 minimising phi(t) = F(w + t d) by Newton's method in t (to ``LINE_SLOPE_TOL``), when
+    the full step undershoots: phi'(1) < ``LINE_SLOPE_FRACTION`` phi'(0). Else 1.0: the step's pass already
+    holds the gradient at the full step, and fresh margins, and backtracking starts there.
 
     Newton's first step from w = 0 undershoots on a loss whose curvature is largest at 0 and falls
     along the step (logistic): at 1e5 x 20 the first direction's minimum lies at t = 1.7, and exact
     Newton from there needs 4 iterations, not 7. So :func:`newton` takes this step length for its
     first step from 0 (later steps, and a warm start, keep t = 1: on the Huber hinge a longer step
-    moved Newton off the active set it was about to find). The estimate is the secant root of phi'
-    through phi'(0) = g . d and phi'(1) (below the true root, phi' being concave here), refined by
-    ``LINE_NEWTON_STEPS`` Newton steps in t, to ``LINE_SLOPE_TOL``: three loss derivatives per row in
-    all (t = 1.65 at 1e5 x 20; the root itself needed six). The margins are affine in t (z + t dz), so
-    none of it is a product with X (:meth:`PerturbedObjective.line_derivatives`). Only the step length
-    changes: the line search's sufficient decrease and the gradient checks are as before.
+    moved Newton off the active set it was about to find). The margins are affine in t (z + t dz),
+    so each Newton step in t costs one l' and one l'' per row and no product with X
+    (:meth:`PerturbedObjective.line_derivatives`). Only the step length changes: the line search's
+    sufficient decrease and the gradient checks are as before.
     """
-    at_one, _ = objective.line_derivatives(w, direction, margins, change, 1.0, curvature=False)
-    if at_one >= LINE_SLOPE_FRACTION * slope:  # (slope < 0) no undershoot worth a pass
-        return 1.0
-    # phi' increases (phi is convex), so slope <= phi'(1) < 0 and the secant root is in [1, max]
-    t = LINE_MAX_STEP if at_one <= slope else min(slope / (slope - at_one), LINE_MAX_STEP)
-    for _ in range(LINE_NEWTON_STEPS):
-        first, second = objective.line_derivatives(w, direction, margins, change, t)
-        if abs(first) <= LINE_SLOPE_TOL * abs(slope) or not second > 0:
+    t = 1.0
+    for k in range(LINE_NEWTON_STEPS):
+        phi1, phi2 = objective.line_derivatives(w, direction, margins, change, t)
+        if k == 0 and phi1 >= LINE_SLOPE_FRACTION * slope:  # (slope < 0) no undershoot worth a pass
+            return 1.0
+        if abs(phi1) <= LINE_SLOPE_TOL * abs(slope) or not phi2 > 0:
             break
-        t = min(max(t - first / second, 1.0), LINE_MAX_STEP)  # phi is convex and phi'(1) < 0: t* > 1
+        # a safeguarded Newton step in t: phi is convex and phi'(1) < 0, so its minimum lies beyond 1
+        t = min(max(t - phi1 / phi2, 1.0), 4.0 * t)
     return t
 
 

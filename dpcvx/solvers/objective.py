@@ -158,16 +158,13 @@ class PerturbedObjective:
         return self._full
 
     def line_derivatives(self, w: np.ndarray, direction: np.ndarray, margins: np.ndarray, change: np.ndarray,
-                         t: float, curvature: bool = True) -> tuple[float, float]:
+                         t: float) -> tuple[float, float]:
         """phi'(t) and phi''(t) of phi(t) = F(w + t d), where z + t dz are the margins at w + t d (``change``
         = dz): sum_i l'(z_i) dz_i + n Lam grad N . d + b . d + n Delta (w + t d) . d, and
-        sum_i l''(z_i) dz_i^2 + n Lam d . H_N d + n Delta ||d||^2 (0.0 unless ``curvature``). No product
-        with X."""
+        sum_i l''(z_i) dz_i^2 + n Lam d . H_N d + n Delta ||d||^2. No product with X."""
         z, point, n = margins + t * change, w + t * direction, self.n
         first = (float(self.loss.first(z) @ change) + n * self.lam * float(self.regularizer.gradient(point) @ direction)
                  + float(self.noise @ direction) + n * self.extra_reg * float(point @ direction))
-        if not curvature:
-            return first, 0.0
         second = (float(np.maximum(self.loss.second(z), 0.0) @ np.square(change))
                   + n * self.lam * float(direction @ self.regularizer.hessian_vector(direction))
                   + n * self.extra_reg * float(direction @ direction))
