@@ -27,14 +27,6 @@ from dpcvx.verification.verifier import verify_loss, verify_regularizer
 LAM = 1e-3
 
 
-def _data(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    X /= np.linalg.norm(X, axis=1)[:, None] * 1.01
-    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
-    return X, y
-
-
 def _sparse_data(n: int, d: int, per_row: int, seed: int) -> tuple[sparse.csr_matrix, np.ndarray]:
     rng = np.random.default_rng(seed)
     columns = np.stack([rng.choice(d, size=per_row, replace=False) for _ in range(n)])
@@ -69,8 +61,8 @@ def _objective(kind: str, X: np.ndarray, y: np.ndarray, tmp_path) -> PerturbedOb
 
 
 @pytest.mark.parametrize("kind", ["column-major", "sparse", "row-blocks", "memmap"])
-def test_full_step_margins_are_bitwise_the_fresh_margins(kind, tmp_path):
-    X, y = _data(2_000, 12, seed=1)
+def test_full_step_margins_are_bitwise_the_fresh_margins(rows_in_ball, kind, tmp_path):
+    X, y = rows_in_ball(2_000, 12, seed=1)
     objective = _objective(kind, X, y, tmp_path)
     rng = np.random.default_rng(2)
     w, direction = rng.normal(size=12), 1e-3 * rng.normal(size=12)
@@ -86,8 +78,8 @@ def test_full_step_margins_are_bitwise_the_fresh_margins(kind, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["column-major", "sparse", "row-blocks", "memmap"])
-def test_newton_stops_on_the_fresh_gradient(kind, tmp_path):
-    X, y = _data(6_000, 15, seed=3)
+def test_newton_stops_on_the_fresh_gradient(rows_in_ball, kind, tmp_path):
+    X, y = rows_in_ball(6_000, 15, seed=3)
     objective = _objective(kind, X, y, tmp_path)
     gamma = 1e-10 * X.shape[0]  # tol n L R with L = R = 1 (rows are inside the unit ball)
     w, info = linear.newton(objective, gradient_tolerance=gamma)
@@ -107,9 +99,9 @@ class _IncrementalMargins(PerturbedObjective):
         return change
 
 
-def test_newton_trusting_incremental_margins_reports_a_gradient_it_did_not_check():
+def test_newton_trusting_incremental_margins_reports_a_gradient_it_did_not_check(rows_in_ball):
     """What the previous test rules out: a gradient checked on margins updated step by step."""
-    X, y = _data(6_000, 15, seed=3)
+    X, y = rows_in_ball(6_000, 15, seed=3)
     fresh_objective = _objective("column-major", X, y, None)
     broken = _IncrementalMargins(fresh_objective.X, y, fresh_objective.loss, fresh_objective.regularizer, LAM,
                                  np.zeros(15))
@@ -148,9 +140,9 @@ def test_hessian_subsample_costs_half_a_pass_with_at_least_twenty_rows_per_featu
     assert hessian_sample_size(500, 20) == 500  # never more than n
 
 
-def test_line_derivatives_are_those_of_the_objective_along_the_direction():
+def test_line_derivatives_are_those_of_the_objective_along_the_direction(rows_in_ball):
     """phi'(t), phi''(t) of phi(t) = F(w + t d), from margins z + t dz alone, against differences of F."""
-    X, y = _data(3_000, 8, seed=5)
+    X, y = rows_in_ball(3_000, 8, seed=5)
     rng = np.random.default_rng(6)
     objective = _objective("column-major", X, y, None)
     objective.noise = rng.normal(size=8)  # every term of F: loss, regularizer, noise, extra ridge
@@ -169,9 +161,9 @@ def test_line_derivatives_are_those_of_the_objective_along_the_direction():
     assert first - float(objective.noise @ direction) != pytest.approx((phi(t + h) - phi(t - h)) / (2 * h), rel=1e-6)
 
 
-def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(monkeypatch):
+def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(rows_in_ball, monkeypatch):
     """Logistic from w = 0: the first Newton step undershoots; its line minimum (t > 1) saves iterations."""
-    X, y = _data(20_000, 20, seed=7)  # 2 n / d = 2000 rows sampled: 100 per feature, accurate enough
+    X, y = rows_in_ball(20_000, 20, seed=7)  # 2 n / d = 2000 rows sampled: 100 per feature, accurate enough
     steps = []
     line_minimum = linear._line_minimum
 
