@@ -28,6 +28,7 @@ from ..privacy.quantile import bound_then_fit_curve
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
+from ..verification.exact import exact_text
 from .records.migrate import legacy_lines
 from .sparsify import Sparsifiable
 
@@ -35,11 +36,8 @@ __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCe
 
 
 def _number(value: Any) -> dict:
-    """A constant as {'exact': text, 'float': number}: exact for sympy numbers and counts."""
-    # exact: counts, and the verifier's sympy numbers (recognised by type, sympy is verification's own)
-    if isinstance(value, (int, np.integer)) or type(value).__module__.split(".")[0] == "sympy":
-        return {"exact": str(value), "float": float(value)}
-    return {"exact": None, "float": float(value)}
+    """A constant as {'exact': text, 'float': number}: exact for the verifier's exact numbers and counts."""
+    return {"exact": exact_text(value), "float": float(value)}
 
 
 @dataclass(frozen=True)
@@ -99,7 +97,7 @@ class ReleaseCertificate:
         return self.verification.conditions
 
     @property
-    def lipschitz(self) -> Any:  # the certificate's constant: a sympy number or a float
+    def lipschitz(self) -> Any:  # the certificate's constant: an exact number or a float
         return self.verification.lipschitz
 
     @property
