@@ -56,8 +56,8 @@ BlockFunction = Callable[..., Any]
 
 BLOCK_ROWS = 65_536
 # A block of this size stays in a core's cache (L2, or the L3 it shares) between its two products. Measured
-# (one fused step pass and one Hessian-vector pass, CPU time): 2 MB blocks beat 512 KB ones by 10-25 % at
-# 1e5 x 20, 1e6 x 20, 1e5 x 200 and 3e5 x 500 (fewer Python calls per pass); 4 MB ones were no faster.
+# during development (one fused step pass and one Hessian-vector pass, CPU time, on the sweep's sizes):
+# 2 MB blocks beat 512 KB ones at every width (fewer Python calls per pass); 4 MB ones were no faster.
 CACHE_BLOCK_BYTES = 1 << 21
 
 

@@ -180,8 +180,8 @@ def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.nd
     holds the gradient at the full step, and fresh margins, and backtracking starts there.
 
     Newton's first step from w = 0 undershoots on a loss whose curvature is largest at 0 and falls
-    along the step (logistic): at 1e5 x 20 the first direction's minimum lies at t = 1.7, and exact
-    Newton from there needs 4 iterations, not 7. So :func:`newton` takes this step length for its
+    along the step (logistic): at 1e5 x 20 the first direction's minimum lies near t = 1.7, and
+    Newton from there needs fewer iterations. So :func:`newton` takes this step length for its
     first step from 0 (later steps, and a warm start, keep t = 1: on the Huber hinge a longer step
     moved Newton off the active set it was about to find). The margins are affine in t (z + t dz),
     so each Newton step in t costs one l' and one l'' per row and no product with X

@@ -51,9 +51,10 @@ def hessian_sample_size(n: int, d: int) -> int:
     Its relative error is about sqrt(d / m), and so is the factor by which a
     step from it shrinks the residual near the optimum (full Hessians take over
     there, ``solvers.SUBSAMPLE_UNTIL``). At d = 20 that is a tenth of the rows:
-    error 0.05 instead of 0.2 with 20 d rows, and 7 Newton iterations instead of
-    9-10 at 1e5 x 20 and 1e6 x 20 (benchmarks/speed_sweep.py). From d = 100 on
-    the 20 d rows are the larger count.
+    error 0.05 instead of 0.2 with 20 d rows; with the first step's line minimum
+    (:func:`dpcvx.solvers.linear._line_minimum`), 6 Newton iterations instead of 9
+    at 1e5 x 20 and 5 instead of 10 at 1e6 x 20 (benchmarks/results/speed_sweep*.md).
+    From d = 100 on the 20 d rows are the larger count.
     """
     return min(n, max(1000, 20 * d, 2 * n // max(d, 1)))
 
