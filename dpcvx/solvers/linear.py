@@ -247,11 +247,11 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     ``SUBSAMPLE_UNTIL`` (far from the optimum an inexact direction costs little;
     near it, two quadratically convergent full steps beat many linear ones).
     Then all rows in single precision; and once the residual is below
-    ``LOCAL_REGIME``, a full step that fails to halve it moves the solve up one
-    level, finally to all rows in double precision; so does any subsampled step
-    that fails to halve it, damped or not: the subsample can miss the rows that
-    carry the curvature (the Huber hinge's narrow quadratic band), and its
-    damped steps then crawl. Only the direction is approximate; the
+    ``LOCAL_REGIME``, a step that fails to halve it, full or damped, moves the
+    solve up one level, finally to all rows in double precision: the subsample
+    can miss the rows that carry the curvature (the Huber hinge's narrow
+    quadratic band), and a single-precision Hessian of collinear columns gives
+    directions whose damped steps crawl. Only the direction is approximate; the
     gradient, line search and residual are exact in double precision.
     When a full step from a fresh all-rows Hessian cut the residual by at least
     ``REUSE_CONTRACTION`` (the quadratic regime), the next directions reuse that
@@ -267,9 +267,12 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     never tighter than the stopping rule needs. Beyond ``DENSE_NEWTON_MAX_DIM``
     columns no Hessian is formed, not even a subsampled one: every direction
     comes from CG.
-    Once the residual is below ``ROUND_OFF_REGIME``, the solve stops early when
-    it has not halved for ``STALL_ITERATIONS`` iterations (the round-off floor
-    of an ill-conditioned problem); far from the optimum, damped steps that
+    Once the residual is below ``ROUND_OFF_REGIME``, the line search takes the
+    gradient norm as its merit (F's computed value is then round-off: the sum of
+    the losses cancels against b^T w), and the solve stops early when the
+    residual has not halved for ``STALL_ITERATIONS`` iterations at the exact
+    Hessian (the round-off floor of an ill-conditioned problem; a stall at a
+    cheaper level first moves to the exact one); far from the optimum, damped steps that
     reduce the residual slowly are normal and continue up to ``max_iter``.
     """
     start = time.perf_counter()
