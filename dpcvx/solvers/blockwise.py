@@ -36,7 +36,7 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 from ..data.blocks import RowBlocks, Shipped, Vector, elementwise, same_vector
 from ..progress import NoProgress, Progress
-from .objective import PerturbedObjective, _gram_upper, hessian_sample_size, zero_margins
+from .objective import PerturbedObjective, _gram_upper, block_hessian_product, hessian_sample_size, zero_margins
 
 __all__ = ["BlockwiseObjective"]
 
@@ -206,7 +206,7 @@ class BlockwiseObjective(PerturbedObjective):
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         self._pass()
-        out = _sum(self._blocks().map(lambda block, c: block.T @ (c * (block @ v)), curvature))
+        out = _sum(self._blocks().map(lambda block, c: block_hessian_product(block, c, v), curvature))
         n = self.n
         return out + n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
 

@@ -1,10 +1,12 @@
 """Hessian-vector products: the row-block form equals the whole-matrix one, and CG computes no extra one.
 
-Row blocks compute H v = sum_b X_b^T (l''_b * (X_b v)) + n Lam v while each block is in cache; the
-whole-matrix form is X^T (l'' * (X v)) + n Lam v. They differ only in the order of the additions, so
-they agree to a few ulps of sum_i |x_ij| l''_i |x_i^T v| (docs/theory.md, the rounding bound of block
-sums): the tolerance below is 1e-12 of that scale, on row- and column-major X and on a block size that
-does not divide n. Dropping one block (a broken variant) is far outside it.
+Row blocks compute H v = sum_b X_b^T (l''_b * (X_b v)) + n Lam v while each block is in cache
+(``block_hessian_product``: the row blocks of a memmap or row-major array, and the blocks of a dense
+in-memory X of either memory order); the whole-matrix form, written here with numpy and scipy's
+sigmoid, is X^T (l'' * (X v)) + n Lam v. They differ only in the order of the additions, so they agree
+to a few ulps of sum_i |x_ij| l''_i |x_i^T v| (docs/theory.md section 23, the rounding of block sums):
+the tolerance below is 1e-12 of that scale, on row- and column-major X and on a block size that does
+not divide n. Dropping one block (a broken variant) is far outside it.
 
 Conjugate gradients take one Hessian-vector product (one pass over X) per iteration and none besides:
 scipy's LinearOperator, when not told its dtype, applies the operator once to find it.
@@ -15,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.sparse.linalg import LinearOperator
+from scipy.special import expit
 
 import dpcvx.solvers.linear as linear
+import dpcvx.solvers.objective as objective_module
 from dpcvx import losses
 from dpcvx.data.blocks import RowBlocks
 from dpcvx.data.rows import RowMap
@@ -41,6 +45,16 @@ def _blockwise(X: np.ndarray, y: np.ndarray, drop_last: bool = False) -> Blockwi
     return BlockwiseObjective(X[:0], *_args(y, X.shape[1]), blocks=blocks)
 
 
+def _in_memory(X: np.ndarray, y: np.ndarray, monkeypatch, drop_last: bool = False) -> PerturbedObjective:
+    """The in-memory objective, its dense X read by blocks of BLOCK_ROWS rows."""
+    monkeypatch.setattr(objective_module, "cache_block_rows", lambda width: BLOCK_ROWS)
+    if drop_last:  # the broken variant: the short last block contributes nothing
+        product = objective_module.block_hessian_product
+        monkeypatch.setattr(objective_module, "block_hessian_product",
+                            lambda block, c, v: product(block, c, v) * (block.shape[0] == BLOCK_ROWS))
+    return PerturbedObjective(X, *_args(y, X.shape[1]))
+
+
 @pytest.fixture
 def problem(rows_in_ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     X, y = rows_in_ball(N, D, seed=3)
@@ -48,29 +62,35 @@ def problem(rows_in_ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return X, y, rng.normal(size=D), rng.normal(size=D)
 
 
-def _scale(X: np.ndarray, y: np.ndarray, w: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """sum_i |x_ij| l''(z_i) |x_i^T v| per column: what the rounding of the sums is relative to."""
-    curvature = verify_loss(losses.logistic()).derivatives.second(y * (X @ w))
-    return np.abs(X).T @ (curvature * np.abs(X @ v))
+def _whole(X: np.ndarray, y: np.ndarray, w: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, float]:
+    """(X^T (l'' * (X v)) + n Lam v, the rounding scale max_j sum_i |x_ij| l''_i |x_i^T v|), independently
+    of dpcvx: l''(z) = sigma(z) sigma(-z) for l(z) = log(1 + e^-z)."""
+    z = y * (X @ w)
+    curvature = expit(z) * expit(-z)
+    scale = float((np.abs(X).T @ (curvature * np.abs(X @ v))).max())
+    return X.T @ (curvature * (X @ v)) + X.shape[0] * LAM * v, scale
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_row_block_product_equals_the_whole_matrix_product(problem, order):
+@pytest.mark.parametrize("path", ["row-blocks", "in-memory"])
+def test_row_block_product_equals_the_whole_matrix_product(problem, order, path, monkeypatch):
     X, y, w, v = problem
     X = np.asarray(X, order=order)
-    plain = PerturbedObjective(X, *_args(y, D)).hessian_vector(w, v)
-    objective = _blockwise(X, y)
-    assert len(objective._blocks()._bounds) == 7 and N % BLOCK_ROWS != 0
-    fused = objective.hessian_vector(w, v)
-    np.testing.assert_allclose(fused, plain, rtol=0, atol=float(1e-12 * _scale(X, y, w, v).max()))
-    assert objective.passes == 2  # the margins at w, then one pass for H v
+    assert N % BLOCK_ROWS != 0
+    objective = _blockwise(X, y) if path == "row-blocks" else _in_memory(X, y, monkeypatch)
+    plain, scale = _whole(X, y, w, v)
+    np.testing.assert_allclose(objective.hessian_vector(w, v), plain, rtol=0, atol=1e-12 * scale)
+    if path == "row-blocks":
+        assert objective.passes == 2  # the margins at w, then one pass for H v
 
 
-def test_a_dropped_block_is_outside_the_tolerance(problem):
+@pytest.mark.parametrize("path", ["row-blocks", "in-memory"])
+def test_a_dropped_block_is_outside_the_tolerance(problem, path, monkeypatch):
     X, y, w, v = problem
-    plain = PerturbedObjective(X, *_args(y, D)).hessian_vector(w, v)
-    broken = _blockwise(X, y, drop_last=True).hessian_vector(w, v)
-    assert np.max(np.abs(broken - plain)) > 1e3 * 1e-12 * _scale(X, y, w, v).max()
+    broken = (_blockwise(X, y, drop_last=True) if path == "row-blocks"
+              else _in_memory(X, y, monkeypatch, drop_last=True))
+    plain, scale = _whole(X, y, w, v)
+    assert np.max(np.abs(broken.hessian_vector(w, v) - plain)) > 1e3 * 1e-12 * scale
 
 
 @pytest.mark.parametrize("path", ["column-major", "row-blocks"])
