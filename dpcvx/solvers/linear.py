@@ -163,13 +163,14 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
     """CG on H d = -g with Hessian-vector products (one pass each), preconditioned by a Cholesky factor
     or by a positive diagonal."""
     d = objective.dim
-    operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins))
+    # dtype given: without it scipy probes the dtype by one matvec, a Hessian-vector product (a pass over X)
+    operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins), dtype=float)
     M = None
     if isinstance(preconditioner, np.ndarray):
-        M = LinearOperator((d, d), matvec=lambda r, inverse=1.0 / preconditioner: inverse * r)
+        M = LinearOperator((d, d), matvec=lambda r, inverse=1.0 / preconditioner: inverse * r, dtype=float)
     elif preconditioner is not None:
         factor = preconditioner
-        M = LinearOperator((d, d), matvec=lambda r: _cho_solve(factor, r))
+        M = LinearOperator((d, d), matvec=lambda r: _cho_solve(factor, r), dtype=float)
     direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d, M=M)
     return np.asarray(direction)
 
