@@ -161,20 +161,16 @@ def _cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
 def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                        forcing: float, preconditioner: CholeskyFactor | np.ndarray | None) -> np.ndarray:
     """CG on H d = -g with Hessian-vector products (one pass each), preconditioned by a Cholesky factor
-    or by a positive diagonal.
-
-    The operators are given their dtype: without it scipy's ``LinearOperator`` finds it by applying
-    ``matvec`` to a zero vector, a whole Hessian-vector pass per solve (4 of the 12 passes of CG
-    products at 3e5 x 500, benchmarks/results/speed_sweep.md). So every product computed is one of
-    CG's own iterations."""
+    or by a positive diagonal."""
     d = objective.dim
-    operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins), dtype=np.float64)
+    # dtype given: without it scipy probes the dtype by one matvec, a Hessian-vector product (a pass over X)
+    operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins), dtype=float)
     M = None
     if isinstance(preconditioner, np.ndarray):
-        M = LinearOperator((d, d), matvec=lambda r, inverse=1.0 / preconditioner: inverse * r, dtype=np.float64)
+        M = LinearOperator((d, d), matvec=lambda r, inverse=1.0 / preconditioner: inverse * r, dtype=float)
     elif preconditioner is not None:
         factor = preconditioner
-        M = LinearOperator((d, d), matvec=lambda r: _cho_solve(factor, r), dtype=np.float64)
+        M = LinearOperator((d, d), matvec=lambda r: _cho_solve(factor, r), dtype=float)
     direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d, M=M)
     return np.asarray(direction)
 
