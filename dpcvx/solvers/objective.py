@@ -78,10 +78,11 @@ def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarra
     """X_b^T (l''_b * (X_b v)): one row block's term of the loss Hessian times v, both products while the
     block is in cache (so a Hessian-vector pass reads X from memory once, not twice).
 
-    Measured (one BLAS thread, H v at 3e5 x 500, 2 MB blocks): 0.054 s row-major and 0.067 s column-major,
-    against 0.083 s and 0.078 s for the two whole-matrix products. The block terms are added in block
-    order; that sum's rounding is the one of docs/theory.md section 23 (a sum of at most B terms, then of
-    ceil(n / B) block results), and it only shapes a Newton direction."""
+    Measured (one BLAS thread, H v at 3e5 x 500, 2 MB blocks; benchmarks/results/hessian_blocks.md):
+    0.054 s row-major and 0.070 s column-major, against 0.085 s and 0.077 s for the two whole-matrix
+    products. The block terms are added in block order; that sum's rounding is the one of
+    docs/theory.md section 23 (a sum of at most B terms, then of ceil(n / B) block results), and it
+    only shapes a Newton direction."""
     return block.T @ (curvature * (block @ v))
 
 
