@@ -50,6 +50,7 @@ FULL = {"pairs": 9, "sizes": ["1e4x20", "1e5x20", "1e5x200", "1e6x20", "3e5x500"
         "sparse": "2e5x1e5"}
 QUICK = {"pairs": 3, "sizes": ["1e4x20", "1e5x20"], "memmap": "1e5x20", "sparse": "2e4x1e4"}
 NONZEROS = 20  # per sparse row
+CASES = ("dense", "memmap", "sparse")
 
 NOTES = [
     "Ratios above 1 mean dpcvx is slower. Each ratio is computed within one pair (the two fits back to back, "
@@ -62,7 +63,9 @@ NOTES = [
     "C=1/(lam n), max_iter=10000).",
     "grad columns: each fit's ||grad F|| of its own objective F = n J (dpcvx's perturbed F; "
     "scikit-learn's non-private F), at the returned weights.",
-    "passes: fit seconds over the seconds of one pass (X v then X^T u, the products of one gradient).",
+    "passes: fit seconds over the seconds of one pass (X v then X^T u, the products of one gradient). The JSON "
+    "also records solver_passes, the passes over X that Newton counted (row blocks only; the solve record of "
+    "the data owner, never published).",
 ]
 
 
@@ -115,7 +118,7 @@ def fit_dpcvx(X: Any, y: np.ndarray, seed: int) -> tuple[float, float, dict]:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     info = erm.diagnostics_  # measured on the data: for this benchmark only, never published
     return wall, cpu, {"grad": info.gradient_norm, "iterations": info.iterations, "solver": info.solver,
-                       "bound": info.gradient_tolerance}
+                       "bound": info.gradient_tolerance, "solver_passes": info.passes}
 
 
 def fit_sklearn(X: Any, y: np.ndarray, seed: int) -> tuple[float, float, dict]:
@@ -170,7 +173,8 @@ def pairs(first: tuple[str, Fit, Any], second: tuple[str, Fit, Any], y: np.ndarr
                       "cpu_median": float(np.median([r[1] for r in record])),
                       "grad_max": float(max(r[2]["grad"] for r in record)),
                       "iterations": int(np.median([r[2]["iterations"] for r in record])),
-                      **({"solver": record[0][2]["solver"], "bound": record[0][2]["bound"]}
+                      **({"solver": record[0][2]["solver"], "bound": record[0][2]["bound"],
+                          "solver_passes": record[0][2]["solver_passes"]}  # passes over X Newton read (row blocks)
                          if "solver" in record[0][2] else {})}
                for name, record in runs.items()}
     return {"ratio": {"median": median, "low": low, "high": high, "values": wall},
@@ -183,34 +187,45 @@ def run(args: argparse.Namespace) -> dict:
     record = common.RunRecord("benchmarks.speed_sweep")
     cases = []
     with common.limit_threads(1):
-        for size in args.sizes or preset["sizes"]:
+        for size in (args.sizes or preset["sizes"]) if "dense" in args.cases else ():
             n, d = _shape(size)
             X, y = dense_data(n, d)
             case = pairs(("dpcvx", fit_dpcvx, X), ("sklearn", fit_sklearn, X), y, count)
             case.update(kind="dense", n=n, d=d, one_pass=one_pass(X))
             cases.append(case)
             print(_line(case), flush=True)
-        n, d = _shape(args.memmap or preset["memmap"])
-        X, y = dense_data(n, d)
-        with tempfile.TemporaryDirectory(dir=args.tmp) as directory:
-            path = Path(directory) / "X.npy"
-            np.save(path, X)
-            mapped = np.load(path, mmap_mode="r")
-            float(np.sum(mapped))  # warm page cache
-            case = pairs(("memmap", fit_dpcvx, mapped), ("in memory", fit_dpcvx, X), y, count)
-            case.update(kind="memmap", n=n, d=d, one_pass=one_pass(X))
-            cases.append(case)
-            print(_line(case), flush=True)
-            del mapped
-        del X
-        n, d = _shape(args.sparse or preset["sparse"])
-        S, y = sparse_data(n, d)
-        case = pairs(("dpcvx", fit_dpcvx, S), ("sklearn", fit_sklearn, S), y, count)
-        case.update(kind="sparse", n=n, d=d, one_pass=one_pass(S))
-        cases.append(case)
-        print(_line(case), flush=True)
+        if "memmap" in args.cases:
+            cases.append(memmap_case(args.memmap or preset["memmap"], args.tmp, count))
+        if "sparse" in args.cases:
+            cases.append(sparse_case(args.sparse or preset["sparse"], count))
     return {"run": record.finish(), "quick": bool(args.quick), "pairs": count, "lam": LAM, "epsilon": EPSILON,
             "sklearn_tol": SKLEARN_TOL, "notes": NOTES, "cases": cases}
+
+
+def memmap_case(size: str, tmp: str | None, count: int) -> dict:
+    """The dpcvx fit on a memmap of the rows (warm page cache) against the fit on the in-memory array."""
+    n, d = _shape(size)
+    X, y = dense_data(n, d)
+    with tempfile.TemporaryDirectory(dir=tmp) as directory:
+        path = Path(directory) / "X.npy"
+        np.save(path, X)
+        mapped = np.load(path, mmap_mode="r")
+        float(np.sum(mapped))  # warm page cache
+        case = pairs(("memmap", fit_dpcvx, mapped), ("in memory", fit_dpcvx, X), y, count)
+        case.update(kind="memmap", n=n, d=d, one_pass=one_pass(X))
+        print(_line(case), flush=True)
+        del mapped
+    return case
+
+
+def sparse_case(size: str, count: int) -> dict:
+    """dpcvx against scikit-learn's lbfgs on CSR rows with NONZEROS entries each."""
+    n, d = _shape(size)
+    S, y = sparse_data(n, d)
+    case = pairs(("dpcvx", fit_dpcvx, S), ("sklearn", fit_sklearn, S), y, count)
+    case.update(kind="sparse", n=n, d=d, one_pass=one_pass(S))
+    print(_line(case), flush=True)
+    return case
 
 
 def _names(case: dict) -> tuple[str, str]:
@@ -254,6 +269,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speed_sweep", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 3 pairs (a smoke run)")
     parser.add_argument("--pairs", type=int, default=None, help="interleaved pairs per case (full: 9)")
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES,
+                        help="which kinds of case to run (default: all)")
     parser.add_argument("--sizes", nargs="+", default=None, help="dense n x d cases, e.g. 1e5x20")
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case")
     parser.add_argument("--sparse", default=None, help="n x d of the sparse case")

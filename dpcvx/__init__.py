@@ -35,6 +35,7 @@ from .exceptions import (
     DPCVXWarning,
     ExponentialCostWarning,
     InputError,
+    NonPublicSchemaError,
     PaperModeWarning,
     SolverError,
     UnsupportedWeightsError,
@@ -208,6 +209,7 @@ __all__ = [
     # errors and warnings
     "DPCVXError",
     "InputError",
+    "NonPublicSchemaError",
     "AssumptionError",
     "SolverError",
     "BudgetExceededError",

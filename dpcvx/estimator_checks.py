@@ -6,6 +6,7 @@ labels outside the PUBLIC ``classes`` (never inferred from y). See :mod:`dpcvx.e
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import numpy as np
@@ -21,9 +22,9 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 
 from .data.blocks import is_out_of_core
 from .exceptions import InputError
-from .validation import outside_labels
+from .validation import non_numeric_entry, outside_labels
 
-__all__ = ["InputTypeError", "label_error", "validate_streamed", "validated_input"]
+__all__ = ["InputTypeError", "label_error", "scikit_learn_refusal", "validate_streamed", "validated_input"]
 
 
 def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:
@@ -111,8 +112,39 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     except InputError:
         raise
     except TypeError as error:
-        raise InputTypeError(f"{error}. {type(estimator).__name__} takes numeric features only: "
-                             "encode other columns first (for example with "
-                             "dpcvx.PublicSchema)") from error
+        raise InputTypeError(f"{scikit_learn_refusal(error, X)}. {type(estimator).__name__} takes numeric "
+                             "features only: encode other columns first (for example with "
+                             "dpcvx.PublicSchema)") from None
     except ValueError as error:
-        raise InputError(str(error)) from error
+        raise scikit_learn_refusal(error, X) from None
+
+
+#: The sentence scikit-learn writes after the array it quotes: its advice, fixed text.
+_RESHAPE_ADVICE = "Reshape your data"
+#: A quoted literal in scikit-learn's or numpy's text ('SECRET', np.str_('SECRET')), but not a type's name
+#: (dtype('float64'), Python's "float() argument must be a string or a real number, not 'dict'").
+_QUOTED = re.compile(r"""(?<!dtype\()(?<!not )(?:np\.\w+\()?(['"]).*?\1\)?""")
+
+
+def scikit_learn_refusal(error: Exception, X: Any, y: Any = None) -> InputError:
+    """scikit-learn's refusal of X (or of a numeric target y), as an InputError naming no value.
+
+    Its text can quote the data: numpy's "could not convert string to float: 'a cell'",
+    "Expected 2D array, got 1D array instead:" followed by the whole array on the next
+    lines, a complex array after "Complex data not supported". So only the first line is
+    kept (and scikit-learn's closing advice "Reshape your data ...", which follows the
+    array); when that line quotes a value, the first entry that is not a number is named by its
+    position instead (:func:`dpcvx.validation.non_numeric_entry`), or the quoted literal
+    is replaced. Pass ``y`` only for a numeric target (a regressor's): a classifier's
+    labels are not numbers.
+    """
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    if _QUOTED.search(line) is None:
+        advice = text.rfind(_RESHAPE_ADVICE)
+        return InputError(line.rstrip(":") + ("" if advice < 0 else f". {text[advice:]}"))
+    for values, name in ((X, "X"), (y, "y")):
+        culprit = None if values is None else non_numeric_entry(values, name)
+        if culprit is not None:
+            return culprit
+    return InputError(_QUOTED.sub("<a value, not shown: it is data>", line))

@@ -92,6 +92,7 @@ from .estimator_checks import InputTypeError, label_error, validated_input
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
+from .models.private_norm import NORM_SHARE
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
@@ -141,6 +142,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             regularizer=self._regularizer(),
             lam=self.lam,
             data_norm=self.data_norm,
+            norm_range=self.norm_range,
+            norm_share=self.norm_share,
             fit_intercept=self.fit_intercept,
             intercept_scaling=self.intercept_scaling,
             clip=self.clip,
@@ -234,7 +237,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
         constants, calibration = certificate.constants, certificate.calibration
         width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
-        choice = self._private_erm().choose_lam(
+        choice = self._private_erm().set_params(data_norm=certificate.data_norm, norm_range=None).choose_lam(
             int(constants["n"]), width, certificate.epsilon, certificate.mechanism, delta=certificate.delta,
             neighbours=str(calibration.get("neighbours", "replace-one")),
             split=str(calibration.get("split", "max")))
@@ -323,6 +326,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
         (for example :class:`dpcvx.PublicSchema`, whose rows have norm <= 1).
         Unlike :class:`~dpcvx.models.erm.PrivateERM` (no default), the estimators
         default to 1.0, the bound of a PublicSchema's rows.
+        "private" (opt-in, with ``norm_range``): R is bought with ``norm_share`` of
+        epsilon by the exponential-mechanism quantile of the row norms over the
+        powers of two in ``norm_range`` (:class:`~dpcvx.models.erm.PrivateERM`'s
+        ``data_norm``); ``certificate_.total_epsilon`` is the cost, charged once.
     fit_intercept : bool, default True
         Append a constant feature ``intercept_scaling``; it lies inside the
         norm bound, the regularizer and the noise (R grows to sqrt(R^2 + s^2)).
@@ -366,6 +373,10 @@ class DPERMClassifier(_PrivateLinearClassifier):
         True: exact integer noise on a public lattice, a proof that holds for the doubles released
         (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``; the certificate names the
         floating-point guarantee, docs/mechanisms.md).
+    norm_range : pair (r_min, r_max), optional
+        The PUBLIC range of ``data_norm="private"`` (refused with a numeric data_norm).
+    norm_share : float, default 0.1
+        The share eps_q / epsilon that ``data_norm="private"`` spends on R.
 
     Attributes
     ----------
@@ -392,11 +403,12 @@ class DPERMClassifier(_PrivateLinearClassifier):
     """
 
     def __init__(self, loss: Any = "logistic", regularizer: Any = None, *, epsilon: float = 1.0,
-                 delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto", data_norm: float = 1.0,
-                 fit_intercept: bool = True, intercept_scaling: float | str = "auto",
+                 delta: float = 0.0, mechanism: str = "objective", lam: float | str = "auto",
+                 data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
-                 class_weight: Any = None, float_safe: bool = False):
+                 class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
+                 norm_share: float = NORM_SHARE):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -414,6 +426,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.strict = strict
         self.class_weight = class_weight
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -447,11 +461,12 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
-                 lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
+                 lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
-                 class_weight: Any = None, float_safe: bool = False):
+                 class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
+                 norm_share: float = NORM_SHARE):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -469,6 +484,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.l1_ratio = l1_ratio
         self.class_weight = class_weight
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -511,10 +528,11 @@ class DPHuberSVM(_PrivateLinearClassifier):
     """
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
-                 lam: float | str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
+                 lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, class_weight: Any = None, float_safe: bool = False):
+                 strict: bool = False, class_weight: Any = None, float_safe: bool = False,
+                 norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -531,6 +549,8 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.strict = strict
         self.class_weight = class_weight
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

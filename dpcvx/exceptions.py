@@ -20,6 +20,7 @@ __all__ = [
     "UsageError",
     "FileError",
     "NumericRangeError",
+    "NonPublicSchemaError",
     "AssumptionError",
     "SolverError",
     "BudgetExceededError",
@@ -29,6 +30,7 @@ __all__ = [
     "PaperModeWarning",
     "UnsupportedWeightsError",
     "user_stacklevel",
+    "withheld",
 ]
 
 
@@ -50,6 +52,11 @@ class FileError(InputError):
 
 class NumericRangeError(InputError):
     """Public parameters so extreme that the calibration overflows or underflows in floating point."""
+
+
+class NonPublicSchemaError(InputError):
+    """A release was to carry a schema whose bounds or categories were read off the data
+    (:func:`dpcvx.data.preprocessing.paper_schema`, a loader's ``mode="paper"``): not public inputs."""
 
 
 class AssumptionError(DPCVXError):
@@ -99,6 +106,18 @@ class ExponentialCostWarning(DPCVXWarning):
 
 class PaperModeWarning(DPCVXWarning):
     """A loader's ``mode="paper"`` read column bounds, categories or dropped records off the data."""
+
+
+def withheld(error: BaseException) -> str:
+    """What a dpcvx message may say of a foreign exception raised on the data: its type, never its text.
+
+    The text of an exception raised by numpy, scikit-learn, gzip, pyarrow or a user's
+    callable while it reads the data can quote the value it failed on (a cell, a label,
+    the first bytes of a file, a checksum of the content). A refusal names counts,
+    positions and public facts only (docs/theory.md, section 30), so the
+    text is left out, and so is the chained exception (raise ... from None).
+    """
+    return f"a {type(error).__name__} (its text is not shown: it can quote the data)"
 
 
 #: Packages whose frames lie between the user's line and dpcvx: scikit-learn's wrappers (Pipeline,

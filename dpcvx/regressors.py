@@ -46,11 +46,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
+from .adassp_warning import warn_if_adassp_noise_dominates
 from .data.blocks import is_out_of_core
-from .estimator_checks import validate_streamed
+from .estimator_checks import scikit_learn_refusal, validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
+from .models.erm_inputs import PRIVATE, is_private
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
+from .models.private_norm import NORM_SHARE
 from .noise_warning import warn_if_noise_dominates
 from .privacy.accountant import PrivacyAccountant
 from .privacy.neighbours import Neighbours
@@ -70,7 +73,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         raise NotImplementedError
 
@@ -83,21 +86,26 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        shift, bound = label_range(self.label_bound)
+        # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift)
+        shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
-                X, y = validate_streamed(self, X, y)
+                checked, targets = validate_streamed(self, X, y)
             else:
-                X, y = validate_data(self, X, y, y_numeric=True, reset=True)
+                checked, targets = validate_data(self, X, y, y_numeric=True, reset=True)
+            targets = np.asarray(targets, dtype=float)
         except ValueError as error:
-            raise InputError(str(error)) from error
-        model = self._release(X, np.asarray(y, dtype=float) - shift, bound, seed, accountant)
+            raise scikit_learn_refusal(error, X, y) from None
+        model = self._release(checked, targets - shift, bound, seed, accountant)
         if shift:  # the public shift added back: post-processing
-            model = PrivateRegressionModel(model.coef_, model.intercept_ + shift, model.rows, model.certificate)
+            model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
         if isinstance(model.certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
-            warn_if_noise_dominates(type(self).__name__, model.certificate, None, prediction_scale=bound)
+            warn_if_noise_dominates(type(self).__name__, model.certificate, None,
+                                    prediction_scale=model.certificate.label_bound)
+        else:  # AdaSSP: the public rule of its own noise scales
+            warn_if_adassp_noise_dominates(type(self).__name__, model.certificate, targets.shape[0], self.lam)
         return self
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
@@ -115,7 +123,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         try:
             X = validate_data(self, X, reset=False)
         except ValueError as error:
-            raise InputError(str(error)) from error
+            raise scikit_learn_refusal(error, X) from None
         return self.model_.predict(X)
 
 
@@ -139,12 +147,18 @@ class DPLinearRegression(_PrivateRegressor):
     random_state : None (fresh OS entropy) or an int seed for experiments.
     float_safe : True for exact lattice noise (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``):
         mechanism="objective" only; AdaSSP's certificate says "mitigation-only" and it refuses True.
+    norm_range, label_range, norm_share : with ``data_norm="private"`` and/or ``label_bound="private"``
+        (mechanism="objective"), R and/or B are bought with ``norm_share`` of epsilon over the powers of two
+        in the public ``norm_range`` / ``label_range`` (:class:`~dpcvx.models.erm.PrivateERM`'s opt-in;
+        ``certificate_.total_epsilon`` is the cost).
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0, data_norm: float = 1.0,
-                 label_bound: float = 1.0, fit_intercept: bool = True, mechanism: str = "auto",
-                 weight_bound: float | None = None, neighbours: str = "replace-one", clip: bool = True,
-                 random_state: Any = None, float_safe: bool = False) -> None:
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0,
+                 data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
+                 mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
+                 clip: bool = True, random_state: Any = None, float_safe: bool = False,
+                 norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
+                 label_range: tuple[float, float] | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -157,8 +171,11 @@ class DPLinearRegression(_PrivateRegressor):
         self.clip = clip
         self.random_state = random_state
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
+        self.label_range = label_range
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         if self.mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
@@ -173,6 +190,10 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("float_safe=True: AdaSSP has no floating-point-safe form (its certificate says "
                              "'mitigation-only'); use mechanism='objective' with a public weight_bound, whose "
                              "pure-epsilon release is proved for floating point")
+        if isinstance(self.data_norm, str) or isinstance(label_bound, str):
+            raise InputError("AdaSSP needs public numeric data_norm and label_bound; 'private' bounds are offered "
+                             "for mechanism='objective' (least squares on a public ball, through PrivateERM). "
+                             "Nothing was charged")
         if isinstance(self.lam, str):
             raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
                              "chooses its own ridge: pass a number for its extra ridge (default 0)")
@@ -181,7 +202,7 @@ class DPLinearRegression(_PrivateRegressor):
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
                            accountant=accountant)
 
-    def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+    def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
@@ -194,7 +215,9 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
                              f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
+                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                             norm_share=self.norm_share, label_range=self.label_range,
+                             fit_intercept=self.fit_intercept,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
                              float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, "objective", delta=self.delta, random_state=seed,
@@ -208,14 +231,17 @@ class DPHuberRegressor(_PrivateRegressor):
 
     Parameters as :class:`DPLinearRegression`, plus ``m`` (default 1.0), ``lam`` (the L2
     regularization weight, default 1e-3) and ``mechanism`` ("auto": pure-epsilon objective
-    perturbation, a stronger guarantee than any delta > 0; or "objective", "output"), and ``float_safe``
-    (:class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee).
+    perturbation, a stronger guarantee than any delta > 0; or "objective", "output"), ``float_safe``
+    (:class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee), and
+    ``data_norm="private"`` / ``label_bound="private"`` with ``norm_range`` / ``label_range`` and ``norm_share``
+    (PrivateERM's opt-in private bounds R and B).
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float = 1e-3,
-                 data_norm: float = 1.0, label_bound: float = 1.0, fit_intercept: bool = True,
+                 data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
-                 float_safe: bool = False) -> None:
+                 float_safe: bool = False, norm_range: tuple[float, float] | None = None,
+                 norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -227,14 +253,19 @@ class DPHuberRegressor(_PrivateRegressor):
         self.clip = clip
         self.random_state = random_state
         self.float_safe = float_safe
+        self.norm_range = norm_range
+        self.norm_share = norm_share
+        self.label_range = label_range
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float, seed: int | None,
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         mechanism, delta = self.mechanism, self.delta
         if mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
         learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, fit_intercept=self.fit_intercept,
+                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                             norm_share=self.norm_share, label_range=self.label_range,
+                             fit_intercept=self.fit_intercept,
                              clip=self.clip, float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
                             accountant=accountant)

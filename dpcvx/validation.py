@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
-from .exceptions import InputError, UnsupportedWeightsError
+from .exceptions import InputError, UnsupportedWeightsError, withheld
 
 __all__ = [
     "positive",
@@ -50,6 +50,7 @@ __all__ = [
     "check_classes",
     "check_flag",
     "check_choice",
+    "non_numeric_entry",
     "POSITIVE_MIN",
     "POSITIVE_MAX",
     "MODERATE_MIN",
@@ -245,20 +246,35 @@ def parses_as_float(value: Any) -> bool:
     return True
 
 
-def _name_the_culprit(X: Any, array: np.ndarray, name: str, error: Exception) -> InputError:
-    """An InputError naming the first entry (and DataFrame column) that is not a real number."""
+def non_numeric_entry(X: Any, name: str = "X") -> InputError | None:
+    """An InputError naming the position (row, and column or DataFrame column) of the first entry of X
+    that is not a real number, never its value; None when every entry of a 1-D or 2-D X is one."""
+    try:
+        array = np.asarray(X, dtype=object)
+    except (TypeError, ValueError):  # ragged: no position to name
+        return None
+    if array.ndim not in (1, 2):
+        return None
     fix = (f"{name} must be numeric, every feature a real number: encode text and categories first "
            "(for example with dpcvx.PublicSchema) and impute missing values with a public rule")
-    if array.ndim == 2:
-        labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
-        for j in range(array.shape[1]):
-            for i, value in enumerate(array[:, j]):
-                if not parses_as_float(value):
-                    value = value.item() if isinstance(value, np.generic) else value
-                    where = f"column {labels[j]!r}" if labels is not None and j < len(labels) else f"column {j}"
-                    return InputError(f"{name} {where} holds a {type(value).__name__} that is not a number "
-                                      f"in row {i} (the value is not shown: it is data); {fix}")
-    return InputError(f"{name} must be a numeric 2-D array: {_short(str(error))}; {fix}")
+    labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
+    columns = array.T if array.ndim == 2 else array[None]
+    for j, column in enumerate(columns):
+        for i, value in enumerate(column):
+            if not parses_as_float(value):
+                value = value.item() if isinstance(value, np.generic) else value
+                where = "" if array.ndim == 1 else (
+                    f" column {labels[j]!r}" if labels is not None and j < len(labels) else f" column {j}")
+                return InputError(f"{name}{where} holds a {type(value).__name__} that is not a number "
+                                  f"in row {i} (the value is not shown: it is data); {fix}")
+    return None
+
+
+def _name_the_culprit(X: Any, name: str, error: Exception) -> InputError:
+    """An InputError naming the first entry (and DataFrame column) that is not a real number; the
+    conversion's own text is withheld (numpy's quotes the entry)."""
+    return non_numeric_entry(X, name) or InputError(f"{name} must be a numeric 2-D array: converting it "
+                                                    f"raised {withheld(error)}")
 
 
 def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray, bool]:
@@ -285,8 +301,9 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
         )
     try:
         array = np.asarray(X)
-    except (TypeError, ValueError) as error:  # ragged nested lists
-        raise InputError(f"{name} must be a numeric 2-D array: {error}") from None
+    except (TypeError, ValueError) as error:  # ragged nested lists (numpy's text is not shown)
+        raise InputError(f"{name} must be a numeric 2-D array with rows of equal length: numpy refused it "
+                         f"with {withheld(error)}") from None
     _refuse_kind(name, array.dtype)
     if array.dtype == np.float64 and (array.flags.f_contiguous or (array.ndim == 2 and array.flags.c_contiguous)):
         return array, False
@@ -294,7 +311,7 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
         try:
             converted = np.asarray(array, dtype=np.float64, order="F")
         except (TypeError, ValueError, OverflowError) as error:
-            raise _name_the_culprit(X, array, name, error) from None
+            raise _name_the_culprit(X, name, error) from None
         return converted, not np.may_share_memory(converted, array)
     buffer = np.empty((array.shape[0], array.shape[1] + spare_columns), dtype=np.float64, order="F")
     out = buffer[:, :array.shape[1]] if spare_columns else buffer
@@ -317,7 +334,7 @@ def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np
         except (TypeError, ValueError, OverflowError) as error:
             if isinstance(error, InputError):
                 raise
-            raise InputError(f"{name} must be a numeric 2-D array: {error}") from None
+            raise InputError(f"{name} must be a numeric 2-D array: converting it raised {withheld(error)}") from None
         values = matrix
     if matrix.ndim != 2:
         raise InputError(

@@ -35,6 +35,7 @@ from ..models.linear_regression import PrivateLinearRegression
 from ..models.multiclass import PrivateMulticlassERM
 from ..progress import progress
 from ..release.serialization import load, save
+from ..validation import label_range
 from .exit_codes import EXIT_OK
 
 __all__ = ["demo_command", "fit_command", "predict_command", "verify_command"]
@@ -258,13 +259,14 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
               "verbose": bool(args.chunk_rows), "float_safe": args.float_safe}
     if args.task == "regression":
         if args.label_bound is None:
-            raise InputError("--task regression needs --label-bound B: a PUBLIC bound on |target|")
+            raise InputError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound")
+        bound = label_range(args.label_bound)[1]  # the half-width; the fit sees y - (LO + HI) / 2
         if args.loss == "logistic":  # the default: least squares by AdaSSP
             if args.float_safe:
                 raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
                                  "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
-            return PrivateLinearRegression(norm, args.label_bound, fit_intercept=args.fit_intercept), {}
-        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=args.label_bound,
+            return PrivateLinearRegression(norm, bound, fit_intercept=args.fit_intercept), {}
+        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound,
                           strict=args.strict, allow_estimates=args.allow_estimates, **common), erm
     if args.classes is not None and len(args.classes) == 2:  # two public classes: a binary model over them
         return PrivateERM(loss=loss, regularizer=regularizer, classes=tuple(args.classes), strict=args.strict,
@@ -303,11 +305,14 @@ def fit_command(args: argparse.Namespace) -> int:
             steps.update()
         steps.update()
         learner, options = _learner(args, loss, regularizer, schema.norm)
+        shift = label_range(args.label_bound)[0] if args.task == "regression" else 0.0  # public: LO,HI's centre
         try:
-            model = learner.fit(X, y, epsilon=args.epsilon, delta=args.delta, random_state=args.random_state,
-                                **options)
+            model = learner.fit(X, y - shift if shift else y, epsilon=args.epsilon, delta=args.delta,
+                                random_state=args.random_state, **options)
         except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
             raise _numeric_range(args, error) from None
+        if shift:  # added back to the intercept: post-processing by a public constant
+            model = model.shifted(shift)
         steps.update()
         save(model, args.out, schema=schema)
         steps.update()

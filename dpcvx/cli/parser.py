@@ -15,7 +15,7 @@ from ..data.csv_table import split_names
 from ..data.preprocessing import CategoricalColumn, NumericColumn
 from ..demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from ..exceptions import InputError, UsageError
-from ..validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, parse_integer, positive
+from ..validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, label_range, parse_integer, positive
 from ..verification.verifier import PROBE_DIM
 from .commands import demo_command, fit_command, predict_command, verify_command
 from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
@@ -63,6 +63,21 @@ def _positive_number(name: str) -> Callable[[str], float]:
 
 
 _delta_value = _number_type(check_delta, "a number in [0, 1)", "must be a number in [0, 1)")
+
+
+def _label_bound(text: str) -> float | tuple[float, float]:
+    """--label-bound B (|y| <= B) or LO,HI (LO <= y <= HI), checked by dpcvx.validation.label_range."""
+    parts = text.split(",")
+    if len(parts) == 1:
+        return _positive_number("label_bound")(text)
+    try:
+        lo, hi = (float(part) for part in parts)
+        label_range((lo, hi))
+    except (ValueError, InputError) as error:  # not two numbers, LO >= HI, a half-width out of range
+        detail = f" ({error})" if isinstance(error, InputError) else ""
+        raise argparse.ArgumentTypeError(f"expected B or LO,HI with public numbers LO < HI, for example 0,50; "
+                                         f"got {text[:40]!r}{detail}") from None
+    return lo, hi
 
 
 def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -261,8 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--task", choices=("classification", "regression"), default="classification",
                         help="regression: a numeric target with --label-bound; the default loss is "
                              "least squares by AdaSSP (needs --delta > 0), or give --loss huber_regression:m=1")
-    labels.add_argument("--label-bound", type=_positive_number("label_bound"), metavar="B",
-                        help="PUBLIC bound on |target| of a regression; targets beyond it are clipped")
+    labels.add_argument("--label-bound", type=_label_bound, metavar="B|LO,HI",
+                        help="PUBLIC bound on the target of a regression: B for |target| <= B, or the range "
+                             "LO,HI (centred by the public shift (LO + HI) / 2); targets beyond it are clipped")
     features = fit.add_argument_group(
         "features", _text("Give every feature column with its public domain, on the command line "
                           "(repeat the options; feature order is the order given) or in a schema "

@@ -55,7 +55,10 @@ __all__ = ["RowBlocks", "BlockVector", "Shipped", "elementwise", "same_vector", 
 BlockFunction = Callable[..., Any]
 
 BLOCK_ROWS = 65_536
-CACHE_BLOCK_BYTES = 1 << 19  # a block of this size stays in a core's cache between its two products
+# A block of this size stays in a core's cache (L2, or the L3 it shares) between its two products. Measured
+# during development (one fused step pass and one Hessian-vector pass, CPU time, on the sweep's sizes):
+# 2 MB blocks beat 512 KB ones at every width (fewer Python calls per pass); 4 MB ones were no faster.
+CACHE_BLOCK_BYTES = 1 << 21
 
 
 def cache_block_rows(width: int) -> int:
@@ -159,6 +162,8 @@ def elementwise(function: Callable[..., np.ndarray], z: Vector, *others: Vector)
 
 def same_vector(a: Vector, b: Vector) -> bool:
     """Whether a and b hold the same numbers: by key for BlockVectors (:class:`BlockVector`), else compared."""
+    if a is b:
+        return True
     if isinstance(a, BlockVector) or isinstance(b, BlockVector):
         return isinstance(a, BlockVector) and isinstance(b, BlockVector) and a.key == b.key
     return bool(np.array_equal(a, b))

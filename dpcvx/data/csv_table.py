@@ -95,8 +95,8 @@ def _gzip_error(path: Path, error: Exception) -> FileError:
                   "download or compress it again")
     elif str(error).startswith("Not a gzipped file"):
         reason = "it does not start like a gzip file; if it is plain text, rename it without .gz"
-    else:
-        reason = f"its compressed data are damaged ({error}); download or compress it again"
+    else:  # the reader's text can quote the content (a CRC of it): not shown
+        reason = "its compressed data are damaged (a checksum, length or stream error); download or compress it again"
     return FileError(f"{path} is not a valid gzip file: {reason}")
 
 

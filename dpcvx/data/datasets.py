@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputError, PaperModeWarning, user_stacklevel
+from ..exceptions import InputError, PaperModeWarning, user_stacklevel, withheld
 from ..privacy.rng import RandomState, resolve_rng
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
@@ -370,8 +370,12 @@ def _read_text(directory: Path, name: str) -> str:
     content = file.read_bytes()
     try:
         return (gzip.decompress(content) if file.suffix == ".gz" else content).decode("ascii")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{file} is not the plain-text (or gzipped) UCI file: {error}") from None
+    except UnicodeDecodeError as error:  # its text quotes the byte: data
+        raise InputError(f"{file} is not the plain-text (or gzipped) UCI file: byte {error.start} is not "
+                         "ASCII") from None
+    except OSError as error:  # gzip's text quotes the first bytes or a checksum of the content
+        raise InputError(f"{file} is not the plain-text (or gzipped) UCI file: reading it raised "
+                         f"{withheld(error)}") from None
 
 
 def _adult_records(directory: Path, name: str) -> list[list[str]]:

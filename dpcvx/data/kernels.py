@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
-from ..exceptions import ClippingWarning, InputError
+from ..exceptions import ClippingWarning, InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import positive
@@ -275,9 +275,10 @@ class CallableKernel(Kernel):
     def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         try:
             matrix = np.asarray(self.function(X, Y), dtype=float)
-        except Exception as error:
+        except Exception as error:  # the user's code on the data: its text can quote a row
             raise InputError(f"the kernel callable failed on arrays of shapes {X.shape}, {Y.shape}: "
-                             f"{error}") from error
+                             f"it raised {withheld(error)}; call it on these arrays yourself to see "
+                             "why") from None
         if matrix.shape != (X.shape[0], Y.shape[0]) or not np.all(np.isfinite(matrix)):
             raise InputError(
                 f"the kernel callable must return a finite matrix of shape "

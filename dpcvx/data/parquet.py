@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import FileError, InputError
+from ..exceptions import FileError, InputError, withheld
 
 __all__ = ["PARQUET_SUFFIXES", "is_parquet", "parquet_chunks"]
 
@@ -59,4 +59,4 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
         for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
             yield {name: _cells(batch.column(name)) for name in columns}
     except (OSError, pa.ArrowException) as error:
-        raise FileError(f"{path}: reading the Parquet data failed: {error}") from None
+        raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None

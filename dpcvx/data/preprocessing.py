@@ -85,14 +85,7 @@ from ..exceptions import InputError
 from ..validation import MODERATE_MAX, MODERATE_MIN, parses_as_float
 from .files import atomic_write, read_json
 
-__all__ = [
-    "NumericColumn",
-    "CategoricalColumn",
-    "PublicSchema",
-    "paper_schema",
-    "SCHEMA_FORMAT",
-    "SCHEMA_VERSION",
-]
+__all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
 
 SCHEMA_FORMAT = "dpcvx-schema"
 SCHEMA_VERSION = 1
@@ -293,6 +286,11 @@ class PublicSchema:
     @property
     def dimension(self) -> int:
         return len(self.feature_names)
+
+    @property
+    def read_off_data(self) -> tuple[str, ...]:
+        """The columns :func:`paper_schema` read off the data (their source says so): dpcvx.save refuses them."""
+        return tuple(c.name for c in self.columns if c.source == PAPER_SOURCE)
 
     def transform(self, table: Any) -> np.ndarray:
         """(n, dimension) float64 rows, each built from its own record only."""

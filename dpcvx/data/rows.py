@@ -61,8 +61,11 @@ def _row_scales(X: Matrix) -> tuple[np.ndarray, np.ndarray]:
             if not csr.has_canonical_format:  # a repeated (row, column) entry adds up before it is squared
                 csr = csr.copy()
                 csr.sum_duplicates()
-            squares = np.bincount(np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr)),
-                                  weights=np.square(csr.data), minlength=csr.shape[0]).astype(np.float64)
+            # each row's squared entries summed in storage order (as a bincount over the rows would, without
+            # its n-long index array): the squares times ones by scipy's CSR product, 1.0 * s = s exactly
+            squared = sparse.csr_matrix((np.square(csr.data, dtype=np.float64), csr.indices, csr.indptr),
+                                        shape=csr.shape)
+            squares = np.asarray(squared @ np.ones(csr.shape[1]), dtype=np.float64)
         else:
             squares = np.einsum("ij,ij->i", X, X)
     scale = np.ones_like(squares)

@@ -61,9 +61,10 @@ from ..verification.problem import VerifiedProblem
 from ..verification.verdict import release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
-from . import erm_inputs
+from . import erm_inputs, private_norm
 from .erm_calibration import Calibrating
 from .erm_inputs import Prepared
+from .private_norm import NORM_SHARE
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -95,9 +96,21 @@ class PrivateERM(Calibrating):
         and ``comparator_norm``; it costs no privacy, and the certificate
         records the rule and the value (``certificate.lam_rule``; the value is
         also ``certificate.constants["lam"]``).
-    data_norm : float
+    data_norm : float or "private"
         Public bound R on ||x||; never taken from the data. Not needed when a
-        ``feature_map`` supplies its own ``norm_bound``.
+        ``feature_map`` supplies its own ``norm_bound``. "private" (opt-in, with
+        ``norm_range``): :meth:`fit` spends ``norm_share`` of epsilon (eps_q) on R,
+        drawn by the exponential-mechanism quantile (q = 0.95) of the row norms
+        over the powers of two in ``norm_range`` (Smith 2011, exact sampler), fits
+        at R with the rest (eps_fit), charges the accountant once (eps_q + eps_fit,
+        delta) and records R, eps_q, eps_fit and the grid in the certificate
+        (``private_bound``, ``total_epsilon``); replace-one neighbours
+        (:mod:`dpcvx.models.private_norm`; docs/theory.md, "Private norm bounds").
+    norm_range : pair (r_min, r_max), optional
+        The PUBLIC range of ``data_norm="private"``, chosen without looking at the data.
+    norm_share : float, default 0.1
+        The share eps_q / epsilon that the private bounds cost together (halved
+        between R and B when both are "private").
     fit_intercept : bool
         Append a constant feature ``intercept_scaling`` (inside the norm bound,
         the regularizer and the noise; R grows to sqrt(R^2 + s^2)).
@@ -143,8 +156,13 @@ class PrivateERM(Calibrating):
         on a set with sup ||w|| <= W, L is taken over the reachable residuals
         |r| <= W R + B (KST12, least squares on a ball; docs/theory.md,
         section 16), or use :class:`dpcvx.DPLinearRegression` (AdaSSP).
-    label_bound : float, optional
+    label_bound : float or "private", optional
         The public bound B on |y| of a regression (required for task="regression").
+        "private" (opt-in, with ``label_range``): B is drawn as R is for
+        ``data_norm="private"``, by the quantile of |y_i| over the powers of two in
+        ``label_range`` (``certificate.private_label_bound``).
+    label_range : pair (b_min, b_max), optional
+        The PUBLIC range of ``label_bound="private"``.
     solver : "auto", "fast", "cvxpy", or a callable ``solve(program, w)``
         "fast" is Newton's method on the verified derivatives (smooth loss,
         quadratic regularizer); "cvxpy" solves the same problem with CVXPY (and,
@@ -212,8 +230,10 @@ class PrivateERM(Calibrating):
         loss: Loss | str | None = None,
         regularizer: Regularizer | None = None,
         lam: float | str = 1e-3,
-        data_norm: float | None = None,
+        data_norm: float | str | None = None,
         *,
+        norm_range: tuple[float, float] | None = None,
+        norm_share: float = NORM_SHARE,
         comparator_norm: float | None = None,
         fit_intercept: bool = False,
         intercept_scaling: float | str = 1.0,
@@ -222,7 +242,8 @@ class PrivateERM(Calibrating):
         feature_map: Any = None,
         constraints: Constraints | None = None,
         task: str = "classification",
-        label_bound: float | None = None,
+        label_bound: float | str | None = None,
+        label_range: tuple[float, float] | None = None,
         solver: str = "auto",
         cvxpy_solver: str = "CLARABEL",
         cvxpy_options: dict[str, Any] | None = None,
@@ -240,6 +261,8 @@ class PrivateERM(Calibrating):
         self.lam = lam
         self.comparator_norm = comparator_norm
         self.data_norm = data_norm
+        self.norm_range = norm_range
+        self.norm_share = norm_share
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.clip = clip
@@ -248,6 +271,7 @@ class PrivateERM(Calibrating):
         self.constraints = constraints
         self.task = task
         self.label_bound = label_bound
+        self.label_range = label_range
         self.solver = solver
         self.cvxpy_solver = cvxpy_solver
         self.cvxpy_options = cvxpy_options
@@ -342,7 +366,8 @@ class PrivateERM(Calibrating):
         problem = verify_problem(loss, self.regularizer, dim=dim, strict=self.strict,
                                  allow_estimates=self.allow_estimates, time_limit=self.time_limit,
                                  progress=progress, constraints=self.constraints)
-        if self._regression and self.label_bound is not None and self.data_norm is not None:
+        if self._regression and not any(bound is None or erm_inputs.is_private(bound)
+                                        for bound in (self.label_bound, self.data_norm)):
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
                                             positive("label_bound", self.label_bound))
@@ -412,6 +437,10 @@ class PrivateERM(Calibrating):
         is refused (:func:`dpcvx.validation.refuse_weights`): the noise is calibrated for unit weights.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        if private_norm.draws_bounds(self):  # R (or B) bought with norm_share of epsilon (models.private_norm)
+            return private_norm.fit_with_private_norm(
+                self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
+                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start)
         prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta,
                                  neighbours, n_public)
         rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
@@ -507,6 +536,10 @@ class PrivateERM(Calibrating):
         before its accountant is charged.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        if private_norm.draws_bounds(self):
+            return private_norm.check_private_norm_inputs(
+                self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
+                neighbours=neighbours, n_public=n_public)
         return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                          random_state=random_state, warm_start=warm_start, neighbours=neighbours,
                          n_public=n_public).classes

@@ -32,6 +32,7 @@ from ..validation import (
     check_flag,
     check_labels,
     check_targets,
+    fraction,
     label_clipping_note,
     positive,
     sample_size,
@@ -44,7 +45,12 @@ class Settings(Protocol):
 
     lam: float | str
     comparator_norm: float | None
-    data_norm: float | None
+    data_norm: float | str | None
+    norm_range: tuple[float, float] | None
+    norm_share: float
+    label_bound: float | str | None
+    label_range: tuple[float, float] | None
+    task: str
     feature_map: Any
     fit_intercept: bool
     intercept_scaling: float | str
@@ -92,6 +98,9 @@ def check_settings(learner: Settings) -> None:
         positive("lam", learner.lam)
     if learner.comparator_norm is not None:
         positive("comparator_norm", learner.comparator_norm)
+    for span, bound in (("norm_range", "data_norm"), ("label_range", "label_bound")):
+        if getattr(learner, span) is not None and not is_private(getattr(learner, bound)):
+            raise InputError(f"{span} is the public range of {bound}='private'; with a public {bound} drop it")
     for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
         check_flag(flag, getattr(learner, flag))
     if not callable(learner.solver):
@@ -110,6 +119,43 @@ def check_settings(learner: Settings) -> None:
                          f"got {learner.cvxpy_options!r}")
 
 
+PRIVATE = "private"  # data_norm / label_bound = "private": bought with a share of epsilon (models.private_norm)
+
+
+def is_private(bound: Any) -> bool:
+    """Whether a bound (``data_norm`` or ``label_bound``) asks for a privately drawn value."""
+    return isinstance(bound, str) and bound == PRIVATE
+
+
+def _public_range(name: str, span: Any, parameter: str) -> tuple[float, float]:
+    if span is None:
+        raise InputError(f"{parameter}='private' needs {name}=(low, high): a PUBLIC range, chosen without looking "
+                         "at the data, whose powers of two are the candidate bounds. Nothing was charged")
+    if isinstance(span, (str, bytes)) or not hasattr(span, "__len__") or len(span) != 2:
+        raise InputError(f"{name} must be a pair (low, high) of public bounds, got {span!r}")
+    return positive(f"{name}[0]", span[0]), positive(f"{name}[1]", span[1])
+
+
+def private_bounds(learner: Settings) -> tuple[tuple[tuple[str, float, float], ...], float]:
+    """The bounds ``fit`` is asked to draw, each (parameter, low, high) of its public range, and the share
+    ``norm_share`` of epsilon they cost together; checked, public (no data is read); () when none."""
+    wanted = []
+    if is_private(learner.data_norm):
+        if learner.feature_map is not None:
+            raise InputError("data_norm='private' bounds raw rows; with a feature_map the rows the theorems see "
+                             "are the map's outputs, bounded by feature_map.norm_bound. Nothing was charged")
+        wanted.append(("data_norm", *_public_range("norm_range", learner.norm_range, "data_norm")))
+    if is_private(learner.label_bound):
+        if learner.task != "regression":
+            raise InputError("label_bound='private' bounds regression targets (task='regression'). Nothing was "
+                             "charged")
+        wanted.append(("label_bound", *_public_range("label_range", learner.label_range, "label_bound")))
+    if wanted and not learner.clip:
+        raise InputError("a private bound clips the rows (labels) onto the drawn value; clip=False (refuse those "
+                         "beyond it) would refuse after the charge, so it is refused now. Nothing was charged")
+    return tuple(wanted), fraction("norm_share", learner.norm_share)
+
+
 def declared_row_map(learner: Settings) -> RowMap:
     """The public per-record map (feature map, clipping to R, intercept feature) of a learner's settings."""
     if learner.feature_map is not None:
@@ -124,10 +170,12 @@ def declared_row_map(learner: Settings) -> RowMap:
             "data_norm is required: a public bound R on ||x|| (for example 1.0 after "
             "scaling features by public bounds). It is never taken from the data"
         )
+    elif is_private(learner.data_norm):
+        raise InputError("data_norm='private' is drawn by fit (a share norm_share of epsilon buys R on the public "
+                         "grid of norm_range); plan, row_map, calibration, choose_lam and fit_nonprivate need a "
+                         "numeric public bound R. Nothing was charged")
     elif isinstance(learner.data_norm, str):
-        raise InputError(f"data_norm={learner.data_norm!r} is not a number. For a private bound (data_norm="
-                         "'private') call dpcvx.fit_private_norm(learner, X, y, epsilon, r_min=, r_max=): it "
-                         "buys R with a stated share of epsilon and states the total. Nothing was charged")
+        raise InputError(f"data_norm must be a public bound R (a number) or 'private', got {learner.data_norm!r}")
     else:
         bound = positive("data_norm", learner.data_norm)
     if isinstance(learner.intercept_scaling, str) and learner.intercept_scaling == "auto":
@@ -144,11 +192,14 @@ def declared_row_map(learner: Settings) -> RowMap:
     )
 
 
-def fit_labels(classes: Any, label_bound: float | None, regression: bool, y: Any, n: int,
+def fit_labels(classes: Any, label_bound: float | str | None, regression: bool, y: Any, n: int,
                refuse_excess: bool) -> np.ndarray:
     """-1/+1 labels of the public classes, or regression targets clipped to [-B, B]."""
     if not regression:
         return check_labels(y, n, check_classes(classes))
+    if is_private(label_bound):
+        raise InputError("label_bound='private' is drawn by fit (a share of epsilon buys B on the public grid of "
+                         "label_range); plan and fit_nonprivate need a numeric public bound B. Nothing was charged")
     if label_bound is None:
         raise InputError("task='regression' needs label_bound: a PUBLIC bound B on |y| (never read off the "
                          "data); labels beyond it are clipped onto [-B, B]")

@@ -38,6 +38,7 @@ from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassM
 from ..validation import check_delta, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from .erm import PrivateERM
+from .private_norm import draws_bounds
 
 __all__ = ["PrivateMulticlassERM"]
 
@@ -65,6 +66,9 @@ class PrivateMulticlassERM:
                              "(the CLI: --positive/--negative or --classes with its two labels)")
         if tuple(binary.classes) != BINARY:
             raise InputError("the binary learner of a multiclass model must have classes=(-1, 1)")
+        if draws_bounds(binary):  # each of the k fits would draw its own R: k models over different row maps
+            raise InputError("data_norm='private' is offered for binary models (one R per release); one-vs-rest "
+                             "fits k models over one row map: declare a public data_norm. Nothing was charged")
 
     def _labels(self, y: Any, n: int) -> np.ndarray:
         labels = np.asarray(y)

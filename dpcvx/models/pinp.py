@@ -168,7 +168,7 @@ class PINP(TrainingSetLearner):
         beyond = np.flatnonzero(norms > kernel.feature_bound * (1 + NORM_SLACK))
         if beyond.size:
             raise InputError(
-                f"query row {int(beyond[0])} has ||phi(z)|| = {norms[beyond[0]]:.6g} above the public "
+                f"query row {int(beyond[0])} has ||phi(z)|| above the public "
                 f"bound R_phi = {kernel.feature_bound:g}; scale it into the input domain "
                 "(||z|| <= input_bound); no query of this call was answered"
             )

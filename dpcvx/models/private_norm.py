@@ -1,18 +1,29 @@
 """Fitting without a public norm bound: a share of the budget buys R (opt-in), then the fit clips to it.
 
-:func:`fit_private_norm` is the opt-in for a user who has no public bound R on ||x_i||:
+Two doors, one implementation (:func:`plan_private_norm`, :func:`charge_private_norm`,
+:func:`draw_then_fit`):
+
+* ``PrivateERM(data_norm="private", norm_range=(r_min, r_max), norm_share=0.1)`` (and the estimators'
+  same parameters): ``fit`` takes this path and returns the model, whose certificate records the
+  drawn bound (``certificate.private_bound``), eps_q, eps_fit, the grid and the total
+  (``certificate.total_epsilon``); :func:`fit_with_private_norm`;
+* :func:`fit_private_norm` for any learner with ``set_params(data_norm=)``, ``check_fit_inputs`` and
+  ``fit(X, y, epsilon=, random_state=)``: a :class:`PrivateNormResult` states the total.
+
+The order of both:
 
 1. every input is checked first, with the learner set to the smallest and to the largest R of the public
    grid (the calibration is monotone in R, so a fit at any grid point is accepted when both are);
-2. the accountant is charged ONCE with the total epsilon = eps_q + eps_fit (a refused call spends nothing);
+2. the accountant is charged ONCE with the total (eps_q + eps_fit, delta) (a refused call spends nothing);
 3. R is drawn by the exponential-mechanism quantile of the row norms (:mod:`dpcvx.privacy.quantile`,
    eps_q-DP under replace-one, drawn exactly), over the powers of two in the public [r_min, r_max];
-4. the learner is fitted with ``data_norm=R`` (rows beyond R clipped onto it) and eps_fit.
+4. the learner is fitted with ``data_norm=R`` (rows beyond R clipped onto it), eps_fit and delta.
 
-By sequential composition the pair (R, model) is (eps_q + eps_fit)-DP; the model's own certificate is
-the fit's (eps_fit, given R) and :class:`PrivateNormResult` states the total. Pure epsilon only: the
-quantile has no Gaussian curve to compose with an (epsilon, delta) fit's curve here. The default of every
-learner stays a public bound or a refusal; a bound is never read off the data without this charge.
+By sequential composition the pair (R, model) is (eps_q + eps_fit, delta)-DP: for delta > 0 the fit at
+every grid point is (eps_fit, delta)-DP and the charge is by basic composition, proved in docs/theory.md
+(section 'Private norm bounds'); the fit's own privacy curve at the drawn R is not composed, since it may
+depend on R. Replace-one neighbours only (the quantile's proof). The default of every learner stays a
+public bound or a refusal; a bound is never read off the data without this charge.
 """
 
 from __future__ import annotations
@@ -20,19 +31,24 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.composition import check_delta
 from ..privacy.neighbours import Neighbours
-from ..privacy.quantile import NormBound, power_of_two_grid, private_norm_bound
+from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_grid, private_norm_bound
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_epsilon
+from ..validation import check_epsilon, fraction
+from . import erm_inputs
 
-__all__ = ["fit_private_norm", "PrivateNormResult", "split_budget", "NORM_SHARE", "NORM_QUANTILE"]
+__all__ = ["fit_private_norm", "fit_with_private_norm", "check_private_norm_inputs", "PrivateNormResult",
+           "NormPlan", "BoundDraw", "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit",
+           "split_budget", "NORM_SHARE", "NORM_QUANTILE"]
 
 NORM_SHARE = 0.1      # eps_q = 10% of the budget by default
 NORM_QUANTILE = 0.95  # the target quantile q of the row norms
@@ -50,9 +66,109 @@ def split_budget(epsilon: float, share: float) -> tuple[float, float]:
     return eps_q, eps_fit
 
 
+LABEL_THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : |y_i| <= b} - q n| of "
+                 "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
+
+
+@dataclass(frozen=True)
+class BoundDraw:
+    """One bound to draw: the learner parameter it sets ("data_norm": R of the rows, "label_bound": B of the
+    labels), its public grid and its share eps_q."""
+
+    parameter: str
+    grid: tuple[float, ...]
+    epsilon: float
+
+
+@dataclass(frozen=True)
+class NormPlan:
+    """What the checks of a private-bound fit fixed, before anything is charged: all public."""
+
+    draws: tuple[BoundDraw, ...]
+    eps_fit: float
+    delta: float
+    quantile: float
+
+    @property
+    def eps_q(self) -> float:
+        return sum(draw.epsilon for draw in self.draws)
+
+    @property
+    def total(self) -> float:
+        """eps_q + eps_fit, added in the order every record of the release adds them."""
+        return self.eps_q + self.eps_fit
+
+
+def _with_bounds(learner: Any, bounds: dict[str, float]) -> Any:
+    """A copy of ``learner`` with the public ``bounds`` (and no private-bound ranges)."""
+    candidate = copy.deepcopy(learner)
+    params: dict[str, Any] = dict(bounds)
+    for span in ("norm_range", "label_range"):
+        if getattr(learner, span, None) is not None:
+            params[span] = None
+    candidate.set_params(**params)
+    return candidate
+
+
+def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
+                      ranges: tuple[tuple[str, float, float], ...], share: float, quantile: float,
+                      accountant: PrivacyAccountant | None = None, **fit_params: Any) -> tuple[NormPlan, Any]:
+    """Every check of a private-bound fit, nothing charged or drawn: the split, the relation, the grids
+    (``ranges``: (parameter, low, high) of each bound to draw), q, the accountant, and the learner's own checks
+    at the two ends (every bound at its grid's smallest, then at its largest). Returns (plan, the classes the
+    learner's check returned)."""
+    eps_q, eps_fit = split_budget(epsilon, share)
+    delta = check_delta(fit_params.get("delta", 0.0))
+    if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
+        raise InputError("a private bound is offered under replace-one neighbours (the quantile's "
+                         "sensitivity and the composition are proved there); nothing was charged")
+    draws = tuple(BoundDraw(parameter, power_of_two_grid(low, high), eps_q / len(ranges))  # halving is exact
+                  for parameter, low, high in ranges)
+    quantile = fraction("quantile", quantile)
+    check_accountant(accountant)
+    classes = None
+    with warnings.catch_warnings():  # the checks at the grids' ends: their clipping counts are not the fit's
+        warnings.simplefilter("ignore", ClippingWarning)
+        for end in (0, -1):
+            bounds = {draw.parameter: draw.grid[end] for draw in draws}
+            classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
+    return NormPlan(draws, eps_fit, delta, quantile), classes
+
+
+def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str) -> None:
+    """The one charge: (eps_q + eps_fit, delta) with the curve of :func:`bound_then_fit_curve`."""
+    if accountant is not None:
+        accountant.spend(plan.total, plan.delta, description=f"{what}: private bounds "
+                         f"({', '.join(f'{d.parameter} eps_q={d.epsilon:g}' for d in plan.draws)}) and fit "
+                         f"(eps_fit={plan.eps_fit:g})",
+                         curve=bound_then_fit_curve([d.epsilon for d in plan.draws], plan.eps_fit, plan.delta))
+
+
+def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> NormBound:
+    """R from the row norms, or B from |y_i| (the norms of y's entries as rows), by the quantile."""
+    labels = draw.parameter == "label_bound"
+    source = np.reshape(np.asarray(y, dtype=float), (-1, 1)) if labels else X
+    norm = private_norm_bound(source, epsilon=draw.epsilon, r_min=draw.grid[0], r_max=draw.grid[-1],
+                              quantile=quantile, random_state=rng)
+    return replace(norm, theorem=LABEL_THEOREM) if labels else norm
+
+
+def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, random_state: RandomState,
+                  **fit_params: Any) -> tuple[Any, tuple[NormBound, ...]]:
+    """Draw the bounds (after the charge), then fit a copy of ``learner`` at them with eps_fit, no accountant.
+
+    Each bound is the exponential mechanism's draw and nothing else: the fit reads the data only through it."""
+    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draws and the fit
+    norms = tuple(_draw(draw, X, y, plan.quantile, rng) for draw in plan.draws)
+    bounds = {draw.parameter: norm.bound for draw, norm in zip(plan.draws, norms, strict=True)}
+    model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+    return model, norms
+
+
 @dataclass(frozen=True)
 class PrivateNormResult:
-    """The release: the model (fitted with ``data_norm = norm.bound`` and eps_fit) and the bound's record.
+    """The release of :func:`fit_private_norm`: the model (fitted with ``data_norm = norm.bound`` and eps_fit)
+    and the bound's record.
 
     ``epsilon`` = eps_q + eps_fit is what the whole cost and what the accountant was charged; the model's
     own certificate states eps_fit, its part given R.
@@ -61,6 +177,7 @@ class PrivateNormResult:
     model: Any
     norm: NormBound
     fit_epsilon: float
+    delta: float = 0.0
 
     @property
     def epsilon(self) -> float:
@@ -68,50 +185,67 @@ class PrivateNormResult:
 
     @property
     def guarantee(self) -> str:
-        return (f"({self.epsilon:g}, 0)-differential privacy (replace-one): the row-norm bound R = {self.norm.bound:g} "
-                f"was drawn by the exponential-mechanism quantile (q = {self.norm.quantile:g}) with "
-                f"eps_q = {self.norm.epsilon:g}, then the model was fitted with R and eps_fit = {self.fit_epsilon:g}; "
-                "sequential composition")
+        return (f"({self.epsilon:g}, {self.delta:g})-differential privacy (replace-one): the row-norm bound "
+                f"R = {self.norm.bound:g} was drawn by the exponential-mechanism quantile (q = "
+                f"{self.norm.quantile:g}) with eps_q = {self.norm.epsilon:g}, then the model was fitted with R "
+                f"and eps_fit = {self.fit_epsilon:g}; sequential composition")
 
     def to_dict(self) -> dict:
         release = getattr(getattr(self.model, "certificate", None), "to_dict", None)
-        return {"guarantee": self.guarantee, "epsilon": self.epsilon, "delta": 0.0, "fit_epsilon": self.fit_epsilon,
-                "norm_bound": self.norm.to_dict(), "release": release() if release else None}
-
-
-def _with_bound(learner: Any, bound: float) -> Any:
-    candidate = copy.deepcopy(learner)
-    candidate.set_params(data_norm=bound)
-    return candidate
+        return {"guarantee": self.guarantee, "epsilon": self.epsilon, "delta": self.delta,
+                "fit_epsilon": self.fit_epsilon, "norm_bound": self.norm.to_dict(),
+                "release": release() if release else None}
 
 
 def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_min: float, r_max: float,
                      share: float = NORM_SHARE, quantile: float = NORM_QUANTILE,
                      accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
                      **fit_params: Any) -> PrivateNormResult:
-    """Fit ``learner`` (a :class:`~dpcvx.PrivateERM` or any learner with ``set_params(data_norm=)``,
-    ``check_fit_inputs`` and ``fit(X, y, epsilon=, random_state=)``) with a privately chosen row-norm bound.
+    """Fit ``learner`` (any learner with ``set_params(data_norm=)``, ``check_fit_inputs`` and
+    ``fit(X, y, epsilon=, random_state=)``) with a privately chosen row-norm bound.
 
     ``[r_min, r_max]`` is the public range of the grid; ``share`` the fraction eps_q / epsilon; ``quantile``
-    the target q. ``fit_params`` go to every fit (not delta: pure epsilon only). Module docstring for the order.
+    the target q. ``fit_params`` go to every check and fit (``delta`` included: basic composition). For a
+    :class:`~dpcvx.PrivateERM` or an estimator, ``data_norm="private"`` does the same inside ``fit``.
     """
-    eps_q, eps_fit = split_budget(epsilon, share)
-    if fit_params.get("delta", 0) or Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) \
-            is not Neighbours.REPLACE_ONE:
-        raise InputError("a private norm bound is offered for pure epsilon under replace-one neighbours (the "
-                         "quantile's sensitivity and the composition are proved there); nothing was charged")
-    check_accountant(accountant)
-    grid = power_of_two_grid(r_min, r_max)
-    if not 0 < quantile < 1:
-        raise InputError(f"quantile must lie in (0, 1), got {quantile}")
-    with warnings.catch_warnings():  # the checks at the grid's ends: their clipping counts are not the fit's
-        warnings.simplefilter("ignore", ClippingWarning)
-        for bound in {grid[0], grid[-1]}:
-            _with_bound(learner, bound).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-    if accountant is not None:
-        accountant.spend(eps_q + eps_fit, 0.0, description=f"private norm bound (eps_q={eps_q:g}) and fit "
-                         f"(eps_fit={eps_fit:g})", neighbours=Neighbours.REPLACE_ONE)
-    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draw and the fit
-    norm = private_norm_bound(X, epsilon=eps_q, r_min=r_min, r_max=r_max, quantile=quantile, random_state=rng)
-    model = _with_bound(learner, norm.bound).fit(X, y, epsilon=eps_fit, random_state=rng, **fit_params)
-    return PrivateNormResult(model=model, norm=norm, fit_epsilon=eps_fit)
+    plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
+                                quantile=quantile, accountant=accountant, **fit_params)
+    charge_private_norm(plan, accountant, type(learner).__name__)
+    model, (norm,) = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
+    return PrivateNormResult(model=model, norm=norm, fit_epsilon=plan.eps_fit, delta=plan.delta)
+
+
+def draws_bounds(learner: Any) -> bool:
+    """Whether a learner's ``data_norm`` or ``label_bound`` is "private" (``fit`` draws it)."""
+    return any(erm_inputs.is_private(getattr(learner, name, None)) for name in ("data_norm", "label_bound"))
+
+
+def check_private_norm_inputs(learner: Any, X: Any, y: ArrayLike, epsilon: float, **fit_params: Any) -> Any:
+    """``check_fit_inputs`` of a learner with a "private" bound: its settings and the checks of
+    :func:`plan_private_norm`, nothing charged. Returns the classes the learner's check returns."""
+    ranges, share = erm_inputs.private_bounds(learner)
+    return plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
+                             **fit_params)[1]
+
+
+def fit_with_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
+                          accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
+                          **fit_params: Any) -> Any:
+    """``fit`` of a :class:`~dpcvx.PrivateERM` with ``data_norm`` and/or ``label_bound`` "private": the model,
+    whose certificate records each drawn bound, its eps_q, grid and q and the total (``private_bound``,
+    ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
+    ranges, share = erm_inputs.private_bounds(learner)
+    plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
+                                accountant=accountant, **fit_params)
+    charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
+    model, norms = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
+    fitted = model.certificate
+    records = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
+               norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
+    drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
+                      for draw, norm in zip(plan.draws, norms, strict=True))
+    model.certificate = replace(fitted, **records, guarantee=(
+        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
+        f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
+        f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+    return model

@@ -239,7 +239,8 @@ class PrivacyAccountant:
         certificate = getattr(model, "certificate", None)
         if certificate is None or not hasattr(certificate, "privacy_curve"):
             raise InputError(f"spend_release takes a dpcvx release with a certificate, got {type(model).__name__}")
-        return self.spend(certificate.epsilon, certificate.delta,
+        # a privately drawn norm bound adds its eps_q to the fit's epsilon (certificate.total_epsilon)
+        return self.spend(getattr(certificate, "total_epsilon", certificate.epsilon), certificate.delta,
                           description or f"release {getattr(certificate, 'mechanism', '')}".strip(),
                           curve=certificate.privacy_curve)
 

@@ -24,6 +24,7 @@ grid point may be counted on either side, which is a function of that row alone 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,14 +37,32 @@ from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact import integer_source
 from .exponential import exponential_probabilities, sample_exponential
 from .neighbours import Neighbours
+from .privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 from .rng import RandomState
 
 __all__ = ["power_of_two_grid", "row_norms", "quantile_scores", "quantile_probabilities", "NormBound",
-           "private_norm_bound", "QUANTILE_SENSITIVITY"]
+           "private_norm_bound", "QUANTILE_SENSITIVITY", "bound_then_fit_curve", "COMPOSITION",
+           "PRIVATE_BOUND_KEYS"]
 
 QUANTILE_SENSITIVITY = 1.0  # replace-one: each count #{||x_i|| <= r} moves by at most 1
 THEOREM = ("the exponential mechanism (McSherry and Talwar 2007) with score -|#{i : ||x_i|| <= r} - q n| of "
            "sensitivity 1 over a public grid (Smith, STOC 2011): eps_q-DP, replace-one neighbours")
+
+
+COMPOSITION = ("sequential composition of the eps_q-DP quantiles and the fit at the drawn bounds, which is "
+               "(eps_fit, delta)-DP at every grid point: (eps_q + eps_fit, delta)-DP (docs/theory.md, section "
+               "'Private norm bounds')")
+
+
+def bound_then_fit_curve(eps_q: Sequence[float], eps_fit: float, delta: float) -> PrivacyCurve:
+    """The privacy curve of (bounds, model): each quantile's pure eps_q part and the fit's (eps_fit, delta) part.
+
+    The fit's own curve depends on the drawn bounds (its Lam and tolerance may), so the release is charged
+    by basic composition, which holds for every grid point (docs/theory.md, 'Private norm bounds')."""
+    return PrivacyCurve((*(CurvePart(EPSILON_DELTA, "private bound (exponential-mechanism quantile)", epsilon=eps,
+                                     delta=0.0) for eps in eps_q),
+                         CurvePart(EPSILON_DELTA, "the fit at the drawn bounds", epsilon=eps_fit, delta=delta)),
+                        Neighbours.REPLACE_ONE)
 
 
 def power_of_two_grid(r_min: float, r_max: float) -> tuple[float, ...]:
@@ -88,6 +107,15 @@ class NormBound:
     def to_dict(self) -> dict:
         return {"bound": self.bound, "epsilon": self.epsilon, "grid": list(self.grid), "quantile": self.quantile,
                 "theorem": self.theorem, "neighbours": str(Neighbours.REPLACE_ONE)}
+
+    def release_record(self, total_epsilon: float) -> dict:
+        """A certificate's ``private_bound`` / ``private_label_bound`` (keys :data:`PRIVATE_BOUND_KEYS`): this
+        record, how it composes with the fit, and the release's total eps_q + eps_fit."""
+        return {**self.to_dict(), "composition": COMPOSITION, "total_epsilon": total_epsilon}
+
+
+PRIVATE_BOUND_KEYS = frozenset({"bound", "epsilon", "grid", "quantile", "theorem", "neighbours", "composition",
+                                "total_epsilon"})
 
 
 def private_norm_bound(X: Any, *, epsilon: float, r_min: float, r_max: float, quantile: float = 0.95,

@@ -13,7 +13,7 @@ every constant with how it was established (n, lam, L, R_phi, l(0), inf l, C,
 the exact sensitivity s, the solve tolerance gamma, s + 2 gamma), epsilon,
 delta and the calibration of the algorithm.
 
-In the file form (:func:`release_to_dict`, format version 3 with ``"kind":
+In the file form (:func:`release_to_dict`, format version 4 with ``"kind":
 "kernel"``) the privatised values sit under "privatised": the coefficients
 always, the centres when a mechanism chose them (PINP's updating queries,
 TDIL's selected points) and the algorithm's privatised outputs (TDIL's
@@ -48,6 +48,7 @@ from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of
 from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
 from .model import Release
+from .records.migrate import recompute_as_written
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "release_to_dict",
            "release_from_dict", "KERNEL_CLASSES"]
@@ -226,7 +227,7 @@ class PrivateKernelModel(Release):
                 f"delta={self.delta:g}, centers={self.centers.shape[0]})")
 
 
-# --- the file form (format version 3, kind "kernel") ------------------------------------------
+# --- the file form (format version 4, kind "kernel") ------------------------------------------
 
 _RELEASE_KEYS = {"format", "format_version", "kind", "library_version", "algorithm", "epsilon", "delta",
                  "classes", "privatised", "predictor", "certificate"}
@@ -345,7 +346,7 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         if not _same(calibration.get(key), number):
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
-    recomputed = registry.recompute(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
+    recomputed = recompute_as_written(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
                                                                       centers=centers))
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):

@@ -24,20 +24,20 @@ from ..exceptions import InputError
 from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
+from ..privacy.quantile import bound_then_fit_curve
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
+from ..verification.exact import exact_text
+from .records.migrate import legacy_lines
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
 
 def _number(value: Any) -> dict:
-    """A constant as {'exact': text, 'float': number}: exact for sympy numbers and counts."""
-    # exact: counts, and the verifier's sympy numbers (recognised by type, sympy is verification's own)
-    if isinstance(value, (int, np.integer)) or type(value).__module__.split(".")[0] == "sympy":
-        return {"exact": str(value), "float": float(value)}
-    return {"exact": None, "float": float(value)}
+    """A constant as {'exact': text, 'float': number}: exact for the verifier's exact numbers and counts."""
+    return {"exact": exact_text(value), "float": float(value)}
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,21 @@ class ReleaseCertificate:
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
     lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
+    # data_norm / label_bound = "private": the drawn R / B, its eps_q, the public grid and q (models.private_norm)
+    private_bound: dict | None = None
+    private_label_bound: dict | None = None
+
+    @property
+    def private_bounds(self) -> tuple[dict, ...]:
+        """The records of the privately drawn bounds, R first."""
+        return tuple(record for record in (self.private_bound, self.private_label_bound) if record is not None)
+
+    @property
+    def total_epsilon(self) -> float:
+        """What the release cost: ``epsilon`` (the fit's, which the calibration uses) plus, for privately
+        drawn bounds, the quantiles' eps_q (sequential composition)."""
+        return sum(record["epsilon"] for record in self.private_bounds) + self.epsilon if self.private_bounds \
+            else self.epsilon
 
     @property
     def sparse_regularizer(self) -> bool:
@@ -82,7 +97,7 @@ class ReleaseCertificate:
         return self.verification.conditions
 
     @property
-    def lipschitz(self) -> Any:  # the certificate's constant: a sympy number or a float
+    def lipschitz(self) -> Any:  # the certificate's constant: an exact number or a float
         return self.verification.lipschitz
 
     @property
@@ -115,7 +130,11 @@ class ReleaseCertificate:
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
-        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`)."""
+        """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with a
+        privately drawn norm bound, the quantile's part and the fit's (eps_fit, delta) part."""
+        if self.private_bounds:
+            return bound_then_fit_curve([record["epsilon"] for record in self.private_bounds], self.epsilon,
+                                        self.delta)
         return curve_of_calibration(self.calibration, self.epsilon, self.delta)
 
     def to_dict(self) -> dict:
@@ -137,6 +156,8 @@ class ReleaseCertificate:
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
             **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
+            **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
+            **({} if self.private_label_bound is None else {"private_label_bound": dict(self.private_label_bound)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
         }
 
@@ -154,12 +175,19 @@ class ReleaseCertificate:
             + (f" (intercept feature {self.intercept_scaling:g})" if self.fit_intercept else "")
             + f"; rows beyond R: {self.clipping}",
         ]
+        for name, bound in (("norm bound: R", self.private_bound), ("label bound: B", self.private_label_bound)):
+            if bound is not None:
+                lines.append(f"private {name} = {bound['bound']:g} drawn from the public grid {bound['grid']} by "
+                             f"the exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = "
+                             f"{bound['epsilon']:g}; fit eps_fit = {self.epsilon:g}; total epsilon = "
+                             f"{self.total_epsilon:g} ({bound['composition']})")
         if self.lam_rule is not None:
             lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
                          f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
         if self.label_bound is not None:
+            origin = "drawn privately, above" if self.private_label_bound is not None else "public"
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
-                         f"{self.label_bound:g} (public; labels beyond it {self.clipping.replace('R', 'B')})")
+                         f"{self.label_bound:g} ({origin}; labels beyond it {self.clipping.replace('R', 'B')})")
         lines.append(registry.describe(c))
         if "gradient_tolerance" in c:
             lines.append(
@@ -168,6 +196,7 @@ class ReleaseCertificate:
             )
         if "float_guarantee" in c:
             lines.append(FloatGuarantee.parse(c["float_guarantee"]).statement)
+        lines += legacy_lines(c)
         if self.post_processing:
             lines += [f"post-processing: {step}" for step in self.post_processing]
         elif self.sparse_regularizer:
@@ -260,7 +289,8 @@ class Release(ABC):
 
     @property
     def epsilon(self) -> float:
-        return float(self.certificate.epsilon)
+        """What the release cost (with a privately drawn norm bound, eps_q + eps_fit)."""
+        return float(getattr(self.certificate, "total_epsilon", self.certificate.epsilon))
 
     @property
     def delta(self) -> float:

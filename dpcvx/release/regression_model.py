@@ -20,6 +20,7 @@ from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve
 from .model import Release, linear_scores
+from .records.migrate import legacy_lines
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -70,6 +71,11 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
     def predictor(self) -> LinearRegressionModel:
         return LinearRegressionModel(self.coef_, self.intercept_, self.rows)
 
+    def shifted(self, shift: float) -> PrivateRegressionModel:
+        """This release with the public label shift c = (lo + hi) / 2 of a label range added to the
+        intercept (the fit saw y - c): post-processing by a public constant (docs/theory.md, section 21)."""
+        return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, self.certificate)
+
 
 @dataclass(frozen=True)
 class SufficientStatisticsCertificate:
@@ -118,4 +124,5 @@ class SufficientStatisticsCertificate:
             f"noise: sigma = {', '.join(f'{s:.4g}' for s in c['sigmas'])} for lambda_min, X^T X, X^T y "
             f"(sensitivities {', '.join(f'{s:.4g}' for s in c['sensitivities'])})",
             FloatGuarantee.parse(c["float_guarantee"], "calibration.float_guarantee").statement,
+            *legacy_lines(c),
         ])

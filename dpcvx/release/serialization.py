@@ -1,14 +1,16 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 3``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 4``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
 :func:`dpcvx.release.kernel_model.release_to_dict`). Loading a kernel file
 re-derives every public constant (R_phi from the kernel, C, s, gamma) and the
 calibration from the stored public inputs and refuses a mismatch.
-Version 2 files (linear, no ``kind``) still load.
+Version 2 files (linear, no ``kind``) still load. Older records (written before the floating-point
+guarantee was recorded, dpcvx 94f329f) are read through :mod:`dpcvx.release.records.migrate`, the one place
+a missing field is given its value: what the writing library did, with a legacy marker.
 
 :func:`save` writes the privatised weights, the public preprocessing (an
 optional :class:`~dpcvx.data.preprocessing.PublicSchema` and the per-record
@@ -41,11 +43,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 3``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 4``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 3,
+      "format_version": 4,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
@@ -84,7 +86,7 @@ from typing import IO, Any
 
 from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
-from ..exceptions import FileError, InputError
+from ..exceptions import FileError, InputError, NonPublicSchemaError
 from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
@@ -92,6 +94,7 @@ from .records.certificate import SavedReleaseCertificate
 from .records.fields import _short
 from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, READABLE_VERSIONS
 from .records.linear import _MODEL_KEYS, linear_from_dict, linear_to_dict
+from .records.migrate import migrate
 from .records.multiclass import multiclass_from_dict, multiclass_to_dict
 from .records.regression import regression_from_dict, regression_to_dict
 from .records.rows import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported
@@ -99,11 +102,16 @@ from .records.rows import register_feature_map
 from .regression_model import PrivateRegressionModel
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
-           "MODEL_FORMAT", "MODEL_FORMAT_VERSION"]
+           "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
 
 
 def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
-    """The JSON-ready form of a release (see the module docstring): written by its kind's writer."""
+    """The JSON-ready form of a release (see the module docstring): written by its kind's writer.
+
+    A schema with a column read off the data is refused (:func:`refuse_non_public_schema`).
+    """
+    if isinstance(schema, PublicSchema):  # anything else is refused by the kind's writer
+        refuse_non_public_schema(schema)
     kind = next((_BY_CLASS[cls] for cls in type(model).__mro__ if cls in _BY_CLASS), None)
     if kind is None:
         name = "a non-private LinearModel (fit_nonprivate)" if isinstance(model, LinearModel) \
@@ -111,6 +119,26 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"only private releases can be saved, got {name}; fit with "
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
     return kind.write(model, schema)
+
+
+def refuse_non_public_schema(schema: PublicSchema) -> None:
+    """Raise :class:`~dpcvx.exceptions.NonPublicSchemaError` if a column's bounds or categories were
+    read off the data (:attr:`PublicSchema.read_off_data`, a loader's ``mode="paper"``).
+
+    A release holds only public inputs and the privatised output (docs/theory.md, section 30):
+    such a schema would publish column minima and maxima and the set of categories present,
+    statistics of the data that no privacy proof covers. It is refused, never stripped
+    silently; the error names the columns, never their values.
+    """
+    names = schema.read_off_data
+    if names:
+        shown = ", ".join(repr(name) for name in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise NonPublicSchemaError(
+            f"the schema's column(s) {shown} were read off the data (mode='paper' or paper_schema: a minimum, "
+            "maximum or the categories present), which a release must not hold. Declare public bounds, "
+            "for example NumericColumn('age', 17, 90, source='the documented domain') and "
+            "CategoricalColumn('sex', ('Female', 'Male')), or use the loader's default mode='private' "
+            "(its schema is public), and pass that schema to save(model, path, schema=...)")
 
 
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
@@ -125,6 +153,15 @@ def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None
     ``schema`` is the public encoder from table records to the model's input
     rows, if one was used (the command line always saves one). A model read
     by :func:`load` keeps its schema, so it can be saved again unchanged.
+
+    A schema that is not public is refused with
+    :class:`~dpcvx.exceptions.NonPublicSchemaError` before anything is written:
+    one with a column whose bounds or categories were read off the data
+    (``load_adult(mode="paper").schema``, :func:`~dpcvx.data.preprocessing.paper_schema`;
+    the column's ``source`` says "NOT private"). The error names the columns; declare
+    public bounds for them (``NumericColumn(name, lo, hi, source=...)``) or use the
+    loader's default ``mode="private"``. It is refused rather than dropped: a release
+    file without its encoder would predict on rows nobody can reproduce.
     """
     if schema is None:
         schema = getattr(model, "schema", None)
@@ -170,6 +207,7 @@ def model_from_dict(data: Any) -> Release:
             f'not a dpcvx model file: need "format": "{MODEL_FORMAT}" and "format_version" in '
             f"{list(READABLE_VERSIONS)}, got {_short(got)}"
         )
+    data = migrate(data)  # an older record read as what its library released (records/migrate.py)
     if data["format_version"] == 2:
         if "kind" in data:
             raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
@@ -213,7 +251,5 @@ def load(path: str | Path) -> Release:
     data = read_json(path, "model file")
     try:
         return model_from_dict(data)
-    except FileError:
-        raise
-    except InputError as error:
+    except InputError as error:  # a FileError too (an older file refused by records/migrate.py)
         raise FileError(f"model file {path}: {error}") from None

@@ -9,11 +9,17 @@ the gradient and the d x d Hessian are accumulated over the blocks
 gradient bound, the same optimality check in double precision, and so the
 same approximate-minimiser cover.
 
-Passes. The pass that computes the step's margin change X d also computes the
-loss gradient at the full step, z + X d (``margin_change``): when Newton's line
-search takes the full step, as it does near the optimum, the next gradient
-costs no pass. It is bitwise the value a fresh pass gives (the same blocks, the
-same operations, in the same order). A full Hessian is one more pass.
+Passes. The step's pass computes the margins at the full step afresh, X (w + d)
+(the margin change per unit step is their difference from z: one product, as
+X d was), and the loss gradient and loss sum there (``margin_change``). When
+Newton's line search takes the full step, as it does near the optimum, the next
+gradient costs no pass, and those margins are bitwise the ones
+:meth:`BlockwiseObjective.margins` gives at w + d (the same blocks, the same
+operations, in the same order), so the final check on fresh margins needs no
+pass of its own either (:meth:`BlockwiseObjective.full_step_margins`). For a
+Dask input the full-step margins are z + X d, formed on the workers (the fresh
+ones would be a second n-vector there, for a pass saved once per solve).
+A full Hessian is one more pass.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 from ..data.blocks import RowBlocks, Shipped, Vector, elementwise, same_vector
 from ..progress import NoProgress, Progress
-from .objective import PerturbedObjective, _gram_upper, hessian_sample_size
+from .objective import PerturbedObjective, _gram_upper, block_hessian_product, hessian_sample_size, zero_margins
 
 __all__ = ["BlockwiseObjective"]
 
@@ -44,8 +50,8 @@ class BlockwiseObjective(PerturbedObjective):
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
     bar: Progress = field(default_factory=NoProgress)  # counts the passes (public steps) when asked
-    _base: Vector | None = None  # the margins of the last gradient
     _fused: tuple[Vector, np.ndarray, float] | None = None  # (full-step margins, their loss gradient and loss)
+    _fresh: bool = False  # the full-step margins of _fused are X (w + d) computed afresh (not z + X d)
     _y: Vector | None = None  # the labels as the blocks hold them
 
     def __post_init__(self) -> None:
@@ -94,37 +100,54 @@ class BlockwiseObjective(PerturbedObjective):
     def margins(self, w: np.ndarray) -> Vector:
         """z = y X w (or X w - y), and in the same pass the loss gradient at z (module docstring)."""
         if not np.any(w):  # X 0 = 0 needs no pass (the cold start): the same margins up to the sign of zero
-            return elementwise(functools.partial(_zero_margins, regression=self.regression), self._labels())
+            return elementwise(functools.partial(zero_margins, regression=self.regression), self._labels())
         self._pass()
         regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
 
         def step(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, float]]:
-            z = block @ w - y if regression else y * (block @ w)
+            z = _block_margins(block, w, y, regression)
             first = first_derivative(z)
             return z, (block.T @ (first if regression else y * first), loss_total(z))
 
         z, parts = self._blocks().map(step, self._labels(), keep=True)
-        self._fused = (z, _sum(part[0] for part in parts), float(sum(part[1] for part in parts)))
+        self._fused, self._fresh = (z, _sum(part[0] for part in parts), float(sum(part[1] for part in parts))), False
         return z
 
     def margin_change(self, direction: np.ndarray) -> Vector:
-        """X d (times y), and in the same pass the loss gradient at the full step (module docstring)."""
+        """How the margins move per unit step along d, and in the same pass the margins, loss gradient and
+        loss at the full step w + d (module docstring). After a gradient at w (its margins z) the one product
+        is X (w + d), the change its difference from z (:meth:`PerturbedObjective.margin_change`); on Dask, X d."""
         self._pass()
-        base, regression, first_derivative = self._base, self.regression, self.loss.first
-        loss_total = self._block_loss()
+        regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
+        base = self._base
+        fresh = base is not None and not self._blocks().on_dask
+        target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
-            change = block @ direction if regression else y * (block @ direction)
-            if not margins:
-                return change, None
-            full = margins[0] + change
+            if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
+                full = _block_margins(block, target, y, regression)
+                change = full - margins[0]
+            else:
+                change = block @ direction if regression else y * (block @ direction)
+                if not margins:
+                    return change, None
+                full = margins[0] + change
             first = first_derivative(full)
-            return change, (block.T @ (first if regression else y * first), loss_total(full))
+            return change, (block.T @ (first if regression else y * first), loss_total(full),
+                            full if fresh else None)
 
-        change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base,)), keep=True)
-        self._fused = None if base is None else (base + change, _sum(part[0] for part in parts),
-                                                 float(sum(part[1] for part in parts)))
+        change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
+        self._fused, self._fresh = None, False
+        if base is not None:
+            full = np.concatenate([part[2] for part in parts]) if fresh else base[1] + change
+            self._fused = (full, _sum(part[0] for part in parts), float(sum(part[1] for part in parts)))
+            self._fresh = fresh
         return change
+
+    def full_step_margins(self) -> Vector | None:
+        """The margins at w + d of the last step's pass when computed afresh (bitwise ``margins(w + d)``), else
+        None."""
+        return self._fused[0] if self._fresh and self._fused is not None else None
 
     def _block_loss(self) -> Callable[[np.ndarray], float]:
         """sum l(z) over one block's margins (a task's function: module level, the loss shipped once)."""
@@ -154,7 +177,7 @@ class BlockwiseObjective(PerturbedObjective):
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         z = self.margins(w) if margins is None else margins
-        self._base = z
+        self._base = (w, z)
         n = self.n
         return (
             self._loss_gradient(z),
@@ -183,20 +206,19 @@ class BlockwiseObjective(PerturbedObjective):
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         self._pass()
-        out = _sum(self._blocks().map(lambda block, c: block.T @ (c * (block @ v)), curvature))
+        out = _sum(self._blocks().map(lambda block, c: block_hessian_product(block, c, v), curvature))
         n = self.n
         return out + n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
+
+
+def _block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:
+    """One block's margins y (X_b w), or residuals X_b w - y: the one formula of every fresh margin."""
+    return block @ w - y if regression else y * (block @ w)
 
 
 def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float:
     """sum l(z) over one block."""
     return float(np.sum(value(z)))
-
-
-def _zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:
-    """The margins at w = 0: -y for a regression, else y * 0 (module level, like every function a task runs)."""
-    products = np.zeros(y.shape[0])
-    return products - y if regression else y * products
 
 
 def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool,

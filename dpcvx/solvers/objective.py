@@ -23,16 +23,17 @@ import functools
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sparse
 from scipy.linalg.blas import dsyrk, ssyrk
 
-from ..data.blocks import elementwise
+from ..data.blocks import cache_block_rows, elementwise
 from ..data.rows import Matrix
 from ..verification.problem import LossDerivatives, Quadratic
 
-__all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size"]
+__all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product"]
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,24 @@ class Residual:
 
 
 def hessian_sample_size(n: int, d: int) -> int:
-    """Rows in a subsampled Hessian: 20 per feature, at least 1000 (never more than n).
+    """Rows in a subsampled Hessian: 2 n / d (its m d^2 flops are then 2 n d, half a pass's), at least 20 per
+    feature and 1000, never more than n.
 
-    Enough for a useful direction far from the optimum (relative error about
-    sqrt(d / m)); near it, full Hessians take over (``solvers.SUBSAMPLE_UNTIL``).
+    Its relative error is about sqrt(d / m), and so is the factor by which a
+    step from it shrinks the residual near the optimum (full Hessians take over
+    there, ``solvers.SUBSAMPLE_UNTIL``). At d = 20 that is a tenth of the rows:
+    error 0.05 instead of 0.2 with 20 d rows; with the first step's line minimum
+    (:func:`dpcvx.solvers.linear._line_minimum`), 6 Newton iterations instead of 9
+    at 1e5 x 20 and 5 instead of 10 at 1e6 x 20 (benchmarks/results/speed_sweep*.md).
+    From d = 100 on the 20 d rows are the larger count.
     """
-    return min(n, max(1000, 20 * d))
+    return min(n, max(1000, 20 * d, 2 * n // max(d, 1)))
+
+
+def zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:
+    """The margins at w = 0: -y for a regression, else y * 0 (module level: a Dask task runs it)."""
+    products = np.zeros(y.shape[0])
+    return products - y if regression else y * products
 
 
 def _gram_upper(syrk: Callable[..., np.ndarray], A: np.ndarray) -> np.ndarray:
@@ -59,6 +72,18 @@ def _gram_upper(syrk: Callable[..., np.ndarray], A: np.ndarray) -> np.ndarray:
     if A.flags.c_contiguous:  # A^T is column-major: the same memory, no copy
         return syrk(1.0, A.T, trans=0, lower=0)
     return syrk(1.0, np.asfortranarray(A), trans=1, lower=0)
+
+
+def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """X_b^T (l''_b * (X_b v)): one row block's term of the loss Hessian times v, both products while the
+    block is in cache (so a Hessian-vector pass reads X from memory once, not twice).
+
+    Measured (one BLAS thread, H v at 3e5 x 500, 2 MB blocks; benchmarks/results/hessian_blocks.md):
+    0.054 s row-major and 0.070 s column-major, against 0.085 s and 0.077 s for the two whole-matrix
+    products. The block terms are added in block order; that sum's rounding is the one of
+    docs/theory.md section 23 (a sum of at most B terms, then of ceil(n / B) block results), and it
+    only shapes a Newton direction."""
+    return block.T @ (curvature * (block @ v))
 
 
 def add_terms(terms: Sequence[np.ndarray]) -> np.ndarray:
@@ -102,8 +127,11 @@ class PerturbedObjective:
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
-    _X_squared: Matrix | None = field(init=False, repr=False, default=None)
     _curvature: tuple[np.ndarray, np.ndarray] | None = field(init=False, repr=False, default=None)
+    _X_squared: Matrix | None = field(init=False, repr=False, default=None)
+    _base: tuple[np.ndarray, Any] | None = field(init=False, repr=False, default=None)  # (w, margins) of a gradient
+    _full: np.ndarray | None = field(init=False, repr=False, default=None)  # margins at w + d of margin_change
+    _jacobi: np.ndarray | None = field(init=False, repr=False, default=None)  # the last diag(H) for CG
 
     def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
@@ -117,13 +145,43 @@ class PerturbedObjective:
         return self.X.shape[1]
 
     def margins(self, w: np.ndarray) -> np.ndarray:
-        """z_i: the margins y_i w^T x_i, or the residuals w^T x_i - y_i of a regression."""
+        """z_i: the margins y_i w^T x_i, or the residuals w^T x_i - y_i of a regression (X 0 = 0: no product)."""
+        if not np.any(w):
+            return zero_margins(self.y, self.regression)
         return self.X @ w - self.y if self.regression else self.y * (self.X @ w)
 
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
-        """How the z_i move per unit step along ``direction`` (they are affine in w)."""
-        change = self.X @ direction
-        return change if self.regression else self.y * change
+        """How the z_i move per unit step along ``direction`` (they are affine in w).
+
+        After a gradient at w (its margins z), the product computed is X (w + d): the margins
+        at the full step afresh (:meth:`full_step_margins`), and the change is their difference
+        from z. One product either way; a full step then lands on fresh margins, which the final
+        check needs (no product of its own).
+        """
+        self._full = None
+        if self._base is None:
+            change = self.X @ direction
+            return change if self.regression else self.y * change
+        w, z = self._base
+        self._full = self.margins(w + direction)  # bitwise Newton's w + 1.0 * d
+        return self._full - z
+
+    def full_step_margins(self) -> Any:
+        """The margins at w + d computed afresh by the last ``margin_change(d)``, or None."""
+        return self._full
+
+    def line_derivatives(self, w: np.ndarray, direction: np.ndarray, margins: np.ndarray, change: np.ndarray,
+                         t: float) -> tuple[float, float]:
+        """phi'(t) and phi''(t) of phi(t) = F(w + t d), where z + t dz are the margins at w + t d (``change``
+        = dz): sum_i l'(z_i) dz_i + n Lam grad N . d + b . d + n Delta (w + t d) . d, and
+        sum_i l''(z_i) dz_i^2 + n Lam d . H_N d + n Delta ||d||^2. No product with X."""
+        z, point, n = margins + t * change, w + t * direction, self.n
+        first = (float(self.loss.first(z) @ change) + n * self.lam * float(self.regularizer.gradient(point) @ direction)
+                 + float(self.noise @ direction) + n * self.extra_reg * float(point @ direction))
+        second = (float(np.maximum(self.loss.second(z), 0.0) @ np.square(change))
+                  + n * self.lam * float(direction @ self.regularizer.hessian_vector(direction))
+                  + n * self.extra_reg * float(direction @ direction))
+        return first, second
 
     def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
         z = self.margins(w) if margins is None else margins
@@ -142,6 +200,7 @@ class PerturbedObjective:
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
         z = self.margins(w) if margins is None else margins
+        self._base = (w, z)
         n = self.n
         return (
             np.asarray(self.X.T @ (self.loss.first(z) if self.regression else self.y * self.loss.first(z))).ravel(),
@@ -216,14 +275,22 @@ class PerturbedObjective:
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""
         z = self.margins(w) if margins is None else margins
-        if self._X_squared is None:  # the squared entries, kept (nnz floats for a sparse X)
-            self._X_squared = self.X.power(2).tocsr() if not self._dense else np.square(self.X)
+        if self._X_squared is None:  # the squared entries, kept: nnz floats sharing X's indices when sparse
+            self._X_squared = np.square(self.X) if self._dense else sparse.csr_matrix(
+                (np.square(self.X.data), self.X.indices, self.X.indptr), shape=self.X.shape)
         out = np.asarray(self._X_squared.T @ np.maximum(self.loss.second(z), 0.0)).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         if self.regularizer.dense is not None:
             out += n * self.lam * np.diag(self.regularizer.dense)
         return out
+
+    def jacobi(self, w: np.ndarray, margins: np.ndarray, reuse: bool) -> np.ndarray:
+        """diag(H) as CG's preconditioner: the last one computed when ``reuse`` (near the optimum H barely
+        moves, and any positive diagonal keeps CG exact), else computed at w."""
+        if self._jacobi is None or not reuse:
+            self._jacobi = self.hessian_diagonal(w, margins)
+        return self._jacobi
 
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
@@ -232,9 +299,18 @@ class PerturbedObjective:
         return self._curvature[1]
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
-        """Hessian times v without forming the Hessian."""
+        """Hessian times v without forming the Hessian: X^T (l'' * (X v)) + n Lam H_N v + n Delta v.
+
+        A dense X is read once, by cache-sized row blocks (:func:`block_hessian_product`, in block
+        order); a sparse X by its two products."""
         z = self.margins(w) if margins is None else margins
-        out = np.asarray(self.X.T @ (self.curvature(z) * (self.X @ v))).ravel()
+        curvature = self.curvature(z)
+        if self._dense:
+            rows = cache_block_rows(self.dim)
+            out = functools.reduce(operator.add, (block_hessian_product(self.X[a:a + rows], curvature[a:a + rows], v)
+                                                  for a in range(0, self.n, rows)))
+        else:
+            out = np.asarray(self.X.T @ (curvature * (self.X @ v))).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
         return out

@@ -14,5 +14,8 @@
 * :mod:`.kernel_loss`: the same verification for the kernel learners' losses;
 * :mod:`.certificate`: the conditions proved (:mod:`.condition`), and how;
 * :mod:`.verdict`: the one verdict per mechanism: the granting theorem and the conditions it needs;
-* :mod:`.deadline`: worker processes that bound the time a proof may take.
+* :mod:`.deadline`: worker processes that bound the time a proof may take;
+* :mod:`.proof_cache` and :mod:`.loss_record`: proofs and verified losses kept across processes
+  (shipped with the package, or on disk under an HMAC); a verification served from a record runs
+  only :mod:`.loss_declaration` and :mod:`.numpy_code` and imports no sympy.
 """

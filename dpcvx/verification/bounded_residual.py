@@ -20,34 +20,35 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-
-import sympy as sp
+from typing import Any
 
 from .certificate import Condition
-from .exact import float_up
+from .exact import float_up, plain
 from .problem import VerifiedProblem
-from .translate import UnsupportedAtom, to_sympy
 
 __all__ = ["with_bounded_residual"]
 
-_RESIDUAL = sp.Symbol("r", real=True)
 
-
-def _endpoint_slope(problem: VerifiedProblem, rho: float) -> sp.Expr | None:
+def _endpoint_slope(problem: VerifiedProblem, rho: float) -> Any:
     """max(|l'(-rho)|, |l'(rho)|) as an exact number, or None when it cannot be evaluated exactly."""
     expression, variable = problem.loss.expression, problem.loss.variable
     if expression is None or variable is None:
         return None
+    import sympy as sp  # exact calculus: only for a constrained regression
+
+    from .translate import UnsupportedAtom, to_sympy
+
+    residual = sp.Symbol("r", real=True)
     try:
-        form = to_sympy(expression, variable, _RESIDUAL).rewrite(sp.Piecewise)
+        form = to_sympy(expression, variable, residual).rewrite(sp.Piecewise)
     except UnsupportedAtom:
         return None
-    slope = sp.diff(form, _RESIDUAL)
+    slope = sp.diff(form, residual)
     bound = sp.Rational(rho)
-    values = [sp.Abs(slope.subs(_RESIDUAL, point)) for point in (-bound, bound)]
+    values = [sp.Abs(slope.subs(residual, point)) for point in (-bound, bound)]
     if not all(value.is_number and value.is_finite for value in values):
         return None
-    return sp.Max(*values)
+    return plain(sp.Max(*values))
 
 
 REGRESSION_FIX = ("a regression loss that grows faster than linearly (squared error) has a finite L on a ball: "

@@ -22,10 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sympy as sp
-
 from ..exceptions import AssumptionError
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
+from .exact import exact_text
 from .verdict import MECHANISMS, NO_CONSTRAINTS, PIECEWISE, PIECEWISE_NOTE, THEOREMS, Verdict, decide
 
 __all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS",
@@ -46,7 +45,9 @@ class Certificate:
     """The result of :func:`dpcvx.verify`: conditions, constants and verdicts.
 
     ``lipschitz`` (L), ``curvature`` (c) and ``strong_convexity`` (m) are exact
-    sympy numbers when proved symbolically (``float()`` works on them), floats
+    numbers when proved symbolically (a :class:`fractions.Fraction`, or for an
+    irrational constant a sympy number; ``float()`` works on both; an unbounded
+    constant is ``math.inf``), floats
     when bounded by interval arithmetic ("validated": a proved upper bound) or
     estimated ("estimate"), and None when not established.
 
@@ -74,7 +75,7 @@ class Certificate:
         """How a condition was established: "symbolic", "validated", "dcp", "given", "estimate" or "none"."""
         return self.condition(_ALIASES.get(name, name)).method
 
-    def _constant(self, name: str) -> Any:  # an exact sympy number, a float or None (see the class)
+    def _constant(self, name: str) -> Any:  # an exact number, a float or None (see the class)
         return self.condition(name).value
 
     @property
@@ -159,11 +160,10 @@ class Certificate:
         """A JSON-ready description (numbers as strings and floats)."""
 
         def encode(value: Any) -> Any:
-            if isinstance(value, sp.Basic):
-                if value.is_infinite:  # standard JSON has no Infinity
-                    return {"exact": "oo", "float": None}
-                return {"exact": str(value), "float": float(value)}
-            return value
+            exact = exact_text(value)
+            if exact == "oo":  # standard JSON has no Infinity
+                return {"exact": "oo", "float": None}
+            return value if exact is None else {"exact": exact, "float": float(value)}
 
         data: dict[str, Any] = {
             "loss": self.loss,

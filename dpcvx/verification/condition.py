@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
-import sympy as sp
+from .exact import exact_text, is_sympy
 
 __all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS"]
 
 PROOF_METHODS = ("symbolic", "validated", "dcp", "given")
+_SHORT = 10**9  # a Fraction with a larger denominator prints as the double it is
 ESTIMATE_METHODS = ("estimate", "numeric")  # "numeric": the name used by older certificates
 
 
@@ -38,13 +40,15 @@ class Condition:
     def value_text(self) -> str:
         if self.value is None:
             return "-"
-        if isinstance(self.value, sp.Basic):
-            if self.value.is_infinite:
-                return "unbounded"
-            text = str(self.value)
-            if not self.value.is_Rational:
-                text += f" (~{float(self.value):.6g})"
-            return text
+        exact = exact_text(self.value)
+        if exact == "oo":
+            return "unbounded"
+        if isinstance(self.value, Fraction) and self.value.denominator > _SHORT:
+            return f"{float(self.value):.17g}"  # a double taken exactly (a bound rounded down)
+        if is_sympy(self.value):  # irrational
+            return f"{exact} (~{float(self.value):.6g})"
+        if exact is not None:
+            return exact
         if isinstance(self.value, float):
             return f"{self.value:.6g}"
         return str(self.value)

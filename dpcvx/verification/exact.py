@@ -1,4 +1,10 @@
-"""Exact (sympy) numbers and doubles: the exact reading of a double, and safe doubles of exact numbers.
+"""Exact numbers and doubles: the exact reading of a double, and safe doubles of exact numbers.
+
+The verifier's exact numbers are :class:`fractions.Fraction` (rationals, sympy-free, so a
+verification served from the proof cache never imports sympy) and, for the rare irrational
+constant a symbolic proof returns, sympy numbers (sympy is imported only when such a number is
+met). An unbounded constant is ``math.inf``. :func:`plain` brings a prover's sympy number to this
+form.
 
 The rounding policy is :mod:`dpcvx.rounding`'s: a constant a privacy proof
 needs no smaller (L, c) becomes a double no smaller than it
@@ -9,63 +15,94 @@ it lies on the wrong one.
 
 from __future__ import annotations
 
+import math
+import numbers
 from fractions import Fraction
-
-import numpy as np
-import sympy as sp
+from typing import Any
 
 from ..rounding import EPS, bound_up, next_down
 
-__all__ = ["NotFinite", "as_float_expr", "exact_constant", "float_down", "float_up", "product_down"]
+__all__ = ["NotFinite", "as_float_expr", "exact_constant", "exact_text", "float_down", "float_up", "is_sympy",
+           "plain", "product_down"]
 
 
 class NotFinite(ValueError):
     """A double with no exact value (NaN or infinite)."""
 
 
-def exact_constant(value: float) -> sp.Rational:
+def is_sympy(value: Any) -> bool:
+    """Whether ``value`` is a sympy object (told by its type's module: no sympy import)."""
+    return type(value).__module__.split(".")[0] == "sympy"
+
+
+def exact_constant(value: float) -> Fraction:
     """The simplest rational that rounds to the same double as ``value``.
 
     ``0.1`` becomes ``1/10`` and ``1/3`` becomes ``1/3``; a double with no
     short rational representative is taken exactly.
     """
     value = float(value)
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         raise NotFinite(f"non-finite constant {value!r}")
     simple = Fraction(value).limit_denominator(10**9)
     if float(simple) == value:
-        return sp.Rational(simple.numerator, simple.denominator)
-    return sp.Rational(value)
+        return simple
+    return Fraction(value)
 
 
-def float_down(value: sp.Expr | float) -> float:
-    """A double no larger than the exact value of a sympy number (a float is returned as it is).
+def plain(value: Any) -> Any:
+    """A prover's value in the verifier's exact form: a sympy rational as a Fraction, sympy infinity as inf.
+
+    Anything else (a string, a float, an irrational sympy number) is returned as it is.
+    """
+    if not is_sympy(value):
+        return value
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    if value.is_infinite and value.is_extended_positive:
+        return math.inf
+    return value
+
+
+def exact_text(value: Any) -> str | None:
+    """The exact text of an exact number ("1/4", "sqrt(2)"; "oo" for an unbounded constant), None for a double."""
+    if isinstance(value, float):
+        return "oo" if value == math.inf else None
+    if isinstance(value, (int, Fraction, numbers.Integral)) or is_sympy(value):
+        return str(value)
+    return None
+
+
+def float_down(value: Any) -> float:
+    """A double no larger than an exact number (a Fraction, an int or a sympy number); a float is returned as it is.
 
     For constants that must not be overstated: the strong convexity m.
     """
+    value = plain(value)
     if isinstance(value, float):
         return value
-    approx = float(sp.Float(value, 30))
-    if sp.Rational(approx) > value:
-        approx = next_down(approx)
-    return approx
+    if isinstance(value, (int, Fraction)):
+        approx = float(Fraction(value))  # a ratio of ints: the nearest double
+        return next_down(approx) if Fraction(approx) > value else approx
+    import sympy as sp  # an irrational sympy number: sympy is already loaded
+
+    approx = float(value.evalf(30))
+    return next_down(approx) if sp.Rational(approx) > value else approx
 
 
-def float_up(value: sp.Expr | float) -> float:
-    """A double no smaller than the exact value of a sympy number: for bounds L and c."""
+def float_up(value: Any) -> float:
+    """A double no smaller than an exact number: for bounds L and c."""
     return -float_down(-value)
 
 
-def product_down(exact: sp.Expr, x: float) -> float:
-    """A double <= exact * x (``exact`` a sympy number, ``x`` a double)."""
+def product_down(exact: Any, x: float) -> float:
+    """A double <= exact * x (``exact`` an exact number, ``x`` a double)."""
     if x == 0 or exact == 0:
         return 0.0
     product = min(float_down(exact) * x, float_up(exact) * x)
     return product - bound_up(2 * EPS * abs(product))
 
 
-def as_float_expr(value: float) -> sp.Expr:
-    """The double ``value`` as a sympy number, exactly: 0 as the integer 0, else a 53-bit Float."""
-    if value == 0:
-        return sp.Integer(0)
-    return sp.Float(value, precision=53)
+def as_float_expr(value: float) -> Fraction:
+    """The double ``value`` as an exact number, exactly."""
+    return Fraction(value)

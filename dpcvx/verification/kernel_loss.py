@@ -18,20 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cvxpy as cp
 import numpy as np
-import sympy as sp
 
 from ..exceptions import AssumptionError, InputError
 from ..losses import MarginLoss, from_spec
-from . import deadline
-from .loss_analysis import SYMBOL, SYMBOLIC_SECONDS
+from .loss_declaration import SYMBOLIC_SECONDS
 from .per_record import substitute
 from .problem import LossDerivatives
-from .symbolic import RealFunction
-from .translate import UnsupportedAtom, elementary, to_sympy
 from .verifier import verify_loss
+
+if TYPE_CHECKING:  # pragma: no cover - sympy is imported where the kernel loss's facts are proved
+    import sympy as sp
+
+    from .symbolic import RealFunction
 
 __all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge"]
 
@@ -98,6 +100,9 @@ def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Express
 
 def _symbolic_facts(expression: sp.Expr) -> tuple[float, float | None, TwoPieceLinear | None]:
     """(l(0), inf l or None, two-piece form or None) of a sympy loss: run in a worker process."""
+    from .loss_analysis import SYMBOL
+    from .symbolic import RealFunction
+
     function = RealFunction(expression, SYMBOL)
     value_at_zero = float(function.expression.subs(SYMBOL, 0))
     lowest = function.extremes(0)[0]
@@ -107,6 +112,10 @@ def _symbolic_facts(expression: sp.Expr) -> tuple[float, float | None, TwoPieceL
 
 def _two_pieces(function: RealFunction) -> TwoPieceLinear | None:
     """The (a1, c1, a2, c2) of a continuous two-piece linear function, else None."""
+    import sympy as sp
+
+    from .loss_analysis import SYMBOL
+
     lines: list[tuple[sp.Expr, sp.Expr]] = []
     for piece in function.pieces:
         if sp.diff(piece.expression, SYMBOL, 2) != 0:
@@ -141,6 +150,10 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     expression, variable = verified.expression, verified.variable
     if expression is None or variable is None:  # only a failed declaration has none, refused above
         raise InputError(f"the loss {verified.text} has no verified expression")
+    from . import deadline
+    from .loss_analysis import SYMBOL
+    from .translate import UnsupportedAtom, elementary, to_sympy
+
     value_at_zero, infimum, pieces = None, None, None
     try:
         form = elementary(to_sympy(expression, variable, SYMBOL))

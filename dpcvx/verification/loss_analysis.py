@@ -13,6 +13,7 @@ neither proved; they are marked "estimate". The entry point that caches the resu
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -20,92 +21,28 @@ import cvxpy as cp
 import numpy as np
 import sympy as sp
 
-from ..exceptions import InputError
 from ..progress import progress as progress_bar
 from . import numeric, proof_cache, validated
 from .certificate import PIECEWISE_NOTE, Condition
-from .problem import Loss, LossDerivatives
+from .exact import plain
+from .loss_declaration import (
+    LOSS_CONDITIONS,
+    SYMBOLIC_SECONDS,
+    check_time_limit,
+    cvxpy_evaluator,
+    declared_loss,
+    pending_conditions,
+)
+from .problem import Loss
 from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
-from .translate import UnsupportedAtom, elementary, lambdify, to_sympy
+from .translate import UnsupportedAtom, elementary, lambdify, numpy_code, to_sympy
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOL", "SYMBOLIC_SECONDS", "LossAnalyser", "cvxpy_evaluator", "declared_loss",
            "pending_conditions"]
 
 SYMBOL = sp.Symbol("z", real=True)
-SYMBOLIC_SECONDS = 20.0
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
 _LOG = logging.getLogger("dpcvx.verify")
-
-
-def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
-    """Call the loss on a scalar variable and check what comes back."""
-    variable = cp.Variable(name="z")
-    if not callable(loss):
-        raise TypeError(f"loss must be a callable z -> CVXPY expression, got {type(loss).__name__}")
-    expression = loss(variable)
-    if not isinstance(expression, cp.Expression):
-        raise TypeError(f"loss(z) returned {type(expression).__name__}, not a CVXPY expression")
-    if expression.size != 1:
-        raise TypeError(f"loss(z) must be a scalar, got shape {expression.shape}")
-    others = [v for v in expression.variables() if v.id != variable.id]
-    if others:
-        raise TypeError(f"loss(z) uses variables other than z: {[v.name() for v in others]}")
-    if expression.parameters() and any(p.value is None for p in expression.parameters()):
-        raise TypeError("loss(z) uses a cp.Parameter without a value")
-    return variable, expression
-
-
-def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
-    """Evaluate the CVXPY loss on arrays; NaN where a domain constraint is violated."""
-    built: dict[int, tuple[cp.Variable, cp.Expression | None, bool]] = {}
-
-    def build(size: int) -> tuple[cp.Variable, cp.Expression | None, bool]:
-        if size not in built:
-            variable = cp.Variable(size)
-            try:
-                expression = loss(variable)
-                vectorised = expression.shape == (size,)
-            except Exception:
-                expression, vectorised = None, False
-            built[size] = (variable, expression, vectorised)
-        return built[size]
-
-    scalar_variable, scalar_expression = declared_loss(loss)
-
-    def at(expression: cp.Expression, variable: cp.Variable, values: np.ndarray | float) -> np.ndarray:
-        variable.value = values
-        out = np.asarray(expression.value, dtype=float).reshape(np.shape(values))
-        for constraint in expression.domain:
-            residual = np.asarray(constraint.residual, dtype=float)
-            if residual.shape == out.shape:
-                out = np.where(residual > 1e-9, np.nan, out)
-            elif np.any(residual > 1e-9):
-                out = np.full_like(out, np.nan)
-        return out
-
-    def evaluate(values: np.ndarray) -> np.ndarray:
-        values = np.asarray(values, dtype=float)
-        variable, expression, vectorised = build(values.size)
-        if vectorised and expression is not None:  # vectorised: the loss built an expression
-            return at(expression, variable, values.ravel()).reshape(values.shape)
-        return np.array(
-            [at(scalar_expression, scalar_variable, float(v)) for v in values.ravel()]
-        ).reshape(values.shape)
-
-    return evaluate
-
-
-LOSS_CONDITIONS = (
-    ("convexity", "l is convex"),
-    ("differentiability", "l is continuously differentiable (C^1)"),
-    ("twice_differentiability", "l is twice differentiable (C^2)"),
-    ("lipschitz", "L = sup |l'(z)| is finite"),
-    ("curvature", "c = sup |l''(z)| is finite"),
-)
-
-
-def pending_conditions(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CONDITIONS) -> tuple[Condition, ...]:
-    return tuple(Condition(name, description, None, None, "none", reason) for name, description in names)
 
 
 class LossAnalyser:
@@ -142,18 +79,7 @@ class LossAnalyser:
         self.sympy_note = ""
         self.validated_note = ""
 
-    @staticmethod
-    def check_time_limit(time_limit: Any) -> float:
-        """Seconds for each worker call (sympy, then validated bounds); InputError when invalid."""
-        if time_limit is None:
-            return SYMBOLIC_SECONDS
-        try:
-            seconds = float(time_limit)
-        except (TypeError, ValueError):
-            seconds = float("nan")
-        if isinstance(time_limit, bool) or not (seconds > 0 and np.isfinite(seconds)):
-            raise InputError(f"time_limit must be a positive number of seconds (or None), got {time_limit!r}")
-        return seconds
+    check_time_limit = staticmethod(check_time_limit)
 
     # -- the three routes ---------------------------------------------------------------
 
@@ -384,9 +310,9 @@ class LossAnalyser:
             return Condition(name, description, False, None, how,
                              "l' jumps, so l'' is unbounded (a point mass at each kink)",
                              "use a C^1 loss such as dpcvx.losses.huber_hinge")
-        exact = self._fact(f"sup{order}")
+        exact = plain(self._fact(f"sup{order}"))  # a Fraction, inf, or an irrational sympy number
         if exact is not None:
-            if exact == sp.oo:
+            if exact == math.inf:
                 return Condition(name, description, False, exact, "symbolic", f"|{what}| is unbounded",
                                  unbounded_fix)
             return Condition(name, description, True, exact, "symbolic", "exact supremum over R")
@@ -396,15 +322,15 @@ class LossAnalyser:
                              f"upper bound by interval arithmetic over all of R ({proved.boxes} boxes); "
                              f"|{what}| reaches {proved.lower:.6g}{self.after_sympy()}")
         if proved is not None and proved.lower > _UNBOUNDED_WITNESS:
-            return Condition(name, description, False, sp.oo, "validated",
+            return Condition(name, description, False, math.inf, "validated",
                              f"|{what}| is unbounded: it reaches {proved.lower:.3g} (interval arithmetic)",
                              unbounded_fix)
         if proved is not None and not self.validated_note:
             self.validated_note = f"no validated bound: {proved.reason or 'no finite enclosure'}"
         estimate = self.numeric.lipschitz if order == 1 else self.numeric.curvature
-        value = sp.oo if not np.isfinite(estimate) else float(estimate)
+        value = math.inf if not np.isfinite(estimate) else float(estimate)
         note = (f"grid maximum x (1 + {numeric.SAFETY_FACTOR:g}) safety factor; {self.why_estimate()}")
-        if value == sp.oo:
+        if value == math.inf:
             return Condition(name, description, False, value, "estimate", f"|{what}| is unbounded; {note}",
                              unbounded_fix)
         return Condition(name, description, True, value, "estimate", note)
@@ -426,14 +352,12 @@ class LossAnalyser:
             self.bound("curvature", 2, first.passed is True, first.method),
         )
 
-    def derivatives(self, conditions: tuple[Condition, ...]) -> LossDerivatives | None:
-        """Numpy l, l', l'' for the fast solver, when the loss was translated and is C^1."""
+    def derivative_code(self, conditions: tuple[Condition, ...]) -> tuple[str, str, str] | None:
+        """The numpy code of l, l', l'' for the fast solver (:mod:`.numpy_code`), when the loss was translated
+        and is C^1; None otherwise."""
         differentiable = next(c for c in conditions if c.name == "differentiability").passed
         if self.symbolic is None or not differentiable:
             return None
         form = self.symbolic.rewrite(sp.Piecewise)
-        return LossDerivatives(
-            lambdify(SYMBOL, form),
-            lambdify(SYMBOL, sp.diff(form, SYMBOL)),
-            lambdify(SYMBOL, sp.diff(form, SYMBOL, 2)),
-        )
+        return (numpy_code(SYMBOL, form), numpy_code(SYMBOL, sp.diff(form, SYMBOL)),
+                numpy_code(SYMBOL, sp.diff(form, SYMBOL, 2)))

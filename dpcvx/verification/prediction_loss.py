@@ -17,14 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 import cvxpy as cp
-import sympy as sp
 
 from ..exceptions import AssumptionError
-from .translate import UnsupportedAtom, to_sympy
 
 __all__ = ["takes_prediction_and_label", "residual_loss"]
-
-_P, _Y, _R = sp.symbols("p y r", real=True)
 
 
 def takes_prediction_and_label(loss: Any) -> bool:
@@ -42,20 +38,25 @@ def takes_prediction_and_label(loss: Any) -> bool:
 
 def residual_loss(loss: Callable[..., Any]) -> Callable[[cp.Expression], cp.Expression]:
     """r -> l(r, 0) once l(p, y) = l(p - y, 0) is proved symbolically; AssumptionError otherwise."""
+    import sympy as sp  # the proof that l(p, y) is a loss of p - y
+
+    from .translate import UnsupportedAtom, to_sympy
+
+    p_symbol, y_symbol, r_symbol = sp.symbols("p y r", real=True)
     prediction, label = cp.Variable(name="p"), cp.Variable(name="y")
     try:
         expression = loss(prediction, label)
-        form = to_sympy(expression, prediction, _P, {label.id: _Y})
+        form = to_sympy(expression, prediction, p_symbol, {label.id: y_symbol})
     except UnsupportedAtom as error:
         raise AssumptionError(f"the loss l(p, y) could not be translated to prove that it is a loss of the residual "
                               f"p - y ({error}); write it as a function of the residual, lambda r: ...") from None
     except Exception as error:
         raise AssumptionError(f"the loss l(p, y) is not a scalar CVXPY expression of two scalars: "
                               f"{type(error).__name__}: {error}") from None
-    shifted = form.subs(_P, _R + _Y)
-    if _Y in shifted.free_symbols:
+    shifted = form.subs(p_symbol, r_symbol + y_symbol)
+    if y_symbol in shifted.free_symbols:
         shifted = sp.expand(sp.piecewise_fold(shifted))
-    if _Y in shifted.free_symbols:
+    if y_symbol in shifted.free_symbols:
         raise AssumptionError(
             f"the loss l(p, y) = {form} is not a function of the residual p - y alone, so the regression theorems "
             "(gradient l'(r) x, Hessian l''(r) x x^T) do not apply; write a loss of p - y such as "

@@ -22,11 +22,17 @@ loss that needs the validated route paid about 25 s. :func:`run` stands in for
      expression copied over this one is refused;
    * that key names the prover, the exact sympy form of its arguments (``srepr``) and the
      fingerprint of the code that proved it (the dpcvx version, a SHA-256 of every source
-     file of ``dpcvx/verification`` and ``dpcvx/rounding.py``, and the sympy, mpmath and
-     Python versions), so an entry written by other code is stale and never found.
+     file of ``dpcvx/verification`` and ``dpcvx/rounding.py``, and the sympy, mpmath, CVXPY and
+     Python versions, read from the installed metadata), so an entry written by other code is
+     stale and never found.
 
    The entry's text is evaluated (sympy's constructor form) only after these checks.
 3. **The worker** (:func:`dpcvx.verification.deadline.run`), whose result is then stored.
+
+The same storage (:func:`load_data`, :func:`store_data`, :func:`shipped_data`) keeps the
+verifier's whole result for a loss, :mod:`dpcvx.verification.loss_record`, which a fit finds
+without sympy. This module imports no sympy itself: the provers and the codec are imported when
+a prover result is looked up or stored.
 
 What is stored is the prover's output, not the certificate: the verifier builds the
 conditions from it by the same code as from a fresh result, so a cached verification
@@ -52,16 +58,17 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..version import __version__
-from . import deadline
-from .proof_codec import Unencodable, decode, encode, same
-from .symbolic import loss_facts
-from .validated import TIME_LIMIT_REASON, validated_facts
 
-__all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "SHIPPED", "ENVIRONMENT"]
+if TYPE_CHECKING:  # pragma: no cover - the worker module is imported when a proof is run
+    from .deadline import DeadlineResult
+
+__all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "load_data", "store_data", "shipped_data",
+           "SHIPPED", "ENVIRONMENT"]
 
 ENVIRONMENT = "DPCVX_CACHE_DIR"
 SHIPPED = Path(__file__).with_name("catalogue_proofs.json")
@@ -69,13 +76,27 @@ _KEY_FILE = "hmac.key"
 _KEY_BYTES = 32
 _LOG = logging.getLogger("dpcvx.verify")
 
-# prover name -> (function, number of leading arguments that determine its result); the
-# arguments after those are time budgets, which change only how soon a result is cut short
-PROVERS: dict[str, tuple[Callable[..., Any], int]] = {
-    "symbolic.loss_facts": (loss_facts, 3),
-    "validated.validated_facts": (validated_facts, 4),
-}
-_NAMES = {function: name for name, (function, _) in PROVERS.items()}
+
+
+class Unencodable(TypeError):
+    """A value with no exact text form (it is then not cached), or stored data that is malformed."""
+
+
+@functools.lru_cache(maxsize=1)
+def provers() -> dict[str, tuple[Callable[..., Any], int]]:
+    """Prover name -> (function, number of leading arguments that determine its result).
+
+    The arguments after those are time budgets, which change only how soon a result is cut
+    short. Built on first use: the provers import sympy, which a cache hit never needs.
+    """
+    from .symbolic import loss_facts
+    from .validated import validated_facts
+
+    return {"symbolic.loss_facts": (loss_facts, 3), "validated.validated_facts": (validated_facts, 4)}
+
+
+def _name(function: Callable[..., Any]) -> str | None:
+    return next((name for name, (known, _) in provers().items() if known is function), None)
 
 
 @dataclass(frozen=True)
@@ -93,10 +114,12 @@ class Entry:
     limit: float | None
 
     @classmethod
-    def of(cls, result: deadline.DeadlineResult, seconds: float | None) -> Entry | None:
+    def of(cls, result: DeadlineResult, seconds: float | None) -> Entry | None:
         """The entry to keep for a worker result, or None (a failed worker is never kept)."""
         if not (result.finished or result.timed_out):
             return None
+        from .validated import TIME_LIMIT_REASON
+
         partial = result.timed_out or any(TIME_LIMIT_REASON in repr(item) for item in result.items)
         if partial and seconds is None:
             return None
@@ -106,15 +129,19 @@ class Entry:
     def serves(self, seconds: float | None) -> bool:
         return self.limit is None or (seconds is not None and seconds <= self.limit)
 
-    def replay(self, on_item: Callable[[Any], None] | None) -> deadline.DeadlineResult:
+    def replay(self, on_item: Callable[[Any], None] | None) -> DeadlineResult:
+        from .deadline import DeadlineResult
+
         for item in self.items:
             if on_item is not None:
                 on_item(item)
-        return deadline.DeadlineResult(items=list(self.items), finished=self.finished, error=self.error,
-                                       timed_out=self.timed_out)
+        return DeadlineResult(items=list(self.items), finished=self.finished, error=self.error,
+                              timed_out=self.timed_out)
 
     def to_data(self) -> dict[str, Any]:
         """JSON data; Unencodable unless it decodes back to the same items."""
+        from .proof_codec import decode, encode, same
+
         data = {"items": encode(self.items), "finished": self.finished, "timed_out": self.timed_out,
                 "error": self.error, "limit": encode(self.limit)}
         if not same(decode(data["items"]), self.items):
@@ -124,6 +151,8 @@ class Entry:
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Entry:
         """The entry from trusted data (the shipped file, or an entry whose HMAC was checked)."""
+        from .proof_codec import decode
+
         items = decode(data["items"])
         limit = decode(data["limit"])
         if not isinstance(items, tuple) or not isinstance(data["finished"], bool) or \
@@ -139,22 +168,31 @@ def _canonical(data: Any) -> str:
 
 def proof_key(name: str, args: tuple[Any, ...]) -> str:
     """The canonical text of a prover call: its name and the exact (srepr) form of the arguments that matter."""
-    return _canonical({"prover": name, "args": encode(args[:PROVERS[name][1]])})
+    from .proof_codec import encode
+
+    return _canonical({"prover": name, "args": encode(args[:provers()[name][1]])})
 
 
 # --- the shipped catalogue -------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=1)
-def _shipped() -> dict[str, Entry]:
-    """The shipped catalogue's entries by proof key (empty if written by another dpcvx version)."""
+def shipped_data() -> dict[str, Any]:
+    """The shipped catalogue file's JSON data (empty if absent, or written by another dpcvx or CVXPY version)."""
     try:
         data = json.loads(SHIPPED.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    if data.get("dpcvx_version") != __version__:
+    if not isinstance(data, dict) or data.get("dpcvx_version") != __version__ or \
+            data.get("cvxpy_version") != _version("cvxpy"):
         return {}
-    return {entry["key"]: Entry.from_data(entry["entry"]) for entry in data["entries"]}
+    return data
+
+
+def _shipped(key: str) -> Entry | None:
+    """The shipped catalogue's prover entry for ``key`` (decoded on first use), or None."""
+    raw = {entry["key"]: entry["entry"] for entry in shipped_data().get("entries", ())}.get(key)
+    return None if raw is None else Entry.from_data(raw)
 
 
 # --- the on-disk cache -------------------------------------------------------------------------
@@ -172,9 +210,6 @@ def cache_directory() -> Path | None:
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> dict[str, str]:
     """What a proof depends on besides its input: the versions and a hash of the proving code's source."""
-    import mpmath
-    import sympy
-
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     sources = sorted((package / "verification").rglob("*.py")) + [package / "rounding.py"]
@@ -186,8 +221,16 @@ def fingerprint() -> dict[str, str]:
         code = digest.hexdigest()
     except OSError:  # no readable source (a bytecode-only install): entries of this process only
         code = "unreadable:" + secrets.token_hex(16)
-    return {"dpcvx": __version__, "sources": code, "sympy": sympy.__version__,
-            "mpmath": mpmath.__version__, "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+    return {"dpcvx": __version__, "sources": code, "sympy": _version("sympy"), "mpmath": _version("mpmath"),
+            "cvxpy": _version("cvxpy"), "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+
+
+def _version(distribution: str) -> str:
+    """An installed distribution's version, read from its metadata (without importing it)."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 _SECRETS: dict[Path, bytes] = {}
@@ -227,22 +270,26 @@ def _mac(secret: bytes, key: str, entry: Any) -> str:
     return hmac.new(secret, _canonical([key, entry]).encode(), hashlib.sha256).hexdigest()
 
 
-def _entry_path(directory: Path, key: str) -> Path:
-    return directory / "proofs" / (hashlib.sha256(key.encode()).hexdigest() + ".json")
+def _entry_path(directory: Path, key: str, folder: str = "proofs") -> Path:
+    return directory / folder / (hashlib.sha256(key.encode()).hexdigest() + ".json")
 
 
 def _disk_key(key: str) -> str:
     return _canonical({"proof": key, "code": fingerprint()})
 
 
-def load(key: str) -> Entry | None:
-    """The on-disk entry for ``key``, or None: absent, off, or refused (bad HMAC, another key)."""
+def load_data(key: str, folder: str = "proofs") -> Any:
+    """The data stored on disk for ``key`` in ``folder``, or None: absent, off, or refused (bad HMAC, another key).
+
+    The data is returned only after its HMAC, under this installation's secret key, has verified
+    over the full key (``key`` and the code's :func:`fingerprint`) and the data.
+    """
     directory = cache_directory()
     secret = None if directory is None else _secret(directory)
     if directory is None or secret is None:
         return None
     full = _disk_key(key)
-    path = _entry_path(directory, full)
+    path = _entry_path(directory, full, folder)
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -256,26 +303,40 @@ def load(key: str) -> Entry | None:
     if not hmac.compare_digest(stored["mac"], _mac(secret, full, stored.get("entry"))):
         _LOG.info("proof cache: entry %s refused: its HMAC does not verify", path.name)
         return None
+    return stored.get("entry")
+
+
+def load(key: str) -> Entry | None:
+    """The on-disk prover entry for ``key``, or None: absent, off, refused (see :func:`load_data`) or malformed."""
+    data = load_data(key)
+    if data is None:
+        return None
     try:
-        return Entry.from_data(stored["entry"])
+        return Entry.from_data(data)
     except (Unencodable, KeyError, TypeError) as error:
-        _LOG.debug("proof cache: entry %s refused: %s", path.name, error)
+        _LOG.debug("proof cache: entry refused: %s", error)
         return None
 
 
 def store(key: str, entry: Entry) -> None:
-    """Write ``entry`` for ``key`` (atomically); silently skipped when the cache is off or unwritable."""
-    directory = cache_directory()
-    secret = None if directory is None else _secret(directory)
-    if directory is None or secret is None:
-        return
-    full = _disk_key(key)
-    path = _entry_path(directory, full)
+    """Write the prover ``entry`` for ``key``; skipped when it has no exact text form (see :func:`store_data`)."""
     try:
         data = entry.to_data()
     except Unencodable as error:
         _LOG.debug("proof cache: result not stored: %s", error)
         return
+    store_data(key, data)
+
+
+def store_data(key: str, data: Any, folder: str = "proofs") -> None:
+    """Write JSON ``data`` for ``key`` in ``folder`` under an HMAC (atomically); silently skipped when the cache
+    is off or unwritable."""
+    directory = cache_directory()
+    secret = None if directory is None else _secret(directory)
+    if directory is None or secret is None:
+        return
+    full = _disk_key(key)
+    path = _entry_path(directory, full, folder)
     text = json.dumps({"key": full, "entry": data, "mac": _mac(secret, full, data)}, sort_keys=True)
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)
@@ -295,13 +356,21 @@ def store(key: str, entry: Entry) -> None:
 
 # --- the stand-in for deadline.run ---------------------------------------------------------------
 
-_RECORDED: list[tuple[str, Entry]] | None = None  # set while write_catalogue proves the catalogue
+# set while write_catalogue proves the catalogue: kind ("entries", "records") -> [(key, result)]
+_RECORDED: dict[str, list[tuple[str, Any]]] | None = None
+
+
+def recorded(kind: str) -> list[tuple[str, Any]] | None:
+    """The list collecting results of ``kind`` while the catalogue is written (then nothing is served), else None."""
+    return None if _RECORDED is None else _RECORDED.setdefault(kind, [])
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None) -> deadline.DeadlineResult:
+        on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
     """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there."""
-    name = _NAMES.get(function)
+    from . import deadline
+
+    name = _name(function)
     try:
         key = None if name is None else proof_key(name, args)
     except Unencodable:
@@ -309,15 +378,16 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     if key is None:
         return deadline.run(function, args, seconds=seconds, on_item=on_item)
     if _RECORDED is None:
-        for lookup in (_shipped().get, load):
+        for lookup in (_shipped, load):
             entry = lookup(key)
             if entry is not None and entry.serves(seconds):
                 return entry.replay(on_item)
     result = deadline.run(function, args, seconds=seconds, on_item=on_item)
     fresh = Entry.of(result, seconds)
     if fresh is not None:
-        if _RECORDED is not None:
-            _RECORDED.append((key, fresh))
+        collecting = recorded("entries")
+        if collecting is not None:
+            collecting.append((key, fresh))
         else:
             store(key, fresh)
     return result
@@ -334,9 +404,9 @@ def catalogue_losses() -> list[Any]:
 
 
 @contextlib.contextmanager
-def _recording() -> Iterator[list[tuple[str, Entry]]]:
+def _recording() -> Iterator[dict[str, list[tuple[str, Any]]]]:
     global _RECORDED
-    _RECORDED = []
+    _RECORDED = {}
     try:
         yield _RECORDED
     finally:
@@ -352,19 +422,26 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
     from . import verifier
 
     verifier._LOSS_CACHE.clear()
-    with _recording() as recorded:
+    with _recording() as collected:
         for loss in catalogue_losses():
             verifier.verify_loss(loss)
     verifier._LOSS_CACHE.clear()
-    incomplete = [key for key, entry in recorded if entry.limit is not None]
+    recorded_entries, records = collected.get("entries", []), collected.get("records", [])
+    incomplete = [key for key, entry in recorded_entries + records if entry.limit is not None]
     if incomplete:
         raise RuntimeError(f"a catalogue proof was cut short by the time limit: {incomplete}")
-    entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()} for key, entry in dict(recorded).items()]
-    lines = ",\n  ".join(json.dumps(entry, sort_keys=True) for entry in entries)  # one entry a line
-    path.write_text(f'{{"dpcvx_version": {json.dumps(__version__)},\n "entries": [\n  {lines}\n ]\n}}\n',
+    entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()}
+                                     for key, entry in dict(recorded_entries).items()]
+    verified = [{"key": key, "record": record.to_data()} for key, record in dict(records).items()]
+
+    def lines(items: list[dict[str, Any]]) -> str:
+        return ",\n  ".join(json.dumps(item, sort_keys=True) for item in items)  # one entry a line
+
+    path.write_text(f'{{"dpcvx_version": {json.dumps(__version__)}, "cvxpy_version": {json.dumps(_version("cvxpy"))},'
+                    f'\n "entries": [\n  {lines(entries)}\n ],\n "losses": [\n  {lines(verified)}\n ]\n}}\n',
                     encoding="utf-8")
-    _shipped.cache_clear()
-    return [entry["key"] for entry in entries]
+    shipped_data.cache_clear()
+    return [entry["key"] for entry in entries] + [item["key"] for item in verified]
 
 
 if __name__ == "__main__":  # the package's module, not this __main__ copy, holds the recording state

@@ -27,6 +27,7 @@ from typing import Any
 import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from .proof_cache import Unencodable
 from .symbolic import Failed
 from .translate import Sigmoid, Softplus
 from .validated import InfBound, Smoothness, SupBound
@@ -35,10 +36,6 @@ __all__ = ["Unencodable", "encode", "decode", "same"]
 
 _CLASSES: dict[str, type] = {cls.__name__: cls for cls in (Failed, SupBound, InfBound, Smoothness)}
 _NAMESPACE: dict[str, Any] = {}
-
-
-class Unencodable(TypeError):
-    """A value the codec has no exact text form for (it is then not cached)."""
 
 
 def encode(value: Any) -> Any:

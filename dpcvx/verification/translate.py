@@ -26,7 +26,9 @@ from sympy.logic.boolalg import ITE
 
 from . import atoms
 from .atoms import Node
-from .exact import NotFinite, exact_constant
+from .exact import NotFinite
+from .exact import exact_constant as _exact_fraction
+from .numpy_code import VARIABLE, compile_code, softplus
 
 __all__ = [
     "Softplus",
@@ -36,6 +38,7 @@ __all__ = [
     "register",
     "elementary",
     "lambdify",
+    "numpy_code",
 ]
 
 
@@ -58,6 +61,12 @@ class Sigmoid(sp.Function):
 
     def _eval_rewrite_as_exp(self, x: sp.Expr, **kwargs: Any) -> sp.Expr:
         return 1 / (1 + sp.exp(-x))
+
+
+def exact_constant(value: float) -> sp.Rational:
+    """:func:`.exact.exact_constant` as a sympy number: the simplest rational rounding to the same double."""
+    fraction = _exact_fraction(value)
+    return sp.Rational(fraction.numerator, fraction.denominator)
 
 
 class UnsupportedAtom(Exception):
@@ -320,19 +329,8 @@ def elementary(expression: sp.Expr) -> sp.Expr:
     )
 
 
-def _softplus(x: np.ndarray) -> np.ndarray:
-    """log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, within a few ulp, and about four times
-    faster than numpy's logaddexp(0, x) (whose exp and log are not vectorised)."""
-    return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
-
-
-_STABLE_NUMPY = {
-    "Softplus": _softplus,
-    "Sigmoid": expit,
-}
-
-
-_CHUNK = 32_768  # elements per chunk of a long vector
+_STABLE_NUMPY = {"Softplus": softplus, "Sigmoid": expit}  # sympy.lambdify's namespace for the same functions
+_PRINTED_NAMES = {"Softplus": "softplus", "Sigmoid": "sigmoid"}  # :data:`.numpy_code.STABLE_FUNCTIONS`
 
 
 def _without_ite(expression: sp.Expr) -> sp.Expr:
@@ -345,17 +343,15 @@ def _without_ite(expression: sp.Expr) -> sp.Expr:
     return expression.replace(ITE, lambda a, b, c: sp.Or(sp.And(a, b), sp.And(sp.Not(a), c)))
 
 
+def numpy_code(symbol: sp.Symbol, expression: sp.Expr) -> str:
+    """``expression`` as the text of a numpy expression in ``z`` (sympy's NumPyPrinter, as ``sympy.lambdify``
+    prints it), with stable softplus/sigmoid; :func:`.numpy_code.compile_code` loads it."""
+    from sympy.printing.numpy import NumPyPrinter
+
+    printer = NumPyPrinter({"fully_qualified_modules": True, "user_functions": _PRINTED_NAMES})
+    return str(printer.doprint(_without_ite(expression).subs(symbol, sp.Symbol(VARIABLE, real=True))))
+
+
 def lambdify(symbol: sp.Symbol, expression: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
-    """A vectorised numpy function of ``expression`` with stable softplus/sigmoid."""
-    function = sp.lambdify(symbol, _without_ite(expression), modules=[_STABLE_NUMPY, "numpy"])
-
-    def evaluate(values: np.ndarray) -> np.ndarray:
-        values = np.asarray(values, dtype=float)
-        if values.ndim != 1 or values.size <= _CHUNK:
-            return np.broadcast_to(np.asarray(function(values), dtype=float), values.shape).copy()
-        out = np.empty_like(values)  # by chunks: the expression's temporaries stay in cache (2-3x faster)
-        for start in range(0, values.size, _CHUNK):
-            out[start:start + _CHUNK] = function(values[start:start + _CHUNK])
-        return out
-
-    return evaluate
+    """A vectorised numpy function of ``expression``: its :func:`numpy_code`, compiled."""
+    return compile_code(numpy_code(symbol, expression))

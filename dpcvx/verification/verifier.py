@@ -18,6 +18,7 @@ worker's results are kept across processes by :mod:`dpcvx.verification.proof_cac
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -26,10 +27,12 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..validation import check_flag
+from . import loss_record
 from .certificate import Certificate, Condition
 from .constraints import Constraints
 from .kst12 import with_kst12
-from .loss_analysis import LOSS_CONDITIONS, SYMBOL, SYMBOLIC_SECONDS, LossAnalyser, declared_loss, pending_conditions
+from .loss_declaration import LOSS_CONDITIONS, SYMBOLIC_SECONDS, check_time_limit, declared_loss, pending_conditions
+from .numpy_code import UnsafeCode
 from .per_record import NotSeparable, check_separable
 from .problem import Loss, LossDerivatives, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
 from .regularizer import RegularizerAnalysis, analyse_regularizer
@@ -43,10 +46,18 @@ __all__ = [
     "VerifiedLoss",
     "VerifiedRegularizer",
     "verify_problem",
-    "SYMBOL",
     "SYMBOLIC_SECONDS",
 ]
 PROBE_DIM = 3
+_LOG = logging.getLogger("dpcvx.verify")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SYMBOL":  # the loss's sympy symbol: sympy is imported only when it is asked for
+        from .loss_analysis import SYMBOL
+
+        return SYMBOL
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _readable(expression: cp.Expression) -> str:
@@ -117,7 +128,7 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
     shows a tqdm bar when tqdm is installed (else logs to "dpcvx.verify").
     Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
     """
-    LossAnalyser.check_time_limit(time_limit)
+    seconds = check_time_limit(time_limit)
     try:
         variable, expression = declared_loss(loss)
         key = _structural_key(expression)
@@ -129,16 +140,47 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
         except NotSeparable as error:
             _LOSS_CACHE[key] = _not_separable(_readable(expression), error, expression, variable)
             return _LOSS_CACHE[key]
-        analyser = LossAnalyser(loss, variable, expression, time_limit, progress)
-        conditions = analyser.conditions()
-        verified = VerifiedLoss(
-            _readable(expression), conditions, analyser.dcp_convex, analyser.derivatives(conditions),
-            expression, variable,
-        )
-        if analyser.timed_out:
+        try:
+            record_key = loss_record.record_key(key)
+        except loss_record.Unencodable:
+            record_key = None
+        found = None if record_key is None else loss_record.lookup(record_key, seconds)
+        if found is not None:  # served from the shipped catalogue or the disk: no sympy
+            record, derivatives = found
+            _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
+                                            expression, variable)
+            return _LOSS_CACHE[key]
+        verified, code, complete = _analysed(loss, variable, expression, time_limit, progress)
+        if record_key is not None:  # cut short: kept with its limit, for calls with a limit no larger
+            limit = None if complete else seconds
+            loss_record.keep(record_key, loss_record.LossRecord(verified.text, verified.conditions,
+                                                                verified.dcp_convex, code, limit))
+        if not complete:
             return verified
         _LOSS_CACHE[key] = verified
     return _LOSS_CACHE[key]
+
+
+def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, time_limit: float | None,
+              progress: bool) -> tuple[VerifiedLoss, tuple[str, str, str] | None, bool]:
+    """Prove the loss conditions (sympy; the provers' results may come from the proof cache).
+
+    Returns the verified loss, the numpy code of its derivatives, and whether the result is
+    complete (no time limit cut it short). The derivatives are compiled from that code, as
+    a cached record's are, so a fresh and a cached verification give the solver the same functions.
+    """
+    from .loss_analysis import LossAnalyser
+
+    analyser = LossAnalyser(loss, variable, expression, time_limit, progress)
+    conditions = analyser.conditions()
+    code = analyser.derivative_code(conditions)
+    try:
+        derivatives = loss_record.derivatives_of(code)
+    except UnsafeCode as error:  # printed code the loader refuses: the solver goes without derivatives
+        _LOG.warning("verify: the derivatives' numpy code was refused (%s); the generic solver is used", error)
+        code, derivatives = None, None
+    verified = VerifiedLoss(_readable(expression), conditions, analyser.dcp_convex, derivatives, expression, variable)
+    return verified, code, not analyser.timed_out
 
 
 def _not_separable(text: str, error: NotSeparable, expression: cp.Expression, variable: cp.Variable) -> VerifiedLoss:

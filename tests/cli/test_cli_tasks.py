@@ -108,3 +108,35 @@ def test_parquet_errors_are_typed(table, tmp_path, capsys):
         assert main(["fit", *args, *COLUMNS, "--out", str(tmp_path / "m.json")]) != 0
         assert message in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+def shifted_table(table, tmp_path, shift, name):
+    """The table with the target column t shifted by ``shift``."""
+    lines = table.read_text().splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    path = tmp_path / name
+    path.write_text("\n".join([lines[0]] + [f"{a},{b},{float(t) + shift:.3f},{k}" for a, b, t, k in rows]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("extra", [["--delta", "1e-6"], ["--loss", "huber_regression:m=1"]])
+def test_a_label_range_lo_hi_is_the_symmetric_bound_around_its_centre(table, tmp_path, extra):
+    """--label-bound 30,50 on targets t + 40 fits t with the half-width 10 (|t| <= 10) and adds the public
+    centre 40 to the intercept: the same weights, the intercept 40 higher, B = 10 in the certificate."""
+    ranged, centred = tmp_path / "ranged.json", tmp_path / "centred.json"
+    assert main(["fit", str(shifted_table(table, tmp_path, 40.0, "high.csv")), "--target", "t", "--task", "regression",
+                 "--label-bound", "30,50", *COLUMNS, *extra, "--out", str(ranged)]) == 0
+    assert main(["fit", str(table), "--target", "t", "--task", "regression", "--label-bound", "10", *COLUMNS, *extra,
+                 "--out", str(centred)]) == 0
+    a, b = dpcvx.load(ranged), dpcvx.load(centred)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-9)  # the targets' text rounds t + 40 - 40
+    assert a.intercept_ == pytest.approx(b.intercept_ + 40.0, abs=1e-9)
+    assert a.certificate.label_bound == b.certificate.label_bound == 10.0
+
+
+@pytest.mark.parametrize("bound", ["50,30", "30,30", "1,2,3", "a,b", "0"])
+def test_a_malformed_label_bound_is_a_usage_error(table, tmp_path, capsys, bound):
+    code = main(["fit", str(table), "--target", "t", "--task", "regression", "--label-bound", bound, *COLUMNS,
+                 "--delta", "1e-6", "--out", str(tmp_path / "m.json")])
+    assert code == 2 and "--label-bound" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()

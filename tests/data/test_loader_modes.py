@@ -74,8 +74,35 @@ def test_paper_mode_warns_at_the_callers_line_and_its_schema_holds_the_data_maxi
     paper = [w for w in caught if issubclass(w.category, PaperModeWarning)]
     assert len(paper) == 1 and paper[0].filename == __file__
     assert "maximum" in str(paper[0].message) and "dropped" in str(paper[0].message)
-    ages = next(c for c in saved_schema(dataset, tmp_path)["columns"] if c["name"] == "age")
-    assert ages["hi"] == 50.0  # the kept records' maximum: what the default mode must never save
+    ages = next(c for c in dataset.schema.columns if c.name == "age")
+    assert ages.hi == 50.0  # the kept records' maximum: what no release may hold
+    assert "age" in dataset.schema.read_off_data
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.PaperModeWarning")
+def test_save_refuses_the_paper_schema_naming_its_columns_and_writes_nothing(tmp_path):
+    dataset = load_adult(path=write_adult(tmp_path), mode="paper")
+    model = dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(dataset.X, dataset.y, epsilon=1.0, random_state=0)
+    path = tmp_path / "model.json"
+    with pytest.raises(dpcvx.NonPublicSchemaError, match=r"'age'.*read off the data.*NumericColumn") as caught:
+        dpcvx.save(model, path, schema=dataset.schema)
+    assert isinstance(caught.value, dpcvx.InputError) and not path.exists()
+    assert "50" not in str(caught.value)  # names the column, never the maximum it read
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.PaperModeWarning")
+def test_save_refuses_a_schema_file_that_says_it_was_read_off_the_data(tmp_path):
+    """The mark is the column's source, which a schema file keeps: a paper schema saved and read back is
+    refused too, and only the paper columns are named."""
+    dataset = load_adult(path=write_adult(tmp_path), mode="paper")
+    columns = (dpcvx.NumericColumn("hours", 0, 99, source="the week"), *dataset.schema.columns[:1])
+    schema = dpcvx.PublicSchema.load(dpcvx.PublicSchema(columns).save(tmp_path / "schema.json"))
+    assert schema.read_off_data == (dataset.schema.columns[0].name,)
+    model = dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(schema.transform({"hours": [1.0], "age": [30.0]}),
+                                                         [1], epsilon=1.0, random_state=0)
+    with pytest.raises(dpcvx.NonPublicSchemaError, match=f"'{dataset.schema.columns[0].name}'") as caught:
+        dpcvx.save(model, tmp_path / "model.json", schema=schema)
+    assert "'hours'" not in str(caught.value)
 
 
 @pytest.mark.data("adult")

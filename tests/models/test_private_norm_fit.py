@@ -71,7 +71,7 @@ def test_private_erm_with_a_private_bound_clips_to_it_and_states_its_part():
 
 @pytest.mark.parametrize("kwargs, error", [
     ({"epsilon": 5.0}, BudgetExceededError),
-    ({"delta": 1e-6}, InputError),
+    ({"delta": 1.5}, InputError),
     ({"share": 1.0}, InputError),
     ({"r_min": 3, "r_max": 3.5}, InputError),
 ])
@@ -91,10 +91,10 @@ def test_the_budget_split_never_exceeds_the_total():
         assert eps_q + eps_fit <= epsilon
 
 
-def test_private_erm_points_data_norm_private_to_the_charged_path():
+def test_private_erm_with_a_private_bound_and_no_range_is_refused_naming_norm_range():
     X, y = _data()
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
-    with pytest.raises(InputError, match="fit_private_norm"):
+    with pytest.raises(InputError, match="norm_range"):
         dpcvx.PrivateERM(data_norm="private").fit(X, y, epsilon=1.0, accountant=accountant)
     assert accountant.ledger == []
 

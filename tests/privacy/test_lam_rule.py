@@ -62,6 +62,33 @@ def test_lam_falls_like_one_over_n_epsilon_as_derived(monkeypatch):
     assert not _scaling_holds(lambda n, eps: learner.choose_lam(n, 20, eps).lam)
 
 
+def _monotone(choose) -> bool:
+    """Lam never rises as epsilon or n grows (more privacy budget or more rows: less noise per record)."""
+    epsilons, sizes = (0.1, 1.0, 10.0), (300, 3000, 100_000)
+    by_eps = [[choose(n, eps) for eps in epsilons] for n in sizes]
+    by_n = [[choose(n, eps) for n in sizes] for eps in epsilons]
+    return all(a >= b for row in by_eps + by_n for a, b in zip(row, row[1:], strict=False))
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_lam_never_rises_with_epsilon_or_n(monkeypatch, mechanism):
+    learner = PrivateERM(lam="auto", data_norm=1.0)
+
+    def choose(n: int, eps: float) -> float:
+        return learner.choose_lam(n, 20, eps, mechanism).lam
+
+    assert _monotone(choose)
+    # a broken bound whose noise term grows like n (n^3 times the 1/n^2 of the averaged form) is caught
+    honest = lam_rule.excess_risk_bound
+
+    def broken(calibration, mechanism, *, n, **kwargs):
+        noise, bias = honest(calibration, mechanism, n=n, **kwargs)
+        return noise * n**3 / 1e12, bias
+
+    monkeypatch.setattr(lam_rule, "excess_risk_bound", broken)
+    assert not _monotone(choose)
+
+
 def test_lam_rises_with_the_width_and_with_delta_zero_against_gaussian_noise():
     """More columns mean more noise (E||b|| = d / beta): a larger Lam. At d = 200 the Gaussian
     noise (E||b|| ~ sigma sqrt(d)) is smaller than the pure noise, so its Lam is smaller."""

@@ -6,19 +6,27 @@ variant, a message that lists the offending value as the old ones did, is checke
 assertion, so the assertion can fail.
 """
 
+import gzip
+import zlib
+
 import numpy as np
 import pytest
 
 import dpcvx
 from dpcvx.cli import main
+from dpcvx.data.csv_table import read_table_columns
 from dpcvx.data.datasets import load_adult
+from dpcvx.data.kernels import CallableKernel, LinearKernel
 from dpcvx.estimators import DPLogisticRegression
 from dpcvx.exceptions import InputError
 from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.models.tuning.checks import check_candidate
+from dpcvx.regressors import DPLinearRegression
 
 SECRET_LABEL = 987654321
 SECRET_CELL = "SECRET"
-SECRETS = (str(SECRET_LABEL), SECRET_CELL)
+# the secret as numpy and Python print it too (a 1-D array in a message, a norm formatted :g)
+SECRETS = (str(SECRET_LABEL), SECRET_CELL, f"{SECRET_LABEL:g}", f"{float(SECRET_LABEL)!r}")
 X = np.array([[0.1, 0.2], [0.3, -0.1], [-0.2, 0.4], [0.0, 0.1]])
 
 
@@ -61,9 +69,83 @@ def test_refusal_names_no_private_value(entry):
     assert "row" in str(caught.value)  # it still says where
 
 
+def kernel_quoting_its_input(A, B):
+    """A user's kernel that refuses a large feature, quoting it, as user code may."""
+    if np.abs(A).max() > 1e6:
+        raise ValueError(f"feature out of range: {A.max():.0f}")
+    return A @ B.T
+
+
+class LearnerCheckingOnTheData:
+    """A user's learner whose input check raises a TypeError that quotes a label."""
+
+    def fit(self, X, y):
+        return self
+
+    def check_fit_inputs(self, X, y):
+        raise TypeError(f"label {y[2]} is not a class")
+
+
+X_SECRET = np.array([[0.1, 0.2], [0.3, -0.1], [-0.2, float(SECRET_LABEL)], [0.0, 0.1]])
+X_CELL = np.array([[0.1, 0.2], [0.3, SECRET_CELL], [-0.2, 0.4], [0.0, 0.1]], dtype=object)
+Y_REAL = np.array([0.1, -0.2, 0.3, 0.0])
+
+# The refusals that a foreign exception's text (numpy's, scikit-learn's, a user callable's) would quote.
+FOREIGN_TEXT = {
+    "kernel callable": lambda: dpcvx.PINP(kernel=CallableKernel(kernel_quoting_its_input, 1.0), lam=0.1,
+                                          max_queries=1).fit(X_SECRET, [1, -1, 1, -1], epsilon=1.0),
+    "estimator, X cell that is not a number": lambda: DPLogisticRegression(random_state=0).fit(X_CELL, [0, 1, 1, 0]),
+    "estimator, 1-D X": lambda: DPLogisticRegression(random_state=0).fit(
+        np.array([1, 2, SECRET_LABEL, 4]), [0, 1, 1, 0]),
+    "estimator predict, X cell": lambda: DPLogisticRegression(random_state=0).fit(X, [0, 1, 1, 0]).predict(X_CELL),
+    "regressor, X cell": lambda: DPLinearRegression(random_state=0).fit(X_CELL, Y_REAL),
+    "regressor, y cell": lambda: DPLinearRegression(random_state=0).fit(X, np.array(["0.1", SECRET_CELL, "0", "1"])),
+    "regressor predict, X cell": lambda: DPLinearRegression(random_state=0).fit(X, Y_REAL).predict(X_CELL),
+    "PrivateERM, 1-D X": lambda: dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(
+        np.array([0.1, SECRET_CELL], dtype=object), np.array([-1, 1]), epsilon=1.0),
+    "tune, a learner's check": lambda: check_candidate(LearnerCheckingOnTheData(), X, labels_with_secret(), {}),
+    "kernel query above the bound": lambda: dpcvx.PINP(kernel=LinearKernel(1.0), lam=0.1, max_queries=2).fit(
+        X, [1, -1, 1, -1], epsilon=1.0, random_state=0).predict(X_SECRET),
+}
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+@pytest.mark.parametrize("entry", FOREIGN_TEXT)
+def test_refusal_quotes_no_foreign_text_on_the_data(entry):
+    with pytest.raises(InputError) as caught:
+        FOREIGN_TEXT[entry]()
+    assert not leaked(str(caught.value)), str(caught.value)
+    assert caught.value.__cause__ is None or not leaked(str(caught.value.__cause__))  # nor in a traceback
+
+
+def test_uci_loader_names_no_byte_of_the_file(tmp_path):
+    (tmp_path / "adult.test").write_text("39, State-gov\n")
+    (tmp_path / "adult.data.gz").write_bytes(b"987654321, State-gov\n")  # not gzip: gzip quotes b'98'
+    with pytest.raises(InputError, match="adult.data.gz is not the plain-text") as caught:
+        load_adult(path=tmp_path)
+    assert "b'98'" not in str(caught.value), str(caught.value)
+    (tmp_path / "adult.data.gz").unlink()
+    (tmp_path / "adult.data").write_bytes("39, S\u00c9CRET\n".encode())  # not ASCII: the codec quotes 0xc3
+    with pytest.raises(InputError, match="byte 5") as caught:
+        load_adult(path=tmp_path)
+    assert "0xc3" not in str(caught.value), str(caught.value)
+
+
+def test_gzip_refusal_names_no_checksum_of_the_content(tmp_path):
+    content = b"age,income\n987654321,>50K\n"
+    packed = bytearray(gzip.compress(content))
+    packed[-8:-4] = (zlib.crc32(content) ^ 1).to_bytes(4, "little")  # the stored CRC no longer matches
+    (tmp_path / "data.csv.gz").write_bytes(bytes(packed))
+    with pytest.raises(InputError, match="damaged") as caught:
+        read_table_columns(tmp_path / "data.csv.gz", ["age", "income"])
+    assert f"{zlib.crc32(content):x}" not in str(caught.value), str(caught.value)
+
+
 def test_the_check_fails_on_a_message_that_lists_the_value():
     broken = InputError(f"y has labels outside the declared classes (0, 1): {SECRET_LABEL!r}")
     assert leaked(str(broken))
+    assert leaked(str(ValueError(f"Expected 2D array, got 1D array instead:\narray={np.array([1, 2, SECRET_LABEL])}")))
+    assert leaked(f"query row 2 has ||phi(z)|| = {float(SECRET_LABEL):.6g}")
 
 
 def test_adult_loader_refusal_names_no_label(tmp_path):

@@ -35,7 +35,8 @@ LAYERS = [
     {"solvers"},
     {"release"},
     {"models"},
-    {"estimators", "estimator_checks", "regressors", "noise_warning", "plots", "demo", "cli", "__main__", "__init__"},
+    {"estimators", "estimator_checks", "regressors", "noise_warning", "adassp_warning", "plots", "demo", "cli",
+     "__main__", "__init__"},
 ]
 
 

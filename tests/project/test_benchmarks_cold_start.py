@@ -15,7 +15,7 @@ from benchmarks import cold_start  # noqa: E402
 
 
 def sample(first_fit: float) -> dict[str, float]:
-    return {"import_dpcvx": 0.05, "imports": 1.0, "first_fit": first_fit, "second_fit": 0.01}
+    return {"import_dpcvx": 0.05, "user_imports": 1.0, "imports": 0.25, "first_fit": first_fit, "second_fit": 0.01}
 
 
 def test_summary_reports_medians_and_the_ratio_side_by_side():
@@ -27,17 +27,20 @@ def test_summary_reports_medians_and_the_ratio_side_by_side():
     }
     rows = {row["case"]: row for row in cold_start.summary(runs)}
     erm = rows["PrivateERM(logistic)"]
-    assert erm["before_beyond_import"] == 4.0 and erm["after_beyond_import"] == pytest.approx(1.2)
-    assert erm["after_beyond_all_imports"] == 0.2 and erm["ratio_after_to_before"] == pytest.approx(0.3)
+    assert erm["before_beyond_import"] == 4.25 and erm["after_beyond_import"] == pytest.approx(1.45)
+    assert erm["after_beyond_user_imports"] == pytest.approx(0.45) and erm["target_0_5_s_met"]
+    assert erm["before_beyond_user_imports"] == 3.25 and not rows["CLI verify --loss logistic"].get("target_0_5_s_met")
+    assert erm["after_beyond_all_imports"] == 0.2 and erm["ratio_after_to_before"] == pytest.approx(1.45 / 4.25)
     assert rows["CLI verify --loss logistic"]["after_beyond_import"] == 1.0
     meta = {"date_utc": "now", "python": "3", "machine": "m", "load_before": "1", "load_after": "1",
             "repeats": 3, "custom_repeats": 0}
     text = cold_start.markdown(list(rows.values()), meta)
-    assert "| PrivateERM(logistic) | 4.00 | 1.20 | 0.30 | 3.00 | 0.20 | 1.00 | 0.01 |" in text
+    assert "| PrivateERM(logistic) | 4.25 | 1.45 | 0.34 | 3.25 | **0.45** | 3.00 | 0.20 | 0.01 |" in text
+    assert "judged on the second column" in text
 
 
 @pytest.mark.slow
 def test_a_fresh_process_reports_each_phase():
-    times = cold_start.fit_times(ROOT, "PrivateERM(logistic)")
-    assert set(times) == {"import_dpcvx", "imports", "first_fit", "second_fit"}
+    times = cold_start.fit_times(ROOT, "PrivateERM(dpcvx.losses.logistic())")
+    assert set(times) == {"import_dpcvx", "user_imports", "imports", "first_fit", "second_fit"}
     assert all(value > 0 for value in times.values())

@@ -27,3 +27,11 @@ def test_speed_sweep_runs_and_records_every_case(tmp_path):
     recorded = json.loads((tmp_path / "tiny.json").read_text())
     assert recorded["pairs"] == 1
     assert "| dense dpcvx / sklearn | 2,000 x 5 |" in (tmp_path / "tiny.md").read_text()
+
+
+@pytest.mark.slow
+def test_speed_sweep_runs_only_the_cases_asked_for(tmp_path):
+    output = speed_sweep.main(["--cases", "sparse", "--sparse", "600x200", "--pairs", "1",
+                               "--out", str(tmp_path), "--tag", "one"])
+    assert [case["kind"] for case in output["cases"]] == ["sparse"]
+    assert "| sparse dpcvx / sklearn | 600 x 200 |" in (tmp_path / "one.md").read_text()

@@ -84,7 +84,7 @@ def test_file_has_the_documented_keys(model, tmp_path):
     data = saved(model, tmp_path)
     assert set(data) == {"format", "format_version", "kind", "library_version", "mechanism", "epsilon",
                          "delta", "classes", "privatised", "preprocessing", "certificate"}
-    assert data["format"] == "dpcvx-model" and data["format_version"] == 3 and data["kind"] == "linear"
+    assert data["format"] == "dpcvx-model" and data["format_version"] == 4 and data["kind"] == "linear"
     assert set(data["privatised"]) == {"coef", "intercept"} and len(data["privatised"]["coef"]) == 4
     assert data["library_version"] == dpcvx.__version__
     assert data["preprocessing"]["row_map"] == {"norm_bound": 1.0, "fit_intercept": True,
@@ -196,7 +196,7 @@ def fail_condition(data):
 
 @pytest.mark.parametrize("change, message", [
     (edit(["format"], "pickle"), "not a dpcvx model file"),
-    (edit(["format_version"], 4), "not a dpcvx model file"),
+    (edit(["format_version"], 5), "not a dpcvx model file"),
     (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel', 'multiclass', 'regression'\\]"),
     (delete("kind"), "kind\" must be one of"),
     (edit(["format_version"], 2), "a format_version 2 file has no \"kind\""),
@@ -245,7 +245,7 @@ def test_version_2_linear_files_still_load(model, tmp_path, data):
     assert np.array_equal(loaded.decision_function(X_test), model.decision_function(X_test))
     assert loaded.kind == "linear" and loaded.certificate.to_dict() == saved_data["certificate"]
     again = json.loads(dpcvx.save(loaded, tmp_path / "again.json").read_text())
-    assert again["format_version"] == 3 and again["kind"] == "linear"
+    assert again["format_version"] == 4 and again["kind"] == "linear"
 
 
 def test_unreadable_files_are_refused(model, tmp_path):

@@ -22,14 +22,6 @@ from dpcvx import losses
 LAM = 1e-3
 
 
-def _data(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    X /= np.linalg.norm(X, axis=1)[:, None] * 1.01
-    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
-    return X, y
-
-
 def _gradient(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """grad F, independently of dpcvx: -sum_i y_i sigma(-y_i w^T x_i) x_i + n Lam w."""
     return -X.T @ (y * expit(-y * (X @ w))) + X.shape[0] * LAM * w
@@ -51,9 +43,9 @@ def _reference(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     (12_000, 120, 400, "newton-cg"),   # one all-rows Hessian, then CG preconditioned by its factor
     (12_000, 30, 10, "newton-cg"),     # beyond the dense limit: CG on H v from the start, no Hessian formed
 ], ids=["hessian", "stale-factor-cg", "plain-cg"])
-def test_row_blocks_reach_the_certified_minimiser(n, d, dense_limit, solver, monkeypatch):
+def test_row_blocks_reach_the_certified_minimiser(rows_in_ball, n, d, dense_limit, solver, monkeypatch):
     monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", dense_limit)
-    X, y = _data(n, d, seed=d)
+    X, y = rows_in_ball(n, d, seed=d)
     erm = dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0)
     model = erm.fit_nonprivate(X, y)
     info = erm.diagnostics_
@@ -69,9 +61,9 @@ def test_row_blocks_reach_the_certified_minimiser(n, d, dense_limit, solver, mon
     np.testing.assert_allclose(w, column_major, rtol=1e-8, atol=1e-10)
 
 
-def test_row_major_input_is_not_copied(monkeypatch):
+def test_row_major_input_is_not_copied(rows_in_ball, monkeypatch):
     """A row-major float64 X is read where it lies: no column-major copy is made for the solver."""
-    X, y = _data(5_000, 10, seed=1)
+    X, y = rows_in_ball(5_000, 10, seed=1)
     before = X.copy()
     seen = []
     original = linear.newton

@@ -112,7 +112,7 @@ def test_slow_damped_start_is_not_mistaken_for_a_stall():
 @pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
 def test_subsampled_hessian_reaches_the_same_minimiser(loss, monkeypatch):
     rng = np.random.default_rng(5)
-    n, d = 20_000, 20  # n >= 4 * hessian_sample_size(n, d) = 4000: Newton starts subsampled
+    n, d = 20_000, 20  # n >= 4 * hessian_sample_size(n, d) = 8000: Newton starts subsampled
     X = rng.normal(size=(n, d))
     X /= np.linalg.norm(X, axis=1).max()
     y = np.where(X @ rng.normal(size=d) + 0.1 * rng.normal(size=n) > 0, 1, -1)

@@ -18,7 +18,7 @@ import pytest
 import sympy as sp
 
 from dpcvx import losses
-from dpcvx.verification import deadline, proof_cache, verifier
+from dpcvx.verification import deadline, loss_record, proof_cache, verifier
 from dpcvx.verification.proof_codec import decode, encode, same
 from dpcvx.verification.symbolic import Failed, loss_facts
 from dpcvx.verification.validated import InfBound, Smoothness, SupBound
@@ -61,10 +61,16 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
-def prove(monkeypatch, loss, fail=False):
-    """Verify ``loss`` afresh in this process (the in-memory cache emptied); (certificate, prover)."""
+def prove(monkeypatch, loss, fail=False, records=False):
+    """Verify ``loss`` afresh in this process (the in-memory cache emptied); (certificate, prover).
+
+    ``records=False`` looks up no verified-loss record (tests/verification/test_loss_record.py tests
+    those), so that the prover cache answers or the prover runs.
+    """
     prover = Prover(fail)
     monkeypatch.setattr(deadline, "run", prover)
+    if not records:
+        monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
     monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
     return verifier.verify_problem(loss, dim=3).certificate, prover
 
@@ -206,7 +212,7 @@ def test_every_shipped_entry_is_proved_again_by_the_provers():
     assert len(shipped) == len(proof_cache.catalogue_losses())
     for record in shipped:
         key = json.loads(record["key"])
-        function, arity = proof_cache.PROVERS[key["prover"]]
+        function, arity = proof_cache.provers()[key["prover"]]
         args = decode(key["args"])
         assert len(args) == arity
         extra = (None,) * (function.__code__.co_argcount - arity)  # no time limit

@@ -8,6 +8,7 @@ the exact or double-precision smallest eigenvalue.
 """
 
 import time
+from fractions import Fraction
 
 import cvxpy as cp
 import numpy as np
@@ -55,7 +56,7 @@ def rational(array):
 
 def assert_sound(m, H_exact):
     """H - m I is PSD in exact arithmetic: m <= lambda_min(H)."""
-    m = sp.Rational(float(m)) if not isinstance(m, sp.Rational) else m
+    m = sp.Rational(m.numerator, m.denominator) if isinstance(m, Fraction) else sp.Rational(float(m))
     shifted = H_exact - m * sp.eye(H_exact.shape[0])
     assert all(isinstance(x, sp.Rational) for x in shifted), "exact arithmetic only"
     assert shifted.is_positive_semidefinite, (m, H_exact)
@@ -157,7 +158,7 @@ def test_weighted_regularizer_through_verify_and_both_solvers():
     regularizer = lambda w: cp.sum(cp.multiply(a, cp.square(w)))  # noqa: E731
     cert = dpcvx.verify(losses.logistic(), regularizer, dim=d)
     assert cert.allows("objective") and cert.allows("output")
-    assert cert.strong_convexity == 1 and isinstance(cert.strong_convexity, sp.Integer)
+    assert cert.strong_convexity == 1 and isinstance(cert.strong_convexity, Fraction)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(400, d))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
@@ -303,8 +304,8 @@ def test_certified_m_never_exceeds_the_true_smallest_eigenvalue():
         assert analysis.quadratic is not None                   # every term recognised
         if analysis.strong_convexity_exact:
             exact_cases += 1
-            assert isinstance(m, sp.Rational)
-            assert (H - m * sp.eye(d)).det() == 0                 # m IS the smallest eigenvalue
+            assert isinstance(m, Fraction)
+            assert (H - sp.Rational(m.numerator, m.denominator) * sp.eye(d)).det() == 0  # m IS lambda_min
         else:
             scale = max(1.0, float(max(abs(x) for x in H)))
             assert float(m) >= truth - 1e-9 * scale * d, (trial, float(m), truth)

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dpcvx.verification.exact import exact_constant
-from dpcvx.verification.translate import UnsupportedAtom, lambdify, to_sympy
+from dpcvx.verification.translate import UnsupportedAtom, exact_constant, lambdify, to_sympy
 
 Z = sp.Symbol("z", real=True)
 POINTS = np.array([-7.3, -2.0, -0.5, 0.0, 0.25, 0.9, 1.0, 1.6, 3.0, 12.0])

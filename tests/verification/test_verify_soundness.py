@@ -10,6 +10,7 @@ checked here by dense sampling of the closed-form derivatives.
 import json
 import math
 import time
+from fractions import Fraction
 
 import cvxpy as cp
 import numpy as np
@@ -224,7 +225,7 @@ def test_untranslatable_loss_is_conditional_when_estimates_are_allowed():
 def test_catalogue_constants_stay_exact_and_symbolic(loss, L, c):
     cert = dpcvx.verify(loss)
     assert cert.lipschitz == L and cert.curvature == c
-    assert isinstance(cert.curvature, sp.Basic)
+    assert isinstance(cert.curvature, Fraction)  # exact
     for name in ("lipschitz", "curvature", "differentiability", "twice_differentiability", "domain"):
         assert cert.method(name) == "symbolic"
     assert cert.allows("objective") and not cert.conditional

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 
-from ...exceptions import AssumptionError, InputError
+from ...exceptions import AssumptionError, InputError, withheld
 from ...privacy.accountant import check_accountant, check_cost
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import child_seed
@@ -216,6 +216,19 @@ def _takes_keyword(function: Any, name: str) -> bool:
         return False
 
 
+def _binds(function: Any, *args: Any, **keywords: Any) -> bool:
+    """Whether ``function``'s signature takes these arguments (True if it cannot be read)."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return True
+    try:
+        signature.bind(*args, **keywords)
+    except TypeError:
+        return False
+    return True
+
+
 def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
     """Whether ``function`` can be called with these keyword arguments (True if unknown)."""
     try:
@@ -270,8 +283,10 @@ def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[s
             fit_params = dict(fit_params, epsilon=epsilon)
         try:
             declared = check(X, y, **fit_params)
-        except TypeError as error:
-            raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {error}") from None
+        except TypeError as error:  # arguments the check does not take (public), or raised on the data
+            reason = str(error) if isinstance(error, InputError) or not _binds(check, X, y, **fit_params) \
+                else withheld(error)
+            raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {reason}") from None
         if classes is None and isinstance(declared, tuple):
             classes = declared
     return classes

@@ -17,14 +17,18 @@ from ...exceptions import InputError
 from ...privacy import registry
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve, curve_of_calibration
+from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ..model import ReleaseCertificate
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
+from .migrate import recompute_as_written
 
-# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing;
+# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing,
+# private_bound and private_label_bound (data_norm / label_bound = "private");
 # privacy_curve (files written before curves lack it)
-_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "lam_rule"}
+_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "lam_rule", "private_bound",
+                              "private_label_bound"}
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
@@ -179,7 +183,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
-    recomputed = _recomputable(registry.recompute, calibration)
+    recomputed = _recomputable(recompute_as_written, calibration)
     for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
         if key not in recomputed:
             raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
@@ -253,7 +257,15 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"certificate.constants.R is {values['R']!r} but the effective norm bound is "
                          f"{effective!r}; the file has been edited")
     calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
-    check_recorded_curve(recorded_curve, curve_of_calibration(calibration, epsilon, delta))
+    records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
+               (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
+    drawn = [record for record in records.values() if record is not None]
+    total = sum(record["epsilon"] for record in drawn) + epsilon
+    if any(record["total_epsilon"] != total for record in drawn):
+        raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
+                         f"= {total!r}; the file has been edited")
+    check_recorded_curve(recorded_curve, bound_then_fit_curve([record["epsilon"] for record in drawn], epsilon, delta)
+                         if drawn else curve_of_calibration(calibration, epsilon, delta))
     neighbours = _text("certificate.neighbours", item["neighbours"])
     if not neighbours.strip():
         raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
@@ -283,7 +295,38 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                                                                             data["label_bound"]),
         lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
         post_processing=_post_processing(data.get("post_processing", [])),
+        **records,
     )
+
+
+def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
+    """A recorded privately drawn bound (``key``): on its public grid of consecutive powers of two, equal to
+    the certificate's ``stated`` bound (data_norm or label_bound), q in (0, 1), eps_q > 0."""
+    if data is None:
+        return None
+    what = f"certificate.{key}"
+    item = json_object(what, data, set(PRIVATE_BOUND_KEYS))
+    grid = item["grid"]
+    if not isinstance(grid, list) or not grid:
+        raise InputError(f"{what}.grid must be a non-empty list of powers of two")
+    values = [_positive(f"{what}.grid[{i}]", value) for i, value in enumerate(grid)]
+    if values != list(power_of_two_grid(values[0], values[-1])):
+        raise InputError(f"{what}.grid must be the consecutive powers of two of a public range; the file has been "
+                         "edited")
+    bound = _positive(f"{what}.bound", item["bound"])
+    if bound not in values or bound != stated:
+        raise InputError(f"{what}.bound is {bound!r}: it must lie on the grid and be the certificate's bound "
+                         f"{stated!r}; the file has been edited")
+    _positive(f"{what}.epsilon", item["epsilon"])
+    _number(f"{what}.total_epsilon", item["total_epsilon"])
+    if not 0 < _number(f"{what}.quantile", item["quantile"]) < 1:
+        raise InputError(f"{what}.quantile must lie in (0, 1)")
+    if Neighbours.of_statement(_text(f"{what}.neighbours", item["neighbours"]),
+                               f"{what}.neighbours") is not Neighbours.REPLACE_ONE:
+        raise InputError(f"{what}.neighbours must be replace-one (the quantile's proof)")
+    for name in ("theorem", "composition"):
+        _text(f"{what}.{name}", item[name])
+    return dict(item)
 
 
 def _lam_rule(data: Any, lam: float | None) -> dict | None:

@@ -38,7 +38,7 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
         "kind": "linear",
         "library_version": __version__,
         "mechanism": certificate["mechanism"],
-        "epsilon": certificate["epsilon"],
+        "epsilon": model.certificate.total_epsilon,  # what the release cost (with a private bound, eps_q + eps_fit)
         "delta": certificate["delta"],
         "classes": [_label(value) for value in model.classes_.tolist()],
         "privatised": {"coef": model.coef_.tolist(), "intercept": model.intercept_},
@@ -57,7 +57,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     _text("library_version", item["library_version"])
     _check_same("library_version", item["library_version"], certificate.library_version)
     _check_same("mechanism", item["mechanism"], certificate.mechanism)
-    _check_same("epsilon", _number("epsilon", item["epsilon"]), certificate.epsilon)
+    _check_same("epsilon", _number("epsilon", item["epsilon"]), certificate.total_epsilon)
     _check_same("delta", _number("delta", item["delta"]), certificate.delta)
 
     classes = item["classes"]

@@ -16,8 +16,8 @@ eigendecomposition of a d x d matrix the user did not write:
 * Squares on coordinate maps (``sum_squares``, ``sum(square)``,
   ``sum(multiply(a, square(.)))``, ``a @ square(.)``, ``norm(.)**2``,
   ``quad_over_lin(., y)``, ``quad_form`` with a diagonal P) give a diagonal
-  Hessian: the scaled-identity part is a sympy rational, and the minimum of
-  the diagonal is computed exactly (sympy, at the few candidate coordinates
+  Hessian: the scaled-identity part is an exact rational (Fraction), and the minimum of
+  the diagonal is computed exactly (rational arithmetic, at the few candidate coordinates
   that floating point cannot separate) when every coefficient is exact, else
   rounded down with a rigorous error bound. The convention is the Hessian's:
   ``0.5 ||w||^2`` has m = 1, ``sum(multiply(a, square(w)))`` has m = 2 min(a).

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, TypeVar
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
-import sympy as sp
 
 from ...rounding import EPS, bound_up, two_product, two_sum
 from .. import atoms
@@ -50,7 +50,7 @@ class AffineMap:
 
     Coordinate form (``A`` None): output r is ``coef_r * w[idx[r]] + b_r``
     (``idx`` None means idx = arange(d); ``idx[r] = -1`` a constant row), with
-    coef_r = ``scale`` (an exact sympy number) or ``vec[r]`` (a double within
+    coef_r = ``scale`` (an exact Fraction) or ``vec[r]`` (a double within
     ``err[r]`` of the exact coefficient; err None means exact). The indices of
     non-constant rows are distinct. Dense form: ``A`` (k x d) within Frobenius
     distance ``dense_err`` of the exact matrix.
@@ -58,7 +58,7 @@ class AffineMap:
 
     b: np.ndarray
     idx: np.ndarray | None = None
-    scale: sp.Expr | None = None
+    scale: Fraction | None = None
     vec: np.ndarray | None = None
     err: np.ndarray | None = None
     A: np.ndarray | None = None
@@ -78,7 +78,7 @@ class AffineMap:
         return present(self.A, "matrix of a dense map")
 
     @property
-    def factor(self) -> sp.Expr:
+    def factor(self) -> Fraction:
         """The exact scale of a coordinate map without per-row coefficients."""
         return present(self.scale, "scale of a coordinate map")
 
@@ -89,7 +89,7 @@ class AffineMap:
         """Bounds on |exact - float| of ``coefficients()``."""
         if self.vec is None:
             value = float(self.factor)
-            exact = sp.Rational(value) == self.factor
+            exact = Fraction(value) == self.factor
             return np.full(self.size, 0.0 if exact else bound_up(abs(value) * EPS / 2))
         return np.zeros(self.size) if self.err is None else self.err
 
@@ -119,7 +119,7 @@ def constant_value(node: Node) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
-def scalar_constant(node: Node) -> sp.Expr | None:
+def scalar_constant(node: Node) -> Fraction | None:
     """The exact value of a constant with exactly ONE entry, else None.
 
     A constant whose entries merely coincide (``c * np.ones((d, d))``) is not
@@ -137,15 +137,15 @@ def flat(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(value, shape).ravel(order="F")
 
 
-def _scale_map(m: AffineMap, factor: sp.Expr) -> AffineMap:
+def _scale_map(m: AffineMap, factor: Fraction) -> AffineMap:
     f = float(factor)
     b = f * m.b
     if not m.coordinate:
         error = m.dense_err * abs(f) + EPS * float(np.linalg.norm(m.matrix)) * abs(f)
         return AffineMap(b, A=f * m.matrix, dense_err=bound_up(error))
     if m.vec is None:
-        return AffineMap(b, idx=m.idx, scale=m.scale * factor)
-    exact_f = sp.Rational(f) == factor
+        return AffineMap(b, idx=m.idx, scale=m.factor * factor)
+    exact_f = Fraction(f) == factor
     return _multiply_coordinates(m, np.full(m.size, f), b, 0.0 if exact_f else EPS)
 
 
@@ -165,12 +165,12 @@ def affine_map(node: Node, w: cp.Variable) -> AffineMap:
     if isinstance(node, cp.Variable):
         if node.id != w.id:
             raise Unsupported("a second variable")
-        return AffineMap(np.zeros(dim), scale=sp.Integer(1))
+        return AffineMap(np.zeros(dim), scale=Fraction(1))
     if node.is_constant():
         return AffineMap(flat(constant_value(node), node.shape), idx=np.full(node.size, -1),
-                    scale=sp.Integer(1))
+                    scale=Fraction(1))
     if isinstance(node, atoms.NEGATE):
-        return _scale_map(affine_map(node.args[0], w), sp.Integer(-1))
+        return _scale_map(affine_map(node.args[0], w), Fraction(-1))
     if isinstance(node, atoms.ADD):
         return _add_maps(node, w)
     if isinstance(node, atoms.MULTIPLY):
@@ -310,7 +310,7 @@ def _add_maps(node: Node, w: cp.Variable) -> AffineMap:
         or (part.idx is not None and first.idx is not None and np.array_equal(part.idx, first.idx))
         for part in parts)
     if same_rows and all(part.vec is None for part in parts):
-        return AffineMap(b, idx=first.idx, scale=sum((part.factor for part in parts), sp.Integer(0)))
+        return AffineMap(b, idx=first.idx, scale=sum((part.factor for part in parts), Fraction(0)))
     if same_rows:
         total = parts[0].coefficients()
         err = parts[0].coefficient_errors()

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import cvxpy as cp
-import sympy as sp
 
 from ..atoms import Node
 from ..exact import float_down
@@ -34,7 +34,7 @@ class RegularizerAnalysis:
     dim: int
     convex: bool
     finite_everywhere: bool
-    strong_convexity: sp.Expr
+    strong_convexity: Fraction
     strong_convexity_exact: bool
     differentiable: bool | None
     twice_differentiable: bool | None

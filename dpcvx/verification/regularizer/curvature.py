@@ -1,6 +1,6 @@
 """The Hessian of the quadratic terms of N and a proved lower bound of its smallest eigenvalue.
 
-Squares on coordinate maps give a diagonal Hessian whose minimum is computed exactly (sympy, at
+Squares on coordinate maps give a diagonal Hessian whose minimum is computed exactly (rational arithmetic, at
 the few candidate coordinates floating point cannot separate) when every coefficient is exact,
 else rounded down with a rigorous error bound. Dense terms are bounded one by one from the user's
 matrices (``2 sigma_min(A)^2``, ``lambda_min(P + P^T) s^2``); the sum of per-term lower bounds is a
@@ -11,9 +11,9 @@ once, and the larger of the two proved bounds is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 
 from ...rounding import EPS, bound_up, sum_down
 from ..exact import as_float_expr, exact_constant, float_down, product_down
@@ -36,7 +36,7 @@ class DiagonalMatrix(np.ndarray):
 class _Diagonal:
     """Hessian diag: coordinate ``cols[r]`` gets coef * weight[r] * vec[r]^2."""
 
-    coef: sp.Expr
+    coef: Fraction
     cols: np.ndarray          # distinct, >= 0
     weight: np.ndarray | None
     vec: np.ndarray | None    # None: 1
@@ -69,7 +69,7 @@ class _Diagonal:
 class _Dense:
     """A dense Hessian term: coef * A^T diag(weight) A (``S`` None) or coef * A^T S A."""
 
-    coef: sp.Expr
+    coef: Fraction
     A: np.ndarray | None      # None: the identity (A = I, k = d)
     A_err: float
     weight: np.ndarray | None = None
@@ -155,7 +155,7 @@ class _Dense:
 @dataclass
 class Curvature:
     dim: int
-    alpha: sp.Expr = sp.Integer(0)
+    alpha: Fraction = Fraction(0)
     diagonals: list[_Diagonal] = field(default_factory=list)
     denses: list[_Dense] = field(default_factory=list)
     linear: np.ndarray | None = None
@@ -164,7 +164,7 @@ class Curvature:
         if np.any(g):
             self.linear = g if self.linear is None else self.linear + g
 
-    def add_squares(self, m: AffineMap, coef: sp.Expr, weight: np.ndarray | None) -> None:
+    def add_squares(self, m: AffineMap, coef: Fraction, weight: np.ndarray | None) -> None:
         """coef * sum_r weight_r (m(w)_r)^2: Hessian 2 coef M^T diag(weight) M."""
         dim = self.dim
         if weight is not None and not np.all(np.isfinite(weight)):
@@ -188,7 +188,7 @@ class Curvature:
         self.denses.append(_Dense(2 * coef, m.A, m.dense_err, weight=weight))
         self.add_linear(2 * float(coef) * (m.matrix.T @ wb))
 
-    def add_quad_form(self, m: AffineMap, P: np.ndarray, coef: sp.Expr) -> None:
+    def add_quad_form(self, m: AffineMap, P: np.ndarray, coef: Fraction) -> None:
         """coef * x^T P x with x = m(w): Hessian coef M^T (P + P^T) M."""
         dim = self.dim
         if isinstance(P, DiagonalMatrix):
@@ -221,10 +221,10 @@ class Curvature:
             out[piece.cols] += piece.values()
         return out
 
-    def diagonal_lower(self) -> tuple[sp.Expr | float, bool]:
-        """min over coordinates of the exact diagonal part: (exact sympy, True) or (float lower, False)."""
+    def diagonal_lower(self) -> tuple[Fraction | float, bool]:
+        """min over coordinates of the exact diagonal part: (exact Fraction, True) or (float lower, False)."""
         if not self.diagonals:
-            return sp.Integer(0), True
+            return Fraction(0), True
         low = np.zeros(self.dim)
         slack = np.zeros(self.dim)
         magnitude = np.zeros(self.dim)
@@ -253,25 +253,21 @@ class Curvature:
         unique = np.unique(keys, axis=0)
         if unique.shape[0] > EXACT_CANDIDATES:
             return lower_float, False
-        best = None
-        for key in unique:
-            value = sp.Integer(0)
-            for t, piece in enumerate(self.diagonals):
-                value += piece.coef * exact_constant(key[2 * t]) * exact_constant(key[2 * t + 1]) ** 2
-            best = value if best is None or value < best else best
-        return best, True
+        candidates_exact = [sum((piece.coef * exact_constant(key[2 * t]) * exact_constant(key[2 * t + 1]) ** 2
+                       for t, piece in enumerate(self.diagonals)), Fraction(0)) for key in unique]
+        return min(candidates_exact), True
 
-    def modulus(self) -> tuple[sp.Expr, bool, tuple[str, ...]]:
+    def modulus(self) -> tuple[Fraction, bool, tuple[str, ...]]:
         diag_value, exact = self.diagonal_lower()
         if not self.denses:
-            if exact:
+            if exact and not isinstance(diag_value, float):
                 m = self.alpha + diag_value
                 if m < 0:
-                    return sp.Integer(0), False, ("the quadratic terms' Hessian is not PSD",)
+                    return Fraction(0), False, ("the quadratic terms' Hessian is not PSD",)
                 how = ("multiple of the identity" if not self.diagonals else
                        "diagonal Hessian: exact minimum of the diagonal")
                 return m, True, (f"m: {how}",)
-            value = sum_down([float_down(self.alpha), diag_value])
+            value = sum_down([float_down(self.alpha), float(diag_value)])
             return as_float_expr(max(value, 0.0)), False, (
                 "m: diagonal Hessian, minimum rounded down with a rigorous error bound",)
         diag_float = diag_value if isinstance(diag_value, float) else float_down(diag_value)

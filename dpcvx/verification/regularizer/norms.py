@@ -6,9 +6,10 @@ optimality check uses, never the privacy proof (which needs N convex only).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import cvxpy as cp
 import numpy as np
-import sympy as sp
 
 from ...rounding import EPS
 from .. import atoms
@@ -19,7 +20,7 @@ from .affine import Unsupported, affine_map
 __all__ = ["group_term", "l1_term"]
 
 
-def l1_term(term: Node, w: cp.Variable, factor: sp.Expr) -> float | None:
+def l1_term(term: Node, w: cp.Variable, factor: Fraction) -> float | None:
     """The weight a > 0 of a term a ||w||_1 (``norm1(w)``, ``norm(w, 1)``, ``sum(abs(w))``), else None.
 
     The weight is rounded down: a smaller L1 weight only weakens the regularizer
@@ -37,7 +38,7 @@ def l1_term(term: Node, w: cp.Variable, factor: sp.Expr) -> float | None:
     return weight if weight > 0 else None
 
 
-def group_term(term: Node, w: cp.Variable, factor: sp.Expr, dim: int) -> tuple[tuple[int, ...], float] | None:
+def group_term(term: Node, w: cp.Variable, factor: Fraction, dim: int) -> tuple[tuple[int, ...], float] | None:
     """(g, b) of a term b ||w_g||_2 (``norm(w[g], 2)``, ``norm2(w[g])``, ``norm(w, 2)``), g distinct
     coordinates selected with one common coefficient; else None. b is rounded down, as the L1 weight."""
     two_norm = isinstance(term, atoms.PNORMS) and float(getattr(term, "p", 0)) == 2

@@ -8,13 +8,13 @@ the gradient without forming a d x d matrix unless the user's N has a dense part
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-import sympy as sp
 
 from ...rounding import EPS, sum_down
-from ..exact import as_float_expr, float_down
+from ..exact import as_float_expr, exact_constant, float_down, plain
 from .spectral import eig_lower
 
 __all__ = ["Quadratic"]
@@ -31,7 +31,7 @@ class Quadratic:
     ``Quadratic(alpha, matrix, linear)`` reads ``matrix`` as ``dense``.
     """
 
-    alpha: sp.Expr
+    alpha: Fraction
     dense: np.ndarray | None = None
     linear: np.ndarray | None = None
     diagonal: np.ndarray | None = None
@@ -53,7 +53,7 @@ class Quadratic:
             _add(self.diagonal, other.diagonal),
         )
 
-    def scaled(self, factor: sp.Expr) -> Quadratic:
+    def scaled(self, factor: Fraction) -> Quadratic:
         f = float(factor)
         return Quadratic(
             self.alpha * factor,
@@ -62,14 +62,15 @@ class Quadratic:
             None if self.diagonal is None else f * self.diagonal,
         )
 
-    def smallest_eigenvalue(self) -> tuple[sp.Expr, bool]:
+    def smallest_eigenvalue(self) -> tuple[Fraction, bool]:
         """(a lower bound of lambda_min of the Hessian, exact?) from the stored floats.
 
         :func:`analyse_regularizer` certifies m from the expression's structure
         instead; this is for a Quadratic built by hand.
         """
         if self.dense is None and self.diagonal is None:
-            return sp.nsimplify(self.alpha), True
+            alpha = plain(self.alpha)
+            return (Fraction(alpha) if isinstance(alpha, (int, Fraction)) else exact_constant(alpha)), True
         bound = 0.0
         if self.diagonal is not None:
             bound += float(self.diagonal.min()) - EPS * float(np.abs(self.diagonal).max())

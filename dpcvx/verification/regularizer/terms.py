@@ -9,11 +9,11 @@ established", never assumed smooth.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sparse
-import sympy as sp
 
 from .. import atoms
 from ..atoms import Node
@@ -27,12 +27,12 @@ def _is_power(node: Node, p: float) -> bool:
     return isinstance(node, atoms.POWER) and atoms.power_exponent(node) == p
 
 
-def _weighted_squares(node: Node) -> tuple[Node, np.ndarray | None, sp.Expr] | None:
+def _weighted_squares(node: Node) -> tuple[Node, np.ndarray | None, Fraction] | None:
     """(inner affine x, weight array or None, exact scalar factor) for sum(a * square(x)) forms."""
     if isinstance(node, atoms.SUM) and node.axis is None:
         inner = node.args[0]
         if _is_power(inner, 2.0):
-            return inner.args[0], None, sp.Integer(1)
+            return inner.args[0], None, Fraction(1)
         if isinstance(inner, atoms.MULTIPLY):
             for const_arg, other in ((inner.args[0], inner.args[1]), (inner.args[1], inner.args[0])):
                 if const_arg.is_constant() and _is_power(other, 2.0):
@@ -40,13 +40,13 @@ def _weighted_squares(node: Node) -> tuple[Node, np.ndarray | None, sp.Expr] | N
                     if factor is not None and other.shape == inner.shape:
                         return other.args[0], None, factor
                     if const_arg.shape == other.shape == inner.shape:
-                        return other.args[0], flat(constant_value(const_arg), other.shape), sp.Integer(1)
+                        return other.args[0], flat(constant_value(const_arg), other.shape), Fraction(1)
     if isinstance(node, atoms.MATMUL) and node.size == 1:
         left, right = node.args
         for const_arg, other in ((left, right), (right, left)):
             if const_arg.is_constant() and _is_power(other, 2.0) and len(other.shape) == 1 \
                     and const_arg.size == other.size:
-                return other.args[0], constant_value(const_arg).ravel(), sp.Integer(1)
+                return other.args[0], constant_value(const_arg).ravel(), Fraction(1)
     return None
 
 
@@ -66,7 +66,7 @@ def _quad_form_matrix(P: Node) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
-def quadratic_term(node: Node, w: cp.Variable, curvature: Curvature, factor: sp.Expr) -> bool:
+def quadratic_term(node: Node, w: cp.Variable, curvature: Curvature, factor: Fraction) -> bool:
     """Add ``factor * node`` to ``curvature`` if it is a recognised quadratic (or affine) term."""
     if isinstance(node, atoms.QUAD_OVER_LIN):
         denominator = scalar_constant(node.args[1])
@@ -100,7 +100,7 @@ def quadratic_term(node: Node, w: cp.Variable, curvature: Curvature, factor: sp.
     return bool(node.is_constant())
 
 
-def split_terms(node: Node, factor: sp.Expr = sp.S.One) -> Iterator[tuple[sp.Expr, Node]]:
+def split_terms(node: Node, factor: Fraction = Fraction(1)) -> Iterator[tuple[Fraction, Node]]:
     """Split a scalar expression into (positive-or-negative factor, term) pairs."""
     if isinstance(node, atoms.ADD):
         for arg in node.args:

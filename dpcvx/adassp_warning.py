@@ -1,0 +1,105 @@
+"""When an AdaSSP release is mostly noise: a public rule from its own noise scales.
+
+:class:`dpcvx.DPLinearRegression` calls :func:`warn_if_adassp_noise_dominates` after an AdaSSP
+fit, before the fit returns, as the other estimators call
+:func:`dpcvx.noise_warning.warn_if_noise_dominates`. It reads the release certificate's
+calibration (epsilon, delta, d, the public bounds R and B, hence the sigmas of X^T X and
+X^T y) and n, never the data or the fitted weights; docs/theory.md, section 30, derives it.
+
+The rule. Take the most favourable public picture: rows at the bound R that fill the d
+directions evenly, so X^T X = lam_bar I with lam_bar = n R^2 / d (trace X^T X <= n R^2), and a
+signal that uses the whole label bound B at a typical row (||theta*|| R / sqrt(d) = B). AdaSSP
+solves (X^T X + E + rho I) theta = X^T y + e with E symmetric Gaussian of entry scale sigma_2
+and e Gaussian of scale sigma_3 (Wang, UAI 2018, Algorithm 2; :mod:`dpcvx.privacy.adassp`).
+At a typical row, in units of B, the signal kept is lam_bar / (lam_bar + rho) and the noise
+is N / (lam_bar + rho), N = sqrt((sigma_3 R / B)^2 + d sigma_2^2) (e moves a prediction by
+sigma_3 R / (lam_bar + rho), E theta* by sigma_2 sqrt(d) B / (lam_bar + rho)). Their ratio
+
+    N / lam_bar = d sqrt((sigma_3 R / B)^2 + d sigma_2^2) / (n R^2)
+
+does not depend on the ridge rho. Above ``ADASSP_RATIO_LIMIT`` (1: the noise in a prediction
+exceeds the largest signal B allows) the release is predicted to do worse than predicting
+0 and the warning fires. The advice: the total ridge that minimises the predicted error
+((rho^2 + N^2) / (lam_bar + rho)^2 in units of B^2) is rho* = N^2 / lam_bar, where the
+predicted error N^2 / (lam_bar^2 + N^2) stays below the zero model's 1; so
+``lam = rho* / n`` (the extra ridge n lam of ``PrivateLinearRegression``), measured in
+benchmarks/adassp_warning.py (benchmarks/results/adassp_warning.md).
+
+Under add/remove neighbours n is private: the rule needs it, so no warning is given
+(nor advice: ``lam > 0`` is refused there).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from .exceptions import user_stacklevel
+from .noise_warning import NoiseDominatesWarning
+from .privacy.adassp import AdaSSPCalibration, adassp_calibration
+from .privacy.neighbours import Neighbours
+from .release.regression_model import SufficientStatisticsCertificate
+
+__all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "adassp_advised_lam", "certified_calibration",
+           "warn_if_adassp_noise_dominates"]
+
+#: AdaSSP warns when the noise in a typical prediction exceeds this many times the signal's share
+#: (:func:`adassp_noise_to_signal`); 1 is where the predicted error reaches the zero model's.
+ADASSP_RATIO_LIMIT = 1.0
+
+
+def _typical_eigenvalue(calibration: AdaSSPCalibration, n: int) -> float:
+    """lam_bar = n R^2 / d: X^T X's eigenvalue for n rows at the bound filling d directions (public)."""
+    return n * calibration.data_norm**2 / calibration.dim
+
+
+def _noise_scale(calibration: AdaSSPCalibration) -> float:
+    """N = sqrt((sigma_3 R / B)^2 + d sigma_2^2), the noise of a typical prediction times (lam_bar + rho) / B."""
+    _, sigma_gram, sigma_moment = calibration.sigmas
+    return math.hypot(sigma_moment * calibration.data_norm / calibration.label_bound,
+                      math.sqrt(calibration.dim) * sigma_gram)
+
+
+def adassp_noise_to_signal(calibration: AdaSSPCalibration, n: int) -> float:
+    """N / lam_bar, the noise's share of a typical prediction over the signal's (module docstring).
+
+    A function of epsilon, delta, d, R, B (through the calibration's sigmas) and n only."""
+    return _noise_scale(calibration) / _typical_eigenvalue(calibration, n)
+
+
+def adassp_advised_lam(calibration: AdaSSPCalibration, n: int) -> float:
+    """lam = rho* / n with rho* = N^2 / lam_bar, the ridge that minimises the predicted error (public)."""
+    return _noise_scale(calibration) ** 2 / _typical_eigenvalue(calibration, n) / n
+
+
+def certified_calibration(certificate: SufficientStatisticsCertificate) -> AdaSSPCalibration:
+    """The calibration an AdaSSP certificate records, rebuilt from its public inputs."""
+    record = certificate.calibration
+    return adassp_calibration(certificate.epsilon, certificate.delta, dim=record["dim"],
+                              data_norm=record["data_norm"], label_bound=record["label_bound"],
+                              neighbours=record["neighbours"], failure_probability=record["failure_probability"])
+
+
+def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int,
+                                   lam: float) -> None:
+    """Warn :class:`~dpcvx.noise_warning.NoiseDominatesWarning` when :func:`adassp_noise_to_signal` exceeds
+    ``ADASSP_RATIO_LIMIT``. Reads the certificate (public), n and lam; the message holds them only.
+    Nothing under add/remove (n is private). Points at the user's line (:func:`user_stacklevel`)."""
+    calibration = certified_calibration(certificate)
+    if calibration.neighbours is not Neighbours.REPLACE_ONE:
+        return
+    ratio = adassp_noise_to_signal(calibration, n)
+    if ratio <= ADASSP_RATIO_LIMIT:
+        return
+    advised = adassp_advised_lam(calibration, n)
+    ridge = ("" if lam >= advised else
+             f", or pass lam={advised:.3g} (the ridge that minimises the predicted error; lam={lam:g} now)")
+    warnings.warn(
+        f"{owner}: the model is mostly noise: AdaSSP's noise moves a typical prediction by about {ratio:.3g} "
+        f"times the largest signal the label bound allows (rows at the bound R filling the d directions). "
+        f"This compares public quantities only (epsilon={calibration.epsilon:g}, delta={calibration.delta:g}, "
+        f"n={n}, d={calibration.dim} and R={calibration.data_norm:g} with the intercept, "
+        f"B={calibration.label_bound:g}: the sigmas of X^T X and X^T y), never the data. To lower the noise: "
+        f"raise epsilon or the number of rows, use fewer features{ridge}",
+        NoiseDominatesWarning, stacklevel=user_stacklevel(),
+    )

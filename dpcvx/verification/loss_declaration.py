@@ -1,0 +1,108 @@
+"""The declared loss: the user's callable called once on a scalar variable, and what a verification starts from.
+
+Nothing here needs sympy: a verification served from the proof cache
+(:mod:`dpcvx.verification.loss_record`) runs only this; the proving routes are
+:mod:`dpcvx.verification.loss_analysis`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from ..exceptions import InputError
+from .certificate import Condition
+from .problem import Loss
+
+__all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "check_time_limit", "cvxpy_evaluator", "declared_loss",
+           "pending_conditions"]
+
+SYMBOLIC_SECONDS = 20.0
+
+
+def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
+    """Call the loss on a scalar variable and check what comes back."""
+    variable = cp.Variable(name="z")
+    if not callable(loss):
+        raise TypeError(f"loss must be a callable z -> CVXPY expression, got {type(loss).__name__}")
+    expression = loss(variable)
+    if not isinstance(expression, cp.Expression):
+        raise TypeError(f"loss(z) returned {type(expression).__name__}, not a CVXPY expression")
+    if expression.size != 1:
+        raise TypeError(f"loss(z) must be a scalar, got shape {expression.shape}")
+    others = [v for v in expression.variables() if v.id != variable.id]
+    if others:
+        raise TypeError(f"loss(z) uses variables other than z: {[v.name() for v in others]}")
+    if expression.parameters() and any(p.value is None for p in expression.parameters()):
+        raise TypeError("loss(z) uses a cp.Parameter without a value")
+    return variable, expression
+
+
+def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
+    """Evaluate the CVXPY loss on arrays; NaN where a domain constraint is violated."""
+    built: dict[int, tuple[cp.Variable, cp.Expression | None, bool]] = {}
+
+    def build(size: int) -> tuple[cp.Variable, cp.Expression | None, bool]:
+        if size not in built:
+            variable = cp.Variable(size)
+            try:
+                expression = loss(variable)
+                vectorised = expression.shape == (size,)
+            except Exception:
+                expression, vectorised = None, False
+            built[size] = (variable, expression, vectorised)
+        return built[size]
+
+    scalar_variable, scalar_expression = declared_loss(loss)
+
+    def at(expression: cp.Expression, variable: cp.Variable, values: np.ndarray | float) -> np.ndarray:
+        variable.value = values
+        out = np.asarray(expression.value, dtype=float).reshape(np.shape(values))
+        for constraint in expression.domain:
+            residual = np.asarray(constraint.residual, dtype=float)
+            if residual.shape == out.shape:
+                out = np.where(residual > 1e-9, np.nan, out)
+            elif np.any(residual > 1e-9):
+                out = np.full_like(out, np.nan)
+        return out
+
+    def evaluate(values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        variable, expression, vectorised = build(values.size)
+        if vectorised and expression is not None:  # vectorised: the loss built an expression
+            return at(expression, variable, values.ravel()).reshape(values.shape)
+        return np.array(
+            [at(scalar_expression, scalar_variable, float(v)) for v in values.ravel()]
+        ).reshape(values.shape)
+
+    return evaluate
+
+
+LOSS_CONDITIONS = (
+    ("convexity", "l is convex"),
+    ("differentiability", "l is continuously differentiable (C^1)"),
+    ("twice_differentiability", "l is twice differentiable (C^2)"),
+    ("lipschitz", "L = sup |l'(z)| is finite"),
+    ("curvature", "c = sup |l''(z)| is finite"),
+)
+
+
+def pending_conditions(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CONDITIONS) -> tuple[Condition, ...]:
+    """The conditions ``names`` as not established (passed None), each for ``reason``."""
+    return tuple(Condition(name, description, None, None, "none", reason) for name, description in names)
+
+
+def check_time_limit(time_limit: Any) -> float:
+    """Seconds for each worker call (sympy, then validated bounds); InputError when invalid."""
+    if time_limit is None:
+        return SYMBOLIC_SECONDS
+    try:
+        seconds = float(time_limit)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if isinstance(time_limit, bool) or not (seconds > 0 and np.isfinite(seconds)):
+        raise InputError(f"time_limit must be a positive number of seconds (or None), got {time_limit!r}")
+    return seconds

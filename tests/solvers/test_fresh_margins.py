@@ -1,0 +1,184 @@
+"""Newton's full steps land on fresh margins X (w + d), so its stopping check needs no pass of its own.
+
+The public gradient bound is checked on margins computed afresh from w (never on margins updated
+step by step, whose round-off the proof does not cover). The step's pass now computes X (w + d)
+itself; these tests pin that those margins are bitwise the ones a fresh computation gives, on every
+path (dense in memory, row blocks of a row-major array, a memmap, sparse), that the gradient Newton
+reports and stops on is bitwise the fresh one, and that the minimiser is unchanged (checked against
+an independent numpy gradient and against the other paths).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sparse
+from scipy.special import expit
+
+import dpcvx
+import dpcvx.solvers.linear as linear
+from dpcvx import losses
+from dpcvx.data.blocks import RowBlocks
+from dpcvx.data.rows import RowMap
+from dpcvx.solvers.blockwise import BlockwiseObjective
+from dpcvx.solvers.objective import PerturbedObjective, hessian_sample_size
+from dpcvx.verification.verifier import verify_loss, verify_regularizer
+
+LAM = 1e-3
+
+
+def _sparse_data(n: int, d: int, per_row: int, seed: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    columns = np.stack([rng.choice(d, size=per_row, replace=False) for _ in range(n)])
+    values = rng.normal(size=(n, per_row))
+    values /= np.linalg.norm(values, axis=1)[:, None] * 1.01
+    X = sparse.csr_matrix((values.ravel(), columns.ravel(), np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
+    y = np.where(X @ rng.normal(size=d) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _gradient_norm(X, y: np.ndarray, w: np.ndarray, lam: float = LAM) -> float:
+    """||grad F|| independently of dpcvx: -sum_i y_i sigma(-y_i w^T x_i) x_i + n Lam w."""
+    return float(np.linalg.norm(np.asarray(X.T @ (-y * expit(-y * np.asarray(X @ w)))).ravel()
+                                + X.shape[0] * lam * w))
+
+
+def _objective(kind: str, X: np.ndarray, y: np.ndarray, tmp_path) -> PerturbedObjective:
+    d = X.shape[1]
+    derivatives = verify_loss(losses.logistic()).derivatives
+    quadratic = verify_regularizer(None, d).analysis.quadratic
+    args = (y, derivatives, quadratic, LAM, np.zeros(d))
+    if kind == "column-major":
+        return PerturbedObjective(np.asfortranarray(X), *args)
+    if kind == "sparse":
+        return PerturbedObjective(sparse.csr_matrix(X), *args)
+    rows = RowMap(norm_bound=1.0)
+    if kind == "row-blocks":
+        return BlockwiseObjective(X[:0], *args, blocks=RowBlocks.views(X, rows))
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    return BlockwiseObjective(X[:0], *args, blocks=RowBlocks(mapped, rows, block_rows=300))  # mapped blocks
+
+
+@pytest.mark.parametrize("kind", ["column-major", "sparse", "row-blocks", "memmap"])
+def test_full_step_margins_are_bitwise_the_fresh_margins(rows_in_ball, kind, tmp_path):
+    X, y = rows_in_ball(2_000, 12, seed=1)
+    objective = _objective(kind, X, y, tmp_path)
+    rng = np.random.default_rng(2)
+    w, direction = rng.normal(size=12), 1e-3 * rng.normal(size=12)
+    z = objective.margins(w)
+    objective.gradient_terms(w, z)
+    change = objective.margin_change(direction)
+    full = objective.full_step_margins()
+    fresh = objective.margins(w + 1.0 * direction)  # Newton's full step: w + step * d with step = 1.0
+    assert full is not None and np.array_equal(full, fresh)
+    np.testing.assert_allclose(change, y * (X @ direction), rtol=1e-9, atol=1e-15)
+    # the check has teeth: margins updated incrementally, z + X d, are not bitwise the fresh ones
+    assert not np.array_equal(z + y * (X @ direction), fresh)
+
+
+@pytest.mark.parametrize("kind", ["column-major", "sparse", "row-blocks", "memmap"])
+def test_newton_stops_on_the_fresh_gradient(rows_in_ball, kind, tmp_path):
+    X, y = rows_in_ball(6_000, 15, seed=3)
+    objective = _objective(kind, X, y, tmp_path)
+    gamma = 1e-10 * X.shape[0]  # tol n L R with L = R = 1 (rows are inside the unit ball)
+    w, info = linear.newton(objective, gradient_tolerance=gamma)
+    assert info.status == "converged" and info.converged
+    fresh = _objective(kind, X, y, tmp_path).residual(w)  # a new objective: nothing cached
+    assert info.gradient_norm == fresh.absolute * X.shape[0]  # bitwise: the stopping check was on fresh margins
+    assert _gradient_norm(X, y, w) <= gamma  # certified, by an independent gradient
+    assert _gradient_norm(X, y, w * (1 + 1e-6)) > gamma  # which has teeth
+
+
+class _IncrementalMargins(PerturbedObjective):
+    """The broken variant: full steps land on z + X d, which it claims are fresh."""
+
+    def margin_change(self, direction: np.ndarray) -> np.ndarray:
+        change = self.y * (self.X @ direction)
+        self._full = None if self._base is None else self._base[1] + change
+        return change
+
+
+def test_newton_trusting_incremental_margins_reports_a_gradient_it_did_not_check(rows_in_ball):
+    """What the previous test rules out: a gradient checked on margins updated step by step."""
+    X, y = rows_in_ball(6_000, 15, seed=3)
+    fresh_objective = _objective("column-major", X, y, None)
+    broken = _IncrementalMargins(fresh_objective.X, y, fresh_objective.loss, fresh_objective.regularizer, LAM,
+                                 np.zeros(15))
+    w, info = linear.newton(broken, gradient_tolerance=1e-10 * X.shape[0])
+    assert info.gradient_norm != fresh_objective.residual(w).absolute * X.shape[0]
+
+
+def test_sparse_conjugate_gradients_reach_the_dense_minimiser(monkeypatch):
+    """Sparse X beyond the dense limit: CG preconditioned by diag(H), the last one reused near the optimum."""
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 50)
+    X, y = _sparse_data(4_000, 120, per_row=8, seed=4)
+    calls = []
+    diagonal = PerturbedObjective.hessian_diagonal
+
+    def recording(self, *args, **kwargs):
+        calls.append(1)
+        return diagonal(self, *args, **kwargs)
+
+    monkeypatch.setattr(PerturbedObjective, "hessian_diagonal", recording)
+    erm = dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0)
+    w = erm.fit_nonprivate(X, y).coef_
+    info = erm.diagnostics_
+    assert info.solver == "newton-cg" and info.converged
+    assert 0 < len(calls) < info.iterations - 1  # reused in the local regime
+    gamma = info.gradient_tolerance
+    assert _gradient_norm(X, y, w) <= gamma and _gradient_norm(X, y, w * (1 + 1e-6)) > gamma
+    dense = erm.fit_nonprivate(np.asfortranarray(X.toarray()), y).coef_  # CG on exact H v, unpreconditioned
+    np.testing.assert_allclose(w, dense, rtol=1e-7, atol=1e-9)
+
+
+def test_hessian_subsample_costs_half_a_pass_with_at_least_twenty_rows_per_feature():
+    assert hessian_sample_size(10_000, 20) == 1_000
+    assert hessian_sample_size(100_000, 20) == 10_000  # 2 n / d: m d^2 = 2 n d flops
+    assert hessian_sample_size(1_000_000, 20) == 100_000
+    assert hessian_sample_size(100_000, 200) == 4_000  # 20 d
+    assert hessian_sample_size(500, 20) == 500  # never more than n
+
+
+def test_line_derivatives_are_those_of_the_objective_along_the_direction(rows_in_ball):
+    """phi'(t), phi''(t) of phi(t) = F(w + t d), from margins z + t dz alone, against differences of F."""
+    X, y = rows_in_ball(3_000, 8, seed=5)
+    rng = np.random.default_rng(6)
+    objective = _objective("column-major", X, y, None)
+    objective.noise = rng.normal(size=8)  # every term of F: loss, regularizer, noise, extra ridge
+    objective.extra_reg = 1e-3
+    w, direction = rng.normal(size=8), rng.normal(size=8)
+    z, change = objective.margins(w), y * (X @ direction)
+    t, h = 0.7, 1e-4
+
+    def phi(s: float) -> float:
+        return objective.value(w + s * direction)
+
+    first, second = objective.line_derivatives(w, direction, z, change, t)
+    assert first == pytest.approx((phi(t + h) - phi(t - h)) / (2 * h), rel=1e-6)
+    assert second == pytest.approx((phi(t + h) - 2 * phi(t) + phi(t - h)) / h**2, rel=1e-4)
+    # the check has teeth: the slope without the noise term b . d is off
+    assert first - float(objective.noise @ direction) != pytest.approx((phi(t + h) - phi(t - h)) / (2 * h), rel=1e-6)
+
+
+def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(rows_in_ball, monkeypatch):
+    """Logistic from w = 0: the first Newton step undershoots; its line minimum (t > 1) saves iterations."""
+    X, y = rows_in_ball(20_000, 20, seed=7)  # 2 n / d = 2000 rows sampled: 100 per feature, accurate enough
+    steps = []
+    line_minimum = linear._line_minimum
+
+    def recording(*args):
+        steps.append(line_minimum(*args))
+        return steps[-1]
+
+    monkeypatch.setattr(linear, "_line_minimum", recording)
+    erm = dpcvx.PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0)
+    w = erm.fit_nonprivate(X, y).coef_
+    lengthened = erm.diagnostics_
+    assert len(steps) == 1 and steps[0] > 1.2  # the first step only
+    monkeypatch.setattr(linear, "_line_minimum", lambda *args: 1.0)
+    plain = erm.fit_nonprivate(X, y).coef_
+    assert lengthened.converged and lengthened.iterations < erm.diagnostics_.iterations
+    np.testing.assert_allclose(w, plain, rtol=1e-8, atol=1e-10)
+    gamma = lengthened.gradient_tolerance
+    assert _gradient_norm(X, y, w, lam=1e-4) <= gamma < _gradient_norm(X, y, w * (1 + 1e-6), lam=1e-4)
