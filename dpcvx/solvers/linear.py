@@ -51,6 +51,7 @@ ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed t
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
+SLOW_SUBSAMPLED_STEPS = 4  # this many steps in a row that do not halve the residual end the subsampled Hessian
 LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the optimum
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
 LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
@@ -284,7 +285,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     status, iterations = "max_iter", 0
     levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
     level = 0 if objective.can_subsample and objective.dim <= DENSE_NEWTON_MAX_DIM else 1
-    previous, full_step = np.inf, False
+    previous, full_step, slow = np.inf, False, 0  # slow: consecutive steps that did not halve the residual
     factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
@@ -306,6 +307,10 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         if local and not reused and residual.relative > 0.5 * previous and level < len(levels) - 1:
             level += 1  # full or damped: in the local regime a step that does not halve the residual means an
             # inaccurate Hessian (a damped step there crawled at 1e-9 on collinear columns in single precision)
+        slow = slow + 1 if residual.relative > 0.5 * previous else 0
+        if level == 0 and slow >= SLOW_SUBSAMPLED_STEPS:
+            level = 1  # the subsample misses curvature (rare one-hot columns at small Lam: full steps that
+            # circled at 4% of the first residual for 100 iterations on Adult at Lam 10^-4.5)
         if level == 0 and residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL):
             level = 1
         previous = residual.relative
