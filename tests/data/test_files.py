@@ -28,19 +28,11 @@ def only_file(directory, name):
     assert sorted(os.listdir(directory)) == [name], os.listdir(directory)
 
 
-class FailingHandle:
-    """A file handle that writes ``budget`` characters, then fails like a full disk."""
+class WrappedHandle:
+    """A real file handle behind a fault: everything not overridden goes to the handle."""
 
-    def __init__(self, handle, budget):
-        self._handle, self._budget = handle, budget
-
-    def write(self, text):
-        if len(text) > self._budget:
-            self._handle.write(text[: self._budget])
-            self._handle.flush()
-            raise OSError(errno.ENOSPC, "No space left on device")
-        self._budget -= len(text)
-        return self._handle.write(text)
+    def __init__(self, handle):
+        self._handle = handle
 
     def __getattr__(self, name):
         return getattr(self._handle, name)
@@ -50,6 +42,22 @@ class FailingHandle:
 
     def __exit__(self, *exc):
         return self._handle.__exit__(*exc)
+
+
+class FailingHandle(WrappedHandle):
+    """A file handle that writes ``budget`` characters, then fails like a full disk."""
+
+    def __init__(self, handle, budget):
+        super().__init__(handle)
+        self._budget = budget
+
+    def write(self, text):
+        if len(text) > self._budget:
+            self._handle.write(text[: self._budget])
+            self._handle.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self._budget -= len(text)
+        return self._handle.write(text)
 
 
 def fail_after(monkeypatch, budget):
@@ -97,21 +105,9 @@ def test_a_full_disk_leaves_the_old_file(tmp_path, monkeypatch, model, fault):
     only_file(tmp_path, "model.json")
 
 
-class _NoFlush:
-    def __init__(self, handle):
-        self._handle = handle
-
+class _NoFlush(WrappedHandle):
     def flush(self):
         raise OSError(errno.ENOSPC, "No space left on device")
-
-    def __getattr__(self, name):
-        return getattr(self._handle, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return self._handle.__exit__(*exc)
 
 
 @pytest.mark.parametrize("bad", [object(), float("nan"), {1j: 2}])
