@@ -304,14 +304,15 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         gradient = add_terms(terms)
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
         reuse = factor is not None and full_step and residual.relative <= previous / REUSE_CONTRACTION
-        if local and not reused and residual.relative > 0.5 * previous and level < len(levels) - 1:
+        not_halved = residual.relative > 0.5 * previous
+        if local and not reused and not_halved and level < len(levels) - 1:
             level += 1  # full or damped: in the local regime a step that does not halve the residual means an
             # inaccurate Hessian (a damped step there crawled at 1e-9 on collinear columns in single precision)
-        slow = slow + 1 if residual.relative > 0.5 * previous else 0
-        if level == 0 and slow >= SLOW_SUBSAMPLED_STEPS:
-            level = 1  # the subsample misses curvature (rare one-hot columns at small Lam: full steps that
-            # circled at 4% of the first residual for 100 iterations on Adult at Lam 10^-4.5)
-        if level == 0 and residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL):
+        slow = slow + 1 if not_halved else 0
+        # the subsample ends near the optimum, or when it misses curvature (rare one-hot columns at small Lam:
+        # full steps that circled at 4% of the first residual for 100 iterations on Adult at Lam 10^-4.5)
+        near = residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL)
+        if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS):
             level = 1
         previous = residual.relative
         if residual.relative < ROUND_OFF_REGIME:
