@@ -90,8 +90,9 @@ def assert_results(results, expected, must_fail, weights=CLASSIFIER_WEIGHTS):
             assert result["status"] == "xfail", (name, "passed: remove it from the expected failures")
             error = result["exception"]
             assert "declared classes (0, 1)" in str(error) and "classes=" in str(error), error
-    for name in weights:
-        assert name in by_name, name
+    present = [name for name in weights if name in by_name]  # scikit-learn adds weight checks from release to
+    assert present, sorted(weights)                          # release (1.7 has no all-zero-weights check)
+    for name in present:
         for result in by_name[name]:
             assert result["status"] == "xfail", (name, "passed: remove it from the expected failures")
             assert "_weight" in str(result["exception"]), result["exception"]   # the refusal, nothing else
