@@ -201,14 +201,32 @@ class BlockwiseObjective(PerturbedObjective):
         blocks = self._blocks().coarser(SYRK_BLOCKS)
         return self._regularized(_sum(blocks.map(gram, z)).astype(np.float64))
 
+    @property
+    def steps_from_products(self) -> bool:
+        """False: the step's pass (:meth:`margin_change`) also computes the gradient at the full step."""
+        return False
+
+    def hessian_product(self, w: np.ndarray, v: np.ndarray,
+                        margins: np.ndarray | None = None) -> tuple[np.ndarray, Vector]:
+        """(H v, y * (X v)) in one pass (the change kept where the blocks live)."""
+        z = self.margins(w) if margins is None else margins
+        curvature, regression = self.curvature(z), self.regression
+        self._pass()
+
+        def step(block: np.ndarray, c: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            term, product = block_hessian_product(block, c, v)
+            return (product if regression else y * product), term
+
+        change, terms = self._blocks().map(step, curvature, self._labels(), keep=True)
+        return self._regularized_product(_sum(terms), v), change
+
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """H v in one pass: X_b^T (l''_b * (X_b v)) per block, while the block is in cache."""
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         self._pass()
-        out = _sum(self._blocks().map(lambda block, c: block_hessian_product(block, c, v), curvature))
-        n = self.n
-        return out + n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
+        return self._regularized_product(
+            _sum(self._blocks().map(lambda block, c: block_hessian_product(block, c, v)[0], curvature)), v)
 
 
 def _block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:

@@ -76,7 +76,8 @@ class SolverChoice:
         derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
-            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression)
+            objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
+                                           curvature_bound=problem.curvature)
         if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
             return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
                                     reference=objective, regression=self.regression, user_solver=self.solver)
@@ -116,7 +117,8 @@ class SolverChoice:
         """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
         derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
         assert derivatives is not None and quadratic is not None  # check(), before charging
-        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression)
+        objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
+                                       curvature_bound=problem.curvature)
         scale = X.shape[0] * lam
         g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
                           tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))

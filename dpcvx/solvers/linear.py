@@ -33,7 +33,6 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sparse
 from scipy.linalg.lapack import dpotrf, dpotrs
-from scipy.sparse.linalg import LinearOperator, cg
 
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError
@@ -112,33 +111,37 @@ def _newton_direction(
     objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, forcing: float,
     level: tuple[bool, bool], factor: CholeskyFactor | None = None, stale: CholeskyFactor | None = None,
     local: bool = False,
-) -> tuple[np.ndarray, CholeskyFactor | None]:
-    """(direction, Cholesky factor of the Hessian used or None); a given ``factor`` is reused.
+) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
+    """(direction, Cholesky factor of the Hessian used or None, the margins' change along the direction or
+    None); a given ``factor`` is reused.
 
     CG directions solve H d = -g to ||H d + g|| <= forcing ||g|| with exact
     Hessian-vector products, preconditioned by ``stale`` (the factor of an
     earlier all-rows Hessian, when :func:`_hessian_free`); beyond
-    ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X (computed afresh outside
-    the ``local`` regime, the last one reused in it) and not at all for dense rows.
+    ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X where it pays
+    (:meth:`PerturbedObjective.jacobi_pays`; computed afresh outside the ``local``
+    regime, the last one reused in it) and not at all for dense rows. A CG
+    direction comes with its margin change when the objective takes steps from
+    CG's products (:attr:`PerturbedObjective.steps_from_products`).
     """
     if factor is not None:
-        return -_cho_solve(factor, gradient), factor
+        return -_cho_solve(factor, gradient), factor, None
     d = objective.dim
     subsample, single = level
     hessian_free = _hessian_free(objective) and not subsample
     if hessian_free and stale is not None:
-        return _preconditioned_cg(objective, w, margins, gradient, forcing, stale), stale
+        return _cg_direction(objective, w, margins, gradient, forcing, stale, stale)
     if d <= DENSE_NEWTON_MAX_DIM:
         H = objective.hessian(w, margins, single=single, subsample=subsample)
         try:
             factor = _cho_factor(H)
-            return -_cho_solve(factor, gradient), factor
+            return -_cho_solve(factor, gradient), factor, None
         except la.LinAlgError:
-            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None
+            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None
     # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
     # subsampled Hessians, m d^2 flops a step, cost more than the CG steps they save); diag(H) for sparse X
-    diagonal = objective.jacobi(w, margins, reuse=local) if sparse.issparse(objective.X) else None
-    return _preconditioned_cg(objective, w, margins, gradient, forcing, diagonal), None
+    diagonal = objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
+    return _cg_direction(objective, w, margins, gradient, forcing, diagonal, None)
 
 
 def _cho_factor(H: np.ndarray) -> CholeskyFactor:
@@ -159,21 +162,64 @@ def _cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
     return np.asarray(solution)
 
 
+def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
+                  forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
+                  factor: CholeskyFactor | None) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
+    """:func:`_preconditioned_cg`'s direction, ``factor`` (passed through) and margin change (or None)."""
+    direction, change = _preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
+                                           track_change=objective.steps_from_products)
+    return direction, factor, change
+
+
 def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
-                       forcing: float, preconditioner: CholeskyFactor | np.ndarray | None) -> np.ndarray:
-    """CG on H d = -g with Hessian-vector products (one pass each), preconditioned by a Cholesky factor
-    or by a positive diagonal."""
-    d = objective.dim
-    # dtype given: without it scipy probes the dtype by one matvec, a Hessian-vector product (a pass over X)
-    operator = LinearOperator((d, d), matvec=lambda v: objective.hessian_vector(w, v, margins), dtype=float)
-    M = None
+                       forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
+                       track_change: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """(d, its margin change or None): CG on H d = -g to ||H d + g|| <= forcing ||g||, one Hessian-vector
+    product (a pass over X) per iteration, preconditioned by a Cholesky factor or by a positive diagonal.
+
+    Preconditioned conjugate gradients (Hestenes and Stiefel 1952; Nocedal and Wright, Algorithm 5.3),
+    at most 10 d iterations. With ``track_change``, each product also returns the margins' change along
+    its search direction p_k (y * X p_k, the first of its two products), and d = sum_k alpha_k p_k
+    gives the change along d as sum_k alpha_k y * X p_k: the Newton step then needs no product of its
+    own (:attr:`PerturbedObjective.steps_from_products`).
+    """
+    direction = np.zeros_like(gradient)
+    change: np.ndarray | None = None
+    residual = -gradient
+    limit = forcing * float(np.linalg.norm(gradient))
+    solved = _preconditioner(preconditioner)
+    search = solved(residual)
+    rho = float(residual @ search)
+    for _ in range(10 * objective.dim):
+        if track_change:
+            product, search_change = objective.hessian_product(w, search, margins)
+        else:
+            product, search_change = objective.hessian_vector(w, search, margins), None
+        curvature = float(search @ product)
+        if not curvature > 0:  # H is positive definite; a non-positive curvature is round-off at the solution
+            break
+        alpha = rho / curvature
+        direction += alpha * search
+        if search_change is not None:
+            change = alpha * search_change if change is None else change + alpha * search_change
+        residual -= alpha * product
+        if float(np.linalg.norm(residual)) <= limit:
+            break
+        preconditioned = solved(residual)
+        rho, previous = float(residual @ preconditioned), rho
+        search = preconditioned + (rho / previous) * search
+    return direction, change
+
+
+def _preconditioner(preconditioner: CholeskyFactor | np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:
+    """r -> M^-1 r for a Cholesky factor of M, a positive diagonal M, or M = I."""
+    if preconditioner is None:
+        return lambda r: r
     if isinstance(preconditioner, np.ndarray):
-        M = LinearOperator((d, d), matvec=lambda r, inverse=1.0 / preconditioner: inverse * r, dtype=float)
-    elif preconditioner is not None:
-        factor = preconditioner
-        M = LinearOperator((d, d), matvec=lambda r: _cho_solve(factor, r), dtype=float)
-    direction, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, maxiter=10 * d, M=M)
-    return np.asarray(direction)
+        inverse = 1.0 / preconditioner
+        return lambda r: inverse * r
+    factor = preconditioner
+    return lambda r: _cho_solve(factor, r)
 
 
 def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,
@@ -326,12 +372,14 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         # CG need not beat the target: a residual below a fraction of it ends the solve
         forcing = _forcing(residual.relative, CG_TARGET_FRACTION * target * objective.n
                            / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny))
-        direction, used = _newton_direction(objective, w, margins, gradient, forcing,
-                                            levels[level], factor if reuse else None, factor, local)
+        direction, used, step_margins = _newton_direction(objective, w, margins, gradient, forcing,
+                                                          levels[level], factor if reuse else None, factor, local)
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
-        step_margins = objective.margin_change(direction)
-        full_margins = objective.full_step_margins()  # X (w + d) afresh, when the step's pass computed it
+        full_margins = None  # X (w + d) afresh, when the step's pass computed it
+        if step_margins is None:  # not from CG's products: the step's own product
+            step_margins = objective.margin_change(direction)
+            full_margins = objective.full_step_margins()
         slope = float(gradient @ direction)
         if not slope < 0:
             status = "no descent direction"

@@ -33,6 +33,8 @@ from ..data.blocks import cache_block_rows, elementwise
 from ..data.rows import Matrix
 from ..verification.problem import LossDerivatives, Quadratic
 
+JACOBI_SPREAD = 0.1  # a sparse X's Jacobi preconditioner is skipped when the loss moves diag(H) by less
+
 __all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product"]
 
 
@@ -74,16 +76,18 @@ def _gram_upper(syrk: Callable[..., np.ndarray], A: np.ndarray) -> np.ndarray:
     return syrk(1.0, np.asfortranarray(A), trans=1, lower=0)
 
 
-def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """X_b^T (l''_b * (X_b v)): one row block's term of the loss Hessian times v, both products while the
-    block is in cache (so a Hessian-vector pass reads X from memory once, not twice).
+def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X_b^T (l''_b * (X_b v)), X_b v): one row block's term of the loss Hessian times v, both products while
+    the block is in cache (so a Hessian-vector pass reads X from memory once, not twice), and the block's
+    product X_b v (CG keeps it: the margins' change along its direction, :meth:`PerturbedObjective.hessian_product`).
 
     Measured (one BLAS thread, H v at 3e5 x 500, 2 MB blocks; benchmarks/results/hessian_blocks.md):
     0.054 s row-major and 0.070 s column-major, against 0.085 s and 0.077 s for the two whole-matrix
     products. The block terms are added in block order; that sum's rounding is the one of
     docs/theory.md section 23 (a sum of at most B terms, then of ceil(n / B) block results), and it
     only shapes a Newton direction."""
-    return block.T @ (curvature * (block @ v))
+    product = block @ v
+    return block.T @ (curvature * product), product
 
 
 def add_terms(terms: Sequence[np.ndarray]) -> np.ndarray:
@@ -124,6 +128,7 @@ class PerturbedObjective:
     noise: np.ndarray
     extra_reg: float = 0.0
     regression: bool = False  # z = w^T x - y (a loss of the residual); else the margin y w^T x
+    curvature_bound: float = np.inf  # the verified c >= l'' (public; decides only whether Jacobi pays)
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
@@ -132,6 +137,7 @@ class PerturbedObjective:
     _base: tuple[np.ndarray, Any] | None = field(init=False, repr=False, default=None)  # (w, margins) of a gradient
     _full: np.ndarray | None = field(init=False, repr=False, default=None)  # margins at w + d of margin_change
     _jacobi: np.ndarray | None = field(init=False, repr=False, default=None)  # the last diag(H) for CG
+    _jacobi_pays: bool | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
@@ -275,15 +281,41 @@ class PerturbedObjective:
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""
         z = self.margins(w) if margins is None else margins
-        if self._X_squared is None:  # the squared entries, kept: nnz floats sharing X's indices when sparse
-            self._X_squared = np.square(self.X) if self._dense else sparse.csr_matrix(
-                (np.square(self.X.data), self.X.indices, self.X.indptr), shape=self.X.shape)
-        out = np.asarray(self._X_squared.T @ np.maximum(self.loss.second(z), 0.0)).ravel()
+        out = np.asarray(self._squared().T @ np.maximum(self.loss.second(z), 0.0)).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         if self.regularizer.dense is not None:
             out += n * self.lam * np.diag(self.regularizer.dense)
         return out
+
+    def _squared(self) -> Matrix:
+        """X's squared entries, kept: nnz floats sharing X's indices when sparse."""
+        if self._X_squared is None:
+            self._X_squared = np.square(self.X) if self._dense else sparse.csr_matrix(
+                (np.square(self.X.data), self.X.indices, self.X.indptr), shape=self.X.shape)
+        return self._X_squared
+
+    @property
+    def jacobi_pays(self) -> bool:
+        """Whether diag(H) is worth a pass per Newton direction as CG's preconditioner: for a sparse X only
+        (dense rows take none), and only when the loss can move diag(H) by more than ``JACOBI_SPREAD`` of
+        its smallest regularizer term: c max_j ||X_:j||^2 > JACOBI_SPREAD n (Lam min diag(H_N) + Delta),
+        with c the verified curvature bound (l'' <= c). Otherwise diag(H) is within that factor of a
+        multiple of the identity, whose preconditioning is none. Decided once, from the column norms
+        (one product with the squared entries).
+
+        Measured on the speed sweep's CSR (200,000 x 100,000, 20 nonzeros a row, Lam 1e-4, eps 1):
+        c max_j ||X_:j||^2 = 1.2 against n Lam = 20; without the diagonal the solve took 4 Newton
+        iterations instead of 5 and no diagonal pass (0.15 s against 0.19 s). On Adult's one-hot columns
+        (a column's squared norm up to n / 14) the diagonal spans orders of magnitude and is kept."""
+        if self._dense:
+            return False
+        if self._jacobi_pays is None:
+            n = self.n
+            floor = n * self.lam * float(np.min(self.regularizer.hessian_diagonal(self.dim))) + n * self.extra_reg
+            columns = np.asarray(self._squared().T @ np.ones(n)).ravel()
+            self._jacobi_pays = not self.curvature_bound * float(np.max(columns)) <= JACOBI_SPREAD * floor
+        return self._jacobi_pays
 
     def jacobi(self, w: np.ndarray, margins: np.ndarray, reuse: bool) -> np.ndarray:
         """diag(H) as CG's preconditioner: the last one computed when ``reuse`` (near the optimum H barely
@@ -299,18 +331,43 @@ class PerturbedObjective:
         return self._curvature[1]
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
-        """Hessian times v without forming the Hessian: X^T (l'' * (X v)) + n Lam H_N v + n Delta v.
+        """Hessian times v without forming the Hessian: X^T (l'' * (X v)) + n Lam H_N v + n Delta v."""
+        return self.hessian_product(w, v, margins)[0]
 
-        A dense X is read once, by cache-sized row blocks (:func:`block_hessian_product`, in block
-        order); a sparse X by its two products."""
+    def hessian_product(self, w: np.ndarray, v: np.ndarray,
+                        margins: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(H v, the margins' change per unit step along v: y * (X v), or X v for a regression).
+
+        The change comes with the product for free (X v is one of its two products): CG adds up its
+        directions' changes into the change along the Newton direction, so that a step costs no product
+        of its own (:attr:`steps_from_products`). A dense X is read once, by cache-sized row blocks
+        (:func:`block_hessian_product`, in block order); a sparse X by its two products. (l'' is even in
+        y for a margin loss, since y^2 = 1: the Hessian is X^T diag(l'') X.)"""
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         if self._dense:
             rows = cache_block_rows(self.dim)
-            out = functools.reduce(operator.add, (block_hessian_product(self.X[a:a + rows], curvature[a:a + rows], v)
-                                                  for a in range(0, self.n, rows)))
+            parts = [block_hessian_product(self.X[a:a + rows], curvature[a:a + rows], v)
+                     for a in range(0, self.n, rows)]
+            out = functools.reduce(operator.add, (part[0] for part in parts))
+            product = np.concatenate([part[1] for part in parts])
         else:
-            out = np.asarray(self.X.T @ (curvature * (self.X @ v))).ravel()
+            product = np.asarray(self.X @ v).ravel()
+            out = np.asarray(self.X.T @ (curvature * product)).ravel()
+        return self._regularized_product(out, v), product if self.regression else self.y * product
+
+    def _regularized_product(self, out: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The loss Hessian's product ``out`` plus n Lam H_N v + n Delta v, in place."""
         n = self.n
         out += n * self.lam * self.regularizer.hessian_vector(v) + n * self.extra_reg * v
         return out
+
+    @property
+    def steps_from_products(self) -> bool:
+        """Whether a CG direction's step takes its margin change from CG's products (no product of its own).
+
+        True in memory: :meth:`margin_change` would cost a product with X (half a pass) per Newton
+        iteration, saved for one product of fresh margins before the solve stops. False for
+        :class:`~dpcvx.solvers.blockwise.BlockwiseObjective`, whose step pass also brings the gradient at
+        the full step (one read of X either way)."""
+        return True

@@ -8,15 +8,16 @@ to a few ulps of sum_i |x_ij| l''_i |x_i^T v| (docs/theory.md section 23, the ro
 the tolerance below is 1e-12 of that scale, on row- and column-major X and on a block size that does
 not divide n. Dropping one block (a broken variant) is far outside it.
 
-Conjugate gradients take one Hessian-vector product (one pass over X) per iteration and none besides:
-scipy's LinearOperator, when not told its dtype, applies the operator once to find it.
+Conjugate gradients take one Hessian-vector product (one pass over X) per iteration and none besides,
+and in memory they return the margins' change along their direction, y * (X d), from those products:
+a Newton step then needs no product of its own.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.sparse.linalg import LinearOperator
+import scipy.sparse as sparse
 from scipy.special import expit
 
 import dpcvx.solvers.linear as linear
@@ -50,8 +51,11 @@ def _in_memory(X: np.ndarray, y: np.ndarray, monkeypatch, drop_last: bool = Fals
     monkeypatch.setattr(objective_module, "cache_block_rows", lambda width: BLOCK_ROWS)
     if drop_last:  # the broken variant: the short last block contributes nothing
         product = objective_module.block_hessian_product
-        monkeypatch.setattr(objective_module, "block_hessian_product",
-                            lambda block, c, v: product(block, c, v) * (block.shape[0] == BLOCK_ROWS))
+        def dropped(block, c, v):
+            term, change = product(block, c, v)
+            return term * (block.shape[0] == BLOCK_ROWS), change
+
+        monkeypatch.setattr(objective_module, "block_hessian_product", dropped)
     return PerturbedObjective(X, *_args(y, X.shape[1]))
 
 
@@ -93,30 +97,43 @@ def test_a_dropped_block_is_outside_the_tolerance(problem, path, monkeypatch):
     assert np.max(np.abs(broken.hessian_vector(w, v) - plain)) > 1e3 * 1e-12 * scale
 
 
-@pytest.mark.parametrize("path", ["column-major", "row-blocks"])
-@pytest.mark.parametrize("probe", [False, True], ids=["dtype-given", "broken-dtype-probe"])
-def test_cg_computes_one_product_per_iteration(problem, path, probe, monkeypatch):
+@pytest.mark.parametrize("path", ["column-major", "row-blocks", "sparse"])
+def test_cg_computes_one_product_per_iteration_and_tracks_the_margin_change(problem, path, monkeypatch):
+    """CG's direction meets its forcing, with one Hessian-vector product (one pass) per iteration, and the
+    change it returns is y * (X d) (the product the Newton step then saves)."""
     X, y, w, _ = problem
-    objective = PerturbedObjective(np.asfortranarray(X), *_args(y, D)) if path == "column-major" \
-        else _blockwise(X, y)
+    if path == "column-major":
+        objective = PerturbedObjective(np.asfortranarray(X), *_args(y, D))
+    elif path == "sparse":
+        objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
+    else:
+        objective = _blockwise(X, y)
     margins = objective.margins(w)
     gradient = objective.gradient(w, margins)
-    products, iterations = [], []
-    original_product, original_cg = objective.hessian_vector, linear.cg
-
-    def counted_product(*args, **kwargs):
-        products.append(1)
-        return original_product(*args, **kwargs)
-
-    def counted_cg(*args, **kwargs):
-        return original_cg(*args, callback=lambda _: iterations.append(1), **kwargs)
-
-    monkeypatch.setattr(objective, "hessian_vector", counted_product)
-    monkeypatch.setattr(linear, "cg", counted_cg)
-    if probe:  # the broken variant: the operators' dtype left for scipy to find
-        monkeypatch.setattr(linear, "LinearOperator",
-                            lambda shape, matvec, dtype=None: LinearOperator(shape, matvec=matvec))
-    direction = linear._preconditioned_cg(objective, w, margins, gradient, 1e-8, None)
-    assert iterations and len(products) == len(iterations) + (1 if probe else 0)
-    H = np.stack([original_product(w, e, margins) for e in np.eye(D)], axis=1)
+    products = []
+    for name in ("hessian_vector", "hessian_product"):
+        original = getattr(objective, name)
+        monkeypatch.setattr(objective, name, lambda *a, original=original, **k: products.append(1) or original(*a, **k))
+    direction, change = linear._preconditioned_cg(objective, w, margins, gradient, 1e-8, None, track_change=True)
+    assert 1 <= len(products) <= D
+    H = np.stack([objective.hessian_product(w, e, margins)[0] for e in np.eye(D)], axis=1)
     assert np.linalg.norm(H @ direction + gradient) <= 1e-8 * np.linalg.norm(gradient)
+    scale = np.abs(X).sum(axis=1).max() * np.abs(direction).max()
+    np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-12 * scale)
+    untracked, none = linear._preconditioned_cg(objective, w, margins, gradient, 1e-8, None)
+    assert none is None and np.array_equal(untracked, direction)
+
+
+def test_a_newton_step_from_cg_takes_no_product_of_its_own(problem, monkeypatch):
+    """In memory, the step along a CG direction takes its margin change from CG (no margin_change product),
+    and the point it returns meets the gradient bound on fresh margins (the dense objective's gradient)."""
+    X, y, _, _ = problem
+    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 0)  # every direction from CG
+    monkeypatch.setattr(objective, "margin_change", lambda *_: pytest.fail("a product the CG change saves"))
+    w, info = linear.newton(objective, gradient_tolerance=1e-8)
+    assert info.converged
+    plain = PerturbedObjective(X, *_args(y, D))
+    assert np.linalg.norm(plain.gradient(w)) <= 0.5e-8
+
+

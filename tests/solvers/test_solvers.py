@@ -184,3 +184,24 @@ def test_newton_leaves_a_subsampled_hessian_that_crawls():
     erm = dpcvx.PrivateERM(loss=losses.huber_hinge(0.5), lam=1e-4, data_norm=1.0)
     erm.fit_nonprivate(np.asfortranarray(data.X[train]), data.y[train])
     assert erm.diagnostics_.converged and erm.diagnostics_.iterations <= 40
+
+
+def test_the_jacobi_preconditioner_is_taken_only_where_the_loss_moves_the_diagonal():
+    """diag(H) costs a pass per Newton direction; it is taken for a sparse X whose column norms let the
+    loss move diag(H) beyond a tenth of n Lam (c max_j ||X_:j||^2 against n Lam), never for dense rows,
+    and always when the curvature bound is not given (the cautious default)."""
+    rng = np.random.default_rng(0)
+    n, d, lam = 4_000, 200, 1e-3
+    loss = verify_loss(losses.logistic()).derivatives
+    quadratic = verify_regularizer(None, d).analysis.quadratic
+    spread = sparse.random(n, d, density=0.02, random_state=1, format="csr")  # ~80 rows a column
+    spread.data /= 10.0  # column norms^2 ~ 0.3: c max ||X_:j||^2 ~ 0.1 << n Lam = 4
+    one_hot = sparse.csr_matrix((np.ones(n), rng.integers(0, 4, n), np.arange(n + 1)), shape=(n, d))  # ~n/4 a column
+
+    def pays(X, c=0.25):
+        return PerturbedObjective(X, np.ones(n), loss, quadratic, lam, np.zeros(d), curvature_bound=c).jacobi_pays
+
+    assert not pays(spread)
+    assert pays(one_hot)
+    assert pays(spread, c=np.inf)
+    assert not pays(spread.toarray())
