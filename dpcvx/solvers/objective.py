@@ -257,9 +257,11 @@ class PerturbedObjective:
     def _regularized(self, H: np.ndarray) -> np.ndarray:
         """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
         n = self.n
-        H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
-        if self.regularizer.dense is not None:
-            H += n * self.lam * self.regularizer.dense
+        if self.regularizer.dense is None:
+            H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim)
+        else:  # alpha I + diag(diagonal) + dense (hessian_diagonal holds diag(dense) already: not added twice)
+            H += n * self.lam * self.regularizer.hessian(self.dim)
+        H[np.diag_indices_from(H)] += n * self.extra_reg
         return H
 
     def _gram(self, sampled: Matrix | None, curvature: np.ndarray, single: bool) -> np.ndarray:
@@ -283,9 +285,7 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         out = np.asarray(self._squared().T @ np.maximum(self.loss.second(z), 0.0)).ravel()
         n = self.n
-        out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
-        if self.regularizer.dense is not None:
-            out += n * self.lam * np.diag(self.regularizer.dense)
+        out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg  # diag(dense) included
         return out
 
     def _squared(self) -> Matrix:

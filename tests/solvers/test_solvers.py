@@ -205,3 +205,27 @@ def test_the_jacobi_preconditioner_is_taken_only_where_the_loss_moves_the_diagon
     assert pays(one_hot)
     assert pays(spread, c=np.inf)
     assert not pays(spread.toarray())
+
+
+@pytest.mark.parametrize("kind", ["in-memory", "sparse"])
+def test_a_dense_regularizer_enters_the_hessian_and_its_diagonal_once(kind):
+    """N(w) = 0.5 w^T M w with a dense M: the objective's Hessian is X^T diag(l'') X + n Lam M + n Delta I and
+    its Jacobi diagonal that matrix's diagonal (diag(M) was added twice before: the broken variant)."""
+    import cvxpy as cp
+
+    rng = np.random.default_rng(5)
+    n, d, lam, delta = 300, 6, 1e-2, 1e-3
+    A = rng.normal(size=(d, d))
+    M = A @ A.T + np.eye(d)
+    X = rng.normal(size=(n, d)) / np.sqrt(d)
+    y = np.sign(rng.normal(size=n))
+    quadratic = verify_regularizer(lambda w: 0.5 * cp.quad_form(w, M), d).analysis.quadratic
+    objective = PerturbedObjective(sparse.csr_matrix(X) if kind == "sparse" else X, y,
+                                   verify_loss(losses.logistic()).derivatives, quadratic, lam, np.zeros(d), delta)
+    w = rng.normal(size=d)
+    z = y * (X @ w)
+    curvature = np.exp(-np.logaddexp(0, z) - np.logaddexp(0, -z))  # sigma(z) sigma(-z)
+    exact = X.T @ (curvature[:, None] * X) + n * lam * M + n * delta * np.eye(d)
+    H = objective.hessian(w)
+    np.testing.assert_allclose(np.triu(H) + np.triu(H, 1).T if kind == "in-memory" else H, exact, rtol=1e-10)
+    np.testing.assert_allclose(objective.hessian_diagonal(w), np.diag(exact), rtol=1e-10)
