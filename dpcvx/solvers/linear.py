@@ -35,7 +35,7 @@ import scipy.sparse as sparse
 from scipy.linalg.lapack import dpotrf, dpotrs
 
 from ..data.rows import Matrix
-from ..exceptions import InputError, SolverError
+from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
 from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
 
@@ -480,11 +480,15 @@ def solve_with_cvxpy(
     except cp.error.SolverError as error:
         raise SolverError(f"CVXPY solver {solver} failed: {error}; try another cvxpy_solver") from error
     except NotImplementedError as error:  # an atom without a canonicalization (a user subclass)
-        raise SolverError(f"CVXPY cannot pose this problem for a conic solver ({type(error).__name__}: "
-                          f"{error}); write the loss and regularizer with CVXPY's own atoms") from error
+        # the problem's constants are the data (X, y): a foreign text may print them, so it is withheld
+        raise SolverError(f"CVXPY cannot pose this problem for a conic solver ({withheld(error)}); write the "
+                          "loss and regularizer with CVXPY's own atoms") from None
     except (TypeError, ValueError) as error:  # CVXPY passes unknown settings to the solver, which rejects them
-        raise InputError(f"cvxpy_options rejected by {solver}: {error}; see the solver's settings "
-                         "in CVXPY's documentation") from error
+        if not solver_options:
+            raise SolverError(f"CVXPY could not solve this problem with {solver} ({withheld(error)}); try another "
+                              "cvxpy_solver or solver='fast'") from None
+        raise InputError(f"cvxpy_options {sorted(solver_options)} rejected by {solver} ({withheld(error)}); see "
+                         "the solver's settings in CVXPY's documentation") from None
     if w.value is None or (user_solver is None and program.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)):
         raise SolverError(
             f"CVXPY solver {solver} returned status {program.status!r}; nothing is released. "

@@ -174,3 +174,19 @@ def test_cli_output_names_no_cell_of_the_file(tmp_path, monkeypatch, capsys, con
     code = main(["fit", "data.csv", *FIT])
     out = capsys.readouterr()
     assert code != 0 and not leaked(out.out + out.err), out.err
+
+
+def test_a_solver_error_quotes_no_foreign_text_on_the_data():
+    """A failure while CVXPY poses or solves the problem (here a user solver, as a conic solver or an atom's
+    canonicalization may, raising a text that prints the problem's data) is refused with its type only."""
+    from dpcvx.exceptions import SolverError
+
+    def quoting_solver(program, w):
+        raise ValueError(f"bad coefficient {X_SECRET[2, 1]:.0f}")
+
+    for options in (None, {"max_iter": 5}):
+        erm = dpcvx.PrivateERM(lam=0.1, data_norm=1e10, solver=quoting_solver, cvxpy_options=options)
+        with pytest.raises((SolverError, InputError)) as caught:
+            erm.fit(X_SECRET, np.array([-1, 1, 1, -1]), epsilon=1.0, random_state=0)
+        assert not leaked(str(caught.value)), str(caught.value)
+        assert caught.value.__cause__ is None and "ValueError" in str(caught.value)
