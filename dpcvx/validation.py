@@ -320,14 +320,14 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
     return out, True
 
 
-def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
-    """(check_matrix(X), whether the result is a new object dpcvx may write to); see _column_major."""
+def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
+    """(X as a 2-D float64 array or CSR with a row and a column, whether it is new): every check of
+    check_matrix but the finite one; a sparse X is always copied (see _column_major for arrays)."""
     if sparse.issparse(X):
         _refuse_kind(name, X.dtype)
         if X.dtype.kind not in "biuf":
             raise InputError(f"{name} is a sparse matrix of dtype {X.dtype}; convert it to float64")
-        matrix = sparse.csr_matrix(X, dtype=np.float64, copy=True)
-        values, fresh = matrix.data, True
+        matrix, fresh = sparse.csr_matrix(X, dtype=np.float64, copy=True), True
     else:
         try:
             matrix, fresh = _column_major(X, name, spare_columns)
@@ -335,7 +335,6 @@ def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np
             if isinstance(error, InputError):
                 raise
             raise InputError(f"{name} must be a numeric 2-D array: converting it raised {withheld(error)}") from None
-        values = matrix
     if matrix.ndim != 2:
         raise InputError(
             f"{name} must be 2-D (n samples x d features), got shape {matrix.shape}; "
@@ -343,29 +342,55 @@ def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np
         )
     if matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")
-    # one pass without a temporary: a finite sum means every entry is finite (NaN and inf
-    # propagate); only an infinite or NaN sum (or an overflow) needs the elementwise check
-    with np.errstate(over="ignore", invalid="ignore"):
-        total_finite = np.isfinite(np.sum(values))
-    if not (total_finite or np.all(np.isfinite(values))):
-        raise InputError(
-            f"{name} contains NaN or infinite values (or numbers beyond the float64 range), first at "
-            f"{_first_non_finite(X, matrix)}; remove or impute them first"
-        )
     return matrix, fresh
 
 
-def _first_non_finite(X: Any, matrix: Any) -> str:
-    """Where the first NaN or infinite entry is: 'row i, column j' (the column's label for a DataFrame)."""
-    if sparse.issparse(matrix):
-        coo = matrix.tocoo()
-        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
-        i, j = int(coo.row[k]), int(coo.col[k])
-    else:
-        i, j = (int(v) for v in np.argwhere(~np.isfinite(matrix))[0])
+def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
+    """(check_matrix(X), whether the result is a new object dpcvx may write to); see _column_major."""
+    matrix, fresh = _converted(X, name, spare_columns)
+    # one pass without a temporary: a finite sum means every entry is finite (NaN and inf
+    # propagate); only an infinite or NaN sum (or an overflow) needs the elementwise check
+    with np.errstate(over="ignore", invalid="ignore"):
+        total_finite = np.isfinite(np.sum(matrix.data if sparse.issparse(matrix) else matrix))
+    if not total_finite:
+        _refuse_non_finite(X, matrix, name)
+    return matrix, fresh
+
+
+class NonFiniteError(InputError):
+    """The InputError for a NaN or infinite entry of the matrix ``name``, at (``row``, ``column``): a reader of
+    row blocks renumbers the row within the whole input."""
+
+    def __init__(self, message: str, name: str = "X", row: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.name, self.row, self.column = name, row, column
+
+
+def _refuse_non_finite(X: Any, matrix: np.ndarray | sparse.csr_matrix, name: str) -> None:
+    """Check matrix entry by entry: a NonFiniteError naming the first NaN or infinite entry (X: the input)."""
+    if np.all(np.isfinite(matrix.data if sparse.issparse(matrix) else matrix)):
+        return
+    i, j = _first_non_finite(X, matrix)
     labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
     column = repr(labels[j]) if labels is not None and j < len(labels) else str(j)
-    return f"row {i}, column {column}"
+    raise NonFiniteError(
+        f"{name} contains NaN or infinite values (or numbers beyond the float64 range), first at "
+        f"row {i}, column {column}; remove or impute them first", name, i, j,
+    )
+
+
+def _first_non_finite(X: Any, matrix: np.ndarray | sparse.csr_matrix) -> tuple[int, int]:
+    """(row, column) of the first NaN or infinite entry: in row-major order for an array; for sparse X in the
+    storage order of X as a CSR, or of the checked matrix when only its summed duplicates overflowed."""
+    if not sparse.issparse(matrix):
+        i, j = np.argwhere(~np.isfinite(matrix))[0]
+        return int(i), int(j)
+    layout = sparse.csr_matrix(X, dtype=np.float64)
+    if np.all(np.isfinite(layout.data)):  # only the checked matrix's summed duplicates overflowed
+        layout = matrix
+    coo = layout.tocoo()
+    k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
+    return int(coo.row[k]), int(coo.col[k])
 
 
 def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:

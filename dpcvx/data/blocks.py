@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
+from ..validation import NonFiniteError
 from .rows import RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Shipped", "elementwise", "same_vector", "is_out_of_core", "as_row_blocks",
@@ -331,21 +332,33 @@ class RowBlocks:
 
 def _checked_block(raw: Any, start: int, stop: int, width: int, rows: RowMap,
                    refuse: bool) -> tuple[np.ndarray, int]:
-    """The data contract of one block (shape, finite values, norm bound) and its mapped rows."""
+    """The data contract of one block (shape, finite values, norm bound) and its mapped rows.
+
+    RowMap.apply checks the values (finite, then the norm bound) from the block's row sums of squares,
+    which it also clips by: one read of the block, where a finite check here, the input check's sum and
+    the norms made three (the validation pass over a 300,000 x 500 memmap: 0.067 s instead of 0.155 s,
+    one BLAS thread). A NaN or infinity of a numeric block is named by its row in the whole input.
+    """
     raw = np.asarray(raw)
     if raw.ndim != 2 or raw.shape != (stop - start, width):
         raise InputError(f"rows {start}..{stop - 1} of X have shape {raw.shape}, not "
                          f"({stop - start}, {width}): mismatched chunks")
-    if raw.dtype.kind in "biuf" and not np.all(np.isfinite(raw)):
-        i, j = (int(v) for v in np.argwhere(~np.isfinite(raw))[0])
-        raise InputError(f"X contains NaN or infinite values, first at row {start + i}, column {j}; "
-                         "remove or impute them first")
     try:
         mapped, clipped = rows.apply(raw, refuse=refuse)
+    except NonFiniteError as error:
+        if error.name != "X" or raw.dtype.kind not in "biuf":  # the feature map's output, or an object block
+            raise _within(error, start, stop) from None
+        raise InputError(f"X contains NaN or infinite values, first at row {start + error.row}, column "
+                         f"{error.column}; remove or impute them first") from None
     except InputError as error:
-        raise InputError(f"in rows {start}..{stop - 1} of X (row numbers below are within that "
-                         f"block, counted from {start}): {error}") from None
+        raise _within(error, start, stop) from None
     return np.asarray(mapped), clipped
+
+
+def _within(error: InputError, start: int, stop: int) -> InputError:
+    """The error of one block, saying which rows its row numbers count from."""
+    return InputError(f"in rows {start}..{stop - 1} of X (row numbers below are within that "
+                      f"block, counted from {start}): {error}")
 
 
 def _block_task(raw: Any, start: int, stop: int, width: int, rows: RowMap | None, refuse: bool,

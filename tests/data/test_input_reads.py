@@ -1,0 +1,281 @@
+"""The input checks read the data once (issue 32): the finite check comes from the row sums of squares.
+
+A NaN or infinity is still refused first, with the row and column of the first one, in every layout
+(column- and row-major arrays, CSR with sorted or unsorted indices and duplicates, memmap row blocks);
+a huge finite entry is still accepted and its row clipped onto the bound; a CSR with duplicate entries
+gets the norms of its canonical form; the caller's arrays are never written to.
+"""
+
+import pickle
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sparse
+
+import dpcvx
+import dpcvx.data.rows as rows_module
+from dpcvx.data.blocks import RowBlocks
+from dpcvx.data.rows import RowMap, _row_norms
+from dpcvx.exceptions import InputError
+from dpcvx.validation import NonFiniteError
+
+N, D = 20, 5
+NAN_MESSAGE = r"X contains NaN or infinite values \(or numbers beyond the float64 range\), first at row {}, column {}; "
+BLOCK_MESSAGE = r"^X contains NaN or infinite values, first at row {}, column {}; remove or impute them first$"
+
+
+def base_rows() -> np.ndarray:
+    """N x D rows, every third above R = 1, one with an entry of 1e200 (its square overflows), no zero entry."""
+    X = np.random.default_rng(0).uniform(0.1, 1.0, size=(N, D)) * np.where(np.arange(N) % 3 == 0, 2.0, 0.2)[:, None]
+    X[5, 2] = 1e200
+    return X
+
+
+def inside_rows() -> np.ndarray:
+    """N x D rows of norm below R = 1."""
+    return np.random.default_rng(2).uniform(-0.4, 0.4, size=(N, D))
+
+
+def true_norms(X: np.ndarray) -> np.ndarray:
+    """Row norms computed independently of dpcvx: each row divided by its largest entry first."""
+    peak = np.abs(X).max(axis=1)
+    return peak * np.linalg.norm(X / peak[:, None], axis=1)
+
+
+def unsorted_csr(X: np.ndarray) -> sparse.csr_matrix:
+    """X as a CSR whose rows hold their entries in reverse column order, every finite entry v of an even
+    column stored twice, as (2v, -v) (exact: 2v - v == v), so it is neither sorted nor free of duplicates."""
+    data, indices, indptr = [], [], [0]
+    for row in X:
+        for j in np.flatnonzero(row)[::-1]:
+            split = j % 2 == 0 and np.isfinite(row[j]) and abs(row[j]) < 1e300
+            pieces = (2 * row[j], -row[j]) if split else (row[j],)
+            data.extend(pieces)
+            indices.extend([j] * len(pieces))
+        indptr.append(len(data))
+    matrix = sparse.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=X.shape)
+    assert not matrix.has_sorted_indices and not matrix.has_canonical_format
+    return matrix
+
+
+def in_layout(X: np.ndarray, layout: str):
+    if layout == "C":
+        return np.ascontiguousarray(X)
+    if layout == "F":
+        return np.asfortranarray(X)
+    if layout == "csr":
+        return sparse.csr_matrix(X)
+    if layout == "csr unsorted with duplicates":
+        return unsorted_csr(X)
+    raise AssertionError(layout)
+
+
+LAYOUTS = ["C", "F", "csr", "csr unsorted with duplicates"]
+POSITIONS = [(0, 0), (0, D - 1), (5, 2), (7, 3), (N - 1, 0), (N - 1, D - 1)]
+
+
+def memmap_of(X: np.ndarray, tmp_path) -> np.memmap:
+    path = tmp_path / "X.dat"
+    memmap = np.memmap(path, dtype=np.float64, mode="w+", shape=X.shape)
+    memmap[:] = X
+    memmap.flush()
+    return np.memmap(path, dtype=np.float64, mode="r", shape=X.shape)
+
+
+def with_non_finite(value: float, position: tuple[int, int]) -> np.ndarray:
+    """base_rows with ``value`` at ``position`` and a NaN in a later row (the first one must be named)."""
+    X = base_rows()
+    X[position] = value
+    if position[0] < N - 1:
+        X[N - 1, (position[1] + 1) % D] = np.nan
+    return X
+
+
+def learner(**params) -> dpcvx.PrivateERM:
+    return dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-2, data_norm=1.0, **params)
+
+
+LABELS = np.where(np.arange(N) % 2 == 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("position", POSITIONS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_non_finite_entry_is_refused_first_naming_its_row_and_column(layout, position, value):
+    X = in_layout(with_non_finite(value, position), layout)
+    message = NAN_MESSAGE.format(*position)
+    with pytest.raises(InputError, match=message):
+        RowMap(1.0).apply(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ClippingWarning (rows are above R) before the refusal
+        for clip in (True, False):  # nor the refusal of rows above R with clip=False
+            with pytest.raises(InputError, match=message):
+                learner(clip=clip).fit(X, LABELS, 1.0, random_state=0)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("position", POSITIONS)
+def test_a_non_finite_entry_of_a_memmap_is_named_by_its_row_in_the_whole_input(tmp_path, position, value):
+    memmap = memmap_of(with_non_finite(value, position), tmp_path)
+    for block_rows in (3, 8, N):
+        with pytest.raises(InputError, match=BLOCK_MESSAGE.format(*position)):
+            RowBlocks(memmap, RowMap(1.0), block_rows=block_rows).validate(refuse=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=BLOCK_MESSAGE.format(*position)):
+            learner().fit(memmap, LABELS, 1.0, random_state=0)
+
+
+def test_a_non_finite_entry_of_a_dask_chunk_is_named_by_its_row_in_the_whole_input():
+    da = pytest.importorskip("dask.array")
+    X = base_rows()
+    X[13, 1] = np.inf  # the only one: the chunks are checked in parallel tasks, the first to fail reports
+    with pytest.raises(InputError, match=BLOCK_MESSAGE.format(13, 1)):
+        learner().fit(da.from_array(X, chunks=(6, D)), LABELS, 1.0, random_state=0)
+
+
+class NaNForLargeFirstFeature:
+    """A feature map whose output is NaN where the first feature exceeds 1: its own error, within its block."""
+
+    norm_bound = 10.0
+
+    def transform(self, X):
+        out = np.array(X, dtype=float)
+        out[out[:, 0] > 1.0] = np.nan
+        return out
+
+
+def test_a_non_finite_feature_map_output_in_a_block_keeps_its_own_message(tmp_path):
+    X = np.full((N, D), 0.1)
+    X[11, 0] = 2.0
+    rows = RowMap(10.0, feature_map=NaNForLargeFirstFeature())
+    expected = (r"^in rows 8\.\.15 of X \(row numbers below are within that block, counted from 8\): "
+                + NAN_MESSAGE.replace("X contains", r"feature_map\.transform\(X\) contains").format(3, 0))
+    with pytest.raises(InputError, match=expected):
+        RowBlocks(memmap_of(X, tmp_path), rows, block_rows=8).validate(refuse=False)
+
+
+def test_the_non_finite_error_keeps_its_position_when_pickled():
+    with pytest.raises(NonFiniteError) as caught:
+        RowMap(1.0).apply(with_non_finite(np.nan, (7, 2)))
+    error = pickle.loads(pickle.dumps(caught.value))
+    assert isinstance(error, InputError) and (error.name, error.row, error.column) == ("X", 7, 2)
+    assert str(error) == str(caught.value)
+
+
+def test_duplicates_that_overflow_only_when_summed_are_refused():
+    X = sparse.csr_matrix((np.array([1e308, 1e308, 0.5]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 2))
+    with pytest.raises(InputError, match=NAN_MESSAGE.format(0, 1)):
+        RowMap(1.0).apply(X)
+
+
+@pytest.mark.parametrize("layout", [*LAYOUTS, "memmap"])
+def test_an_entry_of_1e200_is_accepted_and_its_row_clipped_onto_the_bound(tmp_path, layout):
+    expected = base_rows()
+    X = memmap_of(expected, tmp_path) if layout == "memmap" else in_layout(expected, layout)
+    if layout == "memmap":
+        blocks = RowBlocks(X, RowMap(1.0), block_rows=4)
+        clipped = blocks.validate(refuse=False)
+        out = np.vstack([block for _, block, _ in blocks.blocks()])
+    else:
+        out, clipped = RowMap(1.0).apply(X)
+        out = out.toarray() if sparse.issparse(out) else out
+    norms, beyond = np.linalg.norm(out, axis=1), true_norms(expected) > 1.0
+    assert np.all(np.isfinite(out)) and np.all(norms <= 1.0) and np.all(norms[beyond] > 1.0 - 1e-12)
+    assert clipped == np.count_nonzero(beyond) == 8 and beyond[5]  # every third row, and row 5
+    np.testing.assert_allclose(out[5], expected[5] / 1e200 / np.linalg.norm(expected[5] / 1e200), rtol=1e-12)
+    np.testing.assert_array_equal(out[~beyond], expected[~beyond])
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e200, 1e-200])
+def test_a_csr_with_duplicates_and_unsorted_indices_is_read_as_its_canonical_form(scale):
+    X = base_rows()
+    X[5, 2] = X[5, 0]  # no entry beyond the float range once scaled
+    X[2] = 0.0  # an empty row
+    X *= scale  # 1e200: the squares overflow, 1e-200: they underflow (both: the rescaled norms)
+    canonical, messy = sparse.csr_matrix(X), unsorted_csr(X)
+    np.testing.assert_array_equal(_row_norms(messy), _row_norms(canonical))
+    for R in (1.0 * scale, 0.3 * scale):
+        out, count = RowMap(R).apply(messy)
+        reference, reference_count = RowMap(R).apply(canonical)
+        assert out.has_canonical_format and count == reference_count > 0
+        np.testing.assert_array_equal(out.toarray(), reference.toarray())
+        assert np.all(true_norms(out.toarray()[[0, 3, 6]]) <= R)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_callers_arrays_are_unchanged_by_fit(layout):
+    X = in_layout(base_rows(), layout)  # rows above R: clipped on dpcvx's copy
+    arrays = [X.data, X.indices, X.indptr] if sparse.issparse(X) else [X]
+    before = [(a.tobytes(order="A"), a.flags.c_contiguous, a.flags.f_contiguous) for a in arrays]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.ClippingWarning)
+        learner().fit(X, LABELS, 1.0, random_state=0)
+    assert [(a.tobytes(order="A"), a.flags.c_contiguous, a.flags.f_contiguous) for a in arrays] == before
+
+
+@pytest.mark.parametrize("rows_per_group", [1, 3, 4, 1 << 18])
+def test_csr_row_squares_with_empty_rows_and_rows_longer_than_the_buffer(monkeypatch, rows_per_group):
+    monkeypatch.setattr(rows_module, "_SQUARED_ENTRIES", rows_per_group)
+    X = np.zeros((9, 6))
+    X[1] = [1, 2, 3, 4, 5, 6]  # longer than a small buffer
+    X[4, 2] = 3.0
+    X[6, [0, 5]] = [-2.0, 7.0]
+    for matrix in (X, X[1:8], X[:1], np.zeros((3, 4))):  # leading, middle and trailing empty rows; no entries
+        np.testing.assert_array_equal(rows_module._row_squares(sparse.csr_matrix(matrix)), np.sum(matrix**2, axis=1))
+
+
+class Reads:
+    """Counts the calls of numpy's whole-array functions that read every entry of ``target``."""
+
+    NAMES = ("einsum", "sum", "isfinite", "all", "square", "abs", "max", "multiply", "argwhere")
+
+    def __init__(self, monkeypatch, target: np.ndarray) -> None:
+        self.target, self.calls = target, []
+        for name in self.NAMES:
+            monkeypatch.setattr(np, name, self._counted(name, getattr(np, name)))
+
+    def _counted(self, name, function):
+        def counted(*args, **kwargs):
+            self.calls += [name for a in args if isinstance(a, np.ndarray) and a.ndim == 2
+                           and np.may_share_memory(a, self.target)][:1]
+            return function(*args, **kwargs)
+        return counted
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_a_dense_input_is_read_once_by_the_checks(monkeypatch, layout):
+    X = in_layout(inside_rows(), layout)
+    reads = Reads(monkeypatch, X)
+    out, count = RowMap(1.0).apply(X)
+    assert out is X and count == 0
+    assert reads.calls == ["einsum"]
+
+
+def test_each_row_block_is_read_once_by_the_validation_pass(monkeypatch, tmp_path):
+    memmap = memmap_of(inside_rows(), tmp_path)
+    blocks = RowBlocks(memmap, RowMap(1.0), block_rows=6)
+    reads = Reads(monkeypatch, memmap)
+    assert blocks.validate(refuse=False) == 0
+    assert reads.calls == ["einsum"] * 4
+
+
+def test_a_csr_is_copied_once_and_its_squares_never_held_whole():
+    """The checked copy is made canonical in place: beside it only n-vectors and a cache-sized buffer."""
+    rng = np.random.default_rng(1)
+    n, d, per_row = 50_000, 10_000, 20
+    indices = np.stack([rng.choice(d, per_row, replace=False) for _ in range(200)])[rng.integers(0, 200, n)]
+    X = sparse.csr_matrix((rng.uniform(0.01, 0.05, n * per_row), indices.ravel(),
+                           np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
+    assert not X.has_sorted_indices
+    copy_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    tracemalloc.start()
+    try:
+        out, count = RowMap(1.0).apply(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.has_canonical_format and count == 0
+    assert peak < 1.35 * copy_bytes, (peak, copy_bytes)
