@@ -202,7 +202,7 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
         direction += alpha * search
         if search_change is not None:
             change = alpha * search_change if change is None else change + alpha * search_change
-        residual -= alpha * product
+        residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
         if float(np.linalg.norm(residual)) <= limit:
             break
         preconditioned = solved(residual)

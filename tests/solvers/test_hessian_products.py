@@ -137,3 +137,32 @@ def test_a_newton_step_from_cg_takes_no_product_of_its_own(problem, monkeypatch)
     assert np.linalg.norm(plain.gradient(w)) <= 0.5e-8
 
 
+
+
+@pytest.mark.parametrize("preconditioner", ["none", "diagonal", "cholesky"])
+@pytest.mark.parametrize("forcing", [0.3, 0.05, 1e-3])
+def test_cg_takes_the_iterates_of_textbook_preconditioned_cg(problem, preconditioner, forcing):
+    """The direction is scipy's cg's (the same iterates, in exact arithmetic and to rounding here) after as
+    many products, for each preconditioner. A CG whose search direction aliased its residual (M = I returned
+    the residual itself, then updated in place) still met its forcing, but with more products and other
+    directions: this test fails on it."""
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    X, y, w, _ = problem
+    objective = PerturbedObjective(np.asfortranarray(X), *_args(y, D))
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    H = np.stack([objective.hessian_vector(w, e, margins) for e in np.eye(D)], axis=1)
+    diagonal = np.diag(H) * np.linspace(0.5, 2.0, D)  # any positive diagonal (not H's own)
+    given = {"none": None, "diagonal": diagonal, "cholesky": linear._cho_factor(np.triu(H + np.diag(diagonal)))}
+    inverse = {"none": None, "diagonal": LinearOperator((D, D), matvec=lambda r: r / diagonal, dtype=float),
+               "cholesky": LinearOperator((D, D), matvec=lambda r: linear._cho_solve(given["cholesky"], r),
+                                          dtype=float)}
+    ours_products, theirs_products = [], []
+    original = objective.hessian_vector
+    objective.hessian_vector = lambda *a, **k: ours_products.append(1) or original(*a, **k)
+    ours, _ = linear._preconditioned_cg(objective, w, margins, gradient, forcing, given[preconditioner])
+    operator = LinearOperator((D, D), matvec=lambda v: theirs_products.append(1) or H @ v, dtype=float)
+    theirs, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, M=inverse[preconditioner])
+    assert len(ours_products) == len(theirs_products)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9 * np.linalg.norm(theirs))
