@@ -20,6 +20,7 @@ independent of how the data or the objective are scaled.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -95,10 +96,16 @@ def add_terms(terms: Sequence[np.ndarray]) -> np.ndarray:
     return functools.reduce(operator.add, terms)
 
 
+def _norm(v: np.ndarray) -> float:
+    """||v||_2 of a vector as numpy's norm computes it, sqrt(v . v), without its checks (5 us a call, five
+    calls an iteration: 3 % of a fit at 1e4 x 20)."""
+    return math.sqrt(float(v @ v))
+
+
 def relative_residual(terms: Sequence[np.ndarray], n: int) -> Residual:
     """Residual from the gradient terms of F = n J_b (pass n = 1 for terms of J_b itself)."""
-    total = float(np.linalg.norm(add_terms(terms)))
-    scale = float(sum(np.linalg.norm(term) for term in terms))
+    total = _norm(add_terms(terms))
+    scale = sum(_norm(term) for term in terms)
     return Residual(absolute=total / n, relative=0.0 if total == 0 else total / scale)
 
 
@@ -256,12 +263,12 @@ class PerturbedObjective:
 
     def _regularized(self, H: np.ndarray) -> np.ndarray:
         """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
-        n = self.n
+        n, diagonal = self.n, np.arange(self.dim)
         if self.regularizer.dense is None:
-            H[np.diag_indices_from(H)] += n * self.lam * self.regularizer.hessian_diagonal(self.dim)
+            H[diagonal, diagonal] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
         else:  # alpha I + diag(diagonal) + dense (hessian_diagonal holds diag(dense) already: not added twice)
             H += n * self.lam * self.regularizer.hessian(self.dim)
-        H[np.diag_indices_from(H)] += n * self.extra_reg
+            H[diagonal, diagonal] += n * self.extra_reg
         return H
 
     def _gram(self, sampled: Matrix | None, curvature: np.ndarray, single: bool) -> np.ndarray:
