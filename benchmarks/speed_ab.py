@@ -1,0 +1,88 @@
+"""Before and after on one machine: two dpcvx trees timed in alternating processes, each against lbfgs.
+
+The speed sweep's ratios move with the machine (its processor picks the BLAS kernels, its
+memory bandwidth prices a pass), so a change is judged against the package before it on the
+same machine, at the same time. Each process imports ONE tree (``--before``, a checkout such as
+``git archive <commit> | tar -x -C /tmp/dpcvx-before``, or this tree), builds the speed sweep's
+data (:mod:`benchmarks.speed_sweep`: the same generators and seeds), warms up with one fit, then
+times ``--fits`` pairs of dpcvx's fit and scikit-learn's lbfgs back to back (one BLAS thread)
+and prints the median per-pair ratio. The trees alternate, ``--processes`` times each, so a
+change of machine load hits both alike; each process's median ratio is recorded.
+
+    python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+CHILD = """
+import json, sys, time
+sys.path.insert(0, {tree!r})
+import dpcvx
+assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
+sys.path.insert(1, {root!r})
+import numpy as np
+from benchmarks import common
+from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, sparse_data, _shape
+case = {case!r}
+X, y = sparse_data(*_shape("2e5x1e5")) if case == "sparse" else dense_data(*_shape(case))
+with common.limit_threads(1):
+    fit_dpcvx(X, y, 0)
+    ratios = [fit_dpcvx(X, y, k + 1)[0] / fit_sklearn(X, y, k + 1)[0] for k in range({fits})]
+print(json.dumps(float(np.median(ratios))))
+"""
+
+
+def run_child(tree: Path, case: str, fits: int) -> float:
+    """The median dpcvx / lbfgs ratio of one process that imports ``tree``."""
+    code = CHILD.format(tree=str(tree), root=str(ROOT), case=case, fits=fits)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.speed_ab", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser.add_argument("--cases", nargs="+", default=["3e5x500", "sparse"], help="n x d of dense cases, or sparse")
+    parser.add_argument("--processes", type=int, default=4, help="processes per tree and case")
+    parser.add_argument("--fits", type=int, default=5, help="timed pairs per process")
+    parser.add_argument("--tag", default="speed_ab")
+    args = parser.parse_args(argv)
+    start, rows = time.time(), []
+    trees = {"before": args.before.resolve(), "after": ROOT}
+    for case in args.cases:
+        ratios: dict[str, list[float]] = {"before": [], "after": []}
+        for _ in range(args.processes):
+            for name, tree in trees.items():
+                ratios[name].append(run_child(tree, case, args.fits))
+        rows.append(f"| {case} | {' / '.join(f'{r:.2f}' for r in ratios['before'])} | "
+                    f"{' / '.join(f'{r:.2f}' for r in ratios['after'])} |")
+        print(rows[-1], flush=True)
+    text = "\n".join([
+        "# Before and after, alternating processes (dpcvx / scikit-learn lbfgs, one BLAS thread)",
+        "",
+        f"Command: `python -m benchmarks.speed_ab --before {args.before} --cases {' '.join(args.cases)} "
+        f"--processes {args.processes} --fits {args.fits}` ({time.time() - start:.0f} s); before: the tree at "
+        f"{args.before}, after: this tree. Each cell: one process's median ratio over {args.fits} pairs, "
+        "processes in the order run (before and after alternating).",
+        "",
+        "| case | before | after |",
+        "|---|---|---|",
+        *rows,
+        "",
+    ])
+    (RESULTS / f"{args.tag}.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
