@@ -87,6 +87,11 @@ CASES = {
         "dpcvx.PrivateERM(loss=lambda z: cp.logistic(8 * (1 - z)) / 8, lam=1e-3, data_norm=1.0)"
         ".fit(X, y, epsilon=1.0, random_state=0)",
     ),
+    "TDDL (hinge, RBF kernel)": (
+        "from dpcvx import TDDL",
+        "import cvxpy, dpcvx.models.erm",
+        "TDDL(lam=0.1, gamma=0.2).fit(X, y, Z=X[:50], epsilon=1.0, random_state=0)",
+    ),
 }
 CUSTOM = "custom logistic(8(1 - z))/8"
 

@@ -3,12 +3,14 @@
 Every new process used to pay for the verifier's worker (a fresh interpreter importing
 sympy, about 2.5 s) and the proof itself, even for the catalogue's logistic loss; a custom
 loss that needs the validated route paid about 25 s. :func:`run` stands in for
-:func:`dpcvx.verification.deadline.run` for the two provers,
-:func:`~dpcvx.verification.symbolic.loss_facts` and
-:func:`~dpcvx.verification.validated.validated_facts`, and answers from, in order:
+:func:`dpcvx.verification.deadline.run` for the three provers,
+:func:`~dpcvx.verification.symbolic.loss_facts`,
+:func:`~dpcvx.verification.validated.validated_facts` and the kernel learners'
+:func:`~dpcvx.verification.kernel_loss.kernel_facts`, and answers from, in order:
 
 1. **The shipped catalogue** (``catalogue_proofs.json`` in this package): the results for
-   the catalogue's losses at their default parameters, written by :func:`write_catalogue`.
+   the catalogue's losses at their default parameters, and the kernel learners' own losses
+   (:data:`dpcvx.verification.kernel_loss.KERNEL_CATALOGUE`), written by :func:`write_catalogue`.
    It is part of the package and trusted like its code; a test proves every entry again
    with the provers and compares. It is used only by the dpcvx version that wrote it.
 2. **The on-disk cache** (``$DPCVX_CACHE_DIR``, else ``$XDG_CACHE_HOME/dpcvx``, else
@@ -68,7 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover - the worker module is imported when a pro
     from .deadline import DeadlineResult
 
 __all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "load_data", "store_data", "shipped_data",
-           "SHIPPED", "ENVIRONMENT"]
+           "shipped_losses", "SHIPPED", "ENVIRONMENT"]
 
 ENVIRONMENT = "DPCVX_CACHE_DIR"
 SHIPPED = Path(__file__).with_name("catalogue_proofs.json")
@@ -89,10 +91,12 @@ def provers() -> dict[str, tuple[Callable[..., Any], int]]:
     The arguments after those are time budgets, which change only how soon a result is cut
     short. Built on first use: the provers import sympy, which a cache hit never needs.
     """
+    from .kernel_loss import kernel_facts
     from .symbolic import loss_facts
     from .validated import validated_facts
 
-    return {"symbolic.loss_facts": (loss_facts, 3), "validated.validated_facts": (validated_facts, 4)}
+    return {"symbolic.loss_facts": (loss_facts, 3), "validated.validated_facts": (validated_facts, 4),
+            "kernel_loss.kernel_facts": (kernel_facts, 1)}
 
 
 def _name(function: Callable[..., Any]) -> str | None:
@@ -403,6 +407,14 @@ def catalogue_losses() -> list[Any]:
     return list(dict.fromkeys(make() for make in losses.CATALOGUE.values()))
 
 
+def shipped_losses() -> list[Any]:
+    """Every loss the shipped catalogue holds a verified record of: the catalogue's, and the kernel learners'
+    own that are not among them (the hinge)."""
+    from . import kernel_loss
+
+    return [*catalogue_losses(), kernel_loss.hinge]
+
+
 @contextlib.contextmanager
 def _recording() -> Iterator[dict[str, list[tuple[str, Any]]]]:
     global _RECORDED
@@ -419,12 +431,14 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
     Run ``python -m dpcvx.verification.proof_cache`` after a change to the provers;
     ``tests/verification/test_proof_cache.py`` proves every shipped entry again.
     """
-    from . import verifier
+    from . import kernel_loss, verifier
 
     verifier._LOSS_CACHE.clear()
     with _recording() as collected:
         for loss in catalogue_losses():
             verifier.verify_loss(loss)
+        for spec in kernel_loss.KERNEL_CATALOGUE:  # the kernel learners' facts (and the hinge's proof)
+            kernel_loss.resolve_loss(spec)
     verifier._LOSS_CACHE.clear()
     recorded_entries, records = collected.get("entries", []), collected.get("records", [])
     incomplete = [key for key, entry in recorded_entries + records if entry.limit is not None]

@@ -168,8 +168,8 @@ def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
     shipped = shipped_records()
-    assert len(shipped) == len(proof_cache.catalogue_losses())
-    for loss in proof_cache.catalogue_losses():
+    assert len(shipped) == len(proof_cache.shipped_losses())
+    for loss in proof_cache.shipped_losses():
         fresh, prover = verify(monkeypatch, loss, provers=False)
         assert prover.calls == ["loss_facts"]
         key = loss_record.record_key(verifier._structural_key(verifier.declared_loss(loss)[1]))
