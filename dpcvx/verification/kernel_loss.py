@@ -25,9 +25,12 @@ import numpy as np
 
 from ..exceptions import AssumptionError, InputError
 from ..losses import MarginLoss, from_spec
+from . import kernel_record
+from .kernel_record import KernelFacts
 from .loss_declaration import SYMBOLIC_SECONDS
 from .per_record import substitute
 from .problem import LossDerivatives
+from .proof_cache import Unencodable
 from .verifier import verify_loss
 
 if TYPE_CHECKING:  # pragma: no cover - sympy is imported where the kernel loss's facts are proved
@@ -104,10 +107,9 @@ def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Express
 def kernel_facts(expression: sp.Expr) -> tuple[float, float | None, tuple[float, float, float, float] | None]:
     """(l(0), inf l or None, the two-piece form's (a1, c1, a2, c2) or None) of a sympy loss.
 
-    Run in the verifier's worker process through the proof cache (:mod:`.proof_cache`, prover
-    "kernel_loss.kernel_facts"): served from the shipped catalogue for the kernel learners' own
-    losses, and from the on-disk cache after the first process for any other, so a new process
-    fits without starting the worker (1.5 s of a TDDL fit's 1.8 s before)."""
+    Run in the verifier's worker process, once per loss and installation: the result is kept by the
+    loss's CVXPY structure (:mod:`.kernel_record`), shipped for the kernel learners' own losses, so a new
+    process fits without the worker (1.5 s of a first TDDL fit's 1.8 s) or sympy's import."""
     from .loss_analysis import SYMBOL
     from .symbolic import RealFunction
 
@@ -138,6 +140,36 @@ def _two_pieces(function: RealFunction) -> tuple[float, float, float, float] | N
     return (a1, c1, a2, c2) if a1 < a2 else None
 
 
+def _proved_facts(expression: cp.Expression, variable: cp.Variable) -> KernelFacts | None:
+    """The loss's sympy facts (:func:`kernel_facts`): from the shipped catalogue or the disk cache, found by the
+    expression's structure without sympy (:mod:`.kernel_record`), else proved in the worker and kept; None when
+    sympy cannot state them (then l(0) is evaluated by CVXPY and inf l is not established)."""
+    from . import deadline
+    from .verifier import _structural_key
+
+    try:
+        key: str | None = kernel_record.facts_key(_structural_key(expression))
+    except Unencodable:
+        key = None
+    found = None if key is None else kernel_record.lookup(key)
+    if found is not None:
+        return found
+    from .loss_analysis import SYMBOL
+    from .translate import UnsupportedAtom, elementary, to_sympy
+
+    try:
+        form = elementary(to_sympy(expression, variable, SYMBOL))
+    except (UnsupportedAtom, TypeError, ValueError):
+        return None
+    outcome = deadline.run(kernel_facts, (form,), seconds=SYMBOLIC_SECONDS)
+    if not (outcome.finished and outcome.items):
+        return None
+    facts = KernelFacts(*outcome.items[-1])
+    if key is not None:
+        kernel_record.keep(key, facts)
+    return facts
+
+
 def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     """Verify ``loss`` and prepare it for the kernel solvers.
 
@@ -158,20 +190,11 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     expression, variable = verified.expression, verified.variable
     if expression is None or variable is None:  # only a failed declaration has none, refused above
         raise InputError(f"the loss {verified.text} has no verified expression")
-    from . import proof_cache
-    from .loss_analysis import SYMBOL
-    from .translate import UnsupportedAtom, elementary, to_sympy
-
     value_at_zero, infimum, pieces = None, None, None
-    try:
-        form = elementary(to_sympy(expression, variable, SYMBOL))
-    except (UnsupportedAtom, TypeError, ValueError):
-        form = None
-    if form is not None:
-        outcome = proof_cache.run(kernel_facts, (form,), seconds=SYMBOLIC_SECONDS)
-        if outcome.finished and outcome.items:
-            value_at_zero, infimum, two_pieces = outcome.items[-1]
-            pieces = TwoPieceLinear(*two_pieces) if two_pieces is not None and verified.derivatives is None else None
+    facts = _proved_facts(expression, variable)
+    if facts is not None:
+        value_at_zero, infimum = facts.value_at_zero, facts.infimum
+        pieces = TwoPieceLinear(*facts.pieces) if facts.pieces is not None and verified.derivatives is None else None
     if value_at_zero is None:
         at_zero = substitute(expression, variable, cp.Constant(0.0)).value
         if at_zero is None:

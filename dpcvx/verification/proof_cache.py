@@ -3,10 +3,9 @@
 Every new process used to pay for the verifier's worker (a fresh interpreter importing
 sympy, about 2.5 s) and the proof itself, even for the catalogue's logistic loss; a custom
 loss that needs the validated route paid about 25 s. :func:`run` stands in for
-:func:`dpcvx.verification.deadline.run` for the three provers,
-:func:`~dpcvx.verification.symbolic.loss_facts`,
-:func:`~dpcvx.verification.validated.validated_facts` and the kernel learners'
-:func:`~dpcvx.verification.kernel_loss.kernel_facts`, and answers from, in order:
+:func:`dpcvx.verification.deadline.run` for the two provers,
+:func:`~dpcvx.verification.symbolic.loss_facts` and
+:func:`~dpcvx.verification.validated.validated_facts`, and answers from, in order:
 
 1. **The shipped catalogue** (``catalogue_proofs.json`` in this package): the results for
    the catalogue's losses at their default parameters, and the kernel learners' own losses
@@ -33,7 +32,8 @@ loss that needs the validated route paid about 25 s. :func:`run` stands in for
 
 The same storage (:func:`load_data`, :func:`store_data`, :func:`shipped_data`) keeps the
 verifier's whole result for a loss, :mod:`dpcvx.verification.loss_record`, which a fit finds
-without sympy. This module imports no sympy itself: the provers and the codec are imported when
+without sympy, and the kernel learners' loss facts, :mod:`dpcvx.verification.kernel_record`.
+This module imports no sympy itself: the provers and the codec are imported when
 a prover result is looked up or stored.
 
 What is stored is the prover's output, not the certificate: the verifier builds the
@@ -91,12 +91,10 @@ def provers() -> dict[str, tuple[Callable[..., Any], int]]:
     The arguments after those are time budgets, which change only how soon a result is cut
     short. Built on first use: the provers import sympy, which a cache hit never needs.
     """
-    from .kernel_loss import kernel_facts
     from .symbolic import loss_facts
     from .validated import validated_facts
 
-    return {"symbolic.loss_facts": (loss_facts, 3), "validated.validated_facts": (validated_facts, 4),
-            "kernel_loss.kernel_facts": (kernel_facts, 1)}
+    return {"symbolic.loss_facts": (loss_facts, 3), "validated.validated_facts": (validated_facts, 4)}
 
 
 def _name(function: Callable[..., Any]) -> str | None:
@@ -444,6 +442,9 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
     incomplete = [key for key, entry in recorded_entries + records if entry.limit is not None]
     if incomplete:
         raise RuntimeError(f"a catalogue proof was cut short by the time limit: {incomplete}")
+    kernel = [{"key": key, "facts": facts.to_data()} for key, facts in dict(collected.get("kernel", [])).items()]
+    if len(kernel) != len(kernel_loss.KERNEL_CATALOGUE):
+        raise RuntimeError("a kernel learner's loss facts were not proved")
     entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()}
                                      for key, entry in dict(recorded_entries).items()]
     verified = [{"key": key, "record": record.to_data()} for key, record in dict(records).items()]
@@ -452,10 +453,11 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
         return ",\n  ".join(json.dumps(item, sort_keys=True) for item in items)  # one entry a line
 
     path.write_text(f'{{"dpcvx_version": {json.dumps(__version__)}, "cvxpy_version": {json.dumps(_version("cvxpy"))},'
-                    f'\n "entries": [\n  {lines(entries)}\n ],\n "losses": [\n  {lines(verified)}\n ]\n}}\n',
+                    f'\n "entries": [\n  {lines(entries)}\n ],\n "losses": [\n  {lines(verified)}\n ],'
+                    f'\n "kernel": [\n  {lines(kernel)}\n ]\n}}\n',
                     encoding="utf-8")
     shipped_data.cache_clear()
-    return [entry["key"] for entry in entries] + [item["key"] for item in verified]
+    return [entry["key"] for entry in entries] + [item["key"] for item in verified] + [item["key"] for item in kernel]
 
 
 if __name__ == "__main__":  # the package's module, not this __main__ copy, holds the recording state

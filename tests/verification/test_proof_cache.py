@@ -19,7 +19,6 @@ import sympy as sp
 
 from dpcvx import losses
 from dpcvx.verification import deadline, loss_record, proof_cache, verifier
-from dpcvx.verification.kernel_loss import KERNEL_CATALOGUE, TwoPieceLinear, resolve_loss
 from dpcvx.verification.proof_codec import decode, encode, same
 from dpcvx.verification.symbolic import Failed, loss_facts
 from dpcvx.verification.validated import InfBound, Smoothness, SupBound
@@ -210,10 +209,7 @@ def test_a_failed_worker_is_not_cached(cache, monkeypatch):
 
 def test_every_shipped_entry_is_proved_again_by_the_provers():
     shipped = json.loads(proof_cache.SHIPPED.read_text())["entries"]
-    # one symbolic proof per shipped loss, and the kernel facts of each of the kernel learners' own losses
-    assert len(shipped) == len(proof_cache.shipped_losses()) + len(KERNEL_CATALOGUE)
-    assert sum(json.loads(record["key"])["prover"] == "kernel_loss.kernel_facts" for record in shipped) == \
-        len(KERNEL_CATALOGUE)
+    assert len(shipped) == len(proof_cache.shipped_losses())  # one symbolic proof per shipped loss
     for record in shipped:
         key = json.loads(record["key"])
         function, arity = proof_cache.provers()[key["prover"]]
@@ -222,42 +218,7 @@ def test_every_shipped_entry_is_proved_again_by_the_provers():
         extra = (None,) * (function.__code__.co_argcount - arity)  # no time limit
         entry = proof_cache.Entry.from_data(record["entry"])
         assert entry.finished and entry.limit is None
-        result = function(*args, *extra)
-        items = (result,) if key["prover"] == "kernel_loss.kernel_facts" else tuple(result)  # a return value
-        assert same(items, entry.items), key["args"]
-
-
-@pytest.mark.parametrize("spec", KERNEL_CATALOGUE)
-def test_the_kernel_learners_losses_resolve_without_the_worker(spec, monkeypatch):
-    """A kernel learner's own loss is resolved from the shipped catalogue in a new process: no worker (which
-    cost 1.5 s of a first TDDL fit's 1.8 s), the same facts as a fresh proof."""
-    monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
-    monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
-    monkeypatch.setattr(deadline, "run", lambda *a, **k: pytest.fail("the worker was started"))
-    served = resolve_loss(spec)
-    monkeypatch.undo()
-    monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
-    monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
-    monkeypatch.setattr(proof_cache, "_shipped", lambda key: None)  # the broken variant's route: proved afresh
-    monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
-    fresh = resolve_loss(spec)
-    assert (served.value_at_zero, served.infimum, served.pieces, served.lipschitz) == \
-        (fresh.value_at_zero, fresh.infimum, fresh.pieces, fresh.lipschitz)
-    assert (served.pieces is not None) == (spec == "hinge")
-
-
-def test_a_custom_kernel_loss_is_proved_once_then_served_from_the_disk_cache(cache, monkeypatch):
-    calls = []
-    original = deadline.run
-    monkeypatch.setattr(deadline, "run", lambda function, *a, **k: calls.append(function.__name__)
-                        or original(function, *a, **k))
-    monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
-    first = resolve_loss(lambda z: cp.pos(2 - 2 * z))
-    assert "kernel_facts" in calls
-    calls.clear()
-    monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
-    again = resolve_loss(lambda z: cp.pos(2 - 2 * z))
-    assert calls == [] and again.pieces == first.pieces == TwoPieceLinear(-2.0, 2.0, 0.0, 0.0)
+        assert same(tuple(function(*args, *extra)), entry.items), key["args"]
 
 
 @pytest.mark.parametrize("loss", proof_cache.catalogue_losses(), ids=repr)
