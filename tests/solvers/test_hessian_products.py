@@ -124,19 +124,28 @@ def test_cg_computes_one_product_per_iteration_and_tracks_the_margin_change(prob
     assert none is None and np.array_equal(untracked, direction)
 
 
-def test_a_newton_step_from_cg_takes_no_product_of_its_own(problem, monkeypatch):
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_a_newton_step_from_cg_takes_no_product_of_its_own(problem, monkeypatch, task):
     """In memory, the step along a CG direction takes its margin change from CG (no margin_change product),
-    and the point it returns meets the gradient bound on fresh margins (the dense objective's gradient)."""
+    and the point it returns meets the gradient bound on fresh margins (the dense objective's gradient); a
+    regression's change is X d (its residuals X w - y), a classifier's y * X d."""
     X, y, _, _ = problem
-    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
+    regression = task == "regression"
+    loss = losses.squared_error() if regression else losses.logistic()
+    args = (y, verify_loss(loss).derivatives, *_args(y, D)[2:])
+    objective = PerturbedObjective(sparse.csr_matrix(X), *args, regression=regression)
+    start = np.full(D, 0.1)
+    margins = objective.margins(start)
+    direction, change = linear._preconditioned_cg(objective, start, margins, objective.gradient(start, margins),
+                                                  1e-6, None, track_change=True)
+    np.testing.assert_allclose(change, X @ direction if regression else y * (X @ direction), rtol=0,
+                               atol=1e-12 * np.abs(X).sum(axis=1).max() * np.abs(direction).max())
     monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 0)  # every direction from CG
     monkeypatch.setattr(objective, "margin_change", lambda *_: pytest.fail("a product the CG change saves"))
     w, info = linear.newton(objective, gradient_tolerance=1e-8)
     assert info.converged
-    plain = PerturbedObjective(X, *_args(y, D))
+    plain = PerturbedObjective(X, *args, regression=regression)
     assert np.linalg.norm(plain.gradient(w)) <= 0.5e-8
-
-
 
 
 @pytest.mark.parametrize("preconditioner", ["none", "diagonal", "cholesky"])
