@@ -15,6 +15,7 @@ only, and runs before the accountant is charged.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,6 +35,13 @@ from .proximal import CompositeTerm, proximal_newton
 __all__ = ["SolverChoice", "SOLVERS"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
+
+
+def curvature_bound(problem: VerifiedProblem) -> float:
+    """The verified c >= l'' for the solver's Jacobi decision (:attr:`PerturbedObjective.jacobi_pays`), or inf
+    when the certificate establishes none (output perturbation fits such a loss: the diagonal is then always
+    taken, as before the decision existed)."""
+    return math.inf if problem.certificate.curvature is None else problem.curvature
 
 
 @dataclass(frozen=True)
@@ -77,7 +85,7 @@ class SolverChoice:
         objective = None
         if derivatives is not None and quadratic is not None:
             objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
-                                           curvature_bound=problem.curvature)
+                                           curvature_bound=curvature_bound(problem))
         if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
             return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
                                     reference=objective, regression=self.regression, user_solver=self.solver)
@@ -118,7 +126,7 @@ class SolverChoice:
         derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
         assert derivatives is not None and quadratic is not None  # check(), before charging
         objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
-                                       curvature_bound=problem.curvature)
+                                       curvature_bound=curvature_bound(problem))
         scale = X.shape[0] * lam
         g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
                           tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))

@@ -229,3 +229,19 @@ def test_a_dense_regularizer_enters_the_hessian_and_its_diagonal_once(kind):
     H = objective.hessian(w)
     np.testing.assert_allclose(np.triu(H) + np.triu(H, 1).T if kind == "in-memory" else H, exact, rtol=1e-10)
     np.testing.assert_allclose(objective.hessian_diagonal(w), np.diag(exact), rtol=1e-10)
+
+
+def test_a_loss_without_a_proved_curvature_bound_keeps_the_jacobi_diagonal():
+    """Output perturbation fits a loss whose c the certificate does not establish; the solver's Jacobi decision
+    then takes c = inf (the diagonal always), never failing on the missing constant."""
+    import dataclasses
+
+    from dpcvx.solvers.choice import curvature_bound
+    from dpcvx.verification.verifier import verify_problem
+
+    problem = verify_problem(losses.logistic(), dim=3)
+    assert curvature_bound(problem) == 0.25
+    conditions = tuple(dataclasses.replace(c, value=None, passed=None) if c.name == "curvature" else c
+                       for c in problem.certificate.conditions)
+    unproved = dataclasses.replace(problem, certificate=dataclasses.replace(problem.certificate, conditions=conditions))
+    assert curvature_bound(unproved) == np.inf
