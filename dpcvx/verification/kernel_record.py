@@ -34,6 +34,7 @@ from .proof_cache import Unencodable
 __all__ = ["KernelFacts", "facts_key", "lookup", "keep", "FOLDER"]
 
 FOLDER = "kernel"
+SECTION = "kernel"  # of the shipped catalogue, and the kind its facts are collected under while it is written
 _LOG = logging.getLogger("dpcvx.verify")
 
 
@@ -87,18 +88,9 @@ def facts_key(structural_key: tuple[Any, ...]) -> str:
     return json.dumps({"kernel_facts": record_key(structural_key)}, sort_keys=True, separators=(",", ":"))
 
 
-def _shipped(key: str) -> Any:
-    return {item["key"]: item["facts"] for item in proof_cache.shipped_data().get("kernel", ())}.get(key)
-
-
 def lookup(key: str) -> KernelFacts | None:
     """The facts for ``key`` from the shipped catalogue or the disk, else None."""
-    if proof_cache.recorded("kernel") is not None:  # the catalogue is being written: serve nothing
-        return None
-    for where, find in (("shipped", _shipped), ("disk", lambda key: proof_cache.load_data(key, FOLDER))):
-        data = find(key)
-        if data is None:
-            continue
+    for where, data in proof_cache.stored(key, section=SECTION, field="facts", folder=FOLDER):
         try:
             return KernelFacts.from_data(data)
         except Unencodable as error:
@@ -108,7 +100,7 @@ def lookup(key: str) -> KernelFacts | None:
 
 def keep(key: str, facts: KernelFacts) -> None:
     """Store ``facts`` for ``key`` on disk (or collect them while the catalogue is written)."""
-    collecting = proof_cache.recorded("kernel")
+    collecting = proof_cache.recorded(SECTION)
     if collecting is not None:
         collecting.append((key, facts))
         return

@@ -47,6 +47,7 @@ from .proof_cache import Unencodable
 __all__ = ["LossRecord", "record_key", "lookup", "keep", "derivatives_of", "FOLDER"]
 
 FOLDER = "losses"
+SECTION = "losses"  # of the shipped catalogue, and the kind its records are collected under while it is written
 _LOG = logging.getLogger("dpcvx.verify")
 _FIELDS = ("name", "description", "passed", "value", "method", "detail", "fix")
 
@@ -146,19 +147,10 @@ def derivatives_of(code: tuple[str, str, str] | None) -> LossDerivatives | None:
     return LossDerivatives(value, first, second)
 
 
-def _shipped(key: str) -> Any:
-    return {item["key"]: item["record"] for item in proof_cache.shipped_data().get("losses", ())}.get(key)
-
-
 def lookup(key: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None] | None:
     """The record for ``key`` that serves time limit ``seconds``, and its compiled derivatives, from the shipped
     catalogue or the disk; else None."""
-    if proof_cache.recorded("records") is not None:  # the catalogue is being written: serve nothing
-        return None
-    for where, find in (("shipped", _shipped), ("disk", lambda key: proof_cache.load_data(key, FOLDER))):
-        data = find(key)
-        if data is None:
-            continue
+    for where, data in proof_cache.stored(key, section=SECTION, field="record", folder=FOLDER):
         try:
             record = LossRecord.from_data(data)
             if record.serves(seconds):
@@ -171,7 +163,7 @@ def lookup(key: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None
 def keep(key: str, record: LossRecord) -> None:
     """Store ``record`` for ``key`` on disk (or collect it while the catalogue is written); skipped when it has
     no exact text form."""
-    collecting = proof_cache.recorded("records")
+    collecting = proof_cache.recorded(SECTION)
     if collecting is not None:
         collecting.append((key, record))
         return

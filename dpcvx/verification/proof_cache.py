@@ -70,7 +70,7 @@ if TYPE_CHECKING:  # pragma: no cover - the worker module is imported when a pro
     from .deadline import DeadlineResult
 
 __all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "load_data", "store_data", "shipped_data",
-           "shipped_losses", "SHIPPED", "ENVIRONMENT"]
+           "shipped_losses", "stored", "SHIPPED", "ENVIRONMENT"]
 
 ENVIRONMENT = "DPCVX_CACHE_DIR"
 SHIPPED = Path(__file__).with_name("catalogue_proofs.json")
@@ -189,6 +189,20 @@ def shipped_data() -> dict[str, Any]:
             data.get("cvxpy_version") != _version("cvxpy"):
         return {}
     return data
+
+
+def stored(key: str, *, section: str, field: str, folder: str) -> Iterator[tuple[str, Any]]:
+    """("shipped" or "disk", data) for ``key``, in that order: the shipped catalogue's ``section`` (its items'
+    ``field``), then the disk's ``folder`` (HMAC-checked, :func:`load_data`); nothing while the catalogue is
+    being written (its results are collected under the kind ``section`` then, never served)."""
+    if recorded(section) is not None:
+        return
+    shipped = {item["key"]: item[field] for item in shipped_data().get(section, ())}.get(key)
+    if shipped is not None:
+        yield "shipped", shipped
+    disk = load_data(key, folder)
+    if disk is not None:
+        yield "disk", disk
 
 
 def _shipped(key: str) -> Entry | None:
@@ -358,7 +372,7 @@ def store_data(key: str, data: Any, folder: str = "proofs") -> None:
 
 # --- the stand-in for deadline.run ---------------------------------------------------------------
 
-# set while write_catalogue proves the catalogue: kind ("entries", "records") -> [(key, result)]
+# set while write_catalogue proves the catalogue: kind ("entries", "losses", "kernel") -> [(key, result)]
 _RECORDED: dict[str, list[tuple[str, Any]]] | None = None
 
 
@@ -438,7 +452,7 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
         for spec in kernel_loss.KERNEL_CATALOGUE:  # the kernel learners' facts (and the hinge's proof)
             kernel_loss.resolve_loss(spec)
     verifier._LOSS_CACHE.clear()
-    recorded_entries, records = collected.get("entries", []), collected.get("records", [])
+    recorded_entries, records = collected.get("entries", []), collected.get("losses", [])
     incomplete = [key for key, entry in recorded_entries + records if entry.limit is not None]
     if incomplete:
         raise RuntimeError(f"a catalogue proof was cut short by the time limit: {incomplete}")
