@@ -31,7 +31,7 @@ BLOCK_BYTES = (1 << 19, 1 << 20, 1 << 21, 1 << 22)
 
 def blocked(X: np.ndarray, c: np.ndarray, v: np.ndarray, rows: int) -> np.ndarray:
     """sum_b X_b^T (c_b * (X_b v)) over blocks of ``rows`` rows, in block order (as the solver adds them)."""
-    return functools.reduce(operator.add, (block_hessian_product(X[a:a + rows], c[a:a + rows], v)
+    return functools.reduce(operator.add, (block_hessian_product(X[a:a + rows], c[a:a + rows], v)[0]
                                            for a in range(0, X.shape[0], rows)))
 
 
