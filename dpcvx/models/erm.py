@@ -508,8 +508,8 @@ class PrivateERM(Calibrating):
         problem = self._verified(d)
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._solver().check(problem, X_mapped)
-        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem,
-                                                             rows.effective_norm_bound, split, delta, relation)
+        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem, rows, split, delta,
+                                                             relation)
         start = erm_inputs.warm_start_weights(warm_start, rows, d)
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given

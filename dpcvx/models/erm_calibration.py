@@ -76,10 +76,14 @@ class Calibrating:
                              "['lam'])")
         return float(self.lam)
 
-    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, rows: RowMap,
                     split: str, delta: float, neighbours: Neighbours) -> LamChoice:
-        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only)."""
-        comparator = comparator_for(self.comparator_norm, problem.constraint_set, R)
+        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only): the noise
+        at the bound R of the rows the theorems see (an intercept column included), the bias at the comparator
+        prior on the features' weights joined by the intercept's (:func:`comparator_for`)."""
+        R = rows.effective_norm_bound
+        comparator = comparator_for(self.comparator_norm, problem.constraint_set, rows.norm_bound,
+                                    rows.intercept_scaling if rows.fit_intercept else None)
 
         def calibrate_at(lam: float) -> dict[str, Any]:
             calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
@@ -105,8 +109,8 @@ class Calibrating:
         problem = self._verified(width)
         delta = check_delta(delta)
         problem.require(mechanism, delta)
-        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem,
-                                rows.effective_norm_bound, split, delta, Neighbours.parse(neighbours))
+        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem, rows,
+                                split, delta, Neighbours.parse(neighbours))
 
     def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration:
         """Extension hook: the calibration a fit draws its noise with, given the one dpcvx derived.
@@ -141,15 +145,16 @@ class Calibrating:
         width = check_dim(d) + (1 if rows.fit_intercept else 0)
         problem = self._verified(width)
         problem.require(mechanism, delta)
-        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem,
-                                     rows.effective_norm_bound, split, delta, relation)[1]
+        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem, rows, split, delta,
+                                     relation)[1]
 
-    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, R: float,
+    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, rows: RowMap,
                          split: str, delta: float, relation: Neighbours
                          ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, dict[str, Any]]:
         """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
         the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
-        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, R, split, delta, relation) if self._auto_lam \
+        R = rows.effective_norm_bound
+        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, rows, split, delta, relation) if self._auto_lam \
             else None
         chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
         calibration, constants = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)

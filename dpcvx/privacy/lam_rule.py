@@ -52,7 +52,7 @@ __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice
            "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
-RULE = "excess-risk bound v1 (docs/theory.md, section 25)"
+RULE = "excess-risk bound v1.1 (docs/theory.md, section 25)"
 
 #: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
 #: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.
@@ -130,14 +130,21 @@ def default_comparator_norm(R: float) -> float:
     return COMPARATOR_SCALE / R
 
 
-def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float) -> float:
-    """The W of the rule: the user's ``comparator_norm``, else a constraint ball's radius, else
-    :func:`default_comparator_norm` (public inputs only)."""
-    if comparator_norm is not None:
-        return positive("comparator_norm", comparator_norm)
-    if constraint_set is not None and constraint_set.kind == "ball" and constraint_set.radius is not None:
+def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float,
+                   intercept_scaling: float | None = None) -> float:
+    """The W of the rule over the rows the theorems see: a constraint ball's radius (it bounds the whole
+    weight vector, an intercept's weight included), else the prior W on the features' weights (the user's
+    ``comparator_norm``, else :func:`default_comparator_norm` at the features' bound R) joined, when an
+    intercept column s is appended, by the intercept prior |b| <= B0: the comparator (u, b) is (u, b / s)
+    over the augmented rows, of norm W' = sqrt(W^2 + (B0 / s)^2) (docs/theory.md, section 25.7; the same
+    W' that :func:`intercept_scaling` minimises R' W' over). Public inputs only."""
+    if comparator_norm is None and constraint_set is not None and constraint_set.kind == "ball" \
+            and constraint_set.radius is not None:
         return float(constraint_set.radius)
-    return default_comparator_norm(R)
+    W = default_comparator_norm(R) if comparator_norm is None else positive("comparator_norm", comparator_norm)
+    if intercept_scaling is None:
+        return W
+    return math.hypot(W, INTERCEPT_PRIOR / positive("intercept_scaling", intercept_scaling))
 
 
 def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:

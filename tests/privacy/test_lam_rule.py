@@ -185,6 +185,31 @@ def test_auto_intercept_scaling_is_resolved_in_the_release(tmp_path):
     np.testing.assert_array_equal(dpcvx.load(path).decision_function(X), model.decision_function(X))
 
 
+def test_the_intercept_joins_the_comparator_as_the_scaling_rule_assumes():
+    """With an intercept column s the rows grow to R' = sqrt(R^2 + s^2) and the comparator (u, b), ||u|| <= W
+    = COMPARATOR_SCALE / R (the features' bound), |b| <= B0, is (u, b / s): the rule weighs the bias with
+    W' = sqrt(W^2 + (B0 / s)^2), the norm intercept_scaling's s minimises R' W' over (section 25.7). The
+    former W = COMPARATOR_SCALE / R', smaller than both, chose Lam 1.37 times too large at R = 1."""
+    B0 = lam_rule.INTERCEPT_PRIOR
+    for R, s, comparator in ((1.0, "auto", None), (2.0, 0.5, None), (1.0, 1.0, 3.0)):
+        learner = PrivateERM(lam="auto", data_norm=R, fit_intercept=True, intercept_scaling=s,
+                             comparator_norm=comparator)
+        scaling = learner.row_map().intercept_scaling
+        W = lam_rule.default_comparator_norm(R) if comparator is None else comparator
+        joined = math.hypot(W, B0 / scaling)
+        choice = learner.choose_lam(30_000, 100, 0.1)
+        assert choice.comparator_norm == pytest.approx(joined, rel=1e-15)
+        former = lam_rule.default_comparator_norm(math.hypot(R, scaling)) if comparator is None else comparator
+        assert choice.comparator_norm > former
+        assert choice.bias == pytest.approx(choice.lam * joined**2 / 2, rel=1e-12)  # the bias is weighed with W'
+    # without an intercept, and under a constraint ball (it bounds the whole vector), W is unchanged
+    assert PrivateERM(lam="auto", data_norm=2.0).choose_lam(1000, 4, 1.0).comparator_norm == 4.0
+    import cvxpy as cp
+
+    ball = PrivateERM(lam="auto", data_norm=1.0, fit_intercept=True, constraints=lambda w: [cp.norm(w, 2) <= 6.0])
+    assert ball.choose_lam(1000, 4, 1.0).comparator_norm == 6.0
+
+
 def test_least_squares_on_a_ball_takes_auto_lam_with_the_radius_as_comparator():
     X, y = _rows(400, 3, 7)
     model = dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="auto", random_state=0).fit(X, y)
