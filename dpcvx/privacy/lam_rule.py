@@ -28,7 +28,9 @@ inputs are n (n_public under add/remove), the declared width d, epsilon, delta, 
 mechanism, the neighbour relation, the verified L, c, m, the bound R and W: never the
 data, so the choice costs no privacy. W is the user's public prior on ||w*||, the
 radius of a constraint ball, or the default ``COMPARATOR_SCALE / R`` (a model whose
-margins w^T x reach about COMPARATOR_SCALE on rows of norm R). COMPARATOR_SCALE is the
+margins w^T x reach about COMPARATOR_SCALE on rows of norm R); with an intercept column s
+that prior on the features' weights is joined by the intercept's, |b| <= B0, as
+W' = sqrt(W^2 + (B0 / s)^2) (:func:`comparator_for`, docs/theory.md section 25.7). COMPARATOR_SCALE is the
 rule's one free constant, fitted on synthetic data only by benchmarks/lam_rule_fit.py
 (benchmarks/results/lam_rule_fit.md) and frozen before any evaluation on real data.
 """

@@ -1,7 +1,7 @@
 """Newton near round-off: the computed F is no merit there, the gradient norm is.
 
 On scikit-learn's breast_cancer (455 training rows of 30 collinear columns, each scaled by its maximum, rows
-into the unit ball), lam='auto' at epsilon 1 gives an objective whose computed value F = 0.1 is the small
+into the unit ball), Lam 0.0237 (rule v1's lam='auto') at epsilon 1 gives an objective whose computed value F = 0.1 is the small
 difference of sum l (about 100) and b^T w: at one point it evaluates 8 to 16 ulps apart, so the exact Newton
 step "raises" F by 1e-13 and the old line search halved it down to crawling steps, until the solve stopped
 "stalled at round-off" ten times above its public target and nothing was released (seed 6 of the
@@ -27,14 +27,18 @@ def breast_cancer_fold() -> tuple[np.ndarray, np.ndarray]:
     return X[train], y[train]
 
 
+#: the Lam rule v1 chose here (10^-13/8 on the rule's grid; v1.1 weighs the intercept's bias differently and
+#: chooses 10^-14/8), where the round-off case was found: fixed, so the test keeps its case
+RULE_V1_LAM = 10.0 ** (-13 / 8)
+
+
 @pytest.mark.parametrize("seed", [6, 0, 7])
 def test_newton_reaches_its_target_where_f_is_flat_to_round_off(seed):
     X, y = breast_cancer_fold()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = dpcvx.DPLogisticRegression(epsilon=1.0, lam="auto", data_norm=1.0, classes=(-1, 1),
+        model = dpcvx.DPLogisticRegression(epsilon=1.0, lam=RULE_V1_LAM, data_norm=1.0, classes=(-1, 1),
                                            random_state=seed).fit(X, y)
-    assert model.certificate_.constants["lam"] == pytest.approx(0.0237, rel=0.01)  # the rule's public Lam
     assert np.all(np.isfinite(model.coef_))
 
 
