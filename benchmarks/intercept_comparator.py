@@ -66,7 +66,8 @@ def run() -> str:
     start = time.time()
     designs = (("gaussian", 10), ("gaussian", 50), ("onehot", 30), ("onehot", 100))
     seeds = (0, 1, 2)
-    lines = ["| design | n | d (with intercept) | signal | eps | majority | oracle err (lam) | v1 (W / R') | v1.1 (W') |",
+    lines = ["| design | n | d (with intercept) | signal | eps | majority | oracle err (lam) | v1 (W / R') "
+             "| v1.1 (W') |",
              "|---|---|---|---|---|---|---|---|---|"]
     shares: dict[str, dict[str, list[float]]] = {}
     for (design, d), n, signal, eps in itertools.product(designs, (2000, 10000, 40000), (4.0, 16.0, 64.0), (0.1, 1.0)):
@@ -91,8 +92,8 @@ def run() -> str:
                     shares.setdefault(name, {}).setdefault(group, []).append(share)
             cells.append(f"{mean[lam]:.4f} ({share:.2f}; {lam:.2g})" if math.isfinite(share)
                          else f"{mean[lam]:.4f} ({lam:.2g})")
-        lines.append(f"| {design} | {n} | {d} | {signal:g} | {eps:g} | {base:.4f} | {mean[oracle]:.4f} ({oracle:.2g}) | "
-                     + " | ".join(cells) + " |")
+        lines.append(f"| {design} | {n} | {d} | {signal:g} | {eps:g} | {base:.4f} | {mean[oracle]:.4f} "
+                     f"({oracle:.2g}) | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     groups = ["all", "gaussian", "onehot", "eps 0.1", "eps 1"]
     summary = ["| rule | " + " | ".join(f"{g} (cells)" for g in groups) + " |", "|" + "---|" * (1 + len(groups))]

@@ -1,10 +1,10 @@
 """Newton near round-off: the computed F is no merit there, the gradient norm is.
 
 On scikit-learn's breast_cancer (455 training rows of 30 collinear columns, each scaled by its maximum, rows
-into the unit ball), Lam 0.0237 (rule v1's lam='auto') at epsilon 1 gives an objective whose computed value F = 0.1 is the small
-difference of sum l (about 100) and b^T w: at one point it evaluates 8 to 16 ulps apart, so the exact Newton
-step "raises" F by 1e-13 and the old line search halved it down to crawling steps, until the solve stopped
-"stalled at round-off" ten times above its public target and nothing was released (seed 6 of the
+into the unit ball), Lam 0.0237 (rule v1's lam='auto') at epsilon 1 gives an objective whose computed value
+F = 0.1 is the small difference of sum l (about 100) and b^T w: at one point it evaluates 8 to 16 ulps apart, so
+the exact Newton step "raises" F by 1e-13 and the old line search halved it down to crawling steps, until the
+solve stopped "stalled at round-off" ten times above its public target and nothing was released (seed 6 of the
 honest_lam benchmark). The steps must be taken on the gradient norm, and the solve must end at its target.
 """
 
