@@ -17,13 +17,13 @@ strings, no other names. It runs with no builtins.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
-__all__ = ["UnsafeCode", "compile_code", "softplus", "STABLE_FUNCTIONS", "VARIABLE"]
+__all__ = ["UnsafeCode", "compile_code", "sigmoid", "softplus", "STABLE_FUNCTIONS", "VARIABLE"]
 
 VARIABLE = "z"
 _CHUNK = 32_768  # elements per chunk of a long vector
@@ -39,8 +39,20 @@ def softplus(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
 
 
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-x), within 2 ulp of scipy's expit wherever that is above 1e-300 (below, both are within
+    1e-300 of 0; tests/verification/test_numpy_code.py): e^-x overflows to inf for x < -709.78 and gives 0,
+    the correctly rounded value's neighbour. About four times faster than expit on long vectors, since
+    numpy's exp is vectorised and expit's is not (60 us against 270 us for 32,768 values here; the logistic
+    loss's l' and l'' are most of a Newton step's per-row work at d = 20)."""
+    with np.errstate(over="ignore"):
+        e = np.exp(-x)
+    e += 1.0
+    return np.reciprocal(e, out=e)
+
+
 # the printer's names for the stable functions of :mod:`.translate` (Softplus, Sigmoid), and their numpy forms
-STABLE_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"softplus": softplus, "sigmoid": expit}
+STABLE_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"softplus": softplus, "sigmoid": sigmoid}
 
 _NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.Tuple, ast.List,
           ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.keyword, ast.IfExp)
@@ -70,6 +82,29 @@ def _check(tree: ast.AST) -> None:
             raise UnsafeCode(f"a {type(node).__name__} node")
 
 
+class _CommonCalls(ast.NodeTransformer):
+    """Each call that occurs more than once in the expression, evaluated once: its occurrences become a name
+    (``_0``, ``_1``, ...; inner calls first), and :attr:`shared` lists (name, call) in evaluation order. The
+    printer writes l'' = -(sigmoid(-z) - 1)*sigmoid(-z) with its one sigmoid twice; the values are bitwise
+    those of the expression as written (the same operations on the same operands)."""
+
+    def __init__(self, tree: ast.Expression) -> None:
+        counts = Counter(ast.dump(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
+        self.repeated = {text for text, count in counts.items() if count > 1}
+        self.names: dict[str, str] = {}
+        self.shared: list[tuple[str, ast.expr]] = []
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        text = ast.dump(node)
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        if text not in self.repeated:
+            return node
+        if text not in self.names:
+            self.names[text] = f"_{len(self.names)}"
+            self.shared.append((self.names[text], node))
+        return ast.copy_location(ast.Name(id=self.names[text], ctx=ast.Load()), node)
+
+
 def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
     """A vectorised numpy function of the expression ``text`` in ``z`` (trusted text only: see the module)."""
     if not isinstance(text, str):
@@ -79,11 +114,18 @@ def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
     except SyntaxError as error:
         raise UnsafeCode(f"not an expression: {error}") from None
     _check(tree)
+    common = _CommonCalls(tree)
+    tree = ast.fix_missing_locations(common.visit(tree))
+    shared = [(name, compile(ast.Expression(body=call), "<dpcvx loss derivative>", "eval"))
+              for name, call in common.shared]
     code = compile(tree, "<dpcvx loss derivative>", "eval")
     namespace: dict[str, Any] = {"__builtins__": {}, "numpy": np, **STABLE_FUNCTIONS}
 
     def function(values: np.ndarray) -> Any:
-        return eval(code, namespace, {VARIABLE: values})  # noqa: S307 - checked above, trusted text only
+        local = {VARIABLE: values}
+        for name, part in shared:
+            local[name] = eval(part, namespace, local)  # noqa: S307 - checked above, trusted text only
+        return eval(code, namespace, local)  # noqa: S307 - checked above, trusted text only
 
     def evaluate(values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)

@@ -21,14 +21,13 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 import sympy as sp
-from scipy.special import expit
 from sympy.logic.boolalg import ITE
 
 from . import atoms
 from .atoms import Node
 from .exact import NotFinite
 from .exact import exact_constant as _exact_fraction
-from .numpy_code import VARIABLE, compile_code, softplus
+from .numpy_code import VARIABLE, compile_code, sigmoid, softplus
 
 __all__ = [
     "Softplus",
@@ -329,7 +328,7 @@ def elementary(expression: sp.Expr) -> sp.Expr:
     )
 
 
-_STABLE_NUMPY = {"Softplus": softplus, "Sigmoid": expit}  # sympy.lambdify's namespace for the same functions
+_STABLE_NUMPY = {"Softplus": softplus, "Sigmoid": sigmoid}  # sympy.lambdify's namespace for the same functions
 _PRINTED_NAMES = {"Softplus": "softplus", "Sigmoid": "sigmoid"}  # :data:`.numpy_code.STABLE_FUNCTIONS`
 
 

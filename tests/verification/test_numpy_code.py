@@ -1,0 +1,75 @@
+"""The stable functions the loss code is compiled with: accurate, quiet, and the same in every evaluation path."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from dpcvx.verification.numpy_code import compile_code, sigmoid, softplus
+
+GRID = np.concatenate([np.linspace(-800.0, 800.0, 400_001), np.random.default_rng(0).normal(size=100_000) * 8,
+                       [0.0, -0.0, 5e-324, -5e-324, 709.78, -709.78, 745.1, -745.1]])
+
+
+def _ulps(value: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    return np.abs(value - reference) / np.spacing(np.abs(reference))
+
+
+def test_sigmoid_is_within_two_ulp_of_expit_and_quiet():
+    """Within 2 ulp of scipy's expit wherever expit > 1e-300, within 1e-300 of it below (e^-x overflows there
+    and gives 0), exact at the infinities, nan for nan; no overflow warning; the input is left alone. A sigmoid
+    written 0.5 (1 + tanh(x / 2)), as fast, loses every digit of small values and is caught."""
+    values = GRID.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = sigmoid(values)
+    np.testing.assert_array_equal(values, GRID)
+    reference = expit(GRID)
+    normal = reference > 1e-300
+    assert np.max(_ulps(ours[normal], reference[normal])) <= 2.0
+    assert np.max(np.abs(ours - reference)) <= np.spacing(1.0)
+    assert np.all(np.abs(ours[~normal] - reference[~normal]) <= 1e-300)
+    np.testing.assert_array_equal(sigmoid(np.array([np.inf, -np.inf])), [1.0, 0.0])
+    assert np.isnan(sigmoid(np.array([np.nan])))[0]
+    broken = 0.5 * (1.0 + np.tanh(0.5 * GRID))
+    assert np.max(_ulps(broken[normal], reference[normal])) > 1e6
+
+
+def test_softplus_is_within_a_few_ulp_of_logaddexp():
+    reference = np.logaddexp(0.0, GRID)
+    positive = reference > 1e-300
+    assert np.max(_ulps(softplus(GRID)[positive], reference[positive])) <= 4.0
+
+
+@pytest.mark.parametrize("text", ["-(sigmoid(-z) - 1)*sigmoid(-z)", "-sigmoid(-z)", "softplus(-z)",
+                                  "numpy.exp(-z)*sigmoid(z)/(sigmoid(z) + 1)"])
+def test_compiled_code_is_the_same_by_chunks_and_at_once(text):
+    """A long vector is evaluated by chunks (its temporaries stay in cache): bitwise the values of one call."""
+    function = compile_code(text)
+    z = np.random.default_rng(1).normal(size=100_003) * 6
+    namespace = {"numpy": np, "sigmoid": sigmoid, "softplus": softplus}
+    whole = eval(text, namespace, {"z": z})  # noqa: S307 - the test's own literal text
+    np.testing.assert_array_equal(function(z), whole)
+
+
+def test_a_repeated_call_is_evaluated_once(monkeypatch):
+    """sympy prints l'' of the logistic loss as -(sigmoid(-z) - 1)*sigmoid(-z): the one sigmoid is evaluated
+    once per call (nested repeats too), with the values of the expression as written."""
+    from dpcvx.verification import numpy_code
+
+    calls = []
+
+    def counted(x):
+        calls.append(x.size)
+        return sigmoid(x)
+
+    monkeypatch.setitem(numpy_code.STABLE_FUNCTIONS, "sigmoid", counted)
+    z = np.linspace(-30.0, 30.0, 1001)
+    second = compile_code("-(sigmoid(-z) - 1)*sigmoid(-z)")
+    np.testing.assert_array_equal(second(z), -(sigmoid(-z) - 1) * sigmoid(-z))
+    assert len(calls) == 1
+    calls.clear()
+    nested = compile_code("sigmoid(sigmoid(z) + 1)*sigmoid(z) - sigmoid(sigmoid(z) + 1)")
+    np.testing.assert_array_equal(nested(z), sigmoid(sigmoid(z) + 1) * sigmoid(z) - sigmoid(sigmoid(z) + 1))
+    assert len(calls) == 2
