@@ -201,6 +201,11 @@ class BlockwiseObjective(PerturbedObjective):
         blocks = self._blocks().coarser(SYRK_BLOCKS)
         return self._regularized(_sum(blocks.map(gram, z)).astype(np.float64))
 
+    def fresh_gradient_terms(self, w: np.ndarray) -> tuple[Vector, tuple[np.ndarray, ...]]:
+        """(margins at w afresh, the gradient there): :meth:`margins` computes both in its one pass."""
+        margins = self.margins(w)
+        return margins, self.gradient_terms(w, margins)
+
     @property
     def steps_from_products(self) -> bool:
         """False: the step's pass (:meth:`margin_change`) also computes the gradient at the full step."""

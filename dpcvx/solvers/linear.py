@@ -341,8 +341,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         residual = relative_residual(terms, objective.n)
         if residual.absolute <= target:
             if not fresh:  # margins were updated incrementally: confirm on fresh ones before stopping
-                margins = objective.margins(w)
-                terms = objective.gradient_terms(w, margins)
+                margins, terms = objective.fresh_gradient_terms(w)
                 residual = relative_residual(terms, objective.n)
             if residual.absolute <= target:
                 status = "converged"  # on fresh margins: this residual is the final one

@@ -21,7 +21,7 @@ from dpcvx import losses
 from dpcvx.data.blocks import RowBlocks
 from dpcvx.data.rows import RowMap
 from dpcvx.solvers.blockwise import BlockwiseObjective
-from dpcvx.solvers.objective import PerturbedObjective, hessian_sample_size
+from dpcvx.solvers.objective import PerturbedObjective, hessian_sample_size, relative_residual
 from dpcvx.verification.verifier import verify_loss, verify_regularizer
 
 LAM = 1e-3
@@ -88,6 +88,40 @@ def test_newton_stops_on_the_fresh_gradient(rows_in_ball, kind, tmp_path):
     assert info.gradient_norm == fresh.absolute * X.shape[0]  # bitwise: the stopping check was on fresh margins
     assert _gradient_norm(X, y, w) <= gamma  # certified, by an independent gradient
     assert _gradient_norm(X, y, w * (1 + 1e-6)) > gamma  # which has teeth
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("regression", [False, True])
+def test_the_final_check_reads_x_once_and_agrees_with_the_two_products(rows_in_ball, order, regression):
+    """fresh_gradient_terms: the margins and the loss gradient by row blocks in one read of X; the margins
+    bitwise X w's (each row's product is the same dot product), the gradient within the rounding of its
+    block sums (docs/theory.md section 23)."""
+    X, y = rows_in_ball(5_000, 30, seed=5)
+    loss = losses.huber_regression() if regression else losses.logistic()
+    labels = y + 0.5 if regression else y
+    objective = PerturbedObjective(np.asarray(X, order=order), labels, verify_loss(loss).derivatives,
+                                   verify_regularizer(None, 30).analysis.quadratic, LAM, np.zeros(30),
+                                   regression=regression)
+    w = np.random.default_rng(6).normal(size=30)
+    margins, terms = objective.fresh_gradient_terms(w)
+    expected = objective.margins(w)
+    np.testing.assert_allclose(margins, expected, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(terms[0], objective.gradient_terms(w, expected)[0], rtol=1e-12, atol=1e-12)
+    assert objective.residual(w) == relative_residual(terms, objective.n)  # residual(w) is this computation
+
+
+@pytest.mark.parametrize("kind", ["column-major", "sparse"])
+def test_newton_by_cg_stops_on_the_fresh_gradient(rows_in_ball, kind, monkeypatch):
+    """Beyond DENSE_NEWTON_MAX_DIM every direction is from CG and steps update the margins; the final check
+    is the fresh computation, and the gradient Newton reports is bitwise residual(w)'s."""
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 5)
+    X, y = rows_in_ball(6_000, 15, seed=3)
+    objective = _objective(kind, X, y, None)
+    gamma = 1e-10 * X.shape[0]
+    w, info = linear.newton(objective, gradient_tolerance=gamma)
+    assert info.status == "converged" and info.solver == "newton-cg"
+    assert info.gradient_norm == _objective(kind, X, y, None).residual(w).absolute * X.shape[0]
+    assert _gradient_norm(X, y, w) <= gamma
 
 
 class _IncrementalMargins(PerturbedObjective):
