@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.linalg.blas import dsyrk, ssyrk
 
 from ..data.blocks import RowBlocks, Shipped, Vector, elementwise, same_vector
 from ..progress import NoProgress, Progress
@@ -40,7 +39,7 @@ from .objective import PerturbedObjective, _gram_upper, block_hessian_product, h
 
 __all__ = ["BlockwiseObjective"]
 
-SYRK_BLOCKS = 8  # an all-rows Hessian reads in-memory rows 8 cache blocks at a time (syrk runs faster on tall blocks)
+SYRK_BLOCKS = 8  # an all-rows Hessian reads in-memory rows 8 cache blocks at a time (BLAS runs faster on tall blocks)
 
 
 @dataclass
@@ -190,7 +189,7 @@ class BlockwiseObjective(PerturbedObjective):
                 single: bool = False, subsample: bool = False) -> np.ndarray:
         """Upper triangle of sum_b X_b^T diag(l''_b) X_b + n Lam (alpha I + M) + n Delta I, or the subsample's.
 
-        Each block's term is one syrk on the block scaled by sqrt(l''), in single
+        Each block's term is one Gram product of the block scaled by sqrt(l''), in single
         precision when ``single`` (a float32 copy of one block at a time).
         """
         if subsample and self.can_subsample:
@@ -246,12 +245,12 @@ def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float
 
 def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool,
                    second: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """Upper triangle of (diag(r) block)^T (diag(r) block) by syrk, r = sqrt(max(l''(z), 0)) (a verified
-    convex loss has l'' >= 0; module level: a Dask task pickles it by reference)."""
+    """(diag(r) block)^T (diag(r) block), its upper triangle at least (:func:`_gram_upper`), r = sqrt(max(l''(z),
+    0)) (a verified convex loss has l'' >= 0; module level: a Dask task pickles it by reference)."""
     roots = np.sqrt(np.maximum(second(z), 0.0))
     weighted = np.empty(block.shape, dtype=np.float32 if single else np.float64)
     np.multiply(block, roots[:, None], out=weighted, casting="unsafe")
-    return _gram_upper(ssyrk if single else dsyrk, weighted)
+    return _gram_upper(weighted)
 
 
 def _sum(parts: Iterable[np.ndarray]) -> np.ndarray:
