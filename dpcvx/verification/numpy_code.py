@@ -90,7 +90,9 @@ class _CommonCalls(ast.NodeTransformer):
 
     def __init__(self, tree: ast.Expression) -> None:
         counts = Counter(ast.dump(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
-        self.repeated = {text for text, count in counts.items() if count > 1}
+        # nothing is hoisted out of a conditional (x if c else y, and/or): it would be evaluated where it was not
+        lazy = any(isinstance(node, (ast.IfExp, ast.BoolOp)) for node in ast.walk(tree))
+        self.repeated = set() if lazy else {text for text, count in counts.items() if count > 1}
         self.names: dict[str, str] = {}
         self.shared: list[tuple[str, ast.expr]] = []
 

@@ -73,3 +73,19 @@ def test_a_repeated_call_is_evaluated_once(monkeypatch):
     nested = compile_code("sigmoid(sigmoid(z) + 1)*sigmoid(z) - sigmoid(sigmoid(z) + 1)")
     np.testing.assert_array_equal(nested(z), sigmoid(sigmoid(z) + 1) * sigmoid(z) - sigmoid(sigmoid(z) + 1))
     assert len(calls) == 2
+
+
+def test_nothing_is_hoisted_out_of_a_conditional(monkeypatch):
+    """A call repeated inside ``x if c else y`` or ``and``/``or`` stays where it is (evaluated only when reached)."""
+    from dpcvx.verification import numpy_code
+
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return sigmoid(x)
+
+    monkeypatch.setitem(numpy_code.STABLE_FUNCTIONS, "sigmoid", counted)
+    function = compile_code("sigmoid(z) + sigmoid(z) if 1 < 0 else 0.5 * z")
+    np.testing.assert_array_equal(function(np.array([2.0, -4.0])), [1.0, -2.0])
+    assert calls == []
