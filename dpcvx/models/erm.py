@@ -127,9 +127,11 @@ class PrivateERM(Calibrating):
         A public, data-independent map such as
         :class:`dpcvx.data.kernels.RandomFourierFeatures`.
     comparator_norm : float, optional
-        The public prior W on ||w*|| that ``lam="auto"`` weighs the bias Lam W^2 / 2
-        with; default the radius of a constraint ball, else
+        The public prior W on ||w*|| (the features' weights) that ``lam="auto"`` weighs
+        the bias Lam W^2 / 2 with; default the radius of a constraint ball, else
         ``COMPARATOR_SCALE / R`` (:func:`dpcvx.privacy.lam_rule.default_comparator_norm`).
+        With an intercept column s (and no ball) the rule uses sqrt(W^2 + (B0 / s)^2),
+        the intercept's prior joined (:func:`dpcvx.privacy.lam_rule.comparator_for`).
     constraints : callable w -> list of CVXPY constraints, optional
         A public closed convex set C the weights are restricted to (KST12):
         ``lambda w: [cp.norm(w, 2) <= 6]`` (a ball) or bounds such as
