@@ -21,7 +21,7 @@ import cvxpy as cp
 
 from .exceptions import DPCVXWarning, user_stacklevel
 from .privacy import registry
-from .privacy.lam_rule import default_comparator_norm, noise_moments
+from .privacy.lam_rule import comparator_for, noise_moments
 from .release.model import ReleaseCertificate
 from .verification.verdict import Mechanism
 from .verification.verifier import Loss
@@ -110,11 +110,14 @@ def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float
 
 
 def comparator_norm(certificate: ReleaseCertificate) -> float:
-    """W, the public prior on ||w*|| that lam='auto' uses: the certificate's rule record, else its default."""
+    """W, the public prior on ||w*|| that lam='auto' uses: the certificate's rule record, else the rule's default
+    for the certificate's bounds (:func:`dpcvx.privacy.lam_rule.comparator_for`: COMPARATOR_SCALE over the
+    features' bound R, joined by the intercept's prior B0 / s when an intercept column s was appended)."""
     rule = certificate.lam_rule
     if rule is not None and rule.get("comparator_norm"):
         return float(rule["comparator_norm"])
-    return default_comparator_norm(float(certificate.constants["R"]))
+    return comparator_for(None, None, float(certificate.data_norm),
+                          float(certificate.intercept_scaling) if certificate.fit_intercept else None)
 
 
 def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None) -> tuple[float, float]:

@@ -92,3 +92,20 @@ def test_the_advice_is_the_value_of_lam_auto(separable):
     assert len(found) == 1
     advised = float(re.search(r"would choose lam=([0-9.e+-]+) ", str(found[0].message)).group(1))
     assert advised == pytest.approx(estimator._private_erm().choose_lam(200, 3, 0.1, "output").lam, rel=0.05)
+
+
+def test_the_warning_weighs_the_signal_with_the_rules_comparator_at_any_lam():
+    """At a numeric lam the warning's W is the one lam='auto' would use for the same bounds (rule v1.1: with
+    the estimators' intercept column s, sqrt((8 / R)^2 + (log 19 / s)^2), not 8 / R' with R' = sqrt(R^2 + s^2))."""
+    from dpcvx.noise_warning import comparator_norm
+
+    X, y = positive_rows(400, 6, 0)
+    for data_norm in (1.0, 2.0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fixed = dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, data_norm=data_norm, random_state=0).fit(X, y)
+            auto = dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=data_norm, random_state=0).fit(X, y)
+        rule = auto.model_.certificate.lam_rule["comparator_norm"]
+        assert comparator_norm(fixed.model_.certificate) == pytest.approx(rule, rel=1e-15)
+        assert comparator_norm(auto.model_.certificate) == rule
+        assert rule > 8.0 / fixed.model_.certificate.effective_norm_bound
