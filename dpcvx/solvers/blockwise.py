@@ -248,8 +248,12 @@ def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool,
     """(diag(r) block)^T (diag(r) block), its upper triangle at least (:func:`_gram_upper`), r = sqrt(max(l''(z),
     0)) (a verified convex loss has l'' >= 0; module level: a Dask task pickles it by reference)."""
     roots = np.sqrt(np.maximum(second(z), 0.0))
-    weighted = np.empty(block.shape, dtype=np.float32 if single else np.float64)
-    np.multiply(block, roots[:, None], out=weighted, casting="unsafe")
+    if not single:
+        return _gram_upper(block * roots[:, None])
+    # cast, then scale in float32: numpy's mixed float64 * float64 -> float32 loop is unvectorised, 2.5 times
+    # slower (3.3 ms against 1.3 ms for a 10,480 x 200 chunk of an all-rows Hessian)
+    weighted = block.astype(np.float32)
+    weighted *= roots.astype(np.float32)[:, None]
     return _gram_upper(weighted)
 
 
