@@ -83,7 +83,7 @@ class BlockwiseObjective(PerturbedObjective):
         if self._sample is None:
             size = hessian_sample_size(self.n, self.dim)
             rows = np.linspace(0, self.n - 1, size).astype(np.intp)
-            self._sample = (rows, np.asfortranarray(self._blocks().take(rows), dtype=np.float32))
+            self._sample = (rows, self._blocks().take(rows).astype(np.float32))  # (sgemm takes either order)
         return self._sample
 
     def _pass(self) -> None:

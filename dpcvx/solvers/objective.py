@@ -279,7 +279,7 @@ class PerturbedObjective:
             rows = np.linspace(0, self.n - 1, size).astype(np.intp)
             sampled = self.X[rows]
             if self._dense:
-                sampled = np.asfortranarray(sampled, dtype=np.float32)
+                sampled = sampled.astype(np.float32)  # in its order: a transposing cast cost 2.6 ms at 4,000 x 200
             self._sample = (rows, sampled)
         return self._sample
 
