@@ -35,7 +35,15 @@ import numpy as np
 
 from ..data.blocks import RowBlocks, Shipped, Vector, elementwise, same_vector
 from ..progress import NoProgress, Progress
-from .objective import PerturbedObjective, _gram_upper, block_hessian_product, hessian_sample_size, zero_margins
+from .objective import (
+    PerturbedObjective,
+    _gram_upper,
+    block_hessian_product,
+    hessian_sample_size,
+    row_product,
+    transposed_product,
+    zero_margins,
+)
 
 __all__ = ["BlockwiseObjective"]
 
@@ -127,7 +135,7 @@ class BlockwiseObjective(PerturbedObjective):
                 full = _block_margins(block, target, y, regression)
                 change = full - margins[0]
             else:
-                change = block @ direction if regression else y * (block @ direction)
+                change = row_product(block, direction) if regression else y * row_product(block, direction)
                 if not margins:
                     return change, None
                 full = margins[0] + change
@@ -170,7 +178,7 @@ class BlockwiseObjective(PerturbedObjective):
 
         def step(block: np.ndarray, y: np.ndarray, margins: np.ndarray) -> np.ndarray:
             first = first_derivative(margins)
-            return block.T @ (first if regression else y * first)
+            return transposed_product(block, first if regression else y * first)  # read from memory
 
         return _sum(self._blocks().map(step, self._labels(), z))
 
@@ -235,7 +243,7 @@ class BlockwiseObjective(PerturbedObjective):
 
 def _block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:
     """One block's margins y (X_b w), or residuals X_b w - y: the one formula of every fresh margin."""
-    return block @ w - y if regression else y * (block @ w)
+    return row_product(block, w) - y if regression else y * row_product(block, w)
 
 
 def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float:

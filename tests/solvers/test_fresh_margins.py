@@ -216,3 +216,32 @@ def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(rows_
     np.testing.assert_allclose(w, plain, rtol=1e-8, atol=1e-10)
     gamma = lengthened.gradient_tolerance
     assert _gradient_norm(X, y, w, lam=1e-4) <= gamma < _gradient_norm(X, y, w * (1 + 1e-6), lam=1e-4)
+
+
+@pytest.mark.parametrize("d", [20, 100, 1500])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_the_gradients_transposed_product_agrees_with_blas_at_every_width(d, order):
+    """X^T u read from memory goes by einsum on row-major blocks of EINSUM_WIDTHS columns (faster there on this
+    machine), by BLAS otherwise: the same vector within the rounding of its block sums, both memory orders."""
+    from dpcvx.solvers.objective import EINSUM_WIDTHS, row_product, transposed_product
+
+    rng = np.random.default_rng(d)
+    X = np.asarray(rng.normal(size=(3_000, d)) / np.sqrt(d), order=order)
+    u = rng.normal(size=3_000)
+    np.testing.assert_allclose(transposed_product(X, u), X.T @ u, rtol=1e-12, atol=1e-12)
+    y = np.where(rng.random(3_000) < 0.5, 1.0, -1.0)
+    objective = PerturbedObjective(X, y, verify_loss(losses.logistic()).derivatives,
+                                   verify_regularizer(None, d).analysis.quadratic, LAM, np.zeros(d))
+    w = rng.normal(size=d) / np.sqrt(d)
+    z = objective.margins(w)
+    expected = X.T @ (-y * expit(-z))
+    np.testing.assert_allclose(objective.gradient_terms(w, z)[0], expected, rtol=1e-11, atol=1e-11)
+    assert (EINSUM_WIDTHS[0] <= d <= EINSUM_WIDTHS[1]) == (d == 100)
+    # X v likewise (row_product); on a row-major X the margins at one point are the same to the bit whether
+    # fresh or by the final check's blocks (a column-major X: within rounding)
+    np.testing.assert_allclose(row_product(X, w), X @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(z, y * (X @ w), rtol=1e-12, atol=1e-12)
+    fresh, _ = objective.fresh_gradient_terms(w)
+    if order == "C":
+        assert np.array_equal(fresh, z)
+    np.testing.assert_allclose(fresh, z, rtol=1e-13, atol=1e-15)
