@@ -47,6 +47,8 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     loss's l' and l'' are most of a Newton step's per-row work at d = 20)."""
     with np.errstate(over="ignore"):
         e = np.exp(-x)
+    if not isinstance(e, np.ndarray):  # a scalar (numpy returns one for a scalar or a 0-d array): no buffer
+        return 1.0 / (1.0 + e)
     e += 1.0
     return np.reciprocal(e, out=e)
 

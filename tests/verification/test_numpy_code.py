@@ -32,6 +32,9 @@ def test_sigmoid_is_within_two_ulp_of_expit_and_quiet():
     assert np.all(np.abs(ours[~normal] - reference[~normal]) <= 1e-300)
     np.testing.assert_array_equal(sigmoid(np.array([np.inf, -np.inf])), [1.0, 0.0])
     assert np.isnan(sigmoid(np.array([np.nan])))[0]
+    for scalar in (0.3, -800.0, np.float64(2.5), np.array(-1.5)):  # scalars and 0-d arrays, as expit takes them
+        assert sigmoid(scalar) == pytest.approx(float(expit(scalar)), rel=4 * np.finfo(float).eps, abs=1e-300)
+        assert compile_code("-sigmoid(-z)")(scalar) == pytest.approx(-float(expit(-scalar)), rel=1e-15, abs=1e-300)
     broken = 0.5 * (1.0 + np.tanh(0.5 * GRID))
     assert np.max(_ulps(broken[normal], reference[normal])) > 1e6
 
