@@ -39,6 +39,8 @@ from .objective import (
     PerturbedObjective,
     _gram_upper,
     block_hessian_product,
+    block_margins,
+    block_margins_and_gradient,
     hessian_sample_size,
     row_product,
     transposed_product,
@@ -112,9 +114,8 @@ class BlockwiseObjective(PerturbedObjective):
         regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
 
         def step(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, float]]:
-            z = _block_margins(block, w, y, regression)
-            first = first_derivative(z)
-            return z, (block.T @ (first if regression else y * first), loss_total(z))
+            z, term = block_margins_and_gradient(block, y, w, first_derivative, regression)
+            return z, (term, loss_total(z))
 
         z, parts = self._blocks().map(step, self._labels(), keep=True)
         self._fused, self._fresh = (z, _sum(part[0] for part in parts), float(sum(part[1] for part in parts))), False
@@ -132,7 +133,7 @@ class BlockwiseObjective(PerturbedObjective):
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
             if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
-                full = _block_margins(block, target, y, regression)
+                full = block_margins(block, target, y, regression)
                 change = full - margins[0]
             else:
                 change = row_product(block, direction) if regression else y * row_product(block, direction)
@@ -185,13 +186,7 @@ class BlockwiseObjective(PerturbedObjective):
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         z = self.margins(w) if margins is None else margins
         self._base = (w, z)
-        n = self.n
-        return (
-            self._loss_gradient(z),
-            n * self.lam * self.regularizer.gradient(w),
-            self.noise,
-            n * self.extra_reg * w,
-        )
+        return self._terms(w, self._loss_gradient(z))
 
     def hessian(self, w: np.ndarray, margins: np.ndarray | None = None, *,
                 single: bool = False, subsample: bool = False) -> np.ndarray:
@@ -239,11 +234,6 @@ class BlockwiseObjective(PerturbedObjective):
         self._pass()
         return self._regularized_product(
             _sum(self._blocks().map(lambda block, c: block_hessian_product(block, c, v)[0], curvature)), v)
-
-
-def _block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:
-    """One block's margins y (X_b w), or residuals X_b w - y: the one formula of every fresh margin."""
-    return row_product(block, w) - y if regression else y * row_product(block, w)
 
 
 def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float:

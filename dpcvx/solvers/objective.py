@@ -37,7 +37,7 @@ from ..verification.problem import LossDerivatives, Quadratic
 JACOBI_SPREAD = 0.1  # a sparse X's Jacobi preconditioner is skipped when the loss moves diag(H) by less
 
 __all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product",
-           "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
+           "block_margins", "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
            "ROW_PRODUCT_WIDTHS"]
 
 
@@ -129,12 +129,16 @@ def row_product(block: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", block, v) if _einsum_pays(block, ROW_PRODUCT_WIDTHS) else block @ v
 
 
+def block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:
+    """One block's margins y (X_b w), or residuals X_b w - y: the one formula of every fresh margin by blocks."""
+    return row_product(block, w) - y if regression else y * row_product(block, w)
+
+
 def block_margins_and_gradient(block: np.ndarray, y: np.ndarray, w: np.ndarray, first: Callable[[Any], Any],
                                regression: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(z_b, X_b^T u_b): one row block's margins y * (X_b w) (or residuals X_b w - y) and its term of the loss
-    gradient, u = y * l'(z) (or l'(z)), both while the block is in cache."""
-    product = row_product(block, w)
-    z = product - y if regression else y * product
+    """(z_b, X_b^T u_b): one row block's margins (:func:`block_margins`) and its term of the loss gradient,
+    u = y * l'(z) (or l'(z)), both while the block is in cache."""
+    z = block_margins(block, w, y, regression)
     derivative = first(z)
     return z, block.T @ (derivative if regression else y * derivative)
 
@@ -216,9 +220,26 @@ class PerturbedObjective:
         same block boundaries as :meth:`fresh_gradient_terms`'s, so its margins agree to the bit; else one
         product."""
         if self._dense and _einsum_pays(self.X, ROW_PRODUCT_WIDTHS):
-            rows = cache_block_rows(self.dim)
-            return np.concatenate([row_product(self.X[a:a + rows], v) for a in range(0, self.n, rows)])
+            return np.concatenate([row_product(self.X[rows], v) for rows in self._row_slices()])
         return self.X @ v
+
+    def rmatvec(self, u: np.ndarray) -> np.ndarray:
+        """X^T u: a row-major X within ``EINSUM_WIDTHS`` as a sum of cache-sized row blocks
+        (:func:`transposed_product`; the rounding of docs/theory.md section 23), else one product."""
+        if self._dense and _einsum_pays(self.X, EINSUM_WIDTHS):
+            return functools.reduce(operator.add, (transposed_product(self.X[rows], u[rows])
+                                                   for rows in self._row_slices()))
+        return np.asarray(self.X.T @ u).ravel()
+
+    def _row_slices(self) -> list[slice]:
+        """The cache-sized row blocks of a dense X (:func:`dpcvx.data.blocks.cache_block_rows`), in order."""
+        step = cache_block_rows(self.dim)
+        return [slice(a, a + step) for a in range(0, self.n, step)]
+
+    def _terms(self, w: np.ndarray, loss_term: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The four gradient terms of F given the loss's, X^T u: loss, regularizer, noise, extra."""
+        n = self.n
+        return loss_term, n * self.lam * self.regularizer.gradient(w), self.noise, n * self.extra_reg * w
 
     def margin_change(self, direction: np.ndarray) -> np.ndarray:
         """How the z_i move per unit step along ``direction`` (they are affine in w).
@@ -271,15 +292,7 @@ class PerturbedObjective:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
         z = self.margins(w) if margins is None else margins
         self._base = (w, z)
-        n = self.n
-        u = self.loss.first(z) if self.regression else self.y * self.loss.first(z)
-        if self._dense and self.X.flags.c_contiguous and EINSUM_WIDTHS[0] <= self.dim <= EINSUM_WIDTHS[1]:
-            rows = cache_block_rows(self.dim)
-            loss_term = functools.reduce(operator.add, (transposed_product(self.X[a:a + rows], u[a:a + rows])
-                                                        for a in range(0, n, rows)))
-        else:
-            loss_term = np.asarray(self.X.T @ u).ravel()
-        return (loss_term, n * self.lam * self.regularizer.gradient(w), self.noise, n * self.extra_reg * w)
+        return self._terms(w, self.rmatvec(self.loss.first(z) if self.regression else self.y * self.loss.first(z)))
 
     def fresh_gradient_terms(self, w: np.ndarray) -> tuple[Any, tuple[np.ndarray, ...]]:
         """(the margins at w afresh, :meth:`gradient_terms` there): the check that ends a solve.
@@ -291,14 +304,11 @@ class PerturbedObjective:
         if not self._dense or not np.any(w):
             margins = self.margins(w)
             return margins, self.gradient_terms(w, margins)
-        rows, loss, regression = cache_block_rows(self.dim), self.loss.first, self.regression
-        parts = [block_margins_and_gradient(self.X[a:a + rows], self.y[a:a + rows], w, loss, regression)
-                 for a in range(0, self.n, rows)]
+        parts = [block_margins_and_gradient(self.X[rows], self.y[rows], w, self.loss.first, self.regression)
+                 for rows in self._row_slices()]
         margins = np.concatenate([part[0] for part in parts])
         self._base = (w, margins)
-        n = self.n
-        return margins, (functools.reduce(operator.add, (part[1] for part in parts)),
-                         n * self.lam * self.regularizer.gradient(w), self.noise, n * self.extra_reg * w)
+        return margins, self._terms(w, functools.reduce(operator.add, (part[1] for part in parts)))
 
     def gradient(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         return add_terms(self.gradient_terms(w, margins))
@@ -436,9 +446,7 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         if self._dense:
-            rows = cache_block_rows(self.dim)
-            parts = [block_hessian_product(self.X[a:a + rows], curvature[a:a + rows], v)
-                     for a in range(0, self.n, rows)]
+            parts = [block_hessian_product(self.X[rows], curvature[rows], v) for rows in self._row_slices()]
             out = functools.reduce(operator.add, (part[0] for part in parts))
             product = np.concatenate([part[1] for part in parts])
         else:
