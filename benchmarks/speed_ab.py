@@ -10,6 +10,8 @@ and prints the median per-pair ratio. The trees alternate, ``--processes`` times
 change of machine load hits both alike; each process's median ratio is recorded.
 
     python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
+
+A case may name its own Lam after an @ (``sparse@1e-6``); else the sweep's ``LAM``.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ import dpcvx
 assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
 sys.path.insert(1, {root!r})
 import numpy as np
-from benchmarks import common
+from benchmarks import common, speed_sweep
 from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, sparse_data, _shape
-case = {case!r}
+case, _, lam = {case!r}.partition("@")
+speed_sweep.LAM = float(lam) if lam else speed_sweep.LAM
 X, y = sparse_data(*_shape("2e5x1e5")) if case == "sparse" else dense_data(*_shape(case))
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)

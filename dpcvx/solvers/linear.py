@@ -55,6 +55,7 @@ LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
 LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
+JACOBI_SLOW = 0.1  # CG asks whether diag(H) pays once its products cut the residual by less than 10x each on average
 
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
@@ -140,8 +141,13 @@ def _newton_direction(
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None
     # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
     # subsampled Hessians, m d^2 flops a step, cost more than the CG steps they save); diag(H) for sparse X
-    diagonal = objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
-    return _cg_direction(objective, w, margins, gradient, forcing, diagonal, None)
+    # where it pays, a question asked only once CG is slow without it
+    def jacobi() -> np.ndarray | None:
+        return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
+
+    if objective.jacobi_decided:
+        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None)
+    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi)
 
 
 def _cho_factor(H: np.ndarray) -> CholeskyFactor:
@@ -164,16 +170,18 @@ def _cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
 
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
-                  factor: CholeskyFactor | None) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
+                  factor: CholeskyFactor | None, deferred: Callable[[], np.ndarray | None] | None = None,
+                  ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
     """:func:`_preconditioned_cg`'s direction, ``factor`` (passed through) and margin change (or None)."""
     direction, change = _preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
-                                           track_change=objective.steps_from_products)
+                                           track_change=objective.steps_from_products, deferred=deferred)
     return direction, factor, change
 
 
 def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                        forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
-                       track_change: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+                       track_change: bool = False, deferred: Callable[[], np.ndarray | None] | None = None,
+                       ) -> tuple[np.ndarray, np.ndarray | None]:
     """(d, its margin change or None): CG on H d = -g to ||H d + g|| <= forcing ||g||, one Hessian-vector
     product (a pass over X) per iteration, preconditioned by a Cholesky factor or by a positive diagonal.
 
@@ -182,15 +190,21 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
     its search direction p_k (y * X p_k, the first of its two products), and d = sum_k alpha_k p_k
     gives the change along d as sum_k alpha_k y * X p_k: the Newton step then needs no product of its
     own (:attr:`PerturbedObjective.steps_from_products`).
+
+    ``deferred`` is a diagonal preconditioner asked for only once CG is slow without one: after two
+    products or more whose residual cuts average less than 1 / ``JACOBI_SLOW`` each. When it returns a
+    diagonal, PCG restarts with it from the current iterate d_k (its residual -g - H d_k is the one
+    CG tracks, and d_k's margin change is kept), so no product is lost.
     """
     direction = np.zeros_like(gradient)
     change: np.ndarray | None = None
     residual = -gradient
-    limit = forcing * float(np.linalg.norm(gradient))
+    start = float(np.linalg.norm(gradient))
+    limit = forcing * start
     solved = _preconditioner(preconditioner)
     search = solved(residual)
     rho = float(residual @ search)
-    for _ in range(10 * objective.dim):
+    for k in range(1, 10 * objective.dim + 1):
         if track_change:
             product, search_change = objective.hessian_product(w, search, margins)
         else:
@@ -203,8 +217,16 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
         if search_change is not None:
             change = alpha * search_change if change is None else change + alpha * search_change
         residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
-        if float(np.linalg.norm(residual)) <= limit:
+        size = float(np.linalg.norm(residual))
+        if size <= limit:
             break
+        if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:
+            diagonal, deferred = deferred(), None
+            if diagonal is not None:  # restart: PCG from d_k, whose residual is r_k
+                solved = _preconditioner(diagonal)
+                search = solved(residual)
+                rho = float(residual @ search)
+                continue
         preconditioned = solved(residual)
         rho, previous = float(residual @ preconditioned), rho
         search = preconditioned + (rho / previous) * search
@@ -263,9 +285,15 @@ def _forcing(relative: float, floor: float) -> float:
     step can end the solve, when Newton's quadratic term r^2 is below the target's share r floor / fraction
     (measured at 3e5 x 500: CG then takes one or two steps more, and saves an iteration of one pass and
     two CG steps)."""
-    if relative <= floor / CG_TARGET_FRACTION:
+    if _can_end(relative, floor):
         return min(0.1, floor)
     return min(0.1, max(float(np.sqrt(relative)), floor))
+
+
+def _can_end(relative: float, floor: float) -> bool:
+    """Whether a Newton step from relative residual r can end the solve: its quadratic term r^2 is below the
+    target's share r floor / ``CG_TARGET_FRACTION`` (``floor`` as in :func:`_forcing`)."""
+    return relative <= floor / CG_TARGET_FRACTION
 
 
 def _hessian_free(objective: PerturbedObjective) -> bool:
@@ -335,9 +363,10 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
+    pending: tuple[np.ndarray, ...] | None = None  # the gradient terms at w, when the step's pass computed them
     while iterations < max_iter:
         iterations += 1
-        terms = objective.gradient_terms(w, margins)
+        terms = objective.gradient_terms(w, margins) if pending is None else pending
         residual = relative_residual(terms, objective.n)
         if residual.absolute <= target:
             if not fresh:  # margins were updated incrementally: confirm on fresh ones before stopping
@@ -369,16 +398,22 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 status = "stalled at round-off"
                 break
         # CG need not beat the target: a residual below a fraction of it ends the solve
-        forcing = _forcing(residual.relative, CG_TARGET_FRACTION * target * objective.n
-                           / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny))
+        floor = CG_TARGET_FRACTION * target * objective.n / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny)
+        forcing = _forcing(residual.relative, floor)
         direction, used, step_margins = _newton_direction(objective, w, margins, gradient, forcing,
                                                           levels[level], factor if reuse else None, factor, local)
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         full_margins = None  # X (w + d) afresh, when the step's pass computed it
+        full_terms = None  # and the gradient there, when the same pass computed it
         if step_margins is None:  # not from CG's products: the step's own product
             step_margins = objective.margin_change(direction)
             full_margins = objective.full_step_margins()
+        elif _can_end(residual.relative, floor):
+            # CG's products gave the change, but this step can end the solve, whose last gradient must be
+            # on fresh margins: compute both at the full step now (one read of a dense X, in place of the
+            # gradient on updated margins and a fresh check after it)
+            full_margins, full_terms = objective.fresh_gradient_terms(w + direction)
         slope = float(gradient @ direction)
         if not slope < 0:
             status = "no descent direction"
@@ -408,6 +443,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         w = w + step * direction
         margins, value, full_step = trial_margins, trial_value, step == 1.0
         fresh = full_step and full_margins is not None
+        pending = full_terms if full_step else None
     if status != "converged":  # (a converged residual was computed on fresh margins)
         residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
     dense = objective.dim <= DENSE_NEWTON_MAX_DIM and not _hessian_free(objective)

@@ -400,7 +400,9 @@ class PerturbedObjective:
         its smallest regularizer term: c max_j ||X_:j||^2 > JACOBI_SPREAD n (Lam min diag(H_N) + Delta),
         with c the verified curvature bound (l'' <= c). Otherwise diag(H) is within that factor of a
         multiple of the identity, whose preconditioning is none. Decided once, from the column norms
-        (one product with the squared entries, which are kept only when the diagonal pays).
+        (one product with the squared entries, which are kept only when the diagonal pays), and asked by
+        CG only once it is slow without a preconditioner (``linear.JACOBI_SLOW``): on the speed sweep's
+        CSR CG never is, and the decision's pass and squares (about 12 ms of 150) are saved.
 
         Measured on the speed sweep's CSR (200,000 x 100,000, 20 nonzeros a row, Lam 1e-4, eps 1):
         c max_j ||X_:j||^2 = 1.2 against n Lam = 20; without the diagonal the solve took 4 Newton
@@ -416,6 +418,12 @@ class PerturbedObjective:
             if not self._jacobi_pays:
                 self._X_squared = None  # nnz floats no diagonal will read
         return self._jacobi_pays
+
+    @property
+    def jacobi_decided(self) -> bool:
+        """Whether :attr:`jacobi_pays` is known without a pass: always for dense rows, after its first call
+        for a sparse X."""
+        return self._dense or self._jacobi_pays is not None
 
     def jacobi(self, w: np.ndarray, margins: np.ndarray, reuse: bool) -> np.ndarray:
         """diag(H) as CG's preconditioner: the last one computed when ``reuse`` (near the optimum H barely

@@ -245,3 +245,32 @@ def test_the_gradients_transposed_product_agrees_with_blas_at_every_width(d, ord
     if order == "C":
         assert np.array_equal(fresh, z)
     np.testing.assert_allclose(fresh, z, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["column-major", "sparse"])
+def test_a_cg_step_that_can_end_the_solve_brings_its_fresh_gradient(rows_in_ball, kind, monkeypatch):
+    """When a CG step can end the solve (Newton's quadratic term below the target's share), its pass computes
+    the margins at w + d afresh and the gradient there: one gradient an iteration, the last on fresh margins,
+    and no check of its own after it (before: a gradient on updated margins, then the fresh check)."""
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 5)
+    X, y = rows_in_ball(6_000, 15, seed=3)
+    objective = _objective(kind, X, y, None)
+    gradients, depth = [], [0]
+
+    def counted(method):
+        def call(self, *args, **kwargs):
+            depth[0] += 1
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+                gradients.append(method.__name__) if depth[0] == 0 else None
+        return call
+
+    for name in ("gradient_terms", "fresh_gradient_terms"):
+        monkeypatch.setattr(PerturbedObjective, name, counted(getattr(PerturbedObjective, name)))
+    gamma = 1e-10 * X.shape[0]
+    w, info = linear.newton(objective, gradient_tolerance=gamma)
+    assert info.status == "converged"
+    assert len(gradients) == info.iterations and gradients[-1] == "fresh_gradient_terms"
+    assert info.gradient_norm == _objective(kind, X, y, None).residual(w).absolute * X.shape[0]

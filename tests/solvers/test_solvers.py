@@ -207,6 +207,65 @@ def test_the_jacobi_preconditioner_is_taken_only_where_the_loss_moves_the_diagon
     assert not pays(spread.toarray())
 
 
+def _jacobi_problem(kind: str, lam: float = 1e-3) -> tuple[PerturbedObjective, np.ndarray]:
+    """A sparse objective whose Jacobi decision goes either way: one-hot columns (~n/4 rows each; CG is slow
+    without diag(H)) or columns spread thin (c max_j ||X_:j||^2 far below n Lam; CG is fast without it)."""
+    rng = np.random.default_rng(3)
+    n, d = 4_000, 600
+    if kind == "one-hot":
+        X = sparse.csr_matrix((np.full(n, 0.9), rng.integers(0, 4, n), np.arange(n + 1)), shape=(n, d))
+        X = sparse.csr_matrix(X + sparse.random(n, d, density=0.005, random_state=2, format="csr") * 0.05)
+    else:
+        X = sparse.random(n, d, density=0.02, random_state=1, format="csr")
+        X.data /= 10.0
+    y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    loss = verify_loss(losses.logistic()).derivatives
+    quadratic = verify_regularizer(None, d).analysis.quadratic
+    return PerturbedObjective(X, y, loss, quadratic, lam, rng.normal(size=d), curvature_bound=0.25), y
+
+
+@pytest.mark.parametrize("kind", ["one-hot", "spread"])
+def test_cg_asks_whether_the_jacobi_diagonal_pays_only_once_it_is_slow(kind, monkeypatch):
+    """The decision costs a pass over X (its column norms): it is asked only when CG's products cut the
+    residual by less than 10x each, then PCG restarts from its iterate. One-hot columns ask (and take the
+    diagonal); thin columns converge without asking. Either way the minimiser is the same."""
+    import dpcvx.solvers.linear as linear
+
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 50)
+    objective, _ = _jacobi_problem(kind)
+    w, info = linear.newton(objective, gradient_tolerance=1e-9 * objective.n)
+    assert info.status == "converged"
+    assert objective.jacobi_decided == (kind == "one-hot")
+    assert (objective._jacobi is not None) == (kind == "one-hot")
+    reference, _ = _jacobi_problem(kind)
+    reference._jacobi_pays = kind == "one-hot"  # the decision made up front, as before
+    expected, _ = linear.newton(reference, gradient_tolerance=1e-9 * objective.n)
+    np.testing.assert_allclose(w, expected, rtol=1e-7, atol=1e-9)
+
+
+def test_cg_restarted_with_a_deferred_diagonal_solves_the_newton_system():
+    """PCG restarted from its iterate d_k with the diagonal asked for after k slow products solves H d = -g
+    to its tolerance (a restart that kept the old search direction or rho would not)."""
+    import dpcvx.solvers.linear as linear
+
+    objective, _ = _jacobi_problem("one-hot", lam=1e-4)
+    w = np.zeros(objective.dim)
+    z = objective.margins(w)
+    g = objective.gradient(w, z)
+    asked = []
+
+    def deferred():
+        asked.append(1)
+        return objective.hessian_diagonal(w, z)
+
+    d, _ = linear._preconditioned_cg(objective, w, z, g, 1e-10, None, deferred=deferred)
+    assert asked == [1]
+    residual = objective.hessian_vector(w, d, z) + g
+    assert np.linalg.norm(residual) <= 1e-10 * np.linalg.norm(g)
+    plain, _ = linear._preconditioned_cg(objective, w, z, g, 1e-10, None)
+    np.testing.assert_allclose(d, plain, rtol=1e-6, atol=1e-9 * np.linalg.norm(d))
+
+
 @pytest.mark.parametrize("kind", ["in-memory", "sparse"])
 def test_a_dense_regularizer_enters_the_hessian_and_its_diagonal_once(kind):
     """N(w) = 0.5 w^T M w with a dense M: the objective's Hessian is X^T diag(l'') X + n Lam M + n Delta I and
