@@ -99,15 +99,17 @@ def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarra
     return block.T @ (curvature * product), product
 
 
-#: Widths at which a row-major block's products read from memory are faster by numpy's einsum than by BLAS
-#: gemv: X_b^T u (EINSUM_WIDTHS) and X_b v (ROW_PRODUCT_WIDTHS). Measured on this project's machine (one
-#: thread, OpenBLAS's SkylakeX kernels; 2 MB blocks, 2e7 entries in all). X_b^T u: einsum 6.5 ms against 7.5 ms
-#: at d = 50, 6.5 against 13.9 at 100, 5.9 against 7.7 at 1,000, 40.8 against 73.6 at 3e5 x 500; BLAS faster at
-#: 20 and 32 (5.3 against 8.0) and 2,000 (6.6 against 8.7). X_b v: einsum 8.1 against 10.7 at 50, 6.9 against
-#: 13.6 at 100, 7.9 against 9.0 at 500; BLAS faster at 20 (11.4 against 12.1), 1,000 and 2,000. From cache (the
-#: second product of a fused pass) BLAS is as fast or faster at every width.
+#: Widths at which a row-major block's products read from memory are faster by numpy than by BLAS gemv:
+#: X_b^T u by einsum (EINSUM_WIDTHS) and X_b v by vecdot (ROW_PRODUCT_WIDTHS). Measured on this project's
+#: machine (one thread, OpenBLAS's SkylakeX kernels; 2 MB blocks, 2e7 entries in all). X_b^T u: einsum 6.5 ms
+#: against 7.5 ms at d = 50, 6.5 against 13.9 at 100, 5.9 against 7.7 at 1,000, 40.8 against 73.6 at 3e5 x 500;
+#: BLAS faster at 20 and 32 (5.3 against 8.0) and 2,000 (6.6 against 8.7). X_b v (best of 7 passes; einsum,
+#: which served here before, in brackets): vecdot 6.1 ms against BLAS 8.9 [einsum 6.8] at 50, 5.9 against 13.7
+#: [7.1] at 100, 5.4 against 12.1 [6.6] at 200, 6.9 against 9.0 [8.0] at 500, 6.1 against 8.2 [8.5] at 1,000,
+#: 50.5 against 68.7 [60.7] at 3e5 x 500; BLAS faster at 20 (7.7 against 9.1) and 2,000 (7.0 against 8.0).
+#: From cache (the second product of a fused pass) BLAS is as fast or faster at every width.
 EINSUM_WIDTHS = (48, 1024)
-ROW_PRODUCT_WIDTHS = (48, 600)
+ROW_PRODUCT_WIDTHS = (48, 1024)
 
 
 def _einsum_pays(block: np.ndarray, widths: tuple[int, int]) -> bool:
@@ -122,11 +124,11 @@ def transposed_product(block: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def row_product(block: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """X_b v for a dense row block read from memory: numpy's einsum where it is faster (``ROW_PRODUCT_WIDTHS``,
-    a row-major block), else BLAS; each entry a dot product of d terms either way. Every margin of a
-    row-major X within these widths, fresh or of a step, is computed by this one function on the same
-    blocks, so margins computed twice at one point agree to the bit."""
-    return np.einsum("ij,j->i", block, v) if _einsum_pays(block, ROW_PRODUCT_WIDTHS) else block @ v
+    """X_b v for a dense row block read from memory: numpy's vecdot (a dot product per row) where it is faster
+    (``ROW_PRODUCT_WIDTHS``, a row-major block), else BLAS; each entry a dot product of d terms either way.
+    Every margin of a row-major X within these widths, fresh or of a step, is computed by this one function
+    on the same blocks, so margins computed twice at one point agree to the bit."""
+    return np.vecdot(block, v) if _einsum_pays(block, ROW_PRODUCT_WIDTHS) else block @ v
 
 
 def block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:
