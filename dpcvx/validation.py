@@ -322,12 +322,16 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
 
 def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
     """(X as a 2-D float64 array or CSR with a row and a column, whether it is new): every check of
-    check_matrix but the finite one; a sparse X is always copied (see _column_major for arrays)."""
+    check_matrix but the finite one. A float64 CSR comes as a new CSR object over the caller's arrays (never
+    written to: see check_matrix), any other sparse X as a copy; see _column_major for arrays."""
     if sparse.issparse(X):
         _refuse_kind(name, X.dtype)
         if X.dtype.kind not in "biuf":
             raise InputError(f"{name} is a sparse matrix of dtype {X.dtype}; convert it to float64")
-        matrix, fresh = sparse.csr_matrix(X, dtype=np.float64, copy=True), True
+        if X.format == "csr" and X.dtype == np.float64:
+            matrix, fresh = sparse.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape), False
+        else:
+            matrix, fresh = sparse.csr_matrix(X, dtype=np.float64, copy=True), True
     else:
         try:
             matrix, fresh = _column_major(X, name, spare_columns)
@@ -397,8 +401,9 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
     """A finite 2-D column-major float64 array (the input itself when it already is one) or CSR.
 
     The result is only ever read, never written: every later step that changes
-    values (clipping, the intercept column) builds a new array. Sparse input
-    is always copied (so the CSR's arrays are never shared with the caller's).
+    values (clipping, the intercept column) builds a new array. A float64 CSR
+    shares the caller's arrays (a new CSR object, none of the caller's cached
+    flags); other sparse input is copied into a CSR.
     Bool entries are read as 0/1. Complex, datetime, timedelta, text and
     object entries that are not real numbers give an :class:`InputError`
     naming the column (for a DataFrame) and the fix.

@@ -294,3 +294,22 @@ def test_an_unsorted_csr_without_duplicates_is_sorted_and_kept_entry_for_entry()
     assert out.has_canonical_format and out.nnz == canonical.nnz
     np.testing.assert_array_equal(out.indices, reference.indices)
     np.testing.assert_array_equal(out.data, reference.data)
+
+
+def test_a_canonical_float64_csr_is_read_in_place_and_a_lying_flag_is_not_believed():
+    """A canonical float64 CSR is not copied (the mapped rows share its arrays: no 12 bytes per entry of
+    copy); an unsorted one with duplicates whose caller set has_canonical_format = True is still summed
+    (the flag is checked afresh on dpcvx's own CSR object), and the caller's arrays stay as they were."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 6)) * (rng.random((30, 6)) < 0.5)  # rows well inside the bound: nothing clipped
+    canonical = sparse.csr_matrix(X)
+    out, _ = RowMap(1e9).apply(canonical)
+    assert np.shares_memory(out.data, canonical.data) and np.shares_memory(out.indices, canonical.indices)
+    messy = unsorted_csr(X)
+    arrays = [a.copy() for a in (messy.data, messy.indices, messy.indptr)]
+    messy.has_canonical_format = True  # false: unsorted, with a repeated entry
+    out, _ = RowMap(1e9).apply(messy)
+    assert not np.shares_memory(out.data, messy.data) and out.has_canonical_format
+    np.testing.assert_array_equal(out.toarray(), canonical.toarray())
+    for before, after in zip(arrays, (messy.data, messy.indices, messy.indptr), strict=True):
+        np.testing.assert_array_equal(before, after)
