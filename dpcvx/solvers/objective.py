@@ -253,11 +253,15 @@ class PerturbedObjective:
         """
         self._full = None
         if self._base is None:
-            change = self.matvec(direction)
-            return change if self.regression else self.y * change
+            return self.change_along(direction)
         w, z = self._base
         self._full = self.margins(w + direction)  # bitwise Newton's w + 1.0 * d
         return self._full - z
+
+    def change_along(self, v: np.ndarray) -> np.ndarray:
+        """The margins' change per unit step along v: y * (X v), or X v for a regression (one product)."""
+        product = self.matvec(v)
+        return product if self.regression else self.y * product
 
     def full_step_margins(self) -> Any:
         """The margins at w + d computed afresh by the last ``margin_change(d)``, or None."""

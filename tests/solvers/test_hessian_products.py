@@ -175,3 +175,34 @@ def test_cg_takes_the_iterates_of_textbook_preconditioned_cg(problem, preconditi
     theirs, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, M=inverse[preconditioner])
     assert len(ours_products) == len(theirs_products)
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9 * np.linalg.norm(theirs))
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_newtons_first_step_from_zero_is_cgs_first_step_from_one_product(problem, monkeypatch, task):
+    """Where every direction comes from CG, the first step from zero is CG's first step alpha (-g), alpha =
+    ||g||^2 / g^T H g (here against an independent H v), from one product X g and no X^T product; the
+    solve still ends on the gradient bound. An alpha from n Lam alone (the curvature without l'') fails."""
+    X, y, _, _ = problem
+    regression = task == "regression"
+    loss = losses.squared_error() if regression else losses.logistic()
+    args = (y, verify_loss(loss).derivatives, *_args(y, D)[2:])
+    objective = PerturbedObjective(sparse.csr_matrix(X), *args, regression=regression)
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 0)
+    w = np.zeros(D)
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    products = []
+    monkeypatch.setattr(objective, "hessian_product", lambda *_: pytest.fail("CG's product"))
+    monkeypatch.setattr(objective, "matvec", lambda v: products.append(1) or X @ v)
+    direction, change = linear._cauchy_step(objective, w, margins, gradient)
+    assert products == [1]
+    H_g = PerturbedObjective(X, *args, regression=regression).hessian_vector(w, gradient, margins)
+    alpha = float(gradient @ gradient) / float(gradient @ H_g)
+    np.testing.assert_allclose(direction, -alpha * gradient, rtol=1e-10)
+    np.testing.assert_allclose(change, -alpha * (X @ gradient if regression else y * (X @ gradient)), rtol=1e-10)
+    monkeypatch.undo()
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 0)
+    solved, info = linear.newton(PerturbedObjective(sparse.csr_matrix(X), *args, regression=regression),
+                                 gradient_tolerance=1e-8)
+    assert info.converged
+    assert np.linalg.norm(PerturbedObjective(X, *args, regression=regression).gradient(solved)) <= 0.5e-8
