@@ -11,7 +11,8 @@ change of machine load hits both alike; each process's median ratio is recorded.
 
     python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
 
-A case may name its own Lam after an @ (``sparse@1e-6``); else the sweep's ``LAM``.
+A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
+``LAM`` and ``EPSILON``.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ sys.path.insert(1, {root!r})
 import numpy as np
 from benchmarks import common, speed_sweep
 from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, sparse_data, _shape
-case, _, lam = {case!r}.partition("@")
-speed_sweep.LAM = float(lam) if lam else speed_sweep.LAM
+case, _, options = {case!r}.partition("@")
+for option in filter(None, options.split(",")):
+    key, _, value = option.partition("=")
+    setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
 X, y = sparse_data(*_shape("2e5x1e5")) if case == "sparse" else dense_data(*_shape(case))
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)

@@ -195,16 +195,39 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
     products or more whose residual cuts average less than 1 / ``JACOBI_SLOW`` each. When it returns a
     diagonal, PCG restarts with it from the current iterate d_k (its residual -g - H d_k is the one
     CG tracks, and d_k's margin change is kept), so no product is lost.
+
+    The last step takes half a product: alpha_k = rho_k / p_k^T H p_k needs only X p_k (p^T H p =
+    sum_i l''(z_i) (x_i^T p)^2 + the regularizer's terms: :meth:`PerturbedObjective.curvature_along`);
+    X^T (l'' X p_k) only updates the residual for the stopping test. So when the residual's largest
+    contraction over one step so far in this CG (k >= 2) predicts that this step meets the forcing, it is
+    taken from X p_k alone and CG stops (with ``track_change`` in memory, where X p_k is the margins' change
+    anyway and half a product; a blockwise objective reads X once for either).
+    The prediction shapes only the direction: the gradient at the step, computed as always, decides what
+    Newton does next. Measured on the sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the same
+    Newton iterations in all 12 fits, one X^T product fewer in each CG of two steps or more. A rate taken
+    from earlier CGs (one observed ratio) predicted a first step too often: 3e5 x 500 took 6 iterations
+    instead of 5, and was slower.
     """
     direction = np.zeros_like(gradient)
     change: np.ndarray | None = None
     residual = -gradient
     start = float(np.linalg.norm(gradient))
     limit = forcing * start
+    size = start
     solved = _preconditioner(preconditioner)
     search = solved(residual)
     rho = float(residual @ search)
+    rate = 0.0  # the largest ||r_k+1|| / ||r_k|| of this CG's steps so far
+    predict = track_change and objective.steps_from_products  # X p_k is half a product (in memory)
     for k in range(1, 10 * objective.dim + 1):
+        if predict and k > 1 and size * rate <= limit:  # the predicted last step
+            along = objective.change_along(search)
+            curvature = objective.curvature_along(w, search, along, margins)
+            if curvature > 0:
+                alpha = rho / curvature
+                direction += alpha * search
+                change = alpha * along if change is None else change + alpha * along
+            break
         if track_change:
             product, search_change = objective.hessian_product(w, search, margins)
         else:
@@ -217,7 +240,8 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
         if search_change is not None:
             change = alpha * search_change if change is None else change + alpha * search_change
         residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
-        size = float(np.linalg.norm(residual))
+        size, previous_size = float(np.linalg.norm(residual)), size
+        rate = max(rate, size / previous_size)
         if size <= limit:
             break
         if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:

@@ -438,6 +438,13 @@ class PerturbedObjective:
             self._jacobi = self.hessian_diagonal(w, margins)
         return self._jacobi
 
+    def curvature_along(self, w: np.ndarray, v: np.ndarray, change: np.ndarray, margins: np.ndarray) -> float:
+        """v^T H v from the margins' change dz along v (no X^T product): sum_i l''(z_i) dz_i^2 + n Lam v^T H_N v
+        + n Delta ||v||^2 (dz_i^2 = (x_i^T v)^2, as y_i^2 = 1), with l'' as :meth:`hessian_product` takes it."""
+        n = self.n
+        return (float(self.curvature(margins) @ np.square(change))
+                + n * self.lam * float(v @ self.regularizer.hessian_vector(v)) + n * self.extra_reg * float(v @ v))
+
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
         if self._curvature is None or self._curvature[0] is not z:

@@ -206,3 +206,34 @@ def test_newtons_first_step_from_zero_is_cgs_first_step_from_one_product(problem
                                  gradient_tolerance=1e-8)
     assert info.converged
     assert np.linalg.norm(PerturbedObjective(X, *args, regression=regression).gradient(solved)) <= 0.5e-8
+
+
+@pytest.mark.parametrize("path", ["column-major", "sparse"])
+def test_cgs_predicted_last_step_takes_only_x_p_and_lands_on_cgs_iterate(problem, path, monkeypatch):
+    """In memory, once a step's residual contraction predicts that the next step meets the forcing, CG takes
+    that step from X p alone (no Hessian product): its iterate is textbook CG's after as many steps (alpha_k
+    = rho_k / p_k^T H p_k, here against H built from independent products), and the forcing holds. An
+    alpha whose curvature lacks l'' (the broken variant) lands elsewhere."""
+    X, y, w, _ = problem
+    objective = PerturbedObjective(np.asfortranarray(X) if path == "column-major" else sparse.csr_matrix(X),
+                                   *_args(y, D))
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    H = np.stack([PerturbedObjective(X, *_args(y, D)).hessian_vector(w, e, margins) for e in np.eye(D)], axis=1)
+    products = []
+    original = objective.hessian_product
+    monkeypatch.setattr(objective, "hessian_product", lambda *a: products.append(1) or original(*a))
+    forcing = 1e-6
+    direction, change = linear._preconditioned_cg(objective, w, margins, gradient, forcing, None, track_change=True)
+    steps = len(products) + 1  # the last from X p alone
+    assert len(products) >= 2
+    d, r = np.zeros(D), -gradient.copy()
+    p, rho = r.copy(), float(r @ r)
+    for _ in range(steps):  # textbook CG (Nocedal and Wright, Algorithm 5.2)
+        alpha = rho / float(p @ H @ p)
+        d, r = d + alpha * p, r - alpha * (H @ p)
+        rho, previous = float(r @ r), rho
+        p = r + (rho / previous) * p
+    np.testing.assert_allclose(direction, d, rtol=1e-8, atol=1e-12 * np.abs(d).max())
+    assert np.linalg.norm(H @ direction + gradient) <= forcing * np.linalg.norm(gradient)
+    np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-10 * np.abs(change).max())
