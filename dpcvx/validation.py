@@ -322,15 +322,15 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
 
 def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
     """(X as a 2-D float64 array or CSR with a row and a column, whether it is new): every check of
-    check_matrix but the finite one. A float64 CSR comes as a new CSR object over the caller's arrays (never
-    written to: see check_matrix), any other sparse X as a copy; see _column_major for arrays."""
+    check_matrix but the finite one. A float64 CSR in canonical form comes as a new CSR object over the
+    caller's arrays (never written to: see check_matrix), any other sparse X as a copy; see _column_major
+    for arrays."""
     if sparse.issparse(X):
         _refuse_kind(name, X.dtype)
         if X.dtype.kind not in "biuf":
             raise InputError(f"{name} is a sparse matrix of dtype {X.dtype}; convert it to float64")
-        if X.format == "csr" and X.dtype == np.float64:
-            matrix, fresh = sparse.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape), False
-        else:
+        matrix, fresh = _shared_csr(X), False
+        if matrix is None:
             matrix, fresh = sparse.csr_matrix(X, dtype=np.float64, copy=True), True
     else:
         try:
@@ -347,6 +347,17 @@ def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | spar
     if matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")
     return matrix, fresh
+
+
+def _shared_csr(X: Any) -> sparse.csr_matrix | None:
+    """A new CSR object over a float64 CSR's arrays when they are in canonical form (sorted indices, no
+    repeated entry), else None. The form is checked on the new object, never taken from the caller's
+    cached flag; scipy's in-place canonicalisations (sum_duplicates, sort_indices) are no-ops on it, so
+    the caller's arrays are never rewritten."""
+    if X.format != "csr" or X.dtype != np.float64:
+        return None
+    shared = sparse.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)
+    return shared if shared.has_canonical_format else None
 
 
 def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray | sparse.csr_matrix, bool]:
@@ -402,8 +413,8 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
 
     The result is only ever read, never written: every later step that changes
     values (clipping, the intercept column) builds a new array. A float64 CSR
-    shares the caller's arrays (a new CSR object, none of the caller's cached
-    flags); other sparse input is copied into a CSR.
+    in canonical form shares the caller's arrays (a new CSR object, its form
+    checked afresh); other sparse input is copied into a CSR.
     Bool entries are read as 0/1. Complex, datetime, timedelta, text and
     object entries that are not real numbers give an :class:`InputError`
     naming the column (for a DataFrame) and the fix.

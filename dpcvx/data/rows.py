@@ -59,17 +59,15 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[Matr
     sum of all entries followed by the norms: RowMap.apply on a 300,000 x 500 array takes 0.055 s instead
     of 0.09-0.10 s (either memory order, one BLAS thread).
 
-    A canonical float64 CSR (indices sorted, no repeated entry, checked here, never taken from the
-    caller's cached flag) is read where it is, not copied: only a clipped row makes a copy
+    A canonical float64 CSR (indices sorted, no repeated entry, checked by _converted, never taken from
+    the caller's cached flag) is read where it is, not copied: only a clipped row makes a copy
     (:meth:`RowMap.clip`). Any other CSR becomes dpcvx's own copy, made canonical in place (duplicates
     summed, indices sorted: has_canonical_format, so nothing downstream copies it again for its norms).
     On the 200,000 x 100,000 CSR of benchmarks.speed_sweep.sparse_data (20 entries a row, indices
     unsorted) RowMap.apply takes 0.021 s; sorting the indices is 0.011 s of it, the copy 0.003 s.
     """
     matrix, fresh = _converted(X, name, spare_columns)
-    if isinstance(matrix, sparse.csr_matrix):  # what _converted makes of a sparse X
-        if not fresh and not matrix.has_canonical_format:
-            matrix, fresh = matrix.copy(), True
+    if isinstance(matrix, sparse.csr_matrix):  # what _converted makes of a sparse X (canonical if shared)
         matrix = _canonical(matrix)
     squares = _row_squares(matrix)
     if not np.all(np.isfinite(squares)):

@@ -313,3 +313,13 @@ def test_a_canonical_float64_csr_is_read_in_place_and_a_lying_flag_is_not_believ
     np.testing.assert_array_equal(out.toarray(), canonical.toarray())
     for before, after in zip(arrays, (messy.data, messy.indices, messy.indptr), strict=True):
         np.testing.assert_array_equal(before, after)
+    # check_matrix (predict's input check) shares only a canonical CSR's arrays: scipy's in-place
+    # canonicalisation of the result never reaches an unsorted caller's arrays
+    from dpcvx.validation import check_matrix
+
+    assert np.shares_memory(check_matrix(canonical).data, canonical.data)
+    checked = check_matrix(messy)
+    checked.sum_duplicates()
+    assert not np.shares_memory(checked.data, messy.data)
+    for before, after in zip(arrays, (messy.data, messy.indices, messy.indptr), strict=True):
+        np.testing.assert_array_equal(before, after)
