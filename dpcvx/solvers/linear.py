@@ -318,9 +318,9 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
                  gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(d, its margin change) of Newton's first step from zero where every direction comes from CG (beyond
     ``DENSE_NEWTON_MAX_DIM`` columns, in memory), else None: CG's first step d = alpha (-g), alpha = ||g||^2 /
-    g^T H g, from the one product X g (g^T H g is the second derivative of F along -g, which
-    :meth:`PerturbedObjective.line_derivatives` takes from the margins' change), without CG's product
-    X^T (l'' X g), which served only CG's residual test. :func:`_line_minimum` then lengthens it.
+    g^T H g, from the one product X g (g^T H g from the margins' change along -g:
+    :meth:`PerturbedObjective.curvature_along`), without CG's product X^T (l'' X g), which served only CG's
+    residual test. :func:`_line_minimum` then lengthens it.
 
     Measured on the speed sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the first CG
     stopped after that one step in 11 of 12 fits (sparse 200,000 x 100,000 and dense 1e5 x 500); it took
@@ -328,10 +328,10 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
     if objective.dim <= DENSE_NEWTON_MAX_DIM or not objective.steps_from_products:
         return None
     change = objective.change_along(-gradient)
-    slope, curvature = objective.line_derivatives(w, -gradient, margins, change, 0.0)
+    curvature = objective.curvature_along(w, -gradient, change, margins)
     if not curvature > 0:
         return None
-    alpha = -slope / curvature
+    alpha = float(gradient @ gradient) / curvature
     return -alpha * gradient, alpha * change
 
 
