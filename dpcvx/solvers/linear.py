@@ -111,7 +111,7 @@ class SolveInfo:
 def _newton_direction(
     objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, forcing: float,
     level: tuple[bool, bool], factor: CholeskyFactor | None = None, stale: CholeskyFactor | None = None,
-    local: bool = False,
+    local: bool = False, expected: float | None = None,
 ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
     """(direction, Cholesky factor of the Hessian used or None, the margins' change along the direction or
     None); a given ``factor`` is reused.
@@ -146,8 +146,8 @@ def _newton_direction(
         return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
 
     if objective.jacobi_decided:
-        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None)
-    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi)
+        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None, expected=expected)
+    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi, expected=expected)
 
 
 def _cho_factor(H: np.ndarray) -> CholeskyFactor:
@@ -171,17 +171,18 @@ def _cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
                   factor: CholeskyFactor | None, deferred: Callable[[], np.ndarray | None] | None = None,
-                  ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
+                  expected: float | None = None) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
     """:func:`_preconditioned_cg`'s direction, ``factor`` (passed through) and margin change (or None)."""
     direction, change = _preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
-                                           track_change=objective.steps_from_products, deferred=deferred)
+                                           track_change=objective.steps_from_products, deferred=deferred,
+                                           expected=expected)
     return direction, factor, change
 
 
 def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                        forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
                        track_change: bool = False, deferred: Callable[[], np.ndarray | None] | None = None,
-                       ) -> tuple[np.ndarray, np.ndarray | None]:
+                       expected: float | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(d, its margin change or None): CG on H d = -g to ||H d + g|| <= forcing ||g||, one Hessian-vector
     product (a pass over X) per iteration, preconditioned by a Cholesky factor or by a positive diagonal.
 
@@ -206,7 +207,8 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
     Newton does next. Measured on the sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the same
     Newton iterations in all 12 fits, one X^T product fewer in each CG of two steps or more. A rate taken
     from earlier CGs (one observed ratio) predicted a first step too often: 3e5 x 500 took 6 iterations
-    instead of 5, and was slower.
+    instead of 5, and was slower. ``expected`` is a contraction to predict the first step with
+    (:func:`newton` passes the Cauchy step's; see :func:`_cauchy_step`).
     """
     direction = np.zeros_like(gradient)
     change: np.ndarray | None = None
@@ -217,10 +219,10 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
     solved = _preconditioner(preconditioner)
     search = solved(residual)
     rho = float(residual @ search)
-    rate = 0.0  # the largest ||r_k+1|| / ||r_k|| of this CG's steps so far
+    rate = expected  # the largest ||r_k+1|| / ||r_k|| of this CG's steps so far (or the one expected)
     predict = track_change and objective.steps_from_products  # X p_k is half a product (in memory)
     for k in range(1, 10 * objective.dim + 1):
-        if predict and k > 1 and size * rate <= limit:  # the predicted last step
+        if predict and rate is not None and size * rate <= limit:  # the predicted last step
             along = objective.change_along(search)
             curvature = objective.curvature_along(w, search, along, margins)
             if curvature > 0:
@@ -241,7 +243,7 @@ def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np
             change = alpha * search_change if change is None else change + alpha * search_change
         residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
         size, previous_size = float(np.linalg.norm(residual)), size
-        rate = max(rate, size / previous_size)
+        rate = max(rate or 0.0, size / previous_size)
         if size <= limit:
             break
         if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:
@@ -324,7 +326,14 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
 
     Measured on the speed sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the first CG
     stopped after that one step in 11 of 12 fits (sparse 200,000 x 100,000 and dense 1e5 x 500); it took
-    two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference."""
+    two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference.
+
+    The step's contraction of the gradient, ||g_1|| / ||g_0||, is what :func:`newton` tells the next CG to
+    expect of its first step (``expected`` of :func:`_preconditioned_cg`): on a quadratic F the gradient
+    after an exact line search along -g is CG's first residual, so the two are the same steepest-descent
+    contraction, from two starting points. On the same 12 fits it was 0.0006 to 0.10; the next CG's first
+    step was then taken from X p alone in 11 (the 12th, at 0.104, above its forcing of 0.1, took the full
+    step), with the same Newton iterations in all 12."""
     if objective.dim <= DENSE_NEWTON_MAX_DIM or not objective.steps_from_products:
         return None
     change = objective.change_along(-gradient)
@@ -409,6 +418,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
     pending: tuple[np.ndarray, ...] | None = None  # the gradient terms at w, when the step's pass computed them
+    after_cauchy: float | None = None  # ||g|| before the Cauchy step, then the contraction of its gradient
     while iterations < max_iter:
         iterations += 1
         terms = objective.gradient_terms(w, margins) if pending is None else pending
@@ -442,6 +452,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             elif since_best >= STALL_ITERATIONS:
                 status = "stalled at round-off"
                 break
+        if after_cauchy is not None and iterations == 2:
+            after_cauchy = float(np.linalg.norm(gradient)) / after_cauchy
         # CG need not beat the target: a residual below a fraction of it ends the solve
         floor = CG_TARGET_FRACTION * target * objective.n / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny)
         forcing = _forcing(residual.relative, floor)
@@ -452,7 +464,10 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             (direction, step_margins), used = cauchy, None
         else:
             direction, used, step_margins = _newton_direction(objective, w, margins, gradient, forcing,
-                                                              levels[level], factor if reuse else None, factor, local)
+                                                              levels[level], factor if reuse else None, factor, local,
+                                                              expected=after_cauchy)
+        # the next CG's first step is expected to contract as this steepest step did (below)
+        after_cauchy = None if cauchy is None else float(np.linalg.norm(gradient))
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         full_margins = None  # X (w + d) afresh, when the step's pass computed it
