@@ -2,6 +2,7 @@
 
 * :mod:`.objective`: the perturbed ERM objective J_b and its optimality residual;
 * :mod:`.linear`: damped Newton (the fast path) and the CVXPY conic path;
+* :mod:`.cg`: conjugate gradients on Newton's system, and the Cholesky factors that precondition it;
 * :mod:`.kernel`: the exact kernel ERM (Newton and a dual interior point).
 
 Solvers read private data; nothing they measure enters a release (it goes to

@@ -32,11 +32,11 @@ import cvxpy as cp
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sparse
-from scipy.linalg.lapack import dpotrf, dpotrs
 
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
+from .cg import CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
 from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
@@ -44,7 +44,6 @@ __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "D
 DENSE_NEWTON_MAX_DIM = 400
 HESSIAN_FREE_MIN_DIM = 100  # from this width on, full-data Newton directions by preconditioned CG
 CG_TARGET_FRACTION = 0.3  # CG stops once its residual is this fraction of the gradient target
-CholeskyFactor = tuple[np.ndarray, bool]  # (upper factor, lower=False), as scipy.linalg.cho_factor returns
 STALL_ITERATIONS = 8  # near round-off, stop when the residual has not halved this often
 ROUND_OFF_REGIME = 1e-6  # relative residual below which a stall is attributed to round-off
 LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccurate Hessian
@@ -55,7 +54,6 @@ LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
 LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
-JACOBI_SLOW = 0.1  # CG asks whether diag(H) pays once its products cut the residual by less than 10x each on average
 
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
@@ -126,7 +124,7 @@ def _newton_direction(
     CG's products (:attr:`PerturbedObjective.steps_from_products`).
     """
     if factor is not None:
-        return -_cho_solve(factor, gradient), factor, None
+        return -cho_solve(factor, gradient), factor, None
     d = objective.dim
     subsample, single = level
     hessian_free = _hessian_free(objective) and not subsample
@@ -135,8 +133,8 @@ def _newton_direction(
     if d <= DENSE_NEWTON_MAX_DIM:
         H = objective.hessian(w, margins, single=single, subsample=subsample)
         try:
-            factor = _cho_factor(H)
-            return -_cho_solve(factor, gradient), factor, None
+            factor = cho_factor(H)
+            return -cho_solve(factor, gradient), factor, None
         except la.LinAlgError:
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None
     # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
@@ -150,124 +148,16 @@ def _newton_direction(
     return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi, expected=expected)
 
 
-def _cho_factor(H: np.ndarray) -> CholeskyFactor:
-    """The upper Cholesky factor of H (its upper triangle is read) by LAPACK's dpotrf, as
-    ``scipy.linalg.cho_factor(H, lower=False)`` gives it, without that wrapper's checks (15 us a call,
-    one call an iteration: 4 % of a fit at 1e4 x 20). Raises ``LinAlgError`` when H is not positive definite."""
-    factor, info = dpotrf(H, lower=0, clean=0)
-    if info != 0:
-        raise la.LinAlgError(f"dpotrf: info {info}")
-    return factor, False
-
-
-def _cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
-    """H^-1 rhs from :func:`_cho_factor`'s factor (LAPACK's dpotrs)."""
-    solution, info = dpotrs(factor[0], rhs, lower=0)
-    if info != 0:
-        raise la.LinAlgError(f"dpotrs: info {info}")
-    return np.asarray(solution)
-
-
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
                   factor: CholeskyFactor | None, deferred: Callable[[], np.ndarray | None] | None = None,
                   expected: float | None = None) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
-    """:func:`_preconditioned_cg`'s direction, ``factor`` (passed through) and margin change (or None)."""
-    direction, change = _preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
-                                           track_change=objective.steps_from_products, deferred=deferred,
-                                           expected=expected)
+    """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through) and margin change
+    (or None)."""
+    direction, change = preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
+                                          track_change=objective.steps_from_products, deferred=deferred,
+                                          expected=expected)
     return direction, factor, change
-
-
-def _preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
-                       forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
-                       track_change: bool = False, deferred: Callable[[], np.ndarray | None] | None = None,
-                       expected: float | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """(d, its margin change or None): CG on H d = -g to ||H d + g|| <= forcing ||g||, one Hessian-vector
-    product (a pass over X) per iteration, preconditioned by a Cholesky factor or by a positive diagonal.
-
-    Preconditioned conjugate gradients (Hestenes and Stiefel 1952; Nocedal and Wright, Algorithm 5.3),
-    at most 10 d iterations. With ``track_change``, each product also returns the margins' change along
-    its search direction p_k (y * X p_k, the first of its two products), and d = sum_k alpha_k p_k
-    gives the change along d as sum_k alpha_k y * X p_k: the Newton step then needs no product of its
-    own (:attr:`PerturbedObjective.steps_from_products`).
-
-    ``deferred`` is a diagonal preconditioner asked for only once CG is slow without one: after two
-    products or more whose residual cuts average less than 1 / ``JACOBI_SLOW`` each. When it returns a
-    diagonal, PCG restarts with it from the current iterate d_k (its residual -g - H d_k is the one
-    CG tracks, and d_k's margin change is kept), so no product is lost.
-
-    The last step takes half a product: alpha_k = rho_k / p_k^T H p_k needs only X p_k (p^T H p =
-    sum_i l''(z_i) (x_i^T p)^2 + the regularizer's terms: :meth:`PerturbedObjective.curvature_along`);
-    X^T (l'' X p_k) only updates the residual for the stopping test. So when the residual's largest
-    contraction over one step so far in this CG (k >= 2) predicts that this step meets the forcing, it is
-    taken from X p_k alone and CG stops (with ``track_change`` in memory, where X p_k is the margins' change
-    anyway and half a product; a blockwise objective reads X once for either).
-    The prediction shapes only the direction: the gradient at the step, computed as always, decides what
-    Newton does next. Measured on the sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the same
-    Newton iterations in all 12 fits, one X^T product fewer in each CG of two steps or more. A rate taken
-    from earlier CGs (one observed ratio) predicted a first step too often: 3e5 x 500 took 6 iterations
-    instead of 5, and was slower. ``expected`` is a contraction to predict the first step with
-    (:func:`newton` passes the Cauchy step's; see :func:`_cauchy_step`).
-    """
-    direction = np.zeros_like(gradient)
-    change: np.ndarray | None = None
-    residual = -gradient
-    start = float(np.linalg.norm(gradient))
-    limit = forcing * start
-    size = start
-    solved = _preconditioner(preconditioner)
-    search = solved(residual)
-    rho = float(residual @ search)
-    rate = expected  # the largest ||r_k+1|| / ||r_k|| of this CG's steps so far (or the one expected)
-    predict = track_change and objective.steps_from_products  # X p_k is half a product (in memory)
-    for k in range(1, 10 * objective.dim + 1):
-        if predict and rate is not None and size * rate <= limit:  # the predicted last step
-            along = objective.change_along(search)
-            curvature = objective.curvature_along(w, search, along, margins)
-            if curvature > 0:
-                alpha = rho / curvature
-                direction += alpha * search
-                change = alpha * along if change is None else change + alpha * along
-            break
-        if track_change:
-            product, search_change = objective.hessian_product(w, search, margins)
-        else:
-            product, search_change = objective.hessian_vector(w, search, margins), None
-        curvature = float(search @ product)
-        if not curvature > 0:  # H is positive definite; a non-positive curvature is round-off at the solution
-            break
-        alpha = rho / curvature
-        direction += alpha * search
-        if search_change is not None:
-            change = alpha * search_change if change is None else change + alpha * search_change
-        residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
-        size, previous_size = float(np.linalg.norm(residual)), size
-        rate = max(rate or 0.0, size / previous_size)
-        if size <= limit:
-            break
-        if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:
-            diagonal, deferred = deferred(), None
-            if diagonal is not None:  # restart: PCG from d_k, whose residual is r_k
-                solved = _preconditioner(diagonal)
-                search = solved(residual)
-                rho = float(residual @ search)
-                continue
-        preconditioned = solved(residual)
-        rho, previous = float(residual @ preconditioned), rho
-        search = preconditioned + (rho / previous) * search
-    return direction, change
-
-
-def _preconditioner(preconditioner: CholeskyFactor | np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:
-    """r -> M^-1 r for a Cholesky factor of M, a positive diagonal M, or M = I."""
-    if preconditioner is None:
-        return lambda r: r
-    if isinstance(preconditioner, np.ndarray):
-        inverse = 1.0 / preconditioner
-        return lambda r: inverse * r
-    factor = preconditioner
-    return lambda r: _cho_solve(factor, r)
 
 
 def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,
@@ -329,8 +219,8 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
     two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference.
 
     The step's contraction of the gradient, ||g_1|| / ||g_0||, is what :func:`newton` tells the next CG to
-    expect of its first step (``expected`` of :func:`_preconditioned_cg`): on a quadratic F the gradient
-    after an exact line search along -g is CG's first residual, so the two are the same steepest-descent
+    expect of its first step (``expected`` of :func:`~dpcvx.solvers.cg.preconditioned_cg`): on a quadratic F
+    the gradient after an exact line search along -g is CG's first residual, so the two are the same steepest-descent
     contraction, from two starting points. On the same 12 fits it was 0.0006 to 0.10; the next CG's first
     step was then taken from X p alone in 11 (the 12th, at 0.104, above its forcing of 0.1, took the full
     step), with the same Newton iterations in all 12."""

@@ -407,7 +407,7 @@ class PerturbedObjective:
         with c the verified curvature bound (l'' <= c). Otherwise diag(H) is within that factor of a
         multiple of the identity, whose preconditioning is none. Decided once, from the column norms
         (one product with the squared entries, which are kept only when the diagonal pays), and asked by
-        CG only once it is slow without a preconditioner (``linear.JACOBI_SLOW``): on the speed sweep's
+        CG only once it is slow without a preconditioner (``cg.JACOBI_SLOW``): on the speed sweep's
         CSR CG never is, and the decision's pass and squares (about 12 ms of 150) are saved.
 
         Measured on the speed sweep's CSR (200,000 x 100,000, 20 nonzeros a row, Lam 1e-4, eps 1):

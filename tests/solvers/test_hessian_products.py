@@ -20,6 +20,7 @@ import pytest
 import scipy.sparse as sparse
 from scipy.special import expit
 
+import dpcvx.solvers.cg as krylov
 import dpcvx.solvers.linear as linear
 import dpcvx.solvers.objective as objective_module
 from dpcvx import losses
@@ -114,13 +115,13 @@ def test_cg_computes_one_product_per_iteration_and_tracks_the_margin_change(prob
     for name in ("hessian_vector", "hessian_product"):
         original = getattr(objective, name)
         monkeypatch.setattr(objective, name, lambda *a, original=original, **k: products.append(1) or original(*a, **k))
-    direction, change = linear._preconditioned_cg(objective, w, margins, gradient, 1e-8, None, track_change=True)
+    direction, change = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-8, None, track_change=True)
     assert 1 <= len(products) <= D
     H = np.stack([objective.hessian_product(w, e, margins)[0] for e in np.eye(D)], axis=1)
     assert np.linalg.norm(H @ direction + gradient) <= 1e-8 * np.linalg.norm(gradient)
     scale = np.abs(X).sum(axis=1).max() * np.abs(direction).max()
     np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-12 * scale)
-    untracked, none = linear._preconditioned_cg(objective, w, margins, gradient, 1e-8, None)
+    untracked, none = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-8, None)
     assert none is None and np.array_equal(untracked, direction)
 
 
@@ -136,7 +137,7 @@ def test_a_newton_step_from_cg_takes_no_product_of_its_own(problem, monkeypatch,
     objective = PerturbedObjective(sparse.csr_matrix(X), *args, regression=regression)
     start = np.full(D, 0.1)
     margins = objective.margins(start)
-    direction, change = linear._preconditioned_cg(objective, start, margins, objective.gradient(start, margins),
+    direction, change = krylov.preconditioned_cg(objective, start, margins, objective.gradient(start, margins),
                                                   1e-6, None, track_change=True)
     np.testing.assert_allclose(change, X @ direction if regression else y * (X @ direction), rtol=0,
                                atol=1e-12 * np.abs(X).sum(axis=1).max() * np.abs(direction).max())
@@ -163,14 +164,14 @@ def test_cg_takes_the_iterates_of_textbook_preconditioned_cg(problem, preconditi
     gradient = objective.gradient(w, margins)
     H = np.stack([objective.hessian_vector(w, e, margins) for e in np.eye(D)], axis=1)
     diagonal = np.diag(H) * np.linspace(0.5, 2.0, D)  # any positive diagonal (not H's own)
-    given = {"none": None, "diagonal": diagonal, "cholesky": linear._cho_factor(np.triu(H + np.diag(diagonal)))}
+    given = {"none": None, "diagonal": diagonal, "cholesky": krylov.cho_factor(np.triu(H + np.diag(diagonal)))}
     inverse = {"none": None, "diagonal": LinearOperator((D, D), matvec=lambda r: r / diagonal, dtype=float),
-               "cholesky": LinearOperator((D, D), matvec=lambda r: linear._cho_solve(given["cholesky"], r),
+               "cholesky": LinearOperator((D, D), matvec=lambda r: krylov.cho_solve(given["cholesky"], r),
                                           dtype=float)}
     ours_products, theirs_products = [], []
     original = objective.hessian_vector
     objective.hessian_vector = lambda *a, **k: ours_products.append(1) or original(*a, **k)
-    ours, _ = linear._preconditioned_cg(objective, w, margins, gradient, forcing, given[preconditioner])
+    ours, _ = krylov.preconditioned_cg(objective, w, margins, gradient, forcing, given[preconditioner])
     operator = LinearOperator((D, D), matvec=lambda v: theirs_products.append(1) or H @ v, dtype=float)
     theirs, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, M=inverse[preconditioner])
     assert len(ours_products) == len(theirs_products)
@@ -224,7 +225,7 @@ def test_cgs_predicted_last_step_takes_only_x_p_and_lands_on_cgs_iterate(problem
     original = objective.hessian_product
     monkeypatch.setattr(objective, "hessian_product", lambda *a: products.append(1) or original(*a))
     forcing = 1e-6
-    direction, change = linear._preconditioned_cg(objective, w, margins, gradient, forcing, None, track_change=True)
+    direction, change = krylov.preconditioned_cg(objective, w, margins, gradient, forcing, None, track_change=True)
     steps = len(products) + 1  # the last from X p alone
     assert len(products) >= 2
     d, r = np.zeros(D), -gradient.copy()
@@ -251,11 +252,11 @@ def test_a_first_step_expected_to_meet_the_forcing_is_taken_from_x_p_alone(probl
     products = []
     original = objective.hessian_product
     monkeypatch.setattr(objective, "hessian_product", lambda *a: products.append(1) or original(*a))
-    direction, change = linear._preconditioned_cg(objective, w, margins, gradient, 0.1, None, track_change=True,
+    direction, change = krylov.preconditioned_cg(objective, w, margins, gradient, 0.1, None, track_change=True,
                                                   expected=0.05)
     assert products == []
     alpha = float(gradient @ gradient) / float(gradient @ H_g)
     np.testing.assert_allclose(direction, -alpha * gradient, rtol=1e-10)
     np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-10 * np.abs(change).max())
-    linear._preconditioned_cg(objective, w, margins, gradient, 0.1, None, track_change=True, expected=0.5)
+    krylov.preconditioned_cg(objective, w, margins, gradient, 0.1, None, track_change=True, expected=0.5)
     assert len(products) >= 1

@@ -246,7 +246,7 @@ def test_cg_asks_whether_the_jacobi_diagonal_pays_only_once_it_is_slow(kind, mon
 def test_cg_restarted_with_a_deferred_diagonal_solves_the_newton_system():
     """PCG restarted from its iterate d_k with the diagonal asked for after k slow products solves H d = -g
     to its tolerance (a restart that kept the old search direction or rho would not)."""
-    import dpcvx.solvers.linear as linear
+    import dpcvx.solvers.cg as cg
 
     objective, _ = _jacobi_problem("one-hot", lam=1e-4)
     w = np.zeros(objective.dim)
@@ -258,11 +258,11 @@ def test_cg_restarted_with_a_deferred_diagonal_solves_the_newton_system():
         asked.append(1)
         return objective.hessian_diagonal(w, z)
 
-    d, _ = linear._preconditioned_cg(objective, w, z, g, 1e-10, None, deferred=deferred)
+    d, _ = cg.preconditioned_cg(objective, w, z, g, 1e-10, None, deferred=deferred)
     assert asked == [1]
     residual = objective.hessian_vector(w, d, z) + g
     assert np.linalg.norm(residual) <= 1e-10 * np.linalg.norm(g)
-    plain, _ = linear._preconditioned_cg(objective, w, z, g, 1e-10, None)
+    plain, _ = cg.preconditioned_cg(objective, w, z, g, 1e-10, None)
     np.testing.assert_allclose(d, plain, rtol=1e-6, atol=1e-9 * np.linalg.norm(d))
 
 
