@@ -109,7 +109,7 @@ class SolveInfo:
 def _newton_direction(
     objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, forcing: float,
     level: tuple[bool, bool], factor: CholeskyFactor | None = None, stale: CholeskyFactor | None = None,
-    local: bool = False, expected: float | None = None,
+    local: bool = False,
 ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
     """(direction, Cholesky factor of the Hessian used or None, the margins' change along the direction or
     None); a given ``factor`` is reused.
@@ -144,19 +144,18 @@ def _newton_direction(
         return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
 
     if objective.jacobi_decided:
-        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None, expected=expected)
-    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi, expected=expected)
+        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None)
+    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi)
 
 
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
                   factor: CholeskyFactor | None, deferred: Callable[[], np.ndarray | None] | None = None,
-                  expected: float | None = None) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
+                  ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
     """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through) and margin change
     (or None)."""
     direction, change = preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
-                                          track_change=objective.steps_from_products, deferred=deferred,
-                                          expected=expected)
+                                          track_change=objective.steps_from_products, deferred=deferred)
     return direction, factor, change
 
 
@@ -216,14 +215,7 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
 
     Measured on the speed sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the first CG
     stopped after that one step in 11 of 12 fits (sparse 200,000 x 100,000 and dense 1e5 x 500); it took
-    two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference.
-
-    The step's contraction of the gradient, ||g_1|| / ||g_0||, is what :func:`newton` tells the next CG to
-    expect of its first step (``expected`` of :func:`~dpcvx.solvers.cg.preconditioned_cg`): on a quadratic F
-    the gradient after an exact line search along -g is CG's first residual, so the two are the same steepest-descent
-    contraction, from two starting points. On the same 12 fits it was 0.0006 to 0.10; the next CG's first
-    step was then taken from X p alone in 11 (the 12th, at 0.104, above its forcing of 0.1, took the full
-    step), with the same Newton iterations in all 12."""
+    two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference."""
     if objective.dim <= DENSE_NEWTON_MAX_DIM or not objective.steps_from_products:
         return None
     change = objective.change_along(-gradient)
@@ -308,7 +300,6 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
     pending: tuple[np.ndarray, ...] | None = None  # the gradient terms at w, when the step's pass computed them
-    after_cauchy: float | None = None  # ||g|| before the Cauchy step, then the contraction of its gradient
     while iterations < max_iter:
         iterations += 1
         terms = objective.gradient_terms(w, margins) if pending is None else pending
@@ -342,8 +333,6 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             elif since_best >= STALL_ITERATIONS:
                 status = "stalled at round-off"
                 break
-        if after_cauchy is not None and iterations == 2:
-            after_cauchy = float(np.linalg.norm(gradient)) / after_cauchy
         # CG need not beat the target: a residual below a fraction of it ends the solve
         floor = CG_TARGET_FRACTION * target * objective.n / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny)
         forcing = _forcing(residual.relative, floor)
@@ -354,10 +343,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             (direction, step_margins), used = cauchy, None
         else:
             direction, used, step_margins = _newton_direction(objective, w, margins, gradient, forcing,
-                                                              levels[level], factor if reuse else None, factor, local,
-                                                              expected=after_cauchy)
-        # the next CG's first step is expected to contract as this steepest step did (below)
-        after_cauchy = None if cauchy is None else float(np.linalg.norm(gradient))
+                                                              levels[level], factor if reuse else None, factor, local)
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         full_margins = None  # X (w + d) afresh, when the step's pass computed it

@@ -239,24 +239,3 @@ def test_cgs_predicted_last_step_takes_only_x_p_and_lands_on_cgs_iterate(problem
     assert np.linalg.norm(H @ direction + gradient) <= forcing * np.linalg.norm(gradient)
     np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-10 * np.abs(change).max())
 
-
-def test_a_first_step_expected_to_meet_the_forcing_is_taken_from_x_p_alone(problem, monkeypatch):
-    """With a contraction expected of CG's first step (Newton passes the Cauchy step's) that meets the forcing,
-    the step is taken from X p alone: textbook CG's first iterate, with no Hessian product. Expected above the
-    forcing, the first step is a full one."""
-    X, y, w, _ = problem
-    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
-    margins = objective.margins(w)
-    gradient = objective.gradient(w, margins)
-    H_g = PerturbedObjective(X, *_args(y, D)).hessian_vector(w, gradient, margins)
-    products = []
-    original = objective.hessian_product
-    monkeypatch.setattr(objective, "hessian_product", lambda *a: products.append(1) or original(*a))
-    direction, change = krylov.preconditioned_cg(objective, w, margins, gradient, 0.1, None, track_change=True,
-                                                  expected=0.05)
-    assert products == []
-    alpha = float(gradient @ gradient) / float(gradient @ H_g)
-    np.testing.assert_allclose(direction, -alpha * gradient, rtol=1e-10)
-    np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-10 * np.abs(change).max())
-    krylov.preconditioned_cg(objective, w, margins, gradient, 0.1, None, track_change=True, expected=0.5)
-    assert len(products) >= 1
