@@ -85,10 +85,10 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     solved = preconditioner_solve(preconditioner)
     search = solved(residual)
     rho = float(residual @ search)
-    rate: float | None = None  # the largest ||r_k+1|| / ||r_k|| of this CG's steps so far
+    rate = 0.0  # the largest ||r_k+1|| / ||r_k|| of this CG's full steps so far (from k = 2 on)
     predict = track_change and objective.steps_from_products  # X p_k is half a product (in memory)
     for k in range(1, 10 * objective.dim + 1):
-        if predict and rate is not None and size * rate <= limit:  # the predicted last step
+        if predict and k > 1 and size * rate <= limit:  # the predicted last step
             along = objective.change_along(search)
             curvature = objective.curvature_along(w, search, along, margins)
             if curvature > 0:
@@ -109,7 +109,7 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
             change = alpha * search_change if change is None else change + alpha * search_change
         residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
         size, previous_size = float(np.linalg.norm(residual)), size
-        rate = max(rate or 0.0, size / previous_size)
+        rate = max(rate, size / previous_size)
         if size <= limit:
             break
         if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:
