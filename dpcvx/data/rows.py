@@ -59,36 +59,41 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[Matr
     sum of all entries followed by the norms: RowMap.apply on a 300,000 x 500 array takes 0.055 s instead
     of 0.09-0.10 s (either memory order, one BLAS thread).
 
-    A canonical float64 CSR (indices sorted, no repeated entry, checked by _converted, never taken from
-    the caller's cached flag) is read where it is, not copied: only a clipped row makes a copy
-    (:meth:`RowMap.clip`). Any other CSR becomes dpcvx's own copy, made canonical in place (duplicates
-    summed, indices sorted: has_canonical_format, so nothing downstream copies it again for its norms).
-    On the 200,000 x 100,000 CSR of benchmarks.speed_sweep.sparse_data (20 entries a row, indices
-    unsorted) RowMap.apply takes 0.021 s; sorting the indices is 0.011 s of it, the copy 0.003 s.
+    A float64 CSR is read where it is (read-only views of the caller's arrays), sorted or not, when no
+    (row, column) repeats (:func:`_without_repeats`): only a clipped row makes a copy (:meth:`RowMap.clip`).
+    A CSR with a repeated entry becomes dpcvx's own copy, the repeats summed.
     """
     matrix, fresh = _converted(X, name, spare_columns)
-    if isinstance(matrix, sparse.csr_matrix):  # what _converted makes of a sparse X (canonical if shared)
-        matrix = _canonical(matrix)
+    if isinstance(matrix, sparse.csr_matrix):  # what _converted makes of a sparse X
+        matrix, summed = _without_repeats(matrix)
+        fresh = fresh or summed
     squares = _row_squares(matrix)
     if not np.all(np.isfinite(squares)):
         _refuse_non_finite(X, matrix, name)
     return matrix, fresh, squares
 
 
-def _canonical(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
-    """The CSR with sorted indices and no repeated entry (has_canonical_format); when it is not, made so in
-    place (dpcvx's own copy only).
+def _without_repeats(matrix: sparse.csr_matrix) -> tuple[sparse.csr_matrix, bool]:
+    """(the CSR with each (row, column) stored once, whether that is a new CSR): the CSR itself when no
+    entry repeats, sorted or not; else a copy with the repeated entries summed (and sorted).
 
-    An unsorted CSR is sorted, then checked for a repeated (row, column) on a new CSR over the same
-    arrays, and summed only when one repeats. scipy's sum_duplicates would sum anyway: its canonical
-    flag, cached as False before the sort, sends every unsorted input through the summing pass (3.4 ms on
-    the speed sweep's 200,000 x 100,000 CSR, where the check takes 1.4 ms)."""
+    The CSR may be read-only views of the caller's arrays (:func:`~dpcvx.validation.check_matrix`), so a
+    non-canonical one is never sorted where it is: its indices alone are copied, with one byte of dummy data
+    an entry, sorted row by row and checked for a repeat. The products, the norms and the rest of the fit
+    read the unsorted indices as they are (a CSR product sums a row in any order). On the speed sweep's
+    200,000 x 100,000 CSR (20 entries a row, indices unsorted) the check takes 12 ms, where sorting a copy
+    of the whole CSR took 15 ms and left the fit with 48 MB of fresh pages (6,500 page faults a fit: the
+    unsorted fit took 33 ms more than the canonical one, the sort 11 ms of it)."""
     if matrix.has_canonical_format:
-        return matrix
-    matrix.sort_indices()
-    sorted_matrix = sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr), shape=matrix.shape)
-    sorted_matrix.sum_duplicates()  # only the check, unless an entry repeats
-    return sorted_matrix
+        return matrix, False
+    probe = sparse.csr_matrix((np.empty(matrix.nnz, dtype=np.bool_), matrix.indices.copy(), matrix.indptr),
+                              shape=matrix.shape)
+    probe.sort_indices()
+    if sparse.csr_matrix((probe.data, probe.indices, probe.indptr), shape=probe.shape).has_canonical_format:
+        return matrix, False  # a new object: its form is computed, not read off a cached flag
+    summed = matrix.copy()
+    summed.sum_duplicates()
+    return summed, True
 
 
 def _row_squares(matrix: Matrix) -> np.ndarray:
@@ -135,12 +140,11 @@ def _row_scales(X: Matrix, squares: np.ndarray | None = None) -> tuple[np.ndarra
     above about 1e154) or underflowed (entries below about 1e-154); s_i then is
     the norm of x_i / m_i, in [1, sqrt(d)]. A zero row has m = 1, s = 0.
     ``squares`` are the rows' plain sums of squares when the input check computed
-    them (_checked_rows: X then is a canonical CSR or an array).
+    them (_checked_rows: X then is a CSR without a repeated entry, or an array).
     """
     if squares is None:
-        if sparse.issparse(X) and not X.has_canonical_format:  # a repeated entry adds up before it is squared
-            X = sparse.csr_matrix(X, copy=True)
-            X.sum_duplicates()
+        if sparse.issparse(X):  # a repeated entry adds up before it is squared
+            X, _ = _without_repeats(sparse.csr_matrix(X))
         squares = _row_squares(X)
     scale = np.ones_like(squares)
     size = np.sqrt(squares)

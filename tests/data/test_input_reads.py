@@ -262,14 +262,16 @@ def test_each_row_block_is_read_once_by_the_validation_pass(monkeypatch, tmp_pat
     assert reads.calls == ["einsum"] * 4
 
 
-def test_a_csr_is_copied_once_and_its_squares_never_held_whole():
-    """The checked copy is made canonical in place: beside it only n-vectors and a cache-sized buffer."""
+def test_an_unsorted_csr_is_read_in_place_and_checked_on_a_copy_of_its_indices_alone():
+    """No copy of the data: beside the caller's arrays only the repeat check's sorted indices (4 bytes and
+    a byte of dummy data an entry), n-vectors and a cache-sized buffer; the caller's arrays unchanged."""
     rng = np.random.default_rng(1)
     n, d, per_row = 50_000, 10_000, 20
     indices = np.stack([rng.choice(d, per_row, replace=False) for _ in range(200)])[rng.integers(0, 200, n)]
     X = sparse.csr_matrix((rng.uniform(0.01, 0.05, n * per_row), indices.ravel(),
                            np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
     assert not X.has_sorted_indices
+    before = [a.copy() for a in (X.data, X.indices, X.indptr)]
     copy_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     tracemalloc.start()
     try:
@@ -277,23 +279,33 @@ def test_a_csr_is_copied_once_and_its_squares_never_held_whole():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert out.has_canonical_format and count == 0
-    assert peak < 1.35 * copy_bytes, (peak, copy_bytes)
+    assert count == 0 and np.shares_memory(out.data, X.data) and np.shares_memory(out.indices, X.indices)
+    assert peak < 0.5 * copy_bytes, (peak, copy_bytes)
+    for kept, now in zip(before, (X.data, X.indices, X.indptr), strict=True):
+        np.testing.assert_array_equal(kept, now)
+        assert now.flags.writeable
 
 
-def test_an_unsorted_csr_without_duplicates_is_sorted_and_kept_entry_for_entry():
-    """Sorting alone makes it canonical (no summing pass): the same entries, sorted, as scipy's own form."""
+def test_an_unsorted_csr_without_duplicates_is_read_as_it_is():
+    """Its entries stay in the caller's order (a CSR product sums a row in any order): the mapped rows and
+    the counts are the canonical form's, the clipped rows too, to rounding."""
     X = base_rows()
     canonical = sparse.csr_matrix(X)
     bounds = zip(canonical.indptr[:-1], canonical.indptr[1:], strict=True)
     order = np.concatenate([np.arange(a, b)[::-1] for a, b in bounds])  # each row's entries reversed
     messy = sparse.csr_matrix((canonical.data[order], canonical.indices[order], canonical.indptr), shape=X.shape)
     assert not messy.has_sorted_indices
-    out, _ = RowMap(1e9).apply(messy)
-    reference, _ = RowMap(1e9).apply(canonical)
-    assert out.has_canonical_format and out.nnz == canonical.nnz
-    np.testing.assert_array_equal(out.indices, reference.indices)
-    np.testing.assert_array_equal(out.data, reference.data)
+    out, count = RowMap(1e201).apply(messy)  # no row beyond R (one entry is 1e200)
+    assert count == 0 and np.shares_memory(out.data, messy.data) and not out.has_sorted_indices
+    np.testing.assert_array_equal(out.indices, messy.indices)
+    for R in (1e201, 1.0):
+        out, count = RowMap(R).apply(messy)
+        reference, reference_count = RowMap(R).apply(canonical)
+        assert count == reference_count
+        # a row's sum of squares in another order: the clipping factors agree to rounding
+        np.testing.assert_allclose(out.toarray(), reference.toarray(), rtol=1e-15)
+        assert np.all(true_norms(out.toarray()) <= R)
+    assert count > 0 and not np.shares_memory(out.data, messy.data)  # the clipped rows: dpcvx's copy
 
 
 def test_a_canonical_float64_csr_is_read_in_place_and_a_lying_flag_is_not_believed():
@@ -313,13 +325,16 @@ def test_a_canonical_float64_csr_is_read_in_place_and_a_lying_flag_is_not_believ
     np.testing.assert_array_equal(out.toarray(), canonical.toarray())
     for before, after in zip(arrays, (messy.data, messy.indices, messy.indptr), strict=True):
         np.testing.assert_array_equal(before, after)
-    # check_matrix (predict's input check) shares only a canonical CSR's arrays: scipy's in-place
-    # canonicalisation of the result never reaches an unsorted caller's arrays
+    # check_matrix (predict's input check) shares a float64 CSR's arrays through read-only views, in any form:
+    # scipy's in-place canonicalisation of the result raises instead of rewriting the caller's arrays
     from dpcvx.validation import check_matrix
 
     assert np.shares_memory(check_matrix(canonical).data, canonical.data)
     checked = check_matrix(messy)
-    checked.sum_duplicates()
-    assert not np.shares_memory(checked.data, messy.data)
+    assert np.shares_memory(checked.indices, messy.indices)
+    for rewrite in (checked.sum_duplicates, checked.sort_indices, check_matrix(canonical).eliminate_zeros):
+        with pytest.raises(ValueError):
+            rewrite()
     for before, after in zip(arrays, (messy.data, messy.indices, messy.indptr), strict=True):
         np.testing.assert_array_equal(before, after)
+        assert after.flags.writeable
