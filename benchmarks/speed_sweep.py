@@ -11,10 +11,12 @@ median (order statistics of the binomial(k, 1/2) law). Cases:
   of a fixed linear rule with 10% flipped), at each n x d of ``--sizes``;
 * **memmap**: the same dpcvx fit on ``np.load(..., mmap_mode="r")`` of the same rows (warm page
   cache) against the fit on the in-memory array;
-* **sparse**: CSR n x d with about 20 nonzeros a row (unit-norm rows), dpcvx against lbfgs: as the
-  generator makes it (indices unsorted within rows: dpcvx sorts a copy to check for repeated entries),
-  and the same matrix in canonical form (sorted, as scipy's COO conversion and scikit-learn's
-  vectorizers give it: read in place).
+* **sparse**: CSR n x d with about 20 nonzeros a row (unit-norm rows), dpcvx against lbfgs, in three
+  forms of the same matrix: as the generator makes it (each row's indices decreasing, as scipy's
+  product with a diagonal on the left leaves them), in random order within each row, and in
+  canonical form (sorted, as scipy's COO conversion and scikit-learn's vectorizers give it). dpcvx
+  reads all three in place; the two unsorted ones cost it a count of their distinct positions
+  (dpcvx.data.repeats), which the row norms need.
 
 Each fit's final gradient norm of its own objective is recorded: dpcvx's ||grad F|| of the
 perturbed objective F = n J_b (its solve record, ``diagnostics_``: for the data owner, never
@@ -222,17 +224,25 @@ def memmap_case(size: str, tmp: str | None, count: int) -> dict:
 
 
 def sparse_cases(size: str, count: int) -> list[dict]:
-    """dpcvx against scikit-learn's lbfgs on CSR rows with NONZEROS entries each: the generator's CSR (indices
-    unsorted), then the same matrix with sorted indices (canonical)."""
+    """dpcvx against scikit-learn's lbfgs on CSR rows with NONZEROS entries each: the generator's CSR (each
+    row's indices decreasing), the same rows in random order, and in canonical form (sorted)."""
     n, d = _shape(size)
     S, y = sparse_data(n, d)
     cases = []
-    for kind, matrix in (("sparse", S), ("sparse canonical", S.sorted_indices())):
+    for kind, matrix in (("sparse", S), ("sparse random order", shuffled_rows(S)),
+                         ("sparse canonical", S.sorted_indices())):
         case = pairs(("dpcvx", fit_dpcvx, matrix), ("sklearn", fit_sklearn, matrix), y, count)
         case.update(kind=kind, n=n, d=d, one_pass=one_pass(matrix))
         print(_line(case), flush=True)
         cases.append(case)
     return cases
+
+
+def shuffled_rows(X: sparse.csr_matrix, seed: int = 1) -> sparse.csr_matrix:
+    """The same matrix with each row's entries in random order (a fixed seed)."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    order = np.lexsort((np.random.default_rng(seed).random(X.nnz), rows))  # by row, at random within a row
+    return sparse.csr_matrix((X.data[order], X.indices[order], X.indptr), shape=X.shape)
 
 
 def _names(case: dict) -> tuple[str, str]:

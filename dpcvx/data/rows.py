@@ -24,6 +24,7 @@ import scipy.sparse as sparse
 
 from ..exceptions import InputError
 from ..validation import _checked_matrix, _converted, _refuse_non_finite, check_matrix
+from .repeats import has_repeats
 
 __all__ = ["RowMap"]
 
@@ -75,22 +76,15 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[Matr
 
 def _without_repeats(matrix: sparse.csr_matrix) -> tuple[sparse.csr_matrix, bool]:
     """(the CSR with each (row, column) stored once, whether that is a new CSR): the CSR itself when no
-    entry repeats, sorted or not; else a copy with the repeated entries summed (and sorted).
+    entry repeats (:func:`~dpcvx.data.repeats.has_repeats`), its indices sorted or not; else a copy with
+    the repeated entries summed (and sorted).
 
-    The CSR may be read-only views of the caller's arrays (:func:`~dpcvx.validation.check_matrix`), so a
-    non-canonical one is never sorted where it is: its indices alone are copied, with one byte of dummy data
-    an entry, sorted row by row and checked for a repeat. The products, the norms and the rest of the fit
-    read the unsorted indices as they are (a CSR product sums a row in any order). On the speed sweep's
-    200,000 x 100,000 CSR (20 entries a row, indices unsorted) the check takes 12 ms, where sorting a copy
-    of the whole CSR took 15 ms and left the fit with 48 MB of fresh pages (6,500 page faults a fit: the
-    unsorted fit took 33 ms more than the canonical one, the sort 11 ms of it)."""
-    if matrix.has_canonical_format:
+    The products, the norms and the rest of the fit read unsorted indices as they are (a CSR product sums
+    a row in any order). On the speed sweep's 200,000 x 100,000 CSR (20 entries a row, indices unsorted)
+    sorting a copy of the whole CSR took 15 ms and left each fit 48 MB of fresh pages (6,500 page faults:
+    the unsorted fit took 33 ms more than the canonical one)."""
+    if not has_repeats(matrix):
         return matrix, False
-    probe = sparse.csr_matrix((np.empty(matrix.nnz, dtype=np.bool_), matrix.indices.copy(), matrix.indptr),
-                              shape=matrix.shape)
-    probe.sort_indices()
-    if sparse.csr_matrix((probe.data, probe.indices, probe.indptr), shape=probe.shape).has_canonical_format:
-        return matrix, False  # a new object: its form is computed, not read off a cached flag
     summed = matrix.copy()
     summed.sum_duplicates()
     return summed, True

@@ -20,7 +20,8 @@ def test_median_interval_is_the_binomial_order_statistic_interval():
 def test_speed_sweep_runs_and_records_every_case(tmp_path):
     output = speed_sweep.main(["--sizes", "2000x5", "--memmap", "2000x5", "--sparse", "2000x300", "--pairs", "1",
                                "--out", str(tmp_path), "--tag", "tiny", "--tmp", str(tmp_path)])
-    assert [case["kind"] for case in output["cases"]] == ["dense", "memmap", "sparse", "sparse canonical"]
+    assert [case["kind"] for case in output["cases"]] == ["dense", "memmap", "sparse", "sparse random order",
+                                                           "sparse canonical"]
     for case in output["cases"]:
         assert np.isfinite(case["ratio"]["median"]) and case["ratio"]["median"] > 0
         assert all(fit["grad_max"] >= 0 for fit in case["fits"].values())
@@ -33,7 +34,16 @@ def test_speed_sweep_runs_and_records_every_case(tmp_path):
 def test_speed_sweep_runs_only_the_cases_asked_for(tmp_path):
     output = speed_sweep.main(["--cases", "sparse", "--sparse", "600x200", "--pairs", "1",
                                "--out", str(tmp_path), "--tag", "one"])
-    assert [case["kind"] for case in output["cases"]] == ["sparse", "sparse canonical"]  # one matrix, two forms
+    assert [case["kind"] for case in output["cases"]] == ["sparse", "sparse random order", "sparse canonical"]
     text = (tmp_path / "one.md").read_text()
     assert "| sparse dpcvx / sklearn | 600 x 200 |" in text
     assert "| sparse canonical dpcvx / sklearn | 600 x 200 |" in text
+
+
+def test_shuffled_rows_keep_each_row_and_leave_its_order_random():
+    X, _ = speed_sweep.sparse_data(300, 500)
+    shuffled = speed_sweep.shuffled_rows(X)
+    assert (shuffled != X).nnz == 0 and not shuffled.has_sorted_indices
+    np.testing.assert_array_equal(shuffled.indptr, X.indptr)
+    descents = np.diff(shuffled.indices)[np.diff(np.repeat(np.arange(300), np.diff(X.indptr))) == 0] < 0
+    assert 0.3 < descents.mean() < 0.7  # neither the generator's decreasing order nor sorted
