@@ -6,10 +6,10 @@ within each row) has no repeat by definition; any other is checked here by count
 positions in one pass, in any index order. The CSR itself may be read-only views of the caller's arrays
 (:func:`~dpcvx.validation.check_matrix`) and is never sorted where it is.
 
-Measured on the speed sweep's 200,000 x 100,000 CSR (``benchmarks.speed_sweep.sparse_data``, 20 entries
-a row, one BLAS thread): 7.3 ms whether each row's indices decrease or come in random order, where
-sorting a copy of the indices row by row took 12 ms and 51 ms, and the pattern product (the fallback
-below) 22 ms.
+Measured by ``python -m benchmarks.csr_check`` on the speed sweep's 200,000 x 100,000 CSR (20 entries
+a row, one BLAS thread; ``benchmarks/results/csr_check.md``): 7.7 ms whether each row's indices decrease
+or come in random order, where sorting a copy of the indices row by row took 13 ms and 53 ms, and the
+pattern product (the fallback below) 22 ms.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sparse
 from scipy.sparse import _sparsetools
 
-__all__ = ["has_repeats"]
+__all__ = ["distinct_positions", "has_repeats", "pattern_positions"]
 
 # Entries a group of rows holds on average in the fallback's pattern products (about 10 bytes an entry
 # of temporaries)
@@ -32,28 +32,33 @@ def has_repeats(matrix: sparse.csr_matrix) -> bool:
 
     Canonical: no. Indices sorted but not canonical: yes (scipy's canonical form is sorted indices without
     a repeat). Otherwise: whether it has fewer distinct positions than stored entries
-    (:func:`_distinct_positions`)."""
+    (:func:`distinct_positions`)."""
     if matrix.has_canonical_format:
         return False
     if matrix.has_sorted_indices:
         return True
-    return _distinct_positions(matrix) < matrix.nnz
+    return distinct_positions(matrix) < matrix.nnz
 
 
-def _distinct_positions(matrix: sparse.csr_matrix) -> int:
+def distinct_positions(matrix: sparse.csr_matrix) -> int:
     """How many distinct (row, column) positions ``matrix`` stores.
 
     scipy's ``csr_count_blocks`` with 1 x 1 blocks, the count its ``tobsr`` sizes blocks with: one pass
     over the indices, keeping for each column the last row that stored it, so an entry counts when its
     column was not yet stored in its row (O(nnz + d), no sort). It is private to scipy
-    (``scipy.sparse._sparsetools``); where a scipy lacks it, the count is the stored entries of the
-    pattern's elementwise square P * P (P True at every stored entry: the product is a matrix, one stored
-    entry a position, True + True being True), a group of rows at a time, which scipy computes row by row
-    in a dense accumulator, also without a sort."""
+    (``scipy.sparse._sparsetools``); where a scipy lacks it, :func:`pattern_positions` counts."""
     count = getattr(_sparsetools, "csr_count_blocks", None)
     if count is not None:
         n, d = matrix.shape
         return int(count(n, d, 1, 1, matrix.indptr, matrix.indices))
+    return pattern_positions(matrix)
+
+
+def pattern_positions(matrix: sparse.csr_matrix) -> int:
+    """How many distinct (row, column) positions ``matrix`` stores, as the stored entries of the pattern's
+    elementwise square P * P (P True at every stored entry: the product is a matrix, one stored entry a
+    position, True + True being True), a group of rows at a time, which scipy computes row by row in a
+    dense accumulator, without a sort."""
     return sum(group.multiply(group).nnz for group in _pattern_groups(matrix))
 
 

@@ -80,9 +80,9 @@ def _without_repeats(matrix: sparse.csr_matrix) -> tuple[sparse.csr_matrix, bool
     the repeated entries summed (and sorted).
 
     The products, the norms and the rest of the fit read unsorted indices as they are (a CSR product sums
-    a row in any order). On the speed sweep's 200,000 x 100,000 CSR (20 entries a row, indices unsorted)
-    sorting a copy of the whole CSR took 15 ms and left each fit 48 MB of fresh pages (6,500 page faults:
-    the unsorted fit took 33 ms more than the canonical one)."""
+    a row in any order). Copying and sorting the whole of the speed sweep's 200,000 x 100,000 CSR took
+    17 ms (``benchmarks/results/csr_check.md``), and its 48 MB of fresh pages slowed the fit around it:
+    docs/performance.md, round 6."""
     if not has_repeats(matrix):
         return matrix, False
     summed = matrix.copy()

@@ -53,7 +53,7 @@ def test_each_form_is_found_to_repeat_exactly_when_it_does(route, name):
     matrix = read_only(rows_csr(rows))
     before = [a.copy() for a in (matrix.data, matrix.indices, matrix.indptr)]
     assert has_repeats(matrix) is expected
-    assert repeats._distinct_positions(matrix) == sum(len(set(row)) for row in rows)
+    assert repeats.distinct_positions(matrix) == sum(len(set(row)) for row in rows)
     for kept, now in zip(before, (matrix.data, matrix.indices, matrix.indptr), strict=True):
         np.testing.assert_array_equal(kept, now)
 

@@ -47,3 +47,15 @@ def test_shuffled_rows_keep_each_row_and_leave_its_order_random():
     np.testing.assert_array_equal(shuffled.indptr, X.indptr)
     descents = np.diff(shuffled.indices)[np.diff(np.repeat(np.arange(300), np.diff(X.indptr))) == 0] < 0
     assert 0.3 < descents.mean() < 0.7  # neither the generator's decreasing order nor sorted
+
+
+@pytest.mark.slow
+def test_csr_check_benchmark_agrees_on_every_check_and_form(tmp_path):
+    from benchmarks import csr_check
+
+    output = csr_check.main(["--quick", "--repeats", "1", "--out", str(tmp_path), "--tag", "tiny"])
+    assert [row["form"] for row in output["rows"]] == ["decreasing (as generated)", "random order", "canonical"]
+    for row in output["rows"]:  # the generator sums its repeats: no check finds one
+        assert row["repeats"] == dict.fromkeys(csr_check.CHECKS, False)
+        assert row["fit_ms"] > 0 and row["fit_page_faults"] >= 0
+    assert "| random order |" in (tmp_path / "tiny.md").read_text()
