@@ -7,9 +7,9 @@ positions in one pass, in any index order. The CSR itself may be read-only views
 (:func:`~dpcvx.validation.check_matrix`) and is never sorted where it is.
 
 Measured by ``python -m benchmarks.csr_check`` on the speed sweep's 200,000 x 100,000 CSR (20 entries
-a row, one BLAS thread; ``benchmarks/results/csr_check.md``): 7.7 ms whether each row's indices decrease
-or come in random order, where sorting a copy of the indices row by row took 13 ms and 53 ms, and the
-pattern product (the fallback below) 22 ms.
+a row, one BLAS thread; ``benchmarks/results/csr_check.md``): 7.4 to 7.6 ms whether each row's indices
+decrease or come in random order, where sorting a copy of the indices row by row took 13 ms and 54 ms,
+and the pattern product (the fallback below) 21 to 22 ms.
 """
 
 from __future__ import annotations

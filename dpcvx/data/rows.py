@@ -81,7 +81,7 @@ def _without_repeats(matrix: sparse.csr_matrix) -> tuple[sparse.csr_matrix, bool
 
     The products, the norms and the rest of the fit read unsorted indices as they are (a CSR product sums
     a row in any order). Copying and sorting the whole of the speed sweep's 200,000 x 100,000 CSR took
-    17 ms (``benchmarks/results/csr_check.md``), and its 48 MB of fresh pages slowed the fit around it:
+    20 ms (``benchmarks/results/csr_check.md``), and its 48 MB of fresh pages slowed the fit around it:
     docs/performance.md, round 6."""
     if not has_repeats(matrix):
         return matrix, False
