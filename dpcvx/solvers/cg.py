@@ -46,9 +46,11 @@ def cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
 def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                        forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
                        track_change: bool = False, deferred: Callable[[], np.ndarray | None] | None = None,
-                       ) -> tuple[np.ndarray, np.ndarray | None]:
-    """(d, its margin change or None): CG on H d = -g to ||H d + g|| <= forcing ||g||, one Hessian-vector
-    product (a pass over X) per iteration, preconditioned by a Cholesky factor or by a positive diagonal.
+                       next_gradient: bool = False,
+                       ) -> tuple[np.ndarray, np.ndarray | None, tuple[np.ndarray, ...] | None]:
+    """(d, its margin change or None, the gradient terms at w + d or None): CG on H d = -g to
+    ||H d + g|| <= forcing ||g||, one Hessian-vector product (a pass over X) per iteration, preconditioned
+    by a Cholesky factor or by a positive diagonal.
 
     Preconditioned conjugate gradients (Hestenes and Stiefel 1952; Nocedal and Wright, Algorithm 5.3),
     at most 10 d iterations. With ``track_change``, each product also returns the margins' change along
@@ -75,6 +77,13 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     before it (:func:`~dpcvx.solvers.linear.newton`'s first step): on a 20,000 x 1,000 CSR (10 entries a
     row) the Cauchy step cut the gradient 25- to 40-fold where CG's first step cut its residual only 4- to
     10-fold, and 7 of 12 fits took a Newton iteration more.
+
+    With ``next_gradient`` (and ``track_change``, where :attr:`PerturbedObjective.fuses_gradient`), the
+    first step, which no rate predicts, is taken from X p_1 first (alpha_1 from the curvature along p_1),
+    and its X^T product also brings the gradient terms at w + alpha_1 p_1, on the margins z + alpha_1 dz
+    that Newton's full step would have (:meth:`PerturbedObjective.hessian_product_and_gradient`): when CG
+    stops there, they are returned, and Newton's next gradient costs no product of its own. When CG goes
+    on, they are dropped.
     """
     direction = np.zeros_like(gradient)
     change: np.ndarray | None = None
@@ -87,31 +96,39 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     rho = float(residual @ search)
     rate = 0.0  # the largest ||r_k+1|| / ||r_k|| of this CG's full steps so far (from k = 2 on)
     predict = track_change and objective.steps_from_products  # X p_k is half a product (in memory)
+    fuse = next_gradient and track_change and objective.fuses_gradient
+    next_terms: tuple[np.ndarray, ...] | None = None
     for k in range(1, 10 * objective.dim + 1):
-        if predict and k > 1 and size * rate <= limit:  # the predicted last step
+        if (predict and k > 1 and size * rate <= limit) or (fuse and k == 1):  # alpha_k from X p_k alone
             along = objective.change_along(search)
             curvature = objective.curvature_along(w, search, along, margins)
-            if curvature > 0:
-                alpha = rho / curvature
-                direction += alpha * search
-                change = alpha * along if change is None else change + alpha * along
-            break
-        if track_change:
-            product, search_change = objective.hessian_product(w, search, margins)
+            if not curvature > 0:
+                break
+            alpha = rho / curvature
+            direction += alpha * search
+            change = alpha * along if change is None else change + alpha * along
+            if k > 1:  # the predicted last step
+                break
+            product, next_terms = objective.hessian_product_and_gradient(w, search, along, margins,
+                                                                         w + direction, margins + change)
         else:
-            product, search_change = objective.hessian_vector(w, search, margins), None
-        curvature = float(search @ product)
-        if not curvature > 0:  # H is positive definite; a non-positive curvature is round-off at the solution
-            break
-        alpha = rho / curvature
-        direction += alpha * search
-        if search_change is not None:
-            change = alpha * search_change if change is None else change + alpha * search_change
+            if track_change:
+                product, search_change = objective.hessian_product(w, search, margins)
+            else:
+                product, search_change = objective.hessian_vector(w, search, margins), None
+            curvature = float(search @ product)
+            if not curvature > 0:  # H is positive definite; a non-positive curvature is round-off at the solution
+                break
+            alpha = rho / curvature
+            direction += alpha * search
+            if search_change is not None:
+                change = alpha * search_change if change is None else change + alpha * search_change
         residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
         size, previous_size = float(np.linalg.norm(residual)), size
         rate = max(rate, size / previous_size)
         if size <= limit:
             break
+        next_terms = None  # CG goes on: not the gradient at its direction
         if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:
             diagonal, deferred = deferred(), None
             if diagonal is not None:  # restart: PCG from d_k, whose residual is r_k
@@ -122,7 +139,7 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
         preconditioned = solved(residual)
         rho, previous = float(residual @ preconditioned), rho
         search = preconditioned + (rho / previous) * search
-    return direction, change
+    return direction, change, next_terms
 
 
 def preconditioner_solve(preconditioner: CholeskyFactor | np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:

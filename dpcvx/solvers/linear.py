@@ -109,10 +109,10 @@ class SolveInfo:
 def _newton_direction(
     objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, forcing: float,
     level: tuple[bool, bool], factor: CholeskyFactor | None = None, stale: CholeskyFactor | None = None,
-    local: bool = False,
-) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
+    local: bool = False, next_gradient: bool = False,
+) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """(direction, Cholesky factor of the Hessian used or None, the margins' change along the direction or
-    None); a given ``factor`` is reused.
+    None, the gradient terms at the full step or None); a given ``factor`` is reused.
 
     CG directions solve H d = -g to ||H d + g|| <= forcing ||g|| with exact
     Hessian-vector products, preconditioned by ``stale`` (the factor of an
@@ -121,22 +121,24 @@ def _newton_direction(
     (:meth:`PerturbedObjective.jacobi_pays`; computed afresh outside the ``local``
     regime, the last one reused in it) and not at all for dense rows. A CG
     direction comes with its margin change when the objective takes steps from
-    CG's products (:attr:`PerturbedObjective.steps_from_products`).
+    CG's products (:attr:`PerturbedObjective.steps_from_products`), and with
+    ``next_gradient`` the gradient terms at the full step when CG's products
+    brought them (:func:`~dpcvx.solvers.cg.preconditioned_cg`).
     """
     if factor is not None:
-        return -cho_solve(factor, gradient), factor, None
+        return -cho_solve(factor, gradient), factor, None, None
     d = objective.dim
     subsample, single = level
     hessian_free = _hessian_free(objective) and not subsample
     if hessian_free and stale is not None:
-        return _cg_direction(objective, w, margins, gradient, forcing, stale, stale)
+        return _cg_direction(objective, w, margins, gradient, forcing, stale, stale, next_gradient=next_gradient)
     if d <= DENSE_NEWTON_MAX_DIM:
         H = objective.hessian(w, margins, single=single, subsample=subsample)
         try:
             factor = cho_factor(H)
-            return -cho_solve(factor, gradient), factor, None
+            return -cho_solve(factor, gradient), factor, None, None
         except la.LinAlgError:
-            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None
+            return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None, None
     # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
     # subsampled Hessians, m d^2 flops a step, cost more than the CG steps they save); diag(H) for sparse X
     # where it pays, a question asked only once CG is slow without it
@@ -144,19 +146,22 @@ def _newton_direction(
         return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
 
     if objective.jacobi_decided:
-        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None)
-    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi)
+        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None, next_gradient=next_gradient)
+    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi,
+                         next_gradient=next_gradient)
 
 
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
                   factor: CholeskyFactor | None, deferred: Callable[[], np.ndarray | None] | None = None,
-                  ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None]:
-    """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through) and margin change
-    (or None)."""
-    direction, change = preconditioned_cg(objective, w, margins, gradient, forcing, preconditioner,
-                                          track_change=objective.steps_from_products, deferred=deferred)
-    return direction, factor, change
+                  next_gradient: bool = False,
+                  ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None, tuple[np.ndarray, ...] | None]:
+    """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through), margin change
+    (or None) and gradient terms at the full step (or None)."""
+    direction, change, next_terms = preconditioned_cg(
+        objective, w, margins, gradient, forcing, preconditioner, track_change=objective.steps_from_products,
+        deferred=deferred, next_gradient=next_gradient)
+    return direction, factor, change, next_terms
 
 
 def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,
@@ -339,19 +344,22 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         first_from_zero = iterations == 1 and w0 is None and isinstance(margins, np.ndarray)
         cauchy = _cauchy_step(objective, w, margins, gradient) if first_from_zero else None
         step_margins: np.ndarray | None
+        can_end = _can_end(residual.relative, floor)
+        next_terms = None  # the gradient at the full step, when CG's products brought it (not if this step can end)
         if cauchy is not None:
             (direction, step_margins), used = cauchy, None
         else:
-            direction, used, step_margins = _newton_direction(objective, w, margins, gradient, forcing,
-                                                              levels[level], factor if reuse else None, factor, local)
+            direction, used, step_margins, next_terms = _newton_direction(
+                objective, w, margins, gradient, forcing, levels[level], factor if reuse else None, factor, local,
+                next_gradient=not can_end)
         reused = reuse
         factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
         full_margins = None  # X (w + d) afresh, when the step's pass computed it
-        full_terms = None  # and the gradient there, when the same pass computed it
+        full_terms = next_terms  # and the gradient there, when the same pass (or CG's last) computed it
         if step_margins is None:  # not from CG's products: the step's own product
             step_margins = objective.margin_change(direction)
             full_margins = objective.full_step_margins()
-        elif _can_end(residual.relative, floor):
+        elif can_end:
             # CG's products gave the change, but this step can end the solve, whose last gradient must be
             # on fresh margins: compute both at the full step now (one read of a dense X, in place of the
             # gradient on updated margins and a fresh check after it)

@@ -115,13 +115,13 @@ def test_cg_computes_one_product_per_iteration_and_tracks_the_margin_change(prob
     for name in ("hessian_vector", "hessian_product"):
         original = getattr(objective, name)
         monkeypatch.setattr(objective, name, lambda *a, original=original, **k: products.append(1) or original(*a, **k))
-    direction, change = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-8, None, track_change=True)
+    direction, change, _ = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-8, None, track_change=True)
     assert 1 <= len(products) <= D
     H = np.stack([objective.hessian_product(w, e, margins)[0] for e in np.eye(D)], axis=1)
     assert np.linalg.norm(H @ direction + gradient) <= 1e-8 * np.linalg.norm(gradient)
     scale = np.abs(X).sum(axis=1).max() * np.abs(direction).max()
     np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-12 * scale)
-    untracked, none = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-8, None)
+    untracked, none, _ = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-8, None)
     assert none is None and np.array_equal(untracked, direction)
 
 
@@ -137,7 +137,7 @@ def test_a_newton_step_from_cg_takes_no_product_of_its_own(problem, monkeypatch,
     objective = PerturbedObjective(sparse.csr_matrix(X), *args, regression=regression)
     start = np.full(D, 0.1)
     margins = objective.margins(start)
-    direction, change = krylov.preconditioned_cg(objective, start, margins, objective.gradient(start, margins),
+    direction, change, _ = krylov.preconditioned_cg(objective, start, margins, objective.gradient(start, margins),
                                                   1e-6, None, track_change=True)
     np.testing.assert_allclose(change, X @ direction if regression else y * (X @ direction), rtol=0,
                                atol=1e-12 * np.abs(X).sum(axis=1).max() * np.abs(direction).max())
@@ -171,7 +171,7 @@ def test_cg_takes_the_iterates_of_textbook_preconditioned_cg(problem, preconditi
     ours_products, theirs_products = [], []
     original = objective.hessian_vector
     objective.hessian_vector = lambda *a, **k: ours_products.append(1) or original(*a, **k)
-    ours, _ = krylov.preconditioned_cg(objective, w, margins, gradient, forcing, given[preconditioner])
+    ours, _, _ = krylov.preconditioned_cg(objective, w, margins, gradient, forcing, given[preconditioner])
     operator = LinearOperator((D, D), matvec=lambda v: theirs_products.append(1) or H @ v, dtype=float)
     theirs, _ = cg(operator, -gradient, rtol=forcing, atol=0.0, M=inverse[preconditioner])
     assert len(ours_products) == len(theirs_products)
@@ -225,7 +225,7 @@ def test_cgs_predicted_last_step_takes_only_x_p_and_lands_on_cgs_iterate(problem
     original = objective.hessian_product
     monkeypatch.setattr(objective, "hessian_product", lambda *a: products.append(1) or original(*a))
     forcing = 1e-6
-    direction, change = krylov.preconditioned_cg(objective, w, margins, gradient, forcing, None, track_change=True)
+    direction, change, _ = krylov.preconditioned_cg(objective, w, margins, gradient, forcing, None, track_change=True)
     steps = len(products) + 1  # the last from X p alone
     assert len(products) >= 2
     d, r = np.zeros(D), -gradient.copy()
@@ -239,3 +239,75 @@ def test_cgs_predicted_last_step_takes_only_x_p_and_lands_on_cgs_iterate(problem
     assert np.linalg.norm(H @ direction + gradient) <= forcing * np.linalg.norm(gradient)
     np.testing.assert_allclose(change, y * (X @ direction), rtol=0, atol=1e-10 * np.abs(change).max())
 
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_the_fused_product_is_the_hessian_product_and_the_gradient_at_the_next_point(problem, task):
+    """X^T [l'' * X v, y * l'(z')] in one product: H v at w and the gradient terms at w' (on margins z'), as
+    the two products apart give them (a sparse X)."""
+    X, y, w, v = problem
+    regression = task == "regression"
+    loss = losses.squared_error() if regression else losses.logistic()
+    args = (y, verify_loss(loss).derivatives, *_args(y, D)[2:])
+    objective = PerturbedObjective(sparse.csr_matrix(X), *args, regression=regression)
+    assert objective.fuses_gradient and not PerturbedObjective(X, *args, regression=regression).fuses_gradient
+    margins, w_next = objective.margins(w), w + 0.3 * v
+    change = objective.change_along(v)
+    product, terms = objective.hessian_product_and_gradient(w, v, change, margins, w_next, margins + 0.3 * change)
+    expected, _ = objective.hessian_product(w, v, margins)
+    np.testing.assert_allclose(product, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    for ours, theirs in zip(terms, objective.gradient_terms(w_next, objective.margins(w_next)), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12 * max(np.abs(theirs).max(), 1.0))
+
+
+def test_cg_brings_the_next_gradient_only_when_it_stops_after_its_first_step(problem, monkeypatch):
+    """With next_gradient, a CG that stops after its first step returns the gradient terms at w + d (the
+    margins of Newton's full step) from that step's X^T product, and no Hessian product of its own; one
+    that goes on returns none; a dense X is never asked."""
+    X, y, w, _ = problem
+    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    calls = []
+    original = objective.hessian_product
+    monkeypatch.setattr(objective, "hessian_product", lambda *a: calls.append(1) or original(*a))
+    loose = 0.9  # met by the first step
+    direction, change, terms = krylov.preconditioned_cg(objective, w, margins, gradient, loose, None,
+                                                        track_change=True, next_gradient=True)
+    assert terms is not None and not calls
+    H = np.stack([objective.hessian_vector(w, e, margins) for e in np.eye(D)], axis=1)
+    assert np.linalg.norm(H @ direction + gradient) <= loose * np.linalg.norm(gradient)
+    expected = objective.gradient(w + direction, margins + change)
+    np.testing.assert_allclose(linear.add_terms(terms), expected, rtol=1e-10, atol=1e-12 * np.abs(expected).max())
+    plain, _, none = krylov.preconditioned_cg(objective, w, margins, gradient, loose, None, track_change=True)
+    assert none is None
+    np.testing.assert_allclose(plain, direction, rtol=1e-12, atol=1e-14 * np.abs(direction).max())
+    _, _, dropped = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-6, None, track_change=True,
+                                             next_gradient=True)
+    assert dropped is None and calls  # CG went on: its later steps' products
+    dense = PerturbedObjective(X, *_args(y, D))
+    monkeypatch.setattr(dense, "hessian_product_and_gradient", lambda *_: pytest.fail("a dense X fuses nothing"))
+    assert krylov.preconditioned_cg(dense, w, margins, gradient, loose, None, track_change=True,
+                                    next_gradient=True)[2] is None
+
+
+def test_newton_takes_the_gradient_cg_brought_and_lands_where_it_did_without(problem, monkeypatch):
+    """On a sparse X with every direction from CG, the gradients CG's first steps brought replace Newton's
+    own products (fewer gradient_terms calls) and the solve meets the same bound on fresh margins."""
+    X, y, _, _ = problem
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 0)
+    args = (*_args(y, D)[:3], 0.05, _args(y, D)[4])  # Lam 0.05: H near n Lam I, CG's first steps meet the forcing
+    solves = {}
+    for fused in (True, False):
+        objective = PerturbedObjective(sparse.csr_matrix(X), *args)
+        if not fused:
+            monkeypatch.setattr(PerturbedObjective, "fuses_gradient", property(lambda self: False))
+        calls = []
+        original = objective.gradient_terms
+        monkeypatch.setattr(objective, "gradient_terms", lambda *a, **k: calls.append(1) or original(*a, **k))
+        w, info = linear.newton(objective, gradient_tolerance=1e-8)
+        assert info.converged
+        assert np.linalg.norm(PerturbedObjective(X, *args).gradient(w)) <= 0.5e-8
+        solves[fused] = (w, len(calls), info.iterations)
+    assert solves[True][1] < solves[False][1]
+    np.testing.assert_allclose(solves[True][0], solves[False][0], rtol=0, atol=1e-8)

@@ -258,11 +258,11 @@ def test_cg_restarted_with_a_deferred_diagonal_solves_the_newton_system():
         asked.append(1)
         return objective.hessian_diagonal(w, z)
 
-    d, _ = cg.preconditioned_cg(objective, w, z, g, 1e-10, None, deferred=deferred)
+    d, _, _ = cg.preconditioned_cg(objective, w, z, g, 1e-10, None, deferred=deferred)
     assert asked == [1]
     residual = objective.hessian_vector(w, d, z) + g
     assert np.linalg.norm(residual) <= 1e-10 * np.linalg.norm(g)
-    plain, _ = cg.preconditioned_cg(objective, w, z, g, 1e-10, None)
+    plain, _, _ = cg.preconditioned_cg(objective, w, z, g, 1e-10, None)
     np.testing.assert_allclose(d, plain, rtol=1e-6, atol=1e-9 * np.linalg.norm(d))
 
 
