@@ -3,7 +3,8 @@
 :func:`preconditioned_cg` solves the system to a forcing tolerance with exact Hessian-vector products
 (one pass over X each), preconditioned by a Cholesky factor of an earlier Hessian, a positive diagonal
 (Jacobi, asked for only once CG is slow) or nothing; in memory it also returns the margins' change along
-its direction, so Newton's step costs no product of its own. :func:`cho_factor` and :func:`cho_solve`
+its direction, so Newton's step costs no product of its own, and on a sparse X the gradient at that step
+when CG stops after its first step. :func:`cho_factor` and :func:`cho_solve`
 are LAPACK's dpotrf and dpotrs without scipy's wrapper checks, for Newton's dense directions and CG's
 factor preconditioner alike. Everything here reads private data through the objective; nothing it
 measures enters a release.

@@ -304,7 +304,8 @@ def test_newton_takes_the_gradient_cg_brought_and_lands_where_it_did_without(pro
             monkeypatch.setattr(PerturbedObjective, "fuses_gradient", property(lambda self: False))
         calls = []
         original = objective.gradient_terms
-        monkeypatch.setattr(objective, "gradient_terms", lambda *a, **k: calls.append(1) or original(*a, **k))
+        monkeypatch.setattr(objective, "gradient_terms",
+                            lambda *a, calls=calls, original=original, **k: calls.append(1) or original(*a, **k))
         w, info = linear.newton(objective, gradient_tolerance=1e-8)
         assert info.converged
         assert np.linalg.norm(PerturbedObjective(X, *args).gradient(w)) <= 0.5e-8
