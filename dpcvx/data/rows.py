@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import _checked_matrix, _converted, _refuse_non_finite, check_matrix
+from ..validation import _checked_matrix, _converted, _read_only, _refuse_non_finite, check_matrix
 from .repeats import has_repeats
 
 __all__ = ["RowMap"]
@@ -204,8 +204,26 @@ class RowMap:
         """Checked input, through the feature map if there is one (no clipping)."""
         X = check_matrix(X)
         if self.feature_map is not None:
-            X = check_matrix(self.feature_map.transform(X), "feature_map.transform(X)")
+            X = check_matrix(self._transform(X), "feature_map.transform(X)")
         return X
+
+    def _transform(self, X: Matrix) -> Any:
+        """feature_map.transform(X) of checked rows, which the map reads through read-only views: they may be
+        the caller's own arrays, so a map that writes to its input gets an InputError naming the fix, and
+        the caller's data are left as they were."""
+        if sparse.issparse(X):
+            view = sparse.csr_matrix((_read_only(X.data), _read_only(X.indices), _read_only(X.indptr)), shape=X.shape)
+        else:
+            view = _read_only(X)
+        try:
+            return self.feature_map.transform(view)
+        except ValueError as error:
+            if "read-only" not in str(error):
+                raise
+            raise InputError(
+                "feature_map.transform(X) wrote to its input; dpcvx passes the rows read-only, since they may "
+                "be the caller's own arrays. Make the map return new arrays (for example scikit-learn's "
+                "Normalizer(copy=True))") from None
 
     def clip(self, X: Matrix, refuse: bool = False, in_place: bool = False,
              squares: np.ndarray | None = None) -> tuple[Matrix, int]:
@@ -292,7 +310,7 @@ class RowMap:
             features, owned, squares = _checked_rows(X, spare_columns=spare)
         else:
             checked, _ = _checked_matrix(X)
-            features, fresh, squares = _checked_rows(self.feature_map.transform(checked), "feature_map.transform(X)")
+            features, fresh, squares = _checked_rows(self._transform(checked), "feature_map.transform(X)")
             # the map's output is written to only if it shares no memory with the input
             owned = fresh or not (_shares(features, checked) or _shares(features, X))
         if not self.fit_intercept or sparse.issparse(features):

@@ -125,7 +125,9 @@ class PrivateERM(Calibrating):
         Public (negative, positive) label values; never inferred from y.
     feature_map : object with ``transform(X)``, ``norm_bound`` and ``to_dict()``, optional
         A public, data-independent map such as
-        :class:`dpcvx.data.kernels.RandomFourierFeatures`.
+        :class:`dpcvx.data.kernels.RandomFourierFeatures`. ``transform`` reads the rows
+        read-only (they may be the caller's own arrays) and returns new ones; a map that
+        writes to its input gets an :class:`~dpcvx.exceptions.InputError`.
     comparator_norm : float, optional
         The public prior W on ||w*|| (the features' weights) that ``lam="auto"`` weighs
         the bias Lam W^2 / 2 with; default the radius of a constraint ball, else

@@ -338,3 +338,44 @@ def test_a_canonical_float64_csr_is_read_in_place_and_a_lying_flag_is_not_believ
     for before, after in zip(arrays, (messy.data, messy.indices, messy.indptr), strict=True):
         np.testing.assert_array_equal(before, after)
         assert after.flags.writeable
+
+
+class InPlaceDoubling:
+    """A feature map that writes to its input (the broken kind): x -> 2 x in place."""
+
+    norm_bound = 2.0
+
+    def transform(self, X):
+        if sparse.issparse(X):
+            X.data *= 2.0
+        else:
+            X *= 2.0
+        return X
+
+
+class Doubling(InPlaceDoubling):
+    """The same map, returning new arrays."""
+
+    def transform(self, X):
+        return X * 2.0
+
+
+@pytest.mark.parametrize("layout", [*LAYOUTS, "csr unsorted"])
+def test_a_feature_map_reads_the_rows_read_only_and_one_that_writes_is_refused(layout):
+    X = in_layout(inside_rows(), "csr" if layout == "csr unsorted" else layout)
+    if layout == "csr unsorted":  # each row's entries reversed, no repeat: read in place
+        order = np.concatenate([np.arange(a, b)[::-1] for a, b in zip(X.indptr[:-1], X.indptr[1:], strict=True)])
+        X = sparse.csr_matrix((X.data[order], X.indices[order], X.indptr), shape=X.shape)
+    arrays = [X.data, X.indices, X.indptr] if sparse.issparse(X) else [X]
+    before = [a.copy() for a in arrays]
+    with pytest.raises(InputError, match="wrote to its input"):
+        RowMap(2.0, feature_map=InPlaceDoubling()).apply(X)
+    with pytest.raises(InputError, match="wrote to its input"):
+        RowMap(2.0, feature_map=InPlaceDoubling()).features(X)
+    for kept, now in zip(before, arrays, strict=True):
+        np.testing.assert_array_equal(kept, now)
+        assert now.flags.writeable
+    out, count = RowMap(2.0, feature_map=Doubling()).apply(X)
+    dense = X.toarray() if sparse.issparse(X) else X
+    assert count == 0
+    np.testing.assert_allclose(out.toarray() if sparse.issparse(out) else out, 2.0 * dense, rtol=1e-15)
