@@ -354,12 +354,15 @@ def _csr(X: Any) -> tuple[sparse.csr_matrix, bool]:
     instead of changing the caller's arrays. Any other sparse X is copied."""
     if X.format != "csr" or X.dtype != np.float64:
         return sparse.csr_matrix(X, dtype=np.float64, copy=True), True
-    return sparse.csr_matrix((_read_only(X.data), _read_only(X.indices), _read_only(X.indptr)), shape=X.shape), False
+    return _read_only(X), False
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """A read-only view of ``array`` (the array's own flags are left as they are)."""
-    view = array.view()
+def _read_only(X: Any) -> Any:
+    """A read-only view of an array, or a new CSR object over read-only views of a CSR's arrays (the
+    caller's own flags are left as they are)."""
+    if sparse.issparse(X):
+        return sparse.csr_matrix((_read_only(X.data), _read_only(X.indices), _read_only(X.indptr)), shape=X.shape)
+    view = X.view()
     view.flags.writeable = False
     return view
 

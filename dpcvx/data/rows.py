@@ -211,12 +211,8 @@ class RowMap:
         """feature_map.transform(X) of checked rows, which the map reads through read-only views: they may be
         the caller's own arrays, so a map that writes to its input gets an InputError naming the fix, and
         the caller's data are left as they were."""
-        if sparse.issparse(X):
-            view = sparse.csr_matrix((_read_only(X.data), _read_only(X.indices), _read_only(X.indptr)), shape=X.shape)
-        else:
-            view = _read_only(X)
         try:
-            return self.feature_map.transform(view)
+            return self.feature_map.transform(_read_only(X))
         except ValueError as error:
             if "read-only" not in str(error):
                 raise

@@ -100,30 +100,28 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     fuse = next_gradient and track_change and objective.fuses_gradient
     next_terms: tuple[np.ndarray, ...] | None = None
     for k in range(1, 10 * objective.dim + 1):
+        product: np.ndarray | None
         if (predict and k > 1 and size * rate <= limit) or (fuse and k == 1):  # alpha_k from X p_k alone
-            along = objective.change_along(search)
+            product, along = None, objective.change_along(search)
             curvature = objective.curvature_along(w, search, along, margins)
-            if not curvature > 0:
-                break
-            alpha = rho / curvature
-            direction += alpha * search
-            change = alpha * along if change is None else change + alpha * along
-            if k > 1:  # the predicted last step
-                break
-            product, next_terms = objective.hessian_product_and_gradient(w, search, along, margins,
-                                                                         w + direction, margins + change)
         else:
             if track_change:
-                product, search_change = objective.hessian_product(w, search, margins)
+                product, along = objective.hessian_product(w, search, margins)
             else:
-                product, search_change = objective.hessian_vector(w, search, margins), None
+                product, along = objective.hessian_vector(w, search, margins), None
             curvature = float(search @ product)
-            if not curvature > 0:  # H is positive definite; a non-positive curvature is round-off at the solution
+        if not curvature > 0:  # H is positive definite; a non-positive curvature is round-off at the solution
+            break
+        alpha = rho / curvature
+        direction += alpha * search
+        if along is not None:
+            change = alpha * along if change is None else change + alpha * along
+        if product is None:
+            if k > 1:  # the predicted last step
                 break
-            alpha = rho / curvature
-            direction += alpha * search
-            if search_change is not None:
-                change = alpha * search_change if change is None else change + alpha * search_change
+            assert along is not None  # the change of the branch that left the product out
+            product, next_terms = objective.hessian_product_and_gradient(w, search, along, margins,
+                                                                         w + direction, margins + change)
         residual = residual - alpha * product  # not in place: M^-1 = I returns the residual itself as search
         size, previous_size = float(np.linalg.norm(residual)), size
         rate = max(rate, size / previous_size)
