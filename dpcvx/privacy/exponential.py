@@ -36,8 +36,8 @@ This keeps the exponential mechanism itself rather than permute-and-flip (McKenn
 Sheldon 2020, also exact with the same Bernoulli): JMLR 2011 Algorithm 4 and TDIL's
 analysis are stated for it, and the selection law callers report stays the same.
 The floating-point status of the scores is the caller's: tuning's mistake counts are
-exact integers; TDIL's scores are the computed doubles (their evaluation error is not
-yet charged).
+exact integers; the quantile's scores are exact Fractions; TDIL's scores are the computed
+doubles (their evaluation error is not yet charged).
 """
 
 from __future__ import annotations
@@ -66,17 +66,18 @@ def exponential_probabilities(scores: Sequence[float] | np.ndarray, epsilon: flo
     return weights / weights.sum()
 
 
-def sample_exponential(scores: Sequence[float] | np.ndarray, epsilon: float, sensitivity: float,
-                       rng: np.random.Generator | IntegerSource) -> int:
+def sample_exponential(scores: Sequence[float] | Sequence[Fraction] | np.ndarray, epsilon: float,
+                       sensitivity: float, rng: np.random.Generator | IntegerSource) -> int:
     """An index i drawn with probability :func:`exponential_probabilities` (scores, epsilon, sensitivity)[i],
     exactly (rejection from the uniform proposal with an exact Bernoulli(exp(-x_i))).
 
-    ``rng``: a numpy Generator (its integers, reproducible when seeded) or an
-    :class:`~dpcvx.privacy.exact.IntegerSource`.
+    ``scores``: doubles (each taken at its exact value) or exact ``Fraction`` values, used as given (the
+    quantile's scores, :func:`dpcvx.privacy.quantile.quantile_scores`). ``rng``: a numpy Generator (its
+    integers, reproducible when seeded) or an :class:`~dpcvx.privacy.exact.IntegerSource`.
     """
-    exponential_probabilities(scores, epsilon, sensitivity)  # the checks
+    exponential_probabilities(np.asarray(scores, dtype=float), epsilon, sensitivity)  # the checks
+    values = [value if isinstance(value, Fraction) else Fraction(float(value)) for value in scores]
     source = GeneratorSource(rng) if isinstance(rng, np.random.Generator) else rng
-    values = [Fraction(float(value)) for value in np.asarray(scores, dtype=float)]
     best = max(values)
     rate = Fraction(float(epsilon)) / (2 * Fraction(float(sensitivity)))
     while True:

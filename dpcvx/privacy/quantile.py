@@ -16,9 +16,14 @@ the chosen bound and spends eps_fit, so the whole is (eps_q + eps_fit)-DP by seq
 **Order.** :func:`private_norm_bound` checks its inputs and charges the accountant BEFORE it computes a
 single norm; a refused call has read nothing and spends nothing.
 
-The counts are exact integers; q n is a public double, so every score is an exact rational and the law is
-drawn without exp() in floating point. The row norms are computed in doubles: a norm within rounding of a
-grid point may be counted on either side, which is a function of that row alone and keeps sensitivity 1.
+**Exact scores.** :func:`quantile_scores` computes u(r) = -|c(r) - q n| in exact rational arithmetic: the
+count c(r) is an integer, q is the exact rational value of the public double q (``Fraction(q)``) and n an
+integer, so q n, the difference and its absolute value are exact ``Fraction`` values, and the scores of
+two neighbouring data sets differ by |c(r) - c'(r)| <= 1 EXACTLY. In doubles, c - fl(q n) is rounded once
+more: at n = 259, q = 0.01, c = 258 two neighbours' scores differ by 1 + 2.8e-14, which the exact sampler
+would see as a sensitivity above the one it is calibrated to. The law is then drawn without exp() in
+floating point. The row norms are computed in doubles: a norm within rounding of a grid point may be
+counted on either side, which is a function of that row alone and keeps sensitivity 1.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -82,16 +88,20 @@ def row_norms(X: Any) -> np.ndarray:  # X: an array or a scipy.sparse matrix
     return np.linalg.norm(np.asarray(X, dtype=float), axis=1)
 
 
-def quantile_scores(norms: np.ndarray, grid: tuple[float, ...], quantile: float) -> np.ndarray:
-    """u(r) = -| #{i : norms_i <= r} - q n | for each r of the grid."""
-    counts = np.array([np.count_nonzero(norms <= r) for r in grid], dtype=float)
-    return -np.abs(counts - quantile * norms.shape[0])
+def quantile_scores(norms: np.ndarray, grid: tuple[float, ...], quantile: float) -> tuple[Fraction, ...]:
+    """u(r) = -| #{i : norms_i <= r} - q n | for each r of the grid, as exact rationals.
+
+    The count is an integer and q n = Fraction(q) * n is exact, so a replaced row moves each score by at most
+    1 exactly (module notes, "Exact scores")."""
+    target = Fraction(float(quantile)) * int(norms.shape[0])
+    return tuple(-abs(int(np.count_nonzero(norms <= r)) - target) for r in grid)
 
 
 def quantile_probabilities(norms: np.ndarray, grid: tuple[float, ...], quantile: float,
                            epsilon: float) -> np.ndarray:
-    """The law of the chosen grid point (for tests and documentation; in doubles)."""
-    return exponential_probabilities(quantile_scores(norms, grid, quantile), epsilon, QUANTILE_SENSITIVITY)
+    """The law of the chosen grid point (for tests and documentation; the exact scores rounded to doubles)."""
+    scores = [float(score) for score in quantile_scores(norms, grid, quantile)]
+    return exponential_probabilities(scores, epsilon, QUANTILE_SENSITIVITY)
 
 
 @dataclass(frozen=True)

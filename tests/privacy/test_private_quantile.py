@@ -75,3 +75,27 @@ def test_the_norms_are_never_read_before_the_charge(monkeypatch):
     with pytest.raises(InputError):
         private_norm_bound(_rows(), epsilon=0.1, r_min=0.5, r_max=8, quantile=1.0, accountant=accountant)
     assert reads == ["charge"]
+
+
+def test_the_scores_are_exact_rationals_of_sensitivity_exactly_one():
+    """n = 259, q = 0.01: in doubles, 258 - fl(2.59) is rounded again and two neighbours' scores differ by
+    1 + 2.8e-14 (the audit's finding); the exact scores differ by at most 1 exactly, over every replacement
+    of one row that moves a count (each grid point's count by one)."""
+    from fractions import Fraction
+
+    from dpcvx.privacy.quantile import quantile_scores
+
+    n, q = 259, 0.01
+    assert abs(Fraction(-abs(258.0 - q * n)) - Fraction(-abs(259.0 - q * n))) > 1  # the double score's defect
+    grid = (1.0, 2.0, 4.0)
+    norms = np.full(n, 0.5)
+    worst = Fraction(0)
+    for moved in range(n):  # the neighbour replaces one row at 0.5 by a row of norm 3 (leaves grid points 1, 2)
+        base = np.where(np.arange(n) < moved, 3.0, 0.5)
+        neighbour = base.copy()
+        neighbour[moved] = 3.0
+        scores, other = quantile_scores(base, grid, q), quantile_scores(neighbour, grid, q)
+        assert all(isinstance(score, Fraction) for score in scores)
+        worst = max(worst, *(abs(a - b) for a, b in zip(scores, other, strict=True)))
+    assert worst == 1
+    assert quantile_scores(norms, grid, q)[0] == -abs(n - Fraction(q) * n)
