@@ -112,6 +112,10 @@ def test_the_per_fit_budget_is_not_cut_by_a_composition_of_the_runs():
 @pytest.mark.parametrize("learner, kwargs, error", [
     (CountingERM(data_norm=1.0), {"mechanism": "objective"}, AssumptionError),  # no Renyi curve
     (CountingERM(data_norm=1.0, float_safe=True), {"mechanism": "output"}, AssumptionError),
+    # a private bound composes a pure quantile with the fit: no pre-fit curve (the audit saw a charge, then a refusal)
+    (CountingERM(data_norm="private", norm_range=(0.25, 8)), {"mechanism": "output"}, AssumptionError),
+    (CountingERM(data_norm=1.0, task="regression", label_bound="private", label_range=(0.25, 8)),
+     {"mechanism": "output"}, AssumptionError),
     (CountingERM(data_norm=1.0), {"mechanism": "output", "epsilon": 0.005, "delta": 1e-12}, InputError),
     (CountingERM(data_norm=1.0), {"mechanism": "output", "epsilon": 5.0}, BudgetExceededError),
 ])
@@ -120,8 +124,9 @@ def test_a_refused_delta_selection_spends_nothing_and_fits_nothing(learner, kwar
     FITS.clear()
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
     arguments = {"epsilon": 1.0, "delta": 1e-6, **kwargs}
-    with pytest.raises(error):
+    with pytest.raises(error) as refusal:
         dpcvx.tune(learner, X, y, GRID, procedure="full-data", accountant=accountant, random_state=0, **arguments)
+    assert "Nothing was charged" in str(refusal.value) or error is BudgetExceededError
     assert accountant.ledger == [] and FITS == []
 
 

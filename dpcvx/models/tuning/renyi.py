@@ -21,7 +21,8 @@ releases whose curve is fixed by (epsilon, delta) alone, and refuses the others 
 **Which candidates.** ``dpcvx.PrivateERM`` with ``mechanism="output"`` (the analytic Gaussian, Balle and
 Wang 2018: a Gaussian of noise multiplier z = sigma / sensitivity, which depends on (epsilon, delta) only,
 whatever n, L, R and the tolerance; its Renyi curve is alpha / (2 z^2)). The Gaussian objective
-perturbation is refused: its objective share is an (epsilon, delta) point with no Renyi curve. So are the
+perturbation is refused: its objective share is an (epsilon, delta) point with no Renyi curve. So are
+candidates with ``data_norm`` or ``label_bound`` "private" (a pure quantile composed with the fit), the
 lattice (``float_safe``) releases (a discrete Gaussian recorded by its (epsilon, delta)) and every other
 learner, which records its (epsilon, delta) only after its fit. After each fit the model's own curve
 (``certificate.privacy_curve``) must lie under the claimed one at every order, else nothing is released.
@@ -48,6 +49,7 @@ from ...privacy.stopping import StoppingRule, stopping_epsilon
 from ...rounding import round_down
 from ...verification.verdict import Mechanism
 from ..erm import PrivateERM
+from ..private_norm import draws_bounds
 
 __all__ = ["candidate_curve", "candidates_rdp", "run_rdp", "score_epsilon", "RenyiBudget", "calibrate_runs",
            "check_run_curve", "plan_at"]
@@ -75,6 +77,11 @@ def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Ma
             f"{mechanism.value!r} has none: the Gaussian objective perturbation records only an (epsilon, delta) point "
             "(its objective share has no Renyi curve). Nothing was charged. Use mechanism='output', delta=0, "
             "or procedure='split'")
+    if draws_bounds(candidate):
+        raise AssumptionError(
+            "procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit; a candidate with "
+            "data_norm or label_bound 'private' composes a pure-epsilon quantile with its fit and records only "
+            "(epsilon, delta). Nothing was charged. Pass public numeric bounds, delta=0, or procedure='split'")
     if candidate.float_safe:
         raise AssumptionError(
             "procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit; the float-safe "
