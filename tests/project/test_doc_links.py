@@ -48,3 +48,71 @@ def test_the_checks_find_a_broken_link(tmp_path):
         "tutorials/multiclass.md"]
     assert CITED_PATH.findall("docs/tutorials/multiclass.md; see docs/theory.md.") == [
         "docs/tutorials/multiclass.md", "docs/theory.md"]
+
+
+THEORY = ROOT / "docs" / "theory.md"
+HEADING = re.compile(r"^(#{2,4}) (K?\d+[a-z]?(?:\.\d+)?)[ .]", re.M)
+# "section 12", "sections 2-4", "Section 25.7", "sections 3 and 12.2" (docs/theory.md's own numbering)
+SECTION_REFERENCE = re.compile(r"\b[Ss]ections? (\d+[a-z]?(?:\.\d+)?)((?:(?:, | and | or |-)\d+[a-z]?(?:\.\d+)?)*)")
+# a bare subsection number inside theory.md ("(27.2)", "as in 22.2", "the total of 27.1") and "theory 24.1"
+BARE_REFERENCE = re.compile(r"(?:\btheory(?:\.md)?,? |\((?:see |as in )?|\b(?:in|of|by|see|and|from) )"
+                            r"(\d{1,2}\.\d)(?![\d.]|e[-+]?\d| ?(?:ms|s|%|x|/|\*|\^))\b")
+# a section of a book or paper, not of theory.md: the citation just before it names the work
+EXTERNAL = re.compile(r"(?:Computations|ed\.),\s*$")
+
+
+def theory_headings(text: str) -> list[tuple[int, str]]:
+    """(level, number) of every numbered heading of docs/theory.md, in order."""
+    return [(len(level), number) for level, number in HEADING.findall(text)]
+
+
+def misnumbered_headings(text: str) -> list[str]:
+    """Subsections N.M that do not sit under section N, or that do not count 1, 2, ... in order."""
+    wrong, section, expected = [], "", 1
+    for level, number in theory_headings(text):
+        if "." not in number:
+            if level == 2:
+                section, expected = number, 1
+            continue
+        parent, child = number.split(".")
+        if parent != section or int(child) != expected:
+            wrong.append(number)
+        expected = int(child) + 1
+    return wrong
+
+
+def section_references(text: str, theory: bool) -> set[str]:
+    """The theory.md section numbers ``text`` cites; bare N.M only in theory.md itself (``theory``), where
+    section N has numbered subsections."""
+    cited = set()
+    for match in SECTION_REFERENCE.finditer(text):
+        if not EXTERNAL.search(text[max(0, match.start() - 40):match.start()]):
+            cited.update([match.group(1), *re.findall(r"\d+[a-z]?(?:\.\d+)?", match.group(2))])
+    with_subsections = {number.split(".")[0] for _, number in theory_headings(text) if "." in number}
+    for match in BARE_REFERENCE.finditer(text):
+        if match.group(0).startswith("theory") or (theory and match.group(1).split(".")[0] in with_subsections):
+            cited.add(match.group(1))
+    return cited
+
+
+def dangling_section_references() -> list[tuple[str, str]]:
+    headings = {number for _, number in theory_headings(THEORY.read_text())}
+    sources = [*sorted((ROOT / "dpcvx").rglob("*.py")), *PAGES, *sorted((ROOT / "benchmarks").glob("*.py"))]
+    return [(str(source.relative_to(ROOT)), number) for source in sources
+            for number in sorted(section_references(source.read_text(), source == THEORY)) if number not in headings]
+
+
+def test_theory_subsections_are_numbered_under_their_section():
+    assert misnumbered_headings(THEORY.read_text()) == []
+
+
+def test_every_section_reference_points_at_a_heading_of_theory_md():
+    assert dangling_section_references() == []
+
+
+def test_the_section_checks_find_a_misnumbered_heading_and_a_dangling_reference():
+    page = "## 21. Weights\n\n## 22. Floating point\n\n### 21.1 The secret\n\n### 22.3 Output\n"
+    assert misnumbered_headings(page) == ["21.1", "22.3"]
+    cited = section_references(page + "see section 22.1, sections 2-4 and 12.9 (Golub and Van Loan, Matrix "
+                               "Computations, Sections 8.1 and 8.6); the total of 21.1 (theory 24.1), at 0.5", True)
+    assert cited == {"22.1", "2", "4", "12.9", "21.1", "24.1"}
