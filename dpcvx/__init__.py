@@ -20,11 +20,6 @@ The package follows that flow (``docs/architecture.md``)::
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from .exceptions import (
@@ -42,135 +37,65 @@ from .exceptions import (
 )
 from .version import __version__
 
-# Every other name is imported on first use (PEP 562): `import dpcvx` loads neither CVXPY nor
-# sympy nor SciPy's heavy parts, so scripts and the CLI start fast.
-_LOCATIONS = {
-    "verify": "verification.verifier", "verify_problem": "verification.verifier",
-    "VerifiedProblem": "verification.problem",
-    "Certificate": "verification.certificate", "Condition": "verification.certificate",
-    "PrivacyAccountant": "privacy.accountant", "PrivacyCost": "privacy.accountant",
-    "Neighbours": "privacy.neighbours",
-    "audit": "privacy.audit", "AuditReport": "privacy.audit", "NeighbouringPair": "privacy.audit",
-    "canary_pair": "privacy.audit",
-    "PrivateERM": "models.erm", "TDDL": "models.tddl", "ConstrainedLeastSquares": "models.tddl",
-    "PINP": "models.pinp", "TDIL": "models.tdil", "RandomFourierFeatures": "data.kernels",
-    "tune": "models.tuning", "TuningResult": "models.tuning", "TuningCertificate": "models.tuning",
-    "BudgetInConstructor": "models.tuning", "fit_private_norm": "models.private_norm",
-    "PrivateModel": "release.model", "LinearModel": "release.model", "ReleaseCertificate": "release.model",
-    "KernelPredictor": "release.kernel_model", "save": "release.serialization", "load": "release.serialization",
-    "Dataset": "data.datasets", "load_adult": "data.datasets", "load_kdd": "data.datasets",
-    "PublicSchema": "data.preprocessing", "NumericColumn": "data.preprocessing",
-    "CategoricalColumn": "data.preprocessing",
-    "DPERMClassifier": "estimators", "DPLogisticRegression": "estimators", "DPHuberSVM": "estimators",
-    "DPLinearRegression": "regressors", "DPHuberRegressor": "regressors",
-    "PrivateLinearRegression": "models.linear_regression", "PrivateMulticlassERM": "models.multiclass",
-}
-
-# Modules that sat directly in dpcvx before the subpackages: `import dpcvx.calibrate` and
-# `dpcvx.calibrate` keep working for users' scripts, as the module at its new place.
-_MOVED = {
-    "certificate": "verification.certificate", "deadline": "verification.deadline",
-    "kernel_loss": "verification.kernel_loss", "numeric": "verification.numeric",
-    "per_record": "verification.per_record", "problem": "verification.problem",
-    "regularizer": "verification.regularizer", "symbolic": "verification.symbolic",
-    "translate": "verification.translate", "validated": "verification.validated", "verify": "verification.verifier",
-    "accountant": "privacy.accountant", "audit": "privacy.audit", "ball_sampler": "privacy.ball_sampler",
-    "calibrate": "privacy.calibrate",
-    "composition": "privacy.composition", "gaussian": "privacy.gaussian",
-    "kernel_calibrate": "privacy.kernel_calibrate", "noise": "privacy.noise", "rng": "privacy.rng",
-    "kernel_erm": "solvers.kernel", "objective": "solvers.objective",
-    "erm": "models.erm", "kernel_learner": "models.kernel_learner", "kernels": "data.kernels",
-    "pinp": "models.pinp", "tddl": "models.tddl", "tdil": "models.tdil", "tuning": "models.tuning",
-    "kernel_model": "release.kernel_model", "model": "release.model", "serialization": "release.serialization",
-    "datasets": "data.datasets", "files": "data.files", "preprocessing": "data.preprocessing",
-    "rows": "data.rows", "uci_domains": "data.uci_domains",
-}
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from . import losses  # noqa: F401
-    from .data.datasets import Dataset, load_adult, load_kdd  # noqa: F401
-    from .data.kernels import RandomFourierFeatures  # noqa: F401
-    from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema  # noqa: F401
-    from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression  # noqa: F401
-    from .models.erm import PrivateERM  # noqa: F401
-    from .models.linear_regression import PrivateLinearRegression  # noqa: F401
-    from .models.multiclass import PrivateMulticlassERM  # noqa: F401
-    from .models.pinp import PINP  # noqa: F401
-    from .models.private_norm import fit_private_norm  # noqa: F401
-    from .models.tddl import TDDL, ConstrainedLeastSquares  # noqa: F401
-    from .models.tdil import TDIL  # noqa: F401
-    from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune  # noqa: F401
-    from .privacy.accountant import PrivacyAccountant, PrivacyCost  # noqa: F401
-    from .privacy.audit import AuditReport, NeighbouringPair, audit, canary_pair  # noqa: F401
-    from .privacy.neighbours import Neighbours  # noqa: F401
-    from .regressors import DPHuberRegressor, DPLinearRegression  # noqa: F401
-    from .release.kernel_model import KernelPredictor  # noqa: F401
-    from .release.model import LinearModel, PrivateModel, ReleaseCertificate  # noqa: F401
-    from .release.serialization import load, save  # noqa: F401
-    from .verification.certificate import Certificate, Condition  # noqa: F401
-    from .verification.problem import VerifiedProblem  # noqa: F401
-    from .verification.verifier import verify, verify_problem  # noqa: F401
+# The imports below are the one table of where each public name lives. They run only for type checkers:
+# at run time each name is imported on first use (PEP 562), from the module its import names, so that
+# `import dpcvx` loads neither CVXPY nor sympy nor SciPy's heavy parts and scripts and the CLI start fast.
+if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr__ below
+    from . import losses
+    from .data.datasets import Dataset, load_adult, load_kdd
+    from .data.kernels import RandomFourierFeatures
+    from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+    from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression
+    from .models.erm import PrivateERM
+    from .models.linear_regression import PrivateLinearRegression
+    from .models.multiclass import PrivateMulticlassERM
+    from .models.pinp import PINP
+    from .models.private_norm import fit_private_norm
+    from .models.tddl import TDDL, ConstrainedLeastSquares
+    from .models.tdil import TDIL
+    from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune
+    from .privacy.accountant import PrivacyAccountant, PrivacyCost
+    from .privacy.audit import AuditReport, NeighbouringPair, audit, canary_pair
+    from .privacy.neighbours import Neighbours
+    from .regressors import DPHuberRegressor, DPLinearRegression
+    from .release.kernel_model import KernelPredictor
+    from .release.model import LinearModel, PrivateModel, ReleaseCertificate
+    from .release.serialization import load, save
+    from .verification.certificate import Certificate, Condition
+    from .verification.problem import VerifiedProblem
+    from .verification.verifier import verify, verify_problem
 
 
-class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolves ``dpcvx.<old name>`` to the module at its place in a subpackage (one module object)."""
+def _locations() -> dict[str, str]:
+    """name -> module (relative to dpcvx) of each import under ``if TYPE_CHECKING:`` above."""
+    import ast
+    from pathlib import Path
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        package, _, name = fullname.rpartition(".")
-        if package != __name__ or name not in _MOVED:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module = importlib.import_module(f"{__name__}.{_MOVED[spec.name.rpartition('.')[2]]}")
-        spec.loader_state = module.__spec__  # the import system overwrites __spec__; exec_module restores it
-        return module
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        """The module at its new place is already executed; it keeps its own spec."""
-        alias = module.__spec__  # the import system set the alias's spec; its loader_state is the module's own
-        if alias is not None:
-            module.__spec__ = alias.loader_state
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    return {alias.asname or alias.name: node.module or alias.name
+            for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
 
 
-if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
-    sys.meta_path.append(_MovedModuleFinder())
+_LAZY: dict[str, str] = {}  # filled from the imports above on the first look-up
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LOCATIONS:
-        value = getattr(importlib.import_module(f".{_LOCATIONS[name]}", __name__), name)
-        globals()[name] = value  # later look-ups skip this function
-        return value
-    if name in _MOVED:
-        return importlib.import_module(f".{_MOVED[name]}", __name__)
-    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
-        return importlib.import_module(f".{name}", __name__)  # a subpackage or module, e.g. dpcvx.privacy
-    raise AttributeError(f"module 'dpcvx' has no attribute {name!r}")
-
-
-class _Package(types.ModuleType):
-    """dpcvx itself: a public function named like an old module path (``audit``) stays the function.
-
-    Importing ``dpcvx.audit`` through the old module path sets the module as an
-    attribute of the package, which would replace the function; that
-    assignment is dropped (the module stays reachable in ``sys.modules``).
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _LOCATIONS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+    if not _LAZY:
+        _LAZY.update(_locations())
+    if name not in _LAZY:
+        raise AttributeError(f"module 'dpcvx' has no attribute {name!r}")
+    module = importlib.import_module(f".{_LAZY[name]}", __name__)
+    value = module if _LAZY[name] == name else getattr(module, name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LOCATIONS) | set(_MOVED))
+    return sorted(set(globals()) | set(__all__))
 
 
-# What a user reaches for (the rest is reachable through the subpackages, and lazily from here).
+# The public names: those imported above, grouped as docs/api.md presents them.
 __all__ = [
     "__version__",
     # estimators (scikit-learn) and the mathematical layer
@@ -180,27 +105,43 @@ __all__ = [
     "DPLinearRegression",
     "DPHuberRegressor",
     "PrivateERM",
+    "PrivateLinearRegression",
+    "PrivateMulticlassERM",
     "losses",
     # verification
     "verify",
+    "verify_problem",
     "VerifiedProblem",
     "Certificate",
+    "Condition",
     # kernels
     "TDDL",
+    "ConstrainedLeastSquares",
     "PINP",
     "TDIL",
     "RandomFourierFeatures",
     # tuning, accounting, auditing
     "tune",
+    "TuningResult",
+    "TuningCertificate",
+    "BudgetInConstructor",
     "fit_private_norm",
     "PrivacyAccountant",
+    "PrivacyCost",
     "Neighbours",
     "audit",
+    "AuditReport",
+    "NeighbouringPair",
+    "canary_pair",
     # release
     "PrivateModel",
+    "LinearModel",
+    "KernelPredictor",
+    "ReleaseCertificate",
     "save",
     "load",
     # data
+    "Dataset",
     "load_adult",
     "load_kdd",
     "PublicSchema",

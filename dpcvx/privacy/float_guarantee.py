@@ -32,9 +32,6 @@ class FloatGuarantee(str, Enum):
     #: about 2^-30 of the noise scale, which defeats the known low-bit attack but is not a proof for
     #: floating point (TDIL's default releases no such double, only its double test's decisions)
     MITIGATION_ONLY = "mitigation-only"
-    #: no floating-point guarantee: a release read from an older file (dpcvx.release.records.migrate) whose
-    #: library added the noise in raw doubles and rounded nothing; no learner of this library makes one
-    LEGACY_RAW_DOUBLE = "legacy-raw-double"
 
     @property
     def statement(self) -> str:
@@ -67,7 +64,4 @@ _STATEMENTS = {
     FloatGuarantee.MITIGATION_ONLY: "floating point: mitigation only (proof in exact arithmetic only; any "
                                     "released secret-plus-noise double is rounded to a grid 2^-30 of the "
                                     "noise scale)",
-    FloatGuarantee.LEGACY_RAW_DOUBLE: "floating point: none (a legacy release: the noise was added in raw "
-                                      "doubles and nothing was rounded; the proof holds in exact arithmetic "
-                                      "only, and the low-bit attack of Mironov 2012 is not mitigated)",
 }

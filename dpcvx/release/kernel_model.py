@@ -48,7 +48,6 @@ from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of
 from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
 from .model import Release
-from .records.migrate import recompute_as_written
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "release_to_dict",
            "release_from_dict", "KERNEL_CLASSES"]
@@ -346,8 +345,8 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         if not _same(calibration.get(key), number):
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
-    recomputed = recompute_as_written(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
-                                                                      centers=centers))
+    recomputed = registry.recompute(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
+                                                                    centers=centers))
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "

@@ -29,7 +29,6 @@ from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import exact_text
-from .records.migrate import legacy_lines
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
@@ -196,7 +195,6 @@ class ReleaseCertificate:
             )
         if "float_guarantee" in c:
             lines.append(FloatGuarantee.parse(c["float_guarantee"]).statement)
-        lines += legacy_lines(c)
         if self.post_processing:
             lines += [f"post-processing: {step}" for step in self.post_processing]
         elif self.sparse_regularizer:

@@ -19,7 +19,6 @@ from ..data.rows import RowMap
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
 from .model import Release, ReleaseCertificate, linear_scores
-from .records.migrate import legacy_lines
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
 
@@ -78,8 +77,7 @@ class MulticlassCertificate:
                           f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
                           f"guarantee: {self.guarantee}",
                           f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
-                          f"neighbours: {self.neighbours}", self.float_guarantee.statement,
-                          *legacy_lines(self.per_class[0].calibration)])
+                          f"neighbours: {self.neighbours}", self.float_guarantee.statement])
 
 
 class PrivateMulticlassModel(Release):

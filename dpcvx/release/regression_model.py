@@ -20,7 +20,6 @@ from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import CurvePart, PrivacyCurve
 from .model import Release, linear_scores
-from .records.migrate import legacy_lines
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -124,5 +123,4 @@ class SufficientStatisticsCertificate:
             f"noise: sigma = {', '.join(f'{s:.4g}' for s in c['sigmas'])} for lambda_min, X^T X, X^T y "
             f"(sensitivities {', '.join(f'{s:.4g}' for s in c['sensitivities'])})",
             FloatGuarantee.parse(c["float_guarantee"], "calibration.float_guarantee").statement,
-            *legacy_lines(c),
         ])

@@ -8,9 +8,8 @@ predictor's kernel and public centres, the privatised coefficients and the
 :func:`dpcvx.release.kernel_model.release_to_dict`). Loading a kernel file
 re-derives every public constant (R_phi from the kernel, C, s, gamma) and the
 calibration from the stored public inputs and refuses a mismatch.
-Version 2 files (linear, no ``kind``) still load. Older records (written before the floating-point
-guarantee was recorded, dpcvx 94f329f) are read through :mod:`dpcvx.release.records.migrate`, the one place
-a missing field is given its value: what the writing library did, with a legacy marker.
+Files of an earlier format version (written by development commits before the first release) are
+refused with the reason; ``docs/model-files.md`` states the compatibility policy from version 4 on.
 
 :func:`save` writes the privatised weights, the public preprocessing (an
 optional :class:`~dpcvx.data.preprocessing.PublicSchema` and the per-record
@@ -66,8 +65,7 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 4``)::
       "certificate": { ... }                  # ReleaseCertificate.to_dict()
     }
 
-A version 2 file is the same without ``"kind"``. Version 1 files (which held a ``certificate.solve`` section of solver
-statistics) are refused with an explanation: refit and save again.
+A file of an earlier format version is refused with an explanation: refit and save again.
 
 An unbounded constant (one the mechanism did not need) is written as
 ``{"exact": "oo", "float": null}``; the file is standard JSON (no ``Infinity``
@@ -92,9 +90,8 @@ from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.certificate import SavedReleaseCertificate
 from .records.fields import _short
-from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, READABLE_VERSIONS
+from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .records.linear import _MODEL_KEYS, linear_from_dict, linear_to_dict
-from .records.migrate import migrate
 from .records.multiclass import multiclass_from_dict, multiclass_to_dict
 from .records.regression import regression_from_dict, regression_to_dict
 from .records.rows import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported
@@ -190,29 +187,24 @@ def model_from_dict(data: Any) -> Release:
     """
     if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
         raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")
-    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and data.get("format_version") == 1:
-        raise InputError("format_version 1 is no longer read: such files record solver statistics "
-                         "(certificate.solve) measured on the private data, which no privacy proof "
-                         "covers, and keep the weights outside a \"privatised\" section. Refit the model "
-                         f"and save it with this version of dpcvx (format_version {MODEL_FORMAT_VERSION})")
+    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and data.get("format_version") in range(
+            1, MODEL_FORMAT_VERSION):
+        raise InputError(f"format_version {data['format_version']} was written by a development version of dpcvx "
+                         "before its first release, and this dpcvx does not read it (docs/model-files.md, "
+                         "compatibility). Refit the model and save it with this version of dpcvx "
+                         f"(format_version {MODEL_FORMAT_VERSION})")
     if isinstance(data, dict) and "solve" in data:
         raise InputError("solve holds solver statistics measured on the private data; no privacy proof "
                          "covers them, so a dpcvx model file never carries them. Refit and save with this "
                          "version of dpcvx")
     if not isinstance(data, dict):
         json_object("the model file", data, _MODEL_KEYS)  # refuses: not a JSON object
-    if data.get("format") != MODEL_FORMAT or data.get("format_version") not in READABLE_VERSIONS:
+    if data.get("format") != MODEL_FORMAT or data.get("format_version") != MODEL_FORMAT_VERSION:
         got = (data.get("format"), data.get("format_version"))
         raise InputError(
-            f'not a dpcvx model file: need "format": "{MODEL_FORMAT}" and "format_version" in '
-            f"{list(READABLE_VERSIONS)}, got {_short(got)}"
+            f'not a dpcvx model file: need "format": "{MODEL_FORMAT}" and "format_version": '
+            f"{MODEL_FORMAT_VERSION}, got {_short(got)}"
         )
-    data = migrate(data)  # an older record read as what its library released (records/migrate.py)
-    if data["format_version"] == 2:
-        if "kind" in data:
-            raise InputError('a format_version 2 file has no "kind" (it is always linear); the file has '
-                             "been edited")
-        return linear_from_dict(data)
     kind = data.get("kind")
     if kind not in _BY_NAME:
         raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
@@ -251,5 +243,5 @@ def load(path: str | Path) -> Release:
     data = read_json(path, "model file")
     try:
         return model_from_dict(data)
-    except InputError as error:  # a FileError too (an older file refused by records/migrate.py)
+    except InputError as error:  # a FileError too
         raise FileError(f"model file {path}: {error}") from None

@@ -409,7 +409,7 @@ def test_every_invalid_input_is_one_line_and_its_exit_status(bad_inputs, run, ar
 
 def test_overflow_in_the_calibration_is_a_numeric_range_error(workdir, run, monkeypatch):
     """Should an extreme public number still overflow inside the numerics, the user gets one typed line."""
-    from dpcvx import calibrate
+    from dpcvx.privacy import calibrate
 
     def overflow(*args, **kwargs):
         raise OverflowError("math range error")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx import files
 from dpcvx.cli import main
+from dpcvx.data import files
 
 COLUMNS = 60_000
 WEIGHTS = 100_000

@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from dpcvx import datasets
+from dpcvx.data import datasets
 from dpcvx.data.datasets import find_data_directory, load_adult, load_kdd
 from dpcvx.data.uci_domains import ADULT_COLUMNS, KDD_COLUMNS, KDD_LOG_COLUMNS, adult_schema, kdd_schema
 from dpcvx.exceptions import InputError

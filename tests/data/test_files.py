@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx import files, serialization
 from dpcvx.cli import main
+from dpcvx.data import files
 from dpcvx.demo import synthetic_classification
 from dpcvx.exceptions import FileError
+from dpcvx.release import serialization
 
 OLD = b'{"previous": "content"}\n'
 

@@ -218,7 +218,7 @@ def test_error_table_examples_are_real_messages(tmp_path, monkeypatch, capsys):
                                        "age:17:90", "--data-norm", "1", "--out", "o.json"],
         exceptions.AssumptionError: ["verify", "--loss", "hinge.py", "--mechanism", "output"],
     }
-    from dpcvx import calibrate
+    from dpcvx.privacy import calibrate
     real = calibrate.objective_perturbation
     for error, argv in runs.items():
         if error is exceptions.NumericRangeError:  # no public input reaches it any more: simulate the overflow

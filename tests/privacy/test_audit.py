@@ -16,7 +16,8 @@ import pytest
 from scipy import stats
 
 import dpcvx
-from dpcvx import calibrate, losses
+from dpcvx import losses
+from dpcvx.privacy import calibrate
 from dpcvx.privacy.audit import (
     AuditReport,
     NeighbouringPair,

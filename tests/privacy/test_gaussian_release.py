@@ -14,7 +14,7 @@ from scipy import stats
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.privacy import calibrate_gaussian
+from dpcvx.privacy import calibrate, calibrate_gaussian
 from dpcvx.privacy.audit import audit, canary_pair
 from dpcvx.privacy.calibrate_gaussian import (
     gaussian_objective_perturbation,
@@ -135,7 +135,7 @@ def test_gaussian_noise_is_smaller_than_pure_epsilon_noise_in_high_dimension():
     """
     delta = 1.0 / ADULT["n"] ** 2
     args = (ADULT["n"], ADULT["lam"], ADULT["epsilon"])
-    pure = dpcvx.calibrate.objective_perturbation(*args, ADULT["c"], split="max", tol=1e-10)
+    pure = calibrate.objective_perturbation(*args, ADULT["c"], split="max", tol=1e-10)
     for dim, gaussian_wins in ((114, True), (3, False)):
         gaussian = gaussian_objective_perturbation(*args, delta, ADULT["c"], L=1.0, R=1.0, m=1.0, tol=1e-10,
                                                    dim=dim)

@@ -304,3 +304,30 @@ def test_the_line_count_sees_a_long_module(tmp_path):
     at_limit.write_text("x = 1\n" * MAX_MODULE_LINES)
     beyond.write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
     assert _long_modules([at_limit, beyond]) == [f"beyond.py ({MAX_MODULE_LINES + 1} lines)"]
+
+
+def _package_names(tree: ast.Module) -> tuple[set[str], list[str]]:
+    """(the names dpcvx/__init__.py imports, at run time or for type checkers; its ``__all__``)."""
+    imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.level == 1 for alias in node.names}
+    listed = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                  and [ast.unparse(target) for target in node.targets] == ["__all__"])
+    return imported, listed
+
+
+def test_the_package_has_one_list_of_public_names():
+    """``__all__`` is exactly what dpcvx/__init__.py imports, once each, and every name resolves; there is
+    no other table of names (no aliases of moved modules)."""
+    import dpcvx
+
+    imported, listed = _package_names(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+    assert len(listed) == len(set(listed)) and set(listed) == imported
+    assert all(getattr(dpcvx, name) is not None for name in listed)
+    with pytest.raises(AttributeError):
+        dpcvx.calibrate  # noqa: B018 - an old module path is not an attribute of the package
+
+
+def test_the_names_check_sees_a_second_list():
+    tree = ast.parse("from .a import x\nfrom .b import y\n__all__ = ['x', 'z']\n")
+    imported, listed = _package_names(tree)
+    assert imported == {"x", "y"} and set(listed) != imported

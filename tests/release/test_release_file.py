@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx import serialization
 from dpcvx.cli import main
 from dpcvx.demo import synthetic_classification
 from dpcvx.privacy.release_audit import audit_release_file, release_diff
+from dpcvx.release import serialization
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx import losses, serialization
+from dpcvx import losses
 from dpcvx.demo import synthetic_classification
+from dpcvx.release import serialization
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +200,6 @@ def fail_condition(data):
     (edit(["format_version"], 5), "not a dpcvx model file"),
     (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel', 'multiclass', 'regression'\\]"),
     (delete("kind"), "kind\" must be one of"),
-    (edit(["format_version"], 2), "a format_version 2 file has no \"kind\""),
     (edit(["kind"], "kernel"), "unknown keys"),
     (delete("privatised"), r"lacks keys \['privatised'\]"),
     (edit(["privatised", "coef"], [1.0, "2"]), r"privatised.coef\[1\] must be a number"),
@@ -221,7 +221,8 @@ def fail_condition(data):
     (edit(["certificate", "verification", "allows", "objective"], False), "the file has been edited"),
     (fail_condition, "the file has been edited"),
     (edit(["certificate", "calibration", "mechanism"], "output"), "calibration.mechanism is 'output'"),
-    (edit(["format_version"], 1), "format_version 1 is no longer read: such files record solver statistics"),
+    (edit(["format_version"], 1), "format_version 1 was written by a development version of dpcvx"),
+    (edit(["format_version"], 3), "format_version 3 was written by a development version of dpcvx"),
     (edit(["certificate", "solve"], {"iterations": 7}), "certificate.solve holds solver statistics"),
     (edit(["solve"], {"residual": 1e-12}), "solve holds solver statistics measured on the private data"),
     (edit(["certificate", "calibration", "residual"], 1e-12), "calibration.residual is not part of a dpcvx"),
@@ -235,17 +236,15 @@ def test_tampered_files_are_refused(model, tmp_path, change, message):
         dpcvx.load(write(tmp_path, data))
 
 
-def test_version_2_linear_files_still_load(model, tmp_path, data):
-    """A file written before the kernel kind existed (format_version 2, no "kind") loads unchanged."""
+def test_files_of_an_earlier_format_version_are_refused(model, tmp_path):
+    """Versions 1 to 3 came from development commits before the first release: refused with the reason,
+    whatever else the file holds (docs/model-files.md, compatibility)."""
     saved_data = saved(model, tmp_path)
     saved_data.pop("kind")
     saved_data["format_version"] = 2
-    loaded = dpcvx.load(write(tmp_path, saved_data))
-    X_test = data[2]
-    assert np.array_equal(loaded.decision_function(X_test), model.decision_function(X_test))
-    assert loaded.kind == "linear" and loaded.certificate.to_dict() == saved_data["certificate"]
-    again = json.loads(dpcvx.save(loaded, tmp_path / "again.json").read_text())
-    assert again["format_version"] == 4 and again["kind"] == "linear"
+    with pytest.raises(dpcvx.exceptions.FileError, match="format_version 2 was written by a development version"
+                                                         ".*Refit the model and save it"):
+        dpcvx.load(write(tmp_path, saved_data))
 
 
 def test_unreadable_files_are_refused(model, tmp_path):

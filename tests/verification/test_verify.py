@@ -12,7 +12,8 @@ import sympy as sp
 from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
 
 import dpcvx
-from dpcvx import deadline, losses
+from dpcvx import losses
+from dpcvx.verification import deadline
 
 
 class opaque_logistic(cvxpy_logistic):

@@ -19,8 +19,8 @@ import sympy as sp
 from cvxpy.atoms.elementwise.logistic import logistic as cvxpy_logistic
 
 import dpcvx
-from dpcvx import losses, numeric, validated
-from dpcvx.verification import interval
+from dpcvx import losses
+from dpcvx.verification import interval, numeric, validated
 from dpcvx.verification.certificate import MECHANISMS, REQUIRED
 from dpcvx.verification.translate import Softplus, lambdify, to_sympy
 

@@ -6,8 +6,6 @@
 * :mod:`.certificate`: a linear release's certificate, its calibration recomputed and compared;
 * :mod:`.linear`, :mod:`.regression`, :mod:`.multiclass`: the records of those release kinds
   (the kernel record is :func:`dpcvx.release.kernel_model.release_to_dict`).
-* :mod:`.migrate`: older records (dpcvx 94f329f), each missing field set to what their library did, with a
-  legacy marker; the one place a reader's missing field gets a value.
 
 :mod:`dpcvx.release.serialization` keeps the envelope (format check, atomic write) and the registry of kinds.
 """

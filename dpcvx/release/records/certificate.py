@@ -22,7 +22,6 @@ from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ..model import ReleaseCertificate
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
-from .migrate import recompute_as_written
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing,
 # private_bound and private_label_bound (data_norm / label_bound = "private");
@@ -183,7 +182,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
-    recomputed = _recomputable(recompute_as_written, calibration)
+    recomputed = _recomputable(registry.recompute, calibration)
     for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
         if key not in recomputed:
             raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "

@@ -18,7 +18,6 @@ from ..regression_model import PrivateRegressionModel, SufficientStatisticsCerti
 from .fields import _check_same, _number
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
-from .migrate import recompute_as_written
 from .rows import _row_map, _row_map_to_dict
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
@@ -57,7 +56,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     facts = registry.PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
                                  data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
     try:
-        recomputed = recompute_as_written(recorded, facts)
+        recomputed = registry.recompute(recorded, facts)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     if recomputed != recorded:
