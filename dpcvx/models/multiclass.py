@@ -99,7 +99,7 @@ class PrivateMulticlassERM:
         for target in targets:  # every refusal before anything is charged or drawn
             self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism, **fit_params)
         check_accountant(accountant)
-        seeds = child_seeds(random_state, k)  # one independent stream per class
+        seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             basic = Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0
             accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({k} classes, {mechanism} "

@@ -81,10 +81,15 @@ def check_estimator_seed(random_state: object, owner: str = "the estimator") -> 
     )
 
 
-def child_seeds(random_state: RandomState, count: int) -> list[int]:
-    """``count`` independent int seeds from ``random_state`` (OS entropy when None), one per sub-release.
+def child_seeds(random_state: RandomState, count: int) -> list[int | None]:
+    """The ``random_state`` of each of ``count`` sub-releases.
 
-    A seeded parent gives reproducible children; distinct children never share noise.
+    None (no seed): ``count`` Nones, so each sub-release draws its own OS entropy and its exact samplers
+    the OS CSPRNG (:func:`dpcvx.privacy.exact.integer_source`), never a PCG64 stream seeded by a parent.
+    An int or a generator: ``count`` independent int seeds drawn from it, so the run is reproducible
+    (for experiments only) and distinct children never share noise.
     """
+    if random_state is None:
+        return [None] * count
     rng = resolve_rng(random_state)
     return [int(seed) for seed in rng.integers(0, 2**63 - 1, size=count)]

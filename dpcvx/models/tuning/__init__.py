@@ -25,7 +25,6 @@ from numpy.typing import ArrayLike
 
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
-from ...privacy.exact import GeneratorSource, IntegerSource, SystemSource
 from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
 from . import full_data, split
@@ -78,8 +77,9 @@ def tune(
     learner : estimator or factory
         An object with ``get_params``/``set_params`` and ``fit`` (copied, never
         modified), or a class or function called as ``learner(**params)``.
-        Each fit is ``fit(X_part, y_part, epsilon=..., random_state=generator,
-        **fit_params)``. It must declare ``predicts_per_row = True``
+        Each fit is ``fit(X_part, y_part, epsilon=..., random_state=...,
+        **fit_params)``, ``random_state`` None without a seed, else tune's seeded
+        generator. It must declare ``predicts_per_row = True``
         (:mod:`dpcvx.models.contract`): its model's ``predict`` classifies each
         row on its own. An interactive learner (dpcvx.PINP) is refused before
         anything is charged, as is a candidate fitted under add-remove
@@ -111,9 +111,11 @@ def tune(
         random-stopping total, epsilon itself when delta = 0, the proved total at most
         epsilon when delta > 0); a refusal raises BudgetExceededError and nothing is fitted.
     random_state : None, int or numpy Generator
-        Drives the parts and every fit's noise; for "full-data" also the number of runs,
-        each run's candidate and the count noise (None: the OS CSPRNG for those, OS entropy
-        for the rest; a seed is for experiments).
+        None: every exact draw (the number of runs, each run's candidate, the count noise,
+        the split's selection and every fit's lattice noise) comes from the OS CSPRNG, each
+        fit gets ``random_state=None`` (its own OS entropy) and the parts come from OS
+        entropy. An int or a Generator drives all of them, so the whole run is reproducible:
+        for experiments only, never for a release whose seed could be known.
     verbose : bool
         A progress bar (tqdm, if installed) on a terminal: fits done and elapsed time only.
     eta, mean_runs, held_out :
@@ -136,6 +138,4 @@ def tune(
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "
                              "(procedure='split') takes none of them")
         return split.run(setup, X, y, accountant, verbose)
-    source: IntegerSource = SystemSource() if random_state is None else GeneratorSource(setup.rng)
-    return full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs, held_out=held_out,
-                         source=source)
+    return full_data.run(setup, X, y, accountant, verbose, eta=eta, mean_runs=mean_runs, held_out=held_out)

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from ...exceptions import AssumptionError, InputError, withheld
 from ...privacy.accountant import check_accountant, check_cost
+from ...privacy.exact import IntegerSource, integer_source
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
@@ -331,6 +332,13 @@ class Setup:
     keywords: dict
     learners: list
     rng: np.random.Generator
+    source: IntegerSource  # the exact samplers' integers: the OS CSPRNG unless the user gave a seed
+
+    @property
+    def fit_random_state(self) -> np.random.Generator | None:
+        """What each fit receives: None when the user gave no seed (each fit draws its own OS entropy, its
+        exact samplers the OS CSPRNG), else the seeded generator (the whole run reproducible)."""
+        return self.rng if self.source.reproducible else None
 
 
 def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
@@ -358,4 +366,5 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     for candidate in learners:  # the capability and relation first: nothing of the data is read for them
         name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
         check_tunable(candidate, keywords, name)
-    return Setup(candidates, epsilon, delta, keywords, learners, rng), X, y
+    source = integer_source(None if random_state is None else rng)
+    return Setup(candidates, epsilon, delta, keywords, learners, rng, source), X, y

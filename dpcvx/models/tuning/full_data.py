@@ -48,7 +48,6 @@ from typing import Any
 
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
-from ...privacy.exact import IntegerSource
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts
 from ...privacy.privacy_curve import PrivacyCurve
@@ -199,7 +198,7 @@ def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[Priv
 
 
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
-        mean_runs: float | None, held_out: float, source: IntegerSource) -> TuningResult:
+        mean_runs: float | None, held_out: float) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
     if not 0 < held_out < 1:
         raise InputError(f"held_out must be a probability in (0, 1), got {held_out}")
@@ -214,6 +213,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
                          neighbours=Neighbours.REPLACE_ONE)
+    source = setup.source
     runs = draw_runs(rule, source)
     best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, the fitted learner copy
     scores, failures = [], 0
@@ -224,7 +224,8 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             index = uniform_index(m, source)
             score, fitted = -math.inf, copy.deepcopy(setup.learners[index])
             try:
-                model = fitted.fit(X[train], y[train], epsilon=budget, random_state=setup.rng, **setup.keywords)
+                model = fitted.fit(X[train], y[train], epsilon=budget, random_state=setup.fit_random_state,
+                                    **setup.keywords)
             except Exception as error:  # noqa: BLE001 - a failed fit is an output of the run, scored -inf
                 logger.debug("full-data selection: a fit raised %s", type(error).__name__)
                 failures += 1

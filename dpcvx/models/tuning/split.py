@@ -66,6 +66,7 @@ import numpy as np
 
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
+from ...privacy.exact import IntegerSource
 from ...privacy.exponential import exponential_probabilities, sample_exponential
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import disjoint_parts
@@ -95,7 +96,8 @@ def selection_probabilities(mistakes: Sequence[float], epsilon: float) -> np.nda
     return exponential_probabilities(-counts, epsilon, MISTAKE_SENSITIVITY)
 
 
-def select_exponential(mistakes: Sequence[float], epsilon: float, rng: np.random.Generator) -> int:
+def select_exponential(mistakes: Sequence[float], epsilon: float,
+                       rng: np.random.Generator | IntegerSource) -> int:
     """Index i drawn with probability :func:`selection_probabilities` (mistakes, epsilon)[i]."""
     selection_probabilities(mistakes, epsilon)  # the checks on the counts
     return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, MISTAKE_SENSITIVITY, rng)
@@ -127,12 +129,12 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
     with progress(m, "dpcvx.tune (Algorithm 4)", unit="candidate", verbose=verbose) as bar:
         for index, (candidate, rows) in enumerate(zip(learners, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
-            model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=rng, **keywords)
+            model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=setup.fit_random_state, **keywords)
             check_release_cost(model, epsilon, delta)
             mistakes.append(count_mistakes(model, X_held_out, y_held_out))
             models.append(model)
             bar.update()
-    selected = select_exponential(mistakes, epsilon, rng)
+    selected = select_exponential(mistakes, epsilon, setup.source)
     del mistakes  # never stored, returned or logged
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
