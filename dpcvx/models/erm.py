@@ -142,6 +142,10 @@ class PrivateERM(Calibrating):
         regularizer (``a * cp.norm1(w) + b * cp.sum_squares(w)``, elastic net;
         b may be 0), objective perturbation follows Kifer, Smith and Thakurta
         (COLT 2012) and the solve is proximal Newton (docs/theory.md, section 14).
+        The noise added after the solve (and the release grid) can leave C, so the
+        released weights are projected back onto C exactly (Euclidean projection,
+        a few ulps inside): post-processing, recorded in the certificate's
+        ``post_processing``.
         The noise reaches every weight, so an L1 or group term gives no exact
         zeros in the release: ``model.sparsify(threshold)`` (a public rule,
         post-processing, no privacy cost) gives them (:mod:`dpcvx.release.sparsify`).
@@ -470,6 +474,9 @@ class PrivateERM(Calibrating):
         erm_inputs.check_solution(w, info)
         w, calibration = perturb_release(calibration, w, rng, prepared.source)
         del noise  # never stored
+        steps: tuple[str, ...] = ()
+        if problem.constraint_set is not None:  # the noise may leave C; projecting back is post-processing
+            w, steps = problem.constraint_set.project(w), (problem.constraint_set.projection_step(),)
 
         release = ReleaseCertificate(
             mechanism=mechanism,
@@ -489,6 +496,7 @@ class PrivateERM(Calibrating):
             constants=prepared.constants,
             label_bound=positive("label_bound", self.label_bound) if self._regression else None,
             lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
+            post_processing=steps,
         )
         coef, intercept = rows.split_weights(w)
         if self._regression:

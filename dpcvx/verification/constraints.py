@@ -58,6 +58,11 @@ class ConstraintSet:
         assert self.lower is not None and self.upper is not None
         return np.clip(v, np.asarray(self.lower), np.asarray(self.upper))
 
+    def projection_step(self) -> str:
+        """The release's post-processing record for :meth:`project` (docs/theory.md, section 14)."""
+        return (f"Euclidean projection onto the public constraint set C = {{{self.describe()}}}, a few ulps "
+                "inside (post-processing of the noisy release: no privacy cost)")
+
     def contains(self, v: np.ndarray) -> bool:
         if self.kind == "ball":
             assert self.radius is not None

@@ -291,3 +291,23 @@ def test_group_lasso_release_saves_and_loads(data, tmp_path, delta):
     loaded = dpcvx.load(tmp_path / "m.json")
     np.testing.assert_array_equal(loaded.coef_, model.coef_)
     assert "group norm" in model.certificate.verification.condition("regularizer_prox").value
+
+
+@pytest.mark.parametrize("constraints, inside", [(BALL, lambda w: np.linalg.norm(w) <= 0.8),
+                                                 (BOX, lambda w: np.all(np.abs(w) <= 0.3))], ids=["ball", "box"])
+def test_the_release_is_projected_back_onto_its_constraint_set(data, monkeypatch, constraints, inside):
+    """The audit released ||w|| = 6.000235 under ``cp.norm(w, 2) <= 6`` at (1, 1e-8): the noise after the solve
+    leaves C. Now every release lies in C and its certificate records the projection as post-processing;
+    with the projection disabled the same seeds leave C (the finding reproduced)."""
+    X, y = data
+
+    def releases():
+        learner = dpcvx.PrivateERM(constraints=constraints, lam=1e-3, data_norm=1.0)
+        return [learner.fit(X, y, 1.0, delta=1e-8, random_state=seed) for seed in range(6)]
+
+    models = releases()
+    assert all(inside(model.coef_) for model in models)
+    assert all(len(model.certificate.post_processing) == 1 and "projection onto the public constraint set"
+               in model.certificate.post_processing[0] for model in models)
+    monkeypatch.setattr(ConstraintSet, "project", lambda self, v: v)
+    assert not all(inside(model.coef_) for model in releases())
