@@ -1,4 +1,4 @@
-"""The ``dpcvx`` command line: ``demo``, ``verify``, ``fit`` and ``predict``.
+"""The ``dpcvx`` command line: ``demo``, ``verify``, ``fit``, ``predict`` and ``report``.
 
 Exit status: one code per kind of error, from the table :data:`EXIT_CODES`
 (``docs/robustness.md`` is generated from it): 0 success, 2 usage error, 3

@@ -1,4 +1,4 @@
-"""The ``dpcvx`` commands: ``demo``, ``verify``, ``fit`` and ``predict``, and the inputs they read.
+"""The ``dpcvx`` commands: ``demo``, ``verify``, ``fit``, ``predict`` and ``report``, and the inputs they read.
 
 Features are encoded by a :class:`~dpcvx.data.preprocessing.PublicSchema` given on the command line
 or in a schema file; labels by the public values given on the command line; nothing about the
@@ -38,7 +38,7 @@ from ..release.serialization import load, save
 from ..validation import label_range
 from .exit_codes import EXIT_OK
 
-__all__ = ["demo_command", "fit_command", "predict_command", "verify_command"]
+__all__ = ["demo_command", "fit_command", "predict_command", "report_command", "verify_command"]
 
 NOT = "not "  # without --negative, the negative class is called "not " + the first --positive value
 
@@ -373,4 +373,16 @@ def predict_command(args: argparse.Namespace) -> int:
     atomic_write(args.out, lambda handle: _write_predictions(handle, predictions, decisions),
                  what="predictions")
     print(f"{len(predictions)} predictions written to {args.out}")
+    return EXIT_OK
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out."""
+    report = load(args.model).report()
+    if args.out is None:
+        sys.stdout.write(report.render(args.format or "markdown"))
+        return EXIT_OK
+    check_writable(args.out, "report")
+    report.write(args.out, args.format)
+    print(f"report written to {args.out}")
     return EXIT_OK

@@ -17,7 +17,7 @@ from ..demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from ..exceptions import InputError, UsageError
 from ..validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, label_range, parse_integer, positive
 from ..verification.verifier import PROBE_DIM
-from .commands import demo_command, fit_command, predict_command, verify_command
+from .commands import demo_command, fit_command, predict_command, report_command, verify_command
 from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
 
 __all__ = ["build_parser"]
@@ -340,4 +340,18 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--out", metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")
     predict.set_defaults(handler=predict_command)
+
+    report = commands.add_parser(
+        "report", help="write the plain-language privacy report of a saved model", formatter_class=raw,
+        description=_text("Write the privacy report of MODEL.json for a reader who is not a privacy "
+                          "expert: what was protected and under which neighbour relation, epsilon and "
+                          "delta explained, the public inputs, what is not covered, the privacy curve, "
+                          "and the theorems and constants for an auditor."),
+        epilog="example:\n  dpcvx report model.json --out report.html",
+    )
+    report.add_argument("model", metavar="MODEL.json", help="a model written by dpcvx fit or dpcvx.save")
+    report.add_argument("--out", metavar="REPORT.md|REPORT.html",
+                        help="write the report here, HTML for a .html name (default: Markdown on standard output)")
+    report.add_argument("--format", choices=("markdown", "html"), help="markdown or html (default: from --out)")
+    report.set_defaults(handler=report_command)
     return parser

@@ -29,6 +29,7 @@ from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import exact_text
+from .report import ReleaseReport
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
@@ -298,6 +299,15 @@ class Release(ABC):
     @abstractmethod
     def predictor(self) -> Any:
         """The released prediction function (no certificate)."""
+
+    def report(self) -> ReleaseReport:
+        """The plain-language privacy report of this release (:mod:`dpcvx.release.report`): what was
+        protected, epsilon and delta explained, the public inputs, what is not covered, the privacy
+        curve and the constants; ``report().write("report.html")`` saves it."""
+        return ReleaseReport(self)
+
+    def _repr_html_(self) -> str:  # Jupyter shows a release as its report
+        return self.report()._repr_html_()
 
 
 class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: its prediction methods win

@@ -1,0 +1,450 @@
+"""The release report: what a release protects, how strongly, and what it does not cover, in plain words.
+
+``model.report()`` gives a :class:`ReleaseReport` of any dpcvx release (linear,
+regression, multiclass, kernel); ``dpcvx report model.json`` writes the one of a
+model file. It is written for the person who signs a release off (a data
+protection officer, a reviewer) rather than for a differential-privacy expert:
+
+* what was protected: one person's record, under the release's neighbour
+  relation (replace-one or add-remove, :mod:`dpcvx.privacy.neighbours`);
+* how strongly: epsilon as the bound e^epsilon on how much the release can
+  change an attacker's odds about that record (Dwork and Roth 2014, section 2.3;
+  Kasiviswanathan and Smith 2014), and delta against 1/n at this n;
+* the public inputs the guarantee takes as given;
+* what is NOT covered: choices made outside dpcvx, repeated releases, the
+  floating-point status (:class:`~dpcvx.privacy.float_guarantee.FloatGuarantee`)
+  in plain words;
+* the privacy curve (delta against epsilon, :meth:`PrivacyCurve.profile`) as a
+  plot: inline SVG with matplotlib (the ``plot`` extra), else a note, with the same
+  curve as a table either way;
+* for an auditor: the theorem, the relation, every constant and how it was
+  established, the calibration and the certificate's own text.
+
+The report reads the certificate's public record only (``certificate.to_dict()``,
+its ``privacy_curve`` and its text) and the release's public schema: it holds
+nothing that the release does not already publish. ``to_markdown`` and ``to_html``
+render one list of sections; ``_repr_html_`` shows it in Jupyter.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..data.files import atomic_write
+from ..exceptions import InputError
+from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.neighbours import Neighbours
+from ..privacy.privacy_curve import PrivacyCurve
+
+__all__ = ["ReleaseReport", "REPORT_FORMATS"]
+
+REPORT_FORMATS = ("markdown", "html")
+PRIORS = (0.01, 0.1, 0.5)  # an attacker's prior beliefs, for the odds table
+PLOT_NOTE = ('No plot: drawing the privacy curve needs matplotlib (pip install "dpcvx[plot]"); '
+             "the table below gives the same curve.")
+DELTA_FLOOR = 1e-16  # delta = 0 is drawn at this height on the logarithmic axis
+
+BlockKind = Literal["p", "ul", "table", "pre", "figure"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One piece of a section: a paragraph, a bullet list, a table (header, rows), preformatted text, or
+    the figure (its SVG text, None without matplotlib)."""
+
+    kind: BlockKind
+    content: Any
+
+
+@dataclass(frozen=True)
+class Section:
+    anchor: str
+    title: str
+    blocks: tuple[Block, ...]
+
+
+def _p(text: str) -> Block:
+    return Block("p", text)
+
+
+def _float_words(guarantee: FloatGuarantee | None) -> str:
+    """The floating-point status in plain words, for the 'not covered' section."""
+    if guarantee is FloatGuarantee.MITIGATION_ONLY:
+        return ("Computer arithmetic: the proof is written for exact real numbers, and computers round. dpcvx "
+                "rounds every released number to a coarse grid, which stops the known attack that reads the "
+                "lowest digits of the noise (Mironov 2012), but that is a protection, not a proof: the "
+                "guarantee above is proved for exact arithmetic only.")
+    if guarantee is FloatGuarantee.LEGACY_RAW_DOUBLE:
+        return ("Computer arithmetic: NOT covered and not mitigated. This release was made by an older "
+                "library that added the noise in raw floating point; the proof holds for exact arithmetic "
+                "only, and the known attack on the lowest digits of the noise (Mironov 2012) is not stopped.")
+    if guarantee is None:
+        return "Computer arithmetic: the certificate names no floating-point guarantee; treat it as not covered."
+    return (f"Computer arithmetic: covered. The noise is drawn exactly and the rounding is part of the proof "
+            f"({guarantee.statement.removeprefix('floating point: ')}).")
+
+
+def _posterior(prior: float, epsilon: float) -> float:
+    """The largest belief an attacker with belief ``prior`` can hold after the release: odds times e^epsilon."""
+    odds = prior / (1 - prior) * math.exp(min(epsilon, 700.0))
+    return odds / (1 + odds)
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)):
+        return f"{value:.6g}"
+    if isinstance(value, dict) and set(value) >= {"float"}:  # an exact constant {"exact", "float"}
+        return value["exact"] if value.get("exact") else f"{value['float']:.6g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_number(item) for item in value)
+    return str(value)
+
+
+def _svg(curve: PrivacyCurve, epsilons: np.ndarray, deltas: np.ndarray, epsilon: float, delta: float) -> str | None:
+    """The privacy curve as inline SVG text (text kept as text), or None without matplotlib."""
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter
+    except ImportError:
+        return None
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "dpcvx-report"}):
+        figure = Figure(figsize=(6.4, 3.8))
+        ax = figure.add_subplot()
+        ax.plot(epsilons, np.maximum(deltas, DELTA_FLOOR), color="#1f5f9f", linewidth=2,
+                label=f"privacy curve ({curve.neighbours})")
+        ax.plot([epsilon], [max(delta, DELTA_FLOOR)], "o", color="#c0392b", markersize=8,
+                label=f"this release: epsilon = {epsilon:.3g}, delta = {delta:.3g}")
+        ax.set_yscale("log")
+        ax.set_ylim(DELTA_FLOOR / 2, 2.0)
+        ax.set_yticks([10.0**power for power in range(-16, 1, 4)], minor=False)
+        ax.set_yticks([], minor=True)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0e}"))  # no mathtext: fast
+        ax.set_xlabel("epsilon")
+        ax.set_ylabel("delta (0 drawn at 1e-16)")
+        ax.set_title("Every (epsilon, delta) on or above the curve holds")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(loc="upper right", fontsize=8)
+        figure.tight_layout()
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})  # the same release, the same page
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+class ReleaseReport:
+    """The plain-language report of one release (module docstring); render it with :meth:`to_markdown`,
+    :meth:`to_html` or :meth:`write`.
+
+    Parameters
+    ----------
+    release : dpcvx.release.model.Release
+        A released model (``PrivateModel``, ``PrivateRegressionModel``,
+        ``PrivateMulticlassModel``, ``PrivateKernelModel``), fitted or loaded.
+        Only its certificate's public record and its public schema are read.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        What the release cost in total (with privately drawn bounds, their eps_q included).
+    neighbours : Neighbours
+        The relation the guarantee is proved for.
+    sections : tuple of Section
+        The content, in reading order.
+    """
+
+    def __init__(self, release: Any) -> None:
+        certificate = getattr(release, "certificate", None)
+        if certificate is None or not hasattr(certificate, "to_dict"):
+            raise InputError(f"a release report needs a dpcvx release with a certificate, got "
+                             f"{type(release).__name__}")
+        self.record: dict[str, Any] = certificate.to_dict()
+        self.curve: PrivacyCurve = certificate.privacy_curve
+        self.epsilon = float(release.epsilon)
+        self.delta = float(release.delta)
+        self.neighbours: Neighbours = self.curve.neighbours
+        self.kind = str(getattr(release, "kind", "release"))
+        self.certificate_text = str(certificate)
+        self.conditional = bool(getattr(certificate, "conditional", False))
+        self.float_guarantee = self._float_guarantee()
+        self.schema = getattr(release, "schema", None)
+        # the curve: epsilon from 0 to three times the release's (at least 1), delta on a log scale
+        self.curve_epsilons = np.linspace(0.0, max(3 * self.epsilon, 1.0), 121)
+        self.curve_deltas = self.curve.profile(self.curve_epsilons)
+        self.figure = _svg(self.curve, self.curve_epsilons, self.curve_deltas, self.epsilon, self.delta)
+        self.sections = (self._summary(), self._protected(), self._strength(), self._public_inputs(),
+                         self._not_covered(), self._curve_section(), self._auditor())
+
+    # --- reading the record -----------------------------------------------------------------
+
+    @property
+    def _first(self) -> dict[str, Any]:
+        """The record that holds the calibration: the release's own, or the first class's (multiclass)."""
+        return self.record["per_class"][0] if "per_class" in self.record else self.record
+
+    def _float_guarantee(self) -> FloatGuarantee | None:
+        name = self._first.get("calibration", {}).get("float_guarantee")
+        return None if name is None else FloatGuarantee.parse(name)
+
+    @property
+    def n(self) -> int | None:
+        """The public number of records the calibration used (n under replace-one, n_public under add-remove)."""
+        calibration = self._first.get("calibration", {})
+        constants = self._first.get("constants", {})
+        for value in (calibration.get("n"), calibration.get("n_public"), constants.get("n")):
+            if isinstance(value, dict):
+                value = value.get("float", value.get("value"))
+            if isinstance(value, (int, float)) and value > 0:
+                return int(value)
+        return None
+
+    @property
+    def relation_text(self) -> str:
+        return str(self._first.get("neighbours", self.neighbours.value))
+
+    # --- the sections -----------------------------------------------------------------------
+
+    def _summary(self) -> Section:
+        mechanism = self.record.get("mechanism", self.record.get("algorithm", self.kind))
+        return Section("summary", "Summary", (_p(
+            f"This is a {self.kind} model released by dpcvx {self.record.get('library_version', '')} with "
+            f"differential privacy: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g}, under the "
+            f"{self.neighbours} neighbour relation (mechanism: {mechanism})."
+            + (" CONDITIONAL: a constant of the proof is an estimate, not a proof; the guarantee holds only "
+               "if it is right." if self.conditional else "")),))
+
+    def _protected(self) -> Section:
+        if self.neighbours is Neighbours.REPLACE_ONE:
+            relation = ("Take the training data and replace any one person's record by any other possible "
+                        "record. The number of records n stays the same: n is public, and the release may use "
+                        "it. The model is almost equally likely to come out either way, so it reveals little "
+                        "about whether that record was there or what it said.")
+        else:
+            relation = ("Take the training data and add or remove any one person's record. The model is almost "
+                        "equally likely to come out either way, so it reveals little about whether that person "
+                        "took part; the number of records itself is protected.")
+        return Section("protected", "What was protected", (
+            _p("One person's record: a row of the training data (its features and its label)."),
+            _p(f"Neighbour relation: {self.neighbours}. {relation}"),
+            _p(f"As the certificate states it: {self.relation_text}."),
+            _p("A person who contributed k records is protected less: about k times epsilon (group privacy). "
+               "Give each person one record, or account for k."),
+        ))
+
+    def _strength(self) -> Section:
+        factor = math.exp(min(self.epsilon, 700.0))
+        rows = [[f"{prior:.0%}", f"{_posterior(prior, self.epsilon):.1%}"] for prior in PRIORS]
+        blocks = [
+            _p(f"epsilon = {self.epsilon:.6g}. Whatever an attacker believed about one person's record before "
+               f"seeing the model, seeing it can multiply their odds for any conclusion about that record by at "
+               f"most e^epsilon = {factor:.4g}, whatever else they know."),
+            Block("table", (["attacker's belief before", "at most, after the release"], rows)),
+        ]
+        n = self.n
+        if self.delta == 0:
+            blocks.append(_p("delta = 0: the bound above holds with no exception (pure differential privacy)."))
+        else:
+            text = (f"delta = {self.delta:.3g}: the bound above may fail, with probability at most about delta. "
+                    "For comparison, a release that printed one randomly chosen record in full would have "
+                    "delta = 1/n.")
+            if n is not None:
+                ratio = 1 / (n * self.delta)
+                text += (f" Here n = {n} records, so 1/n = {1 / n:.3g}: this delta is {ratio:,.0f} times smaller"
+                         + (" (small against 1/n, as it should be)." if ratio >= 100 else
+                            ". WARNING: delta is not small against 1/n; choose delta well below 1/n."))
+            blocks.append(_p(text))
+        if "private_bound" in self.record or "private_label_bound" in self.record:
+            blocks.append(_p("The total includes the budget spent to choose a bound privately (see the auditor "
+                             "section)."))
+        return Section("strength", "How strongly: epsilon and delta", tuple(blocks))
+
+    def _public_inputs(self) -> Section:
+        first = self._first
+        calibration = first.get("calibration", {})
+        verification = first.get("verification", {})
+        items = []
+        if verification:
+            items.append(f"the loss l(z) = {verification.get('loss')} and the regularizer N(w) = "
+                         f"{verification.get('regularizer')}, at d = {verification.get('dim')} features")
+        if "loss" in first and "kernel" in first:
+            items.append(f"the loss {first['loss']} and the kernel {first['kernel']}")
+        if "data_norm" in first:
+            items.append(f"the bound R = {first['data_norm']:g} on the norm of a row (rows beyond it: "
+                         f"{first.get('clipping', 'refused')})")
+        if first.get("label_bound") is not None:
+            items.append(f"the bound B = {first['label_bound']:g} on the size of a label")
+        if "lam" in calibration:
+            items.append(f"the regularisation strength lam = {calibration['lam']:g}")
+        if "classes" in self.record:
+            items.append(f"the classes {list(self.record['classes'])}, declared (never read off the data)")
+        if first.get("fit_intercept"):
+            items.append(f"an intercept, fitted as a feature of value {first.get('intercept_scaling', 1):g}")
+        if self.neighbours is Neighbours.REPLACE_ONE and self.n is not None:
+            items.append(f"the number of records n = {self.n}")
+        elif self.n is not None:
+            items.append(f"the public size n_public = {self.n} used in place of n")
+        items.append(f"epsilon and delta, and the mechanism ({first.get('mechanism', first.get('algorithm'))})")
+        blocks = [_p("The guarantee takes these as public: chosen without looking at the private records."),
+                  Block("ul", items)]
+        if self.schema is not None and hasattr(self.schema, "columns"):
+            columns = [f"{column.name}: numeric in [{column.lo:g}, {column.hi:g}]" if hasattr(column, "lo") else
+                       f"{column.name}: one of {', '.join(column.categories)}" for column in self.schema.columns]
+            blocks += [_p("The public schema that encodes a table's records into rows:"), Block("ul", columns)]
+        return Section("public-inputs", "Public inputs", tuple(blocks))
+
+    def _not_covered(self) -> Section:
+        items = [
+            "Choices made outside dpcvx: cleaning, deduplication, selecting rows or columns, the encoding and "
+            "the bounds above. If any of them was made by looking at the private records, that choice is a "
+            "release of its own, and this guarantee does not cover it.",
+            "Repeated releases: this report covers this one release. Every other release computed from the same "
+            "people (another model, a refit, a statistic) adds to what they reveal; k releases at epsilon cost "
+            "up to k times epsilon. Count them all with dpcvx.PrivacyAccountant.",
+            _float_words(self.float_guarantee),
+            "What was measured while fitting (the learner's diagnostics_: time, iterations, solver status) is "
+            "NOT private: it is not part of the release and must not be published.",
+            "Facts about the population: differential privacy protects each person's record, not conclusions "
+            "about groups; the model is meant to learn those.",
+        ]
+        if self.conditional:
+            items.append("A constant of the proof is an estimate (opted in), not proved: if it is wrong, "
+                         "the guarantee does not hold.")
+        return Section("not-covered", "What is NOT covered", (Block("ul", items),))
+
+    def _curve_section(self) -> Section:
+        picks = sorted({0.25 * self.epsilon, 0.5 * self.epsilon, self.epsilon, 1.5 * self.epsilon,
+                        2 * self.epsilon, 3 * self.epsilon})
+        rows = [[f"{e:.4g}", f"{d:.3g}" if d < 1 else "1 (no guarantee)"]
+                for e, d in zip(picks, self.curve.profile(np.asarray(picks)), strict=True)]
+        return Section("privacy-curve", "The privacy curve", (
+            _p("A release satisfies a whole curve of (epsilon, delta) pairs: a larger epsilon comes with a "
+               "smaller delta. The certified pair is the marked point."),
+            Block("figure", self.figure),
+            Block("table", (["epsilon", "delta"], rows)),
+        ))
+
+    def _auditor(self) -> Section:
+        first = self._first
+        theorem = self.record.get("guarantee", first.get("guarantee", first.get("theorem", "")))
+        parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "",
+                  "" if part.epsilon is None else f"{part.epsilon:.6g}", f"{part.delta:.3g}"]
+                 for part in self.curve.parts]
+        blocks = [_p(f"Guarantee: {theorem}"), _p(f"Neighbour relation: {self.relation_text}")]
+        constants = first.get("constants", {})
+        if constants:
+            blocks.append(Block("table", (["constant", "value", "how established"], [
+                [name, _number(value.get("value", value) if isinstance(value, dict) and "value" in value
+                               else value), value.get("established", "") if isinstance(value, dict) else ""]
+                for name, value in constants.items()])))
+        conditions = first.get("verification", {}).get("conditions", [])
+        if conditions:
+            blocks.append(Block("table", (["condition", "value", "established", "status"], [
+                [item["name"], _number(item["value"]), item["method"], "pass" if item["passed"] else "FAIL"]
+                for item in conditions])))
+        calibration = first.get("calibration", {})
+        blocks.append(Block("table", (["calibration", "value"],
+                                      [[key, _number(value)] for key, value in calibration.items()])))
+        blocks.append(Block("table", (["curve part", "what", "noise multiplier", "epsilon", "delta"], parts)))
+        blocks.append(Block("pre", self.certificate_text))
+        return Section("auditor", "For an auditor: theorems and constants", tuple(blocks))
+
+    # --- rendering --------------------------------------------------------------------------
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (the figure as an SVG data URI image)."""
+        lines = ["# Privacy report", ""]
+        for section in self.sections:
+            lines += [f"## {section.title}", ""]
+            for block in section.blocks:
+                if block.kind == "p":
+                    lines += [block.content, ""]
+                elif block.kind == "ul":
+                    lines += [f"- {item}" for item in block.content] + [""]
+                elif block.kind == "table":
+                    header, rows = block.content
+                    lines += ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+                    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |"
+                              for row in rows] + [""]
+                elif block.kind == "pre":
+                    lines += ["```text", block.content, "```", ""]
+                elif block.content is None:
+                    lines += [f"*{PLOT_NOTE}*", ""]
+                else:
+                    encoded = base64.b64encode(block.content.encode()).decode()
+                    lines += [f"![the privacy curve](data:image/svg+xml;base64,{encoded})", ""]
+        return "\n".join(lines)
+
+    def to_html(self) -> str:
+        """The report as one self-contained HTML page (the figure as inline SVG)."""
+        body = ['<div class="dpcvx-report">', "<h1>Privacy report</h1>"]
+        for section in self.sections:
+            body.append(f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>')
+            for block in section.blocks:
+                if block.kind == "p":
+                    body.append(f"<p>{html.escape(block.content)}</p>")
+                elif block.kind == "ul":
+                    body.append("<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in block.content)
+                                + "</ul>")
+                elif block.kind == "table":
+                    header, rows = block.content
+                    body.append("<table><thead><tr>" + "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+                                + "</tr></thead><tbody>" + "".join(
+                                    "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row)
+                                    + "</tr>" for row in rows) + "</tbody></table>")
+                elif block.kind == "pre":
+                    body.append(f"<pre>{html.escape(block.content)}</pre>")
+                elif block.content is None:
+                    body.append(f'<p class="note" id="no-plot">{html.escape(PLOT_NOTE)}</p>')
+                else:
+                    body.append(f'<figure id="privacy-curve-plot">{block.content}'
+                                "<figcaption>delta against epsilon for this release</figcaption></figure>")
+            body.append("</section>")
+        body.append("</div>")
+        return "\n".join(body)
+
+    def html_page(self) -> str:
+        """:meth:`to_html` in a complete page with a style sheet."""
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dpcvx privacy report"
+                f"</title><style>{_STYLE}</style></head><body>\n{self.to_html()}\n</body></html>\n")
+
+    def render(self, format: str = "markdown") -> str:
+        """The report as ``format``: "markdown" or "html" (a complete page)."""
+        if format not in REPORT_FORMATS:
+            raise InputError(f"format must be one of {list(REPORT_FORMATS)}, got {format!r}")
+        return self.html_page() if format == "html" else self.to_markdown()
+
+    def write(self, path: str | Path, format: str | None = None) -> Path:
+        """Write the report to ``path`` (atomically); ``format`` defaults to html for a .html/.htm name,
+        else markdown. Returns the path."""
+        if format is None:
+            format = "html" if Path(path).suffix.lower() in (".html", ".htm") else "markdown"
+        text = self.render(format)
+        return atomic_write(path, lambda handle: handle.write(text), what="report")
+
+    def _repr_html_(self) -> str:  # Jupyter
+        return f"<style>{_STYLE}</style>{self.to_html()}"
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+    def __repr__(self) -> str:
+        return f"ReleaseReport(kind={self.kind!r}, epsilon={self.epsilon:g}, delta={self.delta:g}, " \
+               f"neighbours={self.neighbours.value!r})"
+
+
+_STYLE = (".dpcvx-report{font-family:system-ui,sans-serif;max-width:60em;line-height:1.45;color:#222}"
+          ".dpcvx-report table{border-collapse:collapse;margin:0.5em 0}"
+          ".dpcvx-report td,.dpcvx-report th{border:1px solid #ccc;padding:0.2em 0.6em;text-align:left}"
+          ".dpcvx-report pre{background:#f6f6f6;padding:0.6em;overflow-x:auto;font-size:0.85em}"
+          ".dpcvx-report figure{margin:0.5em 0}.dpcvx-report .note{font-style:italic}"
+          "#not-covered{border-left:4px solid #c0392b;padding-left:0.8em}")

@@ -1,0 +1,144 @@
+"""The release report (dpcvx.release.report): its content for every release kind, with and without
+matplotlib, the privacy curve it draws, the Markdown and HTML forms and the `dpcvx report` command."""
+
+import math
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.cli import main
+from dpcvx.demo import synthetic_classification
+from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.privacy.gaussian import gaussian_delta
+from dpcvx.privacy.privacy_curve import CurvePart, PrivacyCurve
+from dpcvx.release.report import ReleaseReport
+
+SECTIONS = ("summary", "protected", "strength", "public-inputs", "not-covered", "privacy-curve", "auditor")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic_classification(n=600, d=3, random_state=3)
+
+
+@pytest.fixture(scope="module")
+def releases(data):
+    X, y = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
+    labels = np.where(X[:, 0] > 0.2, 2.0, y)
+    return {
+        "pure": erm.fit(X, y, epsilon=0.8, random_state=0),
+        "gaussian-output": erm.fit(X, y, epsilon=0.8, delta=1e-6, mechanism="output", random_state=0),
+        "gaussian-objective": erm.fit(X, y, epsilon=0.8, delta=1e-6, random_state=0),
+        "add-remove": erm.fit(X, y, epsilon=0.8, delta=1e-6, neighbours="add-remove", n_public=600,
+                              random_state=0),
+        "regression": dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0).fit(
+            X, X @ np.ones(3) / 3, 0.8, 1e-6, random_state=0),
+        "multiclass": PrivateMulticlassERM(erm, (-1.0, 1.0, 2.0)).fit(X, labels, 0.8, random_state=0),
+        "kernel": dpcvx.TDDL("rbf", gamma=2.0, lam=0.1).fit(X[:200], y[:200], 0.8, Z=X[200:230], random_state=0),
+    }
+
+
+@pytest.mark.parametrize("name", ["pure", "gaussian-output", "add-remove", "regression", "multiclass", "kernel"])
+def test_every_kind_reports_its_budget_relation_curve_and_what_is_not_covered(releases, name):
+    model = releases[name]
+    report = model.report()
+    page = report.to_html()
+    for anchor in SECTIONS:
+        assert f'<section id="{anchor}">' in page
+    assert f"epsilon = {model.epsilon:.6g}" in page and f"delta = {model.delta:.3g}" in page
+    relation = "add-remove" if name == "add-remove" else "replace-one"
+    assert report.neighbours.value == relation and f"Neighbour relation: {relation}." in page
+    assert '<figure id="privacy-curve-plot"><svg' in page  # matplotlib is installed with the test extra
+    assert "Repeated releases" in page and "Computer arithmetic" in page
+    markdown = report.to_markdown()
+    assert "## What is NOT covered" in markdown and "data:image/svg+xml;base64," in markdown
+    assert model._repr_html_().count("<section") == len(SECTIONS)
+
+
+def test_the_odds_table_is_the_prior_odds_times_e_to_the_epsilon(releases):
+    page = releases["pure"].report().to_html()
+    for prior in (0.01, 0.1, 0.5):  # posterior odds = prior odds * e^0.8
+        odds = prior / (1 - prior) * math.exp(0.8)
+        assert f"<td>{prior:.0%}</td><td>{odds / (1 + odds):.1%}</td>" in page
+    assert "e^epsilon = 2.226" in page
+    assert "delta = 0: the bound above holds with no exception" in page
+
+
+def test_delta_is_compared_with_one_over_n(releases, data):
+    assert "this delta is 1,667 times smaller (small against 1/n" in releases["gaussian-output"].report().to_html()
+    X, y = data
+    loose = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, epsilon=0.8, delta=0.01, mechanism="output",
+                                                          random_state=0)
+    assert "WARNING: delta is not small against 1/n" in loose.report().to_html()
+
+
+def test_without_matplotlib_the_report_says_so_and_keeps_the_curve_as_a_table(releases, monkeypatch):
+    for name in [name for name in sys.modules if name == "matplotlib" or name.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    report = releases["gaussian-output"].report()
+    page = report.to_html()
+    assert report.figure is None and "<svg" not in page
+    assert 'id="no-plot"' in page and "pip install &quot;dpcvx[plot]&quot;" in page
+    assert "<th>epsilon</th><th>delta</th>" in page
+    assert "No plot: drawing the privacy curve needs matplotlib" in report.to_markdown()
+
+
+@pytest.mark.parametrize("name", ["gaussian-output", "gaussian-objective", "add-remove", "pure"])
+def test_the_drawn_curve_holds_the_certified_point(releases, name):
+    model = releases[name]
+    curve = model.certificate.privacy_curve
+    at_epsilon = curve.profile(np.array([model.epsilon]))[0]
+    assert at_epsilon <= model.delta * (1 + 1e-9)
+    if name == "gaussian-output":  # one Gaussian part: the analytic curve, tight at the certified point
+        assert at_epsilon == pytest.approx(model.delta, rel=1e-6)
+
+
+def test_profile_composes_gaussians_exactly_and_pure_parts_by_basic_composition():
+    two = PrivacyCurve((CurvePart.gaussian(3.0, 1.0, "a"), CurvePart.gaussian(4.0, 1.0, "b")))
+    epsilons = np.array([0.5, 1.0, 2.0])
+    merged = 1 / math.sqrt(3.0**-2 + 4.0**-2)  # 2.4: two Gaussians compose into one
+    assert two.profile(epsilons) == pytest.approx([gaussian_delta(merged, 1.0, e) for e in epsilons], rel=1e-12)
+    mixed = PrivacyCurve((CurvePart("epsilon-delta", "a", epsilon=0.3, delta=1e-7),
+                          CurvePart("epsilon-delta", "b", epsilon=0.2), CurvePart.gaussian(5.0, 1.0, "c")))
+    assert list(mixed.profile(np.array([0.0, 0.49]))) == [1.0, 1.0]
+    assert mixed.profile(np.array([1.5]))[0] == pytest.approx(1e-7 + gaussian_delta(5.0, 1.0, 1.0), rel=1e-12)
+
+
+def test_a_loaded_model_gives_the_same_report(releases, tmp_path):
+    model = releases["gaussian-output"]
+    path = dpcvx.save(model, tmp_path / "model.json")
+    assert dpcvx.load(path).report().to_markdown() == model.report().to_markdown()
+
+
+def test_the_report_command_writes_markdown_or_html(releases, tmp_path, capsys):
+    path = dpcvx.save(releases["pure"], tmp_path / "model.json")
+    assert main(["report", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("# Privacy report")
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "--out", str(out)]) == 0
+    assert "report written to" in capsys.readouterr().out
+    text = out.read_text()
+    assert text.startswith("<!DOCTYPE html>") and '<section id="not-covered">' in text
+    assert main(["report", str(path), "--out", str(tmp_path / "r.txt"), "--format", "html"]) == 0
+    assert (tmp_path / "r.txt").read_text().startswith("<!DOCTYPE html>")
+    assert main(["report", str(tmp_path / "missing.json")]) == 3
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_report_refuses_what_is_not_a_release_and_an_unknown_format(releases):
+    with pytest.raises(dpcvx.InputError, match="needs a dpcvx release"):
+        ReleaseReport(object())
+    with pytest.raises(dpcvx.InputError, match="format must be one of"):
+        releases["pure"].report().render("pdf")
+
+
+def test_the_html_escapes_what_it_quotes(releases):
+    page = releases["pure"].report().to_html()
+    body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
+    assert "||grad F|| &lt;= gamma" in body or "&lt;=" in body
+    assert "<=" not in re.sub(r"<[^>]*>", "", body)
