@@ -8,7 +8,7 @@ protection officer, a reviewer) rather than for a differential-privacy expert:
 * what was protected: one person's record, under the release's neighbour
   relation (replace-one or add-remove, :mod:`dpcvx.privacy.neighbours`);
 * how strongly: epsilon as the bound e^epsilon on how much the release can
-  change an attacker's odds about that record (Dwork and Roth 2014, section 2.3;
+  change an attacker's odds about that record (Dwork and Roth 2014, chapter 2;
   Kasiviswanathan and Smith 2014), and delta against 1/n at this n;
 * the public inputs the guarantee takes as given;
 * what is NOT covered: choices made outside dpcvx, repeated releases, the
@@ -82,10 +82,6 @@ def _float_words(guarantee: FloatGuarantee | None) -> str:
                 "rounds every released number to a coarse grid, which stops the known attack that reads the "
                 "lowest digits of the noise (Mironov 2012), but that is a protection, not a proof: the "
                 "guarantee above is proved for exact arithmetic only.")
-    if guarantee is FloatGuarantee.LEGACY_RAW_DOUBLE:
-        return ("Computer arithmetic: NOT covered and not mitigated. This release was made by an older "
-                "library that added the noise in raw floating point; the proof holds for exact arithmetic "
-                "only, and the known attack on the lowest digits of the noise (Mironov 2012) is not stopped.")
     if guarantee is None:
         return "Computer arithmetic: the certificate names no floating-point guarantee; treat it as not covered."
     return (f"Computer arithmetic: covered. The noise is drawn exactly and the rounding is part of the proof "
