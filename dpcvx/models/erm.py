@@ -518,6 +518,8 @@ class PrivateERM(Calibrating):
         n = X_mapped.shape[0] if n_public is None else n_public
         d = X_mapped.shape[1]
         problem = self._verified(d)
+        if n_public is not None:  # gamma scales with n_public, the gradient's rounding with the rows
+            calibrate.check_tol_at_rows(self._tol(problem), n_public, X_mapped.shape[0])
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         self._solver().check(problem, X_mapped)
         lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem, rows, split, delta,

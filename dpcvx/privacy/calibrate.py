@@ -73,6 +73,7 @@ __all__ = [
     "SPLITS",
     "minimiser_sensitivity",
     "TOL_RANGE",
+    "check_tol_at_rows",
     "DEFAULT_TOL",
     "CONIC_TOL",
 ]
@@ -114,6 +115,25 @@ def check_tol(tol: float) -> float:
             "covering noise swamps the model. The default is 1e-10"
         )
     return value
+
+
+def check_tol_at_rows(tol: float, n_public: int, rows: int) -> None:
+    """Under add/remove: the tolerance at the true size, tol N / |D|, must lie above TOL_RANGE's floor.
+
+    gamma = tol N L R scales with the public size N = ``n_public``, but the rounding of the computed
+    gradient scales with the number of rows |D| = ``rows`` (about log2 |D| ulps of |D| L R; docs/theory.md,
+    section 23): against gamma it is the rounding of a replace-one fit at tolerance tol N / |D|. Below
+    TOL_RANGE's floor the check ||grad F|| <= gamma / 2 in doubles no longer certifies the exact bound
+    (the audit: tol 1e-13, |D| = 10^6, N = 10, the exact gradient 2.35 gamma), so the fit is refused
+    before anything is charged. The refusal is a function of |D| (private under add/remove): its threshold
+    tol N / 1e-13 is public and at least 1,000 N at the default tol."""
+    if tol * n_public / rows < TOL_RANGE[0]:
+        raise InputError(
+            f"neighbours='add-remove' with n_public = {n_public} and tol = {tol:g}: the data has too many rows "
+            f"for n_public at this tol (tol * n_public / rows is below {TOL_RANGE[0]:g}); the gradient's "
+            "rounding grows with the rows while gamma = tol n_public L R does not, so the solver's bound "
+            "cannot be certified (docs/theory.md, section 23). Nothing was charged. Raise tol or n_public "
+            "(a public size close to the number of records)")
 
 
 def noise_rounding_floor(beta: float, d: int) -> float:
