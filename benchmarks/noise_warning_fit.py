@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 import dpcvx
-from dpcvx.noise_warning import loss_at_zero, margin_noise_to_signal
+from dpcvx.noise_warning import margin_noise_to_signal
+from dpcvx.verification.loss_declaration import loss_at_zero
 
 RESULTS = Path(__file__).resolve().parent / "results" / "noise_warning_fit.md"
 CANDIDATES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0)

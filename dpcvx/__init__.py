@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr_
     from .data.kernels import RandomFourierFeatures
     from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
     from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression
+    from .models.audit import AuditReport, NeighbouringPair, audit, canary_pair
     from .models.erm import PrivateERM
     from .models.linear_regression import PrivateLinearRegression
     from .models.multiclass import PrivateMulticlassERM
@@ -55,7 +56,6 @@ if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr_
     from .models.tdil import TDIL
     from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune
     from .privacy.accountant import PrivacyAccountant, PrivacyCost
-    from .privacy.audit import AuditReport, NeighbouringPair, audit, canary_pair
     from .privacy.neighbours import Neighbours
     from .regressors import DPHuberRegressor, DPLinearRegression
     from .release.kernel_model import KernelPredictor

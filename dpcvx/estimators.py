@@ -96,7 +96,6 @@ from .models.private_norm import NORM_SHARE
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
-    loss_at_zero,
     noise_in_predictions,
     noise_to_signal,
     warn_if_noise_dominates,
@@ -106,6 +105,7 @@ from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
 from .validation import check_choice, check_classes, check_public_classes, fraction, refuse_weights
+from .verification.loss_declaration import loss_at_zero
 from .verification.verifier import Loss, Regularizer
 
 __all__ = [

@@ -9,10 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers: exceptions imports nothing of dpcvx at run time
-    from .verification.certificate import Condition
+from typing import Protocol
 
 __all__ = [
     "DPCVXError",
@@ -22,6 +19,7 @@ __all__ = [
     "NumericRangeError",
     "NonPublicSchemaError",
     "AssumptionError",
+    "FailedCondition",
     "SolverError",
     "BudgetExceededError",
     "DPCVXWarning",
@@ -59,6 +57,23 @@ class NonPublicSchemaError(InputError):
     (:func:`dpcvx.data.preprocessing.paper_schema`, a loader's ``mode="paper"``): not public inputs."""
 
 
+class FailedCondition(Protocol):
+    """What an :class:`AssumptionError` holds of each failing condition
+    (:class:`dpcvx.verification.condition.Condition` is one; this module imports nothing of dpcvx)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def passed(self) -> bool | None: ...
+
+    @property
+    def detail(self) -> str: ...
+
+    @property
+    def fix(self) -> str: ...
+
+
 class AssumptionError(DPCVXError):
     """A condition of the privacy theorem does not hold (or was not established).
 
@@ -66,7 +81,7 @@ class AssumptionError(DPCVXError):
     mechanism. ``failures`` lists the failing conditions of the certificate.
     """
 
-    def __init__(self, message: str, failures: Iterable[Condition] = ()) -> None:
+    def __init__(self, message: str, failures: Iterable[FailedCondition] = ()) -> None:
         super().__init__(message)
         self.failures = tuple(failures)
 

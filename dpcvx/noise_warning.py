@@ -17,16 +17,13 @@ import math
 import warnings
 from collections.abc import Callable
 
-import cvxpy as cp
-
 from .exceptions import DPCVXWarning, user_stacklevel
 from .privacy import registry
 from .privacy.lam_rule import comparator_for, noise_moments
 from .release.model import ReleaseCertificate
 from .verification.verdict import Mechanism
-from .verification.verifier import Loss
 
-__all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm", "loss_at_zero",
+__all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates"]
 
 
@@ -46,16 +43,6 @@ NOISE_RATIO_LIMIT = 3.0
 #: A regressor warns when the expected noise norm exceeds this many times the bound on ||w*||, or
 #: the noise in a prediction this many times the label bound (not refitted: section 21).
 REGRESSION_RATIO_LIMIT = 2.0
-
-
-def loss_at_zero(loss: Loss) -> float | None:
-    """l(0), the loss of the zero model at every record (public: a property of the loss)."""
-    try:
-        computed = loss(cp.Constant(0.0)).value
-        value = float(computed) if computed is not None else math.nan
-    except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
-        return None
-    return value if math.isfinite(value) and value > 0 else None
 
 
 def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None) -> tuple[float, float]:

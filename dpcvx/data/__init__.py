@@ -4,5 +4,11 @@
 * :mod:`.datasets`, :mod:`.uci_domains`: UCI Adult and KDD Cup 99 loaders and their public domains;
 * :mod:`.rows`: the per-record map (feature map, norm clipping, intercept);
 * :mod:`.repeats`: whether a CSR stores a (row, column) twice (its rows' norms are of the summed entries);
-* :mod:`.files`: reading inputs and writing outputs atomically.
+* :mod:`.files`: reading inputs and writing outputs atomically;
+* :mod:`.blocks`: row blocks: inputs larger than memory, read and mapped block by block;
+* :mod:`.csv_table`: CSV tables for the command line: the named columns of a plain or gzip-compressed file, as
+  text cells;
+* :mod:`.kernels`: kernels with public feature bounds, and random Fourier features;
+* :mod:`.nystrom`: Nystrom features of PUBLIC landmarks: coordinates of the projection onto span phi(Z);
+* :mod:`.parquet`: Parquet tables for the command line, read by record batches (pyarrow, from the dask extra).
 """

@@ -4,5 +4,17 @@
 * :mod:`.kernel_learner`: what the kernel learners share; :mod:`.tddl`,
   :mod:`.pinp`, :mod:`.tdil`: Jain and Thakurta (ICML 2013);
 * :mod:`.kernels`: kernels with public feature bounds, random Fourier features;
-* :mod:`.tuning`: private parameter tuning (JMLR 2011, Algorithm 4).
+* :mod:`.tuning`: private parameter tuning (JMLR 2011, Algorithm 4);
+* :mod:`.audit`: empirical audits of a learner on neighbouring data sets; :mod:`.release_audit`: the
+  release-diff check of what a release (or its file) holds besides the privatised values;
+* :mod:`.contract`: what a procedure may assume of a learner's predictions: the ``predicts_per_row`` capability;
+* :mod:`.erm_calibration`: the calibration of a :class:`~dpcvx.models.erm.PrivateERM` fit and ``lam="auto"``'s
+  plumbing;
+* :mod:`.erm_inputs`: the checks of a :class:`~dpcvx.models.erm.PrivateERM`: its declared settings, the public row
+  map, the rows and labels of a fit, the neighbour relation, a warm start and the solver's point;
+* :mod:`.linear_regression`: PrivateLinearRegression: least squares released by AdaSSP with its three statistics
+  calibrated jointly;
+* :mod:`.multiclass`: multiclass private ERM: one-vs-rest over k PUBLIC classes, one total privacy budget;
+* :mod:`.private_norm`: fitting without a public norm bound: a share of the budget buys R (opt-in), then the fit
+  clips to it.
 """

@@ -1,4 +1,4 @@
-"""Calibrate, draw noise, account, audit: the only layer that draws random numbers.
+"""Calibrate, draw noise, account: the only layer that draws a release's random numbers.
 
 * :mod:`.calibrate`: epsilon', Delta and the noise scale of output and
   objective perturbation (JMLR 2011, Algorithms 1 and 2) with a public tolerance;
@@ -14,5 +14,28 @@
 * :mod:`.composition`, :mod:`.accountant`: composing releases and the budget;
 * :mod:`.rng`: the noise source (OS entropy unless a seed is given);
 * :mod:`.ball_sampler`: uniform points of a ball (TDIL's net);
-* :mod:`.audit`: empirical audits and the release-diff check.
+* :mod:`.adassp`: AdaSSP: private least squares by sufficient statistics with an adaptive ridge (Wang, UAI 2018);
+* :mod:`.calibrate_gaussian`: (epsilon, delta) calibrations of the linear learner: Gaussian objective and output
+  perturbation;
+* :mod:`.lam_rule`: ``lam="auto"``: the regularization weight Lam chosen from public quantities only;
+* :mod:`.lattice_predictions`: TDDL's noisy predictions on a public lattice with exact integer noise (``TDDL(...,
+  float_safe=True)``; docs/theory.md, section "Floating point: the other releases");
+* :mod:`.lattice_tdil`: TDIL's rounds with exact lattice noise and charged score errors (``TDIL(...,
+  float_safe=True)``; docs/theory.md, section "Floating point: the other releases");
+* :mod:`.linear_calibration`: the calibration of a linear release: the choice of Algorithm 1 or 2, pure or
+  Gaussian, for a verified problem;
+* :mod:`.neighbours`: the neighbour relation a privacy guarantee is proved for, and the one proved conversion
+  between relations;
+* :mod:`.objective_gaussian`: (epsilon, delta) objective perturbation with Gaussian noise: the calibration core;
+* :mod:`.partition`: the randomness of private tuning (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 4);
+* :mod:`.privacy_curve`: privacy curves: what a release costs, in a form other accountants can compose;
+* :mod:`.quantile`: a private bound on the row norms: the exponential-mechanism quantile (Smith, STOC 2011), drawn
+  exactly;
+* :mod:`.random_features`: the random draws of random Fourier features (Rahimi and Recht, NIPS 2007);
+* :mod:`.registry`: the calibrations of dpcvx, keyed by (mechanism, noise): the only place a record's kind is
+  read;
+* :mod:`.stopping`: random stopping for private selection (Papernot and Steinke, ICLR 2022; Liu and Talwar, STOC
+  2019).
+
+The audits, which run whole learners, are :mod:`dpcvx.models.audit` and :mod:`dpcvx.models.release_audit`.
 """

@@ -5,5 +5,11 @@ Everything here is a function of public inputs or of privatised values.
 * :mod:`.model`: :class:`PrivateModel` (linear) and its :class:`ReleaseCertificate`;
 * :mod:`.kernel_model`: the released kernel predictor;
 * :mod:`.report`: :class:`ReleaseReport`, the plain-language report of a release (Markdown, HTML);
-* :mod:`.serialization`: ``save`` / ``load`` (versioned JSON, checked on load).
+* :mod:`.serialization`: ``save`` / ``load`` (versioned JSON, checked on load);
+* :mod:`.multiclass_model`: the multiclass release: k one-vs-rest linear models over PUBLIC classes, one total
+  budget;
+* :mod:`.records`: the records of a model file: each release kind writes and reads its own record;
+* :mod:`.regression_model`: regression releases: a linear predictor w^T x + b and its certificate;
+* :mod:`.sparsify`: exact zeros for L1, elastic-net and group-lasso releases: public-rule thresholding, a post-
+  processing.
 """

@@ -7,4 +7,11 @@
 
 Solvers read private data; nothing they measure enters a release (it goes to
 the learner's ``diagnostics_``, marked not private).
+
+* :mod:`.blockwise`: the perturbed objective over row blocks: exact Newton on inputs larger than memory;
+* :mod:`.choice`: which solver reaches the public gradient bound for a verified problem: the choice of a linear
+  learner;
+* :mod:`.gram`: the n x n Gram matrix of a kernel ERM, dense or as a low-rank factor K = F F^T;
+* :mod:`.proximal`: proximal Newton for composite objectives: L1 or group norms and/or a constraint set (KST12
+  problems).
 """

@@ -15,7 +15,19 @@
 * :mod:`.certificate`: the conditions proved (:mod:`.condition`), and how;
 * :mod:`.verdict`: the one verdict per mechanism: the granting theorem and the conditions it needs;
 * :mod:`.deadline`: worker processes that bound the time a proof may take;
-* :mod:`.proof_cache` and :mod:`.loss_record`: proofs and verified losses kept across processes
-  (shipped with the package, or on disk under an HMAC); a verification served from a record runs
-  only :mod:`.loss_declaration` and :mod:`.numpy_code` and imports no sympy.
+* :mod:`.proof_cache` (the storage: shipped with the package, or on disk under an HMAC),
+  :mod:`.proof_replay` (the provers' results through it, in the text form of :mod:`.proof_codec`),
+  :mod:`.loss_record` and :mod:`.kernel_record`: proofs and verified losses kept across processes; a
+  verification served from a record runs only :mod:`.loss_declaration` and :mod:`.numpy_code` and imports
+  no sympy; :mod:`.catalogue` writes the shipped file;
+* :mod:`.atoms`: what dpcvx knows about each CVXPY atom: one table, keyed by atom class;
+* :mod:`.bounded_residual`: L over the residuals a constrained regression can reach: least squares on a ball
+  (KST12);
+* :mod:`.constraints`: constraint sets: the closed convex set C of Kifer, Smith and Thakurta (COLT 2012), declared
+  in CVXPY;
+* :mod:`.exact`: exact numbers and doubles: the exact reading of a double, and safe doubles of exact numbers;
+* :mod:`.kst12`: pose a verified problem for Kifer, Smith and Thakurta (COLT 2012): a constraint set, a convex
+  regularizer;
+* :mod:`.prediction_loss`: a regression loss l(p, y) of the prediction and the label, proved to be a loss of the
+  residual.
 """

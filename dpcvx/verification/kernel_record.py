@@ -10,7 +10,7 @@ sympy's import (0.23 s) to find them again. They are kept like the verified-loss
 (:func:`dpcvx.verification.verifier._structural_key`), and served, in order, from
 
 1. the shipped catalogue (``catalogue_proofs.json``, section ``kernel``), written by
-   :func:`dpcvx.verification.proof_cache.write_catalogue` for the kernel learners' own losses
+   :func:`dpcvx.verification.catalogue.write_catalogue` for the kernel learners' own losses
    (:data:`~dpcvx.verification.kernel_loss.KERNEL_CATALOGUE`); a test proves every entry again;
 2. the on-disk cache (folder ``kernel``), under the proof cache's rules: an HMAC under this
    installation's key over the full key (the structural key and the proving code's fingerprint)

@@ -5,7 +5,7 @@ finiteness on R) the symbolic route (:mod:`dpcvx.verification.translate`,
 :mod:`dpcvx.verification.symbolic`) is tried first, then validated interval bounds
 (:mod:`dpcvx.verification.validated`), both in a worker process with a deadline
 (:mod:`dpcvx.verification.deadline`), their results kept across processes by
-:mod:`dpcvx.verification.proof_cache`. Grid estimates (:mod:`dpcvx.verification.numeric`) fill in what
+:mod:`dpcvx.verification.proof_replay`. Grid estimates (:mod:`dpcvx.verification.numeric`) fill in what
 neither proved; they are marked "estimate". The entry point that caches the result is
 :func:`dpcvx.verification.verifier.verify_loss`.
 """
@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from ..progress import progress as progress_bar
-from . import numeric, proof_cache, validated
+from . import numeric, proof_replay, validated
 from .certificate import PIECEWISE_NOTE, Condition
 from .exact import plain
 from .loss_declaration import (
@@ -109,7 +109,7 @@ class LossAnalyser:
                 return self._facts
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
             try:
-                result = proof_cache.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
+                result = proof_replay.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
                                       seconds=self.seconds, on_item=on_item)
             finally:
                 close()
@@ -143,7 +143,7 @@ class LossAnalyser:
                 # the bounds stop themselves a little before the deadline: a bound cut short is
                 # still an upper bound (only looser), a killed worker gives nothing
                 arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
-                result = proof_cache.run(validated.validated_facts, arguments, seconds=self.seconds,
+                result = proof_replay.run(validated.validated_facts, arguments, seconds=self.seconds,
                                       on_item=on_item)
             finally:
                 close()

@@ -7,6 +7,7 @@ Nothing here needs sympy: a verification served from the proof cache
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from .certificate import Condition
 from .problem import Loss
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "check_time_limit", "cvxpy_evaluator", "declared_loss",
-           "pending_conditions"]
+           "pending_conditions", "loss_at_zero"]
 
 SYMBOLIC_SECONDS = 20.0
 
@@ -39,6 +40,16 @@ def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
     if expression.parameters() and any(p.value is None for p in expression.parameters()):
         raise TypeError("loss(z) uses a cp.Parameter without a value")
     return variable, expression
+
+
+def loss_at_zero(loss: Loss) -> float | None:
+    """l(0), the loss of the zero model at every record (public: a property of the loss)."""
+    try:
+        computed = loss(cp.Constant(0.0)).value
+        value = float(computed) if computed is not None else math.nan
+    except Exception:  # noqa: BLE001 - any callable may fail here: use the Lipschitz bound alone
+        return None
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:

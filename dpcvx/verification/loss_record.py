@@ -13,7 +13,7 @@ lookup needs CVXPY and numpy only.
 Records are served, in order, from
 
 1. the shipped catalogue (``catalogue_proofs.json``, section ``losses``), written with the prover
-   entries by :func:`dpcvx.verification.proof_cache.write_catalogue`, used only by the dpcvx and
+   entries by :func:`dpcvx.verification.catalogue.write_catalogue`, used only by the dpcvx and
    CVXPY versions that wrote it; a test verifies every catalogue loss afresh and compares, code
    included;
 2. the on-disk cache (folder ``losses`` beside ``proofs``), under the same rules as the prover

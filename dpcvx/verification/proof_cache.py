@@ -2,14 +2,15 @@
 
 Every new process used to pay for the verifier's worker (a fresh interpreter importing
 sympy, about 2.5 s) and the proof itself, even for the catalogue's logistic loss; a custom
-loss that needs the validated route paid about 25 s. :func:`run` stands in for
+loss that needs the validated route paid about 25 s. :func:`dpcvx.verification.proof_replay.run` stands in for
 :func:`dpcvx.verification.deadline.run` for the two provers,
 :func:`~dpcvx.verification.symbolic.loss_facts` and
 :func:`~dpcvx.verification.validated.validated_facts`, and answers from, in order:
 
 1. **The shipped catalogue** (``catalogue_proofs.json`` in this package): the results for
    the catalogue's losses at their default parameters, and the kernel learners' own losses
-   (:data:`dpcvx.verification.kernel_loss.KERNEL_CATALOGUE`), written by :func:`write_catalogue`.
+   (:data:`dpcvx.verification.kernel_loss.KERNEL_CATALOGUE`), written by
+   :func:`dpcvx.verification.catalogue.write_catalogue`.
    It is part of the package and trusted like its code; a test proves every entry again
    with the provers and compares. It is used only by the dpcvx version that wrote it.
 2. **The on-disk cache** (``$DPCVX_CACHE_DIR``, else ``$XDG_CACHE_HOME/dpcvx``, else
@@ -33,8 +34,10 @@ loss that needs the validated route paid about 25 s. :func:`run` stands in for
 The same storage (:func:`load_data`, :func:`store_data`, :func:`shipped_data`) keeps the
 verifier's whole result for a loss, :mod:`dpcvx.verification.loss_record`, which a fit finds
 without sympy, and the kernel learners' loss facts, :mod:`dpcvx.verification.kernel_record`.
-This module imports no sympy itself: the provers and the codec are imported when
-a prover result is looked up or stored.
+This module is the storage: where entries live, their HMAC, the shipped file, and the
+recording state while the catalogue is written; it imports nothing of the provers, the codec
+or the verifier. :mod:`dpcvx.verification.proof_replay` keeps the provers' results in it,
+:mod:`dpcvx.verification.catalogue` writes the shipped file.
 
 What is stored is the prover's output, not the certificate: the verifier builds the
 conditions from it by the same code as from a fresh result, so a cached verification
@@ -58,19 +61,15 @@ import secrets
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..version import __version__
 
-if TYPE_CHECKING:  # pragma: no cover - the worker module is imported when a proof is run
-    from .deadline import DeadlineResult
-
-__all__ = ["run", "cache_directory", "fingerprint", "write_catalogue", "load_data", "store_data", "shipped_data",
-           "shipped_losses", "stored", "SHIPPED", "ENVIRONMENT"]
+__all__ = ["cache_directory", "fingerprint", "load_data", "store_data", "shipped_data", "stored", "recorded",
+           "recording", "canonical", "installed_version", "Unencodable", "SHIPPED", "ENVIRONMENT"]
 
 ENVIRONMENT = "DPCVX_CACHE_DIR"
 SHIPPED = Path(__file__).with_name("catalogue_proofs.json")
@@ -79,100 +78,13 @@ _KEY_BYTES = 32
 _LOG = logging.getLogger("dpcvx.verify")
 
 
-
 class Unencodable(TypeError):
     """A value with no exact text form (it is then not cached), or stored data that is malformed."""
 
 
-@functools.lru_cache(maxsize=1)
-def provers() -> dict[str, tuple[Callable[..., Any], int]]:
-    """Prover name -> (function, number of leading arguments that determine its result).
-
-    The arguments after those are time budgets, which change only how soon a result is cut
-    short. Built on first use: the provers import sympy, which a cache hit never needs.
-    """
-    from .symbolic import loss_facts
-    from .validated import validated_facts
-
-    return {"symbolic.loss_facts": (loss_facts, 3), "validated.validated_facts": (validated_facts, 4)}
-
-
-def _name(function: Callable[..., Any]) -> str | None:
-    return next((name for name, (known, _) in provers().items() if known is function), None)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One prover result: its items, how the call ended, and the time limit it is valid up to.
-
-    ``limit`` is None for a complete result (valid at every time limit), else the limit
-    (seconds) that cut it short: it serves only calls with a limit no larger.
-    """
-
-    items: tuple[Any, ...]
-    finished: bool
-    timed_out: bool
-    error: str
-    limit: float | None
-
-    @classmethod
-    def of(cls, result: DeadlineResult, seconds: float | None) -> Entry | None:
-        """The entry to keep for a worker result, or None (a failed worker is never kept)."""
-        if not (result.finished or result.timed_out):
-            return None
-        from .validated import TIME_LIMIT_REASON
-
-        partial = result.timed_out or any(TIME_LIMIT_REASON in repr(item) for item in result.items)
-        if partial and seconds is None:
-            return None
-        return cls(tuple(result.items), result.finished, result.timed_out, result.error,
-                   float(seconds) if partial and seconds is not None else None)
-
-    def serves(self, seconds: float | None) -> bool:
-        return self.limit is None or (seconds is not None and seconds <= self.limit)
-
-    def replay(self, on_item: Callable[[Any], None] | None) -> DeadlineResult:
-        from .deadline import DeadlineResult
-
-        for item in self.items:
-            if on_item is not None:
-                on_item(item)
-        return DeadlineResult(items=list(self.items), finished=self.finished, error=self.error,
-                              timed_out=self.timed_out)
-
-    def to_data(self) -> dict[str, Any]:
-        """JSON data; Unencodable unless it decodes back to the same items."""
-        from .proof_codec import decode, encode, same
-
-        data = {"items": encode(self.items), "finished": self.finished, "timed_out": self.timed_out,
-                "error": self.error, "limit": encode(self.limit)}
-        if not same(decode(data["items"]), self.items):
-            raise Unencodable("the items do not survive their text form")
-        return data
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Entry:
-        """The entry from trusted data (the shipped file, or an entry whose HMAC was checked)."""
-        from .proof_codec import decode
-
-        items = decode(data["items"])
-        limit = decode(data["limit"])
-        if not isinstance(items, tuple) or not isinstance(data["finished"], bool) or \
-                not isinstance(data["timed_out"], bool) or not isinstance(data["error"], str) or \
-                not (limit is None or isinstance(limit, float)):
-            raise Unencodable("malformed entry")
-        return cls(items, data["finished"], data["timed_out"], data["error"], limit)
-
-
-def _canonical(data: Any) -> str:
+def canonical(data: Any) -> str:
+    """The one JSON text of ``data``: sorted keys, no spaces, ASCII (what keys and MACs are computed over)."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def proof_key(name: str, args: tuple[Any, ...]) -> str:
-    """The canonical text of a prover call: its name and the exact (srepr) form of the arguments that matter."""
-    from .proof_codec import encode
-
-    return _canonical({"prover": name, "args": encode(args[:provers()[name][1]])})
 
 
 # --- the shipped catalogue -------------------------------------------------------------------
@@ -186,7 +98,7 @@ def shipped_data() -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("dpcvx_version") != __version__ or \
-            data.get("cvxpy_version") != _version("cvxpy"):
+            data.get("cvxpy_version") != installed_version("cvxpy"):
         return {}
     return data
 
@@ -203,12 +115,6 @@ def stored(key: str, *, section: str, field: str, folder: str) -> Iterator[tuple
     disk = load_data(key, folder)
     if disk is not None:
         yield "disk", disk
-
-
-def _shipped(key: str) -> Entry | None:
-    """The shipped catalogue's prover entry for ``key`` (decoded on first use), or None."""
-    raw = {entry["key"]: entry["entry"] for entry in shipped_data().get("entries", ())}.get(key)
-    return None if raw is None else Entry.from_data(raw)
 
 
 # --- the on-disk cache -------------------------------------------------------------------------
@@ -237,11 +143,12 @@ def fingerprint() -> dict[str, str]:
         code = digest.hexdigest()
     except OSError:  # no readable source (a bytecode-only install): entries of this process only
         code = "unreadable:" + secrets.token_hex(16)
-    return {"dpcvx": __version__, "sources": code, "sympy": _version("sympy"), "mpmath": _version("mpmath"),
-            "cvxpy": _version("cvxpy"), "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+    return {"dpcvx": __version__, "sources": code, "sympy": installed_version("sympy"),
+            "mpmath": installed_version("mpmath"), "cvxpy": installed_version("cvxpy"),
+            "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
 
 
-def _version(distribution: str) -> str:
+def installed_version(distribution: str) -> str:
     """An installed distribution's version, read from its metadata (without importing it)."""
     try:
         return metadata.version(distribution)
@@ -283,7 +190,7 @@ def _secret(directory: Path) -> bytes | None:
 
 
 def _mac(secret: bytes, key: str, entry: Any) -> str:
-    return hmac.new(secret, _canonical([key, entry]).encode(), hashlib.sha256).hexdigest()
+    return hmac.new(secret, canonical([key, entry]).encode(), hashlib.sha256).hexdigest()
 
 
 def _entry_path(directory: Path, key: str, folder: str = "proofs") -> Path:
@@ -291,7 +198,7 @@ def _entry_path(directory: Path, key: str, folder: str = "proofs") -> Path:
 
 
 def _disk_key(key: str) -> str:
-    return _canonical({"proof": key, "code": fingerprint()})
+    return canonical({"proof": key, "code": fingerprint()})
 
 
 def load_data(key: str, folder: str = "proofs") -> Any:
@@ -322,28 +229,6 @@ def load_data(key: str, folder: str = "proofs") -> Any:
     return stored.get("entry")
 
 
-def load(key: str) -> Entry | None:
-    """The on-disk prover entry for ``key``, or None: absent, off, refused (see :func:`load_data`) or malformed."""
-    data = load_data(key)
-    if data is None:
-        return None
-    try:
-        return Entry.from_data(data)
-    except (Unencodable, KeyError, TypeError) as error:
-        _LOG.debug("proof cache: entry refused: %s", error)
-        return None
-
-
-def store(key: str, entry: Entry) -> None:
-    """Write the prover ``entry`` for ``key``; skipped when it has no exact text form (see :func:`store_data`)."""
-    try:
-        data = entry.to_data()
-    except Unencodable as error:
-        _LOG.debug("proof cache: result not stored: %s", error)
-        return
-    store_data(key, data)
-
-
 def store_data(key: str, data: Any, folder: str = "proofs") -> None:
     """Write JSON ``data`` for ``key`` in ``folder`` under an HMAC (atomically); silently skipped when the cache
     is off or unwritable."""
@@ -370,7 +255,7 @@ def store_data(key: str, data: Any, folder: str = "proofs") -> None:
             os.unlink(temporary)
 
 
-# --- the stand-in for deadline.run ---------------------------------------------------------------
+# --- the catalogue being written ----------------------------------------------------------------
 
 # set while write_catalogue proves the catalogue: kind ("entries", "losses", "kernel") -> [(key, result)]
 _RECORDED: dict[str, list[tuple[str, Any]]] | None = None
@@ -381,101 +266,12 @@ def recorded(kind: str) -> list[tuple[str, Any]] | None:
     return None if _RECORDED is None else _RECORDED.setdefault(kind, [])
 
 
-def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
-    """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there."""
-    from . import deadline
-
-    name = _name(function)
-    try:
-        key = None if name is None else proof_key(name, args)
-    except Unencodable:
-        key = None
-    if key is None:
-        return deadline.run(function, args, seconds=seconds, on_item=on_item)
-    if _RECORDED is None:
-        for lookup in (_shipped, load):
-            entry = lookup(key)
-            if entry is not None and entry.serves(seconds):
-                return entry.replay(on_item)
-    result = deadline.run(function, args, seconds=seconds, on_item=on_item)
-    fresh = Entry.of(result, seconds)
-    if fresh is not None:
-        collecting = recorded("entries")
-        if collecting is not None:
-            collecting.append((key, fresh))
-        else:
-            store(key, fresh)
-    return result
-
-
-# --- writing and checking the shipped catalogue --------------------------------------------------
-
-
-def catalogue_losses() -> list[Any]:
-    """The catalogue's losses at their default parameters (what the estimators and the CLI use)."""
-    from .. import losses
-
-    return list(dict.fromkeys(make() for make in losses.CATALOGUE.values()))
-
-
-def shipped_losses() -> list[Any]:
-    """Every loss the shipped catalogue holds a verified record of: the catalogue's, and the kernel learners'
-    own that are not among them (the hinge)."""
-    from . import kernel_loss
-
-    return [*catalogue_losses(), kernel_loss.hinge]
-
-
 @contextlib.contextmanager
-def _recording() -> Iterator[dict[str, list[tuple[str, Any]]]]:
+def recording() -> Iterator[dict[str, list[tuple[str, Any]]]]:
+    """Collect the results proved inside the block, by kind, and serve none from the cache meanwhile."""
     global _RECORDED
     _RECORDED = {}
     try:
         yield _RECORDED
     finally:
         _RECORDED = None
-
-
-def write_catalogue(path: Path = SHIPPED) -> list[str]:
-    """Prove every catalogue loss afresh (no cache read) and write the results to ``path``.
-
-    Run ``python -m dpcvx.verification.proof_cache`` after a change to the provers;
-    ``tests/verification/test_proof_cache.py`` proves every shipped entry again.
-    """
-    from . import kernel_loss, verifier
-
-    verifier._LOSS_CACHE.clear()
-    with _recording() as collected:
-        for loss in catalogue_losses():
-            verifier.verify_loss(loss)
-        for spec in kernel_loss.KERNEL_CATALOGUE:  # the kernel learners' facts (and the hinge's proof)
-            kernel_loss.resolve_loss(spec)
-    verifier._LOSS_CACHE.clear()
-    recorded_entries, records = collected.get("entries", []), collected.get("losses", [])
-    incomplete = [key for key, entry in recorded_entries + records if entry.limit is not None]
-    if incomplete:
-        raise RuntimeError(f"a catalogue proof was cut short by the time limit: {incomplete}")
-    kernel = [{"key": key, "facts": facts.to_data()} for key, facts in dict(collected.get("kernel", [])).items()]
-    if len(kernel) != len(kernel_loss.KERNEL_CATALOGUE):
-        raise RuntimeError("a kernel learner's loss facts were not proved")
-    entries: list[dict[str, Any]] = [{"key": key, "entry": entry.to_data()}
-                                     for key, entry in dict(recorded_entries).items()]
-    verified = [{"key": key, "record": record.to_data()} for key, record in dict(records).items()]
-
-    def lines(items: list[dict[str, Any]]) -> str:
-        return ",\n  ".join(json.dumps(item, sort_keys=True) for item in items)  # one entry a line
-
-    path.write_text(f'{{"dpcvx_version": {json.dumps(__version__)}, "cvxpy_version": {json.dumps(_version("cvxpy"))},'
-                    f'\n "entries": [\n  {lines(entries)}\n ],\n "losses": [\n  {lines(verified)}\n ],'
-                    f'\n "kernel": [\n  {lines(kernel)}\n ]\n}}\n',
-                    encoding="utf-8")
-    shipped_data.cache_clear()
-    return [entry["key"] for entry in entries] + [item["key"] for item in verified] + [item["key"] for item in kernel]
-
-
-if __name__ == "__main__":  # the package's module, not this __main__ copy, holds the recording state
-    from dpcvx.verification import proof_cache as _package_module
-
-    for written in _package_module.write_catalogue():
-        print(written[:120])

@@ -104,6 +104,11 @@ _LOSS_CACHE: dict[tuple[Any, ...], VerifiedLoss] = {}
 _REGULARIZER_CACHE: dict[tuple[Any, ...], VerifiedRegularizer] = {}
 
 
+def forget_losses() -> None:
+    """Empty this process's cache of verified losses (the catalogue is proved afresh)."""
+    _LOSS_CACHE.clear()
+
+
 # --- loss ---------------------------------------------------------------------------
 
 

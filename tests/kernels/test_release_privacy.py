@@ -17,9 +17,9 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import DPCVXError
 from dpcvx.models.pinp import PINP
+from dpcvx.models.release_audit import release_diff
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
-from dpcvx.privacy.release_audit import release_diff
 from dpcvx.release.serialization import model_to_dict
 
 NOT_PRIVATE = "NOT PRIVATE: do not publish"
@@ -204,7 +204,7 @@ def test_unfitted_learner_has_no_release():
 
 def test_release_file_audit_works_on_kernel_learners():
     """dpcvx's own audit fits on D and a neighbour and diffs the saved files."""
-    from dpcvx.privacy.release_audit import audit_release_file
+    from dpcvx.models.release_audit import audit_release_file
 
     X, y = circle_task(120, 40)
     Z, _ = circle_task(20, 41)

@@ -8,9 +8,9 @@ import dpcvx.models.tddl as tddl_module
 from dpcvx.data.kernels import RBFKernel
 from dpcvx.data.nystrom import NystromFeatures
 from dpcvx.exceptions import InputError
+from dpcvx.models.release_audit import release_diff
 from dpcvx.models.tddl import TDDL
 from dpcvx.privacy.accountant import PrivacyAccountant
-from dpcvx.privacy.release_audit import release_diff
 from dpcvx.solvers.gram import DenseGram, FactoredGram
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss

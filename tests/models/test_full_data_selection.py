@@ -10,8 +10,8 @@ from scipy import stats
 
 import dpcvx
 from dpcvx.exceptions import AssumptionError, BudgetExceededError, InputError, SolverError
+from dpcvx.models.audit import epsilon_lower_bound
 from dpcvx.models.tuning import SelectionCertificate
-from dpcvx.privacy.audit import epsilon_lower_bound
 from dpcvx.privacy.exact import GeneratorSource, IntegerSource, bernoulli
 from dpcvx.privacy.partition import coin_parts
 from dpcvx.privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon

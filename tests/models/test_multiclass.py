@@ -9,13 +9,13 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import InputError
 from dpcvx.models import multiclass
+from dpcvx.models.audit import audit, canary_pair
 from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.models.release_audit import release_diff
 from dpcvx.privacy.accountant import PrivacyAccountant
-from dpcvx.privacy.audit import audit, canary_pair
 from dpcvx.privacy.composition import one_vs_rest_budget
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 from dpcvx.privacy.privacy_curve import compose_epsilon
-from dpcvx.privacy.release_audit import release_diff
 
 CLASSES = ("normal", "dos", "probe", "r2l", "u2r")
 

@@ -13,11 +13,11 @@ import dpcvx
 from dpcvx.noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
-    loss_at_zero,
     margin_noise_to_signal,
     noise_in_predictions,
     noise_to_signal,
 )
+from dpcvx.verification.loss_declaration import loss_at_zero
 
 
 def positive_rows(n, d, seed):

@@ -10,12 +10,12 @@ import pytest
 import dpcvx
 from dpcvx import losses
 from dpcvx.exceptions import ClippingWarning
+from dpcvx.models.audit import audit, canary_pair
 from dpcvx.models.linear_regression import PrivateLinearRegression
+from dpcvx.models.release_audit import release_diff
 from dpcvx.privacy.accountant import PrivacyAccountant
 from dpcvx.privacy.adassp import SHARES, adassp_calibration
-from dpcvx.privacy.audit import audit, canary_pair
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
-from dpcvx.privacy.release_audit import release_diff
 
 
 @pytest.fixture(scope="module")

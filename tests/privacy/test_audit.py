@@ -17,8 +17,7 @@ from scipy import stats
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.privacy import calibrate
-from dpcvx.privacy.audit import (
+from dpcvx.models.audit import (
     AuditReport,
     NeighbouringPair,
     audit,
@@ -26,6 +25,7 @@ from dpcvx.privacy.audit import (
     clopper_pearson,
     epsilon_lower_bound,
 )
+from dpcvx.privacy import calibrate
 from dpcvx.privacy.rng import resolve_rng
 from dpcvx.verification.verifier import verify_problem
 

@@ -14,8 +14,9 @@ from scipy import stats
 
 import dpcvx
 from dpcvx import losses
+from dpcvx.models.audit import audit, canary_pair
+from dpcvx.models.release_audit import release_diff
 from dpcvx.privacy import calibrate, calibrate_gaussian
-from dpcvx.privacy.audit import audit, canary_pair
 from dpcvx.privacy.calibrate_gaussian import (
     gaussian_objective_perturbation,
     gaussian_output_perturbation,
@@ -23,7 +24,6 @@ from dpcvx.privacy.calibrate_gaussian import (
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 from dpcvx.privacy.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from dpcvx.privacy.registry import recompute
-from dpcvx.privacy.release_audit import release_diff
 
 ADULT = {"n": 43_958, "lam": 10**-2.5, "epsilon": 0.1, "c": 0.25, "L": 1.0, "R": 1.0, "m": 1.0, "dim": 114}
 

@@ -24,6 +24,7 @@ DRAWS = {"normal", "standard_normal", "laplace", "gamma", "standard_gamma", "exp
          "urandom", "SeedSequence"}
 # Randomness outside privacy/ that is not a mechanism's: synthetic data for the demo.
 DRAWS_ALLOWED = {"demo.py": "the demo's synthetic data set, not a mechanism's noise",
+                 "models/audit.py": "the audit's canary data set and the seeds of its trials, not a release's noise",
                  "data/datasets.py": "the experiments' row subsample of a public benchmark file"}
 
 # The layers, lowest first: a module may import its own layer and the layers before it.
@@ -40,13 +41,7 @@ LAYERS = [
 ]
 
 
-# The audit lives with the privacy tools but runs whole learners and reads release files.
-LAYER_OF_MODULE = {"privacy/audit.py": 6, "privacy/release_audit.py": 6}
-
-
 def _layer(relative: Path) -> int:
-    if relative.as_posix() in LAYER_OF_MODULE:
-        return LAYER_OF_MODULE[relative.as_posix()]
     top = relative.parts[0].removesuffix(".py")
     return next(index for index, names in enumerate(LAYERS) if top in names)
 
@@ -144,24 +139,28 @@ def _beyond_contract(imports: list[tuple[str, int]]) -> list[str]:
             and name.split(".")[2] not in SOLVER_CONTRACT]
 
 
-def _module_level_imports(tree: ast.Module, module: Path) -> set[str]:
-    """Dotted names a module imports when it is loaded or type-checked (function-level imports excluded)."""
-    top = ast.Module(body=[], type_ignores=[])
-    statements = list(tree.body)
-    while statements:
-        node = statements.pop()
-        if isinstance(node, ast.If):
-            statements += node.body + node.orelse  # ``if TYPE_CHECKING:`` included: a cycle for the reader
-        elif isinstance(node, ast.Try):
-            statements += node.body
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            top.body.append(node)
-    return {name for name, _ in _imported_modules(top, module)}
+def _every_import(tree: ast.AST, module: Path) -> set[str]:
+    """Dotted names of the dpcvx modules a module imports anywhere: at module level, inside a function, or
+    under ``if TYPE_CHECKING:`` (``from .pkg import name`` counts as the module ``pkg.name`` when it is one)."""
+    package_parts = ["dpcvx", *_relative(module).parent.parts]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package_parts[: len(package_parts) - node.level + 1] + ([node.module] if node.module
+                                                                                    else [])) \
+                if node.level else node.module or ""
+            found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in DOTTED else base for alias in node.names}
+    return {name for name in found if name in DOTTED and name != _dotted(module)}
 
 
 def _dotted(module: Path) -> str:
     parts = ["dpcvx", *_relative(module).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+DOTTED = {_dotted(module): module for module in MODULES}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str]:
@@ -187,16 +186,31 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("subpackage", sorted({_relative(m).parts[0] for m in MODULES if len(_relative(m).parts) > 1}))
-def test_no_import_cycle_inside_a_subpackage(subpackage):
-    """The modules of a subpackage import each other in one direction (type-only imports count: a cycle
-    there still means two modules each need the other to be read)."""
-    modules = {_dotted(m): m for m in MODULES if _relative(m).parts[0] == subpackage}
-    graph = {name: {target for target in _module_level_imports(ast.parse(path.read_text(encoding="utf-8")), path)
-                    if target in modules and target != name}
-             for name, path in modules.items()}
+def _import_graph() -> dict[str, set[str]]:
+    """module -> the dpcvx modules it imports, every import counted (:func:`_every_import`)."""
+    return {name: _every_import(ast.parse(path.read_text(encoding="utf-8")), path) for name, path in DOTTED.items()}
+
+
+def _subpackage(name: str) -> str:
+    """The top-level part of dpcvx a module belongs to: its subpackage, or the top-level module itself."""
+    return (name.split(".") + ["__init__"])[1]
+
+
+def test_no_import_cycle_between_modules():
+    """The modules of dpcvx import each other in one direction, counting function-level and type-only
+    imports: a cycle there still means two modules each need the other to be read."""
+    cycle = _cycle(_import_graph())
+    assert not cycle, f"the import cycle {' -> '.join(cycle)}; see docs/architecture.md"
+
+
+def test_no_import_cycle_between_subpackages():
+    """Nor do two subpackages (or a subpackage and a top-level module) import each other, through any modules."""
+    graph: dict[str, set[str]] = {}
+    for name, targets in _import_graph().items():
+        graph.setdefault(_subpackage(name), set()).update(_subpackage(t) for t in targets if _subpackage(t) !=
+                                                          _subpackage(name))
     cycle = _cycle(graph)
-    assert not cycle, f"{subpackage}/ has the import cycle {' -> '.join(cycle)}; see docs/architecture.md"
+    assert not cycle, f"the subpackages import each other: {' -> '.join(cycle)}; see docs/architecture.md"
 
 
 def test_the_checks_see_a_violation(tmp_path):
@@ -214,9 +228,18 @@ def test_the_checks_see_a_violation(tmp_path):
     # the old problem.py <-> verifier.py cycle, through a type-only import
     problem = PACKAGE / "verification" / "problem.py"
     old = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .verifier import VerifiedLoss\n")
-    graph = {"dpcvx.verification.problem": _module_level_imports(old, problem),
+    graph = {"dpcvx.verification.problem": _every_import(old, problem),
              "dpcvx.verification.verifier": {"dpcvx.verification.problem"}}
     assert _cycle(graph) == ["dpcvx.verification.problem", "dpcvx.verification.verifier", "dpcvx.verification.problem"]
+    # the old proof_cache -> proof_codec -> proof_cache cycle, through a function-level import
+    cache = PACKAGE / "verification" / "proof_cache.py"
+    lazy = ast.parse("def to_data(self):\n    from .proof_codec import encode\n    return encode(self)\n")
+    graph = {"dpcvx.verification.proof_cache": _every_import(lazy, cache),
+             "dpcvx.verification.proof_codec": {"dpcvx.verification.proof_cache"}}
+    assert _cycle(graph)[:2] == ["dpcvx.verification.proof_cache", "dpcvx.verification.proof_codec"]
+    # ``from ..privacy import registry`` names the module privacy.registry
+    data = PACKAGE / "data" / "rows.py"
+    assert _every_import(ast.parse("from ..privacy import registry\n"), data) == {"dpcvx.privacy.registry"}
 
 
 # The names of mechanisms and noises: only dpcvx/privacy/ may recognise one (dpcvx.privacy.registry
@@ -331,3 +354,53 @@ def test_the_names_check_sees_a_second_list():
     tree = ast.parse("from .a import x\nfrom .b import y\n__all__ = ['x', 'z']\n")
     imported, listed = _package_names(tree)
     assert imported == {"x", "y"} and set(listed) != imported
+
+
+# The user's declarations, callables z -> l(z) and w -> N(w): only verification/ calls them (once, on a CVXPY
+# variable); every later layer works from the verified expression the VerifiedProblem holds.
+DECLARATIONS = {"loss", "regularizer"}
+
+
+def _declaration_calls(tree: ast.AST) -> list[str]:
+    """``loss(...)``, ``self.loss(...)``, ``regularizer(...)``: a call of a user's declared callable."""
+    return [f"{ast.unparse(node.func)} (line {node.lineno})" for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and (node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)) in DECLARATIONS]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
+def test_only_verification_calls_a_users_declaration(module):
+    if _relative(module).parts[0] == "verification":
+        return
+    calls = _declaration_calls(ast.parse(module.read_text(encoding="utf-8")))
+    assert not calls, (f"{_relative(module)} calls the user's declared callable: {calls}; ask dpcvx.verification "
+                       "(the VerifiedProblem, or a function beside the declared loss)")
+
+
+def test_the_declaration_scanner_sees_a_call():
+    source = "def f(self, loss):\n    loss(0)\n    self.loss(z)\n    self.regularizer(w)\n    losses.logistic()\n"
+    assert _declaration_calls(ast.parse(source)) == ["loss (line 2)", "self.loss (line 3)",
+                                                      "self.regularizer (line 4)"]
+
+
+def _unnamed_modules(package: Path) -> list[str]:
+    """The modules and subpackages of ``package`` its docstring does not name as :mod:`.name`."""
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    members = [path.stem for path in package.glob("*.py") if path.stem not in ("__init__", "__main__")]
+    members += [path.name for path in package.iterdir() if (path / "__init__.py").is_file()]
+    return sorted(name for name in members if f":mod:`.{name}`" not in docstring)
+
+
+SUBPACKAGES = sorted(path.parent for path in PACKAGE.rglob("__init__.py") if path.parent != PACKAGE)
+
+
+@pytest.mark.parametrize("package", SUBPACKAGES, ids=lambda path: path.relative_to(PACKAGE).as_posix())
+def test_each_subpackage_docstring_names_its_modules(package):
+    assert not _unnamed_modules(package), (f"the docstring of {package.relative_to(PACKAGE).as_posix()}/__init__.py "
+                                           f"does not name {_unnamed_modules(package)} (as :mod:`.name`)")
+
+
+def test_the_docstring_check_sees_an_unnamed_module(tmp_path):
+    (tmp_path / "__init__.py").write_text('"""* :mod:`.a`: the first."""\n')
+    (tmp_path / "a.py").write_text("")
+    (tmp_path / "b.py").write_text("")
+    assert _unnamed_modules(tmp_path) == ["b"]

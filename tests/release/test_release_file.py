@@ -1,5 +1,5 @@
 """The release file carries only what the proof covers: a neighbouring data set changes nothing but the
-privatised values (dpcvx.privacy.release_audit.audit_release_file / release_diff), for both mechanisms and for
+privatised values (dpcvx.models.release_audit.audit_release_file / release_diff), for both mechanisms and for
 `dpcvx fit`, and the audit does flag a data-dependent field when one is injected."""
 
 import csv
@@ -11,7 +11,7 @@ import pytest
 import dpcvx
 from dpcvx.cli import main
 from dpcvx.demo import synthetic_classification
-from dpcvx.privacy.release_audit import audit_release_file, release_diff
+from dpcvx.models.release_audit import audit_release_file, release_diff
 from dpcvx.release import serialization
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.privacy.audit import audit, canary_pair
+from dpcvx.models.audit import audit, canary_pair
 
 
 def scs(program, w):

@@ -12,7 +12,7 @@ import pytest
 
 import dpcvx
 from dpcvx import losses
-from dpcvx.privacy.audit import audit, canary_pair
+from dpcvx.models.audit import audit, canary_pair
 from dpcvx.privacy.objective_gaussian import kst12_sigma
 from dpcvx.verification.constraints import ConstraintSet, analyse_constraints
 

@@ -22,7 +22,16 @@ import pytest
 import sympy as sp
 from test_proof_cache import Prover  # the in-process stand-in for deadline.run (this folder is on sys.path)
 
-from dpcvx.verification import deadline, loss_record, numpy_code, proof_cache, translate, verifier
+from dpcvx.verification import (
+    catalogue,
+    deadline,
+    loss_record,
+    numpy_code,
+    proof_cache,
+    proof_replay,
+    translate,
+    verifier,
+)
 from dpcvx.verification.loss_analysis import SYMBOL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,8 +57,8 @@ def verify(monkeypatch, loss, provers=True):
     monkeypatch.setattr(deadline, "run", prover)
     monkeypatch.setattr(verifier, "_LOSS_CACHE", {})
     if not provers:
-        monkeypatch.setattr(proof_cache, "_shipped", lambda key: None)
-        monkeypatch.setattr(proof_cache, "load", lambda key: None)
+        monkeypatch.setattr(proof_replay, "_shipped", lambda key: None)
+        monkeypatch.setattr(proof_replay, "load", lambda key: None)
     return verifier.verify_loss(loss), prover
 
 
@@ -168,8 +177,8 @@ def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
     shipped = shipped_records()
-    assert len(shipped) == len(proof_cache.shipped_losses())
-    for loss in proof_cache.shipped_losses():
+    assert len(shipped) == len(catalogue.shipped_losses())
+    for loss in catalogue.shipped_losses():
         fresh, prover = verify(monkeypatch, loss, provers=False)
         assert prover.calls == ["loss_facts"]
         key = loss_record.record_key(verifier._structural_key(verifier.declared_loss(loss)[1]))
@@ -179,7 +188,7 @@ def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
         assert shipped[key] == loss_record.LossRecord(fresh.text, fresh.conditions, fresh.dcp_convex, code), loss
 
 
-@pytest.mark.parametrize("loss", proof_cache.catalogue_losses(), ids=repr)
+@pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)
 def test_served_derivatives_equal_sympys_lambdify_on_a_grid(loss, monkeypatch):
     """The shipped code of l, l', l'' against sympy.lambdify of the translated loss, differentiated afresh."""
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")

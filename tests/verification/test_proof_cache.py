@@ -18,7 +18,7 @@ import pytest
 import sympy as sp
 
 from dpcvx import losses
-from dpcvx.verification import deadline, loss_record, proof_cache, verifier
+from dpcvx.verification import catalogue, deadline, loss_record, proof_cache, proof_replay, verifier
 from dpcvx.verification.proof_codec import decode, encode, same
 from dpcvx.verification.symbolic import Failed, loss_facts
 from dpcvx.verification.validated import InfBound, Smoothness, SupBound
@@ -104,7 +104,7 @@ def test_an_edited_entry_is_refused_and_proved_again(cache, monkeypatch):
     (path,) = entry_files(cache)
     stored = tamper(path, "Rational(1, 36)", "Rational(1, 72)")  # a curvature half the true one
     # the edit is well formed: without the HMAC check it would certify c = 1/72
-    facts = dict(proof_cache.Entry.from_data(stored["entry"]).items)
+    facts = dict(proof_replay.Entry.from_data(stored["entry"]).items)
     assert facts["sup2"] == sp.Rational(1, 72)
     again, prover = prove(monkeypatch, third)
     assert prover.calls == ["loss_facts"]
@@ -187,14 +187,14 @@ def test_a_result_cut_short_serves_only_calls_with_no_larger_time_limit(cache, m
     z = sp.Symbol("z", real=True)
     args = (sp.log(1 + sp.exp(-z / 7)), z, ())
     monkeypatch.setattr(deadline, "run", cut_short)
-    first = proof_cache.run(loss_facts, args, seconds=1.0)
+    first = proof_replay.run(loss_facts, args, seconds=1.0)
     assert first.timed_out and len(entry_files(cache)) == 1
     monkeypatch.setattr(deadline, "run", Prover(fail=True))
-    replay = proof_cache.run(loss_facts, args, seconds=0.5)
+    replay = proof_replay.run(loss_facts, args, seconds=0.5)
     assert replay.timed_out and not replay.finished and replay.items == [("domain", ())]
     prover = Prover()
     monkeypatch.setattr(deadline, "run", prover)
-    longer = proof_cache.run(loss_facts, args, seconds=30.0)  # a larger limit proves again
+    longer = proof_replay.run(loss_facts, args, seconds=30.0)  # a larger limit proves again
     assert prover.calls == ["loss_facts"] and longer.finished
     assert dict(longer.items)["sup2"] == sp.Rational(1, 196)
 
@@ -203,25 +203,25 @@ def test_a_failed_worker_is_not_cached(cache, monkeypatch):
     z = sp.Symbol("z", real=True)
     args = (sp.log(1 + sp.exp(-z / 7)), z, ())
     monkeypatch.setattr(deadline, "run", lambda *a, **k: deadline.DeadlineResult(error="the worker process died"))
-    assert not proof_cache.run(loss_facts, args, seconds=5.0).finished
+    assert not proof_replay.run(loss_facts, args, seconds=5.0).finished
     assert entry_files(cache) == []
 
 
 def test_every_shipped_entry_is_proved_again_by_the_provers():
     shipped = json.loads(proof_cache.SHIPPED.read_text())["entries"]
-    assert len(shipped) == len(proof_cache.shipped_losses())  # one symbolic proof per shipped loss
+    assert len(shipped) == len(catalogue.shipped_losses())  # one symbolic proof per shipped loss
     for record in shipped:
         key = json.loads(record["key"])
-        function, arity = proof_cache.provers()[key["prover"]]
+        function, arity = proof_replay.provers()[key["prover"]]
         args = decode(key["args"])
         assert len(args) == arity
         extra = (None,) * (function.__code__.co_argcount - arity)  # no time limit
-        entry = proof_cache.Entry.from_data(record["entry"])
+        entry = proof_replay.Entry.from_data(record["entry"])
         assert entry.finished and entry.limit is None
         assert same(tuple(function(*args, *extra)), entry.items), key["args"]
 
 
-@pytest.mark.parametrize("loss", proof_cache.catalogue_losses(), ids=repr)
+@pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)
 def test_the_catalogue_verifies_without_the_worker(loss, monkeypatch, tmp_path):
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     certificate, _ = prove(monkeypatch, loss, fail=True)

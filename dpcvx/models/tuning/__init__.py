@@ -14,6 +14,8 @@ Both check every input first (:mod:`.checks`), charge the accountant once with t
 only then fit and draw noise: a refused call spends nothing. Learners must declare
 ``predicts_per_row = True`` (:mod:`dpcvx.models.contract`) and fit under replace-one neighbours.
 The default procedure and its measurement: ``docs/tuning.md`` and ``benchmarks/results/selection.md``.
+
+* :mod:`.certificate`: what :func:`dpcvx.tune` releases: the certificates of its procedures and the result.
 """
 
 from __future__ import annotations

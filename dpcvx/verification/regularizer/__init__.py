@@ -37,6 +37,14 @@ table (:mod:`.atoms`) are "not established", never assumed smooth.
 
 When N is quadratic, ``N(w) = 0.5 w^T (alpha I + diag(diagonal) + dense) w
 + linear^T w + const``; the fast solver uses that form (``Quadratic``).
+
+* :mod:`.affine`: affine maps ``A w + b`` read off the CVXPY tree of a regularizer, with rigorous error bounds;
+* :mod:`.analysis`: analyse_regularizer: what the calculus establishes for N(w) at one dimension;
+* :mod:`.curvature`: the Hessian of the quadratic terms of N and a proved lower bound of its smallest eigenvalue;
+* :mod:`.norms`: the non-smooth terms a proximal solver handles: a ||w||_1 and group norms b_g ||w_g||_2;
+* :mod:`.quadratic`: the numeric quadratic N(w) = 0.5 w^T (alpha I + diag(diagonal) + dense) w + linear^T w;
+* :mod:`.spectral`: proved bounds on the extreme eigenvalues and singular values of float matrices;
+* :mod:`.terms`: the terms of N: its split into scaled terms, the quadratic ones, and each atom's smoothness.
 """
 
 from .analysis import RegularizerAnalysis, analyse_regularizer

@@ -4,7 +4,7 @@
 fits a learner on D and on a neighbour D' (one record replaced) with the same seed, saves both
 releases with :func:`dpcvx.save` and diffs the files. Outside the ``"privatised"`` values (the
 mechanism's output) nothing may differ: every field that does is a leak of the record replaced.
-The statistical audit of the privatised values themselves is :mod:`dpcvx.privacy.audit`.
+The statistical audit of the privatised values themselves is :mod:`dpcvx.models.audit`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from ..data.files import read_json
 from ..exceptions import InputError
+from ..release import serialization
 from .audit import NeighbouringPair
 
 __all__ = ["PRIVATISED", "ReleaseFileAudit", "audit_release_file", "release_diff"]
@@ -30,9 +32,6 @@ PRIVATISED = "privatised"
 
 def _release_json(release: Any) -> Any:
     """A release as parsed JSON: a model (saved through dpcvx.save), a dict, or a model file path."""
-    from ..data.files import read_json
-    from ..release import serialization
-
     if isinstance(release, dict):
         return json.loads(json.dumps(release))
     if isinstance(release, (str, os.PathLike)):
@@ -134,8 +133,6 @@ def audit_release_file(learner: Any, X: Any, y: Any, *, epsilon: float = 1.0, me
     sides, so a clean result means the file's public part does not depend on
     the record replaced.
     """
-    from ..release import serialization
-
     X = np.array(X, dtype=float)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],) or X.shape[0] < 1:

@@ -23,10 +23,10 @@ The test's region is chosen on one part of the runs (the selection runs) and
 its errors are counted on the other, fresh part (the evaluation runs), so the
 bound holds without any correction for the number of regions tried.
 
-A second, deterministic audit (:mod:`dpcvx.privacy.release_audit`) checks the release FILE
-rather than the weights: :func:`~dpcvx.privacy.release_audit.audit_release_file` fits on two neighbouring data sets with
+A second, deterministic audit (:mod:`dpcvx.models.release_audit`) checks the release FILE
+rather than the weights: :func:`~dpcvx.models.release_audit.audit_release_file` fits on two neighbouring data sets with
 the same seed, saves both releases as files and reports, with
-:func:`~dpcvx.privacy.release_audit.release_diff`, every saved field that differs other than the
+:func:`~dpcvx.models.release_audit.release_diff`, every saved field that differs other than the
 privatised values. Any such field (a solver statistic, a count, a timing) is
 a function of the private data that no proof covers.
 """
@@ -45,9 +45,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
 from ..exceptions import InputError
+from ..privacy.rng import RandomState, resolve_rng
 from ..validation import positive, sample_size
-from .rng import RandomState, resolve_rng
 
 __all__ = [
     "NeighbouringPair",
@@ -369,8 +370,6 @@ class AuditReport:
             figure = Figure(figsize=(7, 4))
             self._draw(figure.add_subplot())
             figure.tight_layout()
-            from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
-
             kind = Path(path_or_ax).suffix.lstrip(".").lower() or "png"
             atomic_write(Path(path_or_ax), lambda handle: figure.savefig(handle, format=kind), binary=True,
                          what="audit plot")
