@@ -120,6 +120,8 @@ def tune(
         for experiments only, never for a release whose seed could be known.
     verbose : bool
         A progress bar (tqdm, if installed) on a terminal: fits done and elapsed time only.
+        For "full-data" both show the realised number of runs K: for the data owner's
+        eyes only (below).
     eta, mean_runs, held_out :
         "full-data" only: the truncated negative binomial's eta (a positive integer; 1 is
         geometric), E[K] (default 4 m) and each row's probability of being held out.
@@ -131,6 +133,17 @@ def tune(
         :class:`SelectionCertificate`). Mistake counts, scores and the realised number
         of runs are never released; the selected model's ``diagnostics_`` and the
         procedure's own facts are in ``TuningResult.diagnostics_`` (NOT PRIVATE).
+
+    Notes
+    -----
+    **Timing ("full-data").** The wall time of the call, and the elapsed time and count on
+    the progress bar, grow with the realised number of runs K (each run is one fit), so
+    they reveal K; the guarantee does not cover them. An observer who learns K loses the
+    guarantee of the released model itself: the best of k runs is covered only by
+    composing the runs, up to k e_Q, not by (2 + eta) e_Q. Keep the duration as private
+    as K (the certificate's ``not_covered``; docs/theory.md, section 24.2). dpcvx does not
+    pad to a public schedule: K has no public upper bound, and each fit's own duration
+    depends on the data, so no count of padded runs makes the wall time public.
     """
     if procedure not in PROCEDURES:
         raise InputError(f"procedure must be one of {list(PROCEDURES)}, got {procedure!r}")

@@ -73,6 +73,15 @@ THEOREM_RENYI = ("Theorem 2 of Papernot and Steinke (ICLR 2022) in its Renyi for
                  "inputs, checked after each fit) and the discrete Laplace score's (coin partition, joint "
                  "quasi-convexity of the Renyi divergence), converted to (epsilon, delta) by Balle et al. 2020, "
                  "Theorem 21 (docs/theory.md, section 27)")
+NOT_COVERED = (
+    "the realised number of runs K, the failed fits and the other runs' scores (NOT PRIVATE diagnostics, never "
+    "released)",
+    "the duration: the wall time of the selection, and the elapsed time on its progress bar, grow with the "
+    "realised K (and with each fit's own solve time), so they reveal K. An observer who learns K loses the "
+    "guarantee of the released model itself: the best of k runs is covered only by composing the runs, up to "
+    "k e_Q, not by the (2 + eta) e_Q of random stopping. Keep the duration as private as K (docs/theory.md, "
+    "section 24.2)",
+)
 # E[K] = 4 m by default: with geometric K a given candidate is never tried with probability
 # (m - 1) / (5 m - 1) < 1/5 (:func:`dpcvx.privacy.stopping.miss_probability`), at 4 m expected fits.
 RUNS_PER_CANDIDATE = 4
@@ -88,7 +97,8 @@ class SelectionCertificate(Grid):
     ``selected_index`` the released candidate (None when every run failed: nothing is released).
     With delta > 0 (:mod:`.renyi`) each fit gets (``run_epsilon``, ``run_delta``), each count
     ``score_epsilon``, ``candidate_curves`` are the curves claimed before the fits, and (``epsilon``,
-    ``delta``) is the proved total.
+    ``delta``) is the proved total. ``not_covered`` (:data:`NOT_COVERED`) names what the theorem does not
+    cover, the duration of the selection among it.
     """
 
     epsilon: float
@@ -108,6 +118,7 @@ class SelectionCertificate(Grid):
 
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
+    not_covered = NOT_COVERED
 
     @property
     def theorem(self) -> str:
@@ -162,7 +173,7 @@ class SelectionCertificate(Grid):
             "fit_params": public_params(self.fit_params),
             "privatised": {"selected_index": self.selected_index,
                            "selected_params": None if selected is None else public_params(selected)},
-            "release": release, **self.float_record(),
+            "release": release, "not_covered": list(self.not_covered), **self.float_record(),
         }
 
     def __str__(self) -> str:
@@ -174,7 +185,8 @@ class SelectionCertificate(Grid):
                  f"runs: E[K] = {self.mean_runs:.4g} fits on average (eta = {self.eta}); each row held out with "
                  f"probability {self.held_out:g}",
                  "candidates: " + ", ".join("{" + format_params(point) + "}" for point in self.candidates),
-                 f"selected (privatised, the best noisy score): {selected}", *self.float_lines()]
+                 f"selected (privatised, the best noisy score): {selected}", *self.float_lines(),
+                 *(f"not covered: {item}" for item in self.not_covered)]
         if self.release is not None:
             lines += ["selected model's release (trained on its run's training part):", str(self.release)]
         return "\n".join(lines)
