@@ -201,6 +201,40 @@ class PrivacyCurve:
                 deltas[index] = min(spent + gaussian, 1.0)
         return deltas
 
+    def to_dp_events(self) -> Any:
+        """This curve as a dp-accounting ``ComposedDpEvent`` (the ``accounting`` extra), one event per part.
+
+        * a Gaussian part of multiplier z -> ``GaussianDpEvent(z)``: N(0, z^2) against a shift of 1,
+          the dominating pair of every Gaussian mechanism of sigma / Delta = z, whatever the relation
+          Delta was computed for (this curve's ``neighbours``);
+        * a pure epsilon part -> ``ZCDpEvent(rho = epsilon^2 / 2)``: epsilon-DP implies
+          (epsilon^2 / 2)-zCDP (Bun and Steinke 2016, Proposition 3.3);
+        * an (epsilon, delta > 0) part has no dp-accounting event: refused with an InputError
+          (compose it with :func:`compose_epsilon`, which takes it by its privacy parameters).
+
+        The events carry no relation: compose them only with events of this curve's relation, in
+        dp-accounting's ``RdpAccountant`` (every event above) or ``PLDAccountant`` (the Gaussian ones)
+        with its default ``ADD_OR_REMOVE_ONE``, whose Gaussian has sensitivity 1 (its ``REPLACE_ONE``
+        doubles it). With no part, a ``NoOpDpEvent``.
+        """
+        try:
+            import dp_accounting
+        except ImportError as error:
+            raise ImportError('PrivacyCurve.to_dp_events needs dp-accounting: pip install "dpcvx[accounting]"') \
+                from error
+        events = []
+        for part in self.parts:
+            if part.kind == GAUSSIAN:
+                events.append(dp_accounting.GaussianDpEvent(part.noise_multiplier))
+            elif part.delta == 0:
+                assert part.epsilon is not None
+                events.append(dp_accounting.ZCDpEvent(part.epsilon**2 / 2))
+            else:
+                raise InputError(f"the part {part.what!r} is only known to be ({part.epsilon:g}, {part.delta:g})-DP, "
+                                 "which no dp-accounting event represents; compose this curve with "
+                                 "dpcvx.privacy.privacy_curve.compose_epsilon instead")
+        return dp_accounting.ComposedDpEvent(events) if events else dp_accounting.NoOpDpEvent()
+
     def to_dict(self) -> dict[str, Any]:
         return {"format": CURVE_FORMAT, "neighbours": self.neighbours.value,
                 "parts": [part.to_dict() for part in self.parts]}
