@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr_
     from .models.tddl import TDDL, ConstrainedLeastSquares
     from .models.tdil import TDIL
     from .models.tuning import BudgetInConstructor, TuningCertificate, TuningResult, tune
+    from .opendp_bridge import as_opendp_measurement
     from .privacy.accountant import PrivacyAccountant, PrivacyCost
     from .privacy.neighbours import Neighbours
     from .regressors import DPHuberRegressor, DPLinearRegression
@@ -133,6 +134,7 @@ __all__ = [
     "AuditReport",
     "NeighbouringPair",
     "canary_pair",
+    "as_opendp_measurement",
     # release
     "PrivateModel",
     "LinearModel",

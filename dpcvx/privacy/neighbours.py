@@ -95,12 +95,17 @@ class Neighbours(enum.Enum):
         return self.value
 
 
-def group_epsilon_delta(epsilon: float, delta: float) -> tuple[float, float]:
-    """An add-remove (epsilon, delta) guarantee under replace-one: (2 epsilon, (1 + e^epsilon) delta).
+def group_epsilon_delta(epsilon: float, delta: float, k: int = 2) -> tuple[float, float]:
+    """An (epsilon, delta) guarantee for neighbours k steps apart: (k epsilon, delta sum_{i<k} e^(i epsilon)).
 
-    Group privacy for a group of two (module docstring); delta rounded up, 2 epsilon is exact.
+    Group privacy (Dwork and Roth 2014, Theorem 2.2 for pure epsilon; the module docstring's chain,
+    applied k - 1 times, for delta). k = 2 is an add-remove guarantee under replace-one,
+    (2 epsilon, (1 + e^epsilon) delta). Delta rounded up, and k epsilon unless k is a power of two
+    (then the product is exact).
     """
-    return 2 * epsilon, round_up((1 + math.exp(epsilon)) * delta) if delta > 0 else 0.0
+    spread = math.fsum(math.exp(i * epsilon) for i in range(k))
+    group = k * epsilon if k & (k - 1) == 0 else round_up(k * epsilon)
+    return group, round_up(spread * delta) if delta > 0 else 0.0
 
 
 def group_noise_multiplier(noise_multiplier: float) -> float:

@@ -37,7 +37,7 @@ LAYERS = [
     {"release"},
     {"models"},
     {"estimators", "estimator_checks", "regressors", "noise_warning", "adassp_warning", "plots", "demo", "cli",
-     "__main__", "__init__"},
+     "__main__", "__init__", "opendp_bridge"},
 ]
 
 

@@ -1,0 +1,122 @@
+"""A dpcvx learner as an OpenDP measurement (optional: ``pip install "dpcvx[opendp]"``).
+
+:func:`as_opendp_measurement` wraps one fit at a fixed budget as an OpenDP
+``Measurement``, so that OpenDP's compositors (``make_adaptive_composition``,
+``make_sequential_composition``) count it with the rest of an OpenDP analysis
+and refuse what exceeds their budget, before the fit runs:
+
+* input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data);
+* input metric: the neighbour relation of the release
+  (:mod:`dpcvx.privacy.neighbours`): ``change_one_distance`` for replace-one
+  (one record replaced is distance 1), ``symmetric_distance`` for add-remove
+  (one record added or removed is distance 1);
+* output measure: ``max_divergence`` (pure epsilon) or
+  ``approximate(max_divergence)`` (epsilon, delta);
+* privacy map: distance 0 costs nothing; distance k >= 1 costs the release's
+  (epsilon, delta) for k = 1 and its group-privacy bound
+  (k epsilon, delta sum_{i<k} e^(i epsilon)) beyond
+  (:func:`~dpcvx.privacy.neighbours.group_epsilon_delta`);
+* function: ``learner.fit(X, y, epsilon, delta=delta, **fit_params)``; the
+  released model is returned after its certificate is checked against the map
+  (its epsilon, delta and relation), and refused otherwise.
+
+OpenDP's user measurements need ``dp.enable_features("contrib",
+"honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
+certificate. The measurement holds the learner: each call fits anew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .exceptions import InputError
+from .privacy.neighbours import Neighbours, group_epsilon_delta
+from .validation import check_delta, check_epsilon
+
+__all__ = ["as_opendp_measurement", "DATA_DOMAIN"]
+
+DATA_DOMAIN = "dpcvx (X, y)"  # the identifier of the user domain of the fit's data
+
+
+def _opendp() -> Any:
+    try:
+        import opendp.prelude as dp
+    except ImportError as error:
+        raise ImportError('as_opendp_measurement needs OpenDP: pip install "dpcvx[opendp]"') from error
+    return dp
+
+
+def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fit_params: Any) -> Any:
+    """One fit of ``learner`` at (``epsilon``, ``delta``) as an OpenDP ``Measurement`` (module docstring).
+
+    Parameters
+    ----------
+    learner : object
+        A dpcvx learner (``PrivateERM``, ``PrivateMulticlassERM``,
+        ``PrivateLinearRegression``, ``TDDL``, ...): anything whose
+        ``fit(X, y, epsilon, delta=..., **fit_params)`` returns a release.
+    epsilon : float
+        The budget of one fit, > 0.
+    delta : float
+        0 for a pure-epsilon release (measure ``max_divergence``), else in
+        (0, 1) (measure ``approximate(max_divergence)``).
+    **fit_params
+        Passed to ``fit`` (``mechanism``, ``random_state``, ``Z``, ...).
+        ``neighbours`` picks the input metric ("replace-one", the default, or
+        "add-remove"); ``accountant`` is refused: OpenDP's compositor is the
+        accountant here.
+
+    Returns
+    -------
+    opendp.mod.Measurement
+        Called on ``(X, y)``, it fits and returns the release.
+
+    Raises
+    ------
+    InputError
+        A learner without ``fit``, a bad budget, an ``accountant``; when
+        called, a release whose certificate is not the map's (a larger
+        epsilon or delta, another relation).
+    ImportError
+        Without OpenDP.
+    """
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    if not callable(getattr(learner, "fit", None)):
+        raise InputError(f"as_opendp_measurement takes a dpcvx learner with a fit method, got {type(learner).__name__}")
+    if "accountant" in fit_params:
+        raise InputError("as_opendp_measurement takes no accountant: OpenDP's compositor counts the budget")
+    if "epsilon" in fit_params or "delta" in fit_params:
+        raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
+    relation = Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value))
+    dp = _opendp()
+    dp.enable_features("contrib", "honest-but-curious")
+
+    def member(data: Any) -> bool:
+        return isinstance(data, tuple) and len(data) == 2
+
+    domain = dp.user_domain(DATA_DOMAIN, member=member)
+    metric = dp.change_one_distance() if relation is Neighbours.REPLACE_ONE else dp.symmetric_distance()
+    measure = dp.max_divergence() if delta == 0 else dp.approximate(dp.max_divergence())
+
+    def cost(d_in: int) -> Any:
+        if d_in < 0:
+            raise InputError(f"a distance between data sets is >= 0, got {d_in}")
+        if d_in == 0:
+            return 0.0 if delta == 0 else (0.0, 0.0)
+        group = (epsilon, delta) if d_in == 1 else group_epsilon_delta(epsilon, delta, int(d_in))
+        return group[0] if delta == 0 else group
+
+    def release(data: tuple[Any, Any]) -> Any:
+        X, y = data
+        model = learner.fit(X, y, epsilon, delta=delta, **fit_params)
+        certificate = getattr(model, "certificate", None)
+        if certificate is None:
+            raise InputError(f"{type(learner).__name__}.fit returned no certificate: not a dpcvx release")
+        spent = float(getattr(certificate, "total_epsilon", certificate.epsilon)), float(certificate.delta)
+        proved = certificate.privacy_curve.neighbours
+        if spent[0] > epsilon or spent[1] > delta or proved is not relation:
+            raise InputError(f"the release's certificate (epsilon {spent[0]:g}, delta {spent[1]:g}, {proved}) is "
+                             f"not the measurement's ({epsilon:g}, {delta:g}, {relation}): not released")
+        return model
+
+    return dp.m.make_user_measurement(domain, metric, measure, release, cost)
