@@ -126,10 +126,10 @@ def fit_dpcvx(X: Any, y: np.ndarray, seed: int) -> tuple[float, float, dict]:
                        "bound": info.gradient_tolerance, "solver_passes": info.passes}
 
 
-def fit_sklearn(X: Any, y: np.ndarray, seed: int) -> tuple[float, float, dict]:
+def fit_sklearn(X: Any, y: np.ndarray, seed: int, tol: float = SKLEARN_TOL) -> tuple[float, float, dict]:
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=1.0 / (LAM * X.shape[0]), fit_intercept=False, tol=SKLEARN_TOL, max_iter=10_000)
+    model = LogisticRegression(C=1.0 / (LAM * X.shape[0]), fit_intercept=False, tol=tol, max_iter=10_000)
     wall, cpu = time.perf_counter(), time.process_time()
     model.fit(X, y)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -300,12 +300,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     output = run(args)
-    tag = args.tag or ("speed_sweep_quick" if args.quick else "speed_sweep")
-    out = Path(args.out)
+    write(output, markdown(output), Path(args.out), args.tag or ("speed_sweep_quick" if args.quick else "speed_sweep"))
+    return output
+
+
+def write(output: dict, text: str, out: Path, tag: str) -> None:
+    """The run's JSON and its markdown table, as ``out``/``tag``.json and .md."""
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{tag}.json").write_text(json.dumps(output, indent=1, default=_json_default))
-    (out / f"{tag}.md").write_text(markdown(output))
-    return output
+    (out / f"{tag}.md").write_text(text)
 
 
 def _json_default(value: Any) -> Any:

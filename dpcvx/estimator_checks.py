@@ -95,7 +95,10 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     """(X, y, the checked copy) if ``reset``, else X: checked as scikit-learn checks them, with its
     messages, as InputError.
 
-    ``reset=True`` (fit) validates against a shallow copy: ``validate_data`` sets
+    ``reset=True`` (fit) leaves the finite check to the fit: :class:`~dpcvx.models.erm.PrivateERM` refuses a NaN or
+    infinite entry, naming its row and column, in the one read of X that also gives the row norms and the
+    clipping decision, before anything is charged (scikit-learn's check read X once more). It validates
+    against a shallow copy: ``validate_data`` sets
     ``n_features_in_`` (and ``feature_names_in_``) on the estimator it is given, and a
     fit sets its fitted attributes together at the very end. The copy is returned too.
     ``reset=False`` (predict) checks the number of features (and names) seen in fit.
@@ -105,8 +108,8 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")
             return X, y, owner
-        if reset:
-            X, y = validate_data(owner, X, y, accept_sparse="csr")
+        if reset:  # X's values are checked by PrivateERM's one read (finite, norms, clipping), before the charge
+            X, y = validate_data(owner, X, y, accept_sparse="csr", ensure_all_finite=False)
             return X, y, owner
         return validate_data(owner, X, accept_sparse="csr", reset=False)
     except InputError:

@@ -44,6 +44,8 @@ _SQ_LOW = 1e-280
 _SQ_HIGH = 1e280
 # Entries squared at a time by _csr_row_squares: a 2 MB buffer, which stays in cache.
 _SQUARED_ENTRIES = 1 << 18
+# Rows copied (and squared while in cache) at a time by _copied_with_squares.
+_COPY_ROWS = 1024
 
 # What validation.check_matrix returns: a float64 numpy array or a scipy.sparse CSR matrix. Any,
 # because the code tells the two apart with sparse.issparse, which mypy cannot narrow on.
@@ -68,10 +70,32 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[Matr
     if isinstance(matrix, sparse.csr_matrix):  # what _converted makes of a sparse X
         matrix, summed = _without_repeats(matrix)
         fresh = fresh or summed
-    squares = _row_squares(matrix)
+    if spare_columns and not fresh and not sparse.issparse(matrix):  # the rows go to a wider array: copy and
+        matrix, squares = _copied_with_squares(matrix, spare_columns)  # square each block while it is in cache
+        fresh = True
+    else:
+        squares = _row_squares(matrix)
     if not np.all(np.isfinite(squares)):
         _refuse_non_finite(X, matrix, name)
     return matrix, fresh, squares
+
+
+def _copied_with_squares(X: np.ndarray, spare_columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """(X copied into the first columns of a column-major array ``spare_columns`` wider, X's rows' sums of
+    squares): one read of X, a block of rows at a time, the squares taken from the block just copied while it
+    is in cache. RowMap.apply with an intercept column (every estimator's default) read X twice before: the
+    sums of squares, then the copy into the wider array.
+
+    The sums are those of ``_row_squares(X)``, bit for bit: einsum sums each row of a block as it sums the row
+    of the whole array."""
+    buffer = np.empty((X.shape[0], X.shape[1] + spare_columns), order="F")
+    out, squares = buffer[:, :X.shape[1]], np.empty(X.shape[0])
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for start in range(0, X.shape[0], _COPY_ROWS):
+            block = X[start:start + _COPY_ROWS]
+            out[start:start + _COPY_ROWS] = block
+            np.einsum("ij,ij->i", block, block, out=squares[start:start + _COPY_ROWS])
+    return out, squares
 
 
 def _without_repeats(matrix: sparse.csr_matrix) -> tuple[sparse.csr_matrix, bool]:

@@ -181,7 +181,7 @@ class BlockwiseObjective(PerturbedObjective):
             first = first_derivative(margins)
             return transposed_product(block, first if regression else y * first)  # read from memory
 
-        return _sum(self._blocks().map(step, self._labels(), z))
+        return self._blocks().sum(step, self._labels(), z)
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         z = self.margins(w) if margins is None else margins
@@ -201,7 +201,7 @@ class BlockwiseObjective(PerturbedObjective):
         self._pass()
         gram = functools.partial(_weighted_gram, single=single, second=self.loss.second)
         blocks = self._blocks().coarser(SYRK_BLOCKS)
-        return self._regularized(_sum(blocks.map(gram, z)).astype(np.float64))
+        return self._regularized(blocks.sum(gram, z).astype(np.float64))
 
     def fresh_gradient_terms(self, w: np.ndarray) -> tuple[Vector, tuple[np.ndarray, ...]]:
         """(margins at w afresh, the gradient there): :meth:`margins` computes both in its one pass."""
@@ -233,7 +233,7 @@ class BlockwiseObjective(PerturbedObjective):
         curvature = self.curvature(z)
         self._pass()
         return self._regularized_product(
-            _sum(self._blocks().map(lambda block, c: block_hessian_product(block, c, v)[0], curvature)), v)
+            self._blocks().sum(lambda block, c: block_hessian_product(block, c, v)[0], curvature), v)
 
 
 def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float:

@@ -254,6 +254,26 @@ def test_a_dense_input_is_read_once_by_the_checks(monkeypatch, layout):
     assert reads.calls == ["einsum"]
 
 
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_an_input_copied_beside_the_intercept_column_is_read_once_by_the_checks(monkeypatch, layout):
+    """With an intercept the rows are copied into a wider array: each block's squares come from the block just
+    copied (issue 44), where the sums of squares of the whole X and then the copy read X twice."""
+    X = in_layout(base_rows(), layout)
+    monkeypatch.setattr(rows_module, "_COPY_ROWS", 6)
+    monkeypatch.setattr(rows_module, "_row_squares", lambda matrix: pytest.fail("a second read of X"))
+    read = []
+    einsum = np.einsum
+    monkeypatch.setattr(np, "einsum", lambda spec, *arrays, **kwargs: (
+        read.extend(a.shape[0] for a in arrays[:1] if np.may_share_memory(a, X)), einsum(spec, *arrays, **kwargs))[1])
+    out, count = RowMap(1.0, fit_intercept=True, intercept_scaling=0.5).apply(X)
+    assert read == [6, 6, 6, 2]  # each row once, a block at a time
+    assert out.flags.f_contiguous and count == sum(true_norms(X) > 1)
+    inside = true_norms(X) <= 1
+    np.testing.assert_array_equal(out[inside, :-1], X[inside])  # rows inside R copied as they are
+    np.testing.assert_allclose(true_norms(out[~inside, :-1]), 1.0, rtol=1e-12)  # the others clipped onto R
+    assert np.all(out[:, -1] == 0.5)
+
+
 def test_each_row_block_is_read_once_by_the_validation_pass(monkeypatch, tmp_path):
     memmap = memmap_of(inside_rows(), tmp_path)
     blocks = RowBlocks(memmap, RowMap(1.0), block_rows=6)

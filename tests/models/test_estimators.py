@@ -263,6 +263,31 @@ def test_label_errors_name_the_classes_and_the_parameter(cls, data, y, pattern):
     assert fitted_attributes(estimator) == [] and accountant.ledger == []
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_a_non_finite_entry_is_refused_by_the_fits_one_read_before_the_charge(cls, data, value, monkeypatch):
+    """scikit-learn's finite check is left out of fit (it read X once more, issue 44): the fit's own read of X,
+    which also gives the row norms and the clipping decision, refuses the entry by row and column, before
+    the charge."""
+    import sklearn.utils.validation as sklearn_validation
+
+    check = sklearn_validation._assert_all_finite
+
+    def labels_only(values, *args, **kwargs):
+        assert np.ndim(values) == 1, "scikit-learn read X for its finite check"
+        return check(values, *args, **kwargs)
+
+    monkeypatch.setattr(sklearn_validation, "_assert_all_finite", labels_only)
+    X, y = data
+    X = X.copy()
+    X[7, 2] = value
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    estimator = cls(random_state=0)
+    with pytest.raises(dpcvx.InputError, match=r"X contains NaN or infinite values .*first at row 7, column 2"):
+        estimator.fit(X, y, accountant=accountant)
+    assert fitted_attributes(estimator) == [] and accountant.ledger == []
+
+
 def test_input_errors_follow_scikit_learn(data):
     X, y = data
     estimator = dpcvx.DPLogisticRegression(random_state=0)

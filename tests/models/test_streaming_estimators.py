@@ -1,4 +1,5 @@
-"""The estimators read a memmap by row blocks: fitting never copies the file into anonymous memory.
+"""The estimators read a memmap by row blocks: fitting never copies the file into anonymous memory (issue 44:
+it grows by less than a tenth of the file).
 
 Each fit runs in a child process that polls its own RssAnon (``/proc/self/status``):
 pages of a mapped file are page cache, not anonymous memory, so a fit that reads the
@@ -59,15 +60,17 @@ def _fit_in_child(path: Path, estimator: str, load: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def memmap_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """400,000 x 50 float64 rows of norm <= 1 (160 MB), written by blocks, with labels."""
+    """100,000 x 200 float64 rows of norm <= 1 (160 MB), written by blocks, with labels. The width keeps the
+    solver's O(n) vectors (labels, margins, curvatures: 0.8 MB each) small beside the file: the test is about
+    the reads of X."""
     path = tmp_path_factory.mktemp("memmap") / "X.npy"
-    n, d = 400_000, 50
+    n, d = 100_000, 200
     X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(n, d))
     rng = np.random.default_rng(0)
     w = rng.normal(size=d)
     y = np.empty(n)
-    for start in range(0, n, 50_000):
-        block = rng.normal(size=(min(50_000, n - start), d))
+    for start in range(0, n, 25_000):
+        block = rng.normal(size=(min(25_000, n - start), d))
         block /= np.linalg.norm(block, axis=1)[:, None] * 1.01
         X[start:start + block.shape[0]] = block
         y[start:start + block.shape[0]] = np.where(block @ w > 0, 1.0, 0.0)
@@ -82,7 +85,9 @@ def memmap_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_estimator_fit_on_a_memmap_does_not_copy_the_file(memmap_file: Path, estimator: str) -> None:
     size = memmap_file.stat().st_size
     streamed = _fit_in_child(memmap_file, estimator, load=False)
-    assert streamed["growth"] < size / 2, f"RssAnon grew by {streamed['growth'] / 2**20:.0f} MiB"
+    # blocks read with no second check, the intercept column appended to each, the Hessian's block terms added
+    # as they come: under a tenth of the file (0.2 of it before, re-checking every block on every pass)
+    assert streamed["growth"] < size / 10, f"RssAnon grew by {streamed['growth'] / 2**20:.0f} MiB"
     # the measurement sees a whole copy: the same fit on np.array(X) grows RssAnon by the file's size
     loaded = _fit_in_child(memmap_file, estimator, load=True)
     assert loaded["growth"] > size / 2

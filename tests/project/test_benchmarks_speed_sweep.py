@@ -59,3 +59,35 @@ def test_csr_check_benchmark_agrees_on_every_check_and_form(tmp_path):
         assert row["repeats"] == dict.fromkeys(csr_check.CHECKS, False)
         assert row["fit_ms"] > 0 and row["fit_page_faults"] >= 0
     assert "| random order |" in (tmp_path / "tiny.md").read_text()
+
+
+@pytest.mark.slow
+def test_family_sweep_runs_every_generator_and_summarises_each_size(tmp_path):
+    from benchmarks import family_sweep
+
+    output = family_sweep.main(["--sizes", "600x8", "--rounds", "1", "--memmap", "600x8", "--sparse", "600x200",
+                                "--tables", "--out", str(tmp_path), "--tag", "tiny", "--tmp", str(tmp_path)])
+    generators = [case["generator"] for case in output["cases"]]
+    assert generators == [*family_sweep.GENERATORS, "isotropic", "sparse"]
+    assert len({case["seed"] for case in output["cases"]}) == len(generators)  # a fresh seed per case
+    for case in output["cases"]:
+        assert set(case["ratios"]) == {"lbfgs tol 0.0001", "lbfgs tol 1e-06"}
+        assert all(np.isfinite(r["median"]) and r["median"] > 0 for r in case["ratios"].values())
+    memmap = output["cases"][-2]
+    assert memmap["kind"] == "memmap" and memmap["reads"] == memmap["fits"]["dpcvx"]["solver_passes"] + 1 >= 2
+    dense = [row for row in output["summary"] if row["kind"] == "dense"]
+    assert {row["generators"] for row in dense} == {len(family_sweep.GENERATORS)} and len(dense) == 2
+    assert all(row["best"] <= row["median"] <= row["worst"] for row in output["summary"])
+    assert "| dense | 600 x 8 | lbfgs tol 1e-06 | 8 |" in (tmp_path / "tiny.md").read_text()
+
+
+@pytest.mark.parametrize("share", [0.5, 0.1, 0.02])
+def test_family_generators_keep_rows_in_the_ball_and_hit_their_class_balance(share):
+    from benchmarks import family_sweep
+
+    kind = "isotropic" if share == 0.5 else f"balance {share:.0%}"
+    X, y = family_sweep.generate(kind, 20_000, 20, seed=1)
+    assert np.all(np.linalg.norm(X, axis=1) <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    assert abs(np.mean(y > 0) - share) < 0.02  # seeded: the balance within 2 points
+    inside, _ = family_sweep.generate("inside", 2_000, 20, seed=1)
+    assert np.all(np.linalg.norm(inside, axis=1) <= 0.1 + 1e-12)

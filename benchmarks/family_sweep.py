@@ -1,0 +1,279 @@
+"""Family sweep (issue 44): dpcvx's private logistic fit against scikit-learn's lbfgs over a family of
+public, seeded data generators, so that no single generator decides the speed figures.
+
+The base generator (``isotropic``) is the issue's hidden sweep: standard normal rows scaled into the unit
+ball (x / max(1, ||x||)), labels drawn from a logistic model P(y = 1 | x) = 1 / (1 + exp(-3 u^T x)) with u
+standard normal (weights of scale 3). Every other generator changes one property of it:
+
+* conditioning: ``correlated`` (AR(1) columns, x_j = 0.9 x_{j-1} + sqrt(1 - 0.81) e_j) and ``dominant``
+  (three directions of scale 10 over an isotropic rest);
+* class balance: ``balance 10%`` and ``balance 2%`` (the logistic model's offset b in
+  P(y = 1) = sigmoid(3 u^T x + b) set by bisection on the generator's own rows; the fits have no intercept);
+* separability: ``noisy`` (weights of scale 0.5) and ``separable`` (y = sign(u^T x), 0.5% flipped);
+* scaling: ``inside`` (the base rows times 0.1: every row well inside the bound R = 1; the base rows,
+  d >= 20, all lie on the bound);
+* real tables: ``adult`` and ``kdd`` (dpcvx.load_adult / load_kdd, mode "private": rows of norm <= 1 by
+  public bounds) at their own sizes;
+* ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
+* ``memmap``: the base generator's rows as ``np.load(mmap_mode="r")`` (warm page cache).
+
+Each case times dpcvx (``PrivateERM(logistic(), lam=1e-4, data_norm=1).fit(X, y, epsilon=1)``, its default
+public gradient bound) and scikit-learn's ``LogisticRegression(lbfgs, no intercept, C = 1/(lam n))`` at its
+default tol (1e-4) and at tol 1e-6, in rounds of three fits whose order rotates, with one BLAS thread; the
+figure of a case is the median over rounds of the per-round ratio dpcvx / lbfgs (speed_sweep.median_interval
+gives its distribution-free interval), and the report gives, for each size, the median and the worst
+generator. Seeds are fresh: generator k of a run with ``--seed s`` draws from seed s + k, never the seeds
+the project's speed sweep (seed 0) was tuned on.
+
+Passes over X: ``passes`` is a fit's time over the time of one pass (X v then X^T u); on a memmap the fit
+counts its passes exactly (``solver_passes``, Newton's reads of the row blocks, plus the one validation
+pass of the input checks: ``reads``).
+
+    python -m benchmarks.family_sweep --quick     # a smoke run: two small sizes, 2 rounds
+    python -m benchmarks.family_sweep             # the issue's sizes, 5 rounds (about an hour, one core)
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+from benchmarks import common, speed_sweep
+
+SKLEARN_TOLS = (1e-4, 1e-6)  # scikit-learn's default tol, and the speed sweep's
+GENERATORS = ("isotropic", "correlated", "dominant", "balance 10%", "balance 2%", "noisy", "separable", "inside")
+SIZES = ["1e4x20", "1e5x20", "1e5x200", "1e6x20", "3e5x500", "2e4x1e3"]
+FULL = {"rounds": 5, "sizes": SIZES, "memmap": "1e6x20", "sparse": "2e5x1e5", "tables": ["adult", "kdd"]}
+QUICK = {"rounds": 2, "sizes": ["2000x20", "5000x50"], "memmap": "5000x50", "sparse": "2000x1000",
+         "tables": []}
+SEED = 44_000  # fresh: the speed sweep's generators use seed 0
+ROW_BLOCK = 50_000  # rows generated at a time
+
+
+def _offset(margins: np.ndarray, share: float) -> float:
+    """The offset b with mean(sigmoid(margins + b)) = share (bisection: the mean increases with b)."""
+    low, high = -50.0, 50.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if np.mean(expit(margins + middle)) < share else (low, middle)
+    return (low + high) / 2
+
+
+def generate(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of norm <= 1 and labels in {-1, +1} of generator ``kind`` (module docstring), seeded."""
+    rng = np.random.default_rng(seed)
+    u = rng.normal(size=d)
+    scale = {"noisy": 0.5}.get(kind, 3.0)
+    top = rng.normal(size=(3, d)) / np.sqrt(d) if kind == "dominant" else None
+    X = np.empty((n, d))
+    for start in range(0, n, ROW_BLOCK):
+        block = rng.normal(size=(min(ROW_BLOCK, n - start), d))
+        if kind == "correlated":
+            for j in range(1, d):
+                block[:, j] = 0.9 * block[:, j - 1] + np.sqrt(1 - 0.81) * block[:, j]
+        elif top is not None:
+            block += 10 * rng.normal(size=(block.shape[0], 3)) @ top
+        block /= np.maximum(1.0, np.linalg.norm(block, axis=1))[:, None] * (1 + 1e-12)
+        if kind == "inside":
+            block *= 0.1
+        X[start:start + block.shape[0]] = block
+    margins = X @ u
+    if kind == "separable":
+        y = np.where((margins > 0) != (rng.random(n) < 0.005), 1.0, -1.0)
+        return X, y
+    margins *= scale
+    if kind.startswith("balance"):
+        margins += _offset(margins, float(kind.split()[1].rstrip("%")) / 100)
+    return X, np.where(rng.random(n) < expit(margins), 1.0, -1.0)
+
+
+def rounds(X: Any, y: np.ndarray, count: int, fits: dict[str, speed_sweep.Fit]) -> dict:
+    """``count`` rounds of every fit on (X, y), the order rotating from round to round (round 0 warms up and is
+    not recorded); per-round ratios of the first fit over each other."""
+    names = list(fits)
+    runs: dict[str, list] = {name: [] for name in names}
+    for index in range(count + 1):
+        order = names[index % len(names):] + names[:index % len(names)]
+        results = {name: fits[name](X, y, index) for name in order}
+        if index:
+            for name in names:
+                runs[name].append(results[name])
+    first = names[0]
+    ratios = {}
+    for name in names[1:]:
+        wall = [a[0] / b[0] for a, b in zip(runs[first], runs[name], strict=True)]
+        median, low, high = speed_sweep.median_interval(wall)
+        ratios[name] = {"median": median, "low": low, "high": high, "values": wall}
+    summary = {name: {"wall_median": float(np.median([r[0] for r in record])),
+                      "grad_max": float(max(r[2]["grad"] for r in record)),
+                      "iterations": int(np.median([r[2]["iterations"] for r in record])),
+                      **({"solver": record[0][2]["solver"], "solver_passes": record[0][2]["solver_passes"]}
+                         if "solver" in record[0][2] else {})}
+               for name, record in runs.items()}
+    return {"ratios": ratios, "fits": summary}
+
+
+def _fits() -> dict[str, speed_sweep.Fit]:
+    fits: dict[str, speed_sweep.Fit] = {"dpcvx": speed_sweep.fit_dpcvx}
+    for tol in SKLEARN_TOLS:
+        fits[f"lbfgs tol {tol:g}"] = functools.partial(speed_sweep.fit_sklearn, tol=tol)
+    return fits
+
+
+def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: int | None) -> dict:
+    case = rounds(X, y, count, _fits())
+    case.update(kind=kind, generator=generator, n=int(X.shape[0]), d=int(X.shape[1]), seed=seed,
+                one_pass=speed_sweep.one_pass(X), positive_share=float(np.mean(y > 0)))
+    passes = case["fits"]["dpcvx"].get("solver_passes")
+    if passes is not None:
+        case["reads"] = passes + 1  # Newton's passes over the row blocks and the validation pass
+    print(_line(case), flush=True)
+    return case
+
+
+def run(args: argparse.Namespace) -> dict:
+    preset = QUICK if args.quick else FULL
+    count = args.rounds or preset["rounds"]
+    generators = args.generators or list(GENERATORS)
+    record = common.RunRecord("benchmarks.family_sweep")
+    cases: list[dict] = []
+    seeds = iter(range(args.seed, args.seed + 10_000))
+    with common.limit_threads(1):
+        for size in args.sizes or preset["sizes"]:
+            n, d = speed_sweep._shape(size)
+            for generator in generators:
+                seed = next(seeds)
+                X, y = generate(generator, n, d, seed)
+                cases.append(_case("dense", generator, X, y, count, seed))
+                del X, y
+        for table in preset["tables"] if args.tables is None else args.tables:
+            data = common.load_data(table, "private", kdd_rows=None)
+            cases.append(_case("dense", table, data.X, data.y, count, None))
+        if args.memmap != "none":
+            cases.append(memmap_case(args.memmap or preset["memmap"], args.tmp, count, next(seeds)))
+        if args.sparse != "none":
+            n, d = speed_sweep._shape(args.sparse or preset["sparse"])
+            seed = next(seeds)
+            S, y = speed_sweep.sparse_data(n, d, seed)
+            cases.append(_case("sparse", "sparse", S, y, count, seed))
+    return {"run": record.finish(), "quick": bool(args.quick), "rounds": count, "lam": speed_sweep.LAM,
+            "epsilon": speed_sweep.EPSILON, "sklearn_tols": list(SKLEARN_TOLS), "cases": cases,
+            "summary": summary(cases)}
+
+
+def memmap_case(size: str, tmp: str | None, count: int, seed: int) -> dict:
+    """The base generator's rows as a memmap (warm page cache), dpcvx against lbfgs on the in-memory rows."""
+    n, d = speed_sweep._shape(size)
+    X, y = generate("isotropic", n, d, seed)
+    with tempfile.TemporaryDirectory(dir=tmp) as directory:
+        path = Path(directory) / "X.npy"
+        np.save(path, X)
+        mapped = np.load(path, mmap_mode="r")
+        float(np.sum(mapped))  # warm page cache
+        fits = {name: (fit if name == "dpcvx" else _on(X, fit)) for name, fit in _fits().items()}
+        case = rounds(mapped, y, count, fits)
+        case.update(kind="memmap", generator="isotropic", n=n, d=d, seed=seed, one_pass=speed_sweep.one_pass(X),
+                    positive_share=float(np.mean(y > 0)))
+        case["reads"] = case["fits"]["dpcvx"]["solver_passes"] + 1
+        print(_line(case), flush=True)
+        del mapped
+    return case
+
+
+def _on(X: np.ndarray, fit: speed_sweep.Fit) -> Callable[[Any, np.ndarray, int], tuple[float, float, dict]]:
+    """``fit`` on the in-memory rows X whatever it is handed."""
+    return lambda _, labels, index: fit(X, labels, index)
+
+
+def summary(cases: list[dict]) -> list[dict]:
+    """Per size (n x d and kind) and scikit-learn tol: the generators' median ratio, and the worst one."""
+    groups: dict[tuple[str, int, int], list[dict]] = {}
+    for case in cases:
+        key = ("table" if case["generator"] in ("adult", "kdd") else case["kind"], case["n"], case["d"])
+        groups.setdefault(key, []).append(case)
+    rows = []
+    for (kind, n, d), members in groups.items():
+        for name in members[0]["ratios"]:
+            values = [case["ratios"][name]["median"] for case in members]
+            worst = max(members, key=lambda case, name=name: case["ratios"][name]["median"])
+            rows.append({"kind": kind, "n": n, "d": d, "peer": name, "generators": len(members),
+                         "median": float(np.median(values)), "worst": max(values), "worst_generator":
+                         worst["generator"], "best": min(values)})
+    return rows
+
+
+def _line(case: dict) -> str:
+    ratios = " ".join(f"{name.removeprefix('lbfgs ')} {r['median']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+                      for name, r in case["ratios"].items())
+    return f"{case['kind']} {case['generator']} {case['n']}x{case['d']}: dpcvx/lbfgs {ratios}"
+
+
+def markdown(output: dict) -> str:
+    from benchmarks import report
+
+    tols = " and ".join(f"{tol:g}" for tol in output["sklearn_tols"])
+    lines = [report.run_header(output, f"Family sweep: {output['rounds']} rotating rounds per case, lam = "
+                                       f"{output['lam']:g}, epsilon = {output['epsilon']:g}, 1 BLAS thread, "
+                                       f"scikit-learn at tol {tols}"),
+             "", "Ratios are dpcvx / lbfgs wall time (above 1: dpcvx slower), each the median over rounds of the "
+             "per-round ratio. Distribution over generators:", "",
+             "| kind | n x d | peer | generators | median | worst (generator) | best |",
+             "|---|---|---|---|---|---|---|"]
+    for row in output["summary"]:
+        lines.append(f"| {row['kind']} | {row['n']:,} x {row['d']:,} | {row['peer']} | {row['generators']} | "
+                     f"{row['median']:.2f} | {row['worst']:.2f} ({row['worst_generator']}) | {row['best']:.2f} |")
+    lines += ["", "Every case (95% interval of the median ratio; passes = fit time / one pass; reads = the memmap "
+              "fit's counted passes over X, the input checks' one validation pass included):", "",
+              "| case | n x d | seed | positive share | ratio tol 1e-4 | ratio tol 1e-6 | dpcvx: s, grad, "
+              "iterations, solver | lbfgs 1e-6: s, grad, iterations | passes dpcvx | reads |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for case in output["cases"]:
+        ratio = [case["ratios"][f"lbfgs tol {tol:g}"] for tol in output["sklearn_tols"]]
+        ours, peer = case["fits"]["dpcvx"], case["fits"]["lbfgs tol 1e-06"]
+        lines.append(
+            f"| {case['kind']} {case['generator']} | {case['n']:,} x {case['d']:,} | {case['seed']} | "
+            f"{case['positive_share']:.3f} | "
+            + " | ".join(f"{r['median']:.2f} [{r['low']:.2f}, {r['high']:.2f}]" for r in ratio)
+            + f" | {ours['wall_median']:.3g}, {ours['grad_max']:.1e}, {ours['iterations']}, {ours['solver']} | "
+              f"{peer['wall_median']:.3g}, {peer['grad_max']:.1e}, {peer['iterations']} | "
+              f"{ours['wall_median'] / case['one_pass']:.0f} | {case.get('reads', '-')} |")
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.family_sweep", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="two small sizes, 2 rounds (a smoke run)")
+    parser.add_argument("--rounds", type=int, default=None, help="rotating rounds per case (full: 5)")
+    parser.add_argument("--sizes", nargs="*", default=None, help="dense n x d sizes, e.g. 1e5x20")
+    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS, help="default: all")
+    parser.add_argument("--tables", nargs="*", default=None, choices=("adult", "kdd"),
+                        help="real tables (full: adult kdd; quick: none)")
+    parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")
+    parser.add_argument("--sparse", default=None, help="n x d of the sparse case, or none")
+    parser.add_argument("--seed", type=int, default=SEED, help="first generator seed (each case takes the next)")
+    parser.add_argument("--tmp", default=None, help="directory for the memmap file (default: the system's)")
+    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
+    parser.add_argument("--tag", default=None, help="file name tag (default: family_sweep, or _quick)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse_args(argv)
+    output = run(args)
+    speed_sweep.write(output, markdown(output), Path(args.out), args.tag or (
+        "family_sweep_quick" if args.quick else "family_sweep"))
+    return output
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    main()
+    print(f"{time.perf_counter() - start:.0f} s")
