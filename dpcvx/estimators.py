@@ -443,11 +443,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     """Private regularized logistic regression, l(z) = log(1 + e^{-z}) (L = 1, c = 1/4).
 
     Parameters and attributes as :class:`DPERMClassifier` (without ``loss``
-    and ``regularizer``), plus scikit-learn's ``penalty`` and ``l1_ratio``:
-    N(w) = 0.5 ||w||^2 ("l2", the default), ||w||_1 ("l1"), or
-    l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2 ("elasticnet"). L1 terms are
-    released by objective perturbation under Kifer, Smith and Thakurta (2012)
-    and solved by proximal Newton (docs/theory.md, section 14).
+    and ``regularizer``), plus scikit-learn's ``penalty`` and ``l1_ratio``.
+    L1 terms are released by objective perturbation under Kifer, Smith and
+    Thakurta (2012) and solved by proximal Newton (docs/theory.md, section 14).
     The release has no exact zeros (the noise reaches every weight); for a
     sparse model use ``estimator.model_.sparsify(threshold)`` with a public
     threshold (post-processing, no privacy cost; :mod:`dpcvx.release.sparsify`).
@@ -458,6 +456,14 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
     ``data_norm=1.0``. scikit-learn's ``LogisticRegression(C=C)`` on n rows
     corresponds to ``lam = 1 / (C n)``.
+
+    Parameters
+    ----------
+    penalty : {"l2", "l1", "elasticnet"}
+        The regularizer N(w): 0.5 ||w||^2 ("l2", the default), ||w||_1 ("l1"),
+        or l1_ratio ||w||_1 + (1 - l1_ratio) / 2 ||w||^2 ("elasticnet").
+    l1_ratio : float, optional
+        The L1 share of "elasticnet", in [0, 1].
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
@@ -518,13 +524,18 @@ class DPHuberSVM(_PrivateLinearClassifier):
 
     l(z) is 0 for z > 1 + h, (1 + h - z)^2 / (4h) near 1 and 1 - z below 1 - h;
     L = 1, c = 1/(2h). Parameters and attributes as :class:`DPERMClassifier`
-    (without ``loss`` and ``regularizer``), plus ``h`` (default 0.5).
+    (without ``loss`` and ``regularizer``), plus ``h``.
 
     Compared with :class:`~dpcvx.models.erm.PrivateERM` (the mathematical layer:
     labels -1/+1, no intercept, no default ``data_norm``), this estimator
     follows scikit-learn: ``classes=(0, 1)``, ``fit_intercept=True`` and
     ``data_norm=1.0``. An SVM's ``C`` on n rows corresponds to
     ``lam = 1 / (C n)``.
+
+    Parameters
+    ----------
+    h : float
+        The width of the Huber hinge, > 0 (default 0.5).
     """
 
     def __init__(self, h: float = 0.5, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",

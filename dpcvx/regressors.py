@@ -229,12 +229,21 @@ class DPLinearRegression(_PrivateRegressor):
 class DPHuberRegressor(_PrivateRegressor):
     """Private Huber regression: the Huber loss of the residual with threshold ``m`` (module docstring).
 
-    Parameters as :class:`DPLinearRegression`, plus ``m`` (default 1.0), ``lam`` (the L2
-    regularization weight, default 1e-3) and ``mechanism`` ("auto": pure-epsilon objective
-    perturbation, a stronger guarantee than any delta > 0; or "objective", "output"), ``float_safe``
-    (:class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee), and
-    ``data_norm="private"`` / ``label_bound="private"`` with ``norm_range`` / ``label_range`` and ``norm_share``
-    (PrivateERM's opt-in private bounds R and B).
+    The parameters not listed below (``epsilon``, ``delta``, ``data_norm``, ``label_bound``,
+    ``fit_intercept``, ``clip``, ``random_state``) are :class:`DPLinearRegression`'s.
+
+    Parameters
+    ----------
+    m : float
+        The Huber threshold of the residual (default 1.0).
+    lam : float
+        The L2 regularization weight (default 1e-3).
+    mechanism : {"auto", "objective", "output"}
+        "auto": pure-epsilon objective perturbation, a stronger guarantee than any delta > 0.
+    float_safe : bool
+        :class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee.
+    norm_range, label_range, norm_share
+        With ``data_norm="private"`` / ``label_bound="private"``: PrivateERM's opt-in private bounds R and B.
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float = 1e-3,

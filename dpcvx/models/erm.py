@@ -224,6 +224,8 @@ class PrivateERM(Calibrating):
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time: public steps only, never a measured value.
 
+    Notes
+    -----
     Extension hooks (docs/architecture.md): a subclass may replace
     :meth:`release_calibration` to substitute a calibration; :meth:`calibration`
     reports one without data; ``fit(warm_start=...)`` starts the solve at a given

@@ -333,8 +333,11 @@ def verify(
         problem for KST12 (:mod:`dpcvx.verification.kst12`), as a fit does: the
         certificate's verdicts are the fit's (:mod:`dpcvx.verification.verdict`).
 
-    Returns a :class:`~dpcvx.verification.certificate.Certificate`; never raises on a bad
-    loss or regularizer (the certificate says what failed and how to fix it).
+    Returns
+    -------
+    Certificate
+        The :class:`~dpcvx.verification.certificate.Certificate`; never raises on a bad
+        loss or regularizer (the certificate says what failed and how to fix it).
     """
     return verify_problem(loss, regularizer, dim=PROBE_DIM if dim is None else dim, strict=strict,
                           allow_estimates=allow_estimates, time_limit=time_limit,
