@@ -88,7 +88,12 @@ class PrivateMulticlassERM:
     def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             **fit_params: Any) -> PrivateMulticlassModel:
-        """Release k one-vs-rest models with one total (epsilon, delta)."""
+        """Release k one-vs-rest models with one total (epsilon, delta).
+
+        ``random_state`` None: every class's fit draws its own OS entropy, and its exact samplers the OS
+        CSPRNG (:func:`~dpcvx.privacy.rng.child_seeds`). An int or a generator draws one seed per class from
+        it, so the whole release is reproducible: for experiments only, never for a release whose seed could
+        be known."""
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         n = np.shape(X)[0] if np.ndim(X) == 2 else -1
         labels = self._labels(y, n)
