@@ -55,8 +55,15 @@ def _multiclass(random_state):
                                                                                 random_state=random_state)
 
 
+def _private_norm(random_state):
+    X, y = _data()
+    learner = dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4), float_safe=True)
+    return learner.fit(X, y, 1.0, "output", random_state=random_state)
+
+
 @pytest.mark.parametrize("release", [lambda seed: _tune("full-data", seed), lambda seed: _tune("split", seed),
-                                     _multiclass], ids=["tune full-data", "tune split", "multiclass"])
+                                     _multiclass, _private_norm],
+                         ids=["tune full-data", "tune split", "multiclass", "private norm bound"])
 def test_without_a_seed_no_exact_draw_comes_from_pcg64(release, draws):
     release(None)
     assert draws["generator"] == 0 and draws["system"] > 0
