@@ -25,9 +25,9 @@ gives its distribution-free interval), and the report gives, for each size, the 
 generator. Seeds are fresh: generator k of a run with ``--seed s`` draws from seed s + k, never the seeds
 the project's speed sweep (seed 0) was tuned on.
 
-Passes over X: ``passes`` is a fit's time over the time of one pass (X v then X^T u); on a memmap the fit
-counts its passes exactly (``solver_passes``, Newton's reads of the row blocks, plus the one validation
-pass of the input checks: ``reads``).
+Passes over X: ``passes`` is a fit's time over the time of one pass (X v then X^T u); where Newton reads X
+by row blocks (a memmap, or a row-major X of at most ``DENSE_NEWTON_MAX_DIM`` columns) the fit counts its
+passes exactly: ``reads`` is that count (``solver_passes``) plus the input checks' one read of X.
 
     python -m benchmarks.family_sweep --quick     # a smoke run: two small sizes, 2 rounds
     python -m benchmarks.family_sweep             # the issue's sizes, 5 rounds (about an hour, one core)
@@ -134,7 +134,7 @@ def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: in
                 one_pass=speed_sweep.one_pass(X), positive_share=float(np.mean(y > 0)))
     passes = case["fits"]["dpcvx"].get("solver_passes")
     if passes is not None:
-        case["reads"] = passes + 1  # Newton's passes over the row blocks and the validation pass
+        case["reads"] = passes + 1  # Newton's passes over the row blocks and the input checks' read
     print(_line(case), flush=True)
     return case
 
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> dict:
     seeds = iter(range(args.seed, args.seed + 10_000))
     with common.limit_threads(1):
         for size in args.sizes or preset["sizes"]:
-            n, d = speed_sweep._shape(size)
+            n, d = speed_sweep.parse_shape(size)
             for generator in generators:
                 seed = next(seeds)
                 X, y = generate(generator, n, d, seed)
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> dict:
         if args.memmap != "none":
             cases.append(memmap_case(args.memmap or preset["memmap"], args.tmp, count, next(seeds)))
         if args.sparse != "none":
-            n, d = speed_sweep._shape(args.sparse or preset["sparse"])
+            n, d = speed_sweep.parse_shape(args.sparse or preset["sparse"])
             seed = next(seeds)
             S, y = speed_sweep.sparse_data(n, d, seed)
             cases.append(_case("sparse", "sparse", S, y, count, seed))
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def memmap_case(size: str, tmp: str | None, count: int, seed: int) -> dict:
     """The base generator's rows as a memmap (warm page cache), dpcvx against lbfgs on the in-memory rows."""
-    n, d = speed_sweep._shape(size)
+    n, d = speed_sweep.parse_shape(size)
     X, y = generate("isotropic", n, d, seed)
     with tempfile.TemporaryDirectory(dir=tmp) as directory:
         path = Path(directory) / "X.npy"
@@ -230,8 +230,8 @@ def markdown(output: dict) -> str:
     for row in output["summary"]:
         lines.append(f"| {row['kind']} | {row['n']:,} x {row['d']:,} | {row['peer']} | {row['generators']} | "
                      f"{row['median']:.2f} | {row['worst']:.2f} ({row['worst_generator']}) | {row['best']:.2f} |")
-    lines += ["", "Every case (95% interval of the median ratio; passes = fit time / one pass; reads = the memmap "
-              "fit's counted passes over X, the input checks' one validation pass included):", "",
+    lines += ["", "Every case (95% interval of the median ratio; passes = fit time / one pass; reads = the passes "
+              "over X Newton counted where it reads X by row blocks, plus the input checks' one read):", "",
               "| case | n x d | seed | positive share | ratio tol 1e-4 | ratio tol 1e-6 | dpcvx: s, grad, "
               "iterations, solver | lbfgs 1e-6: s, grad, iterations | passes dpcvx | reads |",
               "|---|---|---|---|---|---|---|---|---|---|"]

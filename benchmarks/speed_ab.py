@@ -35,12 +35,12 @@ assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
 sys.path.insert(1, {root!r})
 import numpy as np
 from benchmarks import common, speed_sweep
-from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, sparse_data, _shape
+from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
 case, _, options = {case!r}.partition("@")
 for option in filter(None, options.split(",")):
     key, _, value = option.partition("=")
     setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
-X, y = sparse_data(*_shape("2e5x1e5")) if case == "sparse" else dense_data(*_shape(case))
+X, y = sparse_data(*parse_shape("2e5x1e5")) if case == "sparse" else dense_data(*parse_shape(case))
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)
     ratios = [fit_dpcvx(X, y, k + 1)[0] / fit_sklearn(X, y, k + 1)[0] for k in range({fits})]

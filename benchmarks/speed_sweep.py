@@ -74,7 +74,8 @@ NOTES = [
 ]
 
 
-def _shape(text: str) -> tuple[int, int]:
+def parse_shape(text: str) -> tuple[int, int]:
+    """(n, d) of a size such as "1e5x20"."""
     n, d = text.lower().split("x")
     return int(float(n)), int(float(d))
 
@@ -193,7 +194,7 @@ def run(args: argparse.Namespace) -> dict:
     cases = []
     with common.limit_threads(1):
         for size in (args.sizes or preset["sizes"]) if "dense" in args.cases else ():
-            n, d = _shape(size)
+            n, d = parse_shape(size)
             X, y = dense_data(n, d)
             case = pairs(("dpcvx", fit_dpcvx, X), ("sklearn", fit_sklearn, X), y, count)
             case.update(kind="dense", n=n, d=d, one_pass=one_pass(X))
@@ -209,7 +210,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def memmap_case(size: str, tmp: str | None, count: int) -> dict:
     """The dpcvx fit on a memmap of the rows (warm page cache) against the fit on the in-memory array."""
-    n, d = _shape(size)
+    n, d = parse_shape(size)
     X, y = dense_data(n, d)
     with tempfile.TemporaryDirectory(dir=tmp) as directory:
         path = Path(directory) / "X.npy"
@@ -226,7 +227,7 @@ def memmap_case(size: str, tmp: str | None, count: int) -> dict:
 def sparse_cases(size: str, count: int) -> list[dict]:
     """dpcvx against scikit-learn's lbfgs on CSR rows with NONZEROS entries each: the generator's CSR (each
     row's indices decreasing), the same rows in random order, and in canonical form (sorted)."""
-    n, d = _shape(size)
+    n, d = parse_shape(size)
     S, y = sparse_data(n, d)
     cases = []
     for kind, matrix in (("sparse", S), ("sparse random order", shuffled_rows(S)),

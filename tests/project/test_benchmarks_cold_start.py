@@ -44,3 +44,13 @@ def test_a_fresh_process_reports_each_phase():
     times = cold_start.fit_times(ROOT, "PrivateERM(dpcvx.losses.logistic())")
     assert set(times) == {"import_dpcvx", "user_imports", "imports", "first_fit", "second_fit"}
     assert all(value > 0 for value in times.values())
+
+
+@pytest.mark.slow
+def test_the_peer_benchmark_times_both_first_fits_in_fresh_processes(tmp_path):
+    from benchmarks import cold_start_peer
+
+    output = cold_start_peer.main(["--repeats", "1", "--out", str(tmp_path), "--tag", "one"])
+    assert set(output["seconds"]) == {"dpcvx", "sklearn"} and all(len(v) == 1 for v in output["seconds"].values())
+    assert output["ratios"] == [output["seconds"]["dpcvx"][0] / output["seconds"]["sklearn"][0]]
+    assert "median of the pairs' ratios" in (tmp_path / "one.md").read_text()
