@@ -58,7 +58,7 @@ from ..verification.certificate import MECHANISMS, Certificate
 from ..verification.constraints import Constraints
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
-from ..verification.verdict import release_guarantee
+from ..verification.verdict import Mechanism, release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
 from . import erm_inputs, private_norm
@@ -481,7 +481,7 @@ class PrivateERM(Calibrating):
             w, steps = problem.constraint_set.project(w), (problem.constraint_set.projection_step(),)
 
         release = ReleaseCertificate(
-            mechanism=mechanism,
+            mechanism=Mechanism.of(mechanism),
             guarantee=float_safe_guarantee(calibration, release_guarantee(
                 problem.certificate.guarantee(mechanism, delta), mechanism)),
             epsilon=epsilon,

@@ -20,6 +20,7 @@ from ..privacy.lam_rule import LamChoice, choose_lam, comparator_for
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import Neighbours
 from ..privacy.registry import PerturbsObjective
+from ..release.constants import Constants
 from ..validation import check_choice, check_epsilon, sample_size
 from ..verification.certificate import MECHANISMS
 from ..verification.problem import VerifiedProblem
@@ -150,17 +151,17 @@ class Calibrating:
 
     def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, rows: RowMap,
                          split: str, delta: float, relation: Neighbours
-                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, dict[str, Any]]:
+                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, Constants]:
         """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
         the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
         R = rows.effective_norm_bound
         lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, rows, split, delta, relation) if self._auto_lam \
             else None
         chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
-        calibration, constants = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
+        calibration, verified = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
         calibration = self.release_calibration(calibration)
-        constants.update({"R": R, "lam": self._numeric_lam(None if lam_rule is None else lam_rule.lam), "n": n,
-                          "d": d})
+        constants = Constants.of(verified, R=R, lam=self._numeric_lam(None if lam_rule is None else lam_rule.lam),
+                                 n=n, d=d)
         release: ReleaseCalibration | LatticeCalibration = calibration
         if self.float_safe:
             release = float_safe_calibration(calibration, d)

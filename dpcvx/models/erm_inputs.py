@@ -23,6 +23,7 @@ from ..privacy.exact import IntegerSource
 from ..privacy.float_safe import LatticeCalibration
 from ..privacy.lam_rule import LamChoice, intercept_scaling
 from ..privacy.neighbours import Neighbours
+from ..release.constants import Constants
 from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
 from ..solvers.linear import SolveInfo
@@ -77,7 +78,7 @@ class Prepared(NamedTuple):
     labels: np.ndarray
     problem: VerifiedProblem
     calibration: ReleaseCalibration | LatticeCalibration
-    constants: dict[str, Any]
+    constants: Constants
     start: np.ndarray | None
     rng: np.random.Generator
     source: IntegerSource

@@ -13,7 +13,7 @@ marked not private. The noise vector is never stored.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -23,21 +23,18 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.quantile import bound_then_fit_curve
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
-from ..verification.exact import exact_text
+from ..verification.verdict import Mechanism
+from .constants import Constants
 from .report import ReleaseReport
 from .sparsify import Sparsifiable
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
-
-
-def _number(value: Any) -> dict:
-    """A constant as {'exact': text, 'float': number}: exact for the verifier's exact numbers and counts."""
-    return {"exact": exact_text(value), "float": float(value)}
 
 
 @dataclass(frozen=True)
@@ -53,7 +50,7 @@ class ReleaseCertificate:
     declared problem, the public bounds, n and epsilon.
     """
 
-    mechanism: str
+    mechanism: Mechanism
     guarantee: str
     epsilon: float
     delta: float
@@ -66,7 +63,7 @@ class ReleaseCertificate:
     clipping: str
     neighbours: str
     library_version: str
-    constants: dict = field(default_factory=dict)
+    constants: Constants
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
     lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
@@ -91,6 +88,11 @@ class ReleaseCertificate:
         """Whether N has an L1 or group term (whose exact zeros the noise removes: see ``sparsify``)."""
         prox = next((item for item in self.verification.conditions if item.name == "regularizer_prox"), None)
         return prox is not None and ("||w||_1" in str(prox.value) or "group norm" in str(prox.value))
+
+    @property
+    def relation(self) -> Neighbours:
+        """The neighbour relation the guarantee is proved for (``neighbours`` states it in words)."""
+        return Neighbours.parse(self.calibration.get("neighbours", Neighbours.REPLACE_ONE.value))
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
@@ -139,12 +141,12 @@ class ReleaseCertificate:
 
     def to_dict(self) -> dict:
         return {
-            "mechanism": self.mechanism,
+            "mechanism": self.mechanism.value,
             "guarantee": self.guarantee,
             "epsilon": self.epsilon,
             "delta": self.delta,
             "calibration": dict(self.calibration),
-            "constants": {key: _number(value) for key, value in self.constants.items()},
+            "constants": self.constants.to_dict(),
             "data_norm": self.data_norm,
             "effective_norm_bound": self.effective_norm_bound,
             "fit_intercept": self.fit_intercept,
@@ -326,5 +328,5 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
     def __repr__(self) -> str:
         conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""
-        return (f"PrivateModel(mechanism={self.certificate.mechanism!r}, "
+        return (f"PrivateModel(mechanism={self.certificate.mechanism.value!r}, "
                 f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional})")

@@ -50,6 +50,12 @@ class Mechanism(str, Enum):
     OUTPUT = "output"  # Algorithm 1: noise added to the minimiser
     OBJECTIVE = "objective"  # Algorithm 2: noise added to the objective
 
+    def __str__(self) -> str:
+        return self.value  # printed as its name, as the file writes it
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
     @classmethod
     def of(cls, mechanism: str) -> Mechanism:
         """The mechanism a name states (InputError naming the choices otherwise)."""

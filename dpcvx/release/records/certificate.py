@@ -20,6 +20,8 @@ from ...privacy.privacy_curve import check_recorded_curve, curve_of_calibration
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.verdict import SECTION as VERDICT_SECTION
+from ...verification.verdict import Mechanism
+from ..constants import Constants
 from ..model import ReleaseCertificate
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
@@ -32,15 +34,14 @@ _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTION
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
-_COUNTS = ("n", "d")  # constants that are counts, printed as integers
 
 
 @dataclass(frozen=True)
 class SavedReleaseCertificate(ReleaseCertificate):
     """A :class:`~dpcvx.release.model.ReleaseCertificate` read from a saved model: data, not a proof.
 
-    Exact constants are kept as their text (``"1/4"``), others as floats;
-    no sympy object is re-created from the file. ``str()`` prints the same
+    The constants have the types a fitted release's have (:mod:`dpcvx.release.constants`); no sympy
+    object is re-created from the file. ``str()`` prints the same
     report as the original; :meth:`to_dict` returns exactly what was saved.
     """
 
@@ -50,16 +51,6 @@ class SavedReleaseCertificate(ReleaseCertificate):
         saved = copy.deepcopy(self.saved)
         return {**saved, "post_processing": list(self.post_processing)} if self.post_processing else saved
 
-
-
-def _constant(key: str, value: Any) -> str | float | int:
-    """A release constant as the certificate printed it: exact text, else the number."""
-    exact, approximate = _saved_number(f"certificate.constants.{key}", value)
-    if exact is not None:
-        return exact
-    if key in _COUNTS and approximate.is_integer():
-        return int(approximate)
-    return approximate
 
 
 def _condition_value(what: str, value: Any) -> str | float | None:
@@ -197,14 +188,18 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     return dict(calibration)
 
 
-def _constants(data: Any) -> tuple[dict, dict]:
-    """(constants as the certificate prints them, their float values) from certificate.constants."""
+def _constants(data: Any) -> tuple[Constants, dict]:
+    """(the typed constants, their float values) from certificate.constants."""
     if not isinstance(data, dict):
         raise InputError(f"certificate.constants must be an object, got {type(data).__name__}")
-    printed, values = {}, {}
-    for key, value in data.items():
-        printed[key] = _constant(key, value)
-        values[key] = _saved_number(f"certificate.constants.{key}", value)[1]
+    saved = {key: _saved_number(f"certificate.constants.{key}", value) for key, value in data.items()}
+    values = {key: number for key, (_, number) in saved.items()}
+    for key in ("L", "m", "R", "lam", "n", "d"):
+        if key not in saved:
+            raise InputError(f"certificate.constants.{key} is missing")
+    for key in saved.keys() - {"L", "c", "m", "R", "lam", "n", "d"}:
+        raise InputError(f"certificate.constants.{key} is not a constant of a linear release; the file has been "
+                         "edited")
     n = values.get("n")
     if n is not None and not (n >= 1 and float(n).is_integer()):
         raise InputError(f"certificate.constants.n must be a positive integer, got {n!r}")
@@ -219,7 +214,9 @@ def _constants(data: Any) -> tuple[dict, dict]:
         raise InputError(f"certificate.constants.m must be finite and non-negative, got {values['m']!r}")
     if "c" in values and not values["c"] >= 0:
         raise InputError(f"certificate.constants.c must be non-negative, got {values['c']!r}")
-    return printed, values
+    if not float(values["d"]).is_integer() or values["d"] < 1:
+        raise InputError(f"certificate.constants.d must be a positive integer, got {values['d']!r}")
+    return Constants.from_saved(saved), values
 
 
 def _release_certificate(data: Any) -> SavedReleaseCertificate:
@@ -243,7 +240,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if not verification.allows(mechanism, delta):
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
-    printed, values = _constants(item["constants"])
+    constants, values = _constants(item["constants"])
     for key, name in (("L", "lipschitz"), ("c", "curvature"), ("m", "strong_convexity")):
         condition = next((c for c in item["verification"]["conditions"] if c.get("name") == name), None)
         if key in values and condition is not None and isinstance(condition.get("value"), dict):
@@ -275,7 +272,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"certificate.neighbours states {stated} but the calibration is for {relation}; the file "
                          "has been edited")
     return SavedReleaseCertificate(
-        mechanism=mechanism,
+        mechanism=Mechanism.of(mechanism),
         guarantee=_text("certificate.guarantee", item["guarantee"]),
         epsilon=epsilon,
         delta=delta,
@@ -288,7 +285,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         clipping=_text("certificate.clipping", item["clipping"]),
         neighbours=neighbours,
         library_version=_text("certificate.library_version", item["library_version"]),
-        constants=printed,
+        constants=constants,
         saved=copy.deepcopy(data),
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),

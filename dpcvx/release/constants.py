@@ -1,0 +1,107 @@
+"""The constants a linear release states: exact L, c and m, the public R and Lam, the counts n and d.
+
+A fitted release and a loaded one hold the same types (docs/model-files.md): L, c and m are
+:class:`fractions.Fraction` when the verifier proved a rational, :class:`Irrational` (its exact text
+and its double, no sympy object) for the rare irrational constant, and a float for an estimate or an
+unbounded constant (``math.inf``); R and Lam are floats, n and d ints. The file codec writes each as
+``{"exact": text or null, "float": number}`` (:meth:`Constants.to_dict`) and reads it back with
+:meth:`Constants.from_saved`. :class:`Constants` is also a read-only mapping (``constants["c"]``), in
+the order the certificate prints them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..verification.exact import exact_text, is_sympy
+
+__all__ = ["Constants", "Exact", "Irrational", "exact_value"]
+
+
+@dataclass(frozen=True)
+class Irrational:
+    """An exact irrational constant, known by its exact text (``"sqrt(2)"``) and its double."""
+
+    text: str
+    value: float
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Exact = Fraction | Irrational | float
+
+_RATIONAL = re.compile(r"-?\d+(/\d+)?")
+
+
+def exact_value(value: Any) -> Exact:
+    """A verified constant as a release holds it: a rational as a Fraction, an irrational sympy number as an
+    :class:`Irrational`, a double (an estimate, or ``inf``) as it is."""
+    if isinstance(value, float):
+        return value
+    if is_sympy(value) and not value.is_Rational:
+        return Irrational(str(value), float(value))
+    return Fraction(value) if not is_sympy(value) else Fraction(int(value.p), int(value.q))
+
+
+def _exact_of_saved(text: str | None, number: float) -> Exact:
+    """The constant a file states as (exact text, float): the inverse of :func:`exact_value` and its text."""
+    if text is None or text == "oo":
+        return number
+    if _RATIONAL.fullmatch(text):
+        return Fraction(text)
+    return Irrational(text, number)
+
+
+@dataclass(frozen=True)
+class Constants(Mapping[str, Any]):
+    """L, c (objective perturbation only), m, R, Lam, n and d of a linear release (module docstring)."""
+
+    L: Exact
+    m: Exact
+    R: float
+    lam: float
+    n: int
+    d: int
+    c: Exact | None = None
+
+    @classmethod
+    def of(cls, verified: Mapping[str, Any], *, R: float, lam: float, n: int, d: int) -> Constants:
+        """The constants of a fit: the verified ``{"L", "c", "m"}`` (c absent for output perturbation) and the
+        public R, Lam and counts."""
+        c = verified.get("c")
+        return cls(L=exact_value(verified["L"]), m=exact_value(verified["m"]), R=float(R), lam=float(lam), n=int(n),
+                   d=int(d), c=None if c is None else exact_value(c))
+
+    @classmethod
+    def from_saved(cls, saved: Mapping[str, tuple[str | None, float]]) -> Constants:
+        """The constants of a file, given as {name: (exact text or None, float)} (checked by the reader)."""
+        exact = {key: _exact_of_saved(*saved[key]) for key in ("L", "c", "m") if key in saved}
+        return cls(L=exact["L"], m=exact["m"], R=saved["R"][1], lam=saved["lam"][1], n=int(saved["n"][1]),
+                   d=int(saved["d"][1]), c=exact.get("c"))
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """The file form: ``{name: {"exact": text or None, "float": number}}``."""
+        return {key: {"exact": value.text if isinstance(value, Irrational) else exact_text(value),
+                      "float": float(value)} for key, value in self.items()}
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(name for name in ("L", "c", "m", "R", "lam", "n", "d") if getattr(self, name) is not None)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._names():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
