@@ -8,8 +8,6 @@
 * :mod:`.audit`: empirical audits of a learner on neighbouring data sets; :mod:`.release_audit`: the
   release-diff check of what a release (or its file) holds besides the privatised values;
 * :mod:`.contract`: what a procedure may assume of a learner's predictions: the ``predicts_per_row`` capability;
-* :mod:`.erm_calibration`: the calibration of a :class:`~dpcvx.models.erm.PrivateERM` fit and ``lam="auto"``'s
-  plumbing;
 * :mod:`.erm_inputs`: the checks of a :class:`~dpcvx.models.erm.PrivateERM`: its declared settings, the public row
   map, the rows and labels of a fit, the neighbour relation, a warm start and the solver's point;
 * :mod:`.linear_regression`: PrivateLinearRegression: least squares released by AdaSSP with its three statistics

@@ -30,7 +30,7 @@ import numbers
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -57,6 +57,14 @@ SOLVE_RTOL = 1e-3
 MAX_ROUNDS = 10**7
 NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the same public size n "
                       "and differ in one row (x_i, y_i)")
+
+
+class PublicKernel(Protocol):
+    """What the calibration reads of a kernel (:class:`dpcvx.data.kernels.Kernel`, a higher layer, is one)."""
+
+    def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray: ...
+
+    def diagonal(self, X: np.ndarray) -> np.ndarray: ...
 
 
 class _Accurate(Protocol):
@@ -551,7 +559,7 @@ def release_constants(n: int, lam: float, L: float, R: float, value_at_zero: flo
     }
 
 
-def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel: Any = None,  # a data.kernels.Kernel
+def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel: PublicKernel | None = None,
                                  centers: np.ndarray | None = None) -> dict:
     """The calibration of a kernel release re-derived from its public inputs in ``recorded``.
 

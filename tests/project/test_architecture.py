@@ -305,30 +305,6 @@ def test_the_keyword_check_sees_a_learner_without_the_contract():
     assert _missing_fit_keywords(Positional) == ["epsilon", "random_state", "accountant"]
 
 
-MAX_MODULE_LINES = 600  # docs/architecture.md: short modules, one concept each
-
-
-def _long_modules(modules: list[Path]) -> list[str]:
-    """Each module longer than MAX_MODULE_LINES, with its line count."""
-    return [f"{path.name} ({count} lines)" for path in modules
-            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
-
-
-def test_every_module_is_at_most_600_lines():
-    """No module of dpcvx/ passes 600 lines (split it by concept)."""
-    long = [f"{_relative(path).as_posix()}: {len(path.read_text(encoding='utf-8').splitlines())} lines"
-            for path in MODULES if _long_modules([path])]
-    assert long == [], f"split these modules by concept (docs/architecture.md): {long}"
-
-
-def test_the_line_count_sees_a_long_module(tmp_path):
-    """The count is not vacuous: a 601-line module is found, a 600-line one is not."""
-    at_limit, beyond = tmp_path / "at_limit.py", tmp_path / "beyond.py"
-    at_limit.write_text("x = 1\n" * MAX_MODULE_LINES)
-    beyond.write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
-    assert _long_modules([at_limit, beyond]) == [f"beyond.py ({MAX_MODULE_LINES + 1} lines)"]
-
-
 def _package_names(tree: ast.Module) -> tuple[set[str], list[str]]:
     """(the names dpcvx/__init__.py imports, at run time or for type checkers; its ``__all__``)."""
     imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
