@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx.adassp_warning import ADASSP_RATIO_LIMIT, adassp_advised_lam, adassp_noise_to_signal
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.regressors import DPLinearRegression
@@ -72,6 +73,7 @@ def cell(kind: str, n: int, d: int, epsilon: float) -> tuple[float, float, float
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.adassp_warning")
     lines = ["# AdaSSP: the NoiseDominatesWarning rule and its lam advice (synthetic data only)", "",
              "Written by `python -m benchmarks.adassp_warning` (docs/theory.md, section 30). DPLinearRegression",
              f"(AdaSSP, delta 1e-6, R = B = 1, intercept), {len(SEEDS)} noise seeds per cell, R^2 on {TEST_ROWS} fresh",
@@ -98,7 +100,7 @@ def main() -> None:
               f"and lowered it in {int(np.sum(hurt))} ({int(np.sum(plain_r2[hurt] > 0))} with R^2 > 0 at lam 0), "
               f"by at most {np.max(plain_r2[hurt] - ridged_r2[hurt], initial=0.0):.3f}. Silent in {len(silent)} cells: "
               f"R^2 <= 0 at lam 0 in {sum(r <= 0 for r in silent)} of them, lowest R^2 {min(silent):.3f}."]
-    RESULTS.write_text("\n".join(lines) + "\n")
+    write_markdown(RESULTS, "\n".join(lines), record)
     print(lines[-1])
 
 

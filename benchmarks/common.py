@@ -379,6 +379,24 @@ class RunRecord:
         }
 
 
+def run_lines(run: dict) -> list[str]:
+    """A finished run record as the Markdown lines a result file ends with."""
+    threads = run["threads"]["environment"]
+    return ["", "## Run", "",
+            f"Command: `{run['command']}`; {run['date_utc']} (UTC), {run['run_seconds']:g} s; "
+            f"{run['machine']['cores']} cores ({run['machine']['cpu_model']}); load average (1, 5, 15 min) "
+            f"{run['load_average_start']} at the start, {run['load_average_end']} at the end; BLAS threads "
+            f"{threads}; dpcvx {run['versions']['dpcvx']} at commit {run['git_commit']}."]
+
+
+def write_markdown(path: Path, text: str, record: RunRecord) -> str:
+    """Write ``text`` with the run record appended (:func:`run_lines`) to ``path``; returns what was written."""
+    written = text.rstrip("\n") + "\n" + "\n".join(run_lines(record.finish())) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(written)
+    return written
+
+
 def _module_name() -> str:
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)

@@ -12,7 +12,6 @@ exploit. Run (about a minute):
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import RunRecord, write_json, write_markdown
 from dpcvx.privacy.exact import GeneratorSource, discrete_gaussian, discrete_laplace
 
 SCALES = [Fraction(1, 4), Fraction(1), Fraction(10, 3), Fraction(100), Fraction(2**20, 3), Fraction(2**40, 7)]
@@ -62,15 +62,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--draws", type=int, default=4000)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     args = parser.parse_args(argv)
+    record = RunRecord("benchmarks.exact_samplers", argv)
     rows = []
     for scale in SCALES:
         rows.append({"sampler": "discrete Laplace (t)",
                      **measure(discrete_laplace, scale, args.draws, 1, float(scale))})
         rows.append({"sampler": "discrete Gaussian (sigma^2)",
                      **measure(discrete_gaussian, scale, args.draws, 2, float(scale) ** 0.5)})
-    result = {"draws": args.draws, "rows": rows}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "exact_samplers.json").write_text(json.dumps(result, indent=1))
+    result = {"draws": args.draws, "rows": rows, "run": record.finish()}
+    write_json(args.out / "exact_samplers.json", result)
     lines = ["# Exact samplers: uniform draws per sample against the scale",
              "", f"`python -m benchmarks.exact_samplers --draws {args.draws}` (seeded). A draw is one call "
              "of the integer source (uniform on [0, k)). Small/large: mean draws when |Z| is below / at least "
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> dict:
         lines.append(f"| {row['sampler']} | {row['scale']} | {row['mean_draws']:.2f} | {row['p99_draws']:.0f} | "
                      f"{row['max_draws']} | {row['microseconds']:.0f} | "
                      f"{'-' if small is None else f'{small:.2f}'} | {'-' if large is None else f'{large:.2f}'} |")
-    (args.out / "exact_samplers.md").write_text("\n".join(lines) + "\n")
+    write_markdown(args.out / "exact_samplers.md", "\n".join(lines), record)
     print("\n".join(lines))
     return result
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx.estimators import NoiseDominatesWarning
 from dpcvx.exceptions import SolverError
 from dpcvx.privacy.lam_rule import RULE
@@ -155,6 +156,7 @@ def summarise(cell: Cell) -> tuple[str, str]:
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.honest_lam")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--output", type=Path, default=RESULTS)
@@ -221,7 +223,7 @@ def main() -> None:
         *advice,
         "",
     ])
-    args.output.write_text(text)
+    text = write_markdown(args.output, text, record)
     print(text)
 
 

@@ -13,8 +13,9 @@ import json
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from benchmarks.common import RunRecord, write_json
 
 CODE = "import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
 
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--out", type=Path, default=None, help="directory for import_time.json")
     args = parser.parse_args(argv)
+    record = RunRecord("benchmarks.import_time", argv)
     times: dict[str, list[float]] = {"numpy": [], "dpcvx": []}
     for _ in range(args.repeats):
         for module in times:  # interleaved, so machine noise hits both alike
@@ -40,13 +42,11 @@ def main(argv: list[str] | None = None) -> dict:
         "repeats": args.repeats,
         "median_seconds": medians,
         "ratio_dpcvx_to_numpy": medians["dpcvx"] / medians["numpy"],
-        "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "python": sys.version.split()[0],
+        "run": record.finish(),
     }
     print(json.dumps(result, indent=2))
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "import_time.json").write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.out / "import_time.json", result)
     return result
 
 

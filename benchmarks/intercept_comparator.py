@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import RunRecord, write_markdown
 from benchmarks.lam_rule_fit import DESIGNS, EVAL_GRID
 from dpcvx import PrivateERM
 from dpcvx.privacy import lam_rule
@@ -124,9 +125,10 @@ def run() -> str:
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.intercept_comparator")
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     text = run()
-    RESULTS.write_text(text)
+    text = write_markdown(RESULTS, text, record)
     print(text)
 
 

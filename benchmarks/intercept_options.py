@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 from benchmarks.honest_lam import FOLDS, interval
 
 RESULTS = Path(__file__).resolve().parent / "results" / "intercept_options.md"
@@ -26,6 +27,7 @@ LAMS = tuple(float(10.0 ** e) for e in (-3.5, -3.0, -2.5, -2.0, -1.5))
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.intercept_options")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--no-constant", action="store_true", help="the loader without its constant feature")
@@ -66,7 +68,8 @@ def main() -> None:
         *rows,
         "",
     ])
-    (RESULTS.with_name("intercept_options_no_constant.md") if args.no_constant else RESULTS).write_text(text)
+    text = write_markdown(RESULTS.with_name("intercept_options_no_constant.md") if args.no_constant else RESULTS,
+                          text, record)
     print(text)
 
 

@@ -60,15 +60,11 @@ plain ``TDDL.fit`` releases.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import datetime as _dt
 import importlib.util
 import json
 import math
 import multiprocessing
 import os
-import platform
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -81,6 +77,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from a checkout, without i
     sys.path.insert(0, str(REPO_ROOT))
 
 import dpcvx  # noqa: E402
+from benchmarks.common import RunRecord, limit_threads, load_average  # noqa: E402
 from dpcvx.data.kernels import RandomFourierFeatures  # noqa: E402
 from dpcvx.models.tddl import TDDL  # noqa: E402
 from dpcvx.solvers.kernel import KernelERM  # noqa: E402
@@ -479,55 +476,13 @@ def work_units(config: dict) -> list[tuple]:
     return units
 
 
-# --- machine and run record -------------------------------------------------------------------------
-
-
-def thread_limit(threads: int = 1):
-    """One BLAS thread (a context manager): on shared cores, spinning BLAS threads slow dense solves."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(threads)
+# --- worker threads ----------------------------------------------------------------------------------
 
 
 def _limit_worker_threads() -> None:
-    """Pool initializer: the limit holds for the worker's whole life."""
-    thread_limit().__enter__()
-
-
-def load_average() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def machine() -> dict:
-    uname = platform.uname()
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"uname": " ".join([uname.system, uname.node, uname.release, uname.version, uname.machine]),
-            "cpu_model": cpu, "cores": os.cpu_count()}
-
-
-def software() -> dict:
-    import cvxpy
-    import scipy
-    found = {"python": platform.python_version(), "dpcvx": dpcvx.__version__, "numpy": np.__version__,
-             "scipy": scipy.__version__, "cvxpy": cvxpy.__version__}
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                                text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        found["git_commit"] = (commit + ("-dirty" if dirty else "")) or None
-    except (OSError, subprocess.SubprocessError):
-        found["git_commit"] = None
-    return found
+    """Pool initializer: one BLAS thread for the worker's whole life (on shared cores, spinning BLAS threads
+    slow dense solves)."""
+    limit_threads(1).__enter__()
 
 
 # --- summaries ------------------------------------------------------------------------------------
@@ -691,7 +646,7 @@ def markdown(result: dict) -> str:
            f"worker process(es); load average (1, 5, 15 min) at start {run['load_average_start']}, "
            f"at end {run['load_average_end']}; {run['machine']['cores']} cores "
            f"({run['machine']['cpu_model']}); `{run['machine']['uname']}`; "
-           f"software {json.dumps(run['software'])}.", "",
+           f"software {json.dumps(run['versions'])}, commit {run['git_commit']}.", "",
            f"Loss: logistic for every model; TDDL kernel (<x, x'> + 1)^3 with the public bound ||x|| <= 1 "
            f"(R_phi = 2^1.5); TDDL delta = {DELTA:g} (Gaussian) or 0 (Laplace); objective perturbation is "
            f"pure eps-DP. {config['reps']} repetitions (training subset, public sample, random features, "
@@ -926,13 +881,12 @@ def main(argv=None) -> dict:
         return result
     config = build_config(args)
     tag = args.tag or ("quick" if args.quick else "full")
-    started = _dt.datetime.now(_dt.timezone.utc)
-    load_start, t0 = load_average(), time.perf_counter()
+    record = RunRecord("benchmarks.kernels", argv)
     units = work_units(config)
-    print(f"[kernels] {len(units)} work units on {config['jobs']} process(es); load {load_start}",
+    print(f"[kernels] {len(units)} work units on {config['jobs']} process(es); load {record.load_start}",
           file=sys.stderr, flush=True)
     if config["jobs"] == 1:
-        with thread_limit():
+        with limit_threads(1):
             results = [_run_unit(u) for u in units]
     else:
         context = multiprocessing.get_context("spawn")
@@ -944,18 +898,8 @@ def main(argv=None) -> dict:
         "kind": KIND,
         "tag": tag,
         "config": config,
-        "run": {
-            "command": "python benchmarks/kernels.py " + " ".join(sys.argv[1:] if argv is None else argv),
-            "date_utc": started.isoformat(timespec="seconds"),
-            "machine": machine(),
-            "software": software(),
-            "load_average_start": load_start,
-            "load_average_end": load_average(),
-            "run_seconds": round(time.perf_counter() - t0, 1),
-            "environment": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")},
-            "niceness": os.nice(0),
-            "blas_threads_per_process": 1 if importlib.util.find_spec("threadpoolctl") else None,
-        },
+        "run": {**record.finish(), "niceness": os.nice(0),
+                "blas_threads_per_process": 1 if importlib.util.find_spec("threadpoolctl") else None},
         "sizes": {k: v for res in results for k, v in res["sizes"].items()},
         "units": sorted((res["unit"] for res in results), key=lambda u: (u["kind"], u["args"])),
         "summary": summary,

@@ -20,6 +20,7 @@ import cvxpy as cp
 import numpy as np
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kst12_ridge.md"
 RADII = (1.0, 3.0, 6.0, 20.0, 50.0)
@@ -46,6 +47,7 @@ def ball_release(X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, r
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.kst12_ridge")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
@@ -79,7 +81,7 @@ def main() -> None:
         f"Largest difference (delta > 0 minus pure): {worst:+.4f} (target: at most +0.01).",
         "",
     ])
-    RESULTS.write_text(text)
+    text = write_markdown(RESULTS, text, record)
     print(text)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx import PrivateERM
 from dpcvx.exceptions import InputError
 from dpcvx.privacy import lam_rule
@@ -237,12 +238,13 @@ def run(quick: bool) -> str:
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.lam_rule_fit")
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     text = run(args.quick)
     if not args.quick:
-        RESULTS.write_text(text)
+        text = write_markdown(RESULTS, text, record)
     print(text)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx.estimators import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "noise_warning.md"
@@ -127,10 +128,11 @@ def run(names: list[str], seeds: int) -> str:
 
 
 if __name__ == "__main__":
+    record = RunRecord("benchmarks.noise_warning_eval")
     parser = argparse.ArgumentParser()
     parser.add_argument("--sets", default="breast_cancer,digits,adult,kdd")
     parser.add_argument("--seeds", type=int, default=2)
     args = parser.parse_args()
     text = run(args.sets.split(","), args.seeds)
-    RESULTS.write_text(text)
+    text = write_markdown(RESULTS, text, record)
     print(text)

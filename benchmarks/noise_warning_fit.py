@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx.noise_warning import margin_noise_to_signal
 from dpcvx.verification.loss_declaration import loss_at_zero
 
@@ -113,6 +114,7 @@ def run() -> str:
 
 
 if __name__ == "__main__":
+    record = RunRecord("benchmarks.noise_warning_fit")
     text = run()
-    RESULTS.write_text(text)
+    text = write_markdown(RESULTS, text, record)
     print(text)

@@ -32,12 +32,12 @@ Public API only. Writes benchmarks/results/selection.md (synthetic) or selection
 It records e_run (read off the certificate) beside epsilon / 3 and the test errors. Writes
 selection_delta.md or selection_delta_adult.md.
 
-    python benchmarks/selection.py --delta --repetitions 10
-    python benchmarks/selection.py --delta --dataset adult --repetitions 5
+    python -m benchmarks.selection --delta --repetitions 10
+    python -m benchmarks.selection --delta --dataset adult --repetitions 5
 
-    python benchmarks/selection.py --quick      # about a minute on one core
-    python benchmarks/selection.py              # n = 10,000, d = 20, 30 repetitions: a few minutes
-    python benchmarks/selection.py --dataset adult --repetitions 10
+    python -m benchmarks.selection --quick      # about a minute on one core
+    python -m benchmarks.selection              # n = 10,000, d = 20, 30 repetitions: a few minutes
+    python -m benchmarks.selection --dataset adult --repetitions 10
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ import numpy as np
 from scipy import stats
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx import losses
 
 GRID = {"lam": [1e-4, 1e-3, 1e-2, 1e-1]}
@@ -119,6 +120,7 @@ def delta_table(adult: bool, n: int, d: int, repetitions: int, command: str) -> 
 
 
 def main() -> None:
+    record = RunRecord("benchmarks.selection")
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--dataset", choices=("synthetic", "adult"), default="synthetic")
@@ -129,14 +131,14 @@ def main() -> None:
     repetitions = args.repetitions or repetitions
     adult = args.dataset == "adult"
     if args.delta:
-        lines = delta_table(adult, n, d, repetitions, " ".join(["python benchmarks/selection.py", *sys.argv[1:]]))
+        lines = delta_table(adult, n, d, repetitions, " ".join(["python -m benchmarks.selection", *sys.argv[1:]]))
         name = "selection_delta_adult.md" if adult else "selection_delta.md"
-        (RESULTS / name).write_text("\n".join(lines) + "\n")
+        write_markdown(RESULTS / name, "\n".join(lines), record)
         return
     learner = dpcvx.PrivateERM(loss=losses.logistic(), lam=1e-3, data_norm=1.0)
     task = "UCI Adult, private preprocessing, random 80/20 splits" if adult else f"synthetic, n = {n}, d = {d}"
     lines = [f"# Full-data selection against Algorithm 4 ({task})", "",
-             f"`{' '.join(['python benchmarks/selection.py', *sys.argv[1:]])}`: "
+             f"`{' '.join(['python -m benchmarks.selection', *sys.argv[1:]])}`: "
              f"{repetitions} paired repetitions, grid lam in {GRID['lam']}, PrivateERM objective perturbation, "
              "pure epsilon; mean test error on the held-out rows, 95% t-interval.", "",
              "| total epsilon | split (Algorithm 4) | full-data (eta = 1, E[K] = 16) | "
@@ -160,7 +162,7 @@ def main() -> None:
                      f"{interval(results['oracle'])} | {interval(results['oracle3'])} | "
                      f"{interval(list(np.subtract(results['full-data'], results['oracle3'])))} |")
         print(lines[-1], flush=True)
-    (RESULTS / ("selection_adult.md" if adult else "selection.md")).write_text("\n".join(lines) + "\n")
+    write_markdown(RESULTS / ("selection_adult.md" if adult else "selection.md"), "\n".join(lines), record)
 
 
 if __name__ == "__main__":

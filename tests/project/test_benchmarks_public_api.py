@@ -155,3 +155,32 @@ def test_the_readme_names_every_benchmark_script():
     readme = (ROOT / "benchmarks" / "README.md").read_text()
     missing = [path.name for path in BENCHMARKS if path.name != "__init__.py" and f"`{path.name}`" not in readme]
     assert not missing, f"benchmarks/README.md does not name {missing}"
+
+
+# Modules of benchmarks/ that run no experiment: the package, the harness itself, the renderers of recorded
+# results, and DP-GD (a baseline other scripts run).
+NOT_AN_EXPERIMENT = {"__init__.py", "common.py", "render_results.py", "report.py", "dpgd.py"}
+# Experiments that still write their own run metadata (or none) instead of benchmarks.common.RunRecord:
+# what remains of issue 41's "every script on one harness". The list may only shrink.
+OWN_RECORD = {"cold_start.py", "dask_glm.py", "dpsgd_opacus.py", "honest.py", "speed_ab.py", "tddl_scale.py",
+              "tuning_kdd.py"}
+
+
+def _on_the_harness(source: str) -> bool:
+    """Whether a script records its run through benchmarks.common.RunRecord (command, machine, threads, load)."""
+    tree = ast.parse(source)
+    return any(isinstance(node, ast.Name) and node.id == "RunRecord"
+               or isinstance(node, ast.Attribute) and node.attr == "RunRecord" for node in ast.walk(tree))
+
+
+def test_every_experiment_records_its_run_on_the_one_harness():
+    off = {path.name for path in BENCHMARKS if path.name not in NOT_AN_EXPERIMENT
+           and not _on_the_harness(path.read_text())}
+    assert off == OWN_RECORD, (f"not on benchmarks.common.RunRecord: {sorted(off - OWN_RECORD)}; now on it (drop "
+                               f"from OWN_RECORD): {sorted(OWN_RECORD - off)}")
+
+
+def test_the_harness_check_sees_a_script_without_a_record():
+    assert _on_the_harness("from benchmarks.common import RunRecord\nrecord = RunRecord('x')\n")
+    assert _on_the_harness("from benchmarks import common\nrecord = common.RunRecord('x')\n")
+    assert not _on_the_harness("import os\nprint(os.getloadavg())\n")
