@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 import dpcvx
+from benchmarks.common import RunRecord, write_markdown
 from dpcvx import AuditReport, NeighbouringPair, audit
 
 CANARY = 3.0  # the kernel pairs' canary, far from the base rows at 0 (rbf kernel gamma = 1: k(0, 3) = exp(-9))
@@ -183,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    record = RunRecord("benchmarks.audit_new_mechanisms", argv)
     names = [name.strip() for name in args.cases.split(",") if name.strip()]
     unknown = sorted(set(names) - set(CASES))
     if unknown:
@@ -205,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         print(lines[-1], flush=True)
     lines += ["", "Pairs:", "", *(f"- {name}: {description}" for name, description in pairs.items()), "",
               f"Total {time.perf_counter() - start:.0f} s."]
-    args.out.write_text("\n".join(lines) + "\n")
+    write_markdown(args.out, "\n".join(lines), record)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
