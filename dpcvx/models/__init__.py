@@ -7,6 +7,8 @@
 * :mod:`.tuning`: private parameter tuning (JMLR 2011, Algorithm 4);
 * :mod:`.audit`: empirical audits of a learner on neighbouring data sets; :mod:`.release_audit`: the
   release-diff check of what a release (or its file) holds besides the privatised values;
+* :mod:`.failure`: the failure rule: after the charge no fit in a composite procedure fails (proved fits only,
+  rehearsal on synthetic public rows, fixed numerics; docs/theory.md, section 7.1);
 * :mod:`.contract`: what a procedure may assume of a learner's predictions: the ``predicts_per_row`` capability;
 * :mod:`.erm_inputs`: the checks of a :class:`~dpcvx.models.erm.PrivateERM`: its declared settings, the public row
   map, the rows and labels of a fit, the neighbour relation, a warm start and the solver's point;

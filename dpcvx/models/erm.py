@@ -77,7 +77,7 @@ from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
-from . import erm_inputs, private_norm
+from . import erm_inputs, failure, private_norm
 from .erm_inputs import Prepared
 from .private_norm import NORM_SHARE
 
@@ -225,8 +225,15 @@ class PrivateERM:
         mitigation (certificate "mitigation-only"). docs/theory.md, section
         "Floating point: the linear releases"; the utility cost is measured in
         benchmarks/results/float_safe_cost.md.
-    max_iter : int
-        Newton iteration limit.
+    max_iter : int or None
+        None (default): Newton's method runs, safeguarded by gradient steps, up to the iteration
+        budget proved from public constants and the drawn noise (:mod:`dpcvx.solvers.budget`),
+        after which the public gradient bound holds whatever the data; it usually stops after a
+        few iterations. An int below that budget is refused before anything is charged: whether
+        the solve reached the bound would then depend on the data (docs/theory.md, section 7.1).
+        Paths without a proved budget (a user's solver, conic-only problems, proximal Newton,
+        a budget above 10^7 iterations) take it as their limit (default 100), and are refused
+        inside composite procedures (:mod:`dpcvx.models.failure`).
     strict : bool
         Refuse estimated constants even when ``allow_estimates`` is set.
     allow_estimates : bool
@@ -274,7 +281,7 @@ class PrivateERM:
         cvxpy_options: dict[str, Any] | None = None,
         tol: float | None = None,
         float_safe: bool = False,
-        max_iter: int = 100,
+        max_iter: int | None = None,
         strict: bool = False,
         allow_estimates: bool = False,
         time_limit: float | None = None,
@@ -486,7 +493,8 @@ class PrivateERM:
         # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
         # whose _solve predates lam="auto" keeps working with a numeric lam
         chosen = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
-        w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
+        with np.errstate(all="ignore"):  # a user's np.seterr cannot make the solve's success depend on the data
+            w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
         erm_inputs.check_solution(w, info)
         w, calibration = perturb_release(calibration, w, rng, prepared.source)
@@ -538,10 +546,17 @@ class PrivateERM:
         if n_public is not None:  # gamma scales with n_public, the gradient's rounding with the rows
             calibrate.check_tol_at_rows(self._tol(problem), n_public, X_mapped.shape[0])
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
-        self._solver().check(problem, X_mapped)
+        solver = self._solver()
+        solver.check(problem, X_mapped)
         lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem, rows, split, delta,
                                                              relation)
         start = erm_inputs.warm_start_weights(warm_start, rows, d)
+        gamma = release.gradient_tolerance
+        assert gamma is not None  # _calibrate always passes a public tol
+        least = solver.proved_budget(problem, self._numeric_lam(None if lam_rule is None else lam_rule.lam),
+                                     release.extra_reg, rows, n, gamma, start)
+        failure.require_proved(least is not None, type(self).__name__, solver.unproved_reason(problem))
+        solver.check_max_iter(least)
         rng = resolve_rng(random_state)
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)

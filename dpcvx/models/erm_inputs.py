@@ -61,7 +61,7 @@ class Settings(Protocol):
     verbose: bool
     solver: Any
     tol: float | None
-    max_iter: int
+    max_iter: int | None
     cvxpy_solver: str
     cvxpy_options: dict[str, Any] | None
 
@@ -108,8 +108,9 @@ def check_settings(learner: Settings) -> None:
         check_choice("solver", learner.solver, SOLVERS)
     if learner.tol is not None:
         calibrate.check_tol(learner.tol)
-    if isinstance(learner.max_iter, bool) or not isinstance(learner.max_iter, int) or learner.max_iter < 1:
-        raise InputError(f"max_iter must be a positive int, got {learner.max_iter!r}")
+    if learner.max_iter is not None and (isinstance(learner.max_iter, bool) or not isinstance(learner.max_iter, int)
+                                         or learner.max_iter < 1):
+        raise InputError(f"max_iter must be None (the proved budget) or a positive int, got {learner.max_iter!r}")
     installed = _installed_solvers()
     if not isinstance(learner.cvxpy_solver, str) or learner.cvxpy_solver.upper() not in installed:
         raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
@@ -277,7 +278,8 @@ def check_solution(w: np.ndarray, info: SolveInfo) -> None:
         raise SolverError(
             f"{info.solver} stopped ({info.status}) before ||grad F|| reached half the public "
             f"bound gamma = {info.gradient_tolerance:.2e}; nothing is released (this message "
-            "is computed on the private data: do not publish it). Raise max_iter, try "
+            "is computed on the private data: do not publish it; the event itself is not covered by the privacy "
+            "proof, docs/theory.md section 7.1). On the proved path this is a bug: please report it. Otherwise try "
             "solver='fast' or another cvxpy_solver; if it stalled at round-off, the problem "
             "is too ill-conditioned for tol (raise lam or tol)"
         )

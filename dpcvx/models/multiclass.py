@@ -38,11 +38,13 @@ from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassM
 from ..validation import check_delta, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from .erm import PrivateERM
+from .failure import composite, failed_after_charge, fixed_numerics
 from .private_norm import draws_bounds
 
 __all__ = ["PrivateMulticlassERM"]
 
 BINARY = (-1, 1)
+PROCEDURE_NAME = "PrivateMulticlassERM.fit (one-vs-rest)"
 
 
 class PrivateMulticlassERM:
@@ -101,8 +103,10 @@ class PrivateMulticlassERM:
         eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         targets = [np.where(labels == value, 1, -1) for value in self.classes]
-        for target in targets:  # every refusal before anything is charged or drawn
-            self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism, **fit_params)
+        with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
+            for target in targets:
+                self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                             **fit_params)
         check_accountant(accountant)
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
@@ -111,8 +115,12 @@ class PrivateMulticlassERM:
                              f"perturbation, one-vs-rest)", curve=None if basic
                              else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
-        models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
-                  for target, seed in zip(targets, seeds, strict=True)]
+        with composite(PROCEDURE_NAME), fixed_numerics():
+            try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+                models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
+                          for target, seed in zip(targets, seeds, strict=True)]
+            except Exception as error:
+                raise failed_after_charge(PROCEDURE_NAME, error) from None
         certificate = MulticlassCertificate(
             epsilon=epsilon, delta=delta, classes=self.classes, composition=composition,
             class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models))

@@ -45,11 +45,13 @@ from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_gri
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_epsilon, fraction
 from . import erm_inputs
+from .failure import composite, failed_after_charge, fixed_numerics
 
 __all__ = ["fit_private_norm", "fit_with_private_norm", "check_private_norm_inputs", "PrivateNormResult",
            "NormPlan", "BoundDraw", "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit",
            "split_budget", "NORM_SHARE", "NORM_QUANTILE"]
 
+PROCEDURE_NAME = "a fit with a private bound"
 NORM_SHARE = 0.1      # eps_q = 10% of the budget by default
 NORM_QUANTILE = 0.95  # the target quantile q of the row norms
 
@@ -127,8 +129,8 @@ def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
     quantile = fraction("quantile", quantile)
     check_accountant(accountant)
     classes = None
-    with warnings.catch_warnings():  # the checks at the grids' ends: their clipping counts are not the fit's
-        warnings.simplefilter("ignore", ClippingWarning)
+    with warnings.catch_warnings(), composite(PROCEDURE_NAME):  # the checks at the grids' ends (their clipping
+        warnings.simplefilter("ignore", ClippingWarning)         # counts are not the fit's); the failure rule
         for end in (0, -1):
             bounds = {draw.parameter: draw.grid[end] for draw in draws}
             classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
@@ -161,7 +163,11 @@ def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, random_sta
     rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draws and the fit
     norms = tuple(_draw(draw, X, y, plan.quantile, rng) for draw in plan.draws)
     bounds = {draw.parameter: norm.bound for draw, norm in zip(plan.draws, norms, strict=True)}
-    model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+    with composite(PROCEDURE_NAME), fixed_numerics():
+        try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+            model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+        except Exception as error:
+            raise failed_after_charge(PROCEDURE_NAME, error) from None
     return model, norms
 
 

@@ -8,6 +8,7 @@
 Solvers read private data; nothing they measure enters a release (it goes to
 the learner's ``diagnostics_``, marked not private).
 
+* :mod:`.budget`: the proved iteration budget of the safeguarded Newton path, from public constants and the noise;
 * :mod:`.blockwise`: the perturbed objective over row blocks: exact Newton on inputs larger than memory;
 * :mod:`.choice`: which solver reaches the public gradient bound for a verified problem: the choice of a linear
   learner;

@@ -28,6 +28,7 @@ from ..privacy import calibrate
 from ..progress import progress
 from ..verification.problem import VerifiedProblem
 from .blockwise import BlockwiseObjective
+from .budget import DescentRate, descent_rate
 from .linear import DENSE_NEWTON_MAX_DIM, SolveInfo, newton, solve_with_cvxpy
 from .objective import PerturbedObjective
 from .proximal import CompositeTerm, proximal_newton
@@ -35,6 +36,8 @@ from .proximal import CompositeTerm, proximal_newton
 __all__ = ["SolverChoice", "SOLVERS"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
+DEFAULT_MAX_ITER = 100  # the iteration limit of a path without a proved budget (the proximal path)
+MAX_PROVED_ITERATIONS = 10**7  # beyond this budget gradient steps are no practical safeguard: the path is unproved
 
 
 def curvature_bound(problem: VerifiedProblem) -> float:
@@ -51,7 +54,7 @@ class SolverChoice:
     solver: Any  # "auto", "fast", "cvxpy" or a user's callable
     cvxpy_solver: str
     cvxpy_options: dict[str, Any] | None
-    max_iter: int
+    max_iter: int | None  # None: the proved budget (:mod:`.budget`), or DEFAULT_MAX_ITER where none is proved
     regression: bool
     verbose: bool = False
 
@@ -73,12 +76,14 @@ class SolverChoice:
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
+        rate = None if rows is None else descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
+        steps = self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance)
         if isinstance(X, RowBlocks):  # check(), before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
                 blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
                                                lam, noise, extra_reg, self.regression, blocks=X, bar=bar)
-                return newton(blockwise, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter, w0=start)
+                return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         if problem.kst12:
             return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
         derivatives, quadratic = problem.derivatives, problem.quadratic
@@ -104,8 +109,7 @@ class SolverChoice:
                 # values; at d <= 400 the blocks' Hessians win: 1e5 x 200 1.03 against 1.21)
                 objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
                                                self.regression, blocks=RowBlocks.views(X, rows))
-            return newton(objective, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
-                          w0=start)
+            return newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
@@ -115,14 +119,70 @@ class SolverChoice:
             return w, info
         # Conic solvers stop near 1e-9 relative on exponential cones: polish with Newton
         # on the verified derivatives, starting from the solver's point.
-        polished, steps = newton(objective, gradient_tolerance=gradient_tolerance,
-                                 max_iter=self.max_iter, w0=w)
+        # the conic point is a warm start only: the polish runs to the proved budget from that point (G_0 from
+        # its own weights: a bound for any start), so the solve cannot stop short whatever the conic solver did
+        polish = self._newton_steps(rate, w, noise, X.shape[0], gradient_tolerance)
+        polished, steps_info = newton(objective, gradient_tolerance=gradient_tolerance, w0=w, **polish)
         return polished, replace(
-            steps, solver=f"{info.solver}+{steps.solver}",
+            steps_info, solver=f"{info.solver}+{steps_info.solver}",
             status=f"{info.solver} {info.status} at ||grad F|| {info.gradient_norm:.1e}, "
-                   f"polished: {steps.status}",
-            iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds,
+                   f"polished: {steps_info.status}",
+            iterations=info.iterations + steps_info.iterations, seconds=info.seconds + steps_info.seconds,
         )
+
+    def _newton_steps(self, rate: DescentRate | None, start: np.ndarray | None, noise: np.ndarray | None,
+                      rows: int, gradient_tolerance: float) -> dict[str, Any]:
+        """Newton's ``max_iter`` and safeguard ``beta``: the proved budget for this start and noise (never less
+        than a user's ``max_iter``, which :meth:`check_max_iter` refused below the least budget) where the
+        problem has a :class:`DescentRate` whose budget at b = 0 is at most ``MAX_PROVED_ITERATIONS``; else the
+        user's limit (default ``DEFAULT_MAX_ITER``), unproved."""
+        if rate is None or rate.budget(start, None, rows, gradient_tolerance) > MAX_PROVED_ITERATIONS:
+            return {"max_iter": self._unproved_max_iter(), "beta": None}
+        budget = rate.budget(start, noise, rows, gradient_tolerance)
+        return {"max_iter": max(budget, self.max_iter or 0), "beta": rate.beta}
+
+    def _unproved_max_iter(self) -> int:
+        return DEFAULT_MAX_ITER if self.max_iter is None else self.max_iter
+
+    def proved_budget(self, problem: VerifiedProblem, lam: float, extra_reg: float, rows: RowMap, n: int,
+                      gradient_tolerance: float, start: np.ndarray | None) -> int | None:
+        """The least proved iteration budget (at b = 0, for ``n`` public rows) of the path this choice takes, or
+        None where the path has none: a user's solver, the proximal path (a constraint set, an L1 term), a
+        problem without a :class:`DescentRate` (conic-only), or one whose budget exceeds
+        ``MAX_PROVED_ITERATIONS`` (too ill-conditioned for gradient steps to be a practical safeguard). Public:
+        composite procedures refuse a None before any charge (docs/theory.md, section 7.1). Under add/remove the
+        rows are private: the check is made at n_public, and the solver uses the budget of its actual rows."""
+        if callable(self.solver) or problem.kst12:
+            return None
+        rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
+        if rate is None:
+            return None
+        least = rate.budget(start, None, n, gradient_tolerance)
+        return least if least <= MAX_PROVED_ITERATIONS else None
+
+    def unproved_reason(self, problem: VerifiedProblem) -> str:
+        """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""
+        if callable(self.solver):
+            return "is set to a user's solver, whose stopping no budget covers; use solver='auto'"
+        if problem.kst12:
+            return ("has a constraint set or an L1/group term, solved by proximal Newton, which has no proved "
+                    "iteration budget yet; tune a ridge-regularized learner, or fit it alone")
+        if descent_rate(problem, 1.0, 0.0, 1.0) is None:
+            return ("has no proved iteration budget for its problem (the budget needs a translated C^1 loss with "
+                    "proved L and c, and a quadratic, strongly convex regularizer; a conic-only problem has none); use "
+                    "such a loss and regularizer")
+        return (f"has a proved iteration budget above {MAX_PROVED_ITERATIONS:.0e} iterations: m Lam + Delta is too "
+                "small against c R^2 for gradient steps to be a practical safeguard; raise lam")
+
+    def check_max_iter(self, least: int | None) -> None:
+        """Refuse, before charging, a ``max_iter`` below the least proved budget ``least`` (from
+        :meth:`proved_budget`): a limit the solve might hit on some data sets and not on others."""
+        if self.max_iter is not None and least is not None and self.max_iter < least:
+            raise InputError(
+                f"max_iter={self.max_iter} is below the proved iteration budget ({least} iterations for these public "
+                "constants): the solve could then stop short of the public gradient bound on some data sets and not "
+                "on others, and that event is not covered by the privacy proof. Leave max_iter=None (the proved "
+                "budget; Newton's method usually stops after a few iterations)")
 
     def _composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
                          extra_reg: float, gradient_tolerance: float,
@@ -136,13 +196,13 @@ class SolverChoice:
         g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
                           tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
         if self.solver != "cvxpy":
-            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance, max_iter=self.max_iter,
-                                   w0=start)
+            return proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
+                                   max_iter=self._unproved_max_iter(), w0=start)
         w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
                                    solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
                                    regression=self.regression)
         polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
-                                          max_iter=self.max_iter, w0=w)
+                                          max_iter=self._unproved_max_iter(), w0=w)
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
                                  iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
 

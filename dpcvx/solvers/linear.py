@@ -53,6 +53,7 @@ SLOW_SUBSAMPLED_STEPS = 4  # this many steps in a row that do not halve the resi
 LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the optimum
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
 LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
+FLAT_DECREASE = 1e-12  # a change of F below this fraction of |F| is round-off
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
 
 
@@ -251,9 +252,27 @@ def _hessian_free(objective: PerturbedObjective) -> bool:
     return objective.dim >= HESSIAN_FREE_MIN_DIM and objective.can_subsample
 
 
+def _safeguard(objective: PerturbedObjective, w: np.ndarray, gradient: np.ndarray, beta: float
+               ) -> tuple[np.ndarray, Any, float]:
+    """(w+, its fresh margins, F(w+)) for the gradient step w+ = w - grad F / (n beta) of the safeguard: it
+    decreases F by at least ||grad F||^2 / (2 n beta) (the descent lemma for the beta-smooth J_b = F / n;
+    :mod:`dpcvx.solvers.budget`)."""
+    w_next = w - gradient / (objective.n * beta)
+    margins = objective.margins(w_next)
+    return w_next, margins, objective.value(w_next, margins)
+
+
 def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter: int = 100,
-           w0: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+           w0: np.ndarray | None = None, beta: float | None = None) -> tuple[np.ndarray, SolveInfo]:
     """Minimise F = n J_b by damped Newton; stop once ||grad F|| <= gradient_tolerance / 2.
+
+    ``beta`` (the public smoothness of J_b, :class:`dpcvx.solvers.budget.DescentRate`) turns on the
+    safeguard that gives the solver gradient descent's proved rate: an iteration whose Newton step
+    decreases F by less than the gradient step's guaranteed ||grad F||^2 / (2 n beta), or finds no
+    step at all, takes the gradient step w - grad F / (n beta) instead when it is lower. With ``max_iter``
+    the proved budget (:meth:`~dpcvx.solvers.budget.DescentRate.budget`), no data set can make the solve
+    stop short of the bound (docs/theory.md, section 7.1). In the round-off regime F's computed values no
+    longer order points, and the gradient norm is the merit, as below.
 
     Armijo backtracking on F along the Newton direction. Near the optimum F
     cannot decrease measurably in floating point; there a step that does not
@@ -335,7 +354,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             best, since_best = (residual.relative, 0) if improved else (best, since_best + 1)
             if since_best >= STALL_ITERATIONS and level < len(levels) - 1:
                 level, since_best = len(levels) - 1, 0  # no round-off verdict before the exact Hessian
-            elif since_best >= STALL_ITERATIONS:
+            elif since_best >= STALL_ITERATIONS and beta is None:  # the proved path runs to its budget
                 status = "stalled at round-off"
                 break
         # CG need not beat the target: a residual below a fraction of it ends the solve
@@ -365,7 +384,20 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             # gradient on updated margins and a fresh check after it)
             full_margins, full_terms = objective.fresh_gradient_terms(w + direction)
         slope = float(gradient @ direction)
+        # the safeguard (docs/theory.md, section 7.1): where Newton finds no step, the gradient step, which
+        # decreases F by the descent lemma whether or not the decrease shows in F's computed values; where it
+        # finds one, the gradient step's guaranteed decrease is compared with Newton's only where it is above
+        # F's round-off (and outside the round-off regime), where computed values can tell the two apart
+        guarded = beta is not None
+        guaranteed = 0.0 if beta is None else float(gradient @ gradient) / (2 * objective.n * beta)
+        measurable = (guarded and guaranteed > FLAT_DECREASE * abs(value)
+                      and residual.relative >= ROUND_OFF_REGIME)
         if not slope < 0:
+            if guarded:  # the safeguard's gradient step descends (the descent lemma), measurably or not
+                assert beta is not None
+                w, margins, value = _safeguard(objective, w, gradient, beta)
+                full_step, fresh, pending = False, True, None
+                continue
             status = "no descent direction"
             break
         step, gradient_norm = 1.0, np.linalg.norm(gradient)
@@ -376,7 +408,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             trial_value = objective.value(w + step * direction, trial_margins)
             if trial_value <= value + 1e-4 * step * slope:
                 break
-            flat = trial_value <= value + 1e-12 * abs(value)
+            flat = trial_value <= value + FLAT_DECREASE * abs(value)
             if flat or residual.relative < ROUND_OFF_REGIME:
                 # near the optimum F is flat to round-off (and its computed value suffers the cancellation of
                 # sum l against b^T w: 16 ulps of F apart at one point on 455 rows), so the gradient norm is
@@ -386,6 +418,14 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 if trial_norm < (1.0 if flat else 0.5) * gradient_norm:
                     break
             step /= 2
+        if (guarded and step < 1e-12) or (measurable and trial_value > value - guaranteed):
+            # Newton's step fell short of the gradient step's guaranteed decrease: the lower of the two
+            assert beta is not None
+            w_safe, margins_safe, value_safe = _safeguard(objective, w, gradient, beta)
+            if step < 1e-12 or value_safe <= trial_value:
+                w, margins, value = w_safe, margins_safe, value_safe
+                full_step, fresh, pending = False, True, None
+                continue
         if step < 1e-12:
             status = "line search failed"
             break

@@ -109,10 +109,15 @@ def test_other_cvxpy_solvers(data, solver):
     np.testing.assert_allclose(other.coef_, fast.coef_, atol=1e-5 * max(1, np.abs(fast.coef_).max()))
 
 
-def test_gradient_guard_refuses_truncated_newton(data):
+def test_a_truncated_newton_is_refused_before_the_charge(data):
+    """max_iter below the proved budget (dpcvx.solvers.budget) is refused with nothing spent: a limit the solve
+    could hit on some data sets and not on others (docs/theory.md, section 7.1)."""
     X, y, _, _ = data
-    with pytest.raises(dpcvx.SolverError, match="gamma"):
-        dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, max_iter=1).fit(X, y, epsilon=1.0, random_state=0)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    with pytest.raises(dpcvx.InputError, match="proved iteration budget"):
+        dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, max_iter=1).fit(X, y, epsilon=1.0, random_state=0,
+                                                                  accountant=accountant)
+    assert accountant.ledger == []
 
 
 def test_residual_guard_refuses_truncated_cvxpy(data):

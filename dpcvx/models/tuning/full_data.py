@@ -8,15 +8,17 @@
 3. f = A_i(T, e_Q): the learner fitted with the pure budget e_Q = epsilon / (2 + eta);
 4. the score s = -(z + Z) / max(|H|, 1), z = the mistakes of f on H (0 when H is empty),
    Z ~ discrete Laplace of scale 1 / e_Q,
-   drawn exactly (:func:`dpcvx.privacy.stopping.noisy_count`); a fit that raises gives s = -inf.
+   drawn exactly (:func:`dpcvx.privacy.stopping.noisy_count`).
 
 Q outputs (i, f, s). **Q is e_Q-DP.** Condition on the coins (the same for D and D'; they never look at
 the data, and |H| is a function of them). The replaced record lies in T or in H. In T, only f moves and
 A_i is e_Q-DP; s is then a function of f and of H, which is unchanged. In H, f does not move and z moves by
 at most 1 (a per-row prediction, :mod:`dpcvx.models.contract`), so z + Z is e_Q-DP. This is parallel
-composition; i is independent of the data. A fit that raises is an output of A_i: the learner's
-guarantee must cover the event that it raises (dpcvx's learners raise only on public conditions, on a
-solver failure, or on a too-small part, whose size is a function of the coins).
+composition; i is independent of the data. No fit raises after the charge (the failure rule,
+:mod:`dpcvx.models.failure`, docs/theory.md section 7.1): every candidate is checked and rehearsed on
+synthetic public rows before the charge, and only learners whose solve has a proved iteration budget
+are admitted, so the event "a fit raised" has probability 0 on every data set and Claim 1 needs no
+case for it.
 
 **Random stopping.** K ~ D_{eta, gamma} (:mod:`dpcvx.privacy.stopping`), drawn from the public
 parameters only; Q runs K times with fresh coins, candidate and noise each time, and the run of highest
@@ -25,8 +27,8 @@ i.i.d.). By Theorem 2 of Papernot and Steinke with pure e_Q the release is (2 + 
 It is not composition: the accountant is charged epsilon once, whatever K turns out to be.
 
 **What is released**: the selected model, its parameters (privatised) and its noisy score's candidate;
-the public rule (eta, gamma, E[K]) and the expected number of fits. The realised K, the number of failed
-fits and every score stay in ``TuningResult.diagnostics_`` (NOT PRIVATE): the theorem covers the best run
+the public rule (eta, gamma, E[K]) and the expected number of fits. The realised K and
+every score stay in ``TuningResult.diagnostics_`` (NOT PRIVATE): the theorem covers the best run
 only, not the count of runs or the other runs' outputs.
 
 **delta > 0** (:mod:`.renyi`): the fits get (e_run, delta) and the score e_s, both found before any fit
@@ -54,6 +56,7 @@ from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
 from ...progress import progress
 from ...validation import check_classes, check_labels
+from ..failure import composite, failed_after_charge, fixed_numerics, rehearse
 from ..kernel_learner import Diagnostics
 from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
 from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
@@ -74,7 +77,7 @@ THEOREM_RENYI = ("Theorem 2 of Papernot and Steinke (ICLR 2022) in its Renyi for
                  "quasi-convexity of the Renyi divergence), converted to (epsilon, delta) by Balle et al. 2020, "
                  "Theorem 21 (docs/theory.md, section 27)")
 NOT_COVERED = (
-    "the realised number of runs K, the failed fits and the other runs' scores (NOT PRIVATE diagnostics, never "
+    "the realised number of runs K and the other runs' scores (NOT PRIVATE diagnostics, never "
     "released)",
     "the duration: the wall time of the selection, and the elapsed time on its progress bar, grow with the "
     "realised K (and with each fit's own solve time), so they reveal K. An observer who learns K loses the "
@@ -84,6 +87,7 @@ NOT_COVERED = (
 )
 # E[K] = 4 m by default: with geometric K a given candidate is never tried with probability
 # (m - 1) / (5 m - 1) < 1/5 (:func:`dpcvx.privacy.stopping.miss_probability`), at 4 m expected fits.
+PROCEDURE_NAME = "dpcvx.tune (full-data selection)"
 RUNS_PER_CANDIDATE = 4
 HELD_OUT = 0.2
 
@@ -94,7 +98,7 @@ class SelectionCertificate(Grid):
 
     ``run_epsilon`` is e_Q, the budget of each fit and of each noisy count (a double at most
     epsilon / (2 + eta)); ``eta``, ``gamma`` and ``mean_runs`` = E[K] the law of the number of runs;
-    ``selected_index`` the released candidate (None when every run failed: nothing is released).
+    ``selected_index`` the released candidate (no run can fail: :mod:`dpcvx.models.failure`).
     With delta > 0 (:mod:`.renyi`) each fit gets (``run_epsilon``, ``run_delta``), each count
     ``score_epsilon``, ``candidate_curves`` are the curves claimed before the fits, and (``epsilon``,
     ``delta``) is the proved total. ``not_covered`` (:data:`NOT_COVERED`) names what the theorem does not
@@ -106,7 +110,7 @@ class SelectionCertificate(Grid):
     eta: int
     gamma: Fraction
     candidates: tuple[dict, ...]
-    selected_index: int | None
+    selected_index: int
     n: int
     held_out: float
     fit_params: dict
@@ -135,8 +139,8 @@ class SelectionCertificate(Grid):
         return StoppingRule(self.eta, self.gamma).mean_runs
 
     @property
-    def selected_params(self) -> dict | None:
-        return None if self.selected_index is None else dict(self.candidates[self.selected_index])
+    def selected_params(self) -> dict:
+        return dict(self.candidates[self.selected_index])
 
     @property
     def guarantee(self) -> str:
@@ -172,14 +176,13 @@ class SelectionCertificate(Grid):
             "candidates": [public_params(point) for point in self.candidates],
             "fit_params": public_params(self.fit_params),
             "privatised": {"selected_index": self.selected_index,
-                           "selected_params": None if selected is None else public_params(selected)},
+                           "selected_params": public_params(selected)},
             "release": release, "not_covered": list(self.not_covered), **self.float_record(),
         }
 
     def __str__(self) -> str:
         index = self.selected_index
-        selected = ("none: every run failed, nothing is released" if index is None else
-                    f"candidate {index + 1} of {self.m}, " + format_params(self.candidates[index]))
+        selected = f"candidate {index + 1} of {self.m}, " + format_params(self.candidates[index])
         lines = [f"dpcvx tuning: {self.procedure}", f"guarantee: {self.guarantee}",
                  f"neighbouring data sets: {self.neighbour_relation}",
                  f"runs: E[K] = {self.mean_runs:.4g} fits on average (eta = {self.eta}); each row held out with "
@@ -217,10 +220,14 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     m, n = len(setup.candidates), X.shape[0]
     rule = StoppingRule.with_mean(RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs, eta)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
-    for candidate in setup.learners:  # every candidate on all rows: parameters, fit arguments, labels
-        classes = check_candidate(candidate, X, y, setup.keywords, budget)
-        if classes is not None:
-            check_labels(y, n, check_classes(classes))
+    declared = []
+    with composite(PROCEDURE_NAME):  # the failure rule (dpcvx.models.failure): proved fits only, rehearsed
+        for candidate in setup.learners:  # every candidate on all rows: parameters, fit arguments, labels
+            classes = check_candidate(candidate, X, y, setup.keywords, budget)
+            if classes is not None:
+                check_labels(y, n, check_classes(classes))
+            declared.append(classes)
+        rehearse(setup.learners, declared, X, setup.keywords, budget, PROCEDURE_NAME)
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
@@ -228,41 +235,41 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     source = setup.source
     runs = draw_runs(rule, source)
     best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, the fitted learner copy
-    scores, failures = [], 0
+    scores = []
     # no total: the count of fits is the realised K, for the data owner's terminal only (NOT PRIVATE)
-    with progress(None, "dpcvx.tune (full-data selection)", unit="fit", verbose=verbose) as bar:
+    with progress(None, PROCEDURE_NAME, unit="fit", verbose=verbose) as bar, \
+            composite(PROCEDURE_NAME), fixed_numerics():
         for _ in range(runs):
             train, hold = coin_parts(n, held_out, setup.rng)
             index = uniform_index(m, source)
-            score, fitted = -math.inf, copy.deepcopy(setup.learners[index])
-            try:
+            fitted = copy.deepcopy(setup.learners[index])
+            try:  # cannot fail under the rule; a failure is a bug, never a score (dpcvx.models.failure)
                 model = fitted.fit(X[train], y[train], epsilon=budget, random_state=setup.fit_random_state,
-                                    **setup.keywords)
-            except Exception as error:  # noqa: BLE001 - a failed fit is an output of the run, scored -inf
-                logger.debug("full-data selection: a fit raised %s", type(error).__name__)
-                failures += 1
-            else:
-                check_release_cost(model, budget, setup.delta)
-                if curves:
-                    check_run_curve(model, curves[index])
-                mistakes = count_mistakes(model, X[hold], y[hold]) if hold.size else 0
-                score = -noisy_count(mistakes, count_epsilon, source) / max(hold.size, 1)
+                                   **setup.keywords)
+            except Exception as error:
+                raise failed_after_charge(PROCEDURE_NAME, error) from None
+            check_release_cost(model, budget, setup.delta)
+            if curves:
+                check_run_curve(model, curves[index])
+            mistakes = count_mistakes(model, X[hold], y[hold]) if hold.size else 0
+            score = -noisy_count(mistakes, count_epsilon, source) / max(hold.size, 1)
             scores.append(score)
-            if score > -math.inf and (best is None or score > best[0]):
+            if best is None or score > best[0]:
                 best = (score, index, model, fitted)
             bar.update()
-    selected, model, fitted = (None, None, None) if best is None else best[1:]
+    assert best is not None  # K >= 1 runs, none fails
+    selected, model, fitted = best[1:]
     # the data owner's, never part of the release: on the model, or on the learner copy that made it
-    owner = None if best is None else take_diagnostics(model)
-    if owner is None and fitted is not None:
+    owner = take_diagnostics(model)
+    if owner is None:
         owner = take_diagnostics(fitted)
     certificate = SelectionCertificate(
         epsilon=total, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
         release=getattr(model, "certificate", None), delta=setup.delta, run_delta=setup.delta,
         score_epsilon=float(count_epsilon) if curves else None, candidate_curves=curves)
-    facts: dict[str, Any] = {"runs": runs, "failed_fits": failures, "noisy_scores": tuple(scores)}
+    facts: dict[str, Any] = {"runs": runs, "noisy_scores": tuple(scores)}
     if owner is not None:
         facts["selected_model"] = owner
-    return TuningResult(model=model, params={} if selected is None else dict(setup.candidates[selected]),
+    return TuningResult(model=model, params=dict(setup.candidates[selected]),
                         certificate=certificate, diagnostics_=Diagnostics(**facts))

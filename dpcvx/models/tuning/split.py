@@ -51,9 +51,11 @@ parts use n.
 
 Order: every input (grid, budget, data, labels against the learner's public
 classes, each candidate's capability, relation, parameters and fit arguments
-on its own part) is checked first, then the accountant is charged once, as a
-replace-one charge, then the candidates are fitted and the noise drawn. A
-refused call spends nothing.
+on its own part) is checked first, and every candidate is rehearsed on synthetic
+public rows under the failure rule (:mod:`dpcvx.models.failure`: only fits with a
+proved solve are admitted, so none can fail after the charge); then the accountant
+is charged once, as a replace-one charge, then the candidates are fitted and the
+noise drawn. A refused call spends nothing.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from ...privacy.neighbours import Neighbours
 from ...privacy.partition import disjoint_parts
 from ...progress import progress
 from ...validation import check_classes, check_labels
+from ..failure import composite, failed_after_charge, fixed_numerics, rehearse
 from ..kernel_learner import Diagnostics
 from .certificate import TuningCertificate, TuningResult
 from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
@@ -80,6 +83,7 @@ __all__ = ["selection_probabilities", "select_exponential", "run"]
 
 logger = logging.getLogger(__name__)
 
+PROCEDURE_NAME = "dpcvx.tune (Algorithm 4)"
 MISTAKE_SENSITIVITY = 1.0  # one held-out record changes each mistake count z_i by at most 1
 
 
@@ -109,10 +113,14 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
                                                       setup.learners, setup.candidates)
     m, n, rng = len(candidates), X.shape[0], setup.rng
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
-    for candidate, rows in zip(learners, parts[:-1], strict=True):
-        classes = check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
-        if classes is not None:  # the held-out part is labelled like the rest
-            check_labels(y, n, check_classes(classes))
+    declared = []
+    with composite(PROCEDURE_NAME):  # the failure rule (dpcvx.models.failure): proved fits only, rehearsed
+        for candidate, rows in zip(learners, parts[:-1], strict=True):
+            classes = check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
+            if classes is not None:  # the held-out part is labelled like the rest
+                check_labels(y, n, check_classes(classes))
+            declared.append(classes)
+        rehearse(learners, declared, X[parts[0]], keywords, epsilon, PROCEDURE_NAME)
 
     if accountant is not None:
         accountant.spend_parallel(
@@ -126,10 +134,15 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
                  n, m, m + 1, held_out.size, n - held_out.size * (m + 1))
 
     models, mistakes = [], []
-    with progress(m, "dpcvx.tune (Algorithm 4)", unit="candidate", verbose=verbose) as bar:
+    with progress(m, PROCEDURE_NAME, unit="candidate", verbose=verbose) as bar, \
+            composite(PROCEDURE_NAME), fixed_numerics():
         for index, (candidate, rows) in enumerate(zip(learners, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
-            model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=setup.fit_random_state, **keywords)
+            try:  # cannot fail under the rule; a failure is a bug (dpcvx.models.failure)
+                model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=setup.fit_random_state,
+                                      **keywords)
+            except Exception as error:
+                raise failed_after_charge(PROCEDURE_NAME, error) from None
             check_release_cost(model, epsilon, delta)
             mistakes.append(count_mistakes(model, X_held_out, y_held_out))
             models.append(model)

@@ -1,0 +1,143 @@
+"""The failure rule: after the charge, a fit in a composite procedure must not fail (docs/theory.md, section 7.1).
+
+A composite procedure (:func:`dpcvx.tune`, the one-vs-rest learner, a private bound followed by a
+fit) charges its budget once and then runs fits on the private data. Its proof covers what those
+fits release; it covers an exception only if the exception's probability is the same on
+neighbouring data sets. A solver that gives up after ``max_iter`` iterations on some data and not
+on others, a user's ``np.seterr(all="raise")`` that turns an overflow at one extreme margin into an
+error, or a learner whose ``fit`` rejects an argument only when it is first called, all release an
+event no theorem covers (the audit of full-data selection measured a lower bound of 3.54 on
+epsilon at a claimed 0.1 from the event "every run failed").
+
+So the rule, enforced here and nowhere else:
+
+1. **Only proved methods.** Inside a composite procedure a learner's plan refuses, before anything
+   is charged, a solve path without a proved iteration budget (:func:`require_proved`; the budget
+   is :mod:`dpcvx.solvers.budget`): a user's solver, a conic-only problem, the proximal path.
+2. **Rehearsal.** Every candidate's ``fit`` runs once on synthetic public rows before the charge
+   (:func:`rehearse`): an argument its ``fit`` does not take, an import that fails, a setting it
+   refuses, all surface while nothing is spent, and the message may name them (the rows are public).
+3. **Fixed numerics.** The fits after the charge run with numpy's floating-point errors ignored
+   and warnings recorded (:func:`fixed_numerics`): the user's global settings cannot turn a
+   data-dependent overflow or warning into an exception.
+4. **No silent catch.** A fit that still raises after the charge is a bug: the procedure stops
+   with :class:`~dpcvx.exceptions.SolverError` naming the rule (:func:`failed_after_charge`); it
+   never scores the failure and goes on, which would make the failure part of the output.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sparse
+
+from ..exceptions import DPCVXWarning, InputError, SolverError
+from ..privacy.rng import resolve_rng
+
+__all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics", "failed_after_charge",
+           "REHEARSAL_ROWS"]
+
+REHEARSAL_ROWS = 64  # synthetic rows of a rehearsal (fewer when the data set has fewer)
+REHEARSAL_SEED = 0  # the rehearsal's noise: a fixed seed, nothing of it is released
+
+_PROCEDURE: ContextVar[str | None] = ContextVar("dpcvx_composite_procedure", default=None)
+_REHEARSING: ContextVar[bool] = ContextVar("dpcvx_rehearsing", default=False)
+
+
+def rehearsing() -> bool:
+    """Whether the current fit is a rehearsal on synthetic public rows (:func:`rehearse`): a learner that logs
+    its fits (a test's spy) can tell them from the real ones."""
+    return _REHEARSING.get()
+
+
+@contextmanager
+def composite(procedure: str) -> Iterator[None]:
+    """Mark the checks and fits run inside ``procedure`` (a name for messages) as those of a composite
+    procedure: learners' plans then apply :func:`require_proved`."""
+    token = _PROCEDURE.set(procedure)
+    try:
+        yield
+    finally:
+        _PROCEDURE.reset(token)
+
+
+def require_proved(proved: bool, learner: str, reason: str) -> None:
+    """Inside a composite procedure, refuse (before the charge) a fit whose success is not proved from
+    public quantities; ``reason`` says which path it would take and how to get a proved one."""
+    procedure = _PROCEDURE.get()
+    if procedure is None or proved:
+        return
+    raise InputError(
+        f"{procedure} runs its fits after its one charge, and a fit that could fail there on some data sets and not "
+        f"on others would release that event, which no theorem covers (docs/theory.md, section 7.1). {learner} "
+        f"{reason}. Nothing was charged")
+
+
+def _synthetic(X: Any, rows: int) -> Any:
+    """``rows`` public rows of X's width and kind: the first ``min(rows, d)`` unit vectors times 1/2, then zeros."""
+    d = X.shape[1]
+    dense = np.zeros((rows, d))
+    index = np.arange(min(rows, d))
+    dense[index, index] = 0.5
+    return sparse.csr_matrix(dense) if sparse.issparse(X) else dense
+
+
+def _labels(classes: Sequence[Any] | None, rows: int) -> np.ndarray:
+    """The public classes in turn (every class present), or zeros for a regression."""
+    if classes is None:
+        return np.zeros(rows)
+    return np.array([classes[i % len(classes)] for i in range(rows)])
+
+
+def rehearse(learners: Sequence[Any], classes: Sequence[Sequence[Any] | None], X: Any,
+             keywords: Mapping[str, Any], epsilon: float, procedure: str) -> None:
+    """Fit a copy of every candidate once on synthetic public rows, with no accountant, before the charge.
+
+    The rows (:func:`_synthetic`) and labels (the candidate's public classes in turn) are functions of
+    public quantities only (X's width and kind, the number of rows capped at ``REHEARSAL_ROWS``), so any
+    error is public and is raised with its message as an :class:`InputError`.
+    """
+    rows = min(X.shape[0], REHEARSAL_ROWS)
+    synthetic = _synthetic(X, rows)
+    for index, (learner, declared) in enumerate(zip(learners, classes, strict=True)):
+        token = _REHEARSING.set(True)
+        try:
+            with fixed_numerics():
+                copy.deepcopy(learner).fit(synthetic, _labels(declared, rows), epsilon=epsilon,
+                                           random_state=resolve_rng(REHEARSAL_SEED), **keywords)
+        except Exception as error:  # noqa: BLE001 - public rows: the error and its message are public
+            raise InputError(
+                f"{procedure}: candidate {index + 1}'s fit fails on {rows} synthetic public rows of the data's width, "
+                f"before anything is charged ({type(error).__name__}: {error}). Nothing was charged") from None
+        finally:
+            _REHEARSING.reset(token)
+
+
+@contextmanager
+def fixed_numerics() -> Iterator[None]:
+    """numpy's floating-point errors ignored and warnings recorded for the block; dpcvx's own warnings
+    (public statements) are issued again, once each, when it ends."""
+    with np.errstate(all="ignore"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen: set[tuple[type, str]] = set()
+    for message in caught:
+        key = (message.category, str(message.message))
+        if issubclass(message.category, DPCVXWarning) and key not in seen:
+            seen.add(key)
+            warnings.warn(message.message, stacklevel=3)
+
+
+def failed_after_charge(procedure: str, error: Exception) -> SolverError:
+    """The error of a fit that raised after the charge despite the rule (a bug): the budget is spent, the
+    event is not covered by the proof, and the message withholds the private error's text."""
+    return SolverError(
+        f"{procedure}: a fit raised {type(error).__name__} after the charge. Under dpcvx's failure rule this cannot "
+        "happen (docs/theory.md, section 7.1), so it is a bug: please report it. The budget is spent, and the event "
+        "itself is not covered by the privacy proof: do not publish it")

@@ -1,0 +1,119 @@
+"""The proved iteration budget of the smooth path: after it, the certified gradient bound holds whatever the data.
+
+A fit whose solver can stop short of the public bound gamma on some data sets and not on their
+neighbours releases that event, which no privacy theorem covers (docs/theory.md, section 7.1,
+"A failed fit must not speak"). So the smooth path's iteration count is not a tuning knob: it is a
+bound proved from public constants, the public start and the drawn noise only.
+
+**The rate.** Newton's solver works on the averaged objective
+
+    J_b(w) = (1/n) sum_i l(z_i) + Lam N(w) + (Delta/2) ||w||^2 + b^T w / n,
+
+which is mu-strongly convex and beta-smooth with the public constants
+
+    mu   = Lam m_N + Delta                  (m_N: N's certified modulus),
+    beta = c R^2 + Lam lambda_max(N) + Delta  (c >= l'', ||x_i|| <= R after clipping).
+
+Every iteration of :func:`dpcvx.solvers.linear.newton` takes a step that decreases J_b at least as
+much as the gradient step w - grad J_b(w) / beta (Newton's step when it does, that gradient step
+otherwise: the safeguard), and a gradient step decreases J_b by at least ||g||^2 / (2 beta)
+(the descent lemma). With the Polyak-Lojasiewicz inequality ||g||^2 >= 2 mu (J_b - J*),
+
+    J_b(w_k) - J* <= (1 - mu / beta)^k (J_b(w_0) - J*) <= (1 - mu / beta)^k G_0^2 / (2 mu),
+
+and ||grad J_b(w_k)||^2 <= 2 beta (J_b(w_k) - J*) (smoothness), so
+
+    ||grad J_b(w_k)|| <= sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0,
+
+where G_0 >= ||grad J_b(w_0)||: since |l'| <= L and ||x_i|| <= R,
+
+    G_0 = L R + ||Lam grad N(w_0) + Delta w_0|| + ||b|| / n
+
+(Nesterov, Lectures on Convex Optimization, 2018, Theorems 2.1.5 and 2.1.15). The budget is the
+least k with the right-hand side at most the solver's target, gamma / (2 n): a function of L, c, m,
+R, Lam, Delta, n, the public start w_0 and the drawn noise b, never of the data.
+
+A user's ``max_iter`` below the budget at b = 0 (the smallest budget any draw can need) is refused
+before the charge; above it, the solver still runs to the budget of the noise it drew.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..verification.problem import Quadratic, VerifiedProblem
+
+__all__ = ["DescentRate", "descent_rate"]
+
+# Relative slack on every rounded constant: the budget is an upper bound, so each double is nudged
+# to its safe side (mu down, beta and G_0 up) by far more than the rounding of the few operations.
+_SLACK = 1e-12
+
+
+@dataclass(frozen=True)
+class DescentRate:
+    """The public rate of the safeguarded solver on J_b (module docstring): ``mu`` and ``beta`` of J_b,
+    ``gradient_bound`` the L R part of G_0, ``quadratic`` N's quadratic, ``lam`` and ``extra_reg`` (Delta)."""
+
+    mu: float
+    beta: float
+    gradient_bound: float
+    quadratic: Quadratic
+    lam: float
+    extra_reg: float
+
+    def start_gradient_bound(self, w0: np.ndarray | None, noise_norm: float, n: int) -> float:
+        """G_0 >= ||grad J_b(w_0)|| = L R + ||Lam grad N(w_0) + Delta w_0|| + ||b|| / n (public)."""
+        bound = self.gradient_bound + noise_norm / n
+        if w0 is None:
+            w0 = np.zeros(0)
+        if w0.size:
+            bound += float(np.linalg.norm(self.lam * self.quadratic.gradient(w0) + self.extra_reg * w0))
+        elif self.quadratic.linear is not None:
+            bound += float(np.linalg.norm(self.lam * self.quadratic.linear))
+        return bound * (1 + _SLACK)
+
+    def iterations(self, start_gradient_bound: float, target: float) -> int:
+        """The least k with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target`` (at least 1)."""
+        ratio = self.beta / self.mu
+        need = math.log(ratio) + 2.0 * math.log(start_gradient_bound / target)
+        if need <= 0:
+            return 1
+        contraction = -math.log1p(-self.mu / self.beta) if self.mu < self.beta else math.inf
+        return max(1, math.ceil(need / contraction) + 1)
+
+    def budget(self, w0: np.ndarray | None, noise: np.ndarray | None, n: int, gradient_tolerance: float) -> int:
+        """The proved budget for the solver's target gamma / (2 n) from ``w0`` (None: zero) with noise ``b``."""
+        noise_norm = 0.0 if noise is None else float(np.linalg.norm(noise))
+        return self.iterations(self.start_gradient_bound(w0, noise_norm, n), 0.5 * gradient_tolerance / n)
+
+
+def _largest_eigenvalue(quadratic: Quadratic) -> float:
+    """An upper bound on lambda_max of N's Hessian alpha I + diag(diagonal) + dense (Frobenius for dense)."""
+    bound = float(quadratic.alpha)
+    if quadratic.diagonal is not None:
+        bound += float(np.max(quadratic.diagonal, initial=0.0))
+    if quadratic.dense is not None:
+        bound += float(np.linalg.norm(quadratic.dense))
+    return bound
+
+
+def descent_rate(problem: VerifiedProblem, lam: float, extra_reg: float, norm_bound: float) -> DescentRate | None:
+    """The public :class:`DescentRate` of the smooth path for this problem, or None where no budget is proved:
+    a loss without a proved L or c, a regularizer that is not quadratic, or J_b not strongly convex.
+
+    ``lam`` and ``extra_reg`` are the solver's (already scaled to the rows, as :meth:`SolverChoice.solve`
+    scales them); ``norm_bound`` is R after clipping (the intercept feature included)."""
+    certificate, quadratic = problem.certificate, problem.quadratic
+    if (quadratic is None or problem.derivatives is None or certificate.lipschitz is None
+            or certificate.curvature is None or certificate.strong_convexity is None):
+        return None
+    mu = (lam * problem.strong_convexity + extra_reg) * (1 - _SLACK)
+    if not mu > 0:
+        return None
+    beta = (problem.curvature * norm_bound ** 2 + lam * _largest_eigenvalue(quadratic) + extra_reg) * (1 + _SLACK)
+    return DescentRate(mu=mu, beta=max(beta, mu), gradient_bound=problem.lipschitz * norm_bound * (1 + _SLACK),
+                       quadratic=quadratic, lam=lam, extra_reg=extra_reg)
