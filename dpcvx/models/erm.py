@@ -52,7 +52,7 @@ from ..privacy.lam_rule import LamChoice, choose_lam, comparator_for
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
-from ..privacy.registry import PerturbsObjective
+from ..privacy.registry import perturbs_objective
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.constants import Constants
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
@@ -651,7 +651,7 @@ class PrivateERM:
 
         def calibrate_at(lam: float) -> dict[str, Any]:
             calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
-            if isinstance(calibration, PerturbsObjective):
+            if perturbs_objective(calibration):
                 check_reachable(calibration, d)
             return calibration.to_dict()
 
@@ -728,6 +728,6 @@ class PrivateERM:
         release: ReleaseCalibration | LatticeCalibration = calibration
         if self.float_safe:
             release = float_safe_calibration(calibration, d)
-        if isinstance(release, PerturbsObjective):
+        if perturbs_objective(release):
             check_reachable(release, d)
         return lam_rule, release, constants

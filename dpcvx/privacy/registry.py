@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
@@ -37,7 +37,8 @@ from .lattice_predictions import recompute_lattice_tddl
 from .lattice_tdil import recompute_lattice_tdil
 from .noise import gaussian_moments, l2_laplace_moments, release_grid_spacing
 
-__all__ = ["Calibration", "PerturbsObjective", "CalibrationKey", "CalibrationKind", "PublicFacts", "register",
+__all__ = ["Calibration", "PerturbsObjective", "perturbs_objective", "CalibrationKey", "CalibrationKind", "PublicFacts",
+           "register",
            "kind_of", "recompute", "sufficient_statistics", "recorded_inputs", "approximate", "describe",
            "expected_noise", "KINDS"]
 
@@ -63,6 +64,18 @@ class PerturbsObjective(Protocol):
     def gradient_tolerance(self) -> float | None: ...
 
     def noise_rounding_floor(self, d: int) -> float: ...
+
+
+_PERTURBS_OBJECTIVE: dict[type, bool] = {}
+
+
+def perturbs_objective(calibration: object) -> TypeGuard[PerturbsObjective]:
+    """Whether ``calibration`` is a :class:`PerturbsObjective`: the protocol's check, which reads every member
+    (about a millisecond), made once per calibration class (its members are dataclass fields)."""
+    kind = type(calibration)
+    if kind not in _PERTURBS_OBJECTIVE:
+        _PERTURBS_OBJECTIVE[kind] = isinstance(calibration, PerturbsObjective)
+    return _PERTURBS_OBJECTIVE[kind]
 
 
 @dataclass(frozen=True)

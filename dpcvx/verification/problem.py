@@ -13,6 +13,7 @@ the verifier again, so what is certified is what is solved.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -120,15 +121,15 @@ class VerifiedProblem:
 
     # -- constants, rounded safely --------------------------------------------------
 
-    @property
+    @functools.cached_property
     def lipschitz(self) -> float:
         return float_up(self.certificate.lipschitz)
 
-    @property
+    @functools.cached_property
     def curvature(self) -> float:
         return float_up(self.certificate.curvature)
 
-    @property
+    @functools.cached_property
     def strong_convexity(self) -> float:
         return float_down(self.certificate.strong_convexity)
 
