@@ -196,7 +196,7 @@ def main() -> None:
         f"Rule: {RULE} (COMPARATOR_SCALE fitted on synthetic data only at f78b004); the decision to keep it "
         "against the curvature form v2, measured on synthetic data only (results/lam_rule_fit.md), was committed "
         "at e077da1; v1.1 (with an intercept column, the bias weighed with the comparator over the augmented rows, "
-        "docs/theory.md section 25.7; v1 runs: results/honest_lam_v1.md), checked on synthetic data only "
+        "docs/theory.md section 25.7; v1 runs: honest_lam_v1.md, in git at 8b1a142), checked on synthetic data only "
         f"(results/intercept_comparator.md), was committed at {args.frozen} before these runs. Held out: Adult, "
         "KDD and breast_cancer are NOT held out (rule v1 "
         "was evaluated on them before, and its shortfall on Adult at eps 0.1 motivated the v2 test); digits was "
