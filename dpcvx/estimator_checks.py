@@ -22,9 +22,11 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
 
 from .data.blocks import is_out_of_core
 from .exceptions import InputError
-from .validation import non_numeric_entry, outside_labels
+from .tables import NonFiniteError, column_names, finite_numbers, non_numeric_entry
+from .validation import check_matrix, outside_labels, refuse_non_finite_targets
 
-__all__ = ["InputTypeError", "label_error", "scikit_learn_refusal", "validate_streamed", "validated_input"]
+__all__ = ["InputTypeError", "label_error", "refuse_unusable_table", "scikit_learn_refusal", "validate_streamed",
+           "validated_input"]
 
 
 def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:
@@ -91,6 +93,14 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
     )
 
 
+def refuse_unusable_table(X: Any) -> None:
+    """Refuse a table (pandas, polars, pyarrow) with a categorical or text column, or a NaN, missing or infinite
+    entry, naming the column by its name (and the entry's row), before scikit-learn turns the table into an
+    array without names (numbers held as objects pass). One read of each column, no copy of the table."""
+    if not is_out_of_core(X) and column_names(X) is not None and not finite_numbers(X):
+        check_matrix(X)
+
+
 def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: bool) -> Any:
     """(X, y, the checked copy) if ``reset``, else X: checked as scikit-learn checks them, with its
     messages, as InputError.
@@ -104,6 +114,7 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     ``reset=False`` (predict) checks the number of features (and names) seen in fit.
     """
     owner = copy.copy(estimator) if reset else estimator
+    refuse_unusable_table(X)
     try:
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")
@@ -129,6 +140,22 @@ _RESHAPE_ADVICE = "Reshape your data"
 _QUOTED = re.compile(r"""(?<!dtype\()(?<!not )(?:np\.\w+\()?(['"]).*?\1\)?""")
 
 
+def _named_refusal(X: Any, y: Any) -> InputError | None:
+    """dpcvx's own refusal of X (or of a numeric y) where it names more than scikit-learn's: the row and column
+    (a table's by its name) of a NaN, missing or infinite entry, or a table's column that is not numeric."""
+    try:
+        check_matrix(X)
+        if y is not None:
+            refuse_non_finite_targets(np.asarray(y, dtype=np.float64).ravel())
+    except NonFiniteError as error:
+        return error
+    except InputError as error:  # a table's column by its name, a target's row; scikit-learn's text otherwise
+        return error if column_names(X) is not None or str(error).startswith("y holds") else None
+    except (TypeError, ValueError):  # not a matrix dpcvx reads: scikit-learn's text
+        return None
+    return None
+
+
 def scikit_learn_refusal(error: Exception, X: Any, y: Any = None) -> InputError:
     """scikit-learn's refusal of X (or of a numeric target y), as an InputError naming no value.
 
@@ -137,10 +164,13 @@ def scikit_learn_refusal(error: Exception, X: Any, y: Any = None) -> InputError:
     lines, a complex array after "Complex data not supported". So only the first line is
     kept (and scikit-learn's closing advice "Reshape your data ...", which follows the
     array); when that line quotes a value, the first entry that is not a number is named by its
-    position instead (:func:`dpcvx.validation.non_numeric_entry`), or the quoted literal
+    position instead (:func:`dpcvx.tables.non_numeric_entry`), or the quoted literal
     is replaced. Pass ``y`` only for a numeric target (a regressor's): a classifier's
     labels are not numbers.
     """
+    named = _named_refusal(X, y)
+    if named is not None:
+        return named
     text = str(error).strip()
     line = text.splitlines()[0] if text else type(error).__name__
     if _QUOTED.search(line) is None:

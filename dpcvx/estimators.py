@@ -28,7 +28,10 @@ multiclass targets are refused the same way, with scikit-learn's wording
 
 Inputs: ``fit`` and ``predict`` check X (and y) with scikit-learn's
 ``validate_data`` (its messages, raised as InputError; an entry that is not a
-number raises :class:`InputTypeError`, also a TypeError). ``predict`` refuses X
+number raises :class:`InputTypeError`, also a TypeError), with dpcvx's own where it names more: a
+pandas, polars or pyarrow table's categorical or text column and a NaN, missing or infinite entry are
+named by the column's name and the row (:func:`dpcvx.estimator_checks.refuse_unusable_table`), as
+:class:`~dpcvx.models.erm.PrivateERM` names them. ``predict`` refuses X
 with another number of features (or other DataFrame column names) than the
 fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
 except the checks that train on labels other than ``classes``
@@ -77,7 +80,6 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
-from scipy.special import expit
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -151,6 +153,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             solver=self.solver,
             strict=self.strict,
             float_safe=self.float_safe,
+            allow_large_delta=self.allow_large_delta,
         )
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
@@ -377,11 +380,16 @@ class DPERMClassifier(_PrivateLinearClassifier):
         The PUBLIC range of ``data_norm="private"`` (refused with a numeric data_norm).
     norm_share : float, default 0.1
         The share eps_q / epsilon that ``data_norm="private"`` spends on R.
+    allow_large_delta : bool, default False
+        delta must be below 1/n (n: the number of training rows, public under replace-one); a larger
+        delta raises InputError before anything is spent unless this is True (a mechanism that publishes
+        each record whole with probability delta is (0, delta)-DP).
 
     Attributes
     ----------
     model_ : dpcvx.PrivateModel
-        The release; save it with ``dpcvx.save(estimator.model_, path)``.
+        The release; save it with ``dpcvx.save(estimator, path)`` (or a pipeline of a PublicSchema and
+        this estimator: the schema is kept).
     certificate_ : dpcvx.ReleaseCertificate
         What the release relies on: theorem, constants, epsilon, calibration, residual.
     classes_ : ndarray of shape (2,)
@@ -408,7 +416,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE):
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -428,6 +436,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.float_safe = float_safe
         self.norm_range = norm_range
         self.norm_share = norm_share
+        self.allow_large_delta = allow_large_delta
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -472,7 +481,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE):
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -492,6 +501,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.float_safe = float_safe
         self.norm_range = norm_range
         self.norm_share = norm_share
+        self.allow_large_delta = allow_large_delta
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -512,11 +522,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
 
         With k > 2 public classes: (n, k), the softmax of the one-vs-rest scores, a column for every
         declared class (also for a class absent from the training data)."""
-        if self._multiclass:
-            check_is_fitted(self)
-            return self.model_.predict_proba(self._validated(X, reset=False))
-        positive = expit(self.decision_function(X))
-        return np.column_stack([1.0 - positive, positive])
+        check_is_fitted(self)
+        return self.model_.predict_proba(self._validated(X, reset=False))
 
 
 class DPHuberSVM(_PrivateLinearClassifier):
@@ -543,7 +550,8 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None, float_safe: bool = False,
-                 norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE):
+                 norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
+                 allow_large_delta: bool = False):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -562,6 +570,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.float_safe = float_safe
         self.norm_range = norm_range
         self.norm_share = norm_share
+        self.allow_large_delta = allow_large_delta
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

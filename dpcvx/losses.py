@@ -46,6 +46,11 @@ def _logistic(z: cp.Expression) -> cp.Expression:
     return cp.logistic(-z)
 
 
+#: The verifier's text of the logistic loss (``str`` of :func:`logistic`'s expression of the margin z), as a
+#: release certificate records it: a release of this loss has the logistic link sigmoid(w^T x + b).
+LOGISTIC_TEXT = "logistic(-z)"
+
+
 def _huber_hinge(z: cp.Expression, h: float) -> cp.Expression:
     # cp.huber(x, M) is x^2 for |x| <= M and 2M|x| - M^2 beyond; with x = pos(1 + h - z)
     # and M = 2h, dividing by 4h gives the Huber hinge of JMLR 2011, eq. (23).

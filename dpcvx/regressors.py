@@ -48,7 +48,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import losses
 from .adassp_warning import warn_if_adassp_noise_dominates
 from .data.blocks import is_out_of_core
-from .estimator_checks import scikit_learn_refusal, validate_streamed
+from .estimator_checks import refuse_unusable_table, scikit_learn_refusal, validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.erm_inputs import PRIVATE, is_private
@@ -60,7 +60,7 @@ from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
 from .release.model import ReleaseCertificate
 from .release.regression_model import PrivateRegressionModel
-from .validation import label_range, positive, refuse_weights
+from .validation import check_bound, label_range, refuse_weights
 from .verification.verdict import Mechanism
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
@@ -88,6 +88,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift)
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
+        refuse_unusable_table(X)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
                 checked, targets = validate_streamed(self, X, y)
@@ -120,6 +121,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
+        refuse_unusable_table(X)
         try:
             X = validate_data(self, X, reset=False)
         except ValueError as error:
@@ -151,6 +153,7 @@ class DPLinearRegression(_PrivateRegressor):
         (mechanism="objective"), R and/or B are bought with ``norm_share`` of epsilon over the powers of two
         in the public ``norm_range`` / ``label_range`` (:class:`~dpcvx.models.erm.PrivateERM`'s opt-in;
         ``certificate_.total_epsilon`` is the cost).
+    allow_large_delta : delta must be below 1/n (n the training rows) unless True (PrivateERM's parameter).
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0,
@@ -158,7 +161,8 @@ class DPLinearRegression(_PrivateRegressor):
                  mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
                  clip: bool = True, random_state: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
-                 label_range: tuple[float, float] | None = None) -> None:
+                 label_range: tuple[float, float] | None = None,
+                 allow_large_delta: bool = False) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -174,6 +178,7 @@ class DPLinearRegression(_PrivateRegressor):
         self.norm_range = norm_range
         self.norm_share = norm_share
         self.label_range = label_range
+        self.allow_large_delta = allow_large_delta
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -198,7 +203,8 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
                              "chooses its own ridge: pass a number for its extra ridge (default 0)")
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=self.lam,
-                                          fit_intercept=self.fit_intercept, clip=self.clip)
+                                          fit_intercept=self.fit_intercept, clip=self.clip,
+                                          allow_large_delta=self.allow_large_delta)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
                            accountant=accountant)
 
@@ -210,14 +216,14 @@ class DPLinearRegression(_PrivateRegressor):
         if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
-        radius = positive("weight_bound", self.weight_bound)
+        radius = check_bound("weight_bound", self.weight_bound)
         if not (self.lam == "auto" or isinstance(self.lam, (int, float)) and self.lam > 0):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
                              f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                              norm_share=self.norm_share, label_range=self.label_range,
-                             fit_intercept=self.fit_intercept,
+                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
                              clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
                              float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, "objective", delta=self.delta, random_state=seed,
@@ -250,7 +256,8 @@ class DPHuberRegressor(_PrivateRegressor):
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None) -> None:
+                 norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
+                 allow_large_delta: bool = False) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -265,6 +272,7 @@ class DPHuberRegressor(_PrivateRegressor):
         self.norm_range = norm_range
         self.norm_share = norm_share
         self.label_range = label_range
+        self.allow_large_delta = allow_large_delta
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -274,7 +282,7 @@ class DPHuberRegressor(_PrivateRegressor):
         learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                              norm_share=self.norm_share, label_range=self.label_range,
-                             fit_intercept=self.fit_intercept,
+                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
                              clip=self.clip, float_safe=self.float_safe)
         model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
                             accountant=accountant)

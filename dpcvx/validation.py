@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .exceptions import InputError, UnsupportedWeightsError, withheld
+from .tables import column_names, non_finite_error, non_numeric_entry, refuse_kind, table_matrix
 
 __all__ = [
     "positive",
@@ -44,13 +45,17 @@ __all__ = [
     "is_integer",
     "parse_integer",
     "sample_size",
+    "check_bound",
+    "check_delta_for_n",
+    "refuse_non_finite_targets",
+    "BOUND_MIN",
+    "BOUND_MAX",
     "check_matrix",
     "check_finite",
     "check_labels",
     "check_classes",
     "check_flag",
     "check_choice",
-    "non_numeric_entry",
     "POSITIVE_MIN",
     "POSITIVE_MAX",
     "MODERATE_MIN",
@@ -157,6 +162,33 @@ def check_delta(delta: Any, name: str = "delta", *, allow_zero: bool = True) -> 
     return fraction(name, delta, allow_zero=allow_zero)
 
 
+#: A public bound (data_norm R, label_bound B, weight_bound W) lies in [1e-75, 1e75]: the calibrations multiply
+#: up to four of them (R^2 B^2 in AdaSSP's sensitivities), which stay finite and normal there.
+BOUND_MIN = 1e-75
+BOUND_MAX = 1e75
+
+
+def check_bound(name: str, value: Any) -> float:
+    """A public bound (data_norm, label_bound, weight_bound) as a float in [BOUND_MIN, BOUND_MAX]."""
+    return positive(name, value, minimum=BOUND_MIN, maximum=BOUND_MAX)
+
+
+def check_delta_for_n(delta: float, n: int, allow_large_delta: Any = False) -> float:
+    """Refuse a delta that is not below 1/n (n: the public number of records) unless ``allow_large_delta``.
+
+    The mechanism that publishes each record whole with probability delta is (0, delta)-DP; at delta >= 1/n
+    it publishes a record in expectation. A release's delta must be well below 1/n (1/n^2 is common).
+    """
+    if delta * n >= 1 and not check_flag("allow_large_delta", allow_large_delta):
+        raise InputError(f"delta={delta:g} is not below 1/n = {1 / n:.3g} (n = {n}): a mechanism that publishes "
+                         "each record whole with probability delta satisfies (0, delta)-DP, and at this delta it "
+                         f"publishes about {delta * n:.3g} records in full. Choose delta well below 1/n (1/n^2 = "
+                         f"{1 / n ** 2:.3g} is common), or pass allow_large_delta=True (the command line: "
+                         "--allow-large-delta) to accept it knowingly. "
+                         "Nothing was charged")
+    return delta
+
+
 def _integer_range(minimum: int | None, maximum: int | None) -> str:
     if minimum == 1 and maximum is None:
         return "a positive integer"
@@ -211,65 +243,6 @@ def check_finite(name: str, values: Any, fix: str = "") -> np.ndarray:
 # Rows per block when a row-major array is converted: a block of both arrays stays in cache.
 _BLOCK_ROWS = 1024
 
-_KIND_FIX = {
-    "c": "complex values are not real features; pass the real and imaginary parts as two columns",
-    "M": "datetimes are not numbers; convert them first, e.g. to seconds since a fixed public date",
-    "m": "durations are not numbers; convert them first, e.g. with .astype('timedelta64[s]').astype(float)",
-    "V": "structured or raw-byte records are not a matrix; select the numeric fields",
-}
-
-
-def _refuse_kind(name: str, dtype: Any) -> None:
-    kind = getattr(dtype, "kind", "O")
-    if kind in _KIND_FIX:
-        raise InputError(f"{name} has dtype {dtype}: {_KIND_FIX[kind]}")
-
-
-def _frame_dtypes_check(X: Any, name: str) -> None:
-    """A DataFrame-like (duck-typed: .columns and .dtypes): name the first column of an unusable dtype."""
-    try:
-        pairs = list(zip(X.columns, X.dtypes, strict=True))
-    except (TypeError, ValueError):  # not a frame after all
-        return
-    for column, dtype in pairs:
-        _refuse_kind(f"{name} column {column!r}", dtype)
-
-
-def parses_as_float(value: Any) -> bool:
-    """Whether one entry converts to a real float (complex never does): finds the entry that broke a conversion."""
-    if isinstance(value, (complex, np.complexfloating)):
-        return False
-    try:
-        float(value)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
-
-
-def non_numeric_entry(X: Any, name: str = "X") -> InputError | None:
-    """An InputError naming the position (row, and column or DataFrame column) of the first entry of X
-    that is not a real number, never its value; None when every entry of a 1-D or 2-D X is one."""
-    try:
-        array = np.asarray(X, dtype=object)
-    except (TypeError, ValueError):  # ragged: no position to name
-        return None
-    if array.ndim not in (1, 2):
-        return None
-    fix = (f"{name} must be numeric, every feature a real number: encode text and categories first "
-           "(for example with dpcvx.PublicSchema) and impute missing values with a public rule")
-    labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
-    columns = array.T if array.ndim == 2 else array[None]
-    for j, column in enumerate(columns):
-        for i, value in enumerate(column):
-            if not parses_as_float(value):
-                value = value.item() if isinstance(value, np.generic) else value
-                where = "" if array.ndim == 1 else (
-                    f" column {labels[j]!r}" if labels is not None and j < len(labels) else f" column {j}")
-                return InputError(f"{name}{where} holds a {type(value).__name__} that is not a number "
-                                  f"in row {i} (the value is not shown: it is data); {fix}")
-    return None
-
-
 def _name_the_culprit(X: Any, name: str, error: Exception) -> InputError:
     """An InputError naming the first entry (and DataFrame column) that is not a real number; the
     conversion's own text is withheld (numpy's quotes the entry)."""
@@ -280,20 +253,16 @@ def _name_the_culprit(X: Any, name: str, error: Exception) -> InputError:
 def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.ndarray, bool]:
     """(X as a contiguous float64 array, whether that array is new): X itself when it already is one,
     column-major or row-major (the solvers read row-major rows by cache-sized row blocks, column-major
-    ones by BLAS directly); any other input is converted to column-major.
+    ones by BLAS directly); a table column by column (:func:`dpcvx.tables.table_matrix`); anything else column-major.
 
-    When a new array is made for a 2-D numeric input, ``spare_columns`` more
-    columns are allocated after X's (uninitialised; the result is the view of
-    the first columns, its ``.base`` the whole buffer), so a caller appending
-    columns (the intercept feature) does not copy the data a second time.
-
-    A numeric array in another layout is copied one block of rows at a time,
-    which keeps the strided reads in cache: about four times faster than a
-    single strided copy for a large row-major array (0.15 s against 0.7 s
-    for the 494,021 x 119 KDD matrix).
+    A new array for a 2-D numeric input gets ``spare_columns`` more columns after X's (uninitialised; the
+    result is the view of the first columns, its ``.base`` the whole buffer), so a caller appending columns
+    (the intercept feature) does not copy the data twice. A numeric array in another layout is copied one
+    block of rows at a time, keeping the strided reads in cache: about four times faster than a single
+    strided copy for a large row-major array (0.15 s against 0.7 s for the 494,021 x 119 KDD matrix).
     """
-    if hasattr(X, "columns") and hasattr(X, "dtypes") and not isinstance(X, np.ndarray):
-        _frame_dtypes_check(X, name)
+    if column_names(X) is not None:  # a pandas or polars DataFrame, a pyarrow Table
+        return table_matrix(X, name, spare_columns), True
     if isinstance(X, np.ma.MaskedArray) and np.ma.is_masked(X):
         raise InputError(
             f"{name} is a masked array with masked (missing) entries; impute them with a public "
@@ -304,7 +273,7 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
     except (TypeError, ValueError) as error:  # ragged nested lists (numpy's text is not shown)
         raise InputError(f"{name} must be a numeric 2-D array with rows of equal length: numpy refused it "
                          f"with {withheld(error)}") from None
-    _refuse_kind(name, array.dtype)
+    refuse_kind(name, array.dtype)
     if array.dtype == np.float64 and (array.flags.f_contiguous or (array.ndim == 2 and array.flags.c_contiguous)):
         return array, False
     if array.ndim != 2 or array.dtype.kind not in "biuf":
@@ -325,7 +294,7 @@ def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | spar
     check_matrix but the finite one. A float64 CSR comes as a new CSR object over read-only views of the
     caller's arrays (see _csr), any other sparse X as a copy; see _column_major for arrays."""
     if sparse.issparse(X):
-        _refuse_kind(name, X.dtype)
+        refuse_kind(name, X.dtype)
         if X.dtype.kind not in "biuf":
             raise InputError(f"{name} is a sparse matrix of dtype {X.dtype}; convert it to float64")
         matrix, fresh = _csr(X)
@@ -379,26 +348,12 @@ def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np
     return matrix, fresh
 
 
-class NonFiniteError(InputError):
-    """The InputError for a NaN or infinite entry of the matrix ``name``, at (``row``, ``column``): a reader of
-    row blocks renumbers the row within the whole input."""
-
-    def __init__(self, message: str, name: str = "X", row: int = 0, column: int = 0) -> None:
-        super().__init__(message)
-        self.name, self.row, self.column = name, row, column
-
-
 def _refuse_non_finite(X: Any, matrix: np.ndarray | sparse.csr_matrix, name: str) -> None:
     """Check matrix entry by entry: a NonFiniteError naming the first NaN or infinite entry (X: the input)."""
     if np.all(np.isfinite(matrix.data if sparse.issparse(matrix) else matrix)):
         return
     i, j = _first_non_finite(X, matrix)
-    labels = list(X.columns) if hasattr(X, "columns") and not isinstance(X, np.ndarray) else None
-    column = repr(labels[j]) if labels is not None and j < len(labels) else str(j)
-    raise NonFiniteError(
-        f"{name} contains NaN or infinite values (or numbers beyond the float64 range), first at "
-        f"row {i}, column {column}; remove or impute them first", name, i, j,
-    )
+    raise non_finite_error(name, i, j, column_names(X))
 
 
 def _first_non_finite(X: Any, matrix: np.ndarray | sparse.csr_matrix) -> tuple[int, int]:
@@ -482,15 +437,21 @@ def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
         values = labels.astype(float)
     except (TypeError, ValueError):
         raise InputError("regression targets y must be numbers") from None
-    bad = ~np.isfinite(values)
-    if np.any(bad):
-        raise InputError(f"y holds NaN or infinite values (first at row {int(np.flatnonzero(bad)[0])})")
+    refuse_non_finite_targets(values)
     outside = np.abs(values) > label_bound
     if refuse and np.any(outside):
         raise InputError(f"y has {int(outside.sum())} values with |y| > label_bound = {label_bound:g} (first at row "
                          f"{int(np.flatnonzero(outside)[0])}) and clip=False; use clip=True to clip them onto "
                          f"[-B, B], or a larger PUBLIC bound (never one read off the data)")
     return np.clip(values, -label_bound, label_bound), int(outside.sum())
+
+
+def refuse_non_finite_targets(values: np.ndarray) -> None:
+    """The one refusal of a NaN, missing or infinite regression target, naming its row."""
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise InputError(f"y holds NaN, missing or infinite values, first at row {int(bad[0])} ({bad.size} such "
+                         "rows); remove them or impute them with a public rule first")
 
 
 def outside_labels(outside: np.ndarray) -> str:
@@ -510,8 +471,8 @@ def label_range(label_bound: Any) -> tuple[float, float]:
                   for name, value in zip(("lo", "hi"), label_bound, strict=True))
         if not lo < hi:
             raise InputError(f"label_bound=(lo, hi) needs lo < hi, got ({lo:g}, {hi:g})")
-        return (lo + hi) / 2, positive("label_bound half-width (hi - lo) / 2", (hi - lo) / 2)
-    return 0.0, positive("label_bound", label_bound)
+        return (lo + hi) / 2, check_bound("label_bound half-width (hi - lo) / 2", (hi - lo) / 2)
+    return 0.0, check_bound("label_bound", label_bound)
 
 
 def refuse_weights(owner: str, **weights: Any) -> None:

@@ -256,7 +256,8 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
     the options are the rest (the mechanism and split of the ERM learners)."""
     erm = {"mechanism": args.mechanism, "split": args.split}
     common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
-              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe}
+              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe,
+              "allow_large_delta": args.allow_large_delta}
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound")
@@ -265,7 +266,8 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
             if args.float_safe:
                 raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
                                  "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
-            return PrivateLinearRegression(norm, bound, fit_intercept=args.fit_intercept), {}
+            return PrivateLinearRegression(norm, bound, fit_intercept=args.fit_intercept,
+                                           allow_large_delta=args.allow_large_delta), {}
         return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound,
                           strict=args.strict, allow_estimates=args.allow_estimates, **common), erm
     if args.classes is not None and len(args.classes) == 2:  # two public classes: a binary model over them
@@ -296,7 +298,7 @@ def fit_command(args: argparse.Namespace) -> int:
         columns = schema.column_names + (args.target,)
         labels_of = _labels if binary else _task_labels
         if scratch is None:
-            table = read_table_columns(args.data, columns, layout, label=args.target)
+            table = read_table_columns(args.data, columns, layout, label=args.target, numeric=schema.numeric_names)
             steps.update()
             X = _encode(schema, table, args.data, layout)
             y = labels_of(table[args.target], args, layout)
@@ -331,7 +333,8 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
     """
     raw, labels, rows, chunks = directory / "rows.f64", [], 0, 0
     with open(raw, "wb") as handle:
-        for chunk in table_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows):
+        for chunk in table_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows,
+                                  numeric=schema.numeric_names):
             count = len(chunk[args.target])
             try:
                 block = _encode(schema, chunk, args.data, layout)
@@ -361,7 +364,8 @@ def predict_command(args: argparse.Namespace) -> int:
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
     if args.out is not None:
         check_writable(args.out, "predictions")
-    X = _encode(schema, read_table_columns(args.data, schema.column_names, layout), args.data, layout)
+    X = _encode(schema, read_table_columns(args.data, schema.column_names, layout, numeric=schema.numeric_names),
+                args.data, layout)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if decisions.ndim == 2:  # multiclass: the score of the predicted class
         decisions = decisions.max(axis=1)

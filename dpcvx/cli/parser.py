@@ -15,7 +15,16 @@ from ..data.csv_table import split_names
 from ..data.preprocessing import CategoricalColumn, NumericColumn
 from ..demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from ..exceptions import InputError, UsageError
-from ..validation import MODERATE_MAX, MODERATE_MIN, check_delta, check_epsilon, label_range, parse_integer, positive
+from ..validation import (
+    MODERATE_MAX,
+    MODERATE_MIN,
+    check_bound,
+    check_delta,
+    check_epsilon,
+    label_range,
+    parse_integer,
+    positive,
+)
 from ..verification.verifier import PROBE_DIM
 from .commands import demo_command, fit_command, predict_command, report_command, verify_command
 from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
@@ -57,6 +66,7 @@ def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Ca
 
 def _positive_number(name: str) -> Callable[[str], float]:
     check = check_epsilon if name == "epsilon" else (
+        lambda number: check_bound(name, number)) if name in ("data_norm", "label_bound") else (
         lambda number: positive(name, number, minimum=MODERATE_MIN, maximum=MODERATE_MAX))
     return _number_type(check, "a positive number",
                         "must be a positive number in the range dpcvx computes with")
@@ -301,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="delta of (epsilon, delta)-DP (default 0: pure epsilon). delta > 0 uses "
                               "Gaussian noise, far less noise in high dimension; choose it well below "
                               "1/n, 1/n^2 is common (docs/mechanisms.md)")
+    privacy.add_argument("--allow-large-delta", action="store_true",
+                         help="accept a delta of 1/n or more (refused by default: a mechanism that publishes "
+                              "each record whole with probability delta is (0, delta)-DP)")
     privacy.add_argument("--lam", required=True, type=_positive_number("lam"), metavar="L",
                          help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w)")
     privacy.add_argument("--data-norm", type=_positive_number("data_norm"), metavar="R",

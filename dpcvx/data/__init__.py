@@ -1,6 +1,8 @@
 """Public data contracts and private data handling.
 
 * :mod:`.preprocessing`: :class:`PublicSchema`, public per-column bounds and encodings;
+* :mod:`.columns`: a table's columns as arrays with their missing values, what a schema encodes;
+* :mod:`.csv_table`, :mod:`.parquet`: CSV and Parquet files, typed by pyarrow when it is installed;
 * :mod:`.datasets`, :mod:`.uci_domains`: UCI Adult and KDD Cup 99 loaders and their public domains;
 * :mod:`.rows`: the per-record map (feature map, norm clipping, intercept);
 * :mod:`.repeats`: whether a CSR stores a (row, column) twice (its rows' norms are of the summed entries);

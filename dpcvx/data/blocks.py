@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
-from ..validation import NonFiniteError
+from ..tables import NonFiniteError
 from .rows import RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Shipped", "elementwise", "same_vector", "is_out_of_core", "as_row_blocks",

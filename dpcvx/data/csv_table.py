@@ -1,11 +1,18 @@
-"""CSV tables for the command line: the named columns of a plain or gzip-compressed file, as text cells.
+"""CSV tables for the command line: the named columns of a plain or gzip-compressed file.
 
-UTF-8 (a byte-order mark dropped), read with the standard ``csv`` module as a stream, by chunks of
-records when asked; surrounding whitespace of each cell is ignored; a header row names the columns,
-or :class:`Layout` gives them for a file without one (UCI's files). A gzip file (a .gz name or
-gzip's magic bytes) is decompressed as it is read, and damage to it is reported as damage. A name
-with a Parquet suffix goes to :mod:`dpcvx.data.parquet`, so one public schema encodes both. Errors
-name the file, the line and the column names (public facts), never a cell's value.
+UTF-8 (a byte-order mark dropped); surrounding whitespace of each cell is ignored; a header row names
+the columns, or :class:`Layout` gives them for a file without one (UCI's files). A gzip file (a .gz
+name or gzip's magic bytes) is decompressed as it is read, and damage to it is reported as damage. A
+name with a Parquet suffix goes to :mod:`dpcvx.data.parquet`, so one public schema encodes both.
+Errors name the file, the line and the column names (public facts), never a cell's value.
+
+Two readers, one result. With pyarrow installed (the ``arrow`` extra), a whole file is read by
+pyarrow's CSV reader: the columns named ``numeric`` come as float64 numbers (an empty cell as NaN,
+which a schema reads as missing, as it reads the empty text), every other column as text, read as
+text (never inferred: a category "01" stays "01"). Without pyarrow, for ``--chunk-rows``, or when
+pyarrow refuses the file or finds a ``numeric`` column that is not plain numbers, the standard
+``csv`` module reads it as a stream of text cells: it gives every error, so both readers fail alike,
+and a schema encodes either result to the same rows (tests check both).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import csv
 import dataclasses
 import gzip
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -22,7 +29,7 @@ import numpy as np
 
 from ..exceptions import FileError, InputError
 from .files import os_error_message
-from .parquet import is_parquet, parquet_chunks
+from .parquet import is_parquet, parquet_chunks, typed_column
 
 __all__ = ["Layout", "ROWS_NOTE", "name_list", "read_table_columns", "split_names", "table_chunks"]
 
@@ -101,27 +108,33 @@ def _gzip_error(path: Path, error: Exception) -> FileError:
 
 
 def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout = Layout(),
-                      label: str | None = None) -> dict[str, np.ndarray]:
+                      label: str | None = None, numeric: Collection[str] = ()) -> dict[str, np.ndarray]:
     """The named columns of a CSV (or Parquet: :func:`table_chunks`) file, as arrays of cells with
-    surrounding whitespace stripped.
+    surrounding whitespace stripped; with pyarrow, the ``numeric`` columns as float64 numbers (module
+    docstring).
 
     The file may be gzip-compressed (read as a stream). Its columns are named by its header row,
     or by ``layout.names`` for a file without one. ``label`` is the target column, named in the
     error when it is the one missing. Linear in the size of the file: the names are indexed once by
     a dict.
     """
-    (table,) = table_chunks(path, columns, layout, label, chunk_rows=None)
+    if not is_parquet(path):
+        typed = _arrow_csv(Path(path), columns, layout, label, numeric)
+        if typed is not None:
+            return typed
+    (table,) = table_chunks(path, columns, layout, label, chunk_rows=None, numeric=numeric)
     return table
 
 
 def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
-                  chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
-    """The named columns of a CSV or (by its suffix) Parquet file, by chunks of ``chunk_rows`` records."""
+                  chunk_rows: int | None = None, numeric: Collection[str] = ()) -> Iterator[dict[str, np.ndarray]]:
+    """The named columns of a CSV (as text) or, by its suffix, Parquet file (its ``numeric`` columns typed,
+    :mod:`dpcvx.data.parquet`), by chunks of ``chunk_rows`` records."""
     if not is_parquet(path):
         return _csv_chunks(path, columns, layout, label, chunk_rows)
     if layout != Layout():
         raise InputError("--no-header, --names and --skip-lines describe CSV files; a Parquet file names its columns")
-    return parquet_chunks(path, columns, label, chunk_rows)
+    return parquet_chunks(path, columns, label, chunk_rows, numeric)
 
 
 def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
@@ -138,33 +151,8 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                 if not handle.readline():
                     break  # the file has fewer lines
             reader = csv.reader(handle, skipinitialspace=True)
-            if layout.names is None:
-                header = [cell.strip() for cell in next(reader, [])]
-                if not any(header):
-                    raise InputError(f"{path} is empty; it needs a header row naming the columns (or "
-                                     "give the names with --no-header --names)")
-                given = "the header has"
-            else:
-                header = list(layout.names)
-                given = "--names gives"
-            position = {name: index for index, name in enumerate(header)}
-            # The header's cells are never shown: without --no-header the first row read as a header may be
-            # a record (private). Messages name positions, counts and the names the user gave (public).
-            if len(position) != len(header):
-                first = {name: index for index, name in reversed(list(enumerate(header)))}
-                repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
-                raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}"
-                                 f"{_header_hint(layout)}")
-            missing = [name for name in columns if name not in position]
-            if missing == [label]:
-                where = "--names" if layout.names is not None else "its header"
-                raise InputError(f"{path} has no label column {label!r} (--target) among the {len(header)} "
-                                 f"columns named by {where}. Check the spelling (names are case-sensitive)"
-                                 f"{_header_hint(layout)}")
-            if missing:
-                raise InputError(f"{path} has no column(s) {name_list(missing)} among its {len(header)} columns. "
-                                 f"Check the spelling (names are case-sensitive){_header_hint(layout)}")
-            positions = [position[name] for name in columns]
+            header, given = _header(reader, path, columns, layout, label)
+            positions = [header.index(name) for name in columns]
             for row in reader:
                 if not row or (len(row) == 1 and len(header) > 1 and not row[0].strip()):
                     continue  # blank line
@@ -204,6 +192,70 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                          f"{path} has no data rows")
     if values[columns[0]]:
         yield {name: np.array(column, dtype=str) for name, column in values.items()}
+
+
+def _arrow_csv(path: Path, columns: Sequence[str], layout: Layout, label: str | None,
+               numeric: Collection[str]) -> dict[str, np.ndarray] | None:
+    """The named columns of a whole CSV file read by pyarrow (module docstring), or None: pyarrow is not
+    installed, or it refused the file, which the standard reader then reads (and reports)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as arrow_csv
+    except ImportError:
+        return None
+    try:
+        compressed = _is_gzip(path)
+        with _open_text(path, compressed) as handle:  # the header: the one check of the names and its errors
+            for _ in range(layout.skip_lines):
+                handle.readline()
+            header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label)
+        text = [name for name in columns if name not in numeric]
+        table = arrow_csv.read_csv(
+            pa.input_stream(str(path), compression="gzip" if compressed else None),
+            read_options=arrow_csv.ReadOptions(skip_rows=layout.skip_lines + (layout.names is None),
+                                               column_names=header),
+            convert_options=arrow_csv.ConvertOptions(
+                include_columns=list(columns), column_types={name: pa.string() for name in text},
+                null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error, csv.Error):
+        return None  # the standard reader reads the file again and names what is wrong
+    columns_out = {name: typed_column(table.column(name), name in numeric, trim=True) for name in columns}
+    if table.num_rows == 0 or any(values is None for values in columns_out.values()):
+        return None
+    return {name: values for name, values in columns_out.items() if values is not None}
+
+
+def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], layout: Layout,
+            label: str | None) -> tuple[list[str], str]:
+    """(the column names, what gave them) of a CSV file whose reader stands before its header row (or first
+    record, with ``layout.names``): the one check of the names, shared by both readers."""
+    if layout.names is None:
+        header = [cell.strip() for cell in next(reader, [])]
+        if not any(header):
+            raise InputError(f"{path} is empty; it needs a header row naming the columns (or "
+                             "give the names with --no-header --names)")
+        given = "the header has"
+    else:
+        header = list(layout.names)
+        given = "--names gives"
+    position = {name: index for index, name in enumerate(header)}
+    # The header's cells are never shown: without --no-header the first row read as a header may be
+    # a record (private). Messages name positions, counts and the names the user gave (public).
+    if len(position) != len(header):
+        first = {name: index for index, name in reversed(list(enumerate(header)))}
+        repeats = [index + 1 for index, name in enumerate(header) if first[name] != index]
+        raise InputError(f"{path}: the header repeats a column name at field(s) {repeats[:20]}"
+                         f"{_header_hint(layout)}")
+    missing = [name for name in columns if name not in position]
+    if missing == [label]:
+        where = "--names" if layout.names is not None else "its header"
+        raise InputError(f"{path} has no label column {label!r} (--target) among the {len(header)} "
+                         f"columns named by {where}. Check the spelling (names are case-sensitive)"
+                         f"{_header_hint(layout)}")
+    if missing:
+        raise InputError(f"{path} has no column(s) {name_list(missing)} among its {len(header)} columns. "
+                         f"Check the spelling (names are case-sensitive){_header_hint(layout)}")
+    return header, given
 
 
 def _header_hint(layout: Layout) -> str:

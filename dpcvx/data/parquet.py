@@ -1,15 +1,18 @@
-"""Parquet tables for the command line, read by record batches (pyarrow, from the dask extra).
+"""Parquet tables for the command line, read by record batches (pyarrow, the ``arrow`` or ``dask`` extra).
 
 ``dpcvx fit data.parquet ...`` reads the named columns a batch of ``chunk_rows``
-records at a time (or whole), as text cells like a CSV file's, so one public schema
-encodes both: numbers become their decimal text, nulls the empty cell (which the
-schema treats as a missing value). The file is never loaded whole when
-``--chunk-rows`` is given.
+records at a time (or whole). Typed columns: a column the caller names ``numeric``
+that Parquet stores as integers or floats comes as float64 (a null as NaN, which a
+schema reads as a missing value), and a text column as text (a null as the empty
+cell), both converted by whole columns; any other column (a number read as a
+category, a date, a boolean) becomes the decimal text of each value, as a CSV file
+holds it, so one public schema encodes both to the same rows. The file is never
+loaded whole when ``--chunk-rows`` is given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,7 @@ import numpy as np
 
 from ..exceptions import FileError, InputError, withheld
 
-__all__ = ["PARQUET_SUFFIXES", "is_parquet", "parquet_chunks"]
+__all__ = ["PARQUET_SUFFIXES", "is_parquet", "parquet_chunks", "typed_column"]
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
@@ -31,16 +34,73 @@ def _cells(column: Any) -> np.ndarray:
     return np.array(["" if value is None else str(value) for value in column.to_pylist()], dtype=str)
 
 
+def typed_column(column: Any, numeric: bool, trim: bool = False) -> np.ndarray | None:
+    """A pyarrow column as numpy, by whole columns: float64 (null: NaN) for integers, floats, an all-null
+    column or text that parses as plain numbers when ``numeric``, text (null: the empty cell; surrounding
+    whitespace removed when ``trim``) for a text column; None for any other type (its cells are converted
+    value by value, or read again)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if numeric and pa.types.is_null(kind):
+        return np.full(len(column), np.nan)
+    if numeric and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        return np.asarray(column.to_numpy(zero_copy_only=False)).astype(np.float64)  # nulls: NaN
+    if _is_text(kind) and numeric:  # numbers written as text (" 7"): parsed after trimming, "" as NaN
+        try:
+            text = pc.utf8_trim_whitespace(pc.fill_null(column, ""))
+            parsed = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.float64())
+            return np.asarray(parsed.to_numpy(zero_copy_only=False), dtype=np.float64)
+        except pa.ArrowInvalid:  # text that is not a plain number ("?", "1_000"): read as text
+            pass
+    if _is_text(kind) or (pa.types.is_dictionary(kind) and _is_text(kind.value_type)):
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        parts = [_text(chunk, trim) for chunk in chunks]
+        return np.concatenate(parts) if parts else np.array([], dtype=str)
+    return None
+
+
+def _is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
+def _text(chunk: Any, trim: bool) -> np.ndarray:
+    """A pyarrow text array (plain or dictionary-encoded, as Parquet stores a category) as a numpy str array
+    through its dictionary: each distinct text is converted once (trimmed when ``trim``), a null is the
+    empty cell, and the column is taken from those."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = chunk if pa.types.is_dictionary(chunk.type) else pc.dictionary_encode(chunk)
+    dictionary = pc.utf8_trim_whitespace(encoded.dictionary) if trim else encoded.dictionary
+    words = np.append(np.asarray(dictionary.to_numpy(zero_copy_only=False), dtype=str), "")
+    indices = pc.fill_null(encoded.indices, len(words) - 1)  # a null: the empty cell, the last word
+    return words[np.asarray(indices.to_numpy(zero_copy_only=False), dtype=np.intp)]
+
+
+def _column(column: Any, numeric: bool) -> np.ndarray:
+    typed = typed_column(column, numeric)
+    return _cells(column) if typed is None else typed
+
+
 def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None = None,
-                   chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
-    """The named columns of a Parquet file as text cells, by batches of ``chunk_rows`` (None: whole)."""
+                   chunk_rows: int | None = None, numeric: Collection[str] = ()) -> Iterator[dict[str, np.ndarray]]:
+    """The named columns of a Parquet file, the ``numeric`` ones typed (module docstring), by batches of
+    ``chunk_rows`` (None: whole)."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError("reading a Parquet file needs pyarrow: pip install 'dpcvx[dask]'") from None
+        raise InputError("reading a Parquet file needs pyarrow: pip install 'dpcvx[arrow]'") from None
     try:
         handle = pq.ParquetFile(path)
+        text = [name for name in columns if name not in numeric and name in handle.schema_arrow.names
+                and _is_text(handle.schema_arrow.field(name).type)]
+        if text:  # read as stored: a category's dictionary, converted once (typed_column)
+            handle = pq.ParquetFile(path, read_dictionary=text)
     except FileNotFoundError:
         raise FileError(f"{path} does not exist") from None
     except (OSError, pa.ArrowException) as error:
@@ -54,9 +114,9 @@ def parquet_chunks(path: str | Path, columns: Sequence[str], label: str | None =
     try:
         if chunk_rows is None:
             table = handle.read(columns=list(columns))
-            yield {name: _cells(table.column(name)) for name in columns}
+            yield {name: _column(table.column(name), name in numeric) for name in columns}
             return
         for batch in handle.iter_batches(batch_size=chunk_rows, columns=list(columns)):
-            yield {name: _cells(batch.column(name)) for name in columns}
+            yield {name: _column(batch.column(name), name in numeric) for name in columns}
     except (OSError, pa.ArrowException) as error:
         raise FileError(f"{path}: reading the Parquet data failed with {withheld(error)}") from None

@@ -31,8 +31,19 @@ does not depend on any other record (tests check this). The one exception is
 it exists only to reproduce the JMLR 2011 experiments and is NOT private.
 
 Tables: a mapping of column name -> 1-D array-like (a dict of columns), a
-numpy structured array, a pandas DataFrame (duck-typed, pandas is not
-imported), or a 2-D array whose columns are the schema's columns in order.
+numpy structured array, a pandas or polars DataFrame or a pyarrow Table (read
+by column name through :mod:`dpcvx.tables`; none of the three is imported), or
+a 2-D array whose columns are the schema's columns in order. The missing-value
+checks are vectorised (one pass over a column, not a Python call per value).
+
+A scikit-learn transformer that spends nothing: :meth:`PublicSchema.fit` reads
+no data (the schema is public, fixed before the data are seen), so a refit
+inside a ``Pipeline``, ``GridSearchCV`` or ``cross_val_score`` charges nothing
+and changes nothing; :meth:`~PublicSchema.transform`,
+:meth:`~PublicSchema.fit_transform`, :meth:`~PublicSchema.get_feature_names_out`
+and :meth:`~PublicSchema.set_output` (``"default"``, ``"pandas"``, ``"polars"``)
+follow scikit-learn's API without importing it. ``dpcvx.save`` of a pipeline
+(schema, estimator) keeps the schema with the model.
 
 Schema file format (JSON, read by the command-line tool; only ``json.load``,
 no code is ever executed)::
@@ -75,14 +86,16 @@ import math
 import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import tables
 from ..exceptions import InputError
-from ..validation import MODERATE_MAX, MODERATE_MIN, parses_as_float
+from ..validation import MODERATE_MAX, MODERATE_MIN
+from .columns import as_labels, as_numbers, column_arrays, common_length
 from .files import atomic_write, read_json
 
 __all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
@@ -93,9 +106,9 @@ SCALES = ("linear", "log")
 SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "columns"}
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
-# Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty).
-MISSING_TOKENS = ("?", "")
 MISSING_INDICATOR_SUFFIX = ":missing"
+OUTPUTS = ("default", "pandas", "polars")  # what set_output offers, as in scikit-learn
+SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature")  # PublicSchema's declared fields
 
 
 def _finite_float(what: str, value: Any) -> float:
@@ -167,7 +180,7 @@ class NumericColumn:
 
     def encode(self, values: np.ndarray) -> np.ndarray:
         """The (n, 1) block of scaled, clipped values ((n, 2) with the missing indicator)."""
-        numbers_, absent = _as_numbers(self.name, values, self.missing)
+        numbers_, absent = as_numbers(self.name, values, self.missing)
         shifted = np.clip(numbers_, self.lo, self.hi) - self.lo
         if self.scale == "log":
             scaled = np.log1p(shifted) / math.log1p(self.hi - self.lo)
@@ -214,11 +227,13 @@ class CategoricalColumn:
 
     def encode(self, values: np.ndarray, strict: bool) -> np.ndarray:
         """The (n, k) one-hot block; unknown values give a zero row (or an error if strict)."""
-        labels = _as_labels(self.name, values, self.missing)
-        # np.unique only builds a lookup table: each row's output still depends on that row alone.
-        distinct, inverse = np.unique(labels, return_inverse=True)
-        position = {category: j for j, category in enumerate(self.categories)}
-        codes = np.array([position.get(str(label), -1) for label in distinct], dtype=np.intp)[inverse.ravel()]
+        labels = as_labels(self.name, values, self.missing)
+        # each label is looked up in the sorted public categories (a binary search per row, vectorised):
+        # a row's output depends on that row and the public list alone
+        order = np.argsort(np.array(self.categories, dtype=str), kind="stable")
+        ranked = np.array(self.categories, dtype=str)[order]
+        slot = np.minimum(np.searchsorted(ranked, labels), len(ranked) - 1)
+        codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         known = np.flatnonzero(codes >= 0)
         if strict and known.size < codes.size:
             row = int(np.flatnonzero(codes < 0)[0])
@@ -235,17 +250,20 @@ class CategoricalColumn:
 Column = NumericColumn | CategoricalColumn
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class PublicSchema:
     """Columns with public bounds and categories, and the public row-norm bound ``norm``.
 
-    ``transform(table)`` gives float64 rows x with numpy.linalg.norm(x) <= norm.
+    ``transform(table)`` gives float64 rows x with numpy.linalg.norm(x) <= norm. The declared fields
+    cannot be changed after construction (:class:`dataclasses.FrozenInstanceError`, as a frozen
+    dataclass); other attributes can, as scikit-learn sets some on a pipeline's steps.
     """
 
     columns: tuple[Column, ...]
     norm: float = 1.0
     strict: bool = False
     constant_feature: bool = False
+    _output: str = field(default="default", init=False, repr=False, compare=False)  # set_output's container
 
     def __post_init__(self) -> None:
         columns = tuple(self.columns)
@@ -274,9 +292,23 @@ class PublicSchema:
         if len(set(features)) != len(features):
             raise InputError("feature names repeat (a column named 'constant' clashes with constant_feature)")
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in SCHEMA_FIELDS and name in self.__dict__:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}: a PublicSchema is immutable; "
+                                      "dataclasses.replace(schema, ...) makes a new one")
+        object.__setattr__(self, name, value)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in SCHEMA_FIELDS))
+
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
+
+    @property
+    def numeric_names(self) -> tuple[str, ...]:
+        """The numeric columns' names: what a typed reader (:mod:`dpcvx.data.csv_table`) reads as numbers."""
+        return tuple(c.name for c in self.columns if isinstance(c, NumericColumn))
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -292,10 +324,64 @@ class PublicSchema:
         """The columns :func:`paper_schema` read off the data (their source says so): dpcvx.save refuses them."""
         return tuple(c.name for c in self.columns if c.source == PAPER_SOURCE)
 
-    def transform(self, table: Any) -> np.ndarray:
-        """(n, dimension) float64 rows, each built from its own record only."""
-        arrays = _column_arrays(table, self.column_names)
-        n_rows = _common_length(arrays)
+    def fit(self, table: Any = None, y: Any = None) -> PublicSchema:
+        """Nothing to learn: the schema is public (declared before the data are seen). Reads nothing,
+        spends nothing and returns the schema unchanged, so a pipeline's refits cost no privacy."""
+        return self
+
+    def fit_transform(self, table: Any, y: Any = None) -> Any:
+        """:meth:`transform` (``fit`` reads nothing)."""
+        return self.transform(table)
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """The output feature names (module docstring), as scikit-learn's transformers give them.
+
+        ``input_features``, when given, must name the schema's columns (any order is refused)."""
+        if input_features is not None and tuple(input_features) != self.column_names:
+            raise InputError(f"input_features {list(input_features)[:20]} are not the schema's columns "
+                             f"{list(self.column_names)[:20]}")
+        return np.asarray(self.feature_names, dtype=object)
+
+    def set_output(self, *, transform: str | None = None) -> PublicSchema:
+        """The container :meth:`transform` returns: "default" (a numpy array), "pandas" or "polars" (a
+        DataFrame with :meth:`get_feature_names_out` as columns); None keeps the current one. scikit-learn's
+        API; the setting is not part of the schema (not saved, not compared)."""
+        if transform is not None:
+            if transform not in OUTPUTS:
+                raise InputError(f"set_output(transform=...) must be one of {list(OUTPUTS)} or None, got {transform!r}")
+            self._output = transform  # not a declared field: the schema itself never changes
+        return self
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's tags of a stateless transformer (imported only when scikit-learn asks)."""
+        from sklearn.utils import Tags, TargetTags, TransformerTags
+
+        tags = Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags())
+        tags.requires_fit = False
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
+    def transform(self, table: Any) -> Any:
+        """(n, dimension) float64 rows, each built from its own record only (a DataFrame after
+        :meth:`set_output`)."""
+        rows = self._encode(table)
+        output = self._output
+        if output == "default":
+            return rows
+        index = getattr(table, "index", None) if tables.column_names(table) is not None else None
+        if output == "pandas":
+            import pandas
+
+            return pandas.DataFrame(rows, columns=list(self.feature_names), index=index)
+        import polars
+
+        return polars.DataFrame(rows, schema=list(self.feature_names), orient="row")
+
+    def _encode(self, table: Any) -> np.ndarray:
+        arrays = column_arrays(table, self.column_names)
+        n_rows = common_length(arrays)
         blocks = [
             column.encode(arrays[column.name], self.strict)
             if isinstance(column, CategoricalColumn)
@@ -361,17 +447,17 @@ def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
     this way has no differential-privacy guarantee for the schema itself.
     Use it only to reproduce the published numbers.
     """
-    arrays = _column_arrays(table, template.column_names)
-    if _common_length(arrays) == 0:
+    arrays = column_arrays(table, template.column_names)
+    if common_length(arrays) == 0:
         raise InputError("paper_schema needs at least one record to read bounds from")
     columns: list[Column] = []
     for column in template.columns:
         if isinstance(column, NumericColumn):
-            values, _ = _as_numbers(column.name, arrays[column.name])
+            values, _ = as_numbers(column.name, arrays[column.name])
             lo, hi = min(0.0, float(values.min())), float(values.max())
             columns.append(NumericColumn(column.name, lo, hi if hi > lo else lo + 1.0, PAPER_SOURCE))
         else:
-            present = tuple(str(v) for v in np.unique(_as_labels(column.name, arrays[column.name])))
+            present = tuple(str(v) for v in np.unique(as_labels(column.name, arrays[column.name])))
             columns.append(CategoricalColumn(column.name, present, PAPER_SOURCE))
     return replace(template, columns=tuple(columns))
 
@@ -456,139 +542,3 @@ def _reject_unknown_keys(what: str, data: Mapping[str, Any], allowed: set[str]) 
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise InputError(f"{what}: unknown keys {unknown}; allowed: {sorted(allowed)}")
-
-
-def _column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
-    """The named columns of ``table`` as 1-D numpy arrays."""
-    if isinstance(table, np.ndarray) and table.dtype.names is None:
-        matrix = np.atleast_2d(table)
-        if matrix.ndim != 2 or matrix.shape[1] != len(names):
-            raise InputError(
-                f"a plain array must be 2-D with one column per schema column ({len(names)}: "
-                f"{list(names)}), got shape {table.shape}"
-            )
-        return {name: matrix[:, j] for j, name in enumerate(names)}
-    if isinstance(table, Mapping):
-        available = list(table.keys())
-    elif isinstance(table, np.ndarray):
-        available = list(table.dtype.names)
-    elif hasattr(table, "columns") and hasattr(table, "__getitem__"):  # a pandas DataFrame
-        available = list(table.columns)
-    else:
-        raise InputError(
-            "table must be a dict of columns, a numpy structured or 2-D array, or a pandas "
-            f"DataFrame, got {type(table).__name__}"
-        )
-    present = set(available)
-    missing = [name for name in names if name not in present]
-    if missing:
-        shown = [str(a) for a in available[:20]] + (["..."] if len(available) > 20 else [])
-        raise InputError(f"table has no column(s) {missing[:20]}; it has {shown}")
-    arrays = {name: np.asarray(table[name]) for name in names}
-    for name, values in arrays.items():
-        if values.ndim > 1:
-            raise InputError(f"column {name!r} must be one-dimensional, got shape {values.shape}")
-    return {name: np.atleast_1d(values) for name, values in arrays.items()}
-
-
-def _common_length(arrays: Mapping[str, np.ndarray]) -> int:
-    lengths = {name: len(values) for name, values in arrays.items()}
-    if len(set(lengths.values())) > 1:
-        raise InputError(f"columns have different lengths: {lengths}")
-    return next(iter(lengths.values()))
-
-
-_NUMERIC_KIND_FIX = {
-    "c": "complex values are not real numbers; pass the real and imaginary parts as two columns",
-    "M": "datetimes are not numbers; convert them first, e.g. to days since a fixed public date",
-    "m": "durations are not numbers; convert them first, e.g. to seconds",
-    "V": "raw or structured values are not numbers",
-}
-
-
-def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
-    """None, NaN, pandas NA / NaT, or text standing for a missing value (``tokens``: "?" or "")."""
-    if value is None:
-        return True
-    if isinstance(value, (float, np.floating)):
-        return bool(np.isnan(value))
-    if isinstance(value, (str, np.str_)):
-        return value.strip() in tokens
-    if isinstance(value, (bytes, np.bytes_)):
-        return value.strip().decode("utf-8", "replace") in tokens
-    return type(value).__name__ in ("NAType", "NaTType")
-
-
-def _as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
-
-    Missing values (see :func:`_is_missing`) become ``missing`` when it is given
-    (a public value) and are an InputError otherwise; text that is not a number,
-    infinity, complex, datetime and timedelta values are always an InputError.
-    """
-    kind = values.dtype.kind
-    if kind in _NUMERIC_KIND_FIX:
-        raise InputError(f"numeric column {name!r} has dtype {values.dtype}: {_NUMERIC_KIND_FIX[kind]}")
-    if kind in "biuf":
-        numbers_ = values.astype(np.float64)  # a new array: the input is never written to
-        absent = np.isnan(numbers_)
-    else:
-        # without a declared rule, "?" and "" stay what they were: text that is not a number
-        tokens = MISSING_TOKENS if missing is not None else ()
-        if kind == "U":
-            absent = np.isin(np.char.strip(values), tokens)
-        else:
-            absent = np.fromiter((_is_missing(v, tokens) for v in values), dtype=bool, count=len(values))
-        present = values
-        if absent.any():
-            present = np.where(absent, "0", values) if kind == "U" else np.array(
-                [0 if a else v for a, v in zip(absent, values, strict=True)], dtype=object)
-        try:
-            numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
-        except (TypeError, ValueError, OverflowError):
-            row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
-            raise InputError(
-                f"numeric column {name!r} holds a value that is not a number in row {row} (the value is not "
-                "shown: it is data); declare the column categorical or clean the value"
-            ) from None
-    if absent.any():
-        if missing is None:
-            row = int(np.flatnonzero(absent)[0])
-            raise InputError(
-                f"numeric column {name!r} holds a missing or non-finite value in row "
-                f"{row} ({int(absent.sum())} such rows); declare a public imputed value "
-                f"(NumericColumn(..., missing=lo)) or drop or impute it first"
-            )
-        numbers_[absent] = missing
-    bad = np.flatnonzero(~np.isfinite(numbers_))
-    if bad.size:
-        row = int(bad[0])
-        raise InputError(
-            f"numeric column {name!r} holds a missing or non-finite value in row "
-            f"{row} ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first"
-        )
-    return numbers_, absent
-
-
-def _as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:
-    """A str array of a categorical column; missing values become ``missing`` or an InputError."""
-    if values.dtype.kind == "S":
-        labels = np.char.decode(values, "utf-8")
-    elif values.dtype.kind == "U":
-        labels = values
-    else:
-        absent = [i for i, v in enumerate(values) if _is_missing(v, ())]
-        if absent and missing is None:
-            raise InputError(
-                f"categorical column {name!r} holds a missing value in row "
-                f"{absent[0]} ({len(absent)} such rows): map it to a category (CategoricalColumn(..., "
-                "missing='?') with '?' among the categories) or drop the record"
-            )
-        labels = (
-            np.array([missing if _is_missing(v) and missing is not None else str(v) for v in values], dtype=str)
-            if values.size
-            else np.array([], dtype=str)
-        )
-    if missing is not None and labels.size:
-        labels = np.where(np.isin(np.char.strip(labels), MISSING_TOKENS), missing, labels)
-    return labels

@@ -61,11 +61,12 @@ from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
 from ..validation import (
     TASKS,
+    check_bound,
     check_choice,
     check_classes,
+    check_delta_for_n,
     check_epsilon,
     check_flag,
-    positive,
     refuse_weights,
     sample_size,
 )
@@ -245,6 +246,11 @@ class PrivateERM:
     verbose : bool
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time: public steps only, never a measured value.
+    allow_large_delta : bool, default False
+        A fit's delta must be below 1/n (n: the public number of records; ``n_public`` under add-remove):
+        a mechanism that publishes each record whole with probability delta is (0, delta)-DP, so a delta
+        of 1/n or more says nothing useful. True accepts such a delta knowingly
+        (:func:`dpcvx.validation.check_delta_for_n`).
 
     Notes
     -----
@@ -286,6 +292,7 @@ class PrivateERM:
         allow_estimates: bool = False,
         time_limit: float | None = None,
         verbose: bool = False,
+        allow_large_delta: bool = False,
     ) -> None:
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
@@ -314,6 +321,7 @@ class PrivateERM:
         self.allow_estimates = allow_estimates
         self.time_limit = time_limit
         self.verbose = verbose
+        self.allow_large_delta = allow_large_delta
 
     def __repr__(self) -> str:
         return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
@@ -402,7 +410,7 @@ class PrivateERM:
                                         for bound in (self.label_bound, self.data_norm)):
             weight_bound = None if problem.constraint_set is None else problem.constraint_set.norm_bound()
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
-                                            positive("label_bound", self.label_bound))
+                                            check_bound("label_bound", self.label_bound))
         return problem
 
     def _tol(self, problem: VerifiedProblem) -> float:
@@ -519,7 +527,7 @@ class PrivateERM:
             neighbours=prepared.neighbours.statement(n),
             library_version=__version__,
             constants=prepared.constants,
-            label_bound=positive("label_bound", self.label_bound) if self._regression else None,
+            label_bound=check_bound("label_bound", self.label_bound) if self._regression else None,
             lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
             post_processing=steps,
         )
@@ -541,6 +549,7 @@ class PrivateERM:
         self._check_settings()
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n = X_mapped.shape[0] if n_public is None else n_public
+        check_delta_for_n(delta, n, self.allow_large_delta)
         d = X_mapped.shape[1]
         problem = self._verified(d)
         if n_public is not None:  # gamma scales with n_public, the gradient's rounding with the rows

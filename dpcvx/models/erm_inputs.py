@@ -28,6 +28,7 @@ from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
 from ..solvers.linear import SolveInfo
 from ..validation import (
+    check_bound,
     check_choice,
     check_classes,
     check_flag,
@@ -59,6 +60,7 @@ class Settings(Protocol):
     strict: bool
     allow_estimates: bool
     verbose: bool
+    allow_large_delta: bool
     solver: Any
     tol: float | None
     max_iter: int | None
@@ -102,7 +104,7 @@ def check_settings(learner: Settings) -> None:
     for span, bound in (("norm_range", "data_norm"), ("label_range", "label_bound")):
         if getattr(learner, span) is not None and not is_private(getattr(learner, bound)):
             raise InputError(f"{span} is the public range of {bound}='private'; with a public {bound} drop it")
-    for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose"):
+    for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose", "allow_large_delta"):
         check_flag(flag, getattr(learner, flag))
     if not callable(learner.solver):
         check_choice("solver", learner.solver, SOLVERS)
@@ -179,7 +181,7 @@ def declared_row_map(learner: Settings) -> RowMap:
     elif isinstance(learner.data_norm, str):
         raise InputError(f"data_norm must be a public bound R (a number) or 'private', got {learner.data_norm!r}")
     else:
-        bound = positive("data_norm", learner.data_norm)
+        bound = check_bound("data_norm", learner.data_norm)
     if isinstance(learner.intercept_scaling, str) and learner.intercept_scaling == "auto":
         comparator = None if learner.comparator_norm is None else positive("comparator_norm",
                                                                            learner.comparator_norm)
@@ -205,7 +207,7 @@ def fit_labels(classes: Any, label_bound: float | str | None, regression: bool, 
     if label_bound is None:
         raise InputError("task='regression' needs label_bound: a PUBLIC bound B on |y| (never read off the "
                          "data); labels beyond it are clipped onto [-B, B]")
-    bound = positive("label_bound", label_bound)
+    bound = check_bound("label_bound", label_bound)
     labels, clipped = check_targets(y, n, bound, refuse_excess)
     if clipped:
         warnings.warn(label_clipping_note(clipped, n, bound), ClippingWarning, stacklevel=user_stacklevel())

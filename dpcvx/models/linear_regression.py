@@ -27,7 +27,9 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
 from ..validation import (
+    check_bound,
     check_delta,
+    check_delta_for_n,
     check_epsilon,
     check_flag,
     check_targets,
@@ -72,13 +74,16 @@ class PrivateLinearRegression:
     failure_probability : float, default 0.05
         rho of AdaSSP: its eigenvalue and ridge bounds hold with probability 1 - rho
         (utility only; the privacy guarantee holds always).
+    allow_large_delta : bool, default False
+        delta must be below 1/n unless this is True (:func:`dpcvx.validation.check_delta_for_n`;
+        under add-remove n is private and not checked).
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float = 1.0, clip: bool = True,
-                 failure_probability: float = 0.05) -> None:
+                 failure_probability: float = 0.05, allow_large_delta: bool = False) -> None:
         self.data_norm = data_norm
         self.label_bound = label_bound
         self.lam = lam
@@ -86,12 +91,13 @@ class PrivateLinearRegression:
         self.intercept_scaling = intercept_scaling
         self.clip = clip
         self.failure_probability = failure_probability
+        self.allow_large_delta = allow_large_delta
 
     def _rows(self) -> RowMap:
         if self.data_norm is None or self.label_bound is None:
             raise InputError("data_norm and label_bound are required: PUBLIC bounds on ||x|| and |y|, never "
                              "read off the data")
-        return RowMap(norm_bound=positive("data_norm", self.data_norm),
+        return RowMap(norm_bound=check_bound("data_norm", self.data_norm),
                       fit_intercept=check_flag("fit_intercept", self.fit_intercept),
                       intercept_scaling=positive("intercept_scaling", self.intercept_scaling))
 
@@ -102,7 +108,7 @@ class PrivateLinearRegression:
         if is_out_of_core(X):
             blocks = RowBlocks(X, rows)
             n, d = blocks.shape
-            labels, clipped_labels = check_targets(y, n, positive("label_bound", self.label_bound), refuse)
+            labels, clipped_labels = check_targets(y, n, check_bound("label_bound", self.label_bound), refuse)
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
@@ -111,7 +117,7 @@ class PrivateLinearRegression:
         else:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
             n = mapped.shape[0]
-            labels, clipped_labels = check_targets(y, n, positive("label_bound", self.label_bound), refuse)
+            labels, clipped_labels = check_targets(y, n, check_bound("label_bound", self.label_bound), refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows:
@@ -120,7 +126,7 @@ class PrivateLinearRegression:
                           "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm",
                           ClippingWarning, stacklevel=user_stacklevel())
         if clipped_labels:
-            warnings.warn(label_clipping_note(clipped_labels, n, positive("label_bound", self.label_bound)),
+            warnings.warn(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)),
                           ClippingWarning, stacklevel=user_stacklevel())
         return rows, gram, moment, n
 
@@ -129,7 +135,7 @@ class PrivateLinearRegression:
         """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included)."""
         rows = self._rows()
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
-                                  label_bound=positive("label_bound", self.label_bound), neighbours=neighbours,
+                                  label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
@@ -153,6 +159,8 @@ class PrivateLinearRegression:
                              "(AdaSSP's adaptive ridge needs no n)")
         check_accountant(accountant)
         rows, gram, moment, n = self._statistics(X, y)
+        if relation is Neighbours.REPLACE_ONE:  # n is public (under add-remove it is not, and is not read)
+            check_delta_for_n(delta, n, self.allow_large_delta)
         calibration = self.calibrate(epsilon, delta, gram.shape[0], relation)
         rng = resolve_rng(random_state)
         certificate = SufficientStatisticsCertificate(

@@ -24,18 +24,19 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..exceptions import InputError
+from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from ..validation import check_delta, check_epsilon, check_public_classes, outside_labels
+from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from .erm import PrivateERM
 from .failure import composite, failed_after_charge, fixed_numerics
@@ -99,14 +100,18 @@ class PrivateMulticlassERM:
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         n = np.shape(X)[0] if np.ndim(X) == 2 else -1
         labels = self._labels(y, n)
+        check_delta_for_n(delta, fit_params.get("n_public") or n, getattr(self.binary, "allow_large_delta", False))
         k = len(self.classes)
         eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         targets = [np.where(labels == value, 1, -1) for value in self.classes]
         with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
-            for target in targets:
-                self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                             **fit_params)
+            for index, target in enumerate(targets):
+                with warnings.catch_warnings():  # the rows clipped are the same for every class: the first check
+                    if index:                    # says so (each warning once per fit)
+                        warnings.simplefilter("ignore", ClippingWarning)
+                    self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                                 **fit_params)
         check_accountant(accountant)
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
@@ -115,7 +120,8 @@ class PrivateMulticlassERM:
                              f"perturbation, one-vs-rest)", curve=None if basic
                              else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
-        with composite(PROCEDURE_NAME), fixed_numerics():
+        with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
                 models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
                           for target, seed in zip(targets, seeds, strict=True)]

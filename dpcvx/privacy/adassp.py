@@ -48,7 +48,7 @@ from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..rounding import round_up
-from ..validation import check_delta, check_epsilon, fraction, positive
+from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
@@ -155,6 +155,6 @@ def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: flo
     delta = check_delta(delta, allow_zero=False)
     return AdaSSPCalibration(
         epsilon=check_epsilon(epsilon), delta=delta, dim=int(positive("dim", dim)),
-        data_norm=positive("data_norm", data_norm), label_bound=positive("label_bound", label_bound),
+        data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
         neighbours=Neighbours.parse(neighbours),
         failure_probability=fraction("failure_probability", failure_probability))

@@ -13,14 +13,17 @@ marked not private. The noise vector is never stored.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import expit
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..losses import LOGISTIC_TEXT
 from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.neighbours import Neighbours
@@ -325,6 +328,25 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
     @property
     def predictor(self) -> LinearModel:
         return LinearModel(self.coef_, self.intercept_, tuple(self.classes_.tolist()), self.rows)
+
+    @property
+    def predict_proba(self) -> Callable[[ArrayLike], np.ndarray]:
+        """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b).
+
+        The logistic loss l(z) = log(1 + e^{-z}) is the negative log-likelihood of P(y = 1 | x) =
+        sigmoid(w^T x + b), so a release of that loss (its certificate's loss, saved with the model)
+        has this link: a public function of the release. Any other loss (the Huber hinge) has no
+        probability model, and the attribute is absent (AttributeError, as scikit-learn's ``available_if``).
+        """
+        loss = self.certificate.verification.loss
+        if loss != LOGISTIC_TEXT:
+            raise AttributeError(f"predict_proba: the release's loss l(z) = {loss} is not the logistic loss "
+                                 f"{LOGISTIC_TEXT}, so its scores have no probability model; use decision_function")
+        return self._logistic_probabilities
+
+    def _logistic_probabilities(self, X: ArrayLike) -> np.ndarray:
+        positive = expit(self.decision_function(X))
+        return np.column_stack([1.0 - positive, positive])
 
     def __repr__(self) -> str:
         conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""

@@ -138,14 +138,46 @@ def refuse_non_public_schema(schema: PublicSchema) -> None:
             "(its schema is public), and pass that schema to save(model, path, schema=...)")
 
 
+def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, PublicSchema | None]:
+    """(the release, the schema) of what :func:`save` was given: a release, a fitted estimator, or a pipeline
+    of a PublicSchema and a fitted estimator (duck-typed: ``steps`` and ``model_``; scikit-learn is optional)."""
+    if isinstance(saved, Release):
+        return saved, schema
+    steps = getattr(saved, "steps", None)
+    if isinstance(steps, list):
+        kinds = [type(step).__name__ for _, step in steps]
+        if len(steps) != 2 or not isinstance(steps[0][1], PublicSchema):
+            raise InputError(f"a pipeline is saved when its steps are a PublicSchema and a fitted dpcvx estimator, "
+                             f"in that order; this one's steps are {kinds}. Other steps are not part of a model "
+                             "file, so a loaded model could not predict what the pipeline predicts")
+        if schema is not None and schema != steps[0][1]:
+            raise InputError("schema= differs from the pipeline's PublicSchema; leave schema= out: the pipeline's "
+                             "own is saved")
+        schema, saved = steps[0][1], steps[1][1]
+    release = getattr(saved, "model_", None)
+    if isinstance(release, Release):
+        return release, schema
+    if hasattr(saved, "fit") and hasattr(saved, "get_params"):
+        raise InputError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
+                         "fit it first")
+    return saved, schema  # refused by model_to_dict, naming what it got
+
+
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
     if schema is not None:
         raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
     return release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"})
 
 
-def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
-    """Write a release (linear or kernel) to ``path`` as JSON; return the path.
+def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
+    """Write a release (linear, multiclass, regression or kernel) to ``path`` as JSON; return the path.
+
+    ``model`` is a release, a fitted dpcvx estimator (its release ``model_`` is written), or a
+    scikit-learn ``Pipeline`` of two steps, a :class:`~dpcvx.data.preprocessing.PublicSchema` and a
+    fitted dpcvx estimator: the schema is saved with the release, and the loaded model's ``schema``
+    encodes tables as the pipeline did (``loaded.predict(loaded.schema.transform(table))`` is the
+    pipeline's ``predict(table)``, ``predict_proba`` included). A pipeline with other steps is
+    refused: they are not part of a model file, so a loaded model could not predict what it predicts.
 
     ``schema`` is the public encoder from table records to the model's input
     rows, if one was used (the command line always saves one). A model read
@@ -160,6 +192,7 @@ def save(model: Release, path: str | Path, *, schema: PublicSchema | None = None
     loader's default ``mode="private"``. It is refused rather than dropped: a release
     file without its encoder would predict on rows nobody can reproduce.
     """
+    model, schema = _release_and_schema(model, schema)
     if schema is None:
         schema = getattr(model, "schema", None)
     data = model_to_dict(model, schema)

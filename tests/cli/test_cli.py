@@ -306,7 +306,7 @@ def test_fit_errors(workdir, run, via, args, code, message):
     ("", "empty.csv is empty; it needs a header row"),
     ("age,sex,hours,income\n", "has a header but no data rows"),
     ("age,sex,hours,income\n30,Male,40,>50K\n31,Male,>50K\n", "line 3: 3 fields, but the header has 4"),
-    ("age,sex,hours,income\n,Male,40,>50K\n", "numeric column 'age' holds a value that is not a number in row 0"),
+    ("age,sex,hours,income\n,Male,40,>50K\n", "numeric column 'age' holds a missing or non-finite value in row 0"),
     ("age,sex,hours,income\nnan,Male,40,>50K\n", "missing or non-finite value"),
     ("age,age,hours,income\n1,2,3,>50K\n", "the header repeats a column name at field(s) [2]"),
 ])
@@ -377,7 +377,7 @@ def bad_inputs(workdir):
      "bom.csv is empty"),
     (fit_args(*COLUMNS, "--data-norm", "1e200"), 2,
      "argument --data-norm: must be a positive number in the range dpcvx computes with, got '1e200' "
-     "(data_norm=1e+200 is outside the range [1e-150, 1e+150]"),
+     "(data_norm=1e+200 is outside the range [1e-75, 1e+75]"),
     (fit_args(*COLUMNS, "--data-norm", "1e400"), 2, "argument --data-norm: must be a positive number"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--lam", "1e-300"), 2, "argument --lam: must be a positive number in the"),
     (fit_args(*COLUMNS, "--data-norm", "1", "--epsilon", "2e6"), 2,

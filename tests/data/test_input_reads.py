@@ -19,7 +19,7 @@ import dpcvx.data.rows as rows_module
 from dpcvx.data.blocks import RowBlocks
 from dpcvx.data.rows import RowMap, _row_norms
 from dpcvx.exceptions import InputError
-from dpcvx.validation import NonFiniteError
+from dpcvx.tables import NonFiniteError
 
 N, D = 20, 5
 NAN_MESSAGE = r"X contains NaN or infinite values \(or numbers beyond the float64 range\), first at row {}, column {}; "

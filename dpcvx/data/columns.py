@@ -1,0 +1,182 @@
+"""A table's columns as numpy arrays, with their missing values: what :class:`~dpcvx.PublicSchema` encodes.
+
+A table is a mapping of column name to 1-D array-like, a numpy structured array, a pandas or polars
+DataFrame or a pyarrow Table (read by name through :mod:`dpcvx.tables`), or a 2-D array whose columns
+are the schema's in order. A missing value is None, NaN, pandas NA or NaT, or text standing for one
+(``MISSING_TOKENS``: UCI files write "?", CSV files leave the field empty); the checks are vectorised,
+whole columns at a time. Errors name the column and the row, never a value (it is data). The input is
+never modified: every output is a new array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import tables
+from ..exceptions import InputError
+from ..tables import parses_as_float
+
+__all__ = ["MISSING_TOKENS", "as_labels", "as_numbers", "column_arrays", "common_length"]
+
+# Text that stands for a missing value (UCI files write "?"; CSV files leave the field empty).
+MISSING_TOKENS = ("?", "")
+
+
+def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """The named columns of ``table`` as 1-D numpy arrays."""
+    if isinstance(table, np.ndarray) and table.dtype.names is None:
+        matrix = np.atleast_2d(table)
+        if matrix.ndim != 2 or matrix.shape[1] != len(names):
+            raise InputError(
+                f"a plain array must be 2-D with one column per schema column ({len(names)}: "
+                f"{list(names)}), got shape {table.shape}"
+            )
+        return {name: matrix[:, j] for j, name in enumerate(names)}
+    named = tables.column_names(table)  # a pandas or polars DataFrame, a pyarrow Table
+    if named is not None:
+        available = named
+    elif isinstance(table, Mapping):
+        available = list(table.keys())
+    elif isinstance(table, np.ndarray):
+        available = list(table.dtype.names)
+    elif hasattr(table, "columns") and hasattr(table, "__getitem__"):  # another DataFrame-like
+        available = list(table.columns)
+    else:
+        raise InputError(
+            "table must be a dict of columns, a numpy structured or 2-D array, a pandas or polars "
+            f"DataFrame or a pyarrow Table, got {type(table).__name__}"
+        )
+    present = set(available)
+    missing = [name for name in names if name not in present]
+    if missing:
+        shown = [str(a) for a in available[:20]] + (["..."] if len(available) > 20 else [])
+        raise InputError(f"table has no column(s) {missing[:20]}; it has {shown}")
+    arrays = {name: tables.named_column(table, name) if named is not None else np.asarray(table[name])
+              for name in names}
+    for name, values in arrays.items():
+        if values.ndim > 1:
+            raise InputError(f"column {name!r} must be one-dimensional, got shape {values.shape}")
+    return {name: np.atleast_1d(values) for name, values in arrays.items()}
+
+
+def common_length(arrays: Mapping[str, np.ndarray]) -> int:
+    lengths = {name: len(values) for name, values in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        raise InputError(f"columns have different lengths: {lengths}")
+    return next(iter(lengths.values()))
+
+
+_NUMERIC_KIND_FIX = {
+    "c": "complex values are not real numbers; pass the real and imaginary parts as two columns",
+    "M": "datetimes are not numbers; convert them first, e.g. to days since a fixed public date",
+    "m": "durations are not numbers; convert them first, e.g. to seconds",
+    "V": "raw or structured values are not numbers",
+}
+
+
+def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
+    """None, NaN, pandas NA / NaT, or text standing for a missing value (``tokens``: "?" or "")."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    if isinstance(value, (str, np.str_)):
+        return value.strip() in tokens
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.strip().decode("utf-8", "replace") in tokens
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _missing_mask(values: np.ndarray, tokens: tuple[str, ...]) -> np.ndarray:
+    """Which entries of a column are missing (:func:`_is_missing`), vectorised: NaN of a float column, the
+    ``tokens`` of a text column (surrounding whitespace ignored), and None, NaN, NaT or a token of an object
+    column in a few whole-column passes. Only a column holding pandas NA (which is neither equal nor unequal
+    to anything) is checked value by value."""
+    kind = values.dtype.kind
+    if kind == "f":
+        return np.isnan(values)
+    if kind in "US":
+        text = np.char.decode(values, "utf-8", "replace") if kind == "S" else values
+        return np.isin(np.char.strip(text), tokens) if tokens else np.zeros(values.shape, dtype=bool)
+    if kind != "O":
+        return np.zeros(values.shape, dtype=bool)
+    try:
+        absent = np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711 (None, NaN, NaT)
+    except TypeError:  # pandas NA: bool(NA == x) raises
+        return np.fromiter((_is_missing(v, tokens) for v in values), dtype=bool, count=len(values))
+    if tokens:
+        absent |= np.isin(np.char.strip(values.astype(str)), tokens)
+    return absent
+
+
+def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 values of a numeric column, mask of missing values); never modifies ``values``.
+
+    Missing values (see :func:`_is_missing`) become ``missing`` when it is given
+    (a public value) and are an InputError otherwise; text that is not a number,
+    infinity, complex, datetime and timedelta values are always an InputError.
+    """
+    kind = values.dtype.kind
+    if kind in _NUMERIC_KIND_FIX:
+        raise InputError(f"numeric column {name!r} has dtype {values.dtype}: {_NUMERIC_KIND_FIX[kind]}")
+    if kind in "biuf":
+        numbers_ = values.astype(np.float64)  # a new array: the input is never written to
+        absent = np.isnan(numbers_)
+    else:
+        # without a declared rule, "?" and "" stay what they were: text that is not a number
+        tokens = MISSING_TOKENS if missing is not None else MISSING_TOKENS[1:]  # an empty cell is always missing
+        absent = _missing_mask(values, tokens)
+        present = values
+        if absent.any():
+            filler: Any = {"U": "0", "S": b"0"}.get(kind, 0)  # any number: the imputed value replaces it below
+            present = np.where(absent, filler, values)
+        try:
+            numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
+        except (TypeError, ValueError, OverflowError):
+            row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
+            raise InputError(
+                f"numeric column {name!r} holds a value that is not a number in row {row} (the value is not "
+                "shown: it is data); declare the column categorical or clean the value"
+            ) from None
+    if absent.any():
+        if missing is None:
+            row = int(np.flatnonzero(absent)[0])
+            raise InputError(
+                f"numeric column {name!r} holds a missing or non-finite value in row "
+                f"{row} ({int(absent.sum())} such rows); declare a public imputed value "
+                f"(NumericColumn(..., missing=lo)) or drop or impute it first"
+            )
+        numbers_[absent] = missing
+    bad = np.flatnonzero(~np.isfinite(numbers_))
+    if bad.size:
+        row = int(bad[0])
+        raise InputError(
+            f"numeric column {name!r} holds a missing or non-finite value in row "
+            f"{row} ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first"
+        )
+    return numbers_, absent
+
+
+def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:
+    """A str array of a categorical column; missing values become ``missing`` or an InputError."""
+    if values.dtype.kind == "S":
+        labels = np.char.decode(values, "utf-8")
+    elif values.dtype.kind == "U":
+        labels = values
+    else:
+        absent = _missing_mask(values, ())
+        if absent.any() and missing is None:
+            raise InputError(
+                f"categorical column {name!r} holds a missing value in row "
+                f"{int(np.flatnonzero(absent)[0])} ({int(absent.sum())} such rows): map it to a category "
+                "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record"
+            )
+        labels = values.astype(str)  # str() of each value, in one pass
+        if absent.any():
+            labels = np.where(absent, str(missing), labels)
+    if missing is not None and labels.size:
+        labels = np.where(np.isin(np.char.strip(labels), MISSING_TOKENS), missing, labels)
+    return labels

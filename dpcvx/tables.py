@@ -1,0 +1,209 @@
+"""Tables by their column names, and entries by their position: the names in every input check's message.
+
+pandas and polars DataFrames and pyarrow Tables are read column by column.
+
+None of the three libraries is imported: a table is recognised by its type's module (``pandas``,
+``polars``, ``pyarrow``) and read through the methods each documents (pandas ``iloc`` and
+``Series.to_numpy``, polars ``to_series``, pyarrow ``column`` and ``ChunkedArray.to_numpy``).
+Every column comes out as a 1-D numpy array: a numeric column with missing values (pandas
+``NA``, a polars or pyarrow null) as float64 with NaN, any other column as the library gives it
+(text and categories as an object array). The input checks (:func:`dpcvx.validation.check_table`)
+and :class:`~dpcvx.PublicSchema` read tables only through this module, so every entry point names
+a column the same way: by its name. An entry that is not a number, or is NaN, missing or infinite, is
+named by its row and column (a table's column by its name), never by its value: it is data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .exceptions import InputError
+
+__all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
+           "finite_numbers", "named_column", "non_finite_error", "non_numeric_entry", "parses_as_float",
+           "refuse_kind", "row_count", "table_matrix"]
+
+#: The libraries whose tables are read by column name (their top-level module names).
+TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
+
+
+def _library(table: Any) -> str | None:
+    """The table library of ``table``'s type ("pandas", "polars", "pyarrow"), or None."""
+    if isinstance(table, np.ndarray):
+        return None
+    top = type(table).__module__.partition(".")[0]
+    if top not in TABLE_LIBRARIES:
+        return None
+    if top == "pyarrow":  # a Table or RecordBatch, not an Array
+        return top if hasattr(table, "column_names") else None
+    return top if hasattr(table, "columns") and hasattr(table, "shape") and len(table.shape) == 2 else None
+
+
+def column_names(table: Any) -> list[Any] | None:
+    """The column names of a pandas or polars DataFrame or a pyarrow Table, in order; None for any other input."""
+    library = _library(table)
+    if library is None:
+        return None
+    return list(table.column_names if library == "pyarrow" else table.columns)
+
+
+def row_count(table: Any) -> int:
+    """The number of rows of a table recognised by :func:`column_names`."""
+    return int(table.num_rows if _library(table) == "pyarrow" else table.shape[0])
+
+
+def _numeric_with_missing(dtype: Any) -> bool:
+    """A pandas extension dtype of numbers (Int64, Float64, boolean), whose NA numpy cannot hold as a number."""
+    return getattr(dtype, "kind", "O") in "biuf" and not isinstance(dtype, np.dtype)
+
+
+def column_values(table: Any, index: int) -> np.ndarray:
+    """Column ``index`` of a table as a 1-D numpy array (module docstring: missing numbers are NaN)."""
+    library = _library(table)
+    if library == "pyarrow":
+        return np.asarray(table.column(index).to_numpy(zero_copy_only=False))
+    if library == "polars":
+        return np.asarray(table.to_series(index).to_numpy())
+    series = table.iloc[:, index]
+    if _numeric_with_missing(series.dtype):
+        return np.asarray(series.to_numpy(dtype=np.float64, na_value=np.nan))
+    return np.asarray(series.to_numpy())
+
+
+def named_column(table: Any, name: Any) -> np.ndarray:
+    """The column called ``name`` (the first of that name) as :func:`column_values` gives it."""
+    names = column_names(table)
+    if names is None:
+        raise TypeError(f"not a table: {type(table).__name__}")
+    return column_values(table, names.index(name))
+
+
+def column_dtype(table: Any, index: int) -> Any:
+    """The table library's own type of column ``index`` (a pandas dtype, a polars or pyarrow data type)."""
+    library = _library(table)
+    if library == "pyarrow":
+        return table.schema.types[index]
+    return table.dtypes[index] if library == "polars" else table.dtypes.iloc[index]
+
+
+def finite_numbers(table: Any) -> bool:
+    """Whether every column of a table is finite numbers (booleans, integers, floats; no missing value), read
+    one column at a time without a copy of the table."""
+    for j in range(len(column_names(table) or [])):
+        values = column_values(table, j)
+        if categorical(column_dtype(table, j)) or values.dtype.kind not in "biuf":
+            return False
+        if values.dtype.kind == "f" and not np.isfinite(values).all():
+            return False
+    return True
+
+
+def categorical(dtype: Any) -> bool:
+    """Whether a column's dtype is a pandas or polars categorical (or pyarrow dictionary) type."""
+    return str(dtype).lower().startswith(("category", "categorical", "enum", "dictionary"))
+
+
+_KIND_FIX = {
+    "c": "complex values are not real features; pass the real and imaginary parts as two columns",
+    "M": "datetimes are not numbers; convert them first, e.g. to seconds since a fixed public date",
+    "m": "durations are not numbers; convert them first, e.g. with .astype('timedelta64[s]').astype(float)",
+    "V": "structured or raw-byte records are not a matrix; select the numeric fields",
+}
+
+
+def refuse_kind(name: str, dtype: Any) -> None:
+    kind = getattr(dtype, "kind", "O")
+    if kind in _KIND_FIX:
+        raise InputError(f"{name} has dtype {dtype}: {_KIND_FIX[kind]}")
+
+
+def parses_as_float(value: Any) -> bool:
+    """Whether one entry converts to a real float (complex never does): finds the entry that broke a conversion."""
+    if isinstance(value, (complex, np.complexfloating)):
+        return False
+    try:
+        float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def non_numeric_entry(X: Any, name: str = "X", labels: list[Any] | None = None) -> InputError | None:
+    """An InputError naming the position (row, and column: a table's by its name, or ``labels[j]``) of the first
+    entry of X that is not a real number, never its value; None when every entry of a 1-D or 2-D X is one."""
+    try:
+        array = np.asarray(X, dtype=object)
+    except (TypeError, ValueError):  # ragged: no position to name
+        return None
+    if array.ndim not in (1, 2):
+        return None
+    fix = (f"{name} must be numeric, every feature a real number: encode text and categories first "
+           "(for example with dpcvx.PublicSchema) and impute missing values with a public rule")
+    labels = column_names(X) if labels is None else labels
+    columns = array.T if array.ndim == 2 else array[None]
+    for j, column in enumerate(columns):
+        for i, value in enumerate(column):
+            if not parses_as_float(value):
+                value = value.item() if isinstance(value, np.generic) else value
+                where = _column_label(labels, j) if array.ndim == 2 or labels is not None else ""
+                what = "a missing value" if _missing(value) else f"a {type(value).__name__} that is not a number"
+                return InputError(f"{name}{where} holds {what} in row {i} (the value is not shown: it is data); {fix}")
+    return None
+
+
+class NonFiniteError(InputError):
+    """The InputError for a NaN or infinite entry of the matrix ``name``, at (``row``, ``column``): a reader of
+    row blocks renumbers the row within the whole input."""
+
+    def __init__(self, message: str, name: str = "X", row: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.name, self.row, self.column = name, row, column
+
+
+def non_finite_error(name: str, row: int, column: int, labels: list[Any] | None = None) -> NonFiniteError:
+    """The one message for a NaN, missing or infinite entry of ``name`` at (row, column), the column named by
+    ``labels`` (a table's column names) when given."""
+    return NonFiniteError(
+        f"{name} contains NaN or infinite values (or numbers beyond the float64 range), first at "
+        f"row {row},{_column_label(labels, column)}; remove or impute them first (a missing value is NaN; "
+        "dpcvx.PublicSchema declares a public rule for each column)", name, row, column)
+
+
+def _column_label(labels: list[Any] | None, j: int) -> str:
+    """' column <name>' for a table's column (its name), ' column <j>' otherwise."""
+    return f" column {labels[j]!r}" if labels is not None and j < len(labels) else f" column {j}"
+
+
+def _missing(value: Any) -> bool:
+    """None, pandas NA / NaT: a missing entry rather than a value of the wrong type."""
+    return value is None or type(value).__name__ in ("NAType", "NaTType")
+
+
+def table_matrix(X: Any, name: str, spare_columns: int = 0) -> np.ndarray:
+    """A table (:mod:`dpcvx.tables`) as a new column-major float64 matrix, every column checked on its own and
+    named by its name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite
+    value (the first in row order), with ``spare_columns`` more columns allocated as :func:`_column_major` does."""
+    labels = column_names(X) or []
+    buffer = np.empty((row_count(X), len(labels) + spare_columns), dtype=np.float64, order="F")
+    first: tuple[int, int] | None = None
+    for j, label in enumerate(labels):
+        where = f"{name} column {label!r}"
+        dtype = column_dtype(X, j)
+        if categorical(dtype):
+            raise InputError(f"{where} is categorical: {name} must be numeric; encode it first with "
+                             "public categories, for example dpcvx.PublicSchema with CategoricalColumn("
+                             f"{str(label)!r}, categories)")
+        values = column_values(X, j)
+        refuse_kind(where, values.dtype)
+        try:
+            buffer[:, j] = values
+        except (TypeError, ValueError, OverflowError):
+            raise non_numeric_entry(values, name, [label]) or InputError(f"{where} is not numeric") from None
+        bad = np.flatnonzero(~np.isfinite(buffer[:, j]))
+        if bad.size and (first is None or bad[0] < first[0]):
+            first = int(bad[0]), j
+    if first is not None:
+        raise non_finite_error(name, *first, labels)
+    return buffer[:, :len(labels)] if spare_columns else buffer

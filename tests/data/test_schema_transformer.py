@@ -1,0 +1,128 @@
+"""PublicSchema as a scikit-learn transformer that spends nothing, on pandas, polars and pyarrow tables, with
+vectorised missing values (issue 43)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from dpcvx import CategoricalColumn, NumericColumn, PublicSchema
+from dpcvx.data import columns
+from dpcvx.exceptions import InputError
+
+pd = pytest.importorskip("pandas")
+
+SCHEMA = PublicSchema((NumericColumn("age", 17, 90, missing=17.0, missing_indicator=True),
+                       CategoricalColumn("job", ("a", "b", "?"), missing="?"),
+                       NumericColumn("hours", 0, 100)), constant_feature=True)
+FRAME = pd.DataFrame({"age": [20.0, None, 50.0, 95.0] * 25, "job": ["a", "b", None, "?"] * 25,
+                      "hours": [10, 20, 30, 40] * 25})
+DICT = {"age": FRAME["age"].to_numpy(), "job": np.array(["a", "b", "?", "?"] * 25), "hours": FRAME["hours"].to_numpy()}
+
+
+def _tables() -> dict:
+    tables = {"pandas": FRAME, "dict": DICT}
+    try:
+        import polars
+        tables["polars"] = polars.from_pandas(FRAME)
+    except ImportError:
+        pass
+    try:
+        import pyarrow
+        tables["pyarrow"] = pyarrow.Table.from_pandas(FRAME, preserve_index=False)
+    except ImportError:
+        pass
+    return tables
+
+
+def test_every_table_library_gives_the_same_rows():
+    expected = SCHEMA.transform(DICT)
+    assert expected.shape == (100, SCHEMA.dimension)
+    for name, table in _tables().items():
+        np.testing.assert_array_equal(SCHEMA.transform(table), expected, err_msg=name)
+
+
+def test_a_pyarrow_table_is_transformed_not_refused():
+    pyarrow = pytest.importorskip("pyarrow")
+    table = pyarrow.table({"age": [20.0, None], "job": ["a", None], "hours": [10, 20]})
+    rows = SCHEMA.transform(table)
+    assert rows.shape == (2, SCHEMA.dimension) and np.all(np.linalg.norm(rows, axis=1) <= 1.0)
+
+
+def test_fit_reads_nothing_and_returns_the_schema_unchanged():
+    class Untouchable:
+        def __getattr__(self, name):
+            raise AssertionError(f"fit read the data ({name})")
+
+    before = SCHEMA.to_dict()
+    assert SCHEMA.fit(Untouchable(), Untouchable()) is SCHEMA
+    assert SCHEMA.to_dict() == before
+    np.testing.assert_array_equal(SCHEMA.fit_transform(FRAME), SCHEMA.transform(FRAME))
+
+
+def test_feature_names_out_are_the_schema_features():
+    names = SCHEMA.get_feature_names_out()
+    assert list(names) == ["age", "age:missing", "job=a", "job=b", "job=?", "hours", "constant"]
+    assert list(SCHEMA.get_feature_names_out(["age", "job", "hours"])) == list(names)
+    with pytest.raises(InputError, match="are not the schema's columns"):
+        SCHEMA.get_feature_names_out(["hours", "age", "job"])
+
+
+@pytest.mark.parametrize("output", ["pandas", "polars"])
+def test_set_output_gives_a_dataframe_named_by_the_features(output):
+    library = pytest.importorskip(output)
+    schema = dataclasses.replace(SCHEMA)
+    assert schema.set_output(transform=output) is schema
+    frame = schema.transform(FRAME)
+    assert isinstance(frame, library.DataFrame)
+    assert list(frame.columns) == list(SCHEMA.get_feature_names_out())
+    np.testing.assert_array_equal(frame.to_numpy(), SCHEMA.transform(FRAME))
+    assert schema == SCHEMA and schema.to_dict() == SCHEMA.to_dict()  # not part of the schema
+    schema.set_output(transform="default")
+    assert isinstance(schema.transform(FRAME), np.ndarray)
+    with pytest.raises(InputError, match="set_output"):
+        schema.set_output(transform="arrow")
+
+
+def test_the_declared_fields_stay_frozen():
+    schema = dataclasses.replace(SCHEMA)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        schema.norm = 2.0  # type: ignore[misc]
+    assert hash(schema) == hash(SCHEMA)
+
+
+def test_the_schema_is_a_pipeline_step_that_spends_nothing():
+    pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    from dpcvx import DPLogisticRegression
+
+    labels = (FRAME["hours"] > 20).to_numpy().astype(int)
+    pipeline = make_pipeline(SCHEMA, DPLogisticRegression(random_state=0))
+    scores = cross_val_score(pipeline, FRAME, labels, cv=2)
+    assert scores.shape == (2,)
+    assert clone(pipeline)[0] == SCHEMA
+    pipeline.set_output(transform="pandas")
+    fitted = pipeline.fit(FRAME, labels)
+    assert list(fitted[:-1].transform(FRAME).columns) == list(SCHEMA.get_feature_names_out())
+
+
+def test_the_vectorised_missing_check_agrees_with_the_value_by_value_rule():
+    values = np.array(["a", None, float("nan"), " ? ", "", "b", 3, 2.5, "?x"], dtype=object)
+    for tokens in ((), ("",), columns.MISSING_TOKENS):
+        expected = [columns._is_missing(value, tokens) for value in values]
+        assert columns._missing_mask(values, tokens).tolist() == expected
+    with_na = np.array(["a", pd.NA, None], dtype=object)  # pandas NA: the value-by-value fallback
+    assert columns._missing_mask(with_na, ()).tolist() == [False, True, True]
+
+
+def test_an_empty_numeric_cell_is_a_missing_value_named_by_its_row():
+    schema = PublicSchema((NumericColumn("age", 0, 100),))
+    with pytest.raises(InputError, match=r"numeric column 'age' holds a missing or non-finite value in row 1"):
+        schema.transform({"age": np.array(["5", "", "7"])})
+    imputed = PublicSchema((NumericColumn("age", 0, 100, missing=0.0),))
+    np.testing.assert_array_equal(imputed.transform({"age": np.array(["50", ""])})[:, 0], [0.5, 0.0])

@@ -1,0 +1,245 @@
+"""One input standard on every path (issue 43): the API (PrivateERM, PrivateMulticlassERM,
+PrivateLinearRegression), the scikit-learn estimators and the command line give the same message
+quality for NaN and infinite entries, table columns, bounds out of range, a delta not below 1/n, and
+each warning once per fit."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx import DPHuberRegressor, DPLinearRegression, DPLogisticRegression, PrivateERM
+from dpcvx.cli import main
+from dpcvx.exceptions import ClippingWarning, InputError
+from dpcvx.models.linear_regression import PrivateLinearRegression
+from dpcvx.models.multiclass import PrivateMulticlassERM
+
+pd = pytest.importorskip("pandas")
+
+RNG = np.random.default_rng(43)
+X = RNG.uniform(0.0, 0.5, size=(200, 3))
+Y01 = (X[:, 0] > 0.25).astype(int)
+YPM = 2 * Y01 - 1
+TARGET = X[:, 0] - 0.25
+NAN_AT = r"first at row 5, column 'b'"
+
+
+def _nan_frame() -> pd.DataFrame:
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame.iloc[5, 1] = np.nan
+    frame.iloc[9, 2] = np.inf  # later in row order: the first is named
+    return frame
+
+
+def _libraries(frame: pd.DataFrame) -> list:
+    """The frame as pandas, polars and pyarrow tables (the libraries installed)."""
+    tables = [frame]
+    try:
+        import polars
+        tables.append(polars.from_pandas(frame))
+    except ImportError:
+        pass
+    try:
+        import pyarrow
+        tables.append(pyarrow.Table.from_pandas(frame, preserve_index=False))
+    except ImportError:
+        pass
+    return tables
+
+
+FITS = {
+    "PrivateERM": lambda table: PrivateERM(data_norm=1.0).fit(table, YPM, 1.0, random_state=0),
+    "DPLogisticRegression": lambda table: DPLogisticRegression(random_state=0).fit(table, Y01),
+    "DPLinearRegression": lambda table: DPLinearRegression(random_state=0).fit(table, TARGET),
+    "DPHuberRegressor": lambda table: DPHuberRegressor(random_state=0).fit(table, TARGET),
+    "PrivateLinearRegression": lambda table: PrivateLinearRegression(1.0, 1.0).fit(table, TARGET, 1.0, 1e-6),
+}
+
+
+@pytest.mark.parametrize("entry", FITS)
+def test_a_nan_is_named_by_its_row_and_column_name_through_every_entry_point(entry):
+    for table in _libraries(_nan_frame()):
+        with pytest.raises(InputError, match=NAN_AT) as caught:
+            FITS[entry](table)
+        assert "Input X contains NaN" not in str(caught.value)
+
+
+def test_a_nan_in_an_array_is_named_by_row_and_column_by_the_estimators_too():
+    bad = X.copy()
+    bad[7, 2] = np.inf
+    for fit in (lambda: DPLogisticRegression().fit(bad, Y01), lambda: DPLinearRegression().fit(bad, TARGET),
+                lambda: PrivateERM(data_norm=1.0).fit(bad, YPM, 1.0)):
+        with pytest.raises(InputError, match=r"first at row 7, column 2; remove or impute"):
+            fit()
+
+
+def test_predict_names_the_column_of_a_nan_as_fit_does():
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    classifier = DPLogisticRegression(random_state=0).fit(frame, Y01)
+    regressor = DPLinearRegression(random_state=0).fit(frame, TARGET)
+    for model in (classifier, regressor):
+        with pytest.raises(InputError, match=NAN_AT):
+            model.predict(_nan_frame())
+
+
+def test_a_nan_target_is_named_by_its_row_in_the_estimators_and_the_api():
+    target = TARGET.copy()
+    target[11] = np.nan
+    for fit in (lambda: DPLinearRegression().fit(X, target), lambda: DPHuberRegressor().fit(X, target),
+                lambda: PrivateLinearRegression(1.0, 1.0).fit(X, target, 1.0, 1e-6)):
+        with pytest.raises(InputError, match=r"y holds NaN, missing or infinite values, first at row 11"):
+            fit()
+
+
+def _categorical_frames() -> list:
+    frame = pd.DataFrame({"a": X[:, 0], "colour": pd.Categorical(["red", "blue"] * 100)})
+    tables = _libraries(frame)
+    tables.append(pd.DataFrame({"a": X[:, 0], "colour": ["red", "blue"] * 100}))  # plain text
+    return tables
+
+
+@pytest.mark.parametrize("entry", FITS)
+def test_a_categorical_or_text_column_is_named_by_its_name(entry):
+    for table in _categorical_frames():
+        with pytest.raises(InputError, match=r"X column 'colour' ") as caught:
+            FITS[entry](table)
+        assert "column 0" not in str(caught.value) and "column 1" not in str(caught.value)
+        assert "red" not in str(caught.value) and "blue" not in str(caught.value)  # data: never shown
+
+
+@pytest.mark.parametrize("fit, parameter", [
+    (lambda: DPLogisticRegression(data_norm=1e200).fit(X, Y01), "data_norm"),
+    (lambda: PrivateERM(data_norm=1e200).fit(X, YPM, 1.0), "data_norm"),
+    (lambda: DPLinearRegression(data_norm=1e200).fit(X, TARGET), "data_norm"),
+    (lambda: DPHuberRegressor(data_norm=1e-100).fit(X, TARGET), "data_norm"),
+    (lambda: DPLinearRegression(label_bound=1e200).fit(X, TARGET), "label_bound"),
+    (lambda: DPHuberRegressor(label_bound=1e200).fit(X, TARGET), "label_bound"),
+    (lambda: DPLinearRegression(label_bound=(0.0, 1e200)).fit(X, TARGET), "label_bound"),
+    (lambda: PrivateERM(task="regression", loss="huber_regression", label_bound=1e200, data_norm=1.0).fit(
+        X, TARGET, 1.0), "label_bound"),
+    (lambda: PrivateLinearRegression(1e200, 1.0).fit(X, TARGET, 1.0, 1e-6), "data_norm"),
+    (lambda: DPLinearRegression(mechanism="objective", weight_bound=1e200).fit(X, TARGET), "weight_bound"),
+])
+def test_every_bound_is_range_checked_naming_its_parameter(fit, parameter):
+    with pytest.raises(InputError, match=rf"^{parameter}.* is outside the range \[1e-75, 1e\+75\]"):
+        fit()
+
+
+def test_a_bound_in_range_still_fits():
+    model = DPLinearRegression(label_bound=1e6, random_state=0).fit(X, TARGET)
+    assert np.all(np.isfinite(model.predict(X)))
+
+
+@pytest.mark.parametrize("fit", [
+    lambda accountant, **opt: PrivateERM(data_norm=1.0, **opt).fit(X, YPM, 1.0, delta=0.5, accountant=accountant),
+    lambda accountant, **opt: DPLogisticRegression(delta=0.01, **opt).fit(X, Y01, accountant=accountant),
+    lambda accountant, **opt: DPLogisticRegression(delta=0.01, classes=(0, 1, 2), mechanism="output", **opt).fit(
+        X, np.arange(200) % 3, accountant=accountant),
+    lambda accountant, **opt: PrivateMulticlassERM(PrivateERM(data_norm=1.0, **opt), (0, 1, 2)).fit(
+        X, np.arange(200) % 3, 1.0, delta=0.5, accountant=accountant),
+    lambda accountant, **opt: DPLinearRegression(delta=0.005, **opt).fit(X, TARGET, accountant=accountant),
+    lambda accountant, **opt: DPHuberRegressor(delta=0.5, mechanism="output", **opt).fit(
+        X, TARGET, accountant=accountant),
+    lambda accountant, **opt: PrivateLinearRegression(1.0, 1.0, **opt).fit(X, TARGET, 1.0, 0.5,
+                                                                           accountant=accountant),
+])
+@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+def test_a_delta_not_below_one_over_n_is_refused_before_any_charge_unless_allowed(fit):
+    accountant = dpcvx.PrivacyAccountant(epsilon=100.0, delta=0.99)
+    with pytest.raises(InputError, match=r"is not below 1/n = 0.005 \(n = 200\).*allow_large_delta=True"):
+        fit(accountant)
+    assert accountant.spent.epsilon == 0.0
+    fit(accountant, allow_large_delta=True)
+    assert accountant.spent.epsilon > 0.0
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+def test_a_delta_below_one_over_n_is_accepted_without_opting_in():
+    PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, delta=1 / 200 ** 2, random_state=0)
+    DPLinearRegression(delta=0.0049, random_state=0).fit(X, TARGET)
+
+
+def test_allow_large_delta_must_be_a_flag():
+    with pytest.raises(InputError, match="allow_large_delta must be True or False"):
+        PrivateERM(data_norm=1.0, allow_large_delta="yes").fit(X, YPM, 1.0, delta=0.5)
+
+
+def _clipping_warnings(fit) -> list:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    return [w for w in caught if issubclass(w.category, ClippingWarning)]
+
+
+def test_one_multiclass_fit_warns_of_its_clipping_once():
+    wide = RNG.uniform(0.0, 1.0, size=(300, 3))  # about half the rows are above R = 1
+    labels = np.arange(300) % 3
+    fits = [lambda: DPLogisticRegression(classes=(0, 1, 2), random_state=0).fit(wide, labels),
+            lambda: PrivateMulticlassERM(PrivateERM(data_norm=1.0), (0, 1, 2)).fit(wide, labels, 1.0,
+                                                                                   random_state=0)]
+    for fit in fits:
+        assert len(_clipping_warnings(fit)) == 1
+
+
+def test_a_clipping_warning_turned_into_an_error_still_stops_a_multiclass_fit_before_its_charge():
+    wide = RNG.uniform(0.0, 1.0, size=(300, 3))
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ClippingWarning)
+        with pytest.raises(ClippingWarning):
+            PrivateMulticlassERM(PrivateERM(data_norm=1.0), (0, 1, 2)).fit(wide, np.arange(300) % 3, 1.0,
+                                                                           accountant=accountant)
+    assert accountant.spent.epsilon == 0.0
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    path = tmp_path / "data.csv"
+    rows = ["a,b,y"] + [f"{a:.3f},{b:.3f},{int(a > 0.25)}" for a, b in X[:, :2]]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _cli(capsys, *args) -> tuple[int, str]:
+    try:
+        code = main([str(arg) for arg in args])
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def test_the_cli_refuses_a_delta_not_below_one_over_n_unless_allowed(csv_file, tmp_path, capsys):
+    fit = ["fit", csv_file, "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--positive", "1",
+           "--data-norm", "1", "--epsilon", "1", "--lam", "0.01", "--out", tmp_path / "model.json"]
+    code, err = _cli(capsys, *fit, "--delta", "0.5")
+    assert code != 0 and "is not below 1/n = 0.005 (n = 200)" in err and "--allow-large-delta" in err
+    assert not (tmp_path / "model.json").exists()
+    code, err = _cli(capsys, *fit, "--delta", "0.5", "--allow-large-delta")
+    assert code == 0 and (tmp_path / "model.json").exists()
+    regression = [arg if arg != "--positive" else "--task" for arg in fit]
+    regression[regression.index("1", regression.index("--task"))] = "regression"
+    code, err = _cli(capsys, *regression, "--label-bound", "1", "--delta", "0.5")
+    assert code != 0 and "is not below 1/n" in err
+
+
+@pytest.mark.parametrize("flag", ["--data-norm", "--label-bound"])
+def test_the_cli_checks_a_bound_in_the_same_range_naming_it(csv_file, tmp_path, capsys, flag):
+    args = ["fit", csv_file, "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y", "--task", "regression",
+            "--epsilon", "1", "--lam", "0.01", "--data-norm", "1", "--label-bound", "1", "--out",
+            tmp_path / "model.json", flag, "1e100"]
+    code, err = _cli(capsys, *args)
+    name = flag[2:].replace("-", "_")
+    assert code != 0 and f"{name}=1e+100 is outside the range [1e-75, 1e+75]" in err
+
+
+def test_the_cli_names_the_row_and_column_of_a_missing_number(tmp_path, capsys):
+    path = tmp_path / "gap.csv"
+    path.write_text("a,b,y\n0.1,0.2,1\n0.3,,0\n")
+    code, err = _cli(capsys, "fit", path, "--numeric", "a:0:1", "--numeric", "b:0:1", "--target", "y",
+                     "--positive", "1", "--data-norm", "1", "--epsilon", "1", "--lam", "0.01",
+                     "--out", tmp_path / "m.json")
+    assert code != 0 and "numeric column 'b' holds a missing or non-finite value in row 1" in err

@@ -1,0 +1,89 @@
+"""dpcvx.save takes a fitted estimator, or a scikit-learn Pipeline of a PublicSchema and a dpcvx estimator, and
+keeps the schema; the loaded model predicts what the estimator predicted, probabilities included (issue 43)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx import CategoricalColumn, NumericColumn, PublicSchema
+from dpcvx.exceptions import InputError
+
+pytest.importorskip("sklearn")
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from dpcvx import DPHuberRegressor, DPHuberSVM, DPLinearRegression, DPLogisticRegression  # noqa: E402
+
+pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning"),
+              pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")]
+
+RNG = np.random.default_rng(7)
+X = RNG.uniform(0.0, 0.5, size=(300, 3))
+Y = (X[:, 0] + X[:, 1] > 0.5).astype(int)
+SCHEMA = PublicSchema((NumericColumn("age", 17, 90, missing=17.0), CategoricalColumn("job", ("a", "b", "?"),
+                                                                                     missing="?")))
+TABLE = {"age": RNG.uniform(17, 90, 300), "job": np.array(["a", "b", "?", "a"] * 75, dtype=object)}
+LABELS = (TABLE["age"] > 50).astype(int)
+
+
+@pytest.mark.parametrize("estimator, labels", [
+    (DPLogisticRegression(random_state=0), Y),
+    (DPLogisticRegression(classes=(0, 1, 2), random_state=0), np.arange(300) % 3),
+    (DPHuberSVM(random_state=0), Y),
+    (DPLinearRegression(random_state=0), X[:, 0]),
+    (DPHuberRegressor(random_state=0), X[:, 0]),
+])
+def test_a_saved_estimator_loads_and_predicts_what_it_predicted(tmp_path, estimator, labels):
+    estimator.fit(X, labels)
+    path = dpcvx.save(estimator, tmp_path / "model.json")
+    loaded = dpcvx.load(path)
+    assert np.array_equal(loaded.predict(X), estimator.predict(X))
+    if hasattr(estimator, "predict_proba"):
+        assert np.array_equal(loaded.predict_proba(X), estimator.predict_proba(X))
+
+
+def test_the_loaded_binary_logistic_model_has_the_sigmoid_probabilities():
+    estimator = DPLogisticRegression(random_state=1).fit(X, Y)
+    scores = estimator.decision_function(X)
+    expected = np.column_stack([1 / (1 + np.exp(scores)), 1 / (1 + np.exp(-scores))])
+    np.testing.assert_allclose(estimator.model_.predict_proba(X), expected, rtol=1e-12)
+
+
+def test_a_release_of_another_loss_has_no_predict_proba(tmp_path):
+    estimator = DPHuberSVM(random_state=0).fit(X, Y)
+    loaded = dpcvx.load(dpcvx.save(estimator, tmp_path / "svm.json"))
+    for model in (estimator.model_, loaded):
+        assert not hasattr(model, "predict_proba")
+        with pytest.raises(AttributeError, match="not the logistic loss"):
+            model.predict_proba(X)
+
+
+def test_a_pipeline_of_a_schema_and_an_estimator_is_saved_with_its_schema(tmp_path):
+    pipeline = make_pipeline(SCHEMA, DPLogisticRegression(random_state=0)).fit(TABLE, LABELS)
+    loaded = dpcvx.load(dpcvx.save(pipeline, tmp_path / "pipeline.json"))
+    assert loaded.schema == SCHEMA
+    rows = loaded.schema.transform(TABLE)
+    assert np.array_equal(loaded.predict(rows), pipeline.predict(TABLE))
+    assert np.array_equal(loaded.predict_proba(rows), pipeline.predict_proba(TABLE))
+
+
+def test_a_pipeline_with_other_steps_or_an_unfitted_estimator_is_refused_before_writing(tmp_path):
+    path = tmp_path / "never.json"
+    scaled = make_pipeline(StandardScaler(), DPLogisticRegression(random_state=0)).fit(X, Y)
+    with pytest.raises(InputError, match=r"steps are a PublicSchema and a fitted dpcvx estimator.*StandardScaler"):
+        dpcvx.save(scaled, path)
+    with pytest.raises(InputError, match="DPLogisticRegression is not fitted"):
+        dpcvx.save(DPLogisticRegression(), path)
+    pipeline = make_pipeline(SCHEMA, DPLogisticRegression(random_state=0)).fit(TABLE, LABELS)
+    other = PublicSchema((NumericColumn("age", 0, 100), CategoricalColumn("job", ("a", "b", "?"))))
+    with pytest.raises(InputError, match="differs from the pipeline's PublicSchema"):
+        dpcvx.save(pipeline, path, schema=other)
+    assert not path.exists()
+
+
+def test_a_saved_estimator_keeps_a_schema_passed_by_hand(tmp_path):
+    estimator = DPLogisticRegression(random_state=0).fit(SCHEMA.transform(TABLE), LABELS)
+    loaded = dpcvx.load(dpcvx.save(estimator, tmp_path / "m.json", schema=SCHEMA))
+    assert loaded.schema == SCHEMA
