@@ -629,11 +629,12 @@ class PrivateERM:
         return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
 
     def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                      R: float, split: str, delta: float = 0.0,
-                      neighbours: Neighbours = Neighbours.REPLACE_ONE) -> tuple[ReleaseCalibration, dict[str, Any]]:
-        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``)."""
+                      R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
+                      tol: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
+        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``, which pass the ``tol`` of
+        :meth:`_tol` once for the whole grid)."""
         return calibrate_linear(problem, mechanism, n=n, lam=lam, epsilon=epsilon, delta=delta, R=R, split=split,
-                                tol=self._tol(problem), neighbours=neighbours)
+                                tol=self._tol(problem) if tol is None else tol, neighbours=neighbours)
 
     @property
     def _auto_lam(self) -> bool:
@@ -658,8 +659,10 @@ class PrivateERM:
         comparator = comparator_for(self.comparator_norm, problem.constraint_set, rows.norm_bound,
                                     rows.intercept_scaling if rows.fit_intercept else None)
 
+        tol = self._tol(problem)
+
         def calibrate_at(lam: float) -> dict[str, Any]:
-            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours)
+            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours, tol)
             if perturbs_objective(calibration):
                 check_reachable(calibration, d)
             return calibration.to_dict()

@@ -52,6 +52,7 @@ of the proofs hold in floating point, not only in exact arithmetic.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -143,11 +144,17 @@ def noise_rounding_floor(beta: float, d: int) -> float:
     precision cannot be certified below about ulp(||b||). A public number: the
     solver can reach gamma / 2 whenever gamma / 2 exceeds this floor.
     """
-    from scipy.special import gammainccinv
-
-    largest = float(gammainccinv(d, 1e-12)) * (1.0 / beta)  # scipy.stats.gamma.isf(1e-12, d, scale=1 / beta)
+    largest = _gamma_tail(d) * (1.0 / beta)  # scipy.stats.gamma.isf(1e-12, d, scale=1 / beta)
     # to the bit (its own formula), without the 200 us of scipy.stats' argument handling
     return 32 * math.ulp(1.0) * largest
+
+
+@functools.lru_cache(maxsize=64)
+def _gamma_tail(d: int) -> float:
+    """The 1 - 1e-12 quantile of Gamma(d, 1) (one per dimension: lam="auto" asks at 49 values of Lam)."""
+    from scipy.special import gammainccinv
+
+    return float(gammainccinv(d, 1e-12))
 
 
 def gradient_tolerance(tol: float, n: int, L: float, R: float) -> float:
@@ -396,12 +403,13 @@ def _arithmetic(what: str) -> Iterator[None]:
 
 def _finite(calibration: CalibrationType) -> CalibrationType:
     """The calibration, or InputError when an extreme input made a noise scale 0, inf or NaN."""
-    for key, value in calibration.to_dict().items():
+    record = calibration.to_dict()
+    for key, value in record.items():
         if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
             raise InputError(f"calibration.{key} is {value}: the inputs (epsilon, lam, n, L, c, R, "
                              "m) are too extreme for floating point; use values of moderate size")
     for key in ("beta", "amp_beta"):
-        value = calibration.to_dict().get(key)
+        value = record.get(key)
         if value is not None and not value > 0:
             raise InputError(f"calibration.{key} underflowed to {value}: epsilon is too small "
                              "for any useful release (the noise would be infinite)")
