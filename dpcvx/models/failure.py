@@ -89,10 +89,10 @@ def _synthetic(X: Any, rows: int) -> Any:
 
 
 def _labels(classes: Sequence[Any] | None, rows: int) -> np.ndarray:
-    """The public classes in turn (every class present), or zeros for a regression."""
-    if classes is None:
-        return np.zeros(rows)
-    return np.array([classes[i % len(classes)] for i in range(rows)])
+    """The public classes in turn (every class present); for a learner that declares none, -1 and +1 in turn,
+    labels that dpcvx's default classes and any regression's label bound >= 1 both accept."""
+    pair = (-1, 1) if classes is None else classes
+    return np.array([pair[i % len(pair)] for i in range(rows)])
 
 
 def rehearse(learners: Sequence[Any], classes: Sequence[Sequence[Any] | None], X: Any,
