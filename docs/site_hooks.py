@@ -1,5 +1,8 @@
 """mkdocs hooks of the documentation site (mkdocs.yml): the benchmarks in the site, links to them kept.
 
+The docstrings' Sphinx roles (``:class:`~dpcvx.PrivateModel```) are shown as code, the role dropped
+(``PrivateModel``; the full path without ``~``), as Sphinx would show them.
+
 The pages of docs/ link the benchmark scripts and results as files of the repository
 (``../benchmarks/results/speed.md``). The site holds benchmarks/ beside the pages, at
 ``benchmarks/``, so those links are rewritten to it, and the benchmark pages' own links back to
@@ -9,6 +12,7 @@ docs/ (``../docs/performance.md``) to the pages. Every rewritten link is then ch
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +20,8 @@ from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
+# a Sphinx role of a docstring as mkdocstrings renders it: :class:<code>~dpcvx.x.Name</code>
+SPHINX_ROLE = re.compile(r":(?:class|func|meth|mod|attr|exc|data):<code>(~?)([^<]*?)</code>")
 
 
 def on_files(files: Files, config: Any) -> Files:
@@ -34,3 +40,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     if page.file.src_uri.startswith("benchmarks/"):
         return markdown.replace(f"]({up}docs/", f"]({'../' * depth}")
     return markdown.replace(f"]({up}benchmarks/", f"]({'../' * depth}benchmarks/")
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """The docstrings' Sphinx roles as code: ``~`` keeps the last name, as in Sphinx."""
+    def code(match: re.Match[str]) -> str:
+        tilde, target = match.groups()
+        return f"<code>{target.rsplit('.', 1)[-1] if tilde else target}</code>"
+
+    return SPHINX_ROLE.sub(code, output)

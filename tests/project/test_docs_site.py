@@ -41,6 +41,7 @@ def test_the_site_builds_strictly_with_parameters_sections_and_benchmarks(tmp_pa
         return text[start:text.find('class="doc doc-object doc-class"', start + 1)]
 
     erm = section("reference/learners", "dpcvx.PrivateERM")
+    assert ":class:" not in erm and "releases a <code>PrivateModel</code>" in erm  # Sphinx roles shown as code
     assert "Parameters:" in erm and all(f"<code>{name}</code>" in erm for name in ("lam", "data_norm", "clip"))
     estimators = ("DPLogisticRegression", "DPHuberSVM", "DPERMClassifier", "DPLinearRegression", "DPHuberRegressor")
     for estimator in estimators:
