@@ -56,8 +56,9 @@ at this lam (:func:`~dpcvx.noise_warning.margin_noise_to_signal`, docs/theory.md
 section 21). Above ``NOISE_RATIO_LIMIT`` (3, fitted on synthetic data only) the release
 is predicted to score no better than the majority class and a
 :class:`NoiseDominatesWarning` says so, at the line of your code that called ``fit``
-(also through a Pipeline or ``cross_val_score``). Its advice: raise epsilon or n, use
-fewer features, or see ``lam="auto"``.
+(also through a Pipeline or ``cross_val_score``). Its advice: raise epsilon or n, use fewer features, or
+see ``lam="auto"``. Useless releases: ``certificate_.findings``, ConstantPredictionWarning, SmallTableWarning
+and the NOT PRIVATE TrainingRowsWarning (never inside ``dpcvx.tune``): docs/theory.md, section 32.
 
 Noise: with ``random_state=None`` (the default) each fit draws fresh noise
 from operating-system entropy, so the clones that scikit-learn makes never
@@ -90,23 +91,26 @@ except ImportError as error:  # pragma: no cover - exercised in a subprocess wit
     ) from error
 
 from . import losses
+from .data.blocks import is_out_of_core
 from .estimator_checks import InputTypeError, label_error, validated_input
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
 from .models.private_norm import NORM_SHARE
+from .models.training_rows import warn_on_training_rows
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
     noise_in_predictions,
     noise_to_signal,
     warn_if_noise_dominates,
+    warn_if_small_table,
 )
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
 from .release.multiclass_model import PrivateMulticlassModel
-from .validation import check_choice, check_classes, check_public_classes, fraction, refuse_weights
+from .validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
 from .verification.loss_declaration import loss_at_zero
 from .verification.verifier import Loss, Regularizer
 
@@ -203,6 +207,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         refuse_weights(type(self).__name__, sample_weight=sample_weight,
                        class_weight=getattr(self, "class_weight", None))
         seed = check_estimator_seed(self.random_state, type(self).__name__)
+        cut = decision_cut(getattr(self, "threshold", 0.5), not self._multiclass)  # before anything is spent
+        in_memory = not is_out_of_core(X)
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
         model: PrivateModel | PrivateMulticlassModel
@@ -225,6 +231,11 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         self.__dict__.update(fitted)
         self._warn_if_noise_dominates(model)
+        certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
+        warn_if_small_table(type(self).__name__, int(certificate.constants["n"]), fitted["n_features_in_"],
+                            certificate.epsilon, None if cut == 0 else self.threshold)
+        if in_memory:  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
+            warn_on_training_rows(type(self).__name__, self._predicted(model, X), y)
         return self
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
@@ -269,9 +280,16 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         return self.model_.decision_function(self._validated(X, reset=False))
 
     def predict(self, X: Any) -> np.ndarray:
-        """The predicted labels, values of ``classes``."""
+        """The predicted labels, values of ``classes`` (binary: at the public ``threshold``)."""
         check_is_fitted(self)
-        return self.model_.predict(self._validated(X, reset=False))
+        return self._predicted(self.model_, self._validated(X, reset=False))
+
+    def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
+        """The release's labels for checked rows X, binary ones at the public decision threshold."""
+        if isinstance(model, PrivateMulticlassModel):
+            return model.predict(X)
+        cut = decision_cut(getattr(self, "threshold", 0.5), True)
+        return np.where(model.decision_function(X) > cut, model.classes_[1], model.classes_[0])
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
         tags = super().__sklearn_tags__()
@@ -384,6 +402,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         delta must be below 1/n (n: the number of training rows, public under replace-one); a larger
         delta raises InputError before anything is spent unless this is True (a mechanism that publishes
         each record whole with probability delta is (0, delta)-DP).
+    threshold : float in (0, 1), default 0.5
+        PUBLIC: predict says ``classes[1]`` when w^T x + b > log(t / (1 - t)) (post-processing; ``model_`` keeps
+        0.5); a published rate of ``classes[1]`` is balanced accuracy's Bayes rule (docs/theory.md, section 32).
 
     Attributes
     ----------
@@ -416,7 +437,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False):
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -437,6 +458,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.norm_range = norm_range
         self.norm_share = norm_share
         self.allow_large_delta = allow_large_delta
+        self.threshold = threshold
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -481,7 +503,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False):
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -502,6 +524,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.norm_range = norm_range
         self.norm_share = norm_share
         self.allow_large_delta = allow_large_delta
+        self.threshold = threshold
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -551,7 +574,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
-                 allow_large_delta: bool = False):
+                 allow_large_delta: bool = False, threshold: float = 0.5):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -571,6 +594,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.norm_range = norm_range
         self.norm_share = norm_share
         self.allow_large_delta = allow_large_delta
+        self.threshold = threshold
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

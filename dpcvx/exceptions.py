@@ -26,6 +26,9 @@ __all__ = [
     "ClippingWarning",
     "ExponentialCostWarning",
     "PaperModeWarning",
+    "ConstantPredictionWarning",
+    "TrainingRowsWarning",
+    "SmallTableWarning",
     "UnsupportedWeightsError",
     "user_stacklevel",
     "withheld",
@@ -121,6 +124,22 @@ class ExponentialCostWarning(DPCVXWarning):
 
 class PaperModeWarning(DPCVXWarning):
     """A loader's ``mode="paper"`` read column bounds, categories or dropped records off the data."""
+
+
+class ConstantPredictionWarning(DPCVXWarning):
+    """A released classifier predicts one class on every row of norm at most R: a public check of the release
+    (:mod:`dpcvx.release.usefulness`), also stated in its certificate."""
+
+
+class SmallTableWarning(DPCVXWarning):
+    """n epsilon / d is small: by the d / (n epsilon) lower bound of private ERM, no private linear model
+    recovers much of the non-private one's accuracy here (public quantities only:
+    :func:`dpcvx.noise_warning.warn_if_small_table`)."""
+
+
+class TrainingRowsWarning(DPCVXWarning):
+    """NOT PRIVATE: on its training rows the release predicts one class, or does no better than a constant
+    (:mod:`dpcvx.models.training_rows`). Shown to the data owner only; never part of a release."""
 
 
 def withheld(error: BaseException) -> str:

@@ -17,14 +17,15 @@ import math
 import warnings
 from collections.abc import Callable
 
-from .exceptions import DPCVXWarning, user_stacklevel
+from .exceptions import DPCVXWarning, SmallTableWarning, user_stacklevel
 from .privacy import registry
 from .privacy.lam_rule import comparator_for, noise_moments
 from .release.model import ReleaseCertificate
 from .verification.verdict import Mechanism
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm",
-           "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates"]
+           "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
+           "SMALL_TABLE_LIMIT", "warn_if_small_table"]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
@@ -39,6 +40,10 @@ class NoiseDominatesWarning(DPCVXWarning):
 #: signal's (:func:`margin_noise_to_signal`). Fitted on synthetic data only by
 #: benchmarks/noise_warning_fit.py (benchmarks/results/noise_warning_fit.md), then frozen.
 NOISE_RATIO_LIMIT = 3.0
+
+#: An estimator warns :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d is below this (issue 42's
+#: boundary, fixed before any table was scored; docs/theory.md, section 32).
+SMALL_TABLE_LIMIT = 50.0
 
 #: A regressor warns when the expected noise norm exceeds this many times the bound on ||w*||, or
 #: the noise in a prediction this many times the label bound (not refitted: section 21).
@@ -191,3 +196,27 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         + ("" if lam_advice is None else f": {lam_advice()}") + ")",
         NoiseDominatesWarning, stacklevel=user_stacklevel(),
     )
+
+
+def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None) -> None:
+    """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
+
+    n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
+    one-vs-rest) are public. With a public ``prior`` pi of the positive class (a binary estimator's
+    ``threshold``), n min(pi, 1 - pi), the expected smallest class's count under that prior, takes n's place.
+    Private ERM's excess risk is at least of order d / (n epsilon) for some data set (Bassily, Smith and
+    Thakurta, FOCS 2014), so below the limit no private linear model can be expected to recover much of the
+    non-private one's score (docs/theory.md, section 32).
+    """
+    rows = n if prior is None else n * min(prior, 1 - prior)
+    ratio = rows * epsilon / d
+    if ratio < SMALL_TABLE_LIMIT:
+        shown = f"n = {n}" if prior is None else f"n min(prior, 1 - prior) = {n} x {min(prior, 1 - prior):g}"
+        warnings.warn(
+            f"{owner}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = {ratio:.3g} is below "
+            f"{SMALL_TABLE_LIMIT:g}: private "
+            "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
+            "model's accuracy (less still on a rare class, whose count replaces n). Public quantities only. To "
+            "gain: more rows, a larger epsilon, or fewer encoded columns",
+            SmallTableWarning, stacklevel=user_stacklevel(),
+        )

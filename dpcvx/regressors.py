@@ -54,7 +54,8 @@ from .models.erm import PrivateERM
 from .models.erm_inputs import PRIVATE, is_private
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from .models.private_norm import NORM_SHARE
-from .noise_warning import warn_if_noise_dominates
+from .models.training_rows import warn_on_training_rows
+from .noise_warning import warn_if_noise_dominates, warn_if_small_table
 from .privacy.accountant import PrivacyAccountant
 from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
@@ -107,6 +108,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                                     prediction_scale=model.certificate.label_bound)
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, model.certificate, targets.shape[0], self.lam)
+        warn_if_small_table(type(self).__name__, int(targets.shape[0]), int(np.size(model.coef_)),
+                            model.certificate.epsilon)
+        if not is_out_of_core(X):  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
+            warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True)
         return self
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)

@@ -520,6 +520,16 @@ def check_flag(name: str, value: Any) -> bool:
     raise InputError(f"{name} must be True or False, got {value!r}")
 
 
+def decision_cut(threshold: Any, binary: bool) -> float:
+    """log(t / (1 - t)) for a public decision threshold t in (0, 1) of a binary classifier (0 at t = 0.5)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
+        raise InputError(f"threshold must be a public probability in (0, 1), got {threshold!r}")
+    if not binary and threshold != 0.5:
+        raise InputError("threshold applies to binary classification only; with more than two public classes "
+                         "predict takes the largest one-vs-rest score")
+    return math.log(threshold / (1 - threshold))
+
+
 def check_choice(name: str, value: Any, choices: tuple) -> str:
     """One of the named ``choices`` (InputError naming them otherwise)."""
     if not isinstance(value, str) or value not in choices:

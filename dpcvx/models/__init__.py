@@ -16,5 +16,6 @@
   calibrated jointly;
 * :mod:`.multiclass`: multiclass private ERM: one-vs-rest over k PUBLIC classes, one total privacy budget;
 * :mod:`.private_norm`: fitting without a public norm bound: a share of the budget buys R (opt-in), then the fit
-  clips to it.
+  clips to it;
+* :mod:`.training_rows`: the NOT PRIVATE check of a release on its training rows (never inside tuning).
 """

@@ -57,6 +57,7 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..release.constants import Constants
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
+from ..release.usefulness import one_class_findings, warn_if_constant
 from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
 from ..validation import (
@@ -511,6 +512,7 @@ class PrivateERM:
         if problem.constraint_set is not None:  # the noise may leave C; projecting back is post-processing
             w, steps = problem.constraint_set.project(w), (problem.constraint_set.projection_step(),)
 
+        coef, intercept = rows.split_weights(w)
         release = ReleaseCertificate(
             mechanism=Mechanism.of(mechanism),
             guarantee=float_safe_guarantee(calibration, release_guarantee(
@@ -530,10 +532,12 @@ class PrivateERM:
             label_bound=check_bound("label_bound", self.label_bound) if self._regression else None,
             lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
             post_processing=steps,
+            findings=() if self._regression else one_class_findings(coef, intercept, prepared.classes,
+                                                                     rows.norm_bound),
         )
-        coef, intercept = rows.split_weights(w)
         if self._regression:
             return PrivateRegressionModel(coef, intercept, rows, release)
+        warn_if_constant(type(self).__name__, release.findings)
         return PrivateModel(coef, intercept, prepared.classes, rows, release)
 
     def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,

@@ -29,13 +29,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..exceptions import ClippingWarning, InputError
+from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from .erm import PrivateERM
@@ -122,17 +123,20 @@ class PrivateMulticlassERM:
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
+            # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
+            warnings.simplefilter("ignore", ConstantPredictionWarning)
             try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
                 models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
                           for target, seed in zip(targets, seeds, strict=True)]
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
+        coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
             epsilon=epsilon, delta=delta, classes=self.classes, composition=composition,
-            class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models))
-        return PrivateMulticlassModel(
-            np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models]),
-            self.classes, models[0].rows, certificate)
+            class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models),
+            findings=one_class_findings(coef, intercept, self.classes, models[0].rows.norm_bound))
+        warn_if_constant(type(self).__name__, certificate.findings)
+        return PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
 
     def _composed_curve(self, k: int, eps_c: float, delta_c: float, mechanism: str, X: Any, target: np.ndarray,
                         fit_params: dict[str, Any]) -> PrivacyCurve:

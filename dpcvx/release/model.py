@@ -36,6 +36,7 @@ from ..verification.verdict import Mechanism
 from .constants import Constants
 from .report import ReleaseReport
 from .sparsify import Sparsifiable
+from .usefulness import one_class_findings
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
 
@@ -70,6 +71,7 @@ class ReleaseCertificate:
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
     lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
+    findings: tuple[str, ...] = ()  # public checks of the released weights (release/usefulness.py)
     # data_norm / label_bound = "private": the drawn R / B, its eps_q, the public grid and q (models.private_norm)
     private_bound: dict | None = None
     private_label_bound: dict | None = None
@@ -164,6 +166,7 @@ class ReleaseCertificate:
             **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
             **({} if self.private_label_bound is None else {"private_label_bound": dict(self.private_label_bound)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
+            **({"findings": list(self.findings)} if self.findings else {}),
         }
 
     def __str__(self) -> str:
@@ -207,6 +210,7 @@ class ReleaseCertificate:
             lines.append("sparsity: the L1/group term zeroes weights of the minimiser, but the noise reaches every "
                          "coordinate, so the release has no exact zeros; model.sparsify(threshold) or "
                          "model.sparsify(keep=k) with a public number gives them at no privacy cost")
+        lines += [f"finding: {finding}" for finding in self.findings]
         lines.append(self.verification.report(self.delta))  # the verdict at the release's delta
         return "\n".join(lines)
 
@@ -324,6 +328,10 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
                  certificate: ReleaseCertificate) -> None:
         super().__init__(coef, intercept, classes, rows)
         self.certificate = certificate
+
+    def public_findings(self) -> tuple[str, ...]:
+        """Whether the release predicts one class on every row of norm <= R (public: weights and R only)."""
+        return one_class_findings(self.coef_, self.intercept_, self.classes_, self.rows.norm_bound)
 
     @property
     def predictor(self) -> LinearModel:

@@ -34,6 +34,7 @@ class MulticlassCertificate:
     class_epsilon: float
     class_delta: float
     per_class: tuple[ReleaseCertificate, ...]
+    findings: tuple[str, ...] = ()  # public checks of the released weights (release/usefulness.py)
 
     @property
     def mechanism(self) -> str:
@@ -70,14 +71,16 @@ class MulticlassCertificate:
                 "composition": self.composition, "class_epsilon": self.class_epsilon,
                 "class_delta": self.class_delta, "guarantee": self.guarantee,
                 "privacy_curve": self.privacy_curve.to_dict(),
-                "per_class": [certificate.to_dict() for certificate in self.per_class]}
+                "per_class": [certificate.to_dict() for certificate in self.per_class],
+                **({"findings": list(self.findings)} if self.findings else {})}
 
     def __str__(self) -> str:
         return "\n".join([f"dpcvx multiclass release: {len(self.classes)} public classes {list(self.classes)}, "
                           f"epsilon = {self.epsilon:g} (delta = {self.delta:g}) in total",
                           f"guarantee: {self.guarantee}",
                           f"per class: epsilon = {self.class_epsilon:.6g}, delta = {self.class_delta:.3g}",
-                          f"neighbours: {self.neighbours}", self.float_guarantee.statement])
+                          f"neighbours: {self.neighbours}", self.float_guarantee.statement,
+                          *(f"finding: {finding}" for finding in self.findings)])
 
 
 class PrivateMulticlassModel(Release):

@@ -87,5 +87,11 @@ class Sparsifiable:
         released.coef_ = weights
         steps = (*self.certificate.post_processing, f"{rule} (public rule on the released weights: "
                  "post-processing, no privacy cost)")
-        released.certificate = replace(self.certificate, post_processing=steps)
+        released.certificate = replace(self.certificate, post_processing=steps,
+                                       findings=released.public_findings())
         return released
+
+    def public_findings(self) -> tuple[str, ...]:
+        """The public checks of the released weights the certificate states (a classifier's:
+        :func:`dpcvx.release.usefulness.one_class_findings`; none for a regression)."""
+        return ()

@@ -367,8 +367,9 @@ def test_noise_warning_depends_on_public_quantities_only(cls, data):
         with pytest.warns(NoiseDominatesWarning, match=r"public quantities only.*raise epsilon.*"
                                                        r"see lam='auto'") as caught:
             cls(epsilon=0.1, random_state=0).fit(rows, labels)
-        assert len(caught) == 1
-        assert f"epsilon=0.1, n=50, d={X.shape[1] + 1}" in str(caught[0].message)
+        noise = [w for w in caught if w.category is NoiseDominatesWarning]  # one class may be predicted, too
+        assert len(noise) == 1
+        assert f"epsilon=0.1, n=50, d={X.shape[1] + 1}" in str(noise[0].message)
     with pytest.warns(NoiseDominatesWarning, match=r"moves a prediction by about") as caught:
         small = cls(epsilon=1.0, lam=1e-4, mechanism="output", random_state=0).fit(X[:300], y[:300])
     advice = str(caught[0].message).split("To lower the noise:")[1]

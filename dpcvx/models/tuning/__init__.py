@@ -29,6 +29,7 @@ from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
+from ...release.usefulness import checks_off
 from . import full_data, split
 from .certificate import TuningCertificate, TuningResult
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
@@ -147,6 +148,15 @@ def tune(
     """
     if procedure not in PROCEDURES:
         raise InputError(f"procedure must be one of {list(PROCEDURES)}, got {procedure!r}")
+    with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
+        return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant, random_state,
+                     verbose, eta, mean_runs, held_out)
+
+
+def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
+          epsilon: float, procedure: str, mechanism: str | None, delta: float, fit_params: Mapping[str, Any] | None,
+          accountant: PrivacyAccountant | None, random_state: RandomState, verbose: bool, eta: int,
+          mean_runs: float | None, held_out: float) -> TuningResult:
     setup, X, y = prepare(learner, X, y, grid, epsilon, delta, mechanism, fit_params, accountant, random_state)
     if procedure == "split":
         if eta != 1 or mean_runs is not None or held_out != full_data.HELD_OUT:

@@ -25,11 +25,11 @@ from ..constants import Constants
 from ..model import ReleaseCertificate
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
-# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing,
+# written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private");
 # privacy_curve (files written before curves lack it)
-_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "lam_rule", "private_bound",
-                              "private_label_bound"}
+_OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
+                              "private_bound", "private_label_bound"}
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
@@ -48,8 +48,10 @@ class SavedReleaseCertificate(ReleaseCertificate):
     saved: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        saved = copy.deepcopy(self.saved)
-        return {**saved, "post_processing": list(self.post_processing)} if self.post_processing else saved
+        saved = {key: value for key, value in copy.deepcopy(self.saved).items()
+                 if key not in ("post_processing", "findings")}
+        return {**saved, **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
+                **({"findings": list(self.findings)} if self.findings else {})}
 
 
 
@@ -290,7 +292,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),
         lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
-        post_processing=_post_processing(data.get("post_processing", [])),
+        post_processing=_texts("post_processing", data.get("post_processing", [])),
+        findings=_texts("findings", data.get("findings", [])),
         **records,
     )
 
@@ -339,8 +342,9 @@ def _lam_rule(data: Any, lam: float | None) -> dict | None:
     return dict(item)
 
 
-def _post_processing(steps: Any) -> tuple[str, ...]:
-    """The public rules applied to the released weights (dpcvx.release.sparsify), as saved."""
+def _texts(key: str, steps: Any) -> tuple[str, ...]:
+    """A list of texts as saved: the public rules applied to the released weights (post_processing,
+    dpcvx.release.sparsify) or the public checks of them (findings, dpcvx.release.usefulness)."""
     if not isinstance(steps, list):
-        raise InputError("certificate.post_processing must be a list of texts")
-    return tuple(_text("certificate.post_processing", step) for step in steps)
+        raise InputError(f"certificate.{key} must be a list of texts")
+    return tuple(_text(f"certificate.{key}", step) for step in steps)

@@ -12,6 +12,7 @@ from ...exceptions import InputError
 from ...version import __version__
 from ..model import PrivateModel
 from ..regression_model import PrivateRegressionModel
+from ..usefulness import one_class_findings
 from .certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
 from .fields import _check_same, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
@@ -98,6 +99,10 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
         raise InputError("privatised.intercept is non-zero but the model has no intercept feature; the "
                          "file has been edited")
     _check_schema_fits(schema, rows, weights.size)
+    if certificate.findings != (() if regression else one_class_findings(weights, intercept, classes,
+                                                                          rows.norm_bound)):
+        raise InputError("certificate.findings must state exactly the public checks of the released weights "
+                         "(dpcvx.release.usefulness); the file has been edited")
 
     model: PrivateModel | PrivateRegressionModel
     if regression:

@@ -15,6 +15,7 @@ from ...privacy.composition import one_vs_rest_budget
 from ...version import __version__
 from ..model import PrivateModel, Release
 from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from ..usefulness import one_class_findings
 from .fields import _check_same, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear import linear_to_dict
@@ -73,11 +74,12 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                              "has been edited")
     _check_same("composition", item["composition"], composition)
     _check_same("library_version", item["library_version"], models[0].certificate.library_version)
+    coef, intercept = np.vstack([one.coef_ for one in models]), np.array([one.intercept_ for one in models])
     certificate = MulticlassCertificate(epsilon=epsilon, delta=delta, classes=tuple(classes),
                                         composition=composition, class_epsilon=eps_c, class_delta=delta_c,
-                                        per_class=tuple(one.certificate for one in models))
-    model = PrivateMulticlassModel(np.vstack([one.coef_ for one in models]),
-                                   np.array([one.intercept_ for one in models]), tuple(classes), models[0].rows,
-                                   certificate)
+                                        per_class=tuple(one.certificate for one in models),
+                                        findings=one_class_findings(coef, intercept, classes,
+                                                                    models[0].rows.norm_bound))
+    model = PrivateMulticlassModel(coef, intercept, tuple(classes), models[0].rows, certificate)
     model.schema = None if item["schema"] is None else PublicSchema.from_dict(item["schema"])
     return model

@@ -1,0 +1,59 @@
+"""NOT PRIVATE: whether a release is useless on its own training rows, told to the data owner only.
+
+The estimators (:mod:`dpcvx.estimators`, :mod:`dpcvx.regressors`) call :func:`warn_on_training_rows`
+after each release. It reads the training rows, so what it says is a statistic of the private data:
+
+* a classifier that predicts one class on every training row, or whose balanced accuracy there
+  (the mean recall over the classes present) is at most 1 / (number of classes present), the score
+  of any constant prediction;
+* a regression whose squared error on the training rows is at least that of their mean (R^2 <= 0).
+
+Its text is fixed (:data:`ONE_CLASS`, :data:`NO_BETTER`, :data:`NO_BETTER_REGRESSION`): no count,
+score or label is printed. It never enters the release or its certificate, and it never runs
+inside :func:`dpcvx.tune` (:func:`dpcvx.release.usefulness.checks_off`): a selection that reacted to it would not
+be covered by tune's proof. The public check, from the release and its bound alone, is
+:mod:`dpcvx.release.usefulness`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import TrainingRowsWarning, user_stacklevel
+from ..release.usefulness import checks_are_off
+
+__all__ = ["ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding", "warn_on_training_rows"]
+
+_NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
+         "release. Choosing another setting (lam, epsilon, columns, class weights) because of it is a use of "
+         "the private data that no guarantee covers: dpcvx.tune is the private way to choose settings")
+ONE_CLASS = "on its training rows, the release predicts one class only." + _NOTE
+NO_BETTER = ("on its training rows, the release does no better than a constant prediction (balanced "
+             "accuracy)." + _NOTE)
+NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no lower than that of a "
+                        "constant prediction (R^2 <= 0)." + _NOTE)
+
+
+def training_rows_finding(predictions: Any, y: Any, regression: bool) -> str | None:
+    """The fixed text that applies to ``predictions`` of the training labels ``y``, or None."""
+    predicted, labels = np.asarray(predictions).ravel(), np.asarray(y).ravel()
+    if regression:
+        spread = float(np.sum((labels - labels.mean()) ** 2))
+        return NO_BETTER_REGRESSION if float(np.sum((labels - predicted) ** 2)) >= spread else None
+    if np.unique(predicted).size == 1:
+        return ONE_CLASS
+    present = np.unique(labels)
+    recall = np.mean([np.mean(predicted[labels == value] == value) for value in present])
+    return NO_BETTER if recall <= 1.0 / present.size else None
+
+
+def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False) -> None:
+    """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune."""
+    if checks_are_off():
+        return
+    finding = training_rows_finding(predictions, y, regression)
+    if finding is not None:
+        warnings.warn(f"{owner}: {finding}", TrainingRowsWarning, stacklevel=user_stacklevel())

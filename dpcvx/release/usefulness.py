@@ -1,0 +1,93 @@
+"""Whether a released classifier predicts one class on every row it can see: a public check of the release.
+
+A released linear classifier predicts from s(x) = w^T x + b over rows mapped as in training and
+clipped to the public bound R (:meth:`dpcvx.data.rows.RowMap.clip`), so ||x|| <= R for every row
+it will ever score. By Cauchy-Schwarz |w^T x| <= ||w|| R, hence
+
+* b > ||w|| R: s(x) > 0 on every such row, the positive class everywhere;
+* b + ||w|| R <= 0: s(x) <= 0 on every such row, the negative class everywhere.
+
+For k one-vs-rest scores s_i(x) = w_i^T x + b_i (the argmax, ties to the first), class i wins on every
+row when b_i - b_j > ||w_i - w_j|| R for every j != i. Each test reads only the released weights and
+the public bound R: post-processing of the release, no privacy spent (docs/theory.md, section "A
+release that predicts one class"). The bound ||w|| R is rounded up by a relative 1e-9 so that a
+floating-point score never contradicts the statement. The test is sufficient, not necessary: a
+release may still predict one class on every row the data hold (a NOT PRIVATE question,
+:mod:`dpcvx.models.training_rows`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import ConstantPredictionWarning, user_stacklevel
+
+__all__ = ["constant_class", "one_class_findings", "warn_if_constant", "checks_off", "checks_are_off"]
+
+_UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
+_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
+
+
+@contextmanager
+def checks_off() -> Iterator[None]:
+    """Within this block no fit warns about its release's usefulness: :func:`dpcvx.tune` runs its candidates
+    inside it, since a candidate that is not selected is not released, and a warning about it would tell
+    more than tune's proof covers (this warning and the NOT PRIVATE :mod:`dpcvx.models.training_rows`)."""
+    token = _OFF.set(True)
+    try:
+        yield
+    finally:
+        _OFF.reset(token)
+
+
+def checks_are_off() -> bool:
+    """True inside :func:`checks_off`."""
+    return _OFF.get()
+
+
+def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: float) -> int | None:
+    """The index (into the public classes) predicted on every row of norm <= ``norm_bound``, else None.
+
+    ``coef`` (d,) with a scalar ``intercept`` (binary: index 1 when w^T x + b > 0 everywhere, 0 when
+    w^T x + b <= 0 everywhere) or (k, d) with k intercepts (one-vs-rest argmax).
+    """
+    weights = np.asarray(coef, dtype=float)
+    if weights.ndim == 1:
+        b = float(intercept)
+        reach = float(np.linalg.norm(weights)) * norm_bound * _UP
+        if b > reach:
+            return 1
+        return 0 if b + reach <= 0 else None
+    offsets = np.asarray(intercept, dtype=float)
+    for i in range(weights.shape[0]):
+        others = [j for j in range(weights.shape[0]) if j != i]
+        reach = np.linalg.norm(weights[i] - weights[others], axis=1) * norm_bound * _UP
+        if np.all(offsets[i] - offsets[others] > reach):
+            return i
+    return None
+
+
+def one_class_findings(coef: np.ndarray, intercept: float | np.ndarray, classes: Any,
+                       norm_bound: float) -> tuple[str, ...]:
+    """The certificate's statement when the release predicts one class on every row (else ``()``)."""
+    index = constant_class(coef, intercept, norm_bound)
+    if index is None:
+        return ()
+    label = np.asarray(classes).tolist()[index]
+    return (f"constant classifier: the release predicts the class {label!r} on every row of norm at most "
+            f"R = {norm_bound:g}, which is every row it can score (the intercept outweighs ||w|| R; a public "
+            "check of the released weights, no privacy spent). It is no better than predicting that class "
+            "without data: raise epsilon or n, use fewer columns, or choose the settings with dpcvx.tune (the "
+            "private way)",)
+
+
+def warn_if_constant(owner: str, findings: tuple[str, ...]) -> None:
+    """Warn :class:`~dpcvx.exceptions.ConstantPredictionWarning` with the certificate's finding, if any."""
+    for finding in () if _OFF.get() else findings:
+        warnings.warn(f"{owner}: {finding}", ConstantPredictionWarning, stacklevel=user_stacklevel())

@@ -1,0 +1,41 @@
+"""SmallTableWarning (dpcvx.noise_warning.warn_if_small_table): n epsilon / d below 50, public quantities only."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import SmallTableWarning
+from dpcvx.noise_warning import SMALL_TABLE_LIMIT, warn_if_small_table
+
+
+def test_the_boundary_is_exact():
+    with pytest.warns(SmallTableWarning, match=r"with n = 99: 99 x 1 / 2 = 49.5 is below 50"):
+        warn_if_small_table("owner", 99, 2, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallTableWarning)
+        warn_if_small_table("owner", 100, 2, 1.0)   # exactly 50: quiet
+    with pytest.warns(SmallTableWarning, match=r"n min\(prior, 1 - prior\) = 1000 x 0.05: 50 x 1 / 2 = 25"):
+        warn_if_small_table("owner", 1000, 2, 1.0, prior=0.95)   # the rare class's expected count
+    assert SMALL_TABLE_LIMIT == 50.0
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_estimators_warn_from_public_numbers_only():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(200, 4)) / 2
+    for labels in ((X[:, 0] > 0).astype(int), np.zeros(200, dtype=int)):   # the same for any labels
+        with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 4 = 25"):
+            dpcvx.DPLogisticRegression(epsilon=0.5, random_state=0).fit(X, labels)
+    with pytest.warns(SmallTableWarning, match=r"200 x 0.1: 20 x 2 / 4 = 10"):   # a public prior of 10%
+        dpcvx.DPLogisticRegression(epsilon=2.0, threshold=0.1, random_state=0).fit(X, (X[:, 0] > 0.4).astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallTableWarning)
+        dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, (X[:, 0] > 0).astype(int))   # 50
+    # one-vs-rest: each class's release has epsilon / k (the multiclass budget split)
+    with pytest.warns(SmallTableWarning, match=r"200 x 0.333333 / 4"):
+        dpcvx.DPLogisticRegression(epsilon=1.0, classes=(0, 1, 2), random_state=0).fit(X, rng.integers(0, 3, 200))
+    with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 4"):
+        dpcvx.DPLinearRegression(epsilon=0.5, random_state=0).fit(X, X[:, 0])

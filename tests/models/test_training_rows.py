@@ -1,0 +1,92 @@
+"""The NOT PRIVATE check on the training rows (dpcvx.models.training_rows): fixed texts, shown after a fit,
+never inside tune, never in the release."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import TrainingRowsWarning
+from dpcvx.models import training_rows
+from dpcvx.models.training_rows import NO_BETTER, NO_BETTER_REGRESSION, ONE_CLASS, training_rows_finding
+from dpcvx.models.tuning import BudgetInConstructor, tune
+
+
+def test_findings_on_known_predictions():
+    y = np.array([0, 0, 0, 1, 1, 2])
+    assert training_rows_finding(np.zeros(6), y, False) == ONE_CLASS
+    # recalls 1/3, 1/2, 0: balanced accuracy 5/18 <= 1/3, no better than a constant
+    assert training_rows_finding(np.array([0, 1, 1, 1, 0, 0]), y, False) == NO_BETTER
+    assert training_rows_finding(np.array([0, 0, 1, 1, 1, 2]), y, False) is None
+    labels = np.array([1.0, 2.0, 3.0, 4.0])
+    assert training_rows_finding(np.full(4, 2.5), labels, True) == NO_BETTER_REGRESSION
+    assert training_rows_finding(labels + 0.1, labels, True) is None
+
+
+def test_texts_are_fixed_and_point_at_tune():
+    for text in (ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
+        assert "NOT PRIVATE" in text and "dpcvx.tune" in text and "no guarantee covers" in text
+        assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
+
+
+@pytest.fixture(scope="module")
+def noise_labels():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(400, 3)) / 2
+    return X, (rng.random(400) < 0.5).astype(int)
+
+
+def _fit(X, y):
+    with pytest.warns(TrainingRowsWarning) as caught:
+        estimator = dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, random_state=0).fit(X, y)
+    return estimator, caught
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_a_fit_warns_with_the_fixed_text_only(noise_labels):
+    X, y = noise_labels
+    estimator, caught = _fit(X, np.zeros_like(y))
+    messages = [str(w.message) for w in caught if w.category is TrainingRowsWarning]
+    assert messages == [f"DPLogisticRegression: {ONE_CLASS}"]
+    saved = str(estimator.certificate_.to_dict()) + str(estimator.certificate_)
+    assert "NOT PRIVATE" not in saved and "training rows" not in saved
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+def test_a_regressor_warns_when_no_better_than_a_constant():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(300, 2)) / 2
+    y = rng.uniform(-1, 1, size=300)   # labels independent of X: the training mean is the best constant
+    with pytest.warns(TrainingRowsWarning, match=r"R\^2 <= 0"):
+        dpcvx.DPLinearRegression(epsilon=1.0, random_state=0).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
+def test_never_runs_inside_tune(noise_labels, monkeypatch):
+    X, y = noise_labels
+    calls = []
+    original = training_rows.training_rows_finding
+    monkeypatch.setattr(training_rows, "training_rows_finding", lambda *a, **k: calls.append(1) or original(*a, **k))
+    learner = BudgetInConstructor(dpcvx.DPLogisticRegression, lam=1.0)
+    tune(learner, X, y, {"lam": [1.0, 0.1]}, epsilon=1.0, procedure="split", random_state=0)
+    assert calls == []
+    dpcvx.DPLogisticRegression(epsilon=1.0, lam=1.0, random_state=0).fit(X, y)
+    assert calls == [1]
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.SmallTableWarning")
+def test_no_candidate_of_tune_warns_about_its_usefulness(noise_labels):
+    import warnings
+
+    from dpcvx.exceptions import ConstantPredictionWarning
+
+    X, _ = noise_labels
+    labels = np.zeros(X.shape[0], dtype=int)   # every candidate is constant
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstantPredictionWarning)
+        result = tune(BudgetInConstructor(dpcvx.DPLogisticRegression), X, labels, {"lam": [1.0, 0.1]},
+                      epsilon=4.0, procedure="split", random_state=0)
+    assert result.model.certificate_.findings   # the selected release still states its own
+    with pytest.warns(ConstantPredictionWarning):
+        dpcvx.DPLogisticRegression(epsilon=4.0, lam=1.0, random_state=0).fit(X, labels)
