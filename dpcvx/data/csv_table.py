@@ -207,7 +207,8 @@ def _arrow_csv(path: Path, columns: Sequence[str], layout: Layout, label: str | 
         compressed = _is_gzip(path)
         with _open_text(path, compressed) as handle:  # the header: the one check of the names and its errors
             for _ in range(layout.skip_lines):
-                handle.readline()
+                if not handle.readline():  # the file ends within the skipped lines (any --skip-lines, 10^30
+                    return None            # included): the standard reader reports it
             header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label)
         text = [name for name in columns if name not in numeric]
         table = arrow_csv.read_csv(
