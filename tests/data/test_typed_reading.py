@@ -123,3 +123,9 @@ def test_parquet_numbers_come_typed_and_encode_as_their_text_did(tmp_path):
     np.testing.assert_array_equal(schema.transform(typed), schema.transform(text))
     chunks = list(table_chunks(path, COLUMNS, label="y", chunk_rows=2, numeric=schema.numeric_names))
     np.testing.assert_array_equal(np.vstack([schema.transform(chunk) for chunk in chunks]), schema.transform(typed))
+
+
+def test_skipping_more_lines_than_the_file_has_ends_at_its_end(csv_path):
+    with pytest.raises(InputError, match="has no data rows"):
+        read_table_columns(csv_path, COLUMNS, Layout(names=COLUMNS, skip_lines=10**30), label="y",
+                           numeric=SCHEMA.numeric_names)
