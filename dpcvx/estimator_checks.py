@@ -5,28 +5,48 @@ labels outside the PUBLIC ``classes`` (never inferred from y). See :mod:`dpcvx.e
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+from .version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator
     from sklearn.utils.multiclass import type_of_target
     from sklearn.utils.validation import column_or_1d, validate_data
-except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
-    raise ImportError(
-        'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
-    ) from error
+except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
+    raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .data.blocks import is_out_of_core
 from .exceptions import InputError
+from .privacy.accountant import PrivacyAccountant, check_accountant
 from .tables import NonFiniteError, column_names, finite_numbers, non_numeric_entry
 from .validation import check_matrix, outside_labels, refuse_non_finite_targets
 
-__all__ = ["InputTypeError", "label_error", "refuse_unusable_table", "scikit_learn_refusal", "validate_streamed",
-           "validated_input"]
+__all__ = ["InputTypeError", "fit_accountant", "label_error", "refuse_unusable_table", "scikit_learn_refusal",
+           "validate_streamed", "validated_input"]
+
+
+@contextlib.contextmanager
+def fit_accountant(estimator: BaseEstimator, accountant: Any) -> Iterator[PrivacyAccountant | None]:
+    """The accountant a fit charges: ``fit``'s ``accountant=`` or the estimator's own (its constructor's),
+    not two different ones; its charges inside the block name the estimator in their ledger lines
+    (``PrivacyAccountant.described``). Checked before anything is charged."""
+    own = getattr(estimator, "accountant", None)
+    if accountant is not None and own is not None and accountant is not own:
+        raise InputError(f"{type(estimator).__name__} has accountant= from its constructor and fit got another; "
+                         "give the accountant once (in the constructor or to fit)")
+    chosen = check_accountant(accountant if accountant is not None else own)
+    if chosen is None:
+        yield None
+        return
+    with chosen.described(f"{type(estimator).__name__}.fit"):
+        yield chosen
 
 
 def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tuple[Any, np.ndarray]:

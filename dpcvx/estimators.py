@@ -82,17 +82,17 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
+from .version import SCIKIT_LEARN_MINIMUM, dependency_error
+
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.utils.validation import check_is_fitted
-except ImportError as error:  # pragma: no cover - exercised in a subprocess without sklearn
-    raise ImportError(
-        'the dpcvx estimators need scikit-learn: pip install "dpcvx[sklearn]"'
-    ) from error
+except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
+    raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from . import losses
 from .data.blocks import is_out_of_core
-from .estimator_checks import InputTypeError, label_error, validated_input
+from .estimator_checks import InputTypeError, fit_accountant, label_error, validated_input
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
@@ -109,7 +109,7 @@ from .noise_warning import (
 from .privacy.accountant import PrivacyAccountant
 from .privacy.rng import check_estimator_seed
 from .release.model import PrivateModel, ReleaseCertificate
-from .release.multiclass_model import PrivateMulticlassModel
+from .release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from .validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
 from .verification.loss_declaration import loss_at_zero
 from .verification.verifier import Loss, Regularizer
@@ -182,8 +182,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).
 
-        ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional) is charged
-        (epsilon, delta) before any noise is drawn.
+        ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional; or the
+        constructor's ``accountant``, not both) is charged (epsilon, delta) before any
+        noise is drawn; its ledger line names this estimator, the loss and the mechanism.
 
         Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
         does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
@@ -212,18 +213,20 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y, checked = self._validated(X, y, reset=True)
         self._labels_checked(y)
         model: PrivateModel | PrivateMulticlassModel
-        if self._multiclass:
-            binary = self._private_erm().set_params(classes=(-1, 1))
-            model = PrivateMulticlassERM(binary, check_public_classes(self.classes)).fit(
-                X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,
-                accountant=accountant)
-        else:
-            binary_model = self._private_erm().fit(
-                X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
-                random_state=seed, accountant=accountant,
-            )
-            assert isinstance(binary_model, PrivateModel)  # task="classification"
-            model = binary_model
+        relation = {"neighbours": self.neighbours, "n_public": self.n_public}
+        with fit_accountant(self, accountant) as charged:
+            if self._multiclass:
+                binary = self._private_erm().set_params(classes=(-1, 1))
+                model = PrivateMulticlassERM(binary, check_public_classes(self.classes)).fit(
+                    X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,
+                    accountant=charged, **relation)
+            else:
+                binary_model = self._private_erm().fit(
+                    X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
+                    random_state=seed, accountant=charged, **relation,
+                )
+                assert isinstance(binary_model, PrivateModel)  # task="classification"
+                model = binary_model
         fitted = self._fitted_attributes(model)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
@@ -290,6 +293,18 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             return model.predict(X)
         cut = decision_cut(getattr(self, "threshold", 0.5), True)
         return np.where(model.decision_function(X) > cut, model.classes_[1], model.classes_[0])
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 - scikit-learn's signature
+        """scikit-learn's repr; after a fit whose Delta raised lam, followed by the effective lam."""
+        text = super().__repr__(N_CHAR_MAX)
+        certificate = getattr(self, "certificate_", None)
+        if isinstance(certificate, MulticlassCertificate):
+            certificate = certificate.per_class[0]
+        effective = getattr(certificate, "effective_lam", None)
+        if certificate is None or effective is None:
+            return text
+        return (f"{text} [fitted: effective lam {effective:.3g}, raised from lam {certificate.constants['lam']:.3g} "
+                f"by objective perturbation's Delta]")
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
         tags = super().__sklearn_tags__()
@@ -405,6 +420,15 @@ class DPERMClassifier(_PrivateLinearClassifier):
     threshold : float in (0, 1), default 0.5
         PUBLIC: predict says ``classes[1]`` when w^T x + b > log(t / (1 - t)) (post-processing; ``model_`` keeps
         0.5); a published rate of ``classes[1]`` is balanced accuracy's Bayes rule (docs/theory.md, section 32).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbour relation the guarantee is proved for (:meth:`dpcvx.PrivateERM.fit`'s):
+        "add-remove" (OpenDP's and DP-SGD's unit; delta > 0) keeps n private and needs ``n_public``.
+    n_public : int, optional
+        With ``neighbours="add-remove"``: a public data-set size chosen without looking at the data.
+    accountant : dpcvx.PrivacyAccountant, optional
+        Charged by every :meth:`fit` before any noise is drawn (or pass it to ``fit``, not both).
+        ``sklearn.base.clone`` keeps the same accountant (it is one budget for one data set), so the
+        fits of ``cross_val_score`` or ``GridSearchCV`` are all charged to it.
 
     Attributes
     ----------
@@ -437,7 +461,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5):
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
+                 neighbours: str = "replace-one",
+                 n_public: int | None = None, accountant: PrivacyAccountant | None = None):
         self.loss = loss
         self.regularizer = regularizer
         self.epsilon = epsilon
@@ -459,6 +485,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.norm_share = norm_share
         self.allow_large_delta = allow_large_delta
         self.threshold = threshold
+        self.neighbours = neighbours
+        self.n_public = n_public
+        self.accountant = accountant
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -503,7 +532,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
-                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5):
+                 norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
+                 neighbours: str = "replace-one",
+                 n_public: int | None = None, accountant: PrivacyAccountant | None = None):
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -525,6 +556,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.norm_share = norm_share
         self.allow_large_delta = allow_large_delta
         self.threshold = threshold
+        self.neighbours = neighbours
+        self.n_public = n_public
+        self.accountant = accountant
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -574,7 +608,9 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
-                 allow_large_delta: bool = False, threshold: float = 0.5):
+                 allow_large_delta: bool = False, threshold: float = 0.5,
+                 neighbours: str = "replace-one", n_public: int | None = None,
+                 accountant: PrivacyAccountant | None = None):
         self.h = h
         self.epsilon = epsilon
         self.delta = delta
@@ -595,6 +631,9 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.norm_share = norm_share
         self.allow_large_delta = allow_large_delta
         self.threshold = threshold
+        self.neighbours = neighbours
+        self.n_public = n_public
+        self.accountant = accountant
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

@@ -13,12 +13,14 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import cvxpy as cp
 
 from .exceptions import InputError
 
-__all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "squared_error", "from_spec", "CATALOGUE"]
+__all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "squared_error", "from_spec", "loss_label",
+           "CATALOGUE"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +140,12 @@ def from_spec(spec: str) -> MarginLoss:
         return CATALOGUE[name](**params)
     except TypeError as error:
         raise InputError(f"bad parameters for loss {name!r}: {error}") from None
+
+
+def loss_label(loss: Any) -> str:
+    """How a ledger line or message names ``loss``: "loss huber_hinge:h=0.5" for a catalogue loss (its
+    spec), "user loss NAME" for a function (its ``__name__``), "user loss" for another callable."""
+    if isinstance(loss, MarginLoss):
+        return f"loss {loss.spec}"
+    name = getattr(loss, "__name__", "")
+    return f"user loss {name}" if name and name != "<lambda>" else "user loss"

@@ -42,13 +42,19 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .version import SCIKIT_LEARN_MINIMUM, dependency_error
+
+try:
+    from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError as error:  # as in dpcvx.estimators
+    raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from . import losses
 from .adassp_warning import warn_if_adassp_noise_dominates
 from .data.blocks import is_out_of_core
-from .estimator_checks import refuse_unusable_table, scikit_learn_refusal, validate_streamed
+from .estimator_checks import fit_accountant, refuse_unusable_table, scikit_learn_refusal, validate_streamed
 from .exceptions import InputError
 from .models.erm import PrivateERM
 from .models.erm_inputs import PRIVATE, is_private
@@ -82,8 +88,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
         """Release an (``epsilon``, ``delta``)-differentially private regression of (X, y).
 
-        ``sample_weight`` (scikit-learn's keyword) must be None: weights are refused with
-        :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
+        ``accountant`` (or the constructor's, not both) is charged before any noise is drawn; its
+        ledger line names this estimator. ``sample_weight`` (scikit-learn's keyword) must be None: weights are
+        refused with :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
         """
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
@@ -98,7 +105,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             targets = np.asarray(targets, dtype=float)
         except ValueError as error:
             raise scikit_learn_refusal(error, X, y) from None
-        model = self._release(checked, targets - shift, bound, seed, accountant)
+        with fit_accountant(self, accountant) as charged:
+            model = self._release(checked, targets - shift, bound, seed, charged)
         if shift:  # the public shift added back: post-processing
             model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
@@ -159,6 +167,8 @@ class DPLinearRegression(_PrivateRegressor):
         in the public ``norm_range`` / ``label_range`` (:class:`~dpcvx.models.erm.PrivateERM`'s opt-in;
         ``certificate_.total_epsilon`` is the cost).
     allow_large_delta : delta must be below 1/n (n the training rows) unless True (PrivateERM's parameter).
+    accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
+        ``clone`` keeps the same one.
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0,
@@ -167,7 +177,7 @@ class DPLinearRegression(_PrivateRegressor):
                  clip: bool = True, random_state: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  label_range: tuple[float, float] | None = None,
-                 allow_large_delta: bool = False) -> None:
+                 allow_large_delta: bool = False, accountant: PrivacyAccountant | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -184,6 +194,7 @@ class DPLinearRegression(_PrivateRegressor):
         self.norm_share = norm_share
         self.label_range = label_range
         self.allow_large_delta = allow_large_delta
+        self.accountant = accountant
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -262,7 +273,7 @@ class DPHuberRegressor(_PrivateRegressor):
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
-                 allow_large_delta: bool = False) -> None:
+                 allow_large_delta: bool = False, accountant: PrivacyAccountant | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -278,6 +289,7 @@ class DPHuberRegressor(_PrivateRegressor):
         self.norm_share = norm_share
         self.label_range = label_range
         self.allow_large_delta = allow_large_delta
+        self.accountant = accountant
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:

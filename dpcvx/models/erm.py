@@ -490,7 +490,8 @@ class PrivateERM:
         d = X_mapped.shape[1]
         if accountant is not None:
             size = f"n={n}" if prepared.neighbours.uses_n else f"add-remove, n_public={n}"
-            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({mechanism} perturbation, {size})",
+            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({losses.loss_label(self.loss)}, {mechanism} "
+                                                           f"perturbation, {size})",
                              curve=curve_of_calibration(calibration.to_dict(), epsilon, delta),
                              neighbours=prepared.neighbours)
 

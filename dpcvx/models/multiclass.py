@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
+from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
@@ -117,8 +118,8 @@ class PrivateMulticlassERM:
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             basic = Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0
-            accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({k} classes, {mechanism} "
-                             f"perturbation, one-vs-rest)", curve=None if basic
+            what = f"{k} classes, {loss_label(self.binary.loss)}, {mechanism} perturbation, one-vs-rest"
+            accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({what})", curve=None if basic
                              else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings():

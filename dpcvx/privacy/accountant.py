@@ -18,6 +18,21 @@
   distributions with the optional ``dp-accounting`` package, else Renyi DP;
   :func:`~dpcvx.privacy.privacy_curve.compose_epsilon`). The budget is
   enforced on ``spent``. Charges without a curve count by their (epsilon, delta).
+  The composition is exact and incremental: Gaussian parts merge in closed
+  form into one multiplier (sum z_i^-2)^(-1/2), so a ledger of Gaussian
+  releases only has the exact epsilon of that one Gaussian; the ledger's
+  composition is kept (:class:`~dpcvx.privacy.privacy_curve.Composition`) and
+  grows by each accepted charge, so only a new charge's other parts are
+  composed by privacy loss distributions (docs/accounting.md).
+
+Ledger lines say what paid: the learner, its loss and mechanism (the
+learner's ``description``), after the descriptions of the enclosing
+:meth:`PrivacyAccountant.described` blocks (an estimator's name, the user's
+own words), joined by ": "::
+
+    with accountant.described("model A, fold 3"):
+        DPLogisticRegression(accountant=accountant).fit(X, y)
+    # model A, fold 3: DPLogisticRegression.fit: PrivateERM.fit (loss logistic, objective perturbation, n=...)
 
 Neighbour relations (:mod:`dpcvx.privacy.neighbours`): a ledger composes
 guarantees for ONE relation, the accountant's ``neighbours`` (default
@@ -56,16 +71,17 @@ an unpickled accountant gets a fresh one.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..exceptions import BudgetExceededError, InputError
 from ..validation import check_delta, check_epsilon
 from .neighbours import Neighbours, group_epsilon_delta
-from .privacy_curve import CurvePart, PrivacyCurve, compose_epsilon
+from .privacy_curve import Composition, CurvePart, PrivacyCurve
 
 __all__ = ["PrivacyAccountant", "PrivacyCost", "LedgerEntry", "check_cost", "check_accountant"]
 
@@ -118,7 +134,7 @@ class PrivacyAccountant:
 
     epsilon: float
     delta: float = 0.0
-    ledger: list[LedgerEntry] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list, repr=False)  # str() lists it, line by line
     neighbours: Neighbours = Neighbours.REPLACE_ONE
 
     def __post_init__(self) -> None:
@@ -128,41 +144,88 @@ class PrivacyAccountant:
         # An own copy: two accountants (say, one from dataclasses.replace) never share a
         # ledger list, which their two locks could not protect.
         self.ledger = list(self.ledger)
-        # Not a dataclass field: equality, repr, asdict and replace never see it.
-        # Re-entrant: _charge holds it while calling can_spend, spent and remaining.
+        self._fresh_state()
+
+    def _fresh_state(self) -> None:
+        """The state that is not a dataclass field (equality, repr, asdict and replace never see it):
+        the lock (re-entrant: _charge holds it while calling can_spend, spent and remaining), the
+        descriptions of the open :meth:`described` blocks of each thread, and the composition of
+        the ledger as last read (the entries it covers and their :class:`Composition`)."""
         self._lock = threading.RLock()
+        self._descriptions = threading.local()
+        self._composition: tuple[tuple[LedgerEntry, ...], Composition] = ((), Composition(self.neighbours))
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.pop("_lock", None)  # a lock cannot be pickled or copied; each copy gets its own
+        for name in ("_lock", "_descriptions", "_composition"):  # each copy gets its own
+            state.pop(name, None)
         with self._lock:
             state["ledger"] = list(self.ledger)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._lock = threading.RLock()
+        self._fresh_state()
+
+    def __sklearn_clone__(self) -> PrivacyAccountant:
+        """``sklearn.base.clone`` of an estimator holding this accountant keeps THIS accountant (one budget
+        for one data set): a deep copy would give every clone of a grid search its own full budget."""
+        return self
+
+    @contextlib.contextmanager
+    def described(self, description: str) -> Iterator[PrivacyAccountant]:
+        """Every charge made inside the block, in this thread, carries ``description`` in its ledger
+        line, before the learner's own (blocks nest, outermost first, joined by ": ")."""
+        if not isinstance(description, str) or not description.strip():
+            raise InputError(f"described() takes a non-empty description string, got {description!r}")
+        stack = self._open_descriptions()
+        stack.append(description.strip())
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    def _open_descriptions(self) -> list[str]:
+        if not hasattr(self._descriptions, "stack"):
+            self._descriptions.stack = []
+        stack: list[str] = self._descriptions.stack
+        return stack
 
     @property
     def spent(self) -> PrivacyCost:
         """What the charges cost together: the sum of their deltas, and the smaller epsilon of basic
         composition and the tight composition of their curves at that delta (module docstring)."""
         with self._lock:
-            entries = list(self.ledger)
-        return self._composed(entries)
+            entries = tuple(self.ledger)
+            return self._composed(entries, self._ledger_composition(entries))
 
-    def _composed(self, entries: list[LedgerEntry]) -> PrivacyCost:
+    def _ledger_composition(self, entries: tuple[LedgerEntry, ...]) -> Composition:
+        """The composition of ``entries`` (the ledger), grown from the last one read when the ledger grew
+        from it; recomposed when it changed otherwise (a ledger edited by hand)."""
+        known, composition = self._composition
+        if len(known) > len(entries) or any(a is not b for a, b in zip(known, entries[:len(known)], strict=True)):
+            known, composition = (), Composition(self.neighbours)
+        for entry in entries[len(known):]:
+            composition = composition.plus(self._parts(entry))
+        self._composition = (entries, composition)
+        return composition
+
+    def _parts(self, entry: LedgerEntry) -> tuple[CurvePart, ...]:
+        """The curve parts of an entry: its curve's, or one (epsilon, delta) part."""
+        if entry.curve is not None:
+            return entry.curve.parts
+        return (CurvePart("epsilon-delta", entry.description, epsilon=entry.cost.epsilon, delta=entry.cost.delta),)
+
+    @staticmethod
+    def _composed(entries: Sequence[LedgerEntry], composition: Composition) -> PrivacyCost:
         basic = PrivacyCost(
             math.fsum(entry.cost.epsilon for entry in entries),
             math.fsum(entry.cost.delta for entry in entries),
         )
-        if basic.delta == 0 or not any(entry.curve is not None and entry.curve.has_gaussian for entry in entries):
+        if basic.delta == 0 or composition.gaussian_multiplier is None:
             return basic
-        curves = [entry.curve if entry.curve is not None else PrivacyCurve(
-            (CurvePart("epsilon-delta", entry.description, epsilon=entry.cost.epsilon, delta=entry.cost.delta),),
-            self.neighbours) for entry in entries]
         # the tight composition at the same delta as basic composition: never more epsilon, never more delta
-        return PrivacyCost(min(basic.epsilon, compose_epsilon(curves, basic.delta)), basic.delta)
+        return PrivacyCost(min(basic.epsilon, composition.epsilon(basic.delta)), basic.delta)
 
     @property
     def remaining(self) -> PrivacyCost:
@@ -174,18 +237,22 @@ class PrivacyAccountant:
         """Whether a charge of (epsilon, delta) (with its ``curve``), proved for ``neighbours``, would fit
         the remaining budget now (converted as :meth:`spend` would; InputError when it would be refused)."""
         entry = self._entry(check_cost(epsilon, delta), "", "sequential", curve, neighbours)
-        return self._fits(entry)
+        return self._fits(entry)[0]
 
-    def _fits(self, entry: LedgerEntry) -> bool:
+    def _fits(self, entry: LedgerEntry) -> tuple[bool, Composition]:
+        """Whether the ledger with ``entry`` fits the budget, and the composition of that ledger."""
         with self._lock:
-            total = self._composed([*self.ledger, entry])
-        return total.epsilon <= self.epsilon * (1 + _SLACK) and total.delta <= self.delta * (1 + _SLACK)
+            entries = tuple(self.ledger)
+            grown = self._ledger_composition(entries).plus(self._parts(entry))
+            total = self._composed((*entries, entry), grown)
+        return total.epsilon <= self.epsilon * (1 + _SLACK) and total.delta <= self.delta * (1 + _SLACK), grown
 
     def _entry(self, cost: PrivacyCost, description: str, composition: str, curve: Any,
                neighbours: Neighbours | str | None) -> LedgerEntry:
         """The ledger entry of a charge, under the ledger's relation; refuses a mismatch it cannot convert."""
         if curve is not None and not isinstance(curve, PrivacyCurve):
             raise InputError(f"curve must be a dpcvx PrivacyCurve, got {type(curve).__name__}")
+        description = ": ".join([*self._open_descriptions(), *([description] if description else [])])
         relation = self._charge_relation(curve, neighbours)
         if relation is self.neighbours:
             return LedgerEntry(cost, description, composition, curve, relation)
@@ -260,8 +327,10 @@ class PrivacyAccountant:
         # check against the same ledger and then both append.
         cost, description = entry.cost, entry.description
         with self._lock:
-            if self._fits(entry):
+            fits, grown = self._fits(entry)
+            if fits:
                 self.ledger.append(entry)
+                self._composition = (tuple(self.ledger), grown)
                 return cost
             spent, remaining = self.spent, self.remaining
         raise BudgetExceededError(

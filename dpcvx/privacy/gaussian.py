@@ -21,7 +21,7 @@ from scipy.special import log_ndtr, ndtr
 from ..rounding import round_up
 from ..validation import check_delta, check_epsilon, positive
 
-__all__ = ["gaussian_delta", "analytic_gaussian_sigma"]
+__all__ = ["gaussian_delta", "analytic_gaussian_sigma", "gaussian_epsilon"]
 
 _BISECTIONS = 200
 
@@ -53,6 +53,34 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
         if middle in (low, high):
             break
         if gaussian_delta(middle, sensitivity, epsilon) <= delta:
+            high = middle
+        else:
+            low = middle
+    return round_up(high)
+
+
+def gaussian_epsilon(noise_multiplier: float, delta: float) -> float:
+    """The exact epsilon at ``delta`` of a Gaussian mechanism with noise multiplier z = sigma / Delta.
+
+    The smallest epsilon with ``gaussian_delta(z, 1, epsilon) <= delta`` (Balle and Wang 2018,
+    Theorem 8: the condition is an equivalence, so this is the mechanism's privacy profile read
+    at ``delta``), by bisection to double precision, the end moved up by the relative
+    ``ROUNDING`` of :mod:`dpcvx.rounding`. 0 when the mechanism is (0, delta)-DP. A composition
+    of Gaussian mechanisms is one with z = (sum z_i^-2)^(-1/2) (Dong, Roth and Su 2022,
+    Corollary 2), so this is also the exact epsilon of such a composition.
+    """
+    z = positive("noise_multiplier", noise_multiplier)
+    delta = check_delta(delta, allow_zero=False)
+    if gaussian_delta(z, 1.0, 0.0) <= delta:
+        return 0.0
+    low, high = 0.0, 1.0
+    while gaussian_delta(z, 1.0, high) > delta:
+        low, high = high, 2 * high
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if gaussian_delta(z, 1.0, middle) <= delta:
             high = middle
         else:
             low = middle

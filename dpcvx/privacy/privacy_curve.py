@@ -41,26 +41,30 @@ min(e, alpha e^2 / 2) (Bun and Steinke 2016, Proposition 3.3), the sum is
 converted by eps = rdp(alpha) + ln((alpha - 1) / alpha) - (ln delta + ln alpha) / (alpha - 1)
 (Balle et al. 2020, Theorem 21), and approximate parts (d > 0) are added by
 basic composition. Both are never worse than basic composition, which is
-returned when it is smaller.
+returned when it is smaller. Gaussian parts are merged first, exactly, into one
+Gaussian of multiplier (sum z_i^-2)^(-1/2) (:class:`Composition`); a composition of
+Gaussian parts only has the exact epsilon of that one Gaussian
+(:func:`~dpcvx.privacy.gaussian.gaussian_epsilon`), and only the other parts go
+through privacy loss distributions or Renyi DP.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
-from ..rounding import round_up
+from ..rounding import round_down, round_up
 from ..validation import check_delta, check_epsilon, positive
-from .gaussian import gaussian_delta
+from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
-__all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "compose_epsilon", "curve_of_calibration",
+__all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "curve_of_calibration",
            "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
@@ -192,8 +196,7 @@ class PrivacyCurve:
         if points.ndim != 1 or not np.all(np.isfinite(points) & (points >= 0)):
             raise InputError("profile takes a one-dimensional array of finite epsilons >= 0")
         pure, spent = _basic([part for part in self.parts if part.kind == EPSILON_DELTA])
-        multipliers = [part.noise_multiplier for part in self.parts if part.noise_multiplier is not None]
-        merged = math.fsum(z**-2 for z in multipliers) ** -0.5 if multipliers else None
+        merged = Composition.of([self]).gaussian_multiplier
         deltas = np.ones_like(points)
         for index, epsilon in enumerate(points):
             if epsilon >= pure:
@@ -303,8 +306,9 @@ def rdp_to_epsilon(rdp: np.ndarray, delta: float, orders: np.ndarray = RDP_ORDER
     return max(float(np.min(rdp_conversion(rdp, orders, delta))), 0.0)
 
 
-def _pld_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
-    """Privacy-loss-distribution composition with dp-accounting (pessimistic: an upper bound)."""
+def _pld(parts: Sequence[CurvePart]) -> Any:
+    """The privacy loss distribution of ``parts`` composed, with dp-accounting (pessimistic: an upper bound);
+    None for no parts."""
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
@@ -317,37 +321,113 @@ def _pld_epsilon(parts: Sequence[CurvePart], delta: float) -> float:
             one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(part.epsilon, part.delta),
                                               value_discretization_interval=_PLD_DISCRETISATION)
         composed = one if composed is None else composed.compose(one)
-    assert composed is not None
-    return float(composed.get_epsilon_for_delta(delta))
+    return composed
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The composition of privacy-curve parts for one neighbour relation, kept in its exact reduced form.
+
+    Gaussian parts are merged in closed form into one multiplier, :attr:`gaussian_multiplier`;
+    only the other parts (``others``) need privacy loss distributions or Renyi DP. A composition
+    grows by :meth:`plus`, which reuses the privacy loss distribution already composed for its
+    ``others`` (composed once, on the first :meth:`epsilon` that needs it), so an accountant
+    that charges k releases one by one composes each part once, not k times.
+    """
+
+    neighbours: Neighbours
+    inverse_squares: tuple[float, ...] = ()  # z_i^-2 of the Gaussian parts
+    others: tuple[CurvePart, ...] = ()
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, curves: Iterable[PrivacyCurve], neighbours: Neighbours | None = None) -> Composition:
+        """The composition of ``curves``, all for one relation (``neighbours`` when given)."""
+        curves = list(curves)
+        relations = {curve.neighbours for curve in curves} | ({neighbours} if neighbours is not None else set())
+        if len(relations) > 1:
+            raise InputError("curves for different neighbour relations do not compose; state one relation")
+        empty = cls(relations.pop() if relations else Neighbours.REPLACE_ONE)
+        return empty.plus([part for curve in curves for part in curve.parts])
+
+    def plus(self, parts: Iterable[CurvePart]) -> Composition:
+        """This composition followed by ``parts`` (of the same relation)."""
+        parts = list(parts)
+        gaussian = tuple(part.noise_multiplier**-2 for part in parts
+                         if part.kind == GAUSSIAN and part.noise_multiplier is not None)
+        others = tuple(part for part in parts if part.kind != GAUSSIAN)
+        grown = Composition(self.neighbours, self.inverse_squares + gaussian, self.others + others)
+        grown._cache["parent"] = (self, others)  # for the privacy loss distribution of ``others``
+        return grown
+
+    @property
+    def empty(self) -> bool:
+        return not self.inverse_squares and not self.others
+
+    @property
+    def gaussian_multiplier(self) -> float | None:
+        """The multiplier of the merged Gaussian parts (None without one): (sum z_i^-2)^(-1/2).
+
+        Exact (Dong, Roth and Su 2022, Corollary 2: mu_i-GDP mechanisms compose to
+        sqrt(sum mu_i^2)-GDP, and a Gaussian of multiplier z is (1 / z)-GDP), moved down by
+        ``ROUNDING`` (a smaller multiplier is the safe side)."""
+        if not self.inverse_squares:
+            return None
+        return round_down(math.fsum(self.inverse_squares) ** -0.5)
+
+    def _others_pld(self) -> Any:
+        """The composed privacy loss distribution of ``others`` (cached; from the parent's when it has one)."""
+        if "pld" not in self._cache:
+            parent = self._cache.pop("parent", None)
+            if parent is not None and "pld" in parent[0]._cache:
+                base, new = parent[0]._cache["pld"], _pld(parent[1])
+                self._cache["pld"] = base if new is None else new if base is None else base.compose(new)
+            else:
+                self._cache["pld"] = _pld(self.others)
+        return self._cache["pld"]
+
+    def epsilon(self, delta: float, method: str = "auto") -> float:
+        """epsilon at ``delta`` (:func:`compose_epsilon`); cached per (delta, method)."""
+        key = f"epsilon {delta!r} {method}"
+        if key not in self._cache:
+            self._cache[key] = self._epsilon(check_delta(delta), method)
+        return float(self._cache[key])
+
+    def _epsilon(self, delta: float, method: str) -> float:
+        if self.empty:
+            return 0.0
+        if method not in ("auto", "pld", "rdp", "basic"):
+            raise InputError(f"method must be 'auto', 'pld', 'rdp' or 'basic', got {method!r}")
+        multiplier = self.gaussian_multiplier
+        basic_epsilon, basic_delta = _basic(self.others)
+        basic = basic_epsilon if multiplier is None and basic_delta <= delta else math.inf
+        if method == "basic" or delta == 0:
+            return round_up(basic) if basic < math.inf else basic
+        merged = () if multiplier is None else (CurvePart(GAUSSIAN, "merged Gaussian parts",
+                                                          noise_multiplier=multiplier),)
+        if method == "auto" and not self.others:  # Gaussian parts only: the closed form, exact
+            assert multiplier is not None
+            return gaussian_epsilon(multiplier, delta)
+        if method == "pld" or (method == "auto" and have_dp_accounting()):
+            others = self._others_pld()
+            composed = _pld(merged) if others is None else others if not merged else others.compose(_pld(merged))
+            tight = float(composed.get_epsilon_for_delta(delta))
+        else:
+            tight = _rdp_epsilon(merged + self.others, delta)
+        best = min(basic, tight)
+        return round_up(best) if best < math.inf else best
 
 
 def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str = "auto") -> float:
     """epsilon of the composition of ``curves`` at ``delta``: the smallest of basic and tight accounting.
 
-    ``method``: "auto" (privacy loss distributions with dp-accounting when it is
-    installed, else Renyi DP), "pld", "rdp" or "basic". math.inf when no
-    epsilon is known at this delta. Rounded up.
+    Gaussian parts are first merged into one, exactly (:attr:`Composition.gaussian_multiplier`). ``method``: "auto"
+    (a composition of Gaussian parts only: the exact epsilon of the merged Gaussian,
+    :func:`~dpcvx.privacy.gaussian.gaussian_epsilon`; with other parts privacy loss distributions
+    with dp-accounting when it is installed, else Renyi DP), "pld", "rdp" or "basic". math.inf when
+    no epsilon is known at this delta. Rounded up.
     """
-    curves = list(curves)
-    if len({curve.neighbours for curve in curves}) > 1:
-        raise InputError("curves for different neighbour relations do not compose; state one relation")
-    delta = check_delta(delta)
-    parts = [part for curve in curves for part in curve.parts]
-    if not parts:
-        return 0.0
-    gaussian = any(part.kind == GAUSSIAN for part in parts)
-    basic_epsilon, basic_delta = _basic(parts)
-    basic = basic_epsilon if not gaussian and basic_delta <= delta else math.inf
-    if method == "basic" or delta == 0:
-        return round_up(basic) if basic < math.inf else basic
-    if method not in ("auto", "pld", "rdp"):
-        raise InputError(f"method must be 'auto', 'pld', 'rdp' or 'basic', got {method!r}")
-    if method == "pld" or (method == "auto" and have_dp_accounting()):
-        tight = _pld_epsilon(parts, delta)
-    else:
-        tight = _rdp_epsilon(parts, delta)
-    best = min(basic, tight)
-    return round_up(best) if best < math.inf else best
+    return Composition.of(curves).epsilon(delta, method)
 
 
 def curve_of_calibration(calibration: dict[str, Any], epsilon: float, delta: float) -> PrivacyCurve:

@@ -124,6 +124,21 @@ class ReleaseCertificate:
         return self.calibration.get("extra_reg", 0.0)
 
     @property
+    def effective_lam(self) -> float | None:
+        """The lam the solved objective has when objective perturbation's Delta raised it, else None.
+
+        Objective perturbation minimises (1/n) sum l + Lam N(w) + (Delta / 2) ||w||^2 (JMLR 2011,
+        Algorithm 2), whose strong convexity is m Lam + Delta: that of lam_eff = Lam + Delta / m. Delta > 0
+        is c R^2 / (n (e^{eps/k} - 1)) - m Lam (:mod:`dpcvx.privacy.calibrate`), so lam_eff is then the same
+        for every smaller Lam: the release no longer depends on Lam. The certificate and the estimators'
+        repr state it.
+        """
+        m, lam = self.calibration.get("m"), self.constants.get("lam", self.calibration.get("lam"))
+        if self.extra_reg <= 0 or not m or lam is None:
+            return None
+        return float(lam) + self.extra_reg / float(m)
+
+    @property
     def beta(self) -> float | None:
         """beta of the l2 Laplace noise exp(-beta ||b||) (objective: of b); None when the release draws no
         such noise (the Gaussian and the float-safe output releases: see ``calibration["noise"]``)."""
@@ -197,6 +212,10 @@ class ReleaseCertificate:
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} ({origin}; labels beyond it {self.clipping.replace('R', 'B')})")
         lines.append(registry.describe(c))
+        if self.effective_lam is not None:
+            lines.append(f"effective lam = Lam + Delta / m = {self.effective_lam:g}: Delta raised lam = "
+                         f"{float(self.constants.get('lam', c.get('lam', 0.0))):g} to it (any smaller lam gives the "
+                         "same release)")
         if "gradient_tolerance" in c:
             lines.append(
                 f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "

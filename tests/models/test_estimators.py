@@ -163,6 +163,7 @@ def test_import_without_scikit_learn():
                             timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     assert 'pip install "dpcvx[sklearn]"' in result.stdout
+    assert "the import failed with ModuleNotFoundError" in result.stdout  # the real error, not only the advice
 
 
 # -- noise is never shared between clones -------------------------------------------------

@@ -155,7 +155,7 @@ def test_private_erm_fit_charges_epsilon_and_is_refused_before_solving():
     model = erm.fit(X, y, epsilon=0.6, random_state=0, accountant=accountant)
     assert CountingERM.solves == 1 and model.certificate.epsilon == 0.6
     assert accountant.spent == PrivacyCost(0.6, 0.0)
-    assert accountant.ledger[0].description == "PrivateERM.fit (objective perturbation, n=400)"
+    assert accountant.ledger[0].description == "PrivateERM.fit (loss logistic, objective perturbation, n=400)"
     with pytest.raises(dpcvx.BudgetExceededError):
         erm.fit(X, y, epsilon=0.6, mechanism="output", random_state=0, accountant=accountant)
     assert CountingERM.solves == 1          # the refused fit solved nothing

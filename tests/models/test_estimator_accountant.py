@@ -1,0 +1,99 @@
+"""The estimators and the accountant (issue 43): accountant= in the constructor as in fit, clones share it,
+ledger lines name the estimator and its loss; the classifiers take neighbours=; effective lam."""
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+from dpcvx.version import SCIKIT_LEARN_MINIMUM, dependency_error
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.base import clone  # noqa: E402
+from sklearn.model_selection import cross_val_score  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+
+
+def test_accountant_in_the_constructor_is_charged_and_names_the_estimator(data):
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=3.0)
+    dpcvx.DPHuberSVM(epsilon=1.0, random_state=0, accountant=accountant).fit(X, y)
+    with accountant.described("second model"):
+        dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y, accountant=accountant)
+    assert [entry.description for entry in accountant.ledger] == [
+        "DPHuberSVM.fit: PrivateERM.fit (loss huber_hinge:h=0.5, objective perturbation, n=300)",
+        "second model: DPLogisticRegression.fit: PrivateERM.fit (loss logistic, objective perturbation, n=300)"]
+    assert accountant.spent.epsilon == pytest.approx(2.0)
+
+
+def test_two_different_accountants_are_refused_before_any_charge(data):
+    X, y = data
+    own, other = dpcvx.PrivacyAccountant(epsilon=3.0), dpcvx.PrivacyAccountant(epsilon=3.0)
+    estimator = dpcvx.DPLogisticRegression(random_state=0, accountant=own)
+    with pytest.raises(InputError, match="give the accountant once"):
+        estimator.fit(X, y, accountant=other)
+    assert own.ledger == [] and other.ledger == []
+    estimator.fit(X, y, accountant=own)  # the same one twice is one accountant
+    assert len(own.ledger) == 1
+
+
+def test_clones_share_the_accountant_so_cross_validation_is_charged_once_per_fit(data):
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.5)
+    estimator = dpcvx.DPLogisticRegression(epsilon=1.0, accountant=accountant)
+    assert clone(estimator).accountant is accountant
+    with pytest.raises(dpcvx.BudgetExceededError):  # 3 folds of 1.0 exceed 2.5: the third is refused
+        cross_val_score(estimator, X, y, cv=3, error_score="raise")
+    assert len(accountant.ledger) == 2
+
+
+def test_regressors_take_the_accountant_in_the_constructor(data):
+    X, _ = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
+    dpcvx.DPLinearRegression(accountant=accountant, random_state=0).fit(X, X[:, 0])
+    assert accountant.ledger[0].description == ("DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP, "
+                                                "replace-one)")
+
+
+def test_classifiers_take_add_remove_neighbours(data):
+    X, y = data
+    model = dpcvx.DPLogisticRegression(delta=1e-6, neighbours="add-remove", n_public=300, random_state=0).fit(X, y)
+    assert model.certificate_.neighbours.startswith("add-remove")
+    assert "n_public" not in str(model.certificate_.constants)
+    with pytest.raises(InputError, match="n_public"):
+        dpcvx.DPHuberSVM(delta=1e-6, neighbours="add-remove").fit(X, y)
+    multiclass = dpcvx.DPLogisticRegression(delta=1e-6, neighbours="add-remove", n_public=300, classes=(0, 1, 2),
+                                            random_state=0).fit(X, np.arange(300) % 3)
+    assert all(c.neighbours.startswith("add-remove") for c in multiclass.certificate_.per_class)
+
+
+def test_effective_lam_is_stated_when_delta_raises_lam(data):
+    X, y = data
+    small = dpcvx.DPLogisticRegression(lam=1e-5, random_state=0).fit(X, y)
+    smaller = dpcvx.DPLogisticRegression(lam=1e-6, random_state=0).fit(X, y)
+    effective = small.certificate_.effective_lam
+    assert effective is not None and effective > 1e-3
+    assert effective == pytest.approx(smaller.certificate_.effective_lam, rel=1e-9)
+    np.testing.assert_allclose(small.coef_, smaller.coef_, rtol=1e-6)  # the same release: lam no longer matters
+    assert f"effective lam {effective:.3g}, raised from lam 1e-05" in repr(small)
+    assert "effective lam = Lam + Delta / m" in str(small.certificate_)
+    large = dpcvx.DPLogisticRegression(lam=1.0, random_state=0).fit(X, y)
+    assert large.certificate_.effective_lam is None
+    assert "effective lam" not in repr(large) and "effective lam" not in str(large.certificate_)
+    assert "effective lam" not in repr(dpcvx.DPLogisticRegression(lam=1e-5))  # before a fit
+
+
+def test_a_too_old_scikit_learn_shows_the_real_import_error():
+    error = dependency_error(ImportError("cannot import name 'validate_data' from 'sklearn.utils.validation'"),
+                             "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators")
+    text = str(error)
+    assert f"scikit-learn >= {SCIKIT_LEARN_MINIMUM}" in text
+    assert f"scikit-learn {sklearn.__version__} is installed" in text
+    assert "cannot import name 'validate_data'" in text and 'pip install "dpcvx[sklearn]"' in text
