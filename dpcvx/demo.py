@@ -13,6 +13,7 @@ import numpy as np
 
 from . import losses
 from .data.files import atomic_write, check_writable
+from .limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from .models.erm import PrivateERM
 from .validation import integer
 from .verification.verdict import Mechanism
@@ -21,9 +22,6 @@ __all__ = ["synthetic_classification", "DemoResult", "run_demo", "plot_demo", "D
            "DEMO_MIN_N", "DEMO_MAX_N", "DEMO_MAX_DRAWS", "DEMO_MAX_SEED"]
 
 DEMO_EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
-# Public limits of the demo's arguments: enough rows for a held-out quarter with both classes,
-# and no more than a laptop handles in minutes. Seeds are non-negative (numpy's SeedSequence).
-DEMO_MIN_N, DEMO_MAX_N, DEMO_MAX_DRAWS, DEMO_MAX_SEED = 30, 1_000_000, 100, 2**32 - 1
 
 
 def synthetic_classification(n: int = 20000, d: int = 10, *, label_noise: float = 0.1,

@@ -1,4 +1,5 @@
-"""The ``dpcvx`` command line: ``demo``, ``verify``, ``fit``, ``predict`` and ``report``.
+"""The ``dpcvx`` command line: ``demo``, ``verify``, ``fit``, ``predict`` and ``report``, a thin face of the
+Python API with its defaults (lam "auto", AdaSSP's lam 0, an intercept).
 
 Exit status: one code per kind of error, from the table :data:`EXIT_CODES`
 (``docs/robustness.md`` is generated from it): 0 success, 2 usage error, 3
@@ -18,6 +19,9 @@ Every file the command line writes (model, predictions, plot) is written
 atomically (:func:`dpcvx.data.files.atomic_write`): all of it, or nothing and the
 previous file unchanged.
 
+``dpcvx --help`` and ``dpcvx --version`` import no numpy and no CVXPY: the parser is built from
+light modules, and a command's module is imported when it runs.
+
 This package parses and dispatches: :mod:`.parser` (the commands and their options),
 :mod:`.commands` (what each command does), :mod:`.exit_codes` (the table of exit statuses);
 the CSV reader is :mod:`dpcvx.data.csv_table`.
@@ -25,8 +29,10 @@ the CSV reader is :mod:`dpcvx.data.csv_table`.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from collections.abc import Callable
 
 from ..exceptions import DPCVXError
 from .exit_codes import (
@@ -62,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exit_:  # --help and --version print and exit 0
             return exit_.code if isinstance(exit_.code, int) else EXIT_OK
-        return args.handler(args)
+        from . import commands  # the command's heavy imports (numpy, CVXPY), only when one runs
+
+        handler: Callable[[argparse.Namespace], int] = getattr(commands, f"{args.command}_command")
+        return handler(args)
     except DPCVXError as error:
         print(error_line(error), file=sys.stderr)
         return exit_code(error)

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+from scipy.special import expit
 
 from .. import losses
 from ..data.csv_table import Layout, name_list, read_table_columns, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
-from ..data.preprocessing import PublicSchema
+from ..data.preprocessing import NumericColumn, PublicSchema
 from ..exceptions import FileError, InputError, NumericRangeError, UsageError
 from ..models.erm import PrivateERM
 from ..models.linear_regression import PrivateLinearRegression
@@ -43,6 +44,7 @@ __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "
 NOT = "not "  # without --negative, the negative class is called "not " + the first --positive value
 
 MISSING_LABELS = ("", "?")  # an empty label cell, or UCI's "?": a record without a label
+MISSING_TEXT = MISSING_LABELS  # cells a numeric column without a declared rule refuses with the advice of --missing
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -86,11 +88,60 @@ def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
     return loss, regularizer
 
 
-def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout) -> np.ndarray:
+def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout,
+            missing: Sequence[str]) -> np.ndarray:
+    marked = _with_missing(schema, table, path, layout, missing)  # its errors name the file and the rows
     try:
-        return schema.transform(table)
+        return schema.transform(marked)
     except InputError as error:
         raise InputError(f"{path}: {error} {layout.rows_note()}") from None
+
+
+def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layout: Layout,
+                  missing: Sequence[str]) -> dict[str, np.ndarray]:
+    """The table with the cells of ``missing`` (--missing) in numeric columns marked missing for the schema.
+
+    A numeric column with a public imputed value (--impute, or "missing" in the schema file) gets
+    it for them; without one, a declared missing cell, or an empty or '?' cell, is refused with the
+    flags that declare it (the values are never shown: they are data).
+    """
+    numeric = [column for column in schema.columns if isinstance(column, NumericColumn) and column.name in table]
+    text = [column for column in numeric if table[column.name].dtype.kind == "U"]
+    typed = [column for column in numeric if table[column.name].dtype.kind == "f"]  # pyarrow: an empty cell is NaN
+    # one comparison a text over all the numeric cells at once; the columns with a hit are looked at one by one
+    hits = []
+    if text:
+        hit = _cells_in(np.stack([table[column.name] for column in text]), (*missing, *MISSING_TEXT))
+        hits += [] if hit is None else [text[i] for i in np.flatnonzero(hit.any(axis=1)).tolist()]
+    if typed:
+        empty = np.isnan(np.stack([table[column.name] for column in typed]))
+        hits += [typed[i] for i in np.flatnonzero(empty.any(axis=1)).tolist()]
+    marked = dict(table)
+    for column in hits:
+        values = table[column.name]
+        if values.dtype.kind == "f":
+            declared = np.isnan(values) if "" in missing else None
+            blank = np.isnan(values) if declared is None else None
+        else:
+            declared, blank = _cells_in(values, missing), _cells_in(values, MISSING_TEXT)
+            if blank is not None and declared is not None:
+                blank &= ~declared
+        bounds, name = f"within [{column.lo:g}, {column.hi:g}]", column.name
+        if column.missing is None:
+            if blank is not None and blank.any():
+                raise InputError(
+                    f"{path}: numeric column {name!r} holds a missing or non-finite value in row "
+                    f"{int(np.flatnonzero(blank)[0])} {layout.rows_note()} ({int(blank.sum())} such rows). If it "
+                    f"marks a missing value, declare it with --missing '' (or --missing '?') and a public imputed "
+                    f"value --impute {name}=VALUE {bounds}; else clean the file")
+            if declared is not None and declared.any():
+                raise InputError(
+                    f"{path}: numeric column {name!r} has {int(declared.sum())} missing value(s) (--missing), "
+                    f"the first in row {int(np.flatnonzero(declared)[0])} {layout.rows_note()}; give it a public "
+                    f"imputed value: --impute {name}=VALUE {bounds} (or \"missing\" in the schema file)")
+        elif declared is not None and values.dtype.kind == "U":
+            marked[name] = np.where(declared, "", values)  # "" is a missing value to a column with a rule
+    return marked
 
 def _layout(args: argparse.Namespace) -> Layout:
     """The data file's layout from --no-header, --names/--names-file and --skip-lines."""
@@ -136,10 +187,36 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
     else:
         raise InputError("no feature columns: give --numeric NAME:LO:HI and/or --categorical "
                          "NAME:CAT1,CAT2 for each feature, or --schema FILE")
+    schema = _imputed(schema, args.impute)
     if args.target in schema.column_names:
         raise InputError(f"the target column {args.target!r} is also a feature column; remove it "
                          "from the features")
     return dataclasses.replace(schema, norm=norm)
+
+
+def _cells_in(values: np.ndarray, texts: Sequence[str]) -> np.ndarray | None:
+    """The mask of the cells equal to one of ``texts``, None when there is none."""
+    found = None
+    for text in texts:
+        equal = values == text
+        if equal.any():
+            found = equal if found is None else found | equal
+    return found
+
+
+def _imputed(schema: PublicSchema, imputations: Sequence[tuple[str, float]]) -> PublicSchema:
+    """The schema with --impute NAME=VALUE set as the public imputed value of each named numeric column."""
+    values = dict(imputations)
+    numeric = {column.name for column in schema.columns if isinstance(column, NumericColumn)}
+    unknown = [name for name in values if name not in numeric]
+    if unknown:
+        raise InputError(f"--impute names {name_list(unknown)}, which are not numeric feature columns "
+                         f"({name_list(sorted(numeric))}); a categorical column lists its missing text among its "
+                         "categories")
+    columns = tuple(dataclasses.replace(column, missing=values[column.name])
+                    if isinstance(column, NumericColumn) and column.name in values else column
+                    for column in schema.columns)
+    return dataclasses.replace(schema, columns=columns)
 
 
 def _label_values(args: argparse.Namespace) -> tuple[str, str]:
@@ -255,8 +332,9 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
     squares. Every learner's fit takes the contract's epsilon, delta and random_state (dpcvx.models.contract);
     the options are the rest (the mechanism and split of the ERM learners)."""
     erm = {"mechanism": args.mechanism, "split": args.split}
-    common = {"lam": args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
-              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe,
+    # the API's defaults: lam "auto" (the public rule) and the estimators' intercept scaling "auto"
+    common = {"lam": "auto" if args.lam is None else args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
+              "intercept_scaling": "auto", "verbose": bool(args.chunk_rows), "float_safe": args.float_safe,
               "allow_large_delta": args.allow_large_delta}
     if args.task == "regression":
         if args.label_bound is None:
@@ -266,7 +344,11 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
             if args.float_safe:
                 raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
                                  "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
-            return PrivateLinearRegression(norm, bound, fit_intercept=args.fit_intercept,
+            if args.lam == "auto":
+                raise InputError("--lam auto is the public rule of the ERM learners; AdaSSP least squares (the "
+                                 "default regression) chooses its own ridge: leave --lam out (extra ridge 0, the "
+                                 "API's default) or give a number >= 0")
+            return PrivateLinearRegression(norm, bound, lam=args.lam or 0.0, fit_intercept=args.fit_intercept,
                                            allow_large_delta=args.allow_large_delta), {}
         return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound,
                           strict=args.strict, allow_estimates=args.allow_estimates, **common), erm
@@ -300,7 +382,7 @@ def fit_command(args: argparse.Namespace) -> int:
         if scratch is None:
             table = read_table_columns(args.data, columns, layout, label=args.target, numeric=schema.numeric_names)
             steps.update()
-            X = _encode(schema, table, args.data, layout)
+            X = _encode(schema, table, args.data, layout, args.missing)
             y = labels_of(table[args.target], args, layout)
         else:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
@@ -337,7 +419,7 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
                                   numeric=schema.numeric_names):
             count = len(chunk[args.target])
             try:
-                block = _encode(schema, chunk, args.data, layout)
+                block = _encode(schema, chunk, args.data, layout, args.missing)
                 labels.append(labels_of(chunk[args.target], args, layout))
             except InputError as error:
                 raise InputError(f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): {error}") from None
@@ -348,10 +430,30 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
     return X, np.concatenate(labels)
 
 
-def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray) -> None:
+LOGISTIC = "logistic(-z)"  # the loss of a logistic model, as its verification certificate names it
+
+
+def _probabilities(model: Any, X: np.ndarray) -> tuple[list[str], np.ndarray | None]:
+    """(column names, (n, k) probabilities) of a logistic model, as the estimators' ``predict_proba``: the
+    sigmoid of w^T x + b for the positive class of a binary model, the softmax of the one-vs-rest scores of
+    a multiclass one; ([], None) for another loss (its decision value is no log-odds)."""
+    certificate = model.certificate
+    per_class = getattr(certificate, "per_class", None)
+    verification = getattr(per_class[0] if per_class else certificate, "verification", None)
+    if getattr(verification, "loss", None) != LOGISTIC:
+        return [], None
+    if per_class:
+        return [f"probability:{label}" for label in model.classes_.tolist()], model.predict_proba(X)
+    return [f"probability:{model.classes_[1]}"], expit(model.decision_function(X))[:, np.newaxis]
+
+
+def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray,
+                       names: list[str], probabilities: np.ndarray | None) -> None:
     writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(["prediction", "decision"])
-    writer.writerows(zip(predictions.tolist(), (repr(float(v)) for v in decisions), strict=True))
+    writer.writerow(["prediction", "decision", *names])
+    extra = [] if probabilities is None else probabilities.tolist()
+    for row, (label, decision) in enumerate(zip(predictions.tolist(), decisions.tolist(), strict=True)):
+        writer.writerow([label, repr(float(decision)), *(repr(float(p)) for p in (extra[row] if extra else ()))])
 
 
 def predict_command(args: argparse.Namespace) -> int:
@@ -365,16 +467,17 @@ def predict_command(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_writable(args.out, "predictions")
     X = _encode(schema, read_table_columns(args.data, schema.column_names, layout, numeric=schema.numeric_names),
-                args.data, layout)
+                args.data, layout, args.missing)
     predictions, decisions = model.predict(X), model.decision_function(X)
     if decisions.ndim == 2:  # multiclass: the score of the predicted class
         decisions = decisions.max(axis=1)
+    names, probabilities = _probabilities(model, X)
     if args.out is None:
         text = io.StringIO()  # all or nothing on standard output too
-        _write_predictions(text, predictions, decisions)
+        _write_predictions(text, predictions, decisions, names, probabilities)
         sys.stdout.write(text.getvalue())
         return EXIT_OK
-    atomic_write(args.out, lambda handle: _write_predictions(handle, predictions, decisions),
+    atomic_write(args.out, lambda handle: _write_predictions(handle, predictions, decisions, names, probabilities),
                  what="predictions")
     print(f"{len(predictions)} predictions written to {args.out}")
     return EXIT_OK

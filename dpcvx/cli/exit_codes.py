@@ -73,7 +73,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "Try another cvxpy_solver or solver='fast'"),
     ExitCode(BudgetExceededError, EXIT_BUDGET, "budget exceeded",
              "a privacy accountant refused a computation that would exceed its budget",
-             "dpcvx: budget exceeded: PrivateERM.fit (objective perturbation, n=50) needs (epsilon=2, "
+             "dpcvx: budget exceeded: PrivateERM.fit (loss logistic, objective perturbation, n=50) needs (epsilon=2, "
              "delta=0) but only (epsilon=1, delta=0) of the budget (epsilon=1, delta=0) remains (spent: "
              "epsilon=0, delta=0); nothing was computed. Use a smaller epsilon or a new dataset."),
     ExitCode(DPCVXError, EXIT_INPUT, "error", "any other dpcvx error", "dpcvx: error: (its message)"),

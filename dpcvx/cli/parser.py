@@ -2,6 +2,11 @@
 
 Usage errors (an unknown option, a malformed or out-of-range value) are raised as
 :class:`~dpcvx.exceptions.UsageError`: one line on stderr, exit 2.
+
+Building the parser imports nothing heavy (no numpy, no CVXPY): ``dpcvx --help`` and ``dpcvx
+--version`` answer in the time Python takes to start (benchmarks/accounting_cli.py). The argparse
+types import the library's validators when they check a value, and each command's module is
+imported when the command runs (:func:`dpcvx.cli.main`, by the parser's ``command`` default).
 """
 
 from __future__ import annotations
@@ -9,24 +14,11 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from ..data.csv_table import split_names
-from ..data.preprocessing import CategoricalColumn, NumericColumn
-from ..demo import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N
 from ..exceptions import InputError, UsageError
-from ..validation import (
-    MODERATE_MAX,
-    MODERATE_MIN,
-    check_bound,
-    check_delta,
-    check_epsilon,
-    label_range,
-    parse_integer,
-    positive,
-)
-from ..verification.verifier import PROBE_DIM
-from .commands import demo_command, fit_command, predict_command, report_command, verify_command
+from ..limits import DEMO_MAX_DRAWS, DEMO_MAX_N, DEMO_MAX_SEED, DEMO_MIN_N, PROBE_DIM
+from ..version import __version__
 from .exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_REFUSED, EXIT_SOLVER, EXIT_USAGE
 
 __all__ = ["build_parser"]
@@ -40,10 +32,16 @@ USER_FILE_WARNING = ("A .py file is run as Python code (like `python FILE`): pas
 # --- argument types (argparse turns ArgumentTypeError into a usage error, exit 2) --------------
 
 # Public real parameters on the command line are checked by the library's own validators
-# (dpcvx.validation): epsilon within [EPSILON_MIN, EPSILON_MAX], the other positive numbers and the
-# column bounds within [MODERATE_MIN, MODERATE_MAX], where squares, products and reciprocals stay
-# finite. The range is stated once, there.
-NUMBER_RANGE = (MODERATE_MIN, MODERATE_MAX)
+# (dpcvx.validation, imported when a value is checked): epsilon within [EPSILON_MIN, EPSILON_MAX], the
+# other positive numbers and the column bounds within [MODERATE_MIN, MODERATE_MAX], where squares,
+# products and reciprocals stay finite. The range is stated once, there.
+
+
+def _validation() -> Any:
+    """dpcvx.validation, imported when a value is checked (it imports numpy and scipy.sparse)."""
+    from .. import validation
+
+    return validation
 
 
 def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Callable[[str], float]:
@@ -65,14 +63,35 @@ def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Ca
 
 
 def _positive_number(name: str) -> Callable[[str], float]:
-    check = check_epsilon if name == "epsilon" else (
-        lambda number: check_bound(name, number)) if name in ("data_norm", "label_bound") else (
-        lambda number: positive(name, number, minimum=MODERATE_MIN, maximum=MODERATE_MAX))
+    def check(number: float) -> float:
+        validation = _validation()
+        if name == "epsilon":
+            return float(validation.check_epsilon(number))
+        if name in ("data_norm", "label_bound"):
+            return float(validation.check_bound(name, number))
+        return float(validation.positive(name, number, minimum=validation.MODERATE_MIN,
+                                         maximum=validation.MODERATE_MAX))
     return _number_type(check, "a positive number",
                         "must be a positive number in the range dpcvx computes with")
 
 
-_delta_value = _number_type(check_delta, "a number in [0, 1)", "must be a number in [0, 1)")
+_delta_value = _number_type(lambda number: float(_validation().check_delta(number)), "a number in [0, 1)",
+                            "must be a number in [0, 1)")
+
+AUTO = "auto"
+
+
+def _lam_value(text: str) -> float | str:
+    """--lam: "auto" (the public rule, the estimators' default) or a number >= 0 (0: AdaSSP's extra ridge only;
+    the ERM learners check lam > 0 themselves, with their message)."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        if float(text) == 0:
+            return 0.0
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or a number >= 0, got {text[:40]!r}") from None
+    return _positive_number("lam")(text)
 
 
 def _label_bound(text: str) -> float | tuple[float, float]:
@@ -82,7 +101,7 @@ def _label_bound(text: str) -> float | tuple[float, float]:
         return _positive_number("label_bound")(text)
     try:
         lo, hi = (float(part) for part in parts)
-        label_range((lo, hi))
+        _validation().label_range((lo, hi))
     except (ValueError, InputError) as error:  # not two numbers, LO >= HI, a half-width out of range
         detail = f" ({error})" if isinstance(error, InputError) else ""
         raise argparse.ArgumentTypeError(f"expected B or LO,HI with public numbers LO < HI, for example 0,50; "
@@ -94,20 +113,23 @@ def _integer_from(name: str, minimum: int, maximum: int | None = None) -> Callab
     """An argparse type: dpcvx.validation.parse_integer, its InputError turned into a usage error."""
     def parse(text: str) -> int:
         try:
-            return parse_integer(name, text, minimum=minimum, maximum=maximum)
+            return int(_validation().parse_integer(name, text, minimum=minimum, maximum=maximum))
         except InputError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
     return parse
 
 
-def _numeric_column(text: str) -> NumericColumn:
+def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColumn
+    from ..data.preprocessing import NumericColumn
+
+    limit = _validation().MODERATE_MAX
     parts = text.rsplit(":", 2)
     try:
         if len(parts) != 3:
             raise ValueError
         name, lo, hi = parts[0], float(parts[1]), float(parts[2])
-        if not all(abs(bound) <= NUMBER_RANGE[1] for bound in (lo, hi)):
-            raise ValueError(f"bounds must lie within +-{MODERATE_MAX:g}")
+        if not all(abs(bound) <= limit for bound in (lo, hi)):
+            raise ValueError(f"bounds must lie within +-{limit:g}")
         return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
     except ValueError as error:  # float() or InputError (empty name, lo >= hi, non-finite)
         detail = f": {error}" if str(error) else ""
@@ -116,7 +138,9 @@ def _numeric_column(text: str) -> NumericColumn:
         ) from error
 
 
-def _categorical_column(text: str) -> CategoricalColumn:
+def _categorical_column(text: str) -> Any:  # a dpcvx.data.preprocessing.CategoricalColumn
+    from ..data.preprocessing import CategoricalColumn
+
     name, sep, categories = text.partition(":")
     try:
         if not sep:
@@ -131,8 +155,22 @@ def _categorical_column(text: str) -> CategoricalColumn:
         ) from error
 
 
+def _imputed_value(text: str) -> tuple[str, float]:
+    """--impute NAME=VALUE: a numeric column's public imputed value (its bounds are checked by the column)."""
+    name, sep, value = text.rpartition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a public number, for example age=17; "
+                                         f"got {text[:40]!r}") from None
+
+
 def _column_names(text: str) -> tuple[str, ...]:
     """--names a,b,c: the column names of a file without a header row."""
+    from ..data.csv_table import split_names
+
     names = split_names(text)
     if not names:
         raise argparse.ArgumentTypeError(f"expected the column names separated by commas, got {text[:40]!r}")
@@ -179,6 +217,11 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--names-file", metavar="FILE",
                        help="with --no-header: a text file with the column names, one per line or "
                             "separated by commas")
+    group.add_argument("--missing", action="append", default=[], metavar="TEXT",
+                       help="a cell text that stands for a missing value in a feature column (repeatable: "
+                            "--missing '' --missing NA); a numeric column then needs a public imputed value "
+                            "(fit: --impute NAME=VALUE, or \"missing\" in the schema file), a categorical "
+                            "column lists TEXT among its categories. Without it an empty cell is an error")
     group.add_argument("--skip-lines", type=_integer_from("skip_lines", 0), default=0, metavar="N",
                        help="skip the first N lines before the header or the first record (for example "
                             "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")
@@ -207,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "exceeded; each error is one line on stderr (docs/robustness.md). `dpcvx COMMAND "
                      "--help` describes each command; docs/cli.md has examples."),
     )
+    parser.add_argument("--version", action="version", version=f"dpcvx {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
@@ -225,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", default="dpcvx-demo.png",
                       help="PNG path (default dpcvx-demo.png in the current directory); the absolute "
                            "path written is printed")
-    demo.set_defaults(handler=demo_command)
+    demo.set_defaults(command="demo")
 
     verify = commands.add_parser(
         "verify", help="print the privacy certificate of a loss and regularizer", formatter_class=raw,
@@ -242,23 +286,29 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--dim", type=_integer_from("dim", 1, MAX_DIM), default=PROBE_DIM,
                         help=f"number of features at which the regularizer is analysed "
                              f"(default {PROBE_DIM})")
-    verify.set_defaults(handler=verify_command)
+    verify.set_defaults(command="verify")
 
     fit = commands.add_parser(
-        "fit", help="fit a private linear classifier on a CSV file and save it as JSON",
+        "fit", help="fit a private model (binary or multiclass classifier, or regression) on a CSV or "
+                    "Parquet file and save it as JSON",
         formatter_class=raw,
-        description=_text("Encode the feature columns with PUBLIC bounds and categories (never "
+        description=_text("Fit one of the tasks of the library with (epsilon, delta)-differential privacy: "
+                          "a binary classifier (--positive), a multiclass classifier (--classes, "
+                          "one-vs-rest) or a regression (--task regression, AdaSSP least squares or a "
+                          "Huber loss). Encode the feature columns with PUBLIC bounds and categories (never "
                           "read off the data), scale each row into the norm bound R, map labels "
-                          "with the public --positive (and --negative) values, fit with "
-                          "epsilon-differential privacy, and write the model with its release "
-                          "certificate."),
+                          "with the public values given, and write the model with its release "
+                          "certificate. Defaults as in the Python API: lam 'auto' (0 for AdaSSP), "
+                          "an intercept."),
         epilog="examples:\n"
                "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
                "      --numeric age:17:90 --categorical sex:Female,Male \\\n"
-               "      --epsilon 0.5 --lam 1e-3 --data-norm 1 --fit-intercept --out model.json\n"
+               "      --epsilon 0.5 --data-norm 1 --out model.json\n"
                "  dpcvx fit adult.data.gz --no-header --names-file adult.columns \\\n"
                "      --target income --positive '>50K' --schema adult-schema.json \\\n"
-               "      --epsilon 0.5 --lam 1e-3 --fit-intercept --out model.json",
+               "      --epsilon 0.5 --lam 1e-3 --out model.json\n"
+               "  dpcvx fit houses.csv --task regression --target price --label-bound 0,500000 \\\n"
+               "      --numeric rooms:1:10 --data-norm 1 --epsilon 1 --delta 1e-6 --out price.json",
     )
     fit.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
                                                   "--no-header and the column names")
@@ -301,6 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
                           type=_categorical_column, metavar="NAME:CAT1,CAT2,...",
                           help="categorical column with its public categories, one-hot encoded "
                                "(a value outside the list encodes as all zeros)")
+    features.add_argument("--impute", action="append", default=[], type=_imputed_value, metavar="NAME=VALUE",
+                          help="the PUBLIC value imputed for a missing value (see --missing) of the numeric "
+                               "column NAME, within its bounds, for example age=17")
     features.add_argument("--schema", metavar="SCHEMA.json",
                           help="a PublicSchema JSON file (docs/datasets.md), instead of "
                                "--numeric/--categorical")
@@ -314,16 +367,18 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--allow-large-delta", action="store_true",
                          help="accept a delta of 1/n or more (refused by default: a mechanism that publishes "
                               "each record whole with probability delta is (0, delta)-DP)")
-    privacy.add_argument("--lam", required=True, type=_positive_number("lam"), metavar="L",
-                         help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w)")
+    privacy.add_argument("--lam", type=_lam_value, metavar="L|auto",
+                         help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w); default 'auto', "
+                              "the public rule of the estimators (docs/theory.md, section 25), which costs no "
+                              "privacy; for AdaSSP regression the extra ridge, default 0")
     privacy.add_argument("--data-norm", type=_positive_number("data_norm"), metavar="R",
                          help="public bound R on the norm of an encoded row; rows are scaled into "
                               "it (required with --numeric/--categorical; default with --schema: "
                               "the file's norm)")
     _add_problem_arguments(privacy, loss_default="logistic")
-    privacy.add_argument("--fit-intercept", action="store_true",
-                         help="add an intercept (a constant feature inside the norm bound and "
-                              "the regularizer)")
+    privacy.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
+                         help="an intercept (a constant feature inside the norm bound and the regularizer); "
+                              "on by default, as in the estimators: --no-fit-intercept leaves it out")
     privacy.add_argument("--float-safe", action="store_true",
                          help="exact integer noise on a public lattice: a privacy proof that holds for the "
                               "doubles released; the certificate names the floating-point guarantee "
@@ -337,12 +392,16 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")
     fit.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the model")
-    fit.set_defaults(handler=fit_command)
+    fit.set_defaults(command="fit")
 
     predict = commands.add_parser(
-        "predict", help="predict labels for a CSV file with a saved model", formatter_class=raw,
+        "predict", help="predict labels, values or probabilities for a CSV or Parquet file with a saved model",
+        formatter_class=raw,
         description=_text("Encode DATA with the model's saved public schema and write one row "
-                          "per record: the predicted label and the decision value w^T x + b. "
+                          "per record: the predicted label, the decision value w^T x + b (a multiclass "
+                          "model: the score of the predicted class) and, for a logistic model, the "
+                          "probabilities of the estimators' predict_proba: 'probability:CLASS' of the "
+                          "positive class (binary), of every class (multiclass, the softmax of the scores). "
                           "Other columns, the label column included, are ignored."),
         epilog="example:\n  dpcvx predict model.json new.csv --out predictions.csv",
     )
@@ -352,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_file_arguments(predict)
     predict.add_argument("--out", metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")
-    predict.set_defaults(handler=predict_command)
+    predict.set_defaults(command="predict")
 
     report = commands.add_parser(
         "report", help="write the plain-language privacy report of a saved model", formatter_class=raw,
@@ -366,5 +425,5 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", metavar="REPORT.md|REPORT.html",
                         help="write the report here, HTML for a .html name (default: Markdown on standard output)")
     report.add_argument("--format", choices=("markdown", "html"), help="markdown or html (default: from --out)")
-    report.set_defaults(handler=report_command)
+    report.set_defaults(command="report")
     return parser

@@ -26,6 +26,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..exceptions import InputError
+from ..limits import PROBE_DIM
 from ..validation import check_flag
 from . import loss_record
 from .certificate import Certificate, Condition
@@ -48,7 +49,6 @@ __all__ = [
     "verify_problem",
     "SYMBOLIC_SECONDS",
 ]
-PROBE_DIM = 3
 _LOG = logging.getLogger("dpcvx.verify")
 
 

@@ -149,7 +149,7 @@ def test_headerless_gzip_reads_as_the_csv_with_a_header(small, capsys, monkeypat
         assert np.array_equal(model.coef_, reference.coef_) and model.intercept_ == reference.intercept_
     code, out, err = run_main(("predict", "out.json", "train.data.gz", *HEADERLESS), small, capsys, monkeypatch)
     assert code == 0, err
-    assert out.splitlines()[0] == "prediction,decision" and len(out.splitlines()) == 151
+    assert out.splitlines()[0] == "prediction,decision,probability:yes" and len(out.splitlines()) == 151
 
 
 def test_positive_alone_counts_every_other_value_as_negative(small, capsys, monkeypatch):

@@ -28,7 +28,7 @@ def test_cli_two_classes_write_a_binary_release_that_loads(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     code = main(["fit", "d.csv", "--target", "label", "--classes", "0,1", "--numeric", "a:-1:1", "--numeric",
                  "b:-1:1", "--data-norm", "1.5", "--epsilon", "1", "--lam", "0.01", "--random-state", "0",
-                 "--out", "m.json"])
+                 "--no-fit-intercept", "--out", "m.json"])  # raw X below, with a sign threshold at 0
     assert code == 0
     model = dpcvx.load(tmp_path / "m.json")
     assert [str(c) for c in model.classes_] == ["0", "1"]
