@@ -252,7 +252,7 @@ class DPHuberRegressor(_PrivateRegressor):
     """Private Huber regression: the Huber loss of the residual with threshold ``m`` (module docstring).
 
     The parameters not listed below (``epsilon``, ``delta``, ``data_norm``, ``label_bound``,
-    ``fit_intercept``, ``clip``, ``random_state``) are :class:`DPLinearRegression`'s.
+    ``fit_intercept``, ``clip``, ``random_state``, ``accountant``) are :class:`DPLinearRegression`'s.
 
     Parameters
     ----------
