@@ -182,9 +182,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).
 
-        ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, optional; or the
-        constructor's ``accountant``, not both) is charged (epsilon, delta) before any
-        noise is drawn; its ledger line names this estimator, the loss and the mechanism.
+        ``accountant`` (a :class:`dpcvx.PrivacyAccountant`, or the constructor's, not both) is charged (epsilon,
+        delta) before any noise is drawn; its ledger line names this estimator, the loss and the mechanism.
 
         Raises :class:`~dpcvx.exceptions.AssumptionError` when the certificate
         does not allow ``mechanism``, :class:`~dpcvx.exceptions.InputError` for
@@ -295,16 +294,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         return np.where(model.decision_function(X) > cut, model.classes_[1], model.classes_[0])
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 - scikit-learn's signature
-        """scikit-learn's repr; after a fit whose Delta raised lam, followed by the effective lam."""
-        text = super().__repr__(N_CHAR_MAX)
-        certificate = getattr(self, "certificate_", None)
-        if isinstance(certificate, MulticlassCertificate):
-            certificate = certificate.per_class[0]
-        effective = getattr(certificate, "effective_lam", None)
-        if certificate is None or effective is None:
-            return text
-        return (f"{text} [fitted: effective lam {effective:.3g}, raised from lam {certificate.constants['lam']:.3g} "
-                f"by objective perturbation's Delta]")
+        """scikit-learn's repr, then the effective lam after a fit whose Delta raised lam."""
+        fitted = getattr(self, "certificate_", None)
+        certificate = fitted.per_class[0] if isinstance(fitted, MulticlassCertificate) else fitted
+        effective, lam = getattr(certificate, "effective_lam", None), getattr(certificate, "constants", {}).get("lam")
+        raised = "" if effective is None else f" [fitted: effective lam {effective:.3g}, raised from lam {lam:.3g} " \
+            "by objective perturbation's Delta]"
+        return super().__repr__(N_CHAR_MAX) + raised
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
         tags = super().__sklearn_tags__()
