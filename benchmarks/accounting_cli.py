@@ -13,13 +13,12 @@
 
 Run (about a minute; pin BLAS threads on a shared machine):
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/accounting_cli.py [--repeats 7] [--out benchmarks/results]
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.accounting_cli [--repeats 7] [--out benchmarks/results]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import resource
@@ -28,6 +27,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.common import RunRecord, write_json, write_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 CHARGES, DELTA_EACH = 100, 1e-7
@@ -152,12 +153,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--out", type=Path, default=None, help="directory for accounting_cli.json and .md")
     args = parser.parse_args(argv)
+    record = RunRecord("benchmarks.accounting_cli", argv)
     result = measure(args.repeats)
     print(markdown(result))
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "accounting_cli.json").write_text(json.dumps(result, indent=2) + "\n")
-        (args.out / "accounting_cli.md").write_text(markdown(result))
+        write_markdown(args.out / "accounting_cli.md", markdown(result), record)
+        write_json(args.out / "accounting_cli.json", {**result, "run": record.finish()})
     return result
 
 
