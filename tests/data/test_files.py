@@ -220,8 +220,8 @@ def test_predict_writer_bug_leaves_the_old_predictions(predict_setup, monkeypatc
     before = listing(predict_setup)
     real = commands._write_predictions
 
-    def half(handle, predictions, decisions):
-        real(handle, predictions[:10], decisions[:10])
+    def half(handle, predictions, decisions, *columns):
+        real(handle, predictions[:10], decisions[:10], *columns)
         raise ZeroDivisionError("bug")
 
     monkeypatch.setattr(commands, "_write_predictions", half)
