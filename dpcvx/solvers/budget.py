@@ -67,14 +67,11 @@ class DescentRate:
 
     def start_gradient_bound(self, w0: np.ndarray | None, noise_norm: float, n: int) -> float:
         """G_0 >= ||grad J_b(w_0)|| = L R + ||Lam grad N(w_0) + Delta w_0|| + ||b|| / n (public)."""
-        bound = self.gradient_bound + noise_norm / n
-        if w0 is None:
-            w0 = np.zeros(0)
-        if w0.size:
-            bound += float(np.linalg.norm(self.lam * self.quadratic.gradient(w0) + self.extra_reg * w0))
-        elif self.quadratic.linear is not None:
-            bound += float(np.linalg.norm(self.lam * self.quadratic.linear))
-        return bound * (1 + _SLACK)
+        if w0 is not None:
+            regularizer = self.lam * self.quadratic.gradient(w0) + self.extra_reg * w0
+        else:  # w_0 = 0: grad N(0) is N's linear term
+            regularizer = np.zeros(0) if self.quadratic.linear is None else self.lam * self.quadratic.linear
+        return (self.gradient_bound + float(np.linalg.norm(regularizer)) + noise_norm / n) * (1 + _SLACK)
 
     def iterations(self, start_gradient_bound: float, target: float) -> int:
         """The least k with sqrt(beta / mu) (1 - mu / beta)^(k / 2) G_0 <= ``target`` (at least 1)."""
