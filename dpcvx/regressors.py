@@ -79,6 +79,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
+    seed_only_random_state = True  # an int seed or None: tune's BudgetInConstructor draws one per candidate
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:

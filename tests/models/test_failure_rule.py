@@ -185,6 +185,7 @@ def test_a_regressor_is_tuned_or_refused_before_the_charge_never_charged_and_emp
     DEBUG log, and returned model=None. Now it either releases a model or is refused with nothing charged."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 3)) / 3
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # inside R = 1: no clipping to report
     y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.normal(size=400)
     accountant = PrivacyAccountant(epsilon=10.0)
     try:

@@ -8,6 +8,7 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import AssumptionError, BudgetExceededError, InputError
 from dpcvx.models import failure
+from dpcvx.models.tuning import ClippedSquaredError
 from dpcvx.models.tuning.renyi import calibrate_runs, candidates_rdp, plan_at, run_rdp, score_epsilon
 from dpcvx.privacy.privacy_curve import PrivacyCurve, rdp_to_epsilon
 from dpcvx.privacy.stopping import StoppingRule, stopping_epsilon
@@ -117,7 +118,7 @@ def test_the_per_fit_budget_is_not_cut_by_a_composition_of_the_runs():
     # a private bound composes a pure quantile with the fit: no pre-fit curve (the audit saw a charge, then a refusal)
     (CountingERM(data_norm="private", norm_range=(0.25, 8)), {"mechanism": "output"}, AssumptionError),
     (CountingERM(data_norm=1.0, task="regression", label_bound="private", label_range=(0.25, 8)),
-     {"mechanism": "output"}, AssumptionError),
+     {"mechanism": "output", "score": ClippedSquaredError(bound=64.0)}, AssumptionError),
     (CountingERM(data_norm=1.0), {"mechanism": "output", "epsilon": 0.005, "delta": 1e-12}, InputError),
     (CountingERM(data_norm=1.0), {"mechanism": "output", "epsilon": 5.0}, BudgetExceededError),
 ])

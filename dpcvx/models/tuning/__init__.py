@@ -15,7 +15,14 @@ only then fit and draw noise: a refused call spends nothing. Learners must decla
 ``predicts_per_row = True`` (:mod:`dpcvx.models.contract`) and fit under replace-one neighbours.
 The default procedure and its measurement: ``docs/tuning.md`` and ``benchmarks/results/selection.md``.
 
+Every candidate is scored on held-out rows by a public per-row loss in whole units of a public grid
+(:mod:`.scores`): the count of mistakes (the default for classifiers, binary or multiclass), a count with
+public class weights, or a squared error clipped to a public bound (the default for regressors, at the
+learner's public label range). Balanced accuracy over the held-out part's own class counts is not offered:
+its sensitivity depends on the data.
+
 * :mod:`.certificate`: what :func:`dpcvx.tune` releases: the certificates of its procedures and the result.
+* :mod:`.scores`: the scores and their sensitivity K (docs/theory.md, section 24.4).
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from . import full_data, split
 from .certificate import TuningCertificate, TuningResult
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
 from .full_data import SelectionCertificate
+from .scores import ClippedSquaredError, Mistakes
 from .split import select_exponential, selection_probabilities
 
 __all__ = [
@@ -45,6 +53,8 @@ __all__ = [
     "expand_grid",
     "disjoint_parts",
     "count_mistakes",
+    "Mistakes",
+    "ClippedSquaredError",
     "selection_probabilities",
     "select_exponential",
     "PROCEDURES",
@@ -72,6 +82,7 @@ def tune(
     eta: int = 1,
     mean_runs: float | None = None,
     held_out: float = full_data.HELD_OUT,
+    score: Mistakes | ClippedSquaredError | str | None = None,
 ) -> TuningResult:
     """Choose parameters privately and release one model.
 
@@ -126,6 +137,15 @@ def tune(
     eta, mean_runs, held_out :
         "full-data" only: the truncated negative binomial's eta (a positive integer; 1 is
         geometric), E[K] (default 4 m) and each row's probability of being held out.
+    score : Mistakes, ClippedSquaredError, "mistakes", "squared_error" or None
+        What each candidate is scored by on held-out rows (:mod:`dpcvx.models.tuning.scores`),
+        public and fixed before any fit. None: the count of mistakes for a classifier (binary
+        or multiclass), the squared error clipped to (hi - lo)^2 of the learner's public label
+        range for a regressor. ``Mistakes(class_weight={class: weight})`` weighs each mistake
+        by its class's public weight; ``ClippedSquaredError(bound=C)`` clips at a public C.
+        Each row's loss is rounded to a public grid of K units, and the noise is calibrated to
+        the sensitivity K (docs/theory.md, section 24.4). Balanced accuracy over the held-out
+        rows' own class counts is refused: its sensitivity depends on the data.
 
     Returns
     -------
@@ -150,14 +170,15 @@ def tune(
         raise InputError(f"procedure must be one of {list(PROCEDURES)}, got {procedure!r}")
     with checks_off():  # no candidate's usefulness is told, and the NOT PRIVATE check never runs, inside tune
         return _tune(learner, X, y, grid, epsilon, procedure, mechanism, delta, fit_params, accountant, random_state,
-                     verbose, eta, mean_runs, held_out)
+                     verbose, eta, mean_runs, held_out, score)
 
 
 def _tune(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
           epsilon: float, procedure: str, mechanism: str | None, delta: float, fit_params: Mapping[str, Any] | None,
           accountant: PrivacyAccountant | None, random_state: RandomState, verbose: bool, eta: int,
-          mean_runs: float | None, held_out: float) -> TuningResult:
-    setup, X, y = prepare(learner, X, y, grid, epsilon, delta, mechanism, fit_params, accountant, random_state)
+          mean_runs: float | None, held_out: float, score: Any) -> TuningResult:
+    setup, X, y = prepare(learner, X, y, grid, epsilon, delta, mechanism, fit_params, accountant, random_state,
+                          score)
     if procedure == "split":
         if eta != 1 or mean_runs is not None or held_out != full_data.HELD_OUT:
             raise InputError("eta, mean_runs and held_out belong to procedure='full-data'; Algorithm 4 "

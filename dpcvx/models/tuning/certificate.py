@@ -18,6 +18,7 @@ from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
 from ...release.model import Release
 from ...release.serialization import model_to_dict
 from ..kernel_learner import Diagnostics
+from .scores import MISTAKES_RECORD, describe
 
 __all__ = ["TuningCertificate", "TuningResult", "public_params", "format_params", "Grid"]
 
@@ -110,6 +111,7 @@ class TuningCertificate(Grid):
     part_size: int
     fit_params: dict
     release: Any = None
+    score: dict = field(default_factory=lambda: dict(MISTAKES_RECORD))
 
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
@@ -137,8 +139,8 @@ class TuningCertificate(Grid):
             f"1..{self.m} each train one candidate with a learner that is "
             f"({self.epsilon:g}, {self.delta:g})-DP; part {self.m + 1} is used only by the exponential "
             "mechanism, which draws "
-            f"candidate i with probability proportional to exp(-{self.epsilon:g} z_i / 2), z_i "
-            "= its mistakes on that part, a score of sensitivity 1, so it is "
+            f"candidate i with probability proportional to exp(-{self.epsilon:g} z_i / (2 x "
+            f"{self.score['sensitivity']})), z_i = {describe(self.score)} on that part, so it is "
             f"{self.epsilon:g}-DP. A change of one record touches one part, so by parallel "
             f"composition the whole costs the maximum of the parts' costs, not their sum "
             f"(JMLR 2011, Algorithm 4). The {self.unused_rows} unused rows are never read."
@@ -159,6 +161,7 @@ class TuningCertificate(Grid):
             "unused_rows": self.unused_rows,
             "candidates": [public_params(point) for point in self.candidates],
             "fit_params": public_params(self.fit_params),
+            "score": self.score,
             "privatised": {
                 "selected_index": self.selected_index,
                 "selected_params": public_params(self.selected_params),

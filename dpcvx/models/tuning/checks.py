@@ -26,11 +26,13 @@ from ...privacy.neighbours import Neighbours
 from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.rng import RandomState, resolve_rng
-from ...validation import check_classes, check_labels
+from ...validation import check_classes, check_labels, check_public_classes, outside_labels
 from ..contract import check_tunable, predicts_per_row
+from ..failure import composite, rehearse
 from .certificate import format_params
+from .scores import Mistakes, Score, resolve_score, total_units
 
-__all__ = ["expand_grid", "count_mistakes", "BudgetInConstructor", "Setup", "prepare"]
+__all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInConstructor", "Setup", "prepare"]
 
 RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
 _BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
@@ -69,13 +71,22 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
 
 
 def count_mistakes(model: Any, X: Any, y: ArrayLike) -> int:
-    """Number of rows of (X, y) where ``model.predict`` differs from y."""
-    predictions = np.asarray(model.predict(X)).ravel()
-    labels = np.asarray(y).ravel()
-    if predictions.shape != labels.shape:
-        raise InputError(f"model.predict returned {predictions.shape[0]} labels for "
-                         f"{labels.shape[0]} rows")
-    return int(np.count_nonzero(predictions != labels))
+    """Number of rows of (X, y) where ``model.predict`` differs from y (the unweighted :class:`.scores.Mistakes`)."""
+    return total_units(Mistakes(), model, X, np.asarray(y))
+
+
+def check_declared_labels(y: np.ndarray, classes: Sequence[Any]) -> None:
+    """Refuse labels outside a learner's public classes (two or more; never read off y)."""
+    public = check_public_classes(classes)
+    if len(public) == 2:
+        check_labels(y, y.shape[0], check_classes(public))
+        return
+    inside = np.zeros(y.shape[0], dtype=bool)
+    for value in public:
+        inside |= y == value
+    if not np.all(inside):
+        raise InputError(f"y has {outside_labels(~inside)} outside the learner's public classes {public!r}. Labels "
+                         "are never inferred from the data: add them to classes=")
 
 
 
@@ -128,7 +139,7 @@ class BudgetInConstructor:
             # clones): draw a fresh one from tune's generator for this candidate
             random_state = child_seed(random_state)
         budget = {"epsilon": epsilon, "random_state": random_state}
-        if delta > 0:  # pure-DP learners (the scikit-learn estimators) take no delta
+        if delta > 0 or _takes_keyword(self.learner_class, "delta"):  # delta = 0 too: never the class's default
             budget["delta"] = delta
         try:
             return self.learner_class(**self.params, **budget)
@@ -277,7 +288,7 @@ def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[s
                          f"{sorted(fit_params)} (from fit_params / mechanism / delta)")
     classes = getattr(candidate, "classes", None)
     if classes is not None:
-        check_labels(y, y.shape[0], check_classes(classes))
+        check_declared_labels(y, classes)
     check = getattr(candidate, "check_fit_inputs", None)
     if callable(check):
         if epsilon is not None and "epsilon" not in fit_params and _takes_keyword(check, "epsilon"):
@@ -293,10 +304,32 @@ def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[s
     return classes
 
 
+def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
+                       procedure: str) -> None:
+    """Before the charge, under the failure rule (:mod:`dpcvx.models.failure`): each candidate checked on its
+    part (parameters, fit arguments, labels against its public classes on all of y, the score against those
+    classes), then every candidate rehearsed on synthetic public rows of the first part's width and kind."""
+    declared = []
+    with composite(procedure):
+        for candidate, rows in zip(setup.learners, parts, strict=True):
+            classes = check_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon)
+            if classes is not None:  # the held-out rows are labelled like the rest
+                check_declared_labels(y, classes)
+            setup.score.check_classes(classes)
+            declared.append(classes)
+        rehearse(setup.learners, declared, X[parts[0]], setup.keywords, epsilon, procedure)
+
+
+def release_certificate(model: Any) -> Any:
+    """A fitted model's certificate: ``certificate`` (dpcvx's releases) or ``certificate_`` (the estimators)."""
+    certificate = getattr(model, "certificate", None)
+    return getattr(model, "certificate_", None) if certificate is None else certificate
+
+
 def check_release_cost(model: Any, epsilon: float, delta: float) -> None:
     """Refuse a model whose own certificate reports more than the (epsilon, delta) it was given, or a
     relation other than replace-one (a second line of defence after :func:`_check_tunable`)."""
-    certificate = getattr(model, "certificate", None)
+    certificate = release_certificate(model)
     spent_epsilon = getattr(certificate, "epsilon", epsilon)
     spent_delta = getattr(certificate, "delta", delta)
     if spent_epsilon > epsilon or spent_delta > delta:
@@ -333,6 +366,7 @@ class Setup:
     learners: list
     rng: np.random.Generator
     source: IntegerSource  # the exact samplers' integers: the OS CSPRNG unless the user gave a seed
+    score: Score  # what a candidate is scored by on held-out rows (public, fixed before any fit)
 
     @property
     def fit_random_state(self) -> np.random.Generator | None:
@@ -343,9 +377,10 @@ class Setup:
 
 def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]],
             epsilon: float, delta: float, mechanism: str | None, fit_params: Mapping[str, Any] | None,
-            accountant: Any, random_state: RandomState) -> tuple[Setup, Any, np.ndarray]:
+            accountant: Any, random_state: RandomState, score: Any = None) -> tuple[Setup, Any, np.ndarray]:
     """Check everything that reads no private value (grid, budget, shapes, fit arguments, accountant, each
-    candidate's capability and relation) and X finite; returns the setup and (X, y) as arrays."""
+    candidate's capability and relation, the score for the learners' task) and X finite; returns the setup
+    and (X, y) as arrays."""
     candidates = expand_grid(grid)
     epsilon, delta = check_cost(epsilon, delta)
     X, y = data(X, y)
@@ -366,5 +401,6 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     for candidate in learners:  # the capability and relation first: nothing of the data is read for them
         name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
         check_tunable(candidate, keywords, name)
+    scored = resolve_score(score, learners)
     source = integer_source(None if random_state is None else rng)
-    return Setup(candidates, epsilon, delta, keywords, learners, rng, source), X, y
+    return Setup(candidates, epsilon, delta, keywords, learners, rng, source, scored), X, y

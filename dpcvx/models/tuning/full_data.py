@@ -6,14 +6,15 @@
    independently of the data: a training part T and a held-out part H;
 2. a candidate i is drawn uniformly from the m candidates of the grid;
 3. f = A_i(T, e_Q): the learner fitted with the pure budget e_Q = epsilon / (2 + eta);
-4. the score s = -(z + Z) / max(|H|, 1), z = the mistakes of f on H (0 when H is empty),
-   Z ~ discrete Laplace of scale 1 / e_Q,
-   drawn exactly (:func:`dpcvx.privacy.stopping.noisy_count`).
+4. the score s = -(z + Z) / max(|H|, 1), z = the score's integer total of f on H (:mod:`.scores`: the
+   mistakes, or a public per-row loss in units of a public grid, each row in {0, ..., K}; 0 when H is
+   empty), Z ~ discrete Laplace of scale K / e_Q, drawn exactly (:func:`dpcvx.privacy.stopping.noisy_count`).
 
 Q outputs (i, f, s). **Q is e_Q-DP.** Condition on the coins (the same for D and D'; they never look at
 the data, and |H| is a function of them). The replaced record lies in T or in H. In T, only f moves and
 A_i is e_Q-DP; s is then a function of f and of H, which is unchanged. In H, f does not move and z moves by
-at most 1 (a per-row prediction, :mod:`dpcvx.models.contract`), so z + Z is e_Q-DP. This is parallel
+at most K (a per-row prediction, :mod:`dpcvx.models.contract`, and a per-row loss in {0, ..., K}), so
+z + Z is e_Q-DP. This is parallel
 composition; i is independent of the data. No fit raises after the charge (the failure rule,
 :mod:`dpcvx.models.failure`, docs/theory.md section 7.1): every candidate is checked and rehearsed on
 synthetic public rows before the charge, and only learners whose solve has a proved iteration budget
@@ -44,7 +45,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -55,12 +56,12 @@ from ...privacy.partition import coin_parts
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
 from ...progress import progress
-from ...validation import check_classes, check_labels
-from ..failure import composite, failed_after_charge, fixed_numerics, rehearse
+from ..failure import composite, failed_after_charge, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
-from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
+from .checks import Setup, check_and_rehearse, check_release_cost, release_certificate, take_diagnostics
 from .renyi import calibrate_runs, check_run_curve
+from .scores import MISTAKES_RECORD, describe, total_units
 
 __all__ = ["SelectionCertificate", "run", "RUNS_PER_CANDIDATE", "HELD_OUT"]
 
@@ -119,6 +120,7 @@ class SelectionCertificate(Grid):
     run_delta: float = 0.0
     score_epsilon: float | None = None
     candidate_curves: tuple[PrivacyCurve, ...] = ()
+    score: dict = field(default_factory=lambda: dict(MISTAKES_RECORD))
 
     procedure = PROCEDURE
     neighbour_relation = NEIGHBOUR_RELATION
@@ -148,14 +150,16 @@ class SelectionCertificate(Grid):
             return (f"({self.epsilon:g}, {self.delta:g})-differential privacy for all {self.n} rows: each run fits a "
                     f"uniformly drawn candidate with (epsilon={self.run_epsilon:g}, delta={self.run_delta:g}) on a "
                     "coin-chosen training part, a release whose Renyi curve is known before the fit, and scores it "
-                    "by its mistakes on the held-out part plus exact discrete Laplace noise of scale "
-                    f"1/{self.count_epsilon:g}; the number of runs is drawn from the truncated negative binomial "
+                    f"by {describe(self.score)} on the held-out part plus exact discrete Laplace noise of scale "
+                    f"{self.score['sensitivity']}/{self.count_epsilon:g}; the number of runs is drawn from the "
+                    "truncated negative binomial "
                     f"(eta={self.eta}, gamma={self.gamma}), E[K] = {self.mean_runs:.4g}, and the best run is "
                     "released: Theorem 2 of Papernot and Steinke 2022 on the run's Renyi curve, converted at "
                     f"delta={self.delta:g}, gives epsilon <= {self.epsilon:g}; not a composition of the runs")
         return (f"({self.epsilon:g}, 0)-differential privacy for all {self.n} rows: each run fits a uniformly "
-                f"drawn candidate with {self.run_epsilon:g} on a coin-chosen training part and scores it by its "
-                f"mistakes on the held-out part plus exact discrete Laplace noise of scale 1/{self.run_epsilon:g} "
+                f"drawn candidate with {self.run_epsilon:g} on a coin-chosen training part and scores it by "
+                f"{describe(self.score)} on the held-out part plus exact discrete Laplace noise of scale "
+                f"{self.score['sensitivity']}/{self.run_epsilon:g} "
                 f"(a {self.run_epsilon:g}-DP run by parallel composition); the number of runs is drawn from the "
                 f"truncated negative binomial (eta={self.eta}, gamma={self.gamma}), E[K] = {self.mean_runs:.4g}, "
                 f"and the best run is released: (2 + eta) x {self.run_epsilon:g} <= {self.epsilon:g} "
@@ -169,6 +173,7 @@ class SelectionCertificate(Grid):
             "procedure": self.procedure, "guarantee": self.guarantee, "neighbour_relation": self.neighbour_relation,
             "theorem": self.theorem, "epsilon": self.epsilon, "delta": self.delta, "n": self.n, "m": self.m,
             "run_epsilon": self.run_epsilon, "run_delta": self.run_delta, "score_epsilon": self.count_epsilon,
+            "score": self.score,
             "candidate_curves": [curve.to_dict() for curve in self.candidate_curves],
             "eta": self.eta, "gamma": str(self.gamma),
             "mean_runs": self.mean_runs, "mean_fits": self.mean_runs, "held_out_probability": self.held_out,
@@ -220,14 +225,8 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     m, n = len(setup.candidates), X.shape[0]
     rule = StoppingRule.with_mean(RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs, eta)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
-    declared = []
-    with composite(PROCEDURE_NAME):  # the failure rule (dpcvx.models.failure): proved fits only, rehearsed
-        for candidate in setup.learners:  # every candidate on all rows: parameters, fit arguments, labels
-            classes = check_candidate(candidate, X, y, setup.keywords, budget)
-            if classes is not None:
-                check_labels(y, n, check_classes(classes))
-            declared.append(classes)
-        rehearse(setup.learners, declared, X, setup.keywords, budget, PROCEDURE_NAME)
+    # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
+    check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME)
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
@@ -251,8 +250,8 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             check_release_cost(model, budget, setup.delta)
             if curves:
                 check_run_curve(model, curves[index])
-            mistakes = count_mistakes(model, X[hold], y[hold]) if hold.size else 0
-            score = -noisy_count(mistakes, count_epsilon, source) / max(hold.size, 1)
+            units = total_units(setup.score, model, X[hold], y[hold]) if hold.size else 0
+            score = -noisy_count(units, count_epsilon / setup.score.sensitivity, source) / max(hold.size, 1)
             scores.append(score)
             if best is None or score > best[0]:
                 best = (score, index, model, fitted)
@@ -266,8 +265,9 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     certificate = SelectionCertificate(
         epsilon=total, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,
-        release=getattr(model, "certificate", None), delta=setup.delta, run_delta=setup.delta,
-        score_epsilon=float(count_epsilon) if curves else None, candidate_curves=curves)
+        release=release_certificate(model), delta=setup.delta, run_delta=setup.delta,
+        score_epsilon=float(count_epsilon) if curves else None, candidate_curves=curves,
+        score=setup.score.to_dict())
     facts: dict[str, Any] = {"runs": runs, "noisy_scores": tuple(scores)}
     if owner is not None:
         facts["selected_model"] = owner

@@ -73,38 +73,40 @@ from ...privacy.exponential import exponential_probabilities, sample_exponential
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import disjoint_parts
 from ...progress import progress
-from ...validation import check_classes, check_labels
-from ..failure import composite, failed_after_charge, fixed_numerics, rehearse
+from ..failure import composite, failed_after_charge, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .certificate import TuningCertificate, TuningResult
-from .checks import Setup, check_candidate, check_release_cost, count_mistakes, take_diagnostics
+from .checks import Setup, check_and_rehearse, check_release_cost, release_certificate, take_diagnostics
+from .scores import total_units
 
 __all__ = ["selection_probabilities", "select_exponential", "run"]
 
 logger = logging.getLogger(__name__)
 
 PROCEDURE_NAME = "dpcvx.tune (Algorithm 4)"
-MISTAKE_SENSITIVITY = 1.0  # one held-out record changes each mistake count z_i by at most 1
+MISTAKE_SENSITIVITY = 1  # one held-out record changes each mistake count z_i by at most 1
 
 
-def selection_probabilities(mistakes: Sequence[float], epsilon: float) -> np.ndarray:
-    """p_i = exp(-epsilon z_i / 2) / sum_j exp(-epsilon z_j / 2) (JMLR 2011, Algorithm 4).
+def selection_probabilities(mistakes: Sequence[float], epsilon: float,
+                            sensitivity: int = MISTAKE_SENSITIVITY) -> np.ndarray:
+    """p_i = exp(-epsilon z_i / (2 K)) / sum_j exp(-epsilon z_j / (2 K)) (JMLR 2011, Algorithm 4).
 
     The exponential mechanism (:mod:`dpcvx.privacy.exponential`) with score
-    -z_i, whose sensitivity is 1 (one record of the held-out part changes each
-    mistake count by at most 1).
+    -z_i, whose sensitivity is K: 1 for a count of mistakes (one record of the
+    held-out part changes each count by at most 1), the score's K for a total
+    in units of a public grid (:mod:`.scores`).
     """
     counts = np.asarray(mistakes, dtype=float)
     if counts.ndim != 1 or counts.size == 0 or not np.all(np.isfinite(counts)) or np.any(counts < 0):
         raise InputError("mistakes must be a non-empty list of finite counts >= 0")
-    return exponential_probabilities(-counts, epsilon, MISTAKE_SENSITIVITY)
+    return exponential_probabilities(-counts, epsilon, sensitivity)
 
 
 def select_exponential(mistakes: Sequence[float], epsilon: float,
-                       rng: np.random.Generator | IntegerSource) -> int:
-    """Index i drawn with probability :func:`selection_probabilities` (mistakes, epsilon)[i]."""
-    selection_probabilities(mistakes, epsilon)  # the checks on the counts
-    return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, MISTAKE_SENSITIVITY, rng)
+                       rng: np.random.Generator | IntegerSource, sensitivity: int = MISTAKE_SENSITIVITY) -> int:
+    """Index i drawn with probability :func:`selection_probabilities` (mistakes, epsilon, sensitivity)[i]."""
+    selection_probabilities(mistakes, epsilon, sensitivity)  # the checks on the counts
+    return sample_exponential(-np.asarray(mistakes, dtype=float), epsilon, sensitivity, rng)
 
 
 def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | None, verbose: bool) -> TuningResult:
@@ -113,14 +115,7 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
                                                       setup.learners, setup.candidates)
     m, n, rng = len(candidates), X.shape[0], setup.rng
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
-    declared = []
-    with composite(PROCEDURE_NAME):  # the failure rule (dpcvx.models.failure): proved fits only, rehearsed
-        for candidate, rows in zip(learners, parts[:-1], strict=True):
-            classes = check_candidate(candidate, X[rows], y[rows], keywords, epsilon)
-            if classes is not None:  # the held-out part is labelled like the rest
-                check_labels(y, n, check_classes(classes))
-            declared.append(classes)
-        rehearse(learners, declared, X[parts[0]], keywords, epsilon, PROCEDURE_NAME)
+    check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME)  # the failure rule: proved, rehearsed
 
     if accountant is not None:
         accountant.spend_parallel(
@@ -144,10 +139,10 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
             check_release_cost(model, epsilon, delta)
-            mistakes.append(count_mistakes(model, X_held_out, y_held_out))
+            mistakes.append(total_units(setup.score, model, X_held_out, y_held_out))
             models.append(model)
             bar.update()
-    selected = select_exponential(mistakes, epsilon, setup.source)
+    selected = select_exponential(mistakes, epsilon, setup.source, setup.score.sensitivity)
     del mistakes  # never stored, returned or logged
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
@@ -164,7 +159,8 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
         n=n,
         part_size=int(held_out.size),
         fit_params=keywords,
-        release=getattr(model, "certificate", None),
+        release=release_certificate(model),
+        score=setup.score.to_dict(),
     )
     diagnostics = Diagnostics() if selected_diagnostics is None else Diagnostics(
         selected_model=selected_diagnostics)
