@@ -33,7 +33,9 @@ line that called ``fit``. ``sample_weight`` is refused with
   It is piecewise C^2, which the Gaussian objective perturbation does not cover.
   ``mechanism="auto"`` therefore uses pure-epsilon objective perturbation whatever delta
   is: epsilon-DP implies (epsilon, delta)-DP, and it needs far less noise than output
-  perturbation here. The certificate then states delta = 0.
+  perturbation here. The certificate then states delta = 0. Under ``neighbours="add-remove"``
+  (``n_public`` the public size) the pure-epsilon mechanisms are not derived, so "auto" is the
+  Gaussian output perturbation at the given delta > 0 (C^1 suffices).
 """
 
 from __future__ import annotations
@@ -253,7 +255,8 @@ class DPHuberRegressor(_PrivateRegressor):
     """Private Huber regression: the Huber loss of the residual with threshold ``m`` (module docstring).
 
     The parameters not listed below (``epsilon``, ``delta``, ``data_norm``, ``label_bound``,
-    ``fit_intercept``, ``clip``, ``random_state``, ``accountant``) are :class:`DPLinearRegression`'s.
+    ``fit_intercept``, ``clip``, ``random_state``, ``allow_large_delta``, ``accountant``) are
+    :class:`DPLinearRegression`'s.
 
     Parameters
     ----------
@@ -262,7 +265,13 @@ class DPHuberRegressor(_PrivateRegressor):
     lam : float
         The L2 regularization weight (default 1e-3).
     mechanism : {"auto", "objective", "output"}
-        "auto": pure-epsilon objective perturbation, a stronger guarantee than any delta > 0.
+        "auto": pure-epsilon objective perturbation, a stronger guarantee than any delta > 0; under
+        add-remove neighbours, Gaussian output perturbation (module docstring).
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        The neighbour relation the guarantee is proved for (:meth:`dpcvx.PrivateERM.fit`'s): "add-remove"
+        (OpenDP's and DP-SGD's unit) needs delta > 0 and ``n_public``, and keeps n private.
+    n_public : int, optional
+        With ``neighbours="add-remove"``: a public data-set size chosen without looking at the data.
     float_safe : bool
         :class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee.
     norm_range, label_range, norm_share
@@ -274,7 +283,8 @@ class DPHuberRegressor(_PrivateRegressor):
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
-                 allow_large_delta: bool = False, accountant: PrivacyAccountant | None = None) -> None:
+                 allow_large_delta: bool = False, neighbours: str = "replace-one", n_public: int | None = None,
+                 accountant: PrivacyAccountant | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -290,19 +300,23 @@ class DPHuberRegressor(_PrivateRegressor):
         self.norm_share = norm_share
         self.label_range = label_range
         self.allow_large_delta = allow_large_delta
+        self.neighbours = neighbours
+        self.n_public = n_public
         self.accountant = accountant
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         mechanism, delta = self.mechanism, self.delta
-        if mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
+        if mechanism == "auto" and Neighbours.parse(self.neighbours) is Neighbours.ADD_REMOVE:
+            mechanism = "output"  # Gaussian: no pure-epsilon mechanism is derived for add-remove (module docstring)
+        elif mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
         learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
                              lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                              norm_share=self.norm_share, label_range=self.label_range,
                              fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
                              clip=self.clip, float_safe=self.float_safe)
-        model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
-                            accountant=accountant)
+        model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed, accountant=accountant,
+                            neighbours=self.neighbours, n_public=self.n_public)
         assert isinstance(model, PrivateRegressionModel)
         return model

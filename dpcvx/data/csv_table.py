@@ -6,13 +6,14 @@ name or gzip's magic bytes) is decompressed as it is read, and damage to it is r
 name with a Parquet suffix goes to :mod:`dpcvx.data.parquet`, so one public schema encodes both.
 Errors name the file, the line and the column names (public facts), never a cell's value.
 
-Two readers, one result. With pyarrow installed (the ``arrow`` extra), a whole file is read by
-pyarrow's CSV reader: the columns named ``numeric`` come as float64 numbers (an empty cell as NaN,
-which a schema reads as missing, as it reads the empty text), every other column as text, read as
-text (never inferred: a category "01" stays "01"). Without pyarrow, for ``--chunk-rows``, or when
-pyarrow refuses the file or finds a ``numeric`` column that is not plain numbers, the standard
-``csv`` module reads it as a stream of text cells: it gives every error, so both readers fail alike,
-and a schema encodes either result to the same rows (tests check both).
+Two readers, one result. With pyarrow installed (the ``arrow`` extra), a file is read by pyarrow's CSV
+reader, whole (``read_csv``) or, for ``--chunk-rows``, as a stream of record batches (``open_csv``) regrouped
+into chunks of ``chunk_rows`` records: the columns named ``numeric`` come as float64 numbers (an empty cell
+as NaN, which a schema reads as missing, as it reads the empty text), every other column as text, read as
+text (never inferred: a category "01" stays "01"). Without pyarrow, or when pyarrow refuses the file or
+finds a ``numeric`` column that is not plain numbers, the standard ``csv`` module reads it as a stream of
+text cells, from the first record pyarrow did not deliver: it gives every error, so both readers fail
+alike, and a schema encodes either result to the same rows (tests check both).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import csv
 import dataclasses
 import gzip
 import zlib
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -118,6 +119,7 @@ def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout 
     error when it is the one missing. Linear in the size of the file: the names are indexed once by
     a dict.
     """
+    numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
     if not is_parquet(path):
         typed = _arrow_csv(Path(path), columns, layout, label, numeric)
         if typed is not None:
@@ -128,9 +130,12 @@ def read_table_columns(path: str | Path, columns: Sequence[str], layout: Layout 
 
 def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
                   chunk_rows: int | None = None, numeric: Collection[str] = ()) -> Iterator[dict[str, np.ndarray]]:
-    """The named columns of a CSV (as text) or, by its suffix, Parquet file (its ``numeric`` columns typed,
-    :mod:`dpcvx.data.parquet`), by chunks of ``chunk_rows`` records."""
+    """The named columns of a CSV or, by its suffix, Parquet file (its ``numeric`` columns typed,
+    :mod:`dpcvx.data.parquet`), by chunks of ``chunk_rows`` records (the module docstring's two readers)."""
+    numeric = frozenset(numeric)  # a set: 60,000 columns made a list's membership tests quadratic (98 s)
     if not is_parquet(path):
+        if chunk_rows is not None:
+            return _arrow_csv_chunks(Path(path), columns, layout, label, chunk_rows, numeric)
         return _csv_chunks(path, columns, layout, label, chunk_rows)
     if layout != Layout():
         raise InputError("--no-header, --names and --skip-lines describe CSV files; a Parquet file names its columns")
@@ -138,11 +143,12 @@ def table_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layo
 
 
 def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layout(), label: str | None = None,
-                chunk_rows: int | None = None) -> Iterator[dict[str, np.ndarray]]:
-    """:func:`read_table_columns` by chunks of ``chunk_rows`` records (None: one chunk), read as a stream."""
+                chunk_rows: int | None = None, start: int = 0) -> Iterator[dict[str, np.ndarray]]:
+    """:func:`read_table_columns` by chunks of ``chunk_rows`` records (None: one chunk), read as a stream by the
+    standard library, the first ``start`` records checked but not returned (pyarrow delivered them)."""
     path = Path(path)
     values: dict[str, list[str]] = {name: [] for name in columns}
-    seen = 0
+    seen, record = start, 0  # records: delivered, read
     compressed = False
     try:
         compressed = _is_gzip(path)
@@ -159,11 +165,14 @@ def _csv_chunks(path: str | Path, columns: Sequence[str], layout: Layout = Layou
                 if len(row) != len(header):
                     line = reader.line_num + layout.skip_lines
                     hint = ""
-                    if layout.names is not None and seen == 0 and not values[columns[0]]:  # the first record
+                    if layout.names is not None and record == 0:  # the first record
                         hint = ("; check --names (one name per column, in file order), or skip a title "
                                 "line such as adult.test's with --skip-lines")
                     raise InputError(f"{path}, line {line}: {len(row)} fields, but {given} {len(header)}"
                                      + (" names" if layout.names is not None else "") + hint)
+                record += 1
+                if record <= start:
+                    continue
                 for name, index in zip(columns, positions, strict=True):
                     values[name].append(row[index].strip())
                 if chunk_rows is not None and len(values[columns[0]]) == chunk_rows:
@@ -203,7 +212,79 @@ def _arrow_csv(path: Path, columns: Sequence[str], layout: Layout, label: str | 
         import pyarrow.csv as arrow_csv
     except ImportError:
         return None
-    numeric = frozenset(numeric)  # a set: 60,000 columns made the list's membership tests quadratic (98 s)
+    opened = _arrow_open(path, columns, layout, label, numeric)
+    if opened is None:
+        return None
+    source, options = opened
+    try:
+        table = arrow_csv.read_csv(source, **options)
+    except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error):
+        return None  # the standard reader reads the file again and names what is wrong
+    return _typed_columns(table, columns, numeric) if table.num_rows else None
+
+
+def _arrow_csv_chunks(path: Path, columns: Sequence[str], layout: Layout, label: str | None, chunk_rows: int,
+                      numeric: Collection[str]) -> Iterator[dict[str, np.ndarray]]:
+    """:func:`table_chunks` of a CSV file streamed by pyarrow's ``open_csv``, its record batches regrouped into
+    chunks of ``chunk_rows`` records; from the first record pyarrow refuses (or without pyarrow) the
+    standard reader reads on, and reports what is wrong (module docstring)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as arrow_csv
+    except ImportError:
+        yield from _csv_chunks(path, columns, layout, label, chunk_rows)
+        return
+    opened = _arrow_open(path, columns, layout, label, numeric, streamed=True)
+    seen = 0  # the records delivered
+    if opened is not None:
+        source, options = opened
+        try:
+            with arrow_csv.open_csv(source, **options) as reader:
+                for table in _regrouped(reader, chunk_rows):
+                    chunk = _typed_columns(table, columns, numeric)
+                    if chunk is None:
+                        break  # a numeric column that is not plain numbers: read as text from here
+                    yield chunk
+                    seen += table.num_rows
+                else:
+                    if seen:
+                        return
+        except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error):
+            pass  # the standard reader reads on from the first record not delivered, and names what is wrong
+    yield from _csv_chunks(path, columns, layout, label, chunk_rows, start=seen)
+
+
+def _regrouped(batches: Iterable[Any], rows: int) -> Iterator[Any]:
+    """pyarrow record batches (of a reader's block size) regrouped into tables of ``rows`` records, the last
+    one the rest."""
+    import pyarrow as pa
+
+    pending: list[Any] = []
+    count = 0
+    for batch in batches:
+        pending.append(batch)
+        count += batch.num_rows
+        while count >= rows:
+            table = pa.Table.from_batches(pending)
+            yield table.slice(0, rows)
+            rest = table.slice(rows)
+            pending, count = rest.to_batches(), rest.num_rows
+    if count:
+        yield pa.Table.from_batches(pending)
+
+
+def _arrow_open(path: Path, columns: Sequence[str], layout: Layout, label: str | None, numeric: Collection[str],
+                streamed: bool = False) -> tuple[Any, dict[str, Any]] | None:
+    """(the byte stream, the read options) for pyarrow's CSV reader of ``path``, the header checked by the
+    standard reader's code; None when the header is refused (the standard reader reports it).
+
+    Every column is read as text but the ``numeric`` ones of a whole file, whose type pyarrow infers from
+    all of it. A stream fixes its types at its first block, so there they are text too, each chunk parsed
+    by :func:`dpcvx.data.parquet.typed_column` (a blank cell as missing, as the whole file's inference does).
+    """
+    import pyarrow as pa
+    import pyarrow.csv as arrow_csv
+
     try:
         compressed = _is_gzip(path)
         with _open_text(path, compressed) as handle:  # the header: the one check of the names and its errors
@@ -211,20 +292,27 @@ def _arrow_csv(path: Path, columns: Sequence[str], layout: Layout, label: str | 
                 if not handle.readline():  # the file ends within the skipped lines (any --skip-lines, 10^30
                     return None            # included): the standard reader reports it
             header, _ = _header(csv.reader(handle, skipinitialspace=True), path, columns, layout, label)
-        text = [name for name in columns if name not in numeric]
-        table = arrow_csv.read_csv(
-            pa.input_stream(str(path), compression="gzip" if compressed else None),
-            read_options=arrow_csv.ReadOptions(skip_rows=layout.skip_lines + (layout.names is None),
-                                               column_names=header),
-            convert_options=arrow_csv.ConvertOptions(
-                include_columns=list(columns), column_types={name: pa.string() for name in text},
-                null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False))
-    except (pa.ArrowException, OSError, UnicodeError, EOFError, zlib.error, csv.Error):
-        return None  # the standard reader reads the file again and names what is wrong
-    columns_out = {name: typed_column(table.column(name), name in numeric, trim=True) for name in columns}
-    if table.num_rows == 0 or any(values is None for values in columns_out.values()):
-        return None
-    return {name: values for name, values in columns_out.items() if values is not None}
+    except (InputError, OSError, UnicodeError, EOFError, zlib.error, csv.Error):
+        return None  # the standard reader reads the file and reports it (a damaged gzip file as damage)
+    types = {name: pa.string() for name in columns if streamed or name not in numeric}
+    return pa.input_stream(str(path), compression="gzip" if compressed else None), {
+        "read_options": arrow_csv.ReadOptions(skip_rows=layout.skip_lines + (layout.names is None),
+                                              column_names=header),
+        "convert_options": arrow_csv.ConvertOptions(include_columns=list(columns), column_types=types,
+                                                    null_values=[""], strings_can_be_null=False,
+                                                    quoted_strings_can_be_null=False)}
+
+
+def _typed_columns(table: Any, columns: Sequence[str], numeric: Collection[str]) -> dict[str, np.ndarray] | None:
+    """A pyarrow table's named columns as numpy (:func:`dpcvx.data.parquet.typed_column`, text trimmed), or None
+    when one of them cannot be (the standard reader then reads the records as text)."""
+    out = {}
+    for name in columns:
+        values = typed_column(table.column(name), name in numeric, trim=True)
+        if values is None:
+            return None
+        out[name] = values
+    return out
 
 
 def _header(reader: Iterator[list[str]], path: Path, columns: Sequence[str], layout: Layout,

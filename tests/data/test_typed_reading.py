@@ -4,6 +4,7 @@ the standard-library reader as the fallback with the same errors, and one schema
 from __future__ import annotations
 
 import gzip
+import re
 import sys
 
 import numpy as np
@@ -129,3 +130,57 @@ def test_skipping_more_lines_than_the_file_has_ends_at_its_end(csv_path):
     with pytest.raises(InputError, match="has no data rows"):
         read_table_columns(csv_path, COLUMNS, Layout(names=COLUMNS, skip_lines=10**30), label="y",
                            numeric=SCHEMA.numeric_names)
+
+
+def _lines(count, bad=None):
+    """A header and ``count`` records of the schema's columns; record ``bad`` (if given) replaced by its text."""
+    rows = [f"{i % 90},{'01' if i % 2 else '?'},{i % 80}.5,{'c' if i % 3 else ' a b'},{i % 2}" for i in range(count)]
+    if bad is not None:
+        rows[bad[0]] = bad[1]
+    return "age,code,hours,job,y\n" + "\n".join(rows) + "\n"
+
+
+def _chunks(path, monkeypatch=None, **options):
+    if monkeypatch is not None:
+        _without_pyarrow(monkeypatch)
+    return list(table_chunks(path, COLUMNS, label="y", numeric=SCHEMA.numeric_names, **options))
+
+
+def test_a_stream_comes_typed_in_chunks_of_the_requested_records(tmp_path, monkeypatch):
+    path = tmp_path / "long.csv"
+    path.write_text(_lines(5_000))
+    streamed = _chunks(path, chunk_rows=1_000)
+    assert [len(chunk["y"]) for chunk in streamed] == [1_000] * 5
+    assert all(chunk["age"].dtype == np.float64 for chunk in streamed)
+    whole = SCHEMA.transform(_read(path, numeric=SCHEMA.numeric_names))
+    np.testing.assert_array_equal(np.vstack([SCHEMA.transform(chunk) for chunk in streamed]), whole)
+    text = _chunks(path, monkeypatch, chunk_rows=1_000)
+    assert text[0]["age"].dtype.kind == "U"
+    np.testing.assert_array_equal(np.vstack([SCHEMA.transform(chunk) for chunk in text]), whole)
+
+
+@pytest.mark.parametrize("bad", [(90_000, "1,2,3"), (90_000, "   "), (90_000, '1,01,2,"c\nd",1'),
+                                 (90_000, "?,01,1,c,0"), (99_999, "1,01,2,c,1,9")])
+def test_a_stream_reads_on_by_the_standard_reader_from_the_first_refused_record(tmp_path, monkeypatch, bad):
+    """A record after the first chunks that pyarrow refuses (a short row, a blank line, a quoted line break, a
+    long last row) or reads as text (a non-number in a numeric column): the standard reader reads on from it
+    and gives the text reader's chunks and rows, or its error. (1.7 MB: pyarrow reads blocks of 1 MB.)"""
+    path = tmp_path / "late.csv"
+    path.write_text(_lines(100_000, bad))
+    outcomes = []
+    for patch in (None, monkeypatch):
+        try:
+            chunks = _chunks(path, patch, chunk_rows=20_000)
+            outcomes.append(([len(chunk["y"]) for chunk in chunks], chunks))
+        except InputError as error:
+            outcomes.append((str(error), None))
+    (typed_sizes, typed), (text_sizes, text) = outcomes
+    assert typed_sizes == text_sizes
+    if text is not None:
+        assert typed[0]["age"].dtype == np.float64  # pyarrow read the first chunks
+        for ours, theirs in zip(typed, text, strict=True):
+            try:
+                np.testing.assert_array_equal(SCHEMA.transform(ours), SCHEMA.transform(theirs))
+            except InputError as error:
+                with pytest.raises(InputError, match="^" + re.escape(str(error)) + "$"):
+                    SCHEMA.transform(theirs)

@@ -1,5 +1,6 @@
 """The estimators and the accountant (issue 43): accountant= in the constructor as in fit, clones share it,
-ledger lines name the estimator and its loss; the classifiers take neighbours=; effective lam."""
+ledger lines name the estimator and its loss; the classifiers and DPHuberRegressor take neighbours=; effective
+lam."""
 
 import numpy as np
 import pytest
@@ -72,6 +73,35 @@ def test_classifiers_take_add_remove_neighbours(data):
     multiclass = dpcvx.DPLogisticRegression(delta=1e-6, neighbours="add-remove", n_public=300, classes=(0, 1, 2),
                                             random_state=0).fit(X, np.arange(300) % 3)
     assert all(c.neighbours.startswith("add-remove") for c in multiclass.certificate_.per_class)
+
+
+def test_the_huber_regressor_takes_add_remove_neighbours(data):
+    """Under add-remove "auto" is the Gaussian output perturbation (no pure-epsilon mechanism is derived for it);
+    n_public takes n's place in the certificate, and each refusal comes before any charge."""
+    X, _ = data
+    y = X @ np.array([0.5, -0.3, 0.2])
+    accountant = dpcvx.PrivacyAccountant(epsilon=3.0, delta=1e-5)
+    model = dpcvx.DPHuberRegressor(delta=1e-6, lam=0.1, neighbours="add-remove", n_public=400, random_state=0,
+                                   accountant=accountant).fit(X, y)
+    certificate = model.certificate_
+    assert certificate.neighbours.startswith("add-remove") and "n_public = 400" in certificate.neighbours
+    assert certificate.mechanism == "output" and certificate.delta == 1e-6
+    assert certificate.constants["n"] == 400
+    assert accountant.ledger[0].description.startswith("DPHuberRegressor.fit: PrivateERM.fit (loss huber_regression")
+    replace_one = dpcvx.DPHuberRegressor(delta=1e-6, lam=0.1, random_state=0).fit(X, y).certificate_
+    assert replace_one.mechanism == "objective" and replace_one.delta == 0  # "auto": pure epsilon, as before
+    assert replace_one.neighbours.startswith("replace-one")
+    refused = [({"delta": 1e-6, "neighbours": "add-remove"}, "needs n_public"),
+               ({"neighbours": "add-remove", "n_public": 400}, "offered for delta > 0"),
+               ({"delta": 1e-6, "n_public": 400}, "n_public is for neighbours='add-remove'"),
+               ({"delta": 1e-6, "neighbours": "add-one"}, "neighbours must be one of"),
+               ({"delta": 1e-6, "neighbours": "add-remove", "n_public": 0}, "n_public"),
+               ({"delta": 1e-6, "neighbours": "add-remove", "n_public": 400, "mechanism": "objective"},
+                "twice_differentiability")]
+    for parameters, message in refused:
+        with pytest.raises((InputError, dpcvx.AssumptionError), match=message):
+            dpcvx.DPHuberRegressor(random_state=0, accountant=accountant, **parameters).fit(X, y)
+    assert len(accountant.ledger) == 1  # the add-remove release only
 
 
 def test_effective_lam_is_stated_when_delta_raises_lam(data):

@@ -184,6 +184,42 @@ def test_one_multiclass_fit_warns_of_its_clipping_once():
         assert len(_clipping_warnings(fit)) == 1
 
 
+WIDE = RNG.uniform(0.0, 1.0, size=(300, 3))  # about half the rows are above R = 1
+
+
+@pytest.mark.parametrize("fit, expected", [
+    (lambda: DPLogisticRegression(classes=(0, 1, 2), epsilon=0.01, random_state=0).fit(WIDE, np.arange(300) % 3),
+     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1}),
+    (lambda: dpcvx.DPHuberSVM(classes=(0, 1, 2), epsilon=0.01, random_state=0).fit(WIDE, np.arange(300) % 3),
+     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1}),
+    (lambda: DPLogisticRegression(epsilon=0.01, random_state=0).fit(WIDE, np.arange(300) % 2),
+     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1}),
+    (lambda: DPLinearRegression(epsilon=0.01, random_state=0).fit(WIDE, 3 * WIDE[:, 0]),  # rows and labels
+     {"ClippingWarning": 2, "NoiseDominatesWarning": 1, "SmallTableWarning": 1, "TrainingRowsWarning": 1}),
+    (lambda: DPHuberRegressor(epsilon=0.01, random_state=0).fit(WIDE, 3 * WIDE[:, 0]),
+     {"ClippingWarning": 2, "NoiseDominatesWarning": 1, "SmallTableWarning": 1, "TrainingRowsWarning": 1}),
+    (lambda: PrivateMulticlassERM(PrivateERM(data_norm=1.0), (0, 1, 2)).fit(WIDE, np.arange(300) % 3, 0.01,
+                                                                            random_state=0),
+     {"ClippingWarning": 1}),
+    (lambda: PrivateERM(data_norm=1.0, task="regression", label_bound=1.0).fit(WIDE, 3 * WIDE[:, 0], 0.01,
+                                                                               random_state=0),
+     {"ClippingWarning": 2}),
+])
+def test_each_warning_of_a_fit_is_shown_once(fit, expected):
+    """Every warning an API or estimator fit emits, counted with the filter "always" (which repeats what the
+    default filter would fold): each text once; the two clipping warnings of a regression are two facts
+    (rows beyond R, labels beyond B)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    texts = [str(warning.message) for warning in caught]
+    assert len(set(texts)) == len(texts), texts
+    counts: dict[str, int] = {}
+    for warning in caught:
+        counts[warning.category.__name__] = counts.get(warning.category.__name__, 0) + 1
+    assert counts == expected
+
+
 def test_a_clipping_warning_turned_into_an_error_still_stops_a_multiclass_fit_before_its_charge():
     wide = RNG.uniform(0.0, 1.0, size=(300, 3))
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
