@@ -20,7 +20,9 @@ public-schema rows, and for binary tables the same release at ``threshold=`` the
 the positive class (PRIORS, from its documentation; the estimator is built with it, so its SmallTableWarning
 uses the prior's smallest class; the release itself is the same); on imbalanced tables
 (minority rate below 0.3) the gap and the acceptance rule use that column, the issue's
-``class_weight="balanced"`` done by a public prior (docs/theory.md, section 32); ``trivial``: 0.5 balanced
+``class_weight="balanced"`` done by a public prior (docs/theory.md, section 32); beside it, on imbalanced
+binary tables, ``DPLogisticRegression(class_weight="balanced")`` itself, its weights from one private class
+count within the same epsilon (docs/theory.md, section 21); ``trivial``: 0.5 balanced
 accuracy, the training majority class's test accuracy, or
 the R^2 of the training mean; ``reference``: non-private scikit-learn on standard preprocessing
 (one-hot and StandardScaler: the schema's features before the row-norm bound, then StandardScaler),
@@ -218,6 +220,19 @@ def private(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
     return plain, score(table.task, table.y[test], estimator.predict(table.X[test])), fired
 
 
+def balanced(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float | None:
+    """DPLogisticRegression(class_weight="balanced") on an imbalanced binary table (its weights from one private
+    class count, charged within epsilon: docs/theory.md, section 21), else None."""
+    if table.prior is None or min(table.prior, 1 - table.prior) >= IMBALANCED:
+        return None
+    estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed,
+                                           class_weight="balanced")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(table.X[train], table.y[train])
+    return score(table.task, table.y[test], estimator.predict(table.X[test]))
+
+
 def peer(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float:
     """diffprivlib on the public-schema rows (R = 1), with its own defaults otherwise."""
     from diffprivlib import models
@@ -268,6 +283,9 @@ def run(name: str, splits: int, seed: int, first: int = 0) -> dict:
             unit["dpcvx"][str(epsilon)], unit["warned"][str(epsilon)] = value, fired
             if at_prior is not None:
                 unit.setdefault("threshold", {})[str(epsilon)] = at_prior
+            weighted = balanced(table, train, test, epsilon, fit_seed)
+            if weighted is not None:
+                unit.setdefault("balanced", {})[str(epsilon)] = weighted
             if "diffprivlib" in peers:
                 unit["diffprivlib"][str(epsilon)] = peer(table, train, test, epsilon, fit_seed)
         record["splits"].append(unit)
@@ -296,6 +314,7 @@ def rows(record: dict) -> list[str]:
         key = str(epsilon)
         prior = PRIORS.get(record["table"])
         at_prior = [unit["threshold"][key] for unit in units if key in unit.get("threshold", {})]
+        weighted = [unit["balanced"][key] for unit in units if key in unit.get("balanced", {})]
         imbalanced = prior is not None and min(prior, 1 - prior) < IMBALANCED
         mine = at_prior if imbalanced else [unit["dpcvx"][key] for unit in units]
         low = [unit["trivial"] for unit in units]
@@ -309,6 +328,7 @@ def rows(record: dict) -> list[str]:
         status = _status(recovered, gap, size, mine, low, warned) if epsilon == 1.0 else "(rule stated at 1)"
         plain = _cell([unit["dpcvx"][key] for unit in units])
         shown = f"{plain}; at prior {prior:.3g}: {_cell(at_prior)}" if at_prior else plain
+        shown += f"; class_weight='balanced': {_cell(weighted)}" if weighted else ""
         metric = {"binary": "balanced acc.", "multiclass": "accuracy", "regression": "R^2"}[record["task"]]
         out.append(f"| {record['table']} | {metric} | {epsilon:g} | {shown} | {_cell(low)} | {_cell(high)} | "
                    f"{_cell(peer_values) if peer_values else 'skipped'} | {recovered:.2f} | {size:.0f} | "

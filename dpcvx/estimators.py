@@ -94,6 +94,7 @@ from . import losses
 from .data.blocks import is_out_of_core
 from .estimator_checks import InputTypeError, fit_accountant, label_error, validated_input
 from .exceptions import InputError
+from .models.class_count import CLASS_COUNT_SHARE
 from .models.erm import PrivateERM
 from .models.multiclass import PrivateMulticlassERM
 from .models.private_norm import NORM_SHARE
@@ -158,6 +159,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             strict=self.strict,
             float_safe=self.float_safe,
             allow_large_delta=self.allow_large_delta,
+            sample_weight_bound=self.sample_weight_bound,
+            class_weight=self.class_weight,
+            class_prior=self.class_prior,
+            class_count_share=self.class_count_share,
         )
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
@@ -200,12 +205,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         Warns :class:`NoiseDominatesWarning` after the release when its
         expected noise dominates (a function of public quantities only).
 
-        ``sample_weight`` (scikit-learn's keyword) and the parameter ``class_weight`` must be
-        None: weights raise :class:`~dpcvx.exceptions.UnsupportedWeightsError` (also a
-        TypeError) naming the public bound they would need, before anything is spent.
+        ``sample_weight`` (scikit-learn's keyword) needs the public ``sample_weight_bound``; ``class_weight``
+        is a public dict or "balanced" (:class:`~dpcvx.models.erm.PrivateERM`; docs/theory.md, section 21).
+        More than two classes take no weights (UnsupportedWeightsError, before anything is spent).
         """
-        refuse_weights(type(self).__name__, sample_weight=sample_weight,
-                       class_weight=getattr(self, "class_weight", None))
+        if self._multiclass:
+            refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         cut = decision_cut(getattr(self, "threshold", 0.5), not self._multiclass)  # before anything is spent
         in_memory = not is_out_of_core(X)
@@ -222,7 +227,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             else:
                 binary_model = self._private_erm().fit(
                     X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
-                    random_state=seed, accountant=charged, **relation,
+                    random_state=seed, accountant=charged, sample_weight=sample_weight, **relation,
                 )
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
@@ -397,10 +402,19 @@ class DPERMClassifier(_PrivateLinearClassifier):
     solver : {"auto", "fast", "cvxpy"}, default "auto"
     strict : bool, default False
         Refuse conditions the verifier established only numerically.
-    class_weight : None, default None
-        scikit-learn's parameter, accepted for its signature only: anything but None raises
-        :class:`~dpcvx.exceptions.UnsupportedWeightsError` at fit (as does ``sample_weight``),
-        naming the public bound on the weights a weighted release would need.
+    class_weight : None, dict or "balanced", default None
+        A PUBLIC dict {class: weight >= 0} (a class not named weighs 1; L and c grow by the largest weight), or
+        "balanced": w_k = min_j pi_j / pi_k (largest 1) from ``class_prior``, else from ONE private count of
+        ``classes[1]`` bought with ``class_count_share`` of epsilon and charged with the fit in one certificate
+        (``certificate_.weights``). The effective sample size becomes about twice the smallest class's count
+        (docs/theory.md, section 21). Binary only.
+    class_prior : dict or pair, optional
+        PUBLIC rates of the classes (known without this data) for ``class_weight="balanced"``: no count is drawn.
+    class_count_share : float, default 0.05
+        The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
+    sample_weight_bound : float, optional
+        The PUBLIC bound w_max of ``fit(..., sample_weight=)``: weights are clipped onto [0, w_max] and L, c
+        are multiplied by w_max (docs/theory.md, section 21). Without it sample_weight is refused.
     float_safe : bool, default False
         True: exact integer noise on a public lattice, a proof that holds for the doubles released
         (:class:`~dpcvx.models.erm.PrivateERM`'s ``float_safe``; the certificate names the
@@ -456,7 +470,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  data_norm: float | str = 1.0, fit_intercept: bool = True, intercept_scaling: float | str = "auto",
                  classes: tuple[Any, Any] = (0, 1), split: str = "max", random_state: Any = None,
                  clip: bool = True, solver: str = "auto", strict: bool = False,
-                 class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
+                 class_weight: Any = None, class_prior: Any = None,
+                 class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
+                 float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
@@ -476,6 +492,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
         self.class_weight = class_weight
+        self.class_prior = class_prior
+        self.class_count_share = class_count_share
+        self.sample_weight_bound = sample_weight_bound
         self.float_safe = float_safe
         self.norm_range = norm_range
         self.norm_share = norm_share
@@ -527,7 +546,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
-                 class_weight: Any = None, float_safe: bool = False, norm_range: tuple[float, float] | None = None,
+                 class_weight: Any = None, class_prior: Any = None,
+                 class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
+                 float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
@@ -547,6 +568,9 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         self.penalty = penalty
         self.l1_ratio = l1_ratio
         self.class_weight = class_weight
+        self.class_prior = class_prior
+        self.class_count_share = class_count_share
+        self.sample_weight_bound = sample_weight_bound
         self.float_safe = float_safe
         self.norm_range = norm_range
         self.norm_share = norm_share
@@ -602,7 +626,9 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
                  intercept_scaling: float | str = "auto", classes: tuple[Any, Any] = (0, 1), split: str = "max",
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
-                 strict: bool = False, class_weight: Any = None, float_safe: bool = False,
+                 strict: bool = False, class_weight: Any = None, class_prior: Any = None,
+                 class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
+                 float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one", n_public: int | None = None,
@@ -622,6 +648,9 @@ class DPHuberSVM(_PrivateLinearClassifier):
         self.solver = solver
         self.strict = strict
         self.class_weight = class_weight
+        self.class_prior = class_prior
+        self.class_count_share = class_count_share
+        self.sample_weight_bound = sample_weight_bound
         self.float_safe = float_safe
         self.norm_range = norm_range
         self.norm_share = norm_share

@@ -476,16 +476,15 @@ def label_range(label_bound: Any) -> tuple[float, float]:
 
 
 def refuse_weights(owner: str, **weights: Any) -> None:
-    """Refuse ``sample_weight`` / ``class_weight`` other than None, naming the public bound they would need."""
+    """Refuse ``sample_weight`` / ``class_weight`` other than None where a learner has no weighted calibration."""
     given = [name for name, value in weights.items() if value is not None]
     if given:
         raise UnsupportedWeightsError(
-            f"{owner} does not take {' or '.join(given)}: its noise is calibrated for unit weights. A weighted "
-            "loss (1/n) sum_i a_i l(...) needs a PUBLIC bound w_max >= a_i, which multiplies the Lipschitz "
-            "constant L (and the curvature bound c) by w_max, and so the noise (docs/theory.md, section "
-            "'Sample and class weights'); dpcvx does not calibrate for it. Fit without weights, or resample "
-            "or duplicate records under a rule fixed before seeing the data (by group privacy, a record "
-            "duplicated k times is protected at k epsilon only)")
+            f"{owner} does not take {' or '.join(given)}: its noise is calibrated for unit weights. Weights are "
+            "taken by the binary linear learners (PrivateERM, DPLogisticRegression, DPHuberSVM, DPERMClassifier, "
+            "DPHuberRegressor) with a PUBLIC bound sample_weight_bound=w_max >= every weight, which multiplies the "
+            "Lipschitz constant L and the curvature bound c by w_max (docs/theory.md, section 'Sample and class "
+            "weights'). Nothing was charged")
 
 
 def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:

@@ -17,5 +17,8 @@
 * :mod:`.multiclass`: multiclass private ERM: one-vs-rest over k PUBLIC classes, one total privacy budget;
 * :mod:`.private_norm`: fitting without a public norm bound: a share of the budget buys R (opt-in), then the fit
   clips to it;
+* :mod:`.record_weights`: record weights: ``sample_weight`` under a public bound w_max, public class weights;
+* :mod:`.class_count`: ``class_weight="balanced"`` without a public prior: one private class count, charged with
+  the fit once;
 * :mod:`.training_rows`: the NOT PRIVATE check of a release on its training rows (never inside tuning).
 """

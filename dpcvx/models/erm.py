@@ -35,7 +35,7 @@ import numpy as np
 from .. import losses
 from ..data.blocks import RowBlocks
 from ..data.rows import Matrix, RowMap
-from ..exceptions import InputError
+from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
@@ -68,7 +68,6 @@ from ..validation import (
     check_delta_for_n,
     check_epsilon,
     check_flag,
-    refuse_weights,
     sample_size,
 )
 from ..verification.bounded_residual import with_bounded_residual
@@ -79,9 +78,11 @@ from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
-from . import erm_inputs, failure, private_norm
+from . import class_count, erm_inputs, failure, private_norm
+from .class_count import CLASS_COUNT_SHARE
 from .erm_inputs import Prepared
 from .private_norm import NORM_SHARE
+from .record_weights import RecordWeights, plan_weights, record_weights
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -252,6 +253,19 @@ class PrivateERM:
         a mechanism that publishes each record whole with probability delta is (0, delta)-DP, so a delta
         of 1/n or more says nothing useful. True accepts such a delta knowingly
         (:func:`dpcvx.validation.check_delta_for_n`).
+    sample_weight_bound : float, optional
+        The PUBLIC bound w_max of ``fit(..., sample_weight=)``: the loss is (1/n) sum_i s_i l(z_i) with the public
+        n, each s_i clipped onto [0, w_max], and L and c multiplied by w_max (docs/theory.md, section 21;
+        :mod:`dpcvx.models.record_weights`). Without it ``sample_weight`` is refused before anything is spent.
+    class_weight : None, dict or "balanced"
+        A PUBLIC dict {class: weight >= 0} (a class not named weighs 1; w_max is the largest weight), or
+        "balanced": w_k = min_j pi_j / pi_k from ``class_prior``, else from one private count of ``classes[1]``
+        (:mod:`dpcvx.models.class_count`: ``class_count_share`` of epsilon, discrete Laplace, floored at a public
+        minimum, charged with the fit once). The smallest class's count then sets the effective sample size.
+    class_prior : dict or pair, optional
+        PUBLIC class rates for ``class_weight="balanced"`` (no count is drawn).
+    class_count_share : float, default 0.05
+        The share eps_c / epsilon of the private class count.
 
     Notes
     -----
@@ -294,6 +308,10 @@ class PrivateERM:
         time_limit: float | None = None,
         verbose: bool = False,
         allow_large_delta: bool = False,
+        sample_weight_bound: float | None = None,
+        class_weight: Any = None,
+        class_prior: Any = None,
+        class_count_share: float = CLASS_COUNT_SHARE,
     ) -> None:
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
@@ -323,6 +341,10 @@ class PrivateERM:
         self.time_limit = time_limit
         self.verbose = verbose
         self.allow_large_delta = allow_large_delta
+        self.sample_weight_bound = sample_weight_bound
+        self.class_weight = class_weight
+        self.class_prior = class_prior
+        self.class_count_share = class_count_share
 
     def __repr__(self) -> str:
         return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
@@ -388,12 +410,14 @@ class PrivateERM:
 
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
-               n: int | None = None, lam: float | None = None) -> tuple[np.ndarray, SolveInfo]:
+               n: int | None = None, lam: float | None = None,
+               weights: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 (:meth:`SolverChoice.solve`); F's scaling is the
         public ``n`` (default: the number of rows), ``lam`` the fit's numeric Lam (the rule's under
-        ``lam="auto"``; default ``self.lam``). A subclass may replace it (the audit's broken variants)."""
+        ``lam="auto"``; default ``self.lam``), ``weights`` the records' s_i. A subclass may replace it (the audit's
+        broken variants)."""
         return self._solver().solve(problem, X, y, noise, self._numeric_lam(lam), extra_reg, gradient_tolerance,
-                                    start, n, rows=self.row_map())
+                                    start, n, rows=self.row_map(), weights=weights)
 
     def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit).
@@ -434,7 +458,7 @@ class PrivateERM:
         random_state: RandomState = None,
         accountant: PrivacyAccountant | None = None,
         warm_start: LinearModel | None = None,
-        sample_weight: None = None,
+        sample_weight: Any = None,
     ) -> PrivateModel | PrivateRegressionModel:
         """Release an (epsilon, delta)-differentially private model of (X, y).
 
@@ -474,16 +498,23 @@ class PrivateERM:
         where Newton's method starts; the release is covered for any point
         within the public gradient bound, so the start does not change what the
         guarantee covers. Solver statistics go to ``self.diagnostics_`` (NOT
-        private: for the data owner only, never to be published). ``sample_weight`` other than None
-        is refused (:func:`dpcvx.validation.refuse_weights`): the noise is calibrated for unit weights.
+        private: for the data owner only, never to be published). ``sample_weight`` (one number per record)
+        needs the public ``sample_weight_bound``; with ``class_weight`` the records' weights multiply
+        (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
-        refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if class_count.draws_count(self):  # "balanced" without class_prior: one private count (models.class_count)
+            return class_count.fit_with_private_count(
+                self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
+                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start,
+                **weighted)
         if private_norm.draws_bounds(self):  # R (or B) bought with norm_share of epsilon (models.private_norm)
             return private_norm.fit_with_private_norm(
                 self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
-                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start)
+                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start,
+                **weighted)
         prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta,
-                                 neighbours, n_public)
+                                 neighbours, n_public, sample_weight)
         rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
         calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
         delta, n = prepared.delta, prepared.n
@@ -502,7 +533,9 @@ class PrivateERM:
         assert gamma is not None  # _calibrate always passes a public tol
         # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
         # whose _solve predates lam="auto" keeps working with a numeric lam
-        chosen = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
+        chosen: dict[str, Any] = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
+        if prepared.weights is not None:  # a subclass whose _solve predates weights keeps working without them
+            chosen["weights"] = prepared.weights
         with np.errstate(all="ignore"):  # a user's np.seterr cannot make the solve's success depend on the data
             w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
         self.diagnostics_ = info
@@ -535,6 +568,7 @@ class PrivateERM:
             post_processing=steps,
             findings=() if self._regression else one_class_findings(coef, intercept, prepared.classes,
                                                                      rows.norm_bound),
+            weights=None if prepared.weight_plan is None else prepared.weight_plan.record(),
         )
         if self._regression:
             return PrivateRegressionModel(coef, intercept, rows, release)
@@ -543,7 +577,8 @@ class PrivateERM:
 
     def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
                  warm_start: LinearModel | None, accountant: PrivacyAccountant | None, delta: float = 0.0,
-                 neighbours: str = "replace-one", n_public: int | None = None) -> Prepared:
+                 neighbours: str = "replace-one", n_public: int | None = None,
+                 sample_weight: Any = None) -> Prepared:
         """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
         check_choice("mechanism", mechanism, MECHANISMS)
         epsilon = check_epsilon(epsilon)
@@ -552,16 +587,21 @@ class PrivateERM:
         check_choice("split", split, calibrate.SPLITS)
         check_accountant(accountant)
         self._check_settings()
+        weight_plan = self._weight_plan(sample_weight)
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n = X_mapped.shape[0] if n_public is None else n_public
         check_delta_for_n(delta, n, self.allow_large_delta)
         d = X_mapped.shape[1]
         problem = self._verified(d)
+        weights = None
+        if weight_plan is not None:  # L and c times w_max, in the one problem that flows onward
+            weights = record_weights(weight_plan, sample_weight, labels, X_mapped.shape[0])
+            problem = problem.weighted(weight_plan.bound)
         if n_public is not None:  # gamma scales with n_public, the gradient's rounding with the rows
             calibrate.check_tol_at_rows(self._tol(problem), n_public, X_mapped.shape[0])
         problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
         solver = self._solver()
-        solver.check(problem, X_mapped)
+        solver.check(problem, X_mapped, weighted=weights is not None)
         lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem, rows, split, delta,
                                                              relation)
         start = erm_inputs.warm_start_weights(warm_start, rows, d)
@@ -575,7 +615,19 @@ class PrivateERM:
         # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
         source = integer_source(None if random_state is None else rng)
         return Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
-                         start, rng, source, None if self._regression else check_classes(self.classes), lam_rule)
+                         start, rng, source, None if self._regression else check_classes(self.classes), lam_rule,
+                         weights, weight_plan)
+
+    def _weight_plan(self, sample_weight: Any) -> RecordWeights | None:
+        """The public plan of the fit's record weights (:func:`plan_weights`), refused where a path has none."""
+        plan = plan_weights(sample_weight=sample_weight, sample_weight_bound=self.sample_weight_bound,
+                            class_weight=self.class_weight, class_prior=self.class_prior,
+                            classes=None if self._regression else check_classes(self.classes),
+                            owner=type(self).__name__)
+        if plan is not None and self.float_safe:
+            raise UnsupportedWeightsError("float_safe=True draws lattice noise whose proof is written for unit "
+                                          "weights; fit weights with float_safe=False. Nothing was charged")
+        return plan
 
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
              split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,
@@ -589,20 +641,23 @@ class PrivateERM:
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
                          neighbours: str = "replace-one", n_public: int | None = None,
-                         sample_weight: None = None) -> tuple[Any, Any] | None:
+                         sample_weight: Any = None) -> tuple[Any, Any] | None:
         """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
 
         Returns the public classes (None for a regression). Private tuning calls it for every candidate
         before its accountant is charged.
         """
-        refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if class_count.draws_count(self):
+            return class_count.check_private_count_inputs(
+                self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
+                neighbours=neighbours, n_public=n_public, **weighted)
         if private_norm.draws_bounds(self):
             return private_norm.check_private_norm_inputs(
                 self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
-                neighbours=neighbours, n_public=n_public)
-        return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
-                         random_state=random_state, warm_start=warm_start, neighbours=neighbours,
-                         n_public=n_public).classes
+                neighbours=neighbours, n_public=n_public, **weighted)
+        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
+                             n_public, sample_weight).classes
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""

@@ -40,6 +40,7 @@ from ..validation import (
     sample_size,
 )
 from ..verification.problem import VerifiedProblem
+from .record_weights import RecordWeights
 
 
 class Settings(Protocol):
@@ -86,6 +87,8 @@ class Prepared(NamedTuple):
     source: IntegerSource
     classes: tuple[Any, Any] | None
     lam_rule: LamChoice | None
+    weights: np.ndarray | None = None  # the records' s_i (:mod:`dpcvx.models.record_weights`), None: unit weights
+    weight_plan: RecordWeights | None = None
 
 
 @functools.cache

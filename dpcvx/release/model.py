@@ -75,11 +75,14 @@ class ReleaseCertificate:
     # data_norm / label_bound = "private": the drawn R / B, its eps_q, the public grid and q (models.private_norm)
     private_bound: dict | None = None
     private_label_bound: dict | None = None
+    # record weights: their source, bound w_max, class weights (and a private count's record): models.record_weights
+    weights: dict | None = None
 
     @property
     def private_bounds(self) -> tuple[dict, ...]:
-        """The records of the privately drawn bounds, R first."""
-        return tuple(record for record in (self.private_bound, self.private_label_bound) if record is not None)
+        """The records of the private draws before the fit: R, B, then a private class count."""
+        count = None if self.weights is None else self.weights.get("private_count")
+        return tuple(record for record in (self.private_bound, self.private_label_bound, count) if record is not None)
 
     @property
     def total_epsilon(self) -> float:
@@ -180,6 +183,7 @@ class ReleaseCertificate:
             **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
             **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
             **({} if self.private_label_bound is None else {"private_label_bound": dict(self.private_label_bound)}),
+            **({} if self.weights is None else {"weights": dict(self.weights)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
             **({"findings": list(self.findings)} if self.findings else {}),
         }
@@ -204,6 +208,8 @@ class ReleaseCertificate:
                              f"the exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = "
                              f"{bound['epsilon']:g}; fit eps_fit = {self.epsilon:g}; total epsilon = "
                              f"{self.total_epsilon:g} ({bound['composition']})")
+        if self.weights is not None:
+            lines.append(weights_line(self.weights, self.epsilon, self.total_epsilon))
         if self.lam_rule is not None:
             lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
                          f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
@@ -379,3 +385,15 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
         conditional = ", CONDITIONAL on estimated constants" if self.certificate.conditional else ""
         return (f"PrivateModel(mechanism={self.certificate.mechanism.value!r}, "
                 f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional})")
+
+
+def weights_line(weights: dict, epsilon: float, total: float) -> str:
+    """The report's line on record weights: their source, w_max and a private count's record."""
+    pairs = weights.get("class_weights")
+    classes = "" if pairs is None else ", class weights " + ", ".join(f"{label!r}: {w:.4g}" for label, w in pairs)
+    count = weights.get("private_count")
+    drawn = "" if count is None else (
+        f"; from the private count {count['count']} of {count['n']} (floor {count['floor']}, eps_c = "
+        f"{count['epsilon']:g}); fit eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")
+    return (f"record weights ({weights['source']}): w_max = {weights['bound']:g} multiplies L and c{classes}"
+            f"{drawn}")

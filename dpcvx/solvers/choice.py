@@ -23,7 +23,7 @@ import numpy as np
 
 from ..data.blocks import RowBlocks
 from ..data.rows import Matrix, RowMap
-from ..exceptions import InputError
+from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..progress import progress
 from ..verification.problem import VerifiedProblem
@@ -66,13 +66,16 @@ class SolverChoice:
 
     def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray, lam: float,
               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
-              n: int | None = None, rows: RowMap | None = None) -> tuple[np.ndarray, SolveInfo]:
+              n: int | None = None, rows: RowMap | None = None,
+              weights: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
-        F = sum_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
+        F = sum_i s_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
         (default: the number of rows, as under replace-one). The solvers work on the
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows. ``rows``
-        (the public row map of an in-memory X) lets Newton read a row-major X by cache-sized blocks.
+        (the public row map of an in-memory X) lets Newton read a row-major X by cache-sized blocks. ``weights``
+        (the records' s_i in [0, w_max], None for 1; the problem is :meth:`VerifiedProblem.weighted`'s) reach every
+        in-memory path: Newton on all rows, the conic solve, proximal Newton, a user's solver.
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
@@ -85,15 +88,16 @@ class SolverChoice:
                                                lam, noise, extra_reg, self.regression, blocks=X, bar=bar)
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         if problem.kst12:
-            return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start)
+            return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
         derivatives, quadratic = problem.derivatives, problem.quadratic
         objective = None
         if derivatives is not None and quadratic is not None:
             objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
-                                           curvature_bound=curvature_bound(problem))
+                                           curvature_bound=curvature_bound(problem), weights=weights)
         if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
             return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
-                                    reference=objective, regression=self.regression, user_solver=self.solver)
+                                    reference=objective, regression=self.regression, user_solver=self.solver,
+                                    weights=weights)
         if self.solver == "fast" and objective is None:
             raise InputError(
                 "solver='fast' needs a loss the verifier translated and proved C^1, and a "
@@ -101,7 +105,7 @@ class SolverChoice:
             )
         if objective is not None and self.solver in ("auto", "fast"):
             if rows is not None and isinstance(X, np.ndarray) and X.flags.c_contiguous \
-                    and X.shape[1] <= DENSE_NEWTON_MAX_DIM:
+                    and X.shape[1] <= DENSE_NEWTON_MAX_DIM and weights is None:
                 # row-major: cache-sized row blocks, fused passes; beyond DENSE_NEWTON_MAX_DIM every direction
                 # comes from CG, whose products give the step (no step pass), and X w and X^T u by whole-matrix
                 # gemv beat the fused block pass (3e5 x 500: 1.24 against 1.37 of lbfgs's time, both ways in one
@@ -113,7 +117,7 @@ class SolverChoice:
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,
-            gradient_tolerance=gradient_tolerance, reference=objective, regression=self.regression,
+            gradient_tolerance=gradient_tolerance, reference=objective, regression=self.regression, weights=weights,
         )
         if objective is None or info.converged:
             return w, info
@@ -185,13 +189,13 @@ class SolverChoice:
                 "budget; Newton's method usually stops after a few iterations)")
 
     def _composite(self, problem: VerifiedProblem, X: Matrix, y: np.ndarray, noise: np.ndarray, lam: float,
-                         extra_reg: float, gradient_tolerance: float,
-                         start: np.ndarray | None) -> tuple[np.ndarray, SolveInfo]:
+                         extra_reg: float, gradient_tolerance: float, start: np.ndarray | None,
+                         weights: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
         """KST12 problems: proximal Newton (after CVXPY's solve with solver='cvxpy'), certified by a subgradient."""
         derivatives, quadratic = problem.derivatives, problem.smooth_quadratic
         assert derivatives is not None and quadratic is not None  # check(), before charging
         objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
-                                       curvature_bound=curvature_bound(problem))
+                                       curvature_bound=curvature_bound(problem), weights=weights)
         scale = X.shape[0] * lam
         g = CompositeTerm(scale * problem.l1_weight, problem.constraint_set,
                           tuple((np.array(indices), scale * weight) for indices, weight in problem.groups))
@@ -200,16 +204,21 @@ class SolverChoice:
                                    max_iter=self._unproved_max_iter(), w0=start)
         w, info = solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, solver=self.cvxpy_solver,
                                    solver_options=self.cvxpy_options, gradient_tolerance=gradient_tolerance,
-                                   regression=self.regression)
+                                   regression=self.regression, weights=weights)
         polished, steps = proximal_newton(objective, g, gradient_tolerance=gradient_tolerance,
                                           max_iter=self._unproved_max_iter(), w0=w)
         return polished, replace(steps, solver=f"{info.solver}+{steps.solver}",
                                  iterations=info.iterations + steps.iterations, seconds=info.seconds + steps.seconds)
 
-    def check(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
-        """Refuse, before charging, a problem or input this choice cannot solve to a certified point."""
+    def check(self, problem: VerifiedProblem, X: Matrix | RowBlocks, weighted: bool = False) -> None:
+        """Refuse, before charging, a problem or input this choice cannot solve to a certified point (``weighted``:
+        a fit with record weights, which the out-of-core path does not take)."""
         self._check_composite(problem)
         self._check_blocks(problem, X)
+        if weighted and isinstance(X, RowBlocks):
+            raise UnsupportedWeightsError(
+                "sample_weight is taken for in-memory X (numpy or scipy.sparse); a memmap or Dask X is solved by "
+                "blockwise Newton, which has no record weights: load the data into memory; nothing was charged")
 
     def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
         """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""

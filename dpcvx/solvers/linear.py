@@ -459,7 +459,7 @@ def solve_with_cvxpy(
     problem: VerifiedProblem, X: Matrix, y: np.ndarray, lam: float, noise: np.ndarray, extra_reg: float = 0.0, *,
     solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None, gradient_tolerance: float,
     reference: PerturbedObjective | None = None, regression: bool = False,
-    user_solver: Callable[[cp.Problem, cp.Variable], Any] | None = None,
+    user_solver: Callable[[cp.Problem, cp.Variable], Any] | None = None, weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, SolveInfo]:
     """Solve min_w J_b(w) through CVXPY for the verified problem; the gradient uses ``reference`` when given.
 
@@ -468,7 +468,8 @@ def solve_with_cvxpy(
     :meth:`~dpcvx.verification.problem.VerifiedProblem.regularizer_of`), never a new call
     of the user's callables. The problem is posed as F = n J_b (loss summed,
     not averaged), which conic solvers handle far more accurately than the
-    1/n-scaled form. ``regression``: the loss is of the residual w^T x - y.
+    1/n-scaled form. ``regression``: the loss is of the residual w^T x - y. ``weights``: the records' s_i
+    (the loss sum_i s_i l(z_i)).
 
     ``user_solver(program, w)``, when given, solves ``program`` (any way it likes: any
     CVXPY solver and settings, or its own method setting ``w.value``) instead of
@@ -479,7 +480,7 @@ def solve_with_cvxpy(
     w = cp.Variable(d)
     margins = X @ w - y if regression else cp.multiply(y, X @ w)
     terms = (
-        problem.loss_terms(margins),
+        problem.loss_terms(margins, weights),
         (n * lam) * problem.regularizer_of(w),
         noise @ w,
         (n * extra_reg / 2) * cp.sum_squares(w),

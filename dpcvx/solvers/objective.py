@@ -190,6 +190,7 @@ class PerturbedObjective:
     extra_reg: float = 0.0
     regression: bool = False  # z = w^T x - y (a loss of the residual); else the margin y w^T x
     curvature_bound: float = np.inf  # the verified c >= l'' (public; decides only whether Jacobi pays)
+    weights: np.ndarray | None = None  # record weights s_i in [0, w_max]: F's loss is sum_i s_i l(z_i) (None: 1)
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
@@ -210,6 +211,17 @@ class PerturbedObjective:
     @property
     def dim(self) -> int:
         return self.X.shape[1]
+
+    def _first(self, z: np.ndarray) -> np.ndarray:
+        """s_i l'(z_i) (l' without weights)."""
+        return self.loss.first(z) if self.weights is None else self.weights * self.loss.first(z)
+
+    def _second(self, z: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """max(s_i l''(z_i), 0) over all records, or over ``rows`` when ``z`` is their margins only."""
+        curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
+        if self.weights is None:
+            return curvature
+        return curvature * (self.weights if rows is None else self.weights[rows])
 
     def margins(self, w: np.ndarray) -> np.ndarray:
         """z_i: the margins y_i w^T x_i, or the residuals w^T x_i - y_i of a regression (X 0 = 0: no product)."""
@@ -273,9 +285,9 @@ class PerturbedObjective:
         = dz): sum_i l'(z_i) dz_i + n Lam grad N . d + b . d + n Delta (w + t d) . d, and
         sum_i l''(z_i) dz_i^2 + n Lam d . H_N d + n Delta ||d||^2. No product with X."""
         z, point, n = margins + t * change, w + t * direction, self.n
-        first = (float(self.loss.first(z) @ change) + n * self.lam * float(self.regularizer.gradient(point) @ direction)
+        first = (float(self._first(z) @ change) + n * self.lam * float(self.regularizer.gradient(point) @ direction)
                  + float(self.noise @ direction) + n * self.extra_reg * float(point @ direction))
-        second = (float(np.maximum(self.loss.second(z), 0.0) @ np.square(change))
+        second = (float(self._second(z) @ np.square(change))
                   + n * self.lam * float(direction @ self.regularizer.hessian_vector(direction))
                   + n * self.extra_reg * float(direction @ direction))
         return first, second
@@ -291,14 +303,15 @@ class PerturbedObjective:
         )
 
     def _loss_total(self, z: np.ndarray) -> float:
-        """sum_i l(z_i)."""
-        return float(np.sum(self.loss.value(z)))
+        """sum_i s_i l(z_i)."""
+        values = self.loss.value(z)
+        return float(np.sum(values if self.weights is None else self.weights * values))
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
         z = self.margins(w) if margins is None else margins
         self._base = (w, z)
-        return self._terms(w, self.rmatvec(self.loss.first(z) if self.regression else self.y * self.loss.first(z)))
+        return self._terms(w, self.rmatvec(self._first(z) if self.regression else self.y * self._first(z)))
 
     def fresh_gradient_terms(self, w: np.ndarray) -> tuple[Any, tuple[np.ndarray, ...]]:
         """(the margins at w afresh, :meth:`gradient_terms` there): the check that ends a solve.
@@ -307,7 +320,7 @@ class PerturbedObjective:
         X_b^T u_b while the block is in cache), where the margins and the gradient apart read it twice: at
         300,000 x 500, 0.09 s instead of 0.13 s. The block terms are added in block order (the rounding of
         docs/theory.md section 23)."""
-        if not self._dense or not np.any(w):
+        if not self._dense or not np.any(w) or self.weights is not None:  # weighted: the two products
             margins = self.margins(w)
             return margins, self.gradient_terms(w, margins)
         parts = [block_margins_and_gradient(self.X[rows], self.y[rows], w, self.loss.first, self.regression)
@@ -351,11 +364,10 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         if subsample and self.can_subsample:
             rows, sampled = self._sampled_rows()
-            curvature = np.maximum(self.loss.second(z[rows]), 0.0) * (self.n / rows.size)
+            curvature = self._second(z[rows], rows) * (self.n / rows.size)
             H = self._gram(sampled, curvature, single=self._dense)
         else:
-            curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
-            H = self._gram(None, curvature, single)
+            H = self._gram(None, self._second(z), single)
         return self._regularized(H)
 
     def _regularized(self, H: np.ndarray) -> np.ndarray:
@@ -387,7 +399,7 @@ class PerturbedObjective:
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""
         z = self.margins(w) if margins is None else margins
-        out = np.asarray(self._squared().T @ np.maximum(self.loss.second(z), 0.0)).ravel()
+        out = np.asarray(self._squared().T @ self._second(z)).ravel()
         n = self.n
         out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg  # diag(dense) included
         return out
@@ -448,7 +460,8 @@ class PerturbedObjective:
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
         if self._curvature is None or self._curvature[0] is not z:
-            self._curvature = (z, elementwise(self.loss.second, z))
+            curvature = elementwise(self.loss.second, z)
+            self._curvature = (z, curvature if self.weights is None else self.weights * curvature)
         return self._curvature[1]
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
@@ -490,7 +503,7 @@ class PerturbedObjective:
         X^T [l''(z) * X v, y * l'(z_next)] (X v = y * change, y^2 = 1). For a sparse X
         (:attr:`fuses_gradient`)."""
         product = change if self.regression else self.y * change
-        first = self.loss.first(margins_next)
+        first = self._first(margins_next)
         columns = np.column_stack([self.curvature(margins) * product, first if self.regression else self.y * first])
         both = np.asarray(self.X.T @ columns)
         self._base = (w_next, margins_next)

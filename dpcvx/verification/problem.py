@@ -14,12 +14,15 @@ the verifier again, so what is certified is what is solved.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import cvxpy as cp
 import numpy as np
+import sympy
 
 from .certificate import Certificate, Condition
 from .exact import float_down, float_up
@@ -119,6 +122,20 @@ class VerifiedProblem:
         """Raise :class:`~dpcvx.exceptions.AssumptionError` unless ``mechanism`` is allowed at ``delta``."""
         self.certificate.require(mechanism, delta)
 
+    def weighted(self, weight_bound: float) -> VerifiedProblem:
+        """The problem of the weighted loss s l(z), 0 <= s <= ``weight_bound`` = w_max (a public bound): L and c
+        multiplied by w_max, exactly (docs/theory.md, section 21). The one place the weights' constants are made:
+        calibration, the solver's budget, the rounding allowance gamma = tol n L R and the certificate read them
+        from the problem returned; the loss expression and its derivatives are l's own (the solvers multiply each
+        record's term by its s_i)."""
+        scale = Fraction(weight_bound)
+        conditions = tuple(
+            replace(item, value=_scaled(item.value, scale),
+                    detail=f"{item.detail} [x w_max = {float(scale):g}: the weighted loss s l, 0 <= s <= w_max]")
+            if item.name in ("lipschitz", "curvature") and item.value is not None else item
+            for item in self.certificate.conditions)
+        return replace(self, certificate=replace(self.certificate, conditions=conditions))
+
     # -- constants, rounded safely --------------------------------------------------
 
     @functools.cached_property
@@ -146,10 +163,12 @@ class VerifiedProblem:
         analysis = self.regularizer.analysis
         return None if analysis is None else analysis.quadratic
 
-    def loss_terms(self, margins: cp.Expression) -> cp.Expression:
-        """sum_i l(z_i) for the verified l, as a CVXPY expression of the margins."""
+    def loss_terms(self, margins: cp.Expression, weights: np.ndarray | None = None) -> cp.Expression:
+        """sum_i l(z_i) (sum_i s_i l(z_i) with record ``weights`` s) for the verified l, as a CVXPY expression of
+        the margins."""
         assert self.loss.expression is not None and self.loss.variable is not None
-        return cp.sum(per_record(self.loss.expression, self.loss.variable, margins))
+        terms = per_record(self.loss.expression, self.loss.variable, margins)
+        return cp.sum(terms if weights is None else cp.multiply(weights, terms))
 
     def regularizer_of(self, w: cp.Variable) -> cp.Expression:
         """The verified N with its variable replaced by ``w`` (same tree, same constants)."""
@@ -157,3 +176,12 @@ class VerifiedProblem:
         if w.shape != self.regularizer.variable.shape:
             raise ValueError(f"N was verified at shape {self.regularizer.variable.shape}, not {w.shape}")
         return substitute(self.regularizer.expression, self.regularizer.variable, w)
+
+
+def _scaled(value: object, scale: Fraction) -> object:
+    """``value`` * ``scale``, never rounded down: exact for an exact number, the next double up for a float bound."""
+    if isinstance(value, float):
+        return value if math.isinf(value) or scale == 1 else math.nextafter(value * float(scale), math.inf)
+    if isinstance(value, Fraction | int):
+        return value * scale
+    return value * sympy.Rational(scale.numerator, scale.denominator)

@@ -1,5 +1,6 @@
-"""Estimators: the noise warning (output perturbation, regressors, the user's line), weights refused
-with a typed error, and regression's pure-epsilon route, label range and clipping advice."""
+"""Estimators: the noise warning (output perturbation, regressors, the user's line), weights without their
+public bound refused with a typed error (tests/models/test_weights.py tests the weighted fits),
+and regression's pure-epsilon route, label range and clipping advice."""
 
 import json
 import warnings
@@ -100,7 +101,8 @@ def test_noise_warning_reads_no_data(data):
 def test_sample_weight_is_refused_with_a_typed_error_naming_the_bound(make, data):
     X, y = data
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-    with pytest.raises(UnsupportedWeightsError, match=r"sample_weight.*PUBLIC bound w_max.*w_max") as caught:
+    with pytest.raises(UnsupportedWeightsError, match=r"sample_weight.*PUBLIC bound sample_weight_bound=w_max") \
+            as caught:
         make().fit(X, y, sample_weight=np.ones(len(y)), accountant=accountant)
     assert isinstance(caught.value, TypeError) and isinstance(caught.value, InputError)
     assert accountant.ledger == []   # refused before anything is spent
@@ -124,19 +126,20 @@ def test_the_learners_fit_refuses_sample_weight_with_the_typed_error_before_spen
     # TypeError ("unexpected keyword argument") that names no bound
     X, y = data
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
-    with pytest.raises(UnsupportedWeightsError, match=r"sample_weight.*PUBLIC bound w_max"):
+    with pytest.raises(UnsupportedWeightsError, match=r"sample_weight.*PUBLIC bound sample_weight_bound=w_max"):
         fit(X, y, sample_weight=np.ones(len(y)), accountant=accountant)
     assert accountant.ledger == []
 
 
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
-def test_class_weight_is_a_parameter_refused_at_fit(cls, data):
+def test_class_weight_is_a_parameter_the_release_records(cls, data):
     X, y = data
-    estimator = cls(class_weight="balanced")
-    assert estimator.get_params()["class_weight"] == "balanced"
-    with pytest.raises(UnsupportedWeightsError, match="class_weight"):
+    estimator = cls(class_weight={0: 0.5, 1: 1.0}, random_state=0)
+    assert estimator.get_params()["class_weight"] == {0: 0.5, 1: 1.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
         estimator.fit(X, y)
-    assert not hasattr(estimator, "coef_")
+    assert estimator.certificate_.weights["class_weights"] == [[0, 0.5], [1, 1.0]]
 
 
 # -- regression ----------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _t
 # private_bound and private_label_bound (data_norm / label_bound = "private");
 # privacy_curve (files written before curves lack it)
 _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
-                              "private_bound", "private_label_bound"}
+                              "private_bound", "private_label_bound", "weights"}
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
@@ -257,7 +257,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
     records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
-    drawn = [record for record in records.values() if record is not None]
+    weights = _weights(data.get("weights"))
+    drawn = [record for record in (*records.values(), None if weights is None else weights.get("private_count"))
+             if record is not None]
     total = sum(record["epsilon"] for record in drawn) + epsilon
     if any(record["total_epsilon"] != total for record in drawn):
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
@@ -294,6 +296,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
         post_processing=_texts("post_processing", data.get("post_processing", [])),
         findings=_texts("findings", data.get("findings", [])),
+        weights=weights,
         **records,
     )
 
@@ -325,6 +328,47 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
         raise InputError(f"{what}.neighbours must be replace-one (the quantile's proof)")
     for name in ("theorem", "composition"):
         _text(f"{what}.{name}", item[name])
+    return dict(item)
+
+
+_WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "theorem", "private_count"}
+_COUNT_KEYS = {"epsilon", "count", "n", "floor", "theorem", "neighbours", "composition", "total_epsilon"}
+
+
+def _weights(data: Any) -> dict | None:
+    """The recorded record weights (models.record_weights): w_max > 0, the class weights in [0, w_max], a source
+    named, and a private count's record (eps_c > 0, the count within [floor, n - floor])."""
+    if data is None:
+        return None
+    item = json_object("certificate.weights", {key: value for key, value in data.items() if key != "private_count"}
+                       if isinstance(data, dict) else data, _WEIGHT_KEYS - {"private_count"})
+    if item["source"] not in ("sample_weight", "dict", "prior", "private count"):
+        raise InputError(f"certificate.weights.source {item['source']!r} is not a dpcvx source of weights")
+    bound = _positive("certificate.weights.bound", item["bound"])
+    if item["sample_weight_bound"] is not None:
+        _positive("certificate.weights.sample_weight_bound", item["sample_weight_bound"])
+    pairs = item["class_weights"]
+    if pairs is not None and (not isinstance(pairs, list) or len(pairs) != 2 or any(
+            not isinstance(pair, list) or len(pair) != 2 or not 0 <= _number("certificate.weights.class_weights",
+                                                                             pair[1]) <= bound for pair in pairs)):
+        raise InputError("certificate.weights.class_weights must be two [class, weight] pairs with weights in "
+                         "[0, bound]; the file has been edited")
+    _text("certificate.weights.theorem", item["theorem"])
+    count = data.get("private_count")
+    if (count is None) != (item["source"] != "private count"):
+        raise InputError("certificate.weights: a private count is recorded exactly when the source is 'private "
+                         "count'; the file has been edited")
+    if count is not None:
+        record = json_object("certificate.weights.private_count", count, _COUNT_KEYS)
+        _positive("certificate.weights.private_count.epsilon", record["epsilon"])
+        n, floor, drawn = (record[key] for key in ("n", "floor", "count"))
+        if not all(isinstance(value, int) for value in (n, floor, drawn)) or not 0 < floor <= drawn <= n - floor:
+            raise InputError("certificate.weights.private_count: the count must lie in [floor, n - floor]; the file "
+                             "has been edited")
+        for key in ("theorem", "neighbours", "composition"):
+            _text(f"certificate.weights.private_count.{key}", record[key])
+        _number("certificate.weights.private_count.total_epsilon", record["total_epsilon"])
+        return {**item, "private_count": dict(record)}
     return dict(item)
 
 

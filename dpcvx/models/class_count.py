@@ -1,0 +1,152 @@
+"""``class_weight="balanced"`` without a public prior: one private class count, charged with the fit once.
+
+The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/theory.md sections 21 and 29):
+
+1. every input is checked first (the learner's own checks with unit class weights: balanced weights have
+   largest weight 1, so L, c and the calibration are those of the check);
+2. the accountant is charged ONCE with (eps_c + eps_fit, delta), eps_c = ``class_count_share`` epsilon;
+3. the count n_+ of the positive class is released as n_+ + Z, Z discrete Laplace of scale 1 / eps_c (exact
+   integer sampler, :func:`dpcvx.privacy.exact.discrete_laplace`): sensitivity 1 under replace-one with n
+   public, so eps_c-DP; it is clamped onto [f, n - f], f = ceil(``MIN_CLASS_RATE`` n) (post-processing);
+4. the learner is fitted with the public dict w_k = min_j pi_j / pi_k of the released rates, eps_fit and delta.
+
+By sequential composition (Claim 4 of docs/theory.md section 29) the release (count, model) is
+(eps_c + eps_fit, delta)-DP. The certificate's ``weights`` record holds the released count, eps_c, the floor and
+the total. Replace-one neighbours only (n must be public for n - n_+ to be the other count).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.composition import check_delta
+from ..privacy.exact import discrete_laplace, integer_source
+from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
+from ..privacy.quantile import bound_then_fit_curve
+from ..privacy.rng import RandomState, resolve_rng
+from ..validation import check_classes, check_labels
+from .failure import composite, failed_after_charge, fixed_numerics
+from .private_norm import draws_bounds, split_budget
+from .record_weights import balanced_weights
+
+__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "CountPlan", "draws_count", "plan_private_count",
+           "draw_class_count", "fit_with_private_count", "check_private_count_inputs"]
+
+PROCEDURE_NAME = "a fit with balanced class weights from a private count"
+CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
+MIN_CLASS_RATE = 0.01     # the public floor f / n of each released class count
+COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scale 1 / eps_c (the geometric "
+                 "mechanism, Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke "
+                 "2020): the count has sensitivity 1 when one record is replaced and n is public, so eps_c-DP; "
+                 "clamped onto [f, n - f] (post-processing)")
+COMPOSITION = ("sequential composition of the eps_c-DP count and the fit at the weights it gives, which is "
+               "(eps_fit, delta)-DP for every count: (eps_c + eps_fit, delta)-DP (docs/theory.md, sections 21, 29)")
+
+
+def draws_count(learner: Any) -> bool:
+    """Whether ``fit`` draws a private class count: class_weight="balanced" without a public class_prior."""
+    weight = getattr(learner, "class_weight", None)
+    return isinstance(weight, str) and weight == "balanced" and getattr(learner, "class_prior", None) is None
+
+
+@dataclass(frozen=True)
+class CountPlan:
+    """What the checks fixed before anything is charged: the split, delta, n and the public classes."""
+
+    eps_count: float
+    eps_fit: float
+    delta: float
+    n: int
+    classes: tuple[Any, Any]
+
+    @property
+    def total(self) -> float:
+        return self.eps_count + self.eps_fit
+
+    @property
+    def floor(self) -> int:
+        """f = ceil(MIN_CLASS_RATE n): the least count either class is released with (public)."""
+        return max(1, math.ceil(MIN_CLASS_RATE * self.n))
+
+
+def _unit_weights(learner: Any, classes: tuple[Any, Any]) -> Any:
+    """A copy of ``learner`` with the public dict of unit class weights (the checks' stand-in)."""
+    candidate = copy.deepcopy(learner)
+    candidate.set_params(class_weight={classes[0]: 1.0, classes[1]: 1.0})
+    return candidate
+
+
+def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accountant: PrivacyAccountant | None = None,
+                       **fit_params: Any) -> CountPlan:
+    """Every check of the fit, nothing charged or drawn."""
+    if getattr(learner, "task", "classification") != "classification":
+        raise InputError("class_weight is for classification")
+    if draws_bounds(learner):
+        raise InputError("class_weight='balanced' without class_prior draws a private count; with a private "
+                         "data_norm or label_bound too the fit would compose three draws, which is not offered: pass "
+                         "class_prior (public rates) or a public bound. Nothing was charged")
+    if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
+        raise InputError("a private class count is offered under replace-one neighbours (n public: the count's "
+                         "sensitivity is 1 and the other class's count is n minus it); pass class_prior under "
+                         "add-remove. Nothing was charged")
+    eps_count, eps_fit = split_budget(epsilon, learner.class_count_share)
+    delta = check_delta(fit_params.get("delta", 0.0))
+    check_accountant(accountant)
+    classes = check_classes(learner.classes)
+    with composite(PROCEDURE_NAME):
+        _unit_weights(learner, classes).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
+    n = int(np.shape(y)[0])
+    return CountPlan(eps_count, eps_fit, delta, n, classes)
+
+
+def check_private_count_inputs(learner: Any, X: Any, y: Any, epsilon: float, **fit_params: Any) -> Any:
+    """``check_fit_inputs`` of a learner that draws a count: the public classes, nothing charged."""
+    return plan_private_count(learner, X, y, epsilon, **fit_params).classes
+
+
+def draw_class_count(labels: np.ndarray, plan: CountPlan, source: Any) -> int:
+    """The released count of the positive class: n_+ + Z (Z discrete Laplace, scale 1 / eps_c), clamped onto
+    [f, n - f]. ``labels`` are -1/+1."""
+    noisy = int(np.count_nonzero(labels > 0)) + discrete_laplace(1 / Fraction(plan.eps_count), source)
+    return min(max(noisy, plan.floor), plan.n - plan.floor)
+
+
+def fit_with_private_count(learner: Any, X: Any, y: Any, epsilon: float, *,
+                           accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
+                           **fit_params: Any) -> Any:
+    """``fit`` of a learner with class_weight="balanced" and no class_prior: check, charge once, draw the count,
+    fit at the balanced weights of the released rates; the model's certificate records the count."""
+    plan = plan_private_count(learner, X, y, epsilon, accountant=accountant, **fit_params)
+    if accountant is not None:
+        accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
+                         f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
+                         curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
+    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the count and the fit
+    count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
+    rates = ((plan.n - count) / plan.n, count / plan.n)
+    weights = balanced_weights(rates)
+    candidate = copy.deepcopy(learner)
+    candidate.set_params(class_weight=dict(zip(plan.classes, weights, strict=True)))
+    with composite(PROCEDURE_NAME), fixed_numerics():
+        try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+            model = candidate.fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+        except Exception as error:
+            raise failed_after_charge(PROCEDURE_NAME, error) from None
+    fitted = model.certificate
+    record = {"epsilon": plan.eps_count, "count": count, "n": plan.n, "floor": plan.floor,
+              "theorem": COUNT_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
+              "total_epsilon": plan.total}
+    model.certificate = replace(fitted, weights={**fitted.weights, "source": "private count", "private_count": record},
+                                guarantee=(
+        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the count "
+        f"of class {plan.classes[1]!r} released as {count} (eps_c = {plan.eps_count:g}), then the fit with the "
+        f"balanced class weights it gives (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+    return model

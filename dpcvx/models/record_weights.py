@@ -1,0 +1,180 @@
+"""Record weights of a linear fit: ``sample_weight`` under a public bound, and public class weights.
+
+The weighted risk J_s(w) = (1/n) sum_i s_i l(y_i w^T x_i) + Lam N(w) divides by the PUBLIC n, never by
+sum_i s_i (a statistic of the data). With a public bound w_max >= s_i the per-record term s_i l is
+(w_max L)-Lipschitz with curvature at most w_max c, so every theorem of docs/theory.md (sections 2-4, 12, 14)
+holds with L and c multiplied by w_max (section 21), made in one place,
+:meth:`~dpcvx.verification.problem.VerifiedProblem.weighted`.
+
+* ``sample_weight`` needs ``sample_weight_bound`` (w_max): each s_i is clipped onto [0, w_max] (a
+  :class:`~dpcvx.exceptions.ClippingWarning` tells the data owner how many; the count is never released).
+* ``class_weight``: a public dict {class: weight >= 0} (classes not named weigh 1; w_max = the largest), or
+  "balanced": w_k = min_j pi_j / pi_k (largest weight 1, so L and c are unchanged) from public rates pi:
+  ``class_prior``, or one private class count (:mod:`dpcvx.models.class_count`).
+
+:class:`RecordWeights` is what a fit's checks fixed, all public; its :meth:`RecordWeights.record` is the
+certificate's ``weights``. Nothing here is charged or drawn.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
+from ..validation import check_bound
+
+__all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "plan_weights",
+           "record_weights"]
+
+WEIGHTS_THEOREM = ("the weighted loss s_i l(y_i w^T x_i), 0 <= s_i <= w_max public, divided by the public n: "
+                   "L and c multiplied by w_max in every calibration (docs/theory.md, section 21)")
+
+
+@dataclass(frozen=True)
+class RecordWeights:
+    """The public facts of a fit's record weights: where they came from ("sample_weight", "dict", "prior",
+    "private count"), the class weights (None for ``sample_weight`` alone) and ``sample_weight_bound`` (None
+    without ``sample_weight``). :attr:`bound` is w_max."""
+
+    source: str
+    class_weights: tuple[tuple[Any, float], ...] | None = None
+    sample_bound: float | None = None
+
+    @property
+    def bound(self) -> float:
+        """w_max = sample_weight_bound (1 without) times the largest class weight (1 without): a double no
+        smaller than any s_i as computed (rounding is monotone)."""
+        largest = 1.0 if self.class_weights is None else max(weight for _, weight in self.class_weights)
+        return (1.0 if self.sample_bound is None else self.sample_bound) * largest
+
+    def record(self) -> dict[str, Any]:
+        """The certificate's ``weights``: public inputs only (the bound, the class weights, their origin)."""
+        return {"source": self.source, "bound": self.bound, "sample_weight_bound": self.sample_bound,
+                "class_weights": None if self.class_weights is None else
+                [[_plain(label), weight] for label, weight in self.class_weights],
+                "theorem": WEIGHTS_THEOREM}
+
+
+def _plain(label: Any) -> Any:
+    """A class label as JSON holds it (numpy scalars as Python numbers)."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def check_class_prior(class_prior: Any, classes: tuple[Any, Any]) -> tuple[float, float]:
+    """The public rates (pi_negative, pi_positive) of ``class_prior``: a dict {class: rate} naming both
+    classes, or a pair in the order of ``classes``; each rate in (0, 1), summing to 1 (within 1e-9)."""
+    if isinstance(class_prior, Mapping):
+        unknown = [key for key in class_prior if not any(key == label for label in classes)]
+        if unknown or len(class_prior) != 2:
+            raise InputError(f"class_prior must give the rate of each class of classes={classes!r}, got the keys "
+                             f"{sorted(map(repr, class_prior))}")
+        rates = [class_prior[next(key for key in class_prior if key == label)] for label in classes]
+    elif isinstance(class_prior, Sequence) and not isinstance(class_prior, str) and len(class_prior) == 2:
+        rates = list(class_prior)
+    else:
+        raise InputError(f"class_prior must be a dict {{class: rate}} or a pair of rates in the order of classes="
+                         f"{classes!r}, got {class_prior!r}")
+    if not all(isinstance(rate, numbers.Real) and 0 < float(rate) < 1 for rate in rates) \
+            or abs(float(rates[0]) + float(rates[1]) - 1) > 1e-9:
+        raise InputError(f"class_prior's rates must lie in (0, 1) and sum to 1, got {rates!r}: public rates of the "
+                         "classes, known without looking at this data (a census, a published base rate)")
+    return float(rates[0]), float(rates[1])
+
+
+def balanced_weights(rates: tuple[float, float]) -> tuple[float, float]:
+    """w_k = min_j pi_j / pi_k: scikit-learn's "balanced" n / (2 n_k) scaled so that the largest weight is 1."""
+    smallest = min(rates)
+    return tuple(1.0 if rate == smallest else smallest / rate for rate in rates)  # type: ignore[return-value]
+
+
+def _class_weight_dict(class_weight: Mapping[Any, Any], classes: tuple[Any, Any]) -> tuple[float, float]:
+    """(w_negative, w_positive) of a public dict; a class it does not name weighs 1."""
+    unknown = [key for key in class_weight if not any(key == label for label in classes)]
+    if unknown:
+        raise InputError(f"class_weight names {sorted(map(repr, unknown))}, which are not among the public "
+                         f"classes={classes!r}")
+    weights = []
+    for label in classes:
+        key = next((key for key in class_weight if key == label), None)
+        value = 1.0 if key is None else class_weight[key]
+        if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 <= float(value) < math.inf:
+            raise InputError(f"class_weight[{label!r}] must be a finite number >= 0, got {value!r}")
+        weights.append(float(value))
+    if max(weights) <= 0:
+        raise InputError("class_weight gives every class weight 0: nothing would be fitted")
+    return weights[0], weights[1]
+
+
+def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: Any, class_prior: Any,
+                 classes: tuple[Any, Any] | None, owner: str) -> RecordWeights | None:
+    """The public weights of a fit, checked before anything is charged (None: unit weights).
+
+    "balanced" without ``class_prior`` is planned by :mod:`dpcvx.models.class_count` (a private count), which
+    calls the fit again with the drawn weights as a dict; here it is refused."""
+    if sample_weight is not None and sample_weight_bound is None:
+        raise UnsupportedWeightsError(
+            f"{owner} takes sample_weight only with a PUBLIC bound sample_weight_bound=w_max >= every weight, "
+            "chosen without looking at the data: the weighted loss is (w_max L)-Lipschitz, so the noise grows with "
+            "w_max (docs/theory.md, section 21). Pass sample_weight_bound, or fit without weights; nothing was "
+            "charged")
+    if class_weight is None and sample_weight is None:
+        if class_prior is not None:
+            raise InputError("class_prior is read only with class_weight='balanced'")
+        return None
+    if class_weight is not None and classes is None:
+        raise InputError("class_weight is for classification; a regression takes sample_weight only")
+    bound = None if sample_weight is None else check_bound("sample_weight_bound", sample_weight_bound)
+    if class_weight is None:
+        return RecordWeights("sample_weight", sample_bound=bound)
+    assert classes is not None
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise InputError(f"class_weight must be None, a dict {{class: weight}} or 'balanced', got "
+                             f"{class_weight!r}")
+        if class_prior is None:
+            raise InputError("class_weight='balanced' without class_prior draws one private class count "
+                             "(dpcvx.models.class_count); this path takes public rates only")
+        weights, source = balanced_weights(check_class_prior(class_prior, classes)), "prior"
+    elif isinstance(class_weight, Mapping):
+        if class_prior is not None:
+            raise InputError("class_prior is read only with class_weight='balanced'")
+        weights, source = _class_weight_dict(class_weight, classes), "dict"
+    else:
+        raise InputError(f"class_weight must be None, a dict {{class: weight}} or 'balanced', got {class_weight!r}")
+    plan = RecordWeights(source, tuple(zip(classes, weights, strict=True)), bound)
+    check_bound("the largest class weight times sample_weight_bound", plan.bound)
+    return plan
+
+
+def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, n: int) -> np.ndarray:
+    """s_i for the fit's ``n`` records (``labels`` -1/+1 in the order of the public classes): the class weight of
+    y_i times sample_weight[i] clipped onto [0, sample_weight_bound]. The clipping count goes to the data owner
+    in a ClippingWarning only."""
+    weights = np.ones(n)
+    if plan.sample_bound is not None:
+        given = np.asarray(sample_weight, dtype=float)
+        if given.shape != (n,):
+            raise InputError(f"sample_weight must hold one number per record, shape ({n},), got shape {given.shape}")
+        if not np.all(np.isfinite(given)):
+            raise InputError("sample_weight has NaN or infinite entries; give each record a finite weight")
+        bound = plan.sample_bound
+        clipped = int(np.count_nonzero((given < 0) | (given > bound)))
+        if clipped:
+            warnings.warn(f"{clipped} of {n} sample weights lay outside [0, sample_weight_bound = {bound:g}] and were "
+                          "clipped onto it. NOT PRIVATE: this count is shown to you only and is not part of the "
+                          "release", ClippingWarning, stacklevel=user_stacklevel())
+        weights = np.clip(given, 0.0, bound)
+    if plan.class_weights is not None:
+        (_, negative), (_, positive) = plan.class_weights
+        weights = weights * np.where(labels > 0, positive, negative)
+    if not np.any(weights > 0):
+        raise InputError("the sample weights are all zero (sample_weight times the class weights): nothing would be "
+                         "fitted")
+    return weights

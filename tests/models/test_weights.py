@@ -1,0 +1,271 @@
+"""Record weights (docs/theory.md, section 21): sample_weight under a public bound, class weights, and the
+private class count of class_weight="balanced"."""
+
+import json
+import math
+import warnings
+from fractions import Fraction
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+import dpcvx
+from dpcvx.exceptions import ClippingWarning, InputError, UnsupportedWeightsError
+from dpcvx.models import class_count
+from dpcvx.models.class_count import CountPlan, draw_class_count
+from dpcvx.privacy import calibrate
+from dpcvx.privacy.exact import discrete_laplace_pmf, integer_source
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(5)
+    n, d = 1500, 4
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = (rng.random(n) < 1 / (1 + np.exp(-(3 * X @ np.array([1.0, -1.0, 0.5, 0.0]) - 2)))).astype(int)
+    return X, y, rng.uniform(0.0, 2.0, n)
+
+
+def erm(**settings):
+    return dpcvx.PrivateERM(lam=0.01, data_norm=1.0, classes=(0, 1), **settings)
+
+
+# -- calibration: L and c times w_max -----------------------------------------------------------------------
+
+
+def test_output_perturbation_beta_uses_w_max_L(data):
+    X, y, s = data
+    model = erm(sample_weight_bound=2.0).fit(X, y, 1.0, "output", sample_weight=s, random_state=0)
+    n = len(y)
+    expected = calibrate.output_perturbation(n, 0.01, 1.0, L=2.0, R=1.0, m=1.0, tol=calibrate.DEFAULT_TOL)
+    assert model.certificate.calibration["beta"] == expected.beta
+    assert model.certificate.constants["L"] == Fraction(2)
+    unweighted = erm().fit(X, y, 1.0, "output", random_state=0)
+    assert model.certificate.calibration["beta"] < unweighted.certificate.calibration["beta"]
+
+
+def test_objective_perturbation_uses_w_max_L_and_c(data):
+    X, y, s = data
+    model = erm(sample_weight_bound=3.0).fit(X, y, 1.0, sample_weight=s, random_state=0)
+    expected = calibrate.objective_perturbation(len(y), 0.01, 1.0, 0.75, L=3.0, R=1.0, m=1.0, split="max",
+                                                tol=calibrate.DEFAULT_TOL)
+    calibration = model.certificate.calibration
+    assert calibration["beta"] == expected.beta and calibration["epsilon_prime"] == expected.epsilon_prime
+    assert (model.certificate.constants["L"], model.certificate.constants["c"]) == (Fraction(3), Fraction(3, 4))
+    assert model.certificate.weights["bound"] == 3.0
+
+
+def test_a_float_bound_is_rounded_up():
+    problem = dpcvx.PrivateERM(loss="huber:h=0.5", data_norm=1.0)._verified(3).weighted(0.1)
+    assert problem.lipschitz >= 0.1 and problem.curvature >= 0.1 * 1.0   # Fraction(0.1) is above 1/10 by 5e-18
+    assert Fraction(problem.certificate.lipschitz) == Fraction(0.1)
+
+
+# -- the solve is the weighted problem on every path --------------------------------------------------------
+
+
+def sklearn_weighted(X, y, s, lam):
+    """The non-private minimiser of (1/n) sum s_i l + lam/2 ||w||^2: scikit-learn's C = 1 / (lam n)."""
+    reference = LogisticRegression(C=1 / (lam * len(y)), fit_intercept=False, tol=1e-12, max_iter=10_000)
+    return reference.fit(X, y, sample_weight=s).coef_.ravel()
+
+
+PATHS = {
+    "newton objective": ({}, {}),
+    "newton output": ({}, {"mechanism": "output"}),
+    "gaussian objective": ({}, {"delta": 1e-8, "epsilon": 300.0}),   # (its calibration overflows above 700)
+    "cvxpy": ({"solver": "cvxpy"}, {}),
+    "user solver": ({"solver": lambda program, w: program.solve(solver="CLARABEL")}, {}),
+    "proximal (ball)": ({"constraints": lambda w: [cp.norm(w, 2) <= 50]}, {}),
+}
+
+
+@pytest.mark.parametrize("settings, fit", PATHS.values(), ids=PATHS.keys())
+def test_every_solver_path_solves_the_weighted_problem(data, settings, fit):
+    # at epsilon 1e6 the noise moves w by about 1e-5: the release is the weighted minimiser, not the unweighted
+    X, y, s = data
+    model = erm(sample_weight_bound=2.0, **settings).fit(X, y, **{"epsilon": 1e6, **fit}, sample_weight=s,
+                                                         random_state=1)
+    weighted, plain = sklearn_weighted(X, y, s, 0.01), sklearn_weighted(X, y, np.ones(len(y)), 0.01)
+    assert np.linalg.norm(weighted - plain) > 0.05   # the weights matter on these data
+    assert np.allclose(model.coef_, weighted, atol=5e-3), (model.coef_, weighted)
+
+
+def test_unit_weights_release_what_no_weights_release(data):
+    X, y, _ = data
+    plain = erm().fit(X, y, 1.0, random_state=3)
+    unit = erm(sample_weight_bound=1.0).fit(X, y, 1.0, sample_weight=np.ones(len(y)), random_state=3)
+    assert plain.certificate.weights is None and unit.certificate.weights["source"] == "sample_weight"
+    assert unit.certificate.calibration == plain.certificate.calibration
+    assert np.allclose(unit.coef_, plain.coef_, rtol=0, atol=1e-8)
+
+
+def test_weights_are_clipped_onto_the_bound_with_a_warning_to_the_owner_only(data):
+    X, y, s = data
+    with pytest.warns(ClippingWarning, match=r"\d+ of 1500 sample weights.*NOT PRIVATE"):
+        clipped = erm(sample_weight_bound=1.0).fit(X, y, 1e6, sample_weight=s, random_state=1)
+    assert np.allclose(clipped.coef_, sklearn_weighted(X, y, np.minimum(s, 1.0), 0.01), atol=2e-3)
+    assert "sample weights" not in json.dumps(clipped.certificate.to_dict())
+
+
+# -- refusals: before anything is charged -------------------------------------------------------------------
+
+
+REFUSED = {
+    "no bound": (lambda: erm(), {"sample_weight": "s"}, UnsupportedWeightsError, "sample_weight_bound"),
+    "float_safe": (lambda: erm(sample_weight_bound=1.0, float_safe=True), {"sample_weight": "s"},
+                   UnsupportedWeightsError, "float_safe"),
+    "bad shape": (lambda: erm(sample_weight_bound=1.0), {"sample_weight": "short"}, InputError, "shape"),
+    "nan": (lambda: erm(sample_weight_bound=1.0), {"sample_weight": "nan"}, InputError, "NaN"),
+    "unknown class": (lambda: erm(class_weight={0: 1.0, 7: 2.0}), {}, InputError, "not among"),
+    "negative class weight": (lambda: erm(class_weight={0: -1.0}), {}, InputError, ">= 0"),
+    "bad prior": (lambda: erm(class_weight="balanced", class_prior=(0.5, 0.6)), {}, InputError, "sum to 1"),
+    "prior without balanced": (lambda: erm(class_prior=(0.5, 0.5)), {}, InputError, "balanced"),
+    "count under add-remove": (lambda: erm(class_weight="balanced"), {"delta": 1e-6, "neighbours": "add-remove",
+                                                                      "n_public": 1500}, InputError, "replace-one"),
+    "count with a private norm": (lambda: erm(class_weight="balanced").set_params(data_norm="private",
+                                                                                  norm_range=(0.5, 4)),
+                                  {}, InputError, "class_prior"),
+    "count share": (lambda: erm(class_weight="balanced", class_count_share=1.5), {}, InputError, r"\(0, 1\)"),
+}
+
+
+@pytest.mark.parametrize("make, extra, error, text", REFUSED.values(), ids=REFUSED.keys())
+def test_refused_before_any_charge(data, make, extra, error, text):
+    X, y, s = data
+    values = {"s": s, "short": s[:10], "nan": np.where(np.arange(len(s)) == 3, np.nan, s)}
+    extra = {key: values.get(value, value) if isinstance(value, str) else value for key, value in extra.items()}
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(error, match=text):
+        make().fit(X, y, 1.0, accountant=accountant, random_state=0, **extra)
+    assert accountant.ledger == []
+
+
+def test_a_memmap_refuses_weights_before_the_charge(data, tmp_path):
+    X, y, s = data
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(UnsupportedWeightsError, match="in-memory"):
+        erm(sample_weight_bound=2.0).fit(np.load(path, mmap_mode="r"), y, 1.0, sample_weight=s,
+                                         accountant=accountant)
+    assert accountant.ledger == []
+
+
+def test_multiclass_estimators_refuse_weights_before_the_charge(data):
+    X, y, _ = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    labels = np.arange(len(y)) % 3
+    with pytest.raises(UnsupportedWeightsError, match="class_weight"):
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2), class_weight="balanced").fit(X, labels, accountant=accountant)
+    assert accountant.ledger == []
+
+
+# -- class weights --------------------------------------------------------------------------------------------
+
+
+def test_a_class_weight_dict_weighs_each_record_by_its_class(data):
+    X, y, _ = data
+    model = erm(class_weight={0: 0.25, 1: 2.0}).fit(X, y, 1e6, random_state=1)
+    assert np.allclose(model.coef_, sklearn_weighted(X, y, np.where(y == 1, 2.0, 0.25), 0.01), atol=2e-3)
+    assert model.certificate.weights["bound"] == 2.0 and model.certificate.constants["L"] == Fraction(2)
+    assert model.certificate.weights["class_weights"] == [[0, 0.25], [1, 2.0]]
+
+
+def test_balanced_from_a_public_prior_draws_nothing(data, monkeypatch):
+    X, y, _ = data
+    monkeypatch.setattr(class_count, "discrete_laplace", lambda *a: pytest.fail("a count was drawn"))
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    model = erm(class_weight="balanced", class_prior={0: 0.8, 1: 0.2}).fit(X, y, 1.0, accountant=accountant)
+    assert model.certificate.weights["source"] == "prior"
+    assert model.certificate.weights["class_weights"] == [[0, 0.25], [1, 1.0]]
+    assert [entry.cost.epsilon for entry in accountant.ledger] == [1.0]
+
+
+# -- the private count ------------------------------------------------------------------------------------------
+
+
+def test_the_count_is_drawn_with_scale_one_over_eps_c_exactly(data, monkeypatch):
+    X, y, _ = data
+    scales = []
+
+    def recording(scale, source):
+        scales.append(scale)
+        return 0
+
+    monkeypatch.setattr(class_count, "discrete_laplace", recording)
+    model = erm(class_weight="balanced", class_count_share=0.1).fit(X, y, 2.0, random_state=0)
+    eps_c = 2.0 * 0.1
+    assert scales == [1 / Fraction(eps_c)]
+    record = model.certificate.weights["private_count"]
+    assert record["epsilon"] == eps_c and record["count"] == int(y.sum())   # Z = 0 here: the true count
+    pi = y.mean()
+    (_, negative), positive = model.certificate.weights["class_weights"]
+    assert negative == pytest.approx(pi / (1 - pi), rel=1e-14) and positive == [1, 1.0]
+
+
+def test_the_count_noise_law_is_the_discrete_laplace_of_scale_one_over_eps_c():
+    # seeded audit: 4,000 draws of the released count of 300 positives among n = 10,000 at eps_c = 0.5
+    plan = CountPlan(eps_count=0.5, eps_fit=0.5, delta=0.0, n=10_000, classes=(0, 1))
+    labels = np.where(np.arange(plan.n) < 300, 1.0, -1.0)
+    source = integer_source(np.random.default_rng(11))
+    noise = np.array([draw_class_count(labels, plan, source) - 300 for _ in range(4000)])
+    values = np.arange(-15, 16)
+    observed = np.array([np.mean(noise == v) for v in values])
+    for scale, passes in ((2.0, True), (4.0, False)):   # the right law, then a law twice as wide
+        expected = discrete_laplace_pmf(values, scale)
+        statistic = 4000 * float(np.sum((observed - expected) ** 2 / expected))
+        assert (statistic < 70) == passes, (scale, statistic)   # chi-square, 31 cells: P[> 70] < 1e-4
+
+
+def test_the_count_is_floored_at_the_public_minimum():
+    plan = CountPlan(eps_count=1.0, eps_fit=1.0, delta=0.0, n=1000, classes=(0, 1))
+    source = integer_source(np.random.default_rng(0))
+    assert draw_class_count(-np.ones(1000), plan, source) >= plan.floor == 10
+    assert draw_class_count(np.ones(1000), plan, source) <= 990
+
+
+def test_one_charge_one_certificate_and_a_file_that_round_trips(data, tmp_path):
+    X, y, _ = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    estimator = dpcvx.DPLogisticRegression(class_weight="balanced", random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        estimator.fit(X, y, accountant=accountant)
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
+    certificate = estimator.certificate_
+    assert certificate.total_epsilon == 1.0 and certificate.epsilon == 0.95
+    assert "private count" in str(certificate) and "eps_c = 0.05" in str(certificate)
+    assert [part.epsilon for part in certificate.privacy_curve.parts] == [0.05, 0.95]
+    path = tmp_path / "model.json"
+    dpcvx.save(estimator, path)
+    loaded = dpcvx.load(path)
+    assert loaded.certificate.weights == certificate.weights
+    assert np.array_equal(loaded.decision_function(X), estimator.decision_function(X))
+    saved = json.loads(path.read_text())
+    saved["certificate"]["weights"]["private_count"]["count"] = 0   # below the floor: edited
+    path.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="floor"):
+        dpcvx.load(path)
+
+
+def test_balanced_weights_recover_the_rare_class():
+    # 3% positives: the defaults release (nearly) the majority class; balanced weights find the positives
+    rng = np.random.default_rng(2)
+    n, d = 20_000, 4
+    X = rng.normal(size=(n, d)) / 2
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = (rng.random(n) < 1 / (1 + np.exp(-(6 * X[:, 0] - 5)))).astype(int)
+    assert 0.02 < y.mean() < 0.06
+    scores = {}
+    for weight in (None, "balanced"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+            model = dpcvx.DPLogisticRegression(class_weight=weight, random_state=0).fit(X, y)
+        predicted = model.predict(X)
+        scores[weight] = np.mean([np.mean(predicted[y == k] == k) for k in (0, 1)])
+    assert scores["balanced"] > 0.7 and scores["balanced"] > scores[None] + 0.1, scores
+    assert math.isfinite(scores[None])
