@@ -4,7 +4,8 @@ docs/theory.md, section 30; the rule is :func:`dpcvx.adassp_warning.adassp_noise
 (no constant is fitted here: the limit 1 is where the predicted error reaches the zero model's).
 For each setting (kind of rows, n, d, epsilon) DPLinearRegression (AdaSSP, delta 1e-6,
 data_norm 1, label_bound 1, intercept) is fitted with SEEDS noise seeds, with the default lam 0
-and with the advised lam (:func:`dpcvx.adassp_warning.adassp_advised_lam`), and scored by R^2
+and with the ridge the warning advised until issue 42 (:func:`former_advised_lam`; no longer advised:
+benchmarks/results/warning_advice.md measured it on real tables), and scored by R^2
 on a fresh test sample of 2,000 rows. Reported: the public ratio, whether the warning fires,
 the mean R^2 at lam 0 and at the advised lam. No real data set is read.
 
@@ -20,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import RunRecord, write_markdown
-from dpcvx.adassp_warning import ADASSP_RATIO_LIMIT, adassp_advised_lam, adassp_noise_to_signal
+from dpcvx.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal
 from dpcvx.models.linear_regression import PrivateLinearRegression
+from dpcvx.privacy.adassp import AdaSSPCalibration
 from dpcvx.regressors import DPLinearRegression
 
 RESULTS = Path(__file__).resolve().parent / "results" / "adassp_warning.md"
@@ -31,6 +33,12 @@ NS = (60, 300, 2000, 20000)
 DS = (2, 5, 20)
 EPSILONS = (0.02, 0.1, 1.0)
 TEST_ROWS = 2000
+
+
+def former_advised_lam(calibration: AdaSSPCalibration, n: int) -> float:
+    """lam = rho* / n, rho* = N^2 / lam_bar (docs/theory.md, section 30): with N / lam_bar the public ratio and
+    lam_bar = n R^2 / d, lam = ratio^2 R^2 / d. The warning advised it until issue 42."""
+    return adassp_noise_to_signal(calibration, n) ** 2 * calibration.data_norm**2 / calibration.dim
 
 
 def synthetic(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -60,7 +68,7 @@ def r_squared(model: DPLinearRegression, X: np.ndarray, y: np.ndarray) -> float:
 def cell(kind: str, n: int, d: int, epsilon: float) -> tuple[float, float, float, float]:
     """(ratio, advised lam, mean R^2 at lam 0, mean R^2 at the advised lam)."""
     calibration = PrivateLinearRegression(1.0, 1.0, fit_intercept=True).calibrate(epsilon, 1e-6, d + 1)
-    ratio, advised = adassp_noise_to_signal(calibration, n), adassp_advised_lam(calibration, n)
+    ratio, advised = adassp_noise_to_signal(calibration, n), former_advised_lam(calibration, n)
     scores: dict[float, list[float]] = {0.0: [], advised: []}
     for seed in SEEDS:
         X, y = synthetic(kind, n + TEST_ROWS, d, 1000 + seed)

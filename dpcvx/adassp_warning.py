@@ -19,11 +19,12 @@ sigma_3 R / (lam_bar + rho), E theta* by sigma_2 sqrt(d) B / (lam_bar + rho)). T
 
 does not depend on the ridge rho. Above ``ADASSP_RATIO_LIMIT`` (1: the noise in a prediction
 exceeds the largest signal B allows) the release is predicted to do worse than predicting
-0 and the warning fires. The advice: the total ridge that minimises the predicted error
-((rho^2 + N^2) / (lam_bar + rho)^2 in units of B^2) is rho* = N^2 / lam_bar, where the
-predicted error N^2 / (lam_bar^2 + N^2) stays below the zero model's 1; so
-``lam = rho* / n`` (the extra ridge n lam of ``PrivateLinearRegression``), measured in
-benchmarks/adassp_warning.py (benchmarks/results/adassp_warning.md).
+0 and the warning fires. The advice names epsilon, n and d only, never a ridge: AdaSSP
+chooses its own ridge from public quantities (lam="auto", the default, adds none). The
+extra ridge rho* / n that the rule's picture predicts best (docs/theory.md, section 30)
+helped on synthetic rows of that picture (benchmarks/results/adassp_warning.md) and raised
+the test MSE on real tables (issue 42's wages table 2465 -> 3397;
+benchmarks/results/warning_advice.md), so it is no longer advised.
 
 Under add/remove neighbours n is private: the rule needs it, so no warning is given
 (nor advice: ``lam > 0`` is refused there).
@@ -40,7 +41,7 @@ from .privacy.adassp import AdaSSPCalibration, adassp_calibration
 from .privacy.neighbours import Neighbours
 from .release.regression_model import SufficientStatisticsCertificate
 
-__all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "adassp_advised_lam", "certified_calibration",
+__all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "certified_calibration",
            "warn_if_adassp_noise_dominates"]
 
 #: AdaSSP warns when the noise in a typical prediction exceeds this many times the signal's share
@@ -67,11 +68,6 @@ def adassp_noise_to_signal(calibration: AdaSSPCalibration, n: int) -> float:
     return _noise_scale(calibration) / _typical_eigenvalue(calibration, n)
 
 
-def adassp_advised_lam(calibration: AdaSSPCalibration, n: int) -> float:
-    """lam = rho* / n with rho* = N^2 / lam_bar, the ridge that minimises the predicted error (public)."""
-    return _noise_scale(calibration) ** 2 / _typical_eigenvalue(calibration, n) / n
-
-
 def certified_calibration(certificate: SufficientStatisticsCertificate) -> AdaSSPCalibration:
     """The calibration an AdaSSP certificate records, rebuilt from its public inputs."""
     record = certificate.calibration
@@ -80,10 +76,9 @@ def certified_calibration(certificate: SufficientStatisticsCertificate) -> AdaSS
                               neighbours=record["neighbours"], failure_probability=record["failure_probability"])
 
 
-def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int,
-                                   lam: float) -> None:
+def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int) -> None:
     """Warn :class:`~dpcvx.noise_warning.NoiseDominatesWarning` when :func:`adassp_noise_to_signal` exceeds
-    ``ADASSP_RATIO_LIMIT``. Reads the certificate (public), n and lam; the message holds them only.
+    ``ADASSP_RATIO_LIMIT``. Reads the certificate (public) and n; the message holds them only.
     Nothing under add/remove (n is private). Points at the user's line (:func:`user_stacklevel`)."""
     calibration = certified_calibration(certificate)
     if calibration.neighbours is not Neighbours.REPLACE_ONE:
@@ -91,15 +86,13 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     ratio = adassp_noise_to_signal(calibration, n)
     if ratio <= ADASSP_RATIO_LIMIT:
         return
-    advised = adassp_advised_lam(calibration, n)
-    ridge = ("" if lam >= advised else
-             f", or pass lam={advised:.3g} (the ridge that minimises the predicted error; lam={lam:g} now)")
     warnings.warn(
         f"{owner}: the model is mostly noise: AdaSSP's noise moves a typical prediction by about {ratio:.3g} "
         f"times the largest signal the label bound allows (rows at the bound R filling the d directions). "
         f"This compares public quantities only (epsilon={calibration.epsilon:g}, delta={calibration.delta:g}, "
         f"n={n}, d={calibration.dim} and R={calibration.data_norm:g} with the intercept, "
         f"B={calibration.label_bound:g}: the sigmas of X^T X and X^T y), never the data. To lower the noise: "
-        f"raise epsilon or the number of rows, use fewer features{ridge}",
+        f"raise epsilon or the number of rows, or use fewer features. AdaSSP already chooses its ridge from these "
+        f"public quantities (lam='auto', the default, adds none); an extra ridge is not advised",
         NoiseDominatesWarning, stacklevel=user_stacklevel(),
     )

@@ -102,6 +102,7 @@ from .models.training_rows import warn_on_training_rows
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
+    lam_rule_advice,
     noise_in_predictions,
     noise_to_signal,
     warn_if_noise_dominates,
@@ -254,16 +255,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
         """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25)."""
-        if isinstance(self.lam, str):
-            return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
-        constants, calibration = certificate.constants, certificate.calibration
-        width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
-        choice = self._private_erm().set_params(data_norm=certificate.data_norm, norm_range=None).choose_lam(
-            int(constants["n"]), width, certificate.epsilon, certificate.mechanism, delta=certificate.delta,
-            neighbours=str(calibration.get("neighbours", "replace-one")),
-            split=str(calibration.get("split", "max")))
-        return (f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, "
-                "docs/theory.md section 25")
+        return lam_rule_advice(certificate, self.lam, lambda: self._private_erm().set_params(
+            data_norm=certificate.data_norm, norm_range=None))
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:

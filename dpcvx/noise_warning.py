@@ -16,16 +16,17 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import Protocol
 
 from .exceptions import DPCVXWarning, SmallTableWarning, user_stacklevel
 from .privacy import registry
-from .privacy.lam_rule import comparator_for, noise_moments
+from .privacy.lam_rule import LamChoice, comparator_for, noise_moments
 from .release.model import ReleaseCertificate
 from .verification.verdict import Mechanism
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
-           "SMALL_TABLE_LIMIT", "warn_if_small_table"]
+           "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice"]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
@@ -196,6 +197,28 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         + ("" if lam_advice is None else f": {lam_advice()}") + ")",
         NoiseDominatesWarning, stacklevel=user_stacklevel(),
     )
+
+
+class LamRule(Protocol):
+    """A learner whose public rule lam='auto' can be asked for its value (:meth:`dpcvx.PrivateERM.choose_lam`)."""
+
+    def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = ..., *, delta: float = ...,
+                   neighbours: str = ..., split: str = ...) -> LamChoice: ...
+
+
+def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Callable[[], LamRule]) -> str:
+    """The warning's advice on lam (docs/theory.md, section 25.4): the value of the public rule lam='auto', the
+    one it chose (``lam`` "auto") or the one it would choose at the certificate's public n, d, epsilon, delta,
+    mechanism, relation and split (``rule()``: the warning's learner with lam="auto"). Public inputs only."""
+    if isinstance(lam, str):
+        return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
+    constants, calibration = certificate.constants, certificate.calibration
+    width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
+    choice = rule().choose_lam(int(constants["n"]), width, certificate.epsilon, certificate.mechanism,
+                               delta=certificate.delta, neighbours=str(calibration.get("neighbours", "replace-one")),
+                               split=str(calibration.get("split", "max")))
+    return f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, docs/theory.md " \
+           "section 25"
 
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None) -> None:

@@ -15,9 +15,11 @@ are never read off the data.
 Pure epsilon: :class:`DPHuberRegressor` is pure epsilon by default. For
 :class:`DPLinearRegression`, ``delta=0`` with a public ``weight_bound`` selects objective
 perturbation on the ball ||w|| <= W (pure epsilon); without ``weight_bound`` the refusal
-names the pure options. When the expected noise dominates (public quantities only; objective and
-output perturbation, not AdaSSP) a :class:`~dpcvx.noise_warning.NoiseDominatesWarning` points at the
-line that called ``fit``. ``sample_weight`` is refused with
+names the pure options. When the expected noise dominates (public quantities only) a
+:class:`~dpcvx.noise_warning.NoiseDominatesWarning` points at the line that called ``fit``; its advice on
+lam names only lam="auto": the value of the public rule for objective and output perturbation, and for
+AdaSSP nothing (AdaSSP chooses its own ridge; an extra one raised the test MSE on real tables,
+benchmarks/results/warning_advice.md). ``sample_weight`` is refused with
 :class:`~dpcvx.exceptions.UnsupportedWeightsError` (docs/theory.md, section on sample weights).
 
 - :class:`DPLinearRegression`: least squares. It is not Lipschitz, so the ERM theorems
@@ -63,7 +65,7 @@ from .models.erm_inputs import PRIVATE, is_private
 from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from .models.private_norm import NORM_SHARE
 from .models.training_rows import warn_on_training_rows
-from .noise_warning import warn_if_noise_dominates, warn_if_small_table
+from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_small_table
 from .privacy.accountant import PrivacyAccountant
 from .privacy.neighbours import Neighbours
 from .privacy.rng import check_estimator_seed
@@ -86,6 +88,15 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         raise NotImplementedError
+
+    def _learner(self, label_bound: float | str) -> PrivateERM:
+        """The PrivateERM of the objective and output releases (AdaSSP aside) at the centred label bound."""
+        raise NotImplementedError
+
+    def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
+        """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
+        return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
+            data_norm=certificate.data_norm, norm_range=None, label_range=None)
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
@@ -114,11 +125,13 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
-        if isinstance(model.certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
-            warn_if_noise_dominates(type(self).__name__, model.certificate, None,
-                                    prediction_scale=model.certificate.label_bound)
+        certificate = model.certificate
+        if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
+            warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
+                                    lam_advice=lambda: lam_rule_advice(certificate, self.lam,
+                                                                       lambda: self._rule(certificate)))
         else:  # AdaSSP: the public rule of its own noise scales
-            warn_if_adassp_noise_dominates(type(self).__name__, model.certificate, targets.shape[0], self.lam)
+            warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0])
         warn_if_small_table(type(self).__name__, int(targets.shape[0]), int(np.size(model.coef_)),
                             model.certificate.epsilon)
         if not is_out_of_core(X):  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
@@ -151,14 +164,16 @@ class DPLinearRegression(_PrivateRegressor):
     Parameters
     ----------
     epsilon, delta : privacy budget (delta > 0; default 1e-6, keep it well below 1/n).
-    lam : extra ridge n lam ||w||^2 / 2 on top of AdaSSP's adaptive ridge (default 0).
+    lam : "auto" (the default) or a number. AdaSSP: an extra ridge n lam ||w||^2 / 2 on top of AdaSSP's own
+        adaptive ridge, which AdaSSP already chooses from public quantities (Wang 2018); "auto" adds none (lam 0).
+        mechanism="objective": the ridge of the objective, "auto" the public rule of docs/theory.md, section 25
+        (with W the ball's radius).
     data_norm, label_bound : public bounds R on ||x|| and B on |y| (default 1 and 1); label_bound may be
         a public range (lo, hi), centred by the shift (lo + hi) / 2 (module docstring).
     fit_intercept : default True (a constant feature inside the norm bound).
     mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
         least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
-        KST12; replace-one neighbours; ``lam`` is then the ridge of the objective, a number or
-        "auto": the public rule of docs/theory.md, section 25, with W the ball's radius).
+        KST12; replace-one neighbours).
     weight_bound : the public radius W of the ball (required by mechanism="objective").
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
@@ -174,7 +189,7 @@ class DPLinearRegression(_PrivateRegressor):
         ``clone`` keeps the same one.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = 0.0,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
                  clip: bool = True, random_state: Any = None, float_safe: bool = False,
@@ -218,10 +233,10 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("AdaSSP needs public numeric data_norm and label_bound; 'private' bounds are offered "
                              "for mechanism='objective' (least squares on a public ball, through PrivateERM). "
                              "Nothing was charged")
-        if isinstance(self.lam, str):
-            raise InputError("lam='auto' is offered for mechanism='objective' (least squares on a ball); AdaSSP "
-                             "chooses its own ridge: pass a number for its extra ridge (default 0)")
-        learner = PrivateLinearRegression(self.data_norm, label_bound, lam=self.lam,
+        if isinstance(self.lam, str) and self.lam != "auto":
+            raise InputError(f"lam must be 'auto' or a number >= 0 (AdaSSP's extra ridge), got {self.lam!r}")
+        extra = 0.0 if self.lam == "auto" else float(self.lam)  # "auto": AdaSSP's own ridge, and no extra one
+        learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
                                           fit_intercept=self.fit_intercept, clip=self.clip,
                                           allow_large_delta=self.allow_large_delta)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
@@ -235,20 +250,23 @@ class DPLinearRegression(_PrivateRegressor):
         if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
-        radius = check_bound("weight_bound", self.weight_bound)
+        check_bound("weight_bound", self.weight_bound)
         if not (self.lam == "auto" or isinstance(self.lam, (int, float)) and self.lam > 0):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
                              f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
-        learner = PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
-                             norm_share=self.norm_share, label_range=self.label_range,
-                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                             clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
-                             float_safe=self.float_safe)
-        model = learner.fit(X, y, self.epsilon, "objective", delta=self.delta, random_state=seed,
-                            accountant=accountant)
+        model = self._learner(label_bound).fit(X, y, self.epsilon, "objective", delta=self.delta,
+                                               random_state=seed, accountant=accountant)
         assert isinstance(model, PrivateRegressionModel)
         return model
+
+    def _learner(self, label_bound: float | str) -> PrivateERM:
+        radius = check_bound("weight_bound", self.weight_bound)
+        return PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
+                          lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                          norm_share=self.norm_share, label_range=self.label_range,
+                          fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
+                          clip=self.clip, constraints=lambda w: [cp.norm(w, 2) <= radius],
+                          float_safe=self.float_safe)
 
 
 class DPHuberRegressor(_PrivateRegressor):
@@ -262,8 +280,12 @@ class DPHuberRegressor(_PrivateRegressor):
     ----------
     m : float
         The Huber threshold of the residual (default 1.0).
-    lam : float
-        The L2 regularization weight (default 1e-3).
+    lam : float or "auto"
+        The L2 regularization weight, or "auto" (the default): the public rule of docs/theory.md, section 25,
+        with the regression prior of section 25.9 (a comparator whose predictions stay within the label
+        bound B, W = B / R, and an intercept |b| <= B); it costs no privacy and the certificate records it
+        (``certificate_.lam_rule``). Measured against the former default 1e-3 in
+        benchmarks/results/warning_advice.md.
     mechanism : {"auto", "objective", "output"}
         "auto": pure-epsilon objective perturbation, a stronger guarantee than any delta > 0; under
         add-remove neighbours, Gaussian output perturbation (module docstring).
@@ -278,7 +300,7 @@ class DPHuberRegressor(_PrivateRegressor):
         With ``data_norm="private"`` / ``label_bound="private"``: PrivateERM's opt-in private bounds R and B.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float = 1e-3,
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
@@ -311,12 +333,15 @@ class DPHuberRegressor(_PrivateRegressor):
             mechanism = "output"  # Gaussian: no pure-epsilon mechanism is derived for add-remove (module docstring)
         elif mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
-        learner = PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
-                             lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
-                             norm_share=self.norm_share, label_range=self.label_range,
-                             fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                             clip=self.clip, float_safe=self.float_safe)
-        model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed, accountant=accountant,
-                            neighbours=self.neighbours, n_public=self.n_public)
+        model = self._learner(label_bound).fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
+                                               accountant=accountant, neighbours=self.neighbours,
+                                               n_public=self.n_public)
         assert isinstance(model, PrivateRegressionModel)
         return model
+
+    def _learner(self, label_bound: float | str) -> PrivateERM:
+        return PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
+                          lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
+                          norm_share=self.norm_share, label_range=self.label_range,
+                          fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
+                          clip=self.clip, float_safe=self.float_safe)

@@ -48,7 +48,7 @@ from ..privacy.float_safe import (
     float_safe_guarantee,
     perturb_release,
 )
-from ..privacy.lam_rule import LamChoice, choose_lam, comparator_for
+from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.privacy_curve import curve_of_calibration
@@ -716,8 +716,9 @@ class PrivateERM:
         at the bound R of the rows the theorems see (an intercept column included), the bias at the comparator
         prior on the features' weights joined by the intercept's (:func:`comparator_for`)."""
         R = rows.effective_norm_bound
+        label_bound = check_bound("label_bound", self.label_bound) if self._regression else None
         comparator = comparator_for(self.comparator_norm, problem.constraint_set, rows.norm_bound,
-                                    rows.intercept_scaling if rows.fit_intercept else None)
+                                    rows.intercept_scaling if rows.fit_intercept else None, label_bound)
 
         tol = self._tol(problem)
 
@@ -729,7 +730,8 @@ class PrivateERM:
 
         curvature = problem.curvature if problem.certificate.curvature is not None else None
         return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
-                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator)
+                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
+                          rule=REGRESSION_RULE if self._regression else RULE)
 
     def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
                    neighbours: str = "replace-one", split: str = "max") -> LamChoice:

@@ -32,7 +32,10 @@ margins w^T x reach about COMPARATOR_SCALE on rows of norm R); with an intercept
 that prior on the features' weights is joined by the intercept's, |b| <= B0, as
 W' = sqrt(W^2 + (B0 / s)^2) (:func:`comparator_for`, docs/theory.md section 25.7). COMPARATOR_SCALE is the
 rule's one free constant, fitted on synthetic data only by benchmarks/lam_rule_fit.py
-(benchmarks/results/lam_rule_fit.md) and frozen before any evaluation on real data.
+(benchmarks/results/lam_rule_fit.md) and frozen before any evaluation on real data. A regression
+(``task="regression"``, public label bound B) takes no fitted constant: its default prior is a comparator
+whose predictions stay within the label bound, W = B / R, with an intercept |b| <= B (REGRESSION_RULE,
+docs/theory.md section 25.9).
 """
 
 from __future__ import annotations
@@ -49,12 +52,15 @@ from ..validation import positive
 from .lattice import lattice_noise_moments
 from .noise import gaussian_moments, l2_laplace_moments
 
-__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "LamChoice", "choose_lam",
+__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "REGRESSION_RULE", "LamChoice", "choose_lam",
            "default_comparator_norm", "excess_risk_bound", "intercept_scaling", "noise_moments",
            "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
 RULE = "excess-risk bound v1.1 (docs/theory.md, section 25)"
+
+#: A regression's rule: the same bound, with the prior of :func:`comparator_for` at the public label bound B.
+REGRESSION_RULE = "excess-risk bound v1.1, regression prior W = B / R and |b| <= B (docs/theory.md, section 25.9)"
 
 #: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
 #: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.
@@ -133,20 +139,27 @@ def default_comparator_norm(R: float) -> float:
 
 
 def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float,
-                   intercept_scaling: float | None = None) -> float:
+                   intercept_scaling: float | None = None, label_bound: float | None = None) -> float:
     """The W of the rule over the rows the theorems see: a constraint ball's radius (it bounds the whole
     weight vector, an intercept's weight included), else the prior W on the features' weights (the user's
     ``comparator_norm``, else :func:`default_comparator_norm` at the features' bound R) joined, when an
     intercept column s is appended, by the intercept prior |b| <= B0: the comparator (u, b) is (u, b / s)
     over the augmented rows, of norm W' = sqrt(W^2 + (B0 / s)^2) (docs/theory.md, section 25.7; the same
-    W' that :func:`intercept_scaling` minimises R' W' over). Public inputs only."""
+    W' that :func:`intercept_scaling` minimises R' W' over). A regression with the public label bound B
+    (``label_bound``; labels centred by the public shift) takes the prior of section 25.9 instead: a
+    comparator whose predictions stay within the label bound on every row the bound R allows, W = B / R,
+    and an intercept |b| <= B0 = B. Public inputs only."""
     if comparator_norm is None and constraint_set is not None and constraint_set.kind == "ball" \
             and constraint_set.radius is not None:
         return float(constraint_set.radius)
-    W = default_comparator_norm(R) if comparator_norm is None else positive("comparator_norm", comparator_norm)
+    if comparator_norm is not None:
+        W = positive("comparator_norm", comparator_norm)
+    else:
+        W = default_comparator_norm(R) if label_bound is None else positive("label_bound", label_bound) / R
     if intercept_scaling is None:
         return W
-    return math.hypot(W, INTERCEPT_PRIOR / positive("intercept_scaling", intercept_scaling))
+    prior = INTERCEPT_PRIOR if label_bound is None else label_bound
+    return math.hypot(W, prior / positive("intercept_scaling", intercept_scaling))
 
 
 def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:
@@ -183,7 +196,7 @@ class LamChoice:
 
 def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: str, *, n: int, d: int, L: float,
                R: float, m: float, c: float | None, comparator_norm: float,
-               grid: tuple[float, ...] = LAM_GRID) -> LamChoice:
+               grid: tuple[float, ...] = LAM_GRID, rule: str = RULE) -> LamChoice:
     """The Lam of ``grid`` minimising the bound; ``calibrate_at(lam)`` is the release's calibration record.
 
     ``calibrate_at`` may raise :class:`~dpcvx.exceptions.InputError` for a Lam it cannot
@@ -203,7 +216,7 @@ def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: st
             continue
         noise, bias = excess_risk_bound(calibration, mechanism, n=n, d=d, lam=lam, L=L, R=R, m=m, c=c,
                                         comparator_norm=comparator_norm)
-        choice = LamChoice(lam, comparator_norm, noise, bias)
+        choice = LamChoice(lam, comparator_norm, noise, bias, rule)
         if best is None or choice.bound < best.bound:
             best = choice
     if best is None:

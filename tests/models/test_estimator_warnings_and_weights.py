@@ -77,10 +77,10 @@ def test_regressor_output_perturbation_warns_at_the_callers_line():
     X, y = regression_data()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        DPHuberRegressor(mechanism="output", label_bound=(0, 300), m=50, random_state=0).fit(X, y)
+        DPHuberRegressor(mechanism="output", label_bound=(0, 300), m=50, lam=1e-3, random_state=0).fit(X, y)
     found = noise_warnings(caught)
     assert len(found) == 1 and found[0].filename == __file__
-    assert "see lam='auto'" in str(found[0].message)
+    assert "see lam='auto': lam='auto' (the default) would choose lam=" in str(found[0].message)
 
 
 def test_noise_warning_reads_no_data(data):
