@@ -94,6 +94,8 @@ class Table:
     label_range: tuple[float, float] | None = None
     text: str = ""
     prior: float | None = None  # binary: the PUBLIC rate of classes[1] (PRIORS), the decision threshold
+    schema: dpcvx.PublicSchema | None = None  # the public schema that made X (from raw, or the loader's)
+    raw: np.ndarray | None = None  # the raw columns (None for adult and kdd: their loaders read the files)
 
 
 def _schema(bounds: list[tuple[float, float]]) -> tuple[dpcvx.PublicSchema, dpcvx.PublicSchema]:
@@ -105,7 +107,8 @@ def _schema(bounds: list[tuple[float, float]]) -> tuple[dpcvx.PublicSchema, dpcv
 def _numeric(name: str, task: str, raw: np.ndarray, y: np.ndarray, bounds: list[tuple[float, float]],
              text: str, **extra: Any) -> Table:
     bounded, free = _schema(bounds)
-    return Table(name, task, bounded.transform(raw), free.transform(raw), y, text=text, **extra)
+    return Table(name, task, bounded.transform(raw), free.transform(raw), y, text=text, schema=bounded, raw=raw,
+                 **extra)
 
 
 def _documented_ranges(raw: np.ndarray) -> list[tuple[float, float]]:
@@ -129,7 +132,7 @@ def _load(name: str) -> Table:
         bounded = loader(mode="private", constant_feature=False, **extra)
         free = loader(mode="private", constant_feature=False, norm=1e12, **extra)
         return Table(name, "binary", bounded.X, free.X, np.where(bounded.y > 0, 1, 0), classes=(0, 1),
-                     text=bounded.description.split(".")[0])
+                     text=bounded.description.split(".")[0], schema=bounded.schema)
     if name == "breast_cancer":
         raw, y = datasets.load_breast_cancer(return_X_y=True)
         return _numeric(name, "binary", raw, y, _documented_ranges(raw), "569 rows, 30 columns", classes=(0, 1))

@@ -20,13 +20,16 @@ Two modes; ``mode="private"`` is the default:
   private data. Use it to reproduce the published numbers, and report the
   private mode next to it.
 
-Both modes then scale each row to x / max(1, ||x|| / norm). The paper says
+Paper mode then scales each row to x / max(1, ||x|| / norm) (``encoding="unit"``). The paper says
 "each row scaled to norm <= 1"; its experiment section is not among the
 project's reference texts, so whether it divided every row by its own norm or
 all rows by the largest norm could not be checked. dpcvx scales each row on
-its own: that is a per-record map, the same one the private mode uses. With
-the one-hot blocks every row has norm above 1 before this step, so in
-practice every row ends with norm exactly 1 (numerically <= 1).
+its own: a per-record map. With the one-hot blocks every row has norm above 1
+before this step, so in practice every row ends with norm exactly 1
+(numerically <= 1). Private mode uses the schema's default ``encoding="centred"``
+(numeric columns centred on their public midpoints, every row multiplied by the
+same public constant norm / domain_norm, a linear map that clips no row);
+``encoding="unit"`` gives the paper's per-row map there too.
 
 Files: adult.data, adult.test and kddcup.data_10_percent, each plain or
 gzip-compressed (``.gz``). They are looked for in ``path``, else in
@@ -42,7 +45,7 @@ import hashlib
 import os
 import urllib.request
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +133,7 @@ def load_adult(
     mode: str = "private",
     constant_feature: bool = True,
     norm: float = 1.0,
+    encoding: str = "centred",
 ) -> Dataset:
     """UCI Adult: adult.data + adult.test, +1 for income >50K; private mode keeps every record.
 
@@ -142,6 +146,11 @@ def load_adult(
     have a missing value (dropping them) off the data, warns
     :class:`~dpcvx.exceptions.PaperModeWarning` and says so in the
     description. A schema saved from it carries those data statistics.
+
+    ``encoding`` (private mode): :class:`PublicSchema`'s ``encoding``, ``"centred"`` (the default: numeric
+    columns centred on their public midpoints, the table scaled by one public constant) or ``"unit"``
+    (dpcvx before issue 42: columns in [0, 1], each row divided by max(1, ||x|| / norm)). Paper mode
+    always uses ``"unit"``, the paper's map.
 
     - private mode: all 48,842 records (32,561 + 16,281), of which 11,687
       are >50K; ``?`` is the category ``column=?`` of its own (imputed with
@@ -186,7 +195,7 @@ def load_adult(
             "label is never guessed or dropped: fix the file"
         )
     table = {name: records[:, j] for j, name in enumerate(ADULT_COLUMNS)}
-    schema = _schema_for(mode, adult_schema(constant_feature, norm), table)
+    schema = _schema_for(mode, adult_schema(constant_feature, norm), table, encoding)
     description = (
         f"UCI Adult (adult.data + adult.test), {which}, "
         f"d = {schema.dimension}, y = +1 for income >50K. {_MODE_NOTE[mode]}"
@@ -202,6 +211,7 @@ def load_kdd(
     constant_feature: bool = True,
     norm: float = 1.0,
     numeric_scale: str = "log",
+    encoding: str = "centred",
 ) -> Dataset:
     """KDD Cup 99, 10% file: denial-of-service attack (+1) versus anything else (-1).
 
@@ -229,7 +239,8 @@ def load_kdd(
     heavy-tailed counts, sizes and duration logarithmically within their
     public bounds, ``"linear"`` linearly (dpcvx before 2026-11-24); see
     :func:`dpcvx.data.uci_domains.kdd_schema`. Paper mode always scales each
-    column linearly by its maximum over the data, as the paper did.
+    column linearly by its maximum over the data, as the paper did. ``encoding``: as in
+    :func:`load_adult`.
 
     No record is ever dropped, in either mode (the 10% file has no missing
     value; in private mode a ``?`` would be the category ``column=?``, or the
@@ -250,7 +261,8 @@ def load_kdd(
         chosen = resolve_rng(random_state).permutation(n_records)[:n_rows]
     # The distinct records hold the same maxima and categories as all records.
     distinct_table = {name: distinct[name] for name in KDD_COLUMNS}
-    schema = _schema_for(mode, kdd_schema(constant_feature, norm, numeric_scale=numeric_scale), distinct_table)
+    schema = _schema_for(mode, kdd_schema(constant_feature, norm, numeric_scale=numeric_scale), distinct_table,
+                         encoding)
     rows = record_to_distinct[chosen]
     attack = np.char.rstrip(distinct["label"][rows], ".")
     y = np.where(np.isin(attack, KDD_DOS_ATTACKS), 1.0, -1.0)
@@ -338,8 +350,10 @@ def _check_mode(mode: str, reads: str) -> None:
             PaperModeWarning, stacklevel=user_stacklevel())
 
 
-def _schema_for(mode: str, public: PublicSchema, full_table: dict[str, np.ndarray]) -> PublicSchema:
-    return paper_schema(public, full_table) if mode == "paper" else public
+def _schema_for(mode: str, public: PublicSchema, full_table: dict[str, np.ndarray], encoding: str) -> PublicSchema:
+    """Paper mode: :func:`paper_schema` (its encoding is always the paper's "unit"); private mode: the public
+    schema with ``encoding`` (:class:`PublicSchema`)."""
+    return paper_schema(public, full_table) if mode == "paper" else replace(public, encoding=encoding)
 
 
 def _dataset(

@@ -4,13 +4,18 @@ The privacy theorems need ||x_i|| <= R for a PUBLIC R (REFERENCE.md). A
 :class:`PublicSchema` gets there with public facts only: numeric bounds and
 category lists given by the user. Each record is mapped on its own:
 
-- numeric column with public bounds [lo, hi]:  v -> (clip(v, lo, hi) - lo) / (hi - lo),
-  a value in [0, 1]. [0, 1] rather than [-1, 1] so that a column with lo = 0
-  is scaled exactly as ``v / hi`` (the paper's "scale each column to max 1",
-  with a public max) and sits on the same scale as the 0/1 one-hot blocks.
-  With ``scale="log"`` (heavy-tailed counts and sizes):
-  v -> log(1 + clip(v, lo, hi) - lo) / log(1 + hi - lo), also in [0, 1] and
-  still a function of the record and the public bounds alone;
+- numeric column with public bounds [lo, hi]: u(v) = (clip(v, lo, hi) - lo) / (hi - lo)
+  in [0, 1], or with ``scale="log"`` (heavy-tailed counts and sizes)
+  u(v) = log(1 + clip(v, lo, hi) - lo) / log(1 + hi - lo), also in [0, 1];
+  then, with ``encoding="centred"`` (the default), v -> u(v) - 1/2, centred on
+  the public midpoint, in [-1/2, 1/2]; with ``encoding="unit"`` (schema files
+  of version 1, dpcvx before issue 42, and :func:`paper_schema`) v -> u(v),
+  so a column with lo = 0 is scaled exactly as ``v / hi`` (the paper's "scale
+  each column to max 1", with a public max). The centred code was chosen by a
+  rule fixed before the comparison in ``benchmarks/encodings.py`` (docs/datasets.md,
+  "Why centred"): an uncentred column leaves each row a component along its
+  mean, which the intercept must carry against the regularizer and the noise,
+  and which the row map below pays for in norm;
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j; a value outside the list gives the all-zero block, or
   an :class:`InputError` when ``strict`` is set;
@@ -50,7 +55,8 @@ no code is ever executed)::
 
     {
       "format": "dpcvx-schema",
-      "version": 1,
+      "version": 2,                 # 1: no "encoding" key, and the encoding is "unit"
+      "encoding": "centred",        # optional in version 2, default "centred"; or "unit"
       "norm": 1.0,                  # optional, default 1.0: public row-norm bound R
       "strict": false,              # optional, default false: unknown category -> error
       "constant_feature": false,    # optional, default false: append feature 1 (intercept)
@@ -67,6 +73,12 @@ no code is ever executed)::
          "scale": "log"}               # optional, default "linear"
       ]
     }
+
+Version rule: :meth:`PublicSchema.to_dict` writes a ``"unit"`` schema as
+version 1 without the key (byte for byte the file older dpcvx wrote, so old
+schema and model files load with their old meaning and predict as before)
+and any other as version 2 with ``"encoding"``; a version-1 file that names
+an encoding is refused.
 
 Feature order is the column order; feature names are ``name`` for numeric
 columns, ``name=category`` for one-hot features and ``constant`` for the
@@ -101,14 +113,16 @@ from .files import atomic_write, read_json
 __all__ = ["NumericColumn", "CategoricalColumn", "PublicSchema", "paper_schema", "SCHEMA_FORMAT", "SCHEMA_VERSION"]
 
 SCHEMA_FORMAT = "dpcvx-schema"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCALES = ("linear", "log")
-SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "columns"}
+ENCODINGS = ("centred", "unit")  # PublicSchema.encoding: the default first
+UNIT_VERSION = 1  # a file of version 1 has no "encoding" key and means encoding="unit" (dpcvx before issue 42)
+SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "encoding", "columns"}
 CONSTANT_FEATURE_NAME = "constant"
 PAPER_SOURCE = "read off the data by paper_schema (NOT private)"
 MISSING_INDICATOR_SUFFIX = ":missing"
 OUTPUTS = ("default", "pandas", "polars")  # what set_output offers, as in scikit-learn
-SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature")  # PublicSchema's declared fields
+SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature", "encoding")  # PublicSchema's declared fields
 
 
 def _finite_float(what: str, value: Any) -> float:
@@ -178,17 +192,21 @@ class NumericColumn:
     def feature_names(self) -> tuple[str, ...]:
         return (self.name,) + ((self.name + MISSING_INDICATOR_SUFFIX,) if self.missing_indicator else ())
 
-    def encode(self, values: np.ndarray) -> np.ndarray:
-        """The (n, 1) block of scaled, clipped values ((n, 2) with the missing indicator)."""
+    def encode(self, values: np.ndarray, centred: bool = False) -> np.ndarray:
+        """The (n, 1) block of scaled, clipped values in [0, 1], or in [-1/2, 1/2] when ``centred``
+        ((n, 2) with the missing indicator, 0 or 1)."""
         numbers_, absent = as_numbers(self.name, values, self.missing)
-        shifted = np.clip(numbers_, self.lo, self.hi) - self.lo
-        if self.scale == "log":
-            scaled = np.log1p(shifted) / math.log1p(self.hi - self.lo)
-        else:
-            scaled = shifted / (self.hi - self.lo)
+        scaled = self._unit(numbers_) - (0.5 if centred else 0.0)
         if self.missing_indicator:
             return np.column_stack([scaled, absent.astype(np.float64)])
         return scaled[:, None]
+
+    def _unit(self, values: np.ndarray) -> np.ndarray:
+        """u(v) in [0, 1]: (clip(v) - lo) / (hi - lo), or log(1 + clip(v) - lo) / log(1 + hi - lo)."""
+        shifted = np.clip(values, self.lo, self.hi) - self.lo
+        if self.scale == "log":
+            return np.log1p(shifted) / math.log1p(self.hi - self.lo)
+        return shifted / (self.hi - self.lo)
 
 
 @dataclass(frozen=True)
@@ -257,12 +275,17 @@ class PublicSchema:
     ``transform(table)`` gives float64 rows x with numpy.linalg.norm(x) <= norm. The declared fields
     cannot be changed after construction (:class:`dataclasses.FrozenInstanceError`, as a frozen
     dataclass); other attributes can, as scikit-learn sets some on a pipeline's steps.
+
+    ``encoding`` (module docstring): ``"centred"`` (the default) codes a numeric column as u(v) - 1/2,
+    centred on its public midpoint, in [-1/2, 1/2]; ``"unit"`` (schema files of version 1, and
+    :func:`paper_schema`) as u(v) in [0, 1]. Both then divide each row by max(1, ||x|| / norm).
     """
 
     columns: tuple[Column, ...]
     norm: float = 1.0
     strict: bool = False
     constant_feature: bool = False
+    encoding: str = ENCODINGS[0]
     _output: str = field(default="default", init=False, repr=False, compare=False)  # set_output's container
 
     def __post_init__(self) -> None:
@@ -283,6 +306,8 @@ class PublicSchema:
                 f"norm={norm:g} is outside [{MODERATE_MIN:g}, {MODERATE_MAX:g}], where the row "
                 "scaling stays exact in floating point; rescale the feature bounds instead"
             )
+        if self.encoding not in ENCODINGS:
+            raise InputError(f"encoding must be one of {list(ENCODINGS)}, got {self.encoding!r}")
         for flag in ("strict", "constant_feature"):
             if not isinstance(getattr(self, flag), bool):
                 raise InputError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
@@ -382,10 +407,11 @@ class PublicSchema:
     def _encode(self, table: Any) -> np.ndarray:
         arrays = column_arrays(table, self.column_names)
         n_rows = common_length(arrays)
+        centred = self.encoding == "centred"
         blocks = [
             column.encode(arrays[column.name], self.strict)
             if isinstance(column, CategoricalColumn)
-            else column.encode(arrays[column.name])
+            else column.encode(arrays[column.name], centred)
             for column in self.columns
         ]
         if self.constant_feature:
@@ -393,10 +419,14 @@ class PublicSchema:
         return _bound_row_norms(np.hstack(blocks), self.norm)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready form documented in the module docstring."""
-        return {
-            "format": SCHEMA_FORMAT,
-            "version": SCHEMA_VERSION,
+        """The JSON-ready form documented in the module docstring: a ``"unit"`` schema is written as a
+        version-1 file (no ``"encoding"`` key, as before issue 42), any other as version 2 with the key."""
+        head: dict[str, Any] = {"format": SCHEMA_FORMAT}
+        if self.encoding == "unit":
+            head["version"] = UNIT_VERSION
+        else:
+            head.update(version=SCHEMA_VERSION, encoding=self.encoding)
+        return head | {
             "norm": self.norm,
             "strict": self.strict,
             "constant_feature": self.constant_feature,
@@ -409,11 +439,16 @@ class PublicSchema:
         if not isinstance(data, Mapping):
             raise InputError(f"a schema must be a JSON object, got {type(data).__name__}")
         _reject_unknown_keys("schema", data, SCHEMA_KEYS)
-        if data.get("format") != SCHEMA_FORMAT or data.get("version") != SCHEMA_VERSION:
+        version = data.get("version")
+        if data.get("format") != SCHEMA_FORMAT or version not in (UNIT_VERSION, SCHEMA_VERSION) or isinstance(
+                version, bool):
             raise InputError(
-                f'not a dpcvx schema: need "format": "{SCHEMA_FORMAT}" and "version": {SCHEMA_VERSION}, '
-                f"got {data.get('format')!r} and {data.get('version')!r}"
+                f'not a dpcvx schema: need "format": "{SCHEMA_FORMAT}" and "version": {UNIT_VERSION} or '
+                f"{SCHEMA_VERSION}, got {data.get('format')!r} and {version!r}"
             )
+        if version == UNIT_VERSION and "encoding" in data:
+            raise InputError(f'a version-{UNIT_VERSION} schema has no "encoding" key (its encoding is "unit"); '
+                             f'write "version": {SCHEMA_VERSION} to choose one')
         columns = data.get("columns")
         if not isinstance(columns, list):
             raise InputError('a schema needs "columns": a list of column objects')
@@ -422,6 +457,7 @@ class PublicSchema:
             norm=data.get("norm", 1.0),
             strict=data.get("strict", False),
             constant_feature=data.get("constant_feature", False),
+            encoding="unit" if version == UNIT_VERSION else data.get("encoding", ENCODINGS[0]),
         )
 
     def save(self, path: str | Path) -> Path:
@@ -442,7 +478,8 @@ def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
     lo = min(0, column minimum), hi = column maximum (hi = lo + 1 for a
     constant column) and a linear scale, so a non-negative column is scaled to max 1 exactly as
     in the paper, and every categorical column's list replaced by the sorted
-    categories present in ``table``. Column maxima and the set of present
+    categories present in ``table``, and the paper's ``encoding="unit"`` (columns in [0, 1], each
+    row divided by max(1, ||x|| / norm)). Column maxima and the set of present
     categories are statistics of the data: a model trained on rows produced
     this way has no differential-privacy guarantee for the schema itself.
     Use it only to reproduce the published numbers.
@@ -459,7 +496,7 @@ def paper_schema(template: PublicSchema, table: Any) -> PublicSchema:
         else:
             present = tuple(str(v) for v in np.unique(as_labels(column.name, arrays[column.name])))
             columns.append(CategoricalColumn(column.name, present, PAPER_SOURCE))
-    return replace(template, columns=tuple(columns))
+    return replace(template, columns=tuple(columns), encoding="unit")
 
 
 def _bound_row_norms(features: np.ndarray, norm: float) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 import gzip
 import io
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -136,8 +137,10 @@ def test_adult_private_neighbours_missing_vs_value_have_the_same_n_and_layout(tm
     assert with_missing.description == with_value.description
 
 
-def test_adult_private_row_is_the_documented_formula(tmp_path):
-    dataset = load_adult(path=write_adult(tmp_path), mode="private")
+@pytest.mark.parametrize("encoding", ["centred", "unit"])
+def test_adult_private_row_is_the_documented_formula(tmp_path, encoding):
+    dataset = load_adult(path=write_adult(tmp_path), mode="private", encoding=encoding)
+    assert dataset.schema.encoding == encoding
     expected = dict.fromkeys(dataset.feature_names, 0.0)
     expected.update(
         {
@@ -155,6 +158,8 @@ def test_adult_private_row_is_the_documented_formula(tmp_path):
         "native-country=United-States",
     ):  # fmt: skip
         expected[feature] = 1.0
+    if encoding == "centred":  # each numeric column's code u(v) - 1/2 (capital-loss 0 -> -1/2)
+        expected.update({name: expected[name] - 0.5 for name in dataset.schema.numeric_names})
     raw = np.array(list(expected.values()))
     np.testing.assert_allclose(dataset.X[0], raw / np.linalg.norm(raw), rtol=0, atol=1e-15)
 
@@ -467,9 +472,11 @@ def test_adult_private_real_neighbours_with_and_without_a_missing_value(adult, r
 
 def test_kdd_numeric_scale_log_by_default_and_linear_on_request(tmp_path):
     write_kdd(tmp_path)
-    log = load_kdd(path=tmp_path, mode="private", n_rows=None)
-    linear = load_kdd(path=tmp_path, mode="private", n_rows=None, numeric_scale="linear")
-    assert log.schema == kdd_schema() and linear.schema == kdd_schema(numeric_scale="linear")
+    log = load_kdd(path=tmp_path, mode="private", n_rows=None, encoding="unit")  # codes u(v) in [0, 1]
+    linear = load_kdd(path=tmp_path, mode="private", n_rows=None, numeric_scale="linear", encoding="unit")
+    assert log.schema == replace(kdd_schema(), encoding="unit")
+    assert linear.schema == replace(kdd_schema(numeric_scale="linear"), encoding="unit")
+    assert load_kdd(path=tmp_path, mode="private", n_rows=None).schema == kdd_schema()  # centred by default
     scales = {c.name: c.scale for c in log.schema.columns if hasattr(c, "scale")}
     assert {name for name, scale in scales.items() if scale == "log"} == set(KDD_LOG_COLUMNS)
     assert all(scales[name] == "linear" for name in KDD_COLUMNS if name.endswith("_rate") or name == "logged_in")

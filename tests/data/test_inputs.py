@@ -216,6 +216,7 @@ MISSING_SCHEMA = PublicSchema(
         NumericColumn("hours", 1, 99, missing=1.0),
     ),
     constant_feature=True,
+    encoding="unit",  # the values below are u(v) in [0, 1]; centring subtracts 1/2 (test_preprocessing.py)
 )
 
 
@@ -424,7 +425,7 @@ def test_schema_bounds_and_norms_that_would_overflow_are_refused():
     with pytest.raises(InputError, match=r"norm=1e-200 is outside \[1e-150, 1e\+150\]"):
         PublicSchema((NumericColumn("x", 0, 1),), norm=1e-200)
     X = PublicSchema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)), norm=1e-150).transform(
-        {"x": [1.0, 0.3], "y": [1.0, 0.9]})
+        {"x": [1.0, 0.8], "y": [1.0, 0.9]})  # centred codes 1/2, 0.3, 1/2, 0.4: all positive
     assert np.all(np.linalg.norm(X, axis=1) <= 1e-150) and np.all(X > 0)
 
 

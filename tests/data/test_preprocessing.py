@@ -20,8 +20,8 @@ def unit_norm(vector):
     return np.asarray(vector, dtype=float) / np.linalg.norm(vector)
 
 
-def test_numeric_scaling_one_hot_and_row_norm_are_exact():
-    schema = PublicSchema((AGE, SEX), norm=10.0)  # norm large enough that no row is rescaled
+def test_unit_numeric_scaling_one_hot_and_row_norm_are_exact():
+    schema = PublicSchema((AGE, SEX), norm=10.0, encoding="unit")  # norm large enough that no row is rescaled
     X = schema.transform({"age": [17, 90, 53.5], "sex": ["Male", "Female", "Male"]})
     np.testing.assert_array_equal(X, [[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.5, 0.0, 1.0]])
     assert schema.feature_names == ("age", "sex=Female", "sex=Male")
@@ -29,20 +29,20 @@ def test_numeric_scaling_one_hot_and_row_norm_are_exact():
 
 
 def test_values_outside_public_bounds_are_clipped():
-    schema = PublicSchema((AGE,), norm=10.0)
+    schema = PublicSchema((AGE,), norm=10.0, encoding="unit")
     X = schema.transform({"age": [-5, 16.9, 91, 1e9]})
     np.testing.assert_array_equal(X[:, 0], [0.0, 0.0, 1.0, 1.0])
 
 
-def test_rows_above_the_norm_are_scaled_to_it_and_rows_below_are_untouched():
-    schema = PublicSchema((AGE, SEX, HOURS), norm=1.0)
+def test_unit_rows_above_the_norm_are_scaled_to_it_and_rows_below_are_untouched():
+    schema = PublicSchema((AGE, SEX, HOURS), norm=1.0, encoding="unit")
     X = schema.transform({"age": [90, 17], "sex": ["Male", "Other"], "hours": [99, 50]})
     np.testing.assert_allclose(X[0], unit_norm([1, 0, 1, 1]), rtol=0, atol=1e-15)
     np.testing.assert_array_equal(X[1], [0.0, 0.0, 0.0, 0.5])  # norm 0.5 <= 1: unchanged
 
 
 def test_general_norm_bound():
-    schema = PublicSchema((AGE, SEX, HOURS), norm=0.3)
+    schema = PublicSchema((AGE, SEX, HOURS), norm=0.3, encoding="unit")
     X = schema.transform({"age": [90], "sex": ["Female"], "hours": [99]})
     np.testing.assert_allclose(X[0], 0.3 * unit_norm([1, 1, 0, 1]), rtol=0, atol=1e-15)
     assert np.linalg.norm(X[0]) <= 0.3
@@ -52,14 +52,14 @@ def test_norm_bound_holds_exactly_in_floating_point():
     # Plain division x / ||x|| leaves about 1.5% of the rescaled rows at norm 1 + 2.2e-16.
     columns = tuple(NumericColumn(f"v{j}", 0, 1) for j in range(5))
     values = np.random.default_rng(0).random((2000, 5))
-    X = PublicSchema(columns).transform({f"v{j}": values[:, j] for j in range(5)})
+    X = PublicSchema(columns, encoding="unit").transform({f"v{j}": values[:, j] for j in range(5)})
     assert np.linalg.norm(X, axis=1).max() <= 1.0
     expected = values / np.maximum(1.0, np.linalg.norm(values, axis=1))[:, None]
     np.testing.assert_allclose(X, expected, rtol=1e-14)
 
 
 def test_constant_feature_is_last_and_inside_the_norm_bound():
-    schema = PublicSchema((SEX,), constant_feature=True)
+    schema = PublicSchema((SEX,), constant_feature=True, encoding="unit")
     X = schema.transform({"sex": ["Male", "Other"]})
     assert schema.feature_names == ("sex=Female", "sex=Male", "constant")
     np.testing.assert_allclose(X, [unit_norm([0, 1, 1]), [0, 0, 1]], rtol=0, atol=1e-15)
@@ -75,7 +75,7 @@ def test_unknown_category_gives_zero_block_or_error_when_strict():
 
 
 def test_categories_are_compared_as_strings():
-    schema = PublicSchema((CategoricalColumn("code", ("1", "2")),), norm=10.0)
+    schema = PublicSchema((CategoricalColumn("code", ("1", "2")),), norm=10.0, encoding="unit")
     np.testing.assert_array_equal(schema.transform({"code": [2, 1, 3]}), [[0, 1], [1, 0], [0, 0]])
 
 
@@ -99,10 +99,11 @@ def as_table(rows):
     }
 
 
+@pytest.mark.parametrize("encoding", ["centred", "unit"])
 @settings(max_examples=60, deadline=None)
 @given(rows=records, norm=st.floats(0.01, 100.0))
-def test_each_row_is_a_function_of_its_own_record_only(rows, norm):
-    schema = PublicSchema((AGE, SEX, HOURS), norm=norm, constant_feature=True)
+def test_each_row_is_a_function_of_its_own_record_only(rows, norm, encoding):
+    schema = PublicSchema((AGE, SEX, HOURS), norm=norm, constant_feature=True, encoding=encoding)
     X = schema.transform(as_table(rows))
     for i, row in enumerate(rows):
         np.testing.assert_array_equal(X[i], schema.transform(as_table([row]))[0])
@@ -110,10 +111,11 @@ def test_each_row_is_a_function_of_its_own_record_only(rows, norm):
     assert np.all(np.isfinite(X))
 
 
+@pytest.mark.parametrize("encoding", ["centred", "unit"])
 @settings(max_examples=60, deadline=None)
 @given(rows=records, replacement=records)
-def test_changing_one_record_changes_only_its_row(rows, replacement):
-    schema = PublicSchema((AGE, SEX, HOURS))
+def test_changing_one_record_changes_only_its_row(rows, replacement, encoding):
+    schema = PublicSchema((AGE, SEX, HOURS), encoding=encoding)
     changed = list(rows)
     changed[0] = replacement[0]
     X, X_changed = schema.transform(as_table(rows)), schema.transform(as_table(changed))
@@ -232,10 +234,11 @@ def test_schema_file_format_is_the_documented_one(tmp_path):
             }
         )
     )
-    schema = PublicSchema.load(file)
-    assert schema == PublicSchema((NumericColumn("age", 17, 90), SEX), norm=1.0, strict=False)
+    schema = PublicSchema.load(file)  # version 1 (before issue 42): its old meaning, encoding="unit"
+    assert schema == PublicSchema((NumericColumn("age", 17, 90), SEX), norm=1.0, strict=False, encoding="unit")
     age = {"name": "age", "kind": "numeric", "lo": 17.0, "hi": 90.0, "source": ""}
     assert schema.to_dict()["columns"][0] == age
+    assert schema.to_dict()["version"] == 1 and "encoding" not in schema.to_dict()  # written back as it was
 
 
 def valid_dict(**changes):
@@ -253,7 +256,10 @@ def numeric(**fields):
     [
         ([1, 2], r"a schema must be a JSON object, got list"),
         (valid_dict(format="other"), r'not a dpcvx schema: need "format": "dpcvx-schema"'),
-        (valid_dict(version=2), r'"version": 1'),
+        (valid_dict(version=3), r'"version": 1 or 2'),
+        (valid_dict(version=True), r'"version": 1 or 2'),
+        (valid_dict(encoding="standard"), r"encoding must be one of \['centred', 'unit'\]"),
+        ({**valid_dict(version=1), "encoding": "unit"}, r'a version-1 schema has no "encoding" key'),
         (valid_dict(extra=1), r"schema: unknown keys \['extra'\]"),
         (valid_dict(columns={"age": 1}), r'needs "columns": a list'),
         (valid_dict(columns=[{"name": "a", "kind": "numeric"}]), r'needs public bounds "lo" and "hi"'),
@@ -333,7 +339,8 @@ def test_missing_value_rules_round_trip_and_are_validated(tmp_path):
 
 
 def test_a_missing_value_changes_only_its_own_row_and_never_the_row_count():
-    schema = PublicSchema((NumericColumn("age", 17, 90, missing=17), CategoricalColumn("sex", ("M", "?"), missing="?")))
+    schema = PublicSchema((NumericColumn("age", 17, 90, missing=17), CategoricalColumn("sex", ("M", "?"), missing="?")),
+                          encoding="unit")
     full = schema.transform({"age": [20, 30, 40], "sex": ["M", "M", "M"]})
     holes = schema.transform({"age": [20, None, 40], "sex": ["M", "?", "M"]})
     assert holes.shape == full.shape
@@ -343,14 +350,15 @@ def test_a_missing_value_changes_only_its_own_row_and_never_the_row_count():
 
 def test_log_scale_is_log1p_within_the_public_bounds_and_round_trips(tmp_path):
     size = NumericColumn("size", 0, 1e9, scale="log")
-    schema = PublicSchema((size,), norm=10.0)
+    schema = PublicSchema((size,), norm=10.0, encoding="unit")
     X = schema.transform({"size": [0, 240, 54_540, 1e9, 5e9, -3]})
     expected = np.log1p([0, 240, 54_540, 1e9, 1e9, 0]) / np.log1p(1e9)
     np.testing.assert_allclose(X[:, 0], expected, rtol=1e-15, atol=0)
-    assert X[2, 0] > 0.5 > 1e-4 > PublicSchema((NumericColumn("size", 0, 1e9),), norm=10.0).transform(
+    assert X[2, 0] > 0.5 > 1e-4 > PublicSchema((NumericColumn("size", 0, 1e9),), norm=10.0, encoding="unit").transform(
         {"size": [54_540]}
     )[0, 0]  # the linear map crushes an ordinary size towards 0
-    shifted = PublicSchema((NumericColumn("t", -5, 5, scale="log"),), norm=10.0).transform({"t": [-5, 0, 5]})
+    shifted = PublicSchema((NumericColumn("t", -5, 5, scale="log"),), norm=10.0, encoding="unit").transform(
+        {"t": [-5, 0, 5]})
     np.testing.assert_allclose(shifted[:, 0], np.log1p([0, 5, 10]) / np.log1p(10), rtol=1e-15)
     data = schema.to_dict()
     assert data["columns"][0]["scale"] == "log"
@@ -375,3 +383,89 @@ def test_paper_schema_scales_linearly_by_the_maximum_even_from_a_log_template():
     paper = paper_schema(template, {"size": [0, 50, 100]})
     assert paper.columns[0].scale == "linear" and paper.columns[0].hi == 100
     np.testing.assert_array_equal(paper.transform({"size": [50]}), [[0.5]])
+
+
+# ---------------------------------------------------------------- the centred code (issue 42), the default
+
+
+def test_centred_codes_are_offsets_from_the_public_midpoint_and_the_default():
+    schema = PublicSchema((AGE, SEX), norm=10.0)  # norm large enough that no row is rescaled
+    assert schema.encoding == "centred"
+    X = schema.transform({"age": [17, 90, 53.5, 200], "sex": ["Male", "Female", "Male", "Other"]})
+    np.testing.assert_array_equal(X, [[-0.5, 0.0, 1.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0], [0.5, 0.0, 0.0]])
+    size = PublicSchema((NumericColumn("size", 0, 1e9, scale="log"),), norm=10.0)
+    np.testing.assert_allclose(size.transform({"size": [0, 54_540, 1e9]})[:, 0],
+                               np.log1p([0, 54_540, 1e9]) / np.log1p(1e9) - 0.5, rtol=0, atol=1e-15)
+
+
+def test_centred_rows_above_the_norm_are_scaled_to_it_and_rows_below_are_untouched():
+    schema = PublicSchema((AGE, SEX, HOURS), constant_feature=True)
+    X = schema.transform({"age": [90, 53.5], "sex": ["Male", "Other"], "hours": [99, 50]})
+    np.testing.assert_allclose(X[0], unit_norm([0.5, 0, 1, 0.5, 1]), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(X[1], [0.0, 0.0, 0.0, 0.0, 1.0])  # norm 1: unchanged
+
+
+def test_a_linear_target_stays_linear_in_the_centred_rows_that_are_not_rescaled():
+    # Rows below the norm are an affine image of the record: y = a age + b hours + c is fitted exactly
+    # with the constant feature; centring only moves what the intercept carries.
+    rng = np.random.default_rng(3)
+    age, hours = rng.uniform(17, 90, 200), rng.uniform(1, 99, 200)
+    y = 3.0 * age - 2.0 * hours + 7.0
+    for encoding in ("centred", "unit"):
+        schema = PublicSchema((AGE, HOURS), norm=10.0, constant_feature=True, encoding=encoding)
+        X = schema.transform({"age": age, "hours": hours})
+        residual = y - X @ np.linalg.lstsq(X, y, rcond=None)[0]
+        assert np.abs(residual).max() < 1e-9
+    # at norm 1, two centred codes never reach the bound (sqrt(2) / 2 at most): the map stays affine;
+    # the [0, 1] codes reach it, and those rows are divided by their own norms
+    centred = PublicSchema((AGE, HOURS)).transform({"age": age, "hours": hours})
+    unit = PublicSchema((AGE, HOURS), encoding="unit").transform({"age": age, "hours": hours})
+    np.testing.assert_allclose(centred, np.column_stack([(age - 17) / 73, (hours - 1) / 98]) - 0.5, rtol=0,
+                               atol=1e-15)
+    assert np.mean(np.linalg.norm(unit, axis=1) >= 1.0 - 1e-12) > 0.1  # 1 - pi/4 = 0.21 expected; 0.19 here
+
+
+@pytest.mark.parametrize("norm", [1e-150, 1e-3, 0.3, 1.0, 7.0, 1e150])
+def test_centred_norm_bound_holds_exactly_in_floating_point(norm):
+    columns = tuple(NumericColumn(f"v{j}", -1, 1) for j in range(5)) + (SEX,)
+    rng = np.random.default_rng(1)
+    table = {f"v{j}": rng.uniform(-3, 3, 3000) for j in range(5)} | {"sex": rng.choice(["Male", "Female"], 3000)}
+    X = PublicSchema(columns, norm=norm, constant_feature=True).transform(table)
+    assert np.linalg.norm(X, axis=1).max() <= norm
+
+
+def test_schema_files_of_version_2_carry_the_encoding_and_round_trip(tmp_path):
+    centred = PublicSchema((AGE, SEX), norm=2.0)
+    data = centred.to_dict()
+    assert (data["version"], data["encoding"]) == (2, "centred")
+    assert PublicSchema.load(centred.save(tmp_path / "c.json")) == centred
+    unit = PublicSchema((AGE, SEX), norm=2.0, encoding="unit")
+    assert unit.to_dict()["version"] == 1 and "encoding" not in unit.to_dict()  # the file older dpcvx wrote
+    assert PublicSchema.from_dict(unit.to_dict()) == unit
+    no_key = {key: value for key, value in data.items() if key != "encoding"}
+    assert PublicSchema.from_dict(no_key).encoding == "centred"  # version 2's default
+    table = {"age": [20, 80], "sex": ["Female", "Male"]}
+    np.testing.assert_array_equal(PublicSchema.from_dict(json.loads(json.dumps(data))).transform(table),
+                                  centred.transform(table))
+
+
+def test_paper_schema_keeps_the_papers_unit_code():
+    paper = paper_schema(PublicSchema((AGE, SEX, HOURS), norm=100.0), {"age": [20, 40], "sex": ["M", "M"],
+                                                                        "hours": [10, 10]})
+    assert paper.encoding == "unit"
+    assert paper.transform({"age": [40], "sex": ["M"], "hours": [10]})[0, 0] == 1.0
+
+
+def test_a_model_file_with_a_version_1_schema_predicts_as_before(tmp_path):
+    import dpcvx
+
+    old = PublicSchema((AGE, SEX), encoding="unit")  # what dpcvx wrote before issue 42
+    table = {"age": np.array([20, 35, 50, 70] * 50), "sex": np.array(["Male", "Female"] * 100)}
+    X = old.transform(table)
+    model = dpcvx.PrivateERM(data_norm=1.0).fit(X, np.where(table["age"] > 40, 1, -1), epsilon=1.0, random_state=0)
+    path = dpcvx.save(model, tmp_path / "m.json", schema=old)
+    assert json.loads(path.read_text())["preprocessing"]["schema"]["version"] == 1
+    loaded = dpcvx.load(path)
+    assert loaded.schema == old and loaded.schema.encoding == "unit"
+    np.testing.assert_array_equal(loaded.schema.transform(table), X)
+    np.testing.assert_array_equal(loaded.predict(loaded.schema.transform(table)), model.predict(X))
