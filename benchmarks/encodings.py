@@ -23,8 +23,8 @@ are scored at the public prior's threshold, as real_tables does. "Gap recovered"
 Tables. TUNING: every table of benchmarks/real_tables.py (adult, kdd, breast_cancer, diabetes, wine, digits,
 rare3, coded80, heavy). HELD OUT (generators written before any run, and never used to choose): ``hundreds``
 (a regression whose target lies in the public range [0, 1000], 3 numeric and 2 categorical columns),
-``mixed8`` (binary, 8 mixed columns, designed for a third positive; its generator gives 40%) and ``wide`` (binary, 6 numeric columns whose public
-ranges are 10 to 50 times wider than their spread).
+``mixed8`` (binary, 8 mixed columns, designed for a third positive; its generator gives 40%) and ``wide``
+(binary, 6 numeric columns whose public ranges are 10 to 50 times wider than their spread).
 
 THE RULE, fixed before any run: the default encoding is the one with the highest mean gap recovered over the
 TUNING tables whose reference gap is at least 0.05; an encoding within 0.02 of the best that is linear and
