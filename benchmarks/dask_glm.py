@@ -27,8 +27,6 @@ before the timed fits (a fixed cost of about 2 s).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import shlex
 import time
 import warnings
 from pathlib import Path
@@ -153,12 +151,9 @@ def markdown_pairs(output: dict) -> str:
     ratio = paired["ratio"]
     lines = [f"# dpcvx against dask-glm L-BFGS on a Dask LocalCluster: n = {settings['n']:,}, d = {settings['d']}",
              "",
-             f"- command: `python -m benchmarks.dask_glm {shlex.join(settings['argv'])}`",
-             f"- date (UTC): {output['date']}; 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
+             f"- 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
              f"each; chunks of {settings['chunk_rows']:,} rows; Lam = {settings['lam']:g}; {output['peer']} "
              f"(tol {settings['tol']:g}, max_iter {settings['max_iter']})",
-             f"- machine: {output['machine']['cpu_model']}, {output['machine']['cores']} cores; load average "
-             f"{output['load'][0]} at start, {output['load'][1]} at end (the machine is shared)",
              f"- {len(paired['ratios'])} interleaved pairs (order alternating, a warm-up pair not recorded); "
              "median and the 95% order-statistic interval",
              "",
@@ -176,11 +171,8 @@ def markdown(output: dict) -> str:
     base = next(r["seconds"] for r in output["results"] if r["method"].startswith("dpcvx non-private"))
     lines = [f"# dpcvx on a Dask LocalCluster against dask-glm: n = {settings['n']:,}, d = {settings['d']}",
              "",
-             f"- command: `python -m benchmarks.dask_glm {' '.join(settings['argv'])}`".replace(" `", " `"),
-             f"- date (UTC): {output['date']}; 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
+             f"- 2 worker processes x 1 thread, memory limit {settings['memory_limit']} "
              f"each; chunks of {settings['chunk_rows']:,} rows; Lam = {settings['lam']:g}; {output['peer']}",
-             f"- machine: {output['machine']['cpu_model']}, {output['machine']['cores']} cores; load average "
-             f"{output['load'][0]} at start, {output['load'][1]} at end",
              "",
              "| method | seconds | time / dpcvx non-private | optimality residual (norm of grad J) | note |",
              "|---|---|---|---|---|"]
@@ -205,18 +197,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--pairs", type=int, default=0,
                         help="interleaved pairs of dpcvx non-private and dask-glm L-BFGS (0: one run of each)")
     args = parser.parse_args(argv)
-    load_start = common.load_average()
+    record = common.RunRecord("benchmarks.dask_glm", argv)
     output = run(args)
-    output.update(date=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), machine=common.machine(),
-                  versions=common.versions(), load=[load_start, common.load_average()],
-                  settings={**{k: v for k, v in vars(args).items() if k != "out"},
-                            "argv": list(argv) if argv is not None else __import__("sys").argv[1:]})
-    args.out.mkdir(parents=True, exist_ok=True)
+    output["settings"] = {k: v for k, v in vars(args).items() if k != "out"}
     stem = args.out / f"dask_glm_{args.tag}" if args.tag else args.out / "dask_glm"
-    common.write_json(stem.with_suffix(".json"), output)
     text = markdown_pairs(output) if "pairs" in output else markdown(output)
-    stem.with_suffix(".md").write_text(text)
-    print(text)
+    print(common.write_markdown(stem.with_suffix(".md"), text, record))
+    output["run"] = record.finish()
+    common.write_json(stem.with_suffix(".json"), output)
     return output
 
 

@@ -28,8 +28,9 @@ delta > 0). Columns, every one a ``dpcvx.PrivateERM(loss=logistic(), data_norm=1
 Paired: in every (fold, draw) unit all columns see the same training rows and the same seed, a function of
 (seed, fold, draw, cell) only. Each unit is one record in ``results/honest_<dataset>.json`` (its seed, the
 majority error and every column's error), so ``--columns auto`` recomputes one column alone for the recorded
-units and merges it (after a change of the rule). Draws are the outer loop and the file is written after
-every round of folds, so a run stopped early stays balanced over folds. Errors are test-fold errors;
+units and merges it (after a change of the rule); each run's record (command, machine, threads, load:
+``benchmarks.common.RunRecord``) is appended to the file's ``runs``. Draws are the outer loop and the file
+is written after every round of folds, so a run stopped early stays balanced over folds. Errors are test-fold errors;
 intervals are 95% normal intervals over the units (mean +- 1.96 sd / sqrt(k)); the "minus oracle" columns
 are paired differences; the gap lam="auto" recovers has a 95% percentile bootstrap interval over the units.
 ``--render`` merges the files into ``results/honest.json`` and ``results/honest.md``, the docs page and the
@@ -463,8 +464,11 @@ def main(argv: list[str] | None = None) -> None:
                                      "every column, or pass the recorded data set and folds")
                 draws = min(args.draws, previous["draws"]) if subset else args.draws  # (b): the recorded units
                 first = previous["draws"] if args.more else 0
-            run_dataset(data, args.folds, draws, out=path, columns=tuple(args.columns), previous=previous,
-                        first_draw=first)
+            record = common.RunRecord("benchmarks.honest", argv)  # each run of columns, appended to "runs"
+            result = run_dataset(data, args.folds, draws, out=path, columns=tuple(args.columns), previous=previous,
+                                 first_draw=first)
+            result["runs"] = [*result.get("runs", []), record.finish()]
+            common.write_json(path, result)
     print(render(args.out, *((None, None) if args.no_docs else (DOCS, README))))
 
 

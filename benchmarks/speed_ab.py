@@ -21,11 +21,9 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+from benchmarks.common import REPO_ROOT, RESULTS_DIR, RunRecord, write_markdown
 
 CHILD = """
 import json, sys, time
@@ -50,7 +48,7 @@ print(json.dumps(float(np.median(ratios))))
 
 def run_child(tree: Path, case: str, fits: int) -> float:
     """The median dpcvx / lbfgs ratio of one process that imports ``tree``."""
-    code = CHILD.format(tree=str(tree), root=str(ROOT), case=case, fits=fits)
+    code = CHILD.format(tree=str(tree), root=str(REPO_ROOT), case=case, fits=fits)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -63,8 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fits", type=int, default=5, help="timed pairs per process")
     parser.add_argument("--tag", default="speed_ab")
     args = parser.parse_args(argv)
-    start, rows = time.time(), []
-    trees = {"before": args.before.resolve(), "after": ROOT}
+    record, rows = RunRecord("benchmarks.speed_ab", argv), []
+    trees = {"before": args.before.resolve(), "after": REPO_ROOT}
     for case in args.cases:
         ratios: dict[str, list[float]] = {"before": [], "after": []}
         for _ in range(args.processes):
@@ -76,18 +74,14 @@ def main(argv: list[str] | None = None) -> None:
     text = "\n".join([
         "# Before and after, alternating processes (dpcvx / scikit-learn lbfgs, one BLAS thread)",
         "",
-        f"Command: `python -m benchmarks.speed_ab --before {args.before} --cases {' '.join(args.cases)} "
-        f"--processes {args.processes} --fits {args.fits}` ({time.time() - start:.0f} s); before: the tree at "
-        f"{args.before}, after: this tree. Each cell: one process's median ratio over {args.fits} pairs, "
-        "processes in the order run (before and after alternating).",
+        f"Before: the tree at {args.before}, after: this tree. Each cell: one process's median ratio over "
+        f"{args.fits} pairs, processes in the order run (before and after alternating).",
         "",
         "| case | before | after |",
         "|---|---|---|",
         *rows,
-        "",
     ])
-    (RESULTS / f"{args.tag}.md").write_text(text)
-    print(text)
+    print(write_markdown(RESULTS_DIR / f"{args.tag}.md", text, record))
 
 
 if __name__ == "__main__":

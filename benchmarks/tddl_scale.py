@@ -28,7 +28,6 @@ least-squares post-processing; one BLAS thread.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import time
 from pathlib import Path
 
@@ -113,13 +112,10 @@ def fit_seconds(records: list[dict], n: int, span: str) -> float | None:
 def markdown(result: dict, args) -> str:
     records = result["records"]
     lines = ["# TDDL at scale: KDD Cup 99, rbf kernel, logistic loss", "",
-             f"- command: `python -m benchmarks.tddl_scale {' '.join(args.argv)}`".rstrip() + "",
-             f"- date (UTC): {result['date']}; run time {result['seconds']:.0f} s; one BLAS thread",
+             "- one BLAS thread",
              f"- data: {result['data']}",
              f"- Lam grid {args.lams}, best Lam per cell chosen on the test rows (optimistic); "
-             f"{args.draws} noise draws per cell; delta = {DELTA:g}",
-             f"- machine: {result['machine']['cpu_model']}, {result['machine']['cores']} cores; load average at "
-             f"start {result['load'][0]}, at end {result['load'][1]}", "",
+             f"{args.draws} noise draws per cell; delta = {DELTA:g}", "",
              "| n | minimiser over | mean fit seconds (per Lam) | non-private accuracy | "
              + " | ".join(f"eps = {e:g}" for e in args.epsilons) + " |",
              "|---|---|---|---|" + "---|" * len(args.epsilons)]
@@ -181,24 +177,20 @@ def main(argv=None) -> dict:
     parser.add_argument("--tag", default=None)
     parser.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
-    args.argv = list(argv) if argv is not None else __import__("sys").argv[1:]
+    record = common.RunRecord("benchmarks.tddl_scale", argv)
     if args.quick:
         args.sizes, args.exact_max, args.public, args.test = [2_000, 4_000], 4_000, 300, 5_000
         args.lams, args.draws = [1e-3], 1
     tag = args.tag or ("quick" if args.quick else "full")
-    load_start = common.load_average()
     with common.limit_threads(1):
         result = run(args)
-    result.update(date=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), machine=common.machine(),
-                  versions=common.versions(), load=[load_start, common.load_average()],
-                  settings={key: value for key, value in vars(args).items() if key not in ("out",)})
-    args.out.mkdir(parents=True, exist_ok=True)
+    result["settings"] = {key: value for key, value in vars(args).items() if key not in ("out",)}
     stem = args.out / f"tddl_scale_{tag}"
+    print(common.write_markdown(stem.with_suffix(".md"), markdown(result, args), record))
+    result["run"] = record.finish()
     common.write_json(stem.with_suffix(".json"), result)
-    stem.with_suffix(".md").write_text(markdown(result, args))
     if not args.no_plots:
         plot(result, args, stem.with_suffix(".png"))
-    print(markdown(result, args))
     return result
 
 
