@@ -162,3 +162,16 @@ def test_the_score_rounds_each_row_and_sums_exact_integers():
             return X[:, 0]
     X = np.array([[0.0], [0.5], [3.0]])
     assert total_units(ClippedSquaredError(bound=1.0, steps=4), Model(), X, np.zeros(3)) == 0 + 1 + 4
+
+
+def test_the_rehearsal_on_synthetic_rows_speaks_no_warning_and_is_not_refused_by_one():
+    """The rehearsal's 64 synthetic rows make small noisy fits; their warnings say nothing of the data. With
+    dpcvx's warnings as errors (this suite's setting) a warning there used to refuse a sound candidate."""
+    import warnings
+
+    X, y = _three_classes(3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dpcvx.exceptions.DPCVXWarning)
+        result = tune(dpcvx.DPLogisticRegression(classes=CLASSES), X, y, {"lam": [1e-4]}, epsilon=2.0,
+                      procedure="split", random_state=0)
+    assert result.model is not None

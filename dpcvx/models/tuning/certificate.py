@@ -28,7 +28,8 @@ NEIGHBOUR_RELATION = ("replace-one, n public: neighbouring data sets have the sa
                       "differ in one record (x_i, y_i)")
 THEOREM = ("the privacy theorem for Algorithm 4 of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011): "
            "disjoint parts (parallel composition) plus the exponential mechanism (McSherry and "
-           "Talwar 2007) with score -z_i of sensitivity 1")
+           "Talwar 2007) with score -z_i of sensitivity K, the score's (1 for a count of mistakes; "
+           "docs/theory.md, section 24.4)")
 
 
 def public_value(value: Any) -> Any:

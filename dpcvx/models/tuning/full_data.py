@@ -71,7 +71,8 @@ PROCEDURE = ("full-data private selection with random stopping (Papernot and Ste
              "Liu and Talwar, STOC 2019)")
 THEOREM = ("Theorem 2 of Papernot and Steinke (ICLR 2022) for a pure e_Q-DP run Q, orders to infinity: "
            "(2 + eta) e_Q-DP; Q is e_Q-DP by parallel composition over a coin partition (the fit on the "
-           "training part, a discrete Laplace count of mistakes of sensitivity 1 on the held-out part)")
+           "training part, a discrete Laplace count of scale K / e_Q of the score's units, sensitivity K, on the "
+           "held-out part: docs/theory.md, section 24.4)")
 THEOREM_RENYI = ("Theorem 2 of Papernot and Steinke (ICLR 2022) in its Renyi form on a grid of orders, with Q's "
                  "Renyi curve the pointwise maximum of the candidates' curves (claimed before the fits from public "
                  "inputs, checked after each fit) and the discrete Laplace score's (coin partition, joint "
