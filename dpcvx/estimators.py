@@ -96,8 +96,10 @@ from .estimator_checks import InputTypeError, fit_accountant, label_error, valid
 from .exceptions import InputError
 from .models.class_count import CLASS_COUNT_SHARE
 from .models.erm import PrivateERM
+from .models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from .models.multiclass import PrivateMulticlassERM
 from .models.private_norm import NORM_SHARE
+from .models.record_weights import check_class_prior, effective_view
 from .models.training_rows import warn_on_training_rows
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
@@ -144,7 +146,27 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def _regularizer(self) -> Regularizer | None:
         return None  # PrivateERM's default, 0.5 ||w||^2
 
+    #: whether a ``class_prior`` without class weights centres the intercept at the public log-odds
+    #: (:mod:`dpcvx.models.intercept_offset`): the logistic loss only, whose Bayes intercept that is
+    offsets_intercept = False
+
+    def _offset_rates(self) -> tuple[float, float] | None:
+        """The public rates of the intercept offset: ``class_prior`` with ``class_weight=None``, the default ridge,
+        an intercept, two classes and a numeric ``data_norm`` (else None: no offset)."""
+        if (not self.offsets_intercept or self.class_prior is None or self.class_weight is not None
+                or self._regularizer() is not None or not self.fit_intercept or self._multiclass
+                or isinstance(self.data_norm, str)):
+            return None
+        return check_class_prior(self.class_prior, check_classes(self.classes))
+
     def _private_erm(self) -> PrivateERM:
+        learner = self._weighted_erm()
+        rates = self._offset_rates()
+        if rates is not None:   # the ridge centred at b0 / s, fixed before the fit from public inputs only
+            learner.regularizer = centred_ridge(log_odds(rates) / learner.row_map().intercept_scaling)
+        return learner
+
+    def _weighted_erm(self) -> PrivateERM:
         return PrivateERM(
             loss=self._loss(),
             regularizer=self._regularizer(),
@@ -162,7 +184,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             allow_large_delta=self.allow_large_delta,
             sample_weight_bound=self.sample_weight_bound,
             class_weight=self.class_weight,
-            class_prior=self.class_prior,
+            class_prior=None if self.class_weight is None else self.class_prior,   # else: the offset's rates
             class_count_share=self.class_count_share,
         )
 
@@ -249,8 +271,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
         """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""
         certificate = (model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel)
-                       else model.certificate)
-        warn_if_noise_dominates(type(self).__name__, certificate, loss_at_zero(self._private_erm().loss),
+                       else effective_view(model.certificate))   # balanced weights: n s_bar records (section 21)
+        rates = self._offset_rates()   # the signal is measured against the offset model: its loss H(pi)
+        gain = loss_at_zero(self._private_erm().loss) if rates is None else prior_entropy(rates)
+        warn_if_noise_dominates(type(self).__name__, certificate, gain,
                                 lam_advice=lambda: self._lam_advice(certificate))
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
@@ -403,6 +427,8 @@ class DPERMClassifier(_PrivateLinearClassifier):
         (docs/theory.md, section 21). Binary only.
     class_prior : dict or pair, optional
         PUBLIC rates of the classes (known without this data) for ``class_weight="balanced"``: no count is drawn.
+        With ``class_weight=None`` (DPLogisticRegression, default ridge): the intercept's ridge is centred at the
+        public log-odds log(pi_1 / pi_0), fixed before the fit (:mod:`dpcvx.models.intercept_offset`).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
     sample_weight_bound : float, optional
@@ -533,6 +559,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     l1_ratio : float, optional
         The L1 share of "elasticnet", in [0, 1].
     """
+
+    offsets_intercept = True
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,

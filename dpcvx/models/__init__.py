@@ -18,6 +18,7 @@
 * :mod:`.private_norm`: fitting without a public norm bound: a share of the budget buys R (opt-in), then the fit
   clips to it;
 * :mod:`.record_weights`: record weights: ``sample_weight`` under a public bound w_max, public class weights;
+* :mod:`.intercept_offset`: a public intercept offset for rare classes: the ridge centred at the public log-odds;
 * :mod:`.class_count`: ``class_weight="balanced"`` without a public prior: one private class count, charged with
   the fit once;
 * :mod:`.training_rows`: the NOT PRIVATE check of a release on its training rows (never inside tuning).

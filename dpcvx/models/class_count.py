@@ -8,7 +8,8 @@ The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/t
 3. the count n_+ of the positive class is released as n_+ + Z, Z discrete Laplace of scale 1 / eps_c (exact
    integer sampler, :func:`dpcvx.privacy.exact.discrete_laplace`): sensitivity 1 under replace-one with n
    public, so eps_c-DP; it is clamped onto [f, n - f], f = ceil(``MIN_CLASS_RATE`` n) (post-processing);
-4. the learner is fitted with the public dict w_k = min_j pi_j / pi_k of the released rates, eps_fit and delta.
+4. the learner is fitted with the released rates as its ``class_prior`` (balanced weights w_k = min_j pi_j / pi_k),
+   eps_fit and delta.
 
 By sequential composition (Claim 4 of docs/theory.md section 29) the release (count, model) is
 (eps_c + eps_fit, delta)-DP. The certificate's ``weights`` record holds the released count, eps_c, the floor and
@@ -35,7 +36,6 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_classes, check_labels
 from .failure import composite, failed_after_charge, fixed_numerics
 from .private_norm import draws_bounds, split_budget
-from .record_weights import balanced_weights
 
 __all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "CountPlan", "draws_count", "plan_private_count",
            "draw_class_count", "fit_with_private_count", "check_private_count_inputs"]
@@ -131,10 +131,8 @@ def fit_with_private_count(learner: Any, X: Any, y: Any, epsilon: float, *,
                          curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
     rng = None if random_state is None else resolve_rng(random_state)  # one stream for the count and the fit
     count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
-    rates = ((plan.n - count) / plan.n, count / plan.n)
-    weights = balanced_weights(rates)
-    candidate = copy.deepcopy(learner)
-    candidate.set_params(class_weight=dict(zip(plan.classes, weights, strict=True)))
+    candidate = copy.deepcopy(learner)  # the released rates as a public prior: balanced weights, their mean
+    candidate.set_params(class_prior=((plan.n - count) / plan.n, count / plan.n))
     with composite(PROCEDURE_NAME), fixed_numerics():
         try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
             model = candidate.fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)

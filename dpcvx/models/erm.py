@@ -27,6 +27,7 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any, ClassVar
 
@@ -714,24 +715,41 @@ class PrivateERM:
                     split: str, delta: float, neighbours: Neighbours) -> LamChoice:
         """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only): the noise
         at the bound R of the rows the theorems see (an intercept column included), the bias at the comparator
-        prior on the features' weights joined by the intercept's (:func:`comparator_for`)."""
+        prior on the features' weights joined by the intercept's (:func:`comparator_for`). With a public mean
+        record weight s_bar (balanced class weights) the rule is that of the equivalent unweighted fit of n s_bar
+        records at Lam / s_bar, Delta / s_bar (docs/theory.md, section 21); its Lam is mapped back."""
         R = rows.effective_norm_bound
         label_bound = check_bound("label_bound", self.label_bound) if self._regression else None
+        mean = self._mean_weight()
         comparator = comparator_for(self.comparator_norm, problem.constraint_set, rows.norm_bound,
                                     rows.intercept_scaling if rows.fit_intercept else None, label_bound)
 
         tol = self._tol(problem)
 
         def calibrate_at(lam: float) -> dict[str, Any]:
-            calibration, _ = self._calibrate_at(lam, mechanism, n, epsilon, problem, R, split, delta, neighbours, tol)
+            calibration, _ = self._calibrate_at(lam * mean, mechanism, n, epsilon, problem, R, split, delta,
+                                                neighbours, tol)
             if perturbs_objective(calibration):
                 check_reachable(calibration, d)
-            return calibration.to_dict()
+            record = calibration.to_dict()
+            if mean != 1 and "extra_reg" in record:
+                record["extra_reg"] = record["extra_reg"] / mean
+            return record
 
         curvature = problem.curvature if problem.certificate.curvature is not None else None
-        return choose_lam(calibrate_at, mechanism, n=n, d=d, L=problem.lipschitz, R=R,
-                          m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
-                          rule=REGRESSION_RULE if self._regression else RULE)
+        choice = choose_lam(calibrate_at, mechanism, n=max(1, round(n * mean)), d=d, L=problem.lipschitz, R=R,
+                            m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
+                            rule=REGRESSION_RULE if self._regression else RULE)
+        return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
+
+    def _mean_weight(self) -> float:
+        """s_bar, the public mean record weight (balanced class weights from public rates), else 1."""
+        if self._regression or self.class_weight is None or class_count.draws_count(self):
+            return 1.0
+        plan = plan_weights(sample_weight=None, sample_weight_bound=None, class_weight=self.class_weight,
+                            class_prior=self.class_prior, classes=check_classes(self.classes),
+                            owner=type(self).__name__)
+        return 1.0 if plan is None or plan.mean_weight is None else plan.mean_weight
 
     def choose_lam(self, n: int, d: int, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
                    neighbours: str = "replace-one", split: str = "max") -> LamChoice:

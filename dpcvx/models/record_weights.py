@@ -22,16 +22,17 @@ import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
+from ..release.model import ReleaseCertificate
 from ..validation import check_bound
 
-__all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "plan_weights",
-           "record_weights"]
+__all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "effective_view",
+           "plan_weights", "record_weights"]
 
 WEIGHTS_THEOREM = ("the weighted loss s_i l(y_i w^T x_i), 0 <= s_i <= w_max public, divided by the public n: "
                    "L and c multiplied by w_max in every calibration (docs/theory.md, section 21)")
@@ -46,6 +47,14 @@ class RecordWeights:
     source: str
     class_weights: tuple[tuple[Any, float], ...] | None = None
     sample_bound: float | None = None
+    rates: tuple[float, float] | None = None  # the PUBLIC class rates of "balanced" (a prior or a released count)
+
+    @property
+    def mean_weight(self) -> float | None:
+        """s_bar = sum_k pi_k w_k (2 pi_min for balanced weights) when the rates are public, else None."""
+        if self.rates is None or self.class_weights is None or self.sample_bound is not None:
+            return None
+        return sum(rate * weight for rate, (_, weight) in zip(self.rates, self.class_weights, strict=True))
 
     @property
     def bound(self) -> float:
@@ -59,7 +68,7 @@ class RecordWeights:
         return {"source": self.source, "bound": self.bound, "sample_weight_bound": self.sample_bound,
                 "class_weights": None if self.class_weights is None else
                 [[_plain(label), weight] for label, weight in self.class_weights],
-                "theorem": WEIGHTS_THEOREM}
+                "mean_weight": self.mean_weight, "theorem": WEIGHTS_THEOREM}
 
 
 def _plain(label: Any) -> Any:
@@ -141,14 +150,15 @@ def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: 
         if class_prior is None:
             raise InputError("class_weight='balanced' without class_prior draws one private class count "
                              "(dpcvx.models.class_count); this path takes public rates only")
-        weights, source = balanced_weights(check_class_prior(class_prior, classes)), "prior"
+        rates = check_class_prior(class_prior, classes)
+        weights, source = balanced_weights(rates), "prior"
     elif isinstance(class_weight, Mapping):
         if class_prior is not None:
             raise InputError("class_prior is read only with class_weight='balanced'")
-        weights, source = _class_weight_dict(class_weight, classes), "dict"
+        weights, source, rates = _class_weight_dict(class_weight, classes), "dict", None
     else:
         raise InputError(f"class_weight must be None, a dict {{class: weight}} or 'balanced', got {class_weight!r}")
-    plan = RecordWeights(source, tuple(zip(classes, weights, strict=True)), bound)
+    plan = RecordWeights(source, tuple(zip(classes, weights, strict=True)), bound, rates)
     check_bound("the largest class weight times sample_weight_bound", plan.bound)
     return plan
 
@@ -178,3 +188,19 @@ def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, 
         raise InputError("the sample weights are all zero (sample_weight times the class weights): nothing would be "
                          "fitted")
     return weights
+
+
+def effective_view(certificate: ReleaseCertificate) -> ReleaseCertificate:
+    """The certificate as the unweighted release it is equivalent to, for the public noise warning: with mean
+    weight s_bar (public), (1/n) sum s_i l + Lam N + b^T w / n = s_bar [(1/(n s_bar)) sum s_i l + (Lam / s_bar) N
+    + b^T w / (n s_bar)], so n s_bar records, Lam / s_bar and Delta / s_bar (docs/theory.md, section 21).
+    Unchanged without a public mean weight."""
+    mean = None if certificate.weights is None else certificate.weights.get("mean_weight")
+    if mean is None or mean == 1:
+        return certificate
+    constants = certificate.constants
+    calibration = dict(certificate.calibration)
+    if "extra_reg" in calibration:
+        calibration["extra_reg"] = calibration["extra_reg"] / mean
+    return replace(certificate, calibration=calibration,
+                   constants=replace(constants, n=max(1, round(constants.n * mean)), lam=constants.lam / mean))

@@ -269,3 +269,75 @@ def test_balanced_weights_recover_the_rare_class():
         scores[weight] = np.mean([np.mean(predicted[y == k] == k) for k in (0, 1)])
     assert scores["balanced"] > 0.7 and scores["balanced"] > scores[None] + 0.1, scores
     assert math.isfinite(scores[None])
+
+
+# -- the effective sample size n s_bar ---------------------------------------------------------------------------
+
+
+def test_lam_auto_is_the_rule_of_n_s_bar_records_mapped_back(data):
+    X, y, _ = data
+    X, y = X[:1000], y[:1000]
+    learner = dpcvx.PrivateERM(lam="auto", data_norm=1.0, classes=(0, 1), class_weight="balanced",
+                               class_prior=(0.9, 0.1))
+    mean = learner._mean_weight()
+    assert mean == pytest.approx(0.2, rel=1e-12)   # s_bar = 2 pi_min
+    model = learner.fit(X, y, 1.0, random_state=0)
+    unweighted = dpcvx.PrivateERM(lam="auto", data_norm=1.0).choose_lam(200, X.shape[1], 1.0)
+    assert model.certificate.constants["lam"] == pytest.approx(mean * unweighted.lam, rel=1e-12)
+    assert model.certificate.weights["mean_weight"] == mean
+
+
+def test_the_noise_warning_sees_n_s_bar_records(data):
+    from dpcvx.models.record_weights import effective_view
+
+    X, y, _ = data
+    model = erm(class_weight="balanced", class_prior=(0.75, 0.25)).fit(X, y, 1.0, random_state=0)
+    view = effective_view(model.certificate)
+    assert view.constants["n"] == round(len(y) * 0.5) and view.constants["lam"] == pytest.approx(0.02)
+    assert effective_view(erm().fit(X, y, 1.0, random_state=0).certificate).constants["n"] == len(y)
+
+
+# -- the intercept offset (models.intercept_offset) -------------------------------------------------------------
+
+
+def rare(n=6000, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) / 2
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    return X, (rng.random(n) < 0.03).astype(int)
+
+
+def quiet_fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        return estimator.fit(X, y)
+
+
+def test_the_offset_is_a_centred_ridge_with_the_same_constants_and_noise():
+    X, y = rare()
+    plain = quiet_fit(dpcvx.DPLogisticRegression(random_state=0), X, y)
+    offset = quiet_fit(dpcvx.DPLogisticRegression(class_prior=(0.97, 0.03), random_state=0), X, y)
+    assert "sum_squares(w + -[" in offset.certificate_.verification.regularizer   # the public centre, stated
+    assert offset.certificate_.constants == plain.certificate_.constants
+    assert offset.certificate_.calibration == plain.certificate_.calibration
+    # no signal in X: the offset model's intercept is near log(0.03 / 0.97), the ridge at 0 pulls it towards 0
+    b0 = math.log(0.03 / 0.97)
+    assert abs(offset.intercept_[0] - b0) < abs(plain.intercept_[0] - b0)
+    assert abs(offset.intercept_[0] - b0) < 0.5
+
+
+def test_predict_proba_is_the_released_link_before_and_after_a_file(tmp_path):
+    X, y = rare()
+    estimator = quiet_fit(dpcvx.DPLogisticRegression(class_prior={0: 0.97, 1: 0.03}, random_state=1), X, y)
+    proba = estimator.predict_proba(X)[:, 1]
+    assert np.allclose(proba, 1 / (1 + np.exp(-estimator.decision_function(X))), rtol=1e-12)
+    dpcvx.save(estimator, tmp_path / "m.json")
+    assert np.array_equal(dpcvx.load(tmp_path / "m.json").predict_proba(X)[:, 1], proba)
+
+
+@pytest.mark.parametrize("settings", [{"class_weight": "balanced"}, {"penalty": "l1"}, {"fit_intercept": False}],
+                         ids=["balanced", "l1", "no intercept"])
+def test_no_offset_where_it_does_not_apply(settings):
+    estimator = dpcvx.DPLogisticRegression(class_prior=(0.97, 0.03), **settings)
+    assert estimator._offset_rates() is None
+    assert dpcvx.DPHuberSVM(class_prior=(0.97, 0.03))._offset_rates() is None   # the logistic link only

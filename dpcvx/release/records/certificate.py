@@ -331,7 +331,7 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
     return dict(item)
 
 
-_WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "theorem", "private_count"}
+_WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "mean_weight", "theorem", "private_count"}
 _COUNT_KEYS = {"epsilon", "count", "n", "floor", "theorem", "neighbours", "composition", "total_epsilon"}
 
 
@@ -354,6 +354,8 @@ def _weights(data: Any) -> dict | None:
         raise InputError("certificate.weights.class_weights must be two [class, weight] pairs with weights in "
                          "[0, bound]; the file has been edited")
     _text("certificate.weights.theorem", item["theorem"])
+    if item["mean_weight"] is not None and not 0 < _number("certificate.weights.mean_weight", item["mean_weight"]) <= 1:
+        raise InputError("certificate.weights.mean_weight must lie in (0, 1]; the file has been edited")
     count = data.get("private_count")
     if (count is None) != (item["source"] != "private count"):
         raise InputError("certificate.weights: a private count is recorded exactly when the source is 'private "

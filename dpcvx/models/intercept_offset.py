@@ -1,0 +1,48 @@
+"""A public intercept offset for rare classes: the ridge centred at the public log-odds, fixed before the fit.
+
+With public class rates (pi_-, pi_+) (``class_prior``) and no class weights, the Bayes intercept of a model
+without signal is b0 = log(pi_+ / pi_-), about -3.5 at 3% positives: a ridge centred at 0 pulls the intercept
+away from it, and noise of the same size swamps it. The estimators then regularize the intercept column's
+weight v around b0 / s (s the intercept scaling), N(w) = (1/2) ||w - w0||^2, w0 = (0, ..., 0, b0 / s):
+
+* N is the default ridge moved by a public vector: convex, m = 1, twice differentiable, proved by the verifier
+  like any declared regularizer (its text shows w0); L, c and m are unchanged, and so is every calibration
+  (docs/theory.md, section 21, "The intercept offset");
+* the release is an ordinary linear model whose intercept includes the offset, so ``predict_proba``
+  (sigmoid(w^T x + b)) is the released model's own link, before and after ``save``/``load``;
+* the noise warning measures the signal against the offset model: the loss at w = w0 is at most
+  H(pi) = -pi_+ log pi_+ - pi_- log pi_- on average over the prior (:func:`prior_entropy`), not log 2.
+
+Off unless ``class_prior`` is given with ``class_weight=None`` (balanced weights make the weighted log-odds 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import cvxpy as cp
+import numpy as np
+
+__all__ = ["log_odds", "centred_ridge", "prior_entropy"]
+
+
+def log_odds(rates: tuple[float, float]) -> float:
+    """b0 = log(pi_+ / pi_-) of public rates (pi_-, pi_+)."""
+    return math.log(rates[1] / rates[0])
+
+
+def prior_entropy(rates: tuple[float, float]) -> float:
+    """H(pi) in nats: the logistic loss of the offset model b0 = log(pi_+ / pi_-), averaged over the prior."""
+    return -sum(rate * math.log(rate) for rate in rates)
+
+
+def centred_ridge(centre: float) -> Callable[[cp.Variable], cp.Expression]:
+    """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last."""
+
+    def ridge(w: cp.Variable) -> cp.Expression:
+        w0 = np.zeros(w.shape[0])
+        w0[-1] = centre
+        return 0.5 * cp.sum_squares(w - w0)
+
+    return ridge
