@@ -263,10 +263,19 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         self._warn_if_noise_dominates(model)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
         warn_if_small_table(type(self).__name__, int(certificate.constants["n"]), fitted["n_features_in_"],
-                            certificate.epsilon, None if cut == 0 else self.threshold)
+                            certificate.epsilon, self._public_rate(certificate, cut))
         if in_memory:  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
             warn_on_training_rows(type(self).__name__, self._predicted(model, X), y)
         return self
+
+    def _public_rate(self, certificate: Any, cut: float) -> float | None:
+        """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of
+        balanced weights (a prior or the released count), else the offset's prior, else a public threshold."""
+        mean = (getattr(certificate, "weights", None) or {}).get("mean_weight")
+        if mean is not None:
+            return mean / 2
+        rates = self._offset_rates()
+        return rates[1] if rates is not None else None if cut == 0 else self.threshold
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
         """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 import cvxpy as cp
 import numpy as np
-import sympy
 
 from .certificate import Certificate, Condition
 from .exact import float_down, float_up
@@ -184,4 +183,6 @@ def _scaled(value: object, scale: Fraction) -> object:
         return value if math.isinf(value) or scale == 1 else math.nextafter(value * float(scale), math.inf)
     if isinstance(value, Fraction | int):
         return value * scale
+    import sympy  # an irrational constant is a sympy number: sympy is loaded already (a kernel fit never gets here)
+
     return value * sympy.Rational(scale.numerator, scale.denominator)

@@ -341,3 +341,15 @@ def test_no_offset_where_it_does_not_apply(settings):
     estimator = dpcvx.DPLogisticRegression(class_prior=(0.97, 0.03), **settings)
     assert estimator._offset_rates() is None
     assert dpcvx.DPHuberSVM(class_prior=(0.97, 0.03))._offset_rates() is None   # the logistic link only
+
+
+def test_balanced_weights_measure_the_small_table_rule_with_the_smallest_class():
+    # n eps / d = 3000 / 41 = 73 passes the rule; the smallest class's 5%: 150 / 41 = 3.7 does not
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-0.1, 0.1, size=(3000, 40))
+    y = (rng.random(3000) < 0.05).astype(int)
+    for weight, warned in ((None, False), ("balanced", True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            dpcvx.DPLogisticRegression(class_weight=weight, random_state=0).fit(X, y)
+        assert any(w.category is dpcvx.exceptions.SmallTableWarning for w in caught) is warned, weight
