@@ -175,3 +175,16 @@ def test_the_rehearsal_on_synthetic_rows_speaks_no_warning_and_is_not_refused_by
         result = tune(dpcvx.DPLogisticRegression(classes=CLASSES), X, y, {"lam": [1e-4]}, epsilon=2.0,
                       procedure="split", random_state=0)
     assert result.model is not None
+
+
+def test_one_vs_rest_in_the_mathematical_layer_is_tuned_through_a_factory_or_refused_with_the_way():
+    X, y = _three_classes()
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    binary = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, classes=(-1, 1))
+    with pytest.raises(InputError, match="lambda lam: PrivateMulticlassERM") as refusal:
+        tune(dpcvx.PrivateMulticlassERM(binary, CLASSES), X, y, {"lam": [1e-2]}, epsilon=2.0, accountant=accountant)
+    assert not accountant.ledger and "Nothing was charged" in str(refusal.value)
+    result = tune(lambda lam: dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=lam, data_norm=1.0, classes=(-1, 1)),
+                                                         CLASSES),
+                  X, y, {"lam": [1e-3, 1e-2]}, epsilon=2.0, accountant=accountant, random_state=0)
+    assert len(accountant.ledger) == 1 and set(np.unique(result.model.predict(X))) <= set(CLASSES)
