@@ -84,6 +84,10 @@ def _short(value: Any) -> str:
 
 def _real(name: str, value: Any, what: str) -> float:
     """value as a finite float, or an InputError naming ``name``: refuses str, None, bool, complex."""
+    if type(value) is float:  # the common case, without the ABC checks below (a calibration's many checks)
+        if not math.isfinite(value):
+            raise InputError(f"{name} must be finite and positive, got {value}")
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
         raise InputError(f"{name} must be {what}, got {_short(value)} (a {kind}); pass a real number such as 1.0")

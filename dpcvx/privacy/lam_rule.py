@@ -200,8 +200,10 @@ def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: st
     """The Lam of ``grid`` minimising the bound; ``calibrate_at(lam)`` is the release's calibration record.
 
     ``calibrate_at`` may raise :class:`~dpcvx.exceptions.InputError` for a Lam it cannot
-    calibrate (for example a tol the noise makes unreachable); that Lam is skipped.
-    A pure function of its public arguments.
+    calibrate (for example a tol the noise makes unreachable); that Lam is skipped. So is, without
+    calibrating it, a Lam whose bias alone is at least the best bound found: the noise term is
+    non-negative and Delta >= 0, so its bound could not be smaller (the choice is unchanged; on the
+    ascending grid the Lam past the optimum cost nothing). A pure function of its public arguments.
     """
     if not m > 0:
         raise InputError("lam='auto' needs a strongly convex regularizer (m > 0): the bound trades the noise, "
@@ -210,6 +212,8 @@ def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: st
         raise InputError(f"the comparator norm W must be positive and finite, got {comparator_norm!r}")
     best: LamChoice | None = None
     for lam in grid:
+        if best is not None and lam * comparator_norm**2 / 2 >= best.bound:
+            continue  # its bias alone, (lam + Delta) W^2 / 2 >= lam W^2 / 2, reaches the best bound: not calibrated
         try:
             calibration = calibrate_at(lam)
         except InputError:

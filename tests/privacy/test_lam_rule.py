@@ -231,3 +231,42 @@ def test_auto_lam_keeps_no_state_on_the_learner():
     low = erm.fit(X, y, 0.2, random_state=0).certificate.constants["lam"]
     high = erm.fit(X, y, 5.0, random_state=0).certificate.constants["lam"]
     assert low > high and erm.lam == "auto"
+
+
+@pytest.mark.parametrize("settings", [
+    {"epsilon": 1.0, "n": 2_000}, {"epsilon": 0.05, "n": 300}, {"epsilon": 10.0, "n": 50_000},
+    {"epsilon": 1.0, "n": 2_000, "mechanism": "output"}, {"epsilon": 1.0, "n": 2_000, "delta": 1e-8},
+    {"epsilon": 0.3, "n": 800, "delta": 1e-7, "mechanism": "output"},
+])
+def test_the_rule_skips_only_lams_whose_bias_reaches_the_best_bound(monkeypatch, settings):
+    """The rule does not calibrate a Lam whose bias alone reaches the best bound found (its bound could not
+    be smaller): it chooses what a scan of every Lam of the grid chooses (the first smallest bound), with
+    fewer calibrations."""
+    from dpcvx.models import erm
+
+    settings = {"mechanism": "objective", "delta": 0.0, **settings}
+    scans: list[tuple] = []
+    calls = {"pruned": 0}
+
+    def recorded(calibrate_at, *args, **kwargs):
+        def counted(lam):
+            calls["pruned"] += 1
+            return calibrate_at(lam)
+
+        scans.append((calibrate_at, args, kwargs))
+        return lam_rule.choose_lam(counted, *args, **kwargs)
+
+    monkeypatch.setattr(erm, "choose_lam", recorded)
+    learner = PrivateERM(lam="auto", data_norm=1.0)
+    chosen = learner.choose_lam(settings["n"], 10, settings["epsilon"], settings["mechanism"],
+                                delta=settings["delta"])
+    calibrate_at, args, kwargs = scans[0]
+    every = []
+    for lam in lam_rule.LAM_GRID:  # one Lam at a time: nothing to skip
+        try:
+            every.append(lam_rule.choose_lam(calibrate_at, *args, **{**kwargs, "grid": (lam,)}))
+        except InputError:
+            continue
+    best = min(every, key=lambda choice: choice.bound)  # the first of the smallest, as the rule keeps it
+    assert (chosen.lam, chosen.bound) == (best.lam, best.bound)
+    assert calls["pruned"] < len(lam_rule.LAM_GRID)
