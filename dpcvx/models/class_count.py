@@ -2,8 +2,9 @@
 
 The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/theory.md sections 21 and 29):
 
-1. every input is checked first (the learner's own checks with unit class weights: balanced weights have
-   largest weight 1, so L, c and the calibration are those of the check);
+1. every input is checked first: the learner's own checks with the balanced weights of the two extreme released
+   rates, (1/2, 1/2) and the floor's (largest weight 1 in both, so L and c are those of the fit; lam="auto"'s
+   effective sample size spans its range between them);
 2. the accountant is charged ONCE with (eps_c + eps_fit, delta), eps_c = ``class_count_share`` epsilon;
 3. the count n_+ of the positive class is released as n_+ + Z, Z discrete Laplace of scale 1 / eps_c (exact
    integer sampler, :func:`dpcvx.privacy.exact.discrete_laplace`): sensitivity 1 under replace-one with n
@@ -77,10 +78,10 @@ class CountPlan:
         return max(1, math.ceil(MIN_CLASS_RATE * self.n))
 
 
-def _unit_weights(learner: Any, classes: tuple[Any, Any]) -> Any:
-    """A copy of ``learner`` with the public dict of unit class weights (the checks' stand-in)."""
+def _at_rates(learner: Any, rates: tuple[float, float]) -> Any:
+    """A copy of ``learner`` whose balanced weights come from the public ``rates`` (as after the draw)."""
     candidate = copy.deepcopy(learner)
-    candidate.set_params(class_weight={classes[0]: 1.0, classes[1]: 1.0})
+    candidate.set_params(class_prior=rates)
     return candidate
 
 
@@ -100,11 +101,13 @@ def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accounta
     eps_count, eps_fit = split_budget(epsilon, learner.class_count_share)
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
-    classes = check_classes(learner.classes)
-    with composite(PROCEDURE_NAME):
-        _unit_weights(learner, classes).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-    n = int(np.shape(y)[0])
-    return CountPlan(eps_count, eps_fit, delta, n, classes)
+    plan = CountPlan(eps_count, eps_fit, delta, int(np.shape(y)[0]), check_classes(learner.classes))
+    if 2 * plan.floor > plan.n:
+        raise InputError(f"a private class count needs n >= 2 ceil({MIN_CLASS_RATE:g} n); got n = {plan.n}")
+    with composite(PROCEDURE_NAME):   # the fit's checks at both ends of the released rates: s_bar = 1 and the floor's
+        for low in (0.5, plan.floor / plan.n):
+            _at_rates(learner, (1 - low, low)).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
+    return plan
 
 
 def check_private_count_inputs(learner: Any, X: Any, y: Any, epsilon: float, **fit_params: Any) -> Any:
