@@ -353,3 +353,17 @@ def test_balanced_weights_measure_the_small_table_rule_with_the_smallest_class()
             warnings.simplefilter("always")
             dpcvx.DPLogisticRegression(class_weight=weight, random_state=0).fit(X, y)
         assert any(w.category is dpcvx.exceptions.SmallTableWarning for w in caught) is warned, weight
+
+
+def test_a_regression_takes_sample_weight_through_private_erm():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.normal(size=2000)
+    s = np.where(np.arange(2000) < 1000, 0.0, 2.0)   # the first half weighs nothing
+    y_broken = np.where(np.arange(2000) < 1000, -y, y)   # ... so its labels, flipped, do not matter
+    learner = dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(), task="regression", label_bound=4.0,
+                               data_norm=1.0, lam=1e-3, sample_weight_bound=2.0)
+    model = learner.fit(X, y_broken, 1e5, sample_weight=s, random_state=0)
+    assert model.certificate.constants["L"] == 2 * learner.fit(X, y, 1e5, random_state=0).certificate.constants["L"]
+    assert np.allclose(model.coef_, [1.0, -2.0, 0.5], atol=0.05)
