@@ -180,8 +180,8 @@ def _schema(args: argparse.Namespace) -> PublicSchema:
     elif args.columns:
         if args.data_norm is None:
             raise InputError("--data-norm R is required: the public bound on the norm of an encoded "
-                             "row (numeric columns are scaled to [0, 1] and one-hot blocks have norm "
-                             "1, so R = 1 scales every row into the unit ball)")
+                             "row (numeric columns are centred in [-1/2, 1/2] and one-hot blocks have "
+                             "norm 1, so R = 1 scales every row into the unit ball)")
         schema = PublicSchema(tuple(args.columns))
         norm = args.data_norm
     else:

@@ -207,6 +207,7 @@ def test_fit_writes_a_model_with_schema_and_certificate(fitted):
     schema = data["preprocessing"]["schema"]
     assert [column["name"] for column in schema["columns"]] == ["age", "sex", "hours"]
     assert schema["norm"] == 1.0 and data["preprocessing"]["row_map"]["fit_intercept"] is True
+    assert (schema["version"], schema["encoding"]) == (2, "centred")  # the schema's default code
     assert data["certificate"]["constants"]["n"]["float"] == 800
     model = dpcvx.load(path)
     assert model.schema.feature_names == ("age", "sex=Female", "sex=Male", "hours")
@@ -250,6 +251,17 @@ def test_fit_with_schema_file_and_others_negative(workdir, run):
     model = dpcvx.load(workdir / "schema_model.json")
     assert model.certificate.mechanism == "output" and model.certificate.data_norm == 0.5
     assert model.schema.norm == 0.5 and model.classes_.tolist() == ["no", "yes"]
+    assert model.schema.encoding == "centred"
+    old = json.loads((workdir / "schema.json").read_text())  # a schema file written before issue 42: version 1
+    old["version"] = 1
+    del old["encoding"]
+    (workdir / "old_schema.json").write_text(json.dumps(old))
+    older = run("main", *[{"schema.json": "old_schema.json", "schema_model.json": "old_model.json"}.get(a, a)
+                          for a in base], "--others-negative", cwd=workdir)
+    assert older.returncode == 0, older.stderr
+    kept = dpcvx.load(workdir / "old_model.json")
+    assert kept.schema.encoding == "unit"  # its old meaning: the [0, 1] code
+    assert json.loads((workdir / "old_model.json").read_text())["preprocessing"]["schema"]["version"] == 1
 
 
 @pytest.mark.slow
