@@ -19,8 +19,9 @@ names the pure options. When the expected noise dominates (public quantities onl
 :class:`~dpcvx.noise_warning.NoiseDominatesWarning` points at the line that called ``fit``; its advice on
 lam names only lam="auto": the value of the public rule for objective and output perturbation, and for
 AdaSSP nothing (AdaSSP chooses its own ridge; an extra one raised the test MSE on real tables,
-benchmarks/results/warning_advice.md). ``sample_weight`` is refused with
-:class:`~dpcvx.exceptions.UnsupportedWeightsError` (docs/theory.md, section on sample weights).
+benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_weight`` with the public
+``sample_weight_bound`` (docs/theory.md, section 21); :class:`DPLinearRegression` refuses it with
+:class:`~dpcvx.exceptions.UnsupportedWeightsError` (AdaSSP's statistics are calibrated for unit weights).
 
 - :class:`DPLinearRegression`: least squares. It is not Lipschitz, so the ERM theorems
   do not cover it without a bound on w. Two mechanisms handle it: AdaSSP (Wang 2018),
@@ -84,9 +85,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
     seed_only_random_state = True  # an int seed or None: tune's BudgetInConstructor draws one per candidate
+    takes_weights = False  # whether fit takes sample_weight (with the public sample_weight_bound)
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
+                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
         raise NotImplementedError
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
@@ -103,10 +105,12 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """Release an (``epsilon``, ``delta``)-differentially private regression of (X, y).
 
         ``accountant`` (or the constructor's, not both) is charged before any noise is drawn; its
-        ledger line names this estimator. ``sample_weight`` (scikit-learn's keyword) must be None: weights are
-        refused with :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
+        ledger line names this estimator. ``sample_weight`` (scikit-learn's keyword): DPHuberRegressor's needs the
+        public ``sample_weight_bound``; DPLinearRegression refuses weights with
+        :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
         """
-        refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        if not self.takes_weights:
+            refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift)
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
@@ -120,7 +124,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         except ValueError as error:
             raise scikit_learn_refusal(error, X, y) from None
         with fit_accountant(self, accountant) as charged:
-            model = self._release(checked, targets - shift, bound, seed, charged)
+            model = self._release(checked, targets - shift, bound, seed, charged, sample_weight)
         if shift:  # the public shift added back: post-processing
             model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
@@ -215,7 +219,7 @@ class DPLinearRegression(_PrivateRegressor):
         self.accountant = accountant
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
+                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
         if self.mechanism not in MECHANISMS:
             raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
@@ -298,7 +302,12 @@ class DPHuberRegressor(_PrivateRegressor):
         :class:`~dpcvx.models.erm.PrivateERM`'s: exact lattice noise, the certificate names the guarantee.
     norm_range, label_range, norm_share
         With ``data_norm="private"`` / ``label_bound="private"``: PrivateERM's opt-in private bounds R and B.
+    sample_weight_bound : float, optional
+        The PUBLIC bound w_max of ``fit(..., sample_weight=)``: weights clipped onto [0, w_max], L and c
+        multiplied by w_max (PrivateERM's; docs/theory.md, section 21). Without it sample_weight is refused.
     """
+
+    takes_weights = True
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
@@ -306,7 +315,7 @@ class DPHuberRegressor(_PrivateRegressor):
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
                  allow_large_delta: bool = False, neighbours: str = "replace-one", n_public: int | None = None,
-                 accountant: PrivacyAccountant | None = None) -> None:
+                 sample_weight_bound: float | None = None, accountant: PrivacyAccountant | None = None) -> None:
         self.epsilon = epsilon
         self.delta = delta
         self.m = m
@@ -324,10 +333,11 @@ class DPHuberRegressor(_PrivateRegressor):
         self.allow_large_delta = allow_large_delta
         self.neighbours = neighbours
         self.n_public = n_public
+        self.sample_weight_bound = sample_weight_bound
         self.accountant = accountant
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
+                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
         mechanism, delta = self.mechanism, self.delta
         if mechanism == "auto" and Neighbours.parse(self.neighbours) is Neighbours.ADD_REMOVE:
             mechanism = "output"  # Gaussian: no pure-epsilon mechanism is derived for add-remove (module docstring)
@@ -335,7 +345,7 @@ class DPHuberRegressor(_PrivateRegressor):
             mechanism, delta = "objective", 0.0
         model = self._learner(label_bound).fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
                                                accountant=accountant, neighbours=self.neighbours,
-                                               n_public=self.n_public)
+                                               n_public=self.n_public, sample_weight=sample_weight)
         assert isinstance(model, PrivateRegressionModel)
         return model
 
@@ -344,4 +354,4 @@ class DPHuberRegressor(_PrivateRegressor):
                           lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                           norm_share=self.norm_share, label_range=self.label_range,
                           fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
-                          clip=self.clip, float_safe=self.float_safe)
+                          clip=self.clip, float_safe=self.float_safe, sample_weight_bound=self.sample_weight_bound)

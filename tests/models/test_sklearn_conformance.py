@@ -11,8 +11,9 @@ Every check passes except three groups, which must fail and for their reason onl
   (check_sample_weight_equivalence_on_dense/sparse_data): n is public and the loss is
   divided by it, never by the sum of the weights, so a record of weight 2 is not two
   records (docs/theory.md, section 21); a private model's noise would differ anyway;
-- for the regressors, every weight check: they refuse ``sample_weight``
-  (UnsupportedWeightsError naming the public bound).
+- for DPLinearRegression (AdaSSP), every weight check: it refuses ``sample_weight``
+  (UnsupportedWeightsError naming the public bound). DPHuberRegressor, checked with
+  ``sample_weight_bound=10``, fails only the repeated-rows check.
 
 The classifiers are checked with ``sample_weight_bound=10`` (the public bound their
 weighted fits need); ``check_class_weight_classifiers``, ``check_sample_weights_list``,
@@ -39,7 +40,7 @@ from sklearn.utils.estimator_checks import check_estimator
 import dpcvx
 
 ESTIMATORS = [dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier]
-REGRESSORS = [dpcvx.DPLinearRegression, dpcvx.DPHuberRegressor]
+REGRESSORS = [dpcvx.DPLinearRegression]
 WEIGHT_BOUND = {"sample_weight_bound": 10.0}
 
 # The regressors' weight checks, which are refused (UnsupportedWeightsError naming the bound).
@@ -137,6 +138,17 @@ def test_check_estimator_defaults(cls):
     results, seconds = run_checks(cls(**WEIGHT_BOUND), expected)
     # one_label may pass or fail at random (fresh noise): only the label checks must fail
     assert_results(results, expected, NEEDS_INFERRED_LABELS)
+    assert seconds < 60, seconds
+
+
+def test_check_estimator_huber_regressor_fails_only_the_repeated_rows_check():
+    repeated = {"check_sample_weight_equivalence_on_dense_data": REPEATED_ROWS[
+        "check_sample_weight_equivalence_on_dense_data"]}
+    results, seconds = run_checks(dpcvx.DPHuberRegressor(**WEIGHT_BOUND), repeated)
+    passing = ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array", "check_sample_weights_list",
+               "check_all_zero_sample_weights_error", "check_sample_weights_shape",
+               "check_sample_weights_not_overwritten", "check_regressors_train")
+    assert_results(results, repeated, (), weights=repeated, passing=passing)
     assert seconds < 60, seconds
 
 

@@ -367,3 +367,21 @@ def test_a_regression_takes_sample_weight_through_private_erm():
     model = learner.fit(X, y_broken, 1e5, sample_weight=s, random_state=0)
     assert model.certificate.constants["L"] == 2 * learner.fit(X, y, 1e5, random_state=0).certificate.constants["L"]
     assert np.allclose(model.coef_, [1.0, -2.0, 0.5], atol=0.05)
+
+
+def test_the_huber_regressor_takes_sample_weight_with_its_bound():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 3))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = 0.3 * (X @ np.array([1.0, -1.0, 0.5]))
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(UnsupportedWeightsError, match="sample_weight_bound"):
+        dpcvx.DPHuberRegressor().fit(X, y, sample_weight=np.ones(1500), accountant=accountant)
+    with pytest.raises(UnsupportedWeightsError, match="AdaSSP|unit weights"):   # AdaSSP keeps refusing
+        dpcvx.DPLinearRegression().fit(X, y, sample_weight=np.ones(1500), accountant=accountant)
+    assert accountant.ledger == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        model = dpcvx.DPHuberRegressor(sample_weight_bound=2.0, random_state=0).fit(
+            X, y, sample_weight=np.full(1500, 2.0), accountant=accountant)
+    assert model.certificate_.weights["bound"] == 2.0 and len(accountant.ledger) == 1
