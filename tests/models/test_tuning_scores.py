@@ -188,3 +188,11 @@ def test_one_vs_rest_in_the_mathematical_layer_is_tuned_through_a_factory_or_ref
                                                          CLASSES),
                   X, y, {"lam": [1e-3, 1e-2]}, epsilon=2.0, accountant=accountant, random_state=0)
     assert len(accountant.ledger) == 1 and set(np.unique(result.model.predict(X))) <= set(CLASSES)
+
+
+def test_a_delta_selection_of_an_estimator_names_the_estimator_and_spends_nothing():
+    X, y = _regression(300)
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0, delta=1e-5)
+    with pytest.raises(dpcvx.exceptions.AssumptionError, match="and DPHuberRegressor states only"):
+        tune(dpcvx.DPHuberRegressor(), X, y, {"m": [1.0]}, epsilon=1.0, delta=1e-6, accountant=accountant)
+    assert not accountant.ledger

@@ -64,7 +64,7 @@ def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Ma
     """The Renyi curve of one candidate's release fitted with (``epsilon``, ``delta``) and ``fit_params``,
     from public settings only (no data). Raises :class:`~dpcvx.exceptions.AssumptionError`, naming why, for
     a release whose curve is not known before its fit (module docstring)."""
-    name = type(candidate).__name__
+    name = getattr(candidate, "learner_class", type(candidate)).__name__  # a BudgetInConstructor: its class
     if not isinstance(candidate, PrivateERM):
         raise AssumptionError(
             f"procedure='full-data' with delta > 0 needs each run's Renyi curve before any fit, and {name} "
