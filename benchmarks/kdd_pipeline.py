@@ -34,9 +34,9 @@ from dpcvx.data import datasets
 
 ENCODINGS = {
     "paper": {"mode": "paper"},
-    "private-linear": {"mode": "private", "numeric_scale": "linear"},
-    "private-log": {"mode": "private", "numeric_scale": "log"},
-}
+    "private-linear": {"mode": "private", "numeric_scale": "linear", "encoding": "unit"},
+    "private-log": {"mode": "private", "numeric_scale": "log", "encoding": "unit"},
+}  # "unit": the [0, 1] code the recorded results were produced with (PublicSchema's default before issue 42)
 LAMS = (1e-5, 1e-4, 10**-3.5, 1e-3, 10**-2.5)
 PRIVATE_LAMS = (1e-3, 10**-3.5, 1e-4)
 BREAKDOWN_LAMS = (1e-4, 10**-3.5)

@@ -87,7 +87,7 @@ def adult_hours() -> tuple[np.ndarray, np.ndarray, str]:
     table = read_records("adult")
     full = adult_schema()
     schema = PublicSchema(columns=tuple(c for c in full.columns if c.name != "hours-per-week"), norm=1.0,
-                          constant_feature=True)
+                          constant_feature=True, encoding="unit")  # the [0, 1] code of the recorded runs
     X = schema.transform(table)
     hours = np.array([float(v) for v in table["hours-per-week"]])
     y = np.clip((hours - 50.0) / 49.0, -1, 1)

@@ -67,7 +67,7 @@ def synthetic(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def adult_split(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    data = dpcvx.load_adult(mode="private")
+    data = dpcvx.load_adult(mode="private", encoding="unit")  # the [0, 1] code of the recorded runs
     order = np.random.default_rng(seed).permutation(data.X.shape[0])
     cut = int(0.8 * order.size)
     return data.X[order[:cut]], data.y[order[:cut]], data.X[order[cut:]], data.y[order[cut:]]
