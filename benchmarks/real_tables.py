@@ -16,12 +16,10 @@ loaders' ``mode="private"`` schemas), fitted with the estimators' defaults at ep
 
 Columns: ``dpcvx``: DPLogisticRegression() (binary and multiclass, ``classes`` the public labels) or
 DPLinearRegression(label_bound=the public range) with every other parameter at its default, on the
-public-schema rows, and for binary tables the same release at ``threshold=`` the table's public rate of
-the positive class (PRIORS, from its documentation; the estimator is built with it, so its SmallTableWarning
-uses the prior's smallest class; the release itself is the same); on imbalanced tables
-(minority rate below 0.3) the gap and the acceptance rule use that column, the issue's
-``class_weight="balanced"`` done by a public prior (docs/theory.md, section 32); beside it, on imbalanced
-binary tables, ``DPLogisticRegression(class_weight="balanced")`` itself, its weights from one private class
+public-schema rows, and for binary tables the same release's decision cut at the log-odds of the table's
+public rate of the positive class (PRIORS, from its documentation; ``threshold=`` that rate, post-processing
+of the same release, docs/theory.md section 32); on imbalanced binary tables (minority rate below 0.3)
+``DPLogisticRegression(class_weight="balanced")``, its weights from one private class
 count within the same epsilon (docs/theory.md, section 21); ``trivial``: 0.5 balanced
 accuracy, the training majority class's test accuracy, or
 the R^2 of the training mean; ``reference``: non-private scikit-learn on standard preprocessing
@@ -34,7 +32,10 @@ all training rows (regression), d the encoded width; the issue's acceptance rule
 is at least 50 at epsilon 1 (gap recovered >= 0.5) and asks elsewhere for no score below trivial beyond
 the interval, with a warning. ``warned``: the share of dpcvx fits that warned NoiseDominatesWarning or
 ConstantPredictionWarning or SmallTableWarning (public checks; the NOT PRIVATE TrainingRowsWarning is counted
-apart).
+apart). ``one class on every test row, no warning``: the fits (defaults and class_weight="balanced")
+that predicted a single class on every test row without any warning, public or NOT PRIVATE (the issue: none).
+On imbalanced tables the gap and the acceptance rule use the class_weight="balanced" column (the issue's
+defaults "plus class_weight='balanced' on imbalanced binary tables").
 
 Each split is a seeded random 75/25 split; intervals are 95% normal intervals over the splits. One
 process per table keeps a run short; ``--render`` merges ``results/real_tables_<table>.json`` into
@@ -203,37 +204,46 @@ def reference(table: Table, train: np.ndarray, test: np.ndarray) -> float:
     return score(table.task, table.y[test], pipeline.predict(table.Z[test]))
 
 
-def private(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
-            seed: int) -> tuple[float, float | None, dict]:
-    """dpcvx's defaults: (test score, the same release's score at the public prior's threshold (binary tables),
-    {warning name: fired})."""
-    estimator: Any = (dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed)
-                      if table.task == "regression" else
-                      dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed,
-                                                 threshold=0.5 if table.prior is None else table.prior))
+def _fitted(estimator: Any, table: Table, train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Fit on the training rows; (test predictions, {warning name: fired, "silent_constant": one class predicted
+    on every test row and no warning of any kind})."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         estimator.fit(table.X[train], table.y[train])
     fired = {category.__name__: any(issubclass(w.category, category) for w in caught)
              for category in (NoiseDominatesWarning, ConstantPredictionWarning, SmallTableWarning, TrainingRowsWarning)}
-    # model_.predict is the release's own decision at 0 (threshold 0.5); the estimator's at the public prior
-    plain = score(table.task, table.y[test], estimator.model_.predict(table.X[test]))
+    predicted = estimator.predict(table.X[test])
+    fired["silent_constant"] = (table.task != "regression" and np.unique(predicted).size == 1
+                                and not any(fired.values()))
+    return predicted, fired
+
+
+def private(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
+            seed: int) -> tuple[float, float | None, dict]:
+    """dpcvx's defaults: (test score, the same release's score at the public prior's threshold (binary tables;
+    post-processing of the same release, not a second fit), {warning name: fired})."""
+    estimator: Any = (dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed)
+                      if table.task == "regression" else
+                      dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed))
+    predicted, fired = _fitted(estimator, table, train, test)
+    plain = score(table.task, table.y[test], predicted)
     if table.prior is None:
         return plain, None, fired
-    return plain, score(table.task, table.y[test], estimator.predict(table.X[test])), fired
+    cut = math.log(table.prior / (1 - table.prior))
+    at_prior = np.where(estimator.decision_function(table.X[test]) > cut, table.classes[1], table.classes[0])
+    return plain, score(table.task, table.y[test], at_prior), fired
 
 
-def balanced(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float | None:
+def balanced(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
+             seed: int) -> tuple[float, dict] | None:
     """DPLogisticRegression(class_weight="balanced") on an imbalanced binary table (its weights from one private
-    class count, charged within epsilon: docs/theory.md, section 21), else None."""
+    class count, charged within epsilon: docs/theory.md, section 21): (test score, warnings), else None."""
     if table.prior is None or min(table.prior, 1 - table.prior) >= IMBALANCED:
         return None
     estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed,
                                            class_weight="balanced")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        estimator.fit(table.X[train], table.y[train])
-    return score(table.task, table.y[test], estimator.predict(table.X[test]))
+    predicted, fired = _fitted(estimator, table, train, test)
+    return score(table.task, table.y[test], predicted), fired
 
 
 def peer(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float:
@@ -288,7 +298,8 @@ def run(name: str, splits: int, seed: int, first: int = 0) -> dict:
                 unit.setdefault("threshold", {})[str(epsilon)] = at_prior
             weighted = balanced(table, train, test, epsilon, fit_seed)
             if weighted is not None:
-                unit.setdefault("balanced", {})[str(epsilon)] = weighted
+                unit.setdefault("balanced", {})[str(epsilon)] = weighted[0]
+                unit.setdefault("balanced_warned", {})[str(epsilon)] = weighted[1]
             if "diffprivlib" in peers:
                 unit["diffprivlib"][str(epsilon)] = peer(table, train, test, epsilon, fit_seed)
         record["splits"].append(unit)
@@ -319,7 +330,7 @@ def rows(record: dict) -> list[str]:
         at_prior = [unit["threshold"][key] for unit in units if key in unit.get("threshold", {})]
         weighted = [unit["balanced"][key] for unit in units if key in unit.get("balanced", {})]
         imbalanced = prior is not None and min(prior, 1 - prior) < IMBALANCED
-        mine = at_prior if imbalanced else [unit["dpcvx"][key] for unit in units]
+        mine = weighted if imbalanced else [unit["dpcvx"][key] for unit in units]
         low = [unit["trivial"] for unit in units]
         high = [unit["reference"] for unit in units]
         gap = (np.mean(high) - np.mean(low))
@@ -327,6 +338,9 @@ def rows(record: dict) -> list[str]:
         size = np.mean([unit["n_min"] for unit in units]) * epsilon / record["d"]
         warned = np.mean([any(unit["warned"][key].get(name, False) for name in PUBLIC_WARNINGS) for unit in units])
         training = np.mean([unit["warned"][key]["TrainingRowsWarning"] for unit in units])
+        records = [unit["warned"][key] for unit in units] + [unit["balanced_warned"][key] for unit in units
+                                                              if key in unit.get("balanced_warned", {})]
+        silent = sum(bool(fired.get("silent_constant", False)) for fired in records)
         peer_values = [unit["diffprivlib"][key] for unit in units if key in unit["diffprivlib"]]
         status = _status(recovered, gap, size, mine, low, warned) if epsilon == 1.0 else "(rule stated at 1)"
         plain = _cell([unit["dpcvx"][key] for unit in units])
@@ -335,7 +349,7 @@ def rows(record: dict) -> list[str]:
         metric = {"binary": "balanced acc.", "multiclass": "accuracy", "regression": "R^2"}[record["task"]]
         out.append(f"| {record['table']} | {metric} | {epsilon:g} | {shown} | {_cell(low)} | {_cell(high)} | "
                    f"{_cell(peer_values) if peer_values else 'skipped'} | {recovered:.2f} | {size:.0f} | "
-                   f"{warned:.0%} | {training:.0%} | {status} | {len(units)} |")
+                   f"{warned:.0%} | {training:.0%} | {silent} of {len(records)} | {status} | {len(units)} |")
     return out
 
 
@@ -353,10 +367,12 @@ def _status(recovered: float, gap: float, size: float, mine: list[float], low: l
             "NOT met (small: below trivial)" if not above else "NOT met (small: no warning)")
 
 
-HEADER = ("| table | metric | epsilon | dpcvx defaults (binary: also at the public prior's threshold) | trivial "
+HEADER = ("| table | metric | epsilon | dpcvx defaults (binary: also at the public prior's threshold; "
+          "imbalanced: class_weight='balanced') | trivial "
           "| non-private reference | diffprivlib | gap recovered "
-          "| n_min eps / d | warned | NOT PRIVATE training-rows warning | acceptance rule | splits |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| n_min eps / d | warned | NOT PRIVATE training-rows warning | one class on every test row, no warning "
+          "| acceptance rule | splits |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def render() -> str:
