@@ -28,7 +28,7 @@ NAN_AT = r"first at row 5, column 'b'"
 
 
 def _nan_frame() -> pd.DataFrame:
-    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame = pd.DataFrame(X.copy(), columns=["a", "b", "c"])  # pandas < 3 (no copy-on-write) would share X
     frame.iloc[5, 1] = np.nan
     frame.iloc[9, 2] = np.inf  # later in row order: the first is named
     return frame
