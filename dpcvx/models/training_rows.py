@@ -3,16 +3,18 @@
 The estimators (:mod:`dpcvx.estimators`, :mod:`dpcvx.regressors`) call :func:`warn_on_training_rows`
 after each release. It reads the training rows, so what it says is a statistic of the private data:
 
-* a classifier that predicts one class on every training row, or whose balanced accuracy there
-  (the mean recall over the classes present) is at most 1 / (number of classes present), the score
-  of any constant prediction;
+* a classifier that predicts one class on every training row; or that predicts some class the rows
+  carry on fewer than a tenth as many rows as carry it (close to a constant prediction for that class:
+  on a rare class, a handful of predicted rows on the training data can be none on new rows); or whose
+  balanced accuracy there (the mean recall over the classes present) is at most 1 / (number of classes
+  present), the score of any constant prediction;
 * a regression whose squared error on the training rows is at least that of their mean (R^2 <= 0).
 
-Its text is fixed (:data:`ONE_CLASS`, :data:`NO_BETTER`, :data:`NO_BETTER_REGRESSION`): no count,
-score or label is printed. It never enters the release or its certificate, and it never runs
-inside :func:`dpcvx.tune` (:func:`dpcvx.release.usefulness.checks_off`): a selection that reacted to it would not
-be covered by tune's proof. The public check, from the release and its bound alone, is
-:mod:`dpcvx.release.usefulness`.
+Its text is fixed (:data:`ONE_CLASS`, :data:`NEARLY_ONE_CLASS`, :data:`NO_BETTER`,
+:data:`NO_BETTER_REGRESSION`): no count, score or label is printed. It never enters the release or its
+certificate, and it never runs inside :func:`dpcvx.tune` (:func:`dpcvx.release.usefulness.checks_off`): a
+selection that reacted to it would not be covered by tune's proof. The public check, from the release and its
+bound alone, is :mod:`dpcvx.release.usefulness`.
 """
 
 from __future__ import annotations
@@ -25,12 +27,15 @@ import numpy as np
 from ..exceptions import TrainingRowsWarning, user_stacklevel
 from ..release.usefulness import checks_are_off
 
-__all__ = ["ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding", "warn_on_training_rows"]
+__all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
+           "warn_on_training_rows"]
 
 _NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
          "release. Choosing another setting (lam, epsilon, columns, class weights) because of it is a use of "
          "the private data that no guarantee covers: dpcvx.tune is the private way to choose settings")
 ONE_CLASS = "on its training rows, the release predicts one class only." + _NOTE
+NEARLY_ONE_CLASS = ("on its training rows, the release predicts a class that the rows carry on fewer than a tenth "
+                    "as many rows as carry it: close to a constant prediction." + _NOTE)
 NO_BETTER = ("on its training rows, the release does no better than a constant prediction (balanced "
              "accuracy)." + _NOTE)
 NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no lower than that of a "
@@ -45,9 +50,12 @@ def training_rows_finding(predictions: Any, y: Any, regression: bool) -> str | N
         return NO_BETTER_REGRESSION if float(np.sum((labels - predicted) ** 2)) >= spread else None
     if np.unique(predicted).size == 1:
         return ONE_CLASS
-    present = np.unique(labels)
+    present, carried = np.unique(labels, return_counts=True)
+    predicted_counts = np.array([np.count_nonzero(predicted == value) for value in present])
     recall = np.mean([np.mean(predicted[labels == value] == value) for value in present])
-    return NO_BETTER if recall <= 1.0 / present.size else None
+    if recall <= 1.0 / present.size:
+        return NO_BETTER
+    return NEARLY_ONE_CLASS if np.any(10 * predicted_counts < carried) else None
 
 
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False) -> None:

@@ -189,11 +189,14 @@ WIDE = RNG.uniform(0.0, 1.0, size=(300, 3))  # about half the rows are above R =
 
 @pytest.mark.parametrize("fit, expected", [
     (lambda: DPLogisticRegression(classes=(0, 1, 2), epsilon=0.01, random_state=0).fit(WIDE, np.arange(300) % 3),
-     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1}),
+     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1,
+      "TrainingRowsWarning": 1}),
     (lambda: dpcvx.DPHuberSVM(classes=(0, 1, 2), epsilon=0.01, random_state=0).fit(WIDE, np.arange(300) % 3),
-     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1}),
+     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1,
+      "TrainingRowsWarning": 1}),
     (lambda: DPLogisticRegression(epsilon=0.01, random_state=0).fit(WIDE, np.arange(300) % 2),
-     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1}),
+     {"ClippingWarning": 1, "NoiseDominatesWarning": 1, "SmallTableWarning": 1,
+      "TrainingRowsWarning": 1}),
     (lambda: DPLinearRegression(epsilon=0.01, random_state=0).fit(WIDE, 3 * WIDE[:, 0]),  # rows and labels
      {"ClippingWarning": 2, "NoiseDominatesWarning": 1, "SmallTableWarning": 1, "TrainingRowsWarning": 1}),
     (lambda: DPHuberRegressor(epsilon=0.01, random_state=0).fit(WIDE, 3 * WIDE[:, 0]),

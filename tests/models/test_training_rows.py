@@ -7,7 +7,13 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import TrainingRowsWarning
 from dpcvx.models import training_rows
-from dpcvx.models.training_rows import NO_BETTER, NO_BETTER_REGRESSION, ONE_CLASS, training_rows_finding
+from dpcvx.models.training_rows import (
+    NEARLY_ONE_CLASS,
+    NO_BETTER,
+    NO_BETTER_REGRESSION,
+    ONE_CLASS,
+    training_rows_finding,
+)
 from dpcvx.models.tuning import BudgetInConstructor, tune
 
 
@@ -23,7 +29,7 @@ def test_findings_on_known_predictions():
 
 
 def test_texts_are_fixed_and_point_at_tune():
-    for text in (ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
+    for text in (ONE_CLASS, NEARLY_ONE_CLASS, NO_BETTER, NO_BETTER_REGRESSION):
         assert "NOT PRIVATE" in text and "dpcvx.tune" in text and "no guarantee covers" in text
         assert not any(character.isdigit() for character in text.replace("R^2 <= 0", ""))
 
@@ -90,3 +96,13 @@ def test_no_candidate_of_tune_warns_about_its_usefulness(noise_labels):
     assert result.model.certificate_.findings   # the selected release still states its own
     with pytest.warns(ConstantPredictionWarning):
         dpcvx.DPLogisticRegression(epsilon=4.0, lam=1.0, random_state=0).fit(X, labels)
+
+
+def test_a_class_predicted_on_under_a_tenth_of_its_rows_is_nearly_constant():
+    # 20 positives of 200; 1 predicted positive (under 20 / 10 = 2): close to a constant prediction
+    y = np.repeat([0, 1], [180, 20])
+    predicted = np.zeros(200, dtype=int)
+    predicted[-1] = 1
+    assert training_rows_finding(predicted, y, False) == NEARLY_ONE_CLASS
+    predicted[-2] = 1  # 2 of 20: a tenth, no longer "fewer than a tenth"
+    assert training_rows_finding(predicted, y, False) is None
