@@ -10,9 +10,8 @@ Needs Python >= 3.11 (tomllib).
 
 import re
 import sys
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 LOWER_BOUND = re.compile(r"^\s*([A-Za-z0-9_.\-]+)(\[[^\]]*\])?\s*>=\s*([0-9][0-9A-Za-z.]*)")
 

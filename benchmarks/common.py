@@ -362,7 +362,7 @@ class RunRecord:
     def __init__(self, module: str, argv: list[str] | None = None):
         self.command = f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
         self.invoked_as = f"python -m {_module_name()} " + " ".join(sys.argv[1:])
-        self.started = _dt.datetime.now(_dt.timezone.utc)
+        self.started = _dt.datetime.now(_dt.UTC)
         self.load_start = load_average()
         self._t0 = time.perf_counter()
 

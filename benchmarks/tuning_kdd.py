@@ -31,7 +31,7 @@ import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     record = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "mode": "quick" if args.quick else "full",
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "run_time_seconds": time.perf_counter() - started,
         "machine": {"uname": subprocess.run(["uname", "-a"], capture_output=True, text=True).stdout.strip(),
                     "cpu_count": os.cpu_count(), "niceness": os.nice(0),
