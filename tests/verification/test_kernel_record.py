@@ -14,6 +14,7 @@ import sys
 
 import cvxpy as cp
 import pytest
+from test_proof_cache import require_shipped_catalogue  # this folder is on sys.path
 
 from dpcvx.losses import from_spec
 from dpcvx.verification import deadline, kernel_record, proof_cache, verifier
@@ -41,6 +42,7 @@ def counted_worker(monkeypatch):
 
 @pytest.mark.parametrize("spec", KERNEL_CATALOGUE)
 def test_every_shipped_fact_is_what_sympy_proves_today(spec):
+    require_shipped_catalogue()
     verified = resolve_loss(spec)
     loss = verifier.verify_loss(hinge if spec == "hinge" else from_spec(spec))
     key = kernel_record.facts_key(verifier._structural_key(loss.expression))
@@ -52,6 +54,7 @@ def test_every_shipped_fact_is_what_sympy_proves_today(spec):
 
 def test_a_kernel_learners_own_loss_needs_neither_the_worker_nor_sympy():
     """In a fresh process with no disk cache: the hinge's dual route and bounds, sympy never imported."""
+    require_shipped_catalogue()
     code = ("import sys\nfrom dpcvx.verification import deadline\n"
             "deadline.run = lambda *a, **k: sys.exit('the worker was started')\n"
             "from dpcvx.verification.kernel_loss import resolve_loss\n"

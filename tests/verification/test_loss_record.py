@@ -20,7 +20,10 @@ import cvxpy as cp
 import numpy as np
 import pytest
 import sympy as sp
-from test_proof_cache import Prover  # the in-process stand-in for deadline.run (this folder is on sys.path)
+from test_proof_cache import (  # the in-process stand-in for deadline.run (this folder is on sys.path)
+    Prover,
+    require_shipped_catalogue,
+)
 
 from dpcvx.verification import (
     catalogue,
@@ -174,6 +177,7 @@ def shipped_records():
 
 def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
     """Re-prove every catalogue loss (no cache of any kind) and compare with its shipped record, code included."""
+    require_shipped_catalogue()
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     monkeypatch.setattr(loss_record, "lookup", lambda key, seconds: None)
     shipped = shipped_records()
@@ -191,6 +195,7 @@ def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
 @pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)
 def test_served_derivatives_equal_sympys_lambdify_on_a_grid(loss, monkeypatch):
     """The shipped code of l, l', l'' against sympy.lambdify of the translated loss, differentiated afresh."""
+    require_shipped_catalogue()
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     served, prover = verify(monkeypatch, loss)
     assert prover.calls == []  # from the shipped record

@@ -33,6 +33,16 @@ def fifth(z):
     return cp.logistic(-z / 5)
 
 
+def require_shipped_catalogue():
+    """Skip a test of the shipped catalogue where it does not apply: the catalogue is written for one dpcvx and
+    one CVXPY version (proof_cache.shipped_data), and with another CVXPY (e.g. the declared minimum, in CI's
+    minimum-versions job) dpcvx ignores it and proves every loss afresh, which the other tests cover."""
+    if not proof_cache.shipped_data():
+        written = json.loads(proof_cache.SHIPPED.read_text()).get("cvxpy_version")
+        pytest.skip(f"the shipped proof catalogue was written with CVXPY {written}; installed "
+                    f"{proof_cache.installed_version('cvxpy')}: dpcvx does not use it here")
+
+
 class Prover:
     """Stands in for deadline.run: runs the prover in this process and counts the calls."""
 
@@ -223,6 +233,7 @@ def test_every_shipped_entry_is_proved_again_by_the_provers():
 
 @pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)
 def test_the_catalogue_verifies_without_the_worker(loss, monkeypatch, tmp_path):
+    require_shipped_catalogue()
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     certificate, _ = prove(monkeypatch, loss, fail=True)
     assert certificate.method("lipschitz") == "symbolic"
