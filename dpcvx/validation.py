@@ -124,7 +124,7 @@ def non_negative(name: str, value: Any) -> float:
     """value as a finite float >= 0 (a curvature bound c, say); refuses str, None, bool, complex, NaN."""
     number = _real(name, value, "a non-negative number")
     if not number >= 0:
-        raise InputError(f"{name} must be finite and non-negative, got {number}")
+        raise InputError(f"{name} must be finite and non-negative (>= 0), got {number}")
     return number
 
 

@@ -18,7 +18,6 @@ certificate's ``weights``. Nothing here is charged or drawn.
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
@@ -29,7 +28,7 @@ import numpy as np
 
 from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
 from ..release.model import ReleaseCertificate
-from ..validation import check_bound
+from ..validation import check_bound, non_negative
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "effective_view",
            "plan_weights", "record_weights"]
@@ -112,10 +111,7 @@ def _class_weight_dict(class_weight: Mapping[Any, Any], classes: tuple[Any, Any]
     weights = []
     for label in classes:
         key = next((key for key in class_weight if key == label), None)
-        value = 1.0 if key is None else class_weight[key]
-        if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 <= float(value) < math.inf:
-            raise InputError(f"class_weight[{label!r}] must be a finite number >= 0, got {value!r}")
-        weights.append(float(value))
+        weights.append(1.0 if key is None else non_negative(f"class_weight[{label!r}]", class_weight[key]))
     if max(weights) <= 0:
         raise InputError("class_weight gives every class weight 0: nothing would be fitted")
     return weights[0], weights[1]

@@ -26,7 +26,6 @@ charged class count) give the same emphasis with a public sensitivity.
 from __future__ import annotations
 
 import inspect
-import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ...exceptions import InputError
-from ...validation import check_bound, label_range
+from ...validation import check_bound, label_range, non_negative
 from ..linear_regression import PrivateLinearRegression
 
 __all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "MISTAKES_RECORD", "describe", "resolve_score",
@@ -100,10 +99,7 @@ class Mistakes:
                              f"{self.class_weight!r}")
         weights = {}
         for label, weight in self.class_weight.items():
-            if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)) \
-                    or not (math.isfinite(weight) and weight >= 0):
-                raise InputError(f"class_weight[{label!r}] must be a finite number >= 0, got {weight!r}")
-            weights[label] = Fraction(float(weight))
+            weights[label] = Fraction(non_negative(f"class_weight[{label!r}]", weight))
         top = max(weights.values())
         if top == 0:
             raise InputError("class_weight gives every class the weight 0: every candidate would score 0")
