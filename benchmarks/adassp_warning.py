@@ -1,6 +1,6 @@
 """Check AdaSSP's NoiseDominatesWarning rule and its lam advice on synthetic data only.
 
-docs/theory.md, section 30; the rule is :func:`dpcvx.adassp_warning.adassp_noise_to_signal`
+docs/theory.md, section 30; the rule is :func:`dpcvx.sklearn.adassp_warning.adassp_noise_to_signal`
 (no constant is fitted here: the limit 1 is where the predicted error reaches the zero model's).
 For each setting (kind of rows, n, d, epsilon) DPLinearRegression (AdaSSP, delta 1e-6,
 data_norm 1, label_bound 1, intercept) is fitted with SEEDS noise seeds, with the default lam 0
@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import RunRecord, write_markdown
-from dpcvx.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.privacy.adassp import AdaSSPCalibration
-from dpcvx.regressors import DPLinearRegression
+from dpcvx.sklearn.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal
+from dpcvx.sklearn.regressors import DPLinearRegression
 
 RESULTS = Path(__file__).resolve().parent / "results" / "adassp_warning.md"
 SEEDS = range(10)

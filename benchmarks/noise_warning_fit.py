@@ -6,11 +6,11 @@ test sample; a cell is "bad" when its mean test accuracy is at most the majority
 A cell whose model at the same Lam WITHOUT noise (epsilon 1e6) is itself bad fails by the
 regularization's bias, not by the noise: no noise rule can see it, and it is left out of the
 fit (listed, marked "bias"). The public ratio of
-:func:`dpcvx.noise_warning.margin_noise_to_signal` is computed from the certificate. The
+:func:`dpcvx.sklearn.noise_warning.margin_noise_to_signal` is computed from the certificate. The
 fitted threshold is the candidate with the smallest cost, the sum over misclassified cells of
 their accuracy gap (a false negative costs majority + 0.01 - accuracy, a false positive
 accuracy - majority - 0.01: a warning on a model far better than the majority costs more than
-one on a model at the line); the smallest candidate on ties. dpcvx/noise_warning.py freezes it.
+one on a model at the line); the smallest candidate on ties. dpcvx/sklearn/noise_warning.py freezes it.
 No real data set is read here.
 
     python -m benchmarks.noise_warning_fit   # writes benchmarks/results/noise_warning_fit.md
@@ -27,7 +27,7 @@ import numpy as np
 
 import dpcvx
 from benchmarks.common import RunRecord, write_markdown
-from dpcvx.noise_warning import margin_noise_to_signal
+from dpcvx.sklearn.noise_warning import margin_noise_to_signal
 from dpcvx.verification.loss_declaration import loss_at_zero
 
 RESULTS = Path(__file__).resolve().parent / "results" / "noise_warning_fit.md"

@@ -47,8 +47,8 @@ import dpcvx
 from benchmarks.adassp_warning import former_advised_lam
 from benchmarks.common import RunRecord, write_markdown
 from benchmarks.real_tables import Table, _numeric, load, score
-from dpcvx.adassp_warning import certified_calibration
-from dpcvx.noise_warning import NoiseDominatesWarning
+from dpcvx.sklearn.adassp_warning import certified_calibration
+from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "warning_advice.md"
 TABLES = ("diabetes", "heavy", "wages")

@@ -45,7 +45,6 @@ if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr_
     from .data.datasets import Dataset, load_adult, load_kdd
     from .data.kernels import RandomFourierFeatures
     from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
-    from .estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression
     from .models.audit import AuditReport, NeighbouringPair, audit, canary_pair
     from .models.erm import PrivateERM
     from .models.linear_regression import PrivateLinearRegression
@@ -58,10 +57,11 @@ if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr_
     from .opendp_bridge import as_opendp_measurement
     from .privacy.accountant import PrivacyAccountant, PrivacyCost
     from .privacy.neighbours import Neighbours
-    from .regressors import DPHuberRegressor, DPLinearRegression
     from .release.kernel_model import KernelPredictor
     from .release.model import LinearModel, PrivateModel, ReleaseCertificate
     from .release.serialization import load, save
+    from .sklearn.classifiers import DPERMClassifier, DPHuberSVM, DPLogisticRegression
+    from .sklearn.regressors import DPHuberRegressor, DPLinearRegression
     from .verification.certificate import Certificate, Condition
     from .verification.problem import VerifiedProblem
     from .verification.verifier import verify, verify_problem

@@ -134,7 +134,7 @@ class ConstantPredictionWarning(DPCVXWarning):
 class SmallTableWarning(DPCVXWarning):
     """n epsilon / d is small: by the d / (n epsilon) lower bound of private ERM, no private linear model
     recovers much of the non-private one's accuracy here (public quantities only:
-    :func:`dpcvx.noise_warning.warn_if_small_table`)."""
+    :func:`dpcvx.sklearn.noise_warning.warn_if_small_table`)."""
 
 
 class TrainingRowsWarning(DPCVXWarning):

@@ -4,7 +4,7 @@ The pipeline's first step encodes a table with PUBLIC bounds and categories
 (dpcvx.PublicSchema): every row is mapped on its own and nothing is learnt
 from the data, so it costs no privacy. Each fit of the classifier spends
 epsilon; cross-validation fits several times on overlapping rows, so its
-total privacy cost is the sum (see dpcvx.estimators).
+total privacy cost is the sum (see dpcvx.sklearn.classifiers).
 
 Run: python examples/sklearn_pipeline.py [--out DIRECTORY]
 (the saved model goes to DIRECTORY, by default a temporary directory).

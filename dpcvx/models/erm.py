@@ -96,7 +96,7 @@ class PrivateERM:
     This is the mathematical layer, as in the papers: labels -1/+1
     (``classes=(-1, 1)``), no intercept, and no default norm bound (R is a
     public fact about your data that only you know). The scikit-learn
-    estimators (:class:`~dpcvx.estimators.DPLogisticRegression` and friends)
+    estimators (:class:`~dpcvx.sklearn.classifiers.DPLogisticRegression` and friends)
     follow scikit-learn instead: labels 0/1, an intercept and
     ``data_norm=1.0`` for rows scaled by a :class:`~dpcvx.PublicSchema`.
     Set ``classes`` to your public label pair, e.g. ``classes=(0, 1)``.

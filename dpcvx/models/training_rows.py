@@ -1,6 +1,6 @@
 """NOT PRIVATE: whether a release is useless on its own training rows, told to the data owner only.
 
-The estimators (:mod:`dpcvx.estimators`, :mod:`dpcvx.regressors`) call :func:`warn_on_training_rows`
+The estimators (:mod:`dpcvx.sklearn.classifiers`, :mod:`dpcvx.sklearn.regressors`) call :func:`warn_on_training_rows`
 after each release. It reads the training rows, so what it says is a statistic of the private data:
 
 * a classifier that predicts one class on every training row; or that predicts some class the rows

@@ -10,7 +10,7 @@ the record's ``mechanism`` and ``noise`` name:
 * :func:`recorded_inputs`, :func:`approximate`: which fields a kind is recomputed from, and
   whether its guarantee has a delta (the Gaussian and discrete Gaussian noises);
 * :func:`describe`: the certificate's calibration line;
-* :func:`expected_noise`: E||noise in w||, a public number (``dpcvx.estimators.noise_to_signal``).
+* :func:`expected_noise`: E||noise in w||, a public number (``dpcvx.sklearn.classifiers.noise_to_signal``).
 
 Modules outside :mod:`dpcvx.privacy` never compare a mechanism or noise name: they call these.
 A new mechanism is one :class:`CalibrationKind` passed to :func:`register` beside its

@@ -1,6 +1,6 @@
 """DPLinearRegression (AdaSSP) warns NoiseDominatesWarning from a public rule of its own noise scales.
 
-The rule (dpcvx.adassp_warning, docs/theory.md section 30) reads epsilon, delta, n, d and the public
+The rule (dpcvx.sklearn.adassp_warning, docs/theory.md section 30) reads epsilon, delta, n, d and the public
 bounds, never the data: the warning's text must be identical for neighbouring data sets (and for any
 two data sets of the same size). A broken rule that reads the data is shown to fail that check. The
 advice names epsilon, n and d, never a ridge: AdaSSP chooses its own (lam="auto" adds none), and the
@@ -12,10 +12,10 @@ import warnings
 import numpy as np
 import pytest
 
-from dpcvx.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal
 from dpcvx.models.linear_regression import PrivateLinearRegression
-from dpcvx.noise_warning import NoiseDominatesWarning
-from dpcvx.regressors import DPLinearRegression
+from dpcvx.sklearn.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal
+from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+from dpcvx.sklearn.regressors import DPLinearRegression
 
 
 def synthetic(n, d=5, seed=0):

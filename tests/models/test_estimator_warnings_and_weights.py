@@ -13,9 +13,9 @@ from sklearn.preprocessing import FunctionTransformer
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
-from dpcvx.estimators import NoiseDominatesWarning
 from dpcvx.exceptions import ClippingWarning, InputError, UnsupportedWeightsError
-from dpcvx.regressors import DPHuberRegressor, DPLinearRegression
+from dpcvx.sklearn.classifiers import NoiseDominatesWarning
+from dpcvx.sklearn.regressors import DPHuberRegressor, DPLinearRegression
 
 CLASSIFIERS = (dpcvx.DPLogisticRegression, dpcvx.DPHuberSVM, dpcvx.DPERMClassifier)
 

@@ -13,10 +13,10 @@ import pytest
 
 import dpcvx
 from dpcvx.cli import main
-from dpcvx.estimators import DPERMClassifier, DPHuberSVM, DPLogisticRegression
 from dpcvx.exceptions import InputError
 from dpcvx.privacy.accountant import PrivacyAccountant
-from dpcvx.regressors import DPHuberRegressor, DPLinearRegression
+from dpcvx.sklearn.classifiers import DPERMClassifier, DPHuberSVM, DPLogisticRegression
+from dpcvx.sklearn.regressors import DPHuberRegressor, DPLinearRegression
 
 
 @pytest.fixture(scope="module")

@@ -146,7 +146,7 @@ def test_a_bound_in_range_still_fits():
     lambda accountant, **opt: PrivateLinearRegression(1.0, 1.0, **opt).fit(X, TARGET, 1.0, 0.5,
                                                                            accountant=accountant),
 ])
-@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 def test_a_delta_not_below_one_over_n_is_refused_before_any_charge_unless_allowed(fit):
     accountant = dpcvx.PrivacyAccountant(epsilon=100.0, delta=0.99)
     with pytest.raises(InputError, match=r"is not below 1/n = 0.005 \(n = 200\).*allow_large_delta=True"):
@@ -156,7 +156,7 @@ def test_a_delta_not_below_one_over_n_is_refused_before_any_charge_unless_allowe
     assert accountant.spent.epsilon > 0.0
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 def test_a_delta_below_one_over_n_is_accepted_without_opting_in():
     PrivateERM(data_norm=1.0).fit(X, YPM, 1.0, delta=1 / 200 ** 2, random_state=0)
     DPLinearRegression(delta=0.0049, random_state=0).fit(X, TARGET)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.noise_warning import (
+from dpcvx.sklearn.noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
     margin_noise_to_signal,
@@ -97,7 +97,7 @@ def test_the_advice_is_the_value_of_lam_auto(separable):
 def test_the_warning_weighs_the_signal_with_the_rules_comparator_at_any_lam():
     """At a numeric lam the warning's W is the one lam='auto' would use for the same bounds (rule v1.1: with
     the estimators' intercept column s, sqrt((8 / R)^2 + (log 19 / s)^2), not 8 / R' with R' = sqrt(R^2 + s^2))."""
-    from dpcvx.noise_warning import comparator_norm
+    from dpcvx.sklearn.noise_warning import comparator_norm
 
     X, y = positive_rows(400, 6, 0)
     for data_norm in (1.0, 2.0):

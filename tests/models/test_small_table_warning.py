@@ -1,4 +1,4 @@
-"""SmallTableWarning (dpcvx.noise_warning.warn_if_small_table): n epsilon / d below 50, public quantities only."""
+"""SmallTableWarning (dpcvx.sklearn.noise_warning.warn_if_small_table): n epsilon / d below 50, public quantities."""
 
 import warnings
 
@@ -7,7 +7,7 @@ import pytest
 
 import dpcvx
 from dpcvx.exceptions import SmallTableWarning
-from dpcvx.noise_warning import SMALL_TABLE_LIMIT, warn_if_small_table
+from dpcvx.sklearn.noise_warning import SMALL_TABLE_LIMIT, warn_if_small_table
 
 
 def test_the_boundary_is_exact():
@@ -21,7 +21,7 @@ def test_the_boundary_is_exact():
     assert SMALL_TABLE_LIMIT == 50.0
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 def test_estimators_warn_from_public_numbers_only():
     rng = np.random.default_rng(0)

@@ -47,7 +47,7 @@ def _fit(X, y):
     return estimator, caught
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 def test_a_fit_warns_with_the_fixed_text_only(noise_labels):
     X, y = noise_labels
@@ -58,7 +58,7 @@ def test_a_fit_warns_with_the_fixed_text_only(noise_labels):
     assert "NOT PRIVATE" not in saved and "training rows" not in saved
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 def test_a_regressor_warns_when_no_better_than_a_constant():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(300, 2)) / 2
@@ -80,7 +80,7 @@ def test_never_runs_inside_tune(noise_labels, monkeypatch):
     assert calls == [1]
 
 
-@pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.SmallTableWarning")
 def test_no_candidate_of_tune_warns_about_its_usefulness(noise_labels):
     import warnings

@@ -14,7 +14,7 @@ from dpcvx.models.tuning import ClippedSquaredError, Mistakes, full_data, split,
 from dpcvx.models.tuning.scores import total_units
 
 # small fits: whether a candidate is mostly noise is beside the point here (their own tests check the warnings)
-pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning"),
+pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning"),
               pytest.mark.filterwarnings("ignore::dpcvx.exceptions.SmallTableWarning")]
 
 CLASSES = (0, 1, 2)

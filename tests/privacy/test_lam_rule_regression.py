@@ -9,7 +9,7 @@ import pytest
 import dpcvx
 from dpcvx.privacy import lam_rule
 
-pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning"),
+pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning"),
               pytest.mark.filterwarnings("ignore::dpcvx.exceptions.SmallTableWarning"),
               pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")]  # the neighbour's extreme label
 

@@ -17,11 +17,11 @@ from dpcvx.cli import main
 from dpcvx.data.csv_table import read_table_columns
 from dpcvx.data.datasets import load_adult
 from dpcvx.data.kernels import CallableKernel, LinearKernel
-from dpcvx.estimators import DPLogisticRegression
 from dpcvx.exceptions import InputError
 from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.models.tuning.checks import check_candidate
-from dpcvx.regressors import DPLinearRegression
+from dpcvx.sklearn.classifiers import DPLogisticRegression
+from dpcvx.sklearn.regressors import DPLinearRegression
 
 SECRET_LABEL = 987654321
 SECRET_CELL = "SECRET"

@@ -36,7 +36,7 @@ LAYERS = [
     {"solvers"},
     {"release"},
     {"models"},
-    {"estimators", "estimator_checks", "regressors", "noise_warning", "adassp_warning", "plots", "demo", "cli",
+    {"sklearn", "plots", "demo", "cli",
      "__main__", "__init__", "opendp_bridge"},
 ]
 

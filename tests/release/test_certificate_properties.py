@@ -19,8 +19,8 @@ from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
 from dpcvx.models.tdil import TDIL
-from dpcvx.noise_warning import margin_noise_to_signal, noise_to_signal
 from dpcvx.release.model import ReleaseCertificate
+from dpcvx.sklearn.noise_warning import margin_noise_to_signal, noise_to_signal
 
 N = 200
 LOSS = "huber_hinge:h=0.5"

@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from dpcvx import DPHuberRegressor, DPHuberSVM, DPLinearRegression, DPLogisticRegression  # noqa: E402
 
-pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.noise_warning.NoiseDominatesWarning"),
+pytestmark = [pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning"),
               pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")]
 
 RNG = np.random.default_rng(7)

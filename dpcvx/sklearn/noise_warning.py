@@ -1,6 +1,6 @@
 """When a release is mostly noise: :class:`NoiseDominatesWarning`, from public quantities only.
 
-The estimators (:mod:`dpcvx.estimators`, :mod:`dpcvx.regressors`) call
+The estimators (:mod:`dpcvx.sklearn.classifiers`, :mod:`dpcvx.sklearn.regressors`) call
 :func:`warn_if_noise_dominates` after each fit. It compares the expected noise of the
 release with public scales of the signal, computed from the release certificate
 (epsilon, delta, n, d, mechanism, lam, the calibration's noise law and the verified
@@ -18,11 +18,11 @@ import warnings
 from collections.abc import Callable
 from typing import Protocol
 
-from .exceptions import DPCVXWarning, SmallTableWarning, user_stacklevel
-from .privacy import registry
-from .privacy.lam_rule import LamChoice, comparator_for, noise_moments
-from .release.model import ReleaseCertificate
-from .verification.verdict import Mechanism
+from ..exceptions import DPCVXWarning, SmallTableWarning, user_stacklevel
+from ..privacy import registry
+from ..privacy.lam_rule import LamChoice, comparator_for, noise_moments
+from ..release.model import ReleaseCertificate
+from ..verification.verdict import Mechanism
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",

@@ -16,7 +16,7 @@ Pure epsilon: :class:`DPHuberRegressor` is pure epsilon by default. For
 :class:`DPLinearRegression`, ``delta=0`` with a public ``weight_bound`` selects objective
 perturbation on the ball ||w|| <= W (pure epsilon); without ``weight_bound`` the refusal
 names the pure options. When the expected noise dominates (public quantities only) a
-:class:`~dpcvx.noise_warning.NoiseDominatesWarning` points at the line that called ``fit``; its advice on
+:class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` points at the line that called ``fit``; its advice on
 lam names only lam="auto": the value of the public rule for objective and output perturbation, and for
 AdaSSP nothing (AdaSSP chooses its own ridge; an extra one raised the test MSE on real tables,
 benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_weight`` with the public
@@ -48,32 +48,32 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .version import SCIKIT_LEARN_MINIMUM, dependency_error
+from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator, RegressorMixin
     from sklearn.utils.validation import check_is_fitted, validate_data
-except ImportError as error:  # as in dpcvx.estimators
+except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
-from . import losses
+from .. import losses
+from ..data.blocks import is_out_of_core
+from ..exceptions import InputError
+from ..models.erm import PrivateERM
+from ..models.erm_inputs import PRIVATE, is_private
+from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
+from ..models.private_norm import NORM_SHARE
+from ..models.training_rows import warn_on_training_rows
+from ..privacy.accountant import PrivacyAccountant
+from ..privacy.neighbours import Neighbours
+from ..privacy.rng import check_estimator_seed
+from ..release.model import ReleaseCertificate
+from ..release.regression_model import PrivateRegressionModel
+from ..validation import check_bound, label_range, refuse_weights
+from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
-from .data.blocks import is_out_of_core
-from .estimator_checks import fit_accountant, refuse_unusable_table, scikit_learn_refusal, validate_streamed
-from .exceptions import InputError
-from .models.erm import PrivateERM
-from .models.erm_inputs import PRIVATE, is_private
-from .models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
-from .models.private_norm import NORM_SHARE
-from .models.training_rows import warn_on_training_rows
+from .inputs import fit_accountant, refuse_unusable_table, scikit_learn_refusal, validate_streamed
 from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_small_table
-from .privacy.accountant import PrivacyAccountant
-from .privacy.neighbours import Neighbours
-from .privacy.rng import check_estimator_seed
-from .release.model import ReleaseCertificate
-from .release.regression_model import PrivateRegressionModel
-from .validation import check_bound, label_range, refuse_weights
-from .verification.verdict import Mechanism
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
 

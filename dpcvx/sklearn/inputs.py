@@ -1,6 +1,6 @@
 """The input checks of the scikit-learn estimators: X and y as scikit-learn checks them (its messages, raised
 as :class:`~dpcvx.exceptions.InputError`), a memmap or Dask X checked without loading it, and the refusal of
-labels outside the PUBLIC ``classes`` (never inferred from y). See :mod:`dpcvx.estimators`.
+labels outside the PUBLIC ``classes`` (never inferred from y). See :mod:`dpcvx.sklearn.classifiers`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .version import SCIKIT_LEARN_MINIMUM, dependency_error
+from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator
@@ -22,11 +22,11 @@ try:
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
-from .data.blocks import is_out_of_core
-from .exceptions import InputError
-from .privacy.accountant import PrivacyAccountant, check_accountant
-from .tables import NonFiniteError, column_names, finite_numbers, non_numeric_entry
-from .validation import check_matrix, outside_labels, refuse_non_finite_targets
+from ..data.blocks import is_out_of_core
+from ..exceptions import InputError
+from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..tables import NonFiniteError, column_names, finite_numbers, non_numeric_entry
+from ..validation import check_matrix, outside_labels, refuse_non_finite_targets
 
 __all__ = ["InputTypeError", "fit_accountant", "label_error", "refuse_unusable_table", "scikit_learn_refusal",
            "validate_streamed", "validated_input"]

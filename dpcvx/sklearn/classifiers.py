@@ -30,7 +30,7 @@ Inputs: ``fit`` and ``predict`` check X (and y) with scikit-learn's
 ``validate_data`` (its messages, raised as InputError; an entry that is not a
 number raises :class:`InputTypeError`, also a TypeError), with dpcvx's own where it names more: a
 pandas, polars or pyarrow table's categorical or text column and a NaN, missing or infinite entry are
-named by the column's name and the row (:func:`dpcvx.estimator_checks.refuse_unusable_table`), as
+named by the column's name and the row (:func:`dpcvx.sklearn.inputs.refuse_unusable_table`), as
 :class:`~dpcvx.models.erm.PrivateERM` names them. ``predict`` refuses X
 with another number of features (or other DataFrame column names) than the
 fit. scipy.sparse X is accepted and fitted as CSR. ``check_estimator`` passes
@@ -52,7 +52,7 @@ When the noise dominates: after each fit, :func:`warn_if_noise_dominates` compar
 from the release certificate only (epsilon, delta, n, d, the mechanism's noise law, lam
 and the verified L, c, m, R; never the data or the fitted weights), the noise's typical
 share of a decision value with the share a model of lam="auto"'s comparator norm reaches
-at this lam (:func:`~dpcvx.noise_warning.margin_noise_to_signal`, docs/theory.md
+at this lam (:func:`~dpcvx.sklearn.noise_warning.margin_noise_to_signal`, docs/theory.md
 section 21). Above ``NOISE_RATIO_LIMIT`` (3, fitted on synthetic data only) the release
 is predicted to score no better than the majority class and a
 :class:`NoiseDominatesWarning` says so, at the line of your code that called ``fit``
@@ -82,7 +82,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .version import SCIKIT_LEARN_MINIMUM, dependency_error
+from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -90,17 +90,24 @@ try:
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
-from . import losses
-from .data.blocks import is_out_of_core
-from .estimator_checks import InputTypeError, fit_accountant, label_error, validated_input
-from .exceptions import InputError
-from .models.class_count import CLASS_COUNT_SHARE
-from .models.erm import PrivateERM
-from .models.intercept_offset import centred_ridge, log_odds, prior_entropy
-from .models.multiclass import PrivateMulticlassERM
-from .models.private_norm import NORM_SHARE
-from .models.record_weights import check_class_prior, effective_view
-from .models.training_rows import warn_on_training_rows
+from .. import losses
+from ..data.blocks import is_out_of_core
+from ..exceptions import InputError
+from ..models.class_count import CLASS_COUNT_SHARE
+from ..models.erm import PrivateERM
+from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
+from ..models.multiclass import PrivateMulticlassERM
+from ..models.private_norm import NORM_SHARE
+from ..models.record_weights import check_class_prior, effective_view
+from ..models.training_rows import warn_on_training_rows
+from ..privacy.accountant import PrivacyAccountant
+from ..privacy.rng import check_estimator_seed
+from ..release.model import PrivateModel, ReleaseCertificate
+from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from ..validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
+from ..verification.loss_declaration import loss_at_zero
+from ..verification.verifier import Loss, Regularizer
+from .inputs import InputTypeError, fit_accountant, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
@@ -110,13 +117,6 @@ from .noise_warning import (
     warn_if_noise_dominates,
     warn_if_small_table,
 )
-from .privacy.accountant import PrivacyAccountant
-from .privacy.rng import check_estimator_seed
-from .release.model import PrivateModel, ReleaseCertificate
-from .release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from .validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
-from .verification.loss_declaration import loss_at_zero
-from .verification.verifier import Loss, Regularizer
 
 __all__ = [
     "DPERMClassifier",
@@ -189,7 +189,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
-        """X (and y) checked as scikit-learn checks them (:func:`dpcvx.estimator_checks.validated_input`)."""
+        """X (and y) checked as scikit-learn checks them (:func:`dpcvx.sklearn.inputs.validated_input`)."""
         return validated_input(self, X, y, reset=reset)
 
     @property
@@ -488,7 +488,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
         When the noise's typical share of a decision value is more than
         ``NOISE_RATIO_LIMIT`` times the share of a model of lam="auto"'s
         comparator norm (public quantities only; see
-        :func:`~dpcvx.noise_warning.margin_noise_to_signal`).
+        :func:`~dpcvx.sklearn.noise_warning.margin_noise_to_signal`).
     dpcvx.ClippingWarning
         When rows above ``data_norm`` were scaled onto it (shown to you only).
     """

@@ -2,7 +2,7 @@
 
 :class:`dpcvx.DPLinearRegression` calls :func:`warn_if_adassp_noise_dominates` after an AdaSSP
 fit, before the fit returns, as the other estimators call
-:func:`dpcvx.noise_warning.warn_if_noise_dominates`. It reads the release certificate's
+:func:`dpcvx.sklearn.noise_warning.warn_if_noise_dominates`. It reads the release certificate's
 calibration (epsilon, delta, d, the public bounds R and B, hence the sigmas of X^T X and
 X^T y) and n, never the data or the fitted weights; docs/theory.md, section 30, derives it.
 
@@ -35,11 +35,11 @@ from __future__ import annotations
 import math
 import warnings
 
-from .exceptions import user_stacklevel
+from ..exceptions import user_stacklevel
+from ..privacy.adassp import AdaSSPCalibration, adassp_calibration
+from ..privacy.neighbours import Neighbours
+from ..release.regression_model import SufficientStatisticsCertificate
 from .noise_warning import NoiseDominatesWarning
-from .privacy.adassp import AdaSSPCalibration, adassp_calibration
-from .privacy.neighbours import Neighbours
-from .release.regression_model import SufficientStatisticsCertificate
 
 __all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "certified_calibration",
            "warn_if_adassp_noise_dominates"]
@@ -77,7 +77,7 @@ def certified_calibration(certificate: SufficientStatisticsCertificate) -> AdaSS
 
 
 def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int) -> None:
-    """Warn :class:`~dpcvx.noise_warning.NoiseDominatesWarning` when :func:`adassp_noise_to_signal` exceeds
+    """Warn :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` when :func:`adassp_noise_to_signal` exceeds
     ``ADASSP_RATIO_LIMIT``. Reads the certificate (public) and n; the message holds them only.
     Nothing under add/remove (n is private). Points at the user's line (:func:`user_stacklevel`)."""
     calibration = certified_calibration(certificate)
