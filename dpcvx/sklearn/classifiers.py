@@ -107,7 +107,7 @@ from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassM
 from ..validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
 from ..verification.loss_declaration import loss_at_zero
 from ..verification.verifier import Loss, Regularizer
-from .inputs import InputTypeError, fit_accountant, label_error, validated_input
+from .inputs import InputTypeError, fit_accountant, keep_parameters, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
     NoiseDominatesWarning,
@@ -504,33 +504,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
-        self.loss = loss
-        self.regularizer = regularizer
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.lam = lam
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.classes = classes
-        self.split = split
-        self.random_state = random_state
-        self.clip = clip
-        self.solver = solver
-        self.strict = strict
-        self.class_weight = class_weight
-        self.class_prior = class_prior
-        self.class_count_share = class_count_share
-        self.sample_weight_bound = sample_weight_bound
-        self.float_safe = float_safe
-        self.norm_range = norm_range
-        self.norm_share = norm_share
-        self.allow_large_delta = allow_large_delta
-        self.threshold = threshold
-        self.neighbours = neighbours
-        self.n_public = n_public
-        self.accountant = accountant
+        keep_parameters(self, locals())
 
     def _loss(self) -> Loss:
         return losses.from_spec(self.loss) if isinstance(self.loss, str) else self.loss
@@ -582,33 +556,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
                  n_public: int | None = None, accountant: PrivacyAccountant | None = None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.lam = lam
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.classes = classes
-        self.split = split
-        self.random_state = random_state
-        self.clip = clip
-        self.solver = solver
-        self.strict = strict
-        self.penalty = penalty
-        self.l1_ratio = l1_ratio
-        self.class_weight = class_weight
-        self.class_prior = class_prior
-        self.class_count_share = class_count_share
-        self.sample_weight_bound = sample_weight_bound
-        self.float_safe = float_safe
-        self.norm_range = norm_range
-        self.norm_share = norm_share
-        self.allow_large_delta = allow_large_delta
-        self.threshold = threshold
-        self.neighbours = neighbours
-        self.n_public = n_public
-        self.accountant = accountant
+        keep_parameters(self, locals())
 
     def _loss(self) -> Loss:
         return losses.logistic()
@@ -663,32 +611,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one", n_public: int | None = None,
                  accountant: PrivacyAccountant | None = None):
-        self.h = h
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.lam = lam
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.classes = classes
-        self.split = split
-        self.random_state = random_state
-        self.clip = clip
-        self.solver = solver
-        self.strict = strict
-        self.class_weight = class_weight
-        self.class_prior = class_prior
-        self.class_count_share = class_count_share
-        self.sample_weight_bound = sample_weight_bound
-        self.float_safe = float_safe
-        self.norm_range = norm_range
-        self.norm_share = norm_share
-        self.allow_large_delta = allow_large_delta
-        self.threshold = threshold
-        self.neighbours = neighbours
-        self.n_public = n_public
-        self.accountant = accountant
+        keep_parameters(self, locals())
 
     def _loss(self) -> Loss:
         return losses.huber_hinge(self.h)

@@ -1,6 +1,7 @@
 """The input checks of the scikit-learn estimators: X and y as scikit-learn checks them (its messages, raised
 as :class:`~dpcvx.exceptions.InputError`), a memmap or Dask X checked without loading it, and the refusal of
-labels outside the PUBLIC ``classes`` (never inferred from y). See :mod:`dpcvx.sklearn.classifiers`.
+labels outside the PUBLIC ``classes`` (never inferred from y), and the constructors' rule of storing each
+parameter unchanged (:func:`keep_parameters`). See :mod:`dpcvx.sklearn.classifiers`.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tu
     validate_data(owner, head, reset=True, **checks)
     labels = y.compute() if hasattr(y, "compute") else y
     return X, column_or_1d(np.asarray(labels), warn=True)
+
+
+def keep_parameters(estimator: Any, parameters: dict[str, Any]) -> None:
+    """scikit-learn's rule for a constructor: each parameter stored unchanged under its own name (``locals()``
+    of ``__init__``, ``self`` left out); the parameters are validated when ``fit`` runs, not here."""
+    for name, value in parameters.items():
+        if name != "self":
+            setattr(estimator, name, value)
 
 
 class InputTypeError(InputError, TypeError):

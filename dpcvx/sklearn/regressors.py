@@ -72,7 +72,7 @@ from ..release.regression_model import PrivateRegressionModel
 from ..validation import check_bound, label_range, refuse_weights
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
-from .inputs import fit_accountant, refuse_unusable_table, scikit_learn_refusal, validate_streamed
+from .inputs import fit_accountant, keep_parameters, refuse_unusable_table, scikit_learn_refusal, validate_streamed
 from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_small_table
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
@@ -200,23 +200,7 @@ class DPLinearRegression(_PrivateRegressor):
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  label_range: tuple[float, float] | None = None,
                  allow_large_delta: bool = False, accountant: PrivacyAccountant | None = None) -> None:
-        self.epsilon = epsilon
-        self.delta = delta
-        self.lam = lam
-        self.data_norm = data_norm
-        self.label_bound = label_bound
-        self.fit_intercept = fit_intercept
-        self.mechanism = mechanism
-        self.weight_bound = weight_bound
-        self.neighbours = neighbours
-        self.clip = clip
-        self.random_state = random_state
-        self.float_safe = float_safe
-        self.norm_range = norm_range
-        self.norm_share = norm_share
-        self.label_range = label_range
-        self.allow_large_delta = allow_large_delta
-        self.accountant = accountant
+        keep_parameters(self, locals())
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
@@ -316,25 +300,7 @@ class DPHuberRegressor(_PrivateRegressor):
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
                  allow_large_delta: bool = False, neighbours: str = "replace-one", n_public: int | None = None,
                  sample_weight_bound: float | None = None, accountant: PrivacyAccountant | None = None) -> None:
-        self.epsilon = epsilon
-        self.delta = delta
-        self.m = m
-        self.lam = lam
-        self.data_norm = data_norm
-        self.label_bound = label_bound
-        self.fit_intercept = fit_intercept
-        self.mechanism = mechanism
-        self.clip = clip
-        self.random_state = random_state
-        self.float_safe = float_safe
-        self.norm_range = norm_range
-        self.norm_share = norm_share
-        self.label_range = label_range
-        self.allow_large_delta = allow_large_delta
-        self.neighbours = neighbours
-        self.n_public = n_public
-        self.sample_weight_bound = sample_weight_bound
-        self.accountant = accountant
+        keep_parameters(self, locals())
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
