@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import dpcvx  # noqa: E402
-from benchmarks import common, float_safe_cost, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
+from benchmarks import architecture_metrics, common, float_safe_cost, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
 
 PEERS = common.peer_status()
 needs_sklearn = pytest.mark.skipif(not PEERS["sklearn"][0], reason=PEERS["sklearn"][1])
@@ -178,6 +178,19 @@ def test_import_time_benchmark_writes_its_ratio(tmp_path):
     saved = json.loads((tmp_path / "import_time.json").read_text())
     assert saved["ratio_dpcvx_to_numpy"] == result["ratio_dpcvx_to_numpy"] > 0
     assert set(saved["median_seconds"]) == {"numpy", "dpcvx"}
+
+
+def test_architecture_metrics_counts_the_committed_tree(tmp_path):
+    import subprocess
+
+    status = subprocess.run(["git", "status", "--porcelain", "dpcvx"], cwd=ROOT, capture_output=True, text=True)
+    if status.returncode or status.stdout.strip():
+        pytest.skip("not a git checkout, or dpcvx/ has uncommitted changes: the script reads commits")
+    [row] = architecture_metrics.main(["HEAD", "--out", str(tmp_path)])
+    on_disk = [path for path in (ROOT / "dpcvx").rglob("*.py") if "__pycache__" not in path.parts]
+    assert row["modules"] == len(on_disk) and row["public_names"] == len(dpcvx.__all__)
+    assert row["top_level_modules"] == len(list((ROOT / "dpcvx").glob("*.py"))) - 2  # __init__, __main__
+    assert "| HEAD (" in (tmp_path / "architecture_metrics.md").read_text()
 
 
 def test_import_dpcvx_loads_neither_cvxpy_nor_sympy():
