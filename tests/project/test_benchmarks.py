@@ -19,7 +19,16 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import dpcvx  # noqa: E402
-from benchmarks import architecture_metrics, common, float_safe_cost, import_time, render_results, report, reproduce_jmlr, speed  # noqa: E402
+from benchmarks import (  # noqa: E402
+    architecture_metrics,
+    common,
+    float_safe_cost,
+    import_time,
+    render_results,
+    report,
+    reproduce_jmlr,
+    speed,
+)
 
 PEERS = common.peer_status()
 needs_sklearn = pytest.mark.skipif(not PEERS["sklearn"][0], reason=PEERS["sklearn"][1])
