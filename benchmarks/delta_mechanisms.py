@@ -195,7 +195,7 @@ def _error(w, X, y) -> float:
 
 
 def _calibration_summary(model) -> dict:
-    calibration = model.certificate.calibration
+    calibration = model.certificate.calibration.to_dict()
     keep = ("analysis", "sigma", "extra_reg", "amp_sigma", "beta", "epsilon_prime", "objective_epsilon",
             "objective_delta", "sensitivity", "neighbours", "jacobian_epsilon")
     return {key: calibration[key] for key in keep if key in calibration}

@@ -116,8 +116,9 @@ def run(args) -> dict:
                 model = learner.fit(X, y, eps, delta=delta, random_state=seed)
                 seconds = time.perf_counter() - start
                 key = f"eps={eps:g}, delta={'0' if delta == 0 else '1/n^2'}"
+                record = model.certificate.calibration.to_dict()
                 row["private"][key] = {"seconds": seconds, "error": error(model.coef_, Xt, yt),
-                                       "analysis": model.certificate.calibration.get("analysis", "pure epsilon")}
+                                       "analysis": record.get("analysis", "pure epsilon")}
                 boxed = constrained.fit(X, y, eps, delta=delta, random_state=seed)
                 row["constrained"][key] = {"error": error(boxed.coef_, Xt, yt),
                                            "norm": float(np.linalg.norm(boxed.coef_))}

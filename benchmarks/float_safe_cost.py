@@ -73,7 +73,7 @@ def run(draws: int, seed: int, dataset: str = "adult") -> dict:
                                                                  int(float_safe), draw))
                 errors.append(float(np.mean(model.predict(X_test) != y_test)))
                 distances.append(float(np.linalg.norm(model.coef_ - reference)))
-            calibration = model.certificate.calibration
+            calibration = model.certificate.calibration.to_dict()
             rows.append({"mechanism": mechanism, "privacy": privacy, "delta": delta, "float_safe": float_safe,
                          "guarantee": calibration.get("float_guarantee"), "calibration": calibration,
                          "lattice_cost": lattice_cost(calibration) if float_safe else None,

@@ -306,7 +306,7 @@ def run_linear_and_rff(rec: Recorder, X, y, X_eval, y_eval, lams, epsilons, rff_
 
 def _private_erm(erm, X, y, X_eval, y_eval, epsilon, noise_seed):
     model = erm.fit(X, y, epsilon=epsilon, mechanism="objective", random_state=noise_seed)
-    calibration = model.certificate.calibration
+    calibration = model.certificate.calibration.to_dict()
     d = model.certificate.constants["d"]
     n = model.certificate.constants["n"]
     # E||b|| = d / beta; the minimiser moves by about ||b|| / (n (lam + Delta)) (curvature aside)

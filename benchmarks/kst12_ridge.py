@@ -42,7 +42,7 @@ def ball_release(X: np.ndarray, y: np.ndarray, Xt: np.ndarray, yt: np.ndarray, r
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = learner.fit(X, y, epsilon, delta=delta, random_state=seed)
-    return (float(np.mean(model.predict(Xt) != yt)), float(model.certificate.calibration.get("extra_reg", 0.0)),
+    return (float(np.mean(model.predict(Xt) != yt)), model.certificate.extra_reg,
             float(np.linalg.norm(model.coef_)))
 
 

@@ -24,7 +24,7 @@ import itertools
 import math
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from benchmarks.common import RunRecord, write_markdown
 from dpcvx import PrivateERM
 from dpcvx.exceptions import InputError
 from dpcvx.privacy import lam_rule
+from dpcvx.privacy.calibration import LinearCalibration
 from dpcvx.privacy.lam_rule import LAM_GRID
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lam_rule_fit.md"
@@ -102,16 +103,21 @@ def spectral_sum(strong: float, trace: float, d: int) -> float:
     return d / (4 * strong) if strong < level else trace / (level + strong) ** 2
 
 
-def v2_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int, d: int, lam: float, L: float, R: float,
+def v1_bound(calibration: LinearCalibration, mechanism: str, **terms: Any) -> tuple[float, float]:
+    """Rule v1's bound, the package's own (:func:`dpcvx.privacy.lam_rule.excess_risk_bound`)."""
+    return V1_BOUND(calibration, **terms)
+
+
+def v2_bound(calibration: LinearCalibration, mechanism: str, *, n: int, d: int, lam: float, L: float, R: float,
              m: float, c: float | None, comparator_norm: float) -> tuple[float, float]:
     """The curvature form (section 25.8), for the test only: the noise charged through tr H <= T = c R^2.
 
     Objective: min(E||b||^2 S(s) / (2 n^2 d), L R E||b|| / (n s)); a released displacement b
     (output perturbation, b_2): min(L R E||b||, T E||b||^2 / (2 d)). Without c: rule v1's bound."""
     if c is None:
-        return V1_BOUND(calibration, mechanism, n=n, d=d, lam=lam, L=L, R=R, m=m, c=c, comparator_norm=comparator_norm)
-    moments = lam_rule.noise_moments(calibration, mechanism, d)
-    ridge = float(calibration.get("extra_reg", 0.0)) if mechanism == "objective" else 0.0
+        return V1_BOUND(calibration, n=n, d=d, lam=lam, L=L, R=R, m=m, c=c, comparator_norm=comparator_norm)
+    moments = calibration.noise_moments(d)
+    ridge = calibration.extra_reg if mechanism == "objective" else 0.0
     trace = c * R * R
 
     def shift(first: float, second: float) -> float:
@@ -125,12 +131,12 @@ def v2_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int, d: int, 
     return noise + shift(moments.amp_first, moments.amp_second), bias
 
 
-def records(n: int, d: int, eps: float, mechanism: str) -> dict[float, dict[str, Any]]:
-    """The calibration record of every grid Lam the release can calibrate (public inputs only)."""
+def records(n: int, d: int, eps: float, mechanism: str) -> dict[float, LinearCalibration]:
+    """The calibration of every grid Lam the release can calibrate (public inputs only)."""
     found = {}
     for lam in LAM_GRID:
         try:
-            found[lam] = PrivateERM(lam=lam, data_norm=1.0).calibration(n, d, eps, mechanism).to_dict()
+            found[lam] = PrivateERM(lam=lam, data_norm=1.0).calibration(n, d, eps, mechanism)
         except InputError:
             continue
     return found
@@ -144,7 +150,7 @@ def chosen_lams(n: int, d: int, eps: float, mechanism: str) -> dict[tuple[str, f
     grid = records(n, d, eps, mechanism)
     picks = {}
     for name, w0 in itertools.product(FORMS, SCALES):
-        bound = V1_BOUND if name == "v1" else v2_bound
+        bound = v1_bound if name == "v1" else v2_bound
         totals = {lam: sum(bound(record, mechanism, n=n, d=d, lam=lam, L=1.0, R=1.0, m=1.0, c=0.25,
                                  comparator_norm=w0)) for lam, record in grid.items()}
         picks[name, w0] = min(totals, key=lambda lam: totals[lam])

@@ -47,7 +47,6 @@ import dpcvx
 from benchmarks.adassp_warning import former_advised_lam
 from benchmarks.common import RunRecord, write_markdown
 from benchmarks.real_tables import Table, _numeric, load, score
-from dpcvx.sklearn.adassp_warning import certified_calibration
 from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 RESULTS = Path(__file__).resolve().parent / "results" / "warning_advice.md"
@@ -90,7 +89,7 @@ def run_split(table: Table, epsilon: float, split: int) -> dict[str, tuple[float
     out: dict[str, tuple[float, bool]] = {}
     model, warned = _fit(dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=bound, random_state=seed), Xtr, ytr)
     out["adassp"] = (_mse(model, Xte, yte), warned)
-    advised = former_advised_lam(certified_calibration(model.certificate_), ytr.size)
+    advised = former_advised_lam(model.certificate_.calibration, ytr.size)
     model, warned = _fit(dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=bound, lam=advised,
                                                   random_state=seed), Xtr, ytr)
     out["adassp, old advice"] = (_mse(model, Xte, yte), warned)

@@ -40,6 +40,7 @@ from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
+from ..privacy.calibration import perturbs_objective
 from ..privacy.composition import check_delta
 from ..privacy.exact import integer_source
 from ..privacy.float_safe import (
@@ -52,8 +53,6 @@ from ..privacy.float_safe import (
 from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
-from ..privacy.privacy_curve import curve_of_calibration
-from ..privacy.registry import perturbs_objective
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.constants import Constants
 from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
@@ -524,7 +523,7 @@ class PrivateERM:
             size = f"n={n}" if prepared.neighbours.uses_n else f"add-remove, n_public={n}"
             accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({losses.loss_label(self.loss)}, {mechanism} "
                                                            f"perturbation, {size})",
-                             curve=curve_of_calibration(calibration.to_dict(), epsilon, delta),
+                             curve=calibration.privacy_curve(epsilon, delta),
                              neighbours=prepared.neighbours)
 
         # objective: b enters the objective and b_2 covers the approximate minimiser;
@@ -554,7 +553,7 @@ class PrivateERM:
                 problem.certificate.guarantee(mechanism, delta), mechanism)),
             epsilon=epsilon,
             delta=delta,
-            calibration=calibration.to_dict(),
+            calibration=calibration,
             verification=problem.certificate,
             data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound,
@@ -726,20 +725,17 @@ class PrivateERM:
 
         tol = self._tol(problem)
 
-        def calibrate_at(lam: float) -> dict[str, Any]:
+        def calibrate_at(lam: float) -> ReleaseCalibration:
             calibration, _ = self._calibrate_at(lam * mean, mechanism, n, epsilon, problem, R, split, delta,
                                                 neighbours, tol)
             if perturbs_objective(calibration):
                 check_reachable(calibration, d)
-            record = calibration.to_dict()
-            if mean != 1 and "extra_reg" in record:
-                record["extra_reg"] = record["extra_reg"] / mean
-            return record
+            return calibration
 
         curvature = problem.curvature if problem.certificate.curvature is not None else None
-        choice = choose_lam(calibrate_at, mechanism, n=max(1, round(n * mean)), d=d, L=problem.lipschitz, R=R,
+        choice = choose_lam(calibrate_at, n=max(1, round(n * mean)), d=d, L=problem.lipschitz, R=R,
                             m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
-                            rule=REGRESSION_RULE if self._regression else RULE)
+                            rule=REGRESSION_RULE if self._regression else RULE, mean_weight=mean)
         return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
 
     def _mean_weight(self) -> float:

@@ -22,7 +22,7 @@ from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import RowMap
 from ..exceptions import ClippingWarning, InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.adassp import ADASSP_THEOREM, AdaSSPCalibration, adassp_calibration
+from ..privacy.adassp import ADASSP, ADASSP_THEOREM, AdaSSPCalibration, adassp_calibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
@@ -164,8 +164,8 @@ class PrivateLinearRegression:
         calibration = self.calibrate(epsilon, delta, gram.shape[0], relation)
         rng = resolve_rng(random_state)
         certificate = SufficientStatisticsCertificate(
-            mechanism="adassp", guarantee=f"(epsilon, delta)-differential privacy by {ADASSP_THEOREM}",
-            epsilon=epsilon, delta=delta, calibration=calibration.to_dict(), data_norm=rows.norm_bound,
+            mechanism=ADASSP, guarantee=f"(epsilon, delta)-differential privacy by {ADASSP_THEOREM}",
+            epsilon=epsilon, delta=delta, calibration=calibration, data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound, label_bound=calibration.label_bound,
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
             clipping="clipped to the bounds" if self.clip else "refused", neighbours=RELATIONS[calibration.neighbours],

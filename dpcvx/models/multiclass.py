@@ -34,7 +34,7 @@ from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import one_vs_rest_budget
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
+from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.rng import RandomState, child_seeds
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import one_class_findings, warn_if_constant
@@ -146,5 +146,5 @@ class PrivateMulticlassERM:
                                 split=fit_params.get("split", "max"), random_state=0,
                                 neighbours=fit_params.get("neighbours", "replace-one"),
                                 n_public=fit_params.get("n_public"))
-        one = curve_of_calibration(plan.calibration.to_dict(), eps_c, delta_c)
+        one = plan.calibration.privacy_curve(eps_c, delta_c)
         return PrivacyCurve(one.parts * k, one.neighbours)

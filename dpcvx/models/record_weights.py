@@ -31,6 +31,7 @@ from ..release.model import ReleaseCertificate
 from ..validation import check_bound, non_negative
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "effective_view",
+           "mean_weight",
            "plan_weights", "record_weights"]
 
 WEIGHTS_THEOREM = ("the weighted loss s_i l(y_i w^T x_i), 0 <= s_i <= w_max public, divided by the public n: "
@@ -189,14 +190,18 @@ def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, 
 def effective_view(certificate: ReleaseCertificate) -> ReleaseCertificate:
     """The certificate as the unweighted release it is equivalent to, for the public noise warning: with mean
     weight s_bar (public), (1/n) sum s_i l + Lam N + b^T w / n = s_bar [(1/(n s_bar)) sum s_i l + (Lam / s_bar) N
-    + b^T w / (n s_bar)], so n s_bar records, Lam / s_bar and Delta / s_bar (docs/theory.md, section 21).
+    + b^T w / (n s_bar)], so n s_bar records, Lam / s_bar and Delta / s_bar (docs/theory.md, section 21): the
+    view's constants are n s_bar and Lam / s_bar; the warning divides Delta by :func:`mean_weight`.
     Unchanged without a public mean weight."""
-    mean = None if certificate.weights is None else certificate.weights.get("mean_weight")
-    if mean is None or mean == 1:
+    mean = mean_weight(certificate)
+    if mean == 1:
         return certificate
     constants = certificate.constants
-    calibration = dict(certificate.calibration)
-    if "extra_reg" in calibration:
-        calibration["extra_reg"] = calibration["extra_reg"] / mean
-    return replace(certificate, calibration=calibration,
-                   constants=replace(constants, n=max(1, round(constants.n * mean)), lam=constants.lam / mean))
+    return replace(certificate, constants=replace(constants, n=max(1, round(constants.n * mean)),
+                                                  lam=constants.lam / mean))
+
+
+def mean_weight(certificate: ReleaseCertificate) -> float:
+    """s_bar, the public mean record weight the certificate states (balanced class weights), else 1."""
+    mean = None if certificate.weights is None else certificate.weights.get("mean_weight")
+    return 1.0 if mean is None else float(mean)

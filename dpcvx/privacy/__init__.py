@@ -1,5 +1,7 @@
 """Calibrate, draw noise, account: the only layer that draws a release's random numbers.
 
+* :mod:`.calibration`: the calibration family: the typed ``Noise``, the base classes and what every
+  calibration answers (noise moments, expected noise, privacy curve, its certificate line and record);
 * :mod:`.calibrate`: epsilon', Delta and the noise scale of output and
   objective perturbation (JMLR 2011, Algorithms 1 and 2) with a public tolerance;
 * :mod:`.noise`: the l2-Laplace (Gamma-radius) noise and the release grid;
@@ -32,8 +34,6 @@
 * :mod:`.quantile`: a private bound on the row norms: the exponential-mechanism quantile (Smith, STOC 2011), drawn
   exactly;
 * :mod:`.random_features`: the random draws of random Fourier features (Rahimi and Recht, NIPS 2007);
-* :mod:`.registry`: the calibrations of dpcvx, keyed by (mechanism, noise): the only place a record's kind is
-  read;
 * :mod:`.stopping`: random stopping for private selection (Papernot and Steinke, ICLR 2022; Liu and Talwar, STOC
   2019).
 

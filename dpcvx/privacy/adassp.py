@@ -49,23 +49,30 @@ from scipy.special import ndtri
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
+from .calibration import Calibration, PublicFacts, Record
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
 from .noise import release_grid_spacing, round_to_grid
+from .privacy_curve import CurvePart, PrivacyCurve
 
-__all__ = ["AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM", "SHARES"]
+__all__ = ["ADASSP", "AdaSSPCalibration", "adassp_calibration", "ADASSP_THEOREM", "SHARES"]
 
 ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
                   "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
                   "stated neighbour relation (docs/theory.md, section 16)")
+ADASSP = "adassp"  # the mechanism a sufficient-statistics release states (certificate and record)
 STATISTICS = 3
 SHARES = (0.05, 1.15, 1.8)  # f_i of the eigenvalue, X^T X and X^T y; they sum to STATISTICS
 
 
 @dataclass(frozen=True)
-class AdaSSPCalibration:
+class AdaSSPCalibration(Calibration):
     """The noise of AdaSSP's three releases for (epsilon, delta) and the public bounds."""
+
+    approximate = True
+    #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
+    inputs = ("dim", "neighbours", "failure_probability")
 
     epsilon: float
     delta: float
@@ -134,8 +141,32 @@ class AdaSSPCalibration:
         except np.linalg.LinAlgError:  # a singular noisy system: its least-squares solution (post-processing)
             return np.linalg.lstsq(system, noisy_moment, rcond=None)[0]
 
+    @property
+    def relation(self) -> Neighbours:
+        return self.neighbours
+
+    def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
+        """One Gaussian mechanism on the three scaled statistics (sensitivity sqrt(3) together)."""
+        part = CurvePart.gaussian(self.unit_sigma, math.sqrt(STATISTICS), "AdaSSP's three statistics")
+        return PrivacyCurve((part,), self.neighbours)
+
+    def describe(self) -> str:
+        return (f"noise: sigma = {', '.join(f'{s:.4g}' for s in self.sigmas)} for lambda_min, X^T X, X^T y "
+                f"(sensitivities {', '.join(f'{s:.4g}' for s in self.sensitivities)})")
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> AdaSSPCalibration:
+        """The calibration from the record's d, relation and rho and the certificate's epsilon, delta and bounds."""
+        try:
+            return adassp_calibration(facts.epsilon, facts.delta, dim=record["dim"],  # type: ignore[arg-type]
+                                      data_norm=facts.data_norm, label_bound=facts.label_bound,  # type: ignore[arg-type]
+                                      neighbours=record["neighbours"],
+                                      failure_probability=record["failure_probability"])
+        except (TypeError, KeyError) as error:
+            raise InputError(f"the recorded AdaSSP calibration lacks or garbles an input: {error!r}") from None
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": "adassp",
+        return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": ADASSP,
                 "sensitivities": list(self.sensitivities),
                 "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
                 "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound,

@@ -57,14 +57,16 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 import numpy as np
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
-from .noise import grid_record, round_to_grid, sample_l2_laplace
+from ..verification.verdict import Mechanism
+from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
+from .noise import grid_record, l2_laplace_moments, release_grid_spacing, round_to_grid, sample_l2_laplace
 
 __all__ = [
     "OutputPerturbation",
@@ -88,6 +90,8 @@ CONIC_TOL = 1e-7
 # n L R) is no longer small against gamma, so reaching it cannot be certified; above
 # 1e-3 the minimiser is so loose that the noise covering it swamps the model.
 TOL_RANGE = (1e-13, 1e-3)
+OUTPUT_COVER = ("the sensitivity includes 2 gamma / (n m Lam): each approximate minimiser is within "
+                "gamma / (n m Lam) of the exact one")
 AMP_THEOREM = ("approximate minima perturbation (Iyengar et al., IEEE S&P 2019), pure-epsilon "
                "form with noise density proportional to exp(-beta_2 ||b_2||)")
 
@@ -169,8 +173,14 @@ def amp_share(tol: float, n: int) -> float:
 
 
 @dataclass(frozen=True)
-class OutputPerturbation:
+class OutputPerturbation(LinearCalibration):
     """Algorithm 1 calibration: noise density proportional to exp(-beta ||b||)."""
+
+    mechanism = Mechanism.OUTPUT
+    noise = Noise.L2_LAPLACE
+    approximate = False
+    inputs = ("n", "lam", "epsilon", "L", "R", "m", "tol")
+    approximate_minimiser = OUTPUT_COVER
 
     n: int
     lam: float
@@ -219,9 +229,26 @@ class OutputPerturbation:
     def beta(self) -> float:
         return round_down(self.epsilon / self.sensitivity)
 
-    def to_dict(self) -> dict:
-        out = {
-            "mechanism": "output", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
+    @property
+    def laplace_beta(self) -> float | None:
+        return self.beta
+
+    def noise_moments(self, d: int) -> NoiseMoments:
+        return NoiseMoments(*l2_laplace_moments(d, self.beta))
+
+    def describe(self) -> str:
+        return f"calibration: sensitivity = {self.sensitivity:.6g}, beta = {self.beta:.6g}"
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> OutputPerturbation:
+        calibration = output_perturbation(recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"),
+                                          L=recorded(record, "L"), R=recorded(record, "R"), m=recorded(record, "m"),
+                                          tol=record.get("tol"))
+        return gridded(calibration, record, 1.0 / calibration.beta)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mechanism": self.mechanism.value, "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "L": self.L, "R": self.R, "m": self.m,
             "sensitivity": self.sensitivity, "beta": self.beta,
             **grid_record(self.release_grid),
@@ -229,15 +256,20 @@ class OutputPerturbation:
         if self.tol is not None:
             out.update({
                 "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
-                "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each "
-                                         "approximate minimiser is within gamma / (n m Lam) of the exact one",
+                "approximate_minimiser": self.approximate_minimiser,
             })
         return out
 
 
 @dataclass(frozen=True)
-class ObjectivePerturbation:
+class ObjectivePerturbation(LinearCalibration):
     """Algorithm 2 calibration: eps', the extra regularization Delta, and beta."""
+
+    mechanism = Mechanism.OBJECTIVE
+    noise = Noise.L2_LAPLACE
+    approximate = False
+    inputs = ("n", "lam", "epsilon", "c", "L", "R", "m", "split", "tol")
+    approximate_minimiser = AMP_THEOREM
 
     n: int
     lam: float
@@ -284,6 +316,27 @@ class ObjectivePerturbation:
     def noise_rounding_floor(self, d: int) -> float:
         return noise_rounding_floor(self.beta, d)
 
+    @property
+    def laplace_beta(self) -> float | None:
+        return self.beta
+
+    def noise_moments(self, d: int) -> NoiseMoments:
+        amp_beta = self.amp_beta
+        amp = l2_laplace_moments(d, amp_beta) if amp_beta else (0.0, 0.0)
+        return NoiseMoments(*l2_laplace_moments(d, self.beta), *amp)
+
+    def describe(self) -> str:
+        return (f"calibration ({self.split} split): eps' = {self.epsilon_prime:.6g}, "
+                f"Delta = {self.extra_reg:.6g}, beta = {self.beta:.6g}")
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> ObjectivePerturbation:
+        calibration = objective_perturbation(
+            recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"), recorded(record, "c"),
+            L=recorded(record, "L"), R=recorded(record, "R"), m=recorded(record, "m"),
+            split=recorded(record, "split"), tol=record.get("tol"))
+        return gridded(calibration, record, None if calibration.amp_beta is None else 1.0 / calibration.amp_beta)
+
     def draw_objective_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """b with density proportional to exp(-beta ||b||): the objective's noise (Algorithm 2)."""
         return sample_l2_laplace(d, self.beta, rng)
@@ -306,9 +359,9 @@ class ObjectivePerturbation:
         base = 1 + self.c * self.R**2 / (self.n * (self.m * self.lam + self.extra_reg))
         return base**self.jacobian_exponent
 
-    def to_dict(self) -> dict:
-        out = {
-            "mechanism": "objective", "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mechanism": self.mechanism.value, "n": self.n, "lam": self.lam, "epsilon": self.epsilon,
             "c": self.c, "L": self.L, "R": self.R, "m": self.m, "split": self.split,
             "epsilon_prime": self.epsilon_prime, "extra_reg": self.extra_reg, "beta": self.beta,
         }
@@ -316,7 +369,7 @@ class ObjectivePerturbation:
             out.update({
                 "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
                 "amp_epsilon": self.amp_epsilon, "amp_sensitivity": self.amp_sensitivity,
-                "amp_beta": self.amp_beta, "approximate_minimiser": AMP_THEOREM,
+                "amp_beta": self.amp_beta, "approximate_minimiser": self.approximate_minimiser,
                 **grid_record(self.release_grid),
             })
         return out
@@ -387,7 +440,21 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
     ))
 
 
-Calibration = OutputPerturbation | ObjectivePerturbation
+PureCalibration = OutputPerturbation | ObjectivePerturbation
+
+
+class Gridded(Protocol):
+    def with_release_grid(self, spacing: float) -> Self: ...
+
+
+GriddedType = TypeVar("GriddedType", bound=Gridded)
+
+
+def gridded(calibration: GriddedType, record: Record, scale: float | None) -> GriddedType:
+    """``calibration`` with the release grid ``record`` states (the grid is a function of the noise ``scale``)."""
+    if record.get("release_grid") is None or scale is None:
+        return calibration
+    return calibration.with_release_grid(release_grid_spacing(scale))
 CalibrationType = TypeVar("CalibrationType", OutputPerturbation, ObjectivePerturbation)
 
 

@@ -29,24 +29,30 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy.stats import chi
 
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
+from ..verification.verdict import Mechanism
 from .calibrate import (
+    OUTPUT_COVER,
     ObjectivePerturbation,
     OutputPerturbation,
     amp_share,
     check_tol,
     gradient_tolerance,
+    gridded,
     minimiser_sensitivity,
 )
+from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
-from .noise import grid_record, round_to_grid, sample_gaussian
+from .noise import gaussian_moments, grid_record, round_to_grid, sample_gaussian
 from .objective_gaussian import GaussianObjectiveCalibration, calibrate_objective_gaussian
+from .privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 
 __all__ = [
     "GaussianObjectivePerturbation",
@@ -69,9 +75,23 @@ def gaussian_noise_rounding_floor(sigma: float, d: int) -> float:
     return 32 * math.ulp(1.0) * sigma * float(chi.isf(1e-12, d))
 
 
+_GAUSSIAN_INPUTS = ("n", "lam", "epsilon", "delta", "L", "R", "m", "tol", "dim", "neighbours")
+
+
+def _common(record: Record) -> dict[str, Any]:
+    """The recorded inputs both Gaussian forms take by keyword."""
+    return {key: recorded(record, key) for key in ("L", "R", "m", "tol", "dim", "neighbours")}
+
+
 @dataclass(frozen=True)
-class GaussianObjectivePerturbation:
+class GaussianObjectivePerturbation(LinearCalibration):
     """(epsilon, delta) objective perturbation with the approximate-minimiser cover."""
+
+    mechanism = Mechanism.OBJECTIVE
+    noise = Noise.GAUSSIAN
+    approximate = True
+    inputs = (*_GAUSSIAN_INPUTS[:4], "c", *_GAUSSIAN_INPUTS[4:])
+    approximate_minimiser = AMP_GAUSSIAN_THEOREM
 
     n: int
     lam: float
@@ -93,6 +113,36 @@ class GaussianObjectivePerturbation:
     @property
     def neighbours(self) -> Neighbours:
         return self.objective.neighbours
+
+    @property
+    def relation(self) -> Neighbours:
+        return self.objective.neighbours
+
+    def noise_moments(self, d: int) -> NoiseMoments:
+        amp_sigma = self.amp_sigma
+        amp = gaussian_moments(d, amp_sigma) if amp_sigma else (0.0, 0.0)
+        return NoiseMoments(*gaussian_moments(d, self.sigma), *amp)
+
+    def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
+        """The objective share as an (epsilon, delta) part and the approximate-minimiser cover as a Gaussian."""
+        objective = CurvePart(EPSILON_DELTA, f"objective perturbation ({self.objective.analysis})",
+                              epsilon=self.objective.epsilon, delta=self.objective.delta)
+        cover = CurvePart.gaussian(self.amp_sigma, self.amp_sensitivity, "approximate-minimiser cover (Gaussian)")
+        return PrivacyCurve((objective, cover), self.relation)
+
+    def describe(self) -> str:
+        return (f"calibration ({self.objective.analysis}, {self.relation.value}): Gaussian sigma = {self.sigma:.6g} "
+                f"(sum form), Delta = {self.extra_reg:.6g}, objective share (eps, delta) = "
+                f"({self.objective.epsilon:.6g}, {self.objective.delta:.3g}); approximate-minimiser "
+                f"noise sigma_2 = {self.amp_sigma:.3g} for ({self.amp_epsilon:.3g}, {self.amp_delta:.3g})")
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> GaussianObjectivePerturbation:
+        calibration = gaussian_objective_perturbation(
+            recorded(record, "n"), recorded(record, "lam"), recorded(record, "epsilon"), recorded(record, "delta"),
+            recorded(record, "c"), smooth_unconstrained=record.get("problem_class") != KST12_PROBLEMS,
+            weight_norm=record.get("weight_norm"), **_common(record))
+        return gridded(calibration, record, calibration.amp_sigma)
 
     def with_release_grid(self, spacing: float) -> GaussianObjectivePerturbation:
         return replace(self, release_grid=spacing)
@@ -132,9 +182,9 @@ class GaussianObjectivePerturbation:
         released, spacing = round_to_grid(w + sample_gaussian(w.size, self.amp_sigma, rng), self.amp_sigma)
         return released, self.with_release_grid(spacing)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
-            "mechanism": "objective", "noise": "gaussian", "n": self.n, "lam": self.lam,
+            "mechanism": self.mechanism.value, "noise": self.noise.value, "n": self.n, "lam": self.lam,
             "epsilon": self.epsilon, "delta": self.delta, "c": self.c, "L": self.L, "R": self.R,
             "m": self.m, "dim": self.dim, "neighbours": self.objective.neighbours.value,
             "analysis": self.objective.analysis, "objective_epsilon": self.objective.epsilon,
@@ -143,7 +193,7 @@ class GaussianObjectivePerturbation:
             "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
             "amp_epsilon": self.amp_epsilon, "amp_delta": self.amp_delta,
             "amp_sensitivity": self.amp_sensitivity, "amp_sigma": self.amp_sigma,
-            "approximate_minimiser": AMP_GAUSSIAN_THEOREM, **grid_record(self.release_grid),
+            "approximate_minimiser": self.approximate_minimiser, **grid_record(self.release_grid),
             # KST12 problems (constraint set or non-smooth regularizer): only the KST12 analysis applies
             **({} if self.smooth_unconstrained else {"problem_class": KST12_PROBLEMS}),
             **({} if self.weight_norm is None else {"weight_norm": self.weight_norm}),
@@ -151,8 +201,14 @@ class GaussianObjectivePerturbation:
 
 
 @dataclass(frozen=True)
-class GaussianOutputPerturbation:
+class GaussianOutputPerturbation(LinearCalibration):
     """(epsilon, delta) output perturbation: the analytic Gaussian at the minimiser's sensitivity."""
+
+    mechanism = Mechanism.OUTPUT
+    noise = Noise.GAUSSIAN
+    approximate = True
+    inputs = _GAUSSIAN_INPUTS
+    approximate_minimiser = OUTPUT_COVER
 
     n: int
     lam: float
@@ -190,6 +246,29 @@ class GaussianOutputPerturbation:
         return analytic_gaussian_sigma(self.sensitivity, self.epsilon, self.delta)
 
     @property
+    def relation(self) -> Neighbours:
+        return self.neighbours
+
+    def noise_moments(self, d: int) -> NoiseMoments:
+        return NoiseMoments(*gaussian_moments(d, self.sigma))
+
+    def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
+        """One Gaussian part: sigma over the sensitivity."""
+        part = CurvePart.gaussian(self.sigma, self.sensitivity, "output perturbation (analytic Gaussian)")
+        return PrivacyCurve((part,), self.relation)
+
+    def describe(self) -> str:
+        return (f"calibration ({self.neighbours.value}): sensitivity = {self.sensitivity:.6g}, "
+                f"analytic Gaussian sigma = {self.sigma:.6g}")
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> GaussianOutputPerturbation:
+        calibration = gaussian_output_perturbation(recorded(record, "n"), recorded(record, "lam"),
+                                                   recorded(record, "epsilon"), recorded(record, "delta"),
+                                                   **_common(record))
+        return gridded(calibration, record, calibration.sigma)
+
+    @property
     def extra_reg(self) -> float:
         return 0.0
 
@@ -202,15 +281,14 @@ class GaussianOutputPerturbation:
         released, spacing = round_to_grid(w + sample_gaussian(w.size, self.sigma, rng), self.sigma)
         return released, self.with_release_grid(spacing)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
-            "mechanism": "output", "noise": "gaussian", "n": self.n, "lam": self.lam,
+            "mechanism": self.mechanism.value, "noise": self.noise.value, "n": self.n, "lam": self.lam,
             "epsilon": self.epsilon, "delta": self.delta, "L": self.L, "R": self.R, "m": self.m,
             "dim": self.dim, "neighbours": self.neighbours.value,
             "sensitivity": self.sensitivity, "sigma": self.sigma,
             "tol": self.tol, "gradient_tolerance": self.gradient_tolerance,
-            "approximate_minimiser": "the sensitivity includes 2 gamma / (n m Lam): each approximate "
-                                     "minimiser is within gamma / (n m Lam) of the exact one",
+            "approximate_minimiser": self.approximate_minimiser,
             **grid_record(self.release_grid),
         }
 

@@ -48,11 +48,9 @@ class FloatGuarantee(str, Enum):
 
 
 def named_guarantee(certificate: Any) -> FloatGuarantee | None:
-    """The guarantee a release's certificate names: its ``float_guarantee`` (a multiclass release) or its
-    calibration's; None for a certificate that names none (a learner from outside dpcvx)."""
+    """The guarantee a release's certificate names (its ``float_guarantee``); None for a certificate that names
+    none (a learner from outside dpcvx)."""
     named = getattr(certificate, "float_guarantee", None)
-    if named is None:
-        named = (getattr(certificate, "calibration", None) or {}).get("float_guarantee")
     return None if named is None else FloatGuarantee.parse(named)
 
 

@@ -41,7 +41,7 @@ docs/theory.md section 25.9).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,11 +49,11 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..validation import positive
-from .lattice import lattice_noise_moments
-from .noise import gaussian_moments, l2_laplace_moments
+from ..verification.verdict import Mechanism
+from .calibration import LinearCalibration
 
 __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "REGRESSION_RULE", "LamChoice", "choose_lam",
-           "default_comparator_norm", "excess_risk_bound", "intercept_scaling", "noise_moments",
+           "default_comparator_norm", "excess_risk_bound", "intercept_scaling",
            "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
@@ -73,38 +73,6 @@ INTERCEPT_PRIOR = math.log(19.0)
 LAM_GRID: tuple[float, ...] = tuple(float(10.0 ** e) for e in np.linspace(-6.0, 0.0, 49))
 
 
-@dataclass(frozen=True)
-class NoiseMoments:
-    """E||b||, E||b||^2 of the main noise and of the approximate-minimiser noise b_2 (0 if none)."""
-
-    first: float
-    second: float
-    amp_first: float = 0.0
-    amp_second: float = 0.0
-
-
-def noise_moments(calibration: Mapping[str, Any], mechanism: str, d: int) -> NoiseMoments:
-    """The noise moments of a release, from its calibration record (``calibration.to_dict()``)."""
-    gaussian = calibration.get("noise") == "gaussian"
-    if calibration.get("sampler") == "exact":  # float-safe: the lattice noise added to w, and b (objective)
-        lattice = lattice_noise_moments(calibration, d)
-        if mechanism != "objective":
-            return NoiseMoments(*lattice)
-        return NoiseMoments(*l2_laplace_moments(d, float(calibration["beta"])), *lattice)
-    if gaussian:
-        first, second = gaussian_moments(d, float(calibration["sigma"]))
-    else:
-        first, second = l2_laplace_moments(d, float(calibration["beta"]))
-    if mechanism != "objective":
-        return NoiseMoments(first, second)
-    amp_first = amp_second = 0.0
-    if gaussian and calibration.get("amp_sigma"):
-        amp_first, amp_second = gaussian_moments(d, float(calibration["amp_sigma"]))
-    elif not gaussian and calibration.get("amp_beta"):
-        amp_first, amp_second = l2_laplace_moments(d, float(calibration["amp_beta"]))
-    return NoiseMoments(first, second, amp_first, amp_second)
-
-
 def _displacement_risk(first: float, second: float, L: float, R: float, c: float | None) -> float:
     """E[l-hat(w + b) - l-hat(w)] <= min(L R E||b||, c R^2 E||b||^2 / 2) for symmetric b."""
     lipschitz = L * R * first
@@ -121,13 +89,15 @@ def objective_noise_risk(first: float, second: float, *, n: int, strong: float, 
     return min(second / (2 * n * n * strong), lipschitz_bound * first / (n * strong))
 
 
-def excess_risk_bound(calibration: Mapping[str, Any], mechanism: str, *, n: int, d: int, lam: float, L: float,
-                      R: float, m: float, c: float | None, comparator_norm: float) -> tuple[float, float]:
-    """(noise term, bias term) of the bound of section 25 for one calibrated release."""
-    moments = noise_moments(calibration, mechanism, d)
-    ridge = float(calibration.get("extra_reg", 0.0)) if mechanism == "objective" else 0.0
+def excess_risk_bound(calibration: LinearCalibration, *, n: int, d: int, lam: float, L: float, R: float, m: float,
+                      c: float | None, comparator_norm: float, mean_weight: float = 1.0) -> tuple[float, float]:
+    """(noise term, bias term) of the bound of section 25 for one calibrated release; ``mean_weight`` s_bar
+    scales Delta to the equivalent unweighted fit's, Delta / s_bar (docs/theory.md, section 21)."""
+    moments = calibration.noise_moments(d)
+    objective = calibration.mechanism is Mechanism.OBJECTIVE
+    ridge = calibration.extra_reg / mean_weight if objective else 0.0
     bias = (lam + ridge) * comparator_norm**2 / 2
-    if mechanism != "objective":
+    if not objective:
         return _displacement_risk(moments.first, moments.second, L, R, c), bias
     noise = objective_noise_risk(moments.first, moments.second, n=n, strong=m * lam + ridge, lipschitz_bound=L * R)
     return noise + _displacement_risk(moments.amp_first, moments.amp_second, L, R, c), bias
@@ -194,10 +164,10 @@ class LamChoice:
                 "noise": self.noise, "bias": self.bias}
 
 
-def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: str, *, n: int, d: int, L: float,
+def choose_lam(calibrate_at: Callable[[float], LinearCalibration], *, n: int, d: int, L: float,
                R: float, m: float, c: float | None, comparator_norm: float,
-               grid: tuple[float, ...] = LAM_GRID, rule: str = RULE) -> LamChoice:
-    """The Lam of ``grid`` minimising the bound; ``calibrate_at(lam)`` is the release's calibration record.
+               grid: tuple[float, ...] = LAM_GRID, rule: str = RULE, mean_weight: float = 1.0) -> LamChoice:
+    """The Lam of ``grid`` minimising the bound; ``calibrate_at(lam)`` is the release's calibration.
 
     ``calibrate_at`` may raise :class:`~dpcvx.exceptions.InputError` for a Lam it cannot
     calibrate (for example a tol the noise makes unreachable); that Lam is skipped. So is, without
@@ -218,8 +188,8 @@ def choose_lam(calibrate_at: Callable[[float], Mapping[str, Any]], mechanism: st
             calibration = calibrate_at(lam)
         except InputError:
             continue
-        noise, bias = excess_risk_bound(calibration, mechanism, n=n, d=d, lam=lam, L=L, R=R, m=m, c=c,
-                                        comparator_norm=comparator_norm)
+        noise, bias = excess_risk_bound(calibration, n=n, d=d, lam=lam, L=L, R=R, m=m, c=c,
+                                        comparator_norm=comparator_norm, mean_weight=mean_weight)
         choice = LamChoice(lam, comparator_norm, noise, bias, rule)
         if best is None or choice.bound < best.bound:
             best = choice

@@ -20,7 +20,6 @@ docs/theory.md, section "Floating point: PINP's answers".
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -32,7 +31,7 @@ from .float_guarantee import FloatGuarantee
 __all__ = ["LATTICE_BITS", "UNIT_ROUNDOFF", "EXP_RELATIVE_ERROR", "STATIONARY_KERNELS",
            "lattice_spacing", "lattice_sensitivity", "to_lattice", "from_lattice",
            "stationary_evaluation_error", "discrete_laplace_tail", "gamma_n", "pinp_float_terms",
-           "float_kernel_name", "lattice_noise_moments"]
+           "float_kernel_name"]
 
 LATTICE_BITS = 20  # gamma_L = 2^(floor(log2 Delta) - 20): the lattice adds < 2^-19 Delta to the sensitivity
 UNIT_ROUNDOFF = 2.0**-53
@@ -116,20 +115,3 @@ def pinp_float_terms(kernel_name: str, n: int, d: int, L: float, lam: float) -> 
         bound = round_up(2 * L / lam)
         return bound, stationary_evaluation_error(n, d, bound), FloatGuarantee.EXACT
     return 0.0, 0.0, FloatGuarantee.MITIGATION_ONLY
-
-
-def lattice_noise_moments(record: Mapping[str, Any], d: int) -> tuple[float, float]:
-    """(E||gamma Z||, E||gamma Z||^2) bounds for the released lattice noise of a float-safe record (public).
-
-    E||gamma Z||^2 = gamma^2 d Var Z_i and E||gamma Z|| <= its square root (Jensen). Var Z_i is at most
-    sigma^2 for the discrete Gaussian of parameter sigma^2 (Canonne, Kamath and Steinke 2020) and
-    2 q / (1 - q)^2, q = e^(-1/t), for the discrete Laplace of scale t (steps).
-    """
-    if record["noise"] == "discrete-gaussian":
-        variance = float(record["sigma2_steps"])
-    else:
-        q = math.exp(-1.0 / float(record["release_scale_steps" if "release_scale_steps" in record
-                                         else "noise_scale_steps"]))
-        variance = 2 * q / (1 - q) ** 2
-    second = float(record["lattice"]) ** 2 * d * variance
-    return math.sqrt(second), second

@@ -34,11 +34,22 @@ import numpy as np
 
 from ..exceptions import SolverError
 from ..rounding import round_up
+from ..verification.verdict import Mechanism
 from .calibrate import ObjectivePerturbation
+from .calibration import Noise, NoiseMoments, PublicFacts, Record, recorded
 from .exact import IntegerSource, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .lattice import discrete_laplace_tail, lattice_spacing
-from .lattice_output import LINEAR_LATTICE_BITS, FloatFields, l1_steps, lattice_record, release_on_lattice
+from .lattice_output import (
+    LINEAR_LATTICE_BITS,
+    FloatFields,
+    discrete_laplace_variance,
+    l1_steps,
+    laplace_words,
+    lattice_record,
+    release_on_lattice,
+)
+from .noise import l2_laplace_moments
 
 __all__ = ["OBJECTIVE_NOISE_BITS", "LatticeObjective"]
 
@@ -54,6 +65,44 @@ class LatticeObjective(FloatFields):
 
     base: ObjectivePerturbation
     dim: int
+
+    mechanism = Mechanism.OBJECTIVE
+    noise = Noise.DISCRETE_LAPLACE
+    approximate = False
+    inputs = ObjectivePerturbation.inputs
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> LatticeObjective:
+        return cls(ObjectivePerturbation.from_record({**record, "release_grid": None}, facts),
+                   recorded(record, "dim"))
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee | None:
+        return FloatGuarantee.DITHERED_LATTICE
+
+    @property
+    def release_lattice(self) -> float:
+        return self.release_spacing
+
+    @property
+    def lattice_noise(self) -> str:
+        return laplace_words(float(self.release_scale), self.release_steps)
+
+    def lattice_variance(self) -> float:
+        return discrete_laplace_variance(float(self.release_scale))
+
+    @property
+    def laplace_beta(self) -> float | None:
+        return self.base.beta
+
+    def noise_moments(self, d: int) -> NoiseMoments:
+        """b's l2-Laplace moments, and the released lattice noise's."""
+        return NoiseMoments(*l2_laplace_moments(d, self.base.beta), *self.lattice_moments(d))
+
+    def describe(self) -> str:
+        return (f"{super().describe()}; objective noise on the lattice {self.noise_spacing:.6g} (discrete Laplace "
+                f"of scale {float(self.noise_scale):.6g} steps, eps' = {self.base.epsilon_prime:.6g}, Delta = "
+                f"{self.base.extra_reg:.6g}), dithered radius {self.dithered_radius:.3g}")
 
     @property
     def noise_shift(self) -> float:
@@ -123,7 +172,7 @@ class LatticeObjective(FloatFields):
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(
             self.base.to_dict(), ("release_grid", "amp_sensitivity", "amp_beta"),
-            FloatGuarantee.DITHERED_LATTICE, dim=self.dim, noise="discrete-laplace",
+            FloatGuarantee.DITHERED_LATTICE, dim=self.dim, noise=self.noise.value,
             noise_lattice=self.noise_spacing, noise_l1_sensitivity=self.noise_steps,
             dithered_radius=self.dithered_radius, amp_sensitivity=self.amp_sensitivity,
             lattice=self.release_spacing, lattice_l1_sensitivity=self.release_steps,

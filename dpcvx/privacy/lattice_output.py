@@ -27,6 +27,7 @@ charges every integer, so the outputs under D and D' have the same support.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -38,11 +39,14 @@ from scipy.optimize import minimize_scalar
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import positive
+from ..verification.verdict import Mechanism
 from .calibrate import OutputPerturbation
 from .calibrate_gaussian import GaussianOutputPerturbation
+from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
 from .exact import IntegerSource, discrete_gaussian_array, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .lattice import from_lattice, lattice_spacing, to_lattice
+from .neighbours import Neighbours
 
 __all__ = ["LINEAR_LATTICE_BITS", "l1_steps", "squared_l2_steps", "zcdp_delta", "zcdp_rho",
            "lattice_point", "release_on_lattice", "lattice_record", "FloatFields",
@@ -132,9 +136,16 @@ def lattice_record(base: dict[str, Any], drop: tuple[str, ...], guarantee: Float
     return out
 
 
-class FloatFields:
-    """Reads the float calibration's public fields (n, L, R, epsilon, tol, gradient_tolerance, extra_reg,
-    sensitivity, ...) through the dataclass field ``base``."""
+class FloatFields(LinearCalibration):
+    """A float-safe calibration: exact integer noise on a public lattice. Reads the float calibration's public
+    fields (n, L, R, epsilon, tol, gradient_tolerance, extra_reg, sensitivity, ...) through the dataclass
+    field ``base``."""
+
+    exact_sampler = True
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee | None:
+        return FloatGuarantee.EXACT
 
     def __getattr__(self, name: str) -> Any:
         base = self.__dict__.get("base")
@@ -142,8 +153,54 @@ class FloatFields:
             raise AttributeError(name)
         return getattr(base, name)
 
+    @property
+    def relation(self) -> Neighbours:
+        return self.__dict__["base"].relation
+
+    def describe(self) -> str:
+        """The lattice, the noise and its sensitivity in lattice steps (and, objective, the objective's noise)."""
+        return f"calibration (exact sampler): release lattice {self.release_lattice:.6g}, {self.lattice_noise}"
+
+    @property
+    @abstractmethod
+    def release_lattice(self) -> float:
+        """gamma: the spacing of the lattice the release lies on."""
+
+    @property
+    @abstractmethod
+    def lattice_noise(self) -> str:
+        """The certificate's words for the released lattice noise."""
+
+    @abstractmethod
+    def lattice_variance(self) -> float:
+        """Var Z_i of the released noise in lattice steps (an upper bound)."""
+
+    def lattice_moments(self, d: int) -> tuple[float, float]:
+        """(E||gamma Z||, E||gamma Z||^2) bounds for the released lattice noise (public).
+
+        E||gamma Z||^2 = gamma^2 d Var Z_i and E||gamma Z|| <= its square root (Jensen).
+        """
+        second = self.release_lattice ** 2 * d * self.lattice_variance()
+        return math.sqrt(second), second
+
+
+def discrete_laplace_variance(scale: float) -> float:
+    """Var Z_i <= 2 q / (1 - q)^2, q = e^(-1/t), of the discrete Laplace of scale t (steps)."""
+    q = math.exp(-1.0 / scale)
+    return 2 * q / (1 - q) ** 2
+
+
+def laplace_words(scale: float, steps: int) -> str:
+    """The certificate's words for a product discrete Laplace of ``scale`` steps and l1 sensitivity ``steps``."""
+    return f"product discrete Laplace of scale {scale:.6g} steps, l1 sensitivity {steps} steps"
+
 
 class _OutputRelease(FloatFields):
+    mechanism = Mechanism.OUTPUT
+
+    def noise_moments(self, d: int) -> NoiseMoments:
+        return NoiseMoments(*self.lattice_moments(d))
+
     def draw_objective_noise(self, d: int, source: IntegerSource) -> np.ndarray:
         """Output perturbation leaves the objective unperturbed."""
         return np.zeros(d)
@@ -155,6 +212,25 @@ class LatticeLaplaceOutput(_OutputRelease):
 
     base: OutputPerturbation
     dim: int
+
+    noise = Noise.DISCRETE_LAPLACE
+    approximate = False
+    inputs = OutputPerturbation.inputs
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> LatticeLaplaceOutput:
+        return cls(OutputPerturbation.from_record({**record, "release_grid": None}, facts), recorded(record, "dim"))
+
+    @property
+    def release_lattice(self) -> float:
+        return self.spacing
+
+    @property
+    def lattice_noise(self) -> str:
+        return laplace_words(float(self.noise_scale), self.steps)
+
+    def lattice_variance(self) -> float:
+        return discrete_laplace_variance(float(self.noise_scale))
 
     @property
     def spacing(self) -> float:
@@ -177,7 +253,7 @@ class LatticeLaplaceOutput(_OutputRelease):
 
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(self.base.to_dict(), ("release_grid", "beta"), FloatGuarantee.EXACT,
-                             dim=self.dim, noise="discrete-laplace", lattice=self.spacing,
+                             dim=self.dim, noise=self.noise.value, lattice=self.spacing,
                              lattice_l1_sensitivity=self.steps, noise_scale_steps=float(self.noise_scale))
 
 
@@ -186,6 +262,27 @@ class LatticeGaussianOutput(_OutputRelease):
     """(epsilon, delta) output perturbation: a multivariate discrete Gaussian on the lattice (EXACT)."""
 
     base: GaussianOutputPerturbation
+
+    noise = Noise.DISCRETE_GAUSSIAN
+    approximate = True
+    inputs = GaussianOutputPerturbation.inputs
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> LatticeGaussianOutput:
+        return cls(GaussianOutputPerturbation.from_record({**record, "release_grid": None}, facts))
+
+    @property
+    def release_lattice(self) -> float:
+        return self.spacing
+
+    @property
+    def lattice_noise(self) -> str:
+        """Var Z_i <= sigma^2 for the discrete Gaussian of parameter sigma^2 (Canonne, Kamath and Steinke 2020)."""
+        return (f"multivariate discrete Gaussian sigma^2 = {self.sigma2:.6g} steps^2, {self.rho:.6g}-zCDP, "
+                f"squared l2 sensitivity {self.steps} steps^2")
+
+    def lattice_variance(self) -> float:
+        return float(self.sigma2)
 
     @cached_property
     def rho(self) -> float:
@@ -212,5 +309,5 @@ class LatticeGaussianOutput(_OutputRelease):
 
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(self.base.to_dict(), ("release_grid", "sigma"), FloatGuarantee.EXACT,
-                             noise="discrete-gaussian", zcdp_rho=self.rho, lattice=self.spacing,
+                             noise=self.noise.value, zcdp_rho=self.rho, lattice=self.spacing,
                              lattice_l2_squared_sensitivity=self.steps, sigma2_steps=self.sigma2)

@@ -22,8 +22,8 @@ from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism
 from . import calibrate
 from .calibrate_gaussian import ReleaseCalibration, gaussian_objective_perturbation, gaussian_output_perturbation
+from .calibration import PerturbsObjective
 from .neighbours import Neighbours
-from .registry import PerturbsObjective
 
 __all__ = ["calibrate_linear", "weight_scale"]
 
@@ -49,7 +49,7 @@ def calibrate_linear(problem: VerifiedProblem, mechanism: str, *, n: int, lam: f
         output = gaussian_output_perturbation(n, lam, epsilon, delta, L=L, R=R, m=m, tol=tol, dim=d,
                                               neighbours=neighbours)
         return output, {"L": certificate.lipschitz, "m": certificate.strong_convexity}
-    calibration: calibrate.Calibration
+    calibration: calibrate.PureCalibration
     if objective:
         calibration = calibrate.objective_perturbation(
             n, lam, epsilon, problem.curvature, L=problem.lipschitz, R=R,

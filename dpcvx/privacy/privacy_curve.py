@@ -64,7 +64,7 @@ from ..validation import check_delta, check_epsilon, positive
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
 
-__all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "curve_of_calibration",
+__all__ = ["CURVE_FORMAT", "CurvePart", "PrivacyCurve", "Composition", "compose_epsilon", "epsilon_delta_curve",
            "check_recorded_curve", "RDP_ORDERS", "have_dp_accounting", "rdp_conversion", "rdp_to_epsilon"]
 
 CURVE_FORMAT = "dpcvx-privacy-curve/1"
@@ -430,26 +430,10 @@ def compose_epsilon(curves: Iterable[PrivacyCurve], delta: float, *, method: str
     return Composition.of(curves).epsilon(delta, method)
 
 
-def curve_of_calibration(calibration: dict[str, Any], epsilon: float, delta: float) -> PrivacyCurve:
-    """The privacy curve of a release from its recorded calibration (``calibration.to_dict()``).
-
-    Gaussian output perturbation: one Gaussian part (sigma over the sensitivity).
-    Gaussian objective perturbation: the objective share as an (epsilon, delta)
-    part and the approximate-minimiser cover as a Gaussian part. Any other
-    calibration (pure epsilon; the kernel learners): one (epsilon, delta) part.
-    """
-    neighbours = Neighbours.parse(calibration.get("neighbours", Neighbours.REPLACE_ONE.value),
-                                  "calibration.neighbours")
-    if calibration.get("noise") == "gaussian" and calibration.get("mechanism") == "output":
-        part = CurvePart.gaussian(calibration["sigma"], calibration["sensitivity"],
-                                  "output perturbation (analytic Gaussian)")
-        return PrivacyCurve((part,), neighbours)
-    if calibration.get("noise") == "gaussian" and calibration.get("mechanism") == "objective":
-        objective = CurvePart(EPSILON_DELTA, f"objective perturbation ({calibration['analysis']})",
-                              epsilon=calibration["objective_epsilon"], delta=calibration["objective_delta"])
-        cover = CurvePart.gaussian(calibration["amp_sigma"], calibration["amp_sensitivity"],
-                                   "approximate-minimiser cover (Gaussian)")
-        return PrivacyCurve((objective, cover), neighbours)
+def epsilon_delta_curve(epsilon: float, delta: float, neighbours: Neighbours) -> PrivacyCurve:
+    """The curve of a mechanism known only to be (epsilon, delta)-DP under ``neighbours``: one part (a pure
+    calibration, the float-safe releases, the kernel learners). A Gaussian calibration knows a tighter curve
+    (:meth:`dpcvx.privacy.calibration.Calibration.privacy_curve`)."""
     return PrivacyCurve((CurvePart(EPSILON_DELTA, "the release's guarantee", epsilon=epsilon, delta=delta),),
                         neighbours)
 

@@ -36,7 +36,6 @@ from numpy.typing import ArrayLike
 from ..data.files import json_object
 from ..data.kernels import Kernel, as_rows, kernel_expansion, kernel_from_dict
 from ..exceptions import InputError
-from ..privacy import registry
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import (
     KERNEL_ALGORITHMS,
@@ -44,10 +43,11 @@ from ..privacy.kernel_calibrate import (
     release_constants,
 )
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, curve_of_calibration
+from ..privacy.privacy_curve import PrivacyCurve, check_recorded_curve, epsilon_delta_curve
 from ..rounding import ROUNDING
 from ..solvers.kernel import as_labels
 from .model import Release
+from .records.calibration import recompute_kernel
 
 __all__ = ["KernelPredictor", "KernelReleaseCertificate", "PrivateKernelModel", "release_to_dict",
            "release_from_dict", "KERNEL_CLASSES"]
@@ -142,9 +142,16 @@ class KernelReleaseCertificate:
                 f"{self.constant('n'):g} training rows ({self.algorithm}; {self.theorem})")
 
     @property
+    def float_guarantee(self) -> FloatGuarantee | None:
+        """The floating-point guarantee the calibration names (None: none named)."""
+        named = self.calibration.get("float_guarantee")
+        return None if named is None else FloatGuarantee.parse(named, "calibration.float_guarantee")
+
+    @property
     def privacy_curve(self) -> PrivacyCurve:
-        """The release's privacy curve (:mod:`dpcvx.privacy.privacy_curve`): its (epsilon, delta)."""
-        return curve_of_calibration(self.calibration, self.epsilon, self.delta)
+        """The release's privacy curve (:mod:`dpcvx.privacy.privacy_curve`): its (epsilon, delta), replace-one (the
+        kernel learners' relation)."""
+        return epsilon_delta_curve(self.epsilon, self.delta, Neighbours.REPLACE_ONE)
 
     def constant(self, name: str) -> float:
         value = self.constants[name]["value"]
@@ -171,8 +178,8 @@ class KernelReleaseCertificate:
         lines.append("calibration: " + ", ".join(
             f"{key} = {value:.6g}" if isinstance(value, float) else f"{key} = {value}"
             for key, value in self.calibration.items()))
-        if "float_guarantee" in self.calibration:
-            lines.append(FloatGuarantee.parse(self.calibration["float_guarantee"]).statement)
+        if self.float_guarantee is not None:
+            lines.append(self.float_guarantee.statement)
         return "\n".join(lines)
 
 
@@ -345,8 +352,7 @@ def release_from_dict(data: dict) -> PrivateKernelModel:
         if not _same(calibration.get(key), number):
             raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
                              f"states {number!r}; the file has been edited")
-    recomputed = registry.recompute(calibration, registry.PublicFacts(algorithm=algorithm, kernel=kernel,
-                                                                    centers=centers))
+    recomputed = recompute_kernel(calibration, algorithm, kernel, centers)
     for key in sorted(set(recomputed) | set(calibration)):
         if key not in recomputed or key not in calibration or not _same(calibration[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {calibration.get(key)!r}, recomputed "

@@ -24,10 +24,12 @@ from scipy.special import expit
 from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT
-from ..privacy import registry
+from ..privacy.calibrate import ObjectivePerturbation
+from ..privacy.calibration import LinearCalibration
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
-from ..privacy.privacy_curve import PrivacyCurve, curve_of_calibration
+from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.quantile import bound_then_fit_curve
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
@@ -58,7 +60,7 @@ class ReleaseCertificate:
     guarantee: str
     epsilon: float
     delta: float
-    calibration: dict
+    calibration: LinearCalibration
     verification: VerificationCertificate
     data_norm: float
     effective_norm_bound: float
@@ -100,7 +102,7 @@ class ReleaseCertificate:
     @property
     def relation(self) -> Neighbours:
         """The neighbour relation the guarantee is proved for (``neighbours`` states it in words)."""
-        return Neighbours.parse(self.calibration.get("neighbours", Neighbours.REPLACE_ONE.value))
+        return self.calibration.relation
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
@@ -119,12 +121,27 @@ class ReleaseCertificate:
         return self.verification.strong_convexity
 
     @property
+    def _pure_objective(self) -> ObjectivePerturbation | None:
+        """Algorithm 2's pure calibration (of the float-safe form too), else None."""
+        calibration = self.calibration
+        return calibration.base if isinstance(calibration, LatticeObjective) else \
+            calibration if isinstance(calibration, ObjectivePerturbation) else None
+
+    @property
     def epsilon_prime(self) -> float | None:
-        return self.calibration.get("epsilon_prime")
+        """eps' of pure objective perturbation's b (Algorithm 2), else None."""
+        pure = self._pure_objective
+        return None if pure is None else pure.epsilon_prime
+
+    @property
+    def split(self) -> str | None:
+        """The budget split of pure objective perturbation (:data:`dpcvx.privacy.calibrate.SPLITS`), else None."""
+        pure = self._pure_objective
+        return None if pure is None else pure.split
 
     @property
     def extra_reg(self) -> float:
-        return self.calibration.get("extra_reg", 0.0)
+        return self.calibration.extra_reg
 
     @property
     def effective_lam(self) -> float | None:
@@ -136,7 +153,7 @@ class ReleaseCertificate:
         for every smaller Lam: the release no longer depends on Lam. The certificate and the estimators'
         repr state it.
         """
-        m, lam = self.calibration.get("m"), self.constants.get("lam", self.calibration.get("lam"))
+        m, lam = self.calibration.m, self.constants.get("lam", self.calibration.lam)
         if self.extra_reg <= 0 or not m or lam is None:
             return None
         return float(lam) + self.extra_reg / float(m)
@@ -144,9 +161,13 @@ class ReleaseCertificate:
     @property
     def beta(self) -> float | None:
         """beta of the l2 Laplace noise exp(-beta ||b||) (objective: of b); None when the release draws no
-        such noise (the Gaussian and the float-safe output releases: see ``calibration["noise"]``)."""
-        value = self.calibration.get("beta")
-        return None if value is None else float(value)
+        such noise (the Gaussian and the float-safe output releases: see ``calibration.noise``)."""
+        return self.calibration.laplace_beta
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee | None:
+        """The floating-point guarantee the calibration gives (None: a release not rounded to a grid)."""
+        return self.calibration.float_guarantee
 
     @property
     def conditional(self) -> bool:
@@ -160,7 +181,7 @@ class ReleaseCertificate:
         if self.private_bounds:
             return bound_then_fit_curve([record["epsilon"] for record in self.private_bounds], self.epsilon,
                                         self.delta)
-        return curve_of_calibration(self.calibration, self.epsilon, self.delta)
+        return self.calibration.privacy_curve(self.epsilon, self.delta)
 
     def to_dict(self) -> dict:
         return {
@@ -168,7 +189,7 @@ class ReleaseCertificate:
             "guarantee": self.guarantee,
             "epsilon": self.epsilon,
             "delta": self.delta,
-            "calibration": dict(self.calibration),
+            "calibration": self.calibration.to_dict(),
             "constants": self.constants.to_dict(),
             "data_norm": self.data_norm,
             "effective_norm_bound": self.effective_norm_bound,
@@ -217,18 +238,18 @@ class ReleaseCertificate:
             origin = "drawn privately, above" if self.private_label_bound is not None else "public"
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} ({origin}; labels beyond it {self.clipping.replace('R', 'B')})")
-        lines.append(registry.describe(c))
+        lines.append(c.describe())
         if self.effective_lam is not None:
             lines.append(f"effective lam = Lam + Delta / m = {self.effective_lam:g}: Delta raised lam = "
-                         f"{float(self.constants.get('lam', c.get('lam', 0.0))):g} to it (any smaller lam gives the "
+                         f"{float(self.constants.get('lam', c.lam)):g} to it (any smaller lam gives the "
                          "same release)")
-        if "gradient_tolerance" in c:
+        if c.gradient_tolerance is not None:
             lines.append(
-                f"approximate minimiser: ||grad F|| <= {c['gradient_tolerance']:.3g} (public), "
-                f"covered by {c['approximate_minimiser']}"
+                f"approximate minimiser: ||grad F|| <= {c.gradient_tolerance:.3g} (public), "
+                f"covered by {c.approximate_minimiser}"
             )
-        if "float_guarantee" in c:
-            lines.append(FloatGuarantee.parse(c["float_guarantee"]).statement)
+        if self.float_guarantee is not None:
+            lines.append(self.float_guarantee.statement)
         if self.post_processing:
             lines += [f"post-processing: {step}" for step in self.post_processing]
         elif self.sparse_regularizer:

@@ -59,8 +59,7 @@ class MulticlassCertificate:
     @property
     def float_guarantee(self) -> FloatGuarantee:
         """The floating-point guarantee every class's release holds (one learner: the same for all)."""
-        return FloatGuarantee.parse(self.per_class[0].calibration.get("float_guarantee",
-                                                                      FloatGuarantee.MITIGATION_ONLY.value))
+        return self.per_class[0].calibration.float_guarantee or FloatGuarantee.MITIGATION_ONLY
 
     @property
     def conditional(self) -> bool:

@@ -9,7 +9,6 @@ scikit-learn.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +16,9 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
+from ..privacy.adassp import AdaSSPCalibration
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.privacy_curve import CurvePart, PrivacyCurve
+from ..privacy.privacy_curve import PrivacyCurve
 from .model import Release, linear_scores
 from .sparsify import Sparsifiable
 
@@ -84,7 +84,7 @@ class SufficientStatisticsCertificate:
     guarantee: str
     epsilon: float
     delta: float
-    calibration: dict
+    calibration: AdaSSPCalibration
     data_norm: float
     effective_norm_bound: float
     label_bound: float
@@ -97,30 +97,32 @@ class SufficientStatisticsCertificate:
     @property
     def privacy_curve(self) -> PrivacyCurve:
         """One Gaussian mechanism on the three scaled statistics (sensitivity sqrt(3) together)."""
-        part = CurvePart.gaussian(self.calibration["unit_sigma"], math.sqrt(3), "AdaSSP's three statistics")
-        return PrivacyCurve((part,), self.calibration["neighbours"])
+        return self.calibration.privacy_curve(self.epsilon, self.delta)
 
     @property
     def conditional(self) -> bool:
         return False
 
+    @property
+    def float_guarantee(self) -> FloatGuarantee:
+        """Mitigation only: each noisy statistic is rounded to its grid (:attr:`AdaSSPCalibration.release_grids`)."""
+        return FloatGuarantee.MITIGATION_ONLY
+
     def to_dict(self) -> dict[str, Any]:
         return {"mechanism": self.mechanism, "guarantee": self.guarantee, "epsilon": self.epsilon,
-                "delta": self.delta, "calibration": dict(self.calibration), "data_norm": self.data_norm,
+                "delta": self.delta, "calibration": self.calibration.to_dict(), "data_norm": self.data_norm,
                 "effective_norm_bound": self.effective_norm_bound, "label_bound": self.label_bound,
                 "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
                 "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
                 "privacy_curve": self.privacy_curve.to_dict()}
 
     def __str__(self) -> str:
-        c = self.calibration
         return "\n".join([
             f"dpcvx release: AdaSSP least squares, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "
             f"|y| <= {self.label_bound:g}; beyond them: {self.clipping}",
-            f"noise: sigma = {', '.join(f'{s:.4g}' for s in c['sigmas'])} for lambda_min, X^T X, X^T y "
-            f"(sensitivities {', '.join(f'{s:.4g}' for s in c['sensitivities'])})",
-            FloatGuarantee.parse(c["float_guarantee"], "calibration.float_guarantee").statement,
+            self.calibration.describe(),
+            self.float_guarantee.statement,
         ])

@@ -30,7 +30,7 @@ A model file is not trusted. Loading executes nothing (the file is parsed by
 repeated keys, huge integers and deep nesting), checks every field's type and
 range (unknown, missing or duplicated keys are refused), recomputes the
 calibration from the stated epsilon, n, lambda, R and constants with the
-library's own formulas (:func:`dpcvx.privacy.registry.recompute`) and refuses a file
+library's own formulas (:func:`dpcvx.release.records.calibration.read_linear`) and refuses a file
 whose recorded calibration disagrees, naming the field. Every refusal is a
 :class:`~dpcvx.exceptions.FileError` (an
 :class:`~dpcvx.exceptions.InputError`). A feature map is rebuilt through a

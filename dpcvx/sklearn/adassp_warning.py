@@ -36,12 +36,12 @@ import math
 import warnings
 
 from ..exceptions import user_stacklevel
-from ..privacy.adassp import AdaSSPCalibration, adassp_calibration
+from ..privacy.adassp import AdaSSPCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
 from .noise_warning import NoiseDominatesWarning
 
-__all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "certified_calibration",
+__all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal",
            "warn_if_adassp_noise_dominates"]
 
 #: AdaSSP warns when the noise in a typical prediction exceeds this many times the signal's share
@@ -68,19 +68,11 @@ def adassp_noise_to_signal(calibration: AdaSSPCalibration, n: int) -> float:
     return _noise_scale(calibration) / _typical_eigenvalue(calibration, n)
 
 
-def certified_calibration(certificate: SufficientStatisticsCertificate) -> AdaSSPCalibration:
-    """The calibration an AdaSSP certificate records, rebuilt from its public inputs."""
-    record = certificate.calibration
-    return adassp_calibration(certificate.epsilon, certificate.delta, dim=record["dim"],
-                              data_norm=record["data_norm"], label_bound=record["label_bound"],
-                              neighbours=record["neighbours"], failure_probability=record["failure_probability"])
-
-
 def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int) -> None:
     """Warn :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` when :func:`adassp_noise_to_signal` exceeds
     ``ADASSP_RATIO_LIMIT``. Reads the certificate (public) and n; the message holds them only.
     Nothing under add/remove (n is private). Points at the user's line (:func:`user_stacklevel`)."""
-    calibration = certified_calibration(certificate)
+    calibration = certificate.calibration
     if calibration.neighbours is not Neighbours.REPLACE_ONE:
         return
     ratio = adassp_noise_to_signal(calibration, n)

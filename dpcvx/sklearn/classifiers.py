@@ -98,7 +98,7 @@ from ..models.erm import PrivateERM
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE
-from ..models.record_weights import check_class_prior, effective_view
+from ..models.record_weights import check_class_prior, effective_view, mean_weight
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.rng import check_estimator_seed
@@ -279,12 +279,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
         """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""
-        certificate = (model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel)
-                       else effective_view(model.certificate))   # balanced weights: n s_bar records (section 21)
+        # balanced weights: the view of n s_bar records, Lam / s_bar and Delta / s_bar (section 21)
+        certificate, mean = ((model.certificate.per_class[0], 1.0) if isinstance(model, PrivateMulticlassModel)
+                             else (effective_view(model.certificate), mean_weight(model.certificate)))
         rates = self._offset_rates()   # the signal is measured against the offset model: its loss H(pi)
         gain = loss_at_zero(self._private_erm().loss) if rates is None else prior_entropy(rates)
         warn_if_noise_dominates(type(self).__name__, certificate, gain,
-                                lam_advice=lambda: self._lam_advice(certificate))
+                                lam_advice=lambda: self._lam_advice(certificate), mean_weight=mean)
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
         """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25)."""

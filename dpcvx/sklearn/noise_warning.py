@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ..exceptions import DPCVXWarning, SmallTableWarning, user_stacklevel
-from ..privacy import registry
-from ..privacy.lam_rule import LamChoice, comparator_for, noise_moments
+from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
 from ..verification.verdict import Mechanism
 
@@ -51,14 +50,15 @@ SMALL_TABLE_LIMIT = 50.0
 REGRESSION_RATIO_LIMIT = 2.0
 
 
-def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None) -> tuple[float, float]:
+def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None,
+                    mean_weight: float = 1.0) -> tuple[float, float]:
     """(expected norm of the noise in w, upper bound on the norm of the non-private minimiser).
 
     Both are functions of the release certificate only (epsilon, n, d, lam and the verified
     constants L, m, R): public, never a statistic of the data.
 
     * Noise. Output perturbation adds b with E||b|| = d / beta (density ~ exp(-beta ||b||)) or
-      E||b|| <= sigma sqrt(d) (Gaussian): :func:`dpcvx.privacy.registry.expected_noise`.
+      E||b|| <= sigma sqrt(d) (Gaussian): :meth:`dpcvx.privacy.calibration.LinearCalibration.expected_noise`.
       Objective perturbation adds b^T w / n to an objective that is (m lam + Delta)-strongly
       convex, which moves the minimiser by at most ||b|| / (n (m lam + Delta)), plus the
       approximate-minimiser noise b_2.
@@ -71,8 +71,8 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     constants = certificate.constants
     n, d = int(constants["n"]), int(constants["d"])
     L, R = float(constants["L"]), float(constants["R"])
-    strong = _strong_convexity(certificate)
-    noise = registry.expected_noise(certificate.calibration, d, n * strong)
+    strong = _strong_convexity(certificate, mean_weight)
+    noise = certificate.calibration.expected_noise(d, n * strong)
     bound = L * R / strong
     if loss_at_zero is not None:
         bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
@@ -83,10 +83,11 @@ def _is_objective(certificate: ReleaseCertificate) -> bool:
     return Mechanism.of(certificate.mechanism) is Mechanism.OBJECTIVE
 
 
-def _strong_convexity(certificate: ReleaseCertificate) -> float:
-    """s = m lam + Delta (Delta, the objective's added ridge; 0 for output perturbation)."""
+def _strong_convexity(certificate: ReleaseCertificate, mean_weight: float) -> float:
+    """s = m lam + Delta (Delta, the objective's added ridge, over the mean record weight s_bar of a weighted
+    release's unweighted view, docs/theory.md, section 21; 0 for output perturbation)."""
     constants = certificate.constants
-    ridge = float(certificate.calibration.get("extra_reg", 0.0)) if _is_objective(certificate) else 0.0
+    ridge = certificate.calibration.extra_reg / mean_weight if _is_objective(certificate) else 0.0
     return float(constants["m"]) * float(constants["lam"]) + ridge
 
 
@@ -113,7 +114,8 @@ def comparator_norm(certificate: ReleaseCertificate) -> float:
                           float(certificate.intercept_scaling) if certificate.fit_intercept else None)
 
 
-def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None) -> tuple[float, float]:
+def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None,
+                           mean_weight: float = 1.0) -> tuple[float, float]:
     """(the noise's typical share of a decision value, the signal's), public quantities only.
 
     Both at a typical row: an isotropic vector v moves x^T v by about ||v|| R / sqrt(d) for
@@ -126,7 +128,7 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
       and its norm is at most about W otherwise: S = min(W, l(0) / (W s)), s = m lam + Delta
       (with l(0) unknown, L R / s). The signal's share: S R / sqrt(d).
     * Noise, output perturbation: b is added to w, E||b|| R / sqrt(d)
-      (:func:`dpcvx.privacy.lam_rule.noise_moments`, exact for each sampler).
+      (:meth:`dpcvx.privacy.calibration.LinearCalibration.noise_moments`, exact for each sampler).
     * Noise, objective perturbation: the minimiser moves by (H + s I)^-1 b / n with H the
       data's Hessian, H = (1/n) sum l'' x x^T. Along an eigendirection of variance v,
       the decision moves by sqrt(v) b_j / (n (l'' v + s)) <= b_j min(R / s, 1 / (2 sqrt(c s))) / n:
@@ -137,13 +139,13 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
     """
     constants = certificate.constants
     n, d, R = int(constants["n"]), int(constants["d"]), float(constants["R"])
-    strong = _strong_convexity(certificate)
+    strong = _strong_convexity(certificate, mean_weight)
     W = comparator_norm(certificate)
     gain = float(constants["L"]) * R * W if loss_at_zero is None else loss_at_zero
     signal = min(W, gain / (W * strong)) * R / math.sqrt(d)
-    moments = noise_moments(certificate.calibration, certificate.mechanism, d)
+    moments = certificate.calibration.noise_moments(d)
     if _is_objective(certificate):
-        curvature = certificate.calibration.get("c")
+        curvature = certificate.constants.c
         reach = R / strong if curvature is None else min(R / strong, 1 / (2 * math.sqrt(float(curvature) * strong)))
         noise = moments.first * reach / (n * math.sqrt(d)) + moments.amp_first * R / math.sqrt(d)
     else:
@@ -153,7 +155,7 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
 
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
                             prediction_scale: float | None = None,
-                            lam_advice: Callable[[], str] | None = None) -> None:
+                            lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0) -> None:
     """Warn :class:`NoiseDominatesWarning` when a release is predicted to be no better than the zero model.
 
     * classifiers (``prediction_scale`` None): the noise's typical share of a decision value
@@ -171,13 +173,13 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     through scikit-learn's wrappers.
     """
     if prediction_scale is None:
-        noise, signal = margin_noise_to_signal(certificate, loss_at_zero)
+        noise, signal = margin_noise_to_signal(certificate, loss_at_zero, mean_weight)
         ratio, limit = noise / signal, NOISE_RATIO_LIMIT
         shown = (f"the noise moves a prediction by about {noise:.3g} at a typical row, {ratio:.3g} times "
                  f"{signal:.3g}, the decision value a model of the public comparator norm "
                  f"{comparator_norm(certificate):.3g} reaches at this lam")
     else:
-        noise, bound = noise_to_signal(certificate, loss_at_zero)
+        noise, bound = noise_to_signal(certificate, loss_at_zero, mean_weight)
         ratio, limit = noise / bound, REGRESSION_RATIO_LIMIT
         shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, "
                  "the largest norm the non-private weights can have")
@@ -212,11 +214,11 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
     mechanism, relation and split (``rule()``: the warning's learner with lam="auto"). Public inputs only."""
     if isinstance(lam, str):
         return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
-    constants, calibration = certificate.constants, certificate.calibration
+    constants = certificate.constants
     width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
     choice = rule().choose_lam(int(constants["n"]), width, certificate.epsilon, certificate.mechanism,
-                               delta=certificate.delta, neighbours=str(calibration.get("neighbours", "replace-one")),
-                               split=str(calibration.get("split", "max")))
+                               delta=certificate.delta, neighbours=certificate.relation.value,
+                               split=certificate.split or "max")
     return f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, docs/theory.md " \
            "section 25"
 

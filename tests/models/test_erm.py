@@ -47,16 +47,16 @@ def test_logistic_objective_perturbation_fits_and_certifies(data):
     # "max" split takes eps' = eps_1 / 2 with extra regularization Delta > 0, where eps_1 is
     # what approximate minima perturbation leaves: eps_1 = eps / (1 + sqrt(tol n))
     cal = cert.calibration
-    assert cal["split"] == "max" and cal["tol"] == 1e-10
+    assert cal.split == "max" and cal.tol == 1e-10
     eps_1 = 0.1 / (1 + np.sqrt(1e-10 * 2000))
     assert cert.epsilon_prime == pytest.approx(eps_1 / 2, rel=1e-9) and cert.extra_reg > 0
     assert cert.beta == pytest.approx(eps_1 / 4, rel=1e-9)
-    assert cal["amp_epsilon"] == pytest.approx(0.1 - eps_1, rel=1e-9)
-    assert cal["gradient_tolerance"] == pytest.approx(1e-10 * 2000, rel=1e-9)
+    assert cal.amp_epsilon == pytest.approx(0.1 - eps_1, rel=1e-9)
+    assert cal.gradient_tolerance == pytest.approx(1e-10 * 2000, rel=1e-9)
     assert "Theorem 2" in cert.guarantee and "approximate minima perturbation" in cert.guarantee
     info = erm.diagnostics_
     assert info.solver == "newton" and info.iterations >= 1 and info.seconds > 0
-    assert info.gradient_norm <= 0.5 * cal["gradient_tolerance"] and info.converged
+    assert info.gradient_norm <= 0.5 * cal.gradient_tolerance and info.converged
     assert "NOT PRIVATE" in str(info) and "NOT PRIVATE" in repr(info)
     assert "residual" not in str(cert) and "iterations" not in str(cert)
 
@@ -80,7 +80,7 @@ def test_fast_and_cvxpy_paths_agree(data, loss, n, lam, intercept):
     d = X_mapped.shape[1]
     problem = erm._verified(d)
     noise = dpcvx.privacy.noise.sample_l2_laplace(d, fast.certificate.beta, np.random.default_rng(3))
-    gamma = fast.certificate.calibration["gradient_tolerance"]
+    gamma = fast.certificate.calibration.to_dict()["gradient_tolerance"]
     fast_w, _ = erm._solve(problem, X_mapped, labels, noise, fast.certificate.extra_reg, gamma)
     scale = max(1.0, np.abs(fast_w).max())
     for solver, agreement in (("SCS", 1e-6), ("CLARABEL", 1e-4)):
@@ -141,13 +141,13 @@ def test_loose_tolerance_is_paid_for_in_the_calibration(data, mechanism):
     tight = dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, tol=1e-10).fit(X, y, 1.0, mechanism, random_state=0)
     loose = dpcvx.PrivateERM(lam=1e-3, data_norm=1.0, tol=1e-4).fit(X, y, 1.0, mechanism, random_state=0)
     t, lo = tight.certificate.calibration, loose.certificate.calibration
-    assert lo["gradient_tolerance"] == pytest.approx(1e-4 * 2000) and lo["tol"] == 1e-4
+    assert lo.gradient_tolerance == pytest.approx(1e-4 * 2000) and lo.tol == 1e-4
     if mechanism == "output":  # sensitivity 2 L R (1 + tol n) / (n m Lam)
-        assert lo["sensitivity"] == pytest.approx(2 / (2000 * 1e-3) * (1 + 1e-4 * 2000), rel=1e-9)
-        assert lo["beta"] < t["beta"]
+        assert lo.sensitivity == pytest.approx(2 / (2000 * 1e-3) * (1 + 1e-4 * 2000), rel=1e-9)
+        assert lo.beta < t.beta
     else:  # a larger share of epsilon pays for the approximate-minimiser noise
-        assert lo["amp_epsilon"] > t["amp_epsilon"] and lo["epsilon_prime"] < t["epsilon_prime"]
-        assert lo["amp_sensitivity"] == pytest.approx(2 * 1e-4 / (1e-3 + lo["extra_reg"]), rel=1e-9)
+        assert lo.amp_epsilon > t.amp_epsilon and lo.epsilon_prime < t.epsilon_prime
+        assert lo.amp_sensitivity == pytest.approx(2 * 1e-4 / (1e-3 + lo.extra_reg), rel=1e-9)
 
 
 def test_refuses_mechanism_the_certificate_does_not_allow(data):
@@ -173,7 +173,7 @@ def test_non_quadratic_regularizer_goes_through_cvxpy(data):
     model = erm.fit(X[:300], y[:300], epsilon=1.0, random_state=0)
     assert erm.diagnostics_.solver.startswith("cvxpy") and erm.diagnostics_.converged
     # no Newton polish for this N, so the declared problem gets the conic default tolerance
-    assert model.certificate.calibration["tol"] == dpcvx.privacy.calibrate.CONIC_TOL
+    assert model.certificate.calibration.to_dict()["tol"] == dpcvx.privacy.calibrate.CONIC_TOL
     with pytest.raises(dpcvx.InputError, match="solver='fast'"):
         dpcvx.PrivateERM(regularizer=erm.regularizer, data_norm=1.0, solver="fast").fit(
             X[:300], y[:300], epsilon=1.0)
@@ -350,7 +350,7 @@ def test_paper_split_cliff(data):
     erm = dpcvx.PrivateERM(loss=losses.huber_hinge(0.5), lam=1e-2, data_norm=1.0)
     paper = erm.fit(X, y, epsilon=0.1, split="paper", random_state=0).certificate
     best = erm.fit(X, y, epsilon=0.1, random_state=0).certificate
-    eps_1 = 0.1 - paper.calibration["amp_epsilon"]  # the approximate-minimiser share is set aside
+    eps_1 = 0.1 - paper.calibration.to_dict()["amp_epsilon"]  # the approximate-minimiser share is set aside
     assert paper.epsilon_prime == pytest.approx(eps_1 - 2 * np.log1p(1 / 20), rel=1e-9)
     assert paper.epsilon_prime < 0.003 and paper.extra_reg == 0
     assert best.epsilon_prime == pytest.approx(eps_1 / 2, rel=1e-12) and best.extra_reg > 0
@@ -372,8 +372,8 @@ def test_output_release_is_rounded_to_a_power_of_two_grid(data):
     X, y, _, _ = data
     model = dpcvx.PrivateERM(data_norm=1.0).fit(X, y, epsilon=1.0, mechanism="output", random_state=0)
     cal = model.certificate.calibration
-    spacing = cal["release_grid"]
-    assert spacing == 2.0 ** (int(np.ceil(np.log2(1 / cal["beta"]))) - 30)
+    spacing = cal.release_grid
+    assert spacing == 2.0 ** (int(np.ceil(np.log2(1 / cal.beta))) - 30)
     assert np.all(model.coef_ / spacing == np.round(model.coef_ / spacing))
 
 

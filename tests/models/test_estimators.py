@@ -352,7 +352,7 @@ def test_noise_to_signal_is_the_documented_formula(data):
     assert noise == pytest.approx(d / beta, rel=1e-3)
     assert bound == pytest.approx(min(np.sqrt(2) / 1e-2, np.sqrt(2 * np.log(2) / 1e-2)))
     objective = dpcvx.DPLogisticRegression(lam=1e-2, random_state=0).fit(X, y)
-    calibration = objective.certificate_.calibration
+    calibration = objective.certificate_.calibration.to_dict()
     noise, _ = noise_to_signal(objective.certificate_, np.log(2))
     strong = 1e-2 + calibration["extra_reg"]
     assert noise == pytest.approx(d / (calibration["beta"] * n * strong) + d / calibration["amp_beta"])

@@ -38,7 +38,7 @@ def test_classifiers_pass_float_safe_to_the_release(data, make):
         certificate = estimator.certificate_
         one = certificate.per_class[0] if hasattr(certificate, "per_class") else certificate
         expected = {"output": "exact", "objective": "dithered-lattice"}[estimator.mechanism]
-        assert (one.calibration.get("float_guarantee") == expected) == float_safe
+        assert (one.calibration.to_dict().get("float_guarantee") == expected) == float_safe
     assert "float_safe" in make().get_params()
 
 
@@ -48,7 +48,7 @@ def test_classifiers_pass_float_safe_to_the_release(data, make):
 def test_regressors_pass_float_safe_to_the_objective_release(data, make):
     X, _, target = data
     estimator = make().set_params(float_safe=True, random_state=0).fit(X, target)
-    assert estimator.certificate_.calibration["float_guarantee"] == "dithered-lattice"
+    assert estimator.certificate_.calibration.to_dict()["float_guarantee"] == "dithered-lattice"
     assert estimator.certificate_.mechanism == "objective"
 
 
@@ -72,6 +72,6 @@ def test_the_command_line_float_safe_flag(tmp_path):
     out = tmp_path / "m.json"
     assert main(["fit", str(table), "--target", "y", "--positive", "1", *columns, "--mechanism", "output",
                  "--float-safe", "--out", str(out)]) == 0
-    assert dpcvx.load(out).certificate.calibration["float_guarantee"] == "exact"
+    assert dpcvx.load(out).certificate.calibration.to_dict()["float_guarantee"] == "exact"
     assert main(["fit", str(table), "--target", "t", "--task", "regression", "--label-bound", "5", *columns,
                  "--delta", "1e-6", "--float-safe", "--out", str(tmp_path / "r.json")]) != 0

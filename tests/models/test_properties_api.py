@@ -76,7 +76,7 @@ def test_one_bad_parameter_gives_a_typed_error_or_a_finite_release(case):
             assert accountant.spent.epsilon == 0, "a refused call spent budget"
         else:
             assert np.all(np.isfinite(model.coef_)) and math.isfinite(model.intercept_)
-            assert np.isfinite(model.certificate.calibration["beta"])
+            assert np.isfinite(model.certificate.calibration.to_dict()["beta"])
     np.testing.assert_array_equal(X, X_before)
     np.testing.assert_array_equal(Y, Y_before)
 

@@ -145,7 +145,7 @@ def test_residual_losses_are_verified_and_squared_error_is_refused(data):
     pseudo = dpcvx.PrivateERM(loss=lambda r: 2 * cp.norm(cp.hstack([2, r]), 2) - 4, task="regression",
                               label_bound=1.0, lam=1e-2, data_norm=1.0)
     model = pseudo.fit(X, y, 1.0, delta=1e-6, random_state=0)
-    assert model.certificate.constants["L"] == 2 and model.certificate.calibration["noise"] == "gaussian"
+    assert model.certificate.constants["L"] == 2 and model.certificate.calibration.to_dict()["noise"] == "gaussian"
     nonprivate = pseudo.fit_nonprivate(X, y)
     assert nonprivate.score(X, y) > 0.5
 

@@ -79,10 +79,10 @@ def test_huge_n_tiny_lam_takes_the_delta_branch():
     erm = dpcvx.PrivateERM(lam=1e-9, data_norm=1.0)
     model = erm.fit(X, y, epsilon=0.1, random_state=0)
     cal = model.certificate.calibration
-    algorithm_2 = 0.1 - cal["amp_epsilon"]  # the rest pays for the approximate-minimiser noise
-    assert cal["extra_reg"] > 0 and cal["epsilon_prime"] == pytest.approx(algorithm_2 / 2, rel=1e-12)
+    algorithm_2 = 0.1 - cal.amp_epsilon  # the rest pays for the approximate-minimiser noise
+    assert cal.extra_reg > 0 and cal.epsilon_prime == pytest.approx(algorithm_2 / 2, rel=1e-12)
     # the effective regularization m Lam + Delta meets the Jacobian condition
-    assert (1 + 0.25 / (200_000 * (1e-9 + cal["extra_reg"]))) ** 2 <= np.exp(algorithm_2 - cal["epsilon_prime"])
+    assert (1 + 0.25 / (200_000 * (1e-9 + cal.extra_reg))) ** 2 <= np.exp(algorithm_2 - cal.epsilon_prime)
     assert erm.diagnostics_.converged
 
 

@@ -41,10 +41,10 @@ def test_output_perturbation_beta_uses_w_max_L(data):
     model = erm(sample_weight_bound=2.0).fit(X, y, 1.0, "output", sample_weight=s, random_state=0)
     n = len(y)
     expected = calibrate.output_perturbation(n, 0.01, 1.0, L=2.0, R=1.0, m=1.0, tol=calibrate.DEFAULT_TOL)
-    assert model.certificate.calibration["beta"] == expected.beta
+    assert model.certificate.calibration.to_dict()["beta"] == expected.beta
     assert model.certificate.constants["L"] == Fraction(2)
     unweighted = erm().fit(X, y, 1.0, "output", random_state=0)
-    assert model.certificate.calibration["beta"] < unweighted.certificate.calibration["beta"]
+    assert model.certificate.calibration.to_dict()["beta"] < unweighted.certificate.calibration.to_dict()["beta"]
 
 
 def test_objective_perturbation_uses_w_max_L_and_c(data):
@@ -52,7 +52,7 @@ def test_objective_perturbation_uses_w_max_L_and_c(data):
     model = erm(sample_weight_bound=3.0).fit(X, y, 1.0, sample_weight=s, random_state=0)
     expected = calibrate.objective_perturbation(len(y), 0.01, 1.0, 0.75, L=3.0, R=1.0, m=1.0, split="max",
                                                 tol=calibrate.DEFAULT_TOL)
-    calibration = model.certificate.calibration
+    calibration = model.certificate.calibration.to_dict()
     assert calibration["beta"] == expected.beta and calibration["epsilon_prime"] == expected.epsilon_prime
     assert (model.certificate.constants["L"], model.certificate.constants["c"]) == (Fraction(3), Fraction(3, 4))
     assert model.certificate.weights["bound"] == 3.0

@@ -407,7 +407,7 @@ def test_broken_variants_claim_what_the_correct_learner_claims():
     nips = CASES["nips2008-objective-logistic-lam1e-4"]
     correct, broken = (learner.fit(ZERO.X, ZERO.y, 1.0, random_state=0).certificate
                        for learner in nips[:2])
-    algorithm_2 = 1.0 - correct.calibration["amp_epsilon"]  # the rest covers the approximate minimiser
+    algorithm_2 = 1.0 - correct.calibration.to_dict()["amp_epsilon"]  # the rest covers the approximate minimiser
     assert correct.extra_reg > 0 and correct.epsilon_prime == pytest.approx(algorithm_2 / 2, rel=1e-12)
     assert broken.extra_reg == 0 and broken.epsilon_prime == 1.0
 

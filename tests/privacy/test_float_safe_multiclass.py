@@ -72,8 +72,8 @@ def test_the_multiclass_certificate_names_the_guarantee_and_every_class_is_on_it
     assert certificate.float_guarantee.value == "exact"
     assert "floating point: exact" in str(certificate) and "zCDP" in certificate.composition
     for row, one in zip(gaussian_release.coef_, certificate.per_class, strict=True):
-        assert one.calibration["noise"] == "discrete-gaussian"
-        assert all(on_lattice(value, one.calibration["lattice"]) for value in row)
+        assert one.calibration.to_dict()["noise"] == "discrete-gaussian"
+        assert all(on_lattice(value, one.calibration.to_dict()["lattice"]) for value in row)
 
 
 def test_the_loader_refuses_an_edited_class_guarantee_or_composition(gaussian_release, tmp_path):

@@ -21,9 +21,9 @@ from dpcvx.privacy.calibrate_gaussian import (
     gaussian_objective_perturbation,
     gaussian_output_perturbation,
 )
+from dpcvx.privacy.calibration import PublicFacts
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
 from dpcvx.privacy.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
-from dpcvx.privacy.registry import recompute
 
 ADULT = {"n": 43_958, "lam": 10**-2.5, "epsilon": 0.1, "c": 0.25, "L": 1.0, "R": 1.0, "m": 1.0, "dim": 114}
 
@@ -73,7 +73,12 @@ def test_output_sigma_is_the_analytic_gaussian_at_the_approximate_sensitivity():
     lambda: gaussian_output_perturbation(5000, 1e-3, 0.5, 1e-8, L=1.0, R=1.0, m=1.0, tol=1e-10, dim=7),
 ])
 def test_recompute_reproduces_the_calibration(maker):
-    recorded = maker().with_release_grid(2.0**-40).to_dict()
+    calibration = maker().with_release_grid(2.0**-40)
+    recorded = calibration.to_dict()
+
+    def recompute(record):
+        return type(calibration).from_record(record, PublicFacts()).to_dict()
+
     assert recompute(recorded) == recorded | {"release_grid": recompute(recorded)["release_grid"]}
     edited = dict(recorded, delta=recorded["delta"] * 10)
     assert recompute(edited)["sigma"] < recorded["sigma"]  # an edited delta shows in the noise
@@ -94,7 +99,7 @@ def test_fit_draws_gaussian_noise_with_the_calibrated_scales(data, mechanism, mo
     monkeypatch.setattr(calibrate_gaussian, "sample_gaussian", recording)
     monkeypatch.setattr(dpcvx.privacy.calibrate, "sample_l2_laplace", None)  # no Laplace-type draw at delta > 0
     model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, mechanism, delta=1e-6, random_state=0)
-    cal = model.certificate.calibration
+    cal = model.certificate.calibration.to_dict()
     assert model.certificate.delta == 1e-6 and cal["noise"] == "gaussian"
     if mechanism == "objective":
         assert drawn == [(3, cal["sigma"]), (3, cal["amp_sigma"])]
@@ -109,7 +114,7 @@ def test_output_release_is_gaussian_around_the_minimiser(data):
     erm = dpcvx.PrivateERM(lam=0.05, data_norm=1.0)
     center = dpcvx.PrivateERM(lam=0.05, data_norm=1.0, tol=1e-13).fit_nonprivate(X, y).coef_
     releases = [erm.fit(X, y, 1.0, "output", delta=1e-5, random_state=seed) for seed in range(400)]
-    sigma = releases[0].certificate.calibration["sigma"]
+    sigma = releases[0].certificate.calibration.to_dict()["sigma"]
     z = (np.array([m.coef_ for m in releases]) - center) / sigma
     for column in z.T:
         assert stats.kstest(column, "norm").pvalue > 1e-3
@@ -281,7 +286,7 @@ def test_estimators_take_delta(data, estimator):
     mechanism = "output" if estimator == "DPHuberSVM" else "objective"  # the Huber hinge is not C^2
     model = getattr(dpcvx, estimator)(epsilon=1.0, delta=1e-6, mechanism=mechanism, lam=1e-2, random_state=0)
     model.fit(X, labels, accountant=accountant)
-    assert model.certificate_.delta == 1e-6 and model.certificate_.calibration["noise"] == "gaussian"
+    assert model.certificate_.delta == 1e-6 and model.certificate_.calibration.to_dict()["noise"] == "gaussian"
     assert accountant.spent.delta == 1e-6
     assert model.score(X, labels) > 0.8
 

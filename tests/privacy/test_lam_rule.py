@@ -13,6 +13,7 @@ from dpcvx import PrivateERM
 from dpcvx.exceptions import InputError
 from dpcvx.privacy import lam_rule
 from dpcvx.privacy.accountant import PrivacyAccountant
+from dpcvx.privacy.calibrate import output_perturbation
 from dpcvx.privacy.noise import sample_l2_laplace
 
 
@@ -54,8 +55,8 @@ def test_lam_falls_like_one_over_n_epsilon_as_derived(monkeypatch):
     # a broken bound whose noise term forgets the 1/n^2 of the sum form is caught
     honest = lam_rule.excess_risk_bound
 
-    def broken(calibration, mechanism, *, n, **kwargs):
-        noise, bias = honest(calibration, mechanism, n=n, **kwargs)
+    def broken(calibration, *, n, **kwargs):
+        noise, bias = honest(calibration, n=n, **kwargs)
         return noise * n * n / 1e8, bias
 
     monkeypatch.setattr(lam_rule, "excess_risk_bound", broken)
@@ -81,8 +82,8 @@ def test_lam_never_rises_with_epsilon_or_n(monkeypatch, mechanism):
     # a broken bound whose noise term grows like n (n^3 times the 1/n^2 of the averaged form) is caught
     honest = lam_rule.excess_risk_bound
 
-    def broken(calibration, mechanism, *, n, **kwargs):
-        noise, bias = honest(calibration, mechanism, n=n, **kwargs)
+    def broken(calibration, *, n, **kwargs):
+        noise, bias = honest(calibration, n=n, **kwargs)
         return noise * n**3 / 1e12, bias
 
     monkeypatch.setattr(lam_rule, "excess_risk_bound", broken)
@@ -100,10 +101,12 @@ def test_lam_rises_with_the_width_and_with_delta_zero_against_gaussian_noise():
 def test_noise_moments_match_the_sampler():
     """E||b|| = d / beta and E||b||^2 = d (d + 1) / beta^2 for density ~ exp(-beta ||b||) (seeded, 4000
     draws, 5% tolerance); the wrong Gaussian-style moment sqrt(d) / beta is rejected by the same check."""
-    d, beta = 7, 3.0
+    d, calibration = 7, output_perturbation(100, 0.1, 1.5)
+    beta = calibration.beta
+    assert beta == pytest.approx(7.5)
     rng = np.random.default_rng(0)
     norms = np.array([np.linalg.norm(sample_l2_laplace(d, beta, rng)) for _ in range(4000)])
-    moments = lam_rule.noise_moments({"beta": beta}, "output", d)
+    moments = calibration.noise_moments(d)
     assert np.mean(norms) == pytest.approx(moments.first, rel=0.05)
     assert np.mean(norms**2) == pytest.approx(moments.second, rel=0.05)
     assert np.mean(norms) != pytest.approx(math.sqrt(d) / beta, rel=0.05)

@@ -107,7 +107,7 @@ def test_release_certificates_carry_their_curve(data):
     X, y = data
     learner = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0)
     output = learner.fit(X, y, 0.5, "output", delta=1e-6, random_state=0)
-    calibration = output.certificate.calibration
+    calibration = output.certificate.calibration.to_dict()
     (part,) = output.certificate.privacy_curve.parts
     assert part.noise_multiplier == pytest.approx(calibration["sigma"] / calibration["sensitivity"])
     # the curve is the release's guarantee: the analytic Gaussian meets (0.5, 1e-6) exactly

@@ -237,9 +237,9 @@ def test_the_checks_see_a_violation(tmp_path):
     graph = {"dpcvx.verification.proof_cache": _every_import(lazy, cache),
              "dpcvx.verification.proof_codec": {"dpcvx.verification.proof_cache"}}
     assert _cycle(graph)[:2] == ["dpcvx.verification.proof_cache", "dpcvx.verification.proof_codec"]
-    # ``from ..privacy import registry`` names the module privacy.registry
+    # ``from ..privacy import calibration`` names the module privacy.calibration
     data = PACKAGE / "data" / "rows.py"
-    assert _every_import(ast.parse("from ..privacy import registry\n"), data) == {"dpcvx.privacy.registry"}
+    assert _every_import(ast.parse("from ..privacy import calibration\n"), data) == {"dpcvx.privacy.calibration"}
 
 
 # The names of mechanisms and noises: only dpcvx/privacy/ may recognise one (dpcvx.privacy.registry

@@ -98,5 +98,5 @@ def test_beta_is_none_where_the_noise_has_no_beta_and_the_recorded_beta_elsewher
     X, y = data
     plain = linear(False).fit(X, y, 1.0, "output", random_state=0).certificate
     safe = linear(True).fit(X, y, 1.0, "output", random_state=0).certificate
-    assert plain.beta == plain.calibration["beta"] > 0
-    assert "beta" not in safe.calibration and safe.beta is None
+    assert plain.beta == plain.calibration.to_dict()["beta"] > 0
+    assert "beta" not in safe.calibration.to_dict() and safe.beta is None

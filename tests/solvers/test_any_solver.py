@@ -27,7 +27,7 @@ def test_a_user_solver_is_checked_and_covered(data, delta):
     model = learner.fit(X, y, 1.0, delta=delta, random_state=0)
     info = learner.diagnostics_
     assert info.solver == "user solver" and info.converged
-    calibration = model.certificate.calibration
+    calibration = model.certificate.calibration.to_dict()
     assert calibration["tol"] == dpcvx.privacy.calibrate.CONIC_TOL  # the default for a user solver
     assert calibration["amp_epsilon"] > 0  # the cover's share of epsilon, stated
     exact = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, tol=calibration["tol"]).fit(X, y, 1.0, delta=delta,

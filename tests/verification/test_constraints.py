@@ -87,14 +87,14 @@ def test_certificate_states_kst12_and_its_conditions(data):
     assert verification.condition("constraint_set").value == "||w||_2 <= 0.80000000000000004"
     assert verification.condition("rank_one_hessian").passed
     assert "Kifer, Smith and Thakurta" in model.certificate.guarantee
-    assert np.linalg.norm(model.coef_) < 0.8 + 5 * model.certificate.calibration["amp_sensitivity"]
+    assert np.linalg.norm(model.coef_) < 0.8 + 5 * model.certificate.calibration.to_dict()["amp_sensitivity"]
 
 
 def test_pure_calibration_with_a_convex_only_regularizer_takes_the_ridge_from_delta(data):
     X, y = data
     n, eps = X.shape[0], 1.0
     model = dpcvx.PrivateERM(regularizer=LASSO, lam=1e-2, data_norm=1.0).fit(X, y, eps, random_state=0)
-    calibration = model.certificate.calibration
+    calibration = model.certificate.calibration.to_dict()
     assert calibration["m"] == 0
     # m = 0: log(1 + c R^2 / (n m Lam)) is infinite, so eps' = eps_obj / 2 and Delta solves
     # 2 log(1 + c R^2 / (n Delta)) = eps_obj / 2 (c = 1/4, R = 1; docs/theory.md, section 14)
@@ -106,7 +106,7 @@ def test_pure_calibration_with_a_convex_only_regularizer_takes_the_ridge_from_de
 def test_gaussian_calibration_is_kst12_only(data):
     X, y = data
     model = dpcvx.PrivateERM(constraints=BALL, lam=1e-2, data_norm=1.0).fit(X, y, 1.0, delta=1e-6, random_state=0)
-    calibration = model.certificate.calibration
+    calibration = model.certificate.calibration.to_dict()
     assert calibration["analysis"] == "kst12" and calibration["problem_class"].startswith("a constraint set")
     expected = kst12_sigma(calibration["objective_epsilon"], calibration["objective_delta"], lipschitz=1.0,
                            norm_bound=1.0, neighbours="replace-one")

@@ -137,13 +137,13 @@ def test_noise_is_drawn_with_the_calibrated_scales(data, mechanism, monkeypatch)
     model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, mechanism, random_state=0)
     cal = model.certificate.calibration
     if mechanism == "objective":  # the objective's b, then the approximate-minimiser noise
-        assert drawn == [cal["beta"], cal["amp_beta"]]
-        assert cal["amp_beta"] == pytest.approx(cal["amp_epsilon"] / cal["amp_sensitivity"], rel=1e-9)
-        assert cal["epsilon_prime"] + cal["amp_epsilon"] <= 1.0
+        assert drawn == [cal.beta, cal.amp_beta]
+        assert cal.amp_beta == pytest.approx(cal.amp_epsilon / cal.amp_sensitivity, rel=1e-9)
+        assert cal.epsilon_prime + cal.amp_epsilon <= 1.0
     else:  # one draw whose sensitivity includes the distance to the exact minimiser
-        assert drawn == [cal["beta"]]
-        n, lam, gamma = 600, 1e-2, cal["gradient_tolerance"]
-        assert cal["sensitivity"] == pytest.approx(2 / (n * lam) + 2 * gamma / (n * lam), rel=1e-9)
+        assert drawn == [cal.beta]
+        n, lam, gamma = 600, 1e-2, cal.gradient_tolerance
+        assert cal.sensitivity == pytest.approx(2 / (n * lam) + 2 * gamma / (n * lam), rel=1e-9)
 
 
 def test_the_solve_lands_within_the_public_distance_of_the_exact_minimiser(data):

@@ -3,6 +3,8 @@
 * :mod:`.header`: the format name and versions every record starts with;
 * :mod:`.fields`: the checked reading of one JSON field (numbers, texts, flags);
 * :mod:`.rows`: the public per-record map (norm bound, intercept, feature map) and the feature-map registry;
+* :mod:`.calibration`: which calibration class reads a recorded calibration, recomputed and compared
+  (linear releases; a kernel release's record);
 * :mod:`.certificate`: a linear release's certificate, its calibration recomputed and compared;
 * :mod:`.linear`, :mod:`.regression`, :mod:`.multiclass`: the records of those release kinds
   (the kernel record is :func:`dpcvx.release.kernel_model.release_to_dict`).

@@ -1,6 +1,6 @@
 """A linear release's certificate as saved: every field checked, the constants against the verified
 conditions, and the calibration recomputed with the library's own formulas
-(:func:`dpcvx.privacy.registry.recompute`) and compared field by field."""
+(:func:`.calibration.read_linear`) and compared field by field."""
 
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ from typing import Any
 
 from ...data.files import json_object
 from ...exceptions import InputError
-from ...privacy import registry
+from ...privacy.calibration import LinearCalibration
 from ...privacy.neighbours import Neighbours
-from ...privacy.privacy_curve import check_recorded_curve, curve_of_calibration
+from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism
 from ..constants import Constants
 from ..model import ReleaseCertificate
+from .calibration import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
@@ -111,16 +112,8 @@ def _verification(data: Any) -> Certificate:
     return certificate
 
 
-def _same_number(recorded: Any, recomputed: Any) -> bool:
-    if isinstance(recorded, bool) or isinstance(recomputed, bool):
-        return recorded is recomputed
-    if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
-        return float(recorded) == float(recomputed)
-    return recorded == recomputed
-
-
 def _recomputable(step: Callable[[dict], Any], calibration: dict) -> Any:
-    """``step(calibration)`` (reading or recomputing a recorded calibration), its refusal naming the field."""
+    """``step(calibration)`` (reading a recorded calibration), its refusal naming the field."""
     try:
         return step(calibration)
     except InputError as error:
@@ -128,7 +121,7 @@ def _recomputable(step: Callable[[dict], Any], calibration: dict) -> Any:
 
 
 def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
-                 effective_norm_bound: float, delta: float) -> dict:
+                 effective_norm_bound: float, delta: float) -> LinearCalibration:
     """The recorded calibration, checked field by field against the library's own recomputation."""
     calibration = item["calibration"]
     if not isinstance(calibration, dict):
@@ -139,8 +132,8 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     if calibration.get("mechanism") != mechanism:
         raise InputError(f"certificate.calibration.mechanism is {calibration.get('mechanism')!r}, not "
                          f"{mechanism!r}; the file has been edited")
-    inputs = _recomputable(registry.recorded_inputs, calibration)
-    approximate = registry.approximate(calibration)
+    kind = _recomputable(linear_class, calibration)
+    inputs, approximate = kind.inputs, kind.approximate
     for key in inputs:
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
@@ -158,7 +151,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
     for key, value in stated.items():
         if value is None:
             raise InputError(f"certificate.constants.{key} is missing")
-        if not _same_number(calibration[key], value):
+        if not same_number(calibration[key], value):
             raise InputError(f"certificate.calibration.{key} is {calibration[key]!r} but the certificate "
                              f"states {value!r}; the file has been edited")
     for key in ("L", "c", "m"):
@@ -175,19 +168,7 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if not (safe and math.isclose(used, certified, rel_tol=1e-12, abs_tol=0.0)):
             raise InputError(f"certificate.calibration.{key} is {used!r} but the certified constant "
                              f"{key} is {certified!r}; the file has been edited")
-    recomputed = _recomputable(registry.recompute, calibration)
-    for key in [*recomputed, *(key for key in calibration if key not in recomputed)]:
-        if key not in recomputed:
-            raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
-                             "file has been edited")
-        if key not in calibration:
-            raise InputError(f"certificate.calibration.{key} is missing (recomputed "
-                             f"{recomputed[key]!r}); the file is incomplete")
-        if not _same_number(calibration[key], recomputed[key]):
-            used = ", ".join(k for k in inputs if k in calibration)
-            raise InputError(f"certificate.calibration.{key}: recorded {calibration[key]!r}, recomputed "
-                             f"{recomputed[key]!r} from {used}; the file has been edited")
-    return dict(calibration)
+    return read_linear(calibration)
 
 
 def _constants(data: Any) -> tuple[Constants, dict]:
@@ -265,12 +246,11 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
                          f"= {total!r}; the file has been edited")
     check_recorded_curve(recorded_curve, bound_then_fit_curve([record["epsilon"] for record in drawn], epsilon, delta)
-                         if drawn else curve_of_calibration(calibration, epsilon, delta))
+                         if drawn else calibration.privacy_curve(epsilon, delta))
     neighbours = _text("certificate.neighbours", item["neighbours"])
     if not neighbours.strip():
         raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
-    relation = Neighbours.parse(calibration.get("neighbours", Neighbours.REPLACE_ONE.value),
-                                "certificate.calibration.neighbours")
+    relation = calibration.relation
     stated = Neighbours.of_statement(neighbours, "certificate.neighbours")
     if stated is not relation:
         raise InputError(f"certificate.neighbours states {stated} but the calibration is for {relation}; the file "

@@ -61,13 +61,13 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
             raise InputError(f"per_class[{index}] must have the one-vs-rest classes [-1, 1]")
         models.append(one)
     mechanism = models[0].certificate.mechanism
-    guarantee = models[0].certificate.calibration.get("float_guarantee")
+    guarantee = models[0].certificate.calibration.float_guarantee
     eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism,
-                                                     models[0].certificate.calibration.get("sampler") == "exact")
+                                                     models[0].certificate.calibration.exact_sampler)
     for index, one in enumerate(models):
         if (one.certificate.epsilon, one.certificate.delta) != (eps_c, delta_c) or \
                 one.certificate.mechanism != mechanism or one.rows != models[0].rows or \
-                one.certificate.calibration.get("float_guarantee") != guarantee:
+                one.certificate.calibration.float_guarantee is not guarantee:
             raise InputError(f"per_class[{index}] does not match the budget split of ({epsilon!r}, {delta!r}) "
                              f"over {len(classes)} classes ({eps_c!r}, {delta_c!r}, {mechanism}, floating point "
                              f"{guarantee}); the file "

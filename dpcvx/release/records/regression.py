@@ -10,7 +10,8 @@ import numpy as np
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
 from ...exceptions import InputError
-from ...privacy import registry
+from ...privacy.adassp import ADASSP, AdaSSPCalibration
+from ...privacy.calibration import PublicFacts
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
@@ -53,13 +54,13 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
-    facts = registry.PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
-                                 data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
+    facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
+                        data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
     try:
-        recomputed = registry.recompute(recorded, facts)
+        calibration = AdaSSPCalibration.from_record(recorded, facts)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    if recomputed != recorded:
+    if calibration.to_dict() != recorded:
         raise InputError("certificate.calibration is not what the stated epsilon, delta and bounds give; the file "
                          "has been edited")
     rows = _row_map(item["preprocessing"]["row_map"] if isinstance(item["preprocessing"], dict) else None)
@@ -69,9 +70,10 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
         _check_same(key, item[key], saved[key])
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
     coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
-    if coef.size + rows.fit_intercept != recorded["dim"]:
+    if coef.size + rows.fit_intercept != calibration.dim:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
-    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS})
+    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS
+                                                     if key != "calibration"}, calibration=calibration)
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
     schema = item["preprocessing"].get("schema")
@@ -81,7 +83,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
 
 def regression_from_dict(data: dict) -> PrivateRegressionModel:
     """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
-    if isinstance(data.get("certificate"), dict) and registry.sufficient_statistics(data["certificate"]):
+    if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") == ADASSP:
         return _adassp_from_dict(data)
     model = linear_from_dict(data)
     assert isinstance(model, PrivateRegressionModel)
