@@ -65,6 +65,7 @@ from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegres
 from ..models.private_norm import NORM_SHARE
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.adassp import adassp_intercept_scaling
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
@@ -174,7 +175,9 @@ class DPLinearRegression(_PrivateRegressor):
         (with W the ball's radius).
     data_norm, label_bound : public bounds R on ||x|| and B on |y| (default 1 and 1); label_bound may be
         a public range (lo, hi), centred by the shift (lo + hi) / 2 (module docstring).
-    fit_intercept : default True (a constant feature inside the norm bound).
+    fit_intercept : default True (a constant feature inside the norm bound). AdaSSP: the feature's scale s is
+        the public rule :func:`~dpcvx.privacy.adassp.adassp_intercept_scaling` (the smallest s <= 1 whose
+        direction AdaSSP's ridge shrinks by at most a tenth; 1 under add-remove), recorded in the certificate.
     mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
         least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
         KST12; replace-one neighbours).
@@ -226,9 +229,18 @@ class DPLinearRegression(_PrivateRegressor):
         extra = 0.0 if self.lam == "auto" else float(self.lam)  # "auto": AdaSSP's own ridge, and no extra one
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
                                           fit_intercept=self.fit_intercept, clip=self.clip,
+                                          intercept_scaling=self._intercept_scaling(X.shape[1], y.shape[0]),
                                           allow_large_delta=self.allow_large_delta)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
                            accountant=accountant)
+
+    def _intercept_scaling(self, d: int, n: int) -> float:
+        """The constant feature's public scale: AdaSSP's rule at public (epsilon, delta, d + 1, R, n) under
+        replace-one (:func:`dpcvx.privacy.adassp.adassp_intercept_scaling`); 1 under add-remove (n private)."""
+        if not self.fit_intercept or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
+            return 1.0
+        return adassp_intercept_scaling(self.epsilon, self.delta, dim=d + 1, data_norm=check_bound(
+            "data_norm", self.data_norm), n=n)
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
