@@ -50,6 +50,7 @@ process per table keeps a run short; ``--render`` merges ``results/real_tables_<
 ``results/real_tables.md``, docs/honest-results.md and the README.
 
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.real_tables --tables breast_cancer wine --splits 10
+    OPENBLAS_NUM_THREADS=1 python -m benchmarks.real_tables --tables rare2 mixed10 --splits 10 --column-statistics
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.real_tables --tables kdd --splits 5
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.real_tables --tables kdd --splits 10 --first 5   # the rest
     python -m benchmarks.real_tables --render
@@ -342,6 +343,22 @@ def balanced(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
     return score(table.task, table.y[test], predicted), fired
 
 
+def standardised(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float | None:
+    """``--column-statistics`` (opt-in, binary tables): DPLogisticRegression(column_statistics=True), the columns
+    centred and scaled by one private release inside the same epsilon (docs/theory.md, section 33); on imbalanced
+    tables with class_weight="balanced" from the PUBLIC prior (a private count and private statistics together are
+    not offered). The test score, else None."""
+    if table.task != "binary":
+        return None
+    imbalanced = table.prior is not None and min(table.prior, 1 - table.prior) < IMBALANCED
+    weights: dict[str, Any] = ({"class_weight": "balanced", "class_prior": (1 - table.prior, table.prior)}
+                               if imbalanced and table.prior is not None else {})
+    estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed,
+                                           column_statistics=True, **weights)
+    predicted, _ = _fitted(estimator, table, train, test)
+    return score(table.task, table.y[test], predicted)
+
+
 def peer(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float:
     """diffprivlib on the public-schema rows (R = 1), with its own defaults otherwise."""
     from diffprivlib import models
@@ -365,7 +382,7 @@ def n_min(table: Table, train: np.ndarray) -> int:
     return int(np.unique(table.y[train], return_counts=True)[1].min())
 
 
-def run(name: str, splits: int, seed: int, first: int = 0) -> dict:
+def run(name: str, splits: int, seed: int, first: int = 0, statistics: bool = False) -> dict:
     harness = common.RunRecord("benchmarks.real_tables")  # command, machine, threads, load, commit
     table = load(name)
     peers, skipped = common.usable_peers(["diffprivlib"], "real_tables")
@@ -396,6 +413,9 @@ def run(name: str, splits: int, seed: int, first: int = 0) -> dict:
             if weighted is not None:
                 unit.setdefault("balanced", {})[str(epsilon)] = weighted[0]
                 unit.setdefault("balanced_warned", {})[str(epsilon)] = weighted[1]
+            opted = standardised(table, train, test, epsilon, fit_seed) if statistics else None
+            if opted is not None:
+                unit.setdefault("column_statistics", {})[str(epsilon)] = opted
             if "diffprivlib" in peers:
                 unit["diffprivlib"][str(epsilon)] = peer(table, train, test, epsilon, fit_seed)
         record["splits"].append(unit)
@@ -446,6 +466,8 @@ def rows(record: dict) -> list[str]:
         plain = _cell([unit["dpcvx"][key] for unit in units])
         shown = f"{plain}; at prior {prior:.3g}: {_cell(at_prior)}" if at_prior else plain
         shown += f"; class_weight='balanced': {_cell(weighted)}" if weighted else ""
+        opted = [unit["column_statistics"][key] for unit in units if key in unit.get("column_statistics", {})]
+        shown += f"; column_statistics=True (opt-in): {_cell(opted)}" if opted else ""
         metric = {"binary": "balanced acc.", "multiclass": "accuracy", "regression": "R^2"}[record["task"]]
         label = f"{record['table']} (held out)" if record["table"] in HELD_OUT else record["table"]
         out.append(f"| {label} | {metric} | {epsilon:g} | {shown} | {_cell(low)} | {_cell(high)} | "
@@ -504,10 +526,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--first", type=int, default=0, help="continue a recorded run from this split")
     parser.add_argument("--render", action="store_true")
+    parser.add_argument("--column-statistics", action="store_true",
+                        help="also fit binary tables with the opt-in private column statistics")
     arguments = parser.parse_args()
     for name in arguments.tables:
         common.write_json(RESULTS / f"real_tables_{name}.json", run(name, arguments.splits, arguments.seed,
-                                                                    arguments.first))
+                                                                    arguments.first, arguments.column_statistics))
     if arguments.render:
         print(render())
 

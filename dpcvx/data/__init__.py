@@ -5,6 +5,7 @@
 * :mod:`.csv_table`, :mod:`.parquet`: CSV and Parquet files, typed by pyarrow when it is installed;
 * :mod:`.datasets`, :mod:`.uci_domains`: UCI Adult and KDD Cup 99 loaders and their public domains;
 * :mod:`.rows`: the per-record map (feature map, norm clipping, intercept);
+* :mod:`.standardiser`: a per-column affine feature map x -> (x - centre) * multiplier with saved parameters;
 * :mod:`.repeats`: whether a CSR stores a (row, column) twice (its rows' norms are of the summed entries);
 * :mod:`.files`: reading inputs and writing outputs atomically;
 * :mod:`.blocks`: row blocks: inputs larger than memory, read and mapped block by block;

@@ -78,8 +78,9 @@ from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
 from ..version import __version__
-from . import class_count, erm_inputs, failure, private_norm
+from . import class_count, column_statistics, erm_inputs, failure, private_norm
 from .class_count import CLASS_COUNT_SHARE
+from .column_statistics import COLUMN_STATISTICS_SHARE
 from .erm_inputs import Prepared
 from .private_norm import NORM_SHARE
 from .record_weights import RecordWeights, plan_weights, record_weights
@@ -266,6 +267,13 @@ class PrivateERM:
         PUBLIC class rates for ``class_weight="balanced"`` (no count is drawn).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count.
+    column_statistics : bool, default False
+        Opt-in (the route when public column ranges are loose): one joint private release of per-column means
+        and spreads of the rows clipped onto the public ``data_norm``, which centre and scale the columns before
+        the fit (:mod:`dpcvx.models.column_statistics`; docs/theory.md, section 33). The map is kept in the
+        model; the certificate's ``column_statistics`` records it, charged with the fit once.
+    column_statistics_share : float, default 0.1
+        The share eps_s / epsilon of the column statistics.
 
     Notes
     -----
@@ -312,6 +320,8 @@ class PrivateERM:
         class_weight: Any = None,
         class_prior: Any = None,
         class_count_share: float = CLASS_COUNT_SHARE,
+        column_statistics: bool = False,
+        column_statistics_share: float = COLUMN_STATISTICS_SHARE,
     ) -> None:
         self.loss = losses.logistic() if loss is None else (
             losses.from_spec(loss) if isinstance(loss, str) else loss)
@@ -345,6 +355,8 @@ class PrivateERM:
         self.class_weight = class_weight
         self.class_prior = class_prior
         self.class_count_share = class_count_share
+        self.column_statistics = column_statistics
+        self.column_statistics_share = column_statistics_share
 
     def __repr__(self) -> str:
         return (f"PrivateERM(loss={self.loss!r}, lam={self.lam!r}, data_norm={self.data_norm!r}, "
@@ -503,6 +515,11 @@ class PrivateERM:
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if column_statistics.draws_statistics(self):  # opt-in centres and scales (models.column_statistics)
+            return column_statistics.fit_with_column_statistics(
+                self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
+                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start,
+                **weighted)
         if class_count.draws_count(self):  # "balanced" without class_prior: one private count (models.class_count)
             return class_count.fit_with_private_count(
                 self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
@@ -648,6 +665,10 @@ class PrivateERM:
         before its accountant is charged.
         """
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        if column_statistics.draws_statistics(self):
+            return column_statistics.check_column_statistics_inputs(
+                self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
+                neighbours=neighbours, n_public=n_public, **weighted)
         if class_count.draws_count(self):
             return class_count.check_private_count_inputs(
                 self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,

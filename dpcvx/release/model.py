@@ -79,12 +79,15 @@ class ReleaseCertificate:
     private_label_bound: dict | None = None
     # record weights: their source, bound w_max, class weights (and a private count's record): models.record_weights
     weights: dict | None = None
+    # column_statistics=True: the released per-column sums, eps_s and the mechanism (models.column_statistics)
+    column_statistics: dict | None = None
 
     @property
     def private_bounds(self) -> tuple[dict, ...]:
-        """The records of the private draws before the fit: R, B, then a private class count."""
+        """The records of the private draws before the fit: R, B, a private class count, column statistics."""
         count = None if self.weights is None else self.weights.get("private_count")
-        return tuple(record for record in (self.private_bound, self.private_label_bound, count) if record is not None)
+        return tuple(record for record in (self.private_bound, self.private_label_bound, count,
+                                           self.column_statistics) if record is not None)
 
     @property
     def total_epsilon(self) -> float:
@@ -205,6 +208,7 @@ class ReleaseCertificate:
             **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
             **({} if self.private_label_bound is None else {"private_label_bound": dict(self.private_label_bound)}),
             **({} if self.weights is None else {"weights": dict(self.weights)}),
+            **({} if self.column_statistics is None else {"column_statistics": dict(self.column_statistics)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
             **({"findings": list(self.findings)} if self.findings else {}),
         }
@@ -231,6 +235,12 @@ class ReleaseCertificate:
                              f"{self.total_epsilon:g} ({bound['composition']})")
         if self.weights is not None:
             lines.append(weights_line(self.weights, self.epsilon, self.total_epsilon))
+        statistics = self.column_statistics
+        if statistics is not None:
+            lines.append(f"private column statistics: per-column sums and sums of squares with eps_s = "
+                         f"{statistics['epsilon']:g} (L1 sensitivity {statistics['sensitivity']} on the lattice "
+                         f"2^-{statistics['lattice_bits']}); fit eps_fit = {self.epsilon:g}; total epsilon = "
+                         f"{self.total_epsilon:g} ({statistics['composition']})")
         if self.lam_rule is not None:
             lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
                          f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")

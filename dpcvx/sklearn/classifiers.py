@@ -94,6 +94,7 @@ from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
 from ..models.class_count import CLASS_COUNT_SHARE
+from ..models.column_statistics import COLUMN_STATISTICS_SHARE
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
@@ -186,6 +187,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             class_weight=self.class_weight,
             class_prior=None if self.class_weight is None else self.class_prior,   # else: the offset's rates
             class_count_share=self.class_count_share,
+            column_statistics=self.column_statistics,
+            column_statistics_share=self.column_statistics_share,
         )
 
     def _validated(self, X: Any, y: Any = None, *, reset: bool) -> Any:  # (X, y, copy) if reset, else X
@@ -234,6 +237,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         if self._multiclass:
             refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
+            if self.column_statistics is True:
+                raise InputError("column_statistics=True is offered for two classes (one release of the statistics "
+                                 "for one fit); one-vs-rest would draw them once per class. Nothing was charged")
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         cut = decision_cut(getattr(self, "threshold", 0.5), not self._multiclass)  # before anything is spent
         in_memory = not is_out_of_core(X)
@@ -441,6 +447,14 @@ class DPERMClassifier(_PrivateLinearClassifier):
         public log-odds log(pi_1 / pi_0), fixed before the fit (:mod:`dpcvx.models.intercept_offset`).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
+    column_statistics : bool, default False
+        Opt-in, binary only (the route when the schema's public ranges are loose): one private release of
+        per-column centres and spreads within the public ``data_norm``, drawn inside ``fit`` with
+        ``column_statistics_share`` of epsilon, centres and scales the columns before the fit and is kept in the
+        model; ``certificate_.column_statistics`` records it (:mod:`dpcvx.models.column_statistics`;
+        docs/theory.md, section 33).
+    column_statistics_share : float, default 0.1
+        The share eps_s / epsilon of the column statistics.
     sample_weight_bound : float, optional
         The PUBLIC bound w_max of ``fit(..., sample_weight=)``: weights are clipped onto [0, w_max] and L, c
         are multiplied by w_max (docs/theory.md, section 21). Without it sample_weight is refused.
@@ -501,6 +515,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
+                 column_statistics: bool = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
@@ -553,6 +568,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
+                 column_statistics: bool = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
@@ -607,6 +623,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
+                 column_statistics: bool = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  allow_large_delta: bool = False, threshold: float = 0.5,

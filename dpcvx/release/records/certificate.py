@@ -15,6 +15,7 @@ from typing import Any
 from ...data.files import json_object
 from ...exceptions import InputError
 from ...privacy.calibration import LinearCalibration
+from ...privacy.column_sums import sums_sensitivity
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
@@ -27,10 +28,10 @@ from .calibration import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
-# private_bound and private_label_bound (data_norm / label_bound = "private");
+# private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
 # privacy_curve (files written before curves lack it)
 _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
-                              "private_bound", "private_label_bound", "weights"}
+                              "private_bound", "private_label_bound", "weights", "column_statistics"}
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
@@ -239,8 +240,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
     weights = _weights(data.get("weights"))
-    drawn = [record for record in (*records.values(), None if weights is None else weights.get("private_count"))
-             if record is not None]
+    statistics = _column_statistics(data.get("column_statistics"))
+    drawn = [record for record in (*records.values(), None if weights is None else weights.get("private_count"),
+                                   statistics) if record is not None]
     total = sum(record["epsilon"] for record in drawn) + epsilon
     if any(record["total_epsilon"] != total for record in drawn):
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
@@ -277,6 +279,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         post_processing=_texts("post_processing", data.get("post_processing", [])),
         findings=_texts("findings", data.get("findings", [])),
         weights=weights,
+        column_statistics=statistics,
         **records,
     )
 
@@ -303,12 +306,44 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
     _number(f"{what}.total_epsilon", item["total_epsilon"])
     if not 0 < _number(f"{what}.quantile", item["quantile"]) < 1:
         raise InputError(f"{what}.quantile must lie in (0, 1)")
+    _replace_one_texts(what, item, "the quantile's proof")
+    return dict(item)
+
+
+_STATISTICS_KEYS = {"epsilon", "n", "lattice_bits", "sensitivity", "sums", "theorem", "neighbours", "composition",
+                    "total_epsilon"}
+
+
+def _column_statistics(data: Any) -> dict | None:
+    """A recorded release of private column statistics (models.column_statistics): eps_s > 0, n >= 1, the
+    released integer sums (2 d of them), and the L1 sensitivity that d and the lattice give."""
+    if data is None:
+        return None
+    what = "certificate.column_statistics"
+    item = json_object(what, data, _STATISTICS_KEYS)
+    _positive(f"{what}.epsilon", item["epsilon"])
+    _number(f"{what}.total_epsilon", item["total_epsilon"])
+    sums, n, bits = item["sums"], item["n"], item["lattice_bits"]
+    if not isinstance(sums, list) or not sums or len(sums) % 2 or not all(
+            isinstance(value, int) and not isinstance(value, bool) for value in sums):
+        raise InputError(f"{what}.sums must be a non-empty list of an even number of integers")
+    if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 1 for value in (n, bits)):
+        raise InputError(f"{what}.n and .lattice_bits must be positive integers")
+    d = len(sums) // 2
+    if item["sensitivity"] != sums_sensitivity(d, bits):
+        raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {d} columns on the lattice 2^-{bits}; "
+                         "the file has been edited")
+    _replace_one_texts(what, item, "the statistics' proof")
+    return dict(item)
+
+
+def _replace_one_texts(what: str, item: dict, proof: str) -> None:
+    """A recorded private draw states replace-one neighbours (``proof``'s relation), a theorem and a composition."""
     if Neighbours.of_statement(_text(f"{what}.neighbours", item["neighbours"]),
                                f"{what}.neighbours") is not Neighbours.REPLACE_ONE:
-        raise InputError(f"{what}.neighbours must be replace-one (the quantile's proof)")
+        raise InputError(f"{what}.neighbours must be replace-one ({proof})")
     for name in ("theorem", "composition"):
         _text(f"{what}.{name}", item[name])
-    return dict(item)
 
 
 _WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "mean_weight", "theorem", "private_count"}

@@ -19,7 +19,7 @@ _ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_ma
 # Feature maps restorable from a file: type name -> function(data) -> feature map.
 _FEATURE_MAPS: dict[str, Callable[[dict], Any]] = {}
 # Maps that ship with dpcvx, imported from this fixed module only when a file names them.
-_BUILTIN_FEATURE_MAPS = {"RandomFourierFeatures": "dpcvx.data.kernels"}
+_BUILTIN_FEATURE_MAPS = {"RandomFourierFeatures": "dpcvx.data.kernels", "ColumnStandardiser": "dpcvx.data.standardiser"}
 
 
 def register_feature_map(type_name: str, from_dict: Callable[[dict], Any]) -> None:

@@ -1,0 +1,195 @@
+"""Opt-in private column statistics: one joint release of per-column centres and scales, charged with the fit.
+
+The route when the public ranges of a schema are loose (the data sit in a small part of them):
+``PrivateERM(column_statistics=True)`` (docs/theory.md, section 33). The order, as for a private class count
+(:mod:`dpcvx.models.class_count`) and a private norm bound (:mod:`dpcvx.models.private_norm`):
+
+1. every input is checked first: the learner's own checks with the standardiser in place (its centre and
+   multiplier do not enter any check or constant: the fit sees the map's outputs clipped onto the public R);
+2. the accountant is charged ONCE with (eps_s + eps_fit, delta), eps_s = ``column_statistics_share`` epsilon;
+3. each row x, clipped onto the learner's public ||x|| <= R, gives the integer vector
+   c(x) = (round(x / g), round(x * x / g^2)), g = R 2^-LATTICE_BITS, set to 0 when its L1 norm exceeds the
+   public cap A + S (A = isqrt(4^B d) + d for the first half, S = 2^B + d for the second, B = LATTICE_BITS);
+   sum_i c(x_i) has L1 sensitivity 2 (A + S) under replace-one, and is released with i.i.d. discrete Laplace
+   noise of scale 2 (A + S) / eps_s (exact integer sampler): eps_s-DP, with no floating-point gap;
+4. post-processing with the public n: mean m_j, second moment q_j, variance v_j = max(q_j - m_j^2, floor)
+   (floor: twice the standard deviation of the second moment's noise), centre clamped onto [-R, R]; the map
+   x -> (x - m) * SPREAD R / sqrt(d v) (each column's spread SPREAD R / sqrt(d), rows of norm about SPREAD R);
+5. the learner is fitted with that map as its ``feature_map`` (outputs clipped onto R), eps_fit and delta.
+
+By sequential composition the release (statistics, model) is (eps_s + eps_fit, delta)-DP; the model holds the
+map (the privatised statistics, nothing else read off the data) and its certificate's ``column_statistics``
+record names the mechanism, eps_s, the sensitivity and the released values. Replace-one neighbours only (n
+public: the means divide by it). Off by default.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from ..data.blocks import is_out_of_core
+from ..data.rows import RowMap
+from ..data.standardiser import ColumnStandardiser
+from ..exceptions import InputError
+from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.column_sums import lattice_contributions, sums_sensitivity
+from ..privacy.composition import check_delta
+from ..privacy.exact import discrete_laplace_array, integer_source
+from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
+from ..privacy.quantile import bound_then_fit_curve
+from ..privacy.rng import RandomState, resolve_rng
+from ..validation import check_bound
+from .failure import composite, failed_after_charge, fixed_numerics
+from .private_norm import draws_bounds, split_budget
+
+__all__ = ["COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
+           "draws_statistics", "plan_column_statistics", "release_column_statistics", "standardiser",
+           "fit_with_column_statistics", "check_column_statistics_inputs"]
+
+PROCEDURE_NAME = "a fit with private column statistics"
+COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
+LATTICE_BITS = 20              # the lattice g = R 2^-20 of the rounded contributions
+SPREAD = 0.5                   # standardised columns of spread SPREAD R / sqrt(d): rows of norm about R / 2
+STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipped onto ||x|| <= R, each record's "
+                      "contribution rounded to the lattice R 2^-B (squares: R^2 2^-B) and capped in L1 norm, plus "
+                      "i.i.d. discrete Laplace noise of scale (L1 sensitivity) / eps_s (the geometric mechanism, "
+                      "Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke 2020): "
+                      "eps_s-DP under replace-one with n public (docs/theory.md, section 33)")
+COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit with the map they give, which is "
+               "(eps_fit, delta)-DP for every map: (eps_s + eps_fit, delta)-DP (docs/theory.md, sections 29, 33)")
+
+
+def draws_statistics(learner: Any) -> bool:
+    """Whether ``fit`` draws private column statistics (``column_statistics=True``)."""
+    return getattr(learner, "column_statistics", False) is True
+
+
+@dataclass(frozen=True)
+class StatisticsPlan:
+    """What the checks fixed before anything is charged: the split, delta, n, d and the public R."""
+
+    eps_statistics: float
+    eps_fit: float
+    delta: float
+    n: int
+    d: int
+    norm: float
+
+    @property
+    def total(self) -> float:
+        return self.eps_statistics + self.eps_fit
+
+    @property
+    def sensitivity(self) -> int:
+        """2 (A + S) (:func:`dpcvx.privacy.column_sums.sums_sensitivity`)."""
+        return sums_sensitivity(self.d, LATTICE_BITS)
+
+    @property
+    def scale(self) -> Fraction:
+        """The discrete Laplace scale sensitivity / eps_s, exact."""
+        return Fraction(self.sensitivity) / Fraction(self.eps_statistics)
+
+
+def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
+    """A copy of ``learner`` that fits on the map's outputs (its R the map's norm bound), drawing nothing."""
+    candidate = copy.deepcopy(learner)
+    candidate.set_params(feature_map=standardiser_, data_norm=None, column_statistics=False)
+    return candidate
+
+
+def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
+                           accountant: PrivacyAccountant | None = None, **fit_params: Any) -> tuple[StatisticsPlan,
+                                                                                                   Any]:
+    """Every check of the fit, nothing charged or drawn: (plan, the classes the learner's check returned)."""
+    if draws_bounds(learner) or getattr(learner, "class_weight", None) == "balanced" \
+            and getattr(learner, "class_prior", None) is None:
+        raise InputError("column_statistics=True draws private statistics; with a private bound or a private class "
+                         "count the fit would compose more draws, which is not offered: pass public bounds and a "
+                         "class_prior. Nothing was charged")
+    if getattr(learner, "feature_map", None) is not None:
+        raise InputError("column_statistics=True makes the feature map (the standardiser); pass no feature_map. "
+                         "Nothing was charged")
+    if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
+        raise InputError("private column statistics are offered under replace-one neighbours (n public: the means "
+                         "divide by it). Nothing was charged")
+    if not getattr(learner, "clip", True):
+        raise InputError("column_statistics=True clips the standardised rows onto R; clip=False would refuse rows "
+                         "after the charge, so it is refused now. Nothing was charged")
+    if sparse.issparse(X) or is_out_of_core(X):
+        raise InputError("private column statistics need the rows in memory as a dense array (centring fills a "
+                         "sparse matrix). Nothing was charged")
+    norm = check_bound("data_norm", learner.data_norm)
+    eps_statistics, eps_fit = split_budget(epsilon, learner.column_statistics_share)
+    delta = check_delta(fit_params.get("delta", 0.0))
+    check_accountant(accountant)
+    shape = np.shape(X)
+    if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
+        raise InputError(f"X must be a 2-D array of at least one row and one column, got shape {shape}")
+    plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm)
+    placeholder = ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm)
+    with composite(PROCEDURE_NAME):
+        classes = _with_map(learner, placeholder).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
+    return plan, classes
+
+
+def check_column_statistics_inputs(learner: Any, X: Any, y: Any, epsilon: float, **fit_params: Any) -> Any:
+    """``check_fit_inputs`` of a learner that draws column statistics: its classes, nothing charged."""
+    return plan_column_statistics(learner, X, y, epsilon, **fit_params)[1]
+
+
+def _contributions(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
+    """Each record's integer vector c(x) (module docstring, step 3) of its row clipped onto R; int64 (n, 2 d)."""
+    clipped, _ = RowMap(norm_bound=plan.norm).clip(np.array(X, dtype=np.float64))
+    return lattice_contributions(clipped / plan.norm, LATTICE_BITS)
+
+
+def release_column_statistics(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:
+    """The released integer sums: sum_i c(x_i) plus i.i.d. discrete Laplace of scale 2 (A + S) / eps_s."""
+    return _contributions(X, plan).sum(axis=0) + discrete_laplace_array(plan.scale, 2 * plan.d, source)
+
+
+def standardiser(released: np.ndarray, plan: StatisticsPlan) -> ColumnStandardiser:
+    """The map from the released sums (post-processing with the public n, d, R; module docstring, step 4)."""
+    lattice = math.ldexp(1.0, -LATTICE_BITS)
+    mean = np.clip(released[:plan.d] * lattice / plan.n, -1.0, 1.0)
+    second = released[plan.d:] * lattice / plan.n
+    noise = math.sqrt(2) * float(plan.scale) * lattice / plan.n  # the sd of a discrete Laplace is < sqrt(2) scale
+    variance = np.maximum(second - mean * mean, 2 * noise)
+    multiplier = SPREAD / np.sqrt(plan.d * variance)  # a column of sd sqrt(v) R leaves with sd SPREAD R / sqrt(d)
+    return ColumnStandardiser(mean * plan.norm, multiplier, plan.norm)
+
+
+def fit_with_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
+                               accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
+                               **fit_params: Any) -> Any:
+    """``fit`` with ``column_statistics=True``: check, charge once, release the statistics, fit on the map."""
+    plan, _ = plan_column_statistics(learner, X, y, epsilon, accountant=accountant, **fit_params)
+    if accountant is not None:
+        accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private column "
+                         f"statistics (eps_s={plan.eps_statistics:g}) and fit (eps_fit={plan.eps_fit:g})",
+                         curve=bound_then_fit_curve([plan.eps_statistics], plan.eps_fit, plan.delta))
+    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
+    released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
+    mapped = standardiser(released, plan)
+    with composite(PROCEDURE_NAME), fixed_numerics():
+        try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+            model = _with_map(learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+        except Exception as error:
+            raise failed_after_charge(PROCEDURE_NAME, error) from None
+    fitted = model.certificate
+    record = {"epsilon": plan.eps_statistics, "n": plan.n, "lattice_bits": LATTICE_BITS,
+              "sensitivity": plan.sensitivity, "sums": [int(value) for value in released],
+              "theorem": STATISTICS_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
+              "total_epsilon": plan.total}
+    model.certificate = replace(fitted, column_statistics=record, guarantee=(
+        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: "
+        f"private column statistics (eps_s = {plan.eps_statistics:g}), then the fit on the columns they centre and "
+        f"scale (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+    return model
