@@ -12,9 +12,11 @@ The route when the public ranges of a schema are loose (the data sit in a small 
    public cap A + S (A = isqrt(4^B d) + d for the first half, S = 2^B + d for the second, B = LATTICE_BITS);
    sum_i c(x_i) has L1 sensitivity 2 (A + S) under replace-one, and is released with i.i.d. discrete Laplace
    noise of scale 2 (A + S) / eps_s (exact integer sampler): eps_s-DP, with no floating-point gap;
-4. post-processing with the public n: mean m_j, second moment q_j, variance v_j = max(q_j - m_j^2, floor)
-   (floor: twice the standard deviation of the second moment's noise), centre clamped onto [-R, R]; the map
-   x -> (x - m) * SPREAD R / sqrt(d v) (each column's spread SPREAD R / sqrt(d), rows of norm about SPREAD R);
+4. post-processing with the public n: mean m_j clamped onto [-R, R], second moment q_j, variance
+   v_j = max(q_j - m_j^2, floor) (floor: twice the standard deviation tau of the noise of a mean or second
+   moment); the map x -> (x - k m) * max(1, SPREAD R / sqrt(d v)), k = (1/3) / (1/3 + tau^2) (in units of R: the
+   posterior mean of a centre uniform on [-R, R]); each column's spread at least SPREAD R / sqrt(d) and never
+   narrower than given, so a release whose statistics are mostly noise leaves the rows nearly as they were;
 5. the learner is fitted with that map as its ``feature_map`` (outputs clipped onto R), eps_fit and delta.
 
 By sequential composition the release (statistics, model) is (eps_s + eps_fit, delta)-DP; the model holds the
@@ -49,7 +51,7 @@ from ..validation import check_bound
 from .failure import composite, failed_after_charge, fixed_numerics
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
+__all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
            "draws_statistics", "plan_column_statistics", "release_column_statistics", "standardiser",
            "fit_with_column_statistics", "check_column_statistics_inputs"]
 
@@ -57,6 +59,7 @@ PROCEDURE_NAME = "a fit with private column statistics"
 COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
 LATTICE_BITS = 20              # the lattice g = R 2^-20 of the rounded contributions
 SPREAD = 0.5                   # standardised columns of spread SPREAD R / sqrt(d): rows of norm about R / 2
+CENTRE_PRIOR = 1 / 3           # the variance (in R^2) of a centre uniform on [-R, R], all that ||x|| <= R says
 STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipped onto ||x|| <= R, each record's "
                       "contribution rounded to the lattice R 2^-B (squares: R^2 2^-B) and capped in L1 norm, plus "
                       "i.i.d. discrete Laplace noise of scale (L1 sensitivity) / eps_s (the geometric mechanism, "
@@ -162,8 +165,10 @@ def standardiser(released: np.ndarray, plan: StatisticsPlan) -> ColumnStandardis
     second = released[plan.d:] * lattice / plan.n
     noise = math.sqrt(2) * float(plan.scale) * lattice / plan.n  # the sd of a discrete Laplace is < sqrt(2) scale
     variance = np.maximum(second - mean * mean, 2 * noise)
-    multiplier = SPREAD / np.sqrt(plan.d * variance)  # a column of sd sqrt(v) R leaves with sd SPREAD R / sqrt(d)
-    return ColumnStandardiser(mean * plan.norm, multiplier, plan.norm)
+    # never narrower than the rows as given; a column of sd sqrt(v) R leaves with sd SPREAD R / sqrt(d) or more
+    multiplier = np.maximum(SPREAD / np.sqrt(plan.d * variance), 1.0)
+    shrink = CENTRE_PRIOR / (CENTRE_PRIOR + noise * noise)  # the posterior mean under a centre uniform on [-R, R]
+    return ColumnStandardiser(shrink * mean * plan.norm, multiplier, plan.norm)
 
 
 def fit_with_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,

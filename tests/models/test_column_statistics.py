@@ -182,3 +182,15 @@ def test_the_estimator_draws_them_inside_its_fit_with_one_charge(data) -> None:
         dpcvx.DPLogisticRegression(classes=(0, 1, 2), column_statistics=True).fit(
             X, np.arange(len(y)) % 3, accountant=accountant)
     assert len(accountant.ledger) == 1
+
+
+def test_statistics_that_are_mostly_noise_leave_the_rows_nearly_as_they_came() -> None:
+    # n eps_s / d tiny: the released means are shrunk towards 0 by k = (1/3) / (1/3 + tau^2), and no column is
+    # narrowed (the variance floor alone would divide a column by 10)
+    plan = StatisticsPlan(eps_statistics=0.1, eps_fit=0.9, delta=0.0, n=400, d=30, norm=2.0)
+    tau = np.sqrt(2) * float(plan.scale) * 2.0**-LATTICE_BITS / plan.n
+    assert tau > 0.4
+    released = np.concatenate([np.full(30, 2**LATTICE_BITS * plan.n), np.zeros(30)]).astype(np.int64)  # means 1
+    mapped = standardiser(released, plan)
+    assert np.allclose(mapped.centre, 2.0 * (1 / 3) / (1 / 3 + tau * tau))
+    assert np.all(mapped.multiplier == 1.0)
