@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover - read by type checkers, and by __getattr_
     from .data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
     from .models.audit import AuditReport, NeighbouringPair, audit, canary_pair
     from .models.erm import PrivateERM
+    from .models.fit_plan import FitPlan
     from .models.linear_regression import PrivateLinearRegression
     from .models.multiclass import PrivateMulticlassERM
     from .models.pinp import PINP
@@ -106,6 +107,7 @@ __all__ = [
     "DPLinearRegression",
     "DPHuberRegressor",
     "PrivateERM",
+    "FitPlan",
     "PrivateLinearRegression",
     "PrivateMulticlassERM",
     "losses",

@@ -1,6 +1,8 @@
 """The learners: verify, calibrate, charge the budget once, solve, draw noise, release.
 
 * :mod:`.erm`: :class:`PrivateERM`, linear models with a declared loss and regularizer;
+* :mod:`.fit_plan`: :class:`FitPlan`, one PrivateERM fit planned once from public inputs (validated, verified,
+  calibrated per n) and executed on rows: charge once, draw, solve, release;
 * :mod:`.kernel_learner`: what the kernel learners share; :mod:`.tddl`,
   :mod:`.pinp`, :mod:`.tdil`: Jain and Thakurta (ICML 2013);
 * :mod:`.kernels`: kernels with public feature bounds, random Fourier features;

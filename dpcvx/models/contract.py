@@ -73,7 +73,8 @@ class Learner(Protocol):
     * ``check_fit_inputs(X, y, *, epsilon, delta, **options)``: the plan. Every check ``fit``
       makes (validate the data, verify the problem, calibrate, refuse), with nothing charged and
       nothing drawn; it returns the public classes (or None). :class:`dpcvx.PrivateERM` also
-      offers the plan itself (``plan``), whose public calibration a composition reads.
+      offers the plan itself (``plan``, a :class:`~dpcvx.models.fit_plan.FitPlan`): its public
+      calibration a composition reads, and :func:`dpcvx.tune` fits every run of a candidate from it.
     * ``fit(X, y, *, epsilon, delta, random_state, accountant, **options)``: execute. The
       options are the learner's own (the ERM learners' ``mechanism`` and ``split``, TDDL's
       public sample ``Z``).

@@ -27,7 +27,6 @@ data go to ``diagnostics_`` on the learner (not private: never published).
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from typing import Any, ClassVar
 
@@ -40,24 +39,16 @@ from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
-from ..privacy.calibration import perturbs_objective
 from ..privacy.composition import check_delta
-from ..privacy.exact import integer_source
 from ..privacy.float_safe import (
     LatticeCalibration,
-    draw_objective_noise,
-    float_safe_calibration,
-    float_safe_guarantee,
-    perturb_release,
 )
-from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
-from ..privacy.linear_calibration import calibrate_linear, check_reachable
+from ..privacy.lam_rule import LamChoice
+from ..privacy.linear_calibration import calibrate_linear
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.rng import RandomState, resolve_rng
-from ..release.constants import Constants
-from ..release.model import LinearModel, PrivateModel, ReleaseCertificate
+from ..release.model import LinearModel, PrivateModel
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel
-from ..release.usefulness import one_class_findings, warn_if_constant
 from ..solvers.choice import SOLVERS, SolverChoice
 from ..solvers.linear import SolveInfo
 from ..validation import (
@@ -71,19 +62,18 @@ from ..validation import (
     sample_size,
 )
 from ..verification.bounded_residual import with_bounded_residual
-from ..verification.certificate import MECHANISMS, Certificate
+from ..verification.certificate import Certificate
 from ..verification.constraints import Constraints
 from ..verification.prediction_loss import residual_loss, takes_prediction_and_label
 from ..verification.problem import VerifiedProblem
-from ..verification.verdict import Mechanism, release_guarantee
+from ..verification.verdict import Mechanism
 from ..verification.verifier import PROBE_DIM, Loss, Regularizer, check_dim, default_regularizer, verify_problem
-from ..version import __version__
-from . import class_count, column_statistics, erm_inputs, failure, private_norm
+from . import class_count, column_statistics, erm_inputs, private_norm
 from .class_count import CLASS_COUNT_SHARE
 from .column_statistics import COLUMN_STATISTICS_SHARE
-from .erm_inputs import Prepared
+from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
-from .record_weights import RecordWeights, plan_weights, record_weights
+from .record_weights import RecordWeights, plan_weights
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -409,9 +399,15 @@ class PrivateERM:
     def _data(self, X: Any, y: Any, refuse_excess: bool) -> tuple[RowMap, Matrix | RowBlocks, np.ndarray]:
         """The public row map, the mapped rows and the labels of a fit (:mod:`dpcvx.models.erm_inputs`)."""
         rows = self.row_map()
-        mapped, y = erm_inputs.mapped_rows(rows, X, y, refuse_excess)
-        return rows, mapped, erm_inputs.fit_labels(self.classes, self.label_bound, self._regression, y,
-                                                    mapped.shape[0], refuse_excess)
+        return rows, *erm_inputs.mapped_data(rows, X, y, self._classes(), self._label_bound(), refuse_excess)
+
+    def _classes(self) -> tuple[Any, Any] | None:
+        """The public label pair, None for a regression."""
+        return None if self._regression else check_classes(self.classes)
+
+    def _label_bound(self) -> float | None:
+        """B, the public bound on a regression's |y| (None for a classification)."""
+        return erm_inputs.regression_label_bound(self.label_bound) if self._regression else None
 
     # -- solving ----------------------------------------------------------------------
 
@@ -422,14 +418,15 @@ class PrivateERM:
 
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
-               n: int | None = None, lam: float | None = None,
-               weights: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+               n: int | None = None, lam: float | None = None, weights: np.ndarray | None = None, *,
+               solver: SolverChoice | None = None, rows: RowMap | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 (:meth:`SolverChoice.solve`); F's scaling is the
         public ``n`` (default: the number of rows), ``lam`` the fit's numeric Lam (the rule's under
-        ``lam="auto"``; default ``self.lam``), ``weights`` the records' s_i. A subclass may replace it (the audit's
-        broken variants)."""
-        return self._solver().solve(problem, X, y, noise, self._numeric_lam(lam), extra_reg, gradient_tolerance,
-                                    start, n, rows=self.row_map(), weights=weights)
+        ``lam="auto"``; default ``self.lam``), ``weights`` the records' s_i; ``solver`` and ``rows`` the plan's
+        (default: this learner's). A subclass may replace it (the audit's broken variants)."""
+        solver = self._solver() if solver is None else solver
+        return solver.solve(problem, X, y, noise, self._numeric_lam(lam), extra_reg, gradient_tolerance, start, n,
+                            rows=self.row_map() if rows is None else rows, weights=weights)
 
     def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit).
@@ -449,12 +446,95 @@ class PrivateERM:
             problem = with_bounded_residual(problem, weight_bound, self.row_map().effective_norm_bound,
                                             check_bound("label_bound", self.label_bound))
         return problem
-
-    def _tol(self, problem: VerifiedProblem) -> float:
+    def _tol(self, problem: VerifiedProblem, solver: SolverChoice | None = None) -> float:
         """The public relative gradient tolerance: the user's, or the default for the problem's path."""
-        return float(self.tol) if self.tol is not None else self._solver().default_tol(problem)
+        if self.tol is not None:
+            return float(self.tol)
+        return (self._solver() if solver is None else solver).default_tol(problem)
 
-    # -- fitting ---------------------------------------------------------------------------
+    # -- planning and fitting ---------------------------------------------------------------
+
+    def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
+             split: str = "max", neighbours: str = "replace-one", n_public: int | None = None,
+             warm_start: LinearModel | None = None, sample_weight: Any = None) -> FitPlan:
+        """The learner contract's first half (:mod:`dpcvx.models.contract`): every check of :meth:`fit` on
+        (X, y) (validate, verify, calibrate, refuse), with nothing charged and nothing drawn.
+
+        Returns the :class:`~dpcvx.models.fit_plan.FitPlan`: public values only (the checked budget, the row
+        map, the verified problem, the solver, the calibration per n). ``plan.fit(X2, y2, random_state=...,
+        accountant=...)`` executes it on any rows of the same width; :func:`dpcvx.tune` fits every run of a
+        candidate from its one plan. A learner that first draws a private bound or class count
+        (``data_norm="private"``, ``class_weight="balanced"`` without ``class_prior``) plans after that draw,
+        inside :meth:`fit`; here it is refused (InputError).
+        """
+        return self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
+                             sample_weight)[0]
+
+    @property
+    def plans_first(self) -> bool:
+        """Whether :meth:`fit` is one plan executed (False: it first draws column statistics, a private bound or
+        a class count, :mod:`dpcvx.models.column_statistics`, :mod:`dpcvx.models.private_norm`,
+        :mod:`dpcvx.models.class_count`, then plans)."""
+        return not (column_statistics.draws_statistics(self) or class_count.draws_count(self) or
+                    private_norm.draws_bounds(self))
+
+    def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, warm_start: LinearModel | None,
+                 delta: float, neighbours: str, n_public: int | None,
+                 sample_weight: Any) -> tuple[FitPlan, Any]:
+        """Every check of :meth:`fit` on (X, y), in order, nothing charged or drawn: the plan, and the plan
+        bound to (X, y) (the rows mapped once)."""
+        kind, epsilon, delta, relation, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public,
+                                                                split)
+        self._check_settings()
+        classes, label_bound, rows = self._classes(), self._label_bound(), self.row_map()
+        weight_plan = self._weight_plan(sample_weight, classes)
+        X_mapped, labels = erm_inputs.mapped_data(rows, X, y, classes, label_bound, not self.clip)
+        plan = self._make_plan(X_mapped.shape[1], rows, classes, label_bound, kind, epsilon, delta, split, relation,
+                               n_public, warm_start, weight_plan)
+        return plan, plan.bind(X_mapped, labels, sample_weight)
+
+    def _budget(self, mechanism: str, epsilon: float, delta: float, neighbours: str, n_public: int | None,
+                split: str) -> tuple[Mechanism, float, float, Neighbours, int | None]:
+        """The checked (mechanism, epsilon, delta, neighbour relation, n_public) of a fit; the split checked."""
+        kind = Mechanism.of(mechanism)
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public)
+        check_choice("split", split, calibrate.SPLITS)
+        return kind, epsilon, delta, relation, n_public
+
+    def _make_plan(self, width: int, rows: RowMap, classes: tuple[Any, Any] | None, label_bound: float | None,
+                   mechanism: Mechanism, epsilon: float, delta: float, split: str, relation: Neighbours,
+                   n_public: int | None, warm_start: LinearModel | None, weight_plan: RecordWeights | None) -> FitPlan:
+        """The plan at the mapped width: the one verification, the record weights' w_max, the mechanism's
+        verdict, the solver and its tolerance, the warm start (public inputs only)."""
+        if n_public is not None:
+            check_delta_for_n(delta, n_public, self.allow_large_delta)
+        problem = self._verified(width)
+        if weight_plan is not None:  # L and c times w_max, in the one problem that flows onward
+            problem = problem.weighted(weight_plan.bound)
+        problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
+        solver = self._solver()
+        return FitPlan(
+            learner=self, owner=type(self).__name__, loss_label=losses.loss_label(self.loss), mechanism=mechanism,
+            epsilon=epsilon, delta=delta, split=split, relation=relation, n_public=n_public, rows=rows,
+            width=width, problem=problem, solver=solver, tol=self._tol(problem, solver), classes=classes,
+            label_bound=label_bound, clip=bool(self.clip), float_safe=bool(self.float_safe),
+            allow_large_delta=bool(self.allow_large_delta), lam=None if self._auto_lam else self._numeric_lam(None),
+            comparator_norm=self.comparator_norm, mean_weight=self._mean_weight(), weight_plan=weight_plan,
+            start=erm_inputs.warm_start_weights(warm_start, rows, width))
+
+    def _public_plan(self, n: int, d: int, epsilon: float, mechanism: str, delta: float, neighbours: str,
+                     split: str) -> tuple[FitPlan, int]:
+        """The plan of a fit on n rows of d input columns, from public inputs only (no data), and n checked."""
+        n = sample_size(n, "n")
+        add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
+        kind, epsilon, delta, relation, n_public = self._budget(mechanism, epsilon, delta, neighbours,
+                                                                n if add_remove else None, split)
+        self._check_settings()
+        classes, rows = self._classes(), self.row_map()
+        weight_plan = None if class_count.draws_count(self) else self._weight_plan(None, classes)
+        return self._make_plan(check_dim(d) + (1 if rows.fit_intercept else 0), rows, classes, self._label_bound(),
+                               kind, epsilon, delta, split, relation, n_public, None, weight_plan), n
 
     def fit(
         self,
@@ -530,139 +610,30 @@ class PrivateERM:
                 self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
                 delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start,
                 **weighted)
-        prepared = self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, accountant, delta,
-                                 neighbours, n_public, sample_weight)
-        rows, X_mapped, labels, problem = prepared.rows, prepared.X, prepared.labels, prepared.problem
-        calibration, epsilon, start, rng = prepared.calibration, prepared.epsilon, prepared.start, prepared.rng
-        delta, n = prepared.delta, prepared.n
-        d = X_mapped.shape[1]
-        if accountant is not None:
-            size = f"n={n}" if prepared.neighbours.uses_n else f"add-remove, n_public={n}"
-            accountant.spend(epsilon, delta, description=f"PrivateERM.fit ({losses.loss_label(self.loss)}, {mechanism} "
-                                                           f"perturbation, {size})",
-                             curve=calibration.privacy_curve(epsilon, delta),
-                             neighbours=prepared.neighbours)
-
-        # objective: b enters the objective and b_2 covers the approximate minimiser;
-        # output: the minimiser of the unperturbed objective gets the one noise vector
-        noise = draw_objective_noise(calibration, d, rng, prepared.source)
-        gamma = calibration.gradient_tolerance
-        assert gamma is not None  # _calibrate always passes a public tol
-        # the rule's Lam goes to the solver as an argument, never as state on the learner; a subclass
-        # whose _solve predates lam="auto" keeps working with a numeric lam
-        chosen: dict[str, Any] = {} if prepared.lam_rule is None else {"lam": prepared.lam_rule.lam}
-        if prepared.weights is not None:  # a subclass whose _solve predates weights keeps working without them
-            chosen["weights"] = prepared.weights
-        with np.errstate(all="ignore"):  # a user's np.seterr cannot make the solve's success depend on the data
-            w, info = self._solve(problem, X_mapped, labels, noise, calibration.extra_reg, gamma, start, n, **chosen)
-        self.diagnostics_ = info
-        erm_inputs.check_solution(w, info)
-        w, calibration = perturb_release(calibration, w, rng, prepared.source)
-        del noise  # never stored
-        steps: tuple[str, ...] = ()
-        if problem.constraint_set is not None:  # the noise may leave C; projecting back is post-processing
-            w, steps = problem.constraint_set.project(w), (problem.constraint_set.projection_step(),)
-
-        coef, intercept = rows.split_weights(w)
-        release = ReleaseCertificate(
-            mechanism=Mechanism.of(mechanism),
-            guarantee=float_safe_guarantee(calibration, release_guarantee(
-                problem.certificate.guarantee(mechanism, delta), mechanism)),
-            epsilon=epsilon,
-            delta=delta,
-            calibration=calibration,
-            verification=problem.certificate,
-            data_norm=rows.norm_bound,
-            effective_norm_bound=rows.effective_norm_bound,
-            fit_intercept=rows.fit_intercept,
-            intercept_scaling=rows.intercept_scaling,
-            clipping="clipped to R" if self.clip else "refused",
-            neighbours=prepared.neighbours.statement(n),
-            library_version=__version__,
-            constants=prepared.constants,
-            label_bound=check_bound("label_bound", self.label_bound) if self._regression else None,
-            lam_rule=None if prepared.lam_rule is None else prepared.lam_rule.to_dict(),
-            post_processing=steps,
-            findings=() if self._regression else one_class_findings(coef, intercept, prepared.classes,
-                                                                     rows.norm_bound),
-            weights=None if prepared.weight_plan is None else prepared.weight_plan.record(),
-        )
-        if self._regression:
-            return PrivateRegressionModel(coef, intercept, rows, release)
-        warn_if_constant(type(self).__name__, release.findings)
-        return PrivateModel(coef, intercept, prepared.classes, rows, release)
-
-    def _prepare(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, random_state: RandomState,
-                 warm_start: LinearModel | None, accountant: PrivacyAccountant | None, delta: float = 0.0,
-                 neighbours: str = "replace-one", n_public: int | None = None,
-                 sample_weight: Any = None) -> Prepared:
-        """Every check of :meth:`fit`, in order, with nothing charged and nothing drawn."""
-        check_choice("mechanism", mechanism, MECHANISMS)
-        epsilon = check_epsilon(epsilon)
-        delta = check_delta(delta)
-        relation, n_public = erm_inputs.neighbour_relation(neighbours, delta, n_public)
-        check_choice("split", split, calibrate.SPLITS)
         check_accountant(accountant)
-        self._check_settings()
-        weight_plan = self._weight_plan(sample_weight)
-        rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
-        n = X_mapped.shape[0] if n_public is None else n_public
-        check_delta_for_n(delta, n, self.allow_large_delta)
-        d = X_mapped.shape[1]
-        problem = self._verified(d)
-        weights = None
-        if weight_plan is not None:  # L and c times w_max, in the one problem that flows onward
-            weights = record_weights(weight_plan, sample_weight, labels, X_mapped.shape[0])
-            problem = problem.weighted(weight_plan.bound)
-        if n_public is not None:  # gamma scales with n_public, the gradient's rounding with the rows
-            calibrate.check_tol_at_rows(self._tol(problem), n_public, X_mapped.shape[0])
-        problem.require(mechanism, delta)  # the one verdict (verification.verdict), before anything is charged
-        solver = self._solver()
-        solver.check(problem, X_mapped, weighted=weights is not None)
-        lam_rule, release, constants = self._calibration_for(mechanism, n, d, epsilon, problem, rows, split, delta,
-                                                             relation)
-        start = erm_inputs.warm_start_weights(warm_start, rows, d)
-        gamma = release.gradient_tolerance
-        assert gamma is not None  # _calibrate always passes a public tol
-        least = solver.proved_budget(problem, self._numeric_lam(None if lam_rule is None else lam_rule.lam),
-                                     release.extra_reg, rows, n, gamma, start)
-        failure.require_proved(least is not None, type(self).__name__, solver.unproved_reason(problem))
-        solver.check_max_iter(least)
-        rng = resolve_rng(random_state)
-        # the exact samplers: the OS CSPRNG unless a seed (or generator) is given
-        source = integer_source(None if random_state is None else rng)
-        return Prepared(epsilon, delta, n, relation, rows, X_mapped, labels, problem, release, constants,
-                         start, rng, source, None if self._regression else check_classes(self.classes), lam_rule,
-                         weights, weight_plan)
+        plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
+                                    sample_weight)
+        return plan.execute(bound, random_state, accountant)
 
-    def _weight_plan(self, sample_weight: Any) -> RecordWeights | None:
+    def _weight_plan(self, sample_weight: Any, classes: tuple[Any, Any] | None) -> RecordWeights | None:
         """The public plan of the fit's record weights (:func:`plan_weights`), refused where a path has none."""
         plan = plan_weights(sample_weight=sample_weight, sample_weight_bound=self.sample_weight_bound,
                             class_weight=self.class_weight, class_prior=self.class_prior,
-                            classes=None if self._regression else check_classes(self.classes),
-                            owner=type(self).__name__)
+                            classes=classes, owner=type(self).__name__)
         if plan is not None and self.float_safe:
             raise UnsupportedWeightsError("float_safe=True draws lattice noise whose proof is written for unit "
                                           "weights; fit weights with float_safe=False. Nothing was charged")
         return plan
-
-    def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
-             split: str = "max", random_state: RandomState = None, warm_start: LinearModel | None = None,
-             neighbours: str = "replace-one", n_public: int | None = None) -> Prepared:
-        """The learner contract's first half (dpcvx.models.contract): every check of :meth:`fit` (validate,
-        verify, calibrate, refuse), with nothing charged and nothing drawn."""
-        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
-                             n_public)
 
     def check_fit_inputs(self, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                          split: str = "max", random_state: RandomState = None,
                          warm_start: LinearModel | None = None, delta: float = 0.0,
                          neighbours: str = "replace-one", n_public: int | None = None,
                          sample_weight: Any = None) -> tuple[Any, Any] | None:
-        """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing.
+        """Raise the error :meth:`fit` would raise for these inputs, charging and drawing nothing: the learner
+        contract's check (:mod:`dpcvx.models.contract`), :meth:`plan`'s classes for a learner that plans first.
 
-        Returns the public classes (None for a regression). Private tuning calls it for every candidate
-        before its accountant is charged.
+        Returns the public classes (None for a regression).
         """
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         if column_statistics.draws_statistics(self):
@@ -677,8 +648,9 @@ class PrivateERM:
             return private_norm.check_private_norm_inputs(
                 self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
                 neighbours=neighbours, n_public=n_public, **weighted)
-        return self._prepare(X, y, epsilon, mechanism, split, random_state, warm_start, None, delta, neighbours,
-                             n_public, sample_weight).classes
+        resolve_rng(random_state)
+        return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split, neighbours=neighbours,
+                         n_public=n_public, warm_start=warm_start, sample_weight=sample_weight).classes
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
@@ -686,11 +658,12 @@ class PrivateERM:
         rows, X_mapped, labels = self._data(X, y, refuse_excess=not self.clip)
         n, d = X_mapped.shape
         problem = self._verified(d)
-        self._solver().check(problem, X_mapped)
-        gamma = calibrate.gradient_tolerance(self._tol(problem), n, problem.lipschitz if
+        solver = self._solver()
+        solver.check(problem, X_mapped)
+        gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n, problem.lipschitz if
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)
-        w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma)
+        w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma, solver=solver, rows=rows)
         self.diagnostics_ = info
         erm_inputs.check_solution(w, info)
         coef, intercept = rows.split_weights(w)
@@ -702,20 +675,16 @@ class PrivateERM:
 
     def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
                    R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
-                   lam: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
+                   lam: float | None = None, tol: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
         """(calibration, constants) of Algorithm 1 or 2 for the verified L, c, m, bound R and tol.
 
-        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`.
+        delta > 0 selects the Gaussian forms (docs/theory.md, section 12). ``lam`` as in :meth:`_solve`;
+        ``tol`` the plan's (default: :meth:`_tol`). The plan calls it (:meth:`FitPlan.calibrate`); a subclass
+        may replace it (the audit's broken variants).
         """
-        return self._calibrate_at(self._numeric_lam(lam), mechanism, n, epsilon, problem, R, split, delta, neighbours)
-
-    def _calibrate_at(self, lam: float, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem,
-                      R: float, split: str, delta: float = 0.0, neighbours: Neighbours = Neighbours.REPLACE_ONE,
-                      tol: float | None = None) -> tuple[ReleaseCalibration, dict[str, Any]]:
-        """:meth:`_calibrate` at a given Lam (also the candidates of ``lam="auto"``, which pass the ``tol`` of
-        :meth:`_tol` once for the whole grid)."""
-        return calibrate_linear(problem, mechanism, n=n, lam=lam, epsilon=epsilon, delta=delta, R=R, split=split,
-                                tol=self._tol(problem) if tol is None else tol, neighbours=neighbours)
+        return calibrate_linear(problem, mechanism, n=n, lam=self._numeric_lam(lam), epsilon=epsilon, delta=delta,
+                                R=R, split=split, tol=self._tol(problem) if tol is None else tol,
+                                neighbours=neighbours)
 
     @property
     def _auto_lam(self) -> bool:
@@ -731,34 +700,6 @@ class PrivateERM:
                              "['lam'])")
         return float(self.lam)
 
-    def _lam_choice(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, rows: RowMap,
-                    split: str, delta: float, neighbours: Neighbours) -> LamChoice:
-        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only): the noise
-        at the bound R of the rows the theorems see (an intercept column included), the bias at the comparator
-        prior on the features' weights joined by the intercept's (:func:`comparator_for`). With a public mean
-        record weight s_bar (balanced class weights) the rule is that of the equivalent unweighted fit of n s_bar
-        records at Lam / s_bar, Delta / s_bar (docs/theory.md, section 21); its Lam is mapped back."""
-        R = rows.effective_norm_bound
-        label_bound = check_bound("label_bound", self.label_bound) if self._regression else None
-        mean = self._mean_weight()
-        comparator = comparator_for(self.comparator_norm, problem.constraint_set, rows.norm_bound,
-                                    rows.intercept_scaling if rows.fit_intercept else None, label_bound)
-
-        tol = self._tol(problem)
-
-        def calibrate_at(lam: float) -> ReleaseCalibration:
-            calibration, _ = self._calibrate_at(lam * mean, mechanism, n, epsilon, problem, R, split, delta,
-                                                neighbours, tol)
-            if perturbs_objective(calibration):
-                check_reachable(calibration, d)
-            return calibration
-
-        curvature = problem.curvature if problem.certificate.curvature is not None else None
-        choice = choose_lam(calibrate_at, n=max(1, round(n * mean)), d=d, L=problem.lipschitz, R=R,
-                            m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
-                            rule=REGRESSION_RULE if self._regression else RULE, mean_weight=mean)
-        return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
-
     def _mean_weight(self) -> float:
         """s_bar, the public mean record weight (balanced class weights from public rates), else 1."""
         if self._regression or self.class_weight is None or class_count.draws_count(self):
@@ -773,17 +714,11 @@ class PrivateERM:
         """The Lam that ``lam="auto"`` would choose for n rows of d input columns: public, no data needed.
 
         ``d`` counts the input columns (after a feature map, before the intercept), as
-        declared by the schema. docs/theory.md, section 25.
+        declared by the schema. Under ``neighbours="add-remove"`` ``n`` is the public size ``n_public``.
+        docs/theory.md, section 25.
         """
-        check_choice("mechanism", mechanism, MECHANISMS)
-        check_choice("split", split, calibrate.SPLITS)
-        rows = self.row_map()
-        width = check_dim(d) + (1 if rows.fit_intercept else 0)
-        problem = self._verified(width)
-        delta = check_delta(delta)
-        problem.require(mechanism, delta)
-        return self._lam_choice(mechanism, sample_size(n, "n"), width, check_epsilon(epsilon), problem, rows,
-                                split, delta, Neighbours.parse(neighbours))
+        plan, n = self._public_plan(n, d, epsilon, mechanism, delta, neighbours, split)
+        return plan.lam_choice(n)
 
     def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration:
         """Extension hook: the calibration a fit draws its noise with, given the one dpcvx derived.
@@ -792,8 +727,9 @@ class PrivateERM:
         same type, for a contender with other published constants (benchmarks/delta_mechanisms.py:
         KST12's, Iyengar et al.'s) or a deliberately under-noised variant an audit must catch. It
         then owns the privacy proof: the release records what it returns, and the checks that
-        follow (the reachable gradient bound) apply to it. Called by :meth:`fit`,
-        :meth:`check_fit_inputs` and :meth:`calibration`, after verification, before any charge.
+        follow (the reachable gradient bound) apply to it. Called by the plan
+        (:meth:`FitPlan.calibrate <dpcvx.models.fit_plan.FitPlan.calibrate>`; :meth:`fit`, :meth:`plan`,
+        :meth:`check_fit_inputs`, :meth:`calibration`), after verification, before any charge.
         """
         return calibration
 
@@ -808,35 +744,5 @@ class PrivateERM:
         of the fit (the rule's under ``lam="auto"``), as :meth:`release_calibration` returns it
         and ``float_safe`` makes it: what a benchmark reports beside its fits.
         """
-        check_choice("mechanism", mechanism, MECHANISMS)
-        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-        add_remove = Neighbours.parse(neighbours) is Neighbours.ADD_REMOVE
-        relation, _ = erm_inputs.neighbour_relation(neighbours, delta, n if add_remove else None)
-        check_choice("split", split, calibrate.SPLITS)
-        self._check_settings()
-        rows = self.row_map()
-        width = check_dim(d) + (1 if rows.fit_intercept else 0)
-        problem = self._verified(width)
-        problem.require(mechanism, delta)
-        return self._calibration_for(mechanism, sample_size(n, "n"), width, epsilon, problem, rows, split, delta,
-                                     relation)[1]
-
-    def _calibration_for(self, mechanism: str, n: int, d: int, epsilon: float, problem: VerifiedProblem, rows: RowMap,
-                         split: str, delta: float, relation: Neighbours
-                         ) -> tuple[LamChoice | None, ReleaseCalibration | LatticeCalibration, Constants]:
-        """(the Lam rule's choice, the calibration fit draws with, its constants): Lam, the calibration,
-        the :meth:`release_calibration` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
-        R = rows.effective_norm_bound
-        lam_rule = self._lam_choice(mechanism, n, d, epsilon, problem, rows, split, delta, relation) if self._auto_lam \
-            else None
-        chosen = () if lam_rule is None else (lam_rule.lam,)   # as for _solve in fit
-        calibration, verified = self._calibrate(mechanism, n, epsilon, problem, R, split, delta, relation, *chosen)
-        calibration = self.release_calibration(calibration)
-        constants = Constants.of(verified, R=R, lam=self._numeric_lam(None if lam_rule is None else lam_rule.lam),
-                                 n=n, d=d)
-        release: ReleaseCalibration | LatticeCalibration = calibration
-        if self.float_safe:
-            release = float_safe_calibration(calibration, d)
-        if perturbs_objective(release):
-            check_reachable(release, d)
-        return lam_rule, release, constants
+        plan, n = self._public_plan(n, d, epsilon, mechanism, delta, neighbours, split)
+        return plan.calibrate(n).calibration

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 import cvxpy as cp
 import numpy as np
@@ -18,19 +18,14 @@ from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
 from ..privacy import calibrate
-from ..privacy.calibrate_gaussian import ReleaseCalibration
-from ..privacy.exact import IntegerSource
-from ..privacy.float_safe import LatticeCalibration
-from ..privacy.lam_rule import LamChoice, intercept_scaling
+from ..privacy.lam_rule import intercept_scaling
 from ..privacy.neighbours import Neighbours
-from ..release.constants import Constants
 from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
 from ..solvers.linear import SolveInfo
 from ..validation import (
     check_bound,
     check_choice,
-    check_classes,
     check_flag,
     check_labels,
     check_targets,
@@ -39,8 +34,6 @@ from ..validation import (
     positive,
     sample_size,
 )
-from ..verification.problem import VerifiedProblem
-from .record_weights import RecordWeights
 
 
 class Settings(Protocol):
@@ -67,28 +60,6 @@ class Settings(Protocol):
     max_iter: int | None
     cvxpy_solver: str
     cvxpy_options: dict[str, Any] | None
-
-
-class Prepared(NamedTuple):
-    """What :meth:`PrivateERM.fit` has checked and computed before it charges the accountant."""
-
-    epsilon: float
-    delta: float
-    n: int
-    neighbours: Neighbours
-    rows: RowMap
-    X: Matrix | RowBlocks
-    labels: np.ndarray
-    problem: VerifiedProblem
-    calibration: ReleaseCalibration | LatticeCalibration
-    constants: Constants
-    start: np.ndarray | None
-    rng: np.random.Generator
-    source: IntegerSource
-    classes: tuple[Any, Any] | None
-    lam_rule: LamChoice | None
-    weights: np.ndarray | None = None  # the records' s_i (:mod:`dpcvx.models.record_weights`), None: unit weights
-    weight_plan: RecordWeights | None = None
 
 
 @functools.cache
@@ -199,21 +170,27 @@ def declared_row_map(learner: Settings) -> RowMap:
     )
 
 
-def fit_labels(classes: Any, label_bound: float | str | None, regression: bool, y: Any, n: int,
-               refuse_excess: bool) -> np.ndarray:
-    """-1/+1 labels of the public classes, or regression targets clipped to [-B, B]."""
-    if not regression:
-        return check_labels(y, n, check_classes(classes))
+def regression_label_bound(label_bound: float | str | None) -> float:
+    """B, the public bound on a regression's |y| (checked; never read off the data)."""
     if is_private(label_bound):
         raise InputError("label_bound='private' is drawn by fit (a share of epsilon buys B on the public grid of "
                          "label_range); plan and fit_nonprivate need a numeric public bound B. Nothing was charged")
     if label_bound is None:
         raise InputError("task='regression' needs label_bound: a PUBLIC bound B on |y| (never read off the "
                          "data); labels beyond it are clipped onto [-B, B]")
-    bound = check_bound("label_bound", label_bound)
-    labels, clipped = check_targets(y, n, bound, refuse_excess)
+    return check_bound("label_bound", label_bound)
+
+
+def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: Any, n: int,
+               refuse_excess: bool) -> np.ndarray:
+    """-1/+1 labels of the public ``classes``, or (``classes`` None) regression targets clipped to [-B, B]
+    (B = ``label_bound``, checked by :func:`regression_label_bound`)."""
+    if classes is not None:
+        return check_labels(y, n, classes)
+    assert label_bound is not None
+    labels, clipped = check_targets(y, n, label_bound, refuse_excess)
     if clipped:
-        warnings.warn(label_clipping_note(clipped, n, bound), ClippingWarning, stacklevel=user_stacklevel())
+        warnings.warn(label_clipping_note(clipped, n, label_bound), ClippingWarning, stacklevel=user_stacklevel())
     return labels
 
 
@@ -239,6 +216,13 @@ def mapped_rows(rows: RowMap, X: Any, y: Any, refuse_excess: bool) -> tuple[Matr
             "explains why R must not be read off the data", ClippingWarning, stacklevel=4,
         )
     return mapped, y
+
+
+def mapped_data(rows: RowMap, X: Any, y: Any, classes: tuple[Any, Any] | None, label_bound: float | None,
+                refuse_excess: bool) -> tuple[Matrix | RowBlocks, np.ndarray]:
+    """The rows under the public map (:func:`mapped_rows`) and their labels (:func:`fit_labels`)."""
+    mapped, y = mapped_rows(rows, X, y, refuse_excess)
+    return mapped, fit_labels(classes, label_bound, y, mapped.shape[0], refuse_excess)
 
 
 def neighbour_relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:

@@ -27,9 +27,8 @@ So the rule, enforced here and nowhere else:
 
 from __future__ import annotations
 
-import copy
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -95,9 +94,10 @@ def _labels(classes: Sequence[Any] | None, rows: int) -> np.ndarray:
     return np.array([pair[i % len(pair)] for i in range(rows)])
 
 
-def rehearse(learners: Sequence[Any], classes: Sequence[Sequence[Any] | None], X: Any,
-             keywords: Mapping[str, Any], epsilon: float, procedure: str) -> None:
-    """Fit a copy of every candidate once on synthetic public rows, with no accountant, before the charge.
+def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator], Any]],
+             classes: Sequence[Sequence[Any] | None], X: Any, procedure: str) -> None:
+    """Fit every candidate once on synthetic public rows, with no accountant, before the charge: ``fits[i](X, y,
+    random_state)`` fits candidate i (a copy of it, or from its plan) with the procedure's budget.
 
     The rows (:func:`_synthetic`) and labels (the candidate's public classes in turn) are functions of
     public quantities only (X's width and kind, the number of rows capped at ``REHEARSAL_ROWS``), so any
@@ -105,15 +105,14 @@ def rehearse(learners: Sequence[Any], classes: Sequence[Sequence[Any] | None], X
     """
     rows = min(X.shape[0], REHEARSAL_ROWS)
     synthetic = _synthetic(X, rows)
-    for index, (learner, declared) in enumerate(zip(learners, classes, strict=True)):
+    for index, (fit, declared) in enumerate(zip(fits, classes, strict=True)):
         token = _REHEARSING.set(True)
         try:
             # numpy's errors ignored and every warning dropped: a warning about 64 synthetic rows (a small-table or
             # noise warning) says nothing of the user's data, and as an error it would refuse a sound candidate
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                copy.deepcopy(learner).fit(synthetic, _labels(declared, rows), epsilon=epsilon,
-                                           random_state=resolve_rng(REHEARSAL_SEED), **keywords)
+                fit(synthetic, _labels(declared, rows), resolve_rng(REHEARSAL_SEED))
         except Exception as error:  # noqa: BLE001 - public rows: the error and its message are public
             raise InputError(
                 f"{procedure}: candidate {index + 1}'s fit fails on {rows} synthetic public rows of the data's width, "

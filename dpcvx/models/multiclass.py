@@ -143,8 +143,8 @@ class PrivateMulticlassERM:
                         fit_params: dict[str, Any]) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only)."""
         plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                split=fit_params.get("split", "max"), random_state=0,
+                                split=fit_params.get("split", "max"),
                                 neighbours=fit_params.get("neighbours", "replace-one"),
                                 n_public=fit_params.get("n_public"))
-        one = plan.calibration.privacy_curve(eps_c, delta_c)
+        one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(eps_c, delta_c)
         return PrivacyCurve(one.parts * k, one.neighbours)

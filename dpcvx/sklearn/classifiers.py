@@ -200,14 +200,15 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """More than two public classes: one-vs-rest (:class:`~dpcvx.models.multiclass.PrivateMulticlassERM`)."""
         return len(check_public_classes(self.classes)) > 2
 
-    def _labels_checked(self, y: np.ndarray) -> None:
-        """Refuse labels outside the PUBLIC ``classes`` (never inferred from y)."""
-        classes = check_public_classes(self.classes) if self._multiclass else check_classes(self.classes)
+    def _labels_checked(self, y: np.ndarray, multiclass: bool) -> tuple[Any, ...]:
+        """The PUBLIC ``classes``; refuse labels outside them (never inferred from y)."""
+        classes = check_public_classes(self.classes) if multiclass else check_classes(self.classes)
         inside = np.zeros(y.shape, dtype=bool)
         for value in classes:
             inside |= np.broadcast_to(np.asarray(y == value, dtype=bool), y.shape)
         if not np.all(inside):
             raise label_error(type(self).__name__, y, ~inside, classes)
+        return classes
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
@@ -235,26 +236,28 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         is a public dict or "balanced" (:class:`~dpcvx.models.erm.PrivateERM`; docs/theory.md, section 21).
         More than two classes take no weights (UnsupportedWeightsError, before anything is spent).
         """
-        if self._multiclass:
+        multiclass = self._multiclass
+        if multiclass:
             refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
             if self.column_statistics is True:
                 raise InputError("column_statistics=True is offered for two classes (one release of the statistics "
                                  "for one fit); one-vs-rest would draw them once per class. Nothing was charged")
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        cut = decision_cut(getattr(self, "threshold", 0.5), not self._multiclass)  # before anything is spent
+        cut = decision_cut(getattr(self, "threshold", 0.5), not multiclass)  # before anything is spent
         in_memory = not is_out_of_core(X)
         X, y, checked = self._validated(X, y, reset=True)
-        self._labels_checked(y)
+        classes = self._labels_checked(y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
+        learner = self._private_erm()
         with fit_accountant(self, accountant) as charged:
-            if self._multiclass:
-                binary = self._private_erm().set_params(classes=(-1, 1))
-                model = PrivateMulticlassERM(binary, check_public_classes(self.classes)).fit(
+            if multiclass:
+                binary = learner.set_params(classes=(-1, 1))
+                model = PrivateMulticlassERM(binary, classes).fit(
                     X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,
                     accountant=charged, **relation)
             else:
-                binary_model = self._private_erm().fit(
+                binary_model = learner.fit(
                     X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism, split=self.split,
                     random_state=seed, accountant=charged, sample_weight=sample_weight, **relation,
                 )
@@ -266,7 +269,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         else:
             self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         self.__dict__.update(fitted)
-        self._warn_if_noise_dominates(model)
+        self._warn_if_noise_dominates(model, learner.loss)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
         warn_if_small_table(type(self).__name__, int(certificate.constants["n"]), fitted["n_features_in_"],
                             certificate.epsilon, self._public_rate(certificate, cut))
@@ -283,20 +286,22 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         rates = self._offset_rates()
         return rates[1] if rates is not None else None if cut == 0 else self.threshold
 
-    def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel) -> None:
+    def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel, loss: Loss) -> None:
         """NoiseDominatesWarning when the release is mostly noise (public quantities only)."""
         # balanced weights: the view of n s_bar records, Lam / s_bar and Delta / s_bar (section 21)
         certificate, mean = ((model.certificate.per_class[0], 1.0) if isinstance(model, PrivateMulticlassModel)
                              else (effective_view(model.certificate), mean_weight(model.certificate)))
         rates = self._offset_rates()   # the signal is measured against the offset model: its loss H(pi)
-        gain = loss_at_zero(self._private_erm().loss) if rates is None else prior_entropy(rates)
+        gain = loss_at_zero(loss) if rates is None else prior_entropy(rates)
         warn_if_noise_dominates(type(self).__name__, certificate, gain,
                                 lam_advice=lambda: self._lam_advice(certificate), mean_weight=mean)
 
     def _lam_advice(self, certificate: ReleaseCertificate) -> str:
-        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25)."""
+        """The warning's lam advice: the value of the public rule lam="auto" (docs/theory.md, section 25), for
+        the binary learner that was fitted (one-vs-rest: each class against the rest, classes -1/+1)."""
+        binary = {"classes": (-1, 1)} if self._multiclass else {}
         return lam_rule_advice(certificate, self.lam, lambda: self._private_erm().set_params(
-            data_norm=certificate.data_norm, norm_range=None))
+            data_norm=certificate.data_norm, norm_range=None, **binary))
 
     @staticmethod
     def _fitted_attributes(model: PrivateModel | PrivateMulticlassModel) -> dict[str, Any]:

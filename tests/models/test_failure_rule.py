@@ -82,12 +82,12 @@ def test_the_smallest_accepted_max_iter_never_fails_with_far_tail_noise_and_usel
         return (np.abs(direction) * np.sign(gradient) + 1e-3 * gradient, None, *rest[1:])
 
     monkeypatch.setattr(linear, "_newton_direction", ascent)
-    real_draw = dpcvx.models.erm.draw_objective_noise
+    real_draw = dpcvx.models.fit_plan.draw_objective_noise
 
     def far_tail(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         return 50.0 * real_draw(*args, **kwargs)
 
-    monkeypatch.setattr(dpcvx.models.erm, "draw_objective_noise", far_tail)
+    monkeypatch.setattr(dpcvx.models.fit_plan, "draw_objective_noise", far_tail)
     for seed in range(3):
         erm = dpcvx.PrivateERM(lam=lam, data_norm=1.0, max_iter=least)
         model = erm.fit(X, y, epsilon=1.0, random_state=seed)

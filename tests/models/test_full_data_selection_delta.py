@@ -8,6 +8,7 @@ import pytest
 import dpcvx
 from dpcvx.exceptions import AssumptionError, BudgetExceededError, InputError
 from dpcvx.models import failure
+from dpcvx.models.fit_plan import FitPlan
 from dpcvx.models.tuning import ClippedSquaredError
 from dpcvx.models.tuning.renyi import calibrate_runs, candidates_rdp, plan_at, run_rdp, score_epsilon
 from dpcvx.privacy.privacy_curve import PrivacyCurve, rdp_to_epsilon
@@ -16,13 +17,19 @@ from dpcvx.privacy.stopping import StoppingRule, stopping_epsilon
 FITS: list[float] = []
 
 
-class CountingERM(dpcvx.PrivateERM):
-    """PrivateERM that records the epsilon of every fit (in the module's FITS)."""
+@pytest.fixture(autouse=True)
+def _count_fits(monkeypatch):
+    """Record the epsilon of every fit a PrivateERM executes (:meth:`FitPlan.execute`; tune fits each candidate
+    from its one plan) in the module's FITS, the rehearsals on synthetic public rows excluded."""
+    FITS.clear()
+    execute = FitPlan.execute
 
-    def fit(self, X, y, epsilon, *args, **kwargs):
+    def counted(plan, *args, **kwargs):
         if not failure.rehearsing():  # the rehearsal on synthetic public rows is not a fit of the data
-            FITS.append(epsilon)
-        return super().fit(X, y, epsilon, *args, **kwargs)
+            FITS.append(plan.epsilon)
+        return execute(plan, *args, **kwargs)
+
+    monkeypatch.setattr(FitPlan, "execute", counted)
 
 
 class CheatingERM(dpcvx.PrivateERM):
@@ -46,7 +53,7 @@ def test_delta_selection_charges_its_proved_total_once_and_fits_with_the_calibra
     X, y = _data()
     FITS.clear()
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
-    result = dpcvx.tune(CountingERM(data_norm=1.0), X, y, GRID, epsilon=1.0, delta=1e-6, mechanism="output",
+    result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X, y, GRID, epsilon=1.0, delta=1e-6, mechanism="output",
                         mean_runs=6, accountant=accountant, random_state=1)
     certificate = result.certificate
     assert len(accountant.ledger) == 1  # one entry, however many runs: not a composition of the runs
@@ -113,14 +120,14 @@ def test_the_per_fit_budget_is_not_cut_by_a_composition_of_the_runs():
 
 
 @pytest.mark.parametrize("learner, kwargs, error", [
-    (CountingERM(data_norm=1.0), {"mechanism": "objective"}, AssumptionError),  # no Renyi curve
-    (CountingERM(data_norm=1.0, float_safe=True), {"mechanism": "output"}, AssumptionError),
+    (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "objective"}, AssumptionError),  # no Renyi curve
+    (dpcvx.PrivateERM(data_norm=1.0, float_safe=True), {"mechanism": "output"}, AssumptionError),
     # a private bound composes a pure quantile with the fit: no pre-fit curve (the audit saw a charge, then a refusal)
-    (CountingERM(data_norm="private", norm_range=(0.25, 8)), {"mechanism": "output"}, AssumptionError),
-    (CountingERM(data_norm=1.0, task="regression", label_bound="private", label_range=(0.25, 8)),
+    (dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 8)), {"mechanism": "output"}, AssumptionError),
+    (dpcvx.PrivateERM(data_norm=1.0, task="regression", label_bound="private", label_range=(0.25, 8)),
      {"mechanism": "output", "score": ClippedSquaredError(bound=64.0)}, AssumptionError),
-    (CountingERM(data_norm=1.0), {"mechanism": "output", "epsilon": 0.005, "delta": 1e-12}, InputError),
-    (CountingERM(data_norm=1.0), {"mechanism": "output", "epsilon": 5.0}, BudgetExceededError),
+    (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "output", "epsilon": 0.005, "delta": 1e-12}, InputError),
+    (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "output", "epsilon": 5.0}, BudgetExceededError),
 ])
 def test_a_refused_delta_selection_spends_nothing_and_fits_nothing(learner, kwargs, error):
     X, y = _data()

@@ -135,9 +135,9 @@ class CountingERM(dpcvx.PrivateERM):
 
     solves = 0
 
-    def _solve(self, problem, X, y, noise, extra_reg, gradient_tolerance, start=None, n=None):
+    def _solve(self, *args, **kwargs):
         type(self).solves += 1
-        return super()._solve(problem, X, y, noise, extra_reg, gradient_tolerance, start, n)
+        return super()._solve(*args, **kwargs)
 
 
 def _data(n=400, d=3, seed=0):

@@ -245,7 +245,7 @@ def test_the_rule_skips_only_lams_whose_bias_reaches_the_best_bound(monkeypatch,
     """The rule does not calibrate a Lam whose bias alone reaches the best bound found (its bound could not
     be smaller): it chooses what a scan of every Lam of the grid chooses (the first smallest bound), with
     fewer calibrations."""
-    from dpcvx.models import erm
+    from dpcvx.models import fit_plan
 
     settings = {"mechanism": "objective", "delta": 0.0, **settings}
     scans: list[tuple] = []
@@ -259,7 +259,7 @@ def test_the_rule_skips_only_lams_whose_bias_reaches_the_best_bound(monkeypatch,
         scans.append((calibrate_at, args, kwargs))
         return lam_rule.choose_lam(counted, *args, **kwargs)
 
-    monkeypatch.setattr(erm, "choose_lam", recorded)
+    monkeypatch.setattr(fit_plan, "choose_lam", recorded)
     learner = PrivateERM(lam="auto", data_norm=1.0)
     chosen = learner.choose_lam(settings["n"], 10, settings["epsilon"], settings["mechanism"],
                                 delta=settings["delta"])

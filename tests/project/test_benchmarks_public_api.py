@@ -117,8 +117,8 @@ from dpcvx.solvers.blockwise import BlockwiseObjective
 
 
 class Cached(dpcvx.PrivateERM):
-    def _solve(self, *args):
-        return super()._solve(*args)
+    def _solve(self, *args, **kwargs):
+        return super()._solve(*args, **kwargs)
 
     def release_calibration(self, calibration):
         return calibration

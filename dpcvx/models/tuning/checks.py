@@ -11,7 +11,7 @@ import contextlib
 import copy
 import inspect
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,11 +28,14 @@ from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.rng import RandomState, resolve_rng
 from ...validation import check_classes, check_labels, check_public_classes, outside_labels
 from ..contract import check_tunable, predicts_per_row
+from ..erm import PrivateERM
 from ..failure import composite, rehearse
+from ..fit_plan import FitPlan
 from .certificate import format_params
 from .scores import Mistakes, Score, resolve_score, total_units
 
-__all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInConstructor", "Setup", "prepare"]
+__all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInConstructor", "Setup", "prepare",
+           "plan_candidate", "fit_candidate"]
 
 RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
 _BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
@@ -274,15 +277,24 @@ def check_finite(X: Any) -> None:
 
 
 def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
-                     epsilon: float | None = None) -> tuple | None:
+                    epsilon: float | None = None) -> tuple | None:
     """What a candidate's fit would refuse, checked before anything is charged; returns the
-    public label pair it declares (or None).
+    public label pair it declares (or None) (:func:`plan_candidate`)."""
+    return plan_candidate(candidate, X, y, fit_params, epsilon)[0]
+
+
+def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
+                   epsilon: float | None = None) -> tuple[tuple | None, FitPlan | None]:
+    """What a candidate's fit would refuse, checked before anything is charged: the public label pair it
+    declares (or None) and its plan (None for a learner that does not plan first).
 
     * its fit must take the keyword arguments tune passes;
     * y must hold only the learner's public ``classes`` when it declares them
       (the pair is public; it is never read off y);
-    * the learner's own ``check_fit_inputs(X, y, **fit_params)`` when it has one, with
-      ``epsilon=`` when it takes that keyword (as PrivateERM and the kernel learners do).
+    * a :class:`~dpcvx.models.erm.PrivateERM` that plans first is planned once
+      (:meth:`~dpcvx.models.erm.PrivateERM.plan`), and every fit of it runs from that plan; another
+      learner's own ``check_fit_inputs(X, y, **fit_params)`` runs when it has one. Both get ``epsilon=``
+      when they take that keyword (as PrivateERM and the kernel learners do).
     """
     fit = getattr(candidate, "fit", None)
     if callable(fit) and not _accepts_keywords(fit, tuple(fit_params)):
@@ -291,7 +303,9 @@ def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[s
     classes = getattr(candidate, "classes", None)
     if classes is not None:
         check_declared_labels(y, classes)
-    check = getattr(candidate, "check_fit_inputs", None)
+    plans = isinstance(candidate, PrivateERM) and candidate.plans_first
+    check = candidate.plan if plans else getattr(candidate, "check_fit_inputs", None)
+    plan = None
     if callable(check):
         if epsilon is not None and "epsilon" not in fit_params and _takes_keyword(check, "epsilon"):
             fit_params = dict(fit_params, epsilon=epsilon)
@@ -301,25 +315,54 @@ def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[s
             reason = str(error) if isinstance(error, InputError) or not _binds(check, X, y, **fit_params) \
                 else withheld(error)
             raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {reason}") from None
+        if isinstance(declared, FitPlan):
+            plan, declared = declared, declared.classes
         if classes is None and isinstance(declared, tuple):
             classes = declared
-    return classes
+    return classes, plan
 
 
 def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
-                       procedure: str) -> None:
+                       procedure: str) -> tuple[FitPlan | None, ...]:
     """Before the charge, under the failure rule (:mod:`dpcvx.models.failure`): each candidate checked on its
     part (parameters, fit arguments, labels against its public classes on all of y, the score against those
-    classes), then every candidate rehearsed on synthetic public rows of the first part's width and kind."""
-    declared = []
+    classes) and planned once when it plans first, then every candidate rehearsed on synthetic public rows of
+    the first part's width and kind (from its plan). Returns the candidates' plans (None: no plan)."""
+    declared, plans = [], []
     with composite(procedure):
         for candidate, rows in zip(setup.learners, parts, strict=True):
-            classes = check_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon)
+            classes, plan = plan_candidate(candidate, X[rows], y[rows], setup.keywords, epsilon)
             if classes is not None:  # the held-out rows are labelled like the rest
                 check_declared_labels(y, classes)
             setup.score.check_classes(classes)
             declared.append(classes)
-        rehearse(setup.learners, declared, X[parts[0]], setup.keywords, epsilon, procedure)
+            plans.append(plan)
+        rehearse([_rehearsal(setup, candidate, plan, epsilon) for candidate, plan in zip(setup.learners, plans,
+                                                                                          strict=True)],
+                 declared, X[parts[0]], procedure)
+    return tuple(plans)
+
+
+def _rehearsal(setup: Setup, candidate: Any, plan: FitPlan | None,
+               epsilon: float) -> Callable[[Any, np.ndarray, np.random.Generator], Any]:
+    """How a rehearsal fits a candidate: from its plan, else a copy of it with tune's fit arguments."""
+    if plan is not None:
+        return lambda X, y, rng: plan.fit(X, y, random_state=rng)
+    return lambda X, y, rng: copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
+
+
+def fit_candidate(setup: Setup, learner: Any, plan: FitPlan | None, X: Any, y: np.ndarray,
+                  epsilon: float) -> tuple[Any, Any]:
+    """A candidate fitted on (X, y) with ``epsilon`` and tune's fit arguments: from its plan when it has one
+    (made once, before the charge), else ``learner.fit``. Returns the model and the fit's diagnostics (NOT
+    PRIVATE: the data owner's, taken off the model or the learner that made it)."""
+    if plan is not None:
+        learner = plan.learner
+        model = plan.fit(X, y, random_state=setup.fit_random_state)
+    else:
+        model = learner.fit(X, y, epsilon=epsilon, random_state=setup.fit_random_state, **setup.keywords)
+    diagnostics = take_diagnostics(model)
+    return model, take_diagnostics(learner) if diagnostics is None else diagnostics
 
 
 def release_certificate(model: Any) -> Any:

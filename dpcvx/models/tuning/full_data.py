@@ -59,7 +59,7 @@ from ...progress import progress
 from ..failure import composite, failed_after_charge, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
-from .checks import Setup, check_and_rehearse, check_release_cost, release_certificate, take_diagnostics
+from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
 from .renyi import calibrate_runs, check_run_curve
 from .scores import MISTAKES_RECORD, describe, total_units
 
@@ -227,14 +227,14 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     rule = StoppingRule.with_mean(RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs, eta)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
     # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
-    check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME)
+    plans = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME)  # one plan per candidate
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
                          neighbours=Neighbours.REPLACE_ONE)
     source = setup.source
     runs = draw_runs(rule, source)
-    best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, the fitted learner copy
+    best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, its fit's diagnostics
     scores = []
     # no total: the count of fits is the realised K, for the data owner's terminal only (NOT PRIVATE)
     with progress(None, PROCEDURE_NAME, unit="fit", verbose=verbose) as bar, \
@@ -242,10 +242,10 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
         for _ in range(runs):
             train, hold = coin_parts(n, held_out, setup.rng)
             index = uniform_index(m, source)
-            fitted = copy.deepcopy(setup.learners[index])
+            plan = plans[index]  # every run of a candidate that plans fits from its one plan
+            learner = None if plan is not None else copy.deepcopy(setup.learners[index])
             try:  # cannot fail under the rule; a failure is a bug, never a score (dpcvx.models.failure)
-                model = fitted.fit(X[train], y[train], epsilon=budget, random_state=setup.fit_random_state,
-                                   **setup.keywords)
+                model, diagnostics = fit_candidate(setup, learner, plan, X[train], y[train], budget)
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
             check_release_cost(model, budget, setup.delta)
@@ -255,14 +255,10 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             score = -noisy_count(units, count_epsilon / setup.score.sensitivity, source) / max(hold.size, 1)
             scores.append(score)
             if best is None or score > best[0]:
-                best = (score, index, model, fitted)
+                best = (score, index, model, diagnostics)
             bar.update()
     assert best is not None  # K >= 1 runs, none fails
-    selected, model, fitted = best[1:]
-    # the data owner's, never part of the release: on the model, or on the learner copy that made it
-    owner = take_diagnostics(model)
-    if owner is None:
-        owner = take_diagnostics(fitted)
+    selected, model, owner = best[1:]  # owner: the data owner's diagnostics, never part of the release
     certificate = SelectionCertificate(
         epsilon=total, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,

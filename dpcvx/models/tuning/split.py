@@ -76,7 +76,7 @@ from ...progress import progress
 from ..failure import composite, failed_after_charge, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .certificate import TuningCertificate, TuningResult
-from .checks import Setup, check_and_rehearse, check_release_cost, release_certificate, take_diagnostics
+from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
 from .scores import total_units
 
 __all__ = ["selection_probabilities", "select_exponential", "run"]
@@ -115,7 +115,7 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
                                                       setup.learners, setup.candidates)
     m, n, rng = len(candidates), X.shape[0], setup.rng
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
-    check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME)  # the failure rule: proved, rehearsed
+    plans = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME)  # the failure rule; planned once
 
     if accountant is not None:
         accountant.spend_parallel(
@@ -128,29 +128,26 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
     logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
                  n, m, m + 1, held_out.size, n - held_out.size * (m + 1))
 
-    models, mistakes = [], []
+    models, owners, mistakes = [], [], []  # owners: each fit's diagnostics (NOT PRIVATE)
     with progress(m, PROCEDURE_NAME, unit="candidate", verbose=verbose) as bar, \
             composite(PROCEDURE_NAME), fixed_numerics():
-        for index, (candidate, rows) in enumerate(zip(learners, parts[:-1], strict=True)):
+        for index, (candidate, plan, rows) in enumerate(zip(learners, plans, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
             try:  # cannot fail under the rule; a failure is a bug (dpcvx.models.failure)
-                model = candidate.fit(X[rows], y[rows], epsilon=epsilon, random_state=setup.fit_random_state,
-                                      **keywords)
+                model, diagnostics = fit_candidate(setup, candidate, plan, X[rows], y[rows], epsilon)
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
             check_release_cost(model, epsilon, delta)
             mistakes.append(total_units(setup.score, model, X_held_out, y_held_out))
             models.append(model)
+            owners.append(diagnostics)
             bar.update()
     selected = select_exponential(mistakes, epsilon, setup.source, setup.score.sensitivity)
     del mistakes  # never stored, returned or logged
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
     model = models[selected]
-    # the data owner's, never part of the release: on the model, or on the learner that made it
-    selected_diagnostics = take_diagnostics(model)
-    if selected_diagnostics is None:
-        selected_diagnostics = take_diagnostics(learners[selected])
+    selected_diagnostics = owners[selected]  # the data owner's, never part of the release
     certificate = TuningCertificate(
         epsilon=epsilon,
         delta=delta,

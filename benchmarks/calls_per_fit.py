@@ -1,0 +1,135 @@
+"""How often one fit (and one tune) plans, validates and builds the same values (issue 41, "plan once").
+
+A profiler hook (:func:`sys.setprofile`) counts, during one warm call, every call of a function defined in
+``dpcvx/`` (the "calls into dpcvx") and, among them, the constructions and checks the issue names:
+
+* ``PrivateERM`` built (its ``__init__``), ``SolverChoice`` and ``RowMap`` constructed;
+* the classes checked (``check_classes`` and ``check_public_classes``);
+* the mechanism's name parsed (``Mechanism.of`` given a plain ``str``, and ``check_choice("mechanism", ...)``);
+* plannings: ``PrivateERM._prepare`` (before issue 41) or a ``FitPlan`` constructed (after).
+
+Measured on ``DPLogisticRegression(epsilon=1).fit`` of 2,000 x 10 synthetic rows at ``lam=1e-3`` and at
+``lam="auto"``, and on ``dpcvx.tune(PrivateERM(data_norm=1), ..., {"lam": [3 values]}, procedure="full-data")``
+of 400 rows with a seed whose random stopping draws 17 runs. Counts do not depend on the machine::
+
+    python -m benchmarks.calls_per_fit            # about 10 s on one core
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import dpcvx
+from benchmarks.common import RunRecord, limit_threads, write_json, write_markdown
+from dpcvx.demo import synthetic_classification
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PACKAGE = str(Path(dpcvx.__file__).resolve().parent)
+TUNE_SEED = 31  # draws K = 17 runs of 3 candidates (checked below)
+TUNE_RUNS = 17
+CONSTRUCTED = {"PrivateERM": "PrivateERM built", "SolverChoice": "SolverChoice built", "RowMap": "RowMap built",
+               "FitPlan": "plannings"}
+CALLED = {"check_classes": "classes checked", "check_public_classes": "classes checked",
+          "PrivateERM._prepare": "plannings"}
+ROWS = ("calls into dpcvx", "PrivateERM built", "SolverChoice built", "RowMap built", "classes checked",
+        "mechanism parsed", "plannings")
+
+
+def _counted(call: Callable[[], Any]) -> Counter:
+    """The counts of :data:`ROWS` during ``call()``."""
+    counts: Counter = Counter()
+
+    def hook(frame: FrameType, event: str, _arg: Any) -> None:
+        if event != "call":
+            return
+        code = frame.f_code
+        if code.co_name == "__init__" and "self" in frame.f_locals:  # a dataclass's __init__ is in "<string>"
+            kind = type(frame.f_locals["self"])
+            if kind.__name__ in CONSTRUCTED and kind.__module__.startswith("dpcvx."):
+                counts[CONSTRUCTED[kind.__name__]] += 1
+        if not code.co_filename.startswith(PACKAGE):
+            return
+        counts["calls into dpcvx"] += 1
+        name = code.co_qualname
+        if name in CALLED:
+            counts[CALLED[name]] += 1
+        elif (name == "check_choice" and frame.f_locals.get("name") == "mechanism") or (
+                name == "Mechanism.of" and type(frame.f_locals.get("mechanism")) is str):
+            counts["mechanism parsed"] += 1
+
+    sys.setprofile(hook)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return counts
+
+
+def measure() -> dict[str, dict[str, int]]:
+    """The counts of one warm estimator fit at a numeric lam and at lam="auto", and of one tune."""
+    X, y = synthetic_classification(n=2000, d=10, random_state=0)
+    labels = y > 0
+    results: dict[str, dict[str, int]] = {}
+    for lam in (1e-3, "auto"):
+        def fit(lam: float | str = lam) -> None:
+            dpcvx.DPLogisticRegression(epsilon=1.0, lam=lam, random_state=0).fit(X, labels)
+        fit()  # warm: verified loss, imported solver
+        results[f"DPLogisticRegression.fit, lam={lam}"] = dict(_counted(fit))
+    Xt, yt = X[:400], y[:400]
+    learner = dpcvx.PrivateERM(data_norm=1.0)
+    grid = {"lam": [1e-3, 1e-2, 1e-1]}
+    outcome: list[Any] = []
+
+    def run_tune() -> None:
+        outcome.append(dpcvx.tune(learner, Xt, yt, grid, epsilon=1.0, random_state=TUNE_SEED))
+
+    run_tune()  # warm
+    counts = dict(_counted(run_tune))
+    runs = outcome[-1].diagnostics_["runs"]
+    if runs != TUNE_RUNS:
+        raise RuntimeError(f"the seed {TUNE_SEED} drew {runs} runs, not {TUNE_RUNS}")
+    results[f"tune, 3 candidates, {runs} runs"] = counts
+    return results
+
+
+def table(label: str, counts: dict[str, dict[str, int]]) -> list[str]:
+    """The Markdown table of one labelled measurement."""
+    return [f"## {label}", "", "| count | " + " | ".join(counts) + " |", "|---" * (len(counts) + 1) + "|",
+            *("| " + row + " | " + " | ".join(str(column.get(row, 0)) for column in counts.values()) + " |"
+              for row in ROWS), ""]
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--label", default="after", help="the name of this measurement (e.g. before, after); "
+                        "the measurements of other labels already in the results file are kept")
+    args = parser.parse_args(argv)
+    record = RunRecord("benchmarks.calls_per_fit", argv)
+    with limit_threads(1):
+        counts = measure()
+    path = args.out / "calls_per_fit.json"
+    recorded = json.loads(path.read_text()) if path.exists() else {}
+    recorded[args.label] = {"counts": counts, "run": record.finish()}
+    write_json(path, recorded)
+    lines = ["# Calls per fit and per tune", "",
+             "Counted by a profiler hook during one warm call (benchmarks/calls_per_fit.py); counts do not depend "
+             "on the machine. \"before\" is main at 128777d (before issue 41's plan object), \"after\" with it.",
+             ""]
+    for label, measured in recorded.items():
+        lines += table(label, measured["counts"])
+        if label != args.label:  # this run's record closes the file
+            lines += [f"Recorded by `{measured['run']['command']}` on {measured['run']['date_utc']} (UTC).", ""]
+    print(write_markdown(args.out / "calls_per_fit.md", "\n".join(lines), record))
+    return recorded[args.label]
+
+
+if __name__ == "__main__":
+    main()

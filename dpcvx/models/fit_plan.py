@@ -1,0 +1,316 @@
+"""The plan of a :class:`~dpcvx.models.erm.PrivateERM` fit: made once from public inputs, executed per data set.
+
+:meth:`PrivateERM.plan <dpcvx.models.erm.PrivateERM.plan>` validates every public input of a fit (the budget,
+the mechanism, the neighbour relation, the learner's settings), builds the public row map, verifies the
+problem once at the data's width, chooses the solver and returns a :class:`FitPlan`. The plan holds only
+public values: no row, label or statistic of the data. :meth:`FitPlan.fit` executes it on rows of that
+width, in the order of the developers' guide: check the rows and labels, calibrate at their public number
+n (:meth:`FitPlan.calibrate`, once per n), prove the solver's iteration budget, then charge the accountant
+once, draw the noise (OS entropy unless seeded), solve and release. A refused call spends nothing.
+
+One plan serves many fits that differ only in their rows and their noise: :func:`dpcvx.tune` plans each
+candidate once and fits every run of it from that plan; :meth:`PrivateERM.fit` plans and executes once.
+
+Calibration (Algorithm 1 or 2 of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), at the user's Lam or
+at ``lam="auto"``'s public rule, :mod:`dpcvx.privacy.lam_rule`) goes through the learner's hooks
+``_calibrate`` and ``release_calibration``, the solve through ``_solve``
+(:class:`~dpcvx.models.erm.PrivateERM`'s extension hooks).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+from ..data.blocks import RowBlocks
+from ..data.rows import Matrix, RowMap
+from ..exceptions import InputError
+from ..privacy import calibrate
+from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.calibrate_gaussian import ReleaseCalibration
+from ..privacy.calibration import perturbs_objective
+from ..privacy.exact import integer_source
+from ..privacy.float_safe import (
+    LatticeCalibration,
+    draw_objective_noise,
+    float_safe_calibration,
+    float_safe_guarantee,
+    perturb_release,
+)
+from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
+from ..privacy.linear_calibration import calibrate_linear, check_reachable
+from ..privacy.neighbours import Neighbours
+from ..privacy.rng import RandomState, resolve_rng
+from ..release.constants import Constants
+from ..release.model import PrivateModel, ReleaseCertificate
+from ..release.regression_model import PrivateRegressionModel
+from ..release.usefulness import one_class_findings, warn_if_constant
+from ..solvers.choice import SolverChoice
+from ..solvers.linear import SolveInfo
+from ..validation import check_delta_for_n
+from ..verification.problem import VerifiedProblem
+from ..verification.verdict import Mechanism, release_guarantee
+from ..version import __version__
+from . import erm_inputs, failure
+from .record_weights import RecordWeights, record_weights
+
+__all__ = ["FitPlan", "Calibrated"]
+
+
+class Hooks(Protocol):
+    """The extension hooks of the learner that made a plan (:class:`~dpcvx.models.erm.PrivateERM`'s)."""
+
+    diagnostics_: SolveInfo
+
+    def _calibrate(self, mechanism: str, n: int, epsilon: float, problem: VerifiedProblem, R: float, split: str,
+                   delta: float, neighbours: Neighbours, lam: float | None,
+                   tol: float | None) -> tuple[ReleaseCalibration, dict[str, Any]]: ...
+
+    def release_calibration(self, calibration: ReleaseCalibration) -> ReleaseCalibration: ...
+
+    def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
+               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None, n: int | None,
+               lam: float | None, weights: np.ndarray | None, *, solver: SolverChoice | None,
+               rows: RowMap | None) -> tuple[np.ndarray, SolveInfo]: ...
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    """The calibration of a plan at n public records: the Lam rule's choice (None at a numeric Lam), the
+    calibration the fit draws with (after the ``release_calibration`` hook and ``float_safe``) and its
+    :class:`~dpcvx.release.constants.Constants`."""
+
+    lam_rule: LamChoice | None
+    calibration: ReleaseCalibration | LatticeCalibration
+    constants: Constants
+
+    @property
+    def lam(self) -> float:
+        """The fit's numeric Lam (the rule's under ``lam="auto"``)."""
+        return self.constants.lam
+
+
+class _Bound(NamedTuple):
+    """A plan bound to one data set, every check passed: what its execution reads (never released)."""
+
+    X: Matrix | RowBlocks
+    labels: np.ndarray
+    n: int
+    weights: np.ndarray | None
+    calibrated: Calibrated
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """One fit of a :class:`~dpcvx.models.erm.PrivateERM`, planned from public inputs and checked.
+
+    Made by :meth:`PrivateERM.plan <dpcvx.models.erm.PrivateERM.plan>` (every refusal of ``fit`` before
+    anything is charged); :meth:`fit` executes it on rows of the planned width. Holds public values only.
+
+    Attributes
+    ----------
+    learner : the learner whose hooks calibrate and solve (``_calibrate``, ``release_calibration``, ``_solve``)
+    owner : the learner's class name, for messages
+    mechanism, epsilon, delta, split : the fit's budget and mechanism, checked
+    relation : the neighbour relation; ``n_public`` its public size under add-remove (else None)
+    rows : the public row map (feature map, clipping to R, intercept feature); ``width`` the mapped width d
+    problem : the one :class:`~dpcvx.verification.problem.VerifiedProblem` at d (weighted by w_max when the
+        fit takes record weights)
+    solver : the public solver settings; ``tol`` the relative gradient tolerance
+    classes : the public label pair, None for a regression; ``label_bound`` B of a regression
+    lam : the user's numeric Lam, None under ``lam="auto"`` (the rule chooses it per n)
+    comparator_norm, mean_weight : the rule's public comparator bound and mean record weight s_bar
+    weight_plan : the public plan of the record weights (None: unit weights)
+    start : a warm start's weights in the solver's coordinates (None: the solver's own start)
+    """
+
+    learner: Hooks
+    owner: str
+    loss_label: str
+    mechanism: Mechanism
+    epsilon: float
+    delta: float
+    split: str
+    relation: Neighbours
+    n_public: int | None
+    rows: RowMap
+    width: int
+    problem: VerifiedProblem
+    solver: SolverChoice
+    tol: float
+    classes: tuple[Any, Any] | None
+    label_bound: float | None
+    clip: bool
+    float_safe: bool
+    allow_large_delta: bool
+    lam: float | None
+    comparator_norm: float | None
+    mean_weight: float
+    weight_plan: RecordWeights | None
+    start: np.ndarray | None
+    _calibrations: dict[int, Calibrated] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def regression(self) -> bool:
+        return self.classes is None
+
+    def size(self, rows: int) -> int:
+        """n, the public size of a fit on ``rows`` records: ``n_public`` under add-remove, else ``rows``."""
+        return rows if self.n_public is None else self.n_public
+
+    # -- calibration: public inputs only ------------------------------------------------------------------
+
+    def calibrate(self, n: int) -> Calibrated:
+        """The calibration of a fit of n public records (computed once per n): Lam (the user's, or the rule's,
+        :meth:`lam_choice`), Algorithm 1 or 2 through the learner's ``_calibrate`` hook, the
+        ``release_calibration`` hook, ``float_safe``; refuses a tol the noise makes unreachable."""
+        if n not in self._calibrations:
+            self._calibrations[n] = self._calibrated(n)
+        return self._calibrations[n]
+
+    def _calibrated(self, n: int) -> Calibrated:
+        R = self.rows.effective_norm_bound
+        lam_rule = self.lam_choice(n) if self.lam is None else None
+        lam = self.lam if lam_rule is None else lam_rule.lam
+        assert lam is not None
+        calibration, verified = self.learner._calibrate(self.mechanism, n, self.epsilon, self.problem, R,
+                                                        self.split, self.delta, self.relation, lam, self.tol)
+        calibration = self.learner.release_calibration(calibration)
+        constants = Constants.of(verified, R=R, lam=lam, n=n, d=self.width)
+        release: ReleaseCalibration | LatticeCalibration = calibration
+        if self.float_safe:
+            release = float_safe_calibration(calibration, self.width)
+        if perturbs_objective(release):
+            check_reachable(release, self.width)
+        return Calibrated(lam_rule, release, constants)
+
+    def lam_choice(self, n: int) -> LamChoice:
+        """The rule of :mod:`dpcvx.privacy.lam_rule` for this verified problem (public inputs only): the noise
+        at the bound R of the rows the theorems see (an intercept column included), the bias at the comparator
+        prior on the features' weights joined by the intercept's (:func:`comparator_for`). With a public mean
+        record weight s_bar (balanced class weights) the rule is that of the equivalent unweighted fit of n s_bar
+        records at Lam / s_bar, Delta / s_bar (docs/theory.md, section 21); its Lam is mapped back."""
+        R, mean, d, problem = self.rows.effective_norm_bound, self.mean_weight, self.width, self.problem
+        comparator = comparator_for(self.comparator_norm, problem.constraint_set, self.rows.norm_bound,
+                                    self.rows.intercept_scaling if self.rows.fit_intercept else None,
+                                    self.label_bound)
+
+        def calibrate_at(lam: float) -> ReleaseCalibration:
+            calibration, _ = calibrate_linear(problem, self.mechanism, n=n, lam=lam * mean, epsilon=self.epsilon,
+                                              delta=self.delta, R=R, split=self.split, tol=self.tol,
+                                              neighbours=self.relation)
+            if perturbs_objective(calibration):
+                check_reachable(calibration, d)
+            return calibration
+
+        curvature = problem.curvature if problem.certificate.curvature is not None else None
+        choice = choose_lam(calibrate_at, n=max(1, round(n * mean)), d=d, L=problem.lipschitz, R=R,
+                            m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
+                            rule=REGRESSION_RULE if self.regression else RULE, mean_weight=mean)
+        return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
+
+    # -- execution ----------------------------------------------------------------------------------------
+
+    def mapped(self, X: Any, y: Any) -> tuple[Matrix | RowBlocks, np.ndarray]:
+        """The rows under the public row map and the labels (-1/+1 of the public classes, or the targets
+        clipped to [-B, B]); rows beyond R clipped (``clip``) or refused; a width other than the plan's refused."""
+        refuse = not self.clip
+        mapped, y = erm_inputs.mapped_rows(self.rows, X, y, refuse)
+        if mapped.shape[1] != self.width:
+            raise InputError(f"this plan is for rows of width {self.width} after the row map, got "
+                             f"{mapped.shape[1]}: plan again for these columns")
+        return mapped, erm_inputs.fit_labels(self.classes, self.label_bound, y, mapped.shape[0], refuse)
+
+    def bind(self, X: Matrix | RowBlocks, labels: np.ndarray, sample_weight: Any = None) -> _Bound:
+        """The checks of a fit on mapped rows (:meth:`mapped`), in order, with nothing charged or drawn:
+        delta below 1/n, the record weights, the tolerance at the rows, the solver's path, the calibration at
+        n and the proved iteration budget (the failure rule, :mod:`dpcvx.models.failure`)."""
+        rows = X.shape[0]
+        n = self.size(rows)
+        check_delta_for_n(self.delta, n, self.allow_large_delta)
+        weights = None
+        if self.weight_plan is not None:
+            weights = record_weights(self.weight_plan, sample_weight, labels, rows)
+        elif sample_weight is not None:
+            raise InputError("this plan was made without sample_weight; plan with it to fit weighted records")
+        if self.n_public is not None:  # gamma scales with n_public, the gradient's rounding with the rows
+            calibrate.check_tol_at_rows(self.tol, self.n_public, rows)
+        self.solver.check(self.problem, X, weighted=weights is not None)
+        calibrated = self.calibrate(n)
+        gamma = calibrated.calibration.gradient_tolerance
+        assert gamma is not None  # the calibration always has a public tol
+        least = self.solver.proved_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,
+                                          n, gamma, self.start)
+        failure.require_proved(least is not None, self.owner, self.solver.unproved_reason(self.problem))
+        self.solver.check_max_iter(least)
+        return _Bound(X, labels, n, weights, calibrated)
+
+    def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: Any = None) -> PrivateModel | PrivateRegressionModel:
+        """Execute the plan on (X, y): check, then charge ``accountant`` once, draw the noise, solve, release
+        (:meth:`PrivateERM.fit <dpcvx.models.erm.PrivateERM.fit>`). A refused call spends nothing."""
+        check_accountant(accountant)
+        return self.execute(self.bind(*self.mapped(X, y), sample_weight), random_state, accountant)
+
+    def execute(self, bound: _Bound, random_state: RandomState,
+                accountant: PrivacyAccountant | None) -> PrivateModel | PrivateRegressionModel:
+        """Charge, draw, solve and release on data :meth:`bind` has checked."""
+        rng = resolve_rng(random_state)
+        source = integer_source(None if random_state is None else rng)  # the OS CSPRNG unless seeded
+        calibration, n = bound.calibrated.calibration, bound.n
+        if accountant is not None:
+            size = f"n={n}" if self.relation.uses_n else f"add-remove, n_public={n}"
+            accountant.spend(self.epsilon, self.delta,
+                             description=f"PrivateERM.fit ({self.loss_label}, {self.mechanism} perturbation, {size})",
+                             curve=calibration.privacy_curve(self.epsilon, self.delta),
+                             neighbours=self.relation)
+        # objective: b enters the objective and b_2 covers the approximate minimiser;
+        # output: the minimiser of the unperturbed objective gets the one noise vector
+        noise = draw_objective_noise(calibration, self.width, rng, source)
+        gamma = calibration.gradient_tolerance
+        assert gamma is not None
+        with np.errstate(all="ignore"):  # a user's np.seterr cannot make the solve's success depend on the data
+            w, info = self.learner._solve(self.problem, bound.X, bound.labels, noise, calibration.extra_reg, gamma,
+                                          self.start, n, bound.calibrated.lam, bound.weights, solver=self.solver,
+                                          rows=self.rows)
+        self.learner.diagnostics_ = info
+        erm_inputs.check_solution(w, info)
+        w, calibration = perturb_release(calibration, w, rng, source)
+        del noise  # never stored
+        return self._release(w, calibration, bound)
+
+    def _release(self, w: np.ndarray, calibration: ReleaseCalibration | LatticeCalibration,
+                 bound: _Bound) -> PrivateModel | PrivateRegressionModel:
+        """The released model of the noisy weights and its certificate (public values and privatised ones)."""
+        problem, rows = self.problem, self.rows
+        steps: tuple[str, ...] = ()
+        if problem.constraint_set is not None:  # the noise may leave C; projecting back is post-processing
+            w, steps = problem.constraint_set.project(w), (problem.constraint_set.projection_step(),)
+        coef, intercept = rows.split_weights(w)
+        lam_rule = bound.calibrated.lam_rule
+        release = ReleaseCertificate(
+            mechanism=self.mechanism,
+            guarantee=float_safe_guarantee(calibration, release_guarantee(
+                problem.certificate.guarantee(self.mechanism, self.delta), self.mechanism)),
+            epsilon=self.epsilon, delta=self.delta, calibration=calibration,
+            verification=problem.certificate,
+            data_norm=rows.norm_bound, effective_norm_bound=rows.effective_norm_bound,
+            fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
+            clipping="clipped to R" if self.clip else "refused",
+            neighbours=self.relation.statement(bound.n),
+            library_version=__version__,
+            constants=bound.calibrated.constants,
+            label_bound=self.label_bound,
+            lam_rule=None if lam_rule is None else lam_rule.to_dict(),
+            post_processing=steps,
+            findings=() if self.classes is None else one_class_findings(coef, intercept, self.classes,
+                                                                        rows.norm_bound),
+            weights=None if self.weight_plan is None else self.weight_plan.record(),
+        )
+        if self.classes is None:
+            return PrivateRegressionModel(coef, intercept, rows, release)
+        warn_if_constant(self.owner, release.findings)
+        return PrivateModel(coef, intercept, self.classes, rows, release)

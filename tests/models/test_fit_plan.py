@@ -1,0 +1,76 @@
+"""One plan per fit, one plan per tuned candidate (issue 41): :class:`dpcvx.models.fit_plan.FitPlan`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import InputError
+from dpcvx.models import failure
+from dpcvx.models.fit_plan import FitPlan
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts of plans made (FitPlan constructed) and executed on the data (rehearsals apart)."""
+    counts = {"planned": 0, "executed": 0, "rehearsed": 0}
+    init, execute = FitPlan.__init__, FitPlan.execute
+
+    def planned(self, *args, **kwargs):
+        counts["planned"] += 1
+        init(self, *args, **kwargs)
+
+    def executed(self, *args, **kwargs):
+        counts["rehearsed" if failure.rehearsing() else "executed"] += 1
+        return execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(FitPlan, "__init__", planned)
+    monkeypatch.setattr(FitPlan, "execute", executed)
+    return counts
+
+
+def _data(n: int = 300, d: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / np.sqrt(d)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X @ np.ones(d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+
+
+@pytest.mark.parametrize("lam", [1e-2, "auto"])
+def test_a_fit_plans_once(counted, lam):
+    X, y = _data()
+    dpcvx.PrivateERM(lam=lam, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
+    assert counted == {"planned": 1, "executed": 1, "rehearsed": 0}
+    dpcvx.DPLogisticRegression(lam=lam, random_state=0).fit(X, y > 0)
+    assert counted == {"planned": 2, "executed": 2, "rehearsed": 0}
+
+
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+def test_tune_plans_each_candidate_once_and_fits_every_run_from_its_plan(counted, procedure):
+    X, y = _data()
+    grid = {"lam": [1e-3, 1e-2, 1e-1]}
+    result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X, y, grid, epsilon=1.0, procedure=procedure,
+                        random_state=31)
+    runs = 3  # Algorithm 4: each candidate fitted once on its part
+    if procedure == "full-data":
+        runs = result.diagnostics_["runs"]
+        assert runs > 3  # seeded: more runs than candidates, so a plan per run would be seen
+    assert counted == {"planned": 3, "executed": runs, "rehearsed": 3}
+
+
+def test_a_plan_executes_as_fit_does_and_refuses_before_the_charge():
+    X, y = _data()
+    erm = dpcvx.PrivateERM(lam="auto", data_norm=1.0, fit_intercept=True)
+    plan = erm.plan(X, y, epsilon=0.5)
+    assert plan.classes == (-1, 1) and plan.width == X.shape[1] + 1
+    fitted = erm.fit(X, y, epsilon=0.5, random_state=3)
+    planned = plan.fit(X, y, random_state=3)
+    assert np.array_equal(fitted.coef_, planned.coef_) and fitted.intercept_ == planned.intercept_
+    assert planned.certificate.constants == fitted.certificate.constants
+    # other rows of the same width: calibrated at their own n, the same public plan
+    assert plan.fit(X[:100], y[:100], random_state=3).certificate.constants.n == 100
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match="width"):
+        plan.fit(X[:, :2], y, accountant=accountant, random_state=3)
+    assert accountant.ledger == []
