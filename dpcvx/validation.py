@@ -18,6 +18,12 @@ values, whose reciprocal overflows or which round to zero when halved, and
 values above 1 / ``POSITIVE_MIN``. Callers state a tighter sane range with
 ``minimum=`` / ``maximum=``; ``MODERATE_MIN`` / ``MODERATE_MAX`` is a range
 whose squares and reciprocals stay finite and normal.
+
+A learner's declared parameters are checked once, at its public entry, from a table
+``{parameter: check}`` in the manner of scikit-learn's ``_parameter_constraints``
+(:func:`check_parameters`): each check is one of the functions here, called as
+``check(name, value)``, or built from them by :func:`optional` (None or the check) and
+:func:`or_literal` (a keyword such as "auto", or the check).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -56,6 +63,10 @@ __all__ = [
     "check_classes",
     "check_flag",
     "check_choice",
+    "Check",
+    "check_parameters",
+    "optional",
+    "or_literal",
     "POSITIVE_MIN",
     "POSITIVE_MAX",
     "MODERATE_MIN",
@@ -348,13 +359,16 @@ def _checked_matrix(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np
     with np.errstate(over="ignore", invalid="ignore"):
         total_finite = np.isfinite(np.sum(matrix.data if sparse.issparse(matrix) else matrix))
     if not total_finite:
-        _refuse_non_finite(X, matrix, name)
+        refuse_non_finite(X, matrix, name)
     return matrix, fresh
 
 
-def _refuse_non_finite(X: Any, matrix: np.ndarray | sparse.csr_matrix, name: str) -> None:
-    """Check matrix entry by entry: a NonFiniteError naming the first NaN or infinite entry (X: the input)."""
-    if np.all(np.isfinite(matrix.data if sparse.issparse(matrix) else matrix)):
+def refuse_non_finite(X: Any, matrix: np.ndarray | sparse.csr_matrix, name: str = "X") -> None:
+    """The one refusal of a NaN or infinite entry of a matrix: checked entry by entry, a NonFiniteError naming
+    the first by its row and column (a table's column by its name). ``X`` is the input as given, ``matrix`` it
+    as a 2-D array or CSR; a matrix of entries that are not numbers is left to the conversion's checks."""
+    values = np.asarray(matrix.data if sparse.issparse(matrix) else matrix)
+    if not np.issubdtype(values.dtype, np.number) or np.all(np.isfinite(values)):
         return
     i, j = _first_non_finite(X, matrix)
     raise non_finite_error(name, i, j, column_names(X))
@@ -538,3 +552,23 @@ def check_choice(name: str, value: Any, choices: tuple) -> str:
     if not isinstance(value, str) or value not in choices:
         raise InputError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
+
+
+Check = Callable[[str, Any], Any]
+"""One parameter's check: ``check(name, value)`` returns the value checked, or raises InputError naming ``name``."""
+
+
+def optional(check: Check) -> Check:
+    """None (the parameter's documented default meaning), or a value ``check`` accepts."""
+    return lambda name, value: None if value is None else check(name, value)
+
+
+def or_literal(literal: str, check: Check) -> Check:
+    """The keyword ``literal`` (for example "auto"), or a value ``check`` accepts."""
+    return lambda name, value: literal if isinstance(value, str) and value == literal else check(name, value)
+
+
+def check_parameters(owner: Any, constraints: Mapping[str, Check]) -> dict[str, Any]:
+    """Every parameter of ``owner`` that ``constraints`` declares, checked by its check, in the table's order:
+    {name: the checked value}. The one validation of a learner's settings at its public entry."""
+    return {name: check(name, getattr(owner, name)) for name, check in constraints.items()}

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import _checked_matrix, _converted, _read_only, _refuse_non_finite, check_matrix
+from ..validation import _checked_matrix, _converted, _read_only, check_matrix, refuse_non_finite
 from .repeats import has_repeats
 
 __all__ = ["RowMap"]
@@ -76,7 +76,7 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[Matr
     else:
         squares = _row_squares(matrix)
     if not np.all(np.isfinite(squares)):
-        _refuse_non_finite(X, matrix, name)
+        refuse_non_finite(X, matrix, name)
     return matrix, fresh, squares
 
 

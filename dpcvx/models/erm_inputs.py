@@ -24,13 +24,17 @@ from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
 from ..solvers.linear import SolveInfo
 from ..validation import (
+    Check,
     check_bound,
     check_choice,
     check_flag,
     check_labels,
+    check_parameters,
     check_targets,
     fraction,
     label_clipping_note,
+    optional,
+    or_literal,
     positive,
     sample_size,
 )
@@ -69,32 +73,62 @@ def _installed_solvers() -> frozenset[str]:
     return frozenset(cp.installed_solvers())
 
 
+def _solver_name(name: str, solver: Any) -> Any:
+    """A user's solver (a callable) or the name of one of dpcvx's solver choices."""
+    return solver if callable(solver) else check_choice(name, solver, SOLVERS)
+
+
+def _tol(name: str, tol: Any) -> float:
+    return calibrate.check_tol(tol)
+
+
+def _max_iter(name: str, max_iter: Any) -> int:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+        raise InputError(f"{name} must be None (the proved budget) or a positive int, got {max_iter!r}")
+    return max_iter
+
+
+def _installed_solver(name: str, solver: Any) -> str:
+    installed = _installed_solvers()
+    if not isinstance(solver, str) or solver.upper() not in installed:
+        raise InputError(f"{name} must be the name of an installed CVXPY solver ({', '.join(sorted(installed))}), "
+                         f"got {solver!r}")
+    return solver
+
+
+def _solver_options(name: str, options: Any) -> dict[str, Any]:
+    if not (isinstance(options, dict) and all(isinstance(key, str) for key in options)):
+        raise InputError(f"{name} must be a dict of solver settings (str keys), got {options!r}")
+    return options
+
+
+SETTINGS: dict[str, Check] = {
+    "lam": or_literal("auto", positive),
+    "comparator_norm": optional(positive),
+    "fit_intercept": check_flag,
+    "clip": check_flag,
+    "strict": check_flag,
+    "allow_estimates": check_flag,
+    "verbose": check_flag,
+    "allow_large_delta": check_flag,
+    "solver": _solver_name,
+    "tol": optional(_tol),
+    "max_iter": optional(_max_iter),
+    "cvxpy_solver": _installed_solver,
+    "cvxpy_options": optional(_solver_options),
+}
+"""The declared constraints of a :class:`~dpcvx.models.erm.PrivateERM`'s settings (public: no data is read),
+checked once per public entry by :func:`check_settings`; the bounds, the row map and the record weights have
+their own checks (:func:`declared_row_map`, :func:`private_bounds`, :mod:`dpcvx.models.record_weights`)."""
+
+
 def check_settings(learner: Settings) -> None:
-    """Refuse a learner whose declared settings are out of range (public: no data is read)."""
-    if not (isinstance(learner.lam, str) and learner.lam == "auto"):
-        positive("lam", learner.lam)
-    if learner.comparator_norm is not None:
-        positive("comparator_norm", learner.comparator_norm)
+    """Refuse a learner whose declared settings are out of range (:data:`SETTINGS`), or whose public ranges
+    of a bound are given without asking for the bound to be drawn."""
+    check_parameters(learner, SETTINGS)
     for span, bound in (("norm_range", "data_norm"), ("label_range", "label_bound")):
         if getattr(learner, span) is not None and not is_private(getattr(learner, bound)):
             raise InputError(f"{span} is the public range of {bound}='private'; with a public {bound} drop it")
-    for flag in ("fit_intercept", "clip", "strict", "allow_estimates", "verbose", "allow_large_delta"):
-        check_flag(flag, getattr(learner, flag))
-    if not callable(learner.solver):
-        check_choice("solver", learner.solver, SOLVERS)
-    if learner.tol is not None:
-        calibrate.check_tol(learner.tol)
-    if learner.max_iter is not None and (isinstance(learner.max_iter, bool) or not isinstance(learner.max_iter, int)
-                                         or learner.max_iter < 1):
-        raise InputError(f"max_iter must be None (the proved budget) or a positive int, got {learner.max_iter!r}")
-    installed = _installed_solvers()
-    if not isinstance(learner.cvxpy_solver, str) or learner.cvxpy_solver.upper() not in installed:
-        raise InputError(f"cvxpy_solver must be the name of an installed CVXPY solver "
-                         f"({', '.join(sorted(installed))}), got {learner.cvxpy_solver!r}")
-    if learner.cvxpy_options is not None and not (
-            isinstance(learner.cvxpy_options, dict) and all(isinstance(k, str) for k in learner.cvxpy_options)):
-        raise InputError(f"cvxpy_options must be a dict of solver settings (str keys), "
-                         f"got {learner.cvxpy_options!r}")
 
 
 PRIVATE = "private"  # data_norm / label_bound = "private": bought with a share of epsilon (models.private_norm)

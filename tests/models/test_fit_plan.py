@@ -74,3 +74,25 @@ def test_a_plan_executes_as_fit_does_and_refuses_before_the_charge():
     with pytest.raises(InputError, match="width"):
         plan.fit(X[:, :2], y, accountant=accountant, random_state=3)
     assert accountant.ledger == []
+
+
+BAD_SETTINGS = {"lam": -1.0, "comparator_norm": 0.0, "fit_intercept": "yes", "clip": 1, "strict": None,
+                "allow_estimates": "no", "verbose": 2, "allow_large_delta": "true", "solver": "nope", "tol": 10.0,
+                "max_iter": 0, "cvxpy_solver": "NOPE", "cvxpy_options": {1: 2}}
+
+
+def test_every_declared_setting_is_checked_once_at_the_entry_naming_it():
+    """The constraints table (erm_inputs.SETTINGS) declares these settings; a bad value of each is refused by
+    plan (fit's checks) before anything is charged, with a message that names the parameter."""
+    from dpcvx.models.erm_inputs import SETTINGS
+
+    assert set(BAD_SETTINGS) == set(SETTINGS)
+    X, y = _data(n=50)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    for name, value in BAD_SETTINGS.items():
+        learner = dpcvx.PrivateERM(data_norm=1.0).set_params(**{name: value})
+        with pytest.raises(InputError, match=name):
+            learner.fit(X, y, epsilon=1.0, accountant=accountant)
+    assert accountant.ledger == []
+    assert dpcvx.PrivateERM(lam="auto", tol=1e-8, max_iter=50, cvxpy_options={"max_iter": 5},
+                            solver=lambda *args: None, data_norm=1.0).check_fit_inputs(X, y) == (-1, 1)

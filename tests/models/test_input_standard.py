@@ -282,3 +282,16 @@ def test_the_cli_names_the_row_and_column_of_a_missing_number(tmp_path, capsys):
                      "--positive", "1", "--data-norm", "1", "--epsilon", "1", "--lam", "0.01",
                      "--out", tmp_path / "m.json")
     assert code != 0 and "numeric column 'b' holds a missing or non-finite value in row 1" in err
+
+
+def test_tune_names_a_nan_by_its_row_and_column_as_a_fit_does():
+    bad = X.copy()
+    bad[7, 2] = np.nan
+    tables = [(bad, r"first at row 7, column 2; remove or impute"), *((table, NAN_AT) for table in
+                                                                        _libraries(_nan_frame()))]
+    for table, message in tables:
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match=message):
+            dpcvx.tune(PrivateERM(data_norm=1.0), table, YPM, {"lam": [0.1, 1.0]}, epsilon=1.0,
+                       accountant=accountant)
+        assert accountant.ledger == []

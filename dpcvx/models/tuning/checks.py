@@ -26,7 +26,7 @@ from ...privacy.neighbours import Neighbours
 from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.rng import RandomState, resolve_rng
-from ...validation import check_classes, check_labels, check_public_classes, outside_labels
+from ...validation import check_classes, check_labels, check_public_classes, outside_labels, refuse_non_finite
 from ..contract import check_tunable, predicts_per_row
 from ..erm import PrivateERM
 from ..failure import composite, rehearse
@@ -270,12 +270,6 @@ def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a sc
     return rows, labels
 
 
-def check_finite(X: Any) -> None:
-    values = X.data if sparse.issparse(X) else X
-    if np.issubdtype(values.dtype, np.number) and not np.all(np.isfinite(values)):
-        raise InputError("X contains NaN or infinite values; remove or impute them first")
-
-
 def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
                     epsilon: float | None = None) -> tuple | None:
     """What a candidate's fit would refuse, checked before anything is charged; returns the
@@ -428,6 +422,7 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     and (X, y) as arrays."""
     candidates = expand_grid(grid)
     epsilon, delta = check_cost(epsilon, delta)
+    given = X
     X, y = data(X, y)
     keywords = dict(fit_params or {})
     reserved = sorted(set(keywords) & set(RESERVED_FIT_KEYWORDS))
@@ -442,7 +437,7 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     rng = resolve_rng(random_state)
     adapted = adapt(learner)
     learners = [configure(adapted, params) for params in candidates]
-    check_finite(X)
+    refuse_non_finite(given, X)  # named by row and column, as every fit names it (dpcvx.validation)
     for candidate in learners:  # the capability and relation first: nothing of the data is read for them
         name = type(candidate.learner_class if isinstance(candidate, BudgetInConstructor) else candidate).__name__
         check_tunable(candidate, keywords, name)
