@@ -210,6 +210,19 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             raise label_error(type(self).__name__, y, ~inside, classes)
         return classes
 
+    def _label_refusal(self, y: Any, multiclass: bool, refusal: InputError) -> InputError:
+        """scikit-learn's refusal of X or y, naming, when y is a vector of labels with a NaN or infinite one, that
+        label's row as :class:`~dpcvx.models.erm.PrivateERM` and tune name a label outside the public classes
+        (scikit-learn's own words first: its conformance checks match them)."""
+        labels = np.asarray(y)
+        if labels.ndim != 1 or labels.dtype.kind != "f" or np.all(np.isfinite(labels)):
+            return refusal
+        try:
+            self._labels_checked(labels, multiclass)
+        except InputError as outside:
+            return InputError(f"{str(refusal).rstrip('.')}: {outside}")
+        return refusal
+
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateLinearClassifier:
         """Release an (``epsilon``, ``delta``)-differentially private model of (X, y).
@@ -245,7 +258,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         cut = decision_cut(getattr(self, "threshold", 0.5), not multiclass)  # before anything is spent
         in_memory = not is_out_of_core(X)
-        X, y, checked = self._validated(X, y, reset=True)
+        try:
+            X, y, checked = self._validated(X, y, reset=True)
+        except InputError as refusal:  # a NaN label: refused as on every path, outside the classes, by its row
+            raise self._label_refusal(y, multiclass, refusal) from None
         classes = self._labels_checked(y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}

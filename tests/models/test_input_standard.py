@@ -295,3 +295,24 @@ def test_tune_names_a_nan_by_its_row_and_column_as_a_fit_does():
             dpcvx.tune(PrivateERM(data_norm=1.0), table, YPM, {"lam": [0.1, 1.0]}, epsilon=1.0,
                        accountant=accountant)
         assert accountant.ledger == []
+
+
+def test_a_nan_label_is_named_by_its_row_on_every_path():
+    """A classifier's NaN label is a label outside its public classes, refused by row before any charge, by
+    PrivateERM, the estimators (not scikit-learn's bare "Input y contains NaN") and tune alike."""
+    labels = np.where(Y01 > 0, 1.0, -1.0)
+    labels[11] = np.nan
+    estimator_labels = Y01.astype(float)
+    estimator_labels[11] = np.nan
+    paths = {
+        "PrivateERM": lambda accountant: PrivateERM(data_norm=1.0).fit(X, labels, 1.0, accountant=accountant),
+        "DPLogisticRegression": lambda accountant: DPLogisticRegression(accountant=accountant).fit(
+            X, estimator_labels),
+        "tune": lambda accountant: dpcvx.tune(PrivateERM(data_norm=1.0), X, labels, {"lam": [0.1]}, epsilon=1.0,
+                                              accountant=accountant),
+    }
+    for path, fit in paths.items():
+        accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+        with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*outside the declared classes"):
+            fit(accountant)
+        assert accountant.ledger == [], path
