@@ -472,11 +472,13 @@ class PrivateERM:
 
     @property
     def plans_first(self) -> bool:
-        """Whether :meth:`fit` is one plan executed (False: it first draws column statistics, a private bound or
-        a class count, :mod:`dpcvx.models.column_statistics`, :mod:`dpcvx.models.private_norm`,
-        :mod:`dpcvx.models.class_count`, then plans)."""
-        return not (column_statistics.draws_statistics(self) or class_count.draws_count(self) or
-                    private_norm.draws_bounds(self))
+        """Whether :meth:`fit` is one plan executed, so that a caller may plan once and fit from the plan
+        (False: it first draws column statistics, a private bound or a class count,
+        :mod:`dpcvx.models.column_statistics`, :mod:`dpcvx.models.private_norm`, :mod:`dpcvx.models.class_count`,
+        then plans; or a subclass replaces :meth:`fit`)."""
+        return type(self).fit is PrivateERM.fit and not (column_statistics.draws_statistics(self) or
+                                                         class_count.draws_count(self) or
+                                                         private_norm.draws_bounds(self))
 
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, warm_start: LinearModel | None,
                  delta: float, neighbours: str, n_public: int | None,

@@ -96,3 +96,17 @@ def test_every_declared_setting_is_checked_once_at_the_entry_naming_it():
     assert accountant.ledger == []
     assert dpcvx.PrivateERM(lam="auto", tol=1e-8, max_iter=50, cvxpy_options={"max_iter": 5},
                             solver=lambda *args: None, data_norm=1.0).check_fit_inputs(X, y) == (-1, 1)
+
+
+def test_a_subclass_that_replaces_fit_is_tuned_through_its_fit(counted):
+    class Logged(dpcvx.PrivateERM):
+        fits = 0
+
+        def fit(self, *args, **kwargs):
+            type(self).fits += 1
+            return super().fit(*args, **kwargs)
+
+    X, y = _data()
+    assert not Logged(data_norm=1.0).plans_first and dpcvx.PrivateERM(data_norm=1.0).plans_first
+    result = dpcvx.tune(Logged(data_norm=1.0), X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, random_state=31)
+    assert Logged.fits == result.diagnostics_["runs"] + 2  # every run and every rehearsal went through its fit
