@@ -42,6 +42,7 @@ from ..validation import check_delta, check_delta_for_n, check_epsilon, check_pu
 from ..verification.verdict import Mechanism
 from .erm import PrivateERM
 from .failure import composite, failed_after_charge, fixed_numerics
+from .fit_plan import FitPlan
 from .private_norm import draws_bounds
 
 __all__ = ["PrivateMulticlassERM"]
@@ -107,20 +108,28 @@ class PrivateMulticlassERM:
         eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         targets = [np.where(labels == value, 1, -1) for value in self.classes]
+        plan: FitPlan | None = None  # the k fits differ in their labels only: one plan serves them all
         with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
             for index, target in enumerate(targets):
                 with warnings.catch_warnings():  # the rows clipped are the same for every class: the first check
                     if index:                    # says so (each warning once per fit)
                         warnings.simplefilter("ignore", ClippingWarning)
-                    self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                                 **fit_params)
+                    if plan is not None:
+                        plan.bind(*plan.mapped(X, target), fit_params.get("sample_weight"))
+                    elif self.binary.plans_first:
+                        plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                                **fit_params)
+                    else:
+                        self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                                     **fit_params)
         check_accountant(accountant)
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
             basic = Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0
             what = f"{k} classes, {loss_label(self.binary.loss)}, {mechanism} perturbation, one-vs-rest"
             accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({what})", curve=None if basic
-                             else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params),
+                             else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params,
+                                                       plan),
                              neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
@@ -128,6 +137,8 @@ class PrivateMulticlassERM:
             warnings.simplefilter("ignore", ConstantPredictionWarning)
             try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
                 models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
+                          if plan is None else plan.fit(X, target, random_state=seed,
+                                                        sample_weight=fit_params.get("sample_weight"))
                           for target, seed in zip(targets, seeds, strict=True)]
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
@@ -140,11 +151,13 @@ class PrivateMulticlassERM:
         return PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
 
     def _composed_curve(self, k: int, eps_c: float, delta_c: float, mechanism: str, X: Any, target: np.ndarray,
-                        fit_params: dict[str, Any]) -> PrivacyCurve:
-        """The k releases' curves composed (the same calibration for every class: public inputs only)."""
-        plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                split=fit_params.get("split", "max"),
-                                neighbours=fit_params.get("neighbours", "replace-one"),
-                                n_public=fit_params.get("n_public"))
+                        fit_params: dict[str, Any], plan: FitPlan | None) -> PrivacyCurve:
+        """The k releases' curves composed (the same calibration for every class: public inputs only), from the
+        fits' plan (or one made for the curve)."""
+        if plan is None:
+            plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                    split=fit_params.get("split", "max"),
+                                    neighbours=fit_params.get("neighbours", "replace-one"),
+                                    n_public=fit_params.get("n_public"))
         one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(eps_c, delta_c)
         return PrivacyCurve(one.parts * k, one.neighbours)

@@ -110,3 +110,13 @@ def test_a_subclass_that_replaces_fit_is_tuned_through_its_fit(counted):
     assert not Logged(data_norm=1.0).plans_first and dpcvx.PrivateERM(data_norm=1.0).plans_first
     result = dpcvx.tune(Logged(data_norm=1.0), X, y, {"lam": [1e-2, 1e-1]}, epsilon=1.0, random_state=31)
     assert Logged.fits == result.diagnostics_["runs"] + 2  # every run and every rehearsal went through its fit
+
+
+@pytest.mark.parametrize("mechanism, delta", [("objective", 0.0), ("output", 1e-6)])
+def test_one_vs_rest_plans_once_for_its_k_fits(counted, mechanism, delta):
+    X, y = _data()
+    labels = np.where(X[:, 1] > 0.2, 2, (y > 0).astype(int))
+    model = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0), (0, 1, 2)).fit(
+        X, labels, 3.0, mechanism, delta=delta, random_state=0, accountant=dpcvx.PrivacyAccountant(epsilon=5.0,
+                                                                                                  delta=1e-5))
+    assert counted == {"planned": 1, "executed": 3, "rehearsed": 0} and model.coef_.shape == (3, X.shape[1])
