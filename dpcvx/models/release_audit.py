@@ -2,13 +2,18 @@
 
 :func:`release_diff` lists the paths at which two saved releases differ; :func:`audit_release_file`
 fits a learner on D and on a neighbour D' (one record replaced) with the same seed, saves both
-releases with :func:`dpcvx.save` and diffs the files. Outside the ``"privatised"`` values (the
-mechanism's output) nothing may differ: every field that does is a leak of the record replaced.
+releases with :func:`dpcvx.save` and diffs the files. Which paths hold privatised values, and which are
+public functions of them, is declared once, in the file codec
+(:data:`dpcvx.release.records.privatised.PRIVATE_RELEASES`): the mechanism's output and every earlier
+private release of a composite procedure (a class count, column statistics, a norm or label bound, a tuning
+selection). A differing field is expected when it is such a value, or a declared function of values that
+differ too; every other differing field is a leak of the record replaced.
 The statistical audit of the privatised values themselves is :mod:`dpcvx.models.audit`.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import numbers
 import os
@@ -22,12 +27,10 @@ import numpy as np
 from ..data.files import read_json
 from ..exceptions import InputError
 from ..release import serialization
+from ..release.records.privatised import PRIVATE_RELEASES
 from .audit import NeighbouringPair
 
-__all__ = ["PRIVATISED", "ReleaseFileAudit", "audit_release_file", "release_diff"]
-
-# The key of a saved model under which the mechanism's output (the only private-data part) sits.
-PRIVATISED = "privatised"
+__all__ = ["ReleaseFileAudit", "audit_release_file", "release_diff"]
 
 
 def _release_json(release: Any) -> Any:
@@ -59,10 +62,36 @@ def _leaves(data: Any, path: str, out: dict[str, Any]) -> None:
         out[path] = data
 
 
+_MISSING = object()
+
+
 def _is_privatised(path: str) -> bool:
-    """Under a "privatised" key, at the top or nested (a multiclass file's per-class releases)."""
-    parts = path.replace("[", ".[").split(".")
-    return PRIVATISED in parts
+    """Whether ``path`` holds a value a declared private release produced."""
+    return any(release.holds(path) for release in PRIVATE_RELEASES)
+
+
+def _explained(path: str, privatised: list[str]) -> bool:
+    """Whether ``path`` is declared a function of private releases of which a value is among ``privatised``."""
+    return any(release.derives(path) and any(release.holds(value) for value in privatised)
+               for release in PRIVATE_RELEASES)
+
+
+def _differing(leaves_a: dict[str, Any], leaves_b: dict[str, Any]) -> list[str]:
+    return sorted(path for path in set(leaves_a) | set(leaves_b)
+                  if leaves_a.get(path, _MISSING) != leaves_b.get(path, _MISSING))
+
+
+def _diff(release_a: Any, release_b: Any) -> tuple[list[str], list[str], list[str]]:
+    """(leaks, derived, privatised): the differing paths, sorted, split by the declaration."""
+    leaves_a: dict[str, Any] = {}
+    leaves_b: dict[str, Any] = {}
+    _leaves(_release_json(release_a), "", leaves_a)
+    _leaves(_release_json(release_b), "", leaves_b)
+    differing = _differing(leaves_a, leaves_b)
+    privatised = [path for path in differing if _is_privatised(path)]
+    derived = [path for path in differing if not _is_privatised(path) and _explained(path, privatised)]
+    expected = set(privatised) | set(derived)
+    return [path for path in differing if path not in expected], derived, privatised
 
 
 def release_diff(release_a: Any, release_b: Any, *, include_privatised: bool = False) -> list[str]:
@@ -70,43 +99,39 @@ def release_diff(release_a: Any, release_b: Any, *, include_privatised: bool = F
 
     Each release is a model (saved the way :func:`dpcvx.save` saves it), a
     :func:`~dpcvx.release.serialization.model_to_dict` dict, or the path of a model
-    file. Fields under the ``"privatised"`` key (the mechanism's output) are
-    left out unless ``include_privatised``; a field present in only one
-    release counts as differing. Sorted.
+    file. Left out unless ``include_privatised``: the values of the declared private releases
+    (:data:`~dpcvx.release.records.privatised.PRIVATE_RELEASES`: the mechanism's output under
+    ``"privatised"``, a released class count, column statistics, norm bound...) and the fields declared
+    public functions of them when those values differ too. A field present in only one release counts as
+    differing. Sorted.
     """
-    leaves_a: dict[str, Any] = {}
-    leaves_b: dict[str, Any] = {}
-    _leaves(_release_json(release_a), "", leaves_a)
-    _leaves(_release_json(release_b), "", leaves_b)
-    differing = [path for path in set(leaves_a) | set(leaves_b)
-                 if leaves_a.get(path, _MISSING) != leaves_b.get(path, _MISSING)]
-    return sorted(path for path in differing if include_privatised or not _is_privatised(path))
-
-
-_MISSING = object()
+    leaks, derived, privatised = _diff(release_a, release_b)
+    return sorted(leaks + derived + privatised) if include_privatised else leaks
 
 
 @dataclass(frozen=True)
 class ReleaseFileAudit:
     """Result of :func:`audit_release_file`: which saved fields differ between neighbouring releases."""
 
-    differing: tuple[str, ...]  # fields outside "privatised" that differ: each one is a leak
-    privatised: tuple[str, ...]  # fields under "privatised" that differ (expected: the weights)
+    differing: tuple[str, ...]  # fields neither privatised nor derived from privatised values that differ: leaks
+    privatised: tuple[str, ...]  # declared privatised values that differ (expected: the weights, a count...)
     replaced_index: int
     mechanism: str
+    derived: tuple[str, ...] = ()  # declared functions of privatised values that differ with them (expected)
 
     @property
     def clean(self) -> bool:
-        """True when nothing but the privatised values differs."""
+        """True when nothing but the privatised values and the declared functions of them differs."""
         return not self.differing
 
     def __str__(self) -> str:
         if self.clean:
             return (f"release-file audit ({self.mechanism}, record {self.replaced_index} replaced): only "
-                    f"the privatised values differ ({len(self.privatised)} fields)")
+                    f"the privatised values ({len(self.privatised)} fields) and functions of them "
+                    f"({len(self.derived)} fields) differ")
         return (f"release-file audit ({self.mechanism}, record {self.replaced_index} replaced): "
-                f"{len(self.differing)} saved field(s) outside the privatised values depend on the "
-                f"data: {', '.join(self.differing)}")
+                f"{len(self.differing)} saved field(s) outside the privatised values and the declared functions "
+                f"of them depend on the data: {', '.join(self.differing)}")
 
 
 def _neighbour(X: np.ndarray, y: np.ndarray, index: int) -> tuple[np.ndarray, np.ndarray]:
@@ -120,18 +145,35 @@ def _neighbour(X: np.ndarray, y: np.ndarray, index: int) -> tuple[np.ndarray, np
     return X_prime, y_prime
 
 
+def _fit(learner: Any, X: np.ndarray, y: np.ndarray, epsilon: float, mechanism: str | None, seed: int,
+         fit_params: dict[str, Any]) -> Any:
+    """One release: ``learner.fit(X, y, epsilon=, random_state=, mechanism=)``, or, for a scikit-learn estimator
+    (whose budget, seed and mechanism are parameters), a copy with those set, fitted on (X, y)."""
+    params = learner.get_params() if hasattr(learner, "get_params") else {}
+    chosen = {} if mechanism is None else {"mechanism": mechanism}
+    if "epsilon" in params and "random_state" in params:
+        estimator = copy.deepcopy(learner).set_params(epsilon=epsilon, random_state=seed,
+                                                      **(chosen if "mechanism" in params else {}))
+        return estimator.fit(X, y, **fit_params)
+    return learner.fit(X, y, epsilon=epsilon, random_state=seed, **chosen, **fit_params)
+
+
 def audit_release_file(learner: Any, X: Any, y: Any, *, epsilon: float = 1.0, mechanism: str = "objective",
                        index: int = 0, seed: int = 0, neighbour: tuple[Any, Any] | None = None,
                        schema: Any = None, **fit_params: Any) -> ReleaseFileAudit:
     """Fit on D = (X, y) and on a neighbour D' (one record replaced), same seed; diff the saved files.
 
+    ``learner`` is a learner whose ``fit(X, y, epsilon=, random_state=, mechanism=)`` returns a release
+    (PrivateERM, the kernel learners; ``mechanism=None`` passes none), or a dpcvx scikit-learn estimator,
+    fitted as a copy with ``epsilon``, ``random_state=seed`` (and ``mechanism``) set.
     ``neighbour`` is (X', y'); by default record ``index`` is replaced by its
     negation (same label). Both releases are saved with
     :func:`dpcvx.save` (``schema`` passed through) to a temporary directory and
-    read back as JSON; the result lists every field that differs outside the
-    ``"privatised"`` values. With the same seed, the noise is the same on both
+    read back as JSON; the result lists every field that differs other than the declared privatised values
+    (:data:`dpcvx.release.records.privatised.PRIVATE_RELEASES`) and the declared functions of values that
+    differ too. With the same seed, the noise is the same on both
     sides, so a clean result means the file's public part does not depend on
-    the record replaced.
+    the record replaced except through the privatised values.
     """
     X = np.array(X, dtype=float)
     y = np.asarray(y)
@@ -148,15 +190,9 @@ def audit_release_file(learner: Any, X: Any, y: Any, *, epsilon: float = 1.0, me
     files = []
     with tempfile.TemporaryDirectory() as directory:
         for side, (features, labels) in enumerate(((pair.X, pair.y), (pair.X_prime, pair.y_prime))):
-            model = learner.fit(np.array(features), np.array(labels), epsilon=epsilon, random_state=seed,
-                                **({} if mechanism is None else {"mechanism": mechanism}), **fit_params)
+            model = _fit(learner, np.array(features), np.array(labels), epsilon, mechanism, seed, fit_params)
             path = serialization.save(model, os.path.join(directory, f"release_{side}.json"), schema=schema)
             files.append(_release_json(path))
-    differing = release_diff(files[0], files[1])
-    everything = release_diff(files[0], files[1], include_privatised=True)
-    return ReleaseFileAudit(
-        differing=tuple(differing),
-        privatised=tuple(path for path in everything if _is_privatised(path)),
-        replaced_index=pair.replaced_index,
-        mechanism=mechanism,
-    )
+    leaks, derived, privatised = _diff(files[0], files[1])
+    return ReleaseFileAudit(differing=tuple(leaks), privatised=tuple(privatised), replaced_index=pair.replaced_index,
+                            mechanism=mechanism, derived=tuple(derived))

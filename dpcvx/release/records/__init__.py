@@ -7,7 +7,10 @@
   (linear releases; a kernel release's record);
 * :mod:`.certificate`: a linear release's certificate, its calibration recomputed and compared;
 * :mod:`.linear`, :mod:`.regression`, :mod:`.multiclass`: the records of those release kinds
-  (the kernel record is :func:`dpcvx.release.kernel_model.release_to_dict`).
+  (the kernel record is :func:`dpcvx.release.kernel_model.release_to_dict`);
+* :mod:`.privatised`: the one declaration of which saved paths hold privatised values (the mechanism's output
+  and a composite procedure's earlier private releases) or public functions of them, which the release-file
+  audit reads.
 
 :mod:`dpcvx.release.serialization` keeps the envelope (format check, atomic write) and the registry of kinds.
 """

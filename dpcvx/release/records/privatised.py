@@ -1,0 +1,116 @@
+"""Which saved paths of a release hold privatised values, or public functions of them: the one declaration.
+
+A release holds public inputs, quantities computed from them, and privatised values: the mechanism's output
+and, for a composite procedure, every earlier private release it made (a class count, column statistics, a
+norm bound, a selected candidate). Each :class:`PrivateRelease` names the mechanism that produced its
+``values`` and the saved paths ``derived`` from them: post-processing, public functions of those values and of
+public inputs (the class weights of a released count, the calibration at a released norm bound, the
+standardiser's centre). :func:`dpcvx.models.release_audit.audit_release_file` reads :data:`PRIVATE_RELEASES`:
+on two neighbouring data sets only declared values may differ, and a derived path only when a value it is
+derived from differs too; anything else is a leak.
+
+A path is the dotted key path of a JSON leaf, list items as ``[i]`` (``certificate.weights.class_weights[1][1]``).
+A pattern names a subtree: ``*`` is one key, ``[*]`` one list item, and a leading ``**.`` any record that
+holds the path (the file itself, a multiclass file's ``per_class[i]``, a tuning result's ``model``).
+:data:`PUBLIC_CERTIFICATE_KEYS` lists the certificate keys that hold public inputs only; every key a
+certificate can write is in it or in a declaration (``tests/release/test_release_file_composites.py`` checks it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+__all__ = ["PrivateRelease", "PRIVATE_RELEASES", "PUBLIC_CERTIFICATE_KEYS"]
+
+# what a calibration and the lam rule are recomputed from; a privately drawn input makes them derived from it
+_CALIBRATED = ("**.certificate.calibration", "**.certificate.constants.lam", "**.certificate.lam_rule",
+               "**.certificate.guarantee")
+
+
+@dataclass(frozen=True)
+class PrivateRelease:
+    """One private release saved in a file: the mechanism, where its values sit, and what is derived from them.
+
+    ``record`` is the saved path of the release's own record (its epsilon and theorem), None for the
+    mechanism's output, which the certificate states as a whole.
+    """
+
+    mechanism: str
+    values: tuple[str, ...]
+    derived: tuple[str, ...] = ()
+    record: str | None = None
+
+    @cached_property
+    def _value_patterns(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(_compile(pattern) for pattern in self.values)
+
+    @cached_property
+    def _derived_patterns(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(_compile(pattern) for pattern in self.derived)
+
+    def holds(self, path: str) -> bool:
+        """Whether ``path`` is one of the released values."""
+        return any(pattern.match(path) for pattern in self._value_patterns)
+
+    def derives(self, path: str) -> bool:
+        """Whether ``path`` is declared a public function of the released values (and public inputs)."""
+        return any(pattern.match(path) for pattern in self._derived_patterns)
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    """A pattern (module docstring) as a regular expression matching the paths of its subtree."""
+    anywhere = pattern.startswith("**.")
+    parts = re.split(r"(\[\*\]|\.)", pattern[3:] if anywhere else pattern)
+    text = "".join(r"\[\d+\]" if part == "[*]" else r"\." if part == "." else r"[^.\[\]]+" if part == "*"
+                   else re.escape(part) for part in parts)
+    return re.compile(("(?:.*[.\\]])?" if anywhere else "") + text + r"(?:$|[.\[])")
+
+
+def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...]) -> PrivateRelease:
+    """A private draw before the fit, saved in its certificate ``record`` with the released ``value``: the
+    calibration and the lam rule, recomputed from it when it is an input, are derived from it as well."""
+    return PrivateRelease(mechanism, (f"**.{record}.{value}",), (*derived, *_CALIBRATED), record)
+
+
+PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
+    PrivateRelease(
+        mechanism="the release's own mechanism (certificate.mechanism: objective or output perturbation, AdaSSP, a "
+                  "kernel learner's; a multiclass file's per-class releases; a tuning selection's index and "
+                  "parameters)",
+        values=("**.privatised",),
+        derived=("**.certificate.findings",),  # the public checks of the released weights (release/usefulness.py)
+    ),
+    _drawn("the private class count of class_weight='balanced' (dpcvx.models.class_count: discrete Laplace, eps_c, "
+           "clamped onto [floor, n - floor])", "certificate.weights.private_count", "count",
+           ("**.certificate.weights.class_weights", "**.certificate.weights.mean_weight")),
+    _drawn("the private column statistics of column_statistics=True (dpcvx.models.column_statistics: discrete "
+           "Laplace on the lattice sums, eps_s)", "certificate.column_statistics", "sums",
+           ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier")),
+    _drawn("the private row-norm bound of data_norm='private' (dpcvx.models.private_norm: the exponential-mechanism "
+           "quantile over a public grid, eps_q)", "certificate.private_bound", "bound",
+           ("**.certificate.data_norm", "**.certificate.effective_norm_bound", "**.certificate.constants.R",
+            "**.certificate.intercept_scaling", "**.preprocessing.row_map.norm_bound",
+            "**.preprocessing.row_map.intercept_scaling")),
+    _drawn("the private label bound of label_bound='private' (dpcvx.models.private_norm: the exponential-mechanism "
+           "quantile of |y| over a public grid, eps_q)", "certificate.private_label_bound", "bound",
+           ("**.certificate.label_bound", "**.certificate.constants", "**.certificate.verification")),
+    PrivateRelease(
+        mechanism="dpcvx.tune's selection (the exponential mechanism of the split procedure, or the best of K noisy "
+                  "runs of the full-data procedure), in TuningResult.to_dict(): the selected candidate and the "
+                  "selected run's training part (full-data: its size n is that of the coin-chosen part of the run "
+                  "released)",
+        values=("privatised.params", "certificate.privatised", "model.certificate.constants.n",
+                "certificate.release.constants.n"),
+        derived=("model", "certificate.release"),  # the selected model's release: a function of the selection
+    ),
+)
+
+# certificate keys (ReleaseCertificate.to_dict) that hold public inputs, or quantities computed from them only;
+# a key a private release's values can move is named by that release (its record or derived paths) as well
+PUBLIC_CERTIFICATE_KEYS = frozenset({
+    "mechanism", "guarantee", "epsilon", "delta", "calibration", "constants", "data_norm", "effective_norm_bound",
+    "fit_intercept", "intercept_scaling", "clipping", "neighbours", "library_version", "verification",
+    "label_bound", "lam_rule", "post_processing", "privacy_curve", "weights",
+})
