@@ -67,8 +67,9 @@ def test_a_private_class_count_and_its_weights_pass_the_audit(data, lam):
     _declared_records(learner, *data[:2], 1.0, 0)
 
 
-def test_private_column_statistics_and_their_map_pass_the_audit(data):
-    learner = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, column_statistics=True)
+@pytest.mark.parametrize("lam", [1e-3, "auto"])
+def test_private_column_statistics_and_their_map_pass_the_audit(data, lam):
+    learner = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, lam=lam, column_statistics=True)
     result = _audit(learner, data)
     assert result.clean, str(result)
     assert any(path.startswith("certificate.column_statistics.sums[") for path in result.privatised)
@@ -197,3 +198,23 @@ def test_the_declared_patterns_name_their_subtrees():
     assert count.holds("per_class[0].certificate.weights.private_count.count")
     assert not count.holds("certificate.weights.private_count.n")
     assert count.derives("certificate.weights.class_weights[1][1]") and not count.derives("certificate.weights.bound")
+
+
+def test_a_leak_outside_what_column_statistics_derive_is_flagged(data, monkeypatch):
+    """The sums move on every neighbour; the calibration and the guarantee are not functions of them, so a value
+    read off the data written there is still flagged."""
+    X, y, X2, y2 = data
+    recording = _Recording(dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, column_statistics=True))
+    original = serialization.model_to_dict
+
+    def leaky(model, schema=None):
+        saved = original(model, schema)
+        saved["certificate"]["guarantee"] += f" (column 0 sums to {recording.rows[0][:, 0].sum():.6f})"
+        return saved
+
+    monkeypatch.setattr(serialization, "model_to_dict", leaky)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = audit_release_file(recording, X, y, epsilon=1.0, seed=2, neighbour=(X2, y2))
+    assert result.differing == ("certificate.guarantee",)
+    assert any(path.startswith("certificate.column_statistics.sums[") for path in result.privatised)

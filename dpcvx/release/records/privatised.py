@@ -68,10 +68,12 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(("(?:.*[.\\]])?" if anywhere else "") + text + r"(?:$|[.\[])")
 
 
-def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...]) -> PrivateRelease:
-    """A private draw before the fit, saved in its certificate ``record`` with the released ``value``: the
-    calibration and the lam rule, recomputed from it when it is an input, are derived from it as well."""
-    return PrivateRelease(mechanism, (f"**.{record}.{value}",), (*derived, *_CALIBRATED), record)
+def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...], *,
+           calibrated: bool = True) -> PrivateRelease:
+    """A private draw before the fit, saved in its certificate ``record`` with the released ``value``; when it is an
+    input of the calibration or the lam rule (``calibrated``), those and the guarantee's text are derived from it."""
+    return PrivateRelease(mechanism, (f"**.{record}.{value}",), (*derived, *(_CALIBRATED if calibrated else ())),
+                          record)
 
 
 PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
@@ -87,7 +89,8 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
            ("**.certificate.weights.class_weights", "**.certificate.weights.mean_weight")),
     _drawn("the private column statistics of column_statistics=True (dpcvx.models.column_statistics: discrete "
            "Laplace on the lattice sums, eps_s)", "certificate.column_statistics", "sums",
-           ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier")),
+           ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier"),
+           calibrated=False),  # the map's outputs are clipped onto the public R: no constant depends on them
     _drawn("the private row-norm bound of data_norm='private' (dpcvx.models.private_norm: the exponential-mechanism "
            "quantile over a public grid, eps_q)", "certificate.private_bound", "bound",
            ("**.certificate.data_norm", "**.certificate.effective_norm_bound", "**.certificate.constants.R",
