@@ -9,8 +9,9 @@ A profiler hook (:func:`sys.setprofile`) counts, during one warm call, every cal
 * plannings: ``PrivateERM._prepare`` (before issue 41) or a ``FitPlan`` constructed (after).
 
 Measured on ``DPLogisticRegression(epsilon=1).fit`` of 2,000 x 10 synthetic rows at ``lam=1e-3`` and at
-``lam="auto"``, and on ``dpcvx.tune(PrivateERM(data_norm=1), ..., {"lam": [3 values]}, procedure="full-data")``
-of 400 rows with a seed whose random stopping draws 17 runs. Counts do not depend on the machine::
+``lam="auto"``, on ``PrivateMulticlassERM`` (one-vs-rest, 3 classes) of the same rows, and on
+``dpcvx.tune(PrivateERM(data_norm=1), ..., {"lam": [3 values]}, procedure="full-data")`` of 400 rows with a
+seed whose random stopping draws 17 runs. Counts do not depend on the machine::
 
     python -m benchmarks.calls_per_fit            # about 10 s on one core
 """
@@ -25,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+import numpy as np
 
 import dpcvx
 from benchmarks.common import RunRecord, limit_threads, write_json, write_markdown
@@ -82,6 +85,13 @@ def measure() -> dict[str, dict[str, int]]:
             dpcvx.DPLogisticRegression(epsilon=1.0, lam=lam, random_state=0).fit(X, labels)
         fit()  # warm: verified loss, imported solver
         results[f"DPLogisticRegression.fit, lam={lam}"] = dict(_counted(fit))
+    classes = np.where(X[:, 1] > 0.2, 2, labels.astype(int))
+
+    def one_vs_rest() -> None:
+        dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(data_norm=1.0), (0, 1, 2)).fit(X, classes, 3.0, random_state=0)
+
+    one_vs_rest()  # warm
+    results["PrivateMulticlassERM.fit, 3 classes"] = dict(_counted(one_vs_rest))
     Xt, yt = X[:400], y[:400]
     learner = dpcvx.PrivateERM(data_norm=1.0)
     grid = {"lam": [1e-3, 1e-2, 1e-1]}
