@@ -13,11 +13,12 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import cvxpy as cp
+from typing import TYPE_CHECKING, Any
 
 from .exceptions import InputError
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
+    import cvxpy as cp
 
 __all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "squared_error", "from_spec", "loss_label",
            "CATALOGUE"]
@@ -45,6 +46,8 @@ class MarginLoss:
 
 
 def _logistic(z: cp.Expression) -> cp.Expression:
+    import cvxpy as cp
+
     return cp.logistic(-z)
 
 
@@ -56,15 +59,21 @@ LOGISTIC_TEXT = "logistic(-z)"
 def _huber_hinge(z: cp.Expression, h: float) -> cp.Expression:
     # cp.huber(x, M) is x^2 for |x| <= M and 2M|x| - M^2 beyond; with x = pos(1 + h - z)
     # and M = 2h, dividing by 4h gives the Huber hinge of JMLR 2011, eq. (23).
+    import cvxpy as cp
+
     return cp.huber(cp.pos(1 + h - z), 2 * h) / (4 * h)  # type: ignore[arg-type]  # cvxpy types M as int; any M > 0 works
 
 
 def _huber_regression(r: cp.Expression, m: float) -> cp.Expression:
     # cp.huber(r, m) / 2 is r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond
+    import cvxpy as cp
+
     return cp.huber(r, m) / 2  # type: ignore[arg-type]  # cvxpy types M as int; any M > 0 works
 
 
 def _squared_error(r: cp.Expression) -> cp.Expression:
+    import cvxpy as cp
+
     return cp.square(r) / 2
 
 

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
+    import cvxpy as cp
 
 __all__ = ["log_odds", "centred_ridge", "prior_entropy"]
 
@@ -41,6 +44,8 @@ def centred_ridge(centre: float) -> Callable[[cp.Variable], cp.Expression]:
     """N(w) = (1/2) ||w - w0||^2 with w0 = (0, ..., 0, ``centre``): the intercept column's weight last."""
 
     def ridge(w: cp.Variable) -> cp.Expression:
+        import cvxpy as cp
+
         w0 = np.zeros(w.shape[0])
         w0[-1] = centre
         return 0.5 * cp.sum_squares(w - w0)

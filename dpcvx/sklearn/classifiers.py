@@ -77,9 +77,8 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
 import numpy as np
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
@@ -118,6 +117,9 @@ from .noise_warning import (
     warn_if_noise_dominates,
     warn_if_small_table,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
+    pass
 
 __all__ = [
     "DPERMClassifier",
@@ -603,6 +605,8 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         penalty = check_choice("penalty", self.penalty, PENALTIES)
         if penalty == "l2":
             return None
+        import cvxpy as cp  # the default l2 penalty needs no CVXPY (verifier.default_ridge)
+
         if penalty == "l1":
             return lambda w: cp.norm1(w)
         ratio = fraction("l1_ratio", self.l1_ratio, allow_one=True) if self.l1_ratio is not None else None

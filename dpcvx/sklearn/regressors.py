@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
@@ -260,6 +259,8 @@ class DPLinearRegression(_PrivateRegressor):
         return model
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
+        import cvxpy as cp  # the ball's constraint (the other regressors need no CVXPY)
+
         radius = check_bound("weight_bound", self.weight_bound)
         return PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                           lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,

@@ -215,6 +215,9 @@ class SolverChoice:
         a fit with record weights, which the out-of-core path does not take)."""
         self._check_composite(problem)
         self._check_blocks(problem, X)
+        newton_form = problem.smooth_quadratic if problem.kst12 else problem.quadratic
+        if callable(self.solver) or self.solver == "cvxpy" or problem.derivatives is None or newton_form is None:
+            problem.expressions()  # a conic solve of the verified expressions: built (CVXPY imported) before the charge
         if weighted and isinstance(X, RowBlocks):
             raise UnsupportedWeightsError(
                 "sample_weight is taken for in-memory X (numpy or scipy.sparse); a memmap or Dask X is solved by "

@@ -26,9 +26,8 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sparse
@@ -38,6 +37,9 @@ from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
 from .cg import CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
 from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
+    import cvxpy as cp
 
 __all__ = ["SolveInfo", "newton", "solve_with_cvxpy", "CVXPY_SOLVER_OPTIONS", "DENSE_NEWTON_MAX_DIM"]
 
@@ -475,6 +477,8 @@ def solve_with_cvxpy(
     CVXPY solver and settings, or its own method setting ``w.value``) instead of
     dpcvx; its status is not read, only the gradient dpcvx computes at ``w.value``.
     """
+    import cvxpy as cp
+
     start = time.perf_counter()
     n, d = X.shape
     w = cp.Variable(d)

@@ -14,7 +14,8 @@ from typing import Any
 
 from .. import losses
 from ..version import __version__
-from . import kernel_loss, verifier
+from . import kernel_loss, loss_record, verifier
+from .loss_declaration import declared_loss
 from .proof_cache import SHIPPED, installed_version, recording, shipped_data
 
 __all__ = ["catalogue_losses", "shipped_losses", "write_catalogue"]
@@ -37,9 +38,12 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
     Run ``python -m dpcvx.verification.catalogue`` after a change to the provers.
     """
     verifier.forget_losses()
+    templates = []
     with recording() as collected:
         for loss in catalogue_losses():
             verifier.verify_loss(loss)
+            key = loss_record.record_key(verifier._structural_key(declared_loss(loss)[1]))
+            templates.append({"key": loss.spec, "record_key": key})  # found by its name (template_lookup)
         for spec in kernel_loss.KERNEL_CATALOGUE:  # the kernel learners' facts (and the hinge's proof)
             kernel_loss.resolve_loss(spec)
     verifier.forget_losses()
@@ -60,10 +64,11 @@ def write_catalogue(path: Path = SHIPPED) -> list[str]:
     versions = f'"dpcvx_version": {json.dumps(__version__)}, "cvxpy_version": {json.dumps(installed_version("cvxpy"))}'
     path.write_text(f'{{{versions},'
                     f'\n "entries": [\n  {lines(entries)}\n ],\n "losses": [\n  {lines(verified)}\n ],'
-                    f'\n "kernel": [\n  {lines(kernel)}\n ]\n}}\n',
+                    f'\n "kernel": [\n  {lines(kernel)}\n ],\n "templates": [\n  {lines(templates)}\n ]\n}}\n',
                     encoding="utf-8")
     shipped_data.cache_clear()
-    return [entry["key"] for entry in entries] + [item["key"] for item in verified] + [item["key"] for item in kernel]
+    return [entry["key"] for entry in entries] + [item["key"] for item in verified] + [item["key"] for item in kernel] \
+        + [item["key"] for item in templates]
 
 
 if __name__ == "__main__":  # the package's modules, not this __main__ copy, hold the recording state

@@ -22,20 +22,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
 import numpy as np
 
 from ..exceptions import AssumptionError, InputError
 from ..rounding import EPS
-from . import atoms
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where a set is read or posed (a fit without one: never)
+    import cvxpy as cp
 
 __all__ = ["ConstraintSet", "analyse_constraints", "SUPPORTED_FORMS"]
 
 SUPPORTED_FORMS = ("cp.norm(w, 2) <= r (a Euclidean ball), or bounds w <= u, w >= l, cp.norm_inf(w) <= r, "
                    "cp.abs(w) <= r (a box) with constant r, l, u")
-Constraints = Callable[[cp.Variable], Any]
+Constraints = Callable[["cp.Variable"], Any]
 _INSIDE = 1 - 8 * EPS  # projections land strictly inside, so rounding never leaves C
 
 
@@ -80,6 +81,8 @@ class ConstraintSet:
 
     def cvxpy(self, w: cp.Variable) -> list[cp.Constraint]:
         """C as CVXPY constraints on ``w`` (for the conic path)."""
+        import cvxpy as cp
+
         if self.kind == "ball":
             return [cp.norm(w, 2) <= self.radius]
         lower, upper = np.asarray(self.lower), np.asarray(self.upper)
@@ -148,6 +151,8 @@ def _box(dim: int, lower: np.ndarray, upper: np.ndarray) -> ConstraintSet:
 
 def _constant(node: Any, dim: int) -> np.ndarray | None:
     """A constant expression as a vector of ``dim`` bounds (a scalar broadcast), else None."""
+    import cvxpy as cp
+
     if not isinstance(node, cp.Expression) or not node.is_constant() or node.parameters():
         return None
     value = np.asarray(node.value, dtype=float)
@@ -157,6 +162,8 @@ def _constant(node: Any, dim: int) -> np.ndarray | None:
 
 
 def _is_w(node: Any, w: cp.Variable) -> bool:
+    import cvxpy as cp
+
     return isinstance(node, cp.Variable) and node.id == w.id
 
 
@@ -168,6 +175,10 @@ def _refuse(constraint: Any, why: str) -> AssumptionError:
 
 def analyse_constraints(constraints: Constraints | None, w: cp.Variable) -> ConstraintSet | None:
     """Call ``constraints(w)`` once and recognise the set (None: no constraints)."""
+    import cvxpy as cp
+
+    from . import atoms
+
     if constraints is None:
         return None
     if not callable(constraints):

@@ -15,7 +15,9 @@ Records are served, in order, from
 1. the shipped catalogue (``catalogue_proofs.json``, section ``losses``), written with the prover
    entries by :func:`dpcvx.verification.catalogue.write_catalogue`, used only by the dpcvx and
    CVXPY versions that wrote it; a test verifies every catalogue loss afresh and compares, code
-   included;
+   included. A catalogue loss (:class:`dpcvx.losses.MarginLoss`) is also found by its name (section
+   ``templates``, :func:`template_lookup`), without building its expression: a fit of a catalogue loss
+   then imports no CVXPY;
 2. the on-disk cache (folder ``losses`` beside ``proofs``), under the same rules as the prover
    entries: an HMAC under this installation's key over the full key (the structural key and the
    code's fingerprint, which names the dpcvx, CVXPY, sympy, mpmath and Python versions and hashes
@@ -44,10 +46,11 @@ from .numpy_code import UnsafeCode, compile_code
 from .problem import LossDerivatives
 from .proof_cache import Unencodable
 
-__all__ = ["LossRecord", "record_key", "lookup", "keep", "derivatives_of", "FOLDER"]
+__all__ = ["LossRecord", "record_key", "lookup", "template_lookup", "keep", "derivatives_of", "FOLDER"]
 
 FOLDER = "losses"
 SECTION = "losses"  # of the shipped catalogue, and the kind its records are collected under while it is written
+TEMPLATES = "templates"  # of the shipped catalogue: each catalogue loss's spec and the key of its record
 _LOG = logging.getLogger("dpcvx.verify")
 _FIELDS = ("name", "description", "passed", "value", "method", "detail", "fix")
 
@@ -158,6 +161,20 @@ def lookup(key: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None
         except (Unencodable, UnsafeCode) as error:
             _LOG.info("proof cache: %s record refused: %s", where, error)
     return None
+
+
+def template_lookup(spec: str, seconds: float) -> tuple[LossRecord, LossDerivatives | None] | None:
+    """The shipped record of the catalogue loss named ``spec`` (:attr:`dpcvx.losses.MarginLoss.spec`), found by its
+    name, with its compiled derivatives; else None (not shipped, or the shipped file belongs to another dpcvx or
+    CVXPY version). The catalogue's section ``templates`` names, for each catalogue loss, the key of the record
+    the verifier wrote for exactly that loss's expression when the file was written
+    (:func:`dpcvx.verification.catalogue.write_catalogue`), so the record is found without building the
+    expression (no CVXPY import)."""
+    if proof_cache.recorded(SECTION) is not None:  # the catalogue is being written: everything is proved afresh
+        return None
+    keys = {item["key"]: item["record_key"] for item in proof_cache.shipped_data().get(TEMPLATES, ())}
+    key = keys.get(spec)
+    return lookup(key, seconds) if isinstance(key, str) else None
 
 
 def keep(key: str, record: LossRecord) -> None:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
-
-import cvxpy as cp
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import AssumptionError
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
+    import cvxpy as cp
 
 __all__ = ["takes_prediction_and_label", "residual_loss"]
 
@@ -38,6 +39,7 @@ def takes_prediction_and_label(loss: Any) -> bool:
 
 def residual_loss(loss: Callable[..., Any]) -> Callable[[cp.Expression], cp.Expression]:
     """r -> l(r, 0) once l(p, y) = l(p - y, 0) is proved symbolically; AssumptionError otherwise."""
+    import cvxpy as cp
     import sympy as sp  # the proof that l(p, y) is a loss of p - y
 
     from .translate import UnsupportedAtom, to_sympy

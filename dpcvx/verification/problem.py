@@ -16,27 +16,27 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
 
 from .certificate import Certificate, Condition
 from .exact import float_down, float_up
-from .per_record import per_record, substitute
 from .regularizer.quadratic import Quadratic
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
+    import cvxpy as cp
+
     from .constraints import ConstraintSet
     from .regularizer.analysis import RegularizerAnalysis
 
 __all__ = ["Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss", "VerifiedProblem",
            "VerifiedRegularizer"]
 
-Loss = Callable[[cp.Expression], cp.Expression]  # z -> l(z), z = y w^T x (any CVXPY expression)
-Regularizer = Callable[[cp.Variable], cp.Expression]
+Loss = Callable[["cp.Expression"], "cp.Expression"]  # z -> l(z), z = y w^T x (any CVXPY expression)
+Regularizer = Callable[["cp.Variable"], "cp.Expression"]
 
 
 @dataclass(frozen=True)
@@ -50,25 +50,64 @@ class LossDerivatives:
 
 @dataclass(frozen=True)
 class VerifiedLoss:
-    """The loss as verified: the one expression l(z) of the scalar ``variable`` the proofs cover."""
+    """The loss as verified: the one expression l(z) of the scalar ``variable`` the proofs cover.
+
+    ``built`` is (z, l(z)) as the verifier built them. A catalogue loss served from the shipped catalogue by its
+    name (:func:`dpcvx.verification.loss_record.template_lookup`: the record the verifier wrote for exactly that
+    expression) has ``build`` instead, the verifier's own declaration of it, called on first use: a fit that never
+    needs the expression (Newton on the record's derivatives) imports no CVXPY.
+    """
 
     text: str
     conditions: tuple[Condition, ...]
     dcp_convex: bool
     derivatives: LossDerivatives | None
-    expression: cp.Expression | None = None
-    variable: cp.Variable | None = None
+    built: tuple[cp.Variable, cp.Expression] | None = None
+    build: Callable[[], tuple[cp.Variable, cp.Expression]] | None = field(default=None, compare=False)
+
+    @functools.cached_property
+    def _declared(self) -> tuple[cp.Variable, cp.Expression] | None:
+        return self.build() if self.built is None and self.build is not None else self.built
+
+    @property
+    def expression(self) -> cp.Expression | None:
+        """l(z), the verified expression (None only for a loss that could not be declared)."""
+        return None if self._declared is None else self._declared[1]
+
+    @property
+    def variable(self) -> cp.Variable | None:
+        """z, the scalar variable of :attr:`expression`."""
+        return None if self._declared is None else self._declared[0]
 
 
 @dataclass(frozen=True)
 class VerifiedRegularizer:
-    """The regularizer as verified: the one expression N(w) of ``variable`` at one dimension."""
+    """The regularizer as verified: the one expression N(w) of ``variable`` at one dimension.
+
+    ``built`` is (w, N(w)) as the verifier built them; the default N = 0.5 ||w||^2, whose facts need no CVXPY
+    (:func:`dpcvx.verification.verifier.default_ridge`), has ``build`` instead, the verifier's own declaration
+    of it, called on first use.
+    """
 
     text: str
     conditions: tuple[Condition, ...]
     analysis: RegularizerAnalysis | None
-    expression: cp.Expression | None = None
-    variable: cp.Variable | None = None
+    built: tuple[cp.Variable, cp.Expression] | None = None
+    build: Callable[[], tuple[cp.Variable, cp.Expression]] | None = field(default=None, compare=False)
+
+    @functools.cached_property
+    def _declared(self) -> tuple[cp.Variable, cp.Expression] | None:
+        return self.build() if self.built is None and self.build is not None else self.built
+
+    @property
+    def expression(self) -> cp.Expression | None:
+        """N(w), the verified expression (None only for a regularizer that could not be declared)."""
+        return None if self._declared is None else self._declared[1]
+
+    @property
+    def variable(self) -> cp.Variable | None:
+        """w, the vector variable of :attr:`expression`."""
+        return None if self._declared is None else self._declared[0]
 
 
 @dataclass(frozen=True)
@@ -162,15 +201,27 @@ class VerifiedProblem:
         analysis = self.regularizer.analysis
         return None if analysis is None else analysis.quadratic
 
+    def expressions(self) -> tuple[cp.Expression | None, cp.Expression | None]:
+        """(l(z), N(w)) as verified, built now where a catalogue template stands in for them (CVXPY imported): a
+        path that solves the expressions asks for them before any charge
+        (:meth:`dpcvx.solvers.choice.SolverChoice.check`)."""
+        return self.loss.expression, self.regularizer.expression
+
     def loss_terms(self, margins: cp.Expression, weights: np.ndarray | None = None) -> cp.Expression:
         """sum_i l(z_i) (sum_i s_i l(z_i) with record ``weights`` s) for the verified l, as a CVXPY expression of
         the margins."""
+        import cvxpy as cp
+
+        from .per_record import per_record
+
         assert self.loss.expression is not None and self.loss.variable is not None
         terms = per_record(self.loss.expression, self.loss.variable, margins)
         return cp.sum(terms if weights is None else cp.multiply(weights, terms))
 
     def regularizer_of(self, w: cp.Variable) -> cp.Expression:
         """The verified N with its variable replaced by ``w`` (same tree, same constants)."""
+        from .per_record import substitute
+
         assert self.regularizer.expression is not None and self.regularizer.variable is not None
         if w.shape != self.regularizer.variable.shape:
             raise ValueError(f"N was verified at shape {self.regularizer.variable.shape}, not {w.shape}")

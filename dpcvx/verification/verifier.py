@@ -18,11 +18,12 @@ worker's results are kept across processes by :mod:`dpcvx.verification.proof_cac
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
 import numpy as np
 
 from ..exceptions import InputError
@@ -30,13 +31,16 @@ from ..limits import PROBE_DIM
 from ..validation import check_flag
 from . import loss_record
 from .certificate import Certificate, Condition
-from .constraints import Constraints
-from .kst12 import with_kst12
 from .loss_declaration import LOSS_CONDITIONS, SYMBOLIC_SECONDS, check_time_limit, declared_loss, pending_conditions
 from .numpy_code import UnsafeCode
-from .per_record import NotSeparable, check_separable
-from .problem import Loss, LossDerivatives, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
-from .regularizer import RegularizerAnalysis, analyse_regularizer
+from .problem import Loss, LossDerivatives, Quadratic, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
+from .regularizer.analysis import RegularizerAnalysis
+
+if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
+    import cvxpy as cp
+
+    from .constraints import Constraints
+    from .per_record import NotSeparable
 
 __all__ = [
     "verify",
@@ -47,6 +51,8 @@ __all__ = [
     "VerifiedLoss",
     "VerifiedRegularizer",
     "verify_problem",
+    "catalogue_loss",
+    "default_ridge",
     "SYMBOLIC_SECONDS",
 ]
 _LOG = logging.getLogger("dpcvx.verify")
@@ -71,13 +77,21 @@ def _readable(expression: cp.Expression) -> str:
 
 def default_regularizer(w: cp.Variable) -> cp.Expression:
     """N(w) = 0.5 ||w||^2, 1-strongly convex."""
+    import cvxpy as cp
+
     return 0.5 * cp.sum_squares(w)
+
+
+#: The verifier's text of :func:`default_regularizer` (``_readable`` of its expression).
+DEFAULT_REGULARIZER_TEXT = "0.5 * sum_squares(w)"
 
 
 # --- structural keys ------------------------------------------------------------
 
 
 def _structural_key(node: Any) -> tuple[Any, ...]:  # a CVXPY tree node (cvxpy types get_data() as None)
+    import cvxpy as cp
+
     if isinstance(node, cp.Variable):
         return ("variable", node.shape)
     if isinstance(node, cp.Parameter) and node.value is None:
@@ -134,6 +148,11 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
     Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
     """
     seconds = check_time_limit(time_limit)
+    served = catalogue_loss(loss, seconds)
+    if served is not None:
+        return served
+    from .per_record import NotSeparable, check_separable
+
     try:
         variable, expression = declared_loss(loss)
         key = _structural_key(expression)
@@ -153,7 +172,7 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
         if found is not None:  # served from the shipped catalogue or the disk: no sympy
             record, derivatives = found
             _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
-                                            expression, variable)
+                                            (variable, expression))
             return _LOSS_CACHE[key]
         verified, code, complete = _analysed(loss, variable, expression, time_limit, progress)
         if record_key is not None:  # cut short: kept with its limit, for calls with a limit no larger
@@ -163,6 +182,27 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
         if not complete:
             return verified
         _LOSS_CACHE[key] = verified
+    return _LOSS_CACHE[key]
+
+
+def catalogue_loss(loss: Loss, seconds: float = SYMBOLIC_SECONDS) -> VerifiedLoss | None:
+    """A catalogue loss (:class:`dpcvx.losses.MarginLoss`) served from the shipped catalogue by its name, without
+    building its expression (no CVXPY): the record is the one the verifier wrote for exactly that loss's
+    expression when the catalogue was written (:func:`dpcvx.verification.loss_record.template_lookup`;
+    tests/verification/test_catalogue_template.py verifies each afresh and compares). None otherwise: the loss is
+    then verified from its expression."""
+    from ..losses import MarginLoss
+
+    if not isinstance(loss, MarginLoss):
+        return None
+    key = ("catalogue template", loss.spec)
+    if key not in _LOSS_CACHE:
+        found = loss_record.template_lookup(loss.spec, seconds)
+        if found is None:
+            return None
+        record, derivatives = found
+        _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
+                                        build=functools.partial(declared_loss, loss))
     return _LOSS_CACHE[key]
 
 
@@ -184,7 +224,7 @@ def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, time
     except UnsafeCode as error:  # printed code the loader refuses: the solver goes without derivatives
         _LOG.warning("verify: the derivatives' numpy code was refused (%s); the generic solver is used", error)
         code, derivatives = None, None
-    verified = VerifiedLoss(_readable(expression), conditions, analyser.dcp_convex, derivatives, expression, variable)
+    verified = VerifiedLoss(_readable(expression), conditions, analyser.dcp_convex, derivatives, (variable, expression))
     return verified, code, not analyser.timed_out
 
 
@@ -199,7 +239,7 @@ def _not_separable(text: str, error: NotSeparable, expression: cp.Expression, va
     )
     domain = ("domain", "l(z) is finite for every real z")
     pending = pending_conditions("the loss is not a separable sum over records", (domain, *LOSS_CONDITIONS))
-    return VerifiedLoss(text, (condition, *pending), False, None, expression, variable)
+    return VerifiedLoss(text, (condition, *pending), False, None, (variable, expression))
 
 
 # --- regularizer ---------------------------------------------------------------------
@@ -219,12 +259,37 @@ def _regularizer_failure(text: str, detail: str) -> VerifiedRegularizer:
     return VerifiedRegularizer(text, conditions, None)
 
 
+def declared_regularizer(regularizer: Regularizer, dim: int) -> tuple[cp.Variable, Any]:
+    """Call the regularizer once on a variable w of dimension ``dim``: (w, N(w)) (checked by the caller)."""
+    import cvxpy as cp
+
+    w = cp.Variable(dim, name="w")
+    return w, regularizer(w)
+
+
+def default_ridge(dim: int) -> VerifiedRegularizer:
+    """The verified default N(w) = 0.5 ||w||^2 at dimension ``dim``, without CVXPY: what the calculus establishes
+    for it at every dimension (N = (1/2) w^T (1 I) w: convex, finite, smooth, m = 1 exactly, a multiple of the
+    identity; tests/verification/test_catalogue_template.py compares with the calculus's result at several
+    dimensions). Its expression is built on first use (:class:`~.problem.VerifiedRegularizer`)."""
+    analysis = RegularizerAnalysis(dim, True, True, Fraction(1), True, True, True, Quadratic(Fraction(1)),
+                                   notes=("m: multiple of the identity",))
+    return VerifiedRegularizer(DEFAULT_REGULARIZER_TEXT, _regularizer_conditions(analysis), analysis,
+                               build=functools.partial(declared_regularizer, default_regularizer, dim))
+
+
 def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedRegularizer:
-    """Apply the regularizer calculus at dimension ``dim`` (cached). Never raises on a bad N."""
-    regularizer = default_regularizer if regularizer is None else regularizer
+    """Apply the regularizer calculus at dimension ``dim`` (cached). Never raises on a bad N.
+
+    The default (``None`` or :func:`default_regularizer`) is :func:`default_ridge`: its facts need no CVXPY."""
+    if regularizer is None or regularizer is default_regularizer:
+        return default_ridge(dim)
+    import cvxpy as cp
+
+    from .regularizer import analyse_regularizer
+
     try:
-        w = cp.Variable(dim, name="w")
-        expression = regularizer(w)
+        w, expression = declared_regularizer(regularizer, dim)
         if not isinstance(expression, cp.Expression) or expression.size != 1:
             raise TypeError("regularizer(w) must return a scalar CVXPY expression")
         key = (_structural_key(expression), dim)
@@ -238,7 +303,7 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         except Exception as error:  # noqa: BLE001 - reported in the certificate
             return _regularizer_failure(text, f"{type(error).__name__}: {error}")
         _REGULARIZER_CACHE[key] = VerifiedRegularizer(text, _regularizer_conditions(analysis), analysis,
-                                                      expression, w)
+                                                      (w, expression))
     return _REGULARIZER_CACHE[key]
 
 
@@ -377,7 +442,12 @@ def verify_problem(
         strict=strict,
         allow_estimates=allow_estimates,
     )
-    return with_kst12(VerifiedProblem(verified_loss, verified_reg, certificate), constraints)
+    problem = VerifiedProblem(verified_loss, verified_reg, certificate)
+    if constraints is None and not (verified_reg.analysis is not None and verified_reg.analysis.composite):
+        return problem  # with_kst12 would return it unchanged (no constraint set, no L1 or group term)
+    from .kst12 import with_kst12
+
+    return with_kst12(problem, constraints)
 
 
 def check_dim(dim: Any) -> int:

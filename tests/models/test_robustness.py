@@ -129,6 +129,16 @@ def test_missing_cvxpy_solver_is_an_input_error():
         dpcvx.PrivateERM(data_norm=1.0, solver="cvxpy", cvxpy_solver="NO_SUCH_SOLVER").fit(X, y, epsilon=1.0)
 
 
+def test_the_default_cvxpy_solver_is_installed_wherever_cvxpy_is():
+    """check_settings takes the default cvxpy_solver without asking CVXPY (no import): CVXPY requires Clarabel."""
+    import cvxpy as cp
+
+    from dpcvx.models import erm_inputs
+
+    assert dpcvx.PrivateERM().cvxpy_solver == erm_inputs.DEFAULT_CVXPY_SOLVER
+    assert erm_inputs.DEFAULT_CVXPY_SOLVER in cp.installed_solvers()
+
+
 def test_cvxpy_status_not_optimal_is_a_solver_error(monkeypatch):
     X, y = make_data()
 

@@ -53,4 +53,6 @@ def test_the_peer_benchmark_times_both_first_fits_in_fresh_processes(tmp_path):
     output = cold_start_peer.main(["--repeats", "1", "--out", str(tmp_path), "--tag", "one"])
     assert set(output["seconds"]) == {"dpcvx", "sklearn"} and all(len(v) == 1 for v in output["seconds"].values())
     assert output["ratios"] == [output["seconds"]["dpcvx"][0] / output["seconds"]["sklearn"][0]]
+    assert output["cpu_ratios"] == [output["cpu_seconds"]["dpcvx"][0] / output["cpu_seconds"]["sklearn"][0]]
+    assert all(value > 0 for values in output["cpu_seconds"].values() for value in values)
     assert "median of the pairs' ratios" in (tmp_path / "one.md").read_text()

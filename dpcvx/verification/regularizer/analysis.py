@@ -13,16 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
-
-from ..atoms import Node
 from ..exact import float_down
-from .affine import Unsupported
-from .curvature import DENSE_SOLVER_LIMIT, Curvature
-from .norms import group_term, l1_term
 from .quadratic import Quadratic
-from .terms import atom_smoothness, quadratic_term, split_terms
+
+if TYPE_CHECKING:  # pragma: no cover - the calculus imports CVXPY when it runs (the default N needs none)
+    import cvxpy as cp
 
 __all__ = ["RegularizerAnalysis", "analyse_regularizer"]
 
@@ -61,6 +58,13 @@ class RegularizerAnalysis:
 
 def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> RegularizerAnalysis:
     """Apply the calculus to the expression N(w) the verifier built (never a second call of N)."""
+    import cvxpy as cp
+
+    from .affine import Unsupported
+    from .curvature import DENSE_SOLVER_LIMIT, Curvature
+    from .norms import group_term, l1_term
+    from .terms import atom_smoothness, quadratic_term, split_terms
+
     dim = int(w.size)
     if not isinstance(expression, cp.Expression):
         expression = cp.Constant(expression)
@@ -141,7 +145,7 @@ def analyse_regularizer(expression: cp.Expression, w: cp.Variable) -> Regularize
     )
 
 
-def _nodes(node: Node) -> Iterator[Node]:
+def _nodes(node: Any) -> Iterator[Any]:  # the nodes of a CVXPY tree
     yield node
     for arg in node.args:
         yield from _nodes(arg)

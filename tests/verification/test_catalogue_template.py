@@ -1,0 +1,122 @@
+"""A catalogue fit without CVXPY: the catalogue losses found by name, the default ridge by its known facts.
+
+A :class:`dpcvx.losses.MarginLoss` is served from the shipped catalogue by its spec
+(:func:`dpcvx.verification.loss_record.template_lookup`), and the default N = 0.5 ||w||^2 by
+:func:`dpcvx.verification.verifier.default_ridge`, so a fit of a built-in estimator imports no CVXPY. These
+tests pin that both are exactly what the verifier establishes from the CVXPY expressions, that the expressions
+built on first use are the verifier's, and that a fresh process's estimator fit leaves CVXPY unimported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from test_proof_cache import require_shipped_catalogue  # this folder is on sys.path
+
+import dpcvx
+from dpcvx.verification import catalogue, loss_record, proof_cache, verifier
+from dpcvx.verification.loss_declaration import loss_at_zero
+
+ROOT = Path(__file__).resolve().parents[2]
+GRID = np.linspace(-6.0, 6.0, 2401)
+
+
+@pytest.fixture(autouse=True)
+def no_disk_cache(monkeypatch):
+    monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
+    verifier.forget_losses()
+    yield
+    verifier.forget_losses()
+
+
+@pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)
+def test_a_catalogue_loss_by_name_is_what_the_verifier_certifies_for_its_expression(loss):
+    require_shipped_catalogue()
+    served = verifier.catalogue_loss(loss)
+    assert served is not None and served.built is None and served.build is not None
+    verifier.forget_losses()
+    declared = verifier.verify_loss(lambda z: loss(z))  # not a MarginLoss: found by its expression's structure
+    assert declared.built is not None
+    assert (served.text, served.conditions, served.dcp_convex) == \
+        (declared.text, declared.conditions, declared.dcp_convex)
+    for name in ("value", "first", "second"):
+        np.testing.assert_array_equal(getattr(served.derivatives, name)(GRID),
+                                      getattr(declared.derivatives, name)(GRID))
+    # the expression built on first use is the one the record was written for
+    assert verifier._structural_key(served.expression) == verifier._structural_key(declared.expression)
+    assert served.variable is served.variable and served.expression is served.expression  # built once
+
+
+@pytest.mark.parametrize("loss", catalogue.catalogue_losses(), ids=repr)
+def test_l_at_zero_of_a_catalogue_loss_is_cvxpys(loss):
+    require_shipped_catalogue()
+    assert verifier.catalogue_loss(loss) is not None
+    assert loss_at_zero(loss) == loss_at_zero(lambda z: loss(z))
+
+
+def test_a_loss_not_shipped_by_name_is_verified_from_its_expression(monkeypatch):
+    assert verifier.catalogue_loss(dpcvx.losses.huber_hinge(0.3)) is None  # not at its default parameter
+    assert verifier.catalogue_loss(lambda z: cp.logistic(-z)) is None
+    monkeypatch.setattr(proof_cache, "shipped_data", lambda: {})  # another dpcvx or CVXPY version wrote the file
+    assert loss_record.template_lookup("logistic", 20.0) is None
+    assert verifier.verify_loss(dpcvx.losses.logistic()).built is not None
+
+
+@pytest.mark.parametrize("dim", [1, 3, 20, 500, 1200])
+def test_the_default_ridge_is_what_the_calculus_establishes(dim):
+    known = verifier.default_ridge(dim)
+    analysed = verifier.verify_regularizer(lambda w: 0.5 * cp.sum_squares(w), dim)  # by the calculus
+    assert known.built is None and known.build is not None and analysed.built is not None
+    assert (known.text, known.conditions, known.analysis) == (analysed.text, analysed.conditions, analysed.analysis)
+    assert known.variable.shape == (dim,) and known.variable.name() == "w"
+    assert verifier._structural_key(known.expression) == verifier._structural_key(analysed.expression)
+    assert verifier.verify_regularizer(None, dim) == known == verifier.verify_regularizer(verifier.default_regularizer,
+                                                                                         dim)
+
+
+def test_the_conic_path_solves_the_expressions_built_from_the_templates():
+    """solver='cvxpy' on a catalogue loss and the default ridge: the same release as through a CVXPY lambda."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    y = np.where(X @ np.ones(4) + 0.5 * rng.normal(size=300) > 0, 1, -1)
+
+    def fit(loss):
+        verifier.forget_losses()
+        return dpcvx.PrivateERM(loss=loss, lam=1e-2, data_norm=1.0, solver="cvxpy").fit(X, y, epsilon=1.0,
+                                                                                      random_state=5).coef_
+
+    np.testing.assert_array_equal(fit(dpcvx.losses.logistic()), fit(lambda z: cp.logistic(-z)))
+
+
+FIT = """
+import sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200, 5))
+X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+y = (X @ np.ones(5) > 0).astype(int)
+from dpcvx import {name}
+{name}(random_state=0).fit(X, {target})
+print(sorted({{"cvxpy", "sympy"}} & set(sys.modules)))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, target", [("DPLogisticRegression", "y"), ("DPHuberSVM", "y"),
+                                          ("DPHuberRegressor", "X @ np.ones(5) / 3")])
+def test_a_fresh_process_fits_a_catalogue_estimator_without_importing_cvxpy(name, target):
+    require_shipped_catalogue()
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), DPCVX_CACHE_DIR="off", OMP_NUM_THREADS="1",
+                       OPENBLAS_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", FIT.format(name=name, target=target)], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"')) == []
