@@ -145,7 +145,7 @@ def fit_with_private_count(learner: Any, X: Any, y: Any, epsilon: float, *,
     record = {"epsilon": plan.eps_count, "count": count, "n": plan.n, "floor": plan.floor,
               "theorem": COUNT_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
               "total_epsilon": plan.total}
-    model.certificate = replace(fitted, weights={**fitted.weights, "source": "private count", "private_count": record},
+    model.certificate = replace(fitted, weights=replace(fitted.weights, source="private count", private_count=record),
                                 guarantee=(
         f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the count "
         f"of class {plan.classes[1]!r} released as {count} (eps_c = {plan.eps_count:g}), then the fit with the "

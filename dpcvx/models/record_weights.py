@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
-from ..release.model import ReleaseCertificate
+from ..release.model import CertifiedWeights, ReleaseCertificate
 from ..validation import check_bound, non_negative
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "effective_view",
@@ -63,12 +63,13 @@ class RecordWeights:
         largest = 1.0 if self.class_weights is None else max(weight for _, weight in self.class_weights)
         return (1.0 if self.sample_bound is None else self.sample_bound) * largest
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> CertifiedWeights:
         """The certificate's ``weights``: public inputs only (the bound, the class weights, their origin)."""
-        return {"source": self.source, "bound": self.bound, "sample_weight_bound": self.sample_bound,
-                "class_weights": None if self.class_weights is None else
-                [[_plain(label), weight] for label, weight in self.class_weights],
-                "mean_weight": self.mean_weight, "theorem": WEIGHTS_THEOREM}
+        return CertifiedWeights(
+            source=self.source, bound=self.bound, sample_weight_bound=self.sample_bound,
+            class_weights=None if self.class_weights is None else
+            tuple((_plain(label), weight) for label, weight in self.class_weights),
+            mean_weight=self.mean_weight, theorem=WEIGHTS_THEOREM)
 
 
 def _plain(label: Any) -> Any:
@@ -203,5 +204,5 @@ def effective_view(certificate: ReleaseCertificate) -> ReleaseCertificate:
 
 def mean_weight(certificate: ReleaseCertificate) -> float:
     """s_bar, the public mean record weight the certificate states (balanced class weights), else 1."""
-    mean = None if certificate.weights is None else certificate.weights.get("mean_weight")
+    mean = None if certificate.weights is None else certificate.weights.mean_weight
     return 1.0 if mean is None else float(mean)

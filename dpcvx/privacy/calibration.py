@@ -55,6 +55,7 @@ class Noise(str, Enum):
     """
 
     L2_LAPLACE = "l2-laplace"  # density ~ exp(-beta ||b||) (JMLR 2011)
+    LAPLACE = "laplace"  # i.i.d. Laplace coordinates (TDDL's noisy predictions)
     GAUSSIAN = "gaussian"  # the analytic Gaussian (Balle and Wang, ICML 2018)
     DISCRETE_LAPLACE = "discrete-laplace"  # exact, on a public lattice (float-safe)
     DISCRETE_GAUSSIAN = "discrete-gaussian"  # exact, on a public lattice (Canonne, Kamath and Steinke 2020)

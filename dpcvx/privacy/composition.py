@@ -17,6 +17,7 @@ import math
 
 from ..rounding import round_down, round_up
 from ..validation import check_delta, check_epsilon, integer
+from ..verification.verdict import Mechanism
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
 from .lattice_output import zcdp_delta, zcdp_rho
 
@@ -51,7 +52,7 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
     """
     if k == 1:
         return epsilon, delta, "one class"
-    if delta == 0 or mechanism == "objective":
+    if delta == 0 or Mechanism.of(mechanism) is Mechanism.OBJECTIVE:
         return (round_down(epsilon / k), round_down(delta / k),
                 f"basic composition: each of the {k} one-vs-rest releases gets (epsilon / {k}, delta / {k})")
     if float_safe:

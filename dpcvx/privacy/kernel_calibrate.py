@@ -40,6 +40,7 @@ from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import positive
 from .calibrate import minimiser_sensitivity
+from .calibration import Noise
 from .composition import check_delta, round_epsilon
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
@@ -179,7 +180,7 @@ class TDDLCalibration:
     test_operator_norm: float
     l1_sensitivity: float
     l2_sensitivity: float
-    mechanism: str
+    mechanism: Noise  # LAPLACE (delta = 0) or GAUSSIAN; the record's name for it is "mechanism"
     scale: float
     solve_tolerance: float = 0.0  # gamma: public bound on ||w~ - w*|| (weight_sensitivity = s + 2 gamma)
     minimiser_sensitivity: float = 0.0  # s = 2 L R / (lam n), for the exact minimisers
@@ -187,12 +188,12 @@ class TDDLCalibration:
 
     def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. draws of the prediction noise: Laplace(scale) (delta = 0) or N(0, scale^2)."""
-        sampler = sample_laplace if self.mechanism == "laplace" else sample_gaussian
+        sampler = sample_laplace if self.mechanism is Noise.LAPLACE else sample_gaussian
         return sampler(size, self.scale, rng)
 
     def to_dict(self) -> dict:
         """The record; the float release is rounded to :func:`~dpcvx.privacy.noise.release_grid_spacing` (scale)."""
-        return {**asdict(self), **grid_record(release_grid_spacing(self.scale))}
+        return {**asdict(self), "mechanism": self.mechanism.value, **grid_record(release_grid_spacing(self.scale))}
 
 
 # The subspace of the RKHS that TDDL's ERM is minimised over (a public choice, docs/theory.md section 9):
@@ -239,9 +240,9 @@ def tddl_calibration(n: int, lam: float, L: float, R: float, epsilon: float, del
     if l1 == 0:
         raise InputError("every test point has phi(z) = 0; the predictions carry no information")
     if delta == 0:
-        mechanism, scale = "laplace", round_up(l1 / epsilon)
+        mechanism, scale = Noise.LAPLACE, round_up(l1 / epsilon)
     else:
-        mechanism, scale = "gaussian", analytic_gaussian_sigma(l2, epsilon, delta)
+        mechanism, scale = Noise.GAUSSIAN, analytic_gaussian_sigma(l2, epsilon, delta)
     return TDDLCalibration(
         n=n, lam=lam, L=L, R=R, epsilon=epsilon, delta=delta, T=T,
         weight_sensitivity=sensitivity, sum_of_test_norms=sum_of_norms,

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..rounding import round_up
+from .calibration import Noise
 from .exact import IntegerSource, discrete_gaussian_array, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .kernel_calibrate import TDDLCalibration
@@ -50,7 +51,7 @@ class LatticeTDDL:
 
     @property
     def gaussian(self) -> bool:
-        return self.base.mechanism == "gaussian"
+        return self.base.mechanism is Noise.GAUSSIAN
 
     @cached_property
     def rho(self) -> float:
@@ -123,4 +124,5 @@ def recompute_lattice_tddl(recomputed: dict[str, Any], kernel: Any, n_features: 
     """The loader's record of a float-safe TDDL release, from the float calibration it recomputed from the
     public inputs (``recomputed``: :func:`~dpcvx.privacy.kernel_calibrate.recompute_kernel_calibration`)."""
     fields = {key: value for key, value in recomputed.items() if key not in ("release_grid", "float_guarantee")}
+    fields["mechanism"] = Noise(fields["mechanism"])
     return lattice_tddl(TDDLCalibration(**fields), float_kernel_name(kernel), n_features).to_dict()

@@ -27,6 +27,7 @@ from ..losses import LOGISTIC_TEXT
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.lam_rule import LamChoice
 from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
@@ -40,7 +41,7 @@ from .report import ReleaseReport
 from .sparsify import Sparsifiable
 from .usefulness import one_class_findings
 
-__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate"]
+__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate", "CertifiedWeights"]
 
 
 @dataclass(frozen=True)
@@ -67,25 +68,29 @@ class ReleaseCertificate:
     fit_intercept: bool
     intercept_scaling: float
     clipping: str
-    neighbours: str
     library_version: str
     constants: Constants
     label_bound: float | None = None  # regression: the public bound B on |y| (labels clipped to [-B, B])
-    lam_rule: dict | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
+    lam_rule: LamChoice | None = None  # lam="auto": the public rule and the value it chose (dpcvx.privacy.lam_rule)
     post_processing: tuple[str, ...] = ()  # public rules applied to the released weights (release/sparsify.py)
     findings: tuple[str, ...] = ()  # public checks of the released weights (release/usefulness.py)
     # data_norm / label_bound = "private": the drawn R / B, its eps_q, the public grid and q (models.private_norm)
     private_bound: dict | None = None
     private_label_bound: dict | None = None
     # record weights: their source, bound w_max, class weights (and a private count's record): models.record_weights
-    weights: dict | None = None
+    weights: CertifiedWeights | None = None
     # column_statistics=True: the released per-column sums, eps_s and the mechanism (models.column_statistics)
     column_statistics: dict | None = None
 
     @property
+    def neighbours(self) -> str:
+        """The neighbour relation as the certificate states it (the public size n under add/remove)."""
+        return self.relation.statement(self.constants.n)
+
+    @property
     def private_bounds(self) -> tuple[dict, ...]:
         """The records of the private draws before the fit: R, B, a private class count, column statistics."""
-        count = None if self.weights is None else self.weights.get("private_count")
+        count = None if self.weights is None else self.weights.private_count
         return tuple(record for record in (self.private_bound, self.private_label_bound, count,
                                            self.column_statistics) if record is not None)
 
@@ -99,7 +104,7 @@ class ReleaseCertificate:
     @property
     def sparse_regularizer(self) -> bool:
         """Whether N has an L1 or group term (whose exact zeros the noise removes: see ``sparsify``)."""
-        prox = next((item for item in self.verification.conditions if item.name == "regularizer_prox"), None)
+        prox = self.verification.by_name.get("regularizer_prox")
         return prox is not None and ("||w||_1" in str(prox.value) or "group norm" in str(prox.value))
 
     @property
@@ -156,7 +161,7 @@ class ReleaseCertificate:
         for every smaller Lam: the release no longer depends on Lam. The certificate and the estimators'
         repr state it.
         """
-        m, lam = self.calibration.m, self.constants.get("lam", self.calibration.lam)
+        m, lam = self.calibration.m, self.constants.lam
         if self.extra_reg <= 0 or not m or lam is None:
             return None
         return float(lam) + self.extra_reg / float(m)
@@ -204,10 +209,10 @@ class ReleaseCertificate:
             "verification": self.verification.to_dict(),
             "library_version": self.library_version,
             **({} if self.label_bound is None else {"label_bound": self.label_bound}),
-            **({} if self.lam_rule is None else {"lam_rule": dict(self.lam_rule)}),
+            **({} if self.lam_rule is None else {"lam_rule": self.lam_rule.to_dict()}),
             **({} if self.private_bound is None else {"private_bound": dict(self.private_bound)}),
             **({} if self.private_label_bound is None else {"private_label_bound": dict(self.private_label_bound)}),
-            **({} if self.weights is None else {"weights": dict(self.weights)}),
+            **({} if self.weights is None else {"weights": self.weights.to_dict()}),
             **({} if self.column_statistics is None else {"column_statistics": dict(self.column_statistics)}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
             **({"findings": list(self.findings)} if self.findings else {}),
@@ -234,7 +239,7 @@ class ReleaseCertificate:
                              f"{bound['epsilon']:g}; fit eps_fit = {self.epsilon:g}; total epsilon = "
                              f"{self.total_epsilon:g} ({bound['composition']})")
         if self.weights is not None:
-            lines.append(weights_line(self.weights, self.epsilon, self.total_epsilon))
+            lines.append(self.weights.line(self.epsilon, self.total_epsilon))
         statistics = self.column_statistics
         if statistics is not None:
             lines.append(f"private column statistics: per-column sums and sums of squares with eps_s = "
@@ -242,8 +247,8 @@ class ReleaseCertificate:
                          f"2^-{statistics['lattice_bits']}); fit eps_fit = {self.epsilon:g}; total epsilon = "
                          f"{self.total_epsilon:g} ({statistics['composition']})")
         if self.lam_rule is not None:
-            lines.append(f"lam = {self.lam_rule['lam']:g} chosen by the public rule {self.lam_rule['rule']} with "
-                         f"comparator norm W = {self.lam_rule['comparator_norm']:g} (no privacy spent)")
+            lines.append(f"lam = {self.lam_rule.lam:g} chosen by the public rule {self.lam_rule.rule} with "
+                         f"comparator norm W = {self.lam_rule.comparator_norm:g} (no privacy spent)")
         if self.label_bound is not None:
             origin = "drawn privately, above" if self.private_label_bound is not None else "public"
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
@@ -251,7 +256,7 @@ class ReleaseCertificate:
         lines.append(c.describe())
         if self.effective_lam is not None:
             lines.append(f"effective lam = Lam + Delta / m = {self.effective_lam:g}: Delta raised lam = "
-                         f"{float(self.constants.get('lam', c.lam)):g} to it (any smaller lam gives the "
+                         f"{self.constants.lam:g} to it (any smaller lam gives the "
                          "same release)")
         if c.gradient_tolerance is not None:
             lines.append(
@@ -418,13 +423,35 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
                 f"epsilon={self.certificate.epsilon:g}, d={self.coef_.shape[0]}{conditional})")
 
 
-def weights_line(weights: dict, epsilon: float, total: float) -> str:
-    """The report's line on record weights: their source, w_max and a private count's record."""
-    pairs = weights.get("class_weights")
-    classes = "" if pairs is None else ", class weights " + ", ".join(f"{label!r}: {w:.4g}" for label, w in pairs)
-    count = weights.get("private_count")
-    drawn = "" if count is None else (
-        f"; from the private count {count['count']} of {count['n']} (floor {count['floor']}, eps_c = "
-        f"{count['epsilon']:g}); fit eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")
-    return (f"record weights ({weights['source']}): w_max = {weights['bound']:g} multiplies L and c{classes}"
-            f"{drawn}")
+@dataclass(frozen=True)
+class CertifiedWeights:
+    """The record weights a release states (:mod:`dpcvx.models.record_weights`): their source ("sample_weight",
+    "dict", "prior", "private count"), w_max (``bound``, multiplying L and c), ``sample_weight_bound``, the
+    class weights as (class, weight) pairs, the public mean weight s_bar, the theorem and, for the source
+    "private count", the count's record (:mod:`dpcvx.models.class_count`). All public."""
+
+    source: str
+    bound: float
+    sample_weight_bound: float | None
+    class_weights: tuple[tuple[Any, float], ...] | None
+    mean_weight: float | None
+    theorem: str
+    private_count: dict | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file form (``class_weights`` as [class, weight] lists)."""
+        return {"source": self.source, "bound": self.bound, "sample_weight_bound": self.sample_weight_bound,
+                "class_weights": None if self.class_weights is None else
+                [[label, weight] for label, weight in self.class_weights],
+                "mean_weight": self.mean_weight, "theorem": self.theorem,
+                **({} if self.private_count is None else {"private_count": dict(self.private_count)})}
+
+    def line(self, epsilon: float, total: float) -> str:
+        """The certificate's line: the source, w_max and a private count's record."""
+        pairs = self.class_weights
+        classes = "" if pairs is None else ", class weights " + ", ".join(f"{label!r}: {w:.4g}" for label, w in pairs)
+        count = self.private_count
+        drawn = "" if count is None else (
+            f"; from the private count {count['count']} of {count['n']} (floor {count['floor']}, eps_c = "
+            f"{count['epsilon']:g}); fit eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")
+        return f"record weights ({self.source}): w_max = {self.bound:g} multiplies L and c{classes}{drawn}"

@@ -18,6 +18,7 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.adassp import AdaSSPCalibration
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from .model import Release, linear_scores
 from .sparsify import Sparsifiable
@@ -98,6 +99,11 @@ class SufficientStatisticsCertificate:
     def privacy_curve(self) -> PrivacyCurve:
         """One Gaussian mechanism on the three scaled statistics (sensitivity sqrt(3) together)."""
         return self.calibration.privacy_curve(self.epsilon, self.delta)
+
+    @property
+    def relation(self) -> Neighbours:
+        """The neighbour relation the calibration is for (``neighbours`` states it in words)."""
+        return self.calibration.relation
 
     @property
     def conditional(self) -> bool:

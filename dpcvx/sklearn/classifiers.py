@@ -289,7 +289,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.update(fitted)
         self._warn_if_noise_dominates(model, learner.loss)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
-        warn_if_small_table(type(self).__name__, int(certificate.constants["n"]), fitted["n_features_in_"],
+        warn_if_small_table(type(self).__name__, int(certificate.constants.n), fitted["n_features_in_"],
                             certificate.epsilon, self._public_rate(certificate, cut))
         if in_memory:  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
             warn_on_training_rows(type(self).__name__, self._predicted(model, X), y)
@@ -298,7 +298,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of
         balanced weights (a prior or the released count), else the offset's prior, else a public threshold."""
-        mean = (getattr(certificate, "weights", None) or {}).get("mean_weight")
+        weights = getattr(certificate, "weights", None)
+        mean = None if weights is None else weights.mean_weight
         if mean is not None:
             return mean / 2
         rates = self._offset_rates()

@@ -69,8 +69,8 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
       catalogue): ||w*|| <= min(L R / s, sqrt(2 l(0) / s)).
     """
     constants = certificate.constants
-    n, d = int(constants["n"]), int(constants["d"])
-    L, R = float(constants["L"]), float(constants["R"])
+    n, d = int(constants.n), int(constants.d)
+    L, R = float(constants.L), float(constants.R)
     strong = _strong_convexity(certificate, mean_weight)
     noise = certificate.calibration.expected_noise(d, n * strong)
     bound = L * R / strong
@@ -88,7 +88,7 @@ def _strong_convexity(certificate: ReleaseCertificate, mean_weight: float) -> fl
     release's unweighted view, docs/theory.md, section 21; 0 for output perturbation)."""
     constants = certificate.constants
     ridge = certificate.calibration.extra_reg / mean_weight if _is_objective(certificate) else 0.0
-    return float(constants["m"]) * float(constants["lam"]) + ridge
+    return float(constants.m) * float(constants.lam) + ridge
 
 
 def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float:
@@ -100,7 +100,7 @@ def noise_in_predictions(certificate: ReleaseCertificate, noise: float) -> float
     (the effective R, intercept included) that is E||b|| R / sqrt(d).
     """
     constants = certificate.constants
-    return noise * float(constants["R"]) / math.sqrt(int(constants["d"]))
+    return noise * float(constants.R) / math.sqrt(int(constants.d))
 
 
 def comparator_norm(certificate: ReleaseCertificate) -> float:
@@ -108,8 +108,8 @@ def comparator_norm(certificate: ReleaseCertificate) -> float:
     for the certificate's bounds (:func:`dpcvx.privacy.lam_rule.comparator_for`: COMPARATOR_SCALE over the
     features' bound R, joined by the intercept's prior B0 / s when an intercept column s was appended)."""
     rule = certificate.lam_rule
-    if rule is not None and rule.get("comparator_norm"):
-        return float(rule["comparator_norm"])
+    if rule is not None and rule.comparator_norm:
+        return float(rule.comparator_norm)
     return comparator_for(None, None, float(certificate.data_norm),
                           float(certificate.intercept_scaling) if certificate.fit_intercept else None)
 
@@ -138,10 +138,10 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
       approximate-minimiser noise E||b_2|| R / sqrt(d).
     """
     constants = certificate.constants
-    n, d, R = int(constants["n"]), int(constants["d"]), float(constants["R"])
+    n, d, R = int(constants.n), int(constants.d), float(constants.R)
     strong = _strong_convexity(certificate, mean_weight)
     W = comparator_norm(certificate)
-    gain = float(constants["L"]) * R * W if loss_at_zero is None else loss_at_zero
+    gain = float(constants.L) * R * W if loss_at_zero is None else loss_at_zero
     signal = min(W, gain / (W * strong)) * R / math.sqrt(d)
     moments = certificate.calibration.noise_moments(d)
     if _is_objective(certificate):
@@ -193,8 +193,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     constants = certificate.constants
     warnings.warn(
         f"{owner}: the model is mostly noise: {shown}. This compares public quantities only "
-        f"(epsilon={certificate.epsilon:g}, n={int(constants['n'])}, d={int(constants['d'])} with the intercept, "
-        f"lam={float(constants['lam']):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
+        f"(epsilon={certificate.epsilon:g}, n={int(constants.n)}, d={int(constants.d)} with the intercept, "
+        f"lam={float(constants.lam):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
         "number of rows, use fewer features, or choose lam by its documented rule (see lam='auto'"
         + ("" if lam_advice is None else f": {lam_advice()}") + ")",
         NoiseDominatesWarning, stacklevel=user_stacklevel(),
@@ -213,10 +213,10 @@ def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Cal
     one it chose (``lam`` "auto") or the one it would choose at the certificate's public n, d, epsilon, delta,
     mechanism, relation and split (``rule()``: the warning's learner with lam="auto"). Public inputs only."""
     if isinstance(lam, str):
-        return f"lam='auto' chose lam={certificate.constants['lam']:.2g} here"
+        return f"lam='auto' chose lam={certificate.constants.lam:.2g} here"
     constants = certificate.constants
-    width = int(constants["d"]) - (1 if certificate.fit_intercept else 0)
-    choice = rule().choose_lam(int(constants["n"]), width, certificate.epsilon, certificate.mechanism,
+    width = int(constants.d) - (1 if certificate.fit_intercept else 0)
+    choice = rule().choose_lam(int(constants.n), width, certificate.epsilon, certificate.mechanism,
                                delta=certificate.delta, neighbours=certificate.relation.value,
                                split=certificate.split or "max")
     return f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, docs/theory.md " \

@@ -19,7 +19,9 @@ convex non-smooth N: the conditions added by :func:`dpcvx.verification.kst12.wit
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..exceptions import AssumptionError
@@ -64,12 +66,17 @@ class Certificate:
 
     # -- lookup ----------------------------------------------------------------
 
+    @cached_property
+    def by_name(self) -> Mapping[str, Condition]:
+        """The conditions indexed by name (built once; the first of a name, as the file reader refuses two)."""
+        return {item.name: item for item in reversed(self.conditions)}
+
     def condition(self, name: str) -> Condition:
-        for item in self.conditions:
-            if item.name == name:
-                return item
-        known = ", ".join(item.name for item in self.conditions)
-        raise KeyError(f"no condition {name!r}; the certificate has: {known}")
+        try:
+            return self.by_name[name]
+        except KeyError:
+            known = ", ".join(item.name for item in self.conditions)
+            raise KeyError(f"no condition {name!r}; the certificate has: {known}") from None
 
     def method(self, name: str) -> str:
         """How a condition was established: "symbolic", "validated", "dcp", "given", "estimate" or "none"."""

@@ -139,7 +139,7 @@ def test_class_weight_is_a_parameter_the_release_records(cls, data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
         estimator.fit(X, y)
-    assert estimator.certificate_.weights["class_weights"] == [[0, 0.5], [1, 1.0]]
+    assert estimator.certificate_.weights.class_weights == ((0, 0.5), (1, 1.0))
 
 
 # -- regression ----------------------------------------------------------------------------------------

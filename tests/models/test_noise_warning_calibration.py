@@ -105,7 +105,7 @@ def test_the_warning_weighs_the_signal_with_the_rules_comparator_at_any_lam():
             warnings.simplefilter("ignore")
             fixed = dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-2, data_norm=data_norm, random_state=0).fit(X, y)
             auto = dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=data_norm, random_state=0).fit(X, y)
-        rule = auto.model_.certificate.lam_rule["comparator_norm"]
+        rule = auto.model_.certificate.lam_rule.comparator_norm
         assert comparator_norm(fixed.model_.certificate) == pytest.approx(rule, rel=1e-15)
         assert comparator_norm(auto.model_.certificate) == rule
         assert rule > 8.0 / fixed.model_.certificate.effective_norm_bound

@@ -55,7 +55,7 @@ def test_objective_perturbation_uses_w_max_L_and_c(data):
     calibration = model.certificate.calibration.to_dict()
     assert calibration["beta"] == expected.beta and calibration["epsilon_prime"] == expected.epsilon_prime
     assert (model.certificate.constants["L"], model.certificate.constants["c"]) == (Fraction(3), Fraction(3, 4))
-    assert model.certificate.weights["bound"] == 3.0
+    assert model.certificate.weights.bound == 3.0
 
 
 def test_a_float_bound_is_rounded_up():
@@ -98,7 +98,7 @@ def test_unit_weights_release_what_no_weights_release(data):
     X, y, _ = data
     plain = erm().fit(X, y, 1.0, random_state=3)
     unit = erm(sample_weight_bound=1.0).fit(X, y, 1.0, sample_weight=np.ones(len(y)), random_state=3)
-    assert plain.certificate.weights is None and unit.certificate.weights["source"] == "sample_weight"
+    assert plain.certificate.weights is None and unit.certificate.weights.source == "sample_weight"
     assert unit.certificate.calibration == plain.certificate.calibration
     assert np.allclose(unit.coef_, plain.coef_, rtol=0, atol=1e-8)
 
@@ -171,8 +171,8 @@ def test_a_class_weight_dict_weighs_each_record_by_its_class(data):
     X, y, _ = data
     model = erm(class_weight={0: 0.25, 1: 2.0}).fit(X, y, 1e6, random_state=1)
     assert np.allclose(model.coef_, sklearn_weighted(X, y, np.where(y == 1, 2.0, 0.25), 0.01), atol=2e-3)
-    assert model.certificate.weights["bound"] == 2.0 and model.certificate.constants["L"] == Fraction(2)
-    assert model.certificate.weights["class_weights"] == [[0, 0.25], [1, 2.0]]
+    assert model.certificate.weights.bound == 2.0 and model.certificate.constants["L"] == Fraction(2)
+    assert model.certificate.weights.class_weights == ((0, 0.25), (1, 2.0))
 
 
 def test_balanced_from_a_public_prior_draws_nothing(data, monkeypatch):
@@ -180,8 +180,8 @@ def test_balanced_from_a_public_prior_draws_nothing(data, monkeypatch):
     monkeypatch.setattr(class_count, "discrete_laplace", lambda *a: pytest.fail("a count was drawn"))
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
     model = erm(class_weight="balanced", class_prior={0: 0.8, 1: 0.2}).fit(X, y, 1.0, accountant=accountant)
-    assert model.certificate.weights["source"] == "prior"
-    assert model.certificate.weights["class_weights"] == [[0, 0.25], [1, 1.0]]
+    assert model.certificate.weights.source == "prior"
+    assert model.certificate.weights.class_weights == ((0, 0.25), (1, 1.0))
     assert [entry.cost.epsilon for entry in accountant.ledger] == [1.0]
 
 
@@ -200,11 +200,11 @@ def test_the_count_is_drawn_with_scale_one_over_eps_c_exactly(data, monkeypatch)
     model = erm(class_weight="balanced", class_count_share=0.1).fit(X, y, 2.0, random_state=0)
     eps_c = 2.0 * 0.1
     assert scales == [1 / Fraction(eps_c)]
-    record = model.certificate.weights["private_count"]
+    record = model.certificate.weights.private_count
     assert record["epsilon"] == eps_c and record["count"] == int(y.sum())   # Z = 0 here: the true count
     pi = y.mean()
-    (_, negative), positive = model.certificate.weights["class_weights"]
-    assert negative == pytest.approx(pi / (1 - pi), rel=1e-14) and positive == [1, 1.0]
+    (_, negative), positive = model.certificate.weights.class_weights
+    assert negative == pytest.approx(pi / (1 - pi), rel=1e-14) and positive == (1, 1.0)
 
 
 def test_the_count_noise_law_is_the_discrete_laplace_of_scale_one_over_eps_c():
@@ -284,7 +284,7 @@ def test_lam_auto_is_the_rule_of_n_s_bar_records_mapped_back(data):
     model = learner.fit(X, y, 1.0, random_state=0)
     unweighted = dpcvx.PrivateERM(lam="auto", data_norm=1.0).choose_lam(200, X.shape[1], 1.0)
     assert model.certificate.constants["lam"] == pytest.approx(mean * unweighted.lam, rel=1e-12)
-    assert model.certificate.weights["mean_weight"] == mean
+    assert model.certificate.weights.mean_weight == mean
 
 
 def test_the_noise_warning_sees_n_s_bar_records(data):
@@ -384,4 +384,4 @@ def test_the_huber_regressor_takes_sample_weight_with_its_bound():
         warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
         model = dpcvx.DPHuberRegressor(sample_weight_bound=2.0, random_state=0).fit(
             X, y, sample_weight=np.full(1500, 2.0), accountant=accountant)
-    assert model.certificate_.weights["bound"] == 2.0 and len(accountant.ledger) == 1
+    assert model.certificate_.weights.bound == 2.0 and len(accountant.ledger) == 1

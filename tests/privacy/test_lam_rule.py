@@ -33,11 +33,11 @@ def test_two_data_sets_of_the_same_shape_get_the_same_lam():
     for X, y in ((first, labels), (second, np.ones(400))):
         model = PrivateERM(lam="auto", data_norm=1.0).fit(X, y, 0.5, random_state=0)
         records.append(model.certificate.lam_rule)
-        assert model.certificate.constants["lam"] == records[-1]["lam"]
+        assert model.certificate.constants["lam"] == records[-1].lam
     assert records[0] == records[1]
-    assert records[0]["rule"] == lam_rule.RULE
+    assert records[0].rule == lam_rule.RULE
     # and it is what the public method computes without any data
-    assert PrivateERM(lam="auto", data_norm=1.0).choose_lam(400, 5, 0.5).lam == records[0]["lam"]
+    assert PrivateERM(lam="auto", data_norm=1.0).choose_lam(400, 5, 0.5).lam == records[0].lam
 
 
 def _scaling_holds(choose) -> bool:
@@ -116,7 +116,7 @@ def test_certificate_records_the_rule_and_the_file_round_trips_it(tmp_path):
     X, y = _rows(300, 4, 2)
     model = PrivateERM(lam="auto", data_norm=1.0, comparator_norm=3.0).fit(X, y, 1.0, random_state=0)
     record = model.certificate.lam_rule
-    assert record["comparator_norm"] == 3.0 and record["lam"] in lam_rule.LAM_GRID
+    assert record.comparator_norm == 3.0 and record.lam in lam_rule.LAM_GRID
     assert "chosen by the public rule" in str(model.certificate)
     path = tmp_path / "model.json"
     dpcvx.save(model, path)
@@ -216,7 +216,7 @@ def test_the_intercept_joins_the_comparator_as_the_scaling_rule_assumes():
 def test_least_squares_on_a_ball_takes_auto_lam_with_the_radius_as_comparator():
     X, y = _rows(400, 3, 7)
     model = dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="auto", random_state=0).fit(X, y)
-    assert model.model_.certificate.lam_rule["comparator_norm"] == 3.0
+    assert model.model_.certificate.lam_rule.comparator_norm == 3.0
     with pytest.raises(InputError, match="lam > 0"):
         dpcvx.DPLinearRegression(mechanism="objective", weight_bound=3.0, lam="often").fit(X, y)
     with pytest.raises(InputError, match="'auto' or a number"):  # "auto" is AdaSSP's own ridge (section 25.9)

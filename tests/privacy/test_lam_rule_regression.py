@@ -40,7 +40,7 @@ class DataReadingHuber(dpcvx.DPHuberRegressor):
 
 def _lam(estimator, X, y):
     fitted = estimator.fit(X, y)
-    return fitted.certificate_.lam_rule["lam"], fitted.certificate_.lam_rule
+    return fitted.certificate_.lam_rule.lam, fitted.certificate_.lam_rule
 
 
 def test_the_regression_rule_reads_no_data_and_a_rule_that_does_is_caught():
@@ -48,7 +48,7 @@ def test_the_regression_rule_reads_no_data_and_a_rule_that_does_is_caught():
     X2, y2 = _neighbour(X, y)
     first, record = _lam(dpcvx.DPHuberRegressor(label_bound=(-50, 50), random_state=0), X, y)
     second, _ = _lam(dpcvx.DPHuberRegressor(label_bound=(-50, 50), random_state=1), X2, y2)
-    assert first == second and record["rule"] == lam_rule.REGRESSION_RULE
+    assert first == second and record.rule == lam_rule.REGRESSION_RULE
     # what the public method computes before any data, at the same settings
     public = dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(1.0), task="regression", label_bound=50.0,
                               lam="auto", data_norm=1.0, fit_intercept=True).choose_lam(500, 4, 1.0)
@@ -64,7 +64,7 @@ def test_the_regression_prior_is_a_comparator_inside_the_label_bound():
     X, y = _regression(scale=300.0)
     for bound, R in ((300.0, 1.0), (300.0, 2.0), (3.0, 1.0)):
         _, record = _lam(dpcvx.DPHuberRegressor(label_bound=bound, data_norm=R, random_state=0), X, y)
-        assert record["comparator_norm"] == pytest.approx(math.hypot(bound / R, bound / 1.0), rel=1e-12)
+        assert record.comparator_norm == pytest.approx(math.hypot(bound / R, bound / 1.0), rel=1e-12)
         assert lam_rule.comparator_for(None, None, R, None, bound) == pytest.approx(bound / R)
     # the classifier's prior is unchanged: COMPARATOR_SCALE / R and log 19
     assert lam_rule.comparator_for(None, None, 1.0, 1.0) == pytest.approx(math.hypot(8.0, math.log(19.0)))
@@ -83,7 +83,7 @@ def test_auto_is_the_default_of_both_regressors_and_charged_once():
     X, y = _regression()
     accountant = dpcvx.PrivacyAccountant(epsilon=5.0, delta=1e-5)
     huber = dpcvx.DPHuberRegressor(random_state=0).fit(X, y, accountant=accountant)
-    assert huber.lam == "auto" and huber.certificate_.lam_rule["lam"] == huber.certificate_.constants["lam"]
+    assert huber.lam == "auto" and huber.certificate_.lam_rule.lam == huber.certificate_.constants["lam"]
     adassp = dpcvx.DPLinearRegression(random_state=0).fit(X, y, accountant=accountant)
     assert adassp.lam == "auto" and len(accountant.ledger) == 2
     assert accountant.spent.epsilon <= 2.0  # one charge each (composed exactly, at most their sum)
@@ -99,4 +99,4 @@ def test_multiclass_auto_chooses_each_class_at_its_share_of_the_budget():
     expected = dpcvx.DPLogisticRegression(classes=(-1, 1))._private_erm().choose_lam(600, 2, 1.0 / 3)
     assert len(per_class) == 3
     for certificate in per_class:
-        assert certificate.lam_rule["lam"] == expected.lam and certificate.lam_rule["rule"] == lam_rule.RULE
+        assert certificate.lam_rule.lam == expected.lam and certificate.lam_rule.rule == lam_rule.RULE

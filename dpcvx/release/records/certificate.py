@@ -16,6 +16,7 @@ from ...data.files import json_object
 from ...exceptions import InputError
 from ...privacy.calibration import LinearCalibration
 from ...privacy.column_sums import sums_sensitivity
+from ...privacy.lam_rule import LamChoice
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
@@ -23,7 +24,7 @@ from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism
 from ..constants import Constants
-from ..model import ReleaseCertificate
+from ..model import CertifiedWeights, ReleaseCertificate
 from .calibration import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
@@ -32,7 +33,8 @@ from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _t
 # privacy_curve (files written before curves lack it)
 _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
                               "private_bound", "private_label_bound", "weights", "column_statistics"}
-_CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS
+# the relation is stated in words ("neighbours"); the certificate derives the words from its typed relation
+_CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
@@ -241,7 +243,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
     weights = _weights(data.get("weights"))
     statistics = _column_statistics(data.get("column_statistics"))
-    drawn = [record for record in (*records.values(), None if weights is None else weights.get("private_count"),
+    drawn = [record for record in (*records.values(), None if weights is None else weights.private_count,
                                    statistics) if record is not None]
     total = sum(record["epsilon"] for record in drawn) + epsilon
     if any(record["total_epsilon"] != total for record in drawn):
@@ -269,7 +271,6 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         fit_intercept=_flag("certificate.fit_intercept", item["fit_intercept"]),
         intercept_scaling=_positive("certificate.intercept_scaling", item["intercept_scaling"]),
         clipping=_text("certificate.clipping", item["clipping"]),
-        neighbours=neighbours,
         library_version=_text("certificate.library_version", item["library_version"]),
         constants=constants,
         saved=copy.deepcopy(data),
@@ -350,7 +351,7 @@ _WEIGHT_KEYS = {"source", "bound", "sample_weight_bound", "class_weights", "mean
 _COUNT_KEYS = {"epsilon", "count", "n", "floor", "theorem", "neighbours", "composition", "total_epsilon"}
 
 
-def _weights(data: Any) -> dict | None:
+def _weights(data: Any) -> CertifiedWeights | None:
     """The recorded record weights (models.record_weights): w_max > 0, the class weights in [0, w_max], a source
     named, and a private count's record (eps_c > 0, the count within [floor, n - floor])."""
     if data is None:
@@ -385,11 +386,13 @@ def _weights(data: Any) -> dict | None:
         for key in ("theorem", "neighbours", "composition"):
             _text(f"certificate.weights.private_count.{key}", record[key])
         _number("certificate.weights.private_count.total_epsilon", record["total_epsilon"])
-        return {**item, "private_count": dict(record)}
-    return dict(item)
+    return CertifiedWeights(
+        source=item["source"], bound=bound, sample_weight_bound=item["sample_weight_bound"],
+        class_weights=None if pairs is None else tuple((label, weight) for label, weight in pairs),
+        mean_weight=item["mean_weight"], theorem=item["theorem"], private_count=None if count is None else dict(count))
 
 
-def _lam_rule(data: Any, lam: float | None) -> dict | None:
+def _lam_rule(data: Any, lam: float | None) -> LamChoice | None:
     """The recorded ``lam="auto"`` choice: its rule, W, bound terms and a lam equal to the certificate's."""
     if data is None:
         return None
@@ -400,7 +403,8 @@ def _lam_rule(data: Any, lam: float | None) -> dict | None:
     if lam is None or _number("certificate.lam_rule.lam", item["lam"]) != lam:
         raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
                          "the file has been edited")
-    return dict(item)
+    return LamChoice(lam=item["lam"], comparator_norm=item["comparator_norm"], noise=item["noise"], bias=item["bias"],
+                     rule=item["rule"])
 
 
 def _texts(key: str, steps: Any) -> tuple[str, ...]:
