@@ -78,6 +78,9 @@ from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_sma
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
 
 MECHANISMS = ("auto", "adassp", "objective")
+#: m / B of DPHuberRegressor(m="auto"): the Huber threshold at a quarter of the public label bound (docs/theory.md,
+#: section 16; read off benchmarks/adassp_gap.py's grid, then checked on held-out tables).
+HUBER_FRACTION = 0.25
 
 
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
@@ -279,8 +282,12 @@ class DPHuberRegressor(_PrivateRegressor):
 
     Parameters
     ----------
-    m : float
-        The Huber threshold of the residual (default 1.0).
+    m : float or "auto"
+        The Huber threshold of the residual, or "auto" (the default): m = B / 4 of the public label bound B after
+        centring (``HUBER_FRACTION``; docs/theory.md, section 16, "the Huber threshold's public rule"), a
+        function of public B only. The objective perturbation's noise scales with L = m, not with B; the former
+        default m = 1 ignored the label's scale. With ``label_bound="private"`` "auto" is refused before any
+        charge: pass a number.
     lam : float or "auto"
         The L2 regularization weight, or "auto" (the default): the public rule of docs/theory.md, section 25,
         with the regression prior of section 25.9 (a comparator whose predictions stay within the label
@@ -306,7 +313,7 @@ class DPHuberRegressor(_PrivateRegressor):
 
     takes_weights = True
 
-    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float = 1.0, lam: float | str = "auto",
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float | str = "auto", lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
@@ -328,8 +335,20 @@ class DPHuberRegressor(_PrivateRegressor):
         assert isinstance(model, PrivateRegressionModel)
         return model
 
+    def _threshold(self, label_bound: float | str) -> float:
+        """The Huber threshold: ``m`` as given, or "auto": B / 4 of the public centred label bound B."""
+        if not isinstance(self.m, str):
+            return self.m
+        if self.m != "auto":
+            raise InputError(f"m must be 'auto' or a number (the Huber threshold), got {self.m!r}")
+        if is_private(label_bound):
+            raise InputError("m='auto' is B / 4 of a PUBLIC label bound B; with label_bound='private' there is none "
+                             "before the fit: pass a number m. Nothing was charged")
+        return HUBER_FRACTION * check_bound("label_bound", label_bound)
+
     def _learner(self, label_bound: float | str) -> PrivateERM:
-        return PrivateERM(loss=losses.huber_regression(self.m), task="regression", label_bound=label_bound,
+        return PrivateERM(loss=losses.huber_regression(self._threshold(label_bound)), task="regression",
+                          label_bound=label_bound,
                           lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                           norm_share=self.norm_share, label_range=self.label_range,
                           fit_intercept=self.fit_intercept, allow_large_delta=self.allow_large_delta,
