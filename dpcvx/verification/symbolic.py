@@ -70,9 +70,15 @@ _CROSS_CHECK_TOLERANCE = 1e-8
 
 
 def _sample_points(lower: sp.Expr, upper: sp.Expr) -> np.ndarray:
-    """Points strictly inside (lower, upper), dense near the ends and near 0."""
+    """Points strictly inside (lower, upper), dense near the ends and near 0; an infinite end reaches
+    _SAMPLE_REACH beyond 0 and beyond the finite end (a breakpoint beyond the reach, the Huber threshold
+    m = 750, was sampled on the wrong side of it)."""
     lo = -_SAMPLE_REACH if lower.is_infinite else float(lower)
     hi = _SAMPLE_REACH if upper.is_infinite else float(upper)
+    if lower.is_infinite:
+        lo = min(lo, hi - _SAMPLE_REACH)
+    if upper.is_infinite:
+        hi = max(hi, lo + _SAMPLE_REACH)
     if lower.is_infinite and upper.is_infinite:
         reach = np.arcsinh(_SAMPLE_REACH)
         return np.sinh(np.linspace(-reach, reach, _SAMPLES))
@@ -110,6 +116,14 @@ def _equal(a: sp.Expr, b: sp.Expr) -> bool:
     return bool(verdict)
 
 
+def _exact_point(root: sp.Expr) -> sp.Expr:
+    """A breakpoint in exact form: its simplest form when that is the same double (0.1 -> 1/10), else the double's
+    own rational (nsimplify took 12.50000000025, a Huber threshold B / 4, for 25/2: a breakpoint was missed)."""
+    simple = sp.nsimplify(root)
+    value = _numeric(root)
+    return simple if _numeric(simple) == value else sp.Rational(value)
+
+
 class RealFunction:
     """A scalar function of one real variable, analysed on the whole real line."""
 
@@ -135,7 +149,7 @@ class RealFunction:
             if not isinstance(roots, sp.FiniteSet):
                 raise SymbolicFailure(f"cannot locate the breakpoints of {relation}")
             for root in roots:
-                points.setdefault(round(_numeric(root), 12), sp.nsimplify(root))
+                points.setdefault(round(_numeric(root), 12), _exact_point(root))
         return tuple(points[key] for key in sorted(points))
 
     @cached_property

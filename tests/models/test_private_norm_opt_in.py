@@ -252,7 +252,7 @@ def test_a_private_label_bound_is_the_quantile_of_the_labels_and_is_stated(monke
 
     monkeypatch.setattr(private_norm, "private_norm_bound", recorded)
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
-    regressor = dpcvx.DPHuberRegressor(label_bound="private", label_range=RANGE, random_state=1)
+    regressor = dpcvx.DPHuberRegressor(label_bound="private", label_range=RANGE, m=1.0, random_state=1)
     regressor.fit(X, y, accountant=accountant)
     certificate = regressor.certificate_
     assert certificate.label_bound == certificate.private_label_bound["bound"] == drawn[-1].bound in GRID

@@ -49,13 +49,14 @@ def test_the_regression_rule_reads_no_data_and_a_rule_that_does_is_caught():
     first, record = _lam(dpcvx.DPHuberRegressor(label_bound=(-50, 50), random_state=0), X, y)
     second, _ = _lam(dpcvx.DPHuberRegressor(label_bound=(-50, 50), random_state=1), X2, y2)
     assert first == second and record.rule == lam_rule.REGRESSION_RULE
-    # what the public method computes before any data, at the same settings
-    public = dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(1.0), task="regression", label_bound=50.0,
+    # what the public method computes before any data, at the same settings (m = "auto" = B / 4)
+    public = dpcvx.PrivateERM(loss=dpcvx.losses.huber_regression(50.0 / 4), task="regression", label_bound=50.0,
                               lam="auto", data_norm=1.0, fit_intercept=True).choose_lam(500, 4, 1.0)
     assert public.lam == first and public.rule == lam_rule.REGRESSION_RULE
     # the check fails for a rule that reads the labels: its lam moves with one record (output perturbation: no
     # Delta holds lam + Delta fixed, as objective perturbation does below its threshold)
-    broken = [_lam(DataReadingHuber(mechanism="output", random_state=0), *data)[0] for data in ((X, y), (X2, y2))]
+    broken = [_lam(DataReadingHuber(mechanism="output", m=1.0, random_state=0), *data)[0]
+              for data in ((X, y), (X2, y2))]
     assert broken[0] != broken[1]
 
 
