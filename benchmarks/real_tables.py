@@ -28,28 +28,26 @@ loaders' ``mode="private"`` schemas), fitted with the estimators' defaults at ep
   over its whole range and four [-1, 1] columns of which two carry no signal; noise twice as wide for smokers).
 
 Columns: ``dpcvx``: DPLogisticRegression() (binary and multiclass, ``classes`` the public labels) or
-DPLinearRegression(label_bound=the public range) with every other parameter at its default, on the
-public-schema rows (regression tables also show DPHuberRegressor(label_bound=the public range) at its
-defaults, scored alike: gap and acceptance rule for each), and for binary tables the same release's decision cut at the log-odds of the table's
-public rate of the positive class (PRIORS, from its documentation; ``threshold=`` that rate, post-processing
-of the same release, docs/theory.md section 32); on imbalanced binary tables (minority rate below 0.3)
-``DPLogisticRegression(class_weight="balanced")``, its weights from one private class
-count within the same epsilon (docs/theory.md, section 21); ``trivial``: 0.5 balanced
-accuracy, the training majority class's test accuracy, or
-the R^2 of the training mean; ``reference``: non-private scikit-learn on standard preprocessing
-(one-hot and StandardScaler: the schema's features before the row-norm bound, then StandardScaler),
-LogisticRegression(class_weight="balanced") for binary tables, LogisticRegression for multiclass, Ridge
-for regression; ``diffprivlib``: its LogisticRegression / LinearRegression where it imports and builds
-(skipped with the reason otherwise). "gap recovered" = (dpcvx - trivial) / (reference - trivial) in
-means over the splits. ``n_min eps / d``: n_min the smallest class's training rows (classification) or
-all training rows (regression), d the encoded width; the issue's acceptance rule scores tables where it
-is at least 50 at epsilon 1 (gap recovered >= 0.5) and asks elsewhere for no score below trivial beyond
-the interval, with a warning. ``warned``: the share of dpcvx fits that warned NoiseDominatesWarning or
-ConstantPredictionWarning or SmallTableWarning (public checks; the NOT PRIVATE TrainingRowsWarning is counted
-apart). ``one class on every test row, no warning``: the fits (defaults and class_weight="balanced")
-that predicted a single class on every test row without any warning, public or NOT PRIVATE (the issue: none).
-On imbalanced tables the gap, the acceptance rule and the two warning columns use the class_weight="balanced"
-fits (the issue's defaults "plus class_weight='balanced' on imbalanced binary tables").
+DPLinearRegression(label_bound=the public range) with every other parameter at its default, on the public-schema
+rows (regression tables also show DPHuberRegressor(label_bound=the public range) at its defaults, scored alike: gap
+and acceptance rule for each), and for binary tables the same release's decision cut at the log-odds of the table's
+public rate of the positive class (PRIORS, from its documentation; ``threshold=`` that rate, post-processing of the
+same release, docs/theory.md section 32); on imbalanced binary tables (minority rate below 0.3)
+``DPLogisticRegression(class_weight="balanced")``, its weights from one private class count within the same epsilon
+(docs/theory.md, section 21); ``trivial``: 0.5 balanced accuracy, the training majority class's test accuracy, or
+the R^2 of the training mean; ``reference``: non-private scikit-learn on standard preprocessing (one-hot and
+StandardScaler: the schema's features before the row-norm bound, then StandardScaler),
+LogisticRegression(class_weight="balanced") for binary tables, LogisticRegression for multiclass, Ridge for
+regression; ``diffprivlib``: its LogisticRegression / LinearRegression where it imports and builds (skipped with the
+reason otherwise). "gap recovered" = (dpcvx - trivial) / (reference - trivial) in means over the splits. ``n_min eps
+/ d``: n_min the smallest class's training rows (classification) or all training rows (regression), d the encoded
+width; the issue's acceptance rule scores tables where it is at least 50 at epsilon 1 (gap recovered >= 0.5) and
+asks elsewhere for no score below trivial beyond the interval, with a warning. ``warned``: the share of dpcvx fits
+that warned NoiseDominatesWarning or ConstantPredictionWarning or SmallTableWarning (public checks; the NOT PRIVATE
+TrainingRowsWarning is counted apart). ``one class on every test row, no warning``: the fits (defaults and
+class_weight="balanced") that predicted a single class on every test row without any warning, public or NOT PRIVATE
+(the issue: none). On imbalanced tables the gap, the acceptance rule and the two warning columns use the
+class_weight="balanced" fits (the issue's defaults "plus class_weight='balanced' on imbalanced binary tables").
 
 Each split is a seeded random 75/25 split; intervals are 95% normal intervals over the splits. One
 process per table keeps a run short; ``--render`` merges ``results/real_tables_<table>.json`` into

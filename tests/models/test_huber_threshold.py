@@ -33,7 +33,7 @@ def test_auto_threshold_is_a_quarter_of_the_public_bound(label_bound, half_range
     for scale in (0.1, 1.0):  # the labels' own spread does not move m
         labels = centre + scale * half_range * np.clip(X @ [1.0, -1.0, 0.5], -1, 1)
         constants = _fit(labels, label_bound=label_bound).certificate_.constants
-        assert constants.L == Fraction(half_range) * Fraction(HUBER_FRACTION)
+        assert Fraction(half_range) * Fraction(HUBER_FRACTION) == constants.L
 
 
 def test_a_number_is_kept():
@@ -59,4 +59,4 @@ def test_thresholds_that_b_over_4_gives_are_proved(m, mechanism):
     sampling reach: both breakpoints were missed and the Huber loss refused (docs/theory.md, section 16)."""
     labels = 4 * m * np.clip(X @ [1.0, -1.0, 0.5], -1, 1)
     fitted = _fit(labels, label_bound=4 * m, mechanism=mechanism, delta=1e-6 if mechanism == "output" else 0.0)
-    assert fitted.certificate_.constants.L == Fraction(m)
+    assert Fraction(m) == fitted.certificate_.constants.L
