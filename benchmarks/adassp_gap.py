@@ -38,6 +38,7 @@ import dpcvx
 from benchmarks import common
 from benchmarks.real_tables import Table, load, reference, score
 from dpcvx.models.linear_regression import PrivateLinearRegression
+from dpcvx.privacy.adassp import adassp_intercept_scaling
 
 RESULTS = Path(__file__).resolve().parent / "results" / "adassp_gap.md"
 TABLES = ("wages500", "prices", "heavy", "diabetes")
@@ -66,11 +67,12 @@ def decomposition(table: Table, train: np.ndarray, test: np.ndarray, seed: int) 
     X, y = table.X[train], table.y[train] - shift
     n, d = X.shape
     estimator = dpcvx.DPLinearRegression(epsilon=1.0, label_bound=table.label_range, random_state=seed)
-    scale = estimator._intercept_scaling(d, n)
+    scale = adassp_intercept_scaling(1.0, estimator.delta, dim=d + 1, data_norm=1.0, n=n)  # the estimator's s
     learner = PrivateLinearRegression(1.0, bound, fit_intercept=True, intercept_scaling=scale)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rows, gram, moment, _ = learner._statistics(X, y)
+    # the statistics AdaSSP releases: rows with the constant feature s (||x|| <= 1 already), labels clipped to B
+    rows = np.column_stack([X, np.full(n, scale)])
+    labels = np.clip(y, -bound, bound)
+    gram, moment = rows.T @ rows, rows.T @ labels
     calibration = learner.calibrate(1.0, estimator.delta, d + 1)
     sigma_eig, sigma_gram, sigma_moment = calibration.sigmas
     rng = np.random.default_rng(seed)
@@ -85,8 +87,7 @@ def decomposition(table: Table, train: np.ndarray, test: np.ndarray, seed: int) 
 
     def r2(system: np.ndarray, right: np.ndarray, extra: float) -> float:
         theta = np.linalg.lstsq(system + extra * np.eye(d + 1), right, rcond=None)[0]
-        weights, intercept = rows.split_weights(theta)
-        return score("regression", truth, table.X[test] @ weights + intercept + shift)
+        return score("regression", truth, table.X[test] @ theta[:d] + theta[d] * scale + shift)
 
     noisy_gram, noisy_moment = gram + gram_noise, moment + moment_noise
     out = {"exact": r2(gram, moment, 0.0), "ridge": r2(gram, moment, ridge),
