@@ -73,6 +73,7 @@ def test_noise_warning_points_at_the_callers_line_through_scikit_learn_wrappers(
         assert found and all(w.filename == __file__ for w in found), [w.filename for w in found]
 
 
+@pytest.mark.slow  # about 8 s: proves a Huber loss at m = 50 that the shipped catalogue does not hold
 def test_regressor_output_perturbation_warns_at_the_callers_line():
     X, y = regression_data()
     with warnings.catch_warnings(record=True) as caught:

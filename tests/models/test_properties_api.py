@@ -81,6 +81,7 @@ def test_one_bad_parameter_gives_a_typed_error_or_a_finite_release(case):
     np.testing.assert_array_equal(Y, Y_before)
 
 
+@pytest.mark.slow  # about 6 s: 150 examples
 @settings(max_examples=150, derandomize=True, deadline=None)
 @given(st.sampled_from(["dim", "strict", "loss", "regularizer"]), st.data())
 def test_verify_never_raises_an_untyped_error(name, data):
