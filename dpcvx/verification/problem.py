@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     from .constraints import ConstraintSet
     from .regularizer.analysis import RegularizerAnalysis
 
-__all__ = ["Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss", "VerifiedProblem",
+__all__ = ["Declared", "Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss", "VerifiedProblem",
            "VerifiedRegularizer"]
 
 Loss = Callable[["cp.Expression"], "cp.Expression"]  # z -> l(z), z = y w^T x (any CVXPY expression)
@@ -48,8 +48,34 @@ class LossDerivatives:
     second: Callable[[np.ndarray], np.ndarray]
 
 
+class Declared:
+    """The CVXPY expression and variable of a verified declaration, built on first use.
+
+    ``built`` is (variable, expression) as the verifier built them; ``build`` (when ``built`` is None) is the
+    verifier's own declaration, called once on first use, so that a fit that never needs the expression imports
+    no CVXPY. :class:`VerifiedLoss`: l(z) of a scalar z; :class:`VerifiedRegularizer`: N(w) of a vector w.
+    """
+
+    built: tuple[cp.Variable, cp.Expression] | None
+    build: Callable[[], tuple[cp.Variable, cp.Expression]] | None
+
+    @functools.cached_property
+    def _declared(self) -> tuple[cp.Variable, cp.Expression] | None:
+        return self.build() if self.built is None and self.build is not None else self.built
+
+    @property
+    def expression(self) -> cp.Expression | None:
+        """The verified expression, l(z) or N(w) (None only for a declaration that could not be built)."""
+        return None if self._declared is None else self._declared[1]
+
+    @property
+    def variable(self) -> cp.Variable | None:
+        """The variable of :attr:`expression` (z, a scalar; w, a vector)."""
+        return None if self._declared is None else self._declared[0]
+
+
 @dataclass(frozen=True)
-class VerifiedLoss:
+class VerifiedLoss(Declared):
     """The loss as verified: the one expression l(z) of the scalar ``variable`` the proofs cover.
 
     ``built`` is (z, l(z)) as the verifier built them. A catalogue loss served from the shipped catalogue by its
@@ -65,23 +91,9 @@ class VerifiedLoss:
     built: tuple[cp.Variable, cp.Expression] | None = None
     build: Callable[[], tuple[cp.Variable, cp.Expression]] | None = field(default=None, compare=False)
 
-    @functools.cached_property
-    def _declared(self) -> tuple[cp.Variable, cp.Expression] | None:
-        return self.build() if self.built is None and self.build is not None else self.built
-
-    @property
-    def expression(self) -> cp.Expression | None:
-        """l(z), the verified expression (None only for a loss that could not be declared)."""
-        return None if self._declared is None else self._declared[1]
-
-    @property
-    def variable(self) -> cp.Variable | None:
-        """z, the scalar variable of :attr:`expression`."""
-        return None if self._declared is None else self._declared[0]
-
 
 @dataclass(frozen=True)
-class VerifiedRegularizer:
+class VerifiedRegularizer(Declared):
     """The regularizer as verified: the one expression N(w) of ``variable`` at one dimension.
 
     ``built`` is (w, N(w)) as the verifier built them; the default N = 0.5 ||w||^2, whose facts need no CVXPY
@@ -94,20 +106,6 @@ class VerifiedRegularizer:
     analysis: RegularizerAnalysis | None
     built: tuple[cp.Variable, cp.Expression] | None = None
     build: Callable[[], tuple[cp.Variable, cp.Expression]] | None = field(default=None, compare=False)
-
-    @functools.cached_property
-    def _declared(self) -> tuple[cp.Variable, cp.Expression] | None:
-        return self.build() if self.built is None and self.build is not None else self.built
-
-    @property
-    def expression(self) -> cp.Expression | None:
-        """N(w), the verified expression (None only for a regularizer that could not be declared)."""
-        return None if self._declared is None else self._declared[1]
-
-    @property
-    def variable(self) -> cp.Variable | None:
-        """w, the vector variable of :attr:`expression`."""
-        return None if self._declared is None else self._declared[0]
 
 
 @dataclass(frozen=True)
