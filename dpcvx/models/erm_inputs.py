@@ -94,7 +94,8 @@ def _max_iter(name: str, max_iter: Any) -> int:
 
 
 def _installed_solver(name: str, solver: Any) -> str:
-    if solver == DEFAULT_CVXPY_SOLVER:  # a requirement of CVXPY itself: no lookup (no CVXPY import)
+    # the default is a requirement of CVXPY itself: no lookup (no CVXPY import)
+    if isinstance(solver, str) and solver == DEFAULT_CVXPY_SOLVER:
         return solver
     installed = _installed_solvers()
     if not isinstance(solver, str) or solver.upper() not in installed:

@@ -228,7 +228,8 @@ class DPLinearRegression(_PrivateRegressor):
                              "Nothing was charged")
         if isinstance(self.lam, str) and self.lam != "auto":
             raise InputError(f"lam must be 'auto' or a number >= 0 (AdaSSP's extra ridge), got {self.lam!r}")
-        extra = 0.0 if self.lam == "auto" else float(self.lam)  # "auto": AdaSSP's own ridge, and no extra one
+        auto = isinstance(self.lam, str) and self.lam == "auto"
+        extra = 0.0 if auto else float(self.lam)  # "auto": AdaSSP's own ridge, and no extra one
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
                                           fit_intercept=self.fit_intercept, clip=self.clip,
                                           intercept_scaling=self._intercept_scaling(X.shape[1], y.shape[0]),
@@ -253,7 +254,8 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
         check_bound("weight_bound", self.weight_bound)
-        if not (self.lam == "auto" or isinstance(self.lam, (int, float)) and self.lam > 0):
+        auto = isinstance(self.lam, str) and self.lam == "auto"
+        if not (auto or isinstance(self.lam, (int, float)) and self.lam > 0):
             raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
                              f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         model = self._learner(label_bound).fit(X, y, self.epsilon, "objective", delta=self.delta,

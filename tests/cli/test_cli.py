@@ -128,6 +128,7 @@ def test_python_dash_m_dpcvx_is_the_same_command(workdir):
 # --- verify -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_verify_allowed(workdir, run):
     result = run("subprocess", "verify", "--loss", "logistic", cwd=workdir)
     assert result.returncode == 0, result.stderr
@@ -213,6 +214,7 @@ def test_fit_writes_a_model_with_schema_and_certificate(fitted):
     assert model.schema.feature_names == ("age", "sex=Female", "sex=Male", "hours")
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_predict_matches_the_model(fitted):
     path, _ = fitted
     workdir = path.parent

@@ -158,6 +158,7 @@ def test_demo_arguments(workdir, monkeypatch, capsys, tmp_path, which, value):
                      b"age,sex,hours,income\n30,M\xe4nnlich,40,>50K\n", b'age,sex,hours,income\n"30,Male,40\n',
                      b"age,sex,hours,income\n30,Male,40,>50K,extra\n", b"\x00\x00\x00", b"\n\n\n"]),
 ))
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_csv_bytes(workdir, monkeypatch, capsys, content):
     (workdir / "generated.csv").write_bytes(content)
     argv = [arg if arg != "train.csv" else "generated.csv" for arg in GOOD_FIT]

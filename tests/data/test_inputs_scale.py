@@ -54,6 +54,7 @@ def test_memmap_sparse_and_dask_inputs_give_the_in_memory_release(data, fit):
     assert np.array_equal(memmap_copy, X)  # the user's file is never written to
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_dask_dataframe_and_distributed_scheduler(data):
     dd = pytest.importorskip("dask.dataframe")
     distributed = pytest.importorskip("distributed")

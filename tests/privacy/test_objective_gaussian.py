@@ -377,6 +377,7 @@ def test_exact_density_replace_one_near_worst_case():
         assert pair_delta(v, v_other, curvature, sigma / 2, EPS, derivatives, width) > 10 * DELTA
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_exact_density_random_pairs_are_below_the_profile():
     rng = np.random.default_rng(20261123)
     for _ in range(6):
@@ -479,6 +480,7 @@ def planar_worst_case(v, v_other, sigma, eps, monotone, points=1601):
     return float(np.trapezoid(np.trapezoid(value, axis, axis=1), axis))
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 @pytest.mark.parametrize("monotone", [True, False])
 def test_planar_shift_sets_are_below_the_replace_one_profile(monotone):
     """Plane configurations of two unit-norm records: the pointwise worst case over the shift set

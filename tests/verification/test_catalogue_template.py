@@ -105,18 +105,20 @@ X = rng.normal(size=(200, 5))
 X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
 y = (X @ np.ones(5) > 0).astype(int)
 from dpcvx import {name}
-{name}(random_state=0).fit(X, {target})
+{name}(random_state=0{extra}).fit(X, {target})
 print(sorted({{"cvxpy", "sympy"}} & set(sys.modules)))
 """
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, target", [("DPLogisticRegression", "y"), ("DPHuberSVM", "y"),
-                                          ("DPHuberRegressor", "X @ np.ones(5) / 3")])
-def test_a_fresh_process_fits_a_catalogue_estimator_without_importing_cvxpy(name, target):
+@pytest.mark.parametrize("name, target, extra", [("DPLogisticRegression", "y", ""), ("DPHuberSVM", "y", ""),
+                                                 # m = 1, the shipped Huber (the default m is B / 4)
+                                                 ("DPHuberRegressor", "X @ np.ones(5) / 3", ", m=1.0")])
+def test_a_fresh_process_fits_a_catalogue_estimator_without_importing_cvxpy(name, target, extra):
     require_shipped_catalogue()
     environment = dict(os.environ, PYTHONPATH=str(ROOT), DPCVX_CACHE_DIR="off", OMP_NUM_THREADS="1",
                        OPENBLAS_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", FIT.format(name=name, target=target)], cwd=ROOT, env=environment,
-                          capture_output=True, text=True, check=True)
+    code = FIT.format(name=name, target=target, extra=extra)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True,
+                          check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"')) == []

@@ -26,6 +26,7 @@ def hard_loss(z0: float):
     return loss
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_slow_call_is_killed_at_its_deadline_and_the_next_call_works():
     start = time.monotonic()
     slow = deadline.run(time.sleep, (60,), seconds=0.5)
@@ -106,6 +107,7 @@ def test_verify_in_worker_threads_returns_within_a_bounded_time():
             assert float(cert.curvature) >= 0.25 / STEP
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_timed_out_analysis_is_reported_and_not_cached():
     loss = hard_loss(0.5813)
     cert = dpcvx.verify(loss, time_limit=0.5)
@@ -116,6 +118,7 @@ def test_timed_out_analysis_is_reported_and_not_cached():
     assert key not in verify_module._LOSS_CACHE
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_cache_by_structure_still_works():
     first = dpcvx.verify(lambda z: cp.logistic(-z / 5), time_limit=30)
     start = time.perf_counter()

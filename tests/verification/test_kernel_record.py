@@ -68,6 +68,7 @@ def test_a_kernel_learners_own_loss_needs_neither_the_worker_nor_sympy():
     assert done.stdout.strip() == repr(TwoPieceLinear(-1.0, 1.0, 0.0, 0.0))
 
 
+@pytest.mark.slow  # 3 to 8 s (default run kept within 5 minutes); CI's slow tier runs it
 def test_a_custom_loss_is_proved_once_then_served_from_disk(cache, monkeypatch):
     calls = counted_worker(monkeypatch)
     first = resolve_loss(lambda z: cp.pos(2 - 2 * z))

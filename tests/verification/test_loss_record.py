@@ -222,7 +222,8 @@ FITS = {
     "logistic": "dpcvx.PrivateERM(loss=dpcvx.losses.logistic(), lam=1e-2, data_norm=1.0).fit(X, y, epsilon=1.0)",
     "lambda": "dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z), lam=1e-2, data_norm=1.0).fit(X, y, epsilon=1.0)",
     "DPLogisticRegression": "dpcvx.DPLogisticRegression().fit(X, (y > 0).astype(int))",
-    "DPHuberRegressor": "dpcvx.DPHuberRegressor(label_bound=3.0).fit(X, X @ np.ones(5))",
+    # m = 1, the shipped Huber loss (the default m is a quarter of the label bound)
+    "DPHuberRegressor": "dpcvx.DPHuberRegressor(label_bound=3.0, m=1.0).fit(X, X @ np.ones(5))",
     "custom": "dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z / 3), lam=1e-2, data_norm=1.0).fit(X, y, epsilon=1.0)",
 }
 
