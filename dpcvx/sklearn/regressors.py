@@ -228,8 +228,7 @@ class DPLinearRegression(_PrivateRegressor):
                              "Nothing was charged")
         if isinstance(self.lam, str) and self.lam != "auto":
             raise InputError(f"lam must be 'auto' or a number >= 0 (AdaSSP's extra ridge), got {self.lam!r}")
-        auto = isinstance(self.lam, str) and self.lam == "auto"
-        extra = 0.0 if auto else float(self.lam)  # "auto": AdaSSP's own ridge, and no extra one
+        extra = 0.0 if isinstance(self.lam, str) else float(self.lam)  # "auto": AdaSSP's own ridge, no extra one
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
                                           fit_intercept=self.fit_intercept, clip=self.clip,
                                           intercept_scaling=self._intercept_scaling(X.shape[1], y.shape[0]),
