@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Protocol
 from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
 
-__all__ = ["predicts_per_row", "check_tunable", "FIT_KEYWORDS", "Learner"]
+__all__ = ["predicts_per_row", "check_tunable", "FIT_KEYWORDS", "Learner", "Plan"]
 
 
 def predicts_per_row(learner: Any) -> bool:
@@ -75,6 +75,9 @@ class Learner(Protocol):
       nothing drawn; it returns the public classes (or None). :class:`dpcvx.PrivateERM` also
       offers the plan itself (``plan``, a :class:`~dpcvx.models.fit_plan.FitPlan`): its public
       calibration a composition reads, and :func:`dpcvx.tune` fits every run of a candidate from it.
+      A learner whose ``plans_first`` is True offers ``plan(X, y, *, epsilon, delta, **options)``
+      returning a :class:`Plan` (PrivateERM, PrivateMulticlassERM, the estimators over PrivateERM through
+      :class:`dpcvx.BudgetInConstructor`).
     * ``fit(X, y, *, epsilon, delta, random_state, accountant, **options)``: execute. The
       options are the learner's own (the ERM learners' ``mechanism`` and ``split``, TDDL's
       public sample ``Z``).
@@ -85,3 +88,15 @@ class Learner(Protocol):
 
     def fit(self, X: Any, y: Any, *, epsilon: float, delta: float, random_state: Any,
             accountant: Any, **options: Any) -> Any: ...
+
+
+class Plan(Protocol):
+    """A fit planned once from public inputs, every check done (:meth:`Learner.fit`'s first half): its public
+    ``classes`` (None for a regression) and ``fit(X, y, *, random_state)``, which executes it on rows of the
+    planned width (:class:`~dpcvx.models.fit_plan.FitPlan`, :class:`~dpcvx.models.multiclass.MulticlassPlan`,
+    :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`)."""
+
+    @property
+    def classes(self) -> tuple[Any, ...] | None: ...
+
+    def fit(self, X: Any, y: Any, *, random_state: Any = None) -> Any: ...

@@ -25,6 +25,7 @@ the accountant is charged that total once, before any noise is drawn.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -45,7 +46,7 @@ from .failure import composite, failed_after_charge, fixed_numerics
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds
 
-__all__ = ["PrivateMulticlassERM"]
+__all__ = ["PrivateMulticlassERM", "MulticlassPlan"]
 
 BINARY = (-1, 1)
 PROCEDURE_NAME = "PrivateMulticlassERM.fit (one-vs-rest)"
@@ -91,6 +92,43 @@ class PrivateMulticlassERM:
                              "map y")
         return labels
 
+    @property
+    def plans_first(self) -> bool:
+        """Whether :meth:`fit` is one plan executed (:meth:`plan`), so that a caller may plan once (False for a
+        subclass that replaces :meth:`fit`)."""
+        return type(self).fit is PrivateMulticlassERM.fit
+
+    def plan(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
+             **fit_params: Any) -> MulticlassPlan:
+        """Every check of :meth:`fit` on (X, y), nothing charged or drawn: the budget split of the k releases and
+        the one plan of the binary learner (its k problems differ in their labels only), every class's problem
+        checked. ``plan.fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the same width."""
+        return self._planned(X, y, epsilon, mechanism, delta, fit_params)[0]
+
+    def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
+                 fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[np.ndarray]]:
+        """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`)."""
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        sample_weight = fit_params.pop("sample_weight", None)
+        targets = self._targets(X, y, delta, fit_params)
+        eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
+                                                            bool(getattr(self.binary, "float_safe", False)))
+        binary = None  # the k fits differ in their labels only: one plan serves them all
+        if self.binary.plans_first:
+            with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
+                binary = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                          sample_weight=sample_weight, **fit_params)
+        plan = MulticlassPlan(self, epsilon, delta, mechanism, eps_c, delta_c, composition, fit_params, binary)
+        plan.check(X, targets, sample_weight, first=binary is None)
+        return plan, targets
+
+    def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[np.ndarray]:
+        """The k one-vs-rest label vectors (+1 for the class, -1 otherwise); delta checked against n."""
+        n = np.shape(X)[0] if np.ndim(X) == 2 else -1
+        labels = self._labels(y, n)
+        check_delta_for_n(delta, fit_params.get("n_public") or n, getattr(self.binary, "allow_large_delta", False))
+        return [np.where(labels == value, 1, -1) for value in self.classes]
+
     def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             **fit_params: Any) -> PrivateMulticlassModel:
@@ -100,64 +138,103 @@ class PrivateMulticlassERM:
         CSPRNG (:func:`~dpcvx.privacy.rng.child_seeds`). An int or a generator draws one seed per class from
         it, so the whole release is reproducible: for experiments only, never for a release whose seed could
         be known."""
-        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-        n = np.shape(X)[0] if np.ndim(X) == 2 else -1
-        labels = self._labels(y, n)
-        check_delta_for_n(delta, fit_params.get("n_public") or n, getattr(self.binary, "allow_large_delta", False))
-        k = len(self.classes)
-        eps_c, delta_c, composition = one_vs_rest_budget(k, epsilon, delta, mechanism,
-                                                            bool(getattr(self.binary, "float_safe", False)))
-        targets = [np.where(labels == value, 1, -1) for value in self.classes]
-        plan: FitPlan | None = None  # the k fits differ in their labels only: one plan serves them all
+        sample_weight = fit_params.get("sample_weight")
+        plan, targets = self._planned(X, y, epsilon, mechanism, delta, dict(fit_params))
+        return plan.execute(X, targets, random_state, accountant, sample_weight)
+
+
+@dataclass(frozen=True)
+class MulticlassPlan:
+    """A one-vs-rest fit planned once (:meth:`PrivateMulticlassERM.plan`): public values only.
+
+    ``epsilon``, ``delta`` the total; ``class_epsilon``, ``class_delta`` each class's share and ``composition``
+    how they compose (:func:`~dpcvx.privacy.composition.one_vs_rest_budget`); ``binary`` the one plan of the k
+    binary problems (None: the binary learner does not plan first and each class is checked and fitted through
+    its own ``check_fit_inputs`` and ``fit``).
+    """
+
+    learner: PrivateMulticlassERM
+    epsilon: float
+    delta: float
+    mechanism: str
+    class_epsilon: float
+    class_delta: float
+    composition: str
+    fit_params: dict[str, Any]
+    binary: FitPlan | None
+
+    @property
+    def classes(self) -> tuple[Any, ...]:
+        """The k public classes."""
+        return self.learner.classes
+
+    def check(self, X: Any, targets: list[np.ndarray], sample_weight: Any, *, first: bool = True) -> None:
+        """Every class's problem on X checked, nothing charged or drawn (``first``: the first class's too; its
+        plan checked it when the plan was made on these rows)."""
         with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
             for index, target in enumerate(targets):
+                if index == 0 and not first:
+                    continue
                 with warnings.catch_warnings():  # the rows clipped are the same for every class: the first check
                     if index:                    # says so (each warning once per fit)
                         warnings.simplefilter("ignore", ClippingWarning)
-                    if plan is not None:
-                        plan.bind(*plan.mapped(X, target), fit_params.get("sample_weight"))
-                    elif self.binary.plans_first:
-                        plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                                **fit_params)
+                    if self.binary is not None:
+                        self.binary.bind(*self.binary.mapped(X, target), sample_weight)
                     else:
-                        self.binary.check_fit_inputs(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                                     **fit_params)
+                        self.learner.binary.check_fit_inputs(X, target, epsilon=self.class_epsilon,
+                                                             delta=self.class_delta, mechanism=self.mechanism,
+                                                             sample_weight=sample_weight, **self.fit_params)
+
+    def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: Any = None) -> PrivateMulticlassModel:
+        """Execute the plan on (X, y): check every class's problem, then charge ``accountant`` once, draw, solve
+        and release (:meth:`PrivateMulticlassERM.fit`). A refused call spends nothing."""
+        targets = self.learner._targets(X, y, self.delta, self.fit_params)
+        self.check(X, targets, sample_weight)
+        return self.execute(X, targets, random_state, accountant, sample_weight)
+
+    def execute(self, X: Any, targets: list[np.ndarray], random_state: RandomState,
+                accountant: PrivacyAccountant | None, sample_weight: Any) -> PrivateMulticlassModel:
+        """Charge once, then the k fits and the release, on targets :meth:`check` has checked."""
         check_accountant(accountant)
+        k, learner, eps_c, delta_c = len(self.classes), self.learner, self.class_epsilon, self.class_delta
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
-            basic = Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0
-            what = f"{k} classes, {loss_label(self.binary.loss)}, {mechanism} perturbation, one-vs-rest"
-            accountant.spend(epsilon, delta, description=f"PrivateMulticlassERM.fit ({what})", curve=None if basic
-                             else self._composed_curve(k, eps_c, delta_c, mechanism, X, targets[0], fit_params,
-                                                       plan),
-                             neighbours=Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
+            basic = Mechanism.of(self.mechanism) is Mechanism.OBJECTIVE or self.delta == 0
+            what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest"
+            accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
+                             curve=None if basic else self._composed_curve(X, targets[0]),
+                             neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
             warnings.simplefilter("ignore", ConstantPredictionWarning)
             try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-                models = [self.binary.fit(X, target, eps_c, mechanism, delta=delta_c, random_state=seed, **fit_params)
-                          if plan is None else plan.fit(X, target, random_state=seed,
-                                                        sample_weight=fit_params.get("sample_weight"))
+                models = [learner.binary.fit(X, target, eps_c, self.mechanism, delta=delta_c, random_state=seed,
+                                             **weighted, **self.fit_params)
+                          if self.binary is None else self.binary.fit(X, target, random_state=seed,
+                                                                      sample_weight=sample_weight)
                           for target, seed in zip(targets, seeds, strict=True)]
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
         coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
-            epsilon=epsilon, delta=delta, classes=self.classes, composition=composition,
+            epsilon=self.epsilon, delta=self.delta, classes=self.classes, composition=self.composition,
             class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models),
             findings=one_class_findings(coef, intercept, self.classes, models[0].rows.norm_bound))
-        warn_if_constant(type(self).__name__, certificate.findings)
+        warn_if_constant(type(learner).__name__, certificate.findings)
         return PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
 
-    def _composed_curve(self, k: int, eps_c: float, delta_c: float, mechanism: str, X: Any, target: np.ndarray,
-                        fit_params: dict[str, Any], plan: FitPlan | None) -> PrivacyCurve:
+    def _composed_curve(self, X: Any, target: np.ndarray) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only), from the
         fits' plan (or one made for the curve)."""
+        plan = self.binary
         if plan is None:
-            plan = self.binary.plan(X, target, epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                    split=fit_params.get("split", "max"),
-                                    neighbours=fit_params.get("neighbours", "replace-one"),
-                                    n_public=fit_params.get("n_public"))
-        one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(eps_c, delta_c)
-        return PrivacyCurve(one.parts * k, one.neighbours)
+            plan = self.learner.binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
+                                            mechanism=self.mechanism, split=self.fit_params.get("split", "max"),
+                                            neighbours=self.fit_params.get("neighbours", "replace-one"),
+                                            n_public=self.fit_params.get("n_public"))
+        one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
+                                                                                   self.class_delta)
+        return PrivacyCurve(one.parts * len(self.classes), one.neighbours)

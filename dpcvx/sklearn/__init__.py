@@ -8,6 +8,8 @@ they give after a fit beside them. Needs the optional extra ``dpcvx[sklearn]``.
   :class:`DPHuberRegressor`;
 * :mod:`.inputs`: X and y checked as scikit-learn checks them, raised as dpcvx's typed errors, a memmap or
   Dask X checked without loading it, and the accountant a fit charges;
+* :mod:`.estimator_plan`: :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, an estimator's fit planned once
+  (``estimator.plan(X, y)``) and executed per data set (:func:`dpcvx.tune` fits every run of a candidate from it);
 * :mod:`.noise_warning`: :class:`NoiseDominatesWarning` (the noise's share of the released weights, from
   public quantities of the certificate) and ``SmallTableWarning``;
 * :mod:`.adassp_warning`: the same warning's rule for AdaSSP's release.

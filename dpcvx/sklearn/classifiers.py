@@ -92,12 +92,13 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
-from ..models.class_count import CLASS_COUNT_SHARE
-from ..models.column_statistics import COLUMN_STATISTICS_SHARE
+from ..models.class_count import CLASS_COUNT_SHARE, draws_count
+from ..models.column_statistics import COLUMN_STATISTICS_SHARE, draws_statistics
 from ..models.erm import PrivateERM
+from ..models.fit_plan import FitPlan
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
-from ..models.multiclass import PrivateMulticlassERM
-from ..models.private_norm import NORM_SHARE
+from ..models.multiclass import MulticlassPlan, PrivateMulticlassERM
+from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
@@ -107,6 +108,7 @@ from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassM
 from ..validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
 from ..verification.loss_declaration import loss_at_zero
 from ..verification.verifier import Loss, Regularizer
+from .estimator_plan import EstimatorPlan
 from .inputs import InputTypeError, fit_accountant, keep_parameters, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
@@ -251,6 +253,33 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         is a public dict or "balanced" (:class:`~dpcvx.models.erm.PrivateERM`; docs/theory.md, section 21).
         More than two classes take no weights (UnsupportedWeightsError, before anything is spent).
         """
+        return self._fit(X, y, sample_weight, accountant, None)
+
+    @property
+    def plans_first(self) -> bool:
+        """Whether :meth:`fit` is one plan executed (:meth:`plan`); False when it first draws column statistics,
+        a class count or a norm bound (:attr:`dpcvx.PrivateERM.plans_first`)."""
+        return not (draws_statistics(self) or draws_count(self) or draws_bounds(self))
+
+    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
+        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
+        :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
+        of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
+        multiclass, _, _ = self._public_checks(sample_weight)
+        X, y, _, classes = self._checked_data(X, y, multiclass)
+        learner = self._private_erm()
+        relation = {"neighbours": self.neighbours, "n_public": self.n_public}
+        plan: FitPlan | MulticlassPlan
+        if multiclass:
+            plan = PrivateMulticlassERM(learner.set_params(classes=(-1, 1)), classes).plan(
+                X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, **relation)
+        else:
+            plan = learner.plan(X, y, epsilon=self.epsilon, delta=self.delta, mechanism=self.mechanism,
+                                split=self.split, sample_weight=sample_weight, **relation)
+        return EstimatorPlan(self, learner, plan)
+
+    def _public_checks(self, sample_weight: Any) -> tuple[bool, int | None, float]:
+        """(one-vs-rest, the seed, the decision cut), checked before anything is read of the data."""
         multiclass = self._multiclass
         if multiclass:
             refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
@@ -258,18 +287,31 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                 raise InputError("column_statistics=True is offered for two classes (one release of the statistics "
                                  "for one fit); one-vs-rest would draw them once per class. Nothing was charged")
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        cut = decision_cut(getattr(self, "threshold", 0.5), not multiclass)  # before anything is spent
-        in_memory = not is_out_of_core(X)
+        return multiclass, seed, decision_cut(getattr(self, "threshold", 0.5), not multiclass)
+
+    def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
+        """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels."""
         try:
             X, y, checked = self._validated(X, y, reset=True)
         except InputError as refusal:  # a NaN label: refused as on every path, outside the classes, by its row
             raise self._label_refusal(y, multiclass, refusal) from None
-        classes = self._labels_checked(y, multiclass)
+        return X, y, checked, self._labels_checked(y, multiclass)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
+             planned: EstimatorPlan | None) -> _PrivateLinearClassifier:
+        """:meth:`fit`, from ``planned`` when given (made by :meth:`plan` with these parameters)."""
+        multiclass, seed, cut = self._public_checks(sample_weight)  # before anything is spent
+        in_memory = not is_out_of_core(X)
+        X, y, checked, classes = self._checked_data(X, y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
-        learner = self._private_erm()
+        learner = self._private_erm() if planned is None else planned.learner
         with fit_accountant(self, accountant) as charged:
-            if multiclass:
+            if planned is not None:
+                released = planned.plan.fit(X, y, random_state=seed, accountant=charged, sample_weight=sample_weight)
+                assert isinstance(released, (PrivateModel, PrivateMulticlassModel))  # a classifier's plan
+                model = released
+            elif multiclass:
                 binary = learner.set_params(classes=(-1, 1))
                 model = PrivateMulticlassERM(binary, classes).fit(
                     X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, random_state=seed,

@@ -43,6 +43,7 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ from ..exceptions import InputError
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
-from ..models.private_norm import NORM_SHARE
+from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.adassp import adassp_intercept_scaling
@@ -72,6 +73,7 @@ from ..release.regression_model import PrivateRegressionModel
 from ..validation import check_bound, label_range, refuse_weights
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
+from .estimator_plan import EstimatorPlan
 from .inputs import fit_accountant, keep_parameters, refuse_unusable_table, scikit_learn_refusal, validate_streamed
 from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_small_table
 
@@ -112,22 +114,43 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         public ``sample_weight_bound``; DPLinearRegression refuses weights with
         :class:`~dpcvx.exceptions.UnsupportedWeightsError`, before anything is spent.
         """
+        return self._fit(X, y, sample_weight, accountant, None)
+
+    def _public_checks(self, sample_weight: Any) -> tuple[float, float | str, int | None]:
+        """(the public shift of the labels, the centred label bound B, the seed), checked before the data."""
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift)
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
+        return shift, bound, seed
+
+    @staticmethod
+    def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
+        """(X, y as floats) checked as scikit-learn checks them; ``owner`` gets ``n_features_in_``."""
         refuse_unusable_table(X)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
-                checked, targets = validate_streamed(self, X, y)
+                checked, targets = validate_streamed(owner, X, y)
             else:
-                checked, targets = validate_data(self, X, y, y_numeric=True, reset=True)
-            targets = np.asarray(targets, dtype=float)
+                checked, targets = validate_data(owner, X, y, y_numeric=True, reset=True)
+            return checked, np.asarray(targets, dtype=float)
         except ValueError as error:
             raise scikit_learn_refusal(error, X, y) from None
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
+             planned: EstimatorPlan | None) -> _PrivateRegressor:
+        """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
+        shift, bound, seed = self._public_checks(sample_weight)
+        checked, targets = self._checked_data(self, X, y)
         with fit_accountant(self, accountant) as charged:
-            model = self._release(checked, targets - shift, bound, seed, charged, sample_weight)
+            if planned is None:
+                model = self._release(checked, targets - shift, bound, seed, charged, sample_weight)
+            else:
+                released = planned.plan.fit(checked, targets - shift, random_state=seed, accountant=charged,
+                                            sample_weight=sample_weight)
+                assert isinstance(released, PrivateRegressionModel)  # a regressor's plan
+                model = released
         if shift:  # the public shift added back: post-processing
             model = model.shifted(shift)
         self.model_, self.certificate_ = model, model.certificate
@@ -323,13 +346,36 @@ class DPHuberRegressor(_PrivateRegressor):
                  sample_weight_bound: float | None = None, accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
+    @property
+    def plans_first(self) -> bool:
+        """Whether :meth:`fit` is one plan executed (:meth:`plan`); False when it first draws a bound."""
+        return not draws_bounds(self)
+
+    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
+        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
+        :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
+        of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
+        shift, bound, _ = self._public_checks(sample_weight)
+        checked, targets = self._checked_data(copy.copy(self), X, y)
+        mechanism, delta = self._mechanism()
+        learner = self._learner(bound)
+        return EstimatorPlan(self, learner, learner.plan(
+            checked, targets - shift, epsilon=self.epsilon, mechanism=mechanism, delta=delta,
+            neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight))
+
+    def _mechanism(self) -> tuple[str, float]:
+        """The mechanism and delta of a fit: "auto" is pure-epsilon objective perturbation, or under add-remove
+        the Gaussian output perturbation (module docstring)."""
         mechanism, delta = self.mechanism, self.delta
         if mechanism == "auto" and Neighbours.parse(self.neighbours) is Neighbours.ADD_REMOVE:
             mechanism = "output"  # Gaussian: no pure-epsilon mechanism is derived for add-remove (module docstring)
         elif mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
+        return mechanism, delta
+
+    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
+                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
+        mechanism, delta = self._mechanism()
         model = self._learner(label_bound).fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
                                                accountant=accountant, neighbours=self.neighbours,
                                                n_public=self.n_public, sample_weight=sample_weight)

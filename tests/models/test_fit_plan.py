@@ -59,6 +59,33 @@ def test_tune_plans_each_candidate_once_and_fits_every_run_from_its_plan(counted
     assert counted == {"planned": 3, "executed": runs, "rehearsed": 3}
 
 
+ESTIMATOR_CANDIDATES = {  # the estimator, its labels from (X, y), the classes each fit solves for
+    "binary": (lambda: dpcvx.DPLogisticRegression(), lambda X, y: (y > 0).astype(int), 1),
+    "one-vs-rest": (lambda: dpcvx.DPLogisticRegression(classes=(0, 1, 2)),
+                    lambda X, y: np.where(X[:, 1] > 0.2, 2, (y > 0).astype(int)), 3),
+    "regressor": (lambda: dpcvx.DPHuberRegressor(m=1.0),  # the shipped loss: no proof at a new threshold
+                  lambda X, y: np.clip(X @ np.ones(X.shape[1]), -1, 1), 1),
+}
+
+
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+@pytest.mark.parametrize("case", sorted(ESTIMATOR_CANDIDATES))
+def test_tune_plans_each_estimator_candidate_once(counted, procedure, case):
+    """Estimator candidates (budget in the constructor, dpcvx.BudgetInConstructor) are planned once each too, and
+    every run fits a copy of the estimator from its plan, with a fresh seed per run."""
+    estimator, labels, classes = ESTIMATOR_CANDIDATES[case]
+    X, y = _data()
+    grid = {"lam": [0.1, 0.3, 1.0]}  # lams whose noise does not dominate: that warning's advice plans a lam="auto"
+    result = dpcvx.tune(estimator(), X, labels(X, y), grid, epsilon=30.0, procedure=procedure, random_state=31)
+    runs = 3
+    if procedure == "full-data":
+        runs = result.diagnostics_["runs"]
+        assert runs > 3
+    assert counted == {"planned": 3, "executed": classes * runs, "rehearsed": classes * 3}
+    assert type(result.model) is type(estimator()) and result.model.lam == result.params["lam"]
+    assert isinstance(result.model.random_state, int)  # the run's own seed, drawn from tune's generator
+
+
 def test_a_plan_executes_as_fit_does_and_refuses_before_the_charge():
     X, y = _data()
     erm = dpcvx.PrivateERM(lam="auto", data_norm=1.0, fit_intercept=True)

@@ -19,7 +19,7 @@ from dpcvx.data.datasets import load_adult
 from dpcvx.data.kernels import CallableKernel, LinearKernel
 from dpcvx.exceptions import InputError
 from dpcvx.models.multiclass import PrivateMulticlassERM
-from dpcvx.models.tuning.checks import check_candidate
+from dpcvx.models.tuning.checks import plan_candidate
 from dpcvx.sklearn.classifiers import DPLogisticRegression
 from dpcvx.sklearn.regressors import DPLinearRegression
 
@@ -103,7 +103,7 @@ FOREIGN_TEXT = {
     "regressor predict, X cell": lambda: DPLinearRegression(random_state=0).fit(X, Y_REAL).predict(X_CELL),
     "PrivateERM, 1-D X": lambda: dpcvx.PrivateERM(lam=0.1, data_norm=1.0).fit(
         np.array([0.1, SECRET_CELL], dtype=object), np.array([-1, 1]), epsilon=1.0),
-    "tune, a learner's check": lambda: check_candidate(LearnerCheckingOnTheData(), X, labels_with_secret(), {}),
+    "tune, a learner's check": lambda: plan_candidate(LearnerCheckingOnTheData(), X, labels_with_secret(), {}),
     "kernel query above the bound": lambda: dpcvx.PINP(kernel=LinearKernel(1.0), lam=0.1, max_queries=2).fit(
         X, [1, -1, 1, -1], epsilon=1.0, random_state=0).predict(X_SECRET),
 }

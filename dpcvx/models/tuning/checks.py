@@ -27,8 +27,7 @@ from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.rng import RandomState, resolve_rng
 from ...validation import check_classes, check_labels, check_public_classes, outside_labels, refuse_non_finite
-from ..contract import check_tunable, predicts_per_row
-from ..erm import PrivateERM
+from ..contract import Plan, check_tunable, predicts_per_row
 from ..failure import composite, rehearse
 from ..fit_plan import FitPlan
 from .certificate import format_params
@@ -136,12 +135,7 @@ class BudgetInConstructor:
         return self
 
     def _build(self, epsilon: float, random_state: RandomState, delta: float) -> Any:
-        if getattr(self.learner_class, "seed_only_random_state", False) and isinstance(
-                random_state, np.random.Generator):
-            # the scikit-learn estimators take an int seed (a Generator would be shared by
-            # clones): draw a fresh one from tune's generator for this candidate
-            random_state = child_seed(random_state)
-        budget = {"epsilon": epsilon, "random_state": random_state}
+        budget = {"epsilon": epsilon, "random_state": _constructor_seed(self.learner_class, random_state)}
         if delta > 0 or _takes_keyword(self.learner_class, "delta"):  # delta = 0 too: never the class's default
             budget["delta"] = delta
         try:
@@ -154,21 +148,50 @@ class BudgetInConstructor:
             **fit_params: Any) -> Any:
         return self._build(epsilon, random_state, delta).fit(X, y, **fit_params)
 
-    def check_fit_inputs(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0,
-                         **fit_params: Any) -> tuple | None:
-        """Raise the error :meth:`fit` would raise for bad parameters or input, fitting nothing.
+    #: tune plans every candidate through :meth:`plan` (the learner it builds plans, or is checked, there)
+    plans_first = True
 
-        Builds the learner (its constructor checks the parameters), checks that
-        its fit takes ``fit_params``, checks y against its public ``classes``
-        when it declares them, and calls its own ``check_fit_inputs`` when it
-        has one (dpcvx.TDDL, PINP, TDIL). Returns the learner's public classes (or None).
-        """
+    def plan(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0, **fit_params: Any) -> ConstructorPlan:
+        """Every check of :meth:`fit`, fitting nothing: builds the learner (its constructor checks the
+        parameters; seed 0, nothing is drawn), checks that its fit takes ``fit_params`` and y against its public
+        ``classes`` when it declares them, then plans it once when it plans first (``plans_first``: its
+        ``plan``, as the estimators over PrivateERM do) or runs its own ``check_fit_inputs`` when it has one
+        (:func:`plan_candidate`). Each fit of the returned plan fits with a fresh seed from tune's generator."""
         learner = self._build(epsilon, 0, delta)  # a fixed seed: nothing is drawn here
-        return check_candidate(learner, X, y, fit_params)
+        classes, planned = plan_candidate(learner, X, y, fit_params)
+        return ConstructorPlan(self, epsilon, delta, fit_params, planned, classes)
 
     def __repr__(self) -> str:
         return f"BudgetInConstructor({self.learner_class.__name__}, {format_params(self.params)})"
 
+
+
+def _constructor_seed(learner_class: type, random_state: RandomState) -> RandomState:
+    """The ``random_state`` a learner built with its budget gets: the scikit-learn estimators take an int seed (a
+    Generator would be shared by clones), so a fresh one is drawn from tune's generator for each build or fit."""
+    if getattr(learner_class, "seed_only_random_state", False) and isinstance(random_state, np.random.Generator):
+        return child_seed(random_state)
+    return random_state
+
+
+@dataclass(frozen=True)
+class ConstructorPlan:
+    """The plan of a learner that takes its budget in the constructor (:meth:`BudgetInConstructor.plan`): its
+    public ``classes`` (or None) and the built learner's one plan (None when it does not plan first). Each
+    :meth:`fit` gets a fresh seed, as :meth:`BudgetInConstructor.fit` builds the learner with one, and fits from
+    that plan, or builds and fits the learner (``adapter.fit``) when it has none."""
+
+    adapter: BudgetInConstructor
+    epsilon: float
+    delta: float
+    fit_params: dict[str, Any]
+    plan: Plan | None
+    classes: tuple | None
+
+    def fit(self, X: Any, y: Any, *, random_state: RandomState = None) -> Any:
+        if self.plan is None:
+            return self.adapter.fit(X, y, self.epsilon, random_state, self.delta, **self.fit_params)
+        return self.plan.fit(X, y, random_state=_constructor_seed(self.adapter.learner_class, random_state))
 
 
 def _takes_budget_in_constructor(learner: Any) -> bool:
@@ -270,23 +293,17 @@ def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a sc
     return rows, labels
 
 
-def check_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
-                    epsilon: float | None = None) -> tuple | None:
-    """What a candidate's fit would refuse, checked before anything is charged; returns the
-    public label pair it declares (or None) (:func:`plan_candidate`)."""
-    return plan_candidate(candidate, X, y, fit_params, epsilon)[0]
-
-
 def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[str, Any],
-                   epsilon: float | None = None) -> tuple[tuple | None, FitPlan | None]:
+                   epsilon: float | None = None) -> tuple[tuple | None, Plan | None]:
     """What a candidate's fit would refuse, checked before anything is charged: the public label pair it
     declares (or None) and its plan (None for a learner that does not plan first).
 
     * its fit must take the keyword arguments tune passes;
     * y must hold only the learner's public ``classes`` when it declares them
       (the pair is public; it is never read off y);
-    * a :class:`~dpcvx.models.erm.PrivateERM` that plans first is planned once
-      (:meth:`~dpcvx.models.erm.PrivateERM.plan`), and every fit of it runs from that plan; another
+    * a learner that plans first (``plans_first``: :class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest, the
+      estimators over PrivateERM through :class:`BudgetInConstructor`) is planned once (its ``plan``, a
+      :class:`~dpcvx.models.contract.Plan`), and every fit of it runs from that plan; another
       learner's own ``check_fit_inputs(X, y, **fit_params)`` runs when it has one. Both get ``epsilon=``
       when they take that keyword (as PrivateERM and the kernel learners do).
     """
@@ -297,7 +314,7 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     classes = getattr(candidate, "classes", None)
     if classes is not None:
         check_declared_labels(y, classes)
-    plans = isinstance(candidate, PrivateERM) and candidate.plans_first
+    plans = getattr(candidate, "plans_first", False) is True
     check = candidate.plan if plans else getattr(candidate, "check_fit_inputs", None)
     plan = None
     if callable(check):
@@ -309,7 +326,7 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
             reason = str(error) if isinstance(error, InputError) or not _binds(check, X, y, **fit_params) \
                 else withheld(error)
             raise InputError(f"{type(candidate).__name__} refuses the fit arguments: {reason}") from None
-        if isinstance(declared, FitPlan):
+        if plans:
             plan, declared = declared, declared.classes
         if classes is None and isinstance(declared, tuple):
             classes = declared
@@ -317,7 +334,7 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
 
 
 def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
-                       procedure: str) -> tuple[FitPlan | None, ...]:
+                       procedure: str) -> tuple[Plan | None, ...]:
     """Before the charge, under the failure rule (:mod:`dpcvx.models.failure`): each candidate checked on its
     part (parameters, fit arguments, labels against its public classes on all of y, the score against those
     classes) and planned once when it plans first, then every candidate rehearsed on synthetic public rows of
@@ -337,7 +354,7 @@ def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.n
     return tuple(plans)
 
 
-def _rehearsal(setup: Setup, candidate: Any, plan: FitPlan | None,
+def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None,
                epsilon: float) -> Callable[[Any, np.ndarray, np.random.Generator], Any]:
     """How a rehearsal fits a candidate: from its plan, else a copy of it with tune's fit arguments."""
     if plan is not None:
@@ -345,13 +362,13 @@ def _rehearsal(setup: Setup, candidate: Any, plan: FitPlan | None,
     return lambda X, y, rng: copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
 
 
-def fit_candidate(setup: Setup, learner: Any, plan: FitPlan | None, X: Any, y: np.ndarray,
+def fit_candidate(setup: Setup, learner: Any, plan: Plan | None, X: Any, y: np.ndarray,
                   epsilon: float) -> tuple[Any, Any]:
     """A candidate fitted on (X, y) with ``epsilon`` and tune's fit arguments: from its plan when it has one
     (made once, before the charge), else ``learner.fit``. Returns the model and the fit's diagnostics (NOT
     PRIVATE: the data owner's, taken off the model or the learner that made it)."""
     if plan is not None:
-        learner = plan.learner
+        learner = plan.learner if isinstance(plan, FitPlan) else None  # a PrivateERM's plan: its learner's diagnostics
         model = plan.fit(X, y, random_state=setup.fit_random_state)
     else:
         model = learner.fit(X, y, epsilon=epsilon, random_state=setup.fit_random_state, **setup.keywords)
