@@ -67,7 +67,24 @@ def _configurations() -> dict[str, Callable[[], Any]]:
             "rbf", gamma=2.0, lam=0.1, loss=LOSS, float_safe=fs).fit(X, y, 1.0, Z=X[:20], random_state=0)
         makers[f"TDIL float_safe={float_safe}"] = lambda fs=float_safe: dpcvx.TDIL(
             "linear", lam=0.1, input_bound=1.0, loss=LOSS, float_safe=fs).fit(X, y, 200.0, 1e-6, random_state=3)
+        makers[f"TDDL gaussian float_safe={float_safe}"] = lambda fs=float_safe: dpcvx.TDDL(
+            "rbf", gamma=2.0, lam=0.1, loss=LOSS, float_safe=fs).fit(X, y, 1.0, 1e-6, Z=X[:20], random_state=0)
+        makers[f"TDIL rbf net float_safe={float_safe}"] = lambda fs=float_safe: dpcvx.TDIL(
+            "rbf", gamma=1.0, lam=0.1, input_bound=1.0, net_spacing=0.5, loss=LOSS, float_safe=fs).fit(
+            X[:, :2], y, 50.0, random_state=3)
+    makers["TDDL span=public"] = lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1, span="public").fit(
+        X, y, 1.0, Z=X[:20], random_state=0)
+    for kernel in ("rbf", "linear"):
+        makers[f"PINP {kernel}"] = lambda k=kernel: _pinp(k, X, y)
     return makers
+
+
+def _pinp(kernel: str, X: np.ndarray, y: np.ndarray) -> Any:
+    """A PINP transcript: ten queries answered, then released."""
+    curator = dpcvx.PINP(kernel, gamma=2.0 if kernel == "rbf" else None, input_bound=None if kernel == "rbf" else 1.0,
+                         lam=0.1, max_queries=20).fit(X, y, 5.0, random_state=0)
+    curator.decision_function(X[:10])
+    return curator.release()
 
 
 def _fingerprint(model: Any, directory: Path) -> dict[str, str]:
