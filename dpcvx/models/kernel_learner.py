@@ -36,7 +36,7 @@ from ..data.kernels import Kernel, KernelSpec, as_rows, make_kernel
 from ..exceptions import InputError, SolverError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
-from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, release_constants
+from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
@@ -205,16 +205,15 @@ class PrivateKernelLearner:
 
     # -- the release ---------------------------------------------------------------------------
 
-    def _certificate(self, model: KernelERM, budget: Budget, calibration: dict) -> KernelReleaseCertificate:
+    def _certificate(self, model: KernelERM, budget: Budget, calibration: KernelCalibration
+                     ) -> KernelReleaseCertificate:
         """Theorem, neighbours, every constant with how it was established, budget and calibration."""
         loss, kernel = model.loss, model.kernel
-        constants = release_constants(model.n, self.lam, loss.lipschitz, kernel.feature_bound,
-                                      loss.value_at_zero, loss.infimum)
-        constants["L"]["established"] += f" {loss.text}"
+        constants = KernelConstants(n=model.n, lam=self.lam, L=loss.lipschitz, R_phi=kernel.feature_bound,
+                                    loss_at_zero=loss.value_at_zero, loss_infimum=loss.infimum, loss=loss.text)
         return KernelReleaseCertificate(
             algorithm=type(self).__name__, theorem=self.theorem, epsilon=budget.epsilon, delta=budget.delta,
-            constants=constants, calibration=calibration, loss=loss.text, kernel=_kernel_record(kernel),
-            library_version=__version__)
+            constants=constants, calibration=calibration, kernel=_kernel_record(kernel), library_version=__version__)
 
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's parameters."""

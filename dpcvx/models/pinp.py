@@ -149,7 +149,7 @@ class PINP(TrainingSetLearner):
         with the certificate of the whole (epsilon, delta)."""
         parameters = self._session()
         self.predictor_ = self.public_predictor()
-        certificate = self._certificate(self._model, self._budget, parameters.to_dict())
+        certificate = self._certificate(self._model, self._budget, parameters)
         self.model_ = PrivateKernelModel(self.predictor_, certificate, {
             "answers": list(self._answers), "updates_used": self.updates_used_})
         return self.model_

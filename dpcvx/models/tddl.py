@@ -50,7 +50,7 @@ from ..privacy.kernel_calibrate import (
     top_eigenvalue_bound,
 )
 from ..privacy.lattice import float_kernel_name
-from ..privacy.lattice_predictions import LatticeTDDL, lattice_tddl
+from ..privacy.lattice_predictions import LatticeTDDL
 from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState
 from ..progress import progress
@@ -274,7 +274,7 @@ class TDDL(PrivateKernelLearner):
             np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
         )
         if self.float_safe:
-            return model, Z, radius, least_squares, lattice_tddl(calibration, float_kernel_name(kernel),
+            return model, Z, radius, least_squares, LatticeTDDL.of(calibration, float_kernel_name(kernel),
                                                                  model.n_features)
         return model, Z, radius, least_squares, calibration
 
@@ -311,5 +311,5 @@ class TDDL(PrivateKernelLearner):
                                         least_squares_residual=least_squares.residual,
                                         least_squares_method=least_squares.method)
         self.predictor_ = KernelPredictor(model.kernel, Z, coef, privatised=("coef",))
-        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration.to_dict()))
+        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration))
         return self.model_

@@ -41,7 +41,7 @@ from ..privacy.exact import IntegerSource, integer_source
 from ..privacy.exponential import sample_exponential
 from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
 from ..privacy.lattice import float_kernel_name
-from ..privacy.lattice_tdil import LatticeTDIL, lattice_tdil
+from ..privacy.lattice_tdil import LatticeTDIL
 from ..privacy.noise import sample_laplace
 from ..privacy.rng import RandomState
 from ..progress import progress
@@ -194,7 +194,7 @@ class TDIL(TrainingSetLearner):
                                          failure_probability=self.failure_probability,
                                          rounds=self.rounds)
         if self.float_safe:
-            return model, radius, net, lattice_tdil(parameters, float_kernel_name(kernel), dim)
+            return model, radius, net, LatticeTDIL.of(parameters, float_kernel_name(kernel), dim)
         return model, radius, net, parameters
 
     def fit(self, X: ArrayLike, y: ArrayLike, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None,
@@ -247,6 +247,6 @@ class TDIL(TrainingSetLearner):
         self.diagnostics_ = Diagnostics(solve_report=model.report)
         self.predictor_ = KernelPredictor(kernel, np.array(centers).reshape(-1, dim), np.array(coef),
                                           privatised=("centers", "coef"))
-        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked.to_dict()),
+        self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, checked),
                                          {"rounds_used": self.rounds_used_, "certified": self.certified_})
         return self.model_

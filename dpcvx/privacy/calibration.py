@@ -22,7 +22,9 @@ a calibration:
   file holds, and the calibration the library computes from that record's public inputs (the file
   codec, :mod:`dpcvx.release.records.calibration`, compares the two).
 
-A new mechanism is one more subclass (docs/architecture.md, "A new mechanism").
+A kernel learner's calibration is the sibling family :class:`~.kernel_calibrate.KernelCalibration`
+(TDDL, PINP, TDIL and the float-safe forms). A new mechanism is one more subclass (docs/architecture.md,
+"A new mechanism").
 """
 
 from __future__ import annotations
@@ -99,10 +101,7 @@ def recorded(record: Record, key: str) -> Any:
 
 
 class Calibration(ABC):
-    """What every calibration offers: its guarantee's shape, privacy curve, certificate line and record."""
-
-    #: True when the guarantee is (epsilon, delta) with delta > 0
-    approximate: ClassVar[bool]
+    """What every calibration offers: its relation, privacy curve, certificate line and record."""
 
     @property
     def relation(self) -> Neighbours:
@@ -135,6 +134,8 @@ class LinearCalibration(Calibration):
 
     mechanism: ClassVar[Mechanism]
     noise: ClassVar[Noise]
+    #: True when the guarantee is (epsilon, delta) with delta > 0
+    approximate: ClassVar[bool]
     #: the recorded fields it is recomputed from ("tol" may be absent)
     inputs: ClassVar[tuple[str, ...]]
     #: True for the float-safe forms, whose noise is drawn exactly on a public lattice

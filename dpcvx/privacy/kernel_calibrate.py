@@ -12,12 +12,19 @@ Lipschitz constant L, public feature bound R = R_phi >= ||phi(x)||.
   tolerance (:func:`solve_tolerance`). Both neighbours' solutions lie within
   gamma of their exact minimisers, so ||w~_D - w~_D'|| <= s + 2 gamma: the
   enlarged sensitivity every mechanism is calibrated with
-  (:func:`weight_sensitivity`, :func:`solve_tolerance_record`).
+  (:func:`weight_sensitivity`; the constants a release states: :class:`KernelConstants`).
 * Norm bound: ||w*|| <= min(L R / lam, sqrt(2 (l(0) - inf l) / lam)):
   :func:`constraint_radius` (the paper's 2 L R / lam is valid but loose).
 * TDDL (Algorithm 2): :func:`tddl_calibration`.
 * PINP (Algorithm 1): :func:`pinp_parameters`.
 * TDIL (Algorithm 3): :func:`tdil_parameters`.
+
+Each result is a :class:`KernelCalibration` (the kernel family of
+:class:`~dpcvx.privacy.calibration.Calibration`): the certificate holds it, it names its
+floating-point guarantee, states its certificate line and record, and rebuilds itself from a
+record's public inputs (``from_record``; the file codec, :mod:`dpcvx.release.records.kernel`,
+compares the two). The float-safe forms are :class:`~dpcvx.privacy.lattice_predictions.LatticeTDDL`
+and :class:`~dpcvx.privacy.lattice_tdil.LatticeTDIL`.
 
 Every quantity that privacy depends on is rounded by a relative 1e-12 in
 the safe direction (as in :mod:`dpcvx.privacy.calibrate`).
@@ -27,10 +34,11 @@ from __future__ import annotations
 
 import math
 import numbers
+from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,7 +48,7 @@ from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import positive
 from .calibrate import minimiser_sensitivity
-from .calibration import Noise
+from .calibration import Calibration, Noise, PublicFacts, Record, recorded
 from .composition import check_delta, round_epsilon
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
@@ -48,10 +56,10 @@ from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivi
 from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_laplace
 
 __all__ = [
-    "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "solve_tolerance_record",
-    "constraint_radius", "top_eigenvalue_bound", "TDDLCalibration", "tddl_calibration", "PINPParameters",
-    "pinp_parameters", "TDILParameters", "tdil_parameters", "gram_spectrum", "numerical_range", "MINIMISER_SPANS",
-    "release_constants", "recompute_kernel_calibration", "KERNEL_ALGORITHMS",
+    "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
+    "top_eigenvalue_bound", "KernelCalibration", "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
+    "PINPParameters", "pinp_parameters", "TDILParameters", "tdil_parameters", "gram_spectrum", "numerical_range",
+    "MINIMISER_SPANS", "KernelConstants", "KERNEL_ALGORITHMS",
 ]
 
 SOLVE_RTOL = 1e-3
@@ -112,23 +120,6 @@ def weight_sensitivity(n: int, lam: float, L: float, R: float) -> float:
     return round_up(round_up(_minimiser_sensitivity(n, lam, L, R)) + 2 * solve_tolerance(n, lam, L, R))
 
 
-def solve_tolerance_record(n: int, lam: float, L: float, R: float) -> dict:
-    """The public constants of the inexact-solve argument, with their derivation (for a release)."""
-    return {
-        "gamma": solve_tolerance(n, lam, L, R),
-        "exact_sensitivity": round_up(_minimiser_sensitivity(n, lam, L, R)),
-        "sensitivity_used": weight_sensitivity(n, lam, L, R),
-        "derivation": (
-            "exact_sensitivity s = 2 L R_phi / (lam n) bounds ||w*_D - w*_D'||_H for replace-one "
-            "neighbours (lam-strong convexity); the solver iterates until it certifies "
-            "||w~ - w*||_H <= ||grad J(w~)||_H / lam (smooth losses) or sqrt(2 gap / lam) (dual "
-            f"solve) <= gamma = {SOLVE_RTOL:g} s, a public tolerance, so "
-            "||w~_D - w~_D'||_H <= s + 2 gamma = sensitivity_used, which calibrates every noise "
-            "scale and threshold; see docs/kernels.md"
-        ),
-    }
-
-
 def constraint_radius(lam: float, L: float, R: float, value_at_zero: float | None = None,
                       infimum: float | None = None) -> float:
     """C with ||w*|| <= C: min(L R / lam, sqrt(2 (l(0) - inf l) / lam)).
@@ -156,11 +147,84 @@ def top_eigenvalue_bound(eigenvalues: np.ndarray) -> float:
     return round_up(float(eigenvalues.max()) + eigenvalues.size * np.finfo(float).eps * top)
 
 
+# --- the kernel family of calibrations ------------------------------------------------------
+
+
+class KernelCalibration(Calibration):
+    """A kernel release's calibration: TDDL's noise on its T predictions, PINP's and TDIL's rounds, and
+    the float-safe forms of TDDL and TDIL.
+
+    Replace-one with n public (:data:`NEIGHBOUR_RELATION`), the relation every bound of this module is
+    proved for; the privacy curve is the release's one (epsilon, delta) part
+    (:meth:`~dpcvx.privacy.calibration.Calibration.privacy_curve`). No noise moments: the noise is added to
+    predictions, answers or tests, not to the weights. ``from_record`` reads the public facts
+    ``facts.kernel`` and ``facts.centers`` (TDDL's public sample; PINP's and TDIL's released centres,
+    whose width is the input dimension).
+    """
+
+    #: the learner whose calibration this is: "TDDL", "PINP" or "TDIL" (:data:`KERNEL_ALGORITHMS`)
+    algorithm: ClassVar[str]
+    #: True for the float-safe forms, whose noise is drawn exactly on a public lattice
+    exact_sampler: ClassVar[bool] = False
+
+    @property
+    @abstractmethod
+    def float_guarantee(self) -> FloatGuarantee:
+        """The floating-point guarantee the release gives (:class:`~dpcvx.privacy.float_guarantee.FloatGuarantee`)."""
+
+    def describe(self) -> str:
+        """The certificate's calibration line: every field of the record, numbers to six digits."""
+        return "calibration: " + ", ".join(
+            f"{key} = {value:.6g}" if isinstance(value, float) else f"{key} = {value}"
+            for key, value in self.to_dict().items())
+
+
+class FloatSafeKernel(KernelCalibration):
+    """The float-safe form of a kernel calibration: the float calibration ``base`` it wraps (recomputed from the
+    same record), its noise drawn exactly on a public lattice, and the floating-point ``guarantee`` it proves."""
+
+    exact_sampler: ClassVar[bool] = True
+    #: the float calibration class this form wraps
+    float_class: ClassVar[type[KernelCalibration]]
+
+    if TYPE_CHECKING:
+        guarantee: FloatGuarantee
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee:
+        return self.guarantee
+
+    @classmethod
+    @abstractmethod
+    def of(cls, base: Any, kernel_name: str, n_features: int) -> Self:
+        """The float-safe form of ``base`` for the kernel named ``kernel_name`` (:func:`~.lattice.float_kernel_name`)
+        on inputs of dimension ``n_features``."""
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> Self:
+        """The float calibration recomputed from the record's public inputs, in its float-safe form."""
+        kernel, centers = _public_sample(facts)
+        return cls.of(cls.float_class.from_record(record, facts), float_kernel_name(kernel), centers.shape[1])
+
+
+def _common_inputs(record: Record) -> tuple[int, float, float, float, float, float]:
+    """(n, lam, L, R, epsilon, delta) as a kernel calibration's record states them."""
+    return (int(recorded(record, "n")), float(recorded(record, "lam")), float(recorded(record, "L")),
+            float(recorded(record, "R")), float(recorded(record, "epsilon")), float(recorded(record, "delta")))
+
+
+def _public_sample(facts: PublicFacts) -> tuple[Any, np.ndarray]:
+    """The kernel and the public centres a kernel calibration is recomputed with; InputError without them."""
+    if facts.kernel is None or facts.centers is None:
+        raise InputError("a kernel calibration is recomputed from the kernel and the public centres")
+    return facts.kernel, facts.centers
+
+
 # --- TDDL -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class TDDLCalibration:
+class TDDLCalibration(KernelCalibration):
     """Noise of TDDL's T noisy predictions <w, phi(z_t)> + b_t (Jain and Thakurta, Algorithm 2).
 
     epsilon-DP (delta = 0): b_t i.i.d. Laplace(scale = l1_sensitivity / epsilon).
@@ -185,6 +249,24 @@ class TDDLCalibration:
     solve_tolerance: float = 0.0  # gamma: public bound on ||w~ - w*|| (weight_sensitivity = s + 2 gamma)
     minimiser_sensitivity: float = 0.0  # s = 2 L R / (lam n), for the exact minimisers
     minimiser_span: str = "training"  # the subspace the ERM is minimised over (MINIMISER_SPANS)
+
+    algorithm: ClassVar[str] = "TDDL"
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee:
+        """Mitigation only: the double noise is rounded to a grid of the scale."""
+        return FloatGuarantee.MITIGATION_ONLY
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> Self:
+        """Recomputed from n, lam, L, R, epsilon, delta, minimiser_span and the public sample Z = ``facts.centers``
+        (sum_t ||phi(z_t)|| and lambda_max(K_Z) from ``facts.kernel``)."""
+        kernel, centers = _public_sample(facts)
+        eigenvalues, _ = gram_spectrum(kernel.gram(centers, centers))
+        calibration = tddl_calibration(*_common_inputs(record), np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
+                                       top_eigenvalue_bound(eigenvalues), str(recorded(record, "minimiser_span")))
+        assert isinstance(calibration, cls)
+        return calibration
 
     def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. draws of the prediction noise: Laplace(scale) (delta = 0) or N(0, scale^2)."""
@@ -267,7 +349,7 @@ def _best_over_rounds(build: Callable[[int], Rounds], fewest: int) -> Rounds:
 
 
 @dataclass(frozen=True)
-class PINPParameters:
+class PINPParameters(KernelCalibration):
     """Private Interactive Non-linear Prediction (Jain and Thakurta, Algorithm 1), as derived in
     docs/theory.md (section 9): rounds of AboveThreshold (Dwork and Roth, Algorithm 1) followed by
     one noisy answer; at most ``max_updates`` rounds.
@@ -313,7 +395,26 @@ class PINPParameters:
     lattice: float = 0.0  # gamma_L
     lattice_sensitivity: int = 1  # K
     threshold_steps: int = 0  # ceil(threshold / gamma_L)
-    float_guarantee: str = FloatGuarantee.MITIGATION_ONLY.value
+    guarantee: FloatGuarantee = FloatGuarantee.MITIGATION_ONLY  # EXACT when the evaluation error is proved
+
+    algorithm: ClassVar[str] = "PINP"
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee:
+        return self.guarantee
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> Self:
+        """Recomputed from the recorded inputs (n, lam, L, R, C, epsilon, delta, max_queries,
+        failure_probability, max_updates), the kernel's name and the input dimension."""
+        kernel, centers = _public_sample(facts)
+        n, lam, L, R, epsilon, delta = _common_inputs(record)
+        parameters = pinp_parameters(n, lam, L, R, float(recorded(record, "C")), epsilon, delta,
+                                     recorded(record, "max_queries"), float(recorded(record, "failure_probability")),
+                                     recorded(record, "max_updates"), kernel_name=float_kernel_name(kernel),
+                                     n_features=centers.shape[1])
+        assert isinstance(parameters, cls)
+        return parameters
 
     def lattice_scales(self) -> tuple[Fraction, Fraction, Fraction]:
         """The exact integer scales (threshold, query, answer): 2K / eps_svt, 4K / eps_svt, K / eps_ans."""
@@ -322,7 +423,9 @@ class PINPParameters:
         return 2 * K / half, 4 * K / half, K / half
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        fields = asdict(self)
+        del fields["guarantee"]
+        return {**fields, "float_guarantee": self.guarantee.value}
 
 
 def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: float,
@@ -369,7 +472,7 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
             accuracy=threshold + a_rho + a_nu + slack, step=gap / R**2, solve_tolerance=tolerance,
             kernel_name=kernel_name, n_features=n_features, coefficient_bound=bound, evaluation_error=error,
             magnitude_bound=round_up((C + tolerance) * R * (1 + 1e-9)), lattice=spacing, lattice_sensitivity=K,
-            threshold_steps=math.ceil(Fraction(threshold) / Fraction(spacing)), float_guarantee=guarantee.value,
+            threshold_steps=math.ceil(Fraction(threshold) / Fraction(spacing)), guarantee=guarantee,
         )
 
     if max_updates is None:
@@ -378,7 +481,7 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
 
 
 @dataclass(frozen=True)
-class TDILParameters:
+class TDILParameters(KernelCalibration):
     """Test Data Independent Learner (Jain and Thakurta, Algorithm 3), as derived in
     docs/theory.md (section 9): at most ``rounds`` rounds of the exponential mechanism
     (over a net of the input ball, or over the whole ball for the linear kernel)
@@ -413,6 +516,27 @@ class TDILParameters:
     accuracy: float
     step: float
     solve_tolerance: float = 0.0  # gamma: score_sensitivity = (s + 2 gamma) R
+
+    algorithm: ClassVar[str] = "TDIL"
+
+    @property
+    def float_guarantee(self) -> FloatGuarantee:
+        """Mitigation only: the test adds a double Laplace to a computed gap (:meth:`to_dict`)."""
+        return FloatGuarantee.MITIGATION_ONLY
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> Self:
+        """Recomputed from the recorded inputs (n, lam, L, R, C, epsilon, delta, net_size or ball_dimension,
+        feature_distance, failure_probability, rounds); no kernel needed."""
+        n, lam, L, R, epsilon, delta = _common_inputs(record)
+        parameters = tdil_parameters(n, lam, L, R, float(recorded(record, "C")), epsilon, delta,
+                                     net_size=recorded(record, "net_size"),
+                                     ball_dimension=recorded(record, "ball_dimension"),
+                                     feature_distance=float(recorded(record, "feature_distance")),
+                                     failure_probability=float(recorded(record, "failure_probability")),
+                                     rounds=recorded(record, "rounds"))
+        assert isinstance(parameters, cls)
+        return parameters
 
     def to_dict(self) -> dict:
         """The record; the default (double) rounds are "mitigation-only": the test adds a double Laplace to a
@@ -528,70 +652,73 @@ def numerical_range(eigenvalues: np.ndarray) -> np.ndarray:
     return eigenvalues > eigenvalues.size * np.finfo(float).eps * top
 
 
-def release_constants(n: int, lam: float, L: float, R: float, value_at_zero: float,
-                      infimum: float | None) -> dict:
+_GAMMA_DERIVATION = (
+    "exact_sensitivity s = 2 L R_phi / (lam n) bounds ||w*_D - w*_D'||_H for replace-one "
+    "neighbours (lam-strong convexity); the solver iterates until it certifies "
+    "||w~ - w*||_H <= ||grad J(w~)||_H / lam (smooth losses) or sqrt(2 gap / lam) (dual "
+    f"solve) <= gamma = {SOLVE_RTOL:g} s, a public tolerance, so "
+    "||w~_D - w~_D'||_H <= s + 2 gamma = sensitivity_used, which calibrates every noise "
+    "scale and threshold; see docs/kernels.md")
+
+
+@dataclass(frozen=True)
+class KernelConstants:
     """The public constants every kernel release rests on, each with how it was established.
 
-    ``{name: {"value": number or None, "established": text}}``: n, lam, L, R_phi,
-    l(0), inf l, the norm bound C (:func:`constraint_radius`), the exact
-    sensitivity s, the solve tolerance gamma and the sensitivity used s + 2 gamma
-    (:func:`solve_tolerance_record`).
+    Given: n (public under replace-one), lam (the user's), L (proved by :func:`dpcvx.verify` for the margin
+    loss ``loss``, held as the double the verified kernel loss carries), R_phi (the kernel's feature bound),
+    l(0) and inf l (``None``: not established). Derived (properties, one formula each): the norm bound C
+    (:func:`constraint_radius`), the exact sensitivity s = 2 L R_phi / (lam n), the solve tolerance gamma
+    (:func:`solve_tolerance`) and the sensitivity used s + 2 gamma (:func:`weight_sensitivity`).
+    :meth:`statements` lists them in the certificate's order, :meth:`to_dict` is the file's record.
     """
-    tolerance = solve_tolerance_record(n, lam, L, R)
-    return {
-        "n": {"value": n, "established": "public: the number of training rows (replace-one "
-                                         "neighbours keep it)"},
-        "lam": {"value": lam, "established": "public: chosen by the user, not from the data"},
-        "L": {"value": L, "established": "proved by dpcvx.verify: Lipschitz constant of the margin loss"},
-        "R_phi": {"value": R, "established": "the kernel's public feature bound sup ||phi(x)|| = "
-                                             "sqrt(sup k(x, x)); training rows beyond it are scaled to it"},
-        "loss_at_zero": {"value": value_at_zero, "established": "l(0), exact (sympy) or evaluated"},
-        "loss_infimum": {"value": infimum, "established": "inf_z l(z), exact (sympy); null when "
-                                                           "not established"},
-        "C": {"value": constraint_radius(lam, L, R, value_at_zero, infimum),
-              "established": "||w*|| <= min(L R_phi / lam, sqrt(2 (l(0) - inf l) / lam)) "
-                             "(first-order optimality; J(w*) <= J(0))"},
-        "exact_sensitivity": {"value": tolerance["exact_sensitivity"],
-                              "established": "s = 2 L R_phi / (lam n) (lam-strong convexity, "
-                                             "dpcvx.privacy.calibrate.minimiser_sensitivity)"},
-        "gamma": {"value": tolerance["gamma"], "established": tolerance["derivation"]},
-        "sensitivity_used": {"value": tolerance["sensitivity_used"],
-                             "established": "s + 2 gamma, rounded up: ||w~_D - w~_D'||_H"},
-    }
 
+    n: int
+    lam: float
+    L: float
+    R_phi: float
+    loss_at_zero: float
+    loss_infimum: float | None
+    loss: str  # the verified margin loss's text, which L is proved for
 
-def recompute_kernel_calibration(algorithm: str, recorded: dict, *, kernel: PublicKernel | None = None,
-                                 centers: np.ndarray | None = None) -> dict:
-    """The calibration of a kernel release re-derived from its public inputs in ``recorded``.
+    @property
+    def C(self) -> float:
+        """||w*|| <= C = min(L R_phi / lam, sqrt(2 (l(0) - inf l) / lam))."""
+        return constraint_radius(self.lam, self.L, self.R_phi, self.loss_at_zero, self.loss_infimum)
 
-    TDDL needs the kernel and the public sample Z (the released centres) to
-    recompute sum_t ||phi(z_t)|| and lambda_max(K_Z); PINP and TDIL need only
-    the recorded inputs (n, lam, L, R, C, epsilon, delta and their own counts).
-    """
-    try:
-        common = (int(recorded["n"]), float(recorded["lam"]), float(recorded["L"]), float(recorded["R"]))
-        epsilon, delta = float(recorded["epsilon"]), float(recorded["delta"])
-        if algorithm == "TDDL":
-            if kernel is None or centers is None:
-                raise InputError("TDDL's calibration needs the kernel and the public sample")
-            eigenvalues, _ = gram_spectrum(kernel.gram(centers, centers))
-            result: TDDLCalibration | PINPParameters | TDILParameters = tddl_calibration(
-                *common, epsilon, delta, np.sqrt(np.maximum(kernel.diagonal(centers), 0.0)),
-                top_eigenvalue_bound(eigenvalues), str(recorded["minimiser_span"]))
-        elif algorithm == "PINP":
-            dim = centers.shape[1] if centers is not None else 0
-            result = pinp_parameters(*common, float(recorded["C"]), epsilon, delta,
-                                     recorded["max_queries"], float(recorded["failure_probability"]),
-                                     recorded["max_updates"], kernel_name=float_kernel_name(kernel),
-                                     n_features=dim)
-        elif algorithm == "TDIL":
-            result = tdil_parameters(*common, float(recorded["C"]), epsilon, delta,
-                                     net_size=recorded["net_size"], ball_dimension=recorded["ball_dimension"],
-                                     feature_distance=float(recorded["feature_distance"]),
-                                     failure_probability=float(recorded["failure_probability"]),
-                                     rounds=recorded["rounds"])
-        else:
-            raise InputError(f"unknown kernel algorithm {algorithm!r}; expected one of {KERNEL_ALGORITHMS}")
-    except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"the recorded {algorithm} calibration lacks or garbles an input: {error!r}") from None
-    return result.to_dict()
+    @property
+    def exact_sensitivity(self) -> float:
+        """s = 2 L R_phi / (lam n), rounded up."""
+        return round_up(_minimiser_sensitivity(self.n, self.lam, self.L, self.R_phi))
+
+    @property
+    def gamma(self) -> float:
+        """The public solve tolerance gamma = SOLVE_RTOL s."""
+        return solve_tolerance(self.n, self.lam, self.L, self.R_phi)
+
+    @property
+    def sensitivity_used(self) -> float:
+        """s + 2 gamma, rounded up: ||w~_D - w~_D'||_H."""
+        return weight_sensitivity(self.n, self.lam, self.L, self.R_phi)
+
+    def statements(self) -> tuple[tuple[str, float | None, str], ...]:
+        """(name, value, how it was established) of each constant, in the certificate's order."""
+        return (
+            ("n", self.n, "public: the number of training rows (replace-one neighbours keep it)"),
+            ("lam", self.lam, "public: chosen by the user, not from the data"),
+            ("L", self.L, f"proved by dpcvx.verify: Lipschitz constant of the margin loss {self.loss}"),
+            ("R_phi", self.R_phi, "the kernel's public feature bound sup ||phi(x)|| = sqrt(sup k(x, x)); training "
+                                  "rows beyond it are scaled to it"),
+            ("loss_at_zero", self.loss_at_zero, "l(0), exact (sympy) or evaluated"),
+            ("loss_infimum", self.loss_infimum, "inf_z l(z), exact (sympy); null when not established"),
+            ("C", self.C, "||w*|| <= min(L R_phi / lam, sqrt(2 (l(0) - inf l) / lam)) (first-order optimality; "
+                          "J(w*) <= J(0))"),
+            ("exact_sensitivity", self.exact_sensitivity, "s = 2 L R_phi / (lam n) (lam-strong convexity, "
+                                                          "dpcvx.privacy.calibrate.minimiser_sensitivity)"),
+            ("gamma", self.gamma, _GAMMA_DERIVATION),
+            ("sensitivity_used", self.sensitivity_used, "s + 2 gamma, rounded up: ||w~_D - w~_D'||_H"),
+        )
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """The file's record: ``{name: {"value": number or None, "established": text}}``."""
+        return {name: {"value": value, "established": text} for name, value, text in self.statements()}

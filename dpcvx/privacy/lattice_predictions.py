@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -33,21 +33,33 @@ from ..rounding import round_up
 from .calibration import Noise
 from .exact import IntegerSource, discrete_gaussian_array, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
-from .kernel_calibrate import TDDLCalibration
-from .lattice import float_kernel_name, lattice_spacing, pinp_float_terms
+from .kernel_calibrate import FloatSafeKernel, TDDLCalibration
+from .lattice import lattice_spacing, pinp_float_terms
 from .lattice_output import LINEAR_LATTICE_BITS, lattice_record, release_on_lattice, squared_l2_steps, zcdp_rho
 
-__all__ = ["LatticeTDDL", "lattice_tddl", "recompute_lattice_tddl"]
+__all__ = ["LatticeTDDL"]
 
 
 @dataclass(frozen=True)
-class LatticeTDDL:
+class LatticeTDDL(FloatSafeKernel):
     """TDDL's T predictions with exact lattice noise (module docstring)."""
 
     base: TDDLCalibration
     coefficient_bound: float  # A: sum_i |beta_i| <= A is checked (0: no bound, E unproved)
     evaluation_error: float  # E: |p~_t - p_t| <= E for every prediction (0 when unproved)
     guarantee: FloatGuarantee
+
+    algorithm: ClassVar[str] = "TDDL"
+    float_class: ClassVar[type[TDDLCalibration]] = TDDLCalibration
+
+    @classmethod
+    def of(cls, base: TDDLCalibration, kernel_name: str, n_features: int) -> Self:
+        """E proved (EXACT) for the rbf and laplacian kernels over the training span, else E = 0 and
+        MITIGATION_ONLY."""
+        if base.minimiser_span != "training":
+            return cls(base, 0.0, 0.0, FloatGuarantee.MITIGATION_ONLY)
+        bound, error, guarantee = pinp_float_terms(kernel_name, base.n, n_features, base.L, base.lam)
+        return cls(base, bound, error, guarantee)
 
     @property
     def gaussian(self) -> bool:
@@ -110,19 +122,3 @@ class LatticeTDDL:
                           noise_scale_steps=float(self.noise_scale))
         return lattice_record(self.base.to_dict(), ("scale", "release_grid"), self.guarantee, **fields)
 
-
-def lattice_tddl(base: TDDLCalibration, kernel_name: str, n_features: int) -> LatticeTDDL:
-    """The float-safe form of a TDDL calibration: E proved (EXACT) for the rbf and laplacian kernels over
-    the training span, else E = 0 and MITIGATION_ONLY."""
-    if base.minimiser_span != "training":
-        return LatticeTDDL(base, 0.0, 0.0, FloatGuarantee.MITIGATION_ONLY)
-    bound, error, guarantee = pinp_float_terms(kernel_name, base.n, n_features, base.L, base.lam)
-    return LatticeTDDL(base, bound, error, guarantee)
-
-
-def recompute_lattice_tddl(recomputed: dict[str, Any], kernel: Any, n_features: int) -> dict[str, Any]:
-    """The loader's record of a float-safe TDDL release, from the float calibration it recomputed from the
-    public inputs (``recomputed``: :func:`~dpcvx.privacy.kernel_calibrate.recompute_kernel_calibration`)."""
-    fields = {key: value for key, value in recomputed.items() if key not in ("release_grid", "float_guarantee")}
-    fields["mechanism"] = Noise(fields["mechanism"])
-    return lattice_tddl(TDDLCalibration(**fields), float_kernel_name(kernel), n_features).to_dict()

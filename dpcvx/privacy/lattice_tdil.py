@@ -27,19 +27,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from ..rounding import round_down, round_up
 from .exact import IntegerSource, discrete_laplace
 from .float_guarantee import FloatGuarantee
-from .kernel_calibrate import TDILParameters
-from .lattice import UNIT_ROUNDOFF, float_kernel_name, lattice_sensitivity, lattice_spacing, pinp_float_terms
+from .kernel_calibrate import FloatSafeKernel, TDILParameters
+from .lattice import UNIT_ROUNDOFF, lattice_sensitivity, lattice_spacing, pinp_float_terms
 
-__all__ = ["LatticeTDIL", "lattice_tdil", "recompute_lattice_tdil"]
+__all__ = ["LatticeTDIL"]
 
 
 @dataclass(frozen=True)
-class LatticeTDIL:
+class LatticeTDIL(FloatSafeKernel):
     """TDIL's lattice test and charged selection (module docstring)."""
 
     base: TDILParameters
@@ -47,6 +47,21 @@ class LatticeTDIL:
     evaluation_error: float  # E for <w~, phi(s)>
     score_error: float  # E_s for the computed gap and score
     guarantee: FloatGuarantee
+
+    algorithm: ClassVar[str] = "TDIL"
+    float_class: ClassVar[type[TDILParameters]] = TDILParameters
+
+    @classmethod
+    def of(cls, base: TDILParameters, kernel_name: str, n_features: int) -> Self:
+        """EXACT over a net with the rbf or laplacian kernel, else MITIGATION_ONLY (module docstring)."""
+        if base.selection != "net":
+            return cls(base, 0.0, 0.0, 0.0, FloatGuarantee.MITIGATION_ONLY)
+        bound, error, guarantee = pinp_float_terms(kernel_name, base.n, n_features, base.L, base.lam)
+        if guarantee is not FloatGuarantee.EXACT:
+            return cls(base, 0.0, 0.0, 0.0, guarantee)
+        magnitude = (base.C + base.solve_tolerance) * base.R
+        largest = (magnitude + error + base.rounds * base.step) * (1 + 1e-9)
+        return cls(base, bound, error, round_up(error + 2 * UNIT_ROUNDOFF * largest), guarantee)
 
     @property
     def lattice(self) -> float:
@@ -84,20 +99,3 @@ class LatticeTDIL:
                 "selection_sensitivity": self.selection_sensitivity, "noise": "discrete-laplace",
                 "sampler": "exact", "float_guarantee": self.guarantee.value}
 
-
-def lattice_tdil(base: TDILParameters, kernel_name: str, n_features: int) -> LatticeTDIL:
-    """The float-safe form of TDIL's parameters: EXACT over a net with the rbf or laplacian kernel."""
-    if base.selection != "net":
-        return LatticeTDIL(base, 0.0, 0.0, 0.0, FloatGuarantee.MITIGATION_ONLY)
-    bound, error, guarantee = pinp_float_terms(kernel_name, base.n, n_features, base.L, base.lam)
-    if guarantee is not FloatGuarantee.EXACT:
-        return LatticeTDIL(base, 0.0, 0.0, 0.0, guarantee)
-    magnitude = (base.C + base.solve_tolerance) * base.R
-    largest = (magnitude + error + base.rounds * base.step) * (1 + 1e-9)
-    return LatticeTDIL(base, bound, error, round_up(error + 2 * UNIT_ROUNDOFF * largest), guarantee)
-
-
-def recompute_lattice_tdil(recomputed: dict[str, Any], kernel: Any, n_features: int) -> dict[str, Any]:
-    """The loader's record of a float-safe TDIL release, from its recomputed float parameters."""
-    fields = {key: value for key, value in recomputed.items() if key != "float_guarantee"}
-    return lattice_tdil(TDILParameters(**fields), float_kernel_name(kernel), n_features).to_dict()

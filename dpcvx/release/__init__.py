@@ -4,7 +4,7 @@ Everything here is a function of public inputs or of privatised values.
 
 * :mod:`.model`: :class:`PrivateModel` (linear) and its :class:`ReleaseCertificate`;
 * :mod:`.constants`: the certificate's typed :class:`Constants` (exact L, c, m; R, Lam, n, d);
-* :mod:`.kernel_model`: the released kernel predictor;
+* :mod:`.kernel_model`: the released kernel predictor and its typed certificate;
 * :mod:`.report`: :class:`ReleaseReport`, the plain-language report of a release (Markdown, HTML);
 * :mod:`.serialization`: ``save`` / ``load`` (versioned JSON, checked on load);
 * :mod:`.multiclass_model`: the multiclass release: k one-vs-rest linear models over PUBLIC classes, one total

@@ -5,7 +5,7 @@ Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 4`
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
-:func:`dpcvx.release.kernel_model.release_to_dict`). Loading a kernel file
+:func:`dpcvx.release.records.kernel.kernel_release_to_dict`). Loading a kernel file
 re-derives every public constant (R_phi from the kernel, C, s, gamma) and the
 calibration from the stored public inputs and refuses a mismatch.
 Files of an earlier format version (written by development commits before the first release) are
@@ -85,12 +85,13 @@ from typing import IO, Any
 from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
-from .kernel_model import PrivateKernelModel, release_from_dict, release_to_dict
+from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.certificate import SavedReleaseCertificate
 from .records.fields import _short
 from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .records.kernel import kernel_release_from_dict, kernel_release_to_dict
 from .records.linear import _MODEL_KEYS, linear_from_dict, linear_to_dict
 from .records.multiclass import multiclass_from_dict, multiclass_to_dict
 from .records.regression import regression_from_dict, regression_to_dict
@@ -166,7 +167,8 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
     if schema is not None:
         raise InputError("a kernel release takes no schema: its inputs are the raw feature rows")
-    return release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "kernel"})
+    return kernel_release_to_dict(model, {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION,
+                                          "kind": "kernel"})
 
 
 def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) -> Path:
@@ -216,7 +218,7 @@ def model_from_dict(data: Any) -> Release:
 
     A linear model has a ``schema`` attribute: the saved
     :class:`~dpcvx.data.preprocessing.PublicSchema`, or None. A kernel release
-    (``"kind": "kernel"``) is checked by :func:`dpcvx.release.kernel_model.release_from_dict`.
+    (``"kind": "kernel"``) is checked by :func:`dpcvx.release.records.kernel.kernel_release_from_dict`.
     """
     if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
         raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")
@@ -256,7 +258,7 @@ class ReleaseKind:
 
 RELEASE_KINDS = (
     ReleaseKind("linear", PrivateModel, linear_to_dict, linear_from_dict),
-    ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, release_from_dict),
+    ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, kernel_release_from_dict),
     ReleaseKind("multiclass", PrivateMulticlassModel, multiclass_to_dict,
                 partial(multiclass_from_dict, read_entry=model_from_dict)),
     ReleaseKind("regression", PrivateRegressionModel, regression_to_dict, regression_from_dict),

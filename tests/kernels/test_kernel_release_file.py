@@ -68,7 +68,7 @@ def edit(path, value):
     (edit(["certificate", "calibration", "epsilon"], 10.0), "calibration.epsilon is 10.0"),
     (edit(["epsilon"], 10.0), "epsilon is 10.0 but the certificate records 1.0"),
     (edit(["predictor", "centers"], lambda rows: [[2 * v for v in row] for row in rows]),
-     "calibration.l1_sensitivity: recorded"),
+     "calibration.test_operator_norm: recorded"),
     (edit(["predictor", "kernel", "gamma"], 9.0), "predictor.kernel differs"),
     (edit(["certificate", "neighbours"], "add-remove"), "neighbours"),
     (edit(["certificate", "calibration", "solve_report"], 3), "calibration.solve_report"),

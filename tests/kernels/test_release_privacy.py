@@ -90,10 +90,10 @@ def assert_states_neighbour_relation(release):
     certificate = release.certificate
     assert "replace-one" in certificate.neighbours and "n public" in certificate.neighbours
     assert "Jain and Thakurta" in certificate.theorem
-    constants = {name: item["value"] for name, item in certificate.constants.items()}
-    assert constants["gamma"] > 0 and constants["sensitivity_used"] >= \
-        constants["exact_sensitivity"] + 2 * constants["gamma"] * (1 - 1e-12)
-    assert all(item["established"] for item in certificate.constants.values())
+    constants = certificate.constants
+    assert constants.gamma > 0 and constants.sensitivity_used >= \
+        constants.exact_sensitivity + 2 * constants.gamma * (1 - 1e-12)
+    assert all(established for _, _, established in constants.statements())
 
 
 # -- TDDL -----------------------------------------------------------------------------------
@@ -230,32 +230,30 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
     X, y = circle_task(150, 14)
     Z, _ = circle_task(25, 15)
     learner, release = fit_tddl(X, y, Z, 16)
-    record = {name: item["value"] for name, item in release.certificate.constants.items()}
+    constants = release.certificate.constants
     s = 2 * 1.0 * 1.0 / (0.1 * 150)  # 2 L R / (lam n): hinge L = 1, rbf R = 1
-    assert record["exact_sensitivity"] == pytest.approx(s, rel=1e-10)
-    assert record["gamma"] == pytest.approx(1e-3 * s, rel=1e-10)
-    assert tolerances == [record["gamma"]]  # the solver was asked for exactly the released gamma
-    assert learner.diagnostics_["solve_report"].distance_bound <= record["gamma"]
-    assert record["sensitivity_used"] >= s + 2 * record["gamma"]
-    assert record["sensitivity_used"] == pytest.approx(s + 2 * record["gamma"], rel=1e-10)
+    assert constants.exact_sensitivity == pytest.approx(s, rel=1e-10)
+    assert constants.gamma == pytest.approx(1e-3 * s, rel=1e-10)
+    assert tolerances == [constants.gamma]  # the solver was asked for exactly the released gamma
+    assert learner.diagnostics_["solve_report"].distance_bound <= constants.gamma
+    assert constants.sensitivity_used >= s + 2 * constants.gamma
+    assert constants.sensitivity_used == pytest.approx(s + 2 * constants.gamma, rel=1e-10)
     # TDDL: L1 sensitivity of the exact minimiser's predictions plus the 2 gamma term
     gram = learner.predictor_.kernel.gram(Z, Z)
     operator_norm = float(np.sqrt(np.linalg.eigvalsh(gram).max()))
     calibration = learner.calibration_
-    assert calibration.solve_tolerance == record["gamma"]
-    assert calibration.l2_sensitivity == pytest.approx(s * operator_norm + 2 * record["gamma"] * operator_norm,
+    assert calibration.solve_tolerance == constants.gamma
+    assert calibration.l2_sensitivity == pytest.approx(s * operator_norm + 2 * constants.gamma * operator_norm,
                                                        rel=1e-9)
-    assert calibration.l1_sensitivity >= (s + 2 * record["gamma"]) * min(
+    assert calibration.l1_sensitivity >= (s + 2 * constants.gamma) * min(
         np.sqrt(np.diag(gram)).sum(), np.sqrt(len(Z)) * operator_norm) * (1 - 1e-9)
     for name, learner in [("PINP", run_pinp(*circle_task(400, 17), circle_task(3, 18)[0], 19)[0]),
                           ("TDIL", fit_tdil(*linear_task(400, 20), 21)[0])]:
-        tolerance = {key: item["value"] for key, item in learner.model_.certificate.constants.items()} \
-            if name == "TDIL" else {key: item["value"] for key, item in learner.release().certificate.constants.items()}
-        R = tolerance["R_phi"]
+        stated = (learner.model_ if name == "TDIL" else learner.release()).certificate.constants
         sensitivity = (learner.parameters_.query_sensitivity if name == "PINP"
                        else learner.parameters_.score_sensitivity)
-        assert sensitivity == pytest.approx(tolerance["sensitivity_used"] * R, rel=1e-10), name
-        assert learner.parameters_.solve_tolerance == tolerance["gamma"], name
+        assert sensitivity == pytest.approx(stated.sensitivity_used * stated.R_phi, rel=1e-10), name
+        assert learner.parameters_.solve_tolerance == stated.gamma, name
 
 
 def test_a_solve_that_cannot_reach_gamma_is_refused_after_the_charge(monkeypatch):

@@ -11,6 +11,7 @@ import dpcvx.models.tddl as tddl_module
 from dpcvx.data.kernels import LinearKernel, RBFKernel
 from dpcvx.exceptions import ClippingWarning, InputError
 from dpcvx.models.tddl import TDDL, ConstrainedLeastSquares
+from dpcvx.privacy.calibration import Noise
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma, gaussian_delta
 from dpcvx.solvers.kernel import KernelERM
 from dpcvx.verification.kernel_loss import resolve_loss
@@ -203,7 +204,7 @@ def test_released_predictor_is_public_data_only(tmp_path):
     loaded = dpcvx.load(dpcvx.save(release, tmp_path / "tddl.json"))
     X_new = np.random.default_rng(11).uniform(-1, 1, (30, 2))
     np.testing.assert_array_equal(loaded.decision_function(X_new), learner.decision_function(X_new))
-    assert loaded.epsilon == 1.0 and loaded.certificate.calibration["mechanism"] == "laplace"
+    assert loaded.epsilon == 1.0 and loaded.certificate.calibration.mechanism is Noise.LAPLACE
     report = learner.diagnostics_["solve_report"]  # the curator's diagnostics, not the release
     assert report.distance_bound <= report.tolerance
     assert "solve_report" not in (tmp_path / "tddl.json").read_text()
@@ -273,8 +274,8 @@ def test_the_budget_is_given_to_fit_and_charged_once_per_fit():
     second = learner.fit(X, y, 1.0, 1e-6, Z=Z, random_state=0, accountant=accountant)
     assert [tuple(entry.cost) for entry in accountant.ledger] == [(0.5, 0.0), (1.0, 1e-6)]
     assert (first.epsilon, first.delta, second.epsilon, second.delta) == (0.5, 0.0, 1.0, 1e-6)
-    assert first.certificate.calibration["mechanism"] == "laplace"
-    assert second.certificate.calibration["mechanism"] == "gaussian"
+    assert first.certificate.calibration.mechanism is Noise.LAPLACE
+    assert second.certificate.calibration.mechanism is Noise.GAUSSIAN
     assert "epsilon" not in learner.get_params() and "random_state" not in learner.get_params()
     with pytest.raises(dpcvx.BudgetExceededError):  # over budget: refused, nothing solved or drawn
         learner.fit(X, y, 1.0, Z=Z, random_state=0, accountant=accountant)

@@ -24,7 +24,9 @@ from dpcvx.exceptions import InputError
 from dpcvx.models.kernel_learner import check_budget
 from dpcvx.models.tddl import TDDL
 from dpcvx.privacy.exact import GeneratorSource
+from dpcvx.privacy.float_guarantee import FloatGuarantee
 from dpcvx.privacy.lattice_output import lattice_point
+from dpcvx.privacy.lattice_predictions import LatticeTDDL
 
 LOSS = "huber_hinge:h=0.5"
 N, T = 200, 4
@@ -88,13 +90,14 @@ def test_the_certificate_names_the_guarantee_and_the_loader_recomputes_it(task, 
     (X, y), _, Z = task
     model = TDDL(lam=0.1, loss=LOSS, float_safe=True, **kernel).fit(X, y, 1.0, Z=Z, random_state=0)
     calibration = model.certificate.calibration
-    assert calibration["float_guarantee"] == guarantee and calibration["noise"] == "discrete-laplace"
-    assert (calibration["evaluation_error"] > 0) == (guarantee == "exact")
+    assert isinstance(calibration, LatticeTDDL) and not calibration.gaussian
+    assert calibration.float_guarantee is FloatGuarantee(guarantee)
+    assert (calibration.evaluation_error > 0) == (guarantee == "exact")
     assert guarantee.split("-")[0] in str(model.certificate)
     data = json.loads(dpcvx.save(model, tmp_path / "release.json").read_text())
     assert dpcvx.load(tmp_path / "release.json").certificate.calibration == calibration
     edits = [("float_guarantee", "exact" if guarantee != "exact" else "mitigation-only"),
-             ("lattice_l1_sensitivity", calibration["lattice_l1_sensitivity"] - 1),
+             ("lattice_l1_sensitivity", calibration.steps - 1),
              ("evaluation_error", 0.0 if guarantee == "exact" else 1e-12)]
     for key, value in edits:
         edited = json.loads(json.dumps(data))
@@ -108,7 +111,8 @@ def test_the_float_tddl_rounds_to_its_grid_and_names_mitigation_only(task, tmp_p
     (X, y), _, Z = task
     model = TDDL("rbf", gamma=2.0, lam=0.1, loss=LOSS).fit(X, y, 1.0, Z=Z, random_state=0)
     calibration = model.certificate.calibration
-    assert "sampler" not in calibration and calibration["float_guarantee"] == "mitigation-only"
-    assert calibration["release_grid"] <= calibration["scale"] * 2.0**-29
+    assert not calibration.exact_sampler and calibration.float_guarantee is FloatGuarantee.MITIGATION_ONLY
+    record = calibration.to_dict()  # the grid is the record's (the file's) field
+    assert "sampler" not in record and record["release_grid"] <= calibration.scale * 2.0**-29
     assert "floating point: mitigation only" in str(model.certificate)
     assert dpcvx.load(dpcvx.save(model, tmp_path / "m.json")).certificate.calibration == calibration

@@ -24,8 +24,9 @@ from support_attack import numpy_laplace
 import dpcvx
 from dpcvx.exceptions import ExponentialCostWarning, InputError
 from dpcvx.models.tdil import TDIL
+from dpcvx.privacy.float_guarantee import FloatGuarantee
 from dpcvx.privacy.kernel_calibrate import tdil_parameters
-from dpcvx.privacy.lattice_tdil import lattice_tdil
+from dpcvx.privacy.lattice_tdil import LatticeTDIL
 from dpcvx.rounding import round_down
 
 LOSS = "huber_hinge:h=0.5"
@@ -45,7 +46,7 @@ def lattice_certifies(steps: int, calibration) -> float:
 
 def test_the_raw_test_falls_to_the_support_attack_and_the_lattice_test_does_not():
     base = tdil_parameters(200, 0.1, 1.0, 1.0, 10.0, 1.0, 0.0, net_size=50, feature_distance=0.1, rounds=4)
-    calibration = lattice_tdil(base, "rbf", 2)
+    calibration = LatticeTDIL.of(base, "rbf", 2)
     scale, delta_score = base.answer_noise, base.score_sensitivity
     eps_test = round_down(base.round_epsilon / 2)
     lowest = numpy_laplace(1, scale)  # the most negative double Laplace value
@@ -80,13 +81,13 @@ def test_the_certificate_names_the_guarantee_and_the_loader_recomputes_it(circle
         model = TDIL(lam=0.1, input_bound=1.0, loss=LOSS, float_safe=True, **kernel).fit(X, y, 200.0, 1e-6,
                                                                                           random_state=3)
     calibration = model.certificate.calibration
-    assert calibration["float_guarantee"] == guarantee and calibration["sampler"] == "exact"
-    assert (calibration["score_error"] > 0) == (guarantee == "exact")
-    assert calibration["selection_sensitivity"] >= calibration["score_sensitivity"]
+    assert isinstance(calibration, LatticeTDIL) and calibration.float_guarantee is FloatGuarantee(guarantee)
+    assert (calibration.score_error > 0) == (guarantee == "exact")
+    assert calibration.selection_sensitivity >= calibration.base.score_sensitivity
     path = dpcvx.save(model, tmp_path / "release.json")
     assert dpcvx.load(path).certificate.calibration == calibration
     for key, value in (("float_guarantee", "exact" if guarantee != "exact" else "mitigation-only"),
-                       ("score_error", 1e-9), ("lattice_sensitivity", calibration["lattice_sensitivity"] - 1)):
+                       ("score_error", 1e-9), ("lattice_sensitivity", calibration.lattice_sensitivity - 1)):
         edited = json.loads(path.read_text())
         edited["certificate"]["calibration"][key] = value
         (tmp_path / "edited.json").write_text(json.dumps(edited))

@@ -250,12 +250,9 @@ MECHANISM_NAMES = {"objective", "output", "gaussian", "laplace", "discrete-gauss
                    "l2-laplace"}
 RECORDS = {"calibration", "lam_rule", "weights", "constants"}
 CODEC = ("release/records/", "release/serialization.py")
-# Modules that still read a record by key, with the reason; the list may only shrink. The kernel learners'
-# certificate holds its calibration and constants as records (not yet typed), and the report reads the saved
-# record of every release kind, the kernel's included.
-STILL_RECORDS = {"release/kernel_model.py": "the kernel certificate's calibration and constants are records",
-                 "models/kernel_learner.py": "builds the kernel certificate's constants record",
-                 "release/report.py": "reads the saved record of every release kind (the kernel's included)"}
+# Modules that still read a record by key, with the reason; the list may only shrink. The report reads the saved
+# record of every release kind.
+STILL_RECORDS = {"release/report.py": "reads the saved record of every release kind"}
 
 
 def _in_codec(relative: Path) -> bool:

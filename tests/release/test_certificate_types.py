@@ -1,6 +1,7 @@
 """A loaded certificate holds what a fitted one holds: the same types and equal values for the constants,
-the calibration (every linear class, float and float-safe; multiclass and AdaSSP releases), the mechanism,
-the neighbour relation, the lam rule and the record weights (dpcvx.release.constants, docs/model-files.md)."""
+the calibration (every linear class, float and float-safe; multiclass and AdaSSP releases; TDDL, PINP and TDIL,
+float and float-safe), the mechanism, the neighbour relation, the lam rule and the record weights
+(dpcvx.release.constants, dpcvx.privacy.kernel_calibrate, docs/model-files.md)."""
 
 from fractions import Fraction
 
@@ -12,11 +13,22 @@ from dpcvx import losses
 from dpcvx.demo import synthetic_classification
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.models.multiclass import PrivateMulticlassERM
+from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
+from dpcvx.models.tdil import TDIL
 from dpcvx.privacy.adassp import AdaSSPCalibration
 from dpcvx.privacy.calibration import LinearCalibration
 from dpcvx.privacy.float_guarantee import FloatGuarantee
+from dpcvx.privacy.kernel_calibrate import (
+    KernelCalibration,
+    KernelConstants,
+    PINPParameters,
+    TDDLCalibration,
+    TDILParameters,
+)
 from dpcvx.privacy.lam_rule import LamChoice
+from dpcvx.privacy.lattice_predictions import LatticeTDDL
+from dpcvx.privacy.lattice_tdil import LatticeTDIL
 from dpcvx.privacy.neighbours import Neighbours
 from dpcvx.release.constants import Constants, Irrational
 from dpcvx.release.model import CertifiedWeights
@@ -121,16 +133,46 @@ def test_constants_keep_an_irrational_exactly_through_the_file_form():
 
 
 
-@pytest.mark.parametrize("float_safe", [False, True])
-def test_a_kernel_certificate_loads_with_the_fitted_types(tmp_path, float_safe):
-    """The kernel learners' calibration and constants are still their records (issue 41: not yet typed): a loaded
-    certificate holds the same records, with the same types, as the fitted one."""
+def _pinp(X, y):
+    curator = PINP("rbf", gamma=2.0, lam=0.1, max_queries=10, loss="huber_hinge:h=0.5").fit(X, y, 5.0, random_state=0)
+    curator.decision_function(X[:5])
+    return curator.release()
+
+
+KERNEL_RELEASES = {
+    "TDDL": lambda X, y: TDDL("rbf", gamma=2.0, lam=0.1, loss="huber_hinge:h=0.5").fit(X, y, 1.0, Z=X[:20],
+                                                                                     random_state=0),
+    "TDDL gaussian float-safe": lambda X, y: TDDL("rbf", gamma=2.0, lam=0.1, float_safe=True).fit(
+        X, y, 1.0, 1e-6, Z=X[:20], random_state=0),
+    "TDDL float-safe public span": lambda X, y: TDDL("rbf", gamma=2.0, lam=0.1, span="public", float_safe=True).fit(
+        X, y, 1.0, Z=X[:20], random_state=0),
+    "PINP": _pinp,
+    "TDIL": lambda X, y: TDIL("linear", lam=0.1, input_bound=1.0).fit(X, y, 200.0, 1e-6, random_state=3),
+    "TDIL float-safe net": lambda X, y: TDIL("rbf", gamma=1.0, lam=0.1, input_bound=1.0, net_spacing=0.5,
+                                             float_safe=True).fit(X, y, 50.0, random_state=3),
+}
+KERNEL_TYPES = {"TDDL": TDDLCalibration, "TDDL gaussian float-safe": LatticeTDDL,
+                "TDDL float-safe public span": LatticeTDDL, "PINP": PINPParameters, "TDIL": TDILParameters,
+                "TDIL float-safe net": LatticeTDIL}
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ExponentialCostWarning")
+@pytest.mark.parametrize("name", list(KERNEL_RELEASES))
+def test_a_kernel_certificate_loads_with_the_fitted_types_and_values(tmp_path, name):
+    """TDDL, PINP and TDIL (float and float-safe): the loaded certificate holds the fitted one's typed constants and
+    calibration, equal, with the same relation, curve and floating-point guarantee."""
     X, y = synthetic_classification(n=200, d=2, random_state=0)
-    model = TDDL("rbf", gamma=2.0, lam=0.1, loss="huber_hinge:h=0.5", float_safe=float_safe).fit(
-        X, y, 1.0, Z=X[:20], random_state=0)
+    model = KERNEL_RELEASES[name](X, y)
     fitted = model.certificate
     loaded = dpcvx.load(dpcvx.save(model, tmp_path / "kernel.json")).certificate
-    assert loaded.calibration == fitted.calibration and _types(loaded.calibration) == _types(fitted.calibration)
-    assert loaded.constants == fitted.constants and _types(loaded.constants) == _types(fitted.constants)
-    assert loaded.float_guarantee is fitted.float_guarantee
+    assert type(fitted.calibration) is type(loaded.calibration) is KERNEL_TYPES[name]
+    assert isinstance(loaded.calibration, KernelCalibration) and loaded.calibration == fitted.calibration
+    assert isinstance(loaded.constants, KernelConstants) and loaded.constants == fitted.constants
+    assert [type(value) for _, value, _ in loaded.constants.statements()] == \
+        [type(value) for _, value, _ in fitted.constants.statements()]
+    assert type(loaded.constants.n) is int and type(loaded.constants.L) is float
+    assert loaded.relation is fitted.relation is Neighbours.REPLACE_ONE
+    assert loaded.float_guarantee is fitted.float_guarantee and isinstance(loaded.float_guarantee, FloatGuarantee)
     assert loaded.privacy_curve == fitted.privacy_curve and str(loaded) == str(fitted)
+    assert (loaded.float_guarantee is FloatGuarantee.EXACT) == (name in ("TDDL gaussian float-safe", "PINP",
+                                                                        "TDIL float-safe net"))

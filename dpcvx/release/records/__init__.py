@@ -3,11 +3,10 @@
 * :mod:`.header`: the format name and versions every record starts with;
 * :mod:`.fields`: the checked reading of one JSON field (numbers, texts, flags);
 * :mod:`.rows`: the public per-record map (norm bound, intercept, feature map) and the feature-map registry;
-* :mod:`.calibration`: which calibration class reads a recorded calibration, recomputed and compared
-  (linear releases; a kernel release's record);
+* :mod:`.calibration`: which calibration class reads a recorded calibration (linear and kernel releases),
+  recomputed and compared, and the one rule that compares a recorded number with a recomputed one;
 * :mod:`.certificate`: a linear release's certificate, its calibration recomputed and compared;
-* :mod:`.linear`, :mod:`.regression`, :mod:`.multiclass`: the records of those release kinds
-  (the kernel record is :func:`dpcvx.release.kernel_model.release_to_dict`);
+* :mod:`.linear`, :mod:`.regression`, :mod:`.multiclass`, :mod:`.kernel`: the records of those release kinds;
 * :mod:`.privatised`: the one declaration of which saved paths hold privatised values (the mechanism's output
   and a composite procedure's earlier private releases) or public functions of them, which the release-file
   audit reads.

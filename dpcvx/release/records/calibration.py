@@ -1,15 +1,18 @@
 """A recorded calibration read back: which class reads a record, and the recompute-and-compare of its fields.
 
-A linear release records its calibration as ``calibration.to_dict()``; :func:`read_linear` picks the
+A release records its calibration as ``calibration.to_dict()``. :func:`read_linear` picks the
 :class:`~dpcvx.privacy.calibration.LinearCalibration` class the record's ``mechanism`` and ``noise``
-name (:data:`LINEAR_CALIBRATIONS`: the only table of them), rebuilds the library's own calibration
-from the record's public inputs (``from_record``, the inverse of ``to_dict``) and refuses a record
-whose fields disagree with the rebuilt one's, naming the field. The result is the typed calibration a
-fitted release holds. A kernel release's record is recomputed by :func:`recompute_kernel`.
+name (:data:`LINEAR_CALIBRATIONS`), :func:`read_kernel` the
+:class:`~dpcvx.privacy.kernel_calibrate.KernelCalibration` class of the certificate's algorithm and the
+record's sampler (:data:`KERNEL_CALIBRATIONS`); these are the only tables of calibration classes. Each
+rebuilds the library's own calibration from the record's public inputs (``from_record``, the inverse of
+``to_dict``) and refuses a record whose fields disagree with the rebuilt one's (:func:`same_number`),
+naming the field. The result is the typed calibration a fitted release holds.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -19,13 +22,15 @@ from ...exceptions import InputError
 from ...privacy.calibrate import ObjectivePerturbation, OutputPerturbation
 from ...privacy.calibrate_gaussian import GaussianObjectivePerturbation, GaussianOutputPerturbation
 from ...privacy.calibration import LinearCalibration, Noise, PublicFacts, Record
-from ...privacy.kernel_calibrate import recompute_kernel_calibration
+from ...privacy.kernel_calibrate import KernelCalibration, PINPParameters, TDDLCalibration, TDILParameters
 from ...privacy.lattice_objective import LatticeObjective
 from ...privacy.lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
-from ...privacy.lattice_predictions import recompute_lattice_tddl
-from ...privacy.lattice_tdil import recompute_lattice_tdil
+from ...privacy.lattice_predictions import LatticeTDDL
+from ...privacy.lattice_tdil import LatticeTDIL
+from ...rounding import ROUNDING
 
-__all__ = ["LINEAR_CALIBRATIONS", "linear_class", "read_linear", "same_number", "recompute_kernel"]
+__all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel",
+           "same_number"]
 
 #: Every calibration a linear release can carry (docs/architecture.md, "A new mechanism").
 LINEAR_CALIBRATIONS: tuple[type[LinearCalibration], ...] = (
@@ -44,17 +49,33 @@ def linear_class(record: Record) -> type[LinearCalibration]:
     return _BY_NAMES[key]
 
 
+#: Every calibration a kernel release can carry, by the certificate's algorithm and whether the record's noise is
+#: drawn exactly on a lattice (``"sampler": "exact"``, the float-safe forms).
+KERNEL_CALIBRATIONS: tuple[type[KernelCalibration], ...] = (
+    TDDLCalibration, LatticeTDDL, PINPParameters, TDILParameters, LatticeTDIL)
+_KERNEL_BY_NAMES = {(kind.algorithm, kind.exact_sampler): kind for kind in KERNEL_CALIBRATIONS}
+
+
 def same_number(recorded: Any, recomputed: Any) -> bool:
-    """Whether a recorded field equals the recomputed one (numbers as floats, a bool only as a bool)."""
+    """Whether a recorded field is the recomputed one: a bool only as the same bool, a number within a relative
+    ``ROUNDING`` (1e-12) of it, anything else equal.
+
+    The recorded number is a double the codec wrote with the shortest text that reads back exactly, so the same
+    computation on the same machine matches bit for bit. A tolerance is still sound, and needed: the loaded
+    certificate holds the recomputed calibration, never the recorded number, so the comparison only decides
+    whether a file is refused as edited; and another machine (another libm, eigensolver or thread count) may move
+    a recomputed double by a few ulps (lambda_max of TDDL's K_Z), far below the relative 1e-12 by which every
+    quantity a proof needs is rounded in the safe direction (:mod:`dpcvx.rounding`).
+    """
     if isinstance(recorded, bool) or isinstance(recomputed, bool):
         return recorded is recomputed
     if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
-        return float(recorded) == float(recomputed)
-    return recorded == recomputed
+        return math.isclose(float(recorded), float(recomputed), rel_tol=ROUNDING, abs_tol=0.0)
+    return bool(recorded == recomputed)
 
 
-def _compare(record: Record, recomputed: dict[str, Any], inputs: tuple[str, ...]) -> None:
-    """Refuse a record whose fields are not those the library recomputes from its inputs, naming the field."""
+def _compare(record: Record, recomputed: dict[str, Any], used: str) -> None:
+    """Refuse a record whose fields are not those the library recomputes from ``used``, naming the field."""
     for key in [*recomputed, *(key for key in record if key not in recomputed)]:
         if key not in recomputed:
             raise InputError(f"certificate.calibration.{key} is not part of a dpcvx calibration; the "
@@ -63,7 +84,6 @@ def _compare(record: Record, recomputed: dict[str, Any], inputs: tuple[str, ...]
             raise InputError(f"certificate.calibration.{key} is missing (recomputed "
                              f"{recomputed[key]!r}); the file is incomplete")
         if not same_number(record[key], recomputed[key]):
-            used = ", ".join(k for k in inputs if k in record)
             raise InputError(f"certificate.calibration.{key}: recorded {record[key]!r}, recomputed "
                              f"{recomputed[key]!r} from {used}; the file has been edited")
 
@@ -75,19 +95,22 @@ def read_linear(record: Record) -> LinearCalibration:
         calibration = kind.from_record(record, PublicFacts())
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    _compare(record, calibration.to_dict(), kind.inputs)
+    _compare(record, calibration.to_dict(), ", ".join(key for key in kind.inputs if key in record))
     return calibration
 
 
-# the float-safe forms of the kernel releases (TDDL / TDIL with float_safe=True), from their float records
-_FLOAT_SAFE_KERNELS = {"TDDL": recompute_lattice_tddl, "TDIL": recompute_lattice_tdil}
-
-
-def recompute_kernel(record: Record, algorithm: str, kernel: Any, centers: np.ndarray | None) -> dict[str, Any]:
-    """The record the library computes for a kernel release (``algorithm``) from the public inputs it states."""
-    recomputed = recompute_kernel_calibration(algorithm, dict(record), kernel=kernel, centers=centers)
-    if record.get("sampler") == "exact" and algorithm in _FLOAT_SAFE_KERNELS:
-        if centers is None:
-            raise InputError("a float-safe kernel calibration needs the public centres")
-        recomputed = _FLOAT_SAFE_KERNELS[algorithm](recomputed, kernel, centers.shape[1])
-    return recomputed
+def read_kernel(record: Any, algorithm: str, kernel: Any, centers: np.ndarray) -> KernelCalibration:
+    """The typed calibration of a kernel release (``algorithm``) whose public sample or released centres are
+    ``centers``, recomputed from the record's public inputs and compared."""
+    if not isinstance(record, dict):
+        raise InputError("certificate.calibration must be an object")
+    kind = _KERNEL_BY_NAMES.get((algorithm, record.get("sampler") == "exact"))
+    if kind is None:
+        raise InputError(f"certificate.calibration of {algorithm} names sampler {record.get('sampler')!r}; "
+                         "the file has been edited")
+    try:
+        calibration = kind.from_record(record, PublicFacts(algorithm=algorithm, kernel=kernel, centers=centers))
+    except (InputError, TypeError, ValueError) as error:
+        raise InputError(f"the recorded {algorithm} calibration lacks or garbles an input: {error}") from None
+    _compare(record, calibration.to_dict(), "the public inputs")
+    return calibration

@@ -1,0 +1,160 @@
+"""The record of a kernel release (kind ``"kernel"``): the predictor, the privatised values and the certificate,
+every public constant and the calibration re-derived on reading.
+
+The privatised values sit under ``"privatised"``: the coefficients always, the centres when a mechanism chose
+them (PINP's updating queries, TDIL's selected points) and the algorithm's privatised outputs (TDIL's rounds used,
+PINP's answers). :func:`kernel_release_from_dict` rebuilds the typed certificate a fit holds: the
+:class:`~dpcvx.privacy.kernel_calibrate.KernelConstants` from the recorded n, lam, L, l(0), inf l and the
+kernel's own feature bound, and the :class:`~dpcvx.privacy.kernel_calibrate.KernelCalibration` from the recorded
+public inputs (:func:`~.calibration.read_kernel`); a recorded number that is not the re-derived one is refused,
+naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...data.files import json_object
+from ...data.kernels import Kernel, kernel_from_dict
+from ...exceptions import InputError
+from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, NEIGHBOUR_RELATION, KernelConstants
+from ...privacy.privacy_curve import check_recorded_curve
+from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
+from .calibration import read_kernel, same_number
+
+__all__ = ["kernel_release_to_dict", "kernel_release_from_dict"]
+
+KERNEL_HOLDER = "a dpcvx kernel release"
+_RELEASE_KEYS = {"format", "format_version", "kind", "library_version", "algorithm", "epsilon", "delta",
+                 "classes", "privatised", "predictor", "certificate"}
+_PREDICTOR_KEYS = {"kernel", "n_features", "centers"}
+_CERTIFICATE_KEYS = {"algorithm", "theorem", "guarantee", "epsilon", "delta", "neighbours", "constants",
+                     "calibration", "loss", "kernel", "library_version"}
+# the algorithms' privatised outputs besides the predictor, in the order the learners record them
+_OUTPUTS: dict[str, tuple[str, ...]] = {"TDDL": (), "PINP": ("answers", "updates_used"),
+                                        "TDIL": ("rounds_used", "certified")}
+
+
+def kernel_release_to_dict(release: PrivateKernelModel, header: dict) -> dict:
+    """The JSON-ready file form of a kernel release; ``header`` holds format, version and kind."""
+    predictor, certificate = release.predictor, release.certificate.to_dict()
+    values = {"centers": predictor.centers.tolist(), "coef": predictor.coef.tolist()}
+    privatised = {key: values[key] for key in ("centers", "coef") if key in predictor.privatised}
+    privatised.update(release.outputs)
+    return {
+        **header,
+        "library_version": certificate["library_version"],
+        "algorithm": certificate["algorithm"],
+        "epsilon": certificate["epsilon"],
+        "delta": certificate["delta"],
+        "classes": list(KERNEL_CLASSES),
+        "privatised": privatised,
+        "predictor": {"kernel": predictor.kernel.to_dict(), "n_features": predictor.n_features,
+                      "centers": None if "centers" in predictor.privatised else values["centers"]},
+        "certificate": certificate,
+    }
+
+
+def _matrix(what: str, data: Any, columns: int) -> np.ndarray:
+    try:
+        array = np.asarray(data, dtype=float).reshape(-1, columns)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a list of rows of {columns} numbers") from None
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"{what} must hold finite numbers")
+    return array
+
+
+def _constants(certificate: dict, kernel: Kernel) -> KernelConstants:
+    """The constants re-derived from the recorded n, lam, L, l(0), inf l, the loss and the kernel's feature bound,
+    refused unless every recorded constant and its statement are the re-derived ones."""
+    record = certificate["constants"]
+    if not isinstance(record, dict) or not all(
+            isinstance(item, dict) and set(item) == {"value", "established"} for item in record.values()):
+        raise InputError("certificate.constants must map names to {value, established}")
+    value = {name: item["value"] for name, item in record.items()}
+    try:
+        infimum = value["loss_infimum"]
+        constants = KernelConstants(n=int(value["n"]), lam=float(value["lam"]), L=float(value["L"]),
+                                    R_phi=kernel.feature_bound, loss_at_zero=float(value["loss_at_zero"]),
+                                    loss_infimum=None if infimum is None else float(infimum),
+                                    loss=str(certificate["loss"]))
+        recomputed = constants.to_dict()
+    except (KeyError, TypeError, ValueError, InputError) as error:
+        raise InputError(f"certificate.constants lacks or garbles an input: {error!r}") from None
+    for name in sorted(set(recomputed) | set(record)):
+        if name not in record or name not in recomputed:
+            raise InputError(f"certificate.constants.{name} is {'missing' if name not in record else 'unknown'}")
+        if not same_number(record[name]["value"], recomputed[name]["value"]):
+            raise InputError(f"certificate.constants.{name}: recorded {record[name]['value']!r}, "
+                             f"re-derived {recomputed[name]['value']!r} from n, lam, L, the kernel and "
+                             "the loss; the file has been edited")
+        if record[name]["established"] != recomputed[name]["established"]:
+            raise InputError(f"certificate.constants.{name}.established is not what dpcvx states for it; the "
+                             "file has been edited")
+    return constants
+
+
+def _check_stated(calibration: Any, constants: KernelConstants, certificate: dict, algorithm: str) -> None:
+    """The calibration's recorded inputs are the certificate's constants, epsilon and delta."""
+    if not isinstance(calibration, dict):
+        raise InputError("certificate.calibration must be an object")
+    stated = {"n": constants.n, "lam": constants.lam, "L": constants.L, "R": constants.R_phi,
+              "epsilon": certificate["epsilon"], "delta": certificate["delta"]}
+    if algorithm != "TDDL":
+        stated["C"] = constants.C
+    for key, number in stated.items():
+        if not same_number(calibration.get(key), number):
+            raise InputError(f"certificate.calibration.{key} is {calibration.get(key)!r} but the certificate "
+                             f"states {number!r}; the file has been edited")
+
+
+def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
+    """Rebuild a kernel release from :func:`kernel_release_to_dict` output; every public constant and the
+    calibration are re-derived from the stored public inputs, and a mismatch is refused."""
+    item = json_object("the model file", data, _RELEASE_KEYS, holder=KERNEL_HOLDER)
+    saved_certificate = item["certificate"]
+    recorded_curve = saved_certificate.get("privacy_curve") if isinstance(saved_certificate, dict) else None
+    certificate = json_object("certificate", {key: value for key, value in saved_certificate.items()
+                                              if key != "privacy_curve"} if isinstance(saved_certificate, dict)
+                              else saved_certificate, _CERTIFICATE_KEYS, holder=KERNEL_HOLDER)
+    algorithm = certificate["algorithm"]
+    if algorithm not in KERNEL_ALGORITHMS:
+        raise InputError(f"certificate.algorithm must be one of {KERNEL_ALGORITHMS}, got {algorithm!r}")
+    for key in ("algorithm", "epsilon", "delta", "library_version"):
+        if item[key] != certificate[key]:
+            raise InputError(f"{key} is {item[key]!r} but the certificate records {certificate[key]!r}; "
+                             "the file has been edited")
+    if item["classes"] != list(KERNEL_CLASSES):
+        raise InputError(f"classes of a kernel release are {list(KERNEL_CLASSES)}, got {item['classes']!r}")
+    predictor_data = json_object("predictor", item["predictor"], _PREDICTOR_KEYS, holder=KERNEL_HOLDER)
+    if predictor_data["kernel"] != certificate["kernel"]:
+        raise InputError("predictor.kernel differs from certificate.kernel; the file has been edited")
+    kernel = kernel_from_dict(predictor_data["kernel"])
+    d = predictor_data["n_features"]
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise InputError(f"predictor.n_features must be a positive integer, got {d!r}")
+    privatised = item["privatised"]
+    expected = {"coef"} | set(_OUTPUTS[algorithm]) | ({"centers"} if predictor_data["centers"] is None else set())
+    json_object("privatised", privatised, expected, holder=KERNEL_HOLDER)
+    centers_data = privatised["centers"] if predictor_data["centers"] is None else predictor_data["centers"]
+    centers = _matrix("the centres", centers_data, d)
+    coef = _matrix("privatised.coef", privatised["coef"], 1).ravel()
+    predictor = KernelPredictor(kernel, centers, coef,
+                                privatised=("centers", "coef") if predictor_data["centers"] is None else ("coef",))
+
+    constants = _constants(certificate, kernel)
+    _check_stated(certificate["calibration"], constants, certificate, algorithm)
+    loaded = KernelReleaseCertificate(
+        algorithm=algorithm, theorem=str(certificate["theorem"]), epsilon=float(certificate["epsilon"]),
+        delta=float(certificate["delta"]), constants=constants,
+        calibration=read_kernel(certificate["calibration"], algorithm, kernel, centers),
+        kernel=dict(certificate["kernel"]), library_version=str(certificate["library_version"]))
+    check_recorded_curve(recorded_curve, loaded.privacy_curve)
+    if loaded.guarantee != certificate["guarantee"] or certificate["neighbours"] != NEIGHBOUR_RELATION:
+        raise InputError("certificate.guarantee or certificate.neighbours does not match what dpcvx states "
+                         "for this release; the file has been edited")
+    outputs = {key: privatised[key] for key in _OUTPUTS[algorithm]}
+    return PrivateKernelModel(predictor, loaded, outputs)
