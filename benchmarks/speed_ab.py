@@ -12,7 +12,8 @@ change of machine load hits both alike; each process's median ratio is recorded.
     python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
 
 A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
-``LAM`` and ``EPSILON``.
+``LAM`` and ``EPSILON``. A case ``generator/n x d`` takes the family sweep's generator instead
+(:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``.
 """
 
 from __future__ import annotations
@@ -32,13 +33,17 @@ import dpcvx
 assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
 sys.path.insert(1, {root!r})
 import numpy as np
-from benchmarks import common, speed_sweep
+from benchmarks import common, family_sweep, speed_sweep
 from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
 case, _, options = {case!r}.partition("@")
+generator, _, shape = case.rpartition("/")
 for option in filter(None, options.split(",")):
     key, _, value = option.partition("=")
     setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
-X, y = sparse_data(*parse_shape("2e5x1e5")) if case == "sparse" else dense_data(*parse_shape(case))
+if generator:
+    X, y = family_sweep.generate(generator, *parse_shape(shape), family_sweep.SEED)
+else:
+    X, y = sparse_data(*parse_shape("2e5x1e5")) if case == "sparse" else dense_data(*parse_shape(case))
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)
     ratios = [fit_dpcvx(X, y, k + 1)[0] / fit_sklearn(X, y, k + 1)[0] for k in range({fits})]
@@ -56,7 +61,8 @@ def run_child(tree: Path, case: str, fits: int) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speed_ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
-    parser.add_argument("--cases", nargs="+", default=["3e5x500", "sparse"], help="n x d of dense cases, or sparse")
+    parser.add_argument("--cases", nargs="+", default=["3e5x500", "sparse"],
+                        help="n x d of dense cases, sparse, or generator/n x d")
     parser.add_argument("--processes", type=int, default=4, help="processes per tree and case")
     parser.add_argument("--fits", type=int, default=5, help="timed pairs per process")
     parser.add_argument("--tag", default="speed_ab")

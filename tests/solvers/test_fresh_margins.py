@@ -274,3 +274,20 @@ def test_a_cg_step_that_can_end_the_solve_brings_its_fresh_gradient(rows_in_ball
     assert info.status == "converged"
     assert len(gradients) == info.iterations and gradients[-1] == "fresh_gradient_terms"
     assert info.gradient_norm == _objective(kind, X, y, None).residual(w).absolute * X.shape[0]
+
+
+def test_a_cg_step_is_held_to_the_target_only_when_the_observed_quadratic_term_lets_it_end():
+    """The step that can end the solve takes CG to the target's floor; whether it can is judged by the last full
+    step's observed constant r_k / r_(k-1)^2 (at least 1). The numbers are those of a 20,000 x 1,000 fit: from
+    r = 1.16e-3 a full step reached 1.26e-5 (constant 9.4), so the next step's quadratic term is about
+    9.4 r^2 = 1.5e-9, above a target that the assumed constant 1 (r^2 = 1.6e-10) would have met."""
+    floor = linear.CG_TARGET_FRACTION * 1.45e-5  # the target's share: floor / fraction = target n / ||g||
+    observed = linear._quadratic(1.26e-5, 1.16e-3, True, 1.0)
+    assert observed == pytest.approx(1.26e-5 / 1.16e-3**2)
+    assert linear._can_end(1.26e-5, floor, 1.0) and not linear._can_end(1.26e-5, floor, observed)
+    assert linear._forcing(1.26e-5, floor, 1.0) == floor
+    assert linear._forcing(1.26e-5, floor, observed) == pytest.approx(np.sqrt(1.26e-5))
+    # a constant below 1 is taken as 1; a damped step, or no step yet, keeps the last one
+    assert linear._quadratic(1e-3, 1e-1, True, 7.0) == 1.0
+    assert linear._quadratic(1e-3, 1e-2, False, 7.0) == 7.0
+    assert linear._quadratic(1e-3, np.inf, True, 1.0) == 1.0
