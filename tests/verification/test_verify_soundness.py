@@ -86,6 +86,7 @@ def test_grid_estimate_misses_steep_curvature():
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_steep_curvature_is_certified_with_a_proved_upper_bound():
     cert = dpcvx.verify(steep, time_limit=QUICK)
     true_c = steep_second(dense(Z0, 0.01)).max()
@@ -115,6 +116,7 @@ def bump_second(z):
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_narrow_bump_is_refused_or_bounded_soundly():
     grid = grid_estimate(bump)
     values = bump_second(dense(Z0, 0.02))
@@ -144,6 +146,7 @@ def test_validated_bound_of_a_convex_bump_in_the_slope():
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 @pytest.mark.parametrize("loss", [
     lambda z: cp.maximum(cp.logistic(-z), cp.logistic(-2 * z) + 0.1),
     lambda z: cp.maximum(cp.logistic(-z), cp.logistic(-z) + 1e-3 * (z - 0.5)),
