@@ -10,6 +10,8 @@ an independent numpy gradient and against the other paths).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sparse
@@ -291,3 +293,29 @@ def test_a_cg_step_is_held_to_the_target_only_when_the_observed_quadratic_term_l
     assert linear._quadratic(1e-3, 1e-1, True, 7.0) == 1.0
     assert linear._quadratic(1e-3, 1e-2, False, 7.0) == 7.0
     assert linear._quadratic(1e-3, np.inf, True, 1.0) == 1.0
+
+
+@pytest.mark.parametrize("kind", ["row-blocks", "memmap"])
+def test_the_loss_at_zero_margins_is_two_evaluations_and_bitwise_the_n_evaluations(rows_in_ball, kind, tmp_path):
+    """At w = 0 the margins y * 0 are +0 or -0: F and its gradient there take l and l' at the two signed zeros,
+    not at n rows, and equal to the bit what n evaluations give (the same margins as a copy, which is not
+    recognised as the zero margins, are evaluated row by row)."""
+    X, y = rows_in_ball(5_000, 7, seed=11)
+    objective = _objective(kind, X, y, tmp_path)
+    evaluated: list[tuple[str, int]] = []
+
+    def counted(name: str):
+        function = getattr(objective.loss, name)
+        return lambda z: evaluated.append((name, np.size(z))) or function(z)
+
+    objective.loss = dataclasses.replace(objective.loss, value=counted("value"), first=counted("first"))
+    w = np.zeros(X.shape[1])
+    zero = objective.margins(w)
+    assert set(np.unique(zero)) == {0.0} and np.any(np.signbit(zero)) and not np.all(np.signbit(zero))
+    value, terms = objective.value(w, zero), objective.gradient_terms(w, zero)
+    assert sorted(evaluated) == [("first", 2), ("value", 2)]
+    evaluated.clear()
+    copy = zero.copy()
+    assert objective.value(w, copy) == value
+    assert np.array_equal(objective.gradient_terms(w, copy)[0], terms[0])
+    assert sum(size for _, size in evaluated) == 2 * X.shape[0]
