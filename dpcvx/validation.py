@@ -63,6 +63,7 @@ __all__ = [
     "check_classes",
     "check_flag",
     "check_choice",
+    "check_threshold",
     "Check",
     "check_parameters",
     "optional",
@@ -537,10 +538,16 @@ def check_flag(name: str, value: Any) -> bool:
     raise InputError(f"{name} must be True or False, got {value!r}")
 
 
-def decision_cut(threshold: Any, binary: bool) -> float:
-    """log(t / (1 - t)) for a public decision threshold t in (0, 1) of a binary classifier (0 at t = 0.5)."""
+def check_threshold(name: str, threshold: Any) -> float:
+    """A public decision threshold t in (0, 1) of a classifier."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
-        raise InputError(f"threshold must be a public probability in (0, 1), got {threshold!r}")
+        raise InputError(f"{name} must be a public probability in (0, 1), got {threshold!r}")
+    return float(threshold)
+
+
+def decision_cut(threshold: float, binary: bool) -> float:
+    """log(t / (1 - t)) for a checked public decision threshold t (:func:`check_threshold`) of a binary classifier
+    (0 at t = 0.5)."""
     if not binary and threshold != 0.5:
         raise InputError("threshold applies to binary classification only; with more than two public classes "
                          "predict takes the largest one-vs-rest score")
@@ -564,8 +571,15 @@ def optional(check: Check) -> Check:
 
 
 def or_literal(literal: str, check: Check) -> Check:
-    """The keyword ``literal`` (for example "auto"), or a value ``check`` accepts."""
-    return lambda name, value: literal if isinstance(value, str) and value == literal else check(name, value)
+    """The keyword ``literal`` (for example "auto"), or a number ``check`` accepts (another str is refused
+    naming both)."""
+    def checked(name: str, value: Any) -> Any:
+        if isinstance(value, str):
+            if value == literal:
+                return literal
+            raise InputError(f"{name} must be {literal!r} or a number, got {value!r}")
+        return check(name, value)
+    return checked
 
 
 def check_parameters(owner: Any, constraints: Mapping[str, Check]) -> dict[str, Any]:

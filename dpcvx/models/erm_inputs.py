@@ -33,7 +33,6 @@ from ..validation import (
     fraction,
     label_clipping_note,
     optional,
-    or_literal,
     positive,
     sample_size,
 )
@@ -58,6 +57,7 @@ class Settings(Protocol):
     allow_estimates: bool
     verbose: bool
     allow_large_delta: bool
+    column_statistics: bool
     solver: Any
     tol: float | None
     max_iter: int | None
@@ -81,6 +81,17 @@ def _installed_solvers() -> frozenset[str]:
 def _solver_name(name: str, solver: Any) -> Any:
     """A user's solver (a callable) or the name of one of dpcvx's solver choices."""
     return solver if callable(solver) else check_choice(name, solver, SOLVERS)
+
+
+def _lam(name: str, lam: Any) -> float | str:
+    """Lam: "auto" (the public rule of docs/theory.md, section 25) or a number > 0."""
+    if isinstance(lam, str):
+        if lam == "auto":
+            return lam
+    elif not isinstance(lam, (int, float, np.floating, np.integer)) or isinstance(lam, bool) or lam > 0:
+        return positive(name, lam)  # its own messages: not a number, beyond the float range
+    raise InputError(f"{name} must be 'auto' (the public rule of docs/theory.md, section 25) or a number "
+                     f"{name} > 0, got {lam!r}")
 
 
 def _tol(name: str, tol: Any) -> float:
@@ -111,7 +122,7 @@ def _solver_options(name: str, options: Any) -> dict[str, Any]:
 
 
 SETTINGS: dict[str, Check] = {
-    "lam": or_literal("auto", positive),
+    "lam": _lam,
     "comparator_norm": optional(positive),
     "fit_intercept": check_flag,
     "clip": check_flag,
@@ -119,6 +130,7 @@ SETTINGS: dict[str, Check] = {
     "allow_estimates": check_flag,
     "verbose": check_flag,
     "allow_large_delta": check_flag,
+    "column_statistics": check_flag,
     "solver": _solver_name,
     "tol": optional(_tol),
     "max_iter": optional(_max_iter),

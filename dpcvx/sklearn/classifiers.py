@@ -77,7 +77,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -105,7 +105,18 @@ from ..privacy.accountant import PrivacyAccountant
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
-from ..validation import check_choice, check_classes, check_public_classes, decision_cut, fraction, refuse_weights
+from ..validation import (
+    Check,
+    check_choice,
+    check_classes,
+    check_parameters,
+    check_public_classes,
+    check_threshold,
+    decision_cut,
+    fraction,
+    optional,
+    refuse_weights,
+)
 from ..verification.loss_declaration import loss_at_zero
 from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan
@@ -144,6 +155,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
+    #: the declared constraints of the estimator's own parameters, checked once at ``fit`` and ``plan``
+    #: (:func:`dpcvx.validation.check_parameters`); the learner's settings are :class:`~dpcvx.models.erm.PrivateERM`'s
+    #: own table (:data:`dpcvx.models.erm_inputs.SETTINGS`), checked when it plans
+    _parameters: ClassVar[dict[str, Check]] = {"threshold": check_threshold}
 
     def _loss(self) -> Loss:
         raise NotImplementedError
@@ -279,15 +294,17 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         return EstimatorPlan(self, learner, plan)
 
     def _public_checks(self, sample_weight: Any) -> tuple[bool, int | None, float]:
-        """(one-vs-rest, the seed, the decision cut), checked before anything is read of the data."""
+        """(one-vs-rest, the seed, the decision cut), checked before anything is read of the data: the declared
+        parameters (:attr:`_parameters`), then the rules between them."""
         multiclass = self._multiclass
         if multiclass:
             refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
             if self.column_statistics is True:
                 raise InputError("column_statistics=True is offered for two classes (one release of the statistics "
                                  "for one fit); one-vs-rest would draw them once per class. Nothing was charged")
+        checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        return multiclass, seed, decision_cut(getattr(self, "threshold", 0.5), not multiclass)
+        return multiclass, seed, decision_cut(checked["threshold"], not multiclass)
 
     def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
         """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels."""
@@ -394,7 +411,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """The release's labels for checked rows X, binary ones at the public decision threshold."""
         if isinstance(model, PrivateMulticlassModel):
             return model.predict(X)
-        cut = decision_cut(getattr(self, "threshold", 0.5), True)
+        cut = decision_cut(check_threshold("threshold", self.threshold), True)
         return np.where(model.decision_function(X) > cut, model.classes_[1], model.classes_[0])
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 - scikit-learn's signature
@@ -626,6 +643,11 @@ class DPLogisticRegression(_PrivateLinearClassifier):
     """
 
     offsets_intercept = True
+    _parameters: ClassVar[dict[str, Check]] = {
+        **_PrivateLinearClassifier._parameters,
+        "penalty": lambda name, value: check_choice(name, value, PENALTIES),
+        "l1_ratio": optional(lambda name, value: fraction(name, value, allow_zero=True, allow_one=True)),
+    }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, mechanism: str = "objective",
                  lam: float | str = "auto", data_norm: float | str = 1.0, fit_intercept: bool = True,
@@ -645,16 +667,17 @@ class DPLogisticRegression(_PrivateLinearClassifier):
         return losses.logistic()
 
     def _regularizer(self) -> Regularizer | None:
-        penalty = check_choice("penalty", self.penalty, PENALTIES)
-        if penalty == "l2":
+        """N(w) of ``penalty`` (checked with ``l1_ratio`` in the declared table, :attr:`_parameters`)."""
+        if self.penalty == "l2":
             return None
         import cvxpy as cp  # the default l2 penalty needs no CVXPY (verifier.default_ridge)
 
-        if penalty == "l1":
+        if self.penalty == "l1":
             return lambda w: cp.norm1(w)
-        ratio = fraction("l1_ratio", self.l1_ratio, allow_one=True) if self.l1_ratio is not None else None
-        if ratio is None:
-            raise InputError("penalty='elasticnet' needs l1_ratio in (0, 1] (scikit-learn's name)")
+        if self.l1_ratio is None or self.l1_ratio == 0:
+            raise InputError(f"penalty='elasticnet' needs l1_ratio in (0, 1] (scikit-learn's name), got "
+                             f"{self.l1_ratio!r}")
+        ratio = float(self.l1_ratio)
         return lambda w: ratio * cp.norm1(w) + (1 - ratio) / 2 * cp.sum_squares(w)
 
     def predict_proba(self, X: Any) -> np.ndarray:

@@ -44,7 +44,7 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -70,7 +70,19 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel
-from ..validation import check_bound, label_range, refuse_weights
+from ..validation import (
+    Check,
+    check_bound,
+    check_choice,
+    check_flag,
+    check_parameters,
+    label_range,
+    non_negative,
+    optional,
+    or_literal,
+    positive,
+    refuse_weights,
+)
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan
@@ -85,12 +97,27 @@ MECHANISMS = ("auto", "adassp", "objective")
 HUBER_FRACTION = 0.25
 
 
+def _extra_ridge(name: str, lam: Any) -> float | str:
+    """DPLinearRegression's lam: "auto" or a number, >= 0 for AdaSSP (an extra ridge); mechanism="objective"'s
+    lam > 0 is :class:`~dpcvx.models.erm.PrivateERM`'s rule (its table)."""
+    if not isinstance(lam, str):
+        return non_negative(name, lam)
+    if lam == "auto":
+        return lam
+    raise InputError(f"{name} must be 'auto' or a number (AdaSSP: {name} >= 0, an extra ridge; mechanism='objective': "
+                     f"{name} > 0, the ridge of the objective, or 'auto', the public rule of docs/theory.md, section "
+                     f"25), got {lam!r}")
+
+
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
     seed_only_random_state = True  # an int seed or None: tune's BudgetInConstructor draws one per candidate
     takes_weights = False  # whether fit takes sample_weight (with the public sample_weight_bound)
+    #: the declared constraints of the estimator's own parameters, checked once at ``fit`` (and ``plan``)
+    #: (:func:`dpcvx.validation.check_parameters`); the learner's settings are checked by the learner's own table
+    _parameters: ClassVar[dict[str, Check]] = {}
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
@@ -118,6 +145,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     def _public_checks(self, sample_weight: Any) -> tuple[float, float | str, int | None]:
         """(the public shift of the labels, the centred label bound B, the seed), checked before the data."""
+        check_parameters(self, self._parameters)  # the declared table, once per public entry
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
@@ -221,6 +249,13 @@ class DPLinearRegression(_PrivateRegressor):
         ``clone`` keeps the same one.
     """
 
+    _parameters: ClassVar[dict[str, Check]] = {
+        "mechanism": lambda name, value: check_choice(name, value, MECHANISMS),
+        "lam": _extra_ridge,
+        "weight_bound": optional(check_bound),
+        "float_safe": check_flag,
+    }
+
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
                  mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
@@ -232,8 +267,6 @@ class DPLinearRegression(_PrivateRegressor):
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
-        if self.mechanism not in MECHANISMS:
-            raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
         on_a_ball = pure and self.mechanism == "auto" and self.weight_bound is not None
         if self.mechanism == Mechanism.OBJECTIVE or on_a_ball:
@@ -249,8 +282,6 @@ class DPLinearRegression(_PrivateRegressor):
             raise InputError("AdaSSP needs public numeric data_norm and label_bound; 'private' bounds are offered "
                              "for mechanism='objective' (least squares on a public ball, through PrivateERM). "
                              "Nothing was charged")
-        if isinstance(self.lam, str) and self.lam != "auto":
-            raise InputError(f"lam must be 'auto' or a number >= 0 (AdaSSP's extra ridge), got {self.lam!r}")
         extra = 0.0 if isinstance(self.lam, str) else float(self.lam)  # "auto": AdaSSP's own ridge, no extra one
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
                                           fit_intercept=self.fit_intercept, clip=self.clip,
@@ -275,11 +306,6 @@ class DPLinearRegression(_PrivateRegressor):
         if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
-        check_bound("weight_bound", self.weight_bound)
-        auto = isinstance(self.lam, str) and self.lam == "auto"
-        if not (auto or isinstance(self.lam, (int, float)) and self.lam > 0):
-            raise InputError(f"mechanism='objective' needs lam > 0, the ridge of the objective, or 'auto' (the public "
-                             f"rule of docs/theory.md, section 25, with W the ball's radius), got lam={self.lam!r}")
         model = self._learner(label_bound).fit(X, y, self.epsilon, "objective", delta=self.delta,
                                                random_state=seed, accountant=accountant)
         assert isinstance(model, PrivateRegressionModel)
@@ -288,7 +314,7 @@ class DPLinearRegression(_PrivateRegressor):
     def _learner(self, label_bound: float | str) -> PrivateERM:
         import cvxpy as cp  # the ball's constraint (the other regressors need no CVXPY)
 
-        radius = check_bound("weight_bound", self.weight_bound)
+        radius = self.weight_bound  # checked in the declared table (_parameters)
         return PrivateERM(loss=losses.squared_error(), task="regression", label_bound=label_bound,
                           lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                           norm_share=self.norm_share, label_range=self.label_range,
@@ -336,6 +362,7 @@ class DPHuberRegressor(_PrivateRegressor):
     """
 
     takes_weights = True
+    _parameters: ClassVar[dict[str, Check]] = {"m": or_literal("auto", positive)}
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float | str = "auto", lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
@@ -384,10 +411,8 @@ class DPHuberRegressor(_PrivateRegressor):
 
     def _threshold(self, label_bound: float | str) -> float:
         """The Huber threshold: ``m`` as given, or "auto": B / 4 of the public centred label bound B."""
-        if not isinstance(self.m, str):
-            return self.m
-        if self.m != "auto":
-            raise InputError(f"m must be 'auto' or a number (the Huber threshold), got {self.m!r}")
+        if not isinstance(self.m, str):  # checked in the declared table (_parameters)
+            return float(self.m)
         if is_private(label_bound):
             raise InputError("m='auto' is B / 4 of a PUBLIC label bound B; with label_bound='private' there is none "
                              "before the fit: pass a number m. Nothing was charged")

@@ -104,7 +104,8 @@ def test_a_plan_executes_as_fit_does_and_refuses_before_the_charge():
 
 
 BAD_SETTINGS = {"lam": -1.0, "comparator_norm": 0.0, "fit_intercept": "yes", "clip": 1, "strict": None,
-                "allow_estimates": "no", "verbose": 2, "allow_large_delta": "true", "solver": "nope", "tol": 10.0,
+                "allow_estimates": "no", "verbose": 2, "allow_large_delta": "true", "column_statistics": "yes",
+                "solver": "nope", "tol": 10.0,
                 "max_iter": 0, "cvxpy_solver": "NOPE", "cvxpy_options": {1: 2}}
 
 
@@ -147,3 +148,37 @@ def test_one_vs_rest_plans_once_for_its_k_fits(counted, mechanism, delta):
         X, labels, 3.0, mechanism, delta=delta, random_state=0, accountant=dpcvx.PrivacyAccountant(epsilon=5.0,
                                                                                                   delta=1e-5))
     assert counted == {"planned": 1, "executed": 3, "rehearsed": 0} and model.coef_.shape == (3, X.shape[1])
+
+
+ESTIMATOR_BAD_PARAMETERS = {  # each estimator's declared table (_parameters): a bad value of every entry
+    "DPLogisticRegression": {"threshold": 1.5, "penalty": "l3", "l1_ratio": 2.0},
+    "DPHuberSVM": {"threshold": 0.0},
+    "DPLinearRegression": {"mechanism": "laplace", "lam": -1.0, "weight_bound": 0.0, "float_safe": "yes"},
+    "DPHuberRegressor": {"m": "wide"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATOR_BAD_PARAMETERS))
+def test_every_declared_estimator_parameter_is_checked_at_the_entry_naming_it(name):
+    """The estimators' own parameters are a declared table checked once at fit (and plan), before anything is
+    charged; the learner's settings stay PrivateERM's (erm_inputs.SETTINGS), one rule in one place."""
+    estimator = getattr(dpcvx, name)
+    bad = ESTIMATOR_BAD_PARAMETERS[name]
+    assert set(bad) == set(estimator._parameters)
+    X, y = _data(n=50)
+    labels = np.clip(X[:, 0], -1, 1) if "Regress" in name else (y > 0).astype(int)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    for parameter, value in bad.items():
+        with pytest.raises(InputError, match=parameter):
+            estimator(**{parameter: value}).fit(X, labels, accountant=accountant)
+        with pytest.raises(InputError, match=parameter):
+            estimator(**{parameter: value}).plan(X, labels) if hasattr(estimator, "plan") else (
+                estimator(**{parameter: value}).fit(X, labels))
+    assert accountant.ledger == []
+
+
+def test_least_squares_on_a_ball_leaves_lam_above_zero_to_private_erm():
+    """lam > 0 of mechanism='objective' is PrivateERM's rule: one message for one rule."""
+    X, y = _data(n=50)
+    with pytest.raises(InputError, match="lam > 0, got 0.0"):
+        dpcvx.DPLinearRegression(mechanism="objective", weight_bound=1.0, lam=0.0).fit(X, np.clip(X[:, 0], -1, 1))
