@@ -20,9 +20,10 @@ protection officer, a reviewer) rather than for a differential-privacy expert:
 * for an auditor: the theorem, the relation, every constant and how it was
   established, the calibration and the certificate's own text.
 
-The report reads the certificate's public record only (``certificate.to_dict()``,
-its ``privacy_curve`` and its text) and the release's public schema: it holds
-nothing that the release does not already publish. ``to_markdown`` and ``to_html``
+The report reads the typed certificate (fitted or loaded alike: its relation,
+constants, calibration, the verifier's conditions, its privacy curve and its
+text) and the release's public schema: it holds nothing that the release does
+not already publish. Its tables show each value as the model file writes it. ``to_markdown`` and ``to_html``
 render one list of sections; ``_repr_html_`` shows it in Jupyter.
 """
 
@@ -32,7 +33,9 @@ import base64
 import html
 import io
 import math
+import re
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,8 +44,11 @@ import numpy as np
 from ..data.files import atomic_write
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
+from ..verification.exact import exact_text
+from .constants import Constants, Irrational
 
 __all__ = ["ReleaseReport", "REPORT_FORMATS"]
 
@@ -99,11 +105,36 @@ def _number(value: Any) -> str:
         return str(value)
     if isinstance(value, (int, float)):
         return f"{value:.6g}"
-    if isinstance(value, dict) and set(value) >= {"float"}:  # an exact constant {"exact", "float"}
-        return value["exact"] if value.get("exact") else f"{value['float']:.6g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(_number(item) for item in value)
     return str(value)
+
+
+def _exact(value: Any) -> str:
+    """An exact constant as the model file writes it: its exact text ("1/4", "sqrt(2)", "oo"), a double to six
+    digits."""
+    text = value.text if isinstance(value, Irrational) else exact_text(value)
+    return text if text else f"{float(value):.6g}"
+
+
+# a loaded condition holds its exact value as Condition.value_text prints it (release/records/certificate.py):
+# "unbounded" for oo, "x (~d)" for an irrational x; the file writes "oo" and x
+_IRRATIONAL_TEXT = re.compile(r"(.+) \(~[^()]*\)")
+
+
+def _condition_value(value: Any) -> str:
+    """A condition's value as the model file writes it, from a fitted condition (an exact number or a double) or a
+    loaded one (the text of an exact number)."""
+    if isinstance(value, str):
+        irrational = _IRRATIONAL_TEXT.fullmatch(value)
+        return "oo" if value == "unbounded" else irrational.group(1) if irrational else value
+    exact = exact_text(value)
+    return exact if exact is not None else _number(value)
+
+
+def _name(value: Any) -> str:
+    """A typed name (the Mechanism enum) or a name as text."""
+    return str(value.value) if isinstance(value, Enum) else str(value)
 
 
 def _svg(curve: PrivacyCurve, epsilons: np.ndarray, deltas: np.ndarray, epsilon: float, delta: float) -> str | None:
@@ -147,7 +178,7 @@ class ReleaseReport:
     release : dpcvx.release.model.Release
         A released model (``PrivateModel``, ``PrivateRegressionModel``,
         ``PrivateMulticlassModel``, ``PrivateKernelModel``), fitted or loaded.
-        Only its certificate's public record and its public schema are read.
+        Only its typed certificate and its public schema are read.
 
     Attributes
     ----------
@@ -164,7 +195,10 @@ class ReleaseReport:
         if certificate is None or not hasattr(certificate, "to_dict"):
             raise InputError(f"a release report needs a dpcvx release with a certificate, got "
                              f"{type(release).__name__}")
-        self.record: dict[str, Any] = certificate.to_dict()
+        self.certificate = certificate
+        per_class = getattr(certificate, "per_class", None)  # multiclass: the classes' certificates
+        # the certificate that holds the calibration: the release's own, or the first class's (multiclass)
+        self.first = certificate if per_class is None else per_class[0]
         self.curve: PrivacyCurve = certificate.privacy_curve
         self.epsilon = float(release.epsilon)
         self.delta = float(release.delta)
@@ -172,7 +206,7 @@ class ReleaseReport:
         self.kind = str(getattr(release, "kind", "release"))
         self.certificate_text = str(certificate)
         self.conditional = bool(getattr(certificate, "conditional", False))
-        self.float_guarantee = self._float_guarantee()
+        self.float_guarantee: FloatGuarantee | None = self.first.float_guarantee
         self.schema = getattr(release, "schema", None)
         # the curve: epsilon from 0 to three times the release's (at least 1), delta on a log scale
         self.curve_epsilons = np.linspace(0.0, max(3 * self.epsilon, 1.0), 121)
@@ -181,39 +215,33 @@ class ReleaseReport:
         self.sections = (self._summary(), self._protected(), self._strength(), self._public_inputs(),
                          self._not_covered(), self._curve_section(), self._auditor())
 
-    # --- reading the record -----------------------------------------------------------------
-
-    @property
-    def _first(self) -> dict[str, Any]:
-        """The record that holds the calibration: the release's own, or the first class's (multiclass)."""
-        return self.record["per_class"][0] if "per_class" in self.record else self.record
-
-    def _float_guarantee(self) -> FloatGuarantee | None:
-        name = self._first.get("calibration", {}).get("float_guarantee")
-        return None if name is None else FloatGuarantee.parse(name)
+    # --- reading the certificate ------------------------------------------------------------
 
     @property
     def n(self) -> int | None:
         """The public number of records the calibration used (n under replace-one, n_public under add-remove)."""
-        calibration = self._first.get("calibration", {})
-        constants = self._first.get("constants", {})
-        for value in (calibration.get("n"), calibration.get("n_public"), constants.get("n")):
-            if isinstance(value, dict):
-                value = value.get("float", value.get("value"))
+        constants = getattr(self.first, "constants", None)
+        for value in (getattr(self.first.calibration, "n", None), None if constants is None else constants.n):
             if isinstance(value, (int, float)) and value > 0:
                 return int(value)
         return None
 
     @property
     def relation_text(self) -> str:
-        return str(self._first.get("neighbours", self.neighbours.value))
+        return str(self.first.neighbours)
+
+    def _mechanism(self, certificate: Any) -> str:
+        """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
+        if hasattr(certificate, "per_class"):
+            return self.kind
+        return _name(getattr(certificate, "algorithm", None) or certificate.mechanism)
 
     # --- the sections -----------------------------------------------------------------------
 
     def _summary(self) -> Section:
-        mechanism = self.record.get("mechanism", self.record.get("algorithm", self.kind))
+        mechanism = self._mechanism(self.certificate)
         return Section("summary", "Summary", (_p(
-            f"This is a {self.kind} model released by dpcvx {self.record.get('library_version', '')} with "
+            f"This is a {self.kind} model released by dpcvx {getattr(self.certificate, 'library_version', '')} with "
             f"differential privacy: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g}, under the "
             f"{self.neighbours} neighbour relation (mechanism: {mechanism})."
             + (" CONDITIONAL: a constant of the proof is an estimate, not a proof; the guarantee holds only "
@@ -259,37 +287,39 @@ class ReleaseReport:
                          + (" (small against 1/n, as it should be)." if ratio >= 100 else
                             ". WARNING: delta is not small against 1/n; choose delta well below 1/n."))
             blocks.append(_p(text))
-        if "private_bound" in self.record or "private_label_bound" in self.record:
+        if getattr(self.certificate, "private_bound", None) is not None \
+                or getattr(self.certificate, "private_label_bound", None) is not None:
             blocks.append(_p("The total includes the budget spent to choose a bound privately (see the auditor "
                              "section)."))
         return Section("strength", "How strongly: epsilon and delta", tuple(blocks))
 
     def _public_inputs(self) -> Section:
-        first = self._first
-        calibration = first.get("calibration", {})
-        verification = first.get("verification", {})
+        first = self.first
+        verification = getattr(first, "verification", None)
+        constants = getattr(first, "constants", None)
+        classes = getattr(self.certificate, "classes", None)
         items = []
-        if verification:
-            items.append(f"the loss l(z) = {verification.get('loss')} and the regularizer N(w) = "
-                         f"{verification.get('regularizer')}, at d = {verification.get('dim')} features")
-        if "loss" in first and "kernel" in first:
-            items.append(f"the loss {first['loss']} and the kernel {first['kernel']}")
-        if "data_norm" in first:
-            items.append(f"the bound R = {first['data_norm']:g} on the norm of a row (rows beyond it: "
-                         f"{first.get('clipping', 'refused')})")
-        if first.get("label_bound") is not None:
-            items.append(f"the bound B = {first['label_bound']:g} on the size of a label")
-        if "lam" in calibration:
-            items.append(f"the regularisation strength lam = {calibration['lam']:g}")
-        if "classes" in self.record:
-            items.append(f"the classes {list(self.record['classes'])}, declared (never read off the data)")
-        if first.get("fit_intercept"):
-            items.append(f"an intercept, fitted as a feature of value {first.get('intercept_scaling', 1):g}")
+        if verification is not None:
+            items.append(f"the loss l(z) = {verification.loss} and the regularizer N(w) = "
+                         f"{verification.regularizer}, at d = {verification.dim} features")
+        if getattr(first, "kernel", None) is not None:
+            items.append(f"the loss {first.loss} and the kernel {first.kernel}")
+        if getattr(first, "data_norm", None) is not None:
+            items.append(f"the bound R = {first.data_norm:g} on the norm of a row (rows beyond it: "
+                         f"{first.clipping})")
+        if getattr(first, "label_bound", None) is not None:
+            items.append(f"the bound B = {first.label_bound:g} on the size of a label")
+        if constants is not None:
+            items.append(f"the regularisation strength lam = {constants.lam:g}")
+        if classes is not None:
+            items.append(f"the classes {list(classes)}, declared (never read off the data)")
+        if getattr(first, "fit_intercept", False):
+            items.append(f"an intercept, fitted as a feature of value {first.intercept_scaling:g}")
         if self.neighbours is Neighbours.REPLACE_ONE and self.n is not None:
             items.append(f"the number of records n = {self.n}")
         elif self.n is not None:
             items.append(f"the public size n_public = {self.n} used in place of n")
-        items.append(f"epsilon and delta, and the mechanism ({first.get('mechanism', first.get('algorithm'))})")
+        items.append(f"epsilon and delta, and the mechanism ({self._mechanism(first)})")
         blocks = [_p("The guarantee takes these as public: chosen without looking at the private records."),
                   Block("ul", items)]
         if self.schema is not None and hasattr(self.schema, "columns"):
@@ -330,26 +360,25 @@ class ReleaseReport:
         ))
 
     def _auditor(self) -> Section:
-        first = self._first
-        theorem = self.record.get("guarantee", first.get("guarantee", first.get("theorem", "")))
+        first = self.first
         parts = [[part.kind, part.what, f"{part.noise_multiplier:.6g}" if part.noise_multiplier else "",
                   "" if part.epsilon is None else f"{part.epsilon:.6g}", f"{part.delta:.3g}"]
                  for part in self.curve.parts]
-        blocks = [_p(f"Guarantee: {theorem}"), _p(f"Neighbour relation: {self.relation_text}")]
-        constants = first.get("constants", {})
-        if constants:
+        blocks = [_p(f"Guarantee: {self.certificate.guarantee}"), _p(f"Neighbour relation: {self.relation_text}")]
+        constants = getattr(first, "constants", None)
+        if isinstance(constants, Constants):
+            blocks.append(Block("table", (["constant", "value", "how established"],
+                                          [[name, _exact(value), ""] for name, value in constants.items()])))
+        elif isinstance(constants, KernelConstants):
             blocks.append(Block("table", (["constant", "value", "how established"], [
-                [name, _number(value.get("value", value) if isinstance(value, dict) and "value" in value
-                               else value), value.get("established", "") if isinstance(value, dict) else ""]
-                for name, value in constants.items()])))
-        conditions = first.get("verification", {}).get("conditions", [])
-        if conditions:
+                [name, _number(value), established] for name, value, established in constants.statements()])))
+        verification = getattr(first, "verification", None)
+        if verification is not None and verification.conditions:
             blocks.append(Block("table", (["condition", "value", "established", "status"], [
-                [item["name"], _number(item["value"]), item["method"], "pass" if item["passed"] else "FAIL"]
-                for item in conditions])))
-        calibration = first.get("calibration", {})
-        blocks.append(Block("table", (["calibration", "value"],
-                                      [[key, _number(value)] for key, value in calibration.items()])))
+                [item.name, _condition_value(item.value), item.method, "pass" if item.passed else "FAIL"]
+                for item in verification.conditions])))
+        blocks.append(Block("table", (["calibration", "value"],  # the calibration's fields as the file writes them
+                                      [[key, _number(value)] for key, value in first.calibration.to_dict().items()])))
         blocks.append(Block("table", (["curve part", "what", "noise multiplier", "epsilon", "delta"], parts)))
         blocks.append(Block("pre", self.certificate_text))
         return Section("auditor", "For an auditor: theorems and constants", tuple(blocks))

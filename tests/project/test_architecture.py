@@ -250,9 +250,6 @@ MECHANISM_NAMES = {"objective", "output", "gaussian", "laplace", "discrete-gauss
                    "l2-laplace"}
 RECORDS = {"calibration", "lam_rule", "weights", "constants"}
 CODEC = ("release/records/", "release/serialization.py")
-# Modules that still read a record by key, with the reason; the list may only shrink. The report reads the saved
-# record of every release kind.
-STILL_RECORDS = {"release/report.py": "reads the saved record of every release kind"}
 
 
 def _in_codec(relative: Path) -> bool:
@@ -304,18 +301,11 @@ def test_only_the_codec_recognises_a_mechanism_by_its_name(module):
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: str(_relative(m)))
 def test_only_the_codec_reads_a_record_by_key(module):
     relative = _relative(module)
-    if _in_codec(relative) or str(relative) in STILL_RECORDS:
+    if _in_codec(relative):
         return
     found = _keyed_reads(ast.parse(module.read_text(), filename=str(module)))
     assert not found, (f"{relative} reads a certificate record by a string key {found}; the certificate holds "
                        "typed objects (dicts live only in the file codec, release/records/)")
-
-
-def test_the_exempt_modules_still_read_records():
-    """Not stale: each module of STILL_RECORDS still reads a record by key (drop it from the list otherwise)."""
-    stale = [name for name in STILL_RECORDS
-             if not _keyed_reads(ast.parse((PACKAGE / name).read_text(), filename=name))]
-    assert not stale, f"drop from STILL_RECORDS: {stale}"
 
 
 def test_the_dispatch_scanner_sees_a_comparison():

@@ -4,9 +4,11 @@ matplotlib, the privacy curve it draws, the Markdown and HTML forms and the `dpc
 import math
 import re
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 
 import dpcvx
 from dpcvx.cli import main
@@ -14,7 +16,11 @@ from dpcvx.demo import synthetic_classification
 from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.privacy.gaussian import gaussian_delta
 from dpcvx.privacy.privacy_curve import CurvePart, PrivacyCurve
+from dpcvx.release import report as report_module
+from dpcvx.release.records.certificate import _condition_value as saved_condition_value
 from dpcvx.release.report import ReleaseReport
+from dpcvx.verification.certificate import Certificate
+from dpcvx.verification.condition import Condition
 
 SECTIONS = ("summary", "protected", "strength", "public-inputs", "not-covered", "privacy-curve", "auditor")
 
@@ -147,3 +153,15 @@ def test_the_html_escapes_what_it_quotes(reports):
     body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
     assert "||grad F|| &lt;= gamma" in body or "&lt;=" in body
     assert "<=" not in re.sub(r"<[^>]*>", "", body)
+
+
+@pytest.mark.parametrize("value", [sympy.oo, math.inf, sympy.sqrt(2), Fraction(1, 4), Fraction(3, 2**60), 0.3, 7,
+                                   "yes", None, True])
+def test_a_condition_value_shows_as_the_file_writes_it_fitted_and_loaded(value):
+    """The auditor's table reads the typed conditions: a fitted value (exact or a double) and the value a loaded
+    certificate holds (the verifier's text of it) both show as the model file writes the value."""
+    record = Certificate("z", "0", 2, (Condition("c", "a condition", True, value, "symbolic"),)).to_dict()
+    written = record["conditions"][0]["value"]
+    shown = written["exact"] if isinstance(written, dict) else report_module._number(written)
+    loaded = saved_condition_value("the condition", written)
+    assert report_module._condition_value(value) == report_module._condition_value(loaded) == shown
