@@ -16,8 +16,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
+from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
 
-__all__ = ["ColumnStandardiser"]
+__all__ = ["ColumnStandardiser", "adassp_map"]
 
 
 class ColumnStandardiser:
@@ -49,6 +50,18 @@ class ColumnStandardiser:
                 "norm_bound": self.norm_bound}
 
     @classmethod
+    def from_moments(cls, mean: np.ndarray, second: np.ndarray, floor: float, norm_bound: float, spread: float,
+                     shrink: float = 1.0) -> ColumnStandardiser:
+        """The map of privatised column means and second moments, in units of R (post-processing only).
+
+        variance v_j = max(second_j - mean_j^2, floor); multiplier max(spread / sqrt(d v_j), 1), so a column of
+        sd sqrt(v_j) R leaves with sd spread R / sqrt(d) or more and never narrower than given; centre
+        shrink * mean_j * R (docs/theory.md, sections 16 and 33)."""
+        variance = np.maximum(second - mean * mean, floor)
+        multiplier = np.maximum(spread / np.sqrt(mean.size * variance), 1.0)
+        return cls(shrink * mean * norm_bound, multiplier, norm_bound)
+
+    @classmethod
     def from_dict(cls, data: dict) -> ColumnStandardiser:
         """Rebuild a saved map (numbers only; nothing is executed)."""
         if not isinstance(data, dict) or data.get("type") != "ColumnStandardiser" \
@@ -64,3 +77,15 @@ class ColumnStandardiser:
 
     def __repr__(self) -> str:
         return f"ColumnStandardiser({self.centre.size} columns, norm_bound={self.norm_bound:g})"
+
+
+def adassp_map(released: np.ndarray, calibration: AdaSSPCalibration, norm: float, n: int) -> ColumnStandardiser:
+    """The map of AdaSSP's released column sums and sums of squares (mechanism ``adassp-standardised``;
+    post-processing with the public n, d and R): means and second moments in units of R, the variance floor twice
+    the sd of a second moment's noise, spread ``COLUMN_SPREAD``, no shrink of the centre. The sums' sensitivities
+    are stated at the calibration's R_eff >= R, which bounds the rows clipped onto R."""
+    d = released.size // 2
+    mean = np.clip(released[:d] / (n * norm), -1.0, 1.0)
+    second = released[d:] / (n * norm * norm)
+    floor = 2 * calibration.column_sigmas[1] / (n * norm * norm)
+    return ColumnStandardiser.from_moments(mean, second, floor, norm, COLUMN_SPREAD)

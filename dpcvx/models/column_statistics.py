@@ -164,11 +164,8 @@ def standardiser(released: np.ndarray, plan: StatisticsPlan) -> ColumnStandardis
     mean = np.clip(released[:plan.d] * lattice / plan.n, -1.0, 1.0)
     second = released[plan.d:] * lattice / plan.n
     noise = math.sqrt(2) * float(plan.scale) * lattice / plan.n  # the sd of a discrete Laplace is < sqrt(2) scale
-    variance = np.maximum(second - mean * mean, 2 * noise)
-    # never narrower than the rows as given; a column of sd sqrt(v) R leaves with sd SPREAD R / sqrt(d) or more
-    multiplier = np.maximum(SPREAD / np.sqrt(plan.d * variance), 1.0)
     shrink = CENTRE_PRIOR / (CENTRE_PRIOR + noise * noise)  # the posterior mean under a centre uniform on [-R, R]
-    return ColumnStandardiser(shrink * mean * plan.norm, multiplier, plan.norm)
+    return ColumnStandardiser.from_moments(mean, second, 2 * noise, plan.norm, SPREAD, shrink)
 
 
 def fit_with_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,

@@ -9,20 +9,38 @@ calibration is :mod:`dpcvx.privacy.adassp`; the estimator on top is
 
 Order in :meth:`PrivateLinearRegression.fit`: validate every input, charge the
 accountant once, then draw noise.
+
+With ``column_statistics=True`` (mechanism ``adassp-standardised``; :mod:`dpcvx.privacy.adassp`, docs/theory.md
+section 16) the fit first releases the column sums and sums of squares of the rows clipped onto R, in the same
+joint Gaussian as AdaSSP's statistics, and runs AdaSSP on the rows centred and scaled by the map they give
+(:meth:`~dpcvx.data.standardiser.ColumnStandardiser.from_moments`), clipped onto R. The model keeps the map in its
+row map, so ``predict`` maps new rows as the fit did; the certificate's ``column_statistics`` record holds the
+released sums.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy import sparse
 
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import RowMap
+from ..data.standardiser import adassp_map
 from ..exceptions import ClippingWarning, InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..privacy.adassp import ADASSP, ADASSP_THEOREM, AdaSSPCalibration, adassp_calibration
+from ..privacy.adassp import (
+    ADASSP,
+    ADASSP_STANDARDISED,
+    ADASSP_THEOREM,
+    COLUMN_SPREAD,
+    STANDARDISED_THEOREM,
+    AdaSSPCalibration,
+    adassp_calibration,
+)
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
@@ -77,13 +95,17 @@ class PrivateLinearRegression:
     allow_large_delta : bool, default False
         delta must be below 1/n unless this is True (:func:`dpcvx.validation.check_delta_for_n`;
         under add-remove n is private and not checked).
+    column_statistics : bool, default False
+        Release private column statistics first and run AdaSSP on the columns they centre and scale (module
+        docstring); replace-one neighbours, dense rows in memory and ``clip=True`` only.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float = 1.0, clip: bool = True,
-                 failure_probability: float = 0.05, allow_large_delta: bool = False) -> None:
+                 failure_probability: float = 0.05, allow_large_delta: bool = False,
+                 column_statistics: bool = False) -> None:
         self.data_norm = data_norm
         self.label_bound = label_bound
         self.lam = lam
@@ -92,6 +114,7 @@ class PrivateLinearRegression:
         self.clip = clip
         self.failure_probability = failure_probability
         self.allow_large_delta = allow_large_delta
+        self.column_statistics = column_statistics
 
     def _rows(self) -> RowMap:
         if self.data_norm is None or self.label_bound is None:
@@ -101,9 +124,11 @@ class PrivateLinearRegression:
                       fit_intercept=check_flag("fit_intercept", self.fit_intercept),
                       intercept_scaling=positive("intercept_scaling", self.intercept_scaling))
 
-    def _statistics(self, X: Any, y: Any) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
-        """(row map, X^T X, X^T y, n) of the mapped rows and clipped labels; a memmap or Dask X by row blocks."""
-        rows = self._rows()
+    def _statistics(self, X: Any, y: Any, rows: RowMap | None = None,
+                    quiet: bool = False) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
+        """(row map, X^T X, X^T y, n) of the mapped rows and clipped labels; a memmap or Dask X by row blocks.
+        ``rows``: the row map (default: the public bounds'); ``quiet``: no clipping warnings (given already)."""
+        rows = self._rows() if rows is None else rows
         refuse = not check_flag("clip", self.clip)
         if is_out_of_core(X):
             blocks = RowBlocks(X, rows)
@@ -120,12 +145,12 @@ class PrivateLinearRegression:
             labels, clipped_labels = check_targets(y, n, check_bound("label_bound", self.label_bound), refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
-        if clipped_rows:
+        if clipped_rows and not quiet:
             warnings.warn(f"{clipped_rows} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
                           "NOT PRIVATE: this count is shown to you only and is not part of the release. Fix: scale "
                           "the columns by public bounds (dpcvx.PublicSchema) or declare a larger public data_norm",
                           ClippingWarning, stacklevel=user_stacklevel())
-        if clipped_labels:
+        if clipped_labels and not quiet:
             warnings.warn(label_clipping_note(clipped_labels, n, check_bound("label_bound", self.label_bound)),
                           ClippingWarning, stacklevel=user_stacklevel())
         return rows, gram, moment, n
@@ -136,7 +161,8 @@ class PrivateLinearRegression:
         rows = self._rows()
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
-                                  failure_probability=self.failure_probability)
+                                  failure_probability=self.failure_probability,
+                                  column_statistics=self.column_statistics)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
@@ -158,23 +184,69 @@ class PrivateLinearRegression:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
         check_accountant(accountant)
-        rows, gram, moment, n = self._statistics(X, y)
+        standardised = check_flag("column_statistics", self.column_statistics)
+        if standardised:
+            self._refuse_for_statistics(X, relation)
+            rows, clipped, n = self._clipped_rows(X, y)
+            dim = rows.dimension(clipped.shape[1])
+        else:
+            rows, gram, moment, n = self._statistics(X, y)
+            dim = gram.shape[0]
         if relation is Neighbours.REPLACE_ONE:  # n is public (under add-remove it is not, and is not read)
             check_delta_for_n(delta, n, self.allow_large_delta)
-        calibration = self.calibrate(epsilon, delta, gram.shape[0], relation)
+        calibration = self.calibrate(epsilon, delta, dim, relation)
         rng = resolve_rng(random_state)
+        if accountant is not None:
+            accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit "
+                             f"(AdaSSP{' with private column statistics' if standardised else ''}, {relation})",
+                             curve=calibration.privacy_curve(epsilon, delta), neighbours=relation)
+        record = None
+        if standardised:  # the column statistics, then the map they give (post-processing), then AdaSSP
+            released = calibration.release_column_moments(clipped, rng)
+            rows = replace(rows, feature_map=adassp_map(released, calibration, rows.norm_bound, n))
+            rows, gram, moment, n = self._statistics(X, y, rows, quiet=True)
+            record = {"n": n, "spread": COLUMN_SPREAD, "sums": released.tolist()}
         certificate = SufficientStatisticsCertificate(
-            mechanism=ADASSP, guarantee=f"(epsilon, delta)-differential privacy by {ADASSP_THEOREM}",
+            mechanism=ADASSP_STANDARDISED if standardised else ADASSP,
+            guarantee=f"(epsilon, delta)-differential privacy by "
+                      f"{STANDARDISED_THEOREM if standardised else ADASSP_THEOREM}",
             epsilon=epsilon, delta=delta, calibration=calibration, data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound, label_bound=calibration.label_bound,
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
             clipping="clipped to the bounds" if self.clip else "refused", neighbours=RELATIONS[calibration.neighbours],
-            library_version=__version__)
-        if accountant is not None:
-            accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit (AdaSSP, {relation})",
-                             curve=certificate.privacy_curve, neighbours=relation)
+            library_version=__version__, column_statistics=record)
         theta = calibration.release(gram, moment, rng, extra_ridge=n * lam)
         return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
+
+    def _refuse_for_statistics(self, X: Any, relation: Neighbours) -> None:
+        """column_statistics=True: replace-one (n public), dense rows in memory, clip=True; before any charge."""
+        if relation is not Neighbours.REPLACE_ONE:
+            raise InputError("column_statistics=True is offered under replace-one neighbours (n public: the means "
+                             "divide by it). Nothing was charged")
+        if is_out_of_core(X) or sparse.issparse(X):
+            raise InputError("column_statistics=True needs the rows in memory as a dense array (centring fills a "
+                             "sparse matrix). Nothing was charged")
+        if not check_flag("clip", self.clip):
+            raise InputError("column_statistics=True clips the standardised rows onto R; clip=False would refuse "
+                             "rows after the charge, so it is refused now. Nothing was charged")
+
+    def _clipped_rows(self, X: Any, y: Any) -> tuple[RowMap, np.ndarray, int]:
+        """(the public row map, the rows clipped onto R without the constant feature, n); labels checked, the
+        clipping warnings given once."""
+        rows = self._rows()
+        clipped, count = RowMap(norm_bound=rows.norm_bound).apply(X)
+        clipped = np.asarray(clipped)
+        n = clipped.shape[0]
+        label_bound = check_bound("label_bound", self.label_bound)
+        _, clipped_labels = check_targets(y, n, label_bound, False)
+        if count:
+            warnings.warn(f"{count} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
+                          "NOT PRIVATE: this count is shown to you only and is not part of the release",
+                          ClippingWarning, stacklevel=user_stacklevel())
+        if clipped_labels:
+            warnings.warn(label_clipping_note(clipped_labels, n, label_bound), ClippingWarning,
+                          stacklevel=user_stacklevel())
+        return rows, clipped, n
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
         """Least squares (with the ridge n Lam) on the clipped data: NOT private, a baseline."""

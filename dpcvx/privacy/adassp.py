@@ -42,6 +42,19 @@ R_eff = sqrt(R^2 + s^2) and sigma_2, hence the ridge, grows as R_eff^2: s = 1 do
 rule takes the smallest s <= 1 at which the ridge shrinks the intercept's direction (eigenvalue n s^2)
 by at most a tenth, n s^2 >= 9 ridge(R_eff), from public epsilon, delta, d, R, rho and n (replace-one:
 n public); under add/remove, or when no s <= 1 reaches it, s = 1.
+
+**Private column statistics** (``column_statistics=True``; mechanism ``ADASSP_STANDARDISED``; docs/theory.md,
+section 16, "AdaSSP on privately standardised columns"). When the columns fill a small part of their public
+ranges, the eigenvalues of X^T X are small beside the Gram noise, and the ridge that covers that noise removes
+the signal. Two more statistics of the rows clipped onto ||x|| <= R (replace-one, n public) are released first,
+in the same joint Gaussian: the column sums sum_i x_i (L2 sensitivity 2 R) and the column sums of squares
+sum_i x_i * x_i (sqrt(2) R^2: two non-negative vectors of L1 norm at most R^2 differ by at most sqrt(2) R^2 in L2),
+with shares ``COLUMN_SHARES``. Post-processing with the public n, d and R gives a centre m and a per-column
+multiplier D (:meth:`dpcvx.data.standardiser.ColumnStandardiser.from_moments`, spread ``COLUMN_SPREAD``); AdaSSP
+then runs on the rows D (x - m) clipped onto R. Each of the five releases is a Gaussian mechanism of sensitivity
+sqrt(f_i) at the unit sigma, so each is sqrt(f_i) / sigma-GDP, and their adaptive composition (the last three
+depend on the first two through the map) is sqrt(sum f_i) / sigma-GDP (Dong, Roth and Su 2022, Corollary 2):
+exactly the Gaussian mechanism of sensitivity sqrt(sum f_i) that the analytic Gaussian calibrates. One charge.
 """
 
 from __future__ import annotations
@@ -63,15 +76,28 @@ from .neighbours import Neighbours
 from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import CurvePart, PrivacyCurve
 
-__all__ = ["ADASSP", "AdaSSPCalibration", "adassp_calibration", "adassp_intercept_scaling", "ADASSP_THEOREM",
+__all__ = ["ADASSP", "ADASSP_STANDARDISED", "COLUMN_SHARES", "COLUMN_SPREAD", "AdaSSPCalibration",
+           "adassp_calibration", "adassp_intercept_scaling", "ADASSP_THEOREM", "STANDARDISED_THEOREM",
            "INTERCEPT_KEPT", "SHARES"]
 
 ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
                   "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
                   "stated neighbour relation (docs/theory.md, section 16)")
+STANDARDISED_THEOREM = ("private column sums and sums of squares, then AdaSSP (Wang, UAI 2018, Algorithm 2) on the "
+                        "rows "
+                        "they centre and scale, the five releases calibrated jointly as one Gaussian mechanism by "
+                        "the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive composition of "
+                        "Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
+                        "(docs/theory.md, section 16)")
 ADASSP = "adassp"  # the mechanism a sufficient-statistics release states (certificate and record)
-STATISTICS = 3
-SHARES = (0.05, 1.15, 1.8)  # f_i of the eigenvalue, X^T X and X^T y; they sum to STATISTICS
+#: the mechanism of AdaSSP on privately standardised columns (module docstring)
+ADASSP_STANDARDISED = "adassp-standardised"
+SHARES = (0.05, 1.15, 1.8)  # f_i of the eigenvalue, X^T X and X^T y; they sum to 3
+#: f_i of the column sums and sums of squares with column_statistics=True, and the spread of the standardised
+#: columns (each of spread about COLUMN_SPREAD R / sqrt(d)); fixed on the tables of benchmarks/adassp_gap.py
+#: (wages500, prices, rents, claims, heavy, diabetes) before the held-out energy and trips were fitted.
+COLUMN_SHARES = (0.2, 0.6)
+COLUMN_SPREAD = 1.0
 #: The share of the intercept's direction AdaSSP's ridge may keep at least (:func:`adassp_intercept_scaling`):
 #: n s^2 / (n s^2 + ridge) >= 0.9, fixed before the held-out tables of benchmarks/real_tables.py were run.
 INTERCEPT_KEPT = 0.9
@@ -83,7 +109,7 @@ class AdaSSPCalibration(Calibration):
 
     approximate = True
     #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
-    inputs = ("dim", "neighbours", "failure_probability")
+    inputs = ("dim", "neighbours", "failure_probability", "column_statistics")
 
     epsilon: float
     delta: float
@@ -92,6 +118,12 @@ class AdaSSPCalibration(Calibration):
     label_bound: float
     neighbours: Neighbours
     failure_probability: float = 0.05
+    column_statistics: bool = False
+
+    @property
+    def shares(self) -> tuple[float, ...]:
+        """f_i of every release: ``SHARES``, then ``COLUMN_SHARES`` with column statistics."""
+        return SHARES + (COLUMN_SHARES if self.column_statistics else ())
 
     @property
     def sensitivities(self) -> tuple[float, float, float]:
@@ -103,8 +135,9 @@ class AdaSSPCalibration(Calibration):
 
     @property
     def unit_sigma(self) -> float:
-        """sigma of the joint Gaussian on the statistics scaled to sensitivities sqrt(f_i) (sqrt(3) together)."""
-        return analytic_gaussian_sigma(math.sqrt(sum(SHARES)), self.epsilon, self.delta)
+        """sigma of the joint Gaussian on the statistics scaled to sensitivities sqrt(f_i) (sqrt(sum f_i) together:
+        sqrt(3), or sqrt(3.8) with column statistics)."""
+        return analytic_gaussian_sigma(math.sqrt(sum(self.shares)), self.epsilon, self.delta)
 
     @property
     def sigmas(self) -> tuple[float, float, float]:
@@ -112,6 +145,30 @@ class AdaSSPCalibration(Calibration):
         unit = self.unit_sigma
         return tuple(round_up(s * unit / math.sqrt(f)) for s, f in zip(self.sensitivities, SHARES,  # type: ignore
                                                                        strict=True))
+
+    @property
+    def column_sensitivities(self) -> tuple[float, float]:
+        """L2 sensitivities of the column sums (2 R) and sums of squares (sqrt(2) R^2), replace-one."""
+        return 2 * self.data_norm, math.sqrt(2) * self.data_norm**2
+
+    @property
+    def column_sigmas(self) -> tuple[float, float]:
+        """sigma_i = Delta_i sigma / sqrt(f_i) of the column sums and sums of squares (column statistics only)."""
+        if not self.column_statistics:
+            raise InputError("this AdaSSP calibration draws no column statistics")
+        unit = self.unit_sigma
+        return tuple(round_up(s * unit / math.sqrt(f)) for s, f in zip(  # type: ignore[return-value]
+            self.column_sensitivities, COLUMN_SHARES, strict=True))
+
+    def release_column_moments(self, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The noisy column sums and sums of squares (2 d values) of ``rows``, already clipped onto ||x|| <= R,
+        each rounded to a grid 2^-30 of its sigma (the mitigation of the other releases)."""
+        sigma_sum, sigma_square = self.column_sigmas
+        d = rows.shape[1]
+        sums = _on_grid(rows.sum(axis=0) + sigma_sum * rng.standard_normal(d), release_grid_spacing(sigma_sum))
+        squares = _on_grid((rows * rows).sum(axis=0) + sigma_square * rng.standard_normal(d),
+                           release_grid_spacing(sigma_square))
+        return np.concatenate([sums, squares])
 
     @property
     def eigenvalue_margin(self) -> float:
@@ -157,13 +214,21 @@ class AdaSSPCalibration(Calibration):
         return self.neighbours
 
     def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
-        """One Gaussian mechanism on the three scaled statistics (sensitivity sqrt(3) together)."""
-        part = CurvePart.gaussian(self.unit_sigma, math.sqrt(STATISTICS), "AdaSSP's three statistics")
+        """One Gaussian mechanism on the scaled statistics (sensitivity sqrt(sum f_i) together; module docstring)."""
+        what = "AdaSSP's column statistics and three statistics" if self.column_statistics else \
+            "AdaSSP's three statistics"
+        part = CurvePart.gaussian(self.unit_sigma, math.sqrt(sum(self.shares)), what)
         return PrivacyCurve((part,), self.neighbours)
 
     def describe(self) -> str:
-        return (f"noise: sigma = {', '.join(f'{s:.4g}' for s in self.sigmas)} for lambda_min, X^T X, X^T y "
+        text = (f"noise: sigma = {', '.join(f'{s:.4g}' for s in self.sigmas)} for lambda_min, X^T X, X^T y "
                 f"(sensitivities {', '.join(f'{s:.4g}' for s in self.sensitivities)})")
+        if not self.column_statistics:
+            return text
+        return (f"{text}; first, private column statistics: sigma = "
+                f"{', '.join(f'{s:.4g}' for s in self.column_sigmas)} for the column sums and sums of squares "
+                f"(sensitivities {', '.join(f'{s:.4g}' for s in self.column_sensitivities)}), one joint Gaussian "
+                f"of sensitivity sqrt({sum(self.shares):g})")
 
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> AdaSSPCalibration:
@@ -172,16 +237,23 @@ class AdaSSPCalibration(Calibration):
             return adassp_calibration(facts.epsilon, facts.delta, dim=record["dim"],  # type: ignore[arg-type]
                                       data_norm=facts.data_norm, label_bound=facts.label_bound,  # type: ignore[arg-type]
                                       neighbours=record["neighbours"],
-                                      failure_probability=record["failure_probability"])
+                                      failure_probability=record["failure_probability"],
+                                      column_statistics=record.get("column_statistics", False) is True)
         except (TypeError, KeyError) as error:
             raise InputError(f"the recorded AdaSSP calibration lacks or garbles an input: {error!r}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": ADASSP,
-                "sensitivities": list(self.sensitivities),
-                "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
-                "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound,
-                "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
+        """The record; the column-statistics keys only with column statistics (plain AdaSSP's record as before)."""
+        record = {**asdict(self), "neighbours": self.neighbours.value, "mechanism": ADASSP,
+                  "sensitivities": list(self.sensitivities),
+                  "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
+                  "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound,
+                  "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
+        if not self.column_statistics:
+            del record["column_statistics"]
+            return record
+        return {**record, "mechanism": ADASSP_STANDARDISED, "column_shares": list(COLUMN_SHARES),
+                "column_sensitivities": list(self.column_sensitivities), "column_sigmas": list(self.column_sigmas)}
 
 
 def _on_grid(values: Any, spacing: float) -> Any:
@@ -192,18 +264,24 @@ def _on_grid(values: Any, spacing: float) -> Any:
 
 def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
                        neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
-                       failure_probability: float = 0.05) -> AdaSSPCalibration:
-    """Check the public inputs and calibrate AdaSSP (module docstring); delta must be positive."""
+                       failure_probability: float = 0.05, column_statistics: bool = False) -> AdaSSPCalibration:
+    """Check the public inputs and calibrate AdaSSP (module docstring); delta must be positive. Column statistics
+    (their means divide by n) are offered under replace-one only."""
     delta = check_delta(delta, allow_zero=False)
+    relation = Neighbours.parse(neighbours)
+    if column_statistics is not False and (column_statistics is not True or relation is not Neighbours.REPLACE_ONE):
+        raise InputError(f"column_statistics must be True or False, and True is offered under replace-one "
+                         f"neighbours only (n public: the means divide by it); got {column_statistics!r} under "
+                         f"{relation}")
     return AdaSSPCalibration(
         epsilon=check_epsilon(epsilon), delta=delta, dim=int(positive("dim", dim)),
         data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
-        neighbours=Neighbours.parse(neighbours),
-        failure_probability=fraction("failure_probability", failure_probability))
+        neighbours=relation, failure_probability=fraction("failure_probability", failure_probability),
+        column_statistics=column_statistics)
 
 
 def adassp_intercept_scaling(epsilon: float, delta: float, *, dim: int, data_norm: float, n: int,
-                             failure_probability: float = 0.05) -> float:
+                             failure_probability: float = 0.05, column_statistics: bool = False) -> float:
     """The scale s of the constant feature: the smallest s <= 1 with n s^2 >= k ridge(R_eff), else 1.
 
     The ridge bound is proportional to R_eff^2 = R^2 + s^2 (sigma_2 is, up to upward rounding), so with r the
@@ -211,10 +289,11 @@ def adassp_intercept_scaling(epsilon: float, delta: float, *, dim: int, data_nor
     n s^2 >= k r (R^2 + s^2) gives s^2 = k r R^2 / (n - k r) when n > k r (1 + R^2), else s = 1 (the
     former constant). A function of public epsilon, delta, dim (d with the intercept), R, rho and n
     (replace-one: n public; the caller passes nothing else), so the release's guarantee is unchanged: s is
-    fixed before the data are read and the certificate records it.
+    fixed before the data are read and the certificate records it. ``column_statistics``: the ridge of the
+    calibration that also releases column statistics (a larger unit sigma).
     """
     unit = adassp_calibration(epsilon, delta, dim=dim, data_norm=1.0, label_bound=1.0,
-                              failure_probability=failure_probability).ridge_bound
+                              failure_probability=failure_probability, column_statistics=column_statistics).ridge_bound
     kept = INTERCEPT_KEPT / (1 - INTERCEPT_KEPT)
     norm = check_bound("data_norm", data_norm)
     n = int(positive("n", n))

@@ -94,10 +94,12 @@ class SufficientStatisticsCertificate:
     clipping: str
     neighbours: str
     library_version: str
+    #: ADASSP_STANDARDISED only: {"n", "spread", "sums"}, the released column sums and sums of squares
+    column_statistics: dict | None = None
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
-        """One Gaussian mechanism on the three scaled statistics (sensitivity sqrt(3) together)."""
+        """One Gaussian mechanism on the scaled statistics (sensitivity sqrt(sum f_i) together)."""
         return self.calibration.privacy_curve(self.epsilon, self.delta)
 
     @property
@@ -120,11 +122,14 @@ class SufficientStatisticsCertificate:
                 "effective_norm_bound": self.effective_norm_bound, "label_bound": self.label_bound,
                 "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
                 "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
-                "privacy_curve": self.privacy_curve.to_dict()}
+                "privacy_curve": self.privacy_curve.to_dict(),
+                **({} if self.column_statistics is None else {"column_statistics": self.column_statistics})}
 
     def __str__(self) -> str:
+        standardised = "" if self.column_statistics is None else (
+            f" on columns centred and scaled by private column statistics (mechanism {self.mechanism})")
         return "\n".join([
-            f"dpcvx release: AdaSSP least squares, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
+            f"dpcvx release: AdaSSP least squares{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "

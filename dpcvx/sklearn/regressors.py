@@ -29,8 +29,11 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
   (:mod:`dpcvx.privacy.adassp`), and objective perturbation on the ball ||w|| <= W
   (``mechanism="objective"``, ``weight_bound=W``; KST12 with L = W R + B, docs/theory.md
   section 16). ``mechanism="auto"`` (the default) picks AdaSSP: it had the lower test MSE in
-  every configuration of ``benchmarks/regression.py`` (recorded in its results). The
-  certificate names the mechanism.
+  every configuration of ``benchmarks/regression.py`` (recorded in its results). Under replace-one,
+  for dense rows in memory, AdaSSP runs on columns centred and scaled by private column statistics
+  released in the same joint Gaussian (``column_statistics="auto"``; mechanism "adassp-standardised",
+  docs/theory.md section 16): columns that fill a small part of their public ranges keep their signal.
+  The certificate names the mechanism.
 - :class:`DPHuberRegressor`: the Huber loss of the residual (``m`` its threshold;
   L = m, c = 1), through :class:`~dpcvx.models.erm.PrivateERM` with ``task="regression"``.
   It is piecewise C^2, which the Gaussian objective perturbation does not cover.
@@ -47,6 +50,7 @@ import copy
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy import sparse
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
@@ -245,6 +249,12 @@ class DPLinearRegression(_PrivateRegressor):
         in the public ``norm_range`` / ``label_range`` (:class:`~dpcvx.models.erm.PrivateERM`'s opt-in;
         ``certificate_.total_epsilon`` is the cost).
     allow_large_delta : delta must be below 1/n (n the training rows) unless True (PrivateERM's parameter).
+    column_statistics : "auto" (the default), True or False. AdaSSP on columns centred and scaled by private
+        column statistics, released first in the same joint Gaussian and charged with the fit (mechanism
+        "adassp-standardised"; :mod:`dpcvx.privacy.adassp`, docs/theory.md section 16): it keeps the signal when
+        the columns fill a small part of their public ranges, where plain AdaSSP's ridge exceeds their
+        eigenvalues (benchmarks/results/adassp_gap.md). "auto": on under replace-one for dense rows in memory
+        with clip=True, else plain AdaSSP (mechanism "adassp"); False: plain AdaSSP.
     accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
         ``clone`` keeps the same one.
     """
@@ -262,7 +272,8 @@ class DPLinearRegression(_PrivateRegressor):
                  clip: bool = True, random_state: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  label_range: tuple[float, float] | None = None,
-                 allow_large_delta: bool = False, accountant: PrivacyAccountant | None = None) -> None:
+                 allow_large_delta: bool = False, column_statistics: bool | str = "auto",
+                 accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
@@ -270,6 +281,9 @@ class DPLinearRegression(_PrivateRegressor):
         pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
         on_a_ball = pure and self.mechanism == "auto" and self.weight_bound is not None
         if self.mechanism == Mechanism.OBJECTIVE or on_a_ball:
+            if self.column_statistics is True:
+                raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
+                                 "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
             return self._least_squares_on_a_ball(X, y, label_bound, seed, accountant)
         if pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "
@@ -283,20 +297,33 @@ class DPLinearRegression(_PrivateRegressor):
                              "for mechanism='objective' (least squares on a public ball, through PrivateERM). "
                              "Nothing was charged")
         extra = 0.0 if isinstance(self.lam, str) else float(self.lam)  # "auto": AdaSSP's own ridge, no extra one
+        statistics = self._column_statistics(X)
         learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
                                           fit_intercept=self.fit_intercept, clip=self.clip,
-                                          intercept_scaling=self._intercept_scaling(X.shape[1], y.shape[0]),
-                                          allow_large_delta=self.allow_large_delta)
+                                          intercept_scaling=self._intercept_scaling(X.shape[1], y.shape[0],
+                                                                                    statistics),
+                                          allow_large_delta=self.allow_large_delta, column_statistics=statistics)
         return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
                            accountant=accountant)
 
-    def _intercept_scaling(self, d: int, n: int) -> float:
+    def _column_statistics(self, X: Any) -> bool:
+        """``column_statistics``: True or False as given; "auto": True under replace-one for dense rows in memory
+        with clip=True (public facts of the call), else False (plain AdaSSP)."""
+        if self.column_statistics in (True, False):
+            return bool(self.column_statistics)
+        if self.column_statistics != "auto":
+            raise InputError(f"column_statistics must be 'auto', True or False, got {self.column_statistics!r}")
+        return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and self.clip is True
+                and not is_out_of_core(X) and not sparse.issparse(X))
+
+    def _intercept_scaling(self, d: int, n: int, column_statistics: bool) -> float:
         """The constant feature's public scale: AdaSSP's rule at public (epsilon, delta, d + 1, R, n) under
-        replace-one (:func:`dpcvx.privacy.adassp.adassp_intercept_scaling`); 1 under add-remove (n private)."""
+        replace-one (:func:`dpcvx.privacy.adassp.adassp_intercept_scaling`, at the calibration with or without
+        column statistics); 1 under add-remove (n private)."""
         if not self.fit_intercept or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             return 1.0
         return adassp_intercept_scaling(self.epsilon, self.delta, dim=d + 1, data_norm=check_bound(
-            "data_norm", self.data_norm), n=n)
+            "data_norm", self.data_norm), n=n, column_statistics=column_statistics)
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:

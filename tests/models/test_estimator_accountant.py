@@ -59,8 +59,8 @@ def test_regressors_take_the_accountant_in_the_constructor(data):
     X, _ = data
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
     dpcvx.DPLinearRegression(accountant=accountant, random_state=0).fit(X, X[:, 0])
-    assert accountant.ledger[0].description == ("DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP, "
-                                                "replace-one)")
+    assert accountant.ledger[0].description == ("DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP with "
+                                                "private column statistics, replace-one)")
 
 
 def test_classifiers_take_add_remove_neighbours(data):

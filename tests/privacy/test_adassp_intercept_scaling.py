@@ -43,21 +43,24 @@ def test_bad_public_inputs_are_refused() -> None:
         adassp_intercept_scaling(-1.0, 1e-6, dim=10, data_norm=1.0, n=100)
 
 
-def _fit(neighbours: str, n: int) -> dpcvx.DPLinearRegression:
+def _fit(neighbours: str, n: int, column_statistics: bool | str = "auto") -> dpcvx.DPLinearRegression:
     rng = np.random.default_rng(0)
     X = rng.uniform(-0.3, 0.3, size=(n, 3))
     y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0).fit(X, y)
+        return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0,
+                                        column_statistics=column_statistics).fit(X, y)
 
 
 def test_the_estimator_fits_at_the_rule_and_the_certificate_records_it() -> None:
-    model = _fit("replace-one", 20_000)
-    expected = adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000)
-    assert expected < 1.0
-    assert model.certificate_.intercept_scaling == expected
-    assert model.certificate_.effective_norm_bound == pytest.approx(math.hypot(1.0, expected))
+    for statistics in (True, False):  # the default ("auto") draws column statistics here: a larger unit sigma
+        model = _fit("replace-one", 20_000, "auto" if statistics else False)
+        expected = adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, column_statistics=statistics)
+        assert expected < 1.0
+        assert model.certificate_.intercept_scaling == expected
+        assert model.certificate_.effective_norm_bound == pytest.approx(math.hypot(1.0, expected))
+    assert expected < adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, column_statistics=True)
 
 
 def test_add_remove_keeps_the_former_constant() -> None:

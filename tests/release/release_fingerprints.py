@@ -1,8 +1,8 @@
 """Fingerprints of seeded releases: a refactoring of the release path must leave every one bit-identical.
 
 Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and
-Gaussian, float-safe, AdaSSP regression, multiclass, the kernel learners, add-remove, class weights,
-the intercept offset of a public class prior, lam="auto") and records, per release, the released
+Gaussian, float-safe, AdaSSP regression (plain and on standardised columns), multiclass, the kernel
+learners, add-remove, class weights, the intercept offset of a public class prior, lam="auto") and records, per release, the released
 weights (as their exact JSON text), the certificate's text and the saved model file's text (the
 library version line removed). ``--compare`` reads an earlier run and lists every difference.
 
@@ -58,7 +58,10 @@ def _configurations() -> dict[str, Callable[[], Any]]:
     makers["regression huber"] = lambda: dpcvx.PrivateERM(
         loss=losses.huber_regression(1.0), task="regression", label_bound=1.0, lam=0.1, data_norm=1.0).fit(
         Xr, yr, 1.0, "output", random_state=0)
-    makers["adassp"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, random_state=0).fit(Xr, yr).model_
+    makers["adassp"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, random_state=0,
+                                                        column_statistics=False).fit(Xr, yr).model_
+    makers["adassp standardised"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
+                                                                     random_state=0).fit(Xr, yr).model_
     for float_safe in (False, True):
         makers[f"multiclass float_safe={float_safe}"] = lambda fs=float_safe: dpcvx.PrivateMulticlassERM(
             dpcvx.PrivateERM(losses.logistic(), lam=0.1, data_norm=1.0, float_safe=fs), (0.0, 1.0, 2.0)).fit(

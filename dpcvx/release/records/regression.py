@@ -9,8 +9,10 @@ import numpy as np
 
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
+from ...data.rows import RowMap
+from ...data.standardiser import ColumnStandardiser, adassp_map
 from ...exceptions import InputError
-from ...privacy.adassp import ADASSP, AdaSSPCalibration
+from ...privacy.adassp import ADASSP, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
 from ...privacy.calibration import PublicFacts
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
@@ -24,8 +26,9 @@ from .rows import _row_map, _row_map_to_dict
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
 # the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
-_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)}
+_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics"}
 _ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
+_STATISTICS_KEYS = {"n", "spread", "sums"}  # ADASSP_STANDARDISED's certificate.column_statistics
 
 
 def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | None) -> dict:
@@ -50,7 +53,9 @@ def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | Non
 def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     """An AdaSSP release: the calibration is recomputed from the stated public bounds and compared."""
     item = json_object("the model file", data, _ADASSP_KEYS)
-    saved = json_object("certificate", item["certificate"], _ADASSP_CERTIFICATE_KEYS)
+    standardised = isinstance(item["certificate"], dict) and item["certificate"].get("mechanism") == ADASSP_STANDARDISED
+    saved = json_object("certificate", item["certificate"],
+                        _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised else set()))
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
@@ -72,8 +77,13 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
     if coef.size + rows.fit_intercept != calibration.dim:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
+    if calibration.column_statistics is not standardised:
+        raise InputError("certificate.mechanism and certificate.calibration disagree on the column statistics; the "
+                         "file has been edited")
+    statistics = _column_statistics(saved["column_statistics"], calibration, rows, coef.size) if standardised else None
     certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS
-                                                     if key != "calibration"}, calibration=calibration)
+                                                     if key != "calibration"}, calibration=calibration,
+                                                  column_statistics=statistics)
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
     schema = item["preprocessing"].get("schema")
@@ -81,9 +91,28 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     return model
 
 
+def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMap, d: int) -> dict:
+    """ADASSP_STANDARDISED's record: n >= 1, the spread, 2 d released sums; the saved map must be the one they
+    give (recomputed, exactly)."""
+    record = json_object("certificate.column_statistics", data, _STATISTICS_KEYS)
+    n, sums = record["n"], record["sums"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"certificate.column_statistics.n must be an integer >= 1, got {n!r}")
+    _check_same("certificate.column_statistics.spread", record["spread"], COLUMN_SPREAD)
+    if not isinstance(sums, list) or len(sums) != 2 * d:
+        raise InputError(f"certificate.column_statistics.sums must list {2 * d} numbers")
+    released = np.array([_number(f"certificate.column_statistics.sums[{i}]", v) for i, v in enumerate(sums)])
+    expected = adassp_map(released, calibration, rows.norm_bound, n)
+    if not isinstance(rows.feature_map, ColumnStandardiser) or rows.feature_map != expected:
+        raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
+                         "file has been edited")
+    return record
+
+
 def regression_from_dict(data: dict) -> PrivateRegressionModel:
     """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
-    if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") == ADASSP:
+    if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") in (ADASSP,
+                                                                                                ADASSP_STANDARDISED):
         return _adassp_from_dict(data)
     model = linear_from_dict(data)
     assert isinstance(model, PrivateRegressionModel)
