@@ -2,9 +2,9 @@
 
 Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and
 Gaussian, float-safe, AdaSSP regression (plain and on standardised columns), multiclass, the kernel
-learners, add-remove, class weights, the intercept offset of a public class prior, lam="auto") and records, per release, the released
-weights (as their exact JSON text), the certificate's text and the saved model file's text (the
-library version line removed). ``--compare`` reads an earlier run and lists every difference.
+learners, add-remove, class weights, the intercept offset of a public class prior, lam="auto") and records,
+per release, the released weights (as their exact JSON text), the certificate's text and the saved model
+file's text (the library version line removed). ``--compare`` reads an earlier run and lists every difference.
 
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --out /tmp/before.json
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --compare /tmp/before.json
