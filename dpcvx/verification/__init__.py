@@ -19,7 +19,8 @@
   :mod:`.proof_replay` (the provers' results through it, in the text form of :mod:`.proof_codec`),
   :mod:`.loss_record` and :mod:`.kernel_record`: proofs and verified losses kept across processes; a
   verification served from a record runs only :mod:`.loss_declaration` and :mod:`.numpy_code` and imports
-  no sympy; :mod:`.catalogue` writes the shipped file;
+  no sympy; :mod:`.catalogue` writes the shipped file; :mod:`.scaled_huber` serves the Huber loss of the
+  residual at any threshold m from the shipped m = 1 proof by exact scaling;
 * :mod:`.atoms`: what dpcvx knows about each CVXPY atom: one table, keyed by atom class;
 * :mod:`.bounded_residual`: L over the residuals a constrained regression can reach: least squares on a ball
   (KST12);

@@ -35,6 +35,7 @@ from .loss_declaration import LOSS_CONDITIONS, SYMBOLIC_SECONDS, check_time_limi
 from .numpy_code import UnsafeCode
 from .problem import Loss, LossDerivatives, Quadratic, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
 from .regularizer.analysis import RegularizerAnalysis
+from .scaled_huber import HUBER, UNIT_THRESHOLD, scaled_huber
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
@@ -189,8 +190,9 @@ def catalogue_loss(loss: Loss, seconds: float = SYMBOLIC_SECONDS) -> VerifiedLos
     """A catalogue loss (:class:`dpcvx.losses.MarginLoss`) served from the shipped catalogue by its name, without
     building its expression (no CVXPY): the record is the one the verifier wrote for exactly that loss's
     expression when the catalogue was written (:func:`dpcvx.verification.loss_record.template_lookup`;
-    tests/verification/test_catalogue_template.py verifies each afresh and compares). None otherwise: the loss is
-    then verified from its expression."""
+    tests/verification/test_catalogue_template.py verifies each afresh and compares). The Huber loss of the residual
+    at a threshold m other than 1 is the shipped m = 1 record scaled exactly (:mod:`.scaled_huber`). None
+    otherwise: the loss is then verified from its expression."""
     from ..losses import MarginLoss
 
     if not isinstance(loss, MarginLoss):
@@ -198,6 +200,13 @@ def catalogue_loss(loss: Loss, seconds: float = SYMBOLIC_SECONDS) -> VerifiedLos
     key = ("catalogue template", loss.spec)
     if key not in _LOSS_CACHE:
         found = loss_record.template_lookup(loss.spec, seconds)
+        threshold = dict(loss.params).get("m", UNIT_THRESHOLD)
+        if found is None and loss.name == HUBER and threshold != UNIT_THRESHOLD:  # scaled from the shipped m = 1
+            unit = catalogue_loss(MarginLoss(HUBER, (("m", UNIT_THRESHOLD),)), seconds)
+            if unit is None:
+                return None
+            _LOSS_CACHE[key] = scaled_huber(unit, loss, threshold)
+            return _LOSS_CACHE[key]
         if found is None:
             return None
         record, derivatives = found
