@@ -9,11 +9,12 @@ over SPLITS seeded 75/25 splits (real_tables' splits and fit seeds), scored by t
    same with AdaSSP's ridge (its bound minus the noisy eigenvalue estimate) and no noise; ``ridge + Gram noise``;
    ``ridge + moment noise``; ``AdaSSP`` (both noises and the ridge, one draw); ``AdaSSP, half ridge`` and
    ``AdaSSP, ridge 2 sqrt(d) sigma_2`` (the expected norm of the Gram noise instead of Wang's high-probability
-   bound); beside them DPLinearRegression() itself, scikit-learn's LinearRegression on the same rows, and the
+   bound); beside them DPLinearRegression(column_statistics=False) itself (plain AdaSSP: the default before AdaSSP on
+   standardised columns, benchmarks/adassp_spread.py), scikit-learn's LinearRegression on the same rows, and the
    reference (real_tables': StandardScaler and Ridge on the unbounded features). Also printed: s, the ridge and
    the four smallest eigenvalues of X^T X in the first split.
 2. **Mechanisms** (epsilon 0.3, 1, 3, each estimator's defaults but the one parameter shown):
-   DPLinearRegression() (AdaSSP); DPLinearRegression(mechanism="objective", weight_bound=B) (least squares on the
+   DPLinearRegression(column_statistics=False) (plain AdaSSP); DPLinearRegression(mechanism="objective", weight_bound=B) (least squares on the
    ball ||w|| <= B / R, L = W R + B); DPHuberRegressor(m=...) at m = 1 (the default before issue 42) and at
    m = 2B, B, B/4, B/10, B/20, B/50 for the public label bound B (half the label range), lam="auto".
 
@@ -66,7 +67,8 @@ def decomposition(table: Table, train: np.ndarray, test: np.ndarray, seed: int) 
     shift, bound = (lo + hi) / 2, (hi - lo) / 2
     X, y = table.X[train], table.y[train] - shift
     n, d = X.shape
-    estimator = dpcvx.DPLinearRegression(epsilon=1.0, label_bound=table.label_range, random_state=seed)
+    estimator = dpcvx.DPLinearRegression(epsilon=1.0, label_bound=table.label_range, random_state=seed,
+                                         column_statistics=False)  # plain AdaSSP, the mechanism measured here
     scale = adassp_intercept_scaling(1.0, estimator.delta, dim=d + 1, data_norm=1.0, n=n)  # the estimator's s
     learner = PrivateLinearRegression(1.0, bound, fit_intercept=True, intercept_scaling=scale)
     # the statistics AdaSSP releases: rows with the constant feature s (||x|| <= 1 already), labels clipped to B
@@ -112,7 +114,8 @@ def mechanisms(table: Table, epsilon: float) -> dict[str, Callable[[int], Any]]:
     bound = (table.label_range[1] - table.label_range[0]) / 2
     common_args = {"epsilon": epsilon, "label_bound": table.label_range}
     made: dict[str, Callable[[int], Any]] = {
-        "DPLinearRegression() (AdaSSP)": lambda seed: dpcvx.DPLinearRegression(random_state=seed, **common_args),
+        "DPLinearRegression() (AdaSSP)": lambda seed: dpcvx.DPLinearRegression(random_state=seed, column_statistics=False,
+                                                                                 **common_args),
         "least squares on the ball W = B / R": lambda seed: dpcvx.DPLinearRegression(
             random_state=seed, mechanism="objective", weight_bound=bound, **common_args),
         "DPHuberRegressor(m=1)": lambda seed: dpcvx.DPHuberRegressor(random_state=seed, m=1.0, **common_args)}
