@@ -14,7 +14,8 @@ over SPLITS seeded 75/25 splits (real_tables' splits and fit seeds), scored by t
    reference (real_tables': StandardScaler and Ridge on the unbounded features). Also printed: s, the ridge and
    the four smallest eigenvalues of X^T X in the first split.
 2. **Mechanisms** (epsilon 0.3, 1, 3, each estimator's defaults but the one parameter shown):
-   DPLinearRegression(column_statistics=False) (plain AdaSSP); DPLinearRegression(mechanism="objective", weight_bound=B) (least squares on the
+   DPLinearRegression(column_statistics=False) (plain AdaSSP); DPLinearRegression(mechanism="objective",
+   weight_bound=B) (least squares on the
    ball ||w|| <= B / R, L = W R + B); DPHuberRegressor(m=...) at m = 1 (the default before issue 42) and at
    m = 2B, B, B/4, B/10, B/20, B/50 for the public label bound B (half the label range), lam="auto".
 
@@ -114,8 +115,8 @@ def mechanisms(table: Table, epsilon: float) -> dict[str, Callable[[int], Any]]:
     bound = (table.label_range[1] - table.label_range[0]) / 2
     common_args = {"epsilon": epsilon, "label_bound": table.label_range}
     made: dict[str, Callable[[int], Any]] = {
-        "DPLinearRegression() (AdaSSP)": lambda seed: dpcvx.DPLinearRegression(random_state=seed, column_statistics=False,
-                                                                                 **common_args),
+        "DPLinearRegression() (AdaSSP)": lambda seed: dpcvx.DPLinearRegression(
+            random_state=seed, column_statistics=False, **common_args),
         "least squares on the ball W = B / R": lambda seed: dpcvx.DPLinearRegression(
             random_state=seed, mechanism="objective", weight_bound=bound, **common_args),
         "DPHuberRegressor(m=1)": lambda seed: dpcvx.DPHuberRegressor(random_state=seed, m=1.0, **common_args)}
