@@ -11,21 +11,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from test_catalogue_template import no_disk_cache  # noqa: F401 (autouse: no disk cache, no cached loss)
 from test_proof_cache import require_shipped_catalogue  # this folder is on sys.path
 
 from dpcvx import losses
-from dpcvx.verification import proof_cache, verifier
+from dpcvx.verification import verifier
 from dpcvx.verification.exact import exact_constant
 
 GRID = np.linspace(-3.0, 3.0, 1201)
-
-
-@pytest.fixture(autouse=True)
-def no_disk_cache(monkeypatch):
-    monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
-    verifier.forget_losses()
-    yield
-    verifier.forget_losses()
 
 
 def _fresh(m: float):
