@@ -4,8 +4,9 @@ The route when the public ranges of a schema are loose (the data sit in a small 
 ``PrivateERM(column_statistics=True)`` (docs/theory.md, section 33). The order, as for a private class count
 (:mod:`dpcvx.models.class_count`) and a private norm bound (:mod:`dpcvx.models.private_norm`):
 
-1. every input is checked first: the learner's own checks with the standardiser in place (its centre and
-   multiplier do not enter any check or constant: the fit sees the map's outputs clipped onto the public R);
+1. every input is checked first: the learner is planned once with a placeholder standardiser in place (its
+   centre and multiplier do not enter any check or constant: the fit sees the map's outputs clipped onto the
+   public R), so the map is the plan's one late-bound part;
 2. the accountant is charged ONCE with (eps_s + eps_fit, delta), eps_s = ``column_statistics_share`` epsilon;
 3. each row x, clipped onto the learner's public ||x|| <= R, gives the integer vector
    c(x) = (round(x / g), round(x * x / g^2)), g = R 2^-LATTICE_BITS, set to 0 when its L1 norm exceeds the
@@ -17,7 +18,9 @@ The route when the public ranges of a schema are loose (the data sit in a small 
    moment); the map x -> (x - k m) * max(1, SPREAD R / sqrt(d v)), k = (1/3) / (1/3 + tau^2) (in units of R: the
    posterior mean of a centre uniform on [-R, R]); each column's spread at least SPREAD R / sqrt(d) and never
    narrower than given, so a release whose statistics are mostly noise leaves the rows nearly as they were;
-5. the learner is fitted with that map as its ``feature_map`` (outputs clipped onto R), eps_fit and delta.
+5. the learner's plan is fitted with that map bound as its ``feature_map`` (outputs clipped onto R), eps_fit and
+   delta (:meth:`~dpcvx.models.fit_plan.FitPlan.with_feature_map`; a learner that does not plan first is fitted
+   through its ``fit``).
 
 By sequential composition the release (statistics, model) is (eps_s + eps_fit, delta)-DP; the model holds the
 map (the privatised statistics, nothing else read off the data) and its certificate's ``column_statistics``
@@ -49,6 +52,7 @@ from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_bound
 from .failure import composite, failed_after_charge, fixed_numerics
+from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
@@ -108,9 +112,13 @@ def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
 
 
 def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
-                           accountant: PrivacyAccountant | None = None, **fit_params: Any) -> tuple[StatisticsPlan,
-                                                                                                   Any]:
-    """Every check of the fit, nothing charged or drawn: (plan, the classes the learner's check returned)."""
+                           accountant: PrivacyAccountant | None = None,
+                           **fit_params: Any) -> tuple[StatisticsPlan, Any, FitPlan | None]:
+    """Every check of the fit, nothing charged or drawn: (the statistics' plan, the classes the learner's check
+    returned, the fit's plan). A learner that plans first is planned once, on the rows through a placeholder map
+    of the public R (its centre and multiplier enter no check or constant); the released map is bound to that
+    plan after the draw (:meth:`FitPlan.with_feature_map`). Another learner runs its ``check_fit_inputs`` and is
+    fitted through its ``fit``."""
     if draws_bounds(learner) or getattr(learner, "class_weight", None) == "balanced" \
             and getattr(learner, "class_prior", None) is None:
         raise InputError("column_statistics=True draws private statistics; with a private bound or a private class "
@@ -136,10 +144,12 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
         raise InputError(f"X must be a 2-D array of at least one row and one column, got shape {shape}")
     plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm)
-    placeholder = ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm)
+    placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
     with composite(PROCEDURE_NAME):
-        classes = _with_map(learner, placeholder).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-    return plan, classes
+        if getattr(placeholder, "plans_first", False) is True:
+            fit_plan = placeholder.plan(X, y, epsilon=eps_fit, **fit_params)
+            return plan, fit_plan.classes, fit_plan
+        return plan, placeholder.check_fit_inputs(X, y, epsilon=eps_fit, **fit_params), None
 
 
 def check_column_statistics_inputs(learner: Any, X: Any, y: Any, epsilon: float, **fit_params: Any) -> Any:
@@ -172,7 +182,7 @@ def fit_with_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
                                accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
                                **fit_params: Any) -> Any:
     """``fit`` with ``column_statistics=True``: check, charge once, release the statistics, fit on the map."""
-    plan, _ = plan_column_statistics(learner, X, y, epsilon, accountant=accountant, **fit_params)
+    plan, _, fit_plan = plan_column_statistics(learner, X, y, epsilon, accountant=accountant, **fit_params)
     if accountant is not None:
         accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private column "
                          f"statistics (eps_s={plan.eps_statistics:g}) and fit (eps_fit={plan.eps_fit:g})",
@@ -182,7 +192,11 @@ def fit_with_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     mapped = standardiser(released, plan)
     with composite(PROCEDURE_NAME), fixed_numerics():
         try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            model = _with_map(learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+            if fit_plan is None:
+                model = _with_map(learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+            else:  # the one plan, its map bound now: every check ran before the charge
+                model = fit_plan.with_feature_map(mapped).fit(X, y, random_state=rng,
+                                                              sample_weight=fit_params.get("sample_weight"))
         except Exception as error:
             raise failed_after_charge(PROCEDURE_NAME, error) from None
     fitted = model.certificate

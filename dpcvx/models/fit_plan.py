@@ -19,6 +19,7 @@ at ``lam="auto"``'s public rule, :mod:`dpcvx.privacy.lam_rule`) goes through the
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -211,6 +212,18 @@ class FitPlan:
                             m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
                             rule=REGRESSION_RULE if self.regression else RULE, mean_weight=mean)
         return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
+
+    def with_feature_map(self, feature_map: Any) -> FitPlan:
+        """This plan with the row map's feature map replaced: its one late-bound part, a public map of the same
+        width and norm bound R drawn after the checks (private column statistics,
+        :mod:`dpcvx.models.column_statistics`). The verified problem, the solver and the calibrations read R, the
+        width and the intercept only, so they stand and nothing is planned again (the calibrations are shared)."""
+        if self.rows.feature_map is None or float(feature_map.norm_bound) != self.rows.norm_bound:
+            raise InputError(f"a plan's feature map is replaced only by one of the same norm bound R = "
+                             f"{self.rows.norm_bound:g}, and only in a plan made with a feature map")
+        plan = copy.copy(self)  # a frozen plan: the copy shares the calibrations, which do not read the map
+        object.__setattr__(plan, "rows", dataclasses.replace(self.rows, feature_map=feature_map))
+        return plan
 
     # -- execution ----------------------------------------------------------------------------------------
 

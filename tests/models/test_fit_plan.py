@@ -182,3 +182,16 @@ def test_least_squares_on_a_ball_leaves_lam_above_zero_to_private_erm():
     X, y = _data(n=50)
     with pytest.raises(InputError, match="lam > 0, got 0.0"):
         dpcvx.DPLinearRegression(mechanism="objective", weight_bound=1.0, lam=0.0).fit(X, np.clip(X[:, 0], -1, 1))
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")  # standardised rows clipped onto R
+def test_a_fit_with_private_column_statistics_plans_once(counted):
+    """The released map is the plan's one late-bound part: every check before the one charge, planned once."""
+    X, y = _data()
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, column_statistics=True).fit(
+        X, y, epsilon=1.0, random_state=0, accountant=accountant)
+    assert counted == {"planned": 1, "executed": 1, "rehearsed": 0} and len(accountant.ledger) == 1
+    assert model.rows.feature_map is not None and model.certificate.column_statistics is not None
+    dpcvx.DPLogisticRegression(column_statistics=True, random_state=0).fit(X, y > 0)
+    assert counted == {"planned": 2, "executed": 2, "rehearsed": 0}
