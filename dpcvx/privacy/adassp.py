@@ -74,7 +74,7 @@ from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
 from .noise import release_grid_spacing, round_to_grid
-from .privacy_curve import CurvePart, PrivacyCurve
+from .privacy_curve import PrivacyCurve
 
 __all__ = ["ADASSP", "ADASSP_STANDARDISED", "COLUMN_SHARES", "COLUMN_SPREAD", "AdaSSPCalibration",
            "adassp_calibration", "adassp_intercept_scaling", "ADASSP_THEOREM", "STANDARDISED_THEOREM",
@@ -217,8 +217,7 @@ class AdaSSPCalibration(Calibration):
         """One Gaussian mechanism on the scaled statistics (sensitivity sqrt(sum f_i) together; module docstring)."""
         what = "AdaSSP's column statistics and three statistics" if self.column_statistics else \
             "AdaSSP's three statistics"
-        part = CurvePart.gaussian(self.unit_sigma, math.sqrt(sum(self.shares)), what)
-        return PrivacyCurve((part,), self.neighbours)
+        return PrivacyCurve.gaussian(self.unit_sigma, math.sqrt(sum(self.shares)), what, self.neighbours)
 
     def describe(self) -> str:
         text = (f"noise: sigma = {', '.join(f'{s:.4g}' for s in self.sigmas)} for lambda_min, X^T X, X^T y "

@@ -254,8 +254,8 @@ class GaussianOutputPerturbation(LinearCalibration):
 
     def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
         """One Gaussian part: sigma over the sensitivity."""
-        part = CurvePart.gaussian(self.sigma, self.sensitivity, "output perturbation (analytic Gaussian)")
-        return PrivacyCurve((part,), self.relation)
+        return PrivacyCurve.gaussian(self.sigma, self.sensitivity, "output perturbation (analytic Gaussian)",
+                                     self.relation)
 
     def describe(self) -> str:
         return (f"calibration ({self.neighbours.value}): sensitivity = {self.sensitivity:.6g}, "

@@ -145,6 +145,13 @@ class PrivacyCurve:
     def __post_init__(self) -> None:
         object.__setattr__(self, "neighbours", Neighbours.parse(self.neighbours))
 
+    @classmethod
+    def gaussian(cls, sigma: float, sensitivity: float, what: str,
+                 neighbours: Neighbours = Neighbours.REPLACE_ONE) -> PrivacyCurve:
+        """One Gaussian mechanism: N(0, sigma^2 I) added to a query of L2 sensitivity ``sensitivity``
+        (:meth:`CurvePart.gaussian`), proved for ``neighbours``."""
+        return cls((CurvePart.gaussian(sigma, sensitivity, what),), neighbours)
+
     def under(self, target: Neighbours) -> PrivacyCurve:
         """This curve for the relation ``target``: itself, or an add-remove curve converted to
         replace-one part by part (:meth:`CurvePart.grouped`). Replace-one -> add-remove is refused:

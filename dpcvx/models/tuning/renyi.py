@@ -90,8 +90,7 @@ def candidate_curve(candidate: Any, epsilon: float, delta: float, fit_params: Ma
     # z = sigma / sensitivity of the analytic Gaussian at (epsilon, delta), one relative ROUNDING down: the
     # fit's own ratio is checked to be at least this after the fit (check_run_curve)
     multiplier = round_down(analytic_gaussian_sigma(1.0, epsilon, delta))
-    return PrivacyCurve((CurvePart.gaussian(multiplier, 1.0, "output perturbation (analytic Gaussian), "
-                                            "claimed before the fit"),))
+    return PrivacyCurve.gaussian(multiplier, 1.0, "output perturbation (analytic Gaussian), claimed before the fit")
 
 
 def score_epsilon(candidates_rdp: np.ndarray, orders: np.ndarray = RDP_ORDERS) -> float:
