@@ -110,22 +110,22 @@ class Kernel(ABC):
         return self.gram(X, X if Y is None else as_rows(Y, "Y", X.shape[1]))
 
 
-def _input_bound(value: float | None) -> float:
+def _required_bound(name: str, value: float | None, need: str) -> float:
+    """A kernel's public bound ``name``: positive, and refused with ``need`` (what it is) when missing."""
     if value is None:
-        raise InputError(
-            "this kernel needs input_bound, a public bound B on ||x||_2 (for example 1.0 after "
-            "scaling features by public ranges); it must not be computed from the private data"
-        )
-    return positive("input_bound", value)
+        raise InputError(need)
+    return positive(name, value)
+
+
+def _input_bound(value: float | None) -> float:
+    return _required_bound("input_bound", value, "this kernel needs input_bound, a public bound B on ||x||_2 (for "
+                           "example 1.0 after scaling features by public ranges); it must not be computed from the "
+                           "private data")
 
 
 def _feature_bound(value: float | None) -> float:
-    if value is None:
-        raise InputError(
-            "a callable kernel needs feature_bound, a public bound R_phi on sqrt(k(x, x)) over "
-            "the input domain; rows above it are scaled down in feature space"
-        )
-    return positive("feature_bound", value)
+    return _required_bound("feature_bound", value, "a callable kernel needs feature_bound, a public bound R_phi on "
+                           "sqrt(k(x, x)) over the input domain; rows above it are scaled down in feature space")
 
 
 @dataclass(frozen=True)

@@ -218,6 +218,12 @@ class ReleaseCertificate:
             **({"findings": list(self.findings)} if self.findings else {}),
         }
 
+    def _composed(self, first: str, composition: str) -> str:
+        """A certificate line of a private value drawn before the fit: what it is, then the fit's and the total
+        epsilon and how they compose."""
+        return (f"{first}; fit eps_fit = {self.epsilon:g}; total epsilon = {self.total_epsilon:g} "
+                f"({composition})")
+
     def __str__(self) -> str:
         c = self.calibration
         lines = [
@@ -234,18 +240,18 @@ class ReleaseCertificate:
         ]
         for name, bound in (("norm bound: R", self.private_bound), ("label bound: B", self.private_label_bound)):
             if bound is not None:
-                lines.append(f"private {name} = {bound['bound']:g} drawn from the public grid {bound['grid']} by "
-                             f"the exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = "
-                             f"{bound['epsilon']:g}; fit eps_fit = {self.epsilon:g}; total epsilon = "
-                             f"{self.total_epsilon:g} ({bound['composition']})")
+                lines.append(self._composed(
+                    f"private {name} = {bound['bound']:g} drawn from the public grid {bound['grid']} by the "
+                    f"exponential-mechanism quantile (q = {bound['quantile']:g}) with eps_q = {bound['epsilon']:g}",
+                    bound["composition"]))
         if self.weights is not None:
             lines.append(self.weights.line(self.epsilon, self.total_epsilon))
         statistics = self.column_statistics
         if statistics is not None:
-            lines.append(f"private column statistics: per-column sums and sums of squares with eps_s = "
-                         f"{statistics['epsilon']:g} (L1 sensitivity {statistics['sensitivity']} on the lattice "
-                         f"2^-{statistics['lattice_bits']}); fit eps_fit = {self.epsilon:g}; total epsilon = "
-                         f"{self.total_epsilon:g} ({statistics['composition']})")
+            lines.append(self._composed(
+                f"private column statistics: per-column sums and sums of squares with eps_s = "
+                f"{statistics['epsilon']:g} (L1 sensitivity {statistics['sensitivity']} on the lattice "
+                f"2^-{statistics['lattice_bits']})", statistics["composition"]))
         if self.lam_rule is not None:
             lines.append(f"lam = {self.lam_rule.lam:g} chosen by the public rule {self.lam_rule.rule} with "
                          f"comparator norm W = {self.lam_rule.comparator_norm:g} (no privacy spent)")
