@@ -11,53 +11,13 @@ the order the certificate prints them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
-from ..verification.exact import exact_text, is_sympy
+from ..verification.exact import Exact, Irrational, exact_of_saved, exact_text, exact_value
 
-__all__ = ["Constants", "Exact", "Irrational", "exact_value"]
-
-
-@dataclass(frozen=True)
-class Irrational:
-    """An exact irrational constant, known by its exact text (``"sqrt(2)"``) and its double."""
-
-    text: str
-    value: float
-
-    def __float__(self) -> float:
-        return self.value
-
-    def __str__(self) -> str:
-        return self.text
-
-
-Exact = Fraction | Irrational | float
-
-_RATIONAL = re.compile(r"-?\d+(/\d+)?")
-
-
-def exact_value(value: Any) -> Exact:
-    """A verified constant as a release holds it: a rational as a Fraction, an irrational sympy number as an
-    :class:`Irrational`, a double (an estimate, or ``inf``) as it is."""
-    if isinstance(value, float):
-        return value
-    if is_sympy(value) and not value.is_Rational:
-        return Irrational(str(value), float(value))
-    return Fraction(value) if not is_sympy(value) else Fraction(int(value.p), int(value.q))
-
-
-def _exact_of_saved(text: str | None, number: float) -> Exact:
-    """The constant a file states as (exact text, float): the inverse of :func:`exact_value` and its text."""
-    if text is None or text == "oo":
-        return number
-    if _RATIONAL.fullmatch(text):
-        return Fraction(text)
-    return Irrational(text, number)
+__all__ = ["Constants"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +43,7 @@ class Constants(Mapping[str, Any]):
     @classmethod
     def from_saved(cls, saved: Mapping[str, tuple[str | None, float]]) -> Constants:
         """The constants of a file, given as {name: (exact text or None, float)} (checked by the reader)."""
-        exact = {key: _exact_of_saved(*saved[key]) for key in ("L", "c", "m") if key in saved}
+        exact = {key: exact_of_saved(*saved[key]) for key in ("L", "c", "m") if key in saved}
         return cls(L=exact["L"], m=exact["m"], R=saved["R"][1], lam=saved["lam"][1], n=int(saved["n"][1]),
                    d=int(saved["d"][1]), c=exact.get("c"))
 

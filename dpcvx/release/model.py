@@ -35,6 +35,8 @@ from ..privacy.quantile import bound_then_fit_curve
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
+from ..verification.exact import Exact, exact_value
+from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
 from .constants import Constants
 from .report import ReleaseReport
@@ -105,7 +107,7 @@ class ReleaseCertificate:
     def sparse_regularizer(self) -> bool:
         """Whether N has an L1 or group term (whose exact zeros the noise removes: see ``sparsify``)."""
         prox = self.verification.by_name.get("regularizer_prox")
-        return prox is not None and ("||w||_1" in str(prox.value) or "group norm" in str(prox.value))
+        return prox is not None and isinstance(prox.value, NonsmoothForm) and prox.value.sparse
 
     @property
     def relation(self) -> Neighbours:
@@ -116,17 +118,25 @@ class ReleaseCertificate:
     def conditions(self) -> tuple[Condition, ...]:
         return self.verification.conditions
 
-    @property
-    def lipschitz(self) -> Any:  # the certificate's constant: an exact number or a float
-        return self.verification.lipschitz
+    def _verified(self, name: str) -> Exact | None:
+        value = getattr(self.verification, name)
+        return None if value is None else exact_value(value)
 
     @property
-    def curvature(self) -> Any:
-        return self.verification.curvature
+    def lipschitz(self) -> Exact | None:
+        """L as the verifier proved it, in a release's exact form (:func:`~dpcvx.verification.exact.exact_value`:
+        a Fraction, an Irrational or a float, fitted and loaded alike)."""
+        return self._verified("lipschitz")
 
     @property
-    def strong_convexity(self) -> Any:
-        return self.verification.strong_convexity
+    def curvature(self) -> Exact | None:
+        """c, as :attr:`lipschitz`."""
+        return self._verified("curvature")
+
+    @property
+    def strong_convexity(self) -> Exact | None:
+        """m, as :attr:`lipschitz`."""
+        return self._verified("strong_convexity")
 
     @property
     def _pure_objective(self) -> ObjectivePerturbation | None:

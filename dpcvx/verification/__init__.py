@@ -29,6 +29,7 @@
 * :mod:`.exact`: exact numbers and doubles: the exact reading of a double, and safe doubles of exact numbers;
 * :mod:`.kst12`: pose a verified problem for Kifer, Smith and Thakurta (COLT 2012): a constraint set, a convex
   regularizer;
+* :mod:`.prox_form`: the non-smooth part of N (a ||w||_1, group norms) KST12's proximal solver takes, typed;
 * :mod:`.prediction_loss`: a regression loss l(p, y) of the prediction and the label, proved to be a loss of the
   residual.
 """

@@ -27,6 +27,7 @@ from typing import Any
 from ..exceptions import AssumptionError
 from .condition import ESTIMATE_METHODS, PROOF_METHODS, Condition
 from .exact import exact_text
+from .prox_form import NonsmoothForm
 from .verdict import MECHANISMS, NO_CONSTRAINTS, PIECEWISE, PIECEWISE_NOTE, THEOREMS, Verdict, decide
 
 __all__ = ["Condition", "Certificate", "MECHANISMS", "REQUIRED", "PROOF_METHODS", "ESTIMATE_METHODS",
@@ -170,6 +171,8 @@ class Certificate:
             exact = exact_text(value)
             if exact == "oo":  # standard JSON has no Infinity
                 return {"exact": "oo", "float": None}
+            if isinstance(value, NonsmoothForm):
+                return str(value)
             return value if exact is None else {"exact": exact, "float": float(value)}
 
         data: dict[str, Any] = {

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .exact import exact_text, is_sympy
+from .exact import Irrational, exact_text, is_sympy
 
 __all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS"]
 
@@ -47,6 +47,8 @@ class Condition:
             return f"{float(self.value):.17g}"  # a double taken exactly (a bound rounded down)
         if is_sympy(self.value):  # irrational
             return f"{exact} (~{float(self.value):.6g})"
+        if isinstance(self.value, Irrational):  # irrational, as a loaded certificate holds it
+            return f"{self.value.text} (~{self.value.value:.6g})"
         if exact is not None:
             return exact
         if isinstance(self.value, float):

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..rounding import EPS, bound_up, next_down
 
-__all__ = ["NotFinite", "as_float_expr", "exact_constant", "exact_text", "float_down", "float_up", "is_sympy",
-           "plain", "product_down"]
+__all__ = ["Exact", "Irrational", "NotFinite", "as_float_expr", "exact_constant", "exact_of_saved", "exact_text",
+           "exact_value", "float_down", "float_up", "is_sympy", "plain", "product_down"]
 
 
 class NotFinite(ValueError):
@@ -48,6 +50,52 @@ def exact_constant(value: float) -> Fraction:
     if float(simple) == value:
         return simple
     return Fraction(value)
+
+
+@dataclass(frozen=True)
+class Irrational:
+    """An exact irrational constant as a release holds it: its exact text (``"sqrt(2)"``) and its double.
+
+    A fitted release and a loaded one hold this, not a sympy number: no sympy object is re-created from a file.
+    """
+
+    text: str
+    value: float
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Exact = Fraction | Irrational | float
+
+_RATIONAL = re.compile(r"-?\d+(/\d+)?")
+
+
+def exact_value(value: Any) -> Exact:
+    """A verified constant as a release holds it: a rational as a Fraction, an irrational sympy number as an
+    :class:`Irrational`, a double (an estimate, or ``inf``) and an :class:`Irrational` as they are."""
+    if isinstance(value, (float, Irrational)):
+        return value
+    if is_sympy(value) and not value.is_Rational:
+        return math.inf if value.is_infinite and value.is_extended_positive else Irrational(str(value), float(value))
+    return Fraction(value) if not is_sympy(value) else Fraction(int(value.p), int(value.q))
+
+
+def exact_of_saved(text: str | None, number: float | None) -> Exact:
+    """The constant a file states as (exact text or None, float): the inverse of :func:`exact_value` and
+    :func:`exact_text` ("oo", written with no float since JSON has no infinity, is ``inf``)."""
+    if text == "oo":
+        return math.inf
+    if number is None:
+        raise ValueError(f"the exact constant {text!r} has no float")
+    if text is None:
+        return float(number)
+    if _RATIONAL.fullmatch(text):
+        return Fraction(text)
+    return Irrational(text, float(number))
 
 
 def plain(value: Any) -> Any:

@@ -27,16 +27,9 @@ from dataclasses import replace
 from .certificate import NO_CONSTRAINTS, Condition
 from .constraints import Constraints, analyse_constraints
 from .problem import VerifiedProblem
-from .regularizer import RegularizerAnalysis
+from .prox_form import NonsmoothForm
 
 __all__ = ["with_kst12"]
-
-
-def _nonsmooth_form(analysis: RegularizerAnalysis) -> str:
-    parts = [f"{analysis.l1_weight:.17g} ||w||_1"] if analysis.l1_weight > 0 else []
-    if analysis.groups:
-        parts.append(f"{len(analysis.groups)} group norm(s) b_g ||w_g||_2 over disjoint groups")
-    return " + ".join([*parts, "quadratic"])
 
 
 def with_kst12(problem: VerifiedProblem, constraints: Constraints | None) -> VerifiedProblem:
@@ -56,7 +49,7 @@ def with_kst12(problem: VerifiedProblem, constraints: Constraints | None) -> Ver
     prox = Condition(
         "regularizer_prox", "N = a ||w||_1 + sum_g b_g ||w_g||_2 (disjoint g) + a quadratic, or quadratic "
         "(an exact proximal map with C)", exact,
-        value=_nonsmooth_form(analysis) if composite and analysis is not None else (
+        value=NonsmoothForm(analysis.l1_weight, len(analysis.groups)) if composite and analysis is not None else (
             "quadratic" if quadratic else "other"),
         method="symbolic",
         detail="" if exact else ("group norms with a box have no closed-form proximal map" if boxed_groups else

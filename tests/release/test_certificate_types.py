@@ -30,8 +30,9 @@ from dpcvx.privacy.lam_rule import LamChoice
 from dpcvx.privacy.lattice_predictions import LatticeTDDL
 from dpcvx.privacy.lattice_tdil import LatticeTDIL
 from dpcvx.privacy.neighbours import Neighbours
-from dpcvx.release.constants import Constants, Irrational
+from dpcvx.release.constants import Constants
 from dpcvx.release.model import CertifiedWeights
+from dpcvx.verification.exact import Irrational
 from dpcvx.verification.verdict import Mechanism
 
 

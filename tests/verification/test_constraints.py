@@ -290,7 +290,9 @@ def test_group_lasso_release_saves_and_loads(data, tmp_path, delta):
     dpcvx.save(model, tmp_path / "m.json")
     loaded = dpcvx.load(tmp_path / "m.json")
     np.testing.assert_array_equal(loaded.coef_, model.coef_)
-    assert "group norm" in model.certificate.verification.condition("regularizer_prox").value
+    prox = model.certificate.verification.condition("regularizer_prox").value
+    assert prox.groups > 0 and prox == loaded.certificate.verification.condition("regularizer_prox").value
+    assert "group norm" in str(prox) and model.certificate.sparse_regularizer and loaded.certificate.sparse_regularizer
 
 
 @pytest.mark.parametrize("constraints, inside", [(BALL, lambda w: np.linalg.norm(w) <= 0.8),

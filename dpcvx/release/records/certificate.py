@@ -21,6 +21,8 @@ from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
 from ...verification.certificate import MECHANISMS, Certificate, Condition
+from ...verification.exact import exact_of_saved
+from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism
 from ..constants import Constants
@@ -59,20 +61,19 @@ class SavedReleaseCertificate(ReleaseCertificate):
 
 
 
-def _condition_value(what: str, value: Any) -> str | float | None:
-    """A condition's value as Condition.value_text shows it (exact text, with ~float if irrational)."""
+def _condition_value(what: str, value: Any, name: Any) -> Any:
+    """A condition's value as the verifier held it: text as it is (the ``regularizer_prox`` condition's
+    :class:`~dpcvx.verification.prox_form.NonsmoothForm` read back from its text), an exact number as a fitted
+    release holds it (:func:`~dpcvx.verification.exact.exact_value`: a Fraction, an
+    :class:`~dpcvx.verification.exact.Irrational`, ``inf``), a double as a float."""
+    if isinstance(value, str) and name == "regularizer_prox":
+        return NonsmoothForm.parse(value) or value
     if value is None or isinstance(value, str):
         return value
     if not isinstance(value, dict):
         return _number(what, value, finite=False)
     exact, approximate = _saved_number(what, value)
-    if exact is None:
-        return approximate
-    if exact == "oo":
-        return "unbounded"
-    if _RATIONAL.fullmatch(exact):
-        return exact
-    return f"{exact} (~{approximate:.6g})"
+    return exact_of_saved(exact, approximate)
 
 
 def _condition(index: int, data: Any) -> Condition:
@@ -82,7 +83,7 @@ def _condition(index: int, data: Any) -> Condition:
         name=_text(f"{what}.name", item["name"]),
         description=_text(f"{what}.description", item["description"]),
         passed=_optional_flag(f"{what}.passed", item["passed"]),
-        value=_condition_value(f"{what}.value", item["value"]),
+        value=_condition_value(f"{what}.value", item["value"], item["name"]),
         method=_text(f"{what}.method", item["method"]),
         detail=_text(f"{what}.detail", item["detail"]),
         fix=_text(f"{what}.fix", item["fix"]),
