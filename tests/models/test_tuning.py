@@ -510,7 +510,7 @@ def test_kernel_learner_takes_the_budget_in_fit():
                   accountant=accountant, random_state=0, procedure="split")
     model = result.model
     assert isinstance(model, PrivateKernelModel) and model.epsilon == 1.0 and model.delta == 0.0
-    assert model.certificate.constants["lam"]["value"] == result.params["lam"]
+    assert model.certificate.constants.lam == result.params["lam"]
     assert result.certificate.release is model.certificate
     assert set(np.unique(model.predict(X))) <= {-1.0, 1.0}
     assert accountant.spent == dpcvx.PrivacyCost(1.0, 0.0) and len(accountant.ledger) == 1
