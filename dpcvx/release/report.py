@@ -33,7 +33,6 @@ import base64
 import html
 import io
 import math
-import re
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -47,8 +46,8 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from ..verification.exact import exact_text
-from .constants import Constants, Irrational
+from ..verification.exact import Irrational, exact_text
+from .constants import Constants
 
 __all__ = ["ReleaseReport", "REPORT_FORMATS"]
 
@@ -110,26 +109,11 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def _exact(value: Any) -> str:
-    """An exact constant as the model file writes it: its exact text ("1/4", "sqrt(2)", "oo"), a double to six
-    digits."""
+def _written(value: Any) -> str:
+    """A constant or a condition's value as the model file writes it: an exact number's exact text ("1/4",
+    "sqrt(2)", "oo"), a double to six digits, text as it is. Fitted and loaded values have the same types."""
     text = value.text if isinstance(value, Irrational) else exact_text(value)
-    return text if text else f"{float(value):.6g}"
-
-
-# a loaded condition holds its exact value as Condition.value_text prints it (release/records/certificate.py):
-# "unbounded" for oo, "x (~d)" for an irrational x; the file writes "oo" and x
-_IRRATIONAL_TEXT = re.compile(r"(.+) \(~[^()]*\)")
-
-
-def _condition_value(value: Any) -> str:
-    """A condition's value as the model file writes it, from a fitted condition (an exact number or a double) or a
-    loaded one (the text of an exact number)."""
-    if isinstance(value, str):
-        irrational = _IRRATIONAL_TEXT.fullmatch(value)
-        return "oo" if value == "unbounded" else irrational.group(1) if irrational else value
-    exact = exact_text(value)
-    return exact if exact is not None else _number(value)
+    return text if text is not None else _number(value)
 
 
 def _name(value: Any) -> str:
@@ -368,14 +352,14 @@ class ReleaseReport:
         constants = getattr(first, "constants", None)
         if isinstance(constants, Constants):
             blocks.append(Block("table", (["constant", "value", "how established"],
-                                          [[name, _exact(value), ""] for name, value in constants.items()])))
+                                          [[name, _written(value), ""] for name, value in constants.items()])))
         elif isinstance(constants, KernelConstants):
             blocks.append(Block("table", (["constant", "value", "how established"], [
                 [name, _number(value), established] for name, value, established in constants.statements()])))
         verification = getattr(first, "verification", None)
         if verification is not None and verification.conditions:
             blocks.append(Block("table", (["condition", "value", "established", "status"], [
-                [item.name, _condition_value(item.value), item.method, "pass" if item.passed else "FAIL"]
+                [item.name, _written(item.value), item.method, "pass" if item.passed else "FAIL"]
                 for item in verification.conditions])))
         blocks.append(Block("table", (["calibration", "value"],  # the calibration's fields as the file writes them
                                       [[key, _number(value)] for key, value in first.calibration.to_dict().items()])))

@@ -163,5 +163,5 @@ def test_a_condition_value_shows_as_the_file_writes_it_fitted_and_loaded(value):
     record = Certificate("z", "0", 2, (Condition("c", "a condition", True, value, "symbolic"),)).to_dict()
     written = record["conditions"][0]["value"]
     shown = written["exact"] if isinstance(written, dict) else report_module._number(written)
-    loaded = saved_condition_value("the condition", written)
-    assert report_module._condition_value(value) == report_module._condition_value(loaded) == shown
+    loaded = saved_condition_value("the condition", written, "c")
+    assert report_module._written(value) == report_module._written(loaded) == shown
