@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..verification.exact import Exact, Irrational, exact_of_saved, exact_text, exact_value
+from ..verification.exact import Exact, exact_of_saved, exact_text, exact_value
 
 __all__ = ["Constants"]
 
@@ -49,7 +49,7 @@ class Constants(Mapping[str, Any]):
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """The file form: ``{name: {"exact": text or None, "float": number}}``."""
-        return {key: {"exact": value.text if isinstance(value, Irrational) else exact_text(value),
+        return {key: {"exact": exact_text(value),
                       "float": float(value)} for key, value in self.items()}
 
     def _names(self) -> tuple[str, ...]:

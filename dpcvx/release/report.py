@@ -46,7 +46,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import KernelConstants
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from ..verification.exact import Irrational, exact_text
+from ..verification.exact import exact_text
 from .constants import Constants
 
 __all__ = ["ReleaseReport", "REPORT_FORMATS"]
@@ -112,7 +112,7 @@ def _number(value: Any) -> str:
 def _written(value: Any) -> str:
     """A constant or a condition's value as the model file writes it: an exact number's exact text ("1/4",
     "sqrt(2)", "oo"), a double to six digits, text as it is. Fitted and loaded values have the same types."""
-    text = value.text if isinstance(value, Irrational) else exact_text(value)
+    text = exact_text(value)
     return text if text is not None else _number(value)
 
 

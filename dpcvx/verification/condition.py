@@ -45,10 +45,8 @@ class Condition:
             return "unbounded"
         if isinstance(self.value, Fraction) and self.value.denominator > _SHORT:
             return f"{float(self.value):.17g}"  # a double taken exactly (a bound rounded down)
-        if is_sympy(self.value):  # irrational
+        if is_sympy(self.value) or isinstance(self.value, Irrational):  # irrational (fitted, or as loaded)
             return f"{exact} (~{float(self.value):.6g})"
-        if isinstance(self.value, Irrational):  # irrational, as a loaded certificate holds it
-            return f"{self.value.text} (~{self.value.value:.6g})"
         if exact is not None:
             return exact
         if isinstance(self.value, float):

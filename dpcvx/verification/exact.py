@@ -114,6 +114,8 @@ def plain(value: Any) -> Any:
 
 def exact_text(value: Any) -> str | None:
     """The exact text of an exact number ("1/4", "sqrt(2)"; "oo" for an unbounded constant), None for a double."""
+    if isinstance(value, Irrational):
+        return value.text
     if isinstance(value, float):
         return "oo" if value == math.inf else None
     if isinstance(value, (int, Fraction, numbers.Integral)) or is_sympy(value):

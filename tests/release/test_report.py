@@ -159,7 +159,7 @@ def test_the_html_escapes_what_it_quotes(reports):
                                    "yes", None, True])
 def test_a_condition_value_shows_as_the_file_writes_it_fitted_and_loaded(value):
     """The auditor's table reads the typed conditions: a fitted value (exact or a double) and the value a loaded
-    certificate holds (the verifier's text of it) both show as the model file writes the value."""
+    certificate holds (the same typed value) both show as the model file writes the value."""
     record = Certificate("z", "0", 2, (Condition("c", "a condition", True, value, "symbolic"),)).to_dict()
     written = record["conditions"][0]["value"]
     shown = written["exact"] if isinstance(written, dict) else report_module._number(written)
