@@ -41,6 +41,7 @@ from ..verification.verdict import Mechanism
 from .constants import Constants
 from .report import ReleaseReport
 from .sparsify import Sparsifiable
+from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate", "CertifiedWeights"]
@@ -362,6 +363,7 @@ class Release(ABC):
     kind: ClassVar[str]
     certificate: Certificate
     schema: Any = None  # the public encoder of table records into input rows, when one was saved
+    tuning: TuningRecord | None = None  # the tuning certificate and total cost, when dpcvx.tune selected it
 
     @abstractmethod
     def decision_function(self, X: ArrayLike) -> np.ndarray: ...

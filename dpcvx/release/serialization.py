@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 4``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 5``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -42,11 +42,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 4``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 5``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 4,
+      "format_version": 5,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
@@ -62,8 +62,12 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 4``)::
         "row_map": {"norm_bound": 1.0, "fit_intercept": false,
                     "intercept_scaling": 1.0, "feature_map": null}
       },
-      "certificate": { ... }                  # ReleaseCertificate.to_dict()
+      "certificate": { ... },                 # ReleaseCertificate.to_dict()
+      "tuning": null                          # or, for a model dpcvx.tune selected, its TuningRecord: the
+                                              # tuning certificate's text and record, total_epsilon, total_delta
     }
+
+A file of format version 4 is read through :mod:`dpcvx.release.records.upgrade` (``tuning`` null).
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 
@@ -97,7 +101,9 @@ from .records.multiclass import multiclass_from_dict, multiclass_to_dict
 from .records.regression import regression_from_dict, regression_to_dict
 from .records.rows import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported
 from .records.rows import register_feature_map
+from .records.upgrade import FIRST_READ_VERSION, upgraded
 from .regression_model import PrivateRegressionModel
+from .tuning_record import TuningRecord
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
@@ -116,7 +122,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
             else type(model).__name__
         raise InputError(f"only private releases can be saved, got {name}; fit with "
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
-    return kind.write(model, schema)
+    tuning = model.tuning
+    return {**kind.write(model, schema), "tuning": None if tuning is None else tuning.to_dict()}
 
 
 def refuse_non_public_schema(schema: PublicSchema) -> None:
@@ -222,8 +229,23 @@ def model_from_dict(data: Any) -> Release:
     """
     if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
         raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")
+    data = upgraded(data)  # an older format version, one step per version (records/upgrade.py)
+    if not (isinstance(data, dict) and data.get("format") == MODEL_FORMAT
+            and data.get("format_version") == MODEL_FORMAT_VERSION):
+        return _release_from_dict(data)  # refused there, naming what is wrong
+    if "tuning" not in data:
+        raise InputError("the model file lacks keys ['tuning'] (null when the model was not selected by "
+                         "dpcvx.tune); the file has been edited")
+    release = _release_from_dict({key: value for key, value in data.items() if key != "tuning"})
+    if data["tuning"] is not None:
+        release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon)
+    return release
+
+
+def _release_from_dict(data: Any) -> Release:
+    """A release without the top-level ``tuning`` field (a whole file's, or a multiclass file's per-class entry)."""
     if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and data.get("format_version") in range(
-            1, MODEL_FORMAT_VERSION):
+            1, FIRST_READ_VERSION):
         raise InputError(f"format_version {data['format_version']} was written by a development version of dpcvx "
                          "before its first release, and this dpcvx does not read it (docs/model-files.md, "
                          "compatibility). Refit the model and save it with this version of dpcvx "
@@ -260,7 +282,7 @@ RELEASE_KINDS = (
     ReleaseKind("linear", PrivateModel, linear_to_dict, linear_from_dict),
     ReleaseKind("kernel", PrivateKernelModel, _kernel_to_dict, kernel_release_from_dict),
     ReleaseKind("multiclass", PrivateMulticlassModel, multiclass_to_dict,
-                partial(multiclass_from_dict, read_entry=model_from_dict)),
+                partial(multiclass_from_dict, read_entry=_release_from_dict)),
     ReleaseKind("regression", PrivateRegressionModel, regression_to_dict, regression_from_dict),
 )
 _BY_NAME = {kind.name: kind for kind in RELEASE_KINDS}

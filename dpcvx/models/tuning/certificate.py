@@ -17,6 +17,7 @@ import numpy as np
 from ...privacy.float_guarantee import FloatGuarantee, named_guarantee
 from ...release.model import Release
 from ...release.serialization import model_to_dict
+from ...release.tuning_record import TuningRecord
 from ..kernel_learner import Diagnostics
 from .scores import MISTAKES_RECORD, describe
 
@@ -221,15 +222,31 @@ class TuningResult:
     certificate: ProcedureCertificate
     diagnostics_: Diagnostics = field(default_factory=Diagnostics, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        """The selected release carries the tuning certificate and the total cost
+        (:class:`~dpcvx.release.tuning_record.TuningRecord`), so ``dpcvx.save(result.model)`` writes them."""
+        if self.release is not None:
+            self.release.tuning = TuningRecord.of(self.certificate)
+
+    @property
+    def release(self) -> Release | None:
+        """The selected model's release: the model itself, or a fitted dpcvx estimator's ``model_``."""
+        if isinstance(self.model, Release):
+            return self.model
+        fitted = getattr(self.model, "model_", None)
+        return fitted if isinstance(fitted, Release) else None
+
     @property
     def epsilon(self) -> float:
         return self.certificate.epsilon
 
     def to_dict(self) -> dict:
         """The release, JSON-ready: the certificate, the selected model's own release (a dpcvx
-        release in its file form, :func:`dpcvx.release.serialization.model_to_dict`; another
-        model through its ``to_dict``) and, under "privatised", the selected parameters."""
-        model = model_to_dict(self.model) if isinstance(self.model, Release) else (
+        release in its file form, :func:`dpcvx.release.serialization.model_to_dict`, also when ``tune``
+        ran a dpcvx estimator; another model through its ``to_dict``) and, under "privatised", the
+        selected parameters."""
+        release = self.release
+        model = model_to_dict(release) if release is not None else (
             self.model.to_dict() if hasattr(self.model, "to_dict") else None)
         return {"type": "TuningResult", "certificate": self.certificate.to_dict(),
                 "model": model, "privatised": {"params": public_params(self.params)}}

@@ -1,6 +1,7 @@
 """The records of a model file: each release kind writes and reads its own record.
 
 * :mod:`.header`: the format name and versions every record starts with;
+* :mod:`.upgrade`: the one upgrade step per older format version (4 -> 5: the ``tuning`` field);
 * :mod:`.fields`: the checked reading of one JSON field (numbers, texts, flags);
 * :mod:`.rows`: the public per-record map (norm bound, intercept, feature map) and the feature-map registry;
 * :mod:`.calibration`: which calibration class reads a recorded calibration (linear and kernel releases),

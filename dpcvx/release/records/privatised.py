@@ -105,8 +105,11 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                   "selected run's training part (full-data: its size n is that of the coin-chosen part of the run "
                   "released)",
         values=("privatised.params", "certificate.privatised", "model.certificate.constants.n",
-                "certificate.release.constants.n"),
-        derived=("model", "certificate.release"),  # the selected model's release: a function of the selection
+                "certificate.release.constants.n", "tuning.certificate.privatised",
+                "tuning.certificate.release.constants.n"),
+        # the selected model's release: a function of the selection; in a saved tuned model, its tuning record
+        # (dpcvx.release.tuning_record: the tuning certificate's text and record, a function of the selection)
+        derived=("model", "certificate.release", "tuning.text", "tuning.certificate.release"),
     ),
 )
 

@@ -1,0 +1,42 @@
+"""Reading older model files: one upgrade step per format version (docs/model-files.md, compatibility).
+
+Format version 5 added the top-level ``tuning`` field (:class:`dpcvx.release.tuning_record.TuningRecord`: the
+tuning certificate and total privacy spent of a model :func:`dpcvx.tune` selected, or null). A version 4 file was
+written by a dpcvx that never saved one, so its step sets ``tuning`` to null, what that library's file meant: the
+loaded release claims no tuning, and its own certificate is read and re-derived as before. Nothing else changed
+between the versions. Tested on files written by format version 4 (``tests/release/fixtures/format4``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+
+__all__ = ["FIRST_READ_VERSION", "upgraded"]
+
+FIRST_READ_VERSION = 4  # the oldest format version this dpcvx reads (versions 1 to 3: development only)
+
+
+def _from_4(data: dict) -> dict:
+    """Version 4 -> 5: ``tuning`` is null; a multiclass file's per-class entries carry version 5 too."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 5, "tuning": None}
+    entries = upgraded_.get("per_class")
+    if isinstance(entries, list):
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("format_version") == 4:
+                entry["format_version"] = 5
+    return upgraded_
+
+
+_STEPS = {4: _from_4}
+assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
+
+
+def upgraded(data: Any) -> Any:
+    """``data`` read as the current format version: each step in turn from its version; anything else as it is."""
+    while (isinstance(data, dict) and data.get("format") == MODEL_FORMAT
+           and data.get("format_version") in _STEPS):
+        data = _STEPS[data["format_version"]](data)
+    return data

@@ -1,0 +1,97 @@
+"""A model selected by dpcvx.tune keeps its tuning certificate and total cost in its file (format version 5),
+and files of format version 4 still load (docs/model-files.md, compatibility)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.demo import synthetic_classification
+from dpcvx.release.serialization import MODEL_FORMAT_VERSION, model_to_dict
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "format4"
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = synthetic_classification(n=600, d=3, random_state=0)
+    return X, y
+
+
+def _tuned(learner, X, y, procedure):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dpcvx.tune(learner, X, y, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0, procedure=procedure)
+
+
+@pytest.mark.parametrize("case", ["erm split", "estimator split", "estimator full-data"])
+def test_a_saved_tuned_model_carries_the_tuning_certificate_and_total(data, tmp_path, case):
+    X, y = data
+    estimator = case.startswith("estimator")
+    learner = dpcvx.DPLogisticRegression() if estimator else dpcvx.PrivateERM(data_norm=1.0)
+    result = _tuned(learner, X, (y > 0).astype(int) if estimator else y, case.split()[1])
+    path = dpcvx.save(result.model, tmp_path / "tuned.json")
+    loaded = dpcvx.load(path)
+    assert str(loaded.tuning) == str(result.certificate)
+    assert (loaded.tuning.total_epsilon, loaded.tuning.total_delta) == (result.certificate.epsilon,
+                                                                        result.certificate.delta)
+    assert str(loaded.certificate) == str(result.release.certificate)  # the selected fit's own, unchanged
+    assert json.loads(path.read_text())["format_version"] == MODEL_FORMAT_VERSION
+    # TuningResult.to_dict holds the model for estimator candidates too: the selected release's file form
+    released = result.to_dict()
+    assert released["model"] == model_to_dict(result.release) and released["model"]["tuning"] is not None
+    json.dumps(released)
+    # saved again from the loaded model: the same file
+    again = dpcvx.save(loaded, tmp_path / "again.json")
+    assert json.loads(again.read_text()) == json.loads(path.read_text())
+
+
+def test_an_edited_tuning_record_is_refused(data, tmp_path):
+    X, y = data
+    result = _tuned(dpcvx.PrivateERM(data_norm=1.0), X, y, "split")
+    saved = json.loads(dpcvx.save(result.model, tmp_path / "tuned.json").read_text())
+    edits = {"total below the certificate's": ("total_epsilon", 0.5),
+             "total not a number": ("total_delta", "0"),
+             "missing text": ("text", "")}
+    for key, value in edits.values():
+        edited = json.loads(json.dumps(saved))
+        edited["tuning"][key] = value
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises(dpcvx.InputError, match="tuning"):
+            dpcvx.load(tmp_path / "edited.json")
+    edited = json.loads(json.dumps(saved))
+    edited["tuning"]["certificate"]["epsilon"] = edited["tuning"]["total_epsilon"] = 0.5  # below the release's 1
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    with pytest.raises(dpcvx.InputError, match="below the selected release's own epsilon"):
+        dpcvx.load(tmp_path / "edited.json")
+
+
+def test_an_untuned_model_saves_no_tuning(data, tmp_path):
+    X, y = data
+    model = dpcvx.PrivateERM(data_norm=1.0, lam=0.1).fit(X, y, 1.0, random_state=0)
+    path = dpcvx.save(model, tmp_path / "m.json")
+    assert json.loads(path.read_text())["tuning"] is None and dpcvx.load(path).tuning is None
+
+
+@pytest.mark.parametrize("kind", ["linear", "multiclass", "regression", "kernel"])
+def test_files_of_format_version_4_load_as_written(kind, tmp_path):
+    """The fixtures were written by format version 4 (dpcvx at commit 0e6237e); expected.json holds the
+    certificate text and five predictions that dpcvx computed before saving."""
+    expected = json.loads((FIXTURES / "expected.json").read_text())[kind]
+    source = FIXTURES / f"{kind}.json"
+    assert json.loads(source.read_text())["format_version"] == 4
+    loaded = dpcvx.load(source)
+    assert loaded.tuning is None
+    assert str(loaded.certificate) == expected["certificate"]
+    X, _ = synthetic_classification(n=200, d=3, random_state=0)
+    rng = np.random.default_rng(3)
+    rows = rng.uniform(-1, 1, (200, 3))[:5] / np.sqrt(3) if kind == "regression" else X[:5]
+    np.testing.assert_array_equal(loaded.predict(rows), expected["predict"])
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v5.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION and rewritten["tuning"] is None
+    assert dpcvx.load(tmp_path / "v5.json").certificate.epsilon == loaded.certificate.epsilon
