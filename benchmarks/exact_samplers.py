@@ -1,4 +1,4 @@
-"""Running time of the exact samplers (dpcvx.privacy.exact) against their scale.
+"""Running time of the exact samplers (dpcvx.privacy.exact_sampling) against their scale.
 
 For each scale, ``--draws`` seeded draws are made through a source that counts the uniform
 integer draws; the table gives, per sampler and scale, the mean, 99th percentile and maximum of
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import RunRecord, write_json, write_markdown
-from dpcvx.privacy.exact import GeneratorSource, discrete_gaussian, discrete_laplace
+from dpcvx.privacy.exact_sampling import GeneratorSource, discrete_gaussian, discrete_laplace
 
 SCALES = [Fraction(1, 4), Fraction(1), Fraction(10, 3), Fraction(100), Fraction(2**20, 3), Fraction(2**40, 7)]
 

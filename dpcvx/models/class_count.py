@@ -7,7 +7,7 @@ The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/t
    effective sample size spans its range between them);
 2. the accountant is charged ONCE with (eps_c + eps_fit, delta), eps_c = ``class_count_share`` epsilon;
 3. the count n_+ of the positive class is released as n_+ + Z, Z discrete Laplace of scale 1 / eps_c (exact
-   integer sampler, :func:`dpcvx.privacy.exact.discrete_laplace`): sensitivity 1 under replace-one with n
+   integer sampler, :func:`dpcvx.privacy.exact_sampling.discrete_laplace`): sensitivity 1 under replace-one with n
    public, so eps_c-DP; it is clamped onto [f, n - f], f = ceil(``MIN_CLASS_RATE`` n) (post-processing);
 4. the learner is fitted with the released rates as its ``class_prior`` (balanced weights w_k = min_j pi_j / pi_k),
    eps_fit and delta.
@@ -30,7 +30,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
-from ..privacy.exact import discrete_laplace, integer_source
+from ..privacy.exact_sampling import discrete_laplace, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng

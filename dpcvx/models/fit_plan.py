@@ -33,7 +33,7 @@ from ..privacy import calibrate
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.calibrate_gaussian import ReleaseCalibration
 from ..privacy.calibration import perturbs_objective
-from ..privacy.exact import integer_source
+from ..privacy.exact_sampling import integer_source
 from ..privacy.float_safe import (
     LatticeCalibration,
     draw_objective_noise,

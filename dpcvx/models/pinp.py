@@ -13,7 +13,7 @@ threshold perturbation each round):
   w_{t+1} = w_t + eta sign(yhat - <w_t, phi(z)>) phi(z), start a new round.
 
 Floating point: every noisy quantity is computed on the public lattice of spacing
-gamma_L (a power of two) with EXACT discrete Laplace noise (:mod:`dpcvx.privacy.exact`,
+gamma_L (a power of two) with EXACT discrete Laplace noise (:mod:`dpcvx.privacy.exact_sampling`,
 randomness from the OS CSPRNG unless a seed is given): the secret is clamped to the
 public bound (C + gamma) R and rounded to the lattice, the noise is an exact integer,
 and the sensitivity in lattice steps K charges Delta, the rounding and twice the
@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..exceptions import BudgetExceededError, InputError
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.exact import IntegerSource, discrete_laplace, integer_source
+from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
 from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState

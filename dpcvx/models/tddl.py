@@ -39,7 +39,7 @@ from scipy.optimize import brentq
 from ..data.kernels import KernelSpec, as_rows
 from ..exceptions import InputError
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.exact import integer_source
+from ..privacy.exact_sampling import integer_source
 from ..privacy.kernel_calibrate import (
     MINIMISER_SPANS,
     TDDLCalibration,

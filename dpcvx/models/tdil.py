@@ -37,7 +37,7 @@ from ..data.kernels import KernelSpec, LinearKernel
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
-from ..privacy.exact import IntegerSource, integer_source
+from ..privacy.exact_sampling import IntegerSource, integer_source
 from ..privacy.exponential import sample_exponential
 from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
 from ..privacy.lattice import float_kernel_name

@@ -5,7 +5,7 @@
 * :mod:`.calibrate`: epsilon', Delta and the noise scale of output and
   objective perturbation (JMLR 2011, Algorithms 1 and 2) with a public tolerance;
 * :mod:`.noise`: the l2-Laplace (Gamma-radius) noise and the release grid;
-* :mod:`.exact`: exact samplers over the rationals (discrete Laplace and Gaussian, Bernoulli(exp(-x)));
+* :mod:`.exact_sampling`: exact samplers over the rationals (discrete Laplace and Gaussian, Bernoulli(exp(-x)));
 * :mod:`.lattice`: releasing on a public lattice, with the floating-point charges;
 * :mod:`.float_guarantee`: the floating-point guarantee each certificate names;
 * :mod:`.lattice_output`, :mod:`.lattice_objective`, :mod:`.float_safe`: the linear releases with exact

@@ -20,7 +20,7 @@ a calibration:
 * :meth:`~Calibration.describe`: the certificate's calibration line;
 * :meth:`~Calibration.to_dict` and its inverse :meth:`~Calibration.from_record`: the record a model
   file holds, and the calibration the library computes from that record's public inputs (the file
-  codec, :mod:`dpcvx.release.records.calibration`, compares the two).
+  codec, :mod:`dpcvx.release.records.calibration_record`, compares the two).
 
 A kernel learner's calibration is the sibling family :class:`~.kernel_calibrate.KernelCalibration`
 (TDDL, PINP, TDIL and the float-safe forms). A new mechanism is one more subclass (docs/architecture.md,

@@ -27,11 +27,11 @@ scores are converted to rationals exactly (``Fraction`` of a double is its exact
 value; tuning's scores are integer counts), x_i = epsilon (max_j u_j - u_i) / (2 Delta)
 >= 0 is rational, and the draw is rejection from the uniform proposal: pick i
 uniformly, accept with an exact Bernoulli(exp(-x_i)) (Canonne, Kamath and Steinke
-2020, Algorithm 1; :mod:`dpcvx.privacy.exact`). A proposal is accepted with
+2020, Algorithm 1; :mod:`dpcvx.privacy.exact_sampling`). A proposal is accepted with
 probability (1/m) sum_j exp(-x_j) >= 1/m, and the accepted index has probability
 exp(-x_i) / sum_j exp(-x_j) = p_i exactly. The number of proposals (at most m on
 average) depends on the scores; it is not part of the released output (a timing
-observer is outside the guarantee, as for every sampler of :mod:`dpcvx.privacy.exact`).
+observer is outside the guarantee, as for every sampler of :mod:`dpcvx.privacy.exact_sampling`).
 This keeps the exponential mechanism itself rather than permute-and-flip (McKenna and
 Sheldon 2020, also exact with the same Bernoulli): JMLR 2011 Algorithm 4 and TDIL's
 analysis are stated for it, and the selection law callers report stays the same.
@@ -49,7 +49,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..validation import positive
-from .exact import GeneratorSource, IntegerSource, bernoulli_exp
+from .exact_sampling import GeneratorSource, IntegerSource, bernoulli_exp
 
 __all__ = ["exponential_probabilities", "sample_exponential"]
 
@@ -73,7 +73,7 @@ def sample_exponential(scores: Sequence[float] | Sequence[Fraction] | np.ndarray
 
     ``scores``: doubles (each taken at its exact value) or exact ``Fraction`` values, used as given (the
     quantile's scores, :func:`dpcvx.privacy.quantile.quantile_scores`). ``rng``: a numpy Generator (its
-    integers, reproducible when seeded) or an :class:`~dpcvx.privacy.exact.IntegerSource`.
+    integers, reproducible when seeded) or an :class:`~dpcvx.privacy.exact_sampling.IntegerSource`.
     """
     exponential_probabilities(np.asarray(scores, dtype=float), epsilon, sensitivity)  # the checks
     values = [value if isinstance(value, Fraction) else Fraction(float(value)) for value in scores]

@@ -21,7 +21,7 @@ class FloatGuarantee(str, Enum):
     """The floating-point status of a release (the value is the name written in files)."""
 
     #: the released values follow the proved law exactly: integer noise drawn exactly over the
-    #: rationals (:mod:`dpcvx.privacy.exact`) on a data-independent lattice, with the rounding to the
+    #: rationals (:mod:`dpcvx.privacy.exact_sampling`) on a data-independent lattice, with the rounding to the
     #: lattice and a proved bound on the floating-point error of the secret charged to the sensitivity
     EXACT = "exact"
     #: Mironov's snapping mechanism (clamp, Laplace from a uniform over all doubles, power-of-two grid)

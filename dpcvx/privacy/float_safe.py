@@ -10,7 +10,7 @@ objective, (eps, delta)    unchanged (the grid of round_to_grid)      MITIGATION
 =========================  =========================================  ==================
 
 Proofs: docs/theory.md, section "Floating point: the linear releases". The exact samplers draw
-from the OS CSPRNG unless a seed is given (:func:`~dpcvx.privacy.exact.integer_source`).
+from the OS CSPRNG unless a seed is given (:func:`~dpcvx.privacy.exact_sampling.integer_source`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from .calibrate import ObjectivePerturbation, OutputPerturbation
 from .calibrate_gaussian import GaussianOutputPerturbation, ReleaseCalibration
-from .exact import IntegerSource
+from .exact_sampling import IntegerSource
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 

@@ -22,7 +22,7 @@ Lipschitz constant L, public feature bound R = R_phi >= ||phi(x)||.
 Each result is a :class:`KernelCalibration` (the kernel family of
 :class:`~dpcvx.privacy.calibration.Calibration`): the certificate holds it, it names its
 floating-point guarantee, states its certificate line and record, and rebuilds itself from a
-record's public inputs (``from_record``; the file codec, :mod:`dpcvx.release.records.kernel`,
+record's public inputs (``from_record``; the file codec, :mod:`dpcvx.release.records.kernel_release`,
 compares the two). The float-safe forms are :class:`~dpcvx.privacy.lattice_predictions.LatticeTDDL`
 and :class:`~dpcvx.privacy.lattice_tdil.LatticeTDIL`.
 

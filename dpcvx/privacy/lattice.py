@@ -3,7 +3,7 @@
 A secret F in R, computed in doubles as F~, is released as
 
     gamma_L (q + Z),   q = round(clamp(F~, -M, M) / gamma_L),   Z exact integer noise
-    (:mod:`dpcvx.privacy.exact`),
+    (:mod:`dpcvx.privacy.exact_sampling`),
 
 with gamma_L = :func:`lattice_spacing` a power of two tied to the public scale, M a public bound on
 |F|. If |F_D - F_D'| <= Delta for neighbours (exact arithmetic) and |F~ - F| <= E (a PROVED bound on

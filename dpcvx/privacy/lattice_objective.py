@@ -37,7 +37,7 @@ from ..rounding import round_up
 from ..verification.verdict import Mechanism
 from .calibrate import ObjectivePerturbation
 from .calibration import Noise, NoiseMoments, PublicFacts, Record, recorded
-from .exact import IntegerSource, discrete_laplace_array
+from .exact_sampling import IntegerSource, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .lattice import discrete_laplace_tail, lattice_spacing
 from .lattice_output import (

@@ -20,7 +20,7 @@ each coordinate by at most gamma_L / 2, so for neighbours
   Theorem 4 per coordinate; Renyi divergences of independent coordinates add), and rho-zCDP gives
   (eps, delta) with delta = :func:`zcdp_delta` (CKS20, Corollary 13).
 
-Both samplers are exact (:mod:`dpcvx.privacy.exact`), every output is a lattice point and the noise
+Both samplers are exact (:mod:`dpcvx.privacy.exact_sampling`), every output is a lattice point and the noise
 charges every integer, so the outputs under D and D' have the same support.
 """
 
@@ -43,7 +43,7 @@ from ..verification.verdict import Mechanism
 from .calibrate import OutputPerturbation
 from .calibrate_gaussian import GaussianOutputPerturbation
 from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
-from .exact import IntegerSource, discrete_gaussian_array, discrete_laplace_array
+from .exact_sampling import IntegerSource, discrete_gaussian_array, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .lattice import from_lattice, lattice_spacing, to_lattice
 from .neighbours import Neighbours

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..rounding import round_up
 from .calibration import Noise
-from .exact import IntegerSource, discrete_gaussian_array, discrete_laplace_array
+from .exact_sampling import IntegerSource, discrete_gaussian_array, discrete_laplace_array
 from .float_guarantee import FloatGuarantee
 from .kernel_calibrate import FloatSafeKernel, TDDLCalibration
 from .lattice import lattice_spacing, pinp_float_terms

@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Self
 
 from ..rounding import round_down, round_up
-from .exact import IntegerSource, discrete_laplace
+from .exact_sampling import IntegerSource, discrete_laplace
 from .float_guarantee import FloatGuarantee
 from .kernel_calibrate import FloatSafeKernel, TDILParameters
 from .lattice import UNIT_ROUNDOFF, lattice_sensitivity, lattice_spacing, pinp_float_terms

@@ -40,7 +40,7 @@ import scipy.sparse as sparse
 from ..exceptions import InputError
 from ..validation import positive
 from .accountant import PrivacyAccountant, check_accountant, check_cost
-from .exact import integer_source
+from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
 from .neighbours import Neighbours
 from .privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve

@@ -85,7 +85,7 @@ def child_seeds(random_state: RandomState, count: int) -> list[int | None]:
     """The ``random_state`` of each of ``count`` sub-releases.
 
     None (no seed): ``count`` Nones, so each sub-release draws its own OS entropy and its exact samplers
-    the OS CSPRNG (:func:`dpcvx.privacy.exact.integer_source`), never a PCG64 stream seeded by a parent.
+    the OS CSPRNG (:func:`dpcvx.privacy.exact_sampling.integer_source`), never a PCG64 stream seeded by a parent.
     An int or a generator: ``count`` independent int seeds drawn from it, so the run is reproducible
     (for experiments only) and distinct children never share noise.
     """

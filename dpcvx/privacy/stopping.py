@@ -33,7 +33,7 @@ that pure bound in docs/theory.md, section 27.
 
 **Exactness.** K is drawn from its law exactly: eta is a positive integer and gamma a rational, and K is
 the sum of eta geometric counts, each a run of exact Bernoulli(1 - gamma) draws from an
-:class:`~dpcvx.privacy.exact.IntegerSource` (one uniform integer each), rejected and redrawn when the sum
+:class:`~dpcvx.privacy.exact_sampling.IntegerSource` (one uniform integer each), rejected and redrawn when the sum
 is 0. The candidate of a run is drawn uniformly with one uniform integer, and the noisy count with the
 exact discrete Laplace (:func:`noisy_count`). No floating-point number is on the sampling path.
 """
@@ -49,7 +49,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import integer
-from .exact import IntegerSource, bernoulli, discrete_laplace, rational
+from .exact_sampling import IntegerSource, bernoulli, discrete_laplace, rational
 from .privacy_curve import RDP_ORDERS, rdp_to_epsilon
 
 __all__ = ["StoppingRule", "draw_runs", "uniform_index", "noisy_count", "run_epsilon", "miss_probability",

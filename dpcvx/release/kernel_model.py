@@ -16,7 +16,7 @@ delta and the calibration of the algorithm.
 The certificate holds typed values, fitted and loaded alike: the constants a
 :class:`~dpcvx.privacy.kernel_calibrate.KernelConstants`, the calibration a
 :class:`~dpcvx.privacy.kernel_calibrate.KernelCalibration`. Its file form is the
-codec's (:mod:`dpcvx.release.records.kernel`).
+codec's (:mod:`dpcvx.release.records.kernel_release`).
 """
 
 from __future__ import annotations

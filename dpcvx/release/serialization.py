@@ -5,7 +5,7 @@ Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 5`
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
-:func:`dpcvx.release.records.kernel.kernel_release_to_dict`). Loading a kernel file
+:func:`dpcvx.release.records.kernel_release.kernel_release_to_dict`). Loading a kernel file
 re-derives every public constant (R_phi from the kernel, C, s, gamma) and the
 calibration from the stored public inputs and refuses a mismatch.
 Files of an earlier format version (written by development commits before the first release) are
@@ -30,7 +30,7 @@ A model file is not trusted. Loading executes nothing (the file is parsed by
 repeated keys, huge integers and deep nesting), checks every field's type and
 range (unknown, missing or duplicated keys are refused), recomputes the
 calibration from the stated epsilon, n, lambda, R and constants with the
-library's own formulas (:func:`dpcvx.release.records.calibration.read_linear`) and refuses a file
+library's own formulas (:func:`dpcvx.release.records.calibration_record.read_linear`) and refuses a file
 whose recorded calibration disagrees, naming the field. Every refusal is a
 :class:`~dpcvx.exceptions.FileError` (an
 :class:`~dpcvx.exceptions.InputError`). A feature map is rebuilt through a
@@ -92,15 +92,15 @@ from ..exceptions import FileError, InputError, NonPublicSchemaError
 from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
-from .records.certificate import SavedReleaseCertificate
 from .records.fields import _short
 from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .records.kernel import kernel_release_from_dict, kernel_release_to_dict
-from .records.linear import _MODEL_KEYS, linear_from_dict, linear_to_dict
-from .records.multiclass import multiclass_from_dict, multiclass_to_dict
-from .records.regression import regression_from_dict, regression_to_dict
-from .records.rows import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported
-from .records.rows import register_feature_map
+from .records.kernel_release import kernel_release_from_dict, kernel_release_to_dict
+from .records.linear_release import _MODEL_KEYS, linear_from_dict, linear_to_dict
+from .records.multiclass_release import multiclass_from_dict, multiclass_to_dict
+from .records.regression_release import regression_from_dict, regression_to_dict
+from .records.release_certificate import SavedReleaseCertificate
+from .records.row_map import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported
+from .records.row_map import register_feature_map
 from .records.upgrade import FIRST_READ_VERSION, upgraded
 from .regression_model import PrivateRegressionModel
 from .tuning_record import TuningRecord
@@ -225,7 +225,7 @@ def model_from_dict(data: Any) -> Release:
 
     A linear model has a ``schema`` attribute: the saved
     :class:`~dpcvx.data.preprocessing.PublicSchema`, or None. A kernel release
-    (``"kind": "kernel"``) is checked by :func:`dpcvx.release.records.kernel.kernel_release_from_dict`.
+    (``"kind": "kernel"``) is checked by :func:`dpcvx.release.records.kernel_release.kernel_release_from_dict`.
     """
     if json_depth(data) > MAX_JSON_DEPTH:  # load() has checked this already; direct callers have not
         raise InputError(f"the model data nest more than {MAX_JSON_DEPTH} levels deep; it is not a dpcvx model")

@@ -40,7 +40,8 @@ class TuningRecord:
 
     @classmethod
     def of(cls, certificate: Any) -> TuningRecord:
-        """The record of a tuning certificate (:class:`~dpcvx.models.tuning.certificate.ProcedureCertificate`)."""
+        """The record of a tuning certificate
+        (:class:`~dpcvx.models.tuning.tuning_certificate.ProcedureCertificate`)."""
         return cls(str(certificate), certificate.to_dict(), float(certificate.epsilon), float(certificate.delta))
 
     def __str__(self) -> str:

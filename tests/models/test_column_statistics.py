@@ -21,7 +21,7 @@ from dpcvx.models.column_statistics import (
     release_column_statistics,
     standardiser,
 )
-from dpcvx.privacy.exact import discrete_laplace_pmf, integer_source
+from dpcvx.privacy.exact_sampling import discrete_laplace_pmf, integer_source
 
 
 def learner(**settings: object) -> dpcvx.PrivateERM:

@@ -13,7 +13,7 @@ from dpcvx.exceptions import AssumptionError, BudgetExceededError, InputError, S
 from dpcvx.models import failure
 from dpcvx.models.audit import epsilon_lower_bound
 from dpcvx.models.tuning import SelectionCertificate
-from dpcvx.privacy.exact import GeneratorSource, IntegerSource, bernoulli
+from dpcvx.privacy.exact_sampling import GeneratorSource, IntegerSource, bernoulli
 from dpcvx.privacy.partition import coin_parts
 from dpcvx.privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon
 

@@ -16,7 +16,7 @@ from dpcvx.exceptions import ClippingWarning, InputError, UnsupportedWeightsErro
 from dpcvx.models import class_count
 from dpcvx.models.class_count import CountPlan, draw_class_count
 from dpcvx.privacy import calibrate
-from dpcvx.privacy.exact import discrete_laplace_pmf, integer_source
+from dpcvx.privacy.exact_sampling import discrete_laplace_pmf, integer_source
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 Every linear calibration's record, recomputed from its public inputs by the class the record names
 (``from_record`` inverts ``to_dict``), is the record itself and gives an equal object; an edited
 input shows in the recomputed numbers; a record of no known class is refused by the file codec
-(dpcvx.release.records.calibration); and the questions the rest of the library asks (inputs, delta
+(dpcvx.release.records.calibration_record); and the questions the rest of the library asks (inputs, delta
 or not, the certificate line, the expected noise, the privacy curve) are answered by the object.
 """
 
@@ -21,7 +21,7 @@ from dpcvx.privacy.calibration import Noise, PublicFacts
 from dpcvx.privacy.lattice_objective import LatticeObjective
 from dpcvx.privacy.lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 from dpcvx.privacy.neighbours import Neighbours
-from dpcvx.release.records.calibration import LINEAR_CALIBRATIONS, linear_class, read_linear
+from dpcvx.release.records.calibration_record import LINEAR_CALIBRATIONS, linear_class, read_linear
 from dpcvx.verification.verdict import Mechanism
 
 N, LAM, EPS, DELTA, D = 2_000, 1e-2, 1.0, 1e-6, 5

@@ -1,4 +1,4 @@
-"""The exact samplers (dpcvx.privacy.exact) draw their stated laws.
+"""The exact samplers (dpcvx.privacy.exact_sampling) draw their stated laws.
 
 Every statistical test is seeded and states its tolerance: a chi-square goodness-of-fit p-value
 above 1e-3 for the sampler, and the SAME test function must reject a deliberately broken sampler
@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from dpcvx.exceptions import InputError
-from dpcvx.privacy.exact import (
+from dpcvx.privacy.exact_sampling import (
     GeneratorSource,
     IntegerSource,
     SystemSource,

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpcvx.privacy.exact import GeneratorSource
+from dpcvx.privacy.exact_sampling import GeneratorSource
 from dpcvx.privacy.exponential import exponential_probabilities, sample_exponential
 
 DRAWS = 8_000

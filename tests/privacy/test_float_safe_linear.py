@@ -33,7 +33,7 @@ from support_attack import GAUSSIAN_BRANCHES, LAPLACE_BRANCHES, inverse_gaussian
 
 from dpcvx.privacy.calibrate import objective_perturbation, output_perturbation
 from dpcvx.privacy.calibrate_gaussian import gaussian_output_perturbation
-from dpcvx.privacy.exact import GeneratorSource, discrete_gaussian_array, discrete_laplace_array
+from dpcvx.privacy.exact_sampling import GeneratorSource, discrete_gaussian_array, discrete_laplace_array
 from dpcvx.privacy.lattice_objective import LatticeObjective
 from dpcvx.privacy.lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput, lattice_point
 

@@ -22,7 +22,7 @@ from dpcvx.exceptions import InputError
 from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.privacy.calibrate_gaussian import gaussian_output_perturbation
 from dpcvx.privacy.composition import one_vs_rest_budget
-from dpcvx.privacy.exact import GeneratorSource
+from dpcvx.privacy.exact_sampling import GeneratorSource
 from dpcvx.privacy.lattice_output import LatticeGaussianOutput, lattice_point, zcdp_rho
 
 K, N, D, LAM, EPS, DELTA = 3, 300, 2, 0.1, 1.0, 1e-6

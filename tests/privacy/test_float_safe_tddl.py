@@ -23,7 +23,7 @@ import dpcvx
 from dpcvx.exceptions import InputError
 from dpcvx.models.kernel_learner import check_budget
 from dpcvx.models.tddl import TDDL
-from dpcvx.privacy.exact import GeneratorSource
+from dpcvx.privacy.exact_sampling import GeneratorSource
 from dpcvx.privacy.float_guarantee import FloatGuarantee
 from dpcvx.privacy.lattice_output import lattice_point
 from dpcvx.privacy.lattice_predictions import LatticeTDDL

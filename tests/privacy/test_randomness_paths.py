@@ -2,7 +2,7 @@
 
 The audit counted the integers the exact samplers took from numpy's PCG64 with ``random_state=None``: 145 in
 ``tune`` (each fit got tune's generator) and all 76 in multiclass (each class got an int seed). Here each
-source's ``below`` is counted: unseeded, :class:`~dpcvx.privacy.exact.GeneratorSource` is never asked for a
+source's ``below`` is counted: unseeded, :class:`~dpcvx.privacy.exact_sampling.GeneratorSource` is never asked for a
 release. The rehearsal of a composite procedure (synthetic public rows, a fixed seed, nothing of it released:
 :func:`dpcvx.models.failure.rehearse`) is counted apart."""
 
@@ -13,14 +13,14 @@ import pytest
 
 import dpcvx
 from dpcvx.models.failure import rehearsing
-from dpcvx.privacy import exact
+from dpcvx.privacy import exact_sampling
 from dpcvx.privacy.rng import child_seeds
 
 
 @pytest.fixture
 def draws(monkeypatch):
     counts = {"system": 0, "generator": 0, "rehearsal": 0}
-    system, generator = exact.SystemSource.below, exact.GeneratorSource.below
+    system, generator = exact_sampling.SystemSource.below, exact_sampling.GeneratorSource.below
 
     def count(name, original):
         def below(self, k):
@@ -28,8 +28,8 @@ def draws(monkeypatch):
             return original(self, k)
         return below
 
-    monkeypatch.setattr(exact.SystemSource, "below", count("system", system))
-    monkeypatch.setattr(exact.GeneratorSource, "below", count("generator", generator))
+    monkeypatch.setattr(exact_sampling.SystemSource, "below", count("system", system))
+    monkeypatch.setattr(exact_sampling.GeneratorSource, "below", count("generator", generator))
     return counts
 
 

@@ -416,6 +416,18 @@ def _unnamed_modules(package: Path) -> list[str]:
 SUBPACKAGES = sorted(path.parent for path in PACKAGE.rglob("__init__.py") if path.parent != PACKAGE)
 
 
+def test_no_two_modules_share_a_name():
+    """One name, one meaning: a module's file name is unique in the package (the exact samplers are not
+    ``exact.py`` beside the verifier's exact numbers, the file codec's records say what they record), so that a
+    name in a traceback, a docstring or a review names one module. The package entry points ``__init__`` and
+    ``__main__`` are the same concept wherever they stand."""
+    names: dict[str, list[str]] = {}
+    for module in MODULES:
+        if module.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(module.name, []).append(_relative(module).as_posix())
+    assert not {name: places for name, places in names.items() if len(places) > 1}
+
+
 @pytest.mark.parametrize("package", SUBPACKAGES, ids=lambda path: path.relative_to(PACKAGE).as_posix())
 def test_each_subpackage_docstring_names_its_modules(package):
     assert not _unnamed_modules(package), (f"the docstring of {package.relative_to(PACKAGE).as_posix()}/__init__.py "

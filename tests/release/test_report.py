@@ -17,7 +17,7 @@ from dpcvx.models.multiclass import PrivateMulticlassERM
 from dpcvx.privacy.gaussian import gaussian_delta
 from dpcvx.privacy.privacy_curve import CurvePart, PrivacyCurve
 from dpcvx.release import report as report_module
-from dpcvx.release.records.certificate import _condition_value as saved_condition_value
+from dpcvx.release.records.release_certificate import _condition_value as saved_condition_value
 from dpcvx.release.report import ReleaseReport
 from dpcvx.verification.certificate import Certificate
 from dpcvx.verification.condition import Condition

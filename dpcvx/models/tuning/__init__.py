@@ -21,7 +21,7 @@ public class weights, or a squared error clipped to a public bound (the default 
 learner's public label range). Balanced accuracy over the held-out part's own class counts is not offered:
 its sensitivity depends on the data.
 
-* :mod:`.certificate`: what :func:`dpcvx.tune` releases: the certificates of its procedures and the result.
+* :mod:`.tuning_certificate`: what :func:`dpcvx.tune` releases: the certificates of its procedures and the result.
 * :mod:`.scores`: the scores and their sensitivity K (docs/theory.md, section 24.4).
 """
 
@@ -38,11 +38,11 @@ from ...privacy.partition import disjoint_parts
 from ...privacy.rng import RandomState
 from ...release.usefulness import checks_off
 from . import full_data, split
-from .certificate import TuningCertificate, TuningResult
 from .checks import BudgetInConstructor, count_mistakes, expand_grid, prepare
 from .full_data import SelectionCertificate
 from .scores import ClippedSquaredError, Mistakes
 from .split import select_exponential, selection_probabilities
+from .tuning_certificate import TuningCertificate, TuningResult
 
 __all__ = [
     "tune",

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from ...exceptions import AssumptionError, InputError, withheld
 from ...privacy.accountant import check_accountant, check_cost
-from ...privacy.exact import IntegerSource, integer_source
+from ...privacy.exact_sampling import IntegerSource, integer_source
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
@@ -30,8 +30,8 @@ from ...validation import check_classes, check_labels, check_public_classes, out
 from ..contract import Plan, check_tunable, predicts_per_row
 from ..failure import composite, rehearse
 from ..fit_plan import FitPlan
-from .certificate import format_params
 from .scores import Mistakes, Score, resolve_score, total_units
+from .tuning_certificate import format_params
 
 __all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInConstructor", "Setup", "prepare",
            "plan_candidate", "fit_candidate"]

@@ -58,10 +58,10 @@ from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy
 from ...progress import progress
 from ..failure import composite, failed_after_charge, fixed_numerics
 from ..kernel_learner import Diagnostics
-from .certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
 from .renyi import calibrate_runs, check_run_curve
 from .scores import MISTAKES_RECORD, describe, total_units
+from .tuning_certificate import NEIGHBOUR_RELATION, Grid, TuningResult, format_params, public_params
 
 __all__ = ["SelectionCertificate", "run", "RUNS_PER_CANDIDATE", "HELD_OUT"]
 

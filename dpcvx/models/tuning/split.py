@@ -68,16 +68,16 @@ import numpy as np
 
 from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
-from ...privacy.exact import IntegerSource
+from ...privacy.exact_sampling import IntegerSource
 from ...privacy.exponential import exponential_probabilities, sample_exponential
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import disjoint_parts
 from ...progress import progress
 from ..failure import composite, failed_after_charge, fixed_numerics
 from ..kernel_learner import Diagnostics
-from .certificate import TuningCertificate, TuningResult
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
 from .scores import total_units
+from .tuning_certificate import TuningCertificate, TuningResult
 
 __all__ = ["selection_probabilities", "select_exponential", "run"]
 

@@ -22,7 +22,7 @@ from ...exceptions import InputError
 from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, NEIGHBOUR_RELATION, KernelConstants
 from ...privacy.privacy_curve import check_recorded_curve
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
-from .calibration import read_kernel, same_number
+from .calibration_record import read_kernel, same_number
 
 __all__ = ["kernel_release_to_dict", "kernel_release_from_dict"]
 

@@ -20,8 +20,8 @@ from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 from .fields import _check_same, _number
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .linear import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
-from .rows import _row_map, _row_map_to_dict
+from .linear_release import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
+from .row_map import _row_map, _row_map_to_dict
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}

@@ -1,6 +1,6 @@
 """The record of a linear release (kind ``"linear"``, and the version 2 files that have no kind): the
 privatised weights, the public preprocessing and the release certificate, every field checked on reading.
-A regression ERM's record is the same layout (see :mod:`.regression`)."""
+A regression ERM's record is the same layout (see :mod:`.regression_release`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from ...version import __version__
 from ..model import PrivateModel
 from ..regression_model import PrivateRegressionModel
 from ..usefulness import one_class_findings
-from .certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
 from .fields import _check_same, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .rows import _check_schema_fits, _row_map, _row_map_to_dict
+from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
+from .row_map import _check_schema_fits, _row_map, _row_map_to_dict
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
                "classes", "privatised", "preprocessing", "certificate"}

@@ -27,7 +27,7 @@ from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism
 from ..constants import Constants
 from ..model import CertifiedWeights, ReleaseCertificate
-from .calibration import linear_class, read_linear, same_number
+from .calibration_record import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,

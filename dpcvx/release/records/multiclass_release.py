@@ -18,7 +18,7 @@ from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..usefulness import one_class_findings
 from .fields import _check_same, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .linear import linear_to_dict
+from .linear_release import linear_to_dict
 
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class"}
