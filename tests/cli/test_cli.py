@@ -146,6 +146,7 @@ def test_verify_refused_shows_the_reasons(workdir):
     assert "differentiability" in result.stderr and "fix: smooth the kink" in result.stderr
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 def test_verify_python_file_with_regularizer(workdir, run):
     own = dpcvx_cli("verify", "--loss", "ridge_logistic.py", cwd=workdir)
     assert own.returncode == 0, own.stderr
@@ -158,6 +159,7 @@ def test_verify_python_file_with_regularizer(workdir, run):
     assert lasso.returncode == 4 and "strong_convexity" in lasso.stderr
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 def test_estimated_constants_need_allow_estimates_and_strict_refuses_them(workdir, run):
     refused = run("main", "verify", "--loss", "opaque.py", cwd=workdir)
     assert refused.returncode == 4 and len(refused.stderr.splitlines()) == 1
@@ -237,6 +239,7 @@ def test_predict_matches_the_model(fitted):
     assert to_stdout.stdout.splitlines() == (workdir / "predictions.csv").read_text().splitlines()
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 def test_fit_with_schema_file_and_others_negative(workdir, run):
     rows = [[age, "Male" if age % 2 else "Female", ["yes", "no", "maybe"][age % 3]] for age in range(17, 91)] * 5
     write_csv(workdir / "three_labels.csv", ["age", "sex", "answer"], rows)

@@ -36,6 +36,7 @@ def test_silent_unless_verbose_on_a_terminal(monkeypatch):
     assert isinstance(progress(3, "x", verbose=True), NoProgress)
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 def test_verification_shows_its_conditions_when_asked(monkeypatch):
     terminal = fake_terminal(monkeypatch)
     # a loss not seen before in this process, so the verifier works (its results are cached)

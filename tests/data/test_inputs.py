@@ -506,6 +506,7 @@ def is_correct_matrix(out, n_rows):
     return dense.dtype == np.float64 and dense.ndim == 2 and dense.shape[0] == n_rows and np.all(np.isfinite(dense))
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 @FAST
 @given(X=matrices(), R=st.sampled_from([1e-300, 1e-3, 1.0, 1e150]), intercept=st.booleans())
 def test_generated_matrices_give_a_typed_error_or_finite_bounded_rows(X, R, intercept):

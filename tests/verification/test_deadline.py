@@ -127,6 +127,7 @@ def test_cache_by_structure_still_works():
     assert again.curvature == first.curvature == dpcvx.verify(lambda z: cp.logistic(-z / 5)).curvature
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 def test_progress_is_shown(capsys, caplog):
     caplog.set_level("INFO", logger="dpcvx.verify")
     dpcvx.verify(lambda z: cp.logistic(-z / 11), progress=True, time_limit=30)

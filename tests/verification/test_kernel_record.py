@@ -81,6 +81,7 @@ def test_a_custom_loss_is_proved_once_then_served_from_disk(cache, monkeypatch):
     assert (again.value_at_zero, again.infimum) == (first.value_at_zero, first.infimum) == (2.0, 0.0)
 
 
+@pytest.mark.slow  # 3 to 7 s: the default run is kept within 5 minutes; CI's slow tier runs it
 def test_an_edited_disk_entry_is_refused_and_proved_again(cache, monkeypatch):
     resolve_loss(lambda z: cp.pos(2 - 2 * z))
     (path,) = (cache / kernel_record.FOLDER).glob("*.json")
