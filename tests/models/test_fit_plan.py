@@ -195,3 +195,15 @@ def test_a_fit_with_private_column_statistics_plans_once(counted):
     assert model.rows.feature_map is not None and model.certificate.column_statistics is not None
     dpcvx.DPLogisticRegression(column_statistics=True, random_state=0).fit(X, y > 0)
     assert counted == {"planned": 2, "executed": 2, "rehearsed": 0}
+
+
+def test_the_budget_adapter_keeps_the_learner_contracts_check():
+    """A composite procedure (a private bound, a private class count) asks its learner's ``check_fit_inputs``
+    before its one charge; the adapter of an estimator answers it from its plan: the public classes, or the
+    refusal of the fit, charging nothing (dpcvx.models.contract)."""
+    X, y = _data(200, 3)
+    labels = (y > 0).astype(int)
+    adapter = dpcvx.BudgetInConstructor(dpcvx.DPLogisticRegression, lam=1e-2)
+    assert adapter.check_fit_inputs(X, labels, 1.0) == (0, 1)
+    with pytest.raises(InputError):
+        adapter.check_fit_inputs(X, np.where(labels > 0, 7, 0), 1.0)

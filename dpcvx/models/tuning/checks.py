@@ -161,6 +161,13 @@ class BudgetInConstructor:
         classes, planned = plan_candidate(learner, X, y, fit_params)
         return ConstructorPlan(self, epsilon, delta, fit_params, planned, classes)
 
+    def check_fit_inputs(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0,
+                         **fit_params: Any) -> tuple | None:
+        """The learner contract's check (:mod:`dpcvx.models.contract`), as a composite procedure asks it of its
+        learner before its one charge (a private bound, a private class count): every check of :meth:`plan`,
+        charging and drawing nothing. Returns the learner's public classes (or None)."""
+        return self.plan(X, y, epsilon, delta, **fit_params).classes
+
     def __repr__(self) -> str:
         return f"BudgetInConstructor({self.learner_class.__name__}, {format_params(self.params)})"
 
