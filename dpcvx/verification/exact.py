@@ -77,11 +77,10 @@ _RATIONAL = re.compile(r"-?\d+(/\d+)?")
 def exact_value(value: Any) -> Exact:
     """A verified constant as a release holds it: a rational as a Fraction, an irrational sympy number as an
     :class:`Irrational`, a double (an estimate, or ``inf``) and an :class:`Irrational` as they are."""
-    if isinstance(value, (float, Irrational)):
+    value = plain(value)  # a sympy rational as a Fraction, sympy infinity as inf
+    if isinstance(value, (float, Fraction, Irrational)):
         return value
-    if is_sympy(value) and not value.is_Rational:
-        return math.inf if value.is_infinite and value.is_extended_positive else Irrational(str(value), float(value))
-    return Fraction(value) if not is_sympy(value) else Fraction(int(value.p), int(value.q))
+    return Irrational(str(value), float(value)) if is_sympy(value) else Fraction(value)
 
 
 def exact_of_saved(text: str | None, number: float | None) -> Exact:
