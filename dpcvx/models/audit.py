@@ -47,7 +47,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..data.files import atomic_write  # every file dpcvx writes goes through the one writer
-from ..exceptions import ConstantPredictionWarning, InputError
+from ..exceptions import ConstantPredictionWarning, InputError, TrainingRowsWarning
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import positive, sample_size
 
@@ -510,6 +510,7 @@ def audit(
     start = time.perf_counter()
     with warnings.catch_warnings():  # the releases of a canary pair are often constant: that is not the question
         warnings.simplefilter("ignore", ConstantPredictionWarning)
+        warnings.simplefilter("ignore", TrainingRowsWarning)
         for side, (X, y) in enumerate(datasets):
             for run in range(trials):
                 model = learner.fit(X, y, epsilon=epsilon, random_state=int(seeds[side, run]), **extra)

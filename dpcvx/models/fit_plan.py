@@ -55,7 +55,7 @@ from ..validation import check_delta_for_n
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
 from ..version import __version__
-from . import erm_inputs, failure
+from . import erm_inputs, failure, training_rows
 from .record_weights import RecordWeights, record_weights
 
 __all__ = ["FitPlan", "Calibrated"]
@@ -325,4 +325,14 @@ class FitPlan:
         if self.classes is None:
             return PrivateRegressionModel(coef, intercept, rows, release)
         warn_if_constant(self.owner, release.findings)
+        if training_rows.runs_here():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
+            predicted = np.where(_scores(bound.X, w) > 0, 1, -1)   # the release's labels of its mapped rows
+            training_rows.warn_on_training_rows(self.owner, predicted, bound.labels)
         return PrivateModel(coef, intercept, self.classes, rows, release)
+
+
+def _scores(X: Matrix | RowBlocks, w: np.ndarray) -> np.ndarray:
+    """w^T x of each mapped row (the intercept column included): the released model's decision values."""
+    if isinstance(X, RowBlocks):
+        return np.concatenate([np.asarray(part).ravel() for part in X.map(lambda block: block @ w)])
+    return np.asarray(X @ w).ravel()

@@ -44,6 +44,7 @@ from ..solvers.kernel import KernelERM, as_labels
 from ..validation import check_epsilon, positive, refuse_weights
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
+from . import training_rows
 
 __all__ = ["PrivateKernelLearner", "Diagnostics", "NOT_PRIVATE", "NEIGHBOUR_RELATION", "Budget"]
 
@@ -245,6 +246,12 @@ class PrivateKernelLearner:
         if self.predictor_ is None:
             raise InputError(f"{type(self).__name__} is not fitted yet: call fit first")
         return self.predictor_
+
+    def _check_training_rows(self, X: ArrayLike, y: ArrayLike) -> None:
+        """NOT PRIVATE, after a release: whether the released predictor is useless on its training rows (fixed
+        text, never inside tune, never in the release; :mod:`dpcvx.models.training_rows`)."""
+        if training_rows.runs_here():
+            training_rows.warn_on_training_rows(type(self).__name__, self._fitted().predict(X), np.ravel(y))
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Real-valued predictions of the released predictor."""

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..data.blocks import is_out_of_core
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -41,6 +42,7 @@ from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassM
 from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
+from . import training_rows
 from .erm import PrivateERM
 from .failure import composite, failed_after_charge, fixed_numerics
 from .fit_plan import FitPlan
@@ -206,7 +208,7 @@ class MulticlassPlan:
                              curve=None if basic else self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings():
+        with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings(), training_rows.left_to_caller():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
             warnings.simplefilter("ignore", ConstantPredictionWarning)
@@ -224,7 +226,12 @@ class MulticlassPlan:
             class_epsilon=eps_c, class_delta=delta_c, per_class=tuple(model.certificate for model in models),
             findings=one_class_findings(coef, intercept, self.classes, models[0].rows.norm_bound))
         warn_if_constant(type(learner).__name__, certificate.findings)
-        return PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
+        released = PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
+        if training_rows.runs_here() and not is_out_of_core(X):  # NOT PRIVATE, on the argmax (models.training_rows)
+            training_rows.warn_on_training_rows(type(learner).__name__,
+                                                np.argmax(released.decision_function(X), axis=1),
+                                                np.argmax(np.vstack(targets), axis=0))  # each row's class index
+        return released
 
     def _composed_curve(self, X: Any, target: np.ndarray) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only), from the

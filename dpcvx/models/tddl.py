@@ -312,4 +312,5 @@ class TDDL(PrivateKernelLearner):
                                         least_squares_method=least_squares.method)
         self.predictor_ = KernelPredictor(model.kernel, Z, coef, privatised=("coef",))
         self.model_ = PrivateKernelModel(self.predictor_, self._certificate(model, budget, calibration))
+        self._check_training_rows(X, y)
         return self.model_

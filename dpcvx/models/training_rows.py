@@ -1,7 +1,13 @@
 """NOT PRIVATE: whether a release is useless on its own training rows, told to the data owner only.
 
-The estimators (:mod:`dpcvx.sklearn.classifiers`, :mod:`dpcvx.sklearn.regressors`) call :func:`warn_on_training_rows`
-after each release. It reads the training rows, so what it says is a statistic of the private data:
+Every classification fit calls :func:`warn_on_training_rows` after its release: :class:`~dpcvx.models.erm.PrivateERM`
+(its plan's release, :mod:`dpcvx.models.fit_plan`, on the rows it was fitted on, so also inside a fit that first draws
+a private count, bound or column statistics), one-vs-rest (:mod:`dpcvx.models.multiclass`, on the argmax), TDDL and
+TDIL (the released kernel predictor), and the estimators (:mod:`dpcvx.sklearn.classifiers`, at their public decision
+threshold; :mod:`dpcvx.sklearn.regressors` for a regression). A caller that predicts otherwise than the learner it
+runs (an estimator's threshold, one-vs-rest's argmax) runs the learner inside :func:`left_to_caller` and checks what
+it predicts itself, so one fit warns once. It reads the training rows, so what it says is a statistic of the private
+data:
 
 * a classifier that predicts one class on every training row; or that predicts some class the rows
   carry on fewer than a tenth as many rows as carry it (close to a constant prediction for that class:
@@ -19,7 +25,10 @@ bound alone, is :mod:`dpcvx.release.usefulness`.
 
 from __future__ import annotations
 
+import contextvars
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -28,7 +37,9 @@ from ..exceptions import TrainingRowsWarning, user_stacklevel
 from ..release.usefulness import checks_are_off
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
-           "warn_on_training_rows"]
+           "warn_on_training_rows", "left_to_caller", "runs_here"]
+
+_CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)
 
 _NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
          "release. Choosing another setting (lam, epsilon, columns, class weights) because of it is a use of "
@@ -58,9 +69,26 @@ def training_rows_finding(predictions: Any, y: Any, regression: bool) -> str | N
     return NEARLY_ONE_CLASS if np.any(10 * predicted_counts < carried) else None
 
 
+@contextmanager
+def left_to_caller() -> Iterator[None]:
+    """Within this block no learner runs the check: the caller runs it on what it predicts (module docstring)."""
+    token = _CALLER.set(True)
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
+
+
+def runs_here() -> bool:
+    """Whether a fit that ends now runs the check: not inside :func:`dpcvx.tune`, nor inside :func:`left_to_caller`
+    (so that a learner computes no predictions on its training rows for nothing)."""
+    return not (checks_are_off() or _CALLER.get())
+
+
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False) -> None:
-    """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune."""
-    if checks_are_off():
+    """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
+    left to the caller (:func:`runs_here`)."""
+    if not runs_here():
         return
     finding = training_rows_finding(predictions, y, regression)
     if finding is not None:

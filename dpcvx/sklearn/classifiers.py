@@ -77,6 +77,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -100,7 +101,7 @@ from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import MulticlassPlan, PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
-from ..models.training_rows import warn_on_training_rows
+from ..models.training_rows import left_to_caller, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
@@ -323,7 +324,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         learner = self._private_erm() if planned is None else planned.learner
-        with fit_accountant(self, accountant) as charged:
+        # in memory the estimator checks the training rows at its own threshold (below); out of core the learner does
+        with fit_accountant(self, accountant) as charged, left_to_caller() if in_memory else nullcontext():
             if planned is not None:
                 released = planned.plan.fit(X, y, random_state=seed, accountant=charged, sample_weight=sample_weight)
                 assert isinstance(released, (PrivateModel, PrivateMulticlassModel))  # a classifier's plan

@@ -68,13 +68,17 @@ def test_a_regressor_warns_when_no_better_than_a_constant():
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.DPCVXWarning")
-def test_never_runs_inside_tune(noise_labels, monkeypatch):
+@pytest.mark.parametrize("estimator", [True, False], ids=["DPLogisticRegression", "PrivateERM"])
+def test_never_runs_inside_tune(noise_labels, monkeypatch, estimator):
     X, y = noise_labels
     calls = []
     original = training_rows.training_rows_finding
     monkeypatch.setattr(training_rows, "training_rows_finding", lambda *a, **k: calls.append(1) or original(*a, **k))
-    learner = BudgetInConstructor(dpcvx.DPLogisticRegression, lam=1.0)
-    tune(learner, X, y, {"lam": [1.0, 0.1]}, epsilon=1.0, procedure="split", random_state=0)
+    if estimator:
+        learner, labels = BudgetInConstructor(dpcvx.DPLogisticRegression, lam=1.0), y
+    else:
+        learner, labels = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1.0, data_norm=1.0), np.where(y == 1, 1, -1)
+    tune(learner, X, labels, {"lam": [1.0, 0.1]}, epsilon=1.0, procedure="split", random_state=0)
     assert calls == []
     dpcvx.DPLogisticRegression(epsilon=1.0, lam=1.0, random_state=0).fit(X, y)
     assert calls == [1]
@@ -106,3 +110,81 @@ def test_a_class_predicted_on_under_a_tenth_of_its_rows_is_nearly_constant():
     assert training_rows_finding(predicted, y, False) == NEARLY_ONE_CLASS
     predicted[-2] = 1  # 2 of 20: a tenth, no longer "fewer than a tenth"
     assert training_rows_finding(predicted, y, False) is None
+
+
+# -- every classification fit path runs the same check, once ------------------------------------------------------
+
+def _training_row_messages(caught):
+    return [str(w.message) for w in caught if w.category is TrainingRowsWarning]
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_private_erm_without_intercept_warns_on_a_constant_release(noise_labels):
+    X, _ = noise_labels
+    learner = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0)
+    with pytest.warns(TrainingRowsWarning) as caught:   # rows in the positive orthant, every label +1
+        model = learner.fit(np.abs(X), np.ones(X.shape[0]), epsilon=4.0, random_state=0)
+    assert _training_row_messages(caught) == [f"PrivateERM: {ONE_CLASS}"]
+    assert "NOT PRIVATE" not in str(model.certificate.to_dict()) + str(model.certificate)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_private_erm_checks_its_own_predictions(noise_labels, monkeypatch):
+    X, y = noise_labels
+    labels = np.where(y == 1, 1, -1)
+    seen = []
+    original = training_rows.training_rows_finding
+    monkeypatch.setattr(training_rows, "training_rows_finding",
+                        lambda p, t, r: seen.append((np.asarray(p), np.asarray(t))) or original(p, t, r))
+    for intercept in (False, True):
+        seen.clear()
+        model = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0, fit_intercept=intercept).fit(
+            X, labels, epsilon=1.0, random_state=1)
+        [(predicted, truth)] = seen
+        np.testing.assert_array_equal(predicted, model.predict(X))
+        np.testing.assert_array_equal(truth, labels)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+def test_a_memmap_fit_is_checked_too(noise_labels, tmp_path):
+    X, y = noise_labels
+    stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    stored[:] = np.abs(X)
+    stored.flush()
+    rows = np.load(tmp_path / "X.npy", mmap_mode="r")
+    with pytest.warns(TrainingRowsWarning, match="predicts one class only"):
+        dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0).fit(
+            rows, np.ones(X.shape[0]), epsilon=4.0, random_state=0)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_one_vs_rest_warns_once_on_its_argmax(noise_labels):
+    X, _ = noise_labels
+    labels = np.zeros(X.shape[0], dtype=int)   # one class present: each binary problem is constant too
+    learner = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1.0, data_norm=1.0),
+                                         classes=(0, 1, 2))
+    with pytest.warns(TrainingRowsWarning) as caught:
+        learner.fit(X, labels, 0.05, random_state=0)
+    assert _training_row_messages(caught) in ([f"PrivateMulticlassERM: {text}"] for text in (ONE_CLASS, NO_BETTER))
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_an_estimator_warns_once_at_its_threshold(noise_labels):
+    X, y = noise_labels
+    with pytest.warns(TrainingRowsWarning) as caught:
+        dpcvx.DPLogisticRegression(epsilon=0.05, lam=1.0, classes=(0, 1, 2), random_state=0).fit(X, np.zeros_like(y))
+    assert _training_row_messages(caught) in ([f"DPLogisticRegression: {text}"] for text in (ONE_CLASS, NO_BETTER))
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: dpcvx.TDDL(lam=1.0, gamma=1.0).fit(X, y, 0.05, Z=X[:5], random_state=0),
+    lambda X, y: dpcvx.TDIL(lam=1.0, gamma=1.0, input_bound=1.0).fit(X, y, 0.05, random_state=0),
+], ids=["TDDL", "TDIL"])
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ExponentialCostWarning")
+def test_kernel_learners_warn_when_useless_on_their_rows(noise_labels, fit):
+    X, _ = noise_labels
+    with pytest.warns(TrainingRowsWarning) as caught:   # every label +1: any release is no better than a constant
+        fit(X, np.ones(X.shape[0]))
+    assert len(_training_row_messages(caught)) == 1
