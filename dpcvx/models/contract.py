@@ -76,8 +76,8 @@ class Learner(Protocol):
       offers the plan itself (``plan``, a :class:`~dpcvx.models.fit_plan.FitPlan`): its public
       calibration a composition reads, and :func:`dpcvx.tune` fits every run of a candidate from it.
       A learner whose ``plans_first`` is True offers ``plan(X, y, *, epsilon, delta, **options)``
-      returning a :class:`Plan` (PrivateERM, PrivateMulticlassERM, the estimators over PrivateERM through
-      :class:`dpcvx.BudgetInConstructor`).
+      returning a :class:`Plan` (PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, the estimators
+      through :class:`dpcvx.BudgetInConstructor`).
     * ``fit(X, y, *, epsilon, delta, random_state, accountant, **options)``: execute. The
       options are the learner's own (the ERM learners' ``mechanism`` and ``split``, TDDL's
       public sample ``Z``).
@@ -94,7 +94,7 @@ class Plan(Protocol):
     """A fit planned once from public inputs, every check done (:meth:`Learner.fit`'s first half): its public
     ``classes`` (None for a regression) and ``fit(X, y, *, random_state)``, which executes it on rows of the
     planned width (:class:`~dpcvx.models.fit_plan.FitPlan`, :class:`~dpcvx.models.multiclass.MulticlassPlan`,
-    :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`)."""
+    :class:`~dpcvx.models.linear_regression.AdaSSPPlan`, :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`)."""
 
     @property
     def classes(self) -> tuple[Any, ...] | None: ...

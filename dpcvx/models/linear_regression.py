@@ -8,7 +8,10 @@ calibration is :mod:`dpcvx.privacy.adassp`; the estimator on top is
 :class:`dpcvx.DPLinearRegression`.
 
 Order in :meth:`PrivateLinearRegression.fit`: validate every input, charge the
-accountant once, then draw noise.
+accountant once, then draw noise. :meth:`PrivateLinearRegression.plan` makes every check and the calibration,
+which read public inputs only (epsilon, delta, the bounds, the width d, the relation, n when public), once: an
+:class:`AdaSSPPlan`, executed on rows of that width (:meth:`AdaSSPPlan.fit`; :func:`dpcvx.tune` fits every run of
+a candidate from its one plan, as :class:`~dpcvx.models.fit_plan.FitPlan` does for PrivateERM).
 
 With ``column_statistics=True`` (mechanism ``adassp-standardised``; :mod:`dpcvx.privacy.adassp`, docs/theory.md
 section 16) the fit first releases the column sums and sums of squares of the rows clipped onto R, in the same
@@ -21,8 +24,8 @@ released sums.
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -40,6 +43,7 @@ from ..privacy.adassp import (
     STANDARDISED_THEOREM,
     AdaSSPCalibration,
     adassp_calibration,
+    adassp_intercept_scaling,
 )
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
@@ -50,6 +54,7 @@ from ..validation import (
     check_delta_for_n,
     check_epsilon,
     check_flag,
+    check_matrix,
     check_targets,
     label_clipping_note,
     non_negative,
@@ -58,7 +63,7 @@ from ..validation import (
 )
 from ..version import __version__
 
-__all__ = ["PrivateLinearRegression"]
+__all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
 
 #: The pure-epsilon least-squares releases dpcvx offers, named in every refusal of delta = 0.
 PURE_EPSILON_OPTIONS = (
@@ -86,7 +91,10 @@ class PrivateLinearRegression:
         Public bound B on |y|.
     lam : float, default 0
         An extra ridge n Lam ||w||^2 / 2 on top of AdaSSP's adaptive one (replace-one only: it uses n).
-    fit_intercept, intercept_scaling : as :class:`~dpcvx.models.erm.PrivateERM`.
+    fit_intercept : as :class:`~dpcvx.models.erm.PrivateERM`.
+    intercept_scaling : float or "auto", default 1
+        The constant feature s; "auto": AdaSSP's public rule at the fit's epsilon, delta, width and public n
+        (:func:`~dpcvx.privacy.adassp.adassp_intercept_scaling`; 1 under add-remove, where n is private).
     clip : bool
         Scale rows onto R and clip labels onto [-B, B] (True), or refuse them (False).
     failure_probability : float, default 0.05
@@ -103,7 +111,7 @@ class PrivateLinearRegression:
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
 
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
-                 fit_intercept: bool = False, intercept_scaling: float = 1.0, clip: bool = True,
+                 fit_intercept: bool = False, intercept_scaling: float | str = 1.0, clip: bool = True,
                  failure_probability: float = 0.05, allow_large_delta: bool = False,
                  column_statistics: bool = False) -> None:
         self.data_norm = data_norm
@@ -116,13 +124,22 @@ class PrivateLinearRegression:
         self.allow_large_delta = allow_large_delta
         self.column_statistics = column_statistics
 
-    def _rows(self) -> RowMap:
+    @property
+    def _auto_scaling(self) -> bool:
+        return isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto"
+
+    def _rows(self, scaling: float | None = None) -> RowMap:
+        """The public row map, its constant feature at ``scaling`` (default: the numeric ``intercept_scaling``)."""
         if self.data_norm is None or self.label_bound is None:
             raise InputError("data_norm and label_bound are required: PUBLIC bounds on ||x|| and |y|, never "
                              "read off the data")
+        if scaling is None and self._auto_scaling:
+            raise InputError("intercept_scaling='auto' is AdaSSP's rule at a fit's epsilon, delta and n; here there "
+                             "are none: pass a number")
         return RowMap(norm_bound=check_bound("data_norm", self.data_norm),
                       fit_intercept=check_flag("fit_intercept", self.fit_intercept),
-                      intercept_scaling=positive("intercept_scaling", self.intercept_scaling))
+                      intercept_scaling=positive("intercept_scaling", self.intercept_scaling if scaling is None
+                                                 else scaling))
 
     def _statistics(self, X: Any, y: Any, rows: RowMap | None = None,
                     quiet: bool = False) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
@@ -155,23 +172,33 @@ class PrivateLinearRegression:
                           ClippingWarning, stacklevel=user_stacklevel())
         return rows, gram, moment, n
 
-    def calibrate(self, epsilon: float, delta: float, dim: int,
-                  neighbours: Neighbours | str = Neighbours.REPLACE_ONE) -> AdaSSPCalibration:
-        """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included)."""
-        rows = self._rows()
+    def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
+                  rows: RowMap | None = None) -> AdaSSPCalibration:
+        """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included);
+        ``rows`` the fit's row map (default: the public bounds', a numeric ``intercept_scaling``). The plan's
+        one calibration goes through this hook (:meth:`AdaSSPPlan.calibrate`)."""
+        rows = self._rows() if rows is None else rows
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
                                   column_statistics=self.column_statistics)
 
-    def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
-            random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
-            sample_weight: None = None) -> PrivateRegressionModel:
-        """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0).
+    @property
+    def plans_first(self) -> bool:
+        """Whether :meth:`fit` is one plan executed (:meth:`plan`), so :func:`dpcvx.tune` plans once (False when a
+        subclass replaces :meth:`fit`)."""
+        return type(self).fit is PrivateLinearRegression.fit
 
-        AdaSSP is a Gaussian mechanism: delta = 0 is refused with the pure-epsilon options named
-        (:data:`PURE_EPSILON_OPTIONS`). ``sample_weight`` other than None is refused
-        (:func:`dpcvx.validation.refuse_weights`)."""
+    def plan(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
+             sample_weight: None = None) -> AdaSSPPlan:
+        """Every check of :meth:`fit` on (X, y) and the calibration, with nothing charged and nothing drawn: the
+        :class:`AdaSSPPlan`, whose ``fit(X2, y2, random_state=..., accountant=...)`` executes it on rows of the
+        same width."""
+        return self._planned(X, y, epsilon, delta, neighbours, sample_weight)[0]
+
+    def _planned(self, X: Any, y: Any, epsilon: float, delta: float, neighbours: Neighbours | str,
+                 sample_weight: Any) -> tuple[AdaSSPPlan, _Bound]:
+        """The public checks (budget, relation, settings), the plan at X's width, and the plan bound to (X, y)."""
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
         epsilon = check_epsilon(epsilon)
         if isinstance(delta, (int, float)) and not isinstance(delta, bool) and delta == 0:
@@ -183,40 +210,24 @@ class PrivateLinearRegression:
         if relation is Neighbours.ADD_REMOVE and lam > 0:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
-        check_accountant(accountant)
         standardised = check_flag("column_statistics", self.column_statistics)
         if standardised:
             self._refuse_for_statistics(X, relation)
-            rows, clipped, n = self._clipped_rows(X, y)
-            dim = rows.dimension(clipped.shape[1])
-        else:
-            rows, gram, moment, n = self._statistics(X, y)
-            dim = gram.shape[0]
-        if relation is Neighbours.REPLACE_ONE:  # n is public (under add-remove it is not, and is not read)
-            check_delta_for_n(delta, n, self.allow_large_delta)
-        calibration = self.calibrate(epsilon, delta, dim, relation)
-        rng = resolve_rng(random_state)
-        if accountant is not None:
-            accountant.spend(epsilon, delta, description=f"PrivateLinearRegression.fit "
-                             f"(AdaSSP{' with private column statistics' if standardised else ''}, {relation})",
-                             curve=calibration.privacy_curve(epsilon, delta), neighbours=relation)
-        record = None
-        if standardised:  # the column statistics, then the map they give (post-processing), then AdaSSP
-            released = calibration.release_column_moments(clipped, rng)
-            rows = replace(rows, feature_map=adassp_map(released, calibration, rows.norm_bound, n))
-            rows, gram, moment, n = self._statistics(X, y, rows, quiet=True)
-            record = {"n": n, "spread": COLUMN_SPREAD, "sums": released.tolist()}
-        certificate = SufficientStatisticsCertificate(
-            mechanism=ADASSP_STANDARDISED if standardised else ADASSP,
-            guarantee=f"(epsilon, delta)-differential privacy by "
-                      f"{STANDARDISED_THEOREM if standardised else ADASSP_THEOREM}",
-            epsilon=epsilon, delta=delta, calibration=calibration, data_norm=rows.norm_bound,
-            effective_norm_bound=rows.effective_norm_bound, label_bound=calibration.label_bound,
-            fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
-            clipping="clipped to the bounds" if self.clip else "refused", neighbours=RELATIONS[calibration.neighbours],
-            library_version=__version__, column_statistics=record)
-        theta = calibration.release(gram, moment, rng, extra_ridge=n * lam)
-        return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
+        self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
+        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1])
+        return plan, plan.bind(X, y)
+
+    def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
+            random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: None = None) -> PrivateRegressionModel:
+        """Release an (epsilon, delta)-DP least-squares model of (X, y) (delta > 0).
+
+        AdaSSP is a Gaussian mechanism: delta = 0 is refused with the pure-epsilon options named
+        (:data:`PURE_EPSILON_OPTIONS`). ``sample_weight`` other than None is refused
+        (:func:`dpcvx.validation.refuse_weights`). :meth:`plan`, then the plan executed."""
+        check_accountant(accountant)
+        plan, bound = self._planned(X, y, epsilon, delta, neighbours, sample_weight)
+        return plan.execute(bound, random_state, accountant)
 
     def _refuse_for_statistics(self, X: Any, relation: Neighbours) -> None:
         """column_statistics=True: replace-one (n public), dense rows in memory, clip=True; before any charge."""
@@ -230,23 +241,23 @@ class PrivateLinearRegression:
             raise InputError("column_statistics=True clips the standardised rows onto R; clip=False would refuse "
                              "rows after the charge, so it is refused now. Nothing was charged")
 
-    def _clipped_rows(self, X: Any, y: Any) -> tuple[RowMap, np.ndarray, int]:
-        """(the public row map, the rows clipped onto R without the constant feature, n); labels checked, the
-        clipping warnings given once."""
-        rows = self._rows()
-        clipped, count = RowMap(norm_bound=rows.norm_bound).apply(X)
+    def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray, int]:
+        """(the rows clipped onto R without the constant feature, n); labels checked, the clipping warnings given
+        once."""
+        norm = check_bound("data_norm", self.data_norm)
+        clipped, count = RowMap(norm_bound=norm).apply(X)
         clipped = np.asarray(clipped)
         n = clipped.shape[0]
         label_bound = check_bound("label_bound", self.label_bound)
         _, clipped_labels = check_targets(y, n, label_bound, False)
         if count:
-            warnings.warn(f"{count} of {n} rows had ||x|| > R = {rows.norm_bound:g} and were scaled onto it. "
+            warnings.warn(f"{count} of {n} rows had ||x|| > R = {norm:g} and were scaled onto it. "
                           "NOT PRIVATE: this count is shown to you only and is not part of the release",
                           ClippingWarning, stacklevel=user_stacklevel())
         if clipped_labels:
             warnings.warn(label_clipping_note(clipped_labels, n, label_bound), ClippingWarning,
                           stacklevel=user_stacklevel())
-        return rows, clipped, n
+        return clipped, n
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
         """Least squares (with the ridge n Lam) on the clipped data: NOT private, a baseline."""
@@ -254,3 +265,140 @@ class PrivateLinearRegression:
         theta = np.linalg.lstsq(gram + n * non_negative("lam", self.lam) * np.eye(gram.shape[0]), moment,
                                 rcond=None)[0]
         return LinearRegressionModel(*rows.split_weights(theta), rows)
+
+
+def _input_shape(X: Any) -> tuple[int, int]:
+    """(rows, columns) of X from its shape (a memmap's or Dask array's too, read without a pass); an X that is not
+    2-D is refused as every fit refuses it (:func:`dpcvx.validation.check_matrix`)."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        shape = check_matrix(X).shape
+    return int(shape[0]), int(shape[1])
+
+
+class _Bound(NamedTuple):
+    """A plan bound to one data set, every check passed: what its execution reads (never released)."""
+
+    X: Any
+    y: Any
+    n: int
+    rows: RowMap
+    calibration: AdaSSPCalibration
+    statistics: tuple[np.ndarray, np.ndarray] | None  # plain AdaSSP: X^T X and X^T y of the mapped rows
+    clipped: np.ndarray | None  # with column statistics: the rows clipped onto R (the statistics follow the draw)
+
+
+@dataclass(frozen=True)
+class AdaSSPPlan:
+    """One AdaSSP fit planned from public inputs and checked (:meth:`PrivateLinearRegression.plan`): public values
+    only. :meth:`calibrate` makes the calibration once per public intercept scale (once per n under
+    ``intercept_scaling="auto"``, else once); :meth:`fit` executes the plan on rows of ``width`` columns; with
+    column statistics the released map is bound per fit (the draw's one late-bound part).
+
+    Attributes
+    ----------
+    learner : the learner whose settings and ``calibrate`` hook the plan reads
+    epsilon, delta, relation : the checked budget and neighbour relation
+    lam : the checked extra ridge
+    standardised : whether the fit first releases column statistics (mechanism ``adassp-standardised``)
+    width : the number of input columns
+    """
+
+    learner: PrivateLinearRegression
+    epsilon: float
+    delta: float
+    relation: Neighbours
+    lam: float
+    standardised: bool
+    width: int
+    _calibrations: dict[float, tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
+                                                                          repr=False, compare=False)
+
+    @property
+    def classes(self) -> None:
+        """A regression has no classes (:class:`~dpcvx.models.contract.Plan`)."""
+        return None
+
+    @property
+    def dim(self) -> int:
+        """The released weights' number: the width, plus the intercept."""
+        return self.width + (1 if self.learner.fit_intercept else 0)
+
+    def scaling(self, n: int) -> float:
+        """The constant feature's public scale s of a fit of n rows: the learner's number, or under "auto" AdaSSP's
+        rule at (epsilon, delta, d, R, rho, n) under replace-one and 1 under add-remove (n private, not read)."""
+        learner = self.learner
+        if not learner._auto_scaling:
+            return positive("intercept_scaling", learner.intercept_scaling)
+        if not learner.fit_intercept or self.relation is not Neighbours.REPLACE_ONE:
+            return 1.0
+        return adassp_intercept_scaling(self.epsilon, self.delta, dim=self.dim,
+                                        data_norm=check_bound("data_norm", learner.data_norm), n=n,
+                                        failure_probability=learner.failure_probability,
+                                        column_statistics=self.standardised)
+
+    def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration]:
+        """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s (public)."""
+        scale = self.scaling(n)
+        if scale not in self._calibrations:
+            rows = self.learner._rows(scale)
+            self._calibrations[scale] = rows, self.learner.calibrate(self.epsilon, self.delta, self.dim,
+                                                                     self.relation, rows)
+        return self._calibrations[scale]
+
+    def bind(self, X: Any, y: Any) -> _Bound:
+        """The checks of a fit on (X, y), nothing charged or drawn: the width, the rows and labels (clipped or
+        refused), delta below 1/n (replace-one), the calibration at n; plain AdaSSP's statistics computed."""
+        rows_in, width = _input_shape(X)
+        if width != self.width:
+            raise InputError(f"this plan is for rows of {self.width} columns, got {width}: plan again for these "
+                             "columns")
+        rows, calibration = self.calibrate(rows_in)
+        learner, statistics, clipped = self.learner, None, None
+        if self.standardised:
+            clipped, n = learner._clipped_rows(X, y)
+        else:
+            _, gram, moment, n = learner._statistics(X, y, rows)
+            statistics = gram, moment
+        if self.relation is Neighbours.REPLACE_ONE:  # n is public (under add-remove it is not, and is not read)
+            check_delta_for_n(self.delta, n, learner.allow_large_delta)
+        return _Bound(X, y, n, rows, calibration, statistics, clipped)
+
+    def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: None = None) -> PrivateRegressionModel:
+        """Execute the plan on (X, y): check, then charge ``accountant`` once, draw, release. A refused call
+        spends nothing."""
+        refuse_weights(type(self.learner).__name__, sample_weight=sample_weight)
+        check_accountant(accountant)
+        return self.execute(self.bind(X, y), random_state, accountant)
+
+    def execute(self, bound: _Bound, random_state: RandomState,
+                accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
+        """Charge, draw and release on data :meth:`bind` has checked."""
+        rows, calibration, n = bound.rows, bound.calibration, bound.n
+        rng = resolve_rng(random_state)
+        if accountant is not None:
+            accountant.spend(self.epsilon, self.delta, description=f"PrivateLinearRegression.fit "
+                             f"(AdaSSP{' with private column statistics' if self.standardised else ''}, "
+                             f"{self.relation})",
+                             curve=calibration.privacy_curve(self.epsilon, self.delta), neighbours=self.relation)
+        record = None
+        if bound.clipped is not None:  # the column statistics, then the map they give (post-processing), then AdaSSP
+            released = calibration.release_column_moments(bound.clipped, rng)
+            rows = replace(rows, feature_map=adassp_map(released, calibration, rows.norm_bound, n))
+            rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True)
+            record = {"n": n, "spread": COLUMN_SPREAD, "sums": released.tolist()}
+        else:
+            assert bound.statistics is not None
+            gram, moment = bound.statistics
+        certificate = SufficientStatisticsCertificate(
+            mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP,
+            guarantee=f"(epsilon, delta)-differential privacy by "
+                      f"{STANDARDISED_THEOREM if self.standardised else ADASSP_THEOREM}",
+            epsilon=self.epsilon, delta=self.delta, calibration=calibration, data_norm=rows.norm_bound,
+            effective_norm_bound=rows.effective_norm_bound, label_bound=calibration.label_bound,
+            fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
+            clipping="clipped to the bounds" if self.learner.clip else "refused",
+            neighbours=RELATIONS[calibration.neighbours], library_version=__version__, column_statistics=record)
+        theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam)
+        return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)

@@ -324,6 +324,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         learner = self._private_erm() if planned is None else planned.learner
+        assert isinstance(learner, PrivateERM)  # a classifier's learner
         # in memory the estimator checks the training rows at its own threshold (below); out of core the learner does
         with fit_accountant(self, accountant) as charged, left_to_caller() if in_memory else nullcontext():
             if planned is not None:

@@ -4,10 +4,12 @@
 over :class:`~dpcvx.models.erm.PrivateERM`) runs every check of ``estimator.fit(X, y)`` (scikit-learn's input
 checks, the public classes, the learner's settings, the verified problem, the calibration) with nothing charged
 and nothing drawn, and returns an :class:`EstimatorPlan`: the estimator's parameters, the learner they build and
-that learner's one plan (a :class:`~dpcvx.models.fit_plan.FitPlan`, or a
-:class:`~dpcvx.models.multiclass.MulticlassPlan` for one-vs-rest). :meth:`EstimatorPlan.fit` executes it on rows
-of the same width and returns a fitted copy of the estimator, as ``fit`` would have fitted it: :func:`dpcvx.tune`
-plans each estimator candidate once and fits every run from that plan.
+that learner's one plan (a :class:`~dpcvx.models.fit_plan.FitPlan`, a
+:class:`~dpcvx.models.multiclass.MulticlassPlan` for one-vs-rest, or AdaSSP's
+:class:`~dpcvx.models.linear_regression.AdaSSPPlan` for :class:`~dpcvx.DPLinearRegression`).
+:meth:`EstimatorPlan.fit` executes it on rows of the same width and returns a fitted copy of the estimator, as
+``fit`` would have fitted it: :func:`dpcvx.tune` plans each estimator candidate once and fits every run from that
+plan.
 """
 
 from __future__ import annotations
@@ -18,10 +20,14 @@ from typing import Any
 
 from ..models.erm import PrivateERM
 from ..models.fit_plan import FitPlan
+from ..models.linear_regression import AdaSSPPlan, PrivateLinearRegression
 from ..models.multiclass import MulticlassPlan
 from ..privacy.accountant import PrivacyAccountant
 
-__all__ = ["EstimatorPlan"]
+__all__ = ["EstimatorPlan", "LearnerPlan"]
+
+#: the plan of the learner an estimator builds
+LearnerPlan = FitPlan | MulticlassPlan | AdaSSPPlan
 
 
 @dataclass(frozen=True)
@@ -31,14 +37,16 @@ class EstimatorPlan:
     Attributes
     ----------
     estimator : the planned estimator (never modified: each :meth:`fit` fits a copy of it)
-    learner : the :class:`~dpcvx.models.erm.PrivateERM` its parameters build
-    plan : the learner's plan, a :class:`~dpcvx.models.fit_plan.FitPlan` or, for more than two public classes,
-        a :class:`~dpcvx.models.multiclass.MulticlassPlan`
+    learner : the learner its parameters build (a :class:`~dpcvx.models.erm.PrivateERM`, or AdaSSP's
+        :class:`~dpcvx.models.linear_regression.PrivateLinearRegression`)
+    plan : the learner's plan, a :class:`~dpcvx.models.fit_plan.FitPlan`, for more than two public classes
+        a :class:`~dpcvx.models.multiclass.MulticlassPlan`, for AdaSSP an
+        :class:`~dpcvx.models.linear_regression.AdaSSPPlan`
     """
 
     estimator: Any
-    learner: PrivateERM
-    plan: FitPlan | MulticlassPlan
+    learner: PrivateERM | PrivateLinearRegression
+    plan: LearnerPlan
 
     @property
     def classes(self) -> tuple[Any, ...] | None:

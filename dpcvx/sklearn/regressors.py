@@ -69,7 +69,6 @@ from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegres
 from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.adassp import adassp_intercept_scaling
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
@@ -89,7 +88,7 @@ from ..validation import (
 )
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
-from .estimator_plan import EstimatorPlan
+from .estimator_plan import EstimatorPlan, LearnerPlan
 from .inputs import fit_accountant, keep_parameters, refuse_unusable_table, scikit_learn_refusal, validate_streamed
 from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_small_table
 
@@ -135,6 +134,24 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
         return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
             data_norm=certificate.data_norm, norm_range=None, label_range=None)
+
+    @property
+    def plans_first(self) -> bool:
+        """Whether :meth:`fit` is one plan executed (:meth:`plan`); False when it first draws a bound."""
+        return not draws_bounds(self)
+
+    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
+        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
+        :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
+        of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
+        shift, bound, _ = self._public_checks(sample_weight)
+        checked, targets = self._checked_data(copy.copy(self), X, y)
+        return EstimatorPlan(self, *self._planned(checked, targets - shift, bound, sample_weight))
+
+    def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
+                 sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
+        """(the learner, its plan) of a fit on checked rows and centred labels (:meth:`plan`)."""
+        raise NotImplementedError
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, *,
             accountant: PrivacyAccountant | None = None) -> _PrivateRegressor:
@@ -276,18 +293,37 @@ class DPLinearRegression(_PrivateRegressor):
                  accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
+    @property
+    def _pure(self) -> bool:
+        return not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
+
+    @property
+    def _on_a_ball(self) -> bool:
+        """Whether the fit is least squares on the public ball (objective perturbation through PrivateERM)."""
+        return self.mechanism == Mechanism.OBJECTIVE or (self._pure and self.mechanism == "auto"
+                                                          and self.weight_bound is not None)
+
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
-        pure = not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
-        on_a_ball = pure and self.mechanism == "auto" and self.weight_bound is not None
-        if self.mechanism == Mechanism.OBJECTIVE or on_a_ball:
-            if self.column_statistics is True:
-                raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
-                                 "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
+        if self._on_a_ball:
             return self._least_squares_on_a_ball(X, y, label_bound, seed, accountant)
-        if pure:
+        return self._adassp(X, label_bound).fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours,
+                                                random_state=seed, accountant=accountant)
+
+    def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
+                 sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
+        if self._on_a_ball:
+            learner = self._ball_learner(label_bound)
+            return learner, learner.plan(X, y, epsilon=self.epsilon, mechanism="objective", delta=self.delta)
+        adassp = self._adassp(X, label_bound)
+        return adassp, adassp.plan(X, y, self.epsilon, self.delta, neighbours=self.neighbours)
+
+    def _adassp(self, X: Any, label_bound: float | str) -> PrivateLinearRegression:
+        """The AdaSSP learner of a fit on X (its refusals first): column statistics decided from public facts of
+        X, the intercept's scale by AdaSSP's public rule at the fit's n ("auto")."""
+        if self._pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "
-                             f"mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}")
+                             f"mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}. Nothing was charged")
         if self.float_safe:
             raise InputError("float_safe=True: AdaSSP has no floating-point-safe form (its certificate says "
                              "'mitigation-only'); use mechanism='objective' with a public weight_bound, whose "
@@ -297,14 +333,10 @@ class DPLinearRegression(_PrivateRegressor):
                              "for mechanism='objective' (least squares on a public ball, through PrivateERM). "
                              "Nothing was charged")
         extra = 0.0 if isinstance(self.lam, str) else float(self.lam)  # "auto": AdaSSP's own ridge, no extra one
-        statistics = self._column_statistics(X)
-        learner = PrivateLinearRegression(self.data_norm, label_bound, lam=extra,
-                                          fit_intercept=self.fit_intercept, clip=self.clip,
-                                          intercept_scaling=self._intercept_scaling(X.shape[1], y.shape[0],
-                                                                                    statistics),
-                                          allow_large_delta=self.allow_large_delta, column_statistics=statistics)
-        return learner.fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours, random_state=seed,
-                           accountant=accountant)
+        return PrivateLinearRegression(self.data_norm, label_bound, lam=extra, fit_intercept=self.fit_intercept,
+                                       clip=self.clip, intercept_scaling="auto",
+                                       allow_large_delta=self.allow_large_delta,
+                                       column_statistics=self._column_statistics(X))
 
     def _column_statistics(self, X: Any) -> bool:
         """``column_statistics``: True or False as given; "auto": True under replace-one for dense rows in memory
@@ -316,27 +348,25 @@ class DPLinearRegression(_PrivateRegressor):
         return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and self.clip is True
                 and not is_out_of_core(X) and not sparse.issparse(X))
 
-    def _intercept_scaling(self, d: int, n: int, column_statistics: bool) -> float:
-        """The constant feature's public scale: AdaSSP's rule at public (epsilon, delta, d + 1, R, n) under
-        replace-one (:func:`dpcvx.privacy.adassp.adassp_intercept_scaling`, at the calibration with or without
-        column statistics); 1 under add-remove (n private)."""
-        if not self.fit_intercept or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
-            return 1.0
-        return adassp_intercept_scaling(self.epsilon, self.delta, dim=d + 1, data_norm=check_bound(
-            "data_norm", self.data_norm), n=n, column_statistics=column_statistics)
-
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
+        model = self._ball_learner(label_bound).fit(X, y, self.epsilon, "objective", delta=self.delta,
+                                                    random_state=seed, accountant=accountant)
+        assert isinstance(model, PrivateRegressionModel)
+        return model
+
+    def _ball_learner(self, label_bound: float | str) -> PrivateERM:
+        """The PrivateERM of least squares on the public ball (its refusals first)."""
+        if self.column_statistics is True:
+            raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
+                             "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
         if self.weight_bound is None:
             raise InputError("mechanism='objective' needs weight_bound: a PUBLIC radius W, the weights are "
                              "restricted to ||w|| <= W (never read off the data)")
         if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE:
             raise InputError("mechanism='objective' is offered under replace-one neighbours here; use "
                              "mechanism='adassp' for add-remove")
-        model = self._learner(label_bound).fit(X, y, self.epsilon, "objective", delta=self.delta,
-                                               random_state=seed, accountant=accountant)
-        assert isinstance(model, PrivateRegressionModel)
-        return model
+        return self._learner(label_bound)
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
         import cvxpy as cp  # the ball's constraint (the other regressors need no CVXPY)
@@ -400,22 +430,12 @@ class DPHuberRegressor(_PrivateRegressor):
                  sample_weight_bound: float | None = None, accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
-    @property
-    def plans_first(self) -> bool:
-        """Whether :meth:`fit` is one plan executed (:meth:`plan`); False when it first draws a bound."""
-        return not draws_bounds(self)
-
-    def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
-        """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
-        :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
-        of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
-        shift, bound, _ = self._public_checks(sample_weight)
-        checked, targets = self._checked_data(copy.copy(self), X, y)
+    def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
+                 sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         mechanism, delta = self._mechanism()
-        learner = self._learner(bound)
-        return EstimatorPlan(self, learner, learner.plan(
-            checked, targets - shift, epsilon=self.epsilon, mechanism=mechanism, delta=delta,
-            neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight))
+        learner = self._learner(label_bound)
+        return learner, learner.plan(X, y, epsilon=self.epsilon, mechanism=mechanism, delta=delta,
+                                     neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
 
     def _mechanism(self) -> tuple[str, float]:
         """The mechanism and delta of a fit: "auto" is pure-epsilon objective perturbation, or under add-remove

@@ -84,8 +84,8 @@ def test_the_column_statistics_sensitivities_hold_and_are_reached():
 class TooLittleNoise(PrivateLinearRegression):
     """Calibrates AdaSSP with column statistics for thirty times epsilon."""
 
-    def calibrate(self, epsilon, delta, dim, neighbours="replace-one"):
-        return super().calibrate(30 * epsilon, delta, dim, neighbours)
+    def calibrate(self, epsilon, delta, dim, neighbours="replace-one", rows=None):
+        return super().calibrate(30 * epsilon, delta, dim, neighbours, rows)
 
 
 @pytest.mark.slow

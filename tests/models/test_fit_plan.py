@@ -207,3 +207,86 @@ def test_the_budget_adapter_keeps_the_learner_contracts_check():
     assert adapter.check_fit_inputs(X, labels, 1.0) == (0, 1)
     with pytest.raises(InputError):
         adapter.check_fit_inputs(X, np.where(labels > 0, 7, 0), 1.0)
+
+
+@pytest.fixture
+def adassp_counted(monkeypatch):
+    """Counts of AdaSSP plans made, calibrations computed (the learner's ``calibrate`` hook) and executions."""
+    from dpcvx.models.linear_regression import AdaSSPPlan, PrivateLinearRegression
+
+    counts = {"planned": 0, "calibrated": 0, "executed": 0, "rehearsed": 0}
+    init, calibrate, execute = AdaSSPPlan.__init__, PrivateLinearRegression.calibrate, AdaSSPPlan.execute
+
+    def planned(self, *args, **kwargs):
+        counts["planned"] += 1
+        init(self, *args, **kwargs)
+
+    def calibrated(self, *args, **kwargs):
+        counts["calibrated"] += 1
+        return calibrate(self, *args, **kwargs)
+
+    def executed(self, *args, **kwargs):
+        counts["rehearsed" if failure.rehearsing() else "executed"] += 1
+        return execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(AdaSSPPlan, "__init__", planned)
+    monkeypatch.setattr(PrivateLinearRegression, "calibrate", calibrated)
+    monkeypatch.setattr(AdaSSPPlan, "execute", executed)
+    return counts
+
+
+def _regression(n: int = 300, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d)) / np.sqrt(d)
+    return X, np.clip(X @ np.linspace(0.5, -0.3, d) + 0.1 * rng.standard_normal(n), -1, 1)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("column_statistics", [False, True])
+def test_an_adassp_plan_is_made_and_calibrated_once_and_executes_as_fit_does(adassp_counted, column_statistics):
+    """AdaSSP's checks and calibration read public inputs only: planned and calibrated once, every fit of the
+    plan (other rows of the width, a numeric intercept scale) executes without either; bit-identical to fit."""
+    X, y = _regression()
+    learner = dpcvx.PrivateLinearRegression(1.0, 1.0, fit_intercept=True, column_statistics=column_statistics)
+    fitted = learner.fit(X, y, 1.0, 1e-6, random_state=4)
+    assert adassp_counted == {"planned": 1, "calibrated": 1, "executed": 1, "rehearsed": 0}
+    plan = learner.plan(X, y, 1.0, 1e-6)
+    planned = plan.fit(X, y, random_state=4)
+    assert np.array_equal(planned.coef_, fitted.coef_) and planned.intercept_ == fitted.intercept_
+    assert planned.certificate.to_dict() == fitted.certificate.to_dict()
+    for rows in (slice(0, 100), slice(100, 250)):
+        plan.fit(X[rows], y[rows], random_state=4)
+    assert adassp_counted == {"planned": 2, "calibrated": 2, "executed": 4, "rehearsed": 0}
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(InputError, match="columns"):
+        plan.fit(X[:, :2], y, accountant=accountant)
+    assert accountant.ledger == []
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+def test_the_estimators_adassp_plan_scales_the_intercept_at_each_fits_n(adassp_counted):
+    """DPLinearRegression's intercept scale is AdaSSP's public rule at the fit's n: one plan, one calibration per
+    n, each fit of it identical to the estimator's fit on those rows."""
+    X, y = _regression(3000)
+    plan = dpcvx.DPLinearRegression(epsilon=1.0).plan(X, y)
+    for rows in (slice(0, 3000), slice(0, 1000), slice(1000, 1150)):  # s = 0.45, 0.99 and 1 (the rule's cap)
+        fitted = dpcvx.DPLinearRegression(epsilon=1.0, random_state=5).fit(X[rows], y[rows])
+        planned = plan.fit(X[rows], y[rows], random_state=5)
+        assert np.array_equal(planned.coef_, fitted.coef_) and planned.intercept_ == fitted.intercept_
+        assert planned.certificate_.intercept_scaling == fitted.certificate_.intercept_scaling
+    assert adassp_counted["planned"] == 4 and adassp_counted["calibrated"] == 3 + 3  # each fit's, the plan's once per s
+    assert len({fit.intercept_scaling for fit in (plan.plan.calibrate(n)[0] for n in (3000, 1000, 150))}) == 3
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("learner", ["PrivateLinearRegression", "DPLinearRegression"])
+def test_tune_plans_each_adassp_candidate_once(adassp_counted, learner):
+    X, y = _regression(400)
+    grid = {"lam": [0.0, 0.01, 0.1]}
+    tuned = (lambda lam: dpcvx.PrivateLinearRegression(1.0, 1.0, lam=lam)) if learner == "PrivateLinearRegression" \
+        else dpcvx.DPLinearRegression()
+    result = dpcvx.tune(tuned, X, y, grid, epsilon=1.0, delta=1e-6, procedure="split", random_state=31)
+    # one calibration per candidate, its rehearsal and its run fitted from it (DPLinearRegression's intercept rule
+    # gives s = 1 at the part's 133 rows and the rehearsal's 64); a plan per run would calibrate 6 times
+    assert adassp_counted == {"planned": 3, "calibrated": 3, "executed": 3, "rehearsed": 3}
+    assert result.params["lam"] in grid["lam"]

@@ -92,8 +92,8 @@ def test_adassp_is_accurate_on_a_well_posed_design(data):
 class TooLittleNoise(PrivateLinearRegression):
     """Calibrates AdaSSP for thirty times epsilon."""
 
-    def calibrate(self, epsilon, delta, dim, neighbours="replace-one"):
-        return super().calibrate(30 * epsilon, delta, dim, neighbours)
+    def calibrate(self, epsilon, delta, dim, neighbours="replace-one", rows=None):
+        return super().calibrate(30 * epsilon, delta, dim, neighbours, rows)
 
 
 # The flipped canary moves X^T y by 2 B_X B_Y. AdaSSP's adaptive ridge shrinks the tiny audit data set's

@@ -308,8 +308,9 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
     * its fit must take the keyword arguments tune passes;
     * y must hold only the learner's public ``classes`` when it declares them
       (the pair is public; it is never read off y);
-    * a learner that plans first (``plans_first``: :class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest, the
-      estimators over PrivateERM through :class:`BudgetInConstructor`) is planned once (its ``plan``, a
+    * a learner that plans first (``plans_first``: :class:`~dpcvx.models.erm.PrivateERM`, one-vs-rest, AdaSSP's
+      :class:`~dpcvx.models.linear_regression.PrivateLinearRegression`, the estimators through
+      :class:`BudgetInConstructor`) is planned once (its ``plan``, a
       :class:`~dpcvx.models.contract.Plan`), and every fit of it runs from that plan; another
       learner's own ``check_fit_inputs(X, y, **fit_params)`` runs when it has one. Both get ``epsilon=``
       when they take that keyword (as PrivateERM and the kernel learners do).
