@@ -513,6 +513,19 @@ def balanced(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
     return score(table.task, table.y[test], predicted), fired
 
 
+def private_offset(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float,
+                   seed: int) -> tuple[float, dict] | None:
+    """Opt-in, on an imbalanced binary table: DPLogisticRegression(class_prior="private", threshold="prior"), one
+    private class count within the same epsilon setting the intercept offset and the decision cut at its log-odds
+    (docs/theory.md, section 21): (test score, warnings), else None."""
+    if table.prior is None or min(table.prior, 1 - table.prior) >= IMBALANCED:
+        return None
+    estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed,
+                                           class_prior="private", threshold="prior")
+    predicted, fired = _fitted(estimator, table, train, test)
+    return score(table.task, table.y[test], predicted), fired
+
+
 def standardised(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float | None:
     """``--column-statistics`` (opt-in, binary tables): DPLogisticRegression(column_statistics=True), the columns
     centred and scaled by one private release inside the same epsilon (docs/theory.md, section 33); on imbalanced
@@ -587,6 +600,10 @@ def run(name: str, splits: int, seed: int, first: int = 0, statistics: bool = Fa
             if weighted is not None:
                 unit.setdefault("balanced", {})[str(epsilon)] = weighted[0]
                 unit.setdefault("balanced_warned", {})[str(epsilon)] = weighted[1]
+            offset = private_offset(table, train, test, epsilon, fit_seed)
+            if offset is not None:
+                unit.setdefault("private_offset", {})[str(epsilon)] = offset[0]
+                unit.setdefault("private_offset_warned", {})[str(epsilon)] = offset[1]
             opted = standardised(table, train, test, epsilon, fit_seed) if statistics else None
             if opted is not None:
                 unit.setdefault("column_statistics", {})[str(epsilon)] = opted
@@ -632,8 +649,9 @@ def rows(record: dict) -> list[str]:
                   if imbalanced else [unit["warned"][key] for unit in units])  # the warnings of the scored fits
         warned = np.mean([any(fired.get(name, False) for name in PUBLIC_WARNINGS) for fired in scored])
         training = np.mean([fired["TrainingRowsWarning"] for fired in scored])
-        records = [unit["warned"][key] for unit in units] + [unit["balanced_warned"][key] for unit in units
-                                                              if key in unit.get("balanced_warned", {})]
+        records = [unit["warned"][key] for unit in units] + [unit[name][key] for unit in units
+                                                              for name in ("balanced_warned", "private_offset_warned")
+                                                              if key in unit.get(name, {})]
         silent = sum(bool(fired.get("silent_constant", False)) for fired in records)
         peer_values = [unit["diffprivlib"][key] for unit in units if key in unit["diffprivlib"]]
         status = _status(recovered, gap, size, mine, low, warned) if epsilon == 1.0 else "(rule stated at 1)"
@@ -649,6 +667,8 @@ def rows(record: dict) -> list[str]:
         plain = _cell([unit["dpcvx"][key] for unit in units])
         shown = f"{plain}; at prior {prior:.3g}: {_cell(at_prior)}" if at_prior else plain
         shown += f"; class_weight='balanced': {_cell(weighted)}" if weighted else ""
+        offset = [unit["private_offset"][key] for unit in units if key in unit.get("private_offset", {})]
+        shown += f"; class_prior='private', threshold='prior' (opt-in): {_cell(offset)}" if offset else ""
         shown += f"; DPHuberRegressor(): {_cell(robust)}" if robust else ""
         opted = [unit["column_statistics"][key] for unit in units if key in unit.get("column_statistics", {})]
         shown += f"; column_statistics=True (opt-in): {_cell(opted)}" if opted else ""

@@ -1,4 +1,10 @@
-"""``class_weight="balanced"`` without a public prior: one private class count, charged with the fit once.
+"""Class rates without a public prior: one private class count, charged with the fit once.
+
+Drawn by ``class_weight="balanced"`` without ``class_prior`` (or with ``class_prior="private"``): the count sets the
+balanced weights; and by ``class_prior="private"`` with ``class_weight=None``: the count sets the intercept offset
+(:mod:`dpcvx.models.intercept_offset`: the ridge centred at b0 = log(n~_+ / (n - n~_+)), the log-odds of the
+floored released rate, divided by the intercept scaling s) and, in the estimators, the decision threshold
+``threshold="prior"`` (the cut b0). One count, one charge, shared by all of them (docs/theory.md, section 21).
 
 The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/theory.md sections 21 and 29):
 
@@ -10,7 +16,7 @@ The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/t
    integer sampler, :func:`dpcvx.privacy.exact_sampling.discrete_laplace`): sensitivity 1 under replace-one with n
    public, so eps_c-DP; it is clamped onto [f, n - f], f = ceil(``MIN_CLASS_RATE`` n) (post-processing);
 4. the learner is fitted with the released rates as its ``class_prior`` (balanced weights w_k = min_j pi_j / pi_k),
-   eps_fit and delta.
+   or, for the offset, with the ridge centred at b0 / s (:func:`offsets`), eps_fit and delta.
 
 By sequential composition (Claim 4 of docs/theory.md section 29) the release (count, model) is
 (eps_c + eps_fit, delta)-DP. The certificate's ``weights`` record holds the released count, eps_c, the floor and
@@ -34,12 +40,16 @@ from ..privacy.exact_sampling import discrete_laplace, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
+from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..validation import check_classes, check_labels
+from ..verification.verifier import default_regularizer
 from .failure import composite, failed_after_charge, fixed_numerics
+from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "CountPlan", "draws_count", "plan_private_count",
-           "draw_class_count", "fit_with_private_count", "check_private_count_inputs"]
+__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "OFFSET_SOURCE", "CountPlan",
+           "draws_count", "offsets", "released_rates", "plan_private_count", "draw_class_count",
+           "fit_with_private_count", "check_private_count_inputs"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
@@ -50,12 +60,42 @@ COUNT_THEOREM = ("the positive class's count plus discrete Laplace noise of scal
                  "clamped onto [f, n - f] (post-processing)")
 COMPOSITION = ("sequential composition of the eps_c-DP count and the fit at the weights it gives, which is "
                "(eps_fit, delta)-DP for every count: (eps_c + eps_fit, delta)-DP (docs/theory.md, sections 21, 29)")
+OFFSET_COMPOSITION = ("sequential composition of the eps_c-DP count and the fit at the intercept offset it gives, "
+                      "which is (eps_fit, delta)-DP for every count: (eps_c + eps_fit, delta)-DP (docs/theory.md, "
+                      "sections 21, 29)")
+
+
+PRIVATE_PRIOR = "private"  # class_prior="private": the class rates from one private count
+OFFSET_THEOREM = ("no record weights (w_max = 1); the released count sets the intercept offset: the ridge centred at "
+                  "b0 = log(count / (n - count)) (divided by the intercept scaling), fixed before the fit, leaves L, "
+                  "c and m and every calibration unchanged (docs/theory.md, section 21, 'The intercept offset')")
+
+
+def _private_prior(learner: Any) -> bool:
+    prior = getattr(learner, "class_prior", None)
+    return isinstance(prior, str) and prior == PRIVATE_PRIOR
+
+
+def offsets(learner: Any) -> bool:
+    """Whether the private count sets the intercept offset: class_prior="private" without class weights."""
+    return _private_prior(learner) and getattr(learner, "class_weight", None) is None
 
 
 def draws_count(learner: Any) -> bool:
-    """Whether ``fit`` draws a private class count: class_weight="balanced" without a public class_prior."""
+    """Whether ``fit`` draws a private class count: class_weight="balanced" without public rates, or
+    class_prior="private"."""
     weight = getattr(learner, "class_weight", None)
-    return isinstance(weight, str) and weight == "balanced" and getattr(learner, "class_prior", None) is None
+    balanced = isinstance(weight, str) and weight == "balanced"
+    return (balanced and getattr(learner, "class_prior", None) is None) or _private_prior(learner)
+
+
+def released_rates(weights: CertifiedWeights | None) -> tuple[float, float] | None:
+    """The rates (1 - n~_+ / n, n~_+ / n) of a released count that set the offset (a certificate's ``weights``),
+    else None: a public function of the release."""
+    if weights is None or weights.source != OFFSET_SOURCE or weights.private_count is None:
+        return None
+    count, n = weights.private_count["count"], weights.private_count["n"]
+    return (n - count) / n, count / n
 
 
 @dataclass(frozen=True)
@@ -79,9 +119,14 @@ class CountPlan:
 
 
 def _at_rates(learner: Any, rates: tuple[float, float]) -> Any:
-    """A copy of ``learner`` whose balanced weights come from the public ``rates`` (as after the draw)."""
+    """A copy of ``learner`` at the public ``rates`` (as after the draw): its balanced weights come from them, or
+    (:func:`offsets`) its ridge is centred at their log-odds b0 / s."""
     candidate = copy.deepcopy(learner)
-    candidate.set_params(class_prior=rates)
+    if offsets(learner):
+        candidate.set_params(class_prior=None)
+        candidate.regularizer = centred_ridge(log_odds(rates) / candidate.row_map().intercept_scaling)
+    else:
+        candidate.set_params(class_prior=rates)
     return candidate
 
 
@@ -94,6 +139,9 @@ def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accounta
         raise InputError("class_weight='balanced' without class_prior draws a private count; with a private "
                          "data_norm or label_bound too the fit would compose three draws, which is not offered: pass "
                          "class_prior (public rates) or a public bound. Nothing was charged")
+    if offsets(learner) and (not learner.fit_intercept or learner.regularizer is not default_regularizer):
+        raise InputError("class_prior='private' without class weights sets the intercept offset: it needs "
+                         "fit_intercept=True and the default ridge (regularizer=None). Nothing was charged")
     if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
         raise InputError("a private class count is offered under replace-one neighbours (n public: the count's "
                          "sensitivity is 1 and the other class's count is n minus it); pass class_prior under "
@@ -134,8 +182,7 @@ def fit_with_private_count(learner: Any, X: Any, y: Any, epsilon: float, *,
                          curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
     rng = None if random_state is None else resolve_rng(random_state)  # one stream for the count and the fit
     count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
-    candidate = copy.deepcopy(learner)  # the released rates as a public prior: balanced weights, their mean
-    candidate.set_params(class_prior=((plan.n - count) / plan.n, count / plan.n))
+    candidate = _at_rates(learner, ((plan.n - count) / plan.n, count / plan.n))   # the released rates, as public
     with composite(PROCEDURE_NAME), fixed_numerics():
         try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
             model = candidate.fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
@@ -143,11 +190,14 @@ def fit_with_private_count(learner: Any, X: Any, y: Any, epsilon: float, *,
             raise failed_after_charge(PROCEDURE_NAME, error) from None
     fitted = model.certificate
     record = {"epsilon": plan.eps_count, "count": count, "n": plan.n, "floor": plan.floor,
-              "theorem": COUNT_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
+              "theorem": COUNT_THEOREM, "neighbours": REPLACE_ONE_STATEMENT,
+              "composition": OFFSET_COMPOSITION if offsets(learner) else COMPOSITION,
               "total_epsilon": plan.total}
-    model.certificate = replace(fitted, weights=replace(fitted.weights, source="private count", private_count=record),
-                                guarantee=(
+    weights = (CertifiedWeights(OFFSET_SOURCE, 1.0, None, None, None, OFFSET_THEOREM, record) if offsets(learner)
+               else replace(fitted.weights, source="private count", private_count=record))
+    use = "the intercept offset" if offsets(learner) else "balanced class weights"
+    model.certificate = replace(fitted, weights=weights, guarantee=(
         f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the count "
         f"of class {plan.classes[1]!r} released as {count} (eps_c = {plan.eps_count:g}), then the fit with the "
-        f"balanced class weights it gives (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+        f"{use} it gives (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
     return model

@@ -253,8 +253,10 @@ class PrivateERM:
         "balanced": w_k = min_j pi_j / pi_k from ``class_prior``, else from one private count of ``classes[1]``
         (:mod:`dpcvx.models.class_count`: ``class_count_share`` of epsilon, discrete Laplace, floored at a public
         minimum, charged with the fit once). The smallest class's count then sets the effective sample size.
-    class_prior : dict or pair, optional
-        PUBLIC class rates for ``class_weight="balanced"`` (no count is drawn).
+    class_prior : dict, pair or "private", optional
+        PUBLIC class rates for ``class_weight="balanced"`` (no count is drawn), or "private": one private count
+        (:mod:`dpcvx.models.class_count`) whose rates give the balanced weights, or, with ``class_weight=None``
+        (an intercept and the default ridge), the intercept offset: the ridge centred at their log-odds.
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count.
     column_statistics : bool, default False

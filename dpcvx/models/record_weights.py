@@ -131,6 +131,9 @@ def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: 
             "chosen without looking at the data: the weighted loss is (w_max L)-Lipschitz, so the noise grows with "
             "w_max (docs/theory.md, section 21). Pass sample_weight_bound, or fit without weights; nothing was "
             "charged")
+    if isinstance(class_prior, str) and class_prior == "private":
+        raise InputError("class_prior='private' draws one private class count inside fit (dpcvx.models.class_count); "
+                         "this path takes public rates only. Nothing was charged")
     if class_weight is None and sample_weight is None:
         if class_prior is not None:
             raise InputError("class_prior is read only with class_weight='balanced'")

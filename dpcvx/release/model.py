@@ -12,6 +12,7 @@ marked not private. The noise vector is never stored.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,7 +45,11 @@ from .sparsify import Sparsifiable
 from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
-__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate", "CertifiedWeights"]
+__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate", "CertifiedWeights",
+           "OFFSET_SOURCE"]
+
+#: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
+OFFSET_SOURCE = "private count, intercept offset"
 
 
 @dataclass(frozen=True)
@@ -444,7 +449,8 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 @dataclass(frozen=True)
 class CertifiedWeights:
     """The record weights a release states (:mod:`dpcvx.models.record_weights`): their source ("sample_weight",
-    "dict", "prior", "private count"), w_max (``bound``, multiplying L and c), ``sample_weight_bound``, the
+    "dict", "prior", "private count", or :data:`OFFSET_SOURCE`: a private count that sets the intercept offset, with
+    unit weights), w_max (``bound``, multiplying L and c), ``sample_weight_bound``, the
     class weights as (class, weight) pairs, the public mean weight s_bar, the theorem and, for the source
     "private count", the count's record (:mod:`dpcvx.models.class_count`). All public."""
 
@@ -469,6 +475,12 @@ class CertifiedWeights:
         pairs = self.class_weights
         classes = "" if pairs is None else ", class weights " + ", ".join(f"{label!r}: {w:.4g}" for label, w in pairs)
         count = self.private_count
+        if self.source == OFFSET_SOURCE and count is not None:
+            b0 = math.log(count["count"] / (count["n"] - count["count"]))
+            return (f"intercept offset b0 = log({count['count']} / ({count['n']} - {count['count']})) = "
+                    f"{b0:.6g}: the ridge centred at b0 / s, from the private count {count['count']} of "
+                    f"{count['n']} (floor {count['floor']}, eps_c = {count['epsilon']:g}); no record weights; fit "
+                    f"eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")
         drawn = "" if count is None else (
             f"; from the private count {count['count']} of {count['n']} (floor {count['floor']}, eps_c = "
             f"{count['epsilon']:g}); fit eps_fit = {epsilon:g}; total epsilon = {total:g} ({count['composition']})")

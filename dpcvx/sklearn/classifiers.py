@@ -77,6 +77,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 
 from __future__ import annotations
 
+import math
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -93,7 +94,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
-from ..models.class_count import CLASS_COUNT_SHARE, draws_count
+from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, draws_count, released_rates
 from ..models.column_statistics import COLUMN_STATISTICS_SHARE, draws_statistics
 from ..models.erm import PrivateERM
 from ..models.fit_plan import FitPlan
@@ -159,7 +160,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: the declared constraints of the estimator's own parameters, checked once at ``fit`` and ``plan``
     #: (:func:`dpcvx.validation.check_parameters`); the learner's settings are :class:`~dpcvx.models.erm.PrivateERM`'s
     #: own table (:data:`dpcvx.models.erm_inputs.SETTINGS`), checked when it plans
-    _parameters: ClassVar[dict[str, Check]] = {"threshold": check_threshold}
+    _parameters: ClassVar[dict[str, Check]] = {
+        "threshold": lambda name, value: value if isinstance(value, str) and value == "prior"
+        else check_threshold(name, value)}
 
     def _loss(self) -> Loss:
         raise NotImplementedError
@@ -171,14 +174,26 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: (:mod:`dpcvx.models.intercept_offset`): the logistic loss only, whose Bayes intercept that is
     offsets_intercept = False
 
+    def _offset_applies(self) -> bool:
+        """Whether a ``class_prior`` (public, or "private": one private count) sets the intercept offset: no class
+        weights, the default ridge, an intercept, two classes and a numeric ``data_norm``."""
+        return (self.offsets_intercept and self.class_weight is None and self._regularizer() is None
+                and bool(self.fit_intercept) and not self._multiclass and not isinstance(self.data_norm, str))
+
+    def _private_prior(self) -> bool:
+        return isinstance(self.class_prior, str) and self.class_prior == PRIVATE_PRIOR
+
     def _offset_rates(self) -> tuple[float, float] | None:
-        """The public rates of the intercept offset: ``class_prior`` with ``class_weight=None``, the default ridge,
-        an intercept, two classes and a numeric ``data_norm`` (else None: no offset)."""
-        if (not self.offsets_intercept or self.class_prior is None or self.class_weight is not None
-                or self._regularizer() is not None or not self.fit_intercept or self._multiclass
-                or isinstance(self.data_norm, str)):
+        """The PUBLIC rates of the intercept offset (``class_prior`` given as rates, :meth:`_offset_applies`), else
+        None (no offset, or the rates of a private count, known after the fit: :meth:`_rates`)."""
+        if self.class_prior is None or self._private_prior() or not self._offset_applies():
             return None
         return check_class_prior(self.class_prior, check_classes(self.classes))
+
+    def _rates(self, certificate: Any) -> tuple[float, float] | None:
+        """The class rates of the offset: the public prior's, or those of the count the release holds."""
+        public = self._offset_rates()
+        return public if public is not None else released_rates(getattr(certificate, "weights", None))
 
     def _private_erm(self) -> PrivateERM:
         learner = self._weighted_erm()
@@ -205,7 +220,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             allow_large_delta=self.allow_large_delta,
             sample_weight_bound=self.sample_weight_bound,
             class_weight=self.class_weight,
-            class_prior=None if self.class_weight is None else self.class_prior,   # else: the offset's rates
+            # class_weight=None: public rates set the offset here (_private_erm); "private" is drawn by the learner
+            class_prior=self.class_prior if self.class_weight is not None or self._private_prior() else None,
             class_count_share=self.class_count_share,
             column_statistics=self.column_statistics,
             column_statistics_share=self.column_statistics_share,
@@ -305,6 +321,16 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                  "for one fit); one-vs-rest would draw them once per class. Nothing was charged")
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         seed = check_estimator_seed(self.random_state, type(self).__name__)
+        if self._private_prior() and self.class_weight is None and not self._offset_applies():
+            raise InputError("class_prior='private' without class weights sets the logistic intercept offset: "
+                             "DPLogisticRegression with penalty='l2', fit_intercept=True, a numeric data_norm and two "
+                             "classes (or pass class_weight='balanced'). Nothing was charged")
+        if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)
+            if self.class_prior is None or not self._offset_applies():
+                raise InputError("threshold='prior' cuts at the log-odds of the intercept offset's class rates: it "
+                                 "needs class_prior (public rates or 'private') with class_weight=None in "
+                                 "DPLogisticRegression. Nothing was charged")
+            return multiclass, seed, math.nan
         return multiclass, seed, decision_cut(checked["threshold"], not multiclass)
 
     def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
@@ -364,7 +390,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         mean = None if weights is None else weights.mean_weight
         if mean is not None:
             return mean / 2
-        rates = self._offset_rates()
+        rates = self._rates(certificate)
         return rates[1] if rates is not None else None if cut == 0 else self.threshold
 
     def _warn_if_noise_dominates(self, model: PrivateModel | PrivateMulticlassModel, loss: Loss) -> None:
@@ -372,7 +398,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         # balanced weights: the view of n s_bar records, Lam / s_bar and Delta / s_bar (section 21)
         certificate, mean = ((model.certificate.per_class[0], 1.0) if isinstance(model, PrivateMulticlassModel)
                              else (effective_view(model.certificate), mean_weight(model.certificate)))
-        rates = self._offset_rates()   # the signal is measured against the offset model: its loss H(pi)
+        rates = None if isinstance(model, PrivateMulticlassModel) else self._rates(model.certificate)
+        # the signal is measured against the offset model: its loss H(pi)
         gain = loss_at_zero(loss) if rates is None else prior_entropy(rates)
         warn_if_noise_dominates(type(self).__name__, certificate, gain,
                                 lam_advice=lambda: self._lam_advice(certificate), mean_weight=mean)
@@ -414,8 +441,18 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """The release's labels for checked rows X, binary ones at the public decision threshold."""
         if isinstance(model, PrivateMulticlassModel):
             return model.predict(X)
-        cut = decision_cut(check_threshold("threshold", self.threshold), True)
-        return np.where(model.decision_function(X) > cut, model.classes_[1], model.classes_[0])
+        return np.where(model.decision_function(X) > self._cut(model), model.classes_[1], model.classes_[0])
+
+    def _cut(self, model: PrivateModel) -> float:
+        """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
+        threshold="prior" the log-odds of the offset's rates (the public prior's, or the released count's: a public
+        function of the release, docs/theory.md section 21)."""
+        if isinstance(self.threshold, str):
+            rates = self._rates(model.certificate)
+            if rates is None:
+                raise InputError("threshold='prior' needs class rates: this release has no intercept offset")
+            return log_odds(rates)
+        return decision_cut(check_threshold("threshold", self.threshold), True)
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 - scikit-learn's signature
         """scikit-learn's repr, then the effective lam after a fit whose Delta raised lam."""
@@ -527,10 +564,13 @@ class DPERMClassifier(_PrivateLinearClassifier):
         ``classes[1]`` bought with ``class_count_share`` of epsilon and charged with the fit in one certificate
         (``certificate_.weights``). The effective sample size becomes about twice the smallest class's count
         (docs/theory.md, section 21). Binary only.
-    class_prior : dict or pair, optional
+    class_prior : dict, pair or "private", optional
         PUBLIC rates of the classes (known without this data) for ``class_weight="balanced"``: no count is drawn.
         With ``class_weight=None`` (DPLogisticRegression, default ridge): the intercept's ridge is centred at the
         public log-odds log(pi_1 / pi_0), fixed before the fit (:mod:`dpcvx.models.intercept_offset`).
+        "private": the rates of ONE private count of ``classes[1]`` (``class_count_share`` of epsilon, charged with
+        the fit once), for the weights of "balanced" or, with ``class_weight=None``, the offset at their log-odds
+        (and the cut of ``threshold="prior"``); ``certificate_.weights`` records the count (docs/theory.md, 21).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
     column_statistics : bool, default False
@@ -556,9 +596,11 @@ class DPERMClassifier(_PrivateLinearClassifier):
         delta must be below 1/n (n: the number of training rows, public under replace-one); a larger
         delta raises InputError before anything is spent unless this is True (a mechanism that publishes
         each record whole with probability delta is (0, delta)-DP).
-    threshold : float in (0, 1), default 0.5
+    threshold : float in (0, 1) or "prior", default 0.5
         PUBLIC: predict says ``classes[1]`` when w^T x + b > log(t / (1 - t)) (post-processing; ``model_`` keeps
         0.5); a published rate of ``classes[1]`` is balanced accuracy's Bayes rule (docs/theory.md, section 32).
+        "prior": t is the intercept offset's rate of ``classes[1]`` (``class_prior``, public or the released count:
+        a public function of the release), with ``class_weight=None``.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
         The neighbour relation the guarantee is proved for (:meth:`dpcvx.PrivateERM.fit`'s):
         "add-remove" (OpenDP's and DP-SGD's unit; delta > 0) keeps n private and needs ``n_public``.

@@ -343,6 +343,71 @@ def test_no_offset_where_it_does_not_apply(settings):
     assert dpcvx.DPHuberSVM(class_prior=(0.97, 0.03))._offset_rates() is None   # the logistic link only
 
 
+# -- the intercept offset and the threshold from the private count (class_prior="private") ------------------------
+
+
+def test_the_private_offset_is_the_public_offset_at_the_released_rates(monkeypatch):
+    # the count drawn (here fixed at 170) sets the centre b0 = log(170 / (n - 170)) / s, and nothing else: the fit
+    # equals the public-prior offset fit at those rates with eps_fit and the same seed, exactly
+    X, y = rare()
+    monkeypatch.setattr(class_count, "draw_class_count", lambda labels, plan, source: 170)
+    private = quiet_fit(dpcvx.DPLogisticRegression(class_prior="private", threshold="prior", random_state=7), X, y)
+    rates = ((len(y) - 170) / len(y), 170 / len(y))
+    public = quiet_fit(dpcvx.DPLogisticRegression(class_prior=rates, epsilon=0.95, random_state=7), X, y)
+    assert np.array_equal(private.coef_, public.coef_) and np.array_equal(private.intercept_, public.intercept_)
+    assert private.certificate_.verification.regularizer == public.certificate_.verification.regularizer
+    b0 = math.log(170 / (len(y) - 170))
+    assert private._cut(private.model_) == pytest.approx(b0, rel=1e-15)   # threshold="prior": the same log-odds
+    assert np.array_equal(private.predict(X), np.where(private.decision_function(X) > b0, 1, 0))
+    assert f"= {b0:.6g}" in str(private.certificate_) and "intercept offset" in str(private.certificate_)
+
+
+def test_the_private_offset_charges_once_and_its_file_round_trips(tmp_path):
+    X, y = rare()
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    estimator = dpcvx.DPLogisticRegression(class_prior="private", threshold="prior", random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        estimator.fit(X, y, accountant=accountant)
+    assert [entry.cost.epsilon for entry in accountant.ledger] == [1.0]
+    certificate = estimator.certificate_
+    assert certificate.total_epsilon == 1.0 and certificate.epsilon == 0.95
+    assert certificate.weights.source == "private count, intercept offset" and certificate.weights.bound == 1.0
+    assert certificate.weights.class_weights is None and certificate.weights.mean_weight is None
+    path = tmp_path / "model.json"
+    dpcvx.save(estimator, path)
+    loaded = dpcvx.load(path)
+    assert loaded.certificate.weights == certificate.weights and str(loaded.certificate) == str(certificate)
+    assert np.array_equal(loaded.decision_function(X), estimator.decision_function(X))
+    saved = json.loads(path.read_text())
+    saved["certificate"]["weights"]["class_weights"] = [[0, 0.5], [1, 1.0]]   # weights beside the offset: edited
+    path.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="unit weights"):
+        dpcvx.load(path)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dpcvx.DPHuberSVM(class_prior="private"),
+    lambda: dpcvx.DPLogisticRegression(class_prior="private", penalty="l1"),
+    lambda: dpcvx.DPLogisticRegression(class_prior="private", fit_intercept=False),
+    lambda: dpcvx.DPLogisticRegression(threshold="prior"),
+    lambda: dpcvx.DPLogisticRegression(class_prior="private", threshold="prior", neighbours="add-remove",
+                                       n_public=6000, delta=1e-6),
+    lambda: erm(class_prior="private", fit_intercept=False),
+], ids=["huber", "l1", "no intercept", "prior threshold without prior", "add-remove", "PrivateERM no intercept"])
+def test_the_private_offset_is_refused_before_any_charge(make, monkeypatch):
+    X, y = rare(n=1000)
+    monkeypatch.setattr(class_count, "discrete_laplace", lambda *a: pytest.fail("a count was drawn"))
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    learner = make()
+    with pytest.raises(InputError):
+        if isinstance(learner, dpcvx.PrivateERM):
+            learner.fit(X, y, 1.0, accountant=accountant)
+        else:
+            learner.fit(X, y, accountant=accountant)
+    assert accountant.ledger == []
+
+
 def test_balanced_weights_measure_the_small_table_rule_with_the_smallest_class():
     # n eps / d = 3000 / 41 = 73 passes the rule; the smallest class's 5%: 150 / 41 = 3.7 does not
     rng = np.random.default_rng(8)

@@ -67,6 +67,15 @@ def test_a_private_class_count_and_its_weights_pass_the_audit(data, lam):
     _declared_records(learner, *data[:2], 1.0, 0)
 
 
+def test_a_private_count_that_sets_the_intercept_offset_passes_the_audit(data):
+    learner = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, lam=1e-2, class_prior="private")
+    result = _audit(learner, data)
+    assert result.clean, str(result)
+    assert "certificate.weights.private_count.count" in result.privatised
+    assert any(path.startswith("certificate.verification") for path in result.derived)  # the ridge's centre b0 / s
+    _declared_records(learner, *data[:2], 1.0, 0)
+
+
 @pytest.mark.parametrize("lam", [1e-3, "auto"])
 def test_private_column_statistics_and_their_map_pass_the_audit(data, lam):
     learner = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, lam=lam, column_statistics=True)
@@ -115,8 +124,9 @@ def test_a_private_label_bound_passes_the_audit():
     ({"column_statistics": True}, "certificate.column_statistics.sums["),
     ({"data_norm": "private", "norm_range": (0.25, 4.0)}, "privatised.coef["),  # R is drawn; here it stays put
     ({"class_prior": (0.4, 0.6)}, "privatised.intercept"),  # the offset at the public log-odds
+    ({"class_prior": "private", "threshold": "prior"}, "certificate.weights.private_count.count"),
     ({"classes": (0, 1, 2)}, "per_class[2].privatised.coef[")],
-    ids=["count", "statistics", "norm", "offset", "one-vs-rest"])
+    ids=["count", "statistics", "norm", "offset", "private offset", "one-vs-rest"])
 def test_estimators_with_composite_mechanisms_pass_the_audit(data, params, moved):
     pytest.importorskip("sklearn")
     X, y, X2, y2 = data

@@ -26,7 +26,7 @@ from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism
 from ..constants import Constants
-from ..model import CertifiedWeights, ReleaseCertificate
+from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate
 from .calibration_record import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
@@ -359,7 +359,8 @@ def _weights(data: Any) -> CertifiedWeights | None:
         return None
     item = json_object("certificate.weights", {key: value for key, value in data.items() if key != "private_count"}
                        if isinstance(data, dict) else data, _WEIGHT_KEYS - {"private_count"})
-    if item["source"] not in ("sample_weight", "dict", "prior", "private count"):
+    drawn_sources = ("private count", OFFSET_SOURCE)
+    if item["source"] not in ("sample_weight", "dict", "prior", *drawn_sources):
         raise InputError(f"certificate.weights.source {item['source']!r} is not a dpcvx source of weights")
     bound = _positive("certificate.weights.bound", item["bound"])
     if item["sample_weight_bound"] is not None:
@@ -374,9 +375,12 @@ def _weights(data: Any) -> CertifiedWeights | None:
     if item["mean_weight"] is not None and not 0 < _number("certificate.weights.mean_weight", item["mean_weight"]) <= 1:
         raise InputError("certificate.weights.mean_weight must lie in (0, 1]; the file has been edited")
     count = data.get("private_count")
-    if (count is None) != (item["source"] != "private count"):
-        raise InputError("certificate.weights: a private count is recorded exactly when the source is 'private "
-                         "count'; the file has been edited")
+    if (count is None) != (item["source"] not in drawn_sources):
+        raise InputError(f"certificate.weights: a private count is recorded exactly when the source is one of "
+                         f"{drawn_sources}; the file has been edited")
+    if item["source"] == OFFSET_SOURCE and (pairs is not None or bound != 1.0 or item["mean_weight"] is not None):
+        raise InputError("certificate.weights: a private count that sets the intercept offset comes with unit "
+                         "weights (no class weights, bound 1); the file has been edited")
     if count is not None:
         record = json_object("certificate.weights.private_count", count, _COUNT_KEYS)
         _positive("certificate.weights.private_count.epsilon", record["epsilon"])
