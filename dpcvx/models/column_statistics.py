@@ -56,8 +56,8 @@ from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
-           "draws_statistics", "plan_column_statistics", "release_column_statistics", "standardiser",
-           "fit_with_column_statistics", "check_column_statistics_inputs"]
+           "StandardisedPlan", "draws_statistics", "plan_column_statistics", "release_column_statistics",
+           "standardiser"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
 COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
@@ -103,6 +103,15 @@ class StatisticsPlan:
         """The discrete Laplace scale sensitivity / eps_s, exact."""
         return Fraction(self.sensitivity) / Fraction(self.eps_statistics)
 
+    def at(self, X: Any) -> StatisticsPlan:
+        """This plan at the rows of X (their public n), refused before any charge unless X is 2-D with at least
+        one row and the planned d columns."""
+        shape = np.shape(X)
+        if len(shape) != 2 or shape[0] < 1 or shape[1] != self.d:
+            raise InputError(f"this plan is for a 2-D X of at least one row and {self.d} columns, got shape {shape}: "
+                             "plan again for these columns. Nothing was charged")
+        return replace(self, n=int(shape[0]))
+
 
 def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
     """A copy of ``learner`` that fits on the map's outputs (its R the map's norm bound), drawing nothing."""
@@ -112,13 +121,11 @@ def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
 
 
 def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
-                           accountant: PrivacyAccountant | None = None,
-                           **fit_params: Any) -> tuple[StatisticsPlan, Any, FitPlan | None]:
-    """Every check of the fit, nothing charged or drawn: (the statistics' plan, the classes the learner's check
-    returned, the fit's plan). A learner that plans first is planned once, on the rows through a placeholder map
-    of the public R (its centre and multiplier enter no check or constant); the released map is bound to that
-    plan after the draw (:meth:`FitPlan.with_feature_map`). Another learner runs its ``check_fit_inputs`` and is
-    fitted through its ``fit``."""
+                           accountant: PrivacyAccountant | None = None, **fit_params: Any) -> StandardisedPlan:
+    """Every check of the fit, nothing charged or drawn: the :class:`StandardisedPlan`. A learner that plans first
+    is planned once, on the rows through a placeholder map of the public R (its centre and multiplier enter no check
+    or constant); the released map is bound to that plan after each draw (:meth:`FitPlan.with_feature_map`). Another
+    learner runs its ``check_fit_inputs`` and is fitted through its ``fit``."""
     if draws_bounds(learner) or getattr(learner, "class_weight", None) == "balanced" \
             and getattr(learner, "class_prior", None) is None:
         raise InputError("column_statistics=True draws private statistics; with a private bound or a private class "
@@ -145,16 +152,74 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
         raise InputError(f"X must be a 2-D array of at least one row and one column, got shape {shape}")
     plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm)
     placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
+    options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
     with composite(PROCEDURE_NAME):
         if getattr(placeholder, "plans_first", False) is True:
             fit_plan = placeholder.plan(X, y, epsilon=eps_fit, **fit_params)
-            return plan, fit_plan.classes, fit_plan
-        return plan, placeholder.check_fit_inputs(X, y, epsilon=eps_fit, **fit_params), None
+            assert isinstance(fit_plan, FitPlan)  # the placeholder draws nothing
+            return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes)
+        classes = placeholder.check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
+        return StandardisedPlan(learner, plan, options, None, classes)
 
 
-def check_column_statistics_inputs(learner: Any, X: Any, y: Any, epsilon: float, **fit_params: Any) -> Any:
-    """``check_fit_inputs`` of a learner that draws column statistics: its classes, nothing charged."""
-    return plan_column_statistics(learner, X, y, epsilon, **fit_params)[1]
+@dataclass(frozen=True)
+class StandardisedPlan:
+    """A fit with private column statistics planned once (:func:`plan_column_statistics`): public values only.
+
+    :meth:`fit` charges once, releases the statistics of its rows and binds the map they give to the one plan of the
+    fit (:meth:`FitPlan.with_feature_map`), its only late-bound part; :func:`dpcvx.tune` fits every run of a
+    candidate from it.
+
+    Attributes
+    ----------
+    learner : the learner (``column_statistics=True``)
+    statistics : the statistics' plan (the split, delta, d, the public R; n is each fit's)
+    options : the fit's other arguments (mechanism, delta, split, ...)
+    plan : the fit's plan with a placeholder map (None: the learner does not plan first and is fitted through
+        ``fit``)
+    classes : the learner's public classes (None for a regression)
+    """
+
+    learner: Any
+    statistics: StatisticsPlan
+    options: dict[str, Any]
+    plan: FitPlan | None
+    classes: tuple[Any, ...] | None
+
+    def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: Any = None) -> Any:
+        """Check, charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""
+        check_accountant(accountant)
+        plan = self.statistics.at(X)
+        if accountant is not None:
+            accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
+                             f"statistics (eps_s={plan.eps_statistics:g}) and fit (eps_fit={plan.eps_fit:g})",
+                             curve=bound_then_fit_curve([plan.eps_statistics], plan.eps_fit, plan.delta))
+        rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
+        released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
+        mapped = standardiser(released, plan)
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        with composite(PROCEDURE_NAME), fixed_numerics():
+            try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+                if self.plan is None:
+                    model = _with_map(self.learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
+                                                                **self.options, **weighted)
+                else:  # the one plan, its map bound now: every check ran before the charge
+                    model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
+            except Exception as error:
+                raise failed_after_charge(PROCEDURE_NAME, error) from None
+        fitted = model.certificate
+        record = {"epsilon": plan.eps_statistics, "n": plan.n, "lattice_bits": LATTICE_BITS,
+                  "sensitivity": plan.sensitivity, "sums": [int(value) for value in released],
+                  "theorem": STATISTICS_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
+                  "total_epsilon": plan.total}
+        model.certificate = replace(fitted, column_statistics=record, guarantee=(
+            f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
+            f"column statistics (eps_s = {plan.eps_statistics:g}), then the fit on the columns they centre and scale "
+            f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+        return model
+
+
 
 
 def _contributions(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
@@ -176,36 +241,3 @@ def standardiser(released: np.ndarray, plan: StatisticsPlan) -> ColumnStandardis
     noise = math.sqrt(2) * float(plan.scale) * lattice / plan.n  # the sd of a discrete Laplace is < sqrt(2) scale
     shrink = CENTRE_PRIOR / (CENTRE_PRIOR + noise * noise)  # the posterior mean under a centre uniform on [-R, R]
     return ColumnStandardiser.from_moments(mean, second, 2 * noise, plan.norm, SPREAD, shrink)
-
-
-def fit_with_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
-                               accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
-                               **fit_params: Any) -> Any:
-    """``fit`` with ``column_statistics=True``: check, charge once, release the statistics, fit on the map."""
-    plan, _, fit_plan = plan_column_statistics(learner, X, y, epsilon, accountant=accountant, **fit_params)
-    if accountant is not None:
-        accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private column "
-                         f"statistics (eps_s={plan.eps_statistics:g}) and fit (eps_fit={plan.eps_fit:g})",
-                         curve=bound_then_fit_curve([plan.eps_statistics], plan.eps_fit, plan.delta))
-    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
-    released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
-    mapped = standardiser(released, plan)
-    with composite(PROCEDURE_NAME), fixed_numerics():
-        try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            if fit_plan is None:
-                model = _with_map(learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
-            else:  # the one plan, its map bound now: every check ran before the charge
-                model = fit_plan.with_feature_map(mapped).fit(X, y, random_state=rng,
-                                                              sample_weight=fit_params.get("sample_weight"))
-        except Exception as error:
-            raise failed_after_charge(PROCEDURE_NAME, error) from None
-    fitted = model.certificate
-    record = {"epsilon": plan.eps_statistics, "n": plan.n, "lattice_bits": LATTICE_BITS,
-              "sensitivity": plan.sensitivity, "sums": [int(value) for value in released],
-              "theorem": STATISTICS_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
-              "total_epsilon": plan.total}
-    model.certificate = replace(fitted, column_statistics=record, guarantee=(
-        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: "
-        f"private column statistics (eps_s = {plan.eps_statistics:g}), then the fit on the columns they centre and "
-        f"scale (eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
-    return model

@@ -24,6 +24,7 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -43,6 +44,7 @@ from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from . import training_rows
+from .column_statistics import draws_statistics
 from .erm import PrivateERM
 from .failure import composite, failed_after_charge, fixed_numerics
 from .fit_plan import FitPlan
@@ -115,11 +117,13 @@ class PrivateMulticlassERM:
         targets = self._targets(X, y, delta, fit_params)
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
-        binary = None  # the k fits differ in their labels only: one plan serves them all
-        if self.binary.plans_first:
+        binary: FitPlan | None = None  # the k fits differ in their labels only: one plan serves them all
+        if self.binary.plans_first and not draws_statistics(self.binary):  # each class draws its own statistics
             with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
-                binary = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
-                                          sample_weight=sample_weight, **fit_params)
+                planned = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
+                                           sample_weight=sample_weight, **fit_params)
+            assert isinstance(planned, FitPlan)  # a binary learner that draws no statistics (nor a bound)
+            binary = planned
         plan = MulticlassPlan(self, epsilon, delta, mechanism, eps_c, delta_c, composition, fit_params, binary)
         plan.check(X, targets, sample_weight, first=binary is None)
         return plan, targets
@@ -238,10 +242,15 @@ class MulticlassPlan:
         fits' plan (or one made for the curve)."""
         plan = self.binary
         if plan is None:
-            plan = self.learner.binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
-                                            mechanism=self.mechanism, split=self.fit_params.get("split", "max"),
-                                            neighbours=self.fit_params.get("neighbours", "replace-one"),
-                                            n_public=self.fit_params.get("n_public"))
+            binary = self.learner.binary
+            if draws_statistics(binary):  # one class's release at eps_c: its fit's calibration (the map enters none)
+                binary = copy.deepcopy(binary).set_params(column_statistics=False)
+            planned = binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
+                                  mechanism=self.mechanism, split=self.fit_params.get("split", "max"),
+                                  neighbours=self.fit_params.get("neighbours", "replace-one"),
+                                  n_public=self.fit_params.get("n_public"))
+            assert isinstance(planned, FitPlan)  # a binary learner that draws no statistics (nor a bound)
+            plan = planned
         one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
         return PrivacyCurve(one.parts * len(self.classes), one.neighbours)

@@ -6,7 +6,8 @@ Two doors, one implementation (:func:`plan_private_norm`, :func:`charge_private_
 * ``PrivateERM(data_norm="private", norm_range=(r_min, r_max), norm_share=0.1)`` (and the estimators'
   same parameters): ``fit`` takes this path and returns the model, whose certificate records the
   drawn bound (``certificate.private_bound``), eps_q, eps_fit, the grid and the total
-  (``certificate.total_epsilon``); :func:`fit_with_private_norm`;
+  (``certificate.total_epsilon``); its plan, :func:`plan_bounds` (a :class:`BoundPlan`: the checks once, the fit's
+  plan once per drawn bound, so :func:`dpcvx.tune` plans each candidate once);
 * :func:`fit_private_norm` for any learner with ``set_params(data_norm=)``, ``check_fit_inputs`` and
   ``fit(X, y, epsilon=, random_state=)``: a :class:`PrivateNormResult` states the total.
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -47,9 +48,9 @@ from ..validation import check_epsilon, fraction
 from . import erm_inputs
 from .failure import composite, failed_after_charge, fixed_numerics
 
-__all__ = ["fit_private_norm", "fit_with_private_norm", "check_private_norm_inputs", "PrivateNormResult",
-           "NormPlan", "BoundDraw", "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit",
-           "split_budget", "NORM_SHARE", "NORM_QUANTILE"]
+__all__ = ["fit_private_norm", "plan_bounds", "BoundPlan", "PrivateNormResult", "NormPlan", "BoundDraw",
+           "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit", "split_budget", "NORM_SHARE",
+           "NORM_QUANTILE"]
 
 PROCEDURE_NAME = "a fit with a private bound"
 NORM_SHARE = 0.1      # eps_q = 10% of the budget by default
@@ -156,16 +157,25 @@ def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> N
 
 
 def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, random_state: RandomState,
+                  plans: dict[tuple[float, ...], Any] | None = None,
                   **fit_params: Any) -> tuple[Any, tuple[NormBound, ...]]:
     """Draw the bounds (after the charge), then fit a copy of ``learner`` at them with eps_fit, no accountant.
 
-    Each bound is the exponential mechanism's draw and nothing else: the fit reads the data only through it."""
+    Each bound is the exponential mechanism's draw and nothing else: the fit reads the data only through it.
+    ``plans``: the plans of a learner that plans first, one per drawn bounds (public: points of the grids), made on
+    the first fit at those bounds and reused."""
     rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draws and the fit
     norms = tuple(_draw(draw, X, y, plan.quantile, rng) for draw in plan.draws)
     bounds = {draw.parameter: norm.bound for draw, norm in zip(plan.draws, norms, strict=True)}
     with composite(PROCEDURE_NAME), fixed_numerics():
         try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+            if plans is None:
+                model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+            else:
+                key = tuple(bounds.values())
+                if key not in plans:
+                    plans[key] = _with_bounds(learner, bounds).plan(X, y, epsilon=plan.eps_fit, **fit_params)
+                model = plans[key].fit(X, y, random_state=rng, sample_weight=fit_params.get("sample_weight"))
         except Exception as error:
             raise failed_after_charge(PROCEDURE_NAME, error) from None
     return model, norms
@@ -226,32 +236,55 @@ def draws_bounds(learner: Any) -> bool:
     return any(erm_inputs.is_private(getattr(learner, name, None)) for name in ("data_norm", "label_bound"))
 
 
-def check_private_norm_inputs(learner: Any, X: Any, y: ArrayLike, epsilon: float, **fit_params: Any) -> Any:
-    """``check_fit_inputs`` of a learner with a "private" bound: its settings and the checks of
-    :func:`plan_private_norm`, nothing charged. Returns the classes the learner's check returns."""
+def plan_bounds(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, accountant: PrivacyAccountant | None = None,
+                **fit_params: Any) -> BoundPlan:
+    """The plan of a fit of a :class:`~dpcvx.PrivateERM` with ``data_norm`` and/or ``label_bound`` "private": every
+    check of :func:`plan_private_norm` once, nothing charged or drawn."""
     ranges, share = erm_inputs.private_bounds(learner)
-    return plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
-                             **fit_params)[1]
+    plan, classes = plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
+                                      accountant=accountant, **fit_params)
+    return BoundPlan(learner, plan, {key: value for key, value in fit_params.items() if key != "sample_weight"},
+                     classes)
 
 
-def fit_with_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
-                          accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
-                          **fit_params: Any) -> Any:
-    """``fit`` of a :class:`~dpcvx.PrivateERM` with ``data_norm`` and/or ``label_bound`` "private": the model,
-    whose certificate records each drawn bound, its eps_q, grid and q and the total (``private_bound``,
-    ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
-    ranges, share = erm_inputs.private_bounds(learner)
-    plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
-                                accountant=accountant, **fit_params)
-    charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
-    model, norms = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
-    fitted = model.certificate
-    records = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
-               norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
-    drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
-                      for draw, norm in zip(plan.draws, norms, strict=True))
-    model.certificate = replace(fitted, **records, guarantee=(
-        f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
-        f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
-        f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
-    return model
+@dataclass(frozen=True)
+class BoundPlan:
+    """A fit with private bounds planned once (:func:`plan_bounds`): the checks at the grids' ends, and the fit's plan
+    at each drawn bound, made on its first draw and reused (the bounds are points of the public grids).
+    :func:`dpcvx.tune` fits every run of a candidate from it.
+
+    Attributes
+    ----------
+    learner : the learner (``data_norm`` and/or ``label_bound`` "private")
+    bounds : the draws' plan (grids, shares, eps_fit, delta, q)
+    options : the fit's other arguments (mechanism, delta, split, ...)
+    classes : the learner's public classes (None for a regression)
+    """
+
+    learner: Any
+    bounds: NormPlan
+    options: dict[str, Any]
+    classes: tuple[Any, ...] | None
+    _plans: dict[tuple[float, ...], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def fit(self, X: Any, y: ArrayLike, *, random_state: RandomState = None,
+            accountant: PrivacyAccountant | None = None, sample_weight: Any = None) -> Any:
+        """The model, whose certificate records each drawn bound, its eps_q, grid and q and the total
+        (``private_bound``, ``private_label_bound``, ``total_epsilon``) and whose guarantee states
+        (eps_q + eps_fit, delta): charge once, draw, fit at the drawn bounds."""
+        check_accountant(accountant)
+        plan, learner = self.bounds, self.learner
+        charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        plans = self._plans if getattr(learner, "plans_first", False) is True else None
+        model, norms = draw_then_fit(learner, X, y, plan, random_state, plans, **self.options, **weighted)
+        fitted = model.certificate
+        records = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
+                   norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}
+        drawn = ", ".join(f"{'R' if draw.parameter == 'data_norm' else 'B'} = {norm.bound:g} (eps_q = {norm.epsilon:g})"
+                          for draw, norm in zip(plan.draws, norms, strict=True))
+        model.certificate = replace(fitted, **records, guarantee=(
+            f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the "
+            f"bounds {drawn} drawn from public grids by the exponential-mechanism quantile, then the fit at them "
+            f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
+        return model

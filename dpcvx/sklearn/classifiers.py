@@ -97,9 +97,8 @@ from ..exceptions import InputError
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, draws_count, released_rates
 from ..models.column_statistics import COLUMN_STATISTICS_SHARE, draws_statistics
 from ..models.erm import PrivateERM
-from ..models.fit_plan import FitPlan
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
-from ..models.multiclass import MulticlassPlan, PrivateMulticlassERM
+from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
 from ..models.training_rows import left_to_caller, warn_on_training_rows
@@ -121,7 +120,7 @@ from ..validation import (
 )
 from ..verification.loss_declaration import loss_at_zero
 from ..verification.verifier import Loss, Regularizer
-from .estimator_plan import EstimatorPlan
+from .estimator_plan import EstimatorPlan, LearnerPlan
 from .inputs import InputTypeError, fit_accountant, keep_parameters, label_error, validated_input
 from .noise_warning import (
     NOISE_RATIO_LIMIT,
@@ -301,7 +300,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y, _, classes = self._checked_data(X, y, multiclass)
         learner = self._private_erm()
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
-        plan: FitPlan | MulticlassPlan
+        plan: LearnerPlan
         if multiclass:
             plan = PrivateMulticlassERM(learner.set_params(classes=(-1, 1)), classes).plan(
                 X, y, self.epsilon, self.mechanism, delta=self.delta, split=self.split, **relation)

@@ -18,16 +18,18 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from ..models.column_statistics import StandardisedPlan
 from ..models.erm import PrivateERM
 from ..models.fit_plan import FitPlan
 from ..models.linear_regression import AdaSSPPlan, PrivateLinearRegression
 from ..models.multiclass import MulticlassPlan
+from ..models.private_norm import BoundPlan
 from ..privacy.accountant import PrivacyAccountant
 
 __all__ = ["EstimatorPlan", "LearnerPlan"]
 
 #: the plan of the learner an estimator builds
-LearnerPlan = FitPlan | MulticlassPlan | AdaSSPPlan
+LearnerPlan = FitPlan | MulticlassPlan | AdaSSPPlan | StandardisedPlan | BoundPlan
 
 
 @dataclass(frozen=True)

@@ -290,3 +290,36 @@ def test_tune_plans_each_adassp_candidate_once(adassp_counted, learner):
     # gives s = 1 at the part's 133 rows and the rehearsal's 64); a plan per run would calibrate 6 times
     assert adassp_counted == {"planned": 3, "calibrated": 3, "executed": 3, "rehearsed": 3}
     assert result.params["lam"] in grid["lam"]
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+def test_tune_plans_a_candidate_with_column_statistics_once_and_binds_each_runs_map(counted):
+    """The released map is the one late-bound part of a fit with private column statistics: tune plans each
+    candidate once (a StandardisedPlan over one FitPlan) and every run binds its own released map to it."""
+    X, y = _data()
+    result = dpcvx.tune(lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, column_statistics=True), X, y,
+                        {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0, procedure="full-data", random_state=31)
+    runs = result.diagnostics_["runs"]
+    assert runs > 3 and counted == {"planned": 3, "executed": runs, "rehearsed": 3}
+    assert result.model.certificate.column_statistics is not None
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+def test_a_private_bound_plan_checks_once_and_plans_once_per_drawn_bound(counted):
+    """A fit with a private bound: its checks at the grid's two ends once, then one plan per drawn R (a public
+    point of the grid), reused by every later fit that draws it; each fit identical to the learner's own fit."""
+    X, y = _data()
+    learner = dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4.0), lam=1e-2)
+    plan = learner.plan(X, y, epsilon=1.0)
+    assert counted["planned"] == 2  # the checks at R = 0.25 and R = 4
+    drawn = set()
+    for seed in range(6):
+        model = plan.fit(X, y, random_state=seed)
+        drawn.add(model.certificate.private_bound["bound"])
+        assert np.array_equal(model.coef_, learner.fit(X, y, 1.0, random_state=seed).coef_)
+    assert counted["planned"] == 2 + len(drawn) + 6 * 3  # the plan's, and each of the learner's 6 fits: 3 each
+    counts = dict(counted)
+    result = dpcvx.tune(lambda lam: dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4.0), lam=lam), X, y,
+                        {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0, procedure="full-data", random_state=31)
+    runs, planned = result.diagnostics_["runs"], counted["planned"] - counts["planned"]
+    assert runs > 3 and planned <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)  # once per (candidate, R), not per run
