@@ -19,6 +19,7 @@ cProfile's own cost inflates every group a little (most where calls are many and
 unprofiled, fit for fit. The load average is recorded: above the core count every figure is inflated.
 
     python -m benchmarks.newton_profile --cases "balance 2%/1e5x20" "noisy/1e5x200" --fits 3
+    python -m benchmarks.newton_profile --cases sparse/2e5x1e5 --tag newton_profile_sparse
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def markdown(rows: list[tuple[str, dict[str, Any]]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.newton_profile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", nargs="+", default=["balance 2%/1e5x20", "noisy/1e5x200", "inside/2e4x1e3"],
-                        help="generator/n x d (benchmarks.family_sweep's generators)")
+                        help="generator/n x d (benchmarks.family_sweep's generators, or sparse: the speed sweep's CSR)")
     parser.add_argument("--fits", type=int, default=3, help="timed fits per case (after one warm-up)")
     parser.add_argument("--seed", type=int, default=family_sweep.SEED)
     parser.add_argument("--tag", default="newton_profile")
@@ -102,7 +103,9 @@ def main(argv: list[str] | None = None) -> None:
     with common.limit_threads(1):
         for case in args.cases:
             generator, _, shape = case.rpartition("/")
-            X, y = family_sweep.generate(generator, *speed_sweep.parse_shape(shape), args.seed)
+            n, d = speed_sweep.parse_shape(shape)
+            X, y = (speed_sweep.sparse_data(n, d, args.seed) if generator == "sparse"
+                    else family_sweep.generate(generator, n, d, args.seed))
             rows.append((case, profile(X, y, args.fits)))
             print(markdown(rows[-1:]).splitlines()[-1], flush=True)
     text = "\n".join([

@@ -11,9 +11,10 @@ same approximate-minimiser cover.
 
 Passes. The step's pass computes the margins at the full step afresh, X (w + d)
 (the margin change per unit step is their difference from z: one product, as
-X d was), and the loss gradient and loss sum there (``margin_change``). When
-Newton's line search takes the full step, as it does near the optimum, the next
-gradient costs no pass, and those margins are bitwise the ones
+X d was), and the loss gradient there (``margin_change``). When
+Newton takes the full step, as it does near the optimum, the next
+gradient costs no pass (nor, where its slope proves the decrease, F's value:
+:func:`dpcvx.solvers.linear._slope_descends`), and those margins are bitwise the ones
 :meth:`BlockwiseObjective.margins` gives at w + d (the same blocks, the same
 operations, in the same order), so the final check on fresh margins needs no
 pass of its own either (:meth:`BlockwiseObjective.full_step_margins`). For a
@@ -59,7 +60,7 @@ class BlockwiseObjective(PerturbedObjective):
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
     bar: Progress = field(default_factory=NoProgress)  # counts the passes (public steps) when asked
-    _fused: tuple[Vector, np.ndarray, float] | None = None  # (full-step margins, their loss gradient and loss)
+    _fused: tuple[Vector, np.ndarray] | None = None  # (full-step margins, their loss gradient)
     _fresh: bool = False  # the full-step margins of _fused are X (w + d) computed afresh (not z + X d)
     _y: Vector | None = None  # the labels as the blocks hold them
     _zero: np.ndarray | None = None  # the margins at w = 0 of a margin loss, all +-0 (:func:`_at_signed_zeros`)
@@ -115,22 +116,21 @@ class BlockwiseObjective(PerturbedObjective):
                 self._zero = zero
             return zero
         self._pass()
-        regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
+        regression, first_derivative = self.regression, self.loss.first
 
-        def step(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, float]]:
-            z, term = block_margins_and_gradient(block, y, w, first_derivative, regression)
-            return z, (term, loss_total(z))
+        def step(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return block_margins_and_gradient(block, y, w, first_derivative, regression)
 
         z, parts = self._blocks().map(step, self._labels(), keep=True)
-        self._fused, self._fresh = (z, _sum(part[0] for part in parts), float(sum(part[1] for part in parts))), False
+        self._fused, self._fresh = (z, _sum(parts)), False
         return z
 
     def margin_change(self, direction: np.ndarray) -> Vector:
-        """How the margins move per unit step along d, and in the same pass the margins, loss gradient and
-        loss at the full step w + d (module docstring). After a gradient at w (its margins z) the one product
+        """How the margins move per unit step along d, and in the same pass the margins and loss gradient
+        at the full step w + d (module docstring). After a gradient at w (its margins z) the one product
         is X (w + d), the change its difference from z (:meth:`PerturbedObjective.margin_change`); on Dask, X d."""
         self._pass()
-        regression, first_derivative, loss_total = self.regression, self.loss.first, self._block_loss()
+        regression, first_derivative = self.regression, self.loss.first
         base = self._base
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
@@ -145,14 +145,13 @@ class BlockwiseObjective(PerturbedObjective):
                     return change, None
                 full = margins[0] + change
             first = first_derivative(full)
-            return change, (block.T @ (first if regression else y * first), loss_total(full),
-                            full if fresh else None)
+            return change, (block.T @ (first if regression else y * first), full if fresh else None)
 
         change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
         self._fused, self._fresh = None, False
         if base is not None:
-            full = np.concatenate([part[2] for part in parts]) if fresh else base[1] + change
-            self._fused = (full, _sum(part[0] for part in parts), float(sum(part[1] for part in parts)))
+            full = np.concatenate([part[1] for part in parts]) if fresh else base[1] + change
+            self._fused = (full, _sum(part[0] for part in parts))
             self._fresh = fresh
         return change
 
@@ -160,6 +159,11 @@ class BlockwiseObjective(PerturbedObjective):
         """The margins at w + d of the last step's pass when computed afresh (bitwise ``margins(w + d)``), else
         None."""
         return self._fused[0] if self._fresh and self._fused is not None else None
+
+    def full_step_gradient_terms(self, w_next: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """The gradient terms at w_next = w + d on the fresh margins of the last step's pass (no pass), or None."""
+        margins = self.full_step_margins()
+        return None if margins is None else self.gradient_terms(w_next, margins)
 
     def _block_loss(self, z: Vector | None = None) -> Callable[[np.ndarray], float]:
         """sum l(z) over one block's margins (a task's function: module level, the loss shipped once); l at the
@@ -174,11 +178,8 @@ class BlockwiseObjective(PerturbedObjective):
         return functools.partial(_at_signed_zeros, values=function(np.array([0.0, -0.0])))
 
     def _loss_total(self, z: Vector) -> float:
-        """sum_i l(z_i) as block sums added in block order: from the step's pass when z are its full-step
-        margins, else computed where z lives (no pass over X)."""
-        fused = self._fused
-        if fused is not None and same_vector(fused[0], z):
-            return float(fused[2])
+        """sum_i l(z_i) as block sums added in block order, computed where z lives (no pass over X), and only
+        when Newton's line search asks for F's value (:func:`dpcvx.solvers.linear._slope_descends`)."""
         return float(self._blocks().total(self._block_loss(z), z))
 
     def _loss_gradient(self, z: Vector) -> np.ndarray:

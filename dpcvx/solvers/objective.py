@@ -279,6 +279,12 @@ class PerturbedObjective:
         """The margins at w + d computed afresh by the last ``margin_change(d)``, or None."""
         return self._full
 
+    def full_step_gradient_terms(self, w_next: np.ndarray) -> tuple[np.ndarray, ...] | None:
+        """The gradient terms at w_next = w + d when the last ``margin_change(d)`` computed them with no product
+        of their own, else None: in memory it computes only the margins (:class:`BlockwiseObjective`'s step pass
+        brings the gradient too)."""
+        return None
+
     def line_derivatives(self, w: np.ndarray, direction: np.ndarray, margins: np.ndarray, change: np.ndarray,
                          t: float) -> tuple[float, float]:
         """phi'(t) and phi''(t) of phi(t) = F(w + t d), where z + t dz are the margins at w + t d (``change``
@@ -287,10 +293,14 @@ class PerturbedObjective:
         z, point, n = margins + t * change, w + t * direction, self.n
         first = (float(self._first(z) @ change) + n * self.lam * float(self.regularizer.gradient(point) @ direction)
                  + float(self.noise @ direction) + n * self.extra_reg * float(point @ direction))
-        second = (float(self._second(z) @ np.square(change))
-                  + n * self.lam * float(direction @ self.regularizer.hessian_vector(direction))
-                  + n * self.extra_reg * float(direction @ direction))
-        return first, second
+        return first, float(self._second(z) @ np.square(change)) + self.quadratic_curvature(direction)
+
+    def quadratic_curvature(self, direction: np.ndarray) -> float:
+        """The curvature along d of F's quadratic part, n Lam d . H_N d + n Delta ||d||^2: a lower bound on
+        phi''(t) of phi(t) = F(w + t d) for every t, the loss's part being convex (no product with X)."""
+        n = self.n
+        return (n * self.lam * float(direction @ self.regularizer.hessian_vector(direction))
+                + n * self.extra_reg * float(direction @ direction))
 
     def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
         z = self.margins(w) if margins is None else margins

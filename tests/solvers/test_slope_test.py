@@ -1,0 +1,123 @@
+"""Newton's full step accepted from its slope: phi(1) <= phi(0) + phi'(1) for the convex phi(t) = F(w + t d).
+
+Where the step's pass brings the gradient at w + d, a slope phi'(1) <= min(1e-4 phi'(0), -guaranteed) proves
+Armijo's decrease and the safeguard's comparison without F's values (one loss evaluation per row saved). These
+tests pin that the test is sound (its verdict agrees with F's exact values), that Newton's iterates are bitwise
+those of the line search on values on every path, with and without the safeguard, and that values are saved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sparse
+
+import dpcvx.solvers.linear as linear
+from dpcvx import losses
+from dpcvx.data.blocks import RowBlocks
+from dpcvx.data.rows import RowMap
+from dpcvx.solvers.blockwise import BlockwiseObjective
+from dpcvx.solvers.objective import PerturbedObjective
+from dpcvx.verification.verifier import verify_loss, verify_regularizer
+
+LAM = 1e-4
+
+
+def _logistic_rows(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in the unit ball, labels of a logistic model with weights of scale 3 (full Newton steps from 0
+    undershoot on them: the slope test has work to do)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * X @ rng.normal(size=d))), 1.0, -1.0)
+    return X, y
+
+
+def _objective(kind: str, X: np.ndarray, y: np.ndarray, tmp_path) -> PerturbedObjective:
+    d = X.shape[1]
+    args = (y, verify_loss(losses.logistic()).derivatives, verify_regularizer(None, d).analysis.quadratic, LAM,
+            np.random.default_rng(7).normal(size=d))
+    if kind == "column-major":
+        return PerturbedObjective(np.asfortranarray(X), *args)
+    if kind == "row-blocks":
+        return BlockwiseObjective(X[:0], *args, blocks=RowBlocks.views(X, RowMap(norm_bound=1.0)))
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    return BlockwiseObjective(X[:0], *args, blocks=RowBlocks(mapped, RowMap(norm_bound=1.0), block_rows=700))
+
+
+def _solve(objective: PerturbedObjective, monkeypatch, slope_test: bool, beta: float | None):
+    """(w, info, F's value evaluations) of a Newton solve with or without the slope test."""
+    calls = []
+    value = PerturbedObjective.value
+    monkeypatch.setattr(PerturbedObjective, "value", lambda self, *a, **k: calls.append(1) or value(self, *a, **k))
+    if not slope_test:
+        monkeypatch.setattr(linear, "_slope_descends", lambda *args: False)
+    w, info = linear.newton(objective, gradient_tolerance=1e-8, beta=beta)
+    monkeypatch.undo()
+    return w, info, len(calls)
+
+
+def _wide_sparse(n: int, d: int, per_row: int, seed: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Rows of ``per_row`` entries and norm below 1, logistic labels: beyond 400 columns every direction is CG's."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n, per_row))
+    values /= 1.01 * np.linalg.norm(values, axis=1)[:, None]
+    columns = np.stack([rng.choice(d, size=per_row, replace=False) for _ in range(n)])
+    X = sparse.csr_matrix((values.ravel(), columns.ravel(), np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * (X @ rng.normal(size=d)))), 1.0, -1.0)
+    return X, y
+
+
+# where the gradient at the full step costs no product: the step's pass by row blocks, CG's last product on a
+# sparse X (beyond 400 columns); in memory with a dense X's own step product, F's values decide as before
+SAVES = {"row-blocks": True, "memmap": True, "column-major": False, "sparse, CG": True}
+
+
+@pytest.mark.parametrize("kind", list(SAVES))
+@pytest.mark.parametrize("beta", [None, 0.25])
+def test_iterates_are_bitwise_those_of_the_line_search_on_values(kind, beta, monkeypatch, tmp_path):
+    def objective() -> PerturbedObjective:
+        if kind == "sparse, CG":
+            S, labels = _wide_sparse(4_000, 600, 20, seed=3)
+            d = S.shape[1]
+            return PerturbedObjective(S, labels, verify_loss(losses.logistic()).derivatives,
+                                      verify_regularizer(None, d).analysis.quadratic, 3e-3,
+                                      np.random.default_rng(7).normal(size=d))
+        return _objective(kind, *_logistic_rows(6_000, 15, seed=3), tmp_path)
+
+    w_values, info_values, calls_values = _solve(objective(), monkeypatch, False, beta)
+    w_slope, info_slope, calls_slope = _solve(objective(), monkeypatch, True, beta)
+    assert info_values.converged and info_slope.converged
+    assert np.array_equal(w_slope, w_values)
+    assert info_slope.iterations == info_values.iterations
+    assert info_slope.gradient_norm == info_values.gradient_norm
+    if SAVES[kind]:  # F's values were skipped on the steps whose slope proved the decrease
+        assert calls_slope < calls_values
+    else:
+        assert calls_slope == calls_values
+
+
+def test_the_verdict_agrees_with_the_values(monkeypatch, tmp_path):
+    """Whenever the slope test accepts a step, F's exact values show Armijo's decrease and at least the
+    safeguard's guaranteed one; on a step that overshoots (phi'(1) > 0) it never accepts."""
+    X, y = _logistic_rows(3_000, 10, seed=5)
+    objective = _objective("column-major", X, y, tmp_path)
+    rng = np.random.default_rng(11)
+    verdicts = []
+    for fraction in (0.3, 0.7, 1.0, 1.5, 3.0):  # of the Newton step: short ones undershoot, long ones overshoot
+        w = rng.normal(size=10)
+        gradient = objective.gradient(w)
+        H = objective.hessian(w)
+        direction = -fraction * np.linalg.solve(np.triu(H) + np.triu(H, 1).T, gradient)
+        slope = float(gradient @ direction)
+        guaranteed = float(gradient @ gradient) / (2 * objective.n * 0.25)
+        terms = objective.gradient_terms(w + direction)
+        accepted = linear._slope_descends(objective, terms, direction, slope, guaranteed)
+        decrease = objective.value(w) - objective.value(w + direction)
+        if accepted:
+            assert decrease >= -1e-4 * slope and decrease >= guaranteed
+        if float(linear.add_terms(terms) @ direction) > 0:
+            assert not accepted
+        verdicts.append(accepted)
+    assert any(verdicts) and not all(verdicts)  # both verdicts were exercised
