@@ -47,7 +47,7 @@ from .failure import composite, failed_after_charge, fixed_numerics
 from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "OFFSET_SOURCE", "CountPlan",
+__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan",
            "draws_count", "offsets", "released_rates", "plan_private_count", "draw_class_count",
            "fit_with_private_count", "check_private_count_inputs"]
 

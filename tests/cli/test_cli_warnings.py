@@ -29,10 +29,11 @@ def table(tmp_path_factory):
 
 
 @pytest.mark.parametrize("options, expected", [
+    # a constant release: the public check of its weights and the NOT PRIVATE check of its training rows, once each
     (["--target", "k", "--classes", "lo,mid,hi", "--epsilon", "50", "--lam", "1e-3"],
-     {"ConstantPredictionWarning": 1}),
+     {"ConstantPredictionWarning": 1, "TrainingRowsWarning": 1}),
     (["--target", "k", "--positive", "hi", "--negative", "lo", "--negative", "mid", "--epsilon", "0.05"],
-     {"ConstantPredictionWarning": 1}),
+     {"ConstantPredictionWarning": 1, "TrainingRowsWarning": 1}),
     ([*REGRESSION, "--delta", "1e-7"], {"ClippingWarning": 1}),
     ([*REGRESSION, "--loss", "huber_regression:m=1"], {"ClippingWarning": 1}),
     ([*REGRESSION, "--delta", "1e-7", "--chunk-rows", "1000"], {"ClippingWarning": 1}),
