@@ -103,10 +103,10 @@ class PINP(TrainingSetLearner):
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         model = self._check_training(X, y)
         kernel, loss = model.kernel, model.loss
-        radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+        radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)
         parameters = pinp_parameters(
-            model.n, self.lam, loss.lipschitz, kernel.feature_bound, radius, budget.epsilon,
+            model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, radius, budget.epsilon,
             budget.delta, self.max_queries, self.failure_probability, self.max_updates,
             kernel_name=float_kernel_name(kernel), n_features=model.n_features)
         return model, parameters

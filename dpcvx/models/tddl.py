@@ -266,11 +266,11 @@ class TDDL(PrivateKernelLearner):
         Z = as_rows(Z, "Z", X.shape[1])
         model = self._check_training(X, y, landmarks=Z if span == "public" else None)
         kernel, loss = model.kernel, model.loss
-        radius = constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+        radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)
         least_squares = ConstrainedLeastSquares(kernel.gram(Z, Z), radius)
         calibration = tddl_calibration(
-            model.n, self.lam, loss.lipschitz, kernel.feature_bound, budget.epsilon, budget.delta,
+            model.n, self.lam, float(loss.lipschitz), kernel.feature_bound, budget.epsilon, budget.delta,
             np.sqrt(np.maximum(kernel.diagonal(Z), 0.0)), top_eigenvalue_bound(least_squares.eigenvalues), span,
         )
         if self.float_safe:

@@ -180,8 +180,8 @@ class TDIL(TrainingSetLearner):
             raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
         spacing = radius / 10 if self.net_spacing is None else self.net_spacing
         net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
-        common = (model.n, self.lam, loss.lipschitz, kernel.feature_bound,
-                  constraint_radius(self.lam, loss.lipschitz, kernel.feature_bound,
+        common = (model.n, self.lam, float(loss.lipschitz), kernel.feature_bound,
+                  constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
                                     loss.value_at_zero, loss.infimum),
                   budget.epsilon, budget.delta)
         if net is None:

@@ -47,6 +47,7 @@ from scipy.linalg import eigh
 from ..exceptions import InputError
 from ..rounding import round_down, round_up
 from ..validation import positive
+from ..verification.exact import Exact, exact_text
 from .calibrate import minimiser_sensitivity
 from .calibration import Calibration, Noise, PublicFacts, Record, recorded
 from .composition import check_delta, round_epsilon
@@ -666,7 +667,8 @@ class KernelConstants:
     """The public constants every kernel release rests on, each with how it was established.
 
     Given: n (public under replace-one), lam (the user's), L (proved by :func:`dpcvx.verify` for the margin
-    loss ``loss``, held as the double the verified kernel loss carries), R_phi (the kernel's feature bound),
+    loss ``loss``, exact as the verified kernel loss carries it: a Fraction, an Irrational or a double; the formulas
+    read its double), R_phi (the kernel's feature bound),
     l(0) and inf l (``None``: not established). Derived (properties, one formula each): the norm bound C
     (:func:`constraint_radius`), the exact sensitivity s = 2 L R_phi / (lam n), the solve tolerance gamma
     (:func:`solve_tolerance`) and the sensitivity used s + 2 gamma (:func:`weight_sensitivity`).
@@ -675,7 +677,7 @@ class KernelConstants:
 
     n: int
     lam: float
-    L: float
+    L: Exact
     R_phi: float
     loss_at_zero: float
     loss_infimum: float | None
@@ -684,29 +686,30 @@ class KernelConstants:
     @property
     def C(self) -> float:
         """||w*|| <= C = min(L R_phi / lam, sqrt(2 (l(0) - inf l) / lam))."""
-        return constraint_radius(self.lam, self.L, self.R_phi, self.loss_at_zero, self.loss_infimum)
+        return constraint_radius(self.lam, float(self.L), self.R_phi, self.loss_at_zero, self.loss_infimum)
 
     @property
     def exact_sensitivity(self) -> float:
         """s = 2 L R_phi / (lam n), rounded up."""
-        return round_up(_minimiser_sensitivity(self.n, self.lam, self.L, self.R_phi))
+        return round_up(_minimiser_sensitivity(self.n, self.lam, float(self.L), self.R_phi))
 
     @property
     def gamma(self) -> float:
         """The public solve tolerance gamma = SOLVE_RTOL s."""
-        return solve_tolerance(self.n, self.lam, self.L, self.R_phi)
+        return solve_tolerance(self.n, self.lam, float(self.L), self.R_phi)
 
     @property
     def sensitivity_used(self) -> float:
         """s + 2 gamma, rounded up: ||w~_D - w~_D'||_H."""
-        return weight_sensitivity(self.n, self.lam, self.L, self.R_phi)
+        return weight_sensitivity(self.n, self.lam, float(self.L), self.R_phi)
 
     def statements(self) -> tuple[tuple[str, float | None, str], ...]:
-        """(name, value, how it was established) of each constant, in the certificate's order."""
+        """(name, value, how it was established) of each constant, in the certificate's order (L's double: its exact
+        value is ``L``, recorded beside it by :meth:`to_dict`)."""
         return (
             ("n", self.n, "public: the number of training rows (replace-one neighbours keep it)"),
             ("lam", self.lam, "public: chosen by the user, not from the data"),
-            ("L", self.L, f"proved by dpcvx.verify: Lipschitz constant of the margin loss {self.loss}"),
+            ("L", float(self.L), f"proved by dpcvx.verify: Lipschitz constant of the margin loss {self.loss}"),
             ("R_phi", self.R_phi, "the kernel's public feature bound sup ||phi(x)|| = sqrt(sup k(x, x)); training "
                                   "rows beyond it are scaled to it"),
             ("loss_at_zero", self.loss_at_zero, "l(0), exact (sympy) or evaluated"),
@@ -720,5 +723,9 @@ class KernelConstants:
         )
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
-        """The file's record: ``{name: {"value": number or None, "established": text}}``."""
-        return {name: {"value": value, "established": text} for name, value, text in self.statements()}
+        """The file's record: ``{name: {"value": number or None, "established": text}}``; L's also holds its exact
+        text (``"exact"``: "1/4", "sqrt(2)", or null for a double), as a linear release's constants do."""
+        record = {name: {"value": value, "established": text} for name, value, text in self.statements()}
+        record["L"] = {"value": record["L"]["value"], "exact": exact_text(self.L),
+                       "established": record["L"]["established"]}
+        return record

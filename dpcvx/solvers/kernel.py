@@ -343,8 +343,8 @@ class KernelERM:
             gram = DenseGram(scaling[:, None] * symmetric_gram(kernel, X) * scaling[None, :])
         else:
             gram = FactoredGram(self.nystrom.transform(X, scaling))
-        self.sensitivity = minimiser_sensitivity(self.n, loss.lipschitz, kernel.feature_bound, lam)
-        self.tolerance = solve_tolerance(self.n, lam, loss.lipschitz, kernel.feature_bound)
+        self.sensitivity = minimiser_sensitivity(self.n, float(loss.lipschitz), kernel.feature_bound, lam)
+        self.tolerance = solve_tolerance(self.n, lam, float(loss.lipschitz), kernel.feature_bound)
         self._gram: GramOperator | None = gram
         self._labels, self._scaling, self._rows = y, scaling, X
         self.report: SolveReport | None = None

@@ -26,6 +26,7 @@ import numpy as np
 from ..exceptions import AssumptionError, InputError
 from ..losses import MarginLoss, from_spec
 from . import kernel_record
+from .exact import Exact, exact_value
 from .kernel_record import KernelFacts
 from .loss_declaration import SYMBOLIC_SECONDS
 from .per_record import substitute
@@ -79,10 +80,12 @@ class TwoPieceLinear:
 
 @dataclass(frozen=True)
 class KernelLoss:
-    """A verified margin loss, ready for the kernel solvers."""
+    """A verified margin loss, ready for the kernel solvers: ``lipschitz`` is the exact L the verifier proved (a
+    :class:`~fractions.Fraction`, an :class:`~dpcvx.verification.exact.Irrational` or a double, as a linear release's
+    constants hold it), ``float(lipschitz)`` the double the solvers and calibrations compute with."""
 
     text: str
-    lipschitz: float
+    lipschitz: Exact
     value_at_zero: float
     infimum: float | None  # None: not established (or -infinity)
     derivatives: LossDerivatives | None  # the Newton route (C^1 losses)
@@ -208,7 +211,7 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
         )
     return KernelLoss(
         text=verified.text,
-        lipschitz=float(lipschitz),
+        lipschitz=exact_value(lipschitz),
         value_at_zero=value_at_zero,
         infimum=infimum,
         derivatives=verified.derivatives,

@@ -171,7 +171,8 @@ def test_a_kernel_certificate_loads_with_the_fitted_types_and_values(tmp_path, n
     assert isinstance(loaded.constants, KernelConstants) and loaded.constants == fitted.constants
     assert [type(value) for _, value, _ in loaded.constants.statements()] == \
         [type(value) for _, value, _ in fitted.constants.statements()]
-    assert type(loaded.constants.n) is int and type(loaded.constants.L) is float
+    assert type(loaded.constants.n) is int and type(loaded.constants.L) is type(fitted.constants.L) is Fraction
+    assert loaded.constants.L == fitted.constants.L == 1  # the verifier's exact L, not its double
     assert loaded.relation is fitted.relation is Neighbours.REPLACE_ONE
     assert loaded.float_guarantee is fitted.float_guarantee and isinstance(loaded.float_guarantee, FloatGuarantee)
     assert loaded.privacy_curve == fitted.privacy_curve and str(loaded) == str(fitted)

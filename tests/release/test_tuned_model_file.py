@@ -1,5 +1,5 @@
-"""A model selected by dpcvx.tune keeps its tuning certificate and total cost in its file (format version 5),
-and files of format version 4 still load (docs/model-files.md, compatibility)."""
+"""A model selected by dpcvx.tune keeps its tuning certificate and total cost in its file (format version 5), and
+files of format versions 4 and 5 still load (docs/model-files.md, compatibility)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from dpcvx.demo import synthetic_classification
 from dpcvx.release.serialization import MODEL_FORMAT_VERSION, model_to_dict
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "format4"
+FORMAT5 = Path(__file__).resolve().parent / "fixtures" / "format5"
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +96,21 @@ def test_files_of_format_version_4_load_as_written(kind, tmp_path):
     rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v5.json").read_text())
     assert rewritten["format_version"] == MODEL_FORMAT_VERSION and rewritten["tuning"] is None
     assert dpcvx.load(tmp_path / "v5.json").certificate.epsilon == loaded.certificate.epsilon
+
+
+def test_a_kernel_file_of_format_version_5_loads_with_its_double_l(tmp_path):
+    """Written by format version 5 (dpcvx at commit 2d1a41c), whose kernel certificate held L as a double: it loads
+    with that double (the upgrade step's null exact text), its certificate text and predictions as computed before
+    saving; saved again it is version 6 and loads the same. A fresh fit holds the exact L."""
+    expected = json.loads((FORMAT5 / "expected.json").read_text())["kernel"]
+    source = FORMAT5 / "kernel.json"
+    assert json.loads(source.read_text())["format_version"] == 5
+    loaded = dpcvx.load(source)
+    assert type(loaded.certificate.constants.L) is float and loaded.certificate.constants.L == 1.0
+    assert str(loaded.certificate) == expected["certificate"]
+    X, _ = synthetic_classification(n=200, d=3, random_state=0)
+    np.testing.assert_array_equal(loaded.predict(X[:5]), expected["predict"])
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v6.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION
+    assert rewritten["certificate"]["constants"]["L"]["exact"] is None
+    assert dpcvx.load(tmp_path / "v6.json").certificate.constants == loaded.certificate.constants

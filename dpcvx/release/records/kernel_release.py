@@ -4,7 +4,8 @@ every public constant and the calibration re-derived on reading.
 The privatised values sit under ``"privatised"``: the coefficients always, the centres when a mechanism chose
 them (PINP's updating queries, TDIL's selected points) and the algorithm's privatised outputs (TDIL's rounds used,
 PINP's answers). :func:`kernel_release_from_dict` rebuilds the typed certificate a fit holds: the
-:class:`~dpcvx.privacy.kernel_calibrate.KernelConstants` from the recorded n, lam, L, l(0), inf l and the
+:class:`~dpcvx.privacy.kernel_calibrate.KernelConstants` from the recorded n, lam, L (exact: its text beside its
+double since format version 6), l(0), inf l and the
 kernel's own feature bound, and the :class:`~dpcvx.privacy.kernel_calibrate.KernelCalibration` from the recorded
 public inputs (:func:`~.calibration.read_kernel`); a recorded number that is not the re-derived one is refused,
 naming the field.
@@ -21,6 +22,7 @@ from ...data.kernels import Kernel, kernel_from_dict
 from ...exceptions import InputError
 from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, NEIGHBOUR_RELATION, KernelConstants
 from ...privacy.privacy_curve import check_recorded_curve
+from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from .calibration_record import read_kernel, same_number
 
@@ -72,12 +74,17 @@ def _constants(certificate: dict, kernel: Kernel) -> KernelConstants:
     refused unless every recorded constant and its statement are the re-derived ones."""
     record = certificate["constants"]
     if not isinstance(record, dict) or not all(
-            isinstance(item, dict) and set(item) == {"value", "established"} for item in record.values()):
-        raise InputError("certificate.constants must map names to {value, established}")
+            isinstance(item, dict) and set(item) == ({"value", "exact", "established"} if name == "L" else
+                                                    {"value", "established"}) for name, item in record.items()):
+        raise InputError("certificate.constants must map names to {value, established} (L: {value, exact, "
+                         "established})")
     value = {name: item["value"] for name, item in record.items()}
     try:
         infimum = value["loss_infimum"]
-        constants = KernelConstants(n=int(value["n"]), lam=float(value["lam"]), L=float(value["L"]),
+        exact = record["L"]["exact"]
+        if not (exact is None or isinstance(exact, str)):
+            raise TypeError(f"L's exact text must be a string or null, got {exact!r}")
+        constants = KernelConstants(n=int(value["n"]), lam=float(value["lam"]), L=exact_of_saved(exact, value["L"]),
                                     R_phi=kernel.feature_bound, loss_at_zero=float(value["loss_at_zero"]),
                                     loss_infimum=None if infimum is None else float(infimum),
                                     loss=str(certificate["loss"]))
@@ -87,6 +94,9 @@ def _constants(certificate: dict, kernel: Kernel) -> KernelConstants:
     for name in sorted(set(recomputed) | set(record)):
         if name not in record or name not in recomputed:
             raise InputError(f"certificate.constants.{name} is {'missing' if name not in record else 'unknown'}")
+        if record[name].get("exact") != recomputed[name].get("exact"):  # L's exact text: read back as it was
+            raise InputError(f"certificate.constants.{name}.exact: recorded {record[name].get('exact')!r}, read "
+                             f"{recomputed[name].get('exact')!r}; the file has been edited")
         if not same_number(record[name]["value"], recomputed[name]["value"]):
             raise InputError(f"certificate.constants.{name}: recorded {record[name]['value']!r}, "
                              f"re-derived {recomputed[name]['value']!r} from n, lam, L, the kernel and "
@@ -101,7 +111,7 @@ def _check_stated(calibration: Any, constants: KernelConstants, certificate: dic
     """The calibration's recorded inputs are the certificate's constants, epsilon and delta."""
     if not isinstance(calibration, dict):
         raise InputError("certificate.calibration must be an object")
-    stated = {"n": constants.n, "lam": constants.lam, "L": constants.L, "R": constants.R_phi,
+    stated = {"n": constants.n, "lam": constants.lam, "L": float(constants.L), "R": constants.R_phi,
               "epsilon": certificate["epsilon"], "delta": certificate["delta"]}
     if algorithm != "TDDL":
         stated["C"] = constants.C

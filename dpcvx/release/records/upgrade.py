@@ -5,6 +5,12 @@ tuning certificate and total privacy spent of a model :func:`dpcvx.tune` selecte
 written by a dpcvx that never saved one, so its step sets ``tuning`` to null, what that library's file meant: the
 loaded release claims no tuning, and its own certificate is read and re-derived as before. Nothing else changed
 between the versions. Tested on files written by format version 4 (``tests/release/fixtures/format4``).
+
+Format version 6 records a kernel release's L exactly: the ``L`` entry of its ``certificate.constants`` holds
+``"exact"`` (its exact text, "1" or "1/4", or null for a double) beside ``"value"``. A version 5 file was written by
+a dpcvx whose kernel certificate held L as a double, so its step sets ``"exact"`` to null: the loaded L is that
+double, what the writing library's certificate held. Nothing else changed; tested on the format 4 fixtures
+(through both steps) and on a kernel file written as version 5.
 """
 
 from __future__ import annotations
@@ -30,7 +36,24 @@ def _from_4(data: dict) -> dict:
     return upgraded_
 
 
-_STEPS = {4: _from_4}
+def _from_5(data: dict) -> dict:
+    """Version 5 -> 6: a kernel release's L is the double it recorded (``"exact"``: null)."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 6}
+    entries = upgraded_.get("per_class")
+    if isinstance(entries, list):
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("format_version") == 5:
+                entry["format_version"] = 6
+    certificate = upgraded_.get("certificate")
+    constants = certificate.get("constants") if isinstance(certificate, dict) and upgraded_.get("kind") == "kernel" \
+        else None
+    if isinstance(constants, dict) and isinstance(constants.get("L"), dict):
+        constants["L"] = {"value": constants["L"].get("value"), "exact": None,
+                          "established": constants["L"].get("established")}
+    return upgraded_
+
+
+_STEPS = {4: _from_4, 5: _from_5}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
