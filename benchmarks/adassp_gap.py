@@ -27,7 +27,6 @@ then checked on the held-out generators of real_tables.py written after it (``re
 
 from __future__ import annotations
 
-import argparse
 import math
 import warnings
 from collections.abc import Callable
@@ -172,12 +171,7 @@ def run(tables: tuple[str, ...], splits: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tables", nargs="+", choices=TABLES, default=list(TABLES))
-    parser.add_argument("--splits", type=int, default=SPLITS)
-    arguments = parser.parse_args()
-    record = common.RunRecord("benchmarks.adassp_gap")
-    print(common.write_markdown(RESULTS, run(tuple(arguments.tables), arguments.splits), record))
+    common.tables_main("benchmarks.adassp_gap", __doc__.split("\n")[0], TABLES, SPLITS, RESULTS, run)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ the default, plain AdaSSP and DPHuberRegressor().
 
 from __future__ import annotations
 
-import argparse
 import warnings
 from pathlib import Path
 
@@ -123,12 +122,7 @@ def run(tables: tuple[str, ...], splits: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tables", nargs="+", choices=TABLES, default=list(TABLES))
-    parser.add_argument("--splits", type=int, default=SPLITS)
-    arguments = parser.parse_args()
-    record = common.RunRecord("benchmarks.adassp_spread")
-    print(common.write_markdown(RESULTS, run(tuple(arguments.tables), arguments.splits), record))
+    common.tables_main("benchmarks.adassp_spread", __doc__.split("\n")[0], TABLES, SPLITS, RESULTS, run)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime as _dt
 import importlib
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -425,3 +427,16 @@ def _json_default(value):
 
 def finite_or_none(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
+
+
+def tables_main(script: str, description: str, tables: Sequence[str], splits: int, results: Path,
+                run: Callable[[tuple[str, ...], int], str]) -> None:
+    """The command line of a measurement over named tables and seeded splits: ``--tables`` (of ``tables``, all by
+    default) and ``--splits``; ``run(tables, splits)``'s Markdown is written to ``results`` with the run record of
+    ``script`` (the module, e.g. "benchmarks.adassp_gap")."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--tables", nargs="+", choices=tables, default=list(tables))
+    parser.add_argument("--splits", type=int, default=splits)
+    arguments = parser.parse_args()
+    record = RunRecord(script)
+    print(write_markdown(results, run(tuple(arguments.tables), arguments.splits), record))
