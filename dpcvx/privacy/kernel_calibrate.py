@@ -38,7 +38,7 @@ from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -167,11 +167,15 @@ class KernelCalibration(Calibration):
     algorithm: ClassVar[str]
     #: True for the float-safe forms, whose noise is drawn exactly on a public lattice
     exact_sampler: ClassVar[bool] = False
+    #: the floating-point guarantee: a field of the calibrations that prove one (PINP's, the float-safe forms');
+    #: mitigation only for TDDL's and TDIL's double noise (rounded to a grid of the scale; a double Laplace added to
+    #: a computed gap)
+    guarantee: FloatGuarantee = FloatGuarantee.MITIGATION_ONLY
 
     @property
-    @abstractmethod
     def float_guarantee(self) -> FloatGuarantee:
         """The floating-point guarantee the release gives (:class:`~dpcvx.privacy.float_guarantee.FloatGuarantee`)."""
+        return self.guarantee
 
     def describe(self) -> str:
         """The certificate's calibration line: every field of the record, numbers to six digits."""
@@ -187,13 +191,6 @@ class FloatSafeKernel(KernelCalibration):
     exact_sampler: ClassVar[bool] = True
     #: the float calibration class this form wraps
     float_class: ClassVar[type[KernelCalibration]]
-
-    if TYPE_CHECKING:
-        guarantee: FloatGuarantee
-
-    @property
-    def float_guarantee(self) -> FloatGuarantee:
-        return self.guarantee
 
     @classmethod
     @abstractmethod
@@ -252,11 +249,6 @@ class TDDLCalibration(KernelCalibration):
     minimiser_span: str = "training"  # the subspace the ERM is minimised over (MINIMISER_SPANS)
 
     algorithm: ClassVar[str] = "TDDL"
-
-    @property
-    def float_guarantee(self) -> FloatGuarantee:
-        """Mitigation only: the double noise is rounded to a grid of the scale."""
-        return FloatGuarantee.MITIGATION_ONLY
 
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> Self:
@@ -400,10 +392,6 @@ class PINPParameters(KernelCalibration):
 
     algorithm: ClassVar[str] = "PINP"
 
-    @property
-    def float_guarantee(self) -> FloatGuarantee:
-        return self.guarantee
-
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> Self:
         """Recomputed from the recorded inputs (n, lam, L, R, C, epsilon, delta, max_queries,
@@ -519,11 +507,6 @@ class TDILParameters(KernelCalibration):
     solve_tolerance: float = 0.0  # gamma: score_sensitivity = (s + 2 gamma) R
 
     algorithm: ClassVar[str] = "TDIL"
-
-    @property
-    def float_guarantee(self) -> FloatGuarantee:
-        """Mitigation only: the test adds a double Laplace to a computed gap (:meth:`to_dict`)."""
-        return FloatGuarantee.MITIGATION_ONLY
 
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> Self:
