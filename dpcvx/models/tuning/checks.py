@@ -157,16 +157,22 @@ class BudgetInConstructor:
         ``classes`` when it declares them, then plans it once when it plans first (``plans_first``: its
         ``plan``, as the estimators over PrivateERM do) or runs its own ``check_fit_inputs`` when it has one
         (:func:`plan_candidate`). Each fit of the returned plan fits with a fresh seed from tune's generator."""
-        learner = self._build(epsilon, 0, delta)  # a fixed seed: nothing is drawn here
-        classes, planned = plan_candidate(learner, X, y, fit_params)
+        classes, planned = self._checked(X, y, epsilon, delta, fit_params)
         return ConstructorPlan(self, epsilon, delta, fit_params, planned, classes)
 
     def check_fit_inputs(self, X: Any, y: np.ndarray, epsilon: float, delta: float = 0.0,
                          **fit_params: Any) -> tuple | None:
         """The learner contract's check (:mod:`dpcvx.models.contract`), as a composite procedure asks it of its
-        learner before its one charge (a private bound, a private class count): every check of :meth:`plan`,
-        charging and drawing nothing. Returns the learner's public classes (or None)."""
-        return self.plan(X, y, epsilon, delta, **fit_params).classes
+        learner before its one charge (a private bound, a private class count): the learner built and checked as
+        :meth:`plan` checks it, charging and drawing nothing, no plan kept. Returns the learner's public classes (or
+        None)."""
+        return self._checked(X, y, epsilon, delta, fit_params)[0]
+
+    def _checked(self, X: Any, y: np.ndarray, epsilon: float, delta: float,
+                 fit_params: Mapping[str, Any]) -> tuple[tuple | None, Plan | None]:
+        """The learner built (its constructor checks the parameters; seed 0, nothing is drawn) and checked by
+        :func:`plan_candidate`: its public classes and its plan (the estimators' checks are their plan)."""
+        return plan_candidate(self._build(epsilon, 0, delta), X, y, fit_params)
 
     def __repr__(self) -> str:
         return f"BudgetInConstructor({self.learner_class.__name__}, {format_params(self.params)})"
