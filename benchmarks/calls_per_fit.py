@@ -6,13 +6,18 @@ A profiler hook (:func:`sys.setprofile`) counts, during one warm call, every cal
 * ``PrivateERM`` built (its ``__init__``), ``SolverChoice`` and ``RowMap`` constructed;
 * the classes checked (``check_classes`` and ``check_public_classes``);
 * the mechanism's name parsed (``Mechanism.of`` given a plain ``str``, and ``check_choice("mechanism", ...)``);
-* plannings: ``PrivateERM._prepare`` (before issue 41) or a ``FitPlan`` constructed (after).
+* plannings: ``PrivateERM._prepare`` (before issue 41) or a ``FitPlan`` or AdaSSP's ``AdaSSPPlan`` constructed
+  (after);
+* AdaSSP's calibrations (``PrivateLinearRegression.calibrate``, its calibration hook).
 
 Measured on ``DPLogisticRegression(epsilon=1).fit`` of 2,000 x 10 synthetic rows at ``lam=1e-3`` and at
 ``lam="auto"``, on ``PrivateMulticlassERM`` (one-vs-rest, 3 classes) of the same rows, and on
 ``dpcvx.tune(PrivateERM(data_norm=1), ..., {"lam": [3 values]}, procedure="full-data")`` of 400 rows with a
 seed whose random stopping draws 17 runs, and the same tune of ``DPLogisticRegression()`` candidates (budget in
-the constructor, :class:`dpcvx.BudgetInConstructor`). Counts do not depend on the machine::
+the constructor, :class:`dpcvx.BudgetInConstructor`); the same full-data tune of candidates that first draw private
+column statistics (``PrivateERM(column_statistics=True)``) or a private bound (``data_norm="private"``), and
+``tune(DPLinearRegression(), ..., procedure="split", delta=1e-6)`` of 3 AdaSSP candidates on 400 regression rows.
+Counts do not depend on the machine::
 
     python -m benchmarks.calls_per_fit            # about 10 s on one core
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -39,11 +45,11 @@ PACKAGE = str(Path(dpcvx.__file__).resolve().parent)
 TUNE_SEED = 31  # draws K = 17 runs of 3 candidates (checked below)
 TUNE_RUNS = 17
 CONSTRUCTED = {"PrivateERM": "PrivateERM built", "SolverChoice": "SolverChoice built", "RowMap": "RowMap built",
-               "FitPlan": "plannings"}
+               "FitPlan": "plannings", "AdaSSPPlan": "plannings"}
 CALLED = {"check_classes": "classes checked", "check_public_classes": "classes checked",
-          "PrivateERM._prepare": "plannings"}
+          "PrivateERM._prepare": "plannings", "PrivateLinearRegression.calibrate": "AdaSSP calibrations"}
 ROWS = ("calls into dpcvx", "PrivateERM built", "SolverChoice built", "RowMap built", "classes checked",
-        "mechanism parsed", "plannings")
+        "mechanism parsed", "plannings", "AdaSSP calibrations")
 
 
 def _counted(call: Callable[[], Any]) -> Counter:
@@ -108,6 +114,27 @@ def measure() -> dict[str, dict[str, int]]:
         if runs != TUNE_RUNS:
             raise RuntimeError(f"the seed {TUNE_SEED} drew {runs} runs, not {TUNE_RUNS}")
         results[f"{name}, 3 candidates, {runs} runs"] = counts
+    composites = {"column statistics": lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, column_statistics=True),
+                  "private bound": lambda lam: dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4.0), lam=lam)}
+    for name, make in composites.items():
+        def run_composite(make: Any = make) -> None:
+            outcome.append(dpcvx.tune(make, Xt, yt, grid, epsilon=1.0, random_state=TUNE_SEED))
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the standardised rows' clipping counts (NOT PRIVATE, not measured)
+            run_composite()  # warm
+            counts = dict(_counted(run_composite))
+        results[f"tune, {name} candidates, 3 candidates, {outcome[-1].diagnostics_['runs']} runs"] = counts
+    rng = np.random.default_rng(3)
+    Xr = rng.uniform(-1, 1, (400, 3)) / np.sqrt(3)
+    yr = np.clip(Xr @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.standard_normal(400), -1, 1)
+
+    def run_adassp() -> None:
+        dpcvx.tune(dpcvx.DPLinearRegression(), Xr, yr, {"lam": [0.0, 0.01, 0.1]}, epsilon=1.0, delta=1e-6,
+                   procedure="split", random_state=TUNE_SEED)
+
+    run_adassp()  # warm
+    results["tune (split), DPLinearRegression candidates, 3 candidates"] = dict(_counted(run_adassp))
     return results
 
 
@@ -134,9 +161,11 @@ def main(argv: list[str] | None = None) -> dict:
     lines = ["# Calls per fit and per tune", "",
              "Counted by a profiler hook during one warm call (benchmarks/calls_per_fit.py); counts do not depend "
              "on the machine. \"before\" is main at 128777d (before issue 41's plan object), \"a1bf021\" main before "
-             "estimator candidates of tune were planned once, \"after\" with it. In the estimator-candidate "
-             "column 3 of the plannings (and PrivateERM built) are not fits: NoiseDominatesWarning's advice plans "
-             "lam=\"auto\" from public inputs (`choose_lam`).",
+             "estimator candidates of tune were planned once, \"6c4583a\" with it, \"54d9d04\" main before AdaSSP "
+             "and the composite draws (column statistics, a private bound) planned once, \"after\" with them. In "
+             "the estimator-candidate columns 3 of the plannings (and PrivateERM built) are not fits: "
+             "NoiseDominatesWarning's advice plans lam=\"auto\" from public inputs (`choose_lam`). A column "
+             "measured in one run only was not measured in the others.",
              ""]
     for label, measured in recorded.items():
         lines += table(label, measured["counts"])
