@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -42,7 +43,7 @@ from scipy import sparse
 from ..data.blocks import is_out_of_core
 from ..data.rows import RowMap
 from ..data.standardiser import ColumnStandardiser
-from ..exceptions import InputError
+from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
@@ -188,8 +189,27 @@ class StandardisedPlan:
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:
-        """Check, charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""
+        """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked as the
+        fit's plan checks them (through the placeholder map), so that a refused call spends nothing; without one
+        nothing is charged here and the fit checks its rows after the draw (inside :func:`dpcvx.tune`, whose one
+        charge came before every run)."""
         check_accountant(accountant)
+        if accountant is not None:
+            self.statistics.at(X)
+            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+            with warnings.catch_warnings():  # the placeholder map's clipping counts are not the fit's
+                warnings.simplefilter("ignore", ClippingWarning)
+                if self.plan is None:
+                    _with_map(self.learner, ColumnStandardiser(np.zeros(self.statistics.d), np.ones(
+                        self.statistics.d), self.statistics.norm)).check_fit_inputs(
+                        X, y, epsilon=self.statistics.eps_fit, **self.options, **weighted)
+                else:
+                    self.plan.bind(*self.plan.mapped(X, y), sample_weight)
+        return self.execute(X, y, random_state, accountant, sample_weight)
+
+    def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
+                sample_weight: Any) -> Any:
+        """Charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""
         plan = self.statistics.at(X)
         if accountant is not None:
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "

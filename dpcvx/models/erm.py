@@ -619,7 +619,9 @@ class PrivateERM:
             composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                  neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                  sample_weight=sample_weight)
-            return composed.fit(X, y, random_state=random_state, accountant=accountant, sample_weight=sample_weight)
+            assert not isinstance(composed, FitPlan)  # a composite's plan
+            check_accountant(accountant)
+            return composed.execute(X, y, random_state, accountant, sample_weight)  # its checks ran on (X, y)
         check_accountant(accountant)
         plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                                     sample_weight)

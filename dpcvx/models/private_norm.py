@@ -129,13 +129,20 @@ def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
                   for parameter, low, high in ranges)
     quantile = fraction("quantile", quantile)
     check_accountant(accountant)
+    plan = NormPlan(draws, eps_fit, delta, quantile)
+    return plan, _check_ends(learner, plan, X, y, fit_params)
+
+
+def _check_ends(learner: Any, plan: NormPlan, X: Any, y: ArrayLike, fit_params: dict[str, Any]) -> Any:
+    """The learner's own checks on (X, y) with every bound at its grid's smallest, then at its largest (the
+    calibration is monotone in the bounds); the classes its check returns."""
     classes = None
     with warnings.catch_warnings(), composite(PROCEDURE_NAME):  # the checks at the grids' ends (their clipping
         warnings.simplefilter("ignore", ClippingWarning)         # counts are not the fit's); the failure rule
         for end in (0, -1):
-            bounds = {draw.parameter: draw.grid[end] for draw in draws}
-            classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-    return NormPlan(draws, eps_fit, delta, quantile), classes
+            bounds = {draw.parameter: draw.grid[end] for draw in plan.draws}
+            classes = _with_bounds(learner, bounds).check_fit_inputs(X, y, epsilon=plan.eps_fit, **fit_params)
+    return classes
 
 
 def charge_private_norm(plan: NormPlan, accountant: PrivacyAccountant | None, what: str) -> None:
@@ -269,10 +276,21 @@ class BoundPlan:
 
     def fit(self, X: Any, y: ArrayLike, *, random_state: RandomState = None,
             accountant: PrivacyAccountant | None = None, sample_weight: Any = None) -> Any:
-        """The model, whose certificate records each drawn bound, its eps_q, grid and q and the total
-        (``private_bound``, ``private_label_bound``, ``total_epsilon``) and whose guarantee states
-        (eps_q + eps_fit, delta): charge once, draw, fit at the drawn bounds."""
+        """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked as the
+        plan checked its own, at the grids' two ends, so that a refused call spends nothing; without one nothing is
+        charged here and each fit checks its rows at its drawn bound (inside :func:`dpcvx.tune`, whose one charge
+        came before every run, as the runs' checks always did)."""
         check_accountant(accountant)
+        if accountant is not None:
+            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+            _check_ends(self.learner, self.bounds, X, y, {**self.options, **weighted})
+        return self.execute(X, y, random_state, accountant, sample_weight)
+
+    def execute(self, X: Any, y: ArrayLike, random_state: RandomState, accountant: PrivacyAccountant | None,
+                sample_weight: Any) -> Any:
+        """Charge once, draw, fit at the drawn bounds, on rows the plan's checks passed: the model, whose
+        certificate records each drawn bound, its eps_q, grid and q and the total (``private_bound``,
+        ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
         plan, learner = self.bounds, self.learner
         charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}

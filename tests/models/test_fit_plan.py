@@ -323,3 +323,19 @@ def test_a_private_bound_plan_checks_once_and_plans_once_per_drawn_bound(counted
                         {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0, procedure="full-data", random_state=31)
     runs, planned = result.diagnostics_["runs"], counted["planned"] - counts["planned"]
     assert runs > 3 and planned <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)  # once per (candidate, R), not per run
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("learner", [dict(data_norm=1.0, column_statistics=True),
+                                     dict(data_norm="private", norm_range=(0.25, 4.0))])
+def test_a_composite_plan_fitted_on_other_rows_refuses_them_before_its_charge(learner):
+    """With an accountant, a composite's plan checks the rows it is given before its one charge, as the plan
+    checked its own: a refused call spends nothing."""
+    X, y = _data()
+    plan = dpcvx.PrivateERM(lam=1e-2, **learner).plan(X, y, epsilon=1.0)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match="classes|labels"):
+        plan.fit(X, np.where(y > 0, 7, -1), accountant=accountant)
+    assert accountant.ledger == []
+    plan.fit(X[:200], y[:200], accountant=accountant, random_state=0)
+    assert len(accountant.ledger) == 1
