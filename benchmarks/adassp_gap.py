@@ -37,7 +37,7 @@ import numpy as np
 
 import dpcvx
 from benchmarks import common
-from benchmarks.real_tables import Table, load, reference, score
+from benchmarks.real_tables import Table, load, reference, score, seeded_splits
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.privacy.adassp import adassp_intercept_scaling
 
@@ -46,16 +46,6 @@ TABLES = ("wages500", "prices", "heavy", "diabetes")
 EPSILONS = (0.3, 1.0, 3.0)
 SPLITS = 10
 FRACTIONS = (2.0, 1.0, 0.25, 0.1, 0.05, 0.02)  # m / B of the Huber variants
-
-
-def _splits(table: Table, splits: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """real_tables' splits and the fit seed of epsilon 1 (common.int_seed(0, split, 10))."""
-    out = []
-    for split in range(splits):
-        order = common.generator(0, split).permutation(table.X.shape[0])
-        cut = int(round(0.75 * order.size))
-        out.append((order[:cut], order[cut:], common.int_seed(0, split, 10)))
-    return out
 
 
 def decomposition(table: Table, train: np.ndarray, test: np.ndarray, seed: int) -> tuple[dict[str, float], str]:
@@ -139,7 +129,7 @@ def run(tables: tuple[str, ...], splits: int) -> str:
     decomposed: dict[str, dict[str, list[float]]] = {}
     for name in tables:
         table = load(name)
-        for index, (train, test, seed) in enumerate(_splits(table, splits)):
+        for index, (train, test, seed) in enumerate(seeded_splits(table, splits)):
             values, sizes = decomposition(table, train, test, seed)
             if index == 0:
                 first[name] = sizes
@@ -156,7 +146,7 @@ def run(tables: tuple[str, ...], splits: int) -> str:
         measured: dict[str, dict[str, list[float]]] = {}
         for name in tables:
             table = load(name)
-            for split, (train, test, _) in enumerate(_splits(table, splits)):
+            for split, (train, test, _) in enumerate(seeded_splits(table, splits)):
                 seed = common.int_seed(0, split, int(epsilon * 10))
                 for label, make in mechanisms(table, epsilon).items():
                     with warnings.catch_warnings():

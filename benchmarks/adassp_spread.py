@@ -28,7 +28,7 @@ import dpcvx
 import dpcvx.data.standardiser as standardiser_module
 import dpcvx.privacy.adassp as adassp_module
 from benchmarks import common
-from benchmarks.real_tables import load, reference, score, trivial
+from benchmarks.real_tables import load, reference, score, seeded_splits, trivial
 
 RESULTS = Path(__file__).resolve().parent / "results" / "adassp_spread.md"
 TABLES = ("wages500", "prices", "rents", "claims", "heavy", "diabetes")
@@ -50,17 +50,14 @@ def measure(name: str, splits: int) -> dict[str, float]:
     values: dict[str, list[float]] = {}
     low, high = [], []
     try:
-        for split in range(splits):
-            order = common.generator(0, split).permutation(table.X.shape[0])
-            cut = int(round(0.75 * order.size))
-            train, test = order[:cut], order[cut:]
+        for train, test, seed in seeded_splits(table, splits):
             low.append(trivial(table.task, table.y[train], table.y[test]))
             high.append(reference(table, train, test))
             for setting in GRID:
                 if setting is not None:
                     adassp_module.COLUMN_SHARES, standardiser_module.COLUMN_SPREAD = setting[:2], setting[2]
-                estimator = dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=common.int_seed(
-                    0, split, 10), column_statistics=setting is not None)
+                estimator = dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed,
+                                                     column_statistics=setting is not None)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     predicted = estimator.fit(table.X[train], table.y[train]).predict(table.X[test])
@@ -79,12 +76,8 @@ def oracle(name: str, splits: int) -> dict[str, float]:
     table = load(name)
     assert table.label_range is not None
     values: dict[str, list[float]] = {}
-    for split in range(splits):
-        order = common.generator(0, split).permutation(table.X.shape[0])
-        cut = int(round(0.75 * order.size))
-        train, test = order[:cut], order[cut:]
+    for train, test, seed in seeded_splits(table, splits):
         mean, sd = float(np.mean(table.y[train])), float(np.std(table.y[train]))
-        seed = common.int_seed(0, split, 10)
         made = {"plain AdaSSP": dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed,
                                                          column_statistics=False),
                 "DPLinearRegression()": dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed),

@@ -559,6 +559,17 @@ def peer(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed
     return score(table.task, table.y[test], model.predict(table.X[test]))
 
 
+def seeded_splits(table: Table, splits: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """(train, test, fit seed at epsilon 1) of the first ``splits`` seeded 75/25 splits of seed 0 (what the AdaSSP
+    grids of adassp_gap, adassp_spread and column_ranges fit on)."""
+    out = []
+    for split in range(splits):
+        order = common.generator(0, split).permutation(table.X.shape[0])
+        cut = int(round(0.75 * order.size))
+        out.append((order[:cut], order[cut:], common.int_seed(0, split, 10)))
+    return out
+
+
 def n_min(table: Table, train: np.ndarray) -> int:
     if table.task == "regression":
         return int(train.size)

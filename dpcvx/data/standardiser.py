@@ -4,7 +4,8 @@ The map of a fit with private column statistics (:mod:`dpcvx.models.column_stati
 multiplier are post-processing of one private release, and a released model keeps the map in its public
 row map (``to_dict`` / ``from_dict``, a built-in feature map of the model file), so ``predict`` maps new rows
 exactly as the fit did. Each row is mapped on its own; ``norm_bound`` is the public bound R the learner clips
-the map's outputs onto (docs/theory.md, section 33).
+the map's outputs onto (docs/theory.md, section 33). A map may also clip each output coordinate onto
+[-clip, clip] first (:func:`range_map`, the map of AdaSSP's private ranges; docs/theory.md, section 16).
 """
 
 from __future__ import annotations
@@ -14,17 +15,32 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
+from ..privacy.column_ranges import grid_cell
 
-__all__ = ["ColumnStandardiser", "adassp_map"]
+__all__ = ["ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGE_CLIP", "RANGE_SPREAD", "adassp_map",
+           "label_range", "range_map"]
+
+#: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
+#: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
+#: onto RANGE_CLIP R / sqrt(d), a range is at least FLOOR_CELLS grid cells wide on each side, and the label's bound
+#: is LABEL_WIDTH implied standard deviations. Fixed on energy, trips, diabetes and wages500
+#: (benchmarks/column_ranges.py) before the held-out clinic and sensors were fitted.
+RANGE_SPREAD = 1.25
+RANGE_CLIP = 2.5
+FLOOR_CELLS = 4
+LABEL_WIDTH = 3.0
 
 
 class ColumnStandardiser:
-    """x -> (x - centre) * multiplier, column by column; outputs clipped onto ``norm_bound`` by the learner."""
+    """x -> (x - centre) * multiplier, column by column, each output clipped onto [-clip, clip] when ``clip`` is
+    given; outputs clipped onto ``norm_bound`` by the learner."""
 
-    def __init__(self, centre: ArrayLike, multiplier: ArrayLike, norm_bound: float) -> None:
+    def __init__(self, centre: ArrayLike, multiplier: ArrayLike, norm_bound: float,
+                 clip: float | None = None) -> None:
         centre_, multiplier_ = (np.array(values, dtype=np.float64).ravel() for values in (centre, multiplier))
         if centre_.size == 0 or centre_.shape != multiplier_.shape:
             raise InputError(f"a standardiser needs one centre and one multiplier per column, got {centre_.size} "
@@ -34,20 +50,26 @@ class ColumnStandardiser:
         if isinstance(norm_bound, bool) or not isinstance(norm_bound, (int, float)) \
                 or not math.isfinite(norm_bound) or norm_bound <= 0:
             raise InputError(f"norm_bound must be a finite positive number, got {norm_bound!r}")
+        if clip is not None and (isinstance(clip, bool) or not isinstance(clip, (int, float))
+                                 or not math.isfinite(clip) or clip <= 0):
+            raise InputError(f"clip must be None or a finite positive number, got {clip!r}")
         centre_.setflags(write=False)
         multiplier_.setflags(write=False)
         self.centre, self.multiplier, self.norm_bound = centre_, multiplier_, float(norm_bound)
+        self.clip = None if clip is None else float(clip)
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """The mapped rows, a new array (X is never written to)."""
         rows = np.asarray(X, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != self.centre.size:
             raise InputError(f"the standardiser maps rows of {self.centre.size} columns, got shape {rows.shape}")
-        return (rows - self.centre) * self.multiplier
+        mapped = (rows - self.centre) * self.multiplier
+        return mapped if self.clip is None else np.clip(mapped, -self.clip, self.clip)
 
     def to_dict(self) -> dict[str, Any]:
+        """Its record; ``clip`` only when given (a map without it is recorded as before)."""
         return {"type": "ColumnStandardiser", "centre": self.centre.tolist(), "multiplier": self.multiplier.tolist(),
-                "norm_bound": self.norm_bound}
+                "norm_bound": self.norm_bound, **({} if self.clip is None else {"clip": self.clip})}
 
     @classmethod
     def from_moments(cls, mean: np.ndarray, second: np.ndarray, floor: float, norm_bound: float, spread: float,
@@ -65,15 +87,16 @@ class ColumnStandardiser:
     def from_dict(cls, data: dict) -> ColumnStandardiser:
         """Rebuild a saved map (numbers only; nothing is executed)."""
         if not isinstance(data, dict) or data.get("type") != "ColumnStandardiser" \
-                or set(data) != {"type", "centre", "multiplier", "norm_bound"}:
-            raise InputError("not a saved ColumnStandardiser (its keys are type, centre, multiplier, norm_bound)")
-        return cls(data["centre"], data["multiplier"], data["norm_bound"])
+                or set(data) - {"clip"} != {"type", "centre", "multiplier", "norm_bound"}:
+            raise InputError("not a saved ColumnStandardiser (its keys are type, centre, multiplier, norm_bound and "
+                             "an optional clip)")
+        return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ColumnStandardiser) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
-        return hash((tuple(self.centre), tuple(self.multiplier), self.norm_bound))
+        return hash((tuple(self.centre), tuple(self.multiplier), self.norm_bound, self.clip))
 
     def __repr__(self) -> str:
         return f"ColumnStandardiser({self.centre.size} columns, norm_bound={self.norm_bound:g})"
@@ -89,3 +112,31 @@ def adassp_map(released: np.ndarray, calibration: AdaSSPCalibration, norm: float
     second = released[d:] / (n * norm * norm)
     floor = 2 * calibration.column_sigmas[1] / (n * norm * norm)
     return ColumnStandardiser.from_moments(mean, second, floor, norm, COLUMN_SPREAD)
+
+
+def _centre_and_spread(ranges: np.ndarray, level: float, half_widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, implied standard deviation) of each released range: the midpoint, and half the width (at least
+    FLOOR_CELLS grid cells) over z_(1-q), the normal quantile that half a range of levels q, 1 - q spans."""
+    low, high = np.asarray(ranges, dtype=float)
+    half = np.maximum((high - low) / 2, FLOOR_CELLS * grid_cell(half_widths))
+    return (low + high) / 2, half / float(ndtri(1 - level))
+
+
+def range_map(ranges: np.ndarray, level: float, norm: float) -> ColumnStandardiser:
+    """The map of the features' released ranges (2 x d; mechanism ``adassp-ranged``; post-processing with the
+    public d, R and the level q): centre the range's midpoint, multiplier RANGE_SPREAD R / (sqrt(d) s_j) with s_j
+    the implied standard deviation, each output clipped onto RANGE_CLIP R / sqrt(d) (the learner then clips the
+    row onto R)."""
+    d = np.shape(ranges)[1]
+    centre, spread = _centre_and_spread(ranges, level, np.full(d, norm))
+    share = norm / math.sqrt(d)
+    return ColumnStandardiser(centre, RANGE_SPREAD * share / spread, norm, clip=RANGE_CLIP * share)
+
+
+def label_range(ranges: np.ndarray, level: float, label_bound: float) -> tuple[float, float]:
+    """(c, B'): the label's released range (2 x 1) as a centre c and a bound B' = LABEL_WIDTH implied standard
+    deviations, at most B + |c| (which covers every label in [-B, B]); the fit sees y - c clipped onto [-B', B']
+    (post-processing with the public B and q)."""
+    centre, spread = _centre_and_spread(ranges, level, np.array([label_bound]))
+    c = float(centre[0])
+    return c, min(LABEL_WIDTH * float(spread[0]), label_bound + abs(c))

@@ -19,6 +19,13 @@ joint Gaussian as AdaSSP's statistics, and runs AdaSSP on the rows centred and s
 (:meth:`~dpcvx.data.standardiser.ColumnStandardiser.from_moments`), clipped onto R. The model keeps the map in its
 row map, so ``predict`` maps new rows as the fit did; the certificate's ``column_statistics`` record holds the
 released sums.
+
+With ``column_ranges=True`` (mechanism ``adassp-ranged``; :mod:`dpcvx.privacy.column_ranges`, docs/theory.md
+section 16) the fit first searches a private range of every column and of the label (Gaussian counts in the same
+joint Gaussian), maps the columns by :func:`~dpcvx.data.standardiser.range_map` and the label by
+:func:`~dpcvx.data.standardiser.label_range` (y - c clipped onto [-B', B']), runs AdaSSP on those, and adds c to
+the intercept. The certificate states the public B as its label bound, its calibration B' (the sigma of X^T y), and
+its ``column_statistics`` record holds the released ranges, the level and the public B.
 """
 
 from __future__ import annotations
@@ -32,19 +39,22 @@ from scipy import sparse
 
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import RowMap
-from ..data.standardiser import adassp_map
+from ..data.standardiser import adassp_map, label_range, range_map
 from ..exceptions import ClippingWarning, InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
     ADASSP,
+    ADASSP_RANGED,
     ADASSP_STANDARDISED,
     ADASSP_THEOREM,
     COLUMN_SPREAD,
+    RANGED_THEOREM,
     STANDARDISED_THEOREM,
     AdaSSPCalibration,
     adassp_calibration,
     adassp_intercept_scaling,
 )
+from ..privacy.column_ranges import HIGHEST_LEVEL, release_ranges
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
@@ -106,6 +116,10 @@ class PrivateLinearRegression:
     column_statistics : bool, default False
         Release private column statistics first and run AdaSSP on the columns they centre and scale (module
         docstring); replace-one neighbours, dense rows in memory and ``clip=True`` only.
+    column_ranges : bool, default False
+        Search private ranges of the columns and the label first and run AdaSSP on the rows and labels they map
+        (module docstring); the same conditions, not with ``column_statistics``, and n large enough for the
+        search's noise (:func:`dpcvx.privacy.column_ranges.range_level`), else refused before any charge.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -113,7 +127,7 @@ class PrivateLinearRegression:
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float | str = 1.0, clip: bool = True,
                  failure_probability: float = 0.05, allow_large_delta: bool = False,
-                 column_statistics: bool = False) -> None:
+                 column_statistics: bool = False, column_ranges: bool = False) -> None:
         self.data_norm = data_norm
         self.label_bound = label_bound
         self.lam = lam
@@ -123,6 +137,7 @@ class PrivateLinearRegression:
         self.failure_probability = failure_probability
         self.allow_large_delta = allow_large_delta
         self.column_statistics = column_statistics
+        self.column_ranges = column_ranges
 
     @property
     def _auto_scaling(self) -> bool:
@@ -141,16 +156,18 @@ class PrivateLinearRegression:
                       intercept_scaling=positive("intercept_scaling", self.intercept_scaling if scaling is None
                                                  else scaling))
 
-    def _statistics(self, X: Any, y: Any, rows: RowMap | None = None,
-                    quiet: bool = False) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
+    def _statistics(self, X: Any, y: Any, rows: RowMap | None = None, quiet: bool = False,
+                    label_bound: float | None = None) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
         """(row map, X^T X, X^T y, n) of the mapped rows and clipped labels; a memmap or Dask X by row blocks.
-        ``rows``: the row map (default: the public bounds'); ``quiet``: no clipping warnings (given already)."""
+        ``rows``: the row map (default: the public bounds'); ``quiet``: no clipping warnings (given already);
+        ``label_bound``: the bound the labels are clipped onto (default the public B)."""
         rows = self._rows() if rows is None else rows
         refuse = not check_flag("clip", self.clip)
+        bound = check_bound("label_bound", self.label_bound) if label_bound is None else label_bound
         if is_out_of_core(X):
             blocks = RowBlocks(X, rows)
             n, d = blocks.shape
-            labels, clipped_labels = check_targets(y, n, check_bound("label_bound", self.label_bound), refuse)
+            labels, clipped_labels = check_targets(y, n, bound, refuse)
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
@@ -159,7 +176,7 @@ class PrivateLinearRegression:
         else:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
             n = mapped.shape[0]
-            labels, clipped_labels = check_targets(y, n, check_bound("label_bound", self.label_bound), refuse)
+            labels, clipped_labels = check_targets(y, n, bound, refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
@@ -181,7 +198,8 @@ class PrivateLinearRegression:
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
-                                  column_statistics=self.column_statistics)
+                                  column_statistics=self.column_statistics,
+                                  range_columns=dim - self.fit_intercept + 1 if self.column_ranges is True else 0)
 
     @property
     def plans_first(self) -> bool:
@@ -211,10 +229,13 @@ class PrivateLinearRegression:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
         standardised = check_flag("column_statistics", self.column_statistics)
-        if standardised:
-            self._refuse_for_statistics(X, relation)
+        ranged = check_flag("column_ranges", self.column_ranges)
+        if standardised and ranged:
+            raise InputError("column_statistics and column_ranges are two maps; pass one. Nothing was charged")
+        if standardised or ranged:
+            self._refuse_for_statistics(X, relation, "column_ranges" if ranged else "column_statistics")
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
-        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1])
+        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged)
         return plan, plan.bind(X, y)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
@@ -229,17 +250,18 @@ class PrivateLinearRegression:
         plan, bound = self._planned(X, y, epsilon, delta, neighbours, sample_weight)
         return plan.execute(bound, random_state, accountant)
 
-    def _refuse_for_statistics(self, X: Any, relation: Neighbours) -> None:
-        """column_statistics=True: replace-one (n public), dense rows in memory, clip=True; before any charge."""
+    def _refuse_for_statistics(self, X: Any, relation: Neighbours, name: str) -> None:
+        """column_statistics=True or column_ranges=True (``name``): replace-one (n public), dense rows in memory,
+        clip=True; before any charge."""
         if relation is not Neighbours.REPLACE_ONE:
-            raise InputError("column_statistics=True is offered under replace-one neighbours (n public: the means "
-                             "divide by it). Nothing was charged")
+            raise InputError(f"{name}=True is offered under replace-one neighbours (n public: the map divides by "
+                             "it). Nothing was charged")
         if is_out_of_core(X) or sparse.issparse(X):
-            raise InputError("column_statistics=True needs the rows in memory as a dense array (centring fills a "
-                             "sparse matrix). Nothing was charged")
+            raise InputError(f"{name}=True needs the rows in memory as a dense array (centring fills a sparse "
+                             "matrix). Nothing was charged")
         if not check_flag("clip", self.clip):
-            raise InputError("column_statistics=True clips the standardised rows onto R; clip=False would refuse "
-                             "rows after the charge, so it is refused now. Nothing was charged")
+            raise InputError(f"{name}=True clips the mapped rows onto R; clip=False would refuse rows after the "
+                             "charge, so it is refused now. Nothing was charged")
 
     def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray, int]:
         """(the rows clipped onto R without the constant feature, n); labels checked, the clipping warnings given
@@ -285,7 +307,8 @@ class _Bound(NamedTuple):
     rows: RowMap
     calibration: AdaSSPCalibration
     statistics: tuple[np.ndarray, np.ndarray] | None  # plain AdaSSP: X^T X and X^T y of the mapped rows
-    clipped: np.ndarray | None  # with column statistics: the rows clipped onto R (the statistics follow the draw)
+    clipped: np.ndarray | None  # with a map: the rows clipped onto R (the statistics follow the draw)
+    level: float | None = None  # with private ranges: the search's public level at n
 
 
 @dataclass(frozen=True)
@@ -302,6 +325,7 @@ class AdaSSPPlan:
     lam : the checked extra ridge
     standardised : whether the fit first releases column statistics (mechanism ``adassp-standardised``)
     width : the number of input columns
+    ranged : whether the fit first searches private ranges (mechanism ``adassp-ranged``)
     """
 
     learner: PrivateLinearRegression
@@ -311,6 +335,7 @@ class AdaSSPPlan:
     lam: float
     standardised: bool
     width: int
+    ranged: bool = False
     _calibrations: dict[float, tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
                                                                           repr=False, compare=False)
 
@@ -335,7 +360,8 @@ class AdaSSPPlan:
         return adassp_intercept_scaling(self.epsilon, self.delta, dim=self.dim,
                                         data_norm=check_bound("data_norm", learner.data_norm), n=n,
                                         failure_probability=learner.failure_probability,
-                                        column_statistics=self.standardised)
+                                        column_statistics=self.standardised,
+                                        range_columns=self.width + 1 if self.ranged else 0)
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration]:
         """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s (public)."""
@@ -354,15 +380,21 @@ class AdaSSPPlan:
             raise InputError(f"this plan is for rows of {self.width} columns, got {width}: plan again for these "
                              "columns")
         rows, calibration = self.calibrate(rows_in)
-        learner, statistics, clipped = self.learner, None, None
-        if self.standardised:
+        learner, statistics, clipped, level = self.learner, None, None, None
+        if self.standardised or self.ranged:
             clipped, n = learner._clipped_rows(X, y)
         else:
             _, gram, moment, n = learner._statistics(X, y, rows)
             statistics = gram, moment
         if self.relation is Neighbours.REPLACE_ONE:  # n is public (under add-remove it is not, and is not read)
             check_delta_for_n(self.delta, n, learner.allow_large_delta)
-        return _Bound(X, y, n, rows, calibration, statistics, clipped)
+        if self.ranged:
+            level = calibration.range_level(n)
+            if level is None:
+                raise InputError(f"column_ranges=True: {n} rows are too few for the range search's noise at epsilon "
+                                 f"{self.epsilon:g} (its level would exceed {HIGHEST_LEVEL}; "
+                                 f"dpcvx.privacy.column_ranges.range_level). Nothing was charged")
+        return _Bound(X, y, n, rows, calibration, statistics, clipped, level)
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: None = None) -> PrivateRegressionModel:
@@ -379,11 +411,23 @@ class AdaSSPPlan:
         rng = resolve_rng(random_state)
         if accountant is not None:
             accountant.spend(self.epsilon, self.delta, description=f"PrivateLinearRegression.fit "
-                             f"(AdaSSP{' with private column statistics' if self.standardised else ''}, "
-                             f"{self.relation})",
+                             f"(AdaSSP{' with private column statistics' if self.standardised else ''}"
+                             f"{' with private ranges' if self.ranged else ''}, {self.relation})",
                              curve=calibration.privacy_curve(self.epsilon, self.delta), neighbours=self.relation)
-        record = None
-        if bound.clipped is not None:  # the column statistics, then the map they give (post-processing), then AdaSSP
+        record, shift = None, 0.0
+        if bound.level is not None and bound.clipped is not None:  # the ranges, then their maps, then AdaSSP
+            public_bound = calibration.label_bound
+            labels = np.clip(np.asarray(bound.y, dtype=float), -public_bound, public_bound)
+            ranges = release_ranges(np.column_stack([bound.clipped, labels]),
+                                    np.append(np.full(self.width, rows.norm_bound), public_bound), bound.level,
+                                    calibration.count_sigma, rng)
+            shift, label_bound = label_range(ranges[:, -1:], bound.level, public_bound)
+            rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
+            rows, gram, moment, n = self.learner._statistics(bound.X, np.asarray(bound.y, dtype=float) - shift, rows,
+                                                             quiet=True, label_bound=label_bound)
+            calibration = replace(calibration, label_bound=label_bound)
+            record = {"n": n, "level": bound.level, "label_bound": public_bound, "ranges": ranges.tolist()}
+        elif bound.clipped is not None:  # the column statistics, then the map they give (post-processing), then AdaSSP
             released = calibration.release_column_moments(bound.clipped, rng)
             rows = replace(rows, feature_map=adassp_map(released, calibration, rows.norm_bound, n))
             rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True)
@@ -392,13 +436,15 @@ class AdaSSPPlan:
             assert bound.statistics is not None
             gram, moment = bound.statistics
         certificate = SufficientStatisticsCertificate(
-            mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP,
-            guarantee=f"(epsilon, delta)-differential privacy by "
-                      f"{STANDARDISED_THEOREM if self.standardised else ADASSP_THEOREM}",
+            mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP_RANGED if self.ranged else ADASSP,
+            guarantee="(epsilon, delta)-differential privacy by " + (
+                STANDARDISED_THEOREM if self.standardised else RANGED_THEOREM if self.ranged else ADASSP_THEOREM),
             epsilon=self.epsilon, delta=self.delta, calibration=calibration, data_norm=rows.norm_bound,
-            effective_norm_bound=rows.effective_norm_bound, label_bound=calibration.label_bound,
+            effective_norm_bound=rows.effective_norm_bound,
+            label_bound=check_bound("label_bound", self.learner.label_bound),
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
             clipping="clipped to the bounds" if self.learner.clip else "refused",
             neighbours=RELATIONS[calibration.neighbours], library_version=__version__, column_statistics=record)
         theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam)
-        return PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
+        model = PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
+        return model.shifted(shift) if shift else model  # the private label centre: post-processing

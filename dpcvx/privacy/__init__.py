@@ -31,6 +31,8 @@
 * :mod:`.objective_gaussian`: (epsilon, delta) objective perturbation with Gaussian noise: the calibration core;
 * :mod:`.partition`: the randomness of private tuning (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 4);
 * :mod:`.privacy_curve`: privacy curves: what a release costs, in a form other accountants can compose;
+* :mod:`.column_ranges`: private per-column ranges by a noisy binary search of Gaussian counts (the map of
+  ``DPLinearRegression``'s default, mechanism "adassp-ranged");
 * :mod:`.column_sums`: the lattice contributions of private column statistics and their L1 sensitivity;
 * :mod:`.quantile`: a private bound on the row norms: the exponential-mechanism quantile (Smith, STOC 2011), drawn
   exactly;

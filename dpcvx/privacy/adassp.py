@@ -55,6 +55,15 @@ then runs on the rows D (x - m) clipped onto R. Each of the five releases is a G
 sqrt(f_i) at the unit sigma, so each is sqrt(f_i) / sigma-GDP, and their adaptive composition (the last three
 depend on the first two through the map) is sqrt(sum f_i) / sigma-GDP (Dong, Roth and Su 2022, Corollary 2):
 exactly the Gaussian mechanism of sensitivity sqrt(sum f_i) that the analytic Gaussian calibrates. One charge.
+
+**Private ranges** (``range_columns=k``; mechanism ``ADASSP_RANGED``, ``DPLinearRegression()``'s default when n is
+large enough; docs/theory.md, section 16, "AdaSSP on columns mapped by private ranges"). A noisy binary search
+(:mod:`dpcvx.privacy.column_ranges`) releases a range of each of the k = d + 1 columns (features and label) with
+Gaussian counts of share ``RANGE_SHARE``: (sqrt(f) / sigma)-GDP, so the search and AdaSSP's three releases are
+sqrt(3 + f) / sigma-GDP together, one analytic Gaussian at sqrt(3 + f). The ranges map the rows
+(:func:`dpcvx.data.standardiser.range_map`) and the label (:func:`~dpcvx.data.standardiser.label_range`: y - c
+clipped onto [-B', B']); AdaSSP runs at the calibration with ``label_bound`` B' (``dataclasses.replace``), whose
+sigma of X^T y is 2 R_eff B' sigma / sqrt(f_3): the same GDP share for every B'. One charge.
 """
 
 from __future__ import annotations
@@ -70,15 +79,16 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
 from .calibration import Calibration, PublicFacts, Record
+from .column_ranges import RANGE_SHARE, SEARCH_DEPTH, count_sigma, range_level
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
 from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
-__all__ = ["ADASSP", "ADASSP_STANDARDISED", "COLUMN_SHARES", "COLUMN_SPREAD", "AdaSSPCalibration",
-           "adassp_calibration", "adassp_intercept_scaling", "ADASSP_THEOREM", "STANDARDISED_THEOREM",
-           "INTERCEPT_KEPT", "SHARES"]
+__all__ = ["ADASSP", "ADASSP_RANGED", "ADASSP_STANDARDISED", "COLUMN_SHARES", "RANGED_THEOREM", "COLUMN_SPREAD",
+           "AdaSSPCalibration", "adassp_calibration", "adassp_intercept_scaling", "ADASSP_THEOREM",
+           "STANDARDISED_THEOREM", "INTERCEPT_KEPT", "SHARES"]
 
 ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
                   "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
@@ -89,10 +99,17 @@ STANDARDISED_THEOREM = ("private column sums and sums of squares, then AdaSSP (W
                         "the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive composition of "
                         "Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
                         "(docs/theory.md, section 16)")
+RANGED_THEOREM = ("private per-column ranges by a noisy binary search of Gaussian counts on a public grid, then "
+                  "AdaSSP (Wang, UAI 2018, Algorithm 2) on the rows and labels they map, the search and AdaSSP's three "
+                  "releases calibrated jointly as one Gaussian mechanism by the analytic Gaussian (Balle and Wang, "
+                  "ICML 2018) through the adaptive composition of Gaussian differential privacy (Dong, Roth and Su "
+                  "2022); replace-one, n public (docs/theory.md, section 16)")
 ADASSP = "adassp"  # the mechanism a sufficient-statistics release states (certificate and record)
 #: the mechanism of AdaSSP on privately standardised columns (module docstring)
 ADASSP_STANDARDISED = "adassp-standardised"
 SHARES = (0.05, 1.15, 1.8)  # f_i of the eigenvalue, X^T X and X^T y; they sum to 3
+#: the mechanism of AdaSSP on columns and label mapped by private ranges (:mod:`dpcvx.privacy.column_ranges`)
+ADASSP_RANGED = "adassp-ranged"
 #: f_i of the column sums and sums of squares with column_statistics=True, and the spread of the standardised
 #: columns (each of spread about COLUMN_SPREAD R / sqrt(d)); fixed on the tables of benchmarks/adassp_gap.py
 #: (wages500, prices, rents, claims, heavy, diabetes) before the held-out energy and trips were fitted.
@@ -109,7 +126,7 @@ class AdaSSPCalibration(Calibration):
 
     approximate = True
     #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
-    inputs = ("dim", "neighbours", "failure_probability", "column_statistics")
+    inputs = ("dim", "neighbours", "failure_probability", "column_statistics", "range_columns")
 
     epsilon: float
     delta: float
@@ -119,11 +136,26 @@ class AdaSSPCalibration(Calibration):
     neighbours: Neighbours
     failure_probability: float = 0.05
     column_statistics: bool = False
+    #: k > 0: the private ranges of k columns (the features and the label) are searched first (ADASSP_RANGED)
+    range_columns: int = 0
 
     @property
     def shares(self) -> tuple[float, ...]:
-        """f_i of every release: ``SHARES``, then ``COLUMN_SHARES`` with column statistics."""
-        return SHARES + (COLUMN_SHARES if self.column_statistics else ())
+        """f_i of every release: ``SHARES``, then ``COLUMN_SHARES`` with column statistics, or ``RANGE_SHARE``
+        with private ranges."""
+        return SHARES + (COLUMN_SHARES if self.column_statistics else ()) + ((RANGE_SHARE,) if self.range_columns
+                                                                             else ())
+
+    @property
+    def count_sigma(self) -> float:
+        """sigma_c of the range search's counts (:func:`dpcvx.privacy.column_ranges.count_sigma`)."""
+        if not self.range_columns:
+            raise InputError("this AdaSSP calibration searches no private ranges")
+        return count_sigma(self.unit_sigma, self.range_columns)
+
+    def range_level(self, n: int) -> float | None:
+        """The search's public level q at n rows, or None when n is too small for its noise."""
+        return range_level(self.count_sigma, n)
 
     @property
     def sensitivities(self) -> tuple[float, float, float]:
@@ -215,13 +247,17 @@ class AdaSSPCalibration(Calibration):
 
     def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
         """One Gaussian mechanism on the scaled statistics (sensitivity sqrt(sum f_i) together; module docstring)."""
-        what = "AdaSSP's column statistics and three statistics" if self.column_statistics else \
-            "AdaSSP's three statistics"
+        what = ("AdaSSP's column statistics and three statistics" if self.column_statistics else
+                "the range search and AdaSSP's three statistics" if self.range_columns else "AdaSSP's three statistics")
         return PrivacyCurve.gaussian(self.unit_sigma, math.sqrt(sum(self.shares)), what, self.neighbours)
 
     def describe(self) -> str:
         text = (f"noise: sigma = {', '.join(f'{s:.4g}' for s in self.sigmas)} for lambda_min, X^T X, X^T y "
                 f"(sensitivities {', '.join(f'{s:.4g}' for s in self.sensitivities)})")
+        if self.range_columns:
+            return (f"{text}; first, private ranges of {self.range_columns} columns (features and label): "
+                    f"sigma = {self.count_sigma:.4g} on each count of a binary search of depth {SEARCH_DEPTH} "
+                    f"(sensitivity 1 per count), one joint Gaussian of sensitivity sqrt({sum(self.shares):g})")
         if not self.column_statistics:
             return text
         return (f"{text}; first, private column statistics: sigma = "
@@ -237,7 +273,8 @@ class AdaSSPCalibration(Calibration):
                                       data_norm=facts.data_norm, label_bound=facts.label_bound,  # type: ignore[arg-type]
                                       neighbours=record["neighbours"],
                                       failure_probability=record["failure_probability"],
-                                      column_statistics=record.get("column_statistics", False) is True)
+                                      column_statistics=record.get("column_statistics", False) is True,
+                                      range_columns=record.get("range_columns", 0))
         except (TypeError, KeyError) as error:
             raise InputError(f"the recorded AdaSSP calibration lacks or garbles an input: {error!r}") from None
 
@@ -248,6 +285,12 @@ class AdaSSPCalibration(Calibration):
                   "unit_sigma": self.unit_sigma, "sigmas": list(self.sigmas),
                   "eigenvalue_margin": self.eigenvalue_margin, "ridge_bound": self.ridge_bound,
                   "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
+        if not self.range_columns:
+            del record["range_columns"]
+        if self.range_columns:
+            del record["column_statistics"]
+            return {**record, "mechanism": ADASSP_RANGED, "range_share": RANGE_SHARE, "search_depth": SEARCH_DEPTH,
+                    "count_sigma": self.count_sigma}
         if not self.column_statistics:
             del record["column_statistics"]
             return record
@@ -263,24 +306,32 @@ def _on_grid(values: Any, spacing: float) -> Any:
 
 def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
                        neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
-                       failure_probability: float = 0.05, column_statistics: bool = False) -> AdaSSPCalibration:
+                       failure_probability: float = 0.05, column_statistics: bool = False,
+                       range_columns: int = 0) -> AdaSSPCalibration:
     """Check the public inputs and calibrate AdaSSP (module docstring); delta must be positive. Column statistics
-    (their means divide by n) are offered under replace-one only."""
+    (their means divide by n) and private ranges (their level reads n) are offered under replace-one only, not
+    together."""
     delta = check_delta(delta, allow_zero=False)
     relation = Neighbours.parse(neighbours)
     if column_statistics is not False and (column_statistics is not True or relation is not Neighbours.REPLACE_ONE):
         raise InputError(f"column_statistics must be True or False, and True is offered under replace-one "
                          f"neighbours only (n public: the means divide by it); got {column_statistics!r} under "
                          f"{relation}")
+    if range_columns != 0 and (isinstance(range_columns, bool) or not isinstance(range_columns, int)
+                               or range_columns < 1 or column_statistics or relation is not Neighbours.REPLACE_ONE):
+        raise InputError(f"range_columns must be 0 or a number of columns >= 1, without column statistics and under "
+                         f"replace-one neighbours (n public: the level reads it); got {range_columns!r} under "
+                         f"{relation}")
     return AdaSSPCalibration(
         epsilon=check_epsilon(epsilon), delta=delta, dim=int(positive("dim", dim)),
         data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
         neighbours=relation, failure_probability=fraction("failure_probability", failure_probability),
-        column_statistics=column_statistics)
+        column_statistics=column_statistics, range_columns=range_columns)
 
 
 def adassp_intercept_scaling(epsilon: float, delta: float, *, dim: int, data_norm: float, n: int,
-                             failure_probability: float = 0.05, column_statistics: bool = False) -> float:
+                             failure_probability: float = 0.05, column_statistics: bool = False,
+                             range_columns: int = 0) -> float:
     """The scale s of the constant feature: the smallest s <= 1 with n s^2 >= k ridge(R_eff), else 1.
 
     The ridge bound is proportional to R_eff^2 = R^2 + s^2 (sigma_2 is, up to upward rounding), so with r the
@@ -289,10 +340,12 @@ def adassp_intercept_scaling(epsilon: float, delta: float, *, dim: int, data_nor
     former constant). A function of public epsilon, delta, dim (d with the intercept), R, rho and n
     (replace-one: n public; the caller passes nothing else), so the release's guarantee is unchanged: s is
     fixed before the data are read and the certificate records it. ``column_statistics``: the ridge of the
-    calibration that also releases column statistics (a larger unit sigma).
+    calibration that also releases column statistics (a larger unit sigma); ``range_columns``: the one that
+    searches private ranges first.
     """
     unit = adassp_calibration(epsilon, delta, dim=dim, data_norm=1.0, label_bound=1.0,
-                              failure_probability=failure_probability, column_statistics=column_statistics).ridge_bound
+                              failure_probability=failure_probability, column_statistics=column_statistics,
+                              range_columns=range_columns).ridge_bound
     kept = INTERCEPT_KEPT / (1 - INTERCEPT_KEPT)
     norm = check_bound("data_norm", data_norm)
     n = int(positive("n", n))

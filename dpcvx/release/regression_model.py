@@ -94,7 +94,9 @@ class SufficientStatisticsCertificate:
     clipping: str
     neighbours: str
     library_version: str
-    #: ADASSP_STANDARDISED only: {"n", "spread", "sums"}, the released column sums and sums of squares
+    #: ADASSP_STANDARDISED only: {"n", "spread", "sums"}, the released column sums and sums of squares;
+    #: ADASSP_RANGED only: {"n", "level", "label_bound", "ranges"}, the released ranges and the public label bound
+    #: (``label_bound`` is the public B; ``calibration.label_bound`` the bound B' the ranges give)
     column_statistics: dict | None = None
 
     @property
@@ -126,14 +128,19 @@ class SufficientStatisticsCertificate:
                 **({} if self.column_statistics is None else {"column_statistics": self.column_statistics})}
 
     def __str__(self) -> str:
+        ranged = self.column_statistics is not None and "ranges" in self.column_statistics
         standardised = "" if self.column_statistics is None else (
+            f" on columns and a label mapped by private ranges (mechanism {self.mechanism})" if ranged else
             f" on columns centred and scaled by private column statistics (mechanism {self.mechanism})")
+        label = f"|y| <= {self.label_bound:g}" + (
+            f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "
+            f"private label range)" if ranged else "")
         return "\n".join([
             f"dpcvx release: AdaSSP least squares{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "
-            f"|y| <= {self.label_bound:g}; beyond them: {self.clipping}",
+            f"{label}; beyond them: {self.clipping}",
             self.calibration.describe(),
             self.float_guarantee.statement,
         ])

@@ -30,10 +30,10 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
   (``mechanism="objective"``, ``weight_bound=W``; KST12 with L = W R + B, docs/theory.md
   section 16). ``mechanism="auto"`` (the default) picks AdaSSP: it had the lower test MSE in
   every configuration of ``benchmarks/regression.py`` (recorded in its results). Under replace-one,
-  for dense rows in memory, AdaSSP runs on columns centred and scaled by private column statistics
-  released in the same joint Gaussian (``column_statistics="auto"``; mechanism "adassp-standardised",
-  docs/theory.md section 16): columns that fill a small part of their public ranges keep their signal.
-  The certificate names the mechanism.
+  for dense rows in memory and enough rows for the search's noise, AdaSSP runs on columns and a label
+  mapped by private ranges searched in the same joint Gaussian (``column_statistics="auto"``; mechanism
+  "adassp-ranged", docs/theory.md section 16): columns that fill a small part of their public ranges keep
+  their signal. The certificate names the mechanism.
 - :class:`DPHuberRegressor`: the Huber loss of the residual (``m`` its threshold;
   L = m, c = 1), through :class:`~dpcvx.models.erm.PrivateERM` with ``task="regression"``.
   It is piecewise C^2, which the Gaussian objective perturbation does not cover.
@@ -69,6 +69,7 @@ from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegres
 from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.adassp import adassp_calibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
@@ -266,12 +267,16 @@ class DPLinearRegression(_PrivateRegressor):
         in the public ``norm_range`` / ``label_range`` (:class:`~dpcvx.models.erm.PrivateERM`'s opt-in;
         ``certificate_.total_epsilon`` is the cost).
     allow_large_delta : delta must be below 1/n (n the training rows) unless True (PrivateERM's parameter).
-    column_statistics : "auto" (the default), True or False. AdaSSP on columns centred and scaled by private
-        column statistics, released first in the same joint Gaussian and charged with the fit (mechanism
-        "adassp-standardised"; :mod:`dpcvx.privacy.adassp`, docs/theory.md section 16): it keeps the signal when
+    column_statistics : "auto" (the default), "ranges", True or False. "ranges": AdaSSP on columns and a label
+        mapped by private per-column ranges (a noisy binary search of Gaussian counts, whose error is in rows, not
+        in units of R), searched first in the same joint Gaussian and charged with the fit (mechanism
+        "adassp-ranged"; :mod:`dpcvx.privacy.column_ranges`, docs/theory.md section 16): it keeps the signal when
         the columns fill a small part of their public ranges, where plain AdaSSP's ridge exceeds their
-        eigenvalues (benchmarks/results/adassp_gap.md). "auto": on under replace-one for dense rows in memory
-        with clip=True, else plain AdaSSP (mechanism "adassp"); False: plain AdaSSP.
+        eigenvalues (benchmarks/results/column_ranges.md). True: the older map of private column sums and sums of
+        squares (mechanism "adassp-standardised"). "auto": "ranges" under replace-one for dense rows in memory
+        with clip=True when n is large enough for the search's noise (a public rule of n, d, epsilon and delta:
+        :func:`dpcvx.privacy.column_ranges.range_level`), else plain AdaSSP (mechanism "adassp"); False: plain
+        AdaSSP.
     accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
         ``clone`` keeps the same one.
     """
@@ -336,17 +341,26 @@ class DPLinearRegression(_PrivateRegressor):
         return PrivateLinearRegression(self.data_norm, label_bound, lam=extra, fit_intercept=self.fit_intercept,
                                        clip=self.clip, intercept_scaling="auto",
                                        allow_large_delta=self.allow_large_delta,
-                                       column_statistics=self._column_statistics(X))
+                                       **self._column_statistics(X))
 
-    def _column_statistics(self, X: Any) -> bool:
-        """``column_statistics``: True or False as given; "auto": True under replace-one for dense rows in memory
-        with clip=True (public facts of the call), else False (plain AdaSSP)."""
+    def _column_statistics(self, X: Any) -> dict[str, bool]:
+        """The learner's ``column_statistics`` and ``column_ranges``: True or False as given, "ranges" the ranges;
+        "auto": the ranges under replace-one for dense rows in memory with clip=True when the search's level at X's
+        n is defined (public facts of the call: n, d, epsilon, delta), else neither (plain AdaSSP)."""
         if self.column_statistics in (True, False):
-            return bool(self.column_statistics)
+            return {"column_statistics": bool(self.column_statistics), "column_ranges": False}
+        if self.column_statistics == "ranges":
+            return {"column_statistics": False, "column_ranges": True}
         if self.column_statistics != "auto":
-            raise InputError(f"column_statistics must be 'auto', True or False, got {self.column_statistics!r}")
-        return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and self.clip is True
-                and not is_out_of_core(X) and not sparse.issparse(X))
+            raise InputError(f"column_statistics must be 'auto', 'ranges', True or False, got "
+                             f"{self.column_statistics!r}")
+        if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE or self.clip is not True \
+                or is_out_of_core(X) or sparse.issparse(X):
+            return {"column_statistics": False, "column_ranges": False}
+        n, d = X.shape
+        searched = adassp_calibration(self.epsilon, self.delta, dim=d + 1, data_norm=1.0, label_bound=1.0,
+                                      range_columns=d + 1)
+        return {"column_statistics": False, "column_ranges": searched.range_level(n) is not None}
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -357,7 +371,7 @@ class DPLinearRegression(_PrivateRegressor):
 
     def _ball_learner(self, label_bound: float | str) -> PrivateERM:
         """The PrivateERM of least squares on the public ball (its refusals first)."""
-        if self.column_statistics is True:
+        if self.column_statistics is True or self.column_statistics == "ranges":
             raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
                              "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
         if self.weight_bound is None:

@@ -1,4 +1,4 @@
-"""AdaSSP on privately standardised columns (mechanism "adassp-standardised", DPLinearRegression's default).
+"""AdaSSP on privately standardised columns (mechanism "adassp-standardised", column_statistics=True).
 
 The calibration is checked exactly (five Gaussian releases of one joint Gaussian at sqrt(3.8)), the column
 statistics' sensitivities over extreme pairs, the release by a distinguishing audit that catches a thirtyfold
@@ -97,26 +97,27 @@ def test_audit_passes_the_standardised_release_and_catches_too_little_noise(brok
     assert report.passed is not broken
 
 
-def test_the_default_standardises_and_beats_plain_adassp_on_narrow_columns(narrow):
+def test_the_standardised_release_beats_plain_adassp_on_narrow_columns(narrow):
     X, y = narrow
     train, test = slice(0, 3000), slice(3000, None)
     scores = {}
-    for statistics in ("auto", False):
+    for statistics in (True, False):
         values = []
         for seed in range(4):
             model = _quiet_fit(dpcvx.DPLinearRegression(random_state=seed, column_statistics=statistics),
                                X[train], y[train])
             values.append(model.score(X[test], y[test]))
         scores[statistics] = float(np.mean(values))
-        assert model.certificate_.mechanism == (ADASSP_STANDARDISED if statistics == "auto" else "adassp")
+        assert model.certificate_.mechanism == (ADASSP_STANDARDISED if statistics else "adassp")
     # seeded: plain AdaSSP's ridge flattens these columns (R^2 near 0); the standardised release keeps the signal
-    assert scores["auto"] > 0.5 > scores[False] + 0.2
+    assert scores[True] > 0.5 > scores[False] + 0.2
 
 
 def test_one_charge_and_the_map_in_the_saved_file(narrow, tmp_path):
     X, y = narrow
     accountant = PrivacyAccountant(5.0, 1e-3)
-    estimator = _quiet_fit(dpcvx.DPLinearRegression(random_state=1, accountant=accountant), X, y)
+    estimator = _quiet_fit(dpcvx.DPLinearRegression(random_state=1, accountant=accountant, column_statistics=True),
+                           X, y)
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
     model = estimator.model_
     assert isinstance(model.rows.feature_map, ColumnStandardiser)
@@ -137,28 +138,26 @@ def test_one_charge_and_the_map_in_the_saved_file(narrow, tmp_path):
             dpcvx.load(tmp_path / "edited.json")
 
 
-@pytest.mark.parametrize("case", ["add-remove", "clip", "objective"])
-def test_refusals_charge_nothing(narrow, case):
+@pytest.mark.parametrize("chosen", [True, "ranges"])  # the standardised map, and the ranged one (its own tests:
+@pytest.mark.parametrize("case", ["add-remove", "clip", "objective", "sparse"])  # test_adassp_column_ranges.py)
+def test_refusals_charge_nothing(narrow, case, chosen):
     X, y = narrow
     accountant = PrivacyAccountant(5.0, 1e-3)
-    parameters = {"column_statistics": True, "accountant": accountant, "random_state": 0}
+    if case == "sparse":
+        learner = PrivateLinearRegression(1.0, 1.0, column_statistics=chosen is True, column_ranges=chosen == "ranges")
+        with pytest.raises(dpcvx.InputError, match="dense"):
+            learner.fit(sparse.csr_matrix(X), y, 1.0, 1e-6, accountant=accountant)
+        assert accountant.ledger == []
+        return
+    parameters = {"column_statistics": chosen, "accountant": accountant, "random_state": 0}
     if case == "add-remove":
         parameters["neighbours"] = "add-remove"
     elif case == "clip":
         parameters["clip"] = False
     else:
         parameters.update(mechanism="objective", weight_bound=1.0)
-    with pytest.raises(dpcvx.InputError, match="column_statistics"):
+    with pytest.raises(dpcvx.InputError, match="column_"):
         _quiet_fit(dpcvx.DPLinearRegression(**parameters), X, y)
-    assert accountant.ledger == []
-
-
-def test_sparse_rows_are_refused_before_the_charge(narrow):
-    X, y = narrow
-    accountant = PrivacyAccountant(5.0, 1e-3)
-    with pytest.raises(dpcvx.InputError, match="dense"):
-        PrivateLinearRegression(1.0, 1.0, column_statistics=True).fit(sparse.csr_matrix(X), y, 1.0, 1e-6,
-                                                                       accountant=accountant)
     assert accountant.ledger == []
 
 
@@ -170,7 +169,8 @@ def test_auto_falls_back_to_plain_adassp_under_add_remove(narrow):
 
 def test_neighbouring_release_files_differ_only_in_declared_values(narrow):
     X, y = narrow
-    result = audit_release_file(dpcvx.DPLinearRegression(), X[:600], y[:600], epsilon=1.0, mechanism="auto",
+    result = audit_release_file(dpcvx.DPLinearRegression(column_statistics=True), X[:600], y[:600], epsilon=1.0,
+                                mechanism="auto",
                                 index=3, seed=2)
     assert result.clean, str(result)
     assert any(path.startswith("certificate.column_statistics.sums[") for path in result.privatised)

@@ -58,9 +58,11 @@ def test_clones_share_the_accountant_so_cross_validation_is_charged_once_per_fit
 def test_regressors_take_the_accountant_in_the_constructor(data):
     X, _ = data
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)
-    dpcvx.DPLinearRegression(accountant=accountant, random_state=0).fit(X, X[:, 0])
-    assert accountant.ledger[0].description == ("DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP with "
-                                                "private column statistics, replace-one)")
+    dpcvx.DPLinearRegression(accountant=accountant, random_state=0).fit(X, X[:, 0])  # 300 rows: plain AdaSSP
+    dpcvx.DPLinearRegression(accountant=accountant, random_state=0, column_statistics=True).fit(X, X[:, 0])
+    assert [entry.description for entry in accountant.ledger] == [
+        "DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP, replace-one)",
+        "DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP with private column statistics, replace-one)"]
 
 
 def test_classifiers_take_add_remove_neighbours(data):

@@ -54,13 +54,15 @@ def _fit(neighbours: str, n: int, column_statistics: bool | str = "auto") -> dpc
 
 
 def test_the_estimator_fits_at_the_rule_and_the_certificate_records_it() -> None:
-    for statistics in (True, False):  # the default ("auto") draws column statistics here: a larger unit sigma
-        model = _fit("replace-one", 20_000, "auto" if statistics else False)
-        expected = adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, column_statistics=statistics)
+    # the default ("auto") searches private ranges here, True draws column statistics: larger unit sigmas
+    for statistics, rule in (("auto", {"range_columns": 4}), (True, {"column_statistics": True}), (False, {})):
+        model = _fit("replace-one", 20_000, statistics)
+        expected = adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, **rule)
         assert expected < 1.0
         assert model.certificate_.intercept_scaling == expected
         assert model.certificate_.effective_norm_bound == pytest.approx(math.hypot(1.0, expected))
-    assert expected < adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, column_statistics=True)
+    assert expected < adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, column_statistics=True) \
+        < adassp_intercept_scaling(1.0, 1e-6, dim=4, data_norm=1.0, n=20_000, range_columns=4)
 
 
 def test_add_remove_keeps_the_former_constant() -> None:

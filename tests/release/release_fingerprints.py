@@ -1,10 +1,11 @@
 """Fingerprints of seeded releases: a refactoring of the release path must leave every one bit-identical.
 
 Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and
-Gaussian, float-safe, AdaSSP regression (plain and on standardised columns), multiclass, the kernel
-learners, add-remove, class weights, the intercept offset of a public class prior, lam="auto") and records,
-per release, the released weights (as their exact JSON text), the certificate's text and the saved model
-file's text (the library version line removed). ``--compare`` reads an earlier run and lists every difference.
+Gaussian, float-safe, AdaSSP regression (plain, on standardised columns, on private ranges: the default),
+multiclass, the kernel learners, add-remove, class weights, the intercept offset of a public class prior,
+lam="auto") and records, per release, the released weights (as their exact JSON text), the certificate's text
+and the saved model file's text (the library version line removed). ``--compare`` reads an earlier run and lists
+every difference.
 
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --out /tmp/before.json
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --compare /tmp/before.json
@@ -60,8 +61,12 @@ def _configurations() -> dict[str, Callable[[], Any]]:
         Xr, yr, 1.0, "output", random_state=0)
     makers["adassp"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, random_state=0,
                                                         column_statistics=False).fit(Xr, yr).model_
-    makers["adassp standardised"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
-                                                                     random_state=0).fit(Xr, yr).model_
+    makers["adassp standardised"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, random_state=0,
+                                                                     column_statistics=True).fit(Xr, yr).model_
+    narrow = np.random.default_rng(7).normal(0.2, 0.01, (3000, 3))  # enough rows for the range search
+    y_narrow = np.clip((narrow - 0.2) @ np.array([30.0, -20.0, 10.0]), -1, 1)
+    makers["adassp ranged"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
+                                                               random_state=0).fit(narrow, y_narrow).model_
     for float_safe in (False, True):
         makers[f"multiclass float_safe={float_safe}"] = lambda fs=float_safe: dpcvx.PrivateMulticlassERM(
             dpcvx.PrivateERM(losses.logistic(), lam=0.1, data_norm=1.0, float_safe=fs), (0.0, 1.0, 2.0)).fit(

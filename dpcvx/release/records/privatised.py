@@ -92,6 +92,13 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
            "Laplace on the lattice sums, eps_s)", "certificate.column_statistics", "sums",
            ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier"),
            calibrated=False),  # the map's outputs are clipped onto the public R: no constant depends on them
+    # its record is the one above (certificate.column_statistics, whose mechanism the certificate names); B' sets
+    # the sigma of X^T y, so the calibration is derived from the ranges
+    PrivateRelease("the private ranges of DPLinearRegression's default (mechanism adassp-ranged; "
+                   "dpcvx.privacy.column_ranges: a noisy binary search of Gaussian counts in AdaSSP's joint Gaussian)",
+                   ("**.certificate.column_statistics.ranges",),
+                   ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
+                    *_CALIBRATED)),
     _drawn("the private row-norm bound of data_norm='private' (dpcvx.models.private_norm: the exponential-mechanism "
            "quantile over a public grid, eps_q)", "certificate.private_bound", "bound",
            ("**.certificate.data_norm", "**.certificate.effective_norm_bound", "**.certificate.constants.R",

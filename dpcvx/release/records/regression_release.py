@@ -10,9 +10,9 @@ import numpy as np
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
-from ...data.standardiser import ColumnStandardiser, adassp_map
+from ...data.standardiser import ColumnStandardiser, adassp_map, label_range, range_map
 from ...exceptions import InputError
-from ...privacy.adassp import ADASSP, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
+from ...privacy.adassp import ADASSP, ADASSP_RANGED, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
 from ...privacy.calibration import PublicFacts
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
@@ -29,6 +29,7 @@ _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon"
 _ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics"}
 _ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
 _STATISTICS_KEYS = {"n", "spread", "sums"}  # ADASSP_STANDARDISED's certificate.column_statistics
+_RANGES_KEYS = {"n", "level", "label_bound", "ranges"}  # ADASSP_RANGED's certificate.column_statistics
 
 
 def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | None) -> dict:
@@ -53,14 +54,16 @@ def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | Non
 def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     """An AdaSSP release: the calibration is recomputed from the stated public bounds and compared."""
     item = json_object("the model file", data, _ADASSP_KEYS)
-    standardised = isinstance(item["certificate"], dict) and item["certificate"].get("mechanism") == ADASSP_STANDARDISED
+    mechanism = item["certificate"].get("mechanism") if isinstance(item["certificate"], dict) else None
+    standardised, ranged = mechanism == ADASSP_STANDARDISED, mechanism == ADASSP_RANGED
     saved = json_object("certificate", item["certificate"],
-                        _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised else set()))
+                        _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised or ranged else set()))
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
     facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
-                        data_norm=saved["effective_norm_bound"], label_bound=saved["label_bound"])
+                        data_norm=saved["effective_norm_bound"],
+                        label_bound=_ranged_label_bound(saved, recorded) if ranged else saved["label_bound"])
     try:
         calibration = AdaSSPCalibration.from_record(recorded, facts)
     except InputError as error:
@@ -77,10 +80,13 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
     if coef.size + rows.fit_intercept != calibration.dim:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
-    if calibration.column_statistics is not standardised:
+    if calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged:
         raise InputError("certificate.mechanism and certificate.calibration disagree on the column statistics; the "
                          "file has been edited")
-    statistics = _column_statistics(saved["column_statistics"], calibration, rows, coef.size) if standardised else None
+    recorded_statistics = saved.get("column_statistics")
+    statistics = (_column_statistics(recorded_statistics, calibration, rows, coef.size) if standardised else
+                  _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
+                  else None)
     certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS
                                                      if key != "calibration"}, calibration=calibration,
                                                   column_statistics=statistics)
@@ -109,10 +115,54 @@ def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMa
     return record
 
 
+def _ranged_label_bound(saved: dict, recorded: dict) -> float:
+    """B' of an ADASSP_RANGED file: what its recorded label range gives at the level its n gives (the level reads
+    epsilon, delta and the number of columns only, not the label bound)."""
+    record = json_object("certificate.column_statistics", saved["column_statistics"], _RANGES_KEYS)
+    ranges, n = record["ranges"], record["n"]
+    if not isinstance(ranges, list) or len(ranges) != 2 or not all(isinstance(side, list) and side for side in ranges):
+        raise InputError("certificate.column_statistics.ranges must be two lists of numbers")
+    facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"], data_norm=saved["effective_norm_bound"],
+                        label_bound=saved["label_bound"])
+    try:
+        level = AdaSSPCalibration.from_record(recorded, facts).range_level(n)
+    except (InputError, TypeError) as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    if level is None:
+        raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
+    label = [_number(f"certificate.column_statistics.ranges[{i}][-1]", side[-1]) for i, side in enumerate(ranges)]
+    return label_range(np.array(label)[:, None], level, _number("certificate.label_bound", saved["label_bound"]))[1]
+
+
+def _column_ranges(data: object, calibration: AdaSSPCalibration, rows: RowMap, d: int, public_bound: float) -> dict:
+    """ADASSP_RANGED's record: n >= 1, the level the calibration gives at n, the public label bound, the 2 x (d + 1)
+    released ranges; the saved map must be the one they give (recomputed; the calibration's B' was recomputed from
+    them before)."""
+    record = json_object("certificate.column_statistics", data, _RANGES_KEYS)
+    n, ranges = record["n"], record["ranges"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"certificate.column_statistics.n must be an integer >= 1, got {n!r}")
+    level = calibration.range_level(n)
+    if level is None:
+        raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
+    _check_same("certificate.column_statistics.level", record["level"], level)
+    if not isinstance(ranges, list) or len(ranges) != 2 or any(not isinstance(side, list) or len(side) != d + 1
+                                                               for side in ranges):
+        raise InputError(f"certificate.column_statistics.ranges must be two lists of {d + 1} numbers")
+    released = np.array([[_number(f"certificate.column_statistics.ranges[{i}][{j}]", v) for j, v in enumerate(side)]
+                         for i, side in enumerate(ranges)])
+    _check_same("certificate.column_statistics.label_bound", record["label_bound"], public_bound)
+    if not isinstance(rows.feature_map, ColumnStandardiser) \
+            or rows.feature_map != range_map(released[:, :-1], level, rows.norm_bound):
+        raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
+                         "file has been edited")
+    return record
+
+
 def regression_from_dict(data: dict) -> PrivateRegressionModel:
     """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
-    if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") in (ADASSP,
-                                                                                                ADASSP_STANDARDISED):
+    if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") in (
+            ADASSP, ADASSP_STANDARDISED, ADASSP_RANGED):
         return _adassp_from_dict(data)
     model = linear_from_dict(data)
     assert isinstance(model, PrivateRegressionModel)

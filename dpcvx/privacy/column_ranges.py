@@ -1,0 +1,97 @@
+"""Private per-column ranges by a noisy binary search: Gaussian counts on a public dyadic grid.
+
+A scale-free column statistic (docs/theory.md, section 16, "AdaSSP on columns mapped by private ranges"): its
+error is in RANKS (rows), not in units of the public bound, so it locates a column that fills a hundredth of its
+public range as well as one that fills all of it. For k columns (the features and the label) with public
+half-widths b_j (R for a feature of a row clipped onto ||x|| <= R, B for a label clipped onto [-B, B]):
+
+* the grid of column j is the public t_j(i) = -b_j + 2 b_j i / 2^D, i = 0 ... 2^D (D = ``SEARCH_DEPTH``);
+* two binary searches run per column, for the levels q and 1 - q (q public: :func:`range_level`). Each of the D
+  steps releases, for every column and both searches, the count #{i : v_ij <= t} at the current midpoint t plus
+  N(0, sigma_c^2), and moves the search interval to the half where the noisy count crosses q n (resp. (1 - q) n);
+* the released range of column j is the pair of grid points the two searches end at (post-processing of the
+  noisy counts).
+
+**Sensitivity.** Under replace-one (n public), replacing one record changes each count #{i : v_ij <= t} by at
+most 1 (the old row leaves, the new one enters), whatever t, so the 2 k counts of one step move by at most
+sqrt(2 k) in L2 norm. A step is the Gaussian mechanism of sensitivity sqrt(2 k) and noise sigma_c, that is
+(sqrt(2 k) / sigma_c)-GDP (Dong, Roth and Su 2022), and its thresholds depend on the earlier steps' outputs only,
+so the D steps compose adaptively to (sqrt(2 k D) / sigma_c)-GDP (ibid., Corollary 2). With
+sigma_c = sigma sqrt(2 k D / f) (:func:`count_sigma`) the whole search is (sqrt(f) / sigma)-GDP: a Gaussian
+release of sensitivity sqrt(f) at the unit sigma, which joins AdaSSP's releases in one joint Gaussian
+(:mod:`dpcvx.privacy.adassp`, share ``RANGE_SHARE``).
+
+**The level.** A decision is wrong with probability Phi(-|c - q n| / sigma_c); a search whose first steps are
+far from the data errs with probability Phi(-q n / sigma_c) at each of them, and one such error sends it to the
+edge of the grid. The public rule q = max(``LOWEST_LEVEL``, ``RANK_MARGIN`` sigma_c / n) keeps q n at least
+four noise deviations from an empty count; above ``HIGHEST_LEVEL`` the search is not offered (n too small for
+the noise: the caller falls back to a release without ranges). It reads n, sigma_c and the constants only.
+
+**Floating point.** The counts are exact integers; the noise is drawn in doubles by the seeded or OS-entropy
+generator and each noisy count is rounded to a grid 2^-30 of sigma_c (:func:`~dpcvx.privacy.noise.round_to_grid`,
+the mitigation of the other releases) before it is compared: mitigation only (MITIGATION_ONLY), as for AdaSSP's
+statistics; the proof holds in exact arithmetic. The comparison with q n is a function of the rounded noisy
+count and public numbers only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..rounding import round_up
+from .noise import release_grid_spacing, round_to_grid
+
+__all__ = ["HIGHEST_LEVEL", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "count_sigma",
+           "grid_cell", "range_level", "release_ranges"]
+
+#: f of the range search in AdaSSP's joint Gaussian (AdaSSP's three statistics share 3): fixed with the other
+#: constants below on energy, trips, diabetes and wages500 (benchmarks/column_ranges.py) before the held-out
+#: clinic and sensors were fitted.
+RANGE_SHARE = 1.0
+SEARCH_DEPTH = 14    # D: a grid of 2^14 cells over [-b, b]
+RANK_MARGIN = 4.0    # q n >= 4 sigma_c
+LOWEST_LEVEL = 0.1   # q at least 0.1 (the 10% and 90% quantiles)
+HIGHEST_LEVEL = 0.3  # above: too few rows for the noise, no ranges
+
+
+def count_sigma(unit_sigma: float, columns: int) -> float:
+    """sigma_c = sigma sqrt(2 k D / f), rounded up: the search is (sqrt(f) / sigma)-GDP (module docstring)."""
+    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+        raise InputError(f"the range search needs at least one column, got {columns!r}")
+    return round_up(unit_sigma * math.sqrt(2 * columns * SEARCH_DEPTH / RANGE_SHARE))
+
+
+def range_level(sigma: float, n: int) -> float | None:
+    """The public level q = max(LOWEST_LEVEL, RANK_MARGIN sigma_c / n), or None when it exceeds HIGHEST_LEVEL."""
+    level = max(LOWEST_LEVEL, RANK_MARGIN * sigma / n)
+    return level if level <= HIGHEST_LEVEL else None
+
+
+def grid_cell(half_widths: np.ndarray) -> np.ndarray:
+    """The width 2 b / 2^D of a grid cell of each column."""
+    return np.ldexp(2 * np.asarray(half_widths, dtype=float), -SEARCH_DEPTH)
+
+
+def release_ranges(values: np.ndarray, half_widths: np.ndarray, level: float, sigma: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """The 2 x k released grid points (low row, high row) of the searches for levels q and 1 - q.
+
+    ``values`` (n x k) are the rows clipped onto the public bounds (features onto ||x|| <= R, the label onto
+    [-B, B]); ``half_widths`` the public b_j. Each step draws 2 k Gaussian values (module docstring)."""
+    rows = np.asarray(values, dtype=float)
+    n, k = rows.shape
+    bounds = np.asarray(half_widths, dtype=float)
+    targets = np.array([level * n, (1 - level) * n])[:, None]
+    low, high = np.zeros((2, k), dtype=np.int64), np.full((2, k), 1 << SEARCH_DEPTH, dtype=np.int64)
+    spacing = release_grid_spacing(sigma)
+    for _ in range(SEARCH_DEPTH):
+        middle = (low + high) // 2
+        thresholds = -bounds + np.ldexp(2 * bounds * middle, -SEARCH_DEPTH)
+        counts = np.stack([(rows <= side).sum(axis=0) for side in thresholds]).astype(float)
+        noisy, _ = round_to_grid(counts + sigma * rng.standard_normal((2, k)), spacing, 0)
+        crossed = noisy >= targets
+        high, low = np.where(crossed, middle, high), np.where(crossed, low, middle)
+    return -bounds + np.ldexp(2 * bounds * high, -SEARCH_DEPTH)
