@@ -53,6 +53,7 @@ from ..privacy.adassp import (
     AdaSSPCalibration,
     adassp_calibration,
     adassp_intercept_scaling,
+    range_search_level,
 )
 from ..privacy.column_ranges import HIGHEST_LEVEL, release_ranges
 from ..privacy.neighbours import Neighbours
@@ -116,10 +117,11 @@ class PrivateLinearRegression:
     column_statistics : bool, default False
         Release private column statistics first and run AdaSSP on the columns they centre and scale (module
         docstring); replace-one neighbours, dense rows in memory and ``clip=True`` only.
-    column_ranges : bool, default False
+    column_ranges : bool or "auto", default False
         Search private ranges of the columns and the label first and run AdaSSP on the rows and labels they map
         (module docstring); the same conditions, not with ``column_statistics``, and n large enough for the
         search's noise (:func:`dpcvx.privacy.column_ranges.range_level`), else refused before any charge.
+        "auto": the ranges when every condition holds at the fit's n (public facts of the call), else plain AdaSSP.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -127,7 +129,7 @@ class PrivateLinearRegression:
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float | str = 1.0, clip: bool = True,
                  failure_probability: float = 0.05, allow_large_delta: bool = False,
-                 column_statistics: bool = False, column_ranges: bool = False) -> None:
+                 column_statistics: bool = False, column_ranges: bool | str = False) -> None:
         self.data_norm = data_norm
         self.label_bound = label_bound
         self.lam = lam
@@ -190,7 +192,7 @@ class PrivateLinearRegression:
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
-                  rows: RowMap | None = None) -> AdaSSPCalibration:
+                  rows: RowMap | None = None, ranges: bool | None = None) -> AdaSSPCalibration:
         """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included);
         ``rows`` the fit's row map (default: the public bounds', a numeric ``intercept_scaling``). The plan's
         one calibration goes through this hook (:meth:`AdaSSPPlan.calibrate`)."""
@@ -199,7 +201,8 @@ class PrivateLinearRegression:
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
                                   column_statistics=self.column_statistics,
-                                  range_columns=dim - self.fit_intercept + 1 if self.column_ranges is True else 0)
+                                  range_columns=dim - self.fit_intercept + 1 if (
+                                      self.column_ranges is True if ranges is None else ranges) else 0)
 
     @property
     def plans_first(self) -> bool:
@@ -229,10 +232,8 @@ class PrivateLinearRegression:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
         standardised = check_flag("column_statistics", self.column_statistics)
-        ranged = check_flag("column_ranges", self.column_ranges)
-        if standardised and ranged:
-            raise InputError("column_statistics and column_ranges are two maps; pass one. Nothing was charged")
-        if standardised or ranged:
+        ranged = self._ranges_setting(X, relation, standardised)
+        if standardised or ranged is True:
             self._refuse_for_statistics(X, relation, "column_ranges" if ranged else "column_statistics")
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
         plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged)
@@ -249,6 +250,18 @@ class PrivateLinearRegression:
         check_accountant(accountant)
         plan, bound = self._planned(X, y, epsilon, delta, neighbours, sample_weight)
         return plan.execute(bound, random_state, accountant)
+
+    def _ranges_setting(self, X: Any, relation: Neighbours, standardised: bool) -> bool | str:
+        """``column_ranges`` checked: True, False, or "auto" when the search is offered for X (replace-one, dense
+        rows in memory, clip=True, no column statistics; n is read per fit), else False."""
+        setting = self.column_ranges
+        if setting == "auto":
+            offered = (relation is Neighbours.REPLACE_ONE and not standardised and self.clip is True
+                       and not is_out_of_core(X) and not sparse.issparse(X))
+            return "auto" if offered else False
+        if check_flag("column_ranges", setting) and standardised:
+            raise InputError("column_statistics and column_ranges are two maps; pass one. Nothing was charged")
+        return bool(setting)
 
     def _refuse_for_statistics(self, X: Any, relation: Neighbours, name: str) -> None:
         """column_statistics=True or column_ranges=True (``name``): replace-one (n public), dense rows in memory,
@@ -325,7 +338,8 @@ class AdaSSPPlan:
     lam : the checked extra ridge
     standardised : whether the fit first releases column statistics (mechanism ``adassp-standardised``)
     width : the number of input columns
-    ranged : whether the fit first searches private ranges (mechanism ``adassp-ranged``)
+    ranged : whether the fit first searches private ranges (mechanism ``adassp-ranged``): True, False, or "auto"
+        (when the search's level at the fit's n is defined: :meth:`ranges_at`)
     """
 
     learner: PrivateLinearRegression
@@ -335,8 +349,8 @@ class AdaSSPPlan:
     lam: float
     standardised: bool
     width: int
-    ranged: bool = False
-    _calibrations: dict[float, tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
+    ranged: bool | str = False
+    _calibrations: dict[tuple[float, bool], tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
                                                                           repr=False, compare=False)
 
     @property
@@ -361,16 +375,25 @@ class AdaSSPPlan:
                                         data_norm=check_bound("data_norm", learner.data_norm), n=n,
                                         failure_probability=learner.failure_probability,
                                         column_statistics=self.standardised,
-                                        range_columns=self.width + 1 if self.ranged else 0)
+                                        range_columns=self.width + 1 if self.ranges_at(n) else 0)
+
+    def ranges_at(self, n: int) -> bool:
+        """Whether a fit of n rows searches private ranges: as set, or under "auto" when the search's public level
+        at n is defined (:func:`~dpcvx.privacy.adassp.range_search_level`)."""
+        if self.ranged == "auto":
+            return range_search_level(self.epsilon, self.delta, columns=self.width + 1, n=n) is not None
+        return self.ranged is True
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration]:
-        """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s (public)."""
-        scale = self.scaling(n)
-        if scale not in self._calibrations:
+        """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s and search (both
+        public)."""
+        scale, ranges = self.scaling(n), self.ranges_at(n)
+        if (scale, ranges) not in self._calibrations:
             rows = self.learner._rows(scale)
-            self._calibrations[scale] = rows, self.learner.calibrate(self.epsilon, self.delta, self.dim,
-                                                                     self.relation, rows)
-        return self._calibrations[scale]
+            searched: dict[str, bool] = {"ranges": True} if ranges else {}  # a hook without ``ranges`` still serves
+            self._calibrations[scale, ranges] = rows, self.learner.calibrate(self.epsilon, self.delta, self.dim,
+                                                                             self.relation, rows, **searched)
+        return self._calibrations[scale, ranges]
 
     def bind(self, X: Any, y: Any) -> _Bound:
         """The checks of a fit on (X, y), nothing charged or drawn: the width, the rows and labels (clipped or
@@ -381,14 +404,15 @@ class AdaSSPPlan:
                              "columns")
         rows, calibration = self.calibrate(rows_in)
         learner, statistics, clipped, level = self.learner, None, None, None
-        if self.standardised or self.ranged:
+        ranges = self.ranges_at(rows_in)
+        if self.standardised or ranges:
             clipped, n = learner._clipped_rows(X, y)
         else:
             _, gram, moment, n = learner._statistics(X, y, rows)
             statistics = gram, moment
         if self.relation is Neighbours.REPLACE_ONE:  # n is public (under add-remove it is not, and is not read)
             check_delta_for_n(self.delta, n, learner.allow_large_delta)
-        if self.ranged:
+        if ranges:
             level = calibration.range_level(n)
             if level is None:
                 raise InputError(f"column_ranges=True: {n} rows are too few for the range search's noise at epsilon "
@@ -407,12 +431,12 @@ class AdaSSPPlan:
     def execute(self, bound: _Bound, random_state: RandomState,
                 accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
         """Charge, draw and release on data :meth:`bind` has checked."""
-        rows, calibration, n = bound.rows, bound.calibration, bound.n
+        rows, calibration, n, ranged = bound.rows, bound.calibration, bound.n, bound.level is not None
         rng = resolve_rng(random_state)
         if accountant is not None:
             accountant.spend(self.epsilon, self.delta, description=f"PrivateLinearRegression.fit "
                              f"(AdaSSP{' with private column statistics' if self.standardised else ''}"
-                             f"{' with private ranges' if self.ranged else ''}, {self.relation})",
+                             f"{' with private ranges' if ranged else ''}, {self.relation})",
                              curve=calibration.privacy_curve(self.epsilon, self.delta), neighbours=self.relation)
         record, shift = None, 0.0
         if bound.level is not None and bound.clipped is not None:  # the ranges, then their maps, then AdaSSP
@@ -436,9 +460,9 @@ class AdaSSPPlan:
             assert bound.statistics is not None
             gram, moment = bound.statistics
         certificate = SufficientStatisticsCertificate(
-            mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP_RANGED if self.ranged else ADASSP,
+            mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP_RANGED if ranged else ADASSP,
             guarantee="(epsilon, delta)-differential privacy by " + (
-                STANDARDISED_THEOREM if self.standardised else RANGED_THEOREM if self.ranged else ADASSP_THEOREM),
+                STANDARDISED_THEOREM if self.standardised else RANGED_THEOREM if ranged else ADASSP_THEOREM),
             epsilon=self.epsilon, delta=self.delta, calibration=calibration, data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound,
             label_bound=check_bound("label_bound", self.learner.label_bound),

@@ -87,8 +87,8 @@ from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
 __all__ = ["ADASSP", "ADASSP_RANGED", "ADASSP_STANDARDISED", "COLUMN_SHARES", "RANGED_THEOREM", "COLUMN_SPREAD",
-           "AdaSSPCalibration", "adassp_calibration", "adassp_intercept_scaling", "ADASSP_THEOREM",
-           "STANDARDISED_THEOREM", "INTERCEPT_KEPT", "SHARES"]
+           "AdaSSPCalibration", "adassp_calibration", "adassp_intercept_scaling", "range_search_level",
+           "ADASSP_THEOREM", "STANDARDISED_THEOREM", "INTERCEPT_KEPT", "SHARES"]
 
 ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
                   "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
@@ -352,3 +352,11 @@ def adassp_intercept_scaling(epsilon: float, delta: float, *, dim: int, data_nor
     if n <= kept * unit * (1 + norm**2):
         return 1.0
     return math.sqrt(kept * unit * norm**2 / (n - kept * unit))
+
+
+def range_search_level(epsilon: float, delta: float, *, columns: int, n: int) -> float | None:
+    """The public level of the range search of ``columns`` columns (features and label) at n rows in AdaSSP's joint
+    Gaussian, or None when n is too small for its noise (:func:`dpcvx.privacy.column_ranges.range_level`): what
+    ``column_ranges="auto"`` reads (epsilon, delta, the width and n; no bound enters the counts' sigma)."""
+    return adassp_calibration(epsilon, delta, dim=columns, data_norm=1.0, label_bound=1.0,
+                              range_columns=columns).range_level(n)

@@ -50,7 +50,6 @@ import copy
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import sparse
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
@@ -69,7 +68,6 @@ from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegres
 from ..models.private_norm import NORM_SHARE, draws_bounds
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.adassp import adassp_calibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
@@ -341,26 +339,18 @@ class DPLinearRegression(_PrivateRegressor):
         return PrivateLinearRegression(self.data_norm, label_bound, lam=extra, fit_intercept=self.fit_intercept,
                                        clip=self.clip, intercept_scaling="auto",
                                        allow_large_delta=self.allow_large_delta,
-                                       **self._column_statistics(X))
+                                       column_statistics=self.column_statistics is True,
+                                       column_ranges=self._column_ranges())
 
-    def _column_statistics(self, X: Any) -> dict[str, bool]:
-        """The learner's ``column_statistics`` and ``column_ranges``: True or False as given, "ranges" the ranges;
-        "auto": the ranges under replace-one for dense rows in memory with clip=True when the search's level at X's
-        n is defined (public facts of the call: n, d, epsilon, delta), else neither (plain AdaSSP)."""
+    def _column_ranges(self) -> bool | str:
+        """The learner's ``column_ranges`` from ``column_statistics``: "ranges" the ranges (True); "auto" the learner's
+        "auto" (the ranges under replace-one for dense rows in memory with clip=True when the search's level at the
+        fit's n is defined, else plain AdaSSP; public facts of the call); True (the column sums) or False: none."""
         if self.column_statistics in (True, False):
-            return {"column_statistics": bool(self.column_statistics), "column_ranges": False}
-        if self.column_statistics == "ranges":
-            return {"column_statistics": False, "column_ranges": True}
-        if self.column_statistics != "auto":
-            raise InputError(f"column_statistics must be 'auto', 'ranges', True or False, got "
-                             f"{self.column_statistics!r}")
-        if Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE or self.clip is not True \
-                or is_out_of_core(X) or sparse.issparse(X):
-            return {"column_statistics": False, "column_ranges": False}
-        n, d = X.shape
-        searched = adassp_calibration(self.epsilon, self.delta, dim=d + 1, data_norm=1.0, label_bound=1.0,
-                                      range_columns=d + 1)
-        return {"column_statistics": False, "column_ranges": searched.range_level(n) is not None}
+            return False
+        if self.column_statistics in ("ranges", "auto"):
+            return True if self.column_statistics == "ranges" else "auto"
+        raise InputError(f"column_statistics must be 'auto', 'ranges', True or False, got {self.column_statistics!r}")
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
