@@ -326,13 +326,19 @@ class FitPlan:
             return PrivateRegressionModel(coef, intercept, rows, release)
         warn_if_constant(self.owner, release.findings)
         if training_rows.runs_here():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
-            predicted = np.where(_scores(bound.X, w) > 0, 1, -1)   # the release's labels of its mapped rows
-            training_rows.warn_on_training_rows(self.owner, predicted, bound.labels)
+            training_rows.warn_on_confusion(self.owner, _confusion(bound.X, w, bound.labels))
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 
-def _scores(X: Matrix | RowBlocks, w: np.ndarray) -> np.ndarray:
-    """w^T x of each mapped row (the intercept column included): the released model's decision values."""
+_SIGNS = np.array([-1, 1])
+
+
+def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.confusion`), summed
+    by block for row blocks: the decision values stay where the rows are (on a Dask input, on the workers)."""
+    def counts(block: Any, part: np.ndarray) -> np.ndarray:
+        return training_rows.confusion(np.where(np.asarray(block @ w).ravel() > 0, 1, -1), part, _SIGNS)
+
     if isinstance(X, RowBlocks):
-        return np.concatenate([np.asarray(part).ravel() for part in X.map(lambda block: block @ w)])
-    return np.asarray(X @ w).ravel()
+        return np.asarray(X.sum(counts, labels))
+    return counts(X, np.asarray(labels))

@@ -37,7 +37,8 @@ from ..exceptions import TrainingRowsWarning, user_stacklevel
 from ..release.usefulness import checks_are_off
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
-           "warn_on_training_rows", "left_to_caller", "runs_here"]
+           "confusion", "classification_finding", "warn_on_training_rows", "warn_on_confusion", "left_to_caller",
+           "runs_here"]
 
 _CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)
 
@@ -59,14 +60,32 @@ def training_rows_finding(predictions: Any, y: Any, regression: bool) -> str | N
     if regression:
         spread = float(np.sum((labels - labels.mean()) ** 2))
         return NO_BETTER_REGRESSION if float(np.sum((labels - predicted) ** 2)) >= spread else None
-    if np.unique(predicted).size == 1:
+    return classification_finding(confusion(predicted, labels, np.union1d(labels, predicted)))
+
+
+def confusion(predicted: np.ndarray, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """counts[i, j]: the rows whose label is values[i] and whose prediction is values[j] (``values`` holds every
+    label and prediction). Counts add over row blocks, so a blocked fit sums its blocks' counts where the rows are
+    and brings back k x k numbers, never the predictions."""
+    label_index = np.searchsorted(values, np.asarray(labels).ravel())
+    predicted_index = np.searchsorted(values, np.asarray(predicted).ravel())
+    counts = np.zeros((values.size, values.size), dtype=np.int64)
+    np.add.at(counts, (label_index, predicted_index), 1)
+    return counts
+
+
+def classification_finding(counts: np.ndarray) -> str | None:
+    """The fixed text that applies to a classifier's confusion counts on its training rows (:func:`confusion`),
+    or None: one class predicted; balanced accuracy (mean recall over the classes present) at most 1 / (classes
+    present); a class predicted on fewer than a tenth as many rows as carry it."""
+    if np.count_nonzero(counts.sum(axis=0)) == 1:
         return ONE_CLASS
-    present, carried = np.unique(labels, return_counts=True)
-    predicted_counts = np.array([np.count_nonzero(predicted == value) for value in present])
-    recall = np.mean([np.mean(predicted[labels == value] == value) for value in present])
-    if recall <= 1.0 / present.size:
+    carried = counts.sum(axis=1)
+    present = carried > 0
+    recall = np.mean(np.diag(counts)[present] / carried[present])
+    if recall <= 1.0 / np.count_nonzero(present):
         return NO_BETTER
-    return NEARLY_ONE_CLASS if np.any(10 * predicted_counts < carried) else None
+    return NEARLY_ONE_CLASS if np.any(10 * counts.sum(axis=0)[present] < carried[present]) else None
 
 
 @contextmanager
@@ -88,8 +107,16 @@ def runs_here() -> bool:
 def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
     left to the caller (:func:`runs_here`)."""
-    if not runs_here():
-        return
-    finding = training_rows_finding(predictions, y, regression)
+    if runs_here():
+        _warn(owner, training_rows_finding(predictions, y, regression))
+
+
+def warn_on_confusion(owner: str, counts: np.ndarray) -> None:
+    """:func:`warn_on_training_rows` from a classifier's confusion counts (:func:`confusion`)."""
+    if runs_here():
+        _warn(owner, classification_finding(counts))
+
+
+def _warn(owner: str, finding: str | None) -> None:
     if finding is not None:
         warnings.warn(f"{owner}: {finding}", TrainingRowsWarning, stacklevel=user_stacklevel())

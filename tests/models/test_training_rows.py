@@ -130,19 +130,32 @@ def test_private_erm_without_intercept_warns_on_a_constant_release(noise_labels)
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 def test_private_erm_checks_its_own_predictions(noise_labels, monkeypatch):
+    """The counts the check reads are the released model's predictions against the training labels."""
     X, y = noise_labels
     labels = np.where(y == 1, 1, -1)
     seen = []
-    original = training_rows.training_rows_finding
-    monkeypatch.setattr(training_rows, "training_rows_finding",
-                        lambda p, t, r: seen.append((np.asarray(p), np.asarray(t))) or original(p, t, r))
+    original = training_rows.classification_finding
+    monkeypatch.setattr(training_rows, "classification_finding", lambda counts: seen.append(counts) or original(counts))
     for intercept in (False, True):
         seen.clear()
         model = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=1.0, fit_intercept=intercept).fit(
             X, labels, epsilon=1.0, random_state=1)
-        [(predicted, truth)] = seen
-        np.testing.assert_array_equal(predicted, model.predict(X))
-        np.testing.assert_array_equal(truth, labels)
+        [counts] = seen
+        expected = training_rows.confusion(model.predict(X), labels, np.array([-1, 1]))
+        np.testing.assert_array_equal(counts, expected)
+        assert counts.sum() == X.shape[0] and np.count_nonzero(counts.sum(axis=0)) == 2
+
+
+def test_the_counts_give_the_findings_of_the_predictions():
+    """One rule: a finding from predictions equals the finding from their confusion counts, on every case."""
+    cases = {training_rows.ONE_CLASS: ([1, 1, 1, 1], [1, -1, 1, -1]),
+             training_rows.NO_BETTER: ([1, -1, 1, -1], [-1, 1, 1, -1]),
+             training_rows.NEARLY_ONE_CLASS: ([1] * 24 + [-1], [1] * 12 + [-1] * 13),
+             None: ([1, -1, 1, -1], [1, -1, 1, 1])}
+    for expected, (predicted, labels) in cases.items():
+        assert training_rows.training_rows_finding(np.array(predicted), np.array(labels), False) == expected
+        counts = training_rows.confusion(np.array(predicted), np.array(labels), np.array([-1, 1]))
+        assert training_rows.classification_finding(counts) == expected
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
