@@ -101,11 +101,8 @@ def oracle(name: str, splits: int) -> dict[str, float]:
 
 def run(tables: tuple[str, ...], splits: int) -> str:
     measured = {name: measure(name, splits) for name in tables}
-    lines = ["# AdaSSP on privately standardised columns: shares and spread (benchmarks/adassp_spread.py)", "",
-             f"Gap recovered at epsilon 1, means over {splits} seeded 75/25 splits (module docstring).", "",
-             "| setting | " + " | ".join(tables) + " |", "|---|" + "---|" * len(tables)]
-    lines += [f"| {_label(setting)} | " + " | ".join(f"{measured[name][_label(setting)]:.2f}" for name in tables)
-              + " |" for setting in GRID]
+    lines = common.gap_grid("AdaSSP on privately standardised columns: shares and spread (benchmarks/adassp_spread.py)",
+                            splits, tables, measured, [_label(setting) for setting in GRID])
     diagnosed = {name: oracle(name, 3) for name in HELD_OUT}
     lines += ["", "## The held-out families after the choice: test R^2, 3 splits (the oracle is NOT PRIVATE)", "",
               "| variant | " + " | ".join(HELD_OUT) + " |", "|---|" + "---|" * len(HELD_OUT)]

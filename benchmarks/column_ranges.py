@@ -84,12 +84,8 @@ def measure(name: str, splits: int) -> dict[str, float]:
 
 def run(tables: tuple[str, ...], splits: int) -> str:
     measured = {name: measure(name, splits) for name in tables}
-    lines = ["# AdaSSP on private ranges: the map's constants (benchmarks/column_ranges.py)", "",
-             f"Gap recovered at epsilon 1, means over {splits} seeded 75/25 splits (module docstring).", "",
-             "| setting | " + " | ".join(tables) + " |", "|---|" + "---|" * len(tables)]
-    lines += [f"| {_label(setting)} | " + " | ".join(f"{measured[name][_label(setting)]:.2f}" for name in tables)
-              + " |" for setting in GRID]
-    return "\n".join(lines) + "\n"
+    return "\n".join(common.gap_grid("AdaSSP on private ranges: the map's constants (benchmarks/column_ranges.py)",
+                                     splits, tables, measured, [_label(setting) for setting in GRID])) + "\n"
 
 
 def main() -> None:
