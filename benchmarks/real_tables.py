@@ -526,9 +526,11 @@ def private_offset(table: Table, train: np.ndarray, test: np.ndarray, epsilon: f
     return score(table.task, table.y[test], predicted), fired
 
 
-def standardised(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> float | None:
-    """``--column-statistics`` (opt-in, binary tables): DPLogisticRegression(column_statistics=True), the columns
-    centred and scaled by one private release inside the same epsilon (docs/theory.md, section 33); on imbalanced
+def standardised(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int,
+                 option: bool | str = True) -> float | None:
+    """``--column-statistics`` (opt-in, binary tables): DPLogisticRegression(column_statistics=option), the columns
+    centred and scaled by one private release inside the same epsilon (docs/theory.md, sections 33 and 34: True the
+    sums and sums of squares, "ranges" the noisy histograms' ranges); on imbalanced
     tables with class_weight="balanced" from the PUBLIC prior (a private count and private statistics together are
     not offered). The test score, else None."""
     if table.task != "binary":
@@ -537,7 +539,7 @@ def standardised(table: Table, train: np.ndarray, test: np.ndarray, epsilon: flo
     weights: dict[str, Any] = ({"class_weight": "balanced", "class_prior": (1 - table.prior, table.prior)}
                                if imbalanced and table.prior is not None else {})
     estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=table.classes, random_state=seed,
-                                           column_statistics=True, **weights)
+                                           column_statistics=option, **weights)
     predicted, _ = _fitted(estimator, table, train, test)
     return score(table.task, table.y[test], predicted)
 
@@ -615,9 +617,10 @@ def run(name: str, splits: int, seed: int, first: int = 0, statistics: bool = Fa
             if offset is not None:
                 unit.setdefault("private_offset", {})[str(epsilon)] = offset[0]
                 unit.setdefault("private_offset_warned", {})[str(epsilon)] = offset[1]
-            opted = standardised(table, train, test, epsilon, fit_seed) if statistics else None
-            if opted is not None:
-                unit.setdefault("column_statistics", {})[str(epsilon)] = opted
+            for option, field in ((True, "column_statistics"), ("ranges", "column_ranges")):
+                opted = standardised(table, train, test, epsilon, fit_seed, option) if statistics else None
+                if opted is not None:
+                    unit.setdefault(field, {})[str(epsilon)] = opted
             if "diffprivlib" in peers:
                 unit["diffprivlib"][str(epsilon)] = peer(table, train, test, epsilon, fit_seed)
         record["splits"].append(unit)
@@ -683,6 +686,8 @@ def rows(record: dict) -> list[str]:
         shown += f"; DPHuberRegressor(): {_cell(robust)}" if robust else ""
         opted = [unit["column_statistics"][key] for unit in units if key in unit.get("column_statistics", {})]
         shown += f"; column_statistics=True (opt-in): {_cell(opted)}" if opted else ""
+        ranged = [unit["column_ranges"][key] for unit in units if key in unit.get("column_ranges", {})]
+        shown += f"; column_statistics='ranges' (opt-in): {_cell(ranged)}" if ranged else ""
         metric = {"binary": "balanced acc.", "multiclass": "accuracy", "regression": "R^2"}[record["task"]]
         label = f"{record['table']} (held out)" if record["table"] in HELD_OUT else record["table"]
         out.append(f"| {label} | {metric} | {epsilon:g} | {shown} | {_cell(low)} | {_cell(high)} | "

@@ -114,21 +114,23 @@ def adassp_map(released: np.ndarray, calibration: AdaSSPCalibration, norm: float
     return ColumnStandardiser.from_moments(mean, second, floor, norm, COLUMN_SPREAD)
 
 
-def _centre_and_spread(ranges: np.ndarray, level: float, half_widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _centre_and_spread(ranges: np.ndarray, level: float, floor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(centre, implied standard deviation) of each released range: the midpoint, and half the width (at least
-    FLOOR_CELLS grid cells) over z_(1-q), the normal quantile that half a range of levels q, 1 - q spans."""
+    ``floor``) over z_(1-q), the normal quantile that half a range of levels q, 1 - q spans."""
     low, high = np.asarray(ranges, dtype=float)
-    half = np.maximum((high - low) / 2, FLOOR_CELLS * grid_cell(half_widths))
+    half = np.maximum((high - low) / 2, floor)
     return (low + high) / 2, half / float(ndtri(1 - level))
 
 
-def range_map(ranges: np.ndarray, level: float, norm: float) -> ColumnStandardiser:
-    """The map of the features' released ranges (2 x d; mechanism ``adassp-ranged``; post-processing with the
-    public d, R and the level q): centre the range's midpoint, multiplier RANGE_SPREAD R / (sqrt(d) s_j) with s_j
-    the implied standard deviation, each output clipped onto RANGE_CLIP R / sqrt(d) (the learner then clips the
-    row onto R)."""
+def range_map(ranges: np.ndarray, level: float, norm: float, floor: float | None = None) -> ColumnStandardiser:
+    """The map of the features' released ranges (2 x d; mechanism ``adassp-ranged``, and the classifiers'
+    ``column_statistics="ranges"``; post-processing with the public d, R and the level q): centre the range's
+    midpoint, multiplier RANGE_SPREAD R / (sqrt(d) s_j) with s_j the implied standard deviation (half-widths at
+    least the public ``floor``, by default FLOOR_CELLS cells of the search's grid), each output clipped onto
+    RANGE_CLIP R / sqrt(d) (the learner then clips the row onto R)."""
     d = np.shape(ranges)[1]
-    centre, spread = _centre_and_spread(ranges, level, np.full(d, norm))
+    least = FLOOR_CELLS * grid_cell(np.full(d, norm)) if floor is None else np.full(d, floor)
+    centre, spread = _centre_and_spread(ranges, level, least)
     share = norm / math.sqrt(d)
     return ColumnStandardiser(centre, RANGE_SPREAD * share / spread, norm, clip=RANGE_CLIP * share)
 
@@ -137,6 +139,6 @@ def label_range(ranges: np.ndarray, level: float, label_bound: float) -> tuple[f
     """(c, B'): the label's released range (2 x 1) as a centre c and a bound B' = LABEL_WIDTH implied standard
     deviations, at most B + |c| (which covers every label in [-B, B]); the fit sees y - c clipped onto [-B', B']
     (post-processing with the public B and q)."""
-    centre, spread = _centre_and_spread(ranges, level, np.array([label_bound]))
+    centre, spread = _centre_and_spread(ranges, level, FLOOR_CELLS * grid_cell(np.array([label_bound])))
     c = float(centre[0])
     return c, min(LABEL_WIDTH * float(spread[0]), label_bound + abs(c))

@@ -26,6 +26,13 @@ By sequential composition the release (statistics, model) is (eps_s + eps_fit, d
 map (the privatised statistics, nothing else read off the data) and its certificate's ``column_statistics``
 record names the mechanism, eps_s, the sensitivity and the released values. Replace-one neighbours only (n
 public: the means divide by it). Off by default.
+
+``column_statistics="ranges"`` (docs/theory.md, section 34) follows the same order with a scale-free statistic in
+place of the sums of step 3: one noisy histogram per column on a public dyadic grid over [-R, R]
+(:mod:`dpcvx.privacy.column_histogram`: discrete Laplace of scale 2 d / eps_s, eps_s-DP), whose kept mass gives
+each column's range; the map of step 4 is then the ranges' map (:func:`dpcvx.data.standardiser.range_map`: centre
+the range's midpoint, scale from its width, each output clipped). Its error is in rows, not in units of R, so it
+locates a column that fills a thousandth of its public range.
 """
 
 from __future__ import annotations
@@ -42,9 +49,17 @@ from scipy import sparse
 
 from ..data.blocks import is_out_of_core
 from ..data.rows import RowMap
-from ..data.standardiser import ColumnStandardiser
+from ..data.standardiser import ColumnStandardiser, range_map
 from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
+from ..privacy.column_histogram import (
+    HISTOGRAM_DEPTH,
+    HISTOGRAM_LEVEL,
+    grid_points,
+    histogram_ranges,
+    histogram_sensitivity,
+    noisy_histograms,
+)
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -57,8 +72,8 @@ from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
 __all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
-           "StandardisedPlan", "draws_statistics", "plan_column_statistics", "release_column_statistics",
-           "standardiser"]
+           "StandardisedPlan", "draws_statistics", "plan_column_statistics", "ranges_map",
+           "release_column_statistics", "release_ranges", "standardiser"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
 COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
@@ -70,18 +85,26 @@ STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipp
                       "i.i.d. discrete Laplace noise of scale (L1 sensitivity) / eps_s (the geometric mechanism, "
                       "Ghosh, Roughgarden and Sundararajan 2009; exact sampler, Canonne, Kamath and Steinke 2020): "
                       "eps_s-DP under replace-one with n public (docs/theory.md, section 33)")
+RANGES_THEOREM = ("per-column histograms of the rows clipped onto ||x|| <= R on the public grid of 2^D cells over "
+                  "[-R, R], plus i.i.d. discrete Laplace noise of scale 2 d / eps_s (L1 sensitivity 2 d: one record "
+                  "moves two cells of each column by 1; the geometric mechanism, Ghosh, Roughgarden and Sundararajan "
+                  "2009; exact sampler, Canonne, Kamath and Steinke 2020): eps_s-DP under replace-one; the ranges "
+                  "(cells above a public threshold, their mass's q and 1 - q points) are post-processing "
+                  "(docs/theory.md, section 34)")
 COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit with the map they give, which is "
                "(eps_fit, delta)-DP for every map: (eps_s + eps_fit, delta)-DP (docs/theory.md, sections 29, 33)")
 
 
 def draws_statistics(learner: Any) -> bool:
-    """Whether ``fit`` draws private column statistics (``column_statistics=True``)."""
-    return getattr(learner, "column_statistics", False) is True
+    """Whether ``fit`` draws private column statistics (``column_statistics=True`` or ``"ranges"``)."""
+    option = getattr(learner, "column_statistics", False)
+    return option is True or isinstance(option, str) and option == "ranges"
 
 
 @dataclass(frozen=True)
 class StatisticsPlan:
-    """What the checks fixed before anything is charged: the split, delta, n, d and the public R."""
+    """What the checks fixed before anything is charged: the split, delta, n, d, the public R and the statistic
+    (``ranges``: the histograms' ranges; else the sums and sums of squares)."""
 
     eps_statistics: float
     eps_fit: float
@@ -89,6 +112,7 @@ class StatisticsPlan:
     n: int
     d: int
     norm: float
+    ranges: bool = False
 
     @property
     def total(self) -> float:
@@ -96,8 +120,9 @@ class StatisticsPlan:
 
     @property
     def sensitivity(self) -> int:
-        """2 (A + S) (:func:`dpcvx.privacy.column_sums.sums_sensitivity`)."""
-        return sums_sensitivity(self.d, LATTICE_BITS)
+        """2 (A + S) (:func:`dpcvx.privacy.column_sums.sums_sensitivity`), or 2 d for the histograms
+        (:func:`dpcvx.privacy.column_histogram.histogram_sensitivity`)."""
+        return histogram_sensitivity(self.d) if self.ranges else sums_sensitivity(self.d, LATTICE_BITS)
 
     @property
     def scale(self) -> Fraction:
@@ -151,7 +176,8 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     shape = np.shape(X)
     if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
         raise InputError(f"X must be a 2-D array of at least one row and one column, got shape {shape}")
-    plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm)
+    plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm,
+                          learner.column_statistics == "ranges")
     placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
     options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
     with composite(PROCEDURE_NAME):
@@ -216,8 +242,16 @@ class StandardisedPlan:
                              f"statistics (eps_s={plan.eps_statistics:g}) and fit (eps_fit={plan.eps_fit:g})",
                              curve=bound_then_fit_curve([plan.eps_statistics], plan.eps_fit, plan.delta))
         rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
-        released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
-        mapped = standardiser(released, plan)
+        if plan.ranges:
+            released = release_ranges(np.asarray(X), plan, integer_source(rng))
+            mapped = ranges_map(released, plan.norm)
+            values: dict[str, Any] = {"depth": HISTOGRAM_DEPTH, "level": HISTOGRAM_LEVEL,
+                                      "cells": released.tolist(), "theorem": RANGES_THEOREM}
+        else:
+            released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
+            mapped = standardiser(released, plan)
+            values = {"lattice_bits": LATTICE_BITS, "sums": [int(value) for value in released],
+                      "theorem": STATISTICS_THEOREM}
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with composite(PROCEDURE_NAME), fixed_numerics():
             try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
@@ -229,10 +263,8 @@ class StandardisedPlan:
             except Exception as error:
                 raise failed_after_charge(PROCEDURE_NAME, error) from None
         fitted = model.certificate
-        record = {"epsilon": plan.eps_statistics, "n": plan.n, "lattice_bits": LATTICE_BITS,
-                  "sensitivity": plan.sensitivity, "sums": [int(value) for value in released],
-                  "theorem": STATISTICS_THEOREM, "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION,
-                  "total_epsilon": plan.total}
+        record = {"epsilon": plan.eps_statistics, "n": plan.n, "sensitivity": plan.sensitivity, **values,
+                  "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION, "total_epsilon": plan.total}
         model.certificate = replace(fitted, column_statistics=record, guarantee=(
             f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
             f"column statistics (eps_s = {plan.eps_statistics:g}), then the fit on the columns they centre and scale "
@@ -240,12 +272,30 @@ class StandardisedPlan:
         return model
 
 
+def _clipped(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
+    """The rows clipped onto the learner's public ||x|| <= R (a new array)."""
+    return RowMap(norm_bound=plan.norm).clip(np.array(X, dtype=np.float64))[0]
+
+
+def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:
+    """The released 2 x d grid indices of the columns' ranges (:mod:`dpcvx.privacy.column_histogram`)."""
+    noisy = noisy_histograms(_clipped(X, plan), np.full(plan.d, plan.norm), plan.eps_statistics, source)
+    return histogram_ranges(noisy, plan.eps_statistics)
+
+
+def ranges_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
+    """The map of released ranges (grid indices, 2 x d): :func:`~dpcvx.data.standardiser.range_map` on their grid
+    points, half-widths at least half a cell, and no column narrower than it came (multipliers at least 1: a
+    column whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d
+    and R)."""
+    d = np.shape(cells)[1]
+    ranged = range_map(grid_points(cells, np.full(d, norm)), HISTOGRAM_LEVEL, norm, math.ldexp(norm, -HISTOGRAM_DEPTH))
+    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
 
 
 def _contributions(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
     """Each record's integer vector c(x) (module docstring, step 3) of its row clipped onto R; int64 (n, 2 d)."""
-    clipped, _ = RowMap(norm_bound=plan.norm).clip(np.array(X, dtype=np.float64))
-    return lattice_contributions(clipped / plan.norm, LATTICE_BITS)
+    return lattice_contributions(_clipped(X, plan) / plan.norm, LATTICE_BITS)
 
 
 def release_column_statistics(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:

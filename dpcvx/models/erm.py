@@ -259,11 +259,13 @@ class PrivateERM:
         (an intercept and the default ridge), the intercept offset: the ridge centred at their log-odds.
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count.
-    column_statistics : bool, default False
+    column_statistics : bool or 'ranges', default False
         Opt-in (the route when public column ranges are loose): one joint private release of per-column means
         and spreads of the rows clipped onto the public ``data_norm``, which centre and scale the columns before
         the fit (:mod:`dpcvx.models.column_statistics`; docs/theory.md, section 33). The map is kept in the
-        model; the certificate's ``column_statistics`` records it, charged with the fit once.
+        model; the certificate's ``column_statistics`` records it, charged with the fit once. ``"ranges"``: the
+        scale-free statistic instead, each column's range from a noisy histogram on a public grid, pure epsilon
+        (:mod:`dpcvx.privacy.column_histogram`; docs/theory.md, section 34).
     column_statistics_share : float, default 0.1
         The share eps_s / epsilon of the column statistics.
 
@@ -312,7 +314,7 @@ class PrivateERM:
         class_weight: Any = None,
         class_prior: Any = None,
         class_count_share: float = CLASS_COUNT_SHARE,
-        column_statistics: bool = False,
+        column_statistics: bool | str = False,
         column_statistics_share: float = COLUMN_STATISTICS_SHARE,
     ) -> None:
         self.loss = losses.logistic() if loss is None else (

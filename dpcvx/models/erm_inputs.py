@@ -57,7 +57,7 @@ class Settings(Protocol):
     allow_estimates: bool
     verbose: bool
     allow_large_delta: bool
-    column_statistics: bool
+    column_statistics: bool | str
     solver: Any
     tol: float | None
     max_iter: int | None
@@ -104,6 +104,15 @@ def _max_iter(name: str, max_iter: Any) -> int:
     return max_iter
 
 
+def _column_statistics(name: str, option: Any) -> bool | str:
+    if isinstance(option, str) and option == "ranges":
+        return option
+    if isinstance(option, (bool, np.bool_)):
+        return bool(option)
+    raise InputError(f"{name} must be True (sums and sums of squares), 'ranges' (noisy histograms' ranges) or False, "
+                     f"got {option!r}")
+
+
 def _installed_solver(name: str, solver: Any) -> str:
     # the default is a requirement of CVXPY itself: no lookup (no CVXPY import)
     if isinstance(solver, str) and solver == DEFAULT_CVXPY_SOLVER:
@@ -130,7 +139,7 @@ SETTINGS: dict[str, Check] = {
     "allow_estimates": check_flag,
     "verbose": check_flag,
     "allow_large_delta": check_flag,
-    "column_statistics": check_flag,
+    "column_statistics": _column_statistics,
     "solver": _solver_name,
     "tol": optional(_tol),
     "max_iter": optional(_max_iter),

@@ -33,6 +33,8 @@
 * :mod:`.privacy_curve`: privacy curves: what a release costs, in a form other accountants can compose;
 * :mod:`.column_ranges`: private per-column ranges by a noisy binary search of Gaussian counts (the map of
   ``DPLinearRegression``'s default, mechanism "adassp-ranged");
+* :mod:`.column_histogram`: private per-column ranges from noisy histograms with discrete Laplace counts (pure
+  epsilon; the classifiers' opt-in ``column_statistics="ranges"``);
 * :mod:`.column_sums`: the lattice contributions of private column statistics and their L1 sensitivity;
 * :mod:`.quantile`: a private bound on the row norms: the exponential-mechanism quantile (Smith, STOC 2011), drawn
   exactly;

@@ -263,7 +263,13 @@ class ReleaseCertificate:
         if self.weights is not None:
             lines.append(self.weights.line(self.epsilon, self.total_epsilon))
         statistics = self.column_statistics
-        if statistics is not None:
+        if statistics is not None and "cells" in statistics:
+            lines.append(self._composed(
+                f"private column ranges (column_statistics='ranges'): per-column histograms on the public grid of "
+                f"2^{statistics['depth']} cells with discrete Laplace noise, eps_s = {statistics['epsilon']:g} (L1 "
+                f"sensitivity {statistics['sensitivity']}), each range the kept mass's {statistics['level']:g} and "
+                f"{1 - statistics['level']:g} points", statistics["composition"]))
+        elif statistics is not None:
             lines.append(self._composed(
                 f"private column statistics: per-column sums and sums of squares with eps_s = "
                 f"{statistics['epsilon']:g} (L1 sensitivity {statistics['sensitivity']} on the lattice "

@@ -315,9 +315,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         multiclass = self._multiclass
         if multiclass:
             refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
-            if self.column_statistics is True:
-                raise InputError("column_statistics=True is offered for two classes (one release of the statistics "
-                                 "for one fit); one-vs-rest would draw them once per class. Nothing was charged")
+            if draws_statistics(self):
+                raise InputError("column_statistics=True or 'ranges' is offered for two classes (one release of the "
+                                 "statistics for one fit); one-vs-rest would draw them once per class. Nothing was "
+                                 "charged")
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         if self._private_prior() and self.class_weight is None and not self._offset_applies():
@@ -572,12 +573,13 @@ class DPERMClassifier(_PrivateLinearClassifier):
         (and the cut of ``threshold="prior"``); ``certificate_.weights`` records the count (docs/theory.md, 21).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
-    column_statistics : bool, default False
+    column_statistics : bool or 'ranges', default False
         Opt-in, binary only (the route when the schema's public ranges are loose): one private release of
         per-column centres and spreads within the public ``data_norm``, drawn inside ``fit`` with
         ``column_statistics_share`` of epsilon, centres and scales the columns before the fit and is kept in the
         model; ``certificate_.column_statistics`` records it (:mod:`dpcvx.models.column_statistics`;
-        docs/theory.md, section 33).
+        docs/theory.md, section 33). ``"ranges"``: each column's range from a noisy histogram on a public grid
+        instead (scale-free; pure epsilon; docs/theory.md, section 34).
     column_statistics_share : float, default 0.1
         The share eps_s / epsilon of the column statistics.
     sample_weight_bound : float, optional
@@ -642,7 +644,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
-                 column_statistics: bool = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
+                 column_statistics: bool | str = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
@@ -700,7 +702,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
-                 column_statistics: bool = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
+                 column_statistics: bool | str = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
@@ -758,7 +760,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
-                 column_statistics: bool = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
+                 column_statistics: bool | str = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  allow_large_delta: bool = False, threshold: float = 0.5,

@@ -86,6 +86,17 @@ def test_private_column_statistics_and_their_map_pass_the_audit(data, lam):
     _declared_records(learner, *data[:2], 1.0, 0)
 
 
+def test_private_column_ranges_and_their_map_pass_the_audit(data):
+    # eps_s = 40: the threshold is under 2 rows, so the neighbour's moved row moves the released cells
+    learner = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, lam=1e-3, column_statistics="ranges",
+                               column_statistics_share=0.5)
+    result = _audit(learner, data, epsilon=80.0)
+    assert result.clean, str(result)
+    assert any(path.startswith("certificate.column_statistics.cells[") for path in result.privatised)
+    assert any(path.startswith("preprocessing.row_map.feature_map.centre[") for path in result.derived)
+    _declared_records(learner, *data[:2], 1.0, 0)
+
+
 def test_a_private_norm_bound_and_the_calibration_at_it_pass_the_audit():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 2))

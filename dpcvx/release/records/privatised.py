@@ -92,6 +92,12 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
            "Laplace on the lattice sums, eps_s)", "certificate.column_statistics", "sums",
            ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier"),
            calibrated=False),  # the map's outputs are clipped onto the public R: no constant depends on them
+    # its record is the one above too (certificate.column_statistics, with cells in place of sums); the map's
+    # outputs are clipped onto the public R: no constant depends on the ranges
+    PrivateRelease("the private column ranges of column_statistics='ranges' (dpcvx.privacy.column_histogram: "
+                   "discrete Laplace on per-column histograms, eps_s)", ("**.certificate.column_statistics.cells",),
+                   ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
+                    "**.preprocessing.row_map.feature_map.clip")),
     # its record is the one above (certificate.column_statistics, whose mechanism the certificate names); B' sets
     # the sigma of X^T y, so the calibration is derived from the ranges
     PrivateRelease("the private ranges of DPLinearRegression's default (mechanism adassp-ranged; "

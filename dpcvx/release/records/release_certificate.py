@@ -15,6 +15,7 @@ from typing import Any
 from ...data.files import json_object
 from ...exceptions import InputError
 from ...privacy.calibration import LinearCalibration
+from ...privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL, histogram_sensitivity
 from ...privacy.column_sums import sums_sensitivity
 from ...privacy.lam_rule import LamChoice
 from ...privacy.neighbours import Neighbours
@@ -314,13 +315,18 @@ def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
 
 _STATISTICS_KEYS = {"epsilon", "n", "lattice_bits", "sensitivity", "sums", "theorem", "neighbours", "composition",
                     "total_epsilon"}
+_RANGES_KEYS = {"epsilon", "n", "depth", "level", "sensitivity", "cells", "theorem", "neighbours", "composition",
+                "total_epsilon"}
 
 
 def _column_statistics(data: Any) -> dict | None:
     """A recorded release of private column statistics (models.column_statistics): eps_s > 0, n >= 1, the
-    released integer sums (2 d of them), and the L1 sensitivity that d and the lattice give."""
+    released integer sums (2 d of them), and the L1 sensitivity that d and the lattice give; or the released
+    ranges of ``column_statistics="ranges"`` (:func:`_column_ranges`)."""
     if data is None:
         return None
+    if isinstance(data, dict) and "cells" in data:
+        return _column_ranges(data)
     what = "certificate.column_statistics"
     item = json_object(what, data, _STATISTICS_KEYS)
     _positive(f"{what}.epsilon", item["epsilon"])
@@ -336,6 +342,32 @@ def _column_statistics(data: Any) -> dict | None:
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {d} columns on the lattice 2^-{bits}; "
                          "the file has been edited")
     _replace_one_texts(what, item, "the statistics' proof")
+    return dict(item)
+
+
+def _column_ranges(data: dict) -> dict:
+    """A recorded release of ``column_statistics="ranges"`` (privacy.column_histogram): eps_s > 0, n >= 1, the
+    public depth and level, 2 x d grid indices with low <= high within [0, 2^D], and the L1 sensitivity 2 d."""
+    what = "certificate.column_statistics"
+    item = json_object(what, data, _RANGES_KEYS)
+    _positive(f"{what}.epsilon", item["epsilon"])
+    _number(f"{what}.total_epsilon", item["total_epsilon"])
+    n, cells = item["n"], item["cells"]
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise InputError(f"{what}.n must be a positive integer")
+    if item["depth"] != HISTOGRAM_DEPTH or item["level"] != HISTOGRAM_LEVEL:
+        raise InputError(f"{what}.depth and .level must be dpcvx's public {HISTOGRAM_DEPTH} and {HISTOGRAM_LEVEL}; "
+                         "the file has been edited")
+    top = 1 << HISTOGRAM_DEPTH
+    if not (isinstance(cells, list) and len(cells) == 2 and all(isinstance(side, list) for side in cells)
+            and len(cells[0]) == len(cells[1]) >= 1
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= top for side in cells for v in side)
+            and all(low <= high for low, high in zip(*cells, strict=True))):
+        raise InputError(f"{what}.cells must be two equal lists of grid indices in [0, {top}], low <= high")
+    if item["sensitivity"] != histogram_sensitivity(len(cells[0])):
+        raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {len(cells[0])} columns' histograms; the "
+                         "file has been edited")
+    _replace_one_texts(what, item, "the ranges' proof")
     return dict(item)
 
 
