@@ -24,6 +24,6 @@
 * :mod:`.class_count`: ``class_weight="balanced"`` without a public prior: one private class count, charged with
   the fit once;
 * :mod:`.column_statistics`: opt-in private column statistics: one joint release of per-column centres and
-  scales, charged with the fit once (``column_statistics=True``);
+  scales, charged with the fit once (``column_statistics=True``, or ``"ranges"``: noisy histograms' ranges);
 * :mod:`.training_rows`: the NOT PRIVATE check of a release on its training rows (never inside tuning).
 """

@@ -87,7 +87,8 @@ class ReleaseCertificate:
     private_label_bound: dict | None = None
     # record weights: their source, bound w_max, class weights (and a private count's record): models.record_weights
     weights: CertifiedWeights | None = None
-    # column_statistics=True: the released per-column sums, eps_s and the mechanism (models.column_statistics)
+    # column_statistics=True: the released per-column sums, eps_s and the mechanism (models.column_statistics);
+    # column_statistics='ranges': the released ranges' grid cells instead (privacy.column_histogram)
     column_statistics: dict | None = None
 
     @property
