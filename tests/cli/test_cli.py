@@ -138,6 +138,7 @@ def test_verify_allowed(workdir, run):
     assert huber.returncode == 0 and "piecewise C^2" in huber.stdout
 
 
+@pytest.mark.slow  # about 3 s (a subprocess): the slow tier runs it
 def test_verify_refused_shows_the_reasons(workdir):
     result = dpcvx_cli("verify", "--loss", "hinge.py", "--mechanism", "output", cwd=workdir)
     assert result.returncode == 4 and len(result.stderr.splitlines()) == 1

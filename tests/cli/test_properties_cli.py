@@ -126,6 +126,7 @@ def test_fit_numbers(workdir, monkeypatch, capsys, flag, value):
     no_temporary_files(workdir)
 
 
+@pytest.mark.slow  # about 5 s (15 examples, each a CLI verification): the slow tier runs it
 @settings(SETTINGS, max_examples=15)
 @given(width=st.one_of(st.sampled_from(["1e300", "1e-300", "1e308", "5e-324", "nan", "inf", "0", "-0.5", "1e6"]),
                        st.floats(min_value=1e-12, max_value=1e12).map(repr)))

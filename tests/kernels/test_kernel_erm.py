@@ -124,6 +124,7 @@ def test_unreachable_tolerance_raises_solver_error():
         solve_kernel_erm(gram, y, 0.1, resolve_loss("hinge"), tolerance=0.0)
 
 
+@pytest.mark.slow  # about 4 s (proves each named loss): the slow tier runs it
 def test_loss_resolution():
     hinge_loss = resolve_loss(lambda z: cp.pos(1 - z))
     assert hinge_loss.lipschitz == 1 and hinge_loss.pieces is not None

@@ -175,6 +175,7 @@ def shipped_records():
             for item in proof_cache.shipped_data()["losses"]}
 
 
+@pytest.mark.slow  # about 3 s (re-proves every shipped record): the slow tier runs it
 def test_every_shipped_record_is_what_the_verifier_writes_today(monkeypatch):
     """Re-prove every catalogue loss (no cache of any kind) and compare with its shipped record, code included."""
     require_shipped_catalogue()

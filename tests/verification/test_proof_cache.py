@@ -123,6 +123,7 @@ def test_an_edited_entry_is_refused_and_proved_again(cache, monkeypatch):
     assert served == fresh
 
 
+@pytest.mark.slow  # about 3.5 s (proves the other expression afresh): the slow tier runs it
 def test_an_entry_of_another_expression_is_refused(cache, monkeypatch):
     prove(monkeypatch, third)
     (third_path,) = entry_files(cache)
