@@ -293,15 +293,21 @@ def test_tune_plans_each_adassp_candidate_once(adassp_counted, learner):
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
-def test_tune_plans_a_candidate_with_column_statistics_once_and_binds_each_runs_map(counted):
-    """The released map is the one late-bound part of a fit with private column statistics: tune plans each
-    candidate once (a StandardisedPlan over one FitPlan) and every run binds its own released map to it."""
+@pytest.mark.parametrize("statistics", [True, "ranges"])
+def test_tune_plans_a_candidate_with_column_statistics_once_and_binds_each_runs_map(counted, statistics):
+    """The released map is the one late-bound part of a fit with private column statistics (the sums' map or the
+    histograms' ranges): tune plans each candidate once (a StandardisedPlan over one FitPlan) and every run binds its
+    own released map to it; one charge of the whole budget."""
     X, y = _data()
-    result = dpcvx.tune(lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, column_statistics=True), X, y,
-                        {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0, procedure="full-data", random_state=31)
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    result = dpcvx.tune(lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, column_statistics=statistics), X, y,
+                        {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0, procedure="full-data", random_state=31,
+                        accountant=accountant)
     runs = result.diagnostics_["runs"]
     assert runs > 3 and counted == {"planned": 3, "executed": runs, "rehearsed": 3}
-    assert result.model.certificate.column_statistics is not None
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
+    record = result.model.certificate.column_statistics
+    assert record is not None and ("cells" in record) == (statistics == "ranges")
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
