@@ -55,11 +55,11 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
     HISTOGRAM_DEPTH,
     HISTOGRAM_LEVEL,
-    grid_points,
     histogram_ranges,
     histogram_sensitivity,
     noisy_histograms,
 )
+from ..privacy.column_ranges import grid_points
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -289,7 +289,8 @@ def ranges_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
     column whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d
     and R)."""
     d = np.shape(cells)[1]
-    ranged = range_map(grid_points(cells, np.full(d, norm)), HISTOGRAM_LEVEL, norm, math.ldexp(norm, -HISTOGRAM_DEPTH))
+    points = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
+    ranged = range_map(points, HISTOGRAM_LEVEL, norm, math.ldexp(norm, -HISTOGRAM_DEPTH))
     return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
 
 

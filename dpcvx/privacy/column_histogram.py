@@ -29,7 +29,7 @@ import numpy as np
 from ..exceptions import InputError
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
-__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "THRESHOLD_FACTOR", "grid_points", "histogram_ranges",
+__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "THRESHOLD_FACTOR", "histogram_ranges",
            "histogram_scale", "histogram_sensitivity", "noisy_histograms"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
@@ -84,9 +84,3 @@ def histogram_ranges(noisy: np.ndarray, epsilon: float) -> np.ndarray:
         ranges[0, j] = int(np.searchsorted(cumulative, HISTOGRAM_LEVEL * total))  # left edge of the crossing cell
         ranges[1, j] = int(np.searchsorted(cumulative, (1 - HISTOGRAM_LEVEL) * total)) + 1  # its right edge
     return ranges
-
-
-def grid_points(indices: np.ndarray, half_widths: np.ndarray) -> np.ndarray:
-    """The grid points t_j(i) = -b_j + 2 b_j i / 2^D of grid indices (2 x k)."""
-    bounds = np.asarray(half_widths, dtype=float)
-    return -bounds + np.ldexp(2 * bounds * np.asarray(indices, dtype=float), -HISTOGRAM_DEPTH)

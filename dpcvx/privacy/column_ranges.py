@@ -45,7 +45,7 @@ from ..rounding import round_up
 from .noise import release_grid_spacing, round_to_grid
 
 __all__ = ["HIGHEST_LEVEL", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "count_sigma",
-           "grid_cell", "range_level", "release_ranges"]
+           "grid_cell", "grid_points", "range_level", "release_ranges"]
 
 #: f of the range search in AdaSSP's joint Gaussian (AdaSSP's three statistics share 3): fixed with the other
 #: constants below on energy, trips, diabetes and wages500 (benchmarks/column_ranges.py) before the held-out
@@ -70,6 +70,13 @@ def range_level(sigma: float, n: int) -> float | None:
     return level if level <= HIGHEST_LEVEL else None
 
 
+def grid_points(indices: np.ndarray, half_widths: np.ndarray, depth: int = SEARCH_DEPTH) -> np.ndarray:
+    """The grid points t_j(i) = -b_j + 2 b_j i / 2^depth of grid indices i (one column per public half-width b_j):
+    the search's thresholds and ranges here, the histograms' cell edges (:mod:`dpcvx.privacy.column_histogram`)."""
+    bounds = np.asarray(half_widths, dtype=float)
+    return -bounds + np.ldexp(2 * bounds * np.asarray(indices, dtype=float), -depth)
+
+
 def grid_cell(half_widths: np.ndarray) -> np.ndarray:
     """The width 2 b / 2^D of a grid cell of each column."""
     return np.ldexp(2 * np.asarray(half_widths, dtype=float), -SEARCH_DEPTH)
@@ -89,9 +96,9 @@ def release_ranges(values: np.ndarray, half_widths: np.ndarray, level: float, si
     spacing = release_grid_spacing(sigma)
     for _ in range(SEARCH_DEPTH):
         middle = (low + high) // 2
-        thresholds = -bounds + np.ldexp(2 * bounds * middle, -SEARCH_DEPTH)
+        thresholds = grid_points(middle, bounds)
         counts = np.stack([(rows <= side).sum(axis=0) for side in thresholds]).astype(float)
         noisy, _ = round_to_grid(counts + sigma * rng.standard_normal((2, k)), spacing, 0)
         crossed = noisy >= targets
         high, low = np.where(crossed, middle, high), np.where(crossed, low, middle)
-    return -bounds + np.ldexp(2 * bounds * high, -SEARCH_DEPTH)
+    return grid_points(high, bounds)
