@@ -244,6 +244,8 @@ def test_unknown_mechanism_is_input_error():
         dpcvx.verify(losses.logistic()).allows("laplace")
 
 
+@pytest.mark.slow
+@pytest.mark.timing
 def test_results_are_cached_per_expression():
     loss = lambda z: cp.logistic(-z / 3)  # noqa: E731
     dpcvx.verify(loss)
@@ -253,6 +255,8 @@ def test_results_are_cached_per_expression():
     assert again.curvature == sp.Rational(1, 36)
 
 
+@pytest.mark.slow
+@pytest.mark.timing
 def test_catalogue_verification_is_fast():
     # what happens once per process is not counted here: the worker process starts (it imports sympy), and the
     # first proof imports and warms the provers (a fit of a shipped built-in loss needs none of them)
