@@ -15,7 +15,8 @@ Measured on ``DPLogisticRegression(epsilon=1).fit`` of 2,000 x 10 synthetic rows
 ``dpcvx.tune(PrivateERM(data_norm=1), ..., {"lam": [3 values]}, procedure="full-data")`` of 400 rows with a
 seed whose random stopping draws 17 runs, and the same tune of ``DPLogisticRegression()`` candidates (budget in
 the constructor, :class:`dpcvx.BudgetInConstructor`); the same full-data tune of candidates that first draw private
-column statistics (``PrivateERM(column_statistics=True)``) or a private bound (``data_norm="private"``), and
+column statistics (``PrivateERM(column_statistics=True)``), a private bound (``data_norm="private"``) or a private
+class count (``class_weight="balanced"``: its weights; ``class_prior="private"``: its intercept offset), and
 ``tune(DPLinearRegression(), ..., procedure="split", delta=1e-6)`` of 3 AdaSSP candidates on 400 regression rows.
 Counts do not depend on the machine::
 
@@ -115,7 +116,11 @@ def measure() -> dict[str, dict[str, int]]:
             raise RuntimeError(f"the seed {TUNE_SEED} drew {runs} runs, not {TUNE_RUNS}")
         results[f"{name}, 3 candidates, {runs} runs"] = counts
     composites = {"column statistics": lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, column_statistics=True),
-                  "private bound": lambda lam: dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4.0), lam=lam)}
+                  "private bound": lambda lam: dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4.0), lam=lam),
+                  "private class count": lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam,
+                                                                      class_weight="balanced"),
+                  "private intercept offset": lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, fit_intercept=True,
+                                                                           class_prior="private")}
     for name, make in composites.items():
         def run_composite(make: Any = make) -> None:
             outcome.append(dpcvx.tune(make, Xt, yt, grid, epsilon=1.0, random_state=TUNE_SEED))
@@ -162,7 +167,8 @@ def main(argv: list[str] | None = None) -> dict:
              "Counted by a profiler hook during one warm call (benchmarks/calls_per_fit.py); counts do not depend "
              "on the machine. \"before\" is main at 128777d (before issue 41's plan object), \"a1bf021\" main before "
              "estimator candidates of tune were planned once, \"6c4583a\" with it, \"54d9d04\" main before AdaSSP "
-             "and the composite draws (column statistics, a private bound) planned once, \"after\" with them. In "
+             "and the composite draws (column statistics, a private bound) planned once, \"4c3a013\" main with "
+             "them, before a private class count was planned once, \"after\" with it. In "
              "the estimator-candidate columns 3 of the plannings (and PrivateERM built) are not fits: "
              "NoiseDominatesWarning's advice plans lam=\"auto\" from public inputs (`choose_lam`). A column "
              "measured in one run only was not measured in the others.",

@@ -18,6 +18,10 @@ The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/t
 4. the learner is fitted with the released rates as its ``class_prior`` (balanced weights w_k = min_j pi_j / pi_k),
    or, for the offset, with the ridge centred at b0 / s (:func:`offsets`), eps_fit and delta.
 
+Planned once (:func:`plan_private_count`, a :class:`RatesPlan`): a learner that plans first is planned at the rates
+(1/2, 1/2), and each fit binds its released rates to that plan (:func:`at_released_rates`: the weights and s_bar, or
+the offset's ridge verified), so :func:`dpcvx.tune` checks and plans such a candidate once, not once per run.
+
 By sequential composition (Claim 4 of docs/theory.md section 29) the release (count, model) is
 (eps_c + eps_fit, delta)-DP. The certificate's ``weights`` record holds the released count, eps_c, the floor and
 the total. Replace-one neighbours only (n must be public for n - n_+ to be the other count).
@@ -44,12 +48,12 @@ from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..validation import check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import composite, failed_after_charge, fixed_numerics
+from .fit_plan import FitPlan
 from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan",
-           "draws_count", "offsets", "released_rates", "plan_private_count", "draw_class_count",
-           "fit_with_private_count", "check_private_count_inputs"]
+__all__ = ["CLASS_COUNT_SHARE", "MIN_CLASS_RATE", "COUNT_THEOREM", "PRIVATE_PRIOR", "CountPlan", "RatesPlan",
+           "draws_count", "offsets", "released_rates", "plan_private_count", "at_released_rates", "draw_class_count"]
 
 PROCEDURE_NAME = "a fit with balanced class weights from a private count"
 CLASS_COUNT_SHARE = 0.05  # eps_c = 5% of the budget by default
@@ -100,7 +104,8 @@ def released_rates(weights: CertifiedWeights | None) -> tuple[float, float] | No
 
 @dataclass(frozen=True)
 class CountPlan:
-    """What the checks fixed before anything is charged: the split, delta, n and the public classes."""
+    """What the checks fixed before anything is charged: the split, delta, n and the public classes (:meth:`at`: n of
+    another fit)."""
 
     eps_count: float
     eps_fit: float
@@ -117,6 +122,14 @@ class CountPlan:
         """f = ceil(MIN_CLASS_RATE n): the least count either class is released with (public)."""
         return max(1, math.ceil(MIN_CLASS_RATE * self.n))
 
+    def at(self, n: int) -> CountPlan:
+        """This plan for a fit of n public records (the floor is a share of n), refused when both classes cannot
+        keep their floor."""
+        plan = replace(self, n=int(n))
+        if 2 * plan.floor > plan.n:
+            raise InputError(f"a private class count needs n >= 2 ceil({MIN_CLASS_RATE:g} n); got n = {plan.n}")
+        return plan
+
 
 def _at_rates(learner: Any, rates: tuple[float, float]) -> Any:
     """A copy of ``learner`` at the public ``rates`` (as after the draw): its balanced weights come from them, or
@@ -131,8 +144,13 @@ def _at_rates(learner: Any, rates: tuple[float, float]) -> Any:
 
 
 def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accountant: PrivacyAccountant | None = None,
-                       **fit_params: Any) -> CountPlan:
-    """Every check of the fit, nothing charged or drawn."""
+                       **fit_params: Any) -> RatesPlan:
+    """Every check of the fit, nothing charged or drawn (steps 1 and 2's split): the :class:`RatesPlan`.
+
+    A learner that plans first at public rates (:class:`~dpcvx.models.erm.PrivateERM`) is planned ONCE, at the rates
+    (1/2, 1/2), and that plan is checked at the floor's rates too (:meth:`RatesPlan.check`); each fit binds its
+    released rates to it (:func:`at_released_rates`). Another learner runs its ``check_fit_inputs`` at both ends and
+    is fitted through its ``fit`` at the released rates."""
     if getattr(learner, "task", "classification") != "classification":
         raise InputError("class_weight is for classification")
     if draws_bounds(learner):
@@ -149,18 +167,105 @@ def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accounta
     eps_count, eps_fit = split_budget(epsilon, learner.class_count_share)
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
-    plan = CountPlan(eps_count, eps_fit, delta, int(np.shape(y)[0]), check_classes(learner.classes))
-    if 2 * plan.floor > plan.n:
-        raise InputError(f"a private class count needs n >= 2 ceil({MIN_CLASS_RATE:g} n); got n = {plan.n}")
-    with composite(PROCEDURE_NAME):   # the fit's checks at both ends of the released rates: s_bar = 1 and the floor's
-        for low in (0.5, plan.floor / plan.n):
-            _at_rates(learner, (1 - low, low)).check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-    return plan
+    count = CountPlan(eps_count, eps_fit, delta, 0, check_classes(learner.classes)).at(np.shape(y)[0])
+    options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
+    reference = _at_rates(learner, (0.5, 0.5))
+    plan = None
+    if getattr(reference, "plans_first", False) is True:
+        with composite(PROCEDURE_NAME):
+            planned = reference.plan(X, y, epsilon=eps_fit, **fit_params)   # the checks at the rates (1/2, 1/2)
+        assert isinstance(planned, FitPlan)  # a learner at public rates draws nothing
+        plan = planned
+    rates_plan = RatesPlan(learner, count, options, plan, count.classes)
+    rates_plan.check(X, y, fit_params.get("sample_weight"), planned=plan is not None)
+    return rates_plan
 
 
-def check_private_count_inputs(learner: Any, X: Any, y: Any, epsilon: float, **fit_params: Any) -> Any:
-    """``check_fit_inputs`` of a learner that draws a count: the public classes, nothing charged."""
-    return plan_private_count(learner, X, y, epsilon, **fit_params).classes
+def at_released_rates(plan: FitPlan, learner: Any, rates: tuple[float, float], sample_weight: Any) -> FitPlan:
+    """The fit's one ``plan`` (made at other rates) bound to the released ``rates``, post-processing of the count:
+    their balanced weights (largest weight 1, so w_max, L and c stand; s_bar moves lam="auto"'s rule,
+    :meth:`FitPlan.with_weights`), or, for the offset, the ridge centred at b0 / s verified (its text holds the
+    centre; L, c and m stand, :meth:`FitPlan.with_problem`). Nothing else is checked or planned again."""
+    candidate = _at_rates(learner, rates)
+    if offsets(learner):
+        return plan.with_problem(candidate._verified(plan.width))
+    return plan.with_weights(candidate._weight_plan(sample_weight, plan.classes), candidate._mean_weight())
+
+
+@dataclass(frozen=True)
+class RatesPlan:
+    """A fit whose class rates come from one private count, planned once (:func:`plan_private_count`): public values
+    only. :meth:`fit` charges once, draws the count and fits at the rates it releases; :func:`dpcvx.tune` fits every
+    run of a candidate from it.
+
+    Attributes
+    ----------
+    learner : the learner (``class_weight="balanced"`` without public rates, or ``class_prior="private"``)
+    count : the count's plan (the split, delta, the public classes; n is each fit's)
+    options : the fit's other arguments (mechanism, delta, split, ...)
+    plan : the fit's plan at the rates (1/2, 1/2), each fit's released rates bound to it (None: the learner does not
+        plan first and is fitted through ``fit``)
+    classes : the learner's public classes
+    """
+
+    learner: Any
+    count: CountPlan
+    options: dict[str, Any]
+    plan: FitPlan | None
+    classes: tuple[Any, Any]
+
+    def check(self, X: Any, y: Any, sample_weight: Any, *, planned: bool = False) -> None:
+        """The fit's checks on (X, y) at both ends of the released rates, nothing charged or drawn: s_bar = 1 and
+        the floor's (largest weight 1 in both, so L and c are the fit's; lam="auto"'s effective sample size and the
+        offset span their range between them). ``planned``: the plan was just made on (X, y) at (1/2, 1/2)."""
+        count = self.count.at(np.shape(y)[0])
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        with composite(PROCEDURE_NAME):
+            for low in (0.5, count.floor / count.n):
+                rates = (1 - low, low)
+                if self.plan is None:
+                    _at_rates(self.learner, rates).check_fit_inputs(X, y, epsilon=count.eps_fit, **self.options,
+                                                                    **weighted)
+                elif not (planned and low == 0.5):
+                    plan = self.plan if low == 0.5 else at_released_rates(self.plan, self.learner, rates,
+                                                                          sample_weight)
+                    plan.bind(*plan.mapped(X, y), sample_weight)
+
+    def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
+            sample_weight: Any = None) -> Any:
+        """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked as the
+        plan checked its own (:meth:`check`), so that a refused call spends nothing; without one nothing is charged
+        here and the fit checks its rows at its released rates (inside :func:`dpcvx.tune`, whose one charge came
+        before every run)."""
+        check_accountant(accountant)
+        if accountant is not None:
+            self.check(X, y, sample_weight)
+        return self.execute(X, y, random_state, accountant, sample_weight)
+
+    def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
+                sample_weight: Any) -> Any:
+        """Charge once, draw the count, fit at the balanced weights (or the offset) of the released rates (module
+        docstring, steps 2 to 4): the model, whose certificate records the count."""
+        plan, learner = self.count.at(np.shape(y)[0]), self.learner
+        if accountant is not None:
+            accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
+                             f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
+                             curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
+        rng = None if random_state is None else resolve_rng(random_state)  # one stream for the count and the fit
+        count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
+        rates = ((plan.n - count) / plan.n, count / plan.n)   # the released rates, as public
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        with composite(PROCEDURE_NAME), fixed_numerics():
+            try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+                if self.plan is None:
+                    model = _at_rates(learner, rates).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
+                                                          **self.options, **weighted)
+                else:  # the one plan, the released rates bound now: every check ran before the charge
+                    model = at_released_rates(self.plan, learner, rates, sample_weight).fit(
+                        X, y, random_state=rng, sample_weight=sample_weight)
+            except Exception as error:
+                raise failed_after_charge(PROCEDURE_NAME, error) from None
+        return _certified(model, learner, plan, count)
 
 
 def draw_class_count(labels: np.ndarray, plan: CountPlan, source: Any) -> int:
@@ -170,24 +275,9 @@ def draw_class_count(labels: np.ndarray, plan: CountPlan, source: Any) -> int:
     return min(max(noisy, plan.floor), plan.n - plan.floor)
 
 
-def fit_with_private_count(learner: Any, X: Any, y: Any, epsilon: float, *,
-                           accountant: PrivacyAccountant | None = None, random_state: RandomState = None,
-                           **fit_params: Any) -> Any:
-    """``fit`` of a learner with class_weight="balanced" and no class_prior: check, charge once, draw the count,
-    fit at the balanced weights of the released rates; the model's certificate records the count."""
-    plan = plan_private_count(learner, X, y, epsilon, accountant=accountant, **fit_params)
-    if accountant is not None:
-        accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
-                         f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
-                         curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
-    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the count and the fit
-    count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
-    candidate = _at_rates(learner, ((plan.n - count) / plan.n, count / plan.n))   # the released rates, as public
-    with composite(PROCEDURE_NAME), fixed_numerics():
-        try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            model = candidate.fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
-        except Exception as error:
-            raise failed_after_charge(PROCEDURE_NAME, error) from None
+def _certified(model: Any, learner: Any, plan: CountPlan, count: int) -> Any:
+    """The model with the count in its certificate: the ``weights`` record (the released count, eps_c, the floor and
+    the total) and the guarantee by sequential composition."""
     fitted = model.certificate
     record = {"epsilon": plan.eps_count, "count": count, "n": plan.n, "floor": plan.floor,
               "theorem": COUNT_THEOREM, "neighbours": REPLACE_ONE_STATEMENT,

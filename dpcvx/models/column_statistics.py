@@ -67,6 +67,7 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_bound
+from .class_count import draws_count
 from .failure import composite, failed_after_charge, fixed_numerics
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
@@ -152,8 +153,7 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     is planned once, on the rows through a placeholder map of the public R (its centre and multiplier enter no check
     or constant); the released map is bound to that plan after each draw (:meth:`FitPlan.with_feature_map`). Another
     learner runs its ``check_fit_inputs`` and is fitted through its ``fit``."""
-    if draws_bounds(learner) or getattr(learner, "class_weight", None) == "balanced" \
-            and getattr(learner, "class_prior", None) is None:
+    if draws_bounds(learner) or draws_count(learner):
         raise InputError("column_statistics=True draws private statistics; with a private bound or a private class "
                          "count the fit would compose more draws, which is not offered: pass public bounds and a "
                          "class_prior. Nothing was charged")

@@ -461,7 +461,8 @@ class PrivateERM:
     def plan(self, X: Any, y: Any, *, epsilon: float, delta: float = 0.0, mechanism: str = "objective",
              split: str = "max", neighbours: str = "replace-one", n_public: int | None = None,
              warm_start: LinearModel | None = None,
-             sample_weight: Any = None) -> FitPlan | column_statistics.StandardisedPlan | private_norm.BoundPlan:
+             sample_weight: Any = None) -> (FitPlan | column_statistics.StandardisedPlan | class_count.RatesPlan
+                                            | private_norm.BoundPlan):
         """The learner contract's first half (:mod:`dpcvx.models.contract`): every check of :meth:`fit` on
         (X, y) (validate, verify, calibrate, refuse), with nothing charged and nothing drawn.
 
@@ -470,30 +471,26 @@ class PrivateERM:
         accountant=...)`` executes it on any rows of the same width; :func:`dpcvx.tune` fits every run of a
         candidate from its one plan. A learner that first draws private column statistics or a private bound
         returns that composite's plan (:class:`~dpcvx.models.column_statistics.StandardisedPlan`: the fit's plan
-        with the released map bound per fit; :class:`~dpcvx.models.private_norm.BoundPlan`: the fit's plan per
-        drawn bound); one that first draws a class count (``class_weight="balanced"`` without ``class_prior``)
-        plans after that draw, inside :meth:`fit`, and is refused here (InputError).
+        with the released map bound per fit; :class:`~dpcvx.models.class_count.RatesPlan`: the fit's plan with the
+        rates of a private class count bound per fit; :class:`~dpcvx.models.private_norm.BoundPlan`: the fit's plan
+        per drawn bound).
         """
         options = {"mechanism": mechanism, "delta": delta, "split": split, "neighbours": neighbours,
                    "n_public": n_public, "warm_start": warm_start, "sample_weight": sample_weight}
         if column_statistics.draws_statistics(self):  # opt-in centres and scales (models.column_statistics)
             return column_statistics.plan_column_statistics(self, X, y, epsilon, **options)
-        if private_norm.draws_bounds(self) and not class_count.draws_count(self):  # R (or B) bought with norm_share
+        if class_count.draws_count(self):  # the class rates from one private count (models.class_count)
+            return class_count.plan_private_count(self, X, y, epsilon, **options)
+        if private_norm.draws_bounds(self):  # R (or B) bought with norm_share
             return private_norm.plan_bounds(self, X, y, epsilon, **options)
         return self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                              sample_weight)[0]
 
     @property
-    def _counts_first(self) -> bool:
-        """Whether :meth:`fit` first draws a class count (:mod:`dpcvx.models.class_count`), then plans."""
-        return class_count.draws_count(self) and not column_statistics.draws_statistics(self)
-
-    @property
     def plans_first(self) -> bool:
         """Whether :meth:`fit` is one plan executed, so that a caller may plan once and fit from the plan
-        (:meth:`plan`; False: it first draws a class count, :mod:`dpcvx.models.class_count`, then plans; or a
-        subclass replaces :meth:`fit`)."""
-        return type(self).fit is PrivateERM.fit and not self._counts_first
+        (:meth:`plan`; False when a subclass replaces :meth:`fit`)."""
+        return type(self).fit is PrivateERM.fit
 
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, warm_start: LinearModel | None,
                  delta: float, neighbours: str, n_public: int | None,
@@ -611,13 +608,8 @@ class PrivateERM:
         needs the public ``sample_weight_bound``; with ``class_weight`` the records' weights multiply
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
-        if self._counts_first:  # "balanced" without class_prior: one private count (models.class_count)
-            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-            return class_count.fit_with_private_count(
-                self, X, y, epsilon, accountant=accountant, random_state=random_state, mechanism=mechanism,
-                delta=delta, neighbours=neighbours, n_public=n_public, split=split, warm_start=warm_start,
-                **weighted)
-        if column_statistics.draws_statistics(self) or private_norm.draws_bounds(self):  # a composite's one plan
+        if column_statistics.draws_statistics(self) or class_count.draws_count(self) or \
+                private_norm.draws_bounds(self):  # a composite's one plan
             composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                  neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                  sample_weight=sample_weight)
@@ -649,11 +641,6 @@ class PrivateERM:
 
         Returns the public classes (None for a regression).
         """
-        if self._counts_first:
-            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-            return class_count.check_private_count_inputs(
-                self, X, y, epsilon, mechanism=mechanism, split=split, warm_start=warm_start, delta=delta,
-                neighbours=neighbours, n_public=n_public, **weighted)
         resolve_rng(random_state)
         return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split, neighbours=neighbours,
                          n_public=n_public, warm_start=warm_start, sample_weight=sample_weight).classes

@@ -225,6 +225,35 @@ class FitPlan:
         object.__setattr__(plan, "rows", dataclasses.replace(self.rows, feature_map=feature_map))
         return plan
 
+    def with_weights(self, weight_plan: RecordWeights, mean_weight: float) -> FitPlan:
+        """This plan with other public class weights of the same w_max: the balanced weights of class rates released
+        after the checks (a private class count, :mod:`dpcvx.models.class_count`; the largest weight is 1 at every
+        rate). The verified problem (weighted by w_max), the solver and the checks stand; the calibrations too,
+        unless s_bar moves ``lam="auto"``'s rule (:meth:`lam_choice`), which is then applied afresh."""
+        if self.weight_plan is None or weight_plan.bound != self.weight_plan.bound:
+            raise InputError("a plan's record weights are replaced only by weights of the same bound w_max, and only "
+                             "in a plan made with record weights")
+        plan = copy.copy(self)  # a frozen plan: the copy shares the calibrations when they do not read s_bar
+        object.__setattr__(plan, "weight_plan", weight_plan)
+        object.__setattr__(plan, "mean_weight", mean_weight)
+        if self.lam is None and mean_weight != self.mean_weight:
+            object.__setattr__(plan, "_calibrations", {})
+        return plan
+
+    def with_problem(self, problem: VerifiedProblem) -> FitPlan:
+        """This plan with its verified problem replaced by one of the same certified L, c and m and the same
+        posing: the ridge centred at an intercept offset released after the checks (a private class count,
+        :mod:`dpcvx.models.intercept_offset`; its text holds the centre). Weighted by the plan's w_max and held to
+        the mechanism's verdict; the solver and the calibrations, which read only those constants, stand."""
+        if self.weight_plan is not None:
+            problem = problem.weighted(self.weight_plan.bound)
+        if _constants(problem) != _constants(self.problem):
+            raise InputError("a plan's verified problem is replaced only by one of the same L, c and m: plan again")
+        problem.require(self.mechanism, self.delta)
+        plan = copy.copy(self)  # a frozen plan: the copy shares the calibrations
+        object.__setattr__(plan, "problem", problem)
+        return plan
+
     # -- execution ----------------------------------------------------------------------------------------
 
     def mapped(self, X: Any, y: Any) -> tuple[Matrix | RowBlocks, np.ndarray]:
@@ -328,6 +357,12 @@ class FitPlan:
         if training_rows.runs_here():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
             training_rows.warn_on_confusion(self.owner, _confusion(bound.X, w, bound.labels))
         return PrivateModel(coef, intercept, self.classes, rows, release)
+
+
+def _constants(problem: VerifiedProblem) -> tuple[Any, ...]:
+    """What a plan's calibrations and solver read of its problem: the certified L, c, m and the posing (KST12)."""
+    certificate = problem.certificate
+    return certificate.lipschitz, certificate.curvature, certificate.strong_convexity, problem.kst12
 
 
 _SIGNS = np.array([-1, 1])

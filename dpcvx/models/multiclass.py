@@ -44,6 +44,7 @@ from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from . import training_rows
+from .class_count import draws_count
 from .column_statistics import draws_statistics
 from .erm import PrivateERM
 from .failure import composite, failed_after_charge, fixed_numerics
@@ -118,7 +119,8 @@ class PrivateMulticlassERM:
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         binary: FitPlan | None = None  # the k fits differ in their labels only: one plan serves them all
-        if self.binary.plans_first and not draws_statistics(self.binary):  # each class draws its own statistics
+        if self.binary.plans_first and not (draws_statistics(self.binary) or draws_count(self.binary)):
+            # (a binary learner that draws statistics or a class count draws them for each class)
             with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
                 planned = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
                                            sample_weight=sample_weight, **fit_params)

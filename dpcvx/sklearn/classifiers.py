@@ -94,7 +94,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
-from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, draws_count, released_rates
+from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
 from ..models.column_statistics import COLUMN_STATISTICS_SHARE, draws_statistics
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
@@ -288,9 +288,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def plans_first(self) -> bool:
-        """Whether :meth:`fit` is one plan executed (:meth:`plan`); False when it first draws column statistics,
-        a class count or a norm bound (:attr:`dpcvx.PrivateERM.plans_first`)."""
-        return not (draws_statistics(self) or draws_count(self) or draws_bounds(self))
+        """Whether :meth:`fit` is one plan executed (:meth:`plan`; a class count's too); False when it first draws
+        column statistics or a norm bound (:attr:`dpcvx.PrivateERM.plans_first`)."""
+        return not (draws_statistics(self) or draws_bounds(self))
 
     def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the

@@ -18,6 +18,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from ..models.class_count import RatesPlan
 from ..models.column_statistics import StandardisedPlan
 from ..models.erm import PrivateERM
 from ..models.fit_plan import FitPlan
@@ -29,7 +30,7 @@ from ..privacy.accountant import PrivacyAccountant
 __all__ = ["EstimatorPlan", "LearnerPlan"]
 
 #: the plan of the learner an estimator builds
-LearnerPlan = FitPlan | MulticlassPlan | AdaSSPPlan | StandardisedPlan | BoundPlan
+LearnerPlan = FitPlan | MulticlassPlan | AdaSSPPlan | StandardisedPlan | RatesPlan | BoundPlan
 
 
 @dataclass(frozen=True)

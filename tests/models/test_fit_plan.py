@@ -331,9 +331,45 @@ def test_a_private_bound_plan_checks_once_and_plans_once_per_drawn_bound(counted
     assert runs > 3 and planned <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)  # once per (candidate, R), not per run
 
 
+COUNT_CANDIDATES = {"weights": dict(class_weight="balanced"), "weights, lam=auto": dict(class_weight="balanced"),
+                    "offset": dict(class_prior="private", fit_intercept=True)}
+
+
+@pytest.mark.parametrize("case", sorted(COUNT_CANDIDATES))
+def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_runs_rates(counted, case):
+    """A private class count's rates are post-processing bound to the fit's one plan (the balanced weights and s_bar,
+    or the offset's centred ridge): tune plans each candidate once (a RatesPlan over one FitPlan), not once per run;
+    one charge of the whole budget; each fit from the plan is the learner's own fit, bit for bit."""
+    X, y = _data()
+    grid = {"lam": ["auto", 1e-2, 1e-1] if "auto" in case else [1e-3, 1e-2, 1e-1]}
+    make = lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, **COUNT_CANDIDATES[case])  # noqa: E731
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    result = dpcvx.tune(make, X, y, grid, epsilon=1.0, procedure="full-data", random_state=31, accountant=accountant)
+    runs = result.diagnostics_["runs"]
+    assert runs > 3 and counted == {"planned": 3, "executed": runs, "rehearsed": 3}
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
+    assert result.model.certificate.weights.private_count is not None
+    plan = make(grid["lam"][0]).plan(X, y, epsilon=1.0)
+    for seed in range(3):
+        model, own = plan.fit(X, y, random_state=seed), make(grid["lam"][0]).fit(X, y, 1.0, random_state=seed)
+        assert np.array_equal(model.coef_, own.coef_) and np.array_equal(model.intercept_, own.intercept_)
+        assert str(model.certificate) == str(own.certificate)
+
+
+def test_tune_plans_each_estimator_candidate_with_a_private_class_count_once(counted):
+    X, y = _data()
+    result = dpcvx.tune(dpcvx.DPLogisticRegression(class_prior="private", threshold="prior"), X, y > 0,
+                        {"lam": [0.1, 0.3, 1.0]}, epsilon=30.0, procedure="full-data", random_state=31)
+    runs = result.diagnostics_["runs"]
+    assert runs > 3 and counted == {"planned": 3, "executed": runs, "rehearsed": 3}
+    assert result.model.certificate_.weights.private_count is not None
+
+
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 @pytest.mark.parametrize("learner", [dict(data_norm=1.0, column_statistics=True),
-                                     dict(data_norm="private", norm_range=(0.25, 4.0))])
+                                     dict(data_norm="private", norm_range=(0.25, 4.0)),
+                                     dict(data_norm=1.0, class_weight="balanced"),
+                                     dict(data_norm=1.0, class_prior="private", fit_intercept=True)])
 def test_a_composite_plan_fitted_on_other_rows_refuses_them_before_its_charge(learner):
     """With an accountant, a composite's plan checks the rows it is given before its one charge, as the plan
     checked its own: a refused call spends nothing."""

@@ -2,9 +2,10 @@
 
 Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and
 Gaussian, float-safe, AdaSSP regression (plain, on standardised columns, on private ranges: the default),
-multiclass, the kernel learners, add-remove, class weights, the intercept offset of a public class prior,
-lam="auto") and records, per release, the released weights (as their exact JSON text), the certificate's text
-and the saved model file's text (the library version line removed). ``--compare`` reads an earlier run and lists
+multiclass, the kernel learners, add-remove, class weights, the intercept offset of a public class prior, the
+private class count (its weights, its offset), lam="auto") and records, per release, the released weights (as
+their exact JSON text), the certificate's text and the saved model file's text (the library version line
+removed). ``--compare`` reads an earlier run and lists
 every difference.
 
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --out /tmp/before.json
@@ -54,6 +55,13 @@ def _configurations() -> dict[str, Callable[[], Any]]:
         epsilon=1.0, lam=0.05, class_weight={0: 2.0, 1: 1.0}, random_state=2).fit(X, y01).model_
     makers["estimator class_prior offset"] = lambda: dpcvx.DPLogisticRegression(
         epsilon=1.0, lam=0.05, class_prior={0: 0.3, 1: 0.7}, random_state=2).fit(X, y01).model_
+    makers["estimator private count weights"] = lambda: dpcvx.DPLogisticRegression(
+        epsilon=1.0, lam=0.05, class_weight="balanced", random_state=2).fit(X, y01).model_
+    makers["estimator private count offset"] = lambda: dpcvx.DPLogisticRegression(
+        epsilon=1.0, class_prior="private", threshold="prior", random_state=2).fit(X, y01).model_
+    makers["erm private count weights lam=auto"] = lambda: dpcvx.PrivateERM(
+        losses.logistic(), lam="auto", data_norm=1.0, class_weight="balanced", classes=(0, 1)).fit(
+        X, y01, 1.0, delta=1e-6, random_state=1)
     makers["estimator huber output gaussian"] = lambda: dpcvx.DPHuberSVM(
         epsilon=1.0, delta=1e-6, mechanism="output", lam=0.05, random_state=2).fit(X, y01).model_
     makers["regression huber"] = lambda: dpcvx.PrivateERM(
