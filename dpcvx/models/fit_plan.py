@@ -365,14 +365,11 @@ def _constants(problem: VerifiedProblem) -> tuple[Any, ...]:
     return certificate.lipschitz, certificate.curvature, certificate.strong_convexity, problem.kst12
 
 
-_SIGNS = np.array([-1, 1])
-
-
 def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.confusion`), summed
+    """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.sign_confusion`), summed
     by block for row blocks: the decision values stay where the rows are (on a Dask input, on the workers)."""
     def counts(block: Any, part: np.ndarray) -> np.ndarray:
-        return training_rows.confusion(np.where(np.asarray(block @ w).ravel() > 0, 1, -1), part, _SIGNS)
+        return training_rows.sign_confusion(np.asarray(block @ w), part)
 
     if isinstance(X, RowBlocks):
         return np.asarray(X.sum(counts, labels))

@@ -158,6 +158,22 @@ def test_the_counts_give_the_findings_of_the_predictions():
         assert training_rows.classification_finding(counts) == expected
 
 
+def test_sign_confusion_counts_the_predictions_of_the_decision_values():
+    """The binary fit's counts from decision values (above 0: +1, else -1, a NaN included) are the general
+    confusion counts of those predictions, and a count of a class the labels or predictions lack is 0."""
+    rng = np.random.default_rng(5)
+    decisions = np.concatenate([rng.normal(size=200), [0.0, -0.0, np.nan]])
+    labels = np.where(rng.random(decisions.size) < 0.3, 1.0, -1.0)
+    predicted = np.where(decisions > 0, 1, -1)
+    for subset in (slice(None), decisions > 0, labels < 0):
+        expected = training_rows.confusion(predicted[subset], labels[subset], np.array([-1, 1]))
+        counts = training_rows.sign_confusion(decisions[subset], labels[subset])
+        np.testing.assert_array_equal(counts, expected)
+        assert counts.dtype == np.int64 and counts.sum() == labels[subset].size
+    np.testing.assert_array_equal(training_rows.sign_confusion(decisions[:3], labels[:3]).sum(axis=1),
+                                  [np.count_nonzero(labels[:3] < 0), np.count_nonzero(labels[:3] > 0)])
+
+
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 def test_a_memmap_fit_is_checked_too(noise_labels, tmp_path):
