@@ -99,7 +99,7 @@ from ..models.column_statistics import COLUMN_STATISTICS_SHARE, draws_statistics
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
-from ..models.private_norm import NORM_SHARE, draws_bounds
+from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
 from ..models.training_rows import left_to_caller, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
@@ -286,11 +286,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._fit(X, y, sample_weight, accountant, None)
 
-    @property
-    def plans_first(self) -> bool:
-        """Whether :meth:`fit` is one plan executed (:meth:`plan`; a class count's too); False when it first draws
-        column statistics or a norm bound (:attr:`dpcvx.PrivateERM.plans_first`)."""
-        return not (draws_statistics(self) or draws_bounds(self))
+    #: :meth:`fit` is one plan executed (:meth:`plan`), a composite draw's too (column statistics, a class count, a
+    #: norm bound: the learner's :class:`~dpcvx.sklearn.estimator_plan.LearnerPlan`), so a caller may plan once
+    plans_first = True
 
     def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the

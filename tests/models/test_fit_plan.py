@@ -356,13 +356,21 @@ def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_r
         assert str(model.certificate) == str(own.certificate)
 
 
-def test_tune_plans_each_estimator_candidate_with_a_private_class_count_once(counted):
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("params", [dict(class_prior="private", threshold="prior"), dict(column_statistics="ranges"),
+                                    dict(data_norm="private", norm_range=(0.25, 4.0))])
+def test_tune_plans_each_estimator_candidate_that_draws_first_once(counted, params):
+    """An estimator candidate whose fit first draws (a class count, column statistics, a bound) is planned once
+    through its EstimatorPlan over the learner's composite plan (a bound: once per drawn point of its grid)."""
     X, y = _data()
-    result = dpcvx.tune(dpcvx.DPLogisticRegression(class_prior="private", threshold="prior"), X, y > 0,
-                        {"lam": [0.1, 0.3, 1.0]}, epsilon=30.0, procedure="full-data", random_state=31)
+    result = dpcvx.tune(dpcvx.DPLogisticRegression(**params), X, y > 0, {"lam": [0.1, 0.3, 1.0]}, epsilon=30.0,
+                        procedure="full-data", random_state=31)
     runs = result.diagnostics_["runs"]
-    assert runs > 3 and counted == {"planned": 3, "executed": runs, "rehearsed": 3}
-    assert result.model.certificate_.weights.private_count is not None
+    assert runs > 3 and counted["executed"] == runs and counted["rehearsed"] == 3
+    if "norm_range" in params:  # the checks at the grid's two ends, then one plan per (candidate, drawn R)
+        assert counted["planned"] <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)
+    else:
+        assert counted["planned"] == 3
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
