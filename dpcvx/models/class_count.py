@@ -47,7 +47,7 @@ from ..privacy.rng import RandomState, resolve_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..validation import check_classes, check_labels
 from ..verification.verifier import default_regularizer
-from .failure import composite, failed_after_charge, fixed_numerics
+from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .intercept_offset import centred_ridge, log_odds
 from .private_norm import draws_bounds, split_budget
@@ -255,16 +255,13 @@ class RatesPlan:
         count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
         rates = ((plan.n - count) / plan.n, count / plan.n)   # the released rates, as public
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with composite(PROCEDURE_NAME), fixed_numerics():
-            try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-                if self.plan is None:
-                    model = _at_rates(learner, rates).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
-                                                          **self.options, **weighted)
-                else:  # the one plan, the released rates bound now: every check ran before the charge
-                    model = at_released_rates(self.plan, learner, rates, sample_weight).fit(
-                        X, y, random_state=rng, sample_weight=sample_weight)
-            except Exception as error:
-                raise failed_after_charge(PROCEDURE_NAME, error) from None
+        with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+            if self.plan is None:
+                model = _at_rates(learner, rates).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **self.options,
+                                                      **weighted)
+            else:  # the one plan, the released rates bound now: every check ran before the charge
+                model = at_released_rates(self.plan, learner, rates, sample_weight).fit(
+                    X, y, random_state=rng, sample_weight=sample_weight)
         return _certified(model, learner, plan, count)
 
 

@@ -68,7 +68,7 @@ from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_bound
 from .class_count import draws_count
-from .failure import composite, failed_after_charge, fixed_numerics
+from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
@@ -253,15 +253,12 @@ class StandardisedPlan:
             values = {"lattice_bits": LATTICE_BITS, "sums": [int(value) for value in released],
                       "theorem": STATISTICS_THEOREM}
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with composite(PROCEDURE_NAME), fixed_numerics():
-            try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-                if self.plan is None:
-                    model = _with_map(self.learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
-                                                                **self.options, **weighted)
-                else:  # the one plan, its map bound now: every check ran before the charge
-                    model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
-            except Exception as error:
-                raise failed_after_charge(PROCEDURE_NAME, error) from None
+        with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+            if self.plan is None:
+                model = _with_map(self.learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
+                                                            **self.options, **weighted)
+            else:  # the one plan, its map bound now: every check ran before the charge
+                model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
         fitted = model.certificate
         record = {"epsilon": plan.eps_statistics, "n": plan.n, "sensitivity": plan.sensitivity, **values,
                   "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION, "total_epsilon": plan.total}

@@ -21,7 +21,7 @@ So the rule, enforced here and nowhere else:
    and warnings recorded (:func:`fixed_numerics`): the user's global settings cannot turn a
    data-dependent overflow or warning into an exception.
 4. **No silent catch.** A fit that still raises after the charge is a bug: the procedure stops
-   with :class:`~dpcvx.exceptions.SolverError` naming the rule (:func:`failed_after_charge`); it
+   with :class:`~dpcvx.exceptions.SolverError` naming the rule (:func:`charged`, :func:`after_charge`); it
    never scores the failure and goes on, which would make the failure part of the output.
 """
 
@@ -39,7 +39,7 @@ import scipy.sparse as sparse
 from ..exceptions import DPCVXWarning, InputError, SolverError
 from ..privacy.rng import resolve_rng
 
-__all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics", "failed_after_charge",
+__all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics", "charged", "after_charge",
            "REHEARSAL_ROWS"]
 
 REHEARSAL_ROWS = 64  # synthetic rows of a rehearsal (fewer when the data set has fewer)
@@ -136,10 +136,23 @@ def fixed_numerics() -> Iterator[None]:
             warnings.warn(message.message, stacklevel=3)
 
 
-def failed_after_charge(procedure: str, error: Exception) -> SolverError:
-    """The error of a fit that raised after the charge despite the rule (a bug): the budget is spent, the
-    event is not covered by the proof, and the message withholds the private error's text."""
-    return SolverError(
-        f"{procedure}: a fit raised {type(error).__name__} after the charge. Under dpcvx's failure rule this cannot "
-        "happen (docs/theory.md, section 7.1), so it is a bug: please report it. The budget is spent, and the event "
-        "itself is not covered by the privacy proof: do not publish it")
+@contextmanager
+def charged(procedure: str) -> Iterator[None]:
+    """A fit of ``procedure`` after its one charge (rule 4): an exception it raises is a bug under the rule (the
+    budget is spent, the event is not covered by the proof) and leaves the block as a
+    :class:`~dpcvx.exceptions.SolverError` that names the rule and withholds the private error's text."""
+    try:
+        yield
+    except Exception as error:
+        raise SolverError(
+            f"{procedure}: a fit raised {type(error).__name__} after the charge. Under dpcvx's failure rule this "
+            "cannot happen (docs/theory.md, section 7.1), so it is a bug: please report it. The budget is spent, and "
+            "the event itself is not covered by the privacy proof: do not publish it") from None
+
+
+@contextmanager
+def after_charge(procedure: str) -> Iterator[None]:
+    """The fits a composite procedure runs after its one charge: inside :func:`composite`, with
+    :func:`fixed_numerics`, an exception re-raised by :func:`charged`."""
+    with composite(procedure), fixed_numerics(), charged(procedure):
+        yield

@@ -47,7 +47,7 @@ from . import training_rows
 from .class_count import draws_count
 from .column_statistics import draws_statistics
 from .erm import PrivateERM
-from .failure import composite, failed_after_charge, fixed_numerics
+from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds
 
@@ -214,18 +214,16 @@ class MulticlassPlan:
                              curve=None if basic else self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with composite(PROCEDURE_NAME), fixed_numerics(), warnings.catch_warnings(), training_rows.left_to_caller():
+        with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
             warnings.simplefilter("ignore", ConstantPredictionWarning)
-            try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-                models = [learner.binary.fit(X, target, eps_c, self.mechanism, delta=delta_c, random_state=seed,
-                                             **weighted, **self.fit_params)
-                          if self.binary is None else self.binary.fit(X, target, random_state=seed,
-                                                                      sample_weight=sample_weight)
-                          for target, seed in zip(targets, seeds, strict=True)]
-            except Exception as error:
-                raise failed_after_charge(PROCEDURE_NAME, error) from None
+            # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+            models = [learner.binary.fit(X, target, eps_c, self.mechanism, delta=delta_c, random_state=seed,
+                                         **weighted, **self.fit_params)
+                      if self.binary is None else self.binary.fit(X, target, random_state=seed,
+                                                                  sample_weight=sample_weight)
+                      for target, seed in zip(targets, seeds, strict=True)]
         coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
             epsilon=self.epsilon, delta=self.delta, classes=self.classes, composition=self.composition,

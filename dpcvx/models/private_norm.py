@@ -46,7 +46,7 @@ from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_gri
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_epsilon, fraction
 from . import erm_inputs
-from .failure import composite, failed_after_charge, fixed_numerics
+from .failure import after_charge, composite
 
 __all__ = ["fit_private_norm", "plan_bounds", "BoundPlan", "PrivateNormResult", "NormPlan", "BoundDraw",
            "draws_bounds", "plan_private_norm", "charge_private_norm", "draw_then_fit", "split_budget", "NORM_SHARE",
@@ -174,17 +174,14 @@ def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, random_sta
     rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draws and the fit
     norms = tuple(_draw(draw, X, y, plan.quantile, rng) for draw in plan.draws)
     bounds = {draw.parameter: norm.bound for draw, norm in zip(plan.draws, norms, strict=True)}
-    with composite(PROCEDURE_NAME), fixed_numerics():
-        try:  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            if plans is None:
-                model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
-            else:
-                key = tuple(bounds.values())
-                if key not in plans:
-                    plans[key] = _with_bounds(learner, bounds).plan(X, y, epsilon=plan.eps_fit, **fit_params)
-                model = plans[key].fit(X, y, random_state=rng, sample_weight=fit_params.get("sample_weight"))
-        except Exception as error:
-            raise failed_after_charge(PROCEDURE_NAME, error) from None
+    with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+        if plans is None:
+            model = _with_bounds(learner, bounds).fit(X, y, epsilon=plan.eps_fit, random_state=rng, **fit_params)
+        else:
+            key = tuple(bounds.values())
+            if key not in plans:
+                plans[key] = _with_bounds(learner, bounds).plan(X, y, epsilon=plan.eps_fit, **fit_params)
+            model = plans[key].fit(X, y, random_state=rng, sample_weight=fit_params.get("sample_weight"))
     return model, norms
 
 

@@ -56,7 +56,7 @@ from ...privacy.partition import coin_parts
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
 from ...progress import progress
-from ..failure import composite, failed_after_charge, fixed_numerics
+from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
 from .renyi import calibrate_runs, check_run_curve
@@ -244,10 +244,8 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             index = uniform_index(m, source)
             plan = plans[index]  # every run of a candidate that plans fits from its one plan
             learner = None if plan is not None else copy.deepcopy(setup.learners[index])
-            try:  # cannot fail under the rule; a failure is a bug, never a score (dpcvx.models.failure)
+            with charged(PROCEDURE_NAME):  # cannot fail under the rule; a failure is a bug, never a score
                 model, diagnostics = fit_candidate(setup, learner, plan, X[train], y[train], budget)
-            except Exception as error:
-                raise failed_after_charge(PROCEDURE_NAME, error) from None
             check_release_cost(model, budget, setup.delta)
             if curves:
                 check_run_curve(model, curves[index])

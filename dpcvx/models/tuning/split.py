@@ -73,7 +73,7 @@ from ...privacy.exponential import exponential_probabilities, sample_exponential
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import disjoint_parts
 from ...progress import progress
-from ..failure import composite, failed_after_charge, fixed_numerics
+from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
 from .scores import total_units
@@ -133,10 +133,8 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
             composite(PROCEDURE_NAME), fixed_numerics():
         for index, (candidate, plan, rows) in enumerate(zip(learners, plans, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
-            try:  # cannot fail under the rule; a failure is a bug (dpcvx.models.failure)
+            with charged(PROCEDURE_NAME):  # cannot fail under the rule; a failure is a bug (dpcvx.models.failure)
                 model, diagnostics = fit_candidate(setup, candidate, plan, X[rows], y[rows], epsilon)
-            except Exception as error:
-                raise failed_after_charge(PROCEDURE_NAME, error) from None
             check_release_cost(model, epsilon, delta)
             mistakes.append(total_units(setup.score, model, X_held_out, y_held_out))
             models.append(model)
