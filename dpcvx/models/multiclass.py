@@ -243,6 +243,11 @@ class MulticlassPlan:
         plan = self.binary
         if plan is None:
             binary = self.learner.binary
+            if draws_count(binary):
+                raise InputError("one-vs-rest with output perturbation and delta > 0 composes the k releases' privacy "
+                                 "curves; a binary learner that first draws a private class count releases the count "
+                                 "and the fit, whose curves are not composed here: pass class_prior (public rates), "
+                                 "or use objective perturbation or delta=0. Nothing was charged")
             if draws_statistics(binary):  # one class's release at eps_c: its fit's calibration (the map enters none)
                 binary = copy.deepcopy(binary).set_params(column_statistics=False)
             planned = binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,

@@ -155,6 +155,21 @@ def test_a_memmap_refuses_weights_before_the_charge(data, tmp_path):
     assert accountant.ledger == []
 
 
+def test_one_vs_rest_over_a_private_count_refuses_the_composed_gaussian_curve_before_the_charge(data):
+    """Output perturbation with delta > 0 composes the k releases' curves; a binary learner that draws a class count
+    has no such curve here: a typed refusal, nothing charged (objective perturbation fits)."""
+    X, y, _ = data
+    labels = np.arange(len(y)) % 3
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    binary = dpcvx.PrivateERM(lam=0.01, data_norm=1.0, class_weight="balanced")
+    with pytest.raises(InputError, match="class count"):
+        dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, labels, 3.0, "output", delta=1e-6, accountant=accountant)
+    assert accountant.ledger == []
+    dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, labels, 3.0, delta=1e-6, accountant=accountant,
+                                                     random_state=0)
+    assert len(accountant.ledger) == 1
+
+
 def test_multiclass_estimators_refuse_weights_before_the_charge(data):
     X, y, _ = data
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
