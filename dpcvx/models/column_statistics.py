@@ -215,23 +215,27 @@ class StandardisedPlan:
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:
-        """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked as the
-        fit's plan checks them (through the placeholder map), so that a refused call spends nothing; without one
-        nothing is charged here and the fit checks its rows after the draw (inside :func:`dpcvx.tune`, whose one
-        charge came before every run)."""
+        """The plan executed on (X, y) (:meth:`execute`). With an ``accountant`` the rows are first checked
+        (:meth:`check`), so that a refused call spends nothing; without one nothing is charged here and the fit
+        checks its rows after the draw (inside :func:`dpcvx.tune`, whose one charge came before every run)."""
         check_accountant(accountant)
         if accountant is not None:
-            self.statistics.at(X)
-            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-            with warnings.catch_warnings():  # the placeholder map's clipping counts are not the fit's
-                warnings.simplefilter("ignore", ClippingWarning)
-                if self.plan is None:
-                    _with_map(self.learner, ColumnStandardiser(np.zeros(self.statistics.d), np.ones(
-                        self.statistics.d), self.statistics.norm)).check_fit_inputs(
-                        X, y, epsilon=self.statistics.eps_fit, **self.options, **weighted)
-                else:
-                    self.plan.bind(*self.plan.mapped(X, y), sample_weight)
+            self.check(X, y, sample_weight)
         return self.execute(X, y, random_state, accountant, sample_weight)
+
+    def check(self, X: Any, y: Any, sample_weight: Any) -> None:
+        """The fit's checks on (X, y), as the plan checked its own rows (through the placeholder map), nothing
+        charged or drawn."""
+        self.statistics.at(X)
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        with warnings.catch_warnings():  # the placeholder map's clipping counts are not the fit's
+            warnings.simplefilter("ignore", ClippingWarning)
+            if self.plan is None:
+                _with_map(self.learner, ColumnStandardiser(np.zeros(self.statistics.d), np.ones(
+                    self.statistics.d), self.statistics.norm)).check_fit_inputs(
+                    X, y, epsilon=self.statistics.eps_fit, **self.options, **weighted)
+            else:
+                self.plan.bind(*self.plan.mapped(X, y), sample_weight)
 
     def execute(self, X: Any, y: Any, random_state: RandomState, accountant: PrivacyAccountant | None,
                 sample_weight: Any) -> Any:

@@ -44,8 +44,8 @@ from ..release.usefulness import one_class_findings, warn_if_constant
 from ..validation import check_delta, check_delta_for_n, check_epsilon, check_public_classes, outside_labels
 from ..verification.verdict import Mechanism
 from . import training_rows
-from .class_count import draws_count
-from .column_statistics import draws_statistics
+from .class_count import RatesPlan, draws_count
+from .column_statistics import StandardisedPlan, draws_statistics
 from .erm import PrivateERM
 from .failure import after_charge, composite
 from .fit_plan import FitPlan
@@ -78,9 +78,7 @@ class PrivateMulticlassERM:
                              "(the CLI: --positive/--negative or --classes with its two labels)")
         if tuple(binary.classes) != BINARY:
             raise InputError("the binary learner of a multiclass model must have classes=(-1, 1)")
-        if draws_bounds(binary):  # each of the k fits would draw its own R: k models over different row maps
-            raise InputError("data_norm='private' is offered for binary models (one R per release); one-vs-rest "
-                             "fits k models over one row map: declare a public data_norm. Nothing was charged")
+        _check_public_bound(binary)
 
     def _labels(self, y: Any, n: int) -> np.ndarray:
         labels = np.asarray(y)
@@ -118,13 +116,14 @@ class PrivateMulticlassERM:
         targets = self._targets(X, y, delta, fit_params)
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
-        binary: FitPlan | None = None  # the k fits differ in their labels only: one plan serves them all
-        if self.binary.plans_first and not (draws_statistics(self.binary) or draws_count(self.binary)):
-            # (a binary learner that draws statistics or a class count draws them for each class)
+        _check_public_bound(self.binary)  # (set_params may have asked for one after construction)
+        binary: FitPlan | RatesPlan | StandardisedPlan | None = None
+        if self.binary.plans_first:  # the k fits differ in their labels only: one plan serves them all (a composite's
+            # plan for a binary learner that draws column statistics or a class count: each class's fit draws its own)
             with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
                 planned = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
                                            sample_weight=sample_weight, **fit_params)
-            assert isinstance(planned, FitPlan)  # a binary learner that draws no statistics (nor a bound)
+            assert isinstance(planned, (FitPlan, RatesPlan, StandardisedPlan))  # a public bound (checked above)
             binary = planned
         plan = MulticlassPlan(self, epsilon, delta, mechanism, eps_c, delta_c, composition, fit_params, binary)
         plan.check(X, targets, sample_weight, first=binary is None)
@@ -157,8 +156,10 @@ class MulticlassPlan:
 
     ``epsilon``, ``delta`` the total; ``class_epsilon``, ``class_delta`` each class's share and ``composition``
     how they compose (:func:`~dpcvx.privacy.composition.one_vs_rest_budget`); ``binary`` the one plan of the k
-    binary problems (None: the binary learner does not plan first and each class is checked and fitted through
-    its own ``check_fit_inputs`` and ``fit``).
+    binary problems: a :class:`~dpcvx.models.fit_plan.FitPlan`, or the composite's plan of a binary learner that
+    first draws private column statistics or a class count (:class:`~dpcvx.models.column_statistics.StandardisedPlan`,
+    :class:`~dpcvx.models.class_count.RatesPlan`: each class's fit draws its own from it); None: the binary learner
+    does not plan first and each class is checked and fitted through its own ``check_fit_inputs`` and ``fit``.
     """
 
     learner: PrivateMulticlassERM
@@ -169,7 +170,7 @@ class MulticlassPlan:
     class_delta: float
     composition: str
     fit_params: dict[str, Any]
-    binary: FitPlan | None
+    binary: FitPlan | RatesPlan | StandardisedPlan | None
 
     @property
     def classes(self) -> tuple[Any, ...]:
@@ -186,8 +187,10 @@ class MulticlassPlan:
                 with warnings.catch_warnings():  # the rows clipped are the same for every class: the first check
                     if index:                    # says so (each warning once per fit)
                         warnings.simplefilter("ignore", ClippingWarning)
-                    if self.binary is not None:
+                    if isinstance(self.binary, FitPlan):
                         self.binary.bind(*self.binary.mapped(X, target), sample_weight)
+                    elif self.binary is not None:  # a composite's checks of the class's rows
+                        self.binary.check(X, target, sample_weight)
                     else:
                         self.learner.binary.check_fit_inputs(X, target, epsilon=self.class_epsilon,
                                                              delta=self.class_delta, mechanism=self.mechanism,
@@ -213,16 +216,12 @@ class MulticlassPlan:
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
                              curve=None if basic else self._composed_curve(X, targets[0]),
                              neighbours=Neighbours.parse(self.fit_params.get("neighbours", Neighbours.REPLACE_ONE)))
-        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with after_charge(PROCEDURE_NAME), warnings.catch_warnings(), training_rows.left_to_caller():
             warnings.simplefilter("ignore", ClippingWarning)  # each warning once per fit: the checks reported it
             # one class's score alone may be constant: the argmax is what is released (its finding is warned below)
             warnings.simplefilter("ignore", ConstantPredictionWarning)
             # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            models = [learner.binary.fit(X, target, eps_c, self.mechanism, delta=delta_c, random_state=seed,
-                                         **weighted, **self.fit_params)
-                      if self.binary is None else self.binary.fit(X, target, random_state=seed,
-                                                                  sample_weight=sample_weight)
+            models = [self._fit_class(X, target, seed, sample_weight)
                       for target, seed in zip(targets, seeds, strict=True)]
         coef, intercept = np.vstack([model.coef_ for model in models]), np.array([model.intercept_ for model in models])
         certificate = MulticlassCertificate(
@@ -237,11 +236,22 @@ class MulticlassPlan:
                                                 np.argmax(np.vstack(targets), axis=0))  # each row's class index
         return released
 
+    def _fit_class(self, X: Any, target: np.ndarray, seed: RandomState, sample_weight: Any) -> Any:
+        """One class's release at its share, after the charge, on rows :meth:`check` has checked: from the one plan
+        (a composite's draws its own statistics or count, charging nothing more), or through the learner's ``fit``."""
+        if isinstance(self.binary, FitPlan):
+            return self.binary.fit(X, target, random_state=seed, sample_weight=sample_weight)
+        if self.binary is not None:
+            return self.binary.execute(X, target, seed, None, sample_weight)
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        return self.learner.binary.fit(X, target, self.class_epsilon, self.mechanism, delta=self.class_delta,
+                                       random_state=seed, **weighted, **self.fit_params)
+
     def _composed_curve(self, X: Any, target: np.ndarray) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only), from the
         fits' plan (or one made for the curve)."""
         plan = self.binary
-        if plan is None:
+        if not isinstance(plan, FitPlan):
             binary = self.learner.binary
             if draws_count(binary):
                 raise InputError("one-vs-rest with output perturbation and delta > 0 composes the k releases' privacy "
@@ -259,3 +269,11 @@ class MulticlassPlan:
         one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
         return PrivacyCurve(one.parts * len(self.classes), one.neighbours)
+
+
+def _check_public_bound(binary: PrivateERM) -> None:
+    """Refuse a binary learner that draws a private bound: each of the k fits would draw its own R, k models over
+    different row maps."""
+    if draws_bounds(binary):
+        raise InputError("data_norm='private' is offered for binary models (one R per release); one-vs-rest "
+                         "fits k models over one row map: declare a public data_norm. Nothing was charged")

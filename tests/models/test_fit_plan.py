@@ -389,3 +389,26 @@ def test_a_composite_plan_fitted_on_other_rows_refuses_them_before_its_charge(le
     assert accountant.ledger == []
     plan.fit(X[:200], y[:200], accountant=accountant, random_state=0)
     assert len(accountant.ledger) == 1
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("binary", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True),
+                                    dict(column_statistics=True)])
+def test_tune_plans_a_one_vs_rest_candidate_that_draws_first_once(counted, binary):
+    """One-vs-rest over a binary learner that first draws a class count (its weights or its offset) or column
+    statistics: the candidate's k problems share one composite plan, made once (before the one charge); each run's k
+    fits draw their own count or statistics from it. A plan per run (or per class) would be seen: runs > 3."""
+    X, y = _data()
+    labels = np.where(X[:, 1] > 0.2, 2, (y > 0).astype(int))
+    make = lambda lam: dpcvx.PrivateMulticlassERM(  # noqa: E731
+        dpcvx.PrivateERM(data_norm=1.0, lam=lam, **binary), (0, 1, 2))
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    result = dpcvx.tune(make, X, labels, {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=3.0, procedure="full-data",
+                        random_state=31, accountant=accountant)
+    runs = result.diagnostics_["runs"]
+    assert runs > 3 and counted == {"planned": 3, "executed": 3 * runs, "rehearsed": 3 * 3}
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 3.0
+    plan = make(1e-2).plan(X, labels, 3.0)
+    assert counted["planned"] == 4
+    model, own = plan.fit(X, labels, random_state=5), make(1e-2).fit(X, labels, 3.0, random_state=5)
+    assert np.array_equal(model.coef_, own.coef_) and str(model.certificate) == str(own.certificate)
