@@ -19,10 +19,11 @@ from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
-from ..privacy.column_ranges import grid_cell
+from ..privacy.column_histogram import HISTOGRAM_DEPTH
+from ..privacy.column_ranges import grid_cell, grid_points
 
 __all__ = ["ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGE_CLIP", "RANGE_SPREAD", "adassp_map",
-           "label_range", "range_map"]
+           "histogram_label_range", "label_range", "range_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -142,3 +143,11 @@ def label_range(ranges: np.ndarray, level: float, label_bound: float) -> tuple[f
     centre, spread = _centre_and_spread(ranges, level, FLOOR_CELLS * grid_cell(np.array([label_bound])))
     c = float(centre[0])
     return c, min(LABEL_WIDTH * float(spread[0]), label_bound + abs(c))
+
+
+def histogram_label_range(cells: np.ndarray, label_bound: float, level: float) -> tuple[float, float]:
+    """(c, B') of a label's levels q, 1 - q released by its histogram (grid indices, 2 x 1;
+    :func:`dpcvx.privacy.column_histogram.histogram_levels`): :func:`label_range` on their grid points over the
+    public [-B, B]."""
+    bound = np.array([label_bound], dtype=float)
+    return label_range(grid_points(cells, bound, HISTOGRAM_DEPTH), level, label_bound)

@@ -33,6 +33,14 @@ place of the sums of step 3: one noisy histogram per column on a public dyadic g
 each column's range; the map of step 4 is then the ranges' map (:func:`dpcvx.data.standardiser.range_map`: centre
 the range's midpoint, scale from its width, each output clipped). Its error is in rows, not in units of R, so it
 locates a column that fills a thousandth of its public range.
+
+With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s opt-in ``column_statistics``, docs/theory.md
+section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the public grid over
+[-B, B], released separately at eps_l = ``LABEL_SHARE`` epsilon (discrete Laplace of scale 2 / eps_l: one record
+moves two of its cells by 1); its range gives the centre c and bound B' of
+:func:`dpcvx.data.standardiser.histogram_label_range` (post-processing), the learner at B' (``label_learner(B')``:
+its loss constants follow B') is fitted on y - c clipped onto [-B', B'], and c is added to the intercept. The three
+parts compose to (eps_s + eps_l + eps_fit, delta)-DP.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from __future__ import annotations
 import copy
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -49,12 +58,14 @@ from scipy import sparse
 
 from ..data.blocks import is_out_of_core
 from ..data.rows import RowMap
-from ..data.standardiser import ColumnStandardiser, range_map
+from ..data.standardiser import ColumnStandardiser, histogram_label_range, range_map
 from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
     HISTOGRAM_DEPTH,
     HISTOGRAM_LEVEL,
+    histogram_level,
+    histogram_levels,
     histogram_ranges,
     histogram_sensitivity,
     noisy_histograms,
@@ -72,12 +83,21 @@ from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LATTICE_BITS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
-           "StandardisedPlan", "draws_statistics", "plan_column_statistics", "ranges_map",
-           "release_column_statistics", "release_ranges", "standardiser"]
+__all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "REGRESSION_FLOOR_CELLS", "SPREAD",
+           "STATISTICS_THEOREM", "StatisticsPlan", "StandardisedPlan", "draws_statistics", "label_range_offered",
+           "plan_column_statistics", "ranges_map", "release_column_statistics", "release_label_range",
+           "release_ranges", "standardiser"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
 COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
+#: eps_l / epsilon of the label's histogram (with ``label_learner``): the level is defined from n = 2,011 rows at
+#: epsilon 1 (0.2 would need 3,016); fixed on synthetic tables, prices, rents and wages500 before any held-out table
+#: was fitted
+LABEL_SHARE = 0.3
+#: the features' half-widths at least this many histogram cells with a label's range (a one-hot column whose
+#: minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on the same
+#: tables, with rents and wages500, before any held-out table was fitted
+REGRESSION_FLOOR_CELLS = 4.0
 LATTICE_BITS = 20              # the lattice g = R 2^-20 of the rounded contributions
 SPREAD = 0.5                   # standardised columns of spread SPREAD R / sqrt(d): rows of norm about R / 2
 CENTRE_PRIOR = 1 / 3           # the variance (in R^2) of a centre uniform on [-R, R], all that ||x|| <= R says
@@ -92,6 +112,11 @@ RANGES_THEOREM = ("per-column histograms of the rows clipped onto ||x|| <= R on 
                   "2009; exact sampler, Canonne, Kamath and Steinke 2020): eps_s-DP under replace-one; the ranges "
                   "(cells above a public threshold, their mass's q and 1 - q points) are post-processing "
                   "(docs/theory.md, section 34)")
+LABEL_THEOREM = ("the histogram of the labels clipped onto [-B, B] on the public grid of 2^D cells over [-B, B], plus "
+                 "i.i.d. discrete Laplace noise of scale 2 / eps_l (L1 sensitivity 2: one record moves two cells by "
+                 "1; the geometric mechanism): eps_l-DP under replace-one; the label's centre c and bound B' (the "
+                 "levels q and 1 - q of the running noisy counts) are post-processing; the fit sees y - c clipped "
+                 "onto [-B', B'] and c is added to the intercept (docs/theory.md, section 34.1)")
 COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit with the map they give, which is "
                "(eps_fit, delta)-DP for every map: (eps_s + eps_fit, delta)-DP (docs/theory.md, sections 29, 33)")
 
@@ -114,10 +139,24 @@ class StatisticsPlan:
     d: int
     norm: float
     ranges: bool = False
+    label_bound: float | None = None  # the public B of the label's histogram (with a label_learner)
+    eps_label: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.eps_statistics + self.eps_fit
+        return self.eps_statistics + self.eps_label + self.eps_fit
+
+    @property
+    def drawn(self) -> list[float]:
+        """The pure epsilons of the draws before the fit: eps_s, and eps_l with a label."""
+        return [self.eps_statistics, self.eps_label] if self.label_bound is not None else [self.eps_statistics]
+
+    @property
+    def label_level(self) -> float | None:
+        """The public level q of the label's range at this n (:func:`~dpcvx.privacy.column_histogram.histogram_level`);
+        None when n is too small for it (a run of :func:`dpcvx.tune` on fewer rows than the plan's): then the label's
+        range is not drawn and the fit keeps the public B (c = 0)."""
+        return histogram_level(self.n, 1, self.eps_label)
 
     @property
     def sensitivity(self) -> int:
@@ -147,12 +186,35 @@ def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
     return candidate
 
 
+def label_range_offered(n: int, epsilon: float) -> bool:
+    """Whether a fit of n rows at ``epsilon`` can draw a label's range (eps_l = LABEL_SHARE epsilon): the public rule
+    of :func:`~dpcvx.privacy.column_histogram.histogram_level`, a function of the public n and epsilon only."""
+    return histogram_level(n, 1, LABEL_SHARE * epsilon) is not None
+
+
+def _three_way(epsilon: float, share: float) -> tuple[float, float, float]:
+    """(eps_s, eps_l, eps_fit): eps_s = share epsilon, eps_l = LABEL_SHARE epsilon, their sum at most epsilon."""
+    if not 0 < share < 1 - LABEL_SHARE:
+        raise InputError(f"column_statistics_share must lie in (0, {1 - LABEL_SHARE:g}) with a label's range, "
+                         f"got {share}. Nothing was charged")
+    eps_label, rest = split_budget(epsilon, LABEL_SHARE)
+    eps_statistics = share * epsilon
+    eps_fit = rest - eps_statistics
+    while eps_statistics + eps_label + eps_fit > epsilon:
+        eps_fit = math.nextafter(eps_fit, 0.0)
+    return eps_statistics, eps_label, eps_fit
+
+
 def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
-                           accountant: PrivacyAccountant | None = None, **fit_params: Any) -> StandardisedPlan:
+                           accountant: PrivacyAccountant | None = None,
+                           label_learner: Callable[[float], Any] | None = None,
+                           **fit_params: Any) -> StandardisedPlan:
     """Every check of the fit, nothing charged or drawn: the :class:`StandardisedPlan`. A learner that plans first
     is planned once, on the rows through a placeholder map of the public R (its centre and multiplier enter no check
     or constant); the released map is bound to that plan after each draw (:meth:`FitPlan.with_feature_map`). Another
-    learner runs its ``check_fit_inputs`` and is fitted through its ``fit``."""
+    learner runs its ``check_fit_inputs`` and is fitted through its ``fit``. With ``label_learner`` (the learner at a
+    label bound B', its constants following B') the label's range is drawn too (module docstring) and the fit is
+    the learner ``label_learner(B')``'s, through its ``fit`` (its checks are the placeholder's at the public B)."""
     if draws_bounds(learner) or draws_count(learner):
         raise InputError("column_statistics=True draws private statistics; with a private bound or a private class "
                          "count the fit would compose more draws, which is not offered: pass public bounds and a "
@@ -170,23 +232,35 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
         raise InputError("private column statistics need the rows in memory as a dense array (centring fills a "
                          "sparse matrix). Nothing was charged")
     norm = check_bound("data_norm", learner.data_norm)
-    eps_statistics, eps_fit = split_budget(epsilon, learner.column_statistics_share)
+    label_bound = None
+    if label_learner is None:
+        eps_statistics, eps_fit = split_budget(epsilon, learner.column_statistics_share)
+        eps_label = 0.0
+    else:
+        if learner.column_statistics != "ranges":
+            raise InputError("a label's range is drawn with column_statistics='ranges'. Nothing was charged")
+        label_bound = check_bound("label_bound", learner.label_bound)
+        eps_statistics, eps_label, eps_fit = _three_way(epsilon, learner.column_statistics_share)
+        if histogram_level(int(np.shape(X)[0]), 1, eps_label) is None:
+            raise InputError(f"{np.shape(X)[0]} rows are too few for the label range's noise at eps_l = "
+                             f"{eps_label:g} (dpcvx.privacy.column_histogram.histogram_level); pass "
+                             "column_statistics=False. Nothing was charged")
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
     shape = np.shape(X)
     if len(shape) != 2 or shape[0] < 1 or shape[1] < 1:
         raise InputError(f"X must be a 2-D array of at least one row and one column, got shape {shape}")
     plan = StatisticsPlan(eps_statistics, eps_fit, delta, int(shape[0]), int(shape[1]), norm,
-                          learner.column_statistics == "ranges")
+                          learner.column_statistics == "ranges", label_bound, eps_label)
     placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
     options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
     with composite(PROCEDURE_NAME):
         if getattr(placeholder, "plans_first", False) is True:
             fit_plan = placeholder.plan(X, y, epsilon=eps_fit, **fit_params)
             assert isinstance(fit_plan, FitPlan)  # the placeholder draws nothing
-            return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes)
+            return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes, label_learner)
         classes = placeholder.check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
-        return StandardisedPlan(learner, plan, options, None, classes)
+        return StandardisedPlan(learner, plan, options, None, classes, label_learner)
 
 
 @dataclass(frozen=True)
@@ -205,6 +279,7 @@ class StandardisedPlan:
     plan : the fit's plan with a placeholder map (None: the learner does not plan first and is fitted through
         ``fit``)
     classes : the learner's public classes (None for a regression)
+    label_learner : the learner at a label bound B' when the label's range is drawn (else None)
     """
 
     learner: Any
@@ -212,6 +287,7 @@ class StandardisedPlan:
     options: dict[str, Any]
     plan: FitPlan | None
     classes: tuple[Any, ...] | None
+    label_learner: Callable[[float], Any] | None = None
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:
@@ -242,13 +318,14 @@ class StandardisedPlan:
         """Charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""
         plan = self.statistics.at(X)
         if accountant is not None:
+            label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
-                             f"statistics (eps_s={plan.eps_statistics:g}) and fit (eps_fit={plan.eps_fit:g})",
-                             curve=bound_then_fit_curve([plan.eps_statistics], plan.eps_fit, plan.delta))
+                             f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
+                             curve=bound_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta))
         rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
         if plan.ranges:
             released = release_ranges(np.asarray(X), plan, integer_source(rng))
-            mapped = ranges_map(released, plan.norm)
+            mapped = ranges_map(released, plan.norm, 0.5 if plan.label_bound is None else REGRESSION_FLOOR_CELLS)
             values: dict[str, Any] = {"depth": HISTOGRAM_DEPTH, "level": HISTOGRAM_LEVEL,
                                       "cells": released.tolist(), "theorem": RANGES_THEOREM}
         else:
@@ -256,9 +333,24 @@ class StandardisedPlan:
             mapped = standardiser(released, plan)
             values = {"lattice_bits": LATTICE_BITS, "sums": [int(value) for value in released],
                       "theorem": STATISTICS_THEOREM}
+        shift, labels = 0.0, y
+        if plan.label_bound is not None:
+            level, label_cells = plan.label_level, None
+            shift, label_bound = 0.0, plan.label_bound  # too few rows for the level: the public B
+            if level is not None:
+                label_cells = release_label_range(np.asarray(y, dtype=float), plan, level, integer_source(rng))
+                shift, label_bound = histogram_label_range(label_cells, plan.label_bound, level)
+            assert self.label_learner is not None  # a plan with a label bound has one
+            learner, labels = self.label_learner(label_bound), np.asarray(y, dtype=float) - shift
+            values.update(label_epsilon=plan.eps_label, label_bound=plan.label_bound, label_level=level,
+                          label_cells=None if label_cells is None else label_cells.tolist(),
+                          label_theorem=LABEL_THEOREM)
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
-            if self.plan is None:
+            if plan.label_bound is not None:  # the learner at B': planned through its fit (its checks ran)
+                model = _with_map(learner, mapped).fit(X, labels, epsilon=plan.eps_fit, random_state=rng,
+                                                       **self.options, **weighted)
+            elif self.plan is None:
                 model = _with_map(self.learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
                                                             **self.options, **weighted)
             else:  # the one plan, its map bound now: every check ran before the charge
@@ -268,9 +360,11 @@ class StandardisedPlan:
                   "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION, "total_epsilon": plan.total}
         model.certificate = replace(fitted, column_statistics=record, guarantee=(
             f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
-            f"column statistics (eps_s = {plan.eps_statistics:g}), then the fit on the columns they centre and scale "
-            f"(eps_fit = {fitted.epsilon:g}): {fitted.guarantee}"))
-        return model
+            f"column statistics (eps_s = {plan.eps_statistics:g})"
+            + (f" and the label's range (eps_l = {plan.eps_label:g})" if plan.eps_label else "")
+            + f", then the fit on the columns they centre and scale (eps_fit = {fitted.epsilon:g}): "
+            + fitted.guarantee))
+        return model.shifted(shift) if shift else model  # the private label centre: post-processing
 
 
 def _clipped(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
@@ -284,14 +378,22 @@ def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarr
     return histogram_ranges(noisy, plan.eps_statistics)
 
 
-def ranges_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
+def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, source: Any) -> np.ndarray:
+    """The released 2 x 1 grid indices of the label's levels q, 1 - q: its histogram (y clipped onto the public
+    [-B, B]) at eps_l (:mod:`dpcvx.privacy.column_histogram` with one column)."""
+    bound = np.array([plan.label_bound], dtype=float)
+    noisy = noisy_histograms(np.clip(y, -bound, bound)[:, None], bound, plan.eps_label, source)
+    return histogram_levels(noisy, plan.n, level)
+
+
+def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5) -> ColumnStandardiser:
     """The map of released ranges (grid indices, 2 x d): :func:`~dpcvx.data.standardiser.range_map` on their grid
-    points, half-widths at least half a cell, and no column narrower than it came (multipliers at least 1: a
-    column whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d
-    and R)."""
+    points, half-widths at least ``floor_cells`` cells (half a cell for the classifiers, ``REGRESSION_FLOOR_CELLS``
+    with a label's range), and no column narrower than it came (multipliers at least 1: a column whose cells were
+    all dropped, range the whole grid, keeps its scale; post-processing with the public d and R)."""
     d = np.shape(cells)[1]
     points = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
-    ranged = range_map(points, HISTOGRAM_LEVEL, norm, math.ldexp(norm, -HISTOGRAM_DEPTH))
+    ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
     return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
 
 

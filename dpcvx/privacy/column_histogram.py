@@ -17,6 +17,14 @@ counts and the noise are integers; the cell of a value is a fixed function of on
 T = ``THRESHOLD_FACTOR`` (2 k / eps_s) ln(2^D) is dropped (a cell with no rows passes it with probability at most
 2^(-D THRESHOLD_FACTOR) / 2); the released range of column j is the pair of grid points at which the kept mass
 crosses q and 1 - q of its total (the whole grid when nothing is kept).
+
+**Levels of one column** (:func:`histogram_levels`, a label's range): with few columns the noise is small enough to
+read the levels off the cumulative noisy counts without a threshold: the first cells where the running sum reaches
+q n and (1 - q) n (n public). The running sum's noise after all 2^D cells has standard deviation below
+sigma_r = sqrt(2 2^D) (2 k / eps_s) (:func:`running_noise`; a discrete Laplace's is below sqrt(2) times its scale),
+and the level is the public rule of the range search, q = max(0.1, 4 sigma_r / n), not offered above 0.3
+(:func:`dpcvx.privacy.column_ranges.range_level`): q n stays four noise deviations from an empty count. Unlike the
+kept mass, whose points sit nearer the mode than the column's own levels, they target the levels q and 1 - q.
 """
 
 from __future__ import annotations
@@ -27,10 +35,12 @@ from fractions import Fraction
 import numpy as np
 
 from ..exceptions import InputError
+from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
-__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "THRESHOLD_FACTOR", "histogram_ranges",
-           "histogram_scale", "histogram_sensitivity", "noisy_histograms"]
+__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "THRESHOLD_FACTOR", "histogram_level", "histogram_levels",
+           "histogram_ranges", "histogram_scale", "histogram_sensitivity", "histogram_threshold", "noisy_histograms",
+           "running_noise"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
 #: alarms was fitted.
@@ -49,6 +59,11 @@ def histogram_sensitivity(columns: int) -> int:
 def histogram_scale(columns: int, epsilon: float) -> Fraction:
     """The discrete Laplace scale 2 k / eps_s, exact."""
     return Fraction(histogram_sensitivity(columns)) / Fraction(epsilon)
+
+
+def histogram_threshold(columns: int, epsilon: float) -> float:
+    """The threshold T = THRESHOLD_FACTOR (2 k / eps_s) ln(2^D) a kept cell's noisy count exceeds."""
+    return THRESHOLD_FACTOR * float(histogram_scale(columns, epsilon)) * math.log(1 << HISTOGRAM_DEPTH)
 
 
 def _cells(values: np.ndarray, half_widths: np.ndarray) -> np.ndarray:
@@ -72,7 +87,7 @@ def histogram_ranges(noisy: np.ndarray, epsilon: float) -> np.ndarray:
     """The 2 x k grid indices (low row, high row) of the kept mass's q and 1 - q points (module docstring);
     0 and 2^D for a column with no kept cell. Post-processing of the noisy counts with public numbers only."""
     k, cells = noisy.shape
-    threshold = THRESHOLD_FACTOR * float(histogram_scale(k, epsilon)) * math.log(cells)
+    threshold = histogram_threshold(k, epsilon)
     kept = np.where(noisy > threshold, noisy, 0)
     ranges = np.empty((2, k), dtype=np.int64)
     for j in range(k):
@@ -83,4 +98,33 @@ def histogram_ranges(noisy: np.ndarray, epsilon: float) -> np.ndarray:
             continue
         ranges[0, j] = int(np.searchsorted(cumulative, HISTOGRAM_LEVEL * total))  # left edge of the crossing cell
         ranges[1, j] = int(np.searchsorted(cumulative, (1 - HISTOGRAM_LEVEL) * total)) + 1  # its right edge
+    return ranges
+
+
+def running_noise(columns: int, epsilon: float) -> float:
+    """sigma_r = sqrt(2 2^D) (2 k / eps_s): a bound on the standard deviation of a running sum of a column's 2^D
+    noisy counts (module docstring)."""
+    return math.sqrt(2 * (1 << HISTOGRAM_DEPTH)) * float(histogram_scale(columns, epsilon))
+
+
+def histogram_level(n: int, columns: int, epsilon: float) -> float | None:
+    """The public level q of :func:`histogram_levels` for n rows: the range search's rule
+    (:func:`~dpcvx.privacy.column_ranges.range_level`) at sigma_r (:func:`running_noise`), None when n is too
+    small for it."""
+    return range_level(running_noise(columns, epsilon), n)
+
+
+def histogram_levels(noisy: np.ndarray, n: int, level: float) -> np.ndarray:
+    """The 2 x k grid indices (low row, high row) at which each column's running noisy count first reaches q n
+    (the crossing cell's left edge) and (1 - q) n (its right edge), n the public number of rows and q the public
+    ``level`` (module docstring); 0 and 2^D where it never does. Post-processing of the noisy counts with public
+    numbers only."""
+    k, cells = noisy.shape
+    cumulative = np.cumsum(noisy, axis=1)
+    ranges = np.empty((2, k), dtype=np.int64)
+    for j in range(k):
+        low = np.flatnonzero(cumulative[j] >= level * n)
+        high = np.flatnonzero(cumulative[j] >= (1 - level) * n)
+        ranges[0, j] = low[0] if low.size else 0
+        ranges[1, j] = max(high[0] + 1 if high.size else cells, ranges[0, j] + 1)
     return ranges

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -46,10 +46,17 @@ from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
 __all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate", "CertifiedWeights",
-           "OFFSET_SOURCE"]
+           "OFFSET_SOURCE", "drawn_epsilons"]
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
+
+
+def drawn_epsilons(records: Sequence[dict]) -> list[float]:
+    """The pure epsilons of the private draws before a fit, in order: each record's eps, and a label range's eps_l
+    after its column ranges' (DPHuberRegressor's column_statistics)."""
+    return [part for record in records for part in (record["epsilon"], record.get("label_epsilon"))
+            if part is not None]
 
 
 @dataclass(frozen=True)
@@ -107,8 +114,7 @@ class ReleaseCertificate:
     def total_epsilon(self) -> float:
         """What the release cost: ``epsilon`` (the fit's, which the calibration uses) plus, for privately
         drawn bounds, the quantiles' eps_q (sequential composition)."""
-        return sum(record["epsilon"] for record in self.private_bounds) + self.epsilon if self.private_bounds \
-            else self.epsilon
+        return sum(drawn_epsilons(self.private_bounds)) + self.epsilon if self.private_bounds else self.epsilon
 
     @property
     def sparse_regularizer(self) -> bool:
@@ -204,8 +210,7 @@ class ReleaseCertificate:
         """The release's privacy curve, from its calibration (:mod:`dpcvx.privacy.privacy_curve`); with a
         privately drawn norm bound, the quantile's part and the fit's (eps_fit, delta) part."""
         if self.private_bounds:
-            return bound_then_fit_curve([record["epsilon"] for record in self.private_bounds], self.epsilon,
-                                        self.delta)
+            return bound_then_fit_curve(drawn_epsilons(self.private_bounds), self.epsilon, self.delta)
         return self.calibration.privacy_curve(self.epsilon, self.delta)
 
     def to_dict(self) -> dict:
@@ -270,6 +275,13 @@ class ReleaseCertificate:
                 f"2^{statistics['depth']} cells with discrete Laplace noise, eps_s = {statistics['epsilon']:g} (L1 "
                 f"sensitivity {statistics['sensitivity']}), each range the kept mass's {statistics['level']:g} and "
                 f"{1 - statistics['level']:g} points", statistics["composition"]))
+            if "label_cells" in statistics:
+                lines.append(
+                    f"private label range: the labels' histogram on the public grid over [-B, B] with B = "
+                    f"{statistics['label_bound']:g}, discrete Laplace noise, eps_l = {statistics['label_epsilon']:g} "
+                    f"(L1 sensitivity 2); " + ("too few rows for its level: the fit keeps B" if statistics[
+                        "label_level"] is None else f"its levels {statistics['label_level']:g} and "
+                        f"{1 - statistics['label_level']:g} centre the labels and set the fit's B"))
         elif statistics is not None:
             lines.append(self._composed(
                 f"private column statistics: per-column sums and sums of squares with eps_s = "
@@ -279,7 +291,9 @@ class ReleaseCertificate:
             lines.append(f"lam = {self.lam_rule.lam:g} chosen by the public rule {self.lam_rule.rule} with "
                          f"comparator norm W = {self.lam_rule.comparator_norm:g} (no privacy spent)")
         if self.label_bound is not None:
-            origin = "drawn privately, above" if self.private_label_bound is not None else "public"
+            ranged = statistics is not None and statistics.get("label_level") is not None
+            origin = "drawn privately, above" if self.private_label_bound is not None else \
+                "from the private label range, above; the labels centred at its midpoint" if ranged else "public"
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
                          f"{self.label_bound:g} ({origin}; labels beyond it {self.clipping.replace('R', 'B')})")
         lines.append(c.describe())

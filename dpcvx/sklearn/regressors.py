@@ -62,6 +62,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
+from ..models.column_statistics import StandardisedPlan, label_range_offered, plan_column_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
@@ -420,10 +421,24 @@ class DPHuberRegressor(_PrivateRegressor):
     sample_weight_bound : float, optional
         The PUBLIC bound w_max of ``fit(..., sample_weight=)``: weights clipped onto [0, w_max], L and c
         multiplied by w_max (PrivateERM's; docs/theory.md, section 21). Without it sample_weight is refused.
+    column_statistics : {False, "auto", "ranges"}
+        False (the default): none. "ranges": private ranges of the columns and of the label, drawn inside ``fit`` and
+        charged with it once (pure epsilon: noisy histograms, :mod:`dpcvx.models.column_statistics`, docs/theory.md
+        section 34.1): the columns are centred and scaled by theirs (eps_s = 0.1 epsilon), the label is centred at
+        its range's midpoint c and clipped onto B' (eps_l = 0.3 epsilon), and the fit (the rest) takes B' for B, so
+        m="auto" is B' / 4; c is added to the intercept. It keeps the signal when the columns and the label fill a
+        small part of their public ranges, and costs the fit 40% of the budget where they do not
+        (benchmarks/results/huber_ranges.md). "auto": "ranges" under replace-one for dense rows in memory with
+        clip=True, public numeric bounds and float_safe=False when the public rule of n and epsilon
+        (:func:`~dpcvx.models.column_statistics.label_range_offered`) holds, else none.
     """
 
     takes_weights = True
-    _parameters: ClassVar[dict[str, Check]] = {"m": or_literal("auto", positive)}
+    _parameters: ClassVar[dict[str, Check]] = {
+        "m": or_literal("auto", positive),
+        "column_statistics": lambda name, value: value if value is False else check_choice(name, value,
+                                                                                           ("auto", "ranges")),
+    }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float | str = "auto", lam: float | str = "auto",
                  data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
@@ -431,15 +446,37 @@ class DPHuberRegressor(_PrivateRegressor):
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
                  allow_large_delta: bool = False, neighbours: str = "replace-one", n_public: int | None = None,
-                 sample_weight_bound: float | None = None, accountant: PrivacyAccountant | None = None) -> None:
+                 sample_weight_bound: float | None = None, column_statistics: bool | str = False,
+                 accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
     def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         mechanism, delta = self._mechanism()
         learner = self._learner(label_bound)
+        if self._draws_ranges(X, label_bound):
+            return learner, self._ranged(learner, X, y, sample_weight)
         return learner, learner.plan(X, y, epsilon=self.epsilon, mechanism=mechanism, delta=delta,
                                      neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
+
+    def _draws_ranges(self, X: Any, label_bound: float | str) -> bool:
+        """Whether the fit draws the ranges of the columns and the label: "ranges", or "auto" when the public facts of
+        the call allow them (class docstring; resolved before any charge)."""
+        if self.column_statistics != "auto":
+            return self.column_statistics == "ranges"
+        return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and self.clip is True
+                and not self.float_safe and not is_private(self.data_norm) and not is_private(label_bound)
+                and not is_out_of_core(X)
+                and label_range_offered(int(np.shape(X)[0]), self.epsilon))
+
+    def _ranged(self, learner: PrivateERM, X: Any, y: np.ndarray, sample_weight: Any) -> StandardisedPlan:
+        """The plan of a fit that draws the ranges of the columns and the label first (every check, nothing
+        charged): the learner at a released bound B' is ``self._learner(B')`` (m="auto" follows B')."""
+        mechanism, delta = self._mechanism()
+        learner.set_params(column_statistics="ranges")
+        return plan_column_statistics(learner, X, y, self.epsilon, label_learner=self._learner, mechanism=mechanism,
+                                      delta=delta, neighbours=self.neighbours, n_public=self.n_public,
+                                      sample_weight=sample_weight)
 
     def _mechanism(self) -> tuple[str, float]:
         """The mechanism and delta of a fit: "auto" is pure-epsilon objective perturbation, or under add-remove
@@ -454,9 +491,13 @@ class DPHuberRegressor(_PrivateRegressor):
     def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
                  accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
         mechanism, delta = self._mechanism()
-        model = self._learner(label_bound).fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed,
-                                               accountant=accountant, neighbours=self.neighbours,
-                                               n_public=self.n_public, sample_weight=sample_weight)
+        learner = self._learner(label_bound)
+        if self._draws_ranges(X, label_bound):
+            model = self._ranged(learner, X, y, sample_weight).fit(X, y, random_state=seed, accountant=accountant,
+                                                                   sample_weight=sample_weight)
+        else:
+            model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed, accountant=accountant,
+                                neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
         assert isinstance(model, PrivateRegressionModel)
         return model
 

@@ -154,7 +154,7 @@ ESTIMATOR_BAD_PARAMETERS = {  # each estimator's declared table (_parameters): a
     "DPLogisticRegression": {"threshold": 1.5, "penalty": "l3", "l1_ratio": 2.0},
     "DPHuberSVM": {"threshold": 0.0},
     "DPLinearRegression": {"mechanism": "laplace", "lam": -1.0, "weight_bound": 0.0, "float_safe": "yes"},
-    "DPHuberRegressor": {"m": "wide"},
+    "DPHuberRegressor": {"m": "wide", "column_statistics": "range"},
 }
 
 

@@ -1,12 +1,12 @@
 """Fingerprints of seeded releases: a refactoring of the release path must leave every one bit-identical.
 
-Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and
-Gaussian, float-safe, AdaSSP regression (plain, on standardised columns, on private ranges: the default),
-multiclass, the kernel learners, add-remove, class weights, the intercept offset of a public class prior, the
-private class count (its weights, its offset), lam="auto") and records, per release, the released weights (as
-their exact JSON text), the certificate's text and the saved model file's text (the library version line
-removed). ``--compare`` reads an earlier run and lists
-every difference.
+Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and Gaussian,
+float-safe, AdaSSP regression (plain, on standardised columns, on private ranges: the default),
+DPHuberRegressor's ranges of the columns and the label, multiclass, the kernel learners,
+add-remove, class weights, the intercept offset of a public class prior, the private class count (its weights,
+its offset), lam="auto") and records, per release, the released weights (as their exact JSON text), the
+certificate's text and the saved model file's text (the library version line removed). ``--compare`` reads an
+earlier run and lists every difference.
 
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --out /tmp/before.json
     OPENBLAS_NUM_THREADS=1 python tests/release/release_fingerprints.py --compare /tmp/before.json
@@ -75,6 +75,8 @@ def _configurations() -> dict[str, Callable[[], Any]]:
     y_narrow = np.clip((narrow - 0.2) @ np.array([30.0, -20.0, 10.0]), -1, 1)
     makers["adassp ranged"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
                                                                random_state=0).fit(narrow, y_narrow).model_
+    makers["huber ranged"] = lambda: dpcvx.DPHuberRegressor(  # the ranges of the columns and the label
+        epsilon=1.0, label_bound=(-2.0, 2.0), column_statistics="auto", random_state=0).fit(narrow, y_narrow).model_
     for float_safe in (False, True):
         makers[f"multiclass float_safe={float_safe}"] = lambda fs=float_safe: dpcvx.PrivateMulticlassERM(
             dpcvx.PrivateERM(losses.logistic(), lam=0.1, data_norm=1.0, float_safe=fs), (0.0, 1.0, 2.0)).fit(

@@ -97,6 +97,23 @@ def test_private_column_ranges_and_their_map_pass_the_audit(data):
     _declared_records(learner, *data[:2], 1.0, 0)
 
 
+def test_the_huber_label_range_passes_the_audit():
+    """DPHuberRegressor(column_statistics="auto") draws the ranges of the columns and the label (docs/theory.md,
+    section 34.1): on a neighbour whose smallest label moves to the top, the label's cells move and B' with them
+    (seed 0, found once)."""
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(3)
+    X = 0.3 + 0.02 * rng.normal(size=(200, 3))
+    y = 100 * (X[:, 0] - 0.3) + rng.normal(size=200)
+    y2 = y.copy()
+    y2[np.argmin(y)] = 9.0
+    estimator = dpcvx.DPHuberRegressor(label_bound=10.0, column_statistics="auto")
+    result = _audit(estimator, (X, y, X, y2), epsilon=40.0, seed=0)
+    assert result.clean, str(result)
+    assert "certificate.column_statistics.label_cells[0][0]" in result.privatised
+    assert "certificate.label_bound" in result.derived
+
+
 def test_a_private_norm_bound_and_the_calibration_at_it_pass_the_audit():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 2))

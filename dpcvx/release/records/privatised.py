@@ -98,6 +98,13 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                    "discrete Laplace on per-column histograms, eps_s)", ("**.certificate.column_statistics.cells",),
                    ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
                     "**.preprocessing.row_map.feature_map.clip")),
+    # its record is the one above (certificate.column_statistics, with eps_l beside eps_s); B' is the fit's label
+    # bound, so m = B' / 4, the constants, the verified loss and the lam rule are derived from the label's cells
+    PrivateRelease("the private label range of DPHuberRegressor(column_statistics='ranges') (the ranges with the "
+                   "label: dpcvx.privacy.column_histogram, discrete Laplace on the labels' histogram, eps_l)",
+                   ("**.certificate.column_statistics.label_cells",),
+                   ("**.certificate.label_bound", "**.certificate.constants", "**.certificate.verification",
+                    *_CALIBRATED)),
     # its record is the one above (certificate.column_statistics, whose mechanism the certificate names); B' sets
     # the sigma of X^T y, so the calibration is derived from the ranges
     PrivateRelease("the private ranges of DPLinearRegression's default (mechanism adassp-ranged; "

@@ -12,10 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
 from ...data.files import json_object
+from ...data.standardiser import histogram_label_range
 from ...exceptions import InputError
 from ...privacy.calibration import LinearCalibration
-from ...privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL, histogram_sensitivity
+from ...privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL, histogram_level, histogram_sensitivity
 from ...privacy.column_sums import sums_sensitivity
 from ...privacy.lam_rule import LamChoice
 from ...privacy.neighbours import Neighbours
@@ -27,7 +30,7 @@ from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism
 from ..constants import Constants
-from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate
+from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, drawn_epsilons
 from .calibration_record import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
 
@@ -247,12 +250,18 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     statistics = _column_statistics(data.get("column_statistics"))
     drawn = [record for record in (*records.values(), None if weights is None else weights.private_count,
                                    statistics) if record is not None]
-    total = sum(record["epsilon"] for record in drawn) + epsilon
+    parts = drawn_epsilons(drawn)
+    total = sum(parts) + epsilon
     if any(record["total_epsilon"] != total for record in drawn):
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
                          f"= {total!r}; the file has been edited")
-    check_recorded_curve(recorded_curve, bound_then_fit_curve([record["epsilon"] for record in drawn], epsilon, delta)
+    check_recorded_curve(recorded_curve, bound_then_fit_curve(parts, epsilon, delta)
                          if drawn else calibration.privacy_curve(epsilon, delta))
+    if statistics is not None and "label_cells" in statistics and data.get("label_bound") != (
+            statistics["label_bound"] if statistics["label_cells"] is None else histogram_label_range(
+                np.array(statistics["label_cells"]), statistics["label_bound"], statistics["label_level"])[1]):
+        raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "
+                         "give; the file has been edited")
     neighbours = _text("certificate.neighbours", item["neighbours"])
     if not neighbours.strip():
         raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
@@ -317,6 +326,8 @@ _STATISTICS_KEYS = {"epsilon", "n", "lattice_bits", "sensitivity", "sums", "theo
                     "total_epsilon"}
 _RANGES_KEYS = {"epsilon", "n", "depth", "level", "sensitivity", "cells", "theorem", "neighbours", "composition",
                 "total_epsilon"}
+# DPHuberRegressor's label range (column_statistics="ranges" with a label)
+_LABEL_KEYS = {"label_epsilon", "label_bound", "label_level", "label_cells", "label_theorem"}
 
 
 def _column_statistics(data: Any) -> dict | None:
@@ -349,7 +360,7 @@ def _column_ranges(data: dict) -> dict:
     """A recorded release of ``column_statistics="ranges"`` (privacy.column_histogram): eps_s > 0, n >= 1, the
     public depth and level, 2 x d grid indices with low <= high within [0, 2^D], and the L1 sensitivity 2 d."""
     what = "certificate.column_statistics"
-    item = json_object(what, data, _RANGES_KEYS)
+    item = json_object(what, data, _RANGES_KEYS | (_LABEL_KEYS if "label_cells" in data else set()))
     _positive(f"{what}.epsilon", item["epsilon"])
     _number(f"{what}.total_epsilon", item["total_epsilon"])
     n, cells = item["n"], item["cells"]
@@ -359,16 +370,33 @@ def _column_ranges(data: dict) -> dict:
         raise InputError(f"{what}.depth and .level must be dpcvx's public {HISTOGRAM_DEPTH} and {HISTOGRAM_LEVEL}; "
                          "the file has been edited")
     top = 1 << HISTOGRAM_DEPTH
-    if not (isinstance(cells, list) and len(cells) == 2 and all(isinstance(side, list) for side in cells)
-            and len(cells[0]) == len(cells[1]) >= 1
-            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= top for side in cells for v in side)
-            and all(low <= high for low, high in zip(*cells, strict=True))):
+    if not _grid_indices(cells, top):
         raise InputError(f"{what}.cells must be two equal lists of grid indices in [0, {top}], low <= high")
     if item["sensitivity"] != histogram_sensitivity(len(cells[0])):
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {len(cells[0])} columns' histograms; the "
                          "file has been edited")
+    if "label_cells" in item:
+        _positive(f"{what}.label_epsilon", item["label_epsilon"])
+        _positive(f"{what}.label_bound", item["label_bound"])
+        _text(f"{what}.label_theorem", item["label_theorem"])
+        if item["label_level"] != histogram_level(n, 1, item["label_epsilon"]):
+            raise InputError(f"{what}.label_level is not the public level of n = {n} rows at eps_l; the file has "
+                             "been edited")
+        label_cells = item["label_cells"]
+        if not (label_cells is None if item["label_level"] is None else _grid_indices(label_cells, top, 1)):
+            raise InputError(f"{what}.label_cells must be two lists of one grid index in [0, {top}], low <= high (null "
+                             "with a null label_level)")
     _replace_one_texts(what, item, "the ranges' proof")
     return dict(item)
+
+
+def _grid_indices(cells: Any, top: int, columns: int | None = None) -> bool:
+    """Whether ``cells`` are two equal lists (of ``columns`` entries when given, else at least one) of integer grid
+    indices in [0, top], low <= high."""
+    return (isinstance(cells, list) and len(cells) == 2 and all(isinstance(side, list) for side in cells)
+            and len(cells[0]) == len(cells[1]) >= 1 and (columns is None or len(cells[0]) == columns)
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= top for side in cells for v in side)
+            and all(low <= high for low, high in zip(*cells, strict=True)))
 
 
 def _replace_one_texts(what: str, item: dict, proof: str) -> None:
