@@ -13,6 +13,8 @@ releases: the k releases compose (docs/theory.md, section 15).
   z / sqrt(k) (Dong, Roth and Su 2022, Corollary 2). So each class is
   calibrated to the Gaussian whose k-fold composition is (epsilon, delta)-DP:
   noise about sqrt(k) times one release's, not k times.
+  A binary learner that first draws private column statistics or a class count
+  is refused here: its release is that draw and a fit, not a Gaussian mechanism.
 * Objective perturbation with delta > 0: (epsilon / k, delta / k) per class
   (basic composition); its objective share is not a Gaussian mechanism.
 
@@ -24,7 +26,6 @@ the accountant is charged that total once, before any noise is drawn.
 
 from __future__ import annotations
 
-import copy
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -117,6 +118,12 @@ class PrivateMulticlassERM:
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         _check_public_bound(self.binary)  # (set_params may have asked for one after construction)
+        if not _basic(mechanism, delta) and (draws_statistics(self.binary) or draws_count(self.binary)):
+            raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
+                             "(docs/theory.md, section 15); a binary learner that first draws private column "
+                             "statistics or a private class count adds a pure-epsilon release to each class, which "
+                             "that composition does not cover: use objective perturbation or delta=0, or a binary "
+                             "learner with public rates (class_prior) and no column statistics. Nothing was charged")
         binary: FitPlan | RatesPlan | StandardisedPlan | None = None
         if self.binary.plans_first:  # the k fits differ in their labels only: one plan serves them all (a composite's
             # plan for a binary learner that draws column statistics or a class count: each class's fit draws its own)
@@ -211,7 +218,7 @@ class MulticlassPlan:
         k, learner, eps_c, delta_c = len(self.classes), self.learner, self.class_epsilon, self.class_delta
         seeds = child_seeds(random_state, k)  # None each without a seed (OS CSPRNG); else one seed per class
         if accountant is not None:  # every class's release is proved for the relation fit_params state
-            basic = Mechanism.of(self.mechanism) is Mechanism.OBJECTIVE or self.delta == 0
+            basic = _basic(self.mechanism, self.delta)
             what = f"{k} classes, {loss_label(learner.binary.loss)}, {self.mechanism} perturbation, one-vs-rest"
             accountant.spend(self.epsilon, self.delta, description=f"PrivateMulticlassERM.fit ({what})",
                              curve=None if basic else self._composed_curve(X, targets[0]),
@@ -249,22 +256,15 @@ class MulticlassPlan:
 
     def _composed_curve(self, X: Any, target: np.ndarray) -> PrivacyCurve:
         """The k releases' curves composed (the same calibration for every class: public inputs only), from the
-        fits' plan (or one made for the curve)."""
+        fits' plan (or one made for the curve). Only Gaussian releases get here: a binary learner that draws first
+        was refused by the plan."""
         plan = self.binary
         if not isinstance(plan, FitPlan):
-            binary = self.learner.binary
-            if draws_count(binary):
-                raise InputError("one-vs-rest with output perturbation and delta > 0 composes the k releases' privacy "
-                                 "curves; a binary learner that first draws a private class count releases the count "
-                                 "and the fit, whose curves are not composed here: pass class_prior (public rates), "
-                                 "or use objective perturbation or delta=0. Nothing was charged")
-            if draws_statistics(binary):  # one class's release at eps_c: its fit's calibration (the map enters none)
-                binary = copy.deepcopy(binary).set_params(column_statistics=False)
-            planned = binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
-                                  mechanism=self.mechanism, split=self.fit_params.get("split", "max"),
-                                  neighbours=self.fit_params.get("neighbours", "replace-one"),
-                                  n_public=self.fit_params.get("n_public"))
-            assert isinstance(planned, FitPlan)  # a binary learner that draws no statistics (nor a bound)
+            planned = self.learner.binary.plan(X, target, epsilon=self.class_epsilon, delta=self.class_delta,
+                                               mechanism=self.mechanism, split=self.fit_params.get("split", "max"),
+                                               neighbours=self.fit_params.get("neighbours", "replace-one"),
+                                               n_public=self.fit_params.get("n_public"))
+            assert isinstance(planned, FitPlan)  # a binary learner that draws nothing (refused by the plan)
             plan = planned
         one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
@@ -277,3 +277,9 @@ def _check_public_bound(binary: PrivateERM) -> None:
     if draws_bounds(binary):
         raise InputError("data_norm='private' is offered for binary models (one R per release); one-vs-rest "
                          "fits k models over one row map: declare a public data_norm. Nothing was charged")
+
+
+def _basic(mechanism: str, delta: float) -> bool:
+    """Whether the k releases compose by basic composition (pure epsilon, or objective perturbation), not as k
+    Gaussian mechanisms (:func:`~dpcvx.privacy.composition.one_vs_rest_budget`)."""
+    return Mechanism.of(mechanism) is Mechanism.OBJECTIVE or delta == 0

@@ -155,15 +155,21 @@ def test_a_memmap_refuses_weights_before_the_charge(data, tmp_path):
     assert accountant.ledger == []
 
 
-def test_one_vs_rest_over_a_private_count_refuses_the_composed_gaussian_curve_before_the_charge(data):
-    """Output perturbation with delta > 0 composes the k releases' curves; a binary learner that draws a class count
-    has no such curve here: a typed refusal, nothing charged (objective perturbation fits)."""
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("draw", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True),
+                                  dict(column_statistics=True)])
+def test_one_vs_rest_over_a_binary_learner_that_draws_first_refuses_gaussian_composition_before_the_charge(data, draw):
+    """Output perturbation with delta > 0 composes the k releases as Gaussian mechanisms (theory section 15); a binary
+    learner that first draws a class count or column statistics releases more than a Gaussian: a typed refusal with
+    or without an accountant, nothing charged (objective perturbation fits, by basic composition)."""
     X, y, _ = data
     labels = np.arange(len(y)) % 3
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
-    binary = dpcvx.PrivateERM(lam=0.01, data_norm=1.0, class_weight="balanced")
-    with pytest.raises(InputError, match="class count"):
-        dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, labels, 3.0, "output", delta=1e-6, accountant=accountant)
+    binary = dpcvx.PrivateERM(lam=0.01, data_norm=1.0, **draw)
+    for charged in (accountant, None):
+        with pytest.raises(InputError, match="class count"):
+            dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, labels, 3.0, "output", delta=1e-6,
+                                                             accountant=charged)
     assert accountant.ledger == []
     dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, labels, 3.0, delta=1e-6, accountant=accountant,
                                                      random_state=0)
