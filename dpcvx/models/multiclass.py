@@ -118,7 +118,7 @@ class PrivateMulticlassERM:
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
         _check_public_bound(self.binary)  # (set_params may have asked for one after construction)
-        if not _basic(mechanism, delta) and (draws_statistics(self.binary) or draws_count(self.binary)):
+        if (draws_statistics(self.binary) or draws_count(self.binary)) and not _basic(mechanism, delta):
             raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
                              "(docs/theory.md, section 15); a binary learner that first draws private column "
                              "statistics or a private class count adds a pure-epsilon release to each class, which "

@@ -66,7 +66,7 @@ from ..models.column_statistics import StandardisedPlan, label_range_offered, pl
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
-from ..models.private_norm import NORM_SHARE, draws_bounds
+from ..models.private_norm import NORM_SHARE
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.neighbours import Neighbours
@@ -135,10 +135,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         return self._learner(check_bound("label_bound", certificate.label_bound)).set_params(
             data_norm=certificate.data_norm, norm_range=None, label_range=None)
 
-    @property
-    def plans_first(self) -> bool:
-        """Whether :meth:`fit` is one plan executed (:meth:`plan`); False when it first draws a bound."""
-        return not draws_bounds(self)
+    #: :meth:`fit` is one plan executed (:meth:`plan`), a private bound's too (the learner's
+    #: :class:`~dpcvx.models.private_norm.BoundPlan`) and private ranges' (its StandardisedPlan): a caller may plan once
+    plans_first = True
 
     def plan(self, X: Any, y: Any, sample_weight: Any = None) -> EstimatorPlan:
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the

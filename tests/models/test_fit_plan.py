@@ -412,3 +412,20 @@ def test_tune_plans_a_one_vs_rest_candidate_that_draws_first_once(counted, binar
     assert counted["planned"] == 4
     model, own = plan.fit(X, labels, random_state=5), make(1e-2).fit(X, labels, 3.0, random_state=5)
     assert np.array_equal(model.coef_, own.coef_) and str(model.certificate) == str(own.certificate)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("params", [dict(data_norm="private", norm_range=(0.25, 4.0)),
+                                    dict(label_bound="private", label_range=(0.25, 4.0), m=0.3)])
+def test_tune_plans_each_huber_candidate_with_a_private_bound_once_per_drawn_bound(counted, params):
+    """DPHuberRegressor candidates that draw a private R (or B) first are planned through their EstimatorPlan over the
+    learner's BoundPlan: its checks at the grid's two ends, then one plan per (candidate, drawn bound), not per run."""
+    from dpcvx.models.tuning import ClippedSquaredError
+
+    X, y = _data()
+    target = np.clip(X @ np.ones(X.shape[1]), -1, 1)
+    result = dpcvx.tune(dpcvx.DPHuberRegressor(**params), X, target, {"lam": [0.1, 0.3, 1.0]}, epsilon=30.0,
+                        procedure="full-data", random_state=31, score=ClippedSquaredError(bound=4.0))
+    runs = result.diagnostics_["runs"]
+    assert runs > 3 and counted["executed"] == runs and counted["rehearsed"] == 3
+    assert counted["planned"] <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)
