@@ -58,6 +58,14 @@ from ..version import __version__
 from . import erm_inputs, failure, training_rows
 from .record_weights import RecordWeights, record_weights
 
+#: lam="auto"'s choices of the fits made in this process, by every public input the rule reads (n, the width,
+#: epsilon, delta, the mechanism, the relation, the split, tol, s_bar, R, W, the task and the verified L, m, c,
+#: the problem's dimension, KST12 and a ball's radius; never the data): the rule is a pure function of them
+#: (:func:`~dpcvx.privacy.lam_rule.choose_lam`), so a fit at the same public settings reuses its choice instead of
+#: calibrating the grid again. At most _RULE_CHOICES_KEPT are kept.
+_RULE_CHOICES: dict[tuple[Any, ...], LamChoice] = {}
+_RULE_CHOICES_KEPT = 512
+
 __all__ = ["FitPlan", "Calibrated"]
 
 
@@ -174,7 +182,7 @@ class FitPlan:
 
     def _calibrated(self, n: int) -> Calibrated:
         R = self.rows.effective_norm_bound
-        lam_rule = self.lam_choice(n) if self.lam is None else None
+        lam_rule = self._rule_choice(n) if self.lam is None else None
         lam = self.lam if lam_rule is None else lam_rule.lam
         assert lam is not None
         calibration, verified = self.learner._calibrate(self.mechanism, n, self.epsilon, self.problem, R,
@@ -195,9 +203,7 @@ class FitPlan:
         record weight s_bar (balanced class weights) the rule is that of the equivalent unweighted fit of n s_bar
         records at Lam / s_bar, Delta / s_bar (docs/theory.md, section 21); its Lam is mapped back."""
         R, mean, d, problem = self.rows.effective_norm_bound, self.mean_weight, self.width, self.problem
-        comparator = comparator_for(self.comparator_norm, problem.constraint_set, self.rows.norm_bound,
-                                    self.rows.intercept_scaling if self.rows.fit_intercept else None,
-                                    self.label_bound)
+        comparator = self._comparator()
 
         def calibrate_at(lam: float) -> ReleaseCalibration:
             calibration, _ = calibrate_linear(problem, self.mechanism, n=n, lam=lam * mean, epsilon=self.epsilon,
@@ -212,6 +218,25 @@ class FitPlan:
                             m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
                             rule=REGRESSION_RULE if self.regression else RULE, mean_weight=mean)
         return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
+
+    def _comparator(self) -> float:
+        """W of the rule (:func:`comparator_for`): public inputs only."""
+        return comparator_for(self.comparator_norm, self.problem.constraint_set, self.rows.norm_bound,
+                              self.rows.intercept_scaling if self.rows.fit_intercept else None, self.label_bound)
+
+    def _rule_choice(self, n: int) -> LamChoice:
+        """:meth:`lam_choice` of a fit, made once per process for its public inputs (:data:`_RULE_CHOICES`)."""
+        problem, ball = self.problem, self.problem.constraint_set
+        key = (n, self.width, self.epsilon, self.delta, self.mechanism, self.relation, self.split, self.tol,
+               self.mean_weight, self.rows.effective_norm_bound, self._comparator(), self.regression,
+               problem.lipschitz, problem.strong_convexity,
+               problem.curvature if problem.certificate.curvature is not None else None, problem.dim, problem.kst12,
+               ball.radius if ball is not None and ball.kind == "ball" else None)
+        if key not in _RULE_CHOICES:
+            if len(_RULE_CHOICES) >= _RULE_CHOICES_KEPT:
+                _RULE_CHOICES.clear()
+            _RULE_CHOICES[key] = self.lam_choice(n)
+        return _RULE_CHOICES[key]
 
     def with_feature_map(self, feature_map: Any) -> FitPlan:
         """This plan with the row map's feature map replaced: its one late-bound part, a public map of the same

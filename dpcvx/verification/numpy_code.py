@@ -17,8 +17,10 @@ strings, no other names. It runs with no builtins.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -110,19 +112,14 @@ class _CommonCalls(ast.NodeTransformer):
 
 
 def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
-    """A vectorised numpy function of the expression ``text`` in ``z`` (trusted text only: see the module)."""
+    """A vectorised numpy function of the expression ``text`` in ``z`` (trusted text only: see the module).
+
+    The text is parsed, checked and compiled once per process (:func:`_code_of`, a pure function of the text; a
+    refused text raises every time): a catalogue loss's derivatives, looked up by every fit and by the
+    estimators' noise warning (l(0)), are compiled once. The functions it names are bound here, at each call."""
     if not isinstance(text, str):
         raise UnsafeCode("not a string")
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError as error:
-        raise UnsafeCode(f"not an expression: {error}") from None
-    _check(tree)
-    common = _CommonCalls(tree)
-    tree = ast.fix_missing_locations(common.visit(tree))
-    shared = [(name, compile(ast.Expression(body=call), "<dpcvx loss derivative>", "eval"))
-              for name, call in common.shared]
-    code = compile(tree, "<dpcvx loss derivative>", "eval")
+    shared, code = _code_of(text)
     namespace: dict[str, Any] = {"__builtins__": {}, "numpy": np, **STABLE_FUNCTIONS}
 
     def function(values: np.ndarray) -> Any:
@@ -146,3 +143,18 @@ def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
         return out
 
     return evaluate
+
+
+@functools.lru_cache(maxsize=256)
+def _code_of(text: str) -> tuple[tuple[tuple[str, CodeType], ...], CodeType]:
+    """(the repeated calls' names and code, the expression's code) of a checked text (:class:`_CommonCalls`)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as error:
+        raise UnsafeCode(f"not an expression: {error}") from None
+    _check(tree)
+    common = _CommonCalls(tree)
+    tree = ast.fix_missing_locations(common.visit(tree))
+    shared = tuple((name, compile(ast.Expression(body=call), "<dpcvx loss derivative>", "eval"))
+                   for name, call in common.shared)
+    return shared, compile(tree, "<dpcvx loss derivative>", "eval")
