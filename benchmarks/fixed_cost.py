@@ -15,12 +15,15 @@ one other jobs disturbed least); the differences are taken between those:
   ``dpcvx.models.training_rows.left_to_caller()`` (which turns the check off): one product X w and the counts;
 * ``rest``: the fit without the check, less the checks and plan and the solver (the noise draws, the release
   and its certificate, the solver's set-up);
+* ``fit, intercept``: ``fit`` with the estimator's intercept column (``fit_intercept=True``,
+  ``intercept_scaling="auto"``);
 * ``estimator, lam=1e-4``: ``DPLogisticRegression(classes=(-1, 1), lam=1e-4).fit(X, y)`` (its other defaults:
   an intercept column, the noise warning, the training-rows check at its threshold);
 * ``estimator, lam='auto'``: the same with its default ``lam="auto"`` (the rule of
   :mod:`dpcvx.privacy.lam_rule`);
-* ``estimator / fit``: the estimator at lam=1e-4 over ``fit`` (the same Lam; the estimator's layer and its
-  intercept column).
+* ``estimator / fit``, ``estimator / fit, intercept``: the estimator at lam=1e-4 over each (the same Lam; over
+  the second, the estimator's own layer: its checks, the noise warning, the training-rows check at its
+  threshold).
 
     python -m benchmarks.fixed_cost            # about 30 s
 """
@@ -42,8 +45,8 @@ from dpcvx.models import training_rows
 
 SIZES = ((100, 20), (10_000, 20))
 SEED = 48_000
-FIGURES = ("fit", "checks and plan", "solver", "training-rows check", "rest", "estimator, lam=1e-4",
-           "estimator, lam='auto'", "estimator / fit")
+FIGURES = ("fit", "checks and plan", "solver", "training-rows check", "rest", "fit, intercept",
+           "estimator, lam=1e-4", "estimator, lam='auto'", "estimator / fit", "estimator / fit, intercept")
 
 
 def least_ms(call: Callable[[], Any], repeats: int) -> tuple[float, list[Any]]:
@@ -76,11 +79,14 @@ def measure(X: np.ndarray, y: np.ndarray, repeats: int) -> dict[str, float]:
     fit_ms, solver = least_ms(fit, repeats)
     plan_ms, _ = least_ms(lambda: learner().plan(X, y, epsilon=1.0), repeats)
     unchecked_ms, _ = least_ms(unchecked, repeats)
+    intercept_ms, _ = least_ms(lambda: learner().set_params(fit_intercept=True, intercept_scaling="auto").fit(
+        X, y, epsilon=1.0), repeats)
     numeric_ms, _ = least_ms(lambda: dpcvx.DPLogisticRegression(classes=(-1, 1), lam=1e-4).fit(X, y), repeats)
     auto_ms, _ = least_ms(lambda: dpcvx.DPLogisticRegression(classes=(-1, 1)).fit(X, y), repeats)
     return {"fit": fit_ms, "checks and plan": plan_ms, "solver": min(solver), "training-rows check":
             fit_ms - unchecked_ms, "rest": unchecked_ms - plan_ms - min(solver), "estimator, lam=1e-4": numeric_ms,
-            "estimator, lam='auto'": auto_ms, "estimator / fit": numeric_ms / fit_ms}
+            "fit, intercept": intercept_ms, "estimator, lam='auto'": auto_ms, "estimator / fit": numeric_ms / fit_ms,
+            "estimator / fit, intercept": numeric_ms / intercept_ms}
 
 
 def run(args: argparse.Namespace) -> dict:

@@ -429,3 +429,37 @@ def test_tune_plans_each_huber_candidate_with_a_private_bound_once_per_drawn_bou
     runs = result.diagnostics_["runs"]
     assert runs > 3 and counted["executed"] == runs and counted["rehearsed"] == 3
     assert counted["planned"] <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)
+
+
+def test_lam_auto_is_chosen_once_per_public_inputs(monkeypatch):
+    """A fit with lam="auto" reuses the rule's choice made for the same public inputs (other rows, other noise);
+    another public input (epsilon, n) calibrates the grid afresh; each choice is the public rule's
+    (PrivateERM.choose_lam)."""
+    from dpcvx.models import fit_plan
+
+    calibrated = []
+    real = fit_plan.calibrate_linear
+
+    def counted(*args, **kwargs):
+        calibrated.append(kwargs["n"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fit_plan, "calibrate_linear", counted)
+    monkeypatch.setattr(fit_plan, "_RULE_CHOICES", {})
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(400, 5)) / 8, rng.choice([-1.0, 1.0], 400)
+    learner = dpcvx.PrivateERM(lam="auto", data_norm=1.0)
+
+    def fit_calibrations(rows: slice, epsilon: float, seed: int) -> int:
+        """The calibrations the fit made; its Lam is checked against the public rule's."""
+        before = len(calibrated)
+        model = learner.fit(X[rows], y[rows], epsilon=epsilon, random_state=seed)
+        made = len(calibrated) - before
+        assert model.certificate.constants.lam == learner.choose_lam(len(y[rows]), 5, epsilon).lam
+        return made
+
+    assert fit_calibrations(slice(0, 200), 1.0, 0) > 1
+    assert fit_calibrations(slice(200, 400), 1.0, 1) == 0  # other rows, the same public inputs: the choice reused
+    assert fit_calibrations(slice(0, 200), 2.0, 2) > 1  # another epsilon: chosen afresh
+    assert fit_calibrations(slice(0, 300), 1.0, 3) > 1  # another n
+    assert fit_calibrations(slice(100, 300), 2.0, 4) == 0
