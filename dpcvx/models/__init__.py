@@ -23,7 +23,8 @@
 * :mod:`.intercept_offset`: a public intercept offset for rare classes: the ridge centred at the public log-odds;
 * :mod:`.class_count`: ``class_weight="balanced"`` without a public prior: one private class count, charged with
   the fit once;
-* :mod:`.column_statistics`: opt-in private column statistics: one joint release of per-column centres and
-  scales, charged with the fit once (``column_statistics=True``, or ``"ranges"``: noisy histograms' ranges);
+* :mod:`.column_statistics`: private column statistics: one joint release of per-column centres and scales,
+  charged with the fit once (``column_statistics=True``, or ``"ranges"``: noisy histograms' ranges, which the
+  classifiers' default ``"auto"`` draws by a public rule);
 * :mod:`.training_rows`: the NOT PRIVATE check of a release on its training rows (never inside tuning).
 """

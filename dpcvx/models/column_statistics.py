@@ -30,9 +30,17 @@ public: the means divide by it). Off by default.
 ``column_statistics="ranges"`` (docs/theory.md, section 34) follows the same order with a scale-free statistic in
 place of the sums of step 3: one noisy histogram per column on a public dyadic grid over [-R, R]
 (:mod:`dpcvx.privacy.column_histogram`: discrete Laplace of scale 2 d / eps_s, eps_s-DP), whose kept mass gives
-each column's range; the map of step 4 is then the ranges' map (:func:`dpcvx.data.standardiser.range_map`: centre
-the range's midpoint, scale from its width, each output clipped). Its error is in rows, not in units of R, so it
-locates a column that fills a thousandth of its public range.
+each column's range. For the classifiers (no label) the map of step 4 is then the fill map (:func:`fill_map`: a
+located column narrower than the public fill level is centred at its range's midpoint and widened to it; every other
+column keeps its public centre and scale); with a label it is the ranges' map (:func:`ranges_map`,
+:func:`dpcvx.data.standardiser.range_map`: centre the range's midpoint, scale from its width, each output clipped).
+Its error is in rows, not in units of R, so it locates a column that fills a thousandth of its public range. A
+private class count (``class_weight="balanced"`` without ``class_prior``, or ``class_prior="private"``) composes with
+either statistic: the fit on the map draws it inside eps_fit (:mod:`dpcvx.models.class_count`), still one charge.
+
+The classifiers' default ``column_statistics="auto"`` resolves, before anything is charged, to "ranges" or to no
+statistics by a public rule (:func:`auto_statistics`, :func:`ranges_by_default`): two classes, a fit that can draw
+them, and a histogram threshold T of at most ``AUTO_ROWS`` n rows (docs/theory.md, section 34).
 
 With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s opt-in ``column_statistics``, docs/theory.md
 section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the public grid over
@@ -68,6 +76,7 @@ from ..privacy.column_histogram import (
     histogram_levels,
     histogram_ranges,
     histogram_sensitivity,
+    histogram_threshold,
     noisy_histograms,
 )
 from ..privacy.column_ranges import grid_points
@@ -83,10 +92,11 @@ from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "REGRESSION_FLOOR_CELLS", "SPREAD",
-           "STATISTICS_THEOREM", "StatisticsPlan", "StandardisedPlan", "draws_statistics", "label_range_offered",
-           "plan_column_statistics", "ranges_map", "release_column_statistics", "release_label_range",
-           "release_ranges", "standardiser"]
+__all__ = ["AUTO", "AUTO_ROWS", "CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS",
+           "RANGES_CLIP", "RANGES_FILL", "REGRESSION_FLOOR_CELLS", "SPREAD", "STATISTICS_THEOREM", "StatisticsPlan",
+           "StandardisedPlan", "auto_statistics", "draws_statistics", "fill_level", "fill_map", "label_range_offered",
+           "plan_column_statistics", "ranges_by_default", "ranges_map", "release_column_statistics",
+           "release_label_range", "release_ranges", "standardiser"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
 COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
@@ -101,6 +111,16 @@ REGRESSION_FLOOR_CELLS = 4.0
 LATTICE_BITS = 20              # the lattice g = R 2^-20 of the rounded contributions
 SPREAD = 0.5                   # standardised columns of spread SPREAD R / sqrt(d): rows of norm about R / 2
 CENTRE_PRIOR = 1 / 3           # the variance (in R^2) of a centre uniform on [-R, R], all that ||x|| <= R says
+#: The classifiers' map of the ranges (:func:`fill_map`): the located columns' ranges fill F R (scaled by the located
+#: share), each output clipped onto C F R / sqrt(d). Fixed on rare3, coded80, breast_cancer and two synthetic tables
+#: before the held-out orders was fitted (docs/theory.md, section 34).
+RANGES_FILL = 1.0
+RANGES_CLIP = 2.0
+#: The classifiers' default ``column_statistics="auto"`` draws the ranges when the histograms' threshold T is at
+#: most AUTO_ROWS n: a cell holding (1 - 2 q) / 2 of the rows is kept, so a column whose middle 1 - 2 q of rows lies
+#: in two cells is located (:func:`ranges_by_default`; public n, d, epsilon and share only).
+AUTO = "auto"
+AUTO_ROWS = (1 - 2 * HISTOGRAM_LEVEL) / 2
 STATISTICS_THEOREM = ("the per-column sums and sums of squares of the rows clipped onto ||x|| <= R, each record's "
                       "contribution rounded to the lattice R 2^-B (squares: R^2 2^-B) and capped in L1 norm, plus "
                       "i.i.d. discrete Laplace noise of scale (L1 sensitivity) / eps_s (the geometric mechanism, "
@@ -125,6 +145,26 @@ def draws_statistics(learner: Any) -> bool:
     """Whether ``fit`` draws private column statistics (``column_statistics=True`` or ``"ranges"``)."""
     option = getattr(learner, "column_statistics", False)
     return option is True or isinstance(option, str) and option == "ranges"
+
+
+def ranges_by_default(n: int, d: int, epsilon: float, share: float) -> bool:
+    """The public rule of ``column_statistics="auto"`` for a binary fit of n rows and d columns: the histograms at
+    eps_s = share epsilon keep a cell of AUTO_ROWS n rows, T = THRESHOLD_FACTOR (2 d / eps_s) ln(2^D) <= AUTO_ROWS n
+    (:func:`dpcvx.privacy.column_histogram.histogram_threshold`). Never reads the data."""
+    return histogram_threshold(d, split_budget(epsilon, share)[0]) <= AUTO_ROWS * n
+
+
+def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bool | str:
+    """What ``column_statistics="auto"`` resolves to for a BINARY ``learner`` (built without statistics) fitted on X,
+    before anything is charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature map, no
+    private bound, dense rows in memory) and :func:`ranges_by_default` says so at X's public shape; else False."""
+    shape = np.shape(X)
+    drawable = (not draws_bounds(learner) and getattr(learner, "feature_map", None) is None
+                and bool(getattr(learner, "clip", True)) and not sparse.issparse(X) and not is_out_of_core(X)
+                and len(shape) == 2 and shape[0] >= 1 and shape[1] >= 1
+                and Neighbours.parse(neighbours) is Neighbours.REPLACE_ONE)
+    share = learner.column_statistics_share
+    return "ranges" if drawable and ranges_by_default(int(shape[0]), int(shape[1]), epsilon, share) else False
 
 
 @dataclass(frozen=True)
@@ -212,13 +252,13 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     """Every check of the fit, nothing charged or drawn: the :class:`StandardisedPlan`. A learner that plans first
     is planned once, on the rows through a placeholder map of the public R (its centre and multiplier enter no check
     or constant); the released map is bound to that plan after each draw (:meth:`FitPlan.with_feature_map`). Another
-    learner runs its ``check_fit_inputs`` and is fitted through its ``fit``. With ``label_learner`` (the learner at a
+    learner, or one that draws a private class count (its plan depends on the count, drawn inside eps_fit), runs its
+    ``check_fit_inputs`` and is fitted through its ``fit``. With ``label_learner`` (the learner at a
     label bound B', its constants following B') the label's range is drawn too (module docstring) and the fit is
     the learner ``label_learner(B')``'s, through its ``fit`` (its checks are the placeholder's at the public B)."""
-    if draws_bounds(learner) or draws_count(learner):
-        raise InputError("column_statistics=True draws private statistics; with a private bound or a private class "
-                         "count the fit would compose more draws, which is not offered: pass public bounds and a "
-                         "class_prior. Nothing was charged")
+    if draws_bounds(learner):
+        raise InputError("column_statistics=True draws private statistics; with a private bound the fit would "
+                         "compose more draws, which is not offered: pass public bounds. Nothing was charged")
     if getattr(learner, "feature_map", None) is not None:
         raise InputError("column_statistics=True makes the feature map (the standardiser); pass no feature_map. "
                          "Nothing was charged")
@@ -255,7 +295,7 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
     options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
     with composite(PROCEDURE_NAME):
-        if getattr(placeholder, "plans_first", False) is True:
+        if getattr(placeholder, "plans_first", False) is True and not draws_count(placeholder):
             fit_plan = placeholder.plan(X, y, epsilon=eps_fit, **fit_params)
             assert isinstance(fit_plan, FitPlan)  # the placeholder draws nothing
             return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes, label_learner)
@@ -325,7 +365,8 @@ class StandardisedPlan:
         rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
         if plan.ranges:
             released = release_ranges(np.asarray(X), plan, integer_source(rng))
-            mapped = ranges_map(released, plan.norm, 0.5 if plan.label_bound is None else REGRESSION_FLOOR_CELLS)
+            mapped = (fill_map(released, plan.norm) if plan.label_bound is None
+                      else ranges_map(released, plan.norm, REGRESSION_FLOOR_CELLS))
             values: dict[str, Any] = {"depth": HISTOGRAM_DEPTH, "level": HISTOGRAM_LEVEL,
                                       "cells": released.tolist(), "theorem": RANGES_THEOREM}
         else:
@@ -346,7 +387,10 @@ class StandardisedPlan:
                           label_cells=None if label_cells is None else label_cells.tolist(),
                           label_theorem=LABEL_THEOREM)
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-        with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
+        # the map's outputs beyond R are clipped by its public rule, not a fault of the rows: the NOT PRIVATE
+        # ClippingWarning of the checks before the charge (through the placeholder map) counted the user's rows
+        with after_charge(PROCEDURE_NAME), warnings.catch_warnings():  # cannot fail under the rule (models.failure)
+            warnings.simplefilter("ignore", ClippingWarning)
             if plan.label_bound is not None:  # the learner at B': planned through its fit (its checks ran)
                 model = _with_map(learner, mapped).fit(X, labels, epsilon=plan.eps_fit, random_state=rng,
                                                        **self.options, **weighted)
@@ -358,11 +402,14 @@ class StandardisedPlan:
         fitted = model.certificate
         record = {"epsilon": plan.eps_statistics, "n": plan.n, "sensitivity": plan.sensitivity, **values,
                   "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION, "total_epsilon": plan.total}
-        model.certificate = replace(fitted, column_statistics=record, guarantee=(
+        weights = fitted.weights  # a private class count drawn inside eps_fit: its record states the release's total
+        if weights is not None and weights.private_count is not None:
+            weights = replace(weights, private_count={**weights.private_count, "total_epsilon": plan.total})
+        model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
             f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
             f"column statistics (eps_s = {plan.eps_statistics:g})"
             + (f" and the label's range (eps_l = {plan.eps_label:g})" if plan.eps_label else "")
-            + f", then the fit on the columns they centre and scale (eps_fit = {fitted.epsilon:g}): "
+            + f", then the fit on the columns they centre and scale (eps_fit = {plan.eps_fit:g}): "
             + fitted.guarantee))
         return model.shifted(shift) if shift else model  # the private label centre: post-processing
 
@@ -375,7 +422,7 @@ def _clipped(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
 def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:
     """The released 2 x d grid indices of the columns' ranges (:mod:`dpcvx.privacy.column_histogram`)."""
     noisy = noisy_histograms(_clipped(X, plan), np.full(plan.d, plan.norm), plan.eps_statistics, source)
-    return histogram_ranges(noisy, plan.eps_statistics)
+    return histogram_ranges(noisy, plan.eps_statistics, plan.n if plan.label_bound is None else None)
 
 
 def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, source: Any) -> np.ndarray:
@@ -388,13 +435,44 @@ def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, sourc
 
 def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5) -> ColumnStandardiser:
     """The map of released ranges (grid indices, 2 x d): :func:`~dpcvx.data.standardiser.range_map` on their grid
-    points, half-widths at least ``floor_cells`` cells (half a cell for the classifiers, ``REGRESSION_FLOOR_CELLS``
-    with a label's range), and no column narrower than it came (multipliers at least 1: a column whose cells were
-    all dropped, range the whole grid, keeps its scale; post-processing with the public d and R)."""
+    points, half-widths at least ``floor_cells`` cells (``REGRESSION_FLOOR_CELLS`` with a label's range; the
+    classifiers' map is :func:`fill_map`), and no column narrower than it came (multipliers at least 1: a column
+    whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d and R)."""
     d = np.shape(cells)[1]
     points = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
     ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
     return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
+
+
+def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
+    """The classifiers' map of released ranges (grid indices, 2 x d; post-processing with the public d, R and D only).
+
+    Half-widths h_j = (high_j - low_j) / 2 (at least half a cell). A column is located when its range is not the
+    whole grid. The fill level t solves sum_j max(h_j, t)^2 = (F R)^2 k / d over the k located columns (t = 0 when
+    their ranges already fill that much: :func:`fill_level`), F = ``RANGES_FILL``. A located column narrower than t
+    is centred at its range's midpoint and multiplied by t / h_j; every other column (already as wide as t, or not
+    located) keeps its public centre and scale (centre 0, multiplier 1). Each output is clipped onto
+    ``RANGES_CLIP`` F R / sqrt(d) (the learner then clips the row onto R)."""
+    d = np.shape(cells)[1]
+    low, high = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
+    half = np.maximum((high - low) / 2, math.ldexp(norm, -HISTOGRAM_DEPTH))
+    located = (np.asarray(cells[0]) > 0) | (np.asarray(cells[1]) < 1 << HISTOGRAM_DEPTH)
+    level = fill_level(half[located], RANGES_FILL * norm * math.sqrt(np.count_nonzero(located) / d))
+    raised = located & (half < level)
+    return ColumnStandardiser(np.where(raised, (low + high) / 2, 0.0), np.where(raised, level / half, 1.0), norm,
+                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d))
+
+
+def fill_level(half: np.ndarray, total: float) -> float:
+    """The t >= 0 with sum_j max(h_j, t)^2 = total^2 (0 when sum_j h_j^2 >= total^2 or there is no h_j): with the
+    widths sorted, t_m = sqrt((total^2 - sum_(j > m) h_j^2) / m) raises the m narrowest, and t is t_m for the largest
+    m whose m-th narrowest width is at most t_m."""
+    widths = np.sort(np.asarray(half, dtype=float))
+    if widths.size == 0 or float(np.sum(widths ** 2)) >= total * total:
+        return 0.0
+    rest = np.append(np.cumsum((widths ** 2)[::-1])[::-1][1:], 0.0)  # sum of the widths beyond the m narrowest
+    levels = np.sqrt(np.maximum(total * total - rest, 0.0) / np.arange(1, widths.size + 1))
+    return float(levels[widths <= levels][-1])
 
 
 def _contributions(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:

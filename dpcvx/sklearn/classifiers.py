@@ -95,8 +95,9 @@ from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
-from ..models.column_statistics import COLUMN_STATISTICS_SHARE, draws_statistics
+from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics, draws_statistics
 from ..models.erm import PrivateERM
+from ..models.erm_inputs import SETTINGS
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE
@@ -161,7 +162,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: own table (:data:`dpcvx.models.erm_inputs.SETTINGS`), checked when it plans
     _parameters: ClassVar[dict[str, Check]] = {
         "threshold": lambda name, value: value if isinstance(value, str) and value == "prior"
-        else check_threshold(name, value)}
+        else check_threshold(name, value),
+        "column_statistics": lambda name, value: value if isinstance(value, str) and value == AUTO
+        else SETTINGS["column_statistics"](name, value)}
 
     def _loss(self) -> Loss:
         raise NotImplementedError
@@ -194,14 +197,23 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         public = self._offset_rates()
         return public if public is not None else released_rates(getattr(certificate, "weights", None))
 
-    def _private_erm(self) -> PrivateERM:
-        learner = self._weighted_erm()
+    def _private_erm(self, statistics: bool | str = False) -> PrivateERM:
+        """The learner, with ``statistics`` its column statistics (``column_statistics`` resolved:
+        :meth:`_statistics`)."""
+        learner = self._weighted_erm(statistics)
         rates = self._offset_rates()
         if rates is not None:   # the ridge centred at b0 / s, fixed before the fit from public inputs only
             learner.regularizer = centred_ridge(log_odds(rates) / learner.row_map().intercept_scaling)
         return learner
 
-    def _weighted_erm(self) -> PrivateERM:
+    def _statistics(self, X: Any, multiclass: bool) -> bool | str:
+        """``column_statistics`` for a fit on X: "auto" resolved by its public rule before anything is charged (two
+        classes, and :func:`~dpcvx.models.column_statistics.auto_statistics` at X's public shape), else as given."""
+        if not (isinstance(self.column_statistics, str) and self.column_statistics == AUTO):
+            return self.column_statistics
+        return False if multiclass else auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
+
+    def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
         return PrivateERM(
             loss=self._loss(),
             regularizer=self._regularizer(),
@@ -222,7 +234,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             # class_weight=None: public rates set the offset here (_private_erm); "private" is drawn by the learner
             class_prior=self.class_prior if self.class_weight is not None or self._private_prior() else None,
             class_count_share=self.class_count_share,
-            column_statistics=self.column_statistics,
+            column_statistics=statistics,
             column_statistics_share=self.column_statistics_share,
         )
 
@@ -296,7 +308,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
         multiclass, _, _ = self._public_checks(sample_weight)
         X, y, _, classes = self._checked_data(X, y, multiclass)
-        learner = self._private_erm()
+        learner = self._private_erm(self._statistics(X, multiclass))
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         plan: LearnerPlan
         if multiclass:
@@ -347,7 +359,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         X, y, checked, classes = self._checked_data(X, y, multiclass)
         model: PrivateModel | PrivateMulticlassModel
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
-        learner = self._private_erm() if planned is None else planned.learner
+        learner = self._private_erm(self._statistics(X, multiclass)) if planned is None else planned.learner
         assert isinstance(learner, PrivateERM)  # a classifier's learner
         # in memory the estimator checks the training rows at its own threshold (below); out of core the learner does
         with fit_accountant(self, accountant) as charged, left_to_caller() if in_memory else nullcontext():
@@ -571,13 +583,18 @@ class DPERMClassifier(_PrivateLinearClassifier):
         (and the cut of ``threshold="prior"``); ``certificate_.weights`` records the count (docs/theory.md, 21).
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
-    column_statistics : bool or 'ranges', default False
-        Opt-in, binary only (the route when the schema's public ranges are loose): one private release of
-        per-column centres and spreads within the public ``data_norm``, drawn inside ``fit`` with
-        ``column_statistics_share`` of epsilon, centres and scales the columns before the fit and is kept in the
-        model; ``certificate_.column_statistics`` records it (:mod:`dpcvx.models.column_statistics`;
-        docs/theory.md, section 33). ``"ranges"``: each column's range from a noisy histogram on a public grid
-        instead (scale-free; pure epsilon; docs/theory.md, section 34).
+    column_statistics : "auto", "ranges", True or False, default "auto"
+        Private column statistics for two classes (the route when the schema's public ranges are loose): one
+        private release drawn inside ``fit`` with ``column_statistics_share`` of epsilon, charged with the fit once,
+        that centres and scales the columns before the fit and is kept in the model; ``certificate_.column_statistics``
+        records it (:mod:`dpcvx.models.column_statistics`). "ranges": each column's range from a noisy histogram on
+        a public grid (scale-free, pure epsilon; docs/theory.md, section 34); True: per-column sums and sums of
+        squares (section 33). "auto" (the default) draws the ranges by a PUBLIC rule, resolved before anything is
+        charged: two classes, replace-one, ``clip=True``, a numeric ``data_norm``, dense rows in memory, and the
+        histograms' threshold T = 2 (2 d / eps_s) ln(256) at most 0.4 n (n rows, d columns, eps_s the share of
+        epsilon); otherwise, and for more than two classes, it draws nothing
+        (:func:`~dpcvx.models.column_statistics.auto_statistics`). A plan (:meth:`plan`, :func:`dpcvx.tune`)
+        resolves it at the planned rows' shape.
     column_statistics_share : float, default 0.1
         The share eps_s / epsilon of the column statistics.
     sample_weight_bound : float, optional
@@ -642,7 +659,7 @@ class DPERMClassifier(_PrivateLinearClassifier):
                  clip: bool = True, solver: str = "auto", strict: bool = False,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
-                 column_statistics: bool | str = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
+                 column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
@@ -700,7 +717,7 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                  strict: bool = False, penalty: str = "l2", l1_ratio: float | None = None,
                  class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
-                 column_statistics: bool | str = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
+                 column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, allow_large_delta: bool = False, threshold: float = 0.5,
                  neighbours: str = "replace-one",
@@ -758,7 +775,7 @@ class DPHuberSVM(_PrivateLinearClassifier):
                  random_state: Any = None, clip: bool = True, solver: str = "auto",
                  strict: bool = False, class_weight: Any = None, class_prior: Any = None,
                  class_count_share: float = CLASS_COUNT_SHARE, sample_weight_bound: float | None = None,
-                 column_statistics: bool | str = False, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
+                 column_statistics: bool | str = AUTO, column_statistics_share: float = COLUMN_STATISTICS_SHARE,
                  float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
                  allow_large_delta: bool = False, threshold: float = 0.5,

@@ -138,7 +138,6 @@ def test_one_charge_one_certificate_and_a_file_that_round_trips(data, tmp_path) 
 @pytest.mark.parametrize(("settings", "fit", "message"), [
     ({"clip": False}, {}, "clip=False"),
     ({"feature_map": ColumnStandardiser([0.0] * 3, [1.0] * 3, 1.0), "data_norm": None}, {}, "feature_map"),
-    ({"class_weight": "balanced"}, {}, "class count"),
     ({"data_norm": "private", "norm_range": (0.5, 4.0)}, {}, "private bound"),
     ({}, {"neighbours": "add-remove", "delta": 1e-6, "n_public": 4000}, "replace-one"),
     ({"column_statistics_share": 1.5}, {}, "share"),

@@ -10,17 +10,27 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 import dpcvx
 from dpcvx.data.standardiser import ColumnStandardiser
 from dpcvx.exceptions import InputError
-from dpcvx.models.column_statistics import ranges_map
+from dpcvx.models.column_statistics import (
+    AUTO_ROWS,
+    RANGES_CLIP,
+    RANGES_FILL,
+    auto_statistics,
+    fill_level,
+    fill_map,
+    ranges_by_default,
+)
 from dpcvx.privacy import column_histogram
 from dpcvx.privacy.column_histogram import (
     HISTOGRAM_DEPTH,
     _cells,
     histogram_ranges,
     histogram_scale,
+    histogram_threshold,
     noisy_histograms,
 )
 from dpcvx.privacy.exact_sampling import discrete_laplace_pmf, integer_source
@@ -28,7 +38,7 @@ from dpcvx.privacy.exact_sampling import discrete_laplace_pmf, integer_source
 CELLS = 1 << HISTOGRAM_DEPTH
 
 
-# the map gives each column a spread of RANGE_SPREAD R / sqrt(d), so rows beyond R are clipped (a public step of
+# the map widens narrow columns to the fill level F R / sqrt(d), so rows beyond R are clipped (a public step of
 # the fit, counted in a NOT PRIVATE ClippingWarning to the user)
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 
@@ -83,8 +93,8 @@ def test_the_noise_is_drawn_at_2d_over_eps_s_exactly_and_the_record_is_post_proc
     d = X.shape[1]
     assert record["epsilon"] == pytest.approx(0.4) and record["total_epsilon"] == 2.0 and record["sensitivity"] == 2 * d
     assert scales == [(Fraction(2 * d) / Fraction(record["epsilon"]), d * CELLS)]
-    assert record["cells"] == histogram_ranges(_histograms(X), record["epsilon"]).tolist()
-    assert model.rows.feature_map == ranges_map(np.array(record["cells"]), 1.0)
+    assert record["cells"] == histogram_ranges(_histograms(X), record["epsilon"], len(X)).tolist()
+    assert model.rows.feature_map == fill_map(np.array(record["cells"]), 1.0)
 
 
 @pytest.mark.parametrize(("scale", "passes"), [(2.0, True), (4.0, False), (1.0, False)])
@@ -108,10 +118,12 @@ def test_an_empty_histogram_releases_the_whole_grid_and_a_full_cell_is_located()
     scale = float(histogram_scale(20, 1.0))
     threshold = 2 * scale * math.log(CELLS)
     noise = noisy_histograms(np.zeros((0, 20)), np.ones(20), 1.0, integer_source(np.random.default_rng(0)))
-    assert np.all(histogram_ranges(noise, 1.0) == np.array([[0] * 20, [CELLS] * 20]))
+    assert np.all(histogram_ranges(noise, 1.0, 1) == np.array([[0] * 20, [CELLS] * 20]))
     full = noise.copy()
     full[:, 77] += int(3 * threshold)
-    assert np.all(histogram_ranges(full, 1.0) == np.array([[77] * 20, [78] * 20]))
+    assert np.all(histogram_ranges(full, 1.0, int(3 * threshold)) == np.array([[77] * 20, [78] * 20]))
+    # the same kept cell among 10 T rows spread elsewhere holds under half of them: not located
+    assert np.all(histogram_ranges(full, 1.0, int(10 * threshold)) == np.array([[0] * 20, [CELLS] * 20]))
 
 
 def test_columns_in_a_small_part_of_their_range_are_located(data) -> None:
@@ -121,8 +133,38 @@ def test_columns_in_a_small_part_of_their_range_are_located(data) -> None:
     model = learner().fit(X, y, 3.0, random_state=1)
     mapped = model.rows.feature_map
     assert np.all(np.abs(mapped.centre - 0.3) < 0.02)
-    # the implied spread within a factor 3 of 0.02: multiplier RANGE_SPREAD R / (sqrt(d) s)
-    assert np.all((mapped.multiplier > 1.25 / np.sqrt(3) / 0.06) & (mapped.multiplier < 1.25 / np.sqrt(3) / 0.007))
+    # each range's half-width (the 10% to 90% points: 1.28 sd) within a factor 3 of 1.28 x 0.02, widened to the fill
+    # level F R / sqrt(d) (every column located and narrow)
+    level, half = RANGES_FILL / np.sqrt(3), 1.2816 * 0.02
+    assert np.all((mapped.multiplier > level / (3 * half)) & (mapped.multiplier < 3 * level / half))
+
+
+def test_the_fill_level_solves_its_equation() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        half, total = rng.uniform(0.001, 0.5, rng.integers(1, 9)), float(rng.uniform(0.1, 1.5))
+        level = fill_level(half, total)
+        if np.sum(half ** 2) >= total ** 2:
+            assert level == 0.0
+        else:
+            assert np.sum(np.maximum(half, level) ** 2) == pytest.approx(total ** 2, rel=1e-12)
+    assert fill_level(np.array([]), 1.0) == 0.0
+
+
+def test_the_map_widens_narrow_located_columns_and_keeps_the_others_at_their_public_scale() -> None:
+    # column 0: one cell (narrow, located); column 1: 160 cells (wide, located); column 2: no kept cell
+    cells = np.array([[140, 48, 0], [141, 208, CELLS]])
+    mapped = fill_map(cells, 2.0)
+    cell = 4.0 / CELLS
+    half = np.array([cell / 2, 160 * cell / 2])
+    level = fill_level(half, RANGES_FILL * 2.0 * math.sqrt(2 / 3))  # two of three columns located
+    assert 0 < level < half[1]
+    assert mapped.centre[0] == pytest.approx(-2.0 + 140.5 * cell) and mapped.multiplier[0] == pytest.approx(
+        level / half[0])
+    assert list(mapped.centre[1:]) == [0.0, 0.0] and list(mapped.multiplier[1:]) == [1.0, 1.0]
+    assert mapped.clip == pytest.approx(RANGES_CLIP * RANGES_FILL * 2.0 / math.sqrt(3))
+    wide = fill_map(np.array([[0, 10], [250, 246]]), 1.0)  # ranges already fill F R: nothing moves
+    assert list(wide.centre) == [0.0, 0.0] and list(wide.multiplier) == [1.0, 1.0]
 
 
 # -- one charge, none when refused; the file --------------------------------------------------------------------
@@ -157,7 +199,7 @@ def test_one_charge_one_certificate_and_a_file_that_round_trips(data, tmp_path) 
 
 @pytest.mark.parametrize(("settings", "fit", "message"), [
     ({"clip": False}, {}, "clip=False"),
-    ({"class_weight": "balanced"}, {}, "class count"),
+    ({"data_norm": "private", "norm_range": (0.5, 4.0)}, {}, "private bound"),
     ({}, {"neighbours": "add-remove", "delta": 1e-6, "n_public": 4000}, "replace-one"),
     ({"column_statistics": "range"}, {}, "'ranges'"),
 ])
@@ -184,3 +226,94 @@ def test_the_estimator_draws_them_inside_its_fit_with_one_charge(data) -> None:
         dpcvx.DPLogisticRegression(classes=(0, 1, 2), column_statistics="ranges").fit(
             X, np.arange(len(y)) % 3, accountant=accountant)
     assert len(accountant.ledger) == 1
+
+
+def test_a_private_class_count_composes_with_the_ranges_in_one_charge(data, tmp_path) -> None:
+    X, y = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    model = learner(class_weight="balanced").fit(X, y, 1.0, random_state=4, accountant=accountant)
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
+    certificate = model.certificate
+    assert certificate.column_statistics["epsilon"] == pytest.approx(0.1)
+    assert certificate.weights.source == "private count" and certificate.weights.private_count["epsilon"] == \
+        pytest.approx(0.045)
+    assert sum(part.epsilon for part in certificate.privacy_curve.parts) == pytest.approx(1.0)
+    assert "eps_s = 0.1" in certificate.guarantee and "eps_fit = 0.9" in certificate.guarantee
+    assert certificate.weights.private_count["total_epsilon"] == certificate.column_statistics["total_epsilon"] == 1.0
+    dpcvx.save(model, tmp_path / "model.json")  # the file's check of each record's total holds
+    loaded = dpcvx.load(tmp_path / "model.json")
+    assert loaded.certificate.weights == certificate.weights and str(loaded.certificate) == str(certificate)
+
+
+# -- the classifiers' default, column_statistics="auto": a public rule, resolved before the charge -----------------
+
+
+def test_the_rule_is_the_threshold_against_a_public_share_of_the_rows() -> None:
+    for d, epsilon in ((3, 1.0), (8, 0.3), (113, 1.0), (125, 3.0)):
+        threshold = histogram_threshold(d, 0.1 * epsilon)
+        rows = math.ceil(threshold / AUTO_ROWS)
+        assert ranges_by_default(rows, d, epsilon, 0.1) and not ranges_by_default(rows - 1, d, epsilon, 0.1)
+    assert histogram_threshold(3, 0.1) == pytest.approx(2 * 60 * math.log(256))
+
+
+@pytest.mark.parametrize(("epsilon", "classes", "fit", "drawn"), [
+    (1.0, (0, 1), {}, True),          # T = 665 <= 0.4 x 4000
+    (0.3, (0, 1), {}, False),         # T = 2218 > 1600
+    (1.0, (0, 1, 2), {}, False),      # more than two classes: nothing
+    (1.0, (0, 1), {"sparse": True}, False),
+    (1.0, (0, 1), {"neighbours": "add-remove", "delta": 1e-6, "n_public": 4000}, False),
+])
+def test_a_default_fit_draws_the_ranges_exactly_when_the_rule_says(data, monkeypatch, epsilon, classes, fit,
+                                                                  drawn) -> None:
+    X, y = data
+    y = np.arange(len(y)) % 3 if len(classes) == 3 else y
+    settings = dict(fit)
+    rows = sparse.csr_matrix(X) if settings.pop("sparse", False) else X
+    draws = []
+    original = column_histogram.discrete_laplace_array
+    monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: draws.append(a) or original(*a))
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpcvx.DPCVXWarning)
+        estimator = dpcvx.DPLogisticRegression(epsilon=epsilon, classes=classes, random_state=0, **settings).fit(
+            rows, y, accountant=accountant)
+    assert estimator.column_statistics == "auto"
+    group = 2 if "neighbours" in settings else 1  # add-remove charged to a replace-one accountant: group privacy
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == pytest.approx(group * epsilon)
+    assert bool(draws) == drawn
+    record = getattr(estimator.certificate_, "column_statistics", None)
+    assert (record is not None) == drawn
+    if drawn:
+        assert record["epsilon"] == pytest.approx(0.1 * epsilon) and "histograms" in record["theorem"]
+        assert "private column statistics" in estimator.certificate_.guarantee
+
+
+def test_auto_resolves_from_public_inputs_before_any_charge(data, monkeypatch) -> None:
+    X, y = data
+    learner_ = dpcvx.DPLogisticRegression()._private_erm()
+    assert auto_statistics(learner_, X, 1.0, "replace-one") == "ranges"
+    assert auto_statistics(learner_, X[:1000], 1.0, "replace-one") is False  # T = 665 > 400
+    assert auto_statistics(learner_.set_params(clip=False), X, 1.0, "replace-one") is False
+    monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: pytest.fail("histograms drawn"))
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    labels = y.copy()
+    labels[0] = 5  # outside the public classes: refused before the charge
+    with pytest.raises(InputError):
+        dpcvx.DPLogisticRegression().fit(X, labels, accountant=accountant)
+    with pytest.raises(InputError, match="column_statistics"):
+        dpcvx.DPLogisticRegression(column_statistics="always").fit(X, y, accountant=accountant)
+    assert accountant.ledger == []
+
+
+def test_the_clipping_warning_counts_the_users_rows_not_the_maps(data) -> None:
+    # the map widens the narrow columns so that many mapped rows exceed R (clipped by its public rule, no warning);
+    # rows above R as given are counted, NOT PRIVATE, as on every path
+    X, y = data
+    for rows, expected in ((X, None), (X * np.where(np.arange(len(X)) < 7, 10.0, 1.0)[:, None], 7)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = learner().fit(rows, y, 3.0, random_state=1)
+        assert np.any(model.rows.feature_map.multiplier > 5)  # the columns were widened
+        notes = [str(w.message) for w in caught if issubclass(w.category, dpcvx.ClippingWarning)]
+        assert notes == ([] if expected is None else [f"{expected} of {len(X)} rows had norm above R = 1" +
+                                                      notes[0].split("R = 1", 1)[1]])

@@ -59,6 +59,11 @@ def _configurations() -> dict[str, Callable[[], Any]]:
         epsilon=1.0, lam=0.05, class_weight="balanced", random_state=2).fit(X, y01).model_
     makers["estimator private count offset"] = lambda: dpcvx.DPLogisticRegression(
         epsilon=1.0, class_prior="private", threshold="prior", random_state=2).fit(X, y01).model_
+    # the classifiers' default column_statistics="auto" draws the histogram ranges at 2,000 rows of 3 columns (T = 665
+    # <= 0.4 n) and not at the 300 rows above (docs/theory.md, section 34)
+    Xb, yb = synthetic_classification(n=2000, d=3, random_state=1)
+    makers["estimator default auto ranges"] = lambda: dpcvx.DPLogisticRegression(epsilon=1.0, random_state=2).fit(
+        Xb, (yb > 0).astype(int)).model_
     makers["erm private count weights lam=auto"] = lambda: dpcvx.PrivateERM(
         losses.logistic(), lam="auto", data_norm=1.0, class_weight="balanced", classes=(0, 1)).fit(
         X, y01, 1.0, delta=1e-6, random_state=1)
