@@ -14,7 +14,8 @@ candidate once and fits every run of it from that plan; :meth:`PrivateERM.fit` p
 Calibration (Algorithm 1 or 2 of Chaudhuri, Monteleoni and Sarwate, JMLR 12 (2011), at the user's Lam or
 at ``lam="auto"``'s public rule, :mod:`dpcvx.privacy.lam_rule`) goes through the learner's hooks
 ``_calibrate`` and ``release_calibration``, the solve through ``_solve``
-(:class:`~dpcvx.models.erm.PrivateERM`'s extension hooks).
+(:class:`~dpcvx.models.erm.PrivateERM`'s extension hooks). The rule's choice of a fit is kept for the process by
+its public inputs (``_RULE_CHOICES``), so fits at the same public settings calibrate its grid once.
 """
 
 from __future__ import annotations
@@ -232,11 +233,13 @@ class FitPlan:
                problem.lipschitz, problem.strong_convexity,
                problem.curvature if problem.certificate.curvature is not None else None, problem.dim, problem.kst12,
                ball.radius if ball is not None and ball.kind == "ball" else None)
-        if key not in _RULE_CHOICES:
+        choice = _RULE_CHOICES.get(key)
+        if choice is None:
+            choice = self.lam_choice(n)
             if len(_RULE_CHOICES) >= _RULE_CHOICES_KEPT:
                 _RULE_CHOICES.clear()
-            _RULE_CHOICES[key] = self.lam_choice(n)
-        return _RULE_CHOICES[key]
+            _RULE_CHOICES[key] = choice
+        return choice
 
     def with_feature_map(self, feature_map: Any) -> FitPlan:
         """This plan with the row map's feature map replaced: its one late-bound part, a public map of the same
