@@ -18,7 +18,8 @@ the constructor, :class:`dpcvx.BudgetInConstructor`); the same full-data tune of
 column statistics (``PrivateERM(column_statistics=True)``), a private bound (``data_norm="private"``) or a private
 class count (``class_weight="balanced"``: its weights; ``class_prior="private"``: its intercept offset), one-vs-rest
 candidates (3 classes, epsilon 3) over a binary learner that draws a class count, estimator candidates that draw the
-classifiers' ranges or a private bound first,
+classifiers' ranges or a private bound first, the default ``DPLogisticRegression(class_weight="balanced")`` on 8,000 x 3
+rows (its "auto" draws the ranges, composed with a private class count),
 ``tune(DPLinearRegression(), ..., procedure="split", delta=1e-6)`` of 3 AdaSSP candidates on 400 regression rows, and
 the full-data tune of 3 ``DPHuberRegressor(data_norm="private")`` candidates on those rows.
 Counts do not depend on the machine::
@@ -48,6 +49,10 @@ RESULTS = Path(__file__).resolve().parent / "results"
 PACKAGE = str(Path(dpcvx.__file__).resolve().parent)
 TUNE_SEED = 31  # draws K = 17 runs of 3 candidates (checked below)
 TUNE_RUNS = 17
+#: rows of 3 columns at which the runs of a tune at epsilon 1 (each run's fit at epsilon 1/3 on its part of the
+#: rows) resolve DPLogisticRegression()'s column_statistics="auto" to the ranges
+#: (models.column_statistics.ranges_by_default: T / AUTO_ROWS = 4,991 rows at epsilon 1/3; checked below)
+BALANCED_ROWS = 8000
 CONSTRUCTED = {"PrivateERM": "PrivateERM built", "SolverChoice": "SolverChoice built", "RowMap": "RowMap built",
                "FitPlan": "plannings", "AdaSSPPlan": "plannings"}
 CALLED = {"check_classes": "classes checked", "check_public_classes": "classes checked",
@@ -107,14 +112,18 @@ def measure() -> dict[str, dict[str, int]]:
     learner = dpcvx.PrivateERM(data_norm=1.0)
     grid = {"lam": [1e-3, 1e-2, 1e-1]}
     outcome: list[Any] = []
-    for name, tuned, labels in (
-            ("tune", learner, yt), ("tune, DPLogisticRegression candidates", dpcvx.DPLogisticRegression(), yt > 0),
+    Xb, yb = synthetic_classification(n=BALANCED_ROWS, d=3, random_state=1)  # the default "auto" draws the ranges
+    for name, tuned, rows, labels in (
+            ("tune", learner, Xt, yt),
+            ("tune, DPLogisticRegression candidates", dpcvx.DPLogisticRegression(), Xt, yt > 0),
             ("tune, DPLogisticRegression(column_statistics='ranges') candidates",
-             dpcvx.DPLogisticRegression(column_statistics="ranges"), yt > 0),
+             dpcvx.DPLogisticRegression(column_statistics="ranges"), Xt, yt > 0),
             ("tune, DPLogisticRegression(data_norm='private') candidates",
-             dpcvx.DPLogisticRegression(data_norm="private", norm_range=(0.25, 4.0)), yt > 0)):
-        def run_tune(tuned: Any = tuned, labels: np.ndarray = labels) -> None:
-            outcome.append(dpcvx.tune(tuned, Xt, labels, grid, epsilon=1.0, random_state=TUNE_SEED))
+             dpcvx.DPLogisticRegression(data_norm="private", norm_range=(0.25, 4.0)), Xt, yt > 0),
+            (f"tune, DPLogisticRegression(class_weight='balanced') candidates on {BALANCED_ROWS:,} x 3 rows "
+             "(the ranges and a class count)", dpcvx.DPLogisticRegression(class_weight="balanced"), Xb, yb > 0)):
+        def run_tune(tuned: Any = tuned, rows: np.ndarray = rows, labels: np.ndarray = labels) -> None:
+            outcome.append(dpcvx.tune(tuned, rows, labels, grid, epsilon=1.0, random_state=TUNE_SEED))
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the mapped rows' clipping counts (NOT PRIVATE, not measured)
@@ -123,6 +132,8 @@ def measure() -> dict[str, dict[str, int]]:
         runs = outcome[-1].diagnostics_["runs"]
         if runs != TUNE_RUNS:
             raise RuntimeError(f"the seed {TUNE_SEED} drew {runs} runs, not {TUNE_RUNS}")
+        if rows is Xb and outcome[-1].model.certificate_.column_statistics is None:
+            raise RuntimeError(f"the default did not draw the ranges on {BALANCED_ROWS} rows")
         results[f"{name}, 3 candidates, {runs} runs"] = counts
     composites = {"column statistics": lambda lam: dpcvx.PrivateERM(data_norm=1.0, lam=lam, column_statistics=True),
                   "private bound": lambda lam: dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 4.0), lam=lam),
@@ -194,7 +205,8 @@ def main(argv: list[str] | None = None) -> dict:
              "them, before a private class count was planned once, \"d079bf0\" with it, before estimator "
              "candidates that draw first were planned once, \"26e78ca\" with them, before one-vs-rest candidates "
              "over a binary learner that draws first were planned once, \"dbe414d\" with them, before regressor "
-             "candidates that draw a private bound were planned once, \"after\" with them. In "
+             "candidates that draw a private bound were planned once, \"207edc3\" with them, before default "
+             "balanced candidates (the ranges and a class count) were planned once, \"after\" with them. In "
              "the estimator-candidate columns 3 of the plannings (and PrivateERM built) are not fits: "
              "NoiseDominatesWarning's advice plans lam=\"auto\" from public inputs (`choose_lam`). A column "
              "measured in one run only was not measured in the others.",

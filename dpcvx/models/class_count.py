@@ -20,7 +20,9 @@ The order, as for a private norm bound (:mod:`dpcvx.models.private_norm`, docs/t
 
 Planned once (:func:`plan_private_count`, a :class:`RatesPlan`): a learner that plans first is planned at the rates
 (1/2, 1/2), and each fit binds its released rates to that plan (:func:`at_released_rates`: the weights and s_bar, or
-the offset's ridge verified), so :func:`dpcvx.tune` checks and plans such a candidate once, not once per run.
+the offset's ridge verified), so :func:`dpcvx.tune` checks and plans such a candidate once, not once per run. After
+private column statistics (:mod:`dpcvx.models.column_statistics`) the same plan is made through their placeholder map,
+and each fit binds its released map (:meth:`RatesPlan.with_feature_map`), then its released rates.
 
 By sequential composition (Claim 4 of docs/theory.md section 29) the release (count, model) is
 (eps_c + eps_fit, delta)-DP. The certificate's ``weights`` record holds the released count, eps_c, the floor and
@@ -230,6 +232,14 @@ class RatesPlan:
                     plan = self.plan if low == 0.5 else at_released_rates(self.plan, self.learner, rates,
                                                                           sample_weight)
                     plan.bind(*plan.mapped(X, y), sample_weight)
+
+    def with_feature_map(self, feature_map: Any) -> RatesPlan:
+        """This plan with the fit's feature map replaced (:meth:`FitPlan.with_feature_map`): the map released by
+        private column statistics drawn before the count (:mod:`dpcvx.models.column_statistics`), bound per fit to
+        the one plan made with a placeholder map. The count's plan and the rates' binding read no map."""
+        if self.plan is None:
+            raise InputError("a feature map is bound only to a plan made first (the learner plans first)")
+        return replace(self, plan=self.plan.with_feature_map(feature_map))
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> Any:

@@ -87,7 +87,7 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
 from ..validation import check_bound
-from .class_count import draws_count
+from .class_count import RatesPlan
 from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
@@ -251,8 +251,9 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
                            **fit_params: Any) -> StandardisedPlan:
     """Every check of the fit, nothing charged or drawn: the :class:`StandardisedPlan`. A learner that plans first
     is planned once, on the rows through a placeholder map of the public R (its centre and multiplier enter no check
-    or constant); the released map is bound to that plan after each draw (:meth:`FitPlan.with_feature_map`). Another
-    learner, or one that draws a private class count (its plan depends on the count, drawn inside eps_fit), runs its
+    or constant); the released map is bound to that plan after each draw (:meth:`FitPlan.with_feature_map`). One that
+    draws a private class count (inside eps_fit) is planned once too, as a :class:`~dpcvx.models.class_count.RatesPlan`
+    through the placeholder map: each draw binds its map, then the count's rates. Another learner runs its
     ``check_fit_inputs`` and is fitted through its ``fit``. With ``label_learner`` (the learner at a
     label bound B', its constants following B') the label's range is drawn too (module docstring) and the fit is
     the learner ``label_learner(B')``'s, through its ``fit`` (its checks are the placeholder's at the public B)."""
@@ -295,9 +296,9 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     placeholder = _with_map(learner, ColumnStandardiser(np.zeros(plan.d), np.ones(plan.d), norm))
     options = {key: value for key, value in fit_params.items() if key != "sample_weight"}
     with composite(PROCEDURE_NAME):
-        if getattr(placeholder, "plans_first", False) is True and not draws_count(placeholder):
+        if getattr(placeholder, "plans_first", False) is True:
             fit_plan = placeholder.plan(X, y, epsilon=eps_fit, **fit_params)
-            assert isinstance(fit_plan, FitPlan)  # the placeholder draws nothing
+            assert isinstance(fit_plan, (FitPlan, RatesPlan))  # the placeholder draws a class count at most
             return StandardisedPlan(learner, plan, options, fit_plan, fit_plan.classes, label_learner)
         classes = placeholder.check_fit_inputs(X, y, epsilon=eps_fit, **fit_params)
         return StandardisedPlan(learner, plan, options, None, classes, label_learner)
@@ -316,8 +317,9 @@ class StandardisedPlan:
     learner : the learner (``column_statistics=True``)
     statistics : the statistics' plan (the split, delta, d, the public R; n is each fit's)
     options : the fit's other arguments (mechanism, delta, split, ...)
-    plan : the fit's plan with a placeholder map (None: the learner does not plan first and is fitted through
-        ``fit``)
+    plan : the fit's plan with a placeholder map (a :class:`~dpcvx.models.class_count.RatesPlan` when the fit draws
+        a private class count: its one plan at the rates (1/2, 1/2), the map and the released rates bound per fit;
+        None: the learner does not plan first and is fitted through ``fit``)
     classes : the learner's public classes (None for a regression)
     label_learner : the learner at a label bound B' when the label's range is drawn (else None)
     """
@@ -325,7 +327,7 @@ class StandardisedPlan:
     learner: Any
     statistics: StatisticsPlan
     options: dict[str, Any]
-    plan: FitPlan | None
+    plan: FitPlan | RatesPlan | None
     classes: tuple[Any, ...] | None
     label_learner: Callable[[float], Any] | None = None
 
@@ -350,6 +352,8 @@ class StandardisedPlan:
                 _with_map(self.learner, ColumnStandardiser(np.zeros(self.statistics.d), np.ones(
                     self.statistics.d), self.statistics.norm)).check_fit_inputs(
                     X, y, epsilon=self.statistics.eps_fit, **self.options, **weighted)
+            elif isinstance(self.plan, RatesPlan):  # at both ends of the count's released rates
+                self.plan.check(X, y, sample_weight)
             else:
                 self.plan.bind(*self.plan.mapped(X, y), sample_weight)
 
@@ -397,6 +401,8 @@ class StandardisedPlan:
             elif self.plan is None:
                 model = _with_map(self.learner, mapped).fit(X, y, epsilon=plan.eps_fit, random_state=rng,
                                                             **self.options, **weighted)
+            elif isinstance(self.plan, RatesPlan):  # the one plan, its map bound now, the count drawn inside eps_fit
+                model = self.plan.with_feature_map(mapped).execute(X, y, rng, None, sample_weight)
             else:  # the one plan, its map bound now: every check ran before the charge
                 model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
         fitted = model.certificate

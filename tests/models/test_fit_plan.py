@@ -332,13 +332,17 @@ def test_a_private_bound_plan_checks_once_and_plans_once_per_drawn_bound(counted
 
 
 COUNT_CANDIDATES = {"weights": dict(class_weight="balanced"), "weights, lam=auto": dict(class_weight="balanced"),
-                    "offset": dict(class_prior="private", fit_intercept=True)}
+                    "offset": dict(class_prior="private", fit_intercept=True),
+                    "ranges, weights": dict(class_weight="balanced", column_statistics="ranges"),
+                    "ranges, offset": dict(class_prior="private", fit_intercept=True, column_statistics="ranges")}
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 @pytest.mark.parametrize("case", sorted(COUNT_CANDIDATES))
 def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_runs_rates(counted, case):
     """A private class count's rates are post-processing bound to the fit's one plan (the balanced weights and s_bar,
-    or the offset's centred ridge): tune plans each candidate once (a RatesPlan over one FitPlan), not once per run;
+    or the offset's centred ridge): tune plans each candidate once (a RatesPlan over one FitPlan; after the columns'
+    ranges, a StandardisedPlan over that RatesPlan, each run binding its map then its rates), not once per run;
     one charge of the whole budget; each fit from the plan is the learner's own fit, bit for bit."""
     X, y = _data()
     grid = {"lam": ["auto", 1e-2, 1e-1] if "auto" in case else [1e-3, 1e-2, 1e-1]}
@@ -349,6 +353,7 @@ def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_r
     assert runs > 3 and counted == {"planned": 3, "executed": runs, "rehearsed": 3}
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
     assert result.model.certificate.weights.private_count is not None
+    assert (result.model.certificate.column_statistics is not None) == ("ranges" in case)
     plan = make(grid["lam"][0]).plan(X, y, epsilon=1.0)
     for seed in range(3):
         model, own = plan.fit(X, y, random_state=seed), make(grid["lam"][0]).fit(X, y, 1.0, random_state=seed)
@@ -357,9 +362,9 @@ def test_tune_plans_a_candidate_with_a_private_class_count_once_and_binds_each_r
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
-# the count candidate without column statistics: the classifiers' default "auto" draws the ranges at these rows, and
-# ranges composed with a count are fitted through fit in each run (planned per run, not once)
+# the classifiers' default "auto" draws the ranges at these rows: class_weight="balanced" composes them with a count
 @pytest.mark.parametrize("params", [dict(class_prior="private", threshold="prior", column_statistics=False),
+                                    dict(class_weight="balanced"),
                                     dict(column_statistics="ranges"),
                                     dict(data_norm="private", norm_range=(0.25, 4.0))])
 def test_tune_plans_each_estimator_candidate_that_draws_first_once(counted, params):
@@ -370,6 +375,9 @@ def test_tune_plans_each_estimator_candidate_that_draws_first_once(counted, para
                         procedure="full-data", random_state=31)
     runs = result.diagnostics_["runs"]
     assert runs > 3 and counted["executed"] == runs and counted["rehearsed"] == 3
+    if "class_weight" in params:  # the default drew the ranges and a class count, composed in one charge
+        certificate = result.model.certificate_
+        assert certificate.column_statistics is not None and certificate.weights.private_count is not None
     if "norm_range" in params:  # the checks at the grid's two ends, then one plan per (candidate, drawn R)
         assert counted["planned"] <= 3 * 2 + 3 * 5 < 2 * 3 + 3 * (runs + 3)
     else:
@@ -380,6 +388,7 @@ def test_tune_plans_each_estimator_candidate_that_draws_first_once(counted, para
 @pytest.mark.parametrize("learner", [dict(data_norm=1.0, column_statistics=True),
                                      dict(data_norm="private", norm_range=(0.25, 4.0)),
                                      dict(data_norm=1.0, class_weight="balanced"),
+                                     dict(data_norm=1.0, class_weight="balanced", column_statistics="ranges"),
                                      dict(data_norm=1.0, class_prior="private", fit_intercept=True)])
 def test_a_composite_plan_fitted_on_other_rows_refuses_them_before_its_charge(learner):
     """With an accountant, a composite's plan checks the rows it is given before its one charge, as the plan
