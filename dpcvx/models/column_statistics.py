@@ -155,7 +155,8 @@ def ranges_by_default(n: int, d: int, epsilon: float, share: float) -> bool:
 
 
 def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bool | str:
-    """What ``column_statistics="auto"`` resolves to for a BINARY ``learner`` (built without statistics) fitted on X,
+    """What ``column_statistics="auto"`` resolves to for a BINARY ``learner`` (or the estimator that builds it: the
+    attributes read are the same) fitted on X,
     before anything is charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature map, no
     private bound, dense rows in memory) and :func:`ranges_by_default` says so at X's public shape; else False."""
     shape = np.shape(X)
@@ -421,8 +422,8 @@ class StandardisedPlan:
 
 
 def _clipped(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
-    """The rows clipped onto the learner's public ||x|| <= R (a new array)."""
-    return RowMap(norm_bound=plan.norm).clip(np.array(X, dtype=np.float64))[0]
+    """The rows clipped onto the learner's public ||x|| <= R (a new array: the copy made here is clipped in place)."""
+    return RowMap(norm_bound=plan.norm).clip(np.array(X, dtype=np.float64), in_place=True)[0]
 
 
 def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:
