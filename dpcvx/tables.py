@@ -182,11 +182,13 @@ def _missing(value: Any) -> bool:
 
 
 def table_matrix(X: Any, name: str, spare_columns: int = 0) -> np.ndarray:
-    """A table (:mod:`dpcvx.tables`) as a new column-major float64 matrix, every column checked on its own and
-    named by its name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite
-    value (the first in row order), with ``spare_columns`` more columns allocated as :func:`_column_major` does."""
+    """A table (:mod:`dpcvx.tables`) as a new float64 matrix, every column checked on its own and named by its
+    name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite value (the
+    first in row order). Column-major; with ``spare_columns`` more columns, row-major, as :func:`_column_major`
+    allocates them."""
     labels = column_names(X) or []
-    buffer = np.empty((row_count(X), len(labels) + spare_columns), dtype=np.float64, order="F")
+    buffer = np.empty((row_count(X), len(labels) + spare_columns), dtype=np.float64,
+                      order="C" if spare_columns else "F")
     first: tuple[int, int] | None = None
     for j, label in enumerate(labels):
         where = f"{name} column {label!r}"

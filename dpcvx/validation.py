@@ -272,10 +272,11 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
     ones by BLAS directly); a table column by column (:func:`dpcvx.tables.table_matrix`); anything else column-major.
 
     A new array for a 2-D numeric input gets ``spare_columns`` more columns after X's (uninitialised; the
-    result is the view of the first columns, its ``.base`` the whole buffer), so a caller appending columns
-    (the intercept feature) does not copy the data twice. A numeric array in another layout is copied one
-    block of rows at a time, keeping the strided reads in cache: about four times faster than a single
-    strided copy for a large row-major array (0.15 s against 0.7 s for the 494,021 x 119 KDD matrix).
+    result is the view of the first columns, its ``.base`` the whole buffer, row-major: the solvers read it by
+    row blocks), so a caller appending columns (the intercept feature) does not copy the data twice. A numeric
+    array in another layout is copied one block of rows at a time, keeping the strided reads in cache: about
+    four times faster than a single strided copy for a large row-major array (0.15 s against 0.7 s for the
+    494,021 x 119 KDD matrix).
     """
     if column_names(X) is not None:  # a pandas or polars DataFrame, a pyarrow Table
         return table_matrix(X, name, spare_columns), True
@@ -298,7 +299,8 @@ def _column_major(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.n
         except (TypeError, ValueError, OverflowError) as error:
             raise _name_the_culprit(X, name, error) from None
         return converted, not np.may_share_memory(converted, array)
-    buffer = np.empty((array.shape[0], array.shape[1] + spare_columns), dtype=np.float64, order="F")
+    buffer = np.empty((array.shape[0], array.shape[1] + spare_columns), dtype=np.float64,
+                      order="C" if spare_columns else "F")
     out = buffer[:, :array.shape[1]] if spare_columns else buffer
     for start in range(0, array.shape[0], _BLOCK_ROWS):
         out[start:start + _BLOCK_ROWS] = array[start:start + _BLOCK_ROWS]

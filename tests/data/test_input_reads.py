@@ -267,7 +267,7 @@ def test_an_input_copied_beside_the_intercept_column_is_read_once_by_the_checks(
         read.extend(a.shape[0] for a in arrays[:1] if np.may_share_memory(a, X)), einsum(spec, *arrays, **kwargs))[1])
     out, count = RowMap(1.0, fit_intercept=True, intercept_scaling=0.5).apply(X)
     assert read == [6, 6, 6, 2]  # each row once, a block at a time
-    assert out.flags.f_contiguous and count == sum(true_norms(X) > 1)
+    assert out.flags.c_contiguous and count == sum(true_norms(X) > 1)
     inside = true_norms(X) <= 1
     np.testing.assert_array_equal(out[inside, :-1], X[inside])  # rows inside R copied as they are
     np.testing.assert_allclose(true_norms(out[~inside, :-1]), 1.0, rtol=1e-12)  # the others clipped onto R

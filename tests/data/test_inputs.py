@@ -204,7 +204,8 @@ def test_the_data_are_copied_once_at_most():
     """A row-major input is converted into a buffer that already holds the intercept column."""
     X = np.random.default_rng(0).random((3000, 20)) * 3
     out, count = RowMap(1.0, fit_intercept=True).apply(X)
-    assert count == 3000 and out.flags.f_contiguous and out.shape == (3000, 21)
+    # row-major: Newton reads it by row blocks
+    assert count == 3000 and out.flags.c_contiguous and out.shape == (3000, 21)
     assert out.base is None or out.base.shape == out.shape  # the conversion's own buffer, not a second copy
 
 

@@ -61,10 +61,8 @@ def test_row_blocks_reach_the_certified_minimiser(rows_in_ball, n, d, dense_limi
     np.testing.assert_allclose(w, column_major, rtol=1e-8, atol=1e-10)
 
 
-def test_row_major_input_is_not_copied(rows_in_ball, monkeypatch):
-    """A row-major float64 X is read where it lies: no column-major copy is made for the solver."""
-    X, y = rows_in_ball(5_000, 10, seed=1)
-    before = X.copy()
+def _blocks_newton_reads(monkeypatch) -> list:
+    """The list to which each Newton solve of the solver choice appends the array its row blocks read."""
     seen = []
     original = linear.newton
 
@@ -73,6 +71,31 @@ def test_row_major_input_is_not_copied(rows_in_ball, monkeypatch):
         return original(objective, **kwargs)
 
     monkeypatch.setattr(choice_module, "newton", recording)  # the solver choice calls Newton
+    return seen
+
+
+def test_row_major_input_is_not_copied(rows_in_ball, monkeypatch):
+    """A row-major float64 X is read where it lies: no column-major copy is made for the solver."""
+    X, y = rows_in_ball(5_000, 10, seed=1)
+    before = X.copy()
+    seen = _blocks_newton_reads(monkeypatch)
     dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
     assert len(seen) == 1 and seen[0] is X
+    np.testing.assert_array_equal(X, before)
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_the_intercept_column_is_read_by_row_blocks(rows_in_ball, monkeypatch, layout):
+    """With an intercept column (every estimator's default) the mapped rows are one row-major copy, which Newton
+    reads by row blocks as it reads a row-major X (issue 44: the column-major copy was solved by whole-matrix
+    products), whatever the caller's layout; the caller's X is left as it was."""
+    X, y = rows_in_ball(5_000, 10, seed=2)
+    X = np.asfortranarray(X) if layout == "F" else X
+    before = X.copy()
+    seen = _blocks_newton_reads(monkeypatch)
+    erm = dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0, fit_intercept=True)
+    erm.fit(X, y, epsilon=1.0, random_state=0)
+    assert len(seen) == 1 and seen[0].flags.c_contiguous and seen[0].shape == (5_000, 11)
+    np.testing.assert_array_equal(seen[0][:, :-1], X)  # rows inside R copied as they are
+    assert np.all(seen[0][:, -1] == 1.0) and erm.diagnostics_.passes is not None
     np.testing.assert_array_equal(X, before)
