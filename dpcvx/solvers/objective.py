@@ -38,7 +38,7 @@ JACOBI_SPREAD = 0.1  # a sparse X's Jacobi preconditioner is skipped when the lo
 
 __all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product",
            "block_margins", "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
-           "ROW_PRODUCT_WIDTHS"]
+           "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS"]
 
 
 @dataclass(frozen=True)
@@ -100,19 +100,24 @@ def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarra
 
 
 #: Widths at which a row-major block's products read from memory are faster by numpy than by BLAS gemv:
-#: X_b^T u by einsum (EINSUM_WIDTHS) and X_b v by vecdot (ROW_PRODUCT_WIDTHS). Measured on this project's
-#: machine (one thread, OpenBLAS's SkylakeX kernels; 2 MB blocks, 2e7 entries in all). X_b^T u: einsum 6.5 ms
-#: against 7.5 ms at d = 50, 6.5 against 13.9 at 100, 5.9 against 7.7 at 1,000, 40.8 against 73.6 at 3e5 x 500;
-#: BLAS faster at 20 and 32 (5.3 against 8.0) and 2,000 (6.6 against 8.7). X_b v (best of 7 passes; einsum,
-#: which served here before, in brackets): vecdot 6.1 ms against BLAS 8.9 [einsum 6.8] at 50, 5.9 against 13.7
-#: [7.1] at 100, 5.4 against 12.1 [6.6] at 200, 6.9 against 9.0 [8.0] at 500, 6.1 against 8.2 [8.5] at 1,000,
-#: 50.5 against 68.7 [60.7] at 3e5 x 500; BLAS faster at 20 (7.7 against 9.1) and 2,000 (7.0 against 8.0).
-#: From cache (the second product of a fused pass) BLAS is as fast or faster at every width.
-EINSUM_WIDTHS = (48, 1024)
-ROW_PRODUCT_WIDTHS = (48, 1024)
+#: X_b^T u by einsum (EINSUM_WIDTHS) and X_b v by vecdot (ROW_PRODUCT_WIDTHS). Measured by
+#: ``python -m benchmarks.row_products --repeats 11`` (benchmarks/results/row_products.md: one thread, 2 MB
+#: blocks, 2e7 entries in all, medians of 11; numpy 2.4, OpenBLAS 0.3.31 with its Haswell kernels, the AVX2
+#: machine of the benchmarks). numpy / BLAS, X_b^T u: 0.73 at d = 100, 0.81 at 200, 0.97 at 300, then 1.15 at
+#: 400, 1.36 at 500, 1.35 at 1,000, 1.45 at 2,000; X_b v: 0.76, 0.80, 0.95, then 1.09, 1.17, 1.22 and 1.37
+#: (one outlier, 0.80 at 700). At 20 and 32 BLAS is faster (X_b^T u 1.51, 1.22); the lower end was not moved. An earlier
+#: machine (OpenBLAS's SkylakeX kernels) had numpy faster up to 1,024 columns (X^T u at 3e5 x 500: 40.8 against
+#: 73.6 ms). From cache (the second product of a fused pass) BLAS is as fast or faster at every width.
+EINSUM_WIDTHS = (48, 300)
+ROW_PRODUCT_WIDTHS = (48, 300)
+#: Widths at which :meth:`PerturbedObjective.matvec` and :meth:`PerturbedObjective.rmatvec` read a row-major X by
+#: cache-sized row blocks (each block's product by :func:`row_product` or :func:`transposed_product`): the sums
+#: of docs/theory.md section 23, and margins bitwise those of the final check's blocks; else one product.
+BLOCK_READ_WIDTHS = (48, 1024)
 
 
-def _einsum_pays(block: np.ndarray, widths: tuple[int, int]) -> bool:
+def _row_major_within(block: np.ndarray, widths: tuple[int, int]) -> bool:
+    """Whether ``block`` is row-major with a width in ``widths`` (both ends included)."""
     return bool(block.flags.c_contiguous) and widths[0] <= block.shape[1] <= widths[1]
 
 
@@ -120,15 +125,15 @@ def transposed_product(block: np.ndarray, u: np.ndarray) -> np.ndarray:
     """X_b^T u for a dense row block read from memory: numpy's einsum where it is faster (``EINSUM_WIDTHS``, a
     row-major block), else BLAS. einsum adds the block's rows in order; the sum's rounding is the one of
     docs/theory.md section 23 (a sum of at most B terms per block, then of the blocks' results)."""
-    return np.einsum("ij,i->j", block, u) if _einsum_pays(block, EINSUM_WIDTHS) else block.T @ u
+    return np.einsum("ij,i->j", block, u) if _row_major_within(block, EINSUM_WIDTHS) else block.T @ u
 
 
 def row_product(block: np.ndarray, v: np.ndarray) -> np.ndarray:
     """X_b v for a dense row block read from memory: numpy's vecdot (a dot product per row) where it is faster
     (``ROW_PRODUCT_WIDTHS``, a row-major block), else BLAS; each entry a dot product of d terms either way.
-    Every margin of a row-major X within these widths, fresh or of a step, is computed by this one function
-    on the same blocks, so margins computed twice at one point agree to the bit."""
-    return np.vecdot(block, v) if _einsum_pays(block, ROW_PRODUCT_WIDTHS) else block @ v
+    Every margin of a row-major X within ``BLOCK_READ_WIDTHS``, fresh or of a step, is computed by this one
+    function on the same blocks, so margins computed twice at one point agree to the bit."""
+    return np.vecdot(block, v) if _row_major_within(block, ROW_PRODUCT_WIDTHS) else block @ v
 
 
 def block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: bool) -> np.ndarray:
@@ -230,17 +235,17 @@ class PerturbedObjective:
         return self.matvec(w) - self.y if self.regression else self.y * self.matvec(w)
 
     def matvec(self, v: np.ndarray) -> Any:
-        """X v: a row-major X within ``ROW_PRODUCT_WIDTHS`` by cache-sized row blocks (:func:`row_product`), the
+        """X v: a row-major X within ``BLOCK_READ_WIDTHS`` by cache-sized row blocks (:func:`row_product`), the
         same block boundaries as :meth:`fresh_gradient_terms`'s, so its margins agree to the bit; else one
         product."""
-        if self._dense and _einsum_pays(self.X, ROW_PRODUCT_WIDTHS):
+        if self._dense and _row_major_within(self.X, BLOCK_READ_WIDTHS):
             return np.concatenate([row_product(self.X[rows], v) for rows in self._row_slices()])
         return self.X @ v
 
     def rmatvec(self, u: np.ndarray) -> np.ndarray:
-        """X^T u: a row-major X within ``EINSUM_WIDTHS`` as a sum of cache-sized row blocks
+        """X^T u: a row-major X within ``BLOCK_READ_WIDTHS`` as a sum of cache-sized row blocks
         (:func:`transposed_product`; the rounding of docs/theory.md section 23), else one product."""
-        if self._dense and _einsum_pays(self.X, EINSUM_WIDTHS):
+        if self._dense and _row_major_within(self.X, BLOCK_READ_WIDTHS):
             return functools.reduce(operator.add, (transposed_product(self.X[rows], u[rows])
                                                    for rows in self._row_slices()))
         return np.asarray(self.X.T @ u).ravel()

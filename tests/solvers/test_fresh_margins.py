@@ -220,12 +220,15 @@ def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(rows_
     assert _gradient_norm(X, y, w, lam=1e-4) <= gamma < _gradient_norm(X, y, w * (1 + 1e-6), lam=1e-4)
 
 
-@pytest.mark.parametrize("d", [20, 100, 1500])
+@pytest.mark.parametrize("d", [20, 100, 500, 1500])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_the_gradients_transposed_product_agrees_with_blas_at_every_width(d, order):
     """X^T u read from memory goes by einsum on row-major blocks of EINSUM_WIDTHS columns (faster there on this
-    machine), by BLAS otherwise: the same vector within the rounding of its block sums, both memory orders."""
-    from dpcvx.solvers.objective import EINSUM_WIDTHS, row_product, transposed_product
+    machine), by BLAS otherwise: the same vector within the rounding of its block sums, both memory orders.
+    Within BLOCK_READ_WIDTHS a row-major X is read by the cache-sized blocks either way (d = 500: BLAS on each
+    block), so the gradient is the blocks' sum in block order, bit for bit (docs/theory.md section 23)."""
+    from dpcvx.data.blocks import cache_block_rows
+    from dpcvx.solvers.objective import BLOCK_READ_WIDTHS, EINSUM_WIDTHS, row_product, transposed_product
 
     rng = np.random.default_rng(d)
     X = np.asarray(rng.normal(size=(3_000, d)) / np.sqrt(d), order=order)
@@ -239,6 +242,11 @@ def test_the_gradients_transposed_product_agrees_with_blas_at_every_width(d, ord
     expected = X.T @ (-y * expit(-z))
     np.testing.assert_allclose(objective.gradient_terms(w, z)[0], expected, rtol=1e-11, atol=1e-11)
     assert (EINSUM_WIDTHS[0] <= d <= EINSUM_WIDTHS[1]) == (d == 100)
+    assert (BLOCK_READ_WIDTHS[0] <= d <= BLOCK_READ_WIDTHS[1]) == (d in (100, 500))
+    if order == "C" and d == 500:
+        step, u = cache_block_rows(d), -y * expit(-z)
+        blocks = [X[a:a + step].T @ u[a:a + step] for a in range(0, 3_000, step)]
+        assert len(blocks) > 1 and np.array_equal(objective.gradient_terms(w, z)[0], sum(blocks[1:], blocks[0]))
     # X v likewise (row_product); on a row-major X the margins at one point are the same to the bit whether
     # fresh or by the final check's blocks (a column-major X: within rounding)
     np.testing.assert_allclose(row_product(X, w), X @ w, rtol=1e-12, atol=1e-12)
