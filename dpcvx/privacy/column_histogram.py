@@ -27,6 +27,13 @@ sigma_r = sqrt(2 2^D) (2 k / eps_s) (:func:`running_noise`; a discrete Laplace's
 and the level is the public rule of the range search, q = max(0.1, 4 sigma_r / n), not offered above 0.3
 (:func:`dpcvx.privacy.column_ranges.range_level`): q n stays four noise deviations from an empty count. Unlike the
 kept mass, whose points sit nearer the mode than the column's own levels, they target the levels q and 1 - q.
+
+**The depth of a regression's feature grid** (:func:`histogram_depth`, DPHuberRegressor's ranges, docs/theory.md
+section 34.1): the grid of 2^D cells for any public D <= ``HISTOGRAM_DEPTH``, the same sensitivity and proof. D is
+the largest depth at which a column whose rows spread evenly over ``LOCATED_FILL`` of its public range puts more than
+T(D) rows in each of its cells, LOCATED_FILL 2^D T(D) <= n: a function of the public n, k and eps_s only (at
+eps_s = 0.2, k = 10 and n = 3,000, D = 6 and T(6) is about 830 rows; on the 2^8 grid such a column's 6.4 cells would
+hold about 470 rows each, under T(8), about 1,100).
 """
 
 from __future__ import annotations
@@ -40,9 +47,9 @@ from ..exceptions import InputError
 from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
-__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "THRESHOLD_FACTOR", "histogram_level",
-           "histogram_levels", "histogram_ranges", "histogram_scale", "histogram_sensitivity", "histogram_threshold",
-           "noisy_histograms", "running_noise"]
+__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LOCATED_FILL", "THRESHOLD_FACTOR", "histogram_depth",
+           "histogram_level", "histogram_levels", "histogram_ranges", "histogram_scale", "histogram_sensitivity",
+           "histogram_threshold", "noisy_histograms", "running_noise"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
 #: alarms was fitted.
@@ -53,6 +60,11 @@ HISTOGRAM_LEVEL = 0.1   # q: the 10% and 90% points of the kept mass
 #: after a default fit on 3,000 rows of 4 uniform columns, a test of tests/release, kept one noisy cell of 47 rows
 #: and read the column as a point mass).
 KEPT_SHARE = 0.5
+#: The share of its public range a column may spread over and still be located by a regression's feature grid
+#: (:func:`histogram_depth`). Fixed on the development tables energy, trips, sensors and clinic (with wages500, rents,
+#: prices, claims and heavy; benchmarks/huber_ranges.py) in the seventh session, before the held-out regression family
+#: was fitted.
+LOCATED_FILL = 0.025
 
 
 def histogram_sensitivity(columns: int) -> int:
@@ -67,24 +79,32 @@ def histogram_scale(columns: int, epsilon: float) -> Fraction:
     return Fraction(histogram_sensitivity(columns)) / Fraction(epsilon)
 
 
-def histogram_threshold(columns: int, epsilon: float) -> float:
+def histogram_threshold(columns: int, epsilon: float, depth: int = HISTOGRAM_DEPTH) -> float:
     """The threshold T = THRESHOLD_FACTOR (2 k / eps_s) ln(2^D) a kept cell's noisy count exceeds."""
-    return THRESHOLD_FACTOR * float(histogram_scale(columns, epsilon)) * math.log(1 << HISTOGRAM_DEPTH)
+    return THRESHOLD_FACTOR * float(histogram_scale(columns, epsilon)) * depth * math.log(2)
 
 
-def _cells(values: np.ndarray, half_widths: np.ndarray) -> np.ndarray:
+def histogram_depth(n: int, columns: int, epsilon: float) -> int:
+    """The depth D of a regression's feature grid (module docstring): the largest D in 1 ... HISTOGRAM_DEPTH with
+    LOCATED_FILL 2^D T(D) <= n, else 1. Public n, k and eps_s only."""
+    fits = [depth for depth in range(1, HISTOGRAM_DEPTH + 1)
+            if LOCATED_FILL * (1 << depth) * histogram_threshold(columns, epsilon, depth) <= n]
+    return max(fits, default=1)
+
+
+def _cells(values: np.ndarray, half_widths: np.ndarray, depth: int = HISTOGRAM_DEPTH) -> np.ndarray:
     """The cell of each value (n x k): min(floor((v + b) 2^D / (2 b)), 2^D - 1), v clipped onto [-b, b]."""
     bounds = np.asarray(half_widths, dtype=float)
-    scaled = np.ldexp((np.clip(values, -bounds, bounds) + bounds) / (2 * bounds), HISTOGRAM_DEPTH)
-    return np.minimum(np.floor(scaled).astype(np.int64), (1 << HISTOGRAM_DEPTH) - 1)
+    scaled = np.ldexp((np.clip(values, -bounds, bounds) + bounds) / (2 * bounds), depth)
+    return np.minimum(np.floor(scaled).astype(np.int64), (1 << depth) - 1)
 
 
 def noisy_histograms(values: np.ndarray, half_widths: np.ndarray, epsilon: float,
-                     source: IntegerSource) -> np.ndarray:
+                     source: IntegerSource, depth: int = HISTOGRAM_DEPTH) -> np.ndarray:
     """The k x 2^D released counts: each column's histogram plus discrete Laplace of scale 2 k / eps_s."""
     rows = np.asarray(values, dtype=float)
-    k, cells = rows.shape[1], 1 << HISTOGRAM_DEPTH
-    indices = _cells(rows, half_widths)
+    k, cells = rows.shape[1], 1 << depth
+    indices = _cells(rows, half_widths, depth)
     counts = np.stack([np.bincount(indices[:, j], minlength=cells) for j in range(k)]).astype(np.int64)
     return counts + discrete_laplace_array(histogram_scale(k, epsilon), k * cells, source).reshape(k, cells)
 
@@ -95,7 +115,7 @@ def histogram_ranges(noisy: np.ndarray, epsilon: float, n: int | None = None) ->
     ``KEPT_SHARE`` n (a few cells that hold a small part of the rows: a column spread thinly, whose busiest cells
     cross T by noise, is not located by them). Post-processing of the noisy counts with public numbers only."""
     k, cells = noisy.shape
-    threshold = histogram_threshold(k, epsilon)
+    threshold = histogram_threshold(k, epsilon, cells.bit_length() - 1)  # the depth of the counts' grid
     kept = np.where(noisy > threshold, noisy, 0)
     ranges = np.empty((2, k), dtype=np.int64)
     for j in range(k):

@@ -62,7 +62,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
-from ..models.column_statistics import StandardisedPlan, label_range_offered, plan_column_statistics
+from ..models.column_statistics import REGRESSION_SHARE, StandardisedPlan, label_range_offered, plan_column_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
@@ -420,16 +420,16 @@ class DPHuberRegressor(_PrivateRegressor):
     sample_weight_bound : float, optional
         The PUBLIC bound w_max of ``fit(..., sample_weight=)``: weights clipped onto [0, w_max], L and c
         multiplied by w_max (PrivateERM's; docs/theory.md, section 21). Without it sample_weight is refused.
-    column_statistics : {False, "auto", "ranges"}
-        False (the default): none. "ranges": private ranges of the columns and of the label, drawn inside ``fit`` and
-        charged with it once (pure epsilon: noisy histograms, :mod:`dpcvx.models.column_statistics`, docs/theory.md
-        section 34.1): the columns are centred and scaled by theirs (eps_s = 0.1 epsilon), the label is centred at
-        its range's midpoint c and clipped onto B' (eps_l = 0.3 epsilon), and the fit (the rest) takes B' for B, so
-        m="auto" is B' / 4; c is added to the intercept. It keeps the signal when the columns and the label fill a
-        small part of their public ranges, and costs the fit 40% of the budget where they do not
-        (benchmarks/results/huber_ranges.md). "auto": "ranges" under replace-one for dense rows in memory with
-        clip=True, public numeric bounds and float_safe=False when the public rule of n and epsilon
-        (:func:`~dpcvx.models.column_statistics.label_range_offered`) holds, else none.
+    column_statistics : {"auto", "ranges", False}
+        "ranges": private ranges of the columns and of the label, drawn inside ``fit`` and charged with it once (pure
+        epsilon: noisy histograms, :mod:`dpcvx.models.column_statistics`, docs/theory.md section 34.1): the columns are
+        centred and scaled by theirs (eps_s = 0.2 epsilon, on a grid whose depth is a public rule of n, d and eps_s),
+        the label is centred at its range's midpoint c and clipped onto B' (eps_l = 0.3 epsilon), and the fit (the
+        rest) takes B' for B, so m="auto" is B' / 4; c is added to the intercept. It keeps the signal when the columns
+        and the label fill a small part of their public ranges, and costs the fit half of the budget where they do
+        not (benchmarks/results/huber_ranges.md). "auto" (the default): "ranges" under replace-one for dense rows in
+        memory with clip=True, public numeric bounds and float_safe=False when the public rule of n and epsilon
+        (:func:`~dpcvx.models.column_statistics.label_range_offered`) holds, else none. False: none.
     """
 
     takes_weights = True
@@ -445,7 +445,7 @@ class DPHuberRegressor(_PrivateRegressor):
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
                  allow_large_delta: bool = False, neighbours: str = "replace-one", n_public: int | None = None,
-                 sample_weight_bound: float | None = None, column_statistics: bool | str = False,
+                 sample_weight_bound: float | None = None, column_statistics: bool | str = "auto",
                  accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
@@ -472,7 +472,7 @@ class DPHuberRegressor(_PrivateRegressor):
         """The plan of a fit that draws the ranges of the columns and the label first (every check, nothing
         charged): the learner at a released bound B' is ``self._learner(B')`` (m="auto" follows B')."""
         mechanism, delta = self._mechanism()
-        learner.set_params(column_statistics="ranges")
+        learner.set_params(column_statistics="ranges", column_statistics_share=REGRESSION_SHARE)
         return plan_column_statistics(learner, X, y, self.epsilon, label_learner=self._learner, mechanism=mechanism,
                                       delta=delta, neighbours=self.neighbours, n_public=self.n_public,
                                       sample_weight=sample_weight)

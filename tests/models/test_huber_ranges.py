@@ -15,7 +15,14 @@ from dpcvx.data.standardiser import histogram_label_range
 from dpcvx.exceptions import InputError
 from dpcvx.models import column_statistics
 from dpcvx.privacy import column_histogram, exact_sampling
-from dpcvx.privacy.column_histogram import HISTOGRAM_DEPTH, histogram_level, histogram_levels
+from dpcvx.privacy.column_histogram import (
+    HISTOGRAM_DEPTH,
+    LOCATED_FILL,
+    histogram_depth,
+    histogram_level,
+    histogram_levels,
+    histogram_threshold,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")
@@ -65,7 +72,8 @@ def test_noise_is_drawn_at_the_calibrated_scales(data, monkeypatch) -> None:
     monkeypatch.setattr(column_histogram, "discrete_laplace_array", recorded)
     model = huber(random_state=4).fit(X, y)
     record = model.certificate_.column_statistics
-    assert record["epsilon"] == pytest.approx(0.1) and record["label_epsilon"] == pytest.approx(0.3)
+    assert record["epsilon"] == pytest.approx(0.2) and record["label_epsilon"] == pytest.approx(0.3)
+    assert record["depth"] == histogram_depth(5000, 3, record["epsilon"])
     assert scales == [Fraction(2 * 3) / Fraction(record["epsilon"]), Fraction(2) / Fraction(record["label_epsilon"])]
     assert record["sensitivity"] == 6 and record["label_level"] == histogram_level(5000, 1, record["label_epsilon"])
 
@@ -76,7 +84,7 @@ def test_one_charge_the_label_mapped_back_and_a_file_that_round_trips(data, tmp_
     model = huber(random_state=3).fit(X, y, accountant=accountant)
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
     certificate = model.certificate_
-    assert [part.epsilon for part in certificate.privacy_curve.parts] == pytest.approx([0.1, 0.3, 0.6])
+    assert [part.epsilon for part in certificate.privacy_curve.parts] == pytest.approx([0.2, 0.3, 0.5])
     assert certificate.total_epsilon == pytest.approx(1.0) and "private label range" in str(certificate)
     record = certificate.column_statistics
     shift, bound = histogram_label_range(np.array(record["label_cells"]), 500.0, record["label_level"])
@@ -91,6 +99,7 @@ def test_one_charge_the_label_mapped_back_and_a_file_that_round_trips(data, tmp_
             (lambda saved: saved["column_statistics"]["label_cells"][1].__setitem__(0, 1 + record["label_cells"][1][0]),
              "label_bound is not the bound"),
             (lambda saved: saved["column_statistics"].update(label_level=0.2), "label_level"),
+            (lambda saved: saved["column_statistics"].update(depth=record["depth"] - 1), "depth"),
             (lambda saved: saved["column_statistics"]["label_cells"][0].__setitem__(0, -1), "label_cells"),
             (lambda saved: saved.update(label_bound=2 * certificate.label_bound), "label_bound is not the bound")):
         saved = json.loads(path.read_text())
@@ -134,11 +143,43 @@ def test_auto_draws_by_a_public_rule(data, settings, rows, drawn) -> None:
                                                                                          and "epsilon" not in settings)
 
 
-def test_the_default_draws_nothing(data, monkeypatch) -> None:
+def test_the_default_is_auto(data, monkeypatch) -> None:
+    """DPHuberRegressor()'s default draws the ranges where the public rule says so, and nothing below it."""
     X, y = data
-    monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: pytest.fail("histograms drawn"))
+    assert dpcvx.DPHuberRegressor().column_statistics == "auto"
     model = dpcvx.DPHuberRegressor(label_bound=LABEL_RANGE, random_state=2).fit(X, y)
-    assert model.column_statistics is False and model.certificate_.column_statistics is None
+    assert model.certificate_.column_statistics is not None
+    monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: pytest.fail("histograms drawn"))
+    small = dpcvx.DPHuberRegressor(label_bound=LABEL_RANGE, random_state=2).fit(X[:1500], y[:1500])
+    assert small.certificate_.column_statistics is None
+
+
+def test_the_depth_rule_at_its_boundary() -> None:
+    """The largest D with LOCATED_FILL 2^D T(D) <= n (public n, d, eps_s), at least 1, at most HISTOGRAM_DEPTH."""
+    def need(depth: int) -> float:
+        return LOCATED_FILL * (1 << depth) * histogram_threshold(10, 0.2, depth)
+
+    assert histogram_threshold(10, 0.2, 6) == pytest.approx(2 * 100 * 6 * math.log(2))
+    assert histogram_depth(math.ceil(need(6)), 10, 0.2) == 6
+    assert histogram_depth(math.ceil(need(7)) - 1, 10, 0.2) == 6
+    assert histogram_depth(math.ceil(need(7)), 10, 0.2) == 7
+    assert histogram_depth(1, 10, 0.2) == 1 and histogram_depth(10**9, 10, 0.2) == HISTOGRAM_DEPTH
+
+
+def test_the_features_are_ranged_on_the_coarser_grid(monkeypatch) -> None:
+    """Noiseless counts (the noise replaced by zeros): d = 10 columns in one cell of the 2^6 grid at n = 3,000 are
+    released as that cell, on the grid of depth 6 that the rule gives, and the map centres them there."""
+    rng = np.random.default_rng(0)
+    X = 0.3 + 0.005 * rng.random((3000, 10))  # cell floor((0.3 + 1) 2^6 / 2) = 41 of 64
+    y = 400 + 5000 * (X[:, 0] - 0.3) + rng.standard_normal(3000)
+    monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda scale, size, source: np.zeros(
+        size, dtype=np.int64))
+    model = huber(random_state=1).fit(X, y)
+    record = model.certificate_.column_statistics
+    assert record["depth"] == histogram_depth(3000, 10, 0.2) == 6
+    assert record["cells"] == [[41] * 10, [42] * 10]
+    centre = model.model_.rows.feature_map.centre
+    assert np.allclose(centre, -1 + 2 * 41.5 / 64)
 
 
 def test_a_tune_run_on_too_few_rows_keeps_the_public_bound(data) -> None:

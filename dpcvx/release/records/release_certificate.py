@@ -18,7 +18,13 @@ from ...data.files import json_object
 from ...data.standardiser import histogram_label_range
 from ...exceptions import InputError
 from ...privacy.calibration import LinearCalibration
-from ...privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL, histogram_level, histogram_sensitivity
+from ...privacy.column_histogram import (
+    HISTOGRAM_DEPTH,
+    HISTOGRAM_LEVEL,
+    histogram_depth,
+    histogram_level,
+    histogram_sensitivity,
+)
 from ...privacy.column_sums import sums_sensitivity
 from ...privacy.lam_rule import LamChoice
 from ...privacy.neighbours import Neighbours
@@ -366,15 +372,20 @@ def _column_ranges(data: dict) -> dict:
     n, cells = item["n"], item["cells"]
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError(f"{what}.n must be a positive integer")
-    if item["depth"] != HISTOGRAM_DEPTH or item["level"] != HISTOGRAM_LEVEL:
-        raise InputError(f"{what}.depth and .level must be dpcvx's public {HISTOGRAM_DEPTH} and {HISTOGRAM_LEVEL}; "
-                         "the file has been edited")
-    top = 1 << HISTOGRAM_DEPTH
-    if not _grid_indices(cells, top):
-        raise InputError(f"{what}.cells must be two equal lists of grid indices in [0, {top}], low <= high")
+    if item["level"] != HISTOGRAM_LEVEL:
+        raise InputError(f"{what}.level must be dpcvx's public {HISTOGRAM_LEVEL}; the file has been edited")
+    if not _grid_indices(cells, 1 << HISTOGRAM_DEPTH):
+        raise InputError(f"{what}.cells must be two equal lists of grid indices in [0, {1 << HISTOGRAM_DEPTH}], "
+                         "low <= high")
     if item["sensitivity"] != histogram_sensitivity(len(cells[0])):
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {len(cells[0])} columns' histograms; the "
                          "file has been edited")
+    # the features' grid: 2^8 cells for the classifiers; with a label the public rule of n, d and eps_s
+    depth = HISTOGRAM_DEPTH if "label_cells" not in item else histogram_depth(n, len(cells[0]), item["epsilon"])
+    if item["depth"] != depth or not _grid_indices(cells, 1 << depth):
+        raise InputError(f"{what}.depth must be the public depth {depth} of the features' grid and the cells within "
+                         f"[0, {1 << depth}]; the file has been edited")
+    top = 1 << HISTOGRAM_DEPTH
     if "label_cells" in item:
         _positive(f"{what}.label_epsilon", item["label_epsilon"])
         _positive(f"{what}.label_bound", item["label_bound"])
