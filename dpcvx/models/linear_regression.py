@@ -48,6 +48,7 @@ from ..privacy.adassp import (
     ADASSP_STANDARDISED,
     ADASSP_THEOREM,
     COLUMN_SPREAD,
+    LABEL_RANGE_THEOREM,
     RANGED_THEOREM,
     STANDARDISED_THEOREM,
     AdaSSPCalibration,
@@ -192,17 +193,19 @@ class PrivateLinearRegression:
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
-                  rows: RowMap | None = None, ranges: bool | None = None) -> AdaSSPCalibration:
+                  rows: RowMap | None = None, ranges: int | None = None) -> AdaSSPCalibration:
         """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included);
-        ``rows`` the fit's row map (default: the public bounds', a numeric ``intercept_scaling``). The plan's
-        one calibration goes through this hook (:meth:`AdaSSPPlan.calibrate`)."""
+        ``rows`` the fit's row map (default: the public bounds', a numeric ``intercept_scaling``); ``ranges`` the
+        number of columns whose ranges are searched first (default: every column and the label with
+        ``column_ranges=True``, else none). The plan's one calibration goes through this hook
+        (:meth:`AdaSSPPlan.calibrate`)."""
         rows = self._rows() if rows is None else rows
+        if ranges is None:
+            ranges = dim - self.fit_intercept + 1 if self.column_ranges is True else 0
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
-                                  column_statistics=self.column_statistics,
-                                  range_columns=dim - self.fit_intercept + 1 if (
-                                      self.column_ranges is True if ranges is None else ranges) else 0)
+                                  column_statistics=self.column_statistics, range_columns=ranges)
 
     @property
     def plans_first(self) -> bool:
@@ -350,7 +353,7 @@ class AdaSSPPlan:
     standardised: bool
     width: int
     ranged: bool | str = False
-    _calibrations: dict[tuple[float, bool], tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
+    _calibrations: dict[tuple[float, int], tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
                                                                           repr=False, compare=False)
 
     @property
@@ -374,15 +377,20 @@ class AdaSSPPlan:
         return adassp_intercept_scaling(self.epsilon, self.delta, dim=self.dim,
                                         data_norm=check_bound("data_norm", learner.data_norm), n=n,
                                         failure_probability=learner.failure_probability,
-                                        column_statistics=self.standardised,
-                                        range_columns=self.width + 1 if self.ranges_at(n) else 0)
+                                        column_statistics=self.standardised, range_columns=self.ranges_at(n))
 
-    def ranges_at(self, n: int) -> bool:
-        """Whether a fit of n rows searches private ranges: as set, or under "auto" when the search's public level
-        at n is defined (:func:`~dpcvx.privacy.adassp.range_search_level`)."""
-        if self.ranged == "auto":
-            return range_search_level(self.epsilon, self.delta, columns=self.width + 1, n=n) is not None
-        return self.ranged is True
+    def ranges_at(self, n: int) -> int:
+        """The number of columns whose private ranges a fit of n rows searches first: every column and the label
+        (width + 1) when set, or under "auto" when the search's public level at n is defined for them; else, under
+        "auto", the label's alone (1) when its level is defined (docs/theory.md section 16, "the label's range
+        alone"); else 0 (:func:`~dpcvx.privacy.adassp.range_search_level`: epsilon, delta, the width and n)."""
+        every = self.width + 1
+        if self.ranged != "auto":
+            return every if self.ranged is True else 0
+        for columns in (every, 1):
+            if range_search_level(self.epsilon, self.delta, columns=columns, n=n) is not None:
+                return columns
+        return 0
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration]:
         """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s and search (both
@@ -390,7 +398,7 @@ class AdaSSPPlan:
         scale, ranges = self.scaling(n), self.ranges_at(n)
         if (scale, ranges) not in self._calibrations:
             rows = self.learner._rows(scale)
-            searched: dict[str, bool] = {"ranges": True} if ranges else {}  # a hook without ``ranges`` still serves
+            searched: dict[str, int] = {"ranges": ranges} if ranges else {}  # a hook without ``ranges`` still serves
             self._calibrations[scale, ranges] = rows, self.learner.calibrate(self.epsilon, self.delta, self.dim,
                                                                              self.relation, rows, **searched)
         return self._calibrations[scale, ranges]
@@ -442,11 +450,13 @@ class AdaSSPPlan:
         if bound.level is not None and bound.clipped is not None:  # the ranges, then their maps, then AdaSSP
             public_bound = calibration.label_bound
             labels = np.clip(np.asarray(bound.y, dtype=float), -public_bound, public_bound)
-            ranges = release_ranges(np.column_stack([bound.clipped, labels]),
-                                    np.append(np.full(self.width, rows.norm_bound), public_bound), bound.level,
-                                    calibration.count_sigma, rng)
+            features = calibration.range_columns > 1  # else the label's range alone; the rows keep the public map
+            ranges = release_ranges(np.column_stack([bound.clipped, labels]) if features else labels[:, None],
+                                    np.append(np.full(self.width if features else 0, rows.norm_bound), public_bound),
+                                    bound.level, calibration.count_sigma, rng)
             shift, label_bound = label_range(ranges[:, -1:], bound.level, public_bound)
-            rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
+            if features:
+                rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
             rows, gram, moment, n = self.learner._statistics(bound.X, np.asarray(bound.y, dtype=float) - shift, rows,
                                                              quiet=True, label_bound=label_bound)
             calibration = replace(calibration, label_bound=label_bound)
@@ -462,7 +472,8 @@ class AdaSSPPlan:
         certificate = SufficientStatisticsCertificate(
             mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP_RANGED if ranged else ADASSP,
             guarantee="(epsilon, delta)-differential privacy by " + (
-                STANDARDISED_THEOREM if self.standardised else RANGED_THEOREM if ranged else ADASSP_THEOREM),
+                STANDARDISED_THEOREM if self.standardised else ADASSP_THEOREM if not ranged else
+                RANGED_THEOREM if calibration.range_columns > 1 else LABEL_RANGE_THEOREM),
             epsilon=self.epsilon, delta=self.delta, calibration=calibration, data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound,
             label_bound=check_bound("label_bound", self.learner.label_bound),

@@ -88,7 +88,7 @@ from .privacy_curve import PrivacyCurve
 
 __all__ = ["ADASSP", "ADASSP_RANGED", "ADASSP_STANDARDISED", "COLUMN_SHARES", "RANGED_THEOREM", "COLUMN_SPREAD",
            "AdaSSPCalibration", "adassp_calibration", "adassp_intercept_scaling", "range_search_level",
-           "ADASSP_THEOREM", "STANDARDISED_THEOREM", "INTERCEPT_KEPT", "SHARES"]
+           "ADASSP_THEOREM", "STANDARDISED_THEOREM", "INTERCEPT_KEPT", "LABEL_RANGE_THEOREM", "SHARES"]
 
 ADASSP_THEOREM = ("AdaSSP (Wang, UAI 2018, Algorithm 2) with its three releases calibrated jointly as one "
                   "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018), re-derived for the "
@@ -104,6 +104,14 @@ RANGED_THEOREM = ("private per-column ranges by a noisy binary search of Gaussia
                   "releases calibrated jointly as one Gaussian mechanism by the analytic Gaussian (Balle and Wang, "
                   "ICML 2018) through the adaptive composition of Gaussian differential privacy (Dong, Roth and Su "
                   "2022); replace-one, n public (docs/theory.md, section 16)")
+#: The same mechanism when only the label's range is searched (``range_columns=1``; docs/theory.md section 16, "the
+#: label's range alone"): the rows keep their public map.
+LABEL_RANGE_THEOREM = ("a private range of the label by a noisy binary search of Gaussian counts on a public grid, "
+                       "then AdaSSP (Wang, UAI 2018, Algorithm 2) on the publicly mapped rows and the labels it "
+                       "centres and clips, the search and AdaSSP's three releases calibrated jointly as one Gaussian "
+                       "mechanism by the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive "
+                       "composition of Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
+                       "(docs/theory.md, section 16)")
 ADASSP = "adassp"  # the mechanism a sufficient-statistics release states (certificate and record)
 #: the mechanism of AdaSSP on privately standardised columns (module docstring)
 ADASSP_STANDARDISED = "adassp-standardised"
@@ -255,7 +263,8 @@ class AdaSSPCalibration(Calibration):
         text = (f"noise: sigma = {', '.join(f'{s:.4g}' for s in self.sigmas)} for lambda_min, X^T X, X^T y "
                 f"(sensitivities {', '.join(f'{s:.4g}' for s in self.sensitivities)})")
         if self.range_columns:
-            return (f"{text}; first, private ranges of {self.range_columns} columns (features and label): "
+            searched = "the label" if self.range_columns == 1 else f"{self.range_columns} columns (features and label)"
+            return (f"{text}; first, private ranges of {searched}: "
                     f"sigma = {self.count_sigma:.4g} on each count of a binary search of depth {SEARCH_DEPTH} "
                     f"(sensitivity 1 per count), one joint Gaussian of sensitivity sqrt({sum(self.shares):g})")
         if not self.column_statistics:

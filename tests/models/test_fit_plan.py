@@ -271,13 +271,13 @@ def test_the_estimators_adassp_plan_scales_the_intercept_at_each_fits_n(adassp_c
     n, each fit of it identical to the estimator's fit on those rows."""
     X, y = _regression(3000)
     plan = dpcvx.DPLinearRegression(epsilon=1.0).plan(X, y)
-    for rows in (slice(0, 3000), slice(0, 1000), slice(1000, 1150)):  # s = 0.45, 0.99 and 1 (the rule's cap)
+    for rows in (slice(0, 3000), slice(0, 1500), slice(1500, 1650)):  # s = 0.45, 0.72 and 1 (the rule's cap)
         fitted = dpcvx.DPLinearRegression(epsilon=1.0, random_state=5).fit(X[rows], y[rows])
         planned = plan.fit(X[rows], y[rows], random_state=5)
         assert np.array_equal(planned.coef_, fitted.coef_) and planned.intercept_ == fitted.intercept_
         assert planned.certificate_.intercept_scaling == fitted.certificate_.intercept_scaling
     assert adassp_counted["planned"] == 4 and adassp_counted["calibrated"] == 3 + 3  # each fit's, the plan's once per s
-    assert len({fit.intercept_scaling for fit in (plan.plan.calibrate(n)[0] for n in (3000, 1000, 150))}) == 3
+    assert len({fit.intercept_scaling for fit in (plan.plan.calibrate(n)[0] for n in (3000, 1500, 150))}) == 3
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")

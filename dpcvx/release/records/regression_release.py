@@ -136,8 +136,8 @@ def _ranged_label_bound(saved: dict, recorded: dict) -> float:
 
 def _column_ranges(data: object, calibration: AdaSSPCalibration, rows: RowMap, d: int, public_bound: float) -> dict:
     """ADASSP_RANGED's record: n >= 1, the level the calibration gives at n, the public label bound, the 2 x (d + 1)
-    released ranges; the saved map must be the one they give (recomputed; the calibration's B' was recomputed from
-    them before)."""
+    released ranges (2 x 1 when the label's range alone was searched: then the rows keep the public map); the saved
+    map must be the one they give (recomputed; the calibration's B' was recomputed from them before)."""
     record = json_object("certificate.column_statistics", data, _RANGES_KEYS)
     n, ranges = record["n"], record["ranges"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -146,14 +146,17 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration, rows: RowMap, d
     if level is None:
         raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
     _check_same("certificate.column_statistics.level", record["level"], level)
-    if not isinstance(ranges, list) or len(ranges) != 2 or any(not isinstance(side, list) or len(side) != d + 1
-                                                               for side in ranges):
-        raise InputError(f"certificate.column_statistics.ranges must be two lists of {d + 1} numbers")
+    columns = calibration.range_columns
+    if columns not in (1, d + 1) or not isinstance(ranges, list) or len(ranges) != 2 or any(
+            not isinstance(side, list) or len(side) != columns for side in ranges):
+        raise InputError(f"certificate.column_statistics.ranges must be two lists of {d + 1} numbers (or 1, the "
+                         "label's alone), as many as the calibration's range_columns")
     released = np.array([[_number(f"certificate.column_statistics.ranges[{i}][{j}]", v) for j, v in enumerate(side)]
                          for i, side in enumerate(ranges)])
     _check_same("certificate.column_statistics.label_bound", record["label_bound"], public_bound)
-    if not isinstance(rows.feature_map, ColumnStandardiser) \
-            or rows.feature_map != range_map(released[:, :-1], level, rows.norm_bound):
+    expected = None if columns == 1 else range_map(released[:, :-1], level, rows.norm_bound)
+    if (rows.feature_map is not None or expected is not None) and (
+            not isinstance(rows.feature_map, ColumnStandardiser) or rows.feature_map != expected):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
                          "file has been edited")
     return record
