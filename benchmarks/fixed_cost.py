@@ -17,6 +17,8 @@ one other jobs disturbed least); the differences are taken between those:
   and its certificate, the solver's set-up);
 * ``fit, intercept``: ``fit`` with the estimator's intercept column (``fit_intercept=True``,
   ``intercept_scaling="auto"``);
+* ``row map, intercept``: ``RowMap(1, fit_intercept=True).apply(X)``, the input check and the copy beside the
+  intercept column with the rows clipped (the generator's rows lie on the bound up to rounding);
 * ``estimator, lam=1e-4``: ``DPLogisticRegression(classes=(-1, 1), lam=1e-4).fit(X, y)`` (its other defaults:
   an intercept column, the noise warning, the training-rows check at its threshold);
 * ``estimator, lam='auto'``: the same with its default ``lam="auto"`` (the rule of
@@ -41,11 +43,12 @@ import numpy as np
 
 import dpcvx
 from benchmarks import common, family_sweep
+from dpcvx.data.rows import RowMap
 from dpcvx.models import training_rows
 
 SIZES = ((100, 20), (10_000, 20))
 SEED = 48_000
-FIGURES = ("fit", "checks and plan", "solver", "training-rows check", "rest", "fit, intercept",
+FIGURES = ("fit", "checks and plan", "solver", "training-rows check", "rest", "fit, intercept", "row map, intercept",
            "estimator, lam=1e-4", "estimator, lam='auto'", "estimator / fit", "estimator / fit, intercept")
 
 
@@ -81,12 +84,13 @@ def measure(X: np.ndarray, y: np.ndarray, repeats: int) -> dict[str, float]:
     unchecked_ms, _ = least_ms(unchecked, repeats)
     intercept_ms, _ = least_ms(lambda: learner().set_params(fit_intercept=True, intercept_scaling="auto").fit(
         X, y, epsilon=1.0), repeats)
+    row_map_ms, _ = least_ms(lambda: RowMap(1.0, fit_intercept=True).apply(X), repeats)
     numeric_ms, _ = least_ms(lambda: dpcvx.DPLogisticRegression(classes=(-1, 1), lam=1e-4).fit(X, y), repeats)
     auto_ms, _ = least_ms(lambda: dpcvx.DPLogisticRegression(classes=(-1, 1)).fit(X, y), repeats)
     return {"fit": fit_ms, "checks and plan": plan_ms, "solver": min(solver), "training-rows check":
             fit_ms - unchecked_ms, "rest": unchecked_ms - plan_ms - min(solver), "estimator, lam=1e-4": numeric_ms,
-            "fit, intercept": intercept_ms, "estimator, lam='auto'": auto_ms, "estimator / fit": numeric_ms / fit_ms,
-            "estimator / fit, intercept": numeric_ms / intercept_ms}
+            "fit, intercept": intercept_ms, "row map, intercept": row_map_ms, "estimator, lam='auto'": auto_ms,
+            "estimator / fit": numeric_ms / fit_ms, "estimator / fit, intercept": numeric_ms / intercept_ms}
 
 
 def run(args: argparse.Namespace) -> dict:

@@ -12,7 +12,9 @@ of :mod:`pstats`: a method called by another method is counted once, under the o
   ``curvature_along``, ``hessian_product_and_gradient``);
 * ``line search``: F's values and the first step's line minimum (``value``, ``line_derivatives``);
 * ``newton, other``: the rest of ``newton`` (vector arithmetic, the residual's norms);
-* ``outside the solver``: the fit's checks, calibration, noise and certificate.
+* ``outside the solver``: the fit's checks, calibration, noise and certificate;
+* ``sparse products``: for a sparse X, how many products scipy's compiled kernels computed in the whole fit
+  (X v by ``csr_matvec``, X^T u by ``csc_matvec``, X^T U of two columns by ``csc_matvecs``), and their own time.
 
 cProfile's own cost inflates every group a little (most where calls are many and short). Medians of
 ``--fits`` profiled fits after a warm-up, one BLAS thread; lbfgs (tol 1e-6) is timed beside it,
@@ -40,14 +42,18 @@ GROUPS = {
     "line search": ("value", "line_derivatives"),
 }
 SOLVER_FILES = ("dpcvx/solvers/linear.py", "dpcvx/solvers/cg.py")  # the callers whose calls are charged
+SPARSE_KERNELS = ("csr_matvec", "csc_matvec", "csr_matvecs", "csc_matvecs")  # scipy.sparse._sparsetools's products
 
 
 def split(stats: pstats.Stats) -> dict[str, float]:
     """Seconds by group of the calls the solver's own functions make, and ``newton``'s and the fit's totals."""
     table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
-    seconds = dict.fromkeys([*GROUPS, "newton", "fit"], 0.0)
+    seconds = dict.fromkeys([*GROUPS, "newton", "fit", "sparse products", "sparse product count"], 0.0)
     group_of = {name: group for group, names in GROUPS.items() for name in names}
-    for (path, _, name), (_, _, _, cumulative, callers) in table.items():
+    for (path, _, name), (_, calls, own, cumulative, callers) in table.items():
+        if name.startswith("<built-in method scipy.sparse._sparsetools.") and name[43:-1] in SPARSE_KERNELS:
+            seconds["sparse products"] += own
+            seconds["sparse product count"] += calls
         if name == "newton" and path.endswith("dpcvx/solvers/linear.py"):
             seconds["newton"] += cumulative
         elif name == "fit" and path.endswith("dpcvx/models/erm.py"):
@@ -71,6 +77,8 @@ def profile(X: Any, y: np.ndarray, fits: int) -> dict[str, Any]:
         records.append({**{group: seconds[group] for group in GROUPS},
                         "newton, other": seconds["newton"] - sum(seconds[group] for group in GROUPS),
                         "outside the solver": seconds["fit"] - seconds["newton"], "fit": seconds["fit"],
+                        "sparse products": seconds["sparse products"],
+                        "sparse product count": seconds["sparse product count"],
                         "iterations": info["iterations"], "passes": info["solver_passes"]})
         peers.append(speed_sweep.fit_sklearn(X, y, index + 1, tol=1e-6))
     return {"dpcvx": {key: float(np.median([r[key] or 0 for r in records])) for key in records[0]},
@@ -80,13 +88,16 @@ def profile(X: Any, y: np.ndarray, fits: int) -> dict[str, Any]:
 
 def markdown(rows: list[tuple[str, dict[str, Any]]]) -> str:
     columns = [*GROUPS, "newton, other", "outside the solver"]
-    lines = ["| case | dpcvx fit s | " + " | ".join(columns) + " | iterations, passes | lbfgs 1e-6 s, "
-             "iterations |", "|---" * (len(columns) + 4) + "|"]
+    lines = ["| case | dpcvx fit s | " + " | ".join(columns) + " | iterations, passes | sparse products | "
+             "lbfgs 1e-6 s, iterations |", "|---" * (len(columns) + 5) + "|"]
     for case, result in rows:
         ours, peer = result["dpcvx"], result["lbfgs"]
         shares = " | ".join(f"{ours[c] * 1000:.0f} ms ({ours[c] / ours['fit']:.0%})" for c in columns)
         passes = "-" if not ours["passes"] else f"{ours['passes']:.0f}"
-        lines.append(f"| {case} | {ours['fit']:.3f} | {shares} | {ours['iterations']:.0f}, {passes} | "
+        products = "-" if not ours["sparse product count"] else (
+            f"{ours['sparse product count']:.0f}, {ours['sparse products'] * 1000:.0f} ms "
+            f"({ours['sparse products'] / ours['fit']:.0%})")
+        lines.append(f"| {case} | {ours['fit']:.3f} | {shares} | {ours['iterations']:.0f}, {passes} | {products} | "
                      f"{peer['fit']:.3f}, {peer['iterations']} |")
     return "\n".join(lines) + "\n"
 

@@ -255,18 +255,37 @@ def test_a_dense_input_is_read_once_by_the_checks(monkeypatch, layout):
 
 
 @pytest.mark.parametrize("layout", ["C", "F"])
+def test_rows_copied_beside_the_intercept_column_are_refused_by_their_total_count(monkeypatch, layout):
+    """clip=False with an intercept column: the rows are clipped block by block as they are copied, and the
+    refusal counts the rows beyond R in all blocks (the same error as without blocks), from X's own norms."""
+    X = in_layout(base_rows(), layout)
+    monkeypatch.setattr(rows_module, "_COPY_ROWS", 6)
+    monkeypatch.setattr(rows_module, "_COPY_ENTRIES", 1)
+    expected = int(np.sum(true_norms(X) > 1))
+    with pytest.raises(InputError, match=f"^{expected} rows have norm above data_norm=1;"):
+        RowMap(1.0, fit_intercept=True).apply(X, refuse=True)
+    np.testing.assert_array_equal(X, base_rows())  # the caller's rows unchanged
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
 def test_an_input_copied_beside_the_intercept_column_is_read_once_by_the_checks(monkeypatch, layout):
     """With an intercept the rows are copied into a wider array: each block's squares come from the block just
     copied (issue 44), where the sums of squares of the whole X and then the copy read X twice."""
     X = in_layout(base_rows(), layout)
     monkeypatch.setattr(rows_module, "_COPY_ROWS", 6)
+    monkeypatch.setattr(rows_module, "_COPY_ENTRIES", 1)  # blocks of _COPY_ROWS rows
     monkeypatch.setattr(rows_module, "_row_squares", lambda matrix: pytest.fail("a second read of X"))
     read = []
     einsum = np.einsum
     monkeypatch.setattr(np, "einsum", lambda spec, *arrays, **kwargs: (
         read.extend(a.shape[0] for a in arrays[:1] if np.may_share_memory(a, X)), einsum(spec, *arrays, **kwargs))[1])
+    clipped_blocks = []
+    clip = RowMap.clip
+    monkeypatch.setattr(RowMap, "clip", lambda self, block, *args, **kwargs: (
+        clipped_blocks.append(block.shape[0]), clip(self, block, *args, **kwargs))[1])
     out, count = RowMap(1.0, fit_intercept=True, intercept_scaling=0.5).apply(X)
     assert read == [6, 6, 6, 2]  # each row once, a block at a time
+    assert clipped_blocks == [6, 6, 6, 2]  # each block clipped just after its copy, not the whole copy again
     assert out.flags.c_contiguous and count == sum(true_norms(X) > 1)
     inside = true_norms(X) <= 1
     np.testing.assert_array_equal(out[inside, :-1], X[inside])  # rows inside R copied as they are
