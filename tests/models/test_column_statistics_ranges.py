@@ -58,23 +58,24 @@ def data() -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def _histograms(rows: np.ndarray) -> np.ndarray:
+def _histograms(rows: np.ndarray, depth: int = HISTOGRAM_DEPTH) -> np.ndarray:
     """The exact histograms (k x 2^D) of rows, no noise."""
-    cells = _cells(rows, np.ones(rows.shape[1]))
-    return np.stack([np.bincount(cells[:, j], minlength=CELLS) for j in range(rows.shape[1])])
+    cells = _cells(rows, np.ones(rows.shape[1]), depth)
+    return np.stack([np.bincount(cells[:, j], minlength=1 << depth) for j in range(rows.shape[1])])
 
 
 # -- the mechanism: sensitivity and noise law, exact --------------------------------------------------------------
 
 
+@pytest.mark.parametrize("depth", [HISTOGRAM_DEPTH, 6, 1])  # any public depth (a regression's grid, section 34.1)
 @pytest.mark.parametrize("d", [1, 3, 10])
-def test_replacing_one_record_moves_the_histograms_by_at_most_2d_in_l1(d: int) -> None:
+def test_replacing_one_record_moves_the_histograms_by_at_most_2d_in_l1(d: int, depth: int) -> None:
     rng = np.random.default_rng(d)
     base = rng.uniform(-1, 1, (50, d))
     others = np.vstack([np.ones(d), -np.ones(d), np.full(d, 3.0), np.full(d, -1.0 + 1e-12),
-                        rng.uniform(-2, 2, (40, d))])
-    before = _histograms(base)
-    moves = [np.abs(_histograms(np.vstack([base[1:], other])) - before).sum() for other in others]
+                        np.where(base[0] > 0, -0.99, 0.99), rng.uniform(-2, 2, (40, d))])  # base[0] is replaced
+    before = _histograms(base, depth)
+    moves = [np.abs(_histograms(np.vstack([base[1:], other]), depth) - before).sum() for other in others]
     assert max(moves) <= histogram_scale(d, 1.0) == 2 * d
     assert max(moves) == 2 * d  # attained: a record that changes cell in every column
 
