@@ -181,14 +181,12 @@ def _missing(value: Any) -> bool:
     return value is None or type(value).__name__ in ("NAType", "NaTType")
 
 
-def table_matrix(X: Any, name: str, spare_columns: int = 0) -> np.ndarray:
-    """A table (:mod:`dpcvx.tables`) as a new float64 matrix, every column checked on its own and named by its
-    name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite value (the
-    first in row order). Column-major; with ``spare_columns`` more columns, row-major, as :func:`_column_major`
-    allocates them."""
+def table_matrix(X: Any, name: str) -> np.ndarray:
+    """A table (:mod:`dpcvx.tables`) as a new column-major float64 matrix, every column checked on its own and
+    named by its name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite
+    value (the first in row order)."""
     labels = column_names(X) or []
-    buffer = np.empty((row_count(X), len(labels) + spare_columns), dtype=np.float64,
-                      order="C" if spare_columns else "F")
+    buffer = np.empty((row_count(X), len(labels)), dtype=np.float64, order="F")
     first: tuple[int, int] | None = None
     for j, label in enumerate(labels):
         where = f"{name} column {label!r}"
@@ -208,4 +206,4 @@ def table_matrix(X: Any, name: str, spare_columns: int = 0) -> np.ndarray:
             first = int(bad[0]), j
     if first is not None:
         raise non_finite_error(name, *first, labels)
-    return buffer[:, :len(labels)] if spare_columns else buffer
+    return buffer

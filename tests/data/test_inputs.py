@@ -209,6 +209,16 @@ def test_the_data_are_copied_once_at_most():
     assert out.base is None or out.base.shape == out.shape  # the conversion's own buffer, not a second copy
 
 
+def test_a_table_beside_the_intercept_column_is_row_major():
+    """A table is filled column by column into a column-major array, then copied by rows beside the intercept
+    column (strided writes into a row-major array cost several times as much); its values unchanged."""
+    X = np.random.default_rng(1).random((3000, 7))
+    out, count = RowMap(3.0, fit_intercept=True, intercept_scaling=0.5).apply(pd.DataFrame(X))
+    assert count == 0 and out.flags.c_contiguous and out.shape == (3000, 8)
+    np.testing.assert_array_equal(out[:, :-1], X)
+    assert np.all(out[:, -1] == 0.5)
+
+
 TABLE = {"age": [39, 95.0, None, 17], "sex": ["Male", "?", None, "Female"], "hours": ["40", "?", "", 99]}
 MISSING_SCHEMA = PublicSchema(
     (
