@@ -26,6 +26,13 @@ helped on synthetic rows of that picture (benchmarks/results/adassp_warning.md) 
 the test MSE on real tables (issue 42's wages table 2465 -> 3397;
 benchmarks/results/warning_advice.md), so it is no longer advised.
 
+A second public rule (docs/theory.md section 16, "the label's range alone"): a plain AdaSSP release
+(no private range of the label) at an n too small for the label's range search at this epsilon and delta
+(:func:`~dpcvx.privacy.adassp.label_search_rows`) centres the label at the public midpoint and scales its noise
+with the public half-width B. When the labels fill a small part of their public range, its predictions can then
+be far worse than the labels' mean (issue 42: R^2 about -10,000 on a label near 300 in [0, 100000]), and nothing
+public can tell, so the warning fires whenever that holds: it reads epsilon, delta, n and the mechanism only.
+
 Under add/remove neighbours n is private: the rule needs it, so no warning is given
 (nor advice: ``lam > 0`` is refused there).
 """
@@ -36,7 +43,7 @@ import math
 import warnings
 
 from ..exceptions import user_stacklevel
-from ..privacy.adassp import AdaSSPCalibration
+from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
 from .noise_warning import NoiseDominatesWarning
@@ -76,15 +83,27 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     if calibration.neighbours is not Neighbours.REPLACE_ONE:
         return
     ratio = adassp_noise_to_signal(calibration, n)
-    if ratio <= ADASSP_RATIO_LIMIT:
+    located = calibration.range_columns > 0 or calibration.column_statistics
+    least = None if located else label_search_rows(calibration.epsilon, calibration.delta)
+    unlocated = least is not None and n < least
+    if ratio <= ADASSP_RATIO_LIMIT and not unlocated:
         return
-    warnings.warn(
-        f"{owner}: the model is mostly noise: AdaSSP's noise moves a typical prediction by about {ratio:.3g} "
+    noise = (
+        f"the model is mostly noise: AdaSSP's noise moves a typical prediction by about {ratio:.3g} "
         f"times the largest signal the label bound allows (rows at the bound R filling the d directions). "
         f"This compares public quantities only (epsilon={calibration.epsilon:g}, delta={calibration.delta:g}, "
         f"n={n}, d={calibration.dim} and R={calibration.data_norm:g} with the intercept, "
         f"B={calibration.label_bound:g}: the sigmas of X^T X and X^T y), never the data. To lower the noise: "
         f"raise epsilon or the number of rows, or use fewer features. AdaSSP already chooses its ridge from these "
-        f"public quantities (lam='auto', the default, adds none); an extra ridge is not advised",
-        NoiseDominatesWarning, stacklevel=user_stacklevel(),
-    )
+        f"public quantities (lam='auto', the default, adds none); an extra ridge is not advised")
+    label = (
+        f"the label was not located: n={n} rows are too few for the private search of the label's range at "
+        f"epsilon={calibration.epsilon:g}, delta={calibration.delta:g} (it needs n >= {least}), so the fit centred "
+        f"the labels at the public label range's midpoint and its noise scales with the public half-width "
+        f"B={calibration.label_bound:g}. If the labels fill a small part of that range, the predictions can be far "
+        f"worse than the labels' mean. This reads epsilon, delta and n only, never the data. To fix: declare the "
+        f"tightest public label range your data dictionary guarantees (label_bound=(lo, hi), never read off the "
+        f"data), or raise epsilon or the number of rows to n >= {least}")
+    warnings.warn(f"{owner}: " + "; and ".join(
+        text for text, fires in ((noise, ratio > ADASSP_RATIO_LIMIT), (label, unlocated)) if fires),
+        NoiseDominatesWarning, stacklevel=user_stacklevel())

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dpcvx.models.linear_regression import PrivateLinearRegression
+from dpcvx.privacy.adassp import label_search_rows, range_search_level
 from dpcvx.sklearn.adassp_warning import ADASSP_RATIO_LIMIT, adassp_noise_to_signal
 from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 from dpcvx.sklearn.regressors import DPLinearRegression
@@ -108,9 +109,40 @@ def test_the_advice_names_no_ridge_and_auto_is_adassps_own():
     X, y = synthetic(60, seed=3)
     messages = fit_warnings(X, y, epsilon=0.1)
     assert len(messages) == 1 and "lam=" not in messages[0].replace("lam='auto'", "")
-    assert messages[0].endswith("an extra ridge is not advised") and "fewer features" in messages[0]
+    assert "an extra ridge is not advised" in messages[0] and "fewer features" in messages[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NoiseDominatesWarning)
         auto = DPLinearRegression(epsilon=0.1, random_state=4).fit(X, y)
         zero = DPLinearRegression(epsilon=0.1, lam=0.0, random_state=4).fit(X, y)
     assert auto.lam == "auto" and np.array_equal(auto.coef_, zero.coef_) and auto.intercept_ == zero.intercept_
+
+
+def loose_label(n, seed=0):
+    """Three columns in a few hundredths of their public ranges, a label near 300 +- 80 in the public [0, 100000]."""
+    rng = np.random.default_rng(seed)
+    X = np.array([0.1, -0.2, 0.3]) + 0.02 * rng.standard_normal((n, 3))
+    return X, np.clip(300 + 3000 * (X[:, 0] - 0.1) + 20 * rng.standard_normal(n), 0, 100_000)
+
+
+def test_an_unlocated_label_warns_and_the_rule_reads_epsilon_delta_and_n_only():
+    """Below label_search_rows the fit is plain AdaSSP with the label centred at the public midpoint: seeded, its
+    predictions are thousands of label deviations off (R^2 far below 0), and the warning says so; at the least n
+    the label's range is searched, the release is near the labels' mean, and it is silent."""
+    least = label_search_rows(0.3, 1e-6)
+    assert range_search_level(0.3, 1e-6, columns=1, n=least) is not None
+    assert range_search_level(0.3, 1e-6, columns=1, n=least - 1) is None
+    X, y = loose_label(least + 1000)
+    train, test = slice(0, least - 1), slice(least, None)
+    options = {"epsilon": 0.3, "label_bound": (0, 100_000)}
+    messages = fit_warnings(X[train], y[train], **options)
+    assert len(messages) == 1 and "the label was not located" in messages[0] and f"n >= {least}" in messages[0]
+    assert "mostly noise" not in messages[0]  # the ratio rule alone is silent here
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoiseDominatesWarning)
+        below = DPLinearRegression(random_state=0, **options).fit(X[train], y[train])
+    assert below.score(X[test], y[test]) < -100
+    assert fit_warnings(X[:least], y[:least], **options) == []
+    located = DPLinearRegression(random_state=0, **options).fit(X[:least], y[:least])
+    assert located.certificate_.calibration.range_columns == 1 and located.score(X[test], y[test]) > -0.1
+    other = loose_label(least - 1, seed=9)  # other rows of the same size: the same text
+    assert fit_warnings(*other, **options) == messages

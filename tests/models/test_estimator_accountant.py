@@ -55,6 +55,7 @@ def test_clones_share_the_accountant_so_cross_validation_is_charged_once_per_fit
     assert len(accountant.ledger) == 2
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 def test_regressors_take_the_accountant_in_the_constructor(data):
     X, _ = data
     accountant = dpcvx.PrivacyAccountant(epsilon=2.0, delta=1e-5)

@@ -265,6 +265,7 @@ def test_an_adassp_plan_is_made_and_calibrated_once_and_executes_as_fit_does(ada
     assert accountant.ledger == []
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 def test_the_estimators_adassp_plan_scales_the_intercept_at_each_fits_n(adassp_counted):
     """DPLinearRegression's intercept scale is AdaSSP's public rule at the fit's n: one plan, one calibration per
@@ -280,6 +281,7 @@ def test_the_estimators_adassp_plan_scales_the_intercept_at_each_fits_n(adassp_c
     assert len({fit.intercept_scaling for fit in (plan.plan.calibrate(n)[0] for n in (3000, 1500, 150))}) == 3
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 @pytest.mark.parametrize("learner", ["PrivateLinearRegression", "DPLinearRegression"])
 def test_tune_plans_each_adassp_candidate_once(adassp_counted, learner):

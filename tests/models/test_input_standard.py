@@ -76,6 +76,7 @@ def test_a_nan_in_an_array_is_named_by_row_and_column_by_the_estimators_too():
             fit()
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 def test_predict_names_the_column_of_a_nan_as_fit_does():
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     classifier = DPLogisticRegression(random_state=0).fit(frame, Y01)
@@ -128,6 +129,7 @@ def test_every_bound_is_range_checked_naming_its_parameter(fit, parameter):
         fit()
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 def test_a_bound_in_range_still_fits():
     model = DPLinearRegression(label_bound=1e6, random_state=0).fit(X, TARGET)
     assert np.all(np.isfinite(model.predict(X)))
