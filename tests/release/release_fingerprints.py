@@ -1,7 +1,8 @@
 """Fingerprints of seeded releases: a refactoring of the release path must leave every one bit-identical.
 
 Fits a fixed set of configurations with a fixed seed (output and objective perturbation, pure and Gaussian,
-float-safe, AdaSSP regression (plain, on standardised columns, on private ranges: the default),
+float-safe, AdaSSP regression (plain, on standardised columns, on private ranges: the default, on the label's range
+alone),
 DPHuberRegressor's ranges of the columns and the label, multiclass, the kernel learners,
 add-remove, class weights, the intercept offset of a public class prior, the private class count (its weights,
 its offset), lam="auto") and records, per release, the released weights (as their exact JSON text), the
@@ -80,6 +81,8 @@ def _configurations() -> dict[str, Callable[[], Any]]:
     y_narrow = np.clip((narrow - 0.2) @ np.array([30.0, -20.0, 10.0]), -1, 1)
     makers["adassp ranged"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
                                                                random_state=0).fit(narrow, y_narrow).model_
+    makers["adassp label range"] = lambda: dpcvx.DPLinearRegression(  # 1,000 rows: too few for every column's
+        epsilon=1.0, delta=1e-6, random_state=0).fit(narrow[:1000], y_narrow[:1000]).model_  # range, the label's alone
     makers["huber ranged"] = lambda: dpcvx.DPHuberRegressor(  # the ranges of the columns and the label
         epsilon=1.0, label_bound=(-2.0, 2.0), column_statistics="auto", random_state=0).fit(narrow, y_narrow).model_
     for float_safe in (False, True):
