@@ -25,7 +25,9 @@ section 16) the fit first searches a private range of every column and of the la
 joint Gaussian), maps the columns by :func:`~dpcvx.data.standardiser.range_map` and the label by
 :func:`~dpcvx.data.standardiser.label_range` (y - c clipped onto [-B', B']), runs AdaSSP on those, and adds c to
 the intercept. The certificate states the public B as its label bound, its calibration B' (the sigma of X^T y), and
-its ``column_statistics`` record holds the released ranges, the level and the public B.
+its ``column_statistics`` record holds the released ranges, the level and the public B. Under
+``column_ranges="auto"``, when n is too small for the search of every column but not for the label's, the label's
+range alone is searched (:meth:`AdaSSPPlan.ranges_at`; the rows keep their public map).
 """
 
 from __future__ import annotations

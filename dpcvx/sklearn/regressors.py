@@ -273,8 +273,9 @@ class DPLinearRegression(_PrivateRegressor):
         eigenvalues (benchmarks/results/column_ranges.md). True: the older map of private column sums and sums of
         squares (mechanism "adassp-standardised"). "auto": "ranges" under replace-one for dense rows in memory
         with clip=True when n is large enough for the search's noise (a public rule of n, d, epsilon and delta:
-        :func:`dpcvx.privacy.column_ranges.range_level`), else plain AdaSSP (mechanism "adassp"); False: plain
-        AdaSSP.
+        :func:`dpcvx.privacy.column_ranges.range_level`); else the label's range alone when n is large enough for
+        that search (the rows keep their public map; docs/theory.md section 16, "the label's range alone"); else
+        plain AdaSSP (mechanism "adassp"), which then warns that the label was not located; False: plain AdaSSP.
     accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
         ``clone`` keeps the same one.
     """
