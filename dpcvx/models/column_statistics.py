@@ -42,14 +42,14 @@ The classifiers' default ``column_statistics="auto"`` resolves, before anything 
 statistics by a public rule (:func:`auto_statistics`, :func:`ranges_by_default`): two classes, a fit that can draw
 them, and a histogram threshold T of at most ``AUTO_ROWS`` n rows (docs/theory.md, section 34).
 
-With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s opt-in ``column_statistics``, docs/theory.md
-section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the public grid over
-[-B, B], released separately at eps_l = ``LABEL_SHARE`` epsilon (discrete Laplace of scale 2 / eps_l: one record
-moves two of its cells by 1); its range gives the centre c and bound B' of
-:func:`dpcvx.data.standardiser.histogram_label_range` (post-processing); the features' histograms are then on the grid
-of 2^D cells whose depth D is the public rule :func:`~dpcvx.privacy.column_histogram.histogram_depth` of n, d and
-eps_s (DPHuberRegressor's eps_s = ``REGRESSION_SHARE`` epsilon), the learner at B' (``label_learner(B')``:
-its loss constants follow B') is fitted on y - c clipped onto [-B', B'], and c is added to the intercept. The three
+With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s ``column_statistics``, "auto" by default;
+docs/theory.md section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the
+public grid over [-B, B], released separately at eps_l = ``LABEL_SHARE`` epsilon (discrete Laplace of scale 2 /
+eps_l: one record moves two of its cells by 1); its range gives the centre c and bound B' of
+:func:`dpcvx.data.standardiser.histogram_label_range` (post-processing); the features' histograms are then on the
+grid of 2^D cells whose depth D is the public rule :func:`~dpcvx.privacy.column_histogram.histogram_depth` of n, d
+and eps_s (DPHuberRegressor's eps_s = ``REGRESSION_SHARE`` epsilon), the learner at B' (``label_learner(B')``: its
+loss constants follow B') is fitted on y - c clipped onto [-B', B'], and c is added to the intercept. The three
 parts compose to (eps_s + eps_l + eps_fit, delta)-DP.
 """
 
