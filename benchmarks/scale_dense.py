@@ -83,16 +83,16 @@ print(json.dumps({"n": n, "seconds": seconds, "peak_rss_anon_gb": peak[0] / 1e9,
 '''
 
 
-def write_memmap(path: str, n: int, seed: int) -> None:
+def write_memmap(path: str, n: int, seed: int, d: int = D) -> None:
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    w = rng.normal(size=D)
-    X = np.memmap(path, dtype=np.float64, mode="w+", shape=(n, D))
+    w = rng.normal(size=d)
+    X = np.memmap(path, dtype=np.float64, mode="w+", shape=(n, d))
     y = np.empty(n)
     for start in range(0, n, 500_000):
         stop = min(start + 500_000, n)
-        block = rng.normal(size=(stop - start, D))
+        block = rng.normal(size=(stop - start, d))
         block /= np.maximum(1.0, np.linalg.norm(block, axis=1))[:, None] * (1 + 1e-12)
         X[start:stop] = block
         flip = rng.random(stop - start) < 0.1

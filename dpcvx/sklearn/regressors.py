@@ -33,7 +33,9 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
   for dense rows in memory and enough rows for the search's noise, AdaSSP runs on columns and a label
   mapped by private ranges searched in the same joint Gaussian (``column_statistics="auto"``; mechanism
   "adassp-ranged", docs/theory.md section 16): columns that fill a small part of their public ranges keep
-  their signal. The certificate names the mechanism.
+  their signal. With too few rows for every column's search but enough for the label's, the label's range
+  alone; with fewer, plain AdaSSP and a :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the
+  label was not located. The certificate names the mechanism.
 - :class:`DPHuberRegressor`: the Huber loss of the residual (``m`` its threshold;
   L = m, c = 1), through :class:`~dpcvx.models.erm.PrivateERM` with ``task="regression"``.
   It is piecewise C^2, which the Gaussian objective perturbation does not cover.
@@ -41,7 +43,10 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
   is: epsilon-DP implies (epsilon, delta)-DP, and it needs far less noise than output
   perturbation here. The certificate then states delta = 0. Under ``neighbours="add-remove"``
   (``n_public`` the public size) the pure-epsilon mechanisms are not derived, so "auto" is the
-  Gaussian output perturbation at the given delta > 0 (C^1 suffices).
+  Gaussian output perturbation at the given delta > 0 (C^1 suffices). By default
+  (``column_statistics="auto"``, when a public rule of n and epsilon allows it) the fit first draws private
+  ranges of the columns and of the label (noisy histograms, pure epsilon, one charge; docs/theory.md
+  section 34.1) and fits at the label's released bound B'.
 """
 
 from __future__ import annotations
@@ -346,7 +351,8 @@ class DPLinearRegression(_PrivateRegressor):
     def _column_ranges(self) -> bool | str:
         """The learner's ``column_ranges`` from ``column_statistics``: "ranges" the ranges (True); "auto" the learner's
         "auto" (the ranges under replace-one for dense rows in memory with clip=True when the search's level at the
-        fit's n is defined, else plain AdaSSP; public facts of the call); True (the column sums) or False: none."""
+        fit's n is defined, else the label's range alone when its level is, else plain AdaSSP; public facts of the
+        call); True (the column sums) or False: none."""
         if self.column_statistics in (True, False):
             return False
         if self.column_statistics in ("ranges", "auto"):
@@ -397,8 +403,9 @@ class DPHuberRegressor(_PrivateRegressor):
     m : float or "auto"
         The Huber threshold of the residual, or "auto" (the default): m = B / 4 of the public label bound B after
         centring (``HUBER_FRACTION``; docs/theory.md, section 16, "the Huber threshold's public rule"), a
-        function of public B only. The objective perturbation's noise scales with L = m, not with B; the former
-        default m = 1 ignored the label's scale. With ``label_bound="private"`` "auto" is refused before any
+        function of public B only (of the released B' when ``column_statistics`` draws the label's range). The
+        objective perturbation's noise scales with L = m, not with B; the former default m = 1 ignored the label's
+        scale. With ``label_bound="private"`` "auto" is refused before any
         charge: pass a number.
     lam : float or "auto"
         The L2 regularization weight, or "auto" (the default): the public rule of docs/theory.md, section 25,

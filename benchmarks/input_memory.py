@@ -1,0 +1,139 @@
+"""Anonymous memory of a ``DPLogisticRegression.fit`` against the size of its input (issue 44).
+
+Two inputs, each fitted in a fresh process with one BLAS thread, after an untimed fit on 2,000 of its rows
+(imports and verification outside the measurement):
+
+- ``memmap``: a 100,000 x 200 float64 ``numpy.memmap`` (160 MB, rows of norm <= 1, labels +-1; written by
+  :func:`benchmarks.scale_dense.write_memmap`), fitted with ``column_statistics=False`` as in
+  ``tests/models/test_streaming_estimators.py``, whose file has this shape (the issue's target: RssAnon grows by
+  less than a tenth of the file; pages of the mapped file are page cache);
+- ``memmap_narrow``: the same bytes as 200,000 x 100, where the solver's O(n) vectors weigh twice as much;
+- ``frame``: a pandas DataFrame of 200,000 x 119 float64 columns (190 MB) with the defaults (the intercept
+  column appended, ``column_statistics="auto"``, which draws private column ranges at this n): the table is
+  filled column by column into a column-major array, then copied by blocks of rows into the row-major array
+  with the intercept column (30e6f0a);
+- ``frame_plain``: the same DataFrame with ``column_statistics=False``: the input's copies alone.
+
+The child polls its own RssAnon (``/proc/self/status``) every 5 ms; the growth is the peak minus the value
+just before the fit, reported in MB and as a fraction of the input's bytes.
+
+    python -m benchmarks.input_memory [--out benchmarks/results] [--tag input_memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks import common, report, scale_dense
+
+CHILD = r'''
+import json, sys
+import numpy as np
+import dpcvx
+
+from benchmarks.input_memory import peak_growth
+
+kind, path = sys.argv[1], sys.argv[2]
+shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100)}
+rng = np.random.default_rng(0)
+if kind in shape:
+    X = np.memmap(path + kind, dtype=np.float64, mode="r", shape=shape[kind])
+    y = np.load(path + kind + ".y.npy")
+    learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False, classes=(-1, 1))
+    warm = np.ascontiguousarray(X[:2000])
+else:
+    import pandas as pd
+    n, d = 200_000, 119
+    X = pd.DataFrame({f"x{j}": rng.uniform(-1.0, 1.0, size=n) / np.sqrt(d) for j in range(d)})
+    y = (X.to_numpy().sum(axis=1) + 0.1 * rng.normal(size=n) > 0).astype(int)
+    statistics = {"column_statistics": False} if kind == "frame_plain" else {}
+    learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, **statistics)
+    warm = X.iloc[:2000]
+learner.fit(warm, y[:2000])
+size = X.nbytes if kind in shape else int(X.memory_usage(index=False).sum())
+growth, seconds = peak_growth(lambda: learner.fit(X, y))
+print(json.dumps({"input_bytes": size, "growth_bytes": growth, "fit_seconds": seconds}))
+'''
+
+
+def _rss_anon() -> int:
+    """This process's anonymous resident memory in bytes (``RssAnon`` of ``/proc/self/status``)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("RssAnon:"))
+
+
+def peak_growth(work: Callable[[], object], interval: float = 0.005) -> tuple[int, float]:
+    """The peak growth of RssAnon while ``work()`` runs (polled every ``interval`` seconds by a thread) and
+    its wall seconds."""
+    before, peak, done = _rss_anon(), [0], threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss_anon())
+            done.wait(interval)
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    start = time.perf_counter()
+    work()
+    seconds = time.perf_counter() - start
+    done.set()
+    thread.join()
+    return max(peak[0], _rss_anon()) - before, seconds
+
+
+INPUTS = {"memmap": "100,000 x 200 float64 memmap, column_statistics=False",
+          "memmap_narrow": "200,000 x 100 float64 memmap, column_statistics=False",
+          "frame": "pandas DataFrame 200,000 x 119 float64, defaults (intercept, column_statistics=\"auto\")",
+          "frame_plain": "the same DataFrame, intercept, column_statistics=False"}
+
+
+def run() -> dict:
+    """Each input's growth of RssAnon in its own child process."""
+    record = common.RunRecord("benchmarks.input_memory")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(common.REPO_ROOT)}
+    results = {}
+    with tempfile.TemporaryDirectory() as directory:
+        path = str(Path(directory) / "X.")
+        scale_dense.write_memmap(path + "memmap", 100_000, seed=0, d=200)
+        scale_dense.write_memmap(path + "memmap_narrow", 200_000, seed=0, d=100)
+        for kind in INPUTS:
+            done = subprocess.run([sys.executable, "-c", CHILD, kind, str(path)], capture_output=True, text=True,
+                                  env=env, cwd=common.REPO_ROOT, check=True)
+            results[kind] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"run": record.finish(), "results": results}
+
+
+def markdown(output: dict) -> str:
+    """The run header and one row per input."""
+    rows = [f"| {INPUTS[kind]} | {r['input_bytes'] / 1e6:.1f} | {r['growth_bytes'] / 1e6:.1f} | "
+            f"{r['growth_bytes'] / r['input_bytes']:.2f} | {r['fit_seconds']:.2f} |"
+            for kind, r in output["results"].items()]
+    return "\n".join([report.run_header(output, "Anonymous memory of DPLogisticRegression.fit against its input"),
+                      "", "| input | input MB | peak RssAnon growth MB | growth / input | fit s |",
+                      "|---|---|---|---|---|", *rows, ""])
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.input_memory", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
+    parser.add_argument("--tag", default="input_memory", help="file name tag")
+    args = parser.parse_args(argv)
+    output = run()
+    from benchmarks import speed_sweep
+
+    speed_sweep.write(output, markdown(output), Path(args.out), args.tag)
+    return output
+
+
+if __name__ == "__main__":
+    main()
