@@ -94,14 +94,16 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
            calibrated=False),  # the map's outputs are clipped onto the public R: no constant depends on them
     # its record is the one above too (certificate.column_statistics, with cells in place of sums); the map's
     # outputs are clipped onto the public R: no constant depends on the ranges
-    PrivateRelease("the private column ranges of column_statistics='ranges' (dpcvx.privacy.column_histogram: "
-                   "discrete Laplace on per-column histograms, eps_s)", ("**.certificate.column_statistics.cells",),
+    PrivateRelease("the private column ranges of column_statistics 'auto' or 'ranges' "
+                   "(dpcvx.privacy.column_histogram: discrete Laplace on per-column histograms, eps_s)",
+                   ("**.certificate.column_statistics.cells",),
                    ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
                     "**.preprocessing.row_map.feature_map.clip")),
     # its record is the one above (certificate.column_statistics, with eps_l beside eps_s); B' is the fit's label
     # bound, so m = B' / 4, the constants, the verified loss and the lam rule are derived from the label's cells
-    PrivateRelease("the private label range of DPHuberRegressor(column_statistics='ranges') (the ranges with the "
-                   "label: dpcvx.privacy.column_histogram, discrete Laplace on the labels' histogram, eps_l)",
+    PrivateRelease("the private label range of DPHuberRegressor's default (column_statistics 'auto' or 'ranges'; "
+                   "with the ranges: dpcvx.privacy.column_histogram, discrete Laplace on the labels' histogram, "
+                   "eps_l)",
                    ("**.certificate.column_statistics.label_cells",),
                    ("**.certificate.label_bound", "**.certificate.constants", "**.certificate.verification",
                     *_CALIBRATED)),

@@ -332,7 +332,7 @@ _STATISTICS_KEYS = {"epsilon", "n", "lattice_bits", "sensitivity", "sums", "theo
                     "total_epsilon"}
 _RANGES_KEYS = {"epsilon", "n", "depth", "level", "sensitivity", "cells", "theorem", "neighbours", "composition",
                 "total_epsilon"}
-# DPHuberRegressor's label range (column_statistics="ranges" with a label)
+# DPHuberRegressor's label range (column_statistics "auto" or "ranges" with a label)
 _LABEL_KEYS = {"label_epsilon", "label_bound", "label_level", "label_cells", "label_theorem"}
 
 
