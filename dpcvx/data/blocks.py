@@ -358,9 +358,9 @@ class RowBlocks:
         return out
 
     def _intercept_buffer(self, rows: int) -> np.ndarray:
-        """``rows`` mapped rows to fill, the intercept column s set: column-major, as RowMap.apply makes them (the
-        same products, bit for bit, as a re-mapped block)."""
-        out = np.empty((rows, self._width), order="F")
+        """``rows`` mapped rows to fill, the intercept column s set: row-major, as RowMap.apply makes them (the
+        same layout, and so the same products bit for bit, as a re-mapped block)."""
+        out = np.empty((rows, self._width))
         out[:, -1] = self.rows.intercept_scaling
         return out
 
