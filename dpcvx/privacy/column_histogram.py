@@ -93,7 +93,7 @@ def histogram_depth(n: int, columns: int, epsilon: float) -> int:
 
 
 def _cells(values: np.ndarray, half_widths: np.ndarray, depth: int = HISTOGRAM_DEPTH) -> np.ndarray:
-    """The cell of each value (n x k): min(floor((v + b) 2^D / (2 b)), 2^D - 1), v clipped onto [-b, b]."""
+    """The cell of each value: min(floor((v + b) 2^D / (2 b)), 2^D - 1), v clipped onto [-b, b]."""
     bounds = np.asarray(half_widths, dtype=float)
     scaled = np.ldexp((np.clip(values, -bounds, bounds) + bounds) / (2 * bounds), depth)
     return np.minimum(np.floor(scaled).astype(np.int64), (1 << depth) - 1)
@@ -103,9 +103,11 @@ def noisy_histograms(values: np.ndarray, half_widths: np.ndarray, epsilon: float
                      source: IntegerSource, depth: int = HISTOGRAM_DEPTH) -> np.ndarray:
     """The k x 2^D released counts: each column's histogram plus discrete Laplace of scale 2 k / eps_s."""
     rows = np.asarray(values, dtype=float)
+    bounds = np.broadcast_to(np.asarray(half_widths, dtype=float), (rows.shape[1],))
     k, cells = rows.shape[1], 1 << depth
-    indices = _cells(rows, half_widths, depth)
-    counts = np.stack([np.bincount(indices[:, j], minlength=cells) for j in range(k)]).astype(np.int64)
+    # column by column: the temporaries are n-vectors, not n x k arrays (the cells are the same, value by value)
+    counts = np.stack([np.bincount(_cells(rows[:, j], bounds[j], depth), minlength=cells)
+                       for j in range(k)]).astype(np.int64)
     return counts + discrete_laplace_array(histogram_scale(k, epsilon), k * cells, source).reshape(k, cells)
 
 
