@@ -81,8 +81,9 @@ from ..privacy.column_histogram import (
     histogram_sensitivity,
     histogram_threshold,
     noisy_histograms,
+    running_noise,
 )
-from ..privacy.column_ranges import grid_points
+from ..privacy.column_ranges import grid_points, least_rows
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -98,7 +99,7 @@ from .private_norm import draws_bounds, split_budget
 __all__ = ["AUTO", "AUTO_ROWS", "CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "RANGES_CLIP",
            "RANGES_FILL", "REGRESSION_FLOOR_CELLS", "REGRESSION_SHARE", "SPREAD", "STATISTICS_THEOREM",
            "StatisticsPlan", "StandardisedPlan", "auto_statistics", "draws_statistics", "fill_level", "fill_map",
-           "label_range_offered", "plan_column_statistics", "ranges_by_default", "ranges_map",
+           "label_range_offered", "label_range_rows", "plan_column_statistics", "ranges_by_default", "ranges_map",
            "release_column_statistics", "release_label_range", "release_ranges", "standardiser"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
@@ -247,6 +248,12 @@ def label_range_offered(n: int, epsilon: float) -> bool:
     """Whether a fit of n rows at ``epsilon`` can draw a label's range (eps_l = LABEL_SHARE epsilon): the public rule
     of :func:`~dpcvx.privacy.column_histogram.histogram_level`, a function of the public n and epsilon only."""
     return histogram_level(n, 1, LABEL_SHARE * epsilon) is not None
+
+
+def label_range_rows(epsilon: float) -> int:
+    """The least n at which :func:`label_range_offered` holds at ``epsilon``: the least n of the range rule
+    (:func:`~dpcvx.privacy.column_ranges.least_rows`) at the label histogram's running noise sigma_r. Public."""
+    return least_rows(running_noise(1, LABEL_SHARE * epsilon))
 
 
 def _three_way(epsilon: float, share: float) -> tuple[float, float, float]:

@@ -79,7 +79,7 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
 from .calibration import Calibration, PublicFacts, Record
-from .column_ranges import HIGHEST_LEVEL, RANGE_SHARE, RANK_MARGIN, SEARCH_DEPTH, count_sigma, range_level
+from .column_ranges import RANGE_SHARE, SEARCH_DEPTH, count_sigma, least_rows, range_level
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
@@ -375,8 +375,5 @@ def range_search_level(epsilon: float, delta: float, *, columns: int, n: int) ->
 def label_search_rows(epsilon: float, delta: float) -> int:
     """The least n at which the label's range search alone is offered at (epsilon, delta): the smallest n whose
     level :func:`range_search_level` (one column) is defined, RANK_MARGIN sigma_c / n <= HIGHEST_LEVEL. Public."""
-    sigma = adassp_calibration(epsilon, delta, dim=1, data_norm=1.0, label_bound=1.0, range_columns=1).count_sigma
-    least = math.ceil(RANK_MARGIN * sigma / HIGHEST_LEVEL)
-    while range_search_level(epsilon, delta, columns=1, n=least) is None:  # the rule itself decides the boundary
-        least += 1
-    return least
+    return least_rows(adassp_calibration(epsilon, delta, dim=1, data_norm=1.0, label_bound=1.0,
+                                         range_columns=1).count_sigma)

@@ -45,7 +45,7 @@ from ..rounding import round_up
 from .noise import release_grid_spacing, round_to_grid
 
 __all__ = ["HIGHEST_LEVEL", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "count_sigma",
-           "grid_cell", "grid_points", "range_level", "release_ranges"]
+           "grid_cell", "grid_points", "least_rows", "range_level", "release_ranges"]
 
 #: f of the range search in AdaSSP's joint Gaussian (AdaSSP's three statistics share 3): fixed with the other
 #: constants below on energy, trips, diabetes and wages500 (benchmarks/column_ranges.py) before the held-out
@@ -68,6 +68,14 @@ def range_level(sigma: float, n: int) -> float | None:
     """The public level q = max(LOWEST_LEVEL, RANK_MARGIN sigma_c / n), or None when it exceeds HIGHEST_LEVEL."""
     level = max(LOWEST_LEVEL, RANK_MARGIN * sigma / n)
     return level if level <= HIGHEST_LEVEL else None
+
+
+def least_rows(sigma: float) -> int:
+    """The least n at which :func:`range_level` at sigma is defined (RANK_MARGIN sigma / n <= HIGHEST_LEVEL)."""
+    least = max(1, math.ceil(RANK_MARGIN * sigma / HIGHEST_LEVEL))
+    while range_level(sigma, least) is None:  # the rule itself decides the boundary (rounding)
+        least += 1
+    return least
 
 
 def grid_points(indices: np.ndarray, half_widths: np.ndarray, depth: int = SEARCH_DEPTH) -> np.ndarray:

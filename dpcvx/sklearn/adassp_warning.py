@@ -46,7 +46,7 @@ from ..exceptions import user_stacklevel
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
-from .noise_warning import NoiseDominatesWarning
+from .noise_warning import NoiseDominatesWarning, label_not_located
 
 __all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal",
            "warn_if_adassp_noise_dominates"]
@@ -85,8 +85,9 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     ratio = adassp_noise_to_signal(calibration, n)
     located = calibration.range_columns > 0 or calibration.column_statistics
     least = None if located else label_search_rows(calibration.epsilon, calibration.delta)
-    unlocated = least is not None and n < least
-    if ratio <= ADASSP_RATIO_LIMIT and not unlocated:
+    texts = [] if least is None or n >= least else [
+        label_not_located(n, least, calibration.label_bound, epsilon=calibration.epsilon, delta=calibration.delta)]
+    if ratio <= ADASSP_RATIO_LIMIT and not texts:
         return
     noise = (
         f"the model is mostly noise: AdaSSP's noise moves a typical prediction by about {ratio:.3g} "
@@ -96,14 +97,6 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
         f"B={calibration.label_bound:g}: the sigmas of X^T X and X^T y), never the data. To lower the noise: "
         f"raise epsilon or the number of rows, or use fewer features. AdaSSP already chooses its ridge from these "
         f"public quantities (lam='auto', the default, adds none); an extra ridge is not advised")
-    label = (
-        f"the label was not located: n={n} rows are too few for the private search of the label's range at "
-        f"epsilon={calibration.epsilon:g}, delta={calibration.delta:g} (it needs n >= {least}), so the fit centred "
-        f"the labels at the public label range's midpoint and its noise scales with the public half-width "
-        f"B={calibration.label_bound:g}. If the labels fill a small part of that range, the predictions can be far "
-        f"worse than the labels' mean. This reads epsilon, delta and n only, never the data. To fix: declare the "
-        f"tightest public label range your data dictionary guarantees (label_bound=(lo, hi), never read off the "
-        f"data), or raise epsilon or the number of rows to n >= {least}")
-    warnings.warn(f"{owner}: " + "; and ".join(
-        text for text, fires in ((noise, ratio > ADASSP_RATIO_LIMIT), (label, unlocated)) if fires),
-        NoiseDominatesWarning, stacklevel=user_stacklevel())
+    if ratio > ADASSP_RATIO_LIMIT:
+        texts.insert(0, noise)
+    warnings.warn(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning, stacklevel=user_stacklevel())

@@ -25,7 +25,7 @@ from ..verification.verdict import Mechanism
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm",
            "margin_noise_to_signal", "noise_to_signal", "noise_in_predictions", "warn_if_noise_dominates",
-           "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice"]
+           "SMALL_TABLE_LIMIT", "warn_if_small_table", "lam_rule_advice", "label_not_located"]
 
 
 class NoiseDominatesWarning(DPCVXWarning):
@@ -48,6 +48,20 @@ SMALL_TABLE_LIMIT = 50.0
 #: A regressor warns when the expected noise norm exceeds this many times the bound on ||w*||, or
 #: the noise in a prediction this many times the label bound (not refitted: section 21).
 REGRESSION_RATIO_LIMIT = 2.0
+
+
+def label_not_located(n: int, least: int, label_bound: float, **budget: float) -> str:
+    """The text of :class:`NoiseDominatesWarning` when a regressor's fit could not locate its label: n rows are
+    fewer than the ``least`` its private label range needs at the public ``budget`` (epsilon, and delta for a
+    Gaussian search), so the labels were centred at the public midpoint with half-width B. Public only."""
+    values = ", ".join(f"{name}={value:g}" for name, value in budget.items())
+    return (
+        f"the label was not located: n={n} rows are too few for the private search of the label's range at "
+        f"{values} (it needs n >= {least}), so the fit centred the labels at the public label range's midpoint and "
+        f"its noise scales with the public half-width B={label_bound:g}. If the labels fill a small part of that "
+        f"range, the predictions can be far worse than the labels' mean. This reads {', '.join(budget)} and n only, "
+        f"never the data. To fix: declare the tightest public label range your data dictionary guarantees "
+        f"(label_bound=(lo, hi), never read off the data), or raise epsilon or the number of rows to n >= {least}")
 
 
 def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None = None,
@@ -155,7 +169,8 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
 
 def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at_zero: float | None,
                             prediction_scale: float | None = None,
-                            lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0) -> None:
+                            lam_advice: Callable[[], str] | None = None, mean_weight: float = 1.0,
+                            also: str | None = None) -> None:
     """Warn :class:`NoiseDominatesWarning` when a release is predicted to be no better than the zero model.
 
     * classifiers (``prediction_scale`` None): the noise's typical share of a decision value
@@ -167,6 +182,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
       prediction at ||x|| = R (:func:`noise_in_predictions`) against B; either above
       ``REGRESSION_RATIO_LIMIT`` warns.
 
+    ``also``: the text of a second public rule that fired (:func:`label_not_located`), given in the same warning.
     The fitted weights and the data are never looked at. ``lam_advice`` (called only when the
     warning fires) names the value of the public rule lam='auto' (docs/theory.md, section 25).
     The warning points at the user's line (:func:`dpcvx.exceptions.user_stacklevel`), also
@@ -188,15 +204,19 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
             ratio = max(ratio, spread / prediction_scale)
             shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "
                       f"times {prediction_scale:g}, the label bound")
-    if ratio <= limit:
-        return
     constants = certificate.constants
-    warnings.warn(
-        f"{owner}: the model is mostly noise: {shown}. This compares public quantities only "
+    texts = [] if ratio <= limit else [
+        f"the model is mostly noise: {shown}. This compares public quantities only "
         f"(epsilon={certificate.epsilon:g}, n={int(constants.n)}, d={int(constants.d)} with the intercept, "
         f"lam={float(constants.lam):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
         "number of rows, use fewer features, or choose lam by its documented rule (see lam='auto'"
-        + ("" if lam_advice is None else f": {lam_advice()}") + ")",
+        + ("" if lam_advice is None else f": {lam_advice()}") + ")"]
+    if also is not None:
+        texts.append(also)
+    if not texts:
+        return
+    warnings.warn(
+        f"{owner}: " + "; and ".join(texts),
         NoiseDominatesWarning, stacklevel=user_stacklevel(),
     )
 

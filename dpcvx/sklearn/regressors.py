@@ -67,7 +67,13 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
 from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import InputError
-from ..models.column_statistics import REGRESSION_SHARE, StandardisedPlan, label_range_offered, plan_column_statistics
+from ..models.column_statistics import (
+    REGRESSION_SHARE,
+    StandardisedPlan,
+    label_range_offered,
+    label_range_rows,
+    plan_column_statistics,
+)
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
@@ -95,7 +101,12 @@ from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan, LearnerPlan
 from .inputs import fit_accountant, keep_parameters, refuse_unusable_table, scikit_learn_refusal, validate_streamed
-from .noise_warning import lam_rule_advice, warn_if_noise_dominates, warn_if_small_table
+from .noise_warning import (
+    label_not_located,
+    lam_rule_advice,
+    warn_if_noise_dominates,
+    warn_if_small_table,
+)
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
 
@@ -134,6 +145,10 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
     def _learner(self, label_bound: float | str) -> PrivateERM:
         """The PrivateERM of the objective and output releases (AdaSSP aside) at the centred label bound."""
         raise NotImplementedError
+
+    def _unlocated_label(self, n: int, label_bound: float | None) -> str | None:
+        """The text of the public rule "the label was not located" at n rows and the public B, or None (none here)."""
+        return None
 
     def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
         """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
@@ -212,7 +227,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,
-                                                                       lambda: self._rule(certificate)))
+                                                                       lambda: self._rule(certificate)),
+                                    also=self._unlocated_label(int(targets.shape[0]), certificate.label_bound))
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0])
         warn_if_small_table(type(self).__name__, int(targets.shape[0]), int(np.size(model.coef_)),
@@ -437,7 +453,11 @@ class DPHuberRegressor(_PrivateRegressor):
         and the label fill a small part of their public ranges, and costs the fit half of the budget where they do
         not (benchmarks/results/huber_ranges.md). "auto" (the default): "ranges" under replace-one for dense rows in
         memory with clip=True, public numeric bounds and float_safe=False when the public rule of n and epsilon
-        (:func:`~dpcvx.models.column_statistics.label_range_offered`) holds, else none. False: none.
+        (:func:`~dpcvx.models.column_statistics.label_range_offered`) holds, else none. False: none. Below the least
+        n of that rule (:func:`~dpcvx.models.column_statistics.label_range_rows`) no label range is drawn, and under
+        replace-one with a public label bound the fit warns
+        :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the label was not located (docs/theory.md
+        section 34.1, "the warning").
     """
 
     takes_weights = True
@@ -507,6 +527,17 @@ class DPHuberRegressor(_PrivateRegressor):
                                 neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
         assert isinstance(model, PrivateRegressionModel)
         return model
+
+    def _unlocated_label(self, n: int, label_bound: float | None) -> str | None:
+        """The label is not located when, under replace-one with a public label bound, n is below
+        :func:`~dpcvx.models.column_statistics.label_range_rows` at epsilon: no option draws a label range there, so
+        the labels are centred at the public midpoint and the noise scales with the public B. Public n, epsilon and
+        B only; nothing public tells whether the labels fill their range, so it is said whenever that holds."""
+        least = label_range_rows(self.epsilon)
+        if (n >= least or label_bound is None or is_private(self.label_bound)
+                or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE):
+            return None
+        return label_not_located(n, least, label_bound, epsilon=self.epsilon)
 
     def _threshold(self, label_bound: float | str) -> float:
         """The Huber threshold: ``m`` as given, or "auto": B / 4 of the public centred label bound B."""

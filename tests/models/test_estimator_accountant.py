@@ -78,6 +78,7 @@ def test_classifiers_take_add_remove_neighbours(data):
     assert all(c.neighbours.startswith("add-remove") for c in multiclass.certificate_.per_class)
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label's range
 def test_the_huber_regressor_takes_add_remove_neighbours(data):
     """Under add-remove "auto" is the Gaussian output perturbation (no pure-epsilon mechanism is derived for it);
     n_public takes n's place in the certificate, and each refusal comes before any charge."""

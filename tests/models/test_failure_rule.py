@@ -180,6 +180,7 @@ def test_a_fit_that_rejects_its_arguments_is_refused_by_the_rehearsal_with_an_em
     assert not accountant.ledger
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label's range
 def test_a_regressor_is_tuned_or_refused_before_the_charge_never_charged_and_empty():
     """The user's report: tune(DPHuberRegressor(...)) charged, failed every run on a TypeError shown only in a
     DEBUG log, and returned model=None. Now it either releases a model or is refused with nothing charged."""

@@ -42,6 +42,7 @@ def test_classifiers_pass_float_safe_to_the_release(data, make):
     assert "float_safe" in make().get_params()
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label's range
 @pytest.mark.parametrize("make", [lambda: DPHuberRegressor(),
                                   lambda: DPLinearRegression(mechanism="objective", weight_bound=2.0, lam=0.1,
                                                              delta=0.0)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -23,6 +24,7 @@ from dpcvx.privacy.column_histogram import (
     histogram_levels,
     histogram_threshold,
 )
+from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")
@@ -136,9 +138,14 @@ def test_refusals_spend_nothing_and_draw_nothing(data, monkeypatch, settings, fi
     ({"column_statistics": False}, 5000, False),
 ])
 def test_auto_draws_by_a_public_rule(data, settings, rows, drawn) -> None:
+    """And the label is said not located exactly when n is below its rule under replace-one (public n, epsilon)."""
     X, y = data
-    model = huber(random_state=2, **settings).fit(X[:rows], y[:rows])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = huber(random_state=2, **settings).fit(X[:rows], y[:rows])
     assert (model.certificate_.column_statistics is not None) is drawn
+    unlocated = rows < column_statistics.label_range_rows(settings.get("epsilon", 1.0)) and "n_public" not in settings
+    assert any("the label was not located" in str(w.message) for w in caught) is unlocated
     assert column_statistics.label_range_offered(rows, settings.get("epsilon", 1.0)) is (rows == 5000
                                                                                          and "epsilon" not in settings)
 
@@ -150,7 +157,8 @@ def test_the_default_is_auto(data, monkeypatch) -> None:
     model = dpcvx.DPHuberRegressor(label_bound=LABEL_RANGE, random_state=2).fit(X, y)
     assert model.certificate_.column_statistics is not None
     monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: pytest.fail("histograms drawn"))
-    small = dpcvx.DPHuberRegressor(label_bound=LABEL_RANGE, random_state=2).fit(X[:1500], y[:1500])
+    with pytest.warns(NoiseDominatesWarning, match="the label was not located"):
+        small = dpcvx.DPHuberRegressor(label_bound=LABEL_RANGE, random_state=2).fit(X[:1500], y[:1500])
     assert small.certificate_.column_statistics is None
 
 
@@ -182,6 +190,7 @@ def test_the_features_are_ranged_on_the_coarser_grid(monkeypatch) -> None:
     assert np.allclose(centre, -1 + 2 * 41.5 / 64)
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label's range
 def test_a_tune_run_on_too_few_rows_keeps_the_public_bound(data) -> None:
     """A plan made at n rows, run on fewer than the level needs: the label keeps B (no level, no draw)."""
     X, y = data

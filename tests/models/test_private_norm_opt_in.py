@@ -196,6 +196,7 @@ def test_a_file_without_the_record_cannot_hide_the_quantile_cost(tmp_path):
         dpcvx.load(path)
 
 
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label's range
 def test_the_estimators_take_the_opt_in_and_charge_once():
     X, y = _data()
     labels = (y > 0).astype(int)
