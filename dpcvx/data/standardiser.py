@@ -145,9 +145,11 @@ def label_range(ranges: np.ndarray, level: float, label_bound: float) -> tuple[f
     return c, min(LABEL_WIDTH * float(spread[0]), label_bound + abs(c))
 
 
-def histogram_label_range(cells: np.ndarray, label_bound: float, level: float) -> tuple[float, float]:
-    """(c, B') of a label's levels q, 1 - q released by its histogram (grid indices, 2 x 1;
-    :func:`dpcvx.privacy.column_histogram.histogram_levels`): :func:`label_range` on their grid points over the
-    public [-B, B]."""
+def histogram_label_range(cells: np.ndarray, label_bound: float, level: float,
+                          depth: int = HISTOGRAM_DEPTH) -> tuple[float, float]:
+    """(c, B') of a label's levels q, 1 - q released by its histogram on the grid of 2^depth cells (grid indices,
+    2 x 1; :func:`dpcvx.privacy.column_histogram.histogram_levels`, the depth
+    :func:`~dpcvx.privacy.column_histogram.label_depth`): :func:`label_range` on their grid points over the public
+    [-B, B]."""
     bound = np.array([label_bound], dtype=float)
-    return label_range(grid_points(cells, bound, HISTOGRAM_DEPTH), level, label_bound)
+    return label_range(grid_points(cells, bound, depth), level, label_bound)

@@ -44,8 +44,9 @@ them, and a histogram threshold T of at most ``AUTO_ROWS`` n rows (docs/theory.m
 
 With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s ``column_statistics``, "auto" by default;
 docs/theory.md section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the
-public grid over [-B, B], released separately at eps_l = ``LABEL_SHARE`` epsilon (discrete Laplace of scale 2 /
-eps_l: one record moves two of its cells by 1); its range gives the centre c and bound B' of
+public grid of 2^D_l cells over [-B, B] (D_l = :func:`~dpcvx.privacy.column_histogram.label_depth` of the public n
+and eps_l, recorded as ``label_depth``), released separately at eps_l = ``LABEL_SHARE`` epsilon (discrete Laplace
+of scale 2 / eps_l: one record moves two of its cells by 1); its range gives the centre c and bound B' of
 :func:`dpcvx.data.standardiser.histogram_label_range` (post-processing); the features' histograms are then on the
 grid of 2^D cells whose depth D is the public rule :func:`~dpcvx.privacy.column_histogram.histogram_depth` of n, d
 and eps_s (DPHuberRegressor's eps_s = ``REGRESSION_SHARE`` epsilon), the learner at B' (``label_learner(B')``: its
@@ -74,12 +75,14 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
     HISTOGRAM_DEPTH,
     HISTOGRAM_LEVEL,
+    LABEL_MIN_DEPTH,
     histogram_depth,
     histogram_level,
     histogram_levels,
     histogram_ranges,
     histogram_sensitivity,
     histogram_threshold,
+    label_depth,
     noisy_histograms,
     running_noise,
 )
@@ -202,11 +205,19 @@ class StatisticsPlan:
         return [self.eps_statistics, self.eps_label] if self.label_bound is not None else [self.eps_statistics]
 
     @property
+    def label_depth(self) -> int | None:
+        """The depth D of the label's grid at this n (:func:`~dpcvx.privacy.column_histogram.label_depth` of the
+        public n and eps_l); None when n is too small for a level at any depth."""
+        return label_depth(self.n, self.eps_label)
+
+    @property
     def label_level(self) -> float | None:
-        """The public level q of the label's range at this n (:func:`~dpcvx.privacy.column_histogram.histogram_level`);
-        None when n is too small for it (a run of :func:`dpcvx.tune` on fewer rows than the plan's): then the label's
-        range is not drawn and the fit keeps the public B (c = 0)."""
-        return histogram_level(self.n, 1, self.eps_label)
+        """The public level q of the label's range at this n on the grid of :attr:`label_depth`
+        (:func:`~dpcvx.privacy.column_histogram.histogram_level`); None when n is too small for it (a run of
+        :func:`dpcvx.tune` on fewer rows than the plan's): then the label's range is not drawn and the fit keeps the
+        public B (c = 0)."""
+        depth = self.label_depth
+        return None if depth is None else histogram_level(self.n, 1, self.eps_label, depth)
 
     @property
     def depth(self) -> int:
@@ -246,14 +257,16 @@ def _with_map(learner: Any, standardiser_: ColumnStandardiser) -> Any:
 
 def label_range_offered(n: int, epsilon: float) -> bool:
     """Whether a fit of n rows at ``epsilon`` can draw a label's range (eps_l = LABEL_SHARE epsilon): the public rule
-    of :func:`~dpcvx.privacy.column_histogram.histogram_level`, a function of the public n and epsilon only."""
-    return histogram_level(n, 1, LABEL_SHARE * epsilon) is not None
+    of :func:`~dpcvx.privacy.column_histogram.label_depth` (a level at some depth), a function of the public n and
+    epsilon only."""
+    return label_depth(n, LABEL_SHARE * epsilon) is not None
 
 
 def label_range_rows(epsilon: float) -> int:
     """The least n at which :func:`label_range_offered` holds at ``epsilon``: the least n of the range rule
-    (:func:`~dpcvx.privacy.column_ranges.least_rows`) at the label histogram's running noise sigma_r. Public."""
-    return least_rows(running_noise(1, LABEL_SHARE * epsilon))
+    (:func:`~dpcvx.privacy.column_ranges.least_rows`) at the running noise sigma_r of the label's coarsest grid
+    (``LABEL_MIN_DEPTH``). Public."""
+    return least_rows(running_noise(1, LABEL_SHARE * epsilon, LABEL_MIN_DEPTH))
 
 
 def _three_way(epsilon: float, share: float) -> tuple[float, float, float]:
@@ -306,9 +319,9 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
             raise InputError("a label's range is drawn with column_statistics='ranges'. Nothing was charged")
         label_bound = check_bound("label_bound", learner.label_bound)
         eps_statistics, eps_label, eps_fit = _three_way(epsilon, learner.column_statistics_share)
-        if histogram_level(int(np.shape(X)[0]), 1, eps_label) is None:
+        if label_depth(int(np.shape(X)[0]), eps_label) is None:
             raise InputError(f"{np.shape(X)[0]} rows are too few for the label range's noise at eps_l = "
-                             f"{eps_label:g} (dpcvx.privacy.column_histogram.histogram_level); pass "
+                             f"{eps_label:g} (dpcvx.privacy.column_histogram.label_depth); pass "
                              "column_statistics=False. Nothing was charged")
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
@@ -404,14 +417,15 @@ class StandardisedPlan:
                       "theorem": STATISTICS_THEOREM}
         shift, labels = 0.0, y
         if plan.label_bound is not None:
-            level, label_cells = plan.label_level, None
+            level, depth, label_cells = plan.label_level, plan.label_depth, None
             shift, label_bound = 0.0, plan.label_bound  # too few rows for the level: the public B
-            if level is not None:
-                label_cells = release_label_range(np.asarray(y, dtype=float), plan, level, integer_source(rng))
-                shift, label_bound = histogram_label_range(label_cells, plan.label_bound, level)
+            if level is not None and depth is not None:
+                label_cells = release_label_range(np.asarray(y, dtype=float), plan, level, depth, integer_source(rng))
+                shift, label_bound = histogram_label_range(label_cells, plan.label_bound, level, depth)
             assert self.label_learner is not None  # a plan with a label bound has one
             learner, labels = self.label_learner(label_bound), np.asarray(y, dtype=float) - shift
-            values.update(label_epsilon=plan.eps_label, label_bound=plan.label_bound, label_level=level,
+            values.update(label_epsilon=plan.eps_label, label_bound=plan.label_bound, label_depth=depth,
+                          label_level=level,
                           label_cells=None if label_cells is None else label_cells.tolist(),
                           label_theorem=LABEL_THEOREM)
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
@@ -455,11 +469,11 @@ def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarr
     return histogram_ranges(noisy, plan.eps_statistics, plan.n if plan.label_bound is None else None)
 
 
-def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, source: Any) -> np.ndarray:
+def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, depth: int, source: Any) -> np.ndarray:
     """The released 2 x 1 grid indices of the label's levels q, 1 - q: its histogram (y clipped onto the public
-    [-B, B]) at eps_l (:mod:`dpcvx.privacy.column_histogram` with one column)."""
+    [-B, B]) on the grid of 2^depth cells at eps_l (:mod:`dpcvx.privacy.column_histogram` with one column)."""
     bound = np.array([plan.label_bound], dtype=float)
-    noisy = noisy_histograms(np.clip(y, -bound, bound)[:, None], bound, plan.eps_label, source)
+    noisy = noisy_histograms(np.clip(y, -bound, bound)[:, None], bound, plan.eps_label, source, depth)
     return histogram_levels(noisy, plan.n, level)
 
 

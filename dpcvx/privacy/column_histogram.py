@@ -34,6 +34,13 @@ the largest depth at which a column whose rows spread evenly over ``LOCATED_FILL
 T(D) rows in each of its cells, LOCATED_FILL 2^D T(D) <= n: a function of the public n, k and eps_s only (at
 eps_s = 0.2, k = 10 and n = 3,000, D = 6 and T(6) is about 830 rows; on the 2^8 grid such a column's 6.4 cells would
 hold about 470 rows each, under T(8), about 1,100).
+
+**The depth of a label's grid** (:func:`label_depth`, docs/theory.md section 34.1): the label's levels read on the
+grid of 2^D cells over the public [-B, B], D the deepest depth in ``LABEL_MIN_DEPTH`` ... ``HISTOGRAM_DEPTH`` at which
+the level q = max(0.1, 4 sigma_r / n) at sigma_r = sqrt(2 2^D) (2 / eps_l) is at most 0.3: a coarser grid has fewer
+cells, so a running sum of fewer noisy counts, and a level at fewer rows (at eps_l = 0.09, D = 8 needs 6,705 rows,
+D = 4 about 1,680). The sensitivity (2) and the proof are those of any public grid; D is a function of the public n
+and eps_l only.
 """
 
 from __future__ import annotations
@@ -47,9 +54,9 @@ from ..exceptions import InputError
 from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
-__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LOCATED_FILL", "THRESHOLD_FACTOR", "histogram_depth",
-           "histogram_level", "histogram_levels", "histogram_ranges", "histogram_scale", "histogram_sensitivity",
-           "histogram_threshold", "noisy_histograms", "running_noise"]
+__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LABEL_MIN_DEPTH", "LOCATED_FILL", "THRESHOLD_FACTOR",
+           "histogram_depth", "histogram_level", "histogram_levels", "histogram_ranges", "histogram_scale",
+           "histogram_sensitivity", "histogram_threshold", "label_depth", "noisy_histograms", "running_noise"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
 #: alarms was fitted.
@@ -65,6 +72,9 @@ KEPT_SHARE = 0.5
 #: prices, claims and heavy; benchmarks/huber_ranges.py) in the seventh session, before the held-out regression family
 #: was fitted.
 LOCATED_FILL = 0.025
+#: The coarsest grid of a label's levels (:func:`label_depth`): 2^4 = 16 cells over the public [-B, B]. Set in the
+#: seventh session from a synthetic table (a label near 400 +- 190 in a public [0, 100000]); no real table was fitted.
+LABEL_MIN_DEPTH = 4
 
 
 def histogram_sensitivity(columns: int) -> int:
@@ -131,17 +141,25 @@ def histogram_ranges(noisy: np.ndarray, epsilon: float, n: int | None = None) ->
     return ranges
 
 
-def running_noise(columns: int, epsilon: float) -> float:
+def running_noise(columns: int, epsilon: float, depth: int = HISTOGRAM_DEPTH) -> float:
     """sigma_r = sqrt(2 2^D) (2 k / eps_s): a bound on the standard deviation of a running sum of a column's 2^D
     noisy counts (module docstring)."""
-    return math.sqrt(2 * (1 << HISTOGRAM_DEPTH)) * float(histogram_scale(columns, epsilon))
+    return math.sqrt(2 * (1 << depth)) * float(histogram_scale(columns, epsilon))
 
 
-def histogram_level(n: int, columns: int, epsilon: float) -> float | None:
-    """The public level q of :func:`histogram_levels` for n rows: the range search's rule
+def histogram_level(n: int, columns: int, epsilon: float, depth: int = HISTOGRAM_DEPTH) -> float | None:
+    """The public level q of :func:`histogram_levels` for n rows on the grid of 2^D cells: the range search's rule
     (:func:`~dpcvx.privacy.column_ranges.range_level`) at sigma_r (:func:`running_noise`), None when n is too
     small for it."""
-    return range_level(running_noise(columns, epsilon), n)
+    return range_level(running_noise(columns, epsilon, depth), n)
+
+
+def label_depth(n: int, epsilon: float) -> int | None:
+    """The depth D of a label's grid (module docstring): the deepest D in LABEL_MIN_DEPTH ... HISTOGRAM_DEPTH at
+    which :func:`histogram_level` of one column at eps_l is defined, None when it is at none. Public n and eps_l
+    only."""
+    return next((depth for depth in range(HISTOGRAM_DEPTH, LABEL_MIN_DEPTH - 1, -1)
+                 if histogram_level(n, 1, epsilon, depth) is not None), None)
 
 
 def histogram_levels(noisy: np.ndarray, n: int, level: float) -> np.ndarray:

@@ -448,7 +448,9 @@ class DPHuberRegressor(_PrivateRegressor):
         "ranges": private ranges of the columns and of the label, drawn inside ``fit`` and charged with it once (pure
         epsilon: noisy histograms, :mod:`dpcvx.models.column_statistics`, docs/theory.md section 34.1): the columns are
         centred and scaled by theirs (eps_s = 0.2 epsilon, on a grid whose depth is a public rule of n, d and eps_s),
-        the label is centred at its range's midpoint c and clipped onto B' (eps_l = 0.3 epsilon), and the fit (the
+        the label is centred at its range's midpoint c and clipped onto B' (eps_l = 0.3 epsilon, on a grid of 2^4 to
+        2^8 cells over [-B, B] whose depth is a public rule of n and eps_l,
+        :func:`~dpcvx.privacy.column_histogram.label_depth`: coarser at small n epsilon), and the fit (the
         rest) takes B' for B, so m="auto" is B' / 4; c is added to the intercept. It keeps the signal when the columns
         and the label fill a small part of their public ranges, and costs the fit half of the budget where they do
         not (benchmarks/results/huber_ranges.md). "auto" (the default): "ranges" under replace-one for dense rows in

@@ -17,7 +17,7 @@ from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
                                         "ignore::dpcvx.exceptions.TrainingRowsWarning")
 
-EPSILON = 3.0  # label_range_rows(3) = 671: the boundary fits stay small
+EPSILON = 3.0  # label_range_rows(3) = 168: the boundary fits stay small
 OPTIONS = {"epsilon": EPSILON, "label_bound": (0.0, 100_000.0), "random_state": 0}
 
 
@@ -46,8 +46,10 @@ def test_the_least_rows_are_the_offer_rules_boundary() -> None:
 
 def test_an_unlocated_label_warns_by_the_rule_and_the_text_reads_public_numbers_only() -> None:
     """One row below the least n: the label is not located and the warning says so, with the n it needs; the same
-    text on other rows of the same size; at the least n the label's range is drawn and the warning is silent. The
-    seeded release below it is far below predicting the labels' mean, the one at it far above."""
+    text on other rows of the same size; at the least n the label's range is drawn (on the coarsest grid, 2^4 cells)
+    and the warning is silent. The seeded release below it is far below predicting the labels' mean; at the least n
+    the coarse range still leaves it far below (seeded: about -31; the 16 cells of 6,250 over [0, 100000] put the
+    centre near 3,125), and at four times the least n (the 2^8 grid) it is far above."""
     least = label_range_rows(EPSILON)
     X, y = loose_label(least - 1)
     messages = located_messages(X, y)
@@ -61,9 +63,11 @@ def test_an_unlocated_label_warns_by_the_rule_and_the_text_reads_public_numbers_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NoiseDominatesWarning)
         below = dpcvx.DPHuberRegressor(**OPTIONS).fit(X, y)
-    located = dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(least))
-    assert below.certificate_.column_statistics is None and located.certificate_.column_statistics is not None
-    assert below.score(*held_out) < -1 < 0.5 < located.score(*held_out)  # seeded: about -14 and 0.89
+    coarse = dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(least))
+    located = dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(4 * least))
+    assert below.certificate_.column_statistics is None and coarse.certificate_.column_statistics["label_depth"] == 4
+    assert located.certificate_.column_statistics["label_depth"] == 8
+    assert below.score(*held_out) < -1 < 0.5 < located.score(*held_out)  # seeded: about -20 and 0.88
     assert located_messages(*loose_label(least - 1), label_bound=(0.0, 1000.0)) != messages  # B is in the text
 
 

@@ -24,6 +24,7 @@ from ...privacy.column_histogram import (
     histogram_depth,
     histogram_level,
     histogram_sensitivity,
+    label_depth,
 )
 from ...privacy.column_sums import sums_sensitivity
 from ...privacy.lam_rule import LamChoice
@@ -265,7 +266,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          if drawn else calibration.privacy_curve(epsilon, delta))
     if statistics is not None and "label_cells" in statistics and data.get("label_bound") != (
             statistics["label_bound"] if statistics["label_cells"] is None else histogram_label_range(
-                np.array(statistics["label_cells"]), statistics["label_bound"], statistics["label_level"])[1]):
+                np.array(statistics["label_cells"]), statistics["label_bound"], statistics["label_level"],
+                statistics["label_depth"])[1]):
         raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "
                          "give; the file has been edited")
     neighbours = _text("certificate.neighbours", item["neighbours"])
@@ -333,7 +335,7 @@ _STATISTICS_KEYS = {"epsilon", "n", "lattice_bits", "sensitivity", "sums", "theo
 _RANGES_KEYS = {"epsilon", "n", "depth", "level", "sensitivity", "cells", "theorem", "neighbours", "composition",
                 "total_epsilon"}
 # DPHuberRegressor's label range (column_statistics "auto" or "ranges" with a label)
-_LABEL_KEYS = {"label_epsilon", "label_bound", "label_level", "label_cells", "label_theorem"}
+_LABEL_KEYS = {"label_epsilon", "label_bound", "label_depth", "label_level", "label_cells", "label_theorem"}
 
 
 def _column_statistics(data: Any) -> dict | None:
@@ -385,15 +387,20 @@ def _column_ranges(data: dict) -> dict:
     if item["depth"] != depth or not _grid_indices(cells, 1 << depth):
         raise InputError(f"{what}.depth must be the public depth {depth} of the features' grid and the cells within "
                          f"[0, {1 << depth}]; the file has been edited")
-    top = 1 << HISTOGRAM_DEPTH
     if "label_cells" in item:
         _positive(f"{what}.label_epsilon", item["label_epsilon"])
         _positive(f"{what}.label_bound", item["label_bound"])
         _text(f"{what}.label_theorem", item["label_theorem"])
-        if item["label_level"] != histogram_level(n, 1, item["label_epsilon"]):
+        # the label's grid: the public rule of n and eps_l (None: too few rows for a level at any depth)
+        label_grid = label_depth(n, item["label_epsilon"])
+        if item["label_depth"] != label_grid:
+            raise InputError(f"{what}.label_depth must be the public depth {label_grid} of the label's grid at n = {n} "
+                             "rows and eps_l; the file has been edited")
+        if item["label_level"] != (None if label_grid is None else histogram_level(n, 1, item["label_epsilon"],
+                                                                                   label_grid)):
             raise InputError(f"{what}.label_level is not the public level of n = {n} rows at eps_l; the file has "
                              "been edited")
-        label_cells = item["label_cells"]
+        label_cells, top = item["label_cells"], 1 << (HISTOGRAM_DEPTH if label_grid is None else label_grid)
         if not (label_cells is None if item["label_level"] is None else _grid_indices(label_cells, top, 1)):
             raise InputError(f"{what}.label_cells must be two lists of one grid index in [0, {top}], low <= high (null "
                              "with a null label_level)")
