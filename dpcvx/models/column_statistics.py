@@ -262,11 +262,12 @@ def label_range_offered(n: int, epsilon: float) -> bool:
     return label_depth(n, LABEL_SHARE * epsilon) is not None
 
 
-def label_range_rows(epsilon: float) -> int:
-    """The least n at which :func:`label_range_offered` holds at ``epsilon``: the least n of the range rule
-    (:func:`~dpcvx.privacy.column_ranges.least_rows`) at the running noise sigma_r of the label's coarsest grid
-    (``LABEL_MIN_DEPTH``). Public."""
-    return least_rows(running_noise(1, LABEL_SHARE * epsilon, LABEL_MIN_DEPTH))
+def label_range_rows(epsilon: float, depth: int = LABEL_MIN_DEPTH) -> int:
+    """The least n at which the label's grid of 2^``depth`` cells has a level at ``epsilon``: the least n of the
+    range rule (:func:`~dpcvx.privacy.column_ranges.least_rows`) at that grid's running noise sigma_r. At the
+    coarsest grid (``LABEL_MIN_DEPTH``, the default) it is the least n at which :func:`label_range_offered` holds.
+    Public."""
+    return least_rows(running_noise(1, LABEL_SHARE * epsilon, depth))
 
 
 def _three_way(epsilon: float, share: float) -> tuple[float, float, float]:

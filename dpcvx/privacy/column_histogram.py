@@ -54,9 +54,10 @@ from ..exceptions import InputError
 from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
-__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LABEL_MIN_DEPTH", "LOCATED_FILL", "THRESHOLD_FACTOR",
-           "histogram_depth", "histogram_level", "histogram_levels", "histogram_ranges", "histogram_scale",
-           "histogram_sensitivity", "histogram_threshold", "label_depth", "noisy_histograms", "running_noise"]
+__all__ = ["HISTOGRAM_DEPTH", "HISTOGRAM_LEVEL", "KEPT_SHARE", "LABEL_LOCATED_DEPTH", "LABEL_MIN_DEPTH", "LOCATED_FILL",
+           "THRESHOLD_FACTOR", "histogram_depth", "histogram_level", "histogram_levels", "histogram_ranges",
+           "histogram_scale", "histogram_sensitivity", "histogram_threshold", "label_depth", "noisy_histograms",
+           "running_noise"]
 
 #: Fixed on rare2 and a synthetic table (benchmarks/real_tables.py --column-statistics) before the held-out
 #: alarms was fitted.
@@ -75,6 +76,10 @@ LOCATED_FILL = 0.025
 #: The coarsest grid of a label's levels (:func:`label_depth`): 2^4 = 16 cells over the public [-B, B]. Set in the
 #: seventh session from a synthetic table (a label near 400 +- 190 in a public [0, 100000]); no real table was fitted.
 LABEL_MIN_DEPTH = 4
+#: The coarsest label grid on which the fit is not said to be poor (:class:`~dpcvx.DPHuberRegressor` warns below it):
+#: on the same synthetic table the seeded median R^2 was about -20 at 2^4 cells, -0.3 to -0.8 at 2^5 and 0.58 to 0.71
+#: at 2^6 (the seventh session's lead; docs/theory.md section 34.1, "the warning").
+LABEL_LOCATED_DEPTH = 6
 
 
 def histogram_sensitivity(columns: int) -> int:

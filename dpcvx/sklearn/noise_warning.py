@@ -50,16 +50,26 @@ SMALL_TABLE_LIMIT = 50.0
 REGRESSION_RATIO_LIMIT = 2.0
 
 
-def label_not_located(n: int, least: int, label_bound: float, **budget: float) -> str:
+def label_not_located(n: int, least: int, label_bound: float, coarse_cells: int | None = None,
+                      **budget: float) -> str:
     """The text of :class:`NoiseDominatesWarning` when a regressor's fit could not locate its label: n rows are
     fewer than the ``least`` its private label range needs at the public ``budget`` (epsilon, and delta for a
-    Gaussian search), so the labels were centred at the public midpoint with half-width B. Public only."""
+    Gaussian search), so the labels were centred at the public midpoint with half-width B; or, given
+    ``coarse_cells``, the range was drawn only on that many cells over [-B, B], fewer than the grid ``least`` rows
+    would allow. Public only."""
     values = ", ".join(f"{name}={value:g}" for name, value in budget.items())
+    if coarse_cells is None:
+        what = (f"the label was not located: n={n} rows are too few for the private search of the label's range at "
+                f"{values} (it needs n >= {least}), so the fit centred the labels at the public label range's "
+                f"midpoint and its noise scales with the public half-width B={label_bound:g}")
+    else:
+        what = (f"the label was located only coarsely: at {values} n={n} rows give its private range on a grid of "
+                f"{coarse_cells} cells over the public [-B, B], B={label_bound:g} (a finer grid needs n >= {least}), "
+                f"so the fit's label bound is at least a cell, {2 * label_bound / coarse_cells:g}, wide and its noise "
+                f"scales with it")
     return (
-        f"the label was not located: n={n} rows are too few for the private search of the label's range at "
-        f"{values} (it needs n >= {least}), so the fit centred the labels at the public label range's midpoint and "
-        f"its noise scales with the public half-width B={label_bound:g}. If the labels fill a small part of that "
-        f"range, the predictions can be far worse than the labels' mean. This reads {', '.join(budget)} and n only, "
+        f"{what}. If the labels fill a small part of {'that range' if coarse_cells is None else 'a cell'}, "
+        f"the predictions can be far worse than the labels' mean. This reads {', '.join(budget)} and n only, "
         f"never the data. To fix: declare the tightest public label range your data dictionary guarantees "
         f"(label_bound=(lo, hi), never read off the data), or raise epsilon or the number of rows to n >= {least}")
 

@@ -80,6 +80,7 @@ from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegres
 from ..models.private_norm import NORM_SHARE
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
@@ -146,8 +147,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """The PrivateERM of the objective and output releases (AdaSSP aside) at the centred label bound."""
         raise NotImplementedError
 
-    def _unlocated_label(self, n: int, label_bound: float | None) -> str | None:
-        """The text of the public rule "the label was not located" at n rows and the public B, or None (none here)."""
+    def _unlocated_label(self, n: int, certificate: ReleaseCertificate) -> str | None:
+        """The text of the public rule "the label was not located" at n rows and the release's public bounds, or
+        None (none here)."""
         return None
 
     def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
@@ -228,7 +230,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,
                                                                        lambda: self._rule(certificate)),
-                                    also=self._unlocated_label(int(targets.shape[0]), certificate.label_bound))
+                                    also=self._unlocated_label(int(targets.shape[0]), certificate))
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0])
         warn_if_small_table(type(self).__name__, int(targets.shape[0]), int(np.size(model.coef_)),
@@ -458,8 +460,9 @@ class DPHuberRegressor(_PrivateRegressor):
         (:func:`~dpcvx.models.column_statistics.label_range_offered`) holds, else none. False: none. Below the least
         n of that rule (:func:`~dpcvx.models.column_statistics.label_range_rows`) no label range is drawn, and under
         replace-one with a public label bound the fit warns
-        :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the label was not located (docs/theory.md
-        section 34.1, "the warning").
+        :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the label was not located, and, when its range
+        was drawn on a grid coarser than 2^6 cells (``LABEL_LOCATED_DEPTH``), that it was located only coarsely
+        (docs/theory.md section 34.1, "the warning").
     """
 
     takes_weights = True
@@ -530,16 +533,26 @@ class DPHuberRegressor(_PrivateRegressor):
         assert isinstance(model, PrivateRegressionModel)
         return model
 
-    def _unlocated_label(self, n: int, label_bound: float | None) -> str | None:
+    def _unlocated_label(self, n: int, certificate: ReleaseCertificate) -> str | None:
         """The label is not located when, under replace-one with a public label bound, n is below
         :func:`~dpcvx.models.column_statistics.label_range_rows` at epsilon: no option draws a label range there, so
-        the labels are centred at the public midpoint and the noise scales with the public B. Public n, epsilon and
-        B only; nothing public tells whether the labels fill their range, so it is said whenever that holds."""
-        least = label_range_rows(self.epsilon)
-        if (n >= least or label_bound is None or is_private(self.label_bound)
+        the labels are centred at the public midpoint and the noise scales with the public B. It is located only
+        coarsely when the release drew its range on a grid coarser than ``LABEL_LOCATED_DEPTH`` (the certificate's
+        public ``label_depth``): the released B' is then at least a cell wide. Public n, epsilon, B and the release's
+        depth only; nothing public tells whether the labels fill their range, so it is said whenever that holds."""
+        label_bound = certificate.label_bound
+        if (label_bound is None or is_private(self.label_bound)
                 or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE):
             return None
-        return label_not_located(n, least, label_bound, epsilon=self.epsilon)
+        least = label_range_rows(self.epsilon)
+        if n < least:
+            return label_not_located(n, least, label_bound, epsilon=self.epsilon)
+        record = certificate.column_statistics
+        depth = record.get("label_depth") if record is not None else None
+        if record is None or depth is None or depth >= LABEL_LOCATED_DEPTH:
+            return None
+        return label_not_located(n, label_range_rows(self.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
+                                 coarse_cells=1 << int(depth), epsilon=self.epsilon)
 
     def _threshold(self, label_bound: float | str) -> float:
         """The Huber threshold: ``m`` as given, or "auto": B / 4 of the public centred label bound B."""

@@ -12,6 +12,7 @@ import pytest
 
 import dpcvx
 from dpcvx.models.column_statistics import label_range_offered, label_range_rows
+from dpcvx.privacy.column_histogram import LABEL_LOCATED_DEPTH
 from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning",
@@ -47,7 +48,8 @@ def test_the_least_rows_are_the_offer_rules_boundary() -> None:
 def test_an_unlocated_label_warns_by_the_rule_and_the_text_reads_public_numbers_only() -> None:
     """One row below the least n: the label is not located and the warning says so, with the n it needs; the same
     text on other rows of the same size; at the least n the label's range is drawn (on the coarsest grid, 2^4 cells)
-    and the warning is silent. The seeded release below it is far below predicting the labels' mean; at the least n
+    and the warning says it is located only coarsely, up to the least n of the 2^6 grid (LABEL_LOCATED_DEPTH), where
+    it is silent. The seeded release below it is far below predicting the labels' mean; at the least n
     the coarse range still leaves it far below (seeded: about -31; the 16 cells of 6,250 over [0, 100000] put the
     centre near 3,125), and at four times the least n (the 2^8 grid) it is far above."""
     least = label_range_rows(EPSILON)
@@ -63,7 +65,16 @@ def test_an_unlocated_label_warns_by_the_rule_and_the_text_reads_public_numbers_
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NoiseDominatesWarning)
         below = dpcvx.DPHuberRegressor(**OPTIONS).fit(X, y)
-    coarse = dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(least))
+    with pytest.warns(NoiseDominatesWarning, match="located only coarsely") as coarse_warning:
+        coarse = dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(least))
+    fine = label_range_rows(EPSILON, LABEL_LOCATED_DEPTH)  # 336: the 2^6 grid
+    assert f"n={least} " in str(coarse_warning[0].message) and f"n >= {fine}" in str(coarse_warning[0].message)
+    assert "grid of 16 cells" in str(coarse_warning[0].message) and "6250" in str(coarse_warning[0].message)
+    with pytest.warns(NoiseDominatesWarning, match="located only coarsely"):
+        dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(fine - 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoiseDominatesWarning)  # silent from the 2^6 grid on
+        dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(fine))
     located = dpcvx.DPHuberRegressor(**OPTIONS).fit(*loose_label(4 * least))
     assert below.certificate_.column_statistics is None and coarse.certificate_.column_statistics["label_depth"] == 4
     assert located.certificate_.column_statistics["label_depth"] == 8

@@ -224,6 +224,7 @@ def test_the_label_depth_rule_at_its_boundaries() -> None:
     assert running_noise(1, 0.3) == running_noise(1, 0.3, HISTOGRAM_DEPTH) == math.sqrt(2 * 256) * 2 / 0.3
 
 
+@pytest.mark.filterwarnings("ignore:.*located only coarsely:dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 def test_the_label_histogram_on_a_coarser_grid_is_drawn_at_the_exact_scale(data, monkeypatch) -> None:
     """1,000 rows at epsilon 1 (eps_l = 0.3): the label's grid has 2^5 cells; its one draw is of 32 counts at
     2 / eps_l exactly (a scale half as large fails), one charge of epsilon, cells within [0, 32]."""
@@ -248,6 +249,7 @@ def test_the_label_histogram_on_a_coarser_grid_is_drawn_at_the_exact_scale(data,
     assert model.certificate_.label_bound == bound and abs(shift + 500 - 400) < 100  # the label's centre
 
 
+@pytest.mark.filterwarnings("ignore:.*located only coarsely:dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 def test_load_refuses_an_edited_label_depth(data, tmp_path) -> None:
     X, y = data
     model = huber(random_state=3).fit(X[:1000], y[:1000])
@@ -273,10 +275,12 @@ def loose_label(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_a_label_in_a_small_part_of_a_loose_range_is_located_at_small_n_epsilon() -> None:
     """3,000 rows at epsilon 0.3: below the 6,705 rows of the 2^8 grid, the label's range is drawn on the 2^5 grid.
     Seeded, held-out R^2 of seeds 0 to 2: about 0.37, 0.44, 0.45 (the fit at the public B, before the depth rule:
-    about -18, -40, -59)."""
+    about -18, -40, -59). The 2^5 grid is below LABEL_LOCATED_DEPTH: each fit warns that the label was located only
+    coarsely."""
     held_out = loose_label(1000, seed=99)
     for seed in range(3):
-        model = dpcvx.DPHuberRegressor(epsilon=0.3, label_bound=(0.0, 100_000.0), random_state=seed).fit(
-            *loose_label(3000, seed))
+        with pytest.warns(NoiseDominatesWarning, match="located only coarsely"):
+            model = dpcvx.DPHuberRegressor(epsilon=0.3, label_bound=(0.0, 100_000.0), random_state=seed).fit(
+                *loose_label(3000, seed))
         assert model.certificate_.column_statistics["label_depth"] == 5
         assert model.score(*held_out) > -1
