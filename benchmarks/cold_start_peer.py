@@ -122,9 +122,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="another tree (a checkout of main) whose dpcvx is timed in the same rotation")
     args = parser.parse_args(argv)
     output = run(args.repeats, args.before)
-    from benchmarks import speed_sweep
-
-    speed_sweep.write(output, markdown(output), Path(args.out), args.tag)
+    common.write_results(output, markdown(output), Path(args.out), args.tag)
     return output
 
 

@@ -417,6 +417,12 @@ def write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
 
 
+def write_results(output: dict, text: str, out: Path, tag: str) -> None:
+    """A run's JSON (:func:`write_json`) and its markdown text, as ``out``/``tag``.json and .md."""
+    write_json(out / f"{tag}.json", output)
+    (out / f"{tag}.md").write_text(text)
+
+
 def _json_default(value):
     if isinstance(value, np.generic):
         return value.item()

@@ -119,10 +119,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--tag", default=None, help="file name tag (default: csr_check, or _quick)")
     args = parser.parse_args(argv)
     output = run(args)
-    tag = args.tag or ("csr_check_quick" if args.quick else "csr_check")
-    out = Path(args.out)
-    common.write_json(out / f"{tag}.json", output)
-    (out / f"{tag}.md").write_text(markdown(output))
+    common.write_results(output, markdown(output), Path(args.out),
+                         args.tag or ("csr_check_quick" if args.quick else "csr_check"))
     return output
 
 

@@ -268,7 +268,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     output = run(args)
-    speed_sweep.write(output, markdown(output), Path(args.out), args.tag or (
+    common.write_results(output, markdown(output), Path(args.out), args.tag or (
         "family_sweep_quick" if args.quick else "family_sweep"))
     return output
 

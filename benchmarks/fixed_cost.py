@@ -131,9 +131,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
     output = run(args)
-    out = Path(args.out)
-    common.write_json(out / f"{args.tag}.json", output)
-    (out / f"{args.tag}.md").write_text(markdown(output))
+    common.write_results(output, markdown(output), Path(args.out), args.tag)
     return output
 
 

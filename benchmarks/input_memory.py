@@ -129,9 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--tag", default="input_memory", help="file name tag")
     args = parser.parse_args(argv)
     output = run()
-    from benchmarks import speed_sweep
-
-    speed_sweep.write(output, markdown(output), Path(args.out), args.tag)
+    common.write_results(output, markdown(output), Path(args.out), args.tag)
     return output
 
 

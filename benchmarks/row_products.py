@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import operator
 import time
 from collections.abc import Callable
@@ -117,10 +116,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--tag", default="row_products", help="file name of the results")
     args = parser.parse_args(argv)
     output = run(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{args.tag}.json").write_text(json.dumps(output, indent=1))
-    (out / f"{args.tag}.md").write_text(markdown(output))
+    common.write_results(output, markdown(output), Path(args.out), args.tag)
     return output
 
 

@@ -33,7 +33,6 @@ evaluation needs); ``passes`` is a fit's time over it: how many such passes the 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from collections.abc import Callable
@@ -301,21 +300,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     output = run(args)
-    write(output, markdown(output), Path(args.out), args.tag or ("speed_sweep_quick" if args.quick else "speed_sweep"))
+    common.write_results(output, markdown(output), Path(args.out),
+                         args.tag or ("speed_sweep_quick" if args.quick else "speed_sweep"))
     return output
-
-
-def write(output: dict, text: str, out: Path, tag: str) -> None:
-    """The run's JSON and its markdown table, as ``out``/``tag``.json and .md."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{tag}.json").write_text(json.dumps(output, indent=1, default=_json_default))
-    (out / f"{tag}.md").write_text(text)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 if __name__ == "__main__":
