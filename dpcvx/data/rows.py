@@ -332,9 +332,9 @@ class RowMap:
         )
 
     def _map_block(self, block: np.ndarray, squares: np.ndarray) -> int:
-        """Map a block of copied rows in place, the intercept column last (:func:`_copied_with_squares`, while
-        the block is in cache): the rows beyond R scaled onto it (:meth:`clip`, its rows' sums of squares
-        given), the column set to s. How many rows were clipped."""
+        """Map rows of dpcvx's own buffer in place, the intercept column last (a block of the copy while it is in
+        cache, :func:`_copied_with_squares`, or a whole buffer): the rows beyond R scaled onto it (:meth:`clip`,
+        its rows' sums of squares given), the column set to s. How many rows were clipped."""
         _, count = self.clip(block[:, :-1], in_place=True, squares=squares)
         block[:, -1] = self.intercept_scaling
         return count
@@ -385,8 +385,9 @@ class RowMap:
         if buffer is None:  # one copy, into the array that also holds the intercept column
             buffer = np.empty((features.shape[0], features.shape[1] + 1))
             buffer[:, :-1] = features
-        _, count = self.clip(buffer[:, :-1], refuse, in_place=True, squares=squares)
-        buffer[:, -1] = self.intercept_scaling
+        count = self._map_block(buffer, squares)  # dpcvx's own buffer: mapped whole, as the copy's blocks are
+        if count and refuse:
+            raise self._refusal(count)
         return buffer, count
 
 
