@@ -222,13 +222,14 @@ def _slope_descends(objective: PerturbedObjective, terms: tuple[np.ndarray, ...]
 
         phi(1) <= phi(0) + phi'(1) - q / 2,
 
-    with phi'(1) = grad F(w + d) . d (``terms``: the gradient terms at w + d, which the step's pass or CG's last
-    product computes). When that bound is at most 1e-4 phi'(0) (``slope``) Armijo's sufficient decrease holds,
-    and when it is at most -``guaranteed`` (the gradient step's decrease, 0 without the safeguard) Newton's step
-    decreases F at least as much as the safeguard's gradient step would: the full step is what the line
-    search on values would take, and F's value, one loss evaluation per row (l = log(1 + e^-z) costs twice l'
-    at d = 20), is not computed. Asked outside the round-off regime only, where the computed slope is far
-    above its rounding; elsewhere the values decide as before."""
+    with phi'(1) = grad F(w + d) . d (``terms``: the gradient terms at w + d, which the step's pass or CG's last product
+    computes, or, for CG's in-memory directions, the next iteration's gradient computed before the line search instead
+    of after it: on the margins CG's products updated, bitwise the terms that iteration reads). When that bound is at
+    most 1e-4 phi'(0) (``slope``) Armijo's sufficient decrease holds, and when it is at most -``guaranteed`` (the
+    gradient step's decrease, 0 without the safeguard) Newton's step decreases F at least as much as the safeguard's
+    gradient step would: the full step is what the line search on values would take, and F's value, one loss evaluation
+    per row (l = log(1 + e^-z) costs twice l' at d = 20), is not computed. Asked outside the round-off regime only,
+    where the computed slope is far above its rounding; elsewhere the values decide as before."""
     bound = float(add_terms(terms) @ direction) - 0.5 * objective.quadratic_curvature(direction)
     return bound <= min(1e-4 * slope, -guaranteed)
 
@@ -445,6 +446,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         if step == 1.0 and residual.relative >= ROUND_OFF_REGIME:
             if full_terms is None and full_margins is not None:  # by blocks: from the step's pass (else None)
                 full_terms = objective.full_step_gradient_terms(w + direction)
+            elif full_terms is None and full_margins is None:  # margins from CG's products: the gradient there
+                full_terms = objective.gradient_terms(w + direction, margins + step_margins)
             if full_terms is not None and _slope_descends(objective, full_terms, direction, slope, guaranteed):
                 w = w + direction
                 margins = full_margins if full_margins is not None else margins + step_margins

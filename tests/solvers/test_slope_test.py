@@ -69,9 +69,10 @@ def _wide_sparse(n: int, d: int, per_row: int, seed: int) -> tuple[sparse.csr_ma
     return X, y
 
 
-# where the gradient at the full step costs no product: the step's pass by row blocks, CG's last product on a
-# sparse X (beyond 400 columns); in memory with a dense X's own step product, F's values decide as before
-SAVES = {"row-blocks": True, "memmap": True, "column-major": False, "sparse, CG": True}
+# where the gradient at the full step costs no product of its own: the step's pass by row blocks, CG's last
+# product on a sparse X, the next iteration's gradient on the margins CG's products updated (dense rows, both
+# beyond 400 columns); in memory with a dense X's own step product, F's values decide as before
+SAVES = {"row-blocks": True, "memmap": True, "column-major": False, "sparse, CG": True, "dense, CG": True}
 
 
 @pytest.mark.parametrize("kind", list(SAVES))
@@ -84,6 +85,11 @@ def test_iterates_are_bitwise_those_of_the_line_search_on_values(kind, beta, mon
             return PerturbedObjective(S, labels, verify_loss(losses.logistic()).derivatives,
                                       verify_regularizer(None, d).analysis.quadratic, 3e-3,
                                       np.random.default_rng(7).normal(size=d))
+        if kind == "dense, CG":
+            X, labels = _logistic_rows(3_000, 450, seed=3)
+            return PerturbedObjective(X, labels, verify_loss(losses.logistic()).derivatives,
+                                      verify_regularizer(None, 450).analysis.quadratic, 3e-3,
+                                      np.random.default_rng(7).normal(size=450))
         return _objective(kind, *_logistic_rows(6_000, 15, seed=3), tmp_path)
 
     w_values, info_values, calls_values = _solve(objective(), monkeypatch, False, beta)
