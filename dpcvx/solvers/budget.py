@@ -17,7 +17,9 @@ which is mu-strongly convex and beta-smooth with the public constants
 Every iteration of :func:`dpcvx.solvers.linear.newton` takes a step that decreases J_b at least as
 much as the gradient step w - grad J_b(w) / beta (Newton's step when it does, that gradient step
 otherwise: the safeguard), and a gradient step decreases J_b by at least ||g||^2 / (2 beta)
-(the descent lemma). With the Polyak-Lojasiewicz inequality ||g||^2 >= 2 mu (J_b - J*),
+(the descent lemma). (A full step that lands where the stopping test holds, on fresh margins, is
+taken without that comparison: the solve ends there, so no later iterate depends on its decrease;
+``linear._ends_solve``.) With the Polyak-Lojasiewicz inequality ||g||^2 >= 2 mu (J_b - J*),
 
     J_b(w_k) - J* <= (1 - mu / beta)^k (J_b(w_0) - J*) <= (1 - mu / beta)^k G_0^2 / (2 mu),
 

@@ -85,7 +85,8 @@ class SolverChoice:
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
                 blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
-                                               lam, noise, extra_reg, self.regression, blocks=X, bar=bar)
+                                               lam, noise, extra_reg, self.regression,
+                                               curvature_bound=curvature_bound(problem), blocks=X, bar=bar)
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         if problem.kst12:
             return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
@@ -112,7 +113,8 @@ class SolverChoice:
                 # session; the fused pass cost 0.196 s against 0.140 s for the two products and the loss's
                 # values; at d <= 400 the blocks' Hessians win: 1e5 x 200 1.03 against 1.21)
                 objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
-                                               self.regression, blocks=RowBlocks.views(X, rows))
+                                               self.regression, curvature_bound=objective.curvature_bound,
+                                               blocks=RowBlocks.views(X, rows))
             return newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,

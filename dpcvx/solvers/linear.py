@@ -212,26 +212,52 @@ def _forcing(relative: float, floor: float, quadratic: float) -> float:
     return min(0.1, max(float(np.sqrt(relative)), floor))
 
 
-def _slope_descends(objective: PerturbedObjective, terms: tuple[np.ndarray, ...], direction: np.ndarray, slope: float,
-                    guaranteed: float) -> bool:
-    """Whether the full step's slope proves both tests of the line search without F's values.
+def _slope_descends(objective: PerturbedObjective, terms: tuple[np.ndarray, ...], direction: np.ndarray,
+                    change: np.ndarray, slope: float, guaranteed: float) -> bool:
+    """Whether the full step's slopes prove both tests of the line search without F's values.
 
     phi(t) = F(w + t d) is its loss part, convex, plus its quadratic part, whose curvature q (n Lam d . H_N d +
-    n Delta ||d||^2, :meth:`PerturbedObjective.quadratic_curvature`) is the same at every t; so phi'' >= q on
-    [0, 1], phi'(t) <= phi'(1) - (1 - t) q, and
+    n Delta ||d||^2, :meth:`PerturbedObjective.quadratic_curvature`) is the same at every t; and l'' <= c, the
+    verified curvature bound, so q <= phi''(t) <= M = c sum_i s_i dz_i^2 + q for every t, dz = ``change`` the
+    margins' change along d (:meth:`PerturbedObjective.curvature_ceiling`). Hence phi'(t) <= s0 + M t and
+    phi'(t) <= s1 - (1 - t) q, with s0 = phi'(0) (``slope``) and s1 = phi'(1) = grad F(w + d) . d (``terms``: the
+    gradient terms at w + d, which the step's pass or CG's last product computes, or, for CG's in-memory
+    directions, the next iteration's gradient computed before the line search instead of after it: on the margins
+    CG's products updated, bitwise the terms that iteration reads), and for every u in [0, 1]
 
-        phi(1) <= phi(0) + phi'(1) - q / 2,
+        phi(1) - phi(0) = int_0^1 phi'(t) dt <= B(u) = s0 u + M u^2 / 2 + (s1 - q)(1 - u) + q (1 - u^2) / 2,
 
-    with phi'(1) = grad F(w + d) . d (``terms``: the gradient terms at w + d, which the step's pass or CG's last product
-    computes, or, for CG's in-memory directions, the next iteration's gradient computed before the line search instead
-    of after it: on the margins CG's products updated, bitwise the terms that iteration reads). When that bound is at
-    most 1e-4 phi'(0) (``slope``) Armijo's sufficient decrease holds, and when it is at most -``guaranteed`` (the
-    gradient step's decrease, 0 without the safeguard) Newton's step decreases F at least as much as the safeguard's
-    gradient step would: the full step is what the line search on values would take, and F's value, one loss evaluation
-    per row (l = log(1 + e^-z) costs twice l' at d = 20), is not computed. Asked outside the round-off regime only,
-    where the computed slope is far above its rounding; elsewhere the values decide as before."""
-    bound = float(add_terms(terms) @ direction) - 0.5 * objective.quadratic_curvature(direction)
-    return bound <= min(1e-4 * slope, -guaranteed)
+    least where the two lines cross, u = (s1 - q - s0) / (M - q) (clipped to [0, 1]; any u gives a bound). B(0)
+    = s1 - q / 2 is the bound of convexity alone, enough where the step undershoots (s1 < 0); where it overshoots
+    (s1 > 0: balance 2 %, noisy rows) only the crossing proves the decrease. When B(u) is at most 1e-4 phi'(0)
+    Armijo's sufficient decrease holds, and when it is at most -``guaranteed`` (the gradient step's decrease, 0
+    without the safeguard) Newton's step decreases F at least as much as the safeguard's gradient step would:
+    the full step is what the line search on values would take, and F's value, one loss evaluation per row (l =
+    log(1 + e^-z) costs twice l' at d = 20), is not computed. Asked outside the round-off regime only, where
+    the computed slopes are far above their rounding; elsewhere the values decide as before."""
+    s1, q = float(add_terms(terms) @ direction), objective.quadratic_curvature(direction)
+    need = min(1e-4 * slope, -guaranteed)
+    if s1 - 0.5 * q <= need:  # B(0)
+        return True
+    ceiling = objective.curvature_ceiling(direction, change)
+    if not ceiling > q or not np.isfinite(ceiling):  # no verified curvature bound (or dz = 0): B(0) only
+        return False
+    u = min(max((s1 - q - slope) / (ceiling - q), 0.0), 1.0)
+    return slope * u + 0.5 * ceiling * u * u + (s1 - q) * (1 - u) + 0.5 * q * (1 - u * u) <= need
+
+
+def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
+    """Whether the full step ends the solve: the gradient terms at w + d, on margins computed afresh there,
+    pass the stopping test, ||grad F(w + d)|| / n <= ``target`` (the test the next iteration makes first).
+
+    Such a step is taken without F's values (two loss evaluations per row: phi(0) and phi(1)). Neither the
+    release nor the proved budget needs its decrease: the release is covered by the gradient bound at the point
+    returned, whatever the path to it (docs/theory.md, section 7), and the budget's induction (section 7.1,
+    :mod:`dpcvx.solvers.budget`) needs the safeguarded decrease only of steps after which the solve goes on; a
+    step that lands on a converged point is the last one. Newton's last step is such a step; its slope test
+    (:func:`_slope_descends`) fails there, phi'(1) being near 0, so its line search used to evaluate F twice to
+    accept the same full step."""
+    return relative_residual(terms, n).absolute <= target
 
 
 def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray,
@@ -443,12 +469,15 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         step, gradient_norm = 1.0, np.linalg.norm(gradient)
         if first_from_zero and _accurate(objective, levels[level][0]):
             step = _line_minimum(objective, w, direction, margins, step_margins, slope)
-        if step == 1.0 and residual.relative >= ROUND_OFF_REGIME:
+        if step == 1.0:
             if full_terms is None and full_margins is not None:  # by blocks: from the step's pass (else None)
                 full_terms = objective.full_step_gradient_terms(w + direction)
-            elif full_terms is None and full_margins is None:  # margins from CG's products: the gradient there
-                full_terms = objective.gradient_terms(w + direction, margins + step_margins)
-            if full_terms is not None and _slope_descends(objective, full_terms, direction, slope, guaranteed):
+            elif full_terms is None and full_margins is None and residual.relative >= ROUND_OFF_REGIME:
+                full_terms = objective.gradient_terms(w + direction, margins + step_margins)  # CG's margins
+            if full_terms is not None and (
+                    (full_margins is not None and _ends_solve(full_terms, target, objective.n))
+                    or (residual.relative >= ROUND_OFF_REGIME
+                        and _slope_descends(objective, full_terms, direction, step_margins, slope, guaranteed))):
                 w = w + direction
                 margins = full_margins if full_margins is not None else margins + step_margins
                 value, full_step, fresh, pending = None, True, full_margins is not None, full_terms

@@ -307,6 +307,18 @@ class PerturbedObjective:
         return (n * self.lam * float(direction @ self.regularizer.hessian_vector(direction))
                 + n * self.extra_reg * float(direction @ direction))
 
+    def curvature_ceiling(self, direction: np.ndarray, change: Any) -> float:
+        """An upper bound on phi''(t) of phi(t) = F(w + t d) for every t: c sum_i s_i dz_i^2 + the quadratic
+        part's curvature (:meth:`quadratic_curvature`), with c >= l'' the verified ``curvature_bound`` and dz =
+        ``change`` the margins' change along d (dz_i^2 = (x_i^T d)^2, as y_i^2 = 1). The sum is raised by (n + 4)
+        units of rounding, more than its rounding error and that of c's float (a sum of n nonnegative terms is
+        within (n - 1) eps of its value in any order). inf without a verified c or for margins not in memory."""
+        if not np.isfinite(self.curvature_bound) or not isinstance(change, np.ndarray):
+            return np.inf
+        squares = float(change @ change) if self.weights is None else float(self.weights @ np.square(change))
+        slack = 1.0 + (change.size + 4) * np.finfo(float).eps
+        return self.curvature_bound * squares * slack + self.quadratic_curvature(direction)
+
     def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
         z = self.margins(w) if margins is None else margins
         n = self.n

@@ -1,0 +1,126 @@
+"""F's values in Newton's line search: how many a fit computes, and what the fit costs, before and after a change.
+
+Newton's line search needs F(w) and F(w + d) (l = log(1 + e^-z) per row, the dearest of l, l', l'' at d = 20)
+unless a test proves the full step from what the step's pass already computed: round 9's slope test, and in
+round 14 the crossing bound with the verified curvature bound c >= l'' and a step that ends the solve
+(docs/theory.md section 23). Each child process imports ONE tree (``--before``, a checkout such as ``git archive
+<commit> | tar -x -C /tmp/dpcvx-before``, or this tree), builds a family-sweep case (generator, size, a fresh
+seed), warms up with one fit, times ``--fits`` fits (``time.process_time``, one BLAS thread), then runs one more
+fit under cProfile to count the calls of the objective's ``value`` (each sums l over all n rows). The trees
+alternate, ``--processes`` times each, so the machine's load hits both alike; the released coefficients are
+compared bit for bit.
+
+    python -m benchmarks.line_search_values --before /tmp/dpcvx-before --sizes 1e4x20 1e5x20 --processes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks import common, family_sweep
+
+SEED = 52_000
+SIZES = ["1e4x20", "1e5x20", "1e6x20"]
+GENERATORS = ["isotropic", "noisy", "balance 2%", "balance 10%", "separable", "inside"]
+
+CHILD = """
+import cProfile, json, pstats, sys, time, warnings
+sys.path.insert(0, {tree!r})
+import dpcvx
+assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
+sys.path.insert(1, {root!r})
+import numpy as np
+from benchmarks import common, family_sweep
+X, y = family_sweep.generate({generator!r}, {n}, {d}, {seed})
+def fit():
+    return dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-4, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
+with common.limit_threads(1), warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    fit()
+    seconds = []
+    for _ in range({fits}):
+        start = time.process_time()
+        model = fit()
+        seconds.append(time.process_time() - start)
+    profile = cProfile.Profile()
+    profile.runcall(fit)
+values = sum(stat[1] for key, stat in pstats.Stats(profile).stats.items()
+             if key[0].endswith("objective.py") and key[2] == "value")
+print(json.dumps({{"seconds": seconds, "values": values, "coef": np.asarray(model.coef_).tobytes().hex()}}))
+"""
+
+
+def run_child(tree: Path, generator: str, n: int, d: int, seed: int, fits: int) -> dict:
+    """One process's CPU seconds per fit, F's values per fit and released coefficients (hex) with ``tree``."""
+    code = CHILD.format(tree=str(tree), root=str(common.REPO_ROOT), generator=generator, n=n, d=d, seed=seed,
+                        fits=fits)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run(args: argparse.Namespace) -> dict:
+    record, rows = common.RunRecord("benchmarks.line_search_values"), []
+    trees = {"before": args.before.resolve(), "after": common.REPO_ROOT}
+    seeds = iter(range(args.seed, args.seed + 10_000))
+    for size in args.sizes:
+        n, d = (int(float(part)) for part in size.split("x"))
+        for generator in args.generators:
+            seed = next(seeds)
+            runs: dict[str, list[dict]] = {"before": [], "after": []}
+            for k in range(args.processes):
+                for name in (("before", "after") if k % 2 == 0 else ("after", "before")):
+                    runs[name].append(run_child(trees[name], generator, n, d, seed, args.fits))
+            seconds = {name: [s for one in done for s in one["seconds"]] for name, done in runs.items()}
+            row = {"size": size, "generator": generator, "seed": seed,
+                   "values_per_fit": {name: done[0]["values"] for name, done in runs.items()},
+                   "cpu_ms_least": {name: 1e3 * min(s) for name, s in seconds.items()},
+                   "cpu_ms_median": {name: 1e3 * statistics.median(s) for name, s in seconds.items()},
+                   "identical": len({one["coef"] for done in runs.values() for one in done}) == 1}
+            rows.append(row)
+            print(size, generator, row["values_per_fit"], {m: round(v, 1) for m, v in row["cpu_ms_median"].items()},
+                  row["identical"], flush=True)
+    return {"run": record.finish(), "before": str(args.before), "fits": args.fits, "processes": args.processes,
+            "rows": rows}
+
+
+def markdown(output: dict) -> str:
+    from benchmarks import report
+    lines = [report.run_header(output, f"F's values in Newton's line search: evaluations of F per fit (each over the n "
+                                       f"rows) and CPU ms of the fit, least / median of {output['fits']} fits "
+                                       f"in each of {output['processes']} processes per tree, the trees "
+                                       f"alternating (before: {output['before']}), 1 BLAS thread"), "",
+             "| size | generator | values: before | values: now | CPU ms before | CPU ms now | median ratio | "
+             "same release |", "|---|---|---|---|---|---|---|---|"]
+    for row in output["rows"]:
+        least, median = row["cpu_ms_least"], row["cpu_ms_median"]
+        lines.append(f"| {row['size']} | {row['generator']} | {row['values_per_fit']['before']:g} | "
+                     f"{row['values_per_fit']['after']:g} | {least['before']:.1f} / {median['before']:.1f} | "
+                     f"{least['after']:.1f} / {median['after']:.1f} | "
+                     f"{median['after'] / median['before']:.3f} | {row['identical']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.line_search_values",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser.add_argument("--sizes", nargs="+", default=SIZES)
+    parser.add_argument("--generators", nargs="+", default=GENERATORS, choices=family_sweep.GENERATORS)
+    parser.add_argument("--fits", type=int, default=5, help="timed fits per process")
+    parser.add_argument("--processes", type=int, default=2, help="processes per tree and case")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
+    parser.add_argument("--tag", default="line_search_values", help="file name tag")
+    args = parser.parse_args(argv)
+    output = run(args)
+    common.write_results(output, markdown(output), Path(args.out), args.tag)
+    return output
+
+
+if __name__ == "__main__":
+    main()
