@@ -23,9 +23,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
+import scipy.sparse as sparse
 
 from ..data.blocks import RowBlocks
 from ..data.rows import Matrix, RowMap
@@ -346,15 +348,19 @@ class FitPlan:
             w, info = self.learner._solve(self.problem, bound.X, bound.labels, noise, calibration.extra_reg, gamma,
                                           self.start, n, bound.calibrated.lam, bound.weights, solver=self.solver,
                                           rows=self.rows)
+        solved = None if info.final_margins is None else (w, info.final_margins)
+        info = dataclasses.replace(info, final_margins=None)  # the margins go to the training-rows check only
         self.learner.diagnostics_ = info
         erm_inputs.check_solution(w, info)
         w, calibration = perturb_release(calibration, w, rng, source)
         del noise  # never stored
-        return self._release(w, calibration, bound)
+        return self._release(w, calibration, bound, solved)
 
     def _release(self, w: np.ndarray, calibration: ReleaseCalibration | LatticeCalibration,
-                 bound: _Bound) -> PrivateModel | PrivateRegressionModel:
-        """The released model of the noisy weights and its certificate (public values and privatised ones)."""
+                 bound: _Bound, solved: tuple[np.ndarray, np.ndarray] | None = None,
+                 ) -> PrivateModel | PrivateRegressionModel:
+        """The released model of the noisy weights and its certificate (public values and privatised ones).
+        ``solved``: the solver's point and its fresh margins, when it kept them (the training-rows check's)."""
         problem, rows = self.problem, self.rows
         steps: tuple[str, ...] = ()
         if problem.constraint_set is not None:  # the noise may leave C; projecting back is post-processing
@@ -383,7 +389,8 @@ class FitPlan:
             return PrivateRegressionModel(coef, intercept, rows, release)
         warn_if_constant(self.owner, release.findings)
         if training_rows.runs_here():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
-            training_rows.warn_on_confusion(self.owner, _confusion(bound.X, w, bound.labels))
+            counts = _confusion(bound.X, w, bound.labels, solved, rows.effective_norm_bound)
+            training_rows.warn_on_confusion(self.owner, counts)
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 
@@ -393,12 +400,96 @@ def _constants(problem: VerifiedProblem) -> tuple[Any, ...]:
     return certificate.lipschitz, certificate.curvature, certificate.strong_convexity, problem.kst12
 
 
-def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.sign_confusion`), summed
-    by block for row blocks: the decision values stay where the rows are (on a Dask input, on the workers)."""
+def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
+               solved: tuple[np.ndarray, np.ndarray] | None, bound: float) -> np.ndarray:
+    """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.sign_confusion`): a
+    row is predicted +1 where x_i . w > 0 exactly (:func:`_positive`; rows of norm at most ``bound``, the public R
+    of the mapped rows). With the solver's point and fresh margins (``solved``), the rows they decide are read
+    from them and only the others from X (:func:`_decided`); else X is read once, by block for row blocks (the
+    decision values stay where the rows are: on a Dask input, on the workers). Both give the same counts: each
+    the exact sign."""
+    labels = np.asarray(labels)
+    if solved is not None and _gathers(X):
+        positive = _decided(X, w, labels, *solved, bound)
+        if positive is not None:
+            return training_rows.sign_confusion(positive, labels)
+
     def counts(block: Any, part: np.ndarray) -> np.ndarray:
-        return training_rows.sign_confusion(np.asarray(block @ w), part)
+        return training_rows.sign_confusion(_positive(block, w, bound), part)
 
     if isinstance(X, RowBlocks):
         return np.asarray(X.sum(counts, labels))
-    return counts(X, np.asarray(labels))
+    return counts(X, labels)
+
+
+def _rounding(d: int) -> float:
+    """A bound, with a factor 2 to spare, on the relative rounding of a dot product of d terms computed in any
+    order: |fl(x . v) - x . v| <= gamma_d sum_j |x_j v_j|, gamma_d = d u / (1 - d u), u = 2^-53 (Higham, Accuracy
+    and Stability of Numerical Algorithms, 2002, section 3.1), without underflow (:data:`_UNDERFLOW` per term)."""
+    return 2 * d * float(np.finfo(float).eps)
+
+
+#: The absolute rounding of a product x_j v_j that underflows, with a factor 2^4 to spare (per term).
+_UNDERFLOW = 2.0 ** -1070
+
+
+def _positive(rows: Any, w: np.ndarray, bound: float) -> np.ndarray:
+    """Whether x_i . w > 0 exactly, for each row (norm at most ``bound``): the sign of the computed product
+    where it exceeds its rounding (:func:`_rounding`: gamma_d ||x_i|| ||w|| <= gamma_d R ||w||); the few others
+    from sum_j |x_j w_j|, and those within its rounding in exact rational arithmetic (:func:`_exact_positive`).
+    So the result does not depend on how the product was summed (BLAS kernel, block, threads)."""
+    values = np.asarray(rows @ w).ravel()
+    positive = values > 0
+    d = rows.shape[1]
+    near = np.flatnonzero(~(np.abs(values) > 2 * _rounding(d) * bound * float(np.linalg.norm(w)) + d * _UNDERFLOW))
+    if near.size:
+        few = rows[near]
+        scale = np.asarray(abs(few) @ np.abs(w)).ravel()  # sum_j |x_j w_j|, computed
+        sure = np.abs(values[near]) > 2 * _rounding(d) * scale + d * _UNDERFLOW
+        unsure = near[~sure]
+        if unsure.size:
+            positive[unsure] = _exact_positive(sparse.csr_matrix(rows[unsure]), w)
+    return positive
+
+
+def _exact_positive(rows: sparse.csr_matrix, w: np.ndarray) -> np.ndarray:
+    """Whether x_i . w > 0, summed in exact rational arithmetic (a double is a rational): for the rows whose
+    computed product is within its rounding of 0 (a zero row, exact cancellation; rare, and d terms each)."""
+    exact = [sum((Fraction(float(x)) * Fraction(float(w[j])) for x, j in
+                  zip(rows.data[a:b], rows.indices[a:b], strict=True)), Fraction(0))
+             for a, b in zip(rows.indptr[:-1], rows.indptr[1:], strict=True)]
+    return np.array([value > 0 for value in exact], dtype=bool)
+
+
+def _gathers(X: Matrix | RowBlocks) -> bool:
+    """Whether some rows of X can be read alone, with the values a pass reads: an array or a CSR in memory, or
+    the checked blocks of a memmap (views, the intercept column appended; :meth:`RowBlocks.take`)."""
+    if isinstance(X, RowBlocks):
+        return X.checked and not X.on_dask
+    return sparse.issparse(X) or isinstance(X, np.ndarray)
+
+
+def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved_w: np.ndarray, margins: np.ndarray,
+             bound: float) -> np.ndarray | None:
+    """Whether x_i . w > 0 exactly (as :func:`_positive`), from the solver's fresh margins m_i = y_i fl(x_i . w~)
+    at its point w~: the rows they decide, and the others gathered (:func:`_positive`); None when those are more
+    than a share min(1/10, d / 400) of the rows, where one pass costs less.
+
+    With delta = w - w~ and ||x_i|| <= R (``bound``), |x_i . delta| <= R ||delta||, and |fl(x_i . w~) - x_i . w~|
+    <= gamma_d R ||w~|| (:func:`_rounding`). So where |m_i| > 2 R (||delta|| + 2 d eps (||w|| + ||w~||)) +
+    d 2^-1070, x_i . w is nonzero and of the sign of y_i m_i (labels -1 or +1). The rows left are few where the
+    release is close to the solver's point (objective perturbation at large n) and the margins are far from 0;
+    output perturbation's noise leaves every row (benchmarks/results/confusion_margins.md)."""
+    if margins.shape != labels.shape or not np.isfinite(bound):
+        return None
+    d = X.shape[1]
+    change, size = float(np.linalg.norm(w - solved_w)), float(np.linalg.norm(w) + np.linalg.norm(solved_w))
+    threshold = 2 * bound * (change + _rounding(d) * size) + d * _UNDERFLOW
+    undecided = np.flatnonzero(~(np.abs(margins) > threshold))  # a NaN margin too
+    if undecided.size > margins.size * min(0.1, d / 400):
+        return None
+    positive = (margins > 0) == (labels > 0)
+    if undecided.size:
+        rows = X.take(undecided) if isinstance(X, RowBlocks) else X[undecided]
+        positive[undecided] = _positive(rows, w, bound)
+    return positive

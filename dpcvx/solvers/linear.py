@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -79,7 +79,10 @@ class SolveInfo:
     within (half of it, for the rounding margin), ``relative_residual`` the
     same gradient relative to the sum of its terms' norms; ``passes`` the
     passes over X of Newton on a blockwise objective (a memmap, a Dask X or a
-    row-major array read by blocks; None otherwise).
+    row-major array read by blocks; None otherwise). ``final_margins`` are Newton's margins y_i x_i . w
+    at the returned point, computed afresh by the final check, when it converged and they are in memory
+    (else None): the training-rows check reads them instead of X (:mod:`dpcvx.models.fit_plan`), which
+    then drops them (never in ``diagnostics_`` or :meth:`to_dict`).
     Kept on the learner (``diagnostics_``) for the data owner; never in a
     release, a saved model or the CLI's model output.
     """
@@ -92,13 +95,14 @@ class SolveInfo:
     gradient_tolerance: float
     relative_residual: float
     passes: int | None = None
+    final_margins: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def converged(self) -> bool:
         return self.gradient_norm <= 0.5 * self.gradient_tolerance
 
     def to_dict(self) -> dict[str, Any]:
-        return {"warning": NOT_PRIVATE, **asdict(self)}
+        return {"warning": NOT_PRIVATE, **asdict(self, dict_factory=_without_margins)}
 
     def __str__(self) -> str:
         return (f"{NOT_PRIVATE}: {self.solver} {self.status} after {self.iterations} iterations, "
@@ -107,6 +111,11 @@ class SolveInfo:
 
     def __repr__(self) -> str:
         return f"SolveInfo<{self}>"
+
+
+def _without_margins(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """:meth:`SolveInfo.to_dict`'s fields: the margins left out (an n-vector of the private data)."""
+    return {key: value for key, value in items if key != "final_margins"}
 
 
 def _newton_direction(
@@ -528,6 +537,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         gradient_tolerance=gradient_tolerance,
         relative_residual=residual.relative,
         passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X
+        final_margins=margins if status == "converged" and isinstance(margins, np.ndarray) else None,
     )
 
 

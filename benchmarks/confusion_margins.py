@@ -1,0 +1,94 @@
+"""The cost of a private fit's training-rows check (NOT PRIVATE; issue 44), from the solver's margins or by a pass.
+
+The check counts the release's predictions on its training rows (``dpcvx.models.training_rows``). Where Newton
+kept its fresh margins at its point, the rows those margins decide (their |margin| beyond the noise and rounding
+that separate the release from the solver's point) are not read again; only the others are gathered, and a pass
+over X is made when they are many (``dpcvx.models.fit_plan``). The check's cost is the fit's time less that of the
+same fit inside ``dpcvx.models.training_rows.left_to_caller()`` (which turns the check off): least CPU time of
+``--repeats`` fits of each kind, interleaved, one BLAS thread, fixed noise (random_state 0), PrivateERM(logistic,
+lam=1e-4, data_norm=1), objective perturbation at epsilon 1, the family sweep's generators (seeds 51,400 on).
+
+    python -m benchmarks.confusion_margins                  # 1e5 x 20, 1e6 x 20, 1e5 x 200; 3 repeats
+    python -m benchmarks.confusion_margins --sizes 1e4x20 --repeats 5 --tag confusion_margins_check
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import dpcvx
+from dpcvx.models import training_rows
+
+from . import common, family_sweep
+
+SIZES = ("1e5x20", "1e6x20", "1e5x200")
+GENERATORS = ("isotropic", "noisy", "balance 2%", "inside")
+SEED = 51_400
+
+
+def check_ms(X: np.ndarray, y: np.ndarray, intercept: bool, repeats: int) -> tuple[float, float]:
+    """(the fit's least CPU ms, the least CPU ms of the check: the fit's less the fit's without it)."""
+    def fit() -> None:
+        dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-4, data_norm=1.0, fit_intercept=intercept).fit(
+            X, y, epsilon=1.0, random_state=0)
+
+    def unchecked() -> None:
+        with training_rows.left_to_caller():
+            fit()
+
+    fit()
+    times: dict[str, list[float]] = {"checked": [], "unchecked": []}
+    for _ in range(repeats):
+        for name, call in (("checked", fit), ("unchecked", unchecked)):
+            start = time.process_time()
+            call()
+            times[name].append(1e3 * (time.process_time() - start))
+    return min(times["checked"]), min(times["checked"]) - min(times["unchecked"])
+
+
+def run(args: argparse.Namespace) -> dict:
+    record = common.RunRecord("benchmarks.confusion_margins")
+    rows: list[dict[str, Any]] = []
+    with common.limit_threads(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the training-rows finding, shown to the user only
+        for k, size in enumerate(args.sizes):
+            n, d = (int(float(part)) for part in size.split("x"))
+            for j, kind in enumerate(GENERATORS):
+                X, y = family_sweep.generate(kind, n, d, SEED + 10 * k + j)
+                for intercept in (False, True):
+                    fit_ms, cost = check_ms(X, y, intercept, args.repeats)
+                    rows.append({"size": size, "generator": kind, "intercept": intercept, "fit ms": fit_ms,
+                                 "check ms": cost})
+                    print(size, kind, intercept, round(fit_ms, 1), round(cost, 2), flush=True)
+    return {"run": record.finish(), "repeats": args.repeats, "rows": rows}
+
+
+def markdown(output: dict) -> str:
+    from benchmarks import report
+    lines = [report.run_header(output, f"The training-rows check's CPU ms (the fit's less the fit's without the "
+                                       f"check), least of {output['repeats']} interleaved fits, 1 BLAS thread"), "",
+             "| size | generator | intercept | fit ms | check ms |", "|---|---|---|---|---|"]
+    lines += [f"| {row['size']} | {row['generator']} | {row['intercept']} | {row['fit ms']:.0f} | "
+              f"{row['check ms']:.1f} |" for row in output["rows"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tag", default="confusion_margins")
+    parser.add_argument("--out", type=Path, default=common.RESULTS_DIR)
+    args = parser.parse_args()
+    output = run(args)
+    common.write_results(output, markdown(output), args.out, args.tag)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""The training-rows check's counts (NOT PRIVATE) read from the solver's margins (dpcvx.models.fit_plan._confusion):
+the same counts as a pass over the rows, each row predicted +1 exactly where x_i . w > 0, on adversarial rows near
+the decision boundary and on every fit path."""
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sparse
+
+import dpcvx
+from dpcvx.data.blocks import RowBlocks
+from dpcvx.data.rows import RowMap
+from dpcvx.models import fit_plan, training_rows
+
+
+def _exact_counts(X, w, labels):
+    """The counts of the exact signs of x_i . w (rational arithmetic, row by row)."""
+    dense = X.toarray() if sparse.issparse(X) else np.asarray(X)
+    positive = [sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(row, w, strict=True)), Fraction(0)) > 0
+                for row in dense]
+    return training_rows.sign_confusion(np.array(positive), labels)
+
+
+def _adversarial(seed, n=500, d=120):
+    """Rows of norm <= 1 with x . w exactly 0 (a row and its image under a swap of two equal weights), within
+    rounding and 1e-300 of 0 either side, zero rows, and ordinary rows (a twentieth of the rows each); w and a
+    solver's point w~ near it, whose margins are 0 on every twentieth row."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    w[1] = w[0]
+    X = rng.normal(size=(n, d))
+    k = n // 20
+    X[:k, 2:] = 0.0
+    X[:k, 1] = -X[:k, 0]  # x . w = w0 (x0 - x0) = 0 exactly, whatever fl says
+    X[k: 2 * k] = 0.0
+    tiny = X[2 * k: 3 * k]
+    tiny -= np.outer(tiny @ w / (w @ w), w)  # x . w within rounding of 0: the sign is a rounding artefact
+    tiny[::2, 0] += rng.choice([-1, 1], size=tiny[::2].shape[0]) * 1e-300
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    labels = rng.choice([-1.0, 1.0], size=n)
+    solved = w + rng.normal(size=d) * 1e-5
+    margins = labels * (X @ solved)
+    margins[::20] = 0.0  # the solver's margins exactly 0 on some rows
+    return X, w, labels, solved, margins
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_signs_are_exact_whatever_the_layout(seed):
+    X, w, labels, _, _ = _adversarial(seed)
+    expected = _exact_counts(X, w, labels)
+    for rows in (X, np.asfortranarray(X), sparse.csr_matrix(X)):
+        np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, None, 1.0), expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_margins_give_the_counts_of_a_pass(seed, tmp_path):
+    X, w, labels, solved, margins = _adversarial(seed)
+    expected = _exact_counts(X, w, labels)
+    bound = 1.0
+    for rows in (X, np.asfortranarray(X), sparse.csr_matrix(X)):
+        decided = fit_plan._decided(rows, w, labels, solved, margins, bound)
+        assert decided is not None  # most rows are decided by their margins: the gather path ran
+        np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, (solved, margins), bound), expected)
+    stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    stored[:] = X
+    stored.flush()
+    source = np.load(tmp_path / "X.npy", mmap_mode="r")
+    blocks = RowBlocks(source, RowMap(norm_bound=1.0), block_rows=64).trusted(0)
+    assert blocks.checked
+    np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, (solved, margins), bound), expected)
+    np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, None, bound), expected)
+
+
+def test_margins_far_from_the_release_fall_back_to_a_pass():
+    X, w, labels, _, _ = _adversarial(0)
+    far = w + 10.0  # the noise of output perturbation: every margin undecided
+    assert fit_plan._decided(X, w, labels, far, labels * (X @ far), 1.0) is None
+    np.testing.assert_array_equal(fit_plan._confusion(X, w, labels, (far, labels * (X @ far)), 1.0),
+                                  _exact_counts(X, w, labels))
+
+
+def _fitted_counts(monkeypatch, X, labels, **options):
+    """(the counts the check read, the counts of a pass over the mapped rows) of one fit."""
+    seen, passes = [], []
+    original = fit_plan._confusion
+
+    def spy(mapped, w, y, solved, bound):
+        seen.append(original(mapped, w, y, solved, bound))
+        passes.append(original(mapped, w, y, None, bound))
+        return seen[-1]
+
+    monkeypatch.setattr(fit_plan, "_confusion", spy)
+    mechanism = options.pop("mechanism", "objective")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.PrivateERM(dpcvx.losses.logistic(), data_norm=1.0, **options).fit(
+            X, labels, epsilon=1.0, mechanism=mechanism, random_state=3)
+    [counts], [passed] = seen, passes
+    return model, counts, passed
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+@pytest.mark.parametrize("intercept", [False, True])
+def test_every_fit_path_counts_as_a_pass(monkeypatch, tmp_path, mechanism, intercept):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3000, 6))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    X[:200] = 0.0  # zero rows: decision exactly 0, predicted -1
+    labels = np.where(X @ rng.normal(size=6) + 0.3 * rng.normal(size=3000) > 0, 1.0, -1.0)
+    stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    stored[:] = X
+    stored.flush()
+    inputs = [X, sparse.csr_matrix(X), np.load(tmp_path / "X.npy", mmap_mode="r")]
+    try:
+        import dask.array as da
+        inputs.append(da.from_array(X, chunks=(700, 6)))
+    except ImportError:
+        pass
+    for rows in inputs:
+        model, counts, passed = _fitted_counts(monkeypatch, rows, labels, lam=1e-3, fit_intercept=intercept,
+                                               mechanism=mechanism)
+        np.testing.assert_array_equal(counts, passed)
+        expected = training_rows.confusion(model.predict(X), labels, np.array([-1.0, 1.0]))
+        np.testing.assert_array_equal(counts, expected)
+        assert model.certificate is not None
+
+
+def test_the_learner_keeps_no_margins(monkeypatch):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(500, 4)) / 3
+    labels = np.where(X[:, 0] > 0, 1.0, -1.0)
+    learner = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-2, data_norm=1.0)
+    kept = []
+    original = fit_plan._confusion
+    monkeypatch.setattr(fit_plan, "_confusion", lambda *args: kept.append(args[3]) or original(*args))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        learner.fit(X, labels, epsilon=1.0, random_state=0)
+    assert kept[0] is not None and kept[0][1].shape == (500,)  # Newton's margins reached the check
+    assert learner.diagnostics_.final_margins is None
+    assert "final_margins" not in learner.diagnostics_.to_dict()
