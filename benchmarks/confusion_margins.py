@@ -3,10 +3,11 @@
 The check counts the release's predictions on its training rows (``dpcvx.models.training_rows``). Where Newton
 kept its fresh margins at its point, the rows those margins decide (their |margin| beyond the noise and rounding
 that separate the release from the solver's point) are not read again; only the others are gathered, and a pass
-over X is made when they are many (``dpcvx.models.fit_plan``). The check's cost is the fit's time less that of the
-same fit inside ``dpcvx.models.training_rows.left_to_caller()`` (which turns the check off): least CPU time of
-``--repeats`` fits of each kind, interleaved, one BLAS thread, fixed noise (random_state 0), PrivateERM(logistic,
-lam=1e-4, data_norm=1), objective perturbation at epsilon 1, the family sweep's generators (seeds 51,400 on).
+over X is made when they are many (``dpcvx.models.fit_plan``). The fit runs under cProfile with a CPU-time clock,
+and the check's time is the cumulative time of the one call of ``dpcvx/models/fit_plan.py``'s ``_confusion``
+(read by name from :mod:`pstats`, as ``newton_profile`` reads the solver's). Medians of ``--repeats`` fits, one
+BLAS thread, fixed noise (random_state 0), PrivateERM(logistic, lam=1e-4, data_norm=1), objective perturbation
+at epsilon 1, the family sweep's generators (seeds 51,400 on). Run on two trees (PYTHONPATH) for an A/B.
 
     python -m benchmarks.confusion_margins                  # 1e5 x 20, 1e6 x 20, 1e5 x 200; 3 repeats
     python -m benchmarks.confusion_margins --sizes 1e4x20 --repeats 5 --tag confusion_margins_check
@@ -15,6 +16,8 @@ lam=1e-4, data_norm=1), objective perturbation at epsilon 1, the family sweep's 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import time
 import warnings
 from pathlib import Path
@@ -23,7 +26,6 @@ from typing import Any
 import numpy as np
 
 import dpcvx
-from dpcvx.models import training_rows
 
 from . import common, family_sweep
 
@@ -33,23 +35,20 @@ SEED = 51_400
 
 
 def check_ms(X: np.ndarray, y: np.ndarray, intercept: bool, repeats: int) -> tuple[float, float]:
-    """(the fit's least CPU ms, the least CPU ms of the check: the fit's less the fit's without it)."""
-    def fit() -> None:
+    """(the fit's median CPU ms, the check's median CPU ms) over ``repeats`` profiled fits."""
+    fits, checks = [], []
+    for _ in range(repeats):
+        profiler = cProfile.Profile(time.process_time)
+        start = time.process_time()
+        profiler.enable()
         dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-4, data_norm=1.0, fit_intercept=intercept).fit(
             X, y, epsilon=1.0, random_state=0)
-
-    def unchecked() -> None:
-        with training_rows.left_to_caller():
-            fit()
-
-    fit()
-    times: dict[str, list[float]] = {"checked": [], "unchecked": []}
-    for _ in range(repeats):
-        for name, call in (("checked", fit), ("unchecked", unchecked)):
-            start = time.process_time()
-            call()
-            times[name].append(1e3 * (time.process_time() - start))
-    return min(times["checked"]), min(times["checked"]) - min(times["unchecked"])
+        profiler.disable()
+        fits.append(1e3 * (time.process_time() - start))
+        stats: Any = pstats.Stats(profiler).stats  # {(file, line, name): (calls, primitive, tottime, cumtime, ..)}
+        checks.append(1e3 * sum(entry[3] for (path, _, name), entry in stats.items()
+                                if name == "_confusion" and path.endswith("fit_plan.py")))
+    return float(np.median(fits)), float(np.median(checks))
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -71,8 +70,8 @@ def run(args: argparse.Namespace) -> dict:
 
 def markdown(output: dict) -> str:
     from benchmarks import report
-    lines = [report.run_header(output, f"The training-rows check's CPU ms (the fit's less the fit's without the "
-                                       f"check), least of {output['repeats']} interleaved fits, 1 BLAS thread"), "",
+    lines = [report.run_header(output, f"The training-rows check's CPU ms in a profiled fit, medians of "
+                                       f"{output['repeats']} fits, 1 BLAS thread"), "",
              "| size | generator | intercept | fit ms | check ms |", "|---|---|---|---|---|"]
     lines += [f"| {row['size']} | {row['generator']} | {row['intercept']} | {row['fit ms']:.0f} | "
               f"{row['check ms']:.1f} |" for row in output["rows"]]
