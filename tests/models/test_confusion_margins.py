@@ -23,15 +23,15 @@ def _exact_counts(X, w, labels):
     return training_rows.sign_confusion(np.array(positive), labels)
 
 
-def _adversarial(seed, n=500, d=120):
+def _adversarial(seed, n=1000, d=120):
     """Rows of norm <= 1 with x . w exactly 0 (a row and its image under a swap of two equal weights), within
-    rounding and 1e-300 of 0 either side, zero rows, and ordinary rows (a twentieth of the rows each); w and a
-    solver's point w~ near it, whose margins are 0 on every twentieth row."""
+    rounding and 1e-300 of 0 either side, zero rows (a fiftieth of the rows each), and ordinary rows; w and a
+    solver's point w~ near it, whose margins are 0 on every fiftieth row: under a tenth undecided."""
     rng = np.random.default_rng(seed)
     w = rng.normal(size=d)
     w[1] = w[0]
     X = rng.normal(size=(n, d))
-    k = n // 20
+    k = n // 50
     X[:k, 2:] = 0.0
     X[:k, 1] = -X[:k, 0]  # x . w = w0 (x0 - x0) = 0 exactly, whatever fl says
     X[k: 2 * k] = 0.0
@@ -42,7 +42,7 @@ def _adversarial(seed, n=500, d=120):
     labels = rng.choice([-1.0, 1.0], size=n)
     solved = w + rng.normal(size=d) * 1e-5
     margins = labels * (X @ solved)
-    margins[::20] = 0.0  # the solver's margins exactly 0 on some rows
+    margins[::50] = 0.0  # the solver's margins exactly 0 on some rows
     return X, w, labels, solved, margins
 
 
