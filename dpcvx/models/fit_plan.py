@@ -425,7 +425,8 @@ def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
 def _rounding(d: int) -> float:
     """A bound, with a factor 2 to spare, on the relative rounding of a dot product of d terms computed in any
     order: |fl(x . v) - x . v| <= gamma_d sum_j |x_j v_j|, gamma_d = d u / (1 - d u), u = 2^-53 (Higham, Accuracy
-    and Stability of Numerical Algorithms, 2002, section 3.1), without underflow (:data:`_UNDERFLOW` per term)."""
+    and Stability of Numerical Algorithms, 2002, eq. (3.5) on inner products), without underflow
+    (:data:`_UNDERFLOW` per term)."""
     return 2 * d * float(np.finfo(float).eps)
 
 
