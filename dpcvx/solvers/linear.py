@@ -177,10 +177,12 @@ def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndar
 
 
 def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,
-                  change: np.ndarray, slope: float) -> float:
-    """The step t >= 1 minimising phi(t) = F(w + t d) by Newton's method in t (to ``LINE_SLOPE_TOL``), when
-    the full step undershoots: phi'(1) < ``LINE_SLOPE_FRACTION`` phi'(0). Else 1.0: the step's pass already
-    holds the gradient at the full step, and fresh margins, and backtracking starts there.
+                  change: np.ndarray, slope: float) -> tuple[float, float | None]:
+    """(t, phi'(t) when computed at that t, else None): the step t >= 1 minimising phi(t) = F(w + t d) by
+    Newton's method in t (to ``LINE_SLOPE_TOL``), when the full step undershoots: phi'(1) <
+    ``LINE_SLOPE_FRACTION`` phi'(0). Else 1.0: the step's pass already holds the gradient at the full step, and
+    fresh margins, and backtracking starts there. phi'(t) lets :func:`_step_descends` prove the step without F's
+    values; it is None when the last Newton step in t moved t after its derivatives.
 
     Newton's first step from w = 0 undershoots on a loss whose curvature is largest at 0 and falls
     along the step (logistic): at 1e5 x 20 the first direction's minimum lies near t = 1.7, and
@@ -195,12 +197,12 @@ def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.nd
     for k in range(LINE_NEWTON_STEPS):
         phi1, phi2 = objective.line_derivatives(w, direction, margins, change, t)
         if k == 0 and phi1 >= LINE_SLOPE_FRACTION * slope:  # (slope < 0) no undershoot worth a pass
-            return 1.0
+            return 1.0, None
         if abs(phi1) <= LINE_SLOPE_TOL * abs(slope) or not phi2 > 0:
-            break
+            return t, phi1
         # a safeguarded Newton step in t: phi is convex and phi'(1) < 0, so its minimum lies beyond 1
         t = min(max(t - phi1 / phi2, 1.0), 4.0 * t)
-    return t
+    return t, None
 
 
 def _accurate(objective: PerturbedObjective, subsample: bool) -> bool:
@@ -244,15 +246,25 @@ def _slope_descends(objective: PerturbedObjective, terms: tuple[np.ndarray, ...]
     the full step is what the line search on values would take, and F's value, one loss evaluation per row (l =
     log(1 + e^-z) costs twice l' at d = 20), is not computed. Asked outside the round-off regime only, where
     the computed slopes are far above their rounding; elsewhere the values decide as before."""
-    s1, q = float(add_terms(terms) @ direction), objective.quadratic_curvature(direction)
-    need = min(1e-4 * slope, -guaranteed)
+    return _step_descends(objective, direction, change, 1.0, slope, float(add_terms(terms) @ direction), guaranteed)
+
+
+def _step_descends(objective: PerturbedObjective, direction: np.ndarray, change: np.ndarray, t: float,
+                   slope: float, end_slope: float, guaranteed: float) -> bool:
+    """Whether the step t d is proved by :func:`_slope_descends`'s bound, given phi'(0) = ``slope`` and phi'(t) =
+    ``end_slope``: psi(u) = phi(t u) has psi'(0) = t phi'(0), psi'(1) = t phi'(t), and its curvature between
+    t^2 q and t^2 M, so the bound B(u) on psi(1) - psi(0) = phi(t) - phi(0) is the same, and Armijo's test at
+    step t asks phi(t) <= phi(0) + 1e-4 t phi'(0). At t = 1 it is :func:`_slope_descends`; at the first step's
+    line minimum (:func:`_line_minimum`, t > 1) phi'(t) is the one Newton in t stopped at."""
+    s0, s1, q = t * slope, t * end_slope, t * t * objective.quadratic_curvature(direction)
+    need = min(1e-4 * s0, -guaranteed)
     if s1 - 0.5 * q <= need:  # B(0)
         return True
-    ceiling = objective.curvature_ceiling(direction, change)
+    ceiling = t * t * objective.curvature_ceiling(direction, change)
     if not ceiling > q or not np.isfinite(ceiling):  # no verified curvature bound (or dz = 0): B(0) only
         return False
-    u = min(max((s1 - q - slope) / (ceiling - q), 0.0), 1.0)
-    return slope * u + 0.5 * ceiling * u * u + (s1 - q) * (1 - u) + 0.5 * q * (1 - u * u) <= need
+    u = min(max((s1 - q - s0) / (ceiling - q), 0.0), 1.0)
+    return s0 * u + 0.5 * ceiling * u * u + (s1 - q) * (1 - u) + 0.5 * q * (1 - u * u) <= need
 
 
 def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
@@ -475,9 +487,14 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 continue
             status = "no descent direction"
             break
-        step, gradient_norm = 1.0, np.linalg.norm(gradient)
+        step, gradient_norm, end_slope = 1.0, np.linalg.norm(gradient), None
         if first_from_zero and _accurate(objective, levels[level][0]):
-            step = _line_minimum(objective, w, direction, margins, step_margins, slope)
+            step, end_slope = _line_minimum(objective, w, direction, margins, step_margins, slope)
+        if step != 1.0 and end_slope is not None and residual.relative >= ROUND_OFF_REGIME and _step_descends(
+                objective, direction, step_margins, step, slope, end_slope, guaranteed):
+            w = w + step * direction  # the line minimum proved: the step the line search on values would take
+            margins, value, full_step, fresh, pending = margins + step * step_margins, None, False, False, None
+            continue
         if step == 1.0:
             if full_terms is None and full_margins is not None:  # by blocks: from the step's pass (else None)
                 full_terms = objective.full_step_gradient_terms(w + direction)

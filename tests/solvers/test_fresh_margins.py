@@ -204,15 +204,15 @@ def test_first_step_from_zero_is_lengthened_and_the_minimiser_is_unchanged(rows_
     line_minimum = linear._line_minimum
 
     def recording(*args):
-        steps.append(line_minimum(*args))
-        return steps[-1]
+        steps.append(line_minimum(*args)[0])
+        return steps[-1], None
 
     monkeypatch.setattr(linear, "_line_minimum", recording)
     erm = dpcvx.PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0)
     w = erm.fit_nonprivate(X, y).coef_
     lengthened = erm.diagnostics_
     assert len(steps) == 1 and steps[0] > 1.2  # the first step only
-    monkeypatch.setattr(linear, "_line_minimum", lambda *args: 1.0)
+    monkeypatch.setattr(linear, "_line_minimum", lambda *args: (1.0, None))
     plain = erm.fit_nonprivate(X, y).coef_
     assert lengthened.converged and lengthened.iterations < erm.diagnostics_.iterations
     np.testing.assert_allclose(w, plain, rtol=1e-8, atol=1e-10)

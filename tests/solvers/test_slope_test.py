@@ -56,6 +56,7 @@ def _solve(objective: PerturbedObjective, monkeypatch, slope_test: bool, beta: f
     monkeypatch.setattr(PerturbedObjective, "value", lambda self, *a, **k: calls.append(1) or value(self, *a, **k))
     if not slope_test:  # the line search on values at every step
         monkeypatch.setattr(linear, "_slope_descends", lambda *args: False)
+        monkeypatch.setattr(linear, "_step_descends", lambda *args: False)
         monkeypatch.setattr(linear, "_ends_solve", lambda *args: False)
     w, info = linear.newton(objective, gradient_tolerance=1e-8, beta=beta)
     monkeypatch.undo()
@@ -177,3 +178,24 @@ def test_the_fit_gives_newton_the_verified_curvature_bound(layout, monkeypatch, 
     monkeypatch.setattr(choice, "newton", linear.newton)
     PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
     assert seen and all(isinstance(o, BlockwiseObjective) and o.curvature_bound == 0.25 for o in seen)
+
+
+@pytest.mark.parametrize("kind", ["row-blocks", "column-major"])
+def test_the_first_steps_line_minimum_is_proved_without_values(kind, monkeypatch, tmp_path):
+    """The first step from 0, lengthened to t > 1 by Newton in t, is proved by the same bound at step t (phi'(t)
+    from Newton in t): no F value for it, and the iterates bitwise those of the line search on values."""
+    X, y = _logistic_rows(20_000, 10, seed=8)  # a subsample of 4,000 rows: 400 per feature, the line minimum pays
+    proved: list[tuple[float, bool]] = []
+    step_descends = linear._step_descends
+
+    def recording(objective, direction, change, t, *args):
+        proved.append((t, step_descends(objective, direction, change, t, *args)))
+        return proved[-1][1]
+
+    monkeypatch.setattr(linear, "_step_descends", recording)
+    w_proved, info_proved = linear.newton(_objective(kind, X, y, tmp_path), gradient_tolerance=1e-8, beta=0.25)
+    monkeypatch.undo()
+    assert any(t > 1.0 and accepted for t, accepted in proved)
+    w_values, info_values, _ = _solve(_objective(kind, X, y, tmp_path), monkeypatch, False, 0.25)
+    assert np.array_equal(w_proved, w_values) and info_proved.iterations == info_values.iterations
+    assert info_proved.converged and info_proved.gradient_norm == info_values.gradient_norm
