@@ -212,8 +212,9 @@ class BlockwiseObjective(PerturbedObjective):
             return super().hessian(w, margins, single=single, subsample=True)
         z = self.margins(w) if margins is None else margins
         self._pass()
-        gram = functools.partial(_weighted_gram, single=single, second=self.loss.second)
         blocks = self._blocks().coarser(SYRK_BLOCKS)
+        scratch: list[np.ndarray] | None = None if blocks.on_dask else []  # a task's block is scaled on its worker
+        gram = functools.partial(_weighted_gram, single=single, second=self.loss.second, scratch=scratch)
         return self._regularized(blocks.sum(gram, z).astype(np.float64))
 
     def fresh_gradient_terms(self, w: np.ndarray) -> tuple[Vector, tuple[np.ndarray, ...]]:
@@ -262,18 +263,32 @@ def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float
     return float(np.sum(value(z)))
 
 
-def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool,
-                   second: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool, second: Callable[[np.ndarray], np.ndarray],
+                   scratch: list[np.ndarray] | None = None) -> np.ndarray:
     """(diag(r) block)^T (diag(r) block), its upper triangle at least (:func:`_gram_upper`), r = sqrt(max(l''(z),
-    0)) (a verified convex loss has l'' >= 0; module level: a Dask task pickles it by reference)."""
+    0)) (a verified convex loss has l'' >= 0; module level: a Dask task pickles it by reference). The scaled
+    block is written into ``scratch``'s array when given (:func:`_scratch_rows`; blocks read here, not on Dask)."""
     roots = np.sqrt(np.maximum(second(z), 0.0))
+    weighted = _scratch_rows(scratch, block.shape, np.float32 if single else np.float64)
     if not single:
-        return _gram_upper(block * roots[:, None])
+        return _gram_upper(np.multiply(block, roots[:, None], out=weighted))
     # cast, then scale in float32: numpy's mixed float64 * float64 -> float32 loop is unvectorised, 2.5 times
     # slower (3.3 ms against 1.3 ms for a 10,480 x 200 chunk of an all-rows Hessian)
-    weighted = block.astype(np.float32)
+    np.copyto(weighted, block, casting="same_kind")
     weighted *= roots.astype(np.float32)[:, None]
     return _gram_upper(weighted)
+
+
+def _scratch_rows(scratch: list[np.ndarray] | None, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """An uninitialised array of ``shape``: the leading rows of ``scratch``'s one array, allocated on first use
+    and again only for a taller block, so an all-rows Hessian writes its scaled blocks into one buffer; a new
+    array without ``scratch``. Measured at 1e5 x 200 in float32 (10,480-row blocks, one thread, least of 9
+    alternating runs): 152 ms for the Hessian's blocks with a new array each, 99 ms with one buffer."""
+    if scratch is None:
+        return np.empty(shape, dtype)
+    if not scratch or scratch[0].shape[0] < shape[0] or scratch[0].shape[1:] != shape[1:] or scratch[0].dtype != dtype:
+        scratch[:] = [np.empty(shape, dtype)]
+    return scratch[0][:shape[0]]
 
 
 def _sum(parts: Iterable[np.ndarray]) -> np.ndarray:

@@ -34,6 +34,9 @@ from ..data.blocks import cache_block_rows, elementwise
 from ..data.rows import Matrix
 from ..verification.problem import LossDerivatives, Quadratic
 
+WIDE_SAMPLE_MIN_DIM = 100  # from this width on, a Hessian subsample of up to WIDE_SAMPLE_PER_FEATURE rows a feature
+WIDE_SAMPLE_PER_FEATURE = 50
+WIDE_SAMPLE_FLOPS = 20  # ... while its m d^2 multiply-adds stay within this many times a pass's n d entries
 JACOBI_SPREAD = 0.1  # a sparse X's Jacobi preconditioner is skipped when the loss moves diag(H) by less
 
 __all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product",
@@ -51,7 +54,8 @@ class Residual:
 
 def hessian_sample_size(n: int, d: int) -> int:
     """Rows in a subsampled Hessian: 2 n / d (its m d^2 flops are then 2 n d, half a pass's), at least 20 per
-    feature and 1000, never more than n.
+    feature and 1000; from ``WIDE_SAMPLE_MIN_DIM`` columns on at least ``WIDE_SAMPLE_PER_FEATURE`` per feature
+    while m d^2 <= ``WIDE_SAMPLE_FLOPS`` n d; never more than n.
 
     Its relative error is about sqrt(d / m), and so is the factor by which a
     step from it shrinks the residual near the optimum (full Hessians take over
@@ -59,9 +63,19 @@ def hessian_sample_size(n: int, d: int) -> int:
     error 0.05 instead of 0.2 with 20 d rows; with the first step's line minimum
     (:func:`dpcvx.solvers.linear._line_minimum`), 6 Newton iterations instead of 9
     at 1e5 x 20 and 5 instead of 10 at 1e6 x 20 (benchmarks/results/speed_sweep*.md).
-    From d = 100 on the 20 d rows are the larger count.
+    From d = 100 on the 20 d rows are the larger count, and a subsampled step cut the
+    residual by only 2 to 3 at 1e5 x 200 (4,000 rows); 50 d rows (10,000) cut it by 5 to
+    8 there, 1 or 2 subsampled steps fewer on five of the family's eight generators
+    (benchmarks/results/sample_size_round14.md). Their sgemm (m d^2 multiply-adds, compute
+    bound) then costs about a quarter of a pass (n d entries read from memory) on the
+    benchmark machine; the bound m d^2 <= 20 n d keeps it so at larger d / n (at
+    1e5 x 400 the 20 d rows stay). At d >= 100 that bound is at most n / 5, so
+    :attr:`PerturbedObjective.can_subsample` (m <= n / 4) answers as with 20 d rows.
     """
-    return min(n, max(1000, 20 * d, 2 * n // max(d, 1)))
+    rows = max(1000, 20 * d, 2 * n // max(d, 1))
+    if d >= WIDE_SAMPLE_MIN_DIM:
+        rows = max(rows, min(WIDE_SAMPLE_PER_FEATURE * d, WIDE_SAMPLE_FLOPS * n // d))
+    return min(n, rows)
 
 
 def zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:

@@ -99,3 +99,26 @@ def test_the_intercept_column_is_read_by_row_blocks(rows_in_ball, monkeypatch, l
     np.testing.assert_array_equal(seen[0][:, :-1], X)  # rows inside R copied as they are
     assert np.all(seen[0][:, -1] == 1.0) and erm.diagnostics_.passes is not None
     np.testing.assert_array_equal(X, before)
+
+
+@pytest.mark.parametrize("single", [True, False])
+def test_an_all_rows_hessian_scales_its_blocks_into_one_buffer_bitwise_as_into_new_arrays(single):
+    """blockwise._weighted_gram with a scratch list: the same block terms to the bit (a shorter last block
+    included), one buffer allocated for the taller blocks and reused for the shorter one."""
+    from dpcvx.solvers.blockwise import _weighted_gram
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2_500, 30)) / 6
+    z = rng.normal(size=2_500)
+    def second(v: np.ndarray) -> np.ndarray:  # the logistic loss's l''
+        return expit(v) * expit(-v)
+
+    scratch: list[np.ndarray] = []
+    buffers = set()
+    for rows in (slice(0, 1_000), slice(1_000, 2_000), slice(2_000, 2_500)):
+        fresh = _weighted_gram(X[rows], z[rows], single, second)
+        reused = _weighted_gram(X[rows], z[rows], single, second, scratch=scratch)
+        assert fresh.dtype == reused.dtype == (np.float32 if single else np.float64)
+        assert np.array_equal(np.triu(fresh), np.triu(reused))
+        buffers.add(id(scratch[0]))
+    assert len(buffers) == 1 and scratch[0].shape == (1_000, 30)

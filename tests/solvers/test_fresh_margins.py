@@ -172,8 +172,19 @@ def test_hessian_subsample_costs_half_a_pass_with_at_least_twenty_rows_per_featu
     assert hessian_sample_size(10_000, 20) == 1_000
     assert hessian_sample_size(100_000, 20) == 10_000  # 2 n / d: m d^2 = 2 n d flops
     assert hessian_sample_size(1_000_000, 20) == 100_000
-    assert hessian_sample_size(100_000, 200) == 4_000  # 20 d
+    assert hessian_sample_size(100_000, 80) == 2_500  # below 100 columns: 2 n / d, 20 d, 1000 only
     assert hessian_sample_size(500, 20) == 500  # never more than n
+
+
+def test_wide_hessian_subsample_takes_fifty_rows_per_feature_while_its_flops_stay_within_twenty_passes_entries():
+    assert hessian_sample_size(100_000, 200) == 10_000  # 50 d = 20 n / d
+    assert hessian_sample_size(100_000, 100) == 5_000  # 50 d
+    assert hessian_sample_size(100_000, 400) == 8_000  # 20 n / d = 5,000 is below 20 d: 20 d stays
+    assert hessian_sample_size(1_000_000, 200) == 10_000  # 50 d
+    for n, d in [(30_000, 100), (40_000, 200), (39_999, 200), (200_000, 400), (300_000, 500), (20_000, 1_000)]:
+        old = min(n, max(1000, 20 * d, 2 * n // d))  # the rule before: can_subsample (n >= 4 m) answers alike
+        assert (n >= 4 * hessian_sample_size(n, d)) == (n >= 4 * old)
+        assert hessian_sample_size(n, d) >= old
 
 
 def test_line_derivatives_are_those_of_the_objective_along_the_direction(rows_in_ball):
