@@ -65,8 +65,8 @@ def hessian_sample_size(n: int, d: int) -> int:
     at 1e5 x 20 and 5 instead of 10 at 1e6 x 20 (benchmarks/results/speed_sweep*.md).
     From d = 100 on the 20 d rows are the larger count, and a subsampled step cut the
     residual by only 2 to 3 at 1e5 x 200 (4,000 rows); 50 d rows (10,000) cut it by 5 to
-    8 there, 1 or 2 subsampled steps fewer on five of the family's eight generators
-    (benchmarks/results/sample_size_round14.md). Their sgemm (m d^2 multiply-adds, compute
+    8 there: 1 to 3 reads of X fewer on six or seven of the family's eight generators
+    (benchmarks/results/family_sweep_round14_perf10_*.md). Their sgemm (m d^2 multiply-adds, compute
     bound) then costs about a quarter of a pass (n d entries read from memory) on the
     benchmark machine; the bound m d^2 <= 20 n d keeps it so at larger d / n (at
     1e5 x 400 the 20 d rows stay). At d >= 100 that bound is at most n / 5, so
