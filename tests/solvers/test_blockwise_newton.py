@@ -122,3 +122,37 @@ def test_an_all_rows_hessian_scales_its_blocks_into_one_buffer_bitwise_as_into_n
         assert np.array_equal(np.triu(fresh), np.triu(reused))
         buffers.add(id(scratch[0]))
     assert len(buffers) == 1 and scratch[0].shape == (1_000, 30)
+
+
+
+def test_a_memmaps_hessian_subsample_is_read_again_by_blocks_and_equals_the_one_held_for_rows_in_memory(tmp_path):
+    """The subsampled Hessian of a memmap (its rows read again by cache blocks, no copy of the sample held) and
+    that of the same rows in memory (their float32 copy kept, one Gram product) are both within float32 rounding
+    of (n / m) sum over the sampled rows of l''(z_i) x_i x_i^T + n Lam I."""
+    from dpcvx.data.blocks import RowBlocks
+    from dpcvx.data.rows import RowMap
+    from dpcvx.solvers.blockwise import BlockwiseObjective
+    from dpcvx.solvers.objective import hessian_sample_size
+    from dpcvx.verification.verifier import verify_loss, verify_regularizer
+
+    rng = np.random.default_rng(5)
+    n, d = 60_000, 120  # 50 d = 6,000 sampled rows: three cache blocks of 2,184 rows, the last one short
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    np.save(tmp_path / "X.npy", X)
+    memmap = np.load(tmp_path / "X.npy", mmap_mode="r")
+    w = rng.normal(size=d)
+    args = (y, verify_loss(losses.logistic()).derivatives, verify_regularizer(None, d).analysis.quadratic, LAM,
+            np.zeros(d))
+    hessians = []
+    for source in (X, memmap):
+        objective = BlockwiseObjective(X[:0], *args, blocks=RowBlocks.views(source, RowMap(norm_bound=1.0)))
+        hessians.append(np.triu(objective.hessian(w, subsample=True, single=True)))
+    m = hessian_sample_size(n, d)
+    rows = np.linspace(0, n - 1, m).astype(np.intp)
+    z = y[rows] * (X[rows] @ w)
+    exact = (n / m) * (X[rows].T * (expit(z) * expit(-z))) @ X[rows] + n * LAM * np.eye(d)
+    for hessian in hessians:
+        np.testing.assert_allclose(hessian, np.triu(exact), rtol=0, atol=1e-5 * np.abs(exact).max())
+    assert not np.array_equal(hessians[0], hessians[1])  # the memmap's by blocks: another order of float32 sums
