@@ -9,6 +9,11 @@ and the check's time is the cumulative time of the one call of ``dpcvx/models/fi
 BLAS thread, fixed noise (random_state 0), PrivateERM(logistic, lam=1e-4, data_norm=1), objective perturbation
 at epsilon 1, the family sweep's generators (seeds 51,400 on). Run on two trees (PYTHONPATH) for an A/B.
 
+The estimator's check (``DPLogisticRegression(epsilon=1, lam=1e-4, classes=(-1, 1))`` on the isotropic rows,
+which checks its own predictions at its threshold) is timed the same way: the cumulative time of
+``dpcvx/sklearn/classifiers.py``'s ``_check_training_rows``, or where a tree has none (before issue 44's eighth
+session) that of its ``_predicted`` and of ``warn_on_training_rows`` called from the fit.
+
     python -m benchmarks.confusion_margins                  # 1e5 x 20, 1e6 x 20, 1e5 x 200; 3 repeats
     python -m benchmarks.confusion_margins --sizes 1e4x20 --repeats 5 --tag confusion_margins_check
 """
@@ -46,8 +51,31 @@ def check_ms(X: np.ndarray, y: np.ndarray, intercept: bool, repeats: int) -> tup
         profiler.disable()
         fits.append(1e3 * (time.process_time() - start))
         stats: Any = pstats.Stats(profiler).stats  # {(file, line, name): (calls, primitive, tottime, cumtime, ..)}
-        checks.append(1e3 * sum(entry[3] for (path, _, name), entry in stats.items()
-                                if name == "_confusion" and path.endswith("fit_plan.py")))
+        checks.append(_cumulative_ms(stats, {"_confusion": "fit_plan.py"}))
+    return float(np.median(fits)), float(np.median(checks))
+
+
+def _cumulative_ms(stats: Any, names: dict[str, str]) -> float:
+    """The cumulative CPU ms of the functions ``names`` (name -> the file it is defined in) in pstats' table."""
+    return 1e3 * sum(entry[3] for (path, _, name), entry in stats.items()
+                     if name in names and path.endswith(names[name]))
+
+
+def estimator_check_ms(X: np.ndarray, y: np.ndarray, repeats: int) -> tuple[float, float]:
+    """(the estimator's fit median CPU ms, its training-rows check's median CPU ms) over ``repeats`` fits."""
+    fits, checks = [], []
+    for _ in range(repeats):
+        profiler = cProfile.Profile(time.process_time)
+        start = time.process_time()
+        profiler.enable()
+        dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-4, classes=(-1, 1), random_state=0).fit(X, y)
+        profiler.disable()
+        fits.append(1e3 * (time.process_time() - start))
+        stats: Any = pstats.Stats(profiler).stats
+        check = _cumulative_ms(stats, {"_check_training_rows": "classifiers.py"})
+        if not check:
+            check = _cumulative_ms(stats, {"_predicted": "classifiers.py", "warn_on_training_rows": "training_rows.py"})
+        checks.append(check)
     return float(np.median(fits)), float(np.median(checks))
 
 
@@ -65,6 +93,11 @@ def run(args: argparse.Namespace) -> dict:
                     rows.append({"size": size, "generator": kind, "intercept": intercept, "fit ms": fit_ms,
                                  "check ms": cost})
                     print(size, kind, intercept, round(fit_ms, 1), round(cost, 2), flush=True)
+                    if kind == "isotropic" and intercept:
+                        fit_ms, cost = estimator_check_ms(X, y, args.repeats)
+                        rows.append({"size": size, "generator": kind, "intercept": "estimator", "fit ms": fit_ms,
+                                     "check ms": cost})
+                        print(size, kind, "estimator", round(fit_ms, 1), round(cost, 2), flush=True)
     return {"run": record.finish(), "repeats": args.repeats, "rows": rows}
 
 

@@ -240,7 +240,8 @@ class MulticlassPlan:
         if training_rows.runs_here() and not is_out_of_core(X):  # NOT PRIVATE, on the argmax (models.training_rows)
             training_rows.warn_on_training_rows(type(learner).__name__,
                                                 np.argmax(released.decision_function(X), axis=1),
-                                                np.argmax(np.vstack(targets), axis=0))  # each row's class index
+                                                np.argmax(np.vstack(targets), axis=0),  # each row's class index
+                                                classes=np.arange(len(self.classes)))
         return released
 
     def _fit_class(self, X: Any, target: np.ndarray, seed: RandomState, sample_weight: Any) -> Any:

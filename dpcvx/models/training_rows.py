@@ -54,13 +54,15 @@ NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no
                         "constant prediction (R^2 <= 0)." + _NOTE)
 
 
-def training_rows_finding(predictions: Any, y: Any, regression: bool) -> str | None:
-    """The fixed text that applies to ``predictions`` of the training labels ``y``, or None."""
+def training_rows_finding(predictions: Any, y: Any, regression: bool, classes: Any = None) -> str | None:
+    """The fixed text that applies to ``predictions`` of the training labels ``y``, or None. ``classes``: the
+    public classes, which hold every label and prediction (else their union is sorted out of the rows)."""
     predicted, labels = np.asarray(predictions).ravel(), np.asarray(y).ravel()
     if regression:
         spread = float(np.sum((labels - labels.mean()) ** 2))
         return NO_BETTER_REGRESSION if float(np.sum((labels - predicted) ** 2)) >= spread else None
-    return classification_finding(confusion(predicted, labels, np.union1d(labels, predicted)))
+    values = np.union1d(labels, predicted) if classes is None else np.unique(np.asarray(classes))
+    return classification_finding(confusion(predicted, labels, values))
 
 
 def confusion(predicted: np.ndarray, labels: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -118,11 +120,12 @@ def runs_here() -> bool:
     return not (checks_are_off() or _CALLER.get())
 
 
-def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False) -> None:
+def warn_on_training_rows(owner: str, predictions: Any, y: Any, *, regression: bool = False,
+                          classes: Any = None) -> None:
     """Warn :class:`~dpcvx.exceptions.TrainingRowsWarning` with a fixed text (NOT PRIVATE), unless inside tune or
-    left to the caller (:func:`runs_here`)."""
+    left to the caller (:func:`runs_here`); ``classes`` as :func:`training_rows_finding`'s."""
     if runs_here():
-        _warn(owner, training_rows_finding(predictions, y, regression))
+        _warn(owner, training_rows_finding(predictions, y, regression, classes))
 
 
 def warn_on_confusion(owner: str, counts: np.ndarray) -> None:

@@ -102,7 +102,7 @@ from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
-from ..models.training_rows import left_to_caller, warn_on_training_rows
+from ..models.training_rows import left_to_caller, sign_confusion, warn_on_confusion, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
@@ -390,8 +390,19 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         warn_if_small_table(type(self).__name__, int(certificate.constants.n), fitted["n_features_in_"],
                             certificate.epsilon, self._public_rate(certificate, cut))
         if in_memory:  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
-            warn_on_training_rows(type(self).__name__, self._predicted(model, X), y)
+            self._check_training_rows(model, X, y)
         return self
+
+    def _check_training_rows(self, model: PrivateModel | PrivateMulticlassModel, X: Any, y: Any) -> None:
+        """The training-rows check (:mod:`dpcvx.models.training_rows`) of the release's predictions: a binary
+        release's from the rows whose decision is above the cut (:meth:`_predicted`'s) and those labelled
+        ``classes[1]``, counted (:func:`sign_confusion`) with no predictions' array and no sort of the labels;
+        one-vs-rest's over the public classes, with no sort of the rows to find them."""
+        if isinstance(model, PrivateMulticlassModel):
+            warn_on_training_rows(type(self).__name__, model.predict(X), y, classes=model.classes_)
+            return
+        positive = model.decision_function(X) > self._cut(model)
+        warn_on_confusion(type(self).__name__, sign_confusion(positive, np.asarray(y) == model.classes_[1]))
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of

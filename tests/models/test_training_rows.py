@@ -72,8 +72,8 @@ def test_a_regressor_warns_when_no_better_than_a_constant():
 def test_never_runs_inside_tune(noise_labels, monkeypatch, estimator):
     X, y = noise_labels
     calls = []
-    original = training_rows.training_rows_finding
-    monkeypatch.setattr(training_rows, "training_rows_finding", lambda *a, **k: calls.append(1) or original(*a, **k))
+    original = training_rows.classification_finding  # every classifier's check ends in it
+    monkeypatch.setattr(training_rows, "classification_finding", lambda *a, **k: calls.append(1) or original(*a, **k))
     if estimator:
         learner, labels = BudgetInConstructor(dpcvx.DPLogisticRegression, lam=1.0), y
     else:
@@ -217,3 +217,37 @@ def test_kernel_learners_warn_when_useless_on_their_rows(noise_labels, fit):
     with pytest.warns(TrainingRowsWarning) as caught:   # every label +1: any release is no better than a constant
         fit(X, np.ones(X.shape[0]))
     assert len(_training_row_messages(caught)) == 1
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")
+@pytest.mark.parametrize("classes, threshold", [((0, 1), 0.5), ((1, 0), 0.3), (("yes", "no"), 0.7)])
+def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monkeypatch, classes, threshold):
+    """A binary estimator's counts (from its decisions at the cut, no predictions' array) are those of its predict
+    on the training rows, rows and columns in the order of its classes; any order of the classes."""
+    from dpcvx.sklearn import classifiers
+    X, y = noise_labels
+    labels = np.where(y == 1, classes[1], classes[0])
+    seen = []
+    original = classifiers.warn_on_confusion
+    monkeypatch.setattr(classifiers, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
+                        original(owner, counts))
+    estimator = dpcvx.DPLogisticRegression(epsilon=1.0, lam=0.01, classes=classes, threshold=threshold,
+                                           random_state=0).fit(X, labels)
+    [counts] = seen
+    predicted = estimator.predict(X)
+    expected = [[np.count_nonzero((labels == a) & (predicted == b)) for b in classes] for a in classes]
+    np.testing.assert_array_equal(counts, expected)
+    assert training_rows.classification_finding(counts) == training_rows_finding(predicted, labels, False)
+
+
+def test_the_public_classes_give_the_finding_of_the_union(noise_labels):
+    """training_rows_finding over the public classes is that over the labels' and predictions' union."""
+    rng = np.random.default_rng(5)
+    for k in (2, 3, 5):
+        for present in (1, 2, k):
+            labels = rng.integers(0, present, size=200)
+            for predicted in (labels, rng.integers(0, k, size=200), np.zeros(200, dtype=int)):
+                assert training_rows_finding(predicted, labels, False, classes=np.arange(k)[::-1]) == \
+                    training_rows_finding(predicted, labels, False)
