@@ -46,8 +46,9 @@ def cho_solve(factor: CholeskyFactor, rhs: np.ndarray) -> np.ndarray:
 
 def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                        forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
-                       track_change: bool = False, deferred: Callable[[], np.ndarray | None] | None = None,
-                       next_gradient: bool = False,
+                       track_change: bool = False,
+                       deferred: Callable[[], CholeskyFactor | np.ndarray | None] | None = None,
+                       next_gradient: bool = False, slow: float = JACOBI_SLOW,
                        ) -> tuple[np.ndarray, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """(d, its margin change or None, the gradient terms at w + d or None): CG on H d = -g to
     ||H d + g|| <= forcing ||g||, one Hessian-vector product (a pass over X) per iteration, preconditioned
@@ -59,10 +60,11 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     gives the change along d as sum_k alpha_k y * X p_k: the Newton step then needs no product of its
     own (:attr:`PerturbedObjective.steps_from_products`).
 
-    ``deferred`` is a diagonal preconditioner asked for only once CG is slow without one: after two
-    products or more whose residual cuts average less than 1 / ``JACOBI_SLOW`` each. When it returns a
-    diagonal, PCG restarts with it from the current iterate d_k (its residual -g - H d_k is the one
-    CG tracks, and d_k's margin change is kept), so no product is lost.
+    ``deferred`` is a preconditioner (a diagonal, or a Cholesky factor) asked for only once CG is slow
+    without one: after two products or more whose residual cuts average less than 1 / ``slow`` each
+    (``JACOBI_SLOW`` for a sparse X's diagonal). When it returns one, PCG restarts with it from the current
+    iterate d_k (its residual -g - H d_k is the one CG tracks, and d_k's margin change is kept), so no
+    product is lost.
 
     The last step takes half a product: alpha_k = rho_k / p_k^T H p_k needs only X p_k (p^T H p =
     sum_i l''(z_i) (x_i^T p)^2 + the regularizer's terms: :meth:`PerturbedObjective.curvature_along`);
@@ -128,10 +130,10 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
         if size <= limit:
             break
         next_terms = None  # CG goes on: not the gradient at its direction
-        if deferred is not None and k >= 2 and size > start * JACOBI_SLOW**k:
-            diagonal, deferred = deferred(), None
-            if diagonal is not None:  # restart: PCG from d_k, whose residual is r_k
-                solved = preconditioner_solve(diagonal)
+        if deferred is not None and k >= 2 and size > start * slow**k:
+            late, deferred = deferred(), None
+            if late is not None:  # restart: PCG from d_k, whose residual is r_k
+                solved = preconditioner_solve(late)
                 search = solved(residual)
                 rho = float(residual @ search)
                 continue

@@ -35,7 +35,7 @@ import scipy.sparse as sparse
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
-from .cg import CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
+from .cg import JACOBI_SLOW, CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
 from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
@@ -56,6 +56,7 @@ LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
 LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
 FLAT_DECREASE = 1e-12  # a change of F below this fraction of |F| is round-off
+SAMPLED_SLOW = 0.3  # dense rows beyond DENSE_NEWTON_MAX_DIM: a subsampled factor once CG cuts less than ~3x a product
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
 
 
@@ -151,9 +152,18 @@ def _newton_direction(
             return -cho_solve(factor, gradient), factor, None, None
         except la.LinAlgError:
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None, None
-    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, unpreconditioned for dense rows (measured at d = 500:
-    # subsampled Hessians, m d^2 flops a step, cost more than the CG steps they save); diag(H) for sparse X
-    # where it pays, a question asked only once CG is slow without it
+    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v; for dense rows unpreconditioned until CG is slow, then by a
+    # subsampled Hessian's factor (:func:`_sampled_factor`); diag(H) for sparse X where it pays, a question asked
+    # only once CG is slow without it
+    if objective.dense and objective.can_subsample:
+        def sampled() -> CholeskyFactor | None:
+            return _sampled_factor(objective, w, margins)
+
+        if objective.cg_slow:
+            return _cg_direction(objective, w, margins, gradient, forcing, sampled(), None, next_gradient=next_gradient)
+        return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=sampled,
+                             next_gradient=next_gradient, slow=SAMPLED_SLOW)
+
     def jacobi() -> np.ndarray | None:
         return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
 
@@ -165,15 +175,34 @@ def _newton_direction(
 
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
-                  factor: CholeskyFactor | None, deferred: Callable[[], np.ndarray | None] | None = None,
-                  next_gradient: bool = False,
+                  factor: CholeskyFactor | None,
+                  deferred: Callable[[], CholeskyFactor | np.ndarray | None] | None = None,
+                  next_gradient: bool = False, slow: float = JACOBI_SLOW,
                   ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through), margin change
     (or None) and gradient terms at the full step (or None)."""
     direction, change, next_terms = preconditioned_cg(
         objective, w, margins, gradient, forcing, preconditioner, track_change=objective.steps_from_products,
-        deferred=deferred, next_gradient=next_gradient)
+        deferred=deferred, next_gradient=next_gradient, slow=slow)
     return direction, factor, change, next_terms
+
+
+def _sampled_factor(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray) -> CholeskyFactor | None:
+    """The Cholesky factor of the subsampled Hessian at w (single precision, :meth:`PerturbedObjective.hessian`),
+    as CG's preconditioner for dense rows beyond ``DENSE_NEWTON_MAX_DIM`` columns once CG has been slow without
+    one (``SAMPLED_SLOW``); from then on every Newton direction of the solve takes a fresh one
+    (:attr:`PerturbedObjective.cg_slow`). None if the factorisation fails (CG then goes on unpreconditioned).
+
+    Its m d^2 multiply-adds (m = :func:`~dpcvx.solvers.objective.hessian_sample_size` rows, at most a fifth of
+    n at these widths) cost a fraction of a pass over X; on correlated columns, where unpreconditioned CG takes
+    about ten Hessian-vector products (passes) per Newton direction, it takes one or two
+    (benchmarks/results/sampled_preconditioner.md). Only the direction changes: every product, gradient and the
+    stopping test stay exact."""
+    objective.cg_slow = True
+    try:
+        return cho_factor(objective.hessian(w, margins, single=True, subsample=True))
+    except la.LinAlgError:
+        return None
 
 
 def _line_minimum(objective: PerturbedObjective, w: np.ndarray, direction: np.ndarray, margins: np.ndarray,

@@ -219,6 +219,8 @@ class PerturbedObjective:
     _full: np.ndarray | None = field(init=False, repr=False, default=None)  # margins at w + d of margin_change
     _jacobi: np.ndarray | None = field(init=False, repr=False, default=None)  # the last diag(H) for CG
     _jacobi_pays: bool | None = field(init=False, repr=False, default=None)
+    # CG was slow without a preconditioner on this solve's dense rows (:func:`dpcvx.solvers.linear._sampled_factor`)
+    cg_slow: bool = field(init=False, repr=False, default=False)
 
     def __post_init__(self) -> None:
         self._dense = not sparse.issparse(self.X)
@@ -378,6 +380,11 @@ class PerturbedObjective:
         computation that ends a solve)."""
         terms = self.fresh_gradient_terms(w)[1] if margins is None else self.gradient_terms(w, margins)
         return relative_residual(terms, self.n)
+
+    @property
+    def dense(self) -> bool:
+        """Whether X is a dense array (not a sparse matrix)."""
+        return self._dense
 
     @property
     def can_subsample(self) -> bool:

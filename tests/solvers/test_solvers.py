@@ -303,3 +303,60 @@ def test_a_loss_without_a_proved_curvature_bound_keeps_the_jacobi_diagonal():
                        for c in problem.certificate.conditions)
     unproved = dataclasses.replace(problem, certificate=dataclasses.replace(problem.certificate, conditions=conditions))
     assert curvature_bound(unproved) == np.inf
+
+
+def _dense_cg_problem(kind: str) -> PerturbedObjective:
+    """Dense rows for Newton-CG (wider than the patched ``DENSE_NEWTON_MAX_DIM``): isotropic Gaussian rows at Lam
+    1e-2 (a well-conditioned Hessian: CG cuts its residual tenfold a product), or AR(1) columns of correlation 0.98
+    at Lam 1e-4 (an ill-conditioned one, on which unpreconditioned CG is slow)."""
+    rng = np.random.default_rng(7)
+    n, d = 8_000, 60
+    Z = rng.normal(size=(n, d))
+    if kind == "correlated":
+        for j in range(1, d):
+            Z[:, j] = 0.98 * Z[:, j - 1] + 0.2 * Z[:, j]
+    X = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    y = np.where(3 * (X @ rng.normal(size=d)) + rng.logistic(size=n) > 0, 1.0, -1.0)
+    loss = verify_loss(losses.logistic()).derivatives
+    quadratic = verify_regularizer(None, d).analysis.quadratic
+    lam = 1e-4 if kind == "correlated" else 1e-2
+    return PerturbedObjective(X, y, loss, quadratic, lam, 1e-2 * rng.normal(size=d), curvature_bound=0.25)
+
+
+@pytest.mark.parametrize("kind", ["correlated", "isotropic"])
+def test_dense_cg_takes_a_subsampled_factor_only_once_it_is_slow(kind, monkeypatch):
+    """Beyond DENSE_NEWTON_MAX_DIM dense rows start unpreconditioned; once CG cuts its residual by less than
+    1 / SAMPLED_SLOW a product, it restarts with the subsampled Hessian's factor and later directions take a
+    fresh one. On correlated columns that cuts the Hessian-vector products (passes over X) at least in half;
+    isotropic rows never ask, and do the same products as without the rule (rows too few for a subsample: CG
+    unpreconditioned throughout). Either way the solve converges to the same minimiser."""
+    import dpcvx.solvers.linear as linear
+
+    monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 50)
+    products = []
+    original = PerturbedObjective.hessian_product
+
+    def counted(self, *args, **kwargs):
+        products.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(PerturbedObjective, "hessian_product", counted)
+
+    def solve() -> tuple[np.ndarray, int, bool]:
+        products.clear()
+        objective = _dense_cg_problem(kind)
+        assert objective.dense
+        w, info = linear.newton(objective, gradient_tolerance=1e-9 * objective.n)
+        assert info.status == "converged"
+        return w, len(products), objective.cg_slow
+
+    w, used, slow = solve()
+    monkeypatch.setattr(PerturbedObjective, "can_subsample", property(lambda self: False))
+    plain, plain_used, plain_slow = solve()
+    assert not plain_slow
+    assert slow == (kind == "correlated")
+    if kind == "correlated":
+        assert used <= plain_used / 2
+    else:
+        assert used == plain_used
+    np.testing.assert_allclose(w, plain, rtol=1e-6, atol=1e-8 * np.linalg.norm(plain))
