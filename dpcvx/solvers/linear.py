@@ -132,7 +132,8 @@ def _newton_direction(
     earlier all-rows Hessian, when :func:`_hessian_free`); beyond
     ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X where it pays
     (:meth:`PerturbedObjective.jacobi_pays`; computed afresh outside the ``local``
-    regime, the last one reused in it) and not at all for dense rows. A CG
+    regime, the last one reused in it), and for dense rows by a subsampled Hessian's
+    factor once CG is slow without one (:func:`_sampled_factor`; none before). A CG
     direction comes with its margin change when the objective takes steps from
     CG's products (:attr:`PerturbedObjective.steps_from_products`), and with
     ``next_gradient`` the gradient terms at the full step when CG's products
@@ -196,7 +197,7 @@ def _sampled_factor(objective: PerturbedObjective, w: np.ndarray, margins: np.nd
     Its m d^2 multiply-adds (m = :func:`~dpcvx.solvers.objective.hessian_sample_size` rows, at most a fifth of
     n at these widths) cost a fraction of a pass over X; on correlated columns, where unpreconditioned CG takes
     about ten Hessian-vector products (passes) per Newton direction, it takes one or two
-    (benchmarks/results/sampled_preconditioner.md). Only the direction changes: every product, gradient and the
+    (docs/performance.md, round 14). Only the direction changes: every product, gradient and the
     stopping test stay exact."""
     objective.cg_slow = True
     try:
@@ -417,8 +418,9 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     with forcing = min(0.1, max(sqrt(relative residual), a fraction
     ``CG_TARGET_FRACTION`` of the target over ||g||)): tighter near the optimum,
     never tighter than the stopping rule needs. Beyond ``DENSE_NEWTON_MAX_DIM``
-    columns no Hessian is formed, not even a subsampled one: every direction
-    comes from CG.
+    columns every direction comes from CG, and no Hessian is formed except,
+    on dense rows where CG is slow, a subsampled one as its preconditioner
+    (:func:`_sampled_factor`).
     Once the residual is below ``ROUND_OFF_REGIME``, the line search takes the
     gradient norm as its merit (F's computed value is then round-off: the sum of
     the losses cancels against b^T w), and the solve stops early when the
