@@ -73,6 +73,29 @@ def test_the_margins_give_the_counts_of_a_pass(seed, tmp_path):
     np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, None, bound), expected)
 
 
+def test_undecided_rows_are_gathered_a_cache_block_at_a_time(monkeypatch, tmp_path):
+    """The rows the margins leave undecided (up to a tenth of X) are read a cache block at a time, never as one
+    copy: on a memmap a tenth of the file as a copy grew the fit's anonymous memory past a tenth of the file
+    (benchmarks/results/input_memory.md). The counts are those of a pass."""
+    X, w, labels, solved, margins = _adversarial(0)
+    stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    stored[:] = X
+    stored.flush()
+    blocks = RowBlocks(np.load(tmp_path / "X.npy", mmap_mode="r"), RowMap(norm_bound=1.0), block_rows=64).trusted(0)
+    monkeypatch.setattr(fit_plan, "cache_block_rows", lambda width: 7)
+    taken = []
+    original = RowBlocks.take
+
+    def take(self, rows):
+        taken.append(len(rows))
+        return original(self, rows)
+
+    monkeypatch.setattr(RowBlocks, "take", take)
+    counts = fit_plan._confusion(blocks, w, labels, (solved, margins), 1.0)
+    np.testing.assert_array_equal(counts, _exact_counts(X, w, labels))
+    assert len(taken) > 1 and max(taken) <= 7
+
+
 def test_margins_far_from_the_release_fall_back_to_a_pass():
     X, w, labels, _, _ = _adversarial(0)
     far = w + 10.0  # the noise of output perturbation: every margin undecided
