@@ -116,8 +116,7 @@ def markdown(output: dict) -> str:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cold_start_peer", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=7, help="fresh processes of each library")
-    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
-    parser.add_argument("--tag", default="cold_start_peer", help="file name tag")
+    common.add_result_arguments(parser, "cold_start_peer")
     parser.add_argument("--before", type=Path, default=None,
                         help="another tree (a checkout of main) whose dpcvx is timed in the same rotation")
     args = parser.parse_args(argv)

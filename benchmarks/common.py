@@ -417,6 +417,13 @@ def write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=1, default=_json_default, allow_nan=False) + "\n")
 
 
+def add_result_arguments(parser: argparse.ArgumentParser, tag: str | None, tag_help: str = "file name tag") -> None:
+    """A script's ``--out`` (the results directory by default) and ``--tag`` (the file name, ``tag`` by default),
+    the two :func:`write_results` takes."""
+    parser.add_argument("--out", default=str(RESULTS_DIR), help="output directory")
+    parser.add_argument("--tag", default=tag, help=tag_help)
+
+
 def write_results(output: dict, text: str, out: Path, tag: str) -> None:
     """A run's JSON (:func:`write_json`) and its markdown text, as ``out``/``tag``.json and .md."""
     write_json(out / f"{tag}.json", output)

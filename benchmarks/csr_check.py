@@ -115,8 +115,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.csr_check", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="20,000 x 10,000")
     parser.add_argument("--repeats", type=int, default=9, help="runs a median is taken over")
-    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
-    parser.add_argument("--tag", default=None, help="file name tag (default: csr_check, or _quick)")
+    common.add_result_arguments(parser, None, "file name tag (default: csr_check, or _quick)")
     args = parser.parse_args(argv)
     output = run(args)
     common.write_results(output, markdown(output), Path(args.out),

@@ -260,8 +260,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sparse", default=None, help="n x d of the sparse case, or none")
     parser.add_argument("--seed", type=int, default=SEED, help="first generator seed (each case takes the next)")
     parser.add_argument("--tmp", default=None, help="directory for the memmap file (default: the system's)")
-    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
-    parser.add_argument("--tag", default=None, help="file name tag (default: family_sweep, or _quick)")
+    common.add_result_arguments(parser, None, "file name tag (default: family_sweep, or _quick)")
     return parser.parse_args(argv)
 
 

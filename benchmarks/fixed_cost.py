@@ -126,8 +126,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=int, default=100, help="rounds the least time is taken over")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or this process's CPU time (steadier when other jobs load the machine)")
-    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
-    parser.add_argument("--tag", default="fixed_cost", help="file name tag")
+    common.add_result_arguments(parser, "fixed_cost")
     args = parser.parse_args(argv)
     CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
     output = run(args)

@@ -125,8 +125,7 @@ def markdown(output: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.input_memory", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
-    parser.add_argument("--tag", default="input_memory", help="file name tag")
+    common.add_result_arguments(parser, "input_memory")
     args = parser.parse_args(argv)
     output = run()
     common.write_results(output, markdown(output), Path(args.out), args.tag)

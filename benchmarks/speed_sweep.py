@@ -292,8 +292,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case")
     parser.add_argument("--sparse", default=None, help="n x d of the sparse case")
     parser.add_argument("--tmp", default=None, help="directory for the memmap file (default: the system's)")
-    parser.add_argument("--out", default=str(common.RESULTS_DIR), help="output directory")
-    parser.add_argument("--tag", default=None, help="file name tag (default: speed_sweep, or _quick)")
+    common.add_result_arguments(parser, None, "file name tag (default: speed_sweep, or _quick)")
     return parser.parse_args(argv)
 
 
