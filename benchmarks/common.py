@@ -424,6 +424,16 @@ def add_result_arguments(parser: argparse.ArgumentParser, tag: str | None, tag_h
     parser.add_argument("--tag", default=tag, help=tag_help)
 
 
+def run_and_write(parser: argparse.ArgumentParser, argv: list[str] | None, run: Callable[[argparse.Namespace], dict],
+                  markdown: Callable[[dict], str]) -> dict:
+    """A script's main: its arguments parsed from ``argv``, ``run`` on them, and the output written
+    (:func:`write_results`, as the ``--out`` and ``--tag`` of :func:`add_result_arguments`)."""
+    args = parser.parse_args(argv)
+    output = run(args)
+    write_results(output, markdown(output), Path(args.out), args.tag)
+    return output
+
+
 def write_results(output: dict, text: str, out: Path, tag: str) -> None:
     """A run's JSON (:func:`write_json`) and its markdown text, as ``out``/``tag``.json and .md."""
     write_json(out / f"{tag}.json", output)

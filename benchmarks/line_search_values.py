@@ -115,10 +115,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--processes", type=int, default=2, help="processes per tree and case")
     parser.add_argument("--seed", type=int, default=SEED)
     common.add_result_arguments(parser, "line_search_values")
-    args = parser.parse_args(argv)
-    output = run(args)
-    common.write_results(output, markdown(output), Path(args.out), args.tag)
-    return output
+    return common.run_and_write(parser, argv, run, markdown)
 
 
 if __name__ == "__main__":

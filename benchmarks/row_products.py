@@ -22,7 +22,6 @@ import functools
 import operator
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -113,10 +112,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--widths", nargs="+", type=int, default=list(WIDTHS), help="widths d")
     parser.add_argument("--repeats", type=int, default=7, help="timings per variant and width")
     common.add_result_arguments(parser, "row_products")
-    args = parser.parse_args(argv)
-    output = run(args)
-    common.write_results(output, markdown(output), Path(args.out), args.tag)
-    return output
+    return common.run_and_write(parser, argv, run, markdown)
 
 
 if __name__ == "__main__":
