@@ -23,7 +23,7 @@ def _exact_counts(X, w, labels):
     return training_rows.sign_confusion(np.array(positive), labels)
 
 
-def _adversarial(seed, n=1000, d=120):
+def _adversarial(seed, n=400, d=60):
     """Rows of norm <= 1 with x . w exactly 0 (a row and its image under a swap of two equal weights), within
     rounding and 1e-300 of 0 either side, zero rows (a fiftieth of the rows each), and ordinary rows; w and a
     solver's point w~ near it, whose margins are 0 on every fiftieth row: under a tenth undecided."""
