@@ -395,14 +395,14 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_training_rows(self, model: PrivateModel | PrivateMulticlassModel, X: Any, y: Any) -> None:
         """The training-rows check (:mod:`dpcvx.models.training_rows`) of the release's predictions: a binary
-        release's from the rows whose decision is above the cut (:meth:`_predicted`'s) and those labelled
-        ``classes[1]``, counted (:func:`sign_confusion`) with no predictions' array and no sort of the labels;
-        one-vs-rest's over the public classes, with no sort of the rows to find them."""
+        release's from the rows whose decision is above the cut (:meth:`_above_cut`, as :meth:`_predicted`) and
+        those labelled ``classes[1]``, counted (:func:`sign_confusion`) with no predictions' array and no sort of
+        the labels; one-vs-rest's over the public classes, with no sort of the rows to find them."""
         if isinstance(model, PrivateMulticlassModel):
             warn_on_training_rows(type(self).__name__, model.predict(X), y, classes=model.classes_)
             return
-        positive = model.decision_function(X) > self._cut(model)
-        warn_on_confusion(type(self).__name__, sign_confusion(positive, np.asarray(y) == model.classes_[1]))
+        labelled = np.asarray(y) == model.classes_[1]
+        warn_on_confusion(type(self).__name__, sign_confusion(self._above_cut(model, X), labelled))
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of
@@ -462,7 +462,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """The release's labels for checked rows X, binary ones at the public decision threshold."""
         if isinstance(model, PrivateMulticlassModel):
             return model.predict(X)
-        return np.where(model.decision_function(X) > self._cut(model), model.classes_[1], model.classes_[0])
+        return np.where(self._above_cut(model, X), model.classes_[1], model.classes_[0])
+
+    def _above_cut(self, model: PrivateModel, X: Any) -> np.ndarray:
+        """Whether each checked row's decision value is above the binary release's cut (:meth:`_cut`): the rows it
+        predicts ``classes[1]``."""
+        return np.asarray(model.decision_function(X) > self._cut(model))
 
     def _cut(self, model: PrivateModel) -> float:
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
