@@ -657,6 +657,7 @@ class PrivateERM:
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)
         w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma, solver=solver, rows=rows)
+        info = info.without_margins()  # an n-vector of the data, read by no check here
         self.diagnostics_ = info
         erm_inputs.check_solution(w, info)
         coef, intercept = rows.split_weights(w)

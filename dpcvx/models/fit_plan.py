@@ -349,7 +349,7 @@ class FitPlan:
                                           self.start, n, bound.calibrated.lam, bound.weights, solver=self.solver,
                                           rows=self.rows)
         solved = None if info.final_margins is None else (w, info.final_margins)
-        info = dataclasses.replace(info, final_margins=None)  # the margins go to the training-rows check only
+        info = info.without_margins()  # the margins go to the training-rows check only
         self.learner.diagnostics_ = info
         erm_inputs.check_solution(w, info)
         w, calibration = perturb_release(calibration, w, rng, source)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -101,6 +101,10 @@ class SolveInfo:
     @property
     def converged(self) -> bool:
         return self.gradient_norm <= 0.5 * self.gradient_tolerance
+
+    def without_margins(self) -> SolveInfo:
+        """This record with ``final_margins`` dropped: what a learner keeps as ``diagnostics_``."""
+        return replace(self, final_margins=None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"warning": NOT_PRIVATE, **asdict(self, dict_factory=_without_margins)}

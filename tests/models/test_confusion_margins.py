@@ -164,3 +164,7 @@ def test_the_learner_keeps_no_margins(monkeypatch):
     assert kept[0] is not None and kept[0][1].shape == (500,)  # Newton's margins reached the check
     assert learner.diagnostics_.final_margins is None
     assert "final_margins" not in learner.diagnostics_.to_dict()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        learner.fit_nonprivate(X, labels)  # the baseline's record too: no n-vector of the data kept
+    assert learner.diagnostics_.converged and learner.diagnostics_.final_margins is None
