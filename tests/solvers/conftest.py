@@ -23,3 +23,21 @@ def unit_ball_rows(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def rows_in_ball() -> Data:
     """``unit_ball_rows(n, d, seed)``."""
     return unit_ball_rows
+
+
+@pytest.fixture
+def count_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[type, str], list[int]]:
+    """``count_calls(owner, name)``: ``owner.name`` patched (for the test) to record each call, a list that grows
+    by one per call, and to do what it did."""
+    def patch(owner: type, name: str) -> list[int]:
+        calls: list[int] = []
+        original = getattr(owner, name)
+
+        def recorded(self: object, *args: object, **kwargs: object) -> object:
+            calls.append(1)
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(owner, name, recorded)
+        return calls
+
+    return patch

@@ -145,18 +145,11 @@ def test_newton_trusting_incremental_margins_reports_a_gradient_it_did_not_check
     assert info.gradient_norm != fresh_objective.residual(w).absolute * X.shape[0]
 
 
-def test_sparse_conjugate_gradients_reach_the_dense_minimiser(monkeypatch):
+def test_sparse_conjugate_gradients_reach_the_dense_minimiser(monkeypatch, count_calls):
     """Sparse X beyond the dense limit: CG preconditioned by diag(H), the last one reused near the optimum."""
     monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 50)
     X, y = _sparse_data(4_000, 120, per_row=8, seed=4)
-    calls = []
-    diagonal = PerturbedObjective.hessian_diagonal
-
-    def recording(self, *args, **kwargs):
-        calls.append(1)
-        return diagonal(self, *args, **kwargs)
-
-    monkeypatch.setattr(PerturbedObjective, "hessian_diagonal", recording)
+    calls = count_calls(PerturbedObjective, "hessian_diagonal")
     erm = dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0)
     w = erm.fit_nonprivate(X, y).coef_
     info = erm.diagnostics_

@@ -324,7 +324,7 @@ def _dense_cg_problem(kind: str) -> PerturbedObjective:
 
 
 @pytest.mark.parametrize("kind", ["correlated", "isotropic"])
-def test_dense_cg_takes_a_subsampled_factor_only_once_it_is_slow(kind, monkeypatch):
+def test_dense_cg_takes_a_subsampled_factor_only_once_it_is_slow(kind, monkeypatch, count_calls):
     """Beyond DENSE_NEWTON_MAX_DIM dense rows start unpreconditioned; once CG cuts its residual by less than
     1 / SAMPLED_SLOW a product, it restarts with the subsampled Hessian's factor and later directions take a
     fresh one. On correlated columns that cuts the Hessian-vector products (passes over X) at least in half;
@@ -333,14 +333,7 @@ def test_dense_cg_takes_a_subsampled_factor_only_once_it_is_slow(kind, monkeypat
     import dpcvx.solvers.linear as linear
 
     monkeypatch.setattr(linear, "DENSE_NEWTON_MAX_DIM", 50)
-    products = []
-    original = PerturbedObjective.hessian_product
-
-    def counted(self, *args, **kwargs):
-        products.append(1)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(PerturbedObjective, "hessian_product", counted)
+    products = count_calls(PerturbedObjective, "hessian_product")
 
     def solve() -> tuple[np.ndarray, int, bool]:
         products.clear()
