@@ -21,14 +21,16 @@ from dpcvx.privacy.rng import child_seeds
 def draws(monkeypatch):
     counts = {"system": 0, "generator": 0, "rehearsal": 0}
     system, generator = exact_sampling.SystemSource.below, exact_sampling.GeneratorSource.below
+    system_array = exact_sampling.SystemSource.below_array
 
     def count(name, original):
-        def below(self, k):
+        def below(self, *args):
             counts["rehearsal" if rehearsing() else name] += 1
-            return original(self, k)
+            return original(self, *args)
         return below
 
     monkeypatch.setattr(exact_sampling.SystemSource, "below", count("system", system))
+    monkeypatch.setattr(exact_sampling.SystemSource, "below_array", count("system", system_array))
     monkeypatch.setattr(exact_sampling.GeneratorSource, "below", count("generator", generator))
     return counts
 
