@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -246,6 +247,31 @@ def timed_fit(model, X, y):
     return model, seconds, converged
 
 
+def timed_fits(fit: Callable[[], Any], fits: int, clock: Callable[[], float] = time.perf_counter,
+               ) -> tuple[list[float], Any]:
+    """(the seconds of each of ``fits`` calls of ``fit`` after one call to warm up, the last call's result): the
+    timing loop of the A/B scripts' child processes (:func:`tree_child`)."""
+    fit()
+    seconds, result = [], None
+    for _ in range(fits):
+        start = clock()
+        result = fit()
+        seconds.append(clock() - start)
+    return seconds, result
+
+
+def tree_child(tree: Path, body: str) -> Any:
+    """The JSON a new process prints last, running ``body`` with dpcvx imported from ``tree`` only (asserted) and
+    this repository's ``benchmarks`` (the same data and helpers for both trees): how the A/B scripts time one tree
+    against another (speed_ab, line_search_values, estimator_scale), each tree in its own processes."""
+    prelude = (f"import sys\nsys.path.insert(0, {str(tree)!r})\nimport dpcvx\n"
+               f"assert dpcvx.__file__.startswith({str(tree)!r}), dpcvx.__file__\n"
+               f"sys.path.insert(0, {str(REPO_ROOT)!r})\nimport benchmarks\n"
+               f"assert benchmarks.__file__.startswith({str(REPO_ROOT)!r}), benchmarks.__file__\n")
+    done = subprocess.run([sys.executable, "-c", prelude + body], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def fit_diffprivlib(X, y, lam: float, epsilon: float, seed: int):
     """diffprivlib 0.6.6 LogisticRegression (objective perturbation, lbfgs with its defaults).
 
@@ -422,6 +448,16 @@ def add_result_arguments(parser: argparse.ArgumentParser, tag: str | None, tag_h
     the two :func:`write_results` takes."""
     parser.add_argument("--out", default=str(RESULTS_DIR), help="output directory")
     parser.add_argument("--tag", default=tag, help=tag_help)
+
+
+def add_tree_arguments(parser: argparse.ArgumentParser, sizes: list[str], fits: int, seed: int) -> None:
+    """An A/B script's ``--before`` (the tree to compare against), ``--sizes`` (n x d), ``--fits`` (timed fits per
+    process), ``--processes`` (per tree and case) and ``--seed`` (:func:`tree_child`)."""
+    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser.add_argument("--sizes", nargs="+", default=sizes)
+    parser.add_argument("--fits", type=int, default=fits, help="timed fits per process")
+    parser.add_argument("--processes", type=int, default=2, help="processes per tree and case")
+    parser.add_argument("--seed", type=int, default=seed)
 
 
 def run_and_write(parser: argparse.ArgumentParser, argv: list[str] | None, run: Callable[[argparse.Namespace], dict],

@@ -16,10 +16,7 @@ compared bit for bit.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 from benchmarks import common, family_sweep
@@ -29,11 +26,7 @@ SIZES = ["1e4x20", "1e5x20", "1e6x20"]
 GENERATORS = ["isotropic", "noisy", "balance 2%", "balance 10%", "separable", "inside"]
 
 CHILD = """
-import cProfile, json, pstats, sys, time, warnings
-sys.path.insert(0, {tree!r})
-import dpcvx
-assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
-sys.path.insert(1, {root!r})
+import cProfile, json, pstats, time, warnings
 import numpy as np
 from benchmarks import common, family_sweep
 X, y = family_sweep.generate({generator!r}, {n}, {d}, {seed})
@@ -41,12 +34,7 @@ def fit():
     return dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-4, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=0)
 with common.limit_threads(1), warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    fit()
-    seconds = []
-    for _ in range({fits}):
-        start = time.process_time()
-        model = fit()
-        seconds.append(time.process_time() - start)
+    seconds, model = common.timed_fits(fit, {fits}, time.process_time)
     profile = cProfile.Profile()
     profile.runcall(fit)
 values = sum(stat[1] for key, stat in pstats.Stats(profile).stats.items()
@@ -57,10 +45,7 @@ print(json.dumps({{"seconds": seconds, "values": values, "coef": np.asarray(mode
 
 def run_child(tree: Path, generator: str, n: int, d: int, seed: int, fits: int) -> dict:
     """One process's CPU seconds per fit, F's values per fit and released coefficients (hex) with ``tree``."""
-    code = CHILD.format(tree=str(tree), root=str(common.REPO_ROOT), generator=generator, n=n, d=d, seed=seed,
-                        fits=fits)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return common.tree_child(tree, CHILD.format(generator=generator, n=n, d=d, seed=seed, fits=fits))
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -108,12 +93,8 @@ def markdown(output: dict) -> str:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.line_search_values",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
-    parser.add_argument("--sizes", nargs="+", default=SIZES)
+    common.add_tree_arguments(parser, SIZES, 5, SEED)
     parser.add_argument("--generators", nargs="+", default=GENERATORS, choices=family_sweep.GENERATORS)
-    parser.add_argument("--fits", type=int, default=5, help="timed fits per process")
-    parser.add_argument("--processes", type=int, default=2, help="processes per tree and case")
-    parser.add_argument("--seed", type=int, default=SEED)
     common.add_result_arguments(parser, "line_search_values")
     return common.run_and_write(parser, argv, run, markdown)
 

@@ -19,19 +19,12 @@ A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``);
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from benchmarks.common import REPO_ROOT, RESULTS_DIR, RunRecord, write_markdown
+from benchmarks.common import REPO_ROOT, RESULTS_DIR, RunRecord, tree_child, write_markdown
 
 CHILD = """
-import json, sys, time
-sys.path.insert(0, {tree!r})
-import dpcvx
-assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
-sys.path.insert(1, {root!r})
+import json
 import numpy as np
 from benchmarks import common, family_sweep, speed_sweep
 from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
@@ -53,9 +46,7 @@ print(json.dumps(float(np.median(ratios))))
 
 def run_child(tree: Path, case: str, fits: int) -> float:
     """The median dpcvx / lbfgs ratio of one process that imports ``tree``."""
-    code = CHILD.format(tree=str(tree), root=str(REPO_ROOT), case=case, fits=fits)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(json.loads(done.stdout.strip().splitlines()[-1]))
+    return float(tree_child(tree, CHILD.format(case=case, fits=fits)))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -322,7 +322,7 @@ class ReleaseCertificate:
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
     """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
     matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R)."""
-    mapped, _ = rows.clip(rows.features(X))
+    mapped = rows.features(X)
     if mapped.shape[1] != coef.shape[-1]:
         raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
                          f"the model expects {coef.shape[-1]}")

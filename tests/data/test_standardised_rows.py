@@ -1,0 +1,91 @@
+"""The standardiser's map by row blocks and RowMap's rows through a feature map (dpcvx.data.standardiser,
+dpcvx.data.rows): bitwise the values of the plain formulas, computed here (docs/performance.md, round 15)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcvx.data.rows import RowMap
+from dpcvx.data.standardiser import ColumnStandardiser
+from dpcvx.exceptions import InputError
+from dpcvx.validation import check_matrix
+
+D = 7
+
+
+def rows(n: int, order: str = "C") -> np.ndarray:
+    """n x D rows (more than one block of 2^16 values when n > 9,362), some beyond the unit ball and the clip,
+    with -0.0, tiny and huge entries."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(0.1, 0.6, (n, D))
+    X[:5] = [[-0.0, 5e-324, -5e-324, 1e-300, 0.5, -0.5, 2.0]] * 5
+    X[5] = 1e200
+    return np.asarray(X, order=order)
+
+
+def standardiser(clip: float | None = 0.45) -> ColumnStandardiser:
+    rng = np.random.default_rng(4)
+    return ColumnStandardiser(rng.normal(0, 0.1, D), rng.uniform(0.7, 3.3, D), 1.0, clip)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("clip", [0.45, None])
+def test_the_map_is_the_formula_value_by_value_in_the_rows_memory_order(order: str, clip: float | None) -> None:
+    X = rows(20_001, order)
+    kept = X.copy(order="K")
+    mapping = standardiser(clip)
+    expected = (X - mapping.centre) * mapping.multiplier
+    if clip is not None:
+        expected = np.clip(expected, -clip, clip)
+    mapped = mapping.transform(X)
+    np.testing.assert_array_equal(mapped, expected)
+    assert np.array_equal(np.signbit(mapped), np.signbit(expected))  # -0.0 stays -0.0
+    assert mapped.flags.c_contiguous == expected.flags.c_contiguous and mapped.flags.f_contiguous == (order == "F")
+    np.testing.assert_array_equal(X, kept)  # X is never written to
+    if clip is not None:  # the data tell a wrong variant (the centre scaled first) from the formula: it would fail
+        assert not np.array_equal(np.clip(X * mapping.multiplier - mapping.centre * mapping.multiplier, -clip, clip),
+                                  expected)
+
+
+def test_a_nan_stays_nan_and_the_row_map_refuses_it() -> None:
+    X = rows(10)
+    X[3, 2] = np.nan
+    mapped = standardiser().transform(X)
+    assert np.isnan(mapped[3, 2]) and np.count_nonzero(np.isnan(mapped)) == 1
+    with pytest.raises(InputError, match="row 3, column 2"):
+        RowMap(1.0, feature_map=standardiser(), fit_intercept=True).apply(X)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("intercept", [True, False])
+def test_rows_through_the_map_are_the_map_then_the_clip_then_the_intercept(order: str, intercept: bool) -> None:
+    # the map's output copied beside the intercept column by blocks, squared and clipped there: the values of the
+    # map, RowMap.clip on its whole output and the column s, computed apart
+    X = rows(30_001, order)
+    row_map = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=intercept, intercept_scaling=0.8)
+    mapped, count = row_map.apply(X)
+    features = standardiser(1.5).transform(X)
+    clipped, expected_count = RowMap(1.0).clip(features)
+    expected = np.column_stack([clipped, np.full(len(X), 0.8)]) if intercept else clipped
+    np.testing.assert_array_equal(mapped, expected)
+    assert count == expected_count > 1000
+    if intercept:
+        assert mapped.flags.c_contiguous  # Newton reads the rows by row blocks
+    np.testing.assert_array_equal(row_map.features(X), clipped)  # the rows a model scores: no intercept column
+
+
+def test_a_map_whose_output_is_converted_keeps_the_conversion() -> None:
+    # a float32 output is converted (not copied by blocks): the same rows as the conversion then the clip
+    class Single:
+        norm_bound = 1.0
+
+        def transform(self, X):
+            return (np.asarray(X) * 1.5).astype(np.float32)
+
+    X = rows(2_000)
+    X[5] = 3.0  # not beyond float32's range
+    mapped, count = RowMap(1.0, feature_map=Single(), fit_intercept=True).apply(X)
+    clipped, expected_count = RowMap(1.0).clip(check_matrix(Single().transform(X)))
+    np.testing.assert_array_equal(mapped[:, :-1], clipped)
+    assert count == expected_count and np.all(mapped[:, -1] == 1.0)
