@@ -4,10 +4,10 @@
 column ranges, a standardising row map, an intercept, the NOT PRIVATE training-rows check) on a family-sweep case.
 Each child process imports ONE tree (``--before``, a checkout such as ``git archive <commit> | tar -x -C
 /tmp/dpcvx-before``, or this tree), warms up with one fit, times ``--fits`` fits (wall seconds, one BLAS thread,
-``random_state=0``), then runs one more fit under cProfile for the parts: the histograms' counts (``noisy_histograms``
-less the sampler ``discrete_laplace_array``), the standardiser's map (``ColumnStandardiser.transform``), the row map
-(``RowMap.apply``, which calls the transform) and the training-rows check (``_check_training_rows``, which maps the
-rows again). The trees alternate, ``--processes`` times each; the released coefficients are compared bit for bit.
+``random_state=0``), then runs one more fit under cProfile for the parts: the histograms' counts
+(``noisy_histograms`` less its sampler ``discrete_laplace_array``, in that process), the standardiser's map
+(``ColumnStandardiser.transform``), the row map (``RowMap.apply``, which calls the transform) and the training-rows
+check (``_check_training_rows``, which maps the rows again). The trees alternate, ``--processes`` times each; the released coefficients are compared bit for bit.
 
     python -m benchmarks.estimator_scale --before /tmp/dpcvx-before --sizes 1e5x20 1e6x20 1e5x200
 """
@@ -42,6 +42,7 @@ with common.limit_threads(1), warnings.catch_warnings():
 stats = pstats.Stats(profile).stats
 parts = {{name: sum(stat[3] for key, stat in stats.items() if key[0].endswith(path) and key[2] == function)
           for name, (path, function) in {parts!r}.items()}}
+parts["counts"] -= parts["sampler"]  # the counts alone
 print(json.dumps({{"seconds": seconds, "parts": parts, "coef": np.asarray(model.coef_).tobytes().hex()}}))
 """
 
@@ -79,14 +80,15 @@ def markdown(output: dict) -> str:
                                        f"seconds, least of {output['fits']} fits in each of {output['processes']} "
                                        "processes per tree, the trees alternating (before: "
                                        f"{output['before']}), 1 BLAS thread; parts from one profiled fit per "
-                                       "process (least over processes; histogram counts = noisy_histograms less "
-                                       "the sampler; the row map includes the transform)"), "",
+                                       "process (least over processes; histogram counts: noisy_histograms less "
+                                       "its sampler; the row map includes the transform, called by it; the parts "
+                                       "are cumulative times under the profiler)"), "",
              "| size | fit before | fit now | ratio | counts | transform | row map | check | same release |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in output["rows"]:
         least, parts = row["least_s"], row["parts_least_s"]
-        cells = [" -> ".join(f"{parts[name][part] - (parts[name]['sampler'] if part == 'counts' else 0.0):.3f}"
-                             for name in ("before", "after")) for part in ("counts", "transform", "row map", "check")]
+        cells = [f"{parts['before'][part]:.3f} -> {parts['after'][part]:.3f}"
+                 for part in ("counts", "transform", "row map", "check")]
         lines.append(f"| {row['size']} | {least['before']:.3f} | {least['after']:.3f} | {row['ratio']:.3f} | "
                      + " | ".join(cells) + f" | {row['identical']} |")
     return "\n".join(lines) + "\n"
