@@ -3,11 +3,12 @@
 ``DPLogisticRegression(epsilon=1, lam=1e-4, data_norm=1).fit(X, y)`` (the default column_statistics="auto": private
 column ranges, a standardising row map, an intercept, the NOT PRIVATE training-rows check) on a family-sweep case.
 Each child process imports ONE tree (``--before``, a checkout such as ``git archive <commit> | tar -x -C
-/tmp/dpcvx-before``, or this tree), warms up with one fit, times ``--fits`` fits (wall seconds, one BLAS thread,
-``random_state=0``), then runs one more fit under cProfile for the parts: the histograms' counts
+/tmp/dpcvx-before``, or this tree), warms up with one fit, times ``--fits`` fits (CPU seconds, one BLAS thread,
+``random_state=0``), then runs one more fit under cProfile (CPU time too) for the parts: the histograms' counts
 (``noisy_histograms`` less its sampler ``discrete_laplace_array``, in that process), the standardiser's map
 (``ColumnStandardiser.transform``), the row map (``RowMap.apply``, which calls the transform) and the training-rows
-check (``_check_training_rows``, which maps the rows again). The trees alternate, ``--processes`` times each; the released coefficients are compared bit for bit.
+check (``_check_training_rows``, which maps the rows again). The trees alternate, ``--processes`` times each; the
+released coefficients are compared bit for bit.
 
     python -m benchmarks.estimator_scale --before /tmp/dpcvx-before --sizes 1e5x20 1e6x20 1e5x200
 """
@@ -27,7 +28,7 @@ PARTS = {"counts": ("column_histogram.py", "noisy_histograms"),
          "check": ("classifiers.py", "_check_training_rows")}
 
 CHILD = """
-import cProfile, json, pstats, warnings
+import cProfile, json, pstats, time, warnings
 import numpy as np
 from benchmarks import common, family_sweep
 X, y = family_sweep.generate({generator!r}, {n}, {d}, {seed})
@@ -36,8 +37,8 @@ def fit():
     return dpcvx.DPLogisticRegression(epsilon=1, lam=1e-4, data_norm=1, random_state=0).fit(X, labels)
 with common.limit_threads(1), warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    seconds, model = common.timed_fits(fit, {fits})
-    profile = cProfile.Profile()
+    seconds, model = common.timed_fits(fit, {fits}, time.process_time)
+    profile = cProfile.Profile(time.process_time)
     profile.runcall(fit)
 stats = pstats.Stats(profile).stats
 parts = {{name: sum(stat[3] for key, stat in stats.items() if key[0].endswith(path) and key[2] == function)
@@ -48,7 +49,7 @@ print(json.dumps({{"seconds": seconds, "parts": parts, "coef": np.asarray(model.
 
 
 def run_child(tree: Path, generator: str, n: int, d: int, seed: int, fits: int) -> dict:
-    """One process's wall seconds per fit, the profiled fit's parts (cumulative seconds) and the released
+    """One process's CPU seconds per fit, the profiled fit's parts (cumulative seconds) and the released
     coefficients (hex) with ``tree``."""
     return common.tree_child(tree, CHILD.format(generator=generator, n=n, d=d, seed=seed, fits=fits, parts=PARTS))
 
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def markdown(output: dict) -> str:
     from benchmarks import report
-    lines = [report.run_header(output, f"The default DPLogisticRegression fit ({output['generator']} rows): wall "
+    lines = [report.run_header(output, f"The default DPLogisticRegression fit ({output['generator']} rows): CPU "
                                        f"seconds, least of {output['fits']} fits in each of {output['processes']} "
                                        "processes per tree, the trees alternating (before: "
                                        f"{output['before']}), 1 BLAS thread; parts from one profiled fit per "
