@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> dict:
                 runs[name].append(run_child(trees[name], args.generator, n, d, seed, args.fits))
         least = {name: min(s for one in done for s in one["seconds"]) for name, done in runs.items()}
         parts = {name: {part: min(one["parts"][part] for one in done) for part in PARTS} for name, done in runs.items()}
-        row = {"size": size, "seed": seed, "least_s": least, "ratio": least["after"] / least["before"],
+        row = {"size": size, "seed": seed,
+               "seconds": {name: [one["seconds"] for one in done] for name, done in runs.items()},
+               "least_s": least, "ratio": least["after"] / least["before"],
                "parts_least_s": parts,
                "identical": len({one["coef"] for done in runs.values() for one in done}) == 1}
         rows.append(row)
