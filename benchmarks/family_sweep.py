@@ -17,6 +17,9 @@ standard normal (weights of scale 3). Every other generator changes one property
 * ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
 * ``memmap``: the base generator's rows as ``np.load(mmap_mode="r")`` (warm page cache).
 
+With ``--intercept`` the dense cases fit an intercept on both sides (dpcvx's intercept column of 1, within the
+public row bound sqrt(2); scikit-learn's unregularised ``fit_intercept``), the setting of a user's table.
+
 Each case times dpcvx (``PrivateERM(logistic(), lam=1e-4, data_norm=1).fit(X, y, epsilon=1)``, its default
 public gradient bound) and scikit-learn's ``LogisticRegression(lbfgs, no intercept, C = 1/(lam n))`` at its
 default tol (1e-4) and at tol 1e-6, in rounds of three fits whose order rotates, with one BLAS thread; the
@@ -121,15 +124,16 @@ def rounds(X: Any, y: np.ndarray, count: int, fits: dict[str, speed_sweep.Fit]) 
     return {"ratios": ratios, "fits": summary}
 
 
-def _fits() -> dict[str, speed_sweep.Fit]:
-    fits: dict[str, speed_sweep.Fit] = {"dpcvx": speed_sweep.fit_dpcvx}
+def _fits(intercept: bool = False) -> dict[str, speed_sweep.Fit]:
+    fits: dict[str, speed_sweep.Fit] = {"dpcvx": functools.partial(speed_sweep.fit_dpcvx, fit_intercept=intercept)}
     for tol in SKLEARN_TOLS:
-        fits[f"lbfgs tol {tol:g}"] = functools.partial(speed_sweep.fit_sklearn, tol=tol)
+        fits[f"lbfgs tol {tol:g}"] = functools.partial(speed_sweep.fit_sklearn, tol=tol, fit_intercept=intercept)
     return fits
 
 
-def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: int | None) -> dict:
-    case = rounds(X, y, count, _fits())
+def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: int | None,
+          intercept: bool = False) -> dict:
+    case = rounds(X, y, count, _fits(intercept))
     case.update(kind=kind, generator=generator, n=int(X.shape[0]), d=int(X.shape[1]), seed=seed,
                 one_pass=speed_sweep.one_pass(X), positive_share=float(np.mean(y > 0)))
     passes = case["fits"]["dpcvx"].get("solver_passes")
@@ -152,7 +156,7 @@ def run(args: argparse.Namespace) -> dict:
             for generator in generators:
                 seed = next(seeds)
                 X, y = generate(generator, n, d, seed)
-                cases.append(_case("dense", generator, X, y, count, seed))
+                cases.append(_case("dense", generator, X, y, count, seed, args.intercept))
                 del X, y
         for table in preset["tables"] if args.tables is None else args.tables:
             data = common.load_data(table, "private", kdd_rows=None)
@@ -164,7 +168,8 @@ def run(args: argparse.Namespace) -> dict:
             seed = next(seeds)
             S, y = speed_sweep.sparse_data(n, d, seed)
             cases.append(_case("sparse", "sparse", S, y, count, seed))
-    return {"run": record.finish(), "quick": bool(args.quick), "rounds": count, "lam": speed_sweep.LAM,
+    return {"run": record.finish(), "quick": bool(args.quick), "intercept": bool(args.intercept), "rounds": count,
+            "lam": speed_sweep.LAM,
             "epsilon": speed_sweep.EPSILON, "sklearn_tols": list(SKLEARN_TOLS), "cases": cases,
             "summary": summary(cases)}
 
@@ -222,7 +227,8 @@ def markdown(output: dict) -> str:
     tols = " and ".join(f"{tol:g}" for tol in output["sklearn_tols"])
     lines = [report.run_header(output, f"Family sweep: {output['rounds']} rotating rounds per case, lam = "
                                        f"{output['lam']:g}, epsilon = {output['epsilon']:g}, 1 BLAS thread, "
-                                       f"scikit-learn at tol {tols}"),
+                                       f"scikit-learn at tol {tols}"
+                                       + (", dense cases with an intercept" if output.get("intercept") else "")),
              "", "Ratios are dpcvx / lbfgs wall time (above 1: dpcvx slower), each the median over rounds of the "
              "per-round ratio. Distribution over generators:", "",
              "| kind | n x d | peer | generators | median | worst (generator) | best |",
@@ -258,6 +264,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="real tables (full: adult kdd; quick: none)")
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")
     parser.add_argument("--sparse", default=None, help="n x d of the sparse case, or none")
+    parser.add_argument("--intercept", action="store_true",
+                        help="dense cases with an intercept (dpcvx's column of 1, scikit-learn's fit_intercept)")
     parser.add_argument("--seed", type=int, default=SEED, help="first generator seed (each case takes the next)")
     parser.add_argument("--tmp", default=None, help="directory for the memmap file (default: the system's)")
     common.add_result_arguments(parser, None, "file name tag (default: family_sweep, or _quick)")

@@ -109,15 +109,19 @@ def sparse_data(n: int, d: int, seed: int = 0) -> tuple[sparse.csr_matrix, np.nd
     return X, y
 
 
-def gradient_norm(X: Any, y: np.ndarray, w: np.ndarray) -> float:
-    """||grad F|| of the non-private F(w) = sum_i log(1 + exp(-y_i w^T x_i)) + n lam ||w||^2 / 2."""
+def gradient_norm(X: Any, y: np.ndarray, w: np.ndarray, intercept: float | None = None) -> float:
+    """||grad F|| of the non-private F(w) = sum_i log(1 + exp(-y_i w^T x_i)) + n lam ||w||^2 / 2; with an
+    ``intercept`` b, of F(w, b) over the rows [x_i, 1] (the intercept regularised alike)."""
+    if intercept is not None:
+        X = np.hstack([np.asarray(X.todense() if hasattr(X, "todense") else X), np.ones((X.shape[0], 1))])
+        w = np.append(w, intercept)
     margins = y * np.asarray(X @ w).ravel()
     return float(np.linalg.norm(np.asarray(X.T @ (-y * expit(-margins))).ravel() + X.shape[0] * LAM * w))
 
 
-def fit_dpcvx(X: Any, y: np.ndarray, seed: int) -> tuple[float, float, dict]:
-    """(wall s, CPU s, record) of one private fit."""
-    erm = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=LAM, data_norm=1.0)
+def fit_dpcvx(X: Any, y: np.ndarray, seed: int, fit_intercept: bool = False) -> tuple[float, float, dict]:
+    """(wall s, CPU s, record) of one private fit (with an intercept column of 1 when ``fit_intercept``)."""
+    erm = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=LAM, data_norm=1.0, fit_intercept=fit_intercept)
     wall, cpu = time.perf_counter(), time.process_time()
     erm.fit(X, y, epsilon=EPSILON, random_state=seed)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -126,14 +130,17 @@ def fit_dpcvx(X: Any, y: np.ndarray, seed: int) -> tuple[float, float, dict]:
                        "bound": info.gradient_tolerance, "solver_passes": info.passes}
 
 
-def fit_sklearn(X: Any, y: np.ndarray, seed: int, tol: float = SKLEARN_TOL) -> tuple[float, float, dict]:
+def fit_sklearn(X: Any, y: np.ndarray, seed: int, tol: float = SKLEARN_TOL,
+                fit_intercept: bool = False) -> tuple[float, float, dict]:
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=1.0 / (LAM * X.shape[0]), fit_intercept=False, tol=tol, max_iter=10_000)
+    model = LogisticRegression(C=1.0 / (LAM * X.shape[0]), fit_intercept=fit_intercept, tol=tol, max_iter=10_000)
     wall, cpu = time.perf_counter(), time.process_time()
     model.fit(X, y)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return wall, cpu, {"grad": gradient_norm(X, y, model.coef_.ravel()), "iterations": int(model.n_iter_[0])}
+    intercept = float(model.intercept_[0]) if fit_intercept else None
+    return wall, cpu, {"grad": gradient_norm(X, y, model.coef_.ravel(), intercept),
+                       "iterations": int(model.n_iter_[0])}
 
 
 def one_pass(X: Any, repeats: int = 5) -> float:

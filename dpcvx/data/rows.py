@@ -240,6 +240,18 @@ class RowMap:
             return math.hypot(self.norm_bound, self.intercept_scaling)
         return self.norm_bound
 
+    def column_scale(self, dim: int) -> np.ndarray | None:
+        """Public scales of the ``dim`` mapped columns' mean squared entries, for CG's preconditioner
+        (:meth:`dpcvx.solvers.objective.PerturbedObjective.scale_preconditioner`): with an intercept column,
+        s^2 for it (exact: every row holds s) and R^2 / (dim - 1) for each feature column (their mean when the
+        rows lie on the bound, ||x|| <= R). None without an intercept column, where every column has the
+        same public scale (a multiple of the identity preconditions nothing)."""
+        if not self.fit_intercept or dim < 2:
+            return None
+        scale = np.full(dim, self.norm_bound ** 2 / (dim - 1))
+        scale[-1] = self.intercept_scaling ** 2
+        return scale
+
     def dimension(self, input_dim: int) -> int:
         """The mapped width: the feature map's output width (read off one zero row, a public input), plus
         the intercept column."""

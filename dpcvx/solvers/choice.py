@@ -81,12 +81,14 @@ class SolverChoice:
         lam, extra_reg = lam * scale, extra_reg * scale
         rate = None if rows is None else descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
         steps = self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance)
+        column_scale = None if rows is None else rows.column_scale(X.shape[1])
         if isinstance(X, RowBlocks):  # check(), before charging: the Newton path applies
             assert problem.derivatives is not None and problem.quadratic is not None
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
                 blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
                                                lam, noise, extra_reg, self.regression,
-                                               curvature_bound=curvature_bound(problem), blocks=X, bar=bar)
+                                               curvature_bound=curvature_bound(problem), column_scale=column_scale,
+                                               blocks=X, bar=bar)
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         if problem.kst12:
             return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
@@ -94,7 +96,8 @@ class SolverChoice:
         objective = None
         if derivatives is not None and quadratic is not None:
             objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
-                                           curvature_bound=curvature_bound(problem), weights=weights)
+                                           curvature_bound=curvature_bound(problem), weights=weights,
+                                           column_scale=column_scale)
         if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
             return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
                                     reference=objective, regression=self.regression, user_solver=self.solver,
@@ -114,7 +117,7 @@ class SolverChoice:
                 # values; at d <= 400 the blocks' Hessians win: 1e5 x 200 1.03 against 1.21)
                 objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
                                                self.regression, curvature_bound=objective.curvature_bound,
-                                               blocks=RowBlocks.views(X, rows))
+                                               column_scale=column_scale, blocks=RowBlocks.views(X, rows))
             return newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,

@@ -157,16 +157,20 @@ def _newton_direction(
             return -cho_solve(factor, gradient), factor, None, None
         except la.LinAlgError:
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None, None
-    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v; for dense rows unpreconditioned until CG is slow, then by a
-    # subsampled Hessian's factor (:func:`_sampled_factor`); diag(H) for sparse X where it pays, a question asked
-    # only once CG is slow without it
-    if objective.dense and objective.can_subsample:
+    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v; for dense rows by the public column scales' diagonal (an
+    # intercept column; else none) until CG is slow, then by a subsampled Hessian's factor
+    # (:func:`_sampled_factor`); diag(H) for sparse X where it pays, a question asked only once CG is slow without it
+    if objective.dense:
+        scaled = objective.scale_preconditioner(margins)
+        if not objective.can_subsample:
+            return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, next_gradient=next_gradient)
+
         def sampled() -> CholeskyFactor | None:
             return _sampled_factor(objective, w, margins)
 
         if objective.cg_slow:
             return _cg_direction(objective, w, margins, gradient, forcing, sampled(), None, next_gradient=next_gradient)
-        return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=sampled,
+        return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, deferred=sampled,
                              next_gradient=next_gradient, slow=SAMPLED_SLOW)
 
     def jacobi() -> np.ndarray | None:
@@ -318,22 +322,25 @@ def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
 def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray,
                  gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(d, its margin change) of Newton's first step from zero where every direction comes from CG (beyond
-    ``DENSE_NEWTON_MAX_DIM`` columns, in memory), else None: CG's first step d = alpha (-g), alpha = ||g||^2 /
-    g^T H g, from the one product X g (g^T H g from the margins' change along -g:
-    :meth:`PerturbedObjective.curvature_along`), without CG's product X^T (l'' X g), which served only CG's
-    residual test. :func:`_line_minimum` then lengthens it.
+    ``DENSE_NEWTON_MAX_DIM`` columns, in memory), else None: CG's first step d = alpha p, p = -M^-1 g, alpha =
+    g^T M^-1 g / p^T H p, from the one product X p (p^T H p from the margins' change along p:
+    :meth:`PerturbedObjective.curvature_along`), without CG's product X^T (l'' X p), which served only CG's
+    residual test; M is the public column scales' diagonal (:meth:`PerturbedObjective.scale_preconditioner`:
+    an intercept column), else I. :func:`_line_minimum` then lengthens it.
 
     Measured on the speed sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the first CG
     stopped after that one step in 11 of 12 fits (sparse 200,000 x 100,000 and dense 1e5 x 500); it took
     two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference."""
     if objective.dim <= DENSE_NEWTON_MAX_DIM or not objective.steps_from_products:
         return None
-    change = objective.change_along(-gradient)
-    curvature = objective.curvature_along(w, -gradient, change, margins)
+    scaled = objective.scale_preconditioner(margins) if objective.dense else None
+    search = -gradient if scaled is None else -gradient / scaled
+    change = objective.change_along(search)
+    curvature = objective.curvature_along(w, search, change, margins)
     if not curvature > 0:
         return None
-    alpha = float(gradient @ gradient) / curvature
-    return -alpha * gradient, alpha * change
+    alpha = -float(gradient @ search) / curvature
+    return alpha * search, alpha * change
 
 
 def _can_end(relative: float, floor: float, quadratic: float) -> bool:

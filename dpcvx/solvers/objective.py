@@ -210,6 +210,7 @@ class PerturbedObjective:
     regression: bool = False  # z = w^T x - y (a loss of the residual); else the margin y w^T x
     curvature_bound: float = np.inf  # the verified c >= l'' (public; decides only whether Jacobi pays)
     weights: np.ndarray | None = None  # record weights s_i in [0, w_max]: F's loss is sum_i s_i l(z_i) (None: 1)
+    column_scale: np.ndarray | None = None  # public scales of X's columns (RowMap.column_scale; None: all alike)
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
@@ -443,6 +444,25 @@ class PerturbedObjective:
         if self._dense:
             return _gram_upper(self.X * np.sqrt(curvature)[:, None])
         return np.asarray((self.X.T @ sparse.diags(curvature) @ self.X).todense())
+
+    def scale_preconditioner(self, margins: Any) -> np.ndarray | None:
+        """A positive diagonal for CG from public column scales s_j (:attr:`column_scale`), or None without them:
+
+            M_jj = S s_j + n (Lam diag(H_N)_j + Delta),   S = sum_i l''(z_i),
+
+        an estimate of diag(H)_jj = sum_i l''(z_i) x_ij^2 + n (Lam diag(H_N)_j + Delta) that reads no row of X:
+        exact for an intercept column (x_ij = c in every row, s_j = c^2), and for a feature column the value its
+        entries give on average when the rows lie on the public bound. With an intercept column the Hessian has
+        one curvature about c^2 d / R^2 times the others' (the mean direction), and an unpreconditioned CG
+        spends a product on it in every Newton direction (docs/performance.md, round 15). Only CG's direction
+        depends on M: products, gradients and the stopping test stay exact."""
+        if self.column_scale is None or not isinstance(margins, np.ndarray):
+            return None
+        n = self.n
+        total = float(np.sum(self.curvature(margins)))
+        diagonal = (total * self.column_scale + n * self.lam * self.regularizer.hessian_diagonal(self.dim)
+                    + n * self.extra_reg)
+        return diagonal if bool(np.all(np.isfinite(diagonal) & (diagonal > 0))) else None
 
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""

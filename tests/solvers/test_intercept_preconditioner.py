@@ -1,0 +1,64 @@
+"""CG beyond DENSE_NEWTON_MAX_DIM columns with an intercept column: the public column scales' diagonal.
+
+An appended intercept column of value s gives the Hessian one curvature about s^2 d / R^2 times the others'; an
+unpreconditioned CG spent a Hessian-vector product on it in every Newton direction. RowMap.column_scale states the
+columns' public scales and PerturbedObjective.scale_preconditioner turns them into CG's diagonal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcvx import PrivateERM, losses
+from dpcvx.data.rows import RowMap
+from dpcvx.solvers.linear import DENSE_NEWTON_MAX_DIM
+from dpcvx.solvers.objective import PerturbedObjective
+
+D = DENSE_NEWTON_MAX_DIM + 60  # features; with the intercept column every Newton direction comes from CG
+
+
+def test_column_scale_is_public_and_exact_for_the_intercept_column():
+    rows = RowMap(norm_bound=2.0, fit_intercept=True, intercept_scaling=0.5)
+    scale = rows.column_scale(5)
+    assert scale is not None
+    np.testing.assert_array_equal(scale, [1.0, 1.0, 1.0, 1.0, 0.25])  # R^2 / 4 each feature, s^2 the intercept
+    assert RowMap(norm_bound=2.0).column_scale(5) is None  # no intercept: all columns alike, no preconditioner
+
+
+def test_the_intercept_entry_of_the_diagonal_is_the_hessians_own(rows_in_ball):
+    X, y = rows_in_ball(300, 6, 0)
+    rows = RowMap(norm_bound=1.0, fit_intercept=True, intercept_scaling=0.7)
+    mapped, _ = rows.apply(X)
+    learner = PrivateERM(losses.logistic(), lam=1e-2, data_norm=1.0)
+    problem = learner._verified(mapped.shape[1])
+    assert problem.derivatives is not None and problem.quadratic is not None
+    objective = PerturbedObjective(mapped, y, problem.derivatives, problem.quadratic, 1e-2, np.zeros(7),
+                                   column_scale=rows.column_scale(7))
+    w = np.linspace(-1, 1, 7)
+    margins = objective.margins(w)
+    diagonal = objective.scale_preconditioner(margins)
+    assert diagonal is not None and diagonal.shape == (7,)
+    exact = objective.hessian_diagonal(w, margins)
+    assert diagonal[-1] == pytest.approx(exact[-1], rel=1e-12)  # every row holds s: no estimate
+    assert np.all(diagonal > 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_an_intercept_column_costs_cg_no_extra_products(seed, rows_in_ball, count_calls, monkeypatch):
+    X, y = rows_in_ball(1500, D, seed)
+    calls = count_calls(PerturbedObjective, "hessian_product")
+    fits = {}
+    for scaled in (True, False):
+        if not scaled:  # the same fit with the scales withheld: CG unpreconditioned, as before
+            monkeypatch.setattr(RowMap, "column_scale", lambda self, dim: None)
+        calls.clear()
+        learner = PrivateERM(losses.logistic(), lam=1e-3, data_norm=1.0, fit_intercept=True)
+        model = learner.fit(X, y, epsilon=1.0, random_state=seed)
+        assert learner.diagnostics_.converged
+        fits[scaled] = (len(calls), model.coef_, model.intercept_)
+    (with_scales, coef, intercept), (without, coef0, intercept0) = fits[True], fits[False]
+    assert with_scales <= without - 2, (with_scales, without)
+    # both are certified stops of the same objective with the same noise: the same release up to the solver's gamma
+    np.testing.assert_allclose(coef, coef0, atol=1e-6)
+    assert intercept == pytest.approx(intercept0, abs=1e-6)
