@@ -112,6 +112,7 @@ def test_adassp_reads_a_memmap_by_blocks(data):
     assert np.max(np.abs(a.coef_ - b.coef_)) < 1e-9
 
 
+@pytest.mark.slow  # about 3 s
 def test_random_fourier_features_are_computed_block_by_block(data):
     # the feature map widens each block (d -> D): the blockwise path must size its vectors by the map's output
     from dpcvx.data.kernels import RandomFourierFeatures

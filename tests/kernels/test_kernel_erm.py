@@ -22,6 +22,7 @@ def circle_task(n, seed, noise=0.05):
     return X, np.where(rng.random(n) < noise, -y, y)
 
 
+@pytest.mark.slow  # about 6 s: the reference solves of two general losses by CVXPY
 @pytest.mark.parametrize("margin_loss", [lambda z: 2 * cp.pos(0.5 - z), lambda z: cp.abs(z - 1)],
                          ids=["scaled shifted hinge", "absolute"])
 def test_general_two_piece_losses_agree_with_cvxpy(margin_loss):

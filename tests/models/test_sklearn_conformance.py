@@ -132,6 +132,7 @@ def test_check_estimator_small_data_parameters(cls):
     assert seconds < 60, seconds
 
 
+@pytest.mark.slow  # about 10 s over the estimators (the checks at the defaults); the small-data run stays
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
 def test_check_estimator_defaults(cls):
     expected = {**NEEDS_INFERRED_LABELS, **NOISY_AT_DEFAULTS, **CLASSIFIER_WEIGHTS}

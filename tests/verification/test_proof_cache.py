@@ -154,6 +154,7 @@ def test_an_entry_of_other_code_or_versions_is_refused(cache, monkeypatch):
     assert prover.calls == ["loss_facts"] and again.curvature == sp.Rational(1, 36)
 
 
+@pytest.mark.slow  # about 3 s: the refused entry is proved again
 def test_an_entry_signed_by_another_installation_is_refused(cache, tmp_path, monkeypatch):
     prove(monkeypatch, third)
     other = tmp_path / "other"
