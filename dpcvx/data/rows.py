@@ -92,6 +92,7 @@ def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0,
 
 def _copied_with_squares(X: np.ndarray, spare_columns: int,
                          map_block: Callable[[np.ndarray, np.ndarray], int] | None = None,
+                         feature_rows: Callable[[np.ndarray, np.ndarray], None] | None = None,
                          ) -> tuple[np.ndarray, np.ndarray, int | None]:
     """(X copied into the first columns of a row-major array ``spare_columns`` wider, X's rows' sums of
     squares, the rows ``map_block`` clipped or None): one read of X and one write of the copy, a block of rows
@@ -109,12 +110,21 @@ def _copied_with_squares(X: np.ndarray, spare_columns: int,
 
     The sums are those of ``_row_squares(X)``, bit for bit: einsum sums each row of a block as it sums the row
     of the whole array; the mapped rows those of the map applied to the whole copy, each row's factor being a
-    function of that row alone."""
+    function of that row alone.
+
+    ``feature_rows(block, out)``, a feature map that writes each row's map on its own (``transform_into``, as
+    :class:`~dpcvx.data.standardiser.ColumnStandardiser`), makes the copy, the squares and the rest those of its
+    output: each block of a row-major X is mapped into a reused row-major scratch block, in cache, and read from
+    there, the same floats as a block of its whole (row-major) output, with no whole output made."""
     buffer = np.empty((X.shape[0], X.shape[1] + spare_columns))
     out, squares = buffer[:, :X.shape[1]], np.empty(X.shape[0])
     step, clipped = max(_COPY_ROWS, _COPY_ENTRIES // buffer.shape[1]), 0
+    scratch = np.empty((0 if feature_rows is None else min(step, X.shape[0]), X.shape[1]))
     for start in range(0, X.shape[0], step):
         block, sums = X[start:start + step], squares[start:start + step]
+        if feature_rows is not None:
+            feature_rows(block, scratch[:block.shape[0]])
+            block = scratch[:block.shape[0]]
         out[start:start + step] = block
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             np.einsum("ij,ij->i", block, block, out=sums)
@@ -264,14 +274,36 @@ class RowMap:
     def features(self, X: Any) -> Matrix:
         """The rows a model scores: checked input, through the feature map if there is one, clipped onto R
         (:meth:`clip`; no intercept column). Dense rows are checked and squared in one read (:func:`_checked_rows`:
-        the same refusal, and the sums of squares :meth:`clip` would compute); a CSR is clipped as it is."""
+        the same refusal, and the sums of squares :meth:`clip` would compute), a feature map's by blocks when it
+        maps into them (:meth:`_mapped_by_blocks`); a CSR is clipped as it is."""
         name = "X"
         if self.feature_map is not None:
-            X, name = self._transform(check_matrix(X)), "feature_map.transform(X)"
+            checked = check_matrix(X)
+            if _maps_by_blocks(self.feature_map, checked):
+                return self._mapped_by_blocks(checked, 0, self._clip_block)[0]
+            X, name = self._transform(checked), "feature_map.transform(X)"
         if sparse.issparse(X):  # its repeated entries are not summed into a copy
             return self.clip(check_matrix(X, name))[0]
         rows, _, squares, _ = _checked_rows(X, name)
         return self.clip(rows, squares=squares)[0]
+
+    def _mapped_by_blocks(self, X: np.ndarray, spare_columns: int,
+                          map_block: Callable[[np.ndarray, np.ndarray], int]) -> tuple[np.ndarray, int]:
+        """(the feature map's rows of row-major X in a new row-major array ``spare_columns`` wider, each block mapped
+        by ``map_block`` while in cache; how many rows it clipped): :func:`_copied_with_squares` with the map's
+        ``transform_into`` (X read-only), and the refusal of a map's output that is not finite."""
+        name = "feature_map.transform(X)"
+        features, squares, clipped = _copied_with_squares(_read_only(X), spare_columns, map_block,
+                                                          self.feature_map.transform_into)
+        if not np.all(np.isfinite(squares)):
+            refuse_non_finite(features, features, name)
+        assert clipped is not None  # map_block was given
+        return features, clipped
+
+    def _clip_block(self, block: np.ndarray, squares: np.ndarray) -> int:
+        """Clip rows of dpcvx's own buffer in place onto R (:meth:`clip`, their sums of squares given); how many were
+        clipped."""
+        return self.clip(block, in_place=True, squares=squares)[1]
 
     def _transform(self, X: Matrix) -> Any:
         """feature_map.transform(X) of checked rows, which the map reads through read-only views: they may be
@@ -386,6 +418,11 @@ class RowMap:
         checked, source, name = None, X, "X"
         if self.feature_map is not None:
             checked, _ = _checked_matrix(X)
+            if spare and _maps_by_blocks(self.feature_map, checked):  # no whole output of the map
+                features, count = self._mapped_by_blocks(checked, spare, self._map_block)
+                if count and refuse:
+                    raise self._refusal(count)
+                return features.base, count
             source, name = self._transform(checked), "feature_map.transform(X)"
             # a map's output that needs converting is converted as before (column-major), its squares and copy apart
             spare = spare if _used_as_it_is(source) else 0
@@ -408,6 +445,13 @@ class RowMap:
         if count and refuse:
             raise self._refusal(count)
         return buffer, count
+
+
+def _maps_by_blocks(feature_map: Any, X: Any) -> bool:
+    """Whether ``feature_map`` maps checked rows X by blocks of rows (:meth:`RowMap._mapped_by_blocks`): it writes
+    each row's map on its own into a given array (``transform_into``; the same width) and X is a row-major array."""
+    return callable(getattr(feature_map, "transform_into", None)) and isinstance(X, np.ndarray) \
+        and X.flags.c_contiguous
 
 
 def _used_as_it_is(matrix: Any) -> bool:

@@ -73,18 +73,24 @@ class ColumnStandardiser:
         if rows.ndim != 2 or rows.shape[1] != self.centre.size:
             raise InputError(f"the standardiser maps rows of {self.centre.size} columns, got shape {rows.shape}")
         mapped = np.empty_like(rows)  # in X's memory order, as (X - centre) * multiplier made it
+        self.transform_into(rows, mapped)
+        return mapped
+
+    def transform_into(self, rows: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`transform` of checked float64 rows written into ``out`` (their shape, any strides): each row on its
+        own, so a block of rows maps to the same floats as in the whole (:meth:`RowMap.apply
+        <dpcvx.data.rows.RowMap.apply>` maps a block at a time into its wider buffer, with no whole copy)."""
         step = max(1, _BLOCK_VALUES // rows.shape[1])
         centre, multiplier = (np.tile(values, (min(step, rows.shape[0]), 1))
                               for values in (self.centre, self.multiplier))
         for start in range(0, rows.shape[0], step):
-            block = mapped[start:start + step]
+            block = out[start:start + step]
             size = block.shape[0]
             np.subtract(rows[start:start + step], centre[:size], out=block)
             np.multiply(block, multiplier[:size], out=block)
             if self.clip is not None:
                 np.maximum(block, -self.clip, out=block)
                 np.minimum(block, self.clip, out=block)
-        return mapped
 
     def to_dict(self) -> dict[str, Any]:
         """Its record; ``clip`` only when given (a map without it is recorded as before)."""

@@ -89,3 +89,31 @@ def test_a_map_whose_output_is_converted_keeps_the_conversion() -> None:
     clipped, expected_count = RowMap(1.0).clip(check_matrix(Single().transform(X)))
     np.testing.assert_array_equal(mapped[:, :-1], clipped)
     assert count == expected_count and np.all(mapped[:, -1] == 1.0)
+
+
+def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -> None:
+    # the map writes each block into the row map's buffer (transform_into): its transform is never called for
+    # row-major rows, and the rows are the whole map's, clipped, beside the intercept column
+    X = rows(30_001)
+    clipped, expected_count = RowMap(1.0).clip(standardiser(1.5).transform(X))
+
+    def refused(self, X):
+        raise AssertionError("the whole map was made")
+
+    monkeypatch.setattr(ColumnStandardiser, "transform", refused)
+    mapped, count = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=True).apply(X)
+    np.testing.assert_array_equal(mapped, np.column_stack([clipped, np.ones(len(X))]))
+    assert count == expected_count > 1000 and mapped.flags.c_contiguous
+    np.testing.assert_array_equal(RowMap(1.0, feature_map=standardiser(1.5)).features(X), clipped)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # numpy's, in the map
+@pytest.mark.parametrize("intercept", [True, False])
+def test_a_map_output_beyond_the_float_range_is_refused_by_its_row_and_column(intercept: bool) -> None:
+    X = rows(20_000)
+    X[15_000, 4] = 1e308  # finite, but not twice it
+    row_map = RowMap(1.0, feature_map=ColumnStandardiser(np.zeros(D), np.full(D, 2.0), 1.0), fit_intercept=intercept)
+    with pytest.raises(InputError, match=r"feature_map.transform\(X\).*row 15000, column 4"):
+        row_map.apply(X)
+    with pytest.raises(InputError, match=r"feature_map.transform\(X\).*row 15000, column 4"):
+        row_map.features(X)
