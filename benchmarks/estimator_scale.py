@@ -6,9 +6,11 @@ Each child process imports ONE tree (``--before``, a checkout such as ``git arch
 /tmp/dpcvx-before``, or this tree), warms up with one fit, times ``--fits`` fits (CPU seconds, one BLAS thread,
 ``random_state=0``), then runs one more fit under cProfile (CPU time too) for the parts: the histograms' counts
 (``noisy_histograms`` less its sampler ``discrete_laplace_array``, in that process), the standardiser's map
-(``ColumnStandardiser.transform``), the row map (``RowMap.apply``, which calls the transform) and the training-rows
-check (``_check_training_rows``, which maps the rows again). The trees alternate, ``--processes`` times each; the
-released coefficients are compared bit for bit.
+(``ColumnStandardiser.transform_into``, or ``transform`` in a tree without it), the row map (``RowMap.apply``, which
+maps through it) and the training-rows check (``_check_training_rows``, which maps the rows again), and the peak
+growth of the process's resident memory over its data's during its fits (``ru_maxrss``, MB, after a fit on 2,000
+rows; the most over its processes). The trees alternate, ``--processes`` times each; the released coefficients are
+compared bit for bit.
 
     python -m benchmarks.estimator_scale --before /tmp/dpcvx-before --sizes 1e5x20 1e6x20 1e5x200
 """
@@ -22,29 +24,38 @@ from benchmarks import common, family_sweep
 
 SEED = 53_000
 SIZES = ["1e5x20", "1e6x20", "1e5x200"]
-PARTS = {"counts": ("column_histogram.py", "noisy_histograms"),
-         "sampler": ("exact_sampling.py", "discrete_laplace_array"), "transform": ("standardiser.py", "transform"),
-         "row map": ("rows.py", "apply"),
-         "check": ("classifiers.py", "_check_training_rows")}
+#: Each part's (file, functions): the first function of the tuple that the profiled fit called (a tree before
+#: ColumnStandardiser.transform_into has only transform, which now calls it).
+PARTS = {"counts": ("column_histogram.py", ("noisy_histograms",)),
+         "sampler": ("exact_sampling.py", ("discrete_laplace_array",)),
+         "transform": ("standardiser.py", ("transform_into", "transform")), "row map": ("rows.py", ("apply",)),
+         "check": ("classifiers.py", ("_check_training_rows",))}
 
 CHILD = """
-import cProfile, json, pstats, time, warnings
+import cProfile, json, pstats, resource, time, warnings
 import numpy as np
 from benchmarks import common, family_sweep
 X, y = family_sweep.generate({generator!r}, {n}, {d}, {seed})
 labels = (y > 0).astype(int)
-def fit():
-    return dpcvx.DPLogisticRegression(epsilon=1, lam=1e-4, data_norm=1, random_state=0).fit(X, labels)
+def fit(rows=None):
+    return dpcvx.DPLogisticRegression(epsilon=1, lam=1e-4, data_norm=1, random_state=0).fit(X[:rows], labels[:rows])
 with common.limit_threads(1), warnings.catch_warnings():
     warnings.simplefilter("ignore")
+    fit(2000)  # imports and verification before the memory's base
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     seconds, model = common.timed_fits(fit, {fits}, time.process_time)
+    peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024  # MB over the data's
     profile = cProfile.Profile(time.process_time)
     profile.runcall(fit)
 stats = pstats.Stats(profile).stats
-parts = {{name: sum(stat[3] for key, stat in stats.items() if key[0].endswith(path) and key[2] == function)
-          for name, (path, function) in {parts!r}.items()}}
+def part(path, functions):
+    times = [sum(stat[3] for key, stat in stats.items() if key[0].endswith(path) and key[2] == function)
+             for function in functions]
+    return next((time for time in times if time), 0.0)
+parts = {{name: part(path, functions) for name, (path, functions) in {parts!r}.items()}}
 parts["counts"] -= parts["sampler"]  # the counts alone
-print(json.dumps({{"seconds": seconds, "parts": parts, "coef": np.asarray(model.coef_).tobytes().hex()}}))
+coef = np.asarray(model.coef_).tobytes().hex()
+print(json.dumps({{"seconds": seconds, "peak_mb": peak, "parts": parts, "coef": coef}}))
 """
 
 
@@ -66,9 +77,10 @@ def run(args: argparse.Namespace) -> dict:
                 runs[name].append(run_child(trees[name], args.generator, n, d, seed, args.fits))
         least = {name: min(s for one in done for s in one["seconds"]) for name, done in runs.items()}
         parts = {name: {part: min(one["parts"][part] for one in done) for part in PARTS} for name, done in runs.items()}
+        peak = {name: max(one["peak_mb"] for one in done) for name, done in runs.items()}
         row = {"size": size, "seed": seed,
                "seconds": {name: [one["seconds"] for one in done] for name, done in runs.items()},
-               "least_s": least, "ratio": least["after"] / least["before"],
+               "least_s": least, "ratio": least["after"] / least["before"], "peak_mb": peak,
                "parts_least_s": parts,
                "identical": len({one["coef"] for done in runs.values() for one in done}) == 1}
         rows.append(row)
@@ -86,14 +98,15 @@ def markdown(output: dict) -> str:
                                        "process (least over processes; histogram counts: noisy_histograms less "
                                        "its sampler; the row map includes the transform, called by it; the parts "
                                        "are cumulative times under the profiler)"), "",
-             "| size | fit before | fit now | ratio | counts | transform | row map | check | same release |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| size | fit before | fit now | ratio | counts | transform | row map | check | peak MB | same release |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in output["rows"]:
         least, parts = row["least_s"], row["parts_least_s"]
         cells = [f"{parts['before'][part]:.3f} -> {parts['after'][part]:.3f}"
                  for part in ("counts", "transform", "row map", "check")]
         lines.append(f"| {row['size']} | {least['before']:.3f} | {least['after']:.3f} | {row['ratio']:.3f} | "
-                     + " | ".join(cells) + f" | {row['identical']} |")
+                     + " | ".join(cells) + f" | {row['peak_mb']['before']:.0f} -> {row['peak_mb']['after']:.0f} | "
+                     f"{row['identical']} |")
     return "\n".join(lines) + "\n"
 
 
