@@ -18,6 +18,7 @@ compared bit for bit.
 from __future__ import annotations
 
 import argparse
+import statistics
 from pathlib import Path
 
 from benchmarks import common, family_sweep
@@ -98,13 +99,16 @@ def markdown(output: dict) -> str:
                                        "process (least over processes; histogram counts: noisy_histograms less "
                                        "its sampler; the row map includes the transform, called by it; the parts "
                                        "are cumulative times under the profiler)"), "",
-             "| size | fit before | fit now | ratio | counts | transform | row map | check | peak MB | same release |",
+             "| size | fit before (least / median) | fit now | ratio (least / median) | counts | transform | row map | "
+             "check | peak MB | same release |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for row in output["rows"]:
         least, parts = row["least_s"], row["parts_least_s"]
         cells = [f"{parts['before'][part]:.3f} -> {parts['after'][part]:.3f}"
                  for part in ("counts", "transform", "row map", "check")]
-        lines.append(f"| {row['size']} | {least['before']:.3f} | {least['after']:.3f} | {row['ratio']:.3f} | "
+        median = {name: statistics.median(s for one in row["seconds"][name] for s in one) for name in least}
+        lines.append(f"| {row['size']} | {least['before']:.3f} / {median['before']:.3f} | {least['after']:.3f} / "
+                     f"{median['after']:.3f} | {row['ratio']:.3f} / {median['after'] / median['before']:.3f} | "
                      + " | ".join(cells) + f" | {row['peak_mb']['before']:.0f} -> {row['peak_mb']['after']:.0f} | "
                      f"{row['identical']} |")
     return "\n".join(lines) + "\n"
