@@ -7,10 +7,11 @@ Each child process imports ONE tree (``--before``, a checkout such as ``git arch
 ``random_state=0``), then runs one more fit under cProfile (CPU time too) for the parts: the histograms' counts
 (``noisy_histograms`` less its sampler ``discrete_laplace_array``, in that process), the standardiser's map
 (``ColumnStandardiser.transform_into``, or ``transform`` in a tree without it), the row map (``RowMap.apply``, which
-maps through it) and the training-rows check (``_check_training_rows``, which maps the rows again), and the peak
-growth of the process's resident memory over its data's during its fits (``ru_maxrss``, MB, after a fit on 2,000
-rows; the most over its processes). The trees alternate, ``--processes`` times each; the released coefficients are
-compared bit for bit.
+maps through it), the training-rows check (``_check_training_rows``, which maps the rows again), the release of the
+ranges (``release_ranges``: the rows clipped onto R, the counts and the sampler), and the peak growth of the
+process's resident memory over its data's during its fits (``ru_maxrss``, MB, after a fit on 2,000 rows; the most
+over its processes). The trees alternate, ``--processes`` times each; the released coefficients are compared bit
+for bit.
 
     python -m benchmarks.estimator_scale --before /tmp/dpcvx-before --sizes 1e5x20 1e6x20 1e5x200
 """
@@ -27,7 +28,8 @@ SEED = 53_000
 SIZES = ["1e5x20", "1e6x20", "1e5x200"]
 #: Each part's (file, functions): the first function of the tuple that the profiled fit called (a tree before
 #: ColumnStandardiser.transform_into has only transform, which now calls it).
-PARTS = {"counts": ("column_histogram.py", ("noisy_histograms",)),
+PARTS = {"ranges": ("column_statistics.py", ("release_ranges",)),
+         "counts": ("column_histogram.py", ("noisy_histograms",)),
          "sampler": ("exact_sampling.py", ("discrete_laplace_array",)),
          "transform": ("standardiser.py", ("transform_into", "transform")), "row map": ("rows.py", ("apply",)),
          "check": ("classifiers.py", ("_check_training_rows",))}
@@ -99,13 +101,13 @@ def markdown(output: dict) -> str:
                                        "process (least over processes; histogram counts: noisy_histograms less "
                                        "its sampler; the row map includes the transform, called by it; the parts "
                                        "are cumulative times under the profiler)"), "",
-             "| size | fit before (least / median) | fit now | ratio (least / median) | counts | transform | row map | "
-             "check | peak MB | same release |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| size | fit before (least / median) | fit now | ratio (least / median) | ranges | counts | transform | "
+             "row map | check | peak MB | same release |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in output["rows"]:
         least, parts = row["least_s"], row["parts_least_s"]
         cells = [f"{parts['before'][part]:.3f} -> {parts['after'][part]:.3f}"
-                 for part in ("counts", "transform", "row map", "check")]
+                 for part in ("ranges", "counts", "transform", "row map", "check")]
         median = {name: statistics.median(s for one in row["seconds"][name] for s in one) for name in least}
         lines.append(f"| {row['size']} | {least['before']:.3f} / {median['before']:.3f} | {least['after']:.3f} / "
                      f"{median['after']:.3f} | {row['ratio']:.3f} / {median['after'] / median['before']:.3f} | "

@@ -465,8 +465,12 @@ def _clipped(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
 
 
 def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:
-    """The released 2 x d grid indices of the columns' ranges (:mod:`dpcvx.privacy.column_histogram`)."""
-    noisy = noisy_histograms(_clipped(X, plan), np.full(plan.d, plan.norm), plan.eps_statistics, source, plan.depth)
+    """The released 2 x d grid indices of the columns' ranges (:mod:`dpcvx.privacy.column_histogram`), of the rows
+    clipped onto the learner's public ||x|| <= R as the histograms read them, a block at a time (each row's factor a
+    function of that row alone: the rows of :func:`_clipped`, with no whole copy)."""
+    clip = RowMap(norm_bound=plan.norm).clip
+    noisy = noisy_histograms(np.asarray(X, dtype=np.float64), np.full(plan.d, plan.norm), plan.eps_statistics, source,
+                             plan.depth, row_map=lambda rows: clip(rows)[0])
     return histogram_ranges(noisy, plan.eps_statistics, plan.n if plan.label_bound is None else None)
 
 

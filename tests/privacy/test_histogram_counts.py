@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from dpcvx.data.rows import RowMap
 from dpcvx.privacy import column_histogram
 from dpcvx.privacy.column_histogram import histogram_scale, noisy_histograms
 from dpcvx.privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -77,3 +78,23 @@ def test_the_seeded_noise_is_drawn_as_before_after_the_counts() -> None:
     noise = discrete_laplace_array(histogram_scale(BOUNDS.size, 0.5), BOUNDS.size << 8,
                                    integer_source(np.random.default_rng(11)))
     np.testing.assert_array_equal(released, reference(values, BOUNDS, 8) + noise.reshape(BOUNDS.size, 256))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_rows_clipped_block_by_block_are_counted_as_their_whole_clipped_copy(order: str) -> None:
+    # release_ranges' rows: clipped onto R as each block is read (RowMap.clip, each row's factor its own), the
+    # counts and the seeded noise of the whole clipped copy; X is left as it was
+    rng = np.random.default_rng(9)
+    X = np.asarray(rng.normal(0, 0.5, (20_000, 6)) * rng.uniform(0.1, 3.0, (20_000, 1)), order=order)
+    kept = X.copy()
+    clip = RowMap(1.0).clip
+    whole, count = clip(np.array(X), in_place=True)
+    assert count > 5_000  # many rows beyond R
+
+    def seeded():
+        return integer_source(np.random.default_rng(5))
+
+    blocks = noisy_histograms(X, np.ones(6), 1.0, seeded(), row_map=lambda rows: clip(rows)[0])
+    np.testing.assert_array_equal(blocks, noisy_histograms(whole, np.ones(6), 1.0, seeded()))
+    np.testing.assert_array_equal(X, kept)
+    assert not np.array_equal(noisy_histograms(X, np.ones(6), 1.0, seeded()), blocks)  # the clip moves cells
