@@ -117,3 +117,12 @@ def test_a_map_output_beyond_the_float_range_is_refused_by_its_row_and_column(in
         row_map.apply(X)
     with pytest.raises(InputError, match=r"feature_map.transform\(X\).*row 15000, column 4"):
         row_map.features(X)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_rows_of_another_width_are_refused_by_the_map(order: str) -> None:
+    X = np.asarray(rows(100)[:, :D - 1], order=order)
+    for call in (standardiser().transform, RowMap(1.0, feature_map=standardiser(), fit_intercept=True).apply,
+                 RowMap(1.0, feature_map=standardiser()).features):
+        with pytest.raises(InputError, match=f"maps rows of {D} columns, got shape \\(100, {D - 1}\\)"):
+            call(X)
