@@ -17,8 +17,8 @@ standard normal (weights of scale 3). Every other generator changes one property
 * ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
 * ``memmap``: the base generator's rows as ``np.load(mmap_mode="r")`` (warm page cache).
 
-With ``--intercept`` the dense cases fit an intercept on both sides (dpcvx's intercept column of 1, within the
-public row bound sqrt(2); scikit-learn's unregularised ``fit_intercept``), the setting of a user's table.
+With ``--intercept`` the dense and sparse cases fit an intercept on both sides (dpcvx's intercept column of 1,
+within the public row bound sqrt(2); scikit-learn's unregularised ``fit_intercept``), the setting of a user's table.
 
 Each case times dpcvx (``PrivateERM(logistic(), lam=1e-4, data_norm=1).fit(X, y, epsilon=1)``, its default
 public gradient bound) and scikit-learn's ``LogisticRegression(lbfgs, no intercept, C = 1/(lam n))`` at its
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> dict:
             n, d = speed_sweep.parse_shape(args.sparse or preset["sparse"])
             seed = next(seeds)
             S, y = speed_sweep.sparse_data(n, d, seed)
-            cases.append(_case("sparse", "sparse", S, y, count, seed))
+            cases.append(_case("sparse", "sparse", S, y, count, seed, args.intercept))
     return {"run": record.finish(), "quick": bool(args.quick), "intercept": bool(args.intercept), "rounds": count,
             "lam": speed_sweep.LAM,
             "epsilon": speed_sweep.EPSILON, "sklearn_tols": list(SKLEARN_TOLS), "cases": cases,
@@ -228,7 +228,7 @@ def markdown(output: dict) -> str:
     lines = [report.run_header(output, f"Family sweep: {output['rounds']} rotating rounds per case, lam = "
                                        f"{output['lam']:g}, epsilon = {output['epsilon']:g}, 1 BLAS thread, "
                                        f"scikit-learn at tol {tols}"
-                                       + (", dense cases with an intercept" if output.get("intercept") else "")),
+                                       + (", with an intercept" if output.get("intercept") else "")),
              "", "Ratios are dpcvx / lbfgs wall time (above 1: dpcvx slower), each the median over rounds of the "
              "per-round ratio. Distribution over generators:", "",
              "| kind | n x d | peer | generators | median | worst (generator) | best |",
@@ -265,7 +265,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")
     parser.add_argument("--sparse", default=None, help="n x d of the sparse case, or none")
     parser.add_argument("--intercept", action="store_true",
-                        help="dense cases with an intercept (dpcvx's column of 1, scikit-learn's fit_intercept)")
+                        help="fit an intercept on both sides (dpcvx's column of 1, scikit-learn's fit_intercept)")
     parser.add_argument("--seed", type=int, default=SEED, help="first generator seed (each case takes the next)")
     parser.add_argument("--tmp", default=None, help="directory for the memmap file (default: the system's)")
     common.add_result_arguments(parser, None, "file name tag (default: family_sweep, or _quick)")

@@ -113,7 +113,8 @@ def gradient_norm(X: Any, y: np.ndarray, w: np.ndarray, intercept: float | None 
     """||grad F|| of the non-private F(w) = sum_i log(1 + exp(-y_i w^T x_i)) + n lam ||w||^2 / 2; with an
     ``intercept`` b, of F(w, b) over the rows [x_i, 1] (the intercept regularised alike)."""
     if intercept is not None:
-        X = np.hstack([np.asarray(X.todense() if hasattr(X, "todense") else X), np.ones((X.shape[0], 1))])
+        ones = np.ones((X.shape[0], 1))
+        X = sparse.hstack([X, ones], format="csr") if sparse.issparse(X) else np.hstack([X, ones])
         w = np.append(w, intercept)
     margins = y * np.asarray(X @ w).ravel()
     return float(np.linalg.norm(np.asarray(X.T @ (-y * expit(-margins))).ravel() + X.shape[0] * LAM * w))

@@ -134,10 +134,12 @@ def _newton_direction(
     CG directions solve H d = -g to ||H d + g|| <= forcing ||g|| with exact
     Hessian-vector products, preconditioned by ``stale`` (the factor of an
     earlier all-rows Hessian, when :func:`_hessian_free`); beyond
-    ``DENSE_NEWTON_MAX_DIM``, by diag(H) for a sparse X where it pays
+    ``DENSE_NEWTON_MAX_DIM``, from the first step by the diagonal of public column scales
+    where X has an intercept column (:meth:`PerturbedObjective.scale_preconditioner`; else
+    none), then by diag(H) for a sparse X where it pays
     (:meth:`PerturbedObjective.jacobi_pays`; computed afresh outside the ``local``
     regime, the last one reused in it), and for dense rows by a subsampled Hessian's
-    factor once CG is slow without one (:func:`_sampled_factor`; none before). A CG
+    factor once CG is slow (:func:`_sampled_factor`). A CG
     direction comes with its margin change when the objective takes steps from
     CG's products (:attr:`PerturbedObjective.steps_from_products`), and with
     ``next_gradient`` the gradient terms at the full step when CG's products
@@ -157,11 +159,11 @@ def _newton_direction(
             return -cho_solve(factor, gradient), factor, None, None
         except la.LinAlgError:
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None, None
-    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v; for dense rows by the public column scales' diagonal (an
-    # intercept column; else none) until CG is slow, then by a subsampled Hessian's factor
-    # (:func:`_sampled_factor`); diag(H) for sparse X where it pays, a question asked only once CG is slow without it
+    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, by the public column scales' diagonal (an intercept column; else
+    # none) until CG is slow, then for dense rows by a subsampled Hessian's factor (:func:`_sampled_factor`), for a
+    # sparse X by diag(H) where it pays (a question asked only once CG is slow without it)
+    scaled = objective.scale_preconditioner(margins)
     if objective.dense:
-        scaled = objective.scale_preconditioner(margins)
         if not objective.can_subsample:
             return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, next_gradient=next_gradient)
 
@@ -177,8 +179,10 @@ def _newton_direction(
         return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
 
     if objective.jacobi_decided:
-        return _cg_direction(objective, w, margins, gradient, forcing, jacobi(), None, next_gradient=next_gradient)
-    return _cg_direction(objective, w, margins, gradient, forcing, None, None, deferred=jacobi,
+        diagonal = jacobi()
+        return _cg_direction(objective, w, margins, gradient, forcing, scaled if diagonal is None else diagonal, None,
+                             next_gradient=next_gradient)
+    return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, deferred=jacobi,
                          next_gradient=next_gradient)
 
 
@@ -333,7 +337,7 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
     two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference."""
     if objective.dim <= DENSE_NEWTON_MAX_DIM or not objective.steps_from_products:
         return None
-    scaled = objective.scale_preconditioner(margins) if objective.dense else None
+    scaled = objective.scale_preconditioner(margins)
     search = -gradient if scaled is None else -gradient / scaled
     change = objective.change_along(search)
     curvature = objective.curvature_along(w, search, change, margins)
