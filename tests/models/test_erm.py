@@ -330,6 +330,7 @@ def mean_accuracy(erm, data, epsilon, mechanism, draws=12):
 
 
 @pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_utility_approaches_nonprivate_and_objective_beats_output(data, loss):
     # Default "max" split; with the paper's split the Huber hinge keeps only eps' = 0.0024 at
     # eps = 0.1 here (see test_paper_split_cliff).

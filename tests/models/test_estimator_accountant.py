@@ -66,6 +66,7 @@ def test_regressors_take_the_accountant_in_the_constructor(data):
         "DPLinearRegression.fit: PrivateLinearRegression.fit (AdaSSP with private column statistics, replace-one)"]
 
 
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_classifiers_take_add_remove_neighbours(data):
     X, y = data
     model = dpcvx.DPLogisticRegression(delta=1e-6, neighbours="add-remove", n_public=300, random_state=0).fit(X, y)

@@ -132,6 +132,7 @@ def _broken_draw_runs(rule: StoppingRule, source: IntegerSource) -> int:
 
 
 @pytest.mark.parametrize("eta, mean", [(1, 4.0), (2, 4.0), (3, 6.0)])
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_the_number_of_runs_follows_the_truncated_negative_binomial(eta, mean):
     """Chi-square at 5,000 seeded draws (bins 1..11 and >= 12), p > 0.001; the broken sampler is rejected."""
     rule = StoppingRule.with_mean(mean, eta)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from dpcvx.privacy.exact_sampling import GeneratorSource
@@ -25,6 +26,7 @@ def pvalue(sampler) -> float:
     return float(stats.chisquare(counts, DRAWS * weights / weights.sum()).pvalue)
 
 
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_exact_exponential_mechanism_matches_its_law_and_a_broken_one_fails():
     assert pvalue(sample_exponential) > 1e-3
 

@@ -241,6 +241,7 @@ def test_auto_lam_keeps_no_state_on_the_learner():
     {"epsilon": 1.0, "n": 2_000, "mechanism": "output"}, {"epsilon": 1.0, "n": 2_000, "delta": 1e-8},
     {"epsilon": 0.3, "n": 800, "delta": 1e-7, "mechanism": "output"},
 ])
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_the_rule_skips_only_lams_whose_bias_reaches_the_best_bound(monkeypatch, settings):
     """The rule does not calibrate a Lam whose bias alone reaches the best bound found (its bound could not
     be smaller): it chooses what a scan of every Lam of the grid chooses (the first smallest bound), with

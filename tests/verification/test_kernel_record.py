@@ -52,6 +52,7 @@ def test_every_shipped_fact_is_what_sympy_proves_today(spec):
     assert (verified.value_at_zero, verified.infimum) == (fresh.value_at_zero, fresh.infimum)
 
 
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_a_kernel_learners_own_loss_needs_neither_the_worker_nor_sympy():
     """In a fresh process with no disk cache: the hinge's dual route and bounds, sympy never imported."""
     require_shipped_catalogue()

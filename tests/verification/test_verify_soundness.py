@@ -130,6 +130,7 @@ def test_narrow_bump_is_refused_or_bounded_soundly():
     assert_sound(cert, "curvature", true_c)
 
 
+@pytest.mark.slow  # about 2 s (the default run's 5-minute limit)
 def test_validated_bound_of_a_convex_bump_in_the_slope():
     # a convex loss whose l'' has a narrow peak of height a / (4 w): proved, not sampled
     a, w = 0.37, 2e-4
