@@ -423,7 +423,7 @@ class PerturbedObjective:
         """The loss Hessian H plus n Lam (alpha I + M) + n Delta I, in place."""
         n, diagonal = self.n, np.arange(self.dim)
         if self.regularizer.dense is None:
-            H[diagonal, diagonal] += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg
+            H[diagonal, diagonal] += self._regularizer_diagonal()
         else:  # alpha I + diag(diagonal) + dense (hessian_diagonal holds diag(dense) already: not added twice)
             H += n * self.lam * self.regularizer.hessian(self.dim)
             H[diagonal, diagonal] += n * self.extra_reg
@@ -445,6 +445,11 @@ class PerturbedObjective:
             return _gram_upper(self.X * np.sqrt(curvature)[:, None])
         return np.asarray((self.X.T @ sparse.diags(curvature) @ self.X).todense())
 
+    def _regularizer_diagonal(self) -> np.ndarray:
+        """n Lam diag(H_N) + n Delta: the diagonal of F's regularizer terms (diag(dense) included, as
+        ``Quadratic.hessian_diagonal`` holds it)."""
+        return self.n * self.lam * self.regularizer.hessian_diagonal(self.dim) + self.n * self.extra_reg
+
     def scale_preconditioner(self, margins: Any) -> np.ndarray | None:
         """A positive diagonal for CG from public column scales s_j (:attr:`column_scale`), or None without them:
 
@@ -458,18 +463,14 @@ class PerturbedObjective:
         depends on M: products, gradients and the stopping test stay exact."""
         if self.column_scale is None or not isinstance(margins, np.ndarray):
             return None
-        n = self.n
-        total = float(np.sum(self.curvature(margins)))
-        diagonal = (total * self.column_scale + n * self.lam * self.regularizer.hessian_diagonal(self.dim)
-                    + n * self.extra_reg)
+        diagonal = float(np.sum(self.curvature(margins))) * self.column_scale + self._regularizer_diagonal()
         return diagonal if bool(np.all(np.isfinite(diagonal) & (diagonal > 0))) else None
 
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""
         z = self.margins(w) if margins is None else margins
         out = np.asarray(self._squared().T @ self._second(z)).ravel()
-        n = self.n
-        out += n * self.lam * self.regularizer.hessian_diagonal(self.dim) + n * self.extra_reg  # diag(dense) included
+        out += self._regularizer_diagonal()
         return out
 
     def _squared(self) -> Matrix:
@@ -498,7 +499,7 @@ class PerturbedObjective:
             return False
         if self._jacobi_pays is None:
             n = self.n
-            floor = n * self.lam * float(np.min(self.regularizer.hessian_diagonal(self.dim))) + n * self.extra_reg
+            floor = float(np.min(self._regularizer_diagonal()))
             columns = np.asarray(self._squared().T @ np.ones(n)).ravel()  # (np.bincount over the indices: 3x slower)
             self._jacobi_pays = not self.curvature_bound * float(np.max(columns)) <= JACOBI_SPREAD * floor
             if not self._jacobi_pays:
