@@ -346,18 +346,27 @@ def _discrete_laplace_batch(t: Fraction, size: int, source: BatchSource) -> np.n
     ones: accepted attempts are i.i.d. of the discrete Laplace law, whatever the number accepted.
     """
     num, den = t.numerator, t.denominator
-    out = np.empty(size, dtype=np.int64)
-    filled = 0
-    while filled < size:
-        u = source.below_array(num, ATTEMPTS * (size - filled))
+
+    def accepted(missing: int) -> np.ndarray:
+        u = source.below_array(num, ATTEMPTS * missing)
         u = u[_bernoulli_exp_unit_batch(u, num, source)]
         y = _floor_ratio(u, _geometric_exp_minus_one_batch(u.size, source), num, den)
         negative = source.below_array(2, y.size) == 1
-        signed = np.where(negative, -y, y)[~(negative & (y == 0))][:size - filled]
-        if signed.dtype == object:
-            signed = _as_int64(list(signed))
-        out[filled:filled + signed.size] = signed
-        filled += signed.size
+        signed = np.where(negative, -y, y)[~(negative & (y == 0))][:missing]
+        return _as_int64(list(signed)) if signed.dtype == object else signed
+
+    return _filled(size, accepted)
+
+
+def _filled(size: int, accepted: Callable[[int], np.ndarray]) -> np.ndarray:
+    """``size`` int64 draws from rounds of ``accepted(missing)``, each the accepted draws (at most ``missing``, in
+    their order) of i.i.d. attempts: the accepted draws are i.i.d. of the target law whatever their number."""
+    out = np.empty(size, dtype=np.int64)
+    filled = 0
+    while filled < size:
+        kept = accepted(size - filled)
+        out[filled:filled + kept.size] = kept
+        filled += kept.size
     return out
 
 
@@ -392,15 +401,13 @@ def discrete_gaussian_array(sigma2: Rational, size: int, source: IntegerSource) 
     t = _gaussian_laplace_scale(s2)
     if not (isinstance(source, BatchSource) and t < INT64_BOUND):
         return _array(lambda: discrete_gaussian(s2, source), size)
-    out = np.empty(size, dtype=np.int64)
-    filled = 0
-    while filled < size:
-        candidates = _discrete_laplace_batch(Fraction(t), size - filled, source)
-        kept = candidates[np.fromiter((_gaussian_accepts(int(y), s2, t, source) for y in candidates), dtype=bool,
-                                       count=candidates.size)]
-        out[filled:filled + kept.size] = kept
-        filled += kept.size
-    return out
+
+    def accepted(missing: int) -> np.ndarray:
+        candidates = _discrete_laplace_batch(Fraction(t), missing, source)
+        return candidates[np.fromiter((_gaussian_accepts(int(y), s2, t, source) for y in candidates), dtype=bool,
+                                      count=candidates.size)]
+
+    return _filled(size, accepted)
 
 
 def discrete_laplace_pmf(z: np.ndarray, scale: float) -> np.ndarray:
