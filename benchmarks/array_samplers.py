@@ -14,9 +14,6 @@ one BLAS thread), the discrete Laplace at each of ``--sizes`` draws, the discret
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from benchmarks import common
@@ -26,23 +23,14 @@ SIZES = [64, 1000, 5120, 20_000]
 FITS = ["1e5x20", "1e6x20"]
 
 CHILD = """
-import json, sys, time, warnings
-sys.path.insert(0, {tree!r})
+import json, time, warnings
 import dpcvx
-assert dpcvx.__file__.startswith({tree!r}), dpcvx.__file__
-sys.path.insert(1, {root!r})
 from dpcvx.privacy.column_histogram import histogram_scale
 from dpcvx.privacy.exact_sampling import SystemSource, discrete_gaussian_array, discrete_laplace_array
 from benchmarks import common, family_sweep
 
 def least(call, repeats):
-    call()
-    seconds = []
-    for _ in range(repeats):
-        start = time.process_time()
-        call()
-        seconds.append(time.process_time() - start)
-    return min(seconds)
+    return min(common.timed_fits(call, repeats, time.process_time)[0])
 
 out = {{}}
 scale = histogram_scale(20, 0.1)
@@ -62,11 +50,9 @@ print(json.dumps(out))
 
 
 def run_child(tree: Path, args: argparse.Namespace) -> dict[str, float]:
-    """One process's least CPU seconds per case with ``tree``."""
-    code = CHILD.format(tree=str(tree), root=str(common.REPO_ROOT), sizes=args.sizes, fits=args.fits,
-                        repeats=args.repeats, seed=args.seed)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """One process's least CPU seconds per case with ``tree`` (:func:`common.tree_child`)."""
+    return common.tree_child(tree, CHILD.format(sizes=args.sizes, fits=args.fits, repeats=args.repeats,
+                                                seed=args.seed))
 
 
 def run(args: argparse.Namespace) -> dict:
