@@ -423,14 +423,16 @@ class PrivateERM:
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None, lam: float | None = None, weights: np.ndarray | None = None, *,
-               solver: SolverChoice | None = None, rows: RowMap | None = None) -> tuple[np.ndarray, SolveInfo]:
+               solver: SolverChoice | None = None, rows: RowMap | None = None,
+               offset: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 (:meth:`SolverChoice.solve`); F's scaling is the
         public ``n`` (default: the number of rows), ``lam`` the fit's numeric Lam (the rule's under
         ``lam="auto"``; default ``self.lam``), ``weights`` the records' s_i; ``solver`` and ``rows`` the plan's
-        (default: this learner's). A subclass may replace it (the audit's broken variants)."""
+        (default: this learner's); ``offset`` a vector whose margins the solve's first pass may also compute
+        (the training-rows check's). A subclass may replace it (the audit's broken variants)."""
         solver = self._solver() if solver is None else solver
         return solver.solve(problem, X, y, noise, self._numeric_lam(lam), extra_reg, gradient_tolerance, start, n,
-                            rows=self.row_map() if rows is None else rows, weights=weights)
+                            rows=self.row_map() if rows is None else rows, weights=weights, offset=offset)
 
     def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit).

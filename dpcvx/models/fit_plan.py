@@ -40,9 +40,11 @@ from ..privacy.exact_sampling import integer_source
 from ..privacy.float_safe import (
     LatticeCalibration,
     draw_objective_noise,
+    draw_release_noise,
     float_safe_calibration,
     float_safe_guarantee,
-    perturb_release,
+    release,
+    release_offset,
 )
 from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
@@ -86,7 +88,7 @@ class Hooks(Protocol):
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None, n: int | None,
                lam: float | None, weights: np.ndarray | None, *, solver: SolverChoice | None,
-               rows: RowMap | None) -> tuple[np.ndarray, SolveInfo]: ...
+               rows: RowMap | None, offset: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]: ...
 
 
 @dataclass(frozen=True)
@@ -340,24 +342,32 @@ class FitPlan:
                              curve=calibration.privacy_curve(self.epsilon, self.delta),
                              neighbours=self.relation)
         # objective: b enters the objective and b_2 covers the approximate minimiser;
-        # output: the minimiser of the unperturbed objective gets the one noise vector
+        # output: the minimiser of the unperturbed objective gets the one noise vector. Both are drawn before the
+        # solve, in the order they always were (the solve draws nothing): the release's noise does not depend on
+        # the weights, and the training-rows check takes X times it from the solve's first pass (offset)
         noise = draw_objective_noise(calibration, self.width, rng, source)
+        release_noise = draw_release_noise(calibration, self.width, rng, source)
+        offset = release_offset(calibration, release_noise) if self._checks_rows() else None
         gamma = calibration.gradient_tolerance
         assert gamma is not None
         with np.errstate(all="ignore"):  # a user's np.seterr cannot make the solve's success depend on the data
             w, info = self.learner._solve(self.problem, bound.X, bound.labels, noise, calibration.extra_reg, gamma,
                                           self.start, n, bound.calibrated.lam, bound.weights, solver=self.solver,
-                                          rows=self.rows)
-        solved = None if info.final_margins is None else (w, info.final_margins)
+                                          rows=self.rows, offset=offset)
+        solved = None if info.final_margins is None else _Solved(w, info.final_margins, offset, info.offset_margins)
         info = info.without_margins()  # the margins go to the training-rows check only
         self.learner.diagnostics_ = info
         erm_inputs.check_solution(w, info)
-        w, calibration = perturb_release(calibration, w, rng, source)
-        del noise  # never stored
+        w, calibration = release(calibration, w, release_noise)
+        del noise, release_noise  # never stored
         return self._release(w, calibration, bound, solved)
 
+    def _checks_rows(self) -> bool:
+        """Whether this fit's release runs the training-rows check (a classifier, not inside tune)."""
+        return self.classes is not None and training_rows.runs_here()
+
     def _release(self, w: np.ndarray, calibration: ReleaseCalibration | LatticeCalibration,
-                 bound: _Bound, solved: tuple[np.ndarray, np.ndarray] | None = None,
+                 bound: _Bound, solved: _Solved | None = None,
                  ) -> PrivateModel | PrivateRegressionModel:
         """The released model of the noisy weights and its certificate (public values and privatised ones).
         ``solved``: the solver's point and its fresh margins, when it kept them (the training-rows check's)."""
@@ -388,7 +398,7 @@ class FitPlan:
         if self.classes is None:
             return PrivateRegressionModel(coef, intercept, rows, release)
         warn_if_constant(self.owner, release.findings)
-        if training_rows.runs_here():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
+        if self._checks_rows():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
             counts = _confusion(bound.X, w, bound.labels, solved, rows.effective_norm_bound)
             training_rows.warn_on_confusion(self.owner, counts)
         return PrivateModel(coef, intercept, self.classes, rows, release)
@@ -400,8 +410,20 @@ def _constants(problem: VerifiedProblem) -> tuple[Any, ...]:
     return certificate.lipschitz, certificate.curvature, certificate.strong_convexity, problem.kst12
 
 
+@dataclass(frozen=True)
+class _Solved:
+    """What the solve leaves the training-rows check (NOT PRIVATE, never stored): its point w~ and fresh margins
+    m_i = y_i fl(x_i . w~), and, when its first pass computed them, the release noise's move u
+    (:func:`~dpcvx.privacy.float_safe.release_offset`) with y_i fl(x_i . u) (else None)."""
+
+    point: np.ndarray
+    margins: np.ndarray
+    offset: np.ndarray | None = None
+    offset_margins: np.ndarray | None = None
+
+
 def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
-               solved: tuple[np.ndarray, np.ndarray] | None, bound: float) -> np.ndarray:
+               solved: _Solved | None, bound: float) -> np.ndarray:
     """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.sign_confusion`): a
     row is predicted +1 where x_i . w > 0 exactly (:func:`_positive`; rows of norm at most ``bound``, the public R
     of the mapped rows). With the solver's point and fresh margins (``solved``), the rows they decide are read
@@ -410,7 +432,7 @@ def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
     the exact sign."""
     labels = np.asarray(labels)
     if solved is not None and _gathers(X):
-        positive = _decided(X, w, labels, *solved, bound)
+        positive = _decided(X, w, labels, solved, bound)
         if positive is not None:
             return training_rows.sign_confusion(positive, labels)
 
@@ -474,22 +496,32 @@ def _gathers(X: Matrix | RowBlocks) -> bool:
     return sparse.issparse(X) or isinstance(X, np.ndarray)
 
 
-def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved_w: np.ndarray, margins: np.ndarray,
+def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _Solved,
              bound: float) -> np.ndarray | None:
     """Whether x_i . w > 0 exactly (as :func:`_positive`), from the solver's fresh margins m_i = y_i fl(x_i . w~)
-    at its point w~: the rows they decide, and the others gathered a cache block at a time (:func:`_positive`);
-    None when those are more than a share min(1/10, d / 400) of the rows, where one pass costs less.
+    at its point w~, plus, when the solve's first pass computed them, the margins p_i = y_i fl(x_i . u) of the
+    release noise's move u: the rows they decide, and the others gathered a cache block at a time
+    (:func:`_positive`); None when those are more than a share min(1/10, d / 400) of the rows, where one pass
+    costs less.
 
-    With delta = w - w~ and ||x_i|| <= R (``bound``), |x_i . delta| <= R ||delta||, and |fl(x_i . w~) - x_i . w~|
-    <= gamma_d R ||w~|| (:func:`_rounding`). So where |m_i| > 2 R (||delta|| + 2 d eps (||w|| + ||w~||)) +
-    d 2^-1070, x_i . w is nonzero and of the sign of y_i m_i (labels -1 or +1). The rows left are few where the
-    release is close to the solver's point (objective perturbation at large n) and the margins are far from 0;
-    output perturbation's noise leaves every row (benchmarks/results/confusion_margins.md)."""
+    With delta = w - w~ - u (u = 0 without the noise's margins) and ||x_i|| <= R (``bound``),
+    |x_i . delta| <= R ||delta||, and each computed product is within gamma_d R ||v|| of x_i . v
+    (:func:`_rounding`; v = w~, u). So where the computed t_i = m_i + p_i has
+    |t_i| > 2 R (||delta|| + 2 d eps (||w|| + ||w~|| + ||u||)) + d 2^-1070, x_i . w is nonzero and of the sign
+    of y_i t_i (labels -1 or +1; the factor 2 also covers the rounding of the sum t_i and of ||delta||). The rows
+    left are few where the margins are far from 0: without u, only where the release is close to the solver's
+    point (objective perturbation at large n; output perturbation's noise leaves every row,
+    benchmarks/results/confusion_margins.md); with u, ||delta|| is the rounding onto the release grid."""
+    margins = solved.margins
     if margins.shape != labels.shape or not np.isfinite(bound):
         return None
     d = X.shape[1]
-    change, size = float(np.linalg.norm(w - solved_w)), float(np.linalg.norm(w) + np.linalg.norm(solved_w))
-    threshold = 2 * bound * (change + _rounding(d) * size) + d * _UNDERFLOW
+    move, size = w - solved.point, float(np.linalg.norm(w) + np.linalg.norm(solved.point))
+    if solved.offset is not None and solved.offset_margins is not None:
+        margins = margins + solved.offset_margins
+        move -= solved.offset
+        size += float(np.linalg.norm(solved.offset))
+    threshold = 2 * bound * (float(np.linalg.norm(move)) + _rounding(d) * size) + d * _UNDERFLOW
     share = min(0.1, d / 400)
     sample = margins[::_SAMPLE_STEP]  # a look at every 64th row first: when many are left, a pass at once
     if np.count_nonzero(~(np.abs(sample) > threshold)) > 2 * share * sample.size:

@@ -203,9 +203,13 @@ class OutputPerturbation(LinearCalibration):
         """Output perturbation leaves the objective unperturbed."""
         return np.zeros(d)
 
-    def perturb_release(self, w: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, OutputPerturbation]:
-        """w + b, density of b proportional to exp(-beta ||b||), rounded to the release grid."""
-        released, spacing = round_to_grid(w + sample_l2_laplace(w.size, self.beta, rng), 1.0 / self.beta)
+    def draw_release_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """b with density proportional to exp(-beta ||b||): the release's noise."""
+        return sample_l2_laplace(d, self.beta, rng)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, OutputPerturbation]:
+        """w + b rounded to the release grid, and the calibration recording the grid."""
+        released, spacing = round_to_grid(w + noise, 1.0 / self.beta)
         return released, self.with_release_grid(spacing)
 
     @property
@@ -341,11 +345,15 @@ class ObjectivePerturbation(LinearCalibration):
         """b with density proportional to exp(-beta ||b||): the objective's noise (Algorithm 2)."""
         return sample_l2_laplace(d, self.beta, rng)
 
-    def perturb_release(self, w: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ObjectivePerturbation]:
-        """w + b_2 covering the approximate minimiser (density ~ exp(-beta_2 ||b_2||)), on the release grid."""
-        beta = self.amp_beta
-        assert beta is not None, "the release of an approximate minimiser needs a public tol"
-        released, spacing = round_to_grid(w + sample_l2_laplace(w.size, beta, rng), 1.0 / beta)
+    def draw_release_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """b_2 covering the approximate minimiser: density proportional to exp(-beta_2 ||b_2||)."""
+        assert self.amp_beta is not None, "the release of an approximate minimiser needs a public tol"
+        return sample_l2_laplace(d, self.amp_beta, rng)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, ObjectivePerturbation]:
+        """w + b_2 rounded to the release grid, and the calibration recording the grid."""
+        assert self.amp_beta is not None, "the release of an approximate minimiser needs a public tol"
+        released, spacing = round_to_grid(w + noise, 1.0 / self.amp_beta)
         return released, self.with_release_grid(spacing)
 
     @property

@@ -176,10 +176,13 @@ class GaussianObjectivePerturbation(LinearCalibration):
         """b ~ N(0, sigma^2 I_d), the objective's noise (sum form)."""
         return sample_gaussian(d, self.sigma, rng)
 
-    def perturb_release(self, w: np.ndarray, rng: np.random.Generator
-                        ) -> tuple[np.ndarray, GaussianObjectivePerturbation]:
-        """w + N(0, amp_sigma^2 I) rounded to the release grid, and the calibration recording the grid."""
-        released, spacing = round_to_grid(w + sample_gaussian(w.size, self.amp_sigma, rng), self.amp_sigma)
+    def draw_release_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """b_2 ~ N(0, amp_sigma^2 I_d), covering the approximate minimiser."""
+        return sample_gaussian(d, self.amp_sigma, rng)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, GaussianObjectivePerturbation]:
+        """w + b_2 rounded to the release grid, and the calibration recording the grid."""
+        released, spacing = round_to_grid(w + noise, self.amp_sigma)
         return released, self.with_release_grid(spacing)
 
     def to_dict(self) -> dict[str, Any]:
@@ -276,9 +279,13 @@ class GaussianOutputPerturbation(LinearCalibration):
         """Output perturbation leaves the objective unperturbed."""
         return np.zeros(d)
 
-    def perturb_release(self, w: np.ndarray, rng: np.random.Generator
-                        ) -> tuple[np.ndarray, GaussianOutputPerturbation]:
-        released, spacing = round_to_grid(w + sample_gaussian(w.size, self.sigma, rng), self.sigma)
+    def draw_release_noise(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """b ~ N(0, sigma^2 I_d): the release's noise."""
+        return sample_gaussian(d, self.sigma, rng)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, GaussianOutputPerturbation]:
+        """w + b rounded to the release grid, and the calibration recording the grid."""
+        released, spacing = round_to_grid(w + noise, self.sigma)
         return released, self.with_release_grid(spacing)
 
     def to_dict(self) -> dict[str, Any]:
@@ -332,4 +339,4 @@ def gaussian_output_perturbation(n: int, lam: float, epsilon: float, delta: floa
 ReleaseCalibration = (OutputPerturbation | ObjectivePerturbation | GaussianObjectivePerturbation
                       | GaussianOutputPerturbation)
 """Every calibration a linear release can carry: each draws its own noise (``draw_objective_noise``,
-``perturb_release``), so the learner never touches a sampler."""
+``draw_release_noise``) and applies it (``release``), so the learner never touches a sampler."""

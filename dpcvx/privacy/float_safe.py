@@ -24,8 +24,7 @@ from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 
 __all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "float_safe_calibration", "draw_objective_noise",
-           "perturb_release",
-           "float_safe_guarantee"]
+           "draw_release_noise", "release", "release_offset", "float_safe_guarantee"]
 
 LatticeCalibration = LatticeLaplaceOutput | LatticeGaussianOutput | LatticeObjective
 LATTICE_CALIBRATIONS = (LatticeLaplaceOutput, LatticeGaussianOutput, LatticeObjective)
@@ -50,13 +49,30 @@ def draw_objective_noise(calibration: ReleaseCalibration | LatticeCalibration, d
     return calibration.draw_objective_noise(d, rng)
 
 
-def perturb_release(calibration: ReleaseCalibration | LatticeCalibration, w: np.ndarray,
-                    rng: np.random.Generator, source: IntegerSource
-                    ) -> tuple[np.ndarray, ReleaseCalibration | LatticeCalibration]:
-    """The released point and the calibration to record (lattice: exact noise; float: the grid)."""
+def draw_release_noise(calibration: ReleaseCalibration | LatticeCalibration, d: int,
+                       rng: np.random.Generator, source: IntegerSource) -> np.ndarray:
+    """The release's noise (output perturbation's b, or objective perturbation's b_2 covering the approximate
+    minimiser): exact integer lattice steps for a lattice calibration, else the float sampler. It does not depend
+    on the weights, so a fit draws it with the objective's noise, before the solve (nothing is drawn in between,
+    so a seeded fit draws the same values as when it was drawn after)."""
     if isinstance(calibration, LATTICE_CALIBRATIONS):
-        return calibration.perturb_release(w, source)
-    return calibration.perturb_release(w, rng)
+        return calibration.draw_release_noise(d, source)
+    return calibration.draw_release_noise(d, rng)
+
+
+def release(calibration: ReleaseCalibration | LatticeCalibration, w: np.ndarray, noise: np.ndarray
+            ) -> tuple[np.ndarray, ReleaseCalibration | LatticeCalibration]:
+    """The released point w moved by the drawn ``noise``, and the calibration to record (lattice: on the lattice;
+    float: rounded to the grid)."""
+    return calibration.release(w, noise)
+
+
+def release_offset(calibration: ReleaseCalibration | LatticeCalibration, noise: np.ndarray) -> np.ndarray:
+    """The drawn release noise as a move of the weights: released - w is this up to the rounding onto the grid
+    or lattice (the noise itself, or a lattice's steps times its spacing)."""
+    if isinstance(calibration, LATTICE_CALIBRATIONS):
+        return calibration.release_offset(noise)
+    return noise
 
 
 _SECTION = "docs/theory.md, section 'Floating point: the linear releases'"

@@ -165,9 +165,17 @@ class LatticeObjective(FloatFields):
             raise SolverError("an objective noise draw exceeds 2^53 lattice steps; nothing was solved (draw again)")
         return steps.astype(float) * self.noise_spacing
 
-    def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeObjective]:
-        noise = discrete_laplace_array(self.release_scale, w.size, source)
+    def draw_release_noise(self, d: int, source: IntegerSource) -> np.ndarray:
+        """b_2's lattice steps: a product discrete Laplace, exact."""
+        return discrete_laplace_array(self.release_scale, d, source)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, LatticeObjective]:
+        """w on the release lattice moved by the drawn steps (:func:`release_on_lattice`)."""
         return release_on_lattice(w, self.release_spacing, noise), self
+
+    def release_offset(self, noise: np.ndarray) -> np.ndarray:
+        """The drawn steps as a move of the weights: steps times the lattice spacing."""
+        return noise * self.release_spacing
 
     def to_dict(self) -> dict[str, Any]:
         return lattice_record(

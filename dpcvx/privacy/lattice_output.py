@@ -205,6 +205,10 @@ class _OutputRelease(FloatFields):
         """Output perturbation leaves the objective unperturbed."""
         return np.zeros(d)
 
+    def release_offset(self, noise: np.ndarray) -> np.ndarray:
+        """The drawn steps as a move of the weights: steps times the lattice spacing."""
+        return noise * self.spacing
+
 
 @dataclass(frozen=True)
 class LatticeLaplaceOutput(_OutputRelease):
@@ -247,8 +251,12 @@ class LatticeLaplaceOutput(_OutputRelease):
         """t = K_1 / eps in lattice steps (exact rational)."""
         return Fraction(self.steps) / Fraction(self.base.epsilon)
 
-    def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeLaplaceOutput]:
-        noise = discrete_laplace_array(self.noise_scale, w.size, source)
+    def draw_release_noise(self, d: int, source: IntegerSource) -> np.ndarray:
+        """The release's lattice steps: a product discrete Laplace, exact."""
+        return discrete_laplace_array(self.noise_scale, d, source)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, LatticeLaplaceOutput]:
+        """w on the lattice moved by the drawn steps (:func:`release_on_lattice`)."""
         return release_on_lattice(w, self.spacing, noise), self
 
     def to_dict(self) -> dict[str, Any]:
@@ -303,8 +311,12 @@ class LatticeGaussianOutput(_OutputRelease):
         """sigma^2 = K_2 / (2 rho), rounded up (then exact as a rational): K_2 / (2 sigma^2) <= rho."""
         return round_up(self.steps / (2 * self.rho))
 
-    def perturb_release(self, w: np.ndarray, source: IntegerSource) -> tuple[np.ndarray, LatticeGaussianOutput]:
-        noise = discrete_gaussian_array(self.sigma2, w.size, source)
+    def draw_release_noise(self, d: int, source: IntegerSource) -> np.ndarray:
+        """The release's lattice steps: a multivariate discrete Gaussian, exact."""
+        return discrete_gaussian_array(self.sigma2, d, source)
+
+    def release(self, w: np.ndarray, noise: np.ndarray) -> tuple[np.ndarray, LatticeGaussianOutput]:
+        """w on the lattice moved by the drawn steps (:func:`release_on_lattice`)."""
         return release_on_lattice(w, self.spacing, noise), self
 
     def to_dict(self) -> dict[str, Any]:

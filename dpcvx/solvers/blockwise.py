@@ -65,6 +65,10 @@ class BlockwiseObjective(PerturbedObjective):
     _y: Vector | None = None  # the labels as the blocks hold them
     _zero: np.ndarray | None = None  # the margins at w = 0 of a margin loss, all +-0 (:func:`_at_signed_zeros`)
     _kept: tuple[np.ndarray, np.ndarray | None] | None = None  # the Hessian subsample (:meth:`_sample_rows`)
+    # a vector u whose margins y * (X u) (X u for a regression) the first step's pass also computes, on rows in
+    # memory or a memmap (not Dask): the release noise's move, for the training-rows check. NOT PRIVATE
+    offset: np.ndarray | None = None
+    offset_margins: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -156,20 +160,27 @@ class BlockwiseObjective(PerturbedObjective):
         base = self._base
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
+        offset = self.offset if self.offset_margins is None and not self._blocks().on_dask else None
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
+            # the offset's margins while the block is in cache (once per solve)
+            moved = None
+            if offset is not None:
+                moved = row_product(block, offset) if regression else y * row_product(block, offset)
             if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
                 full = block_margins(block, target, y, regression)
                 change = full - margins[0]
             else:
                 change = row_product(block, direction) if regression else y * row_product(block, direction)
                 if not margins:
-                    return change, None
+                    return change, (None, None, moved)
                 full = margins[0] + change
             first = first_derivative(full)
-            return change, (block.T @ (first if regression else y * first), full if fresh else None)
+            return change, (block.T @ (first if regression else y * first), full if fresh else None, moved)
 
         change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
+        if offset is not None:
+            self.offset_margins = np.concatenate([part[2] for part in parts])
         self._fused, self._fresh = None, False
         if base is not None:
             full = np.concatenate([part[1] for part in parts]) if fresh else base[1] + change

@@ -67,7 +67,7 @@ class SolverChoice:
     def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray, lam: float,
               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
               n: int | None = None, rows: RowMap | None = None,
-              weights: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+              weights: np.ndarray | None = None, offset: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
         F = sum_i s_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
@@ -75,7 +75,10 @@ class SolverChoice:
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows. ``rows``
         (the public row map of an in-memory X) lets Newton read a row-major X by cache-sized blocks. ``weights``
         (the records' s_i in [0, w_max], None for 1; the problem is :meth:`VerifiedProblem.weighted`'s) reach every
-        in-memory path: Newton on all rows, the conic solve, proximal Newton, a user's solver.
+        in-memory path: Newton on all rows, the conic solve, proximal Newton, a user's solver. ``offset`` (the
+        release noise's move, drawn before the solve) is a vector u whose margins y_i x_i . u Newton's first
+        pass over row blocks also computes (:attr:`BlockwiseObjective.offset`), for the training-rows check;
+        other paths leave them to that check.
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
@@ -88,7 +91,7 @@ class SolverChoice:
                 blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
                                                lam, noise, extra_reg, self.regression,
                                                curvature_bound=curvature_bound(problem), column_scale=column_scale,
-                                               blocks=X, bar=bar)
+                                               blocks=X, bar=bar, offset=offset)
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         if problem.kst12:
             return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
@@ -117,7 +120,8 @@ class SolverChoice:
                 # values; at d <= 400 the blocks' Hessians win: 1e5 x 200 1.03 against 1.21)
                 objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
                                                self.regression, curvature_bound=objective.curvature_bound,
-                                               column_scale=column_scale, blocks=RowBlocks.views(X, rows))
+                                               column_scale=column_scale, blocks=RowBlocks.views(X, rows),
+                                               offset=offset)
             return newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,

@@ -82,7 +82,8 @@ class SolveInfo:
     passes over X of Newton on a blockwise objective (a memmap, a Dask X or a
     row-major array read by blocks; None otherwise). ``final_margins`` are Newton's margins y_i x_i . w
     at the returned point, computed afresh by the final check, when it converged and they are in memory
-    (else None): the training-rows check reads them instead of X (:mod:`dpcvx.models.fit_plan`), which
+    (else None), and ``offset_margins`` y_i x_i . u of the objective's ``offset`` u when a pass computed them:
+    the training-rows check reads them instead of X (:mod:`dpcvx.models.fit_plan`), which
     then drops them (never in ``diagnostics_`` or :meth:`to_dict`).
     Kept on the learner (``diagnostics_``) for the data owner; never in a
     release, a saved model or the CLI's model output.
@@ -97,14 +98,16 @@ class SolveInfo:
     relative_residual: float
     passes: int | None = None
     final_margins: np.ndarray | None = field(default=None, repr=False, compare=False)
+    offset_margins: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def converged(self) -> bool:
         return self.gradient_norm <= 0.5 * self.gradient_tolerance
 
     def without_margins(self) -> SolveInfo:
-        """This record with ``final_margins`` dropped: what a learner keeps as ``diagnostics_``."""
-        return replace(self, final_margins=None)
+        """This record with ``final_margins`` and ``offset_margins`` dropped: what a learner keeps as
+        ``diagnostics_``."""
+        return replace(self, final_margins=None, offset_margins=None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"warning": NOT_PRIVATE, **asdict(self, dict_factory=_without_margins)}
@@ -120,7 +123,7 @@ class SolveInfo:
 
 def _without_margins(items: list[tuple[str, Any]]) -> dict[str, Any]:
     """:meth:`SolveInfo.to_dict`'s fields: the margins left out (an n-vector of the private data)."""
-    return {key: value for key, value in items if key != "final_margins"}
+    return {key: value for key, value in items if key not in ("final_margins", "offset_margins")}
 
 
 def _newton_direction(
@@ -601,6 +604,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         relative_residual=residual.relative,
         passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X
         final_margins=margins if status == "converged" and isinstance(margins, np.ndarray) else None,
+        offset_margins=getattr(objective, "offset_margins", None),
     )
 
 

@@ -60,16 +60,18 @@ def test_the_margins_give_the_counts_of_a_pass(seed, tmp_path):
     expected = _exact_counts(X, w, labels)
     bound = 1.0
     for rows in (X, np.asfortranarray(X), sparse.csr_matrix(X)):
-        decided = fit_plan._decided(rows, w, labels, solved, margins, bound)
+        decided = fit_plan._decided(rows, w, labels, fit_plan._Solved(solved, margins), bound)
         assert decided is not None  # most rows are decided by their margins: the gather path ran
-        np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, (solved, margins), bound), expected)
+        np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, fit_plan._Solved(solved, margins), bound),
+                                      expected)
     stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
     stored[:] = X
     stored.flush()
     source = np.load(tmp_path / "X.npy", mmap_mode="r")
     blocks = RowBlocks(source, RowMap(norm_bound=1.0), block_rows=64).trusted(0)
     assert blocks.checked
-    np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, (solved, margins), bound), expected)
+    np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, fit_plan._Solved(solved, margins), bound),
+                                  expected)
     np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, None, bound), expected)
 
 
@@ -91,7 +93,7 @@ def test_undecided_rows_are_gathered_a_cache_block_at_a_time(monkeypatch, tmp_pa
         return original(self, rows)
 
     monkeypatch.setattr(RowBlocks, "take", take)
-    counts = fit_plan._confusion(blocks, w, labels, (solved, margins), 1.0)
+    counts = fit_plan._confusion(blocks, w, labels, fit_plan._Solved(solved, margins), 1.0)
     np.testing.assert_array_equal(counts, _exact_counts(X, w, labels))
     assert len(taken) > 1 and max(taken) <= 7
 
@@ -99,9 +101,29 @@ def test_undecided_rows_are_gathered_a_cache_block_at_a_time(monkeypatch, tmp_pa
 def test_margins_far_from_the_release_fall_back_to_a_pass():
     X, w, labels, _, _ = _adversarial(0)
     far = w + 10.0  # the noise of output perturbation: every margin undecided
-    assert fit_plan._decided(X, w, labels, far, labels * (X @ far), 1.0) is None
-    np.testing.assert_array_equal(fit_plan._confusion(X, w, labels, (far, labels * (X @ far)), 1.0),
-                                  _exact_counts(X, w, labels))
+    solved = fit_plan._Solved(far, labels * (X @ far))
+    assert fit_plan._decided(X, w, labels, solved, 1.0) is None
+    np.testing.assert_array_equal(fit_plan._confusion(X, w, labels, solved, 1.0), _exact_counts(X, w, labels))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_release_noise_margins_decide_the_rows(seed):
+    """A release far from the solver's point (w = w~ + u, rounded to a grid: output perturbation's noise) with
+    the margins of u that the solve's first pass computes: the rows are decided as if by the point itself, and the
+    counts are the exact ones (a rule that left u's margins out would miscount; one that kept ||w - w~|| in its
+    threshold would decide no row)."""
+    X, w, labels, _, _ = _adversarial(seed)
+    rng = np.random.default_rng(seed + 10)
+    solved = w - rng.normal(size=w.size)  # ||u|| about 8: without u's margins every row is undecided
+    offset = w - solved + rng.normal(size=w.size) * 1e-12  # released - w~ up to a grid's rounding
+    margins, moved = labels * (X @ solved), labels * (X @ offset)
+    assert fit_plan._decided(X, w, labels, fit_plan._Solved(solved, margins), 1.0) is None
+    with_offset = fit_plan._Solved(solved, margins, offset, moved)
+    decided = fit_plan._decided(X, w, labels, with_offset, 1.0)
+    assert decided is not None
+    expected = _exact_counts(X, w, labels)
+    for rows in (X, np.asfortranarray(X), sparse.csr_matrix(X)):
+        np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, with_offset, 1.0), expected)
 
 
 def _fitted_counts(monkeypatch, X, labels, **options):
@@ -161,9 +183,11 @@ def test_the_learner_keeps_no_margins(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         learner.fit(X, labels, epsilon=1.0, random_state=0)
-    assert kept[0] is not None and kept[0][1].shape == (500,)  # Newton's margins reached the check
-    assert learner.diagnostics_.final_margins is None
+    assert kept[0] is not None and kept[0].margins.shape == (500,)  # Newton's margins reached the check
+    assert kept[0].offset_margins is not None and kept[0].offset_margins.shape == (500,)  # and the noise's
+    assert learner.diagnostics_.final_margins is None and learner.diagnostics_.offset_margins is None
     assert "final_margins" not in learner.diagnostics_.to_dict()
+    assert "offset_margins" not in learner.diagnostics_.to_dict()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         learner.fit_nonprivate(X, labels)  # the baseline's record too: no n-vector of the data kept

@@ -29,7 +29,7 @@ COMMON = {"L": 1.0, "R": 1.0, "m": 1.0, "tol": 1e-10}
 
 
 def released(calibration):
-    return calibration.perturb_release(np.zeros(D), np.random.default_rng(0))[1]
+    return calibration.release(np.zeros(D), calibration.draw_release_noise(D, np.random.default_rng(0)))[1]
 
 
 def _calibrations() -> dict[str, object]:

@@ -99,7 +99,7 @@ def test_lattice_releases_have_the_same_support_and_a_bounded_ratio(solver_secre
     spacing = calibration.spacing if kind != "objective-pure" else calibration.release_spacing
     steps, neighbour = lattice_point(secret, spacing), lattice_point(other, spacing)
     source = GeneratorSource(np.random.default_rng(4))
-    released = [calibration.perturb_release(secret, source)[0] for _ in range(200)]
+    released = [calibration.release(secret, calibration.draw_release_noise(secret.size, source))[0] for _ in range(200)]
     assert all(on_lattice(value, spacing) for vector in released for value in vector)
     assert len({tuple(vector) for vector in released}) == len(released)
     shift = [a - b for a, b in zip(steps, neighbour, strict=True)]
@@ -158,7 +158,8 @@ def chi_square_pvalues(draws: np.ndarray, cdf: Callable[[np.ndarray], np.ndarray
 def laplace_draws(calibration: LatticeLaplaceOutput, seed: int) -> np.ndarray:
     source = GeneratorSource(np.random.default_rng(seed))
     zero = np.zeros(D)
-    return np.array([calibration.perturb_release(zero, source)[0] for _ in range(VECTORS)]) / calibration.spacing
+    released = [calibration.release(zero, calibration.draw_release_noise(D, source))[0] for _ in range(VECTORS)]
+    return np.array(released) / calibration.spacing
 
 
 def test_the_product_discrete_laplace_release_draws_its_law():
@@ -180,7 +181,8 @@ def test_the_multivariate_discrete_gaussian_release_draws_its_law():
     sigma = math.sqrt(calibration.sigma2)
     source = GeneratorSource(np.random.default_rng(3))
     zero = np.zeros(D)
-    released = [calibration.perturb_release(zero, source)[0] for _ in range(GAUSSIAN_VECTORS)]
+    released = [calibration.release(zero, calibration.draw_release_noise(D, source))[0]
+                for _ in range(GAUSSIAN_VECTORS)]
     draws = np.array(released) / calibration.spacing
     marginal, pair = chi_square_pvalues(draws, lambda z: gaussian_cdf(z, sigma), sigma)
     assert marginal > 1e-3 and pair > 1e-3

@@ -61,7 +61,7 @@ def test_one_class_coordinates_resist_the_support_attack_that_breaks_the_raw_spl
     assert raw_attack(secret, other, raw, GAUSSIAN_BRANCHES) >= 60
     calibration = LatticeGaussianOutput(base)
     source = GeneratorSource(np.random.default_rng(4))
-    released = [calibration.perturb_release(secret, source)[0] for _ in range(200)]
+    released = [calibration.release(secret, calibration.draw_release_noise(secret.size, source))[0] for _ in range(200)]
     assert all(on_lattice(value, calibration.spacing) for vector in released for value in vector)
     shift = np.subtract(lattice_point(secret, calibration.spacing), lattice_point(other, calibration.spacing))
     assert int(shift @ shift) <= calibration.steps and calibration.steps / (2 * calibration.sigma2) <= calibration.rho
