@@ -65,10 +65,6 @@ class BlockwiseObjective(PerturbedObjective):
     _y: Vector | None = None  # the labels as the blocks hold them
     _zero: np.ndarray | None = None  # the margins at w = 0 of a margin loss, all +-0 (:func:`_at_signed_zeros`)
     _kept: tuple[np.ndarray, np.ndarray | None] | None = None  # the Hessian subsample (:meth:`_sample_rows`)
-    # a vector u whose margins y * (X u) (X u for a regression) the first step's pass also computes, on rows in
-    # memory or a memmap (not Dask): the release noise's move, for the training-rows check. NOT PRIVATE
-    offset: np.ndarray | None = None
-    offset_margins: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -163,7 +159,8 @@ class BlockwiseObjective(PerturbedObjective):
         offset = self.offset if self.offset_margins is None and not self._blocks().on_dask else None
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
-            # the offset's margins while the block is in cache (once per solve)
+            # the offset's margins (PerturbedObjective.offset) while the block is in cache: the first step's pass
+            # over rows in memory or a memmap (not Dask)
             moved = None
             if offset is not None:
                 moved = row_product(block, offset) if regression else y * row_product(block, offset)

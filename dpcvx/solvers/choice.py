@@ -77,8 +77,8 @@ class SolverChoice:
         (the records' s_i in [0, w_max], None for 1; the problem is :meth:`VerifiedProblem.weighted`'s) reach every
         in-memory path: Newton on all rows, the conic solve, proximal Newton, a user's solver. ``offset`` (the
         release noise's move, drawn before the solve) is a vector u whose margins y_i x_i . u Newton's first
-        pass over row blocks also computes (:attr:`BlockwiseObjective.offset`), for the training-rows check;
-        other paths leave them to that check.
+        pass over row blocks, or its first product with a sparse X, also computes
+        (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths leave them to that check.
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
@@ -100,7 +100,7 @@ class SolverChoice:
         if derivatives is not None and quadratic is not None:
             objective = PerturbedObjective(X, y, derivatives, quadratic, lam, noise, extra_reg, self.regression,
                                            curvature_bound=curvature_bound(problem), weights=weights,
-                                           column_scale=column_scale)
+                                           column_scale=column_scale, offset=offset)
         if callable(self.solver):  # any solver: its point is checked against gamma and covered, never polished
             return solve_with_cvxpy(problem, X, y, lam, noise, extra_reg, gradient_tolerance=gradient_tolerance,
                                     reference=objective, regression=self.regression, user_solver=self.solver,

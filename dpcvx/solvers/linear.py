@@ -604,7 +604,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         relative_residual=residual.relative,
         passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X
         final_margins=margins if status == "converged" and isinstance(margins, np.ndarray) else None,
-        offset_margins=getattr(objective, "offset_margins", None),
+        offset_margins=objective.offset_margins,
     )
 
 

@@ -211,6 +211,11 @@ class PerturbedObjective:
     curvature_bound: float = np.inf  # the verified c >= l'' (public; decides only whether Jacobi pays)
     weights: np.ndarray | None = None  # record weights s_i in [0, w_max]: F's loss is sum_i s_i l(z_i) (None: 1)
     column_scale: np.ndarray | None = None  # public scales of X's columns (RowMap.column_scale; None: all alike)
+    # a vector u whose margins y * (X u) (X u for a regression) the solve's first product with X also computes
+    # where that costs little (a sparse X: X [v, u] in one read; row blocks: while the block is in cache): the
+    # release noise's move, for the training-rows check (dpcvx.models.fit_plan). NOT PRIVATE
+    offset: np.ndarray | None = None
+    offset_margins: np.ndarray | None = field(init=False, repr=False, default=None)
     _dense: bool = field(init=False, repr=False)
     _X_single: np.ndarray | None = field(init=False, repr=False, default=None)
     _sample: tuple[np.ndarray, Matrix] | None = field(init=False, repr=False, default=None)
@@ -254,9 +259,15 @@ class PerturbedObjective:
     def matvec(self, v: np.ndarray) -> Any:
         """X v: a row-major X within ``BLOCK_READ_WIDTHS`` by cache-sized row blocks (:func:`row_product`), the
         same block boundaries as :meth:`fresh_gradient_terms`'s, so its margins agree to the bit; else one
-        product."""
+        product. A sparse X's first product also gives the :attr:`offset`'s margins: X [v, u] in one read
+        (scipy's csr_matvecs sums each row's entries in the order csr_matvec does: the same X v)."""
         if self._dense and _row_major_within(self.X, BLOCK_READ_WIDTHS):
             return np.concatenate([row_product(self.X[rows], v) for rows in self._row_slices()])
+        if self.offset is not None and self.offset_margins is None and not self._dense:
+            both = np.asarray(self.X @ np.column_stack([v, self.offset]))
+            moved = np.ascontiguousarray(both[:, 1])
+            self.offset_margins = moved if self.regression else self.y * moved
+            return np.ascontiguousarray(both[:, 0])
         return self.X @ v
 
     def rmatvec(self, u: np.ndarray) -> np.ndarray:
