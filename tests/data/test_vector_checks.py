@@ -1,4 +1,4 @@
-"""The per-row decisions taken from vectors of the rows: clipping decided on the sums of squares.
+"""The per-row decisions taken from vectors of the rows: clipping decided on the sums of squares, labels mapped.
 
 RowMap.clip compares a row's sum of squares s with a threshold t instead of taking fl(sqrt(s)) for every row;
 the rows clipped, their count (with the round-off margin) and the clipped rows must be those of the plain
@@ -15,6 +15,7 @@ import scipy.sparse as sparse
 import dpcvx.data.rows as rows_module
 from dpcvx.data.rows import RowMap, _sqrt_threshold
 from dpcvx.exceptions import InputError
+from dpcvx.validation import check_labels
 
 EPS = np.finfo(float).eps
 BOUNDS = [1.0, 2.0, 3.0, 0.7, 0.1 + 0.2, 1e-75, 1e75]  # squares in the normal range: plain norms
@@ -86,3 +87,26 @@ def test_a_csr_with_empty_rows_is_clipped_as_its_rows_say():
     assert count == 1
     np.testing.assert_array_equal(out.toarray()[[0, 2, 3, 4, 5]], X[[0, 2, 3, 4, 5]])
     np.testing.assert_array_equal(out.toarray()[1], X[1] * (1.0 / 5.0 * (1 - 4 * EPS)))
+
+
+@pytest.mark.parametrize("labels, classes", [
+    (np.array([0, 1, 1, 0, 1]), (0, 1)),
+    (np.array([-1.0, 1.0, 1.0, -1.0, -1.0]), (-1, 1)),
+    (np.array(["no", "yes", "yes", "no", "no"]), ("no", "yes")),
+    (np.array([True, False, True, True, False]), (False, True)),
+    (np.array([2, 7, 7, 2, 7], dtype=object), (7, 2)),
+    ([[0], [1], [1], [0], [1]], (0, 1)),
+])
+def test_labels_are_mapped_to_plus_and_minus_one(labels, classes):
+    y = np.asarray(labels).ravel()
+    mapped = check_labels(labels, 5, classes)
+    assert mapped.dtype == np.float64 and mapped.shape == (5,)
+    np.testing.assert_array_equal(mapped, np.where(y == classes[1], 1.0, -1.0))
+
+
+def test_labels_outside_the_classes_are_refused_with_their_count_and_first_row():
+    y = np.array([0, 1, 2, 1, 0, 3, 2])
+    with pytest.raises(InputError, match=r"^y has 3 label\(s\), the first at row 2 \(their values are not shown"):
+        check_labels(y, 7, (0, 1))
+    with pytest.raises(InputError, match=r"^y has 1 label\(s\), the first at row 0 "):
+        check_labels(np.array([np.nan, 1.0, 0.0]), 3, (0.0, 1.0))
