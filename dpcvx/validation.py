@@ -527,19 +527,28 @@ def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:
 
 
 def check_labels(y: Any, n: int, classes: tuple) -> np.ndarray:
-    """Map labels to -1/+1 using the PUBLIC pair ``classes``; never infer it from y."""
+    """Map labels to -1/+1 using the PUBLIC pair ``classes``; never infer it from y.
+
+    The labels are 2 [y == positive] - 1, the boolean array converted to 0/1 and mapped in place: at 1,000,000
+    random labels 0.5 ms against 3.7 ms for ``np.where(y == positive, 1.0, -1.0)``, whose per-element choice
+    follows the labels' random order (least of 30 in one process, one thread). The refusal counts the labels
+    that are either class and looks for the others only when that count falls short of n. The whole check on
+    the family sweep's 1,000,000 isotropic labels 4.33 -> 1.30 ms, balance 2% (98 % one class) 1.21 -> 1.02 ms
+    (least of 15 calls in each of 3 processes alternating with main at b8f86bf)."""
     labels = _label_vector(y, n)
     negative, positive_label = classes
     is_positive = labels == positive_label
-    is_negative = labels == negative
-    outside = ~(is_positive | is_negative)
-    if np.any(outside):
+    known = np.logical_or(is_positive, labels == negative)
+    if np.count_nonzero(known) != np.size(known):
         raise InputError(
-            f"y has {outside_labels(outside)} outside the declared classes {classes!r}. Labels are "
+            f"y has {outside_labels(~known)} outside the declared classes {classes!r}. Labels are "
             "never inferred from the data (that would leak it); pass the public pair, "
             "for example classes=(0, 1)"
         )
-    return np.where(is_positive, 1.0, -1.0)
+    signs = np.asarray(is_positive, dtype=np.float64)
+    signs *= 2.0
+    signs -= 1.0
+    return signs
 
 
 def check_flag(name: str, value: Any) -> bool:
