@@ -131,8 +131,10 @@ def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarra
 #: product (:func:`block_hessian_product`; ``python -m benchmarks.hessian_blocks --sizes 3e5x500 2e4x1000
 #: --repeats 9``, row-major 2 MB blocks, two runs per tree alternating, medians at load 4.6 to 4.8: 0.249, 0.175
 #: -> 0.174, 0.133 s at 3e5 x 500; 0.028, 0.021 -> 0.023, 0.019 s at 2e4 x 1e3). einsum's X_b^T u there moved
-#: from run to run (1.08, 0.64 at 500; 1.15, 0.59 at 700; 0.96, 0.77 at 1,000): ``EINSUM_WIDTHS`` stays.
-EINSUM_WIDTHS = (48, 300)
+#: from run to run (1.08, 0.64 at 500; 1.15, 0.59 at 700; 0.96, 0.77 at 1,000), but in whole fits it is the faster
+#: (``python -m benchmarks.speed_ab`` with vecdot alone as before, benchmarks/results/speed_ab_perf16_einsum.md,
+#: dpcvx / lbfgs, medians of three processes: 1.36 -> 1.27 at 3e5 x 500 balance 2 %, 1.02 -> 0.93, 1.31 -> 1.22 and
+#: 1.37 -> 1.22 at 2e4 x 1e3 isotropic, balance 2 % and noisy), so ``EINSUM_WIDTHS`` follows the same rule.
 #: Widths at which :meth:`PerturbedObjective.matvec` and :meth:`PerturbedObjective.rmatvec` read a row-major X by
 #: cache-sized row blocks (each block's product by :func:`row_product` or :func:`transposed_product`): the sums
 #: of docs/theory.md section 23, and margins bitwise those of the final check's blocks; else one product.
@@ -147,6 +149,7 @@ def _avx512() -> bool:
 
 
 ROW_PRODUCT_WIDTHS = (48, BLOCK_READ_WIDTHS[1] if _avx512() else 300)
+EINSUM_WIDTHS = ROW_PRODUCT_WIDTHS
 
 
 def _row_major_within(block: np.ndarray, widths: tuple[int, int]) -> bool:
