@@ -20,6 +20,7 @@ independent of how the data or the objective are scaled.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -122,12 +123,33 @@ def block_hessian_product(block: np.ndarray, curvature: np.ndarray, v: np.ndarra
 #: (one outlier, 0.80 at 700). At 20 and 32 BLAS is faster (X_b^T u 1.51, 1.22); the lower end was not moved. An earlier
 #: machine (OpenBLAS's SkylakeX kernels) had numpy faster up to 1,024 columns (X^T u at 3e5 x 500: 40.8 against
 #: 73.6 ms). From cache (the second product of a fused pass) BLAS is as fast or faster at every width.
-EINSUM_WIDTHS = (48, 300)
-ROW_PRODUCT_WIDTHS = (48, 300)
+#: On a processor with AVX-512 (:func:`_avx512`; OpenBLAS runs its SkylakeX kernels there) vecdot is the faster
+#: X_b v up to ``BLOCK_READ_WIDTHS``' end, 1,024 columns (benchmarks/results/row_products_perf16.md, the command
+#: above with ``--widths 200 300 400 500 700 1000 1500``: vecdot / BLAS 0.45 at 200, 0.57 at 300, 0.59 at 400,
+#: 0.89 at 500, 0.76 at 700, 0.73 at 1,000, 1.00 at 1,500; a second run with ``--repeats 15``, at load 5: 0.47 at
+#: 300, 0.51 at 400, 0.72 at 500, 0.67 at 700, 0.59 at 1,000), and so is the first product of the fused Hessian
+#: product (:func:`block_hessian_product`; ``python -m benchmarks.hessian_blocks --sizes 3e5x500 2e4x1000
+#: --repeats 9``, row-major 2 MB blocks, two runs per tree alternating, medians at load 4.6 to 4.8: 0.249, 0.175
+#: -> 0.174, 0.133 s at 3e5 x 500; 0.028, 0.021 -> 0.023, 0.019 s at 2e4 x 1e3). einsum's X_b^T u there moved
+#: from run to run (1.08, 0.64 at 500; 1.15, 0.59 at 700; 0.96, 0.77 at 1,000), but in whole fits it is the faster
+#: (``python -m benchmarks.speed_ab`` with vecdot alone as before, benchmarks/results/speed_ab_perf16_einsum.md,
+#: dpcvx / lbfgs, medians of three processes: 1.36 -> 1.27 at 3e5 x 500 balance 2 %, 1.02 -> 0.93, 1.31 -> 1.22 and
+#: 1.37 -> 1.22 at 2e4 x 1e3 isotropic, balance 2 % and noisy), so ``EINSUM_WIDTHS`` follows the same rule.
 #: Widths at which :meth:`PerturbedObjective.matvec` and :meth:`PerturbedObjective.rmatvec` read a row-major X by
 #: cache-sized row blocks (each block's product by :func:`row_product` or :func:`transposed_product`): the sums
 #: of docs/theory.md section 23, and margins bitwise those of the final check's blocks; else one product.
 BLOCK_READ_WIDTHS = (48, 1024)
+
+
+def _avx512() -> bool:
+    """Whether numpy found the AVX-512 instructions of Skylake-X and later on this processor (where OpenBLAS, too,
+    runs its SkylakeX kernels): a property of the machine, never of the data."""
+    features = getattr(importlib.import_module("numpy._core._multiarray_umath"), "__cpu_features__", {})
+    return bool(features.get("AVX512_SKX", False))
+
+
+ROW_PRODUCT_WIDTHS = (48, BLOCK_READ_WIDTHS[1] if _avx512() else 300)
+EINSUM_WIDTHS = ROW_PRODUCT_WIDTHS
 
 
 def _row_major_within(block: np.ndarray, widths: tuple[int, int]) -> bool:
