@@ -77,8 +77,9 @@ class SolverChoice:
         (the records' s_i in [0, w_max], None for 1; the problem is :meth:`VerifiedProblem.weighted`'s) reach every
         in-memory path: Newton on all rows, the conic solve, proximal Newton, a user's solver. ``offset`` (the
         release noise's move, drawn before the solve) is a vector u whose margins y_i x_i . u Newton's first
-        pass over row blocks, or its first product with a sparse X, also computes
-        (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths leave them to that check.
+        pass over row blocks, its first Hessian product by blocks of a dense X, or its first product with a sparse
+        X also computes (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths (the
+        conic solve, a user's solver, proximal Newton) leave them to that check.
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale

@@ -233,9 +233,10 @@ class PerturbedObjective:
     curvature_bound: float = np.inf  # the verified c >= l'' (public; decides only whether Jacobi pays)
     weights: np.ndarray | None = None  # record weights s_i in [0, w_max]: F's loss is sum_i s_i l(z_i) (None: 1)
     column_scale: np.ndarray | None = None  # public scales of X's columns (RowMap.column_scale; None: all alike)
-    # a vector u whose margins y * (X u) (X u for a regression) the solve's first product with X also computes
-    # where that costs little (a sparse X: X [v, u] in one read; row blocks: while the block is in cache): the
-    # release noise's move, for the training-rows check (dpcvx.models.fit_plan). NOT PRIVATE
+    # a vector u whose margins y * (X u) (X u for a regression) the solve also computes where that costs little:
+    # a sparse X's first product as X [v, u] in one read; by row blocks while the block is in cache (the first
+    # step's pass of a BlockwiseObjective, a dense X's first Hessian product). The release noise's move, for the
+    # training-rows check (dpcvx.models.fit_plan). NOT PRIVATE
     offset: np.ndarray | None = None
     offset_margins: np.ndarray | None = field(init=False, repr=False, default=None)
     _dense: bool = field(init=False, repr=False)
@@ -577,14 +578,23 @@ class PerturbedObjective:
         The change comes with the product for free (X v is one of its two products): CG adds up its
         directions' changes into the change along the Newton direction, so that a step costs no product
         of its own (:attr:`steps_from_products`). A dense X is read once, by cache-sized row blocks
-        (:func:`block_hessian_product`, in block order); a sparse X by its two products. (l'' is even in
-        y for a margin loss, since y^2 = 1: the Hessian is X^T diag(l'') X.)"""
+        (:func:`block_hessian_product`, in block order), the first such read also giving the :attr:`offset`'s
+        margins while each block is in cache; a sparse X by its two products. (l'' is even in y for a margin
+        loss, since y^2 = 1: the Hessian is X^T diag(l'') X.)"""
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         if self._dense:
-            parts = [block_hessian_product(self.X[rows], curvature[rows], v) for rows in self._row_slices()]
+            offset = self.offset if self.offset_margins is None else None
+            parts = []
+            for rows in self._row_slices():
+                block = self.X[rows]
+                term, change = block_hessian_product(block, curvature[rows], v)
+                parts.append((term, change, None if offset is None else row_product(block, offset)))
             out = functools.reduce(operator.add, (part[0] for part in parts))
             product = np.concatenate([part[1] for part in parts])
+            if offset is not None:
+                moved = np.concatenate([part[2] for part in parts])
+                self.offset_margins = moved if self.regression else self.y * moved
         else:
             product = np.asarray(self.X @ v).ravel()
             out = np.asarray(self.X.T @ (curvature * product)).ravel()

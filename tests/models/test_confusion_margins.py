@@ -172,12 +172,13 @@ def test_every_fit_path_counts_as_a_pass(monkeypatch, tmp_path, mechanism, inter
         assert model.certificate is not None
 
 
-@pytest.mark.parametrize("layout", ["array", "csr"])
+@pytest.mark.parametrize("layout", ["array", "csr", "wide"])
 def test_the_learner_keeps_no_margins(monkeypatch, layout):
     """The solve's margins and the release noise's margins reach the check (rows by blocks, a CSR's first
-    product), and the learner keeps neither."""
+    product, beyond 400 columns CG's first Hessian product by blocks), and the learner keeps neither."""
     rng = np.random.default_rng(2)
-    X = rng.normal(size=(500, 4)) / 3
+    X = rng.normal(size=(500, 420 if layout == "wide" else 4)) / 3
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
     labels = np.where(X[:, 0] > 0, 1.0, -1.0)
     X = sparse.csr_matrix(X) if layout == "csr" else X
     learner = dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=1e-2, data_norm=1.0)
