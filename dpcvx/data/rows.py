@@ -410,7 +410,9 @@ class RowMap:
             counts = np.diff(X.indptr)
             X.data *= np.repeat(_per_row(X.shape[0], scaled, factors[~stepwise]), counts)
             if steps.size:
-                entries = np.repeat(_per_row(X.shape[0], steps, 0.0) == 0.0, counts)
+                stepped = np.zeros(X.shape[0], dtype=bool)
+                stepped[steps] = True
+                entries = np.repeat(stepped, counts)
                 per_entry = np.repeat(np.arange(steps.size), counts[steps])
                 X.data[entries] = X.data[entries] / scale[stepwise][per_entry] / size[stepwise][per_entry] * target
             return X, count

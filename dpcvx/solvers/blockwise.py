@@ -156,14 +156,12 @@ class BlockwiseObjective(PerturbedObjective):
         base = self._base
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
-        offset = self.offset if self.offset_margins is None and not self._blocks().on_dask else None
+        offset = None if self._blocks().on_dask else self._offset_wanted
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
             # the offset's margins (PerturbedObjective.offset) while the block is in cache: the first step's pass
             # over rows in memory or a memmap (not Dask)
-            moved = None
-            if offset is not None:
-                moved = row_product(block, offset) if regression else y * row_product(block, offset)
+            moved = None if offset is None else row_product(block, offset)
             if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
                 full = block_margins(block, target, y, regression)
                 change = full - margins[0]
@@ -177,7 +175,7 @@ class BlockwiseObjective(PerturbedObjective):
 
         change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
         if offset is not None:
-            self.offset_margins = np.concatenate([part[2] for part in parts])
+            self._keep_offset(np.concatenate([part[2] for part in parts]))
         self._fused, self._fresh = None, False
         if base is not None:
             full = np.concatenate([part[1] for part in parts]) if fresh else base[1] + change

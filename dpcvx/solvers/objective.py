@@ -279,6 +279,15 @@ class PerturbedObjective:
             return zero_margins(self.y, self.regression)
         return self.matvec(w) - self.y if self.regression else self.y * self.matvec(w)
 
+    @property
+    def _offset_wanted(self) -> np.ndarray | None:
+        """The :attr:`offset` u while no pass has computed its margins yet (else None)."""
+        return self.offset if self.offset_margins is None else None
+
+    def _keep_offset(self, product: np.ndarray) -> None:
+        """Keep the :attr:`offset`'s margins from X u: y * (X u), or X u for a regression."""
+        self.offset_margins = product if self.regression else self.y * product
+
     def matvec(self, v: np.ndarray) -> Any:
         """X v: a row-major X within ``BLOCK_READ_WIDTHS`` by cache-sized row blocks (:func:`row_product`), the
         same block boundaries as :meth:`fresh_gradient_terms`'s, so its margins agree to the bit; else one
@@ -286,10 +295,10 @@ class PerturbedObjective:
         (scipy's csr_matvecs sums each row's entries in the order csr_matvec does: the same X v)."""
         if self._dense and _row_major_within(self.X, BLOCK_READ_WIDTHS):
             return np.concatenate([row_product(self.X[rows], v) for rows in self._row_slices()])
-        if self.offset is not None and self.offset_margins is None and not self._dense:
-            both = np.asarray(self.X @ np.column_stack([v, self.offset]))
-            moved = np.ascontiguousarray(both[:, 1])
-            self.offset_margins = moved if self.regression else self.y * moved
+        offset = self._offset_wanted
+        if offset is not None and not self._dense:
+            both = np.asarray(self.X @ np.column_stack([v, offset]))
+            self._keep_offset(np.ascontiguousarray(both[:, 1]))
             return np.ascontiguousarray(both[:, 0])
         return self.X @ v
 
@@ -584,7 +593,7 @@ class PerturbedObjective:
         z = self.margins(w) if margins is None else margins
         curvature = self.curvature(z)
         if self._dense:
-            offset = self.offset if self.offset_margins is None else None
+            offset = self._offset_wanted
             parts = []
             for rows in self._row_slices():
                 block = self.X[rows]
@@ -593,8 +602,7 @@ class PerturbedObjective:
             out = functools.reduce(operator.add, (part[0] for part in parts))
             product = np.concatenate([part[1] for part in parts])
             if offset is not None:
-                moved = np.concatenate([part[2] for part in parts])
-                self.offset_margins = moved if self.regression else self.y * moved
+                self._keep_offset(np.concatenate([part[2] for part in parts]))
         else:
             product = np.asarray(self.X @ v).ravel()
             out = np.asarray(self.X.T @ (curvature * product)).ravel()
