@@ -43,7 +43,6 @@ from ..privacy.float_safe import (
     draw_release_noise,
     float_safe_calibration,
     float_safe_guarantee,
-    release,
     release_offset,
 )
 from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
@@ -358,7 +357,7 @@ class FitPlan:
         info = info.without_margins()  # the margins go to the training-rows check only
         self.learner.diagnostics_ = info
         erm_inputs.check_solution(w, info)
-        w, calibration = release(calibration, w, release_noise)
+        w, calibration = calibration.release(w, release_noise)
         del noise, release_noise  # never stored
         return self._release(w, calibration, bound, solved)
 

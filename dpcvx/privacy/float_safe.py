@@ -24,7 +24,7 @@ from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 
 __all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "float_safe_calibration", "draw_objective_noise",
-           "draw_release_noise", "release", "release_offset", "float_safe_guarantee"]
+           "draw_release_noise", "release_offset", "float_safe_guarantee"]
 
 LatticeCalibration = LatticeLaplaceOutput | LatticeGaussianOutput | LatticeObjective
 LATTICE_CALIBRATIONS = (LatticeLaplaceOutput, LatticeGaussianOutput, LatticeObjective)
@@ -58,13 +58,6 @@ def draw_release_noise(calibration: ReleaseCalibration | LatticeCalibration, d: 
     if isinstance(calibration, LATTICE_CALIBRATIONS):
         return calibration.draw_release_noise(d, source)
     return calibration.draw_release_noise(d, rng)
-
-
-def release(calibration: ReleaseCalibration | LatticeCalibration, w: np.ndarray, noise: np.ndarray
-            ) -> tuple[np.ndarray, ReleaseCalibration | LatticeCalibration]:
-    """The released point w moved by the drawn ``noise``, and the calibration to record (lattice: on the lattice;
-    float: rounded to the grid)."""
-    return calibration.release(w, noise)
 
 
 def release_offset(calibration: ReleaseCalibration | LatticeCalibration, noise: np.ndarray) -> np.ndarray:
