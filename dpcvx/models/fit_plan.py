@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple, Protocol
@@ -398,8 +399,12 @@ class FitPlan:
             return PrivateRegressionModel(coef, intercept, rows, release)
         warn_if_constant(self.owner, release.findings)
         if self._checks_rows():  # NOT PRIVATE, fixed text, never in the release (models.training_rows)
-            counts = _confusion(bound.X, w, bound.labels, solved, rows.effective_norm_bound)
-            training_rows.warn_on_confusion(self.owner, counts)
+            counts = functools.partial(_confusion, bound.X, w, bound.labels, solved, rows.effective_norm_bound)
+            check = training_rows.deferral()
+            if check is None:  # at the release's sign
+                training_rows.warn_on_confusion(self.owner, counts(0.0))
+            else:  # at a caller's cut, known once the caller's release is complete (an estimator's threshold)
+                check.counts = counts
         return PrivateModel(coef, intercept, self.classes, rows, release)
 
 
@@ -422,21 +427,21 @@ class _Solved:
 
 
 def _confusion(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray,
-               solved: _Solved | None, bound: float) -> np.ndarray:
+               solved: _Solved | None, bound: float, cut: float = 0.0) -> np.ndarray:
     """The release's confusion counts on its mapped rows (labels -1, +1; :func:`training_rows.sign_confusion`): a
-    row is predicted +1 where x_i . w > 0 exactly (:func:`_positive`; rows of norm at most ``bound``, the public R
-    of the mapped rows). With the solver's point and fresh margins (``solved``), the rows they decide are read
+    row is predicted +1 where x_i . w > ``cut`` exactly (:func:`_positive`; rows of norm at most ``bound``, the public
+    R of the mapped rows). With the solver's point and fresh margins (``solved``), the rows they decide are read
     from them and only the others from X (:func:`_decided`); else X is read once, by block for row blocks (the
     decision values stay where the rows are: on a Dask input, on the workers). Both give the same counts: each
-    the exact sign."""
+    the exact side of the cut."""
     labels = np.asarray(labels)
     if solved is not None and _gathers(X):
-        positive = _decided(X, w, labels, solved, bound)
+        positive = _decided(X, w, labels, solved, bound, cut)
         if positive is not None:
             return training_rows.sign_confusion(positive, labels)
 
     def counts(block: Any, part: np.ndarray) -> np.ndarray:
-        return training_rows.sign_confusion(_positive(block, w, bound), part)
+        return training_rows.sign_confusion(_positive(block, w, bound, cut), part)
 
     if isinstance(X, RowBlocks):
         return np.asarray(X.sum(counts, labels))
@@ -458,15 +463,18 @@ _SAMPLE_STEP = 64
 _UNDERFLOW = 2.0 ** -1070
 
 
-def _positive(rows: Any, w: np.ndarray, bound: float) -> np.ndarray:
-    """Whether x_i . w > 0 exactly, for each row (norm at most ``bound``): the sign of the computed product
-    where it exceeds its rounding (:func:`_rounding`: gamma_d ||x_i|| ||w|| <= gamma_d R ||w||); the few others
-    from sum_j |x_j w_j|, and those within its rounding in exact rational arithmetic (:func:`_exact_positive`).
-    So the result does not depend on how the product was summed (BLAS kernel, block, threads)."""
+def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.ndarray:
+    """Whether x_i . w > ``cut`` exactly, for each row (norm at most ``bound``): the side of the computed product
+    where its distance from the cut exceeds the product's rounding (:func:`_rounding`: gamma_d ||x_i|| ||w|| <=
+    gamma_d R ||w||; the factor 2 also covers the subtraction's); the few others from sum_j |x_j w_j|, and those
+    within its rounding in exact rational arithmetic (:func:`_exact_positive`). So the result does not depend on how
+    the product was summed (BLAS kernel, block, threads)."""
     values = np.asarray(rows @ w).ravel()
+    if cut:
+        values -= cut
     positive = values > 0
     d = rows.shape[1]
-    size = np.abs(values, out=values)  # |x_i . w| as computed, in place (the signs are taken)
+    size = np.abs(values, out=values)  # |x_i . w - cut| as computed, in place (the sides are taken)
     near = np.flatnonzero(~(size > 2 * _rounding(d) * bound * float(np.linalg.norm(w)) + d * _UNDERFLOW))
     if near.size:
         few = rows[near]
@@ -474,17 +482,17 @@ def _positive(rows: Any, w: np.ndarray, bound: float) -> np.ndarray:
         sure = size[near] > 2 * _rounding(d) * scale + d * _UNDERFLOW
         unsure = near[~sure]
         if unsure.size:
-            positive[unsure] = _exact_positive(sparse.csr_matrix(rows[unsure]), w)
+            positive[unsure] = _exact_positive(sparse.csr_matrix(rows[unsure]), w, cut)
     return positive
 
 
-def _exact_positive(rows: sparse.csr_matrix, w: np.ndarray) -> np.ndarray:
-    """Whether x_i . w > 0, summed in exact rational arithmetic (a double is a rational): for the rows whose
-    computed product is within its rounding of 0 (a zero row, exact cancellation; rare, and d terms each)."""
+def _exact_positive(rows: sparse.csr_matrix, w: np.ndarray, cut: float = 0.0) -> np.ndarray:
+    """Whether x_i . w > ``cut``, summed in exact rational arithmetic (a double is a rational): for the rows whose
+    computed product is within its rounding of the cut (a zero row, exact cancellation; rare, and d terms each)."""
     exact = [sum((Fraction(float(x)) * Fraction(float(w[j])) for x, j in
                   zip(rows.data[a:b], rows.indices[a:b], strict=True)), Fraction(0))
              for a, b in zip(rows.indptr[:-1], rows.indptr[1:], strict=True)]
-    return np.array([value > 0 for value in exact], dtype=bool)
+    return np.array([value > Fraction(cut) for value in exact], dtype=bool)
 
 
 def _gathers(X: Matrix | RowBlocks) -> bool:
@@ -496,8 +504,8 @@ def _gathers(X: Matrix | RowBlocks) -> bool:
 
 
 def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _Solved,
-             bound: float) -> np.ndarray | None:
-    """Whether x_i . w > 0 exactly (as :func:`_positive`), from the solver's fresh margins m_i = y_i fl(x_i . w~)
+             bound: float, cut: float = 0.0) -> np.ndarray | None:
+    """Whether x_i . w > ``cut`` exactly (as :func:`_positive`), from the solver's fresh margins m_i = y_i fl(x_i . w~)
     at its point w~, plus, when the solve's first pass computed them, the margins p_i = y_i fl(x_i . u) of the
     release noise's move u: the rows they decide, and the others gathered a cache block at a time
     (:func:`_positive`); None when those are more than a share min(1/10, d / 400) of the rows, where one pass
@@ -505,10 +513,10 @@ def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _
 
     With delta = w - w~ - u (u = 0 without the noise's margins) and ||x_i|| <= R (``bound``),
     |x_i . delta| <= R ||delta||, and each computed product is within gamma_d R ||v|| of x_i . v
-    (:func:`_rounding`; v = w~, u). So where the computed t_i = m_i + p_i has
-    |t_i| > 2 R (||delta|| + 2 d eps (||w|| + ||w~|| + ||u||)) + d 2^-1070, x_i . w is nonzero and of the sign
-    of y_i t_i (labels -1 or +1; the factor 2 also covers the rounding of the sum t_i and of ||delta||). The rows
-    left are few where the margins are far from 0: without u, only where the release is close to the solver's
+    (:func:`_rounding`; v = w~, u). So where the computed s_i = y_i (m_i + p_i) - cut (labels -1 or +1) has
+    |s_i| > 2 R (||delta|| + 2 d eps (||w|| + ||w~|| + ||u||)) + d 2^-1070, x_i . w - cut is nonzero and of the
+    sign of s_i (the factor 2 also covers the rounding of the sums and of ||delta||). The rows left are few where
+    the decision values are far from the cut: without u, only where the release is close to the solver's
     point (objective perturbation at large n; output perturbation's noise leaves every row,
     benchmarks/results/confusion_margins.md); with u, ||delta|| is the rounding onto the release grid."""
     margins = solved.margins
@@ -520,6 +528,8 @@ def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _
         margins = margins + solved.offset_margins
         move -= solved.offset
         size += float(np.linalg.norm(solved.offset))
+    if cut:  # the decision values' distance from the cut: y_i t_i - cut (y_i^2 = 1)
+        margins = labels * margins - cut
     threshold = 2 * bound * (float(np.linalg.norm(move)) + _rounding(d) * size) + d * _UNDERFLOW
     share = min(0.1, d / 400)
     sample = margins[::_SAMPLE_STEP]  # a look at every 64th row first: when many are left, a pass at once
@@ -528,9 +538,9 @@ def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _
     undecided = np.flatnonzero(~(np.abs(margins) > threshold))  # a NaN margin too
     if undecided.size > share * margins.size:
         return None
-    positive = (margins > 0) == (labels > 0)
+    positive = margins > 0 if cut else (margins > 0) == (labels > 0)
     step = cache_block_rows(d)  # gathered a cache block at a time: never a copy of a tenth of X (a memmap's file)
     for start in range(0, undecided.size, step):
         part = undecided[start:start + step]
-        positive[part] = _positive(X.take(part) if isinstance(X, RowBlocks) else X[part], w, bound)
+        positive[part] = _positive(X.take(part) if isinstance(X, RowBlocks) else X[part], w, bound, cut)
     return positive

@@ -5,9 +5,11 @@ Every classification fit calls :func:`warn_on_training_rows` after its release: 
 a private count, bound or column statistics), one-vs-rest (:mod:`dpcvx.models.multiclass`, on the argmax), TDDL and
 TDIL (the released kernel predictor), and the estimators (:mod:`dpcvx.sklearn.classifiers`, at their public decision
 threshold; :mod:`dpcvx.sklearn.regressors` for a regression). A caller that predicts otherwise than the learner it
-runs (an estimator's threshold, one-vs-rest's argmax) runs the learner inside :func:`left_to_caller` and checks what
-it predicts itself, so one fit warns once. It reads the training rows, so what it says is a statistic of the private
-data:
+runs checks what it predicts, so one fit warns once: a binary estimator runs its learner inside :func:`deferred`,
+whose plan leaves it the counts on either side of any cut (from the solver's margins: no second read of the rows,
+:mod:`dpcvx.models.fit_plan`), applied at the estimator's cut once its release is complete; one-vs-rest runs its
+binary learners inside :func:`left_to_caller` and checks its argmax itself. It reads the training rows, so what it
+says is a statistic of the private data:
 
 * a classifier that predicts one class on every training row; or that predicts some class the rows
   carry on fewer than a tenth as many rows as carry it (close to a constant prediction for that class:
@@ -27,8 +29,9 @@ from __future__ import annotations
 
 import contextvars
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,9 +41,26 @@ from ..release.usefulness import checks_are_off
 
 __all__ = ["ONE_CLASS", "NEARLY_ONE_CLASS", "NO_BETTER", "NO_BETTER_REGRESSION", "training_rows_finding",
            "confusion", "sign_confusion", "classification_finding", "warn_on_training_rows", "warn_on_confusion",
-           "left_to_caller", "runs_here"]
+           "left_to_caller", "runs_here", "Deferred", "deferred", "deferral", "warn_at_cut"]
 
 _CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_training_rows_left_to_caller", default=False)
+
+
+@dataclass
+class Deferred:
+    """A caller's check of a binary learner's release at the caller's decision cut (:func:`deferred`): ``counts``,
+    set by the learner's plan after its release (None until then, and inside tune), gives the release's confusion
+    counts at a cut c (a row predicted +1 where x . w > c exactly) from the solver's margins, with no second read of
+    the rows. The caller applies it once the cut is known (an estimator's threshold, or the log-odds of a class
+    count released after the plan) and warns under ``owner``; it holds the training rows only until then."""
+
+    owner: str
+    counts: Callable[[float], np.ndarray] | None = None
+
+
+_DEFERRED: contextvars.ContextVar[Deferred | None] = contextvars.ContextVar("dpcvx_training_rows_deferred",
+                                                                            default=None)
+
 
 _NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
          "release. Choosing another setting (lam, epsilon, columns, class weights) because of it is a use of "
@@ -112,6 +132,30 @@ def left_to_caller() -> Iterator[None]:
         yield
     finally:
         _CALLER.reset(token)
+
+
+@contextmanager
+def deferred(owner: str) -> Iterator[Deferred]:
+    """Within this block a binary learner's plan leaves its counts to the caller (:class:`Deferred`) instead of
+    warning at the sign of its decisions."""
+    check = Deferred(owner)
+    token = _DEFERRED.set(check)
+    try:
+        yield check
+    finally:
+        _DEFERRED.reset(token)
+
+
+def deferral() -> Deferred | None:
+    """The innermost :func:`deferred` block's check, or None (a learner warns at its own sign, under its name)."""
+    return _DEFERRED.get()
+
+
+def warn_at_cut(check: Deferred, cut: float) -> None:
+    """The deferred check (:func:`deferred`) at the caller's ``cut``, when the learner's plan left its counts."""
+    if check.counts is not None:
+        counts, check.counts = check.counts(cut), None  # the rows are let go
+        warn_on_confusion(check.owner, counts)
 
 
 def runs_here() -> bool:

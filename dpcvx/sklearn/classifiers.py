@@ -102,7 +102,7 @@ from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
-from ..models.training_rows import left_to_caller, sign_confusion, warn_on_confusion, warn_on_training_rows
+from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
@@ -361,8 +361,11 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         relation = {"neighbours": self.neighbours, "n_public": self.n_public}
         learner = self._private_erm(self._statistics(X, multiclass)) if planned is None else planned.learner
         assert isinstance(learner, PrivateERM)  # a classifier's learner
-        # in memory the estimator checks the training rows at its own threshold (below); out of core the learner does
-        with fit_accountant(self, accountant) as charged, left_to_caller() if in_memory else nullcontext():
+        # the training-rows check (models.training_rows): a binary learner's plan leaves the counts at any cut, from
+        # the solver's margins, for this estimator's cut (below); one-vs-rest in memory is checked on its argmax
+        owner = type(self).__name__
+        with fit_accountant(self, accountant) as charged, deferred(owner) as check, \
+                left_to_caller() if multiclass and in_memory else nullcontext():
             if planned is not None:
                 released = planned.plan.fit(X, y, random_state=seed, accountant=charged, sample_weight=sample_weight)
                 assert isinstance(released, (PrivateModel, PrivateMulticlassModel))  # a classifier's plan
@@ -389,20 +392,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
         warn_if_small_table(type(self).__name__, int(certificate.constants.n), fitted["n_features_in_"],
                             certificate.epsilon, self._public_rate(certificate, cut))
-        if in_memory:  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
-            self._check_training_rows(model, X, y)
-        return self
-
-    def _check_training_rows(self, model: PrivateModel | PrivateMulticlassModel, X: Any, y: Any) -> None:
-        """The training-rows check (:mod:`dpcvx.models.training_rows`) of the release's predictions: a binary
-        release's from the rows whose decision is above the cut (:meth:`_above_cut`, as :meth:`_predicted`) and
-        those labelled ``classes[1]``, counted (:func:`sign_confusion`) with no predictions' array and no sort of
-        the labels; one-vs-rest's over the public classes, with no sort of the rows to find them."""
+        # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
         if isinstance(model, PrivateMulticlassModel):
-            warn_on_training_rows(type(self).__name__, model.predict(X), y, classes=model.classes_)
-            return
-        labelled = np.asarray(y) == model.classes_[1]
-        warn_on_confusion(type(self).__name__, sign_confusion(self._above_cut(model, X), labelled))
+            if in_memory:  # one-vs-rest's predictions over the public classes, no sort of the rows
+                warn_on_training_rows(owner, model.predict(X), y, classes=model.classes_)
+        else:  # the binary release's rows on either side of the cut, counted by its plan
+            warn_at_cut(check, self._cut(model))
+        return self
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of

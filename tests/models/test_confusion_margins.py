@@ -15,11 +15,11 @@ from dpcvx.data.rows import RowMap
 from dpcvx.models import fit_plan, training_rows
 
 
-def _exact_counts(X, w, labels):
-    """The counts of the exact signs of x_i . w (rational arithmetic, row by row)."""
+def _exact_counts(X, w, labels, cut=0.0):
+    """The counts of the exact sides of x_i . w against ``cut`` (rational arithmetic, row by row)."""
     dense = X.toarray() if sparse.issparse(X) else np.asarray(X)
-    positive = [sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(row, w, strict=True)), Fraction(0)) > 0
-                for row in dense]
+    positive = [sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(row, w, strict=True)), Fraction(0))
+                > Fraction(cut) for row in dense]
     return training_rows.sign_confusion(np.array(positive), labels)
 
 
@@ -73,6 +73,28 @@ def test_the_margins_give_the_counts_of_a_pass(seed, tmp_path):
     np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, fit_plan._Solved(solved, margins), bound),
                                   expected)
     np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, None, bound), expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_callers_cut_is_counted_exactly(seed):
+    """At a caller's cut c (an estimator's threshold): rows with x . w = c exactly (one entry 1/2, c = w_0 / 2),
+    within 1e-300 of it either side, and ordinary rows; from the solver's margins and from a pass, each row on
+    its exact side of c."""
+    X, w, labels, solved, margins = _adversarial(seed)
+    cut = 0.5 * float(w[0])
+    X[-40:] = 0.0
+    X[-40:, 0] = 0.5  # x . w = w_0 / 2 = c exactly
+    X[-40::2, 2] = 1e-300  # within 1e-300 of c, either side
+    margins = labels * (X @ solved)
+    for c in (cut, -0.3, 1.7):
+        expected = _exact_counts(X, w, labels, c)
+        for rows in (X, np.asfortranarray(X), sparse.csr_matrix(X)):
+            np.testing.assert_array_equal(fit_plan._confusion(rows, w, labels, None, 1.0, c), expected)
+            np.testing.assert_array_equal(
+                fit_plan._confusion(rows, w, labels, fit_plan._Solved(solved, margins), 1.0, c), expected)
+        assert fit_plan._decided(X, w, labels, fit_plan._Solved(solved, margins), 1.0, c) is not None
+    # a rule that read the margins' sign at a nonzero cut would miscount these rows
+    assert not np.array_equal(_exact_counts(X, w, labels, cut), _exact_counts(X, w, labels))
 
 
 def test_undecided_rows_are_gathered_a_cache_block_at_a_time(monkeypatch, tmp_path):
@@ -131,9 +153,9 @@ def _fitted_counts(monkeypatch, X, labels, **options):
     seen, passes = [], []
     original = fit_plan._confusion
 
-    def spy(mapped, w, y, solved, bound):
-        seen.append(original(mapped, w, y, solved, bound))
-        passes.append(original(mapped, w, y, None, bound))
+    def spy(mapped, w, y, solved, bound, cut=0.0):
+        seen.append(original(mapped, w, y, solved, bound, cut))
+        passes.append(original(mapped, w, y, None, bound, cut))
         return seen[-1]
 
     monkeypatch.setattr(fit_plan, "_confusion", spy)

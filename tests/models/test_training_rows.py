@@ -3,6 +3,7 @@ never inside tune, never in the release."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sparse
 
 import dpcvx
 from dpcvx.exceptions import TrainingRowsWarning
@@ -222,16 +223,25 @@ def test_kernel_learners_warn_when_useless_on_their_rows(noise_labels, fit):
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.TrainingRowsWarning")
+@pytest.mark.parametrize("layout", ["array", "csr", "memmap"])
 @pytest.mark.parametrize("classes, threshold", [((0, 1), 0.5), ((1, 0), 0.3), (("yes", "no"), 0.7)])
-def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monkeypatch, classes, threshold):
-    """A binary estimator's counts (from its decisions at the cut, no predictions' array) are those of its predict
-    on the training rows, rows and columns in the order of its classes; any order of the classes."""
-    from dpcvx.sklearn import classifiers
+def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monkeypatch, tmp_path, classes, threshold,
+                                                             layout):
+    """A binary estimator's counts (its learner's plan's, at the estimator's cut, from the solver's margins; no
+    predictions' array) are those of its predict on the training rows, rows and columns in the order of its
+    classes; any order of the classes, in memory, sparse or on a memmap."""
     X, y = noise_labels
+    if layout == "csr":
+        X = sparse.csr_matrix(X)
+    elif layout == "memmap":
+        stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+        stored[:] = X
+        stored.flush()
+        X = np.load(tmp_path / "X.npy", mmap_mode="r")
     labels = np.where(y == 1, classes[1], classes[0])
     seen = []
-    original = classifiers.warn_on_confusion
-    monkeypatch.setattr(classifiers, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
+    original = training_rows.warn_on_confusion
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
                         original(owner, counts))
     estimator = dpcvx.DPLogisticRegression(epsilon=1.0, lam=0.01, classes=classes, threshold=threshold,
                                            random_state=0).fit(X, labels)
@@ -240,6 +250,23 @@ def test_an_estimator_counts_its_predictions_at_its_threshold(noise_labels, monk
     expected = [[np.count_nonzero((labels == a) & (predicted == b)) for b in classes] for a in classes]
     np.testing.assert_array_equal(counts, expected)
     assert training_rows.classification_finding(counts) == training_rows_finding(predicted, labels, False)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.DPCVXWarning")
+def test_an_estimator_counts_at_the_log_odds_of_its_released_count(noise_labels, monkeypatch):
+    """threshold="prior" with a private class count: the cut is the log-odds of the count the release holds, known
+    only after the plan's release; the counts are those of predict on the training rows."""
+    X, y = noise_labels
+    seen = []
+    original = training_rows.warn_on_confusion
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
+                        original(owner, counts))
+    estimator = dpcvx.DPLogisticRegression(epsilon=2.0, lam=0.01, class_prior="private", threshold="prior",
+                                           random_state=0).fit(X, y)
+    [counts] = seen
+    predicted = estimator.predict(X)
+    expected = [[np.count_nonzero((y == a) & (predicted == b)) for b in (0, 1)] for a in (0, 1)]
+    np.testing.assert_array_equal(counts, expected)
 
 
 def test_the_public_classes_give_the_finding_of_the_union(noise_labels):
