@@ -164,8 +164,8 @@ class BlockwiseObjective(PerturbedObjective):
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
         offset = None if self._blocks().on_dask else self._offset_wanted
-        ahead = _AheadGram(self._blocks().coarser(SYRK_BLOCKS).block_rows, self.dim, self.loss.second) if (
-            fresh and self.hessian_ahead) else None
+        ahead = _AheadGram(min(self._blocks().coarser(SYRK_BLOCKS).block_rows, self.n), self.dim,
+                           self.loss.second) if fresh and self.hessian_ahead else None
         self.hessian_ahead = False
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
@@ -341,10 +341,10 @@ def _scaled_single(block: np.ndarray, roots: np.ndarray, out: np.ndarray) -> np.
 
 class _AheadGram:
     """The all-rows float32 loss Hessian sum_b X_b^T diag(l''(z_b)) X_b formed by the step's pass from its
-    cache blocks, in order, as they pass: each is cast and scaled (:func:`_scaled_single`) into its rows of
-    one buffer as tall as :meth:`BlockwiseObjective.hessian`'s blocks (``rows``: ``SYRK_BLOCKS`` cache blocks
-    of rows in memory), and each full buffer (the last one as far as filled) is one Gram product, the terms
-    added in order. The same float32 operands, products and sums as :meth:`BlockwiseObjective.hessian`'s own
+    cache blocks, in order, as they pass: each is cast and scaled (:func:`_scaled_single`) into its rows of one
+    buffer as tall as :meth:`BlockwiseObjective.hessian`'s blocks (``rows``: ``SYRK_BLOCKS`` cache blocks of rows in
+    memory, or all n rows when fewer), and each full buffer (the last one as far as filled) is one Gram product, the
+    terms added in order. The same float32 operands, products and sums as :meth:`BlockwiseObjective.hessian`'s own
     pass at the same margins: the same Hessian to the bit, without reading X again."""
 
     def __init__(self, rows: int, dim: int, second: Callable[[np.ndarray], np.ndarray]) -> None:

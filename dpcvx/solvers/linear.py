@@ -394,19 +394,20 @@ def _hessian_ahead(objective: PerturbedObjective, relative: float, previous: flo
     columns, when the last step's contraction, repeated, takes the relative residual below ``SUBSAMPLE_UNTIL``
     (r^2 / r_prev < ``SUBSAMPLE_UNTIL``), where the next iteration would ask that Hessian (an estimate, and
     never from the first step, with no contraction known yet). Only where the Hessian is formed changes: the
-    same Hessian to the bit, the same direction, step and stopping test; a wrong guess costs the Hessian's
+    same Hessian to the bit, the same direction, step and stopping test; a wrong guess costs the Hessian's l'',
     cast, scaling and product without its read of X, and a missed one costs its own pass as before.
 
-    Measured (in-process traces of the family's generators, seed 44,000): the guess was right on each of the 11
-    fits traced at d = 20 (the eight generators at 100,000 x 20; balance 2 %, inside and isotropic at 1,000,000 x
-    20), one pass fewer each and none wasted; `speed_ab` against main (dpcvx / lbfgs, three alternating processes'
-    medians, load 2.4 to 5.2; benchmarks/results/speed_ab_perf19.md): balance 2 % 1.24 / 1.34 / 1.22 -> 1.13 / 1.21
-    / 1.22 at 1e6 x 20 and 1.20 / 1.31 / 1.24 -> 1.13 / 1.15 / 1.08 at 1e5 x 20, isotropic 0.61 / 0.70 / 0.58 ->
-    0.54 / 0.57 / 0.52 at 1e6 x 20, inside within the spread. Not asked from ``HESSIAN_FREE_MIN_DIM`` columns on,
-    where the Hessian's product is most of its time and a wrong guess costs all of it: asked there (from the
-    threshold ``LOCAL_REGIME``), the one wrong guess on the eight generators at 1e5 x 200 (balance 2 %: 0.014
-    after 0.073, 0.0072 predicted) took that fit from 1.44 / 1.48 / 1.44 to 1.93 / 2.01 / 1.99 times lbfgs's
-    time, and the right ones gained within the spread (benchmarks/results/perf19_ab1.md)."""
+    Measured (in-process traces of the family's generators, seed 44,000; the eight at 10,000 x 20, 100,000 x 20 and
+    100,000 x 50, balance 2 %, inside and isotropic at 1,000,000 x 20): right on 25 fits of 27, one pass fewer each,
+    and never missed; wrong on noisy at 10,000 x 20 (0.0011 after 9.7e-4 predicted) and inside at 100,000 x 50
+    (0.0010 after 6.1e-4), where the next guess was right. `speed_ab` against main (dpcvx / lbfgs, three alternating
+    processes' medians, load 2.4 to 5.2; benchmarks/results/speed_ab_perf19.md): balance 2 % 1.24 / 1.34 / 1.22 ->
+    1.13 / 1.21 / 1.22 at 1e6 x 20 and 1.20 / 1.31 / 1.24 -> 1.13 / 1.15 / 1.08 at 1e5 x 20, isotropic 0.61 / 0.70 /
+    0.58 -> 0.54 / 0.57 / 0.52 at 1e6 x 20, inside within the spread. Not asked from ``HESSIAN_FREE_MIN_DIM``
+    columns on, where the Hessian's product is most of its time and a wrong guess costs all of it: asked there (from
+    the threshold ``LOCAL_REGIME``), the one wrong guess on the eight generators at 1e5 x 200 (balance 2 %: 0.014
+    after 0.073, 0.0072 predicted) took that fit from 1.44 / 1.48 / 1.44 to 1.93 / 2.01 / 1.99 times lbfgs's time,
+    and the right ones gained within the spread (benchmarks/results/perf19_ab1.md)."""
     return not _hessian_free(objective) and previous < np.inf and relative**2 < SUBSAMPLE_UNTIL * previous
 
 
