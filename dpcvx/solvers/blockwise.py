@@ -20,7 +20,10 @@ operations, in the same order), so the final check on fresh margins needs no
 pass of its own either (:meth:`BlockwiseObjective.full_step_margins`). For a
 Dask input the full-step margins are z + X d, formed on the workers (the fresh
 ones would be a second n-vector there, for a pass saved once per solve).
-A full Hessian is one more pass.
+A full Hessian is one more pass, except the one Newton asks ahead
+(:attr:`BlockwiseObjective.hessian_ahead`): the step's pass forms it at the full
+step from the blocks in cache (:class:`_AheadGram`), bitwise the one its own
+pass would give there.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ class BlockwiseObjective(PerturbedObjective):
     _y: Vector | None = None  # the labels as the blocks hold them
     _zero: np.ndarray | None = None  # the margins at w = 0 of a margin loss, all +-0 (:func:`_at_signed_zeros`)
     _kept: tuple[np.ndarray, np.ndarray | None] | None = None  # the Hessian subsample (:meth:`_sample_rows`)
+    hessian_ahead: bool = False  # the next step's pass forms the all-rows Hessian at its full step (set by newton)
+    _ahead: tuple[Vector, np.ndarray] | None = None  # (those margins, the float32 loss Hessian there)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -150,13 +155,18 @@ class BlockwiseObjective(PerturbedObjective):
     def margin_change(self, direction: np.ndarray) -> Vector:
         """How the margins move per unit step along d, and in the same pass the margins and loss gradient
         at the full step w + d (module docstring). After a gradient at w (its margins z) the one product
-        is X (w + d), the change its difference from z (:meth:`PerturbedObjective.margin_change`); on Dask, X d."""
+        is X (w + d), the change its difference from z (:meth:`PerturbedObjective.margin_change`); on Dask, X d.
+        With :attr:`hessian_ahead` (asked for this pass only) and X (w + d) afresh, also the all-rows float32
+        loss Hessian there (:class:`_AheadGram`), which :meth:`hessian` then takes without a pass."""
         self._pass()
         regression, first_derivative = self.regression, self.loss.first
         base = self._base
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
         offset = None if self._blocks().on_dask else self._offset_wanted
+        ahead = _AheadGram(min(self._blocks().coarser(SYRK_BLOCKS).block_rows, self.n), self.dim,
+                           self.loss.second) if fresh and self.hessian_ahead else None
+        self.hessian_ahead = False
 
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
             # the offset's margins (PerturbedObjective.offset) while the block is in cache: the first step's pass
@@ -165,6 +175,8 @@ class BlockwiseObjective(PerturbedObjective):
             if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
                 full = block_margins(block, target, y, regression)
                 change = full - margins[0]
+                if ahead is not None:
+                    ahead.add(block, full)
             else:
                 change = row_product(block, direction) if regression else y * row_product(block, direction)
                 if not margins:
@@ -176,11 +188,13 @@ class BlockwiseObjective(PerturbedObjective):
         change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
         if offset is not None:
             self._keep_offset(np.concatenate([part[2] for part in parts]))
-        self._fused, self._fresh = None, False
+        self._fused, self._fresh, self._ahead = None, False, None
         if base is not None:
             full = np.concatenate([part[1] for part in parts]) if fresh else base[1] + change
             self._fused = (full, _sum(part[0] for part in parts))
             self._fresh = fresh
+            if ahead is not None:
+                self._ahead = (full, ahead.total())
         return change
 
     def full_step_margins(self) -> Vector | None:
@@ -234,11 +248,14 @@ class BlockwiseObjective(PerturbedObjective):
         """Upper triangle of sum_b X_b^T diag(l''_b) X_b + n Lam (alpha I + M) + n Delta I, or the subsample's.
 
         Each block's term is one Gram product of the block scaled by sqrt(l''), in single
-        precision when ``single`` (a float32 copy of one block at a time).
+        precision when ``single`` (a float32 copy of one block at a time); in single precision at the margins of
+        the last step's pass that formed it ahead (:attr:`hessian_ahead`), that one, with no pass.
         """
         z = self.margins(w) if margins is None else margins
         if subsample and self.can_subsample:  # never on Dask: z is in memory
             return self._regularized(self._sample_gram(np.asarray(z)))
+        if single and self._ahead is not None and same_vector(self._ahead[0], z):
+            return self._regularized(self._ahead[1].astype(np.float64))
         self._pass()
         blocks = self._blocks().coarser(SYRK_BLOCKS)
         scratch: list[np.ndarray] | None = None if blocks.on_dask else []  # a task's block is scaled on its worker
@@ -293,9 +310,13 @@ def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float
 
 def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool, second: Callable[[np.ndarray], np.ndarray],
                    scratch: list[np.ndarray] | None = None) -> np.ndarray:
-    """:func:`_scaled_gram` with r = sqrt(max(l''(z), 0)) (a verified convex loss has l'' >= 0; module level: a
-    Dask task pickles it by reference)."""
-    return _scaled_gram(block, np.sqrt(np.maximum(second(z), 0.0)), single, scratch)
+    """:func:`_scaled_gram` with r = :func:`_curvature_roots` (module level: a Dask task pickles it by reference)."""
+    return _scaled_gram(block, _curvature_roots(second, z), single, scratch)
+
+
+def _curvature_roots(second: Callable[[np.ndarray], np.ndarray], z: np.ndarray) -> np.ndarray:
+    """sqrt(max(l''(z), 0)) (a verified convex loss has l'' >= 0)."""
+    return np.sqrt(np.maximum(second(z), 0.0))
 
 
 def _scaled_gram(block: np.ndarray, roots: np.ndarray, single: bool,
@@ -306,11 +327,50 @@ def _scaled_gram(block: np.ndarray, roots: np.ndarray, single: bool,
     weighted = _scratch_rows(scratch, block.shape, np.float32 if single else np.float64)
     if not single:
         return _gram_upper(np.multiply(block, roots[:, None], out=weighted))
-    # cast, then scale in float32: numpy's mixed float64 * float64 -> float32 loop is unvectorised, 2.5 times
-    # slower (3.3 ms against 1.3 ms for a 10,480 x 200 chunk of an all-rows Hessian)
-    np.copyto(weighted, block, casting="same_kind")
-    weighted *= roots.astype(np.float32)[:, None]
-    return _gram_upper(weighted)
+    return _gram_upper(_scaled_single(block, roots, weighted))
+
+
+def _scaled_single(block: np.ndarray, roots: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """diag(r) block in float32, written into ``out``: cast, then scaled in float32 (numpy's mixed float64 *
+    float64 -> float32 loop is unvectorised, 2.5 times slower: 3.3 ms against 1.3 ms for a 10,480 x 200 chunk of
+    an all-rows Hessian)."""
+    np.copyto(out, block, casting="same_kind")
+    out *= roots.astype(np.float32)[:, None]
+    return out
+
+
+class _AheadGram:
+    """The all-rows float32 loss Hessian sum_b X_b^T diag(l''(z_b)) X_b formed by the step's pass from its
+    cache blocks, in order, as they pass: each is cast and scaled (:func:`_scaled_single`) into its rows of one
+    buffer as tall as :meth:`BlockwiseObjective.hessian`'s blocks (``rows``: ``SYRK_BLOCKS`` cache blocks of rows in
+    memory, or all n rows when fewer), and each full buffer (the last one as far as filled) is one Gram product, the
+    terms added in order. The same float32 operands, products and sums as :meth:`BlockwiseObjective.hessian`'s own
+    pass at the same margins: the same Hessian to the bit, without reading X again."""
+
+    def __init__(self, rows: int, dim: int, second: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.buffer = np.empty((rows, dim), np.float32)
+        self.filled = 0
+        self.second = second
+        self.sum: np.ndarray | None = None
+
+    def add(self, block: np.ndarray, z: np.ndarray) -> None:
+        """Scale the next block (its margins ``z``) into the buffer; a Gram product once the buffer is full."""
+        _scaled_single(block, _curvature_roots(self.second, z), self.buffer[self.filled:self.filled + len(block)])
+        self.filled += len(block)
+        if self.filled == len(self.buffer):
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.filled:
+            term = _gram_upper(self.buffer[:self.filled])
+            self.sum = term if self.sum is None else self.sum + term
+            self.filled = 0
+
+    def total(self) -> np.ndarray:
+        """The Hessian's upper triangle at least, float32 (the rows of every block added)."""
+        self._flush()
+        assert self.sum is not None, "a Hessian needs at least one block"
+        return self.sum
 
 
 def _scratch_rows(scratch: list[np.ndarray] | None, shape: tuple[int, ...], dtype: type) -> np.ndarray:

@@ -35,6 +35,7 @@ import scipy.sparse as sparse
 from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
+from .blockwise import BlockwiseObjective
 from .cg import JACOBI_SLOW, CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
 from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
 
@@ -387,6 +388,29 @@ def _hessian_free(objective: PerturbedObjective) -> bool:
     return objective.dim >= HESSIAN_FREE_MIN_DIM and objective.can_subsample
 
 
+def _hessian_ahead(objective: PerturbedObjective, relative: float, previous: float) -> bool:
+    """Whether a step's pass from a subsampled direction should form the all-rows Hessian at its full step
+    ahead (:attr:`~dpcvx.solvers.blockwise.BlockwiseObjective.hessian_ahead`): below ``HESSIAN_FREE_MIN_DIM``
+    columns, when the last step's contraction, repeated, takes the relative residual below ``SUBSAMPLE_UNTIL``
+    (r^2 / r_prev < ``SUBSAMPLE_UNTIL``), where the next iteration would ask that Hessian (an estimate, and
+    never from the first step, with no contraction known yet). Only where the Hessian is formed changes: the
+    same Hessian to the bit, the same direction, step and stopping test; a wrong guess costs the Hessian's l'',
+    cast, scaling and product without its read of X, and a missed one costs its own pass as before.
+
+    Measured (in-process traces of the family's generators, seed 44,000; the eight at 10,000 x 20, 100,000 x 20 and
+    100,000 x 50, balance 2 %, inside and isotropic at 1,000,000 x 20): right on 25 fits of 27, one pass fewer each,
+    and never missed; wrong on noisy at 10,000 x 20 (0.0011 after 9.7e-4 predicted) and inside at 100,000 x 50
+    (0.0010 after 6.1e-4), where the next guess was right. `speed_ab` against main (dpcvx / lbfgs, three alternating
+    processes' medians, load 2.4 to 5.2; benchmarks/results/speed_ab_perf19.md): balance 2 % 1.24 / 1.34 / 1.22 ->
+    1.13 / 1.21 / 1.22 at 1e6 x 20 and 1.20 / 1.31 / 1.24 -> 1.13 / 1.15 / 1.08 at 1e5 x 20, isotropic 0.61 / 0.70 /
+    0.58 -> 0.54 / 0.57 / 0.52 at 1e6 x 20, inside within the spread. Not asked from ``HESSIAN_FREE_MIN_DIM``
+    columns on, where the Hessian's product is most of its time and a wrong guess costs all of it: asked there (from
+    the threshold ``LOCAL_REGIME``), the one wrong guess on the eight generators at 1e5 x 200 (balance 2 %: 0.014
+    after 0.073, 0.0072 predicted) took that fit from 1.44 / 1.48 / 1.44 to 1.93 / 2.01 / 1.99 times lbfgs's time,
+    and the right ones gained within the spread (benchmarks/results/perf19_ab1.md)."""
+    return not _hessian_free(objective) and previous < np.inf and relative**2 < SUBSAMPLE_UNTIL * previous
+
+
 def _safeguard(objective: PerturbedObjective, w: np.ndarray, gradient: np.ndarray, beta: float
                ) -> tuple[np.ndarray, Any, float]:
     """(w+, its fresh margins, F(w+)) for the gradient step w+ = w - grad F / (n beta) of the safeguard: it
@@ -486,6 +510,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         near = residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL)
         if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS):
             level = 1
+        ahead = level == 0 and _hessian_ahead(objective, residual.relative, previous)
         previous = residual.relative
         if residual.relative < ROUND_OFF_REGIME:
             improved = residual.relative < 0.5 * best
@@ -514,6 +539,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         full_margins = None  # X (w + d) afresh, when the step's pass computed it
         full_terms = next_terms  # and the gradient there, when the same pass (or CG's last) computed it
         if step_margins is None:  # not from CG's products: the step's own product
+            if isinstance(objective, BlockwiseObjective):
+                objective.hessian_ahead = ahead
             step_margins = objective.margin_change(direction)
             full_margins = objective.full_step_margins()
         elif can_end:

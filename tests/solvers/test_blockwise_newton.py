@@ -156,3 +156,70 @@ def test_a_memmaps_hessian_subsample_is_read_again_by_blocks_and_equals_the_one_
     for hessian in hessians:
         np.testing.assert_allclose(hessian, np.triu(exact), rtol=0, atol=1e-5 * np.abs(exact).max())
     assert not np.array_equal(hessians[0], hessians[1])  # the memmap's by blocks: another order of float32 sums
+
+
+def _row_blocks_objective(X: np.ndarray, y: np.ndarray, source: np.ndarray | None = None, block_rows: int = 0):
+    """The logistic objective on X's row blocks: cache-sized views of X, or ``block_rows``-row blocks read from
+    ``source`` (a memmap of X)."""
+    from dpcvx.data.blocks import RowBlocks
+    from dpcvx.data.rows import RowMap
+    from dpcvx.solvers.blockwise import BlockwiseObjective
+    from dpcvx.verification.verifier import verify_loss, verify_regularizer
+
+    d = X.shape[1]
+    rows = RowMap(norm_bound=1.0)
+    blocks = RowBlocks.views(X, rows) if source is None else RowBlocks(source, rows, block_rows=block_rows)
+    return BlockwiseObjective(X[:0], y, verify_loss(losses.logistic()).derivatives,
+                              verify_regularizer(None, d).analysis.quadratic, LAM, np.zeros(d), blocks=blocks)
+
+
+@pytest.mark.parametrize("kind", ["row-blocks", "memmap"])
+def test_a_hessian_formed_ahead_by_the_step_pass_is_bitwise_its_own_pass_and_reads_nothing(rows_in_ball, kind,
+                                                                                          tmp_path):
+    """hessian_ahead: the step's pass forms the float32 all-rows Hessian at its full step from its cache blocks
+    (25,000 x 200: 19 views of 1,310 rows and a short one, into SYRK_BLOCKS = 8 of them a Gram product; or a
+    memmap's 700-row blocks, one product each), which ``hessian`` at those margins then returns with no pass of
+    its own: bitwise the Hessian its own pass computes there. Asked for one pass only; at other margins, or in
+    double precision, ``hessian`` reads X as before."""
+    X, y = rows_in_ball(25_000, 200, seed=6)
+    source = None
+    if kind == "memmap":
+        np.save(tmp_path / "X.npy", X)
+        source = np.load(tmp_path / "X.npy", mmap_mode="r")
+    rng = np.random.default_rng(7)
+    w, direction = rng.normal(size=200), 0.1 * rng.normal(size=200)
+    ahead, own = (_row_blocks_objective(X, y, source, block_rows=700) for _ in range(2))
+    for objective in (ahead, own):
+        objective.gradient_terms(w)
+    ahead.hessian_ahead = True
+    ahead.margin_change(direction)
+    assert not ahead.hessian_ahead  # for that pass only
+    own.margin_change(direction)
+    full = ahead.full_step_margins()
+    assert full is not None and np.array_equal(full, own.full_step_margins())
+    passes = ahead.passes
+    formed = ahead.hessian(w + direction, full, single=True)
+    assert ahead.passes == passes  # no read of X
+    read = own.hessian(w + direction, own.full_step_margins(), single=True)
+    assert own.passes == passes + 1
+    assert np.array_equal(np.triu(formed), np.triu(read))
+    ahead.hessian(w + direction, full, single=False)  # double precision: its own pass
+    ahead.hessian(w, ahead.margins(w), single=True)  # other margins: a pass for the margins, one for the Hessian
+    assert ahead.passes == passes + 3
+    ahead.margin_change(direction)  # not asked again: formed no more
+    assert ahead._ahead is None
+
+
+def test_newton_forms_the_first_all_rows_hessian_in_the_step_pass_before_it(rows_in_ball, monkeypatch):
+    """At 40,000 x 20 Newton takes subsampled directions, then one all-rows Hessian near the optimum: the step's
+    pass before it forms it ahead (linear._hessian_ahead), one read of X fewer, and the solve is the same to
+    the bit (the same Hessian, directions and steps) as with the Hessian read by its own pass."""
+    X, y = rows_in_ball(40_000, 20, seed=8)
+    gamma = 1e-10 * X.shape[0]
+    w, info = linear.newton(_row_blocks_objective(X, y), gradient_tolerance=gamma)
+    monkeypatch.setattr(linear, "_hessian_ahead", lambda *args: False)
+    w_own, info_own = linear.newton(_row_blocks_objective(X, y), gradient_tolerance=gamma)
+    assert info.status == info_own.status == "converged"
+    assert np.array_equal(w, w_own) and info.gradient_norm == info_own.gradient_norm
+    assert info.iterations == info_own.iterations and info.passes == info_own.passes - 1
+    np.testing.assert_array_less(np.linalg.norm(_gradient(X, y, w)), gamma)
