@@ -53,6 +53,8 @@ LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccura
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
 SLOW_SUBSAMPLED_STEPS = 4  # this many steps in a row that do not halve the residual end the subsampled Hessian
+FLAT_CURVATURE = 0.3  # the subsampled Hessian ends once l'' over the rows is within this fraction of its largest
+FLAT_SAMPLE_STEP = 64  # ... read on every this-th row's margins
 LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the optimum
 LINE_SLOPE_FRACTION = 0.1  # the full step is kept when |phi'(1)| is below this fraction of |phi'(0)|
 LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fraction
@@ -374,6 +376,31 @@ def _quadratic(relative: float, previous: float, full_step: bool, last: float) -
     return max(1.0, relative / previous**2)
 
 
+def _flat(objective: PerturbedObjective, margins: Any) -> bool:
+    """Whether the loss's curvature is nearly the same on every row: min l''(z_i) >= (1 - ``FLAT_CURVATURE``)
+    max l''(z_i) over every ``FLAT_SAMPLE_STEP``-th row's margins (in memory; never for margins held on Dask
+    workers). Then X^T diag(l'') X is within that fraction of l''_max X^T X at this point, and stays so while the
+    margins stay where l'' is flat (labels that the rows barely predict, rows well inside the bound): the one
+    all-rows Hessian :func:`newton` builds near the optimum serves as well from here, and the subsampled steps
+    it would take first (each contracting the residual about sqrt(d / m)) are saved. Only the direction's
+    Hessian changes; the gradient, the line search and the stopping test do not.
+
+    ``FLAT_CURVATURE`` = 0.3: in in-process traces of the family's generators (and of labels drawn at random) after
+    the first step the spread 1 - min l'' / max l'' was 0.06 to 0.25 on balance 2 %, inside and random labels, 0.3
+    to 0.6 on noisy and balance 10 %, 0.7 to 1 on the others; where it was 0.25 or less the first all-rows step cut
+    the residual a thousand- to ten-thousand-fold, while on noisy rows at 0.5 (1e6 x 20) it cut it 76-fold, less
+    than ``REUSE_CONTRACTION``, and a second all-rows Hessian followed. ``python -m benchmarks.speed_ab`` against
+    main (dpcvx / lbfgs, three alternating processes' medians, load 1.9 to 2.9;
+    benchmarks/results/speed_ab_flat.md): balance 2 % 1.41 / 1.46 / 1.47 -> 1.40 / 1.26 / 1.25 at 1e5 x 200,
+    1.12 / 1.11 / 1.17 -> 0.96 / 0.98 / 1.03 at 1e6 x 20, 1.05 / 1.12 / 1.19 -> 0.98 / 1.07 / 1.02 at 1e5 x 20,
+    1.39 / 1.48 / 1.34 -> 1.12 / 1.08 / 1.14 at 1e4 x 20; inside, noisy and isotropic within the spread."""
+    if not isinstance(margins, np.ndarray):
+        return False
+    curvature = objective.loss.second(margins[::FLAT_SAMPLE_STEP])
+    top = float(np.max(curvature))
+    return top > 0 and float(np.min(curvature)) >= (1 - FLAT_CURVATURE) * top
+
+
 def _hessian_free(objective: PerturbedObjective) -> bool:
     """Whether an all-rows Hessian, once built, only preconditions CG afterwards (no second one is built).
 
@@ -440,7 +467,9 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     The Newton direction starts from the cheapest Hessian: a subsampled one
     (large n), in single precision, used while the residual is above
     ``SUBSAMPLE_UNTIL`` (far from the optimum an inexact direction costs little;
-    near it, two quadratically convergent full steps beat many linear ones).
+    near it, two quadratically convergent full steps beat many linear ones) and
+    the loss's curvature differs across the rows (:func:`_flat`: where it does
+    not, the all-rows Hessian of the next step serves the rest of the solve).
     Then all rows in single precision; and once the residual is below
     ``LOCAL_REGIME``, a step that fails to halve it, full or damped, moves the
     solve up one level, finally to all rows in double precision: the subsample
@@ -508,7 +537,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         # the subsample ends near the optimum, or when it misses curvature (rare one-hot columns at small Lam:
         # full steps that circled at 4% of the first residual for 100 iterations on Adult at Lam 10^-4.5)
         near = residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL)
-        if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS):
+        if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS or (np.any(w) and _flat(objective, margins))):
             level = 1
         ahead = level == 0 and _hessian_ahead(objective, residual.relative, previous)
         previous = residual.relative

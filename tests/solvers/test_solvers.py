@@ -133,6 +133,38 @@ def test_subsampled_hessian_reaches_the_same_minimiser(loss, monkeypatch):
     np.testing.assert_allclose(sampled.coef_, full.coef_, rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.parametrize("labels", ["random", "predicted"])
+def test_a_flat_curvature_ends_the_subsampled_hessian(labels, monkeypatch):
+    """Labels the rows do not predict leave every margin near 0, where the logistic loss's l'' is flat: after the
+    first (subsampled) step the all-rows Hessian serves, and the solve takes fewer iterations to the same
+    minimiser. Labels the rows predict spread l'' (margins of a few units): the subsample goes on as before."""
+    rng = np.random.default_rng(11)
+    n, d = 40_000, 20
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = rng.choice([-1, 1], size=n) if labels == "random" else np.where(X @ rng.normal(size=d) * 30 > 0, 1, -1)
+    sampled = []
+    original = BlockwiseObjective.hessian
+
+    def recording(self, *args, **kwargs):
+        sampled.append(bool(kwargs.get("subsample")))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(BlockwiseObjective, "hessian", recording)
+    erm = dpcvx.PrivateERM(loss=losses.logistic(), lam=1e-4, data_norm=1.0)
+    model = erm.fit(X, y, epsilon=1.0, random_state=0)
+    flat_steps, flat_sampled = erm.diagnostics_.iterations, sampled.count(True)
+    assert erm.diagnostics_.converged
+    sampled.clear()
+    monkeypatch.setattr(dpcvx.solvers.linear, "FLAT_CURVATURE", -1.0)  # never flat
+    plain = erm.fit(X, y, epsilon=1.0, random_state=0)
+    if labels == "random":
+        assert flat_sampled == 1 < sampled.count(True) and flat_steps < erm.diagnostics_.iterations
+    else:
+        assert flat_sampled == sampled.count(True) > 1 and flat_steps == erm.diagnostics_.iterations
+    np.testing.assert_allclose(model.coef_, plain.coef_, rtol=1e-7, atol=1e-9)
+
+
 @pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
 def test_reused_hessian_factor_reaches_the_same_minimiser(loss, monkeypatch):
     rng = np.random.default_rng(6)
