@@ -103,15 +103,26 @@ class Certificate:
 
     # -- verdicts --------------------------------------------------------------
 
-    @property
+    @cached_property
     def kst12(self) -> bool:
-        """Whether the certificate was prepared for KST12 (it holds the constraint_set condition)."""
+        """Whether the certificate was prepared for KST12 (it holds the constraint_set condition; found once)."""
         return any(item.name == "constraint_set" for item in self.conditions)
 
+    @cached_property
+    def _verdicts(self) -> dict[tuple[Any, ...], Verdict]:
+        """The verdicts asked of this certificate so far, by (mechanism, delta) and their types (:meth:`verdict`)."""
+        return {}
+
     def verdict(self, mechanism: str, delta: float = 0.0) -> Verdict:
-        """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`)."""
-        return decide(self.conditions, mechanism, delta=delta, allow_estimates=self.allow_estimates,
-                      strict=self.strict)
+        """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`), decided
+        once per certificate: a pure function of its fields, which are frozen (a fit asks it three times, and a
+        fit served by :func:`~dpcvx.verification.verifier.verify_problem`'s cache asks the same certificate)."""
+        key = (mechanism, type(mechanism), delta, type(delta))
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = decide(self.conditions, mechanism, delta=delta,
+                                                   allow_estimates=self.allow_estimates, strict=self.strict)
+        return verdict
 
     def failures(self, mechanism: str, delta: float = 0.0) -> tuple[Condition, ...]:
         """The conditions that keep ``mechanism`` (at ``delta``) from being allowed."""
