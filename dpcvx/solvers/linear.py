@@ -36,7 +36,7 @@ from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
 from .cg import JACOBI_SLOW, CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
-from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
+from .objective import PerturbedObjective, _norm, add_terms, hessian_sample_size, relative_residual
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
     import cvxpy as cp
@@ -58,6 +58,7 @@ LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fra
 FLAT_DECREASE = 1e-12  # a change of F below this fraction of |F| is round-off
 SAMPLED_SLOW = 0.3  # dense rows beyond DENSE_NEWTON_MAX_DIM: a subsampled factor once CG cuts less than ~3x a product
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
+_TINY = float(np.finfo(float).tiny)  # the smallest normal double: the floor's divisor never 0
 
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
@@ -496,7 +497,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 status = "stalled at round-off"
                 break
         # CG need not beat the target: a residual below a fraction of it ends the solve
-        floor = CG_TARGET_FRACTION * target * objective.n / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny)
+        gradient_norm = _norm(gradient)  # numpy's norm, sqrt(g . g), without its checks
+        floor = CG_TARGET_FRACTION * target * objective.n / max(gradient_norm, _TINY)
         forcing = _forcing(residual.relative, floor, quadratic)
         first_from_zero = iterations == 1 and w0 is None and isinstance(margins, np.ndarray)
         cauchy = _cauchy_step(objective, w, margins, gradient) if first_from_zero else None
@@ -536,7 +538,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 continue
             status = "no descent direction"
             break
-        step, gradient_norm, end_slope = 1.0, np.linalg.norm(gradient), None
+        step, end_slope = 1.0, None
         if first_from_zero and _accurate(objective, levels[level][0]):
             step, end_slope = _line_minimum(objective, w, direction, margins, step_margins, slope)
         if step != 1.0 and end_slope is not None and residual.relative >= ROUND_OFF_REGIME and _step_descends(
@@ -572,7 +574,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 # sum l against b^T w: 16 ulps of F apart at one point on 455 rows), so the gradient norm is
                 # the merit: F - F* <= ||g||^2 / (2 mu) for a mu-strongly convex F. A flat step must shrink
                 # it; in the round-off regime, a step that at least halves it is taken even if F rose.
-                trial_norm = np.linalg.norm(objective.gradient(w + step * direction, trial_margins))
+                trial_norm = _norm(objective.gradient(w + step * direction, trial_margins))
                 if trial_norm < (1.0 if flat else 0.5) * gradient_norm:
                     break
             step /= 2
