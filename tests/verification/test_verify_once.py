@@ -113,7 +113,8 @@ def test_one_declaration_at_one_width_is_one_problem():
 
 def test_a_certificate_decides_each_verdict_once():
     """Certificate.verdict keeps what decide returned for (mechanism, delta), by value and type: the same verdict
-    object again, equal to a fresh decision, and another for another mechanism, delta or spelling."""
+    object again, equal to a fresh decision, and another for another mechanism, delta or spelling; the guarantee a
+    release states is kept alike."""
     from dpcvx.verification.verdict import Mechanism, decide
 
     certificate = dpcvx.verify(dpcvx.losses.huber_hinge(0.5), dim=4)
@@ -125,3 +126,7 @@ def test_a_certificate_decides_each_verdict_once():
             assert type(verdict.mechanism) is type(mechanism) and verdict.delta == delta
     assert certificate.verdict("objective").theorem != certificate.verdict("objective", 1e-6).theorem
     assert certificate.verdict(Mechanism.OBJECTIVE) is not certificate.verdict("objective")
+    guarantee = certificate.guarantee("objective")  # the release's statement, written once too
+    assert certificate.guarantee("objective") is guarantee and guarantee.startswith(
+        certificate.verdict("objective").theorem.citation)
+    assert certificate.guarantee("objective", 1e-6) != guarantee
