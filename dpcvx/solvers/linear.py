@@ -449,10 +449,11 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     reduce the residual slowly are normal and continue up to ``max_iter``.
     """
     start = time.perf_counter()
+    n, hessian_free = objective.n, _hessian_free(objective)  # fixed for the solve (X's shape), asked once
     w = np.zeros(objective.dim) if w0 is None else np.array(w0, dtype=float)
     margins = objective.margins(w)
     value: float | None = None  # F(w), computed when a line search needs it (:func:`_slope_descends`)
-    target = 0.5 * gradient_tolerance / objective.n  # on the averaged gradient, as Residual.absolute
+    target = 0.5 * gradient_tolerance / n  # on the averaged gradient, as Residual.absolute
     status, iterations = "max_iter", 0
     levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
     level = 0 if objective.can_subsample and objective.dim <= DENSE_NEWTON_MAX_DIM else 1
@@ -465,11 +466,11 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     while iterations < max_iter:
         iterations += 1
         terms = objective.gradient_terms(w, margins) if pending is None else pending
-        residual = relative_residual(terms, objective.n)
+        residual = relative_residual(terms, n)
         if residual.absolute <= target:
             if not fresh:  # margins were updated incrementally: confirm on fresh ones before stopping
                 margins, terms = objective.fresh_gradient_terms(w)
-                residual = relative_residual(terms, objective.n)
+                residual = relative_residual(terms, n)
             if residual.absolute <= target:
                 status = "converged"  # on fresh margins: this residual is the final one
                 break
@@ -484,7 +485,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         slow = slow + 1 if not_halved else 0
         # the subsample ends near the optimum, or when it misses curvature (rare one-hot columns at small Lam:
         # full steps that circled at 4% of the first residual for 100 iterations on Adult at Lam 10^-4.5)
-        near = residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL)
+        near = residual.relative < (LOCAL_REGIME if hessian_free else SUBSAMPLE_UNTIL)
         if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS):
             level = 1
         previous = residual.relative
@@ -498,7 +499,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 break
         # CG need not beat the target: a residual below a fraction of it ends the solve
         gradient_norm = _norm(gradient)  # numpy's norm, sqrt(g . g), without its checks
-        floor = CG_TARGET_FRACTION * target * objective.n / max(gradient_norm, _TINY)
+        floor = CG_TARGET_FRACTION * target * n / max(gradient_norm, _TINY)
         forcing = _forcing(residual.relative, floor, quadratic)
         first_from_zero = iterations == 1 and w0 is None and isinstance(margins, np.ndarray)
         cauchy = _cauchy_step(objective, w, margins, gradient) if first_from_zero else None
@@ -529,7 +530,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         # finds one, the gradient step's guaranteed decrease is compared with Newton's only where it is above
         # F's round-off (and outside the round-off regime), where computed values can tell the two apart
         guarded = beta is not None
-        guaranteed = 0.0 if beta is None else float(gradient @ gradient) / (2 * objective.n * beta)
+        guaranteed = 0.0 if beta is None else float(gradient @ gradient) / (2 * n * beta)
         if not slope < 0:
             if guarded:  # the safeguard's gradient step descends (the descent lemma), measurably or not
                 assert beta is not None
@@ -552,7 +553,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             elif full_terms is None and full_margins is None and residual.relative >= ROUND_OFF_REGIME:
                 full_terms = objective.gradient_terms(w + direction, margins + step_margins)  # CG's margins
             if full_terms is not None and (
-                    (full_margins is not None and _ends_solve(full_terms, target, objective.n))
+                    (full_margins is not None and _ends_solve(full_terms, target, n))
                     or (residual.relative >= ROUND_OFF_REGIME
                         and _slope_descends(objective, full_terms, direction, step_margins, slope, guaranteed))):
                 w = w + direction
@@ -595,13 +596,13 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         pending = full_terms if full_step else None
     if status != "converged":  # (a converged residual was computed on fresh margins)
         residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
-    dense = objective.dim <= DENSE_NEWTON_MAX_DIM and not _hessian_free(objective)
+    dense = objective.dim <= DENSE_NEWTON_MAX_DIM and not hessian_free
     return w, SolveInfo(
         solver="newton" + ("" if dense else "-cg"),
         status=status,
         iterations=iterations,
         seconds=time.perf_counter() - start,
-        gradient_norm=residual.absolute * objective.n,
+        gradient_norm=residual.absolute * n,
         gradient_tolerance=gradient_tolerance,
         relative_residual=residual.relative,
         passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X
