@@ -36,7 +36,7 @@ from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
 from .cg import JACOBI_SLOW, CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
-from .objective import PerturbedObjective, _norm, add_terms, hessian_sample_size, relative_residual
+from .objective import PerturbedObjective, Residual, _norm, add_terms, hessian_sample_size, relative_residual
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
     import cvxpy as cp
@@ -313,9 +313,10 @@ def _step_descends(objective: PerturbedObjective, direction: np.ndarray, change:
     return s0 * u + 0.5 * ceiling * u * u + (s1 - q) * (1 - u) + 0.5 * q * (1 - u * u) <= need
 
 
-def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
-    """Whether the full step ends the solve: the gradient terms at w + d, on margins computed afresh there,
-    pass the stopping test, ||grad F(w + d)|| / n <= ``target`` (the test the next iteration makes first).
+def _ends_solve(residual: Residual, target: float) -> bool:
+    """Whether the full step ends the solve: the residual of the gradient terms at w + d, on margins computed
+    afresh there (:func:`~dpcvx.solvers.objective.relative_residual`), passes the stopping test,
+    ||grad F(w + d)|| / n <= ``target`` (the test the next iteration makes first, on that same residual).
 
     Such a step is taken without F's values (two loss evaluations per row: phi(0) and phi(1)). Neither the
     release nor the proved budget needs its decrease: the release is covered by the gradient bound at the point
@@ -324,7 +325,7 @@ def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
     step that lands on a converged point is the last one. Newton's last step is such a step; its slope test
     (:func:`_slope_descends`) fails there, phi'(1) being near 0, so its line search used to evaluate F twice to
     accept the same full step."""
-    return relative_residual(terms, n).absolute <= target
+    return residual.absolute <= target
 
 
 def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray,
@@ -463,10 +464,12 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
     pending: tuple[np.ndarray, ...] | None = None  # the gradient terms at w, when the step's pass computed them
+    tested: tuple[tuple[np.ndarray, ...], Residual] | None = None  # terms whose residual a step's test computed
+    # (:func:`_ends_solve`), and that residual: the next iteration reads it when it starts from the same terms
     while iterations < max_iter:
         iterations += 1
         terms = objective.gradient_terms(w, margins) if pending is None else pending
-        residual = relative_residual(terms, n)
+        residual = tested[1] if tested is not None and tested[0] is terms else relative_residual(terms, n)
         if residual.absolute <= target:
             if not fresh:  # margins were updated incrementally: confirm on fresh ones before stopping
                 margins, terms = objective.fresh_gradient_terms(w)
@@ -552,8 +555,11 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 full_terms = objective.full_step_gradient_terms(w + direction)
             elif full_terms is None and full_margins is None and residual.relative >= ROUND_OFF_REGIME:
                 full_terms = objective.gradient_terms(w + direction, margins + step_margins)  # CG's margins
+            full_residual = None if full_terms is None or full_margins is None else relative_residual(full_terms, n)
+            if full_terms is not None and full_residual is not None:
+                tested = (full_terms, full_residual)
             if full_terms is not None and (
-                    (full_margins is not None and _ends_solve(full_terms, target, n))
+                    (full_residual is not None and _ends_solve(full_residual, target))
                     or (residual.relative >= ROUND_OFF_REGIME
                         and _slope_descends(objective, full_terms, direction, step_margins, slope, guaranteed))):
                 w = w + direction
