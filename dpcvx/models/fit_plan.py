@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple, Protocol
@@ -56,6 +57,7 @@ from ..release.regression_model import PrivateRegressionModel
 from ..release.usefulness import one_class_findings, warn_if_constant
 from ..solvers.choice import SolverChoice
 from ..solvers.linear import SolveInfo
+from ..solvers.objective import _norm
 from ..validation import check_delta_for_n
 from ..verification.problem import VerifiedProblem
 from ..verification.verdict import Mechanism, release_guarantee
@@ -318,7 +320,8 @@ class FitPlan:
         assert gamma is not None  # the calibration always has a public tol
         least = self.solver.proved_budget(self.problem, calibrated.lam, calibrated.calibration.extra_reg, self.rows,
                                           n, gamma, self.start)
-        failure.require_proved(least is not None, self.owner, self.solver.unproved_reason(self.problem))
+        if least is None:  # why, only where a composite procedure refuses it (the reason is a few budget calls)
+            failure.require_proved(False, self.owner, self.solver.unproved_reason(self.problem))
         self.solver.check_max_iter(least)
         return _Bound(X, labels, n, weights, calibrated)
 
@@ -475,7 +478,7 @@ def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.nd
     positive = values > 0
     d = rows.shape[1]
     size = np.abs(values, out=values)  # |x_i . w - cut| as computed, in place (the sides are taken)
-    near = np.flatnonzero(~(size > 2 * _rounding(d) * bound * float(np.linalg.norm(w)) + d * _UNDERFLOW))
+    near = np.flatnonzero(~(size > 2 * _rounding(d) * bound * _norm(w) + d * _UNDERFLOW))
     if near.size:
         few = rows[near]
         scale = np.asarray(abs(few) @ np.abs(w)).ravel()  # sum_j |x_j w_j|, computed
@@ -520,17 +523,17 @@ def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _
     point (objective perturbation at large n; output perturbation's noise leaves every row,
     benchmarks/results/confusion_margins.md); with u, ||delta|| is the rounding onto the release grid."""
     margins = solved.margins
-    if margins.shape != labels.shape or not np.isfinite(bound):
+    if margins.shape != labels.shape or not math.isfinite(bound):
         return None
     d = X.shape[1]
-    move, size = w - solved.point, float(np.linalg.norm(w) + np.linalg.norm(solved.point))
+    move, size = w - solved.point, _norm(w) + _norm(solved.point)  # numpy's norm, sqrt(v . v), without its checks
     if solved.offset is not None and solved.offset_margins is not None:
         margins = margins + solved.offset_margins
         move -= solved.offset
-        size += float(np.linalg.norm(solved.offset))
+        size += _norm(solved.offset)
     if cut:  # the decision values' distance from the cut: y_i t_i - cut (y_i^2 = 1)
         margins = labels * margins - cut
-    threshold = 2 * bound * (float(np.linalg.norm(move)) + _rounding(d) * size) + d * _UNDERFLOW
+    threshold = 2 * bound * (_norm(move) + _rounding(d) * size) + d * _UNDERFLOW
     share = min(0.1, d / 400)
     sample = margins[::_SAMPLE_STEP]  # a look at every 64th row first: when many are left, a pass at once
     if np.count_nonzero(~(np.abs(sample) > threshold)) > 2 * share * sample.size:

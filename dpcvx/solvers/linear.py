@@ -37,7 +37,7 @@ from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
 from .blockwise import BlockwiseObjective
 from .cg import JACOBI_SLOW, CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
-from .objective import PerturbedObjective, add_terms, hessian_sample_size, relative_residual
+from .objective import PerturbedObjective, Residual, _norm, add_terms, hessian_sample_size, relative_residual
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
     import cvxpy as cp
@@ -61,6 +61,7 @@ LINE_SLOPE_TOL = 0.01  # else Newton in t stops once |phi'(t)| is below this fra
 FLAT_DECREASE = 1e-12  # a change of F below this fraction of |F| is round-off
 SAMPLED_SLOW = 0.3  # dense rows beyond DENSE_NEWTON_MAX_DIM: a subsampled factor once CG cuts less than ~3x a product
 LINE_SAMPLE_PER_FEATURE = 100  # subsampled directions take the line minimisation from this many rows per feature
+_TINY = float(np.finfo(float).tiny)  # the smallest normal double: the floor's divisor never 0
 
 
 CVXPY_SOLVER_OPTIONS: dict[str, dict[str, Any]] = {
@@ -315,9 +316,10 @@ def _step_descends(objective: PerturbedObjective, direction: np.ndarray, change:
     return s0 * u + 0.5 * ceiling * u * u + (s1 - q) * (1 - u) + 0.5 * q * (1 - u * u) <= need
 
 
-def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
-    """Whether the full step ends the solve: the gradient terms at w + d, on margins computed afresh there,
-    pass the stopping test, ||grad F(w + d)|| / n <= ``target`` (the test the next iteration makes first).
+def _ends_solve(residual: Residual, target: float) -> bool:
+    """Whether the full step ends the solve: the residual of the gradient terms at w + d, on margins computed
+    afresh there (:func:`~dpcvx.solvers.objective.relative_residual`), passes the stopping test,
+    ||grad F(w + d)|| / n <= ``target`` (the test the next iteration makes first, on that same residual).
 
     Such a step is taken without F's values (two loss evaluations per row: phi(0) and phi(1)). Neither the
     release nor the proved budget needs its decrease: the release is covered by the gradient bound at the point
@@ -326,7 +328,7 @@ def _ends_solve(terms: tuple[np.ndarray, ...], target: float, n: int) -> bool:
     step that lands on a converged point is the last one. Newton's last step is such a step; its slope test
     (:func:`_slope_descends`) fails there, phi'(1) being near 0, so its line search used to evaluate F twice to
     accept the same full step."""
-    return relative_residual(terms, n).absolute <= target
+    return residual.absolute <= target
 
 
 def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray,
@@ -501,10 +503,11 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     reduce the residual slowly are normal and continue up to ``max_iter``.
     """
     start = time.perf_counter()
+    n, hessian_free = objective.n, _hessian_free(objective)  # fixed for the solve (X's shape), asked once
     w = np.zeros(objective.dim) if w0 is None else np.array(w0, dtype=float)
     margins = objective.margins(w)
     value: float | None = None  # F(w), computed when a line search needs it (:func:`_slope_descends`)
-    target = 0.5 * gradient_tolerance / objective.n  # on the averaged gradient, as Residual.absolute
+    target = 0.5 * gradient_tolerance / n  # on the averaged gradient, as Residual.absolute
     status, iterations = "max_iter", 0
     levels = [(True, True), (False, True), (False, False)]  # (subsample, single precision)
     level = 0 if objective.can_subsample and objective.dim <= DENSE_NEWTON_MAX_DIM else 1
@@ -514,14 +517,16 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
     pending: tuple[np.ndarray, ...] | None = None  # the gradient terms at w, when the step's pass computed them
+    tested: tuple[tuple[np.ndarray, ...], Residual] | None = None  # terms whose residual a step's test computed
+    # (:func:`_ends_solve`), and that residual: the next iteration reads it when it starts from the same terms
     while iterations < max_iter:
         iterations += 1
         terms = objective.gradient_terms(w, margins) if pending is None else pending
-        residual = relative_residual(terms, objective.n)
+        residual = tested[1] if tested is not None and tested[0] is terms else relative_residual(terms, n)
         if residual.absolute <= target:
             if not fresh:  # margins were updated incrementally: confirm on fresh ones before stopping
                 margins, terms = objective.fresh_gradient_terms(w)
-                residual = relative_residual(terms, objective.n)
+                residual = relative_residual(terms, n)
             if residual.absolute <= target:
                 status = "converged"  # on fresh margins: this residual is the final one
                 break
@@ -536,7 +541,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         slow = slow + 1 if not_halved else 0
         # the subsample ends near the optimum, or when it misses curvature (rare one-hot columns at small Lam:
         # full steps that circled at 4% of the first residual for 100 iterations on Adult at Lam 10^-4.5)
-        near = residual.relative < (LOCAL_REGIME if _hessian_free(objective) else SUBSAMPLE_UNTIL)
+        near = residual.relative < (LOCAL_REGIME if hessian_free else SUBSAMPLE_UNTIL)
         if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS or (np.any(w) and _flat(objective, margins))):
             level = 1
         ahead = level == 0 and _hessian_ahead(objective, residual.relative, previous)
@@ -550,7 +555,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 status = "stalled at round-off"
                 break
         # CG need not beat the target: a residual below a fraction of it ends the solve
-        floor = CG_TARGET_FRACTION * target * objective.n / max(float(np.linalg.norm(gradient)), np.finfo(float).tiny)
+        gradient_norm = _norm(gradient)  # numpy's norm, sqrt(g . g), without its checks
+        floor = CG_TARGET_FRACTION * target * n / max(gradient_norm, _TINY)
         forcing = _forcing(residual.relative, floor, quadratic)
         first_from_zero = iterations == 1 and w0 is None and isinstance(margins, np.ndarray)
         cauchy = _cauchy_step(objective, w, margins, gradient) if first_from_zero else None
@@ -583,7 +589,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         # finds one, the gradient step's guaranteed decrease is compared with Newton's only where it is above
         # F's round-off (and outside the round-off regime), where computed values can tell the two apart
         guarded = beta is not None
-        guaranteed = 0.0 if beta is None else float(gradient @ gradient) / (2 * objective.n * beta)
+        guaranteed = 0.0 if beta is None else float(gradient @ gradient) / (2 * n * beta)
         if not slope < 0:
             if guarded:  # the safeguard's gradient step descends (the descent lemma), measurably or not
                 assert beta is not None
@@ -592,7 +598,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 continue
             status = "no descent direction"
             break
-        step, gradient_norm, end_slope = 1.0, np.linalg.norm(gradient), None
+        step, end_slope = 1.0, None
         if first_from_zero and _accurate(objective, levels[level][0]):
             step, end_slope = _line_minimum(objective, w, direction, margins, step_margins, slope)
         if step != 1.0 and end_slope is not None and residual.relative >= ROUND_OFF_REGIME and _step_descends(
@@ -605,8 +611,11 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 full_terms = objective.full_step_gradient_terms(w + direction)
             elif full_terms is None and full_margins is None and residual.relative >= ROUND_OFF_REGIME:
                 full_terms = objective.gradient_terms(w + direction, margins + step_margins)  # CG's margins
+            full_residual = None if full_terms is None or full_margins is None else relative_residual(full_terms, n)
+            if full_terms is not None and full_residual is not None:
+                tested = (full_terms, full_residual)
             if full_terms is not None and (
-                    (full_margins is not None and _ends_solve(full_terms, target, objective.n))
+                    (full_residual is not None and _ends_solve(full_residual, target))
                     or (residual.relative >= ROUND_OFF_REGIME
                         and _slope_descends(objective, full_terms, direction, step_margins, slope, guaranteed))):
                 w = w + direction
@@ -628,7 +637,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 # sum l against b^T w: 16 ulps of F apart at one point on 455 rows), so the gradient norm is
                 # the merit: F - F* <= ||g||^2 / (2 mu) for a mu-strongly convex F. A flat step must shrink
                 # it; in the round-off regime, a step that at least halves it is taken even if F rose.
-                trial_norm = np.linalg.norm(objective.gradient(w + step * direction, trial_margins))
+                trial_norm = _norm(objective.gradient(w + step * direction, trial_margins))
                 if trial_norm < (1.0 if flat else 0.5) * gradient_norm:
                     break
             step /= 2
@@ -649,13 +658,13 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         pending = full_terms if full_step else None
     if status != "converged":  # (a converged residual was computed on fresh margins)
         residual = objective.residual(w)  # on fresh margins, free of the updates' round-off
-    dense = objective.dim <= DENSE_NEWTON_MAX_DIM and not _hessian_free(objective)
+    dense = objective.dim <= DENSE_NEWTON_MAX_DIM and not hessian_free
     return w, SolveInfo(
         solver="newton" + ("" if dense else "-cg"),
         status=status,
         iterations=iterations,
         seconds=time.perf_counter() - start,
-        gradient_norm=residual.absolute * objective.n,
+        gradient_norm=residual.absolute * n,
         gradient_tolerance=gradient_tolerance,
         relative_residual=residual.relative,
         passes=getattr(objective, "passes", None),  # a blockwise objective counts its passes over X

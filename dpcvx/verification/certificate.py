@@ -103,15 +103,27 @@ class Certificate:
 
     # -- verdicts --------------------------------------------------------------
 
-    @property
+    @cached_property
     def kst12(self) -> bool:
-        """Whether the certificate was prepared for KST12 (it holds the constraint_set condition)."""
+        """Whether the certificate was prepared for KST12 (it holds the constraint_set condition; found once)."""
         return any(item.name == "constraint_set" for item in self.conditions)
 
+    @cached_property
+    def _answers(self) -> dict[tuple[Any, ...], Any]:
+        """The verdicts (:meth:`verdict`) and guarantees (:meth:`guarantee`) asked of this certificate so far, by
+        (mechanism, delta) and their types."""
+        return {}
+
     def verdict(self, mechanism: str, delta: float = 0.0) -> Verdict:
-        """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`)."""
-        return decide(self.conditions, mechanism, delta=delta, allow_estimates=self.allow_estimates,
-                      strict=self.strict)
+        """The one verdict for ``mechanism`` at ``delta`` (:func:`dpcvx.verification.verdict.decide`), decided
+        once per certificate: a pure function of its fields, which are frozen (a fit asks it three times, and a
+        fit served by :func:`~dpcvx.verification.verifier.verify_problem`'s cache asks the same certificate)."""
+        key = ("verdict", mechanism, type(mechanism), delta, type(delta))
+        verdict: Verdict | None = self._answers.get(key)
+        if verdict is None:
+            verdict = self._answers[key] = decide(self.conditions, mechanism, delta=delta,
+                                                   allow_estimates=self.allow_estimates, strict=self.strict)
+        return verdict
 
     def failures(self, mechanism: str, delta: float = 0.0) -> tuple[Condition, ...]:
         """The conditions that keep ``mechanism`` (at ``delta``) from being allowed."""
@@ -151,11 +163,15 @@ class Certificate:
             raise AssumptionError(verdict.refusal(), verdict.failures)
 
     def guarantee(self, mechanism: str, delta: float = 0.0) -> str:
-        """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on."""
-        theorem = self.verdict(mechanism, delta).theorem
-        text = f"{theorem.citation}: {theorem.grants}"
-        note = self._conditional_note(mechanism)
-        return f"{text}. {note}" if note else text
+        """The theorem and the privacy notion a release under ``mechanism`` at ``delta`` relies on (written once
+        per certificate, as :meth:`verdict` decides once: a release states it at every fit)."""
+        key = ("guarantee", mechanism, type(mechanism), delta, type(delta))
+        text = self._answers.get(key)
+        if text is None:
+            theorem = self.verdict(mechanism, delta).theorem
+            note = self._conditional_note(mechanism)
+            text = self._answers[key] = f"{theorem.citation}: {theorem.grants}" + (f". {note}" if note else "")
+        return text
 
     @property
     def piecewise_twice_differentiable(self) -> bool:

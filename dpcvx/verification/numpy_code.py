@@ -46,9 +46,18 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     1e-300 of 0; tests/verification/test_numpy_code.py): e^-x overflows to inf for x < -709.78 and gives 0,
     the correctly rounded value's neighbour. About four times faster than expit on long vectors, since
     numpy's exp is vectorised and expit's is not (60 us against 270 us for 32,768 values here; the logistic
-    loss's l' and l'' are most of a Newton step's per-row work at d = 20)."""
+    loss's l' and l'' are most of a Newton step's per-row work at d = 20). It is :func:`_sigmoid_of_minus` at
+    -x."""
+    return _sigmoid_of_minus(-x)
+
+
+def _sigmoid_of_minus(t: np.ndarray) -> np.ndarray:
+    """sigmoid(-t) = 1 / (1 + e^t), the arithmetic of :func:`sigmoid` after its negation. The printer writes the
+    logistic loss's l' = -sigmoid(-z) and l'' with sigmoid(-z); compiled code evaluates sigmoid(-u) as this at u
+    (:class:`_MinusInSigmoid`), bitwise the same values, since -(-u) is u exactly (a sign flipped twice), without
+    the two negations: 29 -> 21 us for l' and 32 -> 27 us for l'' on 10,000 values (timeit)."""
     with np.errstate(over="ignore"):
-        e = np.exp(-x)
+        e = np.exp(t)
     if not isinstance(e, np.ndarray):  # a scalar (numpy returns one for a scalar or a 0-d array): no buffer
         return 1.0 / (1.0 + e)
     e += 1.0
@@ -86,6 +95,28 @@ def _check(tree: ast.AST) -> None:
             raise UnsafeCode(f"a {type(node).__name__} node")
 
 
+#: The name compiled code calls :func:`_sigmoid_of_minus` by (no checked text can name it: :func:`_check`).
+_SIGMOID_OF_MINUS = "_sigmoid_of_minus"
+
+#: The functions only compiled code calls (:class:`_MinusInSigmoid` writes them), bound beside
+#: :data:`STABLE_FUNCTIONS` at each :func:`compile_code`.
+_COMPILED_ONLY: dict[str, Callable[[np.ndarray], np.ndarray]] = {_SIGMOID_OF_MINUS: _sigmoid_of_minus}
+
+
+class _MinusInSigmoid(ast.NodeTransformer):
+    """Each sigmoid(-u) becomes _sigmoid_of_minus(u) (:func:`_sigmoid_of_minus`: the same values, two passes fewer),
+    inner calls first."""
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        argument = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if isinstance(node.func, ast.Name) and node.func.id == "sigmoid" and isinstance(argument, ast.UnaryOp) \
+                and isinstance(argument.op, ast.USub):
+            return ast.copy_location(ast.Call(func=ast.Name(id=_SIGMOID_OF_MINUS, ctx=ast.Load()),
+                                              args=[argument.operand], keywords=[]), node)
+        return node
+
+
 class _CommonCalls(ast.NodeTransformer):
     """Each call that occurs more than once in the expression, evaluated once: its occurrences become a name
     (``_0``, ``_1``, ...; inner calls first), and :attr:`shared` lists (name, call) in evaluation order. The
@@ -120,7 +151,7 @@ def compile_code(text: str) -> Callable[[np.ndarray], np.ndarray]:
     if not isinstance(text, str):
         raise UnsafeCode("not a string")
     shared, code = _code_of(text)
-    namespace: dict[str, Any] = {"__builtins__": {}, "numpy": np, **STABLE_FUNCTIONS}
+    namespace: dict[str, Any] = {"__builtins__": {}, "numpy": np, **STABLE_FUNCTIONS, **_COMPILED_ONLY}
 
     def function(values: np.ndarray) -> Any:
         local = {VARIABLE: values}
@@ -153,6 +184,7 @@ def _code_of(text: str) -> tuple[tuple[tuple[str, CodeType], ...], CodeType]:
     except SyntaxError as error:
         raise UnsafeCode(f"not an expression: {error}") from None
     _check(tree)
+    tree = ast.fix_missing_locations(_MinusInSigmoid().visit(tree))
     common = _CommonCalls(tree)
     tree = ast.fix_missing_locations(common.visit(tree))
     shared = tuple((name, compile(ast.Expression(body=call), "<dpcvx loss derivative>", "eval"))

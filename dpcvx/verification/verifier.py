@@ -118,10 +118,20 @@ def _structural_key(node: Any) -> tuple[Any, ...]:  # a CVXPY tree node (cvxpy t
 _LOSS_CACHE: dict[tuple[Any, ...], VerifiedLoss] = {}
 _REGULARIZER_CACHE: dict[tuple[Any, ...], VerifiedRegularizer] = {}
 
+#: :func:`verify_problem`'s problems without a constraint set or a composite N, by the verified loss and regularizer
+#: it was made of (the objects the caches above keep; the entry holds them, so their ids stay theirs) and the
+#: options that enter the certificate (dimension, strict, allow_estimates): every fit of one declaration at one
+#: width gets the same certificate, whose verdicts and safely rounded constants are then computed once. Public
+#: declarations only, never data. At most _PROBLEMS_KEPT are kept.
+_PROBLEMS: dict[tuple[int, int, int, bool, bool], VerifiedProblem] = {}
+_PROBLEMS_KEPT = 256
+
 
 def forget_losses() -> None:
-    """Empty this process's cache of verified losses (the catalogue is proved afresh)."""
+    """Empty this process's cache of verified losses (the catalogue is proved afresh), and the problems made of
+    them."""
     _LOSS_CACHE.clear()
+    _PROBLEMS.clear()
 
 
 # --- loss ---------------------------------------------------------------------------
@@ -276,11 +286,14 @@ def declared_regularizer(regularizer: Regularizer, dim: int) -> tuple[cp.Variabl
     return w, regularizer(w)
 
 
+@functools.lru_cache(maxsize=64)
 def default_ridge(dim: int) -> VerifiedRegularizer:
     """The verified default N(w) = 0.5 ||w||^2 at dimension ``dim``, without CVXPY: what the calculus establishes
     for it at every dimension (N = (1/2) w^T (1 I) w: convex, finite, smooth, m = 1 exactly, a multiple of the
     identity; tests/verification/test_catalogue_template.py compares with the calculus's result at several
-    dimensions). Its expression is built on first use (:class:`~.problem.VerifiedRegularizer`)."""
+    dimensions). Its expression is built on first use (:class:`~.problem.VerifiedRegularizer`). Made once per
+    dimension, as :data:`_REGULARIZER_CACHE` keeps a declared N: the same object for every fit at that width
+    (:func:`verify_problem` keeps its problems by it)."""
     analysis = RegularizerAnalysis(dim, True, True, Fraction(1), True, True, True, Quadratic(Fraction(1)),
                                    notes=("m: multiple of the identity",))
     return VerifiedRegularizer(DEFAULT_REGULARIZER_TEXT, _regularizer_conditions(analysis), analysis,
@@ -443,6 +456,11 @@ def verify_problem(
     check_flag("progress", progress)
     verified_loss = verify_loss(loss, time_limit=time_limit, progress=progress)
     verified_reg = verify_regularizer(regularizer, probe_dim)
+    plain = constraints is None and not (verified_reg.analysis is not None and verified_reg.analysis.composite)
+    key = (id(verified_loss), id(verified_reg), probe_dim, strict, allow_estimates)
+    kept = _PROBLEMS.get(key) if plain else None
+    if kept is not None and kept.loss is verified_loss and kept.regularizer is verified_reg:
+        return kept
     certificate = Certificate(
         loss=verified_loss.text,
         regularizer=verified_reg.text,
@@ -452,8 +470,11 @@ def verify_problem(
         allow_estimates=allow_estimates,
     )
     problem = VerifiedProblem(verified_loss, verified_reg, certificate)
-    if constraints is None and not (verified_reg.analysis is not None and verified_reg.analysis.composite):
-        return problem  # with_kst12 would return it unchanged (no constraint set, no L1 or group term)
+    if plain:  # with_kst12 would return it unchanged (no constraint set, no L1 or group term)
+        if len(_PROBLEMS) >= _PROBLEMS_KEPT:
+            _PROBLEMS.clear()
+        _PROBLEMS[key] = problem
+        return problem
     from .kst12 import with_kst12
 
     return with_kst12(problem, constraints)

@@ -161,6 +161,21 @@ def test_a_full_step_that_ends_the_solve_takes_no_values(kind, monkeypatch, tmp_
     assert calls_slope < calls_values  # phi(1) of the last step, and phi(0) unless the step before computed it
 
 
+@pytest.mark.parametrize("kind", ["row-blocks", "memmap"])
+def test_a_step_tested_on_its_fresh_gradient_hands_its_residual_on(kind, monkeypatch, tmp_path):
+    """A full step's gradient, which :func:`linear._ends_solve` tests on the pass's fresh margins, is the next
+    iteration's: its residual is computed once, at that test (one a step and the first iteration's, where each was
+    computed twice: at the test and at the next iteration's start), with the same iterates."""
+    X, y = _logistic_rows(6_000, 15, seed=4)
+    w_before, info_before = linear.newton(_objective(kind, X, y, tmp_path), gradient_tolerance=1e-8, beta=0.25)
+    computed = []
+    residual = linear.relative_residual
+    monkeypatch.setattr(linear, "relative_residual", lambda *args: computed.append(1) or residual(*args))
+    w, info = linear.newton(_objective(kind, X, y, tmp_path), gradient_tolerance=1e-8, beta=0.25)
+    assert np.array_equal(w, w_before) and info.iterations == info_before.iterations >= 4 and info.converged
+    assert len(computed) <= info.iterations + 1
+
+
 @pytest.mark.parametrize("layout", ["row-major", "memmap"])
 def test_the_fit_gives_newton_the_verified_curvature_bound(layout, monkeypatch, tmp_path):
     """The blockwise objectives of a fit carry the certificate's c >= l'' (1/4 for the logistic loss), which the

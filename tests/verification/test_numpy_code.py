@@ -67,7 +67,12 @@ def test_a_repeated_call_is_evaluated_once(monkeypatch):
         calls.append(x.size)
         return sigmoid(x)
 
+    def counted_of_minus(t):  # sigmoid(-u) is evaluated as sigmoid of minus u (test_sigmoid_of_a_negation_...)
+        calls.append(t.size)
+        return sigmoid(-t)
+
     monkeypatch.setitem(numpy_code.STABLE_FUNCTIONS, "sigmoid", counted)
+    monkeypatch.setitem(numpy_code._COMPILED_ONLY, "_sigmoid_of_minus", counted_of_minus)
     z = np.linspace(-30.0, 30.0, 1001)
     second = compile_code("-(sigmoid(-z) - 1)*sigmoid(-z)")
     np.testing.assert_array_equal(second(z), -(sigmoid(-z) - 1) * sigmoid(-z))
@@ -92,3 +97,27 @@ def test_nothing_is_hoisted_out_of_a_conditional(monkeypatch):
     function = compile_code("sigmoid(z) + sigmoid(z) if 1 < 0 else 0.5 * z")
     np.testing.assert_array_equal(function(np.array([2.0, -4.0])), [1.0, -2.0])
     assert calls == []
+
+
+@pytest.mark.parametrize("text", ["-sigmoid(-z)", "-(sigmoid(-z) - 1)*sigmoid(-z)",
+                                  "sigmoid(-(-z)) * sigmoid(-(z * 2))"])
+def test_sigmoid_of_a_negation_is_computed_without_it(text, monkeypatch):
+    """sigmoid(-u) is compiled as 1 / (1 + e^u) (numpy_code._sigmoid_of_minus): sigmoid itself, which would negate
+    -u back before its exponential, is not called, and the values are bitwise those of the text as written, at
+    the overflow edges, signed zeros, infinities and NaN too."""
+    from dpcvx.verification import numpy_code
+
+    z = np.concatenate([np.random.default_rng(2).normal(size=5_000) * 40, [
+        np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 709.78, -709.78, 745.2, -745.2, 1e-310, -1e-310, 5e-324]])
+    literal = eval(text, {"numpy": np, "sigmoid": sigmoid}, {"z": z})  # noqa: S307 - the test's own literal text
+    function = compile_code(text)
+
+    def refused(x):
+        raise AssertionError("sigmoid called on a negation")
+
+    monkeypatch.setitem(numpy_code.STABLE_FUNCTIONS, "sigmoid", refused)
+    values = compile_code(text)(z)
+    assert np.array_equal(values.view(np.int64), literal.view(np.int64))  # bitwise, NaN's bits included
+    assert np.array_equal(function(z).view(np.int64), literal.view(np.int64))
+    assert compile_code(text)(np.float64(-3.0)) == eval(text, {"numpy": np, "sigmoid": sigmoid},  # noqa: S307
+                                                        {"z": np.float64(-3.0)})

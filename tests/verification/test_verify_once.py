@@ -79,3 +79,54 @@ def test_a_refused_fit_verifies_once_and_releases_nothing(calls, data):
     with pytest.raises(dpcvx.AssumptionError):
         hinge.fit(X, y, 1.0, random_state=0)
     assert once_each(calls), dict(calls)
+
+
+def test_one_declaration_at_one_width_is_one_problem():
+    """verify_problem keeps its problem by the verified loss and regularizer and the certificate's options: a second
+    fit of the same declaration reads the same certificate (its verdicts and rounded constants computed once), and
+    any option that enters the certificate gives another."""
+    from dpcvx.verification.verifier import forget_losses, verify_problem
+
+    loss = dpcvx.losses.logistic()
+    first = verify_problem(loss, dim=5)
+    assert verify_problem(dpcvx.losses.logistic(), dim=5) is first
+    assert verify_problem(loss, verifier.default_regularizer, dim=5) is first  # the default N, named
+    for other in (verify_problem(loss, dim=6), verify_problem(loss, dim=5, strict=True),
+                  verify_problem(loss, dim=5, allow_estimates=True),
+                  verify_problem(dpcvx.losses.huber_hinge(0.5), dim=5)):
+        assert other is not first and other.certificate != first.certificate
+    assert verify_problem(loss, dim=6).certificate.dim == 6
+
+    def ridge(w):
+        return 2.0 * cp.sum_squares(w)
+
+    declared = verify_problem(loss, ridge, dim=5)
+    assert declared is not first and declared.strong_convexity == 4.0
+    assert verify_problem(loss, ridge, dim=5) is declared  # the declared N is kept by its structure
+    constrained = verify_problem(loss, dim=5, constraints=lambda w: [cp.norm(w, 2) <= 1])
+    assert constrained.kst12 and verify_problem(loss, dim=5, constraints=lambda w: [cp.norm(w, 2) <= 1]) \
+        is not constrained  # a constraint set is posed afresh (KST12), never kept
+    forget_losses()
+    again = verify_problem(loss, dim=5)
+    assert again is not first and again.certificate == first.certificate
+
+
+def test_a_certificate_decides_each_verdict_once():
+    """Certificate.verdict keeps what decide returned for (mechanism, delta), by value and type: the same verdict
+    object again, equal to a fresh decision, and another for another mechanism, delta or spelling; the guarantee a
+    release states is kept alike."""
+    from dpcvx.verification.verdict import Mechanism, decide
+
+    certificate = dpcvx.verify(dpcvx.losses.huber_hinge(0.5), dim=4)
+    for mechanism in ("objective", "output", Mechanism.OBJECTIVE):
+        for delta in (0.0, 1e-6):
+            verdict = certificate.verdict(mechanism, delta)
+            assert certificate.verdict(mechanism, delta) is verdict
+            assert verdict == decide(certificate.conditions, mechanism, delta=delta)
+            assert type(verdict.mechanism) is type(mechanism) and verdict.delta == delta
+    assert certificate.verdict("objective").theorem != certificate.verdict("objective", 1e-6).theorem
+    assert certificate.verdict(Mechanism.OBJECTIVE) is not certificate.verdict("objective")
+    guarantee = certificate.guarantee("objective")  # the release's statement, written once too
+    assert certificate.guarantee("objective") is guarantee and guarantee.startswith(
+        certificate.verdict("objective").theorem.citation)
+    assert certificate.guarantee("objective", 1e-6) != guarantee
