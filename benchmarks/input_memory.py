@@ -8,6 +8,9 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
   ``tests/models/test_streaming_estimators.py``, whose file has this shape (the issue's target: RssAnon grows by
   less than a tenth of the file; pages of the mapped file are page cache);
 - ``memmap_narrow``: the same bytes as 200,000 x 100, where the solver's O(n) vectors weigh twice as much;
+- ``memmap_50`` and ``memmap_20``: the same bytes as 400,000 x 50 and 1,000,000 x 20 (the family sweep's memmap
+  case), where they weigh four and ten times as much: the growth is then mostly the solver's n-vectors (float64,
+  8 bytes a row against the row's 8 d), so the last column counts it in n-vectors;
 - ``frame``: a pandas DataFrame of 200,000 x 119 float64 columns (190 MB) with the defaults (the intercept
   column appended, ``column_statistics="auto"``, which draws private column ranges at this n): the table is
   filled column by column into a column-major array, then copied by blocks of rows into the row-major array
@@ -43,7 +46,8 @@ import dpcvx
 from benchmarks.input_memory import peak_growth
 
 kind, path = sys.argv[1], sys.argv[2]
-shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100)}
+shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50": (400_000, 50),
+         "memmap_20": (1_000_000, 20)}
 rng = np.random.default_rng(0)
 if kind in shape:
     X = np.memmap(path + kind, dtype=np.float64, mode="r", shape=shape[kind])
@@ -61,7 +65,7 @@ else:
 learner.fit(warm, y[:2000])
 size = X.nbytes if kind in shape else int(X.memory_usage(index=False).sum())
 growth, seconds = peak_growth(lambda: learner.fit(X, y))
-print(json.dumps({"input_bytes": size, "growth_bytes": growth, "fit_seconds": seconds}))
+print(json.dumps({"input_bytes": size, "growth_bytes": growth, "fit_seconds": seconds, "rows": int(X.shape[0])}))
 '''
 
 
@@ -93,6 +97,8 @@ def peak_growth(work: Callable[[], object], interval: float = 0.005) -> tuple[in
 
 INPUTS = {"memmap": "100,000 x 200 float64 memmap, column_statistics=False",
           "memmap_narrow": "200,000 x 100 float64 memmap, column_statistics=False",
+          "memmap_50": "400,000 x 50 float64 memmap, column_statistics=False",
+          "memmap_20": "1,000,000 x 20 float64 memmap, column_statistics=False",
           "frame": "pandas DataFrame 200,000 x 119 float64, defaults (intercept, column_statistics=\"auto\")",
           "frame_plain": "the same DataFrame, intercept, column_statistics=False"}
 
@@ -106,6 +112,8 @@ def run() -> dict:
         path = str(Path(directory) / "X.")
         scale_dense.write_memmap(path + "memmap", 100_000, seed=0, d=200)
         scale_dense.write_memmap(path + "memmap_narrow", 200_000, seed=0, d=100)
+        scale_dense.write_memmap(path + "memmap_50", 400_000, seed=0, d=50)
+        scale_dense.write_memmap(path + "memmap_20", 1_000_000, seed=0, d=20)
         for kind in INPUTS:
             done = subprocess.run([sys.executable, "-c", CHILD, kind, str(path)], capture_output=True, text=True,
                                   env=env, cwd=common.REPO_ROOT, check=True)
@@ -116,11 +124,11 @@ def run() -> dict:
 def markdown(output: dict) -> str:
     """The run header and one row per input."""
     rows = [f"| {INPUTS[kind]} | {r['input_bytes'] / 1e6:.1f} | {r['growth_bytes'] / 1e6:.1f} | "
-            f"{r['growth_bytes'] / r['input_bytes']:.2f} | {r['fit_seconds']:.2f} |"
-            for kind, r in output["results"].items()]
+            f"{r['growth_bytes'] / r['input_bytes']:.2f} | {r['growth_bytes'] / (8 * r['rows']):.1f} | "
+            f"{r['fit_seconds']:.2f} |" for kind, r in output["results"].items()]
     return "\n".join([report.run_header(output, "Anonymous memory of DPLogisticRegression.fit against its input"),
-                      "", "| input | input MB | peak RssAnon growth MB | growth / input | fit s |",
-                      "|---|---|---|---|---|", *rows, ""])
+                      "", "| input | input MB | peak RssAnon growth MB | growth / input | growth in float64 "
+                      "n-vectors | fit s |", "|---|---|---|---|---|---|", *rows, ""])
 
 
 def main(argv: list[str] | None = None) -> dict:
