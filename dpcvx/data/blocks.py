@@ -289,11 +289,20 @@ class RowBlocks:
         """
         if _is_dask(self.source):
             return self._tasks(function, vectors, refuse=False, keep=keep)
-        results = [function(block, *(v[start:start + block.shape[0]] for v in vectors))
-                   for start, block, _ in self.blocks()]
-        if keep:
-            return np.concatenate([r[0] for r in results]), [r[1] for r in results]
-        return results
+        calls = ((start, function(block, *(v[start:start + block.shape[0]] for v in vectors)))
+                 for start, block, _ in self.blocks())
+        if not keep:
+            return [result for _, result in calls]
+        # the n-vector filled block by block as the results come: never the blocks' parts and their join at once
+        kept: np.ndarray | None = None
+        small = []
+        for start, (part, result) in calls:
+            part = np.asarray(part)
+            if kept is None:
+                kept = np.empty(self.shape[0], dtype=part.dtype)
+            kept[start:start + part.shape[0]] = part
+            small.append(result)
+        return kept, small
 
     def sum(self, function: BlockFunction, *vectors: Vector) -> Any:
         """The sum of function(mapped block, *its parts of ``vectors``) over the blocks, added in block order as

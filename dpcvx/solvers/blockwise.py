@@ -168,30 +168,42 @@ class BlockwiseObjective(PerturbedObjective):
                            self.loss.second) if fresh and self.hessian_ahead else None
         self.hessian_ahead = False
 
+        if base is not None and base[1] is not self._zero:
+            self._zero = None  # the cold start's margins are left behind: n floats the rest of the solve never reads
+        # the full-step margins and the offset's margins written into their n-vectors block by block (rows in memory
+        # or a memmap, whose blocks come in order), not kept per block and then joined (a second n-vector each)
+        full_out = np.empty(self.n) if fresh else None
+        moved_out = None if offset is None else np.empty(self.n)
+        rows = [0]  # the next block's first row
+
         def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
+            a = rows[0]
+            rows[0] = b = a + block.shape[0]
             # the offset's margins (PerturbedObjective.offset) while the block is in cache: the first step's pass
             # over rows in memory or a memmap (not Dask)
-            moved = None if offset is None else row_product(block, offset)
-            if fresh:  # X (w + d) afresh, and the change from z (one product, as X d would be)
-                full = block_margins(block, target, y, regression)
+            if moved_out is not None and offset is not None:
+                moved_out[a:b] = row_product(block, offset)
+            if full_out is not None:  # X (w + d) afresh, and the change from z (one product, as X d would be)
+                full = full_out[a:b]
+                full[:] = block_margins(block, target, y, regression)
                 change = full - margins[0]
                 if ahead is not None:
                     ahead.add(block, full)
             else:
                 change = row_product(block, direction) if regression else y * row_product(block, direction)
                 if not margins:
-                    return change, (None, None, moved)
+                    return change, None
                 full = margins[0] + change
             first = first_derivative(full)
-            return change, (block.T @ (first if regression else y * first), full if fresh else None, moved)
+            return change, block.T @ (first if regression else y * first)
 
         change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
-        if offset is not None:
-            self._keep_offset(np.concatenate([part[2] for part in parts]))
+        if moved_out is not None:
+            self._keep_offset(moved_out)
         self._fused, self._fresh, self._ahead = None, False, None
         if base is not None:
-            full = np.concatenate([part[1] for part in parts]) if fresh else base[1] + change
-            self._fused = (full, _sum(part[0] for part in parts))
+            full = full_out if full_out is not None else base[1] + change
+            self._fused = (full, _sum(parts))
             self._fresh = fresh
             if ahead is not None:
                 self._ahead = (full, ahead.total())

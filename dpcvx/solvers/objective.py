@@ -285,8 +285,9 @@ class PerturbedObjective:
         return self.offset if self.offset_margins is None else None
 
     def _keep_offset(self, product: np.ndarray) -> None:
-        """Keep the :attr:`offset`'s margins from X u: y * (X u), or X u for a regression."""
-        self.offset_margins = product if self.regression else self.y * product
+        """Keep the :attr:`offset`'s margins from X u (a new n-vector, taken over): y * (X u), multiplied in place, or
+        X u for a regression."""
+        self.offset_margins = product if self.regression else np.multiply(self.y, product, out=product)
 
     def matvec(self, v: np.ndarray) -> Any:
         """X v: a row-major X within ``BLOCK_READ_WIDTHS`` by cache-sized row blocks (:func:`row_product`), the
