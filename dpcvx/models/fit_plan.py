@@ -531,17 +531,19 @@ def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _
         margins = margins + solved.offset_margins
         move -= solved.offset
         size += _norm(solved.offset)
-    if cut:  # the decision values' distance from the cut: y_i t_i - cut (y_i^2 = 1)
-        margins = labels * margins - cut
     threshold = 2 * bound * (_norm(move) + _rounding(d) * size) + d * _UNDERFLOW
     share = min(0.1, d / 400)
-    sample = margins[::_SAMPLE_STEP]  # a look at every 64th row first: when many are left, a pass at once
+    # s_i = y_i t_i - cut, the decision values' distance from the cut (y_i^2 = 1); every 64th row's first: when many
+    # are left undecided, a pass at once
+    sample = labels[::_SAMPLE_STEP] * margins[::_SAMPLE_STEP] - cut
     if np.count_nonzero(~(np.abs(sample) > threshold)) > 2 * share * sample.size:
         return None
-    undecided = np.flatnonzero(~(np.abs(margins) > threshold))  # a NaN margin too
-    if undecided.size > share * margins.size:
+    decision = labels * margins
+    decision -= cut
+    undecided = np.flatnonzero(~(np.abs(decision) > threshold))  # a NaN margin too
+    if undecided.size > share * decision.size:
         return None
-    positive = margins > 0 if cut else (margins > 0) == (labels > 0)
+    positive = decision > 0
     step = cache_block_rows(d)  # gathered a cache block at a time: never a copy of a tenth of X (a memmap's file)
     for start in range(0, undecided.size, step):
         part = undecided[start:start + step]
