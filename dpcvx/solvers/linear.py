@@ -417,12 +417,13 @@ def _hessian_free(objective: PerturbedObjective) -> bool:
     return objective.dim >= HESSIAN_FREE_MIN_DIM and objective.can_subsample
 
 
-def _hessian_ahead(objective: PerturbedObjective, relative: float, previous: float) -> bool:
+def _hessian_ahead(hessian_free: bool, relative: float, previous: float) -> bool:
     """Whether a step's pass from a subsampled direction should form the all-rows Hessian at its full step
     ahead (:attr:`~dpcvx.solvers.blockwise.BlockwiseObjective.hessian_ahead`): below ``HESSIAN_FREE_MIN_DIM``
-    columns, when the last step's contraction, repeated, takes the relative residual below ``SUBSAMPLE_UNTIL``
-    (r^2 / r_prev < ``SUBSAMPLE_UNTIL``), where the next iteration would ask that Hessian (an estimate, and
-    never from the first step, with no contraction known yet). Only where the Hessian is formed changes: the
+    columns (not ``hessian_free``, :func:`_hessian_free`, which :func:`newton` asks once a solve), when the last
+    step's contraction, repeated, takes the relative residual below ``SUBSAMPLE_UNTIL`` (r^2 / r_prev <
+    ``SUBSAMPLE_UNTIL``), where the next iteration would ask that Hessian (an estimate, and never from the first
+    step, with no contraction known yet). Only where the Hessian is formed changes: the
     same Hessian to the bit, the same direction, step and stopping test; a wrong guess costs the Hessian's l'',
     cast, scaling and product without its read of X, and a missed one costs its own pass as before.
 
@@ -437,7 +438,7 @@ def _hessian_ahead(objective: PerturbedObjective, relative: float, previous: flo
     the threshold ``LOCAL_REGIME``), the one wrong guess on the eight generators at 1e5 x 200 (balance 2 %: 0.014
     after 0.073, 0.0072 predicted) took that fit from 1.44 / 1.48 / 1.44 to 1.93 / 2.01 / 1.99 times lbfgs's time,
     and the right ones gained within the spread (benchmarks/results/perf19_ab1.md)."""
-    return not _hessian_free(objective) and previous < np.inf and relative**2 < SUBSAMPLE_UNTIL * previous
+    return not hessian_free and previous < np.inf and relative**2 < SUBSAMPLE_UNTIL * previous
 
 
 def _safeguard(objective: PerturbedObjective, w: np.ndarray, gradient: np.ndarray, beta: float
@@ -544,7 +545,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         near = residual.relative < (LOCAL_REGIME if hessian_free else SUBSAMPLE_UNTIL)
         if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS or (np.any(w) and _flat(objective, margins))):
             level = 1
-        ahead = level == 0 and _hessian_ahead(objective, residual.relative, previous)
+        ahead = level == 0 and _hessian_ahead(hessian_free, residual.relative, previous)
         previous = residual.relative
         if residual.relative < ROUND_OFF_REGIME:
             improved = residual.relative < 0.5 * best
