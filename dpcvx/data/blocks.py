@@ -50,8 +50,8 @@ from ..exceptions import InputError
 from ..tables import NonFiniteError
 from .rows import RowMap
 
-__all__ = ["RowBlocks", "BlockVector", "Shipped", "elementwise", "same_vector", "is_out_of_core", "as_row_blocks",
-           "BLOCK_ROWS", "cache_block_rows"]
+__all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_out_of_core",
+           "as_row_blocks", "BLOCK_ROWS", "cache_block_rows"]
 
 BlockFunction = Callable[..., Any]
 
@@ -123,6 +123,23 @@ class BlockVector:
 _KEYS = itertools.count()  # a fresh key for each vector computed by a pass
 
 
+class Recomputed:
+    """An n-vector that is never held: a pass computes each block's part from the block as it reads it. Passes
+    over a memmap take it as they take an array (:meth:`RowBlocks.map`, :meth:`RowBlocks.sum`,
+    :meth:`RowBlocks.total`); a narrow memmap's margins are such vectors
+    (:class:`dpcvx.solvers.blockwise.RowMargins`)."""
+
+    def part(self, start: int, block: np.ndarray) -> np.ndarray:
+        """The entries of rows start .. start + len(block), ``block`` those rows as mapped."""
+        raise NotImplementedError
+
+
+def _parts(vectors: tuple[Any, ...], start: int, block: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each vector's part for the block of rows from ``start``: a slice, or computed (:class:`Recomputed`)."""
+    stop = start + block.shape[0]
+    return tuple(v.part(start, block) if isinstance(v, Recomputed) else v[start:stop] for v in vectors)
+
+
 class Shipped:
     """A function pickled once, then sent to the workers as those bytes in every task.
 
@@ -162,9 +179,12 @@ def elementwise(function: Callable[..., np.ndarray], z: Vector, *others: Vector)
 
 
 def same_vector(a: Vector, b: Vector) -> bool:
-    """Whether a and b hold the same numbers: by key for BlockVectors (:class:`BlockVector`), else compared."""
+    """Whether a and b hold the same numbers: by key for BlockVectors (:class:`BlockVector`), a
+    :class:`Recomputed` vector only as itself, else compared."""
     if a is b:
         return True
+    if isinstance(a, Recomputed) or isinstance(b, Recomputed):
+        return False
     if isinstance(a, BlockVector) or isinstance(b, BlockVector):
         return isinstance(a, BlockVector) and isinstance(b, BlockVector) and a.key == b.key
     return bool(np.array_equal(a, b))
@@ -273,9 +293,12 @@ class RowBlocks:
         return BlockVector(tuple(parts), tuple(b - a for a, b in self._bounds), (next(_KEYS),))
 
     def total(self, function: Callable[[np.ndarray], Any], z: Vector) -> Any:
-        """The sum of function(part of z) over the blocks, in block order (where z lives)."""
+        """The sum of function(part of z) over the blocks, in block order (where z lives; a pass over the blocks
+        for a :class:`Recomputed` z)."""
         if isinstance(z, BlockVector):
             return z.total(function)
+        if isinstance(z, Recomputed):
+            return functools.reduce(operator.add, (function(z.part(start, block)) for start, block, _ in self.blocks()))
         return functools.reduce(operator.add, (function(z[a:b]) for a, b in self._bounds))
 
     def map(self, function: BlockFunction, *vectors: Vector, keep: bool = False) -> Any:
@@ -289,8 +312,7 @@ class RowBlocks:
         """
         if _is_dask(self.source):
             return self._tasks(function, vectors, refuse=False, keep=keep)
-        calls = ((start, function(block, *(v[start:start + block.shape[0]] for v in vectors)))
-                 for start, block, _ in self.blocks())
+        calls = ((start, function(block, *_parts(vectors, start, block))) for start, block, _ in self.blocks())
         if not keep:
             return [result for _, result in calls]
         # the n-vector filled block by block as the results come: never the blocks' parts and their join at once
@@ -310,7 +332,7 @@ class RowBlocks:
         term is held at a time, not one per block (12 MB at 100,000 x 200 rows in 4 MB blocks)."""
         if _is_dask(self.source):
             return functools.reduce(operator.add, self._tasks(function, vectors, refuse=False))
-        return functools.reduce(operator.add, (function(block, *(v[start:start + block.shape[0]] for v in vectors))
+        return functools.reduce(operator.add, (function(block, *_parts(vectors, start, block))
                                                for start, block, _ in self.blocks()))
 
     def _tasks(self, function: BlockFunction | None, vectors: tuple[Vector, ...], refuse: bool,

@@ -37,7 +37,16 @@ from typing import Any
 
 import numpy as np
 
-from ..data.blocks import RowBlocks, Shipped, Vector, cache_block_rows, elementwise, is_out_of_core, same_vector
+from ..data.blocks import (
+    Recomputed,
+    RowBlocks,
+    Shipped,
+    Vector,
+    cache_block_rows,
+    elementwise,
+    is_out_of_core,
+    same_vector,
+)
 from ..progress import NoProgress, Progress
 from .objective import (
     PerturbedObjective,
@@ -51,9 +60,66 @@ from .objective import (
     zero_margins,
 )
 
-__all__ = ["BlockwiseObjective"]
+__all__ = ["BlockwiseObjective", "RowMargins", "KEPT_MIN_DIM"]
 
 SYRK_BLOCKS = 8  # an all-rows Hessian reads in-memory rows 8 cache blocks at a time (BLAS runs faster on tall blocks)
+KEPT_MIN_DIM = 100  # a memmap narrower than this keeps no n-vector: its margins are recomputed (RowMargins)
+
+
+@dataclass(frozen=True, eq=False)
+class RowMargins(Recomputed):
+    """The margins z = y (X a) at a point a (the residuals X a - y of a regression), or with ``change`` their change
+    per unit step along a, y (X a) (X a): never held, each block's part computed as a pass reads the block.
+
+    A solve over a memmap narrower than ``KEPT_MIN_DIM`` columns holds these in place of its n-vectors. Newton
+    keeps about eight float64 n-vectors (margins at w and at the full step, their change, the offset's margins,
+    the line search's temporaries), 64 bytes a row against the row's 8 d: beyond a tenth of the file below
+    d = 80 (on a 160 MB file: 0.42 of it at 1,000,000 x 20, 0.17 at 400,000 x 50, 0.08 at 200,000 x 100;
+    benchmarks/results/input_memory_session11_after.md). Recomputed, each margin costs its block's product
+    again, in the pass that reads the block for the gradient, the Hessian or F's value; the margins Newton adds,
+    z(w) + t dz(d), are z(w + t d), Newton's next point, computed afresh (the same w + t d to the bit)."""
+
+    point: np.ndarray
+    blocks: RowBlocks
+    labels: np.ndarray
+    regression: bool
+    change: bool = False
+
+    def part(self, start: int, block: np.ndarray) -> np.ndarray:
+        return self.at(block, slice(start, start + block.shape[0]))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """The n values, by one pass over the blocks (for a test or a caller that needs them all; a solve never
+        asks)."""
+        values = np.concatenate([self.part(start, block) for start, block, _ in self.blocks.blocks()])
+        return values if dtype is None else values.astype(dtype)
+
+    def at(self, block: np.ndarray, rows: slice | np.ndarray) -> np.ndarray:
+        """The entries of ``rows``, ``block`` those rows as mapped (:func:`block_margins`, or the change)."""
+        y = self.labels[rows]
+        if self.signed_zeros:  # X 0 = 0 needs no product (the cold start): the same margins up to the sign of zero
+            return zero_margins(y, self.regression)
+        if not self.change:
+            return block_margins(block, self.point, y, self.regression)
+        product = row_product(block, self.point)
+        return product if self.regression else y * product
+
+    @property
+    def signed_zeros(self) -> bool:
+        """Whether these are the margins y * 0 of a margin loss at a = 0, all +0 or -0 (:func:`_at_signed_zeros`)."""
+        return not self.change and not self.regression and not np.any(self.point)
+
+    def __add__(self, other: Any) -> Any:
+        """z(a) + dz(b) = z(a + b): the margins at a plus a change along b are the margins at a + b (anything else
+        is added to the values)."""
+        if not isinstance(other, RowMargins):
+            return NotImplemented
+        assert not self.change and other.change, "margins plus a change"
+        return RowMargins(self.point + other.point, self.blocks, self.labels, self.regression)
+
+    def __rmul__(self, scale: float) -> RowMargins:
+        assert self.change, "a change per unit step scales"
+        return RowMargins(scale * self.point, self.blocks, self.labels, self.regression, change=True)
 
 
 @dataclass
@@ -82,6 +148,23 @@ class BlockwiseObjective(PerturbedObjective):
         return self.blocks
 
     @property
+    def unkept(self) -> bool:
+        """Whether the margins are recomputed, never held (:class:`RowMargins`): a memmap narrower than
+        ``KEPT_MIN_DIM`` columns (public: the input's kind and width)."""
+        return isinstance(self._blocks().source, np.memmap) and self.dim < KEPT_MIN_DIM
+
+    def _gram_blocks(self) -> RowBlocks:
+        """The blocks an all-rows Hessian reads: ``SYRK_BLOCKS`` cache blocks at a time (:meth:`RowBlocks.coarser`),
+        but cache blocks where no n-vector is held (:attr:`unkept`), whose scaled copy would weigh more than
+        one."""
+        return self._blocks() if self.unkept else self._blocks().coarser(SYRK_BLOCKS)
+
+    @property
+    def _offset_wanted(self) -> np.ndarray | None:
+        """The offset's margins are an n-vector: not computed where none is held (:attr:`unkept`)."""
+        return None if self.unkept else super()._offset_wanted
+
+    @property
     def n(self) -> int:
         return self._blocks().shape[0]
 
@@ -95,6 +178,14 @@ class BlockwiseObjective(PerturbedObjective):
         fewer iterations from all-rows Hessians beat more from subsampled ones (measured on 400,000 x 50:
         6 iterations instead of 13, 1.6 s instead of 2.2 s even on the local scheduler)."""
         return super().can_subsample and not self._blocks().on_dask
+
+    def every(self, margins: Any, step: int) -> np.ndarray | None:
+        """Every ``step``-th row's margins; recomputed margins (:class:`RowMargins`) from those rows, read alone
+        (:meth:`RowBlocks.take`, no pass)."""
+        if not isinstance(margins, RowMargins):
+            return super().every(margins, step)
+        rows = np.arange(0, self.n, step)
+        return margins.at(self._blocks().take(rows), rows)
 
     def _sample_rows(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The Hessian subsample's evenly spaced rows, read directly (no pass), and for rows in memory their float32
@@ -113,17 +204,21 @@ class BlockwiseObjective(PerturbedObjective):
             self._kept = (rows, kept)
         return self._kept
 
-    def _sample_gram(self, z: np.ndarray) -> np.ndarray:
+    def _sample_gram(self, z: np.ndarray | RowMargins) -> np.ndarray:
         """(n / m) sum over the m sampled rows of l''(z_i) x_i x_i^T in float32 (upper triangle at least): one
         Gram product of the kept sample scaled (:func:`_scaled_gram`), or for a memmap's sample one per cache block
         of it read again, scaled into one buffer and added in row order."""
         rows, kept = self._sample_rows()
-        roots = np.sqrt(self._second(z[rows], rows) * (self.n / rows.size))
         step = cache_block_rows(self.dim) if kept is None else rows.size
         scratch: list[np.ndarray] = []
-        parts = (_scaled_gram(self._blocks().take(rows[a:a + step]) if kept is None else kept[a:a + step],
-                              roots[a:a + step], True, scratch) for a in range(0, rows.size, step))
-        return functools.reduce(operator.add, parts).astype(np.float64)
+
+        def term(a: int) -> np.ndarray:
+            index = rows[a:a + step]
+            block = self._blocks().take(index) if kept is None else kept[a:a + step]
+            margins = z.at(block, index) if isinstance(z, RowMargins) else z[index]
+            return _scaled_gram(block, np.sqrt(self._second(margins, index) * (self.n / rows.size)), True, scratch)
+
+        return functools.reduce(operator.add, (term(a) for a in range(0, rows.size, step))).astype(np.float64)
 
     def _pass(self) -> None:
         self.passes += 1
@@ -136,7 +231,10 @@ class BlockwiseObjective(PerturbedObjective):
         return self._y
 
     def margins(self, w: np.ndarray) -> Vector:
-        """z = y X w (or X w - y), and in the same pass the loss gradient at z (module docstring)."""
+        """z = y X w (or X w - y), and in the same pass the loss gradient at z (module docstring); with
+        :attr:`unkept`, the margins at w recomputed by the passes that read them (no pass here)."""
+        if self.unkept:
+            return RowMargins(w, self._blocks(), self._labels(), self.regression)
         if not np.any(w):  # X 0 = 0 needs no pass (the cold start): the same margins up to the sign of zero
             zero = elementwise(functools.partial(zero_margins, regression=self.regression), self._labels())
             if not self.regression and isinstance(zero, np.ndarray):
@@ -158,13 +256,15 @@ class BlockwiseObjective(PerturbedObjective):
         is X (w + d), the change its difference from z (:meth:`PerturbedObjective.margin_change`); on Dask, X d.
         With :attr:`hessian_ahead` (asked for this pass only) and X (w + d) afresh, also the all-rows float32
         loss Hessian there (:class:`_AheadGram`), which :meth:`hessian` then takes without a pass."""
+        if self.unkept:
+            return self._recomputed_change(direction)
         self._pass()
         regression, first_derivative = self.regression, self.loss.first
         base = self._base
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
         offset = None if self._blocks().on_dask else self._offset_wanted
-        ahead = _AheadGram(min(self._blocks().coarser(SYRK_BLOCKS).block_rows, self.n), self.dim,
+        ahead = _AheadGram(min(self._gram_blocks().block_rows, self.n), self.dim,
                            self.loss.second) if fresh and self.hessian_ahead else None
         self.hessian_ahead = False
 
@@ -209,6 +309,31 @@ class BlockwiseObjective(PerturbedObjective):
                 self._ahead = (full, ahead.total())
         return change
 
+    def _recomputed_change(self, direction: np.ndarray) -> RowMargins:
+        """:meth:`margin_change` with :attr:`unkept`: the change is recomputed (:class:`RowMargins`), and the step's
+        pass computes the loss gradient (and the Hessian asked ahead) at the full step, on its margins afresh."""
+        labels, regression, first_derivative = self._labels(), self.regression, self.loss.first
+        change = RowMargins(direction, self._blocks(), labels, regression, change=True)
+        self._fused, self._fresh, self._ahead, asked = None, False, None, self.hessian_ahead
+        self.hessian_ahead = False
+        if self._base is None:
+            return change
+        ahead = _AheadGram(min(self._gram_blocks().block_rows, self.n), self.dim,
+                           self.loss.second) if asked else None
+        self._pass()
+        full = RowMargins(self._base[0] + direction, self._blocks(), labels, regression)  # bitwise Newton's w + 1.0 * d
+
+        def step(block: np.ndarray, y: np.ndarray, margins: np.ndarray) -> np.ndarray:
+            if ahead is not None:
+                ahead.add(block, margins)
+            first = first_derivative(margins)
+            return block.T @ (first if regression else y * first)
+
+        self._fused, self._fresh = (full, self._blocks().sum(step, labels, full)), True
+        if ahead is not None:
+            self._ahead = (full, ahead.total())
+        return change
+
     def full_step_margins(self) -> Vector | None:
         """The margins at w + d of the last step's pass when computed afresh (bitwise ``margins(w + d)``), else
         None."""
@@ -227,14 +352,25 @@ class BlockwiseObjective(PerturbedObjective):
     def _at(self, function: Callable[[np.ndarray], np.ndarray], z: Vector | None) -> Callable[[np.ndarray], Any]:
         """``function`` of the loss, or, on the margins at w = 0 of a margin loss, the same values from its two
         evaluations at +0 and -0 (:func:`_at_signed_zeros`)."""
-        if z is None or z is not self._zero:
+        if z is None or (z is not self._zero and not (isinstance(z, RowMargins) and z.signed_zeros)):
             return function
         return functools.partial(_at_signed_zeros, values=function(np.array([0.0, -0.0])))
 
     def _loss_total(self, z: Vector) -> float:
         """sum_i l(z_i) as block sums added in block order, computed where z lives (no pass over X), and only
-        when Newton's line search asks for F's value (:func:`dpcvx.solvers.linear._slope_descends`)."""
+        when Newton's line search asks for F's value (:func:`dpcvx.solvers.linear._slope_descends`); a pass over X
+        for margins recomputed (:attr:`unkept`)."""
+        if isinstance(z, RowMargins):
+            self._pass()
         return float(self._blocks().total(self._block_loss(z), z))
+
+    def _change_squares(self, change: Any) -> float | None:
+        """sum_i dz_i^2, by a pass over X for a recomputed change (:class:`RowMargins`: dz_i^2 = (x_i . d)^2):
+        asked only where the step overshoots, in place of the two passes of F's values at both ends."""
+        if not isinstance(change, RowMargins):
+            return super()._change_squares(change)
+        self._pass()
+        return float(self._blocks().sum(lambda block: float(np.sum(np.square(row_product(block, change.point))))))
 
     def _loss_gradient(self, z: Vector) -> np.ndarray:
         """X^T (y l'(z)): from the step's pass when z are its full-step margins, else one pass."""
@@ -265,11 +401,11 @@ class BlockwiseObjective(PerturbedObjective):
         """
         z = self.margins(w) if margins is None else margins
         if subsample and self.can_subsample:  # never on Dask: z is in memory
-            return self._regularized(self._sample_gram(np.asarray(z)))
+            return self._regularized(self._sample_gram(z))
         if single and self._ahead is not None and same_vector(self._ahead[0], z):
             return self._regularized(self._ahead[1].astype(np.float64))
         self._pass()
-        blocks = self._blocks().coarser(SYRK_BLOCKS)
+        blocks = self._gram_blocks()
         scratch: list[np.ndarray] | None = None if blocks.on_dask else []  # a task's block is scaled on its worker
         gram = functools.partial(_weighted_gram, single=single, second=self.loss.second, scratch=scratch)
         return self._regularized(blocks.sum(gram, z).astype(np.float64))

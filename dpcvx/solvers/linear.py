@@ -380,12 +380,13 @@ def _quadratic(relative: float, previous: float, full_step: bool, last: float) -
 
 def _flat(objective: PerturbedObjective, margins: Any) -> bool:
     """Whether the loss's curvature is nearly the same on every row: min l''(z_i) >= (1 - ``FLAT_CURVATURE``)
-    max l''(z_i) over every ``FLAT_SAMPLE_STEP``-th row's margins (in memory; never for margins held on Dask
-    workers). Then X^T diag(l'') X is within that fraction of l''_max X^T X at this point, and stays so while the
-    margins stay where l'' is flat (labels that the rows barely predict, rows well inside the bound): the one
-    all-rows Hessian :func:`newton` builds near the optimum serves as well from here, and the subsampled steps
-    it would take first (each contracting the residual about sqrt(d / m)) are saved. Only the direction's
-    Hessian changes; the gradient, the line search and the stopping test do not.
+    max l''(z_i) over every ``FLAT_SAMPLE_STEP``-th row's margins (:meth:`PerturbedObjective.every`: in memory, or
+    recomputed from those rows of a narrow memmap; never for margins held on Dask workers). Then X^T diag(l'') X
+    is within that fraction of l''_max X^T X at this point, and stays so while the margins stay where l'' is flat
+    (labels that the rows barely predict, rows well inside the bound): the one all-rows Hessian :func:`newton`
+    builds near the optimum serves as well from here, and the subsampled steps it would take first (each
+    contracting the residual about sqrt(d / m)) are saved. Only the direction's Hessian changes; the gradient, the
+    line search and the stopping test do not.
 
     ``FLAT_CURVATURE`` = 0.3: in in-process traces of the family's generators (and of labels drawn at random) after
     the first step the spread 1 - min l'' / max l'' was 0.06 to 0.25 on balance 2 %, inside and random labels, 0.3
@@ -396,9 +397,10 @@ def _flat(objective: PerturbedObjective, margins: Any) -> bool:
     benchmarks/results/speed_ab_flat.md): balance 2 % 1.41 / 1.46 / 1.47 -> 1.40 / 1.26 / 1.25 at 1e5 x 200,
     1.12 / 1.11 / 1.17 -> 0.96 / 0.98 / 1.03 at 1e6 x 20, 1.05 / 1.12 / 1.19 -> 0.98 / 1.07 / 1.02 at 1e5 x 20,
     1.39 / 1.48 / 1.34 -> 1.12 / 1.08 / 1.14 at 1e4 x 20; inside, noisy and isotropic within the spread."""
-    if not isinstance(margins, np.ndarray):
+    sample = objective.every(margins, FLAT_SAMPLE_STEP)
+    if sample is None:
         return False
-    curvature = objective.loss.second(margins[::FLAT_SAMPLE_STEP])
+    curvature = objective.loss.second(sample)
     top = float(np.max(curvature))
     return top > 0 and float(np.min(curvature)) >= (1 - FLAT_CURVATURE) * top
 

@@ -373,12 +373,19 @@ class PerturbedObjective:
         part's curvature (:meth:`quadratic_curvature`), with c >= l'' the verified ``curvature_bound`` and dz =
         ``change`` the margins' change along d (dz_i^2 = (x_i^T d)^2, as y_i^2 = 1). The sum is raised by (n + 4)
         units of rounding, more than its rounding error and that of c's float (a sum of n nonnegative terms is
-        within (n - 1) eps of its value in any order). inf without a verified c or for margins not in memory."""
-        if not np.isfinite(self.curvature_bound) or not isinstance(change, np.ndarray):
+        within (n - 1) eps of its value in any order). inf without a verified c or for margins held on Dask
+        workers."""
+        squares = self._change_squares(change) if np.isfinite(self.curvature_bound) else None
+        if squares is None:
             return np.inf
-        squares = float(change @ change) if self.weights is None else float(self.weights @ np.square(change))
-        slack = 1.0 + (change.size + 4) * np.finfo(float).eps
+        slack = 1.0 + (self.n + 4) * np.finfo(float).eps
         return self.curvature_bound * squares * slack + self.quadratic_curvature(direction)
+
+    def _change_squares(self, change: Any) -> float | None:
+        """sum_i s_i dz_i^2 of the margins' change dz when it is in memory, else None."""
+        if not isinstance(change, np.ndarray):
+            return None
+        return float(change @ change) if self.weights is None else float(self.weights @ np.square(change))
 
     def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
         z = self.margins(w) if margins is None else margins
@@ -569,6 +576,11 @@ class PerturbedObjective:
         n = self.n
         return (float(self.curvature(margins) @ np.square(change))
                 + n * self.lam * float(v @ self.regularizer.hessian_vector(v)) + n * self.extra_reg * float(v @ v))
+
+    def every(self, margins: Any, step: int) -> np.ndarray | None:
+        """Every ``step``-th row's margins (rows 0, step, 2 step, ...) when they are in memory, else None (held on
+        Dask workers)."""
+        return margins[::step] if isinstance(margins, np.ndarray) else None
 
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""

@@ -328,7 +328,7 @@ def test_the_loss_at_zero_margins_is_two_evaluations_and_bitwise_the_n_evaluatio
     value, terms = objective.value(w, zero), objective.gradient_terms(w, zero)
     assert sorted(evaluated) == [("first", 2), ("value", 2)]
     evaluated.clear()
-    copy = zero.copy()
+    copy = np.array(zero)  # a memmap's recomputed margins (RowMargins) as their values
     assert objective.value(w, copy) == value
     assert np.array_equal(objective.gradient_terms(w, copy)[0], terms[0])
     assert sum(size for _, size in evaluated) == 2 * X.shape[0]
