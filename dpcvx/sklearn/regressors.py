@@ -213,11 +213,12 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
         shift, bound, seed = self._public_checks(sample_weight)
         checked, targets = self._checked_data(self, X, y)
+        centred = targets - shift if shift else targets  # no copy without a shift
         with fit_accountant(self, accountant) as charged:
             if planned is None:
-                model = self._release(checked, targets - shift, bound, seed, charged, sample_weight)
+                model = self._release(checked, centred, bound, seed, charged, sample_weight)
             else:
-                released = planned.plan.fit(checked, targets - shift, random_state=seed, accountant=charged,
+                released = planned.plan.fit(checked, centred, random_state=seed, accountant=charged,
                                             sample_weight=sample_weight)
                 assert isinstance(released, PrivateRegressionModel)  # a regressor's plan
                 model = released

@@ -59,13 +59,14 @@ def _fit_in_child(path: Path, estimator: str, load: bool) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module")
-def memmap_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """100,000 x 200 float64 rows of norm <= 1 (160 MB), written by blocks, with labels. The width keeps the
-    solver's O(n) vectors (labels, margins, curvatures: 0.8 MB each) small beside the file: the test is about
-    the reads of X."""
+@pytest.fixture(scope="module", params=[(100_000, 200), (1_000_000, 20)], ids=["wide", "narrow"])
+def memmap_file(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """float64 rows of norm <= 1 (160 MB), written by blocks, with labels: 100,000 x 200, where the solver's O(n)
+    vectors (0.8 MB each) are small beside the file and the test is about the reads of X, and 1,000,000 x 20,
+    where a kept float64 n-vector is a twentieth of the file and the solve holds none (solvers.blockwise.RowMargins;
+    0.42 of the file before)."""
     path = tmp_path_factory.mktemp("memmap") / "X.npy"
-    n, d = 100_000, 200
+    n, d = request.param
     X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(n, d))
     rng = np.random.default_rng(0)
     w = rng.normal(size=d)
