@@ -9,8 +9,9 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
   less than a tenth of the file; pages of the mapped file are page cache);
 - ``memmap_narrow``: the same bytes as 200,000 x 100, where the solver's O(n) vectors weigh twice as much;
 - ``memmap_50`` and ``memmap_20``: the same bytes as 400,000 x 50 and 1,000,000 x 20 (the family sweep's memmap
-  case), where they weigh four and ten times as much: the growth is then mostly the solver's n-vectors (float64,
-  8 bytes a row against the row's 8 d), so the last column counts it in n-vectors;
+  case), where they would weigh four and ten times as much: the last column counts the growth in float64
+  n-vectors (8 bytes a row against the row's 8 d). Below 100 columns the solve holds none
+  (:class:`dpcvx.solvers.blockwise.RowMargins`) and the labels are one byte a row;
 - ``frame``: a pandas DataFrame of 200,000 x 119 float64 columns (190 MB) with the defaults (the intercept
   column appended, ``column_statistics="auto"``, which draws private column ranges at this n): the table is
   filled column by column into a column-major array, then copied by blocks of rows into the row-major array
