@@ -24,6 +24,10 @@ A full Hessian is one more pass, except the one Newton asks ahead
 (:attr:`BlockwiseObjective.hessian_ahead`): the step's pass forms it at the full
 step from the blocks in cache (:class:`_AheadGram`), bitwise the one its own
 pass would give there.
+
+Memory. A memmap narrower than ``KEPT_MIN_DIM`` columns keeps no n-vector: its margins are
+:class:`RowMargins`, recomputed by each pass from the block it reads, so a solve holds one block, the
+labels (one byte a row) and the d x d Hessian; wider inputs and rows in memory keep theirs.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ WIDE_SAMPLE_MIN_DIM = 100  # from this width on, a Hessian subsample of up to WI
 WIDE_SAMPLE_PER_FEATURE = 50
 WIDE_SAMPLE_FLOPS = 20  # ... while its m d^2 multiply-adds stay within this many times a pass's n d entries
 JACOBI_SPREAD = 0.1  # a sparse X's Jacobi preconditioner is skipped when the loss moves diag(H) by less
+SUBSAMPLE_MIN_ENTRIES = 300_000  # subsampled Hessians only for an X of more entries n d than this
 
 __all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product",
            "block_margins", "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
@@ -440,8 +441,17 @@ class PerturbedObjective:
 
     @property
     def can_subsample(self) -> bool:
-        """Whether a subsampled Hessian is at least four times cheaper than the full one."""
-        return self.n >= 4 * hessian_sample_size(self.n, self.dim)
+        """Whether a subsampled Hessian is at least four times cheaper than the full one, on an X of more than
+        ``SUBSAMPLE_MIN_ENTRIES`` entries n d (public: X's shape).
+
+        Below that size a Newton iteration's fixed cost (its Python, a factorisation, the step's pass over
+        a few MB) outweighs what the subsample saves on the Hessian's n d^2 float32 multiply-adds, and
+        all-rows Hessians from the first step take fewer iterations. Measured with ``python -m
+        benchmarks.speed_ab`` (benchmarks/results/speed_ab_small_n*.md): at 10,000 x 20 (200,000 entries)
+        faster on six of the family's eight generators, within the spread on the other two; at 20,000 x 20 and
+        10,000 x 50 (400,000 and 500,000) mixed, so they keep the subsample. Only below 100 columns does it change
+        a path: from 100 columns on, m >= 20 d rows are more than n / 4 at these sizes."""
+        return self.n * self.dim > SUBSAMPLE_MIN_ENTRIES and self.n >= 4 * hessian_sample_size(self.n, self.dim)
 
     def _sampled_rows(self) -> tuple[np.ndarray, Matrix]:
         """(row indices, float32 rows) of the Hessian subsample: evenly spaced rows."""

@@ -169,6 +169,28 @@ def test_hessian_subsample_costs_half_a_pass_with_at_least_twenty_rows_per_featu
     assert hessian_sample_size(500, 20) == 500  # never more than n
 
 
+def test_no_hessian_subsample_for_an_x_of_at_most_subsample_min_entries(rows_in_ball, count_calls):
+    """At most SUBSAMPLE_MIN_ENTRIES entries n d: all rows' Hessians from the first step (fewer iterations where a
+    Newton iteration's fixed cost outweighs the Hessian's flops); above it, the subsample while n >= 4 m."""
+    from dpcvx.solvers.objective import SUBSAMPLE_MIN_ENTRIES
+
+    def can(n: int, d: int) -> bool:
+        return _objective("column-major", np.zeros((n, d)), np.ones(n), None).can_subsample
+
+    assert SUBSAMPLE_MIN_ENTRIES == 300_000
+    assert not can(10_000, 20) and not can(15_000, 20) and can(15_001, 20) and can(20_000, 20)
+    assert not can(6_000, 50) and can(6_001, 50) and not can(3_999, 100)  # n < 4 m = 4,000 at 100 columns
+    # a solve at 10,000 x 20 asks no subsampled Hessian, and reaches the certified minimiser
+    X, y = rows_in_ball(10_000, 20, seed=8)
+    sampled = count_calls(PerturbedObjective, "_sampled_rows")
+    erm = dpcvx.PrivateERM(losses.logistic(), lam=LAM, data_norm=1.0)
+    w = erm.fit_nonprivate(np.asfortranarray(X), y).coef_
+    assert not sampled and erm.diagnostics_.converged
+    assert _gradient_norm(X, y, w) <= erm.diagnostics_.gradient_tolerance
+    erm.fit_nonprivate(np.asfortranarray(np.vstack([X, X[:5_001]])), np.concatenate([y, y[:5_001]]))
+    assert sampled  # the check has teeth: 15,001 rows take the subsample
+
+
 def test_wide_hessian_subsample_takes_fifty_rows_per_feature_while_its_flops_stay_within_twenty_passes_entries():
     assert hessian_sample_size(100_000, 200) == 10_000  # 50 d = 20 n / d
     assert hessian_sample_size(100_000, 100) == 5_000  # 50 d
