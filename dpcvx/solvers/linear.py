@@ -53,6 +53,8 @@ LOCAL_REGIME = 1e-2  # relative residual below which slow steps mean an inaccura
 SUBSAMPLE_UNTIL = 1e-3  # subsampled Hessians while the relative residual is above this
 REUSE_CONTRACTION = 100.0  # a step cutting the residual this much lets its Hessian factor serve again
 SLOW_SUBSAMPLED_STEPS = 4  # this many steps in a row that do not halve the residual end the subsampled Hessian
+SAMPLED_REUSE_CONTRACTION = 10.0  # from HESSIAN_FREE_MIN_DIM columns, a reused subsampled factor serves on while its
+# steps cut the residual this much
 FLAT_CURVATURE = 0.3  # the subsampled Hessian ends once l'' over the rows is within this fraction of its largest
 FLAT_SAMPLE_STEP = 64  # ... read on every this-th row's margins
 LINE_NEWTON_STEPS = 4  # Newton steps in t of the line minimisation far from the optimum
@@ -490,7 +492,15 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     each such step cuts the residual by that factor; otherwise a fresh
     Hessian is built; except from ``HESSIAN_FREE_MIN_DIM`` columns on, where the
     last all-rows factor instead preconditions CG on exact Hessian-vector
-    products (:func:`_hessian_free`). CG stops at a residual ``forcing`` ||g||
+    products (:func:`_hessian_free`). A subsampled Hessian's factor is reused
+    by the same rule (its full step cut the residual ``REUSE_CONTRACTION``-fold:
+    a Hessian the regularizer dominates, rows well inside the bound), and from
+    ``HESSIAN_FREE_MIN_DIM`` columns on, where an all-rows Hessian costs several
+    passes, it serves on while each of its steps cuts the residual
+    ``SAMPLED_REUSE_CONTRACTION``-fold (a linear rate of a tenth a pass; measured
+    with ``python -m benchmarks.speed_ab``, benchmarks/results/speed_ab_sampled_reuse.md:
+    "inside" at 100,000 x 200 1.58 / 1.56 / 1.38 -> 1.00 / 1.05 / 1.06 of lbfgs's
+    time, no all-rows Hessian; the other generators take the same path). CG stops at a residual ``forcing`` ||g||
     with forcing = min(0.1, max(sqrt(relative residual), a fraction
     ``CG_TARGET_FRACTION`` of the target over ||g||)): tighter near the optimum,
     never tighter than the stopping rule needs. Beyond ``DENSE_NEWTON_MAX_DIM``
@@ -517,6 +527,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
     previous, full_step, slow = np.inf, False, 0  # slow: consecutive steps that did not halve the residual
     quadratic = 1.0  # the last full step's r_k / r_(k-1)^2, at least 1 (:func:`_can_end`)
     factor, reused = None, False  # Cholesky factor of the last all-rows Hessian; last step reused it
+    sampled: CholeskyFactor | None = None  # the last subsampled Hessian's factor, while its steps contract fast
     best, since_best = np.inf, 0
     fresh = True  # margins are X w computed afresh (not updated incrementally)
     pending: tuple[np.ndarray, ...] | None = None  # the gradient terms at w, when the step's pass computed them
@@ -536,7 +547,10 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         gradient = add_terms(terms)
         quadratic = _quadratic(residual.relative, previous, full_step, quadratic)
         local = residual.relative < LOCAL_REGIME  # where Newton steps converge fast
-        reuse = factor is not None and full_step and residual.relative <= previous / REUSE_CONTRACTION
+        contracted = full_step and residual.relative <= previous / REUSE_CONTRACTION
+        reuse = factor is not None and contracted
+        reuse_sampled = not reuse and sampled is not None and full_step and (
+            contracted or (reused and hessian_free and residual.relative <= previous / SAMPLED_REUSE_CONTRACTION))
         not_halved = residual.relative > 0.5 * previous
         if local and not reused and not_halved and level < len(levels) - 1:
             level += 1  # full or damped: in the local regime a step that does not halve the residual means an
@@ -547,7 +561,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         near = residual.relative < (LOCAL_REGIME if hessian_free else SUBSAMPLE_UNTIL)
         if level == 0 and (near or slow >= SLOW_SUBSAMPLED_STEPS or (np.any(w) and _flat(objective, margins))):
             level = 1
-        ahead = level == 0 and _hessian_ahead(hessian_free, residual.relative, previous)
+        ahead = level == 0 and not reuse_sampled and _hessian_ahead(hessian_free, residual.relative, previous)
         previous = residual.relative
         if residual.relative < ROUND_OFF_REGIME:
             improved = residual.relative < 0.5 * best
@@ -570,10 +584,12 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             (direction, step_margins), used = cauchy, None
         else:
             direction, used, step_margins, next_terms = _newton_direction(
-                objective, w, margins, gradient, forcing, levels[level], factor if reuse else None, factor, local,
-                next_gradient=not can_end)
-        reused = reuse
-        factor = used if not levels[level][0] else None  # only an all-rows Hessian is reused
+                objective, w, margins, gradient, forcing, levels[level],
+                factor if reuse else sampled if reuse_sampled else None, factor, local, next_gradient=not can_end)
+        reused = reuse or reuse_sampled
+        if not reuse_sampled:  # an all-rows factor serves again, and preconditions CG (hessian_free); a subsampled one
+            # serves again only while its steps contract by REUSE_CONTRACTION
+            factor, sampled = (None, used) if levels[level][0] else (used, None)
         full_margins = None  # X (w + d) afresh, when the step's pass computed it
         full_terms = next_terms  # and the gradient there, when the same pass (or CG's last) computed it
         if step_margins is None:  # not from CG's products: the step's own product

@@ -354,3 +354,35 @@ def test_the_loss_at_zero_margins_is_two_evaluations_and_bitwise_the_n_evaluatio
     assert objective.value(w, copy) == value
     assert np.array_equal(objective.gradient_terms(w, copy)[0], terms[0])
     assert sum(size for _, size in evaluated) == 2 * X.shape[0]
+
+
+def test_a_subsampled_factor_serves_again_while_its_steps_contract_fast(rows_in_ball, monkeypatch):
+    """Rows well inside the bound: the regularizer dominates the Hessian, a subsampled step cuts the residual more
+    than REUSE_CONTRACTION-fold, and from HESSIAN_FREE_MIN_DIM columns its factor serves again while each step cuts it
+    SAMPLED_REUSE_CONTRACTION-fold: no all-rows Hessian, the same certified minimiser."""
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(20_000, 100))
+    X *= 0.1 / np.linalg.norm(X, axis=1)[:, None]  # every row at a tenth of the bound, as the family's "inside"
+    y = np.where(rng.random(X.shape[0]) < expit(3 * X @ rng.normal(size=100)), 1.0, -1.0)
+    lam, gamma = 1e-3, 1e-9 * X.shape[0]
+
+    def solve() -> tuple[np.ndarray, list[bool]]:
+        objective = _objective("row-blocks", X, y, None)
+        objective.lam = lam
+        subsampled: list[bool] = []
+        hessian = objective.hessian
+        objective.hessian = lambda *a, **k: subsampled.append(bool(k.get("subsample"))) or hessian(*a, **k)
+        w, info = linear.newton(objective, gradient_tolerance=gamma)
+        assert info.status == "converged"
+        assert np.linalg.norm(X.T @ (-y * expit(-y * (X @ w))) + X.shape[0] * lam * w) <= gamma  # independently
+        return w, subsampled
+
+    w, subsampled = solve()
+    assert subsampled == [True]  # one subsampled Hessian, its factor reused to the end
+    # the check has teeth: without the reuse, an all-rows Hessian follows the subsampled step
+    monkeypatch.setattr(linear, "SAMPLED_REUSE_CONTRACTION", np.inf)
+    monkeypatch.setattr(linear, "REUSE_CONTRACTION", np.inf)
+    w_all, subsampled_all = solve()
+    assert False in subsampled_all
+    # both within the bound of the one minimiser: ||w - w*|| <= ||grad F(w)|| / (n Lam) (strong convexity)
+    assert np.linalg.norm(w - w_all) <= 2 * gamma / (X.shape[0] * lam)
