@@ -73,7 +73,8 @@ KEPT_MIN_DIM = 100  # a memmap narrower than this keeps no n-vector: its margins
 @dataclass(frozen=True, eq=False)
 class RowMargins(Recomputed):
     """The margins z = y (X a) at a point a (the residuals X a - y of a regression), or with ``change`` their change
-    per unit step along a, y (X a) (X a): never held, each block's part computed as a pass reads the block.
+    per unit step along a, y (X a) (X a for a regression): never held, each block's part computed as a pass reads the
+    block.
 
     A solve over a memmap narrower than ``KEPT_MIN_DIM`` columns holds these in place of its n-vectors. Newton
     keeps about eight float64 n-vectors (margins at w and at the full step, their change, the offset's margins,
