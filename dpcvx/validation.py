@@ -46,6 +46,7 @@ __all__ = [
     "check_epsilon",
     "check_public_classes",
     "check_targets",
+    "target_values",
     "check_delta",
     "fraction",
     "integer",
@@ -457,14 +458,23 @@ def _label_vector(y: Any, n: int) -> np.ndarray:
 
 
 def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, int]:
-    """Regression targets clipped to the PUBLIC [-B, B] (or refused), and how many were clipped.
+    """Regression targets clipped to the PUBLIC [-B, B] (or refused), and how many were clipped
+    (:func:`target_values`): into a new array, or into the float copy that made (one n-vector)."""
+    values, copied, outside = target_values(y, n, label_bound, refuse)
+    return np.clip(values, -label_bound, label_bound, out=values if copied else None), outside
+
+
+def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.ndarray, bool, int]:
+    """(the regression targets as float64, whether that is a copy made here, how many lie outside the PUBLIC
+    [-B, B]), checked: finite, and none outside with ``refuse`` (clip=False). float64 targets are the caller's
+    array, never changed; a reader by blocks clips each block's part (:mod:`dpcvx.models.linear_regression`).
 
     B is never read off the data. The count is for the data owner only (it is
     computed on the private data and never part of a release).
     """
     labels = _label_vector(y, n)
     try:
-        values = np.asarray(labels, dtype=float)  # float64 targets as they are (never changed: clipped into a copy)
+        values = np.asarray(labels, dtype=float)
     except (TypeError, ValueError):
         raise InputError("regression targets y must be numbers") from None
     refuse_non_finite_targets(values)
@@ -473,9 +483,7 @@ def check_targets(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
         raise InputError(f"y has {int(outside.sum())} values with |y| > label_bound = {label_bound:g} (first at row "
                          f"{int(np.flatnonzero(outside)[0])}) and clip=False; use clip=True to clip them onto "
                          f"[-B, B], or a larger PUBLIC bound (never one read off the data)")
-    # into a new array, or into the float copy just made (one n-vector: an out-of-core fit holds no other)
-    clipped = np.clip(values, -label_bound, label_bound, out=None if values is labels else values)
-    return clipped, int(outside.sum())
+    return values, values is not labels, int(outside.sum())
 
 
 def refuse_non_finite_targets(values: np.ndarray) -> None:

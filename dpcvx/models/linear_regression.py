@@ -74,6 +74,7 @@ from ..validation import (
     non_negative,
     positive,
     refuse_weights,
+    target_values,
 )
 from ..version import __version__
 
@@ -172,11 +173,12 @@ class PrivateLinearRegression:
         if is_out_of_core(X):
             blocks = RowBlocks(X, rows)
             n, d = blocks.shape
-            labels, clipped_labels = check_targets(y, n, bound, refuse)
+            # the labels clipped a block at a time: no n-vector of them (the same values as clipping them whole)
+            targets, _, clipped_labels = target_values(y, n, bound, refuse)
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
-                moment += block.T @ labels[start:start + block.shape[0]]
+                moment += block.T @ np.clip(targets[start:start + block.shape[0]], -bound, bound)
                 clipped_rows += clipped
         else:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
@@ -289,7 +291,7 @@ class PrivateLinearRegression:
         clipped = np.asarray(clipped)
         n = clipped.shape[0]
         label_bound = check_bound("label_bound", self.label_bound)
-        _, clipped_labels = check_targets(y, n, label_bound, False)
+        _, _, clipped_labels = target_values(y, n, label_bound, False)
         if count:
             warnings.warn(f"{count} of {n} rows had ||x|| > R = {norm:g} and were scaled onto it. "
                           "NOT PRIVATE: this count is shown to you only and is not part of the release",
