@@ -244,14 +244,15 @@ def regression_label_bound(label_bound: float | str | None) -> float:
     return check_bound("label_bound", label_bound)
 
 
-def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: Any, n: int,
-               refuse_excess: bool, by_blocks: bool = False) -> np.ndarray:
+def fit_labels(classes: tuple[Any, Any] | None, label_bound: float | None, y: Any, mapped: Matrix | RowBlocks,
+               refuse_excess: bool) -> np.ndarray:
     """-1/+1 labels of the public ``classes``, or (``classes`` None) regression targets clipped to [-B, B]
-    (B = ``label_bound``, checked by :func:`regression_label_bound`). For rows read by blocks (``by_blocks``: a
-    memmap or Dask X) the -1/+1 are one byte each (int8): a narrow memmap's solve holds no other n-vector
+    (B = ``label_bound``, checked by :func:`regression_label_bound`), one per row of ``mapped``. For rows read by
+    blocks (a memmap or Dask X) the -1/+1 are one byte each (int8): a narrow memmap's solve holds no other n-vector
     (:class:`dpcvx.solvers.blockwise.RowMargins`), and a label times a float64 is the same float64 either way."""
+    n = mapped.shape[0]
     if classes is not None:
-        return check_labels(y, n, classes, np.int8 if by_blocks else np.float64)
+        return check_labels(y, n, classes, np.int8 if isinstance(mapped, RowBlocks) else np.float64)
     assert label_bound is not None
     labels, clipped = check_targets(y, n, label_bound, refuse_excess)
     if clipped:
@@ -287,7 +288,7 @@ def mapped_data(rows: RowMap, X: Any, y: Any, classes: tuple[Any, Any] | None, l
                 refuse_excess: bool) -> tuple[Matrix | RowBlocks, np.ndarray]:
     """The rows under the public map (:func:`mapped_rows`) and their labels (:func:`fit_labels`)."""
     mapped, y = mapped_rows(rows, X, y, refuse_excess)
-    return mapped, fit_labels(classes, label_bound, y, mapped.shape[0], refuse_excess, isinstance(mapped, RowBlocks))
+    return mapped, fit_labels(classes, label_bound, y, mapped, refuse_excess)
 
 
 def neighbour_relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:

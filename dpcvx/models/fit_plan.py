@@ -298,8 +298,7 @@ class FitPlan:
         if mapped.shape[1] != self.width:
             raise InputError(f"this plan is for rows of width {self.width} after the row map, got "
                              f"{mapped.shape[1]}: plan again for these columns")
-        return mapped, erm_inputs.fit_labels(self.classes, self.label_bound, y, mapped.shape[0], refuse,
-                                             isinstance(mapped, RowBlocks))
+        return mapped, erm_inputs.fit_labels(self.classes, self.label_bound, y, mapped, refuse)
 
     def bind(self, X: Matrix | RowBlocks, labels: np.ndarray, sample_weight: Any = None) -> _Bound:
         """The checks of a fit on mapped rows (:meth:`mapped`), in order, with nothing charged or drawn:

@@ -164,6 +164,11 @@ class BlockwiseObjective(PerturbedObjective):
         one."""
         return self._blocks() if self.unkept else self._blocks().coarser(SYRK_BLOCKS)
 
+    def _ahead_gram(self) -> _AheadGram:
+        """The buffer in which a step's pass forms the all-rows Hessian ahead (:attr:`hessian_ahead`): as tall as
+        :meth:`hessian`'s blocks (:meth:`_gram_blocks`), or all n rows when fewer."""
+        return _AheadGram(min(self._gram_blocks().block_rows, self.n), self.dim, self.loss.second)
+
     @property
     def _offset_wanted(self) -> np.ndarray | None:
         """The offset's margins are an n-vector: not computed where none is held (:attr:`unkept`)."""
@@ -269,8 +274,7 @@ class BlockwiseObjective(PerturbedObjective):
         fresh = base is not None and not self._blocks().on_dask
         target = direction if base is None else base[0] + direction  # bitwise Newton's w + 1.0 * d (when fresh)
         offset = None if self._blocks().on_dask else self._offset_wanted
-        ahead = _AheadGram(min(self._gram_blocks().block_rows, self.n), self.dim,
-                           self.loss.second) if fresh and self.hessian_ahead else None
+        ahead = self._ahead_gram() if fresh and self.hessian_ahead else None
         self.hessian_ahead = False
 
         if base is not None and base[1] is not self._zero:
@@ -323,18 +327,18 @@ class BlockwiseObjective(PerturbedObjective):
         self.hessian_ahead = False
         if self._base is None:
             return change
-        ahead = _AheadGram(min(self._gram_blocks().block_rows, self.n), self.dim,
-                           self.loss.second) if asked else None
+        ahead = self._ahead_gram() if asked else None
         self._pass()
-        full = RowMargins(self._base[0] + direction, self._blocks(), labels, regression)  # bitwise Newton's w + 1.0 * d
+        target = self._base[0] + direction  # bitwise Newton's w + 1.0 * d
+        full = RowMargins(target, self._blocks(), labels, regression)
 
-        def step(block: np.ndarray, y: np.ndarray, margins: np.ndarray) -> np.ndarray:
+        def step(block: np.ndarray, y: np.ndarray) -> np.ndarray:
+            margins, term = block_margins_and_gradient(block, y, target, first_derivative, regression)
             if ahead is not None:
                 ahead.add(block, margins)
-            first = first_derivative(margins)
-            return block.T @ (first if regression else y * first)
+            return term
 
-        self._fused, self._fresh = (full, self._blocks().sum(step, labels, full)), True
+        self._fused, self._fresh = (full, self._blocks().sum(step, labels)), True
         if ahead is not None:
             self._ahead = (full, ahead.total())
         return change

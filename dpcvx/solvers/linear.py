@@ -588,7 +588,7 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 factor if reuse else sampled if reuse_sampled else None, factor, local, next_gradient=not can_end)
         reused = reuse or reuse_sampled
         if not reuse_sampled:  # an all-rows factor serves again, and preconditions CG (hessian_free); a subsampled one
-            # serves again only while its steps contract by REUSE_CONTRACTION
+            # serves again only while its steps contract fast (REUSE_CONTRACTION, SAMPLED_REUSE_CONTRACTION)
             factor, sampled = (None, used) if levels[level][0] else (used, None)
         full_margins = None  # X (w + d) afresh, when the step's pass computed it
         full_terms = next_terms  # and the gradient there, when the same pass (or CG's last) computed it
@@ -630,8 +630,9 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
                 full_terms = objective.full_step_gradient_terms(w + direction)
             elif full_terms is None and full_margins is None and residual.relative >= ROUND_OFF_REGIME:
                 full_terms = objective.gradient_terms(w + direction, margins + step_margins)  # CG's margins
-            full_residual = None if full_terms is None or full_margins is None else relative_residual(full_terms, n)
-            if full_terms is not None and full_residual is not None:
+            full_residual = None
+            if full_terms is not None and full_margins is not None:  # on fresh margins: the stopping test's residual
+                full_residual = relative_residual(full_terms, n)
                 tested = (full_terms, full_residual)
             if full_terms is not None and (
                     (full_residual is not None and _ends_solve(full_residual, target))

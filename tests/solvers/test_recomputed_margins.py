@@ -128,7 +128,9 @@ def test_margins_are_kept_from_kept_min_dim_columns_and_for_rows_in_memory(rows_
 
 def test_the_labels_of_rows_read_by_blocks_are_one_byte_each(rows_in_ball):
     y = np.array(["no", "yes", "yes", "no", "yes"])
-    in_memory = erm_inputs.fit_labels(("no", "yes"), None, y, 5, refuse_excess=False)
-    by_blocks = erm_inputs.fit_labels(("no", "yes"), None, y, 5, refuse_excess=False, by_blocks=True)
+    rows = np.zeros((5, 2))
+    in_memory = erm_inputs.fit_labels(("no", "yes"), None, y, rows, refuse_excess=False)
+    by_blocks = erm_inputs.fit_labels(("no", "yes"), None, y, RowBlocks.views(rows, RowMap(norm_bound=1.0)),
+                                      refuse_excess=False)
     assert in_memory.dtype == np.float64 and by_blocks.dtype == np.int8
     assert np.array_equal(in_memory, by_blocks) and np.array_equal(by_blocks, [-1, 1, 1, -1, 1])
