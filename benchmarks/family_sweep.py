@@ -12,6 +12,13 @@ standard normal (weights of scale 3). Every other generator changes one property
 * separability: ``noisy`` (weights of scale 0.5) and ``separable`` (y = sign(u^T x), 0.5% flipped);
 * scaling: ``inside`` (the base rows times 0.1: every row well inside the bound R = 1; the base rows,
   d >= 20, all lie on the bound);
+* held out (``--held-out``; never tuned on, reported as their own distribution, kind ``held-out``): ``one-hot``
+  (coded columns: d / 8 groups of 8 categories, one 1 per group, rows of norm 1), ``heavy tails`` (Student t
+  entries with 2 degrees of freedom, scaled by 0.5 / sqrt(d)), ``random labels`` (labels independent of the rows),
+  ``duplicates`` (``DISTINCT_ROWS`` distinct rows, each repeated), ``low rank`` (rank-5 rows plus noise of scale
+  1e-3), ``strong signal`` (weights of scale 30), ``positive`` (entries uniform in [0, 1] / sqrt(d); labels from the
+  centred rows, weights of scale 6) and ``binary`` (entries 1 with probability 0.3, scaled by 1 / sqrt(0.3 d);
+  labels as for ``positive``), every row then scaled into the unit ball as the base rows are;
 * real tables: ``adult`` and ``kdd`` (dpcvx.load_adult / load_kdd, mode "private": rows of norm <= 1 by
   public bounds) at their own sizes;
 * ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
@@ -55,6 +62,8 @@ from benchmarks import common, speed_sweep
 
 SKLEARN_TOLS = (1e-4, 1e-6)  # scikit-learn's default tol, and the speed sweep's
 GENERATORS = ("isotropic", "correlated", "dominant", "balance 10%", "balance 2%", "noisy", "separable", "inside")
+HELD_OUT = ("one-hot", "heavy tails", "random labels", "duplicates", "low rank", "strong signal", "positive", "binary")
+DISTINCT_ROWS = 100  # the duplicates generator's distinct rows
 SIZES = ["1e4x20", "1e5x20", "1e5x200", "1e6x20", "3e5x500", "2e4x1e3"]
 FULL = {"rounds": 5, "sizes": SIZES, "memmap": "1e6x20", "sparse": "2e5x1e5", "tables": ["adult", "kdd"]}
 QUICK = {"rounds": 2, "sizes": ["2000x20", "5000x50"], "memmap": "5000x50", "sparse": "2000x1000",
@@ -75,6 +84,8 @@ def _offset(margins: np.ndarray, share: float) -> float:
 def generate(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows of norm <= 1 and labels in {-1, +1} of generator ``kind`` (module docstring), seeded."""
     rng = np.random.default_rng(seed)
+    if kind in HELD_OUT:
+        return _held_out(kind, n, d, rng)
     u = rng.normal(size=d)
     scale = {"noisy": 0.5}.get(kind, 3.0)
     top = rng.normal(size=(3, d)) / np.sqrt(d) if kind == "dominant" else None
@@ -97,6 +108,35 @@ def generate(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarr
     margins *= scale
     if kind.startswith("balance"):
         margins += _offset(margins, float(kind.split()[1].rstrip("%")) / 100)
+    return X, np.where(rng.random(n) < expit(margins), 1.0, -1.0)
+
+
+def _held_out(kind: str, n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and labels of a held-out generator (module docstring), the rows built whole."""
+    scale, centred = 3.0, False
+    if kind == "one-hot":
+        groups = max(1, d // 8)
+        X = np.zeros((n, d))
+        for group in range(groups):
+            X[np.arange(n), 8 * group + rng.integers(0, 8, n)] = 1 / np.sqrt(groups)
+    elif kind == "heavy tails":
+        X = rng.standard_t(2, size=(n, d)) * (0.5 / np.sqrt(d))
+    elif kind == "duplicates":
+        X = rng.normal(size=(DISTINCT_ROWS, d))[rng.integers(0, DISTINCT_ROWS, n)]
+    elif kind == "low rank":
+        X = rng.normal(size=(n, 5)) @ rng.normal(size=(5, d)) * (2 / np.sqrt(5 * d))
+        X += 1e-3 * rng.normal(size=(n, d))
+    elif kind == "positive":
+        X, scale, centred = rng.random(size=(n, d)) / np.sqrt(d), 6.0, True
+    elif kind == "binary":
+        X, scale, centred = (rng.random(size=(n, d)) < 0.3) / np.sqrt(0.3 * d), 6.0, True
+    else:  # random labels, strong signal: the base rows
+        X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * (1 + 1e-12)
+    if kind == "random labels":
+        return X, np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    u = rng.normal(size=d) * (30.0 if kind == "strong signal" else scale)
+    margins = (X - X.mean(axis=0)) @ u if centred else X @ u
     return X, np.where(rng.random(n) < expit(margins), 1.0, -1.0)
 
 
@@ -148,7 +188,7 @@ def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: in
 def run(args: argparse.Namespace) -> dict:
     preset = QUICK if args.quick else FULL
     count = args.rounds or preset["rounds"]
-    generators = args.generators or list(GENERATORS)
+    generators = args.generators or list(HELD_OUT if args.held_out else GENERATORS)
     record = common.RunRecord("benchmarks.family_sweep")
     cases: list[dict] = []
     seeds = iter(range(args.seed, args.seed + 10_000))
@@ -158,7 +198,8 @@ def run(args: argparse.Namespace) -> dict:
             for generator in generators:
                 seed = next(seeds)
                 X, y = generate(generator, n, d, seed)
-                cases.append(_case("dense", generator, X, y, count, seed, args.intercept))
+                cases.append(_case("held-out" if generator in HELD_OUT else "dense", generator, X, y, count, seed,
+                                   args.intercept))
                 del X, y
         for table in preset["tables"] if args.tables is None else args.tables:
             data = common.load_data(table, "private", kdd_rows=None)
@@ -262,7 +303,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="two small sizes, 2 rounds (a smoke run)")
     parser.add_argument("--rounds", type=int, default=None, help="rotating rounds per case (full: 5)")
     parser.add_argument("--sizes", nargs="*", default=None, help="dense n x d sizes, e.g. 1e5x20")
-    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS, help="default: all")
+    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS + HELD_OUT,
+                        help="default: all of the family's (with --held-out: all held-out ones)")
+    parser.add_argument("--held-out", action="store_true", help="the held-out generators in place of the family's")
     parser.add_argument("--tables", nargs="*", default=None, choices=("adult", "kdd"),
                         help="real tables (full: adult kdd; quick: none)")
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")

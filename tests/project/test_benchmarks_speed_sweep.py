@@ -81,6 +81,41 @@ def test_family_sweep_runs_every_generator_and_summarises_each_size(tmp_path):
     assert "| dense | 600 x 8 | lbfgs tol 1e-06 | 8 |" in (tmp_path / "tiny.md").read_text()
 
 
+@pytest.mark.parametrize("kind", ["one-hot", "heavy tails", "random labels", "duplicates", "low rank", "strong signal",
+                                  "positive", "binary"])
+def test_held_out_generators_keep_rows_in_the_ball_and_change_their_one_property(kind):
+    from benchmarks import family_sweep
+
+    assert kind in family_sweep.HELD_OUT and kind not in family_sweep.GENERATORS
+    X, y = family_sweep.generate(kind, 4_000, 40, seed=2)
+    again, _ = family_sweep.generate(kind, 4_000, 40, seed=2)
+    assert X.shape == (4_000, 40) and np.array_equal(X, again)  # seeded
+    assert np.all(np.linalg.norm(X, axis=1) <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    assert 0.2 < np.mean(y > 0) < 0.8  # no held-out generator is imbalanced
+    rows = np.unique(X, axis=0).shape[0]
+    if kind == "duplicates":
+        assert rows <= family_sweep.DISTINCT_ROWS
+    else:
+        assert rows > 3_000
+    if kind == "one-hot":
+        assert np.all(np.count_nonzero(X, axis=1) == 40 // 8)
+    if kind in ("positive", "binary"):
+        assert np.all(X >= 0)
+    if kind == "low rank":
+        assert np.linalg.svd(X, compute_uv=False)[5] < 1e-2 * np.linalg.svd(X, compute_uv=False)[4]
+
+
+@pytest.mark.slow
+def test_family_sweep_reports_the_held_out_generators_as_their_own_distribution(tmp_path):
+    from benchmarks import family_sweep
+
+    output = family_sweep.main(["--held-out", "--sizes", "400x16", "--rounds", "1", "--memmap", "none", "--sparse",
+                                "none", "--tables", "--out", str(tmp_path), "--tag", "held"])
+    assert [case["generator"] for case in output["cases"]] == list(family_sweep.HELD_OUT)
+    assert {row["kind"] for row in output["summary"]} == {"held-out"}
+    assert all(row["generators"] == len(family_sweep.HELD_OUT) for row in output["summary"])
+
+
 @pytest.mark.parametrize("share", [0.5, 0.1, 0.02])
 def test_family_generators_keep_rows_in_the_ball_and_hit_their_class_balance(share):
     from benchmarks import family_sweep
