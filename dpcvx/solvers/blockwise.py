@@ -59,6 +59,7 @@ from .objective import (
     block_margins,
     block_margins_and_gradient,
     hessian_sample_size,
+    mean_sample,
     row_product,
     transposed_product,
     zero_margins,
@@ -196,6 +197,12 @@ class BlockwiseObjective(PerturbedObjective):
             return super().every(margins, step)
         rows = np.arange(0, self.n, step)
         return margins.at(self._blocks().take(rows), rows)
+
+    def _mean_rows(self) -> list[np.ndarray]:
+        """The rows of :meth:`PerturbedObjective.mean_preconditioner` (:func:`mean_sample`), read alone
+        (:meth:`RowBlocks.take`, no pass)."""
+        sample = np.concatenate([np.arange(self.n)[rows] for rows in mean_sample(self.n, self.dim)])
+        return [self._blocks().take(sample)]
 
     def _sample_rows(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The Hessian subsample's evenly spaced rows, read directly (no pass), and for rows in memory their float32

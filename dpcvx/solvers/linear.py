@@ -36,7 +36,15 @@ from ..data.rows import Matrix
 from ..exceptions import InputError, SolverError, withheld
 from ..verification.problem import VerifiedProblem
 from .blockwise import BlockwiseObjective
-from .cg import JACOBI_SLOW, CholeskyFactor, cho_factor, cho_solve, preconditioned_cg
+from .cg import (
+    JACOBI_SLOW,
+    CholeskyFactor,
+    Preconditioner,
+    cho_factor,
+    cho_solve,
+    preconditioned_cg,
+    preconditioner_solve,
+)
 from .objective import PerturbedObjective, Residual, _norm, add_terms, hessian_sample_size, relative_residual
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (the conic path only)
@@ -144,7 +152,8 @@ def _newton_direction(
     Hessian-vector products, preconditioned by ``stale`` (the factor of an
     earlier all-rows Hessian, when :func:`_hessian_free`); beyond
     ``DENSE_NEWTON_MAX_DIM``, from the first step by the diagonal of public column scales
-    where X has an intercept column (:meth:`PerturbedObjective.scale_preconditioner`; else
+    where X has an intercept column, else for dense rows that share a mean direction by a diagonal plus that
+    direction (:meth:`PerturbedObjective.scale_preconditioner`; else
     none), then by diag(H) for a sparse X where it pays
     (:meth:`PerturbedObjective.jacobi_pays`; computed afresh outside the ``local``
     regime, the last one reused in it), and for dense rows by a subsampled Hessian's
@@ -168,9 +177,10 @@ def _newton_direction(
             return -cho_solve(factor, gradient), factor, None, None
         except la.LinAlgError:
             return -la.lstsq(np.triu(H) + np.triu(H, 1).T, gradient)[0], None, None, None
-    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, by the public column scales' diagonal (an intercept column; else
-    # none) until CG is slow, then for dense rows by a subsampled Hessian's factor (:func:`_sampled_factor`), for a
-    # sparse X by diag(H) where it pays (a question asked only once CG is slow without it)
+    # beyond DENSE_NEWTON_MAX_DIM: CG on exact H v, by the public column scales' diagonal (an intercept column), or
+    # a diagonal plus the rows' mean direction (un-centred dense rows; else none) until CG is slow, then for dense
+    # rows by a subsampled Hessian's factor (:func:`_sampled_factor`), for a sparse X by diag(H) where it pays (a
+    # question asked only once CG is slow without it)
     scaled = objective.scale_preconditioner(margins)
     if objective.dense:
         if not objective.can_subsample:
@@ -196,9 +206,9 @@ def _newton_direction(
 
 
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
-                  forcing: float, preconditioner: CholeskyFactor | np.ndarray | None,
+                  forcing: float, preconditioner: Preconditioner,
                   factor: CholeskyFactor | None,
-                  deferred: Callable[[], CholeskyFactor | np.ndarray | None] | None = None,
+                  deferred: Callable[[], Preconditioner] | None = None,
                   next_gradient: bool = False, slow: float = JACOBI_SLOW,
                   ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through), margin change
@@ -340,15 +350,15 @@ def _cauchy_step(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarr
     g^T M^-1 g / p^T H p, from the one product X p (p^T H p from the margins' change along p:
     :meth:`PerturbedObjective.curvature_along`), without CG's product X^T (l'' X p), which served only CG's
     residual test; M is the public column scales' diagonal (:meth:`PerturbedObjective.scale_preconditioner`:
-    an intercept column), else I. :func:`_line_minimum` then lengthens it.
+    an intercept column), or a diagonal plus the rows' mean direction (un-centred rows), else I.
+    :func:`_line_minimum` then lengthens it.
 
     Measured on the speed sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the first CG
     stopped after that one step in 11 of 12 fits (sparse 200,000 x 100,000 and dense 1e5 x 500); it took
     two at Lam 1e-6, eps 1, on the sparse rows, where the Newton steps after it make up the difference."""
     if objective.dim <= DENSE_NEWTON_MAX_DIM or not objective.steps_from_products:
         return None
-    scaled = objective.scale_preconditioner(margins)
-    search = -gradient if scaled is None else -gradient / scaled
+    search = -preconditioner_solve(objective.scale_preconditioner(margins))(gradient)
     change = objective.change_along(search)
     curvature = objective.curvature_along(w, search, change, margins)
     if not curvature > 0:

@@ -40,10 +40,14 @@ WIDE_SAMPLE_PER_FEATURE = 50
 WIDE_SAMPLE_FLOPS = 20  # ... while its m d^2 multiply-adds stay within this many times a pass's n d entries
 JACOBI_SPREAD = 0.1  # a sparse X's Jacobi preconditioner is skipped when the loss moves diag(H) by less
 SUBSAMPLE_MIN_ENTRIES = 300_000  # subsampled Hessians only for an X of more entries n d than this
+MEAN_SAMPLE_ROWS = 500  # the rows' mean direction for CG's preconditioner is read on at least this many rows
+MEAN_SAMPLE_PER_FEATURE = 0.5  # ... and this many a feature (centred rows: the sampled ||u||^2 about d / m of q)
+MEAN_SAMPLE_RUNS = 16  # ... in this many runs of consecutive rows, evenly spaced
+MEAN_DIRECTION_RATIO = 10.0  # ... and preconditions CG where its curvature is this many times the other directions'
 
-__all__ = ["PerturbedObjective", "Residual", "relative_residual", "hessian_sample_size", "block_hessian_product",
-           "block_margins", "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
-           "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS"]
+__all__ = ["PerturbedObjective", "Residual", "DiagonalPlusRankOne", "mean_sample", "relative_residual",
+           "hessian_sample_size", "block_hessian_product", "block_margins", "block_margins_and_gradient",
+           "transposed_product", "row_product", "EINSUM_WIDTHS", "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,36 @@ class Residual:
 
     absolute: float
     relative: float
+
+
+@dataclass(frozen=True)
+class DiagonalPlusRankOne:
+    """M = diag(D) + b u u^T (D > 0, b >= 0): a preconditioner whose inverse is one formula (Sherman and Morrison
+    1950),
+
+        M^-1 r = D^-1 r - b (u . D^-1 r) / (1 + b u . D^-1 u) D^-1 u."""
+
+    diagonal: np.ndarray
+    vector: np.ndarray
+    weight: float
+
+    def solve(self, r: np.ndarray) -> np.ndarray:
+        """M^-1 r."""
+        scaled = self.vector / self.diagonal
+        shrink = self.weight * float(scaled @ r) / (1.0 + self.weight * float(self.vector @ scaled))
+        return r / self.diagonal - shrink * scaled
+
+
+def mean_sample(n: int, d: int) -> list[slice]:
+    """The rows :meth:`PerturbedObjective.mean_preconditioner` reads: ``MEAN_SAMPLE_RUNS`` runs of consecutive rows,
+    evenly spaced, of at least ``MEAN_SAMPLE_ROWS`` rows and ``MEAN_SAMPLE_PER_FEATURE`` a feature in all (all rows
+    when n is fewer). Runs, not single rows at a stride: read cold from memory, 1,000 rows of a 20,000 x 1,000 X took
+    1.3 ms in 16 runs against 3.0 ms one row in 20 (a one-off timing). With ``MEAN_DIRECTION_RATIO`` = 10 the
+    sampling noise of centred rows' mean, about d / m of the others' curvature, stays a fifth of the threshold."""
+    rows = min(n, max(MEAN_SAMPLE_ROWS, int(MEAN_SAMPLE_PER_FEATURE * d)))
+    length = -(-rows // MEAN_SAMPLE_RUNS)
+    starts = np.unique(np.linspace(0, n - length, MEAN_SAMPLE_RUNS).astype(np.intp)) if length < n else [0]
+    return [slice(int(a), int(a) + length) for a in starts]
 
 
 def hessian_sample_size(n: int, d: int) -> int:
@@ -249,6 +283,7 @@ class PerturbedObjective:
     _full: np.ndarray | None = field(init=False, repr=False, default=None)  # margins at w + d of margin_change
     _jacobi: np.ndarray | None = field(init=False, repr=False, default=None)  # the last diag(H) for CG
     _jacobi_pays: bool | None = field(init=False, repr=False, default=None)
+    _moments: tuple[np.ndarray, float] | tuple[()] | None = field(init=False, repr=False, default=None)  # _row_moments
     # CG was slow without a preconditioner on this solve's dense rows (:func:`dpcvx.solvers.linear._sampled_factor`)
     cg_slow: bool = field(init=False, repr=False, default=False)
 
@@ -511,8 +546,9 @@ class PerturbedObjective:
         ``Quadratic.hessian_diagonal`` holds it)."""
         return self.n * self.lam * self.regularizer.hessian_diagonal(self.dim) + self.n * self.extra_reg
 
-    def scale_preconditioner(self, margins: Any) -> np.ndarray | None:
-        """A positive diagonal for CG from public column scales s_j (:attr:`column_scale`), or None without them:
+    def scale_preconditioner(self, margins: Any) -> np.ndarray | DiagonalPlusRankOne | None:
+        """CG's preconditioner from the rows' scales: a positive diagonal from public column scales s_j
+        (:attr:`column_scale`), else the rows' mean direction (:meth:`mean_preconditioner`), else None:
 
             M_jj = S s_j + n (Lam diag(H_N)_j + Delta),   S = sum_i l''(z_i),
 
@@ -522,10 +558,64 @@ class PerturbedObjective:
         one curvature about c^2 d / R^2 times the others' (the mean direction), and an unpreconditioned CG
         spends a product on it in every Newton direction (docs/performance.md, round 15). Only CG's direction
         depends on M: products, gradients and the stopping test stay exact."""
-        if self.column_scale is None or not isinstance(margins, np.ndarray):
+        if not isinstance(margins, np.ndarray):
             return None
+        if self.column_scale is None:
+            return self.mean_preconditioner(margins)
         diagonal = float(np.sum(self.curvature(margins))) * self.column_scale + self._regularizer_diagonal()
         return diagonal if bool(np.all(np.isfinite(diagonal) & (diagonal > 0))) else None
+
+    def mean_preconditioner(self, margins: np.ndarray) -> DiagonalPlusRankOne | None:
+        """M = a I + n Lam diag(H_N) + n Delta I + S u u^T, an estimate of the Hessian for rows that share a mean
+        direction u (un-centred columns: positive entries, binary or one-hot codes), with S = sum_i l''(z_i) and
+        a = S (q - ||u||^2) / d, where u and q are the rows' mean and mean squared norm on evenly spaced runs of
+        rows, at least ``MEAN_SAMPLE_ROWS`` and ``MEAN_SAMPLE_PER_FEATURE`` a feature (:func:`mean_sample`,
+        computed once a solve): X^T diag(l'') X
+        ~ S (u u^T + C) with C the rows' covariance, taken as its trace over d times I. Where the mean direction's
+        curvature S ||u||^2 is more than ``MEAN_DIRECTION_RATIO`` times the others' (a plus the regularizer's
+        least), a CG without M spends its first products on it: its residual test, relative to a gradient the
+        mean direction dominates, stopped it before the other directions were resolved, and the damped Newton
+        steps that followed cost iterations. Elsewhere (centred rows, where the sample's ||u||^2 is about d / m of
+        q), or for a sparse X, None: CG as before. Only CG's direction depends on M (any
+        positive definite M): products, gradients and the stopping test stay exact, and the sample is read by the
+        solver like any row of X (NOT PRIVATE, never released).
+
+        Measured with ``python -m benchmarks.speed_ab`` (benchmarks/results/speed_ab_mean_direction*.md; the
+        held-out generators of ``python -m benchmarks.family_sweep --held-out``; docs/performance.md, round 19),
+        dpcvx / lbfgs: positive 0.70 -> 0.53 and one-hot 0.73 -> 0.63 at 20,000 x 1,000, binary 0.83 -> 0.72 and
+        one-hot 0.97 -> 0.79 at 300,000 x 500; the family's own (centred) generators take the same path.
+        """
+        if self._moments is None:
+            self._moments = self._row_moments()
+        if not self._moments:  # (): never above the others' curvature, whatever S (:meth:`_row_moments`)
+            return None
+        mean, spread = self._moments
+        total = float(np.sum(self.curvature(margins)))
+        diagonal = total * spread / self.dim + self._regularizer_diagonal()
+        if not (np.isfinite(total) and total >= 0 and bool(np.all(np.isfinite(diagonal) & (diagonal > 0)))):
+            return None
+        if not total * float(mean @ mean) > MEAN_DIRECTION_RATIO * float(np.min(diagonal)):
+            return None
+        return DiagonalPlusRankOne(diagonal, mean, total)
+
+    def _row_moments(self) -> tuple[np.ndarray, float] | tuple[()]:
+        """(u, q - ||u||^2) of :meth:`mean_preconditioner`'s sample, or () where ||u||^2 <=
+        ``MEAN_DIRECTION_RATIO`` (q - ||u||^2) / d: then S ||u||^2 stays below the threshold for every S, the
+        regularizer's curvature only adding to the others'."""
+        runs = self._mean_rows()
+        count = sum(run.shape[0] for run in runs)
+        if count == 0:
+            return ()
+        mean = functools.reduce(operator.add, (np.sum(run, axis=0) for run in runs)) / count
+        spread = max(sum(float(np.einsum("ij,ij->", run, run)) for run in runs) / count - float(mean @ mean), 0.0)
+        if not float(mean @ mean) > MEAN_DIRECTION_RATIO * spread / self.dim:
+            return ()
+        return mean, spread
+
+    def _mean_rows(self) -> list[np.ndarray]:
+        """The rows :meth:`mean_preconditioner` reads (:func:`mean_sample`): views of a dense X, none of a sparse
+        one."""
+        return [self.X[rows] for rows in mean_sample(self.n, self.dim)] if self._dense else []
 
     def hessian_diagonal(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """diag(H) = sum_i l''(z_i) x_ij^2 + n Lam diag(alpha I + M) + n Delta: a Jacobi preconditioner."""

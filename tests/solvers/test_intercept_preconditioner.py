@@ -51,8 +51,9 @@ def test_an_intercept_column_costs_cg_no_extra_products(seed, rows_in_ball, coun
     calls = count_calls(PerturbedObjective, "hessian_product")
     fits = {}
     for scaled in (True, False):
-        if not scaled:  # the same fit with the scales withheld: CG unpreconditioned, as before
+        if not scaled:  # the same fit with the scales (and the rows' mean direction) withheld: CG unpreconditioned
             monkeypatch.setattr(RowMap, "column_scale", lambda self, dim: None)
+            monkeypatch.setattr(PerturbedObjective, "mean_preconditioner", lambda self, margins: None)
         calls.clear()
         learner = PrivateERM(losses.logistic(), lam=1e-3, data_norm=1.0, fit_intercept=True)
         model = learner.fit(X, y, epsilon=1.0, random_state=seed)
