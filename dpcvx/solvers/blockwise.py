@@ -198,10 +198,10 @@ class BlockwiseObjective(PerturbedObjective):
         rows = np.arange(0, self.n, step)
         return margins.at(self._blocks().take(rows), rows)
 
-    def _mean_rows(self) -> list[np.ndarray]:
+    def _mean_rows(self, precise: bool) -> list[np.ndarray]:
         """The rows of :meth:`PerturbedObjective.mean_preconditioner` (:func:`mean_sample`), read alone
         (:meth:`RowBlocks.take`, no pass)."""
-        sample = np.concatenate([np.arange(self.n)[rows] for rows in mean_sample(self.n, self.dim)])
+        sample = np.concatenate([np.arange(self.n)[rows] for rows in mean_sample(self.n, self.dim, precise)])
         return [self._blocks().take(sample)]
 
     def _sample_rows(self) -> tuple[np.ndarray, np.ndarray | None]:

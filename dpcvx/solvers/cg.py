@@ -20,8 +20,7 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 
 from .objective import DiagonalPlusRankOne, PerturbedObjective
 
-__all__ = ["CholeskyFactor", "Preconditioner", "cho_factor", "cho_solve", "preconditioned_cg", "preconditioner_solve",
-           "JACOBI_SLOW"]
+__all__ = ["CholeskyFactor", "cho_factor", "cho_solve", "preconditioned_cg", "preconditioner_solve", "JACOBI_SLOW"]
 
 CholeskyFactor = tuple[np.ndarray, bool]  # (upper factor, lower=False), as scipy.linalg.cho_factor returns
 Preconditioner = CholeskyFactor | np.ndarray | DiagonalPlusRankOne | None  # a factor, a positive diagonal, D + b u u^T
