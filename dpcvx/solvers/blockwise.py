@@ -201,7 +201,8 @@ class BlockwiseObjective(PerturbedObjective):
     def _mean_rows(self, precise: bool) -> list[np.ndarray]:
         """The rows of :meth:`PerturbedObjective.mean_preconditioner` (:func:`mean_sample`), read alone
         (:meth:`RowBlocks.take`, no pass)."""
-        sample = np.concatenate([np.arange(self.n)[rows] for rows in mean_sample(self.n, self.dim, precise)])
+        sample = np.concatenate([np.arange(rows.start, min(rows.stop, self.n))
+                                 for rows in mean_sample(self.n, self.dim, precise)])
         return [self._blocks().take(sample)]
 
     def _sample_rows(self) -> tuple[np.ndarray, np.ndarray | None]:

@@ -75,8 +75,9 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     taken from X p_k alone and CG stops (with ``track_change`` in memory, where X p_k is the margins' change
     anyway and half a product; a blockwise objective reads X once for either). Under a diagonal plus rank one
     the contraction is taken from the second step on: the first resolves the deflated direction and cut the
-    residual far more than the steps after it (at 300,000 x 500 on binary rows each Newton direction then
-    stopped after one product and a predicted step, and Newton took 9 iterations where it takes 5).
+    residual far more than the steps after it (in an in-process trace at 300,000 x 500 on binary rows, each
+    Newton direction then stopped after one product and a predicted step, and Newton took 9 iterations, where it
+    takes 5).
     The prediction shapes only the direction: the gradient at the step, computed as always, decides what
     Newton does next. Measured on the sweep's shapes (logistic, Lam 1e-3 to 1e-6, eps 0.1 and 1): the same
     Newton iterations in all 12 fits, one X^T product fewer in each CG of two steps or more. A rate taken

@@ -91,7 +91,7 @@ def mean_sample(n: int, d: int, precise: bool = False) -> list[slice]:
     return [slice(int(a), int(a) + length) for a in starts]
 
 
-def _moments(runs: list[np.ndarray]) -> tuple[np.ndarray, float] | None:
+def _sample_moments(runs: list[np.ndarray]) -> tuple[np.ndarray, float] | None:
     """(the rows' mean u, their mean squared norm q less ||u||^2) over all rows of ``runs``; None for no row."""
     count = sum(run.shape[0] for run in runs)
     if count == 0:
@@ -616,10 +616,10 @@ class PerturbedObjective:
         regularizer's curvature only adding to the others'. Where the sample shows a mean direction, u and q are
         taken again on ``MEAN_PRECISE_ROWS`` rows: the direction's error is then a few percent (on one-hot codes
         of 8 categories, sqrt(7 / m) of ||u||), where 500 rows left 12 % and the deflation gained less."""
-        moments = _moments(self._mean_rows(precise=False))
+        moments = _sample_moments(self._mean_rows(precise=False))
         if moments is None or not float(moments[0] @ moments[0]) > MEAN_DIRECTION_RATIO * moments[1] / self.dim:
             return ()
-        return _moments(self._mean_rows(precise=True)) or ()
+        return _sample_moments(self._mean_rows(precise=True)) or ()
 
     def _mean_rows(self, precise: bool) -> list[np.ndarray]:
         """The rows :meth:`mean_preconditioner` reads (:func:`mean_sample`): views of a dense X, none of a sparse

@@ -80,3 +80,23 @@ def test_the_mean_is_read_on_a_sample_of_rows_in_memory_only(rows_in_ball):
     assert preconditioner.weight == pytest.approx(float(np.sum(objective.curvature(margins))))
     assert objective.scale_preconditioner(margins) is not None
     assert objective.scale_preconditioner(objective.margins(np.zeros(8)).tolist()) is None  # not in memory
+
+
+def test_a_memmap_reads_its_sample_alone_and_finds_the_same_direction(tmp_path, monkeypatch):
+    X, y = positive_rows(6000, D, 0)
+    np.save(tmp_path / "X.npy", X)
+    mapped = np.load(tmp_path / "X.npy", mmap_mode="r")
+    found: list[DiagonalPlusRankOne] = []
+    original = PerturbedObjective.mean_preconditioner
+
+    def recorded(self: PerturbedObjective, margins: np.ndarray) -> DiagonalPlusRankOne | None:
+        result = original(self, margins)
+        if result is not None:
+            found.append(result)
+        return result
+
+    monkeypatch.setattr(PerturbedObjective, "mean_preconditioner", recorded)
+    learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0)
+    learner.fit(mapped, y, epsilon=1.0, random_state=3)
+    assert learner.diagnostics_.converged and found
+    np.testing.assert_allclose(found[0].vector, X.mean(axis=0), rtol=0.05)  # 4,000 of 6,000 rows, read by take
