@@ -614,9 +614,8 @@ class PerturbedObjective:
             return None
         mean, spread = self._moments
         total = float(np.sum(self.curvature(margins)))
-        features = self._features()
-        diagonal = total * spread / features + self._regularizer_diagonal()
-        diagonal[features:] = self._regularizer_diagonal()[features:]  # the intercept column's: no spread
+        features, diagonal = self._features(), self._regularizer_diagonal()  # a new array
+        diagonal[:features] += total * spread / features  # not the intercept column's: no spread about its mean
         if not (np.isfinite(total) and total >= 0 and bool(np.all(np.isfinite(diagonal) & (diagonal > 0)))):
             return None
         shared = mean[:features]

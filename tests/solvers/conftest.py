@@ -7,6 +7,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from dpcvx import PrivateERM, losses
+from dpcvx.solvers.objective import PerturbedObjective
+
 Data = Callable[[int, int, int], tuple[np.ndarray, np.ndarray]]
 
 
@@ -41,3 +44,31 @@ def count_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[type, str], list[i
         return calls
 
     return patch
+
+
+Fits = dict[bool, tuple[int, int, np.ndarray]]
+
+
+@pytest.fixture
+def fits_with_and_without(count_calls: Callable[[type, str], list[int]],
+                          monkeypatch: pytest.MonkeyPatch) -> Callable[..., Fits]:
+    """``fits_with_and_without(X, y, withhold, random_state, **options)``: a logistic ``PrivateERM`` fit (data_norm
+    1, epsilon 1, ``options`` such as lam and fit_intercept) as it is (True) and again after ``withhold(monkeypatch)``
+    took something away (False), each as (Hessian products, Newton iterations, released weights with the intercept
+    last when fitted); each fit converged."""
+    def run(X: object, y: np.ndarray, withhold: Callable[[pytest.MonkeyPatch], None], random_state: int,
+            **options: object) -> Fits:
+        calls = count_calls(PerturbedObjective, "hessian_product")
+        fits: Fits = {}
+        for kept in (True, False):
+            if not kept:
+                withhold(monkeypatch)
+            calls.clear()
+            learner = PrivateERM(losses.logistic(), data_norm=1.0, **options)
+            model = learner.fit(X, y, epsilon=1.0, random_state=random_state)
+            assert learner.diagnostics_.converged
+            weights = np.append(model.coef_, model.intercept_) if learner.fit_intercept else np.asarray(model.coef_)
+            fits[kept] = (len(calls), learner.diagnostics_.iterations, weights)
+        return fits
+
+    return run

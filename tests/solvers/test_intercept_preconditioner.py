@@ -45,25 +45,26 @@ def test_the_intercept_entry_of_the_diagonal_is_the_hessians_own(rows_in_ball):
     assert np.all(diagonal > 0)
 
 
+def _without_scales(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The column scales withheld: no public diagonal for CG."""
+    monkeypatch.setattr(RowMap, "column_scale", lambda self, dim: None)
+
+
+def _unpreconditioned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scales and the rows' mean direction withheld: CG unpreconditioned."""
+    _without_scales(monkeypatch)
+    monkeypatch.setattr(PerturbedObjective, "mean_preconditioner", lambda self, margins: None)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
-def test_an_intercept_column_costs_cg_no_extra_products(seed, rows_in_ball, count_calls, monkeypatch):
+def test_an_intercept_column_costs_cg_no_extra_products(seed, rows_in_ball, fits_with_and_without):
     X, y = rows_in_ball(1500, D, seed)
-    calls = count_calls(PerturbedObjective, "hessian_product")
-    fits = {}
-    for scaled in (True, False):
-        if not scaled:  # the same fit with the scales (and the rows' mean direction) withheld: CG unpreconditioned
-            monkeypatch.setattr(RowMap, "column_scale", lambda self, dim: None)
-            monkeypatch.setattr(PerturbedObjective, "mean_preconditioner", lambda self, margins: None)
-        calls.clear()
-        learner = PrivateERM(losses.logistic(), lam=1e-3, data_norm=1.0, fit_intercept=True)
-        model = learner.fit(X, y, epsilon=1.0, random_state=seed)
-        assert learner.diagnostics_.converged
-        fits[scaled] = (len(calls), model.coef_, model.intercept_)
-    (with_scales, coef, intercept), (without, coef0, intercept0) = fits[True], fits[False]
+    fits = fits_with_and_without(X, y, _unpreconditioned, seed, lam=1e-3, fit_intercept=True)
+    (with_scales, _, weights), (without, _, weights0) = fits[True], fits[False]
     assert with_scales <= without - 2, (with_scales, without)
     # both are certified stops of the same objective with the same noise: the same release up to the solver's gamma
-    np.testing.assert_allclose(coef, coef0, atol=1e-6)
-    assert intercept == pytest.approx(intercept0, abs=1e-6)
+    np.testing.assert_allclose(weights[:-1], weights0[:-1], atol=1e-6)
+    assert weights[-1] == pytest.approx(weights0[-1], abs=1e-6)
 
 
 def sparse_rows(n: int, d: int, seed: int) -> tuple[sparse.csr_matrix, np.ndarray]:
@@ -80,16 +81,7 @@ def sparse_rows(n: int, d: int, seed: int) -> tuple[sparse.csr_matrix, np.ndarra
     return X, y
 
 
-def test_a_sparse_intercept_column_is_preconditioned_too(count_calls, monkeypatch):
+def test_a_sparse_intercept_column_is_preconditioned_too(fits_with_and_without):
     X, y = sparse_rows(20000, 2000, 0)
-    calls = count_calls(PerturbedObjective, "hessian_product")
-    counts = {}
-    for scaled in (True, False):
-        if not scaled:
-            monkeypatch.setattr(RowMap, "column_scale", lambda self, dim: None)
-        calls.clear()
-        learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0, fit_intercept=True)
-        learner.fit(X, y, epsilon=1.0, random_state=0)
-        assert learner.diagnostics_.converged
-        counts[scaled] = (len(calls), learner.diagnostics_.iterations)
+    counts = fits_with_and_without(X, y, _without_scales, 0, lam=1e-4, fit_intercept=True)
     assert counts[True][0] <= counts[False][0] - 2 and counts[True][1] <= counts[False][1], counts  # 5, 6 against 8, 7
