@@ -54,7 +54,9 @@ def _fits(X: np.ndarray, y: np.ndarray, fits_with_and_without, fit_intercept: bo
 def test_uncentred_rows_take_fewer_products_with_their_mean_direction(seed, fits_with_and_without):
     fits = _fits(*positive_rows(8000, D, seed), fits_with_and_without)
     (with_mean, iterations, _), (without, iterations0, _) = fits[True], fits[False]
-    assert with_mean <= without - 2 and iterations < iterations0, fits  # measured: 7, 6 against 10, 8 (both seeds)
+    # measured: 7 products and 6 iterations against 9 and 6 (both seeds; 10 and 8 before a failed full step's
+    # second trial came from the line's minimum, linear._line_damping)
+    assert with_mean <= without - 2 and iterations <= iterations0, fits
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -1,0 +1,65 @@
+"""A full Newton step that fails the line search's sufficient decrease is retried at the line's minimum
+(:func:`dpcvx.solvers.linear._line_damping`), not at half the step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcvx.solvers import linear
+
+
+def repeated_rows(n: int, d: int, seed: int, distinct: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct`` Gaussian rows in the unit ball, each repeated about n / distinct times, labels drawn from a
+    logistic model of each row (so most rows repeat with both labels): where Newton's steps overshoot."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(distinct, d))
+    base /= np.linalg.norm(base, axis=1)[:, None] * 1.01
+    X = base[rng.integers(0, distinct, n)]
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * X @ rng.normal(size=d))), 1.0, -1.0)
+    return X, y
+
+
+def _halving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second trial at half the step, as before."""
+    monkeypatch.setattr(linear, "_line_damping", lambda *args: 0.5)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_damped_steps_start_at_the_line_minimum(seed, fits_with_and_without):
+    X, y = repeated_rows(4000, 500, seed)
+    fits = fits_with_and_without(X, y, _halving, 3, lam=1e-4)
+    (products, iterations, weights), (products0, iterations0, weights0) = fits[True], fits[False]
+    # both are certified stops of the same objective with the same noise: the same release up to the solver's gamma
+    np.testing.assert_allclose(weights, weights0, atol=1e-6)
+    assert iterations < iterations0 and products < products0, fits
+
+
+class _Line:
+    """An objective whose line phi(t) has phi'(t) = exp(a (t - root)) - 1 (convex, minimum at ``root``)."""
+
+    def __init__(self, root: float, a: float) -> None:
+        self.root, self.a, self.calls = root, a, 0
+
+    dim = linear.DENSE_NEWTON_MAX_DIM + 1  # the CG path's widths, where the damping applies
+
+    def line_derivatives(self, w, direction, margins, change, t):
+        self.calls += 1
+        e = np.exp(self.a * (t - self.root))
+        return e - 1.0, self.a * e
+
+
+@pytest.mark.parametrize("root, a", [(0.3, 2.0), (0.05, 8.0), (0.7, 30.0), (0.2, 0.5)])
+def test_the_retried_step_is_the_line_minimum(root, a):
+    line = _Line(root, a)
+    slope = float(np.exp(-a * root) - 1.0)  # phi'(0) < 0
+    t = linear._line_damping(line, None, None, np.zeros(3), None, slope)
+    assert 0.0 < t < 1.0
+    assert abs(np.exp(a * (t - root)) - 1.0) <= linear.LINE_SLOPE_TOL * abs(slope) or line.calls == \
+        linear.LINE_DAMPING_STEPS
+    assert abs(t - root) < 0.05, (t, root)
+
+
+def test_margins_out_of_memory_halve():
+    line = _Line(0.3, 2.0)
+    assert linear._line_damping(line, None, None, object(), None, -1.0) == 0.5 and line.calls == 0
