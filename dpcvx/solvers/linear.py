@@ -285,17 +285,17 @@ def _line_damping(objective: PerturbedObjective, w: np.ndarray, direction: np.nd
     changes sign (a bisection where Newton leaves it), stops once |phi'(t)| <= ``LINE_SLOPE_TOL`` |phi'(0)| or
     after ``LINE_DAMPING_STEPS`` steps (Newton where it stays in the bracket and at least halves its last move,
     else bisection: the rule of rtsafe in Press et al.'s Numerical Recipes); each costs one l' and one l'' per row
-    and no product with X
-    (:meth:`PerturbedObjective.line_derivatives`). The step is still the line search's trial: its value decides,
-    and halving goes on from it when it fails; the safeguard's comparison is unchanged.
+    and no product with X (:meth:`PerturbedObjective.line_derivatives`). The step is still the line search's
+    trial: its value decides, and halving goes on from it when it fails; the safeguard's comparison is unchanged.
 
     Halving from 1 took steps of 1/2 and 1/4 where the minimum lay elsewhere in (0, 1): on rows that repeat with
     both labels (the held-out generator duplicates) Newton's steps swing margins between the logistic's flat
-    tails, and each damped step left them further from the optimum than the line's minimum would. In-process
-    traces at 20,000 x 1,000 (benchmarks/family_sweep.py's generators, seed 60,400, two alternating runs each):
-    low rank 403 / 417 -> 273 / 352 ms (12 -> 8 iterations), dominant 281 / 296 -> 264 / 270 (10 -> 7),
-    duplicates 1329 / 1465 -> 1276 / 1360 (18 -> 16); the generators without damped steps on their path. Beyond
-    ``DENSE_NEWTON_MAX_DIM`` columns only, where it was measured: the dense Newton path keeps halving."""
+    tails, and each damped step left them further from the optimum than the line's minimum would. ``python -m
+    benchmarks.speed_ab`` against main (benchmarks/results/speed_ab_line_damping.md, dpcvx / lbfgs, three
+    processes' medians, before -> after) at 20,000 x 1,000: low rank 1.36 / 1.42 / 1.30 -> 1.07 / 1.05 / 1.01,
+    duplicates 5.37 / 5.35 / 5.24 -> 4.39 / 4.27 / 4.15; dominant, correlated, isotropic and balance 2 % within
+    the spread. Beyond ``DENSE_NEWTON_MAX_DIM`` columns only, where it was measured: the dense Newton path keeps
+    halving."""
     if not isinstance(margins, np.ndarray) or objective.dim <= DENSE_NEWTON_MAX_DIM:
         return 0.5
     lo, hi, t, moved = 0.0, 1.0, 1.0, 1.0
