@@ -39,10 +39,9 @@ def test_damped_steps_start_at_the_line_minimum(seed, fits_with_and_without):
 class _Line:
     """An objective whose line phi(t) has phi'(t) = exp(a (t - root)) - 1 (convex, minimum at ``root``)."""
 
-    def __init__(self, root: float, a: float) -> None:
+    def __init__(self, root: float, a: float, dim: int = linear.DENSE_NEWTON_MAX_DIM + 1) -> None:
         self.root, self.a, self.calls = root, a, 0
-
-    dim = linear.DENSE_NEWTON_MAX_DIM + 1  # the CG path's widths, where the damping applies
+        self.dim = dim  # by default the CG path's widths, where the damping applies
 
     def line_derivatives(self, w, direction, margins, change, t):
         self.calls += 1
@@ -61,6 +60,8 @@ def test_the_retried_step_is_the_line_minimum(root, a):
     assert abs(t - root) < 0.05, (t, root)
 
 
-def test_margins_out_of_memory_halve():
-    line = _Line(0.3, 2.0)
-    assert linear._line_damping(line, None, None, object(), None, -1.0) == 0.5 and line.calls == 0
+@pytest.mark.parametrize("dim, margins", [(linear.DENSE_NEWTON_MAX_DIM + 1, object()),
+                                          (linear.DENSE_NEWTON_MAX_DIM, np.zeros(3))])
+def test_margins_out_of_memory_and_the_dense_path_halve(dim, margins):
+    line = _Line(0.3, 2.0, dim)
+    assert linear._line_damping(line, None, None, margins, None, -1.0) == 0.5 and line.calls == 0
