@@ -10,6 +10,8 @@ the learner's ``diagnostics_``, marked not private).
 
 * :mod:`.budget`: the proved iteration budget of the safeguarded Newton path, from public constants and the noise;
 * :mod:`.blockwise`: the perturbed objective over row blocks: exact Newton on inputs larger than memory;
+* :mod:`.distinct`: repeated records solved once: the distinct (row, label) records of a dense X and their
+  weights, whose minimiser starts Newton on all rows;
 * :mod:`.choice`: which solver reaches the public gradient bound for a verified problem: the choice of a linear
   learner;
 * :mod:`.gram`: the n x n Gram matrix of a kernel ERM, dense or as a low-rank factor K = F F^T;

@@ -29,6 +29,7 @@ from ..progress import progress
 from ..verification.problem import VerifiedProblem
 from .blockwise import BlockwiseObjective
 from .budget import DescentRate, descent_rate
+from .distinct import Distinct, distinct_records
 from .linear import DENSE_NEWTON_MAX_DIM, SolveInfo, newton, solve_with_cvxpy
 from .objective import PerturbedObjective
 from .proximal import CompositeTerm, proximal_newton
@@ -37,6 +38,7 @@ __all__ = ["SolverChoice", "SOLVERS"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
 DEFAULT_MAX_ITER = 100  # the iteration limit of a path without a proved budget (the proximal path)
+DISTINCT_TOLERANCE = 0.1  # the distinct records' solve aims at this share of the public gradient bound
 MAX_PROVED_ITERATIONS = 10**7  # beyond this budget gradient steps are no practical safeguard: the path is unproved
 
 
@@ -45,6 +47,24 @@ def curvature_bound(problem: VerifiedProblem) -> float:
     when the certificate establishes none (output perturbation fits such a loss: the diagonal is then always
     taken, as before the decision existed)."""
     return math.inf if problem.certificate.curvature is None else problem.curvature
+
+
+def _distinct_start(objective: PerturbedObjective, distinct: Distinct, gradient_tolerance: float,
+                    start: np.ndarray | None) -> tuple[np.ndarray | None, SolveInfo]:
+    """(Newton's start on all rows, the grouped solve's record): the minimiser of F over the distinct records
+    (:mod:`.distinct`: the same F, each record once with its group's weight), to a tenth of the public bound so
+    that the check on all rows, whose sums round otherwise, passes at once; ``start`` where it is not finite.
+    Unguarded and to ``DEFAULT_MAX_ITER`` iterations: only the start depends on it, and the solve on all rows
+    from it keeps its own proved budget."""
+    rows, k = objective.n, distinct.count
+    grouped = PerturbedObjective(objective.X[distinct.first], objective.y[distinct.first], objective.loss,
+                                 objective.regularizer, objective.lam * rows / k, objective.noise,
+                                 objective.extra_reg * rows / k, objective.regression,
+                                 curvature_bound=objective.curvature_bound, weights=distinct.weights,
+                                 column_scale=objective.column_scale)
+    w, info = newton(grouped, gradient_tolerance=DISTINCT_TOLERANCE * gradient_tolerance, w0=start,
+                     max_iter=DEFAULT_MAX_ITER)
+    return (w if np.all(np.isfinite(w)) else start), info
 
 
 @dataclass(frozen=True)
@@ -112,6 +132,11 @@ class SolverChoice:
                 "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
             )
         if objective is not None and self.solver in ("auto", "fast"):
+            distinct = distinct_records(X, y, weights) if isinstance(X, np.ndarray) else None
+            grouped = None
+            if distinct is not None:  # Newton on all rows from the distinct records' minimiser
+                start, grouped = _distinct_start(objective, distinct, gradient_tolerance, start)
+                steps = self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance)
             if rows is not None and isinstance(X, np.ndarray) and X.flags.c_contiguous \
                     and X.shape[1] <= DENSE_NEWTON_MAX_DIM and weights is None:
                 # row-major: cache-sized row blocks, fused passes; beyond DENSE_NEWTON_MAX_DIM every direction
@@ -123,7 +148,13 @@ class SolverChoice:
                                                self.regression, curvature_bound=objective.curvature_bound,
                                                column_scale=column_scale, blocks=RowBlocks.views(X, rows),
                                                offset=offset)
-            return newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
+            w, info = newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
+            if grouped is None or distinct is None:
+                return w, info
+            return w, replace(info, solver=f"{grouped.solver}+{info.solver}",
+                              status=f"{grouped.status} on {distinct.count} distinct records, then on all rows: "
+                                     f"{info.status}",
+                              iterations=grouped.iterations + info.iterations, seconds=grouped.seconds + info.seconds)
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,

@@ -1,0 +1,109 @@
+"""Repeated records solved once: the distinct (row, label) pairs of a dense X, with their multiplicities.
+
+Tables of coded columns repeat records: KDD Cup 99's 10 % file holds 494,021 records of about 145,000
+distinct ones, and a handful of categorical columns give few distinct rows at any n. The loss part of
+F = sum_i s_i l(z_i) + n Lam N(w) + b^T w depends on a record only through its row and label, so records
+that agree in both are one term with weight the sum of their s_i (their count, without record weights):
+
+    sum_i s_i l(y_i x_i^T w) = sum_g (sum_{i in g} s_i) l(y_g x_g^T w)
+
+:func:`distinct_records` finds the groups g when they are few, and :class:`Distinct` holds them; the
+solver (:mod:`dpcvx.solvers.choice`) minimises the k-row weighted F first and takes its point as the
+warm start of Newton on all n rows, whose own stopping test on fresh margins (and the proved budget from
+that start) certifies the release as on any other path: the grouping shapes only where Newton starts.
+
+Finding the groups costs a read or two of X, so it is attempted only where an evenly spaced sample of
+``SAMPLE_ROWS`` rows already shows repeats (at most ``MAX_SHARE`` of its records distinct). Rows are
+grouped by a key, X r for a fixed vector r with the label, and every row is then compared entry by entry
+with its group's first row: a key shared by two different rows (a collision) leaves the data ungrouped,
+and two equal rows whose keys differ are only two groups. Nothing here enters a release: the grouping, its
+count and the sample are read off the private data and used only for the solve's path.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Distinct", "distinct_records", "MAX_SHARE", "MIN_ENTRIES", "MIN_ROWS", "SAMPLE_COLUMNS", "SAMPLE_ROWS"]
+
+SAMPLE_ROWS = 1024  # evenly spaced rows whose records decide whether the full grouping is attempted, read ...
+SAMPLE_COLUMNS = 64  # ... in their first this many columns only (rows equal in all are equal in these)
+MAX_SHARE = 0.25  # grouped only where the distinct records are at most this share (of the sample, then of all)
+MIN_ROWS = 4 * SAMPLE_ROWS  # below this many rows, or ...
+MIN_ENTRIES = 1_000_000  # ... this many entries n d (8 MB), a solve is too short for the sample to pay
+_KEY_ANGLE = np.pi * (3 - np.sqrt(5))  # r_j = cos(j times the golden angle): a fixed vector of varied entries
+_COMPARE_ENTRIES = 1 << 18  # entries compared at a time (a block of rows and its groups' first rows)
+
+
+@dataclass(frozen=True)
+class Distinct:
+    """The distinct records of (X, y): ``first`` the index of each group's first row (ascending), ``weights``
+    each group's sum of record weights (its count without them), ``groups`` the group of every row."""
+
+    first: np.ndarray
+    weights: np.ndarray
+    groups: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.first.size)
+
+
+@functools.lru_cache(maxsize=8)
+def _key_vector(dim: int) -> np.ndarray:
+    """The fixed vector r of the keys, r_j = cos((j + 1) g) with g the golden angle (no random draw: it is public and
+    shapes no release), read-only."""
+    r = np.cos(np.arange(1, dim + 1) * _KEY_ANGLE)
+    r.flags.writeable = False
+    return r
+
+
+def _keys(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The keys x_i . r + i y_i of the rows (complex: numpy sorts them by x_i . r, then by y_i), r fixed."""
+    return (X @ _key_vector(X.shape[1])) + 1j * np.asarray(y, dtype=float)
+
+
+def distinct_records(X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> Distinct | None:
+    """The groups of equal (row, label) records of a dense X when at most ``MAX_SHARE`` of its records are
+    distinct, else None (also for fewer than ``MIN_ROWS`` rows, or when two different rows share a key).
+
+    Reads a sample of ``SAMPLE_ROWS`` rows first; only where it shows repeats, X once for the keys and once
+    more to compare every row with its group's first row (by blocks of rows). X and y are never written."""
+    n = X.shape[0]
+    if n < MIN_ROWS or X.ndim != 2 or n * X.shape[1] < MIN_ENTRIES:
+        return None
+    sample = np.arange(SAMPLE_ROWS) * (n - 1) // (SAMPLE_ROWS - 1)  # evenly spaced, the first and last rows
+    keys = np.sort(_keys(X[sample, :SAMPLE_COLUMNS], y[sample]))
+    if 1 + np.count_nonzero(keys[1:] != keys[:-1]) > MAX_SHARE * SAMPLE_ROWS:
+        return None
+    keys = _keys(X, y)
+    order = np.argsort(keys, kind="stable")  # equal keys keep their rows' order: a run's first entry is its first row
+    ordered = keys[order]
+    new = np.empty(n, dtype=bool)  # where a run of equal keys starts, in sorted order
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    count = int(np.count_nonzero(new))
+    if count > MAX_SHARE * n:
+        return None
+    heads = order[new]  # each run's first row
+    rank = np.argsort(heads)  # the groups numbered by their first row
+    renumber = np.empty(count, dtype=np.intp)
+    renumber[rank] = np.arange(count)
+    groups = np.empty(n, dtype=np.intp)
+    groups[order] = renumber[np.cumsum(new) - 1]
+    first = heads[rank]
+    if not _equal_to_first(X, y, first, groups):
+        return None
+    return Distinct(first, np.bincount(groups, weights=weights, minlength=first.size).astype(float), groups)
+
+
+def _equal_to_first(X: np.ndarray, y: np.ndarray, first: np.ndarray, groups: np.ndarray) -> bool:
+    """Whether every row and label equal those of its group's first row, entry by entry (a key collision
+    otherwise; NaN never reaches here: the input checks refused it)."""
+    if not np.array_equal(y, y[first[groups]]):
+        return False
+    step = max(1, _COMPARE_ENTRIES // X.shape[1])
+    return all(np.array_equal(X[a:a + step], X[first[groups[a:a + step]]]) for a in range(0, X.shape[0], step))

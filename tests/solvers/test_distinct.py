@@ -1,0 +1,130 @@
+"""Repeated records are solved once (:mod:`dpcvx.solvers.distinct`): Newton on all rows starts from the minimiser
+over the distinct (row, label) records, each weighted by its count, and certifies the release on all rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcvx import PrivateERM, losses
+from dpcvx.solvers import choice, distinct
+from dpcvx.solvers.distinct import distinct_records
+
+
+def coded_rows(n: int, d: int, seed: int, records: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    """``records`` distinct rows in the unit ball, each repeated about n / ``records`` times with labels drawn from a
+    logistic model of the row (most rows repeat with both labels): a table of a few coded columns."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(records, d))
+    base /= np.linalg.norm(base, axis=1)[:, None] * 1.01
+    X = base[rng.integers(0, records, n)]
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * X @ rng.normal(size=d))), 1.0, -1.0)
+    return X, y
+
+
+def test_groups_are_the_equal_records():
+    X, y = coded_rows(6000, 200, 0)
+    found = distinct_records(X, y)
+    assert found is not None
+    np.testing.assert_array_equal(X[found.first][found.groups], X)
+    np.testing.assert_array_equal(y[found.first][found.groups], y)
+    pairs = {(row.tobytes(), label) for row, label in zip(X, y, strict=True)}
+    assert found.count == len(pairs)  # one group per distinct (row, label): a row with both labels is two
+    assert np.all(np.diff(found.first) > 0) and found.first[0] == 0
+    np.testing.assert_array_equal(found.weights, np.bincount(found.groups))
+
+
+def test_group_weights_sum_the_record_weights():
+    X, y = coded_rows(6000, 200, 1)
+    s = np.random.default_rng(2).uniform(0.0, 2.0, X.shape[0])
+    found = distinct_records(X, y, s)
+    assert found is not None
+    np.testing.assert_allclose(found.weights, [s[found.groups == g].sum() for g in range(found.count)], rtol=1e-12)
+
+
+def test_regression_targets_split_groups():
+    X, _ = coded_rows(6000, 200, 3)
+    targets = np.round(0.4 * np.random.default_rng(4).normal(size=X.shape[0]))  # -1, 0 or 1
+    found = distinct_records(X, targets)
+    assert found is not None
+    assert found.count == len({(row.tobytes(), t) for row, t in zip(X, targets, strict=True)})
+
+
+def test_no_groups_without_repeats_or_below_the_sizes(rows_in_ball):
+    X, y = rows_in_ball(20_000, 100, 0)
+    assert distinct_records(X, y) is None  # continuous rows: the sample shows no repeats
+    X, y = coded_rows(distinct.MIN_ROWS - 1, 300, 0)
+    assert distinct_records(X, y) is None  # too few rows
+    X, y = coded_rows(distinct.MIN_ROWS * 4, 20, 0)
+    assert X.size < distinct.MIN_ENTRIES and distinct_records(X, y) is None  # too few entries
+
+
+def test_many_distinct_records_are_not_grouped():
+    """Half the records distinct: more than MAX_SHARE, so the solve reads all rows as before."""
+    X, y = coded_rows(8000, 200, 5, records=4000)
+    assert distinct_records(X, y) is None
+
+
+def test_a_key_collision_leaves_the_rows_ungrouped(monkeypatch):
+    """With r = 0 every row of a label shares a key: the comparison with the group's first row finds that they
+    differ, and nothing is grouped (a grouping by keys alone would merge different rows)."""
+    X, y = coded_rows(6000, 200, 6)
+    monkeypatch.setattr(distinct, "_key_vector", lambda dim: np.zeros(dim))
+    assert distinct_records(X, y) is None
+
+
+def test_inputs_are_not_written():
+    X, y = coded_rows(6000, 200, 7)
+    X.flags.writeable = False
+    y.flags.writeable = False
+    assert distinct_records(X, y) is not None
+
+
+@pytest.fixture
+def solves(monkeypatch):
+    """Each Newton solve of a fit as (rows of its objective, iterations, status): patched into the solver choice."""
+    calls: list[tuple[int, int, str]] = []
+    original = choice.newton
+
+    def recorded(objective, **options):
+        w, info = original(objective, **options)
+        calls.append((objective.n, info.iterations, info.status))
+        return w, info
+
+    monkeypatch.setattr(choice, "newton", recorded)
+    return calls
+
+
+@pytest.mark.parametrize("n, d, options", [
+    (6000, 500, {}),  # every direction by CG
+    (8000, 150, {}),  # row blocks, Cholesky directions
+    (8000, 150, {"fit_intercept": True}),
+])
+def test_all_rows_certify_the_start_from_the_distinct_records(n, d, options, solves, monkeypatch):
+    X, y = coded_rows(n, d, 8)
+    learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0, **options)
+    model = learner.fit(X, y, epsilon=1.0, random_state=3)
+    info = learner.diagnostics_
+    assert info.converged and "distinct records" in info.status
+    (grouped_rows, _, grouped_status), (rows, iterations, status) = solves
+    assert grouped_rows < n / 50 and rows == n and status == "converged"
+    # the grouped minimiser is that of the same F: the check on all rows passes at once (a grouping with the wrong
+    # weights, counts of 1 say, would leave Newton on all rows a full solve of its own)
+    assert iterations == 1, solves
+    # the same release as the solve on all rows alone, up to the solver's tolerance
+    solves.clear()
+    monkeypatch.setattr(choice, "distinct_records", lambda *args: None)
+    alone = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0, **options).fit(X, y, epsilon=1.0, random_state=3)
+    assert [rows for rows, _, _ in solves] == [n]
+    np.testing.assert_allclose(model.coef_, alone.coef_, atol=1e-6)
+    np.testing.assert_allclose(model.intercept_, alone.intercept_, atol=1e-6)
+
+
+def test_weighted_records_are_grouped_with_their_weights(solves):
+    X, y = coded_rows(6000, 200, 9)
+    s = np.random.default_rng(10).uniform(0.5, 1.0, X.shape[0])
+    learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0, sample_weight_bound=1.0)
+    learner.fit(X, y, epsilon=1.0, random_state=3, sample_weight=s)
+    assert learner.diagnostics_.converged
+    (grouped_rows, _, _), (rows, iterations, _) = solves
+    assert grouped_rows < X.shape[0] / 20 and rows == X.shape[0] and iterations == 1, solves
