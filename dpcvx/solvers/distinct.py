@@ -70,8 +70,12 @@ def distinct_records(X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = 
     """The groups of equal (row, label) records of a dense X when at most ``MAX_SHARE`` of its records are
     distinct, else None (also for fewer than ``MIN_ROWS`` rows, or when two different rows share a key).
 
-    Reads a sample of ``SAMPLE_ROWS`` rows first; only where it shows repeats, X once for the keys and once
-    more to compare every row with its group's first row (by blocks of rows). X and y are never written."""
+    Reads a sample of ``SAMPLE_ROWS`` rows first (their first ``SAMPLE_COLUMNS`` columns). Only where it shows
+    repeats: X once for the keys, each looked up among the sample's by binary search (where few records are
+    distinct most rows are one of the sample's; the rows of records it did not hold are sorted apart, and more than
+    ``MAX_SHARE`` of them end the grouping), and once more to compare every row with its group's first row (by
+    blocks of rows). At 1,000,000 x 20 with 100 distinct rows, 0.13 s in all (one thread, a one-off timing); where
+    the sample shows no repeats, under 0.1 ms. X and y are never written."""
     n = X.shape[0]
     if n < MIN_ROWS or X.ndim != 2 or n * X.shape[1] < MIN_ENTRIES:
         return None
@@ -80,21 +84,25 @@ def distinct_records(X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = 
     if 1 + np.count_nonzero(keys[1:] != keys[:-1]) > MAX_SHARE * SAMPLE_ROWS:
         return None
     keys = _keys(X, y)
-    order = np.argsort(keys, kind="stable")  # equal keys keep their rows' order: a run's first entry is its first row
-    ordered = keys[order]
-    new = np.empty(n, dtype=bool)  # where a run of equal keys starts, in sorted order
-    new[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    count = int(np.count_nonzero(new))
+    known = np.unique(keys[sample])  # the sample's records, sorted: most rows are one of them where few are distinct
+    groups = np.minimum(np.searchsorted(known, keys), known.size - 1)
+    missed = np.flatnonzero(known[groups] != keys)
+    count = known.size
+    if missed.size > MAX_SHARE * n:  # the sample was no guide: too many rows of records it did not hold
+        return None
+    if missed.size:  # records the sample did not hold: grouped by a sort of their keys alone
+        others, inverse = np.unique(keys[missed], return_inverse=True)
+        groups[missed] = known.size + inverse
+        count += others.size
     if count > MAX_SHARE * n:
         return None
-    heads = order[new]  # each run's first row
-    rank = np.argsort(heads)  # the groups numbered by their first row
+    first = np.full(count, n, dtype=np.intp)
+    np.minimum.at(first, groups, np.arange(n))  # each group's first row
+    rank = np.argsort(first)  # the groups renumbered by their first row
     renumber = np.empty(count, dtype=np.intp)
     renumber[rank] = np.arange(count)
-    groups = np.empty(n, dtype=np.intp)
-    groups[order] = renumber[np.cumsum(new) - 1]
-    first = heads[rank]
+    groups = renumber[groups]
+    first = first[rank]
     if not _equal_to_first(X, y, first, groups):
         return None
     return Distinct(first, np.bincount(groups, weights=weights, minlength=first.size).astype(float), groups)

@@ -34,6 +34,20 @@ def test_groups_are_the_equal_records():
     np.testing.assert_array_equal(found.weights, np.bincount(found.groups))
 
 
+def test_records_the_sample_missed_are_grouped_too():
+    """Rare records on rows the sample does not read: grouped by the sort of the keys the sample did not hold."""
+    X, y = coded_rows(6000, 200, 11)
+    sample = np.arange(distinct.SAMPLE_ROWS) * (X.shape[0] - 1) // (distinct.SAMPLE_ROWS - 1)
+    rare = np.setdiff1d(np.arange(X.shape[0]), sample)[::40][:90]  # 30 new rows, three times each
+    X[rare] = coded_rows(90, 200, 12, records=30)[0][np.repeat(np.arange(30), 3)]
+    y[rare] = 1.0
+    found = distinct_records(X, y)
+    assert found is not None
+    np.testing.assert_array_equal(X[found.first][found.groups], X)
+    np.testing.assert_array_equal(y[found.first][found.groups], y)
+    assert found.count == len({(row.tobytes(), label) for row, label in zip(X, y, strict=True)})
+
+
 def test_group_weights_sum_the_record_weights():
     X, y = coded_rows(6000, 200, 1)
     s = np.random.default_rng(2).uniform(0.0, 2.0, X.shape[0])
