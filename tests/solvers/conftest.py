@@ -28,6 +28,24 @@ def rows_in_ball() -> Data:
     return unit_ball_rows
 
 
+def repeated_rows(n: int, d: int, seed: int, distinct: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct`` Gaussian rows in the unit ball, each repeated about n / distinct times, labels drawn from a
+    logistic model of each row (so most rows repeat with both labels): a table of a few coded columns, and where
+    Newton's steps overshoot."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(distinct, d))
+    base /= np.linalg.norm(base, axis=1)[:, None] * 1.01
+    X = base[rng.integers(0, distinct, n)]
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * X @ rng.normal(size=d))), 1.0, -1.0)
+    return X, y
+
+
+@pytest.fixture
+def rows_repeated() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
+    """``repeated_rows(n, d, seed, distinct=100)``."""
+    return repeated_rows
+
+
 @pytest.fixture
 def count_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[type, str], list[int]]:
     """``count_calls(owner, name)``: ``owner.name`` patched (for the test) to record each call, a list that grows

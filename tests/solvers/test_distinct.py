@@ -11,19 +11,8 @@ from dpcvx.solvers import choice, distinct
 from dpcvx.solvers.distinct import distinct_records
 
 
-def coded_rows(n: int, d: int, seed: int, records: int = 60) -> tuple[np.ndarray, np.ndarray]:
-    """``records`` distinct rows in the unit ball, each repeated about n / ``records`` times with labels drawn from a
-    logistic model of the row (most rows repeat with both labels): a table of a few coded columns."""
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(records, d))
-    base /= np.linalg.norm(base, axis=1)[:, None] * 1.01
-    X = base[rng.integers(0, records, n)]
-    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * X @ rng.normal(size=d))), 1.0, -1.0)
-    return X, y
-
-
-def test_groups_are_the_equal_records():
-    X, y = coded_rows(6000, 200, 0)
+def test_groups_are_the_equal_records(rows_repeated):
+    X, y = rows_repeated(6000, 200, 0, distinct=60)
     found = distinct_records(X, y)
     assert found is not None
     np.testing.assert_array_equal(X[found.first][found.groups], X)
@@ -34,12 +23,12 @@ def test_groups_are_the_equal_records():
     np.testing.assert_array_equal(found.weights, np.bincount(found.groups))
 
 
-def test_records_the_sample_missed_are_grouped_too():
+def test_records_the_sample_missed_are_grouped_too(rows_repeated):
     """Rare records on rows the sample does not read: grouped by the sort of the keys the sample did not hold."""
-    X, y = coded_rows(6000, 200, 11)
+    X, y = rows_repeated(6000, 200, 11, distinct=60)
     sample = np.arange(distinct.SAMPLE_ROWS) * (X.shape[0] - 1) // (distinct.SAMPLE_ROWS - 1)
     rare = np.setdiff1d(np.arange(X.shape[0]), sample)[::40][:90]  # 30 new rows, three times each
-    X[rare] = coded_rows(90, 200, 12, records=30)[0][np.repeat(np.arange(30), 3)]
+    X[rare] = rows_repeated(90, 200, 12, distinct=30)[0][np.repeat(np.arange(30), 3)]
     y[rare] = 1.0
     found = distinct_records(X, y)
     assert found is not None
@@ -48,47 +37,47 @@ def test_records_the_sample_missed_are_grouped_too():
     assert found.count == len({(row.tobytes(), label) for row, label in zip(X, y, strict=True)})
 
 
-def test_group_weights_sum_the_record_weights():
-    X, y = coded_rows(6000, 200, 1)
+def test_group_weights_sum_the_record_weights(rows_repeated):
+    X, y = rows_repeated(6000, 200, 1, distinct=60)
     s = np.random.default_rng(2).uniform(0.0, 2.0, X.shape[0])
     found = distinct_records(X, y, s)
     assert found is not None
     np.testing.assert_allclose(found.weights, [s[found.groups == g].sum() for g in range(found.count)], rtol=1e-12)
 
 
-def test_regression_targets_split_groups():
-    X, _ = coded_rows(6000, 200, 3)
+def test_regression_targets_split_groups(rows_repeated):
+    X, _ = rows_repeated(6000, 200, 3, distinct=60)
     targets = np.round(0.4 * np.random.default_rng(4).normal(size=X.shape[0]))  # -1, 0 or 1
     found = distinct_records(X, targets)
     assert found is not None
     assert found.count == len({(row.tobytes(), t) for row, t in zip(X, targets, strict=True)})
 
 
-def test_no_groups_without_repeats_or_below_the_sizes(rows_in_ball):
+def test_no_groups_without_repeats_or_below_the_sizes(rows_in_ball, rows_repeated):
     X, y = rows_in_ball(20_000, 100, 0)
     assert distinct_records(X, y) is None  # continuous rows: the sample shows no repeats
-    X, y = coded_rows(distinct.MIN_ROWS - 1, 300, 0)
+    X, y = rows_repeated(distinct.MIN_ROWS - 1, 300, 0, distinct=60)
     assert distinct_records(X, y) is None  # too few rows
-    X, y = coded_rows(distinct.MIN_ROWS * 4, 20, 0)
+    X, y = rows_repeated(distinct.MIN_ROWS * 4, 20, 0, distinct=60)
     assert X.size < distinct.MIN_ENTRIES and distinct_records(X, y) is None  # too few entries
 
 
-def test_many_distinct_records_are_not_grouped():
+def test_many_distinct_records_are_not_grouped(rows_repeated):
     """Half the records distinct: more than MAX_SHARE, so the solve reads all rows as before."""
-    X, y = coded_rows(8000, 200, 5, records=4000)
+    X, y = rows_repeated(8000, 200, 5, distinct=4000)
     assert distinct_records(X, y) is None
 
 
-def test_a_key_collision_leaves_the_rows_ungrouped(monkeypatch):
+def test_a_key_collision_leaves_the_rows_ungrouped(monkeypatch, rows_repeated):
     """With r = 0 every row of a label shares a key: the comparison with the group's first row finds that they
     differ, and nothing is grouped (a grouping by keys alone would merge different rows)."""
-    X, y = coded_rows(6000, 200, 6)
+    X, y = rows_repeated(6000, 200, 6, distinct=60)
     monkeypatch.setattr(distinct, "_key_vector", lambda dim: np.zeros(dim))
     assert distinct_records(X, y) is None
 
 
-def test_inputs_are_not_written():
-    X, y = coded_rows(6000, 200, 7)
+def test_inputs_are_not_written(rows_repeated):
+    X, y = rows_repeated(6000, 200, 7, distinct=60)
     X.flags.writeable = False
     y.flags.writeable = False
     assert distinct_records(X, y) is not None
@@ -114,8 +103,8 @@ def solves(monkeypatch):
     (8000, 150, {}),  # row blocks, Cholesky directions
     (8000, 150, {"fit_intercept": True}),
 ])
-def test_all_rows_certify_the_start_from_the_distinct_records(n, d, options, solves, monkeypatch):
-    X, y = coded_rows(n, d, 8)
+def test_all_rows_certify_the_start_from_the_distinct_records(n, d, options, solves, monkeypatch, rows_repeated):
+    X, y = rows_repeated(n, d, 8, distinct=60)
     learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0, **options)
     model = learner.fit(X, y, epsilon=1.0, random_state=3)
     info = learner.diagnostics_
@@ -134,8 +123,8 @@ def test_all_rows_certify_the_start_from_the_distinct_records(n, d, options, sol
     np.testing.assert_allclose(model.intercept_, alone.intercept_, atol=1e-6)
 
 
-def test_weighted_records_are_grouped_with_their_weights(solves):
-    X, y = coded_rows(6000, 200, 9)
+def test_weighted_records_are_grouped_with_their_weights(solves, rows_repeated):
+    X, y = rows_repeated(6000, 200, 9, distinct=60)
     s = np.random.default_rng(10).uniform(0.5, 1.0, X.shape[0])
     learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0, sample_weight_bound=1.0)
     learner.fit(X, y, epsilon=1.0, random_state=3, sample_weight=s)

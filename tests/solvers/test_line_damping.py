@@ -9,25 +9,14 @@ import pytest
 from dpcvx.solvers import linear
 
 
-def repeated_rows(n: int, d: int, seed: int, distinct: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    """``distinct`` Gaussian rows in the unit ball, each repeated about n / distinct times, labels drawn from a
-    logistic model of each row (so most rows repeat with both labels): where Newton's steps overshoot."""
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(distinct, d))
-    base /= np.linalg.norm(base, axis=1)[:, None] * 1.01
-    X = base[rng.integers(0, distinct, n)]
-    y = np.where(rng.random(n) < 1 / (1 + np.exp(-3 * X @ rng.normal(size=d))), 1.0, -1.0)
-    return X, y
-
-
 def _halving(monkeypatch: pytest.MonkeyPatch) -> None:
     """The second trial at half the step, as before."""
     monkeypatch.setattr(linear, "_line_damping", lambda *args: 0.5)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_damped_steps_start_at_the_line_minimum(seed, fits_with_and_without):
-    X, y = repeated_rows(4000, 500, seed)
+def test_damped_steps_start_at_the_line_minimum(seed, fits_with_and_without, rows_repeated):
+    X, y = rows_repeated(4000, 500, seed)
     fits = fits_with_and_without(X, y, _halving, 3, lam=1e-4)
     (products, iterations, weights), (products0, iterations0, weights0) = fits[True], fits[False]
     # both are certified stops of the same objective with the same noise: the same release up to the solver's gamma
