@@ -7,7 +7,8 @@
   after CVXPY's solve with ``solver="cvxpy"``;
 * a user's solver (a callable): its point is checked against gamma and covered, never polished;
 * a translated C^1 loss with a quadratic regularizer: damped Newton (:mod:`.linear`) unless
-  ``solver="cvxpy"``; otherwise CVXPY's conic solve, polished by Newton when it stops early.
+  ``solver="cvxpy"``, on a dense X whose records repeat from the minimiser over its distinct records
+  (:mod:`.distinct`); otherwise CVXPY's conic solve, polished by Newton when it stops early.
 
 Every refusal (:meth:`SolverChoice.check`) depends on public settings and the verified problem
 only, and runs before the accountant is charged.
@@ -99,7 +100,9 @@ class SolverChoice:
         release noise's move, drawn before the solve) is a vector u whose margins y_i x_i . u Newton's first
         pass over row blocks, its first Hessian product by blocks of a dense X, or its first product with a sparse
         X also computes (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths (the
-        conic solve, a user's solver, proximal Newton) leave them to that check.
+        conic solve, a user's solver, proximal Newton) leave them to that check. On Newton's path a dense X whose
+        records repeat (:func:`~dpcvx.solvers.distinct.distinct_records`) is first solved on its distinct records,
+        and Newton on all rows starts there (docs/theory.md, section 7).
         """
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
@@ -133,9 +136,10 @@ class SolverChoice:
             )
         if objective is not None and self.solver in ("auto", "fast"):
             distinct = distinct_records(X, y, weights) if isinstance(X, np.ndarray) else None
-            grouped = None
-            if distinct is not None:  # Newton on all rows from the distinct records' minimiser
-                start, grouped = _distinct_start(objective, distinct, gradient_tolerance, start)
+            grouped: tuple[int, SolveInfo] | None = None  # (distinct records, their solve)
+            if distinct is not None:  # Newton on all rows from the distinct records' minimiser, to its own budget
+                start, first = _distinct_start(objective, distinct, gradient_tolerance, start)
+                grouped = (distinct.count, first)
                 steps = self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance)
             if rows is not None and isinstance(X, np.ndarray) and X.flags.c_contiguous \
                     and X.shape[1] <= DENSE_NEWTON_MAX_DIM and weights is None:
@@ -149,12 +153,12 @@ class SolverChoice:
                                                column_scale=column_scale, blocks=RowBlocks.views(X, rows),
                                                offset=offset)
             w, info = newton(objective, gradient_tolerance=gradient_tolerance, w0=start, **steps)
-            if grouped is None or distinct is None:
+            if grouped is None:
                 return w, info
-            return w, replace(info, solver=f"{grouped.solver}+{info.solver}",
-                              status=f"{grouped.status} on {distinct.count} distinct records, then on all rows: "
-                                     f"{info.status}",
-                              iterations=grouped.iterations + info.iterations, seconds=grouped.seconds + info.seconds)
+            count, first = grouped
+            return w, replace(info, solver=f"{first.solver}+{info.solver}",
+                              status=f"{first.status} on {count} distinct records, then on all rows: {info.status}",
+                              iterations=first.iterations + info.iterations, seconds=first.seconds + info.seconds)
         w, info = solve_with_cvxpy(
             problem, X, y, lam, noise, extra_reg,
             solver=self.cvxpy_solver, solver_options=self.cvxpy_options,

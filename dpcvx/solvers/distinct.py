@@ -1,7 +1,8 @@
 """Repeated records solved once: the distinct (row, label) pairs of a dense X, with their multiplicities.
 
-Tables of coded columns repeat records: KDD Cup 99's 10 % file holds 494,021 records of about 145,000
-distinct ones, and a handful of categorical columns give few distinct rows at any n. The loss part of
+Tables of coded columns repeat records: a handful of categorical columns give few distinct rows at any n
+(KDD Cup 99's 10 % file holds 494,021 records of 145,585 distinct ones, 29 %: more than is grouped here,
+``MAX_SHARE``). The loss part of
 F = sum_i s_i l(z_i) + n Lam N(w) + b^T w depends on a record only through its row and label, so records
 that agree in both are one term with weight the sum of their s_i (their count, without record weights):
 
