@@ -37,6 +37,19 @@ def test_records_the_sample_missed_are_grouped_too(rows_repeated):
     assert found.count == len({(row.tobytes(), label) for row, label in zip(X, y, strict=True)})
 
 
+def test_more_records_than_the_sample_holds_are_expected(rows_repeated):
+    """About 600 records in 20,000 rows: the sample of 1,024 holds about 490 of them, more than a quarter of its rows,
+    but Chao's estimate of the records in all and Good's of the rows outside the sample's records are small."""
+    X, y = rows_repeated(20_000, 60, 13, distinct=300)
+    sample = np.arange(distinct.SAMPLE_ROWS) * (X.shape[0] - 1) // (distinct.SAMPLE_ROWS - 1)
+    assert len({(row.tobytes(), label) for row, label in zip(X[sample], y[sample], strict=True)}) > \
+        distinct.MAX_SHARE * distinct.SAMPLE_ROWS
+    found = distinct_records(X, y)
+    assert found is not None
+    np.testing.assert_array_equal(X[found.first][found.groups], X)
+    assert found.count == len({(row.tobytes(), label) for row, label in zip(X, y, strict=True)})
+
+
 def test_group_weights_sum_the_record_weights(rows_repeated):
     X, y = rows_repeated(6000, 200, 1, distinct=60)
     s = np.random.default_rng(2).uniform(0.0, 2.0, X.shape[0])
