@@ -136,6 +136,22 @@ def test_all_rows_certify_the_start_from_the_distinct_records(n, d, options, sol
     np.testing.assert_allclose(model.intercept_, alone.intercept_, atol=1e-6)
 
 
+def test_a_regression_on_repeated_records_starts_from_them(solves, monkeypatch, rows_repeated):
+    """Huber regression: records group by row and target (here a function of the row)."""
+    loss = "huber_regression"
+    X, _ = rows_repeated(8000, 150, 14, distinct=60)
+    targets = np.clip(np.round(2 * X @ np.random.default_rng(15).normal(size=150)), -3, 3)  # per row: records repeat
+    learner = PrivateERM(loss=loss, task="regression", label_bound=3.0, lam=1e-3, data_norm=1.0)
+    model = learner.fit(X, targets, epsilon=1.0, random_state=4)
+    assert learner.diagnostics_.converged and "distinct records" in learner.diagnostics_.status
+    (grouped_rows, _, _), (rows, iterations, _) = solves
+    assert grouped_rows <= 60 and rows == X.shape[0] and iterations == 1, solves
+    monkeypatch.setattr(choice, "distinct_records", lambda *args: None)
+    alone = PrivateERM(loss=loss, task="regression", label_bound=3.0, lam=1e-3, data_norm=1.0).fit(
+        X, targets, epsilon=1.0, random_state=4)
+    np.testing.assert_allclose(model.coef_, alone.coef_, atol=1e-6)
+
+
 def test_weighted_records_are_grouped_with_their_weights(solves, rows_repeated):
     X, y = rows_repeated(6000, 200, 9, distinct=60)
     s = np.random.default_rng(10).uniform(0.5, 1.0, X.shape[0])
