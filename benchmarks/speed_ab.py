@@ -13,7 +13,9 @@ change of machine load hits both alike; each process's median ratio is recorded.
 
 A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
 ``LAM`` and ``EPSILON``. A case ``generator/n x d`` takes the family sweep's generator instead
-(:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``.
+(:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``; a case
+``coded/n x c`` a coded table, c categorical columns of 3 levels one-hot coded into a CSR
+(:func:`benchmarks.speed_sweep.coded_data`, seed 0): ``"coded/1e6x5"``.
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ CHILD = """
 import json
 import numpy as np
 from benchmarks import common, family_sweep, speed_sweep
-from benchmarks.speed_sweep import dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
+from benchmarks.speed_sweep import coded_data, dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
 case, _, options = {case!r}.partition("@")
 generator, _, shape = case.rpartition("/")
 for option in filter(None, options.split(",")):
     key, _, value = option.partition("=")
     setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
-if generator:
+if generator == "coded":
+    X, y = coded_data(*parse_shape(shape))
+elif generator:
     X, y = family_sweep.generate(generator, *parse_shape(shape), family_sweep.SEED)
 else:
     X, y = sparse_data(*parse_shape("2e5x1e5")) if case == "sparse" else dense_data(*parse_shape(case))
@@ -53,7 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speed_ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
     parser.add_argument("--cases", nargs="+", default=["3e5x500", "sparse"],
-                        help="n x d of dense cases, sparse, or generator/n x d")
+                        help="n x d of dense cases, sparse, generator/n x d, or coded/n x c (c one-hot coded "
+                             "columns of 3 levels in a CSR: speed_sweep.coded_data)")
     parser.add_argument("--processes", type=int, default=4, help="processes per tree and case")
     parser.add_argument("--fits", type=int, default=5, help="timed pairs per process")
     parser.add_argument("--tag", default="speed_ab")

@@ -109,6 +109,18 @@ def sparse_data(n: int, d: int, seed: int = 0) -> tuple[sparse.csr_matrix, np.nd
     return X, y
 
 
+def coded_data(n: int, columns: int, levels: int = 3, seed: int = 0) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """``columns`` categorical columns of ``levels`` levels each, one-hot coded into a CSR of norm-1 rows (as
+    scikit-learn's encoders give them; at most levels ** columns distinct rows), labels of a logistic model (weights
+    of scale 3): a coded table whose records repeat."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, levels, size=(n, columns)) + levels * np.arange(columns)
+    X = sparse.csr_matrix((np.full(n * columns, 1 / np.sqrt(columns)), codes.ravel(),
+                           np.arange(0, n * columns + 1, columns)), shape=(n, columns * levels))
+    y = np.where(rng.random(n) < expit(3 * (X @ rng.normal(size=columns * levels))), 1.0, -1.0)
+    return X, y
+
+
 def gradient_norm(X: Any, y: np.ndarray, w: np.ndarray, intercept: float | None = None) -> float:
     """||grad F|| of the non-private F(w) = sum_i log(1 + exp(-y_i w^T x_i)) + n lam ||w||^2 / 2; with an
     ``intercept`` b, of F(w, b) over the rows [x_i, 1] (the intercept regularised alike)."""

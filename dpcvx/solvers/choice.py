@@ -7,7 +7,7 @@
   after CVXPY's solve with ``solver="cvxpy"``;
 * a user's solver (a callable): its point is checked against gamma and covered, never polished;
 * a translated C^1 loss with a quadratic regularizer: damped Newton (:mod:`.linear`) unless
-  ``solver="cvxpy"``, on a dense X whose records repeat from the minimiser over its distinct records
+  ``solver="cvxpy"``, on an in-memory X whose records repeat from the minimiser over its distinct records
   (:mod:`.distinct`); otherwise CVXPY's conic solve, polished by Newton when it stops early.
 
 Every refusal (:meth:`SolverChoice.check`) depends on public settings and the verified problem
@@ -100,10 +100,9 @@ class SolverChoice:
         release noise's move, drawn before the solve) is a vector u whose margins y_i x_i . u Newton's first
         pass over row blocks, its first Hessian product by blocks of a dense X, or its first product with a sparse
         X also computes (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths (the
-        conic solve, a user's solver, proximal Newton) leave them to that check. On Newton's path a dense X whose
-        records repeat (:func:`~dpcvx.solvers.distinct.distinct_records`) is first solved on its distinct records,
-        and Newton on all rows starts there (docs/theory.md, section 7).
-        """
+        conic solve, a user's solver, proximal Newton) leave them to that check. On Newton's path an in-memory X
+        (dense or CSR) whose records repeat (:func:`~dpcvx.solvers.distinct.distinct_records`) is first solved on
+        its distinct records, and Newton on all rows starts there (docs/theory.md, section 7)."""
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
         rate = None if rows is None else descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
@@ -135,7 +134,7 @@ class SolverChoice:
                 "quadratic regularizer; use solver='cvxpy' (or 'auto') for this problem"
             )
         if objective is not None and self.solver in ("auto", "fast"):
-            distinct = distinct_records(X, y, weights) if isinstance(X, np.ndarray) else None
+            distinct = distinct_records(X, y, weights)  # None but for an in-memory X whose records repeat
             grouped: tuple[int, SolveInfo] | None = None  # (distinct records, their solve)
             if distinct is not None:  # Newton on all rows from the distinct records' minimiser, to its own budget
                 start, first = _distinct_start(objective, distinct, gradient_tolerance, start)

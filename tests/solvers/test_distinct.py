@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sparse
 
+from benchmarks.speed_sweep import coded_data, sparse_data
 from dpcvx import PrivateERM, losses
 from dpcvx.solvers import choice, distinct
 from dpcvx.solvers.distinct import distinct_records
@@ -160,3 +162,49 @@ def test_weighted_records_are_grouped_with_their_weights(solves, rows_repeated):
     assert learner.diagnostics_.converged
     (grouped_rows, _, _), (rows, iterations, _) = solves
     assert grouped_rows < X.shape[0] / 20 and rows == X.shape[0] and iterations == 1, solves
+
+
+def test_csr_records_are_grouped():
+    X, y = coded_data(100_000, 5, seed=16)
+    found = distinct_records(X, y)
+    assert found is not None
+    dense = X.toarray()
+    np.testing.assert_array_equal(dense[found.first][found.groups], dense)
+    np.testing.assert_array_equal(y[found.first][found.groups], y)
+    assert found.count == len({(row.tobytes(), label) for row, label in zip(dense, y, strict=True)})
+
+
+def test_csr_rows_stored_in_another_order_are_still_compared_by_value():
+    """Each row's entries reversed on every other row: equal rows may get different keys (their sums round in another
+    order) and so different groups, but every group holds equal rows only."""
+    X, y = coded_data(100_000, 5, seed=17)
+    indices, data = X.indices.reshape(-1, 5).copy(), X.data.reshape(-1, 5).copy()
+    indices[::2], data[::2] = indices[::2, ::-1], data[::2, ::-1]
+    shuffled = sparse.csr_matrix((data.ravel(), indices.ravel(), X.indptr), shape=X.shape)
+    assert not shuffled.has_sorted_indices
+    found = distinct_records(shuffled, y)
+    assert found is not None
+    np.testing.assert_array_equal(X[found.first][found.groups].toarray(), X.toarray())
+
+
+def test_a_csr_key_collision_leaves_the_rows_ungrouped(monkeypatch):
+    X, y = coded_data(100_000, 5, seed=18)
+    monkeypatch.setattr(distinct, "_key_vector", lambda dim: np.zeros(dim))
+    assert distinct_records(X, y) is None
+
+
+def test_the_sweeps_sparse_rows_are_not_grouped():
+    X, y = sparse_data(20_000, 10_000)
+    assert distinct_records(X, y) is None
+
+
+def test_a_csr_fit_starts_from_its_distinct_records(solves, monkeypatch):
+    X, y = coded_data(100_000, 5, seed=19)
+    learner = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0)
+    model = learner.fit(X, y, epsilon=1.0, random_state=5)
+    assert learner.diagnostics_.converged and "distinct records" in learner.diagnostics_.status
+    (grouped_rows, _, _), (rows, iterations, _) = solves
+    assert grouped_rows <= 2 * 3 ** 5 and rows == X.shape[0] and iterations == 1, solves
+    monkeypatch.setattr(choice, "distinct_records", lambda *args: None)
+    alone = PrivateERM(losses.logistic(), lam=1e-4, data_norm=1.0).fit(X, y, epsilon=1.0, random_state=5)
+    np.testing.assert_allclose(model.coef_, alone.coef_, atol=1e-6)
