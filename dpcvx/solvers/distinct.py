@@ -14,7 +14,8 @@ warm start of Newton on all n rows, whose own stopping test on fresh margins (an
 that start) certifies the release as on any other path: the grouping shapes only where Newton starts.
 
 Finding the groups costs a read or two of X, so it is attempted only where an evenly spaced sample of
-``SAMPLE_ROWS`` rows already predicts few distinct records (:func:`_repeats_expected`). Rows are
+``SAMPLE_ROWS`` rows (or a wider one, where those repeat) already predicts few distinct records
+(:func:`_repeats_expected`). Rows are
 grouped by a key, X r for a fixed vector r with the label, and every row is then compared entry by entry
 with its group's first row: a key shared by two different rows (a collision) leaves the data ungrouped,
 and two equal rows whose keys differ are only two groups. Nothing here enters a release: the grouping, its
@@ -30,10 +31,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
-__all__ = ["Distinct", "distinct_records", "MAX_SHARE", "MIN_ENTRIES", "MIN_ROWS", "SAMPLE_COLUMNS", "SAMPLE_ROWS"]
+__all__ = ["Distinct", "distinct_records", "MAX_SHARE", "MIN_ENTRIES", "MIN_ROWS", "REPEATS", "SAMPLE_COLUMNS",
+           "SAMPLE_ROWS", "WIDE_SAMPLE_ROWS"]
 
 SAMPLE_ROWS = 1024  # evenly spaced rows whose records decide whether the full grouping is attempted, read ...
-SAMPLE_COLUMNS = 64  # ... in their first this many columns only (rows equal in all are equal in these)
+SAMPLE_COLUMNS = 64  # ... in their first this many columns only (rows equal in all are equal in these); and ...
+WIDE_SAMPLE_ROWS = 16 * SAMPLE_ROWS  # ... this many where those show repeats but predict too many records
+REPEATS = 0.1  # a sample shows repeats when at least this share of its rows repeat one of its others
 MAX_SHARE = 0.25  # grouped only where the distinct records are at most this share of all (expected, then found)
 MIN_ROWS = 4 * SAMPLE_ROWS  # below this many rows, or ...
 MIN_ENTRIES = 1_000_000  # ... this many entries n d (8 MB), a solve is too short for the sample to pay
@@ -86,14 +90,31 @@ def _repeats_expected(keys: np.ndarray, n: int) -> bool:
     return once <= MAX_SHARE * keys.size and records <= MAX_SHARE * n
 
 
+def _expecting_repeats(X: Any, y: np.ndarray, csr: bool) -> np.ndarray | None:
+    """The evenly spaced rows (the first and last among them) of the first sample, of ``SAMPLE_ROWS`` rows then of
+    ``WIDE_SAMPLE_ROWS`` (at most n), whose records predict few distinct records in all (:func:`_repeats_expected`),
+    else None. The wider sample is read only where the first shows repeats (``REPEATS``) but too many records for
+    its size: a table of some thousands of records (six to eight categorical columns) over many rows. A dense X's
+    rows are read in their first ``SAMPLE_COLUMNS`` columns, a CSR's whole (its first columns may hold nothing)."""
+    n = X.shape[0]
+    for size in (SAMPLE_ROWS, min(WIDE_SAMPLE_ROWS, n)):
+        sample = np.arange(size) * (n - 1) // (size - 1)
+        keys = np.sort(_keys(X[sample] if csr else X[sample, :SAMPLE_COLUMNS], y[sample]))
+        if _repeats_expected(keys, n):
+            return sample
+        if np.count_nonzero(keys[1:] == keys[:-1]) < REPEATS * size or size == n:
+            return None
+    return None
+
+
 def distinct_records(X: Any, y: np.ndarray, weights: np.ndarray | None = None) -> Distinct | None:
     """The groups of equal (row, label) records of an in-memory X (a dense array or a CSR matrix) when at most
     ``MAX_SHARE`` of its records are distinct, else None (also for fewer than ``MIN_ROWS`` rows or ``MIN_ENTRIES``
     entries n d, for any other X, or when two different rows share a key).
 
-    Reads a sample of ``SAMPLE_ROWS`` rows first (a dense X's in their first ``SAMPLE_COLUMNS`` columns, a CSR's
-    whole: a sparse row holds only its entries, and its first columns may hold none). Only where it predicts
-    few distinct records (:func:`_repeats_expected`): X once for the keys, each looked up among the sample's by
+    Reads a sample first (:func:`_expecting_repeats`: ``SAMPLE_ROWS`` rows, then ``WIDE_SAMPLE_ROWS`` where those
+    repeat but predict too many records). Only where it predicts few distinct records (:func:`_repeats_expected`):
+    X once for the keys, each looked up among the sample's by
     binary search (where few records are distinct most rows are one of the sample's; the rows of records it did not
     hold are sorted apart, and more than ``MAX_SHARE`` of them end the grouping), and once more to compare every row
     with its group's first row (by blocks of rows). At 1,000,000 x 20 with 100 distinct rows, 0.13 s in all (one
@@ -104,8 +125,8 @@ def distinct_records(X: Any, y: np.ndarray, weights: np.ndarray | None = None) -
     n = X.shape[0]
     if n < MIN_ROWS or n * X.shape[1] < MIN_ENTRIES:
         return None
-    sample = np.arange(SAMPLE_ROWS) * (n - 1) // (SAMPLE_ROWS - 1)  # evenly spaced, the first and last rows
-    if not _repeats_expected(np.sort(_keys(X[sample] if csr else X[sample, :SAMPLE_COLUMNS], y[sample])), n):
+    sample = _expecting_repeats(X, y, csr)
+    if sample is None:
         return None
     keys = _keys(X, y)
     known = np.unique(keys[sample])  # the sample's records, sorted: most rows are one of them where few are distinct

@@ -193,6 +193,19 @@ def test_a_csr_key_collision_leaves_the_rows_ungrouped(monkeypatch):
     assert distinct_records(X, y) is None
 
 
+def test_a_wider_sample_reaches_some_thousand_records():
+    """Six coded columns (729 rows, about 1,400 records) over 200,000 rows: the first sample of 1,024 repeats rows but
+    predicts too many outside its records; the wider one predicts few, and the records are grouped."""
+    X, y = coded_data(200_000, 6, seed=20)
+    first = np.arange(distinct.SAMPLE_ROWS) * (X.shape[0] - 1) // (distinct.SAMPLE_ROWS - 1)
+    assert not distinct._repeats_expected(np.sort(distinct._keys(X[first], y[first])), X.shape[0])
+    found = distinct_records(X, y)
+    assert found is not None
+    dense = X.toarray()
+    np.testing.assert_array_equal(dense[found.first][found.groups], dense)
+    assert found.count == len({(row.tobytes(), label) for row, label in zip(dense, y, strict=True)})
+
+
 def test_the_sweeps_sparse_rows_are_not_grouped():
     X, y = sparse_data(20_000, 10_000)
     assert distinct_records(X, y) is None
