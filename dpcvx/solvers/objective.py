@@ -153,9 +153,9 @@ def _sparse_gram(X: sparse.csr_matrix, curvature: np.ndarray) -> np.ndarray:
     """X^T diag(curvature) X of a CSR: where X is narrow against its entries a row (d at most ``SPARSE_GRAM_WIDTH``
     times nnz / n; one-hot codes of a few categorical columns), by dense row blocks of about ``SPARSE_GRAM_ENTRIES``
     entries, each scaled by sqrt(curvature) and added by dsyrk (:func:`_gram_upper`), then made whole; else scipy's
-    sparse product. On a 200,000 x 24 CSR of eight one-hot columns, scipy's product cost
-    about 26 ms a Hessian (a one-off profile, three sparse conversions and two products), most of the fit; the
-    blocks, n d^2 multiply-adds in BLAS, a fraction of that."""
+    sparse product. On a 200,000 x 24 CSR of eight one-hot columns, scipy's product (sparse conversions and two
+    products) took 79 ms a Hessian and the blocks 19 ms (least of 7, one thread, the machine shared with another
+    job): the Hessians were most of that fit."""
     n, d = X.shape
     if d > SPARSE_GRAM_WIDTH * X.nnz / max(n, 1):
         return np.asarray((X.T @ sparse.diags(curvature) @ X).todense())
