@@ -57,12 +57,10 @@ def _distinct_start(objective: PerturbedObjective, distinct: Distinct, gradient_
     that the check on all rows, whose sums round otherwise, passes at once; ``start`` where it is not finite.
     Unguarded and to ``DEFAULT_MAX_ITER`` iterations: only the start depends on it, and the solve on all rows
     from it keeps its own proved budget."""
-    rows, k = objective.n, distinct.count
-    grouped = PerturbedObjective(objective.X[distinct.first], objective.y[distinct.first], objective.loss,
-                                 objective.regularizer, objective.lam * rows / k, objective.noise,
-                                 objective.extra_reg * rows / k, objective.regression,
-                                 curvature_bound=objective.curvature_bound, weights=distinct.weights,
-                                 column_scale=objective.column_scale)
+    scale = objective.n / distinct.count  # k rows whose F is the n rows' F: n Lam = k (Lam n / k)
+    grouped = replace(objective, X=objective.X[distinct.first], y=objective.y[distinct.first],
+                      lam=objective.lam * scale, extra_reg=objective.extra_reg * scale, weights=distinct.weights,
+                      offset=None)  # the training-rows check's margins are those of all rows: not asked here
     w, info = newton(grouped, gradient_tolerance=DISTINCT_TOLERANCE * gradient_tolerance, w0=start,
                      max_iter=DEFAULT_MAX_ITER)
     return (w if np.all(np.isfinite(w)) else start), info
