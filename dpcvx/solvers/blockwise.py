@@ -58,6 +58,7 @@ from .objective import (
     block_hessian_product,
     block_margins,
     block_margins_and_gradient,
+    evenly_spaced,
     hessian_sample_size,
     mean_sample,
     row_product,
@@ -212,7 +213,7 @@ class BlockwiseObjective(PerturbedObjective):
         the 12 MB a default estimator's fit on a 100,000 x 200 memmap grows by)."""
         if self._kept is None:
             size = hessian_sample_size(self.n, self.dim)
-            rows = np.linspace(0, self.n - 1, size).astype(np.intp)
+            rows = evenly_spaced(self.n, size)
             blocks, kept = self._blocks(), None
             if not is_out_of_core(blocks.source):
                 kept = np.empty((size, self.dim), np.float32)

@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
+from .objective import evenly_spaced
+
 __all__ = ["Distinct", "distinct_records", "MAX_SHARE", "MIN_ENTRIES", "MIN_ROWS", "REPEATS", "SAMPLE_COLUMNS",
            "SAMPLE_ROWS", "WIDE_SAMPLE_ROWS"]
 
@@ -98,7 +100,7 @@ def _expecting_repeats(X: Any, y: np.ndarray, csr: bool) -> np.ndarray | None:
     rows are read in their first ``SAMPLE_COLUMNS`` columns, a CSR's whole (its first columns may hold nothing)."""
     n = X.shape[0]
     for size in (SAMPLE_ROWS, min(WIDE_SAMPLE_ROWS, n)):
-        sample = np.arange(size) * (n - 1) // (size - 1)
+        sample = evenly_spaced(n, size)
         keys = np.sort(_keys(X[sample] if csr else X[sample, :SAMPLE_COLUMNS], y[sample]))
         if _repeats_expected(keys, n):
             return sample

@@ -49,8 +49,9 @@ SPARSE_GRAM_WIDTH = 6  # a CSR's Hessian by dense row blocks where d is at most 
 SPARSE_GRAM_ENTRIES = 1 << 16  # ... blocks of about this many dense entries (512 KB)
 
 __all__ = ["PerturbedObjective", "Residual", "DiagonalPlusRankOne", "mean_sample", "relative_residual",
-           "hessian_sample_size", "block_hessian_product", "block_margins", "block_margins_and_gradient",
-           "transposed_product", "row_product", "EINSUM_WIDTHS", "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS"]
+           "evenly_spaced", "hessian_sample_size", "block_hessian_product", "block_margins",
+           "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS", "ROW_PRODUCT_WIDTHS",
+           "BLOCK_READ_WIDTHS"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,12 @@ def hessian_sample_size(n: int, d: int) -> int:
     if d >= WIDE_SAMPLE_MIN_DIM:
         rows = max(rows, min(WIDE_SAMPLE_PER_FEATURE * d, WIDE_SAMPLE_FLOPS * n // d))
     return min(n, rows)
+
+
+def evenly_spaced(n: int, size: int) -> np.ndarray:
+    """``size`` row indices evenly spaced over n rows, the first and the last among them (size >= 2): the Hessian
+    subsample's rows, and the samples that decide whether records repeat (:mod:`dpcvx.solvers.distinct`)."""
+    return np.linspace(0, n - 1, size).astype(np.intp)
 
 
 def zero_margins(y: np.ndarray, regression: bool) -> np.ndarray:
@@ -525,7 +532,7 @@ class PerturbedObjective:
         """(row indices, float32 rows) of the Hessian subsample: evenly spaced rows."""
         if self._sample is None:
             size = hessian_sample_size(self.n, self.dim)
-            rows = np.linspace(0, self.n - 1, size).astype(np.intp)
+            rows = evenly_spaced(self.n, size)
             sampled = self.X[rows]
             if self._dense:
                 sampled = sampled.astype(np.float32)  # in its order: a transposing cast cost 2.6 ms at 4,000 x 200
