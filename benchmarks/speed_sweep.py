@@ -121,15 +121,23 @@ def coded_data(n: int, columns: int, levels: int = 3, seed: int = 0) -> tuple[sp
     return X, y
 
 
+def value_and_gradient(X: Any, y: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
+    """(F(w), grad F(w)) of the non-private F(w) = sum_i log(1 + exp(-y_i w^T x_i)) + n lam ||w||^2 / 2: two
+    products, X w and X^T u, as scikit-learn's lbfgs objective takes them."""
+    margins = y * np.asarray(X @ w).ravel()
+    penalty = X.shape[0] * LAM
+    value = float(np.sum(np.logaddexp(0.0, -margins))) + 0.5 * penalty * float(w @ w)
+    return value, np.asarray(X.T @ (-y * expit(-margins))).ravel() + penalty * w
+
+
 def gradient_norm(X: Any, y: np.ndarray, w: np.ndarray, intercept: float | None = None) -> float:
-    """||grad F|| of the non-private F(w) = sum_i log(1 + exp(-y_i w^T x_i)) + n lam ||w||^2 / 2; with an
-    ``intercept`` b, of F(w, b) over the rows [x_i, 1] (the intercept regularised alike)."""
+    """||grad F|| of the non-private F (:func:`value_and_gradient`); with an ``intercept`` b, of F(w, b) over the
+    rows [x_i, 1] (the intercept regularised alike)."""
     if intercept is not None:
         ones = np.ones((X.shape[0], 1))
         X = sparse.hstack([X, ones], format="csr") if sparse.issparse(X) else np.hstack([X, ones])
         w = np.append(w, intercept)
-    margins = y * np.asarray(X @ w).ravel()
-    return float(np.linalg.norm(np.asarray(X.T @ (-y * expit(-margins))).ravel() + X.shape[0] * LAM * w))
+    return float(np.linalg.norm(value_and_gradient(X, y, w)[1]))
 
 
 def fit_dpcvx(X: Any, y: np.ndarray, seed: int, fit_intercept: bool = False) -> tuple[float, float, dict]:

@@ -126,3 +126,54 @@ def test_family_generators_keep_rows_in_the_ball_and_hit_their_class_balance(sha
     assert abs(np.mean(y > 0) - share) < 0.02  # seeded: the balance within 2 points
     inside, _ = family_sweep.generate("inside", 2_000, 20, seed=1)
     assert np.all(np.linalg.norm(inside, axis=1) <= 0.1 + 1e-12)
+
+
+def test_lbfgs_to_the_bound_stops_at_the_first_point_within_dpcvx_certified_bound(monkeypatch):
+    from benchmarks import family_sweep
+    from dpcvx.privacy.calibrate import DEFAULT_TOL
+
+    X, y = family_sweep.generate("isotropic", 3_000, 10, seed=5)
+    bound = 0.5 * DEFAULT_TOL * X.shape[0]
+    _, _, record = family_sweep.fit_to_bound(X, y, 0)
+    assert record["reached"] and record["grad"] <= bound
+    # the first point within it: one evaluation fewer is still outside (scipy's iterates are deterministic)
+    evaluations, norms = record["iterations"], []
+    original = speed_sweep.value_and_gradient
+
+    def counted(X_, y_, w):
+        value, gradient = original(X_, y_, w)
+        norms.append(float(np.linalg.norm(gradient)))
+        return value, gradient
+
+    monkeypatch.setattr(speed_sweep, "value_and_gradient", counted)
+    family_sweep.fit_to_bound(X, y, 0)
+    assert len(norms) == evaluations + 1  # the evaluations, then the record's gradient norm at the point returned
+    assert evaluations >= 3 and norms[evaluations - 1] <= bound < min(norms[:evaluations - 1])
+    assert norms[-1] == norms[evaluations - 1]
+
+
+def test_lbfgs_to_the_bound_says_when_it_ends_short_of_the_bound(monkeypatch):
+    from benchmarks import family_sweep
+
+    X, y = family_sweep.generate("isotropic", 2_000, 8, seed=6)
+    monkeypatch.setattr(family_sweep, "DEFAULT_TOL", 0.0)  # no gradient is within 0: L-BFGS-B ends on its own
+    _, _, record = family_sweep.fit_to_bound(X, y, 0)
+    assert not record["reached"] and record["grad"] > 0
+
+
+@pytest.mark.slow
+def test_family_sweep_to_the_bound_adds_the_peer_and_its_columns(tmp_path):
+    from benchmarks import family_sweep
+
+    output = family_sweep.main(["--sizes", "600x8", "--generators", "isotropic", "noisy", "--rounds", "1",
+                                "--memmap", "none", "--sparse", "none", "--tables", "--to-bound", "--out",
+                                str(tmp_path), "--tag", "bound"])
+    assert all(set(case["ratios"]) == {"lbfgs tol 0.0001", "lbfgs tol 1e-06", family_sweep.TO_BOUND}
+               for case in output["cases"])
+    assert all(isinstance(case["fits"][family_sweep.TO_BOUND]["reached"], bool) for case in output["cases"])
+    text = (tmp_path / "bound.md").read_text()
+    assert f"| dense | 600 x 8 | {family_sweep.TO_BOUND} | 2 |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| dense isotropic"))
+    assert row.count("|") == 13  # 12 columns
+    with pytest.raises(SystemExit):
+        family_sweep.main(["--to-bound", "--intercept", "--sizes", "600x8"])
