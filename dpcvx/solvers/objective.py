@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sparse
 from scipy.linalg.blas import dsyrk
 
-from ..data.blocks import cache_block_rows, elementwise
+from ..data.blocks import cache_block_rows, elementwise, take_rows
 from ..data.rows import Matrix
 from ..verification.problem import LossDerivatives, Quadratic
 
@@ -533,7 +533,7 @@ class PerturbedObjective:
         if self._sample is None:
             size = hessian_sample_size(self.n, self.dim)
             rows = evenly_spaced(self.n, size)
-            sampled = self.X[rows]
+            sampled = self.X[rows] if not self._dense else take_rows(self.X, rows)
             if self._dense:
                 sampled = sampled.astype(np.float32)  # in its order: a transposing cast cost 2.6 ms at 4,000 x 200
             self._sample = (rows, sampled)
