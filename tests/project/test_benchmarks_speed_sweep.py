@@ -136,7 +136,7 @@ def test_lbfgs_to_the_bound_stops_at_the_first_point_within_dpcvx_certified_boun
     bound = 0.5 * DEFAULT_TOL * X.shape[0]
     _, _, record = family_sweep.fit_to_bound(X, y, 0)
     assert record["reached"] and record["grad"] <= bound
-    # the first point within it: one evaluation fewer is still outside (scipy's iterates are deterministic)
+    # the first point within it: every earlier evaluation is outside (scipy's iterates are deterministic)
     evaluations, norms = record["iterations"], []
     original = speed_sweep.value_and_gradient
 
