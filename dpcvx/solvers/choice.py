@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.blocks import RowBlocks
+from ..data.blocks import RowBlocks, take_rows
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError, UnsupportedWeightsError
 from ..privacy import calibrate
@@ -58,7 +58,7 @@ def _distinct_start(objective: PerturbedObjective, distinct: Distinct, gradient_
     Unguarded and to ``DEFAULT_MAX_ITER`` iterations: only the start depends on it, and the solve on all rows
     from it keeps its own proved budget."""
     scale = objective.n / distinct.count  # k rows whose F is the n rows' F: n Lam = k (Lam n / k)
-    grouped = replace(objective, X=objective.X[distinct.first], y=objective.y[distinct.first],
+    grouped = replace(objective, X=take_rows(objective.X, distinct.first), y=objective.y[distinct.first],
                       lam=objective.lam * scale, extra_reg=objective.extra_reg * scale, weights=distinct.weights,
                       offset=None)  # the training-rows check's margins are those of all rows: not asked here
     w, info = newton(grouped, gradient_tolerance=DISTINCT_TOLERANCE * gradient_tolerance, w0=start,

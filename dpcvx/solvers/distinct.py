@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sparse
 
+from ..data.blocks import take_rows
 from .objective import evenly_spaced
 
 __all__ = ["Distinct", "distinct_records", "MAX_SHARE", "MIN_ENTRIES", "MIN_ROWS", "REPEATS", "SAMPLE_COLUMNS",
@@ -164,6 +165,8 @@ def _equal_to_first(X: Any, y: np.ndarray, first: np.ndarray, groups: np.ndarray
         return False
     if sparse.issparse(X):
         step = max(1, int(_COMPARE_ENTRIES * X.shape[0] / max(X.nnz, 1)))
-        return all((X[a:a + step] != X[first[groups[a:a + step]]]).nnz == 0 for a in range(0, X.shape[0], step))
+        return all((X[a:a + step] != take_rows(X, first[groups[a:a + step]])).nnz == 0
+                   for a in range(0, X.shape[0], step))
     step = max(1, _COMPARE_ENTRIES // X.shape[1])
-    return all(np.array_equal(X[a:a + step], X[first[groups[a:a + step]]]) for a in range(0, X.shape[0], step))
+    return all(np.array_equal(X[a:a + step], take_rows(X, first[groups[a:a + step]]))
+               for a in range(0, X.shape[0], step))
