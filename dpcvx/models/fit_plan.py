@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import scipy.sparse as sparse
 
-from ..data.blocks import RowBlocks, cache_block_rows
+from ..data.blocks import RowBlocks, cache_block_rows, take_rows
 from ..data.rows import Matrix, RowMap
 from ..exceptions import InputError
 from ..privacy import calibrate
@@ -479,23 +479,38 @@ def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.nd
     d = rows.shape[1]
     size = np.abs(values, out=values)  # |x_i . w - cut| as computed, in place (the sides are taken)
     near = np.flatnonzero(~(size > 2 * _rounding(d) * bound * _norm(w) + d * _UNDERFLOW))
-    if near.size:
-        few = rows[near]
-        scale = np.asarray(abs(few) @ np.abs(w)).ravel()  # sum_j |x_j w_j|, computed
-        sure = size[near] > 2 * _rounding(d) * scale + d * _UNDERFLOW
-        unsure = near[~sure]
-        if unsure.size:
-            positive[unsure] = _exact_positive(sparse.csr_matrix(rows[unsure]), w, cut)
+    magnitudes = np.abs(w)
+    step = cache_block_rows(d)  # the near rows a cache block at a time: never a copy of many rows (zero rows are near)
+    for start in range(0, near.size, step):
+        part = near[start:start + step]
+        few = take_rows(rows, part)
+        scale = np.asarray(abs(few) @ magnitudes).ravel()  # sum_j |x_j w_j|, computed
+        unsure = ~(size[part] > 2 * _rounding(d) * scale + d * _UNDERFLOW)
+        if np.any(unsure):
+            positive[part[unsure]] = _exact_positive(take_rows(few, np.flatnonzero(unsure)), w, cut)
     return positive
 
 
-def _exact_positive(rows: sparse.csr_matrix, w: np.ndarray, cut: float = 0.0) -> np.ndarray:
-    """Whether x_i . w > ``cut``, summed in exact rational arithmetic (a double is a rational): for the rows whose
-    computed product is within its rounding of the cut (a zero row, exact cancellation; rare, and d terms each)."""
-    exact = [sum((Fraction(float(x)) * Fraction(float(w[j])) for x, j in
-                  zip(rows.data[a:b], rows.indices[a:b], strict=True)), Fraction(0))
-             for a, b in zip(rows.indptr[:-1], rows.indptr[1:], strict=True)]
-    return np.array([value > Fraction(cut) for value in exact], dtype=bool)
+def _exact_positive(rows: Any, w: np.ndarray, cut: float = 0.0) -> np.ndarray:
+    """Whether x_i . w > ``cut``, exactly, for rows (an array or a CSR) whose computed product is within its
+    rounding of the cut.
+
+    A row none of whose terms x_j w_j is nonzero (x_j = 0 or w_j = 0 at each entry: a zero row, or one whose entries
+    meet only w's zeros) has x_i . w = 0 exactly: such rows are those with sum_j |x_j| [w_j != 0] = 0, computed (a
+    sum of nonnegative floats is 0 only when every term is), and are decided at once (0 > cut). The others (exact
+    cancellation; rare, and d terms each) are summed in exact rational arithmetic, a double being a rational. Zero
+    rows are not rare: a table whose rows were a third zero sent each through the rationals, 8 us a row, 80 % of a
+    10,000 x 20 fit (a one-off profile)."""
+    positive = np.full(rows.shape[0], cut < 0.0)  # 0 > cut
+    live = np.flatnonzero(np.asarray(abs(rows) @ (w != 0).astype(float)).ravel() > 0)  # rows with a nonzero term
+    if not live.size:
+        return positive
+    terms = sparse.csr_matrix(take_rows(rows, live))
+    threshold = Fraction(cut)
+    for row, (a, b) in zip(live, zip(terms.indptr[:-1], terms.indptr[1:], strict=True), strict=True):
+        positive[row] = sum((Fraction(float(x)) * Fraction(float(w[j])) for x, j in
+                             zip(terms.data[a:b], terms.indices[a:b], strict=True)), Fraction(0)) > threshold
+    return positive
 
 
 def _gathers(X: Matrix | RowBlocks) -> bool:
