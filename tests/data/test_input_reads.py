@@ -418,3 +418,40 @@ def test_a_feature_map_reads_the_rows_read_only_and_one_that_writes_is_refused(l
     dense = X.toarray() if sparse.issparse(X) else X
     assert count == 0
     np.testing.assert_allclose(out.toarray() if sparse.issparse(out) else out, 2.0 * dense, rtol=1e-15)
+
+
+@pytest.mark.parametrize("csr", [False, True])
+def test_rows_whose_squares_underflow_are_measured_only_below_a_tiny_bound(monkeypatch, csr):
+    """A row whose plain sum of squares is below _SQ_LOW (zero rows, entries whose squares underflow) has norm below
+    _WITHIN_ANY_R: from that R on it is within R unmeasured (a third of the rows zero were each gathered and
+    measured); below it, it is measured, and clipped exactly when its norm exceeds R."""
+    d = 6
+    X = np.zeros((12, d))
+    X[3] = 1e-170  # each square underflows to 0
+    X[4, 0] = 10 ** -140.5  # a square just below _SQ_LOW: norm 3.2e-141
+    X[5] = np.sqrt(0.99e-280 / d)  # a sum just below _SQ_LOW, spread over d entries: norm 1e-140
+    X[6:] = np.random.default_rng(5).normal(size=(6, d)) / 10  # ordinary rows inside R = 1
+    squares = np.einsum("ij,ij->i", X, X)
+    low = np.flatnonzero(squares < rows_module._SQ_LOW)
+    assert low.tolist() == [0, 1, 2, 3, 4, 5]
+    assert np.all(true_norms(X[3:6]) < rows_module._WITHIN_ANY_R)  # (rows 0 to 2 are zero)
+    measured = []
+    scales = rows_module._row_scales
+
+    def spy(matrix, squares=None, rows=None):
+        measured.append(np.array(rows))
+        return scales(matrix, squares, rows)
+
+    monkeypatch.setattr(rows_module, "_row_scales", spy)
+    source = sparse.csr_matrix(X) if csr else X
+    for R, beyond in ((1.0, []), (rows_module._WITHIN_ANY_R, list(range(6, 12)))):  # the ordinary rows beyond
+        out, count = RowMap(R).apply(source)
+        assert count == len(beyond) and measured.pop().tolist() == beyond  # no low row measured
+        np.testing.assert_array_equal((out.toarray() if csr else out)[:6], X[:6])
+    R = 5e-141  # below _WITHIN_ANY_R: the low rows are measured, and row 5 clipped onto R with the ordinary ones
+    out, count = RowMap(R).apply(source)
+    out = out.toarray() if csr else out
+    assert set(low) <= set(measured.pop().tolist()) and count == 7
+    norms = true_norms(out[5:])
+    assert np.all(norms <= R) and np.all(norms > R * (1 - 1e-9))
+    np.testing.assert_array_equal(out[:5], X[:5])
