@@ -19,6 +19,14 @@ standard normal (weights of scale 3). Every other generator changes one property
   1e-3), ``strong signal`` (weights of scale 30), ``positive`` (entries uniform in [0, 1] / sqrt(d); labels from the
   centred rows, weights of scale 6) and ``binary`` (entries 1 with probability 0.3, scaled by 1 / sqrt(0.3 d);
   labels as for ``positive``), every row then scaled into the unit ball as the base rows are;
+* probe (``--probe``; written in the seventeenth session to look for defects on tables neither set holds, reported
+  as kind ``probe``): ``column scales`` (column j scaled by 10^(-3 + 3 j / (d - 1)): three decades), ``mostly zeros``
+  (each entry kept with probability 0.05), ``two clusters`` (0.6 s c + 0.3 e / sqrt(d), s = +-1, c a unit vector),
+  ``integer codes`` (entries uniform in {0, ..., 4}), ``zero rows`` (three tenths of the rows zero), ``collinear``
+  (the second half of the columns a copy of the first), ``constant column`` (entries e / sqrt(d), the first column
+  0.5), ``tiny rows`` (rows times 1e-3), ``imbalance 0.5%`` (an offset for 0.5 % positives) and ``outliers`` (the
+  rows times 0.2, a hundredth of them pushed onto the bound with their labels flipped), every row scaled into the
+  unit ball, labels of a logistic model on margins centred and scaled to standard deviation 3;
 * real tables: ``adult`` and ``kdd`` (dpcvx.load_adult / load_kdd, mode "private": rows of norm <= 1 by
   public bounds) at their own sizes;
 * ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
@@ -69,6 +77,8 @@ from dpcvx.privacy.calibrate import DEFAULT_TOL
 SKLEARN_TOLS = (1e-4, 1e-6)  # scikit-learn's default tol, and the speed sweep's
 GENERATORS = ("isotropic", "correlated", "dominant", "balance 10%", "balance 2%", "noisy", "separable", "inside")
 HELD_OUT = ("one-hot", "heavy tails", "random labels", "duplicates", "low rank", "strong signal", "positive", "binary")
+PROBE = ("column scales", "mostly zeros", "two clusters", "integer codes", "zero rows", "collinear", "constant column",
+         "tiny rows", "imbalance 0.5%", "outliers")
 DISTINCT_ROWS = 100  # the duplicates generator's distinct rows
 SIZES = ["1e4x20", "1e5x20", "1e5x200", "1e6x20", "3e5x500", "2e4x1e3"]
 FULL = {"rounds": 5, "sizes": SIZES, "memmap": "1e6x20", "sparse": "2e5x1e5", "tables": ["adult", "kdd"]}
@@ -95,6 +105,8 @@ def generate(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarr
     rng = np.random.default_rng(seed)
     if kind in HELD_OUT:
         return _held_out(kind, n, d, rng)
+    if kind in PROBE:
+        return _probe(kind, n, d, rng)
     u = rng.normal(size=d)
     scale = {"noisy": 0.5}.get(kind, 3.0)
     top = rng.normal(size=(3, d)) / np.sqrt(d) if kind == "dominant" else None
@@ -147,6 +159,45 @@ def _held_out(kind: str, n: int, d: int, rng: np.random.Generator) -> tuple[np.n
     u = rng.normal(size=d) * (30.0 if kind == "strong signal" else scale)
     margins = (X - X.mean(axis=0)) @ u if centred else X @ u
     return X, np.where(rng.random(n) < expit(margins), 1.0, -1.0)
+
+
+def _probe(kind: str, n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and labels of a probe generator (module docstring): standard normal rows changed by ``kind``, scaled into
+    the unit ball, labels of a logistic model on the margins u^T x centred and scaled to standard deviation 3 (u
+    standard normal)."""
+    X = rng.normal(size=(n, d))
+    if kind == "column scales":
+        X *= np.logspace(-3, 0, d)
+    elif kind == "mostly zeros":
+        X *= rng.random((n, d)) < 0.05
+    elif kind == "two clusters":
+        centre = rng.normal(size=d)
+        X = 0.3 * X / np.sqrt(d) + 0.6 * rng.choice([-1.0, 1.0], n)[:, None] * (centre / np.linalg.norm(centre))
+    elif kind == "integer codes":
+        X = rng.integers(0, 5, size=(n, d)).astype(float)
+    elif kind == "zero rows":
+        X[rng.random(n) < 0.3] = 0.0
+    elif kind == "collinear":
+        X[:, d // 2:] = X[:, :d - d // 2]
+    elif kind == "constant column":
+        X /= np.sqrt(d)
+        X[:, 0] = 0.5
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * (1 + 1e-12)
+    if kind == "tiny rows":
+        X *= 1e-3
+    elif kind == "outliers":
+        X *= 0.2
+    margins = X @ rng.normal(size=d)
+    margins -= margins.mean()
+    margins *= 3.0 / max(float(np.std(margins)), 1e-300)
+    if kind == "imbalance 0.5%":
+        margins += _offset(margins, 0.005)
+    y = np.where(rng.random(n) < expit(margins), 1.0, -1.0)
+    if kind == "outliers":  # a hundredth of the rows pushed onto the bound, their labels flipped
+        far = np.flatnonzero(rng.random(n) < 0.01)
+        X[far] /= np.linalg.norm(X[far], axis=1)[:, None] * (1 + 1e-12)
+        y[far] = -y[far]
+    return X, y
 
 
 class _Reached(Exception):
@@ -240,7 +291,7 @@ def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: in
 def run(args: argparse.Namespace) -> dict:
     preset = QUICK if args.quick else FULL
     count = args.rounds or preset["rounds"]
-    generators = args.generators or list(HELD_OUT if args.held_out else GENERATORS)
+    generators = args.generators or list(HELD_OUT if args.held_out else PROBE if args.probe else GENERATORS)
     record = common.RunRecord("benchmarks.family_sweep")
     cases: list[dict] = []
     seeds = iter(range(args.seed, args.seed + 10_000))
@@ -250,8 +301,8 @@ def run(args: argparse.Namespace) -> dict:
             for generator in generators:
                 seed = next(seeds)
                 X, y = generate(generator, n, d, seed)
-                cases.append(_case("held-out" if generator in HELD_OUT else "dense", generator, X, y, count, seed,
-                                   args.intercept, args.to_bound))
+                kind = "held-out" if generator in HELD_OUT else "probe" if generator in PROBE else "dense"
+                cases.append(_case(kind, generator, X, y, count, seed, args.intercept, args.to_bound))
                 del X, y
         for table in preset["tables"] if args.tables is None else args.tables:
             data = common.load_data(table, "private", kdd_rows=None)
@@ -367,9 +418,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="two small sizes, 2 rounds (a smoke run)")
     parser.add_argument("--rounds", type=int, default=None, help="rotating rounds per case (full: 5)")
     parser.add_argument("--sizes", nargs="*", default=None, help="dense n x d sizes, e.g. 1e5x20")
-    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS + HELD_OUT,
-                        help="default: all of the family's (with --held-out: all held-out ones)")
-    parser.add_argument("--held-out", action="store_true", help="the held-out generators in place of the family's")
+    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS + HELD_OUT + PROBE,
+                        help="default: all of the family's (with --held-out or --probe: all of that set)")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--held-out", action="store_true", help="the held-out generators in place of the family's")
+    chosen.add_argument("--probe", action="store_true", help="the probe generators in place of the family's")
     parser.add_argument("--tables", nargs="*", default=None, choices=("adult", "kdd"),
                         help="real tables (full: adult kdd; quick: none)")
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")

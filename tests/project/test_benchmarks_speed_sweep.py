@@ -116,6 +116,52 @@ def test_family_sweep_reports_the_held_out_generators_as_their_own_distribution(
     assert all(row["generators"] == len(family_sweep.HELD_OUT) for row in output["summary"])
 
 
+@pytest.mark.parametrize("kind", ["column scales", "mostly zeros", "two clusters", "integer codes", "zero rows",
+                                  "collinear", "constant column", "tiny rows", "imbalance 0.5%", "outliers"])
+def test_probe_generators_keep_rows_in_the_ball_and_have_their_one_property(kind):
+    from benchmarks import family_sweep
+
+    assert kind in family_sweep.PROBE and kind not in family_sweep.GENERATORS + family_sweep.HELD_OUT
+    X, y = family_sweep.generate(kind, 4_000, 40, seed=3)
+    again, labels = family_sweep.generate(kind, 4_000, 40, seed=3)
+    assert X.shape == (4_000, 40) and np.array_equal(X, again) and np.array_equal(y, labels)  # seeded
+    norms = np.linalg.norm(X, axis=1)
+    assert np.all(norms <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    share = np.mean(y > 0)
+    assert share < 0.02 if kind == "imbalance 0.5%" else 0.15 < share < 0.85
+    zero = np.all(X == 0, axis=1)
+    assert 0.25 < np.mean(zero) < 0.35 if kind == "zero rows" else np.mean(zero) < 0.2
+    if kind == "mostly zeros":
+        assert 0.03 < np.mean(X != 0) < 0.07
+    if kind == "column scales":
+        spread = np.std(X, axis=0)
+        assert spread[-1] > 300 * spread[0]
+    if kind == "two clusters":
+        assert np.unique(np.sign(X @ np.linalg.svd(X, full_matrices=False)[2][0])).size == 2
+    if kind == "integer codes":  # each row a scaled vector of codes 0 to 4
+        assert np.all(X >= 0) and all(np.unique(row).size <= 5 for row in X[:100])
+    if kind == "collinear":
+        assert np.array_equal(X[:, 20:], X[:, :20])
+    if kind == "constant column":  # 0.5 before the rows' scaling into the ball
+        assert np.all(X[:, 0] > 0) and np.std(X[:, 0]) < 0.2 * np.mean(X[:, 0]) and abs(np.mean(X[:, 1])) < 0.05
+    if kind == "tiny rows":
+        assert np.all(norms <= 1e-3)
+    if kind == "outliers":
+        assert 10 < np.count_nonzero(norms > 0.99) < 80 and np.all(norms[norms <= 0.99] <= 0.2)
+
+
+@pytest.mark.slow
+def test_family_sweep_reports_the_probe_generators_as_their_own_distribution(tmp_path):
+    from benchmarks import family_sweep
+
+    output = family_sweep.main(["--probe", "--sizes", "400x16", "--rounds", "1", "--memmap", "none", "--sparse",
+                                "none", "--tables", "--out", str(tmp_path), "--tag", "probe"])
+    assert [case["generator"] for case in output["cases"]] == list(family_sweep.PROBE)
+    assert {row["kind"] for row in output["summary"]} == {"probe"}
+    with pytest.raises(SystemExit):
+        family_sweep.parse_args(["--probe", "--held-out"])
+
+
 @pytest.mark.parametrize("share", [0.5, 0.1, 0.02])
 def test_family_generators_keep_rows_in_the_ball_and_hit_their_class_balance(share):
     from benchmarks import family_sweep
