@@ -471,46 +471,45 @@ def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.nd
     where its distance from the cut exceeds the product's rounding (:func:`_rounding`: gamma_d ||x_i|| ||w|| <=
     gamma_d R ||w||; the factor 2 also covers the subtraction's); the few others from sum_j |x_j w_j|, and those
     within its rounding in exact rational arithmetic (:func:`_exact_positive`). So the result does not depend on how
-    the product was summed (BLAS kernel, block, threads)."""
+    the product was summed (BLAS kernel, block, threads).
+
+    A row none of whose terms x_j w_j is nonzero (x_j = 0 or w_j = 0 at each entry: a zero row, or one whose entries
+    meet only w's zeros) has x_i . w = 0 exactly. Such rows are those with sum_j |x_j| [w_j != 0] = 0 as computed (a
+    sum of nonnegative floats is 0 only when every term is), taken in the product that gives sum_j |x_j w_j|, and are
+    decided as 0 > cut with no rational arithmetic. A dense X is read a cache block at a time, each block's near rows
+    measured while it is in cache. Zero rows are near the cut and not rare in tables: with three tenths of the rows
+    zero, each sent through the rationals (8 us a row) and the near rows gathered whole took 80 % of a 10,000 x 20
+    fit (a one-off profile; benchmarks/results/speed_ab_zero_rows.md)."""
+    d = rows.shape[1]
+    step = cache_block_rows(d)
+    if isinstance(rows, np.ndarray) and rows.shape[0] > step:
+        return np.concatenate([_positive(rows[a:a + step], w, bound, cut) for a in range(0, rows.shape[0], step)])
     values = np.asarray(rows @ w).ravel()
     if cut:
         values -= cut
     positive = values > 0
-    d = rows.shape[1]
     size = np.abs(values, out=values)  # |x_i . w - cut| as computed, in place (the sides are taken)
     near = np.flatnonzero(~(size > 2 * _rounding(d) * bound * _norm(w) + d * _UNDERFLOW))
-    magnitudes = np.abs(w)
-    step = cache_block_rows(d)  # the near rows a cache block at a time: never a copy of many rows (zero rows are near)
-    for start in range(0, near.size, step):
+    weights = np.column_stack([np.abs(w), w != 0])  # sum_j |x_j w_j| and sum_j |x_j| [w_j != 0] in one product
+    for start in range(0, near.size, step):  # a sparse X's near rows a cache block at a time: never a large copy
         part = near[start:start + step]
-        few = take_rows(rows, part)
-        scale = np.asarray(abs(few) @ magnitudes).ravel()  # sum_j |x_j w_j|, computed
+        scale, live = np.asarray(abs(take_rows(rows, part)) @ weights).T
         unsure = ~(size[part] > 2 * _rounding(d) * scale + d * _UNDERFLOW)
-        if np.any(unsure):
-            positive[part[unsure]] = _exact_positive(take_rows(few, np.flatnonzero(unsure)), w, cut)
+        positive[part[unsure & ~(live > 0)]] = cut < 0.0  # every term 0: x_i . w = 0 exactly, and 0 > cut or not
+        exact = part[unsure & (live > 0)]
+        if exact.size:
+            positive[exact] = _exact_positive(sparse.csr_matrix(take_rows(rows, exact)), w, cut)
     return positive
 
 
-def _exact_positive(rows: Any, w: np.ndarray, cut: float = 0.0) -> np.ndarray:
-    """Whether x_i . w > ``cut``, exactly, for rows (an array or a CSR) whose computed product is within its
-    rounding of the cut.
-
-    A row none of whose terms x_j w_j is nonzero (x_j = 0 or w_j = 0 at each entry: a zero row, or one whose entries
-    meet only w's zeros) has x_i . w = 0 exactly: such rows are those with sum_j |x_j| [w_j != 0] = 0, computed (a
-    sum of nonnegative floats is 0 only when every term is), and are decided at once (0 > cut). The others (exact
-    cancellation; rare, and d terms each) are summed in exact rational arithmetic, a double being a rational. Zero
-    rows are not rare: a table whose rows were a third zero sent each through the rationals, 8 us a row, 80 % of a
-    10,000 x 20 fit (a one-off profile)."""
-    positive = np.full(rows.shape[0], cut < 0.0)  # 0 > cut
-    live = np.flatnonzero(np.asarray(abs(rows) @ (w != 0).astype(float)).ravel() > 0)  # rows with a nonzero term
-    if not live.size:
-        return positive
-    terms = sparse.csr_matrix(take_rows(rows, live))
+def _exact_positive(rows: sparse.csr_matrix, w: np.ndarray, cut: float = 0.0) -> np.ndarray:
+    """Whether x_i . w > ``cut``, summed in exact rational arithmetic (a double is a rational): for the rows whose
+    computed product is within its rounding of the cut and that have a nonzero term (exact cancellation; rare, and d
+    terms each)."""
     threshold = Fraction(cut)
-    for row, (a, b) in zip(live, zip(terms.indptr[:-1], terms.indptr[1:], strict=True), strict=True):
-        positive[row] = sum((Fraction(float(x)) * Fraction(float(w[j])) for x, j in
-                             zip(terms.data[a:b], terms.indices[a:b], strict=True)), Fraction(0)) > threshold
-    return positive
+    return np.array([sum((Fraction(float(x)) * Fraction(float(w[j])) for x, j in
+                          zip(rows.data[a:b], rows.indices[a:b], strict=True)), Fraction(0)) > threshold
+                     for a, b in zip(rows.indptr[:-1], rows.indptr[1:], strict=True)], dtype=bool)
 
 
 def _gathers(X: Matrix | RowBlocks) -> bool:
