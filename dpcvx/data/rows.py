@@ -244,9 +244,10 @@ def _rows_to_measure(squares: np.ndarray, limit: float) -> np.ndarray:
 
     A sum below ``_SQ_LOW`` (a zero row among them) is measured only for R below ``_WITHIN_ANY_R``: each square is
     computed to a relative u or, gone subnormal, to 2^-1075, and d nonnegative terms sum to a relative (d - 1) u
-    (Higham 2002, section 4.2), so such a row has ||x||^2 < 2 _SQ_LOW + d 2^-1074 < 3 _SQ_LOW for d u < 1/2 and
-    d < 2^50: ||x|| < sqrt(3 _SQ_LOW) < R. Zero rows were all measured before, a gather of each: a third of the rows
-    zero at 100,000 x 200 took 31 ms of a 0.39 s fit (a one-off profile).
+    (Higham, Accuracy and Stability of Numerical Algorithms, 2002, chapter 4), so such a row has
+    ||x||^2 < 2 _SQ_LOW + d 2^-1074 < 3 _SQ_LOW for d u < 1/2 and d < 2^50: ||x|| < sqrt(3 _SQ_LOW) < R. Zero rows
+    were all measured before, a gather of each: a third of the rows zero at 100,000 x 200 took 31 ms of a 0.39 s fit
+    (a one-off profile).
 
     When none is either, as for rows inside or on the bound, two reductions over the
     sums decide it (no sqrt, no n-vector made): RowMap.clip of 1,000,000 x 20 rows on the bound (balance 2%), their
