@@ -12,7 +12,10 @@ change of machine load hits both alike; each process's median ratio is recorded.
     python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
 
 A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
-``LAM`` and ``EPSILON``. A case ``generator/n x d`` takes the family sweep's generator instead
+``LAM`` and ``EPSILON``. ``layout=`` hands the dense rows over as given (``C``, the default), column-major (``F``),
+as float32 (``float32``: both sides convert or keep it as they do) or as a view of every second column of an array
+twice as wide (``columns``: the same values, not contiguous): ``"isotropic/2e4x1e3@layout=float32"``. A case
+``generator/n x d`` takes the family sweep's generator instead
 (:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``; a case
 ``coded/n x c`` a coded table, c categorical columns of 3 levels one-hot coded into a CSR
 (:func:`benchmarks.speed_sweep.coded_data`, seed 0): ``"coded/1e6x5"``.
@@ -32,15 +35,21 @@ from benchmarks import common, family_sweep, speed_sweep
 from benchmarks.speed_sweep import coded_data, dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
 case, _, options = {case!r}.partition("@")
 generator, _, shape = case.rpartition("/")
+layout = "C"
 for option in filter(None, options.split(",")):
     key, _, value = option.partition("=")
-    setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
+    if key == "layout":
+        layout = value
+    else:
+        setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
 if generator == "coded":
     X, y = coded_data(*parse_shape(shape))
 elif generator:
     X, y = family_sweep.generate(generator, *parse_shape(shape), family_sweep.SEED)
 else:
     X, y = sparse_data(*parse_shape("2e5x1e5")) if case == "sparse" else dense_data(*parse_shape(case))
+X = {{"C": lambda: X, "F": lambda: np.asfortranarray(X), "float32": lambda: X.astype(np.float32),
+      "columns": lambda: np.repeat(X, 2, axis=1)[:, ::2]}}[layout]()
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)
     ratios = [fit_dpcvx(X, y, k + 1)[0] / fit_sklearn(X, y, k + 1)[0] for k in range({fits})]

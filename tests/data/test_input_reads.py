@@ -455,3 +455,25 @@ def test_rows_whose_squares_underflow_are_measured_only_below_a_tiny_bound(monke
     norms = true_norms(out[5:])
     assert np.all(norms <= R) and np.all(norms > R * (1 - 1e-9))
     np.testing.assert_array_equal(out[:5], X[:5])
+
+
+@pytest.mark.parametrize("source", ["float32", "int64", "columns", "float32 F", "columns F"])
+def test_a_converted_array_keeps_the_order_its_rows_are_stored_in(source):
+    """An array dpcvx must convert (another dtype, or a view that is not contiguous) becomes a float64 copy in the
+    order of the source: row-major from row-major rows (read by row blocks; the copy cast in storage order, where a
+    column-major one wrote it strided), column-major from a column-major array; the values exact, the caller's
+    array unchanged."""
+    from dpcvx.validation import check_matrix
+
+    base = np.random.default_rng(4).integers(-4, 5, size=(3000, 7)).astype(float) / 4
+    made = {"float32": lambda: base.astype(np.float32), "int64": lambda: (base * 4).astype(np.int64),
+            "columns": lambda: np.repeat(base, 2, axis=1)[:, ::2],
+            "float32 F": lambda: np.asfortranarray(base, dtype=np.float32),
+            "columns F": lambda: np.asfortranarray(np.repeat(base, 2, axis=1))[:, ::2]}
+    X = made[source]()
+    before = X.copy()
+    out = check_matrix(X)
+    assert out.dtype == np.float64 and not np.may_share_memory(out, X)
+    np.testing.assert_array_equal(out, np.asarray(X, dtype=np.float64))
+    assert out.flags.f_contiguous if source.endswith(" F") else out.flags.c_contiguous
+    np.testing.assert_array_equal(X, before)
