@@ -482,7 +482,7 @@ def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.nd
     fit (a one-off profile; benchmarks/results/speed_ab_zero_rows.md)."""
     d = rows.shape[1]
     step = cache_block_rows(d)
-    if isinstance(rows, np.ndarray) and rows.shape[0] > step:
+    if isinstance(rows, np.ndarray) and rows.shape[0] > step:  # a dense X a cache block at a time
         return np.concatenate([_positive(rows[a:a + step], w, bound, cut) for a in range(0, rows.shape[0], step)])
     values = np.asarray(rows @ w).ravel()
     if cut:
@@ -490,15 +490,16 @@ def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.nd
     positive = values > 0
     size = np.abs(values, out=values)  # |x_i . w - cut| as computed, in place (the sides are taken)
     near = np.flatnonzero(~(size > 2 * _rounding(d) * bound * _norm(w) + d * _UNDERFLOW))
-    weights = np.column_stack([np.abs(w), w != 0])  # sum_j |x_j w_j| and sum_j |x_j| [w_j != 0] in one product
-    for start in range(0, near.size, step):  # a sparse X's near rows a cache block at a time: never a large copy
-        part = near[start:start + step]
-        scale, live = np.asarray(abs(take_rows(rows, part)) @ weights).T
-        unsure = ~(size[part] > 2 * _rounding(d) * scale + d * _UNDERFLOW)
-        positive[part[unsure & ~(live > 0)]] = cut < 0.0  # every term 0: x_i . w = 0 exactly, and 0 > cut or not
-        exact = part[unsure & (live > 0)]
-        if exact.size:
-            positive[exact] = _exact_positive(sparse.csr_matrix(take_rows(rows, exact)), w, cut)
+    if not near.size:
+        return positive
+    # the near rows at once: a dense block's are at most a cache block, a CSR's cost their stored entries (an empty
+    # row none); sum_j |x_j w_j| and sum_j |x_j| [w_j != 0] in one product
+    scale, live = np.asarray(abs(take_rows(rows, near)) @ np.column_stack([np.abs(w), w != 0])).T
+    unsure = ~(size[near] > 2 * _rounding(d) * scale + d * _UNDERFLOW)
+    positive[near[unsure & ~(live > 0)]] = cut < 0.0  # every term 0: x_i . w = 0 exactly, and 0 > cut or not
+    exact = near[unsure & (live > 0)]
+    if exact.size:
+        positive[exact] = _exact_positive(sparse.csr_matrix(take_rows(rows, exact)), w, cut)
     return positive
 
 
@@ -558,8 +559,10 @@ def _decided(X: Matrix | RowBlocks, w: np.ndarray, labels: np.ndarray, solved: _
     if undecided.size > share * decision.size:
         return None
     positive = decision > 0
-    step = cache_block_rows(d)  # gathered a cache block at a time: never a copy of a tenth of X (a memmap's file)
-    for start in range(0, undecided.size, step):
+    # gathered a cache block at a time: never a copy of a tenth of X (a memmap's file); a CSR's at once (a gather
+    # costs the rows' stored entries, and a cache block of a wide CSR's rows is a few hundred)
+    step = undecided.size if sparse.issparse(X) else cache_block_rows(d)
+    for start in range(0, undecided.size, max(step, 1)):
         part = undecided[start:start + step]
         positive[part] = _positive(X.take(part) if isinstance(X, RowBlocks) else X[part], w, bound, cut)
     return positive

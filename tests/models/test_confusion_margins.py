@@ -255,3 +255,42 @@ def test_rows_of_zero_terms_are_decided_without_rational_arithmetic(monkeypatch,
     # at cut 0, rows 30 to 34 alone, their two entries each: two rationals an entry, one zero a row, and the cut's
     # once; every other cut is far from all the rows' x . w (0 or ordinary)
     assert len(built) == (2 * 2 * 5 + 5 + 1 if cut == 0 else 0)
+
+
+def test_a_csr_s_near_and_undecided_rows_are_gathered_at_once(monkeypatch):
+    """A cache block of a wide CSR's rows is a few hundred: gathered block by block, three tenths of the rows empty
+    (near the cut) took 90 ms of a 0.22 s fit at 200,000 x 10,000. A CSR's near rows (in a pass) and undecided rows
+    (from the margins) are each gathered once, the sides the exact ones (a twentieth of the rows empty here)."""
+    rng = np.random.default_rng(8)
+    X = sparse.random(2000, 200, density=0.05, format="csr", random_state=3)
+    X = sparse.csr_matrix(sparse.diags((rng.random(2000) >= 0.05).astype(float)) @ X)
+    X.eliminate_zeros()
+    X = sparse.csr_matrix(sparse.diags(1.0 / np.maximum(1.0, np.sqrt(X.multiply(X).sum(axis=1).A.ravel()))) @ X)
+    w = rng.normal(size=200)
+    labels = rng.choice([-1.0, 1.0], size=2000)
+    monkeypatch.setattr(fit_plan, "cache_block_rows", lambda width: 7)
+    gathers = []
+    take = fit_plan.take_rows
+
+    def counted(rows, part):
+        gathers.append(len(part))
+        return take(rows, part)
+
+    monkeypatch.setattr(fit_plan, "take_rows", counted)
+    expected = _exact_counts(X, w, labels)
+    np.testing.assert_array_equal(fit_plan._confusion(X, w, labels, None, 1.0), expected)
+    assert len(gathers) == 1 and gathers[0] >= 60  # the empty rows, near the cut, in one gather
+    positives = []
+    near = fit_plan._positive
+
+    def spy(rows, *args):
+        positives.append(rows.shape[0])
+        return near(rows, *args)
+
+    monkeypatch.setattr(fit_plan, "_positive", spy)
+    margins = labels * (X @ w)
+    undecided = rng.choice(2000, size=60, replace=False)
+    margins[undecided] = 0.0  # with the empty rows under a tenth of the rows left to X: one gather of them
+    counts = fit_plan._confusion(X, w, labels, fit_plan._Solved(w, margins), 1.0)
+    np.testing.assert_array_equal(counts, expected)
+    assert positives == [np.unique(np.concatenate([undecided, np.flatnonzero(margins == 0)])).size]
