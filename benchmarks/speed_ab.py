@@ -14,7 +14,8 @@ change of machine load hits both alike; each process's median ratio is recorded.
 A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
 ``LAM`` and ``EPSILON``. ``layout=`` hands the dense rows over as given (``C``, the default), column-major (``F``),
 as float32 (``float32``: both sides convert or keep it as they do) or as a view of every second column of an array
-twice as wide (``columns``: the same values, not contiguous): ``"isotropic/2e4x1e3@layout=float32"``. A case
+twice as wide (``columns``: the same values, not contiguous), or with three tenths of the rows (seeded) zero, empty
+in a CSR (``zero-rows``): ``"isotropic/2e4x1e3@layout=float32"``, ``"sparse@layout=zero-rows"``. A case
 ``generator/n x d`` takes the family sweep's generator instead
 (:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``; a case
 ``coded/n x c`` a coded table, c categorical columns of 3 levels one-hot coded into a CSR
@@ -31,6 +32,7 @@ from benchmarks.common import REPO_ROOT, RESULTS_DIR, RunRecord, tree_child, wri
 CHILD = """
 import json
 import numpy as np
+import scipy.sparse
 from benchmarks import common, family_sweep, speed_sweep
 from benchmarks.speed_sweep import coded_data, dense_data, fit_dpcvx, fit_sklearn, parse_shape, sparse_data
 case, _, options = {case!r}.partition("@")
@@ -48,8 +50,15 @@ elif generator:
     X, y = family_sweep.generate(generator, *parse_shape(shape), family_sweep.SEED)
 else:
     X, y = sparse_data(*parse_shape("2e5x1e5")) if case == "sparse" else dense_data(*parse_shape(case))
+def zero_rows(X):
+    kept = np.random.default_rng(0).random(X.shape[0]) >= 0.3
+    if isinstance(X, np.ndarray):
+        return X * kept[:, None]
+    emptied = scipy.sparse.csr_matrix(scipy.sparse.diags(kept.astype(float)) @ X)
+    emptied.eliminate_zeros()
+    return emptied
 X = {{"C": lambda: X, "F": lambda: np.asfortranarray(X), "float32": lambda: X.astype(np.float32),
-      "columns": lambda: np.repeat(X, 2, axis=1)[:, ::2]}}[layout]()
+      "columns": lambda: np.repeat(X, 2, axis=1)[:, ::2], "zero-rows": lambda: zero_rows(X)}}[layout]()
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)
     ratios = [fit_dpcvx(X, y, k + 1)[0] / fit_sklearn(X, y, k + 1)[0] for k in range({fits})]
