@@ -23,6 +23,18 @@ def _exact_counts(X, w, labels, cut=0.0):
     return training_rows.sign_confusion(np.array(positive), labels)
 
 
+def _recorded(monkeypatch, owner, name, record):
+    """Wrap ``owner.name`` so that each call appends ``record(*its arguments)`` to the list returned."""
+    seen, original = [], getattr(owner, name)
+
+    def wrapper(*args):
+        seen.append(record(*args))
+        return original(*args)
+
+    monkeypatch.setattr(owner, name, wrapper)
+    return seen
+
+
 def _adversarial(seed, n=400, d=60):
     """Rows of norm <= 1 with x . w exactly 0 (a row and its image under a swap of two equal weights), within
     rounding and 1e-300 of 0 either side, zero rows (a fiftieth of the rows each), and ordinary rows; w and a
@@ -107,14 +119,7 @@ def test_undecided_rows_are_gathered_a_cache_block_at_a_time(monkeypatch, tmp_pa
     stored.flush()
     blocks = RowBlocks(np.load(tmp_path / "X.npy", mmap_mode="r"), RowMap(norm_bound=1.0), block_rows=64).trusted(0)
     monkeypatch.setattr(fit_plan, "cache_block_rows", lambda width: 7)
-    taken = []
-    original = RowBlocks.take
-
-    def take(self, rows):
-        taken.append(len(rows))
-        return original(self, rows)
-
-    monkeypatch.setattr(RowBlocks, "take", take)
+    taken = _recorded(monkeypatch, RowBlocks, "take", lambda self, rows: len(rows))
     counts = fit_plan._confusion(blocks, w, labels, fit_plan._Solved(solved, margins), 1.0)
     np.testing.assert_array_equal(counts, _exact_counts(X, w, labels))
     assert len(taken) > 1 and max(taken) <= 7
@@ -269,25 +274,11 @@ def test_a_csr_s_near_and_undecided_rows_are_gathered_at_once(monkeypatch):
     w = rng.normal(size=200)
     labels = rng.choice([-1.0, 1.0], size=2000)
     monkeypatch.setattr(fit_plan, "cache_block_rows", lambda width: 7)
-    gathers = []
-    take = fit_plan.take_rows
-
-    def counted(rows, part):
-        gathers.append(len(part))
-        return take(rows, part)
-
-    monkeypatch.setattr(fit_plan, "take_rows", counted)
+    gathers = _recorded(monkeypatch, fit_plan, "take_rows", lambda rows, part: len(part))
     expected = _exact_counts(X, w, labels)
     np.testing.assert_array_equal(fit_plan._confusion(X, w, labels, None, 1.0), expected)
     assert len(gathers) == 1 and gathers[0] >= 60  # the empty rows, near the cut, in one gather
-    positives = []
-    near = fit_plan._positive
-
-    def spy(rows, *args):
-        positives.append(rows.shape[0])
-        return near(rows, *args)
-
-    monkeypatch.setattr(fit_plan, "_positive", spy)
+    positives = _recorded(monkeypatch, fit_plan, "_positive", lambda rows, *rest: rows.shape[0])
     margins = labels * (X @ w)
     undecided = rng.choice(2000, size=60, replace=False)
     margins[undecided] = 0.0  # with the empty rows under a tenth of the rows left to X: one gather of them

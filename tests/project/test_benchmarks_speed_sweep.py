@@ -106,14 +106,18 @@ def test_held_out_generators_keep_rows_in_the_ball_and_change_their_one_property
 
 
 @pytest.mark.slow
-def test_family_sweep_reports_the_held_out_generators_as_their_own_distribution(tmp_path):
+@pytest.mark.parametrize("option, kind", [("--held-out", "held-out"), ("--probe", "probe")])
+def test_family_sweep_reports_another_set_as_its_own_distribution(tmp_path, option, kind):
     from benchmarks import family_sweep
 
-    output = family_sweep.main(["--held-out", "--sizes", "400x16", "--rounds", "1", "--memmap", "none", "--sparse",
-                                "none", "--tables", "--out", str(tmp_path), "--tag", "held"])
-    assert [case["generator"] for case in output["cases"]] == list(family_sweep.HELD_OUT)
-    assert {row["kind"] for row in output["summary"]} == {"held-out"}
-    assert all(row["generators"] == len(family_sweep.HELD_OUT) for row in output["summary"])
+    names = family_sweep.HELD_OUT if kind == "held-out" else family_sweep.PROBE
+    output = family_sweep.main([option, "--sizes", "400x16", "--rounds", "1", "--memmap", "none", "--sparse",
+                                "none", "--tables", "--out", str(tmp_path), "--tag", kind])
+    assert [case["generator"] for case in output["cases"]] == list(names)
+    assert {row["kind"] for row in output["summary"]} == {kind}
+    assert all(row["generators"] == len(names) for row in output["summary"])
+    with pytest.raises(SystemExit):  # one set at a time
+        family_sweep.parse_args(["--probe", "--held-out"])
 
 
 @pytest.mark.parametrize("kind", ["column scales", "mostly zeros", "two clusters", "integer codes", "zero rows",
@@ -148,18 +152,6 @@ def test_probe_generators_keep_rows_in_the_ball_and_have_their_one_property(kind
         assert np.all(norms <= 1e-3)
     if kind == "outliers":
         assert 10 < np.count_nonzero(norms > 0.99) < 80 and np.all(norms[norms <= 0.99] <= 0.2)
-
-
-@pytest.mark.slow
-def test_family_sweep_reports_the_probe_generators_as_their_own_distribution(tmp_path):
-    from benchmarks import family_sweep
-
-    output = family_sweep.main(["--probe", "--sizes", "400x16", "--rounds", "1", "--memmap", "none", "--sparse",
-                                "none", "--tables", "--out", str(tmp_path), "--tag", "probe"])
-    assert [case["generator"] for case in output["cases"]] == list(family_sweep.PROBE)
-    assert {row["kind"] for row in output["summary"]} == {"probe"}
-    with pytest.raises(SystemExit):
-        family_sweep.parse_args(["--probe", "--held-out"])
 
 
 @pytest.mark.parametrize("share", [0.5, 0.1, 0.02])
