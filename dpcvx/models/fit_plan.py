@@ -479,7 +479,7 @@ def _positive(rows: Any, w: np.ndarray, bound: float, cut: float = 0.0) -> np.nd
     decided as 0 > cut with no rational arithmetic. A dense X is read a cache block at a time, each block's near rows
     measured while it is in cache. Zero rows are near the cut and not rare in tables: with three tenths of the rows
     zero, each sent through the rationals (8 us a row) and the near rows gathered whole took 80 % of a 10,000 x 20
-    fit (a one-off profile; benchmarks/results/speed_ab_zero_rows.md)."""
+    fit (a one-off profile; the fits before and after: benchmarks/results/speed_ab_zero_rows.md)."""
     d = rows.shape[1]
     step = cache_block_rows(d)
     if isinstance(rows, np.ndarray) and rows.shape[0] > step:  # a dense X a cache block at a time
