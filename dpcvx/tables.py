@@ -80,6 +80,17 @@ def named_column(table: Any, name: Any) -> np.ndarray:
     return column_values(table, names.index(name))
 
 
+def _plain_numbers(table: Any) -> np.ndarray | None:
+    """A pandas DataFrame whose columns all hold numpy booleans, integers or floats, as one new column-major float64
+    matrix (``DataFrame.to_numpy(dtype=float64, copy=True)``: the values the column-by-column read gives); None for
+    any other table. pandas's indexing costs about 150 us a column: 0.16 s at 20,000 x 1,000 (a one-off timing),
+    more than the fit's solve."""
+    if _library(table) != "pandas" or not all(isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+                                              for dtype in table.dtypes):
+        return None
+    return np.asfortranarray(table.to_numpy(dtype=np.float64, copy=True))
+
+
 def column_dtype(table: Any, index: int) -> Any:
     """The table library's own type of column ``index`` (a pandas dtype, a polars or pyarrow data type)."""
     library = _library(table)
@@ -184,7 +195,11 @@ def _missing(value: Any) -> bool:
 def table_matrix(X: Any, name: str) -> np.ndarray:
     """A table (:mod:`dpcvx.tables`) as a new column-major float64 matrix, every column checked on its own and
     named by its name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite
-    value (the first in row order)."""
+    value (the first in row order). A pandas DataFrame of plain finite numbers is converted at once
+    (:func:`_plain_numbers`); any other table, or one that holds a value to name, column by column."""
+    plain = _plain_numbers(X)
+    if plain is not None and bool(np.isfinite(plain).all()):
+        return plain
     labels = column_names(X) or []
     buffer = np.empty((row_count(X), len(labels)), dtype=np.float64, order="F")
     first: tuple[int, int] | None = None
