@@ -14,8 +14,9 @@ change of machine load hits both alike; each process's median ratio is recorded.
 A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
 ``LAM`` and ``EPSILON``. ``layout=`` hands the dense rows over as given (``C``, the default), column-major (``F``),
 as float32 (``float32``: both sides convert or keep it as they do) or as a view of every second column of an array
-twice as wide (``columns``: the same values, not contiguous), or with three tenths of the rows (seeded) zero, empty
-in a CSR (``zero-rows``): ``"isotropic/2e4x1e3@layout=float32"``, ``"sparse@layout=zero-rows"``. A case
+twice as wide (``columns``: the same values, not contiguous), with three tenths of the rows (seeded) zero, empty
+in a CSR (``zero-rows``), or as a pandas DataFrame (``frame``): ``"isotropic/2e4x1e3@layout=float32"``,
+``"sparse@layout=zero-rows"``. A case
 ``generator/n x d`` takes the family sweep's generator instead
 (:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``; a case
 ``coded/n x c`` a coded table, c categorical columns of 3 levels one-hot coded into a CSR
@@ -58,7 +59,8 @@ def zero_rows(X):
     emptied.eliminate_zeros()
     return emptied
 X = {{"C": lambda: X, "F": lambda: np.asfortranarray(X), "float32": lambda: X.astype(np.float32),
-      "columns": lambda: np.repeat(X, 2, axis=1)[:, ::2], "zero-rows": lambda: zero_rows(X)}}[layout]()
+      "columns": lambda: np.repeat(X, 2, axis=1)[:, ::2], "zero-rows": lambda: zero_rows(X),
+      "frame": lambda: __import__("pandas").DataFrame(X, columns=[f"c{{j}}" for j in range(X.shape[1])])}}[layout]()
 with common.limit_threads(1):
     fit_dpcvx(X, y, 0)
     ratios = [fit_dpcvx(X, y, k + 1)[0] / fit_sklearn(X, y, k + 1)[0] for k in range({fits})]
