@@ -1,6 +1,7 @@
 """Tables by their column names, and entries by their position: the names in every input check's message.
 
-pandas and polars DataFrames and pyarrow Tables are read column by column.
+pandas and polars DataFrames and pyarrow Tables are read column by column, but for a pandas DataFrame of plain
+numpy numbers, which :func:`plain_matrix` reads at once.
 
 None of the three libraries is imported: a table is recognised by its type's module (``pandas``,
 ``polars``, ``pyarrow``) and read through the methods each documents (pandas ``iloc`` and
@@ -22,7 +23,7 @@ import numpy as np
 from .exceptions import InputError
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
-           "finite_numbers", "named_column", "non_finite_error", "non_numeric_entry", "parses_as_float",
+           "finite_numbers", "named_column", "non_finite_error", "non_numeric_entry", "parses_as_float", "plain_matrix",
            "refuse_kind", "row_count", "table_matrix"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
@@ -80,15 +81,16 @@ def named_column(table: Any, name: Any) -> np.ndarray:
     return column_values(table, names.index(name))
 
 
-def _plain_numbers(table: Any) -> np.ndarray | None:
-    """A pandas DataFrame whose columns all hold numpy booleans, integers or floats, as one new column-major float64
-    matrix (``DataFrame.to_numpy(dtype=float64, copy=True)``: the values the column-by-column read gives); None for
-    any other table. pandas's indexing costs about 150 us a column: 0.16 s at 20,000 x 1,000 (a one-off timing),
-    more than the fit's solve."""
+def plain_matrix(table: Any) -> np.ndarray | None:
+    """A pandas DataFrame whose columns all hold numpy booleans, integers or floats as one float64 matrix, the values
+    :func:`table_matrix` reads column by column (``DataFrame.to_numpy(dtype=float64)``: the frame's own memory when
+    it is one float64 block, which the caller must not write); None for any other table. Its entries are not checked
+    (the caller's finite check names a NaN by its row and column name). pandas's indexing costs about 150 us a
+    column: read column by column, 0.16 s at 20,000 x 1,000 (a one-off timing), more than the fit's solve."""
     if _library(table) != "pandas" or not all(isinstance(dtype, np.dtype) and dtype.kind in "biuf"
                                               for dtype in table.dtypes):
         return None
-    return np.asfortranarray(table.to_numpy(dtype=np.float64, copy=True))
+    return np.asarray(table.to_numpy(dtype=np.float64))
 
 
 def column_dtype(table: Any, index: int) -> Any:
@@ -195,11 +197,7 @@ def _missing(value: Any) -> bool:
 def table_matrix(X: Any, name: str) -> np.ndarray:
     """A table (:mod:`dpcvx.tables`) as a new column-major float64 matrix, every column checked on its own and
     named by its name: a categorical or text column, an entry that is not a number, a NaN, missing or infinite
-    value (the first in row order). A pandas DataFrame of plain finite numbers is converted at once
-    (:func:`_plain_numbers`); any other table, or one that holds a value to name, column by column."""
-    plain = _plain_numbers(X)
-    if plain is not None and bool(np.isfinite(plain).all()):
-        return plain
+    value (the first in row order)."""
     labels = column_names(X) or []
     buffer = np.empty((row_count(X), len(labels)), dtype=np.float64, order="F")
     first: tuple[int, int] | None = None

@@ -479,29 +479,33 @@ def test_a_converted_array_keeps_the_order_its_rows_are_stored_in(source):
     np.testing.assert_array_equal(X, before)
 
 
-def test_a_pandas_frame_of_plain_numbers_is_converted_at_once(monkeypatch):
-    """A DataFrame of numpy booleans, integers and floats becomes one new column-major float64 matrix, the values
-    the column-by-column read gives, with no column read alone (pandas's indexing cost about 150 us a column: 0.16
-    s at 20,000 x 1,000); a frame with a value to name (NaN) is still read column by column and names it."""
+def test_a_pandas_frame_of_plain_numbers_is_read_at_once(monkeypatch):
+    """A DataFrame of numpy booleans, integers and floats is read as one float64 matrix, the values the column-by-column
+    read gives, with no column read alone (pandas's indexing cost about 150 us a column: 0.16 s at 20,000 x 1,000).
+    It may be the frame's own memory: it is not new, so a clipped row is copied and the frame never written. A NaN
+    is named by its row and column name as before."""
     pd = pytest.importorskip("pandas")
     import dpcvx.tables as tables_module
+    from dpcvx.validation import _checked_matrix
 
     rng = np.random.default_rng(6)
-    frame = pd.DataFrame({"f": rng.normal(size=500), "g": rng.normal(size=500).astype(np.float32),
+    mixed = pd.DataFrame({"f": rng.normal(size=500), "g": rng.normal(size=500).astype(np.float32),
                           "i": rng.integers(-3, 4, 500), "u": rng.integers(0, 9, 500).astype(np.uint8),
                           "b": rng.random(500) < 0.5})
-    before = frame.copy()
-    expected = np.column_stack([np.asarray(frame[name], dtype=np.float64) for name in frame.columns])
+    floats = pd.DataFrame(rng.normal(size=(500, 4)), columns=list("pqrs"))
     read = _recorded_columns(monkeypatch, tables_module)
-    out = tables_module.table_matrix(frame, "X")
-    assert read == [] and out.flags.f_contiguous and out.dtype == np.float64
-    np.testing.assert_array_equal(out, expected)
-    out[:] = 0.0  # a new array: the frame is not written
-    pd.testing.assert_frame_equal(frame, before)
-    frame.loc[7, "g"] = np.nan
-    with pytest.raises(InputError, match=r"row 7, column 'g'"):
-        tables_module.table_matrix(frame, "X")
-    assert read == list(range(5))  # the named NaN: read column by column
+    for frame in (mixed, floats):
+        before = frame.copy()
+        expected = np.column_stack([np.asarray(frame[name], dtype=np.float64) for name in frame.columns])
+        out, fresh = _checked_matrix(frame)
+        assert read == [] and out.dtype == np.float64 and not fresh
+        np.testing.assert_array_equal(out, expected)
+        clipped, count = RowMap(0.5).apply(frame)  # rows beyond R: clipped in a copy
+        assert count > 0 and np.all(np.linalg.norm(clipped, axis=1) <= 0.5)
+        pd.testing.assert_frame_equal(frame, before)
+    floats.loc[7, "r"] = np.nan
+    with pytest.raises(InputError, match=r"row 7, column 'r'"):
+        _checked_matrix(floats)
 
 
 def _recorded_columns(monkeypatch, module):
