@@ -482,8 +482,9 @@ def test_a_converted_array_keeps_the_order_its_rows_are_stored_in(source):
 def test_a_pandas_frame_of_plain_numbers_is_read_at_once(monkeypatch):
     """A DataFrame of numpy booleans, integers and floats is read as one float64 matrix, the values the column-by-column
     read gives, with no column read alone (pandas's indexing cost about 150 us a column: 0.16 s at 20,000 x 1,000).
-    It may be the frame's own memory: it is not new, so a clipped row is copied and the frame never written. A NaN
-    is named by its row and column name as before."""
+    It may be the frame's own memory: it is not new, so a clipped row is copied and the frame never written; a
+    strided view of it is converted as any array is, into a contiguous copy. A NaN is named by its row and column
+    name as before."""
     pd = pytest.importorskip("pandas")
     import dpcvx.tables as tables_module
     from dpcvx.validation import _checked_matrix
@@ -503,6 +504,11 @@ def test_a_pandas_frame_of_plain_numbers_is_read_at_once(monkeypatch):
         clipped, count = RowMap(0.5).apply(frame)  # rows beyond R: clipped in a copy
         assert count > 0 and np.all(np.linalg.norm(clipped, axis=1) <= 0.5)
         pd.testing.assert_frame_equal(frame, before)
+    for view in (floats.iloc[::2], floats.iloc[:, ::2]):  # pandas gives a strided view of the frame's memory
+        out, fresh = _checked_matrix(view)
+        assert (out.flags.c_contiguous or out.flags.f_contiguous) and fresh and not np.shares_memory(out, floats)
+        np.testing.assert_array_equal(out, np.asarray(view, dtype=np.float64))
+    assert read == []
     floats.loc[7, "r"] = np.nan
     with pytest.raises(InputError, match=r"row 7, column 'r'"):
         _checked_matrix(floats)
