@@ -40,7 +40,8 @@ either statistic: the fit on the map draws it inside eps_fit (:mod:`dpcvx.models
 
 The classifiers' default ``column_statistics="auto"`` resolves, before anything is charged, to "ranges" or to no
 statistics by a public rule (:func:`auto_statistics`, :func:`ranges_by_default`): two classes, a fit that can draw
-them, and a histogram threshold T of at most ``AUTO_ROWS`` n rows (docs/theory.md, section 34).
+them and then solve on a path with a proved iteration budget, and a histogram threshold T of at most ``AUTO_ROWS`` n
+rows (docs/theory.md, section 34).
 
 With a label (``label_learner``: :class:`~dpcvx.DPHuberRegressor`'s ``column_statistics``, "auto" by default;
 docs/theory.md section 34.1) the label y, clipped onto the learner's public [-B, B], is one more histogram on the
@@ -167,17 +168,20 @@ def ranges_by_default(n: int, d: int, epsilon: float, share: float) -> bool:
 
 
 def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bool | str:
-    """What ``column_statistics="auto"`` resolves to for a BINARY ``learner`` (or the estimator that builds it: the
-    attributes read are the same) fitted on X,
-    before anything is charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature map, no
-    private bound, dense rows in memory) and :func:`ranges_by_default` says so at X's public shape; else False."""
+    """What ``column_statistics="auto"`` resolves to for a BINARY :class:`~dpcvx.models.erm.PrivateERM` ``learner``
+    fitted on X, before anything is charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature
+    map, no private bound, dense rows in memory), :func:`ranges_by_default` says so at X's public shape, and the fit
+    after the draw takes a path that may have a proved iteration budget (:meth:`PrivateERM.budgeted
+    <dpcvx.models.erm.PrivateERM.budgeted>`: not an L1 or elastic-net penalty, whose proximal path a composite
+    procedure refuses); else False."""
     shape = np.shape(X)
     drawable = (not draws_bounds(learner) and getattr(learner, "feature_map", None) is None
                 and bool(getattr(learner, "clip", True)) and not sparse.issparse(X) and not is_out_of_core(X)
                 and len(shape) == 2 and shape[0] >= 1 and shape[1] >= 1
                 and Neighbours.parse(neighbours) is Neighbours.REPLACE_ONE)
     share = learner.column_statistics_share
-    return "ranges" if drawable and ranges_by_default(int(shape[0]), int(shape[1]), epsilon, share) else False
+    return ("ranges" if drawable and ranges_by_default(int(shape[0]), int(shape[1]), epsilon, share)
+            and learner.budgeted(int(shape[1])) else False)
 
 
 @dataclass(frozen=True)

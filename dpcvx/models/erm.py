@@ -393,6 +393,13 @@ class PrivateERM:
         total = features + (1 if check_flag("fit_intercept", self.fit_intercept) else 0)
         return self._verified(total, progress=progress).certificate
 
+    def budgeted(self, input_dim: int) -> bool:
+        """Whether a fit on rows of ``input_dim`` columns takes a path that may have a proved iteration budget
+        (:meth:`SolverChoice.budgeted <dpcvx.solvers.choice.SolverChoice.budgeted>` of the problem verified at the
+        mapped width): a composite procedure refuses any other before its charge (docs/theory.md, section 7.1).
+        Public: the declaration and the width only."""
+        return self._solver().budgeted(self._verified(self.row_map().dimension(check_dim(input_dim))))
+
     def _check_settings(self) -> None:
         erm_inputs.check_settings(self)
 

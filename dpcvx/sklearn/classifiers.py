@@ -211,7 +211,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         classes, and :func:`~dpcvx.models.column_statistics.auto_statistics` at X's public shape), else as given."""
         if not (isinstance(self.column_statistics, str) and self.column_statistics == AUTO):
             return self.column_statistics
-        return False if multiclass else auto_statistics(self, X, self.epsilon, self.neighbours)
+        return False if multiclass else auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
 
     def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
         return PrivateERM(

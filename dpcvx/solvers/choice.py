@@ -190,6 +190,12 @@ class SolverChoice:
     def _unproved_max_iter(self) -> int:
         return DEFAULT_MAX_ITER if self.max_iter is None else self.max_iter
 
+    def budgeted(self, problem: VerifiedProblem) -> bool:
+        """Whether the path this choice takes for ``problem`` may have a proved iteration budget: not a user's
+        solver, nor the proximal path of a constraint set or an L1/group term (:meth:`proved_budget` is None
+        there whatever the public constants). Public: the structure of the declaration only."""
+        return not (callable(self.solver) or problem.kst12)
+
     def proved_budget(self, problem: VerifiedProblem, lam: float, extra_reg: float, rows: RowMap, n: int,
                       gradient_tolerance: float, start: np.ndarray | None) -> int | None:
         """The least proved iteration budget (at b = 0, for ``n`` public rows) of the path this choice takes, or
@@ -198,7 +204,7 @@ class SolverChoice:
         ``MAX_PROVED_ITERATIONS`` (too ill-conditioned for gradient steps to be a practical safeguard). Public:
         composite procedures refuse a None before any charge (docs/theory.md, section 7.1). Under add/remove the
         rows are private: the check is made at n_public, and the solver uses the budget of its actual rows."""
-        if callable(self.solver) or problem.kst12:
+        if not self.budgeted(problem):
             return None
         rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
         if rate is None:

@@ -306,6 +306,21 @@ def test_auto_resolves_from_public_inputs_before_any_charge(data, monkeypatch) -
     assert accountant.ledger == []
 
 
+@pytest.mark.parametrize("penalty", [{"penalty": "l1"}, {"penalty": "elasticnet", "l1_ratio": 0.5}])
+def test_auto_draws_no_ranges_for_a_fit_without_a_proved_budget(data, monkeypatch, penalty) -> None:
+    # an L1 term is solved by proximal Newton, which has no proved iteration budget: a fit after the ranges' charge
+    # is refused (docs/theory.md, section 7.1), so "auto" must resolve to no statistics and the default fit run
+    X, y = data
+    estimator = dpcvx.DPLogisticRegression(lam=1e-3, **penalty)
+    assert auto_statistics(dpcvx.DPLogisticRegression()._private_erm(), X, 1.0, "replace-one") == "ranges"
+    assert auto_statistics(estimator._private_erm(), X, 1.0, "replace-one") is False
+    monkeypatch.setattr(column_histogram, "discrete_laplace_array", lambda *a: pytest.fail("histograms drawn"))
+    accountant = dpcvx.PrivacyAccountant(epsilon=1.0)
+    estimator.fit(X, y, accountant=accountant)
+    assert getattr(estimator.certificate_, "column_statistics", None) is None
+    assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == pytest.approx(1.0)
+
+
 def test_the_clipping_warning_counts_the_users_rows_not_the_maps(data) -> None:
     # the map widens the narrow columns so that many mapped rows exceed R (clipped by its public rule, no warning);
     # rows above R as given are counted, NOT PRIVATE, as on every path
