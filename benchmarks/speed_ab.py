@@ -11,11 +11,12 @@ change of machine load hits both alike; each process's median ratio is recorded.
 
     python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
 
-A case may set its own Lam and epsilon after an @ (``sparse@lam=1e-6,eps=0.1``); else the sweep's
-``LAM`` and ``EPSILON``. ``layout=`` hands the dense rows over as given (``C``, the default), column-major (``F``),
-as float32 (``float32``: both sides convert or keep it as they do) or as a view of every second column of an array
-twice as wide (``columns``: the same values, not contiguous), with three tenths of the rows (seeded) zero, empty
-in a CSR (``zero-rows``), or as a pandas DataFrame (``frame``): ``"isotropic/2e4x1e3@layout=float32"``,
+A case may set its own Lam, epsilon and delta after an @ (``sparse@lam=1e-6,eps=0.1``, ``1e4x20@delta=1e-6``: the
+Gaussian objective perturbation); else the sweep's ``LAM``, ``EPSILON`` and ``DELTA`` (0, pure epsilon).
+``layout=`` hands the dense rows over as given (``C``, the default), column-major (``F``), as float32
+(``float32``: both sides convert or keep it as they do) or as a view of every second column of an array twice as
+wide (``columns``: the same values, not contiguous), with three tenths of the rows (seeded) zero, empty in a CSR
+(``zero-rows``), or as a pandas DataFrame (``frame``): ``"isotropic/2e4x1e3@layout=float32"``,
 ``"sparse@layout=zero-rows"``. A case
 ``generator/n x d`` takes the family sweep's generator instead
 (:func:`benchmarks.family_sweep.generate`, seed ``family_sweep.SEED``): ``"balance 2%/2e4x1e3"``; a case
@@ -44,7 +45,7 @@ for option in filter(None, options.split(",")):
     if key == "layout":
         layout = value
     else:
-        setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON"}}[key], float(value))
+        setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON", "delta": "DELTA"}}[key], float(value))
 if generator == "coded":
     X, y = coded_data(*parse_shape(shape))
 elif generator:

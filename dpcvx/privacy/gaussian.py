@@ -20,21 +20,33 @@ from scipy.special import log_ndtr, ndtr
 
 from ..rounding import round_up
 from ..validation import check_delta, check_epsilon, positive
+from .least_value import bisect_ends, least_below
 
-__all__ = ["gaussian_delta", "analytic_gaussian_sigma", "gaussian_epsilon"]
+__all__ = ["gaussian_delta", "gaussian_window", "analytic_gaussian_sigma", "gaussian_epsilon"]
 
-_BISECTIONS = 200
 
 
 def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """The smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP at this sensitivity."""
     ratio = sensitivity / sigma
     a, b = ratio / 2, epsilon / ratio
-    return float(ndtr(a - b) - math.exp(epsilon + log_ndtr(-a - b)))
+    return float(ndtr(a - b)) - math.exp(epsilon + float(log_ndtr(-a - b)))  # Python floats: the same doubles
+
+
+def gaussian_window(epsilon: float) -> float:
+    """The relative window max(1e-11, 1e-12 / epsilon) around a Gaussian profile's boundary outside which a
+    bisection's tests are inferred (:func:`~dpcvx.privacy.least_value.least_below`).
+
+    A profile Phi(A) - e^epsilon Phi(B) is a difference of two near terms as epsilon -> 0, so its computed value
+    decides a test only to a relative band in sigma that widens like 1 / epsilon; the window is a hundred times
+    or more the band ``tests/privacy/test_least_value.py`` finds by full bisection at epsilon from 1e-7 to 20.
+    """
+    return max(1e-11, 1e-12 / epsilon)
 
 
 def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
-    """The smallest sigma with gaussian_delta <= delta, found by bisection to double precision.
+    """The smallest sigma with gaussian_delta <= delta, found by bisection to double precision
+    (:func:`~dpcvx.privacy.least_value.least_below` from sensitivity / epsilon).
 
     The end of the bisection is moved up by the relative ``ROUNDING`` of
     :mod:`dpcvx.rounding` (a noise scale is a quantity the proof needs no
@@ -43,20 +55,8 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
     sensitivity = positive("sensitivity", sensitivity)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)  # the Gaussian mechanism needs delta > 0
-    low = high = sensitivity / epsilon
-    while gaussian_delta(high, sensitivity, epsilon) > delta:
-        low, high = high, 2 * high
-    while low > 0 and gaussian_delta(low, sensitivity, epsilon) <= delta:
-        low /= 2
-    for _ in range(_BISECTIONS):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        if gaussian_delta(middle, sensitivity, epsilon) <= delta:
-            high = middle
-        else:
-            low = middle
-    return round_up(high)
+    return round_up(least_below(lambda sigma: gaussian_delta(sigma, sensitivity, epsilon), delta,
+                                sensitivity / epsilon, gaussian_window(epsilon)))
 
 
 def gaussian_epsilon(noise_multiplier: float, delta: float) -> float:
@@ -76,12 +76,4 @@ def gaussian_epsilon(noise_multiplier: float, delta: float) -> float:
     low, high = 0.0, 1.0
     while gaussian_delta(z, 1.0, high) > delta:
         low, high = high, 2 * high
-    for _ in range(_BISECTIONS):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        if gaussian_delta(z, 1.0, middle) <= delta:
-            high = middle
-        else:
-            low = middle
-    return round_up(high)
+    return round_up(bisect_ends(lambda epsilon: gaussian_delta(z, 1.0, epsilon) <= delta, low, high))

@@ -54,6 +54,7 @@ from .composition import check_delta, round_epsilon
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .lattice import discrete_laplace_tail, float_kernel_name, lattice_sensitivity, lattice_spacing, pinp_float_terms
+from .least_value import bisect_ends
 from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_laplace
 
 __all__ = [
@@ -543,12 +544,7 @@ def _ball_selection_tail(kappa: float, dim: int, R: float, C: float, rounds: int
     low, high = 0.0, 2 * R * C
     while excess(high) < 0:
         low, high = high, 2 * high
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        low, high = (middle, high) if excess(middle) < 0 else (low, middle)
-    return 2 * high
+    return 2 * bisect_ends(lambda t: not excess(t) < 0, low, high)
 
 
 def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: float,

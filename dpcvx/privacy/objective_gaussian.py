@@ -42,8 +42,9 @@ from scipy.special import log_ndtr
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_delta, check_flag, integer, non_negative, positive
-from .gaussian import analytic_gaussian_sigma, gaussian_delta
+from .gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_window
 from .lam_rule import objective_noise_risk
+from .least_value import least_below
 from .neighbours import Neighbours
 
 __all__ = [
@@ -71,7 +72,6 @@ NEIGHBOURS: tuple[str, ...] = tuple(relation.value for relation in Neighbours)  
 
 # Every computed quantity moves by this relative amount in the safe direction
 # (sigma, the ridge and the Jacobian term up), as in docs/theory.md section 9.
-_BISECTIONS = 200
 _GRID = 48
 
 
@@ -186,26 +186,12 @@ def objective_gaussian_delta(
 
 
 def _bisect_sigma(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours, monotone: bool) -> float:
+    """The least sigma whose Gaussian part of the profile at eps_gauss is at most delta (bisection to adjacent
+    doubles from 2 S / eps_gauss, :func:`~dpcvx.privacy.least_value.least_below`)."""
     if neighbours is Neighbours.ADD_REMOVE and monotone:
         return analytic_gaussian_sigma(shift, eps_gauss, delta)
-    low = high = 2 * shift / eps_gauss
-    for _ in range(4096):
-        if _profile(eps_gauss, high, shift, neighbours, monotone) <= delta:
-            break
-        low, high = high, 2 * high
-    else:  # pragma: no cover - the profile tends to 0
-        raise InputError("no finite sigma meets this delta; the parameters are out of floating-point range")
-    while low > 0 and _profile(eps_gauss, low, shift, neighbours, monotone) <= delta:
-        low /= 2
-    for _ in range(_BISECTIONS):
-        middle = (low + high) / 2
-        if middle in (low, high):
-            break
-        if _profile(eps_gauss, middle, shift, neighbours, monotone) <= delta:
-            high = middle
-        else:
-            low = middle
-    return high
+    return least_below(lambda sigma: _profile(eps_gauss, sigma, shift, neighbours, monotone), delta,
+                       2 * shift / eps_gauss, gaussian_window(eps_gauss))
 
 
 def objective_gaussian_sigma(

@@ -1,0 +1,83 @@
+"""The calibrations' bisection with its far tests inferred (dpcvx.privacy.least_value): the same double as the
+bisection that evaluates every test, in fewer evaluations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcvx.privacy import objective_gaussian
+from dpcvx.privacy.gaussian import gaussian_delta, gaussian_window
+from dpcvx.privacy.least_value import least_below, least_passing
+from dpcvx.privacy.neighbours import Neighbours
+
+
+def _cases(seed: int, count: int):
+    """Seeded public inputs over the calibrations' range and beyond: epsilon from 1e-7 (where the computed
+    profile's rounding band is widest) to 20, delta from 1e-15 to 0.3, sensitivities over six decades."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        yield (float(10 ** rng.uniform(-7, 1.3)), float(10 ** rng.uniform(-15, -0.5)), float(10 ** rng.uniform(-3, 3)),
+               Neighbours.REPLACE_ONE if rng.integers(2) else Neighbours.ADD_REMOVE, bool(rng.integers(2)))
+
+
+def _objective(epsilon: float, shift: float, neighbours: Neighbours, monotone: bool, calls: list | None = None):
+    """The objective-perturbation profile in sigma (``calls`` records each evaluation)."""
+    def profile(sigma: float) -> float:
+        if calls is not None:
+            calls.append(sigma)
+        return objective_gaussian._profile(epsilon, sigma, shift, neighbours, monotone)
+    return profile
+
+
+def _analytic(epsilon: float, shift: float):
+    return lambda sigma: gaussian_delta(sigma, shift, epsilon)
+
+
+def _every_test(profile, target: float, start: float) -> float:
+    return least_passing(lambda x: profile(x) <= target, start)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_inferred_bisection_gives_the_double_of_the_full_one(seed: int) -> None:
+    # the objective-perturbation profile (every neighbour relation and loss sign) and the analytic Gaussian's; with
+    # a window of 1e-15 in place of gaussian_window, some of these cases differ (the window must hold the band in
+    # which the computed profile's rounding decides a test)
+    for epsilon, delta, shift, neighbours, monotone in _cases(seed, 120):
+        profile = _objective(epsilon, shift, neighbours, monotone)
+        start = 2 * shift / epsilon
+        assert least_below(profile, delta, start, gaussian_window(epsilon)) == _every_test(profile, delta, start)
+        analytic = _analytic(epsilon, shift)
+        start = shift / epsilon
+        assert least_below(analytic, delta, start, gaussian_window(epsilon)) == _every_test(analytic, delta, start)
+
+
+def test_a_window_narrower_than_the_rounding_band_changes_the_double() -> None:
+    # the check above can fail: at small epsilon a window of 1e-15 infers tests the rounding decides otherwise
+    differ = 0
+    for epsilon, delta, shift, neighbours, monotone in _cases(0, 120):
+        profile = _objective(epsilon, shift, neighbours, monotone)
+        start = 2 * shift / epsilon
+        differ += least_below(profile, delta, start, 1e-15) != _every_test(profile, delta, start)
+    assert differ > 0
+
+
+def test_the_inferred_bisection_evaluates_about_half_the_tests() -> None:
+    # the objective calibration's profile at epsilon 1, delta 1e-6, replace-one: 57 evaluations in full
+    counts = []
+    for inferred in (False, True):
+        calls: list[float] = []
+        profile = _objective(0.78, 1.0, Neighbours.REPLACE_ONE, False, calls)
+        if inferred:
+            least_below(profile, 1e-6, 2 / 0.78, gaussian_window(0.78))
+        else:
+            _every_test(profile, 1e-6, 2 / 0.78)
+        counts.append(len(calls))
+    assert counts[0] >= 50 and counts[1] <= 0.6 * counts[0]
+
+
+@pytest.mark.parametrize("profile", [lambda x: 0.0, lambda x: 1.0 if x < 3.0 else 0.0, lambda x: 1.0 / x])
+def test_profiles_the_window_cannot_locate_or_steps_give_the_same_double(profile) -> None:
+    # a profile that passes everywhere (the window is not found: every test is evaluated), a step, a power law
+    for start in (0.5, 3.0, 7.0):
+        assert least_below(profile, 0.25, start, 1e-11) == _every_test(profile, 0.25, start)
