@@ -7,16 +7,20 @@ from a public start until its test passes, halve the lower end while its test pa
 (:func:`bisect_ends`) until the ends are adjacent doubles. The result is the upper end, a point whose test passed.
 
 **Inferred tests** (:func:`least_below`). Most of those tests are far from the boundary, where their outcome is
-plain. Brent's method on log p(e^t) - log target (scipy's ``brentq``, inside a bracket of the doubling's points)
-first locates the boundary x* to about a relative 1e-14, and the tests at a = x* (1 - w) and b = x* (1 + w), w =
-``WINDOW``, are evaluated: p(a) > target and p(b) <= target. The bisection then runs with the tests below a taken as
-failed and those above b as passed, and evaluates only the tests in [a, b]. Because p decreases, p(x) >= p(a) >
-target for x < a and p(x) <= p(b) <= target for x > b. In floating point the same holds while the computed p errs
-by less than its change over a relative w: about w times its slope d log p / d log x, against a relative error of a
-few ulps for these profiles. So the bisection's sequence of midpoints, and its result, are those of the bisection
-that evaluates every test, in about a third of the evaluations (the window holds the last 17 or so of the 50-odd
-bisection steps). If the window's tests do not come out so (a profile too flat, or too noisy, to locate), every test
-is evaluated.
+plain. Brent's method on log p(e^t) - log target (scipy's ``brentq``, inside the doubling's evaluated ends) first
+locates the boundary x* to a hundredth of the window, and the tests at a = x* (1 - w) and b = x* (1 + w) are
+evaluated, w the caller's window: p(a) > target and p(b) <= target. The bisection then runs with the tests below a
+taken as failed and those above b as passed, and evaluates only the tests in [a, b]. Because p decreases, p(x) >=
+p(a) > target for x < a and p(x) <= p(b) <= target for x > b. In floating point the same holds while the computed p
+errs by less than its change over a relative w: the caller's window is wider than the band in which the rounding
+of its profile decides a test (:func:`~dpcvx.privacy.gaussian.gaussian_window`). So the bisection's sequence of
+midpoints, and its result, are those of the bisection that evaluates every test, in about half the evaluations (the
+window holds the last 16 to 20 of the 50-odd bisection steps). If the window's tests do not come out so (a profile
+too flat to locate), every test is evaluated.
+
+**Brackets** (:func:`bracket`). A caller that needs only bounds on the least passing double (to rule out a
+candidate) takes the doubling's ends narrowed by Brent's method to a relative width, both evaluated: the same
+located ends, without the bisection.
 """
 
 from __future__ import annotations
@@ -28,11 +32,10 @@ from scipy.optimize import brentq
 
 from ..exceptions import InputError
 
-__all__ = ["BISECTIONS", "DOUBLINGS", "bisect_ends", "least_below", "least_passing"]
+__all__ = ["BISECTIONS", "DOUBLINGS", "bisect_ends", "bracket", "least_below", "least_passing"]
 
 BISECTIONS = 200  # the calibrations' cap: ends a factor 2^k apart meet in about k + 53 steps
 DOUBLINGS = 4096  # doublings of the upper end, and halvings of a failing lower end's search, before giving up
-_LOCATED = 1e-14  # Brent's tolerance on log x: about a relative 1e-14 on x, a hundredth of the window
 _FLOOR = 1e-300  # log p of a profile that underflowed to 0
 
 
@@ -70,10 +73,11 @@ def least_below(profile: Callable[[float], float], target: float, start: float, 
     def passes(x: float) -> bool:
         return profile(x) <= target
 
-    ends = _window(profile, target, start, window)
-    if ends is None:
+    ends = _doubled(profile, target, start)
+    located = None if ends is None else _located(profile, target, *ends, 2 * window)
+    if located is None:
         return least_passing(passes, start)
-    low_end, high_end = ends
+    low_end, high_end = located
 
     def inferred(x: float) -> bool:
         return x > high_end or x >= low_end and passes(x)
@@ -81,9 +85,21 @@ def least_below(profile: Callable[[float], float], target: float, start: float, 
     return least_passing(inferred, start)
 
 
-def _window(profile: Callable[[float], float], target: float, start: float,
-            width: float) -> tuple[float, float] | None:
-    """(a, b) around the boundary with p(a) > target >= p(b) evaluated, or None (module docstring)."""
+def bracket(profile: Callable[[float], float], target: float, start: float,
+            relative: float) -> tuple[float, float] | None:
+    """Evaluated ends (a, b) around the least x with profile(x) <= target (profile decreasing): p(a) > target
+    >= p(b), with b / a - 1 about ``relative`` where Brent's method locates the boundary, else the doubling's
+    ends (b = 2 a); None when no failing end is found. The least passing double of :func:`least_passing` from
+    any start lies in (a, b] (a test passes at b and fails at a, and the tests change once)."""
+    ends = _doubled(profile, target, start)
+    if ends is None:
+        return None
+    return _located(profile, target, *ends, relative) or ends
+
+
+def _doubled(profile: Callable[[float], float], target: float, start: float) -> tuple[float, float] | None:
+    """The doubling's evaluated ends from ``start``: (a, b = 2 a) with p(a) > target >= p(b), or (a, b = start)
+    halving a from a passing start; None when the doubling or the halving finds none."""
     low = high = start
     high_value = profile(high)
     for _ in range(DOUBLINGS):
@@ -100,16 +116,23 @@ def _window(profile: Callable[[float], float], target: float, start: float,
             if low == 0:
                 return None
             low_value = profile(low)
+    return low, high
+
+
+def _located(profile: Callable[[float], float], target: float, low: float, high: float,
+             relative: float) -> tuple[float, float] | None:
+    """The boundary x* in (low, high) located by Brent's method on log p(e^t) - log target to a two-hundredth of
+    ``relative``, and the ends x* (1 -+ relative / 2) if their tests come out p(a) > target >= p(b); else None."""
     log_target = math.log(target)
 
     def excess(t: float) -> float:
         return math.log(max(profile(math.exp(t)), _FLOOR)) - log_target
 
     try:
-        boundary = math.exp(brentq(excess, math.log(low), math.log(high), xtol=_LOCATED))
+        boundary = math.exp(brentq(excess, math.log(low), math.log(high), xtol=relative / 200))
     except ValueError:  # the bracket's values in logs do not change sign (a profile at the floor)
         return None
-    low_end, high_end = boundary * (1 - width), boundary * (1 + width)
+    low_end, high_end = boundary * (1 - relative / 2), boundary * (1 + relative / 2)
     if profile(low_end) > target and profile(high_end) <= target:
         return low_end, high_end
     return None

@@ -32,6 +32,7 @@ Two analyses:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
@@ -40,11 +41,11 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_ndtr
 
 from ..exceptions import InputError
-from ..rounding import round_up
+from ..rounding import ROUNDING, round_up
 from ..validation import check_delta, check_flag, integer, non_negative, positive
 from .gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_window
 from .lam_rule import objective_noise_risk
-from .least_value import least_below
+from .least_value import bracket, least_below
 from .neighbours import Neighbours
 
 __all__ = [
@@ -73,6 +74,7 @@ NEIGHBOURS: tuple[str, ...] = tuple(relation.value for relation in Neighbours)  
 # Every computed quantity moves by this relative amount in the safe direction
 # (sigma, the ridge and the Jacobian term up), as in docs/theory.md section 9.
 _GRID = 48
+_GRID_BRACKET = 1e-4  # the relative width of a grid point's sigma bracket (_sigma_bounds)
 
 
 # --------------------------------------------------------------------------
@@ -185,13 +187,32 @@ def objective_gaussian_delta(
     return _profile(eps - e0, sigma, shift, Neighbours.parse(neighbours), check_flag("monotone_loss", monotone_loss))
 
 
+def _sigma_test(eps_gauss: float, shift: float, neighbours: Neighbours,
+                monotone: bool) -> tuple[Callable[[float], float], float]:
+    """(the profile in sigma, the start) of :func:`_bisect_sigma`'s bisection: the analytic Gaussian's delta from
+    S / eps_gauss (add/remove-one, l' of one sign), else :func:`_profile` from 2 S / eps_gauss."""
+    if neighbours is Neighbours.ADD_REMOVE and monotone:
+        return (lambda sigma: gaussian_delta(sigma, shift, eps_gauss)), shift / eps_gauss
+    return (lambda sigma: _profile(eps_gauss, sigma, shift, neighbours, monotone)), 2 * shift / eps_gauss
+
+
 def _bisect_sigma(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours, monotone: bool) -> float:
     """The least sigma whose Gaussian part of the profile at eps_gauss is at most delta (bisection to adjacent
-    doubles from 2 S / eps_gauss, :func:`~dpcvx.privacy.least_value.least_below`)."""
+    doubles, :func:`~dpcvx.privacy.least_value.least_below`; the analytic Gaussian's rounded up by its function)."""
     if neighbours is Neighbours.ADD_REMOVE and monotone:
         return analytic_gaussian_sigma(shift, eps_gauss, delta)
-    return least_below(lambda sigma: _profile(eps_gauss, sigma, shift, neighbours, monotone), delta,
-                       2 * shift / eps_gauss, gaussian_window(eps_gauss))
+    profile, start = _sigma_test(eps_gauss, shift, neighbours, monotone)
+    return least_below(profile, delta, start, gaussian_window(eps_gauss))
+
+
+def _sigma_bounds(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours,
+                  monotone: bool) -> tuple[float, float] | None:
+    """(a, b) with a < :func:`_bisect_sigma` <= b: the ends of its test evaluated around the boundary to a
+    relative ``_GRID_BRACKET`` (:func:`~dpcvx.privacy.least_value.bracket`), b moved up by twice ``ROUNDING`` for
+    the analytic Gaussian's rounding up; None where no bracket is found."""
+    profile, start = _sigma_test(eps_gauss, shift, neighbours, monotone)
+    ends = bracket(profile, delta, start, _GRID_BRACKET)
+    return None if ends is None else (ends[0], ends[1] * (1 + 2 * ROUNDING))
 
 
 def objective_gaussian_sigma(
@@ -533,12 +554,23 @@ def calibrate_objective_gaussian(
             sigma = sigma_at(ridge)
             return math.inf if not math.isfinite(sigma) else proxy(sigma, ridge)
 
+        def objective_bounds(log_curvature: float) -> tuple[float, float]:
+            """Bounds on objective(log_curvature): the proxy at the ends of its sigma's bracket (the proxy's
+            computed value does not decrease as sigma grows: products, quotients and a min of positive doubles)."""
+            ridge = max(math.exp(log_curvature) - lam_m, 0.0)
+            e0 = jacobian_epsilon(n, c, r, lam_m, ridge)
+            ends = _sigma_bounds(eps - e0, delta, shift, neighbours, monotone) if e0 < eps else None
+            if ends is None:
+                value = objective(log_curvature)
+                return value, value
+            return proxy(ends[0], ridge), proxy(ends[1], ridge)
+
         critical = _critical_curvature(eps, n, c, r)
         low = max(lam_m, critical * (1 + 1e-9), 1e-300)
         high = lam_m + top
         if high > low:
             grid = np.linspace(math.log(low), math.log(high), _GRID)
-            values = [objective(float(x)) for x in grid]
+            values = _least_of(grid, objective, objective_bounds)
             k = int(np.argmin(values))
             if math.isfinite(values[k]):
                 a, b = grid[max(k - 1, 0)], grid[min(k + 1, _GRID - 1)]
@@ -556,6 +588,18 @@ def calibrate_objective_gaussian(
     if not candidates:
         raise InputError("no valid calibration: lam_m is 0 and max_ridge leaves no strongly convex option")
     return min(candidates, key=lambda cal: cal.utility if cal.utility is not None else math.inf)
+
+
+def _least_of(points: np.ndarray, value: Callable[[float], float],
+              bounds: Callable[[float], tuple[float, float]]) -> list[float]:
+    """value(x) at each point whose lower bound is at most the least upper bound, inf at the others.
+
+    A point ruled out has value(x) >= its lower bound > the least upper bound >= the least value, so the first
+    least value (``np.argmin``) and its index are those of every value computed: the grid search's choice, with
+    only its candidates' sigmas bisected to the last double (the others are bracketed, :func:`_sigma_bounds`)."""
+    ranges = [bounds(float(x)) for x in points]
+    cut = min(upper for _, upper in ranges)
+    return [value(float(x)) if lower <= cut else math.inf for x, (lower, _) in zip(points, ranges, strict=True)]
 
 
 def _kst12_best_ridge(sigma: float, low: float, high: float, *, n: int, dim: int, lipschitz_bound: float,

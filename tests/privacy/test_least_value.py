@@ -81,3 +81,34 @@ def test_profiles_the_window_cannot_locate_or_steps_give_the_same_double(profile
     # a profile that passes everywhere (the window is not found: every test is evaluated), a step, a power law
     for start in (0.5, 3.0, 7.0):
         assert least_below(profile, 0.25, start, 1e-11) == _every_test(profile, 0.25, start)
+
+
+def _calibrations(seed: int, count: int):
+    """Seeded public inputs of calibrate_objective_gaussian over wide ranges, and its result."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        public = dict(n=int(10 ** rng.uniform(2, 7)), dim=int(10 ** rng.uniform(0, 4)),
+                      lipschitz=float(10 ** rng.uniform(-1, 1)), smoothness=float(10 ** rng.uniform(-2, 1)),
+                      norm_bound=float(10 ** rng.uniform(-1, 2)), lam_m=float(10 ** rng.uniform(-8, 0)),
+                      smooth_unconstrained=True, neighbours=["replace-one", "add-remove"][rng.integers(2)],
+                      monotone_loss=bool(rng.integers(2)))
+        epsilon, delta = float(10 ** rng.uniform(-2, 1)), float(10 ** rng.uniform(-12, -3))
+        yield objective_gaussian.calibrate_objective_gaussian(epsilon, delta, **public)
+
+
+def test_the_grid_search_bisects_its_candidates_only_and_chooses_as_if_it_bisected_every_point(monkeypatch) -> None:
+    # the grid's points ruled out by their sigma brackets are never the first least value, so the calibration is the
+    # one of a search that bisects every point's sigma to the last double (each field, to the bit)
+    bisected = []
+    original = objective_gaussian._bisect_sigma
+    monkeypatch.setattr(objective_gaussian, "_bisect_sigma", lambda *a: bisected.append(a) or original(*a))
+    ruled_out = list(_calibrations(3, 40))
+    assert len(bisected) < 40 * 30  # about 23 a calibration (its candidates, Brent's points, the final one)
+
+    def every_point(points, value, bounds):
+        return [value(float(x)) for x in points]
+
+    monkeypatch.setattr(objective_gaussian, "_least_of", every_point)
+    bisected.clear()
+    assert ruled_out == list(_calibrations(3, 40))
+    assert len(bisected) > 40 * 60  # the 48 grid points, Brent's points and the final one
