@@ -549,15 +549,23 @@ def calibrate_objective_gaussian(
                 return math.inf
             return _bisect_sigma(eps - e0, delta, shift, neighbours, monotone)
 
+        def ridge_at(log_curvature: float) -> float:
+            return max(math.exp(log_curvature) - lam_m, 0.0)
+
         def objective(log_curvature: float) -> float:
-            ridge = max(math.exp(log_curvature) - lam_m, 0.0)
+            ridge = ridge_at(log_curvature)
             sigma = sigma_at(ridge)
             return math.inf if not math.isfinite(sigma) else proxy(sigma, ridge)
+
+        def objective_floor(log_curvature: float) -> float:
+            """The proxy's ridge term Delta W^2 / 2, computed as :func:`utility_proxy` computes it: at most
+            objective(log_curvature), whose computed sum adds a non-negative noise term to it."""
+            return ridge_at(log_curvature) * w_bound ** 2 / 2
 
         def objective_bounds(log_curvature: float) -> tuple[float, float]:
             """Bounds on objective(log_curvature): the proxy at the ends of its sigma's bracket (the proxy's
             computed value does not decrease as sigma grows: products, quotients and a min of positive doubles)."""
-            ridge = max(math.exp(log_curvature) - lam_m, 0.0)
+            ridge = ridge_at(log_curvature)
             e0 = jacobian_epsilon(n, c, r, lam_m, ridge)
             ends = _sigma_bounds(eps - e0, delta, shift, neighbours, monotone) if e0 < eps else None
             if ends is None:
@@ -570,7 +578,7 @@ def calibrate_objective_gaussian(
         high = lam_m + top
         if high > low:
             grid = np.linspace(math.log(low), math.log(high), _GRID)
-            values = _least_of(grid, objective, objective_bounds)
+            values = _least_of(grid, objective, objective_bounds, objective_floor)
             k = int(np.argmin(values))
             if math.isfinite(values[k]):
                 a, b = grid[max(k - 1, 0)], grid[min(k + 1, _GRID - 1)]
@@ -590,16 +598,26 @@ def calibrate_objective_gaussian(
     return min(candidates, key=lambda cal: cal.utility if cal.utility is not None else math.inf)
 
 
-def _least_of(points: np.ndarray, value: Callable[[float], float],
-              bounds: Callable[[float], tuple[float, float]]) -> list[float]:
-    """value(x) at each point whose lower bound is at most the least upper bound, inf at the others.
+def _least_of(points: np.ndarray, value: Callable[[float], float], bounds: Callable[[float], tuple[float, float]],
+              floor: Callable[[float], float]) -> list[float]:
+    """value(x) at each point that may hold the least value, inf at the others.
 
-    A point ruled out has value(x) >= its lower bound > the least upper bound >= the least value, so the first
-    least value (``np.argmin``) and its index are those of every value computed: the grid search's choice, with
-    only its candidates' sigmas bisected to the last double (the others are bracketed, :func:`_sigma_bounds`)."""
-    ranges = [bounds(float(x)) for x in points]
-    cut = min(upper for _, upper in ranges)
-    return [value(float(x)) if lower <= cut else math.inf for x, (lower, _) in zip(points, ranges, strict=True)]
+    ``floor(x) <= value(x)`` costs nothing and ``bounds(x) = (lower, upper)`` brackets value(x). The points are
+    bracketed in the order of their floors while the floor is at most the least upper bound so far; a point left
+    out, or bracketed with its lower bound above the least upper bound, has value(x) > that bound >= the least
+    value. So the first least value (``np.argmin``) and its index are those of every value computed: the grid
+    search's choice, with only its candidates' sigmas bisected to the last double (the others bracketed,
+    :func:`_sigma_bounds`, or ruled out by the ridge's term alone)."""
+    floors = [floor(float(x)) for x in points]
+    ranges: dict[int, tuple[float, float]] = {}
+    cut = math.inf
+    for index in sorted(range(len(points)), key=floors.__getitem__):
+        if floors[index] > cut:
+            break  # every later floor is at least this one
+        ranges[index] = bounds(float(points[index]))
+        cut = min(cut, ranges[index][1])
+    return [value(float(x)) if index in ranges and ranges[index][0] <= cut else math.inf
+            for index, x in enumerate(points)]
 
 
 def _kst12_best_ridge(sigma: float, low: float, high: float, *, n: int, dim: int, lipschitz_bound: float,

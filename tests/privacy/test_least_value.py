@@ -105,7 +105,7 @@ def test_the_grid_search_bisects_its_candidates_only_and_chooses_as_if_it_bisect
     ruled_out = list(_calibrations(3, 40))
     assert len(bisected) < 40 * 30  # about 23 a calibration (its candidates, Brent's points, the final one)
 
-    def every_point(points, value, bounds):
+    def every_point(points, value, bounds, floor):
         return [value(float(x)) for x in points]
 
     monkeypatch.setattr(objective_gaussian, "_least_of", every_point)
