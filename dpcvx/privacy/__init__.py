@@ -12,6 +12,8 @@
   lattice noise (``PrivateERM(float_safe=True)``) and their dispatch;
 * :mod:`.exponential`: the exponential mechanism, drawn exactly;
 * :mod:`.gaussian`: the analytic Gaussian mechanism (Balle and Wang 2018);
+* :mod:`.least_value`: the bisection of the Gaussian calibrations (the least double passing a decreasing profile), its
+  tests far from the boundary inferred;
 * :mod:`.kernel_calibrate`: calibration of the kernel learners (Jain and Thakurta 2013);
 * :mod:`.composition`, :mod:`.accountant`: composing releases and the budget;
 * :mod:`.rng`: the noise source (OS entropy unless a seed is given);

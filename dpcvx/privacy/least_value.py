@@ -1,8 +1,8 @@
-"""The least double that passes a privacy test: the one bisection of the calibrations, with its far tests inferred.
+"""The least double that passes a privacy test: the bisection of the Gaussian calibrations, its far tests inferred.
 
 A noise scale (or an epsilon) is calibrated as the least x with p(x) <= target for a profile p that decreases in x
 (the analytic Gaussian mechanism's delta in sigma, Balle and Wang 2018; the objective-perturbation profile of
-docs/theory.md, section 12). :func:`least_passing` finds it as every calibration of dpcvx does: double the upper end
+docs/theory.md, section 12). :func:`least_passing` finds it as the Gaussian calibrations do: double the upper end
 from a public start until its test passes, halve the lower end while its test passes, then bisect
 (:func:`bisect_ends`) until the ends are adjacent doubles. The result is the upper end, a point whose test passed.
 
