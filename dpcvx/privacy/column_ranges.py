@@ -95,18 +95,65 @@ def release_ranges(values: np.ndarray, half_widths: np.ndarray, level: float, si
     """The 2 x k released grid points (low row, high row) of the searches for levels q and 1 - q.
 
     ``values`` (n x k) are the rows clipped onto the public bounds (features onto ||x|| <= R, the label onto
-    [-B, B]); ``half_widths`` the public b_j. Each step draws 2 k Gaussian values (module docstring)."""
+    [-B, B]); ``half_widths`` the public b_j. Each step draws 2 k Gaussian values (module docstring): they are
+    drawn at once, the D steps' in order (the same stream as D draws of 2 k), so that the columns, whose searches
+    are independent given their noise, are searched a block at a time (:func:`_search_block`)."""
     rows = np.asarray(values, dtype=float)
     n, k = rows.shape
     bounds = np.asarray(half_widths, dtype=float)
-    targets = np.array([level * n, (1 - level) * n])[:, None]
-    low, high = np.zeros((2, k), dtype=np.int64), np.full((2, k), 1 << SEARCH_DEPTH, dtype=np.int64)
+    noise = sigma * rng.standard_normal((SEARCH_DEPTH, 2, k))
+    high = np.empty((2, k), dtype=np.int64)
+    for start in range(0, k, _BLOCK_COLUMNS):
+        columns = slice(start, min(start + _BLOCK_COLUMNS, k))
+        high[:, columns] = _search_block(rows[:, columns].T, bounds[columns], level, sigma, noise[:, :, columns])
+    return grid_points(high, bounds)
+
+
+#: Columns searched together (:func:`_search_block`): a block of 16 columns of 100,000 rows is 12.8 MB.
+_BLOCK_COLUMNS = 16
+
+
+def _search_block(columns: np.ndarray, bounds: np.ndarray, level: float, sigma: float,
+                  noise: np.ndarray) -> np.ndarray:
+    """The 2 x b grid indices the searches of b columns (a b x n array, each row a column) end at.
+
+    Each count #{i : v_ij <= t} is exact, read from a set S of the column's values that holds every value between
+    the search's ends t_low < v <= t_high: a value at or below t_low is at or below every later midpoint, and one
+    above t_high above every later midpoint (the grid points do not decrease with their index: a product, a scaling
+    by a power of two and a sum, each monotone in rounding), so the count at t is #{v <= a} + #{v in S : v <= t}
+    for the ends a of S's own making. S is cut down to the values between the ends when they are fewer than a
+    quarter of it. A NaN is counted nowhere, as by v <= t."""
+    values = np.ascontiguousarray(columns)
+    b, n = values.shape
+    targets = np.array([level * n, (1 - level) * n])
     spacing = release_grid_spacing(sigma)
-    for _ in range(SEARCH_DEPTH):
+    low, high = np.zeros((2, b), dtype=np.int64), np.full((2, b), 1 << SEARCH_DEPTH, dtype=np.int64)
+    lowest, highest = grid_points(low[0], bounds), grid_points(high[0], bounds)
+    sets, base = [], np.zeros((2, b), dtype=np.int64)
+    ends = np.zeros((2, 2, b), dtype=np.int64)  # the counts at t_low and t_high of each search
+    for j in range(b):
+        below_lowest = int(np.count_nonzero(values[j] <= lowest[j]))
+        between = values[j][(values[j] > lowest[j]) & (values[j] <= highest[j])]
+        sets.append([between, between])
+        base[:, j] = below_lowest
+        ends[:, 0, j], ends[:, 1, j] = below_lowest, below_lowest + between.size
+    for step in range(SEARCH_DEPTH):
         middle = (low + high) // 2
         thresholds = grid_points(middle, bounds)
-        counts = np.stack([(rows <= side).sum(axis=0) for side in thresholds]).astype(float)
-        noisy, _ = round_to_grid(counts + sigma * rng.standard_normal((2, k)), spacing, 0)
-        crossed = noisy >= targets
+        counts = base.copy()
+        for j in range(b):
+            for side in (0, 1):
+                counts[side, j] += np.count_nonzero(sets[j][side] <= thresholds[side, j])
+        noisy, _ = round_to_grid(counts.astype(float) + noise[step], spacing, 0)
+        crossed = noisy >= targets[:, None]
+        ends[:, 1] = np.where(crossed, counts, ends[:, 1])
+        ends[:, 0] = np.where(crossed, ends[:, 0], counts)
         high, low = np.where(crossed, middle, high), np.where(crossed, low, middle)
-    return grid_points(high, bounds)
+        for j in range(b):
+            for side in (0, 1):
+                held = sets[j][side]
+                if 4 * (ends[side, 1, j] - ends[side, 0, j]) < held.size:
+                    t_low, t_high = grid_points(low[side, j], bounds[j]), grid_points(high[side, j], bounds[j])
+                    sets[j][side] = held[(held > t_low) & (held <= t_high)]
+                    base[side, j] = ends[side, 0, j]
+    return high

@@ -30,10 +30,12 @@ from dpcvx.privacy.column_ranges import (
     RANK_MARGIN,
     SEARCH_DEPTH,
     grid_cell,
+    grid_points,
     range_level,
     release_ranges,
 )
 from dpcvx.privacy.gaussian import analytic_gaussian_sigma
+from dpcvx.privacy.noise import release_grid_spacing, round_to_grid
 from dpcvx.release.records.row_map import _row_map_to_dict
 
 
@@ -104,6 +106,40 @@ def test_the_search_finds_the_quantiles_within_its_noise():
     noisy = release_ranges(values, np.ones(2), 0.2, 50.0, np.random.default_rng(4))  # 1% of n per count
     ranks = np.array([[np.mean(values[:, j] <= noisy[i, j]) for j in range(2)] for i in range(2)])
     assert np.all(np.abs(ranks - [[0.2], [0.8]]) < 0.05)  # 5 sigma / n: seeded, in ranks, not in units of R
+
+
+def _every_value(values, half_widths, level, sigma, rng):
+    """The search with each count read from every value (the module's definition, #{i : v_ij <= t})."""
+    n, k = values.shape
+    targets = np.array([level * n, (1 - level) * n])[:, None]
+    low, high = np.zeros((2, k), dtype=np.int64), np.full((2, k), 1 << SEARCH_DEPTH, dtype=np.int64)
+    spacing = release_grid_spacing(sigma)
+    for _ in range(SEARCH_DEPTH):
+        middle = (low + high) // 2
+        thresholds = grid_points(middle, half_widths)
+        counts = np.stack([(values <= side).sum(axis=0) for side in thresholds]).astype(float)
+        noisy, _ = round_to_grid(counts + sigma * rng.standard_normal((2, k)), spacing, 0)
+        crossed = noisy >= targets
+        high, low = np.where(crossed, middle, high), np.where(crossed, low, middle)
+    return grid_points(high, half_widths)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_the_counts_from_the_values_between_the_ends_are_every_values(order):
+    # concentrated, spread, tied, on grid points and at the bounds, in either order: the same ranges to the bit
+    rng = np.random.default_rng(11)
+    for case in range(12):
+        n, k = int(rng.integers(50, 3000)), int(rng.integers(1, 9))
+        bounds = 10.0 ** rng.uniform(-3, 2, k)
+        centre, scale = rng.uniform(-0.9, 0.9, k) * bounds, 10.0 ** rng.uniform(-4, 0, k) * bounds
+        values = np.clip(centre + scale * rng.standard_normal((n, k)), -bounds, bounds)
+        if case % 3 == 0:  # ties, grid points and the bounds themselves
+            values[: n // 4] = grid_points(rng.integers(0, (1 << SEARCH_DEPTH) + 1, (n // 4, k)), bounds)
+            values[n // 4: n // 3] = values[0]
+        values = np.asarray(values, order=order)
+        sigma = float(10.0 ** rng.uniform(-2, 2))
+        expected = _every_value(values, bounds, 0.2, sigma, np.random.default_rng(case))
+        assert np.array_equal(release_ranges(values, bounds, 0.2, sigma, np.random.default_rng(case)), expected)
 
 
 def test_the_level_is_a_public_rule_of_n_and_the_noise():
