@@ -121,3 +121,40 @@ def test_sigmoid_of_a_negation_is_computed_without_it(text, monkeypatch):
     assert np.array_equal(function(z).view(np.int64), literal.view(np.int64))
     assert compile_code(text)(np.float64(-3.0)) == eval(text, {"numpy": np, "sigmoid": sigmoid},  # noqa: S307
                                                         {"z": np.float64(-3.0)})
+
+
+def _shipped_piecewise_texts() -> list[str]:
+    """The derivative texts of the shipped catalogue that hold a numpy.select (the Huber losses' pieces)."""
+    import json
+    from pathlib import Path
+
+    import dpcvx.verification
+
+    path = Path(dpcvx.verification.__file__).with_name("catalogue_proofs.json")
+    records = json.loads(path.read_text())["losses"]
+    texts = [text for entry in records if isinstance(entry, dict) and "record" in entry
+             for text in (entry["record"].get("derivatives") or [])]
+    return [text for text in texts if "numpy.select" in text]
+
+
+@pytest.mark.parametrize("text", [*_shipped_piecewise_texts(),
+                                  "numpy.select([numpy.less(z, 0), numpy.greater(z, 2)], [z, 2*z], default=numpy.nan)"])
+def test_a_select_is_compiled_as_a_where_chain_with_its_values(text, monkeypatch):
+    """numpy.select of a piecewise loss is compiled as nested numpy.where (numpy_code._SelectAsWhere): select is not
+    called, and the values are bitwise those of the text as written, at the kinks, signed zeros, infinities, NaN and
+    where no condition holds (the default)."""
+    z = np.concatenate([np.random.default_rng(3).normal(size=5_000) * 3, np.linspace(-3, 3, 25), [
+        np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, 1.5, -1.0, 1.0, 2.0, 1e-310]])
+    literal = eval(text, {"numpy": np}, {"z": z})  # noqa: S307 - shipped or the test's own literal text
+    literal = np.broadcast_to(np.asarray(literal, dtype=float), z.shape)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("numpy.select called")
+
+    function = compile_code(text)
+    monkeypatch.setattr(np, "select", refused)
+    assert np.array_equal(function(z).view(np.int64), literal.view(np.int64))
+
+
+def test_the_catalogue_has_piecewise_texts():
+    assert len(_shipped_piecewise_texts()) >= 6  # the Huber hinge's and the Huber regression loss's three each
