@@ -12,7 +12,8 @@ change of machine load hits both alike; each process's median ratio is recorded.
     python -m benchmarks.speed_ab --before /tmp/dpcvx-before --cases 3e5x500 sparse --processes 4
 
 A case may set its own Lam, epsilon and delta after an @ (``sparse@lam=1e-6,eps=0.1``, ``1e4x20@delta=1e-6``: the
-Gaussian objective perturbation); else the sweep's ``LAM``, ``EPSILON`` and ``DELTA`` (0, pure epsilon).
+Gaussian objective perturbation); else the sweep's ``LAM``, ``EPSILON`` and ``DELTA`` (0, pure epsilon). ``loss=``
+fits dpcvx with another catalogue loss (``@loss=huber_hinge``; lbfgs stays logistic, so the ratio compares trees).
 ``layout=`` hands the dense rows over as given (``C``, the default), column-major (``F``), as float32
 (``float32``: both sides convert or keep it as they do) or as a view of every second column of an array twice as
 wide (``columns``: the same values, not contiguous), with three tenths of the rows (seeded) zero, empty in a CSR
@@ -44,6 +45,8 @@ for option in filter(None, options.split(",")):
     key, _, value = option.partition("=")
     if key == "layout":
         layout = value
+    elif key == "loss":
+        speed_sweep.LOSS = value
     else:
         setattr(speed_sweep, {{"lam": "LAM", "eps": "EPSILON", "delta": "DELTA"}}[key], float(value))
 if generator == "coded":
