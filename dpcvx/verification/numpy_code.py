@@ -122,8 +122,9 @@ class _SelectAsWhere(ast.NodeTransformer):
     numpy.where(c_1, v_1, numpy.where(c_2, v_2, ... numpy.where(c_k, v_k, d))), with the innermost where dropped
     when c_k is True (the printer's last piece): at each element, the value of the first condition that holds, as
     select gives it, from the same computed pieces (a piece of integers is promoted to float64 exactly, as select
-    promotes it). select's checks and broadcasting cost about 60 us a call on a block of 2,000 values, three times
-    the where chain's; a Huber loss's derivatives are nested selects, evaluated on every row block of every pass."""
+    promotes it). select's checks and broadcasting cost more than the where chain on a row block, and a Huber loss's
+    derivatives are nested selects, evaluated on every block of every pass (whole fits:
+    benchmarks/results/speed_ab_piecewise_losses.md)."""
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         node = self.generic_visit(node)  # type: ignore[assignment]
