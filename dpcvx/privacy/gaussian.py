@@ -38,8 +38,9 @@ def gaussian_window(epsilon: float) -> float:
     bisection's tests are inferred (:func:`~dpcvx.privacy.least_value.least_below`).
 
     A profile Phi(A) - e^epsilon Phi(B) is a difference of two near terms as epsilon -> 0, so its computed value
-    decides a test only to a relative band in sigma that widens like 1 / epsilon; the window is a hundred times
-    or more the band ``tests/privacy/test_least_value.py`` finds by full bisection at epsilon from 1e-7 to 20.
+    decides a test only to a relative band in sigma that widens like 1 / epsilon, and the window must hold that
+    band. ``tests/privacy/test_least_value.py`` checks that this window gives the full bisection's double at
+    epsilon from 1e-7 to 20, and that a window of 1e-15 does not.
     """
     return max(1e-11, 1e-12 / epsilon)
 
