@@ -450,6 +450,17 @@ def add_result_arguments(parser: argparse.ArgumentParser, tag: str | None, tag_h
     parser.add_argument("--tag", default=tag, help=tag_help)
 
 
+def alternating(before: Path, processes: int, body: str) -> dict[str, list[Any]]:
+    """The outputs of ``body`` in ``processes`` processes per tree, "before" (the tree at ``before``) and "after"
+    (this repository) alternating, so that a change of the machine's load hits both alike (:func:`tree_child`)."""
+    trees = {"before": before.resolve(), "after": REPO_ROOT}
+    outputs: dict[str, list[Any]] = {name: [] for name in trees}
+    for _ in range(processes):
+        for name, tree in trees.items():
+            outputs[name].append(tree_child(tree, body))
+    return outputs
+
+
 def add_tree_arguments(parser: argparse.ArgumentParser, sizes: list[str], fits: int, seed: int) -> None:
     """An A/B script's ``--before`` (the tree to compare against), ``--sizes`` (n x d), ``--fits`` (timed fits per
     process), ``--processes`` (per tree and case) and ``--seed`` (:func:`tree_child`)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.common import REPO_ROOT, RESULTS_DIR, RunRecord, tree_child, write_markdown
+from benchmarks.common import RESULTS_DIR, RunRecord, alternating, write_markdown
 
 CHILD = """
 import json, time, warnings
@@ -52,13 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tag", default="range_search")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.range_search", argv), []
-    trees = {"before": args.before.resolve(), "after": REPO_ROOT}
     for shape in args.shapes:
-        cells: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
-        for _ in range(args.processes):
-            for name, tree in trees.items():
-                search, ratio = tree_child(tree, CHILD.format(shape=shape, fits=args.fits))
-                cells[name].append((search, ratio))
+        cells = alternating(args.before, args.processes, CHILD.format(shape=shape, fits=args.fits))
         rows.append(f"| {shape} | " + " | ".join(
             " / ".join(f"{value:.3f}" if column == 0 else f"{value:.2f}" for value in (cell[column] for cell in
                                                                                   cells[name]))

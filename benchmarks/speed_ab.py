@@ -30,7 +30,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.common import REPO_ROOT, RESULTS_DIR, RunRecord, tree_child, write_markdown
+from benchmarks.common import RESULTS_DIR, RunRecord, alternating, write_markdown
 
 CHILD = """
 import json
@@ -72,11 +72,6 @@ print(json.dumps(float(np.median(ratios))))
 """
 
 
-def run_child(tree: Path, case: str, fits: int) -> float:
-    """The median dpcvx / lbfgs ratio of one process that imports ``tree``."""
-    return float(tree_child(tree, CHILD.format(case=case, fits=fits)))
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speed_ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
@@ -88,12 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tag", default="speed_ab")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.speed_ab", argv), []
-    trees = {"before": args.before.resolve(), "after": REPO_ROOT}
     for case in args.cases:
-        ratios: dict[str, list[float]] = {"before": [], "after": []}
-        for _ in range(args.processes):
-            for name, tree in trees.items():
-                ratios[name].append(run_child(tree, case, args.fits))
+        ratios = alternating(args.before, args.processes, CHILD.format(case=case, fits=args.fits))
         rows.append(f"| {case} | {' / '.join(f'{r:.2f}' for r in ratios['before'])} | "
                     f"{' / '.join(f'{r:.2f}' for r in ratios['after'])} |")
         print(rows[-1], flush=True)

@@ -37,6 +37,8 @@ count and public numbers only.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
@@ -102,58 +104,107 @@ def release_ranges(values: np.ndarray, half_widths: np.ndarray, level: float, si
     n, k = rows.shape
     bounds = np.asarray(half_widths, dtype=float)
     noise = sigma * rng.standard_normal((SEARCH_DEPTH, 2, k))
+    if n < _SET_ROWS:
+        return grid_points(_search(rows.T, bounds, level, sigma, noise, _EveryValue), bounds)
     high = np.empty((2, k), dtype=np.int64)
     for start in range(0, k, _BLOCK_COLUMNS):
         columns = slice(start, min(start + _BLOCK_COLUMNS, k))
-        high[:, columns] = _search_block(rows[:, columns].T, bounds[columns], level, sigma, noise[:, :, columns])
+        high[:, columns] = _search(np.ascontiguousarray(rows[:, columns].T), bounds[columns], level, sigma,
+                                   noise[:, :, columns], _ValuesBetween)
     return grid_points(high, bounds)
 
 
-#: Columns searched together (:func:`_search_block`): a block of 16 columns of 100,000 rows is 12.8 MB.
+#: Columns searched together by :class:`_ValuesBetween`: a block of 16 columns of 100,000 rows is 12.8 MB.
 _BLOCK_COLUMNS = 16
+#: Rows from which the counts are read by :class:`_ValuesBetween`; below, from every value (:class:`_EveryValue`:
+#: a scratch timing put the two even near 10,000 rows, where the sets' bookkeeping costs as much as it saves).
+_SET_ROWS = 10_000
 
 
-def _search_block(columns: np.ndarray, bounds: np.ndarray, level: float, sigma: float,
-                  noise: np.ndarray) -> np.ndarray:
-    """The 2 x b grid indices the searches of b columns (a b x n array, each row a column) end at.
+class _Counter(Protocol):
+    """The counts of a block's searches: at the midpoints, then told where each search went."""
 
-    Each count #{i : v_ij <= t} is exact, read from a set S of the column's values that holds every value between
-    the search's ends t_low < v <= t_high: a value at or below t_low is at or below every later midpoint, and one
-    above t_high above every later midpoint (the grid points do not decrease with their index: a product, a scaling
-    by a power of two and a sum, each monotone in rounding), so the count at t is #{v <= a} + #{v in S : v <= t}
-    for the ends a of S's own making. S is cut down to the values between the ends when they are fewer than a
-    quarter of it. A NaN is counted nowhere, as by v <= t."""
-    values = np.ascontiguousarray(columns)
-    b, n = values.shape
-    targets = np.array([level * n, (1 - level) * n])
+    def at(self, thresholds: np.ndarray) -> np.ndarray: ...
+
+    def moved(self, below: np.ndarray, crossed: np.ndarray, low: np.ndarray, high: np.ndarray) -> None: ...
+
+
+def _search(columns: np.ndarray, bounds: np.ndarray, level: float, sigma: float, noise: np.ndarray,
+            counter: Callable[[np.ndarray, np.ndarray], _Counter]) -> np.ndarray:
+    """The 2 x b grid indices the searches of b columns (a b x n array, each row a column) end at: D steps, each
+    the counts at the midpoints (``counter(columns, bounds)``'s ``at``), their noise (``noise[step]``, sigma
+    already applied) rounded to the grid, the decisions, and the counter told where each search went."""
+    b, n = columns.shape
+    targets = np.array([level * n, (1 - level) * n])[:, None]
     spacing = release_grid_spacing(sigma)
     low, high = np.zeros((2, b), dtype=np.int64), np.full((2, b), 1 << SEARCH_DEPTH, dtype=np.int64)
-    lowest, highest = grid_points(low[0], bounds), grid_points(high[0], bounds)
-    sets, base = [], np.zeros((2, b), dtype=np.int64)
-    ends = np.zeros((2, 2, b), dtype=np.int64)  # the counts at t_low and t_high of each search
-    for j in range(b):
-        below_lowest = int(np.count_nonzero(values[j] <= lowest[j]))
-        between = values[j][(values[j] > lowest[j]) & (values[j] <= highest[j])]
-        sets.append([between, between])
-        base[:, j] = below_lowest
-        ends[:, 0, j], ends[:, 1, j] = below_lowest, below_lowest + between.size
+    counts = counter(columns, bounds)
     for step in range(SEARCH_DEPTH):
         middle = (low + high) // 2
-        thresholds = grid_points(middle, bounds)
-        counts = base.copy()
-        for j in range(b):
-            for side in (0, 1):
-                counts[side, j] += np.count_nonzero(sets[j][side] <= thresholds[side, j])
-        noisy, _ = round_to_grid(counts.astype(float) + noise[step], spacing, 0)
-        crossed = noisy >= targets[:, None]
-        ends[:, 1] = np.where(crossed, counts, ends[:, 1])
-        ends[:, 0] = np.where(crossed, ends[:, 0], counts)
+        below = counts.at(grid_points(middle, bounds))
+        noisy, _ = round_to_grid(below.astype(float) + noise[step], spacing, 0)
+        crossed = noisy >= targets
         high, low = np.where(crossed, middle, high), np.where(crossed, low, middle)
-        for j in range(b):
-            for side in (0, 1):
-                held = sets[j][side]
-                if 4 * (ends[side, 1, j] - ends[side, 0, j]) < held.size:
-                    t_low, t_high = grid_points(low[side, j], bounds[j]), grid_points(high[side, j], bounds[j])
-                    sets[j][side] = held[(held > t_low) & (held <= t_high)]
-                    base[side, j] = ends[side, 0, j]
+        counts.moved(below, crossed, low, high)
     return high
+
+
+class _EveryValue:
+    """The counts #{i : v_ij <= t} read from every value, all columns at once (the columns of a row-major array
+    as a transposed view: each comparison reads the rows in order)."""
+
+    def __init__(self, columns: np.ndarray, bounds: np.ndarray) -> None:
+        self.rows = columns.T
+
+    def at(self, thresholds: np.ndarray) -> np.ndarray:
+        return np.stack([(self.rows <= side).sum(axis=0) for side in thresholds])
+
+    def moved(self, below: np.ndarray, crossed: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+        """Nothing to keep."""
+
+
+class _ValuesBetween:
+    """The counts #{i : v_ij <= t} read from a set S of each search's column values that holds every value
+    between the search's ends t_low < v <= t_high.
+
+    A value at or below t_low is at or below every later midpoint, and one above t_high above every later midpoint
+    (the grid points do not decrease with their index: a product, a scaling by a power of two and a sum, each
+    monotone in rounding), so the count at t is #{v <= a} + #{v in S : v <= t} for the lower end a at which S was
+    made. S is cut down to the values between the ends when they are fewer than a quarter of it (the counts at the
+    ends say how many). A NaN is counted nowhere, as by v <= t."""
+
+    def __init__(self, columns: np.ndarray, bounds: np.ndarray) -> None:
+        b = columns.shape[0]
+        self.bounds = bounds
+        lowest = grid_points(np.zeros(b, dtype=np.int64), bounds)
+        highest = grid_points(np.full(b, 1 << SEARCH_DEPTH, dtype=np.int64), bounds)
+        self.sets: list[list[np.ndarray]] = []
+        self.base = np.zeros((2, b), dtype=np.int64)
+        self.ends = np.zeros((2, 2, b), dtype=np.int64)  # the counts at t_low and t_high of each search
+        for j, column in enumerate(columns):
+            below_lowest = int(np.count_nonzero(column <= lowest[j]))
+            between = column[(column > lowest[j]) & (column <= highest[j])]
+            self.sets.append([between, between])
+            self.base[:, j] = below_lowest
+            self.ends[:, 0, j], self.ends[:, 1, j] = below_lowest, below_lowest + between.size
+
+    def at(self, thresholds: np.ndarray) -> np.ndarray:
+        below = self.base.copy()
+        for j, pair in enumerate(self.sets):
+            for side in (0, 1):
+                below[side, j] += np.count_nonzero(pair[side] <= thresholds[side, j])
+        return below
+
+    def moved(self, below: np.ndarray, crossed: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+        """The searches' new ends: the count at the midpoint is the new t_high's where they crossed, else t_low's;
+        a set more than four times the values between its ends is cut down to them."""
+        self.ends[:, 1] = np.where(crossed, below, self.ends[:, 1])
+        self.ends[:, 0] = np.where(crossed, self.ends[:, 0], below)
+        for j, pair in enumerate(self.sets):
+            for side in (0, 1):
+                held = pair[side]
+                if 4 * (self.ends[side, 1, j] - self.ends[side, 0, j]) < held.size:
+                    t_low = grid_points(low[side, j], self.bounds[j])
+                    t_high = grid_points(high[side, j], self.bounds[j])
+                    pair[side] = held[(held > t_low) & (held <= t_high)]
+                    self.base[side, j] = self.ends[side, 0, j]

@@ -21,6 +21,7 @@ import dpcvx
 from dpcvx.data.standardiser import ColumnStandardiser, range_map
 from dpcvx.models.linear_regression import PrivateLinearRegression
 from dpcvx.models.release_audit import audit_release_file
+from dpcvx.privacy import column_ranges
 from dpcvx.privacy.accountant import PrivacyAccountant
 from dpcvx.privacy.adassp import ADASSP_RANGED, SHARES, adassp_calibration
 from dpcvx.privacy.column_ranges import (
@@ -125,8 +126,11 @@ def _every_value(values, half_widths, level, sigma, rng):
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_the_counts_from_the_values_between_the_ends_are_every_values(order):
-    # concentrated, spread, tied, on grid points and at the bounds, in either order: the same ranges to the bit
+@pytest.mark.parametrize("set_rows", [0, column_ranges._SET_ROWS])
+def test_the_counts_from_the_values_between_the_ends_are_every_values(order, set_rows, monkeypatch):
+    # concentrated, spread, tied, on grid points and at the bounds, in either order, by the sets of values between
+    # the ends (from 0 rows) and by every value (the default below 10,000 rows): the same ranges to the bit
+    monkeypatch.setattr(column_ranges, "_SET_ROWS", set_rows)
     rng = np.random.default_rng(11)
     for case in range(12):
         n, k = int(rng.integers(50, 3000)), int(rng.integers(1, 9))
