@@ -99,7 +99,7 @@ def release_ranges(values: np.ndarray, half_widths: np.ndarray, level: float, si
     ``values`` (n x k) are the rows clipped onto the public bounds (features onto ||x|| <= R, the label onto
     [-B, B]); ``half_widths`` the public b_j. Each step draws 2 k Gaussian values (module docstring): they are
     drawn at once, the D steps' in order (the same stream as D draws of 2 k), so that the columns, whose searches
-    are independent given their noise, are searched a block at a time (:func:`_search_block`)."""
+    are independent given their noise, are searched a block at a time (:func:`_search`)."""
     rows = np.asarray(values, dtype=float)
     n, k = rows.shape
     bounds = np.asarray(half_widths, dtype=float)

@@ -25,7 +25,6 @@ from .least_value import bisect_ends, least_below
 __all__ = ["gaussian_delta", "gaussian_window", "analytic_gaussian_sigma", "gaussian_epsilon"]
 
 
-
 def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """The smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP at this sensitivity."""
     ratio = sensitivity / sigma

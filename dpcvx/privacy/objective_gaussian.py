@@ -71,9 +71,7 @@ RDP_OBJECTIVE: Final = "rdp-objective-perturbation"
 KST12: Final = "kst12"
 NEIGHBOURS: tuple[str, ...] = tuple(relation.value for relation in Neighbours)  # the public spellings
 
-# Every computed quantity moves by this relative amount in the safe direction
-# (sigma, the ridge and the Jacobian term up), as in docs/theory.md section 9.
-_GRID = 48
+_GRID = 48  # the points of the grid search over log(Lam m + Delta) (docs/theory.md, section 12.5)
 _GRID_BRACKET = 1e-4  # the relative width of a grid point's sigma bracket (_sigma_bounds)
 
 

@@ -119,11 +119,11 @@ class _MinusInSigmoid(ast.NodeTransformer):
 
 class _SelectAsWhere(ast.NodeTransformer):
     """Each numpy.select([c_1, ..., c_k], [v_1, ..., v_k], default=d) of a piecewise loss becomes
-    numpy.where(c_1, v_1, numpy.where(c_2, v_2, ... numpy.where(c_k, v_k, d))), with the innermost where dropped
-    when c_k is True (the printer's last piece): at each element, the value of the first condition that holds, as
-    select gives it, from the same computed pieces (a piece of integers is promoted to float64 exactly, as select
-    promotes it). select's checks and broadcasting cost more than the where chain on a row block, and a Huber loss's
-    derivatives are nested selects, evaluated on every block of every pass (whole fits:
+    numpy.where(c_1, v_1, numpy.where(c_2, v_2, ... numpy.where(c_k, v_k, d))): at each element, the value of the
+    first condition that holds, as select gives it, from the same computed pieces, in select's type (the innermost
+    where promotes a piece of integers to the default's float64 exactly, as select does, so that no later power or
+    division sees integers). select's checks and broadcasting cost more than the where chain on a row block, and
+    a Huber loss's derivatives are nested selects, evaluated on every block of every pass (whole fits:
     benchmarks/results/speed_ab_piecewise_losses.md)."""
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
@@ -138,9 +138,6 @@ class _SelectAsWhere(ast.NodeTransformer):
         if len(conditions) != len(pieces) or not conditions:
             return node
         chain = node.keywords[0].value
-        last = conditions[-1]
-        if isinstance(last, ast.Constant) and last.value is True:
-            chain, conditions, pieces = pieces[-1], conditions[:-1], pieces[:-1]
         for condition, piece in zip(reversed(conditions), reversed(pieces), strict=True):
             where = ast.Attribute(value=ast.Name(id="numpy", ctx=ast.Load()), attr="where", ctx=ast.Load())
             chain = ast.Call(func=where, args=[condition, piece, chain], keywords=[])

@@ -138,7 +138,8 @@ def _shipped_piecewise_texts() -> list[str]:
 
 
 @pytest.mark.parametrize("text", [*_shipped_piecewise_texts(),
-                                  "numpy.select([numpy.less(z, 0), numpy.greater(z, 2)], [z, 2*z], default=numpy.nan)"])
+                                  "numpy.select([numpy.less(z, 0), numpy.greater(z, 2)], [z, 2*z], default=numpy.nan)",
+                                  "numpy.select([numpy.less(z, 0), True], [2, 3], default=numpy.nan)**(-1)"])
 def test_a_select_is_compiled_as_a_where_chain_with_its_values(text, monkeypatch):
     """numpy.select of a piecewise loss is compiled as nested numpy.where (numpy_code._SelectAsWhere): select is not
     called, and the values are bitwise those of the text as written, at the kinks, signed zeros, infinities, NaN and
