@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
+from ..tables import non_finite_error
 from ..validation import _checked_matrix, _converted, _read_only, check_matrix, refuse_non_finite
 from .repeats import has_repeats
 
@@ -350,6 +351,49 @@ class RowMap:
             return self.clip(check_matrix(X, name))[0]
         rows, _, squares, _ = _checked_rows(X, name)
         return self.clip(rows, squares=squares)[0]
+
+    def scores(self, X: Any, coef: np.ndarray) -> np.ndarray:
+        """The rows' scores ``features(X) @ coef.T`` (coef a d-vector: an n-vector; a (k, d) matrix: (n, k)), a
+        dense X read once: each block of rows is mapped (a feature map that writes each row's map on its own, as
+        :class:`~dpcvx.data.standardiser.ColumnStandardiser`, into a reused block, for row-major X as
+        :meth:`features` maps it), squared, clipped and scored
+        while it is in cache, with no whole mapped copy. The rows are those of :meth:`features`, bit for bit (each
+        row's map, sum of squares and clipping factor are functions of that row alone), and so is the refusal of a
+        NaN or infinite entry. A CSR, or a feature map of whole arrays, is mapped by :meth:`features` first.
+
+        A predict on 1,000,000 x 20 rows with the standardiser took 92 ms for :meth:`features` (a whole mapped copy
+        written, then read again by the product) against 8.6 ms for the product alone."""
+        matrix, _ = _converted(X, "X", 0)
+        if sparse.issparse(matrix) or (self.feature_map is not None and not _maps_by_blocks(self.feature_map, matrix)):
+            mapped = self.features(X)
+            self._check_width(mapped.shape[1], coef)
+            return np.asarray(mapped @ coef.T)
+        self._check_width(matrix.shape[1], coef)
+        n, d = matrix.shape
+        out = np.empty((n, *coef.shape[:-1]))
+        step = max(1, _COPY_ENTRIES // d)
+        scratch = None if self.feature_map is None else np.empty((min(step, n), d))
+        for start in range(0, n, step):
+            block = matrix[start:start + step]
+            if scratch is not None:
+                self.feature_map.transform_into(block, scratch[:block.shape[0]])
+                block = scratch[:block.shape[0]]
+            squares = _row_squares(block)
+            if not np.all(np.isfinite(squares)):  # an entry of X, else of the map's output, named by row and column
+                if not np.all(np.isfinite(matrix[start:start + step])):  # the first of X's (those before are finite)
+                    refuse_non_finite(X, matrix)
+                if scratch is not None and not np.all(np.isfinite(block)):
+                    i, j = np.argwhere(~np.isfinite(block))[0]
+                    raise non_finite_error("feature_map.transform(X)", start + int(i), int(j))
+            clipped, _ = self.clip(block, in_place=scratch is not None, squares=squares)
+            np.matmul(clipped, coef.T, out=out[start:start + step])
+        return out
+
+    @staticmethod
+    def _check_width(width: int, coef: np.ndarray) -> None:
+        """Refuse rows whose mapped width is not the model's."""
+        if width != coef.shape[-1]:
+            raise InputError(f"X has {width} features after the feature map; the model expects {coef.shape[-1]}")
 
     def _mapped_by_blocks(self, X: np.ndarray, spare_columns: int,
                           map_block: Callable[[np.ndarray, np.ndarray], int]) -> tuple[np.ndarray, int]:

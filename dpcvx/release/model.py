@@ -23,7 +23,6 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ..data.rows import RowMap
-from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
@@ -321,13 +320,9 @@ class ReleaseCertificate:
 
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
     """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
-    matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R)."""
-    mapped = rows.features(X)
-    if mapped.shape[1] != coef.shape[-1]:
-        raise InputError(f"X has {mapped.shape[1]} features after the feature map; "
-                         f"the model expects {coef.shape[-1]}")
-    scores = np.asarray(mapped @ coef.T)
-    return (scores.ravel() if coef.ndim == 1 else scores) + intercept
+    matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R; :meth:`RowMap.scores
+    <dpcvx.data.rows.RowMap.scores>`)."""
+    return rows.scores(X, coef) + intercept
 
 
 class LinearModel:

@@ -101,7 +101,14 @@ from ..validation import (
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan, LearnerPlan
-from .inputs import fit_accountant, keep_parameters, refuse_unusable_table, scikit_learn_refusal, validate_streamed
+from .inputs import (
+    fit_accountant,
+    keep_parameters,
+    refuse_unusable_table,
+    scikit_learn_refusal,
+    validate_streamed,
+    validated_input,
+)
 from .noise_warning import (
     label_not_located,
     lam_rule_advice,
@@ -252,12 +259,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
-        refuse_unusable_table(X)
-        try:
-            X = validate_data(self, X, reset=False)
-        except ValueError as error:
-            raise scikit_learn_refusal(error, X) from None
-        return self.model_.predict(X)
+        return self.model_.predict(validated_input(self, X, reset=False, accept_sparse=False))
 
 
 class DPLinearRegression(_PrivateRegressor):

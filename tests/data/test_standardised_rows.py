@@ -3,6 +3,8 @@ dpcvx.data.rows): bitwise the values of the plain formulas, computed here (docs/
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -109,7 +111,7 @@ def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # numpy's, in the map
 @pytest.mark.parametrize("intercept", [True, False])
-def test_a_map_output_beyond_the_float_range_is_refused_by_its_row_and_column(intercept: bool) -> None:
+def test_a_map_output_beyond_the_float_range_is_refused_by_its_row_and_column(monkeypatch, intercept: bool) -> None:
     X = rows(20_000)
     X[15_000, 4] = 1e308  # finite, but not twice it
     row_map = RowMap(1.0, feature_map=ColumnStandardiser(np.zeros(D), np.full(D, 2.0), 1.0), fit_intercept=intercept)
@@ -117,6 +119,9 @@ def test_a_map_output_beyond_the_float_range_is_refused_by_its_row_and_column(in
         row_map.apply(X)
     with pytest.raises(InputError, match=r"feature_map.transform\(X\).*row 15000, column 4"):
         row_map.features(X)
+    monkeypatch.setattr("dpcvx.data.rows._COPY_ENTRIES", 1 << 14)  # blocks of 2,340 rows: row 15000 in the seventh
+    with pytest.raises(InputError, match=r"feature_map.transform\(X\).*row 15000, column 4"):
+        row_map.scores(X, np.ones(D))
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
@@ -126,3 +131,43 @@ def test_rows_of_another_width_are_refused_by_the_map(order: str) -> None:
                  RowMap(1.0, feature_map=standardiser()).features):
         with pytest.raises(InputError, match=f"maps rows of {D} columns, got shape \\(100, {D - 1}\\)"):
             call(X)
+
+
+@pytest.mark.parametrize(("order", "mapped"), [("C", True), ("C", False), ("F", False)])
+def test_scores_are_of_the_clipped_rows_read_once_with_no_whole_copy(monkeypatch, order: str, mapped: bool) -> None:
+    # RowMap.scores maps, squares, clips and scores each block of rows in cache: scored against the identity
+    # (each score one product by 1.0, exact) they are the clipped rows features() gives, bit for bit, and neither
+    # the map's whole output nor a whole copy of the rows is made (column-major rows go through a map whole, as
+    # features() and the fit map them)
+    X = rows(30_001, order)
+    row_map = RowMap(1.0, feature_map=standardiser(1.5) if mapped else None)
+    clipped = row_map.features(X)
+    assert RowMap(1.0).clip(X)[1] > 1000  # rows beyond R in every block
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a whole copy was made")
+
+    monkeypatch.setattr(ColumnStandardiser, "transform", refused)
+    monkeypatch.setattr("dpcvx.data.rows._copied_with_squares", refused)
+    monkeypatch.setattr("dpcvx.data.rows._COPY_ENTRIES", 1 << 14)  # blocks of 2,340 rows
+    tracemalloc.start()
+    scores = row_map.scores(X, np.eye(D))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    np.testing.assert_array_equal(scores, clipped)
+    assert peak < scores.nbytes + X.nbytes / 2  # the scores, and a few blocks of rows (13 of them make X)
+    coef = np.linspace(-1.0, 2.0, D)
+    np.testing.assert_allclose(row_map.scores(X, coef), clipped @ coef, rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+def test_scores_refuse_a_nan_by_its_row_and_column_past_the_first_block_and_another_width(monkeypatch,
+                                                                                           mapped: bool) -> None:
+    monkeypatch.setattr("dpcvx.data.rows._COPY_ENTRIES", 1 << 14)  # blocks of 2,340 rows
+    X = rows(30_001)
+    X[20_000, 3] = np.nan
+    row_map = RowMap(1.0, feature_map=standardiser() if mapped else None)
+    with pytest.raises(InputError, match=r"^X contains NaN.*row 20000, column 3"):
+        row_map.scores(X, np.ones(D))
+    with pytest.raises(InputError, match=f"X has {D - 1} features after the feature map; the model expects {D}"):
+        RowMap(1.0).scores(rows(10)[:, 1:], np.ones(D))
