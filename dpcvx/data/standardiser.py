@@ -67,9 +67,11 @@ class ColumnStandardiser:
         [-clip, clip] when the map has a clip.
 
         By blocks of rows (``_BLOCK_VALUES`` values) while each is in cache, the centres and multipliers repeated row
-        by row (numpy applies them faster than a broadcast d-vector), the clip as max then min: value by value the
-        same floats as ``np.clip((X - centre) * multiplier, -clip, clip)`` (NaN stays NaN), in X's memory order.
-        At 1,000,000 x 20 np.clip alone took 0.34 s of the map's 0.42 s (numpy's clip with scalar bounds)."""
+        by row (numpy applies them faster than a broadcast d-vector), the clip in place on each block: value by value
+        the same floats as ``np.clip((X - centre) * multiplier, -clip, clip)`` (NaN stays NaN), in X's memory order.
+        np.clip on the whole product took 0.34 s of the map's 0.42 s at 1,000,000 x 20 (a temporary of the whole);
+        on each block in place it is the fastest clip numpy has: 1,000,000 x 20 mapped in 22 ms against 35 ms with
+        maximum then minimum (numpy 2.4, one thread; the two take about the same time on numpy 2.0)."""
         rows = np.asarray(X, dtype=np.float64)
         mapped = np.empty_like(rows)  # in X's memory order, as (X - centre) * multiplier made it
         self.transform_into(rows, mapped)
@@ -89,8 +91,7 @@ class ColumnStandardiser:
             np.subtract(rows[start:start + step], centre[:size], out=block)
             np.multiply(block, multiplier[:size], out=block)
             if self.clip is not None:
-                np.maximum(block, -self.clip, out=block)
-                np.minimum(block, self.clip, out=block)
+                np.clip(block, -self.clip, self.clip, out=block)
 
     @functools.cached_property
     def _repeated(self) -> tuple[np.ndarray, np.ndarray]:
