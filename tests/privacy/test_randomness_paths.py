@@ -3,7 +3,7 @@
 The audit counted the integers the exact samplers took from numpy's PCG64 with ``random_state=None``: 145 in
 ``tune`` (each fit got tune's generator) and all 76 in multiclass (each class got an int seed). Here each
 source's ``below`` is counted: unseeded, :class:`~dpcvx.privacy.exact_sampling.GeneratorSource` is never asked for a
-release. The rehearsal of a composite procedure (synthetic public rows, a fixed seed, nothing of it released:
+release. The rehearsal of a composite procedure (synthetic public rows, unseeded, nothing of it released:
 :func:`dpcvx.models.failure.rehearse`) is counted apart."""
 
 from __future__ import annotations
