@@ -92,10 +92,10 @@ def _labels(classes: Sequence[Any] | None, rows: int) -> np.ndarray:
     return np.array([pair[i % len(pair)] for i in range(rows)])
 
 
-def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator], Any]],
+def rehearse(fits: Sequence[Callable[[Any, np.ndarray], Any]],
              classes: Sequence[Sequence[Any] | None], X: Any, procedure: str) -> None:
-    """Fit every candidate once on synthetic public rows, with no accountant, before the charge: ``fits[i](X, y,
-    random_state)`` fits candidate i (a copy of it, or from its plan) with the procedure's budget.
+    """Fit every candidate once on synthetic public rows, with no accountant, before the charge: ``fits[i](X, y)``
+    fits candidate i (a copy of it, or from its plan) with the procedure's budget and ``random_state=None``.
 
     Its noise is an unseeded fit's, from the OS (nothing of it is released, and no seed makes it reproducible:
     what a rehearsal shows is a refusal, of public rows): the array samplers then take their lockstep path, as
@@ -116,7 +116,7 @@ def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator], Any
             # noise warning) says nothing of the user's data, and as an error it would refuse a sound candidate
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fit(synthetic, _labels(declared, rows), None)
+                fit(synthetic, _labels(declared, rows))
         except Exception as error:  # noqa: BLE001 - public rows: the error and its message are public
             raise InputError(
                 f"{procedure}: candidate {index + 1}'s fit fails on {rows} synthetic public rows of the data's width, "

@@ -70,7 +70,8 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
@@ -163,16 +164,87 @@ class GeneratorSource:
 
     def below(self, k: int) -> int:
         if k <= 2**63:
-            return int(self.rng.integers(0, k))
+            return self._integers(k)
         bits = k.bit_length()
         while True:
             value, have = 0, 0
             while have < bits:
                 take = min(self._WORD, bits - have)
-                value = (value << take) | int(self.rng.integers(0, 2**take))
+                value = (value << take) | self._integers(2**take)
                 have += take
             if value < k:
                 return value
+
+    def _integers(self, k: int) -> int:
+        """``Generator.integers(0, k)``, 1 <= k <= 2^63."""
+        return int(self.rng.integers(0, k))
+
+
+_UINT32 = 2**32 - 1
+_UINT64 = 2**64 - 1
+
+
+class _RawPCG64Source(GeneratorSource):
+    """A :class:`GeneratorSource` on a PCG64 generator whose integers are numpy's ``Generator.integers(0, k)`` bit for
+    bit, computed from the generator's raw 64-bit words (``random_raw``) by the steps numpy takes: Lemire's
+    multiply-and-reject on a 32-bit word for k - 1 < 2^32 - 1 (PCG64's 32-bit words are the low, then the high half
+    of one raw word, the unused half kept between calls), the word itself for k = 2^32, and on a 64-bit word above
+    (numpy's ``random_bounded_uint64_fill``; Lemire, ACM TOMACS 29 (2019)). :meth:`close` writes the kept half back
+    into the generator's state, so its stream then goes on as if numpy had drawn every integer.
+
+    For the scalar samplers' loops over an array (:func:`_array`): a call of ``Generator.integers`` costs about 1 us,
+    a raw word 0.2 us, and 5,120 seeded discrete Laplace draws (an estimator's column histograms at 20 columns) took
+    73 ms against 25 ms so (one process, numpy 2.4). The draws, and the generator's state after them, are the same
+    (``tests/privacy/test_exact_samplers.py`` compares them with numpy's over bounds from 1 to 2^63)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        super().__init__(rng)
+        self._raw = rng.bit_generator.random_raw
+        state = rng.bit_generator.state
+        self._has_half, self._half = state["has_uint32"], state["uinteger"]
+
+    def _word32(self) -> int:
+        """PCG64's next 32-bit word: the kept high half, else the low half of a new raw word."""
+        if self._has_half:
+            self._has_half = 0
+            return self._half
+        word = self._raw()
+        self._has_half, self._half = 1, word >> 32
+        return word & _UINT32
+
+    def _integers(self, k: int) -> int:
+        top = k - 1
+        if top == 0:
+            return 0
+        if top == _UINT32:
+            return self._word32()
+        word, bound, width = (self._word32, _UINT32, 32) if top < _UINT32 else (self._raw, _UINT64, 64)
+        product = word() * k
+        if product & bound < k:
+            threshold = (bound - top) % k
+            while product & bound < threshold:
+                product = word() * k
+        return product >> width
+
+    def close(self) -> None:
+        """Write the kept half-word back into the generator's state."""
+        state = dict(self.rng.bit_generator.state)
+        state["has_uint32"], state["uinteger"] = self._has_half, self._half
+        self.rng.bit_generator.state = state
+
+
+@contextmanager
+def _scalar_source(source: IntegerSource) -> Iterator[IntegerSource]:
+    """The source a loop of scalar draws takes: for a :class:`GeneratorSource` on PCG64 (``default_rng``'s), a
+    :class:`_RawPCG64Source` on its generator (the same integers, faster), closed after the loop; else the source."""
+    if type(source) is not GeneratorSource or type(source.rng.bit_generator) is not np.random.PCG64:
+        yield source
+        return
+    raw = _RawPCG64Source(source.rng)
+    try:
+        yield raw
+    finally:
+        raw.close()
 
 
 def integer_source(random_state: RandomState) -> IntegerSource:
@@ -370,8 +442,11 @@ def _filled(size: int, accepted: Callable[[int], np.ndarray]) -> np.ndarray:
     return out
 
 
-def _array(draw: Callable[[], int], size: int) -> np.ndarray:
-    return _as_int64([draw() for _ in range(size)])
+def _array(draw: Callable[[IntegerSource], int], size: int, source: IntegerSource) -> np.ndarray:
+    """``size`` scalar draws ``draw(source)`` as an int64 array (a seeded PCG64's integers from its raw words,
+    :func:`_scalar_source`)."""
+    with _scalar_source(source) as scalar:
+        return _as_int64([draw(scalar) for _ in range(size)])
 
 
 def discrete_laplace_array(scale: Rational, size: int, source: IntegerSource) -> np.ndarray:
@@ -385,7 +460,7 @@ def discrete_laplace_array(scale: Rational, size: int, source: IntegerSource) ->
     size = integer("size", size, minimum=0)
     if isinstance(source, BatchSource) and t.numerator < INT64_BOUND:
         return _discrete_laplace_batch(t, size, source)
-    return _array(lambda: discrete_laplace(t, source), size)
+    return _array(lambda scalar: discrete_laplace(t, scalar), size, source)
 
 
 def discrete_gaussian_array(sigma2: Rational, size: int, source: IntegerSource) -> np.ndarray:
@@ -400,7 +475,7 @@ def discrete_gaussian_array(sigma2: Rational, size: int, source: IntegerSource) 
     size = integer("size", size, minimum=0)
     t = _gaussian_laplace_scale(s2)
     if not (isinstance(source, BatchSource) and t < INT64_BOUND):
-        return _array(lambda: discrete_gaussian(s2, source), size)
+        return _array(lambda scalar: discrete_gaussian(s2, scalar), size, source)
 
     def accepted(missing: int) -> np.ndarray:
         candidates = _discrete_laplace_batch(Fraction(t), missing, source)

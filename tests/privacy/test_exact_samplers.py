@@ -24,6 +24,8 @@ from dpcvx.privacy.exact_sampling import (
     IntegerSource,
     SystemSource,
     _floor_ratio,
+    _RawPCG64Source,
+    _scalar_source,
     bernoulli,
     bernoulli_exp,
     discrete_gaussian,
@@ -229,3 +231,40 @@ def test_lockstep_mean_draws_per_sample(scale):
     source = SeededBatchSource(22)
     discrete_laplace_array(scale, 20_000, source)
     assert source.values / 20_000 < 12
+
+
+#: Bounds on every path of numpy's bounded integers: no draw (1), Lemire on 32-bit words, the 32-bit word itself
+#: (2^32), Lemire on 64-bit words, up to 2^63; and GeneratorSource's 62-bit words above it.
+RAW_BOUNDS = [1, 2, 3, 7, 30, 1000, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**33 + 5, 2**62 + 3, 2**63 - 1,
+              2**63, 3 * 10**17, 2**64 + 13, 2**100 + 1]
+
+
+def test_a_seeded_pcg64s_integers_from_its_raw_words_are_numpys_and_its_stream_goes_on_alike():
+    rng = np.random.default_rng(11)
+    bounds = [RAW_BOUNDS[i] for i in rng.integers(0, len(RAW_BOUNDS), 20_000)]
+    bounds += [int(k) for k in rng.integers(1, 2**40, 2_000)]
+    numpy_rng, raw_rng = np.random.default_rng(5), np.random.default_rng(5)
+    numpy_rng.integers(0, 10)
+    raw_rng.integers(0, 10)  # a 32-bit half kept in the state before the loop
+    with _scalar_source(GeneratorSource(raw_rng)) as raw_source:
+        assert isinstance(raw_source, _RawPCG64Source)
+        drawn = [raw_source.below(k) for k in bounds]
+    numpy_source = GeneratorSource(numpy_rng)
+    assert drawn == [numpy_source.below(k) for k in bounds]
+    assert raw_rng.bit_generator.state == numpy_rng.bit_generator.state
+    np.testing.assert_array_equal(raw_rng.integers(0, 100, 9), numpy_rng.integers(0, 100, 9))
+    assert raw_rng.normal() == numpy_rng.normal()
+
+
+@pytest.mark.parametrize("array", ["laplace", "gaussian"])
+def test_seeded_array_draws_are_the_scalar_samplers_on_numpys_integers(array):
+    # the array samplers' seeded path: the draws of a loop of scalar samples on Generator.integers, and the same state
+    numpy_rng, raw_rng = np.random.default_rng(8), np.random.default_rng(8)
+    if array == "laplace":
+        expected = [discrete_laplace(Fraction(61, 2), GeneratorSource(numpy_rng)) for _ in range(400)]
+        drawn = discrete_laplace_array(Fraction(61, 2), 400, GeneratorSource(raw_rng))
+    else:
+        expected = [discrete_gaussian(Fraction(900), GeneratorSource(numpy_rng)) for _ in range(400)]
+        drawn = discrete_gaussian_array(Fraction(900), 400, GeneratorSource(raw_rng))
+    np.testing.assert_array_equal(drawn, expected)
+    assert raw_rng.bit_generator.state == numpy_rng.bit_generator.state
