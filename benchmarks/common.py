@@ -461,6 +461,33 @@ def alternating(before: Path, processes: int, body: str) -> dict[str, list[Any]]
     return outputs
 
 
+def before_after_parser(prog: str, doc: str, tag: str, processes: int) -> argparse.ArgumentParser:
+    """The parser of a script that times one body in the alternating processes of two trees (:func:`alternating`):
+    its ``--before`` (the tree to compare against), ``--processes`` (per tree and case) and ``--tag`` (the results
+    file, ``tag`` by default); the description is ``doc``'s first paragraph."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser.add_argument("--processes", type=int, default=processes, help="processes per tree and case")
+    parser.add_argument("--tag", default=tag)
+    return parser
+
+
+def per_process(cells: dict[str, list[Any]], column: int | None = None, digits: int = 2) -> list[str]:
+    """The "before" and "after" cells of an :func:`alternating` run, each its processes' values (the ``column``-th of
+    each output when given) joined by " / ", in the order run."""
+    return [" / ".join(f"{output if column is None else output[column]:.{digits}f}" for output in cells[name])
+            for name in ("before", "after")]
+
+
+def write_table(tag: str, record: RunRecord, title: str, caption: str, header: Sequence[str],
+                rows: Sequence[str]) -> str:
+    """``RESULTS_DIR/<tag>.md``: the ``title``, its ``caption`` and a markdown table of ``rows`` under ``header``,
+    then the run record (:func:`write_markdown`); returns what was written."""
+    text = "\n".join([f"# {title}", "", caption, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+                      *rows])
+    return write_markdown(RESULTS_DIR / f"{tag}.md", text, record)
+
+
 def add_tree_arguments(parser: argparse.ArgumentParser, sizes: list[str], fits: int, seed: int) -> None:
     """An A/B script's ``--before`` (the tree to compare against), ``--sizes`` (n x d), ``--fits`` (timed fits per
     process), ``--processes`` (per tree and case) and ``--seed`` (:func:`tree_child`)."""

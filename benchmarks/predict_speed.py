@@ -13,10 +13,7 @@ scikit-learn model fitted to the same rows (``LogisticRegression``, ``Ridge``), 
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from benchmarks.common import RESULTS_DIR, RunRecord, alternating, write_markdown
+from benchmarks.common import RunRecord, alternating, before_after_parser, per_process, write_table
 
 #: The calls timed, in the order of each child's output.
 CALLS = ("predict, ranged columns", "predict_proba, ranged columns", "predict, no map", "regression predict")
@@ -51,34 +48,24 @@ print(json.dumps(medians))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.predict_speed", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser = before_after_parser("python -m benchmarks.predict_speed", __doc__, "predict_speed", 3)
     parser.add_argument("--shapes", nargs="+", default=["1e4x20", "1e5x20", "1e6x20", "1e5x200", "2e4x1e3"])
-    parser.add_argument("--processes", type=int, default=3, help="processes per tree and shape")
     parser.add_argument("--calls", type=int, default=9, help="timed pairs per process and call")
-    parser.add_argument("--tag", default="predict_speed")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.predict_speed", argv), []
     for shape in args.shapes:
         cells = alternating(args.before, args.processes, CHILD.format(shape=shape, calls=args.calls))
         for column, call in enumerate(CALLS):
-            rows.append(f"| {shape} | {call} | " + " | ".join(
-                " / ".join(f"{cell[column]:.2f}" for cell in cells[name]) for name in ("before", "after")) + " |")
+            rows.append(f"| {shape} | {call} | " + " | ".join(per_process(cells, column)) + " |")
             print(rows[-1], flush=True)
-    text = "\n".join([
-        "# Predictions on new rows over scikit-learn's, before and after (one BLAS thread)",
-        "",
+    print(write_table(
+        args.tag, record, "Predictions on new rows over scikit-learn's, before and after (one BLAS thread)",
         f"Before: the tree at {args.before}, after: this tree. Each cell: one process's median over {args.calls} "
         "ratios of wall time, dpcvx's call over scikit-learn's on the same rows (LogisticRegression's predict or "
         "predict_proba, Ridge's predict), processes in the order run (before and after alternating). Ranged "
         "columns: DPLogisticRegression(epsilon=1, lam=1e-4) with its default private column ranges; no map: "
         "column_statistics=False; regression: DPLinearRegression(epsilon=1, delta=1e-8).",
-        "",
-        "| n x d | call | before | after |",
-        "|---|---|---|---|",
-        *rows,
-    ])
-    print(write_markdown(RESULTS_DIR / f"{args.tag}.md", text, record))
+        ["n x d", "call", "before", "after"], rows))
 
 
 if __name__ == "__main__":

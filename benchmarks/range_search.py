@@ -12,10 +12,7 @@ label 3 u^T x plus noise 0.1), one BLAS thread. Each cell is one process's media
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from benchmarks.common import RESULTS_DIR, RunRecord, alternating, write_markdown
+from benchmarks.common import RunRecord, alternating, before_after_parser, per_process, write_table
 
 CHILD = """
 import json, time, warnings
@@ -44,34 +41,22 @@ print(json.dumps([float(np.median(searches)), float(np.median(ratios))]))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.range_search", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser = before_after_parser("python -m benchmarks.range_search", __doc__, "range_search", 3)
     parser.add_argument("--shapes", nargs="+", default=["1e5x20", "1e5x200", "2e4x1e3"])
-    parser.add_argument("--processes", type=int, default=3, help="processes per tree and shape")
     parser.add_argument("--fits", type=int, default=5, help="timings per process")
-    parser.add_argument("--tag", default="range_search")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.range_search", argv), []
     for shape in args.shapes:
         cells = alternating(args.before, args.processes, CHILD.format(shape=shape, fits=args.fits))
-        rows.append(f"| {shape} | " + " | ".join(
-            " / ".join(f"{value:.3f}" if column == 0 else f"{value:.2f}" for value in (cell[column] for cell in
-                                                                                  cells[name]))
-            for column in (0, 1) for name in ("before", "after")) + " |")
+        rows.append(f"| {shape} | " + " | ".join(per_process(cells, 0, digits=3) + per_process(cells, 1)) + " |")
         print(rows[-1], flush=True)
-    text = "\n".join([
-        "# The range search of DPLinearRegression's default, before and after (one BLAS thread)",
-        "",
+    print(write_table(
+        args.tag, record, "The range search of DPLinearRegression's default, before and after (one BLAS thread)",
         f"Before: the tree at {args.before}, after: this tree. Each cell: one process's median over {args.fits} "
         "timings, processes in the order run (before and after alternating). The search: seconds of "
         "release_ranges on the rows and label; the fit: DPLinearRegression(epsilon=1, delta=1e-6).fit over "
         "Ridge(alpha=1e-4 n).fit, wall time.",
-        "",
-        "| n x d | search, before (s) | search, after (s) | fit / Ridge, before | fit / Ridge, after |",
-        "|---|---|---|---|---|",
-        *rows,
-    ])
-    print(write_markdown(RESULTS_DIR / f"{args.tag}.md", text, record))
+        ["n x d", "search, before (s)", "search, after (s)", "fit / Ridge, before", "fit / Ridge, after"], rows))
 
 
 if __name__ == "__main__":

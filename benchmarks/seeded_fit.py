@@ -13,10 +13,7 @@ scikit-learn's ``LogisticRegression(C=1 / (lam n), tol=1e-6)`` on the same rows 
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from benchmarks.common import RESULTS_DIR, RunRecord, alternating, write_markdown
+from benchmarks.common import RunRecord, alternating, before_after_parser, per_process, write_table
 
 CHILD = """
 import json, time, warnings
@@ -42,32 +39,23 @@ print(json.dumps(medians))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.seeded_fit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser = before_after_parser("python -m benchmarks.seeded_fit", __doc__, "seeded_fit", 3)
     parser.add_argument("--shapes", nargs="+", default=["2e4x20", "1e5x20", "1e5x100"])
-    parser.add_argument("--processes", type=int, default=3, help="processes per tree and shape")
     parser.add_argument("--fits", type=int, default=7, help="timed pairs per process and seed")
-    parser.add_argument("--tag", default="seeded_fit")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.seeded_fit", argv), []
     for shape in args.shapes:
         cells = alternating(args.before, args.processes, CHILD.format(shape=shape, fits=args.fits))
         for column, seed in enumerate(("random_state=0", "random_state=None")):
-            rows.append(f"| {shape} | {seed} | " + " | ".join(
-                " / ".join(f"{cell[column]:.2f}" for cell in cells[name]) for name in ("before", "after")) + " |")
+            rows.append(f"| {shape} | {seed} | " + " | ".join(per_process(cells, column)) + " |")
             print(rows[-1], flush=True)
-    text = "\n".join([
-        "# A seeded DPLogisticRegression fit over scikit-learn's lbfgs, before and after (one BLAS thread)",
-        "",
+    print(write_table(
+        args.tag, record,
+        "A seeded DPLogisticRegression fit over scikit-learn's lbfgs, before and after (one BLAS thread)",
         f"Before: the tree at {args.before}, after: this tree. Each cell: one process's median over {args.fits} "
         "ratios of wall time, DPLogisticRegression(epsilon=1, lam=1e-4, random_state=...).fit over "
         "LogisticRegression(C=1 / (lam n), tol=1e-6).fit, processes in the order run (before and after alternating).",
-        "",
-        "| n x d | seed | before | after |",
-        "|---|---|---|---|",
-        *rows,
-    ])
-    print(write_markdown(RESULTS_DIR / f"{args.tag}.md", text, record))
+        ["n x d", "seed", "before", "after"], rows))
 
 
 if __name__ == "__main__":

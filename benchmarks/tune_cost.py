@@ -14,10 +14,7 @@ printed beside them. Each cell is one process's median of ``--calls`` calls, in 
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
-from benchmarks.common import RESULTS_DIR, RunRecord, alternating, write_markdown
+from benchmarks.common import RunRecord, alternating, before_after_parser, per_process, write_table
 
 CHILD = """
 import json, time, warnings
@@ -41,36 +38,26 @@ print(json.dumps([float(np.median(times)), sorted(chosen)]))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.tune_cost", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser = before_after_parser("python -m benchmarks.tune_cost", __doc__, "tune_cost", 2)
     parser.add_argument("--shapes", nargs="+", default=["2e4x20", "1e5x20"])
     parser.add_argument("--grids", nargs="+", type=int, default=[5, 20], help="numbers of candidates")
-    parser.add_argument("--processes", type=int, default=2, help="processes per tree and case")
     parser.add_argument("--calls", type=int, default=3, help="timed calls per process (seeds 0, 1, ...)")
-    parser.add_argument("--tag", default="tune_cost")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.tune_cost", argv), []
     for shape in args.shapes:
         for grid in args.grids:
             cells = alternating(args.before, args.processes, CHILD.format(shape=shape, grid=grid, calls=args.calls))
             same = all(cell[1] == cells["before"][0][1] for name in cells for cell in cells[name])
-            rows.append(f"| {shape} | {grid} | " + " | ".join(
-                " / ".join(f"{cell[0]:.2f}" for cell in cells[name]) for name in ("before", "after"))
-                + f" | {'yes' if same else 'NO'} |")
+            rows.append(f"| {shape} | {grid} | " + " | ".join(per_process(cells, 0))
+                        + f" | {'yes' if same else 'NO'} |")
             print(rows[-1], flush=True)
-    text = "\n".join([
-        "# dpcvx.tune's wall time on DPLogisticRegression, before and after (one BLAS thread)",
-        "",
+    print(write_table(
+        args.tag, record, "dpcvx.tune's wall time on DPLogisticRegression, before and after (one BLAS thread)",
         f"Before: the tree at {args.before}, after: this tree. Each cell: one process's median over {args.calls} "
         "seeded calls (seeds 0, 1, ...), in seconds, processes in the order run (before and after alternating). "
         "Full-data selection (E[K] = 20 runs), lam on a grid of the given size from 1e-5 to 1e-1. Same selections: "
         "whether every process chose the same candidates.",
-        "",
-        "| n x d | candidates | before (s) | after (s) | same selections |",
-        "|---|---|---|---|---|",
-        *rows,
-    ])
-    print(write_markdown(RESULTS_DIR / f"{args.tag}.md", text, record))
+        ["n x d", "candidates", "before (s)", "after (s)", "same selections"], rows))
 
 
 if __name__ == "__main__":

@@ -356,10 +356,12 @@ class RowMap:
         """The rows' scores ``features(X) @ coef.T`` (coef a d-vector: an n-vector; a (k, d) matrix: (n, k)), a
         dense X read once: each block of rows is mapped (a feature map that writes each row's map on its own, as
         :class:`~dpcvx.data.standardiser.ColumnStandardiser`, into a reused block, for row-major X as
-        :meth:`features` maps it), squared, clipped and scored
-        while it is in cache, with no whole mapped copy. The rows are those of :meth:`features`, bit for bit (each
-        row's map, sum of squares and clipping factor are functions of that row alone), and so is the refusal of a
-        NaN or infinite entry. A CSR, or a feature map of whole arrays, is mapped by :meth:`features` first.
+        :meth:`features` maps it), squared, clipped and scored while it is in cache, with no whole mapped copy.
+
+        The rows scored are those of :meth:`features`, bit for bit (each row's map, sum of squares and clipping factor
+        are functions of that row alone), and so is the refusal of a NaN or infinite entry; BLAS may sum a block's
+        products in another order than the whole array's, so a score may differ from ``features(X) @ coef.T`` in its
+        last bit. A CSR, or a feature map of whole arrays, is mapped by :meth:`features` first.
 
         A predict on 1,000,000 x 20 rows with the standardiser took 92 ms for :meth:`features` (a whole mapped copy
         written, then read again by the product) against 8.6 ms for the product alone."""

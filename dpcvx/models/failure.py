@@ -37,11 +37,13 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import DPCVXWarning, InputError, SolverError
+from ..privacy.rng import resolve_rng
 
 __all__ = ["composite", "require_proved", "rehearse", "rehearsing", "fixed_numerics", "charged", "after_charge",
            "REHEARSAL_ROWS"]
 
 REHEARSAL_ROWS = 64  # synthetic rows of a rehearsal (fewer when the data set has fewer)
+REHEARSAL_SEED = 0  # a seeded procedure's rehearsal noise: a fixed seed, nothing of it is released
 
 _PROCEDURE: ContextVar[str | None] = ContextVar("dpcvx_composite_procedure", default=None)
 _REHEARSING: ContextVar[bool] = ContextVar("dpcvx_rehearsing", default=False)
@@ -92,16 +94,17 @@ def _labels(classes: Sequence[Any] | None, rows: int) -> np.ndarray:
     return np.array([pair[i % len(pair)] for i in range(rows)])
 
 
-def rehearse(fits: Sequence[Callable[[Any, np.ndarray], Any]],
-             classes: Sequence[Sequence[Any] | None], X: Any, procedure: str) -> None:
-    """Fit every candidate once on synthetic public rows, with no accountant, before the charge: ``fits[i](X, y)``
-    fits candidate i (a copy of it, or from its plan) with the procedure's budget and ``random_state=None``.
+def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator | None], Any]],
+             classes: Sequence[Sequence[Any] | None], X: Any, procedure: str, seeded: bool) -> None:
+    """Fit every candidate once on synthetic public rows, with no accountant, before the charge: ``fits[i](X, y,
+    random_state)`` fits candidate i (a copy of it, or from its plan) with the procedure's budget.
 
-    Its noise is an unseeded fit's, from the OS (nothing of it is released, and no seed makes it reproducible:
-    what a rehearsal shows is a refusal, of public rows): the array samplers then take their lockstep path, as
-    every unseeded fit after the charge does. A seeded source takes the scalar sampler (its draws stay those it
-    gave before the lockstep path existed), and the rehearsal drew its candidates' column histograms so, 0.16 s
-    each at 20 columns, most of a tune's time at 100,000 rows (docs/performance.md, round 25).
+    ``random_state`` is of the kind the fits after the charge receive: for a ``seeded`` procedure a generator with
+    the fixed seed ``REHEARSAL_SEED`` (the procedure's own stream is left as it is), else None, so that an unseeded
+    rehearsal draws from the OS, as the fits after the charge do, and its exact samplers take their array path. With a
+    seeded source they take the scalar samplers (a seed's draws stay those they gave before the array path existed):
+    a rehearsal of an unseeded tune drew each candidate's column histograms so, 0.16 s each at 20 columns, most of a
+    tune's time at 100,000 rows (docs/performance.md, round 25). Nothing of a rehearsal is released.
 
     The rows (:func:`_synthetic`) and labels (the candidate's public classes in turn) are functions of
     public quantities only (X's width and kind, the number of rows capped at ``REHEARSAL_ROWS``), so any
@@ -116,7 +119,7 @@ def rehearse(fits: Sequence[Callable[[Any, np.ndarray], Any]],
             # noise warning) says nothing of the user's data, and as an error it would refuse a sound candidate
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fit(synthetic, _labels(declared, rows))
+                fit(synthetic, _labels(declared, rows), resolve_rng(REHEARSAL_SEED) if seeded else None)
         except Exception as error:  # noqa: BLE001 - public rows: the error and its message are public
             raise InputError(
                 f"{procedure}: candidate {index + 1}'s fit fails on {rows} synthetic public rows of the data's width, "

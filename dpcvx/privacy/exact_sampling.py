@@ -195,7 +195,7 @@ class _RawPCG64Source(GeneratorSource):
     For the scalar samplers' loops over an array (:func:`_array`): a call of ``Generator.integers`` costs about 1 us,
     a raw word 0.2 us, and 5,120 seeded discrete Laplace draws (an estimator's column histograms at 20 columns) took
     73 ms against 25 ms so (one process, numpy 2.4). The draws, and the generator's state after them, are the same
-    (``tests/privacy/test_exact_samplers.py`` compares them with numpy's over bounds from 1 to 2^63)."""
+    (``tests/privacy/test_exact_samplers.py`` compares them with numpy's over bounds from 1 to 2^100)."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         super().__init__(rng)

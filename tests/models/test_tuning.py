@@ -82,11 +82,10 @@ class SpyLearner:
         return self
 
     def fit(self, X, y, epsilon, random_state=None, **keywords):
-        if failure.rehearsing():  # unseeded: its noise is the OS's, and nothing of it is released
-            assert random_state is None
+        assert random_state is None or isinstance(random_state, np.random.Generator)  # unseeded tune: None
+        if failure.rehearsing():
             self.recorder.rehearsals += 1
             return SpyModel(self.quality, Recorder())
-        assert isinstance(random_state, np.random.Generator)  # the tests' seeded tune's generator
         self.recorder.fits.append((X[:, 1].astype(int), epsilon, keywords))
         certificate = None
         if self.reported_cost is not None:

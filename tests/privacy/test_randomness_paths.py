@@ -3,7 +3,7 @@
 The audit counted the integers the exact samplers took from numpy's PCG64 with ``random_state=None``: 145 in
 ``tune`` (each fit got tune's generator) and all 76 in multiclass (each class got an int seed). Here each
 source's ``below`` is counted: unseeded, :class:`~dpcvx.privacy.exact_sampling.GeneratorSource` is never asked for a
-release. The rehearsal of a composite procedure (synthetic public rows, unseeded, nothing of it released:
+release. The rehearsal of a composite procedure (synthetic public rows, nothing of it released:
 :func:`dpcvx.models.failure.rehearse`) is counted apart."""
 
 from __future__ import annotations
@@ -82,3 +82,28 @@ def test_without_a_seed_no_exact_draw_comes_from_pcg64(release, draws):
 def test_child_seeds_hand_out_no_seed_without_one():
     assert child_seeds(None, 3) == [None, None, None]
     assert child_seeds(5, 3) == child_seeds(5, 3) and len(set(child_seeds(5, 3))) == 3
+
+
+def test_the_rehearsal_draws_from_the_source_the_fits_after_the_charge_draw_from(monkeypatch):
+    # unseeded, the rehearsal's exact draws come from the OS (the array path, as the fits after the charge); seeded,
+    # from a generator of the rehearsal's own fixed seed (the procedure's stream left as it is)
+    sources = set()
+
+    def spy(name, original):
+        def below(self, *args):
+            if rehearsing():
+                sources.add(name)
+            return original(self, *args)
+        return below
+
+    monkeypatch.setattr(exact_sampling.SystemSource, "below", spy("system", exact_sampling.SystemSource.below))
+    monkeypatch.setattr(exact_sampling.SystemSource, "below_array",
+                        spy("system", exact_sampling.SystemSource.below_array))
+    monkeypatch.setattr(exact_sampling.GeneratorSource, "below", spy("generator", exact_sampling.GeneratorSource.below))
+    for procedure in ("full-data", "split"):
+        sources.clear()
+        _tune(procedure, None)
+        assert sources == {"system"}
+        sources.clear()
+        _tune(procedure, 7)
+        assert sources == {"generator"}

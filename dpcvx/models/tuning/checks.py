@@ -364,15 +364,16 @@ def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.n
             plans.append(plan)
         rehearse([_rehearsal(setup, candidate, plan, epsilon) for candidate, plan in zip(setup.learners, plans,
                                                                                           strict=True)],
-                 declared, X[parts[0]], procedure)
+                 declared, X[parts[0]], procedure, setup.source.reproducible)
     return tuple(plans)
 
 
-def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None, epsilon: float) -> Callable[[Any, np.ndarray], Any]:
-    """How a rehearsal fits a candidate, unseeded: from its plan, else a copy of it with tune's fit arguments."""
+def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None,
+               epsilon: float) -> Callable[[Any, np.ndarray, np.random.Generator | None], Any]:
+    """How a rehearsal fits a candidate: from its plan, else a copy of it with tune's fit arguments."""
     if plan is not None:
-        return lambda X, y: plan.fit(X, y, random_state=None)
-    return lambda X, y: copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=None, **setup.keywords)
+        return lambda X, y, rng: plan.fit(X, y, random_state=rng)
+    return lambda X, y, rng: copy.deepcopy(candidate).fit(X, y, epsilon=epsilon, random_state=rng, **setup.keywords)
 
 
 def fit_candidate(setup: Setup, learner: Any, plan: Plan | None, X: Any, y: np.ndarray,
