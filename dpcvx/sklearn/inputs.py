@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sparse
 
 from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
@@ -29,7 +30,8 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..tables import NonFiniteError, column_names, finite_numbers, non_numeric_entry
 from ..validation import check_matrix, outside_labels, refuse_non_finite_targets
 
-__all__ = ["InputTypeError", "fit_accountant", "label_error", "refuse_unusable_table", "scikit_learn_refusal",
+__all__ = ["InputTypeError", "fit_accountant", "label_error", "refuse_sparse", "refuse_unusable_table",
+           "scikit_learn_refusal",
            "validate_streamed", "validated_input"]
 
 
@@ -77,8 +79,15 @@ def keep_parameters(estimator: Any, parameters: dict[str, Any]) -> None:
 
 
 class InputTypeError(InputError, TypeError):
-    """X holds an entry that is not a number (a dict, a list): an InputError and, as in
-    scikit-learn (``float()`` refuses it), a TypeError."""
+    """X holds an entry that is not a number (a dict, a list), or is sparse where dense rows are needed: an InputError
+    and, as in scikit-learn (``float()`` refuses it), a TypeError."""
+
+
+def refuse_sparse(owner: str, X: Any) -> None:
+    """The refusal of a sparse X by an estimator that reads dense rows only (the regressors), at fit and predict."""
+    if sparse.issparse(X):
+        raise InputTypeError(f"{owner} takes dense rows only, got a scipy.sparse matrix ({X.format}); pass X.toarray() "
+                             "(a public, loss-free conversion)")
 
 
 def _label_kind(y: np.ndarray) -> str:
@@ -149,6 +158,8 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     """
     owner = copy.copy(estimator) if reset else estimator
     refuse_unusable_table(X)
+    if not accept_sparse:
+        refuse_sparse(type(estimator).__name__, X)
     try:
         if reset and is_out_of_core(X):
             X, y = validate_streamed(owner, X, y, accept_sparse=accept_sparse)

@@ -104,6 +104,7 @@ from .estimator_plan import EstimatorPlan, LearnerPlan
 from .inputs import (
     fit_accountant,
     keep_parameters,
+    refuse_sparse,
     refuse_unusable_table,
     scikit_learn_refusal,
     validate_streamed,
@@ -206,6 +207,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
     def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
         """(X, y as floats) checked as scikit-learn checks them; ``owner`` gets ``n_features_in_``."""
         refuse_unusable_table(X)
+        refuse_sparse(type(owner).__name__, X)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
                 checked, targets = validate_streamed(owner, X, y)

@@ -318,3 +318,19 @@ def test_a_nan_label_is_named_by_its_row_on_every_path():
         with pytest.raises(InputError, match=r"1 label\(s\), the first at row 11 .*outside the declared classes"):
             fit(accountant)
         assert accountant.ledger == [], path
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
+@pytest.mark.parametrize("regressor", [DPLinearRegression, DPHuberRegressor])
+def test_the_regressors_refuse_sparse_rows_at_fit_and_predict_alike(regressor):
+    # dense rows only: one typed refusal (a TypeError, as scikit-learn's) that names the fix, at fit and at predict
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    rows = scipy_sparse.csr_matrix(X)
+    message = rf"{regressor.__name__} takes dense rows only, got a scipy.sparse matrix \(csr\); pass X.toarray\(\)"
+    with pytest.raises(TypeError, match=message) as refused:
+        regressor(random_state=0).fit(rows, TARGET)
+    assert isinstance(refused.value, InputError)
+    model = regressor(random_state=0).fit(X, TARGET)
+    with pytest.raises(TypeError, match=message) as refused:
+        model.predict(rows)
+    assert isinstance(refused.value, InputError)
