@@ -54,16 +54,27 @@ def bisect_ends(passes: Callable[[float], bool], low: float, high: float) -> flo
 
 def least_passing(passes: Callable[[float], bool], start: float) -> float:
     """The least passing double by the calibrations' bisection (module docstring), from ``start`` > 0."""
+    ends = _ends(passes, start)
+    if ends is None:
+        raise InputError("no finite value meets this delta; the parameters are out of floating-point range")
+    return bisect_ends(passes, *ends)
+
+
+def _ends(passes: Callable[[float], bool], start: float) -> tuple[float, float] | None:
+    """The bisection's ends from ``start``: the upper end doubled from it until its test passes, the lower end the
+    last failing one, or, from a passing start, halved until its test fails (0 if it never does); None when no
+    passing end is found."""
     low = high = start
     for _ in range(DOUBLINGS):
         if passes(high):
             break
         low, high = high, 2 * high
     else:
-        raise InputError("no finite value meets this delta; the parameters are out of floating-point range")
-    while low > 0 and passes(low):
-        low /= 2
-    return bisect_ends(passes, low, high)
+        return None
+    if low == high:  # the start passed
+        while low > 0 and passes(low):
+            low /= 2
+    return low, high
 
 
 def least_below(profile: Callable[[float], float], target: float, start: float, window: float) -> float:
@@ -98,25 +109,10 @@ def bracket(profile: Callable[[float], float], target: float, start: float,
 
 
 def _doubled(profile: Callable[[float], float], target: float, start: float) -> tuple[float, float] | None:
-    """The doubling's evaluated ends from ``start``: (a, b = 2 a) with p(a) > target >= p(b), or (a, b = start)
-    halving a from a passing start; None when the doubling or the halving finds none."""
-    low = high = start
-    high_value = profile(high)
-    for _ in range(DOUBLINGS):
-        if high_value <= target:
-            break
-        low, high = high, 2 * high
-        high_value = profile(high)
-    else:
-        return None
-    if low == high:  # the start passed: halve to a failing end
-        low_value = high_value
-        while low_value <= target:
-            low /= 2
-            if low == 0:
-                return None
-            low_value = profile(low)
-    return low, high
+    """The evaluated ends (a, b) of :func:`_ends` for the test profile(x) <= target, p(a) > target >= p(b); None where
+    it finds none, or a lower end of 0 (Brent's method works in logs)."""
+    ends = _ends(lambda x: profile(x) <= target, start)
+    return None if ends is None or ends[0] == 0 else ends
 
 
 def _located(profile: Callable[[float], float], target: float, low: float, high: float,
