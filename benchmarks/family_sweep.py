@@ -27,6 +27,13 @@ standard normal (weights of scale 3). Every other generator changes one property
   0.5), ``tiny rows`` (rows times 1e-3), ``imbalance 0.5%`` (an offset for 0.5 % positives) and ``outliers`` (the
   rows times 0.2, a hundredth of them pushed onto the bound with their labels flipped), every row scaled into the
   unit ball, labels of a logistic model on margins centred and scaled to standard deviation 3;
+* unseen (``--unseen``; written in the twentieth session after every solver change it reports on, reported as kind
+  ``unseen``): ``uniform cube`` (entries uniform on [-1, 1]), ``laplace`` (Laplace entries), ``clusters 50`` (each
+  row one of 50 standard normal centres plus normal jitter of scale 1e-4: near duplicates), ``clusters 1000`` (1,000
+  centres, jitter 1e-2), ``mixed norms`` (half the rows of norm about 1, half about 0.01), ``shifted`` (entries of
+  mean 2), ``two informative`` (labels from the first two columns alone), ``imbalance 0.1%``, ``sorted labels`` (the
+  negative records first) and ``sorted norms`` (row norms uniform on [0, 1], the rows in their order), every row
+  scaled into the unit ball, labels as for the probe generators;
 * real tables: ``adult`` and ``kdd`` (dpcvx.load_adult / load_kdd, mode "private": rows of norm <= 1 by
   public bounds) at their own sizes;
 * ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
@@ -79,6 +86,8 @@ GENERATORS = ("isotropic", "correlated", "dominant", "balance 10%", "balance 2%"
 HELD_OUT = ("one-hot", "heavy tails", "random labels", "duplicates", "low rank", "strong signal", "positive", "binary")
 PROBE = ("column scales", "mostly zeros", "two clusters", "integer codes", "zero rows", "collinear", "constant column",
          "tiny rows", "imbalance 0.5%", "outliers")
+UNSEEN = ("uniform cube", "laplace", "clusters 50", "clusters 1000", "mixed norms", "shifted", "two informative",
+          "imbalance 0.1%", "sorted labels", "sorted norms")
 DISTINCT_ROWS = 100  # the duplicates generator's distinct rows
 SIZES = ["1e4x20", "1e5x20", "1e5x200", "1e6x20", "3e5x500", "2e4x1e3"]
 FULL = {"rounds": 5, "sizes": SIZES, "memmap": "1e6x20", "sparse": "2e5x1e5", "tables": ["adult", "kdd"]}
@@ -107,6 +116,8 @@ def generate(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarr
         return _held_out(kind, n, d, rng)
     if kind in PROBE:
         return _probe(kind, n, d, rng)
+    if kind in UNSEEN:
+        return _unseen(kind, n, d, rng)
     u = rng.normal(size=d)
     scale = {"noisy": 0.5}.get(kind, 3.0)
     top = rng.normal(size=(3, d)) / np.sqrt(d) if kind == "dominant" else None
@@ -187,16 +198,52 @@ def _probe(kind: str, n: int, d: int, rng: np.random.Generator) -> tuple[np.ndar
         X *= 1e-3
     elif kind == "outliers":
         X *= 0.2
-    margins = X @ rng.normal(size=d)
-    margins -= margins.mean()
-    margins *= 3.0 / max(float(np.std(margins)), 1e-300)
-    if kind == "imbalance 0.5%":
-        margins += _offset(margins, 0.005)
-    y = np.where(rng.random(n) < expit(margins), 1.0, -1.0)
+    y = _centred_labels(X @ rng.normal(size=d), 0.005 if kind == "imbalance 0.5%" else None, rng)
     if kind == "outliers":  # a hundredth of the rows pushed onto the bound, their labels flipped
         far = np.flatnonzero(rng.random(n) < 0.01)
         X[far] /= np.linalg.norm(X[far], axis=1)[:, None] * (1 + 1e-12)
         y[far] = -y[far]
+    return X, y
+
+
+def _centred_labels(margins: np.ndarray, share: float | None, rng: np.random.Generator) -> np.ndarray:
+    """Labels of a logistic model on ``margins`` centred and scaled to standard deviation 3, with the offset that gives
+    a ``share`` of positives when one is asked (the probe and unseen generators' labels)."""
+    margins = margins - margins.mean()
+    margins *= 3.0 / max(float(np.std(margins)), 1e-300)
+    if share is not None:
+        margins += _offset(margins, share)
+    return np.where(rng.random(margins.size) < expit(margins), 1.0, -1.0)
+
+
+def _unseen(kind: str, n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and labels of an unseen generator (module docstring): standard normal rows changed by ``kind``, scaled into
+    the unit ball, labels as the probe generators' (:func:`_centred_labels`)."""
+    if kind == "uniform cube":
+        X = rng.uniform(-1.0, 1.0, size=(n, d))
+    elif kind == "laplace":
+        X = rng.laplace(size=(n, d))
+    elif kind.startswith("clusters"):
+        centres, jitter = (50, 1e-4) if kind == "clusters 50" else (1000, 1e-2)
+        X = rng.normal(size=(centres, d))[rng.integers(0, centres, n)]
+        X += jitter * rng.normal(size=(n, d))
+    else:
+        X = rng.normal(size=(n, d))
+    if kind == "mixed norms":
+        X *= np.where(rng.random(n) < 0.5, 1.0, 0.01)[:, None] / np.sqrt(d)
+    elif kind == "shifted":
+        X += 2.0
+    elif kind == "sorted norms":
+        X /= np.linalg.norm(X, axis=1)[:, None] * (1 + 1e-12)
+        X *= np.sort(rng.random(n))[:, None]
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * (1 + 1e-12)
+    u = rng.normal(size=d)
+    if kind == "two informative":
+        u[2:] = 0.0
+    y = _centred_labels(X @ u, 0.001 if kind == "imbalance 0.1%" else None, rng)
+    if kind == "sorted labels":
+        order = np.argsort(y, kind="stable")
+        X, y = X[order], y[order]
     return X, y
 
 
@@ -291,7 +338,8 @@ def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: in
 def run(args: argparse.Namespace) -> dict:
     preset = QUICK if args.quick else FULL
     count = args.rounds or preset["rounds"]
-    generators = args.generators or list(HELD_OUT if args.held_out else PROBE if args.probe else GENERATORS)
+    generators = args.generators or list(HELD_OUT if args.held_out else PROBE if args.probe
+                                         else UNSEEN if args.unseen else GENERATORS)
     record = common.RunRecord("benchmarks.family_sweep")
     cases: list[dict] = []
     seeds = iter(range(args.seed, args.seed + 10_000))
@@ -301,7 +349,8 @@ def run(args: argparse.Namespace) -> dict:
             for generator in generators:
                 seed = next(seeds)
                 X, y = generate(generator, n, d, seed)
-                kind = "held-out" if generator in HELD_OUT else "probe" if generator in PROBE else "dense"
+                kind = ("held-out" if generator in HELD_OUT else "probe" if generator in PROBE
+                        else "unseen" if generator in UNSEEN else "dense")
                 cases.append(_case(kind, generator, X, y, count, seed, args.intercept, args.to_bound))
                 del X, y
         for table in preset["tables"] if args.tables is None else args.tables:
@@ -418,11 +467,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="two small sizes, 2 rounds (a smoke run)")
     parser.add_argument("--rounds", type=int, default=None, help="rotating rounds per case (full: 5)")
     parser.add_argument("--sizes", nargs="*", default=None, help="dense n x d sizes, e.g. 1e5x20")
-    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS + HELD_OUT + PROBE,
-                        help="default: all of the family's (with --held-out or --probe: all of that set)")
+    parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS + HELD_OUT + PROBE + UNSEEN,
+                        help="default: all of the family's (with --held-out, --probe or --unseen: all of that set)")
     chosen = parser.add_mutually_exclusive_group()
     chosen.add_argument("--held-out", action="store_true", help="the held-out generators in place of the family's")
     chosen.add_argument("--probe", action="store_true", help="the probe generators in place of the family's")
+    chosen.add_argument("--unseen", action="store_true", help="the unseen generators in place of the family's")
     parser.add_argument("--tables", nargs="*", default=None, choices=("adult", "kdd"),
                         help="real tables (full: adult kdd; quick: none)")
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")

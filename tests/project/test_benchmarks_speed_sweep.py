@@ -106,18 +106,21 @@ def test_held_out_generators_keep_rows_in_the_ball_and_change_their_one_property
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("option, kind", [("--held-out", "held-out"), ("--probe", "probe")])
+@pytest.mark.parametrize("option, kind", [("--held-out", "held-out"), ("--probe", "probe"), ("--unseen", "unseen")])
 def test_family_sweep_reports_another_set_as_its_own_distribution(tmp_path, option, kind):
     from benchmarks import family_sweep
 
-    names = family_sweep.HELD_OUT if kind == "held-out" else family_sweep.PROBE
-    output = family_sweep.main([option, "--sizes", "400x16", "--rounds", "1", "--memmap", "none", "--sparse",
+    names = {"held-out": family_sweep.HELD_OUT, "probe": family_sweep.PROBE, "unseen": family_sweep.UNSEEN}[kind]
+    size = "4000x16" if kind == "unseen" else "400x16"  # imbalance 0.1%: some positives among the rows
+    output = family_sweep.main([option, "--sizes", size, "--rounds", "1", "--memmap", "none", "--sparse",
                                 "none", "--tables", "--out", str(tmp_path), "--tag", kind])
     assert [case["generator"] for case in output["cases"]] == list(names)
     assert {row["kind"] for row in output["summary"]} == {kind}
     assert all(row["generators"] == len(names) for row in output["summary"])
     with pytest.raises(SystemExit):  # one set at a time
         family_sweep.parse_args(["--probe", "--held-out"])
+    with pytest.raises(SystemExit):
+        family_sweep.parse_args(["--unseen", "--probe"])
 
 
 @pytest.mark.parametrize("kind", ["column scales", "mostly zeros", "two clusters", "integer codes", "zero rows",
@@ -152,6 +155,44 @@ def test_probe_generators_keep_rows_in_the_ball_and_have_their_one_property(kind
         assert np.all(norms <= 1e-3)
     if kind == "outliers":
         assert 10 < np.count_nonzero(norms > 0.99) < 80 and np.all(norms[norms <= 0.99] <= 0.2)
+
+
+@pytest.mark.parametrize("kind", ["uniform cube", "laplace", "clusters 50", "clusters 1000", "mixed norms", "shifted",
+                                  "two informative", "imbalance 0.1%", "sorted labels", "sorted norms"])
+def test_unseen_generators_keep_rows_in_the_ball_and_have_their_one_property(kind):
+    from benchmarks import family_sweep
+
+    assert kind in family_sweep.UNSEEN
+    assert kind not in family_sweep.GENERATORS + family_sweep.HELD_OUT + family_sweep.PROBE
+    X, y = family_sweep.generate(kind, 8_000, 40, seed=4)
+    again, labels = family_sweep.generate(kind, 8_000, 40, seed=4)
+    assert X.shape == (8_000, 40) and np.array_equal(X, again) and np.array_equal(y, labels)  # seeded
+    norms = np.linalg.norm(X, axis=1)
+    assert np.all(norms <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    share = np.mean(y > 0)
+    assert share < 0.004 if kind == "imbalance 0.1%" else 0.3 < share < 0.7
+    kurtosis = np.mean(X**4) / np.mean(X**2) ** 2  # of the entries: 1.8 uniform, 3 normal, 6 Laplace
+    if kind == "uniform cube":
+        assert kurtosis < 2.2
+    if kind == "laplace":
+        assert kurtosis > 4.0
+    if kind.startswith("clusters"):  # every row within a few jitters of another (its centre's other rows)
+        jitter = 1e-4 if kind == "clusters 50" else 1e-2
+        gaps = np.linalg.norm(X[:200, None, :] - X[None, :, :], axis=2)
+        gaps[np.arange(200), np.arange(200)] = np.inf
+        assert np.median(gaps.min(axis=1)) < 10 * jitter
+    if kind == "mixed norms":
+        assert 0.4 < np.mean(norms < 0.05) < 0.6 and np.all((norms < 0.05) | (norms > 0.5))
+    if kind == "shifted":
+        assert np.all(X > -0.3) and np.mean(X) > 0.1
+    if kind == "two informative":  # the labels follow the first two columns
+        fit = np.linalg.lstsq(X[:, :2], y, rcond=None)[0]
+        other = np.linalg.lstsq(X[:, 2:4], y, rcond=None)[0]
+        assert np.mean(np.sign(X[:, :2] @ fit) == y) > np.mean(np.sign(X[:, 2:4] @ other) == y) + 0.15
+    if kind == "sorted labels":
+        assert np.all(np.diff(y) >= 0)
+    if kind == "sorted norms":
+        assert np.all(np.diff(norms) >= -1e-12) and norms[0] < 0.01 and norms[-1] > 0.99
 
 
 @pytest.mark.parametrize("share", [0.5, 0.1, 0.02])
