@@ -123,17 +123,26 @@ def test_family_sweep_reports_another_set_as_its_own_distribution(tmp_path, opti
         family_sweep.parse_args(["--unseen", "--probe"])
 
 
+def _seeded_rows_in_the_ball(kind: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, y, row norms) of generator ``kind`` at n x 40, checked: the same rows and labels from the same seed, rows
+    in the unit ball, labels -1 and 1."""
+    from benchmarks import family_sweep
+
+    X, y = family_sweep.generate(kind, n, 40, seed=seed)
+    again, labels = family_sweep.generate(kind, n, 40, seed=seed)
+    assert X.shape == (n, 40) and np.array_equal(X, again) and np.array_equal(y, labels)  # seeded
+    norms = np.linalg.norm(X, axis=1)
+    assert np.all(norms <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    return X, y, norms
+
+
 @pytest.mark.parametrize("kind", ["column scales", "mostly zeros", "two clusters", "integer codes", "zero rows",
                                   "collinear", "constant column", "tiny rows", "imbalance 0.5%", "outliers"])
 def test_probe_generators_keep_rows_in_the_ball_and_have_their_one_property(kind):
     from benchmarks import family_sweep
 
     assert kind in family_sweep.PROBE and kind not in family_sweep.GENERATORS + family_sweep.HELD_OUT
-    X, y = family_sweep.generate(kind, 4_000, 40, seed=3)
-    again, labels = family_sweep.generate(kind, 4_000, 40, seed=3)
-    assert X.shape == (4_000, 40) and np.array_equal(X, again) and np.array_equal(y, labels)  # seeded
-    norms = np.linalg.norm(X, axis=1)
-    assert np.all(norms <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    X, y, norms = _seeded_rows_in_the_ball(kind, 4_000, seed=3)
     share = np.mean(y > 0)
     assert share < 0.02 if kind == "imbalance 0.5%" else 0.15 < share < 0.85
     zero = np.all(X == 0, axis=1)
@@ -164,11 +173,7 @@ def test_unseen_generators_keep_rows_in_the_ball_and_have_their_one_property(kin
 
     assert kind in family_sweep.UNSEEN
     assert kind not in family_sweep.GENERATORS + family_sweep.HELD_OUT + family_sweep.PROBE
-    X, y = family_sweep.generate(kind, 8_000, 40, seed=4)
-    again, labels = family_sweep.generate(kind, 8_000, 40, seed=4)
-    assert X.shape == (8_000, 40) and np.array_equal(X, again) and np.array_equal(y, labels)  # seeded
-    norms = np.linalg.norm(X, axis=1)
-    assert np.all(norms <= 1) and set(np.unique(y)) == {-1.0, 1.0}
+    X, y, norms = _seeded_rows_in_the_ball(kind, 8_000, seed=4)
     share = np.mean(y > 0)
     assert share < 0.004 if kind == "imbalance 0.1%" else 0.3 < share < 0.7
     kurtosis = np.mean(X**4) / np.mean(X**2) ** 2  # of the entries: 1.8 uniform, 3 normal, 6 Laplace
