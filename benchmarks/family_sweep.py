@@ -29,11 +29,11 @@ standard normal (weights of scale 3). Every other generator changes one property
   unit ball, labels of a logistic model on margins centred and scaled to standard deviation 3;
 * unseen (``--unseen``; written in the twentieth session after every solver change it reports on, reported as kind
   ``unseen``): ``uniform cube`` (entries uniform on [-1, 1]), ``laplace`` (Laplace entries), ``clusters 50`` (each
-  row one of 50 standard normal centres plus normal jitter of scale 1e-4: near duplicates), ``clusters 1000`` (1,000
-  centres, jitter 1e-2), ``mixed norms`` (half the rows of norm about 1, half about 0.01), ``shifted`` (entries of
-  mean 2), ``two informative`` (labels from the first two columns alone), ``imbalance 0.1%``, ``sorted labels`` (the
-  negative records first) and ``sorted norms`` (row norms uniform on [0, 1], the rows in their order), every row
-  scaled into the unit ball, labels as for the probe generators;
+  row one of 50 standard normal centres plus normal jitter of scale 1e-4, before the rows' scaling into the ball: near
+  duplicates), ``clusters 1000`` (1,000 centres, jitter 1e-2), ``mixed norms`` (half the rows of norm about 1, half
+  about 0.01), ``shifted`` (entries of mean 2), ``two informative`` (labels from the first two columns alone),
+  ``imbalance 0.1%``, ``sorted labels`` (the negative records first) and ``sorted norms`` (row norms uniform on [0,
+  1], the rows in their order), every row scaled into the unit ball, labels as for the probe generators;
 * real tables: ``adult`` and ``kdd`` (dpcvx.load_adult / load_kdd, mode "private": rows of norm <= 1 by
   public bounds) at their own sizes;
 * ``sparse``: the speed sweep's wide CSR (about 20 entries a row, rows of norm 1);
