@@ -31,8 +31,7 @@ from ..tables import NonFiniteError, column_names, finite_numbers, non_numeric_e
 from ..validation import check_matrix, outside_labels, refuse_non_finite_targets
 
 __all__ = ["InputTypeError", "fit_accountant", "label_error", "refuse_sparse", "refuse_unusable_table",
-           "scikit_learn_refusal",
-           "validate_streamed", "validated_input"]
+           "scikit_learn_refusal", "validate_streamed", "validated_input"]
 
 
 @contextlib.contextmanager
@@ -139,8 +138,7 @@ def refuse_unusable_table(X: Any) -> None:
         check_matrix(X)
 
 
-def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: bool,
-                    accept_sparse: str | bool = "csr") -> Any:
+def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: bool) -> Any:
     """(X, y, the checked copy) if ``reset``, else X: checked as scikit-learn checks them, with its
     messages, as InputError.
 
@@ -153,21 +151,18 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     ``reset=False`` (predict) checks the number of features (and names) seen in fit, and leaves the finite check of
     an array to the model's scores (:meth:`RowMap.scores <dpcvx.data.rows.RowMap.scores>`), which refuse a NaN or
     infinite entry by its row and column in the one read that maps, clips and scores the rows; a table's is
-    checked here, so that the refusal names its column (:func:`scikit_learn_refusal`). ``accept_sparse`` as
-    scikit-learn's (the regressors take dense rows only).
+    checked here, so that the refusal names its column (:func:`scikit_learn_refusal`).
     """
     owner = copy.copy(estimator) if reset else estimator
     refuse_unusable_table(X)
-    if not accept_sparse:
-        refuse_sparse(type(estimator).__name__, X)
     try:
         if reset and is_out_of_core(X):
-            X, y = validate_streamed(owner, X, y, accept_sparse=accept_sparse)
+            X, y = validate_streamed(owner, X, y, accept_sparse="csr")
             return X, y, owner
         if reset:  # X's values are checked by PrivateERM's one read (finite, norms, clipping), before the charge
-            X, y = validate_data(owner, X, y, accept_sparse=accept_sparse, ensure_all_finite=False)
+            X, y = validate_data(owner, X, y, accept_sparse="csr", ensure_all_finite=False)
             return X, y, owner
-        return validate_data(owner, X, accept_sparse=accept_sparse, reset=False,
+        return validate_data(owner, X, accept_sparse="csr", reset=False,
                              ensure_all_finite=column_names(X) is not None)
     except InputError:
         raise

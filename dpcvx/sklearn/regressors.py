@@ -261,7 +261,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
-        return self.model_.predict(validated_input(self, X, reset=False, accept_sparse=False))
+        refuse_sparse(type(self).__name__, X)  # dense rows only, as at fit (:meth:`_checked_data`)
+        return self.model_.predict(validated_input(self, X, reset=False))
 
 
 class DPLinearRegression(_PrivateRegressor):
