@@ -466,10 +466,15 @@ def before_after_parser(prog: str, doc: str, tag: str, processes: int) -> argpar
     its ``--before`` (the tree to compare against), ``--processes`` (per tree and case) and ``--tag`` (the results
     file, ``tag`` by default); the description is ``doc``'s first paragraph."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
-    parser.add_argument("--processes", type=int, default=processes, help="processes per tree and case")
+    _add_trees(parser, processes)
     parser.add_argument("--tag", default=tag)
     return parser
+
+
+def _add_trees(parser: argparse.ArgumentParser, processes: int) -> None:
+    """A before/after script's ``--before`` (the tree to compare against) and ``--processes`` (per tree and case)."""
+    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    parser.add_argument("--processes", type=int, default=processes, help="processes per tree and case")
 
 
 def per_process(cells: dict[str, list[Any]], column: int | None = None, digits: int = 2) -> list[str]:
@@ -491,10 +496,9 @@ def write_table(tag: str, record: RunRecord, title: str, caption: str, header: S
 def add_tree_arguments(parser: argparse.ArgumentParser, sizes: list[str], fits: int, seed: int) -> None:
     """An A/B script's ``--before`` (the tree to compare against), ``--sizes`` (n x d), ``--fits`` (timed fits per
     process), ``--processes`` (per tree and case) and ``--seed`` (:func:`tree_child`)."""
-    parser.add_argument("--before", type=Path, required=True, help="a dpcvx tree to compare against (its root)")
+    _add_trees(parser, 2)
     parser.add_argument("--sizes", nargs="+", default=sizes)
     parser.add_argument("--fits", type=int, default=fits, help="timed fits per process")
-    parser.add_argument("--processes", type=int, default=2, help="processes per tree and case")
     parser.add_argument("--seed", type=int, default=seed)
 
 
