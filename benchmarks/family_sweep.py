@@ -112,12 +112,9 @@ def _offset(margins: np.ndarray, share: float) -> float:
 def generate(kind: str, n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows of norm <= 1 and labels in {-1, +1} of generator ``kind`` (module docstring), seeded."""
     rng = np.random.default_rng(seed)
-    if kind in HELD_OUT:
-        return _held_out(kind, n, d, rng)
-    if kind in PROBE:
-        return _probe(kind, n, d, rng)
-    if kind in UNSEEN:
-        return _unseen(kind, n, d, rng)
+    for names, build in _SETS.values():
+        if kind in names:
+            return build(kind, n, d, rng)
     u = rng.normal(size=d)
     scale = {"noisy": 0.5}.get(kind, 3.0)
     top = rng.normal(size=(3, d)) / np.sqrt(d) if kind == "dominant" else None
@@ -247,6 +244,18 @@ def _unseen(kind: str, n: int, d: int, rng: np.random.Generator) -> tuple[np.nda
     return X, y
 
 
+#: The generator sets beside the family's, each run in its place by its option and reported as its own kind: the
+#: set's name -> (its generators, the function that makes their rows).
+_Rows = Callable[[str, int, int, np.random.Generator], tuple[np.ndarray, np.ndarray]]
+_SETS: dict[str, tuple[tuple[str, ...], _Rows]] = {"held-out": (HELD_OUT, _held_out), "probe": (PROBE, _probe),
+                                                   "unseen": (UNSEEN, _unseen)}
+
+
+def _kind(generator: str) -> str:
+    """The set a dense generator belongs to (``_SETS``' name), else "dense" (the family's)."""
+    return next((name for name, (names, _) in _SETS.items() if generator in names), "dense")
+
+
 class _Reached(Exception):
     """Raised by :func:`fit_to_bound`'s objective at the first point within the bound."""
 
@@ -338,8 +347,8 @@ def _case(kind: str, generator: str, X: Any, y: np.ndarray, count: int, seed: in
 def run(args: argparse.Namespace) -> dict:
     preset = QUICK if args.quick else FULL
     count = args.rounds or preset["rounds"]
-    generators = args.generators or list(HELD_OUT if args.held_out else PROBE if args.probe
-                                         else UNSEEN if args.unseen else GENERATORS)
+    chosen = next((names for name, (names, _) in _SETS.items() if getattr(args, name.replace("-", "_"))), GENERATORS)
+    generators = args.generators or list(chosen)
     record = common.RunRecord("benchmarks.family_sweep")
     cases: list[dict] = []
     seeds = iter(range(args.seed, args.seed + 10_000))
@@ -349,9 +358,7 @@ def run(args: argparse.Namespace) -> dict:
             for generator in generators:
                 seed = next(seeds)
                 X, y = generate(generator, n, d, seed)
-                kind = ("held-out" if generator in HELD_OUT else "probe" if generator in PROBE
-                        else "unseen" if generator in UNSEEN else "dense")
-                cases.append(_case(kind, generator, X, y, count, seed, args.intercept, args.to_bound))
+                cases.append(_case(_kind(generator), generator, X, y, count, seed, args.intercept, args.to_bound))
                 del X, y
         for table in preset["tables"] if args.tables is None else args.tables:
             data = common.load_data(table, "private", kdd_rows=None)
@@ -470,9 +477,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--generators", nargs="+", default=None, choices=GENERATORS + HELD_OUT + PROBE + UNSEEN,
                         help="default: all of the family's (with --held-out, --probe or --unseen: all of that set)")
     chosen = parser.add_mutually_exclusive_group()
-    chosen.add_argument("--held-out", action="store_true", help="the held-out generators in place of the family's")
-    chosen.add_argument("--probe", action="store_true", help="the probe generators in place of the family's")
-    chosen.add_argument("--unseen", action="store_true", help="the unseen generators in place of the family's")
+    for name in _SETS:
+        chosen.add_argument(f"--{name}", action="store_true", help=f"the {name} generators in place of the family's")
     parser.add_argument("--tables", nargs="*", default=None, choices=("adult", "kdd"),
                         help="real tables (full: adult kdd; quick: none)")
     parser.add_argument("--memmap", default=None, help="n x d of the memmap case, or none")
