@@ -461,12 +461,14 @@ def alternating(before: Path, processes: int, body: str) -> dict[str, list[Any]]
     return outputs
 
 
-def before_after_parser(prog: str, doc: str, tag: str, processes: int) -> argparse.ArgumentParser:
+def before_after_parser(prog: str, doc: str, tag: str, processes: int, shapes: list[str]) -> argparse.ArgumentParser:
     """The parser of a script that times one body in the alternating processes of two trees (:func:`alternating`):
-    its ``--before`` (the tree to compare against), ``--processes`` (per tree and case) and ``--tag`` (the results
-    file, ``tag`` by default); the description is ``doc``'s first paragraph."""
+    its ``--before`` (the tree to compare against), ``--processes`` (per tree and case), ``--shapes`` (the n x d
+    cases, ``shapes`` by default) and ``--tag`` (the results file, ``tag`` by default); the description is ``doc``'s
+    first paragraph."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
     _add_trees(parser, processes)
+    parser.add_argument("--shapes", nargs="+", default=shapes)
     parser.add_argument("--tag", default=tag)
     return parser
 

@@ -48,8 +48,8 @@ print(json.dumps(medians))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = before_after_parser("python -m benchmarks.predict_speed", __doc__, "predict_speed", 3)
-    parser.add_argument("--shapes", nargs="+", default=["1e4x20", "1e5x20", "1e6x20", "1e5x200", "2e4x1e3"])
+    parser = before_after_parser("python -m benchmarks.predict_speed", __doc__, "predict_speed", 3,
+                                 ["1e4x20", "1e5x20", "1e6x20", "1e5x200", "2e4x1e3"])
     parser.add_argument("--calls", type=int, default=9, help="timed pairs per process and call")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.predict_speed", argv), []

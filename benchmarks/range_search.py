@@ -41,8 +41,8 @@ print(json.dumps([float(np.median(searches)), float(np.median(ratios))]))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = before_after_parser("python -m benchmarks.range_search", __doc__, "range_search", 3)
-    parser.add_argument("--shapes", nargs="+", default=["1e5x20", "1e5x200", "2e4x1e3"])
+    parser = before_after_parser("python -m benchmarks.range_search", __doc__, "range_search", 3,
+                                 ["1e5x20", "1e5x200", "2e4x1e3"])
     parser.add_argument("--fits", type=int, default=5, help="timings per process")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.range_search", argv), []

@@ -39,8 +39,8 @@ print(json.dumps(medians))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = before_after_parser("python -m benchmarks.seeded_fit", __doc__, "seeded_fit", 3)
-    parser.add_argument("--shapes", nargs="+", default=["2e4x20", "1e5x20", "1e5x100"])
+    parser = before_after_parser("python -m benchmarks.seeded_fit", __doc__, "seeded_fit", 3,
+                                 ["2e4x20", "1e5x20", "1e5x100"])
     parser.add_argument("--fits", type=int, default=7, help="timed pairs per process and seed")
     args = parser.parse_args(argv)
     record, rows = RunRecord("benchmarks.seeded_fit", argv), []

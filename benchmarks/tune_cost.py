@@ -38,8 +38,8 @@ print(json.dumps([float(np.median(times)), sorted(chosen)]))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = before_after_parser("python -m benchmarks.tune_cost", __doc__, "tune_cost", 2)
-    parser.add_argument("--shapes", nargs="+", default=["2e4x20", "1e5x20"])
+    parser = before_after_parser("python -m benchmarks.tune_cost", __doc__, "tune_cost", 2,
+                                 ["2e4x20", "1e5x20"])
     parser.add_argument("--grids", nargs="+", type=int, default=[5, 20], help="numbers of candidates")
     parser.add_argument("--calls", type=int, default=3, help="timed calls per process (seeds 0, 1, ...)")
     args = parser.parse_args(argv)
