@@ -101,9 +101,15 @@ class SolverChoice:
         conic solve, a user's solver, proximal Newton) leave them to that check. On Newton's path an in-memory X
         (dense or CSR) whose records repeat (:func:`~dpcvx.solvers.distinct.distinct_records`) is first solved on
         its distinct records, and Newton on all rows starts there (docs/theory.md, section 7)."""
+        # whether the path is proved is the plan's public decision (:meth:`proved_budget` at the public n and start,
+        # as the plan checked it before the charge), never re-made at the rows' count (private under add/remove) or a
+        # start drawn from the data (the distinct records' minimiser, a conic point): the solver then runs to the
+        # budget of its own rows, start and noise, however large
+        proved = rows is not None and self.proved_budget(problem, lam, extra_reg, rows, X.shape[0] if n is None else n,
+                                                         gradient_tolerance, start) is not None
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
-        rate = None if rows is None else descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
+        rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound) if rows is not None and proved else None
         steps = self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance)
         column_scale = None if rows is None else rows.column_scale(X.shape[1])
         if isinstance(X, RowBlocks):  # check(), before charging: the Newton path applies
@@ -179,10 +185,10 @@ class SolverChoice:
     def _newton_steps(self, rate: DescentRate | None, start: np.ndarray | None, noise: np.ndarray | None,
                       rows: int, gradient_tolerance: float) -> dict[str, Any]:
         """Newton's ``max_iter`` and safeguard ``beta``: the proved budget for this start and noise (never less
-        than a user's ``max_iter``, which :meth:`check_max_iter` refused below the least budget) where the
-        problem has a :class:`DescentRate` whose budget at b = 0 is at most ``MAX_PROVED_ITERATIONS``; else the
-        user's limit (default ``DEFAULT_MAX_ITER``), unproved."""
-        if rate is None or rate.budget(start, None, rows, gradient_tolerance) > MAX_PROVED_ITERATIONS:
+        than a user's ``max_iter``, which :meth:`check_max_iter` refused below the least budget) where the path is
+        proved (``rate``, given only where :meth:`proved_budget` found one from public values); else the user's limit
+        (default ``DEFAULT_MAX_ITER``), unproved."""
+        if rate is None:
             return {"max_iter": self._unproved_max_iter(), "beta": None}
         budget = rate.budget(start, noise, rows, gradient_tolerance)
         return {"max_iter": max(budget, self.max_iter or 0), "beta": rate.beta}

@@ -248,3 +248,56 @@ def test_the_rule_applies_only_inside_a_composite_procedure(data):
     erm.check_fit_inputs(X, y, epsilon=1.0)  # alone: allowed (its error after a charge says it is not covered)
     with failure.composite("a test procedure"), pytest.raises(InputError, match="a test procedure"):
         erm.check_fit_inputs(X, y, epsilon=1.0)
+
+
+def _budget_at_the_edge(monkeypatch: pytest.MonkeyPatch, X: np.ndarray, y: np.ndarray,
+                        **fit: Any) -> list[float | None]:
+    """The safeguard's beta of every Newton solve of a fit whose public least budget is exactly the largest proved
+    one (``MAX_PROVED_ITERATIONS`` set to it): the plan proves the path, with no margin left."""
+    from dpcvx.solvers import choice
+
+    least: list[int] = []
+    real = choice.SolverChoice.proved_budget
+
+    def recorded(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        value = real(self, *args, **kwargs)
+        least.append(value)
+        return value
+
+    monkeypatch.setattr(choice.SolverChoice, "proved_budget", recorded)
+    erm = dpcvx.PrivateERM(lam=1e-3, data_norm=1.0)
+    erm.check_fit_inputs(X, y, epsilon=1.0, **fit)
+    assert least and least[-1] is not None
+    monkeypatch.setattr(choice, "MAX_PROVED_ITERATIONS", least[-1])
+    betas: list[float | None] = []
+    real_newton = choice.newton
+
+    def spy(objective, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        betas.append(kwargs.get("beta"))
+        return real_newton(objective, **kwargs)
+
+    monkeypatch.setattr(choice, "newton", spy)
+    erm.fit(X, y, epsilon=1.0, random_state=0, **fit)
+    return betas
+
+
+def test_a_start_drawn_from_the_data_keeps_the_plans_proved_path(monkeypatch):
+    """Records that repeat are solved on their distinct records first, and Newton on all rows starts at that
+    minimiser, a point of the data whose G_0 is larger than the public start's: the path stays the proved one the
+    plan checked (the safeguard on, to its budget), never the unproved limit a data set near the edge would get."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(100, 250))  # 5,000 rows of 250 columns: enough for the grouping to be tried
+    base /= 2 * np.linalg.norm(base, axis=1, keepdims=True)
+    X = np.repeat(base, 50, axis=0)
+    y = np.where(X[:, 0] + 0.1 * rng.normal(size=X.shape[0]) > 0, 1, -1)
+    betas = _budget_at_the_edge(monkeypatch, X, y)
+    assert len(betas) == 2  # the distinct records' solve (a warm start only: unproved), then all rows
+    assert betas[0] is None and betas[1] is not None
+
+
+def test_the_rows_of_an_add_remove_fit_keep_the_plans_proved_path(monkeypatch):
+    """Under add/remove the rows' count is private: the plan proves the path at n_public, and a data set with more
+    rows than that (a budget above the edge at its own count) keeps the proved path."""
+    X, y = synthetic_classification(n=400, d=4, random_state=2)
+    betas = _budget_at_the_edge(monkeypatch, X, y, delta=1e-6, neighbours="add-remove", n_public=300)
+    assert betas and all(beta is not None for beta in betas)
