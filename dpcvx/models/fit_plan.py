@@ -55,7 +55,7 @@ from ..release.constants import Constants
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel
 from ..release.usefulness import one_class_findings, warn_if_constant
-from ..solvers.choice import SolverChoice
+from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
 from ..validation import check_delta_for_n
@@ -218,6 +218,12 @@ class FitPlan:
                                               neighbours=self.relation)
             if perturbs_objective(calibration):
                 check_reachable(calibration, d)
+            gamma = calibration.gradient_tolerance
+            assert gamma is not None  # the calibration always has a public tol
+            least = self.solver.least_budget(problem, lam * mean, calibration.extra_reg, self.rows, n, gamma,
+                                             self.start)
+            if least is not None and least > MAX_PROVED_ITERATIONS:
+                raise InputError(f"the proved iteration budget at lam {lam:.3g} is above {MAX_PROVED_ITERATIONS:.0e}")
             return calibration
 
         curvature = problem.curvature if problem.certificate.curvature is not None else None
@@ -238,7 +244,8 @@ class FitPlan:
                self.mean_weight, self.rows.effective_norm_bound, self._comparator(), self.regression,
                problem.lipschitz, problem.strong_convexity,
                problem.curvature if problem.certificate.curvature is not None else None, problem.dim, problem.kst12,
-               ball.radius if ball is not None and ball.kind == "ball" else None)
+               ball.radius if ball is not None and ball.kind == "ball" else None, self.solver.budgeted(problem),
+               None if self.start is None else self.start.tobytes())
         choice = _RULE_CHOICES.get(key)
         if choice is None:
             choice = self.lam_choice(n)

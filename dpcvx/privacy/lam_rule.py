@@ -23,7 +23,9 @@ has E||b||^2 = sigma^2 d and E||b|| <= sigma sqrt(d). eps', Delta and sigma are 
 the calibration at each Lam (JMLR 2011 Algorithm 2 with its eps' correction and Delta,
 the Gaussian profile or KST12): the rule calls the same calibration the release uses.
 
-The rule returns the Lam of a public log grid (LAM_GRID) that minimises the bound. Its
+The rule returns the Lam of a public log grid (LAM_GRID) that minimises the bound, among those the
+calibration accepts and (since v1.2) whose proved iteration budget is at most ``MAX_PROVED_ITERATIONS``
+(the plan's ``calibrate_at`` raises for the others; docs/theory.md, section 25.3). Its
 inputs are n (n_public under add/remove), the declared width d, epsilon, delta, the
 mechanism, the neighbour relation, the verified L, c, m, the bound R and W: never the
 data, so the choice costs no privacy. W is the user's public prior on ||w*||, the
@@ -57,10 +59,10 @@ __all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "REGRESSIO
            "objective_noise_risk"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
-RULE = "excess-risk bound v1.1 (docs/theory.md, section 25)"
+RULE = "excess-risk bound v1.2 (docs/theory.md, section 25)"
 
 #: A regression's rule: the same bound, with the prior of :func:`comparator_for` at the public label bound B.
-REGRESSION_RULE = "excess-risk bound v1.1, regression prior W = B / R and |b| <= B (docs/theory.md, section 25.9)"
+REGRESSION_RULE = "excess-risk bound v1.2, regression prior W = B / R and |b| <= B (docs/theory.md, section 25.9)"
 
 #: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
 #: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.

@@ -202,21 +202,25 @@ class SolverChoice:
         there whatever the public constants). Public: the structure of the declaration only."""
         return not (callable(self.solver) or problem.kst12)
 
-    def proved_budget(self, problem: VerifiedProblem, lam: float, extra_reg: float, rows: RowMap, n: int,
-                      gradient_tolerance: float, start: np.ndarray | None) -> int | None:
-        """The least proved iteration budget (at b = 0, for ``n`` public rows) of the path this choice takes, or
-        None where the path has none: a user's solver, the proximal path (a constraint set, an L1 term), a
-        problem without a :class:`DescentRate` (conic-only), or one whose budget exceeds
-        ``MAX_PROVED_ITERATIONS`` (too ill-conditioned for gradient steps to be a practical safeguard). Public:
-        composite procedures refuse a None before any charge (docs/theory.md, section 7.1). Under add/remove the
-        rows are private: the check is made at n_public, and the solver uses the budget of its actual rows."""
+    def least_budget(self, problem: VerifiedProblem, lam: float, extra_reg: float, rows: RowMap, n: int,
+                     gradient_tolerance: float, start: np.ndarray | None) -> int | None:
+        """The least proved iteration budget (at b = 0, for ``n`` public rows) of the path this choice takes,
+        however large, or None where the path has none at any Lam: a user's solver, the proximal path (a
+        constraint set, an L1 term), a problem without a :class:`DescentRate` (conic-only). Public: the
+        declaration's constants, Lam, Delta, R, n, the tolerance and the public start."""
         if not self.budgeted(problem):
             return None
         rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound)
-        if rate is None:
-            return None
-        least = rate.budget(start, None, n, gradient_tolerance)
-        return least if least <= MAX_PROVED_ITERATIONS else None
+        return None if rate is None else rate.budget(start, None, n, gradient_tolerance)
+
+    def proved_budget(self, problem: VerifiedProblem, lam: float, extra_reg: float, rows: RowMap, n: int,
+                      gradient_tolerance: float, start: np.ndarray | None) -> int | None:
+        """:meth:`least_budget` where it is at most ``MAX_PROVED_ITERATIONS``, else None (too ill-conditioned for
+        gradient steps to be a practical safeguard): the path is proved. Public: composite procedures refuse a
+        None before any charge (docs/theory.md, section 7.1). Under add/remove the rows are private: the check is
+        made at n_public, and the solver uses the budget of its actual rows."""
+        least = self.least_budget(problem, lam, extra_reg, rows, n, gradient_tolerance, start)
+        return least if least is not None and least <= MAX_PROVED_ITERATIONS else None
 
     def unproved_reason(self, problem: VerifiedProblem) -> str:
         """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""

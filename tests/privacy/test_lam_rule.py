@@ -274,3 +274,36 @@ def test_the_rule_skips_only_lams_whose_bias_reaches_the_best_bound(monkeypatch,
     best = min(every, key=lambda choice: choice.bound)  # the first of the smallest, as the rule keeps it
     assert (chosen.lam, chosen.bound) == (best.lam, best.bound)
     assert calls["pruned"] < len(lam_rule.LAM_GRID)
+
+
+def _proved_budget_of_the_choice(learner: PrivateERM, n: int, d: int, epsilon: float, mechanism: str,
+                                 delta: float) -> int | None:
+    """The proved iteration budget a fit of the rule's Lam gets from its plan (None: the path is unproved), as the
+    plan's checks compute it before the charge."""
+    plan, n = learner._public_plan(n, d, epsilon, mechanism, delta, "replace-one", "max")
+    calibrated = plan.calibrate(n)
+    gamma = calibrated.calibration.gradient_tolerance
+    assert gamma is not None
+    return plan.solver.proved_budget(plan.problem, calibrated.lam, calibrated.calibration.extra_reg, plan.rows, n,
+                                     gamma, plan.start)
+
+
+@pytest.mark.parametrize("n, d, epsilon, mechanism, delta", [
+    (10**6, 3, 10.0, "objective", 0.0), (10**6, 3, 10.0, "objective", 1e-9), (1000, 3, 1e3, "objective", 0.0),
+    (10**6, 20, 1e3, "output", 0.0), (300, 4, 1e4, "objective", 0.0), (45_222, 105, 1.0, "objective", 0.0)])
+def test_the_rule_chooses_a_lam_whose_solve_path_is_proved(n, d, epsilon, mechanism, delta):
+    """Where n epsilon is large the bound's minimiser lies at the grid's small end, whose proved iteration budget
+    exceeds MAX_PROVED_ITERATIONS (an unproved path: refused inside a composite procedure, unguarded outside one):
+    the rule takes the smallest Lam above it whose path is proved (docs/theory.md, section 25.3)."""
+    learner = PrivateERM(lam="auto", data_norm=1.0)
+    assert _proved_budget_of_the_choice(learner, n, d, epsilon, mechanism, delta) is not None
+
+
+def test_the_defaults_at_a_large_epsilon_fit_with_private_column_statistics():
+    """DPLogisticRegression's defaults draw private column statistics (a composite procedure: only proved paths)
+    and choose lam by the rule; at epsilon 10^4 the rule's Lam used to have no proved path, so the estimator refused
+    its own defaults and advised raising lam."""
+    X, y = _rows(300, 4, 3)
+    accountant = PrivacyAccountant(epsilon=1e4)
+    model = dpcvx.DPLogisticRegression(epsilon=1e4, accountant=accountant).fit(X, y > 0)
+    assert np.all(np.isfinite(model.coef_)) and accountant.spent.epsilon == pytest.approx(1e4)
