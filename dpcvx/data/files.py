@@ -86,8 +86,14 @@ def _sync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
-def check_writable(path: str | Path, what: str = "file") -> Path:
-    """Refuse early (before any work) a target that :func:`atomic_write` could not write."""
+def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[str | Path | None, str]] = ()) -> Path:
+    """Refuse early (before any work) a target that :func:`atomic_write` could not write, or that is one of the
+    command's ``inputs``.
+
+    ``inputs`` are (path, what it is) pairs of the files the caller reads (a None path is skipped): writing over
+    one would replace the user's data or model with the output, so a target that is the same file
+    (:func:`os.path.samefile`: the same path written another way, a symbolic or a hard link) is refused.
+    """
     path = Path(path)
     directory = path.parent
     if path.is_dir():
@@ -95,7 +101,19 @@ def check_writable(path: str | Path, what: str = "file") -> Path:
     if not directory.is_dir():
         raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} "
                         "does not exist; create it or choose another path")
+    for source, name in inputs:
+        if source is not None and _same_file(path, Path(source)):
+            raise FileError(f"cannot write the {what} to {path}: it is the {name} {source} this command reads, "
+                            f"which writing would replace; choose another path for the {what}")
     return path
+
+
+def _same_file(target: Path, source: Path) -> bool:
+    """Whether ``target`` exists and is the file ``source`` (the same path, a link to it, or a hard link)."""
+    try:
+        return os.path.samefile(target, source)
+    except OSError:  # either does not exist (yet): nothing to replace, or the reader reports it
+        return False
 
 
 def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool = False,
