@@ -1,5 +1,5 @@
 """The ``dpcvx`` command line: ``demo``, ``verify``, ``fit``, ``predict`` and ``report``, a thin face of the
-Python API with its defaults (lam "auto", AdaSSP's lam 0, an intercept).
+Python API: ``fit`` fits the estimator a Python user would (its defaults, checks and warnings).
 
 Exit status: one code per kind of error, from the table :data:`EXIT_CODES`
 (``docs/robustness.md`` is generated from it): 0 success, 2 usage error, 3

@@ -30,14 +30,18 @@ from .. import losses
 from ..data.csv_table import Layout, name_list, read_table_columns, split_names, table_chunks
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.preprocessing import NumericColumn, PublicSchema
-from ..exceptions import FileError, InputError, NumericRangeError, UsageError
+from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
+from ..models.class_count import PRIVATE_PRIOR, released_rates
 from ..models.erm import PrivateERM
-from ..models.linear_regression import PrivateLinearRegression
+from ..models.intercept_offset import log_odds
 from ..models.multiclass import PrivateMulticlassERM
+from ..models.record_weights import check_class_prior
 from ..progress import progress
+from ..release.model import PrivateModel
 from ..release.serialization import load, save
-from ..validation import label_range
+from ..validation import MODERATE_MAX, MODERATE_MIN, check_threshold, decision_cut, label_range, positive
 from .exit_codes import EXIT_OK
+from .parser import PRIOR
 
 __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "verify_command"]
 
@@ -163,6 +167,21 @@ def _layout(args: argparse.Namespace) -> Layout:
         repeated = sorted(name for name, count in Counter(names).items() if count > 1)
         raise UsageError(f"the column names repeat {name_list(repeated)}; each column needs its own name")
     return Layout(names, args.skip_lines)
+
+
+# the files a command reads, by the attribute of its arguments that names them: its --out is refused when it is one
+INPUT_FILES = (("data", "data file"), ("model", "model file"), ("schema", "schema file"),
+               ("names_file", "names file"), ("loss", "loss file"), ("regularizer", "regularizer file"))
+
+
+def _check_out(args: argparse.Namespace, what: str) -> None:
+    """Refuse, before any work, an --out that :func:`atomic_write` could not write or that is a file the command
+    reads (its data, model, schema, names or Python file): the output would replace the user's file."""
+    given = ((getattr(args, name, None), kind) for name, kind in INPUT_FILES)
+    # --loss is a file when it names a .py (else a catalogue spec); the other names are files
+    inputs = [(path, kind) for path, kind in given
+              if isinstance(path, str) and (kind != "loss file" or path.endswith(".py"))]
+    check_writable(args.out, what, inputs)
 
 
 def _schema(args: argparse.Namespace) -> PublicSchema:
@@ -327,44 +346,124 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     return raw
 
 
-def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> tuple[Any, dict[str, Any]]:
-    """(learner, its own fit options) for --task and --classes: PrivateERM, one-vs-rest, or AdaSSP least
-    squares. Every learner's fit takes the contract's epsilon, delta and random_state (dpcvx.models.contract);
-    the options are the rest (the mechanism and split of the ERM learners)."""
-    erm = {"mechanism": args.mechanism, "split": args.split}
-    # the API's defaults: lam "auto" (the public rule) and the estimators' intercept scaling "auto"
-    common = {"lam": "auto" if args.lam is None else args.lam, "data_norm": norm, "fit_intercept": args.fit_intercept,
-              "intercept_scaling": "auto", "verbose": bool(args.chunk_rows), "float_safe": args.float_safe,
-              "allow_large_delta": args.allow_large_delta}
+# the estimators' options of a classifier: (argument, option)
+CLASSIFICATION_OPTIONS = (("class_weight", "--class-weight"), ("class_prior", "--class-prior"),
+                          ("threshold", "--threshold"))
+
+
+def _given(args: argparse.Namespace) -> list[str]:
+    """The classifier options of :data:`CLASSIFICATION_OPTIONS` given on the command line."""
+    return [option for name, option in CLASSIFICATION_OPTIONS if getattr(args, name) is not None]
+
+
+def _classes(args: argparse.Namespace) -> tuple[Any, ...]:
+    """The public classes of a classifier: --classes, else the pair (negative, positive) of --positive/--negative."""
+    return tuple(args.classes) if args.classes is not None else _label_values(args)
+
+
+def _lam(args: argparse.Namespace) -> float | str:
+    """--lam as the estimators take ``lam``: "auto" when left out (their default), else as given, checked by the
+    API when it fits (> 0 for objective and output perturbation, >= 0 for AdaSSP's extra ridge). A positive
+    number is also kept within the range in which dpcvx computes (dpcvx.validation.positive)."""
+    if args.lam is None:
+        return "auto"
+    if isinstance(args.lam, float) and args.lam > 0:
+        positive("lam", args.lam, minimum=MODERATE_MIN, maximum=MODERATE_MAX)
+    return args.lam
+
+
+def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
+    """The estimator of the Python API that these options describe (:mod:`dpcvx.sklearn`), so that a command-line
+    fit has its defaults, checks and warnings: DPLogisticRegression for the default logistic loss, DPERMClassifier for
+    another loss or a regularizer file (binary over the --positive/--negative pair, or one-vs-rest over --classes);
+    DPLinearRegression (AdaSSP) for the default regression and DPHuberRegressor for --loss huber_regression (its m
+    "auto" without ``:m=``). None when no estimator takes the options: a regression by another loss or with a
+    regularizer file, or --allow-estimates (:func:`_learner` then)."""
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound")
-        bound = label_range(args.label_bound)[1]  # the half-width; the fit sees y - (LO + HI) / 2
+        if _given(args):
+            raise InputError(f"{', '.join(_given(args))} set options of a classifier; a regression takes none: "
+                             "leave them out")
+    if args.allow_estimates:
+        return None
+    try:
+        from ..sklearn.classifiers import DPERMClassifier, DPLogisticRegression
+        from ..sklearn.regressors import DPHuberRegressor, DPLinearRegression
+    except ImportError as error:  # scikit-learn is the extra dpcvx[sklearn]
+        raise DPCVXError(f"dpcvx fit fits the estimators of the Python API: {error}") from None
+    common = {"epsilon": args.epsilon, "delta": args.delta, "lam": _lam(args), "data_norm": norm,
+              "fit_intercept": args.fit_intercept, "float_safe": args.float_safe,
+              "allow_large_delta": args.allow_large_delta, "random_state": args.random_state,
+              "column_statistics": args.column_statistics}
+    mechanism = {} if args.mechanism is None else {"mechanism": args.mechanism}  # else the estimator's default
+    if args.task == "regression":
         if args.loss == "logistic":  # the default: least squares by AdaSSP
-            if args.float_safe:
-                raise InputError("--float-safe: AdaSSP least squares (the default regression) has no floating-point-"
-                                 "safe form; give a Lipschitz residual loss, e.g. --loss huber_regression:m=1")
-            if args.lam == "auto":
-                raise InputError("--lam auto is the public rule of the ERM learners; AdaSSP least squares (the "
-                                 "default regression) chooses its own ridge: leave --lam out (extra ridge 0, the "
-                                 "API's default) or give a number >= 0")
-            return PrivateLinearRegression(norm, bound, lam=args.lam or 0.0, fit_intercept=args.fit_intercept,
-                                           allow_large_delta=args.allow_large_delta), {}
-        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound,
-                          strict=args.strict, allow_estimates=args.allow_estimates, **common), erm
-    if args.classes is not None and len(args.classes) == 2:  # two public classes: a binary model over them
-        return PrivateERM(loss=loss, regularizer=regularizer, classes=tuple(args.classes), strict=args.strict,
-                          allow_estimates=args.allow_estimates, **common), erm
-    if args.classes is not None:
-        binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), strict=args.strict,
-                            allow_estimates=args.allow_estimates, **common)
+            return DPLinearRegression(label_bound=args.label_bound, **mechanism, **common)
+        if isinstance(loss, losses.MarginLoss) and loss.name == "huber_regression" and regularizer is None:
+            m = dict(loss.params)["m"] if ":" in args.loss else "auto"
+            return DPHuberRegressor(m=m, label_bound=args.label_bound, **mechanism, **common)
+        return None
+    classifier = {"classes": _classes(args), "split": args.split, "strict": args.strict,
+                  "class_weight": args.class_weight, "class_prior": args.class_prior,
+                  "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
+    if args.loss == "logistic" and regularizer is None:
+        return DPLogisticRegression(**classifier)
+    return DPERMClassifier(loss=loss, regularizer=regularizer, **classifier)
+
+
+def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> tuple[Any, dict[str, Any]]:
+    """(learner, its own fit options) where no estimator takes the options (:func:`_estimator`): PrivateERM (binary,
+    or a regression by a loss no estimator has), or one-vs-rest. Its fit takes the contract's epsilon, delta and
+    random_state (dpcvx.models.contract); the options are the rest (the mechanism and split)."""
+    if _given(args):
+        raise InputError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
+                         "leave them or --allow-estimates out")
+    erm = {"mechanism": args.mechanism or "objective", "split": args.split}
+    common = {"lam": _lam(args), "data_norm": norm, "fit_intercept": args.fit_intercept, "intercept_scaling": "auto",
+              "verbose": bool(args.chunk_rows), "float_safe": args.float_safe,
+              "allow_large_delta": args.allow_large_delta, "strict": args.strict,
+              "allow_estimates": args.allow_estimates}
+    if args.task == "regression":
+        bound = label_range(args.label_bound)[1]  # the half-width; the fit sees y - (LO + HI) / 2
+        return PrivateERM(loss=loss, regularizer=regularizer, task="regression", label_bound=bound, **common), erm
+    if args.classes is not None and len(args.classes) > 2:
+        binary = PrivateERM(loss=loss, regularizer=regularizer, classes=(-1, 1), **common)
         return PrivateMulticlassERM(binary, tuple(args.classes)), erm
-    return PrivateERM(loss=loss, regularizer=regularizer, classes=_label_values(args), strict=args.strict,
-                      allow_estimates=args.allow_estimates, **common), erm
+    return PrivateERM(loss=loss, regularizer=regularizer, classes=_classes(args), **common), erm  # a binary model
+
+
+def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, loss: Any, regularizer: Any,
+             norm: float) -> Any:
+    """The release of the fit: the estimator's (:func:`_estimator`; its warnings go to stderr), else the
+    learner's."""
+    estimator = _estimator(args, loss, regularizer, norm)
+    shift = 0.0
+    try:
+        if estimator is not None:
+            return estimator.fit(X, y).model_
+        learner, options = _learner(args, loss, regularizer, norm)
+        shift = label_range(args.label_bound)[0] if args.task == "regression" else 0.0  # public: LO,HI's centre
+        model = learner.fit(X, y - shift if shift else y, epsilon=args.epsilon, delta=args.delta,
+                            random_state=args.random_state, **options)
+    except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
+        raise _numeric_range(args, error) from None
+    return model.shifted(shift) if shift else model  # added back to the intercept: post-processing
+
+
+def _threshold_advice(args: argparse.Namespace) -> str:
+    """How to predict at --threshold (a model file holds the release, which predicts at 0.5), or ""."""
+    if args.threshold is None or args.threshold == 0.5:
+        return ""
+    threshold = args.threshold
+    if threshold == PRIOR and args.class_prior != PRIVATE_PRIOR:  # a public prior: its rate of the positive class
+        threshold = check_class_prior(args.class_prior, _classes(args))[1]
+    return (f"the model file holds the release, which predicts at the threshold 0.5; predict at --threshold "
+            f"{args.threshold} with: dpcvx predict {args.out} DATA --threshold {threshold}")
 
 
 def fit_command(args: argparse.Namespace) -> int:
-    check_writable(args.out, "model")
+    _check_out(args, "model")
     binary = args.task == "classification" and args.classes is None
     if binary:
         _label_values(args)
@@ -388,20 +487,15 @@ def fit_command(args: argparse.Namespace) -> int:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
             steps.update()
         steps.update()
-        learner, options = _learner(args, loss, regularizer, schema.norm)
-        shift = label_range(args.label_bound)[0] if args.task == "regression" else 0.0  # public: LO,HI's centre
-        try:
-            model = learner.fit(X, y - shift if shift else y, epsilon=args.epsilon, delta=args.delta,
-                                random_state=args.random_state, **options)
-        except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
-            raise _numeric_range(args, error) from None
-        if shift:  # added back to the intercept: post-processing by a public constant
-            model = model.shifted(shift)
+        model = _release(args, X, y, loss, regularizer, schema.norm)
         steps.update()
         save(model, args.out, schema=schema)
         steps.update()
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
+    advice = _threshold_advice(args)
+    if advice:
+        print(advice)
     return EXIT_OK
 
 
@@ -456,7 +550,28 @@ def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.n
         writer.writerow([label, repr(float(decision)), *(repr(float(p)) for p in (extra[row] if extra else ()))])
 
 
+def _at_threshold(model: Any, decisions: np.ndarray, threshold: float | str) -> np.ndarray:
+    """The labels of a binary release at --threshold, as the estimators' ``threshold`` (post-processing): the
+    positive class above log(t / (1 - t)) of a public t (their check), or for "prior" above the log-odds of the class
+    rates of the release's private count (``class_prior='private'``: a public function of the release)."""
+    if not isinstance(model, PrivateModel):
+        raise InputError(f"--threshold cuts the decision value of a binary classifier; {model.kind} models predict "
+                         "without one: leave it out")
+    if threshold != PRIOR:
+        cut = decision_cut(check_threshold("threshold", threshold), True)
+    else:
+        rates = released_rates(model.certificate.weights)
+        if rates is None:
+            raise InputError("--threshold prior cuts at the log-odds of the class rates the release counted (fit with "
+                             "--class-prior private); this release has none. With a public class prior give its rate "
+                             "of the positive class as the threshold (--threshold 0.03)")
+        cut = log_odds(rates)
+    return np.where(decisions > cut, model.classes_[1], model.classes_[0])
+
+
 def predict_command(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        _check_out(args, "predictions")
     layout = _layout(args)
     model = load(args.model)
     schema: PublicSchema | None = getattr(model, "schema", None)  # load() attaches the file's schema
@@ -464,11 +579,10 @@ def predict_command(args: argparse.Namespace) -> int:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
                          "one), so the CSV columns cannot be encoded; predict in Python with "
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
-    if args.out is not None:
-        check_writable(args.out, "predictions")
     X = _encode(schema, read_table_columns(args.data, schema.column_names, layout, numeric=schema.numeric_names),
                 args.data, layout, args.missing)
-    predictions, decisions = model.predict(X), model.decision_function(X)
+    decisions = model.decision_function(X)
+    predictions = model.predict(X) if args.threshold is None else _at_threshold(model, decisions, args.threshold)
     if decisions.ndim == 2:  # multiclass: the score of the predicted class
         decisions = decisions.max(axis=1)
     names, probabilities = _probabilities(model, X)
@@ -485,11 +599,12 @@ def predict_command(args: argparse.Namespace) -> int:
 
 def report_command(args: argparse.Namespace) -> int:
     """The privacy report of a saved model (:mod:`dpcvx.release.report`), on standard output or in --out."""
+    if args.out is not None:
+        _check_out(args, "report")
     report = load(args.model).report()
     if args.out is None:
         sys.stdout.write(report.render(args.format or "markdown"))
         return EXIT_OK
-    check_writable(args.out, "report")
     report.write(args.out, args.format)
     print(f"report written to {args.out}")
     return EXIT_OK

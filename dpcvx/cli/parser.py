@@ -67,10 +67,7 @@ def _positive_number(name: str) -> Callable[[str], float]:
         validation = _validation()
         if name == "epsilon":
             return float(validation.check_epsilon(number))
-        if name in ("data_norm", "label_bound"):
-            return float(validation.check_bound(name, number))
-        return float(validation.positive(name, number, minimum=validation.MODERATE_MIN,
-                                         maximum=validation.MODERATE_MAX))
+        return float(validation.check_bound(name, number))  # data_norm, label_bound
     return _number_type(check, "a positive number",
                         "must be a positive number in the range dpcvx computes with")
 
@@ -79,19 +76,42 @@ _delta_value = _number_type(lambda number: float(_validation().check_delta(numbe
                             "must be a number in [0, 1)")
 
 AUTO = "auto"
+PRIOR = "prior"  # --threshold prior: the cut at the log-odds of the class prior (the estimators' threshold="prior")
 
 
 def _lam_value(text: str) -> float | str:
-    """--lam: "auto" (the public rule, the estimators' default) or a number >= 0 (0: AdaSSP's extra ridge only;
-    the ERM learners check lam > 0 themselves, with their message)."""
-    if text.strip().lower() == AUTO:
+    """--lam: "auto" (the public rule, the estimators' default) or a number, as the API's ``lam`` takes them: other
+    text is a usage error; a number's range is the API's check when the fit runs (an input error, as in Python:
+    > 0 for objective and output perturbation, >= 0 for AdaSSP's extra ridge)."""
+    if text == AUTO:
         return AUTO
     try:
-        if float(text) == 0:
-            return 0.0
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or a number >= 0, got {text[:40]!r}") from None
-    return _positive_number("lam")(text)
+        raise argparse.ArgumentTypeError(f"must be 'auto' or a number, got {text[:40]!r}") from None
+
+
+def _threshold_value(text: str) -> float | str:
+    """--threshold: "prior" or a number, as the estimators' ``threshold`` (they check its range, in (0, 1))."""
+    if text == PRIOR:
+        return PRIOR
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'prior' or a probability in (0, 1), got {text[:40]!r}") from None
+
+
+def _class_prior(text: str) -> tuple[float, float] | str:
+    """--class-prior: "private" or the public rates NEG,POS, as the estimators' ``class_prior`` (they check the
+    rates: each in (0, 1), summing to 1)."""
+    if text == "private":
+        return text
+    try:
+        negative, positive = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'private' or the public rates of the negative and the positive "
+                                         f"class, NEG,POS, for example 0.97,0.03; got {text[:40]!r}") from None
+    return negative, positive
 
 
 def _label_bound(text: str) -> float | tuple[float, float]:
@@ -180,7 +200,8 @@ def _column_names(text: str) -> tuple[str, ...]:
 # --- parser ----------------------------------------------------------------------------------
 
 
-def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, loss_default: str | None) -> None:
+def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, loss_default: str | None,
+                           mechanism_default: str | None, mechanism_help: str) -> None:
     parser.add_argument(
         "--loss", required=loss_default is None, default=loss_default, metavar="SPEC|PATH.py",
         help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "
@@ -192,9 +213,9 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
         help="a Python file defining regularizer(w) with CVXPY (default: the loss file's "
              f"regularizer, else 0.5 * cp.sum_squares(w)). {USER_FILE_WARNING}",
     )
-    parser.add_argument("--mechanism", choices=("objective", "output"), default="objective",
-                        help="objective perturbation (Algorithm 2, default) or output perturbation "
-                             "(Algorithm 1); see docs/mechanisms.md")
+    parser.add_argument("--mechanism", choices=("objective", "output"), default=mechanism_default,
+                        help="objective perturbation (Algorithm 2) or output perturbation (Algorithm 1); see "
+                             f"docs/mechanisms.md. Default: {mechanism_help}")
     parser.add_argument("--strict", action="store_true",
                         help="refuse conditions the verifier established only numerically")
     parser.add_argument("--allow-estimates", action="store_true",
@@ -282,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dpcvx verify --loss huber:h=0.5 --mechanism output\n"
                "  dpcvx verify --loss my_loss.py --strict",
     )
-    _add_problem_arguments(verify, loss_default=None)
+    _add_problem_arguments(verify, loss_default=None, mechanism_default="objective", mechanism_help="objective")
     verify.add_argument("--dim", type=_integer_from("dim", 1, MAX_DIM), default=PROBE_DIM,
                         help=f"number of features at which the regularizer is analysed "
                              f"(default {PROBE_DIM})")
@@ -298,8 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "Huber loss). Encode the feature columns with PUBLIC bounds and categories (never "
                           "read off the data), scale each row into the norm bound R, map labels "
                           "with the public values given, and write the model with its release "
-                          "certificate. Defaults as in the Python API: lam 'auto' (0 for AdaSSP), "
-                          "an intercept."),
+                          "certificate. The fit is the Python estimator's (DPLogisticRegression, DPERMClassifier, "
+                          "DPLinearRegression, DPHuberRegressor): its defaults (lam 'auto', an intercept, private "
+                          "column statistics by its public rule), its checks and its warnings (on stderr). A "
+                          "--out that is a file the command reads is refused."),
         epilog="examples:\n"
                "  dpcvx fit adult.csv --target income --positive '>50K' --negative '<=50K' \\\n"
                "      --numeric age:17:90 --categorical sex:Female,Male \\\n"
@@ -368,17 +391,44 @@ def build_parser() -> argparse.ArgumentParser:
                          help="accept a delta of 1/n or more (refused by default: a mechanism that publishes "
                               "each record whole with probability delta is (0, delta)-DP)")
     privacy.add_argument("--lam", type=_lam_value, metavar="L|auto",
-                         help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w); default 'auto', "
-                              "the public rule of the estimators (docs/theory.md, section 25), which costs no "
-                              "privacy; for AdaSSP regression the extra ridge, default 0")
+                         help="regularization weight Lam of (1/n) sum l(y w^T x) + Lam N(w), the API's lam: a "
+                              "number (checked as the API checks it) or 'auto', the default, the public rule of the "
+                              "estimators (docs/theory.md, section 25), which costs no privacy; for AdaSSP regression "
+                              "the extra ridge ('auto': none)")
     privacy.add_argument("--data-norm", type=_positive_number("data_norm"), metavar="R",
                          help="public bound R on the norm of an encoded row; rows are scaled into "
                               "it (required with --numeric/--categorical; default with --schema: "
                               "the file's norm)")
-    _add_problem_arguments(privacy, loss_default="logistic")
+    _add_problem_arguments(privacy, loss_default="logistic", mechanism_default=None,
+                           mechanism_help="the estimator's (objective for a classifier; AdaSSP for the default "
+                                          "regression; for a Huber regression pure-epsilon objective perturbation)")
+    classification = fit.add_argument_group(
+        "classification", _text("The options of the Python estimators (DPLogisticRegression, DPERMClassifier), named "
+                                "and checked as there: for a rare class, --class-weight balanced (with --class-prior "
+                                "private or public rates), or an intercept centred at the log-odds of --class-prior "
+                                "with --threshold prior (docs/theory.md, section 21)."))
+    classification.add_argument("--class-weight", metavar="balanced",
+                                help="class_weight: 'balanced' weighs each class by min_j pi_j / pi_k, the rates of "
+                                     "--class-prior, else of ONE private count of the positive class bought with a "
+                                     "share of epsilon (binary only; default: none)")
+    classification.add_argument("--class-prior", type=_class_prior, metavar="private|NEG,POS",
+                                help="class_prior: the PUBLIC rates of the negative and the positive class (known "
+                                     "without this data, summing to 1, for example 0.97,0.03), or 'private': ONE "
+                                     "private count of the positive class. Without --class-weight (logistic loss): "
+                                     "the intercept is centred at their log-odds")
+    classification.add_argument("--threshold", type=_threshold_value, metavar="T|prior",
+                                help="threshold: predict the positive class when its probability exceeds T in (0, 1) "
+                                     "(default 0.5), or 'prior' (the rate of --class-prior); post-processing. The "
+                                     "model file holds the release: give the same threshold to dpcvx predict")
     privacy.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
                          help="an intercept (a constant feature inside the norm bound and the regularizer); "
                               "on by default, as in the estimators: --no-fit-intercept leaves it out")
+    privacy.add_argument("--no-column-statistics", dest="column_statistics", action="store_const", const=False,
+                         default="auto",
+                         help="draw no private column statistics (the estimators' column_statistics=False). By "
+                              "default ('auto') a fit of rows in memory draws private ranges of the columns (and of "
+                              "a regression's label) with a share of epsilon when a public rule of n and epsilon "
+                              "allows it, as the estimators do; a --chunk-rows fit draws none")
     privacy.add_argument("--float-safe", action="store_true",
                          help="exact integer noise on a public lattice: a privacy proof that holds for the "
                               "doubles released; the certificate names the floating-point guarantee "
@@ -409,6 +459,10 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("data", metavar="DATA", help="CSV file (plain or .gz) with a header row, or "
                                                       "--no-header and the column names")
     _add_file_arguments(predict)
+    predict.add_argument("--threshold", type=_threshold_value, metavar="T|prior",
+                         help="a binary classifier's public decision threshold, as dpcvx fit's: predict the positive "
+                              "class when its probability exceeds T in (0, 1) (default 0.5), or 'prior': the rate of "
+                              "the release's private class count (fit with --class-prior private)")
     predict.add_argument("--out", metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")
     predict.set_defaults(command="predict")

@@ -21,6 +21,7 @@ def table(tmp_path):
 
 
 COLUMNS = ["--numeric", "a:0:10", "--numeric", "b:0:10", "--data-norm", "1.5", "--lam", "1e-3", "--fit-intercept",
+           "--no-column-statistics",  # the in-memory release of a --chunk-rows fit, the public label bound
            "--epsilon", "1", "--random-state", "0"]
 
 

@@ -1,0 +1,199 @@
+"""The command line as a face of the Python API (the audit of the CLI): --out never replaces a file the command reads;
+``dpcvx fit`` fits the estimator a Python user would (its defaults, checks and warnings); a rare class is handled by
+the estimators' class_weight, class_prior and threshold; --lam is parsed as the API's lam."""
+
+import csv
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.cli import main
+from dpcvx.data.preprocessing import CategoricalColumn, NumericColumn, PublicSchema
+from dpcvx.sklearn.noise_warning import NoiseDominatesWarning
+
+FEATURES = ["--numeric", "a:0:10", "--numeric", "b:0:10", "--categorical", "c:x,y,z", "--data-norm", "1"]
+SCHEMA = PublicSchema((NumericColumn("a", 0, 10), NumericColumn("b", 0, 10), CategoricalColumn("c", ("x", "y", "z"))))
+
+
+def write_table(path, n, seed=0, rare=0.5):
+    """Columns a, b (numbers), c (categories), a target t = a - b + noise and a label k, 'yes' at about ``rare``
+    of the rows (more often at large a)."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.uniform(0, 10, n), rng.uniform(0, 10, n)
+    c = rng.choice(["x", "y", "z"], n)
+    target = np.clip(a - b + rng.normal(0, 1, n), -10, 10)
+    cut = np.quantile(a + rng.normal(0, 1, n), 1 - rare)
+    label = np.where(a + rng.normal(0, 1, n) > cut, "yes", "no")
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["a", "b", "c", "t", "k"])
+        writer.writerows(zip(a.round(3), b.round(3), c, target.round(3), label, strict=True))
+    return path
+
+
+def cli(capsys, *args):
+    code = main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+BINARY = ["--target", "k", "--positive", "yes", "--negative", "no", *FEATURES, "--epsilon", "1", "--random-state", "0"]
+REGRESSION = ["--target", "t", "--task", "regression", "--label-bound=-10,10", *FEATURES, "--epsilon", "1",
+              "--delta", "1e-6", "--random-state", "0"]
+
+
+# --- 1. --out is never a file the command reads ------------------------------------------------------------------
+
+
+@pytest.fixture()
+def files(tmp_path, monkeypatch, capsys):
+    """A data file, a model fitted on it and its bytes, in the current directory."""
+    monkeypatch.chdir(tmp_path)
+    write_table(tmp_path / "train.csv", 400)
+    assert cli(capsys, "fit", "train.csv", *BINARY, "--out", "model.json")[0] == 0
+    os.symlink("train.csv", "link.csv")
+    os.link("model.json", "hard.json")
+    return {name: (tmp_path / name).read_bytes() for name in ("train.csv", "model.json")}
+
+
+@pytest.mark.parametrize("args, replaced", [
+    (["fit", "train.csv", *BINARY, "--out", "train.csv"], "data file"),
+    (["fit", "train.csv", *BINARY, "--out", "./train.csv"], "data file"),
+    (["fit", "train.csv", *BINARY, "--out", "link.csv"], "data file"),
+    (["predict", "model.json", "train.csv", "--out", "train.csv"], "data file"),
+    (["predict", "model.json", "train.csv", "--out", "hard.json"], "model file"),
+    (["predict", "model.json", "link.csv", "--out", "train.csv"], "data file"),
+    (["report", "model.json", "--out", "model.json"], "model file"),
+    (["report", "model.json", "--out", "hard.json"], "model file"),
+])
+def test_an_out_that_is_an_input_is_refused_and_the_input_kept(files, tmp_path, capsys, args, replaced):
+    code, _, err = cli(capsys, *args)
+    assert code == 3, err
+    assert f"it is the {replaced}" in err and "choose another path" in err
+    assert {name: (tmp_path / name).read_bytes() for name in files} == files
+
+
+def test_a_schema_or_names_file_is_an_input_too(files, tmp_path, capsys):
+    (tmp_path / "schema.json").write_text('{"columns": []}')
+    code, _, err = cli(capsys, "fit", "train.csv", "--target", "k", "--positive", "yes", "--schema", "schema.json",
+                       "--epsilon", "1", "--out", "schema.json")
+    assert code == 3 and "it is the schema file" in err
+    assert (tmp_path / "schema.json").read_text() == '{"columns": []}'
+
+
+# --- 2. dpcvx fit is the estimator of the Python API ------------------------------------------------------------
+
+
+def encoded(path):
+    table = {name: np.array(values) for name, values in zip(*_columns(path), strict=True)}
+    return SCHEMA.transform(table), table
+
+
+def _columns(path):
+    with open(path) as handle:
+        rows = list(csv.reader(handle))
+    return rows[0], [list(column) for column in zip(*rows[1:], strict=True)]
+
+
+@pytest.mark.parametrize("options, estimator", [
+    (REGRESSION, lambda: dpcvx.DPLinearRegression(epsilon=1, delta=1e-6, label_bound=(-10, 10), random_state=0)),
+    (REGRESSION + ["--loss", "huber_regression"],
+     lambda: dpcvx.DPHuberRegressor(epsilon=1, delta=1e-6, label_bound=(-10, 10), random_state=0)),
+    (BINARY, lambda: dpcvx.DPLogisticRegression(epsilon=1, classes=("no", "yes"), random_state=0)),
+])
+def test_fit_releases_what_the_python_estimator_releases(tmp_path, capsys, options, estimator):
+    data = write_table(tmp_path / "d.csv", 3000)
+    code, _, err = cli(capsys, "fit", data, *options, "--out", tmp_path / "m.json")
+    assert code == 0, err
+    X, table = encoded(data)
+    y = table["t"].astype(float) if "regression" in options else table["k"]
+    python = estimator().fit(X, y)
+    saved = dpcvx.load(tmp_path / "m.json")
+    assert saved.certificate.mechanism == python.certificate_.mechanism
+    np.testing.assert_allclose(np.ravel(saved.coef_), np.ravel(python.coef_), rtol=0, atol=1e-9)
+
+
+def test_fit_warns_as_the_estimator_does_on_stderr_never_in_the_file(tmp_path, capsys):
+    """n=300 is too few rows to locate the label: DPLinearRegression's warning, from the command line too."""
+    data = write_table(tmp_path / "d.csv", 300)
+    with pytest.warns(NoiseDominatesWarning, match="label was not located"):
+        code, _, err = cli(capsys, "fit", data, *REGRESSION, "--out", tmp_path / "m.json")
+    assert code == 0, err
+    assert "located" not in (tmp_path / "m.json").read_text()
+
+
+# --- 3. a rare class: class_weight, class_prior, threshold -----------------------------------------------------
+
+
+@pytest.fixture()
+def rare(tmp_path):
+    return write_table(tmp_path / "rare.csv", 6000, seed=2, rare=0.03)
+
+
+def positives(capsys, *args):
+    code, out, err = cli(capsys, "predict", *args)
+    assert code == 0, err
+    return sum(line.startswith("yes,") for line in out.splitlines())
+
+
+def test_a_rare_class_is_predicted_with_the_estimators_options(rare, tmp_path, capsys):
+    plain, balanced = tmp_path / "plain.json", tmp_path / "balanced.json"
+    assert cli(capsys, "fit", rare, *BINARY, "--out", plain)[0] == 0
+    code, _, err = cli(capsys, "fit", rare, *BINARY, "--class-weight", "balanced", "--class-prior", "private",
+                       "--out", balanced)
+    assert code == 0, err
+    assert dpcvx.load(balanced).certificate.weights is not None  # the private count, in the certificate
+    assert positives(capsys, balanced, rare) > 5 * max(positives(capsys, plain, rare), 1)
+
+
+def test_a_threshold_is_the_estimators_and_predict_applies_it(rare, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    code, out, err = cli(capsys, "fit", rare, *BINARY, "--class-prior", "0.97,0.03", "--threshold", "prior",
+                         "--out", model)
+    assert code == 0, err
+    assert f"dpcvx predict {model} DATA --threshold 0.03" in out
+    at_half, at_prior = positives(capsys, model, rare), positives(capsys, model, rare, "--threshold", "0.03")
+    assert at_prior > at_half
+    code, _, err = cli(capsys, "predict", model, rare, "--threshold", "prior")  # no released count to take rates of
+    assert code == 3 and "--threshold prior" in err
+
+
+@pytest.mark.parametrize("options, code, message", [
+    (["--class-weight", "Balanced"], 3, "class_weight"),
+    (["--threshold", "1.5"], 3, "threshold must be a public probability in (0, 1)"),
+    (["--threshold", "often"], 2, "argument --threshold"),
+    (["--class-prior", "0.5,0.6"], 3, "class_prior's rates must lie in (0, 1) and sum to 1"),
+    (["--class-prior", "rare"], 2, "argument --class-prior"),
+    (["--threshold", "prior"], 3, "threshold='prior'"),
+])
+def test_the_class_options_are_checked_as_the_estimators_check_them(rare, tmp_path, capsys, options, code, message):
+    result, _, err = cli(capsys, "fit", rare, *BINARY, *options, "--out", tmp_path / "m.json")
+    assert result == code and message in err, err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_a_regression_takes_no_class_options(rare, tmp_path, capsys):
+    code, _, err = cli(capsys, "fit", rare, *REGRESSION, "--class-weight", "balanced", "--out", tmp_path / "m.json")
+    assert code == 3 and "--class-weight" in err
+
+
+# --- 4. --lam is the API's lam ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lam, code, message", [
+    ("0", 3, "lam must be 'auto'"),
+    ("-1", 3, "lam must be 'auto'"),
+    ("nan", 3, "lam"),
+    ("AUTO", 2, "argument --lam: must be 'auto' or a number"),
+    ("often", 2, "argument --lam: must be 'auto' or a number"),
+])
+def test_lam_is_accepted_and_refused_as_the_api_does(tmp_path, capsys, lam, code, message):
+    data = write_table(tmp_path / "d.csv", 300)
+    result, _, err = cli(capsys, "fit", data, *BINARY, "--lam", lam, "--out", tmp_path / "m.json")
+    assert result == code and message in err, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DPLinearRegression's warnings at n=300
+        assert cli(capsys, "fit", data, *REGRESSION, "--lam", "0", "--out", tmp_path / "r.json")[0] == 0
