@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -17,6 +18,8 @@ __all__ = ["sample_l2_laplace", "sample_laplace", "sample_gaussian", "round_to_g
            "GRID_BITS_BELOW_SCALE"]
 
 GRID_BITS_BELOW_SCALE = 30
+# the range of beta whose square is a normal double (beta**2 raises OverflowError above it)
+_SQUARE_MIN, _SQUARE_MAX = math.sqrt(sys.float_info.min), math.sqrt(sys.float_info.max)
 
 
 def sample_l2_laplace(d: int, beta: float, rng: np.random.Generator) -> np.ndarray:
@@ -38,8 +41,14 @@ def sample_l2_laplace(d: int, beta: float, rng: np.random.Generator) -> np.ndarr
 
 def l2_laplace_moments(d: int, beta: float) -> tuple[float, float]:
     """(E||b||, E||b||^2) of :func:`sample_l2_laplace`'s law: ||b|| ~ Gamma(d, 1/beta), so d / beta
-    and d (d + 1) / beta^2."""
-    return d / beta, d * (d + 1) / beta**2
+    and d (d + 1) / beta^2.
+
+    Never raises (the noise warning reads them after a release): where beta^2 is not a normal double
+    the second moment is (d / beta) ((d + 1) / beta), which overflows to infinity or underflows to 0
+    instead; elsewhere it is d (d + 1) / beta^2, the value lam="auto" was always chosen with."""
+    if _SQUARE_MIN <= beta <= _SQUARE_MAX:
+        return d / beta, d * (d + 1) / beta**2
+    return d / beta, (d / beta) * ((d + 1) / beta)
 
 
 def gaussian_moments(d: int, sigma: float) -> tuple[float, float]:

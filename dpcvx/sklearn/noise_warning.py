@@ -97,10 +97,19 @@ def noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float | None 
     L, R = float(constants.L), float(constants.R)
     strong = _strong_convexity(certificate, mean_weight)
     noise = certificate.calibration.expected_noise(d, n * strong)
-    bound = L * R / strong
+    bound = _ratio(L * R, strong)
     if loss_at_zero is not None:
-        bound = min(bound, math.sqrt(2 * loss_at_zero / strong))
+        bound = min(bound, math.sqrt(_ratio(2 * loss_at_zero, strong)))
     return noise, bound
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    """numerator / denominator of two non-negative public quantities of the rules here, which run after a release
+    and must never raise: a positive numerator over a denominator that underflowed to 0 is infinite, 0 / 0 is 0
+    (Python's float division raises ZeroDivisionError; it overflows to infinity and underflows to 0 silently)."""
+    if denominator > 0:
+        return numerator / denominator
+    return math.inf if numerator > 0 else 0.0
 
 
 def _is_objective(certificate: ReleaseCertificate) -> bool:
@@ -166,11 +175,13 @@ def margin_noise_to_signal(certificate: ReleaseCertificate, loss_at_zero: float 
     strong = _strong_convexity(certificate, mean_weight)
     W = comparator_norm(certificate)
     gain = float(constants.L) * R * W if loss_at_zero is None else loss_at_zero
-    signal = min(W, gain / (W * strong)) * R / math.sqrt(d)
+    signal = min(W, _ratio(gain, W * strong)) * R / math.sqrt(d)
     moments = certificate.calibration.noise_moments(d)
     if _is_objective(certificate):
         curvature = certificate.constants.c
-        reach = R / strong if curvature is None else min(R / strong, 1 / (2 * math.sqrt(float(curvature) * strong)))
+        reach = _ratio(R, strong)
+        if curvature is not None:
+            reach = min(reach, _ratio(1.0, 2 * math.sqrt(float(curvature) * strong)))
         noise = moments.first * reach / (n * math.sqrt(d)) + moments.amp_first * R / math.sqrt(d)
     else:
         noise = moments.first * R / math.sqrt(d)
@@ -200,19 +211,20 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
     """
     if prediction_scale is None:
         noise, signal = margin_noise_to_signal(certificate, loss_at_zero, mean_weight)
-        ratio, limit = noise / signal, NOISE_RATIO_LIMIT
+        ratio, limit = _ratio(noise, signal), NOISE_RATIO_LIMIT
         shown = (f"the noise moves a prediction by about {noise:.3g} at a typical row, {ratio:.3g} times "
                  f"{signal:.3g}, the decision value a model of the public comparator norm "
                  f"{comparator_norm(certificate):.3g} reaches at this lam")
     else:
         noise, bound = noise_to_signal(certificate, loss_at_zero, mean_weight)
-        ratio, limit = noise / bound, REGRESSION_RATIO_LIMIT
+        ratio, limit = _ratio(noise, bound), REGRESSION_RATIO_LIMIT
         shown = (f"the expected noise in the weights (norm about {noise:.3g}) is {ratio:.3g} times {bound:.3g}, "
                  "the largest norm the non-private weights can have")
         if not _is_objective(certificate):
             spread = noise_in_predictions(certificate, noise)
-            ratio = max(ratio, spread / prediction_scale)
-            shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {spread / prediction_scale:.3g} "
+            share = _ratio(spread, prediction_scale)
+            ratio = max(ratio, share)
+            shown += (f"; at ||x|| = R it moves a prediction by about {spread:.3g}, {share:.3g} "
                       f"times {prediction_scale:g}, the label bound")
     constants = certificate.constants
     texts = [] if ratio <= limit else [
