@@ -65,6 +65,7 @@ __all__ = [
     "check_flag",
     "check_choice",
     "check_threshold",
+    "check_lam",
     "Check",
     "check_parameters",
     "optional",
@@ -75,6 +76,8 @@ __all__ = [
     "MODERATE_MAX",
     "EPSILON_MIN",
     "EPSILON_MAX",
+    "LAM_MIN",
+    "LAM_MAX",
 ]
 
 # The smallest normal double and its reciprocal (about 2.2e-308 and 4.5e307): outside this
@@ -188,6 +191,23 @@ BOUND_MAX = 1e75
 def check_bound(name: str, value: Any) -> float:
     """A public bound (data_norm, label_bound, weight_bound) as a float in [BOUND_MIN, BOUND_MAX]."""
     return positive(name, value, minimum=BOUND_MIN, maximum=BOUND_MAX)
+
+
+#: A regularization weight Lam lies in [1e-150, 1e150] (``MODERATE_MIN``, ``MODERATE_MAX``): the calibrations and
+#: the noise warning square Lam's products with n, epsilon and the bounds (the l2-Laplace beta = n m Lam eps / (2 L R),
+#: E||b||^2 = d (d + 1) / beta^2), which stay finite there. The library, the estimators, tune's grids (through
+#: them) and the command line accept this range and no other (:func:`check_lam`).
+LAM_MIN = MODERATE_MIN
+LAM_MAX = MODERATE_MAX
+
+
+def check_lam(name: str, value: Any, *, allow_zero: bool = False) -> float:
+    """A numeric regularization weight Lam as a float in [LAM_MIN, LAM_MAX]; 0 too with ``allow_zero`` (AdaSSP's
+    extra ridge, which may be none). Refuses str, None, bool, complex, NaN and infinity (:func:`positive`);
+    the keyword "auto" is each learner's to accept."""
+    if allow_zero and non_negative(name, value) == 0:
+        return 0.0
+    return positive(name, value, minimum=LAM_MIN, maximum=LAM_MAX)
 
 
 def check_delta_for_n(delta: float, n: int, allow_large_delta: Any = False) -> float:
@@ -579,10 +599,9 @@ def check_flag(name: str, value: Any) -> bool:
 
 
 def check_threshold(name: str, threshold: Any) -> float:
-    """A public decision threshold t in (0, 1) of a classifier."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
-        raise InputError(f"{name} must be a public probability in (0, 1), got {threshold!r}")
-    return float(threshold)
+    """A public decision threshold t in (0, 1) of a classifier: any real number there, numpy's scalars included
+    (:func:`fraction`; bool, str and None are refused)."""
+    return fraction(name, threshold)
 
 
 def decision_cut(threshold: float, binary: bool) -> float:

@@ -484,6 +484,7 @@ class PrivateERM:
         rates of a private class count bound per fit; :class:`~dpcvx.models.private_norm.BoundPlan`: the fit's plan
         per drawn bound).
         """
+        self._check_settings()  # every declared setting, whatever the others, before a composite reads them
         options = {"mechanism": mechanism, "delta": delta, "split": split, "neighbours": neighbours,
                    "n_public": n_public, "warm_start": warm_start, "sample_weight": sample_weight}
         if column_statistics.draws_statistics(self):  # opt-in centres and scales (models.column_statistics)
@@ -504,11 +505,11 @@ class PrivateERM:
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, split: str, warm_start: LinearModel | None,
                  delta: float, neighbours: str, n_public: int | None,
                  sample_weight: Any) -> tuple[FitPlan, Any]:
-        """Every check of :meth:`fit` on (X, y), in order, nothing charged or drawn: the plan, and the plan
-        bound to (X, y) (the rows mapped once)."""
+        """Every check of :meth:`fit` on (X, y) after the declared settings' (checked by the caller, :meth:`plan`
+        or :meth:`fit`), in order, nothing charged or drawn: the plan, and the plan bound to (X, y) (the rows mapped
+        once)."""
         kind, epsilon, delta, relation, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public,
                                                                 split)
-        self._check_settings()
         classes, label_bound, rows = self._classes(), self._label_bound(), self.row_map()
         weight_plan = self._weight_plan(sample_weight, classes)
         X_mapped, labels = erm_inputs.mapped_data(rows, X, y, classes, label_bound, not self.clip)
@@ -541,8 +542,10 @@ class PrivateERM:
             learner=self, owner=type(self).__name__, loss_label=losses.loss_label(self.loss), mechanism=mechanism,
             epsilon=epsilon, delta=delta, split=split, relation=relation, n_public=n_public, rows=rows,
             width=width, problem=problem, solver=solver, tol=self._tol(problem, solver), classes=classes,
-            label_bound=label_bound, clip=bool(self.clip), float_safe=bool(self.float_safe),
-            allow_large_delta=bool(self.allow_large_delta), lam=None if self._auto_lam else self._numeric_lam(None),
+            label_bound=label_bound, clip=check_flag("clip", self.clip),
+            float_safe=check_flag("float_safe", self.float_safe),
+            allow_large_delta=check_flag("allow_large_delta", self.allow_large_delta),
+            lam=None if self._auto_lam else self._numeric_lam(None),
             comparator_norm=self.comparator_norm, mean_weight=self._mean_weight(), weight_plan=weight_plan,
             start=erm_inputs.warm_start_weights(warm_start, rows, width))
 
@@ -618,7 +621,7 @@ class PrivateERM:
         (:mod:`dpcvx.models.record_weights`; docs/theory.md, section 21).
         """
         if column_statistics.draws_statistics(self) or class_count.draws_count(self) or \
-                private_norm.draws_bounds(self):  # a composite's one plan
+                private_norm.draws_bounds(self):  # a composite's one plan (its settings checked there)
             composed = self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split,
                                  neighbours=neighbours, n_public=n_public, warm_start=warm_start,
                                  sample_weight=sample_weight)
@@ -626,6 +629,7 @@ class PrivateERM:
             check_accountant(accountant)
             return composed.execute(X, y, random_state, accountant, sample_weight)  # its checks ran on (X, y)
         check_accountant(accountant)
+        self._check_settings()
         plan, bound = self._planned(X, y, epsilon, mechanism, split, warm_start, delta, neighbours, n_public,
                                     sample_weight)
         return plan.execute(bound, random_state, accountant)

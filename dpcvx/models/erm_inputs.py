@@ -23,19 +23,25 @@ from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
 from ..solvers.linear import SolveInfo
 from ..validation import (
+    LAM_MAX,
+    LAM_MIN,
+    TASKS,
     Check,
     check_bound,
     check_choice,
     check_flag,
     check_labels,
+    check_lam,
     check_parameters,
     check_targets,
     fraction,
     label_clipping_note,
     optional,
+    or_literal,
     positive,
     sample_size,
 )
+from ..verification.loss_declaration import check_time_limit
 
 
 class Settings(Protocol):
@@ -84,14 +90,14 @@ def _solver_name(name: str, solver: Any) -> Any:
 
 
 def _lam(name: str, lam: Any) -> float | str:
-    """Lam: "auto" (the public rule of docs/theory.md, section 25) or a number > 0."""
+    """Lam: "auto" (the public rule of docs/theory.md, section 25) or a number in [LAM_MIN, LAM_MAX]
+    (:func:`~dpcvx.validation.check_lam`)."""
     if isinstance(lam, str):
         if lam == "auto":
             return lam
-    elif not isinstance(lam, (int, float, np.floating, np.integer)) or isinstance(lam, bool) or lam > 0:
-        return positive(name, lam)  # its own messages: not a number, beyond the float range
-    raise InputError(f"{name} must be 'auto' (the public rule of docs/theory.md, section 25) or a number "
-                     f"{name} > 0, got {lam!r}")
+        raise InputError(f"{name} must be 'auto' (exactly, in lower case: the public rule of docs/theory.md, section "
+                         f"25) or a number in [{LAM_MIN:g}, {LAM_MAX:g}], got {lam!r}")
+    return check_lam(name, lam)
 
 
 def _tol(name: str, tol: Any) -> float:
@@ -113,6 +119,32 @@ def _column_statistics(name: str, option: Any) -> bool | str:
                      f"got {option!r}")
 
 
+def _bound(name: str, bound: Any) -> float | str:
+    """A public bound (``data_norm``, ``label_bound``): a number in [BOUND_MIN, BOUND_MAX]
+    (:func:`~dpcvx.validation.check_bound`) or "private" (drawn by fit); None is each path's to refuse."""
+    if isinstance(bound, str):
+        if is_private(bound):
+            return bound
+        raise InputError(f"{name} must be a public bound (a number) or 'private', got {bound!r}")
+    return check_bound(name, bound)
+
+
+def _range(name: str, span: Any) -> tuple[float, float]:
+    """The public range (low, high) of a private bound: a pair of positive numbers."""
+    if isinstance(span, (str, bytes)) or not hasattr(span, "__len__") or len(span) != 2:
+        raise InputError(f"{name} must be a pair (low, high) of public bounds, got {span!r}")
+    return positive(f"{name}[0]", span[0]), positive(f"{name}[1]", span[1])
+
+
+def _share(name: str, share: Any) -> float:
+    """A share of epsilon bought for a private statistic: a number in (0, 1)."""
+    return fraction(name, share)
+
+
+def _time_limit(name: str, seconds: Any) -> float:
+    return check_time_limit(seconds)
+
+
 def _installed_solver(name: str, solver: Any) -> str:
     # the default is a requirement of CVXPY itself: no lookup (no CVXPY import)
     if isinstance(solver, str) and solver == DEFAULT_CVXPY_SOLVER:
@@ -132,23 +164,36 @@ def _solver_options(name: str, options: Any) -> dict[str, Any]:
 
 SETTINGS: dict[str, Check] = {
     "lam": _lam,
-    "comparator_norm": optional(positive),
+    "comparator_norm": optional(check_bound),
+    "data_norm": optional(_bound),
+    "norm_range": optional(_range),
+    "norm_share": _share,
+    "task": lambda name, value: check_choice(name, value, TASKS),
+    "label_bound": optional(_bound),
+    "label_range": optional(_range),
     "fit_intercept": check_flag,
+    "intercept_scaling": or_literal("auto", check_bound),
     "clip": check_flag,
+    "float_safe": check_flag,
     "strict": check_flag,
     "allow_estimates": check_flag,
     "verbose": check_flag,
     "allow_large_delta": check_flag,
+    "sample_weight_bound": optional(check_bound),
+    "class_count_share": _share,
     "column_statistics": _column_statistics,
+    "column_statistics_share": _share,
     "solver": _solver_name,
     "tol": optional(_tol),
     "max_iter": optional(_max_iter),
+    "time_limit": optional(_time_limit),
     "cvxpy_solver": _installed_solver,
     "cvxpy_options": optional(_solver_options),
 }
 """The declared constraints of a :class:`~dpcvx.models.erm.PrivateERM`'s settings (public: no data is read),
-checked once per public entry by :func:`check_settings`; the bounds, the row map and the record weights have
-their own checks (:func:`declared_row_map`, :func:`private_bounds`, :mod:`dpcvx.models.record_weights`)."""
+checked once per public entry by :func:`check_settings`, each whatever the other settings are; the rules between
+them (a range without its private bound here; the row map, the record weights, the classes of a classification)
+have their own checks (:func:`declared_row_map`, :func:`private_bounds`, :mod:`dpcvx.models.record_weights`)."""
 
 
 def check_settings(learner: Settings) -> None:
@@ -172,9 +217,7 @@ def _public_range(name: str, span: Any, parameter: str) -> tuple[float, float]:
     if span is None:
         raise InputError(f"{parameter}='private' needs {name}=(low, high): a PUBLIC range, chosen without looking "
                          "at the data, whose powers of two are the candidate bounds. Nothing was charged")
-    if isinstance(span, (str, bytes)) or not hasattr(span, "__len__") or len(span) != 2:
-        raise InputError(f"{name} must be a pair (low, high) of public bounds, got {span!r}")
-    return positive(f"{name}[0]", span[0]), positive(f"{name}[1]", span[1])
+    return _range(name, span)
 
 
 def private_bounds(learner: Settings) -> tuple[tuple[tuple[str, float, float], ...], float]:
@@ -194,7 +237,7 @@ def private_bounds(learner: Settings) -> tuple[tuple[tuple[str, float, float], .
     if wanted and not learner.clip:
         raise InputError("a private bound clips the rows (labels) onto the drawn value; clip=False (refuse those "
                          "beyond it) would refuse after the charge, so it is refused now. Nothing was charged")
-    return tuple(wanted), fraction("norm_share", learner.norm_share)
+    return tuple(wanted), _share("norm_share", learner.norm_share)
 
 
 def declared_row_map(learner: Settings) -> RowMap:
@@ -215,20 +258,18 @@ def declared_row_map(learner: Settings) -> RowMap:
         raise InputError("data_norm='private' is drawn by fit (a share norm_share of epsilon buys R on the public "
                          "grid of norm_range); plan, row_map, calibration, choose_lam and fit_nonprivate need a "
                          "numeric public bound R. Nothing was charged")
-    elif isinstance(learner.data_norm, str):
-        raise InputError(f"data_norm must be a public bound R (a number) or 'private', got {learner.data_norm!r}")
     else:
-        bound = check_bound("data_norm", learner.data_norm)
+        bound = float(_bound("data_norm", learner.data_norm))
     if isinstance(learner.intercept_scaling, str) and learner.intercept_scaling == "auto":
-        comparator = None if learner.comparator_norm is None else positive("comparator_norm",
-                                                                           learner.comparator_norm)
+        comparator = None if learner.comparator_norm is None else check_bound("comparator_norm",
+                                                                              learner.comparator_norm)
         scaling = intercept_scaling(bound, comparator)
     else:
-        scaling = positive("intercept_scaling", learner.intercept_scaling)
+        scaling = check_bound("intercept_scaling", learner.intercept_scaling)
     return RowMap(
         norm_bound=bound,
         feature_map=learner.feature_map,
-        fit_intercept=bool(learner.fit_intercept),
+        fit_intercept=check_flag("fit_intercept", learner.fit_intercept),
         intercept_scaling=scaling,
     )
 

@@ -104,6 +104,8 @@ from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
 from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.calibrate import SPLITS
+from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
@@ -111,15 +113,20 @@ from ..validation import (
     Check,
     check_choice,
     check_classes,
+    check_delta,
+    check_epsilon,
     check_parameters,
     check_public_classes,
     check_threshold,
     decision_cut,
     fraction,
     optional,
+    or_literal,
     refuse_weights,
+    sample_size,
 )
 from ..verification.loss_declaration import loss_at_zero
+from ..verification.verdict import Mechanism
 from ..verification.verifier import Loss, Regularizer
 from .estimator_plan import EstimatorPlan, LearnerPlan
 from .inputs import InputTypeError, fit_accountant, keep_parameters, label_error, validated_input
@@ -149,6 +156,19 @@ __all__ = [
 ]
 
 
+#: the estimators' parameters that are :class:`~dpcvx.models.erm.PrivateERM`'s settings, passed to its constructor
+LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_intercept", "intercept_scaling", "clip",
+                    "solver", "strict", "float_safe", "allow_large_delta", "sample_weight_bound", "class_count_share",
+                    "column_statistics_share")
+
+
+def column_statistics_option(name: str, value: Any) -> bool | str:
+    """An estimator's ``column_statistics``: "auto" (resolved by its public rule before anything is charged) or
+    :class:`~dpcvx.models.erm.PrivateERM`'s option (True, "ranges" or False; a numpy bool as the bool, as every
+    flag), checked by its check."""
+    return AUTO if isinstance(value, str) and value == AUTO else SETTINGS["column_statistics"](name, value)
+
+
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
@@ -157,14 +177,20 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     #: instead: a fresh seed per estimator, reproducible from the caller's own seed.
     seed_only_random_state = True
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
-    #: the declared constraints of the estimator's own parameters, checked once at ``fit`` and ``plan``
-    #: (:func:`dpcvx.validation.check_parameters`); the learner's settings are :class:`~dpcvx.models.erm.PrivateERM`'s
-    #: own table (:data:`dpcvx.models.erm_inputs.SETTINGS`), checked when it plans
+    #: the declared constraints of the estimator's parameters, each checked once at ``fit`` and ``plan``
+    #: (:func:`dpcvx.validation.check_parameters`) before anything is read of the data, whatever the other
+    #: parameters: those passed to the learner by :class:`~dpcvx.models.erm.PrivateERM`'s own checks
+    #: (:data:`dpcvx.models.erm_inputs.SETTINGS`, run again when it plans), the budget by the checks of its ``fit``
     _parameters: ClassVar[dict[str, Check]] = {
-        "threshold": lambda name, value: value if isinstance(value, str) and value == "prior"
-        else check_threshold(name, value),
-        "column_statistics": lambda name, value: value if isinstance(value, str) and value == AUTO
-        else SETTINGS["column_statistics"](name, value)}
+        **{name: SETTINGS[name] for name in LEARNER_SETTINGS},
+        "epsilon": lambda name, value: check_epsilon(value, name),
+        "delta": lambda name, value: check_delta(value, name),
+        "mechanism": lambda name, value: Mechanism.of(value),
+        "split": lambda name, value: check_choice(name, value, SPLITS),
+        "neighbours": lambda name, value: Neighbours.parse(value, name),
+        "n_public": optional(lambda name, value: sample_size(value, name)),
+        "threshold": or_literal("prior", check_threshold),
+        "column_statistics": lambda name, value: column_statistics_option(name, value)}
 
     def _loss(self) -> Loss:
         raise NotImplementedError
@@ -209,8 +235,9 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     def _statistics(self, X: Any, multiclass: bool) -> bool | str:
         """``column_statistics`` for a fit on X: "auto" resolved by its public rule before anything is charged (two
         classes, and :func:`~dpcvx.models.column_statistics.auto_statistics` at X's public shape), else as given."""
-        if not (isinstance(self.column_statistics, str) and self.column_statistics == AUTO):
-            return self.column_statistics
+        option = column_statistics_option("column_statistics", self.column_statistics)  # np.True_ drawn as True
+        if option != AUTO:
+            return option
         return False if multiclass else auto_statistics(self._private_erm(), X, self.epsilon, self.neighbours)
 
     def _weighted_erm(self, statistics: bool | str) -> PrivateERM:
@@ -383,11 +410,6 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
         fitted = self._fitted_attributes(model)
-        if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
-            fitted["feature_names_in_"] = checked.feature_names_in_
-        else:
-            self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
-        self.__dict__.update(fitted)
         self._warn_if_noise_dominates(model, learner.loss)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
         warn_if_small_table(type(self).__name__, int(certificate.constants.n), fitted["n_features_in_"],
@@ -398,6 +420,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                 warn_on_training_rows(owner, model.predict(X), y, classes=model.classes_)
         else:  # the binary release's rows on either side of the cut, counted by its plan
             warn_at_cut(check, self._cut(model))
+        # the fitted attributes together, once nothing is left that can raise (a warning made an error included)
+        if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
+            fitted["feature_names_in_"] = checked.feature_names_in_
+        else:
+            self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
+        self.__dict__.update(fitted)
         return self
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:

@@ -108,7 +108,12 @@ def test_a_plan_executes_as_fit_does_and_refuses_before_the_charge():
 BAD_SETTINGS = {"lam": -1.0, "comparator_norm": 0.0, "fit_intercept": "yes", "clip": 1, "strict": None,
                 "allow_estimates": "no", "verbose": 2, "allow_large_delta": "true", "column_statistics": "yes",
                 "solver": "nope", "tol": 10.0,
-                "max_iter": 0, "cvxpy_solver": "NOPE", "cvxpy_options": {1: 2}}
+                "max_iter": 0, "cvxpy_solver": "NOPE", "cvxpy_options": {1: 2},
+                # each checked whatever the other settings (before: only when the setting that reads it asked)
+                "data_norm": "large", "norm_range": (1.0, "a"), "norm_share": 1.5, "task": "ranking",
+                "label_bound": -1.0, "label_range": "wide", "intercept_scaling": 1e100, "float_safe": "False",
+                "sample_weight_bound": float("nan"), "class_count_share": 0.0, "column_statistics_share": 1.0,
+                "time_limit": -1.0}
 
 
 def test_every_declared_setting_is_checked_once_at_the_entry_naming_it():
@@ -152,9 +157,16 @@ def test_one_vs_rest_plans_once_for_its_k_fits(counted, mechanism, delta):
     assert counted == {"planned": 1, "executed": 3, "rehearsed": 0} and model.coef_.shape == (3, X.shape[1])
 
 
+CLASSIFIER_BAD_PARAMETERS = {  # the classifiers' parameters that PrivateERM's table checks, and their budget's
+    "lam": 1e300, "data_norm": "large", "norm_range": "wide", "norm_share": 1.5, "fit_intercept": "yes",
+    "intercept_scaling": 0.0, "clip": 1, "solver": "nope", "strict": None, "float_safe": "False",
+    "allow_large_delta": "no", "sample_weight_bound": float("nan"), "class_count_share": 0.0,
+    "column_statistics_share": 1.5, "epsilon": 0.0, "delta": 1.0, "mechanism": "laplace", "split": "half",
+    "neighbours": "all", "n_public": 0.5}
 ESTIMATOR_BAD_PARAMETERS = {  # each estimator's declared table (_parameters): a bad value of every entry
-    "DPLogisticRegression": {"threshold": 1.5, "penalty": "l3", "l1_ratio": 2.0, "column_statistics": "always"},
-    "DPHuberSVM": {"threshold": 0.0, "column_statistics": "sums"},
+    "DPLogisticRegression": {"threshold": 1.5, "penalty": "l3", "l1_ratio": 2.0, "column_statistics": "always",
+                             **CLASSIFIER_BAD_PARAMETERS},
+    "DPHuberSVM": {"threshold": 0.0, "column_statistics": "sums", **CLASSIFIER_BAD_PARAMETERS},
     "DPLinearRegression": {"mechanism": "laplace", "lam": -1.0, "weight_bound": 0.0, "float_safe": "yes"},
     "DPHuberRegressor": {"m": "wide", "column_statistics": "range"},
 }
@@ -182,7 +194,7 @@ def test_every_declared_estimator_parameter_is_checked_at_the_entry_naming_it(na
 def test_least_squares_on_a_ball_leaves_lam_above_zero_to_private_erm():
     """lam > 0 of mechanism='objective' is PrivateERM's rule: one message for one rule."""
     X, y = _data(n=50)
-    with pytest.raises(InputError, match="lam > 0, got 0.0"):
+    with pytest.raises(InputError, match="lam must be finite and positive, got 0.0"):
         dpcvx.DPLinearRegression(mechanism="objective", weight_bound=1.0, lam=0.0).fit(X, np.clip(X[:, 0], -1, 1))
 
 

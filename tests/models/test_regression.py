@@ -259,6 +259,6 @@ def test_the_estimator_offers_least_squares_on_a_ball(data):
     assert float(verification.condition("lipschitz").value) == pytest.approx(1.5 * 1.0 + 1.0)
     assert estimator.score(X, y) > 0.5
     for params, message in (({}, "weight_bound"), ({"weight_bound": 1.0, "neighbours": "add-remove"}, "replace-one"),
-                            ({"weight_bound": 1.0, "lam": 0.0}, "lam > 0")):
+                            ({"weight_bound": 1.0, "lam": 0.0}, "lam must be finite and positive")):
         with pytest.raises(dpcvx.InputError, match=message):
             dpcvx.DPLinearRegression(mechanism="objective", **{"lam": 1e-3, **params}).fit(X, y)
