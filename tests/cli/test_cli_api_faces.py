@@ -40,6 +40,18 @@ def cli(capsys, *args):
     return code, captured.out, captured.err
 
 
+def api_message(expected: str) -> str:
+    """``expected``, or for "api: NAME=VALUE" the message of the InputError DPLogisticRegression(NAME=VALUE).fit
+    raises: the command line must refuse a value with the API's own words."""
+    if not expected.startswith("api: "):
+        return expected
+    name, value = expected.removeprefix("api: ").split("=")
+    X, y = np.eye(4) / 2, np.array([0, 1, 0, 1])
+    with pytest.raises(dpcvx.exceptions.InputError) as refused:
+        dpcvx.DPLogisticRegression(**{name: float(value)}).fit(X, y)
+    return str(refused.value)
+
+
 BINARY = ["--target", "k", "--positive", "yes", "--negative", "no", *FEATURES, "--epsilon", "1", "--random-state", "0"]
 REGRESSION = ["--target", "t", "--task", "regression", "--label-bound=-10,10", *FEATURES, "--epsilon", "1",
               "--delta", "1e-6", "--random-state", "0"]
@@ -163,13 +175,14 @@ def test_a_threshold_is_the_estimators_and_predict_applies_it(rare, tmp_path, ca
 
 @pytest.mark.parametrize("options, code, message", [
     (["--class-weight", "Balanced"], 3, "class_weight"),
-    (["--threshold", "1.5"], 3, "threshold must be a public probability in (0, 1)"),
+    (["--threshold", "1.5"], 3, "api: threshold=1.5"),
     (["--threshold", "often"], 2, "argument --threshold"),
     (["--class-prior", "0.5,0.6"], 3, "class_prior's rates must lie in (0, 1) and sum to 1"),
     (["--class-prior", "rare"], 2, "argument --class-prior"),
     (["--threshold", "prior"], 3, "threshold='prior'"),
 ])
 def test_the_class_options_are_checked_as_the_estimators_check_them(rare, tmp_path, capsys, options, code, message):
+    message = api_message(message)
     result, _, err = cli(capsys, "fit", rare, *BINARY, *options, "--out", tmp_path / "m.json")
     assert result == code and message in err, err
     assert not (tmp_path / "m.json").exists()
@@ -184,13 +197,14 @@ def test_a_regression_takes_no_class_options(rare, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("lam, code, message", [
-    ("0", 3, "lam must be 'auto'"),
-    ("-1", 3, "lam must be 'auto'"),
+    ("0", 3, "api: lam=0.0"),
+    ("-1", 3, "api: lam=-1.0"),
     ("nan", 3, "lam"),
     ("AUTO", 2, "argument --lam: must be 'auto' or a number"),
     ("often", 2, "argument --lam: must be 'auto' or a number"),
 ])
 def test_lam_is_accepted_and_refused_as_the_api_does(tmp_path, capsys, lam, code, message):
+    message = api_message(message)
     data = write_table(tmp_path / "d.csv", 300)
     result, _, err = cli(capsys, "fit", data, *BINARY, "--lam", lam, "--out", tmp_path / "m.json")
     assert result == code and message in err, err
