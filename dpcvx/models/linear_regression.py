@@ -145,6 +145,12 @@ class PrivateLinearRegression:
         self.column_statistics = column_statistics
         self.column_ranges = column_ranges
 
+    def _ranges_option(self) -> bool | str:
+        """``column_ranges`` checked: "auto", or True or False (a numpy bool as the bool it is)."""
+        if isinstance(self.column_ranges, str) and self.column_ranges == "auto":
+            return "auto"
+        return check_flag("column_ranges", self.column_ranges)
+
     @property
     def _auto_scaling(self) -> bool:
         return isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto"
@@ -205,7 +211,7 @@ class PrivateLinearRegression:
         (:meth:`AdaSSPPlan.calibrate`)."""
         rows = self._rows() if rows is None else rows
         if ranges is None:
-            ranges = dim - self.fit_intercept + 1 if self.column_ranges is True else 0
+            ranges = dim - self.fit_intercept + 1 if self._ranges_option() is True else 0
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
@@ -228,12 +234,12 @@ class PrivateLinearRegression:
                  sample_weight: Any) -> tuple[AdaSSPPlan, _Bound]:
         """The public checks (budget, relation, settings), the plan at X's width, and the plan bound to (X, y)."""
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
-        epsilon = check_epsilon(epsilon)
-        if isinstance(delta, (int, float)) and not isinstance(delta, bool) and delta == 0:
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        if delta == 0:
             raise InputError(f"delta=0 asks for pure epsilon-DP, which AdaSSP (a Gaussian mechanism) cannot give. "
                              f"{PURE_EPSILON_OPTIONS}")
-        delta = check_delta(delta, allow_zero=False)
         lam = non_negative("lam", self.lam)
+        check_flag("allow_large_delta", self.allow_large_delta)  # read at n's check, checked here whatever delta is
         relation = Neighbours.parse(neighbours)
         if relation is Neighbours.ADD_REMOVE and lam > 0:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
@@ -261,14 +267,14 @@ class PrivateLinearRegression:
     def _ranges_setting(self, X: Any, relation: Neighbours, standardised: bool) -> bool | str:
         """``column_ranges`` checked: True, False, or "auto" when the search is offered for X (replace-one, dense
         rows in memory, clip=True, no column statistics; n is read per fit), else False."""
-        setting = self.column_ranges
+        setting = self._ranges_option()
         if setting == "auto":
-            offered = (relation is Neighbours.REPLACE_ONE and not standardised and self.clip is True
+            offered = (relation is Neighbours.REPLACE_ONE and not standardised and check_flag("clip", self.clip)
                        and not is_out_of_core(X) and not sparse.issparse(X))
             return "auto" if offered else False
-        if check_flag("column_ranges", setting) and standardised:
+        if setting and standardised:
             raise InputError("column_statistics and column_ranges are two maps; pass one. Nothing was charged")
-        return bool(setting)
+        return setting
 
     def _refuse_for_statistics(self, X: Any, relation: Neighbours, name: str) -> None:
         """column_statistics=True or column_ranges=True (``name``): replace-one (n public), dense rows in memory,

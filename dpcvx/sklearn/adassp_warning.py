@@ -75,10 +75,13 @@ def adassp_noise_to_signal(calibration: AdaSSPCalibration, n: int) -> float:
     return _noise_scale(calibration) / _typical_eigenvalue(calibration, n)
 
 
-def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int) -> None:
+def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int,
+                                   also: str | None = None) -> None:
     """Warn :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` when :func:`adassp_noise_to_signal` exceeds
-    ``ADASSP_RATIO_LIMIT``. Reads the certificate (public) and n; the message holds them only.
-    Nothing under add/remove (n is private). Points at the user's line (:func:`user_stacklevel`)."""
+    ``ADASSP_RATIO_LIMIT`` or the label was not located at n (module docstring). Reads the certificate (public) and n;
+    the message holds them only. ``also``: the text of another public rule that fired (the estimator's: its default
+    drew no label range for the input's kind or its settings), given in the same warning. Nothing under add/remove
+    (n is private). Points at the user's line (:func:`user_stacklevel`)."""
     calibration = certificate.calibration
     if calibration.neighbours is not Neighbours.REPLACE_ONE:
         return
@@ -87,6 +90,8 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     least = None if located else label_search_rows(calibration.epsilon, calibration.delta)
     texts = [] if least is None or n >= least else [
         label_not_located(n, least, calibration.label_bound, epsilon=calibration.epsilon, delta=calibration.delta)]
+    if also is not None:
+        texts.append(also)
     if ratio <= ADASSP_RATIO_LIMIT and not texts:
         return
     noise = (

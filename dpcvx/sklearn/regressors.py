@@ -52,7 +52,7 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -75,28 +75,33 @@ from ..models.column_statistics import (
     plan_column_statistics,
 )
 from ..models.erm import PrivateERM
-from ..models.erm_inputs import PRIVATE, is_private
+from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
+from ..privacy.adassp import label_search_rows
 from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import ReleaseCertificate
-from ..release.regression_model import PrivateRegressionModel
+from ..release.regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 from ..validation import (
     Check,
     check_bound,
     check_choice,
+    check_delta,
+    check_epsilon,
     check_flag,
     check_parameters,
+    fraction,
     label_range,
     non_negative,
     optional,
     or_literal,
     positive,
     refuse_weights,
+    sample_size,
 )
 from ..verification.verdict import Mechanism
 from .adassp_warning import warn_if_adassp_noise_dominates
@@ -125,6 +130,27 @@ MECHANISMS = ("auto", "adassp", "objective")
 HUBER_FRACTION = 0.25
 
 
+def _is(value: Any, option: str) -> bool:
+    """Whether a checked parameter is the named ``option`` (a flag, numpy's too, is never one)."""
+    return isinstance(value, str) and value == option
+
+
+def _column_statistics(name: str, value: Any) -> bool | str:
+    """``column_statistics``: "auto", or a value PrivateERM's own check takes (True, False, a numpy bool, "ranges"),
+    as DPLogisticRegression checks it."""
+    return value if _is(value, "auto") else SETTINGS["column_statistics"](name, value)
+
+
+def _huber_statistics(name: str, value: bool | str) -> bool | str:
+    """DPHuberRegressor's ``column_statistics`` (checked by :func:`_column_statistics`): its draw is the ranges, so True
+    (the column sums of DPLinearRegression and the classifiers) is refused."""
+    if value is True:
+        raise InputError(f"{name}=True (private column sums) is not offered by DPHuberRegressor, whose private "
+                         f"statistics are the ranges of the columns and the label: pass 'auto', 'ranges' or False. "
+                         f"Nothing was charged")
+    return value
+
+
 def _extra_ridge(name: str, lam: Any) -> float | str:
     """DPLinearRegression's lam: "auto" or a number, >= 0 for AdaSSP (an extra ridge); mechanism="objective"'s
     lam > 0 is :class:`~dpcvx.models.erm.PrivateERM`'s rule (its table)."""
@@ -137,28 +163,60 @@ def _extra_ridge(name: str, lam: Any) -> float | str:
                      f"25), got {lam!r}")
 
 
+def _blocks_not_located(label_bound: float) -> str:
+    """The text of :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` when ``column_statistics="auto"`` drew
+    no label range because X is read by row blocks (a memmap or Dask X: the range draws read rows in memory), though
+    the public n and epsilon allow it; B the public half-width. A function of X's kind and the public B only."""
+    return ("the label was not located: column_statistics='auto' draws no private ranges for rows read by blocks (a "
+            "numpy.memmap or Dask X), so the fit centred the labels at the public label range's midpoint and its noise "
+            f"scales with the public half-width B={label_bound:g}. If the labels fill a small part of that range, the "
+            "predictions can be far worse than the labels' mean. This reads the input's kind and public settings only, "
+            "never the data. To fix: fit on the rows in memory (np.array(X), which loads them), or declare the "
+            "tightest public label range your data dictionary guarantees (label_bound=(lo, hi), never read off the "
+            "data)")
+
+
+class _Call(NamedTuple):
+    """A fit's public inputs checked at its entry (:meth:`_PrivateRegressor._public_checks`), as the fit reads them."""
+
+    epsilon: float
+    delta: float
+    shift: float  # the public shift of the labels
+    label_bound: float | str  # the centred label bound B, or "private"
+    seed: int | None
+
+
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, label centring, fitted attributes and prediction."""
 
     predicts_per_row = True  # a released linear model predicts each row alone (models.contract)
     seed_only_random_state = True  # an int seed or None: tune's BudgetInConstructor draws one per candidate
     takes_weights = False  # whether fit takes sample_weight (with the public sample_weight_bound)
-    #: the declared constraints of the estimator's own parameters, checked once at ``fit`` (and ``plan``)
-    #: (:func:`dpcvx.validation.check_parameters`); the learner's settings are checked by the learner's own table
-    _parameters: ClassVar[dict[str, Check]] = {}
+    #: the declared constraints of the estimator's own parameters, checked once at ``fit`` (and ``plan``), before
+    #: anything reads them, whether or not the fit's settings use them (:func:`dpcvx.validation.check_parameters`);
+    #: the settings shared with PrivateERM are then checked by its own check (:meth:`_shared_settings`). A subclass
+    #: extends this table with its own parameters.
+    _parameters: ClassVar[dict[str, Check]] = {
+        "epsilon": lambda name, value: check_epsilon(value, name),
+        "delta": lambda name, value: check_delta(value, name),
+        "neighbours": lambda name, value: Neighbours.parse(value, name),
+        "float_safe": check_flag,
+        "norm_share": fraction,  # PrivateERM's check (erm_inputs.private_bounds), here whether a bound is drawn or not
+        "column_statistics": _column_statistics,
+    }
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
+    def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,
+                 sample_weight: Any = None) -> PrivateRegressionModel:
         raise NotImplementedError
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
         """The PrivateERM of the objective and output releases (AdaSSP aside) at the centred label bound."""
         raise NotImplementedError
 
-    def _unlocated_label(self, n: int, certificate: ReleaseCertificate) -> str | None:
-        """The text of the public rule "the label was not located" at n rows and the release's public bounds, or
-        None (none here)."""
-        return None
+    def _unlocated_label(self, X: Any, n: int, certificate: Any, call: _Call) -> str | None:
+        """The text of the public rule "the label was not located" for a fit on X (its kind only) of n rows and the
+        release's public bounds, or None."""
+        raise NotImplementedError
 
     def _rule(self, certificate: ReleaseCertificate) -> PrivateERM:
         """The learner of a release at its certificate's public bounds: what lam="auto" is asked about."""
@@ -173,11 +231,11 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """Every check of :meth:`fit` on (X, y), with nothing charged and nothing drawn: the
         :class:`~dpcvx.sklearn.estimator_plan.EstimatorPlan`, whose ``fit(X2, y2, random_state=...)`` fits a copy
         of this estimator on rows of the same width (:func:`dpcvx.tune` fits every run of a candidate from it)."""
-        shift, bound, _ = self._public_checks(sample_weight)
+        call = self._public_checks(sample_weight)
         checked, targets = self._checked_data(copy.copy(self), X, y)
-        return EstimatorPlan(self, *self._planned(checked, targets - shift, bound, sample_weight))
+        return EstimatorPlan(self, *self._planned(checked, targets - call.shift, call, sample_weight))
 
-    def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
+    def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         """(the learner, its plan) of a fit on checked rows and centred labels (:meth:`plan`)."""
         raise NotImplementedError
@@ -193,15 +251,26 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """
         return self._fit(X, y, sample_weight, accountant, None)
 
-    def _public_checks(self, sample_weight: Any) -> tuple[float, float | str, int | None]:
-        """(the public shift of the labels, the centred label bound B, the seed), checked before the data."""
-        check_parameters(self, self._parameters)  # the declared table, once per public entry
+    def _shared_settings(self) -> PrivateERM:
+        """A PrivateERM holding the settings the regressors share with it (the flags, the public bounds and the ranges
+        of private ones), for its own check (:func:`~dpcvx.models.erm_inputs.check_settings`) at the entry: they are
+        checked as DPLogisticRegression's learner checks them, whichever mechanism the fit takes (AdaSSP reads no
+        ``norm_range``, yet one given with a public ``data_norm`` is refused, as there)."""
+        return PrivateERM(task="regression", data_norm=self.data_norm, norm_range=self.norm_range,
+                          label_bound=self.label_bound, label_range=self.label_range, fit_intercept=self.fit_intercept,
+                          clip=self.clip, allow_large_delta=self.allow_large_delta)
+
+    def _public_checks(self, sample_weight: Any) -> _Call:
+        """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
+        settings shared with PrivateERM), then the weights and the seed."""
+        checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
+        check_settings(self._shared_settings())
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift)
         shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
-        return shift, bound, seed
+        return _Call(checked["epsilon"], checked["delta"], shift, bound, seed)
 
     @staticmethod
     def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
@@ -220,32 +289,35 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
     def _fit(self, X: Any, y: Any, sample_weight: Any, accountant: PrivacyAccountant | None,
              planned: EstimatorPlan | None) -> _PrivateRegressor:
         """:meth:`fit`, from ``planned`` when given (made by ``plan`` with these parameters)."""
-        shift, bound, seed = self._public_checks(sample_weight)
+        call = self._public_checks(sample_weight)
         checked, targets = self._checked_data(self, X, y)
-        centred = targets - shift if shift else targets  # no copy without a shift
+        centred = targets - call.shift if call.shift else targets  # no copy without a shift
         with fit_accountant(self, accountant) as charged:
             if planned is None:
-                model = self._release(checked, centred, bound, seed, charged, sample_weight)
+                model = self._release(checked, centred, call, charged, sample_weight)
             else:
-                released = planned.plan.fit(checked, centred, random_state=seed, accountant=charged,
+                released = planned.plan.fit(checked, centred, random_state=call.seed, accountant=charged,
                                             sample_weight=sample_weight)
                 assert isinstance(released, PrivateRegressionModel)  # a regressor's plan
                 model = released
-        if shift:  # the public shift added back: post-processing
-            model = model.shifted(shift)
+        if call.shift:  # the public shift added back: post-processing
+            model = model.shifted(call.shift)
         self.model_, self.certificate_ = model, model.certificate
         self.coef_, self.intercept_ = model.coef_, model.intercept_
         certificate = model.certificate
+        unlocated = self._unlocated_label(X, int(targets.shape[0]), certificate, call)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
             warn_if_noise_dominates(type(self).__name__, certificate, None, prediction_scale=certificate.label_bound,
                                     lam_advice=lambda: lam_rule_advice(certificate, self.lam,
                                                                        lambda: self._rule(certificate)),
-                                    also=self._unlocated_label(int(targets.shape[0]), certificate))
+                                    also=unlocated)
         else:  # AdaSSP: the public rule of its own noise scales
-            warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0])
+            warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0], also=unlocated)
         warn_if_small_table(type(self).__name__, int(targets.shape[0]), int(np.size(model.coef_)),
                             model.certificate.epsilon)
-        if not is_out_of_core(X):  # NOT PRIVATE, fixed text, never inside tune (models.training_rows)
+        # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted by blocks (one
+        # n-vector, as the labels'), a Dask X's not read again (its predictions would be computed into memory)
+        if isinstance(X, np.memmap) or not is_out_of_core(X):
             warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True)
         return self
 
@@ -310,10 +382,10 @@ class DPLinearRegression(_PrivateRegressor):
     """
 
     _parameters: ClassVar[dict[str, Check]] = {
+        **_PrivateRegressor._parameters,
         "mechanism": lambda name, value: check_choice(name, value, MECHANISMS),
         "lam": _extra_ridge,
         "weight_bound": optional(check_bound),
-        "float_safe": check_flag,
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = "auto",
@@ -328,7 +400,8 @@ class DPLinearRegression(_PrivateRegressor):
 
     @property
     def _pure(self) -> bool:
-        return not isinstance(self.delta, bool) and isinstance(self.delta, (int, float)) and self.delta == 0
+        """delta = 0 (checked in the declared table: a number in [0, 1), numpy's too)."""
+        return float(self.delta) == 0
 
     @property
     def _on_a_ball(self) -> bool:
@@ -336,20 +409,20 @@ class DPLinearRegression(_PrivateRegressor):
         return self.mechanism == Mechanism.OBJECTIVE or (self._pure and self.mechanism == "auto"
                                                           and self.weight_bound is not None)
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
+    def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,
+                 sample_weight: Any = None) -> PrivateRegressionModel:
         if self._on_a_ball:
-            return self._least_squares_on_a_ball(X, y, label_bound, seed, accountant)
-        return self._adassp(X, label_bound).fit(X, y, self.epsilon, self.delta, neighbours=self.neighbours,
-                                                random_state=seed, accountant=accountant)
+            return self._least_squares_on_a_ball(X, y, call, accountant)
+        return self._adassp(X, call.label_bound).fit(X, y, call.epsilon, call.delta, neighbours=self.neighbours,
+                                                     random_state=call.seed, accountant=accountant)
 
-    def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
+    def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
         if self._on_a_ball:
-            learner = self._ball_learner(label_bound)
-            return learner, learner.plan(X, y, epsilon=self.epsilon, mechanism="objective", delta=self.delta)
-        adassp = self._adassp(X, label_bound)
-        return adassp, adassp.plan(X, y, self.epsilon, self.delta, neighbours=self.neighbours)
+            learner = self._ball_learner(call.label_bound)
+            return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism="objective", delta=call.delta)
+        adassp = self._adassp(X, call.label_bound)
+        return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours)
 
     def _adassp(self, X: Any, label_bound: float | str) -> PrivateLinearRegression:
         """The AdaSSP learner of a fit on X (its refusals first): column statistics decided from public facts of
@@ -369,30 +442,47 @@ class DPLinearRegression(_PrivateRegressor):
         return PrivateLinearRegression(self.data_norm, label_bound, lam=extra, fit_intercept=self.fit_intercept,
                                        clip=self.clip, intercept_scaling="auto",
                                        allow_large_delta=self.allow_large_delta,
-                                       column_statistics=self.column_statistics is True,
+                                       column_statistics=self._sums(),
                                        column_ranges=self._column_ranges())
 
-    def _column_ranges(self) -> bool | str:
-        """The learner's ``column_ranges`` from ``column_statistics``: "ranges" the ranges (True); "auto" the learner's
-        "auto" (the ranges under replace-one for dense rows in memory with clip=True when the search's level at the
-        fit's n is defined, else the label's range alone when its level is, else plain AdaSSP; public facts of the
-        call); True (the column sums) or False: none."""
-        if self.column_statistics in (True, False):
-            return False
-        if self.column_statistics in ("ranges", "auto"):
-            return True if self.column_statistics == "ranges" else "auto"
-        raise InputError(f"column_statistics must be 'auto', 'ranges', True or False, got {self.column_statistics!r}")
+    def _sums(self) -> bool:
+        """Whether ``column_statistics`` (checked in the declared table) asks for the column sums: True, numpy's too."""
+        return not isinstance(self.column_statistics, str) and bool(self.column_statistics)
 
-    def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
+    def _column_ranges(self) -> bool | str:
+        """The learner's ``column_ranges`` from ``column_statistics`` (checked in the declared table): "ranges" the
+        ranges (True); "auto" the learner's "auto" (the ranges under replace-one for dense rows in memory with clip=True
+        when the search's level at the fit's n is defined, else the label's range alone when its level is, else plain
+        AdaSSP; public facts of the call); True (the column sums) or False: none."""
+        if _is(self.column_statistics, "ranges"):
+            return True
+        return "auto" if _is(self.column_statistics, "auto") else False
+
+    def _unlocated_label(self, X: Any, n: int, certificate: Any, call: _Call) -> str | None:
+        """AdaSSP's label not located at too few rows for its range search is its own warning's rule
+        (:mod:`~dpcvx.sklearn.adassp_warning`); here the other case: a plain AdaSSP release of n rows enough for the
+        label's search (:func:`~dpcvx.privacy.adassp.label_search_rows`) under replace-one with clip=True, for which
+        ``column_statistics="auto"`` drew no ranges because X is read by blocks (:func:`_blocks_not_located`).
+        Public only. Least squares on a ball draws no ranges and is not said to."""
+        if (not isinstance(certificate, SufficientStatisticsCertificate) or not _is(self.column_statistics, "auto")
+                or not is_out_of_core(X) or not self.clip):
+            return None
+        calibration = certificate.calibration
+        if (calibration.range_columns > 0 or calibration.neighbours is not Neighbours.REPLACE_ONE
+                or n < label_search_rows(calibration.epsilon, calibration.delta)):
+            return None
+        return _blocks_not_located(calibration.label_bound)
+
+    def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, call: _Call,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
-        model = self._ball_learner(label_bound).fit(X, y, self.epsilon, "objective", delta=self.delta,
-                                                    random_state=seed, accountant=accountant)
+        model = self._ball_learner(call.label_bound).fit(X, y, call.epsilon, "objective", delta=call.delta,
+                                                         random_state=call.seed, accountant=accountant)
         assert isinstance(model, PrivateRegressionModel)
         return model
 
     def _ball_learner(self, label_bound: float | str) -> PrivateERM:
         """The PrivateERM of least squares on the public ball (its refusals first)."""
-        if self.column_statistics is True or self.column_statistics == "ranges":
+        if self._sums() or _is(self.column_statistics, "ranges"):
             raise InputError("column_statistics=True is offered with AdaSSP (mechanism 'auto' or 'adassp'); "
                              "least squares on a ball (mechanism='objective') takes none. Nothing was charged")
         if self.weight_bound is None:
@@ -473,9 +563,13 @@ class DPHuberRegressor(_PrivateRegressor):
 
     takes_weights = True
     _parameters: ClassVar[dict[str, Check]] = {
+        **_PrivateRegressor._parameters,
         "m": or_literal("auto", positive),
-        "column_statistics": lambda name, value: value if value is False else check_choice(name, value,
-                                                                                           ("auto", "ranges")),
+        "lam": SETTINGS["lam"],
+        "mechanism": lambda name, value: value if _is(value, "auto") else Mechanism.of(value),
+        "n_public": optional(lambda name, value: sample_size(value, name)),
+        "sample_weight_bound": optional(check_bound),
+        "column_statistics": lambda name, value: _huber_statistics(name, _column_statistics(name, value)),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float | str = "auto", lam: float | str = "auto",
@@ -488,77 +582,87 @@ class DPHuberRegressor(_PrivateRegressor):
                  accountant: PrivacyAccountant | None = None) -> None:
         keep_parameters(self, locals())
 
-    def _planned(self, X: Any, y: np.ndarray, label_bound: float | str,
+    def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
-        mechanism, delta = self._mechanism()
-        learner = self._learner(label_bound)
-        if self._draws_ranges(X, label_bound):
-            return learner, self._ranged(learner, X, y, sample_weight)
-        return learner, learner.plan(X, y, epsilon=self.epsilon, mechanism=mechanism, delta=delta,
+        mechanism, delta = self._mechanism(call)
+        learner = self._learner(call.label_bound)
+        if self._draws_ranges(X, call):
+            return learner, self._ranged(learner, X, y, call, sample_weight)
+        return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism=mechanism, delta=delta,
                                      neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
 
-    def _draws_ranges(self, X: Any, label_bound: float | str) -> bool:
+    def _draws_ranges(self, X: Any, call: _Call) -> bool:
         """Whether the fit draws the ranges of the columns and the label: "ranges", or "auto" when the public facts of
         the call allow them (class docstring; resolved before any charge)."""
-        if self.column_statistics != "auto":
-            return self.column_statistics == "ranges"
-        return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and self.clip is True
-                and not self.float_safe and not is_private(self.data_norm) and not is_private(label_bound)
-                and not is_out_of_core(X)
-                and label_range_offered(int(np.shape(X)[0]), self.epsilon))
+        if not _is(self.column_statistics, "auto"):  # checked in the declared table: "ranges", False (numpy's too)
+            return _is(self.column_statistics, "ranges")
+        return (self._draws_in_memory(call) and not is_out_of_core(X)
+                and label_range_offered(int(np.shape(X)[0]), call.epsilon))
 
-    def _ranged(self, learner: PrivateERM, X: Any, y: np.ndarray, sample_weight: Any) -> StandardisedPlan:
+    def _draws_in_memory(self, call: _Call) -> bool:
+        """Whether "auto" draws the ranges for rows in memory at an n the public rule allows: replace-one (n public),
+        clip=True, float_safe=False and public bounds (all checked in the declared table)."""
+        return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and bool(self.clip)
+                and not self.float_safe and not is_private(self.data_norm) and not is_private(call.label_bound))
+
+    def _ranged(self, learner: PrivateERM, X: Any, y: np.ndarray, call: _Call, sample_weight: Any) -> StandardisedPlan:
         """The plan of a fit that draws the ranges of the columns and the label first (every check, nothing
         charged): the learner at a released bound B' is ``self._learner(B')`` (m="auto" follows B')."""
-        mechanism, delta = self._mechanism()
+        mechanism, delta = self._mechanism(call)
         learner.set_params(column_statistics="ranges", column_statistics_share=REGRESSION_SHARE)
-        return plan_column_statistics(learner, X, y, self.epsilon, label_learner=self._learner, mechanism=mechanism,
+        return plan_column_statistics(learner, X, y, call.epsilon, label_learner=self._learner, mechanism=mechanism,
                                       delta=delta, neighbours=self.neighbours, n_public=self.n_public,
                                       sample_weight=sample_weight)
 
-    def _mechanism(self) -> tuple[str, float]:
+    def _mechanism(self, call: _Call) -> tuple[str, float]:
         """The mechanism and delta of a fit: "auto" is pure-epsilon objective perturbation, or under add-remove
         the Gaussian output perturbation (module docstring)."""
-        mechanism, delta = self.mechanism, self.delta
-        if mechanism == "auto" and Neighbours.parse(self.neighbours) is Neighbours.ADD_REMOVE:
+        mechanism, delta = self.mechanism, call.delta  # both checked in the declared table
+        if _is(mechanism, "auto") and Neighbours.parse(self.neighbours) is Neighbours.ADD_REMOVE:
             mechanism = "output"  # Gaussian: no pure-epsilon mechanism is derived for add-remove (module docstring)
-        elif mechanism == "auto":  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
+        elif _is(mechanism, "auto"):  # pure epsilon: (epsilon, 0) implies (epsilon, delta) (module docstring)
             mechanism, delta = "objective", 0.0
         return mechanism, delta
 
-    def _release(self, X: np.ndarray, y: np.ndarray, label_bound: float | str, seed: int | None,
-                 accountant: PrivacyAccountant | None, sample_weight: Any = None) -> PrivateRegressionModel:
-        mechanism, delta = self._mechanism()
-        learner = self._learner(label_bound)
-        if self._draws_ranges(X, label_bound):
-            model = self._ranged(learner, X, y, sample_weight).fit(X, y, random_state=seed, accountant=accountant,
-                                                                   sample_weight=sample_weight)
+    def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,
+                 sample_weight: Any = None) -> PrivateRegressionModel:
+        mechanism, delta = self._mechanism(call)
+        learner = self._learner(call.label_bound)
+        if self._draws_ranges(X, call):
+            model = self._ranged(learner, X, y, call, sample_weight).fit(
+                X, y, random_state=call.seed, accountant=accountant, sample_weight=sample_weight)
         else:
-            model = learner.fit(X, y, self.epsilon, mechanism, delta=delta, random_state=seed, accountant=accountant,
-                                neighbours=self.neighbours, n_public=self.n_public, sample_weight=sample_weight)
+            model = learner.fit(X, y, call.epsilon, mechanism, delta=delta, random_state=call.seed,
+                                accountant=accountant, neighbours=self.neighbours, n_public=self.n_public,
+                                sample_weight=sample_weight)
         assert isinstance(model, PrivateRegressionModel)
         return model
 
-    def _unlocated_label(self, n: int, certificate: ReleaseCertificate) -> str | None:
+    def _unlocated_label(self, X: Any, n: int, certificate: ReleaseCertificate, call: _Call) -> str | None:
         """The label is not located when, under replace-one with a public label bound, n is below
         :func:`~dpcvx.models.column_statistics.label_range_rows` at epsilon: no option draws a label range there, so
-        the labels are centred at the public midpoint and the noise scales with the public B. It is located only
-        coarsely when the release drew its range on a grid coarser than ``LABEL_LOCATED_DEPTH`` (the certificate's
-        public ``label_depth``): the released B' is then at least a cell wide. Public n, epsilon, B and the release's
-        depth only; nothing public tells whether the labels fill their range, so it is said whenever that holds."""
+        the labels are centred at the public midpoint and the noise scales with the public B; nor when n suffices but
+        ``column_statistics="auto"`` would have drawn the ranges of these rows in memory but X is read by blocks
+        (:func:`_blocks_not_located`). It is located only coarsely when the release drew its range on a grid coarser
+        than ``LABEL_LOCATED_DEPTH`` (the certificate's public ``label_depth``): the released B' is then at least a
+        cell wide. Public n, epsilon, B, the settings, X's kind and the release's depth only; nothing public tells
+        whether the labels fill their range, so it is said whenever that holds."""
         label_bound = certificate.label_bound
-        if (label_bound is None or is_private(self.label_bound)
+        if (label_bound is None or is_private(call.label_bound)
                 or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE):
             return None
-        least = label_range_rows(self.epsilon)
+        least = label_range_rows(call.epsilon)
         if n < least:
-            return label_not_located(n, least, label_bound, epsilon=self.epsilon)
+            return label_not_located(n, least, label_bound, epsilon=call.epsilon)
         record = certificate.column_statistics
+        if (record is None and is_out_of_core(X) and _is(self.column_statistics, "auto")
+                and self._draws_in_memory(call)):
+            return _blocks_not_located(label_bound)
         depth = record.get("label_depth") if record is not None else None
         if record is None or depth is None or depth >= LABEL_LOCATED_DEPTH:
             return None
-        return label_not_located(n, label_range_rows(self.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
-                                 coarse_cells=1 << int(depth), epsilon=self.epsilon)
+        return label_not_located(n, label_range_rows(call.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
+                                 coarse_cells=1 << int(depth), epsilon=call.epsilon)
 
     def _threshold(self, label_bound: float | str) -> float:
         """The Huber threshold: ``m`` as given, or "auto": B / 4 of the public centred label bound B."""
