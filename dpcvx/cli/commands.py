@@ -39,7 +39,7 @@ from ..models.record_weights import check_class_prior
 from ..progress import progress
 from ..release.model import PrivateModel
 from ..release.serialization import load, save
-from ..validation import MODERATE_MAX, MODERATE_MIN, check_threshold, decision_cut, label_range, positive
+from ..validation import check_threshold, decision_cut, label_range
 from .exit_codes import EXIT_OK
 from .parser import PRIOR
 
@@ -363,13 +363,9 @@ def _classes(args: argparse.Namespace) -> tuple[Any, ...]:
 
 def _lam(args: argparse.Namespace) -> float | str:
     """--lam as the estimators take ``lam``: "auto" when left out (their default), else as given, checked by the
-    API when it fits (> 0 for objective and output perturbation, >= 0 for AdaSSP's extra ridge). A positive
-    number is also kept within the range in which dpcvx computes (dpcvx.validation.positive)."""
-    if args.lam is None:
-        return "auto"
-    if isinstance(args.lam, float) and args.lam > 0:
-        positive("lam", args.lam, minimum=MODERATE_MIN, maximum=MODERATE_MAX)
-    return args.lam
+    API when it fits (:func:`dpcvx.validation.check_lam`: in [LAM_MIN, LAM_MAX], > 0 for objective and output
+    perturbation, >= 0 for AdaSSP's extra ridge)."""
+    return "auto" if args.lam is None else args.lam
 
 
 def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:

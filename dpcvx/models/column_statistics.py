@@ -94,7 +94,7 @@ from ..privacy.exact_sampling import discrete_laplace_array, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_bound
+from ..validation import check_bound, check_flag
 from .class_count import RatesPlan
 from .failure import after_charge, composite
 from .fit_plan import FitPlan
@@ -157,7 +157,7 @@ COMPOSITION = ("sequential composition of the eps_s-DP statistics and the fit wi
 def draws_statistics(learner: Any) -> bool:
     """Whether ``fit`` draws private column statistics (``column_statistics=True`` or ``"ranges"``)."""
     option = getattr(learner, "column_statistics", False)
-    return option is True or isinstance(option, str) and option == "ranges"
+    return option == "ranges" if isinstance(option, str) else check_flag("column_statistics", option)
 
 
 def ranges_by_default(n: int, d: int, epsilon: float, share: float) -> bool:

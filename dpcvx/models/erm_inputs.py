@@ -119,6 +119,13 @@ def _column_statistics(name: str, option: Any) -> bool | str:
                      f"got {option!r}")
 
 
+def column_statistics_option(name: str, value: Any) -> bool | str:
+    """An estimator's ``column_statistics``: "auto" (resolved by its public rule before anything is charged) or
+    :class:`~dpcvx.models.erm.PrivateERM`'s option (True, "ranges" or False; a numpy bool as the bool, as every
+    flag), checked by its check (``SETTINGS``)."""
+    return "auto" if isinstance(value, str) and value == "auto" else _column_statistics(name, value)
+
+
 def _bound(name: str, bound: Any) -> float | str:
     """A public bound (``data_norm``, ``label_bound``): a number in [BOUND_MIN, BOUND_MAX]
     (:func:`~dpcvx.validation.check_bound`) or "private" (drawn by fit); None is each path's to refuse."""

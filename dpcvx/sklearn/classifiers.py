@@ -97,7 +97,7 @@ from ..exceptions import InputError
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics, draws_statistics
 from ..models.erm import PrivateERM
-from ..models.erm_inputs import SETTINGS
+from ..models.erm_inputs import SETTINGS, column_statistics_option
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
 from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE
@@ -162,13 +162,6 @@ LEARNER_SETTINGS = ("lam", "data_norm", "norm_range", "norm_share", "fit_interce
                     "column_statistics_share")
 
 
-def column_statistics_option(name: str, value: Any) -> bool | str:
-    """An estimator's ``column_statistics``: "auto" (resolved by its public rule before anything is charged) or
-    :class:`~dpcvx.models.erm.PrivateERM`'s option (True, "ranges" or False; a numpy bool as the bool, as every
-    flag), checked by its check."""
-    return AUTO if isinstance(value, str) and value == AUTO else SETTINGS["column_statistics"](name, value)
-
-
 class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the dpcvx estimators; subclasses name the loss and regularizer."""
 
@@ -190,7 +183,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         "neighbours": lambda name, value: Neighbours.parse(value, name),
         "n_public": optional(lambda name, value: sample_size(value, name)),
         "threshold": or_literal("prior", check_threshold),
-        "column_statistics": lambda name, value: column_statistics_option(name, value)}
+        "column_statistics": column_statistics_option}
 
     def _loss(self) -> Loss:
         raise NotImplementedError

@@ -75,7 +75,7 @@ from ..models.column_statistics import (
     plan_column_statistics,
 )
 from ..models.erm import PrivateERM
-from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, is_private
+from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, column_statistics_option, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
 from ..models.training_rows import warn_on_training_rows
@@ -93,10 +93,10 @@ from ..validation import (
     check_delta,
     check_epsilon,
     check_flag,
+    check_lam,
     check_parameters,
     fraction,
     label_range,
-    non_negative,
     optional,
     or_literal,
     positive,
@@ -135,15 +135,10 @@ def _is(value: Any, option: str) -> bool:
     return isinstance(value, str) and value == option
 
 
-def _column_statistics(name: str, value: Any) -> bool | str:
-    """``column_statistics``: "auto", or a value PrivateERM's own check takes (True, False, a numpy bool, "ranges"),
-    as DPLogisticRegression checks it."""
-    return value if _is(value, "auto") else SETTINGS["column_statistics"](name, value)
-
-
 def _huber_statistics(name: str, value: bool | str) -> bool | str:
-    """DPHuberRegressor's ``column_statistics`` (checked by :func:`_column_statistics`): its draw is the ranges, so True
-    (the column sums of DPLinearRegression and the classifiers) is refused."""
+    """DPHuberRegressor's ``column_statistics``, checked by :func:`~dpcvx.models.erm_inputs.column_statistics_option`
+    (a bool, never a numpy one, by then): its draw is the ranges, so True (the column sums of DPLinearRegression and
+    the classifiers) is refused."""
     if value is True:
         raise InputError(f"{name}=True (private column sums) is not offered by DPHuberRegressor, whose private "
                          f"statistics are the ranges of the columns and the label: pass 'auto', 'ranges' or False. "
@@ -155,7 +150,7 @@ def _extra_ridge(name: str, lam: Any) -> float | str:
     """DPLinearRegression's lam: "auto" or a number, >= 0 for AdaSSP (an extra ridge); mechanism="objective"'s
     lam > 0 is :class:`~dpcvx.models.erm.PrivateERM`'s rule (its table)."""
     if not isinstance(lam, str):
-        return non_negative(name, lam)
+        return check_lam(name, lam, allow_zero=True)
     if lam == "auto":
         return lam
     raise InputError(f"{name} must be 'auto' or a number (AdaSSP: {name} >= 0, an extra ridge; mechanism='objective': "
@@ -202,7 +197,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         "neighbours": lambda name, value: Neighbours.parse(value, name),
         "float_safe": check_flag,
         "norm_share": fraction,  # PrivateERM's check (erm_inputs.private_bounds), here whether a bound is drawn or not
-        "column_statistics": _column_statistics,
+        "column_statistics": column_statistics_option,
     }
 
     def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,
@@ -251,25 +246,27 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         """
         return self._fit(X, y, sample_weight, accountant, None)
 
-    def _shared_settings(self) -> PrivateERM:
+    def _shared_settings(self, label_bound: float | str) -> PrivateERM:
         """A PrivateERM holding the settings the regressors share with it (the flags, the public bounds and the ranges
-        of private ones), for its own check (:func:`~dpcvx.models.erm_inputs.check_settings`) at the entry: they are
-        checked as DPLogisticRegression's learner checks them, whichever mechanism the fit takes (AdaSSP reads no
-        ``norm_range``, yet one given with a public ``data_norm`` is refused, as there)."""
+        of private ones; ``label_bound`` the centred half-width B of a public range, or "private"), for its own check
+        (:func:`~dpcvx.models.erm_inputs.check_settings`) at the entry: they are checked as DPLogisticRegression's
+        learner checks them, whichever mechanism the fit takes (AdaSSP reads no ``norm_range``, yet one given with a
+        public ``data_norm`` is refused, as there)."""
         return PrivateERM(task="regression", data_norm=self.data_norm, norm_range=self.norm_range,
-                          label_bound=self.label_bound, label_range=self.label_range, fit_intercept=self.fit_intercept,
+                          label_bound=label_bound, label_range=self.label_range, fit_intercept=self.fit_intercept,
                           clip=self.clip, allow_large_delta=self.allow_large_delta)
 
     def _public_checks(self, sample_weight: Any) -> _Call:
         """The fit's public inputs, checked before the data: every parameter, once (the declared table, then the
         settings shared with PrivateERM), then the weights and the seed."""
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
-        check_settings(self._shared_settings())
+        # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift); a public bound B or range
+        # (lo, hi) is the shift c and the half-width B that PrivateERM's settings then hold
+        shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
+        check_settings(self._shared_settings(bound))
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        # label_bound="private": B is drawn by PrivateERM's fit, around 0 (no public shift)
-        shift, bound = (0.0, PRIVATE) if is_private(self.label_bound) else label_range(self.label_bound)
         return _Call(checked["epsilon"], checked["delta"], shift, bound, seed)
 
     @staticmethod
@@ -302,8 +299,6 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                 model = released
         if call.shift:  # the public shift added back: post-processing
             model = model.shifted(call.shift)
-        self.model_, self.certificate_ = model, model.certificate
-        self.coef_, self.intercept_ = model.coef_, model.intercept_
         certificate = model.certificate
         unlocated = self._unlocated_label(X, int(targets.shape[0]), certificate, call)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)
@@ -319,6 +314,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         # n-vector, as the labels'), a Dask X's not read again (its predictions would be computed into memory)
         if isinstance(X, np.memmap) or not is_out_of_core(X):
             warn_on_training_rows(type(self).__name__, model.predict(checked), targets, regression=True)
+        # the fitted attributes last: a fit that raises (a warning a caller's filter turns into an error) sets none
+        self.model_, self.certificate_ = model, certificate
+        self.coef_, self.intercept_ = model.coef_, model.intercept_
         return self
 
     def __sklearn_tags__(self) -> Any:  # sklearn.utils.Tags (scikit-learn >= 1.6)
@@ -569,7 +567,7 @@ class DPHuberRegressor(_PrivateRegressor):
         "mechanism": lambda name, value: value if _is(value, "auto") else Mechanism.of(value),
         "n_public": optional(lambda name, value: sample_size(value, name)),
         "sample_weight_bound": optional(check_bound),
-        "column_statistics": lambda name, value: _huber_statistics(name, _column_statistics(name, value)),
+        "column_statistics": lambda name, value: _huber_statistics(name, column_statistics_option(name, value)),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float | str = "auto", lam: float | str = "auto",

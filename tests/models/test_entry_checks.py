@@ -55,14 +55,29 @@ def test_a_lam_outside_its_one_range_is_refused_by_every_entry_before_any_charge
         assert accountant.ledger == [], name
 
 
-def test_the_command_line_takes_the_library_range_of_lam():
-    from dpcvx.cli.parser import _lam_value
+@pytest.mark.parametrize("regression", [False, True])
+def test_the_command_line_takes_the_library_range_of_lam(tmp_path, capsys, regression):
+    """--lam is the API's lam: its range is check_lam's at every path (a classifier, AdaSSP's extra ridge), refused
+    as an input error (exit 3) with the API's message, and the edges of the range are fitted."""
+    from dpcvx.cli import main
 
-    assert _lam_value(repr(LAM_MAX)) == LAM_MAX and _lam_value(repr(LAM_MIN)) == LAM_MIN
-    assert _lam_value("0") == 0.0 and _lam_value("auto") == "auto"
-    for text in (repr(math.nextafter(LAM_MAX, math.inf)), repr(math.nextafter(LAM_MIN, 0.0))):
-        with pytest.raises(Exception, match="lam"):
-            _lam_value(text)
+    rng = np.random.default_rng(0)
+    rows = rng.uniform(0, 1, (200, 2))
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,t\n" + "".join(f"{a:.4f},{b:.4f},{int(a > b) if not regression else a - b:.4f}\n"
+                                        for a, b in rows))
+    task = (["--task", "regression", "--label-bound=-1,1", "--delta", "1e-6"] if regression
+            else ["--positive", "1.0000", "--negative", "0.0000"])
+    options = ["fit", str(data), "--target", "t", *task, "--numeric", "a:0:1", "--numeric", "b:0:1", "--data-norm",
+               "1", "--epsilon", "1", "--random-state", "0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the estimators' warnings of 200 rows
+        for lam in (LAM_MAX, LAM_MIN):
+            assert main([*options, "--lam", repr(lam), "--out", str(tmp_path / "m.json")]) == 0
+        capsys.readouterr()
+        for text in (repr(math.nextafter(LAM_MAX, math.inf)), repr(math.nextafter(LAM_MIN, 0.0))):
+            assert main([*options, "--lam", text, "--out", str(tmp_path / "m.json")]) == 3
+            assert "is outside the range [1e-150, 1e+150]" in capsys.readouterr().err
     assert check_lam("lam", 0, allow_zero=True) == 0.0
     with pytest.raises(InputError, match="lam must be finite and positive"):
         check_lam("lam", 0)

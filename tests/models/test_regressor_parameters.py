@@ -188,3 +188,17 @@ def test_a_memmap_too_small_for_the_label_range_keeps_the_rule_of_too_few_rows(c
     texts = [str(w.message) for w in mapped_warnings if w.category is NoiseDominatesWarning]
     assert any("rows are too few" in text for text in texts)
     assert not any("rows read by blocks" in text for text in texts)
+
+
+@pytest.mark.parametrize("estimator", REGRESSORS)
+def test_a_public_label_range_is_checked_as_the_half_width_privateerm_sees(estimator):
+    """label_bound=(lo, hi) is the regressors' public range: shifted by (lo + hi) / 2, the learner sees the half-width
+    (hi - lo) / 2, and the settings shared with PrivateERM are checked at that bound (a pair is not PrivateERM's
+    label_bound: checked as given, every range was refused). The range's fit is the centred fit shifted back."""
+    X, y = _rows()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the small table's warnings
+        ranged = estimator(label_bound=(9.0, 11.0), random_state=0).fit(X, y + 10.0)
+        centred = estimator(label_bound=1.0, random_state=0).fit(X, y)
+    np.testing.assert_allclose(ranged.predict(X), centred.predict(X) + 10.0, rtol=0, atol=1e-9)
+    _refused(estimator(label_bound=(11.0, 9.0)), X, y, "label_bound")
