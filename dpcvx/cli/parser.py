@@ -79,26 +79,25 @@ AUTO = "auto"
 PRIOR = "prior"  # --threshold prior: the cut at the log-odds of the class prior (the estimators' threshold="prior")
 
 
-def _lam_value(text: str) -> float | str:
-    """--lam: "auto" (the public rule, the estimators' default) or a number, as the API's ``lam`` takes them: other
-    text is a usage error; a number's range is the API's check when the fit runs (an input error, as in Python:
-    > 0 for objective and output perturbation, >= 0 for AdaSSP's extra ridge)."""
-    if text == AUTO:
-        return AUTO
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or a number, got {text[:40]!r}") from None
+def _keyword_or_number(keyword: str, expected: str) -> Callable[[str], float | str]:
+    """A parser of ``keyword`` exactly, or a number, as the API's parameter of that name takes them: other text is a
+    usage error (``expected`` says what is), and a number's range is the API's check when the fit runs (an input
+    error, as in Python)."""
+    def parse(text: str) -> float | str:
+        if text == keyword:
+            return keyword
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {expected}, got {text[:40]!r}") from None
+    return parse
 
 
-def _threshold_value(text: str) -> float | str:
-    """--threshold: "prior" or a number, as the estimators' ``threshold`` (they check its range, in (0, 1))."""
-    if text == PRIOR:
-        return PRIOR
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'prior' or a probability in (0, 1), got {text[:40]!r}") from None
+#: --lam: "auto" (the public rule, the estimators' default) or a number (> 0 for objective and output perturbation,
+#: >= 0 for AdaSSP's extra ridge: checked by the API's check_lam)
+_lam_value = _keyword_or_number(AUTO, "'auto' or a number")
+#: --threshold: "prior" or a number (the estimators check its range, in (0, 1))
+_threshold_value = _keyword_or_number(PRIOR, "'prior' or a probability in (0, 1)")
 
 
 def _class_prior(text: str) -> tuple[float, float] | str:
