@@ -101,7 +101,7 @@ from .records.regression_release import regression_from_dict, regression_to_dict
 from .records.release_certificate import SavedReleaseCertificate
 from .records.row_map import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of feature maps, re-exported
 from .records.row_map import register_feature_map
-from .records.upgrade import FIRST_READ_VERSION, upgraded
+from .records.upgrade import FIRST_READ_VERSION, format_version, upgraded
 from .regression_model import PrivateRegressionModel
 from .tuning_record import TuningRecord
 
@@ -244,7 +244,7 @@ def model_from_dict(data: Any) -> Release:
 
 def _release_from_dict(data: Any) -> Release:
     """A release without the top-level ``tuning`` field (a whole file's, or a multiclass file's per-class entry)."""
-    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and data.get("format_version") in range(
+    if isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in range(
             1, FIRST_READ_VERSION):
         raise InputError(f"format_version {data['format_version']} was written by a development version of dpcvx "
                          "before its first release, and this dpcvx does not read it (docs/model-files.md, "
@@ -263,7 +263,7 @@ def _release_from_dict(data: Any) -> Release:
             f"{MODEL_FORMAT_VERSION}, got {_short(got)}"
         )
     kind = data.get("kind")
-    if kind not in _BY_NAME:
+    if not isinstance(kind, str) or kind not in _BY_NAME:
         raise InputError(f'"kind" must be one of {list(KINDS)}, got {_short(kind)}')
     return _BY_NAME[kind].read(data)
 

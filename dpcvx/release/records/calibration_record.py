@@ -30,7 +30,7 @@ from ...privacy.lattice_tdil import LatticeTDIL
 from ...rounding import ROUNDING
 
 __all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel",
-           "same_number"]
+           "same_number", "compare_recorded"]
 
 #: Every calibration a linear release can carry (docs/architecture.md, "A new mechanism").
 LINEAR_CALIBRATIONS: tuple[type[LinearCalibration], ...] = (
@@ -74,7 +74,7 @@ def same_number(recorded: Any, recomputed: Any) -> bool:
     return bool(recorded == recomputed)
 
 
-def _compare(record: Record, recomputed: dict[str, Any], used: str) -> None:
+def compare_recorded(record: Record, recomputed: dict[str, Any], used: str) -> None:
     """Refuse a record whose fields are not those the library recomputes from ``used``, naming the field."""
     for key in [*recomputed, *(key for key in record if key not in recomputed)]:
         if key not in recomputed:
@@ -95,7 +95,7 @@ def read_linear(record: Record) -> LinearCalibration:
         calibration = kind.from_record(record, PublicFacts())
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    _compare(record, calibration.to_dict(), ", ".join(key for key in kind.inputs if key in record))
+    compare_recorded(record, calibration.to_dict(), ", ".join(key for key in kind.inputs if key in record))
     return calibration
 
 
@@ -112,5 +112,5 @@ def read_kernel(record: Any, algorithm: str, kernel: Any, centers: np.ndarray) -
         calibration = kind.from_record(record, PublicFacts(algorithm=algorithm, kernel=kernel, centers=centers))
     except (InputError, TypeError, ValueError) as error:
         raise InputError(f"the recorded {algorithm} calibration lacks or garbles an input: {error}") from None
-    _compare(record, calibration.to_dict(), "the public inputs")
+    compare_recorded(record, calibration.to_dict(), "the public inputs")
     return calibration

@@ -1,7 +1,8 @@
-"""One JSON field of a model file, checked: a number, a text, a flag, an exact-or-float constant.
+"""One JSON field of a model file, checked: a number, an integer, a text, a flag, an exact-or-float constant.
 
 Every refusal is an :class:`~dpcvx.exceptions.InputError` naming the field and, for a too long value, a
-shortened text of it.
+shortened text of it. A field is checked by its type before any use (hashed, compared, converted): Python
+takes ``true`` for the integer 1 and ``6.0`` for 6, and a list or an object cannot be looked up in a table.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def _number(what: str, value: Any, *, finite: bool = True) -> float:
     if finite and not math.isfinite(number):
         raise InputError(f"{what} must be finite, got {value!r}")
     return number
+
+
+def _integer(what: str, value: Any) -> int:
+    """A JSON integer: never a flag (``true`` is 1 to Python) nor a number with a fraction part's notation (6.0)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{what} must be an integer, got {_short(value)}")
+    return value
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -83,6 +91,7 @@ def _positive(what: str, value: Any) -> float:
 
 
 def _check_same(what: str, value: Any, recorded: Any) -> None:
-    if value != recorded:
+    """Refuse ``value`` unless it is ``recorded``: equal, and a flag only where the record holds one."""
+    if value != recorded or isinstance(value, bool) != isinstance(recorded, bool):
         raise InputError(f"{what} is {value!r} but the certificate records {recorded!r}; "
                          "the file has been edited")

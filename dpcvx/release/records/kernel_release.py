@@ -13,6 +13,8 @@ naming the field.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,7 @@ from ...privacy.privacy_curve import check_recorded_curve
 from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from .calibration_record import read_kernel, same_number
+from .fields import _flag, _integer, _number
 
 __all__ = ["kernel_release_to_dict", "kernel_release_from_dict"]
 
@@ -37,6 +40,17 @@ _CERTIFICATE_KEYS = {"algorithm", "theorem", "guarantee", "epsilon", "delta", "n
 # the algorithms' privatised outputs besides the predictor, in the order the learners record them
 _OUTPUTS: dict[str, tuple[str, ...]] = {"TDDL": (), "PINP": ("answers", "updates_used"),
                                         "TDIL": ("rounds_used", "certified")}
+
+
+def _answers(what: str, value: Any) -> list[float]:
+    if not isinstance(value, list):
+        raise InputError(f"{what} must be a list of numbers")
+    return [_number(f"{what}[{i}]", answer) for i, answer in enumerate(value)]
+
+
+# each output's reader: the type the learner records
+_OUTPUT_TYPES: dict[str, Callable[[str, Any], Any]] = {"answers": _answers, "updates_used": _integer,
+                                                      "rounds_used": _integer, "certified": _flag}
 
 
 def kernel_release_to_dict(release: PrivateKernelModel, header: dict) -> dict:
@@ -60,8 +74,11 @@ def kernel_release_to_dict(release: PrivateKernelModel, header: dict) -> dict:
 
 
 def _matrix(what: str, data: Any, columns: int) -> np.ndarray:
-    try:
-        array = np.asarray(data, dtype=float).reshape(-1, columns)
+    try:  # numbers only: numpy would read true as 1.0 and "0.5" as 0.5
+        array = np.asarray(data)
+        if array.dtype.kind not in "iuf":
+            raise TypeError(f"{what} holds {array.dtype}")
+        array = array.astype(float).reshape(-1, columns)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a list of rows of {columns} numbers") from None
     if not np.all(np.isfinite(array)):
@@ -134,13 +151,15 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
     if algorithm not in KERNEL_ALGORITHMS:
         raise InputError(f"certificate.algorithm must be one of {KERNEL_ALGORITHMS}, got {algorithm!r}")
     for key in ("algorithm", "epsilon", "delta", "library_version"):
-        if item[key] != certificate[key]:
+        if not same_number(item[key], certificate[key]):
             raise InputError(f"{key} is {item[key]!r} but the certificate records {certificate[key]!r}; "
                              "the file has been edited")
-    if item["classes"] != list(KERNEL_CLASSES):
+    classes = item["classes"]
+    if not (isinstance(classes, list) and len(classes) == len(KERNEL_CLASSES)
+            and all(map(same_number, classes, KERNEL_CLASSES))):
         raise InputError(f"classes of a kernel release are {list(KERNEL_CLASSES)}, got {item['classes']!r}")
     predictor_data = json_object("predictor", item["predictor"], _PREDICTOR_KEYS, holder=KERNEL_HOLDER)
-    if predictor_data["kernel"] != certificate["kernel"]:
+    if json.dumps(predictor_data["kernel"], sort_keys=True) != json.dumps(certificate["kernel"], sort_keys=True):
         raise InputError("predictor.kernel differs from certificate.kernel; the file has been edited")
     kernel = kernel_from_dict(predictor_data["kernel"])
     d = predictor_data["n_features"]
@@ -166,5 +185,5 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
     if loaded.guarantee != certificate["guarantee"] or certificate["neighbours"] != NEIGHBOUR_RELATION:
         raise InputError("certificate.guarantee or certificate.neighbours does not match what dpcvx states "
                          "for this release; the file has been edited")
-    outputs = {key: privatised[key] for key in _OUTPUTS[algorithm]}
+    outputs = {key: _OUTPUT_TYPES[key](f"privatised.{key}", privatised[key]) for key in _OUTPUTS[algorithm]}
     return PrivateKernelModel(predictor, loaded, outputs)

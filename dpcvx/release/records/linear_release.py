@@ -4,6 +4,8 @@ A regression ERM's record is the same layout (see :mod:`.regression_release`).""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...data.files import json_object
@@ -51,6 +53,13 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
     }
 
 
+def _weights(coef: Any) -> np.ndarray:
+    """privatised.coef: a non-empty list of numbers (a linear or an AdaSSP release's weights)."""
+    if not isinstance(coef, list) or not coef:
+        raise InputError("privatised.coef must be a non-empty list of numbers")
+    return np.array([_number(f"privatised.coef[{i}]", value) for i, value in enumerate(coef)])
+
+
 def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     """A linear release (format_version 2, or kind "linear" or an ERM "regression"), every field checked."""
     item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"}, _MODEL_KEYS)
@@ -72,10 +81,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
             or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
         raise InputError(f"classes must be a pair of two different strings or numbers, got {classes!r}")
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
-    coef = privatised["coef"]
-    if not isinstance(coef, list) or not coef:
-        raise InputError("privatised.coef must be a non-empty list of numbers")
-    weights = np.array([_number(f"privatised.coef[{i}]", value) for i, value in enumerate(coef)])
+    weights = _weights(privatised["coef"])
     intercept = _number("privatised.intercept", privatised["intercept"])
 
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)

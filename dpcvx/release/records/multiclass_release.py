@@ -16,6 +16,7 @@ from ...version import __version__
 from ..model import PrivateModel, Release
 from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..usefulness import one_class_findings
+from .calibration_record import same_number
 from .fields import _check_same, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import linear_to_dict
@@ -55,9 +56,13 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or entry.get("kind") != "linear":
             raise InputError(f"per_class[{index}] must be a linear release")
-        one = read_entry(entry)
+        try:
+            one = read_entry(entry)
+        except InputError as error:  # named by its entry: per_class[i].format_version, not the file's
+            raise InputError(f"per_class[{index}]: {error}") from None
         assert isinstance(one, PrivateModel)
-        if one.classes_.tolist() != [-1, 1]:
+        if not (isinstance(entry["classes"], list) and len(entry["classes"]) == 2
+                and all(map(same_number, entry["classes"], (-1, 1)))):
             raise InputError(f"per_class[{index}] must have the one-vs-rest classes [-1, 1]")
         models.append(one)
     mechanism = models[0].certificate.mechanism

@@ -3,7 +3,9 @@ its calibration recomputed from the stated public bounds, or a regression ERM in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +20,10 @@ from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
-from .fields import _check_same, _number
+from .calibration_record import compare_recorded
+from .fields import _check_same, _flag, _number, _positive, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .linear_release import PRIVATISED_KEYS, linear_from_dict, linear_to_dict
+from .linear_release import _PREPROCESSING_KEYS, PRIVATISED_KEYS, _weights, linear_from_dict, linear_to_dict
 from .row_map import _row_map, _row_map_to_dict
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
@@ -28,6 +31,12 @@ _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon"
 # the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
 _ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics"}
 _ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
+# the certificate's public fields, each read by its type (the calibration and column statistics are read apart)
+_ADASSP_FIELD_TYPES: dict[str, Callable[[str, Any], Any]] = {
+    "mechanism": _text, "guarantee": _text, "epsilon": _positive, "delta": _number, "data_norm": _positive,
+    "effective_norm_bound": _positive, "label_bound": _positive, "fit_intercept": _flag,
+    "intercept_scaling": _positive, "clipping": _text, "neighbours": _text, "library_version": _text}
+assert set(_ADASSP_FIELD_TYPES) == _ADASSP_CERTIFICATE_FIELDS - {"calibration"}
 _STATISTICS_KEYS = {"n", "spread", "sums"}  # ADASSP_STANDARDISED's certificate.column_statistics
 _RANGES_KEYS = {"n", "level", "label_bound", "ranges"}  # ADASSP_RANGED's certificate.column_statistics
 
@@ -61,23 +70,23 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
-    facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"],
-                        data_norm=saved["effective_norm_bound"],
-                        label_bound=_ranged_label_bound(saved, recorded) if ranged else saved["label_bound"])
+    stated = {key: read(f"certificate.{key}", saved[key]) for key, read in _ADASSP_FIELD_TYPES.items()}
+    facts = PublicFacts(epsilon=stated["epsilon"], delta=stated["delta"],
+                        data_norm=stated["effective_norm_bound"],
+                        label_bound=_ranged_label_bound(saved, recorded) if ranged else stated["label_bound"])
     try:
         calibration = AdaSSPCalibration.from_record(recorded, facts)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    if calibration.to_dict() != recorded:
-        raise InputError("certificate.calibration is not what the stated epsilon, delta and bounds give; the file "
-                         "has been edited")
-    rows = _row_map(item["preprocessing"]["row_map"] if isinstance(item["preprocessing"], dict) else None)
+    compare_recorded(recorded, calibration.to_dict(), "the stated epsilon, delta and bounds")
+    preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
+    rows = _row_map(preprocessing["row_map"])
     _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
                 saved["effective_norm_bound"])
     for key in ("epsilon", "delta", "mechanism", "library_version"):
         _check_same(key, item[key], saved[key])
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
-    coef = np.array([_number(f"privatised.coef[{i}]", v) for i, v in enumerate(privatised["coef"])])
+    coef = _weights(privatised["coef"])
     if coef.size + rows.fit_intercept != calibration.dim:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
     if calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged:
@@ -87,12 +96,10 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     statistics = (_column_statistics(recorded_statistics, calibration, rows, coef.size) if standardised else
                   _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
                   else None)
-    certificate = SufficientStatisticsCertificate(**{key: saved[key] for key in _ADASSP_CERTIFICATE_FIELDS
-                                                     if key != "calibration"}, calibration=calibration,
-                                                  column_statistics=statistics)
+    certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics)
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
-    schema = item["preprocessing"].get("schema")
+    schema = preprocessing["schema"]
     model.schema = None if schema is None else PublicSchema.from_dict(schema)
     return model
 

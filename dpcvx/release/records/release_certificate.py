@@ -51,6 +51,7 @@ _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTION
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
+_DOUBLE_BITS = 1074  # 2^-1074, the smallest positive double
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,8 @@ def _verification(data: Any) -> Certificate:
     if len(set(names)) != len(names):
         raise InputError("certificate.verification.conditions name a condition twice")
     recomputed = {mechanism: certificate.allows(mechanism) for mechanism in MECHANISMS}
-    if item["allows"] != recomputed:
+    if not (isinstance(item["allows"], dict) and all(isinstance(flag, bool) for flag in item["allows"].values())
+            and item["allows"] == recomputed):
         raise InputError(f"certificate.verification.allows says {item['allows']!r} but its "
                          f"conditions give {recomputed!r}; the file has been edited, or an older dpcvx wrote it "
                          "under a verdict since withdrawn (a piecewise C^2 loss with a constraint set or an L1/group "
@@ -354,10 +356,12 @@ def _column_statistics(data: Any) -> dict | None:
     if not isinstance(sums, list) or not sums or len(sums) % 2 or not all(
             isinstance(value, int) and not isinstance(value, bool) for value in sums):
         raise InputError(f"{what}.sums must be a non-empty list of an even number of integers")
-    if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 1 for value in (n, bits)):
-        raise InputError(f"{what}.n and .lattice_bits must be positive integers")
+    # the lattice 2^-bits of the unit rows is a double (bits <= 1074): its caps, isqrt(4^bits d), stay computable
+    if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 1 for value in (n, bits)) \
+            or bits > _DOUBLE_BITS:
+        raise InputError(f"{what}.n and .lattice_bits must be positive integers, lattice_bits at most {_DOUBLE_BITS}")
     d = len(sums) // 2
-    if item["sensitivity"] != sums_sensitivity(d, bits):
+    if not _same_integer(item["sensitivity"], sums_sensitivity(d, bits)):
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {d} columns on the lattice 2^-{bits}; "
                          "the file has been edited")
     _replace_one_texts(what, item, "the statistics' proof")
@@ -374,17 +378,17 @@ def _column_ranges(data: dict) -> dict:
     n, cells = item["n"], item["cells"]
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError(f"{what}.n must be a positive integer")
-    if item["level"] != HISTOGRAM_LEVEL:
+    if not same_number(item["level"], HISTOGRAM_LEVEL):
         raise InputError(f"{what}.level must be dpcvx's public {HISTOGRAM_LEVEL}; the file has been edited")
     if not _grid_indices(cells, 1 << HISTOGRAM_DEPTH):
         raise InputError(f"{what}.cells must be two equal lists of grid indices in [0, {1 << HISTOGRAM_DEPTH}], "
                          "low <= high")
-    if item["sensitivity"] != histogram_sensitivity(len(cells[0])):
+    if not _same_integer(item["sensitivity"], histogram_sensitivity(len(cells[0]))):
         raise InputError(f"{what}.sensitivity is not the L1 sensitivity of {len(cells[0])} columns' histograms; the "
                          "file has been edited")
     # the features' grid: 2^8 cells for the classifiers; with a label the public rule of n, d and eps_s
     depth = HISTOGRAM_DEPTH if "label_cells" not in item else histogram_depth(n, len(cells[0]), item["epsilon"])
-    if item["depth"] != depth or not _grid_indices(cells, 1 << depth):
+    if not _same_integer(item["depth"], depth) or not _grid_indices(cells, 1 << depth):
         raise InputError(f"{what}.depth must be the public depth {depth} of the features' grid and the cells within "
                          f"[0, {1 << depth}]; the file has been edited")
     if "label_cells" in item:
@@ -393,11 +397,11 @@ def _column_ranges(data: dict) -> dict:
         _text(f"{what}.label_theorem", item["label_theorem"])
         # the label's grid: the public rule of n and eps_l (None: too few rows for a level at any depth)
         label_grid = label_depth(n, item["label_epsilon"])
-        if item["label_depth"] != label_grid:
+        if not (item["label_depth"] is None if label_grid is None else _same_integer(item["label_depth"], label_grid)):
             raise InputError(f"{what}.label_depth must be the public depth {label_grid} of the label's grid at n = {n} "
                              "rows and eps_l; the file has been edited")
-        if item["label_level"] != (None if label_grid is None else histogram_level(n, 1, item["label_epsilon"],
-                                                                                   label_grid)):
+        level = None if label_grid is None else histogram_level(n, 1, item["label_epsilon"], label_grid)
+        if not (item["label_level"] is None if level is None else same_number(item["label_level"], level)):
             raise InputError(f"{what}.label_level is not the public level of n = {n} rows at eps_l; the file has "
                              "been edited")
         label_cells, top = item["label_cells"], 1 << (HISTOGRAM_DEPTH if label_grid is None else label_grid)
@@ -406,6 +410,11 @@ def _column_ranges(data: dict) -> dict:
                              "with a null label_level)")
     _replace_one_texts(what, item, "the ranges' proof")
     return dict(item)
+
+
+def _same_integer(recorded: Any, recomputed: int) -> bool:
+    """Whether a recorded integer (a JSON integer, not a flag) is the recomputed one."""
+    return isinstance(recorded, int) and not isinstance(recorded, bool) and recorded == recomputed
 
 
 def _grid_indices(cells: Any, top: int, columns: int | None = None) -> bool:
@@ -463,7 +472,8 @@ def _weights(data: Any) -> CertifiedWeights | None:
         record = json_object("certificate.weights.private_count", count, _COUNT_KEYS)
         _positive("certificate.weights.private_count.epsilon", record["epsilon"])
         n, floor, drawn = (record[key] for key in ("n", "floor", "count"))
-        if not all(isinstance(value, int) for value in (n, floor, drawn)) or not 0 < floor <= drawn <= n - floor:
+        if not all(isinstance(value, int) and not isinstance(value, bool) for value in (n, floor, drawn)) \
+                or not 0 < floor <= drawn <= n - floor:
             raise InputError("certificate.weights.private_count: the count must lie in [floor, n - floor]; the file "
                              "has been edited")
         for key in ("theorem", "neighbours", "composition"):

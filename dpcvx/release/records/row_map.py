@@ -85,7 +85,10 @@ def _row_map(data: Any) -> RowMap:
         if not isinstance(feature_map, dict):
             raise InputError("preprocessing.row_map.feature_map must be an object or null")
         type_name = _text("preprocessing.row_map.feature_map.type", feature_map.get("type"))
-        feature_map = _feature_map_loader(type_name)(copy.deepcopy(feature_map))
+        try:  # a map's own reader may take a field of the wrong type for a Python error
+            feature_map = _feature_map_loader(type_name)(copy.deepcopy(feature_map))
+        except (TypeError, ValueError, KeyError) as error:
+            raise InputError(f"preprocessing.row_map.feature_map is not a saved {type_name}: {error}") from None
     rows = RowMap(
         norm_bound=_number("preprocessing.row_map.norm_bound", item["norm_bound"]),
         feature_map=feature_map,

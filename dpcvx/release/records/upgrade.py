@@ -18,32 +18,40 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .fields import _integer
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 
-__all__ = ["FIRST_READ_VERSION", "upgraded"]
+__all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
 
 FIRST_READ_VERSION = 4  # the oldest format version this dpcvx reads (versions 1 to 3: development only)
+
+
+def format_version(data: dict, where: str = "") -> int:
+    """The ``format_version`` of a model record (a file, or a multiclass file's entry ``where``), a JSON integer:
+    a list or an object, a flag or 6.0 is refused, naming the field, before it is looked up or compared."""
+    return _integer(f"{where}format_version", data.get("format_version"))
+
+
+def _entries_at(data: dict, version: int) -> list[dict]:
+    """A multiclass file's per-class entries of format ``version`` (the others are refused by the reader)."""
+    entries = data.get("per_class")
+    return [entry for index, entry in enumerate(entries) if isinstance(entry, dict)
+            and format_version(entry, f"per_class[{index}].") == version] if isinstance(entries, list) else []
 
 
 def _from_4(data: dict) -> dict:
     """Version 4 -> 5: ``tuning`` is null; a multiclass file's per-class entries carry version 5 too."""
     upgraded_ = {**copy.deepcopy(data), "format_version": 5, "tuning": None}
-    entries = upgraded_.get("per_class")
-    if isinstance(entries, list):
-        for entry in entries:
-            if isinstance(entry, dict) and entry.get("format_version") == 4:
-                entry["format_version"] = 5
+    for entry in _entries_at(upgraded_, 4):
+        entry["format_version"] = 5
     return upgraded_
 
 
 def _from_5(data: dict) -> dict:
     """Version 5 -> 6: a kernel release's L is the double it recorded (``"exact"``: null)."""
     upgraded_ = {**copy.deepcopy(data), "format_version": 6}
-    entries = upgraded_.get("per_class")
-    if isinstance(entries, list):
-        for entry in entries:
-            if isinstance(entry, dict) and entry.get("format_version") == 5:
-                entry["format_version"] = 6
+    for entry in _entries_at(upgraded_, 5):
+        entry["format_version"] = 6
     certificate = upgraded_.get("certificate")
     constants = certificate.get("constants") if isinstance(certificate, dict) and upgraded_.get("kind") == "kernel" \
         else None
@@ -58,8 +66,8 @@ assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
 def upgraded(data: Any) -> Any:
-    """``data`` read as the current format version: each step in turn from its version; anything else as it is."""
-    while (isinstance(data, dict) and data.get("format") == MODEL_FORMAT
-           and data.get("format_version") in _STEPS):
+    """``data`` read as the current format version: each step in turn from its version; anything else as it is
+    (a model record whose ``format_version`` is not an integer is refused)."""
+    while isinstance(data, dict) and data.get("format") == MODEL_FORMAT and format_version(data) in _STEPS:
         data = _STEPS[data["format_version"]](data)
     return data
