@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..data.blocks import is_out_of_core
+from ..data.blocks import RowBlocks, is_out_of_core
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -237,11 +237,9 @@ class MulticlassPlan:
             findings=one_class_findings(coef, intercept, self.classes, models[0].rows.norm_bound))
         warn_if_constant(type(learner).__name__, certificate.findings)
         released = PrivateMulticlassModel(coef, intercept, self.classes, models[0].rows, certificate)
-        if training_rows.runs_here() and not is_out_of_core(X):  # NOT PRIVATE, on the argmax (models.training_rows)
-            training_rows.warn_on_training_rows(type(learner).__name__,
-                                                np.argmax(released.decision_function(X), axis=1),
-                                                np.argmax(np.vstack(targets), axis=0),  # each row's class index
-                                                classes=np.arange(len(self.classes)))
+        if training_rows.runs_here():  # NOT PRIVATE, on the argmax (models.training_rows)
+            training_rows.warn_on_confusion(type(learner).__name__,
+                                            _argmax_confusion(released, X, np.argmax(np.vstack(targets), axis=0)))
         return released
 
     def _fit_class(self, X: Any, target: np.ndarray, seed: RandomState, sample_weight: Any) -> Any:
@@ -270,6 +268,24 @@ class MulticlassPlan:
         one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
         return PrivacyCurve(one.parts * len(self.classes), one.neighbours)
+
+
+def _argmax_confusion(released: PrivateMulticlassModel, X: Any, labels: np.ndarray) -> np.ndarray:
+    """NOT PRIVATE: the k x k confusion counts (:func:`training_rows.confusion`) of the release's argmax on its
+    training rows against ``labels``, each row's class index. Rows in memory are scored by the release; a memmap or
+    Dask X is read by row blocks as the solver reads it (:class:`~dpcvx.data.blocks.RowBlocks`, mapped as in
+    training: a memmap is never loaded whole, a Dask array's blocks are counted where they live), each block scored
+    as the release scores its mapped rows and its counts added: k x k numbers, never the predictions."""
+    classes = np.arange(len(released.classes_))
+    if not is_out_of_core(X):
+        return training_rows.confusion(np.argmax(released.decision_function(X), axis=1), labels, classes)
+    features = slice(None, -1) if released.rows.fit_intercept else slice(None)  # a block's intercept column left out
+
+    def counts(block: np.ndarray, part: np.ndarray) -> np.ndarray:
+        scores = block[:, features] @ released.coef_.T + released.intercept_  # the release's linear scores
+        return training_rows.confusion(np.argmax(scores, axis=1), part, classes)
+
+    return np.asarray(RowBlocks(X, released.rows).sum(counts, labels))
 
 
 def _check_public_bound(binary: PrivateERM) -> None:

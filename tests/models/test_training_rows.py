@@ -278,3 +278,45 @@ def test_the_public_classes_give_the_finding_of_the_union(noise_labels):
             for predicted in (labels, rng.integers(0, k, size=200), np.zeros(200, dtype=int)):
                 assert training_rows_finding(predicted, labels, False, classes=np.arange(k)[::-1]) == \
                     training_rows_finding(predicted, labels, False)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.DPCVXWarning")
+@pytest.mark.parametrize("layout", ["array", "memmap"])
+@pytest.mark.parametrize("intercept", [False, True])
+def test_one_vs_rest_counts_its_argmax_on_a_memmap_too(noise_labels, monkeypatch, tmp_path, layout, intercept):
+    """One-vs-rest's counts are those of its predict on the training rows, in memory or read by blocks from a
+    memmap (never loaded whole); the memmap fit was not checked before (a constant classifier went unwarned)."""
+    X, _ = noise_labels
+    labels = np.where(X[:, 0] > 0.3, 2, np.where(X[:, 1] > 0, 1, 0))
+    if layout == "memmap":
+        stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+        stored[:] = X
+        stored.flush()
+        X = np.load(tmp_path / "X.npy", mmap_mode="r")
+    seen = []
+    original = training_rows.warn_on_confusion
+    monkeypatch.setattr(training_rows, "warn_on_confusion", lambda owner, counts: seen.append(counts) or
+                        original(owner, counts))
+    released = dpcvx.PrivateMulticlassERM(
+        dpcvx.PrivateERM(dpcvx.losses.logistic(), lam=0.01, data_norm=0.5, fit_intercept=intercept),
+        classes=(0, 1, 2)).fit(X, labels, 4.0, random_state=0)
+    [counts] = seen
+    predicted = released.predict(np.asarray(X))
+    np.testing.assert_array_equal(counts, [[np.count_nonzero((labels == a) & (predicted == b)) for b in range(3)]
+                                           for a in range(3)])
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ConstantPredictionWarning")
+def test_a_multiclass_estimator_on_a_memmap_warns_of_a_constant_classifier(tmp_path):
+    """Three classes at 90/7/3 %, eps 1: the release predicts the largest class everywhere; on a memmap as in
+    memory, the owner is told (issue 42: no fit releases a constant classifier without a warning)."""
+    rng = np.random.default_rng(10)
+    labels = rng.choice(3, 3000, p=[0.9, 0.07, 0.03])
+    X = (rng.normal(size=(3, 10))[labels] + rng.normal(size=(3000, 10))) / 25
+    stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=X.shape)
+    stored[:] = X
+    stored.flush()
+    with pytest.warns(TrainingRowsWarning, match="predicts one class only"):
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2), epsilon=1.0, random_state=0).fit(
+            np.load(tmp_path / "X.npy", mmap_mode="r"), labels)
