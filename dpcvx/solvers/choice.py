@@ -278,8 +278,11 @@ class SolverChoice:
             problem.expressions()  # a conic solve of the verified expressions: built (CVXPY imported) before the charge
         if weighted and isinstance(X, RowBlocks):
             raise UnsupportedWeightsError(
-                "sample_weight is taken for in-memory X (numpy or scipy.sparse); a memmap or Dask X is solved by "
-                "blockwise Newton, which has no record weights: load the data into memory; nothing was charged")
+                "record weights, from sample_weight or from class_weight (a dict, or 'balanced': a weight per "
+                "class is a weight per record), are taken for in-memory X only (numpy or scipy.sparse); a memmap or "
+                "Dask X is solved by blockwise Newton, which has no record weights. Load X into memory "
+                "(np.asarray(X)) to fit with them, or fit the memmap without sample_weight and class_weight; "
+                "nothing was charged")
 
     def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
         """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""
