@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ..data.rows import RowMap
+from ..exceptions import InputError
 from ..losses import LOGISTIC_TEXT
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
@@ -38,14 +39,15 @@ from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
 from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
+from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 from .constants import Constants
 from .report import ReleaseReport
 from .sparsify import Sparsifiable
 from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
-__all__ = ["Release", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate", "CertifiedWeights",
-           "OFFSET_SOURCE", "drawn_epsilons"]
+__all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
+           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons"]
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
@@ -318,6 +320,26 @@ class ReleaseCertificate:
         return "\n".join(lines)
 
 
+def check_feature_names(model: Any, X: Any) -> None:
+    """Refuse a table X whose column names differ, in names or in order, from the ``feature_names_in_`` a loaded
+    model keeps (the column names of the DataFrame its estimator was fitted on, saved in its file), as that
+    estimator refuses them: the check of the names that scikit-learn's ``validate_data`` runs first (called alone:
+    ``validate_data`` reads an estimator's tags, which a release has not; X itself is left to the scores), its first
+    line as an :class:`~dpcvx.exceptions.InputError`; X without names is warned of by the same check. A model
+    without names is not checked (scikit-learn is not needed)."""
+    if getattr(model, "feature_names_in_", None) is None:
+        return
+    try:
+        from sklearn.utils.validation import _check_feature_names
+    except ImportError as error:
+        raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn",
+                               "models saved by a dpcvx estimator with the column names of its DataFrame") from error
+    try:
+        _check_feature_names(model, X, reset=False)
+    except ValueError as error:
+        raise InputError(str(error).splitlines()[0]) from None
+
+
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
     """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
     matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R; :meth:`RowMap.scores
@@ -328,6 +350,9 @@ def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.
 class LinearModel:
     """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
 
+    #: a loaded model's column names (:func:`check_feature_names`); None: not checked
+    feature_names_in_: np.ndarray | None = None
+
     def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap):
         self.coef_ = np.asarray(coef, dtype=float)
         self.intercept_ = float(intercept)
@@ -336,6 +361,7 @@ class LinearModel:
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """w^T x + b for rows mapped as in training (feature map, clipped to R)."""
+        check_feature_names(self, X)
         return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -384,6 +410,9 @@ class Release(ABC):
     kind: ClassVar[str]
     certificate: Certificate
     schema: Any = None  # the public encoder of table records into input rows, when one was saved
+    # the column names of the DataFrame the saving estimator was fitted on, when its file has them (public: the
+    # declared columns, not values); its predictions refuse a table with other names (:func:`check_feature_names`)
+    feature_names_in_: np.ndarray | None = None
     tuning: TuningRecord | None = None  # the tuning certificate and total cost, when dpcvx.tune selected it
 
     @abstractmethod

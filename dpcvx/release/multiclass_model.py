@@ -18,7 +18,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
-from .model import Release, ReleaseCertificate, linear_scores
+from .model import Release, ReleaseCertificate, check_feature_names, linear_scores
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
 
@@ -98,6 +98,7 @@ class PrivateMulticlassModel(Release):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n, k) scores w_c^T x + b_c for rows mapped as in training."""
+        check_feature_names(self, X)
         return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:

@@ -20,7 +20,7 @@ from ..privacy.adassp import AdaSSPCalibration
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from .model import Release, linear_scores
+from .model import Release, check_feature_names, linear_scores
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -45,6 +45,7 @@ class LinearRegressionModel:
         self.rows = rows
 
     def decision_function(self, X: Any) -> np.ndarray:
+        check_feature_names(self, X)  # a loaded model's column names, if its file has them
         return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:

@@ -63,8 +63,10 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 6``)::
                     "intercept_scaling": 1.0, "feature_map": null}
       },
       "certificate": { ... },                 # ReleaseCertificate.to_dict()
-      "tuning": null                          # or, for a model dpcvx.tune selected, its TuningRecord: the
+      "tuning": null,                         # or, for a model dpcvx.tune selected, its TuningRecord: the
                                               # tuning certificate's text and record, total_epsilon, total_delta
+      "feature_names": ["age", ...]           # only for an estimator fitted on a DataFrame: its column names,
+                                              # which the loaded model checks as the estimator does
     }
 
 A file of format version 4 is read through :mod:`dpcvx.release.records.upgrade` (``tuning`` null).
@@ -86,6 +88,8 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
@@ -105,14 +109,19 @@ from .records.upgrade import FIRST_READ_VERSION, format_version, upgraded
 from .regression_model import PrivateRegressionModel
 from .tuning_record import TuningRecord
 
+FEATURE_NAMES = "feature_names"  # the optional top-level key of the estimator's column names
+
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
 
 
-def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
+def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature_names: Any = None) -> dict:
     """The JSON-ready form of a release (see the module docstring): written by its kind's writer.
 
-    A schema with a column read off the data is refused (:func:`refuse_non_public_schema`).
+    A schema with a column read off the data is refused (:func:`refuse_non_public_schema`). ``feature_names``, the
+    column names of the DataFrame a dpcvx estimator was fitted on (its ``feature_names_in_``; by default the
+    release's own, a loaded model's), are written as ``"feature_names"`` when there are any: the loaded model
+    refuses a table whose columns differ in names or order, as the estimator does.
     """
     if isinstance(schema, PublicSchema):  # anything else is refused by the kind's writer
         refuse_non_public_schema(schema)
@@ -123,7 +132,26 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None) -> dict:
         raise InputError(f"only private releases can be saved, got {name}; fit with "
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
     tuning = model.tuning
-    return {**kind.write(model, schema), "tuning": None if tuning is None else tuning.to_dict()}
+    data = {**kind.write(model, schema), "tuning": None if tuning is None else tuning.to_dict()}
+    names = model.feature_names_in_ if feature_names is None else feature_names
+    if names is not None:  # written only when the estimator had them: files without names stay as they were
+        data[FEATURE_NAMES] = _feature_names(list(names), model)
+    return data
+
+
+def _feature_names(names: Any, release: Release) -> list[str]:
+    """The ``"feature_names"`` of a release: distinct texts, one per input column where the release's width says
+    how many (no feature map); refused otherwise, naming the field."""
+    if (not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names)
+            or len(set(names)) != len(names)):
+        raise InputError(f"{FEATURE_NAMES} must be a non-empty list of distinct column names (strings), got "
+                         f"{_short(names)}")
+    if not isinstance(release, (PrivateModel, PrivateMulticlassModel, PrivateRegressionModel)):
+        raise InputError(f"a kernel release takes no {FEATURE_NAMES}: its inputs are the raw feature rows")
+    width = None if release.rows.feature_map is not None else np.shape(release.coef_)[-1]
+    if width is not None and len(names) != width:
+        raise InputError(f"{FEATURE_NAMES} names {len(names)} columns but the model takes {width}")
+    return names
 
 
 def refuse_non_public_schema(schema: PublicSchema) -> None:
@@ -146,11 +174,12 @@ def refuse_non_public_schema(schema: PublicSchema) -> None:
             "(its schema is public), and pass that schema to save(model, path, schema=...)")
 
 
-def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, PublicSchema | None]:
-    """(the release, the schema) of what :func:`save` was given: a release, a fitted estimator, or a pipeline
-    of a PublicSchema and a fitted estimator (duck-typed: ``steps`` and ``model_``; scikit-learn is optional)."""
+def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, PublicSchema | None, Any]:
+    """(the release, the schema, the column names) of what :func:`save` was given: a release, a fitted estimator
+    (its ``feature_names_in_``, or None), or a pipeline of a PublicSchema and a fitted estimator (duck-typed:
+    ``steps`` and ``model_``; scikit-learn is optional)."""
     if isinstance(saved, Release):
-        return saved, schema
+        return saved, schema, None
     steps = getattr(saved, "steps", None)
     if isinstance(steps, list):
         kinds = [type(step).__name__ for _, step in steps]
@@ -164,11 +193,11 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
         schema, saved = steps[0][1], steps[1][1]
     release = getattr(saved, "model_", None)
     if isinstance(release, Release):
-        return release, schema
+        return release, schema, getattr(saved, "feature_names_in_", None)
     if hasattr(saved, "fit") and hasattr(saved, "get_params"):
         raise InputError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
                          "fit it first")
-    return saved, schema  # refused by model_to_dict, naming what it got
+    return saved, schema, None  # refused by model_to_dict, naming what it got
 
 
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
@@ -201,10 +230,10 @@ def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) ->
     loader's default ``mode="private"``. It is refused rather than dropped: a release
     file without its encoder would predict on rows nobody can reproduce.
     """
-    model, schema = _release_and_schema(model, schema)
+    model, schema, names = _release_and_schema(model, schema)
     if schema is None:
         schema = getattr(model, "schema", None)
-    data = model_to_dict(model, schema)
+    data = model_to_dict(model, schema, feature_names=names)
 
     def write(handle: IO[str]) -> None:
         try:
@@ -236,9 +265,11 @@ def model_from_dict(data: Any) -> Release:
     if "tuning" not in data:
         raise InputError("the model file lacks keys ['tuning'] (null when the model was not selected by "
                          "dpcvx.tune); the file has been edited")
-    release = _release_from_dict({key: value for key, value in data.items() if key != "tuning"})
+    release = _release_from_dict({key: value for key, value in data.items() if key not in ("tuning", FEATURE_NAMES)})
     if data["tuning"] is not None:
         release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon)
+    if FEATURE_NAMES in data:  # optional: written when the saved estimator was fitted on named columns
+        release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)
     return release
 
 
