@@ -2,7 +2,7 @@
 
 docs/theory.md, section 30; the rule is :func:`dpcvx.sklearn.adassp_warning.adassp_noise_to_signal`
 at its first limit ``FORMER_LIMIT`` = 1, where the predicted error reaches the zero model's (the record of that rule and
-of its advice; the limit the warning uses now is fitted by benchmarks/adassp_warning_fit.py, section 30.4).
+of its advice; the limit the warning uses now is fitted by benchmarks/adassp_warning_fit.py, section 30).
 For each setting (kind of rows, n, d, epsilon) DPLinearRegression (AdaSSP, delta 1e-6,
 data_norm 1, label_bound 1, intercept) is fitted with SEEDS noise seeds, with the default lam 0
 and with the ridge the warning advised until issue 42 (:func:`former_advised_lam`; no longer advised:
@@ -34,7 +34,7 @@ NS = (60, 300, 2000, 20000)
 DS = (2, 5, 20)
 EPSILONS = (0.02, 0.1, 1.0)
 TEST_ROWS = 2000
-FORMER_LIMIT = 1.0  # the rule's first limit (docs/theory.md section 30.3), which this record measured
+FORMER_LIMIT = 1.0  # the rule's first limit (docs/theory.md section 30), which this record measured
 
 
 def former_advised_lam(calibration: AdaSSPCalibration, n: int) -> float:

@@ -1,6 +1,6 @@
 """Fit AdaSSP's NoiseDominatesWarning limit on a synthetic family of tables, then check it on held-out tables.
 
-docs/theory.md, section 30.4. Issue 42's bar: DPLinearRegression's defaults recover at least half of the gap between
+docs/theory.md, section 30. Issue 42's bar: DPLinearRegression's defaults recover at least half of the gap between
 the trivial predictor (the training mean) and a non-private reference, else they warn. The warning reads public
 quantities only; the rule is a limit on one public statistic of the release certificate's calibration and n
 (:mod:`dpcvx.sklearn.adassp_warning`), and that limit is the one constant fitted here.
@@ -18,7 +18,7 @@ row-norm bound (benchmarks/real_tables.py's). Cells whose reference gap is under
 
 The choice: for each public form of ``FORMS`` (the module's noise-to-signal ratio; the share of AdaSSP's ridge bound in
 the eigenvalue of rows at the bound; the ratio where the columns' ranges were located, with a warning wherever they
-were not; docs/theory.md section 30.4) the limit is the geometric middle of the run of ``CANDIDATES`` with the fewest
+were not; docs/theory.md section 30) the limit is the geometric middle of the run of ``CANDIDATES`` with the fewest
 wrong cells (warned with recovered >= 0.5, or silent with recovered < 0.5); the form with the fewest wrong cells is
 chosen, the module's former ratio on a tie. The first two were declared before the first run; the third was added
 after it, on what the synthetic cells showed (FORMS). The chosen form and
@@ -70,14 +70,14 @@ HELD_OUT_EPSILONS = (0.3, 1.0, 3.0)
 
 def ridge_share(calibration: AdaSSPCalibration, n: int) -> float:
     """The ridge AdaSSP may add (its bound sqrt(d ln(2 d^2 / rho)) sigma_2) over lam_bar = n R^2 / d, the eigenvalue
-    of rows at the bound filling d directions (docs/theory.md section 30.4)."""
+    of rows at the bound filling d directions (docs/theory.md section 30)."""
     return calibration.ridge_bound * calibration.dim / (n * calibration.data_norm**2)
 
 
 #: The public forms the limit may be put on, each (statistic, whether a fit whose columns' ranges were not located
 #: warns whatever the statistic): the module's noise-to-signal ratio, the share of the ridge bound in the favourable
 #: eigenvalue, and the ratio applied only where its picture (rows filling their map) is made true by the mechanism
-#: (docs/theory.md section 30.4). The third was added after the first run of this script (synthetic cells only)
+#: (docs/theory.md section 30). The third was added after the first run of this script (synthetic cells only)
 #: showed that fits on the public row map fell short at every ratio.
 FORMS: dict[str, tuple[str, bool]] = {"noise_to_signal": ("noise_to_signal", False),
                                       "ridge_share": ("ridge_share", False),
@@ -261,7 +261,7 @@ def run_fit() -> None:
     write_json(RESULTS / "adassp_warning_fit.json", {"cells": cells, "chosen": chosen, "form": form})
     scored = [c for c in cells if c["gap"] >= SCORED_GAP]
     lines = ["# AdaSSP's NoiseDominatesWarning: the limit fitted on a synthetic family (no real table read)", "",
-             "Written by `python -m benchmarks.adassp_warning_fit fit` (docs/theory.md, section 30.4; the family and "
+             "Written by `python -m benchmarks.adassp_warning_fit fit` (docs/theory.md, section 30; the family and "
              "the choice are in the script's docstring). DPLinearRegression's defaults with label_bound the public "
              f"[0, 1000]; {len(cells)} cells (table, epsilon) of {TABLES} tables, {REPEATS} repeats each (rows, "
              f"split, noise); {len(scored)} scored (reference gap >= {SCORED_GAP}); "
@@ -335,7 +335,7 @@ def run_held_out() -> None:
     misses = [c for c in scored if c["warned"] == 0 and c["recovered"] < HALF]
     write_json(RESULTS / "adassp_warning_held_out.json", {"cells": cells})
     lines = ["# AdaSSP's NoiseDominatesWarning on held-out tables (the rule as committed, not retuned)", "",
-             "Written by `python -m benchmarks.adassp_warning_fit held-out` (docs/theory.md, section 30.4). The "
+             "Written by `python -m benchmarks.adassp_warning_fit held-out` (docs/theory.md, section 30). The "
              f"regression tables of benchmarks/real_tables.py ({SPLITS} seeded splits each) and the audit's d = 45 "
              f"table (5 seeds), DPLinearRegression's defaults at epsilon 0.3, 1 and 3. The rule as committed "
              f"(dpcvx/sklearn/adassp_warning.py): warn when the noise-to-signal ratio exceeds "
