@@ -348,10 +348,16 @@ def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.
 
 
 class LinearModel:
-    """A linear classifier sign(w^T x + b) over the mapped rows; labels are the public classes."""
+    """A linear classifier over the mapped rows: ``classes_[1]`` where w^T x + b > ``decision_cut``, else
+    ``classes_[0]``; labels are the public classes."""
 
     #: a loaded model's column names (:func:`check_feature_names`); None: not checked
     feature_names_in_: np.ndarray | None = None
+    #: the decision cut c: :meth:`predict` says ``classes_[1]`` where w^T x + b > c. 0 (sign(w^T x + b)) unless
+    #: set: a dpcvx classifier's public ``threshold`` t is the cut log(t / (1 - t)) (its ``decision_cut_``), which
+    #: ``dpcvx.save(estimator)`` writes and :func:`dpcvx.load` sets, so that the loaded model predicts what the
+    #: estimator predicted. A public number (post-processing, no privacy cost); not part of the certificate
+    decision_cut: float = 0.0
 
     def __init__(self, coef: np.ndarray, intercept: float, classes: tuple, rows: RowMap):
         self.coef_ = np.asarray(coef, dtype=float)
@@ -365,7 +371,8 @@ class LinearModel:
         return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+        """``classes_[1]`` where w^T x + b > :attr:`decision_cut`, else ``classes_[0]``."""
+        return np.where(self.decision_function(X) > self.decision_cut, self.classes_[1], self.classes_[0])
 
     def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on (X, y); y must use the model's classes."""
@@ -464,7 +471,10 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
 
     @property
     def predictor(self) -> LinearModel:
-        return LinearModel(self.coef_, self.intercept_, tuple(self.classes_.tolist()), self.rows)
+        """The released prediction function: the weights, the input map and the decision cut (no certificate)."""
+        predictor = LinearModel(self.coef_, self.intercept_, tuple(self.classes_.tolist()), self.rows)
+        predictor.decision_cut = self.decision_cut
+        return predictor
 
     @property
     def predict_proba(self) -> Callable[[ArrayLike], np.ndarray]:

@@ -65,8 +65,10 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 6``)::
       "certificate": { ... },                 # ReleaseCertificate.to_dict()
       "tuning": null,                         # or, for a model dpcvx.tune selected, its TuningRecord: the
                                               # tuning certificate's text and record, total_epsilon, total_delta
-      "feature_names": ["age", ...]           # only for an estimator fitted on a DataFrame: its column names,
+      "feature_names": ["age", ...],          # only for an estimator fitted on a DataFrame: its column names,
                                               # which the loaded model checks as the estimator does
+      "decision_cut": -0.847                  # only when not 0: the cut c of a binary classifier's predict
+                                              # (classes[1] where w^T x + b > c), its estimator's threshold
     }
 
 A file of format version 4 is read through :mod:`dpcvx.release.records.upgrade` (``tuning`` null).
@@ -96,7 +98,7 @@ from ..exceptions import FileError, InputError, NonPublicSchemaError
 from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
-from .records.fields import _short
+from .records.fields import _number, _short
 from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .records.kernel_release import kernel_release_from_dict, kernel_release_to_dict
 from .records.linear_release import _MODEL_KEYS, linear_from_dict, linear_to_dict
@@ -110,18 +112,23 @@ from .regression_model import PrivateRegressionModel
 from .tuning_record import TuningRecord
 
 FEATURE_NAMES = "feature_names"  # the optional top-level key of the estimator's column names
+DECISION_CUT = "decision_cut"  # the optional top-level key of a binary classifier's decision cut (not 0)
 
 __all__ = ["save", "load", "model_to_dict", "model_from_dict", "register_feature_map", "SavedReleaseCertificate",
            "MODEL_FORMAT", "MODEL_FORMAT_VERSION", "refuse_non_public_schema"]
 
 
-def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature_names: Any = None) -> dict:
+def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature_names: Any = None,
+                  decision_cut: Any = None) -> dict:
     """The JSON-ready form of a release (see the module docstring): written by its kind's writer.
 
     A schema with a column read off the data is refused (:func:`refuse_non_public_schema`). ``feature_names``, the
     column names of the DataFrame a dpcvx estimator was fitted on (its ``feature_names_in_``; by default the
     release's own, a loaded model's), are written as ``"feature_names"`` when there are any: the loaded model
-    refuses a table whose columns differ in names or order, as the estimator does.
+    refuses a table whose columns differ in names or order, as the estimator does. ``decision_cut``, the cut of a
+    dpcvx classifier's public ``threshold`` (its ``decision_cut_``; by default the release's own
+    :attr:`~dpcvx.release.model.LinearModel.decision_cut`), is written as ``"decision_cut"`` when it is not 0: the
+    loaded model predicts at it, as the estimator does. Files of the default threshold 0.5 stay as they were.
     """
     if isinstance(schema, PublicSchema):  # anything else is refused by the kind's writer
         refuse_non_public_schema(schema)
@@ -136,7 +143,20 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     names = model.feature_names_in_ if feature_names is None else feature_names
     if names is not None:  # written only when the estimator had them: files without names stay as they were
         data[FEATURE_NAMES] = _feature_names(list(names), model)
+    cut = getattr(model, "decision_cut", None) if decision_cut is None else decision_cut
+    if cut is not None and _number(DECISION_CUT, cut) != 0:  # written when not 0: a file of threshold 0.5 is as it was
+        data[DECISION_CUT] = _decision_cut(cut, model)
     return data
+
+
+def _decision_cut(cut: Any, release: Release) -> float:
+    """The ``"decision_cut"`` of a release: a finite number, of a binary linear classifier (the one release whose
+    predict cuts one decision value at 0 unless told otherwise); refused otherwise, naming the field."""
+    number = _number(DECISION_CUT, cut)
+    if not isinstance(release, PrivateModel):
+        raise InputError(f"a {release.kind} release takes no {DECISION_CUT}: it is the cut of a binary "
+                         "classifier's decision value (its threshold), and this model predicts without one")
+    return number
 
 
 def _feature_names(names: Any, release: Release) -> list[str]:
@@ -174,12 +194,13 @@ def refuse_non_public_schema(schema: PublicSchema) -> None:
             "(its schema is public), and pass that schema to save(model, path, schema=...)")
 
 
-def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, PublicSchema | None, Any]:
-    """(the release, the schema, the column names) of what :func:`save` was given: a release, a fitted estimator
-    (its ``feature_names_in_``, or None), or a pipeline of a PublicSchema and a fitted estimator (duck-typed:
-    ``steps`` and ``model_``; scikit-learn is optional)."""
+def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, PublicSchema | None, Any, Any]:
+    """(the release, the schema, the column names, the decision cut) of what :func:`save` was given: a release, a
+    fitted estimator (its ``feature_names_in_`` and a binary classifier's ``decision_cut_``, the cut of its
+    ``threshold``; else None), or a pipeline of a PublicSchema and a fitted estimator (duck-typed: ``steps`` and
+    ``model_``; scikit-learn is optional)."""
     if isinstance(saved, Release):
-        return saved, schema, None
+        return saved, schema, None, None
     steps = getattr(saved, "steps", None)
     if isinstance(steps, list):
         kinds = [type(step).__name__ for _, step in steps]
@@ -193,11 +214,11 @@ def _release_and_schema(saved: Any, schema: PublicSchema | None) -> tuple[Any, P
         schema, saved = steps[0][1], steps[1][1]
     release = getattr(saved, "model_", None)
     if isinstance(release, Release):
-        return release, schema, getattr(saved, "feature_names_in_", None)
+        return release, schema, getattr(saved, "feature_names_in_", None), getattr(saved, "decision_cut_", None)
     if hasattr(saved, "fit") and hasattr(saved, "get_params"):
         raise InputError(f"{type(saved).__name__} is not fitted: dpcvx.save writes a release, which fit makes; "
                          "fit it first")
-    return saved, schema, None  # refused by model_to_dict, naming what it got
+    return saved, schema, None, None  # refused by model_to_dict, naming what it got
 
 
 def _kernel_to_dict(model: PrivateKernelModel, schema: PublicSchema | None) -> dict:
@@ -216,6 +237,9 @@ def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) ->
     encodes tables as the pipeline did (``loaded.predict(loaded.schema.transform(table))`` is the
     pipeline's ``predict(table)``, ``predict_proba`` included). A pipeline with other steps is
     refused: they are not part of a model file, so a loaded model could not predict what it predicts.
+    A binary classifier's public ``threshold`` is saved as its decision cut (``decision_cut_``; the key
+    ``"decision_cut"``, written when the threshold is not 0.5): the loaded model's ``predict`` (its
+    :attr:`~dpcvx.release.model.LinearModel.decision_cut`) says what the estimator's said.
 
     ``schema`` is the public encoder from table records to the model's input
     rows, if one was used (the command line always saves one). A model read
@@ -230,10 +254,10 @@ def save(model: Any, path: str | Path, *, schema: PublicSchema | None = None) ->
     loader's default ``mode="private"``. It is refused rather than dropped: a release
     file without its encoder would predict on rows nobody can reproduce.
     """
-    model, schema, names = _release_and_schema(model, schema)
+    model, schema, names, cut = _release_and_schema(model, schema)
     if schema is None:
         schema = getattr(model, "schema", None)
-    data = model_to_dict(model, schema, feature_names=names)
+    data = model_to_dict(model, schema, feature_names=names, decision_cut=cut)
 
     def write(handle: IO[str]) -> None:
         try:
@@ -265,11 +289,16 @@ def model_from_dict(data: Any) -> Release:
     if "tuning" not in data:
         raise InputError("the model file lacks keys ['tuning'] (null when the model was not selected by "
                          "dpcvx.tune); the file has been edited")
-    release = _release_from_dict({key: value for key, value in data.items() if key not in ("tuning", FEATURE_NAMES)})
+    release = _release_from_dict({key: value for key, value in data.items()
+                                  if key not in ("tuning", FEATURE_NAMES, DECISION_CUT)})
     if data["tuning"] is not None:
         release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon)
     if FEATURE_NAMES in data:  # optional: written when the saved estimator was fitted on named columns
         release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)
+    if DECISION_CUT in data:  # optional: written when the saved classifier's threshold was not 0.5
+        cut = _decision_cut(data[DECISION_CUT], release)
+        assert isinstance(release, PrivateModel)  # _decision_cut refuses every other release
+        release.decision_cut = cut
     return release
 
 

@@ -486,6 +486,18 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         predicts ``classes[1]``."""
         return np.asarray(model.decision_function(X) > self._cut(model))
 
+    @property
+    def decision_cut_(self) -> float:
+        """The decision cut of the current ``threshold`` for the fitted binary release (:meth:`_cut`): :meth:`predict`
+        says ``classes[1]`` where the decision value is above it. A public number (of the public threshold and of the
+        release); ``dpcvx.save`` writes it, so that the loaded model predicts at it. One-vs-rest has none (it predicts
+        the largest score): AttributeError."""
+        check_is_fitted(self)
+        if isinstance(self.model_, PrivateMulticlassModel):
+            raise AttributeError("decision_cut_: a one-vs-rest model predicts the class of the largest score, with no "
+                                 "decision cut")
+        return self._cut(self.model_)
+
     def _cut(self, model: PrivateModel) -> float:
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
         threshold="prior" the log-odds of the offset's rates (the public prior's, or the released count's: a public
@@ -647,7 +659,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         each record whole with probability delta is (0, delta)-DP).
     threshold : float in (0, 1) or "prior", default 0.5
         PUBLIC: predict says ``classes[1]`` when w^T x + b > log(t / (1 - t)) (post-processing; ``model_`` keeps
-        0.5); a published rate of ``classes[1]`` is balanced accuracy's Bayes rule (docs/theory.md, section 32).
+        0.5, ``decision_cut_`` is the cut, and ``dpcvx.save`` writes it with the release, so the loaded model
+        predicts at it); a published rate of ``classes[1]`` is balanced accuracy's Bayes rule (docs/theory.md,
+        section 32).
         "prior": t is the intercept offset's rate of ``classes[1]`` (``class_prior``, public or the released count:
         a public function of the release), with ``class_weight=None``.
     neighbours : {"replace-one", "add-remove"}, default "replace-one"
@@ -670,6 +684,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
     classes_ : ndarray of shape (2,)
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
+    decision_cut_ : float
+        Two classes: the cut log(t / (1 - t)) of the current ``threshold`` t (or of "prior"'s rate) on the decision
+        value; ``dpcvx.save`` writes it, so the loaded model predicts as this estimator does.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when fitted on a DataFrame with string column names.

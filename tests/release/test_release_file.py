@@ -38,8 +38,8 @@ def test_injected_data_dependent_field_is_flagged(data, monkeypatch):
     X, y = data
     original = serialization.model_to_dict
 
-    def leaky(model, schema=None, feature_names=None):
-        saved = original(model, schema, feature_names=feature_names)
+    def leaky(model, schema=None, feature_names=None, decision_cut=None):
+        saved = original(model, schema, feature_names=feature_names, decision_cut=decision_cut)
         saved["certificate"]["solver_seconds"] = float(np.abs(model.coef_).sum())  # depends on the data
         saved["preprocessing"]["rows_seen"] = [float(model.coef_[0])]
         return saved

@@ -199,8 +199,8 @@ def test_a_value_read_off_the_data_is_flagged_by_path(data, monkeypatch):
     recording = _Recording(dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, class_weight="balanced"))
     original = serialization.model_to_dict
 
-    def leaky(model, schema=None, feature_names=None):
-        saved = original(model, schema, feature_names=feature_names)
+    def leaky(model, schema=None, feature_names=None, decision_cut=None):
+        saved = original(model, schema, feature_names=feature_names, decision_cut=decision_cut)
         features, labels = recording.rows
         saved["certificate"]["weights"]["true_count"] = int(np.sum(labels == 1))  # a new, undeclared field
         saved["certificate"]["weights"]["mean_weight"] = float(features[:, 0].sum())  # a declared function...
@@ -245,8 +245,8 @@ def test_a_leak_outside_what_column_statistics_derive_is_flagged(data, monkeypat
     recording = _Recording(dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, column_statistics=True))
     original = serialization.model_to_dict
 
-    def leaky(model, schema=None, feature_names=None):
-        saved = original(model, schema, feature_names=feature_names)
+    def leaky(model, schema=None, feature_names=None, decision_cut=None):
+        saved = original(model, schema, feature_names=feature_names, decision_cut=decision_cut)
         saved["certificate"]["guarantee"] += f" (column 0 sums to {recording.rows[0][:, 0].sum():.6f})"
         return saved
 
