@@ -31,11 +31,10 @@ from ..data.csv_table import Layout, name_list, read_table_columns, split_names,
 from ..data.files import atomic_write, check_writable, read_json, read_text
 from ..data.preprocessing import NumericColumn, PublicSchema
 from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
-from ..models.class_count import PRIVATE_PRIOR, released_rates
+from ..models.class_count import released_rates
 from ..models.erm import PrivateERM
 from ..models.intercept_offset import log_odds
 from ..models.multiclass import PrivateMulticlassERM
-from ..models.record_weights import check_class_prior
 from ..progress import progress
 from ..release.model import PrivateModel
 from ..release.serialization import load, save
@@ -430,32 +429,22 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
 
 
 def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, loss: Any, regularizer: Any,
-             norm: float) -> Any:
-    """The release of the fit: the estimator's (:func:`_estimator`; its warnings go to stderr), else the
-    learner's."""
+             norm: float) -> tuple[Any, Any]:
+    """(what to save, the release) of the fit: the fitted estimator (:func:`_estimator`; its warnings go to stderr),
+    saved with its threshold's decision cut, and its release; else the learner's release, twice."""
     estimator = _estimator(args, loss, regularizer, norm)
     shift = 0.0
     try:
         if estimator is not None:
-            return estimator.fit(X, y).model_
+            return estimator.fit(X, y), estimator.model_
         learner, options = _learner(args, loss, regularizer, norm)
         shift = label_range(args.label_bound)[0] if args.task == "regression" else 0.0  # public: LO,HI's centre
         model = learner.fit(X, y - shift if shift else y, epsilon=args.epsilon, delta=args.delta,
                             random_state=args.random_state, **options)
     except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
         raise _numeric_range(args, error) from None
-    return model.shifted(shift) if shift else model  # added back to the intercept: post-processing
-
-
-def _threshold_advice(args: argparse.Namespace) -> str:
-    """How to predict at --threshold (a model file holds the release, which predicts at 0.5), or ""."""
-    if args.threshold is None or args.threshold == 0.5:
-        return ""
-    threshold = args.threshold
-    if threshold == PRIOR and args.class_prior != PRIVATE_PRIOR:  # a public prior: its rate of the positive class
-        threshold = check_class_prior(args.class_prior, _classes(args))[1]
-    return (f"the model file holds the release, which predicts at the threshold 0.5; predict at --threshold "
-            f"{args.threshold} with: dpcvx predict {args.out} DATA --threshold {threshold}")
+    released = model.shifted(shift) if shift else model  # added back to the intercept: post-processing
+    return released, released
 
 
 def fit_command(args: argparse.Namespace) -> int:
@@ -483,15 +472,16 @@ def fit_command(args: argparse.Namespace) -> int:
             X, y = _encode_by_chunks(args, schema, columns, layout, labels_of, Path(scratch.name))
             steps.update()
         steps.update()
-        model = _release(args, X, y, loss, regularizer, schema.norm)
+        fitted, model = _release(args, X, y, loss, regularizer, schema.norm)
         steps.update()
-        save(model, args.out, schema=schema)
+        save(fitted, args.out, schema=schema)  # an estimator's threshold as its decision cut, which predict uses
         steps.update()
     print(model.certificate)
     print(f"\nmodel written to {args.out} ({X.shape[0]} rows, {X.shape[1]} features)")
-    advice = _threshold_advice(args)
-    if advice:
-        print(advice)
+    cut = getattr(fitted, "decision_cut_", 0.0)
+    if cut != 0:
+        print(f"--threshold {args.threshold}: the model predicts {model.classes_[1]} where the decision value exceeds "
+              f"{cut:.6g}; dpcvx predict uses this cut (its --threshold overrides it)")
     return EXIT_OK
 
 
@@ -547,9 +537,10 @@ def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.n
 
 
 def _at_threshold(model: Any, decisions: np.ndarray, threshold: float | str) -> np.ndarray:
-    """The labels of a binary release at --threshold, as the estimators' ``threshold`` (post-processing): the
-    positive class above log(t / (1 - t)) of a public t (their check), or for "prior" above the log-odds of the class
-    rates of the release's private count (``class_prior='private'``: a public function of the release)."""
+    """The labels of a binary release at --threshold, in place of the file's decision cut, as the estimators'
+    ``threshold`` (post-processing): the positive class above log(t / (1 - t)) of a public t (their check), or for
+    "prior" above the log-odds of the class rates of the release's private count (``class_prior='private'``: a
+    public function of the release)."""
     if not isinstance(model, PrivateModel):
         raise InputError(f"--threshold cuts the decision value of a binary classifier; {model.kind} models predict "
                          "without one: leave it out")
@@ -559,8 +550,9 @@ def _at_threshold(model: Any, decisions: np.ndarray, threshold: float | str) -> 
         rates = released_rates(model.certificate.weights)
         if rates is None:
             raise InputError("--threshold prior cuts at the log-odds of the class rates the release counted (fit with "
-                             "--class-prior private); this release has none. With a public class prior give its rate "
-                             "of the positive class as the threshold (--threshold 0.03)")
+                             "--class-prior private); this release has none. A model fitted with --threshold prior "
+                             "and a public class prior predicts at its cut without --threshold; or give the positive "
+                             "class's rate as the threshold (--threshold 0.03)")
         cut = log_odds(rates)
     return np.where(decisions > cut, model.classes_[1], model.classes_[0])
 
@@ -578,6 +570,7 @@ def predict_command(args: argparse.Namespace) -> int:
     X = _encode(schema, read_table_columns(args.data, schema.column_names, layout, numeric=schema.numeric_names),
                 args.data, layout, args.missing)
     decisions = model.decision_function(X)
+    # the file's decision cut (that of dpcvx fit's --threshold), unless --threshold overrides it
     predictions = model.predict(X) if args.threshold is None else _at_threshold(model, decisions, args.threshold)
     if decisions.ndim == 2:  # multiclass: the score of the predicted class
         decisions = decisions.max(axis=1)

@@ -418,7 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
     classification.add_argument("--threshold", type=_threshold_value, metavar="T|prior",
                                 help="threshold: predict the positive class when its probability exceeds T in (0, 1) "
                                      "(default 0.5), or 'prior' (the rate of --class-prior); post-processing. The "
-                                     "model file holds the release: give the same threshold to dpcvx predict")
+                                     "model file keeps its decision cut, at which dpcvx predict predicts")
     privacy.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
                          help="an intercept (a constant feature inside the norm bound and the regularizer); "
                               "on by default, as in the estimators: --no-fit-intercept leaves it out")
@@ -447,7 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
         "predict", help="predict labels, values or probabilities for a CSV or Parquet file with a saved model",
         formatter_class=raw,
         description=_text("Encode DATA with the model's saved public schema and write one row "
-                          "per record: the predicted label, the decision value w^T x + b (a multiclass "
+                          "per record: the predicted label (a binary classifier's at the decision cut its "
+                          "file holds, that of dpcvx fit's --threshold), the decision value w^T x + b (a multiclass "
                           "model: the score of the predicted class) and, for a logistic model, the "
                           "probabilities of the estimators' predict_proba: 'probability:CLASS' of the "
                           "positive class (binary), of every class (multiclass, the softmax of the scores). "
@@ -459,8 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "--no-header and the column names")
     _add_file_arguments(predict)
     predict.add_argument("--threshold", type=_threshold_value, metavar="T|prior",
-                         help="a binary classifier's public decision threshold, as dpcvx fit's: predict the positive "
-                              "class when its probability exceeds T in (0, 1) (default 0.5), or 'prior': the rate of "
+                         help="a binary classifier's public decision threshold, as dpcvx fit's, in place of the "
+                              "model file's (default: the file's, that of dpcvx fit's --threshold, else 0.5): predict "
+                              "the positive class when its probability exceeds T in (0, 1), or 'prior': the rate of "
                               "the release's private class count (fit with --class-prior private)")
     predict.add_argument("--out", metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")

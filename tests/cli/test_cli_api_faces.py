@@ -161,16 +161,51 @@ def test_a_rare_class_is_predicted_with_the_estimators_options(rare, tmp_path, c
     assert positives(capsys, balanced, rare) > 5 * max(positives(capsys, plain, rare), 1)
 
 
-def test_a_threshold_is_the_estimators_and_predict_applies_it(rare, tmp_path, capsys):
-    model = tmp_path / "m.json"
-    code, out, err = cli(capsys, "fit", rare, *BINARY, "--class-prior", "0.97,0.03", "--threshold", "prior",
-                         "--out", model)
+def predicted(capsys, *args):
+    code, out, err = cli(capsys, "predict", *args)
     assert code == 0, err
-    assert f"dpcvx predict {model} DATA --threshold 0.03" in out
-    at_half, at_prior = positives(capsys, model, rare), positives(capsys, model, rare, "--threshold", "0.03")
-    assert at_prior > at_half
+    return [line.split(",")[0] for line in out.splitlines()[1:]]
+
+
+@pytest.mark.parametrize("options, python", [
+    (["--class-prior", "0.97,0.03", "--threshold", "prior"], {"class_prior": (0.97, 0.03), "threshold": "prior"}),
+    (["--class-prior", "private", "--threshold", "prior"], {"class_prior": "private", "threshold": "prior"}),
+    (["--threshold", "0.1"], {"threshold": 0.1})], ids=["public prior", "private prior", "0.1"])
+def test_fit_saves_the_threshold_and_predict_predicts_the_estimators_labels(rare, tmp_path, capsys, options, python):
+    """The model file keeps the estimator's decision cut: dpcvx predict, without --threshold, says what the
+    estimator predicts; --threshold overrides it."""
+    model = tmp_path / "m.json"
+    code, out, err = cli(capsys, "fit", rare, *BINARY, *options, "--out", model)
+    assert code == 0, err
+    assert "give the same threshold" not in out and "dpcvx predict uses this cut" in out
+    X, table = encoded(rare)
+    estimator = dpcvx.DPLogisticRegression(epsilon=1, classes=("no", "yes"), random_state=0, **python)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labels = estimator.fit(X, table["k"]).predict(X).tolist()
+    assert f"{estimator.decision_cut_:.6g}" in out
+    assert predicted(capsys, model, rare) == labels
+    assert sum(label == "yes" for label in labels) > positives(capsys, model, rare, "--threshold", "0.5")
+
+
+def test_predict_threshold_overrides_the_files_cut(rare, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    code, _, err = cli(capsys, "fit", rare, *BINARY, "--class-prior", "0.97,0.03", "--threshold", "prior",
+                       "--out", model)
+    assert code == 0, err
+    assert predicted(capsys, model, rare) == predicted(capsys, model, rare, "--threshold", "0.03")
+    plain = tmp_path / "plain.json"
+    assert cli(capsys, "fit", rare, *BINARY, "--class-prior", "0.97,0.03", "--out", plain)[0] == 0
+    assert predicted(capsys, model, rare, "--threshold", "0.5") == predicted(capsys, plain, rare)
     code, _, err = cli(capsys, "predict", model, rare, "--threshold", "prior")  # no released count to take rates of
     assert code == 3 and "--threshold prior" in err
+
+
+def test_a_fit_at_the_default_threshold_writes_no_cut(rare, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    code, out, err = cli(capsys, "fit", rare, *BINARY, "--threshold", "0.5", "--out", model)
+    assert code == 0, err
+    assert "decision_cut" not in model.read_text() and "dpcvx predict uses this cut" not in out
 
 
 @pytest.mark.parametrize("options, code, message", [
