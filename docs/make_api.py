@@ -38,6 +38,10 @@ SPHINX_ROLE = re.compile(r":(?:class|func|meth|mod|attr|exc|data):`~?([^`]+)`")
 def summary(obj: object) -> str:
     """The first paragraph of the docstring on one line, Sphinx roles as code."""
     doc = inspect.getdoc(obj) or ""
+    if not (inspect.isclass(obj) or inspect.isroutine(obj) or inspect.ismodule(obj)) \
+            and doc == inspect.getdoc(type(obj)):  # a constant: its type's docstring says nothing of it
+        value = repr(obj)
+        return f"a constant, `{value}`" if len(value) <= 60 else "a constant (see its module)"
     paragraph = " ".join(doc.split("\n\n")[0].split())
     return SPHINX_ROLE.sub(lambda match: f"`{match.group(1)}`", paragraph)
 
