@@ -178,3 +178,13 @@ def test_a_private_priors_cut_is_declared_a_function_of_the_released_count():
                                 epsilon=1.0, seed=3, neighbour=(X, y2))
     assert result.clean, str(result)
     assert "decision_cut" in result.derived
+
+
+def test_a_tuned_estimator_s_release_keeps_its_cut_in_the_tuning_result():
+    """TuningResult.to_dict holds the selected release in its file form: the selected estimator's cut goes with it,
+    as dpcvx.save writes it, so the release read back from the result predicts what the estimator predicts."""
+    result = dpcvx.tune(DPLogisticRegression(threshold=0.3), X, Y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
+                        random_state=0)
+    written = result.to_dict()["model"]
+    assert written["decision_cut"] == result.model.decision_cut_ != 0
+    assert np.array_equal(model_from_dict(written).predict(X), result.model.predict(X))

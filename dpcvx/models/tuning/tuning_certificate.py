@@ -246,7 +246,9 @@ class TuningResult:
         ran a dpcvx estimator; another model through its ``to_dict``) and, under "privatised", the
         selected parameters."""
         release = self.release
-        model = model_to_dict(release) if release is not None else (
+        # a selected estimator's column names and decision cut go with its release, as dpcvx.save writes them
+        model = model_to_dict(release, feature_names=getattr(self.model, "feature_names_in_", None),
+                              decision_cut=getattr(self.model, "decision_cut_", None)) if release is not None else (
             self.model.to_dict() if hasattr(self.model, "to_dict") else None)
         return {"type": "TuningResult", "certificate": self.certificate.to_dict(),
                 "model": model, "privatised": {"params": public_params(self.params)}}
