@@ -97,6 +97,10 @@ NUMBERS = st.one_of(
 TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
 
 
+# dpcvx fit fits the estimators, whose public NoiseDominatesWarning a tiny or generated table draws: the command line
+# shows it on stderr; these tests check exit codes, files and messages, so it is not made an error here
+pytestmark = pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+
 @SETTINGS
 @given(st.lists(st.one_of(st.sampled_from(WORDS), NUMBERS, TEXT), max_size=8))
 def test_random_command_lines(workdir, monkeypatch, capsys, argv):
@@ -118,8 +122,10 @@ def test_fit_numbers(workdir, monkeypatch, capsys, flag, value):
     if code == 0:
         model = dpcvx.load(workdir / "out.json")
         assert np.all(np.isfinite(model.coef_)) and model.certificate.epsilon > 0
-        assert float(value) == {"--epsilon": model.certificate.epsilon, "--lam": model.certificate.constants["lam"],
-                                "--data-norm": model.certificate.data_norm}[flag]
+        # the whole epsilon of the release (the fit's share and, by the estimators' default, the column statistics')
+        certificate = model.certificate
+        assert float(value) == {"--epsilon": certificate.total_epsilon, "--lam": certificate.constants["lam"],
+                                "--data-norm": certificate.data_norm}[flag]
         (workdir / "out.json").unlink()
     elif code != 5:  # 5: a solver error at an extreme but valid value (one line, checked by run)
         assert flag in err or "too extreme" in err or flag.strip("-").replace("-", "_") in err, err
