@@ -80,6 +80,7 @@ def test_json_with_100000_keys_is_checked_in_linear_time():
 
 @pytest.mark.slow
 @pytest.mark.timing
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # 40 rows, 60,000 columns
 def test_a_60000_column_schema_in_linear_time(wide_csv, tmp_path):
     schema = dpcvx.PublicSchema(tuple(dpcvx.NumericColumn(f"c{i}", 0, 1) for i in range(COLUMNS)), norm=1.0)
     schema.save(tmp_path / "schema.json")
