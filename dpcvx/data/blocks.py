@@ -50,12 +50,11 @@ from ..exceptions import InputError
 from ..tables import NonFiniteError
 from .rows import RowMap
 
-__all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_out_of_core",
-           "as_row_blocks", "BLOCK_ROWS", "cache_block_rows"]
+__all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
+           "is_out_of_core", "as_row_blocks", "cache_block_rows"]
 
 BlockFunction = Callable[..., Any]
 
-BLOCK_ROWS = 65_536
 # A block of this size stays in a core's cache (L2, or the L3 it shares) between its two products. Measured
 # during development (one fused step pass and one Hessian-vector pass, CPU time, on the sweep's sizes):
 # 2 MB blocks beat 512 KB ones at every width (fewer Python calls per pass); 4 MB ones were no faster.
@@ -75,13 +74,14 @@ def take_rows(X: Any, rows: np.ndarray) -> Any:
     return np.take(X, rows, axis=0) if isinstance(X, np.ndarray) else X[rows]
 
 
-def _is_dask(X: Any) -> bool:
+def is_dask(X: Any) -> bool:
+    """Whether X is a Dask array or DataFrame (its chunks computed by a scheduler, possibly on other machines)."""
     return type(X).__module__.split(".")[0] == "dask"
 
 
 def is_out_of_core(X: Any) -> bool:
     """Whether X is read by blocks: a numpy.memmap or a Dask array or DataFrame."""
-    return isinstance(X, np.memmap) or _is_dask(X)
+    return isinstance(X, np.memmap) or is_dask(X)
 
 
 def _dask_array(X: Any) -> Any:
@@ -204,14 +204,14 @@ class RowBlocks:
 
     source: Any
     rows: RowMap
-    block_rows: int = 0  # rows per block of a memmap (0: BLOCK_ROWS floats in all, at least cache-sized)
+    block_rows: int = 0  # rows per block of a memmap (0: cache-sized, :func:`cache_block_rows`)
     checked: bool = False  # the source holds mapped, checked float64 rows: blocks are its views
     intercept: bool = False  # checked rows but for the row map's intercept column, appended to each block read
     _bounds: list[tuple[int, int]] = field(init=False, repr=False)
     _width: int = field(init=False, repr=False)  # the mapped width (feature map and intercept)
 
     def __post_init__(self) -> None:
-        if _is_dask(self.source):
+        if is_dask(self.source):
             self.source = _dask_array(self.source)
             if self.source.ndim != 2 or any(np.isnan(c) for c in self.source.chunks[0]):
                 raise InputError("a Dask X must be 2-D with known row chunks (use to_dask_array(lengths=True))")
@@ -223,9 +223,9 @@ class RowBlocks:
             if np.ndim(self.source) != 2:
                 raise InputError(f"X must be 2-D (n samples x d features), got shape {np.shape(self.source)}")
             n = self.source.shape[0]
-            if not self.block_rows:  # a mapped block is a copy: keep it near BLOCK_ROWS x 8 floats
-                self.block_rows = max(BLOCK_ROWS * 8 // max(int(self.source.shape[1]), 1),
-                                      cache_block_rows(int(self.source.shape[1])))
+            if not self.block_rows:  # a mapped block is a copy, held with the next one: cache-sized (2 MB), so that
+                # a fit whose default draws private ranges (rows mapped on every pass) holds two of them, not 8 MB
+                self.block_rows = cache_block_rows(int(self.source.shape[1]))
             self._bounds = [(a, min(a + self.block_rows, n)) for a in range(0, n, self.block_rows)]
         if not self._bounds:
             raise InputError("X is empty: at least one row is needed")
@@ -261,14 +261,14 @@ class RowBlocks:
                                  intercept=True)
             return RowBlocks.views(source, self.rows)
         identity = unmapped and not self.rows.fit_intercept
-        if identity and _is_dask(source) and source.dtype == np.float64:  # the chunks as they are, unchecked
+        if identity and is_dask(source) and source.dtype == np.float64:  # the chunks as they are, unchecked
             return RowBlocks(source, self.rows, checked=True)
         return self
 
     @property
     def on_dask(self) -> bool:
         """Whether these are a Dask array's chunks (each pass a task per chunk, where it lives)."""
-        return _is_dask(self.source)
+        return is_dask(self.source)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -277,7 +277,7 @@ class RowBlocks:
 
     def _raw(self, start: int, stop: int) -> np.ndarray:
         block = self.source[start:stop]
-        if _is_dask(block):
+        if is_dask(block):
             block = block.compute()
         return np.asarray(block)
 
@@ -293,7 +293,7 @@ class RowBlocks:
 
     def vector(self, values: np.ndarray) -> Vector:
         """An n-vector as passes take it: persisted parts where the chunks live (Dask), else ``values``."""
-        if not _is_dask(self.source):
+        if not is_dask(self.source):
             return values
         import dask
 
@@ -318,7 +318,7 @@ class RowBlocks:
         (the n-vector of the first, a list of the second): for a Dask input a
         :class:`BlockVector` that stays on the workers.
         """
-        if _is_dask(self.source):
+        if is_dask(self.source):
             return self._tasks(function, vectors, refuse=False, keep=keep)
         calls = ((start, function(block, *_parts(vectors, start, block))) for start, block, _ in self.blocks())
         if not keep:
@@ -338,7 +338,7 @@ class RowBlocks:
         """The sum of function(mapped block, *its parts of ``vectors``) over the blocks, added in block order as
         :meth:`map` would give them; a memmap's results are added as they come, so one block's d x d Hessian
         term is held at a time, not one per block (12 MB at 100,000 x 200 rows in 4 MB blocks)."""
-        if _is_dask(self.source):
+        if is_dask(self.source):
             return functools.reduce(operator.add, self._tasks(function, vectors, refuse=False))
         return functools.reduce(operator.add, (function(block, *_parts(vectors, start, block))
                                                for start, block, _ in self.blocks()))
@@ -370,7 +370,7 @@ class RowBlocks:
 
     def take(self, indices: np.ndarray) -> np.ndarray:
         """The mapped rows at ``indices`` (sorted): a subsample read without a pass over the data."""
-        if _is_dask(self.source):  # each chunk's rows picked where it lives: only they travel (no shuffle)
+        if is_dask(self.source):  # each chunk's rows picked where it lives: only they travel (no shuffle)
             import dask
 
             picks = [(chunk, indices[(indices >= a) & (indices < b)] - a)
@@ -405,7 +405,7 @@ class RowBlocks:
 
     def validate(self, refuse: bool) -> int:
         """One pass over the data: every check of the data contract; returns the rows clipped (private)."""
-        if _is_dask(self.source):
+        if is_dask(self.source):
             return int(sum(self._tasks(None, (), refuse)))
         return sum(clipped for _, _, clipped in self.blocks(refuse))
 

@@ -37,7 +37,8 @@ count and public numbers only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -46,7 +47,8 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from .noise import release_grid_spacing, round_to_grid
 
-__all__ = ["HIGHEST_LEVEL", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "count_sigma",
+__all__ = ["HIGHEST_LEVEL", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "VALUE_BLOCK", "ValueBlocks",
+           "count_sigma",
            "grid_cell", "grid_points", "least_rows", "range_level", "release_ranges"]
 
 #: f of the range search in AdaSSP's joint Gaussian (AdaSSP's three statistics share 3): fixed with the other
@@ -92,25 +94,46 @@ def grid_cell(half_widths: np.ndarray) -> np.ndarray:
     return np.ldexp(2 * np.asarray(half_widths, dtype=float), -SEARCH_DEPTH)
 
 
-def release_ranges(values: np.ndarray, half_widths: np.ndarray, level: float, sigma: float,
+#: The values a block of :class:`ValueBlocks` should hold (2^15, 256 kB): :class:`_BinnedCounts` makes a few
+#: temporaries of a block's size, so a memmap's search holds a few MB whatever n.
+VALUE_BLOCK = 1 << 15
+
+
+@dataclass(frozen=True)
+class ValueBlocks:
+    """n x k values read by blocks of rows, never held whole: each call of ``read`` is one pass, yielding float64
+    blocks of k columns in row order (a memmap's rows clipped onto R as each block is read, beside their labels:
+    :meth:`dpcvx.models.linear_regression.AdaSSPPlan.execute`)."""
+
+    n: int
+    k: int
+    read: Callable[[], Iterator[np.ndarray]]
+
+
+def release_ranges(values: np.ndarray | ValueBlocks, half_widths: np.ndarray, level: float, sigma: float,
                    rng: np.random.Generator) -> np.ndarray:
     """The 2 x k released grid points (low row, high row) of the searches for levels q and 1 - q.
 
     ``values`` (n x k) are the rows clipped onto the public bounds (features onto ||x|| <= R, the label onto
-    [-B, B]); ``half_widths`` the public b_j. Each step draws 2 k Gaussian values (module docstring): they are
-    drawn at once, the D steps' in order (the same stream as D draws of 2 k), so that the columns, whose searches
-    are independent given their noise, are searched a block at a time (:func:`_search`)."""
+    [-B, B]), an array or :class:`ValueBlocks` read by row blocks in two passes (:class:`_BinnedCounts`: the same
+    counts, so the same release to the bit); ``half_widths`` the public b_j. Each step draws 2 k Gaussian values
+    (module docstring): they are drawn at once, the D steps' in order (the same stream as D draws of 2 k), so that
+    the columns, whose searches are independent given their noise, are searched a block at a time
+    (:func:`_search`)."""
+    bounds = np.asarray(half_widths, dtype=float)
+    if isinstance(values, ValueBlocks):
+        noise = sigma * rng.standard_normal((SEARCH_DEPTH, 2, values.k))
+        return grid_points(_search(values.n, level, sigma, noise, _BinnedCounts(values, bounds)), bounds)
     rows = np.asarray(values, dtype=float)
     n, k = rows.shape
-    bounds = np.asarray(half_widths, dtype=float)
     noise = sigma * rng.standard_normal((SEARCH_DEPTH, 2, k))
     if n < _SET_ROWS:
-        return grid_points(_search(rows.T, bounds, level, sigma, noise, _EveryValue), bounds)
+        return grid_points(_search(n, level, sigma, noise, _EveryValue(rows.T, bounds)), bounds)
     high = np.empty((2, k), dtype=np.int64)
     for start in range(0, k, _BLOCK_COLUMNS):
         columns = slice(start, min(start + _BLOCK_COLUMNS, k))
-        high[:, columns] = _search(np.ascontiguousarray(rows[:, columns].T), bounds[columns], level, sigma,
-                                   noise[:, :, columns], _ValuesBetween)
+        high[:, columns] = _search(n, level, sigma, noise[:, :, columns],
+                                   _ValuesBetween(np.ascontiguousarray(rows[:, columns].T), bounds[columns]))
     return grid_points(high, bounds)
 
 
@@ -122,26 +145,24 @@ _SET_ROWS = 10_000
 
 
 class _Counter(Protocol):
-    """The counts of a block's searches: at the midpoints, then told where each search went."""
+    """The counts of a block's searches: at the midpoints (grid indices, 2 x b), then told where each search went."""
 
-    def at(self, thresholds: np.ndarray) -> np.ndarray: ...
+    def at(self, middle: np.ndarray) -> np.ndarray: ...
 
     def moved(self, below: np.ndarray, crossed: np.ndarray, low: np.ndarray, high: np.ndarray) -> None: ...
 
 
-def _search(columns: np.ndarray, bounds: np.ndarray, level: float, sigma: float, noise: np.ndarray,
-            counter: Callable[[np.ndarray, np.ndarray], _Counter]) -> np.ndarray:
-    """The 2 x b grid indices the searches of b columns (a b x n array, each row a column) end at: D steps, each
-    the counts at the midpoints (``counter(columns, bounds)``'s ``at``), their noise (``noise[step]``, sigma
-    already applied) rounded to the grid, the decisions, and the counter told where each search went."""
-    b, n = columns.shape
+def _search(n: int, level: float, sigma: float, noise: np.ndarray, counts: _Counter) -> np.ndarray:
+    """The 2 x b grid indices the searches of b columns of n values end at: D steps, each the counts at the
+    midpoints (``counts.at``), their noise (``noise[step]``, 2 x b, sigma already applied) rounded to the grid, the
+    decisions, and the counter told where each search went."""
+    b = noise.shape[2]
     targets = np.array([level * n, (1 - level) * n])[:, None]
     spacing = release_grid_spacing(sigma)
     low, high = np.zeros((2, b), dtype=np.int64), np.full((2, b), 1 << SEARCH_DEPTH, dtype=np.int64)
-    counts = counter(columns, bounds)
     for step in range(SEARCH_DEPTH):
         middle = (low + high) // 2
-        below = counts.at(grid_points(middle, bounds))
+        below = counts.at(middle)
         noisy, _ = round_to_grid(below.astype(float) + noise[step], spacing, 0)
         crossed = noisy >= targets
         high, low = np.where(crossed, middle, high), np.where(crossed, low, middle)
@@ -154,10 +175,10 @@ class _EveryValue:
     as a transposed view: each comparison reads the rows in order)."""
 
     def __init__(self, columns: np.ndarray, bounds: np.ndarray) -> None:
-        self.rows = columns.T
+        self.rows, self.bounds = columns.T, bounds
 
-    def at(self, thresholds: np.ndarray) -> np.ndarray:
-        return np.stack([(self.rows <= side).sum(axis=0) for side in thresholds])
+    def at(self, middle: np.ndarray) -> np.ndarray:
+        return np.stack([(self.rows <= side).sum(axis=0) for side in grid_points(middle, self.bounds)])
 
     def moved(self, below: np.ndarray, crossed: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
         """Nothing to keep."""
@@ -188,7 +209,8 @@ class _ValuesBetween:
             self.base[:, j] = below_lowest
             self.ends[:, 0, j], self.ends[:, 1, j] = below_lowest, below_lowest + between.size
 
-    def at(self, thresholds: np.ndarray) -> np.ndarray:
+    def at(self, middle: np.ndarray) -> np.ndarray:
+        thresholds = grid_points(middle, self.bounds)
         below = self.base.copy()
         for j, pair in enumerate(self.sets):
             for side in (0, 1):
@@ -208,3 +230,84 @@ class _ValuesBetween:
                     t_high = grid_points(high[side, j], self.bounds[j])
                     pair[side] = held[(held > t_low) & (held <= t_high)]
                     self.base[side, j] = self.ends[side, 0, j]
+
+
+#: The steps :class:`_BinnedCounts` answers from its first pass: their midpoints are multiples of 2^(D - 7), and
+#: after them each search's interval is 2^(D - 7) grid indices wide, which its second pass counts. Counts of
+#: k 2^8 cells, then 2 k 2^7: a few kB a column, whatever n.
+_COARSE_STEPS = 7
+
+
+class _BinnedCounts:
+    """The counts #{i : v_ij <= t} of values read by row blocks (:class:`ValueBlocks`) in two passes, all columns
+    at once, each count an exact integer: the counts of :class:`_EveryValue`, so the same searches.
+
+    A value's index f = min{i : v <= t(i)} (2^D + 1 when there is none: a NaN, or v above b; :func:`_grid_indices`)
+    says where it is counted: v <= t(m) exactly when f <= m (the grid points do not decrease with their index, as
+    :class:`_ValuesBetween` says). With F = D - ``_COARSE_STEPS``, the first pass counts each column's values by
+    ceil(f / 2^F): the count at a multiple m of 2^F is the running sum up to m / 2^F, and the first
+    ``_COARSE_STEPS`` midpoints are such multiples. After them each search's interval (low, high] is 2^F indices
+    wide; the second pass counts each search's values with low < f <= high by f - low, and a later midpoint's count
+    is the count at low plus their running sum up to it. Integer counts in any order of the rows: a memmap's blocks
+    give the counts of its rows in memory."""
+
+    def __init__(self, values: ValueBlocks, bounds: np.ndarray) -> None:
+        self.values, self.bounds = values, bounds
+        self.shift = SEARCH_DEPTH - _COARSE_STEPS
+        cells = (1 << _COARSE_STEPS) + 2  # ceil(f / 2^F) in 0 ... 2^C + 1 (f = 2^D + 1 alone in the last)
+        coarse = np.zeros(values.k * cells, dtype=np.int64)
+        offsets = np.arange(values.k, dtype=np.int64) * cells
+        for block in values.read():
+            coarse += np.bincount((-(-_grid_indices(block, bounds) >> self.shift) + offsets).ravel(),
+                                  minlength=coarse.size)
+        self.coarse = np.cumsum(coarse.reshape(values.k, cells), axis=1)  # [j, c]: #{v <= t(c 2^F)}
+        self.fine: np.ndarray | None = None  # [side, j, r]: #{v : low < f <= low + 1 + r}, after the coarse steps
+        self.low = np.zeros((2, values.k), dtype=np.int64)
+        self.base = np.zeros((2, values.k), dtype=np.int64)  # the counts at low
+
+    def at(self, middle: np.ndarray) -> np.ndarray:
+        columns = np.arange(self.values.k)
+        if self.fine is None:
+            return self.coarse[columns, middle >> self.shift]
+        return self.base + self.fine[np.arange(2)[:, None], columns, middle - self.low - 1]
+
+    def moved(self, below: np.ndarray, crossed: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+        """After the coarse steps (each interval 2^F wide): the second pass over the values in the intervals."""
+        if self.fine is not None or np.any(high - low != 1 << self.shift):
+            return
+        width, k = 1 << self.shift, self.values.k
+        fine = np.zeros(2 * k * width, dtype=np.int64)
+        offsets = (np.arange(2)[:, None] * k + np.arange(k)) * width - low - 1  # [side, j]: where f's cell starts
+        for block in self.values.read():
+            indices = _grid_indices(block, self.bounds)
+            for side in (0, 1):
+                inside = (indices > low[side]) & (indices <= high[side])
+                fine += np.bincount((indices + offsets[side])[inside], minlength=fine.size)
+        self.fine = np.cumsum(fine.reshape(2, k, width), axis=2)
+        self.low, self.base = low.copy(), self.coarse[np.arange(k), low >> self.shift]
+
+
+def _grid_indices(block: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """For each value v of an m x k block (column j on the grid of half-width b_j) the least grid index i with
+    v <= t_j(i), 2^D + 1 when there is none (v above b_j, or NaN): the estimate ceil((v + b) 2^D / (2 b)) of v
+    clipped onto [-b, b], then moved up while t(i) < v and down while t(i - 1) >= v, by comparisons with the grid
+    points themselves (:func:`grid_points`), so exact whatever the estimate's rounding."""
+    top = 1 << SEARCH_DEPTH
+    estimate = np.clip(block, -bounds, bounds)  # the estimate in one buffer (a NaN stays NaN)
+    estimate += bounds
+    estimate /= 2 * bounds
+    estimate *= top
+    np.ceil(estimate, out=estimate)
+    estimate[np.isnan(estimate)] = top + 1
+    indices = estimate.astype(np.int64)
+    while True:
+        up = (indices <= top) & (grid_points(indices, bounds) < block)
+        if not up.any():
+            break
+        indices += up
+    while True:
+        down = (indices > 0) & (grid_points(indices - 1, bounds) >= block)
+        if not down.any():
+            break
+        indices -= down
+    return indices
