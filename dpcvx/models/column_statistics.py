@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from ..data.blocks import is_out_of_core
+from ..data.blocks import is_dask
 from ..data.rows import RowMap
 from ..data.standardiser import ColumnStandardiser, histogram_label_range, range_map
 from ..exceptions import ClippingWarning, InputError
@@ -87,7 +87,7 @@ from ..privacy.column_histogram import (
     noisy_histograms,
     running_noise,
 )
-from ..privacy.column_ranges import grid_points, least_rows
+from ..privacy.column_ranges import VALUE_BLOCK, grid_points, least_rows
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -170,13 +170,14 @@ def ranges_by_default(n: int, d: int, epsilon: float, share: float) -> bool:
 def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bool | str:
     """What ``column_statistics="auto"`` resolves to for a BINARY :class:`~dpcvx.models.erm.PrivateERM` ``learner``
     fitted on X, before anything is charged: "ranges" when the fit can draw them (replace-one, clipping on, no feature
-    map, no private bound, dense rows in memory), :func:`ranges_by_default` says so at X's public shape, and the fit
+    map, no private bound, dense rows in memory or a numpy.memmap, whose rows the draw reads by blocks; not a Dask X),
+    :func:`ranges_by_default` says so at X's public shape, and the fit
     after the draw takes a path that may have a proved iteration budget (:meth:`PrivateERM.budgeted
     <dpcvx.models.erm.PrivateERM.budgeted>`: not an L1 or elastic-net penalty, whose proximal path a composite
     procedure refuses); else False."""
     shape = np.shape(X)
     drawable = (not draws_bounds(learner) and getattr(learner, "feature_map", None) is None
-                and bool(getattr(learner, "clip", True)) and not sparse.issparse(X) and not is_out_of_core(X)
+                and bool(getattr(learner, "clip", True)) and not sparse.issparse(X) and not is_dask(X)
                 and len(shape) == 2 and shape[0] >= 1 and shape[1] >= 1
                 and Neighbours.parse(neighbours) is Neighbours.REPLACE_ONE)
     share = learner.column_statistics_share
@@ -311,9 +312,10 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     if not getattr(learner, "clip", True):
         raise InputError("column_statistics=True clips the standardised rows onto R; clip=False would refuse rows "
                          "after the charge, so it is refused now. Nothing was charged")
-    if sparse.issparse(X) or is_out_of_core(X):
-        raise InputError("private column statistics need the rows in memory as a dense array (centring fills a "
-                         "sparse matrix). Nothing was charged")
+    if sparse.issparse(X) or is_dask(X):
+        raise InputError("private column statistics need dense rows, in memory or a numpy.memmap (centring fills a "
+                         "sparse matrix; the draw reads a memmap's rows by blocks here, not a Dask X's chunks where "
+                         "they live). Nothing was charged")
     norm = check_bound("data_norm", learner.data_norm)
     label_bound = None
     if label_learner is None:
@@ -473,7 +475,7 @@ def release_ranges(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarr
     clipped onto the learner's public ||x|| <= R as the histograms read them, a block at a time (each row's factor a
     function of that row alone: the rows of :func:`_clipped`, with no whole copy)."""
     clip = RowMap(norm_bound=plan.norm).clip
-    noisy = noisy_histograms(np.asarray(X, dtype=np.float64), np.full(plan.d, plan.norm), plan.eps_statistics, source,
+    noisy = noisy_histograms(X, np.full(plan.d, plan.norm), plan.eps_statistics, source,
                              plan.depth, row_map=lambda rows: clip(rows)[0])
     return histogram_ranges(noisy, plan.eps_statistics, plan.n if plan.label_bound is None else None)
 
@@ -482,7 +484,8 @@ def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, depth
     """The released 2 x 1 grid indices of the label's levels q, 1 - q: its histogram (y clipped onto the public
     [-B, B]) on the grid of 2^depth cells at eps_l (:mod:`dpcvx.privacy.column_histogram` with one column)."""
     bound = np.array([plan.label_bound], dtype=float)
-    noisy = noisy_histograms(np.clip(y, -bound, bound)[:, None], bound, plan.eps_label, source, depth)
+    noisy = noisy_histograms(y[:, None], bound, plan.eps_label, source, depth,
+                             row_map=lambda labels: np.clip(labels, -bound, bound))  # by blocks: no clipped copy
     return histogram_levels(noisy, plan.n, level)
 
 
@@ -536,8 +539,14 @@ def _contributions(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
 
 
 def release_column_statistics(X: np.ndarray, plan: StatisticsPlan, source: Any) -> np.ndarray:
-    """The released integer sums: sum_i c(x_i) plus i.i.d. discrete Laplace of scale 2 (A + S) / eps_s."""
-    return _contributions(X, plan).sum(axis=0) + discrete_laplace_array(plan.scale, 2 * plan.d, source)
+    """The released integer sums: sum_i c(x_i) plus i.i.d. discrete Laplace of scale 2 (A + S) / eps_s. The sums are
+    taken a block of rows at a time (each record's c(x) a function of its row alone, integer sums exact in any order:
+    the same sums as of the whole), so a memmap's rows are never copied whole: each block's contributions are
+    ``VALUE_BLOCK`` integers."""
+    step, sums = max(1, VALUE_BLOCK // (2 * plan.d)), np.zeros(2 * plan.d, dtype=np.int64)
+    for start in range(0, X.shape[0], step):
+        sums += _contributions(X[start:start + step], plan).sum(axis=0)
+    return sums + discrete_laplace_array(plan.scale, 2 * plan.d, source)
 
 
 def standardiser(released: np.ndarray, plan: StatisticsPlan) -> ColumnStandardiser:

@@ -27,19 +27,22 @@ joint Gaussian), maps the columns by :func:`~dpcvx.data.standardiser.range_map` 
 the intercept. The certificate states the public B as its label bound, its calibration B' (the sigma of X^T y), and
 its ``column_statistics`` record holds the released ranges, the level and the public B. Under
 ``column_ranges="auto"``, when n is too small for the search of every column but not for the label's, the label's
-range alone is searched (:meth:`AdaSSPPlan.ranges_at`; the rows keep their public map).
+range alone is searched (:meth:`AdaSSPPlan.ranges_at`; the rows keep their public map). A numpy.memmap's rows are
+searched by row blocks, clipped onto R as each is read (:class:`~dpcvx.privacy.column_ranges.ValueBlocks`: the
+counts, and so the ranges, of the same rows in memory, with no copy of them); a Dask X is not searched.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from scipy import sparse
 
-from ..data.blocks import RowBlocks, is_out_of_core
+from ..data.blocks import RowBlocks, is_dask, is_out_of_core
 from ..data.rows import RowMap
 from ..data.standardiser import adassp_map, label_range, range_map
 from ..exceptions import ClippingWarning, InputError, user_stacklevel
@@ -58,7 +61,7 @@ from ..privacy.adassp import (
     adassp_intercept_scaling,
     range_search_level,
 )
-from ..privacy.column_ranges import HIGHEST_LEVEL, release_ranges
+from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, release_ranges
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
@@ -123,7 +126,8 @@ class PrivateLinearRegression:
         docstring); replace-one neighbours, dense rows in memory and ``clip=True`` only.
     column_ranges : bool or "auto", default False
         Search private ranges of the columns and the label first and run AdaSSP on the rows and labels they map
-        (module docstring); the same conditions, not with ``column_statistics``, and n large enough for the
+        (module docstring); the same conditions (a numpy.memmap's rows searched by blocks), not with
+        ``column_statistics``, and n large enough for the
         search's noise (:func:`dpcvx.privacy.column_ranges.range_level`), else refused before any charge.
         "auto": the ranges when every condition holds at the fit's n (public facts of the call), else plain AdaSSP.
     """
@@ -169,10 +173,11 @@ class PrivateLinearRegression:
                                                  else scaling))
 
     def _statistics(self, X: Any, y: Any, rows: RowMap | None = None, quiet: bool = False,
-                    label_bound: float | None = None) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
+                    label_bound: float | None = None, shift: float = 0.0) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
         """(row map, X^T X, X^T y, n) of the mapped rows and clipped labels; a memmap or Dask X by row blocks.
         ``rows``: the row map (default: the public bounds'); ``quiet``: no clipping warnings (given already);
-        ``label_bound``: the bound the labels are clipped onto (default the public B)."""
+        ``label_bound``: the bound the labels are clipped onto (default the public B); ``shift``: the private label
+        centre c, the labels y - c (by blocks, with no whole copy, for rows read by blocks)."""
         rows = self._rows() if rows is None else rows
         refuse = not check_flag("clip", self.clip)
         bound = check_bound("label_bound", self.label_bound) if label_bound is None else label_bound
@@ -184,12 +189,12 @@ class PrivateLinearRegression:
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
-                moment += block.T @ np.clip(targets[start:start + block.shape[0]], -bound, bound)
+                moment += block.T @ np.clip(targets[start:start + block.shape[0]] - shift, -bound, bound)
                 clipped_rows += clipped
         else:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
             n = mapped.shape[0]
-            labels, clipped_labels = check_targets(y, n, bound, refuse)
+            labels, clipped_labels = check_targets(np.asarray(y, dtype=float) - shift if shift else y, n, bound, refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
@@ -266,35 +271,42 @@ class PrivateLinearRegression:
 
     def _ranges_setting(self, X: Any, relation: Neighbours, standardised: bool) -> bool | str:
         """``column_ranges`` checked: True, False, or "auto" when the search is offered for X (replace-one, dense
-        rows in memory, clip=True, no column statistics; n is read per fit), else False."""
+        rows in memory or a numpy.memmap, clip=True, no column statistics; n is read per fit), else False."""
         setting = self._ranges_option()
         if setting == "auto":
             offered = (relation is Neighbours.REPLACE_ONE and not standardised and check_flag("clip", self.clip)
-                       and not is_out_of_core(X) and not sparse.issparse(X))
+                       and not is_dask(X) and not sparse.issparse(X))
             return "auto" if offered else False
         if setting and standardised:
             raise InputError("column_statistics and column_ranges are two maps; pass one. Nothing was charged")
         return setting
 
     def _refuse_for_statistics(self, X: Any, relation: Neighbours, name: str) -> None:
-        """column_statistics=True or column_ranges=True (``name``): replace-one (n public), dense rows in memory,
-        clip=True; before any charge."""
+        """column_statistics=True or column_ranges=True (``name``): replace-one (n public), dense rows (the column
+        sums in memory, the ranges in memory or a numpy.memmap, read by blocks), clip=True; before any charge."""
         if relation is not Neighbours.REPLACE_ONE:
             raise InputError(f"{name}=True is offered under replace-one neighbours (n public: the map divides by "
                              "it). Nothing was charged")
-        if is_out_of_core(X) or sparse.issparse(X):
-            raise InputError(f"{name}=True needs the rows in memory as a dense array (centring fills a sparse "
-                             "matrix). Nothing was charged")
+        ranges = name == "column_ranges"  # searched by row blocks; the column sums read the rows in memory
+        if sparse.issparse(X) or is_dask(X) or not ranges and is_out_of_core(X):
+            readable = "in memory or a numpy.memmap" if ranges else "in memory"
+            raise InputError(f"{name}=True needs dense rows {readable} (centring fills a sparse matrix; a Dask X's "
+                             "chunks are not read by the draw). Nothing was charged")
         if not check_flag("clip", self.clip):
             raise InputError(f"{name}=True clips the mapped rows onto R; clip=False would refuse rows after the "
                              "charge, so it is refused now. Nothing was charged")
 
-    def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray, int]:
-        """(the rows clipped onto R without the constant feature, n); labels checked, the clipping warnings given
-        once."""
+    def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray | RowBlocks, int]:
+        """(the rows clipped onto R without the constant feature, n): a memmap's as row blocks clipped as each is read
+        (checked here in one pass, never held whole); labels checked, the clipping warnings given once."""
         norm = check_bound("data_norm", self.data_norm)
-        clipped, count = RowMap(norm_bound=norm).apply(X)
-        clipped = np.asarray(clipped)
+        clipped: np.ndarray | RowBlocks
+        if is_out_of_core(X):  # a memmap: a Dask X is not searched (_ranges_setting, _refuse_for_statistics)
+            clipped = RowBlocks(X, RowMap(norm_bound=norm), block_rows=max(1, VALUE_BLOCK // (X.shape[1] + 1)))
+            count = clipped.validate(refuse=False)
+        else:
+            rows, count = RowMap(norm_bound=norm).apply(X)
+            clipped = np.asarray(rows)
         n = clipped.shape[0]
         label_bound = check_bound("label_bound", self.label_bound)
         _, _, clipped_labels = target_values(y, n, label_bound, False)
@@ -315,6 +327,30 @@ class PrivateLinearRegression:
         return LinearRegressionModel(*rows.split_weights(theta), rows)
 
 
+def _range_values(clipped: np.ndarray | RowBlocks, y: Any, label_bound: float,
+                  features: bool) -> np.ndarray | ValueBlocks:
+    """The values of the searches: the rows clipped onto R beside the labels clipped onto the public [-B, B]
+    (``features``), or the labels alone. A memmap's (``clipped`` its :class:`~dpcvx.data.blocks.RowBlocks`) by row
+    blocks (:class:`~dpcvx.privacy.column_ranges.ValueBlocks`), each block's rows and labels clipped as it is read
+    (each row's factor a function of that row alone, each label's clip of that label: the values of the rows in
+    memory), with no whole copy of either."""
+    labels = np.asarray(y, dtype=float)
+    if isinstance(clipped, np.ndarray):
+        clipped_labels = np.clip(labels, -label_bound, label_bound)
+        return np.column_stack([clipped, clipped_labels]) if features else clipped_labels[:, None]
+    n, d = clipped.shape
+
+    def read() -> Iterator[np.ndarray]:
+        if not features:
+            step = VALUE_BLOCK
+            yield from (np.clip(labels[a:a + step], -label_bound, label_bound)[:, None] for a in range(0, n, step))
+            return
+        for start, block, _ in clipped.blocks():
+            yield np.column_stack([block, np.clip(labels[start:start + block.shape[0]], -label_bound, label_bound)])
+
+    return ValueBlocks(n, d + 1 if features else 1, read)
+
+
 def _input_shape(X: Any) -> tuple[int, int]:
     """(rows, columns) of X from its shape (a memmap's or Dask array's too, read without a pass); an X that is not
     2-D is refused as every fit refuses it (:func:`dpcvx.validation.check_matrix`)."""
@@ -333,7 +369,8 @@ class _Bound(NamedTuple):
     rows: RowMap
     calibration: AdaSSPCalibration
     statistics: tuple[np.ndarray, np.ndarray] | None  # plain AdaSSP: X^T X and X^T y of the mapped rows
-    clipped: np.ndarray | None  # with a map: the rows clipped onto R (the statistics follow the draw)
+    clipped: np.ndarray | RowBlocks | None  # with a map: the rows clipped onto R (a memmap's by blocks; the statistics
+    # follow the draw)
     level: float | None = None  # with private ranges: the search's public level at n
 
 
@@ -459,19 +496,19 @@ class AdaSSPPlan:
         record, shift = None, 0.0
         if bound.level is not None and bound.clipped is not None:  # the ranges, then their maps, then AdaSSP
             public_bound = calibration.label_bound
-            labels = np.clip(np.asarray(bound.y, dtype=float), -public_bound, public_bound)
             features = calibration.range_columns > 1  # else the label's range alone; the rows keep the public map
-            ranges = release_ranges(np.column_stack([bound.clipped, labels]) if features else labels[:, None],
+            ranges = release_ranges(_range_values(bound.clipped, bound.y, public_bound, features),
                                     np.append(np.full(self.width if features else 0, rows.norm_bound), public_bound),
                                     bound.level, calibration.count_sigma, rng)
             shift, label_bound = label_range(ranges[:, -1:], bound.level, public_bound)
             if features:
                 rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
-            rows, gram, moment, n = self.learner._statistics(bound.X, np.asarray(bound.y, dtype=float) - shift, rows,
-                                                             quiet=True, label_bound=label_bound)
+            rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True,
+                                                             label_bound=label_bound, shift=shift)
             calibration = replace(calibration, label_bound=label_bound)
             record = {"n": n, "level": bound.level, "label_bound": public_bound, "ranges": ranges.tolist()}
         elif bound.clipped is not None:  # the column statistics, then the map they give (post-processing), then AdaSSP
+            assert isinstance(bound.clipped, np.ndarray)  # the column sums read rows in memory (_refuse_for_statistics)
             released = calibration.release_column_moments(bound.clipped, rng)
             rows = replace(rows, feature_map=adassp_map(released, calibration, rows.norm_bound, n))
             rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True)

@@ -30,8 +30,8 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
   (``mechanism="objective"``, ``weight_bound=W``; KST12 with L = W R + B, docs/theory.md
   section 16). ``mechanism="auto"`` (the default) picks AdaSSP: it had the lower test MSE in
   every configuration of ``benchmarks/regression.py`` (recorded in its results). Under replace-one,
-  for dense rows in memory and enough rows for the search's noise, AdaSSP runs on columns and a label
-  mapped by private ranges searched in the same joint Gaussian (``column_statistics="auto"``; mechanism
+  for dense rows (in memory or a numpy.memmap) and enough rows for the search's noise, AdaSSP runs on columns and a
+  label mapped by private ranges searched in the same joint Gaussian (``column_statistics="auto"``; mechanism
   "adassp-ranged", docs/theory.md section 16): columns that fill a small part of their public ranges keep
   their signal. With too few rows for every column's search but enough for the label's, the label's range
   alone; with fewer, plain AdaSSP and a :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the
@@ -65,7 +65,7 @@ except ImportError as error:  # as in dpcvx.sklearn.classifiers
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from .. import losses
-from ..data.blocks import is_out_of_core
+from ..data.blocks import is_dask, is_out_of_core
 from ..exceptions import InputError
 from ..models.column_statistics import (
     REGRESSION_SHARE,
@@ -158,17 +158,18 @@ def _extra_ridge(name: str, lam: Any) -> float | str:
                      f"25), got {lam!r}")
 
 
-def _blocks_not_located(label_bound: float) -> str:
+def _dask_not_located(label_bound: float) -> str:
     """The text of :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` when ``column_statistics="auto"`` drew
-    no label range because X is read by row blocks (a memmap or Dask X: the range draws read rows in memory), though
-    the public n and epsilon allow it; B the public half-width. A function of X's kind and the public B only."""
-    return ("the label was not located: column_statistics='auto' draws no private ranges for rows read by blocks (a "
-            "numpy.memmap or Dask X), so the fit centred the labels at the public label range's midpoint and its noise "
-            f"scales with the public half-width B={label_bound:g}. If the labels fill a small part of that range, the "
-            "predictions can be far worse than the labels' mean. This reads the input's kind and public settings only, "
-            "never the data. To fix: fit on the rows in memory (np.array(X), which loads them), or declare the "
-            "tightest public label range your data dictionary guarantees (label_bound=(lo, hi), never read off the "
-            "data)")
+    no label range because X is a Dask array or DataFrame (the range draws read the rows here, a numpy.memmap's by
+    blocks, not a Dask X's chunks where they live), though the public n and epsilon allow it; B the public half-width.
+    A function of X's kind and the public B only."""
+    return ("the label was not located: column_statistics='auto' draws no private ranges for a Dask X (rows in "
+            "memory and a numpy.memmap draw them), so the fit centred the labels at the public label range's midpoint "
+            f"and its noise scales with the public half-width B={label_bound:g}. If the labels fill a small part of "
+            "that range, the predictions can be far worse than the labels' mean. This reads the input's kind and "
+            "public settings only, never the data. To fix: fit on the rows as a numpy.memmap (written once, chunk by "
+            "chunk: docs/scale.md) or in memory, or declare the tightest public label range your data dictionary "
+            "guarantees (label_bound=(lo, hi), never read off the data)")
 
 
 class _Call(NamedTuple):
@@ -371,10 +372,11 @@ class DPLinearRegression(_PrivateRegressor):
         the columns fill a small part of their public ranges, where plain AdaSSP's ridge exceeds their
         eigenvalues (benchmarks/results/column_ranges.md). True: the older map of private column sums and sums of
         squares (mechanism "adassp-standardised"). "auto": "ranges" under replace-one for dense rows in memory
-        with clip=True when n is large enough for the search's noise (a public rule of n, d, epsilon and delta:
-        :func:`dpcvx.privacy.column_ranges.range_level`); else the label's range alone when n is large enough for
-        that search (the rows keep their public map; docs/theory.md section 16, "the label's range alone"); else
-        plain AdaSSP (mechanism "adassp"), which then warns that the label was not located; False: plain AdaSSP.
+        or a numpy.memmap (not a Dask X) with clip=True when n is large enough for the search's noise (a public rule
+        of n, d, epsilon and delta: :func:`dpcvx.privacy.column_ranges.range_level`); else the label's range alone
+        when n is large enough for that search (the rows keep their public map; docs/theory.md section 16, "the
+        label's range alone"); else plain AdaSSP (mechanism "adassp"), which then warns that the label was not
+        located; False: plain AdaSSP.
     accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
         ``clone`` keeps the same one.
     """
@@ -449,9 +451,9 @@ class DPLinearRegression(_PrivateRegressor):
 
     def _column_ranges(self) -> bool | str:
         """The learner's ``column_ranges`` from ``column_statistics`` (checked in the declared table): "ranges" the
-        ranges (True); "auto" the learner's "auto" (the ranges under replace-one for dense rows in memory with clip=True
-        when the search's level at the fit's n is defined, else the label's range alone when its level is, else plain
-        AdaSSP; public facts of the call); True (the column sums) or False: none."""
+        ranges (True); "auto" the learner's "auto" (the ranges under replace-one for dense rows in memory or a memmap
+        with clip=True when the search's level at the fit's n is defined, else the label's range alone when its level
+        is, else plain AdaSSP; public facts of the call); True (the column sums) or False: none."""
         if _is(self.column_statistics, "ranges"):
             return True
         return "auto" if _is(self.column_statistics, "auto") else False
@@ -460,16 +462,16 @@ class DPLinearRegression(_PrivateRegressor):
         """AdaSSP's label not located at too few rows for its range search is its own warning's rule
         (:mod:`~dpcvx.sklearn.adassp_warning`); here the other case: a plain AdaSSP release of n rows enough for the
         label's search (:func:`~dpcvx.privacy.adassp.label_search_rows`) under replace-one with clip=True, for which
-        ``column_statistics="auto"`` drew no ranges because X is read by blocks (:func:`_blocks_not_located`).
+        ``column_statistics="auto"`` drew no ranges because X is a Dask X (:func:`_dask_not_located`).
         Public only. Least squares on a ball draws no ranges and is not said to."""
         if (not isinstance(certificate, SufficientStatisticsCertificate) or not _is(self.column_statistics, "auto")
-                or not is_out_of_core(X) or not self.clip):
+                or not is_dask(X) or not self.clip):
             return None
         calibration = certificate.calibration
         if (calibration.range_columns > 0 or calibration.neighbours is not Neighbours.REPLACE_ONE
                 or n < label_search_rows(calibration.epsilon, calibration.delta)):
             return None
-        return _blocks_not_located(calibration.label_bound)
+        return _dask_not_located(calibration.label_bound)
 
     def _least_squares_on_a_ball(self, X: np.ndarray, y: np.ndarray, call: _Call,
                                  accountant: PrivacyAccountant | None) -> PrivateRegressionModel:
@@ -594,12 +596,12 @@ class DPHuberRegressor(_PrivateRegressor):
         the call allow them (class docstring; resolved before any charge)."""
         if not _is(self.column_statistics, "auto"):  # checked in the declared table: "ranges", False (numpy's too)
             return _is(self.column_statistics, "ranges")
-        return (self._draws_in_memory(call) and not is_out_of_core(X)
+        return (self._settings_draw(call) and not is_dask(X)
                 and label_range_offered(int(np.shape(X)[0]), call.epsilon))
 
-    def _draws_in_memory(self, call: _Call) -> bool:
-        """Whether "auto" draws the ranges for rows in memory at an n the public rule allows: replace-one (n public),
-        clip=True, float_safe=False and public bounds (all checked in the declared table)."""
+    def _settings_draw(self, call: _Call) -> bool:
+        """Whether "auto" draws the ranges for rows it reads (in memory or a memmap) at an n the public rule allows:
+        replace-one (n public), clip=True, float_safe=False and public bounds (all checked in the declared table)."""
         return (Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE and bool(self.clip)
                 and not self.float_safe and not is_private(self.data_norm) and not is_private(call.label_bound))
 
@@ -640,11 +642,11 @@ class DPHuberRegressor(_PrivateRegressor):
         """The label is not located when, under replace-one with a public label bound, n is below
         :func:`~dpcvx.models.column_statistics.label_range_rows` at epsilon: no option draws a label range there, so
         the labels are centred at the public midpoint and the noise scales with the public B; nor when n suffices but
-        ``column_statistics="auto"`` would have drawn the ranges of these rows in memory but X is read by blocks
-        (:func:`_blocks_not_located`). It is located only coarsely when the release drew its range on a grid coarser
-        than ``LABEL_LOCATED_DEPTH`` (the certificate's public ``label_depth``): the released B' is then at least a
-        cell wide. Public n, epsilon, B, the settings, X's kind and the release's depth only; nothing public tells
-        whether the labels fill their range, so it is said whenever that holds."""
+        ``column_statistics="auto"`` would have drawn the ranges of these rows in memory or on a memmap but X is a
+        Dask X (:func:`_dask_not_located`). It is located only coarsely when the release drew its range on a grid
+        coarser than ``LABEL_LOCATED_DEPTH`` (the certificate's public ``label_depth``): the released B' is then at
+        least a cell wide. Public n, epsilon, B, the settings, X's kind and the release's depth only; nothing public
+        tells whether the labels fill their range, so it is said whenever that holds."""
         label_bound = certificate.label_bound
         if (label_bound is None or is_private(call.label_bound)
                 or Neighbours.parse(self.neighbours) is not Neighbours.REPLACE_ONE):
@@ -653,9 +655,9 @@ class DPHuberRegressor(_PrivateRegressor):
         if n < least:
             return label_not_located(n, least, label_bound, epsilon=call.epsilon)
         record = certificate.column_statistics
-        if (record is None and is_out_of_core(X) and _is(self.column_statistics, "auto")
-                and self._draws_in_memory(call)):
-            return _blocks_not_located(label_bound)
+        if (record is None and is_dask(X) and _is(self.column_statistics, "auto")
+                and self._settings_draw(call)):
+            return _dask_not_located(label_bound)
         depth = record.get("label_depth") if record is not None else None
         if record is None or depth is None or depth >= LABEL_LOCATED_DEPTH:
             return None
