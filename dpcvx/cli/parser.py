@@ -425,9 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
     privacy.add_argument("--no-column-statistics", dest="column_statistics", action="store_const", const=False,
                          default="auto",
                          help="draw no private column statistics (the estimators' column_statistics=False). By "
-                              "default ('auto') a fit of rows in memory draws private ranges of the columns (and of "
-                              "a regression's label) with a share of epsilon when a public rule of n and epsilon "
-                              "allows it, as the estimators do; a --chunk-rows fit draws none")
+                              "default ('auto') a fit draws private ranges of the columns (and of a regression's "
+                              "label) with a share of epsilon when a public rule of n and epsilon allows it, as the "
+                              "estimators do, in memory and with --chunk-rows alike")
     privacy.add_argument("--float-safe", action="store_true",
                          help="exact integer noise on a public lattice: a privacy proof that holds for the "
                               "doubles released; the certificate names the floating-point guarantee "
