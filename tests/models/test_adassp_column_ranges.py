@@ -127,19 +127,13 @@ def _every_value(values, half_widths, level, sigma, rng):
 
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("set_rows", [0, column_ranges._SET_ROWS])
-def test_the_counts_from_the_values_between_the_ends_are_every_values(order, set_rows, monkeypatch):
+def test_the_counts_from_the_values_between_the_ends_are_every_values(order, set_rows, monkeypatch, search_values):
     # concentrated, spread, tied, on grid points and at the bounds, in either order, by the sets of values between
     # the ends (from 0 rows) and by every value (the default below 10,000 rows): the same ranges to the bit
     monkeypatch.setattr(column_ranges, "_SET_ROWS", set_rows)
     rng = np.random.default_rng(11)
     for case in range(12):
-        n, k = int(rng.integers(50, 3000)), int(rng.integers(1, 9))
-        bounds = 10.0 ** rng.uniform(-3, 2, k)
-        centre, scale = rng.uniform(-0.9, 0.9, k) * bounds, 10.0 ** rng.uniform(-4, 0, k) * bounds
-        values = np.clip(centre + scale * rng.standard_normal((n, k)), -bounds, bounds)
-        if case % 3 == 0:  # ties, grid points and the bounds themselves
-            values[: n // 4] = grid_points(rng.integers(0, (1 << SEARCH_DEPTH) + 1, (n // 4, k)), bounds)
-            values[n // 4: n // 3] = values[0]
+        values, bounds = search_values(rng, case, 50, 3000)
         values = np.asarray(values, order=order)
         sigma = float(10.0 ** rng.uniform(-2, 2))
         expected = _every_value(values, bounds, 0.2, sigma, np.random.default_rng(case))

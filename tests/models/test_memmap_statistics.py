@@ -17,7 +17,7 @@ import pytest
 import dpcvx
 from dpcvx.models import column_statistics, linear_regression
 from dpcvx.models.column_statistics import StatisticsPlan, release_column_statistics
-from dpcvx.privacy.column_ranges import SEARCH_DEPTH, ValueBlocks, grid_points, release_ranges
+from dpcvx.privacy.column_ranges import ValueBlocks, release_ranges
 from dpcvx.privacy.exact_sampling import integer_source
 
 
@@ -80,19 +80,14 @@ def test_a_float32_memmap_draws_the_statistics_of_its_rows_in_memory(statistics,
     assert mapped.certificate_.column_statistics == memory.certificate_.column_statistics
 
 
-def test_the_range_search_by_row_blocks_is_the_search_of_the_whole_values():
+def test_the_range_search_by_row_blocks_is_the_search_of_the_whole_values(search_values):
     """The counts by blocks (two passes: a coarse histogram, then each search's last interval) are the counts of
     every value: concentrated, spread, tied, on grid points, at and beyond the bounds and NaN, in blocks of any size,
     the same ranges to the bit."""
     rng = np.random.default_rng(11)
     for case in range(24):
-        n, k = int(rng.integers(50, 30_000)), int(rng.integers(1, 9))
-        bounds = 10.0 ** rng.uniform(-3, 2, k)
-        centre, scale = rng.uniform(-0.9, 0.9, k) * bounds, 10.0 ** rng.uniform(-4, 0, k) * bounds
-        values = np.clip(centre + scale * rng.standard_normal((n, k)), -bounds, bounds)
-        if case % 3 == 0:  # ties, grid points and the bounds themselves
-            values[: n // 4] = grid_points(rng.integers(0, (1 << SEARCH_DEPTH) + 1, (n // 4, k)), bounds)
-            values[n // 4: n // 3] = values[0]
+        values, bounds = search_values(rng, case, 50, 30_000)
+        n, k = values.shape
         if case % 4 == 1:  # beyond the bounds (counted at no grid point, as by v <= t) and NaN (nowhere)
             values[:3] = np.nextafter(bounds, np.inf)
             values[3] = np.nan
