@@ -178,16 +178,18 @@ class FloatFields(LinearCalibration):
     def lattice_moments(self, d: int) -> tuple[float, float]:
         """(E||gamma Z||, E||gamma Z||^2) bounds for the released lattice noise (public).
 
-        E||gamma Z||^2 = gamma^2 d Var Z_i and E||gamma Z|| <= its square root (Jensen).
+        E||gamma Z||^2 = gamma^2 d Var Z_i and E||gamma Z|| <= its square root (Jensen). Never raises (the noise
+        warning reads them after a release): products of doubles overflow to infinity, where ``**`` raised.
         """
-        second = self.release_lattice ** 2 * d * self.lattice_variance()
+        second = self.release_lattice * self.release_lattice * d * self.lattice_variance()
         return math.sqrt(second), second
 
 
 def discrete_laplace_variance(scale: float) -> float:
-    """Var Z_i <= 2 q / (1 - q)^2, q = e^(-1/t), of the discrete Laplace of scale t (steps)."""
+    """Var Z_i <= 2 q / (1 - q)^2, q = e^(-1/t), of the discrete Laplace of scale t (steps); infinity where q rounds
+    to 1 (t beyond about 10^16 steps), the bound's limit, rather than a division by zero."""
     q = math.exp(-1.0 / scale)
-    return 2 * q / (1 - q) ** 2
+    return 2 * q / ((1 - q) * (1 - q)) if q < 1.0 else math.inf
 
 
 def laplace_words(scale: float, steps: int) -> str:

@@ -98,6 +98,24 @@ def test_the_noise_moments_never_overflow_and_keep_their_value_in_range():
         assert l2_laplace_moments(5, beta) == (5 / beta, 30 / beta**2)
 
 
+@pytest.mark.parametrize("mechanism", ["output", "objective"])
+def test_the_lattice_noise_moments_never_raise(monkeypatch, mechanism):
+    """The float-safe releases' noise moments, read by the noise warning after the release, overflow to infinity at
+    a lattice whose square is no double (``**`` raised OverflowError there) and at a discrete Laplace so wide that
+    e^(-1/t) rounds to 1 (a division by zero)."""
+    from dpcvx.privacy.lattice_output import discrete_laplace_variance
+
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = dpcvx.DPLogisticRegression(float_safe=True, lam=0.1, mechanism=mechanism, random_state=0).fit(X, y)
+    calibration = model.certificate_.calibration
+    monkeypatch.setattr(type(calibration), "release_lattice", property(lambda self: 1e200))
+    first, second = calibration.lattice_moments(3)
+    assert second == math.inf and first == math.inf
+    assert discrete_laplace_variance(1e17) == math.inf and math.isfinite(discrete_laplace_variance(1e8))
+
+
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 def test_a_release_at_the_edge_of_the_lam_range_is_released_and_its_warning_computed(mechanism):
     """lam=1e150 at epsilon=1e6: beta = n m lam eps / (2 L R) ~ 1e158, whose square overflowed in the noise warning
