@@ -333,6 +333,9 @@ def kernel_from_dict(data: dict) -> Kernel:
     if not isinstance(data, dict) or data.get("kernel") not in KERNELS:
         raise InputError(f"not a saved dpcvx kernel: expected 'kernel' in {KERNELS}, got {data!r}")
     parameters = {key: value for key, value in data.items() if key != "kernel"}
+    for key, value in parameters.items():  # JSON numbers: a flag is no width, degree or bound
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputError(f"the {data['kernel']} kernel's {key} must be a number, got {value!r}")
     builders = {"linear": LinearKernel, "poly": PolynomialKernel, "rbf": RBFKernel,
                 "laplacian": LaplacianKernel}
     try:

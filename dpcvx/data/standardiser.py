@@ -11,6 +11,7 @@ the map's outputs onto (docs/theory.md, section 33). A map may also clip each ou
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,11 +20,12 @@ from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
-from ..privacy.column_histogram import HISTOGRAM_DEPTH
+from ..privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL
 from ..privacy.column_ranges import grid_cell, grid_points
 
-__all__ = ["ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGE_CLIP", "RANGE_SPREAD", "adassp_map",
-           "histogram_label_range", "label_range", "range_map"]
+__all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP", "RANGES_FILL",
+           "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "SPREAD", "adassp_map", "fill_level", "fill_map",
+           "histogram_label_range", "label_range", "range_map", "ranges_map", "sums_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -34,6 +36,19 @@ RANGE_SPREAD = 1.25
 RANGE_CLIP = 2.5
 FLOOR_CELLS = 4
 LABEL_WIDTH = 3.0
+#: The map of the released column sums (:func:`sums_map`): standardised columns of spread SPREAD R / sqrt(d), rows of
+#: norm about R / 2; CENTRE_PRIOR is the variance (in R^2) of a centre uniform on [-R, R], all that ||x|| <= R says.
+SPREAD = 0.5
+CENTRE_PRIOR = 1 / 3
+#: The classifiers' map of the ranges (:func:`fill_map`): the located columns' ranges fill F R (scaled by the located
+#: share), each output clipped onto C F R / sqrt(d). Fixed on rare3, coded80, breast_cancer and two synthetic tables
+#: before the held-out orders was fitted (docs/theory.md, section 34).
+RANGES_FILL = 1.0
+RANGES_CLIP = 2.0
+#: the features' half-widths at least this many histogram cells with a label's range (:func:`ranges_map`; a one-hot
+#: column whose minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on
+#: the regression development tables, with rents and wages500, before any held-out table was fitted
+REGRESSION_FLOOR_CELLS = 4.0
 #: Values mapped at a time by :meth:`ColumnStandardiser.transform`: 2^16, blocks of 512 kB (a 1 MB L2 cache).
 _BLOCK_VALUES = 1 << 16
 
@@ -117,6 +132,11 @@ class ColumnStandardiser:
                 or set(data) - {"clip"} != {"type", "centre", "multiplier", "norm_bound"}:
             raise InputError("not a saved ColumnStandardiser (its keys are type, centre, multiplier, norm_bound and "
                              "an optional clip)")
+        for key in ("centre", "multiplier"):  # JSON numbers: no text or flag read as one (np.array would take them)
+            values = data[key]
+            if not isinstance(values, list) or not all(
+                    isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
+                raise InputError(f"a saved ColumnStandardiser's {key} must be a list of numbers")
         return cls(data["centre"], data["multiplier"], data["norm_bound"], data.get("clip"))
 
     def __eq__(self, other: object) -> bool:
@@ -179,3 +199,59 @@ def histogram_label_range(cells: np.ndarray, label_bound: float, level: float,
     [-B, B]."""
     bound = np.array([label_bound], dtype=float)
     return label_range(grid_points(cells, bound, depth), level, label_bound)
+
+
+def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,
+               depth: int = HISTOGRAM_DEPTH) -> ColumnStandardiser:
+    """The map of released ranges (grid indices on the grid of 2^depth cells, 2 x d):
+    :func:`~dpcvx.data.standardiser.range_map` on their grid points, half-widths at least ``floor_cells`` cells of the
+    2^HISTOGRAM_DEPTH grid (``REGRESSION_FLOOR_CELLS`` with a label's range; the
+    classifiers' map is :func:`fill_map`), and no column narrower than it came (multipliers at least 1: a column
+    whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d and R)."""
+    d = np.shape(cells)[1]
+    points = grid_points(cells, np.full(d, norm), depth)
+    ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
+    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
+
+
+def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
+    """The classifiers' map of released ranges (grid indices, 2 x d; post-processing with the public d, R and D only).
+
+    Half-widths h_j = (high_j - low_j) / 2 (at least half a cell). A column is located when its range is not the
+    whole grid. The fill level t solves sum_j max(h_j, t)^2 = (F R)^2 k / d over the k located columns (t = 0 when
+    their ranges already fill that much: :func:`fill_level`), F = ``RANGES_FILL``. A located column narrower than t
+    is centred at its range's midpoint and multiplied by t / h_j; every other column (already as wide as t, or not
+    located) keeps its public centre and scale (centre 0, multiplier 1). Each output is clipped onto
+    ``RANGES_CLIP`` F R / sqrt(d) (the learner then clips the row onto R)."""
+    d = np.shape(cells)[1]
+    low, high = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
+    half = np.maximum((high - low) / 2, math.ldexp(norm, -HISTOGRAM_DEPTH))
+    located = (np.asarray(cells[0]) > 0) | (np.asarray(cells[1]) < 1 << HISTOGRAM_DEPTH)
+    level = fill_level(half[located], RANGES_FILL * norm * math.sqrt(np.count_nonzero(located) / d))
+    raised = located & (half < level)
+    return ColumnStandardiser(np.where(raised, (low + high) / 2, 0.0), np.where(raised, level / half, 1.0), norm,
+                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d))
+
+
+def fill_level(half: np.ndarray, total: float) -> float:
+    """The t >= 0 with sum_j max(h_j, t)^2 = total^2 (0 when sum_j h_j^2 >= total^2 or there is no h_j): with the
+    widths sorted, t_m = sqrt((total^2 - sum_(j > m) h_j^2) / m) raises the m narrowest, and t is t_m for the largest
+    m whose m-th narrowest width is at most t_m."""
+    widths = np.sort(np.asarray(half, dtype=float))
+    if widths.size == 0 or float(np.sum(widths ** 2)) >= total * total:
+        return 0.0
+    rest = np.append(np.cumsum((widths ** 2)[::-1])[::-1][1:], 0.0)  # sum of the widths beyond the m narrowest
+    levels = np.sqrt(np.maximum(total * total - rest, 0.0) / np.arange(1, widths.size + 1))
+    return float(levels[widths <= levels][-1])
+
+
+def sums_map(released: np.ndarray, n: int, norm: float, scale: Fraction, bits: int) -> ColumnStandardiser:
+    """The map from released column sums and sums of squares (2 d integers on the lattice 2^-bits of the unit rows,
+    with discrete Laplace noise of ``scale``; docs/theory.md, section 33): post-processing with the public n, d, R."""
+    d = released.size // 2
+    lattice = math.ldexp(1.0, -bits)
+    mean = np.clip(released[:d] * lattice / n, -1.0, 1.0)
+    second = released[d:] * lattice / n
+    noise = math.sqrt(2) * float(scale) * lattice / n  # the sd of a discrete Laplace is < sqrt(2) scale
+    shrink = CENTRE_PRIOR / (CENTRE_PRIOR + noise * noise)  # the posterior mean under a centre uniform on [-R, R]
+    return ColumnStandardiser.from_moments(mean, second, 2 * noise, norm, SPREAD, shrink)

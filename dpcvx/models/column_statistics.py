@@ -70,7 +70,14 @@ from scipy import sparse
 
 from ..data.blocks import is_dask
 from ..data.rows import RowMap
-from ..data.standardiser import ColumnStandardiser, histogram_label_range, range_map
+from ..data.standardiser import (
+    REGRESSION_FLOOR_CELLS,
+    ColumnStandardiser,
+    fill_map,
+    histogram_label_range,
+    ranges_map,
+    sums_map,
+)
 from ..exceptions import ClippingWarning, InputError
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.column_histogram import (
@@ -87,7 +94,7 @@ from ..privacy.column_histogram import (
     noisy_histograms,
     running_noise,
 )
-from ..privacy.column_ranges import VALUE_BLOCK, grid_points, least_rows
+from ..privacy.column_ranges import VALUE_BLOCK, least_rows
 from ..privacy.column_sums import lattice_contributions, sums_sensitivity
 from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
@@ -100,11 +107,10 @@ from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds, split_budget
 
-__all__ = ["AUTO", "AUTO_ROWS", "CENTRE_PRIOR", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "RANGES_CLIP",
-           "RANGES_FILL", "REGRESSION_FLOOR_CELLS", "REGRESSION_SHARE", "SPREAD", "STATISTICS_THEOREM",
-           "StatisticsPlan", "StandardisedPlan", "auto_statistics", "draws_statistics", "fill_level", "fill_map",
-           "label_range_offered", "label_range_rows", "plan_column_statistics", "ranges_by_default", "ranges_map",
-           "release_column_statistics", "release_label_range", "release_ranges", "standardiser"]
+__all__ = ["AUTO", "AUTO_ROWS", "COLUMN_STATISTICS_SHARE", "LABEL_SHARE", "LATTICE_BITS", "REGRESSION_SHARE",
+           "STATISTICS_THEOREM", "StatisticsPlan", "StandardisedPlan", "auto_statistics", "draws_statistics",
+           "label_range_offered", "label_range_rows", "plan_column_statistics", "ranges_by_default",
+           "release_column_statistics", "release_label_range", "release_ranges"]
 
 PROCEDURE_NAME = "a fit with private column statistics"
 COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
@@ -112,23 +118,12 @@ COLUMN_STATISTICS_SHARE = 0.1  # eps_s = 10% of the budget by default
 #: epsilon 1 (0.2 would need 3,016); fixed on synthetic tables, prices, rents and wages500 before any held-out table
 #: was fitted
 LABEL_SHARE = 0.3
-#: the features' half-widths at least this many histogram cells with a label's range (a one-hot column whose
-#: minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on the same
-#: tables, with rents and wages500, before any held-out table was fitted
-REGRESSION_FLOOR_CELLS = 4.0
 #: eps_s / epsilon of the features' histograms with a label's range (DPHuberRegressor): with LOCATED_FILL
 #: (:func:`~dpcvx.privacy.column_histogram.histogram_depth`) fixed on the development tables energy, trips, sensors and
 #: clinic, with wages500, rents, prices, claims and heavy, in the seventh session, before the held-out regression
 #: family was fitted (0.1: energy 0.36 of the gap at epsilon 1; 0.15: 0.51; 0.2: 0.52, prices 0.70 -> 0.83)
 REGRESSION_SHARE = 0.2
 LATTICE_BITS = 20              # the lattice g = R 2^-20 of the rounded contributions
-SPREAD = 0.5                   # standardised columns of spread SPREAD R / sqrt(d): rows of norm about R / 2
-CENTRE_PRIOR = 1 / 3           # the variance (in R^2) of a centre uniform on [-R, R], all that ||x|| <= R says
-#: The classifiers' map of the ranges (:func:`fill_map`): the located columns' ranges fill F R (scaled by the located
-#: share), each output clipped onto C F R / sqrt(d). Fixed on rare3, coded80, breast_cancer and two synthetic tables
-#: before the held-out orders was fitted (docs/theory.md, section 34).
-RANGES_FILL = 1.0
-RANGES_CLIP = 2.0
 #: The classifiers' default ``column_statistics="auto"`` draws the ranges when the histograms' threshold T is at
 #: most AUTO_ROWS n: a cell holding (1 - 2 q) / 2 of the rows is kept, so a column whose middle 1 - 2 q of rows lies
 #: in two cells is located (:func:`ranges_by_default`; public n, d, epsilon and share only).
@@ -419,7 +414,7 @@ class StandardisedPlan:
                                       "cells": released.tolist(), "theorem": RANGES_THEOREM}
         else:
             released = release_column_statistics(np.asarray(X), plan, integer_source(rng))
-            mapped = standardiser(released, plan)
+            mapped = sums_map(released, plan.n, plan.norm, plan.scale, LATTICE_BITS)
             values = {"lattice_bits": LATTICE_BITS, "sums": [int(value) for value in released],
                       "theorem": STATISTICS_THEOREM}
         shift, labels = 0.0, y
@@ -489,49 +484,6 @@ def release_label_range(y: np.ndarray, plan: StatisticsPlan, level: float, depth
     return histogram_levels(noisy, plan.n, level)
 
 
-def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,
-               depth: int = HISTOGRAM_DEPTH) -> ColumnStandardiser:
-    """The map of released ranges (grid indices on the grid of 2^depth cells, 2 x d):
-    :func:`~dpcvx.data.standardiser.range_map` on their grid points, half-widths at least ``floor_cells`` cells of the
-    2^HISTOGRAM_DEPTH grid (``REGRESSION_FLOOR_CELLS`` with a label's range; the
-    classifiers' map is :func:`fill_map`), and no column narrower than it came (multipliers at least 1: a column
-    whose cells were all dropped, range the whole grid, keeps its scale; post-processing with the public d and R)."""
-    d = np.shape(cells)[1]
-    points = grid_points(cells, np.full(d, norm), depth)
-    ranged = range_map(points, HISTOGRAM_LEVEL, norm, floor_cells * math.ldexp(2 * norm, -HISTOGRAM_DEPTH))
-    return ColumnStandardiser(ranged.centre, np.maximum(ranged.multiplier, 1.0), norm, ranged.clip)
-
-
-def fill_map(cells: np.ndarray, norm: float) -> ColumnStandardiser:
-    """The classifiers' map of released ranges (grid indices, 2 x d; post-processing with the public d, R and D only).
-
-    Half-widths h_j = (high_j - low_j) / 2 (at least half a cell). A column is located when its range is not the
-    whole grid. The fill level t solves sum_j max(h_j, t)^2 = (F R)^2 k / d over the k located columns (t = 0 when
-    their ranges already fill that much: :func:`fill_level`), F = ``RANGES_FILL``. A located column narrower than t
-    is centred at its range's midpoint and multiplied by t / h_j; every other column (already as wide as t, or not
-    located) keeps its public centre and scale (centre 0, multiplier 1). Each output is clipped onto
-    ``RANGES_CLIP`` F R / sqrt(d) (the learner then clips the row onto R)."""
-    d = np.shape(cells)[1]
-    low, high = grid_points(cells, np.full(d, norm), HISTOGRAM_DEPTH)
-    half = np.maximum((high - low) / 2, math.ldexp(norm, -HISTOGRAM_DEPTH))
-    located = (np.asarray(cells[0]) > 0) | (np.asarray(cells[1]) < 1 << HISTOGRAM_DEPTH)
-    level = fill_level(half[located], RANGES_FILL * norm * math.sqrt(np.count_nonzero(located) / d))
-    raised = located & (half < level)
-    return ColumnStandardiser(np.where(raised, (low + high) / 2, 0.0), np.where(raised, level / half, 1.0), norm,
-                              RANGES_CLIP * RANGES_FILL * norm / math.sqrt(d))
-
-
-def fill_level(half: np.ndarray, total: float) -> float:
-    """The t >= 0 with sum_j max(h_j, t)^2 = total^2 (0 when sum_j h_j^2 >= total^2 or there is no h_j): with the
-    widths sorted, t_m = sqrt((total^2 - sum_(j > m) h_j^2) / m) raises the m narrowest, and t is t_m for the largest
-    m whose m-th narrowest width is at most t_m."""
-    widths = np.sort(np.asarray(half, dtype=float))
-    if widths.size == 0 or float(np.sum(widths ** 2)) >= total * total:
-        return 0.0
-    rest = np.append(np.cumsum((widths ** 2)[::-1])[::-1][1:], 0.0)  # sum of the widths beyond the m narrowest
-    levels = np.sqrt(np.maximum(total * total - rest, 0.0) / np.arange(1, widths.size + 1))
-    return float(levels[widths <= levels][-1])
-
 
 def _contributions(X: np.ndarray, plan: StatisticsPlan) -> np.ndarray:
     """Each record's integer vector c(x) (module docstring, step 3) of its row clipped onto R; int64 (n, 2 d)."""
@@ -549,11 +501,3 @@ def release_column_statistics(X: np.ndarray, plan: StatisticsPlan, source: Any) 
     return sums + discrete_laplace_array(plan.scale, 2 * plan.d, source)
 
 
-def standardiser(released: np.ndarray, plan: StatisticsPlan) -> ColumnStandardiser:
-    """The map from the released sums (post-processing with the public n, d, R; module docstring, step 4)."""
-    lattice = math.ldexp(1.0, -LATTICE_BITS)
-    mean = np.clip(released[:plan.d] * lattice / plan.n, -1.0, 1.0)
-    second = released[plan.d:] * lattice / plan.n
-    noise = math.sqrt(2) * float(plan.scale) * lattice / plan.n  # the sd of a discrete Laplace is < sqrt(2) scale
-    shrink = CENTRE_PRIOR / (CENTRE_PRIOR + noise * noise)  # the posterior mean under a centre uniform on [-R, R]
-    return ColumnStandardiser.from_moments(mean, second, 2 * noise, plan.norm, SPREAD, shrink)

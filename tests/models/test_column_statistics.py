@@ -11,16 +11,10 @@ import pytest
 from scipy import sparse
 
 import dpcvx
-from dpcvx.data.standardiser import ColumnStandardiser
+from dpcvx.data.standardiser import ColumnStandardiser, sums_map
 from dpcvx.exceptions import InputError
 from dpcvx.models import column_statistics
-from dpcvx.models.column_statistics import (
-    LATTICE_BITS,
-    StatisticsPlan,
-    _contributions,
-    release_column_statistics,
-    standardiser,
-)
+from dpcvx.models.column_statistics import LATTICE_BITS, StatisticsPlan, _contributions, release_column_statistics
 from dpcvx.privacy.exact_sampling import discrete_laplace_pmf, integer_source
 
 
@@ -101,7 +95,7 @@ def test_the_map_is_a_function_of_the_released_sums_and_public_numbers(data) -> 
     model = learner().fit(X, y, 1.0, random_state=1)
     record = model.certificate.column_statistics
     plan = StatisticsPlan(record["epsilon"], model.certificate.epsilon, 0.0, record["n"], X.shape[1], 1.0)
-    assert model.rows.feature_map == standardiser(np.array(record["sums"]), plan)
+    assert model.rows.feature_map == sums_map(np.array(record["sums"]), plan.n, plan.norm, plan.scale, LATTICE_BITS)
     # the released centres lie within 4 noise standard deviations of the data's (0.3); the spreads (0.02) are below
     # the variance floor (twice the second moment's noise sd), so the floor sets them: the narrow columns are
     # widened, never by more than the floor allows
@@ -190,6 +184,6 @@ def test_statistics_that_are_mostly_noise_leave_the_rows_nearly_as_they_came() -
     tau = np.sqrt(2) * float(plan.scale) * 2.0**-LATTICE_BITS / plan.n
     assert tau > 0.4
     released = np.concatenate([np.full(30, 2**LATTICE_BITS * plan.n), np.zeros(30)]).astype(np.int64)  # means 1
-    mapped = standardiser(released, plan)
+    mapped = sums_map(released, plan.n, plan.norm, plan.scale, LATTICE_BITS)
     assert np.allclose(mapped.centre, 2.0 * (1 / 3) / (1 / 3 + tau * tau))
     assert np.all(mapped.multiplier == 1.0)

@@ -13,17 +13,9 @@ import pytest
 from scipy import sparse
 
 import dpcvx
-from dpcvx.data.standardiser import ColumnStandardiser
+from dpcvx.data.standardiser import RANGES_CLIP, RANGES_FILL, ColumnStandardiser, fill_level, fill_map
 from dpcvx.exceptions import InputError
-from dpcvx.models.column_statistics import (
-    AUTO_ROWS,
-    RANGES_CLIP,
-    RANGES_FILL,
-    auto_statistics,
-    fill_level,
-    fill_map,
-    ranges_by_default,
-)
+from dpcvx.models.column_statistics import AUTO_ROWS, auto_statistics, ranges_by_default
 from dpcvx.privacy import column_histogram
 from dpcvx.privacy.column_histogram import (
     HISTOGRAM_DEPTH,

@@ -37,6 +37,8 @@ def files(tmp_path_factory):
             "multiclass": dpcvx.DPLogisticRegression(classes=(0, 1, 2), random_state=0).fit(X, np.arange(600) % 3),
             "statistics": dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, column_statistics=True).fit(
                 X, y, epsilon=1.0, random_state=0),
+            "ranges": dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, column_statistics="ranges").fit(
+                X, y, epsilon=1.0, random_state=0),
             "adassp": dpcvx.DPLinearRegression(random_state=0).fit(X, X @ [1.0, 2.0, 3.0]),
             "pinp": curator.release(),
             "tddl": TDDL("rbf", gamma=2.0, lam=0.1, loss="huber_hinge:h=0.5").fit(Xk, yk, 1.0, Z=Xk[:25],
@@ -83,6 +85,9 @@ def _set(data: dict, path: tuple, value: object) -> dict:
     ("tdil", ("privatised", "rounds_used"), True, "privatised.rounds_used must be an integer"),
     ("tdil", ("privatised", "certified"), 1, "privatised.certified must be true or false"),
     ("tdil", ("certificate", "kernel", "input_bound"), True, "predictor.kernel differs from certificate.kernel"),
+    ("ranges", ("preprocessing", "row_map", "feature_map", "multiplier", 0), True,
+     "multiplier must be a list of numbers"),
+    ("statistics", ("preprocessing", "row_map", "feature_map", "centre", 0), "0.5", "centre must be a list of numbers"),
 ])
 def test_a_field_of_the_wrong_type_is_refused_by_name(files, tmp_path, name, path, value, message):
     path_ = tmp_path / "edited.json"
@@ -97,3 +102,30 @@ def test_every_saved_file_still_loads(files, tmp_path):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(data))
         assert dpcvx.load(path).kind in ("linear", "multiclass", "regression", "kernel")
+
+
+def test_a_kernel_parameter_that_is_a_flag_is_refused_on_both_sides(files, tmp_path):
+    """The same flag in the predictor's and the certificate's kernel (their comparison passes): the kernel's own
+    reader refuses it, where the kernel took true for an input bound of 1."""
+    data = json.loads(json.dumps(files["tdil"]))
+    for side in ("predictor", "certificate"):
+        data[side]["kernel"]["input_bound"] = True
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(dpcvx.exceptions.FileError, match="input_bound must be a number"):
+        dpcvx.load(path)
+
+
+@pytest.mark.parametrize("name", ["ranges", "statistics"])
+@pytest.mark.parametrize("field", ["centre", "multiplier"])
+def test_a_feature_map_other_than_the_one_its_statistics_give_is_refused(files, tmp_path, name, field):
+    """A classifier's saved feature map is recomputed from the released statistics its certificate records (the
+    ranges' map, the sums' map) and must be it, as an AdaSSP file's must be the map of its sums: an edited map, of
+    numbers of the right type, is refused."""
+    data = json.loads(json.dumps(files[name]))
+    values = data["preprocessing"]["row_map"]["feature_map"][field]
+    values[0] = values[0] * 1.5 + 0.25
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(dpcvx.exceptions.FileError, match="is not the map certificate.column_statistics gives"):
+        dpcvx.load(path)

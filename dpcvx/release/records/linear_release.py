@@ -4,12 +4,14 @@ A regression ERM's record is the same layout (see :mod:`.regression_release`).""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
+from ...data.standardiser import REGRESSION_FLOOR_CELLS, ColumnStandardiser, fill_map, ranges_map, sums_map
 from ...exceptions import InputError
 from ...version import __version__
 from ..model import PrivateModel
@@ -60,6 +62,22 @@ def _weights(coef: Any) -> np.ndarray:
     return np.array([_number(f"privatised.coef[{i}]", value) for i, value in enumerate(coef)])
 
 
+def statistics_map(record: dict, norm: float) -> ColumnStandardiser:
+    """The map a recorded release of private column statistics gives (its type-checked record,
+    :func:`~dpcvx.release.records.release_certificate._column_statistics`), recomputed as the fit computed it, by
+    post-processing of its public values with the public R: the classifiers' map of the ranges (:func:`fill_map`), a
+    regression's with its label's range (:func:`ranges_map` at the recorded public depth), or the sums' map
+    (:func:`sums_map`, the discrete Laplace scale sensitivity / eps_s exact). A saved feature map must be this one,
+    as an AdaSSP file's must be the map of its sums."""
+    if "cells" in record:
+        cells = np.array(record["cells"])
+        if "label_cells" in record:
+            return ranges_map(cells, norm, REGRESSION_FLOOR_CELLS, record["depth"])
+        return fill_map(cells, norm)
+    scale = Fraction(record["sensitivity"]) / Fraction(record["epsilon"])
+    return sums_map(np.array(record["sums"], dtype=np.int64), record["n"], norm, scale, record["lattice_bits"])
+
+
 def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     """A linear release (format_version 2, or kind "linear" or an ERM "regression"), every field checked."""
     item = json_object("the model file", {key: value for key, value in data.items() if key != "kind"}, _MODEL_KEYS)
@@ -105,6 +123,10 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
         raise InputError("privatised.intercept is non-zero but the model has no intercept feature; the "
                          "file has been edited")
     _check_schema_fits(schema, rows, weights.size)
+    statistics = certificate.column_statistics
+    if statistics is not None and rows.feature_map != statistics_map(statistics, rows.norm_bound):
+        raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
+                         "file has been edited")
     if certificate.findings != (() if regression else one_class_findings(weights, intercept, classes,
                                                                           rows.norm_bound)):
         raise InputError("certificate.findings must state exactly the public checks of the released weights "
