@@ -143,11 +143,6 @@ def _range(name: str, span: Any) -> tuple[float, float]:
     return positive(f"{name}[0]", span[0]), positive(f"{name}[1]", span[1])
 
 
-def _share(name: str, share: Any) -> float:
-    """A share of epsilon bought for a private statistic: a number in (0, 1)."""
-    return fraction(name, share)
-
-
 def _time_limit(name: str, seconds: Any) -> float:
     return check_time_limit(seconds)
 
@@ -174,7 +169,7 @@ SETTINGS: dict[str, Check] = {
     "comparator_norm": optional(check_bound),
     "data_norm": optional(_bound),
     "norm_range": optional(_range),
-    "norm_share": _share,
+    "norm_share": fraction,  # a share of epsilon bought for a private statistic: in (0, 1)
     "task": lambda name, value: check_choice(name, value, TASKS),
     "label_bound": optional(_bound),
     "label_range": optional(_range),
@@ -187,9 +182,9 @@ SETTINGS: dict[str, Check] = {
     "verbose": check_flag,
     "allow_large_delta": check_flag,
     "sample_weight_bound": optional(check_bound),
-    "class_count_share": _share,
+    "class_count_share": fraction,
     "column_statistics": _column_statistics,
-    "column_statistics_share": _share,
+    "column_statistics_share": fraction,
     "solver": _solver_name,
     "tol": optional(_tol),
     "max_iter": optional(_max_iter),
@@ -244,7 +239,7 @@ def private_bounds(learner: Settings) -> tuple[tuple[tuple[str, float, float], .
     if wanted and not learner.clip:
         raise InputError("a private bound clips the rows (labels) onto the drawn value; clip=False (refuse those "
                          "beyond it) would refuse after the charge, so it is refused now. Nothing was charged")
-    return tuple(wanted), _share("norm_share", learner.norm_share)
+    return tuple(wanted), fraction("norm_share", learner.norm_share)
 
 
 def declared_row_map(learner: Settings) -> RowMap:
