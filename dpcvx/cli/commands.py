@@ -33,14 +33,13 @@ from ..data.preprocessing import NumericColumn, PublicSchema
 from ..exceptions import DPCVXError, FileError, InputError, NumericRangeError, UsageError
 from ..models.class_count import released_rates
 from ..models.erm import PrivateERM
-from ..models.intercept_offset import log_odds
+from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..progress import progress
 from ..release.model import PrivateModel
 from ..release.serialization import load, save
-from ..validation import check_threshold, decision_cut, label_range
+from ..validation import label_range
 from .exit_codes import EXIT_OK
-from .parser import PRIOR
 
 __all__ = ["demo_command", "fit_command", "predict_command", "report_command", "verify_command"]
 
@@ -544,16 +543,12 @@ def _at_threshold(model: Any, decisions: np.ndarray, threshold: float | str) -> 
     if not isinstance(model, PrivateModel):
         raise InputError(f"--threshold cuts the decision value of a binary classifier; {model.kind} models predict "
                          "without one: leave it out")
-    if threshold != PRIOR:
-        cut = decision_cut(check_threshold("threshold", threshold), True)
-    else:
-        rates = released_rates(model.certificate.weights)
-        if rates is None:
-            raise InputError("--threshold prior cuts at the log-odds of the class rates the release counted (fit with "
-                             "--class-prior private); this release has none. A model fitted with --threshold prior "
-                             "and a public class prior predicts at its cut without --threshold; or give the positive "
-                             "class's rate as the threshold (--threshold 0.03)")
-        cut = log_odds(rates)
+    cut = threshold_cut(threshold, released_rates(model.certificate.weights))
+    if cut is None:
+        raise InputError("--threshold prior cuts at the log-odds of the class rates the release counted (fit with "
+                         "--class-prior private); this release has none. A model fitted with --threshold prior "
+                         "and a public class prior predicts at its cut without --threshold; or give the positive "
+                         "class's rate as the threshold (--threshold 0.03)")
     return np.where(decisions > cut, model.classes_[1], model.classes_[0])
 
 

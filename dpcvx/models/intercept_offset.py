@@ -24,15 +24,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..validation import check_threshold, decision_cut
+
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
 
-__all__ = ["log_odds", "centred_ridge", "prior_entropy"]
+__all__ = ["log_odds", "threshold_cut", "centred_ridge", "prior_entropy"]
 
 
 def log_odds(rates: tuple[float, float]) -> float:
     """b0 = log(pi_+ / pi_-) of public rates (pi_-, pi_+)."""
     return math.log(rates[1] / rates[0])
+
+
+def threshold_cut(threshold: float | str, rates: tuple[float, float] | None) -> float | None:
+    """The decision cut of a binary classifier's public ``threshold`` on w^T x + b: log(t / (1 - t)) of a probability
+    t (:func:`~dpcvx.validation.check_threshold`), or for "prior" the log-odds of the class ``rates`` (public, or
+    those of a released count: a public function of the release); None for "prior" without rates. The estimators'
+    ``threshold`` and the command line's ``--threshold`` both cut here."""
+    if isinstance(threshold, str):
+        return None if rates is None else log_odds(rates)
+    return decision_cut(check_threshold("threshold", threshold), True)
 
 
 def prior_entropy(rates: tuple[float, float]) -> float:

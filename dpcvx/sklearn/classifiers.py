@@ -98,7 +98,7 @@ from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rate
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics, draws_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
-from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy
+from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy, threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
@@ -502,12 +502,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         """The decision cut of a binary release: log(t / (1 - t)) of the public ``threshold``, or for
         threshold="prior" the log-odds of the offset's rates (the public prior's, or the released count's: a public
         function of the release, docs/theory.md section 21)."""
-        if isinstance(self.threshold, str):
-            rates = self._rates(model.certificate)
-            if rates is None:
-                raise InputError("threshold='prior' needs class rates: this release has no intercept offset")
-            return log_odds(rates)
-        return decision_cut(check_threshold("threshold", self.threshold), True)
+        cut = threshold_cut(self.threshold, self._rates(model.certificate))
+        if cut is None:
+            raise InputError("threshold='prior' needs class rates: this release has no intercept offset")
+        return cut
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 - scikit-learn's signature
         """scikit-learn's repr, then the effective lam after a fit whose Delta raised lam."""
