@@ -130,8 +130,9 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     if needed is not None and n < needed:
         reasons.append(
             f"the columns' ranges were not located (the private search of all {width + 1} columns' ranges, which "
-            f"column_statistics='auto' runs on dense rows in memory, needs n >= {needed} at this epsilon and delta), "
-            f"so the rows keep their public map, and how much of their public ranges they fill is not public: such "
+            f"column_statistics='auto' runs on dense rows in memory or a numpy.memmap, needs n >= {needed} at this "
+            f"epsilon and delta), so the rows keep their public map, and how much of their public ranges they fill is "
+            f"not public: such "
             f"fits on synthetic tables kept less than half of the gap between the labels' mean and a non-private model")
     if not reasons and not texts:
         return
