@@ -431,15 +431,17 @@ class PrivateERM:
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
                n: int | None = None, lam: float | None = None, weights: np.ndarray | None = None, *,
                solver: SolverChoice | None = None, rows: RowMap | None = None,
-               offset: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+               offset: np.ndarray | None = None, proved: bool) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 (:meth:`SolverChoice.solve`); F's scaling is the
         public ``n`` (default: the number of rows), ``lam`` the fit's numeric Lam (the rule's under
         ``lam="auto"``; default ``self.lam``), ``weights`` the records' s_i; ``solver`` and ``rows`` the plan's
         (default: this learner's); ``offset`` a vector whose margins the solve's first pass may also compute
-        (the training-rows check's). A subclass may replace it (the audit's broken variants)."""
+        (the training-rows check's); ``proved`` the plan's public decision that the path has a proved budget
+        (:meth:`SolverChoice.solve`). A subclass may replace it (the audit's broken variants)."""
         solver = self._solver() if solver is None else solver
         return solver.solve(problem, X, y, noise, self._numeric_lam(lam), extra_reg, gradient_tolerance, start, n,
-                            rows=self.row_map() if rows is None else rows, weights=weights, offset=offset)
+                            rows=self.row_map() if rows is None else rows, weights=weights, offset=offset,
+                            proved=proved)
 
     def _verified(self, dim: int, *, progress: bool = False) -> VerifiedProblem:
         """The verified problem at the fitted dimension (the one verification of a fit).
@@ -669,7 +671,9 @@ class PrivateERM:
         gamma = calibrate.gradient_tolerance(self._tol(problem, solver), n, problem.lipschitz if
                                              problem.certificate.lipschitz is not None else 1.0,
                                              rows.effective_norm_bound)
-        w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma, solver=solver, rows=rows)
+        proved = solver.proved_budget(problem, self._numeric_lam(None), 0.0, rows, n, gamma, None) is not None
+        w, info = self._solve(problem, X_mapped, labels, np.zeros(d), 0.0, gamma, solver=solver, rows=rows,
+                              proved=proved)
         info = info.without_margins()  # an n-vector of the data, read by no check here
         self.diagnostics_ = info
         erm_inputs.check_solution(w, info)

@@ -55,7 +55,7 @@ from ..release.constants import Constants
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.regression_model import PrivateRegressionModel
 from ..release.usefulness import one_class_findings, warn_if_constant
-from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice
+from ..solvers.choice import MAX_PROVED_ITERATIONS, SolverChoice, exceeds_limit
 from ..solvers.linear import SolveInfo
 from ..solvers.objective import _norm
 from ..validation import check_delta_for_n
@@ -90,7 +90,8 @@ class Hooks(Protocol):
     def _solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray,
                extra_reg: float, gradient_tolerance: float, start: np.ndarray | None, n: int | None,
                lam: float | None, weights: np.ndarray | None, *, solver: SolverChoice | None,
-               rows: RowMap | None, offset: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]: ...
+               rows: RowMap | None, offset: np.ndarray | None = None,
+               proved: bool) -> tuple[np.ndarray, SolveInfo]: ...
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class _Bound(NamedTuple):
     n: int
     weights: np.ndarray | None
     calibrated: Calibrated
+    proved: bool  # the path's public decision (:meth:`SolverChoice.proved_budget` at the public n and start)
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,7 @@ class FitPlan:
             assert gamma is not None  # the calibration always has a public tol
             least = self.solver.least_budget(problem, lam * mean, calibration.extra_reg, self.rows, n, gamma,
                                              self.start)
-            if least is not None and least > MAX_PROVED_ITERATIONS:
+            if least is not None and exceeds_limit(least):
                 raise InputError(f"the proved iteration budget at lam {lam:.3g} is above {MAX_PROVED_ITERATIONS:.0e}")
             return calibration
 
@@ -330,7 +332,7 @@ class FitPlan:
         if least is None:  # why, only where a composite procedure refuses it (the reason is a few budget calls)
             failure.require_proved(False, self.owner, self.solver.unproved_reason(self.problem))
         self.solver.check_max_iter(least)
-        return _Bound(X, labels, n, weights, calibrated)
+        return _Bound(X, labels, n, weights, calibrated, least is not None)
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
             sample_weight: Any = None) -> PrivateModel | PrivateRegressionModel:
@@ -363,7 +365,7 @@ class FitPlan:
         with np.errstate(all="ignore"):  # a user's np.seterr cannot make the solve's success depend on the data
             w, info = self.learner._solve(self.problem, bound.X, bound.labels, noise, calibration.extra_reg, gamma,
                                           self.start, n, bound.calibrated.lam, bound.weights, solver=self.solver,
-                                          rows=self.rows, offset=offset)
+                                          rows=self.rows, offset=offset, proved=bound.proved)
         solved = None if info.final_margins is None else _Solved(w, info.final_margins, offset, info.offset_margins)
         info = info.without_margins()  # the margins go to the training-rows check only
         self.learner.diagnostics_ = info

@@ -35,12 +35,18 @@ from .linear import DENSE_NEWTON_MAX_DIM, SolveInfo, newton, solve_with_cvxpy
 from .objective import PerturbedObjective
 from .proximal import CompositeTerm, proximal_newton
 
-__all__ = ["SolverChoice", "SOLVERS"]
+__all__ = ["SolverChoice", "SOLVERS", "exceeds_limit"]
 
 SOLVERS = ("auto", "fast", "cvxpy")
 DEFAULT_MAX_ITER = 100  # the iteration limit of a path without a proved budget (the proximal path)
 DISTINCT_TOLERANCE = 0.1  # the distinct records' solve aims at this share of the public gradient bound
 MAX_PROVED_ITERATIONS = 10**7  # beyond this budget gradient steps are no practical safeguard: the path is unproved
+
+
+def exceeds_limit(least: int) -> bool:
+    """Whether a least proved iteration budget is above ``MAX_PROVED_ITERATIONS`` (the path is then unproved: gradient
+    steps are no practical safeguard; :meth:`SolverChoice.proved_budget`, and the lam rule's grid)."""
+    return least > MAX_PROVED_ITERATIONS
 
 
 def curvature_bound(problem: VerifiedProblem) -> float:
@@ -86,7 +92,8 @@ class SolverChoice:
     def solve(self, problem: VerifiedProblem, X: Matrix | RowBlocks, y: np.ndarray, noise: np.ndarray, lam: float,
               extra_reg: float, gradient_tolerance: float, start: np.ndarray | None = None,
               n: int | None = None, rows: RowMap | None = None,
-              weights: np.ndarray | None = None, offset: np.ndarray | None = None) -> tuple[np.ndarray, SolveInfo]:
+              weights: np.ndarray | None = None, offset: np.ndarray | None = None, *,
+              proved: bool) -> tuple[np.ndarray, SolveInfo]:
         """A point with ||grad F|| <= gradient_tolerance / 2 for the verified problem.
 
         F = sum_i s_i l + n (Lam N(w) + (Delta/2) ||w||^2) + b^T w with ``n`` the public size
@@ -100,16 +107,17 @@ class SolverChoice:
         X also computes (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths (the
         conic solve, a user's solver, proximal Newton) leave them to that check. On Newton's path an in-memory X
         (dense or CSR) whose records repeat (:func:`~dpcvx.solvers.distinct.distinct_records`) is first solved on
-        its distinct records, and Newton on all rows starts there (docs/theory.md, section 7)."""
-        # whether the path is proved is the plan's public decision (:meth:`proved_budget` at the public n and start,
-        # as the plan checked it before the charge), never re-made at the rows' count (private under add/remove) or a
-        # start drawn from the data (the distinct records' minimiser, a conic point): the solver then runs to the
-        # budget of its own rows, start and noise, however large
-        proved = rows is not None and self.proved_budget(problem, lam, extra_reg, rows, X.shape[0] if n is None else n,
-                                                         gradient_tolerance, start) is not None
+        its distinct records, and Newton on all rows starts there (docs/theory.md, section 7).
+
+        ``proved`` is the plan's public decision, made once before the charge: :meth:`proved_budget` at the public n
+        and start is not None (it needs ``rows``). It is never re-made here at the rows' count (private under
+        add/remove) or at a start drawn from the data (the distinct records' minimiser, a conic point): a proved
+        solve runs to the budget of its own rows, start and noise, however large."""
+        if proved and rows is None:
+            raise InputError("a proved solve needs the public row map whose bound R its budget reads")
         scale = 1.0 if n is None or n == X.shape[0] else n / X.shape[0]
         lam, extra_reg = lam * scale, extra_reg * scale
-        rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound) if rows is not None and proved else None
+        rate = descent_rate(problem, lam, extra_reg, rows.effective_norm_bound) if proved and rows is not None else None
         steps = self._newton_steps(rate, start, noise, X.shape[0], gradient_tolerance)
         column_scale = None if rows is None else rows.column_scale(X.shape[1])
         if isinstance(X, RowBlocks):  # check(), before charging: the Newton path applies
@@ -220,7 +228,7 @@ class SolverChoice:
         None before any charge (docs/theory.md, section 7.1). Under add/remove the rows are private: the check is
         made at n_public, and the solver uses the budget of its actual rows."""
         least = self.least_budget(problem, lam, extra_reg, rows, n, gradient_tolerance, start)
-        return least if least is not None and least <= MAX_PROVED_ITERATIONS else None
+        return None if least is None or exceeds_limit(least) else least
 
     def unproved_reason(self, problem: VerifiedProblem) -> str:
         """Why :meth:`proved_budget` is None, with the way to a proved path (public)."""

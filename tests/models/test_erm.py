@@ -81,7 +81,7 @@ def test_fast_and_cvxpy_paths_agree(data, loss, n, lam, intercept):
     problem = erm._verified(d)
     noise = dpcvx.privacy.noise.sample_l2_laplace(d, fast.certificate.beta, np.random.default_rng(3))
     gamma = fast.certificate.calibration.to_dict()["gradient_tolerance"]
-    fast_w, _ = erm._solve(problem, X_mapped, labels, noise, fast.certificate.extra_reg, gamma)
+    fast_w, _ = erm._solve(problem, X_mapped, labels, noise, fast.certificate.extra_reg, gamma, proved=True)
     scale = max(1.0, np.abs(fast_w).max())
     for solver, agreement in (("SCS", 1e-6), ("CLARABEL", 1e-4)):
         w, info = solve_with_cvxpy(problem, X_mapped, labels, lam, noise,

@@ -237,7 +237,7 @@ def test_add_remove_solves_the_objective_scaled_by_the_public_size(data):
     n, N, lam = X.shape[0], 1000, 1e-2
     erm = dpcvx.PrivateERM(lam=lam, data_norm=1.0, tol=1e-12)
     problem = erm._verified(X.shape[1])
-    w, _ = erm._solve(problem, X, y.astype(float), np.zeros(3), 0.0, 1e-12 * N, None, N)
+    w, _ = erm._solve(problem, X, y.astype(float), np.zeros(3), 0.0, 1e-12 * N, None, N, proved=True)
     reference = dpcvx.PrivateERM(lam=lam * N / n, data_norm=1.0, tol=1e-12).fit_nonprivate(X, y).coef_
     assert np.allclose(w, reference, atol=1e-8)
     output = gaussian_output_perturbation(N, lam, 1.0, 1e-6, L=1.0, R=1.0, m=1.0, tol=1e-10, dim=3,
