@@ -62,11 +62,20 @@ from ..privacy.adassp import (
     range_search_level,
 )
 from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, release_ranges
+from ..privacy.gradient_descent import (
+    GRADIENT_RANGED,
+    GRADIENT_THEOREM,
+    GradientCalibration,
+    gradient_calibration,
+    gradient_intercept_scaling,
+)
 from ..privacy.neighbours import Neighbours
+from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
 from ..validation import (
     check_bound,
+    check_choice,
     check_delta,
     check_delta_for_n,
     check_epsilon,
@@ -91,6 +100,10 @@ PURE_EPSILON_OPTIONS = (
     "mathematical layer, or DPHuberRegressor (pure epsilon by default). Otherwise pass a delta in (0, 1), "
     "well below 1/n"
 )
+
+#: PrivateLinearRegression's ``mechanism``: AdaSSP, or noisy gradient descent on clipped residuals (mechanism
+#: ``gradient-ranged``; :mod:`dpcvx.privacy.gradient_descent`)
+MECHANISMS = ("adassp", "gradient")
 
 RELATIONS = {
     Neighbours.REPLACE_ONE: "replace-one: neighbouring data sets differ in one record, replaced by another",
@@ -130,6 +143,12 @@ class PrivateLinearRegression:
         ``column_statistics``, and n large enough for the
         search's noise (:func:`dpcvx.privacy.column_ranges.range_level`), else refused before any charge.
         "auto": the ranges when every condition holds at the fit's n (public facts of the call), else plain AdaSSP.
+    mechanism : {"adassp", "gradient"}, default "adassp"
+        "gradient": noisy gradient descent on clipped residuals on the rows and labels the private ranges map
+        (mechanism ``gradient-ranged``, :mod:`dpcvx.privacy.gradient_descent`, docs/theory.md section 16): the
+        search of every column and the label (``column_ranges`` True or "auto"), then a private top eigenvalue and
+        ``STEPS`` noisy gradient steps. Replace-one, dense rows in memory or a numpy.memmap, ``clip=True``, lam=0 and
+        n large enough for the search of every column only; else refused before any charge.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -137,7 +156,8 @@ class PrivateLinearRegression:
     def __init__(self, data_norm: float | None = None, label_bound: float | None = None, *, lam: float = 0.0,
                  fit_intercept: bool = False, intercept_scaling: float | str = 1.0, clip: bool = True,
                  failure_probability: float = 0.05, allow_large_delta: bool = False,
-                 column_statistics: bool = False, column_ranges: bool | str = False) -> None:
+                 column_statistics: bool = False, column_ranges: bool | str = False,
+                 mechanism: str = "adassp") -> None:
         self.data_norm = data_norm
         self.label_bound = label_bound
         self.lam = lam
@@ -148,6 +168,11 @@ class PrivateLinearRegression:
         self.allow_large_delta = allow_large_delta
         self.column_statistics = column_statistics
         self.column_ranges = column_ranges
+        self.mechanism = mechanism
+
+    def _mechanism(self) -> str:
+        """``mechanism`` checked: "adassp" or "gradient"."""
+        return check_choice("mechanism", self.mechanism, MECHANISMS)
 
     def _ranges_option(self) -> bool | str:
         """``column_ranges`` checked: "auto", or True or False (a numpy bool as the bool it is)."""
@@ -208,15 +233,23 @@ class PrivateLinearRegression:
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
-                  rows: RowMap | None = None, ranges: int | None = None) -> AdaSSPCalibration:
-        """The AdaSSP calibration for this learner's public bounds at ``dim`` weights (intercept included);
-        ``rows`` the fit's row map (default: the public bounds', a numeric ``intercept_scaling``); ``ranges`` the
-        number of columns whose ranges are searched first (default: every column and the label with
-        ``column_ranges=True``, else none). The plan's one calibration goes through this hook
-        (:meth:`AdaSSPPlan.calibrate`)."""
+                  rows: RowMap | None = None, ranges: int | None = None) -> AdaSSPCalibration | GradientCalibration:
+        """The AdaSSP calibration (with ``mechanism="gradient"``, noisy gradient descent's) for this learner's public
+        bounds at ``dim`` weights (intercept included); ``rows`` the fit's row map (default: the public bounds', a
+        numeric ``intercept_scaling``); ``ranges`` the number of columns whose ranges are searched first (default:
+        every column and the label with ``column_ranges=True`` or ``mechanism="gradient"``, else none). The plan's
+        one calibration goes through this hook (:meth:`AdaSSPPlan.calibrate`)."""
         rows = self._rows() if rows is None else rows
+        gradient = self._mechanism() == "gradient"
         if ranges is None:
-            ranges = dim - self.fit_intercept + 1 if self._ranges_option() is True else 0
+            ranges = dim - self.fit_intercept + 1 if gradient or self._ranges_option() is True else 0
+        if gradient:
+            if Neighbours.parse(neighbours) is not Neighbours.REPLACE_ONE:
+                raise InputError("mechanism='gradient' is offered under replace-one neighbours (n public: the range "
+                                 "search's level and the step's curvature read it); use mechanism='adassp'")
+            return gradient_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
+                                        label_bound=check_bound("label_bound", self.label_bound), range_columns=ranges,
+                                        failure_probability=self.failure_probability)
         return adassp_calibration(epsilon, delta, dim=dim, data_norm=rows.effective_norm_bound,
                                   label_bound=check_bound("label_bound", self.label_bound), neighbours=neighbours,
                                   failure_probability=self.failure_probability,
@@ -250,11 +283,15 @@ class PrivateLinearRegression:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
         standardised = check_flag("column_statistics", self.column_statistics)
-        ranged = self._ranges_setting(X, relation, standardised)
-        if standardised or ranged is True:
-            self._refuse_for_statistics(X, relation, "column_ranges" if ranged else "column_statistics")
+        gradient = self._mechanism() == "gradient"
+        if gradient:
+            ranged: bool | str = self._refuse_for_gradient(X, relation, standardised, lam)
+        else:
+            ranged = self._ranges_setting(X, relation, standardised)
+            if standardised or ranged is True:
+                self._refuse_for_statistics(X, relation, "column_ranges=True" if ranged else "column_statistics=True")
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
-        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged)
+        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged, gradient)
         return plan, plan.bind(X, y)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
@@ -281,20 +318,36 @@ class PrivateLinearRegression:
             raise InputError("column_statistics and column_ranges are two maps; pass one. Nothing was charged")
         return setting
 
-    def _refuse_for_statistics(self, X: Any, relation: Neighbours, name: str) -> None:
-        """column_statistics=True or column_ranges=True (``name``): replace-one (n public), dense rows (the column
-        sums in memory, the ranges in memory or a numpy.memmap, read by blocks), clip=True; before any charge."""
+    def _refuse_for_statistics(self, X: Any, relation: Neighbours, setting: str) -> None:
+        """``setting``: column_statistics=True, column_ranges=True or mechanism='gradient' (which searches the
+        ranges): replace-one (n public), dense rows (the column sums in memory, the ranges in memory or a
+        numpy.memmap, read by blocks), clip=True; before any charge."""
         if relation is not Neighbours.REPLACE_ONE:
-            raise InputError(f"{name}=True is offered under replace-one neighbours (n public: the map divides by "
+            raise InputError(f"{setting} is offered under replace-one neighbours (n public: the map divides by "
                              "it). Nothing was charged")
-        ranges = name == "column_ranges"  # searched by row blocks; the column sums read the rows in memory
+        ranges = setting != "column_statistics=True"  # searched by row blocks; the column sums read rows in memory
         if sparse.issparse(X) or is_dask(X) or not ranges and is_out_of_core(X):
             readable = "in memory or a numpy.memmap" if ranges else "in memory"
-            raise InputError(f"{name}=True needs dense rows {readable} (centring fills a sparse matrix; a Dask X's "
+            raise InputError(f"{setting} needs dense rows {readable} (centring fills a sparse matrix; a Dask X's "
                              "chunks are not read by the draw). Nothing was charged")
         if not check_flag("clip", self.clip):
-            raise InputError(f"{name}=True clips the mapped rows onto R; clip=False would refuse rows after the "
+            raise InputError(f"{setting} clips the mapped rows onto R; clip=False would refuse rows after the "
                              "charge, so it is refused now. Nothing was charged")
+
+    def _refuse_for_gradient(self, X: Any, relation: Neighbours, standardised: bool, lam: float) -> bool:
+        """mechanism='gradient''s settings: the ranges of every column searched (``column_ranges`` True or "auto",
+        no column statistics), lam = 0, and :meth:`_refuse_for_statistics`'s conditions; before any charge. True:
+        the plan searches every column's range (n is checked per fit: :meth:`AdaSSPPlan.bind`)."""
+        if standardised or self._ranges_option() is False:
+            raise InputError("mechanism='gradient' runs on the rows and labels mapped by the private ranges of every "
+                             "column and the label: pass column_ranges=True or 'auto' (DPLinearRegression: "
+                             "column_statistics='auto' or 'ranges') and column_statistics=False, or use "
+                             "mechanism='adassp'. Nothing was charged")
+        if lam > 0:
+            raise InputError("lam > 0 (an extra ridge) is offered with mechanism='adassp'; mechanism='gradient' "
+                             "takes none: use lam=0. Nothing was charged")
+        self._refuse_for_statistics(X, relation, "mechanism='gradient'")
+        return True
 
     def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray | RowBlocks, int]:
         """(the rows clipped onto R without the constant feature, n): a memmap's as row blocks clipped as each is read
@@ -367,7 +420,7 @@ class _Bound(NamedTuple):
     y: Any
     n: int
     rows: RowMap
-    calibration: AdaSSPCalibration
+    calibration: AdaSSPCalibration | GradientCalibration
     statistics: tuple[np.ndarray, np.ndarray] | None  # plain AdaSSP: X^T X and X^T y of the mapped rows
     clipped: np.ndarray | RowBlocks | None  # with a map: the rows clipped onto R (a memmap's by blocks; the statistics
     # follow the draw)
@@ -390,6 +443,8 @@ class AdaSSPPlan:
     width : the number of input columns
     ranged : whether the fit first searches private ranges (mechanism ``adassp-ranged``): True, False, or "auto"
         (when the search's level at the fit's n is defined: :meth:`ranges_at`)
+    gradient : whether the fit descends noisy gradients on the mapped rows instead of AdaSSP's release (mechanism
+        ``gradient-ranged``; then ``ranged`` is True)
     """
 
     learner: PrivateLinearRegression
@@ -400,8 +455,9 @@ class AdaSSPPlan:
     standardised: bool
     width: int
     ranged: bool | str = False
-    _calibrations: dict[tuple[float, int], tuple[RowMap, AdaSSPCalibration]] = field(default_factory=dict, init=False,
-                                                                          repr=False, compare=False)
+    gradient: bool = False
+    _calibrations: dict[tuple[float, int], tuple[RowMap, AdaSSPCalibration | GradientCalibration]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def classes(self) -> None:
@@ -415,12 +471,15 @@ class AdaSSPPlan:
 
     def scaling(self, n: int) -> float:
         """The constant feature's public scale s of a fit of n rows: the learner's number, or under "auto" AdaSSP's
-        rule at (epsilon, delta, d, R, rho, n) under replace-one and 1 under add-remove (n private, not read)."""
+        rule at (epsilon, delta, d, R, rho, n) under replace-one and 1 under add-remove (n private, not read); the
+        descent's R / sqrt(d) with ``gradient`` (:func:`~dpcvx.privacy.gradient_descent.gradient_intercept_scaling`)."""
         learner = self.learner
         if not learner._auto_scaling:
             return positive("intercept_scaling", learner.intercept_scaling)
         if not learner.fit_intercept or self.relation is not Neighbours.REPLACE_ONE:
             return 1.0
+        if self.gradient:  # the descent's rule: the intercept's eigenvalue of the order of a mapped column's
+            return gradient_intercept_scaling(check_bound("data_norm", learner.data_norm), self.width)
         return adassp_intercept_scaling(self.epsilon, self.delta, dim=self.dim,
                                         data_norm=check_bound("data_norm", learner.data_norm), n=n,
                                         failure_probability=learner.failure_probability,
@@ -439,7 +498,7 @@ class AdaSSPPlan:
                 return columns
         return 0
 
-    def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration]:
+    def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration | GradientCalibration]:
         """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s and search (both
         public)."""
         scale, ranges = self.scaling(n), self.ranges_at(n)
@@ -470,9 +529,11 @@ class AdaSSPPlan:
         if ranges:
             level = calibration.range_level(n)
             if level is None:
-                raise InputError(f"column_ranges=True: {n} rows are too few for the range search's noise at epsilon "
+                setting, fix = (("mechanism='gradient'", "; mechanism='adassp' fits with fewer columns searched or "
+                                 "none") if self.gradient else ("column_ranges=True", ""))
+                raise InputError(f"{setting}: {n} rows are too few for the range search's noise at epsilon "
                                  f"{self.epsilon:g} (its level would exceed {HIGHEST_LEVEL}; "
-                                 f"dpcvx.privacy.column_ranges.range_level). Nothing was charged")
+                                 f"dpcvx.privacy.column_ranges.range_level){fix}. Nothing was charged")
         return _Bound(X, y, n, rows, calibration, statistics, clipped, level)
 
     def fit(self, X: Any, y: Any, *, random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
@@ -489,26 +550,25 @@ class AdaSSPPlan:
         rows, calibration, n, ranged = bound.rows, bound.calibration, bound.n, bound.level is not None
         rng = resolve_rng(random_state)
         if accountant is not None:
+            method = "noisy gradient descent" if self.gradient else "AdaSSP"
             accountant.spend(self.epsilon, self.delta, description=f"PrivateLinearRegression.fit "
-                             f"(AdaSSP{' with private column statistics' if self.standardised else ''}"
+                             f"({method}{' with private column statistics' if self.standardised else ''}"
                              f"{' with private ranges' if ranged else ''}, {self.relation})",
                              curve=calibration.privacy_curve(self.epsilon, self.delta), neighbours=self.relation)
         record, shift = None, 0.0
-        if bound.level is not None and bound.clipped is not None:  # the ranges, then their maps, then AdaSSP
-            public_bound = calibration.label_bound
-            features = calibration.range_columns > 1  # else the label's range alone; the rows keep the public map
-            ranges = release_ranges(_range_values(bound.clipped, bound.y, public_bound, features),
-                                    np.append(np.full(self.width if features else 0, rows.norm_bound), public_bound),
-                                    bound.level, calibration.count_sigma, rng)
-            shift, label_bound = label_range(ranges[:, -1:], bound.level, public_bound)
-            if features:
-                rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
+        if ranged:  # the ranges, then their maps, then AdaSSP or the descent
+            rows, shift, label_bound, record = self._ranged_map(bound, rng)
+            calibration = replace(calibration, label_bound=label_bound)
+            if isinstance(calibration, GradientCalibration):
+                theta = _descend(bound, rows, calibration, shift, rng)
+                model = PrivateRegressionModel(*rows.split_weights(theta), rows, self._certificate(calibration, rows,
+                                                                                                   record))
+                return model.shifted(shift)  # the private label centre: post-processing
             rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True,
                                                              label_bound=label_bound, shift=shift)
-            calibration = replace(calibration, label_bound=label_bound)
-            record = {"n": n, "level": bound.level, "label_bound": public_bound, "ranges": ranges.tolist()}
         elif bound.clipped is not None:  # the column statistics, then the map they give (post-processing), then AdaSSP
             assert isinstance(bound.clipped, np.ndarray)  # the column sums read rows in memory (_refuse_for_statistics)
+            assert isinstance(calibration, AdaSSPCalibration)  # mechanism='gradient' takes no column statistics
             released = calibration.release_column_moments(bound.clipped, rng)
             rows = replace(rows, feature_map=adassp_map(released, calibration, rows.norm_bound, n))
             rows, gram, moment, n = self.learner._statistics(bound.X, bound.y, rows, quiet=True)
@@ -516,17 +576,82 @@ class AdaSSPPlan:
         else:
             assert bound.statistics is not None
             gram, moment = bound.statistics
-        certificate = SufficientStatisticsCertificate(
-            mechanism=ADASSP_STANDARDISED if self.standardised else ADASSP_RANGED if ranged else ADASSP,
-            guarantee="(epsilon, delta)-differential privacy by " + (
-                STANDARDISED_THEOREM if self.standardised else ADASSP_THEOREM if not ranged else
-                RANGED_THEOREM if calibration.range_columns > 1 else LABEL_RANGE_THEOREM),
+        assert isinstance(calibration, AdaSSPCalibration)  # the descent returned above
+        certificate = self._certificate(calibration, rows, record)
+        theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam)
+        model = PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
+        return model.shifted(shift) if shift else model  # the private label centre: post-processing
+
+    def _ranged_map(self, bound: _Bound, rng: np.random.Generator) -> tuple[RowMap, float, float, dict]:
+        """The private ranges searched (the calibration's count sigma at the bound's level), and what they give
+        (post-processing with public d, R, B and the level): (the row map, with the features' range map unless the
+        label's range alone was searched; the label centre c; its bound B'; the certificate's record)."""
+        rows, calibration = bound.rows, bound.calibration
+        assert bound.level is not None and bound.clipped is not None  # bind: the ranges' level and clipped rows
+        public_bound = calibration.label_bound
+        features = calibration.range_columns > 1  # else the label's range alone; the rows keep the public map
+        ranges = release_ranges(_range_values(bound.clipped, bound.y, public_bound, features),
+                                np.append(np.full(self.width if features else 0, rows.norm_bound), public_bound),
+                                bound.level, calibration.count_sigma, rng)
+        shift, label_bound = label_range(ranges[:, -1:], bound.level, public_bound)
+        if features:
+            rows = replace(rows, feature_map=range_map(ranges[:, :-1], bound.level, rows.norm_bound))
+        record = {"n": bound.n, "level": bound.level, "label_bound": public_bound, "ranges": ranges.tolist()}
+        return rows, shift, label_bound, record
+
+    def _certificate(self, calibration: AdaSSPCalibration | GradientCalibration, rows: RowMap,
+                     record: dict | None) -> SufficientStatisticsCertificate:
+        """The release's certificate: the mechanism and theorem of the fit, its calibration (at the released B' when
+        ranges were searched), the public bounds, and the record of the released map (``record``)."""
+        if isinstance(calibration, GradientCalibration):
+            mechanism, theorem = GRADIENT_RANGED, GRADIENT_THEOREM
+        elif self.standardised:
+            mechanism, theorem = ADASSP_STANDARDISED, STANDARDISED_THEOREM
+        elif calibration.range_columns:
+            mechanism = ADASSP_RANGED
+            theorem = RANGED_THEOREM if calibration.range_columns > 1 else LABEL_RANGE_THEOREM
+        else:
+            mechanism, theorem = ADASSP, ADASSP_THEOREM
+        return SufficientStatisticsCertificate(
+            mechanism=mechanism, guarantee="(epsilon, delta)-differential privacy by " + theorem,
             epsilon=self.epsilon, delta=self.delta, calibration=calibration, data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound,
             label_bound=check_bound("label_bound", self.learner.label_bound),
             fit_intercept=rows.fit_intercept, intercept_scaling=rows.intercept_scaling,
             clipping="clipped to the bounds" if self.learner.clip else "refused",
             neighbours=RELATIONS[calibration.neighbours], library_version=__version__, column_statistics=record)
-        theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam)
-        model = PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
-        return model.shifted(shift) if shift else model  # the private label centre: post-processing
+
+
+def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shift: float,
+             rng: np.random.Generator) -> np.ndarray:
+    """Noisy gradient descent on clipped residuals (:mod:`dpcvx.privacy.gradient_descent`, steps 1-3) on the rows
+    ``rows`` maps (clipped onto R_eff, the intercept column appended) and the labels y - c clipped onto [-B', B']
+    (B' the calibration's label bound): the noisy top eigenvalue sets the curvature Lambda, then T steps
+    w <- w - (Z^T clip(Z w - y', +-tau) + noise) / Lambda from w = 0. A memmap's rows are mapped by row blocks on
+    every pass (no whole copy); rows in memory once. Each noisy value is rounded to its grid (the mitigation)."""
+    if isinstance(bound.clipped, RowBlocks):
+        def blocks() -> Iterator[tuple[int, np.ndarray]]:
+            return ((start, block) for start, block, _ in RowBlocks(bound.X, rows).blocks())
+    else:
+        mapped = np.asarray(rows.apply(bound.X)[0])
+
+        def blocks() -> Iterator[tuple[int, np.ndarray]]:
+            return iter(((0, mapped),))
+    bound_y = calibration.label_bound
+    labels = np.clip(np.asarray(bound.y, dtype=float) - shift, -bound_y, bound_y)
+    dim, tau = calibration.dim, calibration.residual_clip
+    sigma_eigenvalue, sigma_gradient = calibration.sigmas
+    gram = np.zeros((dim, dim))
+    for _, block in blocks():
+        gram += block.T @ block
+    top = float(np.linalg.eigvalsh(gram)[-1])
+    released = float(round_to_grid(np.asarray(top + sigma_eigenvalue * rng.standard_normal()), sigma_eigenvalue)[0])
+    curvature = calibration.curvature(released, bound.n)
+    weights = np.zeros(dim)
+    for _ in range(calibration.steps):
+        gradient = np.zeros(dim)
+        for start, block in blocks():
+            gradient += block.T @ np.clip(block @ weights - labels[start:start + block.shape[0]], -tau, tau)
+        noisy, _ = round_to_grid(gradient + sigma_gradient * rng.standard_normal(dim), sigma_gradient)
+        weights = weights - noisy / curvature
+    return weights

@@ -18,6 +18,7 @@ from ..data.rows import RowMap
 from ..exceptions import InputError
 from ..privacy.adassp import AdaSSPCalibration
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from .model import Release, check_feature_names, linear_scores
@@ -80,13 +81,14 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
 
 @dataclass(frozen=True)
 class SufficientStatisticsCertificate:
-    """What an AdaSSP release relies on: the theorem, the public bounds, the calibration (all public)."""
+    """What an AdaSSP release (or one of noisy gradient descent on privately mapped rows, mechanism
+    ``gradient-ranged``) relies on: the theorem, the public bounds, the calibration (all public)."""
 
     mechanism: str
     guarantee: str
     epsilon: float
     delta: float
-    calibration: AdaSSPCalibration
+    calibration: AdaSSPCalibration | GradientCalibration
     data_norm: float
     effective_norm_bound: float
     label_bound: float
@@ -97,7 +99,8 @@ class SufficientStatisticsCertificate:
     library_version: str
     #: ADASSP_STANDARDISED only: {"n", "spread", "sums"}, the released column sums and sums of squares;
     #: ADASSP_RANGED only: {"n", "level", "label_bound", "ranges"}, the released ranges and the public label bound
-    #: (``label_bound`` is the public B; ``calibration.label_bound`` the bound B' the ranges give)
+    #: (``label_bound`` is the public B; ``calibration.label_bound`` the bound B' the ranges give); GRADIENT_RANGED:
+    #: the same record as ADASSP_RANGED
     column_statistics: dict | None = None
 
     @property
@@ -116,7 +119,8 @@ class SufficientStatisticsCertificate:
 
     @property
     def float_guarantee(self) -> FloatGuarantee:
-        """Mitigation only: each noisy statistic is rounded to its grid (:attr:`AdaSSPCalibration.release_grids`)."""
+        """Mitigation only: each noisy statistic (gradient) is rounded to its grid (the calibration's
+        ``release_grids``)."""
         return FloatGuarantee.MITIGATION_ONLY
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,8 +140,10 @@ class SufficientStatisticsCertificate:
         label = f"|y| <= {self.label_bound:g}" + (
             f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "
             f"private label range)" if ranged else "")
+        method = ("noisy gradient descent on clipped residuals" if isinstance(self.calibration, GradientCalibration)
+                  else "AdaSSP")
         return "\n".join([
-            f"dpcvx release: AdaSSP least squares{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
+            f"dpcvx release: {method} least squares{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "

@@ -106,11 +106,12 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     ``ADASSP_RATIO_LIMIT``, when the columns' ranges were not located below :func:`columns_search_rows`, or when
     the label was not located (module docstring). Reads the certificate (public) and n; the message holds them only.
     ``also``: the text of another public rule that fired (the estimator's: its default drew no label range for the
-    input's kind or its settings), given in the same warning. Nothing under add/remove (n is private). Points at the
+    input's kind or its settings), given in the same warning. Nothing under add/remove (n is private), nor for a
+    release of noisy gradient descent (mechanism ``gradient-ranged``: the rule reads AdaSSP's sigmas). Points at the
     user's line (:func:`user_stacklevel`)."""
     calibration = certificate.calibration
-    if calibration.neighbours is not Neighbours.REPLACE_ONE:
-        return
+    if not isinstance(calibration, AdaSSPCalibration) or calibration.neighbours is not Neighbours.REPLACE_ONE:
+        return  # noisy gradient descent's noise is not AdaSSP's: no rule is fitted for it
     ratio = adassp_noise_to_signal(calibration, n)
     located = calibration.range_columns > 0 or calibration.column_statistics
     least = None if located else label_search_rows(calibration.epsilon, calibration.delta)

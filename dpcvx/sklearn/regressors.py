@@ -124,7 +124,7 @@ from .noise_warning import (
 
 __all__ = ["DPLinearRegression", "DPHuberRegressor"]
 
-MECHANISMS = ("auto", "adassp", "objective")
+MECHANISMS = ("auto", "adassp", "objective", "gradient")
 #: m / B of DPHuberRegressor(m="auto"): the Huber threshold at a quarter of the public label bound (docs/theory.md,
 #: section 16; read off benchmarks/adassp_gap.py's grid, then checked on held-out tables).
 HUBER_FRACTION = 0.25
@@ -351,9 +351,13 @@ class DPLinearRegression(_PrivateRegressor):
     fit_intercept : default True (a constant feature inside the norm bound). AdaSSP: the feature's scale s is
         the public rule :func:`~dpcvx.privacy.adassp.adassp_intercept_scaling` (the smallest s <= 1 whose
         direction AdaSSP's ridge shrinks by at most a tenth; 1 under add-remove), recorded in the certificate.
-    mechanism : "auto" (AdaSSP, the mechanism with the best measured utility dpcvx offers for
-        least squares), "adassp", or "objective" (least squares on the ball ||w|| <= weight_bound,
-        KST12; replace-one neighbours).
+    mechanism : "auto" (AdaSSP), "adassp", "objective" (least squares on the ball ||w|| <= weight_bound,
+        KST12; replace-one neighbours), or "gradient": noisy gradient descent on clipped residuals on the rows and
+        label mapped by the private ranges of every column (mechanism "gradient-ranged",
+        :mod:`dpcvx.privacy.gradient_descent`, docs/theory.md section 16; an opt-in): replace-one, dense rows in memory
+        or a numpy.memmap, clip=True, float_safe=False, lam "auto" or 0, ``column_statistics`` "auto" or "ranges",
+        and n large enough for the search of every column, else refused before any charge (with too few rows,
+        mechanism="adassp" fits).
     weight_bound : the public radius W of the ball (required by mechanism="objective").
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
@@ -427,15 +431,16 @@ class DPLinearRegression(_PrivateRegressor):
     def _adassp(self, X: Any, label_bound: float | str) -> PrivateLinearRegression:
         """The AdaSSP learner of a fit on X (its refusals first): column statistics decided from public facts of
         X, the intercept's scale by AdaSSP's public rule at the fit's n ("auto")."""
+        method = "noisy gradient descent" if self._descends else "AdaSSP"
         if self._pure:
-            raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} (AdaSSP) is a Gaussian "
-                             f"mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}. Nothing was charged")
+            raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} ({method}) is a "
+                             f"Gaussian mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}. Nothing was charged")
         if self.float_safe:
-            raise InputError("float_safe=True: AdaSSP has no floating-point-safe form (its certificate says "
+            raise InputError(f"float_safe=True: {method} has no floating-point-safe form (its certificate says "
                              "'mitigation-only'); use mechanism='objective' with a public weight_bound, whose "
                              "pure-epsilon release is proved for floating point")
         if isinstance(self.data_norm, str) or isinstance(label_bound, str):
-            raise InputError("AdaSSP needs public numeric data_norm and label_bound; 'private' bounds are offered "
+            raise InputError(f"{method} needs public numeric data_norm and label_bound; 'private' bounds are offered "
                              "for mechanism='objective' (least squares on a public ball, through PrivateERM). "
                              "Nothing was charged")
         extra = 0.0 if isinstance(self.lam, str) else float(self.lam)  # "auto": AdaSSP's own ridge, no extra one
@@ -443,7 +448,14 @@ class DPLinearRegression(_PrivateRegressor):
                                        clip=self.clip, intercept_scaling="auto",
                                        allow_large_delta=self.allow_large_delta,
                                        column_statistics=self._sums(),
-                                       column_ranges=self._column_ranges())
+                                       column_ranges=self._column_ranges(),
+                                       mechanism="gradient" if self._descends else "adassp")
+
+    @property
+    def _descends(self) -> bool:
+        """Whether the fit is noisy gradient descent on privately mapped rows (``mechanism="gradient"``, checked in the
+        declared table)."""
+        return _is(self.mechanism, "gradient")
 
     def _sums(self) -> bool:
         """Whether ``column_statistics`` (checked in the declared table) asks for the column sums: True, numpy's too."""

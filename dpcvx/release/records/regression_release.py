@@ -1,5 +1,6 @@
-"""The record of a regression release (kind ``"regression"``): AdaSSP's sufficient-statistics release,
-its calibration recomputed from the stated public bounds, or a regression ERM in the linear layout."""
+"""The record of a regression release (kind ``"regression"``): AdaSSP's sufficient-statistics release or noisy
+gradient descent's on privately mapped rows (mechanism ``gradient-ranged``), its calibration recomputed from the
+stated public bounds, or a regression ERM in the linear layout."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ...data.standardiser import ColumnStandardiser, adassp_map, label_range, ra
 from ...exceptions import InputError
 from ...privacy.adassp import ADASSP, ADASSP_RANGED, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
 from ...privacy.calibration import PublicFacts
+from ...privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
@@ -61,10 +63,13 @@ def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | Non
 
 
 def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
-    """An AdaSSP release: the calibration is recomputed from the stated public bounds and compared."""
+    """An AdaSSP (or gradient-ranged) release: the calibration is recomputed from the stated public bounds and
+    compared."""
     item = json_object("the model file", data, _ADASSP_KEYS)
     mechanism = item["certificate"].get("mechanism") if isinstance(item["certificate"], dict) else None
-    standardised, ranged = mechanism == ADASSP_STANDARDISED, mechanism == ADASSP_RANGED
+    standardised, gradient = mechanism == ADASSP_STANDARDISED, mechanism == GRADIENT_RANGED
+    ranged = gradient or mechanism == ADASSP_RANGED
+    kind: type[AdaSSPCalibration | GradientCalibration] = GradientCalibration if gradient else AdaSSPCalibration
     saved = json_object("certificate", item["certificate"],
                         _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised or ranged else set()))
     recorded = saved["calibration"]
@@ -73,9 +78,9 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     stated = {key: read(f"certificate.{key}", saved[key]) for key, read in _ADASSP_FIELD_TYPES.items()}
     facts = PublicFacts(epsilon=stated["epsilon"], delta=stated["delta"],
                         data_norm=stated["effective_norm_bound"],
-                        label_bound=_ranged_label_bound(saved, recorded) if ranged else stated["label_bound"])
+                        label_bound=_ranged_label_bound(saved, recorded, kind) if ranged else stated["label_bound"])
     try:
-        calibration = AdaSSPCalibration.from_record(recorded, facts)
+        calibration = kind.from_record(recorded, facts)
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     compare_recorded(recorded, calibration.to_dict(), "the stated epsilon, delta and bounds")
@@ -89,11 +94,14 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     coef = _weights(privatised["coef"])
     if coef.size + rows.fit_intercept != calibration.dim:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
-    if calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged:
+    if (isinstance(calibration, GradientCalibration) and calibration.range_columns != calibration.dim
+            - rows.fit_intercept + 1) or (isinstance(calibration, AdaSSPCalibration) and (
+            calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged)):
         raise InputError("certificate.mechanism and certificate.calibration disagree on the column statistics; the "
                          "file has been edited")
     recorded_statistics = saved.get("column_statistics")
-    statistics = (_column_statistics(recorded_statistics, calibration, rows, coef.size) if standardised else
+    statistics = (_column_statistics(recorded_statistics, calibration, rows, coef.size)
+                  if isinstance(calibration, AdaSSPCalibration) and standardised else
                   _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
                   else None)
     certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics)
@@ -122,9 +130,10 @@ def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMa
     return record
 
 
-def _ranged_label_bound(saved: dict, recorded: dict) -> float:
-    """B' of an ADASSP_RANGED file: what its recorded label range gives at the level its n gives (the level reads
-    epsilon, delta and the number of columns only, not the label bound)."""
+def _ranged_label_bound(saved: dict, recorded: dict, kind: type[AdaSSPCalibration | GradientCalibration]) -> float:
+    """B' of an ADASSP_RANGED (or GRADIENT_RANGED: ``kind`` the calibration's class) file: what its recorded label
+    range gives at the level its n gives (the level reads epsilon, delta and the number of columns only, not the label
+    bound)."""
     record = json_object("certificate.column_statistics", saved["column_statistics"], _RANGES_KEYS)
     ranges, n = record["ranges"], record["n"]
     if not isinstance(ranges, list) or len(ranges) != 2 or not all(isinstance(side, list) and side for side in ranges):
@@ -132,7 +141,7 @@ def _ranged_label_bound(saved: dict, recorded: dict) -> float:
     facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"], data_norm=saved["effective_norm_bound"],
                         label_bound=saved["label_bound"])
     try:
-        level = AdaSSPCalibration.from_record(recorded, facts).range_level(n)
+        level = kind.from_record(recorded, facts).range_level(n)
     except (InputError, TypeError) as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     if level is None:
@@ -141,10 +150,12 @@ def _ranged_label_bound(saved: dict, recorded: dict) -> float:
     return label_range(np.array(label)[:, None], level, _number("certificate.label_bound", saved["label_bound"]))[1]
 
 
-def _column_ranges(data: object, calibration: AdaSSPCalibration, rows: RowMap, d: int, public_bound: float) -> dict:
-    """ADASSP_RANGED's record: n >= 1, the level the calibration gives at n, the public label bound, the 2 x (d + 1)
-    released ranges (2 x 1 when the label's range alone was searched: then the rows keep the public map); the saved
-    map must be the one they give (recomputed; the calibration's B' was recomputed from them before)."""
+def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibration, rows: RowMap, d: int,
+                   public_bound: float) -> dict:
+    """ADASSP_RANGED's (and GRADIENT_RANGED's) record: n >= 1, the level the calibration gives at n, the public label
+    bound, the 2 x (d + 1) released ranges (2 x 1 when the label's range alone was searched: then the rows keep the
+    public map); the saved map must be the one they give (recomputed; the calibration's B' was recomputed from them
+    before)."""
     record = json_object("certificate.column_statistics", data, _RANGES_KEYS)
     n, ranges = record["n"], record["ranges"]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -170,9 +181,10 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration, rows: RowMap, d
 
 
 def regression_from_dict(data: dict) -> PrivateRegressionModel:
-    """A regression release: AdaSSP's sufficient statistics, or the linear layout of a regression ERM."""
+    """A regression release: AdaSSP's sufficient statistics (or noisy gradient descent's), or the linear layout of a
+    regression ERM."""
     if isinstance(data.get("certificate"), dict) and data["certificate"].get("mechanism") in (
-            ADASSP, ADASSP_STANDARDISED, ADASSP_RANGED):
+            ADASSP, ADASSP_STANDARDISED, ADASSP_RANGED, GRADIENT_RANGED):
         return _adassp_from_dict(data)
     model = linear_from_dict(data)
     assert isinstance(model, PrivateRegressionModel)

@@ -1,0 +1,220 @@
+"""Noisy gradient descent on clipped residuals: the calibration of mechanism ``gradient-ranged``.
+
+``PrivateLinearRegression(mechanism="gradient")`` and ``DPLinearRegression(mechanism="gradient")`` (docs/theory.md,
+section 16, "Noisy gradient descent on clipped residuals") run the path of ``adassp-ranged`` up to AdaSSP's release
+(a private range of every column and of the label, :mod:`dpcvx.privacy.column_ranges`; the rows mapped by
+:func:`~dpcvx.data.standardiser.range_map` and clipped onto R_eff, the labels y' = y - c clipped onto [-B', B'] by
+:func:`~dpcvx.data.standardiser.label_range`), then, on those rows Z (replace-one, n public):
+
+1. a private top eigenvalue lam_hat = lambda_max(Z^T Z) + sigma_l N(0, 1): replacing one row z by z' moves Z^T Z by
+   z' z'^T - z z^T, and by Weyl lambda_max by at most R_eff^2 (the sensitivity); the step's curvature
+   Lambda = min(max(lam_hat + m, m), n R_eff^2) with m = z_(1-rho/2) sigma_l (:meth:`GradientCalibration.curvature`:
+   a public rule of the released value, n and R_eff; it bounds lambda_max from above with probability 1 - rho/2);
+2. the residual clip tau = B' / LABEL_WIDTH (the label range's implied standard deviation; a public rule of B');
+3. w_0 = 0 and, for t = 1..T (T = ``STEPS``): r = clip(Z w - y', -tau, tau), g = Z^T r + sigma_g N(0, I),
+   w <- w - g / Lambda. Replacing one row moves Z^T r by z' r' - z r, of norm at most 2 R_eff tau (the
+   sensitivity), whatever w is (Varshney, Jain and Thakurta 2022 clip the residual for this reason). The release is
+   w_T, and the label centre c is added to the intercept (post-processing).
+
+**Joint calibration** (as :mod:`dpcvx.privacy.adassp`'s module docstring argues): release i divided by Delta_i and
+multiplied by sqrt(f_i) has sensitivity sqrt(f_i), so with one unit sigma = analytic_gaussian_sigma(sqrt(sum f),
+epsilon, delta) each release is a Gaussian mechanism of noise sigma_i = Delta_i sigma / sqrt(f_i), hence sqrt(f_i) /
+sigma-GDP; the range search's counts take ``RANGE_SHARE``, the eigenvalue ``LAMBDA_SHARE``, and each of the T steps
+f_t = ``GRADIENT_SHARE`` / T. Every later release depends on the earlier ones (the map, B', tau, Lambda, w_t), and the
+adaptive composition of GDP (Dong, Roth and Su 2022, Corollary 2) makes the whole sqrt(sum f) / sigma-GDP: exactly the
+Gaussian mechanism of sensitivity sqrt(RANGE_SHARE + LAMBDA_SHARE + GRADIENT_SHARE) the analytic Gaussian calibrates.
+sigma_g reads tau, a function of the released B', so each step has sensitivity 2 R_eff tau and noise 2 R_eff tau sigma
+/ sqrt(f_t): sqrt(f_t) / sigma-GDP whatever tau the search released. One charge.
+
+**The constant feature's scale** (:func:`gradient_intercept_scaling`, under ``intercept_scaling="auto"``): s =
+R / sqrt(d), the share of R each of the d mapped columns has (:func:`~dpcvx.data.standardiser.range_map`), so the
+intercept's direction has an eigenvalue n s^2 of the order of the features' and one step size 1 / Lambda suits both
+(AdaSSP's rule, :func:`~dpcvx.privacy.adassp.adassp_intercept_scaling`, keeps s near 1 at small n, where the
+intercept's eigenvalue then sets Lambda and the features' directions barely move in T steps). Public: R and d.
+
+Floating point: the noise is drawn in doubles and each noisy value rounded to a grid 2^-30 of its sigma
+(:attr:`GradientCalibration.release_grids`): MITIGATION_ONLY, as AdaSSP's releases.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from scipy.special import ndtri
+
+from ..data.standardiser import LABEL_WIDTH
+from ..exceptions import InputError
+from ..rounding import round_up
+from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
+from .calibration import Calibration, PublicFacts, Record
+from .column_ranges import RANGE_SHARE, SEARCH_DEPTH, count_sigma, range_level
+from .float_guarantee import FloatGuarantee
+from .gaussian import analytic_gaussian_sigma
+from .neighbours import Neighbours
+from .noise import release_grid_spacing
+from .privacy_curve import PrivacyCurve
+
+__all__ = ["GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration", "LAMBDA_SHARE", "STEPS",
+           "gradient_calibration", "gradient_intercept_scaling"]
+
+#: the mechanism a release of noisy gradient descent on privately mapped rows states (certificate and record)
+GRADIENT_RANGED = "gradient-ranged"
+GRADIENT_THEOREM = ("private per-column ranges by a noisy binary search of Gaussian counts on a public grid, then, on "
+                    "the rows and labels they map, a private top eigenvalue of the Gram matrix (Weyl) and noisy "
+                    "gradient descent (Bassily, Smith and Thakurta 2014) on least squares with clipped residuals "
+                    "(Varshney, Jain and Thakurta 2022), each step the Gaussian mechanism on the sum of clipped "
+                    "per-record gradients; the search, the eigenvalue and the steps calibrated jointly as one "
+                    "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive "
+                    "composition of Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
+                    "(docs/theory.md, section 16)")
+#: T, the number of gradient steps (a public constant; the one place it is set)
+STEPS = 10
+#: f of the top eigenvalue, and of the T steps together (each step GRADIENT_SHARE / T); with RANGE_SHARE they sum to
+#: 4, AdaSSP-ranged's total, so the range search's counts have the same noise at the same (epsilon, delta)
+LAMBDA_SHARE = 0.05
+GRADIENT_SHARE = 2.95
+
+
+@dataclass(frozen=True)
+class GradientCalibration(Calibration):
+    """The noise of the range search, the top eigenvalue and the T gradient steps for (epsilon, delta), the public
+    R_eff (``data_norm``) and the label bound (the public B before the search; its released B' in a release)."""
+
+    approximate = True
+    #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
+    inputs = ("dim", "failure_probability", "range_columns", "steps")
+
+    epsilon: float
+    delta: float
+    dim: int
+    data_norm: float
+    label_bound: float
+    range_columns: int
+    failure_probability: float = 0.05
+    steps: int = STEPS
+
+    @property
+    def neighbours(self) -> Neighbours:
+        """Replace-one only (n public: the range search's level and the curvature's cap read it)."""
+        return Neighbours.REPLACE_ONE
+
+    @property
+    def relation(self) -> Neighbours:
+        return self.neighbours
+
+    @property
+    def step_share(self) -> float:
+        """f_t = GRADIENT_SHARE / T of each step."""
+        return GRADIENT_SHARE / self.steps
+
+    @property
+    def shares(self) -> tuple[float, ...]:
+        """f_i of every release: the search, the eigenvalue, then the T steps."""
+        return (RANGE_SHARE, LAMBDA_SHARE) + (self.step_share,) * self.steps
+
+    @property
+    def unit_sigma(self) -> float:
+        """sigma of the joint Gaussian on the releases scaled to sensitivities sqrt(f_i) (sqrt(sum f_i) together)."""
+        return analytic_gaussian_sigma(math.sqrt(math.fsum(self.shares)), self.epsilon, self.delta)
+
+    @property
+    def count_sigma(self) -> float:
+        """sigma_c of the range search's counts (:func:`dpcvx.privacy.column_ranges.count_sigma`)."""
+        return count_sigma(self.unit_sigma, self.range_columns)
+
+    def range_level(self, n: int) -> float | None:
+        """The search's public level q at n rows, or None when n is too small for its noise."""
+        return range_level(self.count_sigma, n)
+
+    @property
+    def residual_clip(self) -> float:
+        """tau = B' / LABEL_WIDTH: the label range's implied standard deviation (a public rule of B')."""
+        return self.label_bound / LABEL_WIDTH
+
+    @property
+    def sensitivities(self) -> tuple[float, float]:
+        """L2 sensitivities of lambda_max(Z^T Z) (R_eff^2, Weyl) and of a step's Z^T r (2 R_eff tau)."""
+        return self.data_norm**2, 2 * self.data_norm * self.residual_clip
+
+    @property
+    def sigmas(self) -> tuple[float, float]:
+        """(sigma_l, sigma_g) = Delta_i sigma / sqrt(f_i) of the eigenvalue and of each step's gradient."""
+        unit = self.unit_sigma
+        eigenvalue, gradient = self.sensitivities
+        return round_up(eigenvalue * unit / math.sqrt(LAMBDA_SHARE)), round_up(gradient * unit
+                                                                               / math.sqrt(self.step_share))
+
+    @property
+    def eigenvalue_margin(self) -> float:
+        """m = z_(1-rho/2) sigma_l: the eigenvalue noise stays below it with probability 1 - rho/2."""
+        return round_up(self.sigmas[0] * float(ndtri(1 - self.failure_probability / 2)))
+
+    def curvature(self, released: float, n: int) -> float:
+        """Lambda = min(max(lam_hat + m, m), n R_eff^2): the step's curvature from the released eigenvalue lam_hat,
+        the public n and R_eff (post-processing; lambda_max(Z^T Z) <= n R_eff^2 always)."""
+        margin = self.eigenvalue_margin
+        return min(max(released + margin, margin), n * self.data_norm**2)
+
+    @property
+    def release_grids(self) -> tuple[float, float]:
+        """The grids (2^-30 of sigma_l and of sigma_g) the noisy eigenvalue and gradients are rounded to: a
+        mitigation of Mironov's attack, not a proof (MITIGATION_ONLY)."""
+        return tuple(release_grid_spacing(sigma) for sigma in self.sigmas)  # type: ignore[return-value]
+
+    def privacy_curve(self, epsilon: float, delta: float) -> PrivacyCurve:
+        """One Gaussian mechanism on the scaled releases (sensitivity sqrt(sum f_i) together; module docstring)."""
+        return PrivacyCurve.gaussian(self.unit_sigma, math.sqrt(math.fsum(self.shares)),
+                                     "the range search, the top eigenvalue and the gradient steps", self.neighbours)
+
+    def describe(self) -> str:
+        sigma_l, sigma_g = self.sigmas
+        return (f"noise: sigma = {sigma_l:.4g} for lambda_max(Z^T Z) (sensitivity {self.sensitivities[0]:.4g}), "
+                f"sigma = {sigma_g:.4g} for each of {self.steps} gradients Z^T clip(Z w - y, +-tau), "
+                f"tau = {self.residual_clip:.4g} (sensitivity {self.sensitivities[1]:.4g}); step 1 / Lambda, "
+                f"Lambda = min(max(lam_hat + {self.eigenvalue_margin:.4g}, {self.eigenvalue_margin:.4g}), n "
+                f"{self.data_norm:.4g}^2); first, private ranges of {self.range_columns} columns (features and label): "
+                f"sigma = {self.count_sigma:.4g} on each count of a binary search of depth {SEARCH_DEPTH} "
+                f"(sensitivity 1 per count), one joint Gaussian of sensitivity sqrt({math.fsum(self.shares):g})")
+
+    @classmethod
+    def from_record(cls, record: Record, facts: PublicFacts) -> GradientCalibration:
+        """The calibration from the record's d, rho, search width and T and the certificate's epsilon, delta and
+        bounds (R_eff, and the B' the recorded label range gives)."""
+        try:
+            return gradient_calibration(facts.epsilon, facts.delta, dim=record["dim"],  # type: ignore[arg-type]
+                                        data_norm=facts.data_norm, label_bound=facts.label_bound,  # type: ignore
+                                        range_columns=record["range_columns"],
+                                        failure_probability=record["failure_probability"], steps=record["steps"])
+        except (TypeError, KeyError) as error:
+            raise InputError(f"the recorded gradient calibration lacks or garbles an input: {error!r}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "neighbours": self.neighbours.value, "mechanism": GRADIENT_RANGED,
+                "range_share": RANGE_SHARE, "lambda_share": LAMBDA_SHARE, "gradient_share": GRADIENT_SHARE,
+                "search_depth": SEARCH_DEPTH, "unit_sigma": self.unit_sigma, "count_sigma": self.count_sigma,
+                "residual_clip": self.residual_clip, "sensitivities": list(self.sensitivities),
+                "sigmas": list(self.sigmas), "eigenvalue_margin": self.eigenvalue_margin,
+                "release_grids": list(self.release_grids), "float_guarantee": FloatGuarantee.MITIGATION_ONLY.value}
+
+
+def gradient_calibration(epsilon: float, delta: float, *, dim: int, data_norm: float, label_bound: float,
+                         range_columns: int, failure_probability: float = 0.05,
+                         steps: int = STEPS) -> GradientCalibration:
+    """Check the public inputs and calibrate noisy gradient descent on privately mapped rows (module docstring);
+    delta must be positive, the search covers at least one column, T >= 1."""
+    for name, value in (("range_columns", range_columns), ("steps", steps)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be an integer >= 1, got {value!r}")
+    return GradientCalibration(
+        epsilon=check_epsilon(epsilon), delta=check_delta(delta, allow_zero=False), dim=int(positive("dim", dim)),
+        data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
+        range_columns=range_columns, failure_probability=fraction("failure_probability", failure_probability),
+        steps=steps)
+
+
+def gradient_intercept_scaling(data_norm: float, width: int) -> float:
+    """The constant feature's scale s = R / sqrt(d) of noisy gradient descent on ``width`` = d privately mapped
+    columns (module docstring): a function of the public R and d only."""
+    return check_bound("data_norm", data_norm) / math.sqrt(int(positive("width", width)))
