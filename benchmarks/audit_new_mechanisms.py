@@ -8,6 +8,9 @@ kernel learners"). The pairs:
 * AdaSSP: n = 100 rows in d = 1, all at x = R: 99 with label 0 and the canary at label +B in D, -B in D'.
   X^T X = n R^2 is the same on both sides (and large against its noise, so the coefficient shows X^T y's
   noise almost directly), and X^T y moves by 2 R B, its sensitivity bound; statistic: the coefficient.
+* gradient-ranged (``PrivateLinearRegression(mechanism="gradient")``): n = 800 rows in d = 1 on an even grid of
+  [-R, R] with label 0, and the canary at x = R with label +B in D, -B in D' (the largest residual either side, so
+  each step's gradient moves by 2 R_eff tau once the ranges are searched); statistic: the coefficient.
 * split tuning (Algorithm 4, JMLR 2011): three rows, two candidates that ignore the data (constant labels +1
   and -1, 0-DP fits), so the exponential mechanism on the held-out part is the whole mechanism. D' flips the
   label of one row: if it falls in the held-out part both candidates' mistake counts move by 1 in opposite
@@ -58,6 +61,12 @@ def adassp_pair() -> NeighbouringPair:
     return _pair(np.ones((99, 1)), np.zeros(99), np.array([[1.0]]), 1.0, -1.0,
                  "99 rows x = R = 1 with label 0; the canary x = R with label +B = +1 in D, -1 in D' "
                  "(X^T y moves by 2 R B; X^T X = n R^2 on both sides)")
+
+
+def gradient_pair() -> NeighbouringPair:
+    return _pair(np.linspace(-1, 1, 799)[:, None], np.zeros(799), np.array([[1.0]]), 1.0, -1.0,
+                 "799 rows on an even grid of [-R, R] = [-1, 1] with label 0; the canary x = R with label +B = +1 in "
+                 "D, -1 in D' (the clipped residual at its extremes)")
 
 
 def kernel_pair() -> NeighbouringPair:
@@ -118,6 +127,12 @@ def _adassp(X: np.ndarray, y: np.ndarray, epsilon: float, seed: int) -> Released
     return Released(float(model.coef_[0]), model.certificate)
 
 
+def _gradient(X: np.ndarray, y: np.ndarray, epsilon: float, seed: int) -> Released:
+    model = dpcvx.PrivateLinearRegression(1.0, 1.0, fit_intercept=True, intercept_scaling="auto", column_ranges=True,
+                                          mechanism="gradient").fit(X, y, epsilon, 1e-5, random_state=seed)
+    return Released(float(model.coef_[0]), model.certificate)
+
+
 def _split(X: np.ndarray, y: np.ndarray, epsilon: float, seed: int) -> Released:
     result = dpcvx.tune(ConstantLabel(), X, y, {"label": [1, -1]}, epsilon, procedure="split", random_state=seed)
     return Released(float(result.params["label"]), result.certificate)
@@ -151,6 +166,7 @@ def _pinp(X: np.ndarray, y: np.ndarray, epsilon: float, seed: int) -> Released:
 
 CASES = {
     "adassp": Case("AdaSSP (PrivateLinearRegression)", adassp_pair, 1.0, 1e-5, _adassp, 600),
+    "gradient": Case("noisy gradient descent (gradient-ranged)", gradient_pair, 1.0, 1e-5, _gradient, 600),
     "split": Case("split tuning (Algorithm 4), 0-DP candidates", split_pair, 1.0, 0.0, _split, 600),
     "adassp-broken": Case("broken: AdaSSP at 10 eps, claimed at eps", adassp_pair, 1.0, 1e-5, _broken(_adassp), 600),
     "split-broken": Case("broken: split tuning at 10 eps, claimed at eps", split_pair, 1.0, 0.0, _broken(_split),

@@ -1,5 +1,6 @@
-"""The audits of AdaSSP, split tuning and the kernel learners (benchmarks/audit_new_mechanisms.py) stay under
-their claims, on the benchmark's own pairs and fits, at a few runs per case (slow: about a minute)."""
+"""The audits of AdaSSP, noisy gradient descent (gradient-ranged), split tuning and the kernel learners
+(benchmarks/audit_new_mechanisms.py) stay under their claims, on the benchmark's own pairs and fits, at a few runs
+per case (slow: about a minute)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from benchmarks import audit_new_mechanisms as audits  # noqa: E402
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, trials", [("adassp", 200), ("split", 200), ("tddl", 40), ("tdil", 40),
-                                          ("pinp", 40)])
+@pytest.mark.parametrize("name, trials", [("adassp", 200), ("gradient", 200), ("split", 200), ("tddl", 40),
+                                          ("tdil", 40), ("pinp", 40)])
 def test_each_new_audit_gives_a_lower_bound_at_most_its_claim(name, trials):
     """Seeded (20); 95% confidence: a correct mechanism exceeds its claim with probability at most 5%, and
     these seeds are fixed, so a bound above the claim means the release path changed."""
@@ -35,7 +36,7 @@ def test_the_split_pair_catches_a_selection_at_ten_times_its_claim():
 
 
 def test_the_pairs_differ_in_one_record_only():
-    for pair in (audits.adassp_pair(), audits.kernel_pair(), audits.split_pair()):
+    for pair in (audits.adassp_pair(), audits.gradient_pair(), audits.kernel_pair(), audits.split_pair()):
         differs = (pair.X_prime != pair.X).any(axis=1) | (pair.y_prime != pair.y)
         assert differs.sum() == 1
 
