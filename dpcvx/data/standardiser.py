@@ -21,7 +21,7 @@ from scipy.special import ndtri
 from ..exceptions import InputError
 from ..privacy.adassp import COLUMN_SPREAD, AdaSSPCalibration
 from ..privacy.column_histogram import HISTOGRAM_DEPTH, HISTOGRAM_LEVEL
-from ..privacy.column_ranges import grid_cell, grid_points
+from ..privacy.column_ranges import LABEL_WIDTH, grid_cell, grid_points
 
 __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP", "RANGES_FILL",
            "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "SPREAD", "adassp_map", "fill_level", "fill_map",
@@ -30,12 +30,12 @@ __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
 #: onto RANGE_CLIP R / sqrt(d), a range is at least FLOOR_CELLS grid cells wide on each side, and the label's bound
-#: is LABEL_WIDTH implied standard deviations. Fixed on energy, trips, diabetes and wages500
+#: is LABEL_WIDTH implied standard deviations (set in :mod:`dpcvx.privacy.column_ranges`, where noisy gradient
+#: descent's residual clip B' / LABEL_WIDTH reads it too). Fixed on energy, trips, diabetes and wages500
 #: (benchmarks/column_ranges.py) before the held-out clinic and sensors were fitted.
 RANGE_SPREAD = 1.25
 RANGE_CLIP = 2.5
 FLOOR_CELLS = 4
-LABEL_WIDTH = 3.0
 #: The map of the released column sums (:func:`sums_map`): standardised columns of spread SPREAD R / sqrt(d), rows of
 #: norm about R / 2; CENTRE_PRIOR is the variance (in R^2) of a centre uniform on [-R, R], all that ||x|| <= R says.
 SPREAD = 0.5

@@ -70,7 +70,6 @@ from ..privacy.gradient_descent import (
     gradient_intercept_scaling,
 )
 from ..privacy.neighbours import Neighbours
-from ..privacy.noise import round_to_grid
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
 from ..validation import (
@@ -628,7 +627,7 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
     ``rows`` maps (clipped onto R_eff, the intercept column appended) and the labels y - c clipped onto [-B', B']
     (B' the calibration's label bound): the noisy top eigenvalue sets the curvature Lambda, then T steps
     w <- w - (Z^T clip(Z w - y', +-tau) + noise) / Lambda from w = 0. A memmap's rows are mapped by row blocks on
-    every pass (no whole copy); rows in memory once. Each noisy value is rounded to its grid (the mitigation)."""
+    every pass (no whole copy); rows in memory once. The calibration draws each noisy value (rounded to its grid)."""
     if isinstance(bound.clipped, RowBlocks):
         def blocks() -> Iterator[tuple[int, np.ndarray]]:
             return ((start, block) for start, block, _ in RowBlocks(bound.X, rows).blocks())
@@ -640,18 +639,15 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
     bound_y = calibration.label_bound
     labels = np.clip(np.asarray(bound.y, dtype=float) - shift, -bound_y, bound_y)
     dim, tau = calibration.dim, calibration.residual_clip
-    sigma_eigenvalue, sigma_gradient = calibration.sigmas
     gram = np.zeros((dim, dim))
     for _, block in blocks():
         gram += block.T @ block
-    top = float(np.linalg.eigvalsh(gram)[-1])
-    released = float(round_to_grid(np.asarray(top + sigma_eigenvalue * rng.standard_normal()), sigma_eigenvalue)[0])
-    curvature = calibration.curvature(released, bound.n)
+    curvature = calibration.curvature(calibration.release_eigenvalue(float(np.linalg.eigvalsh(gram)[-1]), rng),
+                                      bound.n)
     weights = np.zeros(dim)
     for _ in range(calibration.steps):
         gradient = np.zeros(dim)
         for start, block in blocks():
             gradient += block.T @ np.clip(block @ weights - labels[start:start + block.shape[0]], -tau, tau)
-        noisy, _ = round_to_grid(gradient + sigma_gradient * rng.standard_normal(dim), sigma_gradient)
-        weights = weights - noisy / curvature
+        weights = weights - calibration.release_gradient(gradient, rng) / curvature
     return weights

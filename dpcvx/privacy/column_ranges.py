@@ -47,9 +47,8 @@ from ..exceptions import InputError
 from ..rounding import round_up
 from .noise import release_grid_spacing, round_to_grid
 
-__all__ = ["HIGHEST_LEVEL", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "VALUE_BLOCK", "ValueBlocks",
-           "count_sigma",
-           "grid_cell", "grid_points", "least_rows", "range_level", "release_ranges"]
+__all__ = ["HIGHEST_LEVEL", "LABEL_WIDTH", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "VALUE_BLOCK",
+           "ValueBlocks", "count_sigma", "grid_cell", "grid_points", "least_rows", "range_level", "release_ranges"]
 
 #: f of the range search in AdaSSP's joint Gaussian (AdaSSP's three statistics share 3): fixed with the other
 #: constants below on energy, trips, diabetes and wages500 (benchmarks/column_ranges.py) before the held-out
@@ -59,6 +58,10 @@ SEARCH_DEPTH = 14    # D: a grid of 2^14 cells over [-b, b]
 RANK_MARGIN = 4.0    # q n >= 4 sigma_c
 LOWEST_LEVEL = 0.1   # q at least 0.1 (the 10% and 90% quantiles)
 HIGHEST_LEVEL = 0.3  # above: too few rows for the noise, no ranges
+#: The label's released bound B' is LABEL_WIDTH implied standard deviations of its range
+#: (:func:`dpcvx.data.standardiser.label_range`, whose constants' note says how it was fixed); noisy gradient descent
+#: clips residuals at B' / LABEL_WIDTH (:mod:`dpcvx.privacy.gradient_descent`)
+LABEL_WIDTH = 3.0
 
 
 def count_sigma(unit_sigma: float, columns: int) -> float:

@@ -42,18 +42,18 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
 from scipy.special import ndtri
 
-from ..data.standardiser import LABEL_WIDTH
 from ..exceptions import InputError
 from ..rounding import round_up
 from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
 from .calibration import Calibration, PublicFacts, Record
-from .column_ranges import RANGE_SHARE, SEARCH_DEPTH, count_sigma, range_level
+from .column_ranges import LABEL_WIDTH, RANGE_SHARE, SEARCH_DEPTH, count_sigma, range_level
 from .float_guarantee import FloatGuarantee
 from .gaussian import analytic_gaussian_sigma
 from .neighbours import Neighbours
-from .noise import release_grid_spacing
+from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
 __all__ = ["GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration", "LAMBDA_SHARE", "STEPS",
@@ -156,6 +156,16 @@ class GradientCalibration(Calibration):
         the public n and R_eff (post-processing; lambda_max(Z^T Z) <= n R_eff^2 always)."""
         margin = self.eigenvalue_margin
         return min(max(released + margin, margin), n * self.data_norm**2)
+
+    def release_eigenvalue(self, top: float, rng: np.random.Generator) -> float:
+        """lam_hat: lambda_max(Z^T Z) (``top``) plus N(0, sigma_l^2), rounded to its grid (the mitigation)."""
+        sigma = self.sigmas[0]
+        return float(round_to_grid(np.asarray(top + sigma * rng.standard_normal()), sigma)[0])
+
+    def release_gradient(self, gradient: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """A step's Z^T r (``gradient``) plus N(0, sigma_g^2 I), rounded to its grid (the mitigation)."""
+        sigma = self.sigmas[1]
+        return round_to_grid(gradient + sigma * rng.standard_normal(gradient.shape), sigma)[0]
 
     @property
     def release_grids(self) -> tuple[float, float]:
