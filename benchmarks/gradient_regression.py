@@ -40,6 +40,7 @@ and rewrites its Markdown from every table recorded there, with the command of e
 
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.gradient_regression --stage dev --tables heavy
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.gradient_regression --stage held-out --tables prices
+    python -m benchmarks.gradient_regression --stage held-out --render   # the Markdown again from the JSON
 """
 
 from __future__ import annotations
@@ -87,6 +88,13 @@ HELD_OUT_REGRESSION = ("prices", "wages500", "rents", "claims", "energy", "trips
                        "repairs", "harvest")
 
 
+def _searched(n: int, d: int, epsilon: float, delta: float = DELTA) -> int:
+    """The columns whose ranges a fit of n rows of d columns searches (column_statistics="auto" of adassp-ranged):
+    every column and the label (d + 1) when the search's level at n is defined for them, else the label alone (1)
+    when it is for it, else none (0). Public: epsilon, delta, d and n."""
+    return next((k for k in (d + 1, 1) if range_search_level(epsilon, delta, columns=k, n=n) is not None), 0)
+
+
 def _prototype_fit(X: np.ndarray, y: np.ndarray, label_bound: tuple[float, float], epsilon: float, steps: int,
                    kappa: float, seed: int, delta: float = DELTA) -> Callable[[np.ndarray], np.ndarray]:
     """The predictor of one (epsilon, delta)-DP fit of the gradient mechanism on public-schema rows (R = 1).
@@ -116,7 +124,7 @@ def _prototype_fit(X: np.ndarray, y: np.ndarray, label_bound: tuple[float, float
     n, d = X.shape
     norm = 1.0
     unit = analytic_gaussian_sigma(math.sqrt(RANGE_SHARE + EIGENVALUE_SHARE + GRADIENT_SHARE), epsilon, delta)
-    columns = next((k for k in (d + 1, 1) if range_search_level(epsilon, delta, columns=k, n=n) is not None), 0)
+    columns = _searched(n, d, epsilon, delta)
     rows = RowMap(norm_bound=norm, fit_intercept=True, intercept_scaling=norm / math.sqrt(d))
     centre, label_half = 0.0, bound
     if columns:
@@ -262,10 +270,36 @@ def choose(records: dict[str, dict]) -> tuple[tuple[int, float], list[str]]:
     return (best[2], best[3]), lines
 
 
+def _summary(cells: list[tuple[str, float, float, dict[str, list[float]]]], methods: list[str]) -> list[str]:
+    """Markdown lines: each method's worst and mean gap over the cells with n epsilon / d >= SCORED_AT, then the cells
+    where the prototype's mean gap is below another method's (and whether the intervals are apart)."""
+    scored = [cell for cell in cells if cell[2] >= SCORED_AT]
+    lines = [f"Over the {len(scored)} cells with n epsilon / d >= {SCORED_AT:g}:", "",
+             "| method | worst cell's gap | mean gap |", "|---|---|---|"]
+    for method in methods:
+        gaps = [float(np.mean(cell[3][method])) for cell in scored]
+        lines.append(f"| {method} | {min(gaps):.2f} | {np.mean(gaps):.2f} |")
+    prototype, others = methods[0], methods[1:]
+    lines += ["", f"Cells where {prototype} has the lower mean gap (all cells; \"apart\": the 95% intervals do not "
+              "overlap):", ""]
+    for name, epsilon, ratio, gaps in sorted(cells, key=lambda c: (c[0], c[1])):
+        mine, half = float(np.mean(gaps[prototype])), _half(gaps[prototype])
+        for method in others:
+            theirs, spread = float(np.mean(gaps[method])), _half(gaps[method])
+            if mine < theirs:
+                apart = "apart" if mine + half < theirs - spread else "overlapping"
+                lines.append(f"- {name} at epsilon {epsilon:g} (n eps / d {ratio:.0f}): {mine:.2f} against "
+                             f"{method} {theirs:.2f} ({apart})")
+    return lines
+
+
+def _half(values: list[float]) -> float:
+    """The half-width of the 95% normal interval of the mean over the splits."""
+    return 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+
+
 def _interval(values: list[float]) -> str:
-    mean = float(np.mean(values))
-    half = 1.96 * float(np.std(values, ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else math.nan
-    return f"{mean:.2f} ± {half:.2f}"
+    return f"{float(np.mean(values)):.2f} ± {_half(values):.2f}"
 
 
 def render(stage: str, records: dict[str, dict]) -> str:
@@ -278,14 +312,19 @@ def render(stage: str, records: dict[str, dict]) -> str:
         title = f"Gradient mechanism (prototype, T = {FROZEN_STEPS}, kappa = {FROZEN_KAPPA:g}): held-out tables"
     lines = [f"# {title}", "", "Written by benchmarks/gradient_regression.py (its docstring: the mechanism, the "
              "tables, the rule). Gap recovered = (R^2 - trivial) / (reference - trivial) per split; mean ± 95% "
-             "normal interval over the splits.", ""]
+             "normal interval over the splits. \"searched\": the ranges the prototype and DPLinearRegression() "
+             "search at that n (every column and the label, the label alone, or none: the public rule of "
+             "column_statistics=\"auto\").", ""]
     if stage == "dev":
         lines += ["## Choice", ""] + choose(records)[1] + [""]
-    lines += ["## Cells", "", "| table | epsilon | n eps / d | trivial R^2 | reference R^2 | " + " | ".join(methods)
-              + " |", "|---|---|---|---|---|" + "---|" * len(methods)]
+    elif cells:
+        lines += ["## Summary", ""] + _summary(cells, methods) + [""]
+    lines += ["## Cells", "", "| table | epsilon | n eps / d | searched | trivial R^2 | reference R^2 | "
+              + " | ".join(methods) + " |", "|---|---|---|---|---|---|" + "---|" * len(methods)]
     for name, epsilon, ratio, gaps in sorted(cells, key=lambda c: (c[0], c[1])):
         record = records[name]
-        lines.append(f"| {name} | {epsilon:g} | {ratio:.0f} | {np.mean(record['trivial']):.3f} | "
+        searched = {0: "none", 1: "label"}.get(_searched(record["n_train"][0], record["d"], epsilon), "all")
+        lines.append(f"| {name} | {epsilon:g} | {ratio:.0f} | {searched} | {np.mean(record['trivial']):.3f} | "
                      f"{np.mean(record['reference']):.3f} | " + " | ".join(_interval(gaps[m]) for m in methods) + " |")
     lines += ["", "## Tables", ""] + [f"- {name} (n = {record['n']:,}, d = {record['d']}): {record['text']}"
                                        for name, record in records.items()]
@@ -297,14 +336,16 @@ def render(stage: str, records: dict[str, dict]) -> str:
 def main(argv: list[str] | None = None) -> dict[str, dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--stage", choices=("dev", "held-out"), required=True)
-    parser.add_argument("--tables", nargs="+", required=True)
+    parser.add_argument("--tables", nargs="+", default=[], help="tables to run, each merged into the stage's JSON")
+    parser.add_argument("--render", action="store_true", help="rewrite the stage's Markdown from its JSON only")
     parser.add_argument("--splits", type=int, default=SPLITS)
     parser.add_argument("--out", type=Path, default=RESULTS)
     arguments = parser.parse_args(argv)
     allowed = DEVELOPMENT if arguments.stage == "dev" else HELD_OUT_REGRESSION
     unknown = [name for name in arguments.tables if name not in allowed]
-    if unknown:
-        parser.error(f"{unknown} are not {arguments.stage} tables: choose from {allowed}")
+    if unknown or not (arguments.tables or arguments.render):
+        parser.error(f"name {arguments.stage} tables to run ({unknown} are not: choose from {allowed}) or pass "
+                     "--render")
     stem = "gradient_regression_" + ("dev" if arguments.stage == "dev" else "held_out")
     path = arguments.out / f"{stem}.json"
     records: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
@@ -317,6 +358,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict]:
         record["run"] = harness.finish()
         records[name] = record
         path.write_text(json.dumps(records, indent=1) + "\n")
+        (arguments.out / f"{stem}.md").write_text(render(arguments.stage, records))
+    if arguments.render:
         (arguments.out / f"{stem}.md").write_text(render(arguments.stage, records))
     return records
 
