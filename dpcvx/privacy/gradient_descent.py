@@ -69,8 +69,11 @@ GRADIENT_THEOREM = ("private per-column ranges by a noisy binary search of Gauss
                     "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive "
                     "composition of Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
                     "(docs/theory.md, section 16)")
-#: T, the number of gradient steps (a public constant; the one place it is set)
-STEPS = 10
+#: T, the number of gradient steps (a public constant; the one place it is set): 20, chosen with the residual clip's
+#: multiple 1 (tau = B' / LABEL_WIDTH) on development tables only (diabetes, heavy and two synthetic 45-column
+#: families; the grid T in {5, 10, 20} by kappa in {0.5, 1, 2}, the largest worst-cell gap over cells with
+#: n eps / d >= 50) and frozen before any held-out table was fitted (benchmarks/gradient_regression.py)
+STEPS = 20
 #: f of the top eigenvalue, and of the T steps together (each step GRADIENT_SHARE / T); with RANGE_SHARE they sum to
 #: 4, AdaSSP-ranged's total, so the range search's counts have the same noise at the same (epsilon, delta)
 LAMBDA_SHARE = 0.05
