@@ -6,12 +6,19 @@ numpy numbers, which :func:`plain_matrix` reads at once.
 None of the three libraries is imported: a table is recognised by its type's module (``pandas``,
 ``polars``, ``pyarrow``) and read through the methods each documents (pandas ``iloc`` and
 ``Series.to_numpy``, polars ``to_series``, pyarrow ``column`` and ``ChunkedArray.to_numpy``).
-Every column comes out as a 1-D numpy array: a numeric column with missing values (pandas
-``NA``, a polars or pyarrow null) as float64 with NaN, any other column as the library gives it
-(text and categories as an object array). The input checks (:func:`dpcvx.validation.check_table`)
-and :class:`~dpcvx.PublicSchema` read tables only through this module, so every entry point names
-a column the same way: by its name. An entry that is not a number, or is NaN, missing or infinite, is
-named by its row and column (a table's column by its name), never by its value: it is data.
+Every column comes out as a 1-D numpy array, read one of two ways. As numbers (:func:`column_values`, for
+the input checks and :func:`table_matrix`): a numeric column with missing values (pandas ``NA``, a polars or
+pyarrow null) as float64 with NaN, any other column as the library gives it (text and categories as an object
+array). As values (``exact=True``, :func:`named_column`, for :class:`~dpcvx.PublicSchema`, which compares a
+category by its text): every entry keeps its own type, so an integer or boolean column (pandas ``Int64`` or
+``boolean``, a polars or pyarrow integer, ``int64[pyarrow]``) stays integers or booleans, with None for a missing
+entry (an object array) when it has one; a pandas categorical or pyarrow dictionary column comes out as its
+categories' own values, None where missing; a timezone-aware pandas datetime as numpy datetime64 (UTC). Read as
+numbers the integer 3 with a null beside it would be 3.0, whose text is not "3". A pyarrow dictionary column is
+decoded first (its ``to_numpy`` gives a null the first category's value). The input checks
+(:func:`dpcvx.validation.check_table`) and :class:`~dpcvx.PublicSchema` read tables only through this module, so
+every entry point names a column the same way: by its name. An entry that is not a number, or is NaN, missing or
+infinite, is named by its row and column (a table's column by its name), never by its value: it is data.
 """
 
 from __future__ import annotations
@@ -60,25 +67,71 @@ def _numeric_with_missing(dtype: Any) -> bool:
     return getattr(dtype, "kind", "O") in "biuf" and not isinstance(dtype, np.dtype)
 
 
-def column_values(table: Any, index: int) -> np.ndarray:
-    """Column ``index`` of a table as a 1-D numpy array (module docstring: missing numbers are NaN)."""
+def _with_missing(filled: np.ndarray, absent: np.ndarray) -> np.ndarray:
+    """``filled`` (a column read with its missing entries filled by any value) with None at ``absent``: an object
+    array of the entries' own Python values when any is missing, ``filled`` itself otherwise."""
+    if not absent.any():
+        return filled
+    values = filled.astype(object)
+    values[absent] = None
+    return values
+
+
+def _exact_pandas(series: Any) -> np.ndarray:
+    """A pandas column read as values (module docstring, ``exact=True``)."""
+    dtype = series.dtype
+    kind = getattr(dtype, "kind", "O")
+    if categorical(dtype):  # its categories' values by code: pandas would turn integer categories with NaN to floats
+        codes = np.asarray(series.cat.codes.to_numpy())
+        categories = _exact_pandas(series.cat.categories.to_series())
+        return _with_missing(categories[np.maximum(codes, 0)] if categories.size else codes, codes < 0)
+    if isinstance(dtype, np.dtype) or kind not in "iubM":
+        return np.asarray(series.to_numpy())
+    if kind == "M":  # timezone-aware: its UTC time, refused as a category or a number like any datetime
+        return np.asarray(series.to_numpy(dtype="datetime64[ns]"))
+    numpy_dtype = dtype.numpy_dtype
+    return _with_missing(np.asarray(series.to_numpy(dtype=numpy_dtype, na_value=numpy_dtype.type(0))),
+                         np.asarray(series.isna().to_numpy()))
+
+
+def _integer(dtype: Any) -> bool:
+    """Whether a polars or pyarrow data type is an integer type (by its documented name: Int64, uint8, ...); their
+    to_numpy gives such a column with a null as float64, and a boolean one with a null as Python booleans."""
+    return str(dtype).lower().lstrip("u").startswith("int")
+
+
+def column_values(table: Any, index: int, *, exact: bool = False) -> np.ndarray:
+    """Column ``index`` of a table as a 1-D numpy array, read as numbers (missing numbers are NaN) or, with
+    ``exact``, as values (integers stay integers; module docstring)."""
     library = _library(table)
     if library == "pyarrow":
-        return np.asarray(table.column(index).to_numpy(zero_copy_only=False))
+        column = table.column(index)
+        if categorical(column.type):  # decoded: a dictionary column's to_numpy drops its nulls
+            column = column.cast(column.type.value_type)
+        if exact and _integer(column.type) and column.null_count:
+            return _with_missing(np.asarray(column.fill_null(0).to_numpy()),
+                                 np.asarray(column.is_null().to_numpy(zero_copy_only=False)))
+        return np.asarray(column.to_numpy(zero_copy_only=False))
     if library == "polars":
-        return np.asarray(table.to_series(index).to_numpy())
+        series = table.to_series(index)
+        if exact and _integer(series.dtype) and series.null_count():
+            return _with_missing(np.asarray(series.fill_null(0).to_numpy()), np.asarray(series.is_null().to_numpy()))
+        return np.asarray(series.to_numpy())
     series = table.iloc[:, index]
+    if exact:
+        return _exact_pandas(series)
     if _numeric_with_missing(series.dtype):
         return np.asarray(series.to_numpy(dtype=np.float64, na_value=np.nan))
     return np.asarray(series.to_numpy())
 
 
 def named_column(table: Any, name: Any) -> np.ndarray:
-    """The column called ``name`` (the first of that name) as :func:`column_values` gives it."""
+    """The column called ``name`` (the first of that name) read as values (:func:`column_values` with ``exact``):
+    the schema's reader, which compares a category by its text."""
     names = column_names(table)
     if names is None:
         raise TypeError(f"not a table: {type(table).__name__}")
-    return column_values(table, names.index(name))
+    return column_values(table, names.index(name), exact=True)
 
 
 def plain_matrix(table: Any) -> np.ndarray | None:

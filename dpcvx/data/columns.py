@@ -160,8 +160,19 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
     return numbers_, absent
 
 
+_LABEL_KIND_FIX = {
+    "M": "datetimes have no one text (numpy writes 2020-01-01T00:00:00, pandas 2020-01-01 00:00:00); convert them "
+         "to text with a public format first, e.g. .dt.strftime('%Y-%m')",
+    "m": "durations have no one text; convert them to a number or to text first",
+}
+
+
 def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.ndarray:
-    """A str array of a categorical column; missing values become ``missing`` or an InputError."""
+    """A str array of a categorical column, each value's ``str()`` (integers read from a table stay integers:
+    :func:`dpcvx.tables.named_column`); missing values become ``missing`` or an InputError. Datetimes and durations,
+    whose text depends on the library and unit, are an InputError."""
+    if values.dtype.kind in _LABEL_KIND_FIX:
+        raise InputError(f"categorical column {name!r} has dtype {values.dtype}: {_LABEL_KIND_FIX[values.dtype.kind]}")
     if values.dtype.kind == "S":
         labels = np.char.decode(values, "utf-8")
     elif values.dtype.kind == "U":

@@ -83,7 +83,13 @@ an encoding is refused.
 Feature order is the column order; feature names are ``name`` for numeric
 columns, ``name=category`` for one-hot features and ``constant`` for the
 constant (and ``name:missing`` for a missing indicator). Categorical values
-are compared to the categories as ``str(value)``. Unknown keys, duplicate
+are compared to the categories as ``str(value)``, each value read with its own
+type (:func:`dpcvx.tables.named_column`): an integer column with a missing value
+(pandas ``Int64``, a polars or pyarrow integer with a null) stays integers, so 3
+is "3" from every library. A float is its text ("3.0"): a float outside the
+categories whose integer text is one is an :class:`InputError`, strict or not,
+rather than a silent all-zero block; datetimes are refused (their text depends
+on the library). Unknown keys, duplicate
 names, lo >= hi, non-finite numbers (or hi - lo overflowing), a norm outside
 [1e-150, 1e150], empty or repeated category lists and a ``missing`` outside
 the column's domain are rejected with an :class:`InputError`.
@@ -253,6 +259,7 @@ class CategoricalColumn:
         slot = np.minimum(np.searchsorted(ranked, labels), len(ranked) - 1)
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         known = np.flatnonzero(codes >= 0)
+        self._refuse_whole_floats(values, np.flatnonzero(codes < 0))
         if strict and known.size < codes.size:
             row = int(np.flatnonzero(codes < 0)[0])
             raise InputError(
@@ -263,6 +270,33 @@ class CategoricalColumn:
         block = np.zeros((codes.size, len(self.categories)))
         block[known, codes[known]] = 1.0
         return block
+
+    def _refuse_whole_floats(self, values: np.ndarray, unknown: np.ndarray) -> None:
+        """An InputError, strict or not, when a float outside the categories is a whole number whose integer text
+        is one (3.0 where "3" is declared): a value is compared as its text, "3.0", so such a column (integer codes
+        that a missing value made floats) would otherwise encode as the all-zero block, silently. Only the
+        rows outside the categories are looked at."""
+        entries = values[unknown]
+        if entries.dtype.kind == "O":
+            floats = np.fromiter((isinstance(v, (float, np.floating)) for v in entries), dtype=bool,
+                                 count=entries.size)
+        else:
+            floats = np.full(entries.size, entries.dtype.kind == "f")
+        if not floats.any():
+            return
+        numbers = entries[floats].astype(np.float64)
+        whole = np.isfinite(numbers) & (numbers == np.round(numbers))
+        declared = set(self.categories)
+        hits = [i for i, number in zip(np.flatnonzero(floats)[whole], numbers[whole], strict=True)
+                if str(int(number)) in declared]
+        if hits:
+            raise InputError(
+                f"column {self.name!r} holds floats whose integer text is a declared category, the first in row "
+                f"{int(unknown[hits[0]])} (the value is not shown: it is data): a value is compared to the categories "
+                f"as its text, so 3.0 is '3.0', not '3'; convert the column to integers first (a column of integer "
+                "codes with a missing value is read as floats: read it as pandas 'Int64', which keeps missing values "
+                "missing) or declare the categories as the floats' text"
+            )
 
 
 Column = NumericColumn | CategoricalColumn

@@ -126,3 +126,73 @@ def test_an_empty_numeric_cell_is_a_missing_value_named_by_its_row():
         schema.transform({"age": np.array(["5", "", "7"])})
     imputed = PublicSchema((NumericColumn("age", 0, 100, missing=0.0),))
     np.testing.assert_array_equal(imputed.transform({"age": np.array(["50", ""])})[:, 0], [0.0, -0.5])  # centred
+
+
+CODES = PublicSchema((CategoricalColumn("region", tuple(str(r) for r in range(1, 31)) + ("na",), missing="na"),
+                      CategoricalColumn("flag", ("True", "False", "na"), missing="na")))
+
+
+def _coded_tables() -> dict:
+    """The same integer codes and flags, each column with a missing entry, in every library's nullable types."""
+    region, flag = [3, 17, None], [True, None, False]
+    tables = {"pandas Int64": pd.DataFrame({"region": pd.array(region, dtype="Int64"),
+                                            "flag": pd.array(flag, dtype="boolean")}),
+              "pandas categorical": pd.DataFrame({"region": pd.Categorical(region), "flag": pd.Categorical(flag)})}
+    try:
+        tables["pandas arrow"] = pd.DataFrame({"region": pd.array(region, dtype="int64[pyarrow]"),
+                                               "flag": pd.array(flag, dtype="bool[pyarrow]")})
+        import pyarrow
+        tables["pyarrow"] = pyarrow.table({"region": pyarrow.array(region, pyarrow.int64()), "flag": flag})
+        tables["pyarrow dictionary"] = pyarrow.table({"region": pyarrow.array(region).dictionary_encode(),
+                                                      "flag": pyarrow.array(flag).dictionary_encode()})
+    except ImportError:
+        pass
+    try:
+        import polars
+        tables["polars"] = polars.DataFrame({"region": region, "flag": flag})
+    except ImportError:
+        pass
+    return tables
+
+
+def test_nullable_integer_codes_match_their_categories_and_a_null_is_missing():
+    """Audit: pandas Int64, a polars or pyarrow integer with a null were read as floats, 3.0, whose text is no
+    category: every code encoded as the all-zero block, silently; a pyarrow dictionary lost its nulls."""
+    expected = CODES.transform({"region": np.array([3, 17, None], dtype=object),
+                                "flag": np.array([True, None, False], dtype=object)})
+    assert [list(row).index(1.0) for row in expected[:, :31] > 0] == [2, 16, 30]
+    for name, table in _coded_tables().items():
+        np.testing.assert_array_equal(CODES.transform(table), expected, err_msg=name)
+
+
+def test_a_nullable_integer_column_without_missing_values_encodes_as_plain_integers():
+    """Audit: pd.read_csv(..., dtype_backend='numpy_nullable') gives Int64 with no NA, which zeroed every row."""
+    plain = pd.DataFrame({"region": [3, 17, 30], "flag": [True, False, True]})
+    nullable = plain.convert_dtypes(dtype_backend="numpy_nullable")
+    assert str(nullable["region"].dtype) == "Int64"
+    np.testing.assert_array_equal(CODES.transform(nullable), CODES.transform(plain))
+    assert np.count_nonzero(CODES.transform(nullable)[:, :30]) == 3
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_whole_floats_against_integer_categories_are_refused_not_zeroed(strict):
+    """A float is compared as its text ('3.0'): integer codes made floats by a missing value are an InputError,
+    strict or not, never a silent all-zero block; a float that is a category's text, or no whole number, is not."""
+    schema = dataclasses.replace(CODES, strict=strict)
+    with pytest.raises(InputError, match=r"'region' holds floats whose integer text is a declared category, the first "
+                                         r"in row 1 .*Int64"):
+        schema.transform(pd.DataFrame({"region": [None, 3.0, 17.0], "flag": [True] * 3}))
+    floats = PublicSchema((CategoricalColumn("grade", ("1.0", "2.5")),), strict=strict)
+    assert floats.transform({"grade": np.array([1.0, 2.5])}).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    if not strict:
+        assert not floats.transform({"grade": np.array([2.75, 7.0])}).any()
+
+
+def test_datetime_categories_are_refused_by_dtype():
+    """A datetime's text depends on the library and unit (numpy 2020-01-01T00:00, pandas 2020-01-01 00:00): refused."""
+    schema = PublicSchema((CategoricalColumn("month", ("2020-01", "2020-02")),))
+    for table in (pd.DataFrame({"month": pd.to_datetime(["2020-01-01"])}),
+                  pd.DataFrame({"month": pd.to_datetime(["2020-01-01"]).tz_localize("UTC")}),
+                  {"month": np.array(["2020-01"], dtype="datetime64[M]")}):
+        with pytest.raises(InputError, match=r"categorical column 'month' has dtype datetime64.*strftime"):
+            schema.transform(table)
