@@ -231,8 +231,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         f"the model is mostly noise: {shown}. This compares public quantities only "
         f"(epsilon={certificate.epsilon:g}, n={int(constants.n)}, d={int(constants.d)} with the intercept, "
         f"lam={float(constants.lam):g}, L, m, R), never the data. To lower the noise: raise epsilon or the "
-        "number of rows, use fewer features, or choose lam by its documented rule (see lam='auto'"
-        + ("" if lam_advice is None else f": {lam_advice()}") + ")"]
+        "number of rows, use fewer features"
+        + (", or choose lam by its documented rule (see lam='auto')" if lam_advice is None else lam_advice())]
     if also is not None:
         texts.append(also)
     if not texts:
@@ -251,18 +251,19 @@ class LamRule(Protocol):
 
 
 def lam_rule_advice(certificate: ReleaseCertificate, lam: float | str, rule: Callable[[], LamRule]) -> str:
-    """The warning's advice on lam (docs/theory.md, section 25.4): the value of the public rule lam='auto', the
-    one it chose (``lam`` "auto") or the one it would choose at the certificate's public n, d, epsilon, delta,
-    mechanism, relation and split (``rule()``: the warning's learner with lam="auto"). Public inputs only."""
+    """The warning's advice on lam (docs/theory.md, section 25.4), the clause that ends the advice: under a given
+    lam, the value the public rule lam='auto' would choose at the certificate's public n, d, epsilon, delta,
+    mechanism, relation and split (``rule()``: the warning's learner with lam="auto"); under ``lam`` "auto" no
+    advice to use the rule already in use, only the value it chose. Public inputs only."""
     if isinstance(lam, str):
-        return f"lam='auto' chose lam={certificate.constants.lam:.2g} here"
+        return f" (lam='auto' already chose lam={certificate.constants.lam:.2g} here, by its public rule)"
     constants = certificate.constants
     width = int(constants.d) - (1 if certificate.fit_intercept else 0)
     choice = rule().choose_lam(int(constants.n), width, certificate.epsilon, certificate.mechanism,
                                delta=certificate.delta, neighbours=certificate.relation.value,
                                split=certificate.split or "max")
-    return f"lam='auto' (the default) would choose lam={choice.lam:.2g} for these public settings, docs/theory.md " \
-           "section 25"
+    return f", or choose lam by its documented rule (see lam='auto': lam='auto' (the default) would choose " \
+           f"lam={choice.lam:.2g} for these public settings, docs/theory.md section 25)"
 
 
 def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float | None = None) -> None:

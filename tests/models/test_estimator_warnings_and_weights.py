@@ -3,6 +3,7 @@ public bound refused with a typed error (tests/models/test_weights.py tests the 
 and regression's pure-epsilon route, label range and clipping advice."""
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -192,3 +193,15 @@ def test_clipping_warning_gives_the_count_and_the_fix():
         assert len(clipping) == 1 and clipping[0].filename == __file__
         text = str(clipping[0].message)
         assert f"{len(y)} of {len(y)} labels" in text and "label_bound=(lo, hi)" in text
+
+
+def test_noise_warning_under_lam_auto_does_not_advise_lam_auto(data):
+    """Audit: under lam='auto' the advice was to 'choose lam by its documented rule (see lam='auto': lam='auto' chose
+    lam=... here)', the setting already in use; it now names the value the rule chose, and no lam remedy."""
+    X, y = data[0][:300], data[1][:300]
+    with pytest.warns(NoiseDominatesWarning) as caught:
+        dpcvx.DPLogisticRegression(mechanism="output", epsilon=0.1, random_state=0).fit(X, y)
+    text = str(noise_warnings(caught)[0].message)
+    assert "documented rule" not in text and "see lam='auto'" not in text
+    assert re.search(r"use fewer features \(lam='auto' already chose lam=[0-9.e+-]+ here, by its public rule\)$",
+                     text), text

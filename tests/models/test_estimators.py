@@ -369,7 +369,7 @@ def test_noise_warning_depends_on_public_quantities_only(cls, data):
     rows = X[:50]
     for labels in (y[:50], np.ones(50, dtype=int), np.zeros(50, dtype=int)):
         with pytest.warns(NoiseDominatesWarning, match=r"public quantities only.*raise epsilon.*"
-                                                       r"see lam='auto'") as caught:
+                                                       r"lam='auto' already chose lam=") as caught:
             cls(epsilon=0.1, random_state=0).fit(rows, labels)
         noise = [w for w in caught if w.category is NoiseDominatesWarning]  # one class may be predicted, too
         assert len(noise) == 1
