@@ -64,7 +64,10 @@ _DEFERRED: contextvars.ContextVar[Deferred | None] = contextvars.ContextVar("dpc
 
 _NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you only and is not part of the "
          "release. Choosing another setting (lam, epsilon, columns, class weights) because of it is a use of "
-         "the private data that no guarantee covers: dpcvx.tune is the private way to choose settings")
+         "the private data that no guarantee covers: dpcvx.tune is the private way to choose settings (on "
+         "imbalanced classes, with the learner's class_weight='balanced' or tune's "
+         "score=Mistakes(class_weight=...), dpcvx.models.tuning: its default score counts mistakes, which a model "
+         "that always predicts the majority class keeps few; docs/tuning.md)")
 ONE_CLASS = "on its training rows, the release predicts one class only." + _NOTE
 NEARLY_ONE_CLASS = ("on its training rows, the release predicts a class that the rows carry on fewer than a tenth "
                     "as many rows as carry it: close to a constant prediction." + _NOTE)

@@ -28,17 +28,23 @@ import numpy as np
 
 from ..exceptions import ConstantPredictionWarning, user_stacklevel
 
-__all__ = ["constant_class", "one_class_findings", "warn_if_constant", "checks_off", "checks_are_off"]
+__all__ = ["constant_class", "one_class_findings", "warn_if_constant", "checks_off", "checks_are_off", "warn_release",
+           "held_warnings", "emit", "Held"]
 
 _UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
 
+#: The public warnings about one fit's release, kept by :func:`held_warnings`: (text, warning class) pairs.
+Held = list[tuple[str, type[Warning]]]
+_HELD: contextvars.ContextVar[Held | None] = contextvars.ContextVar("dpcvx_release_warnings_held", default=None)
+
 
 @contextmanager
 def checks_off() -> Iterator[None]:
-    """Within this block no fit warns about its release's usefulness: :func:`dpcvx.tune` runs its candidates
-    inside it, since a candidate that is not selected is not released, and a warning about it would tell
-    more than tune's proof covers (this warning and the NOT PRIVATE :mod:`dpcvx.models.training_rows`)."""
+    """Within this block no fit warns about its release: :func:`dpcvx.tune` runs its candidates inside it, since a
+    candidate that is not selected is not released, and a warning about it would tell more than tune's proof covers
+    (the public warnings of :func:`warn_release`, kept per run by :func:`held_warnings`, and the NOT PRIVATE
+    :mod:`dpcvx.models.training_rows`, never run)."""
     token = _OFF.set(True)
     try:
         yield
@@ -49,6 +55,37 @@ def checks_off() -> Iterator[None]:
 def checks_are_off() -> bool:
     """True inside :func:`checks_off`."""
     return _OFF.get()
+
+
+@contextmanager
+def held_warnings() -> Iterator[Held]:
+    """Within this block the public warnings about a fit's release (:func:`warn_release`) are kept in the list it
+    gives, not shown: :func:`dpcvx.tune` fits each run inside one, so a run that is not released tells nothing (its
+    values, and by the count of warnings the number of runs), and shows the selected run's once, after the
+    selection (:func:`emit`), from the values its release holds."""
+    held: Held = []
+    token = _HELD.set(held)
+    try:
+        yield held
+    finally:
+        _HELD.reset(token)
+
+
+def warn_release(text: str, category: type[Warning]) -> None:
+    """The one way a fit warns about its release from public quantities (ConstantPredictionWarning,
+    NoiseDominatesWarning, SmallTableWarning): at the user's line, kept instead inside :func:`held_warnings`, and
+    dropped inside :func:`checks_off` otherwise (a fit of tune's that is no run, such as a rehearsal)."""
+    held = _HELD.get()
+    if held is not None:
+        held.append((text, category))
+    elif not _OFF.get():
+        warnings.warn(text, category, stacklevel=user_stacklevel())
+
+
+def emit(held: Held) -> None:
+    """Show warnings kept by :func:`held_warnings` (the released run's), each once, at the user's line."""
+    for text, category in dict.fromkeys(held):
+        warnings.warn(text, category, stacklevel=user_stacklevel())
 
 
 def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: float) -> int | None:
@@ -89,5 +126,5 @@ def one_class_findings(coef: np.ndarray, intercept: float | np.ndarray, classes:
 
 def warn_if_constant(owner: str, findings: tuple[str, ...]) -> None:
     """Warn :class:`~dpcvx.exceptions.ConstantPredictionWarning` with the certificate's finding, if any."""
-    for finding in () if _OFF.get() else findings:
-        warnings.warn(f"{owner}: {finding}", ConstantPredictionWarning, stacklevel=user_stacklevel())
+    for finding in findings:
+        warn_release(f"{owner}: {finding}", ConstantPredictionWarning)

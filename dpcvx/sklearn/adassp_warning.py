@@ -54,14 +54,13 @@ Under add/remove neighbours n is private: the rule needs it, so no warning is gi
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import replace
 
-from ..exceptions import user_stacklevel
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.column_ranges import least_rows
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
+from ..release.usefulness import warn_release
 from .noise_warning import NoiseDominatesWarning, label_not_located
 
 __all__ = ["ADASSP_RATIO_LIMIT", "adassp_noise_to_signal", "columns_search_rows",
@@ -146,4 +145,4 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
             "(docs/theory.md, section 30). To keep more: raise epsilon or the number of rows, or use fewer features. "
             "AdaSSP already chooses its ridge from these public quantities (lam='auto', the default, adds none); an "
             "extra ridge is not advised"))
-    warnings.warn(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning, stacklevel=user_stacklevel())
+    warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)

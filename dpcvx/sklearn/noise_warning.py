@@ -14,13 +14,13 @@ wrappers. Its advice on lam points at lam='auto', the documented public rule
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Protocol
 
-from ..exceptions import DPCVXWarning, SmallTableWarning, user_stacklevel
+from ..exceptions import DPCVXWarning, SmallTableWarning
 from ..privacy.lam_rule import LamChoice, comparator_for
 from ..release.model import ReleaseCertificate
+from ..release.usefulness import warn_release
 from ..verification.verdict import Mechanism
 
 __all__ = ["NoiseDominatesWarning", "NOISE_RATIO_LIMIT", "REGRESSION_RATIO_LIMIT", "comparator_norm",
@@ -237,10 +237,7 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
         texts.append(also)
     if not texts:
         return
-    warnings.warn(
-        f"{owner}: " + "; and ".join(texts),
-        NoiseDominatesWarning, stacklevel=user_stacklevel(),
-    )
+    warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)
 
 
 class LamRule(Protocol):
@@ -280,11 +277,9 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     ratio = rows * epsilon / d
     if ratio < SMALL_TABLE_LIMIT:
         shown = f"n = {n}" if prior is None else f"n min(prior, 1 - prior) = {n} x {min(prior, 1 - prior):g}"
-        warnings.warn(
+        warn_release(
             f"{owner}: n epsilon / d with {shown}: {rows:g} x {epsilon:g} / {d} = {ratio:.3g} is below "
             f"{SMALL_TABLE_LIMIT:g}: private "
             "linear models have an excess risk of order d / (n epsilon), so expect little of the non-private "
             "model's accuracy (less still on a rare class, whose count replaces n). Public quantities only. To "
-            "gain: more rows, a larger epsilon, or fewer encoded columns",
-            SmallTableWarning, stacklevel=user_stacklevel(),
-        )
+            "gain: more rows, a larger epsilon, or fewer encoded columns", SmallTableWarning)

@@ -683,3 +683,57 @@ def test_tune_bad_input_is_refused_before_the_accountant_is_charged(case, monkey
     with pytest.raises(dpcvx.DPCVXError):
         TUNE_BAD_INPUTS[case](X, y, Z, accountant)
     assert accountant.ledger == [] and accountant.spent == (0.0, 0.0)
+
+
+# -- the public warnings of tune's runs: only the released run's, once (audit C) ------------------------------------
+
+
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+def test_tune_shows_only_the_released_runs_public_warnings_once(procedure):
+    """Audit: each of tune's K runs warned SmallTableWarning with its own noisy class count ("n min(prior, 1 -
+    prior) = ... x 0.1213"): values of runs never released, and one warning per run told K. Now the runs' public
+    warnings are kept and the released run's shown once, its text the released certificate's values."""
+    import warnings
+
+    from dpcvx.exceptions import SmallTableWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 12)) / 4
+    y = (X[:, 0] + rng.normal(size=2000) > 1.0).astype(int)   # about 16 % positive: balanced weights count it
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = tune(dpcvx.DPLogisticRegression(class_weight="balanced"), X, y, {"lam": [1e-3, 1e-2]}, epsilon=1.0,
+                      procedure=procedure, random_state=3)
+    small = [w for w in caught if issubclass(w.category, SmallTableWarning)]
+    assert len(small) == 1, [str(w.message)[:90] for w in small]
+    certificate = result.model.certificate_
+    shown = re.search(r"= (\d+) x ([0-9.e-]+):", str(small[0].message))
+    assert int(shown.group(1)) == int(certificate.constants.n)
+    assert float(shown.group(2)) == pytest.approx(certificate.weights.mean_weight / 2, rel=1e-5)
+    assert small[0].filename == __file__
+
+
+def test_tune_warns_when_its_released_model_is_constant_by_the_public_check():
+    """Audit B: a released model constant on every row of norm <= R (its certificate's finding) was never shown
+    inside tune; now the released run's ConstantPredictionWarning is shown once, with the certificate's text."""
+    import warnings
+
+    from dpcvx.exceptions import ConstantPredictionWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 4)) / 4
+    y = (rng.random(3000) < 0.03).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = tune(dpcvx.DPLogisticRegression(), X, y, {"lam": [1.0, 10.0]}, epsilon=1.0, random_state=0)
+    constant = [w for w in caught if issubclass(w.category, ConstantPredictionWarning)]
+    findings = result.model.certificate_.findings
+    assert findings and len(constant) == 1 and findings[0] in str(constant[0].message)
+
+
+def test_the_training_rows_advice_to_tune_names_the_weights_for_imbalanced_classes():
+    """Audit B: the NOT PRIVATE warning sent the user to dpcvx.tune, whose default score then chose the same constant
+    model, silently; its advice now says to weigh the classes."""
+    from dpcvx.models import training_rows
+
+    assert "class_weight='balanced'" in training_rows.ONE_CLASS and "Mistakes(class_weight=" in training_rows.ONE_CLASS

@@ -26,6 +26,7 @@ from ...privacy.neighbours import Neighbours
 from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.rng import RandomState, resolve_rng
+from ...release.usefulness import Held, held_warnings
 from ...validation import check_classes, check_labels, check_public_classes, outside_labels, refuse_non_finite
 from ..contract import Plan, check_tunable, predicts_per_row
 from ..failure import composite, rehearse
@@ -377,17 +378,19 @@ def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None,
 
 
 def fit_candidate(setup: Setup, learner: Any, plan: Plan | None, X: Any, y: np.ndarray,
-                  epsilon: float) -> tuple[Any, Any]:
+                  epsilon: float) -> tuple[Any, Any, Held]:
     """A candidate fitted on (X, y) with ``epsilon`` and tune's fit arguments: from its plan when it has one
-    (made once, before the charge), else ``learner.fit``. Returns the model and the fit's diagnostics (NOT
-    PRIVATE: the data owner's, taken off the model or the learner that made it)."""
-    if plan is not None:
-        learner = plan.learner if isinstance(plan, FitPlan) else None  # a PrivateERM's plan: its learner's diagnostics
-        model = plan.fit(X, y, random_state=setup.fit_random_state)
-    else:
-        model = learner.fit(X, y, epsilon=epsilon, random_state=setup.fit_random_state, **setup.keywords)
+    (made once, before the charge), else ``learner.fit``. Returns the model, the fit's diagnostics (NOT
+    PRIVATE: the data owner's, taken off the model or the learner that made it) and its public warnings about
+    its release, kept (:func:`~dpcvx.release.usefulness.held_warnings`): shown only if this run is released."""
+    with held_warnings() as held:
+        if plan is not None:
+            learner = plan.learner if isinstance(plan, FitPlan) else None  # a PrivateERM's plan: its diagnostics
+            model = plan.fit(X, y, random_state=setup.fit_random_state)
+        else:
+            model = learner.fit(X, y, epsilon=epsilon, random_state=setup.fit_random_state, **setup.keywords)
     diagnostics = take_diagnostics(model)
-    return model, take_diagnostics(learner) if diagnostics is None else diagnostics
+    return model, take_diagnostics(learner) if diagnostics is None else diagnostics, held
 
 
 def release_certificate(model: Any) -> Any:

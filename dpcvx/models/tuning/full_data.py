@@ -56,6 +56,7 @@ from ...privacy.partition import coin_parts
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
 from ...progress import progress
+from ...release.usefulness import Held, emit
 from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
@@ -234,7 +235,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
                          neighbours=Neighbours.REPLACE_ONE)
     source = setup.source
     runs = draw_runs(rule, source)
-    best: tuple[float, int, Any, Any] | None = None  # score, candidate, model, its fit's diagnostics
+    best: tuple[float, int, Any, Any, Held] | None = None  # score, candidate, model, its diagnostics and warnings
     scores = []
     # no total: the count of fits is the realised K, for the data owner's terminal only (NOT PRIVATE)
     with progress(None, PROCEDURE_NAME, unit="fit", verbose=verbose) as bar, \
@@ -245,7 +246,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             plan = plans[index]  # every run of a candidate that plans fits from its one plan
             learner = None if plan is not None else copy.deepcopy(setup.learners[index])
             with charged(PROCEDURE_NAME):  # cannot fail under the rule; a failure is a bug, never a score
-                model, diagnostics = fit_candidate(setup, learner, plan, X[train], y[train], budget)
+                model, diagnostics, held = fit_candidate(setup, learner, plan, X[train], y[train], budget)
             check_release_cost(model, budget, setup.delta)
             if curves:
                 check_run_curve(model, curves[index])
@@ -253,10 +254,11 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
             score = -noisy_count(units, count_epsilon / setup.score.sensitivity, source) / max(hold.size, 1)
             scores.append(score)
             if best is None or score > best[0]:
-                best = (score, index, model, diagnostics)
+                best = (score, index, model, diagnostics, held)
             bar.update()
     assert best is not None  # K >= 1 runs, none fails
-    selected, model, owner = best[1:]  # owner: the data owner's diagnostics, never part of the release
+    selected, model, owner, held = best[1:]  # owner: the data owner's diagnostics, never part of the release
+    emit(held)  # the released run's public warnings, once
     certificate = SelectionCertificate(
         epsilon=total, run_epsilon=budget, eta=rule.eta, gamma=rule.gamma, candidates=setup.candidates,
         selected_index=selected, n=n, held_out=held_out, fit_params=setup.keywords,

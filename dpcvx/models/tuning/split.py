@@ -73,6 +73,7 @@ from ...privacy.exponential import exponential_probabilities, sample_exponential
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import disjoint_parts
 from ...progress import progress
+from ...release.usefulness import emit
 from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
@@ -128,23 +129,25 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
     logger.debug("Algorithm 4: n=%d rows, m=%d candidates, %d parts of %d rows, %d rows unused",
                  n, m, m + 1, held_out.size, n - held_out.size * (m + 1))
 
-    models, owners, mistakes = [], [], []  # owners: each fit's diagnostics (NOT PRIVATE)
+    models, owners, mistakes, helds = [], [], [], []  # owners: each fit's diagnostics (NOT PRIVATE)
     with progress(m, PROCEDURE_NAME, unit="candidate", verbose=verbose) as bar, \
             composite(PROCEDURE_NAME), fixed_numerics():
         for index, (candidate, plan, rows) in enumerate(zip(learners, plans, parts[:-1], strict=True)):
             logger.debug("Algorithm 4: fitting candidate %d of %d on its part", index + 1, m)
             with charged(PROCEDURE_NAME):  # cannot fail under the rule; a failure is a bug (dpcvx.models.failure)
-                model, diagnostics = fit_candidate(setup, candidate, plan, X[rows], y[rows], epsilon)
+                model, diagnostics, held = fit_candidate(setup, candidate, plan, X[rows], y[rows], epsilon)
             check_release_cost(model, epsilon, delta)
             mistakes.append(total_units(setup.score, model, X_held_out, y_held_out))
             models.append(model)
             owners.append(diagnostics)
+            helds.append(held)
             bar.update()
     selected = select_exponential(mistakes, epsilon, setup.source, setup.score.sensitivity)
     del mistakes  # never stored, returned or logged
     logger.debug("Algorithm 4: released candidate %d of %d", selected + 1, m)
 
     model = models[selected]
+    emit(helds[selected])  # the released candidate's public warnings, once
     selected_diagnostics = owners[selected]  # the data owner's, never part of the release
     certificate = TuningCertificate(
         epsilon=epsilon,
