@@ -27,7 +27,7 @@ import numpy as np
 from ..data.files import read_json
 from ..exceptions import InputError
 from ..release import serialization
-from ..release.records.privatised import PRIVATE_RELEASES
+from ..release.records.privatised import PRIVATE_RELEASES, leaves
 from .audit import NeighbouringPair
 
 __all__ = ["ReleaseFileAudit", "audit_release_file", "release_diff"]
@@ -45,21 +45,6 @@ def _release_json(release: Any) -> Any:
             return read_json(path, "release file")
     raise InputError(f"a release must be a saved-model dict, a model file path or a PrivateModel, got "
                      f"{type(release).__name__}")
-
-
-def _leaves(data: Any, path: str, out: dict[str, Any]) -> None:
-    if isinstance(data, dict):
-        if not data:
-            out[path] = {}
-        for key, value in data.items():
-            _leaves(value, f"{path}.{key}" if path else str(key), out)
-    elif isinstance(data, list):
-        if not data:
-            out[path] = []
-        for index, value in enumerate(data):
-            _leaves(value, f"{path}[{index}]", out)
-    else:
-        out[path] = data
 
 
 _MISSING = object()
@@ -83,10 +68,7 @@ def _differing(leaves_a: dict[str, Any], leaves_b: dict[str, Any]) -> list[str]:
 
 def _diff(release_a: Any, release_b: Any) -> tuple[list[str], list[str], list[str]]:
     """(leaks, derived, privatised): the differing paths, sorted, split by the declaration."""
-    leaves_a: dict[str, Any] = {}
-    leaves_b: dict[str, Any] = {}
-    _leaves(_release_json(release_a), "", leaves_a)
-    _leaves(_release_json(release_b), "", leaves_b)
+    leaves_a, leaves_b = leaves(_release_json(release_a)), leaves(_release_json(release_b))
     differing = _differing(leaves_a, leaves_b)
     privatised = [path for path in differing if _is_privatised(path)]
     derived = [path for path in differing if not _is_privatised(path) and _explained(path, privatised)]

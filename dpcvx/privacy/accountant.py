@@ -300,16 +300,21 @@ class PrivacyAccountant:
     def spend_release(self, model: Any, description: str = "") -> PrivacyCost:
         """Charge an existing release (a model from ``fit`` or :func:`dpcvx.load`) by its certificate's curve.
 
-        For a release made on this data set outside this accountant: its
-        (epsilon, delta) and privacy curve are read from ``model.certificate``.
+        For a release made on this data set outside this accountant: a dpcvx release is charged what it cost in
+        total, its ``epsilon``, ``delta`` and ``privacy_curve`` (with privately drawn bounds, their budget too; a
+        model :func:`dpcvx.tune` selected, the whole selection's, not its candidate's share); another object
+        with a certificate, what ``model.certificate`` states.
         """
         certificate = getattr(model, "certificate", None)
         if certificate is None or not hasattr(certificate, "privacy_curve"):
             raise InputError(f"spend_release takes a dpcvx release with a certificate, got {type(model).__name__}")
-        # a privately drawn norm bound adds its eps_q to the fit's epsilon (certificate.total_epsilon)
-        return self.spend(getattr(certificate, "total_epsilon", certificate.epsilon), certificate.delta,
-                          description or f"release {getattr(certificate, 'mechanism', '')}".strip(),
-                          curve=certificate.privacy_curve)
+        if isinstance(getattr(model, "privacy_curve", None), PrivacyCurve):  # a dpcvx Release
+            epsilon, delta, curve = model.epsilon, model.delta, model.privacy_curve
+        else:  # a privately drawn norm bound adds its eps_q to the fit's epsilon (certificate.total_epsilon)
+            epsilon = getattr(certificate, "total_epsilon", certificate.epsilon)
+            delta, curve = certificate.delta, certificate.privacy_curve
+        return self.spend(epsilon, delta, description or f"release {getattr(certificate, 'mechanism', '')}".strip(),
+                          curve=curve)
 
     def spend_parallel(self, costs: Sequence[tuple[float, float]], description: str = "", *,
                        neighbours: Neighbours | str | None = None) -> PrivacyCost:

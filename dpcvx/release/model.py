@@ -433,12 +433,23 @@ class Release(ABC):
 
     @property
     def epsilon(self) -> float:
-        """What the release cost (with a privately drawn norm bound, eps_q + eps_fit)."""
+        """What the release cost: with privately drawn bounds or statistics, their budget plus the fit's; for a
+        model :func:`dpcvx.tune` selected, the whole selection's total (``tuning.total_epsilon``), of which the
+        certificate's is one candidate's share."""
+        if self.tuning is not None:
+            return self.tuning.total_epsilon
         return float(getattr(self.certificate, "total_epsilon", self.certificate.epsilon))
 
     @property
     def delta(self) -> float:
-        return float(self.certificate.delta)
+        """The delta of :attr:`epsilon`: the selection's total for a tuned model, else the certificate's."""
+        return self.tuning.total_delta if self.tuning is not None else float(self.certificate.delta)
+
+    @property
+    def privacy_curve(self) -> PrivacyCurve:
+        """The curve of what the release cost (:attr:`epsilon`, :attr:`delta`): the tuning selection's for a tuned
+        model (:attr:`TuningRecord.privacy_curve`), else the certificate's."""
+        return self.tuning.privacy_curve if self.tuning is not None else self.certificate.privacy_curve
 
     @property
     @abstractmethod

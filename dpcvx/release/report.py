@@ -10,7 +10,11 @@ protection officer, a reviewer) rather than for a differential-privacy expert:
 * how strongly: epsilon as the bound e^epsilon on how much the release can
   change an attacker's odds about that record (Dwork and Roth 2014, chapter 2;
   Kasiviswanathan and Smith 2014), and delta against 1/n at this n;
-* the public inputs the guarantee takes as given;
+* for a model :func:`dpcvx.tune` selected: that its settings were chosen privately, how (the procedure, its
+  number of fits K or K's distribution), and that the whole selection's total is the budget stated;
+* the public inputs the guarantee takes as given, apart from those dpcvx chose privately inside the budget
+  (the statistics, bounds and selections :func:`~dpcvx.release.records.privatised.drawn_releases` finds in the
+  release: one declaration, :data:`~dpcvx.release.records.privatised.PRIVATE_RELEASES`);
 * what is NOT covered: choices made outside dpcvx, repeated releases, the
   floating-point status (:class:`~dpcvx.privacy.float_guarantee.FloatGuarantee`)
   in plain words;
@@ -22,9 +26,10 @@ protection officer, a reviewer) rather than for a differential-privacy expert:
 
 The report reads the typed certificate (fitted or loaded alike: its relation,
 constants, calibration, the verifier's conditions, its privacy curve and its
-text) and the release's public schema: it holds nothing that the release does
+text), its tuning record and its public schema: it holds nothing that the release does
 not already publish. Its tables show each value as the model file writes it. ``to_markdown`` and ``to_html``
-render one list of sections; ``_repr_html_`` shows it in Jupyter.
+render one list of sections, each escaping the text it renders (user strings such as column names and class
+labels among it: :func:`_markdown_text`, ``html.escape``); ``_repr_html_`` shows it in Jupyter.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import base64
 import html
 import io
 import math
+import re
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -48,6 +54,8 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..verification.exact import exact_text
 from .constants import Constants
+from .records.privatised import PrivateRelease, drawn_releases, leaves
+from .tuning_record import TuningRecord
 
 __all__ = ["ReleaseReport", "REPORT_FORMATS"]
 
@@ -56,6 +64,11 @@ PRIORS = (0.01, 0.1, 0.5)  # an attacker's prior beliefs, for the odds table
 PLOT_NOTE = ('No plot: drawing the privacy curve needs matplotlib (pip install "dpcvx[plot]"); '
              "the table below gives the same curve.")
 DELTA_FLOOR = 1e-16  # delta = 0 is drawn at this height on the logarithmic axis
+LARGEST_FACTOR = 1e15  # e^epsilon above this is written as a power of ten
+# characters Markdown or HTML would read as markup; each becomes an entity or a backslash escape (CommonMark)
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]#|~<>&]|^[-+=](?=\s|$)")
+_LIST_NUMBER = re.compile(r"^(\d+)([.)])(?=\s|$)")  # "1." or "1)" starting a line opens an ordered list
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
 BlockKind = Literal["p", "ul", "table", "pre", "figure"]
 
@@ -80,6 +93,27 @@ def _p(text: str) -> Block:
     return Block("p", text)
 
 
+def _markdown_text(text: str) -> str:
+    """``text`` as Markdown that renders as exactly that text: every character Markdown or HTML reads as markup
+    escaped (``<``, ``>``, ``&`` as entities, the others with a backslash) and line breaks as spaces, so a column
+    name, a category or a class label (``<script>``, ``a|b``) cannot add markup, a tag or a table cell."""
+    escaped = _MARKDOWN_SPECIAL.sub(lambda match: _ENTITIES.get(match.group(), "\\" + match.group()),
+                                    " ".join(text.splitlines()))
+    return _LIST_NUMBER.sub(r"\1\\\2", escaped)
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``, so the text cannot close it (CommonMark)."""
+    return "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+
+
+def _factor(epsilon: float) -> str:
+    """e^epsilon as text: to four digits, or as a power of ten when it is astronomically large."""
+    if epsilon * math.log10(math.e) < math.log10(LARGEST_FACTOR):
+        return f"{math.exp(epsilon):.4g}"
+    return f"10^{epsilon * math.log10(math.e):.1f}"
+
+
 def _float_words(guarantee: FloatGuarantee | None) -> str:
     """The floating-point status in plain words, for the 'not covered' section."""
     if guarantee is FloatGuarantee.MITIGATION_ONLY:
@@ -95,8 +129,8 @@ def _float_words(guarantee: FloatGuarantee | None) -> str:
 
 def _posterior(prior: float, epsilon: float) -> float:
     """The largest belief an attacker with belief ``prior`` can hold after the release: odds times e^epsilon."""
-    odds = prior / (1 - prior) * math.exp(min(epsilon, 700.0))
-    return odds / (1 + odds)
+    log_odds = math.log(prior / (1 - prior)) + epsilon
+    return 1 / (1 + math.exp(-log_odds)) if log_odds > -700 else 0.0
 
 
 def _number(value: Any) -> str:
@@ -167,7 +201,8 @@ class ReleaseReport:
     Attributes
     ----------
     epsilon, delta : float
-        What the release cost in total (with privately drawn bounds, their eps_q included).
+        What the release cost in total (``release.epsilon``, ``release.delta``: with privately drawn bounds or
+        statistics, their budget included; for a model dpcvx.tune selected, the whole selection's).
     neighbours : Neighbours
         The relation the guarantee is proved for.
     sections : tuple of Section
@@ -183,9 +218,15 @@ class ReleaseReport:
         per_class = getattr(certificate, "per_class", None)  # multiclass: the classes' certificates
         # the certificate that holds the calibration: the release's own, or the first class's (multiclass)
         self.first = certificate if per_class is None else per_class[0]
-        self.curve: PrivacyCurve = certificate.privacy_curve
+        self.tuning: TuningRecord | None = getattr(release, "tuning", None)
+        self.curve: PrivacyCurve = release.privacy_curve  # a tuned model's: the selection's
         self.epsilon = float(release.epsilon)
         self.delta = float(release.delta)
+        self.classes = getattr(certificate, "classes", None) or getattr(release, "classes_", None)
+        from .serialization import model_to_dict  # serialization imports the release model, which imports this
+        # the private draws the release holds (its statistics, bounds, a tuning selection), by the one declaration
+        self.record = model_to_dict(release)
+        self.drawn: tuple[PrivateRelease, ...] = drawn_releases(self.record)
         self.neighbours: Neighbours = self.curve.neighbours
         self.kind = str(getattr(release, "kind", "release"))
         self.certificate_text = str(certificate)
@@ -196,14 +237,18 @@ class ReleaseReport:
         self.curve_epsilons = np.linspace(0.0, max(3 * self.epsilon, 1.0), 121)
         self.curve_deltas = self.curve.profile(self.curve_epsilons)
         self.figure = _svg(self.curve, self.curve_epsilons, self.curve_deltas, self.epsilon, self.delta)
-        self.sections = (self._summary(), self._protected(), self._strength(), self._public_inputs(),
-                         self._not_covered(), self._curve_section(), self._auditor())
+        self.sections = (self._summary(), self._protected(), self._strength(),
+                         *(() if self.tuning is None else (self._tuning_section(self.tuning),)),
+                         self._public_inputs(), self._not_covered(), self._curve_section(), self._auditor())
 
     # --- reading the certificate ------------------------------------------------------------
 
     @property
     def n(self) -> int | None:
-        """The public number of records the calibration used (n under replace-one, n_public under add-remove)."""
+        """The public number of records the calibration used (n under replace-one, n_public under add-remove);
+        for a tuned model, the rows the whole selection read (its candidates trained on parts of them)."""
+        if self.tuning is not None:
+            return self.tuning.n
         constants = getattr(self.first, "constants", None)
         for value in (getattr(self.first.calibration, "n", None), None if constants is None else constants.n):
             if isinstance(value, (int, float)) and value > 0:
@@ -225,9 +270,11 @@ class ReleaseReport:
     def _summary(self) -> Section:
         mechanism = self._mechanism(self.certificate)
         return Section("summary", "Summary", (_p(
-            f"This is a {self.kind} model released by dpcvx {getattr(self.certificate, 'library_version', '')} with "
+            f"This is a {self.kind} model released by dpcvx {self.first.library_version} with "
             f"differential privacy: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g}, under the "
             f"{self.neighbours} neighbour relation (mechanism: {mechanism})."
+            + ("" if self.tuning is None else " Its settings were chosen privately by dpcvx.tune; epsilon and "
+               "delta are the whole selection's total.")
             + (" CONDITIONAL: a constant of the proof is an estimate, not a proof; the guarantee holds only "
                "if it is right." if self.conditional else "")),))
 
@@ -250,12 +297,11 @@ class ReleaseReport:
         ))
 
     def _strength(self) -> Section:
-        factor = math.exp(min(self.epsilon, 700.0))
         rows = [[f"{prior:.0%}", f"{_posterior(prior, self.epsilon):.1%}"] for prior in PRIORS]
         blocks = [
             _p(f"epsilon = {self.epsilon:.6g}. Whatever an attacker believed about one person's record before "
                f"seeing the model, seeing it can multiply their odds for any conclusion about that record by at "
-               f"most e^epsilon = {factor:.4g}, whatever else they know."),
+               f"most e^epsilon = {_factor(self.epsilon)}, whatever else they know."),
             Block("table", (["attacker's belief before", "at most, after the release"], rows)),
         ]
         n = self.n
@@ -267,45 +313,113 @@ class ReleaseReport:
                     "delta = 1/n.")
             if n is not None:
                 ratio = 1 / (n * self.delta)
-                text += (f" Here n = {n} records, so 1/n = {1 / n:.3g}: this delta is {ratio:,.0f} times smaller"
-                         + (" (small against 1/n, as it should be)." if ratio >= 100 else
-                            ". WARNING: delta is not small against 1/n; choose delta well below 1/n."))
+                size = (f"n = {n} records" if self.neighbours is Neighbours.REPLACE_ONE else
+                        f"the calibration used the public size n_public = {n} (the number of records itself is "
+                        "protected)")
+                name = "n" if self.neighbours is Neighbours.REPLACE_ONE else "n_public"
+                compared = (f"{ratio:,.0f} times smaller" if ratio >= 10 else f"{ratio:.2g} times smaller"
+                            if ratio > 1 else "equal to it" if ratio == 1 else f"{1 / ratio:.3g} times larger")
+                text += (f" Here {size}, so 1/{name} = {1 / n:.3g}: this delta is {compared}"
+                         + (f" (small against 1/{name}, as it should be)." if ratio >= 100 else
+                            f". WARNING: delta is not small against 1/{name}; choose delta well below 1/{name}."))
             blocks.append(_p(text))
-        if getattr(self.certificate, "private_bound", None) is not None \
-                or getattr(self.certificate, "private_label_bound", None) is not None:
-            blocks.append(_p("The total includes the budget spent to choose a bound privately (see the auditor "
-                             "section)."))
+        if self.drawn:
+            blocks.append(_p("The total includes the budget dpcvx spent to choose some inputs privately (listed "
+                             "under Public inputs, chosen privately by dpcvx)."))
         return Section("strength", "How strongly: epsilon and delta", tuple(blocks))
 
-    def _public_inputs(self) -> Section:
+    def _tuning_section(self, tuning: TuningRecord) -> Section:
+        """That dpcvx.tune chose the settings privately: the procedure, its fits, the public grid and the total."""
+        own = float(getattr(self.certificate, "total_epsilon", self.certificate.epsilon))
+        grid = "; ".join("{" + ", ".join(f"{name} = {_number(value)}" for name, value in candidate.items()) + "}"
+                         for candidate in tuning.candidates)
+        selected = ", ".join(f"{name} = {_number(value)}" for name, value in tuning.selected_params.items())
+        return Section("tuning", "How the settings were chosen: privately, by dpcvx.tune", (
+            _p(f"The settings of this model were chosen privately by dpcvx.tune ({tuning.procedure}), which fitted "
+               f"and compared candidates on the private records. The selection is one private release: its total, "
+               f"epsilon = {tuning.total_epsilon:.6g}, delta = {tuning.total_delta:.3g}, is the budget this report "
+               f"states. The selected model's own certificate (in the auditor section) states its own fit, epsilon "
+               f"= {own:.6g} and delta = {float(self.certificate.delta):.3g}: a share of that total, not the cost "
+               "of the selection."),
+            _p(f"How many fits: {tuning.runs}."),
+            _p(f"The candidates' grid is public (chosen without looking at the private records): {grid}."),
+            _p(f"Selected privately: {selected}. Which candidate was selected is the selection's private output, "
+               "covered by the total."),
+            Block("pre", tuning.text),
+        ))
+
+    def _inputs(self) -> list[tuple[str, bool]]:
+        """Each input the guarantee rests on, in words, and whether dpcvx chose it privately: a value a declared
+        private draw of this release holds or derives (:attr:`drawn`), or a setting dpcvx.tune selected."""
         first = self.first
         verification = getattr(first, "verification", None)
         constants = getattr(first, "constants", None)
-        classes = getattr(self.certificate, "classes", None)
-        items = []
+        selected = {} if self.tuning is None else self.tuning.selected_params
+        # (text, the saved path of its value or None when no private draw can set it, the tune parameter)
+        inputs: list[tuple[str, str | None, str | None]] = []
         if verification is not None:
-            items.append(f"the loss l(z) = {verification.loss} and the regularizer N(w) = "
-                         f"{verification.regularizer}, at d = {verification.dim} features")
+            inputs.append((f"the loss l(z) = {verification.loss} and the regularizer N(w) = "
+                           f"{verification.regularizer}, at d = {verification.dim} features",
+                           "certificate.verification", "loss"))
         if getattr(first, "kernel", None) is not None:
-            items.append(f"the loss {first.loss} and the kernel {first.kernel}")
+            inputs.append((f"the loss {first.loss} and the kernel {first.kernel}", None, "kernel"))
         if getattr(first, "data_norm", None) is not None:
-            items.append(f"the bound R = {first.data_norm:g} on the norm of a row (rows beyond it: "
-                         f"{first.clipping})")
+            inputs.append((f"the bound R = {first.data_norm:g} on the norm of a row (rows beyond it: "
+                           f"{first.clipping})", "certificate.data_norm", "data_norm"))
         if getattr(first, "label_bound", None) is not None:
-            items.append(f"the bound B = {first.label_bound:g} on the size of a label")
+            inputs.append((f"the bound B = {first.label_bound:g} on the size of a label", "certificate.label_bound",
+                           "label_bound"))
+        for path in leaves(self.record):  # the encoding of the columns, when the release has one
+            if path.endswith("row_map.feature_map.type"):
+                inputs.append((f"the encoding of the columns before the norm bound (a {self.leaf(path)}: each "
+                               "column centred and scaled)", path.removesuffix("type") + "centre", None))
+                break
         if constants is not None:
-            items.append(f"the regularisation strength lam = {constants.lam:g}")
-        if classes is not None:
-            items.append(f"the classes {list(classes)}, declared (never read off the data)")
+            rule = getattr(first, "lam_rule", None) is not None  # lam="auto": the rule's inputs may be drawn
+            inputs.append((f"the regularisation strength lam = {constants.lam:g}" + (
+                " (set by the lam rule)" if rule else ""), "certificate.lam_rule" if rule else None, "lam"))
+        if self.classes is not None:
+            inputs.append((f"the classes {np.asarray(self.classes).tolist()}, declared (never read off the data)",
+                           None, None))
         if getattr(first, "fit_intercept", False):
-            items.append(f"an intercept, fitted as a feature of value {first.intercept_scaling:g}")
-        if self.neighbours is Neighbours.REPLACE_ONE and self.n is not None:
-            items.append(f"the number of records n = {self.n}")
+            inputs.append((f"an intercept, fitted as a feature of value {first.intercept_scaling:g}",
+                           "certificate.intercept_scaling", "fit_intercept"))
+        if self.tuning is not None and self.n is not None:
+            inputs.append((f"the number of records n = {self.n}, of which the whole selection read its parts", None,
+                           None))
+        elif self.neighbours is Neighbours.REPLACE_ONE and self.n is not None:
+            inputs.append((f"the number of records n = {self.n}", None, None))
         elif self.n is not None:
-            items.append(f"the public size n_public = {self.n} used in place of n")
-        items.append(f"epsilon and delta, and the mechanism ({self._mechanism(first)})")
+            inputs.append((f"the public size n_public = {self.n} used in place of n by the calibration", None, None))
+        inputs.append(("epsilon and delta" + (" (the selection's total)" if self.tuning else ""), None, None))
+        inputs.append((f"the mechanism ({self._mechanism(first)})", None, "mechanism"))
+        chosen = [(text, param in selected or path is not None and any(
+                       release.holds(path) or release.derives(path) for release in self.drawn))
+                  for text, path, param in inputs]
+        named = {param for _, _, param in inputs}
+        chosen += [(f"the setting {name} = {_number(value)}, selected by dpcvx.tune", True)
+                   for name, value in selected.items() if name not in named]
+        if self.tuning is not None and "part_sizes" not in self.tuning.certificate and constants is not None:
+            chosen.append((f"the selected run's training part of {constants.n:g} rows (the coin-chosen part of the "
+                           "run dpcvx.tune released)", True))
+        return chosen
+
+    def leaf(self, path: str) -> Any:
+        """The value at a leaf ``path`` of the release's record."""
+        return leaves(self.record)[path]
+
+    def _public_inputs(self) -> Section:
+        inputs = self._inputs()
         blocks = [_p("The guarantee takes these as public: chosen without looking at the private records."),
-                  Block("ul", items)]
+                  Block("ul", [text for text, private in inputs if not private])]
+        if self.drawn:
+            blocks += [
+                _p("Chosen privately by dpcvx, inside this budget: drawn from the private records by the private "
+                   "mechanisms below, whose cost is part of epsilon and delta above, so the guarantee covers "
+                   "them (the values as released):"),
+                Block("ul", [text for text, private in inputs if private] or ["no value listed above"]),
+                _p("The private mechanisms that chose them:"),
+                Block("ul", [release.mechanism for release in self.drawn])]
         if self.schema is not None and hasattr(self.schema, "columns"):
             columns = [f"{column.name}: numeric in [{column.lo:g}, {column.hi:g}]" if hasattr(column, "lo") else
                        f"{column.name}: one of {', '.join(column.categories)}" for column in self.schema.columns]
@@ -314,9 +428,10 @@ class ReleaseReport:
 
     def _not_covered(self) -> Section:
         items = [
-            "Choices made outside dpcvx: cleaning, deduplication, selecting rows or columns, the encoding and "
-            "the bounds above. If any of them was made by looking at the private records, that choice is a "
-            "release of its own, and this guarantee does not cover it.",
+            "Choices made outside dpcvx: cleaning, deduplication, selecting rows or columns, and the public inputs "
+            "above. If any of them was made by looking at the private records, that choice is a release of its "
+            "own, and this guarantee does not cover it. "
+            + ("The inputs dpcvx chose privately (listed above) are covered." if self.drawn else ""),
             "Repeated releases: this report covers this one release. Every other release computed from the same "
             "people (another model, a refit, a statistic) adds to what they reveal; k releases at epsilon cost "
             "up to k times epsilon. Count them all with dpcvx.PrivacyAccountant.",
@@ -329,7 +444,7 @@ class ReleaseReport:
         if self.conditional:
             items.append("A constant of the proof is an estimate (opted in), not proved: if it is wrong, "
                          "the guarantee does not hold.")
-        return Section("not-covered", "What is NOT covered", (Block("ul", items),))
+        return Section("not-covered", "What is NOT covered", (Block("ul", [item.strip() for item in items]),))
 
     def _curve_section(self) -> Section:
         picks = sorted({0.25 * self.epsilon, 0.5 * self.epsilon, self.epsilon, 1.5 * self.epsilon,
@@ -338,7 +453,10 @@ class ReleaseReport:
                 for e, d in zip(picks, self.curve.profile(np.asarray(picks)), strict=True)]
         return Section("privacy-curve", "The privacy curve", (
             _p("A release satisfies a whole curve of (epsilon, delta) pairs: a larger epsilon comes with a "
-               "smaller delta. The certified pair is the marked point."),
+               "smaller delta. The certified pair is the marked point."
+               + ("" if self.tuning is None else " For a model dpcvx.tune selected, the curve is the selection's: "
+                  "its theorem proves the one (epsilon, delta) point of its total, so no smaller delta is claimed "
+                  "at a larger epsilon.")),
             Block("figure", self.figure),
             Block("table", (["epsilon", "delta"], rows)),
         ))
@@ -373,19 +491,21 @@ class ReleaseReport:
         """The report as Markdown (the figure as an SVG data URI image)."""
         lines = ["# Privacy report", ""]
         for section in self.sections:
-            lines += [f"## {section.title}", ""]
+            lines += [f"## {_markdown_text(section.title)}", ""]
             for block in section.blocks:
                 if block.kind == "p":
-                    lines += [block.content, ""]
+                    lines += [_markdown_text(block.content), ""]
                 elif block.kind == "ul":
-                    lines += [f"- {item}" for item in block.content] + [""]
+                    lines += [f"- {_markdown_text(item)}" for item in block.content] + [""]
                 elif block.kind == "table":
                     header, rows = block.content
-                    lines += ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-                    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |"
+                    lines += ["| " + " | ".join(_markdown_text(cell) for cell in header) + " |",
+                              "|" + " --- |" * len(header)]
+                    lines += ["| " + " | ".join(_markdown_text(str(cell)) for cell in row) + " |"
                               for row in rows] + [""]
                 elif block.kind == "pre":
-                    lines += ["```text", block.content, "```", ""]
+                    fence = _fence(block.content)
+                    lines += [f"{fence}text", block.content, fence, ""]
                 elif block.content is None:
                     lines += [f"*{PLOT_NOTE}*", ""]
                 else:

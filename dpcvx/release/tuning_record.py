@@ -23,6 +23,8 @@ from typing import Any
 
 from ..data.files import json_object
 from ..exceptions import InputError
+from ..privacy.neighbours import Neighbours
+from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 
 __all__ = ["TuningRecord"]
 
@@ -46,6 +48,54 @@ class TuningRecord:
 
     def __str__(self) -> str:
         return self.text
+
+    @property
+    def privacy_curve(self) -> PrivacyCurve:
+        """The selection's guarantee as a curve: the one (total_epsilon, total_delta) point its theorem proves,
+        replace-one (both procedures use the public n). The selected release's own curve is one candidate's
+        fit only; an accountant and the report compose this one."""
+        return PrivacyCurve((CurvePart(EPSILON_DELTA, f"dpcvx.tune's selection ({self.procedure})",
+                                       epsilon=self.total_epsilon, delta=self.total_delta),), Neighbours.REPLACE_ONE)
+
+    @property
+    def procedure(self) -> str:
+        """The procedure's name and theorem, as the record states it."""
+        return str(self.certificate.get("procedure", "dpcvx.tune"))
+
+    @property
+    def candidates(self) -> list[dict]:
+        """The public grid, in the order it was tried."""
+        candidates = self.certificate.get("candidates")
+        return [item for item in candidates if isinstance(item, dict)] if isinstance(candidates, list) else []
+
+    @property
+    def selected_params(self) -> dict:
+        """The selected candidate's parameters: the privatised choice."""
+        privatised = self.certificate.get("privatised")
+        selected = privatised.get("selected_params") if isinstance(privatised, dict) else None
+        return selected if isinstance(selected, dict) else {}
+
+    @property
+    def n(self) -> int | None:
+        """The public number of rows the whole selection read."""
+        n = self.certificate.get("n")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+    @property
+    def runs(self) -> str:
+        """How many fits the procedure made, as the record states it: one per candidate on disjoint parts (the
+        split procedure), or a random number K of runs of which only the distribution is public (full-data)."""
+        record = self.certificate
+        if isinstance(record.get("part_sizes"), list):
+            return (f"{len(self.candidates)} candidates, each trained once on its own disjoint part of "
+                    f"{record['part_sizes'][0]} rows, and one more part held out to score them; the scores choose "
+                    "one candidate by the exponential mechanism")
+        if "mean_runs" in record:
+            return (f"a random number K of runs, each a candidate drawn at random, fitted and scored with noise; "
+                    f"K is drawn from the truncated negative binomial (eta = {record.get('eta')}, gamma = "
+                    f"{record.get('gamma')}), E[K] = {record['mean_runs']:g}, and is not released: only its "
+                    "distribution is public")
+        return "as the tuning certificate below states"
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "certificate": self.certificate, "total_epsilon": self.total_epsilon,

@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
-__all__ = ["PrivateRelease", "PRIVATE_RELEASES", "PUBLIC_CERTIFICATE_KEYS"]
+__all__ = ["PrivateRelease", "PRIVATE_RELEASES", "PUBLIC_CERTIFICATE_KEYS", "OUTPUT", "leaves", "drawn_releases"]
 
 # what a calibration and the lam rule are recomputed from; a privately drawn input makes them derived from it
 _CALIBRATED = ("**.certificate.calibration", "**.certificate.constants.lam", "**.certificate.lam_rule",
@@ -76,14 +77,16 @@ def _drawn(mechanism: str, record: str, value: str, derived: tuple[str, ...], *,
                           record)
 
 
+OUTPUT = PrivateRelease(
+    mechanism="the release's own mechanism (certificate.mechanism: objective or output perturbation, AdaSSP, a "
+              "kernel learner's; a multiclass file's per-class releases; a tuning selection's index and "
+              "parameters)",
+    values=("**.privatised",),
+    derived=("**.certificate.findings",),  # the public checks of the released weights (release/usefulness.py)
+)
+
 PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
-    PrivateRelease(
-        mechanism="the release's own mechanism (certificate.mechanism: objective or output perturbation, AdaSSP, a "
-                  "kernel learner's; a multiclass file's per-class releases; a tuning selection's index and "
-                  "parameters)",
-        values=("**.privatised",),
-        derived=("**.certificate.findings",),  # the public checks of the released weights (release/usefulness.py)
-    ),
+    OUTPUT,
     _drawn("the private class count of class_weight='balanced' or class_prior='private' (dpcvx.models.class_count: "
            "discrete Laplace, eps_c, clamped onto [floor, n - floor])", "certificate.weights.private_count", "count",
            ("**.certificate.weights.class_weights", "**.certificate.weights.mean_weight",
@@ -136,6 +139,28 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
         derived=("model", "certificate.release", "tuning.text", "tuning.certificate.release"),
     ),
 )
+
+
+
+def leaves(data: Any, path: str = "") -> dict[str, Any]:
+    """Every JSON leaf of ``data`` by its path (module docstring; an empty object or list is a leaf)."""
+    if isinstance(data, dict) and data:
+        return {leaf: value for key, item in data.items()
+                for leaf, value in leaves(item, f"{path}.{key}" if path else str(key)).items()}
+    if isinstance(data, list) and data:
+        return {leaf: value for index, item in enumerate(data)
+                for leaf, value in leaves(item, f"{path}[{index}]").items()}
+    return {path: data}
+
+
+def drawn_releases(record: Any) -> tuple[PrivateRelease, ...]:
+    """The private releases a saved release ``record`` holds values of, besides its mechanism's output
+    (:data:`OUTPUT`): the statistics, bounds and selections dpcvx drew privately before the fit, in the order of
+    :data:`PRIVATE_RELEASES`. The release report names them, and what is derived from them, as chosen privately."""
+    paths = tuple(leaves(record))
+    return tuple(release for release in PRIVATE_RELEASES
+                 if release is not OUTPUT and any(release.holds(path) for path in paths))
+
 
 # certificate keys (ReleaseCertificate.to_dict) that hold public inputs, or quantities computed from them only;
 # a key a private release's values can move is named by that release (its record or derived paths) as well

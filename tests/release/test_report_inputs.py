@@ -1,0 +1,144 @@
+"""The release report states what the release cost in total and where each input came from: a tuned model's
+selection total and how dpcvx.tune chose it, privately drawn statistics under their own heading, user strings
+escaped in Markdown, and truthful numbers at the extremes (dpcvx.release.report)."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpcvx
+from dpcvx.demo import synthetic_classification
+from dpcvx.models.multiclass import PrivateMulticlassERM
+
+PRIVATE_HEADING = "Chosen privately by dpcvx, inside this budget"
+
+
+def _lists(markdown: str, section: str) -> tuple[list[str], list[str]]:
+    """The public and the privately chosen items of the report's Public inputs section."""
+    text = markdown.split(f"## {section}")[1].split("\n## ")[0]
+    public, _, private = text.partition(PRIVATE_HEADING)
+    items = [re.findall(r"^- (.*)$", part, re.M) for part in (public, private.split("The private mechanisms")[0])]
+    return items[0], items[1]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic_classification(n=800, d=3, random_state=0)
+
+
+@pytest.mark.parametrize("procedure", ["split", "full-data"])
+def test_a_tuned_model_reports_and_charges_the_whole_selection(data, tmp_path, procedure):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X, y, {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=1.0,
+                            procedure=procedure, random_state=0)
+    loaded = dpcvx.load(dpcvx.save(result.model, tmp_path / "tuned.json"))
+    for model in (result.model, loaded):
+        assert model.certificate.epsilon < 1.0 or procedure == "split"  # split: each part's fit at the total
+        assert (model.epsilon, model.delta) == (1.0, 0.0) and model.privacy_curve == model.tuning.privacy_curve
+        report = model.report()
+        markdown = report.to_markdown()
+        assert "epsilon = 1, delta = 0, under" in markdown and "e^epsilon = 2.718" in markdown
+        assert report.curve == model.tuning.privacy_curve and report.curve.profile([1.0])[0] == 0.0
+        assert "## How the settings were chosen: privately, by dpcvx.tune" in markdown
+        assert "The candidates' grid is public" in markdown and "Selected privately: lam = " in markdown
+        assert ("disjoint part" if procedure == "split" else "E\\[K\\] = ") in markdown
+        public, private = _lists(markdown, "Public inputs")
+        assert not any("lam" in item for item in public)
+        assert any(item.startswith("the regularisation strength lam") for item in private)
+        assert f"n = {len(y)}" in " ".join(public)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10)
+    accountant.spend_release(loaded)  # docs/accounting.md: how to charge an outside release
+    assert accountant.spent.epsilon == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def table():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.uniform(0, 1, 3000), "b": rng.uniform(0, 1, 3000)})
+    return frame, frame.to_numpy() @ np.array([1.0, -0.5]) + 0.1 * rng.standard_normal(3000)
+
+
+def test_privately_drawn_bounds_and_encodings_are_not_called_public(table):
+    X, labels = table
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        huber = dpcvx.DPHuberRegressor(epsilon=1.0, random_state=0).fit(X, labels).model_
+        logistic = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, labels > 0.2).model_
+    markdown = huber.report().to_markdown()
+    public, private = _lists(markdown, "Public inputs")
+    bound = f"the bound B = {huber.certificate.label_bound:g} on the size of a label"
+    assert bound in private and bound not in public and "the bound R = 1 on the norm of a row" in " ".join(public)
+    assert any(item.startswith("the loss l(z) = huber") for item in private)  # its m is B' / 4
+    assert any(item.startswith("the encoding of the columns") for item in private)
+    assert "private label range" in markdown and "The total includes the budget dpcvx spent" in markdown
+    assert "The inputs dpcvx chose privately (listed above) are covered." in markdown
+    public, private = _lists(logistic.report().to_markdown(), "Public inputs")
+    assert any(item.startswith("the encoding of the columns") for item in private)
+    assert not any(item.startswith("the encoding") for item in public)
+
+
+def test_a_declared_label_bound_is_public_and_nothing_is_called_private(data):
+    X, _ = data
+    model = dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0).fit(
+        X, X @ np.ones(3) / 3, 0.8, 1e-6, random_state=0)
+    markdown = model.report().to_markdown()
+    public, private = _lists(markdown, "Public inputs")
+    assert "the bound B = 1 on the size of a label" in public and private == []
+    assert PRIVATE_HEADING not in markdown and "The total includes the budget" not in markdown
+
+
+EVIL = ("<script>alert(1)</script>", "c</td>|", "1. x\n# y")
+
+
+def _outside_code(markdown: str) -> str:
+    return re.sub(r"^(`{3,})text\n.*?^\1$", "", markdown, flags=re.S | re.M)
+
+
+def test_user_strings_are_escaped_in_markdown(data):
+    X, y = data
+    labels = np.array(EVIL)[np.random.default_rng(0).integers(0, 3, len(y))]
+    multiclass = PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), tuple(sorted(EVIL))).fit(
+        X, labels, 1.0, random_state=0)
+    schema = dpcvx.PublicSchema((dpcvx.NumericColumn(EVIL[0], 0, 1), dpcvx.CategoricalColumn(EVIL[1], EVIL[1:])),
+                                norm=1.0)
+    rows = schema.transform({EVIL[0]: np.linspace(0, 1, 200), EVIL[1]: np.resize(EVIL[1:], 200)})
+    model = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(rows, np.resize([-1, 1], 200), 1.0, random_state=0)
+    model.schema = schema
+    for release in (multiclass, model):
+        markdown = _outside_code(release.report().to_markdown())
+        assert "<script>" not in markdown and "</td>" not in markdown and "\n# y" not in markdown
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markdown
+        cells = None
+        for line in markdown.splitlines():  # no cell added by a user's "|": each row has its header's cells
+            count = len(re.findall(r"(?<!\\)\|", line)) if line.startswith("|") else None
+            cells = count if cells is None else cells
+            assert count in (None, cells)
+            cells = None if count is None else cells
+
+
+def test_extreme_budgets_are_stated_truthfully(data):
+    X, y = data
+    erm = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, allow_large_delta=True)
+    huge = erm.fit(X, y, 1000.0, random_state=0).report().to_markdown()
+    assert "e^epsilon = 10^434.3," in huge
+    loose = erm.fit(X, y, 1.0, delta=0.01, mechanism="output", random_state=0).report().to_markdown()
+    assert "this delta is 8 times larger. WARNING" in loose
+    add_remove = erm.fit(X, y, 1.0, "output", delta=1e-6, neighbours="add-remove", n_public=500,
+                         random_state=0).report().to_markdown()
+    assert "Here the calibration used the public size n\\_public = 500 (the number of records itself is " \
+           "protected), so 1/n\\_public = 0.002: this delta is 2,000 times smaller" in add_remove
+
+
+def test_the_summary_names_the_version_and_a_binary_model_its_classes(data):
+    X, y = data
+    multiclass = PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), (-1, 1, 2)).fit(
+        X, y, 1.0, random_state=0)
+    assert f"released by dpcvx {dpcvx.__version__} with" in multiclass.report().to_markdown()
+    public, _ = _lists(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0).report()
+                       .to_markdown(), "Public inputs")
+    assert "the classes \\[-1, 1\\], declared (never read off the data)" in public
