@@ -54,7 +54,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..verification.exact import exact_text
 from .constants import Constants
-from .records.privatised import PrivateRelease, drawn_releases, leaves
+from .records.privatised import PrivateRelease, drawn_releases
 from .tuning_record import TuningRecord
 
 __all__ = ["ReleaseReport", "REPORT_FORMATS"]
@@ -223,10 +223,9 @@ class ReleaseReport:
         self.epsilon = float(release.epsilon)
         self.delta = float(release.delta)
         self.classes = getattr(certificate, "classes", None) or getattr(release, "classes_", None)
-        from .serialization import model_to_dict  # serialization imports the release model, which imports this
+        self.feature_map = getattr(getattr(release, "rows", None), "feature_map", None)
         # the private draws the release holds (its statistics, bounds, a tuning selection), by the one declaration
-        self.record = model_to_dict(release)
-        self.drawn: tuple[PrivateRelease, ...] = drawn_releases(self.record)
+        self.drawn: tuple[PrivateRelease, ...] = drawn_releases(self._saved_records())
         self.neighbours: Neighbours = self.curve.neighbours
         self.kind = str(getattr(release, "kind", "release"))
         self.certificate_text = str(certificate)
@@ -258,6 +257,16 @@ class ReleaseReport:
     @property
     def relation_text(self) -> str:
         return str(self.first.neighbours)
+
+    def _saved_records(self) -> dict[str, Any]:
+        """The records of the release's file that hold the values of its private draws, at their paths in the
+        file (:mod:`dpcvx.release.serialization`): the certificate's (a multiclass file's per-class ones) and
+        the tuning record."""
+        certificate = self.certificate.to_dict()
+        per_class = certificate.get("per_class")
+        record: dict[str, Any] = {"certificate": certificate} if per_class is None else {
+            "per_class": [{"certificate": item} for item in per_class]}
+        return {**record, "tuning": None if self.tuning is None else self.tuning.to_dict()}
 
     def _mechanism(self, certificate: Any) -> str:
         """The mechanism's name a certificate states (a kernel release: its algorithm; multiclass: none)."""
@@ -369,11 +378,9 @@ class ReleaseReport:
         if getattr(first, "label_bound", None) is not None:
             inputs.append((f"the bound B = {first.label_bound:g} on the size of a label", "certificate.label_bound",
                            "label_bound"))
-        for path in leaves(self.record):  # the encoding of the columns, when the release has one
-            if path.endswith("row_map.feature_map.type"):
-                inputs.append((f"the encoding of the columns before the norm bound (a {self.leaf(path)}: each "
-                               "column centred and scaled)", path.removesuffix("type") + "centre", None))
-                break
+        if self.feature_map is not None:  # the encoding of the columns; a private draw may have set it
+            inputs.append((f"the encoding of the columns before the norm bound (a {type(self.feature_map).__name__}: "
+                           "each column centred and scaled)", "preprocessing.row_map.feature_map.centre", None))
         if constants is not None:
             rule = getattr(first, "lam_rule", None) is not None  # lam="auto": the rule's inputs may be drawn
             inputs.append((f"the regularisation strength lam = {constants.lam:g}" + (
@@ -403,10 +410,6 @@ class ReleaseReport:
             chosen.append((f"the selected run's training part of {constants.n:g} rows (the coin-chosen part of the "
                            "run dpcvx.tune released)", True))
         return chosen
-
-    def leaf(self, path: str) -> Any:
-        """The value at a leaf ``path`` of the release's record."""
-        return leaves(self.record)[path]
 
     def _public_inputs(self) -> Section:
         inputs = self._inputs()
