@@ -5,7 +5,8 @@
 ``make_sequential_composition``) count it with the rest of an OpenDP analysis
 and refuse what exceeds their budget, before the fit runs:
 
-* input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data);
+* input domain: a user domain whose members are pairs ``(X, y)`` (the fit's data); OpenDP does not
+  apply a user domain's member check, so the measurement applies it before the fit;
 * input metric: the neighbour relation of the release
   (:mod:`dpcvx.privacy.neighbours`): ``change_one_distance`` for replace-one
   (one record replaced is distance 1), ``symmetric_distance`` for add-remove
@@ -13,12 +14,20 @@ and refuse what exceeds their budget, before the fit runs:
 * output measure: ``max_divergence`` (pure epsilon) or
   ``approximate(max_divergence)`` (epsilon, delta);
 * privacy map: distance 0 costs nothing; distance k >= 1 costs the release's
-  (epsilon, delta) for k = 1 and its group-privacy bound
-  (k epsilon, delta sum_{i<k} e^(i epsilon)) beyond
-  (:func:`~dpcvx.privacy.neighbours.group_epsilon_delta`);
+  (epsilon, delta) for k = 1 and its group-privacy bound beyond
+  (:func:`~dpcvx.privacy.neighbours.group_epsilon_delta`): k epsilon for a pure
+  release; (k epsilon, min(1, delta sum_{i<k} e^(i epsilon))) for delta > 0, where
+  delta = 1 (at eps = 1, delta = 1e-6 from k = 15) is a true statement that
+  guarantees nothing, which a compositor's budget refuses;
 * function: ``learner.fit(X, y, epsilon, delta=delta, **fit_params)``; the
   released model is returned after its certificate is checked against the map
   (its epsilon, delta and relation), and refused otherwise.
+
+What the measurement cannot run is refused when it is made, with an InputError: a
+``fit`` that does not take those arguments (an estimator such as
+``DPLogisticRegression``, which holds its budget in its constructor; TDDL without
+``Z`` or with ``neighbours``, which it does not offer) and a pure-epsilon
+measurement under add-remove (the pure mechanisms are derived for replace-one).
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
@@ -27,10 +36,11 @@ certificate. The measurement holds the learner: each call fits anew.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from .exceptions import InputError
-from .privacy.neighbours import Neighbours, group_epsilon_delta
+from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .validation import check_delta, check_epsilon
 
 __all__ = ["as_opendp_measurement", "DATA_DOMAIN"]
@@ -74,9 +84,11 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
     Raises
     ------
     InputError
-        A learner without ``fit``, a bad budget, an ``accountant``; when
-        called, a release whose certificate is not the map's (a larger
-        epsilon or delta, another relation).
+        A learner whose ``fit`` does not take ``(X, y, epsilon, delta=delta,
+        **fit_params)``, a bad budget, an ``accountant``, add-remove at
+        delta = 0; when called, data that is not a pair ``(X, y)`` (before the
+        fit) and a release whose certificate is not the map's (a larger epsilon
+        or delta, another relation).
     ImportError
         Without OpenDP.
     """
@@ -87,7 +99,8 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
         raise InputError("as_opendp_measurement takes no accountant: OpenDP's compositor counts the budget")
     if "epsilon" in fit_params or "delta" in fit_params:
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
-    relation = Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value))
+    _check_fit_call(learner, epsilon, delta, fit_params)
+    relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
     dp = _opendp()
     dp.enable_features("contrib", "honest-but-curious")
 
@@ -106,7 +119,11 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
         group = (epsilon, delta) if d_in == 1 else group_epsilon_delta(epsilon, delta, int(d_in))
         return group[0] if delta == 0 else group
 
-    def release(data: tuple[Any, Any]) -> Any:
+    def release(data: Any) -> Any:
+        if not member(data):
+            shape = f"a tuple of {len(data)}" if isinstance(data, tuple) else f"a {type(data).__name__}"
+            raise InputError(f"the measurement's input is a pair (X, y), the members of its domain "
+                             f"{DATA_DOMAIN!r}; got {shape}. Nothing was fitted")
         X, y = data
         model = learner.fit(X, y, epsilon, delta=delta, **fit_params)
         certificate = getattr(model, "certificate", None)
@@ -120,3 +137,19 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
         return model
 
     return dp.m.make_user_measurement(domain, metric, measure, release, cost)
+
+
+def _check_fit_call(learner: Any, epsilon: float, delta: float, fit_params: dict[str, Any]) -> None:
+    """Refuse, when the measurement is made, a learner whose ``fit`` cannot take the call the measurement
+    makes, ``fit(X, y, epsilon, delta=delta, **fit_params)``: the call binds to ``fit``'s signature or the
+    measurement is not made (it would fail only when called, inside OpenDP's compositor)."""
+    try:
+        inspect.signature(learner.fit).bind(None, None, epsilon, delta=delta, **fit_params)
+    except TypeError as error:
+        raise InputError(
+            f"as_opendp_measurement calls {type(learner).__name__}.fit(X, y, epsilon, delta=delta, "
+            f"**fit_params) with fit_params {sorted(fit_params)}, which that fit does not take ({error}). It "
+            "takes a dpcvx learner (PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL with Z, "
+            "TDIL, PINP) and that learner's own fit options; an estimator (DPLogisticRegression, "
+            "DPLinearRegression, ...) holds its budget in its constructor: wrap the learner it fits, such as "
+            "PrivateERM with its loss") from None

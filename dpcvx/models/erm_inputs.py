@@ -18,7 +18,7 @@ from ..data.rows import Matrix, RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
 from ..privacy import calibrate
 from ..privacy.lam_rule import intercept_scaling
-from ..privacy.neighbours import Neighbours
+from ..privacy.neighbours import Neighbours, fit_relation
 from ..release.model import LinearModel
 from ..solvers.choice import SOLVERS
 from ..solvers.linear import SolveInfo
@@ -336,11 +336,8 @@ def mapped_data(rows: RowMap, X: Any, y: Any, classes: tuple[Any, Any] | None, l
 
 def neighbour_relation(neighbours: str, delta: float, n_public: int | None) -> tuple[Neighbours, int | None]:
     """The neighbour relation of a fit and its public size: add/remove needs delta > 0 and ``n_public``."""
-    relation = Neighbours.parse(neighbours)
+    relation = fit_relation(neighbours, delta)
     if relation is Neighbours.ADD_REMOVE:
-        if delta == 0:
-            raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
-                             "the pure-epsilon mechanisms are derived for replace-one neighbours")
         if n_public is None:
             raise InputError("neighbours='add-remove' needs n_public: a public data-set size, chosen without "
                              "looking at the data, that fixes the objective's scaling (the number of "

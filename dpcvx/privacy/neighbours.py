@@ -46,7 +46,7 @@ from typing import Any
 from ..exceptions import InputError
 from ..rounding import round_up
 
-__all__ = ["Neighbours", "group_epsilon_delta", "group_noise_multiplier", "GROUP_PRIVACY"]
+__all__ = ["Neighbours", "fit_relation", "group_epsilon_delta", "group_noise_multiplier", "GROUP_PRIVACY"]
 
 GROUP_PRIVACY = ("group privacy (a replacement is one removal and one addition): an add-remove release is "
                  "(2 eps, (1 + e^eps) delta)-DP under replace-one, a Gaussian part of noise multiplier z has "
@@ -95,17 +95,42 @@ class Neighbours(enum.Enum):
         return self.value
 
 
+def fit_relation(neighbours: Any, delta: float) -> Neighbours:
+    """The relation a fit at ``delta`` is asked for (:meth:`Neighbours.parse`): add-remove is offered for
+    delta > 0 only, as every pure-epsilon mechanism of dpcvx is derived for replace-one neighbours."""
+    relation = Neighbours.parse(neighbours)
+    if relation is Neighbours.ADD_REMOVE and delta == 0:
+        raise InputError("neighbours='add-remove' is offered for delta > 0 (the Gaussian mechanisms); "
+                         "the pure-epsilon mechanisms are derived for replace-one neighbours")
+    return relation
+
+
 def group_epsilon_delta(epsilon: float, delta: float, k: int = 2) -> tuple[float, float]:
-    """An (epsilon, delta) guarantee for neighbours k steps apart: (k epsilon, delta sum_{i<k} e^(i epsilon)).
+    """An (epsilon, delta) guarantee for neighbours k steps apart: (k epsilon, min(1, delta sum_{i<k} e^(i epsilon))).
 
     Group privacy (Dwork and Roth 2014, Theorem 2.2 for pure epsilon; the module docstring's chain,
     applied k - 1 times, for delta). k = 2 is an add-remove guarantee under replace-one,
-    (2 epsilon, (1 + e^epsilon) delta). Delta rounded up, and k epsilon unless k is a power of two
-    (then the product is exact).
+    (2 epsilon, (1 + e^epsilon) delta).
+
+    A pure guarantee stays pure: (k epsilon, 0), with no exponential. For delta > 0 the sum is the
+    geometric series e^((k - 1) epsilon) r, r = (1 - e^(-k epsilon)) / (1 - e^(-epsilon)) in [1, k], so the
+    bound's logarithm, ln delta + (k - 1) epsilon + ln r, is formed first: it never overflows and costs the
+    same for any k (an OpenDP privacy map is asked for distances in the thousands).
+
+    A bound >= 1 is returned as delta = 1, not refused: delta = 1 holds for every mechanism (a true
+    statement that guarantees nothing), so the bound stays a total function of k, as a privacy map must be
+    (:mod:`dpcvx.opendp_bridge`: OpenDP's compositors compare it with their budget and refuse it there).
+    A caller that must not accept it refuses delta >= 1 by name: the accountant's conversion with
+    BudgetExceededError, :meth:`~dpcvx.privacy.privacy_curve.CurvePart.grouped` with InputError.
+    Delta rounded up (the log-space formula's relative error is below 1e-12 while the bound is below 1),
+    and k epsilon unless k is a power of two (then the product is exact).
     """
-    spread = math.fsum(math.exp(i * epsilon) for i in range(k))
     group = k * epsilon if k & (k - 1) == 0 else round_up(k * epsilon)
-    return group, round_up(spread * delta) if delta > 0 else 0.0
+    if delta == 0:
+        return group, 0.0
+    ratio = float(k) if epsilon == 0 else math.expm1(-k * epsilon) / math.expm1(-epsilon)
+    log_bound = math.log(delta) + (k - 1) * epsilon + math.log(ratio)
+    return group, 1.0 if log_bound >= 0 else min(round_up(math.exp(log_bound)), 1.0)
 
 
 def group_noise_multiplier(noise_multiplier: float) -> float:

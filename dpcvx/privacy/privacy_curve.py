@@ -121,6 +121,9 @@ class CurvePart:
             return CurvePart(GAUSSIAN, what, noise_multiplier=group_noise_multiplier(self.noise_multiplier))
         assert self.epsilon is not None
         epsilon, delta = group_epsilon_delta(self.epsilon, self.delta)
+        if delta >= 1:
+            raise InputError(f"the add-remove part {self.what!r}, ({self.epsilon:g}, {self.delta:g})-DP, is "
+                             f"({epsilon:g}, 1)-DP under replace-one by group privacy: delta >= 1 is no guarantee")
         return CurvePart(EPSILON_DELTA, what, epsilon=epsilon, delta=delta)
 
     @classmethod
@@ -152,10 +155,11 @@ class PrivacyCurve:
         (:meth:`CurvePart.gaussian`), proved for ``neighbours``."""
         return cls((CurvePart.gaussian(sigma, sensitivity, what),), neighbours)
 
-    def under(self, target: Neighbours) -> PrivacyCurve:
-        """This curve for the relation ``target``: itself, or an add-remove curve converted to
-        replace-one part by part (:meth:`CurvePart.grouped`). Replace-one -> add-remove is refused:
-        a replace-one release may use n, which add-remove keeps private."""
+    def under(self, target: Neighbours | str) -> PrivacyCurve:
+        """This curve for the relation ``target`` (a :class:`Neighbours` or its public spelling): itself, or
+        an add-remove curve converted to replace-one part by part (:meth:`CurvePart.grouped`).
+        Replace-one -> add-remove is refused: a replace-one release may use n, which add-remove keeps private."""
+        target = Neighbours.parse(target, "target")
         if self.neighbours is target:
             return self
         if not self.neighbours.converts_to(target):

@@ -10,6 +10,7 @@ import dpcvx
 from dpcvx.demo import synthetic_classification
 from dpcvx.exceptions import InputError
 from dpcvx.opendp_bridge import DATA_DOMAIN, as_opendp_measurement
+from dpcvx.release.kernel_model import PrivateKernelModel
 
 dp = pytest.importorskip("opendp.prelude")
 
@@ -27,6 +28,17 @@ def learner():
 def _compositor(measurement, d_mids):
     return dp.c.make_adaptive_composition(measurement.input_domain, measurement.input_metric,
                                           measurement.output_measure, d_in=1, d_mids=d_mids)
+
+
+class Recording:
+    """A learner that records its fits (none may run when the measurement or its input is refused)."""
+
+    def __init__(self, learner):
+        self.learner, self.calls = learner, []
+
+    def fit(self, X, y, epsilon, **kwargs):
+        self.calls.append(epsilon)
+        return self.learner.fit(X, y, epsilon, **kwargs)
 
 
 def test_two_fits_compose_in_the_adaptive_compositor_and_a_third_is_refused(data, learner):
@@ -83,6 +95,30 @@ def test_distances_beyond_one_cost_group_privacy(learner):
     assert approximate.map(2) == dpcvx.privacy.neighbours.group_epsilon_delta(0.4, 1e-7)
 
 
+@pytest.mark.parametrize(("epsilon", "distance"), [(1.0, 800), (10.0, 72), (1.0, 2000)])
+def test_a_pure_map_is_k_epsilon_at_any_distance(learner, epsilon, distance):
+    # before: every distance summed e^(i eps), so (k - 1) eps > 709 raised OverflowError inside OpenDP
+    assert as_opendp_measurement(learner, epsilon).map(distance) == pytest.approx(distance * epsilon, rel=1e-11)
+
+
+def test_an_approximate_map_caps_delta_at_one_where_group_privacy_is_vacuous(learner):
+    measurement = as_opendp_measurement(learner, 1.0, delta=1e-6)
+    epsilon, delta = measurement.map(14)  # 1e-6 (e^14 - 1) / (e - 1) = 0.70
+    assert epsilon == pytest.approx(14.0) and delta == pytest.approx(1e-6 * math.expm1(14.0) / math.expm1(1.0))
+    for distance in (15, 40, 50, 800):  # before: 1.9, 1.4e11, 3.0e15, OverflowError
+        assert measurement.map(distance) == (pytest.approx(float(distance)), 1.0)
+
+
+def test_a_compositor_refuses_a_vacuous_group_cost_before_the_fit(data, learner):
+    recording = Recording(learner)
+    measurement = as_opendp_measurement(recording, 1.0, delta=1e-6, random_state=0)
+    queryable = dp.c.make_adaptive_composition(measurement.input_domain, measurement.input_metric,
+                                               measurement.output_measure, d_in=15, d_mids=[(15.0, 0.5)])(data)
+    with pytest.raises(dp.OpenDPException):
+        queryable(measurement)  # its cost at distance 15 is (15, 1): above the budget's delta 0.5
+    assert recording.calls == []
+
+
 def test_a_release_that_does_not_match_the_map_is_not_returned(data, learner):
     class Overspending:
         def fit(self, X, y, epsilon, **kwargs):
@@ -108,3 +144,35 @@ def test_without_opendp_the_error_names_the_extra(learner, monkeypatch):
     monkeypatch.setitem(sys.modules, "opendp.prelude", None)
     with pytest.raises(ImportError, match=r"dpcvx\[opendp\]"):
         as_opendp_measurement(learner, 0.5)
+
+
+def test_a_learner_the_measurement_cannot_call_is_refused_when_it_is_made(data):
+    X, y = data
+    Z = X[:10]
+    # before: each was made, and its call raised TypeError (the first two) or InputError inside OpenDP
+    with pytest.raises(InputError, match=r"DPLogisticRegression.fit\(X, y, epsilon, delta=delta.*an estimator"):
+        as_opendp_measurement(dpcvx.DPLogisticRegression(), 1.0)
+    with pytest.raises(InputError, match="TDDL.fit.*'neighbours'.*TDDL with Z"):
+        as_opendp_measurement(dpcvx.TDDL("rbf", gamma=2.0, lam=0.1), 1.0, delta=1e-6, neighbours="add-remove", Z=Z)
+    with pytest.raises(InputError, match="TDDL.fit.*'Z'"):
+        as_opendp_measurement(dpcvx.TDDL("rbf", gamma=2.0, lam=0.1), 1.0)
+    with pytest.raises(InputError, match="PrivateERM.fit.*'mechansim'"):
+        as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), 1.0, mechansim="output")
+    recording = Recording(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0))
+    with pytest.raises(InputError, match="neighbours='add-remove' is offered for delta > 0"):
+        as_opendp_measurement(recording, 1.0, neighbours="add-remove", n_public=500)
+    assert recording.calls == []
+    tddl = as_opendp_measurement(dpcvx.TDDL("rbf", gamma=2.0, lam=0.1), 1.0, Z=Z, random_state=0)
+    assert isinstance(tddl(data), PrivateKernelModel)
+
+
+@pytest.mark.parametrize("shape", ["X", "triple", "list"])
+def test_data_that_is_not_a_pair_is_refused_before_the_fit(data, shape):
+    X, y = data
+    recording = Recording(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0))
+    measurement = as_opendp_measurement(recording, 1.0, random_state=0)
+    given = {"X": X, "triple": (X, y, None), "list": [X, y]}[shape]
+    # before: X alone raised ValueError (too many values to unpack), the domain's member check never applied
+    with pytest.raises(dp.OpenDPException, match=r"InputError: the measurement's input is a pair \(X, y\)"):
+        measurement(given)
+    assert recording.calls == []
