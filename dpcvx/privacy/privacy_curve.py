@@ -221,15 +221,33 @@ class PrivacyCurve:
         * a Gaussian part of multiplier z -> ``GaussianDpEvent(z)``: N(0, z^2) against a shift of 1,
           the dominating pair of every Gaussian mechanism of sigma / Delta = z, whatever the relation
           Delta was computed for (this curve's ``neighbours``);
-        * a pure epsilon part -> ``ZCDpEvent(rho = epsilon^2 / 2)``: epsilon-DP implies
-          (epsilon^2 / 2)-zCDP (Bun and Steinke 2016, Proposition 3.3);
+        * a pure epsilon part -> ``RandomizedResponseDpEvent(p, 2)``, p = 2 / (1 + e^epsilon) rounded
+          down: binary randomized response, privacy loss +-epsilon, whose pair of output distributions
+          dominates every epsilon-DP mechanism (Kairouz, Oh and Viswanath 2015, Theorem 4), so no
+          dp-accounting event of a part known only to be epsilon-DP is tighter. (``LaplaceDpEvent(1 /
+          epsilon)`` would understate it: a Laplace's loss is spread over [-epsilon, epsilon]. The former
+          ``ZCDpEvent(epsilon^2 / 2)`` overstated it: one release at epsilon = 1 composed to 4.73 at delta
+          = 1e-5, four to 10.7, above basic composition's 4.)
         * an (epsilon, delta > 0) part has no dp-accounting event: refused with an InputError
           (compose it with :func:`compose_epsilon`, which takes it by its privacy parameters).
 
         The events carry no relation: compose them only with events of this curve's relation, in
-        dp-accounting's ``RdpAccountant`` (every event above) or ``PLDAccountant`` (the Gaussian ones)
-        with its default ``ADD_OR_REMOVE_ONE``, whose Gaussian has sensitivity 1 (its ``REPLACE_ONE``
-        doubles it). With no part, a ``NoOpDpEvent``.
+
+        * ``RdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)``: every event above, at
+          its exact Renyi curve (a Gaussian's does not depend on the flag; randomized response is
+          read under it as the pair above). Its default ``ADD_OR_REMOVE_ONE`` refuses randomized
+          response and its ``REPLACE_SPECIAL`` reads it as another, weaker pair: neither for a curve
+          with a pure part. At delta = 1e-5, one pure release at epsilon = 1 gives 1.003 where dpcvx
+          gives 1.000 (:func:`compose_epsilon`), 4 give 4.002 (4.000), 25 give 24.97 (24.97); a Renyi
+          bound is up to about 10% above dpcvx's at many small parts (100 at 0.1: 4.62, dpcvx 4.31);
+        * ``PLDAccountant()`` (its default ``ADD_OR_REMOVE_ONE``, Gaussian of sensitivity 1) for a curve
+          of Gaussian parts only: the same epsilon as dpcvx's. Not for a curve with a pure part:
+          ``ADD_OR_REMOVE_ONE`` refuses randomized response, and ``REPLACE_ONE`` doubles the Gaussians'
+          sensitivity and (dp-accounting 0.6.0) composes a ``RandomizedResponseDpEvent`` once whatever
+          the count given to ``compose``: an epsilon below the truth. :func:`compose_epsilon` composes
+          such curves by privacy loss distributions, part by part.
+
+        With no part, a ``NoOpDpEvent``.
         """
         try:
             import dp_accounting
@@ -242,7 +260,7 @@ class PrivacyCurve:
                 events.append(dp_accounting.GaussianDpEvent(part.noise_multiplier))
             elif part.delta == 0:
                 assert part.epsilon is not None
-                events.append(dp_accounting.ZCDpEvent(part.epsilon**2 / 2))
+                events.append(dp_accounting.RandomizedResponseDpEvent(_response_noise(part.epsilon), 2))
             else:
                 raise InputError(f"the part {part.what!r} is only known to be ({part.epsilon:g}, {part.delta:g})-DP, "
                                  "which no dp-accounting event represents; compose this curve with "
@@ -261,6 +279,14 @@ class PrivacyCurve:
             raise InputError("a privacy curve has the keys format, neighbours and parts (a list)")
         return cls(tuple(CurvePart.from_dict(part) for part in data["parts"]),
                    Neighbours.parse(data["neighbours"], "privacy_curve.neighbours"))
+
+
+def _response_noise(epsilon: float) -> float:
+    """The noise parameter p of binary randomized response at epsilon, p = 2 / (1 + e^epsilon), rounded down
+    (a smaller p is a larger epsilon: the event never understates the part), in a form that cannot overflow;
+    0 (no guarantee, which dp-accounting reads as such) where e^-epsilon underflows, epsilon > 745."""
+    tail = math.exp(-epsilon)
+    return round_down(2 * tail / (1 + tail))
 
 
 def have_dp_accounting() -> bool:
