@@ -292,7 +292,7 @@ def _certified(model: Any, learner: Any, plan: CountPlan, count: int) -> Any:
               "total_epsilon": plan.total}
     weights = (CertifiedWeights(OFFSET_SOURCE, 1.0, None, None, None, OFFSET_THEOREM, record) if offsets(learner)
                else replace(fitted.weights, source="private count", private_count=record))
-    use = "the intercept offset" if offsets(learner) else "balanced class weights"
+    use = "intercept offset" if offsets(learner) else "balanced class weights"
     model.certificate = replace(fitted, weights=weights, guarantee=(
         f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: the count "
         f"of class {plan.classes[1]!r} released as {count} (eps_c = {plan.eps_count:g}), then the fit with the "
