@@ -28,8 +28,8 @@ import numpy as np
 
 from ..exceptions import ConstantPredictionWarning, user_stacklevel
 
-__all__ = ["constant_class", "one_class_findings", "warn_if_constant", "checks_off", "checks_are_off", "warn_release",
-           "held_warnings", "emit", "Held"]
+__all__ = ["constant_at_cut", "constant_class", "one_class_findings", "warn_if_constant", "checks_off",
+           "checks_are_off", "warn_release", "held_warnings", "emit", "Held"]
 
 _UP = 1.0 + 1e-9  # the safe side of ||w|| R computed in floating point
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcvx_usefulness_checks_off", default=False)
@@ -88,15 +88,16 @@ def emit(held: Held) -> None:
         warnings.warn(text, category, stacklevel=user_stacklevel())
 
 
-def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: float) -> int | None:
+def constant_class(coef: np.ndarray, intercept: float | np.ndarray, norm_bound: float, cut: float = 0.0) -> int | None:
     """The index (into the public classes) predicted on every row of norm <= ``norm_bound``, else None.
 
-    ``coef`` (d,) with a scalar ``intercept`` (binary: index 1 when w^T x + b > 0 everywhere, 0 when
-    w^T x + b <= 0 everywhere) or (k, d) with k intercepts (one-vs-rest argmax).
+    ``coef`` (d,) with a scalar ``intercept`` (binary: index 1 when w^T x + b > ``cut`` everywhere, 0 when
+    w^T x + b <= ``cut`` everywhere; ``cut`` a classifier's public decision cut, 0 at threshold 1/2) or (k, d)
+    with k intercepts (one-vs-rest argmax, no cut).
     """
     weights = np.asarray(coef, dtype=float)
     if weights.ndim == 1:
-        b = float(intercept)
+        b = float(intercept) - cut
         reach = float(np.linalg.norm(weights)) * norm_bound * _UP
         if b > reach:
             return 1
@@ -122,6 +123,22 @@ def one_class_findings(coef: np.ndarray, intercept: float | np.ndarray, classes:
             "check of the released weights, no privacy spent). It is no better than predicting that class "
             "without data: raise epsilon or n, use fewer columns, or choose the settings with dpcvx.tune (the "
             "private way)",)
+
+
+def constant_at_cut(coef: np.ndarray, intercept: float, classes: Any, norm_bound: float, cut: float) -> str | None:
+    """The text of :class:`~dpcvx.exceptions.ConstantPredictionWarning` for a binary classifier that predicts at the
+    public decision cut ``cut`` (not 0: its threshold is not 1/2) when it predicts one class on every row of norm at
+    most R there, else None. The certificate's findings (:func:`one_class_findings`) state the release at cut 0,
+    which is not what such a classifier predicts (docs/theory.md, section "A release that predicts one class")."""
+    index = constant_class(coef, intercept, norm_bound, cut)
+    if index is None:
+        return None
+    label = np.asarray(classes).tolist()[index]
+    return (f"constant classifier at its decision cut {cut:g}: it predicts the class {label!r} on every row of "
+            f"norm at most R = {norm_bound:g}, which is every row it can score (|b - cut| outweighs ||w|| R; a public "
+            "check of the released weights and the public threshold, no privacy spent; the certificate's findings "
+            "are stated at cut 0). It is no better than predicting that class without data: raise epsilon or n, "
+            "use fewer columns, choose another threshold, or choose the settings with dpcvx.tune (the private way)")
 
 
 def warn_if_constant(owner: str, findings: tuple[str, ...]) -> None:

@@ -78,7 +78,7 @@ scikit-learn is an optional dependency: ``pip install "dpcvx[sklearn]"``.
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -93,7 +93,7 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
 
 from .. import losses
 from ..data.blocks import is_out_of_core
-from ..exceptions import InputError
+from ..exceptions import ConstantPredictionWarning, InputError
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
 from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics, draws_statistics
 from ..models.erm import PrivateERM
@@ -109,6 +109,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
+from ..release.usefulness import Held, constant_at_cut, held_warnings, warn_release
 from ..validation import (
     Check,
     check_choice,
@@ -384,8 +385,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         # the training-rows check (models.training_rows): a binary learner's plan leaves the counts at any cut, from
         # the solver's margins, for this estimator's cut (below); one-vs-rest in memory is checked on its argmax
         owner = type(self).__name__
+        # a binary fit's public release warnings are held until its decision cut is known (_held_at_cut)
+        holding: AbstractContextManager[Held] = nullcontext([]) if multiclass else held_warnings()
         with fit_accountant(self, accountant) as charged, deferred(owner) as check, \
-                left_to_caller() if multiclass and in_memory else nullcontext():
+                left_to_caller() if multiclass and in_memory else nullcontext(), holding as held:
             if planned is not None:
                 released = planned.plan.fit(X, y, random_state=seed, accountant=charged, sample_weight=sample_weight)
                 assert isinstance(released, (PrivateModel, PrivateMulticlassModel))  # a classifier's plan
@@ -402,6 +405,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                 )
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
+        if isinstance(model, PrivateModel):
+            self._held_at_cut(owner, model, held)
         fitted = self._fitted_attributes(model)
         self._warn_if_noise_dominates(model, learner.loss)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
@@ -420,6 +425,20 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop("feature_names_in_", None)   # from an earlier fit on a DataFrame
         self.__dict__.update(fitted)
         return self
+
+    def _held_at_cut(self, owner: str, model: PrivateModel, held: Held) -> None:
+        """Show a binary fit's held release warnings (:func:`~dpcvx.release.usefulness.held_warnings`) for the
+        predictor this estimator has: at cut 0 (threshold 1/2) as the release states them; at another public cut the
+        release's one-class finding (stated at cut 0) is not what ``predict`` does, so the one-class check is made
+        again at the cut (:func:`~dpcvx.release.usefulness.constant_at_cut`). Public: the weights, R and the cut."""
+        cut = self._cut(model)
+        for text, category in held:
+            if cut == 0 or category is not ConstantPredictionWarning:
+                warn_release(text, category)
+        constant = None if cut == 0 else constant_at_cut(model.coef_, model.intercept_, model.classes_,
+                                                         model.rows.norm_bound, cut)
+        if constant is not None:
+            warn_release(f"{owner}: {constant}", ConstantPredictionWarning)
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
         """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of

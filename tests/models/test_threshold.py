@@ -60,3 +60,30 @@ def test_multiclass_takes_no_threshold(rare):
         dpcvx.DPLogisticRegression(classes=(0, 1, 2), threshold=0.2).fit(X, np.arange(6000) % 3,
                                                                           accountant=accountant)
     assert accountant.spent.epsilon == 0 and not accountant.ledger
+
+
+def _constant_warnings(estimator, X, y):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    return [str(w.message) for w in caught if issubclass(w.category, dpcvx.exceptions.ConstantPredictionWarning)]
+
+
+def test_the_one_class_warning_is_made_at_the_estimators_decision_cut():
+    """ConstantPredictionWarning speaks of what predict does. A rare class with threshold="prior": the release is
+    negative on every row (the certificate's finding, stated at cut 0), but predict cuts at the prior's log-odds and
+    says both classes, so no warning (it used to warn "constant classifier"); at threshold 0.999 (cut 6.9) the same
+    release predicts class 0 on every row of the ball, and the warning says so at that cut."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 10)) / np.sqrt(10)
+    y = (rng.uniform(size=20000) < 1 / (1 + np.exp(-(-4 + 3 * X[:, 0])))).astype(int)
+    prior = dpcvx.DPLogisticRegression(epsilon=1, random_state=1, class_prior="private", threshold="prior")
+    assert _constant_warnings(prior, X, y) == []
+    assert prior.certificate_.findings  # the release at cut 0 is one-signed: the finding stays, as saved files hold
+    assert set(prior.predict(X)) == {0, 1}
+    high = dpcvx.DPLogisticRegression(epsilon=1, random_state=1, class_prior="private", threshold=0.999)
+    texts = _constant_warnings(high, X, y)
+    assert len(texts) == 1 and "at its decision cut 6.9" in texts[0] and "class 0" in texts[0]
+    assert set(high.predict(X)) == {0}
