@@ -250,3 +250,28 @@ def test_error_table_examples_are_real_messages(tmp_path, monkeypatch, capsys):
     with pytest.raises(dpcvx.BudgetExceededError) as budget:
         dpcvx.PrivateERM(data_norm=1.0).fit(X, y, epsilon=2.0, accountant=dpcvx.PrivacyAccountant(epsilon=1.0))
     assert cli.error_line(budget.value) == examples[exceptions.BudgetExceededError]
+
+
+def test_a_release_under_allow_estimates_saves_and_loads_and_its_statement_is_checked(tmp_path):
+    """A fit with allow_estimates=True writes the opt-in and what it gave (conditional, estimated) into
+    certificate.verification; the loader used to refuse those keys, so such a file could be saved but never read.
+    It now loads; a conditional statement reads back as conditional; an edited statement is refused."""
+    import json
+
+    from dpcvx.release.records.release_certificate import _verification
+
+    X, y = make_data()
+    loss = lambda z: cvxpy.logistic(-z) + 0.1 * cvxpy.huber(z, 1)  # noqa: E731 (proved: the opt-in alone)
+    model = dpcvx.PrivateERM(loss=loss, data_norm=1.0, allow_estimates=True).fit(X, y, epsilon=1.0, random_state=0)
+    path = dpcvx.save(model, tmp_path / "opt_in.json")
+    loaded = dpcvx.load(path)
+    assert loaded.certificate.verification.allow_estimates and not loaded.certificate.verification.conditional
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    conditional = dpcvx.PrivateERM(loss=opaque_loss, data_norm=1.0, allow_estimates=True).verify(4)
+    assert conditional.conditional
+    read = _verification(json.loads(json.dumps(conditional.to_dict())))
+    assert read.conditional and read.estimated() == conditional.estimated()
+    edited = json.loads(json.dumps(conditional.to_dict()))
+    edited["conditional"] = False   # claim an unconditional guarantee
+    with pytest.raises(dpcvx.InputError, match="has been edited"):
+        _verification(edited)

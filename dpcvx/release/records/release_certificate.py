@@ -49,6 +49,8 @@ _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing",
 # the relation is stated in words ("neighbours"); the certificate derives the words from its typed relation
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
+# written together, only by a fit with allow_estimates=True (Certificate.to_dict): the opt-in and what it gave
+_ESTIMATE_KEYS = {"allow_estimates", "conditional", "estimated"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
 _DOUBLE_BITS = 1074  # 2^-1074, the smallest positive double
@@ -103,7 +105,8 @@ def _condition(index: int, data: Any) -> Condition:
 
 
 def _verification(data: Any) -> Certificate:
-    item = json_object("certificate.verification", data, _VERIFICATION_KEYS)
+    estimates = isinstance(data, dict) and bool(_ESTIMATE_KEYS & set(data))
+    item = json_object("certificate.verification", data, _VERIFICATION_KEYS | (_ESTIMATE_KEYS if estimates else set()))
     dim = item["dim"]
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 1):
         raise InputError(f"certificate.verification.dim must be a positive integer, got {dim!r}")
@@ -115,7 +118,16 @@ def _verification(data: Any) -> Certificate:
         dim=dim,
         conditions=tuple(_condition(i, c) for i, c in enumerate(item["conditions"])),
         strict=_flag("certificate.verification.strict", item["strict"]),
+        allow_estimates=estimates and _flag("certificate.verification.allow_estimates", item["allow_estimates"]),
     )
+    if estimates:  # what Certificate.to_dict writes for these conditions under the opt-in, and nothing else
+        stated = {"conditional": certificate.conditional,
+                  "estimated": list(certificate.estimated()) if certificate.allow_estimates and not certificate.strict
+                  else []}
+        if item["conditional"] is not stated["conditional"] or item["estimated"] != stated["estimated"]:
+            raise InputError(f"certificate.verification states conditional {item['conditional']!r} and estimated "
+                             f"{item['estimated']!r}, but its conditions under allow_estimates give {stated}; the file "
+                             "has been edited")
     names = [c.name for c in certificate.conditions]
     if len(set(names)) != len(names):
         raise InputError("certificate.verification.conditions name a condition twice")
