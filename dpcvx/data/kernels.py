@@ -37,7 +37,7 @@ from scipy.spatial.distance import cdist
 from ..exceptions import ClippingWarning, InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import positive
+from ..validation import check_bound, positive
 
 __all__ = [
     "Kernel",
@@ -111,10 +111,12 @@ class Kernel(ABC):
 
 
 def _required_bound(name: str, value: float | None, need: str) -> float:
-    """A kernel's public bound ``name``: positive, and refused with ``need`` (what it is) when missing."""
+    """A kernel's public bound ``name`` in [BOUND_MIN, BOUND_MAX] like every public bound
+    (:func:`dpcvx.validation.check_bound`: the calibrations square it), refused with ``need`` (what it is)
+    when missing."""
     if value is None:
         raise InputError(need)
-    return positive(name, value)
+    return check_bound(name, value)
 
 
 def _input_bound(value: float | None) -> float:
@@ -177,6 +179,13 @@ class PolynomialKernel(Kernel):
         object.__setattr__(self, "degree", int(degree))
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
+        try:
+            bound = (self.input_bound**2 + offset) ** (self.degree / 2)
+        except OverflowError:
+            bound = math.inf
+        # R_phi is a public bound like input_bound; every Gram entry is at most R_phi^2 (Cauchy-Schwarz)
+        check_bound(f"the poly kernel's feature bound R_phi = (input_bound^2 + offset)^(degree / 2) at degree "
+                    f"{self.degree}", bound)
 
     def gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return (X @ Y.T + self.offset) ** self.degree

@@ -41,7 +41,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from ..validation import check_epsilon, positive, refuse_weights
+from ..validation import check_epsilon, check_lam, refuse_weights
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 from . import training_rows
@@ -147,7 +147,7 @@ class PrivateKernelLearner:
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,
                  feature_bound: float | None = None, verbose: bool = False) -> None:
         self.kernel = kernel
-        self.lam = positive("lam", lam)
+        self.lam = check_lam("lam", lam)
         self.loss = loss
         self.gamma, self.degree, self.offset = gamma, degree, offset
         self.input_bound, self.feature_bound = input_bound, feature_bound
@@ -172,9 +172,10 @@ class PrivateKernelLearner:
         """Check X, y, kernel and loss and build the Gram matrix (over span phi(landmarks) when
         PUBLIC landmarks are given); nothing is solved or charged."""
         kernel, loss = self._make_kernel(), self._verified_loss()
+        lam = check_lam("lam", self.lam)  # again: the attribute may have been replaced since the constructor
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
-        return KernelERM(X, y, kernel=kernel, loss=loss, lam=self.lam, solve=False, landmarks=landmarks)
+        return KernelERM(X, y, kernel=kernel, loss=loss, lam=lam, solve=False, landmarks=landmarks)
 
     def _charge(self, budget: Budget) -> None:
         """Charge (epsilon, delta) to the accountant once, after every check (it refuses when over budget).
@@ -228,7 +229,7 @@ class PrivateKernelLearner:
             raise InputError(f"{type(self).__name__} has no parameter(s) {unknown}; its parameters are "
                              f"{list(self._param_names)} (epsilon, delta and random_state go to fit)")
         for name, value in params.items():
-            setattr(self, name, positive(name, value) if name == "lam" else value)
+            setattr(self, name, check_lam(name, value) if name == "lam" else value)
         return self
 
     def __repr__(self) -> str:

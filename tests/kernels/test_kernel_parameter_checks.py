@@ -1,0 +1,68 @@
+"""TDDL, PINP and TDIL check every parameter that alone decides a refusal before the accountant is charged,
+with the library's checks (the same rules and messages as PrivateERM's)."""
+
+import numpy as np
+import pytest
+
+from dpcvx.exceptions import InputError
+from dpcvx.models.pinp import PINP
+from dpcvx.models.tddl import TDDL
+from dpcvx.models.tdil import TDIL
+from dpcvx.privacy.accountant import PrivacyAccountant
+
+
+def task(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X[:, 0] > 0, 1.0, -1.0)
+
+
+def learner(name, kernel="rbf", **params):
+    """One of the three learners with workable defaults, and the keywords its fit needs."""
+    X, _ = task()
+    params = {"lam": 0.1, **params}
+    if kernel in ("rbf", "laplacian"):
+        params.setdefault("gamma", 1.0)
+    if kernel in ("linear", "poly") or name == "TDIL":
+        params.setdefault("input_bound", 1.0)
+    if name == "PINP":
+        params.setdefault("max_queries", 10)
+    model = {"TDDL": TDDL, "PINP": PINP, "TDIL": TDIL}[name](kernel, **params)
+    return model, ({"Z": X[:10]} if name == "TDDL" else {})
+
+
+def refused_without_charge(model, fit_keywords, match, X=None, y=None):
+    """The fit raises an InputError matching ``match`` and the accountant's ledger stays empty."""
+    X_task, y_task = task()
+    accountant = PrivacyAccountant(10.0, 1e-3)
+    with pytest.raises(InputError, match=match):
+        model.fit(X_task if X is None else X, y_task if y is None else y, 1.0,
+                  accountant=accountant, random_state=0, **fit_keywords)
+    assert accountant.ledger == []
+
+
+NAMES = ["TDDL", "PINP", "TDIL"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lam_is_checked_as_privateerm_checks_it(name):
+    with pytest.raises(InputError, match=r"lam=1e\+300 is outside the range \[1e-150, 1e\+150\]"):
+        learner(name, lam=1e300)
+    model, keywords = learner(name)
+    with pytest.raises(InputError, match="outside the range"):
+        model.set_params(lam=1e300)
+    model.lam = 1e300  # replaced after the constructor: refused by fit, before the charge
+    refused_without_charge(model, keywords, r"lam=1e\+300 is outside")
+
+
+@pytest.mark.parametrize("name", ["TDDL", "PINP"])
+def test_a_callable_kernels_huge_feature_bound_is_refused_before_the_charge(name):
+    model, keywords = learner(name, kernel=lambda A, B: A @ B.T, feature_bound=1e300)
+    refused_without_charge(model, keywords, r"feature_bound=1e\+300 is outside the range")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_poly_kernels_feature_bound_must_stay_finite(name):
+    model, keywords = learner(name, kernel="poly", degree=10**12, input_bound=2.0)
+    refused_without_charge(model, keywords, "the poly kernel's feature bound R_phi")
