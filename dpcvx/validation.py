@@ -366,7 +366,7 @@ def _converted(X: Any, name: str, spare_columns: int) -> tuple[np.ndarray | spar
     if matrix.ndim != 2:
         raise InputError(
             f"{name} must be 2-D (n samples x d features), got shape {matrix.shape}; "
-            "reshape a single feature with X.reshape(-1, 1) or a single sample with X.reshape(1, -1)"
+            f"reshape a single feature with {name}.reshape(-1, 1) or a single sample with {name}.reshape(1, -1)"
         )
     if matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise InputError(f"{name} is empty (shape {matrix.shape}); at least one row and column are needed")

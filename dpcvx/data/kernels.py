@@ -31,13 +31,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import cdist
 
 from ..exceptions import ClippingWarning, InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_bound, positive
+from ..validation import check_bound, check_matrix, positive
 
 __all__ = [
     "Kernel",
@@ -56,21 +57,17 @@ __all__ = [
 ]
 
 
-def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None) -> np.ndarray:
-    """X as a finite 2-D float array (one row per point); a typed error otherwise."""
-    try:
-        array = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a numeric array of shape (rows, features)") from None
-    if array.ndim == 1 and n_features is not None and array.size == n_features:
-        array = array.reshape(1, -1)
-    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
-        raise InputError(
-            f"{name} must be a non-empty 2-D array (rows, features), got shape {array.shape}; "
-            "reshape a single point with x.reshape(1, -1)"
-        )
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{name} contains NaN or infinite entries; drop or impute them first")
+def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one_point: bool = True) -> np.ndarray:
+    """X as a finite 2-D float64 array, one row per point: the library's one check of a matrix
+    (:func:`dpcvx.validation.check_matrix`, its rules and messages: complex refused, a NaN named by its row and
+    column), for dense rows only (the kernels take no sparse matrix). With ``n_features`` the rows must have that
+    many features, and (``one_point``) a 1-D array of that size is one point (a query, a prediction)."""
+    if sparse.issparse(X):
+        raise InputError(f"{name} is a sparse matrix; the kernel methods take dense rows: pass {name}.toarray()")
+    if one_point and n_features is not None and np.ndim(X) == 1 and np.size(X) == n_features:
+        X = np.reshape(X, (1, -1))
+    array = check_matrix(X, name)
+    assert isinstance(array, np.ndarray), "sparse X is refused above"
     if n_features is not None and array.shape[1] != n_features:
         raise InputError(f"{name} has {array.shape[1]} features, expected {n_features}")
     return array

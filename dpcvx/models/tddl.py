@@ -263,7 +263,7 @@ class TDDL(PrivateKernelLearner):
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         span = self._minimiser_span(X)
         X = as_rows(X)
-        Z = as_rows(Z, "Z", X.shape[1])
+        Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
         model = self._check_training(X, y, landmarks=Z if span == "public" else None)
         kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,

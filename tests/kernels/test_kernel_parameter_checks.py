@@ -3,7 +3,9 @@ with the library's checks (the same rules and messages as PrivateERM's)."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sparse
 
+from dpcvx.data.kernels import RandomFourierFeatures
 from dpcvx.exceptions import InputError
 from dpcvx.models.pinp import PINP
 from dpcvx.models.tddl import TDDL
@@ -66,3 +68,31 @@ def test_a_callable_kernels_huge_feature_bound_is_refused_before_the_charge(name
 def test_a_poly_kernels_feature_bound_must_stay_finite(name):
     model, keywords = learner(name, kernel="poly", degree=10**12, input_bound=2.0)
     refused_without_charge(model, keywords, "the poly kernel's feature bound R_phi")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_kernel_path_checks_X_as_privateerm_does(name):
+    X, y = task()
+    with_nan = X.copy()
+    with_nan[3, 1] = np.nan
+    for bad, match in [(X.astype(complex), "X has dtype complex128: complex values are not real features"),
+                       (with_nan, "first at row 3, column 1"),
+                       (sparse.csr_matrix(X), r"X is a sparse matrix; .* pass X.toarray\(\)")]:
+        model, keywords = learner(name)
+        refused_without_charge(model, keywords, match, X=bad)
+
+
+def test_a_release_refuses_complex_rows():
+    X, y = task()
+    model, keywords = learner("TDDL")
+    release = model.fit(X, y, 1.0, random_state=0, **keywords)
+    with pytest.raises(InputError, match="complex values are not real features"):
+        release.predict(X[:5] + 5j)
+    with pytest.raises(InputError, match="complex values are not real features"):
+        RandomFourierFeatures("rbf", gamma=1.0, n_components=5, random_state=0).transform(X + 1j)
+
+
+def test_tddls_public_sample_is_2_d_as_X_is():
+    X, _ = task()
+    model, _ = learner("TDDL")
+    refused_without_charge(model, {"Z": X[0]}, r"Z must be 2-D .* Z.reshape\(1, -1\)")
