@@ -94,6 +94,26 @@ def test_a_refused_full_data_selection_spends_nothing_and_fits_nothing(kwargs, e
     assert accountant.ledger == [] and log == []
 
 
+@pytest.mark.parametrize("kwargs, match", [
+    ({"held_out": "0.5"}, r"held_out must be a number in \[0, 1\], got '0.5' \(a str\)"),
+    ({"eta": 10**9}, r"eta must be an integer from 1 to 1000, got 1000000000"),
+    ({"mean_runs": 1e12}, r"mean_runs=1e\+12 is outside the range \[1.01, 1e\+06\]"),
+    ({"eta": 1000, "mean_runs": 1.0001}, r"mean_runs=1.0001 is outside the range \[1.01, 1e\+06\]"),
+    ({"fit_params": [1]}, r"fit_params must be a dict of keyword arguments of the learner's fit .* got list"),
+    ({"grid": {"accountant": [None]}}, r"the grid must not set \['accountant'\]"),
+    ({"grid": [{"label": 1, "random_state": 3}]}, r"the grid must not set \['random_state'\]"),
+])
+def test_tune_s_own_arguments_are_refused_with_their_names_before_the_charge(kwargs, match):
+    X, y = _data()
+    log: list = []
+    accountant = dpcvx.PrivacyAccountant(epsilon=2.0)
+    arguments = {"grid": {"label": [1, -1]}, **kwargs}
+    with pytest.raises(InputError, match=match):
+        dpcvx.tune(ConstantLearner(log=log), X, y, epsilon=1.0, procedure="full-data", accountant=accountant,
+                   random_state=0, **arguments)
+    assert accountant.ledger == [] and log == []
+
+
 def test_split_refuses_the_random_stopping_parameters():
     X, y = _data()
     with pytest.raises(InputError, match="full-data"):

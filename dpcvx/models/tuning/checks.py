@@ -39,6 +39,8 @@ __all__ = ["expand_grid", "count_mistakes", "check_declared_labels", "BudgetInCo
 
 RESERVED_FIT_KEYWORDS = ("epsilon", "random_state", "accountant")
 _BUDGET_PARAMETERS = ("epsilon", "delta", "random_state")
+# tune's own arguments, which no candidate may set (a grid's accountant was charged by every fit)
+_TUNE_ARGUMENTS = (*_BUDGET_PARAMETERS, "accountant")
 
 
 def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> tuple[dict, ...]:
@@ -61,7 +63,8 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
         if any(not values for values in value_lists):
             raise InputError("every grid entry needs at least one value; "
                              f"empty: {[name for name, values in zip(names, value_lists, strict=True) if not values]}")
-        return tuple(dict(zip(names, point, strict=True)) for point in itertools.product(*value_lists))
+        return _refuse_tune_arguments(tuple(dict(zip(names, point, strict=True))
+                                            for point in itertools.product(*value_lists)))
     if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
         raise InputError(f"grid must be a dict of lists or a list of dicts, got {type(grid).__name__}")
     candidates = tuple(grid)
@@ -70,7 +73,16 @@ def expand_grid(grid: Mapping[str, Sequence] | Sequence[Mapping[str, Any]]) -> t
     for point in candidates:
         if not isinstance(point, Mapping) or not all(isinstance(name, str) for name in point):
             raise InputError(f"each grid point must be a dict of parameter names to values, got {point!r}")
-    return tuple(dict(point) for point in candidates)
+    return _refuse_tune_arguments(tuple(dict(point) for point in candidates))
+
+
+def _refuse_tune_arguments(candidates: tuple[dict, ...]) -> tuple[dict, ...]:
+    """The candidates, none setting one of tune's own arguments (epsilon, delta, random_state, accountant)."""
+    owned = sorted({name for point in candidates for name in point} & set(_TUNE_ARGUMENTS))
+    if owned:
+        raise InputError(f"the grid must not set {owned}: tune passes epsilon, delta and the random generator "
+                         "to every candidate itself, and charges its accountant once for the whole procedure")
+    return candidates
 
 
 def count_mistakes(model: Any, X: Any, y: ArrayLike) -> int:
@@ -458,6 +470,10 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     epsilon, delta = check_cost(epsilon, delta)
     given = X
     X, y = data(X, y)
+    if fit_params is not None and not (isinstance(fit_params, Mapping)
+                                       and all(isinstance(name, str) for name in fit_params)):
+        raise InputError(f"fit_params must be a dict of keyword arguments of the learner's fit (for example "
+                         f"{{'Z': Z}} for TDDL's public sample), got {type(fit_params).__name__}")
     keywords = dict(fit_params or {})
     reserved = sorted(set(keywords) & set(RESERVED_FIT_KEYWORDS))
     if reserved:

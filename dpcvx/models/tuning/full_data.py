@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts
@@ -57,6 +56,7 @@ from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
 from ...progress import progress
 from ...release.usefulness import Held, emit
+from ...validation import fraction, integer, positive
 from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
@@ -93,6 +93,12 @@ NOT_COVERED = (
 PROCEDURE_NAME = "dpcvx.tune (full-data selection)"
 RUNS_PER_CANDIDATE = 4
 HELD_OUT = 0.2
+# Public limits of the stopping rule's arguments, refused before the charge. Every run is a fit on the data: E[K] =
+# 10^6 fits already takes days for the fastest learner. The rule's gamma is a rational with denominator <= 10^6;
+# for eta up to 1000 and E[K] >= 1.01 it lies in (0, 1) (closer to 1 it rounded to 1, an internal error).
+MAX_ETA = 1000
+MIN_MEAN_RUNS = 1.01
+MAX_MEAN_RUNS = 10**6
 
 
 @dataclass(frozen=True)
@@ -219,13 +225,21 @@ def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[Priv
     return plan.run_epsilon, Fraction(plan.score_epsilon), plan.curves, plan.epsilon
 
 
+def _checked_rule(m: int, eta: Any, mean_runs: Any, held_out: Any) -> tuple[StoppingRule, float]:
+    """The stopping rule of ``eta`` and ``mean_runs`` (default: RUNS_PER_CANDIDATE per candidate) within the
+    public limits above, and ``held_out`` as a probability in (0, 1)."""
+    held_out = fraction("held_out", held_out)
+    eta = integer("eta", eta, minimum=1, maximum=MAX_ETA)
+    mean = RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs
+    positive("mean_runs", mean, minimum=MIN_MEAN_RUNS, maximum=MAX_MEAN_RUNS)  # the rule takes it exact (rational)
+    return StoppingRule.with_mean(mean, eta), held_out
+
+
 def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verbose: bool, *, eta: int,
         mean_runs: float | None, held_out: float) -> TuningResult:
     """Full-data selection on checked inputs (module docstring)."""
-    if not 0 < held_out < 1:
-        raise InputError(f"held_out must be a probability in (0, 1), got {held_out}")
     m, n = len(setup.candidates), X.shape[0]
-    rule = StoppingRule.with_mean(RUNS_PER_CANDIDATE * m if mean_runs is None else mean_runs, eta)
+    rule, held_out = _checked_rule(m, eta, mean_runs, held_out)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
     # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
     plans = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME)  # one plan per candidate
