@@ -38,7 +38,7 @@ from scipy.spatial.distance import cdist
 from ..exceptions import ClippingWarning, InputError, withheld
 from ..privacy.random_features import draw_fourier_features
 from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_bound, check_matrix, positive
+from ..validation import check_bound, check_matrix, non_negative, positive
 
 __all__ = [
     "Kernel",
@@ -170,9 +170,7 @@ class PolynomialKernel(Kernel):
         degree = self.degree
         if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
             raise InputError(f"degree must be a positive integer, got {degree!r}")
-        offset = float(self.offset)
-        if not (math.isfinite(offset) and offset >= 0):
-            raise InputError(f"offset must be finite and >= 0 (a PSD kernel), got {self.offset}")
+        offset = non_negative("offset", self.offset)  # c >= 0: a PSD kernel
         object.__setattr__(self, "degree", int(degree))
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "input_bound", _input_bound(self.input_bound))
@@ -323,6 +321,9 @@ def make_kernel(kernel: KernelSpec = "rbf", *,
         return kernel
     if callable(kernel):
         return CallableKernel(kernel, _feature_bound(feature_bound))
+    if not isinstance(kernel, str):
+        raise InputError(f"kernel must be one of {KERNELS}, a Kernel or a callable (X, Y) -> Gram, got "
+                         f"{type(kernel).__name__}")
     if kernel in ("rbf", "laplacian"):
         if gamma is None:
             raise InputError(f"the {kernel} kernel needs gamma > 0 (a public choice, e.g. 1/d)")

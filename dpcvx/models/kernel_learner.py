@@ -41,7 +41,7 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from ..validation import check_epsilon, check_lam, refuse_weights
+from ..validation import Check, check_epsilon, check_flag, check_lam, check_parameters, refuse_weights
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 from . import training_rows
@@ -93,9 +93,9 @@ def check_budget(epsilon: Any, delta: Any, random_state: RandomState, accountant
     other than None is refused (:func:`dpcvx.validation.refuse_weights`)."""
     refuse_weights(owner, sample_weight=sample_weight)
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        public_sample = "; TDDL takes its public sample as the keyword Z=" if owner == "TDDL" else ""
         raise InputError(f"epsilon must be a positive number, got {type(epsilon).__name__}; the budget is "
-                         "fit's third argument (fit(X, y, epsilon, ...)); TDDL takes its public sample "
-                         "as the keyword Z=")
+                         f"fit's third argument (fit(X, y, epsilon, ...)){public_sample}")
     return Budget(check_epsilon(epsilon), check_delta(delta), resolve_rng(random_state),
                   check_accountant(accountant))
 
@@ -142,6 +142,9 @@ class PrivateKernelLearner:
     classes: ClassVar[tuple] = (-1.0, 1.0)  # the public label pair (labels are never mapped)
     _param_names: ClassVar[tuple[str, ...]] = (
         "kernel", "lam", "loss", "gamma", "degree", "offset", "input_bound", "feature_bound", "verbose")
+    #: the checks of the parameters the kernel does not check, run by the constructor, set_params and again by
+    #: fit (an attribute may have been replaced since), before anything is charged
+    _parameter_checks: ClassVar[dict[str, Check]] = {"lam": check_lam, "verbose": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, loss: LossSpec = "hinge", gamma: float | None = None,
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,
@@ -151,7 +154,7 @@ class PrivateKernelLearner:
         self.loss = loss
         self.gamma, self.degree, self.offset = gamma, degree, offset
         self.input_bound, self.feature_bound = input_bound, feature_bound
-        self.verbose = bool(verbose)
+        self.verbose = check_flag("verbose", verbose)
         self.predictor_: KernelPredictor | None = None
         self.model_: PrivateKernelModel | None = None
         self._verified: tuple[Any, KernelLoss] | None = None
@@ -171,8 +174,8 @@ class PrivateKernelLearner:
     def _check_training(self, X: ArrayLike, y: ArrayLike, landmarks: np.ndarray | None = None) -> KernelERM:
         """Check X, y, kernel and loss and build the Gram matrix (over span phi(landmarks) when
         PUBLIC landmarks are given); nothing is solved or charged."""
+        lam = check_parameters(self, self._parameter_checks)["lam"]
         kernel, loss = self._make_kernel(), self._verified_loss()
-        lam = check_lam("lam", self.lam)  # again: the attribute may have been replaced since the constructor
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
         return KernelERM(X, y, kernel=kernel, loss=loss, lam=lam, solve=False, landmarks=landmarks)
@@ -229,7 +232,8 @@ class PrivateKernelLearner:
             raise InputError(f"{type(self).__name__} has no parameter(s) {unknown}; its parameters are "
                              f"{list(self._param_names)} (epsilon, delta and random_state go to fit)")
         for name, value in params.items():
-            setattr(self, name, check_lam(name, value) if name == "lam" else value)
+            check = self._parameter_checks.get(name)
+            setattr(self, name, value if check is None else check(name, value))
         return self
 
     def __repr__(self) -> str:

@@ -57,6 +57,7 @@ from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
 from ..solvers.linear import CVXPY_SOLVER_OPTIONS
+from ..validation import check_flag
 from .kernel_learner import Budget, Diagnostics, PrivateKernelLearner, check_budget, check_coefficient_bound
 
 __all__ = ["ConstrainedLeastSquares", "perturb_predictions", "TDDL"]
@@ -243,12 +244,13 @@ class TDDL(PrivateKernelLearner):
                "Gaussian mechanism on the T predictions), as re-derived in docs/theory.md (section 9), "
                "with the weight sensitivity enlarged by 2 gamma for the certified approximate minimiser")
     _param_names = (*PrivateKernelLearner._param_names, "span", "float_safe")
+    _parameter_checks = {**PrivateKernelLearner._parameter_checks, "float_safe": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, span: str = "auto", float_safe: bool = False,
                  **params: Any) -> None:
         super().__init__(kernel, lam=lam, **params)
         self.span = span
-        self.float_safe = float_safe
+        self.float_safe = check_flag("float_safe", float_safe)
 
     def _minimiser_span(self, X: ArrayLike) -> str:
         """The public choice of subspace: from ``span`` and the public n."""

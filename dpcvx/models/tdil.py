@@ -47,7 +47,7 @@ from ..privacy.rng import RandomState
 from ..progress import progress
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
 from ..solvers.kernel import KernelERM
-from ..validation import positive
+from ..validation import check_flag, positive
 from .kernel_learner import Budget, Diagnostics, TrainingSetLearner, check_budget, check_coefficient_bound
 
 __all__ = ["TDIL", "ExponentialCostWarning", "ball_net", "MAX_NET_POINTS"]
@@ -158,6 +158,7 @@ class TDIL(TrainingSetLearner):
                "2 gamma R for the certified approximate minimiser")
     _param_names = TrainingSetLearner._param_names + ("net_spacing", "failure_probability", "rounds",
                                                          "float_safe")
+    _parameter_checks = {**TrainingSetLearner._parameter_checks, "float_safe": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, input_bound: float, net_spacing: float | None = None,
                  failure_probability: float = 0.05, rounds: int | None = None, float_safe: bool = False,
@@ -166,7 +167,7 @@ class TDIL(TrainingSetLearner):
         self.net_spacing = net_spacing
         self.failure_probability = failure_probability
         self.rounds = rounds
-        self.float_safe = float_safe
+        self.float_safe = check_flag("float_safe", float_safe)
         self.parameters_: TDILParameters | None = None
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget

@@ -96,3 +96,39 @@ def test_tddls_public_sample_is_2_d_as_X_is():
     X, _ = task()
     model, _ = learner("TDDL")
     refused_without_charge(model, {"Z": X[0]}, r"Z must be 2-D .* Z.reshape\(1, -1\)")
+
+
+@pytest.mark.parametrize("offset, match", [("2", r"offset must be a non-negative number, got '2' \(a str\)"),
+                                           (True, r"offset must be a non-negative number, got True \(a bool\)"),
+                                           ([2], r"offset must be a non-negative number, got \[2\]"),
+                                           (None, r"offset must be a non-negative number, got None")])
+def test_the_poly_offset_is_checked_as_gamma_and_input_bound_are(offset, match):
+    model, keywords = learner("TDDL", kernel="poly", offset=offset)
+    refused_without_charge(model, keywords, match)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_flags_are_true_or_false_not_truthy(name):
+    with pytest.raises(InputError, match="verbose must be True or False, got 'no'"):
+        learner(name, verbose="no")
+    model, keywords = learner(name)
+    with pytest.raises(InputError, match="verbose must be True or False, got 'no'"):
+        model.set_params(verbose="no")
+    if name != "PINP":
+        with pytest.raises(InputError, match="float_safe must be True or False, got 'no'"):
+            learner(name, float_safe="no")
+        model.float_safe = "no"  # replaced after the constructor: refused by fit, before the charge
+        refused_without_charge(model, keywords, "float_safe must be True or False, got 'no'")
+
+
+def test_a_kernel_name_is_a_str():
+    model, keywords = learner("TDDL", kernel=np.array(["rbf"]))
+    refused_without_charge(model, keywords, r"kernel must be one of .* got ndarray")
+
+
+@pytest.mark.parametrize("name", ["PINP", "TDIL"])
+def test_only_tddls_budget_error_mentions_its_public_sample(name):
+    model, keywords = learner(name)
+    with pytest.raises(InputError, match="epsilon must be a positive number") as error:
+        model.fit(*task(), "1", **keywords)
+    assert "Z=" not in str(error.value)
