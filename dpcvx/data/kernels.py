@@ -389,6 +389,23 @@ def kernel_expansion(kernel: Kernel, X: np.ndarray, centers: np.ndarray,
 
 
 FOURIER_KERNELS = ("rbf", "laplacian")
+MAX_PARAMETERS = 10**9  # frequencies a map may hold (n_components x n_features doubles, 8 GB)
+# The fields of RandomFourierFeatures.to_dict, and nothing else
+FOURIER_FIELDS = ("type", "kernel", "gamma", "n_components", "norm_bound", "frequencies", "phases")
+
+
+def _saved_numbers(name: str, values: Any) -> np.ndarray:
+    """A saved array of JSON numbers as float64: every entry an int or a float (no text, flag, null or nested
+    list of another length), within the float range."""
+    entries = np.asarray(values, dtype=object)
+    if not all(type(entry) in (int, float) for entry in entries.flat):
+        raise InputError(f"malformed RandomFourierFeatures data: {name} must be a regular array of numbers (no "
+                         "text, true/false or null)")
+    try:
+        return entries.astype(float)
+    except OverflowError:
+        raise InputError(f"malformed RandomFourierFeatures data: {name} holds a number beyond the float "
+                         "range") from None
 
 
 class RandomFourierFeatures:
@@ -414,7 +431,7 @@ class RandomFourierFeatures:
 
     def __init__(self, kernel: str = "rbf", *, gamma: float, n_components: int = 100,
                  n_features: int | None = None, random_state: RandomState = None):
-        if kernel not in FOURIER_KERNELS:
+        if not isinstance(kernel, str) or kernel not in FOURIER_KERNELS:
             raise InputError(f"random Fourier features need a translation-invariant kernel, one of "
                              f"{FOURIER_KERNELS}; got {kernel!r}")
         if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) \
@@ -433,6 +450,10 @@ class RandomFourierFeatures:
         if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) \
                 or n_features < 1:
             raise InputError(f"n_features must be a positive integer, got {n_features!r}")
+        if self.n_components * n_features > MAX_PARAMETERS:
+            raise InputError(f"n_components x n_features = {self.n_components} x {n_features} frequencies is above "
+                             f"the limit of {MAX_PARAMETERS:.0e} ({8 * MAX_PARAMETERS // 10**9} GB of doubles); "
+                             "choose fewer components or reduce the features first")
         self.frequencies, self.phases = draw_fourier_features(self.kernel, self.gamma, self.n_components,
                                                               int(n_features), self._rng)
 
@@ -487,9 +508,16 @@ class RandomFourierFeatures:
         """Rebuild a saved map from data (numbers only; nothing is executed)."""
         if not isinstance(data, dict) or data.get("type") != "RandomFourierFeatures":
             raise InputError("not a saved RandomFourierFeatures map (missing type field)")
+        unknown = sorted(map(str, set(data) - set(FOURIER_FIELDS)))
+        if unknown:
+            raise InputError(f"malformed RandomFourierFeatures data: unknown field(s) {unknown}; a saved map has "
+                             f"{list(FOURIER_FIELDS)}")
+        if "norm_bound" in data and data["norm_bound"] != cls.norm_bound:
+            raise InputError(f"malformed RandomFourierFeatures data: norm_bound is sqrt(2) = {cls.norm_bound!r} for "
+                             f"every map (||v(x)||^2 <= 2), got {data['norm_bound']!r}")
         try:
-            frequencies = np.asarray(data["frequencies"], dtype=float)
-            phases = np.asarray(data["phases"], dtype=float)
+            frequencies = _saved_numbers("frequencies", data["frequencies"])
+            phases = _saved_numbers("phases", data["phases"])
             # random_state=0 only avoids drawing OS entropy: the loaded parameters replace the draw
             features = cls(data["kernel"], gamma=data["gamma"], n_components=data["n_components"],
                            random_state=0)

@@ -132,3 +132,33 @@ def test_only_tddls_budget_error_mentions_its_public_sample(name):
     with pytest.raises(InputError, match="epsilon must be a positive number") as error:
         model.fit(*task(), "1", **keywords)
     assert "Z=" not in str(error.value)
+
+
+def saved_map():
+    return RandomFourierFeatures("rbf", gamma=1.0, n_components=3, n_features=2, random_state=0).to_dict()
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda d: d["frequencies"][0].__setitem__(0, 10**400), "frequencies holds a number beyond the float range"),
+    (lambda d: d["phases"].__setitem__(0, 10**400), "phases holds a number beyond the float range"),
+    (lambda d: d["frequencies"][0].__setitem__(0, "1"), "frequencies must be a regular array of numbers"),
+    (lambda d: d["frequencies"][1].__setitem__(1, True), "frequencies must be a regular array of numbers"),
+    (lambda d: d["phases"].__setitem__(2, None), "phases must be a regular array of numbers"),
+    (lambda d: d["frequencies"][0].append(1.0), "frequencies must be a regular array of numbers"),
+    (lambda d: d.__setitem__("norm_bound", "1"), "norm_bound is sqrt"),
+    (lambda d: d.__setitem__("norm_bound", None), "norm_bound is sqrt"),
+    (lambda d: d.__setitem__("extra", 1), r"unknown field\(s\) \['extra'\]"),
+])
+def test_a_saved_fourier_map_holds_numbers_and_its_fields_only(change, match):
+    data = saved_map()
+    RandomFourierFeatures.from_dict(data)  # as saved: loads
+    change(data)
+    with pytest.raises(InputError, match=match):
+        RandomFourierFeatures.from_dict(data)
+
+
+def test_fourier_map_arguments_give_typed_errors():
+    with pytest.raises(InputError, match="above the limit of 1e"):
+        RandomFourierFeatures("rbf", gamma=1.0, n_components=10, n_features=10**12)
+    with pytest.raises(InputError, match="translation-invariant kernel"):
+        RandomFourierFeatures(np.array(["rbf", "laplacian"]), gamma=1.0)
