@@ -74,7 +74,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -120,6 +120,20 @@ def check_accountant(accountant: Any) -> PrivacyAccountant | None:
     return accountant
 
 
+def _description(description: Any) -> str:
+    """A charge's description for its ledger line: a str (empty for none)."""
+    if not isinstance(description, str):
+        raise InputError(f"description must be a str (the ledger line's text), got {type(description).__name__}")
+    return description
+
+
+def _pair(cost: Any) -> tuple[Any, Any]:
+    """One part's (epsilon, delta) of :meth:`PrivacyAccountant.spend_parallel` (checked by check_cost)."""
+    if isinstance(cost, (str, bytes)) or not isinstance(cost, Sequence) or len(cost) != 2:
+        raise InputError(f"spend_parallel takes one (epsilon, delta) pair per disjoint part, got {cost!r}")
+    return cost[0], cost[1]
+
+
 @dataclass
 class PrivacyAccountant:
     """Tracks and enforces a total (epsilon, delta) budget for one dataset.
@@ -143,7 +157,14 @@ class PrivacyAccountant:
         self.neighbours = Neighbours.parse(self.neighbours)
         # An own copy: two accountants (say, one from dataclasses.replace) never share a
         # ledger list, which their two locks could not protect.
-        self.ledger = list(self.ledger)
+        ledger = self.ledger
+        if isinstance(ledger, (str, bytes, Mapping)) or not isinstance(ledger, Iterable):
+            raise InputError(f"ledger must be a list of LedgerEntry (an accountant's ledger), got "
+                             f"{type(ledger).__name__}")
+        self.ledger = list(ledger)
+        strangers = [type(entry).__name__ for entry in self.ledger if not isinstance(entry, LedgerEntry)]
+        if strangers:
+            raise InputError(f"ledger must hold LedgerEntry items only (an accountant's ledger), got {strangers[0]}")
         self._fresh_state()
 
     def _fresh_state(self) -> None:
@@ -295,7 +316,8 @@ class PrivacyAccountant:
         ledger's is converted or refused (module docstring). Returns the cost
         charged to the ledger (the converted one after a conversion).
         """
-        return self._charge(self._entry(check_cost(epsilon, delta), description, "sequential", curve, neighbours))
+        return self._charge(self._entry(check_cost(epsilon, delta), _description(description), "sequential", curve,
+                                        neighbours))
 
     def spend_release(self, model: Any, description: str = "") -> PrivacyCost:
         """Charge an existing release (a model from ``fit`` or :func:`dpcvx.load`) by its certificate's curve.
@@ -320,7 +342,10 @@ class PrivacyAccountant:
                        neighbours: Neighbours | str | None = None) -> PrivacyCost:
         """Charge computations on disjoint parts of the data: the maximum of each coordinate, proved for
         ``neighbours`` (default replace-one; converted or refused as in :meth:`spend`)."""
-        checked = [check_cost(*cost) for cost in costs]
+        if isinstance(costs, (str, bytes, Mapping)) or not isinstance(costs, Iterable):
+            raise InputError(f"spend_parallel takes a list of (epsilon, delta) pairs, got {type(costs).__name__}")
+        checked = [check_cost(*_pair(cost)) for cost in costs]
+        description = _description(description)
         if not checked:
             raise InputError("spend_parallel needs at least one (epsilon, delta) pair")
         cost = PrivacyCost(max(c.epsilon for c in checked), max(c.delta for c in checked))

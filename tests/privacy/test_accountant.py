@@ -277,3 +277,27 @@ def test_the_lock_does_not_change_equality_copy_pickle_or_asdict():
         duplicate.spend(0.5)                                  # a copy keeps its own ledger and lock
         assert duplicate.spent.epsilon == 0.75 and accountant.spent.epsilon == 0.25
         assert _race(duplicate) == 1                          # 0.25 of 0.25 left
+
+
+@pytest.mark.parametrize("charge, match", [
+    (lambda a: a.spend(0.1, 0, 5), "description must be a str"),
+    (lambda a: a.spend_parallel([(0.1, 0)], 5), "description must be a str"),
+    (lambda a: a.spend_parallel([0.1]), r"one \(epsilon, delta\) pair per disjoint part, got 0.1"),
+    (lambda a: a.spend_parallel([(0.1, 0, 0)]), r"one \(epsilon, delta\) pair per disjoint part, got \(0.1, 0, 0\)"),
+    (lambda a: a.spend_parallel(0.1), r"takes a list of \(epsilon, delta\) pairs, got float"),
+])
+def test_malformed_charges_get_typed_errors_and_charge_nothing(charge, match):
+    accountant = PrivacyAccountant(1.0)
+    with pytest.raises(dpcvx.InputError, match=match):
+        charge(accountant)
+    assert accountant.ledger == []
+
+
+@pytest.mark.parametrize("ledger, match", [([1, 2], r"LedgerEntry items only \(an accountant.s ledger\), got int"),
+                                           (5, "ledger must be a list of LedgerEntry")])
+def test_a_ledger_given_to_the_constructor_holds_ledger_entries(ledger, match):
+    with pytest.raises(dpcvx.InputError, match=match):
+        PrivacyAccountant(1, ledger=ledger)
+    copied = PrivacyAccountant(1.0)
+    copied.spend(0.1)
+    assert PrivacyAccountant(1.0, ledger=copied.ledger).spent == copied.spent
