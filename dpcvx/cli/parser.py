@@ -296,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=_text("Check the conditions of the privacy theorems for a loss (and "
                           "regularizer) and print the certificate: each condition, its constant "
                           "and how it was established. Exit status 0 when --mechanism is allowed, "
-                          "1 when it is not (the failing conditions and their fixes go to stderr)."),
+                          f"{EXIT_REFUSED} when it is not (the failing conditions and their fixes go to stderr)."),
         epilog="examples:\n"
                "  dpcvx verify --loss logistic\n"
                "  dpcvx verify --loss huber:h=0.5 --mechanism output\n"

@@ -115,6 +115,13 @@ def test_help_reads_well(workdir, run):
     assert "--numeric NAME:LO:HI" in fit.stdout and "--others-negative" in fit.stdout
 
 
+def test_verify_exits_with_the_status_its_help_states(workdir, run):
+    help_text = " ".join(run("main", "verify", "--help", cwd=workdir).stdout.split())
+    refused = run("main", "verify", "--loss", "hinge.py", "--mechanism", "objective", cwd=workdir)
+    assert refused.returncode == 4
+    assert f"{refused.returncode} when it is not" in help_text
+
+
 @pytest.mark.slow
 def test_python_dash_m_dpcvx_is_the_same_command(workdir):
     result = subprocess.run([sys.executable, "-m", "dpcvx", "verify", "--loss", "huber:h=0.5",
