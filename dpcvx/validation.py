@@ -98,11 +98,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:40] + "..." + text[-10:]
 
 
-def _real(name: str, value: Any, what: str) -> float:
-    """value as a finite float, or an InputError naming ``name``: refuses str, None, bool, complex."""
+def _real(name: str, value: Any, what: str, finite: str = "finite and positive") -> float:
+    """value as a finite float, or an InputError naming ``name``: refuses str, None, bool, complex (saying it must
+    be ``what``) and NaN or infinity (saying it must be ``finite``)."""
     if type(value) is float:  # the common case, without the ABC checks below (a calibration's many checks)
         if not math.isfinite(value):
-            raise InputError(f"{name} must be finite and positive, got {value}")
+            raise InputError(f"{name} must be {finite}, got {value}")
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         kind = type(value).__name__
@@ -112,7 +113,7 @@ def _real(name: str, value: Any, what: str) -> float:
     except (OverflowError, ValueError, TypeError):
         raise InputError(f"{name} must be {what}, got {_short(value)}, which is beyond the float range") from None
     if not math.isfinite(number):
-        raise InputError(f"{name} must be finite and positive, got {number}")
+        raise InputError(f"{name} must be {finite}, got {number}")
     return number
 
 
@@ -138,7 +139,7 @@ def positive(name: str, value: Any, *, minimum: float | None = None, maximum: fl
 
 def non_negative(name: str, value: Any) -> float:
     """value as a finite float >= 0 (a curvature bound c, say); refuses str, None, bool, complex, NaN."""
-    number = _real(name, value, "a non-negative number")
+    number = _real(name, value, "a non-negative number", "finite and non-negative (>= 0)")
     if not number >= 0:
         raise InputError(f"{name} must be finite and non-negative (>= 0), got {number}")
     return number
@@ -161,11 +162,11 @@ def fraction(name: str, value: Any, *, allow_zero: bool = False, allow_one: bool
     For delta (``fraction("delta", delta, allow_zero=True)`` is [0, 1)), confidences and
     sampling fractions. A positive value below POSITIVE_MIN (subnormal) is refused too.
     """
-    number = _real(name, value, "a number in [0, 1]")
+    interval = ("[" if allow_zero else "(") + "0, 1" + ("]" if allow_one else ")")
+    number = _real(name, value, f"a number in {interval}", f"a finite number in {interval}")
     low_ok = number > 0 or (allow_zero and number == 0)
     high_ok = number < 1 or (allow_one and number == 1)
     if not (low_ok and high_ok):
-        interval = ("[" if allow_zero else "(") + "0, 1" + ("]" if allow_one else ")")
         raise InputError(f"{name} must lie in {interval}, got {number}")
     if 0 < number < POSITIVE_MIN:
         raise InputError(f"{name}={number:g} is subnormal (below {POSITIVE_MIN:g}); use 0 or a larger value")
@@ -446,20 +447,22 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
 
 
 def check_classes(classes: Any) -> tuple:
-    """The public pair (negative, positive) of label values."""
+    """The public pair (negative, positive) of label values (:func:`check_public_classes`, of two)."""
     try:
         negative, positive_label = classes
     except (TypeError, ValueError):
         raise InputError(f"classes must be a pair (negative, positive), got {classes!r}") from None
     if negative == positive_label:
         raise InputError(f"classes must be two different values, got {classes!r}")
+    _refuse_unmatchable_classes((negative, positive_label), classes)
     return negative, positive_label
 
 
 def check_public_classes(classes: Any) -> tuple:
-    """The public class set: a sequence of at least two distinct labels (never read off the data)."""
-    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
-        raise InputError(f"classes must be a sequence of the public class labels, got {classes!r}")
+    """The public class set: an ordered sequence of at least two distinct labels (never read off the data)."""
+    if isinstance(classes, (str, bytes, set, frozenset, Mapping)) or not hasattr(classes, "__iter__"):
+        raise InputError(f"classes must be an ordered sequence (a tuple or list) of the public class labels, got "
+                         f"{classes!r}; a set has no fixed order, and the order decides the model's columns")
     values = tuple(value.item() if isinstance(value, np.generic) else value for value in classes)
     if len(values) < 2:
         raise InputError(f"classes must name at least two public classes, got {classes!r}")
@@ -469,7 +472,21 @@ def check_public_classes(classes: Any) -> tuple:
         raise InputError(f"class labels must be hashable values (strings or numbers), got {classes!r}") from None
     if not distinct:
         raise InputError(f"classes must be distinct values, got {classes!r}")
+    _refuse_unmatchable_classes(values, classes)
     return values
+
+
+def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
+    """Refuse a declared class no label can be told apart by: NaN (equal to no label), and True or False beside
+    numbers (True == 1 and False == 0, so the label 1 would be the class True)."""
+    if any(isinstance(value, float) and math.isnan(value) for value in values):
+        raise InputError(f"classes holds NaN, which no label equals; declare the classes as numbers or strings, "
+                         f"got {classes!r}")
+    flags = [isinstance(value, bool) for value in values]
+    if any(flags) and not all(flags) and any(isinstance(value, numbers.Number) for value in values
+                                             if not isinstance(value, bool)):
+        raise InputError(f"classes mixes True/False with numbers, which they equal (True == 1, False == 0); declare "
+                         f"them all as numbers or all as bools, got {classes!r}")
 
 
 TASKS = ("classification", "regression")
@@ -537,7 +554,7 @@ def label_range(label_bound: Any) -> tuple[float, float]:
         if len(label_bound) != 2:
             raise InputError(f"label_bound must be a number B (|y| <= B) or a pair (lo, hi), got "
                              f"{len(label_bound)} values")
-        lo, hi = (_real(f"label_bound {name}", value, "a finite number")
+        lo, hi = (_real(f"label_bound {name}", value, "a finite number", "finite")
                   for name, value in zip(("lo", "hi"), label_bound, strict=True))
         if not lo < hi:
             raise InputError(f"label_bound=(lo, hi) needs lo < hi, got ({lo:g}, {hi:g})")

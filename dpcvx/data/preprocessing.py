@@ -132,9 +132,16 @@ SCHEMA_FIELDS = ("columns", "norm", "strict", "constant_feature", "encoding")  #
 
 
 def _finite_float(what: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    """value as a finite float (an int beyond the float range, such as 10**400, is refused, not an OverflowError)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputError(f"{what} must be a finite number, got {value!r}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InputError(f"{what} must be a finite number, got an integer beyond the float range") from None
+    if not math.isfinite(number):
+        raise InputError(f"{what} must be a finite number, got {value!r}")
+    return number
 
 
 def _check_name(name: Any) -> None:

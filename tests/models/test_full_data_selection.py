@@ -95,7 +95,7 @@ def test_a_refused_full_data_selection_spends_nothing_and_fits_nothing(kwargs, e
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"held_out": "0.5"}, r"held_out must be a number in \[0, 1\], got '0.5' \(a str\)"),
+    ({"held_out": "0.5"}, r"held_out must be a number in \(0, 1\), got '0.5' \(a str\)"),
     ({"eta": 10**9}, r"eta must be an integer from 1 to 1000, got 1000000000"),
     ({"mean_runs": 1e12}, r"mean_runs=1e\+12 is outside the range \[1.01, 1e\+06\]"),
     ({"eta": 1000, "mean_runs": 1.0001}, r"mean_runs=1.0001 is outside the range \[1.01, 1e\+06\]"),

@@ -1,0 +1,39 @@
+"""The library's checks of numbers and declared classes: messages that state the accepted range, and classes
+that a label can match."""
+
+import numpy as np
+import pytest
+
+from dpcvx.data.preprocessing import NumericColumn
+from dpcvx.exceptions import InputError
+from dpcvx.validation import check_classes, check_delta, check_public_classes
+
+
+@pytest.mark.parametrize("delta, match", [(float("nan"), r"delta must be a finite number in \[0, 1\), got nan"),
+                                          ("0", r"delta must be a number in \[0, 1\), got '0'")])
+def test_deltas_refusals_state_its_range(delta, match):
+    with pytest.raises(InputError, match=match):
+        check_delta(delta)
+
+
+def test_a_column_bound_beyond_the_float_range_is_refused():
+    with pytest.raises(InputError, match="upper bound of column 'a' must be a finite number, got an integer beyond"):
+        NumericColumn("a", 0, 10**400)
+
+
+@pytest.mark.parametrize("classes, match", [((0, 1, float("nan")), "classes holds NaN"),
+                                            ((0, np.nan), "classes holds NaN"),
+                                            ({0, 1}, "a set has no fixed order"),
+                                            (frozenset((0, 1, 2)), "a set has no fixed order"),
+                                            ((True, 0, 2), r"mixes True/False with numbers"),
+                                            ((True, 2), r"mixes True/False with numbers")])
+def test_declared_classes_a_label_cannot_match_are_refused(classes, match):
+    check = check_classes if len(classes) == 2 and not isinstance(classes, (set, frozenset)) else check_public_classes
+    with pytest.raises(InputError, match=match):
+        check(classes)
+
+
+def test_ordinary_classes_pass():
+    assert check_public_classes([0, 1, 2]) == (0, 1, 2)
+    assert check_public_classes((True, False)) == (True, False)
+    assert check_classes(("a", "b")) == ("a", "b")
