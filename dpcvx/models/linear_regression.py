@@ -59,10 +59,12 @@ from ..privacy.adassp import (
     AdaSSPCalibration,
     adassp_calibration,
     adassp_intercept_scaling,
+    label_search_rows,
     range_search_level,
 )
 from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, release_ranges
 from ..privacy.gradient_descent import (
+    GRADIENT_LABEL_THEOREM,
     GRADIENT_RANGED,
     GRADIENT_THEOREM,
     GradientCalibration,
@@ -89,7 +91,7 @@ from ..validation import (
 )
 from ..version import __version__
 
-__all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
+__all__ = ["PrivateLinearRegression", "AdaSSPPlan", "searched_columns"]
 
 #: The pure-epsilon least-squares releases dpcvx offers, named in every refusal of delta = 0.
 PURE_EPSILON_OPTIONS = (
@@ -145,9 +147,11 @@ class PrivateLinearRegression:
     mechanism : {"adassp", "gradient"}, default "adassp"
         "gradient": noisy gradient descent on clipped residuals on the rows and labels the private ranges map
         (mechanism ``gradient-ranged``, :mod:`dpcvx.privacy.gradient_descent`, docs/theory.md section 16): the
-        search of every column and the label (``column_ranges`` True or "auto"), then a private top eigenvalue and
-        ``STEPS`` noisy gradient steps. Replace-one, dense rows in memory or a numpy.memmap, ``clip=True``, lam=0 and
-        n large enough for the search of every column only; else refused before any charge.
+        search of every column and the label (``column_ranges=True``; under "auto" as AdaSSP's "auto" searches:
+        every column's when n allows it, else the label's alone, the rows keeping their public map), then a private
+        top eigenvalue and ``STEPS`` noisy gradient steps. Replace-one, dense rows in memory or a numpy.memmap,
+        ``clip=True``, lam=0 and n large enough for the search (of every column with True, of the label's at least
+        with "auto") only; else refused before any charge.
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -333,20 +337,22 @@ class PrivateLinearRegression:
             raise InputError(f"{setting} clips the mapped rows onto R; clip=False would refuse rows after the "
                              "charge, so it is refused now. Nothing was charged")
 
-    def _refuse_for_gradient(self, X: Any, relation: Neighbours, standardised: bool, lam: float) -> bool:
-        """mechanism='gradient''s settings: the ranges of every column searched (``column_ranges`` True or "auto",
-        no column statistics), lam = 0, and :meth:`_refuse_for_statistics`'s conditions; before any charge. True:
-        the plan searches every column's range (n is checked per fit: :meth:`AdaSSPPlan.bind`)."""
-        if standardised or self._ranges_option() is False:
-            raise InputError("mechanism='gradient' runs on the rows and labels mapped by the private ranges of every "
-                             "column and the label: pass column_ranges=True or 'auto' (DPLinearRegression: "
-                             "column_statistics='auto' or 'ranges') and column_statistics=False, or use "
-                             "mechanism='adassp'. Nothing was charged")
+    def _refuse_for_gradient(self, X: Any, relation: Neighbours, standardised: bool, lam: float) -> bool | str:
+        """mechanism='gradient''s settings: private ranges searched (``column_ranges`` True or "auto", no column
+        statistics), lam = 0, and :meth:`_refuse_for_statistics`'s conditions; before any charge. The plan's
+        ``ranged``: True (every column's range) or "auto" (every column's, else the label's alone, at the fit's n:
+        :meth:`AdaSSPPlan.ranges_at`; n is checked per fit: :meth:`AdaSSPPlan.bind`)."""
+        setting = self._ranges_option()
+        if standardised or setting is False:
+            raise InputError("mechanism='gradient' runs on the rows and labels mapped by private ranges (of every "
+                             "column and the label, or of the label alone): pass column_ranges=True or 'auto' "
+                             "(DPLinearRegression: column_statistics='auto' or 'ranges') and column_statistics=False, "
+                             "or use mechanism='adassp'. Nothing was charged")
         if lam > 0:
             raise InputError("lam > 0 (an extra ridge) is offered with mechanism='adassp'; mechanism='gradient' "
                              "takes none: use lam=0. Nothing was charged")
         self._refuse_for_statistics(X, relation, "mechanism='gradient'")
-        return True
+        return setting
 
     def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray | RowBlocks, int]:
         """(the rows clipped onto R without the constant feature, n): a memmap's as row blocks clipped as each is read
@@ -377,6 +383,22 @@ class PrivateLinearRegression:
         theta = np.linalg.lstsq(gram + n * non_negative("lam", self.lam) * np.eye(gram.shape[0]), moment,
                                 rcond=None)[0]
         return LinearRegressionModel(*rows.split_weights(theta), rows)
+
+
+def searched_columns(ranged: bool | str, epsilon: float, delta: float, width: int, n: int) -> int:
+    """The number of columns whose private ranges a fit of n rows of ``width`` columns searches first under the
+    ``column_ranges`` setting ``ranged``: every column and the label (width + 1) when True, or under "auto" when the
+    search's public level at n is defined for them; else, under "auto", the label's alone (1) when its level is
+    defined (docs/theory.md section 16, "the label's range alone"); else 0
+    (:func:`~dpcvx.privacy.adassp.range_search_level`: epsilon, delta, the width and n, all public). The one rule
+    :meth:`AdaSSPPlan.ranges_at` and DPLinearRegression's choice of its default mechanism read."""
+    every = width + 1
+    if ranged != "auto":
+        return every if ranged is True else 0
+    for columns in (every, 1):
+        if range_search_level(epsilon, delta, columns=columns, n=n) is not None:
+            return columns
+    return 0
 
 
 def _range_values(clipped: np.ndarray | RowBlocks, y: Any, label_bound: float,
@@ -443,7 +465,8 @@ class AdaSSPPlan:
     ranged : whether the fit first searches private ranges (mechanism ``adassp-ranged``): True, False, or "auto"
         (when the search's level at the fit's n is defined: :meth:`ranges_at`)
     gradient : whether the fit descends noisy gradients on the mapped rows instead of AdaSSP's release (mechanism
-        ``gradient-ranged``; then ``ranged`` is True)
+        ``gradient-ranged``; then ``ranged`` is True or "auto", and a fit of n rows too few for the label's search is
+        refused: :meth:`bind`)
     """
 
     learner: PrivateLinearRegression
@@ -485,17 +508,9 @@ class AdaSSPPlan:
                                         column_statistics=self.standardised, range_columns=self.ranges_at(n))
 
     def ranges_at(self, n: int) -> int:
-        """The number of columns whose private ranges a fit of n rows searches first: every column and the label
-        (width + 1) when set, or under "auto" when the search's public level at n is defined for them; else, under
-        "auto", the label's alone (1) when its level is defined (docs/theory.md section 16, "the label's range
-        alone"); else 0 (:func:`~dpcvx.privacy.adassp.range_search_level`: epsilon, delta, the width and n)."""
-        every = self.width + 1
-        if self.ranged != "auto":
-            return every if self.ranged is True else 0
-        for columns in (every, 1):
-            if range_search_level(self.epsilon, self.delta, columns=columns, n=n) is not None:
-                return columns
-        return 0
+        """The number of columns whose private ranges a fit of n rows searches first (:func:`searched_columns` of the
+        plan's setting, budget and width)."""
+        return searched_columns(self.ranged, self.epsilon, self.delta, self.width, n)
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration | GradientCalibration]:
         """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s and search (both
@@ -515,9 +530,15 @@ class AdaSSPPlan:
         if width != self.width:
             raise InputError(f"this plan is for rows of {self.width} columns, got {width}: plan again for these "
                              "columns")
+        ranges = self.ranges_at(rows_in)
+        if self.gradient and not ranges:  # "auto" at too few rows for the label's search: no map to descend on
+            raise InputError(f"mechanism='gradient': {rows_in} rows are too few for the search of the label's range "
+                             f"at epsilon {self.epsilon:g} and delta {self.delta:g} (it needs n >= "
+                             f"{label_search_rows(self.epsilon, self.delta)}), and noisy gradient descent at the "
+                             "public label bound is not offered; mechanism='adassp' fits with no search. Nothing was "
+                             "charged")
         rows, calibration = self.calibrate(rows_in)
         learner, statistics, clipped, level = self.learner, None, None, None
-        ranges = self.ranges_at(rows_in)
         if self.standardised or ranges:
             clipped, n = learner._clipped_rows(X, y)
         else:
@@ -528,8 +549,9 @@ class AdaSSPPlan:
         if ranges:
             level = calibration.range_level(n)
             if level is None:
-                setting, fix = (("mechanism='gradient'", "; mechanism='adassp' fits with fewer columns searched or "
-                                 "none") if self.gradient else ("column_ranges=True", ""))
+                setting, fix = (("mechanism='gradient'", "; column_ranges='auto' (DPLinearRegression: "
+                                 "column_statistics='auto') searches the label's range alone at fewer rows") if
+                                self.gradient else ("column_ranges=True", ""))
                 raise InputError(f"{setting}: {n} rows are too few for the range search's noise at epsilon "
                                  f"{self.epsilon:g} (its level would exceed {HIGHEST_LEVEL}; "
                                  f"dpcvx.privacy.column_ranges.range_level){fix}. Nothing was charged")
@@ -603,7 +625,8 @@ class AdaSSPPlan:
         """The release's certificate: the mechanism and theorem of the fit, its calibration (at the released B' when
         ranges were searched), the public bounds, and the record of the released map (``record``)."""
         if isinstance(calibration, GradientCalibration):
-            mechanism, theorem = GRADIENT_RANGED, GRADIENT_THEOREM
+            mechanism = GRADIENT_RANGED
+            theorem = GRADIENT_THEOREM if calibration.range_columns > 1 else GRADIENT_LABEL_THEOREM
         elif self.standardised:
             mechanism, theorem = ADASSP_STANDARDISED, STANDARDISED_THEOREM
         elif calibration.range_columns:

@@ -4,7 +4,10 @@
 section 16, "Noisy gradient descent on clipped residuals") run the path of ``adassp-ranged`` up to AdaSSP's release
 (a private range of every column and of the label, :mod:`dpcvx.privacy.column_ranges`; the rows mapped by
 :func:`~dpcvx.data.standardiser.range_map` and clipped onto R_eff, the labels y' = y - c clipped onto [-B', B'] by
-:func:`~dpcvx.data.standardiser.label_range`), then, on those rows Z (replace-one, n public):
+:func:`~dpcvx.data.standardiser.label_range`; or, under ``column_ranges="auto"`` at an n too small for the search of
+every column but not for the label's, the label's range alone, the rows keeping their public map, as adassp-ranged
+does: ``range_columns`` 1, :meth:`dpcvx.models.linear_regression.AdaSSPPlan.ranges_at`), then, on those rows Z
+(replace-one, n public):
 
 1. a private top eigenvalue lam_hat = lambda_max(Z^T Z) + sigma_l N(0, 1): replacing one row z by z' moves Z^T Z by
    z' z'^T - z z^T, and by Weyl lambda_max by at most R_eff^2 (the sensitivity); the step's curvature
@@ -56,8 +59,8 @@ from .neighbours import Neighbours
 from .noise import release_grid_spacing, round_to_grid
 from .privacy_curve import PrivacyCurve
 
-__all__ = ["GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration", "LAMBDA_SHARE", "STEPS",
-           "gradient_calibration", "gradient_intercept_scaling"]
+__all__ = ["GRADIENT_LABEL_THEOREM", "GRADIENT_RANGED", "GRADIENT_SHARE", "GRADIENT_THEOREM", "GradientCalibration",
+           "LAMBDA_SHARE", "STEPS", "gradient_calibration", "gradient_intercept_scaling"]
 
 #: the mechanism a release of noisy gradient descent on privately mapped rows states (certificate and record)
 GRADIENT_RANGED = "gradient-ranged"
@@ -69,6 +72,16 @@ GRADIENT_THEOREM = ("private per-column ranges by a noisy binary search of Gauss
                     "Gaussian mechanism by the analytic Gaussian (Balle and Wang, ICML 2018) through the adaptive "
                     "composition of Gaussian differential privacy (Dong, Roth and Su 2022); replace-one, n public "
                     "(docs/theory.md, section 16)")
+#: The same mechanism when only the label's range is searched (``range_columns=1``): the rows keep their public map
+GRADIENT_LABEL_THEOREM = ("a private range of the label by a noisy binary search of Gaussian counts on a public grid, "
+                          "then, on the publicly mapped rows and the labels it centres and clips, a private top "
+                          "eigenvalue of the Gram matrix (Weyl) and noisy gradient descent (Bassily, Smith and "
+                          "Thakurta 2014) on least squares with clipped residuals (Varshney, Jain and Thakurta 2022), "
+                          "each step the Gaussian mechanism on the sum of clipped per-record gradients; the search, "
+                          "the eigenvalue and the steps calibrated jointly as one Gaussian mechanism by the analytic "
+                          "Gaussian (Balle and Wang, ICML 2018) through the adaptive composition of Gaussian "
+                          "differential privacy (Dong, Roth and Su 2022); replace-one, n public (docs/theory.md, "
+                          "section 16)")
 #: T, the number of gradient steps (a public constant; the one place it is set): 20, chosen with the residual clip's
 #: multiple 1 (tau = B' / LABEL_WIDTH) on development tables only (diabetes, heavy and two synthetic 45-column
 #: families; the grid T in {5, 10, 20} by kappa in {0.5, 1, 2}, the largest worst-cell gap over cells with
@@ -83,7 +96,8 @@ GRADIENT_SHARE = 2.95
 @dataclass(frozen=True)
 class GradientCalibration(Calibration):
     """The noise of the range search, the top eigenvalue and the T gradient steps for (epsilon, delta), the public
-    R_eff (``data_norm``) and the label bound (the public B before the search; its released B' in a release)."""
+    R_eff (``data_norm``) and the label bound (the public B before the search; its released B' in a release).
+    ``range_columns``: the columns searched, d + 1 (every feature and the label) or 1 (the label's alone)."""
 
     approximate = True
     #: the recorded fields it is recomputed from, besides the certificate's epsilon, delta and bounds
@@ -183,11 +197,13 @@ class GradientCalibration(Calibration):
 
     def describe(self) -> str:
         sigma_l, sigma_g = self.sigmas
+        searched = ("the label" if self.range_columns == 1 else
+                    f"{self.range_columns} columns (features and label)")
         return (f"noise: sigma = {sigma_l:.4g} for lambda_max(Z^T Z) (sensitivity {self.sensitivities[0]:.4g}), "
                 f"sigma = {sigma_g:.4g} for each of {self.steps} gradients Z^T clip(Z w - y, +-tau), "
                 f"tau = {self.residual_clip:.4g} (sensitivity {self.sensitivities[1]:.4g}); step 1 / Lambda, "
                 f"Lambda = min(max(lam_hat + {self.eigenvalue_margin:.4g}, {self.eigenvalue_margin:.4g}), n "
-                f"{self.data_norm:.4g}^2); first, private ranges of {self.range_columns} columns (features and label): "
+                f"{self.data_norm:.4g}^2); first, private ranges of {searched}: "
                 f"sigma = {self.count_sigma:.4g} on each count of a binary search of depth {SEARCH_DEPTH} "
                 f"(sensitivity 1 per count), one joint Gaussian of sensitivity sqrt({math.fsum(self.shares):g})")
 

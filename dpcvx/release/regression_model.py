@@ -134,8 +134,10 @@ class SufficientStatisticsCertificate:
 
     def __str__(self) -> str:
         ranged = self.column_statistics is not None and "ranges" in self.column_statistics
+        mapped = ("publicly mapped rows and a label mapped by its private range" if self.calibration.range_columns == 1
+                  else "columns and a label mapped by private ranges")
         standardised = "" if self.column_statistics is None else (
-            f" on columns and a label mapped by private ranges (mechanism {self.mechanism})" if ranged else
+            f" on {mapped} (mechanism {self.mechanism})" if ranged else
             f" on columns centred and scaled by private column statistics (mechanism {self.mechanism})")
         label = f"|y| <= {self.label_bound:g}" + (
             f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "

@@ -33,6 +33,13 @@ public ranges the rows fill is not public, and on the synthetic family such fits
 the one at which ``column_statistics="auto"`` searches them all (:func:`columns_search_rows`: epsilon, delta, d and n),
 and says so with that n. Above it (a plain AdaSSP chosen by the caller, or rows out of core) the ratio alone is read.
 
+Noisy gradient descent (mechanism ``gradient-ranged``, DPLinearRegression's default where it searches at least the
+label's range) has no fitted ratio: its noise is not AdaSSP's, and no limit was fitted for it. The second rule holds
+for it as it is: with the label's range alone (an n below :func:`columns_search_rows`) the descent runs on the rows'
+public map, and on the held-out tables of benchmarks/gradient_regression.py such fits (at epsilon 0.3) kept less than
+half of the gap in 7 of 10 (benchmarks/results/gradient_regression_held_out.md), so the warning fires, with that n.
+Its label is always located (the descent is refused without the label's search).
+
 The advice names epsilon, n and d only, never a ridge: AdaSSP
 chooses its own ridge from public quantities (lam="auto", the default, adds none). The
 extra ridge rho* / n that the rule's picture predicts best (docs/theory.md, section 30)
@@ -58,6 +65,7 @@ from dataclasses import replace
 
 from ..privacy.adassp import AdaSSPCalibration, label_search_rows
 from ..privacy.column_ranges import least_rows
+from ..privacy.gradient_descent import GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..release.regression_model import SufficientStatisticsCertificate
 from ..release.usefulness import warn_release
@@ -92,11 +100,28 @@ def adassp_noise_to_signal(calibration: AdaSSPCalibration, n: int) -> float:
     return _noise_scale(calibration) / _typical_eigenvalue(calibration, n)
 
 
-def columns_search_rows(calibration: AdaSSPCalibration, width: int) -> int:
+def columns_search_rows(calibration: AdaSSPCalibration | GradientCalibration, width: int) -> int:
     """The least n at which ``column_statistics="auto"`` searches the private ranges of all ``width`` feature columns
-    and the label (:func:`~dpcvx.privacy.adassp.range_search_level` defined at width + 1 columns): a function of
-    epsilon and delta (the search's noise) and the width only."""
-    return least_rows(replace(calibration, column_statistics=False, range_columns=width + 1).count_sigma)
+    and the label (:func:`~dpcvx.privacy.adassp.range_search_level` defined at width + 1 columns), in the release's
+    joint Gaussian (AdaSSP's or the descent's: the same counts' noise): a function of epsilon and delta (the search's
+    noise) and the width only."""
+    searched = (replace(calibration, range_columns=width + 1) if isinstance(calibration, GradientCalibration)
+                else replace(calibration, column_statistics=False, range_columns=width + 1))
+    return least_rows(searched.count_sigma)
+
+
+def _columns_not_located(width: int, needed: int, gradient: bool) -> str:
+    """The reason "the columns' ranges were not located" of a release on the rows' public map at an n below
+    ``needed`` (:func:`columns_search_rows`), for AdaSSP or (``gradient``) noisy gradient descent: the evidence of
+    each (module docstring). Public only."""
+    evidence = ("such fits of noisy gradient descent kept less than half of the gap between the labels' mean and a "
+                "non-private model on 7 of the 10 held-out tables of benchmarks/gradient_regression.py at epsilon 0.3"
+                if gradient else "such fits on synthetic tables kept less than half of the gap between the labels' "
+                "mean and a non-private model")
+    return (f"the columns' ranges were not located (the private search of all {width + 1} columns' ranges, which "
+            f"column_statistics='auto' runs on dense rows in memory or a numpy.memmap, needs n >= {needed} at this "
+            f"epsilon and delta), so the rows keep their public map, and how much of their public ranges they fill is "
+            f"not public: {evidence}")
 
 
 def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatisticsCertificate, n: int,
@@ -105,12 +130,16 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
     ``ADASSP_RATIO_LIMIT``, when the columns' ranges were not located below :func:`columns_search_rows`, or when
     the label was not located (module docstring). Reads the certificate (public) and n; the message holds them only.
     ``also``: the text of another public rule that fired (the estimator's: its default drew no label range for the
-    input's kind or its settings), given in the same warning. Nothing under add/remove (n is private), nor for a
-    release of noisy gradient descent (mechanism ``gradient-ranged``: the rule reads AdaSSP's sigmas). Points at the
-    user's line (:func:`user_stacklevel`)."""
+    input's kind or its settings), given in the same warning. Nothing under add/remove (n is private). A release of
+    noisy gradient descent (mechanism ``gradient-ranged``) is told only that its columns were not located
+    (:func:`_gradient_columns_not_located`): the ratio reads AdaSSP's sigmas. Points at the user's line
+    (:func:`user_stacklevel`)."""
     calibration = certificate.calibration
-    if not isinstance(calibration, AdaSSPCalibration) or calibration.neighbours is not Neighbours.REPLACE_ONE:
-        return  # noisy gradient descent's noise is not AdaSSP's: no rule is fitted for it
+    if calibration.neighbours is not Neighbours.REPLACE_ONE:
+        return
+    if isinstance(calibration, GradientCalibration):
+        _gradient_columns_not_located(owner, certificate, calibration, n, also)
+        return
     ratio = adassp_noise_to_signal(calibration, n)
     located = calibration.range_columns > 0 or calibration.column_statistics
     least = None if located else label_search_rows(calibration.epsilon, calibration.delta)
@@ -128,12 +157,7 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
             f"bound allows (rows at the bound R filling the d directions), above {ADASSP_RATIO_LIMIT:g}, beyond which "
             f"fits on synthetic tables kept less than half of the gap between the labels' mean and a non-private model")
     if needed is not None and n < needed:
-        reasons.append(
-            f"the columns' ranges were not located (the private search of all {width + 1} columns' ranges, which "
-            f"column_statistics='auto' runs on dense rows in memory or a numpy.memmap, needs n >= {needed} at this "
-            f"epsilon and delta), so the rows keep their public map, and how much of their public ranges they fill is "
-            f"not public: such "
-            f"fits on synthetic tables kept less than half of the gap between the labels' mean and a non-private model")
+        reasons.append(_columns_not_located(width, needed, gradient=False))
     if not reasons and not texts:
         return
     if reasons:
@@ -146,3 +170,22 @@ def warn_if_adassp_noise_dominates(owner: str, certificate: SufficientStatistics
             "AdaSSP already chooses its ridge from these public quantities (lam='auto', the default, adds none); an "
             "extra ridge is not advised"))
     warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)
+
+
+def _gradient_columns_not_located(owner: str, certificate: SufficientStatisticsCertificate,
+                                  calibration: GradientCalibration, n: int, also: str | None) -> None:
+    """The warning of a release of noisy gradient descent (module docstring): its columns' ranges were not located
+    (the label's range alone searched, n below :func:`columns_search_rows`), and ``also``. No ratio: none is fitted
+    for the descent. Public only: epsilon, delta, d, n and the searched columns."""
+    width = calibration.dim - (1 if certificate.fit_intercept else 0)
+    needed = columns_search_rows(calibration, width)
+    texts = [] if also is None else [also]
+    if calibration.range_columns == 1 and n < needed:
+        texts.insert(0, (
+            "the model is predicted to keep less than half of the signal: "
+            f"{_columns_not_located(width, needed, gradient=True)}. This reads public quantities only "
+            f"(epsilon={calibration.epsilon:g}, delta={calibration.delta:g}, n={n}, d={calibration.dim} with the "
+            "intercept, and the columns searched), never the data. To keep more: raise epsilon or the number of rows "
+            f"to n >= {needed}, or use fewer features"))
+    if texts:
+        warn_release(f"{owner}: " + "; and ".join(texts), NoiseDominatesWarning)

@@ -1,4 +1,6 @@
-"""AdaSSP on columns and a label mapped by private ranges (mechanism "adassp-ranged", DPLinearRegression's default).
+"""AdaSSP on columns and a label mapped by private ranges (mechanism "adassp-ranged": DPLinearRegression(
+mechanism="adassp")'s default column statistics; DPLinearRegression()'s mechanism where it searches no range is plain
+AdaSSP, and where it searches one, noisy gradient descent: tests/models/test_gradient_regression.py).
 
 The calibration is checked exactly (the search's 2 k D counts and AdaSSP's three releases compose to one Gaussian
 at sqrt(4): a count sigma too small by any factor fails), the counts' sensitivity over extreme neighbours, the
@@ -151,7 +153,8 @@ def test_the_default_maps_by_ranges_and_beats_the_older_maps(narrow):
     train, test = slice(0, 3000), slice(3000, None)
     scores = {}
     for statistics in ("auto", True, False):
-        model = _quiet_fit(dpcvx.DPLinearRegression(random_state=0, column_statistics=statistics), X[train], y[train])
+        model = _quiet_fit(dpcvx.DPLinearRegression(mechanism="adassp", random_state=0, column_statistics=statistics),
+                           X[train], y[train])
         scores[statistics] = model.score(X[test], y[test])
     assert model.certificate_.mechanism == "adassp"
     # seeded: the sums' noise floor hides columns of sd 0.01 R; the ranges find them
@@ -167,7 +170,7 @@ def test_few_rows_fall_back_to_plain_adassp(narrow):
 def test_one_charge_and_the_map_in_the_saved_file(narrow, tmp_path):
     X, y = narrow
     accountant = PrivacyAccountant(5.0, 1e-3)
-    estimator = _quiet_fit(dpcvx.DPLinearRegression(random_state=1, accountant=accountant), X, y)
+    estimator = _quiet_fit(dpcvx.DPLinearRegression(mechanism="adassp", random_state=1, accountant=accountant), X, y)
     assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 1.0
     model = estimator.model_
     assert model.certificate.mechanism == ADASSP_RANGED and isinstance(model.rows.feature_map, ColumnStandardiser)
@@ -211,10 +214,11 @@ def test_too_few_rows_or_both_maps_are_refused_before_the_charge(narrow, both):
 
 def test_neighbouring_release_files_differ_only_in_declared_values(narrow):
     X, y = narrow
-    result = audit_release_file(dpcvx.DPLinearRegression(), X[:2000], y[:2000], epsilon=1.0, mechanism="auto",
+    result = audit_release_file(dpcvx.DPLinearRegression(), X[:2000], y[:2000], epsilon=1.0, mechanism="adassp",
                                 index=3, seed=2)
     assert result.clean, str(result)
-    assert _quiet_fit(dpcvx.DPLinearRegression(), X[:2000], y[:2000]).certificate_.mechanism == ADASSP_RANGED
+    fitted = _quiet_fit(dpcvx.DPLinearRegression(mechanism="adassp"), X[:2000], y[:2000])
+    assert fitted.certificate_.mechanism == ADASSP_RANGED
     # one record moves each count by at most 1, so the ranges rarely move; when they do, they are declared
     assert all(path.startswith(("certificate.column_statistics.ranges[", "privatised.")) for path in result.privatised)
 
@@ -243,7 +247,7 @@ def test_the_labels_range_alone_when_the_columns_cannot_be_searched(loose_label,
         train, test = order[:2250], order[2250:]
         accountant = PrivacyAccountant(1.0, 1e-3)
         estimator = _quiet_fit(dpcvx.DPLinearRegression(epsilon=0.3, label_bound=(0, 100_000), random_state=seed,
-                                                        accountant=accountant), X[train], y[train])
+                                                        mechanism="adassp", accountant=accountant), X[train], y[train])
         assert len(accountant.ledger) == 1 and accountant.ledger[0].cost.epsilon == 0.3
         certificate = estimator.certificate_
         assert certificate.mechanism == ADASSP_RANGED and certificate.calibration.range_columns == 1
@@ -274,8 +278,9 @@ def test_neighbouring_label_range_release_files_differ_only_in_declared_values(l
     learner = dpcvx.DPLinearRegression(label_bound=(0, 100_000))
     with warnings.catch_warnings():  # the columns' ranges are not located here, and the fit says so (beside the point)
         warnings.simplefilter("ignore")
-        result = audit_release_file(learner, X[:2000], y[:2000], epsilon=0.3, mechanism="auto", index=3, seed=2)
+        result = audit_release_file(learner, X[:2000], y[:2000], epsilon=0.3, mechanism="adassp", index=3, seed=2)
     assert result.clean, str(result)
-    fitted = _quiet_fit(dpcvx.DPLinearRegression(epsilon=0.3, label_bound=(0, 100_000)), X[:2000], y[:2000])
+    fitted = _quiet_fit(dpcvx.DPLinearRegression(epsilon=0.3, label_bound=(0, 100_000), mechanism="adassp"),
+                        X[:2000], y[:2000])
     assert fitted.certificate_.calibration.range_columns == 1
     assert all(path.startswith(("certificate.column_statistics.ranges[", "privatised.")) for path in result.privatised)

@@ -94,9 +94,10 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     coef = _weights(privatised["coef"])
     if coef.size + rows.fit_intercept != calibration.dim:
         raise InputError("privatised.coef does not have the calibrated number of weights; the file has been edited")
-    if (isinstance(calibration, GradientCalibration) and calibration.range_columns != calibration.dim
-            - rows.fit_intercept + 1) or (isinstance(calibration, AdaSSPCalibration) and (
-            calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged)):
+    # gradient-ranged searches every column's range or the label's alone (range_columns >= 1 by its calibration; the
+    # record's ranges must list as many: _column_ranges)
+    if isinstance(calibration, AdaSSPCalibration) and (
+            calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged):
         raise InputError("certificate.mechanism and certificate.calibration disagree on the column statistics; the "
                          "file has been edited")
     recorded_statistics = saved.get("column_statistics")
