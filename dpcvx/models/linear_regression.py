@@ -91,7 +91,7 @@ from ..validation import (
 )
 from ..version import __version__
 
-__all__ = ["PrivateLinearRegression", "AdaSSPPlan", "searched_columns"]
+__all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
 
 #: The pure-epsilon least-squares releases dpcvx offers, named in every refusal of delta = 0.
 PURE_EPSILON_OPTIONS = (
@@ -102,9 +102,10 @@ PURE_EPSILON_OPTIONS = (
     "well below 1/n"
 )
 
-#: PrivateLinearRegression's ``mechanism``: AdaSSP, or noisy gradient descent on clipped residuals (mechanism
-#: ``gradient-ranged``; :mod:`dpcvx.privacy.gradient_descent`)
-MECHANISMS = ("adassp", "gradient")
+#: PrivateLinearRegression's ``mechanism``: AdaSSP, noisy gradient descent on clipped residuals (mechanism
+#: ``gradient-ranged``; :mod:`dpcvx.privacy.gradient_descent`), or "auto", the descent wherever a fit searches a
+#: private range and AdaSSP elsewhere (:meth:`AdaSSPPlan.descends_at`; DPLinearRegression's default)
+MECHANISMS = ("adassp", "gradient", "auto")
 
 RELATIONS = {
     Neighbours.REPLACE_ONE: "replace-one: neighbouring data sets differ in one record, replaced by another",
@@ -151,7 +152,10 @@ class PrivateLinearRegression:
         every column's when n allows it, else the label's alone, the rows keeping their public map), then a private
         top eigenvalue and ``STEPS`` noisy gradient steps. Replace-one, dense rows in memory or a numpy.memmap,
         ``clip=True``, lam=0 and n large enough for the search (of every column with True, of the label's at least
-        with "auto") only; else refused before any charge.
+        with "auto") only; else refused before any charge. "auto" (:class:`dpcvx.DPLinearRegression`'s default):
+        "gradient" for a fit that searches a private range first (every column's or the label's alone) with lam=0,
+        else "adassp" (:meth:`AdaSSPPlan.descends_at`, decided per fit from public facts: the settings, epsilon,
+        delta, the width and n).
     """
 
     predicts_per_row: ClassVar[bool] = True  # a released model predicts each row alone (models.contract)
@@ -174,7 +178,7 @@ class PrivateLinearRegression:
         self.mechanism = mechanism
 
     def _mechanism(self) -> str:
-        """``mechanism`` checked: "adassp" or "gradient"."""
+        """``mechanism`` checked: "adassp", "gradient" or "auto"."""
         return check_choice("mechanism", self.mechanism, MECHANISMS)
 
     def _ranges_option(self) -> bool | str:
@@ -236,14 +240,17 @@ class PrivateLinearRegression:
         return rows, gram, moment, n
 
     def calibrate(self, epsilon: float, delta: float, dim: int, neighbours: Neighbours | str = Neighbours.REPLACE_ONE,
-                  rows: RowMap | None = None, ranges: int | None = None) -> AdaSSPCalibration | GradientCalibration:
+                  rows: RowMap | None = None, ranges: int | None = None,
+                  gradient: bool | None = None) -> AdaSSPCalibration | GradientCalibration:
         """The AdaSSP calibration (with ``mechanism="gradient"``, noisy gradient descent's) for this learner's public
         bounds at ``dim`` weights (intercept included); ``rows`` the fit's row map (default: the public bounds', a
         numeric ``intercept_scaling``); ``ranges`` the number of columns whose ranges are searched first (default:
-        every column and the label with ``column_ranges=True`` or ``mechanism="gradient"``, else none). The plan's
-        one calibration goes through this hook (:meth:`AdaSSPPlan.calibrate`)."""
+        every column and the label with ``column_ranges=True`` or ``mechanism="gradient"``, else none); ``gradient``
+        the descent's or AdaSSP's (default: ``mechanism="gradient"``'s; the plan passes it under "auto": its
+        :meth:`AdaSSPPlan.descends_at`). The plan's one calibration goes through this hook
+        (:meth:`AdaSSPPlan.calibrate`)."""
         rows = self._rows() if rows is None else rows
-        gradient = self._mechanism() == "gradient"
+        gradient = self._mechanism() == "gradient" if gradient is None else gradient
         if ranges is None:
             ranges = dim - self.fit_intercept + 1 if gradient or self._ranges_option() is True else 0
         if gradient:
@@ -286,13 +293,16 @@ class PrivateLinearRegression:
             raise InputError("lam > 0 scales the ridge by n, which add-remove keeps private; use lam=0 "
                              "(AdaSSP's adaptive ridge needs no n)")
         standardised = check_flag("column_statistics", self.column_statistics)
-        gradient = self._mechanism() == "gradient"
+        mechanism = self._mechanism()
+        gradient: bool | str = mechanism == "gradient"
         if gradient:
             ranged: bool | str = self._refuse_for_gradient(X, relation, standardised, lam)
         else:
             ranged = self._ranges_setting(X, relation, standardised)
             if standardised or ranged is True:
                 self._refuse_for_statistics(X, relation, "column_ranges=True" if ranged else "column_statistics=True")
+            if mechanism == "auto" and ranged is not False and lam == 0:  # the ranges searched as the descent needs
+                gradient = "auto"  # per fit: where a range is searched at its n (AdaSSPPlan.descends_at)
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
         plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged, gradient)
         return plan, plan.bind(X, y)
@@ -385,22 +395,6 @@ class PrivateLinearRegression:
         return LinearRegressionModel(*rows.split_weights(theta), rows)
 
 
-def searched_columns(ranged: bool | str, epsilon: float, delta: float, width: int, n: int) -> int:
-    """The number of columns whose private ranges a fit of n rows of ``width`` columns searches first under the
-    ``column_ranges`` setting ``ranged``: every column and the label (width + 1) when True, or under "auto" when the
-    search's public level at n is defined for them; else, under "auto", the label's alone (1) when its level is
-    defined (docs/theory.md section 16, "the label's range alone"); else 0
-    (:func:`~dpcvx.privacy.adassp.range_search_level`: epsilon, delta, the width and n, all public). The one rule
-    :meth:`AdaSSPPlan.ranges_at` and DPLinearRegression's choice of its default mechanism read."""
-    every = width + 1
-    if ranged != "auto":
-        return every if ranged is True else 0
-    for columns in (every, 1):
-        if range_search_level(epsilon, delta, columns=columns, n=n) is not None:
-            return columns
-    return 0
-
-
 def _range_values(clipped: np.ndarray | RowBlocks, y: Any, label_bound: float,
                   features: bool) -> np.ndarray | ValueBlocks:
     """The values of the searches: the rows clipped onto R beside the labels clipped onto the public [-B, B]
@@ -465,8 +459,9 @@ class AdaSSPPlan:
     ranged : whether the fit first searches private ranges (mechanism ``adassp-ranged``): True, False, or "auto"
         (when the search's level at the fit's n is defined: :meth:`ranges_at`)
     gradient : whether the fit descends noisy gradients on the mapped rows instead of AdaSSP's release (mechanism
-        ``gradient-ranged``; then ``ranged`` is True or "auto", and a fit of n rows too few for the label's search is
-        refused: :meth:`bind`)
+        ``gradient-ranged``): True (then ``ranged`` is True or "auto", and a fit of n rows too few for the label's
+        search is refused: :meth:`bind`), "auto" (each fit that searches a range descends, the others release
+        AdaSSP's statistics: :meth:`descends_at`), or False
     """
 
     learner: PrivateLinearRegression
@@ -477,7 +472,7 @@ class AdaSSPPlan:
     standardised: bool
     width: int
     ranged: bool | str = False
-    gradient: bool = False
+    gradient: bool | str = False
     _calibrations: dict[tuple[float, int], tuple[RowMap, AdaSSPCalibration | GradientCalibration]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
@@ -500,7 +495,7 @@ class AdaSSPPlan:
             return positive("intercept_scaling", learner.intercept_scaling)
         if not learner.fit_intercept or self.relation is not Neighbours.REPLACE_ONE:
             return 1.0
-        if self.gradient:  # the descent's rule: the intercept's eigenvalue of the order of a mapped column's
+        if self.descends_at(n):  # the descent's rule: the intercept's eigenvalue of the order of a mapped column's
             return gradient_intercept_scaling(check_bound("data_norm", learner.data_norm), self.width)
         return adassp_intercept_scaling(self.epsilon, self.delta, dim=self.dim,
                                         data_norm=check_bound("data_norm", learner.data_norm), n=n,
@@ -508,17 +503,36 @@ class AdaSSPPlan:
                                         column_statistics=self.standardised, range_columns=self.ranges_at(n))
 
     def ranges_at(self, n: int) -> int:
-        """The number of columns whose private ranges a fit of n rows searches first (:func:`searched_columns` of the
-        plan's setting, budget and width)."""
-        return searched_columns(self.ranged, self.epsilon, self.delta, self.width, n)
+        """The number of columns whose private ranges a fit of n rows searches first: every column and the label
+        (width + 1) when set, or under "auto" when the search's public level at n is defined for them; else, under
+        "auto", the label's alone (1) when its level is defined (docs/theory.md section 16, "the label's range
+        alone"); else 0 (:func:`~dpcvx.privacy.adassp.range_search_level`: epsilon, delta, the width and n)."""
+        every = self.width + 1
+        if self.ranged != "auto":
+            return every if self.ranged is True else 0
+        for columns in (every, 1):
+            if range_search_level(self.epsilon, self.delta, columns=columns, n=n) is not None:
+                return columns
+        return 0
+
+    def descends_at(self, n: int) -> bool:
+        """Whether a fit of n rows descends noisy gradients (mechanism ``gradient-ranged``) rather than releasing
+        AdaSSP's statistics: always with ``mechanism="gradient"``; under "auto" (DPLinearRegression's default) exactly
+        when it searches a private range first (:meth:`ranges_at` > 0: every column's or the label's alone), the plan's
+        other settings allowing the descent (:meth:`PrivateLinearRegression.plan`); else never. The one rule of the
+        choice: the fit's calibration, its certificate's mechanism and the intercept's scale read it (public: the
+        settings, epsilon, delta, the width and n)."""
+        return self.gradient is True or (self.gradient == "auto" and self.ranges_at(n) > 0)
 
     def calibrate(self, n: int) -> tuple[RowMap, AdaSSPCalibration | GradientCalibration]:
         """(the row map, the calibration) of a fit of n rows, computed once per intercept scale s and search (both
         public)."""
         scale, ranges = self.scaling(n), self.ranges_at(n)
-        if (scale, ranges) not in self._calibrations:
+        if (scale, ranges) not in self._calibrations:  # under "auto" the descent is a function of the ranges
             rows = self.learner._rows(scale)
-            searched: dict[str, int] = {"ranges": ranges} if ranges else {}  # a hook without ``ranges`` still serves
+            searched: dict[str, Any] = {"ranges": ranges} if ranges else {}  # a hook without ``ranges`` still serves
+            if self.gradient == "auto":
+                searched["gradient"] = self.descends_at(n)
             self._calibrations[scale, ranges] = rows, self.learner.calibrate(self.epsilon, self.delta, self.dim,
                                                                              self.relation, rows, **searched)
         return self._calibrations[scale, ranges]
@@ -531,7 +545,7 @@ class AdaSSPPlan:
             raise InputError(f"this plan is for rows of {self.width} columns, got {width}: plan again for these "
                              "columns")
         ranges = self.ranges_at(rows_in)
-        if self.gradient and not ranges:  # "auto" at too few rows for the label's search: no map to descend on
+        if self.gradient is True and not ranges:  # too few rows for the label's search: no map to descend on
             raise InputError(f"mechanism='gradient': {rows_in} rows are too few for the search of the label's range "
                              f"at epsilon {self.epsilon:g} and delta {self.delta:g} (it needs n >= "
                              f"{label_search_rows(self.epsilon, self.delta)}), and noisy gradient descent at the "
@@ -551,7 +565,7 @@ class AdaSSPPlan:
             if level is None:
                 setting, fix = (("mechanism='gradient'", "; column_ranges='auto' (DPLinearRegression: "
                                  "column_statistics='auto') searches the label's range alone at fewer rows") if
-                                self.gradient else ("column_ranges=True", ""))
+                                self.gradient is True else ("column_ranges=True", ""))
                 raise InputError(f"{setting}: {n} rows are too few for the range search's noise at epsilon "
                                  f"{self.epsilon:g} (its level would exceed {HIGHEST_LEVEL}; "
                                  f"dpcvx.privacy.column_ranges.range_level){fix}. Nothing was charged")
@@ -571,7 +585,7 @@ class AdaSSPPlan:
         rows, calibration, n, ranged = bound.rows, bound.calibration, bound.n, bound.level is not None
         rng = resolve_rng(random_state)
         if accountant is not None:
-            method = "noisy gradient descent" if self.gradient else "AdaSSP"
+            method = "noisy gradient descent" if isinstance(calibration, GradientCalibration) else "AdaSSP"
             accountant.spend(self.epsilon, self.delta, description=f"PrivateLinearRegression.fit "
                              f"({method}{' with private column statistics' if self.standardised else ''}"
                              f"{' with private ranges' if ranged else ''}, {self.relation})",

@@ -76,11 +76,11 @@ from ..models.column_statistics import (
 )
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, column_statistics_option, is_private
-from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression, searched_columns
+from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
-from ..privacy.adassp import label_search_rows, range_search_level
+from ..privacy.adassp import label_search_rows
 from ..privacy.column_histogram import LABEL_LOCATED_DEPTH
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import check_estimator_seed
@@ -413,56 +413,29 @@ class DPLinearRegression(_PrivateRegressor):
         return self.mechanism == Mechanism.OBJECTIVE or (self._pure and self.mechanism == "auto"
                                                           and self.weight_bound is not None)
 
-    def _mechanism_of(self, X: Any, call: _Call) -> str:
-        """The mechanism of a fit on X (checked rows): "objective" (least squares on the ball, :attr:`_on_a_ball`),
-        "adassp" or "gradient" as given, or under "auto" the public rule of the class docstring: "gradient" (noisy
-        gradient descent, mechanism "gradient-ranged") when every setting it needs holds (delta > 0, float_safe
-        False, public numeric bounds, replace-one, clip=True, lam "auto" or 0, ``column_statistics`` "auto" or
-        "ranges", X not a Dask X; sparse rows and sample weights are refused by every mechanism) and the fit searches
-        at least the label's private range (:func:`~dpcvx.models.linear_regression.searched_columns`, the rule of
-        ``column_statistics`` at n, epsilon, delta and d, with the search's level defined at n); else "adassp" (with
-        or without ranges, as before). The one place the choice is made: the fit, its plan and the certificate's
-        mechanism follow it. Public: the settings, X's kind and shape, epsilon and delta."""
-        if self._on_a_ball:
-            return "objective"
-        if not _is(self.mechanism, "auto"):  # checked in the declared table: "adassp" or "gradient"
-            return str(self.mechanism)
-        offered = (call.delta > 0 and not self.float_safe and bool(self.clip) and not is_private(self.data_norm)
-                   and not is_private(call.label_bound)
-                   and Neighbours.parse(self.neighbours) is Neighbours.REPLACE_ONE
-                   and (isinstance(self.lam, str) or float(self.lam) == 0)
-                   and (_is(self.column_statistics, "auto") or _is(self.column_statistics, "ranges"))
-                   and not is_dask(X))
-        if not offered:
-            return "adassp"
-        n, width = int(X.shape[0]), int(X.shape[1])
-        columns = searched_columns(self._column_ranges(), call.epsilon, call.delta, width, n)
-        searched = columns > 0 and range_search_level(call.epsilon, call.delta, columns=columns, n=n) is not None
-        return "gradient" if searched else "adassp"
-
     def _release(self, X: np.ndarray, y: np.ndarray, call: _Call, accountant: PrivacyAccountant | None,
                  sample_weight: Any = None) -> PrivateRegressionModel:
-        mechanism = self._mechanism_of(X, call)
-        if mechanism == "objective":
+        if self._on_a_ball:
             return self._least_squares_on_a_ball(X, y, call, accountant)
-        return self._adassp(X, call.label_bound, mechanism).fit(X, y, call.epsilon, call.delta,
+        return self._adassp(X, call.label_bound).fit(X, y, call.epsilon, call.delta,
                                                                 neighbours=self.neighbours, random_state=call.seed,
                                                                 accountant=accountant)
 
     def _planned(self, X: Any, y: np.ndarray, call: _Call,
                  sample_weight: Any) -> tuple[PrivateERM | PrivateLinearRegression, LearnerPlan]:
-        mechanism = self._mechanism_of(X, call)
-        if mechanism == "objective":
+        if self._on_a_ball:
             learner = self._ball_learner(call.label_bound)
             return learner, learner.plan(X, y, epsilon=call.epsilon, mechanism="objective", delta=call.delta)
-        adassp = self._adassp(X, call.label_bound, mechanism)
+        adassp = self._adassp(X, call.label_bound)
         return adassp, adassp.plan(X, y, call.epsilon, call.delta, neighbours=self.neighbours)
 
-    def _adassp(self, X: Any, label_bound: float | str, mechanism: str) -> PrivateLinearRegression:
-        """The learner of a fit on X by ``mechanism`` ("adassp" or "gradient": :meth:`_mechanism_of`; its refusals
-        first): column statistics decided from public facts of X, the intercept's scale by the mechanism's public
-        rule at the fit's n ("auto")."""
-        method = "noisy gradient descent" if mechanism == "gradient" else "AdaSSP"
+    def _adassp(self, X: Any, label_bound: float | str) -> PrivateLinearRegression:
+        """The least-squares learner of a fit on X not on the ball (its refusals first): ``mechanism`` "adassp",
+        "gradient", or "auto", the learner's "auto" (noisy gradient descent for a fit that searches a private range,
+        else AdaSSP: :meth:`~dpcvx.models.linear_regression.AdaSSPPlan.descends_at`, decided per fit); column
+        statistics decided from public facts of X, the intercept's scale by the mechanism's public rule at the fit's
+        n ("auto")."""
+        method = "noisy gradient descent" if _is(self.mechanism, "gradient") else "AdaSSP"
         if self._pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} ({method}) is a "
                              f"Gaussian mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}. Nothing was charged")
@@ -480,7 +453,7 @@ class DPLinearRegression(_PrivateRegressor):
                                        allow_large_delta=self.allow_large_delta,
                                        column_statistics=self._sums(),
                                        column_ranges=self._column_ranges(),
-                                       mechanism=mechanism)
+                                       mechanism=str(self.mechanism))  # "objective" fits on the ball
 
     def _sums(self) -> bool:
         """Whether ``column_statistics`` (checked in the declared table) asks for the column sums: True, numpy's too."""

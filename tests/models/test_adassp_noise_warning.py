@@ -179,7 +179,7 @@ def recovered(n, epsilon):
     trivial mean at about 0) of the audit table at n training rows and 2,000 test rows."""
     X, y = audit_table(n + 2000)
     train, test = slice(0, n), slice(n, None)
-    estimator = DPLinearRegression(epsilon=epsilon, label_bound=(0, 20000), random_state=0)
+    estimator = DPLinearRegression(epsilon=epsilon, label_bound=(0, 20000), random_state=0, mechanism="adassp")
     messages = noise_warnings(lambda: estimator.fit(X[train], y[train]))
     reference = Ridge().fit(X[train], y[train]).score(X[test], y[test])
     return messages, estimator.score(X[test], y[test]) / reference, estimator.certificate_.calibration
@@ -210,7 +210,7 @@ def test_located_columns_above_the_fitted_limit_warn_below_the_former_one():
     X, y = synthetic(8000, d=20)
     fitted = {}
     for n in (3000, 5000):
-        estimator = DPLinearRegression(epsilon=1.0, random_state=0)
+        estimator = DPLinearRegression(epsilon=1.0, random_state=0, mechanism="adassp")
         fitted[n] = noise_warnings(lambda: estimator.fit(X[:n], y[:n])), estimator  # noqa: B023 (called at once)
     messages, estimator = fitted[3000]
     ratio = adassp_noise_to_signal(estimator.certificate_.calibration, 3000)
@@ -225,7 +225,8 @@ def test_columns_search_rows_is_where_auto_starts_to_search_every_column():
     X, y = synthetic(3000, d=20)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NoiseDominatesWarning)
-        calibration = DPLinearRegression(epsilon=1.0, random_state=0).fit(X, y).certificate_.calibration
+        fitted = DPLinearRegression(epsilon=1.0, random_state=0, mechanism="adassp").fit(X, y)
+    calibration = fitted.certificate_.calibration
     needed = columns_search_rows(calibration, 20)
     assert range_search_level(1.0, 1e-6, columns=21, n=needed) is not None
     assert range_search_level(1.0, 1e-6, columns=21, n=needed - 1) is None

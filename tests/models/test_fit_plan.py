@@ -284,12 +284,12 @@ def test_an_adassp_plan_is_made_and_calibrated_once_and_executes_as_fit_does(ada
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
 def test_the_estimators_adassp_plan_scales_the_intercept_at_each_fits_n(adassp_counted):
-    """DPLinearRegression's intercept scale is AdaSSP's public rule at the fit's n: one plan, one calibration per
-    n, each fit of it identical to the estimator's fit on those rows."""
+    """DPLinearRegression(mechanism="adassp")'s intercept scale is AdaSSP's public rule at the fit's n: one plan, one
+    calibration per n, each fit of it identical to the estimator's fit on those rows."""
     X, y = _regression(3000)
-    plan = dpcvx.DPLinearRegression(epsilon=1.0).plan(X, y)
+    plan = dpcvx.DPLinearRegression(epsilon=1.0, mechanism="adassp").plan(X, y)
     for rows in (slice(0, 3000), slice(0, 1500), slice(1500, 1650)):  # s = 0.45, 0.72 and 1 (the rule's cap)
-        fitted = dpcvx.DPLinearRegression(epsilon=1.0, random_state=5).fit(X[rows], y[rows])
+        fitted = dpcvx.DPLinearRegression(epsilon=1.0, mechanism="adassp", random_state=5).fit(X[rows], y[rows])
         planned = plan.fit(X[rows], y[rows], random_state=5)
         assert np.array_equal(planned.coef_, fitted.coef_) and planned.intercept_ == fitted.intercept_
         assert planned.certificate_.intercept_scaling == fitted.certificate_.intercept_scaling

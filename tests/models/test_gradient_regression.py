@@ -323,18 +323,24 @@ def _mechanism(estimator: dpcvx.DPLinearRegression, X, y) -> tuple[str, int]:
 
 
 def test_the_default_descends_where_it_searches_a_range(loose, tmp_path):
-    """The public rule (DPLinearRegression._mechanism_of): gradient-ranged wherever column_statistics="auto" searches
-    every column's range or the label's, plain AdaSSP below (no range: the descent at the public label bound is not
-    offered); the plan (tune's path) and a numpy.memmap follow it."""
+    """The public rule (AdaSSPPlan.descends_at): gradient-ranged wherever column_statistics="auto" searches every
+    column's range or the label's, plain AdaSSP below (no range: the descent at the public label bound is not
+    offered); one plan follows it at each fit's n (tune's path, its rehearsals too), and a numpy.memmap."""
     X, y = loose
     assert _mechanism(_default(), X[:4000], y[:4000]) == (GRADIENT_RANGED, 1)  # the label's range alone
     assert _mechanism(_default(epsilon=1.0), X[:4000], y[:4000]) == (GRADIENT_RANGED, 13)  # every column's
     assert _mechanism(_default(column_statistics="ranges", epsilon=1.0), X[:4000], y[:4000]) == (GRADIENT_RANGED, 13)
     assert _mechanism(_default(lam=0.0), X[:4000], y[:4000]) == (GRADIENT_RANGED, 1)
     assert _mechanism(_default(), X[:1000], y[:1000]) == ("adassp", 0)  # too few rows for the label's search
-    planned = _quiet(lambda: _default().plan(X[:4000], y[:4000]).fit(X[:4000], y[:4000], random_state=0))
-    fitted = _quiet(lambda: _default().fit(X[:4000], y[:4000]))
-    assert planned.certificate_.mechanism == GRADIENT_RANGED and np.array_equal(planned.coef_, fitted.coef_)
+    plan = _default().plan(X[:4000], y[:4000])  # tune's path: one plan, fits of other sizes (and 64-row rehearsals)
+    for rows, mechanism in ((4000, GRADIENT_RANGED), (1000, "adassp"), (64, "adassp")):
+        planned = _quiet(lambda: plan.fit(X[:rows], y[:rows], random_state=0))  # noqa: B023 (called at once)
+        fitted = _quiet(lambda: _default().fit(X[:rows], y[:rows]))  # noqa: B023
+        assert planned.certificate_.mechanism == mechanism == fitted.certificate_.mechanism
+        assert np.array_equal(planned.coef_, fitted.coef_) and planned.intercept_ == fitted.intercept_
+    tuned = _quiet(lambda: dpcvx.tune(_default(), X[:4000], y[:4000], {"lam": ["auto", 0.1]}, epsilon=0.3,
+                                      delta=1e-6, procedure="split", random_state=1))
+    assert tuned.model.certificate_.mechanism in (GRADIENT_RANGED, "adassp", "adassp-ranged")
     stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64, shape=(4000, 12))
     stored[:] = X[:4000]
     stored.flush()

@@ -49,7 +49,7 @@ def _fit(neighbours: str, n: int, column_statistics: bool | str = "auto") -> dpc
     y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.standard_normal(n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0,
+        return dpcvx.DPLinearRegression(epsilon=1.0, neighbours=neighbours, random_state=0, mechanism="adassp",
                                         column_statistics=column_statistics).fit(X, y)
 
 
