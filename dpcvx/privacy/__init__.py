@@ -34,9 +34,9 @@
 * :mod:`.partition`: the randomness of private tuning (Chaudhuri, Monteleoni and Sarwate, JMLR 2011, Algorithm 4);
 * :mod:`.privacy_curve`: privacy curves: what a release costs, in a form other accountants can compose;
 * :mod:`.column_ranges`: private per-column ranges by a noisy binary search of Gaussian counts (the map of
-  ``DPLinearRegression``'s default, mechanism "adassp-ranged");
+  ``DPLinearRegression``'s default, mechanisms "gradient-ranged" and "adassp-ranged");
 * :mod:`.gradient_descent`: the calibration of noisy gradient descent on clipped residuals on privately mapped rows
-  (``DPLinearRegression(mechanism="gradient")``, mechanism "gradient-ranged");
+  (``DPLinearRegression``'s default where it searches a private range, mechanism "gradient-ranged");
 * :mod:`.column_histogram`: private per-column ranges from noisy histograms with discrete Laplace counts (pure
   epsilon; the classifiers' opt-in ``column_statistics="ranges"``);
 * :mod:`.column_sums`: the lattice contributions of private column statistics and their L1 sensitivity;

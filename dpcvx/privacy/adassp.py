@@ -56,11 +56,11 @@ sqrt(f_i) at the unit sigma, so each is sqrt(f_i) / sigma-GDP, and their adaptiv
 depend on the first two through the map) is sqrt(sum f_i) / sigma-GDP (Dong, Roth and Su 2022, Corollary 2):
 exactly the Gaussian mechanism of sensitivity sqrt(sum f_i) that the analytic Gaussian calibrates. One charge.
 
-**Private ranges** (``range_columns=k``; mechanism ``ADASSP_RANGED``, ``DPLinearRegression()``'s default when n is
-large enough; docs/theory.md, section 16, "AdaSSP on columns mapped by private ranges"). A noisy binary search
-(:mod:`dpcvx.privacy.column_ranges`) releases a range of each of the k = d + 1 columns (features and label) with
-Gaussian counts of share ``RANGE_SHARE``: (sqrt(f) / sigma)-GDP, so the search and AdaSSP's three releases are
-sqrt(3 + f) / sigma-GDP together, one analytic Gaussian at sqrt(3 + f). The ranges map the rows
+**Private ranges** (``range_columns=k``; mechanism ``ADASSP_RANGED``, ``DPLinearRegression(mechanism="adassp")``'s
+default when n is large enough; docs/theory.md, section 16, "AdaSSP on columns mapped by private ranges"). A noisy
+binary search (:mod:`dpcvx.privacy.column_ranges`) releases a range of each of the k = d + 1 columns (features and
+label) with Gaussian counts of share ``RANGE_SHARE``: (sqrt(f) / sigma)-GDP, so the search and AdaSSP's three
+releases are sqrt(3 + f) / sigma-GDP together, one analytic Gaussian at sqrt(3 + f). The ranges map the rows
 (:func:`dpcvx.data.standardiser.range_map`) and the label (:func:`~dpcvx.data.standardiser.label_range`: y - c
 clipped onto [-B', B']); AdaSSP runs at the calibration with ``label_bound`` B' (``dataclasses.replace``), whose
 sigma of X^T y is 2 R_eff B' sigma / sqrt(f_3): the same GDP share for every B'. One charge.

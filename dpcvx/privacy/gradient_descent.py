@@ -1,7 +1,8 @@
 """Noisy gradient descent on clipped residuals: the calibration of mechanism ``gradient-ranged``.
 
-``PrivateLinearRegression(mechanism="gradient")`` and ``DPLinearRegression(mechanism="gradient")`` (docs/theory.md,
-section 16, "Noisy gradient descent on clipped residuals") run the path of ``adassp-ranged`` up to AdaSSP's release
+``PrivateLinearRegression(mechanism="gradient")`` and ``DPLinearRegression(mechanism="gradient")`` (and
+``DPLinearRegression()``'s default wherever its fit searches a private range: docs/theory.md, section 16.1, "Noisy
+gradient descent on clipped residuals") run the path of ``adassp-ranged`` up to AdaSSP's release
 (a private range of every column and of the label, :mod:`dpcvx.privacy.column_ranges`; the rows mapped by
 :func:`~dpcvx.data.standardiser.range_map` and clipped onto R_eff, the labels y' = y - c clipped onto [-B', B'] by
 :func:`~dpcvx.data.standardiser.label_range`; or, under ``column_ranges="auto"`` at an n too small for the search of

@@ -24,18 +24,25 @@ benchmarks/results/warning_advice.md). :class:`DPHuberRegressor` takes ``sample_
 :class:`~dpcvx.exceptions.UnsupportedWeightsError` (AdaSSP's statistics are calibrated for unit weights).
 
 - :class:`DPLinearRegression`: least squares. It is not Lipschitz, so the ERM theorems
-  do not cover it without a bound on w. Two mechanisms handle it: AdaSSP (Wang 2018),
+  do not cover it without a bound on w. Three mechanisms handle it: AdaSSP (Wang 2018),
   whose three releases are calibrated jointly as one Gaussian mechanism
-  (:mod:`dpcvx.privacy.adassp`), and objective perturbation on the ball ||w|| <= W
-  (``mechanism="objective"``, ``weight_bound=W``; KST12 with L = W R + B, docs/theory.md
-  section 16). ``mechanism="auto"`` (the default) picks AdaSSP: it had the lower test MSE in
-  every configuration of ``benchmarks/regression.py`` (recorded in its results). Under replace-one,
-  for dense rows (in memory or a numpy.memmap) and enough rows for the search's noise, AdaSSP runs on columns and a
-  label mapped by private ranges searched in the same joint Gaussian (``column_statistics="auto"``; mechanism
-  "adassp-ranged", docs/theory.md section 16): columns that fill a small part of their public ranges keep
-  their signal. With too few rows for every column's search but enough for the label's, the label's range
-  alone; with fewer, plain AdaSSP and a :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the
-  label was not located. The certificate names the mechanism.
+  (:mod:`dpcvx.privacy.adassp`), noisy gradient descent on clipped residuals on rows and a label mapped by private
+  ranges (``mechanism="gradient"``, :mod:`dpcvx.privacy.gradient_descent`), and objective perturbation on the ball
+  ||w|| <= W (``mechanism="objective"``, ``weight_bound=W``; KST12 with L = W R + B, docs/theory.md section 16).
+  ``mechanism="auto"`` (the default) descends wherever the fit searches a private range first (mechanism
+  "gradient-ranged"): under replace-one, for dense rows (in memory or a numpy.memmap), clip=True, lam "auto" or 0,
+  ``column_statistics`` "auto" or "ranges", and enough rows for the search's noise, every column's and the label's
+  ranges, or with too few rows for every column's search but enough for the label's, the label's range alone (the
+  rows keep their public map), searched in the same joint Gaussian; on the held-out tables of
+  benchmarks/gradient_regression.py it recovered more of the gap than AdaSSP in every cell at epsilon 0.3 and 1
+  (benchmarks/results/gradient_regression_held_out.md). Elsewhere AdaSSP, as before: on columns and a label
+  mapped by private ranges (mechanism "adassp-ranged") when the settings allow the ranges but not the descent
+  (lam > 0), plain AdaSSP with fewer rows than the label's search needs (and a
+  :class:`~dpcvx.sklearn.noise_warning.NoiseDominatesWarning` that the label was not located: the descent at the
+  public label bound was far worse than AdaSSP there) or under settings that search no range. The rule is public
+  (the settings, epsilon, delta, d and n) and made per fit
+  (:meth:`~dpcvx.models.linear_regression.AdaSSPPlan.descends_at`); the certificate names the mechanism.
+  ``mechanism="adassp"`` keeps AdaSSP (with ranges under ``column_statistics="auto"``) at every n.
 - :class:`DPHuberRegressor`: the Huber loss of the residual (``m`` its threshold;
   L = m, c = 1), through :class:`~dpcvx.models.erm.PrivateERM` with ``task="regression"``.
   It is piecewise C^2, which the Gaussian objective perturbation does not cover.
@@ -337,7 +344,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
 
 class DPLinearRegression(_PrivateRegressor):
-    """Private least squares (AdaSSP with a joint Gaussian calibration; module docstring).
+    """Private least squares: noisy gradient descent on privately mapped rows where the fit searches a private range,
+    else AdaSSP, each with a joint Gaussian calibration (module docstring).
 
     Parameters
     ----------
@@ -350,14 +358,18 @@ class DPLinearRegression(_PrivateRegressor):
         a public range (lo, hi), centred by the shift (lo + hi) / 2 (module docstring).
     fit_intercept : default True (a constant feature inside the norm bound). AdaSSP: the feature's scale s is
         the public rule :func:`~dpcvx.privacy.adassp.adassp_intercept_scaling` (the smallest s <= 1 whose
-        direction AdaSSP's ridge shrinks by at most a tenth; 1 under add-remove), recorded in the certificate.
-    mechanism : "auto" (AdaSSP), "adassp", "objective" (least squares on the ball ||w|| <= weight_bound,
-        KST12; replace-one neighbours), or "gradient": noisy gradient descent on clipped residuals on the rows and
-        label mapped by the private ranges of every column (mechanism "gradient-ranged",
-        :mod:`dpcvx.privacy.gradient_descent`, docs/theory.md section 16; an opt-in): replace-one, dense rows in memory
-        or a numpy.memmap, clip=True, float_safe=False, lam "auto" or 0, ``column_statistics`` "auto" or "ranges",
-        and n large enough for the search of every column, else refused before any charge (with too few rows,
-        mechanism="adassp" fits).
+        direction AdaSSP's ridge shrinks by at most a tenth; 1 under add-remove); noisy gradient descent: s = R /
+        sqrt(d) (:func:`~dpcvx.privacy.gradient_descent.gradient_intercept_scaling`); recorded in the certificate.
+    mechanism : "auto" (the default: noisy gradient descent where the fit searches a private range first and its
+        settings allow it, else AdaSSP; module docstring,
+        :meth:`~dpcvx.models.linear_regression.AdaSSPPlan.descends_at`), "adassp" (AdaSSP at every n), "objective"
+        (least squares on the ball ||w|| <= weight_bound, KST12; replace-one neighbours), or "gradient": noisy
+        gradient descent on clipped residuals on the rows and label mapped by private ranges (mechanism
+        "gradient-ranged", :mod:`dpcvx.privacy.gradient_descent`, docs/theory.md section 16.1): every column's and
+        the label's, or under ``column_statistics="auto"`` with too few rows for every column's search the label's
+        alone; replace-one, dense rows in memory or a numpy.memmap, clip=True, float_safe=False, lam "auto" or 0,
+        ``column_statistics`` "auto" or "ranges", and n large enough for the label's search ("auto") or every
+        column's ("ranges"), else refused before any charge.
     weight_bound : the public radius W of the ball (required by mechanism="objective").
     neighbours : "replace-one" (default) or "add-remove".
     clip : scale rows and labels onto the bounds (True) or refuse them (False).
@@ -380,7 +392,8 @@ class DPLinearRegression(_PrivateRegressor):
         of n, d, epsilon and delta: :func:`dpcvx.privacy.column_ranges.range_level`); else the label's range alone
         when n is large enough for that search (the rows keep their public map; docs/theory.md section 16, "the
         label's range alone"); else plain AdaSSP (mechanism "adassp"), which then warns that the label was not
-        located; False: plain AdaSSP.
+        located; False: plain AdaSSP. Under the default mechanism, a fit that searches a range descends (mechanism
+        "gradient-ranged") rather than running AdaSSP on the map.
     accountant : a :class:`dpcvx.PrivacyAccountant` charged by every fit (or pass it to ``fit``, not both);
         ``clone`` keeps the same one.
     """

@@ -113,8 +113,9 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                     *_CALIBRATED)),
     # its record is the one above (certificate.column_statistics, whose mechanism the certificate names); B' sets
     # the sigma of X^T y, so the calibration is derived from the ranges
-    PrivateRelease("the private ranges of DPLinearRegression's default (mechanism adassp-ranged; "
-                   "dpcvx.privacy.column_ranges: a noisy binary search of Gaussian counts in AdaSSP's joint Gaussian)",
+    PrivateRelease("the private ranges of DPLinearRegression's default (mechanisms gradient-ranged and "
+                   "adassp-ranged; dpcvx.privacy.column_ranges: a noisy binary search of Gaussian counts in the "
+                   "release's joint Gaussian)",
                    ("**.certificate.column_statistics.ranges",),
                    ("**.preprocessing.row_map.feature_map.centre", "**.preprocessing.row_map.feature_map.multiplier",
                     *_CALIBRATED)),
