@@ -134,7 +134,9 @@ class SufficientStatisticsCertificate:
 
     def __str__(self) -> str:
         ranged = self.column_statistics is not None and "ranges" in self.column_statistics
-        mapped = ("publicly mapped rows and a label mapped by its private range" if self.calibration.range_columns == 1
+        # the descent's label's range alone says so; adassp-ranged's keeps its former text (its releases unchanged)
+        alone = isinstance(self.calibration, GradientCalibration) and self.calibration.range_columns == 1
+        mapped = ("publicly mapped rows and a label mapped by its private range" if alone
                   else "columns and a label mapped by private ranges")
         standardised = "" if self.column_statistics is None else (
             f" on {mapped} (mechanism {self.mechanism})" if ranged else
