@@ -15,6 +15,7 @@ import numpy as np
 
 from ...data.files import json_object
 from ...exceptions import InputError
+from ...privacy.neighbours import Neighbours
 
 _NUMBER_KEYS = {"exact", "float"}
 
@@ -95,3 +96,17 @@ def _check_same(what: str, value: Any, recorded: Any) -> None:
     if value != recorded or isinstance(value, bool) != isinstance(recorded, bool):
         raise InputError(f"{what} is {value!r} but the certificate records {recorded!r}; "
                          "the file has been edited")
+
+
+def _stated_relation(what: str, text: Any, relation: Neighbours, statement: str) -> None:
+    """Refuse a certificate's stated neighbour relation (``text``) unless it is ``statement``, the words the release
+    states for ``relation``, the relation its recomputed calibration is for: the report, the accountant's reader and a
+    file saved again trust these words, so they are compared whole, not by their first word. The one check of every
+    kind's ``certificate.neighbours``."""
+    words = _text(what, text)
+    stated = Neighbours.of_statement(words, what)
+    if stated is not relation:
+        raise InputError(f"{what} states {stated} but the calibration is for {relation}; the file has been edited")
+    if words != statement:
+        raise InputError(f"{what} is {_short(words)} but dpcvx states {relation} as {statement!r}; the file has "
+                         "been edited")

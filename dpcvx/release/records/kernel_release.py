@@ -22,12 +22,12 @@ import numpy as np
 from ...data.files import json_object
 from ...data.kernels import Kernel, kernel_from_dict
 from ...exceptions import InputError
-from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, NEIGHBOUR_RELATION, KernelConstants
+from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, KernelConstants
 from ...privacy.privacy_curve import check_recorded_curve
 from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from .calibration_record import read_kernel, same_number
-from .fields import _flag, _integer, _number
+from .fields import _flag, _integer, _number, _stated_relation
 
 __all__ = ["kernel_release_to_dict", "kernel_release_from_dict"]
 
@@ -182,8 +182,9 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
         calibration=read_kernel(certificate["calibration"], algorithm, kernel, centers),
         kernel=dict(certificate["kernel"]), library_version=str(certificate["library_version"]))
     check_recorded_curve(recorded_curve, loaded.privacy_curve)
-    if loaded.guarantee != certificate["guarantee"] or certificate["neighbours"] != NEIGHBOUR_RELATION:
-        raise InputError("certificate.guarantee or certificate.neighbours does not match what dpcvx states "
-                         "for this release; the file has been edited")
+    if loaded.guarantee != certificate["guarantee"]:
+        raise InputError("certificate.guarantee does not match what dpcvx states for this release; the file has "
+                         "been edited")
+    _stated_relation("certificate.neighbours", certificate["neighbours"], loaded.relation, loaded.neighbours)
     outputs = {key: _OUTPUT_TYPES[key](f"privatised.{key}", privatised[key]) for key in _OUTPUTS[algorithm]}
     return PrivateKernelModel(predictor, loaded, outputs)

@@ -15,6 +15,7 @@ from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
 from ...data.standardiser import ColumnStandardiser, adassp_map, label_range, range_map
 from ...exceptions import InputError
+from ...models.linear_regression import RELATIONS
 from ...privacy.adassp import ADASSP, ADASSP_RANGED, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
 from ...privacy.calibration import PublicFacts
 from ...privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration
@@ -23,7 +24,7 @@ from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 from .calibration_record import compare_recorded
-from .fields import _check_same, _flag, _number, _positive, _text
+from .fields import _check_same, _flag, _number, _positive, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import _PREPROCESSING_KEYS, PRIVATISED_KEYS, _weights, linear_from_dict, linear_to_dict
 from .row_map import _row_map, _row_map_to_dict
@@ -84,6 +85,8 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     except InputError as error:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     compare_recorded(recorded, calibration.to_dict(), "the stated epsilon, delta and bounds")
+    _stated_relation("certificate.neighbours", stated["neighbours"], calibration.relation,
+                     RELATIONS[calibration.relation])
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
     rows = _row_map(preprocessing["row_map"])
     _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,

@@ -39,7 +39,7 @@ from ...verification.verdict import Mechanism
 from ..constants import Constants
 from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, drawn_epsilons
 from .calibration_record import linear_class, read_linear, same_number
-from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _text
+from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _stated_relation, _text
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
@@ -284,15 +284,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                 statistics["label_depth"])[1]):
         raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "
                          "give; the file has been edited")
-    neighbours = _text("certificate.neighbours", item["neighbours"])
-    if not neighbours.strip():
-        raise InputError("certificate.neighbours must name the neighbour relation of the guarantee")
-    relation = calibration.relation
-    stated = Neighbours.of_statement(neighbours, "certificate.neighbours")
-    if stated is not relation:
-        raise InputError(f"certificate.neighbours states {stated} but the calibration is for {relation}; the file "
-                         "has been edited")
-    return SavedReleaseCertificate(
+    certificate = SavedReleaseCertificate(
         mechanism=Mechanism.of(mechanism),
         guarantee=_text("certificate.guarantee", item["guarantee"]),
         epsilon=epsilon,
@@ -316,6 +308,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         column_statistics=statistics,
         **records,
     )
+    _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
+    return certificate
 
 
 def _private_bound(key: str, data: Any, stated: Any) -> dict | None:

@@ -1,0 +1,86 @@
+"""An edited model file is refused with a typed error naming the field, by the one check each field has for every
+kind of file: the neighbour relation, the class labels, the kernel constants and outputs, the regressions' public
+bounds and the feature map (the auditor's findings against the file codec)."""
+
+import copy
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.data.kernels import RandomFourierFeatures
+from dpcvx.exceptions import InputError
+from dpcvx.models.pinp import PINP
+from dpcvx.models.tddl import TDDL
+from dpcvx.models.tdil import TDIL
+from dpcvx.release import serialization
+
+
+def _data(n=80):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
+    return X, np.where(X[:, 0] + 0.2 * rng.normal(size=n) > 0, 1.0, -1.0)
+
+
+@pytest.fixture(scope="module")
+def files():
+    """One saved dict of every kind: AdaSSP, Huber, linear, multiclass, RFF linear, TDDL, PINP, TDIL."""
+    X, y = _data()
+    yr = X @ np.array([1.0, -0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pinp = PINP("rbf", lam=0.1, gamma=1.0, max_queries=5).fit(X, y, 1.0, 0, random_state=0)
+        for row in X[:3]:
+            pinp.query(row)
+        rff = RandomFourierFeatures("rbf", gamma=1.0, n_components=6, random_state=0)
+        releases = {
+            "linreg": dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, data_norm=1.0, label_bound=2.0,
+                                               random_state=0).fit(X, yr),
+            "huber": dpcvx.DPHuberRegressor(epsilon=1.0, data_norm=1.0, label_bound=2.0, random_state=0).fit(X, yr),
+            "linear": dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, classes=(-1, 1), random_state=0).fit(X, y),
+            "multi": dpcvx.DPLogisticRegression(epsilon=1.0, data_norm=1.0, classes=(0, 1, 2), random_state=0).fit(
+                X, np.digitize(X[:, 0], [-0.3, 0.3])),
+            "rff": dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z), lam=0.1, feature_map=rff).fit(
+                X, y, 1.0, random_state=0),
+            "tddl": TDDL("rbf", lam=0.1, gamma=1.0, loss="logistic").fit(X, y, 1.0, 1e-6, Z=X[:8], random_state=0),
+            "pinp": pinp.release(),
+            "tdil": TDIL("rbf", lam=0.1, gamma=1.0, input_bound=1.0, net_spacing=0.5).fit(X, y, 1.0, 0,
+                                                                                         random_state=0),
+        }
+    saved = {}
+    for name, release in releases.items():
+        saved[name] = serialization.model_to_dict(getattr(release, "model_", release))
+        serialization.model_from_dict(copy.deepcopy(saved[name]))  # the unedited file loads
+    return saved
+
+
+def _edited(files, name, edit):
+    data = copy.deepcopy(files[name])
+    edit(data)
+    return data
+
+
+def _refused(files, name, edit, match):
+    with pytest.raises(InputError, match=match):
+        serialization.model_from_dict(_edited(files, name, edit))
+
+
+def _certificates(data):
+    return [part["certificate"] for part in data["per_class"]] if "per_class" in data else [data["certificate"]]
+
+
+def _set_neighbours(text):
+    def edit(data):
+        for certificate in _certificates(data):
+            certificate["neighbours"] = text(certificate["neighbours"])
+    return edit
+
+
+@pytest.mark.parametrize("name", ["linreg", "huber", "linear", "multi", "tddl", "pinp", "tdil"])
+def test_a_rewritten_neighbour_relation_is_refused_by_every_kind(files, name):
+    _refused(files, name, _set_neighbours(lambda _: "add-remove: neighbouring data sets differ by one record"),
+             "states add-remove but the calibration is for replace-one")
+    _refused(files, name, _set_neighbours(lambda text: text + " EDITED"), "neighbours is .* but dpcvx states")
