@@ -212,7 +212,7 @@ def fail_condition(data):
                                               "certificate states d = 5"),
     (edit(["epsilon"], 5.0), "epsilon is 5.0 but the certificate records 0.5"),
     (edit(["mechanism"], "output"), "mechanism is 'output' but the certificate"),
-    (edit(["classes"], [1, 1]), "classes must be a pair"),
+    (edit(["classes"], [1, 1]), "classes must be 2 different labels"),
     (edit(["privatised", "intercept"], "0"), "privatised.intercept must be a number"),
     (edit(["preprocessing", "row_map", "norm_bound"], 10.0), "norm_bound is 10.0 but the certificate"),
     (edit(["preprocessing", "row_map", "fit_intercept"], False), "fit_intercept is False"),

@@ -84,3 +84,24 @@ def test_a_rewritten_neighbour_relation_is_refused_by_every_kind(files, name):
     _refused(files, name, _set_neighbours(lambda _: "add-remove: neighbouring data sets differ by one record"),
              "states add-remove but the calibration is for replace-one")
     _refused(files, name, _set_neighbours(lambda text: text + " EDITED"), "neighbours is .* but dpcvx states")
+
+
+@pytest.mark.parametrize("name", ["linear", "multi", "rff"])
+@pytest.mark.parametrize("labels", [[0, "1", 1e300], [True, "1", 2], [0, 1, float("inf")], [0, 1, 10**30],
+                                    [0, 1, 2.5], [[0], 1, 2]])
+def test_class_labels_no_fit_could_hold_are_refused_by_every_classifier_file(files, name, labels):
+    pair = len(files[name]["classes"]) == 2
+    _refused(files, name, lambda data: data.update(classes=[labels[0], labels[-1]] if pair else labels),
+             "classes (must|holds)")
+
+
+@pytest.mark.parametrize("labels", [["a", "b", "c"], [0.5, 1.5, 2.5], [-5, 7, 9]])
+def test_class_labels_of_one_type_load_and_predict_as_saved(files, labels):
+    model = serialization.model_from_dict(_edited(files, "multi", lambda data: data.update(classes=labels)))
+    assert set(model.predict(_data()[0]).tolist()) <= set(labels)
+
+
+@pytest.mark.parametrize("name", ["linreg", "huber"])
+@pytest.mark.parametrize("labels", [True, "1", [1], float("inf"), [-1, 1]])
+def test_a_regression_file_holds_no_classes(files, name, labels):
+    _refused(files, name, lambda data: data.update(classes=labels), "classes|regression")

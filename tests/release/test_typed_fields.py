@@ -67,7 +67,7 @@ def _set(data: dict, path: tuple, value: object) -> dict:
     ("linear", ("kind",), ["linear"], r'"kind" must be one of .*, got \[\'linear\'\]'),
     ("linear", ("kind",), {"linear": 1}, '"kind" must be one of'),
     ("multiclass", ("per_class", 1, "format_version"), [6], r"per_class\[1\]: format_version must be an integer"),
-    ("multiclass", ("per_class", 1, "classes"), [-1, True], r"per_class\[1\] must have the one-vs-rest classes"),
+    ("multiclass", ("per_class", 1, "classes"), [-1, True], r"per_class\[1\]: classes must list 2 labels of one type"),
     ("balanced", ("certificate", "weights", "private_count", "floor"), True, "the count must lie in"),
     ("balanced", ("certificate", "verification", "allows", "objective"), 1, "verification.allows says"),
     # 2^-2000 is no double; a huge count of bits (10**30) would take the caps' isqrt(4^bits d) for ever

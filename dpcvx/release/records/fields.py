@@ -28,6 +28,31 @@ def _label(value: Any) -> str | int | float | bool:
     return plain
 
 
+_INT64 = np.iinfo(np.int64)
+
+
+def _classes(what: str, classes: Any, *, least: int, most: int | None = None) -> tuple[str | int | float | bool, ...]:
+    """A file's public class labels, as a fit could have held them: a list of ``least`` to ``most`` distinct labels
+    of one JSON type, all strings, all flags, all integers within int64 or all finite floats (a release's
+    ``classes_`` is one numpy array, which the writer lists; a mixed list, an integer numpy cannot hold or an infinity
+    would predict other labels than the fit, or fail). The one check of every classifier file's ``classes``."""
+    count = f"{least}" if most == least else f"{least} or more"
+    if (not isinstance(classes, list) or len(classes) < least or (most is not None and len(classes) > most)
+            or not all(isinstance(label, (str, int, float)) for label in classes)
+            or len({type(label) for label in classes}) != 1):
+        raise InputError(f"{what} must list {count} labels of one type (all strings, all numbers or all "
+                         f"true/false), as the fitted classes_ were, got {_short(classes)}; the file has been edited")
+    if isinstance(classes[0], int) and not isinstance(classes[0], bool) and not all(
+            _INT64.min <= label <= _INT64.max for label in classes):
+        raise InputError(f"{what} holds an integer outside int64, which no fitted classes_ holds; the file has been "
+                         "edited")
+    if isinstance(classes[0], float) and not all(math.isfinite(label) for label in classes):
+        raise InputError(f"{what} must hold finite numbers, got {_short(classes)}; the file has been edited")
+    if len(set(classes)) != len(classes):
+        raise InputError(f"{what} must be {count} different labels, got {_short(classes)}")
+    return tuple(classes)
+
+
 def _number(what: str, value: Any, *, finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputError(f"{what} must be a number, got {_short(value)}")

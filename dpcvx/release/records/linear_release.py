@@ -17,7 +17,7 @@ from ...version import __version__
 from ..model import PrivateModel
 from ..regression_model import PrivateRegressionModel
 from ..usefulness import one_class_findings
-from .fields import _check_same, _label, _number, _saved_number, _text
+from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
 from .row_map import _check_schema_fits, _row_map, _row_map_to_dict
@@ -93,11 +93,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     if regression != (certificate.label_bound is not None) or (regression and classes is not None):
         raise InputError("a regression file has kind \"regression\", classes null and a certificate.label_bound; "
                          "this one mixes a classifier's and a regression's fields")
-    if regression:
-        classes = [-1, 1]
-    if (not isinstance(classes, list) or len(classes) != 2 or classes[0] == classes[1]
-            or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
-        raise InputError(f"classes must be a pair of two different strings or numbers, got {classes!r}")
+    classes = (-1, 1) if regression else _classes("classes", classes, least=2, most=2)
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
     weights = _weights(privatised["coef"])
     intercept = _number("privatised.intercept", privatised["intercept"])

@@ -17,7 +17,7 @@ from ..model import PrivateModel, Release
 from ..multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..usefulness import one_class_findings
 from .calibration_record import same_number
-from .fields import _check_same, _label, _number, _positive
+from .fields import _check_same, _classes, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import linear_to_dict
 
@@ -45,10 +45,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
     model file reader), then the budget split."""
     item = json_object("the model file", data, _MULTICLASS_KEYS)
     epsilon, delta = _positive("epsilon", item["epsilon"]), _number("delta", item["delta"])
-    classes = item["classes"]
-    if (not isinstance(classes, list) or len(classes) < 3 or len(set(map(repr, classes))) != len(classes)
-            or not all(isinstance(c, (str, int, float, bool)) for c in classes)):
-        raise InputError(f"classes of a multiclass model must be three or more different labels, got {classes!r}")
+    classes = _classes("classes", item["classes"], least=3)
     entries = item["per_class"]
     if not isinstance(entries, list) or len(entries) != len(classes):
         raise InputError(f"per_class must hold one linear release per class ({len(classes)})")

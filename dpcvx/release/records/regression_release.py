@@ -24,7 +24,7 @@ from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
 from .calibration_record import compare_recorded
-from .fields import _check_same, _flag, _number, _positive, _stated_relation, _text
+from .fields import _check_same, _flag, _number, _positive, _short, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import _PREPROCESSING_KEYS, PRIVATISED_KEYS, _weights, linear_from_dict, linear_to_dict
 from .row_map import _row_map, _row_map_to_dict
@@ -67,6 +67,9 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     """An AdaSSP (or gradient-ranged) release: the calibration is recomputed from the stated public bounds and
     compared."""
     item = json_object("the model file", data, _ADASSP_KEYS)
+    if item["classes"] is not None:
+        raise InputError(f"classes of a regression file must be null, got {_short(item['classes'])}; the file has "
+                         "been edited")
     mechanism = item["certificate"].get("mechanism") if isinstance(item["certificate"], dict) else None
     standardised, gradient = mechanism == ADASSP_STANDARDISED, mechanism == GRADIENT_RANGED
     ranged = gradient or mechanism == ADASSP_RANGED
