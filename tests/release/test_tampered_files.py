@@ -27,7 +27,8 @@ def _data(n=80):
 
 @pytest.fixture(scope="module")
 def files():
-    """One saved dict of every kind: AdaSSP, Huber, linear, multiclass, RFF linear, TDDL, PINP, TDIL."""
+    """One saved dict of every kind: AdaSSP, Huber, linear, multiclass, RFF linear, TDDL, PINP, TDIL (a net and a
+    ball search)."""
     X, y = _data()
     yr = X @ np.array([1.0, -0.5])
     with warnings.catch_warnings():
@@ -49,6 +50,7 @@ def files():
             "pinp": pinp.release(),
             "tdil": TDIL("rbf", lam=0.1, gamma=1.0, input_bound=1.0, net_spacing=0.5).fit(X, y, 1.0, 0,
                                                                                          random_state=0),
+            "tdil_ball": TDIL("linear", lam=0.1, input_bound=1.0).fit(X, y, 1.0, 0, random_state=0),
         }
     saved = {}
     for name, release in releases.items():
@@ -105,3 +107,50 @@ def test_class_labels_of_one_type_load_and_predict_as_saved(files, labels):
 @pytest.mark.parametrize("labels", [True, "1", [1], float("inf"), [-1, 1]])
 def test_a_regression_file_holds_no_classes(files, name, labels):
     _refused(files, name, lambda data: data.update(classes=labels), "classes|regression")
+
+
+def _set(path, value):
+    def edit(data):
+        *parents, last = path
+        for key in parents:
+            data = data[key]
+        data[last] = value(data[last]) if callable(value) else value
+    return edit
+
+
+@pytest.mark.parametrize("name", ["tddl", "pinp", "tdil"])
+@pytest.mark.parametrize(("path", "value", "match"), [
+    (("certificate", "constants", "n", "value"), 1e300, "constants.n.value must be an integer"),
+    (("certificate", "constants", "n", "value"), 80.0, "constants.n.value must be an integer"),
+    (("certificate", "constants", "L", "exact"), "1x", "L.exact is '1x', which does not state"),
+    (("certificate", "constants", "L", "exact"), "2", "L.exact is '2', which does not state"),
+    (("certificate", "constants", "L", "exact"), "__import__('os')", "which does not state"),
+])
+def test_a_kernel_file_s_constants_are_read_by_their_types(files, name, path, value, match):
+    _refused(files, name, _set(path, value), match)
+
+
+def test_a_kernel_file_s_values_are_numbers_in_rows_of_n_features(files):
+    _refused(files, "tddl", _set(("privatised", "coef", 0), True), r"privatised.coef\[0\] must be a number")
+    _refused(files, "tddl", _set(("predictor", "n_features"), 3), "rows of 3 numbers")
+    _refused(files, "tdil_ball", _set(("predictor", "n_features"), 3), "calibration.ball_dimension is 2")
+    _refused(files, "pinp", _set(("predictor", "n_features"), 2**70), "more columns than an array holds")
+
+
+@pytest.mark.parametrize(("outputs", "match"), [
+    ({"rounds_used": 10**30}, "released centres under B = 2 give"),
+    ({"certified": False}, "released centres under B = 2 give"),
+    ({"rounds_used": 2}, "released centres under B = 2 give"),
+])
+def test_tdil_s_outputs_are_the_ones_its_centres_give(files, outputs, match):
+    _refused(files, "tdil", lambda data: data["privatised"].update(outputs), match)
+
+
+def test_pinp_s_update_count_is_its_centres(files):
+    _refused(files, "pinp", _set(("privatised", "updates_used"), 1), "released centres under B = 1 give")
+
+
+@pytest.mark.parametrize("name", ["linear", "huber"])
+@pytest.mark.parametrize("text", ["1x", "2", "sqrt(2)"])
+def test_a_linear_file_s_exact_constant_states_its_double(files, name, text):
+    _refused(files, name, _set(("certificate", "constants", "L", "exact"), text), "which does not state")

@@ -7,8 +7,13 @@ takes ``true`` for the integer 1 and ``6.0`` for 6, and a list or an object cann
 
 from __future__ import annotations
 
+import ast
 import math
 import numbers
+import operator
+import re
+from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -101,12 +106,58 @@ def _optional_flag(what: str, value: Any) -> bool | None:
 
 
 def _saved_number(what: str, value: Any) -> tuple[str | None, float]:
-    """(exact text or None, float) of a saved {"exact", "float"} number."""
+    """(exact text or None, float) of a saved {"exact", "float"} number, the text checked against the float
+    (:func:`_exact_text`)."""
     number = json_object(what, value, _NUMBER_KEYS)
     exact = _optional_text(f"{what}.exact", number["exact"])
     if exact == "oo" and number["float"] is None:
         return exact, math.inf
-    return exact, _number(f"{what}.float", number["float"])
+    double = _number(f"{what}.float", number["float"])
+    _exact_text(f"{what}.exact", exact, double)
+    return exact, double
+
+
+# the exact texts a verifier writes: sympy's text of a rational or of an irrational constant (sqrt(2)/4, log(2))
+_EXACT_FUNCTIONS = {"sqrt": math.sqrt, "log": math.log, "exp": math.exp}
+_EXACT_NAMES = {"pi": math.pi, "E": math.e}
+_EXACT_OPERATORS: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.Pow: math.pow}
+_RATIONAL = re.compile(r"-?\d+(/\d+)?")
+_EXACT_TOLERANCE = 1e-12  # the double beside an exact constant is it rounded outward by at most an ulp or two
+
+
+def _exact_text(what: str, text: str | None, double: float) -> None:
+    """Refuse a constant's exact text (beside its ``double``) unless it states that double: a rational
+    ("-3", "1/4") or a verifier's irrational text (numbers, + - * / **, sqrt, log, exp, pi, E) whose value the
+    double is, to rounding. The text is read as data (parsed, never evaluated as code); a forged or garbled
+    text would be printed by the report and written back by ``save``."""
+    if text is None:
+        return
+    try:
+        value = float(Fraction(text)) if _RATIONAL.fullmatch(text) else _exact_value(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
+        value = math.nan
+    if not math.isclose(value, double, rel_tol=_EXACT_TOLERANCE, abs_tol=0.0):
+        raise InputError(f"{what} is {_short(text)}, which does not state the constant {double!r} beside it; the "
+                         "file has been edited")
+
+
+def _exact_value(node: ast.expr) -> float:
+    """The value of a parsed exact text, in doubles (ValueError for anything but its grammar)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):  # sympy writes true as True
+        return float(node.value)
+    if isinstance(node, ast.Name) and node.id in _EXACT_NAMES:
+        return _EXACT_NAMES[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = _exact_value(node.operand)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp) and type(node.op) in _EXACT_OPERATORS:
+        return _EXACT_OPERATORS[type(node.op)](_exact_value(node.left), _exact_value(node.right))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _EXACT_FUNCTIONS
+            and len(node.args) == 1 and not node.keywords):
+        return _EXACT_FUNCTIONS[node.func.id](_exact_value(node.args[0]))
+    raise ValueError("not an exact constant's text")
 
 
 def _positive(what: str, value: Any) -> float:

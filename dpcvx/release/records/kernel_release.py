@@ -27,7 +27,7 @@ from ...privacy.privacy_curve import check_recorded_curve
 from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from .calibration_record import read_kernel, same_number
-from .fields import _flag, _integer, _number, _stated_relation
+from .fields import _exact_text, _flag, _integer, _number, _stated_relation
 
 __all__ = ["kernel_release_to_dict", "kernel_release_from_dict"]
 
@@ -74,16 +74,24 @@ def kernel_release_to_dict(release: PrivateKernelModel, header: dict) -> dict:
 
 
 def _matrix(what: str, data: Any, columns: int) -> np.ndarray:
-    try:  # numbers only: numpy would read true as 1.0 and "0.5" as 0.5
-        array = np.asarray(data)
-        if array.dtype.kind not in "iuf":
-            raise TypeError(f"{what} holds {array.dtype}")
-        array = array.astype(float).reshape(-1, columns)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a list of rows of {columns} numbers") from None
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"{what} must hold finite numbers")
-    return array
+    """Rows of ``columns`` finite numbers, each entry read by its type (numpy would read ``true`` as 1.0 and a
+    list's rows of another width as a reshaped matrix)."""
+    if not isinstance(data, list) or not all(isinstance(row, list) and len(row) == columns for row in data):
+        raise InputError(f"{what} must be a list of rows of {columns} numbers (predictor.n_features)")
+    if not data:
+        try:
+            return np.empty((0, columns))
+        except ValueError:
+            raise InputError(f"predictor.n_features is {columns}, more columns than an array holds") from None
+    return np.array([[_number(f"{what}[{i}][{j}]", value) for j, value in enumerate(row)]
+                     for i, row in enumerate(data)], dtype=float)
+
+
+def _vector(what: str, data: Any) -> np.ndarray:
+    """A list of finite numbers, each read by its type."""
+    if not isinstance(data, list):
+        raise InputError(f"{what} must be a list of numbers")
+    return np.array([_number(f"{what}[{i}]", value) for i, value in enumerate(data)], dtype=float)
 
 
 def _constants(certificate: dict, kernel: Kernel) -> KernelConstants:
@@ -96,6 +104,11 @@ def _constants(certificate: dict, kernel: Kernel) -> KernelConstants:
         raise InputError("certificate.constants must map names to {value, established} (L: {value, exact, "
                          "established})")
     value = {name: item["value"] for name, item in record.items()}
+    if "n" in value and (_integer("certificate.constants.n.value", value["n"]) < 1):
+        raise InputError(f"certificate.constants.n.value must be a positive integer, got {value['n']!r}")
+    if isinstance(record.get("L", {}).get("exact"), str):
+        _exact_text("certificate.constants.L.exact", record["L"]["exact"],
+                    _number("certificate.constants.L.value", value["L"]))
     try:
         infimum = value["loss_infimum"]
         exact = record["L"]["exact"]
@@ -170,7 +183,10 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
     json_object("privatised", privatised, expected, holder=KERNEL_HOLDER)
     centers_data = privatised["centers"] if predictor_data["centers"] is None else predictor_data["centers"]
     centers = _matrix("the centres", centers_data, d)
-    coef = _matrix("privatised.coef", privatised["coef"], 1).ravel()
+    coef = _vector("privatised.coef", privatised["coef"])
+    if coef.size != centers.shape[0]:
+        raise InputError(f"privatised.coef holds {coef.size} coefficients for {centers.shape[0]} centres; the file "
+                         "has been edited")
     predictor = KernelPredictor(kernel, centers, coef,
                                 privatised=("centers", "coef") if predictor_data["centers"] is None else ("coef",))
 
@@ -182,9 +198,34 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
         calibration=read_kernel(certificate["calibration"], algorithm, kernel, centers),
         kernel=dict(certificate["kernel"]), library_version=str(certificate["library_version"]))
     check_recorded_curve(recorded_curve, loaded.privacy_curve)
+    for key in ("n_features", "ball_dimension"):  # the input dimension, where the calibration reads it
+        if certificate["calibration"].get(key) not in (None, d):
+            raise InputError(f"predictor.n_features is {d} but certificate.calibration.{key} is "
+                             f"{certificate['calibration'][key]!r}; the file has been edited")
     if loaded.guarantee != certificate["guarantee"]:
         raise InputError("certificate.guarantee does not match what dpcvx states for this release; the file has "
                          "been edited")
     _stated_relation("certificate.neighbours", certificate["neighbours"], loaded.relation, loaded.neighbours)
     outputs = {key: _OUTPUT_TYPES[key](f"privatised.{key}", privatised[key]) for key in _OUTPUTS[algorithm]}
+    _check_outputs(algorithm, outputs, centers.shape[0], loaded.calibration)
     return PrivateKernelModel(predictor, loaded, outputs)
+
+
+def _check_outputs(algorithm: str, outputs: dict, released: int, calibration: Any) -> None:
+    """The algorithm's outputs are read off its released centres, and a recorded value other than the one they
+    give is refused: PINP adds one centre per update (at most B, each with an answer); TDIL one per round until a
+    round's test certifies or the B rounds end, so ``certified`` is (centres < B) and ``rounds_used`` the centres
+    plus the certifying round."""
+    if algorithm == "PINP":
+        rounds, expected = calibration.max_updates, {"answers": outputs["answers"], "updates_used": released}
+        given = len(outputs["answers"]) >= released
+    elif algorithm == "TDIL":
+        rounds = getattr(calibration, "base", calibration).rounds
+        certified = released < rounds
+        expected, given = {"rounds_used": released + certified, "certified": certified}, True
+    else:
+        return
+    if not (given and released <= rounds and outputs == expected):
+        shown = {key: value for key, value in expected.items() if key != "answers"}
+        raise InputError(f"privatised: the {released} released centres under B = {rounds} give {shown} (and an "
+                         f"answer per update), not {({key: outputs[key] for key in shown})}; the file has been edited")
