@@ -154,3 +154,31 @@ def test_pinp_s_update_count_is_its_centres(files):
 @pytest.mark.parametrize("text", ["1x", "2", "sqrt(2)"])
 def test_a_linear_file_s_exact_constant_states_its_double(files, name, text):
     _refused(files, name, _set(("certificate", "constants", "L", "exact"), text), "which does not state")
+
+
+@pytest.mark.parametrize(("path", "value", "match"), [
+    (("certificate", "data_norm"), lambda v: v * 1.001, "row_map.norm_bound is 1.0 but the certificate records"),
+    (("certificate", "data_norm"), 10**30, "row_map.norm_bound is 1.0 but the certificate records"),
+    (("certificate", "intercept_scaling"), lambda v: v * 1.001, "row_map.intercept_scaling is 1.0 but"),
+    (("certificate", "fit_intercept"), lambda v: not v, "row_map.fit_intercept is True but"),
+])
+def test_an_adassp_file_s_stated_bounds_are_its_row_map_s(files, path, value, match):
+    _refused(files, "linreg", _set(path, value), match)
+
+
+@pytest.mark.parametrize("key", ["noise", "bias"])
+@pytest.mark.parametrize("name", ["huber", "linear"])
+def test_the_lam_rule_s_terms_are_recomputed(files, name, key):
+    _refused(files, name, _set(("certificate", "lam_rule", key), lambda v: v * 1.001),
+             f"lam_rule.{key} is .* but the rule's bound")
+
+
+def test_the_lam_rule_s_comparator_gives_its_terms(files):
+    _refused(files, "huber", _set(("certificate", "lam_rule", "comparator_norm"), lambda v: v * 1.001),
+             "lam_rule.bias is .* but the rule's bound")
+
+
+@pytest.mark.parametrize("name", ["huber", "linear"])
+def test_the_verified_dimension_is_the_certificate_s(files, name):
+    _refused(files, name, _set(("certificate", "verification", "dim"), lambda v: v + 1),
+             "verification.dim is .* but the certificate states d")

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...data.files import json_object
 from ...data.preprocessing import PublicSchema
+from ...data.rows import RowMap
 from ...data.standardiser import REGRESSION_FLOOR_CELLS, ColumnStandardiser, fill_map, ranges_map, sums_map
 from ...exceptions import InputError
 from ...version import __version__
@@ -53,6 +54,16 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
         },
         "certificate": certificate,
     }
+
+
+def check_stated_rows(rows: RowMap, certificate: Any) -> None:
+    """The saved row map is the one the certificate states: its norm bound, intercept column and scaling, and the
+    effective bound they give (the calibration's R), for every release in the linear layout and AdaSSP's."""
+    _check_same("preprocessing.row_map.norm_bound", rows.norm_bound, certificate.data_norm)
+    _check_same("preprocessing.row_map.fit_intercept", rows.fit_intercept, certificate.fit_intercept)
+    _check_same("preprocessing.row_map.intercept_scaling", rows.intercept_scaling, certificate.intercept_scaling)
+    _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
+                certificate.effective_norm_bound)
 
 
 def _weights(coef: Any) -> np.ndarray:
@@ -104,12 +115,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     except InputError as error:
         raise InputError(f"preprocessing.schema: {error}") from None
     rows = _row_map(preprocessing["row_map"])
-    _check_same("preprocessing.row_map.norm_bound", rows.norm_bound, certificate.data_norm)
-    _check_same("preprocessing.row_map.fit_intercept", rows.fit_intercept, certificate.fit_intercept)
-    _check_same("preprocessing.row_map.intercept_scaling", rows.intercept_scaling,
-                certificate.intercept_scaling)
-    _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
-                certificate.effective_norm_bound)
+    check_stated_rows(rows, certificate)
     saved_d = item["certificate"]["constants"].get("d")
     dimension = None if saved_d is None else _saved_number("certificate.constants.d", saved_d)[1]
     if dimension is not None and dimension != weights.size + rows.fit_intercept:

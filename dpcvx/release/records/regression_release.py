@@ -26,7 +26,14 @@ from ..regression_model import PrivateRegressionModel, SufficientStatisticsCerti
 from .calibration_record import compare_recorded
 from .fields import _check_same, _flag, _number, _positive, _short, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .linear_release import _PREPROCESSING_KEYS, PRIVATISED_KEYS, _weights, linear_from_dict, linear_to_dict
+from .linear_release import (
+    _PREPROCESSING_KEYS,
+    PRIVATISED_KEYS,
+    _weights,
+    check_stated_rows,
+    linear_from_dict,
+    linear_to_dict,
+)
 from .row_map import _row_map, _row_map_to_dict
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
@@ -92,8 +99,6 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
                      RELATIONS[calibration.relation])
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
     rows = _row_map(preprocessing["row_map"])
-    _check_same("the effective norm bound of preprocessing.row_map", rows.effective_norm_bound,
-                saved["effective_norm_bound"])
     for key in ("epsilon", "delta", "mechanism", "library_version"):
         _check_same(key, item[key], saved[key])
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
@@ -112,6 +117,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
                   _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
                   else None)
     certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics)
+    check_stated_rows(rows, certificate)
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
     schema = preprocessing["schema"]

@@ -27,7 +27,7 @@ from ...privacy.column_histogram import (
     label_depth,
 )
 from ...privacy.column_sums import sums_sensitivity
-from ...privacy.lam_rule import LamChoice
+from ...privacy.lam_rule import LamChoice, excess_risk_bound
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
@@ -54,6 +54,7 @@ _ESTIMATE_KEYS = {"allow_estimates", "conditional", "estimated"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
 _DOUBLE_BITS = 1074  # 2^-1074, the smallest positive double
+_RULE_TOLERANCE = 1e-9  # the lam rule's terms recomputed at lam / s_bar, which may differ from its grid Lam by an ulp
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
     constants, values = _constants(item["constants"])
+    if verification.dim is not None and verification.dim != values["d"]:
+        raise InputError(f"certificate.verification.dim is {verification.dim} but the certificate states d = "
+                         f"{values['d']:g}; the file has been edited")
     for key, name in (("L", "lipschitz"), ("c", "curvature"), ("m", "strong_convexity")):
         condition = next((c for c in item["verification"]["conditions"] if c.get("name") == name), None)
         if key in values and condition is not None and isinstance(condition.get("value"), dict):
@@ -301,7 +305,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         saved=copy.deepcopy(data),
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),
-        lam_rule=_lam_rule(data.get("lam_rule"), values.get("lam")),
+        lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective,
+                           1.0 if weights is None or weights.mean_weight is None else weights.mean_weight),
         post_processing=_texts("post_processing", data.get("post_processing", [])),
         findings=_texts("findings", data.get("findings", [])),
         weights=weights,
@@ -491,17 +496,32 @@ def _weights(data: Any) -> CertifiedWeights | None:
         mean_weight=item["mean_weight"], theorem=item["theorem"], private_count=None if count is None else dict(count))
 
 
-def _lam_rule(data: Any, lam: float | None) -> LamChoice | None:
-    """The recorded ``lam="auto"`` choice: its rule, W, bound terms and a lam equal to the certificate's."""
+def _lam_rule(data: Any, values: dict, calibration: LinearCalibration, R: float,
+              mean_weight: float) -> LamChoice | None:
+    """The recorded ``lam="auto"`` choice: its rule, a positive finite W, a lam equal to the certificate's, and the
+    bound's noise and bias terms recomputed at that lam and W from the public constants, the calibration and the
+    mean record weight s_bar (:func:`~dpcvx.privacy.lam_rule.excess_risk_bound`, as the rule computed them: the
+    rule's Lam is the certificate's lam / s_bar, its n round(n s_bar))."""
     if data is None:
         return None
     item = json_object("certificate.lam_rule", data, {"rule", "lam", "comparator_norm", "noise", "bias"})
     _text("certificate.lam_rule.rule", item["rule"])
-    for key in ("comparator_norm", "noise", "bias"):
+    for key in ("noise", "bias"):
         _number(f"certificate.lam_rule.{key}", item[key])
+    lam = values.get("lam")
     if lam is None or _number("certificate.lam_rule.lam", item["lam"]) != lam:
         raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
                          "the file has been edited")
+    comparator = _positive("certificate.lam_rule.comparator_norm", item["comparator_norm"])
+    c = values.get("c")
+    terms = excess_risk_bound(calibration, n=max(1, round(values["n"] * mean_weight)), d=int(values["d"]),
+                              lam=lam / mean_weight, L=values["L"], R=R, m=values["m"],
+                              c=None if c is None or not math.isfinite(c) else c, comparator_norm=comparator,
+                              mean_weight=mean_weight)
+    for key, term in zip(("noise", "bias"), terms, strict=True):
+        if not math.isclose(item[key], term, rel_tol=_RULE_TOLERANCE):
+            raise InputError(f"certificate.lam_rule.{key} is {item[key]!r} but the rule's bound at lam and W from "
+                             f"the certificate's constants gives {term!r}; the file has been edited")
     return LamChoice(lam=item["lam"], comparator_norm=item["comparator_norm"], noise=item["noise"], bias=item["bias"],
                      rule=item["rule"])
 
