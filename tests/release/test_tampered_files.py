@@ -182,3 +182,11 @@ def test_the_lam_rule_s_comparator_gives_its_terms(files):
 def test_the_verified_dimension_is_the_certificate_s(files, name):
     _refused(files, name, _set(("certificate", "verification", "dim"), lambda v: v + 1),
              "verification.dim is .* but the certificate states d")
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda saved: saved.update(extra=1), r"holds keys \['extra'\]"),
+    (lambda saved: saved.update(norm_bound=3.0), "differs from what the RandomFourierFeatures it rebuilds writes"),
+])
+def test_a_saved_feature_map_is_what_its_rebuilt_map_writes(files, edit, match):
+    _refused(files, "rff", lambda data: edit(data["preprocessing"]["row_map"]["feature_map"]), match)

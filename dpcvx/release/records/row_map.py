@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +79,19 @@ def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int
                          f"{n_weights} weights; pass the schema whose rows the model was fitted on")
 
 
+def _check_written_back(saved: dict, feature_map: Any, type_name: str) -> None:
+    """A saved map is exactly what its rebuilt map writes (:func:`_row_map_to_dict`'s record of it): a key the
+    map's reader ignores (an extra key, a stated bound other than the map's, a number written as another type)
+    would be kept in the file and shown, yet say nothing about the map that predicts."""
+    written = dict(feature_map.to_dict())
+    written.setdefault("type", type_name)
+    if json.dumps(written, sort_keys=True, default=repr) != json.dumps(saved, sort_keys=True, default=repr):
+        unexpected = sorted(set(saved) - set(written))
+        named = f"holds keys {unexpected} a {type_name} does not write" if unexpected else \
+            f"differs from what the {type_name} it rebuilds writes (a field of another type or value)"
+        raise InputError(f"preprocessing.row_map.feature_map {named}; the file has been edited")
+
+
 def _row_map(data: Any) -> RowMap:
     item = json_object("preprocessing.row_map", data, _ROW_MAP_KEYS)
     feature_map = item["feature_map"]
@@ -85,10 +99,12 @@ def _row_map(data: Any) -> RowMap:
         if not isinstance(feature_map, dict):
             raise InputError("preprocessing.row_map.feature_map must be an object or null")
         type_name = _text("preprocessing.row_map.feature_map.type", feature_map.get("type"))
+        saved = feature_map
         try:  # a map's own reader may take a field of the wrong type for a Python error
-            feature_map = _feature_map_loader(type_name)(copy.deepcopy(feature_map))
+            feature_map = _feature_map_loader(type_name)(copy.deepcopy(saved))
         except (TypeError, ValueError, KeyError) as error:
             raise InputError(f"preprocessing.row_map.feature_map is not a saved {type_name}: {error}") from None
+        _check_written_back(saved, feature_map, type_name)
     rows = RowMap(
         norm_bound=_number("preprocessing.row_map.norm_bound", item["norm_bound"]),
         feature_map=feature_map,
