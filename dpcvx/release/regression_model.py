@@ -79,6 +79,15 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
         return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, self.certificate)
 
 
+#: The neighbour relation in the words an AdaSSP certificate states it (its ``neighbours``), which a loaded file's
+#: must be (the fit's table, models.linear_regression.RELATIONS, holds the same words: a fitted release that did
+#: not would not load)
+ADASSP_STATEMENTS = {
+    Neighbours.REPLACE_ONE: "replace-one: neighbouring data sets differ in one record, replaced by another",
+    Neighbours.ADD_REMOVE: "add-remove: neighbouring data sets differ by one record added or removed (n is not used)",
+}
+
+
 @dataclass(frozen=True)
 class SufficientStatisticsCertificate:
     """What an AdaSSP release (or one of noisy gradient descent on privately mapped rows, mechanism

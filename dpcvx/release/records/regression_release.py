@@ -15,14 +15,13 @@ from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
 from ...data.standardiser import ColumnStandardiser, adassp_map, label_range, range_map
 from ...exceptions import InputError
-from ...models.linear_regression import RELATIONS
 from ...privacy.adassp import ADASSP, ADASSP_RANGED, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
 from ...privacy.calibration import PublicFacts
 from ...privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
-from ..regression_model import PrivateRegressionModel, SufficientStatisticsCertificate
+from ..regression_model import ADASSP_STATEMENTS, PrivateRegressionModel, SufficientStatisticsCertificate
 from .calibration_record import compare_recorded
 from .fields import _check_same, _flag, _number, _positive, _short, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
@@ -96,7 +95,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
         raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
     compare_recorded(recorded, calibration.to_dict(), "the stated epsilon, delta and bounds")
     _stated_relation("certificate.neighbours", stated["neighbours"], calibration.relation,
-                     RELATIONS[calibration.relation])
+                     ADASSP_STATEMENTS[calibration.relation])
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
     rows = _row_map(preprocessing["row_map"])
     for key in ("epsilon", "delta", "mechanism", "library_version"):
