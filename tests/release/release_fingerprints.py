@@ -79,10 +79,16 @@ def _configurations() -> dict[str, Callable[[], Any]]:
                                                                      column_statistics=True).fit(Xr, yr).model_
     narrow = np.random.default_rng(7).normal(0.2, 0.01, (3000, 3))  # enough rows for the range search
     y_narrow = np.clip((narrow - 0.2) @ np.array([30.0, -20.0, 10.0]), -1, 1)
-    makers["adassp ranged"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
+    makers["adassp ranged"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, mechanism="adassp",
                                                                random_state=0).fit(narrow, y_narrow).model_
     makers["adassp label range"] = lambda: dpcvx.DPLinearRegression(  # 1,000 rows: too few for every column's
-        epsilon=1.0, delta=1e-6, random_state=0).fit(narrow[:1000], y_narrow[:1000]).model_  # range, the label's alone
+        epsilon=1.0, delta=1e-6, mechanism="adassp", random_state=0).fit(  # range, the label's alone
+        narrow[:1000], y_narrow[:1000]).model_
+    # DPLinearRegression's default: noisy gradient descent where a range is searched (docs/theory.md section 16.1)
+    makers["gradient ranged"] = lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6,
+                                                                 random_state=0).fit(narrow, y_narrow).model_
+    makers["gradient label range"] = lambda: dpcvx.DPLinearRegression(
+        epsilon=1.0, delta=1e-6, random_state=0).fit(narrow[:1000], y_narrow[:1000]).model_
     makers["huber ranged"] = lambda: dpcvx.DPHuberRegressor(  # the ranges of the columns and the label
         epsilon=1.0, label_bound=(-2.0, 2.0), column_statistics="auto", random_state=0).fit(narrow, y_narrow).model_
     for float_safe in (False, True):
