@@ -143,8 +143,7 @@ class SufficientStatisticsCertificate:
 
     def __str__(self) -> str:
         ranged = self.column_statistics is not None and "ranges" in self.column_statistics
-        # the descent's label's range alone says so; adassp-ranged's keeps its former text (its releases unchanged)
-        alone = isinstance(self.calibration, GradientCalibration) and self.calibration.range_columns == 1
+        alone = getattr(self.calibration, "range_columns", 0) == 1  # the label's range alone: the rows' map is public
         mapped = ("publicly mapped rows and a label mapped by its private range" if alone
                   else "columns and a label mapped by private ranges")
         standardised = "" if self.column_statistics is None else (
@@ -153,10 +152,10 @@ class SufficientStatisticsCertificate:
         label = f"|y| <= {self.label_bound:g}" + (
             f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "
             f"private label range)" if ranged else "")
-        method = ("noisy gradient descent on clipped residuals" if isinstance(self.calibration, GradientCalibration)
-                  else "AdaSSP")
+        method = ("least squares by noisy gradient descent on clipped residuals"
+                  if isinstance(self.calibration, GradientCalibration) else "AdaSSP least squares")
         return "\n".join([
-            f"dpcvx release: {method} least squares{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
+            f"dpcvx release: {method}{standardised}, epsilon = {self.epsilon:g} (delta = {self.delta:g})",
             f"guarantee: {self.guarantee}",
             f"neighbours: {self.neighbours}",
             f"public bounds: ||x|| <= {self.data_norm:g} (effective {self.effective_norm_bound:g}), "
