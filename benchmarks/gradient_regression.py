@@ -1,39 +1,33 @@
-"""Noisy gradient descent on private ranges (mechanism "gradient-ranged", a prototype): tuned on development
-tables, then frozen and run on the held-out regression tables beside DPLinearRegression() and DPHuberRegressor().
+"""Noisy gradient descent on private ranges (mechanism "gradient-ranged", DPLinearRegression()'s default where a range
+is searched): its development and held-out tables, beside the former default AdaSSP and DPHuberRegressor().
 
-DPLinearRegression()'s default (mechanism "adassp-ranged", docs/theory.md section 16) recovers little of the gap
-between the trivial predictor and non-private ridge when n epsilon / d is 50 to 250. The mechanism prototyped here
-keeps its first half (the private ranges of every column and of the label, searched by Gaussian counts, and their
-maps) and replaces AdaSSP's sufficient statistics by T steps of full-batch gradient descent on the residuals clipped
-onto [-tau, tau], tau = KAPPA B' / LABEL_WIDTH (B' the label's released bound, so tau is KAPPA of the label's implied
-standard deviations), step 1 / Lambda with Lambda a private top eigenvalue of Z^T Z, from w = 0. One joint Gaussian
-of shares: the range search RANGE_SHARE, the eigenvalue 0.05, the T gradient sums 2.95 together
-(:func:`_prototype_fit`).
+DPLinearRegression()'s former default (mechanism "adassp-ranged", docs/theory.md section 16) recovers little of the
+gap between the trivial predictor and non-private ridge when n epsilon / d is 50 to 250. Mechanism "gradient-ranged"
+(docs/theory.md section 16.1, :mod:`dpcvx.privacy.gradient_descent`) keeps its first half (the private ranges of
+every column and of the label, or of the label alone, searched by Gaussian counts, and their maps) and replaces
+AdaSSP's sufficient statistics by T steps of full-batch gradient descent on the residuals clipped onto [-tau, tau],
+tau = B' / LABEL_WIDTH, step 1 / Lambda with Lambda a private top eigenvalue of Z^T Z, from w = 0, in one joint
+Gaussian with the search.
 
-Stage 1, development (``--stage dev``): T in {5, 10, 20} by KAPPA in {0.5, 1, 2} on real_tables' non-held-out
-regression tables (diabetes, heavy) and two synthetic families written here (``mixed45``: 3 numeric columns, a
-40-level categorical and a bool, 45 encoded columns, a label near 10,000 in the public range [0, 20,000]; ``dense45``:
-45 numeric columns that fill their public ranges, the same label), each at 1,800, 6,000, 18,000 and 60,000 rows (75%
-for training: n epsilon / d of 30, 100, 300 and 1,000 at epsilon 1); epsilon 0.3, 1 and 3; 5 seeded 75/25 splits.
-The choice: the (T, KAPPA) whose WORST development cell with n epsilon / d >= 50 has the largest gap recovered (tie:
-the mean over those cells).
+How T was chosen (a prototype, no longer in this script). The library's mechanism did not exist yet; this script
+first held a prototype of it (the library's range search and maps, the same shares) with T and a residual clip's
+multiple kappa (tau = kappa B' / LABEL_WIDTH) as parameters, and ran the grid T in {5, 10, 20} by kappa in {0.5, 1, 2}
+on development tables only: real_tables' non-held-out regression tables (diabetes, heavy) and two synthetic
+families written here (``mixed45``, ``dense45``; :func:`_synthetic`), epsilon 0.3, 1 and 3, 5 splits. The rule: the
+(T, kappa) whose WORST development cell with n epsilon / d >= 50 has the largest gap recovered (tie: the mean). It
+chose T = 20, kappa = 1 (worst 0.056, mean 0.888; DPLinearRegression() then: worst 0.005, mean 0.651), committed
+(c3cfc84) before any held-out run, and the held-out run of the frozen prototype followed (e0679e4). Their records are
+results/gradient_regression_prototype_dev.md and gradient_regression_prototype_held_out.md; the script that wrote
+them is this file at those commits (the runs name the commits of the branch they ran on, 5ca942c and 1105b1e, whose
+script is the same). The library's STEPS = 20 and tau = B' / LABEL_WIDTH are that choice; the library also searches
+the label's range alone where every column's cannot be searched, as the prototype did.
 
-FROZEN (committed before any held-out run): T = 20, KAPPA = 1 (FROZEN_STEPS, FROZEN_KAPPA), by the rule on the
-development run of 2026-12-01 (results/gradient_regression_dev.md, 22 cells with n epsilon / d >= 50): its worst
-cell's gap 0.056 is the largest of the nine (T = 10, KAPPA = 1: 0.037; T = 5, KAPPA = 2: 0.030), and its mean 0.888
-is second only to T = 20, KAPPA = 0.5's 0.890 (worst 0.022); DPLinearRegression() on the same cells: worst 0.005,
-mean 0.651. The worst cell of every setting is diabetes at epsilon 3 (332 training rows, n epsilon / d = 100, no
-setting beyond 0.07 there): without diabetes the rule would pick T = 20, KAPPA = 2 (worst 0.43, mixed45_30 at epsilon
-3; mean 0.85) with T = 20, KAPPA = 1 second (worst 0.39, mean 0.93). T = 20 is the grid's largest: more steps were
-not tried. Below n epsilon / d = 50 the mechanism can fail far worse than AdaSSP: with too few rows for any range
-search (mixed45_30 and dense45_30 at epsilon 0.3, n epsilon / d = 9) the gradient works at the public label bound and
-its gap is -115 and -332 against AdaSSP's -5.9 and -3.4.
-
-Stage 2, held out (``--stage held-out``): every held-out regression family of benchmarks/real_tables.py at the
-frozen (T, KAPPA), epsilon 0.3, 1 and 3, beside DPLinearRegression() and DPHuberRegressor() at their defaults
-(label_bound = the table's public range, as real_tables.py fits them, with its splits and fit seeds), the trivial
-predictor and the non-private reference (StandardScaler + Ridge), all scored by real_tables. "gap recovered" =
-(R^2 - trivial) / (reference - trivial) per split, mean and 95% normal interval over the splits.
+What this script runs now: the library, on the same tables, splits and fit seeds as real_tables.py: DPLinearRegression()
+(the default: the descent wherever a range is searched, AdaSSP elsewhere), DPLinearRegression(mechanism="adassp") (the
+former default) and DPHuberRegressor() (label_bound = the table's public range), beside the trivial predictor and the
+non-private reference (StandardScaler + Ridge), all scored by real_tables. "gap recovered" = (R^2 - trivial) /
+(reference - trivial) per split, mean and 95% normal interval over the splits. Stage ``dev``: the development tables;
+stage ``held-out``: every held-out regression family of benchmarks/real_tables.py.
 
 Tables run one per process invocation (``--tables``); each run merges into results/gradient_regression_<stage>.json
 and rewrites its Markdown from every table recorded there, with the command of each.
@@ -50,35 +44,21 @@ import json
 import math
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
 import dpcvx
 from benchmarks import common
 from benchmarks.real_tables import Table, load, reference, score, seeded_splits, trivial
-from dpcvx.data.rows import RowMap
-from dpcvx.data.standardiser import LABEL_WIDTH, label_range, range_map
-from dpcvx.privacy.adassp import adassp_calibration, range_search_level
-from dpcvx.privacy.column_ranges import RANGE_SHARE, release_ranges
-from dpcvx.privacy.gaussian import analytic_gaussian_sigma
-from dpcvx.validation import label_range as public_label_range
+from dpcvx.privacy.adassp import range_search_level
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EPSILONS = (0.3, 1.0, 3.0)
 DELTA = 1e-6  # DPLinearRegression's default
 SPLITS = 5
-STEPS_GRID = (5, 10, 20)
-KAPPA_GRID = (0.5, 1.0, 2.0)
-FROZEN_STEPS = 20  # chosen on the development tables (module docstring), then frozen
-FROZEN_KAPPA = 1.0
-#: The shares of the joint Gaussian besides the search's RANGE_SHARE: the top eigenvalue, the T gradient sums
-EIGENVALUE_SHARE, GRADIENT_SHARE = 0.05, 2.95
-FAILURE = 0.05  # rho of the eigenvalue's one-sided margin (AdaSSP's failure_probability)
-SCORED_AT = 50.0  # the cells the choice reads: n epsilon / d at least this
+SCORED_AT = 50.0  # the summary's cells: n epsilon / d at least this
 #: the synthetic development families: (family, n epsilon / d at epsilon 1 of the training rows)
 SYNTHETIC_SIZES = (30, 100, 300, 1000)
 SYNTHETIC = tuple(f"{family}_{size}" for family in ("mixed45", "dense45") for size in SYNTHETIC_SIZES)
@@ -86,6 +66,10 @@ DEVELOPMENT = ("diabetes", "heavy") + SYNTHETIC
 #: real_tables' held-out families whose task is a regression (HELD_OUT less the binary mixed10, rare2, alarms, orders)
 HELD_OUT_REGRESSION = ("prices", "wages500", "rents", "claims", "energy", "trips", "clinic", "sensors", "water",
                        "repairs", "harvest")
+#: the methods compared, by their column name: (estimator, its settings besides epsilon, label_bound, random_state)
+METHODS = {"DPLinearRegression()": ("DPLinearRegression", {}),
+           "DPLinearRegression(mechanism='adassp')": ("DPLinearRegression", {"mechanism": "adassp"}),
+           "DPHuberRegressor()": ("DPHuberRegressor", {})}
 
 
 def _searched(n: int, d: int, epsilon: float, delta: float = DELTA) -> int:
@@ -93,73 +77,6 @@ def _searched(n: int, d: int, epsilon: float, delta: float = DELTA) -> int:
     every column and the label (d + 1) when the search's level at n is defined for them, else the label alone (1)
     when it is for it, else none (0). Public: epsilon, delta, d and n."""
     return next((k for k in (d + 1, 1) if range_search_level(epsilon, delta, columns=k, n=n) is not None), 0)
-
-
-def _prototype_fit(X: np.ndarray, y: np.ndarray, label_bound: tuple[float, float], epsilon: float, steps: int,
-                   kappa: float, seed: int, delta: float = DELTA) -> Callable[[np.ndarray], np.ndarray]:
-    """The predictor of one (epsilon, delta)-DP fit of the gradient mechanism on public-schema rows (R = 1).
-
-    It mirrors the library's mechanism "gradient-ranged" until that lands, and will then be replaced by
-    DPLinearRegression(mechanism="gradient"). Everything it shares with "adassp-ranged" is the library's own code
-    (:meth:`dpcvx.models.linear_regression.AdaSSPPlan.execute`): the public label range centred
-    (:func:`dpcvx.validation.label_range`), the search's level by :func:`~dpcvx.privacy.adassp.range_search_level`
-    (every column and the label when defined at n, else the label alone, else no search: column_statistics="auto"),
-    its counts' sigma and level from :func:`~dpcvx.privacy.adassp.adassp_calibration` with ``range_columns``, the
-    search :func:`~dpcvx.privacy.column_ranges.release_ranges` on rows clipped onto R beside labels clipped onto
-    [-B, B], the maps :func:`~dpcvx.data.standardiser.range_map` and :func:`~dpcvx.data.standardiser.label_range`
-    (c, B'), and :class:`~dpcvx.data.rows.RowMap`. The shares RANGE_SHARE + 0.05 + 2.95 sum to AdaSSP's 3 +
-    RANGE_SHARE, so the unit sigma, and with it the search, is adassp-ranged's (checked below).
-
-    Then, on the mapped rows Z (their constant feature at s = R / sqrt(d), a feature column's public scale, so that
-    R_eff = sqrt(R^2 + s^2)) and the labels y' = y - c clipped onto [-B', B']: Lambda = lambda_max(Z^T Z) +
-    N(0, (R_eff^2 unit / sqrt(0.05))^2), floored at 0, plus the one-sided margin of AdaSSP's eigenvalue (its
-    sigma times the normal quantile at 1 - rho / 3); then from w = 0, ``steps`` times
-    w -= (Z^T clip(Z w - y', -tau, tau) + N(0, sigma_g^2 I)) / Lambda, tau = kappa B' / LABEL_WIDTH,
-    sigma_g = 2 R_eff tau unit / sqrt(2.95 / steps) (a row's clipped gradient has norm at most R_eff tau;
-    replace-one). The prototype does not round its noisy values to a grid (the library's floating-point
-    mitigation), which changes no accuracy."""
-    rng = np.random.default_rng(seed)
-    shift, bound = public_label_range(label_bound)
-    labels = np.asarray(y, dtype=float) - shift
-    n, d = X.shape
-    norm = 1.0
-    unit = analytic_gaussian_sigma(math.sqrt(RANGE_SHARE + EIGENVALUE_SHARE + GRADIENT_SHARE), epsilon, delta)
-    columns = _searched(n, d, epsilon, delta)
-    rows = RowMap(norm_bound=norm, fit_intercept=True, intercept_scaling=norm / math.sqrt(d))
-    centre, label_half = 0.0, bound
-    if columns:
-        calibration = adassp_calibration(epsilon, delta, dim=d + 1, data_norm=norm, label_bound=bound,
-                                         range_columns=columns)
-        assert calibration.unit_sigma == unit  # the same joint Gaussian as adassp-ranged's (docstring)
-        level = calibration.range_level(n)
-        assert level is not None
-        clipped_labels = np.clip(labels, -bound, bound)[:, None]
-        if columns > 1:
-            clipped, _ = RowMap(norm_bound=norm).apply(X)
-            values = np.column_stack([np.asarray(clipped), clipped_labels])
-        else:
-            values = clipped_labels
-        ranges = release_ranges(values, np.append(np.full(columns - 1, norm), bound), level, calibration.count_sigma,
-                                rng)
-        centre, label_half = label_range(ranges[:, -1:], level, bound)
-        if columns > 1:
-            rows = RowMap(norm_bound=norm, feature_map=range_map(ranges[:, :-1], level, norm), fit_intercept=True,
-                          intercept_scaling=rows.intercept_scaling)
-    Z = np.asarray(rows.apply(X)[0])
-    target = np.clip(labels - centre, -label_half, label_half)
-    reach = rows.effective_norm_bound
-    sigma_top = reach**2 * unit / math.sqrt(EIGENVALUE_SHARE)
-    top = float(np.linalg.eigvalsh(Z.T @ Z)[-1])
-    curvature = max(top + sigma_top * rng.standard_normal(), 0.0) + sigma_top * float(ndtri(1 - FAILURE / 3))
-    tau = kappa * label_half / LABEL_WIDTH
-    sigma_g = 2 * reach * tau * unit / math.sqrt(GRADIENT_SHARE / steps)
-    w = np.zeros(d + 1)
-    for _ in range(steps):
-        residual = np.clip(Z @ w - target, -tau, tau)
-        w -= (Z.T @ residual + sigma_g * rng.standard_normal(d + 1)) / curvature
-    coef, intercept = rows.split_weights(w)
-    offset = intercept + centre + shift
-    return lambda A: np.asarray(rows.features(A)) @ coef + offset
 
 
 def _synthetic(name: str) -> Table:
@@ -200,29 +117,24 @@ def _gap(values: list[float], low: list[float], high: list[float]) -> list[float
     return [(v - a) / (b - a) for v, a, b in zip(values, low, high, strict=True)]
 
 
-def _fits(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int,
-          settings: list[tuple[int, float]], estimators: tuple[str, ...]) -> dict[str, float]:
-    """{method: test R^2} of one split at one epsilon: the prototype at each (T, kappa) of ``settings``, then the
-    named estimators at their defaults (label_bound = the public range; warnings silenced)."""
+def _fits(table: Table, train: np.ndarray, test: np.ndarray, epsilon: float, seed: int) -> dict[str, float]:
+    """{method: test R^2} of one split at one epsilon: each of ``METHODS`` (label_bound = the public range; warnings
+    silenced)."""
     out = {}
     assert table.label_range is not None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for steps, kappa in settings:
-            predict = _prototype_fit(table.X[train], table.y[train], table.label_range, epsilon, steps, kappa, seed)
-            out[f"gradient T={steps} kappa={kappa:g}"] = score(table.task, table.y[test], predict(table.X[test]))
-        for name in estimators:
-            estimator = getattr(dpcvx, name)(epsilon=epsilon, label_bound=table.label_range, random_state=seed)
+        for method, (name, settings) in METHODS.items():
+            estimator = getattr(dpcvx, name)(epsilon=epsilon, label_bound=table.label_range, random_state=seed,
+                                             **settings)
             predicted = estimator.fit(table.X[train], table.y[train]).predict(table.X[test])
-            out[f"{name}()"] = score(table.task, table.y[test], predicted)
+            out[method] = score(table.task, table.y[test], predicted)
     return out
 
 
-def measure(name: str, stage: str, splits: int, steps: int, kappa: float) -> dict[str, Any]:
+def measure(name: str, splits: int) -> dict[str, Any]:
     """One table's record: per epsilon and method, the R^2 of each split, and the trivial and reference scores."""
     table = _table(name)
-    settings = ([(t, k) for t in STEPS_GRID for k in KAPPA_GRID] if stage == "dev" else [(steps, kappa)])
-    estimators = ("DPLinearRegression",) if stage == "dev" else ("DPLinearRegression", "DPHuberRegressor")
     record: dict[str, Any] = {"table": name, "text": table.text, "n": int(table.X.shape[0]),
                               "d": int(table.X.shape[1]), "trivial": [], "reference": [], "n_train": [],
                               "scores": {}}
@@ -233,7 +145,7 @@ def measure(name: str, stage: str, splits: int, steps: int, kappa: float) -> dic
         for epsilon in EPSILONS:
             seed = common.int_seed(0, split, int(epsilon * 10))  # real_tables' fit seed
             cell = record["scores"].setdefault(str(epsilon), {})
-            for method, value in _fits(table, train, test, epsilon, seed, settings, estimators).items():
+            for method, value in _fits(table, train, test, epsilon, seed).items():
                 cell.setdefault(method, []).append(value)
         print(f"[gradient_regression] {name} split {split} done", flush=True)
     return record
@@ -250,40 +162,20 @@ def _cells(records: dict[str, dict]) -> list[tuple[str, float, float, dict[str, 
     return out
 
 
-def choose(records: dict[str, dict]) -> tuple[tuple[int, float], list[str]]:
-    """The (T, kappa) of the rule (module docstring) and the Markdown lines of its ranking."""
-    scored = [cell for cell in _cells(records) if cell[2] >= SCORED_AT]
-    ranking = []
-    for t in STEPS_GRID:
-        for k in KAPPA_GRID:
-            gaps = [float(np.mean(cell[3][f"gradient T={t} kappa={k:g}"])) for cell in scored]
-            worst = min(gaps)
-            ranking.append((worst, float(np.mean(gaps)), t, k))
-    ranking.sort(reverse=True)
-    lines = [f"Cells with n epsilon / d >= {SCORED_AT:g}: {len(scored)}.", "",
-             "| T | kappa | worst cell's gap | mean gap |", "|---|---|---|---|"]
-    lines += [f"| {t} | {k:g} | {worst:.3f} | {mean:.3f} |" for worst, mean, t, k in ranking]
-    best = ranking[0]
-    adassp = [float(np.mean(cell[3]["DPLinearRegression()"])) for cell in scored]
-    lines += ["", f"DPLinearRegression() on the same cells: worst {min(adassp):.3f}, mean {np.mean(adassp):.3f}.", "",
-              f"Chosen: T = {best[2]}, kappa = {best[3]:g} (worst cell {best[0]:.3f}, mean {best[1]:.3f})."]
-    return (best[2], best[3]), lines
-
-
 def _summary(cells: list[tuple[str, float, float, dict[str, list[float]]]], methods: list[str]) -> list[str]:
     """Markdown lines: each method's worst and mean gap over the cells with n epsilon / d >= SCORED_AT, then the cells
-    where the prototype's mean gap is below another method's (and whether the intervals are apart)."""
+    where the default's mean gap is below another method's (and whether the intervals are apart)."""
     scored = [cell for cell in cells if cell[2] >= SCORED_AT]
     lines = [f"Over the {len(scored)} cells with n epsilon / d >= {SCORED_AT:g}:", "",
              "| method | worst cell's gap | mean gap |", "|---|---|---|"]
     for method in methods:
         gaps = [float(np.mean(cell[3][method])) for cell in scored]
         lines.append(f"| {method} | {min(gaps):.2f} | {np.mean(gaps):.2f} |")
-    prototype, others = methods[0], methods[1:]
-    lines += ["", f"Cells where {prototype} has the lower mean gap (all cells; \"apart\": the 95% intervals do not "
+    default, others = methods[0], methods[1:]
+    lines += ["", f"Cells where {default} has the lower mean gap (all cells; \"apart\": the 95% intervals do not "
               "overlap):", ""]
     for name, epsilon, ratio, gaps in sorted(cells, key=lambda c: (c[0], c[1])):
-        mine, half = float(np.mean(gaps[prototype])), _half(gaps[prototype])
+        mine, half = float(np.mean(gaps[default])), _half(gaps[default])
         for method in others:
             theirs, spread = float(np.mean(gaps[method])), _half(gaps[method])
             if mine < theirs:
@@ -306,18 +198,14 @@ def render(stage: str, records: dict[str, dict]) -> str:
     """The Markdown of a stage: one row per (table, epsilon), the gap recovered of each method."""
     cells = _cells(records)
     methods = list(cells[0][3]) if cells else []
-    if stage == "dev":
-        title = "Gradient mechanism (prototype): the development grid"
-    else:
-        title = f"Gradient mechanism (prototype, T = {FROZEN_STEPS}, kappa = {FROZEN_KAPPA:g}): held-out tables"
+    title = ("DPLinearRegression()'s default (gradient-ranged where a range is searched): "
+             + ("the development tables" if stage == "dev" else "the held-out tables"))
     lines = [f"# {title}", "", "Written by benchmarks/gradient_regression.py (its docstring: the mechanism, the "
              "tables, the rule). Gap recovered = (R^2 - trivial) / (reference - trivial) per split; mean ± 95% "
-             "normal interval over the splits. \"searched\": the ranges the prototype and DPLinearRegression() "
-             "search at that n (every column and the label, the label alone, or none: the public rule of "
-             "column_statistics=\"auto\").", ""]
-    if stage == "dev":
-        lines += ["## Choice", ""] + choose(records)[1] + [""]
-    elif cells:
+             "normal interval over the splits. \"searched\": the ranges DPLinearRegression() searches at that n "
+             "(every column and the label, the label alone, or none: the public rule of column_statistics=\"auto\"; "
+             "with none it releases AdaSSP).", ""]
+    if cells:
         lines += ["## Summary", ""] + _summary(cells, methods) + [""]
     lines += ["## Cells", "", "| table | epsilon | n eps / d | searched | trivial R^2 | reference R^2 | "
               + " | ".join(methods) + " |", "|---|---|---|---|---|---|" + "---|" * len(methods)]
@@ -353,7 +241,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict]:
         harness = common.RunRecord("benchmarks.gradient_regression",
                                    ["--stage", arguments.stage, "--tables", name, "--splits", str(arguments.splits)])
         start = time.perf_counter()
-        record = measure(name, arguments.stage, arguments.splits, FROZEN_STEPS, FROZEN_KAPPA)
+        record = measure(name, arguments.splits)
         record["seconds"] = round(time.perf_counter() - start, 1)
         record["run"] = harness.finish()
         records[name] = record
