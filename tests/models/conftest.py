@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import dpcvx
 from dpcvx.privacy.column_ranges import SEARCH_DEPTH, grid_points
 
 SearchValues = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
@@ -27,3 +30,45 @@ def search_values() -> SearchValues:
             values[n // 4: n // 3] = values[0]
         return values, bounds
     return make
+
+
+Edit = Callable[[dict], None]
+RefusedEdits = Callable[..., None]
+
+
+def _scale_map(saved: dict) -> None:
+    saved["preprocessing"]["row_map"]["feature_map"]["multiplier"][0] *= 2
+
+
+def _move_feature_range(saved: dict) -> None:
+    saved["certificate"]["column_statistics"]["ranges"][1][0] += 0.01
+
+
+def _move_label_range(saved: dict) -> None:
+    saved["certificate"]["column_statistics"]["ranges"][1][-1] += 0.01
+
+
+def _add_a_range(saved: dict) -> None:
+    statistics = saved["certificate"]["column_statistics"]
+    statistics["ranges"] = [[0.0] + side for side in statistics["ranges"]]
+
+
+@pytest.fixture()
+def refused_edits() -> RefusedEdits:
+    """``refuse(saved, tmp_path, more, every_column=True)``: a saved regression file of a ranged mechanism
+    (adassp-ranged, gradient-ranged) is refused by ``dpcvx.load`` after each edit, with the words given: the label's
+    range moved, then with every column's ranges searched its map scaled and a feature's range moved, with the
+    label's alone a range added; then each of ``more`` ({name: (edit, words)})."""
+    def refuse(saved: dict, tmp_path: Path, more: dict[str, tuple[Edit, str]], every_column: bool = True) -> None:
+        edits: dict[str, tuple[Edit, str]] = {"label range": (_move_label_range, "calibration")}
+        if every_column:
+            edits |= {"map": (_scale_map, "feature_map"), "feature range": (_move_feature_range, "feature_map")}
+        else:
+            edits |= {"one more range": (_add_a_range, "ranges")}
+        for edit, words in (edits | more).values():
+            edited = json.loads(json.dumps(saved))
+            edit(edited)
+            (tmp_path / "edited.json").write_text(json.dumps(edited))
+            with pytest.raises(dpcvx.InputError, match=words):
+                dpcvx.load(tmp_path / "edited.json")
+    return refuse
