@@ -57,7 +57,8 @@ def decomposition(table: Table, train: np.ndarray, test: np.ndarray, seed: int) 
     shift, bound = (lo + hi) / 2, (hi - lo) / 2
     X, y = table.X[train], table.y[train] - shift
     n, d = X.shape
-    estimator = dpcvx.DPLinearRegression(epsilon=1.0, label_bound=table.label_range, random_state=seed,
+    estimator = dpcvx.DPLinearRegression(mechanism="adassp",
+                                         epsilon=1.0, label_bound=table.label_range, random_state=seed,
                                          column_statistics=False)  # plain AdaSSP, the mechanism measured here
     scale = adassp_intercept_scaling(1.0, estimator.delta, dim=d + 1, data_norm=1.0, n=n)  # the estimator's s
     learner = PrivateLinearRegression(1.0, bound, fit_intercept=True, intercept_scaling=scale)
@@ -104,7 +105,7 @@ def mechanisms(table: Table, epsilon: float) -> dict[str, Callable[[int], Any]]:
     bound = (table.label_range[1] - table.label_range[0]) / 2
     common_args = {"epsilon": epsilon, "label_bound": table.label_range}
     made: dict[str, Callable[[int], Any]] = {
-        "DPLinearRegression() (AdaSSP)": lambda seed: dpcvx.DPLinearRegression(
+        "DPLinearRegression() (AdaSSP)": lambda seed: dpcvx.DPLinearRegression(mechanism="adassp",
             random_state=seed, column_statistics=False, **common_args),
         "least squares on the ball W = B / R": lambda seed: dpcvx.DPLinearRegression(
             random_state=seed, mechanism="objective", weight_bound=bound, **common_args),

@@ -56,7 +56,8 @@ def measure(name: str, splits: int) -> dict[str, float]:
             for setting in GRID:
                 if setting is not None:
                     adassp_module.COLUMN_SHARES, standardiser_module.COLUMN_SPREAD = setting[:2], setting[2]
-                estimator = dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed,
+                estimator = dpcvx.DPLinearRegression(mechanism="adassp",
+                                                     label_bound=table.label_range, random_state=seed,
                                                      column_statistics=setting is not None)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -78,12 +79,14 @@ def oracle(name: str, splits: int) -> dict[str, float]:
     values: dict[str, list[float]] = {}
     for train, test, seed in seeded_splits(table, splits):
         mean, sd = float(np.mean(table.y[train])), float(np.std(table.y[train]))
-        made = {"plain AdaSSP": dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed,
+        made = {"plain AdaSSP": dpcvx.DPLinearRegression(mechanism="adassp",
+                                                         label_bound=table.label_range, random_state=seed,
                                                          column_statistics=False),
-                "DPLinearRegression()": dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed),
-                "DPLinearRegression(), oracle label": dpcvx.DPLinearRegression(
+                "DPLinearRegression()": dpcvx.DPLinearRegression(mechanism="adassp",
+                                                                 label_bound=table.label_range, random_state=seed),
+                "DPLinearRegression(), oracle label": dpcvx.DPLinearRegression(mechanism="adassp",
                     label_bound=(mean - 4 * sd, mean + 4 * sd), random_state=seed),
-                "plain AdaSSP, oracle label": dpcvx.DPLinearRegression(
+                "plain AdaSSP, oracle label": dpcvx.DPLinearRegression(mechanism="adassp",
                     label_bound=(mean - 4 * sd, mean + 4 * sd), random_state=seed, column_statistics=False),
                 "DPHuberRegressor(), oracle label": dpcvx.DPHuberRegressor(
                     label_bound=(mean - 4 * sd, mean + 4 * sd), random_state=seed),

@@ -77,7 +77,8 @@ def cell(kind: str, n: int, d: int, epsilon: float) -> tuple[float, float, float
         for lam in scores:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = DPLinearRegression(epsilon=epsilon, lam=lam, random_state=seed).fit(X[:n], y[:n])
+                model = DPLinearRegression(mechanism="adassp",
+                                           epsilon=epsilon, lam=lam, random_state=seed).fit(X[:n], y[:n])
             scores[lam].append(r_squared(model, X[n:], y[n:]))
     return ratio, advised, float(np.mean(scores[0.0])), float(np.mean(scores[advised]))
 

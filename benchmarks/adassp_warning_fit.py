@@ -175,7 +175,8 @@ def fitted(table: real_tables.Table, train: np.ndarray, test: np.ndarray, epsilo
            seed: int) -> dict[str, Any]:
     """DPLinearRegression's defaults on one split: R^2 of dpcvx, trivial and reference, the public statistics of its
     certificate, whether NoiseDominatesWarning fired."""
-    estimator = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed)
+    estimator = dpcvx.DPLinearRegression(mechanism="adassp",
+                                         epsilon=epsilon, label_bound=table.label_range, random_state=seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         estimator.fit(table.X[train], table.y[train])

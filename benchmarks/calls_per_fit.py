@@ -158,8 +158,8 @@ def measure() -> dict[str, dict[str, int]]:
     yr = np.clip(Xr @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.standard_normal(400), -1, 1)
 
     def run_adassp() -> None:
-        dpcvx.tune(dpcvx.DPLinearRegression(), Xr, yr, {"lam": [0.0, 0.01, 0.1]}, epsilon=1.0, delta=1e-6,
-                   procedure="split", random_state=TUNE_SEED)
+        dpcvx.tune(dpcvx.DPLinearRegression(mechanism="adassp"), Xr, yr, {"lam": [0.0, 0.01, 0.1]}, epsilon=1.0,
+                   delta=1e-6, procedure="split", random_state=TUNE_SEED)
 
     run_adassp()  # warm
     results["tune (split), DPLinearRegression candidates, 3 candidates"] = dict(_counted(run_adassp))

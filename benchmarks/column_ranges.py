@@ -63,7 +63,8 @@ def measure(name: str, splits: int) -> dict[str, float]:
                 else:
                     for constant, value in zip(CONSTANTS, setting, strict=True):
                         setattr(standardiser_module, constant, value)
-                estimator = dpcvx.DPLinearRegression(label_bound=table.label_range, random_state=seed,
+                estimator = dpcvx.DPLinearRegression(mechanism="adassp",
+                                                     label_bound=table.label_range, random_state=seed,
                                                      column_statistics=statistics)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

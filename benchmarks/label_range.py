@@ -41,7 +41,8 @@ def measure(name: str, epsilon: float, splits: int) -> str:
     for train, test, seed in seeded_splits(table, splits):
         low.append(trivial(table.task, table.y[train], table.y[test]))
         for statistics, scores in ((False, plain), ("auto", default)):
-            estimator = dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=table.label_range, random_state=seed,
+            estimator = dpcvx.DPLinearRegression(mechanism="adassp",
+                                                 epsilon=epsilon, label_bound=table.label_range, random_state=seed,
                                                  column_statistics=statistics)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

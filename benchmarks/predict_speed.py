@@ -34,7 +34,7 @@ def timed(f):
 with common.limit_threads(1):
     ranged = dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-4, random_state=0).fit(X, labels)
     plain = dpcvx.DPLogisticRegression(epsilon=1.0, lam=1e-4, column_statistics=False, random_state=0).fit(X, labels)
-    regression = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-8, random_state=0).fit(X, target)
+    regression = dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-8, mechanism="adassp", random_state=0).fit(X, target)
     peer = LogisticRegression(C=1 / (1e-4 * n)).fit(X, labels)
     ridge = Ridge(alpha=1e-4 * n).fit(X, target)
     pairs = [(ranged.predict, peer.predict), (ranged.predict_proba, peer.predict_proba), (plain.predict, peer.predict),

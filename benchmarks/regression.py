@@ -143,7 +143,8 @@ def run_dataset(X, y, description, args) -> dict:
         for r in range(repeats):
             seed = common.int_seed(args.seed, r, int(eps * 1000))
             for name, relation in (("dpcvx replace-one", "replace-one"), ("dpcvx add-remove", "add-remove")):
-                model = dpcvx.DPLinearRegression(epsilon=eps, delta=DELTA, fit_intercept=False, neighbours=relation,
+                model = dpcvx.DPLinearRegression(mechanism="adassp",
+                                                 epsilon=eps, delta=DELTA, fit_intercept=False, neighbours=relation,
                                                  random_state=seed).fit(Xtr, ytr)
                 rows[name].append(mse(Xte, yte, model.coef_))
             ball = dpcvx.DPLinearRegression(epsilon=eps, delta=DELTA, fit_intercept=False, mechanism="objective",

@@ -88,10 +88,11 @@ def run_split(table: Table, epsilon: float, split: int) -> dict[str, tuple[float
     bound = table.label_range
     seed = 10 * split + 1
     out: dict[str, tuple[float, bool]] = {}
-    model, warned = _fit(dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=bound, random_state=seed), Xtr, ytr)
+    model, warned = _fit(dpcvx.DPLinearRegression(mechanism="adassp",
+                                                  epsilon=epsilon, label_bound=bound, random_state=seed), Xtr, ytr)
     out["adassp"] = (_mse(model, Xte, yte), warned)
     advised = former_advised_lam(model.certificate_.calibration, ytr.size)
-    model, warned = _fit(dpcvx.DPLinearRegression(epsilon=epsilon, label_bound=bound, lam=advised,
+    model, warned = _fit(dpcvx.DPLinearRegression(mechanism="adassp", epsilon=epsilon, label_bound=bound, lam=advised,
                                                   random_state=seed), Xtr, ytr)
     out["adassp, old advice"] = (_mse(model, Xte, yte), warned)
     for name, lam in (("huber", 1e-3), ('huber, lam="auto"', "auto")):
