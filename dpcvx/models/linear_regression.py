@@ -212,7 +212,8 @@ class PrivateLinearRegression:
         centre c, the labels y - c (by blocks, with no whole copy, for rows read by blocks)."""
         rows = self._rows() if rows is None else rows
         refuse = not check_flag("clip", self.clip)
-        bound = check_bound("label_bound", self.label_bound) if label_bound is None else label_bound
+        public = check_bound("label_bound", self.label_bound)
+        bound = public if label_bound is None else label_bound
         if is_out_of_core(X):
             blocks = RowBlocks(X, rows)
             n, d = blocks.shape
@@ -221,12 +222,15 @@ class PrivateLinearRegression:
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
-                moment += block.T @ np.clip(targets[start:start + block.shape[0]] - shift, -bound, bound)
+                # onto the public [-B, B] first, then y - c onto [-B', B'] (every path clips a label so)
+                labels = np.clip(targets[start:start + block.shape[0]], -public, public) - shift
+                moment += block.T @ np.clip(labels, -bound, bound, out=labels)
                 clipped_rows += clipped
         else:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
             n = mapped.shape[0]
-            labels, clipped_labels = check_targets(np.asarray(y, dtype=float) - shift if shift else y, n, bound, refuse)
+            shifted = np.clip(np.asarray(y, dtype=float), -public, public) - shift if shift else y
+            labels, clipped_labels = check_targets(shifted, n, bound, refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
         if clipped_rows and not quiet:
@@ -364,9 +368,11 @@ class PrivateLinearRegression:
         self._refuse_for_statistics(X, relation, "mechanism='gradient'")
         return setting
 
-    def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray | RowBlocks, int]:
-        """(the rows clipped onto R without the constant feature, n): a memmap's as row blocks clipped as each is read
-        (checked here in one pass, never held whole); labels checked, the clipping warnings given once."""
+    def _clipped_rows(self, X: Any, y: Any) -> tuple[np.ndarray | RowBlocks, np.ndarray, int]:
+        """(the rows clipped onto R without the constant feature, the checked labels, n): a memmap's rows as row blocks
+        clipped as each is read (checked here in one pass, never held whole); the labels checked once, as a 1-D float
+        vector (the caller's float64 array itself, or its flat view: a column vector is one label a row), not yet
+        clipped; the clipping warnings given once."""
         norm = check_bound("data_norm", self.data_norm)
         clipped: np.ndarray | RowBlocks
         if is_out_of_core(X):  # a memmap: a Dask X is not searched (_ranges_setting, _refuse_for_statistics)
@@ -377,7 +383,7 @@ class PrivateLinearRegression:
             clipped = np.asarray(rows)
         n = clipped.shape[0]
         label_bound = check_bound("label_bound", self.label_bound)
-        _, _, clipped_labels = target_values(y, n, label_bound, False)
+        labels, _, clipped_labels = target_values(y, n, label_bound, False)
         if count:
             warnings.warn(f"{count} of {n} rows had ||x|| > R = {norm:g} and were scaled onto it. "
                           "NOT PRIVATE: this count is shown to you only and is not part of the release",
@@ -385,7 +391,7 @@ class PrivateLinearRegression:
         if clipped_labels:
             warnings.warn(label_clipping_note(clipped_labels, n, label_bound), ClippingWarning,
                           stacklevel=user_stacklevel())
-        return clipped, n
+        return clipped, labels, n
 
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
         """Least squares (with the ridge n Lam) on the clipped data: NOT private, a baseline."""
@@ -553,8 +559,8 @@ class AdaSSPPlan:
                              "charged")
         rows, calibration = self.calibrate(rows_in)
         learner, statistics, clipped, level = self.learner, None, None, None
-        if self.standardised or ranges:
-            clipped, n = learner._clipped_rows(X, y)
+        if self.standardised or ranges:  # later steps read the checked 1-D labels, never the caller's y as given
+            clipped, y, n = learner._clipped_rows(X, y)
         else:
             _, gram, moment, n = learner._statistics(X, y, rows)
             statistics = gram, moment
@@ -673,8 +679,10 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
 
         def blocks() -> Iterator[tuple[int, np.ndarray]]:
             return iter(((0, mapped),))
-    bound_y = calibration.label_bound
-    labels = np.clip(np.asarray(bound.y, dtype=float) - shift, -bound_y, bound_y)
+    public, bound_y = bound.calibration.label_bound, calibration.label_bound  # the public B (bind's), and B'
+    labels = np.clip(bound.y, -public, public)  # onto the public [-B, B] first, as every path clips them
+    labels -= shift
+    np.clip(labels, -bound_y, bound_y, out=labels)
     dim, tau = calibration.dim, calibration.residual_clip
     gram = np.zeros((dim, dim))
     for _, block in blocks():
