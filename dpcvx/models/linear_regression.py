@@ -571,7 +571,8 @@ class AdaSSPPlan:
             if level is None:
                 setting, fix = (("mechanism='gradient'", "; column_ranges='auto' (DPLinearRegression: "
                                  "column_statistics='auto') searches the label's range alone at fewer rows") if
-                                self.gradient is True else ("column_ranges=True", ""))
+                                self.gradient is True else
+                                ("column_ranges=True (DPLinearRegression: column_statistics='ranges')", ""))
                 raise InputError(f"{setting}: {n} rows are too few for the range search's noise at epsilon "
                                  f"{self.epsilon:g} (its level would exceed {HIGHEST_LEVEL}; "
                                  f"dpcvx.privacy.column_ranges.range_level){fix}. Nothing was charged")

@@ -448,7 +448,8 @@ class DPLinearRegression(_PrivateRegressor):
         else AdaSSP: :meth:`~dpcvx.models.linear_regression.AdaSSPPlan.descends_at`, decided per fit); column
         statistics decided from public facts of X, the intercept's scale by the mechanism's public rule at the fit's
         n ("auto")."""
-        method = "noisy gradient descent" if _is(self.mechanism, "gradient") else "AdaSSP"
+        method = ("noisy gradient descent" if _is(self.mechanism, "gradient") else "AdaSSP" if
+                  _is(self.mechanism, "adassp") else "noisy gradient descent or AdaSSP")
         if self._pure:
             raise InputError(f"delta=0 asks for pure epsilon-DP; mechanism={self.mechanism!r} ({method}) is a "
                              f"Gaussian mechanism and needs delta > 0. {PURE_EPSILON_OPTIONS}. Nothing was charged")
