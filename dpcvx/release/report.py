@@ -378,6 +378,11 @@ class ReleaseReport:
         if getattr(first, "label_bound", None) is not None:
             inputs.append((f"the bound B = {first.label_bound:g} on the size of a label", "certificate.label_bound",
                            "label_bound"))
+        statistics = getattr(first, "column_statistics", None)
+        located = getattr(getattr(first, "calibration", None), "label_bound", None)  # B', the label's range's
+        if isinstance(statistics, dict) and "ranges" in statistics and located is not None:
+            inputs.append((f"the labels' centre c and bound B' = {located:g} (the fit saw y - c "
+                           "clipped onto [-B', B'])", "certificate.calibration.label_bound", None))
         if self.feature_map is not None:  # the encoding of the columns; a private draw may have set it
             inputs.append((f"the encoding of the columns before the norm bound (a {type(self.feature_map).__name__}: "
                            "each column centred and scaled)", "preprocessing.row_map.feature_map.centre", None))

@@ -142,3 +142,18 @@ def test_the_summary_names_the_version_and_a_binary_model_its_classes(data):
     public, _ = _lists(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0).fit(X, y, 1.0, random_state=0).report()
                        .to_markdown(), "Public inputs")
     assert "the classes \\[-1, 1\\], declared (never read off the data)" in public
+
+
+def test_a_ranged_regression_lists_its_labels_private_centre_and_bound():
+    """DPLinearRegression's default draws the label's range: its centre c and bound B' are listed as chosen privately
+    (the report listed only the columns' encoding, and with the label's range alone nothing)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (4000, 4)) / 3
+    y = 50 + X @ np.array([30.0, -20.0, 10.0, 5.0]) + rng.normal(0, 3, 4000)
+    for n in (4000, 800):  # every column's ranges, and the label's alone
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = dpcvx.DPLinearRegression(label_bound=(0, 200), random_state=0).fit(X[:n], y[:n]).model_
+        text = model.report().to_markdown()
+        private = text[text.index("Chosen privately"):text.index("The private mechanisms that chose them")]
+        assert f"B' = {model.certificate.calibration.label_bound:g}" in private
