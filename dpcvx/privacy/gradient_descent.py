@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -132,9 +133,10 @@ class GradientCalibration(Calibration):
         """f_i of every release: the search, the eigenvalue, then the T steps."""
         return (RANGE_SHARE, LAMBDA_SHARE) + (self.step_share,) * self.steps
 
-    @property
+    @cached_property
     def unit_sigma(self) -> float:
-        """sigma of the joint Gaussian on the releases scaled to sensitivities sqrt(f_i) (sqrt(sum f_i) together)."""
+        """sigma of the joint Gaussian on the releases scaled to sensitivities sqrt(f_i) (sqrt(sum f_i) together);
+        computed once per calibration (a bisection of the analytic Gaussian; every step's noise reads it)."""
         return analytic_gaussian_sigma(math.sqrt(math.fsum(self.shares)), self.epsilon, self.delta)
 
     @property
@@ -156,7 +158,7 @@ class GradientCalibration(Calibration):
         """L2 sensitivities of lambda_max(Z^T Z) (R_eff^2, Weyl) and of a step's Z^T r (2 R_eff tau)."""
         return self.data_norm**2, 2 * self.data_norm * self.residual_clip
 
-    @property
+    @cached_property
     def sigmas(self) -> tuple[float, float]:
         """(sigma_l, sigma_g) = Delta_i sigma / sqrt(f_i) of the eigenvalue and of each step's gradient."""
         unit = self.unit_sigma
