@@ -222,14 +222,12 @@ class PrivateLinearRegression:
             gram, moment, clipped_rows = np.zeros((d, d)), np.zeros(d), 0
             for start, block, clipped in blocks.blocks(refuse):
                 gram += block.T @ block
-                # onto the public [-B, B] first, then y - c onto [-B', B'] (every path clips a label so)
-                labels = np.clip(targets[start:start + block.shape[0]], -public, public) - shift
-                moment += block.T @ np.clip(labels, -bound, bound, out=labels)
+                moment += block.T @ _centred_labels(targets[start:start + block.shape[0]], public, shift, bound)
                 clipped_rows += clipped
         else:
             mapped, clipped_rows = rows.apply(X, refuse=refuse)
             n = mapped.shape[0]
-            shifted = np.clip(np.asarray(y, dtype=float), -public, public) - shift if shift else y
+            shifted = _centred_labels(np.asarray(y, dtype=float), public, shift, bound) if shift else y
             labels, clipped_labels = check_targets(shifted, n, bound, refuse)
             gram = np.asarray((mapped.T @ mapped).todense() if hasattr(mapped, "todense") else mapped.T @ mapped)
             moment = np.asarray(mapped.T @ labels).ravel()
@@ -399,6 +397,14 @@ class PrivateLinearRegression:
         theta = np.linalg.lstsq(gram + n * non_negative("lam", self.lam) * np.eye(gram.shape[0]), moment,
                                 rcond=None)[0]
         return LinearRegressionModel(*rows.split_weights(theta), rows)
+
+
+def _centred_labels(labels: np.ndarray, public: float, shift: float, bound: float) -> np.ndarray:
+    """The labels a ranged fit reads, as a new array: clipped onto the public [-B, B] (as every path clips a label),
+    moved by the private centre c (``shift``), then clipped onto [-B', B'] (``bound``, the released B')."""
+    centred = np.clip(labels, -public, public)
+    centred -= shift
+    return np.clip(centred, -bound, bound, out=centred)
 
 
 def _range_values(clipped: np.ndarray | RowBlocks, y: Any, label_bound: float,
@@ -680,10 +686,7 @@ def _descend(bound: _Bound, rows: RowMap, calibration: GradientCalibration, shif
 
         def blocks() -> Iterator[tuple[int, np.ndarray]]:
             return iter(((0, mapped),))
-    public, bound_y = bound.calibration.label_bound, calibration.label_bound  # the public B (bind's), and B'
-    labels = np.clip(bound.y, -public, public)  # onto the public [-B, B] first, as every path clips them
-    labels -= shift
-    np.clip(labels, -bound_y, bound_y, out=labels)
+    labels = _centred_labels(bound.y, bound.calibration.label_bound, shift, calibration.label_bound)  # B (bind's), B'
     dim, tau = calibration.dim, calibration.residual_clip
     gram = np.zeros((dim, dim))
     for _, block in blocks():
