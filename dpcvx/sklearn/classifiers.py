@@ -405,8 +405,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                 )
                 assert isinstance(binary_model, PrivateModel)  # task="classification"
                 model = binary_model
+        released_cut = self._cut(model) if isinstance(model, PrivateModel) else None  # binary: predict's cut
         if isinstance(model, PrivateModel):
-            self._held_at_cut(owner, model, held)
+            assert released_cut is not None
+            self._held_at_cut(owner, model, held, released_cut)
         fitted = self._fitted_attributes(model)
         self._warn_if_noise_dominates(model, learner.loss)
         certificate = model.certificate.per_class[0] if isinstance(model, PrivateMulticlassModel) else model.certificate
@@ -417,7 +419,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             if in_memory:  # one-vs-rest's predictions over the public classes, no sort of the rows
                 warn_on_training_rows(owner, model.predict(X), y, classes=model.classes_)
         else:  # the binary release's rows on either side of the cut, counted by its plan
-            warn_at_cut(check, self._cut(model))
+            assert released_cut is not None
+            warn_at_cut(check, released_cut)
         # the fitted attributes together, once nothing is left that can raise (a warning made an error included)
         if hasattr(checked, "feature_names_in_"):   # set by validate_data for a DataFrame
             fitted["feature_names_in_"] = checked.feature_names_in_
@@ -426,12 +429,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.update(fitted)
         return self
 
-    def _held_at_cut(self, owner: str, model: PrivateModel, held: Held) -> None:
+    def _held_at_cut(self, owner: str, model: PrivateModel, held: Held, cut: float) -> None:
         """Show a binary fit's held release warnings (:func:`~dpcvx.release.usefulness.held_warnings`) for the
         predictor this estimator has: at cut 0 (threshold 1/2) as the release states them; at another public cut the
         release's one-class finding (stated at cut 0) is not what ``predict`` does, so the one-class check is made
-        again at the cut (:func:`~dpcvx.release.usefulness.constant_at_cut`). Public: the weights, R and the cut."""
-        cut = self._cut(model)
+        again at the cut (:func:`~dpcvx.release.usefulness.constant_at_cut`). Public: the weights, R and ``cut``
+        (:meth:`_cut`)."""
         for text, category in held:
             if cut == 0 or category is not ConstantPredictionWarning:
                 warn_release(text, category)
