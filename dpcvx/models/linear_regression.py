@@ -626,7 +626,9 @@ class AdaSSPPlan:
             gram, moment = bound.statistics
         assert isinstance(calibration, AdaSSPCalibration)  # the descent returned above
         certificate = self._certificate(calibration, rows, record)
-        theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam)
+        mass = n * rows.intercept_scaling**2 if self.relation is Neighbours.REPLACE_ONE else None  # n s^2: public
+        theta = calibration.release(gram, moment, rng, extra_ridge=n * self.lam, intercept=rows.fit_intercept,
+                                    intercept_mass=mass)
         model = PrivateRegressionModel(*rows.split_weights(theta), rows, certificate)
         return model.shifted(shift) if shift else model  # the private label centre: post-processing
 

@@ -11,7 +11,16 @@ ridge regression they define (post-processing):
 3. X^T y + noise;
 4. ridge = max(0, sqrt(d ln(2 d^2 / rho)) sigma_2 - lambda_min estimate), which
    bounds ||E|| with probability 1 - rho/3, and
-   theta = (X^T X + E + ridge I)^-1 (X^T y + noise).
+   theta = (X^T X + E + ridge I)^-1 (X^T y + noise);
+5. with an intercept (the last column the constant s), the ridge is centred at the
+   intercept-only fit theta_0 = (X^T y + noise)_d / (n s^2) e_d, as least squares centres
+   the labels before a ridge: theta = theta_0 + (X^T X + E + ridge I)^-1
+   (X^T y + noise - (X^T X + E) theta_0). Centred at 0, the ridge pulls the intercept
+   towards the public label centre, which on a small table far from the label's mean costs
+   more than the noise (docs/theory.md, section 16, "The ridge's centre"). n s^2 is
+   public under replace-one; under add/remove the noisy (X^T X + E)_dd stands for it,
+   where it exceeds the ridge bound (else theta_0 = 0). Post-processing of the released
+   statistics with public values.
 
 Floating point: the noise is drawn in doubles and each noisy statistic is rounded to a grid 2^-30
 of its sigma (:attr:`AdaSSPCalibration.release_grids`), the mitigation of the linear releases; the
@@ -229,8 +238,11 @@ class AdaSSPCalibration(Calibration):
         return tuple(release_grid_spacing(sigma) for sigma in self.sigmas)  # type: ignore[return-value]
 
     def release(self, gram: np.ndarray, moment: np.ndarray, rng: np.random.Generator,
-                extra_ridge: float = 0.0) -> np.ndarray:
-        """theta from the exact statistics X^T X and X^T y (step 1-4 of the module docstring)."""
+                extra_ridge: float = 0.0, *, intercept: bool = False,
+                intercept_mass: float | None = None) -> np.ndarray:
+        """theta from the exact statistics X^T X and X^T y (steps 1-5 of the module docstring). ``intercept``: the
+        last coordinate is the constant feature s, and the ridge is centred at the intercept-only fit (step 5), whose
+        denominator is ``intercept_mass`` = n s^2 where n is public (replace-one), else the noisy (X^T X)_dd."""
         d = self.dim
         if gram.shape != (d, d) or moment.shape != (d,):
             raise InputError(f"AdaSSP statistics must be {d} x {d} and {d}, got {gram.shape} and {moment.shape}")
@@ -245,10 +257,16 @@ class AdaSSPCalibration(Calibration):
         noisy_moment = _on_grid(moment + sigma_moment * rng.standard_normal(d), grid_moment)
         ridge = max(self.ridge_bound - noisy_eigenvalue, 0.0) + extra_ridge
         system = noisy_gram + ridge * np.eye(d)
+        centre = np.zeros(d)
+        if intercept:  # step 5; a noisy (X^T X)_dd only where its noise (within the ridge bound) cannot have made it
+            mass = intercept_mass if intercept_mass is not None else float(noisy_gram[-1, -1])
+            if intercept_mass is not None or mass > self.ridge_bound:
+                centre[-1] = noisy_moment[-1] / mass
+        target = noisy_moment - noisy_gram @ centre
         try:
-            return np.linalg.solve(system, noisy_moment)
+            return centre + np.linalg.solve(system, target)
         except np.linalg.LinAlgError:  # a singular noisy system: its least-squares solution (post-processing)
-            return np.linalg.lstsq(system, noisy_moment, rcond=None)[0]
+            return centre + np.linalg.lstsq(system, target, rcond=None)[0]
 
     @property
     def relation(self) -> Neighbours:
