@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -183,13 +184,14 @@ class AdaSSPCalibration(Calibration):
             return b2, math.sqrt(2) * b2, 2 * by
         return b2, b2, by
 
-    @property
+    @cached_property
     def unit_sigma(self) -> float:
         """sigma of the joint Gaussian on the statistics scaled to sensitivities sqrt(f_i) (sqrt(sum f_i) together:
-        sqrt(3), or sqrt(3.8) with column statistics)."""
+        sqrt(3), or sqrt(3.8) with column statistics); computed once per calibration (a bisection of the analytic
+        Gaussian, which the sigmas, the ridge, the margins and the search's counts read)."""
         return analytic_gaussian_sigma(math.sqrt(sum(self.shares)), self.epsilon, self.delta)
 
-    @property
+    @cached_property
     def sigmas(self) -> tuple[float, float, float]:
         """sigma_i = Delta_i sigma / sqrt(f_i) for lambda_min, X^T X and X^T y."""
         unit = self.unit_sigma
