@@ -28,7 +28,7 @@ def _data(n=80):
 @pytest.fixture(scope="module")
 def files():
     """One saved dict of every kind: AdaSSP, Huber, linear, multiclass, RFF linear, TDDL, PINP, TDIL (a net and a
-    ball search)."""
+    ball search), and the float-safe TDDL and TDIL."""
     X, y = _data()
     yr = X @ np.array([1.0, -0.5])
     with warnings.catch_warnings():
@@ -51,6 +51,9 @@ def files():
             "tdil": TDIL("rbf", lam=0.1, gamma=1.0, input_bound=1.0, net_spacing=0.5).fit(X, y, 1.0, 0,
                                                                                          random_state=0),
             "tdil_ball": TDIL("linear", lam=0.1, input_bound=1.0).fit(X, y, 1.0, 0, random_state=0),
+            "tddl_safe": TDDL("rbf", lam=0.1, gamma=1.0, float_safe=True).fit(X, y, 1.0, Z=X[:8], random_state=0),
+            "tdil_safe": TDIL("linear", lam=0.1, input_bound=1.0, float_safe=True).fit(X, y, 50.0, 1e-6,
+                                                                                     random_state=0),
         }
     saved = {}
     for name, release in releases.items():
@@ -190,3 +193,63 @@ def test_the_verified_dimension_is_the_certificate_s(files, name):
 ])
 def test_a_saved_feature_map_is_what_its_rebuilt_map_writes(files, edit, match):
     _refused(files, "rff", lambda data: edit(data["preprocessing"]["row_map"]["feature_map"]), match)
+
+
+_KERNEL_FILES = ["tddl", "pinp", "tdil", "tdil_ball", "tddl_safe", "tdil_safe"]
+
+
+def _another_type(value):
+    """A JSON value of another type than ``value``'s, the same number where it is one (an integer count written as a
+    double, a double as a text)."""
+    if isinstance(value, bool) or value is None:
+        return 1
+    if isinstance(value, int):
+        return float(value)
+    return str(value) if isinstance(value, float) else [value]
+
+
+@pytest.mark.parametrize("name", _KERNEL_FILES)
+def test_every_kernel_calibration_field_null_removed_or_of_another_type_is_refused(files, name):
+    for key, value in files[name]["certificate"]["calibration"].items():
+        edits = {"removed": lambda data, key=key: data["certificate"]["calibration"].pop(key),
+                 "another type": _set(("certificate", "calibration", key), _another_type(value))}
+        if value is not None:
+            edits["null"] = _set(("certificate", "calibration", key), None)
+        for edit in edits.values():
+            _refused(files, name, edit, "calibration")
+
+
+def _map(data):
+    return data["preprocessing"]["row_map"]["feature_map"]
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda data: data["preprocessing"]["row_map"].update(feature_map=None),
+     "feature_map is null, but the model was fitted with the RandomFourierFeatures"),
+    (lambda data: data["certificate"].pop("feature_map"), "holds a map, but the certificate records none"),
+    (lambda data: _map(data).update(gamma=2.0), "not the RandomFourierFeatures map certificate.feature_map records"),
+    (lambda data: _map(data)["frequencies"][0].__setitem__(0, 0.5), "map certificate.feature_map records"),
+    (lambda data: _map(data)["phases"].__setitem__(0, 0.5), "map certificate.feature_map records"),
+    (lambda data: data["certificate"]["feature_map"].update(type="ColumnStandardiser"), "map certificate.feature_map"),
+])
+def test_the_feature_map_is_the_one_the_certificate_records(files, edit, match):
+    assert files["rff"]["certificate"]["feature_map"]["type"] == "RandomFourierFeatures"
+    _refused(files, "rff", edit, match)
+
+
+def _add_a_map(data):
+    entry = data["per_class"][0] if "per_class" in data else data
+    entry["preprocessing"]["row_map"]["feature_map"] = RandomFourierFeatures(
+        "rbf", gamma=1.0, n_components=2, n_features=2, random_state=1).to_dict()
+
+
+@pytest.mark.parametrize("name", ["linear", "multi", "linreg", "huber"])
+def test_a_map_added_to_a_file_fitted_without_one_is_refused(files, name):
+    _refused(files, name, _add_a_map, "holds a map, but the certificate records none")
+
+
+def test_a_version_5_file_with_a_map_loads_and_records_the_map_it_holds(files):
+    """Format version 5 wrote no record of the map: its upgrade step records the map the file holds."""
+    older = _edited(files, "rff", lambda data: data.update(format_version=5) or data["certificate"].pop("feature_map"))
+    loaded = serialization.model_from_dict(older)
+    assert serialization.model_to_dict(loaded) == files["rff"]

@@ -30,7 +30,7 @@ from ...privacy.lattice_tdil import LatticeTDIL
 from ...rounding import ROUNDING
 
 __all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel",
-           "same_number", "compare_recorded"]
+           "same_number", "same_json_type", "compare_recorded"]
 
 #: Every calibration a linear release can carry (docs/architecture.md, "A new mechanism").
 LINEAR_CALIBRATIONS: tuple[type[LinearCalibration], ...] = (
@@ -86,6 +86,41 @@ def compare_recorded(record: Record, recomputed: dict[str, Any], used: str) -> N
         if not same_number(record[key], recomputed[key]):
             raise InputError(f"certificate.calibration.{key}: recorded {record[key]!r}, recomputed "
                              f"{recomputed[key]!r} from {used}; the file has been edited")
+        if not same_json_type(record[key], recomputed[key]):
+            raise InputError(f"certificate.calibration.{key}: recorded {record[key]!r}, which is not "
+                             f"{_json_type(recomputed[key])} as dpcvx records it; the file has been edited")
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type a recomputed field is written as, in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, numbers.Integral):
+        return "an integer"
+    if isinstance(value, numbers.Real):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "a string" if isinstance(value, str) else type(value).__name__
+
+
+def same_json_type(recorded: Any, recomputed: Any) -> bool:
+    """Whether a recorded field has the JSON type the library writes the recomputed one as: null only for null, a
+    flag only for a flag, an integer only as a JSON integer (80.0 is not the count 80, and a reader would write it
+    back as read), any number for a real number (the rule of :func:`~.fields._number`), a text for a text, and a list
+    of as many entries, each of its entry's type."""
+    if recomputed is None or isinstance(recomputed, bool):
+        return recorded is recomputed if recomputed is None else isinstance(recorded, bool)
+    if isinstance(recomputed, numbers.Integral):
+        return isinstance(recorded, int) and not isinstance(recorded, bool)
+    if isinstance(recomputed, numbers.Real):
+        return isinstance(recorded, (int, float)) and not isinstance(recorded, bool)
+    if isinstance(recomputed, (list, tuple)):
+        return isinstance(recorded, list) and len(recorded) == len(recomputed) and all(
+            map(same_json_type, recorded, recomputed))
+    return isinstance(recorded, type(recomputed))
 
 
 def read_linear(record: Record) -> LinearCalibration:

@@ -21,7 +21,7 @@ from ..usefulness import one_class_findings
 from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
-from .row_map import _check_schema_fits, _row_map, _row_map_to_dict
+from .row_map import MAP_RECORD, _check_schema_fits, _row_map, _row_map_to_dict, check_map_record, map_record
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
                "classes", "privatised", "preprocessing", "certificate"}
@@ -38,6 +38,10 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
     if unknown:  # e.g. solver statistics: not covered by the proof, never written
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
+    row_map = _row_map_to_dict(model.rows)
+    certificate.pop(MAP_RECORD, None)  # a loaded certificate's record: written again from the map saved beside it
+    if row_map["feature_map"] is not None and model.certificate.column_statistics is None:
+        certificate[MAP_RECORD] = map_record(row_map["feature_map"])
     return {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,
@@ -50,7 +54,7 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
         "privatised": {"coef": model.coef_.tolist(), "intercept": model.intercept_},
         "preprocessing": {
             "schema": None if schema is None else schema.to_dict(),
-            "row_map": _row_map_to_dict(model.rows),
+            "row_map": row_map,
         },
         "certificate": certificate,
     }
@@ -129,6 +133,8 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     if statistics is not None and rows.feature_map != statistics_map(statistics, rows.norm_bound):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
                          "file has been edited")
+    check_map_record(preprocessing["row_map"]["feature_map"], item["certificate"].get(MAP_RECORD),
+                     from_statistics=statistics is not None)
     if certificate.findings != (() if regression else one_class_findings(weights, intercept, classes,
                                                                           rows.norm_bound)):
         raise InputError("certificate.findings must state exactly the public checks of the released weights "

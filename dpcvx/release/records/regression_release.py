@@ -33,7 +33,7 @@ from .linear_release import (
     linear_from_dict,
     linear_to_dict,
 )
-from .row_map import _row_map, _row_map_to_dict
+from .row_map import _row_map, _row_map_to_dict, check_map_record
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
@@ -98,6 +98,8 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
                      ADASSP_STATEMENTS[calibration.relation])
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
     rows = _row_map(preprocessing["row_map"])
+    # AdaSSP's only map is its column statistics' (checked against them below): plain AdaSSP's rows take none
+    check_map_record(preprocessing["row_map"]["feature_map"], None, from_statistics=standardised or ranged)
     for key in ("epsilon", "delta", "mechanism", "library_version"):
         _check_same(key, item[key], saved[key])
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)

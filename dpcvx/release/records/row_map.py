@@ -5,6 +5,7 @@ file names)."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib
 import json
 from collections.abc import Callable
@@ -90,6 +91,46 @@ def _check_written_back(saved: dict, feature_map: Any, type_name: str) -> None:
         named = f"holds keys {unexpected} a {type_name} does not write" if unexpected else \
             f"differs from what the {type_name} it rebuilds writes (a field of another type or value)"
         raise InputError(f"preprocessing.row_map.feature_map {named}; the file has been edited")
+
+
+MAP_RECORD = "feature_map"  # the certificate's record of the map a linear-layout release was fitted with
+_MAP_RECORD_KEYS = {"type", "sha256"}
+
+
+def map_record(saved: dict) -> dict:
+    """The certificate's record of a saved feature map (``saved``, what :func:`_row_map_to_dict` writes of it): its
+    type and the SHA-256 digest of its canonical JSON text (sorted keys, no spaces), which covers every parameter
+    (an RFF map's kernel, gamma, frequencies and phases). Written beside the map by the file's writer, so that the
+    loader refuses a file whose map was removed, added or changed; a file is not a signature: an edit that also
+    rewrites the digest is not detected (docs/model-files.md)."""
+    text = json.dumps(saved, sort_keys=True, separators=(",", ":"), allow_nan=False, default=repr)
+    return {"type": saved.get("type"), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def check_map_record(saved: Any, record: Any, *, from_statistics: bool) -> None:
+    """Refuse a saved map (``saved``, the file's ``preprocessing.row_map.feature_map``, read by :func:`_row_map`)
+    that is not the one the certificate records (``record``, its ``feature_map``, or None): a map where none was
+    fitted, none where one was, or another map. ``from_statistics``: the map is the one certificate.column_statistics
+    gives (checked against them), which takes no record."""
+    what = f"certificate.{MAP_RECORD}"
+    if from_statistics or record is None:
+        if record is not None:
+            raise InputError(f"{what} is recorded, but the release's map is the one certificate.column_statistics "
+                             "gives; the file has been edited")
+        if saved is not None and not from_statistics:
+            raise InputError("preprocessing.row_map.feature_map holds a map, but the certificate records none (its "
+                             f"{MAP_RECORD}): the model was fitted without one; the file has been edited")
+        return
+    item = json_object(what, record, _MAP_RECORD_KEYS)
+    _text(f"{what}.type", item["type"])
+    _text(f"{what}.sha256", item["sha256"])
+    if saved is None:
+        raise InputError(f"preprocessing.row_map.feature_map is null, but the model was fitted with the {item['type']} "
+                         f"map {what} records; the file has been edited")
+    if item != map_record(saved):
+        raise InputError(f"preprocessing.row_map.feature_map is not the {item['type']} map {what} records (its type "
+                         "or SHA-256 digest differs: a parameter such as gamma, a frequency or a phase was changed); "
+                         "the file has been edited")
 
 
 def _row_map(data: Any) -> RowMap:

@@ -9,8 +9,12 @@ between the versions. Tested on files written by format version 4 (``tests/relea
 Format version 6 records a kernel release's L exactly: the ``L`` entry of its ``certificate.constants`` holds
 ``"exact"`` (its exact text, "1" or "1/4", or null for a double) beside ``"value"``. A version 5 file was written by
 a dpcvx whose kernel certificate held L as a double, so its step sets ``"exact"`` to null: the loaded L is that
-double, what the writing library's certificate held. Nothing else changed; tested on the format 4 fixtures
-(through both steps) and on a kernel file written as version 5.
+double, what the writing library's certificate held. Version 6 also records, in the certificate of a release in the
+linear layout fitted with a feature map of its own (not its column statistics' map), the map's type and digest
+(``certificate.feature_map``, :func:`.row_map.map_record`), so that a file whose map was removed, added or changed is
+refused. A version 5 file holds the map its writer fitted with and no record, so its step records the map the file
+holds: such a file's map is read as before, unprotected against that edit. Tested on the format 4 fixtures (through
+both steps), on a kernel file written as version 5 and on a version 5 linear file with a map.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from .fields import _integer
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .row_map import MAP_RECORD, map_record
 
 __all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
 
@@ -58,7 +63,20 @@ def _from_5(data: dict) -> dict:
     if isinstance(constants, dict) and isinstance(constants.get("L"), dict):
         constants["L"] = {"value": constants["L"].get("value"), "exact": None,
                           "established": constants["L"].get("established")}
+    for record in [upgraded_, *_entries_at(upgraded_, 6)]:
+        _record_map(record)
     return upgraded_
+
+
+def _record_map(record: dict) -> None:
+    """A version 5 record in the linear layout with a feature map of its own (not its column statistics'): the
+    certificate records the map the file holds (``certificate.feature_map``), which its writer fitted with."""
+    preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
+    row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
+    saved = row_map.get("feature_map") if isinstance(row_map, dict) else None
+    if (isinstance(saved, dict) and isinstance(certificate, dict) and "verification" in certificate
+            and certificate.get("column_statistics") is None and MAP_RECORD not in certificate):
+        certificate[MAP_RECORD] = map_record(saved)
 
 
 _STEPS = {4: _from_4, 5: _from_5}
