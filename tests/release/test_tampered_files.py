@@ -253,3 +253,33 @@ def test_a_version_5_file_with_a_map_loads_and_records_the_map_it_holds(files):
     older = _edited(files, "rff", lambda data: data.update(format_version=5) or data["certificate"].pop("feature_map"))
     loaded = serialization.model_from_dict(older)
     assert serialization.model_to_dict(loaded) == files["rff"]
+
+
+@pytest.fixture(scope="module")
+def label_alone():
+    """The label's range alone at its search's lowest level (5,700 rows of 10 columns at epsilon 0.3, delta 1e-6: the
+    label's level is at its floor from 5,500 rows, every column's search starts at 6,081), saved by adassp-ranged and
+    gradient-ranged."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (5700, 10)) / np.sqrt(10)
+    y = np.clip(300 + 80 * rng.standard_normal(5700), 0, 100_000)
+    saved = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for mechanism in ("adassp", "gradient"):
+            model = dpcvx.DPLinearRegression(epsilon=0.3, delta=1e-6, label_bound=(0, 100_000), mechanism=mechanism,
+                                             random_state=0).fit(X, y).model_
+            assert model.certificate.calibration.range_columns == 1 and model.certificate.column_statistics[
+                "level"] == 0.1
+            saved[mechanism] = serialization.model_to_dict(model)
+    return saved
+
+
+@pytest.mark.parametrize("mechanism", ["adassp", "gradient"])
+def test_a_raised_n_of_the_label_s_range_alone_is_refused_at_the_level_s_floor(label_alone, mechanism):
+    """The level (0.1 at 5,700 rows and at 10^9) does not pin n there; the public rule of the label's range alone
+    does: at 10^9 rows every column's range would have been searched."""
+    _refused(label_alone, mechanism, _set(("certificate", "column_statistics", "n"), 10**9),
+             "column_statistics.n is 1000000000, at which the fit would have searched every column's range")
+    serialization.model_from_dict(_edited(label_alone, mechanism, _set(("certificate", "column_statistics", "n"),
+                                                                       6000)))  # below every column's search: loads

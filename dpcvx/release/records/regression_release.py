@@ -15,7 +15,14 @@ from ...data.preprocessing import PublicSchema
 from ...data.rows import RowMap
 from ...data.standardiser import ColumnStandardiser, adassp_map, label_range, range_map
 from ...exceptions import InputError
-from ...privacy.adassp import ADASSP, ADASSP_RANGED, ADASSP_STANDARDISED, COLUMN_SPREAD, AdaSSPCalibration
+from ...privacy.adassp import (
+    ADASSP,
+    ADASSP_RANGED,
+    ADASSP_STANDARDISED,
+    COLUMN_SPREAD,
+    AdaSSPCalibration,
+    range_search_level,
+)
 from ...privacy.calibration import PublicFacts
 from ...privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
@@ -179,6 +186,12 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibr
         raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
     _check_same("certificate.column_statistics.level", record["level"], level)
     columns = calibration.range_columns
+    # the label's range alone is searched only where every column's is not (column_statistics="auto", the public rule
+    # of epsilon, delta, d and n): an n at which every column's would have been searched is not the fit's
+    if columns == 1 and range_search_level(calibration.epsilon, calibration.delta, columns=d + 1, n=n) is not None:
+        raise InputError(f"certificate.column_statistics.n is {n}, at which the fit would have searched every "
+                         f"column's range, not the label's alone (calibration.range_columns 1); the file has been "
+                         "edited")
     if columns not in (1, d + 1) or not isinstance(ranges, list) or len(ranges) != 2 or any(
             not isinstance(side, list) or len(side) != columns for side in ranges):
         raise InputError(f"certificate.column_statistics.ranges must be two lists of {d + 1} numbers (or 1, the "
