@@ -19,6 +19,7 @@ import numpy as np
 
 from .calibrate import ObjectivePerturbation, OutputPerturbation
 from .calibrate_gaussian import GaussianOutputPerturbation, ReleaseCalibration
+from .calibration import LinearCalibration
 from .exact_sampling import IntegerSource
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
@@ -81,8 +82,9 @@ _THEOREMS = {
 }
 
 
-def float_safe_guarantee(calibration: ReleaseCalibration | LatticeCalibration, guarantee: str) -> str:
-    """The release's guarantee sentence, with the float-safe mechanism named when there is one."""
+def float_safe_guarantee(calibration: LinearCalibration, guarantee: str) -> str:
+    """The release's guarantee sentence, with the float-safe mechanism named when there is one (a fitted or a loaded
+    release's calibration: the file's reader compares the recorded sentence with it)."""
     if isinstance(calibration, LATTICE_CALIBRATIONS):
         return f"{guarantee}; {_THEOREMS[type(calibration)]}"
     return guarantee

@@ -283,3 +283,16 @@ def test_a_raised_n_of_the_label_s_range_alone_is_refused_at_the_level_s_floor(l
              "column_statistics.n is 1000000000, at which the fit would have searched every column's range")
     serialization.model_from_dict(_edited(label_alone, mechanism, _set(("certificate", "column_statistics", "n"),
                                                                        6000)))  # below every column's search: loads
+
+
+@pytest.mark.parametrize("name", ["linear", "rff", "huber"])
+@pytest.mark.parametrize("text", [lambda g: g + " EDITED", lambda g: g.replace("Theorem 2", "Theorem 1")])
+def test_the_guarantee_is_the_verdict_s_theorem_for_the_release(files, name, text):
+    _refused(files, name, _set(("certificate", "guarantee"), text), "certificate.guarantee is not what dpcvx states")
+
+
+@pytest.mark.parametrize("name", ["linear", "huber"])
+@pytest.mark.parametrize("method", ["proved by hand", "", "symbolic EDITED"])
+def test_a_condition_s_method_is_one_of_the_verifier_s(files, name, method):
+    _refused(files, name, _set(("certificate", "verification", "conditions", 5, "method"), method),
+             "condition 5.method is .* not one of the verifier's")

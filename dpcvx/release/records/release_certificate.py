@@ -27,19 +27,20 @@ from ...privacy.column_histogram import (
     label_depth,
 )
 from ...privacy.column_sums import sums_sensitivity
+from ...privacy.float_safe import float_safe_guarantee
 from ...privacy.lam_rule import LamChoice, excess_risk_bound
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
-from ...verification.certificate import MECHANISMS, Certificate, Condition
+from ...verification.certificate import ESTIMATE_METHODS, MECHANISMS, PROOF_METHODS, Certificate, Condition
 from ...verification.exact import exact_of_saved
 from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
-from ...verification.verdict import Mechanism
+from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
 from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, drawn_epsilons
 from .calibration_record import linear_class, read_linear, same_number
-from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _stated_relation, _text
+from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _short, _stated_relation, _text
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
@@ -53,6 +54,7 @@ _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "all
 # written together, only by a fit with allow_estimates=True (Certificate.to_dict): the opt-in and what it gave
 _ESTIMATE_KEYS = {"allow_estimates", "conditional", "estimated"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
+_METHODS = (*PROOF_METHODS, *ESTIMATE_METHODS, "none")  # how the verifier establishes a condition (Condition.method)
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
 _DOUBLE_BITS = 1074  # 2^-1074, the smallest positive double
 _RULE_TOLERANCE = 1e-9  # the lam rule's terms recomputed at lam / s_bar, which may differ from its grid Lam by an ulp
@@ -95,6 +97,10 @@ def _condition_value(what: str, value: Any, name: Any) -> Any:
 def _condition(index: int, data: Any) -> Condition:
     what = f"certificate condition {index}"
     item = json_object(what, data, _CONDITION_KEYS)
+    if item["method"] not in _METHODS:
+        raise InputError(f"{what}.method is {_short(item['method'])}, not one of the verifier's {list(_METHODS)}: how "
+                         "a condition was established decides whether it is a proof or an estimate; the file has been "
+                         "edited")
     return Condition(
         name=_text(f"{what}.name", item["name"]),
         description=_text(f"{what}.description", item["description"]),
@@ -289,9 +295,17 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                 statistics["label_depth"])[1]):
         raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "
                          "give; the file has been edited")
+    # the fit's guarantee is the verdict's theorem for this mechanism at delta (with the float-safe mechanism named);
+    # a release drawn after private values states their composition first, then it
+    fitted = float_safe_guarantee(calibration, release_guarantee(verification.guarantee(mechanism, delta), mechanism))
+    guarantee = _text("certificate.guarantee", item["guarantee"])
+    if not (guarantee.endswith(": " + fitted) if drawn else guarantee == fitted):
+        after = ", after the composition of its private draws" if drawn else ""
+        raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "
+                         "the file has been edited")
     certificate = SavedReleaseCertificate(
         mechanism=Mechanism.of(mechanism),
-        guarantee=_text("certificate.guarantee", item["guarantee"]),
+        guarantee=guarantee,
         epsilon=epsilon,
         delta=delta,
         calibration=calibration,
