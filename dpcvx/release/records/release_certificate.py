@@ -129,9 +129,8 @@ def _verification(data: Any) -> Certificate:
         allow_estimates=estimates and _flag("certificate.verification.allow_estimates", item["allow_estimates"]),
     )
     if estimates:  # what Certificate.to_dict writes for these conditions under the opt-in, and nothing else
-        stated = {"conditional": certificate.conditional,
-                  "estimated": list(certificate.estimated()) if certificate.allow_estimates and not certificate.strict
-                  else []}
+        written = certificate.to_dict()  # the one rule of what these keys hold
+        stated = {key: written.get(key) for key in ("conditional", "estimated")}
         if item["conditional"] is not stated["conditional"] or item["estimated"] != stated["estimated"]:
             raise InputError(f"certificate.verification states conditional {item['conditional']!r} and estimated "
                              f"{item['estimated']!r}, but its conditions under allow_estimates give {stated}; the file "
