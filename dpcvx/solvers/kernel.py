@@ -27,7 +27,8 @@ everything, then charges the accountant, then solves.
   min_u (1/(2 lam n)) u^T Q u + sum l*(u_i), u in [a1, a2]^n, Q = (y y^T) * K,
   by a Mehrotra primal-dual interior-point method; w = -(1/(lam n)) sum u_i y_i phi(x_i).
   The duality gap is (1/n) sum [l(z_i) + l*(u_i) - u_i z_i] (Fenchel-Young,
-  each term >= 0, no cancellation), and ||w - w*|| <= sqrt(2 gap / lam).
+  each term >= 0, computed as (a2 - u)(z - z_k)_+ + (u - a1)(z_k - z)_+ with
+  z_k the kink, so without cancellation), and ||w - w*|| <= sqrt(2 gap / lam).
 
 Cost: one dense Gram matrix (8 n^2 bytes) and dense Cholesky factorisations,
 O(n^3) per Newton or interior-point step; measured times are in docs/kernels.md.
@@ -186,22 +187,23 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
                  u: np.ndarray, gram_max: float) -> tuple[np.ndarray, float]:
     """beta = -y u / (lam n) and an upper bound on the duality gap (1/n) sum [l(z) + l*(u) - u z].
 
-    Each Fenchel-Young term is >= 0 in exact arithmetic; the computed mean is
-    padded by its rounding (a few eps per term, log2(n) eps for numpy's
-    pairwise sum) and by the rounding of z = y K beta (m eps max|K| ||beta||_1
-    per margin, m the product length of K v) times the term's slope |l'(z) - u|.
+    Each Fenchel-Young term is computed as (a2 - u)(z - z_k)_+ + (u - a1)(z_k - z)_+
+    (:meth:`~dpcvx.verification.kernel_loss.TwoPieceLinear.fenchel_young`): non-negative factors, so
+    its rounding is relative to the term (a few eps, log2(n) eps for numpy's pairwise sum). The
+    rounding of z - z_k (of z = y K beta, m eps max|K| ||beta||_1 per margin, m the product length
+    of K v, and of z_k, 2 eps |z_k|) enters times the term's slope in z on the side z lies on. The
+    sum l(z) + l*(u) - u z instead cancels parts of the size of the loss's offsets (l(0) = 1 for the
+    hinge) down to a gap that the tolerance asks to be O(1 / (lam n^2)): from lam n^2 ~ 1e9 (n = 200
+    at lam = 1e4) its rounding alone exceeded that, and no iterate could be certified.
     """
     n = y.size
     beta = -y * u / (lam * n)
     z = y * (gram @ beta)
-    loss_value, conjugate = pieces.value(z), pieces.conjugate(u)
-    terms = loss_value + conjugate - u * z
-    magnitude = np.abs(loss_value) + np.abs(conjugate) + np.abs(u * z)
-    slope = np.abs(np.where(pieces.a1 * z + pieces.c1 >= pieces.a2 * z + pieces.c2,
-                            pieces.a1, pieces.a2) - u)
-    margin_error = gram.product_terms * EPS * gram_max * np.sum(np.abs(beta))
-    pad = EPS * (4 + math.log2(n)) * float(np.mean(magnitude)) + margin_error * float(np.mean(slope))
-    return beta, max(float(np.mean(terms)), 0.0) + pad
+    terms = pieces.fenchel_young(z, u)
+    margin_error = gram.product_terms * EPS * gram_max * np.sum(np.abs(beta)) + 2 * EPS * abs(pieces.kink)
+    slope = np.where(z > pieces.kink, pieces.a2 - u, u - pieces.a1)
+    mean = float(np.mean(terms))
+    return beta, mean + EPS * (4 + math.log2(n)) * mean + margin_error * float(np.mean(slope))
 
 
 def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
@@ -232,7 +234,7 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
     iterations = 0
     for step in range(MAX_INTERIOR_POINT_STEPS):
         iterations = step  # the count reported
-        beta, gap = _fenchel_gap(gram, y, lam, pieces, pieces.a1 + width * np.clip(p, 0.0, 1.0),
+        beta, gap = _fenchel_gap(gram, y, lam, pieces, np.clip(pieces.a1 + width * p, pieces.a1, pieces.a2),
                                  gram_max)
         if gap < best_gap:
             best_gap, best_beta, stalled = gap, beta, 0

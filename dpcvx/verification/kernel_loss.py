@@ -59,7 +59,8 @@ def hinge(z: cp.Expression) -> cp.Expression:
 class TwoPieceLinear:
     """l(z) = max(a1 z + c1, a2 z + c2) with a1 < a2; l'(z) ranges over [a1, a2].
 
-    Its convex conjugate on [a1, a2] is linear: l*(u) = -c1 - (c2 - c1)(u - a1)/(a2 - a1).
+    The pieces meet at the kink z_k = (c1 - c2) / (a2 - a1). The convex conjugate on [a1, a2] is linear:
+    l*(u) = -c1 - (c2 - c1)(u - a1)/(a2 - a1).
     """
 
     a1: float
@@ -67,15 +68,23 @@ class TwoPieceLinear:
     a2: float
     c2: float
 
-    def value(self, z: np.ndarray) -> np.ndarray:
-        return np.maximum(self.a1 * z + self.c1, self.a2 * z + self.c2)
-
     @property
     def conjugate_slope(self) -> float:
         return -(self.c2 - self.c1) / (self.a2 - self.a1)
 
-    def conjugate(self, u: np.ndarray) -> np.ndarray:
-        return -self.c1 + self.conjugate_slope * (u - self.a1)
+    @property
+    def kink(self) -> float:
+        return (self.c1 - self.c2) / (self.a2 - self.a1)
+
+    def fenchel_young(self, z: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """l(z) + l*(u) - u z for u in [a1, a2], written as (a2 - u)(z - z_k)_+ + (u - a1)(z_k - z)_+.
+
+        Both forms are equal; this one sums products of non-negative factors, so its rounding is
+        relative to the term itself, where l(z), l*(u) and u z are each of the size of the offsets c1, c2
+        and cancel (a hinge term near 0 is computed as 1 - z - 1 + z).
+        """
+        offset = z - self.kink
+        return (self.a2 - u) * np.maximum(offset, 0.0) + (u - self.a1) * np.maximum(-offset, 0.0)
 
 
 @dataclass(frozen=True)
