@@ -29,6 +29,9 @@ everything, then charges the accountant, then solves.
   The duality gap is (1/n) sum [l(z_i) + l*(u_i) - u_i z_i] (Fenchel-Young,
   each term >= 0, computed as (a2 - u)(z - z_k)_+ + (u - a1)(z_k - z)_+ with
   z_k the kink, so without cancellation), and ||w - w*|| <= sqrt(2 gap / lam).
+  When lam is so large (or R_phi so small) that no margin can reach the kink
+  (C R_phi < |z_k|, public constants), w* is in closed form: u_i is the slope
+  of the piece every margin lies on.
 
 Cost: one dense Gram matrix (8 n^2 bytes) and dense Cholesky factorisations,
 O(n^3) per Newton or interior-point step; measured times are in docs/kernels.md.
@@ -54,7 +57,8 @@ from ..data.kernels import Kernel, as_rows, feature_scaling, kernel_expansion
 from ..data.nystrom import NystromFeatures, symmetric_gram
 from ..exceptions import InputError, SolverError
 from ..privacy.calibrate import minimiser_sensitivity
-from ..privacy.kernel_calibrate import solve_tolerance
+from ..privacy.kernel_calibrate import constraint_radius, solve_tolerance
+from ..rounding import round_up
 from ..verification.kernel_loss import KernelLoss, TwoPieceLinear
 from ..verification.problem import LossDerivatives
 from .gram import DenseGram, FactoredGram, GramOperator, as_gram
@@ -206,6 +210,16 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
     return beta, mean + EPS * (4 + math.log2(n)) * mean + margin_error * float(np.mean(slope))
 
 
+def _one_piece(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear
+               ) -> tuple[np.ndarray, int, float]:
+    """The minimiser when no margin can reach the kink, in closed form: u_i = a1 for all i (the
+    kink above every margin) or a2 (below), w* = -(u / (lam n)) sum_i y_i phi(x_i); the duality gap
+    of that point certifies it as for the interior point (:func:`_fenchel_gap`)."""
+    slope = pieces.a1 if pieces.kink > 0 else pieces.a2
+    beta, gap = _fenchel_gap(gram, y, lam, pieces, np.full(y.size, slope), float(np.max(gram.diagonal())))
+    return beta, 0, gap
+
+
 def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPieceLinear,
                          tolerance: float) -> tuple[np.ndarray, int, float]:
     """Mehrotra predictor-corrector on min 1/2 p^T Q p + c^T p, 0 <= p <= 1, u = a1 + (a2 - a1) p,
@@ -287,35 +301,53 @@ def _dual_interior_point(gram: GramOperator, y: np.ndarray, lam: float, pieces: 
 
 
 def solve_kernel_erm(gram: np.ndarray | GramOperator, y: np.ndarray, lam: float, loss: KernelLoss,
-                     tolerance: float) -> KernelERMSolution:
+                     tolerance: float, feature_bound: float) -> KernelERMSolution:
     """Minimise (1/n) sum l(y_i (K beta)_i) + (lam/2) beta^T K beta; certify ||w - w*|| <= tolerance.
 
     ``gram`` is K as an array or a :mod:`~dpcvx.solvers.gram` operator (dense, or a
-    low-rank factor K = F F^T solved by Woodbury at O(n r^2) per step).
+    low-rank factor K = F F^T solved by Woodbury at O(n r^2) per step), with
+    K_ii <= ``feature_bound``^2 (the public R_phi). A two-piece loss whose kink no
+    margin can reach, C R_phi < |z_k| with C >= ||w*|| the public
+    :func:`~dpcvx.privacy.kernel_calibrate.constraint_radius`, is minimised in closed
+    form (:func:`_one_piece`; a choice made on public constants only).
     """
     gram = as_gram(gram)
     start = time.perf_counter()
+    method = loss.method
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in exp of a far-off trial point
         if loss.derivatives is not None:
             beta, iterations, residual = _newton(gram, y, lam, loss.derivatives, tolerance)
             distance, residual_name = residual / lam, "||grad J||_H"
         elif loss.pieces is not None:
-            beta, iterations, residual = _dual_interior_point(gram, y, lam, loss.pieces, tolerance)
+            if _margins_within_one_piece(loss, lam, feature_bound):
+                method = "dual closed form"
+                beta, iterations, residual = _one_piece(gram, y, lam, loss.pieces)
+            else:
+                beta, iterations, residual = _dual_interior_point(gram, y, lam, loss.pieces, tolerance)
             distance, residual_name = math.sqrt(2 * residual / lam), "duality gap"
         else:
             raise InputError(f"the loss {loss.text} has no exact kernel solver route (neither "
                              "derivatives nor two pieces)")
-    report = SolveReport(loss.method, iterations, time.perf_counter() - start, residual,
+    report = SolveReport(method, iterations, time.perf_counter() - start, residual,
                          residual_name, distance, tolerance)
     if not distance <= tolerance:
         raise SolverError(
-            f"the kernel ERM ({loss.method}) could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
+            f"the kernel ERM ({method}) could not certify ||w - w*|| <= gamma = {tolerance:.3g} "
             "(the public solve tolerance) within its step limit; nothing is released, and the budget "
             "charged for this call stays spent. Fixes: a larger lam, a smooth loss such as "
             "'logistic', or check that the kernel is positive semidefinite"
         )
     return KernelERMSolution(beta, report)
+
+
+def _margins_within_one_piece(loss: KernelLoss, lam: float, feature_bound: float) -> bool:
+    """Whether every margin z_i = <w*, phi(x_i)> lies strictly on one side of the two-piece loss's
+    kink z_k, from public constants: |z_i| <= ||w*|| R_phi <= C R_phi < |z_k|. Then l'(z_i) is that
+    piece's slope at every row and the KKT conditions give w* in closed form (:func:`_one_piece`)."""
+    assert loss.pieces is not None, "a two-piece loss"
+    radius = constraint_radius(lam, float(loss.lipschitz), feature_bound, loss.value_at_zero, loss.infimum)
+    return round_up(radius * feature_bound) < abs(loss.pieces.kink)
 
 
 class KernelERM:
@@ -360,7 +392,8 @@ class KernelERM:
             return self
         gram = self._gram
         assert gram is not None  # dropped only once the weights are set
-        solution = solve_kernel_erm(gram, self._labels, self.lam, self.loss, self.tolerance)
+        solution = solve_kernel_erm(gram, self._labels, self.lam, self.loss, self.tolerance,
+                                    self.kernel.feature_bound)
         self.report = solution.report
         if isinstance(gram, FactoredGram):  # w = sum_i beta_i psi(x_i), coordinates in the basis of span phi(Z)
             self._weights = gram.factor.T @ solution.coef

@@ -30,7 +30,8 @@ def test_general_two_piece_losses_agree_with_cvxpy(margin_loss):
     lam, gram = 1e-2, RBFKernel(3.0).gram(X, X)
     loss = resolve_loss(margin_loss)
     assert loss.method == "dual interior point"
-    solution = solve_kernel_erm(gram, y, lam, loss, SOLVE_RTOL * minimiser_sensitivity(120, loss.lipschitz, 1.0, lam))
+    solution = solve_kernel_erm(gram, y, lam, loss, SOLVE_RTOL * minimiser_sensitivity(120, loss.lipschitz, 1.0, lam),
+                                1.0)
     eigenvalues, vectors = np.linalg.eigh(gram)
     factor = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
     weights = cp.Variable(factor.shape[1])
@@ -53,7 +54,7 @@ def test_solver_agrees_with_cvxpy(kernel, loss_name):
     gram = kernel.gram(X, X)
     loss = resolve_loss(loss_name)
     tolerance = SOLVE_RTOL * minimiser_sensitivity(len(y), 1.0, kernel.feature_bound, lam)
-    solution = solve_kernel_erm(gram, y, lam, loss, tolerance)
+    solution = solve_kernel_erm(gram, y, lam, loss, tolerance, kernel.feature_bound)
     assert solution.report.distance_bound <= tolerance
     eigenvalues, vectors = np.linalg.eigh(gram)
     factor = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
@@ -122,7 +123,7 @@ def test_unreachable_tolerance_raises_solver_error():
     X, y = circle_task(60, 5)
     gram = RBFKernel(2.0).gram(X, X)
     with pytest.raises(SolverError, match="nothing is released"):
-        solve_kernel_erm(gram, y, 0.1, resolve_loss("hinge"), tolerance=0.0)
+        solve_kernel_erm(gram, y, 0.1, resolve_loss("hinge"), tolerance=0.0, feature_bound=1.0)
 
 
 @pytest.mark.slow  # about 4 s (proves each named loss): the slow tier runs it

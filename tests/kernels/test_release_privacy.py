@@ -222,9 +222,9 @@ def test_noise_covers_the_public_solve_tolerance(monkeypatch):
     tolerances = []
     solve = kernel_erm.solve_kernel_erm
 
-    def recording_solve(gram, y, lam, loss, tolerance):
+    def recording_solve(gram, y, lam, loss, tolerance, feature_bound):
         tolerances.append(tolerance)
-        return solve(gram, y, lam, loss, tolerance)
+        return solve(gram, y, lam, loss, tolerance, feature_bound)
 
     monkeypatch.setattr(kernel_erm, "solve_kernel_erm", recording_solve)
     X, y = circle_task(150, 14)
