@@ -195,7 +195,9 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
     (:meth:`~dpcvx.verification.kernel_loss.TwoPieceLinear.fenchel_young`): non-negative factors, so
     its rounding is relative to the term (a few eps, log2(n) eps for numpy's pairwise sum). The
     rounding of z - z_k (of z = y K beta, m eps max|K| ||beta||_1 per margin, m the product length
-    of K v, and of z_k, 2 eps |z_k|) enters times the term's slope in z on the side z lies on. The
+    of K v, and of z_k, 2 eps |z_k|) enters times the term's slope in z on the side z lies on, or the
+    larger slope where the computed z is within that rounding of the kink (the true z may lie on the
+    other side: the term is Lipschitz with the larger slope). The
     sum l(z) + l*(u) - u z instead cancels parts of the size of the loss's offsets (l(0) = 1 for the
     hinge) down to a gap that the tolerance asks to be O(1 / (lam n^2)): from lam n^2 ~ 1e9 (n = 200
     at lam = 1e4) its rounding alone exceeded that, and no iterate could be certified.
@@ -205,7 +207,11 @@ def _fenchel_gap(gram: GramOperator, y: np.ndarray, lam: float, pieces: TwoPiece
     z = y * (gram @ beta)
     terms = pieces.fenchel_young(z, u)
     margin_error = gram.product_terms * EPS * gram_max * np.sum(np.abs(beta)) + 2 * EPS * abs(pieces.kink)
-    slope = np.where(z > pieces.kink, pieces.a2 - u, u - pieces.a1)
+    # the term is Lipschitz in z with the slope of the side z lies on; within margin_error of the kink the
+    # computed z may lie on the other side, so there the larger of the two slopes
+    above, below = pieces.a2 - u, u - pieces.a1
+    slope = np.where(np.abs(z - pieces.kink) <= margin_error, np.maximum(above, below),
+                     np.where(z > pieces.kink, above, below))
     mean = float(np.mean(terms))
     return beta, mean + EPS * (4 + math.log2(n)) * mean + margin_error * float(np.mean(slope))
 

@@ -139,3 +139,23 @@ def test_fenchel_young_terms_are_the_conjugate_form_without_its_cancellation(pie
         exact = max(a1 * Z + c1, a2 * Z + c2) - c1 - (c2 - c1) * (U - a1) / (a2 - a1) - U * Z
         assert exact >= 0
         assert abs(Fraction(computed) - exact) <= Fraction(8 * np.finfo(float).eps) * exact
+
+
+def test_a_margin_at_the_kink_is_padded_by_the_larger_slope() -> None:
+    # The gap bound pads each term by the rounding of its margin times the term's slope in z. A computed margin
+    # within that rounding of the kink may truly lie on the other side, where the slope is larger: the pad must use
+    # the larger slope there (the term is Lipschitz with it). The hinge, l(z) = max(0, 1 - z): a1 = -1, a2 = 0; at
+    # u = -0.9 the slopes are a2 - u = 0.9 above the kink and u - a1 = 0.1 below. K = I, n = 2, lam = 0.45 put both
+    # margins exactly at the kink z_k = 1 (computed side: not above, slope 0.1 before this rule).
+    from dpcvx.solvers.gram import DenseGram
+    from dpcvx.solvers.kernel import EPS, _fenchel_gap
+    from dpcvx.verification.kernel_loss import TwoPieceLinear
+
+    pieces = TwoPieceLinear(a1=-1.0, c1=1.0, a2=0.0, c2=0.0)
+    gram, y, u = DenseGram(np.eye(2)), np.array([1.0, -1.0]), np.full(2, -0.9)
+    beta, gap = _fenchel_gap(gram, y, 0.45, pieces, u, 1.0)
+    z = y * (gram @ beta)
+    assert np.all(z == pieces.kink)  # both margins computed exactly at the kink
+    margin_error = 2 * EPS * np.sum(np.abs(beta)) + 2 * EPS * abs(pieces.kink)
+    terms = float(np.mean(pieces.fenchel_young(z, u)))
+    assert gap >= terms + 0.9 * margin_error
