@@ -48,14 +48,7 @@ from ..data.standardiser import adassp_map, label_range, range_map
 from ..exceptions import ClippingWarning, InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.adassp import (
-    ADASSP,
-    ADASSP_RANGED,
-    ADASSP_STANDARDISED,
-    ADASSP_THEOREM,
     COLUMN_SPREAD,
-    LABEL_RANGE_THEOREM,
-    RANGED_THEOREM,
-    STANDARDISED_THEOREM,
     AdaSSPCalibration,
     adassp_calibration,
     adassp_intercept_scaling,
@@ -64,16 +57,18 @@ from ..privacy.adassp import (
 )
 from ..privacy.column_ranges import HIGHEST_LEVEL, VALUE_BLOCK, ValueBlocks, release_ranges
 from ..privacy.gradient_descent import (
-    GRADIENT_LABEL_THEOREM,
-    GRADIENT_RANGED,
-    GRADIENT_THEOREM,
     GradientCalibration,
     gradient_calibration,
     gradient_intercept_scaling,
 )
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
-from ..release.regression_model import LinearRegressionModel, PrivateRegressionModel, SufficientStatisticsCertificate
+from ..release.regression_model import (
+    LinearRegressionModel,
+    PrivateRegressionModel,
+    SufficientStatisticsCertificate,
+    sufficient_statistics_statement,
+)
 from ..validation import (
     check_bound,
     check_choice,
@@ -653,18 +648,9 @@ class AdaSSPPlan:
                      record: dict | None) -> SufficientStatisticsCertificate:
         """The release's certificate: the mechanism and theorem of the fit, its calibration (at the released B' when
         ranges were searched), the public bounds, and the record of the released map (``record``)."""
-        if isinstance(calibration, GradientCalibration):
-            mechanism = GRADIENT_RANGED
-            theorem = GRADIENT_THEOREM if calibration.range_columns > 1 else GRADIENT_LABEL_THEOREM
-        elif self.standardised:
-            mechanism, theorem = ADASSP_STANDARDISED, STANDARDISED_THEOREM
-        elif calibration.range_columns:
-            mechanism = ADASSP_RANGED
-            theorem = RANGED_THEOREM if calibration.range_columns > 1 else LABEL_RANGE_THEOREM
-        else:
-            mechanism, theorem = ADASSP, ADASSP_THEOREM
+        mechanism, guarantee = sufficient_statistics_statement(calibration)
         return SufficientStatisticsCertificate(
-            mechanism=mechanism, guarantee="(epsilon, delta)-differential privacy by " + theorem,
+            mechanism=mechanism, guarantee=guarantee,
             epsilon=self.epsilon, delta=self.delta, calibration=calibration, data_norm=rows.norm_bound,
             effective_norm_bound=rows.effective_norm_bound,
             label_bound=check_bound("label_bound", self.learner.label_bound),

@@ -16,9 +16,18 @@ import numpy as np
 
 from ..data.rows import RowMap
 from ..exceptions import InputError
-from ..privacy.adassp import AdaSSPCalibration
+from ..privacy.adassp import (
+    ADASSP,
+    ADASSP_RANGED,
+    ADASSP_STANDARDISED,
+    ADASSP_THEOREM,
+    LABEL_RANGE_THEOREM,
+    RANGED_THEOREM,
+    STANDARDISED_THEOREM,
+    AdaSSPCalibration,
+)
 from ..privacy.float_guarantee import FloatGuarantee
-from ..privacy.gradient_descent import GradientCalibration
+from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, GRADIENT_THEOREM, GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from .model import Release, check_feature_names, linear_scores
@@ -86,6 +95,23 @@ ADASSP_STATEMENTS = {
     Neighbours.REPLACE_ONE: "replace-one: neighbouring data sets differ in one record, replaced by another",
     Neighbours.ADD_REMOVE: "add-remove: neighbouring data sets differ by one record added or removed (n is not used)",
 }
+
+
+def sufficient_statistics_statement(calibration: AdaSSPCalibration | GradientCalibration) -> tuple[str, str]:
+    """(mechanism, guarantee) of a release at ``calibration``: noisy gradient descent on the private ranges of every
+    column or of the label alone; AdaSSP on privately standardised columns, on private ranges (every column's, or the
+    label's alone) or plain. The fit states it and the loader compares a file's against it: one rule."""
+    if isinstance(calibration, GradientCalibration):
+        mechanism = GRADIENT_RANGED
+        theorem = GRADIENT_THEOREM if calibration.range_columns > 1 else GRADIENT_LABEL_THEOREM
+    elif calibration.column_statistics:
+        mechanism, theorem = ADASSP_STANDARDISED, STANDARDISED_THEOREM
+    elif calibration.range_columns:
+        mechanism = ADASSP_RANGED
+        theorem = RANGED_THEOREM if calibration.range_columns > 1 else LABEL_RANGE_THEOREM
+    else:
+        mechanism, theorem = ADASSP, ADASSP_THEOREM
+    return mechanism, "(epsilon, delta)-differential privacy by " + theorem
 
 
 @dataclass(frozen=True)

@@ -291,6 +291,16 @@ def test_the_guarantee_is_the_verdict_s_theorem_for_the_release(files, name, tex
     _refused(files, name, _set(("certificate", "guarantee"), text), "certificate.guarantee is not what dpcvx states")
 
 
+@pytest.mark.parametrize("text", [lambda g: g + " EDITED", lambda g: g.replace("Wang, UAI 2018", "Wang, 2019")])
+def test_a_regression_guarantee_is_the_one_its_calibration_states(files, label_alone, text):
+    """AdaSSP's (plain, "linreg") and noisy gradient descent's (the label's range alone) guarantee is recomputed from
+    the calibration: an edited theorem no longer loads."""
+    _refused(files, "linreg", _set(("certificate", "guarantee"), text), "certificate.mechanism or "
+             "certificate.guarantee is not what dpcvx states")
+    _refused(label_alone, "gradient", _set(("certificate", "guarantee"), lambda g: g + " EDITED"),
+             "certificate.mechanism or certificate.guarantee is not what dpcvx states")
+
+
 @pytest.mark.parametrize("name", ["linear", "huber"])
 @pytest.mark.parametrize("method", ["proved by hand", "", "symbolic EDITED"])
 def test_a_condition_s_method_is_one_of_the_verifier_s(files, name, method):

@@ -28,7 +28,12 @@ from ...privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
-from ..regression_model import ADASSP_STATEMENTS, PrivateRegressionModel, SufficientStatisticsCertificate
+from ..regression_model import (
+    ADASSP_STATEMENTS,
+    PrivateRegressionModel,
+    SufficientStatisticsCertificate,
+    sufficient_statistics_statement,
+)
 from .calibration_record import compare_recorded
 from .fields import _check_same, _flag, _number, _positive, _short, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
@@ -119,6 +124,9 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
             calibration.column_statistics is not standardised or bool(calibration.range_columns) is not ranged):
         raise InputError("certificate.mechanism and certificate.calibration disagree on the column statistics; the "
                          "file has been edited")
+    if (stated["mechanism"], stated["guarantee"]) != sufficient_statistics_statement(calibration):
+        raise InputError("certificate.mechanism or certificate.guarantee is not what dpcvx states for this "
+                         "calibration; the file has been edited")
     recorded_statistics = saved.get("column_statistics")
     statistics = (_column_statistics(recorded_statistics, calibration, rows, coef.size)
                   if isinstance(calibration, AdaSSPCalibration) and standardised else
