@@ -248,9 +248,11 @@ def test_a_map_added_to_a_file_fitted_without_one_is_refused(files, name):
     _refused(files, name, _add_a_map, "holds a map, but the certificate records none")
 
 
-def test_a_version_5_file_with_a_map_loads_and_records_the_map_it_holds(files):
-    """Format version 5 wrote no record of the map: its upgrade step records the map the file holds."""
-    older = _edited(files, "rff", lambda data: data.update(format_version=5) or data["certificate"].pop("feature_map"))
+@pytest.mark.parametrize("version", [5, 6])
+def test_a_version_5_or_6_file_with_a_map_loads_and_records_the_map_it_holds(files, version):
+    """Format versions 5 and 6 wrote no record of the map: the step to version 7 records the map the file holds."""
+    older = _edited(files, "rff", lambda data: data.update(format_version=version)
+                    or data["certificate"].pop("feature_map"))
     loaded = serialization.model_from_dict(older)
     assert serialization.model_to_dict(loaded) == files["rff"]
 

@@ -1,5 +1,5 @@
 """A model selected by dpcvx.tune keeps its tuning certificate and total cost in its file (format version 5), and
-files of format versions 4 and 5 still load (docs/model-files.md, compatibility)."""
+files of format versions 4, 5 and 6 still load (docs/model-files.md, compatibility)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import pytest
 
 import dpcvx
 from dpcvx.demo import synthetic_classification
+from dpcvx.exceptions import FileError
 from dpcvx.release.serialization import MODEL_FORMAT_VERSION, model_to_dict
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "format4"
 FORMAT5 = Path(__file__).resolve().parent / "fixtures" / "format5"
+FORMAT6 = Path(__file__).resolve().parent / "fixtures" / "format6"
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +103,7 @@ def test_files_of_format_version_4_load_as_written(kind, tmp_path):
 def test_a_kernel_file_of_format_version_5_loads_with_its_double_l(tmp_path):
     """Written by format version 5 (dpcvx at commit 2d1a41c), whose kernel certificate held L as a double: it loads
     with that double (the upgrade step's null exact text), its certificate text and predictions as computed before
-    saving; saved again it is version 6 and loads the same. A fresh fit holds the exact L."""
+    saving; saved again it is the current version and loads the same. A fresh fit holds the exact L."""
     expected = json.loads((FORMAT5 / "expected.json").read_text())["kernel"]
     source = FORMAT5 / "kernel.json"
     assert json.loads(source.read_text())["format_version"] == 5
@@ -114,3 +116,25 @@ def test_a_kernel_file_of_format_version_5_loads_with_its_double_l(tmp_path):
     assert rewritten["format_version"] == MODEL_FORMAT_VERSION
     assert rewritten["certificate"]["constants"]["L"]["exact"] is None
     assert dpcvx.load(tmp_path / "v6.json").certificate.constants == loaded.certificate.constants
+
+
+def test_a_file_of_format_version_6_with_a_feature_map_loads_and_records_it(tmp_path):
+    """Written by format version 6 (dpcvx at commit 11f228f), which recorded no digest of a release's own feature map
+    (an RFF map here): it loads through the step to version 7, with its certificate text and predictions as that dpcvx
+    computed them; saved again it records the map, and an edit of the map is then refused."""
+    expected = json.loads((FORMAT6 / "expected.json").read_text())["rff_linear"]
+    source = FORMAT6 / "rff_linear.json"
+    data = json.loads(source.read_text())
+    assert data["format_version"] == 6 and "feature_map" not in data["certificate"]
+    loaded = dpcvx.load(source)
+    assert str(loaded.certificate) == expected["certificate"]
+    rows = np.array(expected["rows"])
+    np.testing.assert_array_equal(loaded.decision_function(rows), expected["decision"])
+    np.testing.assert_array_equal(loaded.predict(rows), expected["predict"])
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v7.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 7
+    assert "sha256" in rewritten["certificate"]["feature_map"]
+    rewritten["preprocessing"]["row_map"]["feature_map"]["gamma"] = 2.0
+    (tmp_path / "edited.json").write_text(json.dumps(rewritten))
+    with pytest.raises(FileError, match="is not the .* map certificate.feature_map records"):
+        dpcvx.load(tmp_path / "edited.json")

@@ -9,12 +9,15 @@ between the versions. Tested on files written by format version 4 (``tests/relea
 Format version 6 records a kernel release's L exactly: the ``L`` entry of its ``certificate.constants`` holds
 ``"exact"`` (its exact text, "1" or "1/4", or null for a double) beside ``"value"``. A version 5 file was written by
 a dpcvx whose kernel certificate held L as a double, so its step sets ``"exact"`` to null: the loaded L is that
-double, what the writing library's certificate held. Version 6 also records, in the certificate of a release in the
-linear layout fitted with a feature map of its own (not its column statistics' map), the map's type and digest
-(``certificate.feature_map``, :func:`.row_map.map_record`), so that a file whose map was removed, added or changed is
-refused. A version 5 file holds the map its writer fitted with and no record, so its step records the map the file
-holds: such a file's map is read as before, unprotected against that edit. Tested on the format 4 fixtures (through
-both steps), on a kernel file written as version 5 and on a version 5 linear file with a map.
+double, what the writing library's certificate held. Tested on the format 4 fixtures (through both steps) and on a
+kernel file written as version 5.
+
+Format version 7 records, in the certificate of a release in the linear layout fitted with a feature map of its own
+(not its column statistics' map), the map's type and digest (``certificate.feature_map``,
+:func:`.row_map.map_record`), so that a file whose map was removed, added or changed is refused. A version 6 (or
+older) file holds the map its writer fitted with and no record, so its step records the map the file holds: such a
+file's map is read as before, unprotected against that edit. Tested on version 5 and version 6 linear files with a
+map, and through every step on the format 4 fixtures.
 """
 
 from __future__ import annotations
@@ -63,13 +66,21 @@ def _from_5(data: dict) -> dict:
     if isinstance(constants, dict) and isinstance(constants.get("L"), dict):
         constants["L"] = {"value": constants["L"].get("value"), "exact": None,
                           "established": constants["L"].get("established")}
-    for record in [upgraded_, *_entries_at(upgraded_, 6)]:
+    return upgraded_
+
+
+def _from_6(data: dict) -> dict:
+    """Version 6 -> 7: a record with a feature map of its own records the map it holds (:func:`_record_map`)."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 7}
+    for entry in _entries_at(upgraded_, 6):
+        entry["format_version"] = 7
+    for record in [upgraded_, *_entries_at(upgraded_, 7)]:
         _record_map(record)
     return upgraded_
 
 
 def _record_map(record: dict) -> None:
-    """A version 5 record in the linear layout with a feature map of its own (not its column statistics'): the
+    """A version 6 record in the linear layout with a feature map of its own (not its column statistics'): the
     certificate records the map the file holds (``certificate.feature_map``), which its writer fitted with."""
     preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
     row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
@@ -79,7 +90,7 @@ def _record_map(record: dict) -> None:
         certificate[MAP_RECORD] = map_record(saved)
 
 
-_STEPS = {4: _from_4, 5: _from_5}
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
