@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx.privacy.adassp import adassp_calibration
+from dpcvx.models.linear_regression import PrivateLinearRegression
+from dpcvx.privacy.adassp import CENTRE_MARGIN, adassp_calibration
 
 
 def _small_table(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -67,8 +68,39 @@ def test_the_centre_is_the_intercept_only_fit_and_the_ridge_solves_about_it() ->
     system = noisy_gram + max(calibration.ridge_bound - eigenvalue, 0.0) * np.eye(4)
     noisy_moment = system @ plain
     centre = np.zeros(4)
-    centre[-1] = noisy_moment[-1] / (n * s * s)
+    estimate, variance = noisy_moment[-1] / (n * s * s), (calibration.sigmas[2] / (n * s * s)) ** 2
+    assert estimate**2 > CENTRE_MARGIN**2 * variance  # far beyond its noise: kept, shrunk by the James-Stein factor
+    centre[-1] = estimate * (1 - CENTRE_MARGIN**2 * variance / estimate**2)
     expected = centre + np.linalg.solve(system, noisy_moment - noisy_gram @ centre)
     np.testing.assert_allclose(centred, expected, rtol=1e-6, atol=1e-9)  # the grids move the statistics by 2^-30 sigma
     assert not np.allclose(centred, plain)
 
+
+
+def test_a_centre_within_its_noise_is_dropped_and_the_release_is_the_former_one() -> None:
+    # 20 rows whose labels sit at the public centre 0: the intercept-only fit is noise (sigma_3 / n = 4.6 at epsilon 1
+    # against a mean of 0.02), so the centre is 0 and the release is the one of a ridge centred at 0, draw for draw.
+    # Without the margin the noisy centre entered (X^T X + E) theta_0 and a fit's R^2 fell to -3e4 (the audit's
+    # 5-row tables; -1.6 before the centre).
+    rng = np.random.default_rng(5)
+    n = 20
+    Z = np.column_stack([rng.uniform(-0.5, 0.5, (n, 3)), np.ones(n)])
+    y = 0.3 * Z[:, 0] + 0.05 * rng.standard_normal(n)
+    calibration = adassp_calibration(1.0, 1e-6, dim=4, data_norm=float(np.hypot(np.sqrt(0.75), 1.0)), label_bound=1.0)
+    gram, moment = Z.T @ Z, Z.T @ y
+    for seed in range(20):
+        np.testing.assert_array_equal(
+            calibration.release(gram, moment, np.random.default_rng(seed), intercept=True, intercept_mass=float(n)),
+            calibration.release(gram, moment, np.random.default_rng(seed)))
+
+
+def test_a_small_intercept_scaling_does_not_amplify_the_centre_s_noise() -> None:
+    # intercept_scaling = 0.001 at 400 rows: the centre's noise is sigma_3 / (n s^2), a million times sigma_3 / n. The
+    # margin drops it; without the margin a fit's MSE reached 1e6 on labels within [-1, 1] (0.11 before the centre).
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(-1, 1, (400, 3)) / np.sqrt(3)
+        y = 0.5 * X[:, 0] + 0.3 + 0.05 * rng.standard_normal(400)
+        model = PrivateLinearRegression(1.0, 1.0, fit_intercept=True, intercept_scaling=0.001).fit(
+            X, y, 1.0, 1e-6, random_state=seed)
+        assert np.mean((model.predict(X) - y) ** 2) < 1.0, seed
