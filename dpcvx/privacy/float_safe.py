@@ -24,7 +24,8 @@ from .exact_sampling import IntegerSource
 from .lattice_objective import LatticeObjective
 from .lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 
-__all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "float_safe_calibration", "draw_objective_noise",
+__all__ = ["LatticeCalibration", "LATTICE_CALIBRATIONS", "continuous_calibration", "float_safe_calibration",
+           "draw_objective_noise",
            "draw_release_noise", "release_offset", "float_safe_guarantee"]
 
 LatticeCalibration = LatticeLaplaceOutput | LatticeGaussianOutput | LatticeObjective
@@ -40,6 +41,13 @@ def float_safe_calibration(calibration: ReleaseCalibration, dim: int) -> Release
     if isinstance(calibration, ObjectivePerturbation):
         return LatticeObjective(calibration, dim)
     return calibration
+
+
+def continuous_calibration(calibration: LinearCalibration) -> LinearCalibration:
+    """The continuous mechanism a float-safe calibration puts on its lattice (its ``base``), else ``calibration``:
+    what a fit calibrates before :func:`float_safe_calibration`, and so what ``lam="auto"``'s rule reads (the loader
+    re-derives the rule's bound at it)."""
+    return calibration.base if isinstance(calibration, LATTICE_CALIBRATIONS) else calibration
 
 
 def draw_objective_noise(calibration: ReleaseCalibration | LatticeCalibration, d: int,

@@ -214,3 +214,4 @@ def test_the_zcdp_conversion_is_never_below_the_gaussian_profile_and_rho_is_the_
     target = 1 / 39073**2  # Adult's 1/n^2 at eps = 0.1
     rho = zcdp_rho(0.1, target)
     assert zcdp_delta(rho, 0.1) <= target < zcdp_delta(rho * 1.001, 0.1)
+

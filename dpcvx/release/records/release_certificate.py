@@ -27,13 +27,13 @@ from ...privacy.column_histogram import (
     label_depth,
 )
 from ...privacy.column_sums import sums_sensitivity
-from ...privacy.float_safe import float_safe_guarantee
+from ...privacy.float_safe import continuous_calibration, float_safe_guarantee
 from ...privacy.lam_rule import LamChoice, excess_risk_bound
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
 from ...verification.certificate import ESTIMATE_METHODS, MECHANISMS, PROOF_METHODS, Certificate, Condition
-from ...verification.exact import exact_of_saved
+from ...verification.exact import exact_of_saved, float_up
 from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism, release_guarantee
@@ -320,7 +320,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
                                                                             data["label_bound"]),
         lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective,
-                           1.0 if weights is None or weights.mean_weight is None else weights.mean_weight),
+                           1.0 if weights is None or weights.mean_weight is None else weights.mean_weight,
+                           verification.curvature),
         post_processing=_texts("post_processing", data.get("post_processing", [])),
         findings=_texts("findings", data.get("findings", [])),
         weights=weights,
@@ -511,11 +512,13 @@ def _weights(data: Any) -> CertifiedWeights | None:
 
 
 def _lam_rule(data: Any, values: dict, calibration: LinearCalibration, R: float,
-              mean_weight: float) -> LamChoice | None:
+              mean_weight: float, curvature: Any) -> LamChoice | None:
     """The recorded ``lam="auto"`` choice: its rule, a positive finite W, a lam equal to the certificate's, and the
     bound's noise and bias terms recomputed at that lam and W from the public constants, the calibration and the
     mean record weight s_bar (:func:`~dpcvx.privacy.lam_rule.excess_risk_bound`, as the rule computed them: the
-    rule's Lam is the certificate's lam / s_bar, its n round(n s_bar))."""
+    rule's Lam is the certificate's lam / s_bar, its n round(n s_bar); at the continuous calibration a float-safe
+    release puts on its lattice, and with the verified curvature c, which the rule reads for every mechanism while
+    the constants record it only where the calibration does)."""
     if data is None:
         return None
     item = json_object("certificate.lam_rule", data, {"rule", "lam", "comparator_norm", "noise", "bias"})
@@ -527,9 +530,9 @@ def _lam_rule(data: Any, values: dict, calibration: LinearCalibration, R: float,
         raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
                          "the file has been edited")
     comparator = _positive("certificate.lam_rule.comparator_norm", item["comparator_norm"])
-    c = values.get("c")
-    terms = excess_risk_bound(calibration, n=max(1, round(values["n"] * mean_weight)), d=int(values["d"]),
-                              lam=lam / mean_weight, L=values["L"], R=R, m=values["m"],
+    c = None if curvature is None else float_up(curvature)  # the fit's problem.curvature
+    terms = excess_risk_bound(continuous_calibration(calibration), n=max(1, round(values["n"] * mean_weight)),
+                              d=int(values["d"]), lam=lam / mean_weight, L=values["L"], R=R, m=values["m"],
                               c=None if c is None or not math.isfinite(c) else c, comparator_norm=comparator,
                               mean_weight=mean_weight)
     for key, term in zip(("noise", "bias"), terms, strict=True):
