@@ -101,6 +101,7 @@ from ..privacy.exact_sampling import discrete_laplace_array, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, resolve_rng
+from ..release.model import composed_epsilon
 from ..validation import check_bound, check_flag
 from .class_count import RatesPlan
 from .failure import after_charge, composite
@@ -447,10 +448,14 @@ class StandardisedPlan:
                 model = self.plan.with_feature_map(mapped).fit(X, y, random_state=rng, sample_weight=sample_weight)
         fitted = model.certificate
         record = {"epsilon": plan.eps_statistics, "n": plan.n, "sensitivity": plan.sensitivity, **values,
-                  "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION, "total_epsilon": plan.total}
+                  "neighbours": REPLACE_ONE_STATEMENT, "composition": COMPOSITION}
+        # the release's total, summed as its certificate sums it (composed_epsilon): a count drawn inside eps_fit
+        # splits it again, so plan.total may differ in the last bit
+        total = composed_epsilon((*fitted.private_bounds, record), fitted.epsilon)
+        record["total_epsilon"] = total
         weights = fitted.weights  # a private class count drawn inside eps_fit: its record states the release's total
         if weights is not None and weights.private_count is not None:
-            weights = replace(weights, private_count={**weights.private_count, "total_epsilon": plan.total})
+            weights = replace(weights, private_count={**weights.private_count, "total_epsilon": total})
         model.certificate = replace(fitted, column_statistics=record, weights=weights, guarantee=(
             f"({plan.total:g}, {fitted.delta:g})-differential privacy (replace-one) by sequential composition: private "
             f"column statistics (eps_s = {plan.eps_statistics:g})"

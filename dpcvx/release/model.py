@@ -47,7 +47,7 @@ from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
 __all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
-           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons"]
+           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon"]
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
@@ -58,6 +58,15 @@ def drawn_epsilons(records: Sequence[dict]) -> list[float]:
     after its column ranges' (DPHuberRegressor's column_statistics)."""
     return [part for record in records for part in (record["epsilon"], record.get("label_epsilon"))
             if part is not None]
+
+
+def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
+    """The total epsilon of the private draws ``records`` (in the order of
+    :attr:`ReleaseCertificate.private_bounds`) followed by a fit at ``epsilon``: sequential composition, summed in
+    that one order. The certificate's ``total_epsilon``, the ``total_epsilon`` each record states and the loader's
+    check of it are this sum, so they agree to the last bit (a nested composite's own running total, its count's
+    and its statistics' shares split one after the other, may round otherwise)."""
+    return sum(drawn_epsilons(records)) + epsilon
 
 
 @dataclass(frozen=True)
@@ -115,7 +124,7 @@ class ReleaseCertificate:
     def total_epsilon(self) -> float:
         """What the release cost: ``epsilon`` (the fit's, which the calibration uses) plus, for privately
         drawn bounds, the quantiles' eps_q (sequential composition)."""
-        return sum(drawn_epsilons(self.private_bounds)) + self.epsilon if self.private_bounds else self.epsilon
+        return composed_epsilon(self.private_bounds, self.epsilon) if self.private_bounds else self.epsilon
 
     @property
     def sparse_regularizer(self) -> bool:

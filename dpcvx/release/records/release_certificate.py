@@ -38,7 +38,7 @@ from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
-from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, drawn_epsilons
+from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, composed_epsilon, drawn_epsilons
 from .calibration_record import linear_class, read_linear, same_number
 from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _short, _stated_relation, _text
 
@@ -282,7 +282,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     drawn = [record for record in (*records.values(), None if weights is None else weights.private_count,
                                    statistics) if record is not None]
     parts = drawn_epsilons(drawn)
-    total = sum(parts) + epsilon
+    total = composed_epsilon(drawn, epsilon)
     if any(record["total_epsilon"] != total for record in drawn):
         raise InputError(f"certificate.private_bound states a total epsilon other than eps_q + the fit's epsilon "
                          f"= {total!r}; the file has been edited")
