@@ -20,7 +20,7 @@ from ..regression_model import PrivateRegressionModel
 from ..usefulness import one_class_findings
 from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate
+from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate, label_range
 from .row_map import MAP_RECORD, _check_schema_fits, _row_map, _row_map_to_dict, check_map_record, map_record
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
@@ -125,11 +125,13 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     if dimension is not None and dimension != weights.size + rows.fit_intercept:
         raise InputError(f"privatised.coef has {weights.size} weights{' and an intercept' * rows.fit_intercept} "
                          f"but the certificate states d = {dimension:g}; the file has been edited")
-    if not rows.fit_intercept and intercept != 0.0:
-        raise InputError("privatised.intercept is non-zero but the model has no intercept feature; the "
-                         "file has been edited")
-    _check_schema_fits(schema, rows, weights.size)
     statistics = certificate.column_statistics
+    # without an intercept feature the intercept is the private label range's centre the fit added back, else 0
+    centre = label_range(statistics)[0] if statistics is not None and "label_cells" in statistics else 0.0
+    if not rows.fit_intercept and intercept != centre:
+        raise InputError(f"privatised.intercept is {intercept!r} but the model has no intercept feature, so it must be "
+                         f"the centre {centre!r} of the recorded label range; the file has been edited")
+    _check_schema_fits(schema, rows, weights.size)
     if statistics is not None and rows.feature_map != statistics_map(statistics, rows.norm_bound):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "
                          "file has been edited")

@@ -288,10 +288,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          f"= {total!r}; the file has been edited")
     check_recorded_curve(recorded_curve, bound_then_fit_curve(parts, epsilon, delta)
                          if drawn else calibration.privacy_curve(epsilon, delta))
-    if statistics is not None and "label_cells" in statistics and data.get("label_bound") != (
-            statistics["label_bound"] if statistics["label_cells"] is None else histogram_label_range(
-                np.array(statistics["label_cells"]), statistics["label_bound"], statistics["label_level"],
-                statistics["label_depth"])[1]):
+    if statistics is not None and "label_cells" in statistics and data.get("label_bound") != \
+            label_range(statistics)[1]:
         raise InputError("certificate.label_bound is not the bound B' that certificate.column_statistics.label_cells "
                          "give; the file has been edited")
     # the fit's guarantee is the verdict's theorem for this mechanism at delta (with the float-safe mechanism named);
@@ -330,6 +328,17 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
+
+
+def label_range(statistics: dict) -> tuple[float, float]:
+    """(the centre c, the half-width B') of the label's range that a checked ``certificate.column_statistics``
+    record with a label gives, as the fit derived them (:func:`~dpcvx.data.standardiser.histogram_label_range` of
+    the released cells; with no cells, too few rows for a level, the public B at c = 0): the fit saw y - c, clipped
+    onto B', and added c to the intercept."""
+    if statistics["label_cells"] is None:
+        return 0.0, statistics["label_bound"]
+    return histogram_label_range(np.array(statistics["label_cells"]), statistics["label_bound"],
+                                 statistics["label_level"], statistics["label_depth"])
 
 
 def _private_bound(key: str, data: Any, stated: Any) -> dict | None:
