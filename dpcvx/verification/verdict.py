@@ -204,6 +204,14 @@ def _not_c2(item: Condition, theorem: Theorem, kst12: bool) -> Condition:
         fix=f"use a C^2 loss such as dpcvx.losses.logistic(), or {other}")
 
 
+def _missing(name: str) -> Condition:
+    """A condition the theorem needs that the certificate does not hold (the verifier states every one it checks, so
+    only an edited file lacks one): not established, so it fails."""
+    return Condition(name, f"the theorem's condition {name!r}", False,
+                     detail="the certificate holds no such condition, so nothing established it",
+                     fix="verify the problem again (the verifier states every condition a theorem needs)")
+
+
 def _estimate_refused(item: Condition, strict: bool) -> Condition:
     why = "strict=True refuses estimates" if strict else "estimates are refused unless allow_estimates=True"
     return replace(
@@ -223,6 +231,7 @@ def decide(conditions: tuple[Condition, ...], mechanism: str, *, delta: float = 
     failing = []
     if theorem.unconstrained and kst12 and by_name["constraint_set"].value != NO_CONSTRAINTS:
         failing.append(_unconstrained())
+    failing.extend(_missing(name) for name in theorem.requires if name not in by_name)
     for item in conditions:
         if item.name not in theorem.requires:
             continue

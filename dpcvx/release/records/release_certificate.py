@@ -319,7 +319,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                                                                             data["label_bound"]),
         lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective,
                            1.0 if weights is None or weights.mean_weight is None else weights.mean_weight,
-                           verification.curvature),
+                           # the verified c, as the fit read it; a file without the condition has none (and then no
+                           # rule bound a genuine release recorded matches)
+                           None if "curvature" not in verification.by_name else verification.curvature),
         post_processing=_texts("post_processing", data.get("post_processing", [])),
         findings=_texts("findings", data.get("findings", [])),
         weights=weights,
