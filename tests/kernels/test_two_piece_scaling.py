@@ -104,6 +104,7 @@ def test_the_interior_point_certifies_where_the_gap_cancelled():
     assert np.sqrt(max(difference @ gram @ difference, 0.0)) <= tolerance
 
 
+@pytest.mark.slow  # about 4 s: a CVXPY reference solve
 def test_the_closed_form_is_the_minimiser_of_a_shifted_two_piece_loss():
     """l(z) = 2 max(0, 0.5 - z), kink 0.5 out of reach of every margin at lam = 1e3: the closed form,
     and a CVXPY solve of the problem rescaled by v = lam w (every quantity of order one) agree."""

@@ -262,6 +262,7 @@ def test_rows_of_zero_terms_are_decided_without_rational_arithmetic(monkeypatch,
     assert len(built) == (2 * 2 * 5 + 5 + 1 if cut == 0 else 0)
 
 
+@pytest.mark.slow  # about 5 s
 def test_a_csr_s_near_and_undecided_rows_are_gathered_at_once(monkeypatch):
     """A cache block of a wide CSR's rows is a few hundred: gathered block by block, three tenths of the rows empty
     (near the cut) took 90 ms of a 0.22 s fit at 200,000 x 10,000. A CSR's near rows (in a pass) and undecided rows

@@ -109,6 +109,7 @@ def _traced(work, *args):
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # about 4 s: a memmap large enough to tell a copy
 def test_the_draws_read_a_memmap_by_blocks_without_a_copy(tmp_path, monkeypatch):
     """Issue 44's bound for the draws themselves (numpy's allocations, traced): the column sums and the histograms'
     ranges of a 24 MB memmap (the classifiers' draws), and DPLinearRegression's range search inside its fit, allocate

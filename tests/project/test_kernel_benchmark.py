@@ -50,6 +50,7 @@ def test_smallest_configuration_writes_every_output(tiny_run):
     assert "| TDDL cubic, (eps, 1e-06)-DP |" in markdown and "d = 40" in markdown
 
 
+@pytest.mark.slow  # the tiny run takes about 4 s
 def test_summary_is_mean_and_std_over_repetitions(tiny_run):
     _, result = tiny_run
     records = [r for r in result["records"] if r["setting"] == "synthetic_d40"
@@ -61,6 +62,7 @@ def test_summary_is_mean_and_std_over_repetitions(tiny_run):
     assert row["std"] == pytest.approx(np.std(accuracies, ddof=1))
 
 
+@pytest.mark.slow  # the tiny run takes about 4 s
 def test_rerun_is_reproducible(tiny_run, tmp_path):
     _, first = tiny_run
     second = bench.main(TINY + ["--out", str(tmp_path), "--no-plots", "--dims", "5"])
@@ -71,6 +73,7 @@ def test_rerun_is_reproducible(tiny_run, tmp_path):
     assert before == after
 
 
+@pytest.mark.slow  # the tiny run takes about 4 s
 def test_render_rewrites_the_markdown_from_the_json(tiny_run):
     out, _ = tiny_run
     path = out / "kernels_tiny.md"
