@@ -52,6 +52,7 @@ def test_discrete_gaussian_classes_compose_in_zcdp_with_the_largest_class_epsilo
     assert k * zcdp_rho(eps_c * (1 + 1e-6), delta_c) > zcdp_rho(eps, delta)
 
 
+@pytest.mark.slow  # about 2.3 s: an attack by sampling
 def test_one_class_coordinates_resist_the_support_attack_that_breaks_the_raw_split():
     eps_c, delta_c, _ = one_vs_rest_budget(K, EPS, DELTA, "output", float_safe=True)
     base = gaussian_output_perturbation(N, LAM, eps_c, delta_c, L=1, R=1, m=1, tol=1e-10, dim=D)

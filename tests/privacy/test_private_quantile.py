@@ -35,6 +35,7 @@ def _chi_square_p(chosen: np.ndarray, grid: tuple[float, ...], probabilities: np
     return float(stats.chisquare(observed, expected).pvalue)
 
 
+@pytest.mark.slow  # about 2.3 s: a law by sampling
 def test_the_chosen_bound_follows_the_exponential_mechanism_law():
     """3,000 seeded draws at eps_q = 0.05 (a spread law over 6 grid points): chi-square p > 0.001; a broken
     draw (a score of sensitivity 2, i.e. half the epsilon) is rejected at p < 1e-6."""

@@ -46,6 +46,7 @@ def test_worker_errors_are_reported_not_raised():
     assert "ValueError" in result.error
 
 
+@pytest.mark.slow  # about 2 s: waits out a deadline
 def test_generator_items_before_the_deadline_are_kept():
     seen = []
     result = deadline.run(_count_then_sleep, (3, 60), seconds=2.0, on_item=seen.append)

@@ -160,6 +160,7 @@ def test_the_loader_refuses_code_outside_numpy_expressions(text):
         numpy_code.compile_code(text)
 
 
+@pytest.mark.slow  # about 2.5 s: a fresh process
 def test_a_record_of_other_code_is_not_found(cache, monkeypatch):
     verify(monkeypatch, third)
     current = proof_cache.fingerprint()

@@ -135,6 +135,7 @@ def test_an_entry_of_another_expression_is_refused(cache, monkeypatch):
     assert again == fresh_fifth and again.curvature == sp.Rational(1, 100)
 
 
+@pytest.mark.slow  # about 2 s: fresh processes
 def test_an_entry_of_other_code_or_versions_is_refused(cache, monkeypatch):
     current = proof_cache.fingerprint()
     monkeypatch.setattr(proof_cache, "fingerprint", lambda: {**current, "sources": "0" * 64})
