@@ -28,8 +28,8 @@ from ..losses import LOGISTIC_TEXT
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
 from ..privacy.float_guarantee import FloatGuarantee
+from ..privacy.float_safe import continuous_calibration
 from ..privacy.lam_rule import LamChoice
-from ..privacy.lattice_objective import LatticeObjective
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.quantile import bound_then_fit_curve
@@ -124,7 +124,7 @@ class ReleaseCertificate:
     def total_epsilon(self) -> float:
         """What the release cost: ``epsilon`` (the fit's, which the calibration uses) plus, for privately
         drawn bounds, the quantiles' eps_q (sequential composition)."""
-        return composed_epsilon(self.private_bounds, self.epsilon) if self.private_bounds else self.epsilon
+        return composed_epsilon(self.private_bounds, self.epsilon)
 
     @property
     def sparse_regularizer(self) -> bool:
@@ -164,9 +164,8 @@ class ReleaseCertificate:
     @property
     def _pure_objective(self) -> ObjectivePerturbation | None:
         """Algorithm 2's pure calibration (of the float-safe form too), else None."""
-        calibration = self.calibration
-        return calibration.base if isinstance(calibration, LatticeObjective) else \
-            calibration if isinstance(calibration, ObjectivePerturbation) else None
+        pure = continuous_calibration(self.calibration)
+        return pure if isinstance(pure, ObjectivePerturbation) else None
 
     @property
     def epsilon_prime(self) -> float | None:

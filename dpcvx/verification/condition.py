@@ -8,11 +8,12 @@ from typing import Any
 
 from .exact import Irrational, exact_text, is_sympy
 
-__all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS"]
+__all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "METHODS"]
 
 PROOF_METHODS = ("symbolic", "validated", "dcp", "given")
 _SHORT = 10**9  # a Fraction with a larger denominator prints as the double it is
 ESTIMATE_METHODS = ("estimate", "numeric")  # "numeric": the name used by older certificates
+METHODS = (*PROOF_METHODS, *ESTIMATE_METHODS, "none")  # every Condition.method (the class docstring)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ..usefulness import one_class_findings
 from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate, label_range
-from .row_map import MAP_RECORD, _check_schema_fits, _row_map, _row_map_to_dict, check_map_record, map_record
+from .row_map import MAP_RECORD, _check_schema_fits, _row_map, _row_map_to_dict, check_map_record, own_map_record
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
                "classes", "privatised", "preprocessing", "certificate"}
@@ -40,8 +40,9 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
                          "(only what the privacy proof covers is saved)")
     row_map = _row_map_to_dict(model.rows)
     certificate.pop(MAP_RECORD, None)  # a loaded certificate's record: written again from the map saved beside it
-    if row_map["feature_map"] is not None and model.certificate.column_statistics is None:
-        certificate[MAP_RECORD] = map_record(row_map["feature_map"])
+    record = own_map_record(row_map["feature_map"], model.certificate.column_statistics)
+    if record is not None:
+        certificate[MAP_RECORD] = record
     return {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,

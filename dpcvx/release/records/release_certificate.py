@@ -32,7 +32,8 @@ from ...privacy.lam_rule import LamChoice, excess_risk_bound
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
-from ...verification.certificate import ESTIMATE_METHODS, MECHANISMS, PROOF_METHODS, Certificate, Condition
+from ...verification.certificate import MECHANISMS, Certificate, Condition
+from ...verification.condition import METHODS
 from ...verification.exact import exact_of_saved, float_up
 from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
@@ -54,7 +55,6 @@ _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "all
 # written together, only by a fit with allow_estimates=True (Certificate.to_dict): the opt-in and what it gave
 _ESTIMATE_KEYS = {"allow_estimates", "conditional", "estimated"}
 _CONDITION_KEYS = {"name", "description", "passed", "value", "method", "detail", "fix"}
-_METHODS = (*PROOF_METHODS, *ESTIMATE_METHODS, "none")  # how the verifier establishes a condition (Condition.method)
 _RATIONAL = re.compile(r"-?\d+(/\d+)?")
 _DOUBLE_BITS = 1074  # 2^-1074, the smallest positive double
 _RULE_TOLERANCE = 1e-9  # the lam rule's terms recomputed at lam / s_bar, which may differ from its grid Lam by an ulp
@@ -97,8 +97,8 @@ def _condition_value(what: str, value: Any, name: Any) -> Any:
 def _condition(index: int, data: Any) -> Condition:
     what = f"certificate condition {index}"
     item = json_object(what, data, _CONDITION_KEYS)
-    if item["method"] not in _METHODS:
-        raise InputError(f"{what}.method is {_short(item['method'])}, not one of the verifier's {list(_METHODS)}: how "
+    if item["method"] not in METHODS:
+        raise InputError(f"{what}.method is {_short(item['method'])}, not one of the verifier's {list(METHODS)}: how "
                          "a condition was established decides whether it is a proof or an estimate; the file has been "
                          "edited")
     return Condition(

@@ -107,6 +107,13 @@ def map_record(saved: dict) -> dict:
     return {"type": saved.get("type"), "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
+def own_map_record(saved: Any, column_statistics: Any) -> dict | None:
+    """The certificate's record of a saved map (``saved``, a file's ``preprocessing.row_map.feature_map``) when the
+    release was fitted with a map of its own: a map, and no ``column_statistics`` (whose map those statistics give
+    and pin); else None. The writer records it, and the step from format version 6 records it for an older file."""
+    return map_record(saved) if isinstance(saved, dict) and column_statistics is None else None
+
+
 def check_map_record(saved: Any, record: Any, *, from_statistics: bool) -> None:
     """Refuse a saved map (``saved``, the file's ``preprocessing.row_map.feature_map``, read by :func:`_row_map`)
     that is not the one the certificate records (``record``, its ``feature_map``, or None): a map where none was

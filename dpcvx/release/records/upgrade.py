@@ -27,7 +27,7 @@ from typing import Any
 
 from .fields import _integer
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .row_map import MAP_RECORD, map_record
+from .row_map import MAP_RECORD, own_map_record
 
 __all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
 
@@ -85,9 +85,10 @@ def _record_map(record: dict) -> None:
     preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
     row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
     saved = row_map.get("feature_map") if isinstance(row_map, dict) else None
-    if (isinstance(saved, dict) and isinstance(certificate, dict) and "verification" in certificate
-            and certificate.get("column_statistics") is None and MAP_RECORD not in certificate):
-        certificate[MAP_RECORD] = map_record(saved)
+    if isinstance(certificate, dict) and "verification" in certificate and MAP_RECORD not in certificate:
+        made = own_map_record(saved, certificate.get("column_statistics"))
+        if made is not None:
+            certificate[MAP_RECORD] = made
 
 
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6}
