@@ -23,7 +23,9 @@ Three measurements, every draw seeded from ``--seed``:
    sites, a skewed cost about 150 in [0, 1000]), crop (3,000 rows, a yield with a rain x temperature hump the
    linear model cannot fit, 12 soils, [0, 20]), retail (6,000 rows, 45 stores, Student t(2) noise, [0, 5000]),
    rent (9,000 rows, 60 neighbourhoods, a rent about 1,500 +- 400 in [0, 20000]) and hospital (4,000 rows, 25
-   departments, a log-normal cost about 400 in [0, 50000], an age with missing cells).
+   departments, a log-normal cost about 400 in [0, 50000], an age with missing cells). Also recorded: the labels'
+   mean and spread, each cell's mechanism and intercept_scaling s (the certificate's), and a variant tried and not
+   kept, derived from the same fits: the centre only where the scale rule keeps s = 1 (``SCALE_ONLY``).
 2. **The audit grid** (144 cells: n in {1, 3, 10, 100, 1000, 20000} x six label shapes x both neighbour relations x
    epsilon in {0.3, 3}; ``GRID_DRAWS`` seeded tables each): ``PrivateLinearRegression(1, 1, fit_intercept=True,
    intercept_scaling="auto")`` at delta 1e-6 on 3 columns uniform in [-1, 1] / sqrt(3), the test MSE on 2,000 rows
@@ -77,6 +79,8 @@ SAME = 0.01  # a grid cell's medians within 1 % of the former's are "equal"
 CLOSE = 0.01  # two of the seven tables' mean R^2 within 0.01 are "equal"
 COLUMNS = 3  # the grid's and the worst cases' width
 TEST_ROWS = 2_000
+#: The seven tables' derived variant: k = 3 where the fit's intercept_scaling is 1, the former release elsewhere.
+SCALE_ONLY = "k=3 where s = 1"
 T = TypeVar("T")
 
 
@@ -252,10 +256,10 @@ def table_rows(name: str, seed: int) -> tuple[np.ndarray, np.ndarray, tuple[floa
 
 
 def table_fit(estimator: Any, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test: np.ndarray
-              ) -> tuple[float, str]:
-    """(test R^2, the certificate's mechanism) of ``estimator`` fitted on (X, y)."""
+              ) -> tuple[float, str, float]:
+    """(test R^2, the certificate's mechanism, its intercept_scaling s) of ``estimator`` fitted on (X, y)."""
     model = estimator.fit(X, y)
-    return float(model.score(X_test, y_test)), model.certificate_.mechanism
+    return float(model.score(X_test, y_test)), model.certificate_.mechanism, model.certificate_.intercept_scaling
 
 
 def seven_tables(seed: int, quick: bool) -> list[dict]:
@@ -265,7 +269,8 @@ def seven_tables(seed: int, quick: bool) -> list[dict]:
         X, y, label_range, options = table_rows(name, seed)
         n = X.shape[0]
         splits = 2 if quick else SPLITS.get(name, DEFAULT_SPLITS)
-        row: dict[str, Any] = {"table": name, "rows": n, "train": int(0.75 * n), "r2": {}, "mechanism": {}}
+        row: dict[str, Any] = {"table": name, "rows": n, "train": int(0.75 * n), "label_range": label_range,
+                               "labels": [float(y.mean()), float(y.std())], "r2": {}, "mechanism": {}, "scaling": {}}
         for split in range(splits):
             order = common.generator(seed, 20, index, split).permutation(n)
             train, test = order[:int(0.75 * n)], order[int(0.75 * n):]
@@ -274,10 +279,15 @@ def seven_tables(seed: int, quick: bool) -> list[dict]:
                                                      random_state=common.int_seed(seed, 30, index, split, position),
                                                      **options)
                 fitted = each_margin(partial(table_fit, estimator, X[train], y[train], X[test], y[test]))
-                for margin_name, (value, mechanism) in fitted.items():
-                    row["r2"].setdefault(f"{epsilon:g}", {}).setdefault(margin_name, []).append(value)
+                cells = row["r2"].setdefault(f"{epsilon:g}", {})
+                for margin_name, (value, mechanism, scaling) in fitted.items():
+                    cells.setdefault(margin_name, []).append(value)
                     row["mechanism"].setdefault(f"{epsilon:g}", set()).add(mechanism)
+                    row["scaling"].setdefault(f"{epsilon:g}", set()).add(scaling)
+                # the variant tried and not kept: the centre only where the scale rule keeps s = 1
+                cells.setdefault(SCALE_ONLY, []).append(cells["k=3" if scaling == 1 else "former"][-1])
         row["mechanism"] = {key: sorted(value) for key, value in row["mechanism"].items()}
+        row["scaling"] = {key: sorted(value) for key, value in row["scaling"].items()}
         out.append(row)
         print(name, {eps: {m: round(float(np.mean(v)), 3) for m, v in cells.items()}
                      for eps, cells in row["r2"].items()}, flush=True)
@@ -374,7 +384,7 @@ def small_tables(seed: int, draws: int) -> list[dict]:
                 estimator = dpcvx.DPLinearRegression(epsilon=epsilon, delta=min(1e-6, 0.5 / n),
                                                      random_state=common.int_seed(seed, 51, n, draw))
                 fit = partial(table_fit, estimator, X, y, X_test, 0.3 * X_test[:, 0])
-                for name, (value, _) in each_margin(fit).items():
+                for name, (value, *_) in each_margin(fit).items():
                     r2[name].append(value)
             out.append({"n": n, "epsilon": epsilon, "r2": r2})
     return out
@@ -425,15 +435,17 @@ def r2_text(value: float) -> str:
     return f"{value:.3g}" if abs(value) >= 10 else f"{value:.2f}"
 
 
-def table_counts(tables: list[dict], name: str) -> tuple[int, int, int]:
-    """(better, worse, equal) cells of the seven tables for margin ``name`` against the former (``CLOSE``)."""
-    better = worse = 0
-    cells = [cell for row in tables for cell in row["r2"].values()]
-    for cell in cells:
-        difference = float(np.mean(cell[name]) - np.mean(cell["former"]))
-        better += difference > CLOSE
-        worse += difference < -CLOSE
-    return better, worse, len(cells) - better - worse
+def table_differences(tables: list[dict], name: str, against: str = "former") -> list[float]:
+    """Per cell of the seven tables, the mean R^2 of ``name`` minus that of ``against``."""
+    return [float(np.mean(cell[name]) - np.mean(cell[against])) for row in tables for cell in row["r2"].values()]
+
+
+def table_counts(tables: list[dict], name: str, against: str = "former") -> tuple[int, int, int]:
+    """(better, worse, equal) cells of the seven tables for ``name`` against ``against`` (means within ``CLOSE``
+    equal)."""
+    differences = table_differences(tables, name, against)
+    better, worse = sum(d > CLOSE for d in differences), sum(d < -CLOSE for d in differences)
+    return better, worse, len(differences) - better - worse
 
 
 def markdown(output: dict) -> str:
@@ -452,18 +464,31 @@ def markdown(output: dict) -> str:
         lines.append(f"| {row['table']} ({row['train']:,}) | " + " | ".join(
             f"{r2_text(np.mean(cell['former']))} -> {r2_text(np.mean(cell[k]))}" for cell in row["r2"].values())
             + " |")
-    lines += ["", "Mechanism fitted (the certificate's): " + "; ".join(
-        f"{row['table']}: " + ", ".join(f"{eps} {'/'.join(m)}" for eps, m in row["mechanism"].items())
-        for row in tables) + ".", "",
-        f"Every margin on the seven tables: mean test R^2 at each epsilon ({', '.join(f'{e:g}' for e in EPSILONS)}), "
-        f"and the cells (of {4 * len(tables)}) better / worse / equal against the former release (means within "
-        f"{output['close']:g} equal).", "",
-        "| table | " + " | ".join(MARGINS) + " |", "|---|" + "---|" * len(MARGINS)]
+    lines += ["", "Labels (mean ± sd over all rows, clipped onto the public range), and per epsilon the certificate's "
+              "mechanism and intercept_scaling s:", "",
+              "| table | labels (public range) | mechanism | s |", "|---|---|---|---|"]
+    for row in tables:
+        low, high = row["label_range"]
+        lines.append(f"| {row['table']} | {row['labels'][0]:.4g} ± {row['labels'][1]:.3g} ({low:g}, {high:g}) | "
+                     + " / ".join("+".join(m) for m in row["mechanism"].values()) + " | "
+                     + " / ".join("+".join(f"{v:.3g}" for v in values) for values in row["scaling"].values()) + " |")
+    variants = [*MARGINS, SCALE_ONLY]
+    epsilons = ", ".join(f"{e:g}" for e in EPSILONS)
+    lines += ["", f"Every margin on the seven tables: mean test R^2 at each epsilon ({epsilons}), and the cells (of "
+              f"{len(EPSILONS) * len(tables)}) better / worse / equal against the former release (means within "
+              f"{output['close']:g} equal). {SCALE_ONLY}: the centre (k = 3) only where the fit's s is 1, the former "
+              "release elsewhere.", "",
+              "| table | " + " | ".join(variants) + " |", "|---|" + "---|" * len(variants)]
     for row in tables:
         lines.append(f"| {row['table']} | " + " | ".join(
-            " / ".join(r2_text(np.mean(cell[name])) for cell in row["r2"].values()) for name in MARGINS) + " |")
+            " / ".join(r2_text(np.mean(cell[name])) for cell in row["r2"].values()) for name in variants) + " |")
     lines.append("| better / worse / equal | - | " + " | ".join(
-        "{} / {} / {}".format(*table_counts(tables, name)) for name in list(MARGINS)[1:]) + " |")
+        "{} / {} / {}".format(*table_counts(tables, name)) for name in variants[1:]) + " |")
+    differences = table_differences(tables, SCALE_ONLY, k)
+    lines += ["", f"{SCALE_ONLY} against {k}: better / worse / equal in "
+              "{} / {} / {} cells".format(*table_counts(tables, SCALE_ONLY, k))
+              + f"; mean R^2 summed over the cells it wins {sum(d for d in differences if d > CLOSE):+.2f}, over "
+              f"those it loses {sum(d for d in differences if d < -CLOSE):+.2f}."]
     summary = output["grid_summary"]
     lines += ["", f"## 2. The audit grid: {len(output['grid'])} cells, {output['grid_draws']} draws each", "",
               f"Cells whose median test MSE is worse / better than the former release's by more than "
