@@ -442,7 +442,7 @@ def _release(args: argparse.Namespace, X: np.ndarray, y: np.ndarray, loss: Any, 
                             random_state=args.random_state, **options)
     except (OverflowError, ZeroDivisionError) as error:  # the calibration of extreme public numbers
         raise _numeric_range(args, error) from None
-    released = model.shifted(shift) if shift else model  # added back to the intercept: post-processing
+    released = model.label_shifted(shift) if shift else model  # added back to the intercept, recorded
     return released, released
 
 

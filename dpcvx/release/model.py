@@ -47,7 +47,7 @@ from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
 __all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
-           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon"]
+           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon", "label_shift_text"]
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
@@ -67,6 +67,13 @@ def composed_epsilon(records: Sequence[dict], epsilon: float) -> float:
     check of it are this sum, so they agree to the last bit (a nested composite's own running total, its count's
     and its statistics' shares split one after the other, may round otherwise)."""
     return sum(drawn_epsilons(records)) + epsilon
+
+
+def label_shift_text(shift: float) -> str:
+    """A regression certificate's words for its public label shift s (``label_shift``, not 0): the centre
+    (lo + hi) / 2 of the declared range label_bound=(lo, hi), the labels' bound B a bound on |y - s|; nothing for 0."""
+    return (f"; the labels centred at the public s = {shift:g}, the midpoint of label_bound=(lo, hi): the fit saw "
+            "y - s and s is added to the intercept (post-processing)") if shift else ""
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,9 @@ class ReleaseCertificate:
     # column_statistics=True: the released per-column sums, eps_s and the mechanism (models.column_statistics);
     # column_statistics='ranges': the released ranges' grid cells instead (privacy.column_histogram)
     column_statistics: dict | None = None
+    # regression with a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, which the fit subtracted
+    # from the labels and added to the intercept (0: none; written only when not 0, :func:`label_shift_text`)
+    label_shift: float = 0.0
 
     @property
     def neighbours(self) -> str:
@@ -245,6 +255,7 @@ class ReleaseCertificate:
             **({} if self.private_label_bound is None else {"private_label_bound": dict(self.private_label_bound)}),
             **({} if self.weights is None else {"weights": self.weights.to_dict()}),
             **({} if self.column_statistics is None else {"column_statistics": dict(self.column_statistics)}),
+            **({"label_shift": self.label_shift} if self.label_shift else {}),
             **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
             **({"findings": list(self.findings)} if self.findings else {}),
         }
@@ -304,7 +315,8 @@ class ReleaseCertificate:
             origin = "drawn privately, above" if self.private_label_bound is not None else \
                 "from the private label range, above; the labels centred at its midpoint" if ranged else "public"
             lines.append(f"regression: loss of the residual w^T x - y, labels in [-B, B] with B = "
-                         f"{self.label_bound:g} ({origin}; labels beyond it {self.clipping.replace('R', 'B')})")
+                         f"{self.label_bound:g} ({origin}; labels beyond it {self.clipping.replace('R', 'B')})"
+                         + label_shift_text(self.label_shift))
         lines.append(c.describe())
         if self.effective_lam is not None:
             lines.append(f"effective lam = Lam + Delta / m = {self.effective_lam:g}: Delta raised lam = "

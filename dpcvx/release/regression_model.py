@@ -9,7 +9,7 @@ scikit-learn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.gradient_descent import GRADIENT_LABEL_THEOREM, GRADIENT_RANGED, GRADIENT_THEOREM, GradientCalibration
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
-from .model import Release, check_feature_names, linear_scores
+from .model import Release, check_feature_names, label_shift_text, linear_scores
 from .sparsify import Sparsifiable
 
 __all__ = ["LinearRegressionModel", "PrivateRegressionModel", "SufficientStatisticsCertificate", "r2_score"]
@@ -83,9 +83,17 @@ class PrivateRegressionModel(LinearRegressionModel, Sparsifiable, Release):
         return LinearRegressionModel(self.coef_, self.intercept_, self.rows)
 
     def shifted(self, shift: float) -> PrivateRegressionModel:
-        """This release with the public label shift c = (lo + hi) / 2 of a label range added to the
-        intercept (the fit saw y - c): post-processing by a public constant (docs/theory.md, section 21)."""
+        """This release with the private label range's centre c added to the intercept (the fit saw y - c):
+        post-processing by a value the certificate's column statistics record, from which a loader re-derives it."""
         return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, self.certificate)
+
+    def label_shifted(self, shift: float) -> PrivateRegressionModel:
+        """This release with the public label shift s = (lo + hi) / 2 of a declared range label_bound=(lo, hi) added
+        to the intercept (the fit saw y - s): post-processing by a public constant (docs/theory.md, section 21),
+        recorded in the certificate (``label_shift``), so that a file's intercept without an intercept feature is
+        re-derived from it. A fit's release, whose certificate records no shift yet."""
+        certificate = replace(self.certificate, label_shift=shift)
+        return PrivateRegressionModel(self.coef_, self.intercept_ + shift, self.rows, certificate)
 
 
 #: The neighbour relation in the words an AdaSSP certificate states it (its ``neighbours``), which a loaded file's
@@ -137,6 +145,9 @@ class SufficientStatisticsCertificate:
     #: (``label_bound`` is the public B; ``calibration.label_bound`` the bound B' the ranges give); GRADIENT_RANGED:
     #: the same record as ADASSP_RANGED
     column_statistics: dict | None = None
+    #: a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, subtracted from the labels and added to
+    #: the intercept (0: none; written only when not 0); None: a format 6 file's, which recorded none
+    label_shift: float | None = 0.0
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
@@ -165,7 +176,8 @@ class SufficientStatisticsCertificate:
                 "fit_intercept": self.fit_intercept, "intercept_scaling": self.intercept_scaling,
                 "clipping": self.clipping, "neighbours": self.neighbours, "library_version": self.library_version,
                 "privacy_curve": self.privacy_curve.to_dict(),
-                **({} if self.column_statistics is None else {"column_statistics": self.column_statistics})}
+                **({} if self.column_statistics is None else {"column_statistics": self.column_statistics}),
+                **({"label_shift": self.label_shift} if self.label_shift != 0.0 else {})}
 
     def __str__(self) -> str:
         ranged = self.column_statistics is not None and "ranges" in self.column_statistics
@@ -175,9 +187,9 @@ class SufficientStatisticsCertificate:
         standardised = "" if self.column_statistics is None else (
             f" on {mapped} (mechanism {self.mechanism})" if ranged else
             f" on columns centred and scaled by private column statistics (mechanism {self.mechanism})")
-        label = f"|y| <= {self.label_bound:g}" + (
+        label = f"|y{' - s' if self.label_shift else ''}| <= {self.label_bound:g}" + (
             f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "
-            f"private label range)" if ranged else "")
+            f"private label range)" if ranged else "") + label_shift_text(self.label_shift or 0.0)
         method = ("least squares by noisy gradient descent on clipped residuals"
                   if isinstance(self.calibration, GradientCalibration) else "AdaSSP least squares")
         return "\n".join([

@@ -376,7 +376,9 @@ class ReleaseReport:
             inputs.append((f"the bound R = {first.data_norm:g} on the norm of a row (rows beyond it: "
                            f"{first.clipping})", "certificate.data_norm", "data_norm"))
         if getattr(first, "label_bound", None) is not None:
-            inputs.append((f"the bound B = {first.label_bound:g} on the size of a label", "certificate.label_bound",
+            shift = getattr(first, "label_shift", None)  # a public range's midpoint s (label_bound=(lo, hi))
+            inputs.append((f"the bound B = {first.label_bound:g} on the size of a label"
+                           + (f" from the public centre s = {shift:g}" if shift else ""), "certificate.label_bound",
                            "label_bound"))
         statistics = getattr(first, "column_statistics", None)
         located = getattr(getattr(first, "calibration", None), "label_bound", None)  # B', the label's range's

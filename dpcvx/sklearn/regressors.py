@@ -306,7 +306,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                 assert isinstance(released, PrivateRegressionModel)  # a regressor's plan
                 model = released
         if call.shift:  # the public shift added back: post-processing
-            model = model.shifted(call.shift)
+            model = model.label_shifted(call.shift)
         certificate = model.certificate
         unlocated = self._unlocated_label(X, int(targets.shape[0]), certificate, call)
         if isinstance(certificate, ReleaseCertificate):  # objective or output perturbation (not AdaSSP)

@@ -71,6 +71,21 @@ def check_stated_rows(rows: RowMap, certificate: Any) -> None:
                 certificate.effective_norm_bound)
 
 
+def check_intercept(intercept: float, rows: RowMap, centre: float, shift: float | None) -> None:
+    """Without an intercept feature a regression's intercept is what its fit added back (a classifier's is 0): the
+    labels' private centre ``centre`` the recorded statistics give (0 without one), then the public label shift
+    ``shift`` (``certificate.label_shift``), each by one addition, as the fit added them. A file of the linear layout
+    and an AdaSSP file are checked by this one rule; None: an AdaSSP file of format 6, which recorded no shift, whose
+    intercept is not checked (records.upgrade)."""
+    if rows.fit_intercept or shift is None:
+        return
+    expected = centre + shift
+    if intercept != expected:
+        raise InputError(f"privatised.intercept is {intercept!r} but the model has no intercept feature, so it must be "
+                         f"the centre {expected!r} the fit added back: the private label range's centre {centre!r} (0 "
+                         f"without one) plus the public certificate.label_shift {shift!r}; the file has been edited")
+
+
 def _weights(coef: Any) -> np.ndarray:
     """privatised.coef: a non-empty list of numbers (a linear or an AdaSSP release's weights)."""
     if not isinstance(coef, list) or not coef:
@@ -127,11 +142,9 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
         raise InputError(f"privatised.coef has {weights.size} weights{' and an intercept' * rows.fit_intercept} "
                          f"but the certificate states d = {dimension:g}; the file has been edited")
     statistics = certificate.column_statistics
-    # without an intercept feature the intercept is the private label range's centre the fit added back, else 0
+    # the private label range's centre the fit added back, else 0
     centre = label_range(statistics)[0] if statistics is not None and "label_cells" in statistics else 0.0
-    if not rows.fit_intercept and intercept != centre:
-        raise InputError(f"privatised.intercept is {intercept!r} but the model has no intercept feature, so it must be "
-                         f"the centre {centre!r} of the recorded label range; the file has been edited")
+    check_intercept(intercept, rows, centre, certificate.label_shift)
     _check_schema_fits(schema, rows, weights.size)
     if statistics is not None and rows.feature_map != statistics_map(statistics, rows.norm_bound):
         raise InputError("preprocessing.row_map.feature_map is not the map certificate.column_statistics gives; the "

@@ -168,5 +168,5 @@ def drawn_releases(record: Any) -> tuple[PrivateRelease, ...]:
 PUBLIC_CERTIFICATE_KEYS = frozenset({
     "mechanism", "guarantee", "epsilon", "delta", "calibration", "constants", "data_norm", "effective_norm_bound",
     "fit_intercept", "intercept_scaling", "clipping", "neighbours", "library_version", "verification",
-    "label_bound", "lam_rule", "post_processing", "privacy_curve", "weights",
+    "label_bound", "label_shift", "lam_rule", "post_processing", "privacy_curve", "weights",
 })

@@ -41,16 +41,19 @@ from .linear_release import (
     _PREPROCESSING_KEYS,
     PRIVATISED_KEYS,
     _weights,
+    check_intercept,
     check_stated_rows,
     linear_from_dict,
     linear_to_dict,
 )
+from .release_certificate import read_label_shift
 from .row_map import _row_map, _row_map_to_dict, check_map_record
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
 # the certificates' keys are their dataclasses' fields (plus the privacy curve each writes)
-_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics"}
+_ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics",
+                                                                                                  "label_shift"}
 _ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
 # the certificate's public fields, each read by its type (the calibration and column statistics are read apart)
 _ADASSP_FIELD_TYPES: dict[str, Callable[[str, Any], Any]] = {
@@ -93,14 +96,16 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     ranged = gradient or mechanism == ADASSP_RANGED
     kind: type[AdaSSPCalibration | GradientCalibration] = GradientCalibration if gradient else AdaSSPCalibration
     saved = json_object("certificate", item["certificate"],
-                        _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised or ranged else set()))
+                        _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised or ranged else set())
+                        | ({"label_shift"} if "label_shift" in item["certificate"] else set()))
     recorded = saved["calibration"]
     if not isinstance(recorded, dict):
         raise InputError("certificate.calibration must be an object")
     stated = {key: read(f"certificate.{key}", saved[key]) for key, read in _ADASSP_FIELD_TYPES.items()}
+    # the private label range's (c, B') where one was searched, else the public B at c = 0
+    centre, label_bound = _ranged_label_range(saved, recorded, kind) if ranged else (0.0, stated["label_bound"])
     facts = PublicFacts(epsilon=stated["epsilon"], delta=stated["delta"],
-                        data_norm=stated["effective_norm_bound"],
-                        label_bound=_ranged_label_bound(saved, recorded, kind) if ranged else stated["label_bound"])
+                        data_norm=stated["effective_norm_bound"], label_bound=label_bound)
     try:
         calibration = kind.from_record(recorded, facts)
     except InputError as error:
@@ -132,10 +137,15 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
                   if isinstance(calibration, AdaSSPCalibration) and standardised else
                   _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
                   else None)
-    certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics)
+    certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics,
+                                                  # null: a format 6 file's, which recorded none (records.upgrade)
+                                                  label_shift=None if saved.get("label_shift", 0.0) is None
+                                                  else read_label_shift(saved))
     check_stated_rows(rows, certificate)
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
-    model = PrivateRegressionModel(coef, _number("privatised.intercept", privatised["intercept"]), rows, certificate)
+    intercept = _number("privatised.intercept", privatised["intercept"])
+    check_intercept(intercept, rows, centre, certificate.label_shift)
+    model = PrivateRegressionModel(coef, intercept, rows, certificate)
     schema = preprocessing["schema"]
     model.schema = None if schema is None else PublicSchema.from_dict(schema)
     return model
@@ -159,10 +169,11 @@ def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMa
     return record
 
 
-def _ranged_label_bound(saved: dict, recorded: dict, kind: type[AdaSSPCalibration | GradientCalibration]) -> float:
-    """B' of an ADASSP_RANGED (or GRADIENT_RANGED: ``kind`` the calibration's class) file: what its recorded label
-    range gives at the level its n gives (the level reads epsilon, delta and the number of columns only, not the label
-    bound)."""
+def _ranged_label_range(saved: dict, recorded: dict,
+                        kind: type[AdaSSPCalibration | GradientCalibration]) -> tuple[float, float]:
+    """(c, B') of an ADASSP_RANGED (or GRADIENT_RANGED: ``kind`` the calibration's class) file: what its recorded
+    label range gives at the level its n gives (the level reads epsilon, delta and the number of columns only, not the
+    label bound), as the fit derived them: it saw y - c clipped onto B' and added c to the intercept."""
     record = json_object("certificate.column_statistics", saved["column_statistics"], _RANGES_KEYS)
     ranges, n = record["ranges"], record["n"]
     if not isinstance(ranges, list) or len(ranges) != 2 or not all(isinstance(side, list) and side for side in ranges):
@@ -176,7 +187,7 @@ def _ranged_label_bound(saved: dict, recorded: dict, kind: type[AdaSSPCalibratio
     if level is None:
         raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
     label = [_number(f"certificate.column_statistics.ranges[{i}][-1]", side[-1]) for i, side in enumerate(ranges)]
-    return label_range(np.array(label)[:, None], level, _number("certificate.label_bound", saved["label_bound"]))[1]
+    return label_range(np.array(label)[:, None], level, _number("certificate.label_bound", saved["label_bound"]))
 
 
 def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibration, rows: RowMap, d: int,

@@ -46,9 +46,11 @@ from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _s
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
 # privacy_curve (files written before curves lack it); feature_map, the file's record of a feature map the release was
-# fitted with (records.row_map.map_record, checked by the release's reader against the map saved beside it)
+# fitted with (records.row_map.map_record, checked by the release's reader against the map saved beside it);
+# label_shift, a regression's public label shift (not 0)
 _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
-                              "private_bound", "private_label_bound", "weights", "column_statistics", "feature_map"}
+                              "private_bound", "private_label_bound", "weights", "column_statistics", "feature_map",
+                              "label_shift"}
 # the relation is stated in words ("neighbours"); the certificate derives the words from its typed relation
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
@@ -326,10 +328,23 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         findings=_texts("findings", data.get("findings", [])),
         weights=weights,
         column_statistics=statistics,
+        label_shift=read_label_shift(data),
         **records,
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
+
+
+def read_label_shift(certificate: dict) -> float:
+    """A regression certificate's public label shift s (``label_shift``: the centre (lo + hi) / 2 of a declared
+    label_bound=(lo, hi), written only when not 0; 0 without the key): a finite number, on a certificate with a
+    ``label_bound``."""
+    if "label_shift" not in certificate:
+        return 0.0
+    if certificate.get("label_bound") is None:
+        raise InputError("certificate.label_shift is the public centre of a regression's label range; this "
+                         "certificate has no label_bound; the file has been edited")
+    return _number("certificate.label_shift", certificate["label_shift"])
 
 
 def label_range(statistics: dict) -> tuple[float, float]:
