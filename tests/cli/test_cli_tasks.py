@@ -141,3 +141,16 @@ def test_a_malformed_label_bound_is_a_usage_error(table, tmp_path, capsys, bound
                  "--delta", "1e-6", "--out", str(tmp_path / "m.json")])
     assert code == 2 and "--label-bound" in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("extra", [["--loss", "huber_regression:m=1"],  # DPHuberRegressor
+                                   ["--loss", "huber_regression:m=1", "--allow-estimates"]])  # PrivateERM
+def test_a_regression_on_a_public_label_range_without_an_intercept_loads_back(table, tmp_path, extra):
+    """The range's centre s = 2 is the intercept of a model without one, recorded in the certificate as the public
+    label_shift (a file of it was refused as edited)."""
+    out = tmp_path / "reg.json"
+    columns = [option for option in COLUMNS if option != "--fit-intercept"]
+    assert main(["fit", str(table), "--target", "t", "--task", "regression", "--label-bound=-3,7", *columns,
+                 "--no-fit-intercept", *extra, "--out", str(out)]) == 0
+    model = dpcvx.load(out)
+    assert model.certificate.label_shift == 2.0 and model.intercept_ == 2.0
