@@ -25,6 +25,7 @@ __all__ = ["CholeskyFactor", "cho_factor", "cho_solve", "preconditioned_cg", "pr
 CholeskyFactor = tuple[np.ndarray, bool]  # (upper factor, lower=False), as scipy.linalg.cho_factor returns
 Preconditioner = CholeskyFactor | np.ndarray | DiagonalPlusRankOne | None  # a factor, a positive diagonal, D + b u u^T
 JACOBI_SLOW = 0.1  # CG asks whether diag(H) pays once its products cut the residual by less than 10x each on average
+FIRST_STEP_FORCING = 0.1  # from this forcing on, CG's first step also computes the gradient at its step (step_pass)
 
 
 def cho_factor(H: np.ndarray) -> CholeskyFactor:
@@ -49,7 +50,7 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
                        forcing: float, preconditioner: Preconditioner,
                        track_change: bool = False,
                        deferred: Callable[[], Preconditioner] | None = None,
-                       next_gradient: bool = False, slow: float = JACOBI_SLOW,
+                       next_gradient: bool = False, slow: float = JACOBI_SLOW, fresh: bool = False,
                        ) -> tuple[np.ndarray, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """(d, its margin change or None, the gradient terms at w + d or None): CG on H d = -g to
     ||H d + g|| <= forcing ||g||, one Hessian-vector product (a pass over X) per iteration, preconditioned
@@ -93,6 +94,18 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     that Newton's full step would have (:meth:`PerturbedObjective.hessian_product_and_gradient`): when CG
     stops there, they are returned, and Newton's next gradient costs no product of its own. When CG goes
     on, they are dropped.
+
+    On a dense X in memory (:attr:`PerturbedObjective.fuses_step`) that last step, and the first where the
+    forcing is at least ``FIRST_STEP_FORCING`` (far from the optimum, where one step usually meets it), read X
+    once for the step and the gradient at Newton's full step (:meth:`PerturbedObjective.step_pass`): the step
+    length is fixed before that read, from a sample of the rows' curvature along p_k
+    (:meth:`PerturbedObjective.estimated_curvature_along`). The first step's read also brings H p_1, and its
+    residual at the guessed length decides whether CG stops there; if not, CG goes on from the exact step. With
+    ``fresh`` (Newton's step can end the solve) the read computes the margins at w + d afresh, and the
+    gradient on them, for the stopping test (:meth:`PerturbedObjective.full_step_margins`). Apart, the step's
+    X p_k and the gradient took two reads, three with fresh margins. Measured (``python -m benchmarks.speed_ab``,
+    benchmarks/results/speed_ab_step_pass.md; docs/performance.md, round 27). Only the direction changes: the
+    gradient, line search and stopping test are exact as before.
     """
     direction = np.zeros_like(gradient)
     change: np.ndarray | None = None
@@ -109,10 +122,27 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     first_rated = 2 if isinstance(preconditioner, DiagonalPlusRankOne) else 1
     predict = track_change and objective.steps_from_products  # X p_k is half a product (in memory)
     fuse = next_gradient and track_change and objective.fuses_gradient
+    landing = (next_gradient or fresh) and track_change and objective.fuses_step
     next_terms: tuple[np.ndarray, ...] | None = None
     for k in range(1, 10 * objective.dim + 1):
         product: np.ndarray | None
-        if (predict and k > first_rated and size * rate <= limit) or (fuse and k == 1):  # alpha_k from X p_k alone
+        last = predict and k > first_rated and size * rate <= limit
+        lands = landing and (last or (k == 1 and forcing >= FIRST_STEP_FORCING))
+        estimate = objective.estimated_curvature_along(search, margins) if lands else 0.0
+        if estimate > 0:  # the step and the gradient at Newton's full step in one read
+            guess = rho / estimate
+            trial = direction + guess * search
+            landed = objective.step_pass(w, search, guess, margins, change, w + trial, hessian=not last, fresh=fresh)
+            if last:
+                return trial, landed.change, landed.terms
+            product, along = landed.product, landed.along
+            assert product is not None and along is not None
+            curvature = float(search @ product)
+            if not curvature > 0:
+                break
+            if float(np.linalg.norm(residual - guess * product)) <= limit:  # the guessed step ends CG
+                return trial, landed.change, landed.terms
+        elif last or (fuse and k == 1):  # alpha_k from X p_k alone
             product, along = None, objective.change_along(search)
             curvature = objective.curvature_along(w, search, along, margins)
         else:

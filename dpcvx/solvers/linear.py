@@ -144,7 +144,7 @@ def _without_margins(items: list[tuple[str, Any]]) -> dict[str, Any]:
 def _newton_direction(
     objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray, forcing: float,
     level: tuple[bool, bool], factor: CholeskyFactor | None = None, stale: CholeskyFactor | None = None,
-    local: bool = False, next_gradient: bool = False,
+    local: bool = False, next_gradient: bool = False, fresh: bool = False,
 ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """(direction, Cholesky factor of the Hessian used or None, the margins' change along the direction or
     None, the gradient terms at the full step or None); a given ``factor`` is reused.
@@ -170,7 +170,8 @@ def _newton_direction(
     subsample, single = level
     hessian_free = _hessian_free(objective) and not subsample
     if hessian_free and stale is not None:
-        return _cg_direction(objective, w, margins, gradient, forcing, stale, stale, next_gradient=next_gradient)
+        return _cg_direction(objective, w, margins, gradient, forcing, stale, stale, next_gradient=next_gradient,
+                             fresh=fresh)
     if d <= DENSE_NEWTON_MAX_DIM:
         H = objective.hessian(w, margins, single=single, subsample=subsample)
         try:
@@ -185,15 +186,17 @@ def _newton_direction(
     scaled = objective.scale_preconditioner(margins)
     if objective.dense:
         if not objective.can_subsample:
-            return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, next_gradient=next_gradient)
+            return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, next_gradient=next_gradient,
+                                 fresh=fresh)
 
         def sampled() -> CholeskyFactor | None:
             return _sampled_factor(objective, w, margins)
 
         if objective.cg_slow:
-            return _cg_direction(objective, w, margins, gradient, forcing, sampled(), None, next_gradient=next_gradient)
+            return _cg_direction(objective, w, margins, gradient, forcing, sampled(), None,
+                                 next_gradient=next_gradient, fresh=fresh)
         return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, deferred=sampled,
-                             next_gradient=next_gradient, slow=SAMPLED_SLOW)
+                             next_gradient=next_gradient, slow=SAMPLED_SLOW, fresh=fresh)
 
     def jacobi() -> np.ndarray | None:
         return objective.jacobi(w, margins, reuse=local) if objective.jacobi_pays else None
@@ -201,22 +204,22 @@ def _newton_direction(
     if objective.jacobi_decided:
         diagonal = jacobi()
         return _cg_direction(objective, w, margins, gradient, forcing, scaled if diagonal is None else diagonal, None,
-                             next_gradient=next_gradient)
+                             next_gradient=next_gradient, fresh=fresh)
     return _cg_direction(objective, w, margins, gradient, forcing, scaled, None, deferred=jacobi,
-                         next_gradient=next_gradient)
+                         next_gradient=next_gradient, fresh=fresh)
 
 
 def _cg_direction(objective: PerturbedObjective, w: np.ndarray, margins: np.ndarray, gradient: np.ndarray,
                   forcing: float, preconditioner: Preconditioner,
                   factor: CholeskyFactor | None,
                   deferred: Callable[[], Preconditioner] | None = None,
-                  next_gradient: bool = False, slow: float = JACOBI_SLOW,
+                  next_gradient: bool = False, slow: float = JACOBI_SLOW, fresh: bool = False,
                   ) -> tuple[np.ndarray, CholeskyFactor | None, np.ndarray | None, tuple[np.ndarray, ...] | None]:
     """:func:`~dpcvx.solvers.cg.preconditioned_cg`'s direction, ``factor`` (passed through), margin change
     (or None) and gradient terms at the full step (or None)."""
     direction, change, next_terms = preconditioned_cg(
         objective, w, margins, gradient, forcing, preconditioner, track_change=objective.steps_from_products,
-        deferred=deferred, next_gradient=next_gradient, slow=slow)
+        deferred=deferred, next_gradient=next_gradient, slow=slow, fresh=fresh)
     return direction, factor, change, next_terms
 
 
@@ -632,7 +635,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
         else:
             direction, used, step_margins, next_terms = _newton_direction(
                 objective, w, margins, gradient, forcing, levels[level],
-                factor if reuse else sampled if reuse_sampled else None, factor, local, next_gradient=not can_end)
+                factor if reuse else sampled if reuse_sampled else None, factor, local, next_gradient=not can_end,
+                fresh=can_end)
         reused = reuse or reuse_sampled
         if not reuse_sampled:  # an all-rows factor serves again, and preconditions CG (hessian_free); a subsampled one
             # serves again only while its steps contract fast (REUSE_CONTRACTION, SAMPLED_REUSE_CONTRACTION)
@@ -643,6 +647,8 @@ def newton(objective: PerturbedObjective, *, gradient_tolerance: float, max_iter
             if isinstance(objective, BlockwiseObjective):
                 objective.hessian_ahead = ahead
             step_margins = objective.margin_change(direction)
+            full_margins = objective.full_step_margins()
+        elif can_end and next_terms is not None:  # CG's last read computed them on fresh margins (step_pass)
             full_margins = objective.full_step_margins()
         elif can_end:
             # CG's products gave the change, but this step can end the solve, whose last gradient must be

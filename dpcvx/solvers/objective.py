@@ -51,7 +51,7 @@ SPARSE_GRAM_ENTRIES = 1 << 16  # ... blocks of about this many dense entries (51
 __all__ = ["PerturbedObjective", "Residual", "DiagonalPlusRankOne", "mean_sample", "relative_residual",
            "evenly_spaced", "hessian_sample_size", "block_hessian_product", "block_margins",
            "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS", "ROW_PRODUCT_WIDTHS",
-           "BLOCK_READ_WIDTHS"]
+           "BLOCK_READ_WIDTHS", "StepPass"]
 
 
 @dataclass(frozen=True)
@@ -277,6 +277,19 @@ def relative_residual(terms: Sequence[np.ndarray], n: int) -> Residual:
     total = _norm(add_terms(terms))
     scale = sum(_norm(term) for term in terms)
     return Residual(absolute=total / n, relative=0.0 if total == 0 else total / scale)
+
+
+@dataclass(frozen=True)
+class StepPass:
+    """What :meth:`PerturbedObjective.step_pass` computed in its one read of X: H v (None without ``hessian``),
+    the margins' change along v (y * X v; None where it was not needed), the margins' change along CG's whole
+    direction, the margins at the full step and the gradient terms there."""
+
+    product: np.ndarray | None
+    along: np.ndarray | None
+    change: np.ndarray
+    margins: np.ndarray
+    terms: tuple[np.ndarray, ...]
 
 
 @dataclass
@@ -736,6 +749,91 @@ class PerturbedObjective:
         n = self.n
         return (float(self.curvature(margins) @ np.square(change))
                 + n * self.lam * float(v @ self.regularizer.hessian_vector(v)) + n * self.extra_reg * float(v @ v))
+
+    def estimated_curvature_along(self, v: np.ndarray, margins: np.ndarray) -> float:
+        """An estimate of v^T H v from the rows :func:`mean_sample` reads (runs of consecutive rows, views of a
+        dense X): (n / m) sum_{i in sample} l''(z_i) (x_i^T v)^2 plus the quadratic part's curvature, which is exact
+        (:meth:`quadratic_curvature`). For the step length of :meth:`step_pass`, which must be known before
+        its read of X: it shapes only the Newton direction (the gradient there is computed exactly).
+
+        At about max(500, d / 2) rows it costs a few hundredths of a pass. A relative error e in the
+        curvature gives CG's step 1 / (1 + e) of its exact length, and that step keeps 1 - e^2 / (1 + e)^2 of
+        the exact step's decrease of the quadratic model."""
+        curvature, total, rows = self.curvature(margins), 0.0, 0
+        for run in mean_sample(self.n, self.dim):
+            product = row_product(self.X[run], v)
+            total += float(curvature[run] @ np.square(product))
+            rows += product.size
+        return total * (self.n / rows) + self.quadratic_curvature(v)
+
+    @property
+    def fuses_step(self) -> bool:
+        """Whether :meth:`step_pass` reads X once for CG's step and the gradient at Newton's full step: a dense X
+        in memory, without record weights."""
+        return self._dense and self.weights is None and self.steps_from_products
+
+    def step_pass(self, w: np.ndarray, v: np.ndarray, alpha: float, margins: np.ndarray,
+                  change: np.ndarray | None, w_next: np.ndarray, *, hessian: bool, fresh: bool) -> StepPass:
+        """CG's step ``alpha`` along v and the gradient terms at w_next = w + d (d CG's direction with that step)
+        in one read of a dense X by cache-sized row blocks (:attr:`fuses_step`), for a step length known
+        before the read (:meth:`estimated_curvature_along`).
+
+        Per block, while it is in cache: X_b v (unless ``fresh`` without ``hessian``: it is not needed), the
+        Hessian's term X_b^T (l'' * X_b v) when ``hessian`` (:func:`block_hessian_product`'s two products,
+        for CG's residual where the step may not be its last), the margins at w_next, and the loss gradient's
+        term X_b^T (y * l'(z_b)) there. The margins are ``margins`` + the change (``change`` + alpha y * X v,
+        the sum CG keeps, as Newton's full step adds it), or with ``fresh`` X_b w_next afresh
+        (:func:`block_margins`, bitwise the margins of :meth:`fresh_gradient_terms`' blocks: the check that
+        ends a solve reads them). Apart, the step's X v and the gradient read X twice (``change_along`` and
+        ``gradient_terms``), or three times with fresh margins. The block terms are added in block order (the
+        rounding of docs/theory.md section 23, as :meth:`fresh_gradient_terms`)."""
+        curvature = self.curvature(margins) if hessian else None
+        offset = self._offset_wanted if hessian else None
+        products: list[np.ndarray] = []
+        hessians: list[np.ndarray] = []
+        offsets: list[np.ndarray] = []
+        changes: list[np.ndarray] = []
+        nexts: list[np.ndarray] = []
+        gradient: np.ndarray | None = None
+        for rows in self._row_slices():
+            block, y = self.X[rows], self.y[rows]
+            product = None if fresh and not hessian else row_product(block, v)
+            if product is not None:
+                products.append(product)
+            if curvature is not None:
+                assert product is not None
+                hessians.append(block.T @ (curvature[rows] * product))
+            if offset is not None:
+                offsets.append(row_product(block, offset))
+            if fresh:
+                z = block_margins(block, w_next, y, self.regression)
+                step_change = None if product is None else alpha * (product if self.regression else y * product)
+            else:
+                assert product is not None
+                along = product if self.regression else y * product
+                step_change = alpha * along if change is None else change[rows] + alpha * along
+                z = margins[rows] + step_change
+            if step_change is not None:
+                changes.append(step_change)
+            nexts.append(z)
+            derivative = self.loss.first(z)
+            term = block.T @ (derivative if self.regression else y * derivative)
+            gradient = term if gradient is None else gradient + term
+        assert gradient is not None
+        z_next = np.concatenate(nexts)
+        if offsets:
+            self._keep_offset(np.concatenate(offsets))
+        product_v = None
+        if hessians:
+            product_v = self._regularized_product(functools.reduce(operator.add, hessians), v)
+        along_v = None
+        if products:
+            joined = np.concatenate(products)
+            along_v = joined if self.regression else self.y * joined
+        total_change = np.concatenate(changes) if changes else z_next - margins
+        self._base = (w_next, z_next)
+        self._full = z_next if fresh else None
+        return StepPass(product_v, along_v, total_change, z_next, self._terms(w_next, gradient))
 
     def every(self, margins: Any, step: int) -> np.ndarray | None:
         """Every ``step``-th row's margins (rows 0, step, 2 step, ...) when they are in memory, else None (held on

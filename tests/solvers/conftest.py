@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -77,6 +78,14 @@ def fits_with_and_without(count_calls: Callable[[type, str], list[int]],
     def run(X: object, y: np.ndarray, withhold: Callable[[pytest.MonkeyPatch], None], random_state: int,
             **options: object) -> Fits:
         calls = count_calls(PerturbedObjective, "hessian_product")
+        step_pass = PerturbedObjective.step_pass
+
+        def counted_step(self: PerturbedObjective, *args: Any, **kwargs: Any) -> Any:
+            if kwargs["hessian"]:  # CG's first step, its Hessian product in the read of the step
+                calls.append(1)
+            return step_pass(self, *args, **kwargs)
+
+        monkeypatch.setattr(PerturbedObjective, "step_pass", counted_step)
         fits: Fits = {}
         for kept in (True, False):
             if not kept:

