@@ -406,7 +406,8 @@ class DPLinearRegression(_PrivateRegressor):
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-6, lam: float | str = "auto",
-                 data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
+                 data_norm: float | str = 1.0, label_bound: float | tuple[float, float] | str = 1.0,
+                 fit_intercept: bool = True,
                  mechanism: str = "auto", weight_bound: float | None = None, neighbours: str = "replace-one",
                  clip: bool = True, random_state: Any = None, float_safe: bool = False,
                  norm_range: tuple[float, float] | None = None, norm_share: float = NORM_SHARE,
@@ -597,7 +598,8 @@ class DPHuberRegressor(_PrivateRegressor):
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, m: float | str = "auto", lam: float | str = "auto",
-                 data_norm: float | str = 1.0, label_bound: float | str = 1.0, fit_intercept: bool = True,
+                 data_norm: float | str = 1.0, label_bound: float | tuple[float, float] | str = 1.0,
+                 fit_intercept: bool = True,
                  mechanism: str = "auto", clip: bool = True, random_state: Any = None,
                  float_safe: bool = False, norm_range: tuple[float, float] | None = None,
                  norm_share: float = NORM_SHARE, label_range: tuple[float, float] | None = None,
