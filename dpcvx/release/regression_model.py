@@ -147,7 +147,7 @@ class SufficientStatisticsCertificate:
     column_statistics: dict | None = None
     #: a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, subtracted from the labels and added to
     #: the intercept (0: none; written only when not 0); None: a format 6 file's, which recorded none
-    label_shift: float | None = 0.0
+    label_shift: float = 0.0
 
     @property
     def privacy_curve(self) -> PrivacyCurve:
@@ -189,7 +189,7 @@ class SufficientStatisticsCertificate:
             f" on columns centred and scaled by private column statistics (mechanism {self.mechanism})")
         label = f"|y{' - s' if self.label_shift else ''}| <= {self.label_bound:g}" + (
             f" (the fit saw y - c clipped onto |y - c| <= {self.calibration.label_bound:g}, c and that bound from the "
-            f"private label range)" if ranged else "") + label_shift_text(self.label_shift or 0.0)
+            f"private label range)" if ranged else "") + label_shift_text(self.label_shift)
         method = ("least squares by noisy gradient descent on clipped residuals"
                   if isinstance(self.calibration, GradientCalibration) else "AdaSSP least squares")
         return "\n".join([

@@ -72,8 +72,7 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 7``)::
     }
 
 A file of format version 4, 5 or 6 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
-(``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded, an AdaSSP record
-without an intercept feature marked ``"label_shift": null``).
+(``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift).
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 

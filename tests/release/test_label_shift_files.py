@@ -127,9 +127,10 @@ def test_an_edited_intercept_or_label_shift_is_refused(files, name, edit):
 
 
 @pytest.mark.parametrize("name, value", [(name, value) for name in ("huber objective", "adassp")
-                                          for value in ("2", True, [2.0])] + [("huber objective", None)])
+                                          for value in ("2", True, [2.0], None)])
 def test_a_label_shift_that_is_not_a_number_is_refused(files, name, value):
-    """(An AdaSSP file's null is the mark of a format 6 file's unrecorded shift: below.)"""
+    """null included: it once marked a format 6 AdaSSP file's unrecorded shift, and switched the intercept's check
+    off in any file that held it."""
     with pytest.raises(dpcvx.InputError, match="certificate.label_shift must be a number"):
         serialization.model_from_dict(_edited(files, name, lambda data: data["certificate"].update(label_shift=value)))
 
@@ -143,13 +144,21 @@ def test_a_classifier_takes_no_label_shift():
         serialization.model_from_dict(data)
 
 
-def test_a_format_6_adassp_file_without_an_intercept_feature_loads_as_before(files):
-    """Version 6 recorded no shift and did not check an AdaSSP file's intercept: its step marks the shift unrecorded
-    (null), and the file loads as before, its intercept unchecked; saved again, the mark is kept."""
-    older = _edited(files, "adassp", lambda data: (data.update(format_version=6), data["certificate"].pop(
-        "label_shift")))
-    loaded = serialization.model_from_dict(older)
-    assert loaded.intercept_ == files["adassp"]["privatised"]["intercept"] and loaded.certificate.label_shift is None
-    again = serialization.model_to_dict(loaded)
-    assert again["certificate"]["label_shift"] is None
-    serialization.model_from_dict(again)
+def test_a_format_6_adassp_file_reads_as_no_shift(files):
+    """Version 6 recorded no shift and did not check an AdaSSP file's intercept. Read as s = 0: a file whose intercept
+    is the private centre (no shift) loads; one fitted on an uneven range without an intercept feature cannot be
+    checked and is refused, with the reason; and a version 7 file edited to say version 6 gains nothing."""
+    def older(data: dict) -> None:
+        data.update(format_version=6)
+        data["certificate"].pop("label_shift")
+
+    shifted = _edited(files, "adassp", older)
+    with pytest.raises(dpcvx.InputError, match="written before format version 7 by a fit on label_bound"):
+        serialization.model_from_dict(shifted)
+    unshifted = _edited(files, "adassp", lambda data: (older(data), data["privatised"].update(intercept=0.0)))
+    loaded = serialization.model_from_dict(unshifted)
+    assert loaded.intercept_ == 0.0 and loaded.certificate.label_shift == 0.0
+    serialization.model_from_dict(serialization.model_to_dict(loaded))
+    tampered = _edited(files, "adassp", lambda data: (older(data), data["privatised"].update(intercept=12345.0)))
+    with pytest.raises(dpcvx.InputError, match="no intercept feature, so it must be the centre"):
+        serialization.model_from_dict(tampered)

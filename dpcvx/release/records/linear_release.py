@@ -71,19 +71,22 @@ def check_stated_rows(rows: RowMap, certificate: Any) -> None:
                 certificate.effective_norm_bound)
 
 
-def check_intercept(intercept: float, rows: RowMap, centre: float, shift: float | None) -> None:
+def check_intercept(intercept: float, rows: RowMap, centre: float, shift: float) -> None:
     """Without an intercept feature a regression's intercept is what its fit added back (a classifier's is 0): the
     labels' private centre ``centre`` the recorded statistics give (0 without one), then the public label shift
-    ``shift`` (``certificate.label_shift``), each by one addition, as the fit added them. A file of the linear layout
-    and an AdaSSP file are checked by this one rule; None: an AdaSSP file of format 6, which recorded no shift, whose
-    intercept is not checked (records.upgrade)."""
-    if rows.fit_intercept or shift is None:
+    ``shift`` (``certificate.label_shift``, 0 where none is recorded), each by one addition, as the fit added them.
+    A file of the linear layout and an AdaSSP file are checked by this one rule, whatever their format version: a
+    file written before format 7 recorded no shift, so one fitted on an uneven public range without an intercept
+    feature cannot be checked, and is refused (records.upgrade)."""
+    if rows.fit_intercept:
         return
     expected = centre + shift
     if intercept != expected:
         raise InputError(f"privatised.intercept is {intercept!r} but the model has no intercept feature, so it must be "
                          f"the centre {expected!r} the fit added back: the private label range's centre {centre!r} (0 "
-                         f"without one) plus the public certificate.label_shift {shift!r}; the file has been edited")
+                         f"without one) plus the public certificate.label_shift {shift!r}; the file has been edited "
+                         "(or was written before format version 7 by a fit on label_bound=(lo, hi), which recorded "
+                         "no shift: refit and save again)")
 
 
 def _weights(coef: Any) -> np.ndarray:

@@ -138,9 +138,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
                   _column_ranges(recorded_statistics, calibration, rows, coef.size, saved["label_bound"]) if ranged
                   else None)
     certificate = SufficientStatisticsCertificate(**stated, calibration=calibration, column_statistics=statistics,
-                                                  # null: a format 6 file's, which recorded none (records.upgrade)
-                                                  label_shift=None if saved.get("label_shift", 0.0) is None
-                                                  else read_label_shift(saved))
+                                                  label_shift=read_label_shift(saved))
     check_stated_rows(rows, certificate)
     check_recorded_curve(saved["privacy_curve"], certificate.privacy_curve)
     intercept = _number("privatised.intercept", privatised["intercept"])

@@ -22,10 +22,11 @@ map, and through every step on the format 4 fixtures.
 Format version 7 also records a regression's public label shift s = (lo + hi) / 2 of a declared range
 ``label_bound=(lo, hi)`` (``certificate.label_shift``, written only when not 0), which the fit added to the intercept,
 so that the intercept of a release without an intercept feature is re-derived (the labels' private centre plus s) in
-every regression file, AdaSSP's included. A version 6 file records no shift: in the linear layout its reader refused
-any intercept other than the private centre there, and reads it so still (no key: s = 0); an AdaSSP file's
-intercept was not checked, and a shifted one's cannot be without s, so the step marks an AdaSSP record without an
-intercept feature ``"label_shift": null`` (:func:`_unrecorded_shift`): its intercept is read as before, unchecked.
+every regression file, AdaSSP's included. A version 6 file records no shift, and is read with s = 0 (no key): in the
+linear layout its reader refused any intercept other than the private centre, and so does this one; an AdaSSP
+file's intercept was not checked, and a shifted one's cannot be without s, so an AdaSSP file of version 6 fitted
+on an uneven public range without an intercept feature is refused (refit and save again). A mark that left such a
+file's intercept unchecked was tried and withdrawn: the same mark in any version 7 file switched the check off.
 """
 
 from __future__ import annotations
@@ -78,25 +79,14 @@ def _from_5(data: dict) -> dict:
 
 
 def _from_6(data: dict) -> dict:
-    """Version 6 -> 7: a record with a feature map of its own records the map it holds (:func:`_record_map`); an
-    AdaSSP record without an intercept feature marks its label shift unrecorded (:func:`_unrecorded_shift`)."""
+    """Version 6 -> 7: a record with a feature map of its own records the map it holds (:func:`_record_map`); its
+    label shift is 0 (no key: module docstring)."""
     upgraded_ = {**copy.deepcopy(data), "format_version": 7}
     for entry in _entries_at(upgraded_, 6):
         entry["format_version"] = 7
     for record in [upgraded_, *_entries_at(upgraded_, 7)]:
         _record_map(record)
-    _unrecorded_shift(upgraded_)
     return upgraded_
-
-
-def _unrecorded_shift(record: dict) -> None:
-    """A version 6 AdaSSP record (a regression certificate without a verification) whose row map has no intercept
-    feature: its certificate's ``label_shift`` is null, the shift its writer did not record (module docstring)."""
-    preprocessing, certificate = record.get("preprocessing"), record.get("certificate")
-    row_map = preprocessing.get("row_map") if isinstance(preprocessing, dict) else None
-    if (record.get("kind") == "regression" and isinstance(certificate, dict) and "verification" not in certificate
-            and isinstance(row_map, dict) and row_map.get("fit_intercept") is False):
-        certificate["label_shift"] = None
 
 
 def _record_map(record: dict) -> None:
