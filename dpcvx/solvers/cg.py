@@ -103,8 +103,11 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     residual at the guessed length decides whether CG stops there; if not, CG goes on from the exact step. With
     ``fresh`` (Newton's step can end the solve) the read computes the margins at w + d afresh, and the
     gradient on them, for the stopping test (:meth:`PerturbedObjective.full_step_margins`). Apart, the step's
-    X p_k and the gradient took two reads, three with fresh margins. Measured (``python -m benchmarks.speed_ab``,
-    benchmarks/results/speed_ab_step_pass.md; docs/performance.md, round 27). Only the direction changes: the
+    X p_k and the gradient took two reads, three with fresh margins. On a sparse X, whose products share no row
+    blocks, only a last step with ``fresh`` takes the sampled length (:attr:`PerturbedObjective.fuses_fresh_step`):
+    its X p_k is left out, and the fresh margins and gradient are the check's own two products. Measured
+    (``python -m benchmarks.speed_ab``, benchmarks/results/speed_ab_step_pass.md and speed_ab_sparse_step.md;
+    docs/performance.md, round 27). Only the direction changes: the
     gradient, line search and stopping test are exact as before.
     """
     direction = np.zeros_like(gradient)
@@ -127,7 +130,8 @@ def preconditioned_cg(objective: PerturbedObjective, w: np.ndarray, margins: np.
     for k in range(1, 10 * objective.dim + 1):
         product: np.ndarray | None
         last = predict and k > first_rated and size * rate <= limit
-        lands = landing and (last or (k == 1 and forcing >= FIRST_STEP_FORCING))
+        lands = (landing and (last or (k == 1 and forcing >= FIRST_STEP_FORCING))) or (
+            last and fresh and track_change and objective.fuses_fresh_step)
         estimate = objective.estimated_curvature_along(search, margins) if lands else 0.0
         if estimate > 0:  # the step and the gradient at Newton's full step in one read
             guess = rho / estimate

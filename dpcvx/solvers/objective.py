@@ -44,6 +44,7 @@ MEAN_SAMPLE_ROWS = 500  # the rows' mean direction for CG's preconditioner is re
 MEAN_SAMPLE_PER_FEATURE = 0.5  # ... and this many a feature (centred rows: the sampled ||u||^2 about d / m of q)
 MEAN_SAMPLE_RUNS = 16  # ... in this many runs of consecutive rows, evenly spaced
 MEAN_PRECISE_ROWS = 4000  # ... and where it has one, on this many rows for the direction itself
+CURVATURE_SAMPLE_ROWS = 500  # rows (in MEAN_SAMPLE_RUNS runs) of the sampled curvature that fixes a step pass's length
 MEAN_DIRECTION_RATIO = 10.0  # ... and preconditions CG where its curvature is this many times the other directions'
 SPARSE_GRAM_WIDTH = 6  # a CSR's Hessian by dense row blocks where d is at most this many times its entries a row
 SPARSE_GRAM_ENTRIES = 1 << 16  # ... blocks of about this many dense entries (512 KB)
@@ -88,7 +89,13 @@ def mean_sample(n: int, d: int, precise: bool = False) -> list[slice]:
     from memory, 1,000 rows of a 20,000 x 1,000 X took 1.3 ms in 16 runs against 3.0 ms one row in 20 (a one-off
     timing). With ``MEAN_DIRECTION_RATIO`` = 10 the sampling noise of centred rows' mean, about d / m of the
     others' curvature, stays a fifth of the threshold."""
-    rows = min(n, MEAN_PRECISE_ROWS if precise else max(MEAN_SAMPLE_ROWS, int(MEAN_SAMPLE_PER_FEATURE * d)))
+    return row_runs(n, MEAN_PRECISE_ROWS if precise else max(MEAN_SAMPLE_ROWS, int(MEAN_SAMPLE_PER_FEATURE * d)))
+
+
+def row_runs(n: int, rows: int) -> list[slice]:
+    """About ``rows`` of n rows (all when n is fewer) as ``MEAN_SAMPLE_RUNS`` runs of consecutive rows, evenly
+    spaced (:func:`mean_sample`'s rows)."""
+    rows = min(n, rows)
     length = -(-rows // MEAN_SAMPLE_RUNS)
     starts = np.unique(np.linspace(0, n - length, MEAN_SAMPLE_RUNS).astype(np.intp)) if length < n else [0]
     return [slice(int(a), int(a) + length) for a in starts]
@@ -751,17 +758,17 @@ class PerturbedObjective:
                 + n * self.lam * float(v @ self.regularizer.hessian_vector(v)) + n * self.extra_reg * float(v @ v))
 
     def estimated_curvature_along(self, v: np.ndarray, margins: np.ndarray) -> float:
-        """An estimate of v^T H v from the rows :func:`mean_sample` reads (runs of consecutive rows, views of a
-        dense X): (n / m) sum_{i in sample} l''(z_i) (x_i^T v)^2 plus the quadratic part's curvature, which is exact
+        """An estimate of v^T H v from m = ``CURVATURE_SAMPLE_ROWS`` rows in runs of consecutive rows (:func:`row_runs`;
+        views of a dense X): (n / m) sum_{i in sample} l''(z_i) (x_i^T v)^2 plus the quadratic part's curvature, exact
         (:meth:`quadratic_curvature`). For the step length of :meth:`step_pass`, which must be known before
         its read of X: it shapes only the Newton direction (the gradient there is computed exactly).
 
-        At about max(500, d / 2) rows it costs a few hundredths of a pass. A relative error e in the
-        curvature gives CG's step 1 / (1 + e) of its exact length, and that step keeps 1 - e^2 / (1 + e)^2 of
-        the exact step's decrease of the quadratic model."""
+        Its error depends on the rows sampled, not on d: 500 rows cost 2.5 % of a pass at 20,000 x 1,000. A
+        relative error e in the curvature gives CG's step 1 / (1 + e) of its exact length, and that step keeps
+        1 - e^2 / (1 + e)^2 of the exact step's decrease of the quadratic model."""
         curvature, total, rows = self.curvature(margins), 0.0, 0
-        for run in mean_sample(self.n, self.dim):
-            product = row_product(self.X[run], v)
+        for run in row_runs(self.n, CURVATURE_SAMPLE_ROWS):
+            product = row_product(self.X[run], v) if self._dense else np.asarray(self.X[run] @ v).ravel()
             total += float(curvature[run] @ np.square(product))
             rows += product.size
         return total * (self.n / rows) + self.quadratic_curvature(v)
@@ -771,6 +778,13 @@ class PerturbedObjective:
         """Whether :meth:`step_pass` reads X once for CG's step and the gradient at Newton's full step: a dense X
         in memory, without record weights."""
         return self._dense and self.weights is None and self.steps_from_products
+
+    @property
+    def fuses_fresh_step(self) -> bool:
+        """Whether CG's last step may leave out its product X p_k where Newton's step can end the solve: X in
+        memory (dense or sparse), without record weights. The fresh margins at w + d, which that step needs
+        anyway, then come from :meth:`step_pass` with a sampled step length, and X p_k is not computed."""
+        return self.weights is None and self.steps_from_products
 
     def step_pass(self, w: np.ndarray, v: np.ndarray, alpha: float, margins: np.ndarray,
                   change: np.ndarray | None, w_next: np.ndarray, *, hessian: bool, fresh: bool) -> StepPass:
@@ -786,7 +800,16 @@ class PerturbedObjective:
         (:func:`block_margins`, bitwise the margins of :meth:`fresh_gradient_terms`' blocks: the check that
         ends a solve reads them). Apart, the step's X v and the gradient read X twice (``change_along`` and
         ``gradient_terms``), or three times with fresh margins. The block terms are added in block order (the
-        rounding of docs/theory.md section 23, as :meth:`fresh_gradient_terms`)."""
+        rounding of docs/theory.md section 23, as :meth:`fresh_gradient_terms`).
+
+        A sparse X has no row blocks to share: it takes only ``fresh`` without ``hessian``
+        (:attr:`fuses_fresh_step`), the margins at w_next and the gradient there by
+        :meth:`fresh_gradient_terms`, which is the product X p_k fewer than CG's step and that check apart."""
+        if not self._dense:
+            assert fresh and not hessian, "a sparse X's step pass computes fresh margins only"
+            z_next, terms = self.fresh_gradient_terms(w_next)
+            self._full = z_next
+            return StepPass(None, None, z_next - margins, z_next, terms)
         curvature = self.curvature(margins) if hessian else None
         offset = self._offset_wanted if hessian else None
         products: list[np.ndarray] = []

@@ -368,3 +368,25 @@ def test_the_step_length_comes_from_a_sample_of_the_curvature(problem, rows_in_b
     exact = large.curvature_along(w, v, large.change_along(v), z)
     loss_part = exact - large.quadratic_curvature(v)
     assert abs(large.estimated_curvature_along(v, z) - exact) <= 0.1 * loss_part
+
+
+def test_a_sparse_cg_step_that_can_end_the_solve_leaves_out_its_own_product(problem, monkeypatch):
+    """On a CSR, where Newton's step can end the solve (``fresh``), CG's predicted last step takes its length from
+    the sampled curvature and no product X p_k of its own: the fresh margins at w + d and the gradient there,
+    which that step needs anyway, are its one read (before: X p_k, then those two products)."""
+    X, y, w, _ = problem
+    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    calls = []
+    original = objective.change_along
+    monkeypatch.setattr(objective, "change_along", lambda v: calls.append(1) or original(v))
+    direction, change, terms = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-6, None,
+                                                        track_change=True, fresh=True)
+    assert terms is not None and not calls
+    fresh_margins, fresh_terms = objective.fresh_gradient_terms(w + direction)
+    assert np.array_equal(objective.full_step_margins(), fresh_margins)
+    assert all(np.array_equal(a, b) for a, b in zip(terms, fresh_terms, strict=True))
+    np.testing.assert_allclose(margins + change, fresh_margins, rtol=0, atol=1e-12)
+    H = np.stack([objective.hessian_vector(w, e, margins) for e in np.eye(D)], axis=1)
+    assert np.linalg.norm(H @ direction + gradient) <= 1e-3 * np.linalg.norm(gradient)  # a sampled last step
