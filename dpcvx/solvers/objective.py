@@ -765,7 +765,9 @@ class PerturbedObjective:
 
         Its error depends on the rows sampled, not on d: 500 rows cost 2.5 % of a pass at 20,000 x 1,000. A
         relative error e in the curvature gives CG's step 1 / (1 + e) of its exact length, and that step keeps
-        1 - e^2 / (1 + e)^2 of the exact step's decrease of the quadratic model."""
+        1 - e^2 / (1 + e)^2 of the exact step's decrease of the quadratic model: nothing at e = -1/2, and less than
+        nothing below. Where the sampled rows carry little of the curvature (outliers of a Huber loss) e is near -1,
+        so CG checks the estimate against the exact curvature after the read (``cg.SAMPLED_CURVATURE``)."""
         curvature, total, rows = self.curvature(margins), 0.0, 0
         for run in row_runs(self.n, CURVATURE_SAMPLE_ROWS):
             product = row_product(self.X[run], v) if self._dense else np.asarray(self.X[run] @ v).ravel()

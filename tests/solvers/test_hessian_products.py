@@ -390,3 +390,45 @@ def test_a_sparse_cg_step_that_can_end_the_solve_leaves_out_its_own_product(prob
     np.testing.assert_allclose(margins + change, fresh_margins, rtol=0, atol=1e-12)
     H = np.stack([objective.hessian_vector(w, e, margins) for e in np.eye(D)], axis=1)
     assert np.linalg.norm(H @ direction + gradient) <= 1e-3 * np.linalg.norm(gradient)  # a sampled last step
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_a_sampled_curvature_far_from_the_exact_one_gives_cg_its_exact_step(problem, kind, monkeypatch):
+    """Where the sampled rows carry little of the curvature (outliers of a Huber loss, rows a logistic loss saturates),
+    the last step's guessed length is far off: the exact curvature, from the read's own X p_k (or the fresh margins'
+    change), is checked, and outside ``SAMPLED_CURVATURE`` CG takes its exact step and returns no gradient (an audit
+    found 3 to 8 times the Newton iterations, and a fit that failed after its charge, without this check). The
+    direction is then the one CG takes without the fused read."""
+    X, y, w, _ = problem
+    matrix = X if kind == "dense" else sparse.csr_matrix(X)
+    objective = PerturbedObjective(matrix, *_args(y, D))
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    plain, plain_change, _ = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-6, None, track_change=True)
+    estimate = objective.estimated_curvature_along
+    monkeypatch.setattr(objective, "estimated_curvature_along", lambda v, z: 0.005 * estimate(v, z))
+    for options in ({"fresh": True}, {"next_gradient": True}) if kind == "dense" else ({"fresh": True},):
+        direction, change, terms = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-6, None,
+                                                            track_change=True, **options)
+        assert terms is None, options
+        np.testing.assert_allclose(direction, plain, rtol=1e-9, atol=1e-12 * np.abs(plain).max())
+        np.testing.assert_allclose(change, plain_change, rtol=1e-7, atol=1e-10 * np.abs(plain_change).max())
+
+
+def test_a_guessed_first_step_that_misses_the_forcing_returns_no_gradient(problem, monkeypatch):
+    """CG's first step on a dense X lands at a guessed length; where that length misses the forcing but the exact one
+    meets it, CG stops at the exact step, and the gradient its read computed (at the guessed point, where Newton does
+    not go) is not returned."""
+    X, y, w, _ = problem
+    objective = PerturbedObjective(X, *_args(y, D))
+    margins = objective.margins(w)
+    gradient = objective.gradient(w, margins)
+    estimate = objective.estimated_curvature_along
+    monkeypatch.setattr(objective, "estimated_curvature_along", lambda v, z: 0.05 * estimate(v, z))
+    loose = 0.9  # met by the exact first step, not by one twenty times its length
+    direction, change, terms = krylov.preconditioned_cg(objective, w, margins, gradient, loose, None,
+                                                        track_change=True, next_gradient=True)
+    exact, _, _ = krylov.preconditioned_cg(objective, w, margins, gradient, loose, None, track_change=True)
+    assert terms is None
+    np.testing.assert_allclose(direction, exact, rtol=1e-12, atol=1e-14 * np.abs(exact).max())
+    np.testing.assert_allclose(margins + change, objective.margins(w + direction), rtol=1e-10, atol=1e-12)
