@@ -47,7 +47,7 @@ from ..privacy.float_safe import (
     float_safe_guarantee,
     release_offset,
 )
-from ..privacy.lam_rule import REGRESSION_RULE, RULE, LamChoice, choose_lam, comparator_for
+from ..privacy.lam_rule import LamChoice, choose_lam, comparator_for, rule_name
 from ..privacy.linear_calibration import calibrate_linear, check_reachable
 from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
@@ -231,7 +231,8 @@ class FitPlan:
         curvature = problem.curvature if problem.certificate.curvature is not None else None
         choice = choose_lam(calibrate_at, n=max(1, round(n * mean)), d=d, L=problem.lipschitz, R=R,
                             m=problem.strong_convexity, c=curvature, comparator_norm=comparator,
-                            rule=REGRESSION_RULE if self.regression else RULE, mean_weight=mean)
+                            rule=rule_name(self.comparator_norm, problem.constraint_set, self.regression),
+                            mean_weight=mean)
         return choice if mean == 1 else dataclasses.replace(choice, lam=choice.lam * mean)
 
     def _comparator(self) -> float:

@@ -37,7 +37,9 @@ rule's one free constant, fitted on synthetic data only by benchmarks/lam_rule_f
 (benchmarks/results/lam_rule_fit.md) and frozen before any evaluation on real data. A regression
 (``task="regression"``, public label bound B) takes no fitted constant: its default prior is a comparator
 whose predictions stay within the label bound, W = B / R, with an intercept |b| <= B (REGRESSION_RULE,
-docs/theory.md section 25.9).
+docs/theory.md section 25.9). A W the fit was given (the user's ``comparator_norm`` or a constraint ball's radius) is
+recorded under GIVEN_RULE; under the other two names W is a function of the certificate's public bounds, which a
+saved file's reader derives again (:func:`recorded_comparator`).
 """
 
 from __future__ import annotations
@@ -54,15 +56,19 @@ from ..validation import positive
 from ..verification.verdict import Mechanism
 from .calibration import LinearCalibration
 
-__all__ = ["COMPARATOR_SCALE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "REGRESSION_RULE", "LamChoice", "choose_lam",
-           "default_comparator_norm", "excess_risk_bound", "intercept_scaling",
-           "objective_noise_risk"]
+__all__ = ["COMPARATOR_SCALE", "GIVEN_RULE", "INTERCEPT_PRIOR", "LAM_GRID", "RULE", "REGRESSION_RULE", "LamChoice",
+           "choose_lam", "comparator_for", "default_comparator_norm", "excess_risk_bound", "intercept_scaling",
+           "objective_noise_risk", "recorded_comparator", "rule_name"]
 
 #: The name the certificate records; change it whenever the formula or a constant changes.
 RULE = "excess-risk bound v1.2 (docs/theory.md, section 25)"
 
 #: A regression's rule: the same bound, with the prior of :func:`comparator_for` at the public label bound B.
 REGRESSION_RULE = "excess-risk bound v1.2, regression prior W = B / R and |b| <= B (docs/theory.md, section 25.9)"
+
+#: The rule's name when W was given: the user's comparator_norm (joined by the intercept's prior) or a constraint
+#: ball's radius, public inputs the certificate records only as W.
+GIVEN_RULE = "excess-risk bound v1.2, W given by comparator_norm or a constraint ball (docs/theory.md, section 25)"
 
 #: W = COMPARATOR_SCALE / R when no public comparator norm is given. Fitted on synthetic data
 #: only (benchmarks/lam_rule_fit.py, benchmarks/results/lam_rule_fit.md), then frozen.
@@ -132,6 +138,35 @@ def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float,
         return W
     prior = INTERCEPT_PRIOR if label_bound is None else label_bound
     return math.hypot(W, prior / positive("intercept_scaling", intercept_scaling))
+
+
+def _given(comparator_norm: float | None, constraint_set: Any) -> bool:
+    """Whether :func:`comparator_for` takes W as given (the user's comparator_norm or a ball's radius)."""
+    return comparator_norm is not None or (constraint_set is not None and constraint_set.kind == "ball"
+                                           and constraint_set.radius is not None)
+
+
+def rule_name(comparator_norm: float | None, constraint_set: Any, regression: bool) -> str:
+    """The name a certificate records for the W of :func:`comparator_for` at these public inputs: GIVEN_RULE for a
+    given W, else REGRESSION_RULE (the prior of the label bound) or RULE (COMPARATOR_SCALE's)."""
+    if _given(comparator_norm, constraint_set):
+        return GIVEN_RULE
+    return REGRESSION_RULE if regression else RULE
+
+
+def recorded_comparator(rule: str, R: float, intercept_scaling: float | None,
+                        label_bound: float | None) -> float | None:
+    """The W that a recorded rule's name derives from a certificate's public bounds (:func:`comparator_for` with no
+    given W: the features' bound R, the intercept column s when one was appended, a regression's label bound B), or
+    None under GIVEN_RULE, whose W is the fit's public input as recorded. Refuses a name dpcvx does not write, and
+    REGRESSION_RULE without a label bound or RULE with one."""
+    if rule == GIVEN_RULE:
+        return None
+    expected = RULE if label_bound is None else REGRESSION_RULE
+    if rule != expected:
+        raise InputError(f"certificate.lam_rule.rule is {rule!r}; dpcvx records {expected!r} or {GIVEN_RULE!r} for "
+                         "this release; the file has been edited")
+    return comparator_for(None, None, R, intercept_scaling, label_bound)
 
 
 def intercept_scaling(R: float, comparator_norm: float | None = None) -> float:

@@ -28,7 +28,7 @@ from ...privacy.column_histogram import (
 )
 from ...privacy.column_sums import sums_sensitivity
 from ...privacy.float_safe import continuous_calibration, float_safe_guarantee
-from ...privacy.lam_rule import LamChoice, excess_risk_bound
+from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparator
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
@@ -302,6 +302,10 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         after = ", after the composition of its private draws" if drawn else ""
         raise InputError(f"certificate.guarantee is not what dpcvx states for this release ({_short(fitted)}{after}); "
                          "the file has been edited")
+    data_norm = _positive("certificate.data_norm", item["data_norm"])
+    fit_intercept = _flag("certificate.fit_intercept", item["fit_intercept"])
+    intercept_scaling = _positive("certificate.intercept_scaling", item["intercept_scaling"])
+    label_bound = None if data.get("label_bound") is None else _positive("certificate.label_bound", data["label_bound"])
     certificate = SavedReleaseCertificate(
         mechanism=Mechanism.of(mechanism),
         guarantee=guarantee,
@@ -309,21 +313,21 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         delta=delta,
         calibration=calibration,
         verification=verification,
-        data_norm=_positive("certificate.data_norm", item["data_norm"]),
+        data_norm=data_norm,
         effective_norm_bound=effective,
-        fit_intercept=_flag("certificate.fit_intercept", item["fit_intercept"]),
-        intercept_scaling=_positive("certificate.intercept_scaling", item["intercept_scaling"]),
+        fit_intercept=fit_intercept,
+        intercept_scaling=intercept_scaling,
         clipping=_text("certificate.clipping", item["clipping"]),
         library_version=_text("certificate.library_version", item["library_version"]),
         constants=constants,
         saved=copy.deepcopy(data),
-        label_bound=None if data.get("label_bound") is None else _positive("certificate.label_bound",
-                                                                            data["label_bound"]),
+        label_bound=label_bound,
         lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective,
                            1.0 if weights is None or weights.mean_weight is None else weights.mean_weight,
                            # the verified c, as the fit read it; a file without the condition has none (and then no
                            # rule bound a genuine release recorded matches)
-                           None if "curvature" not in verification.by_name else verification.curvature),
+                           None if "curvature" not in verification.by_name else verification.curvature,
+                           (data_norm, intercept_scaling if fit_intercept else None, label_bound)),
         post_processing=_texts("post_processing", data.get("post_processing", [])),
         findings=_texts("findings", data.get("findings", [])),
         weights=weights,
@@ -538,17 +542,20 @@ def _weights(data: Any) -> CertifiedWeights | None:
 
 
 def _lam_rule(data: Any, values: dict, calibration: LinearCalibration, R: float,
-              mean_weight: float, curvature: Any) -> LamChoice | None:
-    """The recorded ``lam="auto"`` choice: its rule, a positive finite W, a lam equal to the certificate's, and the
-    bound's noise and bias terms recomputed at that lam and W from the public constants, the calibration and the
-    mean record weight s_bar (:func:`~dpcvx.privacy.lam_rule.excess_risk_bound`, as the rule computed them: the
-    rule's Lam is the certificate's lam / s_bar, its n round(n s_bar); at the continuous calibration a float-safe
-    release puts on its lattice, and with the verified curvature c, which the rule reads for every mechanism while
-    the constants record it only where the calibration does)."""
+              mean_weight: float, curvature: Any, bounds: tuple[float, float | None, float | None]) -> LamChoice | None:
+    """The recorded ``lam="auto"`` choice: its rule, a positive finite W that is the one the rule's name derives
+    from the public ``bounds`` (the features' R, the intercept column s or None, a regression's label bound B or
+    None: :func:`~dpcvx.privacy.lam_rule.recorded_comparator`, as the fit derived it) unless the fit was given W,
+    a lam equal to the certificate's, and the bound's noise and bias terms recomputed at that lam and W from the
+    public constants, the calibration and the mean record weight s_bar
+    (:func:`~dpcvx.privacy.lam_rule.excess_risk_bound`, as the rule computed them: the rule's Lam is the
+    certificate's lam / s_bar, its n round(n s_bar); at the continuous calibration a float-safe release puts on its
+    lattice, and with the verified curvature c, which the rule reads for every mechanism while the constants record
+    it only where the calibration does)."""
     if data is None:
         return None
     item = json_object("certificate.lam_rule", data, {"rule", "lam", "comparator_norm", "noise", "bias"})
-    _text("certificate.lam_rule.rule", item["rule"])
+    derived = recorded_comparator(_text("certificate.lam_rule.rule", item["rule"]), *bounds)
     for key in ("noise", "bias"):
         _number(f"certificate.lam_rule.{key}", item[key])
     lam = values.get("lam")
@@ -556,6 +563,10 @@ def _lam_rule(data: Any, values: dict, calibration: LinearCalibration, R: float,
         raise InputError(f"certificate.lam_rule.lam is {item['lam']!r} but the certificate states lam = {lam!r}; "
                          "the file has been edited")
     comparator = _positive("certificate.lam_rule.comparator_norm", item["comparator_norm"])
+    if derived is not None and comparator != derived:
+        raise InputError(f"certificate.lam_rule.comparator_norm is {comparator!r} but the rule {item['rule']!r} "
+                         f"derives W = {derived!r} from the certificate's public bounds (data_norm, intercept_scaling"
+                         f"{', label_bound' if bounds[2] is not None else ''}); the file has been edited")
     c = None if curvature is None else float_up(curvature)  # the fit's problem.curvature
     terms = excess_risk_bound(continuous_calibration(calibration), n=max(1, round(values["n"] * mean_weight)),
                               d=int(values["d"]), lam=lam / mean_weight, L=values["L"], R=R, m=values["m"],
