@@ -3,7 +3,10 @@
 Each function returns a :class:`MarginLoss`, a picklable callable usable as
 ``loss=`` anywhere in dpcvx. Its ``spec`` string ("logistic",
 "huber_hinge:h=0.5") names it in saved models and on the command line;
-:func:`from_spec` turns a spec back into the loss.
+:func:`from_spec` turns a spec back into the loss. Each entry is made for one task
+(:attr:`MarginLoss.task`): a classification loss of the margin z = y w^T x, or a
+regression loss of the residual r = w^T x - y; :func:`check_task` refuses one given
+for the other task (a user's own loss is not a catalogue entry and may serve either).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     import cvxpy as cp
 
 __all__ = ["MarginLoss", "logistic", "huber_hinge", "huber_regression", "squared_error", "from_spec", "loss_label",
-           "CATALOGUE"]
+           "check_task", "CATALOGUE", "HUBER_THRESHOLDS"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,13 @@ class MarginLoss:
     params: tuple[tuple[str, float], ...] = field(default=())
 
     def __call__(self, z: cp.Expression) -> cp.Expression:
-        return _BUILDERS[self.name](z, **dict(self.params))
+        return _ENTRIES[self.name][0](z, **dict(self.params))
+
+    @property
+    def task(self) -> str:
+        """The task the loss is made for: "classification" (a loss of the margin y w^T x) or "regression" (of the
+        residual w^T x - y)."""
+        return _ENTRIES[self.name][1]
 
     @property
     def spec(self) -> str:
@@ -77,9 +86,11 @@ def _squared_error(r: cp.Expression) -> cp.Expression:
     return cp.square(r) / 2
 
 
-_BUILDERS: dict[str, Callable[..., cp.Expression]] = {"logistic": _logistic, "huber_hinge": _huber_hinge,
-                                                      "huber_regression": _huber_regression,
-                                                      "squared_error": _squared_error}
+#: Each catalogue loss's expression builder and the task it is made for (:attr:`MarginLoss.task`).
+_ENTRIES: dict[str, tuple[Callable[..., cp.Expression], str]] = {
+    "logistic": (_logistic, "classification"), "huber_hinge": (_huber_hinge, "classification"),
+    "huber_regression": (_huber_regression, "regression"), "squared_error": (_squared_error, "regression"),
+}
 
 
 def logistic() -> MarginLoss:
@@ -101,13 +112,18 @@ def huber_hinge(h: float = 0.5) -> MarginLoss:
     return MarginLoss("huber_hinge", (("h", float(h)),))
 
 
+#: The thresholds m that :func:`huber_regression` takes, (low, high).
+HUBER_THRESHOLDS = (1e-8, 1e8)
+
+
 def huber_regression(m: float = 1.0) -> MarginLoss:
     """Huber loss of the residual r = w^T x - y (task="regression"); L = m, c = 1.
 
     l(r) = r^2 / 2 for |r| <= m and m |r| - m^2 / 2 beyond. C^1 and piecewise C^2.
     """
-    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not (math.isfinite(m) and 1e-8 <= m <= 1e8):
-        raise InputError(f"huber_regression needs a number 1e-8 <= m <= 1e8 (the threshold), got m={m!r}")
+    low, high = HUBER_THRESHOLDS
+    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not (math.isfinite(m) and low <= m <= high):
+        raise InputError(f"huber_regression needs a number {low:g} <= m <= {high:g} (the threshold), got m={m!r}")
     return MarginLoss("huber_regression", (("m", float(m)),))
 
 
@@ -149,6 +165,19 @@ def from_spec(spec: str) -> MarginLoss:
         return CATALOGUE[name](**params)
     except TypeError as error:
         raise InputError(f"bad parameters for loss {name!r}: {error}") from None
+
+
+def check_task(loss: Any, task: str) -> None:
+    """Refuse a catalogue loss made for the other task: a margin loss (logistic, the Huber hinge) of a regression
+    would be fitted on the residual, where it is no regression loss, and a residual loss of a classification on the
+    margin. The message names the catalogue's losses for ``task``. A user's own loss (a callable) is not checked:
+    the verifier proves what it needs, and the same expression may serve either task."""
+    if isinstance(loss, MarginLoss) and loss.task != task:
+        fitting = sorted(name for name, make in CATALOGUE.items() if make().task == task)
+        what = "the margin y w^T x" if loss.task == "classification" else "the residual w^T x - y"
+        raise InputError(f"loss {loss.spec!r} is a {loss.task} loss (of {what}); task={task!r} takes a {task} loss: "
+                         f"the catalogue's {' or '.join(repr(name) for name in fitting)}, or your own. Nothing was "
+                         "charged")
 
 
 def loss_label(loss: Any) -> str:

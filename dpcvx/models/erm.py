@@ -94,7 +94,10 @@ class PrivateERM:
     Parameters
     ----------
     loss : callable z -> CVXPY expression, default ``dpcvx.losses.logistic()``
-        Margin loss l(z), z = y w^T x.
+        Margin loss l(z), z = y w^T x (a regression's loss of the residual: ``task``). A catalogue loss
+        (:mod:`dpcvx.losses`) made for the other task is refused (:func:`dpcvx.losses.check_task`): the margin
+        losses (logistic, the default, and the Huber hinge) for ``task="regression"``, the residual losses
+        (huber_regression, squared_error) for a classification.
     regularizer : callable w -> CVXPY expression, default ``0.5 * cp.sum_squares(w)``
     lam : float or "auto"
         Regularization weight Lam > 0, or "auto": the public rule of

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .. import losses
 from ..data.blocks import RowBlocks, is_out_of_core
 from ..data.rows import Matrix, RowMap
 from ..exceptions import ClippingWarning, InputError, SolverError, user_stacklevel
@@ -47,6 +48,7 @@ from ..verification.loss_declaration import check_time_limit
 class Settings(Protocol):
     """The declared settings of a :class:`~dpcvx.models.erm.PrivateERM` that these checks read."""
 
+    loss: Any
     lam: float | str
     comparator_norm: float | None
     data_norm: float | str | None
@@ -199,9 +201,11 @@ have their own checks (:func:`declared_row_map`, :func:`private_bounds`, :mod:`d
 
 
 def check_settings(learner: Settings) -> None:
-    """Refuse a learner whose declared settings are out of range (:data:`SETTINGS`), or whose public ranges
-    of a bound are given without asking for the bound to be drawn."""
+    """Refuse a learner whose declared settings are out of range (:data:`SETTINGS`), whose catalogue loss is made
+    for the other task (:func:`dpcvx.losses.check_task`), or whose public ranges of a bound are given without asking
+    for the bound to be drawn."""
     check_parameters(learner, SETTINGS)
+    losses.check_task(learner.loss, learner.task)
     for span, bound in (("norm_range", "data_norm"), ("label_range", "label_bound")):
         if getattr(learner, span) is not None and not is_private(getattr(learner, bound)):
             raise InputError(f"{span} is the public range of {bound}='private'; with a public {bound} drop it")

@@ -260,7 +260,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         (:func:`~dpcvx.models.erm_inputs.check_settings`) at the entry: they are checked as DPLogisticRegression's
         learner checks them, whichever mechanism the fit takes (AdaSSP reads no ``norm_range``, yet one given with a
         public ``data_norm`` is refused, as there)."""
-        return PrivateERM(task="regression", data_norm=self.data_norm, norm_range=self.norm_range,
+        # a regression loss of the catalogue (its task is checked; the release's own learner holds the loss it fits)
+        return PrivateERM(loss=losses.squared_error(), task="regression", data_norm=self.data_norm,
+                          norm_range=self.norm_range,
                           label_bound=label_bound, label_range=self.label_range, fit_intercept=self.fit_intercept,
                           clip=self.clip, allow_large_delta=self.allow_large_delta)
 

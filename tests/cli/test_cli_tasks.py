@@ -154,3 +154,21 @@ def test_a_regression_on_a_public_label_range_without_an_intercept_loads_back(ta
                  "--no-fit-intercept", *extra, "--out", str(out)]) == 0
     model = dpcvx.load(out)
     assert model.certificate.label_shift == 2.0 and model.intercept_ == 2.0
+
+
+@pytest.mark.parametrize("args, names", [
+    # the Huber hinge (a margin loss, catalogue name "huber") was fitted on the residual: R^2 -0.14
+    (["--target", "t", "--task", "regression", "--label-bound", "5", "--loss", "huber"],
+     ["'huber_hinge:h=0.5' is a classification loss", "'huber_regression'"]),
+    (["--target", "t", "--task", "regression", "--label-bound", "5", "--loss", "huber_hinge:h=0.5", "--lam", "auto"],
+     ["'huber_hinge:h=0.5' is a classification loss", "'huber_regression'"]),
+    (["--target", "k", "--classes", "lo,mid,hi", "--loss", "huber_regression:m=1"],
+     ["'huber_regression:m=1' is a regression loss", "'logistic'"]),
+])
+def test_a_catalogue_loss_of_the_other_task_is_refused(table, tmp_path, capsys, args, names):
+    out = tmp_path / "m.json"
+    assert main(["fit", str(table), *COLUMNS, *args, "--out", str(out)]) != 0
+    error = capsys.readouterr().err
+    assert "input error" in error and all(name in error for name in names)
+    assert not out.exists()
+

@@ -208,3 +208,39 @@ def test_a_learner_setting_is_checked_whatever_the_other_settings(settings, para
     with pytest.raises(InputError, match=parameter):
         dpcvx.PrivateERM(data_norm=1.0, **settings).fit(X, 2 * y - 1, epsilon=1.0, accountant=accountant)
     assert accountant.ledger == []
+
+
+def test_a_catalogue_loss_of_the_other_task_is_refused_at_every_entry_before_the_charge():
+    """A catalogue loss is made for one task (dpcvx.losses.MarginLoss.task): the Huber hinge given for a regression
+    (the command line's "huber") was fitted on the residual, where it is no regression loss (R^2 -0.14 against
+    huber_regression's fit), and a residual loss was fitted on a classifier's margin. Each is refused naming the loss
+    and the task's catalogue losses, at every entry, nothing charged; a user's own loss is not a catalogue entry."""
+    X, y = _data()
+    targets = np.clip(X[:, 0], -1, 1)
+    hinge = dpcvx.losses.huber_hinge()
+    regression = {"task": "regression", "label_bound": 1.0, "data_norm": 1.0}
+    entries = [
+        (hinge, lambda a: dpcvx.PrivateERM(hinge, **regression).fit(X, targets, 1.0, random_state=0, accountant=a)),
+        (hinge, lambda a: dpcvx.PrivateERM(hinge, **regression).plan(X, targets, epsilon=1.0)),
+        (hinge, lambda a: dpcvx.PrivateERM(hinge, lam="auto", **regression).choose_lam(300, 3, 1.0)),
+        ("logistic", lambda a: dpcvx.PrivateERM(**regression).fit(X, targets, 1.0, random_state=0, accountant=a)),
+        ("huber_regression:m=1", lambda a: dpcvx.PrivateERM("huber_regression", data_norm=1.0, classes=(0, 1)).fit(
+            X, y, 1.0, random_state=0, accountant=a)),
+        ("huber_regression:m=1", lambda a: dpcvx.DPERMClassifier(loss="huber_regression", random_state=0).fit(
+            X, y, accountant=a)),
+        ("squared_error", lambda a: dpcvx.PrivateMulticlassERM(
+            dpcvx.PrivateERM(dpcvx.losses.squared_error(), data_norm=1.0), (0, 1, 2)).fit(
+            X, np.arange(300) % 3, 1.0, random_state=0, accountant=a)),
+    ]
+    for loss, entry in entries:
+        accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+        spec = loss if isinstance(loss, str) else loss.spec
+        right = "'huber_regression' or 'squared_error'" if spec.startswith(("huber_hinge", "logistic")) else \
+            "'huber' or 'huber_hinge' or 'logistic'"
+        with pytest.raises(InputError, match=f"loss '{spec}' is a .* loss") as refused:
+            entry(accountant)
+        assert right in str(refused.value)
+        assert accountant.spent == (0.0, 0.0)
+    # a user's loss of the residual is the user's to prove: the catalogue check leaves it to the verifier
+    dpcvx.losses.check_task(lambda r: dpcvx.losses.huber_regression()(r), "regression")
+    dpcvx.losses.check_task(lambda r: dpcvx.losses.huber_regression()(r), "classification")

@@ -124,7 +124,8 @@ def test_the_per_fit_budget_is_not_cut_by_a_composition_of_the_runs():
     (dpcvx.PrivateERM(data_norm=1.0, float_safe=True), {"mechanism": "output"}, AssumptionError),
     # a private bound composes a pure quantile with the fit: no pre-fit curve (the audit saw a charge, then a refusal)
     (dpcvx.PrivateERM(data_norm="private", norm_range=(0.25, 8)), {"mechanism": "output"}, AssumptionError),
-    (dpcvx.PrivateERM(data_norm=1.0, task="regression", label_bound="private", label_range=(0.25, 8)),
+    (dpcvx.PrivateERM(dpcvx.losses.huber_regression(), data_norm=1.0, task="regression", label_bound="private",
+                      label_range=(0.25, 8)),
      {"mechanism": "output", "score": ClippedSquaredError(bound=64.0)}, AssumptionError),
     (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "output", "epsilon": 0.005, "delta": 1e-12}, InputError),
     (dpcvx.PrivateERM(data_norm=1.0), {"mechanism": "output", "epsilon": 5.0}, BudgetExceededError),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dpcvx
-from dpcvx import DPHuberRegressor, DPLinearRegression, DPLogisticRegression, PrivateERM
+from dpcvx import DPHuberRegressor, DPLinearRegression, DPLogisticRegression, PrivateERM, losses
 from dpcvx.cli import main
 from dpcvx.exceptions import ClippingWarning, InputError
 from dpcvx.models.linear_regression import PrivateLinearRegression
@@ -206,8 +206,8 @@ WIDE = RNG.uniform(0.0, 1.0, size=(300, 3))  # about half the rows are above R =
     (lambda: PrivateMulticlassERM(PrivateERM(data_norm=1.0), (0, 1, 2)).fit(WIDE, np.arange(300) % 3, 0.01,
                                                                             random_state=0),
      {"ClippingWarning": 1, "TrainingRowsWarning": 1}),   # the argmax checked once, not each class's release
-    (lambda: PrivateERM(data_norm=1.0, task="regression", label_bound=1.0).fit(WIDE, 3 * WIDE[:, 0], 0.01,
-                                                                               random_state=0),
+    (lambda: PrivateERM(losses.huber_regression(), data_norm=1.0, task="regression", label_bound=1.0).fit(
+        WIDE, 3 * WIDE[:, 0], 0.01, random_state=0),
      {"ClippingWarning": 2}),
 ])
 def test_each_warning_of_a_fit_is_shown_once(fit, expected):
