@@ -25,7 +25,7 @@ from ..privacy.column_ranges import LABEL_WIDTH, grid_cell, grid_points
 
 __all__ = ["CENTRE_PRIOR", "ColumnStandardiser", "FLOOR_CELLS", "LABEL_WIDTH", "RANGES_CLIP", "RANGES_FILL",
            "RANGE_CLIP", "RANGE_SPREAD", "REGRESSION_FLOOR_CELLS", "SPREAD", "adassp_map", "fill_level", "fill_map",
-           "histogram_label_range", "label_range", "range_map", "ranges_map", "sums_map"]
+           "histogram_label_range", "label_range", "least_label_bound", "range_map", "ranges_map", "sums_map"]
 
 #: The map of private ranges (:func:`range_map`, :func:`label_range`): a column's implied standard deviation
 #: (half its range over the normal quantile z_(1-q)) becomes RANGE_SPREAD R / sqrt(d), each coordinate is clipped
@@ -199,6 +199,12 @@ def histogram_label_range(cells: np.ndarray, label_bound: float, level: float,
     [-B, B]."""
     bound = np.array([label_bound], dtype=float)
     return label_range(grid_points(cells, bound, depth), level, label_bound)
+
+
+def least_label_bound(label_bound: float, level: float) -> float:
+    """The least B' that :func:`label_range` gives for the public B at level q, whatever the released range: that of a
+    range of one point at 0 (its half-width the floor, its centre 0; public: B and q only)."""
+    return label_range(np.zeros((2, 1)), level, label_bound)[1]
 
 
 def ranges_map(cells: np.ndarray, norm: float, floor_cells: float = 0.5,

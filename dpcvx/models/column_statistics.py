@@ -75,6 +75,7 @@ from ..data.standardiser import (
     ColumnStandardiser,
     fill_map,
     histogram_label_range,
+    least_label_bound,
     ranges_map,
     sums_map,
 )
@@ -322,10 +323,16 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
             raise InputError("a label's range is drawn with column_statistics='ranges'. Nothing was charged")
         label_bound = check_bound("label_bound", learner.label_bound)
         eps_statistics, eps_label, eps_fit = _three_way(epsilon, learner.column_statistics_share)
-        if label_depth(int(np.shape(X)[0]), eps_label) is None:
+        depth = label_depth(int(np.shape(X)[0]), eps_label)
+        if depth is None:
             raise InputError(f"{np.shape(X)[0]} rows are too few for the label range's noise at eps_l = "
                              f"{eps_label:g} (dpcvx.privacy.column_histogram.label_depth); pass "
                              "column_statistics=False. Nothing was charged")
+        # the learner at the narrowest B' the draw can release is made now, so that one it refuses (DPHuberRegressor's
+        # m = B' / 4 below the loss's range) is refused before the charge; without a level the fit takes the public B
+        level = histogram_level(int(np.shape(X)[0]), 1, eps_label, depth)
+        if level is not None:
+            label_learner(least_label_bound(label_bound, level))
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
     shape = np.shape(X)

@@ -692,17 +692,32 @@ class DPHuberRegressor(_PrivateRegressor):
         return label_not_located(n, label_range_rows(call.epsilon, LABEL_LOCATED_DEPTH), float(record["label_bound"]),
                                  coarse_cells=1 << int(depth), epsilon=call.epsilon)
 
-    def _threshold(self, label_bound: float | str) -> float:
-        """The Huber threshold: ``m`` as given, or "auto": B / 4 of the public centred label bound B."""
+    def _loss(self, label_bound: float | str) -> losses.MarginLoss:
+        """The Huber loss of the residual at its threshold: ``m`` as given, or "auto": B / 4 of the public centred
+        label bound B (B' of a drawn label range). A derived m the loss does not take is refused naming the label
+        bound that set it, not the m the user never gave."""
         if not isinstance(self.m, str):  # checked in the declared table (_parameters)
-            return float(self.m)
+            return losses.huber_regression(float(self.m))
         if is_private(label_bound):
             raise InputError("m='auto' is B / 4 of a PUBLIC label bound B; with label_bound='private' there is none "
                              "before the fit: pass a number m. Nothing was charged")
-        return HUBER_FRACTION * check_bound("label_bound", label_bound)
+        bound = check_bound("label_bound", label_bound)
+        try:
+            return losses.huber_regression(HUBER_FRACTION * bound)
+        except InputError:  # the loss's own range check, of the m derived here
+            low, high = losses.HUBER_THRESHOLDS
+            drawn = bound != label_range(self.label_bound)[1]  # B' of a label range column_statistics would draw
+            source = (f"column_statistics may draw a label range as narrow as B = {bound:g} within label_bound="
+                      f"{self.label_bound!r}" if drawn else f"label_bound={self.label_bound!r} gives B = {bound:g}")
+            declare = ("pass column_statistics=False or a wider label_bound (rescale the target)" if drawn else
+                       f"declare a label_bound whose half-width lies in [{low / HUBER_FRACTION:g}, "
+                       f"{high / HUBER_FRACTION:g}] (rescale the target)")
+            raise InputError(f"m='auto' is B / 4 of the label's half-width B: {source}, and m = "
+                             f"{HUBER_FRACTION * bound:g} is outside the Huber threshold's range {low:g} <= m <= "
+                             f"{high:g}: {declare}, or pass a number m. Nothing was charged") from None
 
     def _learner(self, label_bound: float | str) -> PrivateERM:
-        return PrivateERM(loss=losses.huber_regression(self._threshold(label_bound)), task="regression",
+        return PrivateERM(loss=self._loss(label_bound), task="regression",
                           label_bound=label_bound,
                           lam=self.lam, data_norm=self.data_norm, norm_range=self.norm_range,
                           norm_share=self.norm_share, label_range=self.label_range,

@@ -172,3 +172,13 @@ def test_a_catalogue_loss_of_the_other_task_is_refused(table, tmp_path, capsys, 
     assert "input error" in error and all(name in error for name in names)
     assert not out.exists()
 
+
+def test_a_derived_huber_threshold_out_of_range_names_the_label_bound(table, tmp_path, capsys):
+    """--loss huber_regression without :m= is DPHuberRegressor's m="auto" = B / 4: a B too small for the loss's range
+    was refused naming m ("got m=1.25e-10"), which the user never set."""
+    out = tmp_path / "m.json"
+    assert main(["fit", str(table), *COLUMNS, "--target", "t", "--task", "regression", "--label-bound=-1e-9,0",
+                 "--loss", "huber_regression", "--out", str(out)]) != 0
+    error = capsys.readouterr().err
+    assert "m='auto' is B / 4" in error and "label_bound" in error and "got m=" not in error
+    assert not out.exists()

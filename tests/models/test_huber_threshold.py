@@ -60,3 +60,21 @@ def test_thresholds_that_b_over_4_gives_are_proved(m, mechanism):
     labels = 4 * m * np.clip(X @ [1.0, -1.0, 0.5], -1, 1)
     fitted = _fit(labels, label_bound=4 * m, mechanism=mechanism, delta=1e-6 if mechanism == "output" else 0.0)
     assert Fraction(m) == fitted.certificate_.constants.L
+
+
+@pytest.mark.parametrize("label_bound, column_statistics, names", [
+    ((-1e-9, 0.0), False, "label_bound=(-1e-09, 0.0) gives B = 5e-10"),
+    (2e-7, "ranges", "column_statistics may draw a label range as narrow as B ="),
+])
+def test_a_derived_threshold_out_of_range_names_the_label_bound_before_charging(label_bound, column_statistics, names):
+    """m="auto" is derived from B (B' of a drawn label range): a B / 4 below the loss's range was refused naming m,
+    which the user never set ("got m=1.25e-10"); a drawn B' so narrow was refused after the ranges were charged. The
+    message names the label bound and the derivation, before any charge (the narrowest B' the draw can release, a
+    public function of B and the level, is checked at the plan)."""
+    accountant = dpcvx.PrivacyAccountant(epsilon=5.0)
+    with pytest.raises(InputError, match="m='auto' is B / 4 of the label's half-width B") as refused:
+        dpcvx.DPHuberRegressor(label_bound=label_bound, column_statistics=column_statistics).fit(
+            RNG.uniform(-0.5, 0.5, size=(3000, 3)), np.zeros(3000), accountant=accountant)
+    assert names in str(refused.value) and "got m=" not in str(refused.value)
+    assert accountant.spent == (0.0, 0.0)
+
