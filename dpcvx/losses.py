@@ -45,13 +45,24 @@ class MarginLoss:
 
     @property
     def spec(self) -> str:
+        """The loss's name with its parameters, exactly (:func:`_parameter_text`): :func:`from_spec` reads it back to
+        the same loss, and the verifier finds the loss's proof by it, so two losses never share one."""
         if not self.params:
             return self.name
-        return self.name + ":" + ",".join(f"{key}={value:g}" for key, value in self.params)
+        return self.name + ":" + ",".join(f"{key}={_parameter_text(value)}" for key, value in self.params)
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{key}={value:g}" for key, value in self.params)
+        args = ", ".join(f"{key}={_parameter_text(value)}" for key, value in self.params)
         return f"dpcvx.losses.{self.name}({args})"
+
+
+def _parameter_text(value: float) -> str:
+    """A parameter's shortest text that reads back to it exactly: the %g form where it does ("0.5", "1", "1e-10"),
+    else Python's repr, the shortest exact form ("12.50000000025"). The %g form alone (six digits) named
+    huber_regression:m=12.50000000025 "m=12.5", so a fit at that m was served the proof of m = 12.5 (L = 12.5, below
+    its own L) when one at 12.5 had run in the same process."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
 
 
 def _logistic(z: cp.Expression) -> cp.Expression:

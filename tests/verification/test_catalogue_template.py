@@ -122,3 +122,24 @@ def test_a_fresh_process_fits_a_catalogue_estimator_without_importing_cvxpy(name
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True,
                           check=True)
     assert json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"')) == []
+
+
+def test_losses_whose_parameters_agree_to_six_digits_do_not_share_a_proof():
+    """The loss's name is the key of its proof (the in-process cache and the shipped catalogue): it holds each
+    parameter exactly, so a Huber threshold that rounds to another's at six digits gets its own L (= m), and a
+    Huber hinge near the shipped h = 0.5 is not served that record."""
+    from dpcvx import losses
+    from dpcvx.verification.verifier import verify_loss
+
+    def lipschitz(m: float) -> float:
+        condition = next(c for c in verify_loss(losses.huber_regression(m)).conditions if c.name == "lipschitz")
+        return float(condition.value)
+
+    near = 12.5 * (1 + 2e-11)
+    assert lipschitz(12.5) == 12.5
+    assert losses.huber_regression(near).spec == f"huber_regression:m={near!r}"
+    assert losses.from_spec(losses.huber_regression(near).spec) == losses.huber_regression(near)
+    assert lipschitz(near) == near
+    assert losses.huber_hinge(0.5).spec == "huber_hinge:h=0.5" and losses.huber_regression(1.0).spec == \
+        "huber_regression:m=1"  # the shipped templates' names are unchanged
+    assert losses.huber_hinge(0.5 + 1e-12).spec != "huber_hinge:h=0.5"
