@@ -60,6 +60,13 @@ def _in_memory(X: np.ndarray, y: np.ndarray, monkeypatch, drop_last: bool = Fals
     return PerturbedObjective(X, *_args(y, X.shape[1]))
 
 
+def _at(X: object, y: np.ndarray, w: np.ndarray) -> tuple[PerturbedObjective, np.ndarray, np.ndarray]:
+    """(the in-memory objective of X, its margins at w, its gradient there)."""
+    objective = PerturbedObjective(X, *_args(y, D))
+    margins = objective.margins(w)
+    return objective, margins, objective.gradient(w, margins)
+
+
 @pytest.fixture
 def problem(rows_in_ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     X, y = rows_in_ball(N, D, seed=3)
@@ -265,9 +272,7 @@ def test_cg_brings_the_next_gradient_only_when_it_stops_after_its_first_step(pro
     margins of Newton's full step) from that step's X^T product, and no Hessian product of its own; one
     that goes on returns none; a dense X is never asked."""
     X, y, w, _ = problem
-    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
-    margins = objective.margins(w)
-    gradient = objective.gradient(w, margins)
+    objective, margins, gradient = _at(sparse.csr_matrix(X), y, w)
     calls = []
     original = objective.hessian_product
     monkeypatch.setattr(objective, "hessian_product", lambda *a: calls.append(1) or original(*a))
@@ -375,9 +380,7 @@ def test_a_sparse_cg_step_that_can_end_the_solve_leaves_out_its_own_product(prob
     the sampled curvature and no product X p_k of its own: the fresh margins at w + d and the gradient there,
     which that step needs anyway, are its one read (before: X p_k, then those two products)."""
     X, y, w, _ = problem
-    objective = PerturbedObjective(sparse.csr_matrix(X), *_args(y, D))
-    margins = objective.margins(w)
-    gradient = objective.gradient(w, margins)
+    objective, margins, gradient = _at(sparse.csr_matrix(X), y, w)
     calls = []
     original = objective.change_along
     monkeypatch.setattr(objective, "change_along", lambda v: calls.append(1) or original(v))
@@ -401,9 +404,7 @@ def test_a_sampled_curvature_far_from_the_exact_one_gives_cg_its_exact_step(prob
     direction is then the one CG takes without the fused read."""
     X, y, w, _ = problem
     matrix = X if kind == "dense" else sparse.csr_matrix(X)
-    objective = PerturbedObjective(matrix, *_args(y, D))
-    margins = objective.margins(w)
-    gradient = objective.gradient(w, margins)
+    objective, margins, gradient = _at(matrix, y, w)
     plain, plain_change, _ = krylov.preconditioned_cg(objective, w, margins, gradient, 1e-6, None, track_change=True)
     estimate = objective.estimated_curvature_along
     monkeypatch.setattr(objective, "estimated_curvature_along", lambda v, z: 0.005 * estimate(v, z))
@@ -420,9 +421,7 @@ def test_a_guessed_first_step_that_misses_the_forcing_returns_no_gradient(proble
     meets it, CG stops at the exact step, and the gradient its read computed (at the guessed point, where Newton does
     not go) is not returned."""
     X, y, w, _ = problem
-    objective = PerturbedObjective(X, *_args(y, D))
-    margins = objective.margins(w)
-    gradient = objective.gradient(w, margins)
+    objective, margins, gradient = _at(X, y, w)
     estimate = objective.estimated_curvature_along
     monkeypatch.setattr(objective, "estimated_curvature_along", lambda v, z: 0.05 * estimate(v, z))
     loose = 0.9  # met by the exact first step, not by one twenty times its length
