@@ -127,9 +127,9 @@ def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float,
     (``label_bound``; labels centred by the public shift) takes the prior of section 25.9 instead: a
     comparator whose predictions stay within the label bound on every row the bound R allows, W = B / R,
     and an intercept |b| <= B0 = B. Public inputs only."""
-    if comparator_norm is None and constraint_set is not None and constraint_set.kind == "ball" \
-            and constraint_set.radius is not None:
-        return float(constraint_set.radius)
+    radius = _ball_radius(constraint_set)
+    if comparator_norm is None and radius is not None:
+        return radius
     if comparator_norm is not None:
         W = positive("comparator_norm", comparator_norm)
     else:
@@ -140,10 +140,16 @@ def comparator_for(comparator_norm: float | None, constraint_set: Any, R: float,
     return math.hypot(W, prior / positive("intercept_scaling", intercept_scaling))
 
 
+def _ball_radius(constraint_set: Any) -> float | None:
+    """The radius of a constraint ball with one (it bounds the whole weight vector), else None."""
+    if constraint_set is not None and constraint_set.kind == "ball" and constraint_set.radius is not None:
+        return float(constraint_set.radius)
+    return None
+
+
 def _given(comparator_norm: float | None, constraint_set: Any) -> bool:
     """Whether :func:`comparator_for` takes W as given (the user's comparator_norm or a ball's radius)."""
-    return comparator_norm is not None or (constraint_set is not None and constraint_set.kind == "ball"
-                                           and constraint_set.radius is not None)
+    return comparator_norm is not None or _ball_radius(constraint_set) is not None
 
 
 def rule_name(comparator_norm: float | None, constraint_set: Any, regression: bool) -> str:

@@ -146,7 +146,7 @@ class SufficientStatisticsCertificate:
     #: the same record as ADASSP_RANGED
     column_statistics: dict | None = None
     #: a public label range label_bound=(lo, hi): its centre (lo + hi) / 2, subtracted from the labels and added to
-    #: the intercept (0: none; written only when not 0); None: a format 6 file's, which recorded none
+    #: the intercept (0: none; written only when not 0; a format 6 file's reads as 0: records.upgrade)
     label_shift: float = 0.0
 
     @property

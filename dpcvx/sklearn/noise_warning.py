@@ -232,7 +232,8 @@ def warn_if_noise_dominates(owner: str, certificate: ReleaseCertificate, loss_at
       (:func:`noise_to_signal`) and, for output perturbation, the noise's share of a
       prediction at ||x|| = R (:func:`noise_in_predictions`) against B; either above
       ``REGRESSION_RATIO_LIMIT`` warns; at lam="auto" so does a rule's bound above ``GUARANTEE_RATIO_LIMIT`` of a
-      constant model's risk (:func:`guarantee_to_spread`): the release is then mostly the rule's shrinkage and noise.
+      constant model's risk (:func:`guarantee_to_spread`): the release's guarantee then promises little beyond a
+      constant model (a worst case, which may be loose: the warning says so).
 
     ``also``: the text of a second public rule that fired (:func:`label_not_located`), given in the same warning.
     The fitted weights and the data are never looked at. ``lam_advice`` (called only when the

@@ -51,8 +51,8 @@ SPARSE_GRAM_ENTRIES = 1 << 16  # ... blocks of about this many dense entries (51
 
 __all__ = ["PerturbedObjective", "Residual", "DiagonalPlusRankOne", "mean_sample", "relative_residual",
            "evenly_spaced", "hessian_sample_size", "block_hessian_product", "block_margins",
-           "block_margins_and_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS", "ROW_PRODUCT_WIDTHS",
-           "BLOCK_READ_WIDTHS", "StepPass"]
+           "block_margins_and_gradient", "block_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
+           "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS", "StepPass"]
 
 
 @dataclass(frozen=True)
@@ -264,8 +264,14 @@ def block_margins_and_gradient(block: np.ndarray, y: np.ndarray, w: np.ndarray, 
     """(z_b, X_b^T u_b): one row block's margins (:func:`block_margins`) and its term of the loss gradient,
     u = y * l'(z) (or l'(z)), both while the block is in cache."""
     z = block_margins(block, w, y, regression)
+    return z, block_gradient(block, y, z, first, regression)
+
+
+def block_gradient(block: np.ndarray, y: np.ndarray, z: np.ndarray, first: Callable[[Any], Any],
+                   regression: bool) -> np.ndarray:
+    """One row block's term of the loss gradient at its margins z: X_b^T u_b, u = y * l'(z) (or l'(z))."""
     derivative = first(z)
-    return z, block.T @ (derivative if regression else y * derivative)
+    return block.T @ (derivative if regression else y * derivative)
 
 
 def add_terms(terms: Sequence[np.ndarray]) -> np.ndarray:
@@ -779,7 +785,7 @@ class PerturbedObjective:
     def fuses_step(self) -> bool:
         """Whether :meth:`step_pass` reads X once for CG's step and the gradient at Newton's full step: a dense X
         in memory, without record weights."""
-        return self._dense and self.weights is None and self.steps_from_products
+        return self._dense and self.fuses_fresh_step
 
     @property
     def fuses_fresh_step(self) -> bool:
@@ -814,47 +820,42 @@ class PerturbedObjective:
             return StepPass(None, None, z_next - margins, z_next, terms)
         curvature = self.curvature(margins) if hessian else None
         offset = self._offset_wanted if hessian else None
-        products: list[np.ndarray] = []
         hessians: list[np.ndarray] = []
         offsets: list[np.ndarray] = []
+        alongs: list[np.ndarray] = []
         changes: list[np.ndarray] = []
         nexts: list[np.ndarray] = []
         gradient: np.ndarray | None = None
         for rows in self._row_slices():
             block, y = self.X[rows], self.y[rows]
-            product = None if fresh and not hessian else row_product(block, v)
-            if product is not None:
-                products.append(product)
+            product: np.ndarray | None
+            step_change: np.ndarray | None = None
             if curvature is not None:
-                assert product is not None
-                hessians.append(block.T @ (curvature[rows] * product))
+                term, product = block_hessian_product(block, curvature[rows], v)
+                hessians.append(term)
+            else:
+                product = None if fresh else row_product(block, v)
             if offset is not None:
                 offsets.append(row_product(block, offset))
-            if fresh:
-                z = block_margins(block, w_next, y, self.regression)
-                step_change = None if product is None else alpha * (product if self.regression else y * product)
-            else:
-                assert product is not None
+            if product is not None:
                 along = product if self.regression else y * product
                 step_change = alpha * along if change is None else change[rows] + alpha * along
-                z = margins[rows] + step_change
-            if step_change is not None:
+                alongs.append(along)
                 changes.append(step_change)
+            if fresh:
+                z, term = block_margins_and_gradient(block, y, w_next, self.loss.first, self.regression)
+            else:
+                assert step_change is not None  # (X_b v is read for the updated margins)
+                z = margins[rows] + step_change
+                term = block_gradient(block, y, z, self.loss.first, self.regression)
             nexts.append(z)
-            derivative = self.loss.first(z)
-            term = block.T @ (derivative if self.regression else y * derivative)
             gradient = term if gradient is None else gradient + term
         assert gradient is not None
         z_next = np.concatenate(nexts)
         if offsets:
             self._keep_offset(np.concatenate(offsets))
-        product_v = None
-        if hessians:
-            product_v = self._regularized_product(functools.reduce(operator.add, hessians), v)
-        along_v = None
-        if products:
-            joined = np.concatenate(products)
-            along_v = joined if self.regression else self.y * joined
+        product_v = self._regularized_product(functools.reduce(operator.add, hessians), v) if hessians else None
+        along_v = np.concatenate(alongs) if alongs else None
         total_change = np.concatenate(changes) if changes else z_next - margins
         self._base = (w_next, z_next)
         self._full = z_next if fresh else None
