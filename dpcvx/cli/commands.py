@@ -71,9 +71,13 @@ def _defined(namespace: dict[str, Any], name: str, path: str, example: str) -> C
 
 
 def _problem(args: argparse.Namespace) -> tuple[Any, Any]:
-    """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer."""
+    """(loss, regularizer) from --loss (catalogue spec or .py file) and --regularizer. Without --loss (fit's
+    default, the task's own loss): logistic for a classifier, None for a regression (least squares by AdaSSP)."""
     regularizer = None
-    if args.loss.endswith(".py"):
+    loss: Any
+    if args.loss is None:
+        loss = None if args.task == "regression" else losses.from_spec("logistic")
+    elif args.loss.endswith(".py"):
         namespace = _run_user_file(args.loss)
         loss = _defined(namespace, "loss", args.loss, "loss = lambda z: cp.logistic(-z)")
         if "regularizer" in namespace:
@@ -318,7 +322,8 @@ def _numeric_range(args: argparse.Namespace, error: ArithmeticError) -> NumericR
     """The error for public parameters whose calibration overflows (OverflowError, ZeroDivisionError)."""
     names = [f"--{name.replace('_', '-')} {getattr(args, name):g}" for name in ("data_norm", "lam", "epsilon")
              if isinstance(getattr(args, name, None), float)]
-    given = f"the public parameters ({', '.join(names + [f'--loss {args.loss}'])})"
+    loss = args.loss if args.loss is not None or args.task == "regression" else "logistic"  # fit's default
+    given = f"the public parameters ({', '.join(names + ([] if loss is None else [f'--loss {loss}']))})"
     return NumericRangeError(f"{given} are too extreme to compute the constants and the noise in floating point "
                              f"({type(error).__name__}: {error}); use moderate values (for example a "
                              "Huber width h between 1e-8 and 1e8)")
@@ -379,6 +384,11 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
         if _given(args):
             raise InputError(f"{', '.join(_given(args))} set options of a classifier; a regression takes none: "
                              "leave them out")
+        if loss is None and (regularizer is not None or args.allow_estimates):
+            given = "--regularizer" if regularizer is not None else "--allow-estimates"
+            raise InputError(f"{given} with --task regression needs --loss: least squares by AdaSSP, the default, "
+                             "takes no regularizer and has no constant to estimate; name a regression loss (for "
+                             f"example --loss huber_regression:m=1) or leave {given} out")
     if args.allow_estimates:
         return None
     try:
@@ -392,7 +402,7 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
               "column_statistics": args.column_statistics}
     mechanism = {} if args.mechanism is None else {"mechanism": args.mechanism}  # else the estimator's default
     if args.task == "regression":
-        if args.loss == "logistic":  # the default: least squares by AdaSSP
+        if loss is None:  # the default: least squares by AdaSSP
             return DPLinearRegression(label_bound=args.label_bound, **mechanism, **common)
         if isinstance(loss, losses.MarginLoss) and loss.name == "huber_regression" and regularizer is None:
             m = dict(loss.params)["m"] if ":" in args.loss else "auto"
@@ -401,7 +411,7 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
     classifier = {"classes": _classes(args), "split": args.split, "strict": args.strict,
                   "class_weight": args.class_weight, "class_prior": args.class_prior,
                   "threshold": 0.5 if args.threshold is None else args.threshold, **mechanism, **common}
-    if args.loss == "logistic" and regularizer is None:
+    if args.loss in (None, "logistic") and regularizer is None:
         return DPLogisticRegression(**classifier)
     return DPERMClassifier(loss=loss, regularizer=regularizer, **classifier)
 

@@ -201,8 +201,10 @@ def _column_names(text: str) -> tuple[str, ...]:
 
 def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup, loss_default: str | None,
                            mechanism_default: str | None, mechanism_help: str) -> None:
+    """The problem's options. ``loss_default`` is the text of --loss's default (the task's own loss: the value stays
+    None, so that a loss the user names is told from the default), else --loss is required."""
     parser.add_argument(
-        "--loss", required=loss_default is None, default=loss_default, metavar="SPEC|PATH.py",
+        "--loss", required=loss_default is None, metavar="SPEC|PATH.py",
         help="the margin loss l(z): a catalogue spec, 'logistic' or 'huber:h=0.5' (Huber hinge "
              "of width h), or a Python file defining loss(z) (and optionally regularizer(w)) with "
              f"CVXPY. {USER_FILE_WARNING}" + (f" Default: {loss_default}." if loss_default else ""),
@@ -398,7 +400,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="public bound R on the norm of an encoded row; rows are scaled into "
                               "it (required with --numeric/--categorical; default with --schema: "
                               "the file's norm)")
-    _add_problem_arguments(privacy, loss_default="logistic", mechanism_default=None,
+    _add_problem_arguments(privacy, loss_default="logistic for a classifier; for --task regression least squares by "
+                                                 "AdaSSP (name a regression loss such as huber_regression for another)",
+                           mechanism_default=None,
                            mechanism_help="the estimator's (objective for a classifier; AdaSSP for the default "
                                           "regression; for a Huber regression pure-epsilon objective perturbation)")
     classification = fit.add_argument_group(

@@ -182,3 +182,22 @@ def test_a_derived_huber_threshold_out_of_range_names_the_label_bound(table, tmp
     error = capsys.readouterr().err
     assert "m='auto' is B / 4" in error and "label_bound" in error and "got m=" not in error
     assert not out.exists()
+
+
+@pytest.mark.parametrize("args, names", [
+    # a named margin loss: 'logistic' was also the name of the regression's default, AdaSSP, so it was fitted by it
+    (["--loss", "logistic"], ["'logistic' is a classification loss", "'huber_regression'"]),
+    # the default (least squares by AdaSSP) fitted without the user's regularizer, silently
+    (["--regularizer", "REG"], ["--regularizer with --task regression needs --loss"]),
+    (["--allow-estimates"], ["--allow-estimates with --task regression needs --loss"]),
+])
+def test_a_regression_refuses_what_its_default_loss_cannot_take(table, tmp_path, capsys, args, names):
+    regularizer = tmp_path / "reg.py"
+    regularizer.write_text("import cvxpy as cp\nregularizer = lambda w: 0.5 * cp.sum_squares(w)\n")
+    out = tmp_path / "m.json"
+    args = [str(regularizer) if arg == "REG" else arg for arg in args]
+    assert main(["fit", str(table), *COLUMNS, "--target", "t", "--task", "regression", "--label-bound", "5",
+                 "--delta", "1e-6", *args, "--out", str(out)]) != 0
+    error = capsys.readouterr().err
+    assert "input error" in error and all(name in error for name in names), error
+    assert not out.exists()
