@@ -189,6 +189,16 @@ class _Call(NamedTuple):
     seed: int | None
 
 
+def _public_rows(certificate: ReleaseCertificate | SufficientStatisticsCertificate, n: int) -> int | None:
+    """The release's public number of rows, of a fit on n rows: n under replace-one (the relation makes it public),
+    the given ``n_public`` under add/remove (a ReleaseCertificate's constants.n, as the classifiers read it), and None
+    where add/remove leaves no public n (AdaSSP, noisy gradient descent): a rule of public quantities that read n
+    there would tell the table's size by whether it fired and by its text."""
+    if certificate.relation is Neighbours.REPLACE_ONE:
+        return n
+    return int(certificate.constants.n) if isinstance(certificate, ReleaseCertificate) else None
+
+
 class _PrivateRegressor(RegressorMixin, BaseEstimator):
     """Shared validation, label centring, fitted attributes and prediction."""
 
@@ -318,8 +328,9 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                                     also=unlocated)
         else:  # AdaSSP: the public rule of its own noise scales
             warn_if_adassp_noise_dominates(type(self).__name__, certificate, targets.shape[0], also=unlocated)
-        warn_if_small_table(type(self).__name__, int(targets.shape[0]), int(np.size(model.coef_)),
-                            model.certificate.epsilon)
+        public_rows = _public_rows(certificate, int(targets.shape[0]))
+        if public_rows is not None:
+            warn_if_small_table(type(self).__name__, public_rows, int(np.size(model.coef_)), certificate.epsilon)
         # NOT PRIVATE, fixed text, never inside tune (models.training_rows); a memmap's rows predicted by blocks (one
         # n-vector, as the labels'), a Dask X's not read again (its predictions would be computed into memory)
         if isinstance(X, np.memmap) or not is_out_of_core(X):

@@ -39,3 +39,27 @@ def test_estimators_warn_from_public_numbers_only():
         dpcvx.DPLogisticRegression(epsilon=1.0, classes=(0, 1, 2), random_state=0).fit(X, rng.integers(0, 3, 200))
     with pytest.warns(SmallTableWarning, match=r"200 x 0.5 / 4"):
         dpcvx.DPLinearRegression(epsilon=0.5, random_state=0).fit(X, X[:, 0])
+
+
+def _public_warnings(estimator, X, y):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    return [str(w.message) for w in caught if "NOT PRIVATE" not in str(w.message)]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dpcvx.DPLinearRegression(epsilon=1.0, delta=1e-6, label_bound=(0, 50), neighbours="add-remove",
+                                     random_state=3),
+    lambda: dpcvx.DPHuberRegressor(epsilon=1.0, delta=1e-6, label_bound=(0, 50), neighbours="add-remove",
+                                   n_public=150, random_state=3),
+])
+def test_under_add_remove_a_regressor_warns_from_no_private_count(make):
+    """Audit: under add/remove n is private, yet the regressors' warning read the rows' count, so D (150 rows) was
+    silent and D minus a row warned "n = 149: 49.7 is below 50". Now the public n_public, or nothing where none is
+    public (AdaSSP and noisy gradient descent): the public warnings of the two neighbours are the same texts."""
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, size=(150, 3))
+    y = np.clip(20 + 20 * X[:, 0] + rng.normal(size=150), 0, 50)
+    first, second = _public_warnings(make(), X, y), _public_warnings(make(), X[1:], y[1:])
+    assert first == second and not any("149" in text for text in second)
