@@ -1,15 +1,19 @@
-"""Progress of long public steps (fits, tuning candidates), shown only when asked for.
+"""Progress of long steps (fits, tuning candidates, passes over X), shown only when asked for.
 
-What a progress line may show: counts of public steps ("candidate 3/8",
-"Newton pass 4") and elapsed time, never anything measured on private data
-(no objective value, residual or accuracy). Quiet by default: library calls
+What a progress line may show: counts of steps ("candidate 3/8", "pass 4") and
+elapsed time, never a value measured on private data (no objective value,
+residual or accuracy). Some counts are public (the candidates of split tuning,
+the command line's four steps); others follow the data: the solver's passes
+over a block-read X (how many Newton needs), the runs of full-data tuning. A
+bar is the data owner's view of their own fit, on their terminal: NOT PRIVATE,
+never written into a release, a file or a log. Quiet by default: library calls
 pass ``verbose=False`` unless the user asks.
 
 API::
 
     with progress(total=8, description="dpcvx.tune", unit="candidate", verbose=True) as bar:
         for ...:
-            bar.update()          # one public step done
+            bar.update()          # one step done
 
 ``progress`` returns a tqdm bar on stderr when ``verbose`` is true, stderr is a
 terminal and tqdm is installed (the ``progress`` extra), else a silent
@@ -52,7 +56,7 @@ class NoProgress:
 
 
 def progress(total: int | None, description: str, *, unit: str = "step", verbose: bool = False) -> Progress:
-    """A tqdm bar on stderr counting public steps if ``verbose``, stderr is a terminal and tqdm is
+    """A tqdm bar on stderr counting steps if ``verbose``, stderr is a terminal and tqdm is
     installed; else silent."""
     isatty = getattr(sys.stderr, "isatty", None)
     if not (verbose and callable(isatty) and isatty()):

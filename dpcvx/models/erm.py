@@ -241,7 +241,8 @@ class PrivateERM:
         Seconds for each of the verifier's worker-process calls (default 20).
     verbose : bool
         On a terminal, count the passes over an input read by blocks (a memmap or
-        Dask X) with their elapsed time: public steps only, never a measured value.
+        Dask X) with their elapsed time. How many passes the solver needs depends on the data: the bar is the
+        data owner's view of their own fit (NOT PRIVATE), never part of the release (:mod:`dpcvx.progress`).
     allow_large_delta : bool, default False
         A fit's delta must be below 1/n (n: the public number of records; ``n_public`` under add-remove):
         a mechanism that publishes each record whole with probability delta is (0, delta)-DP, so a delta

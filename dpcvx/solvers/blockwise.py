@@ -135,7 +135,7 @@ class BlockwiseObjective(PerturbedObjective):
 
     blocks: RowBlocks | None = None
     passes: int = 0  # passes over the data so far (for progress only; never released)
-    bar: Progress = field(default_factory=NoProgress)  # counts the passes (public steps) when asked
+    bar: Progress = field(default_factory=NoProgress)  # the passes when asked (their count follows the data)
     _fused: tuple[Vector, np.ndarray] | None = None  # (full-step margins, their loss gradient)
     _fresh: bool = False  # the full-step margins of _fused are X (w + d) computed afresh (not z + X d)
     _y: Vector | None = None  # the labels as the blocks hold them
