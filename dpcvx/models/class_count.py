@@ -45,7 +45,7 @@ from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
-from ..privacy.rng import RandomState, resolve_rng
+from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
 from ..validation import check_classes, check_labels
 from ..verification.verifier import default_regularizer
@@ -166,7 +166,7 @@ def plan_private_count(learner: Any, X: Any, y: Any, epsilon: float, *, accounta
         raise InputError("a private class count is offered under replace-one neighbours (n public: the count's "
                          "sensitivity is 1 and the other class's count is n minus it); pass class_prior under "
                          "add-remove. Nothing was charged")
-    eps_count, eps_fit = split_budget(epsilon, learner.class_count_share)
+    eps_count, eps_fit = split_budget(epsilon, learner.class_count_share, "class_count_share")
     delta = check_delta(fit_params.get("delta", 0.0))
     check_accountant(accountant)
     count = CountPlan(eps_count, eps_fit, delta, 0, check_classes(learner.classes)).at(np.shape(y)[0])
@@ -257,11 +257,11 @@ class RatesPlan:
         """Charge once, draw the count, fit at the balanced weights (or the offset) of the released rates (module
         docstring, steps 2 to 4): the model, whose certificate records the count."""
         plan, learner = self.count.at(np.shape(y)[0]), self.learner
+        rng = shared_rng(random_state)  # one stream for the count and the fit; a bad seed refused before charging
         if accountant is not None:
             accountant.spend(plan.total, plan.delta, description=f"{type(learner).__name__}.fit: private class count "
                              f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
                              curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
-        rng = None if random_state is None else resolve_rng(random_state)  # one stream for the count and the fit
         count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
         rates = ((plan.n - count) / plan.n, count / plan.n)   # the released rates, as public
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}

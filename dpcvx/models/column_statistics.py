@@ -101,7 +101,7 @@ from ..privacy.composition import check_delta
 from ..privacy.exact_sampling import discrete_laplace_array, integer_source
 from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
-from ..privacy.rng import RandomState, resolve_rng
+from ..privacy.rng import RandomState, shared_rng
 from ..release.model import composed_epsilon
 from ..validation import check_bound, check_flag
 from .class_count import RatesPlan
@@ -157,11 +157,11 @@ def draws_statistics(learner: Any) -> bool:
     return option == "ranges" if isinstance(option, str) else check_flag("column_statistics", option)
 
 
-def ranges_by_default(n: int, d: int, epsilon: float, share: float) -> bool:
+def ranges_by_default(n: int, d: int, epsilon: float, share: Any) -> bool:
     """The public rule of ``column_statistics="auto"`` for a binary fit of n rows and d columns: the histograms at
     eps_s = share epsilon keep a cell of AUTO_ROWS n rows, T = THRESHOLD_FACTOR (2 d / eps_s) ln(2^D) <= AUTO_ROWS n
     (:func:`dpcvx.privacy.column_histogram.histogram_threshold`). Never reads the data."""
-    return histogram_threshold(d, split_budget(epsilon, share)[0]) <= AUTO_ROWS * n
+    return histogram_threshold(d, split_budget(epsilon, share, "column_statistics_share")[0]) <= AUTO_ROWS * n
 
 
 def auto_statistics(learner: Any, X: Any, epsilon: float, neighbours: Any) -> bool | str:
@@ -272,13 +272,13 @@ def label_range_rows(epsilon: float, depth: int = LABEL_MIN_DEPTH) -> int:
     return least_rows(running_noise(1, LABEL_SHARE * epsilon, depth))
 
 
-def _three_way(epsilon: float, share: float) -> tuple[float, float, float]:
+def _three_way(epsilon: float, share: Any) -> tuple[float, float, float]:
     """(eps_s, eps_l, eps_fit): eps_s = share epsilon, eps_l = LABEL_SHARE epsilon, their sum at most epsilon."""
-    if not 0 < share < 1 - LABEL_SHARE:
+    eps_statistics = split_budget(epsilon, share, "column_statistics_share")[0]  # the share's one check
+    if not share < 1 - LABEL_SHARE:
         raise InputError(f"column_statistics_share must lie in (0, {1 - LABEL_SHARE:g}) with a label's range, "
                          f"got {share}. Nothing was charged")
-    eps_label, rest = split_budget(epsilon, LABEL_SHARE)
-    eps_statistics = share * epsilon
+    eps_label, rest = split_budget(epsilon, LABEL_SHARE, "LABEL_SHARE")
     eps_fit = rest - eps_statistics
     while eps_statistics + eps_label + eps_fit > epsilon:
         eps_fit = math.nextafter(eps_fit, 0.0)
@@ -316,7 +316,7 @@ def plan_column_statistics(learner: Any, X: Any, y: Any, epsilon: float, *,
     norm = check_bound("data_norm", learner.data_norm)
     label_bound = None
     if label_learner is None:
-        eps_statistics, eps_fit = split_budget(epsilon, learner.column_statistics_share)
+        eps_statistics, eps_fit = split_budget(epsilon, learner.column_statistics_share, "column_statistics_share")
         eps_label = 0.0
     else:
         if learner.column_statistics != "ranges":
@@ -408,12 +408,12 @@ class StandardisedPlan:
                 sample_weight: Any) -> Any:
         """Charge once, release the statistics, fit on the map (module docstring, steps 2 to 5)."""
         plan = self.statistics.at(X)
+        rng = shared_rng(random_state)  # one stream for the statistics and the fit; a bad seed refused before charging
         if accountant is not None:
             label = f", the label's range (eps_l={plan.eps_label:g})" if plan.eps_label else ""
             accountant.spend(plan.total, plan.delta, description=f"{type(self.learner).__name__}.fit: private column "
                              f"statistics (eps_s={plan.eps_statistics:g}){label} and fit (eps_fit={plan.eps_fit:g})",
                              curve=bound_then_fit_curve(plan.drawn, plan.eps_fit, plan.delta))
-        rng = None if random_state is None else resolve_rng(random_state)  # one stream for the statistics and the fit
         if plan.ranges:
             released = release_ranges(np.asarray(X), plan, integer_source(rng))
             mapped = (fill_map(released, plan.norm) if plan.label_bound is None

@@ -43,8 +43,8 @@ from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..privacy.composition import check_delta
 from ..privacy.neighbours import Neighbours
 from ..privacy.quantile import NormBound, bound_then_fit_curve, power_of_two_grid, private_norm_bound
-from ..privacy.rng import RandomState, resolve_rng
-from ..validation import check_epsilon, fraction
+from ..privacy.rng import RandomState, shared_rng
+from ..validation import EPSILON_MIN, check_epsilon, fraction
 from . import erm_inputs
 from .failure import after_charge, composite
 
@@ -57,15 +57,22 @@ NORM_SHARE = 0.1      # eps_q = 10% of the budget by default
 NORM_QUANTILE = 0.95  # the target quantile q of the row norms
 
 
-def split_budget(epsilon: float, share: float) -> tuple[float, float]:
-    """(eps_q, eps_fit) with eps_q = share epsilon and eps_q + eps_fit <= epsilon in floating point."""
-    epsilon = check_epsilon(epsilon)
-    if not 0 < share < 1:
-        raise InputError(f"share must lie in (0, 1), got {share}")
+def split_budget(epsilon: float, share: Any, name: str) -> tuple[float, float]:
+    """(eps_q, eps_fit) with eps_q = share epsilon and eps_q + eps_fit <= epsilon in floating point.
+
+    The one check of every budget share (``norm_share``, ``class_count_share``, ``column_statistics_share``,
+    :func:`fit_private_norm`'s ``share``), named ``name``: a Python float in (0, 1) (:func:`~dpcvx.validation.fraction`;
+    a NumPy scalar would keep its own precision in the products below), and each part a budget of at least
+    EPSILON_MIN, so that the refusal names the share rather than a part the user never passed."""
+    epsilon, share = check_epsilon(epsilon), fraction(name, share)
     eps_q = epsilon * share
     eps_fit = epsilon - eps_q
     while eps_q + eps_fit > epsilon:
         eps_fit = math.nextafter(eps_fit, 0.0)
+    if min(eps_q, eps_fit) < EPSILON_MIN:
+        raise InputError(f"{name}={share:g} splits epsilon={epsilon:g} into {eps_q:g} and {eps_fit:g}, and each part "
+                         f"must be at least {EPSILON_MIN:g}: choose {name} further from 0 and 1 or a larger epsilon. "
+                         "Nothing was charged")
     return eps_q, eps_fit
 
 
@@ -114,13 +121,13 @@ def _with_bounds(learner: Any, bounds: dict[str, float]) -> Any:
 
 
 def plan_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *,
-                      ranges: tuple[tuple[str, float, float], ...], share: float, quantile: float,
+                      ranges: tuple[tuple[str, float, float], ...], share: Any, share_name: str, quantile: float,
                       accountant: PrivacyAccountant | None = None, **fit_params: Any) -> tuple[NormPlan, Any]:
-    """Every check of a private-bound fit, nothing charged or drawn: the split, the relation, the grids
-    (``ranges``: (parameter, low, high) of each bound to draw), q, the accountant, and the learner's own checks
-    at the two ends (every bound at its grid's smallest, then at its largest). Returns (plan, the classes the
-    learner's check returned)."""
-    eps_q, eps_fit = split_budget(epsilon, share)
+    """Every check of a private-bound fit, nothing charged or drawn: the split (``share`` as the parameter
+    ``share_name``), the relation, the grids (``ranges``: (parameter, low, high) of each bound to draw), q, the
+    accountant, and the learner's own checks at the two ends (every bound at its grid's smallest, then at its
+    largest). Returns (plan, the classes the learner's check returned)."""
+    eps_q, eps_fit = split_budget(epsilon, share, share_name)
     delta = check_delta(fit_params.get("delta", 0.0))
     if Neighbours.parse(fit_params.get("neighbours", Neighbours.REPLACE_ONE)) is not Neighbours.REPLACE_ONE:
         raise InputError("a private bound is offered under replace-one neighbours (the quantile's "
@@ -163,15 +170,15 @@ def _draw(draw: BoundDraw, X: Any, y: ArrayLike, quantile: float, rng: Any) -> N
     return replace(norm, theorem=LABEL_THEOREM) if labels else norm
 
 
-def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, random_state: RandomState,
+def draw_then_fit(learner: Any, X: Any, y: ArrayLike, plan: NormPlan, rng: np.random.Generator | None,
                   plans: dict[tuple[float, ...], Any] | None = None,
                   **fit_params: Any) -> tuple[Any, tuple[NormBound, ...]]:
     """Draw the bounds (after the charge), then fit a copy of ``learner`` at them with eps_fit, no accountant.
 
     Each bound is the exponential mechanism's draw and nothing else: the fit reads the data only through it.
-    ``plans``: the plans of a learner that plans first, one per drawn bounds (public: points of the grids), made on
-    the first fit at those bounds and reused."""
-    rng = None if random_state is None else resolve_rng(random_state)  # one stream for the draws and the fit
+    ``rng``: the one stream of the draws and the fit (:func:`~dpcvx.privacy.rng.shared_rng`, resolved before the
+    charge). ``plans``: the plans of a learner that plans first, one per drawn bounds (public: points of the grids),
+    made on the first fit at those bounds and reused."""
     norms = tuple(_draw(draw, X, y, plan.quantile, rng) for draw in plan.draws)
     bounds = {draw.parameter: norm.bound for draw, norm in zip(plan.draws, norms, strict=True)}
     with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
@@ -229,9 +236,10 @@ def fit_private_norm(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, r_mi
     :class:`~dpcvx.PrivateERM` or an estimator, ``data_norm="private"`` does the same inside ``fit``.
     """
     plan, _ = plan_private_norm(learner, X, y, epsilon, ranges=(("data_norm", r_min, r_max),), share=share,
-                                quantile=quantile, accountant=accountant, **fit_params)
+                                share_name="share", quantile=quantile, accountant=accountant, **fit_params)
+    rng = shared_rng(random_state)  # a bad seed refused before the charge
     charge_private_norm(plan, accountant, type(learner).__name__)
-    model, (norm,) = draw_then_fit(learner, X, y, plan, random_state, **fit_params)
+    model, (norm,) = draw_then_fit(learner, X, y, plan, rng, **fit_params)
     return PrivateNormResult(model=model, norm=norm, fit_epsilon=plan.eps_fit, delta=plan.delta)
 
 
@@ -245,8 +253,8 @@ def plan_bounds(learner: Any, X: Any, y: ArrayLike, epsilon: float, *, accountan
     """The plan of a fit of a :class:`~dpcvx.PrivateERM` with ``data_norm`` and/or ``label_bound`` "private": every
     check of :func:`plan_private_norm` once, nothing charged or drawn."""
     ranges, share = erm_inputs.private_bounds(learner)
-    plan, classes = plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, quantile=NORM_QUANTILE,
-                                      accountant=accountant, **fit_params)
+    plan, classes = plan_private_norm(learner, X, y, epsilon, ranges=ranges, share=share, share_name="norm_share",
+                                      quantile=NORM_QUANTILE, accountant=accountant, **fit_params)
     return BoundPlan(learner, plan, {key: value for key, value in fit_params.items() if key != "sample_weight"},
                      classes)
 
@@ -289,10 +297,11 @@ class BoundPlan:
         certificate records each drawn bound, its eps_q, grid and q and the total (``private_bound``,
         ``private_label_bound``, ``total_epsilon``) and whose guarantee states (eps_q + eps_fit, delta)."""
         plan, learner = self.bounds, self.learner
+        rng = shared_rng(random_state)  # a bad seed refused before the charge
         charge_private_norm(plan, accountant, f"{type(learner).__name__}.fit")
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         plans = self._plans if getattr(learner, "plans_first", False) is True else None
-        model, norms = draw_then_fit(learner, X, y, plan, random_state, plans, **self.options, **weighted)
+        model, norms = draw_then_fit(learner, X, y, plan, rng, plans, **self.options, **weighted)
         fitted = model.certificate
         records = {f"private_{'bound' if draw.parameter == 'data_norm' else 'label_bound'}":
                    norm.release_record(plan.total) for draw, norm in zip(plan.draws, norms, strict=True)}

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import positive
+from ..validation import fraction, positive
 from .accountant import PrivacyAccountant, check_accountant, check_cost
 from .exact_sampling import integer_source
 from .exponential import exponential_probabilities, sample_exponential
@@ -137,15 +137,15 @@ def private_norm_bound(X: Any, *, epsilon: float, r_min: float, r_max: float, qu
     CSPRNG; a seed is for experiments.
     """
     epsilon = check_cost(epsilon).epsilon
-    if not 0 < quantile < 1:
-        raise InputError(f"quantile must lie in (0, 1), got {quantile}")
+    quantile = fraction("quantile", quantile)
     grid = power_of_two_grid(r_min, r_max)
     if getattr(X, "ndim", 2) != 2:
         raise InputError("X must be 2-D (n samples x d features)")
     check_accountant(accountant)
+    source = integer_source(random_state)  # a bad seed refused before the charge
     if accountant is not None:
         accountant.spend(epsilon, 0.0, description=f"private norm bound (exponential-mechanism quantile, "
                          f"q={quantile:g})", neighbours=Neighbours.REPLACE_ONE)
     scores = quantile_scores(row_norms(X), grid, quantile)
-    index = sample_exponential(scores, epsilon, QUANTILE_SENSITIVITY, integer_source(random_state))
-    return NormBound(bound=grid[index], epsilon=epsilon, grid=grid, quantile=float(quantile))
+    index = sample_exponential(scores, epsilon, QUANTILE_SENSITIVITY, source)
+    return NormBound(bound=grid[index], epsilon=epsilon, grid=grid, quantile=quantile)

@@ -28,7 +28,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..validation import integer, is_integer
 
-__all__ = ["resolve_rng", "check_estimator_seed", "child_seeds", "RandomState"]
+__all__ = ["resolve_rng", "shared_rng", "check_estimator_seed", "child_seeds", "RandomState"]
 
 RandomState = int | np.random.Generator | None
 
@@ -51,6 +51,16 @@ def resolve_rng(random_state: RandomState) -> np.random.Generator:
         "random_state must be None (OS entropy), a non-negative int or a "
         f"numpy.random.Generator, got {type(random_state).__name__}"
     )
+
+
+def shared_rng(random_state: RandomState) -> np.random.Generator | None:
+    """The one stream of a release drawn in parts (a private statistic, then the fit at it).
+
+    None without a seed: each part then draws its own OS entropy (its exact sampler the OS CSPRNG). A seed or a
+    generator: :func:`resolve_rng`'s generator, shared by the parts. A composed fit calls it BEFORE its charge,
+    as a plain fit resolves its seed before its own, so that a bad ``random_state`` is refused with nothing spent.
+    """
+    return None if random_state is None else resolve_rng(random_state)
 
 
 def check_estimator_seed(random_state: object, owner: str = "the estimator") -> int | None:

@@ -87,7 +87,7 @@ def test_a_refused_private_bound_fit_spends_nothing(kwargs, error):
 
 def test_the_budget_split_never_exceeds_the_total():
     for epsilon in (0.1, 0.3, 1.0, 7.7):
-        eps_q, eps_fit = split_budget(epsilon, 0.1)
+        eps_q, eps_fit = split_budget(epsilon, 0.1, "share")
         assert eps_q + eps_fit <= epsilon
 
 

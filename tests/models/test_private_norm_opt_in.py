@@ -104,7 +104,7 @@ def _support(X: np.ndarray, seeds: range) -> set[float]:
             self.data_norm = data_norm
 
     plan = NormPlan((BoundDraw("data_norm", GRID, 0.1),), 0.9, 0.0, 0.95)
-    return {draw_then_fit(Stub(), X, None, plan, seed)[0].data_norm for seed in seeds}
+    return {draw_then_fit(Stub(), X, None, plan, np.random.default_rng(seed))[0].data_norm for seed in seeds}
 
 
 def _check_bound_is_private(X: np.ndarray, neighbour: np.ndarray) -> None:
