@@ -76,15 +76,15 @@ from ..validation import (
     check_delta_for_n,
     check_epsilon,
     check_flag,
+    check_lam,
     check_matrix,
     check_targets,
     label_clipping_note,
-    non_negative,
-    positive,
     refuse_weights,
     target_values,
 )
 from ..version import __version__
+from .erm_inputs import SETTINGS
 
 __all__ = ["PrivateLinearRegression", "AdaSSPPlan"]
 
@@ -118,10 +118,12 @@ class PrivateLinearRegression:
     label_bound : float
         Public bound B on |y|.
     lam : float, default 0
-        An extra ridge n Lam ||w||^2 / 2 on top of AdaSSP's adaptive one (replace-one only: it uses n).
+        An extra ridge n Lam ||w||^2 / 2 on top of AdaSSP's adaptive one (replace-one only: it uses n): 0 or in
+        [1e-150, 1e150] (:func:`~dpcvx.validation.check_lam`, as DPLinearRegression and the command line check it).
     fit_intercept : as :class:`~dpcvx.models.erm.PrivateERM`.
     intercept_scaling : float or "auto", default 1
-        The constant feature s; "auto": AdaSSP's public rule at the fit's epsilon, delta, width and public n
+        The constant feature s, in [1e-75, 1e75] as PrivateERM's (checked whether or not ``fit_intercept``);
+        "auto": AdaSSP's public rule at the fit's epsilon, delta, width and public n
         (:func:`~dpcvx.privacy.adassp.adassp_intercept_scaling`; 1 under add-remove, where n is private).
     clip : bool
         Scale rows onto R and clip labels onto [-B, B] (True), or refuse them (False).
@@ -186,18 +188,30 @@ class PrivateLinearRegression:
     def _auto_scaling(self) -> bool:
         return isinstance(self.intercept_scaling, str) and self.intercept_scaling == "auto"
 
+    def _lam(self) -> float:
+        """``lam`` checked: AdaSSP's extra ridge, 0 or in [LAM_MIN, LAM_MAX] (:func:`~dpcvx.validation.check_lam`,
+        the check of DPLinearRegression's and the command line's lam)."""
+        return check_lam("lam", self.lam, allow_zero=True)
+
+    def _scaling(self) -> float:
+        """The numeric ``intercept_scaling`` checked as PrivateERM and the estimators check it
+        (:data:`~dpcvx.models.erm_inputs.SETTINGS`: a public bound in [BOUND_MIN, BOUND_MAX], whatever
+        ``fit_intercept``); "auto" is refused here, where there is no fit whose rule would set it."""
+        scaling = SETTINGS["intercept_scaling"]("intercept_scaling", self.intercept_scaling)
+        if isinstance(scaling, str):
+            raise InputError("intercept_scaling='auto' is AdaSSP's rule at a fit's epsilon, delta and n; here there "
+                             "are none: pass a number")
+        return scaling
+
     def _rows(self, scaling: float | None = None) -> RowMap:
-        """The public row map, its constant feature at ``scaling`` (default: the numeric ``intercept_scaling``)."""
+        """The public row map, its constant feature at ``scaling`` (a public rule's, for "auto"; default: the
+        numeric ``intercept_scaling``, checked)."""
         if self.data_norm is None or self.label_bound is None:
             raise InputError("data_norm and label_bound are required: PUBLIC bounds on ||x|| and |y|, never "
                              "read off the data")
-        if scaling is None and self._auto_scaling:
-            raise InputError("intercept_scaling='auto' is AdaSSP's rule at a fit's epsilon, delta and n; here there "
-                             "are none: pass a number")
         return RowMap(norm_bound=check_bound("data_norm", self.data_norm),
                       fit_intercept=check_flag("fit_intercept", self.fit_intercept),
-                      intercept_scaling=positive("intercept_scaling", self.intercept_scaling if scaling is None
-                                                 else scaling))
+                      intercept_scaling=self._scaling() if scaling is None else scaling)
 
     def _statistics(self, X: Any, y: Any, rows: RowMap | None = None, quiet: bool = False,
                     label_bound: float | None = None, shift: float = 0.0) -> tuple[RowMap, np.ndarray, np.ndarray, int]:
@@ -283,7 +297,7 @@ class PrivateLinearRegression:
         if delta == 0:
             raise InputError(f"delta=0 asks for pure epsilon-DP, which AdaSSP (a Gaussian mechanism) cannot give. "
                              f"{PURE_EPSILON_OPTIONS}")
-        lam = non_negative("lam", self.lam)
+        lam = self._lam()
         check_flag("allow_large_delta", self.allow_large_delta)  # read at n's check, checked here whatever delta is
         relation = Neighbours.parse(neighbours)
         if relation is Neighbours.ADD_REMOVE and lam > 0:
@@ -389,7 +403,7 @@ class PrivateLinearRegression:
     def fit_nonprivate(self, X: Any, y: Any) -> LinearRegressionModel:
         """Least squares (with the ridge n Lam) on the clipped data: NOT private, a baseline."""
         rows, gram, moment, n = self._statistics(X, y)
-        theta = np.linalg.lstsq(gram + n * non_negative("lam", self.lam) * np.eye(gram.shape[0]), moment,
+        theta = np.linalg.lstsq(gram + n * self._lam() * np.eye(gram.shape[0]), moment,
                                 rcond=None)[0]
         return LinearRegressionModel(*rows.split_weights(theta), rows)
 
@@ -499,7 +513,7 @@ class AdaSSPPlan:
         descent's R / sqrt(d) with ``gradient`` (:func:`~dpcvx.privacy.gradient_descent.gradient_intercept_scaling`)."""
         learner = self.learner
         if not learner._auto_scaling:
-            return positive("intercept_scaling", learner.intercept_scaling)
+            return learner._scaling()
         if not learner.fit_intercept or self.relation is not Neighbours.REPLACE_ONE:
             return 1.0
         if self.descends_at(n):  # the descent's rule: the intercept's eigenvalue of the order of a mapped column's

@@ -129,6 +129,43 @@ def test_every_bound_is_range_checked_naming_its_parameter(fit, parameter):
         fit()
 
 
+@pytest.mark.parametrize("settings, message", [
+    ({"intercept_scaling": 1e160}, r"^intercept_scaling=1e\+160 is outside the range \[1e-75, 1e\+75\]"),
+    ({"intercept_scaling": 1e-200, "fit_intercept": True}, r"^intercept_scaling=1e-200 is outside the range"),
+    ({"intercept_scaling": 1e200, "fit_intercept": True}, r"^intercept_scaling=1e\+200 is outside the range"),
+    ({"intercept_scaling": "AUTO"}, r"^intercept_scaling must be 'auto' or a number, got 'AUTO'"),
+    ({"lam": 1e308}, r"^lam=1e\+308 is outside the range \[1e-150, 1e\+150\]"),
+    ({"lam": 1e200}, r"^lam=1e\+200 is outside the range \[1e-150, 1e\+150\]"),
+    ({"lam": 1e-320}, r"^lam=9.99989e-321 is outside the range \[1e-150, 1e\+150\]"),
+], ids=["scaling=1e160", "scaling=1e-200, intercept", "scaling=1e200, intercept", "scaling='AUTO'", "lam=1e308",
+        "lam=1e200", "lam=1e-320"])
+def test_private_linear_regression_checks_lam_and_intercept_scaling_before_any_charge(settings, message):
+    """PrivateERM's intercept_scaling check and DPLinearRegression's lam check (check_lam), not a looser one."""
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    learner = PrivateLinearRegression(1.0, 1.0, **settings)
+    with pytest.raises(InputError, match=message):
+        learner.fit(X, TARGET, 1.0, 1e-6, accountant=accountant)
+    assert accountant.ledger == []
+    with pytest.raises(InputError, match=message):
+        learner.fit_nonprivate(X, TARGET)
+
+
+@pytest.mark.parametrize("lam", [1e308, 1e-320])
+def test_private_linear_regression_and_the_estimator_refuse_a_lam_in_the_same_words(lam):
+    with pytest.raises(InputError) as library:
+        PrivateLinearRegression(1.0, 1.0, lam=lam).plan(X, TARGET, 1.0, 1e-6)
+    with pytest.raises(InputError) as estimator:
+        DPLinearRegression(lam=lam, mechanism="adassp", column_statistics=False).fit(X, TARGET)
+    assert str(library.value) == str(estimator.value)
+
+
+def test_private_linear_regression_fits_at_the_ends_of_the_ranges():
+    for settings in ({"lam": 0.0}, {"lam": 1e-150, "intercept_scaling": 1e-75, "fit_intercept": True},
+                     {"lam": 1e150, "intercept_scaling": 1e75}):
+        model = PrivateLinearRegression(1.0, 1.0, **settings).fit(X, TARGET, 1.0, 1e-6, random_state=0)
+        assert np.all(np.isfinite(model.coef_)) and np.isfinite(model.intercept_)
+
+
 @pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")  # n below the label search
 def test_a_bound_in_range_still_fits():
     model = DPLinearRegression(label_bound=1e6, random_state=0).fit(X, TARGET)
