@@ -41,7 +41,15 @@ from ..privacy.neighbours import Neighbours
 from ..privacy.rng import RandomState, resolve_rng
 from ..release.kernel_model import KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from ..solvers.kernel import KernelERM, as_labels
-from ..validation import Check, check_epsilon, check_flag, check_lam, check_parameters, refuse_weights
+from ..validation import (
+    Check,
+    check_delta_for_n,
+    check_epsilon,
+    check_flag,
+    check_lam,
+    check_parameters,
+    refuse_weights,
+)
 from ..verification.kernel_loss import KernelLoss, LossSpec, resolve_loss
 from ..version import __version__
 from . import training_rows
@@ -126,6 +134,10 @@ class PrivateKernelLearner:
     input_bound : public bound B on ||x|| (linear and poly kernels; TDIL's ball radius).
     feature_bound : public R_phi for a callable kernel.
     verbose : show the progress of the public steps (:mod:`dpcvx.progress`).
+    allow_large_delta : delta must be below 1/n (n the training rows, public) unless this is True
+        (:func:`dpcvx.validation.check_delta_for_n`, PrivateERM's check); refused before any charge.
+
+    An unknown keyword is refused (InputError naming the learner and its parameters), as by ``set_params``.
 
     ``fit(X, y, epsilon, delta=0.0, *, random_state=None, accountant=None)``:
     (epsilon, delta) is the budget of the whole procedure (delta = 0: pure
@@ -141,20 +153,25 @@ class PrivateKernelLearner:
     theorem: ClassVar[str] = ""
     classes: ClassVar[tuple] = (-1.0, 1.0)  # the public label pair (labels are never mapped)
     _param_names: ClassVar[tuple[str, ...]] = (
-        "kernel", "lam", "loss", "gamma", "degree", "offset", "input_bound", "feature_bound", "verbose")
+        "kernel", "lam", "loss", "gamma", "degree", "offset", "input_bound", "feature_bound", "verbose",
+        "allow_large_delta")
     #: the checks of the parameters the kernel does not check, run by the constructor, set_params and again by
     #: fit (an attribute may have been replaced since), before anything is charged
-    _parameter_checks: ClassVar[dict[str, Check]] = {"lam": check_lam, "verbose": check_flag}
+    _parameter_checks: ClassVar[dict[str, Check]] = {"lam": check_lam, "verbose": check_flag,
+                                                     "allow_large_delta": check_flag}
 
     def __init__(self, kernel: KernelSpec = "rbf", *, lam: float, loss: LossSpec = "hinge", gamma: float | None = None,
                  degree: int = 3, offset: float = 1.0, input_bound: float | None = None,
-                 feature_bound: float | None = None, verbose: bool = False) -> None:
+                 feature_bound: float | None = None, verbose: bool = False, allow_large_delta: bool = False,
+                 **unknown: Any) -> None:
+        self._refuse_unknown(unknown)  # a subclass passes on the keywords it does not name
         self.kernel = kernel
         self.lam = check_lam("lam", lam)
         self.loss = loss
         self.gamma, self.degree, self.offset = gamma, degree, offset
         self.input_bound, self.feature_bound = input_bound, feature_bound
         self.verbose = check_flag("verbose", verbose)
+        self.allow_large_delta = check_flag("allow_large_delta", allow_large_delta)
         self.predictor_: KernelPredictor | None = None
         self.model_: PrivateKernelModel | None = None
         self._verified: tuple[Any, KernelLoss] | None = None
@@ -171,14 +188,18 @@ class PrivateKernelLearner:
             self._verified = (self.loss, resolve_loss(self.loss))
         return self._verified[1]
 
-    def _check_training(self, X: ArrayLike, y: ArrayLike, landmarks: np.ndarray | None = None) -> KernelERM:
+    def _check_training(self, X: ArrayLike, y: ArrayLike, landmarks: np.ndarray | None = None, *,
+                        delta: float | None = None) -> KernelERM:
         """Check X, y, kernel and loss and build the Gram matrix (over span phi(landmarks) when
-        PUBLIC landmarks are given); nothing is solved or charged."""
-        lam = check_parameters(self, self._parameter_checks)["lam"]
+        PUBLIC landmarks are given); nothing is solved or charged. A fit's ``delta`` must be below 1/n (n public:
+        replace-one) unless ``allow_large_delta`` (:func:`~dpcvx.validation.check_delta_for_n`)."""
+        checked = check_parameters(self, self._parameter_checks)
         kernel, loss = self._make_kernel(), self._verified_loss()
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
-        return KernelERM(X, y, kernel=kernel, loss=loss, lam=lam, solve=False, landmarks=landmarks)
+        if delta is not None:
+            check_delta_for_n(delta, X.shape[0], checked["allow_large_delta"])
+        return KernelERM(X, y, kernel=kernel, loss=loss, lam=checked["lam"], solve=False, landmarks=landmarks)
 
     def _charge(self, budget: Budget) -> None:
         """Charge (epsilon, delta) to the accountant once, after every check (it refuses when over budget).
@@ -227,14 +248,19 @@ class PrivateKernelLearner:
     def set_params(self, **params: Any) -> PrivateKernelLearner:
         """Set constructor parameters (as :func:`dpcvx.tune` does for each grid point); checked like
         the constructor. The budget is not a parameter: it is passed to ``fit``."""
-        unknown = sorted(set(params) - set(self._param_names))
-        if unknown:
-            raise InputError(f"{type(self).__name__} has no parameter(s) {unknown}; its parameters are "
-                             f"{list(self._param_names)} (epsilon, delta and random_state go to fit)")
+        self._refuse_unknown(params)
         for name, value in params.items():
             check = self._parameter_checks.get(name)
             setattr(self, name, value if check is None else check(name, value))
         return self
+
+    def _refuse_unknown(self, params: Mapping[str, Any]) -> None:
+        """Refuse the keywords in ``params`` that are not this learner's parameters (the constructor's and
+        set_params'), naming the learner and its parameters."""
+        unknown = sorted(set(params) - set(self._param_names))
+        if unknown:
+            raise InputError(f"{type(self).__name__} has no parameter(s) {unknown}; its parameters are "
+                             f"{list(self._param_names)} (epsilon, delta and random_state go to fit)")
 
     def __repr__(self) -> str:
         params = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items())

@@ -101,7 +101,7 @@ class PINP(TrainingSetLearner):
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget) -> tuple[KernelERM, PINPParameters]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
-        model = self._check_training(X, y)
+        model = self._check_training(X, y, delta=budget.delta)
         kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)

@@ -266,7 +266,7 @@ class TDDL(PrivateKernelLearner):
         span = self._minimiser_span(X)
         X = as_rows(X)
         Z = as_rows(Z, "Z", X.shape[1], one_point=False)  # a public sample, 2-D as X is
-        model = self._check_training(X, y, landmarks=Z if span == "public" else None)
+        model = self._check_training(X, y, landmarks=Z if span == "public" else None, delta=budget.delta)
         kernel, loss = model.kernel, model.loss
         radius = constraint_radius(self.lam, float(loss.lipschitz), kernel.feature_bound,
                                    loss.value_at_zero, loss.infimum)

@@ -174,7 +174,7 @@ class TDIL(TrainingSetLearner):
                ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""
         radius = positive("input_bound", self.input_bound)
-        model = self._check_training(X, y)
+        model = self._check_training(X, y, delta=budget.delta)
         kernel, loss, dim = model.kernel, model.loss, model.n_features
         whole_ball = isinstance(kernel, LinearKernel)
         if whole_ball and self.net_spacing is not None:

@@ -121,6 +121,36 @@ def test_flags_are_true_or_false_not_truthy(name):
         refused_without_charge(model, keywords, "float_safe must be True or False, got 'no'")
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_an_unknown_keyword_is_refused_naming_the_learner_and_its_parameters(name):
+    with pytest.raises(InputError, match=rf"^{name} has no parameter\(s\) \['classes', 'data_norm'\]; its parameters "
+                                         r"are \['kernel', 'lam', .*'allow_large_delta'"):
+        learner(name, data_norm=1.0, classes=(0, 1))  # PrivateERM's keywords: no kernel learner takes them
+    model, _ = learner(name)
+    with pytest.raises(InputError, match=rf"^{name} has no parameter\(s\) \['fit_intercept'\]"):
+        model.set_params(fit_intercept=True)  # the same refusal as the constructor's
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.filterwarnings("ignore::dpcvx.ExponentialCostWarning")  # TDIL's net, once allowed
+def test_a_delta_not_below_one_over_n_is_refused_before_the_charge_unless_allowed(name):
+    model, keywords = learner(name)
+    large = r"delta=0.1 is not below 1/n = 0.025 \(n = 40\).*allow_large_delta=True.*Nothing was charged"
+    refused_without_charge(model, {**keywords, "delta": 0.1}, large)  # PrivateERM's check and message
+    with pytest.raises(InputError, match=large):
+        model.check_fit_inputs(*task(), 1.0, 0.1, **keywords)
+    with pytest.raises(InputError, match="allow_large_delta must be True or False, got 'yes'"):
+        learner(name, allow_large_delta="yes")
+    model.allow_large_delta = "yes"  # replaced after the constructor: refused by fit, before the charge
+    refused_without_charge(model, {**keywords, "delta": 1e-6}, "allow_large_delta must be True or False, got 'yes'")
+    accountant = PrivacyAccountant(10.0, 0.5)
+    allowed, keywords = learner(name, allow_large_delta=True)  # accepted knowingly, and the report says so
+    fitted = allowed.fit(*task(), 1.0, 0.1, accountant=accountant, random_state=0, **keywords)
+    release = fitted.release() if name == "PINP" else fitted
+    assert accountant.spent.delta == 0.1
+    assert "WARNING: delta is not small against 1/n" in release.report().to_html()
+
+
 def test_a_kernel_name_is_a_str():
     model, keywords = learner("TDDL", kernel=np.array(["rbf"]))
     refused_without_charge(model, keywords, r"kernel must be one of .* got ndarray")

@@ -233,7 +233,8 @@ def test_tddl_input_errors():
         TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, y, 0.0, Z=X)
     with pytest.raises(InputError, match="keyword Z="):  # the old positional public sample
         TDDL("rbf", gamma=1.0, lam=0.1, loss=LOSS).fit(X, y, X, Z=X)
-    with pytest.raises(TypeError, match="epsilon"):  # the budget left the constructor
+    with pytest.raises(InputError, match=r"TDDL has no parameter\(s\) \['epsilon'\].*epsilon, delta and "
+                       "random_state go to fit"):  # the budget left the constructor
         TDDL("rbf", gamma=1.0, lam=0.1, epsilon=1.0)
     with pytest.raises(InputError, match="not fitted"):
         TDDL("rbf", gamma=1.0, lam=0.1).predict(X)
