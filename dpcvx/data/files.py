@@ -8,15 +8,17 @@ the code producing the content, an interrupt), the temporary file is removed
 and the previous file, if any, is left exactly as it was.
 
 Reading: :func:`read_text` and :func:`read_json` turn every way a file can be
-unreadable (missing, a directory, no permission, not UTF-8, not JSON, a
-number too large, nesting too deep, a repeated key) into a
-:class:`~dpcvx.exceptions.FileError` naming the file, what is wrong and
-what to do, instead of a raw Python exception.
+unreadable (missing, a directory, a device or a pipe, larger than
+``MAX_FILE_BYTES``, no permission, not UTF-8, not JSON, a number too large,
+nesting too deep, a repeated key) into a :class:`~dpcvx.exceptions.FileError`
+naming the file, what is wrong and what to do, instead of a raw Python
+exception.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -30,7 +32,7 @@ from ..exceptions import FileError, InputError
 from ..validation import parse_integer
 
 __all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json", "json_object",
-           "os_error_message", "MAX_JSON_DEPTH",
+           "os_error_message", "MAX_JSON_DEPTH", "MAX_FILE_BYTES",
            "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
 
 # A dpcvx model or schema file nests a handful of levels; anything deeper is not one of them.
@@ -38,6 +40,9 @@ MAX_JSON_DEPTH = 32
 # Integers in dpcvx files are counts and versions; a longer one is tampering (and would overflow a float).
 MAX_INTEGER_DIGITS = 300
 TEMPORARY_SUFFIX = ".tmp"
+# The largest file read_text reads: a model, schema, names or release file is a few megabytes at most (a model of
+# 100,000 weights is about 2 MiB); a larger one, or a device such as /dev/zero, would fill the memory.
+MAX_FILE_BYTES = 256 * 2**20
 
 
 def os_error_message(path: str | Path, error: OSError, action: str = "read") -> str:
@@ -96,9 +101,14 @@ def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[
     """
     path = Path(path)
     directory = path.parent
-    if path.is_dir():
+    try:
+        is_directory, directory_exists = path.is_dir(), directory.is_dir()
+    except OSError as error:  # a name too long for the file system, a loop of links: no file can be written there
+        reason = error.strerror or str(error) or type(error).__name__
+        raise FileError(f"cannot write the {what} to {path}: {reason}; choose another path") from None
+    if is_directory:
         raise FileError(f"cannot write the {what} to {path}: it is a directory; give a file path")
-    if not directory.is_dir():
+    if not directory_exists:
         raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} "
                         "does not exist; create it or choose another path")
     for source, name in inputs:
@@ -166,17 +176,36 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
 
 
 def read_text(path: str | Path, what: str = "file") -> str:
-    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or a FileError saying why not."""
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), or a FileError saying why not.
+
+    Only a regular file of at most ``MAX_FILE_BYTES`` is read; anything else is refused before a byte is read (a
+    pipe would block, a device such as /dev/zero never ends)."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        status = path.stat()
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(status.st_mode):
+            raise FileError(f"{what} {path} is not a regular file (a device, a pipe or a socket); give the path of a "
+                            "file")
+        if status.st_size > MAX_FILE_BYTES:
+            raise _too_large(path, what)
+        with path.open("rb") as handle:  # at most one byte past the cap: a file that grew since stat is refused too
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise FileError(f"{what} {os_error_message(path, error)}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_large(path, what)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise FileError(f"{what} {path} is not UTF-8 text (byte {error.start} cannot be decoded); "
                         "convert it to UTF-8") from None
+
+
+def _too_large(path: Path, what: str) -> FileError:
+    return FileError(f"{what} {path} is larger than {MAX_FILE_BYTES // 2**20} MiB, the most dpcvx reads: a dpcvx "
+                     "model, schema or names file is far smaller; check the path")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:

@@ -262,3 +262,42 @@ def test_demo_plot_is_atomic(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert plot_demo(result, path).read_bytes().startswith(b"\x89PNG")
     only_file(tmp_path, "plot.png")
+
+
+# --- paths the operating system refuses, and files that are not a model's -------------------------------------------
+
+LONG = "a" * 300  # a file name longer than any file system takes (errno 36, ENAMETOOLONG)
+
+
+def test_a_name_too_long_to_write_is_a_file_error(tmp_path, model):
+    with pytest.raises(FileError, match="cannot write the model to .*: File name too long; choose another path"):
+        dpcvx.save(model, tmp_path / f"{LONG}.json")
+    with pytest.raises(FileError, match="cannot write the report to .*: File name too long"):
+        model.report().write(tmp_path / f"{LONG}.html")
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_command_line_refuses_a_name_too_long_with_exit_status_3(predict_setup, capsys):
+    for command in (["predict", "model.json", "new.csv", "--out", f"{LONG}.csv"],
+                    ["report", "model.json", "--out", f"{LONG}.md"]):
+        assert main(command) == 3
+        err = capsys.readouterr().err
+        assert "File name too long" in err and "Traceback" not in err
+
+
+def test_a_device_or_a_pipe_is_refused_before_it_is_read(tmp_path):
+    with pytest.raises(FileError, match="/dev/zero is not a regular file"):
+        dpcvx.load("/dev/zero")
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)  # opening it would wait for a writer forever
+    with pytest.raises(FileError, match="pipe.json is not a regular file"):
+        dpcvx.load(pipe)
+
+
+def test_a_file_beyond_the_size_cap_is_refused_before_it_is_read(tmp_path, model, monkeypatch):
+    path = dpcvx.save(model, tmp_path / "m.json")
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    with pytest.raises(FileError, match=r"m.json is larger than 0 MiB, the most dpcvx reads"):
+        dpcvx.load(path)
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", path.stat().st_size)
+    assert dpcvx.load(path).coef_.tolist() == model.coef_.tolist()
