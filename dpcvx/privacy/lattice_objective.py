@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import SolverError
+from ..exceptions import InputError, SolverError
 from ..rounding import round_up
 from ..verification.verdict import Mechanism
 from .calibrate import ObjectivePerturbation
@@ -73,6 +73,9 @@ class LatticeObjective(FloatFields):
 
     @classmethod
     def from_record(cls, record: Record, facts: PublicFacts) -> LatticeObjective:
+        if record.get("tol") is None:  # the dithered radius reads it: a fit always calibrates this release for one
+            raise InputError("calibration.tol is missing or null, but the dithered-lattice objective release is "
+                             "calibrated for the public tol of its approximate minimiser")
         return cls(ObjectivePerturbation.from_record({**record, "release_grid": None}, facts),
                    recorded(record, "dim"))
 

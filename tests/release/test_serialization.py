@@ -217,8 +217,9 @@ def fail_condition(data):
     (edit(["preprocessing", "row_map", "norm_bound"], 10.0), "norm_bound is 10.0 but the certificate"),
     (edit(["preprocessing", "row_map", "fit_intercept"], False), "fit_intercept is False"),
     (edit(["preprocessing", "schema"], {"format": "dpcvx-schema"}), "not a dpcvx schema"),
-    (edit(["preprocessing", "schema"], {"format": "dpcvx-schema", "version": 1, "columns": [
-        {"name": "age", "kind": "numeric", "lo": 0, "hi": 1}]}), "the schema encodes 1 features"),
+    (edit(["preprocessing", "schema"], {"format": "dpcvx-schema", "version": 1, "norm": 1.0, "strict": False,
+                                         "constant_feature": False, "columns": [
+        {"name": "age", "kind": "numeric", "lo": 0, "hi": 1, "source": ""}]}), "the schema encodes 1 features"),
     (edit(["certificate", "mechanism"], "laplace"), "certificate.mechanism must be one of"),
     (edit(["certificate", "verification", "allows", "objective"], False), "the file has been edited"),
     (fail_condition, "the file has been edited"),

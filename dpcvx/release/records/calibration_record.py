@@ -7,21 +7,23 @@ name (:data:`LINEAR_CALIBRATIONS`), :func:`read_kernel` the
 record's sampler (:data:`KERNEL_CALIBRATIONS`); these are the only tables of calibration classes. Each
 rebuilds the library's own calibration from the record's public inputs (``from_record``, the inverse of
 ``to_dict``) and refuses a record whose fields disagree with the rebuilt one's (:func:`same_number`),
-naming the field. The result is the typed calibration a fitted release holds.
+naming the field. The result is the typed calibration a fitted release holds. Every kind's reader rebuilds through
+:func:`rebuild`, the one place where a recorded number no field check caught (an overflow, a division by zero) is
+refused as a typed error naming the record.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ...exceptions import InputError
 from ...privacy.calibrate import ObjectivePerturbation, OutputPerturbation
 from ...privacy.calibrate_gaussian import GaussianObjectivePerturbation, GaussianOutputPerturbation
-from ...privacy.calibration import LinearCalibration, Noise, PublicFacts, Record
+from ...privacy.calibration import Calibration, LinearCalibration, Noise, PublicFacts, Record
 from ...privacy.kernel_calibrate import KernelCalibration, PINPParameters, TDDLCalibration, TDILParameters
 from ...privacy.lattice_objective import LatticeObjective
 from ...privacy.lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
@@ -29,8 +31,10 @@ from ...privacy.lattice_predictions import LatticeTDDL
 from ...privacy.lattice_tdil import LatticeTDIL
 from ...rounding import ROUNDING
 
-__all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel",
+__all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel", "rebuild",
            "same_number", "same_json_type", "compare_recorded"]
+
+C = TypeVar("C", bound=Calibration)
 
 #: Every calibration a linear release can carry (docs/architecture.md, "A new mechanism").
 LINEAR_CALIBRATIONS: tuple[type[LinearCalibration], ...] = (
@@ -123,15 +127,40 @@ def same_json_type(recorded: Any, recomputed: Any) -> bool:
     return isinstance(recorded, type(recomputed))
 
 
+def rebuild(kind: type[C], record: Record, facts: PublicFacts, used: str | None,
+            garbled: tuple[type[Exception], ...] = ()) -> C:
+    """``kind``'s calibration rebuilt from ``record`` and ``facts`` (``from_record``) and, unless ``used`` is None,
+    its record compared with ``record`` (:func:`compare_recorded`, ``used`` naming the inputs).
+
+    A refusal of the inputs (an InputError, or one of ``garbled``: a kernel calibration's reader takes a field of
+    the wrong type for a Python error) is an InputError naming the record. So is an ArithmeticError anywhere in the
+    rebuilding (an overflow, a division by zero): the readers check every number they pass (its type, and the range
+    the fit's entry checks enforce), and this guard keeps a number they missed from ending a load with an untyped
+    error."""
+    refused: tuple[type[Exception], ...] = (InputError, *garbled)
+    try:
+        calibration = kind.from_record(record, facts)
+    except refused as error:
+        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    except ArithmeticError as error:
+        raise _arithmetic(error) from None
+    if used is not None:
+        try:
+            compare_recorded(record, calibration.to_dict(), used)
+        except ArithmeticError as error:
+            raise _arithmetic(error) from None
+    return calibration
+
+
+def _arithmetic(error: ArithmeticError) -> InputError:
+    return InputError(f"certificate.calibration cannot be recomputed from its recorded numbers "
+                      f"({type(error).__name__}: {error}); the file has been edited")
+
+
 def read_linear(record: Record) -> LinearCalibration:
     """The typed calibration of a linear release's record, recomputed from its public inputs and compared."""
     kind = linear_class(record)
-    try:
-        calibration = kind.from_record(record, PublicFacts())
-    except InputError as error:
-        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    compare_recorded(record, calibration.to_dict(), ", ".join(key for key in kind.inputs if key in record))
-    return calibration
+    return rebuild(kind, record, PublicFacts(), ", ".join(key for key in kind.inputs if key in record))
 
 
 def read_kernel(record: Any, algorithm: str, kernel: Any, centers: np.ndarray) -> KernelCalibration:
@@ -143,9 +172,5 @@ def read_kernel(record: Any, algorithm: str, kernel: Any, centers: np.ndarray) -
     if kind is None:
         raise InputError(f"certificate.calibration of {algorithm} names sampler {record.get('sampler')!r}; "
                          "the file has been edited")
-    try:
-        calibration = kind.from_record(record, PublicFacts(algorithm=algorithm, kernel=kernel, centers=centers))
-    except (InputError, TypeError, ValueError) as error:
-        raise InputError(f"the recorded {algorithm} calibration lacks or garbles an input: {error}") from None
-    compare_recorded(record, calibration.to_dict(), "the public inputs")
-    return calibration
+    return rebuild(kind, record, PublicFacts(algorithm=algorithm, kernel=kernel, centers=centers), "the public inputs",
+                   (TypeError, ValueError))

@@ -77,6 +77,14 @@ def _integer(what: str, value: Any) -> int:
     return value
 
 
+def _count(what: str, value: Any) -> int:
+    """A count (n, d, a number of columns): a JSON integer >= 1, as every count a fit passes on is (a mean, a level
+    and a noise scale divide by it)."""
+    if _integer(what, value) < 1:
+        raise InputError(f"{what} must be a positive integer, got {_short(value)}")
+    return value
+
+
 def _short(value: Any, limit: int = 60) -> str:
     """repr(value), cut to ``limit`` characters for a message."""
     if isinstance(value, int) and abs(value) >= 10**limit:

@@ -21,7 +21,15 @@ from ..usefulness import one_class_findings
 from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate, label_range
-from .row_map import MAP_RECORD, _check_schema_fits, _row_map, _row_map_to_dict, check_map_record, own_map_record
+from .row_map import (
+    MAP_RECORD,
+    _check_schema_fits,
+    _row_map,
+    _row_map_to_dict,
+    check_map_record,
+    own_map_record,
+    read_schema,
+)
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
                "classes", "privatised", "preprocessing", "certificate"}
@@ -133,10 +141,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
     intercept = _number("privatised.intercept", privatised["intercept"])
 
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
-    try:
-        schema = None if preprocessing["schema"] is None else PublicSchema.from_dict(preprocessing["schema"])
-    except InputError as error:
-        raise InputError(f"preprocessing.schema: {error}") from None
+    schema = read_schema("preprocessing.schema", preprocessing["schema"])
     rows = _row_map(preprocessing["row_map"])
     check_stated_rows(rows, certificate)
     saved_d = item["certificate"]["constants"].get("d")

@@ -20,6 +20,7 @@ from .calibration_record import same_number
 from .fields import _check_same, _classes, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import linear_to_dict
+from .row_map import read_schema
 
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class"}
@@ -83,5 +84,5 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                                         findings=one_class_findings(coef, intercept, classes,
                                                                     models[0].rows.norm_bound))
     model = PrivateMulticlassModel(coef, intercept, tuple(classes), models[0].rows, certificate)
-    model.schema = None if item["schema"] is None else PublicSchema.from_dict(item["schema"])
+    model.schema = read_schema("schema", item["schema"])
     return model

@@ -24,7 +24,7 @@ from ...privacy.adassp import (
     range_search_level,
 )
 from ...privacy.calibration import PublicFacts
-from ...privacy.gradient_descent import GRADIENT_RANGED, GradientCalibration
+from ...privacy.gradient_descent import GRADIENT_RANGED, STEPS, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
@@ -34,8 +34,8 @@ from ..regression_model import (
     SufficientStatisticsCertificate,
     sufficient_statistics_statement,
 )
-from .calibration_record import compare_recorded
-from .fields import _check_same, _flag, _number, _positive, _short, _stated_relation, _text
+from .calibration_record import rebuild
+from .fields import _check_same, _count, _flag, _integer, _number, _positive, _short, _stated_relation, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import (
     _PREPROCESSING_KEYS,
@@ -47,7 +47,7 @@ from .linear_release import (
     linear_to_dict,
 )
 from .release_certificate import read_label_shift
-from .row_map import _row_map, _row_map_to_dict, check_map_record
+from .row_map import _row_map, _row_map_to_dict, check_map_record, read_schema
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
@@ -98,19 +98,13 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     saved = json_object("certificate", item["certificate"],
                         _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised or ranged else set())
                         | ({"label_shift"} if "label_shift" in item["certificate"] else set()))
-    recorded = saved["calibration"]
-    if not isinstance(recorded, dict):
-        raise InputError("certificate.calibration must be an object")
+    recorded = _recorded_inputs(saved["calibration"], gradient, ranged)
     stated = {key: read(f"certificate.{key}", saved[key]) for key, read in _ADASSP_FIELD_TYPES.items()}
     # the private label range's (c, B') where one was searched, else the public B at c = 0
     centre, label_bound = _ranged_label_range(saved, recorded, kind) if ranged else (0.0, stated["label_bound"])
     facts = PublicFacts(epsilon=stated["epsilon"], delta=stated["delta"],
                         data_norm=stated["effective_norm_bound"], label_bound=label_bound)
-    try:
-        calibration = kind.from_record(recorded, facts)
-    except InputError as error:
-        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
-    compare_recorded(recorded, calibration.to_dict(), "the stated epsilon, delta and bounds")
+    calibration = rebuild(kind, recorded, facts, "the stated epsilon, delta and bounds")
     _stated_relation("certificate.neighbours", stated["neighbours"], calibration.relation,
                      ADASSP_STATEMENTS[calibration.relation])
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
@@ -144,18 +138,29 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     intercept = _number("privatised.intercept", privatised["intercept"])
     check_intercept(intercept, rows, centre, certificate.label_shift)
     model = PrivateRegressionModel(coef, intercept, rows, certificate)
-    schema = preprocessing["schema"]
-    model.schema = None if schema is None else PublicSchema.from_dict(schema)
+    model.schema = read_schema("preprocessing.schema", preprocessing["schema"])
     return model
+
+
+def _recorded_inputs(recorded: Any, gradient: bool, ranged: bool) -> dict:
+    """certificate.calibration of an AdaSSP (or, ``gradient``, a noisy gradient descent) file, its integer inputs
+    checked before they reach the calibration as a fit's are: d and the searched columns (``ranged``) positive
+    integers, and T dpcvx's public number of steps (no fit sets another)."""
+    if not isinstance(recorded, dict):
+        raise InputError("certificate.calibration must be an object")
+    for key in ("dim", "range_columns") if ranged else ("dim",):
+        _count(f"certificate.calibration.{key}", recorded.get(key))
+    if gradient and _integer("certificate.calibration.steps", recorded.get("steps")) != STEPS:
+        raise InputError(f"certificate.calibration.steps must be dpcvx's public number of gradient steps T = {STEPS}, "
+                         f"got {_short(recorded.get('steps'))}; the file has been edited")
+    return recorded
 
 
 def _column_statistics(data: object, calibration: AdaSSPCalibration, rows: RowMap, d: int) -> dict:
     """ADASSP_STANDARDISED's record: n >= 1, the spread, 2 d released sums; the saved map must be the one they
     give (recomputed, exactly)."""
     record = json_object("certificate.column_statistics", data, _STATISTICS_KEYS)
-    n, sums = record["n"], record["sums"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(f"certificate.column_statistics.n must be an integer >= 1, got {n!r}")
+    n, sums = _count("certificate.column_statistics.n", record["n"]), record["sums"]
     _check_same("certificate.column_statistics.spread", record["spread"], COLUMN_SPREAD)
     if not isinstance(sums, list) or len(sums) != 2 * d:
         raise InputError(f"certificate.column_statistics.sums must list {2 * d} numbers")
@@ -173,15 +178,12 @@ def _ranged_label_range(saved: dict, recorded: dict,
     label range gives at the level its n gives (the level reads epsilon, delta and the number of columns only, not the
     label bound), as the fit derived them: it saw y - c clipped onto B' and added c to the intercept."""
     record = json_object("certificate.column_statistics", saved["column_statistics"], _RANGES_KEYS)
-    ranges, n = record["ranges"], record["n"]
+    ranges, n = record["ranges"], _count("certificate.column_statistics.n", record["n"])
     if not isinstance(ranges, list) or len(ranges) != 2 or not all(isinstance(side, list) and side for side in ranges):
         raise InputError("certificate.column_statistics.ranges must be two lists of numbers")
     facts = PublicFacts(epsilon=saved["epsilon"], delta=saved["delta"], data_norm=saved["effective_norm_bound"],
                         label_bound=saved["label_bound"])
-    try:
-        level = kind.from_record(recorded, facts).range_level(n)
-    except (InputError, TypeError) as error:
-        raise InputError(f"certificate.calibration cannot be recomputed: {error}") from None
+    level = rebuild(kind, recorded, facts, None, (TypeError,)).range_level(n)
     if level is None:
         raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")
     label = [_number(f"certificate.column_statistics.ranges[{i}][-1]", side[-1]) for i, side in enumerate(ranges)]
@@ -195,9 +197,7 @@ def _column_ranges(data: object, calibration: AdaSSPCalibration | GradientCalibr
     public map); the saved map must be the one they give (recomputed; the calibration's B' was recomputed from them
     before)."""
     record = json_object("certificate.column_statistics", data, _RANGES_KEYS)
-    n, ranges = record["n"], record["ranges"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(f"certificate.column_statistics.n must be an integer >= 1, got {n!r}")
+    n, ranges = _count("certificate.column_statistics.n", record["n"]), record["ranges"]
     level = calibration.range_level(n)
     if level is None:
         raise InputError("certificate.column_statistics.n is too small for a range search; the file has been edited")

@@ -41,7 +41,7 @@ from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
 from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, composed_epsilon, drawn_epsilons
 from .calibration_record import linear_class, read_linear, same_number
-from .fields import _flag, _number, _optional_flag, _positive, _saved_number, _short, _stated_relation, _text
+from .fields import _count, _flag, _number, _optional_flag, _positive, _saved_number, _short, _stated_relation, _text
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
@@ -176,6 +176,9 @@ def _calibration(item: dict, mechanism: str, epsilon: float, constants: dict,
         if key not in calibration and key != "tol":
             raise InputError(f"certificate.calibration.{key} is missing: the calibration cannot be "
                              "recomputed, so the file cannot be trusted")
+    for key in ("n", "dim"):  # counts, as a fit passes them to the calibration: JSON integers (400.0 is not 400)
+        if key in calibration:
+            _count(f"certificate.calibration.{key}", calibration[key])
     if not approximate and delta != 0.0:
         raise InputError(f"certificate.delta must be 0 for the pure-epsilon mechanisms, got {delta!r}; the file "
                          "has been edited")

@@ -12,10 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ...data.files import json_object
-from ...data.preprocessing import PublicSchema
+from ...data.preprocessing import UNIT_VERSION, PublicSchema
 from ...data.rows import RowMap
+from ...data.standardiser import ColumnStandardiser
 from ...exceptions import InputError
-from .fields import _flag, _number, _text
+from ...validation import check_bound, positive
+from .fields import _flag, _integer, _text
 
 _ROW_MAP_KEYS = {"norm_bound", "fit_intercept", "intercept_scaling", "feature_map"}
 # Feature maps restorable from a file: type name -> function(data) -> feature map.
@@ -71,6 +73,32 @@ def _row_map_to_dict(rows: RowMap) -> dict:
         "intercept_scaling": rows.intercept_scaling,
         "feature_map": feature_map,
     }
+
+
+# the keys PublicSchema.to_dict writes (a version-1 schema, encoding "unit", without "encoding") and each column's
+# "source": a hand-written schema file may leave them to their defaults, the schema a model file embeds may not
+_SCHEMA_KEYS = {"format", "version", "norm", "strict", "constant_feature", "columns"}
+
+
+def read_schema(what: str, data: Any) -> PublicSchema | None:
+    """The schema a model file embeds at ``what`` (null: none), as :meth:`PublicSchema.to_dict` wrote it: every key it
+    writes present (the reader gives none a default), then read by :meth:`PublicSchema.from_dict`."""
+    if data is None:
+        return None
+    try:
+        if isinstance(data, dict) and "version" in data:  # else not a schema: from_dict says so
+            required = _SCHEMA_KEYS | ({"encoding"} if data.get("version") != UNIT_VERSION else set())
+            missing = sorted(required - set(data))
+            columns = data.get("columns")
+            if isinstance(columns, list):
+                missing += [f"columns[{index}].source" for index, column in enumerate(columns)
+                            if isinstance(column, dict) and "source" not in column]
+            if missing:
+                raise InputError(f"lacks keys {missing}, which a saved schema always holds; the file has been edited")
+            _integer("version", data["version"])  # 2.0 is not the version 2 to_dict writes
+        return PublicSchema.from_dict(data)
+    except InputError as error:
+        raise InputError(f"{what}: {error}") from None
 
 
 def _check_schema_fits(schema: PublicSchema | None, rows: RowMap, n_weights: int) -> None:
@@ -153,12 +181,12 @@ def _row_map(data: Any) -> RowMap:
         except (TypeError, ValueError, KeyError) as error:
             raise InputError(f"preprocessing.row_map.feature_map is not a saved {type_name}: {error}") from None
         _check_written_back(saved, feature_map, type_name)
-    rows = RowMap(
-        norm_bound=_number("preprocessing.row_map.norm_bound", item["norm_bound"]),
+    # R as the fit checked it before use: the public data_norm (a bound, validation.check_bound; the map of column
+    # statistics is scaled to it) unless a feature map of the release's own gives it (a positive number)
+    own_map = feature_map is not None and not isinstance(feature_map, ColumnStandardiser)
+    return RowMap(
+        norm_bound=(positive if own_map else check_bound)("preprocessing.row_map.norm_bound", item["norm_bound"]),
         feature_map=feature_map,
         fit_intercept=_flag("preprocessing.row_map.fit_intercept", item["fit_intercept"]),
-        intercept_scaling=_number("preprocessing.row_map.intercept_scaling", item["intercept_scaling"]),
+        intercept_scaling=positive("preprocessing.row_map.intercept_scaling", item["intercept_scaling"]),
     )
-    if not (rows.norm_bound > 0 and rows.intercept_scaling > 0):
-        raise InputError("preprocessing.row_map needs a positive norm_bound and intercept_scaling")
-    return rows
