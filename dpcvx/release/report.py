@@ -155,6 +155,16 @@ def _name(value: Any) -> str:
     return str(value.value) if isinstance(value, Enum) else str(value)
 
 
+def _established(verification: Any, name: str) -> str:
+    """How a linear release's certificate established its constant ``name``: a verified constant (L, c, m) by the
+    method and detail of its condition, as the verification certificate records them; R, lam, n and d are the fit's
+    stated inputs, which no condition proves."""
+    condition = None if verification is None else verification.proof_of(name)
+    if condition is None:
+        return "stated input of the fit (not proved)"
+    return f"condition {condition.name}, {condition.method}" + (f": {condition.detail}" if condition.detail else "")
+
+
 def _svg(curve: PrivacyCurve, epsilons: np.ndarray, deltas: np.ndarray, epsilon: float, delta: float) -> str | None:
     """The privacy curve as inline SVG text (text kept as text), or None without matplotlib."""
     try:
@@ -479,8 +489,9 @@ class ReleaseReport:
         blocks = [_p(f"Guarantee: {self.certificate.guarantee}"), _p(f"Neighbour relation: {self.relation_text}")]
         constants = getattr(first, "constants", None)
         if isinstance(constants, Constants):
-            blocks.append(Block("table", (["constant", "value", "how established"],
-                                          [[name, _written(value), ""] for name, value in constants.items()])))
+            blocks.append(Block("table", (["constant", "value", "how established"], [
+                [name, _written(value), _established(getattr(first, "verification", None), name)]
+                for name, value in constants.items()])))
         elif isinstance(constants, KernelConstants):
             blocks.append(Block("table", (["constant", "value", "how established"], [
                 [name, _number(value), established] for name, value, established in constants.statements()])))

@@ -83,6 +83,11 @@ class Certificate:
         """How a condition was established: "symbolic", "validated", "dcp", "given", "estimate" or "none"."""
         return self.condition(_ALIASES.get(name, name)).method
 
+    def proof_of(self, constant: str) -> Condition | None:
+        """The condition that established a release's constant ("L", "c" or "m"), None for any other name or when
+        the certificate holds no such condition."""
+        return self.by_name.get(_ALIASES[constant]) if constant in _ALIASES else None
+
     def _constant(self, name: str) -> Any:  # an exact number, a float or None (see the class)
         return self.condition(name).value
 
