@@ -352,10 +352,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                  "charged")
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         seed = check_estimator_seed(self.random_state, type(self).__name__)
-        if self._private_prior() and self.class_weight is None and not self._offset_applies():
-            raise InputError("class_prior='private' without class weights sets the logistic intercept offset: "
-                             "DPLogisticRegression with penalty='l2', fit_intercept=True, a numeric data_norm and two "
-                             "classes (or pass class_weight='balanced'). Nothing was charged")
+        self._check_class_prior(multiclass)
         if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)
             if self.class_prior is None or not self._offset_applies():
                 raise InputError("threshold='prior' cuts at the log-odds of the intercept offset's class rates: it "
@@ -363,6 +360,22 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                                  "DPLogisticRegression. Nothing was charged")
             return multiclass, seed, math.nan
         return multiclass, seed, decision_cut(checked["threshold"], not multiclass)
+
+    def _check_class_prior(self, multiclass: bool) -> None:
+        """Refuse, before anything is charged, a ``class_prior`` of two classes that is not "private" or their public
+        rates (:func:`~dpcvx.models.record_weights.check_class_prior`, the one check of the rates), and any
+        ``class_prior`` that would have no effect: without class weights it is read only as the logistic intercept
+        offset (:meth:`_offset_applies`); with ``class_weight="balanced"`` it gives the weights, and a dict of weights
+        refuses it (:func:`~dpcvx.models.record_weights.plan_weights`)."""
+        if self.class_prior is None:
+            return
+        if not multiclass and not self._private_prior():
+            check_class_prior(self.class_prior, check_classes(self.classes))
+        if self.class_weight is None and not self._offset_applies():
+            raise InputError(f"class_prior={self.class_prior!r} without class weights sets the logistic intercept "
+                             "offset: DPLogisticRegression with penalty='l2', fit_intercept=True, a numeric data_norm "
+                             "and two classes; here it would have no effect. Leave class_prior out, or pass "
+                             "class_weight='balanced' (two classes) to weigh the classes by it. Nothing was charged")
 
     def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
         """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels."""
@@ -646,6 +659,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         "private": the rates of ONE private count of ``classes[1]`` (``class_count_share`` of epsilon, charged with
         the fit once), for the weights of "balanced" or, with ``class_weight=None``, the offset at their log-odds
         (and the cut of ``threshold="prior"``); ``certificate_.weights`` records the count (docs/theory.md, 21).
+        Where it would have no effect (class_weight=None with another loss, an l1 or elastic-net penalty, no
+        intercept, data_norm="private" or more than two classes; a dict of class weights) it is refused
+        (InputError) before anything is charged, as are rates that are not in (0, 1) or do not sum to 1.
     class_count_share : float, default 0.05
         The share eps_c / epsilon of the private class count (:mod:`dpcvx.models.class_count`).
     column_statistics : "auto", "ranges", True or False, default "auto"

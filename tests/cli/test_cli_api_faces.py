@@ -223,6 +223,15 @@ def test_the_class_options_are_checked_as_the_estimators_check_them(rare, tmp_pa
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.parametrize("options", [["--loss", "huber:h=0.5"], ["--no-fit-intercept"]], ids=["huber", "no intercept"])
+def test_a_class_prior_without_effect_is_refused(rare, tmp_path, capsys, options):
+    # without --class-weight the prior is read only as the logistic intercept offset: a Huber classifier or a model
+    # without intercept would have fitted (and written a model file without the prior) as if it were not given
+    code, _, err = cli(capsys, "fit", rare, *BINARY, *options, "--class-prior", "0.3,0.7", "--out", tmp_path / "m.json")
+    assert code == 3 and "class_prior=(0.3, 0.7) without class weights" in err and "no effect" in err, err
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_a_regression_takes_no_class_options(rare, tmp_path, capsys):
     code, _, err = cli(capsys, "fit", rare, *REGRESSION, "--class-weight", "balanced", "--out", tmp_path / "m.json")
     assert code == 3 and "--class-weight" in err

@@ -447,6 +447,39 @@ def test_the_private_offset_is_refused_before_any_charge(make, monkeypatch):
     assert accountant.ledger == []
 
 
+@pytest.mark.parametrize("make", [
+    lambda prior: dpcvx.DPHuberSVM(class_prior=prior),
+    lambda prior: dpcvx.DPERMClassifier(class_prior=prior),
+    lambda prior: dpcvx.DPLogisticRegression(class_prior=prior, fit_intercept=False),
+    lambda prior: dpcvx.DPLogisticRegression(class_prior=prior, penalty="l1"),
+    lambda prior: dpcvx.DPLogisticRegression(class_prior=prior, data_norm="private", norm_range=(0.5, 4.0)),
+    lambda prior: dpcvx.DPLogisticRegression(class_prior=prior, classes=(0, 1, 2)),
+], ids=["huber", "DPERMClassifier", "no intercept", "l1", "private norm", "three classes"])
+def test_a_public_prior_without_effect_is_refused_before_any_charge(make):
+    # without class weights class_prior is read only as the logistic intercept offset: elsewhere it is refused, as
+    # PrivateERM refuses it, and never silently dropped from a fit that was charged
+    X, y = rare(n=1000)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match="class_prior=\\(0.3, 0.7\\) without class weights .* no effect"):
+        make((0.3, 0.7)).fit(X, y, accountant=accountant)
+    assert accountant.ledger == []
+
+
+@pytest.mark.parametrize("prior", [(5, -3), float("nan"), "garbage", -0.1, Fraction(3, 10), True, (0.5, 0.6)],
+                         ids=["(5, -3)", "nan", "text", "-0.1", "Fraction", "True", "sum 1.1"])
+@pytest.mark.parametrize("make", [
+    lambda prior: dpcvx.DPHuberSVM(class_prior=prior),
+    lambda prior: dpcvx.DPLogisticRegression(class_prior=prior, fit_intercept=False),
+    lambda prior: dpcvx.DPHuberSVM(class_prior=prior, class_weight="balanced"),
+], ids=["huber", "no intercept", "balanced"])
+def test_a_malformed_prior_is_refused_by_the_one_check_before_any_charge(make, prior):
+    X, y = rare(n=1000)
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match="class_prior"):
+        make(prior).fit(X, y, accountant=accountant)
+    assert accountant.ledger == []
+
+
 def test_balanced_weights_measure_the_small_table_rule_with_the_smallest_class():
     # n eps / d = 3000 / 41 = 73 passes the rule; the smallest class's 5%: 150 / 41 = 3.7 does not
     rng = np.random.default_rng(8)
