@@ -32,6 +32,7 @@ import math
 import numbers
 import sys
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -448,6 +449,7 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
 
 def check_classes(classes: Any) -> tuple:
     """The public pair (negative, positive) of label values (:func:`check_public_classes`, of two)."""
+    _refuse_unordered(classes)
     try:
         negative, positive_label = classes
     except (TypeError, ValueError):
@@ -460,9 +462,7 @@ def check_classes(classes: Any) -> tuple:
 
 def check_public_classes(classes: Any) -> tuple:
     """The public class set: an ordered sequence of at least two distinct labels (never read off the data)."""
-    if isinstance(classes, (str, bytes, set, frozenset, Mapping)) or not hasattr(classes, "__iter__"):
-        raise InputError(f"classes must be an ordered sequence (a tuple or list) of the public class labels, got "
-                         f"{classes!r}; a set has no fixed order, and the order decides the model's columns")
+    _refuse_unordered(classes)
     values = tuple(value.item() if isinstance(value, np.generic) else value for value in classes)
     if len(values) < 2:
         raise InputError(f"classes must name at least two public classes, got {classes!r}")
@@ -474,6 +474,15 @@ def check_public_classes(classes: Any) -> tuple:
         raise InputError(f"classes must be distinct values, got {classes!r}")
     _refuse_unmatchable_classes(values, classes)
     return values
+
+
+def _refuse_unordered(classes: Any) -> None:
+    """Refuse classes that are not an ordered sequence: a str, a set, a dict or its keys (a set's order is not
+    fixed, and the order decides the positive class and the model's columns)."""
+    if isinstance(classes, (str, bytes, AbstractSet, Mapping)) or not hasattr(classes, "__iter__"):
+        raise InputError(f"classes must be an ordered sequence (a tuple or list) of the public class labels, got "
+                         f"{classes!r}; a set has no fixed order, and the order decides the positive class and the "
+                         "model's columns")
 
 
 def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:

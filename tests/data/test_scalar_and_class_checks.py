@@ -4,6 +4,7 @@ that a label can match."""
 import numpy as np
 import pytest
 
+from dpcvx import PrivacyAccountant, PrivateERM
 from dpcvx.data.preprocessing import NumericColumn
 from dpcvx.exceptions import InputError
 from dpcvx.validation import check_classes, check_delta, check_public_classes
@@ -31,6 +32,24 @@ def test_declared_classes_a_label_cannot_match_are_refused(classes, match):
     check = check_classes if len(classes) == 2 and not isinstance(classes, (set, frozenset)) else check_public_classes
     with pytest.raises(InputError, match=match):
         check(classes)
+
+
+@pytest.mark.parametrize("classes", [{-1, 1}, frozenset(("no", "yes")), {-1: 0, 1: 0}.keys(), {-1: 0, 1: 0}, "ny"],
+                         ids=["set", "frozenset", "dict keys", "dict", "str"])
+@pytest.mark.parametrize("check", [check_classes, check_public_classes], ids=["pair", "sequence"])
+def test_unordered_classes_are_refused_by_either_check(check, classes):
+    # a set of two labels unpacks in its own order ({-1, 1} as (1, -1)), flipping the positive class silently
+    with pytest.raises(InputError, match="ordered sequence .* a set has no fixed order"):
+        check(classes)
+
+
+def test_a_set_of_classes_is_refused_before_privateerm_charges():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(50, 2)) / 4, rng.choice([-1, 1], 50)
+    accountant = PrivacyAccountant(10.0)
+    with pytest.raises(InputError, match="a set has no fixed order"):
+        PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes={-1, 1}).fit(X, y, 1.0, accountant=accountant)
+    assert accountant.ledger == []
 
 
 def test_ordinary_classes_pass():
