@@ -53,6 +53,7 @@ import numpy as np
 
 from ..exceptions import InputError, PaperModeWarning, user_stacklevel, withheld
 from ..privacy.rng import RandomState, resolve_rng
+from ..validation import integer
 from .preprocessing import PublicSchema, paper_schema
 from .uci_domains import ADULT_COLUMNS, KDD_CATEGORIES, KDD_COLUMNS, KDD_DOS_ATTACKS, adult_schema, kdd_schema
 
@@ -248,8 +249,7 @@ def load_kdd(
     category lists gives the all-zero block of its column.
     """
     _check_mode(mode, "each numeric column's minimum and maximum and the categories present in the whole file")
-    if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, int) or not n_rows >= 1):
-        raise InputError(f"n_rows must be a positive int or None (the whole file), got {n_rows!r}")
+    n_rows = None if n_rows is None else integer("n_rows", n_rows)  # None: the whole file
     directory = find_data_directory((KDD_FILE,), path)
     distinct, record_to_distinct = _kdd_records(directory)
     n_records = len(record_to_distinct)

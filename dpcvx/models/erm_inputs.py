@@ -36,6 +36,7 @@ from ..validation import (
     check_parameters,
     check_targets,
     fraction,
+    integer,
     label_clipping_note,
     optional,
     or_literal,
@@ -104,12 +105,6 @@ def _lam(name: str, lam: Any) -> float | str:
 
 def _tol(name: str, tol: Any) -> float:
     return calibrate.check_tol(tol)
-
-
-def _max_iter(name: str, max_iter: Any) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise InputError(f"{name} must be None (the proved budget) or a positive int, got {max_iter!r}")
-    return max_iter
 
 
 def _column_statistics(name: str, option: Any) -> bool | str:
@@ -189,7 +184,7 @@ SETTINGS: dict[str, Check] = {
     "column_statistics_share": fraction,
     "solver": _solver_name,
     "tol": optional(_tol),
-    "max_iter": optional(_max_iter),
+    "max_iter": optional(integer),  # None: the proved budget
     "time_limit": optional(_time_limit),
     "cvxpy_solver": _installed_solver,
     "cvxpy_options": optional(_solver_options),

@@ -90,7 +90,7 @@ from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..rounding import round_up
-from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
+from ..validation import check_bound, check_delta, check_epsilon, fraction, is_integer, positive
 from .calibration import Calibration, PublicFacts, Record
 from .column_ranges import RANGE_SHARE, SEARCH_DEPTH, count_sigma, least_rows, range_level
 from .float_guarantee import FloatGuarantee
@@ -356,8 +356,8 @@ def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: flo
         raise InputError(f"column_statistics must be True or False, and True is offered under replace-one "
                          f"neighbours only (n public: the means divide by it); got {column_statistics!r} under "
                          f"{relation}")
-    if range_columns != 0 and (isinstance(range_columns, bool) or not isinstance(range_columns, int)
-                               or range_columns < 1 or column_statistics or relation is not Neighbours.REPLACE_ONE):
+    if range_columns != 0 and (not is_integer(range_columns) or range_columns < 1 or column_statistics
+                               or relation is not Neighbours.REPLACE_ONE):
         raise InputError(f"range_columns must be 0 or a number of columns >= 1, without column statistics and under "
                          f"replace-one neighbours (n public: the level reads it); got {range_columns!r} under "
                          f"{relation}")
@@ -365,7 +365,7 @@ def adassp_calibration(epsilon: float, delta: float, *, dim: int, data_norm: flo
         epsilon=check_epsilon(epsilon), delta=delta, dim=int(positive("dim", dim)),
         data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),
         neighbours=relation, failure_probability=fraction("failure_probability", failure_probability),
-        column_statistics=column_statistics, range_columns=range_columns)
+        column_statistics=column_statistics, range_columns=int(range_columns))
 
 
 def adassp_intercept_scaling(epsilon: float, delta: float, *, dim: int, data_norm: float, n: int,

@@ -52,6 +52,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exceptions import InputError
+from ..validation import is_integer
 from .column_ranges import range_level
 from .exact_sampling import IntegerSource, discrete_laplace_array
 
@@ -85,7 +86,7 @@ LABEL_LOCATED_DEPTH = 6
 
 def histogram_sensitivity(columns: int) -> int:
     """The L1 sensitivity 2 k of the k columns' histograms under replace-one."""
-    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+    if not is_integer(columns) or columns < 1:
         raise InputError(f"the histograms need at least one column, got {columns!r}")
     return 2 * columns
 

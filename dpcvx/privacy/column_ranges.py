@@ -45,6 +45,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from ..rounding import round_up
+from ..validation import is_integer
 from .noise import release_grid_spacing, round_to_grid
 
 __all__ = ["HIGHEST_LEVEL", "LABEL_WIDTH", "LOWEST_LEVEL", "RANGE_SHARE", "RANK_MARGIN", "SEARCH_DEPTH", "VALUE_BLOCK",
@@ -66,7 +67,7 @@ LABEL_WIDTH = 3.0
 
 def count_sigma(unit_sigma: float, columns: int) -> float:
     """sigma_c = sigma sqrt(2 k D / f), rounded up: the search is (sqrt(f) / sigma)-GDP (module docstring)."""
-    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+    if not is_integer(columns) or columns < 1:
         raise InputError(f"the range search needs at least one column, got {columns!r}")
     return round_up(unit_sigma * math.sqrt(2 * columns * SEARCH_DEPTH / RANGE_SHARE))
 

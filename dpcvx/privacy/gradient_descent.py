@@ -52,7 +52,7 @@ from scipy.special import ndtri
 
 from ..exceptions import InputError
 from ..rounding import round_up
-from ..validation import check_bound, check_delta, check_epsilon, fraction, positive
+from ..validation import check_bound, check_delta, check_epsilon, fraction, integer, positive
 from .calibration import Calibration, PublicFacts, Record
 from .column_ranges import LABEL_WIDTH, RANGE_SHARE, SEARCH_DEPTH, count_sigma, range_level
 from .float_guarantee import FloatGuarantee
@@ -236,9 +236,7 @@ def gradient_calibration(epsilon: float, delta: float, *, dim: int, data_norm: f
                          steps: int = STEPS) -> GradientCalibration:
     """Check the public inputs and calibrate noisy gradient descent on privately mapped rows (module docstring);
     delta must be positive, the search covers at least one column, T >= 1."""
-    for name, value in (("range_columns", range_columns), ("steps", steps)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InputError(f"{name} must be an integer >= 1, got {value!r}")
+    range_columns, steps = integer("range_columns", range_columns), integer("steps", steps)
     return GradientCalibration(
         epsilon=check_epsilon(epsilon), delta=check_delta(delta, allow_zero=False), dim=int(positive("dim", dim)),
         data_norm=check_bound("data_norm", data_norm), label_bound=check_bound("label_bound", label_bound),

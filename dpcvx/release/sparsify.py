@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InputError
+from ..validation import integer
 
 __all__ = ["Sparsifiable", "threshold_rule"]
 
@@ -55,10 +56,9 @@ def threshold_rule(coef: np.ndarray, threshold: float | None, keep: int | None) 
         weights[magnitude <= threshold] = 0.0
         return weights, f"weights with |w_j| <= {float(threshold)!r} set to 0"
     size = weights.shape[0]
-    if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)) or not 0 <= keep <= size:
-        raise InputError(f"keep must be an int in [0, {size}] (the number of features), got {keep!r}")
+    keep = integer("keep", keep, minimum=0, maximum=size)  # at most the number of features
     order = np.argsort(-magnitude, kind="stable")  # ties broken by index: a function of the release only
-    weights[order[int(keep):]] = 0.0
+    weights[order[keep:]] = 0.0
     return weights, f"all but the {int(keep)} largest |w_j| set to 0"
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..exceptions import AssumptionError, InputError
 from ..rounding import EPS
+from ..validation import integer
 
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where a set is read or posed (a fit without one: never)
     import cvxpy as cp
@@ -113,9 +114,7 @@ class ConstraintSet:
     def from_dict(cls, data: Any) -> ConstraintSet:
         if not isinstance(data, dict) or data.get("kind") not in ("ball", "box"):
             raise InputError(f"a constraint set is an object with kind 'ball' or 'box', got {data!r}")
-        dim = data.get("dim")
-        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-            raise InputError(f"constraint_set.dim must be a positive integer, got {dim!r}")
+        dim = integer("constraint_set.dim", data.get("dim"))
         if data["kind"] == "ball":
             radius = data.get("radius")
             if set(data) != {"kind", "dim", "radius"} or not isinstance(radius, (int, float)) or not radius > 0:

@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..exceptions import InputError
 from ..limits import PROBE_DIM
-from ..validation import check_flag
+from ..validation import check_flag, integer
 from . import loss_record
 from .certificate import Certificate, Condition
 from .loss_declaration import LOSS_CONDITIONS, SYMBOLIC_SECONDS, check_time_limit, declared_loss, pending_conditions
@@ -481,7 +480,5 @@ def verify_problem(
 
 
 def check_dim(dim: Any) -> int:
-    """The dimension N is analysed at: a positive int (InputError otherwise)."""
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise InputError(f"dim must be a positive int (a number of features), got {dim!r}")
-    return int(dim)
+    """The dimension N is analysed at, a number of features: a positive int (:func:`dpcvx.validation.integer`)."""
+    return integer("dim", dim)

@@ -218,8 +218,12 @@ def test_kdd_paper_schema_comes_from_the_whole_file_not_the_subset(tmp_path):
 
 @pytest.mark.parametrize("n_rows", [0, -1, 2.5, True, "10"])
 def test_kdd_rejects_bad_n_rows(tmp_path, n_rows):
-    with pytest.raises(InputError, match=r"n_rows must be a positive int or None"):
+    with pytest.raises(InputError, match=r"n_rows must be a positive integer"):
         load_kdd(path=write_kdd(tmp_path), n_rows=n_rows)
+
+
+def test_kdd_takes_a_numpy_integer_n_rows(tmp_path):
+    assert load_kdd(path=write_kdd(tmp_path), mode="paper", n_rows=np.int64(1), random_state=0).X.shape[0] == 1
 
 
 def test_kdd_rejects_more_rows_than_the_file_has(tmp_path):

@@ -7,7 +7,10 @@ import pytest
 from dpcvx import PrivacyAccountant, PrivateERM
 from dpcvx.data.preprocessing import NumericColumn
 from dpcvx.exceptions import InputError
+from dpcvx.privacy.adassp import adassp_calibration
+from dpcvx.privacy.gradient_descent import gradient_calibration
 from dpcvx.validation import check_classes, check_delta, check_public_classes
+from dpcvx.verification.constraints import ConstraintSet
 
 
 @pytest.mark.parametrize("delta, match", [(float("nan"), r"delta must be a finite number in \[0, 1\), got nan"),
@@ -50,6 +53,24 @@ def test_a_set_of_classes_is_refused_before_privateerm_charges():
     with pytest.raises(InputError, match="a set has no fixed order"):
         PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes={-1, 1}).fit(X, y, 1.0, accountant=accountant)
     assert accountant.ledger == []
+
+
+def test_integer_parameters_take_numpy_integers_and_refuse_flags():
+    # one check (dpcvx.validation.integer) for every integer parameter: numpy's integers are integers, a bool is not
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(50, 2)) / 4, rng.choice([-1, 1], 50)
+    learner = PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, max_iter=np.int64(500))
+    assert learner.fit(X, y, 1.0, random_state=0).coef_.shape == (2,)
+    for flag in (True, np.bool_(True)):
+        with pytest.raises(InputError, match="max_iter must be a positive integer"):
+            learner.set_params(max_iter=flag).fit(X, y, 1.0)
+    ball = ConstraintSet.from_dict({"kind": "ball", "dim": np.int64(3), "radius": 1.0})
+    assert ball.dim == 3 and type(ball.dim) is int
+    calibration = gradient_calibration(1.0, 1e-6, dim=3, data_norm=1.0, label_bound=1.0,
+                                       range_columns=np.int64(2), steps=np.int32(10))
+    assert (calibration.range_columns, calibration.steps) == (2, 10)
+    assert adassp_calibration(1.0, 1e-6, dim=3, data_norm=1.0, label_bound=1.0,
+                              range_columns=np.int64(2)).range_columns == 2
 
 
 def test_ordinary_classes_pass():

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ...exceptions import InputError
-from ...validation import check_bound, label_range, non_negative
+from ...validation import check_bound, integer, label_range, non_negative
 from ..linear_regression import PrivateLinearRegression
 
 __all__ = ["Score", "Mistakes", "ClippedSquaredError", "STEPS", "MISTAKES_RECORD", "describe", "resolve_score",
@@ -72,9 +72,7 @@ class Score(Protocol):
 
 
 def _steps(steps: Any) -> int:
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 1 <= steps <= 10**6:
-        raise InputError(f"steps must be an integer in 1 .. 10^6 (the public grid's units), got {steps!r}")
-    return int(steps)
+    return integer("steps", steps, maximum=10**6)  # the public grid's units
 
 
 @dataclass(frozen=True)
