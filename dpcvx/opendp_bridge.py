@@ -26,8 +26,11 @@ and refuse what exceeds their budget, before the fit runs:
 What the measurement cannot run is refused when it is made, with an InputError: a
 ``fit`` that does not take those arguments (an estimator such as
 ``DPLogisticRegression``, which holds its budget in its constructor; TDDL without
-``Z`` or with ``neighbours``, which it does not offer) and a pure-epsilon
-measurement under add-remove (the pure mechanisms are derived for replace-one).
+``Z`` or with ``neighbours``, which it does not offer), a pure-epsilon
+measurement under add-remove (the pure mechanisms are derived for replace-one), and
+options the learner's own ``check_options`` refuses without data
+(:meth:`dpcvx.PrivateERM.check_options`: its settings, the mechanism, the split, the
+seed, ``n_public``).
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
@@ -100,6 +103,7 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
     if "epsilon" in fit_params or "delta" in fit_params:
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
     _check_fit_call(learner, epsilon, delta, fit_params)
+    _check_options(learner, epsilon, delta, fit_params)
     relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
     dp = _opendp()
     dp.enable_features("contrib", "honest-but-curious")
@@ -137,6 +141,16 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
         return model
 
     return dp.m.make_user_measurement(domain, metric, measure, release, cost)
+
+
+def _check_options(learner: Any, epsilon: float, delta: float, fit_params: dict[str, Any]) -> None:
+    """Run, when the measurement is made, the learner's own checks of the options that need no data
+    (``check_options``, :meth:`dpcvx.PrivateERM.check_options`), with the fit options it names: a mechanism, split
+    or seed the fit would refuse is refused here, an InputError, not inside OpenDP's compositor."""
+    check = getattr(learner, "check_options", None)
+    if callable(check):
+        named = inspect.signature(check).parameters
+        check(epsilon, delta=delta, **{name: value for name, value in fit_params.items() if name in named})
 
 
 def _check_fit_call(learner: Any, epsilon: float, delta: float, fit_params: dict[str, Any]) -> None:

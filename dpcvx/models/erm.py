@@ -664,6 +664,19 @@ class PrivateERM:
         return self.plan(X, y, epsilon=epsilon, delta=delta, mechanism=mechanism, split=split, neighbours=neighbours,
                          n_public=n_public, warm_start=warm_start, sample_weight=sample_weight).classes
 
+    def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
+                      random_state: RandomState = None, neighbours: str = "replace-one",
+                      n_public: int | None = None) -> None:
+        """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
+        nothing: the settings, the budget, the mechanism, the split, the neighbour relation with ``n_public``, and
+        ``random_state``. For a caller that holds the options before the data (:func:`dpcvx.as_opendp_measurement`);
+        :meth:`check_fit_inputs` checks the data too."""
+        self._check_settings()
+        _, _, delta, _, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
+        if n_public is not None:
+            check_delta_for_n(delta, n_public, self.allow_large_delta)
+        resolve_rng(random_state)
+
     def fit_nonprivate(self, X: Any, y: Any) -> LinearModel | LinearRegressionModel:
         """The minimiser of J to the public gradient bound: NOT private, a baseline for comparisons."""
         self._check_settings()

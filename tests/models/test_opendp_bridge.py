@@ -140,6 +140,23 @@ def test_bad_arguments_are_refused_at_construction(learner):
     assert DATA_DOMAIN in str(as_opendp_measurement(learner, 0.5).input_domain)
 
 
+@pytest.mark.parametrize("options, match", [
+    (dict(mechanism="OUTPUT"), "unknown mechanism 'OUTPUT'"),
+    (dict(random_state="0"), "random_state"),
+    (dict(split="bogus"), "split must be one of"),
+    (dict(n_public=5), "n_public is for neighbours='add-remove'"),
+], ids=["mechanism", "random_state", "split", "n_public"])
+def test_options_the_fit_would_refuse_are_refused_when_the_measurement_is_made(learner, options, match):
+    # before, the measurement was made and its call raised OpenDP's exception inside the compositor
+    with pytest.raises(InputError, match=match):
+        as_opendp_measurement(learner, 0.5, **options)
+
+
+def test_the_learners_settings_are_checked_when_the_measurement_is_made():
+    with pytest.raises(InputError, match="max_iter"):
+        as_opendp_measurement(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, max_iter=0), 0.5)
+
+
 def test_without_opendp_the_error_names_the_extra(learner, monkeypatch):
     monkeypatch.setitem(sys.modules, "opendp.prelude", None)
     with pytest.raises(ImportError, match=r"dpcvx\[opendp\]"):
