@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import sys
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
@@ -254,17 +255,24 @@ def sample_size(n: Any, name: str = "n") -> int:
     return integer(name, n)
 
 
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_integer(name: str, text: str, *, minimum: int | None = 1, maximum: int | None = None,
                   max_digits: int | None = None) -> int:
     """The integer written in ``text`` (a command-line argument, a JSON number), checked by :func:`integer`.
 
     ``max_digits`` refuses longer numbers before converting them (a guard
     against hostile input: converting a huge digit string costs quadratic time).
+    Only ASCII digits with an optional sign are read: Python's int() also takes
+    "1_0", surrounding spaces and other scripts' digits.
     """
     digits = len(text.strip().lstrip("+-"))
     if max_digits is not None and digits > max_digits:
         raise InputError(f"{name} must have at most {max_digits} digits, got an integer of {digits} digits")
     try:
+        if not _PLAIN_INTEGER.fullmatch(text):
+            raise ValueError(text)
         value = int(text)
     except ValueError:  # not an integer, or more digits than int() accepts
         raise InputError(f"{name} must be {_integer_range(minimum, maximum)}, got {_short(text)}") from None

@@ -371,6 +371,17 @@ def _lam(args: argparse.Namespace) -> float | str:
     return "auto" if args.lam is None else args.lam
 
 
+def _refuse_other_task_options(args: argparse.Namespace) -> None:
+    """Refuse, as a usage error, an option of the other task, which the fit would not read: a classifier's options
+    (:data:`CLASSIFICATION_OPTIONS`) with --task regression, --label-bound without it."""
+    if args.task == "regression" and _given(args):
+        raise UsageError(f"{', '.join(_given(args))} set options of a classifier; a regression takes none: leave "
+                         "them out")
+    if args.task != "regression" and args.label_bound is not None:
+        raise UsageError("--label-bound bounds the target of a regression (--task regression); a classifier's labels "
+                         "are its public classes and take no bound: leave it out")
+
+
 def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> Any:
     """The estimator of the Python API that these options describe (:mod:`dpcvx.sklearn`), so that a command-line
     fit has its defaults, checks and warnings: DPLogisticRegression for the default logistic loss, DPERMClassifier for
@@ -378,12 +389,10 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
     DPLinearRegression (AdaSSP) for the default regression and DPHuberRegressor for --loss huber_regression (its m
     "auto" without ``:m=``). None when no estimator takes the options: a regression by another loss or with a
     regularizer file, or --allow-estimates (:func:`_learner` then)."""
+    _refuse_other_task_options(args)
     if args.task == "regression":
         if args.label_bound is None:
             raise InputError("--task regression needs --label-bound B (|target| <= B) or LO,HI: a PUBLIC bound")
-        if _given(args):
-            raise InputError(f"{', '.join(_given(args))} set options of a classifier; a regression takes none: "
-                             "leave them out")
         if loss is None and (regularizer is not None or args.allow_estimates):
             given = "--regularizer" if regularizer is not None else "--allow-estimates"
             raise InputError(f"{given} with --task regression needs --loss: least squares by AdaSSP, the default, "

@@ -12,6 +12,7 @@ imported when the command runs (:func:`dpcvx.cli.main`, by the parser's ``comman
 from __future__ import annotations
 
 import argparse
+import re
 import textwrap
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -44,15 +45,29 @@ def _validation() -> Any:
     return validation
 
 
+#: a number as the command line takes it: plain ASCII decimal or scientific notation (no digit separators "_", no
+#: other scripts' digits, no surrounding spaces, no "nan" or "inf"), where Python's float() takes all of these
+_PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _number(text: str) -> float:
+    """The number written in ``text`` (:data:`_PLAIN_NUMBER`), ValueError otherwise: the one reading of every number
+    of an option (each caller says what was expected)."""
+    if not _PLAIN_NUMBER.fullmatch(text):
+        raise ValueError(f"not a plain decimal number: {text[:40]!r}")
+    return float(text)
+
+
 def _number_type(check: Callable[[float], float], kind: str, refused: str) -> Callable[[str], float]:
-    """An argparse type: ``float(text)`` checked by a dpcvx.validation function, its InputError a usage error.
+    """An argparse type: the number in ``text`` (:func:`_number`) checked by a dpcvx.validation function, its
+    InputError a usage error.
 
     ``kind`` names what a non-number should have been; ``refused`` leads the message of a number the
     check refuses (the check's own message follows in brackets).
     """
     def parse(text: str) -> float:
         try:
-            number = float(text)
+            number = _number(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {kind}, got {text[:40]!r}") from None
         try:
@@ -87,7 +102,7 @@ def _keyword_or_number(keyword: str, expected: str) -> Callable[[str], float | s
         if text == keyword:
             return keyword
         try:
-            return float(text)
+            return _number(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {expected}, got {text[:40]!r}") from None
     return parse
@@ -106,7 +121,7 @@ def _class_prior(text: str) -> tuple[float, float] | str:
     if text == "private":
         return text
     try:
-        negative, positive = (float(part) for part in text.split(","))
+        negative, positive = (_number(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected 'private' or the public rates of the negative and the positive "
                                          f"class, NEG,POS, for example 0.97,0.03; got {text[:40]!r}") from None
@@ -119,7 +134,7 @@ def _label_bound(text: str) -> float | tuple[float, float]:
     if len(parts) == 1:
         return _positive_number("label_bound")(text)
     try:
-        lo, hi = (float(part) for part in parts)
+        lo, hi = (_number(part) for part in parts)
         _validation().label_range((lo, hi))
     except (ValueError, InputError) as error:  # not two numbers, LO >= HI, a half-width out of range
         detail = f" ({error})" if isinstance(error, InputError) else ""
@@ -146,11 +161,11 @@ def _numeric_column(text: str) -> Any:  # a dpcvx.data.preprocessing.NumericColu
     try:
         if len(parts) != 3:
             raise ValueError
-        name, lo, hi = parts[0], float(parts[1]), float(parts[2])
+        name, lo, hi = parts[0], _number(parts[1]), _number(parts[2])
         if not all(abs(bound) <= limit for bound in (lo, hi)):
             raise ValueError(f"bounds must lie within +-{limit:g}")
         return NumericColumn(name, lo, hi, source="dpcvx fit --numeric")
-    except ValueError as error:  # float() or InputError (empty name, lo >= hi, non-finite)
+    except ValueError as error:  # _number or InputError (empty name, lo >= hi, non-finite)
         detail = f": {error}" if str(error) else ""
         raise argparse.ArgumentTypeError(
             f"expected NAME:LO:HI with public bounds LO < HI, for example age:17:90; got {text!r}{detail}"
@@ -180,7 +195,7 @@ def _imputed_value(text: str) -> tuple[str, float]:
     try:
         if not sep or not name:
             raise ValueError
-        return name, float(value)
+        return name, _number(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE with a public number, for example age=17; "
                                          f"got {text[:40]!r}") from None
@@ -362,7 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "least squares by AdaSSP (needs --delta > 0), or give --loss huber_regression:m=1")
     labels.add_argument("--label-bound", type=_label_bound, metavar="B|LO,HI",
                         help="PUBLIC bound on the target of a regression: B for |target| <= B, or the range "
-                             "LO,HI (centred by the public shift (LO + HI) / 2); targets beyond it are clipped")
+                             "LO,HI (centred by the public shift (LO + HI) / 2); targets beyond it are clipped. "
+                             "A negative LO is written with '=': --label-bound=-5,5")
     features = fit.add_argument_group(
         "features", _text("Give every feature column with its public domain, on the command line "
                           "(repeat the options; feature order is the order given) or in a schema "
