@@ -744,7 +744,9 @@ def test_one_integer_check_everywhere():
     assert _message(lambda: run_demo(n=-5)) == expected
     assert _message(lambda: parse_integer("n", "-5", minimum=30, maximum=1_000_000)) == expected
     assert _message(lambda: parse_integer("n", "5.0")) == "n must be a positive integer, got '5.0'"
-    assert parse_integer("k", " 12 ", minimum=None) == 12 and integer("k", np.int64(3)) == 3
+    assert parse_integer("k", "-12", minimum=None) == -12 and integer("k", np.int64(3)) == 3
+    for text in (" 12 ", "1_2", "\u0661\u0662", "\uff11\uff12"):  # int() reads them all; the command line does not
+        assert _message(lambda t=text: parse_integer("k", t, minimum=None)) == f"k must be an integer, got {text!r}"
     seed = "random_state must be an integer >= 0, got -1"
     assert _message(lambda: resolve_rng(-1)) == _message(lambda: check_estimator_seed(-1)) == seed
     with pytest.raises(FileError, match="each integer in it must have at most 300 digits, got an "
