@@ -14,6 +14,7 @@ import contextlib
 import csv
 import dataclasses
 import io
+import os
 import runpy
 import sys
 import tempfile
@@ -54,7 +55,7 @@ MISSING_TEXT = MISSING_LABELS  # cells a numeric column without a declared rule 
 
 def _run_user_file(path: str) -> dict[str, Any]:
     """The global names a user's Python file defines (the file is executed)."""
-    if not Path(path).is_file():
+    if not os.path.isfile(path):  # False for a name the system refuses (too long), where Path.is_file raises
         raise InputError(f"Python file {path} does not exist")
     try:
         return runpy.run_path(path, run_name="dpcvx_user_file")

@@ -157,11 +157,11 @@ def _name(value: Any) -> str:
 
 def _established(verification: Any, name: str) -> str:
     """How a linear release's certificate established its constant ``name``: a verified constant (L, c, m) by the
-    method and detail of its condition, as the verification certificate records them; R, lam, n and d are the fit's
-    stated inputs, which no condition proves."""
+    method and detail of its condition, as the verification certificate records them; R, lam, n and d are inputs of
+    the fit, which no condition proves: public, or chosen privately inside the budget, as "Public inputs" says."""
     condition = None if verification is None else verification.proof_of(name)
     if condition is None:
-        return "stated input of the fit (not proved)"
+        return "an input of the fit, not proved (how it was chosen: Public inputs)"
     return f"condition {condition.name}, {condition.method}" + (f": {condition.detail}" if condition.detail else "")
 
 

@@ -157,4 +157,5 @@ def test_the_report_says_how_each_linear_constant_was_established(with_schema):
     for name, condition in conditions.items():
         recorded = model.certificate.verification.condition(condition)
         assert established[name] == f"condition {condition}, {recorded.method}: {recorded.detail}"
-    assert all(established[name] == "stated input of the fit (not proved)" for name in ("R", "lam", "n", "d"))
+    words = "an input of the fit, not proved (how it was chosen: Public inputs)"
+    assert all(established[name] == words for name in ("R", "lam", "n", "d"))
