@@ -30,8 +30,8 @@ import numpy as np
 from .exceptions import InputError
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
-           "finite_numbers", "named_column", "non_finite_error", "non_numeric_entry", "parses_as_float", "plain_matrix",
-           "refuse_kind", "row_count", "table_matrix"]
+           "feature_names", "finite_numbers", "named_column", "non_finite_error", "non_numeric_entry",
+           "parses_as_float", "plain_matrix", "refuse_kind", "row_count", "table_matrix"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -55,6 +55,18 @@ def column_names(table: Any) -> list[Any] | None:
     if library is None:
         return None
     return list(table.column_names if library == "pyarrow" else table.columns)
+
+
+def feature_names(table: Any) -> np.ndarray | None:
+    """The column names a dpcvx estimator fitted on ``table`` keeps as ``feature_names_in_`` and its predictions
+    check (:func:`dpcvx.release.model.check_feature_names`): those of a pandas or polars DataFrame or a pyarrow Table,
+    in order, as an object array when every one is text (scikit-learn's rule for a DataFrame); None for any other
+    input, or names that are not all text. scikit-learn reads a pandas DataFrame's names itself, but none of a polars
+    DataFrame's (polars 2 has no ``__dataframe__``), so the estimators take them from here, one rule for every table."""
+    names = column_names(table)
+    if not names or not all(isinstance(name, str) for name in names):
+        return None
+    return np.asarray(names, dtype=object)
 
 
 def row_count(table: Any) -> int:

@@ -13,6 +13,7 @@ marked not private. The noise vector is never stored.
 from __future__ import annotations
 
 import math
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ..data.rows import RowMap
-from ..exceptions import InputError
+from ..exceptions import InputError, user_stacklevel
 from ..losses import LOGISTIC_TEXT
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
@@ -33,13 +34,13 @@ from ..privacy.lam_rule import LamChoice
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import PrivacyCurve
 from ..privacy.quantile import bound_then_fit_curve
+from ..tables import feature_names
 from ..validation import check_labels
 from ..verification.certificate import Certificate as VerificationCertificate
 from ..verification.certificate import Condition
 from ..verification.exact import Exact, exact_value
 from ..verification.prox_form import NonsmoothForm
 from ..verification.verdict import Mechanism
-from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 from .constants import Constants
 from .report import ReleaseReport
 from .sparsify import Sparsifiable
@@ -341,23 +342,35 @@ class ReleaseCertificate:
 
 
 def check_feature_names(model: Any, X: Any) -> None:
-    """Refuse a table X whose column names differ, in names or in order, from the ``feature_names_in_`` a loaded
-    model keeps (the column names of the DataFrame its estimator was fitted on, saved in its file), as that
-    estimator refuses them: the check of the names that scikit-learn's ``validate_data`` runs first (called alone:
-    ``validate_data`` reads an estimator's tags, which a release has not; X itself is left to the scores), its first
-    line as an :class:`~dpcvx.exceptions.InputError`; X without names is warned of by the same check. A model
-    without names is not checked (scikit-learn is not needed)."""
-    if getattr(model, "feature_names_in_", None) is None:
+    """Refuse a table X whose column names differ, in names or in order, from the model's ``feature_names_in_`` (the
+    column names of the table a dpcvx estimator was fitted on, which ``dpcvx.save`` writes and :func:`dpcvx.load`
+    sets): the one check of the names of an estimator's predictions and of a loaded model's, for every table whose
+    names :func:`dpcvx.tables.feature_names` reads (pandas, polars, pyarrow). A model reads a row's entries by
+    position, so swapped columns would be predicted without a word. X without names is warned of (scikit-learn's
+    warning); a model without names is not checked."""
+    fitted = getattr(model, "feature_names_in_", None)
+    if fitted is None:
         return
-    try:
-        from sklearn.utils.validation import _check_feature_names
-    except ImportError as error:
-        raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn",
-                               "models saved by a dpcvx estimator with the column names of its DataFrame") from error
-    try:
-        _check_feature_names(model, X, reset=False)
-    except ValueError as error:
-        raise InputError(str(error).splitlines()[0]) from None
+    names = feature_names(X)
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {type(model).__name__} was fitted with feature names",
+                      UserWarning, stacklevel=user_stacklevel())
+        return
+    if names.tolist() == list(fitted):
+        return
+    unseen = [name for name in names if name not in set(fitted)]
+    missing = [name for name in fitted if name not in set(names)]
+    found = "; ".join(f"{what} {_few(these)}" for what, these in (("unseen at fit time:", unseen),
+                                                                 ("seen at fit time, yet now missing:", missing))
+                      if these) or "the same names in another order"
+    raise InputError(f"The feature names should match those that were passed during fit: {found}. A model reads a "
+                     f"row's entries by position; pass the fitted columns {_few(list(fitted))} in that order, for "
+                     "example X[list(model.feature_names_in_)] (a pyarrow Table: X.select(...))")
+
+
+def _few(names: list[Any], shown: int = 5) -> str:
+    """Up to ``shown`` column names (public: the declared columns), then "..." for the rest."""
+    return str([str(name) for name in names[:shown]] + (["..."] if len(names) > shown else []))
 
 
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:

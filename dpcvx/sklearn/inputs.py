@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import re
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,13 +26,14 @@ except ImportError as error:  # exercised in a subprocess without sklearn (tests
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
 
 from ..data.blocks import is_out_of_core
-from ..exceptions import InputError
+from ..exceptions import InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
-from ..tables import NonFiniteError, column_names, finite_numbers, non_numeric_entry
+from ..release.model import check_feature_names
+from ..tables import NonFiniteError, column_names, feature_names, finite_numbers, non_numeric_entry
 from ..validation import check_matrix, outside_labels, refuse_non_finite_targets
 
-__all__ = ["InputTypeError", "fit_accountant", "label_error", "refuse_sparse", "refuse_unusable_table",
-           "scikit_learn_refusal", "validate_streamed", "validated_input"]
+__all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
+           "refuse_unusable_table", "scikit_learn_refusal", "validate_streamed", "validated_input"]
 
 
 @contextlib.contextmanager
@@ -65,8 +67,31 @@ def validate_streamed(owner: BaseEstimator, X: Any, y: Any, **checks: Any) -> tu
     head = X.head(1) if hasattr(X, "head") else X[:1]  # a Dask DataFrame's head is a pandas frame (named columns)
     head = head.compute() if hasattr(head, "compute") else head
     validate_data(owner, head, reset=True, **checks)
+    keep_feature_names(owner, head)
     labels = y.compute() if hasattr(y, "compute") else y
     return X, column_or_1d(np.asarray(labels), warn=True)
+
+
+def keep_feature_names(owner: BaseEstimator, X: Any) -> None:
+    """Set ``owner.feature_names_in_`` at fit to the column names of the table X (:func:`dpcvx.tables.feature_names`:
+    a pandas or polars DataFrame, a pyarrow Table), or delete it (an array, or an earlier fit's names), after
+    scikit-learn's ``validate_data``, which reads a pandas DataFrame's names but no polars DataFrame's: every table
+    keeps its names, and its predictions check them (:func:`_checked_names`)."""
+    names = feature_names(X)
+    if names is None:
+        owner.__dict__.pop("feature_names_in_", None)
+    else:
+        owner.feature_names_in_ = names
+
+
+def _checked_names(estimator: BaseEstimator, X: Any) -> None:
+    """The names of X at predict against the estimator's ``feature_names_in_``, for every table
+    (:func:`dpcvx.release.model.check_feature_names`, a loaded model's check too), with scikit-learn's warning for a
+    table given to an estimator fitted without names."""
+    if getattr(estimator, "feature_names_in_", None) is None and feature_names(X) is not None:
+        warnings.warn(f"X has feature names, but {type(estimator).__name__} was fitted without feature names",
+                      UserWarning, stacklevel=user_stacklevel())
+    check_feature_names(estimator, X)
 
 
 def keep_parameters(estimator: Any, parameters: dict[str, Any]) -> None:
@@ -145,13 +170,14 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     ``reset=True`` (fit) leaves the finite check to the fit: :class:`~dpcvx.models.erm.PrivateERM` refuses a NaN or
     infinite entry, naming its row and column, in the one read of X that also gives the row norms and the
     clipping decision, before anything is charged (scikit-learn's check read X once more). It validates
-    against a shallow copy: ``validate_data`` sets
-    ``n_features_in_`` (and ``feature_names_in_``) on the estimator it is given, and a
-    fit sets its fitted attributes together at the very end. The copy is returned too.
-    ``reset=False`` (predict) checks the number of features (and names) seen in fit, and leaves the finite check of
-    an array to the model's scores (:meth:`RowMap.scores <dpcvx.data.rows.RowMap.scores>`), which refuse a NaN or
-    infinite entry by its row and column in the one read that maps, clips and scores the rows; a table's is
-    checked here, so that the refusal names its column (:func:`scikit_learn_refusal`).
+    against a shallow copy: ``validate_data`` sets ``n_features_in_`` on the estimator it is given (and
+    :func:`keep_feature_names` a table's ``feature_names_in_``), and a fit sets its fitted attributes together at the
+    very end. The copy is returned too. ``reset=False`` (predict) checks the names seen in fit
+    (:func:`_checked_names`, every table's; scikit-learn's own check, which reads a pandas DataFrame's names only, is
+    silenced) and the number of features, and leaves the finite check of an array to the model's scores
+    (:meth:`RowMap.scores <dpcvx.data.rows.RowMap.scores>`), which refuse a NaN or infinite entry by its row and
+    column in the one read that maps, clips and scores the rows; a table's is checked here, so that the refusal
+    names its column (:func:`scikit_learn_refusal`).
     """
     owner = copy.copy(estimator) if reset else estimator
     refuse_unusable_table(X)
@@ -160,10 +186,14 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
             X, y = validate_streamed(owner, X, y, accept_sparse="csr")
             return X, y, owner
         if reset:  # X's values are checked by PrivateERM's one read (finite, norms, clipping), before the charge
-            X, y = validate_data(owner, X, y, accept_sparse="csr", ensure_all_finite=False)
-            return X, y, owner
-        return validate_data(owner, X, accept_sparse="csr", reset=False,
-                             ensure_all_finite=column_names(X) is not None)
+            checked, y = validate_data(owner, X, y, accept_sparse="csr", ensure_all_finite=False)
+            keep_feature_names(owner, X)
+            return checked, y, owner
+        _checked_names(estimator, X)
+        with warnings.catch_warnings():  # the names are checked above; scikit-learn's own check sees pandas names only
+            warnings.filterwarnings("ignore", "X (has|does not have valid) feature names", UserWarning)
+            return validate_data(owner, X, accept_sparse="csr", reset=False,
+                                 ensure_all_finite=column_names(X) is not None)
     except InputError:
         raise
     except TypeError as error:

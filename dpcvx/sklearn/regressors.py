@@ -115,6 +115,7 @@ from .adassp_warning import warn_if_adassp_noise_dominates
 from .estimator_plan import EstimatorPlan, LearnerPlan
 from .inputs import (
     fit_accountant,
+    keep_feature_names,
     keep_parameters,
     refuse_sparse,
     refuse_unusable_table,
@@ -291,7 +292,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
 
     @staticmethod
     def _checked_data(owner: _PrivateRegressor, X: Any, y: Any) -> tuple[Any, np.ndarray]:
-        """(X, y as floats) checked as scikit-learn checks them; ``owner`` gets ``n_features_in_``."""
+        """(X, y as floats) checked as scikit-learn checks them; ``owner`` gets ``n_features_in_`` (and a table's
+        ``feature_names_in_``)."""
         refuse_unusable_table(X)
         refuse_sparse(type(owner).__name__, X)
         try:
@@ -299,6 +301,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
                 checked, targets = validate_streamed(owner, X, y)
             else:
                 checked, targets = validate_data(owner, X, y, y_numeric=True, reset=True)
+                keep_feature_names(owner, X)
             return checked, np.asarray(targets, dtype=float)
         except ValueError as error:
             raise scikit_learn_refusal(error, X, y) from None
