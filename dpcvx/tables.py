@@ -18,7 +18,9 @@ numbers the integer 3 with a null beside it would be 3.0, whose text is not "3".
 decoded first (its ``to_numpy`` gives a null the first category's value). The input checks
 (:func:`dpcvx.validation.check_table`) and :class:`~dpcvx.PublicSchema` read tables only through this module, so
 every entry point names a column the same way: by its name. An entry that is not a number, or is NaN, missing or
-infinite, is named by its row and column (a table's column by its name), never by its value: it is data.
+infinite, is named by its row and column (a table's column by its name), never by its value: it is data. A polars
+LazyFrame (its rows not computed) and a column of nested values (a list, array or struct in each entry) are refused,
+naming the fix.
 """
 
 from __future__ import annotations
@@ -30,20 +32,25 @@ import numpy as np
 from .exceptions import InputError
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
-           "feature_names", "finite_numbers", "named_column", "non_finite_error", "non_numeric_entry",
-           "parses_as_float", "plain_matrix", "refuse_kind", "row_count", "table_matrix"]
+           "feature_names", "finite_numbers", "named_column", "nested", "non_finite_error", "non_numeric_entry",
+           "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "row_count", "table_matrix"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
 
 
 def _library(table: Any) -> str | None:
-    """The table library of ``table``'s type ("pandas", "polars", "pyarrow"), or None."""
+    """The table library of ``table``'s type ("pandas", "polars", "pyarrow"), or None. A polars LazyFrame, a query
+    whose rows are not computed yet, is refused here, so that every reader of a table names it and the fix (numpy
+    saw a 0-d object, the schema a DataFrame-like that cannot be indexed by a column's name)."""
     if isinstance(table, np.ndarray):
         return None
     top = type(table).__module__.partition(".")[0]
     if top not in TABLE_LIBRARIES:
         return None
+    if top == "polars" and type(table).__name__ == "LazyFrame":
+        raise InputError("got a polars LazyFrame, a query whose rows are not computed yet: collect it first "
+                         "(frame.collect()) and pass the DataFrame")
     if top == "pyarrow":  # a Table or RecordBatch, not an Array
         return top if hasattr(table, "column_names") else None
     return top if hasattr(table, "columns") and hasattr(table, "shape") and len(table.shape) == 2 else None
@@ -143,7 +150,9 @@ def named_column(table: Any, name: Any) -> np.ndarray:
     names = column_names(table)
     if names is None:
         raise TypeError(f"not a table: {type(table).__name__}")
-    return column_values(table, names.index(name), exact=True)
+    index = names.index(name)
+    refuse_nested(f"column {name!r}", column_dtype(table, index))
+    return column_values(table, index, exact=True)
 
 
 def plain_matrix(table: Any) -> np.ndarray | None:
@@ -170,8 +179,11 @@ def finite_numbers(table: Any) -> bool:
     """Whether every column of a table is finite numbers (booleans, integers, floats; no missing value), read
     one column at a time without a copy of the table."""
     for j in range(len(column_names(table) or [])):
+        dtype = column_dtype(table, j)
+        if categorical(dtype) or nested(dtype):
+            return False
         values = column_values(table, j)
-        if categorical(column_dtype(table, j)) or values.dtype.kind not in "biuf":
+        if values.dtype.kind not in "biuf":
             return False
         if values.dtype.kind == "f" and not np.isfinite(values).all():
             return False
@@ -181,6 +193,21 @@ def finite_numbers(table: Any) -> bool:
 def categorical(dtype: Any) -> bool:
     """Whether a column's dtype is a pandas or polars categorical (or pyarrow dictionary) type."""
     return str(dtype).lower().startswith(("category", "categorical", "enum", "dictionary"))
+
+
+def nested(dtype: Any) -> bool:
+    """Whether a column's dtype holds a list, array, struct or map in each entry (a polars ``List``, ``Array`` or
+    ``Struct``, a pyarrow ``list``, ``struct`` or ``map``, a pandas ``ArrowDtype`` of one; by the type's name, as
+    :func:`categorical`): numpy reads such entries as objects of any length, or a struct as more than one column."""
+    return str(dtype).lower().startswith(("list", "large_list", "fixed_size_list", "array", "struct", "map"))
+
+
+def refuse_nested(where: str, dtype: Any) -> None:
+    """Refuse a column of nested values (:func:`nested`): not a column type dpcvx encodes."""
+    if nested(dtype):
+        raise InputError(f"{where} holds nested values ({dtype}): lists, arrays and structs are not a column type "
+                         "dpcvx encodes; give each element a column of its own first (for example polars "
+                         "frame.unnest(...) or .list.to_struct(), pyarrow Table.flatten())")
 
 
 _KIND_FIX = {
@@ -269,6 +296,7 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
     for j, label in enumerate(labels):
         where = f"{name} column {label!r}"
         dtype = column_dtype(X, j)
+        refuse_nested(where, dtype)
         if categorical(dtype):
             raise InputError(f"{where} is categorical: {name} must be numeric; encode it first with "
                              "public categories, for example dpcvx.PublicSchema with CategoricalColumn("

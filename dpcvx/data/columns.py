@@ -90,7 +90,19 @@ def _is_missing(value: Any, tokens: tuple[str, ...] = MISSING_TOKENS) -> bool:
     return type(value).__name__ in ("NAType", "NaTType")
 
 
-def _missing_mask(values: np.ndarray, tokens: tuple[str, ...]) -> np.ndarray:
+def _as_text(name: str, values: np.ndarray) -> np.ndarray:
+    """``str()`` of each entry of an object column, in one pass; an entry that is itself a list or an array (numpy
+    cannot hold its text in one cell) is refused by its row: nested values are not a column type dpcvx encodes."""
+    try:
+        return values.astype(str)
+    except ValueError:
+        row = next((i for i, value in enumerate(values) if np.ndim(value) > 0), 0)
+        raise InputError(f"column {name!r} holds a list or an array in row {row} (the value is not shown: it is "
+                         "data): nested values are not a column type dpcvx encodes; give each element a column of "
+                         "its own first") from None
+
+
+def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.ndarray:
     """Which entries of a column are missing (:func:`_is_missing`), vectorised: NaN of a float column, the
     ``tokens`` of a text column (surrounding whitespace ignored), and None, NaN, NaT or a token of an object
     column in a few whole-column passes. Only a column holding pandas NA (which is neither equal nor unequal
@@ -105,10 +117,10 @@ def _missing_mask(values: np.ndarray, tokens: tuple[str, ...]) -> np.ndarray:
         return np.zeros(values.shape, dtype=bool)
     try:
         absent = np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711 (None, NaN, NaT)
-    except TypeError:  # pandas NA: bool(NA == x) raises
+    except (TypeError, ValueError):  # pandas NA: bool(NA == x) raises; an entry that is an array compares by element
         return np.fromiter((_is_missing(v, tokens) for v in values), dtype=bool, count=len(values))
     if tokens:
-        absent |= np.isin(np.char.strip(values.astype(str)), tokens)
+        absent |= np.isin(np.char.strip(_as_text(name, values)), tokens)
     return absent
 
 
@@ -128,7 +140,7 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
     else:
         # without a declared rule, "?" and "" stay what they were: text that is not a number
         tokens = MISSING_TOKENS if missing is not None else MISSING_TOKENS[1:]  # an empty cell is always missing
-        absent = _missing_mask(values, tokens)
+        absent = _missing_mask(name, values, tokens)
         present = values
         if absent.any():
             filler: Any = {"U": "0", "S": b"0"}.get(kind, 0)  # any number: the imputed value replaces it below
@@ -178,14 +190,14 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
     elif values.dtype.kind == "U":
         labels = values
     else:
-        absent = _missing_mask(values, ())
+        absent = _missing_mask(name, values, ())
         if absent.any() and missing is None:
             raise InputError(
                 f"categorical column {name!r} holds a missing value in row "
                 f"{int(np.flatnonzero(absent)[0])} ({int(absent.sum())} such rows): map it to a category "
                 "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record"
             )
-        labels = values.astype(str)  # str() of each value, in one pass
+        labels = _as_text(name, values)  # str() of each value, in one pass
         if absent.any():
             labels = np.where(absent, str(missing), labels)
     if missing is not None and labels.size:

@@ -115,9 +115,9 @@ def test_the_vectorised_missing_check_agrees_with_the_value_by_value_rule():
     values = np.array(["a", None, float("nan"), " ? ", "", "b", 3, 2.5, "?x"], dtype=object)
     for tokens in ((), ("",), columns.MISSING_TOKENS):
         expected = [columns._is_missing(value, tokens) for value in values]
-        assert columns._missing_mask(values, tokens).tolist() == expected
+        assert columns._missing_mask("c", values, tokens).tolist() == expected
     with_na = np.array(["a", pd.NA, None], dtype=object)  # pandas NA: the value-by-value fallback
-    assert columns._missing_mask(with_na, ()).tolist() == [False, True, True]
+    assert columns._missing_mask("c", with_na, ()).tolist() == [False, True, True]
 
 
 def test_an_empty_numeric_cell_is_a_missing_value_named_by_its_row():
