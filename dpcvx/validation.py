@@ -579,16 +579,19 @@ def label_range(label_bound: Any) -> tuple[float, float]:
     return 0.0, check_bound("label_bound", label_bound)
 
 
-def refuse_weights(owner: str, **weights: Any) -> None:
-    """Refuse ``sample_weight`` / ``class_weight`` other than None where a learner has no weighted calibration."""
+#: Why a learner without a weighted calibration refuses weights, and which learners take them.
+UNIT_WEIGHTS = ("its noise is calibrated for unit weights. Weights are taken by the binary linear learners "
+                "(PrivateERM, DPLogisticRegression, DPHuberSVM, DPERMClassifier, DPHuberRegressor) with a PUBLIC "
+                "bound sample_weight_bound=w_max >= every weight, which multiplies the Lipschitz constant L and the "
+                "curvature bound c by w_max (docs/theory.md, section 'Sample and class weights')")
+
+
+def refuse_weights(owner: str, why: str = UNIT_WEIGHTS, **weights: Any) -> None:
+    """Refuse ``sample_weight`` / ``class_weight`` other than None where a learner (or, ``why`` says, a fit of
+    it) has no weighted calibration."""
     given = [name for name, value in weights.items() if value is not None]
     if given:
-        raise UnsupportedWeightsError(
-            f"{owner} does not take {' or '.join(given)}: its noise is calibrated for unit weights. Weights are "
-            "taken by the binary linear learners (PrivateERM, DPLogisticRegression, DPHuberSVM, DPERMClassifier, "
-            "DPHuberRegressor) with a PUBLIC bound sample_weight_bound=w_max >= every weight, which multiplies the "
-            "Lipschitz constant L and the curvature bound c by w_max (docs/theory.md, section 'Sample and class "
-            "weights'). Nothing was charged")
+        raise UnsupportedWeightsError(f"{owner} does not take {' or '.join(given)}: {why}. Nothing was charged")
 
 
 def label_clipping_note(clipped: int, n: int, label_bound: float) -> str:

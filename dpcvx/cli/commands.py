@@ -399,6 +399,11 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
             raise InputError(f"{given} with --task regression needs --loss: least squares by AdaSSP, the default, "
                              "takes no regularizer and has no constant to estimate; name a regression loss (for "
                              f"example --loss huber_regression:m=1) or leave {given} out")
+    elif _given(args) and args.classes is not None and len(args.classes) > 2:
+        raise InputError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
+                         "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
+                         "rest as a binary classifier, --positive CLASS --others-negative (with --class-weight "
+                         "balanced)")
     if args.allow_estimates:
         return None
     try:

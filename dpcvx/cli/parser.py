@@ -423,9 +423,11 @@ def build_parser() -> argparse.ArgumentParser:
                                           "regression; for a Huber regression pure-epsilon objective perturbation)")
     classification = fit.add_argument_group(
         "classification", _text("The options of the Python estimators (DPLogisticRegression, DPERMClassifier), named "
-                                "and checked as there: for a rare class, --class-weight balanced (with --class-prior "
-                                "private or public rates), or an intercept centred at the log-odds of --class-prior "
-                                "with --threshold prior (docs/theory.md, section 21)."))
+                                "and checked as there, for a binary classifier: for a rare class, --class-weight "
+                                "balanced (with --class-prior private or public rates), or an intercept centred at the "
+                                "log-odds of --class-prior with --threshold prior (docs/theory.md, section 21). More "
+                                "than two --classes take none of them: fit a rare class against the rest with "
+                                "--positive CLASS --others-negative."))
     classification.add_argument("--class-weight", metavar="balanced",
                                 help="class_weight: 'balanced' weighs each class by min_j pi_j / pi_k, the rates of "
                                      "--class-prior, else of ONE private count of the positive class bought with a "

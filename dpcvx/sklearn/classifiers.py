@@ -345,7 +345,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         parameters (:attr:`_parameters`), then the rules between them."""
         multiclass = self._multiclass
         if multiclass:
-            refuse_weights(type(self).__name__, sample_weight=sample_weight, class_weight=self.class_weight)
+            refuse_weights(type(self).__name__, self._one_vs_rest_weights(), sample_weight=sample_weight,
+                           class_weight=self.class_weight)
             if draws_statistics(self):
                 raise InputError("column_statistics=True or 'ranges' is offered for two classes (one release of the "
                                  "statistics for one fit); one-vs-rest would draw them once per class. Nothing was "
@@ -372,10 +373,18 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if not multiclass and not self._private_prior():
             check_class_prior(self.class_prior, check_classes(self.classes))
         if self.class_weight is None and not self._offset_applies():
+            fix = ("one-vs-rest of more than two classes takes no offset and no weights: leave class_prior out" if
+                   multiclass else "leave class_prior out, or pass class_weight='balanced' to weigh the classes by it")
             raise InputError(f"class_prior={self.class_prior!r} without class weights sets the logistic intercept "
                              "offset: DPLogisticRegression with penalty='l2', fit_intercept=True, a numeric data_norm "
-                             "and two classes; here it would have no effect. Leave class_prior out, or pass "
-                             "class_weight='balanced' (two classes) to weigh the classes by it. Nothing was charged")
+                             f"and two classes; here it would have no effect: {fix}. Nothing was charged")
+
+    def _one_vs_rest_weights(self) -> str:
+        """Why a fit of more than two classes takes no weights, and the fit that does (:meth:`_public_checks`)."""
+        return (f"with more than two classes (classes={self.classes!r}) it fits one-vs-rest, whose noise is calibrated "
+                "for unit weights; weights (class_weight, or sample_weight with a PUBLIC sample_weight_bound) are "
+                "taken by a fit of two classes. Leave them out, or fit a rare class c against the rest as two classes, "
+                f"for example {type(self).__name__}(classes=(False, True), class_weight='balanced').fit(X, y == c)")
 
     def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
         """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels."""

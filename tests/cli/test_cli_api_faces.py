@@ -267,6 +267,22 @@ def test_plain_numbers_are_read(value):
     assert _number(value) == float(value)
 
 
+@pytest.mark.parametrize("options", [["--class-weight", "balanced"], ["--class-prior", "private"],
+                                     ["--class-prior", "0.5,0.5"], ["--threshold", "0.3"]])
+def test_more_than_two_classes_take_no_class_options_and_the_refusal_names_cli_options(rare, tmp_path, capsys,
+                                                                                       options):
+    """Audit: --classes with --class-weight was refused with the API's words (sample_weight_bound=, a fix that is
+    refused too), --class-prior private offered class_weight='balanced', and public rates were dropped silently."""
+    multiclass = ["--target", "k", "--classes", "no,yes,maybe", *FEATURES, "--epsilon", "1"]
+    code, _, err = cli(capsys, "fit", rare, *multiclass, *options, "--out", tmp_path / "m.json")
+    assert code == 3 and f"{options[0]} set options of a binary classifier; more than two --classes" in err, err
+    assert "--positive CLASS --others-negative" in err and "_weight" not in err.replace("--class-weight", "")
+    assert not (tmp_path / "m.json").exists()
+    code, _, err = cli(capsys, "fit", rare, "--target", "k", "--positive", "yes", "--others-negative", *FEATURES,
+                       "--epsilon", "1", "--class-weight", "balanced", "--out", tmp_path / "m.json")
+    assert code == 0, err   # the fix it names
+
+
 # --- 4. --lam is the API's lam ---------------------------------------------------------------------------------
 
 

@@ -199,6 +199,33 @@ def test_multiclass_estimators_refuse_weights_before_the_charge(data):
     assert accountant.ledger == []
 
 
+@pytest.mark.parametrize("weights, fit", [
+    ({"class_weight": "balanced", "sample_weight_bound": 20.0}, {}),
+    ({"class_weight": {0: 1.0, 1: 1.0, 2: 5.0}, "sample_weight_bound": 5.0}, {}),
+    ({"sample_weight_bound": 5.0}, {"sample_weight": "ones"}),
+])
+def test_a_multiclass_refusal_of_weights_says_why_and_a_fix_that_works(data, weights, fit):
+    """Audit: the refusal offered sample_weight_bound, which was refused as well, and never said the fit was
+    multiclass."""
+    X, y, _ = data
+    labels = np.arange(len(y)) % 3
+    options = {name: np.ones(len(y)) for name in fit}
+    with pytest.raises(UnsupportedWeightsError, match=r"with more than two classes \(classes=\(0, 1, 2\)\) it fits "
+                                                      r"one-vs-rest.*DPLogisticRegression\(classes=\(False, True\), "
+                                                      r"class_weight='balanced'\)\.fit\(X, y == c\)") as refused:
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2), **weights).fit(X, labels, **options)
+    assert "binary linear learners" not in str(refused.value)
+    fixed = dpcvx.DPLogisticRegression(classes=(False, True), class_weight="balanced", random_state=0)
+    assert fixed.fit(X, labels == 2).certificate_.weights is not None   # the fix it names fits
+
+
+def test_a_multiclass_private_prior_is_not_told_to_take_class_weights(data):
+    X, y, _ = data
+    with pytest.raises(InputError, match="class_prior='private'") as refused:
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2), class_prior="private").fit(X, np.arange(len(y)) % 3)
+    assert "class_weight='balanced'" not in str(refused.value) and "leave class_prior out" in str(refused.value)
+
+
 # -- class weights --------------------------------------------------------------------------------------------
 
 
