@@ -399,6 +399,8 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
             raise InputError(f"{given} with --task regression needs --loss: least squares by AdaSSP, the default, "
                              "takes no regularizer and has no constant to estimate; name a regression loss (for "
                              f"example --loss huber_regression:m=1) or leave {given} out")
+        if loss is None:
+            _refuse_least_squares_options(args)
     elif _given(args) and args.classes is not None and len(args.classes) > 2:
         raise InputError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
                          "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
@@ -429,6 +431,20 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
     if args.loss in (None, "logistic") and regularizer is None:
         return DPLogisticRegression(**classifier)
     return DPERMClassifier(loss=loss, regularizer=regularizer, **classifier)
+
+
+def _refuse_least_squares_options(args: argparse.Namespace) -> None:
+    """Refuse, in the command line's own options, what the default regression cannot take: least squares by AdaSSP
+    or noisy gradient descent (DPLinearRegression's default mechanism, Gaussian: it needs delta > 0 and has no
+    floating-point-safe form), whose pure-epsilon form (objective perturbation on a public ball of weights) the command
+    line does not offer; DPLinearRegression's own refusals name its Python parameters and DPHuberRegressor."""
+    given = ("--float-safe" if args.float_safe else f"--mechanism {args.mechanism}" if args.mechanism is not None
+             else "--delta 0 (the default: pure epsilon)" if args.delta == 0 else None)
+    if given is not None:
+        raise InputError(f"{given}: --task regression without --loss is least squares by AdaSSP or noisy gradient "
+                         "descent, Gaussian mechanisms that need --delta D > 0 (well below 1/n, for example --delta "
+                         "1e-6) and take no --mechanism or --float-safe; for pure epsilon, objective perturbation or "
+                         "--float-safe give --loss huber_regression (a Huber regression). Nothing was charged")
 
 
 def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float) -> tuple[Any, dict[str, Any]]:

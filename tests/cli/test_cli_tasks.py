@@ -201,3 +201,23 @@ def test_a_regression_refuses_what_its_default_loss_cannot_take(table, tmp_path,
     error = capsys.readouterr().err
     assert "input error" in error and all(name in error for name in names), error
     assert not out.exists()
+
+
+@pytest.mark.parametrize("args, given", [
+    ([], "--delta 0 (the default: pure epsilon)"),
+    (["--mechanism", "objective", "--delta", "1e-6"], "--mechanism objective"),
+    (["--mechanism", "output", "--delta", "1e-6"], "--mechanism output"),
+    (["--float-safe", "--delta", "1e-6"], "--float-safe"),
+])
+def test_the_default_regression_refuses_in_the_command_lines_options(table, tmp_path, capsys, args, given):
+    """Audit: a regression without --delta was refused with a fix for Python (DPLinearRegression(delta=0,
+    weight_bound=W), PrivateERM(...)) that named neither --delta nor --loss huber_regression; --mechanism and
+    --float-safe named weight_bound and mechanism='objective', which the command line has not."""
+    out = tmp_path / "m.json"
+    assert main(["fit", str(table), *COLUMNS, "--target", "t", "--task", "regression", "--label-bound", "5", *args,
+                 "--out", str(out)]) == 3
+    error = capsys.readouterr().err
+    assert error.startswith(f"dpcvx: input error: {given}: --task regression without --loss is least squares"), error
+    assert "--delta D > 0" in error and "--loss huber_regression" in error and len(error.splitlines()) == 1
+    assert not any(name in error for name in ("DPLinearRegression", "weight_bound", "PrivateERM", "=")), error
+    assert not out.exists()
