@@ -21,9 +21,12 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 import cvxpy as cp
+
+from .exact import exact_constant
 
 __all__ = [
     "Node",
@@ -185,21 +188,32 @@ def facts(node: object) -> Atom | None:
     return ATOMS.get(type(node))
 
 
-def norm_order(node: Any) -> float:
-    """The order p of a norm atom: 1 for norm1, inf for norm_inf, ``node.p`` for a p-norm."""
+def _solved(value: Any) -> Fraction:
+    """An exponent as the solver uses it: CVXPY's rational (an int or a Fraction, what its cone form is built
+    from) as it is, a double exactly (:func:`.exact.exact_constant`)."""
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    return exact_constant(float(value))
+
+
+def norm_order(node: Any) -> Fraction | float:
+    """The order p of a norm atom: 1 for norm1, inf for norm_inf, ``node.p`` (CVXPY's rational) for a p-norm."""
     if isinstance(node, NORM1):
-        return 1.0
+        return Fraction(1)
     if isinstance(node, NORM_INF):
         return math.inf
     if isinstance(node, PNORMS):
-        return float(node.p)
+        return _solved(node.p)
     raise TypeError(f"{type(node).__name__} is not a norm atom")
 
 
-def power_exponent(node: Any) -> float:
-    """The exponent p of a power atom."""
+def power_exponent(node: Any) -> Fraction:
+    """The exponent p of a power atom, as CVXPY solves with it: its rational approximation ``p_used`` (what
+    ``cp.power`` builds its cones from), else the double exactly."""
     if not isinstance(node, POWER):
         raise TypeError(f"{type(node).__name__} is not a power atom")
+    used: Any = getattr(node, "p_used", None)
+    if used is not None:
+        return _solved(used)
     p: Any = node.p
-    value: Any = p.value if isinstance(p, cp.Expression) else p
-    return float(value)
+    return _solved(p.value if isinstance(p, cp.Expression) else p)

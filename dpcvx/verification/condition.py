@@ -6,14 +6,24 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .exact import Irrational, exact_text, is_sympy
+from .exact import Irrational, exact_text, is_sympy, plain
 
-__all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "METHODS"]
+__all__ = ["Condition", "PROOF_METHODS", "ESTIMATE_METHODS", "METHODS", "number_text"]
 
 PROOF_METHODS = ("symbolic", "validated", "dcp", "given")
 _SHORT = 10**9  # a Fraction with a larger denominator prints as the double it is
 ESTIMATE_METHODS = ("estimate", "numeric")  # "numeric": the name used by older certificates
 METHODS = (*PROOF_METHODS, *ESTIMATE_METHODS, "none")  # every Condition.method (the class docstring)
+
+
+def number_text(value: Any) -> str:
+    """A number in a condition's detail: a rational with a short denominator exactly ("1/10", "-2"), one with a
+    long one (a user's double taken exactly: 0.1 is 3602879701896397/36028797018963968) as that double to 17
+    digits, anything else (an irrational sympy number, a float) as it prints."""
+    value = plain(value)
+    if isinstance(value, Fraction) and value.denominator > _SHORT:
+        return f"{float(value):.17g}"
+    return str(value)
 
 
 @dataclass(frozen=True)

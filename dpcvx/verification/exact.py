@@ -18,14 +18,17 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from ..rounding import EPS, bound_up, next_down
 
-__all__ = ["Exact", "Irrational", "NotFinite", "as_float_expr", "exact_constant", "exact_of_saved", "exact_text",
-           "exact_value", "float_down", "float_up", "is_sympy", "plain", "product_down"]
+__all__ = ["Exact", "Irrational", "NotFinite", "as_float_expr", "beyond_doubles", "exact_constant", "exact_of_saved",
+           "exact_text", "exact_value", "float_down", "float_up", "is_sympy", "magnitude_text", "plain",
+           "product_down"]
 
 
 class NotFinite(ValueError):
@@ -38,17 +41,20 @@ def is_sympy(value: Any) -> bool:
 
 
 def exact_constant(value: float) -> Fraction:
-    """The simplest rational that rounds to the same double as ``value``.
+    """The exact value of the double ``value``: the number the solver computes with.
 
-    ``0.1`` becomes ``1/10`` and ``1/3`` becomes ``1/3``; a double with no
-    short rational representative is taken exactly.
+    What is certified is what is solved: the solver evaluates the doubles, so a user's ``0.1`` is the double
+    0.1000000000000000055511151231257827..., not 1/10. The simplest rational that rounds to the same double
+    can lie on either side of it, and a constant proved from it (``0.1 * cp.logistic(-0.1 * z)``: L = 1/100,
+    where the doubles give L = 0.0100000000000000011...) can understate the true one. Integers and dyadic
+    constants (``0.5``, ``0.25``) are their own exact values; a certificate prints a long exact value as a
+    double (:attr:`.condition.Condition.value_text`).
+
+    Raises :class:`NotFinite` for NaN and infinities.
     """
     value = float(value)
     if not math.isfinite(value):
         raise NotFinite(f"non-finite constant {value!r}")
-    simple = Fraction(value).limit_denominator(10**9)
-    if float(simple) == value:
-        return simple
     return Fraction(value)
 
 
@@ -120,6 +126,27 @@ def exact_text(value: Any) -> str | None:
     if isinstance(value, (int, Fraction, numbers.Integral)) or is_sympy(value):
         return str(value)
     return None
+
+
+def beyond_doubles(value: Any) -> bool:
+    """Whether a constant is finite but larger in magnitude than the largest double (about 1.8e308).
+
+    :func:`float_up` and :func:`float_down` have no double to give for it (``float`` of such a Fraction raises
+    OverflowError): the verifier refuses the loss or regularizer that has it, as too large for floating point.
+    """
+    value = plain(value)
+    if isinstance(value, float) or is_sympy(value) or isinstance(value, Irrational):
+        return False  # a double (or inf) is no larger than the largest double; an irrational is a modest number
+    return abs(Fraction(value)) > Fraction(sys.float_info.max)
+
+
+def magnitude_text(value: Any) -> str:
+    """A constant to three digits ("4e+308"), for a message: also one beyond the doubles' range."""
+    value = plain(value)
+    if isinstance(value, (int, Fraction)):
+        value = Fraction(value)
+        return format(Decimal(value.numerator) / Decimal(value.denominator), ".3g")
+    return f"{float(value):.3g}"
 
 
 def float_down(value: Any) -> float:

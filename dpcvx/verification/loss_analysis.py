@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,7 +25,8 @@ import sympy as sp
 from ..progress import progress as progress_bar
 from . import numeric, proof_replay, validated
 from .certificate import PIECEWISE_NOTE, Condition
-from .exact import plain
+from .condition import number_text
+from .exact import beyond_doubles, magnitude_text, plain
 from .loss_declaration import (
     LOSS_CONDITIONS,
     SYMBOLIC_SECONDS,
@@ -42,6 +44,8 @@ __all__ = ["LOSS_CONDITIONS", "SYMBOL", "SYMBOLIC_SECONDS", "LossAnalyser", "cvx
 
 SYMBOL = sp.Symbol("z", real=True)
 _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported as unbounded
+_TOO_LARGE_FIX = ("scale the loss and its margin's constants so that l' and l'' stay within floating point "
+                  "(a release computes with doubles)")
 _LOG = logging.getLogger("dpcvx.verify")
 
 
@@ -253,7 +257,7 @@ class LossAnalyser:
             kinks, curvature_jumps = self.numeric.kinks, self.numeric.curvature_jumps
 
         def points(values: Iterable[float]) -> str:
-            return ", ".join(str(v) for v in values)
+            return ", ".join(number_text(v) for v in values)
 
         if kinks:
             first = Condition(*c1, False, "no", method, f"l' jumps at z = {points(kinks)}{detail_suffix}",
@@ -279,8 +283,13 @@ class LossAnalyser:
             if inf_second.is_nonnegative and upward and not discontinuities:
                 return Condition("convexity", description, True, "yes", "symbolic",
                                  f"l'' >= 0 on every piece and l' never jumps down; {dcp}")
-            return Condition("convexity", description, False, "no", "symbolic",
-                             f"l''(z) reaches {inf_second} < 0 or l' jumps down; {dcp}", fix)
+            if not inf_second.is_nonnegative:
+                why = f"l''(z) reaches {number_text(inf_second)} < 0"
+            elif discontinuities:
+                why = f"l jumps at z = {', '.join(number_text(point) for point in discontinuities)}"
+            else:
+                why = "l'' >= 0 on every piece, but l' jumps down at a kink"
+            return Condition("convexity", description, False, "no", "symbolic", f"{why}; {dcp}", fix)
         if self.dcp_convex:
             return Condition("convexity", description, True, "yes", "dcp",
                              "CVXPY's DCP rules prove convexity")
@@ -315,12 +324,21 @@ class LossAnalyser:
             if exact == math.inf:
                 return Condition(name, description, False, exact, "symbolic", f"|{what}| is unbounded",
                                  unbounded_fix)
+            if beyond_doubles(exact):
+                return Condition(name, description, False, exact, "symbolic",
+                                 f"sup |{what}| = {magnitude_text(exact)} is finite but too large for floating point "
+                                 f"(the largest double is {sys.float_info.max:.3g})", _TOO_LARGE_FIX)
             return Condition(name, description, True, exact, "symbolic", "exact supremum over R")
         proved = self._proved(f"sup{order}")
         if proved is not None and proved.finite:
             return Condition(name, description, True, proved.upper, "validated",
                              f"upper bound by interval arithmetic over all of R ({proved.boxes} boxes); "
                              f"|{what}| reaches {proved.lower:.6g}{self.after_sympy()}")
+        if proved is not None and proved.lower == math.inf:
+            return Condition(name, description, False, math.inf, "validated",
+                             f"|{what}| exceeds the largest double, {sys.float_info.max:.3g}, somewhere (interval "
+                             "arithmetic): it is unbounded or too large for floating point",
+                             f"{unbounded_fix}; {_TOO_LARGE_FIX}")
         if proved is not None and proved.lower > _UNBOUNDED_WITNESS:
             return Condition(name, description, False, math.inf, "validated",
                              f"|{what}| is unbounded: it reaches {proved.lower:.3g} (interval arithmetic)",
@@ -331,8 +349,9 @@ class LossAnalyser:
         value = math.inf if not np.isfinite(estimate) else float(estimate)
         note = (f"grid maximum x (1 + {numeric.SAFETY_FACTOR:g}) safety factor; {self.why_estimate()}")
         if value == math.inf:
-            return Condition(name, description, False, value, "estimate", f"|{what}| is unbounded; {note}",
-                             unbounded_fix)
+            return Condition(name, description, False, value, "estimate",
+                             f"|{what}| overflows floating point on the test grid: it is unbounded or too large "
+                             f"for floating point; {note}", f"{unbounded_fix}; {_TOO_LARGE_FIX}")
         return Condition(name, description, True, value, "estimate", note)
 
     def conditions(self) -> tuple[Condition, ...]:

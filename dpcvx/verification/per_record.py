@@ -69,7 +69,7 @@ def _reduce(node: Any, entries: Entries) -> cp.Expression:
             return cp.norm(_stack(entries), 2, axis=0)
         if p == math.inf:
             return cp.maximum(*[cp.abs(entry) for entry in entries])
-        raise NotSeparable(f"a {p:g}-norm inside the loss")
+        raise NotSeparable(f"a {p}-norm inside the loss")
     raise NotSeparable(f"the atom {type(node).__name__}, which has no per-record rule")
 
 

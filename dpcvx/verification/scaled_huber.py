@@ -15,8 +15,8 @@ with u = r / m (a bijection of R onto R that preserves order),
   when l_1 is);
 - CVXPY's DCP verdict is the same (huber(x, M) is convex for every M > 0).
 
-m enters the proof as the verifier reads the constant of the expression: the simplest rational that rounds to
-the same double (:func:`dpcvx.verification.exact.exact_constant`), so L_m = m L_1 is exact and equals what a
+m enters the proof as the verifier reads the constant of the expression: the exact value of the double
+(:func:`dpcvx.verification.exact.exact_constant`), so L_m = m L_1 is exact and equals what a
 fresh proof of huber(z, m) / 2 finds. :func:`scaled_huber` rebuilds the verified loss at m from the shipped
 record at m = 1 (text, conditions and derivatives), so the first fit at a new label bound (m = B / 4 by
 default) proves nothing afresh; tests/verification/test_scaled_huber.py compares it with fresh proofs at
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .condition import Condition
+from .condition import Condition, number_text
 from .exact import exact_constant
 from .loss_declaration import declared_loss
 from .problem import Loss, LossDerivatives, VerifiedLoss
@@ -43,16 +43,11 @@ UNIT_THRESHOLD = 1.0  # the threshold of the shipped proof
 _JUMPS = "l'' jumps at z = "
 
 
-def _exact_text(value: Fraction) -> str:
-    """A rational as sympy prints it in a condition's detail ("5/2", "-1")."""
-    return str(value)
-
-
 def _scaled_jumps(detail: str, m: Fraction) -> str:
     """The detail "l'' jumps at z = a, b: ..." with every jump point multiplied by m."""
     head, _, rest = detail.partition(_JUMPS)
     points, colon, tail = rest.partition(":")
-    scaled = ", ".join(_exact_text(Fraction(point.strip()) * m) for point in points.split(","))
+    scaled = ", ".join(number_text(Fraction(point.strip()) * m) for point in points.split(","))
     return f"{head}{_JUMPS}{scaled}{colon}{tail}"
 
 

@@ -117,11 +117,46 @@ def _equal(a: sp.Expr, b: sp.Expr) -> bool:
 
 
 def _exact_point(root: sp.Expr) -> sp.Expr:
-    """A breakpoint in exact form: its simplest form when that is the same double (0.1 -> 1/10), else the double's
-    own rational (nsimplify took 12.50000000025, a Huber threshold B / 4, for 25/2: a breakpoint was missed)."""
+    """A breakpoint in exact form: an exact root as it is (a Huber threshold, the double 0.1, is its exact value,
+    not 1/10: the pieces would meet at the wrong point and l' show a false jump); a root holding a float, its
+    simplest form when that is the same double (0.1 -> 1/10), else the double's own rational (nsimplify took
+    12.50000000025 for 25/2: a breakpoint was missed)."""
+    if not root.atoms(sp.Float):
+        return root
     simple = sp.nsimplify(root)
     value = _numeric(root)
     return simple if _numeric(simple) == value else sp.Rational(value)
+
+
+def _exponential_scale(expression: sp.Expr, z: sp.Symbol) -> sp.Rational | None:
+    """The coefficient c of z in an exponential's argument, when it is a fraction: None if there is none."""
+    for power in expression.atoms(sp.exp):
+        slope = sp.diff(power.args[0], z)
+        if slope.is_Rational and slope != 0 and not slope.is_Integer:
+            return slope
+    return None
+
+
+def _critical_points(expression: sp.Expr, z: sp.Symbol, interval: sp.Interval) -> sp.Set:
+    """The roots of ``expression`` in ``interval`` (``solveset``), solved in u = c z when z enters an exponential
+    as exp(c z + ...), c a fraction.
+
+    A user's constant is the exact value of its double (:func:`.exact.exact_constant`): 0.1 is
+    3602879701896397/36028797018963968, and ``solveset`` reads exp(c z) as a power of exp(z / 2^55), a polynomial
+    of degree 3.6e15 it never finishes. In u, exp(u) is one generator; the roots are mapped back, z = u / c.
+    """
+    scale = _exponential_scale(expression, z)
+    if scale is None:
+        return sp.solveset(expression, z, interval)
+    u = sp.Dummy("u", real=True)
+    ends = sorted((interval.start * scale, interval.end * scale), key=lambda end: _numeric(end))
+    scaled = sp.Interval.open(*ends)
+    roots = sp.solveset(expression.subs(z, u / scale), u, scaled)
+    if roots == scaled:
+        return interval
+    if isinstance(roots, sp.FiniteSet):
+        return sp.FiniteSet(*(root / scale for root in roots))
+    return roots
 
 
 class RealFunction:
@@ -219,7 +254,7 @@ class RealFunction:
             self._one_sided(g, piece.upper, "-"),
         ]
         interval = sp.Interval.open(piece.lower, piece.upper)
-        roots = sp.solveset(sp.diff(g, z), z, interval)
+        roots = _critical_points(sp.diff(g, z), z, interval)
         if isinstance(roots, sp.FiniteSet):
             values.extend(g.subs(z, root) for root in roots)
         elif roots not in (sp.S.EmptySet, interval):  # roots == interval: g is constant there, the ends suffice

@@ -16,6 +16,7 @@ so the derivatives of the logistic loss never form ``exp(1000)``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import cvxpy as cp
@@ -63,8 +64,11 @@ class Sigmoid(sp.Function):
 
 
 def exact_constant(value: float) -> sp.Rational:
-    """:func:`.exact.exact_constant` as a sympy number: the simplest rational rounding to the same double."""
-    fraction = _exact_fraction(value)
+    """:func:`.exact.exact_constant` as a sympy number: the double's exact value."""
+    return _rational(_exact_fraction(value))
+
+
+def _rational(fraction: Fraction) -> sp.Rational:
     return sp.Rational(fraction.numerator, fraction.denominator)
 
 
@@ -202,7 +206,7 @@ register(*atoms.ENTR)(_elementwise(lambda x: -x * sp.log(x)))
 
 @register(*atoms.POWER)
 def _power(node: Node, args: list[np.ndarray]) -> np.ndarray:
-    p = exact_constant(atoms.power_exponent(node))
+    p = _rational(atoms.power_exponent(node))
     return _array(np.vectorize(lambda x: x**p, otypes=[object])(args[0]))
 
 
@@ -266,9 +270,9 @@ def _norm(node: Node, args: list[np.ndarray]) -> np.ndarray:
     _whole_array_only(node)
     entries = args[0].ravel().tolist()
     order = atoms.norm_order(node)
-    if order == np.inf:
+    if not isinstance(order, Fraction):  # inf
         return _array(sp.Max(*[sp.Abs(x) for x in entries]))
-    p = exact_constant(order)
+    p = _rational(order)
     if p == 2:
         return _array(sp.sqrt(sum((x**2 for x in entries), sp.Integer(0))))
     if p == 1:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ from ..limits import PROBE_DIM
 from ..validation import check_flag, integer
 from . import loss_record
 from .certificate import Certificate, Condition
+from .exact import beyond_doubles, magnitude_text
 from .loss_declaration import LOSS_CONDITIONS, SYMBOLIC_SECONDS, check_time_limit, declared_loss, pending_conditions
 from .numpy_code import UnsafeCode
 from .problem import Loss, LossDerivatives, Quadratic, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
@@ -352,6 +354,12 @@ def _regularizer_conditions(analysis: RegularizerAnalysis) -> tuple[Condition, .
         "strong_convexity", "N is m-strongly convex with m > 0", positive, m, "symbolic",
         how if positive else "N is not strongly convex (m = 0)", "" if positive else ridge,
     )
+    if beyond_doubles(m):
+        strong = Condition(
+            "strong_convexity", strong.description, False, m, "symbolic",
+            f"m = {magnitude_text(m)} is too large for floating point (the largest double is "
+            f"{sys.float_info.max:.3g}): {how}",
+            "scale the regularizer down so that its curvature is a double (a release computes with doubles)")
 
     def smoothness(name: str, description: str, verdict: bool | None, bad: tuple[str, ...]) -> Condition:
         if verdict:

@@ -1,5 +1,7 @@
 """The CVXPY -> sympy translation agrees with CVXPY's own numeric evaluation, atom by atom."""
 
+from fractions import Fraction
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -71,12 +73,13 @@ def test_logistic_derivatives_are_stable_far_out():
     np.testing.assert_allclose(first(far), [-1, -1, 0, 0], atol=1e-300)
 
 
-def test_constants_are_simplest_rationals():
-    assert exact_constant(0.1) == sp.Rational(1, 10)
-    assert exact_constant(1 / 3) == sp.Rational(1, 3)
-    assert exact_constant(2.0) == 2
-    tricky = 0.1 + 0.2  # not the double nearest 3/10
-    assert float(exact_constant(tricky)) == tricky
+def test_constants_are_their_doubles_exactly():
+    """What is certified is what is solved: the solver computes with the double 0.1, not with 1/10."""
+    assert exact_constant(0.1) == sp.Rational(3602879701896397, 36028797018963968) != sp.Rational(1, 10)
+    assert exact_constant(1 / 3) != sp.Rational(1, 3)
+    assert exact_constant(2.0) == 2 and exact_constant(0.25) == sp.Rational(1, 4)
+    for value in (0.1 + 0.2, 1 / 3, 1e-300, 1e300):
+        assert exact_constant(value) == sp.Rational(*Fraction(value).as_integer_ratio())
 
 
 def test_unknown_atom_is_reported_not_crashed():

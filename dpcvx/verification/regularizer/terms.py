@@ -23,7 +23,7 @@ from .curvature import DENSE_SOLVER_LIMIT, Curvature, DiagonalMatrix
 __all__ = ["atom_smoothness", "quadratic_term", "split_terms"]
 
 
-def _is_power(node: Node, p: float) -> bool:
+def _is_power(node: Node, p: int) -> bool:
     return isinstance(node, atoms.POWER) and atoms.power_exponent(node) == p
 
 
@@ -31,11 +31,11 @@ def _weighted_squares(node: Node) -> tuple[Node, np.ndarray | None, Fraction] | 
     """(inner affine x, weight array or None, exact scalar factor) for sum(a * square(x)) forms."""
     if isinstance(node, atoms.SUM) and node.axis is None:
         inner = node.args[0]
-        if _is_power(inner, 2.0):
+        if _is_power(inner, 2):
             return inner.args[0], None, Fraction(1)
         if isinstance(inner, atoms.MULTIPLY):
             for const_arg, other in ((inner.args[0], inner.args[1]), (inner.args[1], inner.args[0])):
-                if const_arg.is_constant() and _is_power(other, 2.0):
+                if const_arg.is_constant() and _is_power(other, 2):
                     factor = scalar_constant(const_arg)
                     if factor is not None and other.shape == inner.shape:
                         return other.args[0], None, factor
@@ -44,7 +44,7 @@ def _weighted_squares(node: Node) -> tuple[Node, np.ndarray | None, Fraction] | 
     if isinstance(node, atoms.MATMUL) and node.size == 1:
         left, right = node.args
         for const_arg, other in ((left, right), (right, left)):
-            if const_arg.is_constant() and _is_power(other, 2.0) and len(other.shape) == 1 \
+            if const_arg.is_constant() and _is_power(other, 2) and len(other.shape) == 1 \
                     and const_arg.size == other.size:
                 return other.args[0], constant_value(const_arg).ravel(), Fraction(1)
     return None
@@ -83,7 +83,7 @@ def quadratic_term(node: Node, w: cp.Variable, curvature: Curvature, factor: Fra
         inner, weight, scalar = weighted
         curvature.add_squares(affine_map(inner, w), factor * scalar, weight)
         return True
-    if _is_power(node, 2.0) and node.size == 1:
+    if _is_power(node, 2) and node.size == 1:
         inner = node.args[0]
         if inner.is_affine():
             curvature.add_squares(affine_map(inner, w), factor, None)
@@ -133,5 +133,5 @@ def atom_smoothness(node: Node) -> str | None:
         return None
     if known.smoothness == "power":
         p = atoms.power_exponent(node)
-        return "C2" if p.is_integer() and p >= 2 else None
+        return "C2" if p.denominator == 1 and p >= 2 else None
     return known.smoothness
