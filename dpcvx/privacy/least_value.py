@@ -13,7 +13,7 @@ evaluated, w the caller's window: p(a) > target and p(b) <= target. The bisectio
 taken as failed and those above b as passed, and evaluates only the tests in [a, b]. Because p decreases, p(x) >=
 p(a) > target for x < a and p(x) <= p(b) <= target for x > b. In floating point the same holds while the computed p
 errs by less than its change over a relative w: the caller's window is wider than the band in which the rounding
-of its profile decides a test (:func:`~dpcvx.privacy.gaussian.gaussian_window`). So the bisection's sequence of
+of its profile decides a test (:data:`~dpcvx.privacy.gaussian.GAUSSIAN_WINDOW`). So the bisection's sequence of
 midpoints, and its result, are those of the bisection that evaluates every test, in about half the evaluations (the
 window holds the last 16 to 20 of the 50-odd bisection steps). If the window's tests do not come out so (a profile
 too flat to locate), every test is evaluated.

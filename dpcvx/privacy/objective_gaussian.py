@@ -38,12 +38,12 @@ from typing import Final, Literal
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import log_ndtr
+from scipy.special import erf, log_ndtr, ndtr
 
 from ..exceptions import InputError
 from ..rounding import ROUNDING, round_up
 from ..validation import check_delta, check_flag, integer, non_negative, positive
-from .gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_window
+from .gaussian import GAUSSIAN_WINDOW, analytic_gaussian_sigma, gaussian_delta
 from .lam_rule import objective_noise_risk
 from .least_value import bracket, least_below
 from .neighbours import Neighbours
@@ -108,27 +108,27 @@ def jacobian_epsilon(
 def _disk_bound(shift: float, sigma: float, eps: float) -> float:
     """int_0^inf (rho / sigma^2) (exp(-rho^2 / 2 sigma^2) - e^eps exp(-(rho + S)^2 / 2 sigma^2))_+ d rho.
 
-    The worst case over every shift of norm <= S in a plane (section 12.3, bound (D)).
+    The worst case over every shift of norm <= S in a plane (section 12.3, bound (D)):
+    e^(-r0^2 / 2 sigma^2) - e^(eps - (r0 + S)^2 / 2 sigma^2) + e^eps (S / sigma) sqrt(2 pi) Phi(-(r0 + S) / sigma).
+    The first two terms are e^(-r0^2 / 2 sigma^2) (1 - e^x), x = eps - S (2 r0 + S) / (2 sigma^2): exactly 0 when
+    r0 > 0 (x = 0 there), and -expm1(eps - S^2 / (2 sigma^2)) when r0 = 0; so written, they do not cancel.
     """
-    two_var = 2 * sigma * sigma
-    r0 = max(sigma * sigma * eps / shift - shift / 2, 0.0)
-    far = r0 + shift
-    value = (
-        math.exp(-r0 * r0 / two_var)
-        - math.exp(eps - far * far / two_var)
-        + (shift / sigma) * math.sqrt(2 * math.pi) * math.exp(eps + float(log_ndtr(-far / sigma)))
-    )
-    return value
+    r0 = sigma * sigma * eps / shift - shift / 2
+    far = max(r0, 0.0) + shift
+    near = 0.0 if r0 > 0 else -math.expm1(eps - shift * shift / (2 * sigma * sigma))
+    return near + (shift / sigma) * math.sqrt(2 * math.pi) * math.exp(eps + float(log_ndtr(-far / sigma)))
 
 
 def _folded(sigma: float, shift: float, eps: float) -> float:
     """int (phi(t) - e^eps phi(|t| + S))_+ dt: a shift of either sign along one line (section 12.3, (F)).
 
-    = 2 G_S(eps) when eps >= S^2 / (2 sigma^2), else 1 - 2 e^eps Phi(-S / sigma).
+    = 2 G_S(eps) when eps >= S^2 / (2 sigma^2), else 1 - 2 e^eps Phi(-S / sigma), computed as
+    erf(S / (sigma sqrt 2)) - 2 expm1(eps) Phi(-S / sigma) (1 - 2 Phi(-x) = erf(x / sqrt 2)): the two terms of
+    the difference as written nearly cancel where S / sigma is small.
     """
     if eps >= shift * shift / (2 * sigma * sigma):
         return 2 * gaussian_delta(sigma, shift, eps)
-    return 1 - 2 * math.exp(eps + float(log_ndtr(-shift / sigma)))
+    return float(erf(shift / (sigma * math.sqrt(2)))) - 2 * math.expm1(eps) * float(ndtr(-shift / sigma))
 
 
 def _profile(
@@ -200,7 +200,7 @@ def _bisect_sigma(eps_gauss: float, delta: float, shift: float, neighbours: Neig
     if neighbours is Neighbours.ADD_REMOVE and monotone:
         return analytic_gaussian_sigma(shift, eps_gauss, delta)
     profile, start = _sigma_test(eps_gauss, shift, neighbours, monotone)
-    return least_below(profile, delta, start, gaussian_window(eps_gauss))
+    return least_below(profile, delta, start, GAUSSIAN_WINDOW)
 
 
 def _sigma_bounds(eps_gauss: float, delta: float, shift: float, neighbours: Neighbours,

@@ -7,18 +7,21 @@ import numpy as np
 import pytest
 
 from dpcvx.privacy import objective_gaussian
-from dpcvx.privacy.gaussian import gaussian_delta, gaussian_window
+from dpcvx.privacy.gaussian import GAUSSIAN_WINDOW, gaussian_delta
 from dpcvx.privacy.least_value import least_below, least_passing
 from dpcvx.privacy.neighbours import Neighbours
 
 
 def _cases(seed: int, count: int):
-    """Seeded public inputs over the calibrations' range and beyond: epsilon from 1e-7 (where the computed
-    profile's rounding band is widest) to 20, delta from 1e-15 to 0.3, sensitivities over six decades."""
+    """Seeded public inputs over the calibrations' range: epsilon from 1e-12 (the least accepted, where the profile
+    as written would cancel) to 1e3, delta from 1e-300 (every other case from 1e-15) to 0.3, sensitivities over
+    six decades."""
     rng = np.random.default_rng(seed)
     for _ in range(count):
-        yield (float(10 ** rng.uniform(-7, 1.3)), float(10 ** rng.uniform(-15, -0.5)), float(10 ** rng.uniform(-3, 3)),
-               Neighbours.REPLACE_ONE if rng.integers(2) else Neighbours.ADD_REMOVE, bool(rng.integers(2)))
+        smallest = -300 if rng.integers(2) else -15
+        yield (float(10 ** rng.uniform(-12, 3)), float(10 ** rng.uniform(smallest, -0.5)),
+               float(10 ** rng.uniform(-3, 3)), Neighbours.REPLACE_ONE if rng.integers(2) else Neighbours.ADD_REMOVE,
+               bool(rng.integers(2)))
 
 
 def _objective(epsilon: float, shift: float, neighbours: Neighbours, monotone: bool, calls: list | None = None):
@@ -41,24 +44,24 @@ def _every_test(profile, target: float, start: float) -> float:
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_inferred_bisection_gives_the_double_of_the_full_one(seed: int) -> None:
     # the objective-perturbation profile (every neighbour relation and loss sign) and the analytic Gaussian's; with
-    # a window of 1e-15 in place of gaussian_window, some of these cases differ (the window must hold the band in
+    # a window of 1e-15 in place of GAUSSIAN_WINDOW, some of these cases differ (the window must hold the band in
     # which the computed profile's rounding decides a test)
     for epsilon, delta, shift, neighbours, monotone in _cases(seed, 120):
         profile = _objective(epsilon, shift, neighbours, monotone)
         start = 2 * shift / epsilon
-        assert least_below(profile, delta, start, gaussian_window(epsilon)) == _every_test(profile, delta, start)
+        assert least_below(profile, delta, start, GAUSSIAN_WINDOW) == _every_test(profile, delta, start)
         analytic = _analytic(epsilon, shift)
         start = shift / epsilon
-        assert least_below(analytic, delta, start, gaussian_window(epsilon)) == _every_test(analytic, delta, start)
+        assert least_below(analytic, delta, start, GAUSSIAN_WINDOW) == _every_test(analytic, delta, start)
 
 
 def test_a_window_narrower_than_the_rounding_band_changes_the_double() -> None:
-    # the check above can fail: at small epsilon a window of 1e-15 infers tests the rounding decides otherwise
+    # the check above can fail: a window of 1e-15 infers tests the rounding decides otherwise
     differ = 0
     for epsilon, delta, shift, neighbours, monotone in _cases(0, 120):
-        profile = _objective(epsilon, shift, neighbours, monotone)
-        start = 2 * shift / epsilon
-        differ += least_below(profile, delta, start, 1e-15) != _every_test(profile, delta, start)
+        for profile, start in ((_objective(epsilon, shift, neighbours, monotone), 2 * shift / epsilon),
+                               (_analytic(epsilon, shift), shift / epsilon)):
+            differ += least_below(profile, delta, start, 1e-15) != _every_test(profile, delta, start)
     assert differ > 0
 
 
@@ -69,7 +72,7 @@ def test_the_inferred_bisection_evaluates_about_half_the_tests() -> None:
         calls: list[float] = []
         profile = _objective(0.78, 1.0, Neighbours.REPLACE_ONE, False, calls)
         if inferred:
-            least_below(profile, 1e-6, 2 / 0.78, gaussian_window(0.78))
+            least_below(profile, 1e-6, 2 / 0.78, GAUSSIAN_WINDOW)
         else:
             _every_test(profile, 1e-6, 2 / 0.78)
         counts.append(len(calls))
