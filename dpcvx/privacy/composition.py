@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 
+from ..exceptions import InputError
 from ..rounding import round_down, round_up
-from ..validation import check_delta, check_epsilon, integer
+from ..validation import EPSILON_MIN, check_delta, check_epsilon, integer
 from ..verification.verdict import Mechanism
 from .gaussian import analytic_gaussian_sigma, gaussian_delta
 from .lattice_output import zcdp_delta, zcdp_rho
@@ -65,9 +66,23 @@ def one_vs_rest_budget(k: int, epsilon: float, delta: float, mechanism: str,
     for _ in range(200):
         middle = (low + high) / 2
         low, high = (low, middle) if gaussian_delta(target, 1.0, middle) <= delta else (middle, high)
-    return (round_down(high) if high < epsilon else epsilon, delta,
+    return (_stated(round_down(high) if high < epsilon else epsilon, k, epsilon, delta), delta,
             f"Gaussian composition: {k} Gaussian releases with noise multiplier sqrt({k}) z compose into one "
             f"with multiplier z, the analytic Gaussian for (epsilon, delta) (Dong, Roth and Su 2022)")
+
+
+def _stated(epsilon_c: float, k: int, epsilon: float, delta: float) -> float:
+    """The per-class epsilon of a composition of k releases at the same delta, refused where it falls below
+    ``EPSILON_MIN``: each release's noise then meets delta at an epsilon of about 0 (delta is large against
+    epsilon), and a release cannot be stated, nor calibrated, at such an epsilon."""
+    if epsilon_c >= EPSILON_MIN:
+        return epsilon_c
+    raise InputError(
+        f"one-vs-rest of {k} classes with output perturbation at epsilon={epsilon:g}, delta={delta:g}: the noise "
+        f"of each class's release (the multiplier of one ({epsilon:g}, {delta:g}) release times sqrt({k})) already "
+        f"meets delta={delta:g} at an epsilon of about 0, below {EPSILON_MIN:g}, so no class's release can be stated "
+        f"at the same delta; delta is large against epsilon: use a smaller delta, delta=0, or objective "
+        f"perturbation (each class at (epsilon / {k}, delta / {k})). Nothing was charged")
 
 
 #: the per-class rho is aimed this far below rho / k, so that the per-class release's own rho
@@ -90,6 +105,6 @@ def one_vs_rest_zcdp_budget(k: int, epsilon: float, delta: float) -> tuple[float
     for _ in range(100):
         middle = (low + high) / 2
         low, high = (low, middle) if zcdp_delta(target, middle) <= delta else (middle, high)
-    return (min(round_up(high), epsilon), delta,
+    return (_stated(min(round_up(high), epsilon), k, epsilon, delta), delta,
             f"zCDP composition: {k} discrete Gaussian releases of rho / {k} each compose into rho-zCDP, "
             f"converted to (epsilon, delta) (Bun and Steinke 2016; Canonne, Kamath and Steinke 2020)")

@@ -66,6 +66,20 @@ def test_pure_epsilon_is_split_evenly_and_gaussian_output_composes_as_one_gaussi
     assert eps_c > 1.0 / 5  # far better than the basic split
 
 
+@pytest.mark.parametrize("float_safe", [False, True])
+def test_a_per_class_epsilon_of_about_0_is_refused_in_the_users_terms(blobs, float_safe):
+    # epsilon 1e-6 against delta 1e-4: each class's noise (sqrt(k) times one release's) meets delta at an epsilon of
+    # about 1e-67 (1e-37 float-safe); the refusal named that epsilon as if the user had chosen it ("epsilon=6.2e-67
+    # is outside the range"). Now it names the user's budget and a fix, and nothing is charged
+    X, y = blobs
+    accountant = PrivacyAccountant(5.0, 0.5)
+    binary = dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, fit_intercept=True, float_safe=float_safe)
+    with pytest.raises(InputError, match=r"one-vs-rest of 5 classes .* epsilon=1e-06, delta=0\.0001.*smaller delta"):
+        PrivateMulticlassERM(binary, CLASSES).fit(X, y, 1e-6, "output", delta=1e-4, random_state=0,
+                                                   accountant=accountant)
+    assert accountant.spent == (0.0, 0.0)
+
+
 def test_gaussian_output_releases_compose_within_the_total(blobs):
     X, y = blobs
     model = learner().fit(X, y, 1.0, "output", delta=1e-6, random_state=0)
