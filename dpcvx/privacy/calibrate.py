@@ -62,7 +62,7 @@ from typing import Any, Protocol, Self, TypeVar
 import numpy as np
 
 from ..exceptions import InputError
-from ..rounding import round_down, round_up
+from ..rounding import EPS, ROUNDING, round_down, round_up
 from ..validation import check_choice, check_epsilon, non_negative, positive, sample_size
 from ..verification.verdict import Mechanism
 from .calibration import LinearCalibration, Noise, NoiseMoments, PublicFacts, Record, recorded
@@ -433,7 +433,7 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
     exponent = 1 if split == "rank-one" else 2
     # m = 0 (a regularizer that is convex only, KST12): all strong convexity comes from Delta
     a = c * R**2 / (n * m * lam) if m > 0 else math.inf
-    smooth_budget = epsilon - exponent * math.log1p(a)  # paper: eps - log(1 + 2a + a^2)
+    smooth_budget = _certified(epsilon, exponent * math.log1p(a))  # paper: eps - log(1 + 2a + a^2)
     threshold = 0.0 if split == "paper" else epsilon / 2
     if smooth_budget > threshold or (split != "paper" and smooth_budget == threshold):
         epsilon_prime, extra_reg = round_down(smooth_budget), 0.0
@@ -446,6 +446,19 @@ def _objective(n: int, lam: float, epsilon: float, c: float, L: float, R: float,
         n=n, lam=lam, epsilon=total, c=c, L=L, R=R, m=m, split=split,
         epsilon_prime=epsilon_prime, extra_reg=extra_reg, tol=tol, amp_epsilon=amp_epsilon,
     ))
+
+
+def _certified(epsilon: float, jacobian: float) -> float:
+    """epsilon - jacobian, jacobian = k log1p(a) computed from the doubles c, R, n, m, lam: at most the exact
+    difference once :func:`~dpcvx.rounding.round_down` moves it down (docs/theory.md, section 9).
+
+    The computed jacobian errs by at most 3.5 ``EPS`` of itself (a by five roundings, log1p(a) by one ulp, and
+    log1p's slope a / (1 + a) <= log1p(a)); bounded by 4 ``EPS`` jacobian, that absolute error is subtracted where
+    the relative ``ROUNDING`` of round_down cannot absorb it (a difference far below jacobian, which the paper's
+    split otherwise could spend: eps' + 2 log(1 + a) above epsilon by an ulp)."""
+    difference = epsilon - jacobian
+    error = 4 * EPS * jacobian
+    return difference - error if error > ROUNDING * difference / 2 else difference
 
 
 PureCalibration = OutputPerturbation | ObjectivePerturbation

@@ -158,3 +158,19 @@ def test_one_rounding_policy():
     assert sp.Rational(product_down(third, 3.0)) <= 1
     assert sp.Rational(rounding.sum_down([0.1, 0.2])) <= sp.Rational(0.1) + sp.Rational(0.2)
     assert rounding.sum_down([1.0, -1.0]) == 0.0 and rounding.bound_up(0.0) > 0
+
+
+@pytest.mark.parametrize(("epsilon", "n", "lam"), [
+    (0.03401591650503123, 10947, 0.0013313561350330567),  # eps - 2 log(1 + a) = 1.6e-11, from a calibration audit
+    (0.012181600357313584, 315, 0.12990678399011094),
+])
+def test_the_papers_split_meets_its_inequality_in_exact_arithmetic(epsilon: float, n: int, lam: float) -> None:
+    # (*) eps' + 2 log(1 + a) <= eps where eps' is a tiny difference: the relative 1e-12 of round_down could not
+    # absorb log1p's absolute rounding (before, the exact left side exceeded eps by about 1e-17)
+    import mpmath as mp
+
+    cal = objective_perturbation(n, lam, epsilon, 0.25, split="paper")
+    assert cal.extra_reg == 0 and cal.epsilon_prime > 0
+    with mp.workdps(60):
+        spent = mp.mpf(cal.epsilon_prime) + 2 * mp.log1p(mp.mpf(0.25) / (n * mp.mpf(lam)))
+        assert spent <= epsilon
