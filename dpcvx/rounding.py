@@ -38,10 +38,18 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["ROUNDING", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down", "next_up", "sum_down", "bound_up",
-           "two_sum", "two_product"]
+__all__ = ["ROUNDING", "RECORD_TOLERANCE", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down", "next_up",
+           "sum_down", "bound_up", "two_sum", "two_product"]
 
 ROUNDING = 1e-12
+#: How far a number a model file records may lie from the one the loader recomputes and still be read as the same
+#: (``release.records.calibration_record.same_number``, ``privacy.privacy_curve.check_recorded_curve``), relative.
+#: The loaded certificate holds the recomputed number, never the recorded one, so this decides only what is called
+#: edited. It covers another machine's libm (a few ulps) and the files of dpcvx before the Gaussian profiles were
+#: computed without cancellation (2026-12-01): their Gaussian scales lie up to about 6e-11 from today's at
+#: epsilon >= 1e-5 (2e-11 for the approximate minimiser's sigma of an ordinary release). A file calibrated at a
+#: smaller epsilon by that dpcvx may be refused as edited: refit it.
+RECORD_TOLERANCE = 1e-9
 EPS = float(np.finfo(float).eps)  # 2u: one rounding has relative error <= EPS / 2
 UNDERFLOW = 1e-300
 

@@ -59,7 +59,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
-from ..rounding import round_down, round_up
+from ..rounding import RECORD_TOLERANCE, round_down, round_up
 from ..validation import check_delta, check_epsilon, positive
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
@@ -476,9 +476,21 @@ def epsilon_delta_curve(epsilon: float, delta: float, neighbours: Neighbours) ->
 
 
 def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "certificate") -> None:
-    """Refuse a saved privacy curve that is not the one its calibration gives (None: not recorded)."""
+    """Refuse a saved privacy curve that is not the one its calibration gives (None: not recorded): the same parts
+    and relation, each number within :data:`~dpcvx.rounding.RECORD_TOLERANCE` of the recomputed one (the loaded
+    certificate holds the recomputed curve)."""
     if recorded is None:
         return
-    if PrivacyCurve.from_dict(recorded) != expected:
+    if not _same_curve(PrivacyCurve.from_dict(recorded), expected):
         raise InputError(f"{holder}.privacy_curve is not the curve of the recorded calibration "
                          f"({expected.to_dict()}); the file has been edited")
+
+
+def _same_curve(recorded: PrivacyCurve, expected: PrivacyCurve) -> bool:
+    """Whether two curves have the same relation and parts, their numbers equal within ``RECORD_TOLERANCE``."""
+    def close(a: float | None, b: float | None) -> bool:
+        return a == b or (a is not None and b is not None and math.isclose(a, b, rel_tol=RECORD_TOLERANCE))
+    return (recorded.neighbours is expected.neighbours and len(recorded.parts) == len(expected.parts)
+            and all(a.kind == b.kind and a.what == b.what and close(a.noise_multiplier, b.noise_multiplier)
+                    and close(a.epsilon, b.epsilon) and close(a.delta, b.delta)
+                    for a, b in zip(recorded.parts, expected.parts, strict=True)))

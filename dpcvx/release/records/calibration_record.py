@@ -29,7 +29,7 @@ from ...privacy.lattice_objective import LatticeObjective
 from ...privacy.lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 from ...privacy.lattice_predictions import LatticeTDDL
 from ...privacy.lattice_tdil import LatticeTDIL
-from ...rounding import ROUNDING
+from ...rounding import RECORD_TOLERANCE
 
 __all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel", "rebuild",
            "same_number", "same_json_type", "compare_recorded"]
@@ -62,19 +62,19 @@ _KERNEL_BY_NAMES = {(kind.algorithm, kind.exact_sampler): kind for kind in KERNE
 
 def same_number(recorded: Any, recomputed: Any) -> bool:
     """Whether a recorded field is the recomputed one: a bool only as the same bool, a number within a relative
-    ``ROUNDING`` (1e-12) of it, anything else equal.
+    ``RECORD_TOLERANCE`` (1e-9) of it, anything else equal.
 
     The recorded number is a double the codec wrote with the shortest text that reads back exactly, so the same
     computation on the same machine matches bit for bit. A tolerance is still sound, and needed: the loaded
     certificate holds the recomputed calibration, never the recorded number, so the comparison only decides
     whether a file is refused as edited; and another machine (another libm, eigensolver or thread count) may move
-    a recomputed double by a few ulps (lambda_max of TDDL's K_Z), far below the relative 1e-12 by which every
-    quantity a proof needs is rounded in the safe direction (:mod:`dpcvx.rounding`).
+    a recomputed double by a few ulps (lambda_max of TDDL's K_Z), and an earlier dpcvx computed some Gaussian
+    scales a little differently (:data:`dpcvx.rounding.RECORD_TOLERANCE`).
     """
     if isinstance(recorded, bool) or isinstance(recomputed, bool):
         return recorded is recomputed
     if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
-        return math.isclose(float(recorded), float(recomputed), rel_tol=ROUNDING, abs_tol=0.0)
+        return math.isclose(float(recorded), float(recomputed), rel_tol=RECORD_TOLERANCE, abs_tol=0.0)
     return bool(recorded == recomputed)
 
 
