@@ -233,7 +233,8 @@ def _add_problem_arguments(parser: argparse.ArgumentParser | argparse._ArgumentG
                         help="objective perturbation (Algorithm 2) or output perturbation (Algorithm 1); see "
                              f"docs/mechanisms.md. Default: {mechanism_help}")
     parser.add_argument("--strict", action="store_true",
-                        help="refuse conditions the verifier established only numerically")
+                        help="refuse estimated constants even with --allow-estimates (without it they are refused "
+                             "already); proofs (symbolic, validated, DCP) are always accepted")
     parser.add_argument("--allow-estimates", action="store_true",
                         help="accept constants the verifier could only estimate (not prove); the "
                              "guarantee is then CONDITIONAL on the estimates being right")
@@ -317,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  dpcvx verify --loss logistic\n"
                "  dpcvx verify --loss huber:h=0.5 --mechanism output\n"
-               "  dpcvx verify --loss my_loss.py --strict",
+               "  dpcvx verify --loss my_loss.py --allow-estimates",
     )
     _add_problem_arguments(verify, loss_default=None, mechanism_default="objective", mechanism_help="objective")
     verify.add_argument("--dim", type=_integer_from("dim", 1, MAX_DIM), default=PROBE_DIM,

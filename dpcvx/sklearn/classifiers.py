@@ -654,7 +654,9 @@ class DPERMClassifier(_PrivateLinearClassifier):
         Scale rows with ||x|| > R onto the bound (True) or refuse them (False).
     solver : {"auto", "fast", "cvxpy"}, default "auto"
     strict : bool, default False
-        Refuse conditions the verifier established only numerically.
+        The verifier's ``strict``: refuse estimated constants even when estimates are allowed. The estimators
+        never allow them (they take no ``allow_estimates``; :class:`dpcvx.PrivateERM` does), so an estimated
+        constant is refused with or without it; proofs (symbolic, validated, DCP) are always accepted.
     class_weight : None, dict or "balanced", default None
         A PUBLIC dict {class: weight >= 0} (a class not named weighs 1; L and c grow by the largest weight), or
         "balanced": w_k = min_j pi_j / pi_k (largest 1) from ``class_prior``, else from ONE private count of

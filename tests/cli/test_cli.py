@@ -115,6 +115,18 @@ def test_help_reads_well(workdir, run):
     assert "--numeric NAME:LO:HI" in fit.stdout and "--others-negative" in fit.stdout
 
 
+def test_strict_help_says_what_it_adds_to_the_default(workdir, run):
+    """Estimates are refused by default; --strict refuses them only where --allow-estimates would accept them
+    (not "conditions established numerically", which the default already refuses). The page says the same."""
+    for command in ("verify", "fit"):
+        help_text = " ".join(run("main", command, "--help", cwd=workdir).stdout.split())
+        strict = help_text[help_text.index("--strict "):help_text.index("--allow-estimates accept")]
+        assert "even with --allow-estimates" in strict and "numerically" not in strict, strict
+    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
+    strict = page[page.index("- `--strict`:"):page.index("- `--allow-estimates`:")]
+    assert "even with `--allow-estimates`" in strict and "numerically" not in strict, strict
+
+
 def test_verify_exits_with_the_status_its_help_states(workdir, run):
     help_text = " ".join(run("main", "verify", "--help", cwd=workdir).stdout.split())
     refused = run("main", "verify", "--loss", "hinge.py", "--mechanism", "objective", cwd=workdir)

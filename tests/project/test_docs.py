@@ -207,6 +207,17 @@ def test_the_demo_plot_is_ignored_by_git():
     assert "dpcvx-demo.png" in ignored   # anywhere: the demo writes it to the current directory
 
 
+def test_custom_losses_page_says_estimates_are_refused_unless_allowed():
+    """The page on custom losses agrees with the code and docs/verifier.md: an estimated constant is marked
+    "estimate" (not "numeric"), is not conservative, is refused by default, accepted (CONDITIONAL) only with
+    allow_estimates=True, and strict=True refuses it even then."""
+    page = (DOCS / "custom-losses.md").read_text()
+    section = page[page.index("## When the verifier can only estimate"):page.index("## The whole script")]
+    text = " ".join(section.split())
+    assert "marked `estimate`" in text and "not conservative" in text and "**refused by default**" in text
+    assert "`allow_estimates=True`" in text and "CONDITIONAL" in text and "refuses them even then" in text
+
+
 def test_theory_refuses_no_group_norm_that_the_code_certifies():
     """docs/mechanisms.md offers disjoint group norms and the verifier certifies them (the slow test
     below); theory section 14's list of refusals may name only the overlapping ones."""
