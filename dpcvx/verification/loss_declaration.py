@@ -20,8 +20,8 @@ from .problem import Loss
 if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is built (a catalogue fit needs none)
     import cvxpy as cp
 
-__all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "check_time_limit", "cvxpy_evaluator", "declared_loss",
-           "pending_conditions", "loss_at_zero"]
+__all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "check_constants", "check_time_limit", "cvxpy_evaluator",
+           "declared_loss", "pending_conditions", "loss_at_zero"]
 
 SYMBOLIC_SECONDS = 20.0
 
@@ -41,9 +41,23 @@ def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
     others = [v for v in expression.variables() if v.id != variable.id]
     if others:
         raise TypeError(f"loss(z) uses variables other than z: {[v.name() for v in others]}")
-    if expression.parameters() and any(p.value is None for p in expression.parameters()):
-        raise TypeError("loss(z) uses a cp.Parameter without a value")
+    check_constants(expression, "loss(z)")
     return variable, expression
+
+
+def check_constants(expression: cp.Expression, name: str) -> None:
+    """Refuse a declaration (``name``: "loss(z)" or "regularizer(w)") whose constants have no finite value: a
+    cp.Parameter without a value (nothing to verify or solve with) or a NaN or infinite constant (no loss or
+    regularizer is finite with it; the solver would compute with it). The one check of the loss and of the
+    regularizer, so that each fails its declaration with the same words."""
+    for leaf in (*expression.parameters(), *expression.constants()):
+        if leaf.value is None:
+            raise TypeError(f"{name} uses a cp.Parameter without a value: set its value before verifying")
+        values = np.asarray(leaf.value, dtype=float)
+        if not np.all(np.isfinite(values)):
+            bad = values[~np.isfinite(values)].flat[0]
+            raise TypeError(f"{name} uses the non-finite constant {bad}: every constant of "
+                            "a loss or a regularizer must be a finite number")
 
 
 def loss_at_zero(loss: Loss) -> float | None:

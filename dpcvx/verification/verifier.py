@@ -32,7 +32,14 @@ from ..validation import check_flag, integer
 from . import loss_record
 from .certificate import Certificate, Condition
 from .exact import beyond_doubles, magnitude_text
-from .loss_declaration import LOSS_CONDITIONS, SYMBOLIC_SECONDS, check_time_limit, declared_loss, pending_conditions
+from .loss_declaration import (
+    LOSS_CONDITIONS,
+    SYMBOLIC_SECONDS,
+    check_constants,
+    check_time_limit,
+    declared_loss,
+    pending_conditions,
+)
 from .numpy_code import UnsafeCode
 from .problem import Loss, LossDerivatives, Quadratic, Regularizer, VerifiedLoss, VerifiedProblem, VerifiedRegularizer
 from .regularizer.analysis import RegularizerAnalysis
@@ -315,6 +322,7 @@ def verify_regularizer(regularizer: Regularizer | None, dim: int) -> VerifiedReg
         w, expression = declared_regularizer(regularizer, dim)
         if not isinstance(expression, cp.Expression) or expression.size != 1:
             raise TypeError("regularizer(w) must return a scalar CVXPY expression")
+        check_constants(expression, "regularizer(w)")
         key = (_structural_key(expression), dim)
     except Exception as error:  # a bad user regularizer becomes a failing certificate
         return _regularizer_failure("<invalid regularizer>",

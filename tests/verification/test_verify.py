@@ -232,6 +232,29 @@ def test_bad_regularizer_never_raises():
     assert "scalar" in cert.condition("strong_convexity").detail
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=["nan", "inf", "-inf"])
+def test_a_non_finite_constant_fails_the_declaration_naming_it(bad):
+    """cp.logistic(-z) + nan was taken as a loss whose constants could only be estimated ("l' is continuous;
+    ESTIMATE"); a NaN or infinite constant is a bad declaration, of the loss and of the regularizer alike."""
+    cert = dpcvx.verify(lambda z: cp.logistic(-z) + bad, allow_estimates=True)
+    declaration = cert.condition("declaration")
+    assert declaration.passed is False and f"non-finite constant {bad}" in declaration.detail
+    assert cert.condition("lipschitz").passed is None and not cert.allows("objective")
+    cert = dpcvx.verify(losses.logistic(), lambda w: 0.5 * cp.sum_squares(w) + bad * cp.sum(w))
+    assert f"regularizer(w) uses the non-finite constant {bad}" in cert.condition("strong_convexity").detail
+
+
+def test_a_parameter_without_a_value_fails_loss_and_regularizer_alike():
+    """The loss said "uses a cp.Parameter without a value", the regularizer CVXPY's raw "Cannot compute the value
+    of an constraint whose expression is None-valued": one check says it for both."""
+    loss = dpcvx.verify(lambda z: cp.logistic(-cp.Parameter() * z)).condition("declaration").detail
+    regularizer = dpcvx.verify(losses.logistic(), lambda w: cp.Parameter(nonneg=True) * cp.sum_squares(w))
+    assert "loss(z) uses a cp.Parameter without a value" in loss
+    for name in ("regularizer_convexity", "strong_convexity", "regularizer_differentiability",
+                 "regularizer_twice_differentiability"):
+        assert "regularizer(w) uses a cp.Parameter without a value" in regularizer.condition(name).detail
+
+
 def test_require_names_condition_and_fix():
     cert = dpcvx.verify(lambda z: cp.pos(1 - z))
     with pytest.raises(dpcvx.AssumptionError) as caught:
