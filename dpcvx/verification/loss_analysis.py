@@ -216,7 +216,22 @@ class LossAnalyser:
         if self.numeric.finite:
             return Condition("domain", description, True, "all of R (estimate)", "estimate",
                              f"finite on the test grid; {self.why_estimate()}")
+        if self.numeric.overflow is not None:
+            return self._domain_overflow(description, self.numeric.overflow)
         return self._domain_failure(description, "estimate", [str(c) for c in constraints])
+
+    def _domain_overflow(self, description: str, reach: float) -> Condition:
+        """Not established: the only evidence against the domain is float overflow on the grid's tails (no domain
+        constraint is violated there), and no route proved the domain (log1p(exp(-z)), the logistic loss, whose
+        log1p has no translation; it was reported as violating "-1 <= exp(-z)", which always holds)."""
+        reasons = self.translation_error or "; ".join(filter(None, (self.sympy_note, self.validated_note)))
+        return Condition(
+            "domain", description, None, "unknown", "none",
+            f"not established: l(z) overflows in floating point at |z| = {reach:.3g} on the test grid (infinite "
+            f"there, while no domain constraint is violated), and nothing proved its domain ({reasons or 'no proof'})",
+            "rewrite the loss with atoms the verifier translates (docs/verifier.md), such as a catalogue atom: "
+            "cp.logistic(u) for log(1 + exp(u)), cp.log_sum_exp for a log of a sum of exponentials",
+        )
 
     @staticmethod
     def _domain_failure(description: str, method: str, violated: list[str]) -> Condition:

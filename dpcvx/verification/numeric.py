@@ -48,7 +48,12 @@ Function = Callable[[np.ndarray], np.ndarray]
 
 @dataclass(frozen=True)
 class NumericAnalysis:
-    """What the numeric route found; suprema include the safety factor."""
+    """What the numeric route found; suprema include the safety factor.
+
+    ``overflow``: when l is not finite on the grid only because it is infinite on the grid's tails (no NaN, which
+    marks a violated domain constraint, and finite between), the smallest |z| at which it is infinite: float
+    overflow of a loss that may well be finite there (log1p(exp(-z)) at z = -800), not evidence of a restricted
+    domain. None otherwise."""
 
     finite: bool
     convex: bool
@@ -56,6 +61,7 @@ class NumericAnalysis:
     curvature_jumps: tuple[float, ...]
     lipschitz: float
     curvature: float
+    overflow: float | None = None
 
     @property
     def c1(self) -> bool:
@@ -135,6 +141,16 @@ def _jumps(derivative: Callable, z: np.ndarray, values: np.ndarray, resolution: 
     return tuple(sorted(found))
 
 
+def _overflow(z: np.ndarray, values: np.ndarray) -> float | None:
+    """The smallest |z| of the (ascending) grid ``z`` where ``values`` is infinite, when the only non-finite values
+    are infinities on the grid's tails (:attr:`NumericAnalysis.overflow`); None otherwise."""
+    infinite = np.isinf(values)
+    inside = np.flatnonzero(~infinite)
+    if np.isnan(values).any() or inside.size == 0 or infinite[inside[0]:inside[-1] + 1].any():
+        return None
+    return float(np.abs(z[infinite]).min())
+
+
 def analyse(f: Function) -> NumericAnalysis:
     """Numeric estimates of the conditions for a vectorised scalar function ``f``."""
     z = _grid()
@@ -145,7 +161,7 @@ def analyse(f: Function) -> NumericAnalysis:
             values = np.full_like(z, np.nan)
         finite = bool(np.all(np.isfinite(values)))
         if not finite:
-            return NumericAnalysis(False, False, (), (), float("inf"), float("inf"))
+            return NumericAnalysis(False, False, (), (), float("inf"), float("inf"), _overflow(z, values))
         d1 = _first(f, z)
         d2 = _second(f, z)
         kinks = _jumps(lambda p, s: _first(f, p, s), z, d1, 1e-9)

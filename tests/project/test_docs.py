@@ -218,6 +218,18 @@ def test_custom_losses_page_says_estimates_are_refused_unless_allowed():
     assert "`allow_estimates=True`" in text and "CONDITIONAL" in text and "refuses them even then" in text
 
 
+def test_verifier_page_lists_only_the_norms_of_a_stack_a_loss_may_use():
+    """docs/verifier.md listed `norm` of a stack for a loss; only p = 1, 2 and infinity are applied record by
+    record, and cp.norm(cp.hstack([1, z]), 3) is refused as not a separable sum."""
+    import cvxpy as cp
+
+    page = " ".join((DOCS / "verifier.md").read_text().split())
+    assert "`norm`/`norm2`/`norm1`/`norm_inf` of a stack with p = 1, 2 or infinity" in page
+    refused = dpcvx.verify(lambda z: cp.norm(cp.hstack([1, z]), 3)).condition("declaration")
+    assert refused.passed is False and "not a separable sum" in refused.detail
+    assert "not a separable sum over records" in page
+
+
 def test_theory_refuses_no_group_norm_that_the_code_certifies():
     """docs/mechanisms.md offers disjoint group norms and the verifier certifies them (the slow test
     below); theory section 14's list of refusals may name only the overlapping ones."""

@@ -203,6 +203,19 @@ def test_untranslatable_loss_is_refused_by_default():
     assert "allow_estimates=True" in cert.failures("objective")[0].detail + cert.failures("objective")[0].fix
 
 
+def test_float_overflow_on_the_grid_is_not_a_violated_domain_constraint():
+    """log1p(exp(-z)) is the logistic loss, finite everywhere, but log1p has no translation and the grid's values
+    overflow to inf at z = -712: the domain is not established, and the message says it was overflow (it said
+    "undefined or infinite ... (domain constraint -1.0 <= exp(-z))", a constraint that always holds) and names a
+    catalogue atom. A loss that truly is undefined somewhere still names its violated constraint."""
+    domain = dpcvx.verify(lambda z: cp.log1p(cp.exp(-z)), time_limit=QUICK).condition("domain")
+    assert domain.passed is None and "exp(-z)" not in domain.detail, domain
+    assert "overflows in floating point at |z| = 712" in domain.detail and "log1p" in domain.detail
+    assert "cp.logistic" in domain.fix
+    domain = dpcvx.verify(lambda z: cp.log1p(z), time_limit=QUICK).condition("domain")
+    assert domain.passed is False and "-1.0 <= z" in domain.detail
+
+
 def test_untranslatable_loss_is_conditional_when_estimates_are_allowed():
     cert = dpcvx.verify(opaque_steep, time_limit=QUICK, allow_estimates=True)
     assert cert.allows("objective") and cert.conditional
