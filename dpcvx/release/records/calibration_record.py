@@ -61,8 +61,8 @@ _KERNEL_BY_NAMES = {(kind.algorithm, kind.exact_sampler): kind for kind in KERNE
 
 
 def same_number(recorded: Any, recomputed: Any) -> bool:
-    """Whether a recorded field is the recomputed one: a bool only as the same bool, a number within a relative
-    ``RECORD_TOLERANCE`` (1e-9) of it, anything else equal.
+    """Whether a recorded field is the recomputed one: a bool only as the same bool, an integer as the same integer,
+    another number within a relative ``RECORD_TOLERANCE`` (1e-9) of it, anything else equal.
 
     The recorded number is a double the codec wrote with the shortest text that reads back exactly, so the same
     computation on the same machine matches bit for bit. A tolerance is still sound, and needed: the loaded
@@ -73,6 +73,8 @@ def same_number(recorded: Any, recomputed: Any) -> bool:
     """
     if isinstance(recorded, bool) or isinstance(recomputed, bool):
         return recorded is recomputed
+    if isinstance(recorded, numbers.Integral) and isinstance(recomputed, numbers.Integral):
+        return bool(recorded == recomputed)  # a count or a lattice's steps: exact (an edit by one is an edit)
     if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
         return math.isclose(float(recorded), float(recomputed), rel_tol=RECORD_TOLERANCE, abs_tol=0.0)
     return bool(recorded == recomputed)
