@@ -61,6 +61,9 @@ BlockFunction = Callable[..., Any]
 CACHE_BLOCK_BYTES = 1 << 21
 
 
+UNKNOWN_CHUNKS = "a Dask X must be 2-D with known row chunks (use to_dask_array(lengths=True))"
+
+
 def cache_block_rows(width: int) -> int:
     """Rows per block such that a float64 block of ``width`` columns is about ``CACHE_BLOCK_BYTES``."""
     return max(256, CACHE_BLOCK_BYTES // (8 * max(width, 1)))
@@ -94,6 +97,18 @@ def _dask_array(X: Any) -> Any:
     if hasattr(X, "to_dask_array"):
         return X.to_dask_array(lengths=True)
     return X
+
+
+def input_shape(X: Any) -> tuple[int, ...]:
+    """X's shape as integers, read without a pass over the rows: a Dask DataFrame's row count (lazy in its own shape)
+    from its partitions' lengths, as :class:`RowBlocks` reads it (:func:`_dask_array`); a Dask array of unknown row
+    chunks refused as RowBlocks refuses it. Every fit that takes a Dask X reads its n here."""
+    if not is_dask(X):
+        return tuple(int(size) for size in np.shape(X))
+    array = _dask_array(X)
+    if any(np.isnan(size) for size in array.shape):
+        raise InputError(UNKNOWN_CHUNKS)
+    return tuple(int(size) for size in array.shape)
 
 
 @dataclass(frozen=True)
@@ -219,7 +234,7 @@ class RowBlocks:
         if is_dask(self.source):
             self.source = _dask_array(self.source)
             if self.source.ndim != 2 or any(np.isnan(c) for c in self.source.chunks[0]):
-                raise InputError("a Dask X must be 2-D with known row chunks (use to_dask_array(lengths=True))")
+                raise InputError(UNKNOWN_CHUNKS)
             if len(self.source.chunks[1]) != 1:
                 self.source = self.source.rechunk({1: -1})  # whole rows per block
             edges = np.concatenate([[0], np.cumsum(self.source.chunks[0])]).astype(int)

@@ -42,7 +42,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from scipy import sparse
 
-from ..data.blocks import RowBlocks, is_dask, is_out_of_core
+from ..data.blocks import RowBlocks, input_shape, is_dask, is_out_of_core
 from ..data.rows import RowMap
 from ..data.standardiser import adassp_map, label_range, range_map
 from ..exceptions import ClippingWarning, InputError, user_stacklevel
@@ -441,10 +441,11 @@ def _range_values(clipped: np.ndarray | RowBlocks, y: Any, label_bound: float,
 
 
 def _input_shape(X: Any) -> tuple[int, int]:
-    """(rows, columns) of X from its shape (a memmap's or Dask array's too, read without a pass); an X that is not
-    2-D is refused as every fit refuses it (:func:`dpcvx.validation.check_matrix`)."""
-    shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2:
+    """(rows, columns) of X from its shape (a memmap's or a Dask array's or DataFrame's too, read without a pass:
+    :func:`~dpcvx.data.blocks.input_shape`); an X that is not 2-D is refused as every fit refuses it
+    (:func:`dpcvx.validation.check_matrix`)."""
+    shape = input_shape(X) if hasattr(X, "shape") else ()
+    if len(shape) != 2:
         shape = check_matrix(X).shape
     return int(shape[0]), int(shape[1])
 

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..data.blocks import RowBlocks, is_out_of_core
+from ..data.blocks import RowBlocks, input_shape, is_out_of_core
 from ..exceptions import ClippingWarning, ConstantPredictionWarning, InputError
 from ..losses import loss_label
 from ..privacy.accountant import PrivacyAccountant, check_accountant
@@ -138,7 +138,8 @@ class PrivateMulticlassERM:
 
     def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[np.ndarray]:
         """The k one-vs-rest label vectors (+1 for the class, -1 otherwise); delta checked against n."""
-        n = np.shape(X)[0] if np.ndim(X) == 2 else -1
+        shape = input_shape(X)  # a Dask DataFrame's n too (lazy in its own shape)
+        n = shape[0] if len(shape) == 2 else -1
         labels = self._labels(y, n)
         check_delta_for_n(delta, fit_params.get("n_public") or n, getattr(self.binary, "allow_large_delta", False))
         return [np.where(labels == value, 1, -1) for value in self.classes]
@@ -265,7 +266,7 @@ class MulticlassPlan:
                                                n_public=self.fit_params.get("n_public"))
             assert isinstance(planned, FitPlan)  # a binary learner that draws nothing (refused by the plan)
             plan = planned
-        one = plan.calibrate(plan.size(np.shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
+        one = plan.calibrate(plan.size(input_shape(X)[0])).calibration.privacy_curve(self.class_epsilon,
                                                                                    self.class_delta)
         return PrivacyCurve(one.parts * len(self.classes), one.neighbours)
 
