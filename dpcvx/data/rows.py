@@ -57,6 +57,17 @@ _COPY_ROWS = 1024
 Matrix: TypeAlias = Any
 
 
+class NormBoundError(InputError):
+    """The InputError of ``clip=False`` for ``count`` rows beyond R, the first at ``row``: a reader of row blocks
+    renumbers the row within the whole input and says which rows it read (``where``)."""
+
+    def __init__(self, count: int, row: int, norm_bound: float, where: str = "") -> None:
+        super().__init__(f"{where}{count} rows have norm above data_norm={norm_bound:g}; the first is row {row}; "
+                         "nothing was fitted. Rescale the data with public bounds, raise data_norm, or pass clip=True "
+                         "to scale those rows onto the bound")
+        self.count, self.row, self.norm_bound = count, row, norm_bound
+
+
 def _checked_rows(X: Any, name: str = "X", spare_columns: int = 0,
                   map_block: Callable[[np.ndarray, np.ndarray], int] | None = None,
                   ) -> tuple[Matrix, bool, np.ndarray, int | None]:
@@ -442,17 +453,12 @@ class RowMap:
         the same rows clipped, the same count and the same clipped rows as from every row's norm.
         """
         R = self.norm_bound
-        if squares is None:
-            squares = _plain_squares(X)
-        rows = _rows_to_measure(squares, R)  # every other row is within R: its sqrt is never taken
-        scale, size = _row_scales(X, squares, rows)
-        # ||x|| > R  <=>  size > R / scale, with no overflow in scale * size
-        with np.errstate(under="ignore"):
-            limit = R / scale
+        rows, scale, size, limit = self._measured(X, squares)
         beyond = size > limit
-        count = int(np.count_nonzero(size > limit * (1 + _ROUNDOFF)))
+        refused = rows[size > limit * (1 + _ROUNDOFF)]
+        count = int(refused.size)
         if count and refuse:
-            raise self._refusal(count)
+            raise NormBoundError(count, int(refused[0]), R)
         if not np.any(beyond):
             return X, count
         rows, scale, size = rows[beyond], scale[beyond], size[beyond]
@@ -488,13 +494,25 @@ class RowMap:
             X[steps] = source[steps] / scale[stepwise, None] / size[stepwise, None] * target
         return X, count
 
-    def _refusal(self, count: int) -> InputError:
-        """The error of ``clip=False`` when ``count`` rows lie beyond R (beyond its round-off margin)."""
-        return InputError(
-            f"{count} rows have norm above data_norm={self.norm_bound:g}; nothing was "
-            "fitted. Rescale the data with public bounds, raise data_norm, or pass "
-            "clip=True to scale those rows onto the bound"
-        )
+    def _measured(self, X: Matrix, squares: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                        np.ndarray]:
+        """(the rows :meth:`clip` measures, in order, their scales, norms / scale, R / scale): row i is beyond R
+        exactly when size > limit, with no overflow in scale * size. ``squares`` as :meth:`clip` takes them."""
+        if squares is None:
+            squares = _plain_squares(X)
+        rows = _rows_to_measure(squares, self.norm_bound)  # every other row is within R: its sqrt is never taken
+        scale, size = _row_scales(X, squares, rows)
+        with np.errstate(under="ignore"):
+            limit = self.norm_bound / scale
+        return rows, scale, size, limit
+
+    def _refusal(self, count: int, rows: Any, name: str) -> NormBoundError:
+        """The error of ``clip=False`` when ``count`` rows lie beyond R (beyond its round-off margin), counted while
+        dpcvx's copy was clipped: the first of them found by measuring the rows again (``rows``, the feature map's
+        output when there is one, named ``name``), unclipped. A second read of the rows, on the failure only."""
+        measured = check_matrix(rows, name)
+        index, _, size, limit = self._measured(measured, None)
+        return NormBoundError(count, int(index[size > limit * (1 + _ROUNDOFF)][0]), self.norm_bound)
 
     def _map_block(self, block: np.ndarray, squares: np.ndarray) -> int:
         """Map rows of dpcvx's own buffer in place, the intercept column last (a block of the copy while it is in
@@ -537,7 +555,7 @@ class RowMap:
             if spare and _maps_by_blocks(self.feature_map, checked):  # no whole output of the map
                 features, count = self._mapped_by_blocks(checked, spare, self._map_block)
                 if count and refuse:
-                    raise self._refusal(count)
+                    raise self._refusal(count, self._transform(checked), "feature_map.transform(X)")
                 return features.base, count
             source, name = self._transform(checked), "feature_map.transform(X)"
             # a map's output that needs converting is converted as before (column-major), its squares and copy apart
@@ -546,7 +564,7 @@ class RowMap:
                                                           map_block=self._map_block if spare else None)
         if clipped is not None:  # copied beside the intercept column and mapped, block by block (a feature map's
             if clipped and refuse:  # output too: its copy, squares and mapping in one pass, not three)
-                raise self._refusal(clipped)
+                raise self._refusal(clipped, source, name)
             return features.base, clipped
         if checked is not None:  # the map's output is written to only if it shares no memory with the input
             owned = owned or not (_shares(features, checked) or _shares(features, X))
@@ -559,7 +577,7 @@ class RowMap:
             buffer[:, :-1] = features
         count = self._map_block(buffer, squares)  # dpcvx's own buffer: mapped whole, as the copy's blocks are
         if count and refuse:
-            raise self._refusal(count)
+            raise self._refusal(count, source, name)
         return buffer, count
 
 
