@@ -258,6 +258,20 @@ def non_numeric_entry(X: Any, name: str = "X", labels: list[Any] | None = None) 
     return None
 
 
+class RowError(InputError):
+    """An InputError naming the first ``row`` of a table that fails a check, its message ``before`` + row + ``after``:
+    a reader of the file in chunks renumbers the row within the whole file (:meth:`shifted`), so a chunked read
+    names the row an in-memory read names."""
+
+    def __init__(self, before: str, row: int, after: str) -> None:
+        super().__init__(f"{before}{row}{after}")
+        self.before, self.row, self.after = before, row, after
+
+    def shifted(self, offset: int, prefix: str = "", suffix: str = "") -> RowError:
+        """This error with the row ``offset`` further on and its message between ``prefix`` and ``suffix``."""
+        return RowError(prefix + self.before, self.row + offset, self.after + suffix)
+
+
 class NonFiniteError(InputError):
     """The InputError for a NaN or infinite entry of the matrix ``name``, at (``row``, ``column``): a reader of
     row blocks renumbers the row within the whole input."""

@@ -39,6 +39,7 @@ from ..models.multiclass import PrivateMulticlassERM
 from ..progress import progress
 from ..release.model import PrivateModel
 from ..release.serialization import load, save
+from ..tables import RowError
 from ..validation import label_range
 from .exit_codes import EXIT_OK
 
@@ -100,6 +101,8 @@ def _encode(schema: PublicSchema, table: dict[str, np.ndarray], path: str, layou
     marked = _with_missing(schema, table, path, layout, missing)  # its errors name the file and the rows
     try:
         return schema.transform(marked)
+    except RowError as error:  # keeps its row, which a chunked read renumbers
+        raise error.shifted(0, f"{path}: ", f" {layout.rows_note()}") from None
     except InputError as error:
         raise InputError(f"{path}: {error} {layout.rows_note()}") from None
 
@@ -136,15 +139,15 @@ def _with_missing(schema: PublicSchema, table: dict[str, np.ndarray], path: str,
         bounds, name = f"within [{column.lo:g}, {column.hi:g}]", column.name
         if column.missing is None:
             if blank is not None and blank.any():
-                raise InputError(
-                    f"{path}: numeric column {name!r} holds a missing or non-finite value in row "
-                    f"{int(np.flatnonzero(blank)[0])} {layout.rows_note()} ({int(blank.sum())} such rows). If it "
+                raise RowError(
+                    f"{path}: numeric column {name!r} holds a missing or non-finite value in row ",
+                    int(np.flatnonzero(blank)[0]), f" {layout.rows_note()} ({int(blank.sum())} such rows). If it "
                     f"marks a missing value, declare it with --missing '' (or --missing '?') and a public imputed "
                     f"value --impute {name}=VALUE {bounds}; else clean the file")
             if declared is not None and declared.any():
-                raise InputError(
+                raise RowError(
                     f"{path}: numeric column {name!r} has {int(declared.sum())} missing value(s) (--missing), "
-                    f"the first in row {int(np.flatnonzero(declared)[0])} {layout.rows_note()}; give it a public "
+                    "the first in row ", int(np.flatnonzero(declared)[0]), f" {layout.rows_note()}; give it a public "
                     f"imputed value: --impute {name}=VALUE {bounds} (or \"missing\" in the schema file)")
         elif declared is not None and values.dtype.kind == "U":
             marked[name] = np.where(declared, "", values)  # "" is a missing value to a column with a rule
@@ -263,19 +266,19 @@ def _labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> np.nda
     given = set(args.positive) | set(args.negative or [])
     absent = np.isin(raw, [token for token in MISSING_LABELS if token not in given])
     if np.any(absent):
-        raise InputError(
+        raise RowError(
             f"{args.data}: {int(absent.sum())} row(s) have no label (an empty cell or '?') in column "
-            f"{args.target!r}, the first in row {int(np.flatnonzero(absent)[0])} {layout.rows_note()}; "
+            f"{args.target!r}, the first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}; "
             "drop those records or give the label the file uses with --positive/--negative")
     is_positive = np.isin(raw, args.positive)
     if args.negative and not args.others_negative:
         outside = ~(is_positive | np.isin(raw, args.negative))
         if np.any(outside):
             count, distinct = int(outside.sum()), len(set(raw[outside].tolist()))
-            raise InputError(
+            raise RowError(
                 f"{args.data}: {count} row(s) of column {args.target!r} ({distinct} distinct value(s)) are "
-                f"neither --positive nor --negative; the first is row {int(np.flatnonzero(outside)[0])} "
-                f"{layout.rows_note()}. Give every label value "
+                "neither --positive nor --negative; the first is row ", int(np.flatnonzero(outside)[0]),
+                f" {layout.rows_note()}. Give every label value "
                 "(--positive and --negative can be repeated: --positive A --positive B), "
                 "or omit --negative to count every value other than --positive as negative")
     return np.where(is_positive, positive, negative)
@@ -334,8 +337,8 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
     """Regression targets (numbers) or multiclass labels (values of --classes); nothing is inferred."""
     absent = np.isin(raw, MISSING_LABELS)
     if np.any(absent):
-        raise InputError(f"{args.data}: {int(absent.sum())} row(s) have no label in column {args.target!r}, the "
-                         f"first in row {int(np.flatnonzero(absent)[0])} {layout.rows_note()}")
+        raise RowError(f"{args.data}: {int(absent.sum())} row(s) have no label in column {args.target!r}, the "
+                       "first in row ", int(np.flatnonzero(absent)[0]), f" {layout.rows_note()}")
     if args.task == "regression":
         try:
             return raw.astype(float)
@@ -344,9 +347,9 @@ def _task_labels(raw: np.ndarray, args: argparse.Namespace, layout: Layout) -> n
                              "regression target must be numeric") from None
     outside = ~np.isin(raw, args.classes)
     if np.any(outside):
-        raise InputError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
-                         f"--classes; the first is row {int(np.flatnonzero(outside)[0])} {layout.rows_note()}. "
-                         "The classes are public: list every one")
+        raise RowError(f"{args.data}: {int(outside.sum())} row(s) of column {args.target!r} are not among "
+                       "--classes; the first is row ", int(np.flatnonzero(outside)[0]), f" {layout.rows_note()}. "
+                       "The classes are public: list every one")
     return raw
 
 
@@ -531,7 +534,7 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
 
     The file is never held whole: each chunk is encoded and appended to a float64 file, which
     the fit then reads by row blocks (dpcvx.data.blocks). The scratch directory is removed after
-    the fit. Errors name the chunk's rows.
+    the fit. An error about one row names it in the whole file; any other names the chunk's rows.
     """
     raw, labels, rows, chunks = directory / "rows.f64", [], 0, 0
     with open(raw, "wb") as handle:
@@ -541,6 +544,9 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
             try:
                 block = _encode(schema, chunk, args.data, layout, args.missing)
                 labels.append(labels_of(chunk[args.target], args, layout))
+            except RowError as error:  # its row in the whole file, as a read of the whole file names it (its counts
+                raise error.shifted(rows, f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): ") \
+                    from None  # are the chunk's)
             except InputError as error:
                 raise InputError(f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): {error}") from None
             handle.write(np.ascontiguousarray(block, dtype=np.float64).tobytes())

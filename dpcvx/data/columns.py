@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import tables
 from ..exceptions import InputError
-from ..tables import parses_as_float
+from ..tables import RowError, parses_as_float
 
 __all__ = ["MISSING_TOKENS", "as_labels", "as_numbers", "column_arrays", "common_length"]
 
@@ -97,9 +97,9 @@ def _as_text(name: str, values: np.ndarray) -> np.ndarray:
         return values.astype(str)
     except ValueError:
         row = next((i for i, value in enumerate(values) if np.ndim(value) > 0), 0)
-        raise InputError(f"column {name!r} holds a list or an array in row {row} (the value is not shown: it is "
-                         "data): nested values are not a column type dpcvx encodes; give each element a column of "
-                         "its own first") from None
+        raise RowError(f"column {name!r} holds a list or an array in row ", row, " (the value is not shown: it is "
+                       "data): nested values are not a column type dpcvx encodes; give each element a column of its "
+                       "own first") from None
 
 
 def _missing_mask(name: str, values: np.ndarray, tokens: tuple[str, ...]) -> np.ndarray:
@@ -149,26 +149,19 @@ def as_numbers(name: str, values: np.ndarray, missing: float | None = None) -> t
             numbers_ = np.array(present, dtype=np.float64)  # a new array: the input is never written to
         except (TypeError, ValueError, OverflowError):
             row = next((i for i, v in enumerate(values) if not absent[i] and not parses_as_float(v)), 0)
-            raise InputError(
-                f"numeric column {name!r} holds a value that is not a number in row {row} (the value is not "
-                "shown: it is data); declare the column categorical or clean the value"
-            ) from None
+            raise RowError(f"numeric column {name!r} holds a value that is not a number in row ", row,
+                           " (the value is not shown: it is data); declare the column categorical or clean the value"
+                           ) from None
     if absent.any():
         if missing is None:
-            row = int(np.flatnonzero(absent)[0])
-            raise InputError(
-                f"numeric column {name!r} holds a missing or non-finite value in row "
-                f"{row} ({int(absent.sum())} such rows); declare a public imputed value "
-                f"(NumericColumn(..., missing=lo)) or drop or impute it first"
-            )
+            raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ",
+                           int(np.flatnonzero(absent)[0]), f" ({int(absent.sum())} such rows); declare a public "
+                           "imputed value (NumericColumn(..., missing=lo)) or drop or impute it first")
         numbers_[absent] = missing
     bad = np.flatnonzero(~np.isfinite(numbers_))
     if bad.size:
-        row = int(bad[0])
-        raise InputError(
-            f"numeric column {name!r} holds a missing or non-finite value in row "
-            f"{row} ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first"
-        )
+        raise RowError(f"numeric column {name!r} holds a missing or non-finite value in row ", int(bad[0]),
+                       f" ({bad.size} such rows); public bounds cannot stand in for it: drop or impute it first")
     return numbers_, absent
 
 
@@ -192,11 +185,9 @@ def as_labels(name: str, values: np.ndarray, missing: str | None = None) -> np.n
     else:
         absent = _missing_mask(name, values, ())
         if absent.any() and missing is None:
-            raise InputError(
-                f"categorical column {name!r} holds a missing value in row "
-                f"{int(np.flatnonzero(absent)[0])} ({int(absent.sum())} such rows): map it to a category "
-                "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record"
-            )
+            raise RowError(f"categorical column {name!r} holds a missing value in row ",
+                           int(np.flatnonzero(absent)[0]), f" ({int(absent.sum())} such rows): map it to a category "
+                           "(CategoricalColumn(..., missing='?') with '?' among the categories) or drop the record")
         labels = _as_text(name, values)  # str() of each value, in one pass
         if absent.any():
             labels = np.where(absent, str(missing), labels)

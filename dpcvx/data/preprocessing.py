@@ -268,12 +268,10 @@ class CategoricalColumn:
         known = np.flatnonzero(codes >= 0)
         self._refuse_whole_floats(values, np.flatnonzero(codes < 0))
         if strict and known.size < codes.size:
-            row = int(np.flatnonzero(codes < 0)[0])
-            raise InputError(
+            raise tables.RowError(
                 f"column {self.name!r}: {codes.size - known.size} row(s) hold a value outside the declared "
-                f"categories, the first in row {row} (the value is not shown: it is data); declared: "
-                f"{list(self.categories)} (a non-strict schema encodes unknown categories as zeros)"
-            )
+                "categories, the first in row ", int(np.flatnonzero(codes < 0)[0]), " (the value is not shown: it is "
+                f"data); declared: {list(self.categories)} (a non-strict schema encodes unknown categories as zeros)")
         block = np.zeros((codes.size, len(self.categories)))
         block[known, codes[known]] = 1.0
         return block
@@ -297,10 +295,10 @@ class CategoricalColumn:
         hits = [i for i, number in zip(np.flatnonzero(floats)[whole], numbers[whole], strict=True)
                 if str(int(number)) in declared]
         if hits:
-            raise InputError(
-                f"column {self.name!r} holds floats whose integer text is a declared category, the first in row "
-                f"{int(unknown[hits[0]])} (the value is not shown: it is data): a value is compared to the categories "
-                f"as its text, so 3.0 is '3.0', not '3'; convert the column to integers first (a column of integer "
+            raise tables.RowError(
+                f"column {self.name!r} holds floats whose integer text is a declared category, the first in row ",
+                int(unknown[hits[0]]), " (the value is not shown: it is data): a value is compared to the categories "
+                "as its text, so 3.0 is '3.0', not '3'; convert the column to integers first (a column of integer "
                 "codes with a missing value is read as floats: read it as pandas 'Int64', which keeps missing values "
                 "missing) or declare the categories as the floats' text"
             )

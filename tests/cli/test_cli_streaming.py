@@ -83,3 +83,23 @@ def test_both_readers_refuse_alike_and_write_nothing(tmp_path, monkeypatch, caps
         assert not out.exists()
     assert streams == [1]
     assert errors[0] == errors[1] and message in errors[0]
+
+
+@pytest.mark.parametrize("bad, chunk", [
+    ((1_700, "?, 2,x,hi"), "1000..1999"),  # a missing numeric cell (the CLI's --missing check)
+    ((2_499, "1.0, abc,x,hi"), "2000..2499"),  # not a number (the schema's encoding)
+    ((1_700, "1.0, 2,x,"), "1000..1999"),  # no label
+    ((1_205, "1.0, 2,x,mid"), "1000..1999"),  # neither --positive nor --negative
+])
+def test_a_chunked_read_names_the_row_of_the_whole_file(tmp_path, capsys, bad, chunk):
+    """The refusal of one row names it as the read of the whole file does (it named the row within the chunk),
+    after the chunk's rows."""
+    data = _table(tmp_path / "d.csv", bad)
+    out = tmp_path / "m.json"
+    errors = []
+    for options in (OPTIONS[:-2], OPTIONS):
+        assert main(["fit", str(data), *options, "--out", str(out)]) == EXIT_INPUT
+        errors.append(capsys.readouterr().err)
+    prefix = f"in data rows {chunk} (read by --chunk-rows): "
+    assert f"row {bad[0]} " in errors[0]
+    assert errors[1] == errors[0].replace("input error: ", f"input error: {prefix}", 1)
