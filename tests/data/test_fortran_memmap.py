@@ -64,3 +64,23 @@ def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path):
     model, peak = _peak(fit, fortran)
     assert peak < X.nbytes / 2, f"{peak / 2**20:.1f} MiB of a {X.nbytes / 2**20:.1f} MiB file"
     assert np.array_equal(model.coef_, expected.coef_) and np.array_equal(model.intercept_, expected.intercept_)
+
+
+def test_a_regressor_scores_a_float32_or_fortran_memmap_by_blocks(tmp_path):
+    """A release's predict, which a regressor's training-rows check runs on the fit's own X, converts a memmap a block
+    at a time: a Fortran-order or float32 file was converted whole, 2.2 to 2.5 times the file in memory. The scores
+    are those of the same rows in memory (the float32 file's to the bit: the same blocks of the same values)."""
+    X, y = _rows(200_000, 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = dpcvx.DPLinearRegression(random_state=0, label_bound=1.0).fit(X[:5000], y[:5000])
+    assert fitted.certificate_.column_statistics is not None  # the standardiser maps the rows
+    model = fitted.model_
+    fortran = _memmap(tmp_path, X, fortran=True)
+    single = X.astype(np.float32)
+    np.save(tmp_path / "single.npy", single)
+    for rows, memory, exact in ((fortran, X, False), (np.load(tmp_path / "single.npy", mmap_mode="r"), single, True)):
+        scores, peak = _peak(model.predict, rows)
+        assert peak < X.nbytes / 4, f"{rows.dtype}: {peak / 2**20:.1f} MiB of {X.nbytes / 2**20:.1f} MiB in float64"
+        expected = model.predict(memory)
+        assert np.array_equal(scores, expected) if exact else np.allclose(scores, expected, rtol=1e-12, atol=1e-15)
