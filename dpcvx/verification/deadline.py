@@ -17,6 +17,9 @@ in a separate worker process instead:
   handle) and the next call starts a new one. Calls from several threads at
   once each get their own worker from a small pool.
 * No signal handler or timer of the calling process is touched.
+* A worker never outlives its caller: it exits within ``PARENT_POLL_SECONDS`` once the process that started it is
+  gone, even mid-computation (a caller killed by SIGTERM or SIGKILL cannot kill its worker first; such a worker
+  had kept computing for an hour, reparented to init).
 * Where no worker process can start at all (an embedded interpreter whose
   ``sys.executable`` is not Python, a sandbox without ``fork``/``exec``), the
   function runs in the caller's thread without a deadline, with a logged
@@ -46,6 +49,7 @@ __all__ = ["DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_F
 STARTUP_SECONDS = 180.0
 IN_PROCESS_FALLBACK = True  # when no worker process can start: run unbounded in the caller (logged)
 _MAX_IDLE = 4
+PARENT_POLL_SECONDS = 1.0
 
 
 @dataclass
@@ -250,7 +254,16 @@ def _in_process(function: Callable[..., Any], args: tuple[Any, ...], on_item: Ca
 # --- the worker side ----------------------------------------------------------------
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Exit this worker once its parent is gone: os.getppid() then names another process (init, or a subreaper).
+    A thread, so that it also ends a computation in progress (sympy runs Python code, which yields the GIL)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(0)
+
+
 def _serve() -> None:
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the channel
     requests = sys.stdin.buffer

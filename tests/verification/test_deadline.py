@@ -144,3 +144,53 @@ def test_without_a_usable_interpreter_the_call_runs_in_process(monkeypatch):
     monkeypatch.setattr(deadline, "IN_PROCESS_FALLBACK", False)
     refused = deadline.run(divmod, (7, 2), seconds=5)
     assert not refused.finished and "cannot start a worker process" in refused.error
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.slow  # about 5 s (a worker's start-up); CI's slow tier runs it
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process table from /proc (Linux)")
+def test_a_worker_exits_when_its_caller_is_killed_mid_computation(tmp_path):
+    """Audit: a caller killed by a signal (here SIGKILL) could not kill its worker, which kept computing for an hour,
+    reparented to init. The worker now exits within PARENT_POLL_SECONDS of its caller. The call writes a file once it
+    runs in the worker (so the caller is killed mid-computation, not during the worker's start-up)."""
+    import subprocess
+    import sys
+    started = tmp_path / "started"
+    caller = subprocess.Popen([sys.executable, "-c", "import os\nfrom dpcvx.verification import deadline\n"
+                               f"deadline.run(os.system, ('touch {started}; sleep 60',), seconds=300)\n"])
+    for _ in range(600):
+        if started.exists():
+            break
+        time.sleep(0.1)
+    workers = _children(caller.pid)
+    assert started.exists() and len(workers) == 1
+    caller.kill()
+    caller.wait()
+    for _ in range(100):
+        if _state(workers[0]) in ("gone", "Z"):   # exited (a zombie until init reaps it)
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(workers[0], signal.SIGKILL)
+        pytest.fail("the worker outlived its caller by 10 s")
