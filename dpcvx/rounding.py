@@ -38,8 +38,8 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["ROUNDING", "RECORD_TOLERANCE", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down", "next_up",
-           "sum_down", "bound_up", "two_sum", "two_product"]
+__all__ = ["ROUNDING", "RECORD_TOLERANCE", "same_recorded", "EPS", "UNDERFLOW", "round_down", "round_up", "next_down",
+           "next_up", "sum_down", "bound_up", "two_sum", "two_product"]
 
 ROUNDING = 1e-12
 #: How far a number a model file records may lie from the one the loader recomputes and still be read as the same
@@ -50,6 +50,13 @@ ROUNDING = 1e-12
 #: epsilon >= 1e-5 (2e-11 for the approximate minimiser's sigma of an ordinary release). A file calibrated at a
 #: smaller epsilon by that dpcvx may be refused as edited: refit it.
 RECORD_TOLERANCE = 1e-9
+
+
+def same_recorded(recorded: float | None, recomputed: float | None) -> bool:
+    """Whether a number a file records is the recomputed one: equal (None as None), or both numbers within a relative
+    ``RECORD_TOLERANCE``. The one comparison of a recorded number, for calibrations and privacy curves alike."""
+    return recorded == recomputed or (recorded is not None and recomputed is not None and math.isclose(
+        float(recorded), float(recomputed), rel_tol=RECORD_TOLERANCE, abs_tol=0.0))
 EPS = float(np.finfo(float).eps)  # 2u: one rounding has relative error <= EPS / 2
 UNDERFLOW = 1e-300
 

@@ -59,7 +59,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..exceptions import InputError
-from ..rounding import RECORD_TOLERANCE, round_down, round_up
+from ..rounding import round_down, round_up, same_recorded
 from ..validation import check_delta, check_epsilon, positive
 from .gaussian import gaussian_delta, gaussian_epsilon
 from .neighbours import GROUP_PRIVACY, Neighbours, group_epsilon_delta, group_noise_multiplier
@@ -488,9 +488,7 @@ def check_recorded_curve(recorded: Any, expected: PrivacyCurve, holder: str = "c
 
 def _same_curve(recorded: PrivacyCurve, expected: PrivacyCurve) -> bool:
     """Whether two curves have the same relation and parts, their numbers equal within ``RECORD_TOLERANCE``."""
-    def close(a: float | None, b: float | None) -> bool:
-        return a == b or (a is not None and b is not None and math.isclose(a, b, rel_tol=RECORD_TOLERANCE))
     return (recorded.neighbours is expected.neighbours and len(recorded.parts) == len(expected.parts)
-            and all(a.kind == b.kind and a.what == b.what and close(a.noise_multiplier, b.noise_multiplier)
-                    and close(a.epsilon, b.epsilon) and close(a.delta, b.delta)
+            and all(a.kind == b.kind and a.what == b.what and same_recorded(a.noise_multiplier, b.noise_multiplier)
+                    and same_recorded(a.epsilon, b.epsilon) and same_recorded(a.delta, b.delta)
                     for a, b in zip(recorded.parts, expected.parts, strict=True)))

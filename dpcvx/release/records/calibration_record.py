@@ -14,7 +14,6 @@ refused as a typed error naming the record.
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any, TypeVar
 
@@ -29,7 +28,7 @@ from ...privacy.lattice_objective import LatticeObjective
 from ...privacy.lattice_output import LatticeGaussianOutput, LatticeLaplaceOutput
 from ...privacy.lattice_predictions import LatticeTDDL
 from ...privacy.lattice_tdil import LatticeTDIL
-from ...rounding import RECORD_TOLERANCE
+from ...rounding import same_recorded
 
 __all__ = ["LINEAR_CALIBRATIONS", "KERNEL_CALIBRATIONS", "linear_class", "read_linear", "read_kernel", "rebuild",
            "same_number", "same_json_type", "compare_recorded"]
@@ -76,7 +75,7 @@ def same_number(recorded: Any, recomputed: Any) -> bool:
     if isinstance(recorded, numbers.Integral) and isinstance(recomputed, numbers.Integral):
         return bool(recorded == recomputed)  # a count or a lattice's steps: exact (an edit by one is an edit)
     if isinstance(recorded, numbers.Real) and isinstance(recomputed, numbers.Real):
-        return math.isclose(float(recorded), float(recomputed), rel_tol=RECORD_TOLERANCE, abs_tol=0.0)
+        return same_recorded(float(recorded), float(recomputed))
     return bool(recorded == recomputed)
 
 
