@@ -200,7 +200,8 @@ def test_estimated_constants_need_allow_estimates_and_strict_refuses_them(workdi
     ("subprocess", ["--loss", "squared"], 3,
      "unknown loss 'squared'; the known losses are: huber, huber_hinge, huber_regression, logistic"),
     ("main", ["--loss", "huber:h=-1"], 3, "huber_hinge needs a finite number h > 0"),
-    ("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist"),
+    pytest.param("subprocess", ["--loss", "missing.py"], 3, "Python file missing.py does not exist",
+                 marks=pytest.mark.slow),
     ("main", ["--loss", "x" * 300 + ".py"], 3, "Python file " + "x" * 300 + ".py does not exist"),  # errno 36
     ("main", ["--loss", "broken.py"], 3, "running broken.py failed: ZeroDivisionError"),
     ("main", ["--loss", "no_loss.py"], 3, "no_loss.py: `loss` is not defined"),

@@ -580,6 +580,7 @@ SCHEMAS = [
 ]
 
 
+@pytest.mark.slow
 @FAST
 @given(table=tables(), which=st.integers(0, len(SCHEMAS) - 1))
 def test_generated_tables_give_a_typed_error_or_finite_bounded_rows(table, which):

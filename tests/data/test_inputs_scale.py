@@ -41,6 +41,7 @@ def release(X, y, **fit):
         return learner().fit(X, y, 1.0, random_state=0, **fit)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fit", [{}, {"mechanism": "output", "delta": 1e-6}, {"delta": 1e-6}])
 def test_memmap_sparse_and_dask_inputs_give_the_in_memory_release(data, fit):
     X, y, memmap = data

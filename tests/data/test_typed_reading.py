@@ -159,6 +159,7 @@ def test_a_stream_comes_typed_in_chunks_of_the_requested_records(tmp_path, monke
     np.testing.assert_array_equal(np.vstack([SCHEMA.transform(chunk) for chunk in text]), whole)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [(90_000, "1,2,3"), (90_000, "   "), (90_000, '1,01,2,"c\nd",1'),
                                  (90_000, "?,01,1,c,0"), (99_999, "1,01,2,c,1,9")])
 def test_a_stream_reads_on_by_the_standard_reader_from_the_first_refused_record(tmp_path, monkeypatch, bad):

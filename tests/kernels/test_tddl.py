@@ -95,6 +95,7 @@ def test_analytic_gaussian_for_large_epsilon():
         analytic_gaussian_sigma(1.0, 1.0, 0.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delta, distribution", [(0.0, "laplace"), (1e-6, "norm")])
 def test_added_noise_has_the_calibrated_distribution(monkeypatch, delta, distribution):
     """Record the noisy predictions inside fit and test them against the calibrated law."""

@@ -87,6 +87,7 @@ def test_the_margins_give_the_counts_of_a_pass(seed, tmp_path):
     np.testing.assert_array_equal(fit_plan._confusion(blocks, w, labels, None, bound), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_a_callers_cut_is_counted_exactly(seed):
     """At a caller's cut c (an estimator's threshold): rows with x . w = c exactly (one entry 1/2, c = w_0 / 2),
@@ -173,6 +174,7 @@ def _fitted_counts(monkeypatch, X, labels, **options):
     return model, counts, passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 @pytest.mark.parametrize("intercept", [False, True])
 def test_every_fit_path_counts_as_a_pass(monkeypatch, tmp_path, mechanism, intercept):

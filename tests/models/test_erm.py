@@ -62,7 +62,8 @@ def test_logistic_objective_perturbation_fits_and_certifies(data):
 
 
 @pytest.mark.parametrize("loss", [losses.logistic(), losses.huber_hinge(0.5)], ids=["logistic", "huber"])
-@pytest.mark.parametrize("n, lam", [(2000, 1e-2), (200, 1e-4)], ids=["no-delta", "delta"])
+@pytest.mark.parametrize("n, lam", [pytest.param(2000, 1e-2, id="no-delta", marks=pytest.mark.slow),
+                                    pytest.param(200, 1e-4, id="delta")])
 @pytest.mark.parametrize("intercept", [False, True])
 def test_fast_and_cvxpy_paths_agree(data, loss, n, lam, intercept):
     X, y, _, _ = data

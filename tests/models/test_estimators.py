@@ -65,6 +65,7 @@ def test_pipeline_and_cross_val_score(cls, data):
     assert classifier.certificate_.total_epsilon == 1.0 and classifier.certificate_.data_norm == 0.5
 
 
+@pytest.mark.slow
 def test_estimator_is_private_erm(data):
     X, y = data
     estimator = dpcvx.DPHuberSVM(h=0.3, epsilon=0.5, lam=1e-2, mechanism="output",

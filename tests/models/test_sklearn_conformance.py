@@ -125,6 +125,7 @@ def assert_results(results, expected, must_fail, weights=REPEATED_ROWS, passing=
     assert set(passing) & set(by_name) <= passed, sorted(set(passing) - passed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
 def test_check_estimator_small_data_parameters(cls):
     results, seconds = run_checks(cls(**SMALL_DATA, **WEIGHT_BOUND), {**NEEDS_INFERRED_LABELS, **CLASSIFIER_WEIGHTS})

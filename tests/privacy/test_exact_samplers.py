@@ -101,6 +101,7 @@ def test_discrete_laplace_matches_its_pmf_and_the_test_rejects_broken_samplers(s
     assert chi_square_pvalue(rounded, lambda z: discrete_laplace_pmf(z, t)) < 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma2", [Fraction(5, 2), 16])
 @pytest.mark.parametrize("source", [seeded, SeededBatchSource], ids=["scalar", "lockstep candidates"])
 def test_discrete_gaussian_matches_its_pmf_and_the_test_rejects_a_wrong_scale(sigma2, source):

@@ -84,6 +84,7 @@ def kinds(secrets):
 KINDS = ("output-pure", "output-gaussian", "objective-pure")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_raw_double_releases_fall_to_the_support_attack(solver_secrets, kind):
     """secret + raw double noise: many released vectors cannot occur under the neighbour's secret."""

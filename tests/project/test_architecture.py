@@ -196,6 +196,7 @@ def _subpackage(name: str) -> str:
     return (name.split(".") + ["__init__"])[1]
 
 
+@pytest.mark.slow
 def test_no_import_cycle_between_modules():
     """The modules of dpcvx import each other in one direction, counting function-level and type-only
     imports: a cycle there still means two modules each need the other to be read."""

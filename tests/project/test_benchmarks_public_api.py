@@ -101,6 +101,7 @@ def violations(source: str, private: frozenset[str]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", BENCHMARKS, ids=lambda path: path.name)
 def test_a_benchmark_takes_nothing_private_from_dpcvx(script):
     found = violations(script.read_text(), dpcvx_private_names())

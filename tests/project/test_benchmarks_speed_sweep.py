@@ -163,6 +163,7 @@ def test_probe_generators_keep_rows_in_the_ball_and_have_their_one_property(kind
         assert 10 < np.count_nonzero(norms > 0.99) < 80 and np.all(norms[norms <= 0.99] <= 0.2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["uniform cube", "laplace", "clusters 50", "clusters 1000", "mixed norms", "shifted",
                                   "two informative", "imbalance 0.1%", "sorted labels", "sorted norms"])
 def test_unseen_generators_keep_rows_in_the_ball_and_have_their_one_property(kind):

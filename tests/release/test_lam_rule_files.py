@@ -30,6 +30,7 @@ def _data() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return X, binary, three, values
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("float_safe", [False, True])
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("mechanism", ["objective", "output"])

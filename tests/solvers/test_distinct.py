@@ -130,6 +130,7 @@ def grouped_and_alone(learner, X, y, solves, monkeypatch, fewer_than: int, **fit
     np.testing.assert_allclose(model.intercept_, alone.intercept_, atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, d, options", [
     (6000, 500, {}),  # every direction by CG
     (8000, 150, {}),  # row blocks, Cholesky directions

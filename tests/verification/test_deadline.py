@@ -40,6 +40,7 @@ def test_slow_call_is_killed_at_its_deadline_and_the_next_call_works():
     assert again.pid != slow.pid
 
 
+@pytest.mark.slow
 def test_worker_errors_are_reported_not_raised():
     result = deadline.run(int, ("not a number",), seconds=30)
     assert not result.finished and not result.timed_out

@@ -29,6 +29,7 @@ def test_a_constant_is_its_double_exactly():
     assert exact_constant(3.0) == 3
 
 
+@pytest.mark.slow
 def test_lipschitz_constant_is_the_doubles_not_below_them():
     """0.1 * logistic(-z): sup |l'| is the double 0.1, above 1/10; the release's float is no smaller."""
     cert = dpcvx.verify(lambda z: 0.1 * cp.logistic(-z))

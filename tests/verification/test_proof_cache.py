@@ -109,6 +109,7 @@ def tamper(path, old, new):
     return stored
 
 
+@pytest.mark.slow
 def test_an_edited_entry_is_refused_and_proved_again(cache, monkeypatch):
     fresh, _ = prove(monkeypatch, third)
     (path,) = entry_files(cache)
@@ -167,6 +168,7 @@ def test_an_entry_signed_by_another_installation_is_refused(cache, tmp_path, mon
     assert prover.calls == ["loss_facts"] and again.curvature == sp.Rational(1, 36)
 
 
+@pytest.mark.slow
 def test_a_key_file_others_can_read_turns_the_disk_cache_off(cache, monkeypatch, caplog):
     prove(monkeypatch, third)
     os.chmod(cache / "hmac.key", 0o644)
@@ -177,6 +179,7 @@ def test_a_key_file_others_can_read_turns_the_disk_cache_off(cache, monkeypatch,
     assert (cache.stat().st_mode & 0o077) == 0 and len(entry_files(cache)) == 1
 
 
+@pytest.mark.slow
 def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
     monkeypatch.setenv(proof_cache.ENVIRONMENT, "off")
     prove(monkeypatch, third)

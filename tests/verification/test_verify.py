@@ -61,6 +61,7 @@ def test_huber_hinge_constants_and_piecewise_note(h, c):
     assert "Definition 3" not in cert.guarantee("output")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "loss, L, c",
     [
