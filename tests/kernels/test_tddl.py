@@ -170,6 +170,7 @@ def test_constrained_least_squares_input_errors():
         ConstrainedLeastSquares(np.eye(3), 1.0).solve(np.ones(4))
 
 
+@pytest.mark.slow
 def test_accuracy_approaches_the_non_private_model_as_epsilon_grows():
     X, y = circle_task(1000, 6)
     Z, _ = circle_task(150, 7)

@@ -43,6 +43,7 @@ def test_a_linear_regression_fits_a_dask_dataframe_as_its_array():
     assert np.array_equal(_fit(make(), frame, y).coef_, _fit(make(), array, y).coef_)
 
 
+@pytest.mark.slow
 def test_a_multiclass_fit_takes_a_dask_dataframe_and_charges_once():
     X, z = _rows()
     frame, array = _forms(X)

@@ -43,6 +43,7 @@ def _quiet_fit(estimator, X, y):
         return estimator.fit(X, y)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls, label", [(dpcvx.DPHuberSVM, "binary"), (dpcvx.DPLogisticRegression, "binary"),
                                         (dpcvx.DPLinearRegression, "real"), (dpcvx.DPHuberRegressor, "real")])
 def test_a_memmap_fit_is_the_in_memory_fit(cls, label, tmp_path):

@@ -100,6 +100,7 @@ class TooLittleNoise(PrivateLinearRegression):
 # The flipped canary moves X^T y by 2 B_X B_Y. AdaSSP's adaptive ridge shrinks the tiny audit data set's
 # solution, so the audit resolves a thirtyfold error (lower bound 1.45 at seed 20 against the claim 0.5)
 # but not a tenfold one.
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [False, True])
 def test_audit_passes_adassp_and_catches_too_little_noise(broken):
     learner = (TooLittleNoise if broken else PrivateLinearRegression)(1.0, 1.0)

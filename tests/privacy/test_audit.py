@@ -211,6 +211,7 @@ def test_randomised_response_is_bounded_tightly_from_below():
     assert report.selection_trials == report.evaluation_trials == 5000 and report.trials == 10_000
 
 
+@pytest.mark.slow
 def test_randomised_response_at_a_larger_epsilon_is_caught():
     report = audit(RandomisedResponse(actual_epsilon=1.5), 1.0, trials=10_000, neighbours=FLIP,
                    random_state=2)
@@ -232,6 +233,7 @@ def test_counts_are_on_fresh_runs_only():
         float(epsilon_lower_bound(report.false_positives, 1500, report.false_negatives, 1500)))
 
 
+@pytest.mark.slow
 def test_delta_is_taken_into_account():
     leaky = RandomisedResponse(actual_epsilon=0.5, leak=0.05)
     pure = audit(leaky, 0.5, trials=6000, neighbours=FLIP, random_state=4)

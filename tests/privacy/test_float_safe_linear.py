@@ -176,6 +176,7 @@ def test_the_product_discrete_laplace_release_draws_its_law():
     assert chi_square_pvalues(repeated, lambda z: laplace_cdf(z, t), t)[1] < 1e-6
 
 
+@pytest.mark.slow
 def test_the_multivariate_discrete_gaussian_release_draws_its_law():
     calibration = LatticeGaussianOutput(gaussian_output_perturbation(N, LAM, 1.0, 1e-6, L=1, R=1, m=1,
                                                                      tol=1e-10, dim=D))

@@ -108,6 +108,7 @@ def test_fit_draws_gaussian_noise_with_the_calibrated_scales(data, mechanism, mo
     assert "Gaussian" in model.certificate.guarantee
 
 
+@pytest.mark.slow
 def test_output_release_is_gaussian_around_the_minimiser(data):
     """Seeded: 400 releases; per coordinate the standardised noise is N(0, 1) (KS p > 1e-3, std within 10%)."""
     X, y = data

@@ -339,6 +339,7 @@ def toy_setting(curvature, n, c):
     return {"n": n, "lipschitz": 1.0, "smoothness": c, "norm_bound": 1.0, "lam_m": curvature / n}
 
 
+@pytest.mark.slow
 def test_exact_density_add_remove_logistic():
     common = -np.ones(5)  # the common records pull w negative: the added record's slope is near L
     v, v_other = common, np.append(common, 1.0)

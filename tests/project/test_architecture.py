@@ -8,6 +8,7 @@ anywhere in the package fails here with the module and line.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,12 @@ LAYERS = [
     {"sklearn", "plots", "demo", "cli",
      "__main__", "__init__", "opendp_bridge"},
 ]
+
+
+@functools.cache
+def _tree(module: Path) -> ast.Module:
+    """The syntax tree of a module of the package, parsed once for all the checks that read it (read only)."""
+    return ast.parse(module.read_text(encoding="utf-8"), filename=str(module))
 
 
 def _layer(relative: Path) -> int:
@@ -85,7 +92,7 @@ def _imported_modules(tree: ast.AST, module: Path) -> list[tuple[str, int]]:
 def test_only_verification_imports_sympy(module):
     if _relative(module).parts[0] == "verification":
         return
-    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tree = _tree(module)
     sympy_imports = [line for name, line in _imported_modules(tree, module) if name.split(".")[0] == "sympy"]
     assert not sympy_imports, f"{_relative(module)} imports sympy at lines {sympy_imports}: only verification/ may"
 
@@ -95,7 +102,7 @@ def test_only_privacy_draws_random_numbers(module):
     relative = _relative(module)
     if relative.parts[0] == "privacy" or relative.as_posix() in DRAWS_ALLOWED:
         return
-    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tree = _tree(module)
     draws = [f"{node.func.attr} (line {node.lineno})" for node in ast.walk(tree)
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in DRAWS
              and not (isinstance(node.func.value, ast.Name) and node.func.value.id in {"math", "np", "sp"}
@@ -107,7 +114,7 @@ def test_only_privacy_draws_random_numbers(module):
 def test_layers_import_only_downwards(module):
     relative = _relative(module)
     own = _layer(relative)
-    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tree = _tree(module)
     upward = []
     for name, line in _imported_modules(tree, module):
         parts = name.split(".")
@@ -127,7 +134,7 @@ SOLVER_CONTRACT = {"problem", "constraints", "kernel_loss"}
 @pytest.mark.parametrize("module", [m for m in MODULES if _relative(m).parts[0] == "solvers"],
                          ids=lambda m: str(_relative(m)))
 def test_solvers_import_only_the_problem_contract_of_verification(module):
-    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tree = _tree(module)
     beyond = _beyond_contract(_imported_modules(tree, module))
     assert not beyond, (f"{_relative(module)} imports {beyond} of verification/: a solver reads the "
                         f"VerifiedProblem contract ({sorted(SOLVER_CONTRACT)}) only")
@@ -188,7 +195,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
 
 def _import_graph() -> dict[str, set[str]]:
     """module -> the dpcvx modules it imports, every import counted (:func:`_every_import`)."""
-    return {name: _every_import(ast.parse(path.read_text(encoding="utf-8")), path) for name, path in DOTTED.items()}
+    return {name: _every_import(_tree(path), path) for name, path in DOTTED.items()}
 
 
 def _subpackage(name: str) -> str:
@@ -294,7 +301,7 @@ def test_only_the_codec_recognises_a_mechanism_by_its_name(module):
     relative = _relative(module)
     if _in_codec(relative):
         return
-    found = _string_dispatches(ast.parse(module.read_text(), filename=str(module)))
+    found = _string_dispatches(_tree(module))
     assert not found, (f"{relative} compares a mechanism or noise name {found}; compare the typed Mechanism or "
                        "Noise, or ask the calibration object")
 
@@ -304,7 +311,7 @@ def test_only_the_codec_reads_a_record_by_key(module):
     relative = _relative(module)
     if _in_codec(relative):
         return
-    found = _keyed_reads(ast.parse(module.read_text(), filename=str(module)))
+    found = _keyed_reads(_tree(module))
     assert not found, (f"{relative} reads a certificate record by a string key {found}; the certificate holds "
                        "typed objects (dicts live only in the file codec, release/records/)")
 
@@ -395,7 +402,7 @@ def _declaration_calls(tree: ast.AST) -> list[str]:
 def test_only_verification_calls_a_users_declaration(module):
     if _relative(module).parts[0] == "verification":
         return
-    calls = _declaration_calls(ast.parse(module.read_text(encoding="utf-8")))
+    calls = _declaration_calls(_tree(module))
     assert not calls, (f"{_relative(module)} calls the user's declared callable: {calls}; ask dpcvx.verification "
                        "(the VerifiedProblem, or a function beside the declared loss)")
 

@@ -29,6 +29,7 @@ def data():
     return synthetic_classification(n=800, d=3, random_state=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("procedure", ["split", "full-data"])
 def test_a_tuned_model_reports_and_charges_the_whole_selection(data, tmp_path, procedure):
     X, y = data

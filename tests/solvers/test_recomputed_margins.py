@@ -56,6 +56,7 @@ def _solve_traced(objective: BlockwiseObjective, gamma: float) -> tuple[np.ndarr
     return w, info, peak
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("generator", ["predicted", "flat"])
 def test_a_narrow_memmaps_solve_holds_no_n_vector_and_reaches_the_certified_minimiser(rows_in_ball, tmp_path,
                                                                                       monkeypatch, generator):

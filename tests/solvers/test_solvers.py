@@ -255,6 +255,7 @@ def _jacobi_problem(kind: str, lam: float = 1e-3) -> tuple[PerturbedObjective, n
     return PerturbedObjective(X, y, loss, quadratic, lam, rng.normal(size=d), curvature_bound=0.25), y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["one-hot", "spread"])
 def test_cg_asks_whether_the_jacobi_diagonal_pays_only_once_it_is_slow(kind, monkeypatch):
     """The decision costs a pass over X (its column norms): it is asked only when CG's products cut the
