@@ -28,9 +28,18 @@ What the measurement cannot run is refused when it is made, with an InputError: 
 ``DPLogisticRegression``, which holds its budget in its constructor; TDDL without
 ``Z`` or with ``neighbours``, which it does not offer), a pure-epsilon
 measurement under add-remove (the pure mechanisms are derived for replace-one), and
-options the learner's own ``check_options`` refuses without data
-(:meth:`dpcvx.PrivateERM.check_options`: its settings, the mechanism, the split, the
-seed, ``n_public``).
+options the learner's own ``check_options`` refuses without data, with the error its
+``fit`` would raise. Every dpcvx learner has one: ``PrivateERM`` and
+``PrivateMulticlassERM`` (the budget, the learner's settings, the mechanism, the split,
+the neighbour relation, ``n_public`` with delta below 1/n_public, the seed; the
+multiclass learner checks the total budget, then its binary learner's options at each
+class's share), ``PrivateLinearRegression`` (the budget, delta > 0, the settings, the
+neighbour relation, the seed), ``TDDL``, ``PINP`` and ``TDIL`` (the budget, the seed,
+the learner's settings: lam, the kernel, the loss, and ``span``, ``max_queries``,
+``input_bound``... of each). What only the data can show (delta below 1/n where n is
+the data's, a bad ``Z``, the rows) is refused when the measurement is called, before
+the fit charges or draws anything; a learner without ``check_options`` is checked
+then too.
 
 OpenDP's user measurements need ``dp.enable_features("contrib",
 "honest-but-curious")``: OpenDP has not vetted the map, which is dpcvx's
@@ -89,9 +98,10 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
     InputError
         A learner whose ``fit`` does not take ``(X, y, epsilon, delta=delta,
         **fit_params)``, a bad budget, an ``accountant``, add-remove at
-        delta = 0; when called, data that is not a pair ``(X, y)`` (before the
-        fit) and a release whose certificate is not the map's (a larger epsilon
-        or delta, another relation).
+        delta = 0, an option the learner's ``check_options`` refuses (the
+        error its fit would raise; module docstring); when called, data that is
+        not a pair ``(X, y)`` (before the fit) and a release whose certificate
+        is not the map's (a larger epsilon or delta, another relation).
     ImportError
         Without OpenDP.
     """
@@ -145,8 +155,9 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
 
 def _check_options(learner: Any, epsilon: float, delta: float, fit_params: dict[str, Any]) -> None:
     """Run, when the measurement is made, the learner's own checks of the options that need no data
-    (``check_options``, :meth:`dpcvx.PrivateERM.check_options`), with the fit options it names: a mechanism, split
-    or seed the fit would refuse is refused here, an InputError, not inside OpenDP's compositor."""
+    (``check_options``: every dpcvx learner's, the module docstring), with the fit options it names: a budget,
+    mechanism, split, relation, seed or setting the fit would refuse is refused here, an InputError, not inside
+    OpenDP's compositor."""
     check = getattr(learner, "check_options", None)
     if callable(check):
         named = inspect.signature(check).parameters

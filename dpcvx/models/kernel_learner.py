@@ -188,13 +188,31 @@ class PrivateKernelLearner:
             self._verified = (self.loss, resolve_loss(self.loss))
         return self._verified[1]
 
+    def _settings(self) -> tuple[dict[str, Any], Kernel, KernelLoss]:
+        """(the checked parameters the kernel does not check, the kernel, the verified loss): the settings every
+        kernel learner's fit checks, reading no data (:meth:`_check_training`, :meth:`check_options`)."""
+        return check_parameters(self, self._parameter_checks), self._make_kernel(), self._verified_loss()
+
+    def _check_settings(self) -> None:
+        """Raise the error :meth:`fit` raises for this learner's settings before it reads any data, in fit's
+        order: :meth:`_settings`; a subclass adds the settings its own fit checks without data."""
+        self._settings()
+
+    def check_options(self, epsilon: float, delta: float = 0.0, *, random_state: RandomState = None) -> None:
+        """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
+        nothing: the budget (:func:`check_budget`), ``random_state`` and the learner's settings
+        (:meth:`_check_settings`). For a caller that holds the options before the data
+        (:func:`dpcvx.as_opendp_measurement`); ``check_fit_inputs`` checks the data too (delta below 1/n among
+        them: n is the data's)."""
+        check_budget(epsilon, delta, random_state, None, type(self).__name__)
+        self._check_settings()
+
     def _check_training(self, X: ArrayLike, y: ArrayLike, landmarks: np.ndarray | None = None, *,
                         delta: float | None = None) -> KernelERM:
         """Check X, y, kernel and loss and build the Gram matrix (over span phi(landmarks) when
         PUBLIC landmarks are given); nothing is solved or charged. A fit's ``delta`` must be below 1/n (n public:
         replace-one) unless ``allow_large_delta`` (:func:`~dpcvx.validation.check_delta_for_n`)."""
-        checked = check_parameters(self, self._parameter_checks)
-        kernel, loss = self._make_kernel(), self._verified_loss()
+        checked, kernel, loss = self._settings()
         X = as_rows(X)
         y = as_labels(y, X.shape[0])
         if delta is not None:

@@ -293,6 +293,16 @@ class PrivateLinearRegression:
                  sample_weight: Any) -> tuple[AdaSSPPlan, _Bound]:
         """The public checks (budget, relation, settings), the plan at X's width, and the plan bound to (X, y)."""
         refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        epsilon, delta, relation, lam, standardised, ranged, gradient = self._checked(X, epsilon, delta, neighbours)
+        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged, gradient)
+        return plan, plan.bind(X, y)
+
+    def _checked(self, X: Any, epsilon: float, delta: float, neighbours: Neighbours | str
+                 ) -> tuple[float, float, Neighbours, float, bool, bool | str, bool | str]:
+        """(epsilon, delta, relation, lam, column_statistics, the plan's ``ranged`` and ``gradient``) checked: the
+        budget (delta > 0: AdaSSP is a Gaussian mechanism), the settings and the relation they need, the row
+        bounds. ``X`` the rows (their kind decides what the maps can read) or None before any data
+        (:meth:`check_options`): the checks of the rows' kind then wait for :meth:`fit`."""
         epsilon, delta = check_epsilon(epsilon), check_delta(delta)
         if delta == 0:
             raise InputError(f"delta=0 asks for pure epsilon-DP, which AdaSSP (a Gaussian mechanism) cannot give. "
@@ -315,8 +325,16 @@ class PrivateLinearRegression:
             if mechanism == "auto" and ranged is not False and lam == 0:  # the ranges searched as the descent needs
                 gradient = "auto"  # per fit: where a range is searched at its n (AdaSSPPlan.descends_at)
         self._rows(None if not self._auto_scaling else 1.0)  # the bounds and the intercept's settings
-        plan = AdaSSPPlan(self, epsilon, delta, relation, lam, standardised, _input_shape(X)[1], ranged, gradient)
-        return plan, plan.bind(X, y)
+        return epsilon, delta, relation, lam, standardised, ranged, gradient
+
+    def check_options(self, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
+                      random_state: RandomState = None) -> None:
+        """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
+        nothing: the budget, the settings and the neighbour relation (:meth:`_checked`), ``random_state``. For a
+        caller that holds the options before the data (:func:`dpcvx.as_opendp_measurement`); :meth:`plan` checks
+        the data too (delta below 1/n among them: n is the data's)."""
+        self._checked(None, epsilon, delta, neighbours)
+        resolve_rng(random_state)
 
     def fit(self, X: Any, y: Any, epsilon: float, delta: float, *, neighbours: Neighbours | str = "replace-one",
             random_state: RandomState = None, accountant: PrivacyAccountant | None = None,
@@ -345,7 +363,8 @@ class PrivateLinearRegression:
     def _refuse_for_statistics(self, X: Any, relation: Neighbours, setting: str) -> None:
         """``setting``: column_statistics=True, column_ranges=True or mechanism='gradient' (which searches the
         ranges): replace-one (n public), dense rows (the column sums in memory, the ranges in memory or a
-        numpy.memmap, read by blocks), clip=True; before any charge."""
+        numpy.memmap, read by blocks), clip=True; before any charge. ``X`` None (no data yet: :meth:`check_options`)
+        passes the rows' conditions, which :meth:`fit` checks on its rows."""
         if relation is not Neighbours.REPLACE_ONE:
             raise InputError(f"{setting} is offered under replace-one neighbours (n public: the map divides by "
                              "it). Nothing was charged")

@@ -112,18 +112,10 @@ class PrivateMulticlassERM:
     def _planned(self, X: Any, y: Any, epsilon: float, mechanism: str, delta: float,
                  fit_params: dict[str, Any]) -> tuple[MulticlassPlan, list[np.ndarray]]:
         """The plan and the k one-vs-rest targets of (X, y), every check passed (:meth:`plan`)."""
-        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        epsilon, delta, eps_c, delta_c, composition = self._split(epsilon, mechanism, delta,
+                                                                  fit_params.get("n_public"))
         sample_weight = fit_params.pop("sample_weight", None)
         targets = self._targets(X, y, delta, fit_params)
-        eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
-                                                            bool(getattr(self.binary, "float_safe", False)))
-        _check_public_bound(self.binary)  # (set_params may have asked for one after construction)
-        if (draws_statistics(self.binary) or draws_count(self.binary)) and not _basic(mechanism, delta):
-            raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
-                             "(docs/theory.md, section 15); a binary learner that first draws private column "
-                             "statistics or a private class count adds a pure-epsilon release to each class, which "
-                             "that composition does not cover: use objective perturbation or delta=0, or a binary "
-                             "learner with public rates (class_prior) and no column statistics. Nothing was charged")
         binary: FitPlan | RatesPlan | StandardisedPlan | None = None
         if self.binary.plans_first:  # the k fits differ in their labels only: one plan serves them all (a composite's
             # plan for a binary learner that draws column statistics or a class count: each class's fit draws its own)
@@ -136,12 +128,46 @@ class PrivateMulticlassERM:
         plan.check(X, targets, sample_weight, first=binary is None)
         return plan, targets
 
+    def _split(self, epsilon: float, mechanism: str, delta: float,
+               n_public: int | None) -> tuple[float, float, float, float, str]:
+        """(epsilon, delta, each class's epsilon and delta, the composition): the total budget checked (delta
+        against ``n_public`` when one is given; else :meth:`_targets` checks it against the data's n), split over
+        the k releases, and the binary learner's private draws checked against that split. Reads no data: the
+        checks of :meth:`fit` and :meth:`check_options`."""
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        if n_public:
+            check_delta_for_n(delta, n_public, getattr(self.binary, "allow_large_delta", False))
+        eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
+                                                            bool(getattr(self.binary, "float_safe", False)))
+        _check_public_bound(self.binary)  # (set_params may have asked for one after construction)
+        if (draws_statistics(self.binary) or draws_count(self.binary)) and not _basic(mechanism, delta):
+            raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
+                             "(docs/theory.md, section 15); a binary learner that first draws private column "
+                             "statistics or a private class count adds a pure-epsilon release to each class, which "
+                             "that composition does not cover: use objective perturbation or delta=0, or a binary "
+                             "learner with public rates (class_prior) and no column statistics. Nothing was charged")
+        return epsilon, delta, eps_c, delta_c, composition
+
+    def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
+                      random_state: RandomState = None, neighbours: str = "replace-one",
+                      n_public: int | None = None) -> None:
+        """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
+        nothing: the total budget and its split (:meth:`_split`), then the binary learner's own check at each
+        class's share (:meth:`dpcvx.PrivateERM.check_options`: its settings, the mechanism, the split, the
+        neighbour relation with ``n_public``, ``random_state``). For a caller that holds the options before the
+        data (:func:`dpcvx.as_opendp_measurement`)."""
+        _, _, eps_c, delta_c, _ = self._split(epsilon, mechanism, delta, n_public)
+        self.binary.check_options(eps_c, mechanism, delta=delta_c, split=split, random_state=random_state,
+                                  neighbours=neighbours, n_public=n_public)
+
     def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[np.ndarray]:
-        """The k one-vs-rest label vectors (+1 for the class, -1 otherwise); delta checked against n."""
+        """The k one-vs-rest label vectors (+1 for the class, -1 otherwise); delta checked against the data's n
+        without ``n_public`` (:meth:`_split` checks it against ``n_public``)."""
         shape = input_shape(X)  # a Dask DataFrame's n too (lazy in its own shape)
         n = shape[0] if len(shape) == 2 else -1
         labels = self._labels(y, n)
-        check_delta_for_n(delta, fit_params.get("n_public") or n, getattr(self.binary, "allow_large_delta", False))
+        if not fit_params.get("n_public"):
+            check_delta_for_n(delta, n, getattr(self.binary, "allow_large_delta", False))
         return [np.where(labels == value, 1, -1) for value in self.classes]
 
     def fit(self, X: Any, y: Any, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0,

@@ -49,7 +49,7 @@ from ..data.kernels import KernelSpec, as_rows, kernel_expansion
 from ..exceptions import BudgetExceededError, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.exact_sampling import IntegerSource, discrete_laplace, integer_source
-from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_parameters
+from ..privacy.kernel_calibrate import PINPParameters, constraint_radius, pinp_options, pinp_parameters
 from ..privacy.lattice import float_kernel_name, from_lattice, to_lattice
 from ..privacy.rng import RandomState
 from ..release.kernel_model import KernelPredictor, PrivateKernelModel
@@ -98,6 +98,13 @@ class PINP(TrainingSetLearner):
         self.failure_probability = failure_probability
         self.max_updates = max_updates
         self.parameters_: PINPParameters | None = None
+
+    def _check_settings(self) -> None:
+        """The settings of every kernel learner, then ``max_queries``, ``failure_probability`` and ``max_updates``
+        (:func:`~dpcvx.privacy.kernel_calibrate.pinp_options`, which :meth:`fit` runs in its calibration): what fit
+        checks without data, in its order (:meth:`check_options`)."""
+        super()._check_settings()
+        pinp_options(self.max_queries, self.failure_probability, self.max_updates)
 
     def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget) -> tuple[KernelERM, PINPParameters]:
         """Every input and public constant of a fit; raises before anything is charged or solved."""

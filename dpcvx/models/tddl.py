@@ -252,13 +252,24 @@ class TDDL(PrivateKernelLearner):
         self.span = span
         self.float_safe = check_flag("float_safe", float_safe)
 
-    def _minimiser_span(self, X: ArrayLike) -> str:
-        """The public choice of subspace: from ``span`` and the public n."""
-        if self.span == "auto":
-            return "public" if np.shape(X)[0] > AUTO_PUBLIC_SPAN_ROWS else "training"
-        if self.span not in MINIMISER_SPANS:
+    def _span(self) -> str:
+        """``span`` checked: "auto" or one of :data:`MINIMISER_SPANS`."""
+        if self.span != "auto" and self.span not in MINIMISER_SPANS:
             raise InputError(f"span must be 'auto' or one of {MINIMISER_SPANS}, got {self.span!r}")
         return str(self.span)
+
+    def _minimiser_span(self, X: ArrayLike) -> str:
+        """The public choice of subspace: from ``span`` and the public n."""
+        span = self._span()
+        if span == "auto":
+            return "public" if np.shape(X)[0] > AUTO_PUBLIC_SPAN_ROWS else "training"
+        return span
+
+    def _check_settings(self) -> None:
+        """``span``, then the settings of every kernel learner: what :meth:`fit` checks before it reads data, in
+        its order (:meth:`check_options`)."""
+        self._span()
+        super()._check_settings()
 
     def _check(self, X: ArrayLike, y: ArrayLike, Z: ArrayLike, budget: Budget
                ) -> tuple[KernelERM, np.ndarray, float, ConstrainedLeastSquares, TDDLCalibration | LatticeTDDL]:

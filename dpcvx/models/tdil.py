@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..data.kernels import KernelSpec, LinearKernel
+from ..data.kernels import Kernel, KernelSpec, LinearKernel
 from ..exceptions import ExponentialCostWarning, InputError
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.ball_sampler import sample_ball_exponential
 from ..privacy.exact_sampling import IntegerSource, integer_source
 from ..privacy.exponential import sample_exponential
-from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_parameters
+from ..privacy.kernel_calibrate import TDILParameters, constraint_radius, tdil_options, tdil_parameters
 from ..privacy.lattice import float_kernel_name
 from ..privacy.lattice_tdil import LatticeTDIL
 from ..privacy.noise import sample_laplace
@@ -170,15 +170,32 @@ class TDIL(TrainingSetLearner):
         self.float_safe = check_flag("float_safe", float_safe)
         self.parameters_: TDILParameters | None = None
 
-    def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
-               ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
-        """Every input and public constant of a fit; raises before anything is charged or solved."""
-        radius = positive("input_bound", self.input_bound)
-        model = self._check_training(X, y, delta=budget.delta)
-        kernel, loss, dim = model.kernel, model.loss, model.n_features
+    def _radius(self) -> float:
+        """``input_bound`` checked: r, the radius of the ball the guarantee covers."""
+        return positive("input_bound", self.input_bound)
+
+    def _whole_ball(self, kernel: Kernel) -> bool:
+        """Whether the rounds search the whole ball (the linear kernel), which takes no ``net_spacing``."""
         whole_ball = isinstance(kernel, LinearKernel)
         if whole_ball and self.net_spacing is not None:
             raise InputError("the linear kernel searches the whole ball exactly; drop net_spacing")
+        return whole_ball
+
+    def _check_settings(self) -> None:
+        """``input_bound``, the settings of every kernel learner, ``net_spacing`` against the kernel, then
+        ``failure_probability`` and ``rounds`` (:func:`~dpcvx.privacy.kernel_calibrate.tdil_options`, which
+        :meth:`fit` runs in its calibration): what fit checks without data, in its order (:meth:`check_options`)."""
+        self._radius()
+        self._whole_ball(self._settings()[1])
+        tdil_options(self.failure_probability, self.rounds)
+
+    def _check(self, X: ArrayLike, y: ArrayLike, budget: Budget
+               ) -> tuple[KernelERM, float, np.ndarray | None, TDILParameters | LatticeTDIL]:
+        """Every input and public constant of a fit; raises before anything is charged or solved."""
+        radius = self._radius()
+        model = self._check_training(X, y, delta=budget.delta)
+        kernel, loss, dim = model.kernel, model.loss, model.n_features
+        whole_ball = self._whole_ball(kernel)
         spacing = radius / 10 if self.net_spacing is None else self.net_spacing
         net = None if whole_ball else ball_net(dim, radius, spacing)  # refuse a huge net first
         common = (model.n, self.lam, float(loss.lipschitz), kernel.feature_bound,

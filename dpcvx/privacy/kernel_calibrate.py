@@ -60,7 +60,8 @@ from .noise import grid_record, release_grid_spacing, sample_gaussian, sample_la
 __all__ = [
     "SOLVE_RTOL", "NEIGHBOUR_RELATION", "solve_tolerance", "weight_sensitivity", "constraint_radius",
     "top_eigenvalue_bound", "KernelCalibration", "FloatSafeKernel", "TDDLCalibration", "tddl_calibration",
-    "PINPParameters", "pinp_parameters", "TDILParameters", "tdil_parameters", "gram_spectrum", "numerical_range",
+    "PINPParameters", "pinp_parameters", "pinp_options", "TDILParameters", "tdil_parameters", "tdil_options",
+    "gram_spectrum", "numerical_range",
     "MINIMISER_SPANS", "KernelConstants", "KERNEL_ALGORITHMS",
 ]
 
@@ -435,8 +436,7 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
     """
     epsilon, delta = positive("epsilon", epsilon), check_delta(delta)
     C = positive("C", C)
-    T = _count("max_queries", max_queries)
-    beta = _probability("failure_probability", failure_probability)
+    T, beta, max_updates = pinp_options(max_queries, failure_probability, max_updates)
     sensitivity = round_up(weight_sensitivity(n, lam, L, R) * R)
     tolerance = solve_tolerance(n, lam, L, R)
     bound, error, guarantee = pinp_float_terms(kernel_name, n, n_features, L, lam)
@@ -465,9 +465,16 @@ def pinp_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
             threshold_steps=math.ceil(Fraction(threshold) / Fraction(spacing)), guarantee=guarantee,
         )
 
-    if max_updates is None:
-        return _best_over_rounds(build, 1)
-    return build(_count("max_updates", max_updates))
+    return _best_over_rounds(build, 1) if max_updates is None else build(max_updates)
+
+
+def pinp_options(max_queries: int, failure_probability: float,
+                 max_updates: int | None) -> tuple[int, float, int | None]:
+    """PINP's settings checked, which need no data: (T, beta, B), T and B positive integers (B None: chosen by
+    :func:`pinp_parameters`), beta in (0, 1). Called by :func:`pinp_parameters` and by
+    :meth:`dpcvx.PINP.check_options` before any data is read."""
+    return (_count("max_queries", max_queries), _probability("failure_probability", failure_probability),
+            None if max_updates is None else _count("max_updates", max_updates))
 
 
 @dataclass(frozen=True)
@@ -570,7 +577,7 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
         raise InputError("give exactly one of net_size (a net) and ball_dimension (the whole ball)")
     size = None if net_size is None else _count("net_size", net_size)
     dim = None if ball_dimension is None else _count("ball_dimension", ball_dimension)
-    beta = _probability("failure_probability", failure_probability)
+    beta, rounds = tdil_options(failure_probability, rounds)
     feature_distance = float(feature_distance)
     if not (math.isfinite(feature_distance) and feature_distance >= 0):
         raise InputError(f"feature_distance must be finite and >= 0, got {feature_distance}")
@@ -600,12 +607,20 @@ def tdil_parameters(n: int, lam: float, L: float, R: float, C: float, epsilon: f
             step=gap / R**2, solve_tolerance=solve_tolerance(n, lam, L, R),
         )
 
+    return _best_over_rounds(build, 2) if rounds is None else build(rounds)
+
+
+def tdil_options(failure_probability: float, rounds: int | None) -> tuple[float, int | None]:
+    """TDIL's settings checked, which need no data: (beta, B), beta in (0, 1) and B an integer >= 2 (None: chosen
+    by :func:`tdil_parameters`). Called by :func:`tdil_parameters` and by :meth:`dpcvx.TDIL.check_options` before
+    any data is read."""
+    beta = _probability("failure_probability", failure_probability)
     if rounds is None:
-        return _best_over_rounds(build, 2)
+        return beta, None
     count = _count("rounds", rounds)
     if count < 2:
         raise InputError("TDIL needs rounds >= 2 (one round may be spent on an update)")
-    return build(count)
+    return beta, count
 
 
 # --- one derivation for the learners and for a loaded release ---------------------------------

@@ -193,3 +193,87 @@ def test_data_that_is_not_a_pair_is_refused_before_the_fit(data, shape):
     with pytest.raises(dp.OpenDPException, match=r"InputError: the measurement's input is a pair \(X, y\)"):
         measurement(given)
     assert recording.calls == []
+
+
+def _learner(name, **settings):
+    """A fresh learner of each kind the bridge takes, its settings replaced after construction as set_params or a
+    user's assignment would (the constructor's own checks are not the point)."""
+    made = {
+        "multiclass": lambda: dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), (0, 1, 2)),
+        "regression": lambda: dpcvx.PrivateLinearRegression(data_norm=1.0, label_bound=1.0),
+        "TDDL": lambda: dpcvx.TDDL("rbf", gamma=2.0, lam=0.1),
+        "PINP": lambda: dpcvx.PINP("rbf", gamma=2.0, lam=0.1, max_queries=5),
+        "TDIL": lambda: dpcvx.TDIL("linear", lam=0.1, input_bound=2.0),
+    }[name]()
+    target = made.binary if name == "multiclass" else made
+    for key, value in settings.items():
+        setattr(target, key, value)
+    return made
+
+
+def _data_of(name, data):
+    """The (X, y) each kind fits: three classes, bounded real labels, or the binary labels."""
+    X, y = data
+    if name == "multiclass":
+        return X, np.arange(X.shape[0]) % 3
+    if name == "regression":
+        return X, np.clip(X @ np.array([0.5, -0.3, 0.2]), -1.0, 1.0)
+    return X, y
+
+
+OPTION_CASES = [  # (learner, its settings, epsilon, delta, fit options): each refused by fit before it reads data
+    ("multiclass", {}, 0.5, 0.0, dict(mechanism="OUTPUT")),
+    ("multiclass", {}, 0.5, 0.0, dict(split="bogus")),
+    ("multiclass", {}, 0.5, 0.0, dict(random_state="0")),
+    ("multiclass", {}, 0.5, 0.0, dict(n_public=5)),
+    ("multiclass", {}, 0.5, 1e-5, dict(neighbours="add-remove")),
+    ("multiclass", {}, 0.5, 1e-2, dict(neighbours="add-remove", n_public=300)),
+    ("multiclass", {"lam": -1.0}, 0.5, 0.0, {}),
+    ("regression", {}, 0.5, 0.0, {}),
+    ("regression", {}, 0.5, 1e-5, dict(random_state=-1)),
+    ("regression", {"lam": -1.0}, 0.5, 1e-5, {}),
+    ("regression", {"lam": 0.1}, 0.5, 1e-5, dict(neighbours="add-remove")),
+    ("regression", {"mechanism": "gradient", "column_ranges": True}, 0.5, 1e-5, dict(neighbours="add-remove")),
+    ("regression", {"mechanism": "sgd"}, 0.5, 1e-5, {}),
+    ("TDDL", {"span": "bogus"}, 0.5, 0.0, {}),
+    ("TDDL", {"lam": -1.0}, 0.5, 0.0, {}),
+    ("TDDL", {}, 0.5, 0.0, dict(random_state="x")),
+    ("PINP", {"max_queries": 0}, 0.5, 0.0, {}),
+    ("PINP", {"max_updates": -1}, 0.5, 0.0, {}),
+    ("PINP", {"loss": "no-such-loss"}, 0.5, 0.0, {}),
+    ("PINP", {}, 0.5, 0.0, dict(random_state=-2)),
+    ("TDIL", {"net_spacing": 0.1}, 0.5, 0.0, {}),
+    ("TDIL", {"rounds": 1}, 0.5, 0.0, {}),
+    ("TDIL", {"failure_probability": 2.0}, 0.5, 0.0, {}),
+    ("TDIL", {"input_bound": -1.0}, 0.5, 0.0, {}),
+]
+
+
+@pytest.mark.parametrize("name, settings, epsilon, delta, options", OPTION_CASES,
+                         ids=[f"{case[0]}-{'-'.join([*case[1], *case[4]]) or 'delta0'}" for case in OPTION_CASES])
+def test_every_learner_refuses_a_bad_option_when_the_measurement_is_made_with_fits_error(data, name, settings, epsilon,
+                                                                                         delta, options):
+    X, y = _data_of(name, data)
+    public = {"Z": X[:10]} if name == "TDDL" else {}
+    with pytest.raises(InputError) as by_fit:
+        _learner(name, **settings).fit(X, y, epsilon, delta=delta, **options, **public)
+    # before: each measurement was made, and its call raised the error inside OpenDP's compositor
+    with pytest.raises(InputError) as by_bridge:
+        as_opendp_measurement(_learner(name, **settings), epsilon, delta, **options, **public)
+    assert str(by_bridge.value) == str(by_fit.value)
+
+
+@pytest.mark.parametrize("name, delta, options", [
+    ("multiclass", 0.0, {}),
+    ("multiclass", 1e-6, dict(mechanism="output")),
+    ("regression", 1e-5, {}),
+    ("TDDL", 0.0, {}),
+    ("TDIL", 0.0, {}),
+])
+def test_a_good_measurement_of_every_learner_still_fits(data, name, delta, options):
+    X, y = _data_of(name, data)
+    public = {"Z": X[:10]} if name == "TDDL" else {}
+    measurement = as_opendp_measurement(_learner(name), 1.0, delta, random_state=0, **options, **public)
+    model = measurement((X, y))
+    assert model.certificate.delta == delta
+    assert np.all(np.isfinite(model.predict(X)))
