@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import textwrap
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -271,10 +272,35 @@ def _text(paragraph: str) -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors raised as :class:`UsageError` (one line, exit 2) instead of printed."""
+    """argparse with usage errors raised as :class:`UsageError` (one line, exit 2) instead of printed, and a value
+    that begins with '-' taken after its option and a space as after '=' (:meth:`parse_known_args`)."""
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see: {self.prog} --help)")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's parse, after :meth:`_attach_values`: each command's parser runs it on its own options (the
+        subcommands' parsers are of this class)."""
+        return super().parse_known_args(self._attach_values(sys.argv[1:] if args is None else list(args)), namespace)
+
+    def _attach_values(self, args: list[str]) -> list[str]:
+        """``args`` with each option that takes one value joined to a following word that begins with a single '-'
+        and is not one of this parser's options: ``--label-bound -5,5`` read as ``--label-bound=-5,5``, ``--epsilon
+        -1e-3`` as ``--epsilon=-1e-3`` (refused by the option's own check, not by argparse's "expected one
+        argument": argparse takes a word that begins with '-' for an option unless it is a plain negative number
+        such as -5). A word beginning with '--' stays an option, and nothing after a bare '--' is changed."""
+        takes_value = {option for action in self._actions if action.nargs is None
+                       for option in action.option_strings}
+        attached: list[str] = []
+        for index, word in enumerate(args):
+            if attached and attached[-1] == "--":
+                return attached + args[index:]
+            if (attached and attached[-1] in takes_value and word.startswith("-") and not word.startswith("--")
+                    and word not in self._option_string_actions):
+                attached[-1] = f"{attached[-1]}={word}"
+            else:
+                attached.append(word)
+        return attached
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -379,7 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--label-bound", type=_label_bound, metavar="B|LO,HI",
                         help="PUBLIC bound on the target of a regression: B for |target| <= B, or the range "
                              "LO,HI (centred by the public shift (LO + HI) / 2); targets beyond it are clipped. "
-                             "A negative LO is written with '=': --label-bound=-5,5")
+                             "A negative LO follows the option as any value does: --label-bound -5,5")
     features = fit.add_argument_group(
         "features", _text("Give every feature column with its public domain, on the command line "
                           "(repeat the options; feature order is the order given) or in a schema "
