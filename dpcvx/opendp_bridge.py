@@ -27,7 +27,9 @@ What the measurement cannot run is refused when it is made, with an InputError: 
 ``fit`` that does not take those arguments (an estimator such as
 ``DPLogisticRegression``, which holds its budget in its constructor; TDDL without
 ``Z`` or with ``neighbours``, which it does not offer), a pure-epsilon
-measurement under add-remove (the pure mechanisms are derived for replace-one), and
+measurement under add-remove (the pure mechanisms are derived for replace-one), PINP
+(an interactive curator: its fit returns the curator, which answers queries later, not one
+release with a certificate), and
 options the learner's own ``check_options`` refuses without data, with the error its
 ``fit`` would raise. Every dpcvx learner has one: ``PrivateERM`` and
 ``PrivateMulticlassERM`` (the budget, the learner's settings, the mechanism, the split,
@@ -52,6 +54,7 @@ import inspect
 from typing import Any
 
 from .exceptions import InputError
+from .models.pinp import PINP
 from .privacy.neighbours import Neighbours, fit_relation, group_epsilon_delta
 from .validation import check_delta, check_epsilon
 
@@ -114,6 +117,12 @@ def as_opendp_measurement(learner: Any, epsilon: float, delta: float = 0.0, **fi
         raise InputError("pass epsilon and delta as the arguments of as_opendp_measurement, not as fit_params")
     _check_fit_call(learner, epsilon, delta, fit_params)
     _check_options(learner, epsilon, delta, fit_params)
+    if isinstance(learner, PINP):
+        raise InputError("PINP is an interactive curator: its fit charges the budget once and returns the curator, "
+                         "which then answers each query with noise of its own; that is not one release a measurement "
+                         "can return, so its fit is not wrapped (OpenDP's compositor would count the budget, then get "
+                         "no certificate). Fit PINP with a dpcvx PrivacyAccountant, or wrap TDDL or TDIL, which "
+                         "release one model")
     relation = fit_relation(fit_params.get("neighbours", Neighbours.REPLACE_ONE.value), delta)
     dp = _opendp()
     dp.enable_features("contrib", "honest-but-curious")
@@ -175,6 +184,6 @@ def _check_fit_call(learner: Any, epsilon: float, delta: float, fit_params: dict
             f"as_opendp_measurement calls {type(learner).__name__}.fit(X, y, epsilon, delta=delta, "
             f"**fit_params) with fit_params {sorted(fit_params)}, which that fit does not take ({error}). It "
             "takes a dpcvx learner (PrivateERM, PrivateMulticlassERM, PrivateLinearRegression, TDDL with Z, "
-            "TDIL, PINP) and that learner's own fit options; an estimator (DPLogisticRegression, "
+            "TDIL) and that learner's own fit options; an estimator (DPLogisticRegression, "
             "DPLinearRegression, ...) holds its budget in its constructor: wrap the learner it fits, such as "
             "PrivateERM with its loss") from None

@@ -277,3 +277,10 @@ def test_a_good_measurement_of_every_learner_still_fits(data, name, delta, optio
     model = measurement((X, y))
     assert model.certificate.delta == delta
     assert np.all(np.isfinite(model.predict(X)))
+
+
+def test_pinp_an_interactive_curator_is_refused_when_the_measurement_is_made(data):
+    """PINP's fit charges and returns the curator (no certificate): before, its measurement was made, and each call
+    fitted (the compositor had counted the budget) and then failed with "returned no certificate"."""
+    with pytest.raises(InputError, match="PINP is an interactive curator"):
+        as_opendp_measurement(_learner("PINP"), 1.0, 0.0, random_state=0)
