@@ -40,7 +40,15 @@ import numpy as np
 import scipy.sparse as sparse
 
 from .exceptions import InputError, UnsupportedWeightsError, withheld
-from .tables import column_names, non_finite_error, non_numeric_entry, plain_matrix, refuse_kind, table_matrix
+from .tables import (
+    NonFiniteError,
+    column_names,
+    non_finite_error,
+    non_numeric_entry,
+    plain_matrix,
+    refuse_kind,
+    table_matrix,
+)
 
 __all__ = [
     "positive",
@@ -56,6 +64,7 @@ __all__ = [
     "parse_integer",
     "sample_size",
     "check_bound",
+    "check_rows",
     "check_delta_for_n",
     "refuse_non_finite_targets",
     "BOUND_MIN",
@@ -289,6 +298,8 @@ def check_finite(name: str, values: Any, fix: str = "") -> np.ndarray:
 
 # Rows per block when a row-major array is converted: a block of both arrays stays in cache.
 _BLOCK_ROWS = 1024
+# Entries per block of rows that check_rows converts and checks: 2 MB of float64.
+_CHECK_ENTRIES = 1 << 18
 
 def _name_the_culprit(X: Any, name: str, error: Exception) -> InputError:
     """An InputError naming the first entry (and DataFrame column) that is not a real number; the
@@ -453,6 +464,19 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
     naming the column (for a DataFrame) and the fix.
     """
     return _checked_matrix(X, name)[0]
+
+
+def check_rows(X: np.ndarray, name: str = "X", first: int = 0) -> None:
+    """:func:`check_matrix`'s refusals of the rows of a 2-D array X from row ``first`` on, read and converted a block
+    of rows (about 2 MB of float64) at a time, so that a memmap of another dtype or memory order is never copied
+    whole: a NaN or infinite entry is named by its row in the whole of X, the first in row-major order, as
+    check_matrix names it."""
+    step = max(1, _CHECK_ENTRIES // max(X.shape[1], 1))
+    for start in range(first, X.shape[0], step):
+        try:
+            check_matrix(X[start:start + step], name)
+        except NonFiniteError as error:
+            raise non_finite_error(name, start + error.row, error.column) from None
 
 
 def check_classes(classes: Any) -> tuple:

@@ -24,7 +24,16 @@ import numpy as np
 import scipy.sparse as sparse
 
 from ..exceptions import InputError
-from ..validation import _checked_matrix, _converted, _read_only, check_matrix, refuse_non_finite
+from ..tables import NonFiniteError, non_finite_error
+from ..validation import (
+    _checked_matrix,
+    _converted,
+    _first_non_finite,
+    _read_only,
+    check_matrix,
+    check_rows,
+    refuse_non_finite,
+)
 from .repeats import has_repeats
 
 __all__ = ["RowMap"]
@@ -364,42 +373,51 @@ class RowMap:
 
     def scores(self, X: Any, coef: np.ndarray) -> np.ndarray:
         """The rows' scores ``features(X) @ coef.T`` (coef a d-vector: an n-vector; a (k, d) matrix: (n, k)), a
-        dense X read once: each block of rows is mapped (a feature map that writes each row's map on its own, as
-        :class:`~dpcvx.data.standardiser.ColumnStandardiser`, into a reused block, for row-major X as
-        :meth:`features` maps it), squared, clipped and scored while it is in cache, with no whole mapped copy.
+        dense X read once: each block of rows is converted to float64, mapped (a feature map that writes each row's
+        map on its own, as :class:`~dpcvx.data.standardiser.ColumnStandardiser`, into a reused block),
+        squared, checked, clipped and scored while it is in cache, with no whole copy.
 
         The rows scored are those of :meth:`features`, bit for bit (each row's map, sum of squares and clipping factor
-        are functions of that row alone), and so is the refusal of a NaN or infinite entry; BLAS may sum a block's
-        products in another order than the whole array's, so a score may differ from ``features(X) @ coef.T`` in its
-        last bit. A CSR, a feature map of whole arrays, or rows the map cannot take by blocks (not row-major), go
-        through :meth:`features` whole; so do rows with a NaN or infinite entry (of X or of the map's output), which
-        :meth:`features` refuses by its row and column. X is converted once on either path.
+        are functions of that row alone), and so is the refusal of a NaN or infinite entry (of X, else of the map's
+        output), by its row and column in the whole of X (:func:`_first_refusal`); BLAS may sum a block's products in
+        another order than the whole array's, so a score may differ from ``features(X) @ coef.T`` in its last bit. A
+        CSR, or a feature map of whole arrays, go through :meth:`features` whole; an input that is not an array (a
+        list, a table) is checked whole (:func:`~dpcvx.validation.check_matrix`, a table's columns by their names),
+        then scored by blocks.
 
-        A 2-D memmap is converted a block at a time as it is read, in either memory order: converted whole, a
-        float32 or Fortran-order file was copied whole into memory (2.2 to 2.5 times the file, by a regressor's
-        training-rows check on its own X), where a row-major float64 one is read where it lies either way.
+        A 2-D array (a memmap, a view of one, as scikit-learn's input check gives it, or an array in memory) is
+        converted and checked a block at a time, in either memory order and any numeric dtype: converted whole, a
+        float32 or Fortran-order file was copied whole into memory (1.05 to 2.5 times its rows in float64, by an
+        estimator's predict, whose input check turns a memmap into a plain view of it, or a regressor's training-rows
+        check on its own X), where a row-major float64 one is read where it lies either way. The scores of the same
+        rows are the same bit for bit whether they lie in a file or in memory, in the same dtype and order.
+
+        With a feature map, each block of X is also checked finite as it is read (one sum): a map may hide an
+        infinite entry (the standardiser clips its columns to a public range), which :meth:`features` refuses.
 
         A predict on 1,000,000 x 20 rows with the standardiser took 92 ms for :meth:`features` (a whole mapped copy
         written, then read again by the product) against 8.6 ms for the product alone."""
-        by_file = isinstance(X, np.memmap) and X.ndim == 2 and X.size > 0 and (
+        by_blocks = isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and (
             self.feature_map is None or callable(getattr(self.feature_map, "transform_into", None)))
-        if sparse.issparse(X) or not (by_file or self.feature_map is None or _maps_by_blocks(self.feature_map, X)):
+        if sparse.issparse(X) or not (by_blocks or self.feature_map is None):
             return self._scored(self.features(X), coef)
-        # row-major when the map takes blocks: a row-major X converted by rows; a memmap by blocks, below
-        matrix = X if by_file else _converted(X, "X", 0)[0]
+        matrix = X if by_blocks else check_matrix(X)  # another input (a list, a table) whole, as features reads it
         self._check_width(matrix.shape[1], coef)
         n, d = matrix.shape
         out = np.empty((n, *coef.shape[:-1]))
         step = max(1, _COPY_ENTRIES // d)
         scratch = None if self.feature_map is None else np.empty((min(step, n), d))
         for start in range(0, n, step):
-            block = _converted(matrix[start:start + step], "X", 0)[0] if by_file else matrix[start:start + step]
+            raw = matrix[start:start + step]
+            raw = _converted(raw, "X", 0)[0] if by_blocks else raw  # a float64 row-major block is used as it is
+            block = raw
             if scratch is not None:
-                self.feature_map.transform_into(block, scratch[:block.shape[0]])
-                block = scratch[:block.shape[0]]
+                self.feature_map.transform_into(raw, scratch[:raw.shape[0]])
+                block = scratch[:raw.shape[0]]
             squares = _row_squares(block)
-            if not np.all(np.isfinite(squares)) and not np.all(np.isfinite(block)):
-                return self._scored(self.features(X), coef)  # which refuses the entry by its row and column
+            if not (np.all(np.isfinite(squares)) or _all_finite(block)) or (
+                    scratch is not None and not _all_finite(raw)):  # an entry of X the map made finite (clipped)
+                raise _first_refusal(matrix, start, block)
             clipped, _ = self.clip(block, in_place=scratch is not None, squares=squares)
             np.matmul(clipped, coef.T, out=out[start:start + step])
         return out
@@ -593,6 +611,26 @@ def _maps_by_blocks(feature_map: Any, X: Any) -> bool:
     each row's map on its own into a given array (``transform_into``; the same width) and X is a row-major array."""
     return callable(getattr(feature_map, "transform_into", None)) and isinstance(X, np.ndarray) \
         and X.flags.c_contiguous
+
+
+def _all_finite(block: np.ndarray) -> bool:
+    """Whether every entry of ``block`` is finite: a finite sum says so in one pass with no temporary (a NaN or
+    infinity propagates); only an infinite sum (maybe an overflow of finite entries) is checked entry by entry."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.sum(block))) or bool(np.all(np.isfinite(block)))
+
+
+def _first_refusal(X: np.ndarray, start: int, mapped: np.ndarray) -> NonFiniteError:
+    """The refusal :meth:`RowMap.features` gives a 2-D array X, finite before row ``start``, whose block of rows from
+    ``start`` holds a NaN or infinite entry or maps to one (``mapped``), read a block at a time: X's first NaN or
+    infinite entry from ``start`` on (:func:`~dpcvx.validation.check_rows`), as :meth:`~RowMap.features` checks X
+    before mapping it; else the first of ``mapped`` (the feature map's output), by its row in the whole of X too."""
+    try:
+        check_rows(X, first=start)
+    except NonFiniteError as error:
+        return error
+    row, column = _first_non_finite(mapped, mapped)
+    return non_finite_error("feature_map.transform(X)", start + row, column)
 
 
 def _used_as_it_is(matrix: Any) -> bool:

@@ -376,8 +376,10 @@ def _few(names: list[Any], shown: int = 5) -> str:
 def linear_scores(rows: RowMap, X: Any, coef: np.ndarray, intercept: float | np.ndarray) -> np.ndarray:
     """The one linear predictor: w^T x + b for a weight vector ((n,) scores), or W x + b for a (k, d)
     matrix ((n, k) scores), over rows mapped as in training (feature map, clipped to R; :meth:`RowMap.scores
-    <dpcvx.data.rows.RowMap.scores>`)."""
-    return rows.scores(X, coef) + intercept
+    <dpcvx.data.rows.RowMap.scores>`). The intercept is added in place: one (n, k) array, not two."""
+    scores = rows.scores(X, coef)
+    scores += intercept
+    return scores
 
 
 class LinearModel:
@@ -536,7 +538,8 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
         return self._logistic_probabilities
 
     def _logistic_probabilities(self, X: ArrayLike) -> np.ndarray:
-        positive = expit(self.decision_function(X))
+        positive = self.decision_function(X)
+        expit(positive, out=positive)  # in place: the scores are this call's own
         return np.column_stack([1.0 - positive, positive])
 
     def __repr__(self) -> str:

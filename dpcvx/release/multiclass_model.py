@@ -108,8 +108,9 @@ class PrivateMulticlassModel(Release):
         """(n, k) softmax of the scores, columns in the order of ``classes_``."""
         scores = self.decision_function(X)
         scores -= scores.max(axis=1, keepdims=True)
-        weights = np.exp(scores)
-        return weights / weights.sum(axis=1, keepdims=True)
+        np.exp(scores, out=scores)  # in place: one (n, k) array
+        scores /= scores.sum(axis=1, keepdims=True)
+        return scores
 
     def score(self, X: Any, y: Any) -> float:
         """Accuracy on (X, y)."""

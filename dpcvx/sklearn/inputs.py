@@ -30,7 +30,7 @@ from ..exceptions import InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
 from ..tables import NonFiniteError, column_names, feature_names, finite_numbers, non_numeric_entry
-from ..validation import check_matrix, outside_labels, refuse_non_finite_targets
+from ..validation import check_matrix, check_rows, outside_labels, refuse_non_finite_targets
 
 __all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
            "refuse_unusable_table", "scikit_learn_refusal", "validate_streamed", "validated_input"]
@@ -215,7 +215,10 @@ def _named_refusal(X: Any, y: Any) -> InputError | None:
     """dpcvx's own refusal of X (or of a numeric y) where it names more than scikit-learn's: the row and column
     (a table's by its name) of a NaN, missing or infinite entry, or a table's column that is not numeric."""
     try:
-        check_matrix(X)
+        if isinstance(X, np.ndarray) and X.ndim == 2:  # by blocks: a memmap is never converted whole
+            check_rows(X)
+        else:
+            check_matrix(X)
         if y is not None:
             refuse_non_finite_targets(np.asarray(y, dtype=np.float64).ravel())
     except NonFiniteError as error:
