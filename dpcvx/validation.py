@@ -467,9 +467,9 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
 
 
 def check_rows(X: np.ndarray, name: str = "X", first: int = 0) -> None:
-    """:func:`check_matrix`'s refusals of the rows of a 2-D array X from row ``first`` on, read and converted a block
-    of rows (about 2 MB of float64) at a time, so that a memmap of another dtype or memory order is never copied
-    whole: a NaN or infinite entry is named by its row in the whole of X, the first in row-major order, as
+    """:func:`check_matrix`'s refusals of the rows of a 2-D numeric array X from row ``first`` on, read and converted
+    a block of rows (about 2 MB of float64) at a time, so that a memmap of another dtype or memory order is never
+    copied whole: a NaN or infinite entry is named by its row in the whole of X, the first in row-major order, as
     check_matrix names it."""
     step = max(1, _CHECK_ENTRIES // max(X.shape[1], 1))
     for start in range(first, X.shape[0], step):

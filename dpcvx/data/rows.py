@@ -381,11 +381,11 @@ class RowMap:
         are functions of that row alone), and so is the refusal of a NaN or infinite entry (of X, else of the map's
         output), by its row and column in the whole of X (:func:`_first_refusal`); BLAS may sum a block's products in
         another order than the whole array's, so a score may differ from ``features(X) @ coef.T`` in its last bit. A
-        CSR, or a feature map of whole arrays, go through :meth:`features` whole; an input that is not an array (a
-        list, a table) is checked whole (:func:`~dpcvx.validation.check_matrix`, a table's columns by their names),
-        then scored by blocks.
+        CSR, or a feature map of whole arrays, go through :meth:`features` whole; any other input (a list, a table,
+        an array of objects) is checked whole (:func:`~dpcvx.validation.check_matrix`, a table's columns by their
+        names), then scored by blocks.
 
-        A 2-D array (a memmap, a view of one, as scikit-learn's input check gives it, or an array in memory) is
+        A 2-D numeric array (a memmap, a view of one, as scikit-learn's input check gives it, or one in memory) is
         converted and checked a block at a time, in either memory order and any numeric dtype: converted whole, a
         float32 or Fortran-order file was copied whole into memory (1.05 to 2.5 times its rows in float64, by an
         estimator's predict, whose input check turns a memmap into a plain view of it, or a regressor's training-rows
@@ -397,7 +397,7 @@ class RowMap:
 
         A predict on 1,000,000 x 20 rows with the standardiser took 92 ms for :meth:`features` (a whole mapped copy
         written, then read again by the product) against 8.6 ms for the product alone."""
-        by_blocks = isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and (
+        by_blocks = isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and X.dtype.kind in "biuf" and (
             self.feature_map is None or callable(getattr(self.feature_map, "transform_into", None)))
         if sparse.issparse(X) or not (by_blocks or self.feature_map is None):
             return self._scored(self.features(X), coef)

@@ -215,7 +215,7 @@ def _named_refusal(X: Any, y: Any) -> InputError | None:
     """dpcvx's own refusal of X (or of a numeric y) where it names more than scikit-learn's: the row and column
     (a table's by its name) of a NaN, missing or infinite entry, or a table's column that is not numeric."""
     try:
-        if isinstance(X, np.ndarray) and X.ndim == 2:  # by blocks: a memmap is never converted whole
+        if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf":  # by blocks: never a whole copy
             check_rows(X)
         else:
             check_matrix(X)
