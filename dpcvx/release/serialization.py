@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 7``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 8``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -42,11 +42,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 7``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 8``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 7,
+      "format_version": 8,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
@@ -71,8 +71,9 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 7``)::
                                               # (classes[1] where w^T x + b > c), its estimator's threshold
     }
 
-A file of format version 4, 5 or 6 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
-(``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift).
+A file of format version 4, 5, 6 or 7 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
+(``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift; a TDIL
+net's input dimension recorded).
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 

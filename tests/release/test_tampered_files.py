@@ -308,3 +308,26 @@ def test_a_regression_guarantee_is_the_one_its_calibration_states(files, label_a
 def test_a_condition_s_method_is_one_of_the_verifier_s(files, name, method):
     _refused(files, name, _set(("certificate", "verification", "conditions", 5, "method"), method),
              "condition 5.method is .* not one of the verifier's")
+
+
+def test_a_tdil_net_file_records_its_input_dimension(files):
+    """A TDIL release that searched a net (not float-safe) and selected no centre held its input dimension in
+    predictor.n_features alone, so an edit of it loaded a model taking rows of another width: its certificate records
+    the dimension (format version 8), and an edit of either, or a record removed or of another type, is refused."""
+    assert files["tdil"]["privatised"]["centers"] == [] and files["tdil"]["certificate"]["n_features"] == 2
+    _refused(files, "tdil", _set(("predictor", "n_features"), 3),
+             "predictor.n_features is 3 but certificate.n_features records 2")
+    _refused(files, "tdil", _set(("certificate", "n_features"), 3),
+             "predictor.n_features is 2 but certificate.n_features records 3")
+    _refused(files, "tdil", lambda data: data["certificate"].pop("n_features"), "certificate.n_features is missing")
+    _refused(files, "tdil", _set(("certificate", "n_features"), 2.0), "certificate.n_features must be an integer")
+
+
+@pytest.mark.parametrize("name", ["tddl", "pinp", "tdil_ball", "tddl_safe", "tdil_safe"])
+def test_a_kernel_file_with_another_record_of_its_dimension_takes_no_n_features(files, name):
+    """The ball's search, every float-safe calibration and PINP state the dimension in the calibration, TDDL holds its
+    public sample: their certificates record no n_features, and one added is refused."""
+    assert "n_features" not in files[name]["certificate"]
+    _refused(files, name, lambda data: data["certificate"].update(n_features=2),
+             "certificate.n_features is recorded, but only a TDIL release")
+

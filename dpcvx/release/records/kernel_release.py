@@ -9,6 +9,11 @@ double since format version 6), l(0), inf l and the
 kernel's own feature bound, and the :class:`~dpcvx.privacy.kernel_calibrate.KernelCalibration` from the recorded
 public inputs (:func:`~.calibration.read_kernel`); a recorded number that is not the re-derived one is refused,
 naming the field.
+
+Since format version 8 the certificate of a release whose calibration states no input dimension (TDIL searching a
+net, not float-safe) records it (``"n_features"``, :func:`records_dimension`): without it, a release that selected no
+centre would hold its dimension in ``predictor.n_features`` alone, and an edit of it would load a model that takes
+rows of another width.
 """
 
 from __future__ import annotations
@@ -27,9 +32,9 @@ from ...privacy.privacy_curve import check_recorded_curve
 from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from .calibration_record import read_kernel, same_number
-from .fields import _exact_text, _flag, _integer, _number, _stated_relation
+from .fields import _count, _exact_text, _flag, _integer, _number, _stated_relation
 
-__all__ = ["kernel_release_to_dict", "kernel_release_from_dict"]
+__all__ = ["kernel_release_to_dict", "kernel_release_from_dict", "DIMENSION_RECORD", "records_dimension"]
 
 KERNEL_HOLDER = "a dpcvx kernel release"
 _RELEASE_KEYS = {"format", "format_version", "kind", "library_version", "algorithm", "epsilon", "delta",
@@ -53,9 +58,23 @@ _OUTPUT_TYPES: dict[str, Callable[[str, Any], Any]] = {"answers": _answers, "upd
                                                       "rounds_used": _integer, "certified": _flag}
 
 
+DIMENSION_RECORD = "n_features"  # the certificate's record of the input dimension its calibration does not state
+
+
+def records_dimension(algorithm: Any, calibration: Any) -> bool:
+    """Whether a kernel certificate records its input dimension (:data:`DIMENSION_RECORD`): a TDIL release whose
+    calibration states none (it searched a net, not float-safe: the net's size was computed from d, its record holds
+    the size only). The ball's search states it (``ball_dimension``), and so does every float-safe calibration
+    (``n_features``); TDDL's and PINP's predictors hold their public sample or state it in the calibration."""
+    return (algorithm == "TDIL" and isinstance(calibration, dict) and calibration.get("ball_dimension") is None
+            and "n_features" not in calibration)
+
+
 def kernel_release_to_dict(release: PrivateKernelModel, header: dict) -> dict:
     """The JSON-ready file form of a kernel release; ``header`` holds format, version and kind."""
     predictor, certificate = release.predictor, release.certificate.to_dict()
+    if records_dimension(certificate["algorithm"], certificate["calibration"]):
+        certificate[DIMENSION_RECORD] = predictor.n_features
     values = {"centers": predictor.centers.tolist(), "coef": predictor.coef.tolist()}
     privatised = {key: values[key] for key in ("centers", "coef") if key in predictor.privatised}
     privatised.update(release.outputs)
@@ -158,8 +177,9 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
     saved_certificate = item["certificate"]
     recorded_curve = saved_certificate.get("privacy_curve") if isinstance(saved_certificate, dict) else None
     certificate = json_object("certificate", {key: value for key, value in saved_certificate.items()
-                                              if key != "privacy_curve"} if isinstance(saved_certificate, dict)
-                              else saved_certificate, _CERTIFICATE_KEYS, holder=KERNEL_HOLDER)
+                                              if key not in ("privacy_curve", DIMENSION_RECORD)}
+                              if isinstance(saved_certificate, dict) else saved_certificate, _CERTIFICATE_KEYS,
+                              holder=KERNEL_HOLDER)
     algorithm = certificate["algorithm"]
     if algorithm not in KERNEL_ALGORITHMS:
         raise InputError(f"certificate.algorithm must be one of {KERNEL_ALGORITHMS}, got {algorithm!r}")
@@ -202,6 +222,7 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
         if certificate["calibration"].get(key) not in (None, d):
             raise InputError(f"predictor.n_features is {d} but certificate.calibration.{key} is "
                              f"{certificate['calibration'][key]!r}; the file has been edited")
+    _check_dimension(saved_certificate, algorithm, d)
     if loaded.guarantee != certificate["guarantee"]:
         raise InputError("certificate.guarantee does not match what dpcvx states for this release; the file has "
                          "been edited")
@@ -209,6 +230,24 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
     outputs = {key: _OUTPUT_TYPES[key](f"privatised.{key}", privatised[key]) for key in _OUTPUTS[algorithm]}
     _check_outputs(algorithm, outputs, centers.shape[0], loaded.calibration)
     return PrivateKernelModel(predictor, loaded, outputs)
+
+
+def _check_dimension(saved: dict, algorithm: str, d: int) -> None:
+    """The certificate records the input dimension exactly where its calibration states none
+    (:func:`records_dimension`), and that record is ``predictor.n_features`` (``d``)."""
+    what = f"certificate.{DIMENSION_RECORD}"
+    if not records_dimension(algorithm, saved["calibration"]):
+        if DIMENSION_RECORD in saved:
+            raise InputError(f"{what} is recorded, but only a TDIL release whose calibration states no input "
+                             "dimension (a net's, not float-safe) records it; the file has been edited")
+        return
+    if DIMENSION_RECORD not in saved:
+        raise InputError(f"{what} is missing: a {algorithm} release that searched a net records its input dimension "
+                         "there; the file has been edited")
+    recorded = _count(what, saved[DIMENSION_RECORD])
+    if recorded != d:
+        raise InputError(f"predictor.n_features is {d} but {what} records {recorded}: the model was fitted on rows "
+                         f"of {recorded} features; the file has been edited")
 
 
 def _check_outputs(algorithm: str, outputs: dict, released: int, calibration: Any) -> None:

@@ -27,6 +27,14 @@ linear layout its reader refused any intercept other than the private centre, an
 file's intercept was not checked, and a shifted one's cannot be without s, so an AdaSSP file of version 6 fitted
 on an uneven public range without an intercept feature is refused (refit and save again). A mark that left such a
 file's intercept unchecked was tried and withdrawn: the same mark in any version 7 file switched the check off.
+
+Format version 8 records, in the certificate of a kernel release whose calibration states no input dimension (TDIL
+searching a net, not float-safe), the dimension d (``certificate.n_features``,
+:func:`.kernel_release.records_dimension`), so that a file whose ``predictor.n_features`` was edited is refused: such a
+release holds no other record of d when it released no centre, and the loaded model would take rows of another width.
+A version 7 (or older) file holds no record, so its step records the ``predictor.n_features`` the file holds: such a
+file is read as before, unprotected against that edit. Tested on files of every kind written as version 7
+(``tests/release/fixtures/format7``) and through every step on the format 4 to 6 fixtures.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from typing import Any
 
 from .fields import _integer
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .kernel_release import DIMENSION_RECORD, records_dimension
 from .row_map import MAP_RECORD, own_map_record
 
 __all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
@@ -101,7 +110,21 @@ def _record_map(record: dict) -> None:
             certificate[MAP_RECORD] = made
 
 
-_STEPS = {4: _from_4, 5: _from_5, 6: _from_6}
+def _from_7(data: dict) -> dict:
+    """Version 7 -> 8: a kernel release whose calibration states no input dimension records the one its predictor
+    holds (module docstring)."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 8}
+    for entry in _entries_at(upgraded_, 7):
+        entry["format_version"] = 8
+    certificate, predictor = upgraded_.get("certificate"), upgraded_.get("predictor")
+    if (upgraded_.get("kind") == "kernel" and isinstance(certificate, dict) and isinstance(predictor, dict)
+            and records_dimension(certificate.get("algorithm"), certificate.get("calibration"))
+            and DIMENSION_RECORD not in certificate):
+        certificate[DIMENSION_RECORD] = predictor.get("n_features")
+    return upgraded_
+
+
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
