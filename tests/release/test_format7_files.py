@@ -15,7 +15,8 @@ from dpcvx.release.serialization import MODEL_FORMAT_VERSION
 
 FORMAT7 = Path(__file__).parent / "fixtures" / "format7"
 EXPECTED = json.loads((FORMAT7 / "expected.json").read_text())
-KINDS = ["linreg", "huber", "linear", "multi", "rff", "tddl", "pinp", "tdil", "tdil_ball", "tddl_safe", "tdil_safe"]
+KINDS = ["linreg", "huber", "linear", "multi", "rff", "tddl", "pinp", "tdil", "tdil_ball", "tddl_safe", "tdil_safe",
+         "tdil_net_safe"]
 
 
 def test_the_fixtures_are_every_kind_of_file():
@@ -39,13 +40,21 @@ def test_a_version_7_file_loads_and_predicts_bit_for_bit(name, tmp_path):
     np.testing.assert_array_equal(again.predict(rows), expected["predict"])
 
 
-def test_a_version_7_tdil_net_file_saved_again_records_its_dimension(tmp_path):
-    """The step records the predictor's n_features; the file saved again refuses an edit of it."""
-    data = json.loads((FORMAT7 / "tdil.json").read_text())
+@pytest.mark.parametrize("name", ["tdil", "tdil_net_safe"])
+def test_a_version_7_tdil_net_file_saved_again_records_its_dimension(name, tmp_path):
+    """The step records the predictor's n_features; the file saved again refuses an edit of it, or its record
+    removed."""
+    data = json.loads((FORMAT7 / f"{name}.json").read_text())
     assert "n_features" not in data["certificate"] and data["privatised"]["centers"] == []
-    rewritten = json.loads(dpcvx.save(dpcvx.load(FORMAT7 / "tdil.json"), tmp_path / "v8.json").read_text())
+    rewritten = json.loads(dpcvx.save(dpcvx.load(FORMAT7 / f"{name}.json"), tmp_path / "v8.json").read_text())
     assert rewritten["certificate"]["n_features"] == rewritten["predictor"]["n_features"] == 2
-    rewritten["predictor"]["n_features"] = 5
-    (tmp_path / "edited.json").write_text(json.dumps(rewritten))
-    with pytest.raises(FileError, match="predictor.n_features is 5 but certificate.n_features records 2"):
-        dpcvx.load(tmp_path / "edited.json")
+    edits = {"predictor": (lambda data: data["predictor"].update(n_features=5),
+                           # the float-safe net's evaluation error reads d first
+                           "predictor.n_features is 5 but certificate.n_features records 2|evaluation_error"),
+             "record": (lambda data: data["certificate"].pop("n_features"), "certificate.n_features is missing")}
+    for edit, match in edits.values():
+        edited = json.loads(json.dumps(rewritten))
+        edit(edited)
+        (tmp_path / "edited.json").write_text(json.dumps(edited))
+        with pytest.raises(FileError, match=match):
+            dpcvx.load(tmp_path / "edited.json")

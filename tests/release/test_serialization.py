@@ -304,8 +304,8 @@ def set_constant(key, value):
 
 @pytest.mark.parametrize("mechanism", ["objective", "output"])
 @pytest.mark.parametrize("change, message", [
-    (set_epsilon(0.0), r"certificate.epsilon must be positive, got 0.0"),
-    (set_epsilon(-1.0), r"certificate.epsilon must be positive"),
+    (set_epsilon(0.0), r"certificate.epsilon must be finite and positive, got 0.0"),
+    (set_epsilon(-1.0), r"certificate.epsilon must be finite and positive, got -1.0"),
     (set_epsilon(5.0), r"certificate.calibration.epsilon is 0.5 but the certificate states 5.0"),
     (set_epsilon(5.0, calibration=True), r"certificate.calibration.(epsilon_prime|beta): recorded "
                                          r"[0-9.e-]+, recomputed [0-9.e-]+ from n, lam, epsilon, .*L, R, m"),

@@ -3,6 +3,7 @@ kind of file: the neighbour relation, the class labels, the kernel constants and
 bounds and the feature map (the auditor's findings against the file codec)."""
 
 import copy
+import re
 import warnings
 
 import cvxpy as cp
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import dpcvx
+from dpcvx import validation
 from dpcvx.data.kernels import RandomFourierFeatures
 from dpcvx.exceptions import InputError
 from dpcvx.models.pinp import PINP
@@ -311,7 +313,7 @@ def test_a_condition_s_method_is_one_of_the_verifier_s(files, name, method):
 
 
 def test_a_tdil_net_file_records_its_input_dimension(files):
-    """A TDIL release that searched a net (not float-safe) and selected no centre held its input dimension in
+    """A TDIL release that searched a net and selected no centre held its input dimension in
     predictor.n_features alone, so an edit of it loaded a model taking rows of another width: its certificate records
     the dimension (format version 8), and an edit of either, or a record removed or of another type, is refused."""
     assert files["tdil"]["privatised"]["centers"] == [] and files["tdil"]["certificate"]["n_features"] == 2
@@ -325,9 +327,44 @@ def test_a_tdil_net_file_records_its_input_dimension(files):
 
 @pytest.mark.parametrize("name", ["tddl", "pinp", "tdil_ball", "tddl_safe", "tdil_safe"])
 def test_a_kernel_file_with_another_record_of_its_dimension_takes_no_n_features(files, name):
-    """The ball's search, every float-safe calibration and PINP state the dimension in the calibration, TDDL holds its
-    public sample: their certificates record no n_features, and one added is refused."""
+    """The ball's search (float-safe or not) and PINP state the dimension in the calibration, TDDL holds its public
+    sample: their certificates record no n_features, and one added is refused."""
     assert "n_features" not in files[name]["certificate"]
     _refused(files, name, lambda data: data["certificate"].update(n_features=2),
              "certificate.n_features is recorded, but only a TDIL release")
 
+
+@pytest.mark.parametrize("name", ["linreg", "huber", "linear", "rff", "tddl", "pinp", "tdil", "tddl_safe", "tdil_safe"])
+@pytest.mark.parametrize("epsilon", [1e-13, 1e7])
+def test_an_epsilon_no_fit_accepts_is_refused_naming_the_certificate_s(files, name, epsilon):
+    """Every fit checks epsilon within [EPSILON_MIN, EPSILON_MAX] (check_epsilon): a file stating another, in all
+    three places, is refused by that check, naming certificate.epsilon."""
+    def edit(data):
+        data["epsilon"] = data["certificate"]["epsilon"] = data["certificate"]["calibration"]["epsilon"] = epsilon
+    _refused(files, name, edit, r"certificate\.epsilon=.* is outside the range \[1e-12, 1e\+06\]")
+
+
+@pytest.mark.parametrize("name", ["linreg", "tddl"])
+def test_a_delta_no_fit_accepts_is_refused_naming_the_certificate_s(files, name):
+    def edit(data):
+        data["delta"] = data["certificate"]["delta"] = data["certificate"]["calibration"]["delta"] = 1.5
+    _refused(files, name, edit, r"certificate\.delta must lie in \[0, 1\)")
+
+
+@pytest.mark.parametrize(("kind", "lam", "field"), [("erm", 1e-160, "certificate.constants.lam"),
+                                                    ("erm", 1e160, "certificate.constants.lam"),
+                                                    ("tddl", 1e160, "certificate.constants.lam.value")])
+def test_a_lam_no_fit_accepts_is_refused_naming_the_field(monkeypatch, kind, lam, field):
+    """Every fit checks a numeric Lam within [LAM_MIN, LAM_MAX] (check_lam). The file is written by a fit with those
+    limits widened, so every number it records is consistent with its Lam: the loader refused none of them and
+    loaded it; now the Lam itself is refused, naming the field."""
+    X, y = _data()
+    with monkeypatch.context() as patch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        patch.setattr(validation, "LAM_MIN", 1e-300)
+        patch.setattr(validation, "LAM_MAX", 1e300)
+        release = TDDL("rbf", lam=lam, gamma=1.0).fit(X, y, 1.0, Z=X[:8], random_state=0) if kind == "tddl" else \
+            dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z), lam=lam, data_norm=1.0).fit(X, y, 1.0, random_state=0)
+        saved = serialization.model_to_dict(release)
+    with pytest.raises(InputError, match=re.escape(f"{field}={lam:g} is outside the range [1e-150, 1e+150]")):
+        serialization.model_from_dict(saved)

@@ -8,10 +8,10 @@ PINP's answers). :func:`kernel_release_from_dict` rebuilds the typed certificate
 double since format version 6), l(0), inf l and the
 kernel's own feature bound, and the :class:`~dpcvx.privacy.kernel_calibrate.KernelCalibration` from the recorded
 public inputs (:func:`~.calibration.read_kernel`); a recorded number that is not the re-derived one is refused,
-naming the field.
+naming the field. The budget and Lam are refused outside the ranges every kernel fit checks them in.
 
 Since format version 8 the certificate of a release whose calibration states no input dimension (TDIL searching a
-net, not float-safe) records it (``"n_features"``, :func:`records_dimension`): without it, a release that selected no
+net) records it (``"n_features"``, :func:`records_dimension`): without it, a release that selected no
 centre would hold its dimension in ``predictor.n_features`` alone, and an edit of it would load a model that takes
 rows of another width.
 """
@@ -29,6 +29,7 @@ from ...data.kernels import Kernel, kernel_from_dict
 from ...exceptions import InputError
 from ...privacy.kernel_calibrate import KERNEL_ALGORITHMS, KernelConstants
 from ...privacy.privacy_curve import check_recorded_curve
+from ...validation import check_delta, check_epsilon, check_lam
 from ...verification.exact import exact_of_saved
 from ..kernel_model import KERNEL_CLASSES, KernelPredictor, KernelReleaseCertificate, PrivateKernelModel
 from .calibration_record import read_kernel, same_number
@@ -63,9 +64,9 @@ DIMENSION_RECORD = "n_features"  # the certificate's record of the input dimensi
 
 def records_dimension(algorithm: Any, calibration: Any) -> bool:
     """Whether a kernel certificate records its input dimension (:data:`DIMENSION_RECORD`): a TDIL release whose
-    calibration states none (it searched a net, not float-safe: the net's size was computed from d, its record holds
-    the size only). The ball's search states it (``ball_dimension``), and so does every float-safe calibration
-    (``n_features``); TDDL's and PINP's predictors hold their public sample or state it in the calibration."""
+    calibration states none (it searched a net: the net's size was computed from d, and the record holds the size
+    only). The ball's search states it (``ball_dimension``), PINP's calibration states it (``n_features``), and TDDL's
+    predictor holds its public sample."""
     return (algorithm == "TDIL" and isinstance(calibration, dict) and calibration.get("ball_dimension") is None
             and "n_features" not in calibration)
 
@@ -123,6 +124,8 @@ def _constants(certificate: dict, kernel: Kernel) -> KernelConstants:
         raise InputError("certificate.constants must map names to {value, established} (L: {value, exact, "
                          "established})")
     value = {name: item["value"] for name, item in record.items()}
+    if "lam" in value:  # Lam as every kernel learner checks it (KernelLearner: check_lam), before C is derived from it
+        check_lam("certificate.constants.lam.value", value["lam"])
     if "n" in value and (_integer("certificate.constants.n.value", value["n"]) < 1):
         raise InputError(f"certificate.constants.n.value must be a positive integer, got {value['n']!r}")
     if isinstance(record.get("L", {}).get("exact"), str):
@@ -187,6 +190,9 @@ def kernel_release_from_dict(data: dict) -> PrivateKernelModel:
         if not same_number(item[key], certificate[key]):
             raise InputError(f"{key} is {item[key]!r} but the certificate records {certificate[key]!r}; "
                              "the file has been edited")
+    # the budget as every kernel fit checked it (check_budget), before anything is derived from it
+    check_epsilon(certificate["epsilon"], "certificate.epsilon")
+    check_delta(certificate["delta"], "certificate.delta")
     classes = item["classes"]
     if not (isinstance(classes, list) and len(classes) == len(KERNEL_CLASSES)
             and all(map(same_number, classes, KERNEL_CLASSES))):
@@ -239,7 +245,7 @@ def _check_dimension(saved: dict, algorithm: str, d: int) -> None:
     if not records_dimension(algorithm, saved["calibration"]):
         if DIMENSION_RECORD in saved:
             raise InputError(f"{what} is recorded, but only a TDIL release whose calibration states no input "
-                             "dimension (a net's, not float-safe) records it; the file has been edited")
+                             "dimension (a net's) records it; the file has been edited")
         return
     if DIMENSION_RECORD not in saved:
         raise InputError(f"{what} is missing: a {algorithm} release that searched a net records its input dimension "

@@ -26,6 +26,7 @@ from ...privacy.adassp import (
 from ...privacy.calibration import PublicFacts
 from ...privacy.gradient_descent import GRADIENT_RANGED, STEPS, GradientCalibration
 from ...privacy.privacy_curve import check_recorded_curve
+from ...validation import check_delta, check_epsilon
 from ...version import __version__
 from ..model import PrivateModel, ReleaseCertificate
 from ..regression_model import (
@@ -55,9 +56,12 @@ _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon"
 _ADASSP_CERTIFICATE_FIELDS = {item.name for item in fields(SufficientStatisticsCertificate)} - {"column_statistics",
                                                                                                   "label_shift"}
 _ADASSP_CERTIFICATE_KEYS = _ADASSP_CERTIFICATE_FIELDS | {"privacy_curve"}
-# the certificate's public fields, each read by its type (the calibration and column statistics are read apart)
+# the certificate's public fields, each read by its type (the calibration and column statistics are read apart); the
+# budget as the fit checked it (check_epsilon, check_delta); data_norm is the row map's, checked as the fit checked it
+# and compared (check_stated_rows); label_bound is positive only: a declared range (lo, hi) gives its half-width
 _ADASSP_FIELD_TYPES: dict[str, Callable[[str, Any], Any]] = {
-    "mechanism": _text, "guarantee": _text, "epsilon": _positive, "delta": _number, "data_norm": _positive,
+    "mechanism": _text, "guarantee": _text, "epsilon": lambda what, value: check_epsilon(value, what),
+    "delta": lambda what, value: check_delta(value, what), "data_norm": _positive,
     "effective_norm_bound": _positive, "label_bound": _positive, "fit_intercept": _flag,
     "intercept_scaling": _positive, "clipping": _text, "neighbours": _text, "library_version": _text}
 assert set(_ADASSP_FIELD_TYPES) == _ADASSP_CERTIFICATE_FIELDS - {"calibration"}

@@ -32,6 +32,7 @@ from ...privacy.lam_rule import LamChoice, excess_risk_bound, recorded_comparato
 from ...privacy.neighbours import Neighbours
 from ...privacy.privacy_curve import check_recorded_curve
 from ...privacy.quantile import PRIVATE_BOUND_KEYS, bound_then_fit_curve, power_of_two_grid
+from ...validation import LAM_MAX, LAM_MIN, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
 from ...verification.exact import exact_of_saved, float_up
@@ -256,7 +257,8 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     mechanism = item["mechanism"]
     if mechanism not in MECHANISMS:
         raise InputError(f"certificate.mechanism must be one of {MECHANISMS}, got {mechanism!r}")
-    epsilon = _positive("certificate.epsilon", item["epsilon"])
+    # the fit's budget as its calibration checked it (check_epsilon), named here before anything is derived from it
+    epsilon = check_epsilon(item["epsilon"], "certificate.epsilon")
     delta = _number("certificate.delta", item["delta"])
     if not 0.0 <= delta < 1.0:
         raise InputError(f"certificate.delta must lie in [0, 1), got {item['delta']!r}; the file has been edited")
@@ -265,6 +267,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
     constants, values = _constants(item["constants"])
+    weights = _weights(data.get("weights"))
+    mean_weight = 1.0 if weights is None or weights.mean_weight is None else weights.mean_weight
+    _check_lam(values["lam"], mean_weight)
     if verification.dim is not None and verification.dim != values["d"]:
         raise InputError(f"certificate.verification.dim is {verification.dim} but the certificate states d = "
                          f"{values['d']:g}; the file has been edited")
@@ -282,7 +287,6 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     calibration = _calibration(item, mechanism, epsilon, values, effective, delta)
     records = {key: _private_bound(key, data.get(key), data.get(stated)) for key, stated in
                (("private_bound", "data_norm"), ("private_label_bound", "label_bound"))}
-    weights = _weights(data.get("weights"))
     statistics = _column_statistics(data.get("column_statistics"))
     drawn = [record for record in (*records.values(), None if weights is None else weights.private_count,
                                    statistics) if record is not None]
@@ -325,8 +329,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         constants=constants,
         saved=copy.deepcopy(data),
         label_bound=label_bound,
-        lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective,
-                           1.0 if weights is None or weights.mean_weight is None else weights.mean_weight,
+        lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective, mean_weight,
                            # the verified c, as the fit read it; a file without the condition has none (and then no
                            # rule bound a genuine release recorded matches)
                            None if "curvature" not in verification.by_name else verification.curvature,
@@ -340,6 +343,18 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     )
     _stated_relation("certificate.neighbours", item["neighbours"], certificate.relation, certificate.neighbours)
     return certificate
+
+
+def _check_lam(lam: float, mean_weight: float) -> None:
+    """Refuse a certificate's Lam that no fit gives: the user's numeric Lam in [LAM_MIN, LAM_MAX] (check_lam, every
+    entry's check; a multiclass entry's and a tuned candidate's too, each its learner's own), or ``lam="auto"``'s value
+    on its grid (within those limits) times the public mean record weight s_bar in (0, 1] (a weighted fit's rule
+    chooses lam / s_bar). So lam lies in [LAM_MIN s_bar, LAM_MAX], below LAM_MIN by s_bar at most, which is allowed
+    for every release: the record does not say which rule gave lam. Checked before the calibration is recomputed from
+    it. R is the row map's norm bound (checked as the fit checked it, and compared: check_stated_rows) with the
+    intercept column; intercept_scaling and label_bound are checked positive and finite only, since a fit may derive
+    them ("auto" scaling, a private range's bound B' from the released cells) rather than take a user's bound."""
+    positive("certificate.constants.lam", lam, minimum=LAM_MIN * mean_weight, maximum=LAM_MAX)
 
 
 def read_label_shift(certificate: dict) -> float:

@@ -29,7 +29,7 @@ on an uneven public range without an intercept feature is refused (refit and sav
 file's intercept unchecked was tried and withdrawn: the same mark in any version 7 file switched the check off.
 
 Format version 8 records, in the certificate of a kernel release whose calibration states no input dimension (TDIL
-searching a net, not float-safe), the dimension d (``certificate.n_features``,
+searching a net: the record states the net's size, not its dimension), the dimension d (``certificate.n_features``,
 :func:`.kernel_release.records_dimension`), so that a file whose ``predictor.n_features`` was edited is refused: such a
 release holds no other record of d when it released no centre, and the loaded model would take rows of another width.
 A version 7 (or older) file holds no record, so its step records the ``predictor.n_features`` the file holds: such a
