@@ -238,7 +238,9 @@ class PrivateERM:
         bounds proved. A release then says its guarantee is CONDITIONAL on
         the estimates (``model.certificate.conditional``). Default False.
     time_limit : float, optional
-        Seconds for each of the verifier's worker-process calls (default 20).
+        Seconds for the verification of the loss (default 20), a deadline shared by all its proving calls
+        (:func:`dpcvx.verify`): what it cuts short is not proved. The verification ends within it plus one start-up of
+        the verifier's worker process (importing sympy, paid once per process); a catalogue loss needs no time.
     verbose : bool
         On a terminal, count the passes over an input read by blocks (a memmap or
         Dask X) with their elapsed time. How many passes the solver needs depends on the data: the bar is the

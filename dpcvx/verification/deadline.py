@@ -9,13 +9,19 @@ in a separate worker process instead:
   equivalent of multiprocessing's "spawn": nothing is forked, so it is safe
   in threaded programs, and unlike "spawn" it never re-imports the caller's
   ``__main__``). It is started lazily on first use and reused: the start-up
-  (importing sympy) is paid once, and it does not count towards a deadline.
+  (importing sympy) is paid once, and it does not count towards a deadline
+  unless the caller asks (``count_startup``: a worker restarted within one
+  :class:`Budget`).
 * Each call sends a picklable top-level function and its arguments. The
   function may be a generator: each item it yields is sent back at once, so a
   caller that hits the deadline still has every item finished before it.
 * When the deadline passes, the worker is killed (its own process, by its
   handle) and the next call starts a new one. Calls from several threads at
   once each get their own worker from a small pool.
+* A :class:`Budget` is one deadline shared by several calls (a verification's
+  ``time_limit``): each call gets what is left, and only the first start-up
+  of a worker is not counted, so the calls together end within the budget
+  plus one start-up.
 * No signal handler or timer of the calling process is touched.
 * A worker never outlives its caller: it exits within ``PARENT_POLL_SECONDS`` once the process that started it is
   gone, even mid-computation (a caller killed by SIGTERM or SIGKILL cannot kill its worker first; such a worker
@@ -44,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
+__all__ = ["Budget", "DeadlineResult", "run", "shutdown", "STARTUP_SECONDS", "IN_PROCESS_FALLBACK"]
 
 STARTUP_SECONDS = 180.0
 IN_PROCESS_FALLBACK = True  # when no worker process can start: run unbounded in the caller (logged)
@@ -59,7 +65,10 @@ class DeadlineResult:
     ``items`` holds every item yielded (or the single return value) before the
     end; ``finished`` is False when the deadline passed or the worker failed,
     and ``error`` then says why ("did not finish within N s", or the worker's
-    exception).
+    exception). ``startup`` is how long the call waited for its worker to start
+    (0 for a worker already running), ``seconds`` how long it ran after;
+    ``unstarted`` says the deadline passed while the worker was still starting
+    (``count_startup``): nothing was computed.
     """
 
     items: list[Any] = field(default_factory=list)
@@ -67,6 +76,8 @@ class DeadlineResult:
     error: str = ""
     timed_out: bool = False
     seconds: float = 0.0
+    startup: float = 0.0
+    unstarted: bool = False
     pid: int | None = None
     in_process: bool = False
 
@@ -105,16 +116,17 @@ class _Worker:
         except Exception:  # noqa: BLE001 - EOF or a dead worker ends the stream
             self.messages.put(("closed",))
 
-    def wait_ready(self, seconds: float) -> None:
-        if self.ready:
-            return
+    def wait_ready(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the worker to start: False if it is still starting, RuntimeError if it
+        failed."""
         try:
             message = self.messages.get(timeout=seconds)
         except queue.Empty:
-            raise RuntimeError(f"the verifier's worker process did not start within {seconds:g} s") from None
+            return False
         if message != ("ready",):
             raise RuntimeError("the verifier's worker process failed to start")
         self.ready = True
+        return True
 
     def send(self, message: Any) -> None:
         pickle.dump(message, self.requests, protocol=pickle.HIGHEST_PROTOCOL)
@@ -171,21 +183,38 @@ atexit.register(shutdown)
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
+        on_item: Callable[[Any], None] | None = None, count_startup: bool = False) -> DeadlineResult:
     """Run ``function(*args)`` in a worker process, for at most ``seconds``.
 
     ``function`` must be a picklable top-level function; its arguments and
     results must pickle. A generator's items are streamed (``on_item`` is
     called on each, in this thread). Never raises for a slow or failing
     computation: the result says what happened. ``seconds=None`` waits forever.
+    A worker's start-up is not counted in ``seconds`` unless ``count_startup``:
+    the whole call then ends within ``seconds``, and a worker still starting at
+    the end is kept for the next call.
     """
     try:
         worker = _acquire()
     except OSError as error:  # no usable interpreter (an embedded Python, say)
         return _in_process(function, args, on_item, f"cannot start a worker process: {error}")
     result = DeadlineResult(pid=worker.process.pid)
+    called = time.monotonic()
+    counted = count_startup and seconds is not None
+    patience = min(seconds, STARTUP_SECONDS) if counted and seconds is not None else STARTUP_SECONDS
     try:
-        worker.wait_ready(STARTUP_SECONDS)
+        if not worker.ready:
+            started = worker.wait_ready(patience)
+            result.startup = time.monotonic() - called
+        else:
+            started = True
+        if not started and counted:
+            result.timed_out, result.unstarted = True, True
+            result.error = f"did not finish within {seconds:g} s (the worker process was still starting)"
+            _release(worker)  # kept starting, for the next call
+            return result
+        if not started:
+            raise RuntimeError(f"the verifier's worker process did not start within {STARTUP_SECONDS:g} s")
         with _LOCK:
             job = next(_JOBS)
         worker.send((job, function, args))
@@ -193,7 +222,7 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
         worker.kill()
         return _in_process(function, args, on_item, f"worker process unavailable: {error}")
     start = time.monotonic()
-    deadline = None if seconds is None else start + seconds
+    deadline = None if seconds is None else (called if counted else start) + seconds
     healthy = False
     try:
         while True:
@@ -228,6 +257,31 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
         else:
             worker.kill()
     return result
+
+
+class Budget:
+    """One deadline shared by several calls of :func:`run`: a verification's ``time_limit``.
+
+    Each call gets what is left (:meth:`left`) and reports back (:meth:`spent`). The first start-up of a worker
+    the calls wait for (importing sympy: a few seconds, once per process) is not counted: the deadline moves by
+    it. Any later one (a worker killed at a deadline is restarted) is counted (:attr:`count_startup`). The calls
+    together therefore end within ``seconds`` plus one worker start-up.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.count_startup = False
+
+    def left(self) -> float:
+        """Seconds left before the deadline (0 once it has passed)."""
+        return max(0.0, self.end - time.monotonic())
+
+    def spent(self, result: DeadlineResult) -> None:
+        """Account for a finished call: the first start-up it waited for moves the deadline."""
+        if not self.count_startup and result.startup > 0:
+            self.end += result.startup
+            self.count_startup = True
 
 
 def _in_process(function: Callable[..., Any], args: tuple[Any, ...], on_item: Callable[[Any], None] | None,

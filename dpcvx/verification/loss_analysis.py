@@ -26,11 +26,11 @@ from ..progress import progress as progress_bar
 from . import numeric, proof_replay, validated
 from .certificate import PIECEWISE_NOTE, Condition
 from .condition import number_text
+from .deadline import Budget, DeadlineResult
 from .exact import beyond_doubles, magnitude_text, plain
 from .loss_declaration import (
     LOSS_CONDITIONS,
     SYMBOLIC_SECONDS,
-    check_time_limit,
     cvxpy_evaluator,
     declared_loss,
     pending_conditions,
@@ -47,6 +47,12 @@ _UNBOUNDED_WITNESS = 1e30  # a proved value of |l^(k)| beyond this is reported a
 _TOO_LARGE_FIX = ("scale the loss and its margin's constants so that l' and l'' stay within floating point "
                   "(a release computes with doubles)")
 _LOG = logging.getLogger("dpcvx.verify")
+#: sympy's share of the time left when it starts: the validated bounds, which settle what sympy did not, get the rest
+SYMPY_SHARE = 0.5
+#: the validated bounds stop themselves at this share of their time: a bound cut short by its own clock is still an
+#: upper bound (only looser), a bound of a killed worker is lost
+VALIDATED_SELF_STOP = 0.8
+_MIN_CALL_SECONDS = 0.05  # less time left than this: a worker call is not started
 
 
 class LossAnalyser:
@@ -55,19 +61,21 @@ class LossAnalyser:
     sympy (all the :class:`~dpcvx.verification.symbolic.RealFunction` queries) and the
     validated bounds each run in one call to a worker process with a deadline
     (:mod:`dpcvx.verification.deadline`), so no signal or timer of the caller is touched and
-    a hard problem cannot hang any thread. Derivatives for the solver are built
+    a hard problem cannot hang any thread. The two calls share the verification's
+    :class:`~dpcvx.verification.deadline.Budget` (its ``time_limit``): sympy gets at most
+    :data:`SYMPY_SHARE` of it, the validated bounds what is left. Derivatives for the solver are built
     here, in the caller's process. Grid estimates (:mod:`dpcvx.verification.numeric`) are
     computed only for what neither route proved, and are marked "estimate":
     the certificate refuses them unless ``allow_estimates=True``.
     """
 
     def __init__(self, loss: Loss, variable: cp.Variable, expression: cp.Expression,
-                 time_limit: float | None = None, progress: bool = False):
+                 budget: Budget | None = None, progress: bool = False):
         self.loss = loss
         self.variable = variable
         self.expression = expression
         self.dcp_convex = bool(expression.is_convex())
-        self.seconds = self.check_time_limit(time_limit)
+        self.budget = Budget(SYMBOLIC_SECONDS) if budget is None else budget
         self.progress = progress
         self.timed_out = False
         self.translation_error = ""
@@ -83,7 +91,21 @@ class LossAnalyser:
         self.sympy_note = ""
         self.validated_note = ""
 
-    check_time_limit = staticmethod(check_time_limit)
+    def _run(self, prover: Any, arguments: Callable[[float], tuple[Any, ...]], share: float, what: str,
+             on_item: Callable[[Any], None]) -> tuple[DeadlineResult, str]:
+        """One prover call within the budget: its result, and the reason it is incomplete when the time ran out
+        ("" otherwise). ``arguments(seconds)`` are the prover's arguments for a call of ``seconds``."""
+        limit = f"time_limit = {self.budget.seconds:g} s"
+        seconds = share * self.budget.left()
+        if seconds < _MIN_CALL_SECONDS:
+            return DeadlineResult(timed_out=True), f"the time limit ({limit}) was spent before {what} started"
+        result = proof_replay.run(prover, arguments(seconds), seconds=seconds, on_item=on_item,
+                                  count_startup=self.budget.count_startup)
+        self.budget.spent(result)
+        if not result.timed_out:
+            return result, ""
+        return result, f"{what} did not finish within {seconds:.3g} s, {'its share' if share < 1 else 'the rest'} " \
+                       f"of the time limit ({limit})"
 
     # -- the three routes ---------------------------------------------------------------
 
@@ -112,14 +134,14 @@ class LossAnalyser:
                 self._facts = LossFacts.from_items((), f"no sympy form: {self.translation_error}")
                 return self._facts
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
+            arguments = (self.elementary, SYMBOL, self._constraint_forms())
             try:
-                result = proof_replay.run(loss_facts, (self.elementary, SYMBOL, self._constraint_forms()),
-                                      seconds=self.seconds, on_item=on_item)
+                result, late = self._run(loss_facts, lambda seconds: arguments, SYMPY_SHARE, "sympy", on_item)
             finally:
                 close()
             if result.timed_out:
                 self.timed_out = True
-                self.sympy_note = f"sympy did not finish within {self.seconds:g} s"
+                self.sympy_note = late
             elif not result.finished:
                 self.sympy_note = f"sympy failed: {result.error}"
             self._facts = LossFacts.from_items(result.items, self.sympy_note or "not computed")
@@ -143,12 +165,13 @@ class LossAnalyser:
                 self.validated_note = f"no validated bound: {self.translation_error}"
                 return self._proof
             on_item, close = self._reporter(4, "validated bounds")
+            symbolic = self.symbolic
             try:
-                # the bounds stop themselves a little before the deadline: a bound cut short is
-                # still an upper bound (only looser), a killed worker gives nothing
-                arguments = (self.symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET, 0.8 * self.seconds)
-                result = proof_replay.run(validated.validated_facts, arguments, seconds=self.seconds,
-                                      on_item=on_item)
+                result, late = self._run(
+                    validated.validated_facts,
+                    lambda seconds: (symbolic, SYMBOL, validated.FACTS, validated.BOX_BUDGET,
+                                     VALIDATED_SELF_STOP * seconds),
+                    1.0, "the validated bounds", on_item)
             finally:
                 close()
             self._proof = dict(result.items)
@@ -157,7 +180,7 @@ class LossAnalyser:
                 self.timed_out = True  # a bound cut short by the clock: do not cache it
             if result.timed_out:
                 self.timed_out = True
-                self.validated_note = f"the validated bounds did not finish within {self.seconds:g} s"
+                self.validated_note = late
             elif not result.finished:
                 self.validated_note = f"the validated bounds failed: {result.error}"
         return self._proof

@@ -139,7 +139,8 @@ def pending_conditions(reason: str, names: tuple[tuple[str, str], ...] = LOSS_CO
 
 
 def check_time_limit(time_limit: Any) -> float:
-    """Seconds for each worker call (sympy, then validated bounds); InputError when invalid."""
+    """Seconds for one verification, shared by its worker calls (sympy, then validated bounds; see
+    :class:`~dpcvx.verification.deadline.Budget`); InputError when invalid."""
     if time_limit is None:
         return SYMBOLIC_SECONDS
     try:

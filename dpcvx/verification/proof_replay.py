@@ -61,8 +61,9 @@ class Entry:
 
     @classmethod
     def of(cls, result: DeadlineResult, seconds: float | None) -> Entry | None:
-        """The entry to keep for a worker result, or None (a failed worker is never kept)."""
-        if not (result.finished or result.timed_out):
+        """The entry to keep for a worker result, or None (a failed worker, or one that had not started when the
+        time ran out, is never kept)."""
+        if result.unstarted or not (result.finished or result.timed_out):
             return None
         from .validated import TIME_LIMIT_REASON
 
@@ -144,7 +145,7 @@ def store(key: str, entry: Entry) -> None:
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None) -> DeadlineResult:
+        on_item: Callable[[Any], None] | None = None, count_startup: bool = False) -> DeadlineResult:
     """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there."""
     from . import deadline
 
@@ -154,14 +155,14 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     except Unencodable:
         key = None
     if key is None:
-        return deadline.run(function, args, seconds=seconds, on_item=on_item)
+        return deadline.run(function, args, seconds=seconds, on_item=on_item, count_startup=count_startup)
     collecting = recorded("entries")  # while the catalogue is written, nothing is served
     if collecting is None:
         for lookup in (_shipped, load):
             entry = lookup(key)
             if entry is not None and entry.serves(seconds):
                 return entry.replay(on_item)
-    result = deadline.run(function, args, seconds=seconds, on_item=on_item)
+    result = deadline.run(function, args, seconds=seconds, on_item=on_item, count_startup=count_startup)
     fresh = Entry.of(result, seconds)
     if fresh is not None:
         if collecting is not None:

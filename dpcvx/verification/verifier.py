@@ -31,6 +31,7 @@ from ..limits import PROBE_DIM
 from ..validation import check_flag, integer
 from . import loss_record
 from .certificate import Certificate, Condition
+from .deadline import Budget
 from .exact import beyond_doubles, magnitude_text
 from .loss_declaration import (
     LOSS_CONDITIONS,
@@ -160,13 +161,18 @@ def _failed_declaration(error: Exception) -> VerifiedLoss:
 def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool = False) -> VerifiedLoss:
     """Establish the loss conditions (cached by expression structure). Never raises on a bad loss.
 
-    ``time_limit`` (seconds, default 20) bounds each of the two worker-process
-    calls (sympy, then the validated bounds); an analysis that hit it is not
-    cached, so a later call with a longer limit tries again. ``progress``
+    ``time_limit`` (seconds, default 20) is a deadline for the whole
+    verification: its worker-process calls (sympy, then the validated bounds)
+    share it (:class:`~dpcvx.verification.deadline.Budget`), so the call returns
+    within it plus one start-up of the worker process (importing sympy, paid once
+    per process) and the caller's own work (translating the loss, the grid
+    estimates). What it cut short is reported as not proved, and the analysis is
+    not cached, so a later call with a longer limit tries again. ``progress``
     shows a tqdm bar when tqdm is installed (else logs to "dpcvx.verify").
     Raises :class:`~dpcvx.exceptions.InputError` only for an invalid ``time_limit``.
     """
     seconds = check_time_limit(time_limit)
+    budget = Budget(seconds)
     served = catalogue_loss(loss, seconds)
     if served is not None:
         return served
@@ -193,7 +199,7 @@ def verify_loss(loss: Loss, *, time_limit: float | None = None, progress: bool =
             _LOSS_CACHE[key] = VerifiedLoss(record.text, record.conditions, record.dcp_convex, derivatives,
                                             (variable, expression))
             return _LOSS_CACHE[key]
-        verified, code, complete = _analysed(loss, variable, expression, time_limit, progress)
+        verified, code, complete = _analysed(loss, variable, expression, budget, progress)
         if record_key is not None:  # cut short: kept with its limit, for calls with a limit no larger
             limit = None if complete else seconds
             loss_record.keep(record_key, loss_record.LossRecord(verified.text, verified.conditions,
@@ -233,7 +239,7 @@ def catalogue_loss(loss: Loss, seconds: float = SYMBOLIC_SECONDS) -> VerifiedLos
     return _LOSS_CACHE[key]
 
 
-def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, time_limit: float | None,
+def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, budget: Budget,
               progress: bool) -> tuple[VerifiedLoss, tuple[str, str, str] | None, bool]:
     """Prove the loss conditions (sympy; the provers' results may come from the proof cache).
 
@@ -243,7 +249,7 @@ def _analysed(loss: Loss, variable: cp.Variable, expression: cp.Expression, time
     """
     from .loss_analysis import LossAnalyser
 
-    analyser = LossAnalyser(loss, variable, expression, time_limit, progress)
+    analyser = LossAnalyser(loss, variable, expression, budget, progress)
     conditions = analyser.conditions()
     code = analyser.derivative_code(conditions)
     try:
@@ -424,8 +430,12 @@ def verify(
         (``cert.conditional``): its guarantee holds only if the estimated
         constants are right, which nothing checks. Default False: refused.
     time_limit : float, optional
-        Seconds for each worker-process call (sympy, then the validated
-        bounds); default 20. A call that runs out falls back to the next route.
+        Seconds for the whole verification (default 20): sympy, then the
+        validated bounds, share them (sympy at most half), and the call returns
+        within them plus one start-up of the worker process (importing sympy, a
+        few seconds, paid once per process) and the grid estimates. What they
+        did not prove in time is reported as not established (an estimate at
+        best, refused unless ``allow_estimates=True``), never as proved.
     progress : bool
         Show progress (a tqdm bar when tqdm is installed, else log records of
         the "dpcvx.verify" logger at INFO level).

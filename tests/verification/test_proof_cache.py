@@ -50,7 +50,7 @@ class Prover:
         self.calls: list[str] = []
         self.fail = fail
 
-    def __call__(self, function, args=(), *, seconds, on_item=None):
+    def __call__(self, function, args=(), *, seconds, on_item=None, count_startup=False):
         self.calls.append(function.__name__)
         if self.fail:
             raise AssertionError(f"{function.__name__} was proved again, not served from the cache")
@@ -194,7 +194,7 @@ def test_an_empty_cache_setting_means_the_default_directory(monkeypatch, tmp_pat
     assert proof_cache.cache_directory() == tmp_path / "dpcvx"
 
 
-def cut_short(function, args=(), *, seconds, on_item=None):
+def cut_short(function, args=(), *, seconds, on_item=None, count_startup=False):
     items = [("domain", ())]
     return deadline.DeadlineResult(items=items, timed_out=True, error=f"did not finish within {seconds:g} s")
 
@@ -220,6 +220,18 @@ def test_a_failed_worker_is_not_cached(cache, monkeypatch):
     args = (sp.log(1 + sp.exp(-z / 7)), z, ())
     monkeypatch.setattr(deadline, "run", lambda *a, **k: deadline.DeadlineResult(error="the worker process died"))
     assert not proof_replay.run(loss_facts, args, seconds=5.0).finished
+    assert entry_files(cache) == []
+
+
+def test_a_call_whose_worker_had_not_started_is_not_cached(cache, monkeypatch):
+    """A call of a verification's budget that ran out while its worker was still starting computed nothing: it is
+    not kept as a result cut short (a later call with a running worker may prove it within the same limit)."""
+    z = sp.Symbol("z", real=True)
+    args = (sp.log(1 + sp.exp(-z / 7)), z, ())
+    unstarted = deadline.DeadlineResult(timed_out=True, unstarted=True, error="did not finish within 0.3 s (the "
+                                        "worker process was still starting)")
+    monkeypatch.setattr(deadline, "run", lambda *a, **k: unstarted)
+    assert proof_replay.run(loss_facts, args, seconds=0.3, count_startup=True).timed_out
     assert entry_files(cache) == []
 
 
