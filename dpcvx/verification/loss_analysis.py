@@ -34,6 +34,7 @@ from .loss_declaration import (
     cvxpy_evaluator,
     declared_loss,
     pending_conditions,
+    violated_constraints,
 )
 from .problem import Loss
 from .symbolic import FACT_NAMES, Failed, LossFacts, loss_facts
@@ -241,7 +242,11 @@ class LossAnalyser:
                              f"finite on the test grid; {self.why_estimate()}")
         if self.numeric.overflow is not None:
             return self._domain_overflow(description, self.numeric.overflow)
-        return self._domain_failure(description, "estimate", [str(c) for c in constraints])
+        broken = violated_constraints(self.expression, self.variable, self.numeric.undefined)
+        if not broken:
+            return self._domain_not_finite(description, self.numeric.undefined)
+        at = [f"{name} violated at z = {point:.6g}" for name, point in broken.items()]
+        return self._domain_failure(description, "estimate", at, " on the test grid")
 
     def _domain_overflow(self, description: str, reach: float) -> Condition:
         """Not established: the only evidence against the domain is float overflow on the grid's tails (no domain
@@ -256,11 +261,27 @@ class LossAnalyser:
             "cp.logistic(u) for log(1 + exp(u)), cp.log_sum_exp for a log of a sum of exponentials",
         )
 
+    def _domain_not_finite(self, description: str, points: tuple[float, ...]) -> Condition:
+        """Not established: l(z) is not finite at some grid points although none of its domain constraints is
+        violated there (a floating-point evaluation such as inf - inf or 0 * inf gives NaN), and no route proved the
+        domain. It was reported as violating every domain constraint of the loss."""
+        reasons = self.translation_error or "; ".join(filter(None, (self.sympy_note, self.validated_note)))
+        where = ", ".join(f"{point:.6g}" for point in sorted(points, key=abs)[:3])
+        return Condition(
+            "domain", description, None, "unknown", "none",
+            f"not established: l(z) is not finite at z = {where} on the test grid, where no domain constraint is "
+            f"violated (the NaN or infinity comes from evaluating l in floating point, such as inf - inf), and "
+            f"nothing proved its domain ({reasons or 'no proof'})",
+            "rewrite the loss with atoms the verifier translates (docs/verifier.md) and so that it evaluates "
+            "without overflow: cp.logistic(u) for log(1 + exp(u)), cp.log_sum_exp for a log of a sum of exponentials",
+        )
+
     @staticmethod
-    def _domain_failure(description: str, method: str, violated: list[str]) -> Condition:
+    def _domain_failure(description: str, method: str, violated: list[str], where: str = "") -> Condition:
+        """Failed: the domain constraints ``violated`` (only those) fail for some real z."""
         return Condition(
             "domain", description, False, "a proper subset of R", method,
-            f"l(z) is undefined or infinite for some real z (domain constraint {', '.join(violated)})",
+            f"l(z) is undefined or infinite for some real z (domain constraint {', '.join(violated)}{where})",
             "the margin z = y w^T x takes every real value; use a loss defined on all of R "
             "(for example logistic instead of -log)",
         )

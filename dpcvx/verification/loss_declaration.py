@@ -21,9 +21,10 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     import cvxpy as cp
 
 __all__ = ["LOSS_CONDITIONS", "SYMBOLIC_SECONDS", "check_constants", "check_time_limit", "cvxpy_evaluator",
-           "declared_loss", "pending_conditions", "loss_at_zero"]
+           "declared_loss", "pending_conditions", "loss_at_zero", "violated_constraints"]
 
 SYMBOLIC_SECONDS = 20.0
+DOMAIN_TOLERANCE = 1e-9  # a domain constraint whose residual exceeds this is violated
 
 
 def declared_loss(loss: Loss) -> tuple[cp.Variable, cp.Expression]:
@@ -107,8 +108,8 @@ def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
         for constraint in expression.domain:
             residual = np.asarray(constraint.residual, dtype=float)
             if residual.shape == out.shape:
-                out = np.where(residual > 1e-9, np.nan, out)
-            elif np.any(residual > 1e-9):
+                out = np.where(residual > DOMAIN_TOLERANCE, np.nan, out)
+            elif np.any(residual > DOMAIN_TOLERANCE):
                 out = np.full_like(out, np.nan)
         return out
 
@@ -122,6 +123,25 @@ def cvxpy_evaluator(loss: Loss) -> Callable[[np.ndarray], np.ndarray]:
         ).reshape(values.shape)
 
     return evaluate
+
+
+def violated_constraints(expression: cp.Expression, variable: cp.Variable,
+                         points: tuple[float, ...]) -> dict[str, float]:
+    """The domain constraints of ``expression`` (a loss of the scalar ``variable``) violated at some of ``points``,
+    by their text, each with the point of smallest |z| that violates it. The variable's value is restored."""
+    found: dict[str, float] = {}
+    kept = variable.value
+    try:
+        for point in sorted(points, key=abs):
+            variable.value = point
+            for constraint in expression.domain:
+                with np.errstate(all="ignore"):
+                    residual = np.asarray(constraint.residual, dtype=float)
+                if np.any(residual > DOMAIN_TOLERANCE):
+                    found.setdefault(str(constraint), point)
+    finally:
+        variable.value = kept
+    return found
 
 
 LOSS_CONDITIONS = (

@@ -34,12 +34,14 @@ __all__ = [
     "GRID_POINTS",
     "GRID_REACH",
     "SAFETY_FACTOR",
+    "UNDEFINED_SAMPLES",
 ]
 
 GRID_POINTS = 8001
 GRID_REACH = 1e6
 INNER_REACH = 1e4
 SAFETY_FACTOR = 0.01
+UNDEFINED_SAMPLES = 64
 _BISECTIONS = 60
 _CANDIDATES = 6
 
@@ -53,7 +55,8 @@ class NumericAnalysis:
     ``overflow``: when l is not finite on the grid only because it is infinite on the grid's tails (no NaN, which
     marks a violated domain constraint, and finite between), the smallest |z| at which it is infinite: float
     overflow of a loss that may well be finite there (log1p(exp(-z)) at z = -800), not evidence of a restricted
-    domain. None otherwise."""
+    domain. None otherwise. ``undefined``: grid points where l is not finite (at most ``UNDEFINED_SAMPLES``, spread
+    over all of them, ascending), where the verifier looks for the domain constraints that are violated."""
 
     finite: bool
     convex: bool
@@ -62,6 +65,7 @@ class NumericAnalysis:
     lipschitz: float
     curvature: float
     overflow: float | None = None
+    undefined: tuple[float, ...] = ()
 
     @property
     def c1(self) -> bool:
@@ -151,6 +155,13 @@ def _overflow(z: np.ndarray, values: np.ndarray) -> float | None:
     return float(np.abs(z[infinite]).min())
 
 
+def _undefined(z: np.ndarray, values: np.ndarray) -> tuple[float, ...]:
+    """At most ``UNDEFINED_SAMPLES`` of the grid points where ``values`` is not finite, evenly spread over them."""
+    bad = z[~np.isfinite(values)]
+    picks = np.unique(np.linspace(0, bad.size - 1, min(bad.size, UNDEFINED_SAMPLES)).round().astype(int))
+    return tuple(float(point) for point in bad[picks])
+
+
 def analyse(f: Function) -> NumericAnalysis:
     """Numeric estimates of the conditions for a vectorised scalar function ``f``."""
     z = _grid()
@@ -161,7 +172,8 @@ def analyse(f: Function) -> NumericAnalysis:
             values = np.full_like(z, np.nan)
         finite = bool(np.all(np.isfinite(values)))
         if not finite:
-            return NumericAnalysis(False, False, (), (), float("inf"), float("inf"), _overflow(z, values))
+            return NumericAnalysis(False, False, (), (), float("inf"), float("inf"), _overflow(z, values),
+                                   _undefined(z, values))
         d1 = _first(f, z)
         d2 = _second(f, z)
         kinks = _jumps(lambda p, s: _first(f, p, s), z, d1, 1e-9)

@@ -216,6 +216,22 @@ def test_float_overflow_on_the_grid_is_not_a_violated_domain_constraint():
     assert domain.passed is False and "-1.0 <= z" in domain.detail
 
 
+def test_a_nan_on_the_grid_names_only_the_violated_domain_constraints():
+    """Audit: when the grid showed NaN, the domain failure listed every domain constraint of the loss. log1p has no
+    translation, so the grid decides. log1p(z) + log1p(exp(-z)) is undefined for z < -1 only: the failure names
+    -1.0 <= z (with a point that violates it), not -1.0 <= exp(-z), which always holds. log1p(exp(z)) - log1p(exp(z))
+    + logistic(z) violates none of its constraints: its NaN at large z is inf - inf in floating point, so the domain
+    is not established (it is not shown to fail either), and the message says so."""
+    domain = dpcvx.verify(lambda z: cp.log1p(z) + cp.log1p(cp.exp(-z)), time_limit=QUICK).condition("domain")
+    assert domain.passed is False and domain.method == "estimate", domain
+    assert "-1.0 <= z violated at z = -1" in domain.detail and "exp(-z)" not in domain.detail, domain.detail
+    domain = dpcvx.verify(lambda z: cp.log1p(cp.exp(z)) - cp.log1p(cp.exp(z)) + cp.logistic(z),
+                          time_limit=QUICK).condition("domain")
+    assert domain.passed is None and "exp(z)" not in domain.detail, domain
+    assert "no domain constraint is violated" in domain.detail and "inf - inf" in domain.detail
+    assert "log1p" in domain.detail  # why nothing proved it
+
+
 def test_untranslatable_loss_is_conditional_when_estimates_are_allowed():
     cert = dpcvx.verify(opaque_steep, time_limit=QUICK, allow_estimates=True)
     assert cert.allows("objective") and cert.conditional
