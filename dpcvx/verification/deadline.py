@@ -21,7 +21,9 @@ in a separate worker process instead:
 * A :class:`Budget` is one deadline shared by several calls (a verification's
   ``time_limit``): each call gets what is left, and only the first start-up
   of a worker is not counted, so the calls together end within the budget
-  plus one start-up.
+  plus one start-up. A call that another follows if it is cut short (sympy,
+  then the validated bounds) asks for a ``spare`` worker, started alongside
+  it, so that the next call does not spend its time waiting for a start-up.
 * No signal handler or timer of the calling process is touched.
 * A worker never outlives its caller: it exits within ``PARENT_POLL_SECONDS`` once the process that started it is
   gone, even mid-computation (a caller killed by SIGTERM or SIGKILL cannot kill its worker first; such a worker
@@ -170,6 +172,17 @@ def _release(worker: _Worker) -> None:
     worker.kill()
 
 
+def _start_spare() -> None:
+    """Start a worker into the idle pool unless one is there (it starts in the background; no wait)."""
+    with _LOCK:
+        if any(worker.owner == os.getpid() and worker.alive() for worker in _IDLE):
+            return
+        try:
+            _IDLE.append(_Worker())
+        except OSError:  # no interpreter: the next call falls back as it would have
+            return
+
+
 def shutdown() -> None:
     """Stop the idle workers (they are restarted on the next call)."""
     with _LOCK:
@@ -183,7 +196,8 @@ atexit.register(shutdown)
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None, count_startup: bool = False) -> DeadlineResult:
+        on_item: Callable[[Any], None] | None = None, count_startup: bool = False,
+        spare: bool = False) -> DeadlineResult:
     """Run ``function(*args)`` in a worker process, for at most ``seconds``.
 
     ``function`` must be a picklable top-level function; its arguments and
@@ -192,22 +206,26 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     computation: the result says what happened. ``seconds=None`` waits forever.
     A worker's start-up is not counted in ``seconds`` unless ``count_startup``:
     the whole call then ends within ``seconds``, and a worker still starting at
-    the end is kept for the next call.
+    the end is kept for the next call. ``spare`` starts a second worker in the
+    background when none is idle, for a call that follows this one if it is cut
+    short (its own worker is then killed): that call need not wait for a whole
+    start-up.
     """
     try:
         worker = _acquire()
     except OSError as error:  # no usable interpreter (an embedded Python, say)
         return _in_process(function, args, on_item, f"cannot start a worker process: {error}")
+    if spare and seconds is not None:
+        _start_spare()
     result = DeadlineResult(pid=worker.process.pid)
     called = time.monotonic()
     counted = count_startup and seconds is not None
     patience = min(seconds, STARTUP_SECONDS) if counted and seconds is not None else STARTUP_SECONDS
     try:
-        if not worker.ready:
+        started = worker.ready or worker.wait_ready(0.0)  # a worker that started while idle did not keep us
+        if not started:
             started = worker.wait_ready(patience)
             result.startup = time.monotonic() - called
-        else:
-            started = True
         if not started and counted:
             result.timed_out, result.unstarted = True, True
             result.error = f"did not finish within {seconds:g} s (the worker process was still starting)"

@@ -93,15 +93,16 @@ class LossAnalyser:
         self.validated_note = ""
 
     def _run(self, prover: Any, arguments: Callable[[float], tuple[Any, ...]], share: float, what: str,
-             on_item: Callable[[Any], None]) -> tuple[DeadlineResult, str]:
+             on_item: Callable[[Any], None], spare: bool = False) -> tuple[DeadlineResult, str]:
         """One prover call within the budget: its result, and the reason it is incomplete when the time ran out
-        ("" otherwise). ``arguments(seconds)`` are the prover's arguments for a call of ``seconds``."""
+        ("" otherwise). ``arguments(seconds)`` are the prover's arguments for a call of ``seconds``; ``spare``
+        starts a worker for the next call in the background (:func:`~dpcvx.verification.deadline.run`)."""
         limit = f"time_limit = {self.budget.seconds:g} s"
         seconds = share * self.budget.left()
         if seconds < _MIN_CALL_SECONDS:
             return DeadlineResult(timed_out=True), f"the time limit ({limit}) was spent before {what} started"
         result = proof_replay.run(prover, arguments(seconds), seconds=seconds, on_item=on_item,
-                                  count_startup=self.budget.count_startup)
+                                  count_startup=self.budget.count_startup, spare=spare)
         self.budget.spent(result)
         if not result.timed_out:
             return result, ""
@@ -137,7 +138,9 @@ class LossAnalyser:
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
             arguments = (self.elementary, SYMBOL, self._constraint_forms())
             try:
-                result, late = self._run(loss_facts, lambda seconds: arguments, SYMPY_SHARE, "sympy", on_item)
+                # sympy cut short is killed: the validated bounds that follow get a worker started meanwhile
+                result, late = self._run(loss_facts, lambda seconds: arguments, SYMPY_SHARE, "sympy", on_item,
+                                         spare=self.symbolic is not None)
             finally:
                 close()
             if result.timed_out:

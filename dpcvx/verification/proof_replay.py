@@ -145,8 +145,10 @@ def store(key: str, entry: Entry) -> None:
 
 
 def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: float | None,
-        on_item: Callable[[Any], None] | None = None, count_startup: bool = False) -> DeadlineResult:
-    """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there."""
+        on_item: Callable[[Any], None] | None = None, count_startup: bool = False,
+        spare: bool = False) -> DeadlineResult:
+    """:func:`dpcvx.verification.deadline.run`, answered from the shipped catalogue or the disk cache if it is there
+    (then no worker is started, not even the ``spare``)."""
     from . import deadline
 
     name = _name(function)
@@ -155,14 +157,16 @@ def run(function: Callable[..., Any], args: tuple[Any, ...] = (), *, seconds: fl
     except Unencodable:
         key = None
     if key is None:
-        return deadline.run(function, args, seconds=seconds, on_item=on_item, count_startup=count_startup)
+        return deadline.run(function, args, seconds=seconds, on_item=on_item, count_startup=count_startup,
+                            spare=spare)
     collecting = recorded("entries")  # while the catalogue is written, nothing is served
     if collecting is None:
         for lookup in (_shipped, load):
             entry = lookup(key)
             if entry is not None and entry.serves(seconds):
                 return entry.replay(on_item)
-    result = deadline.run(function, args, seconds=seconds, on_item=on_item, count_startup=count_startup)
+    result = deadline.run(function, args, seconds=seconds, on_item=on_item, count_startup=count_startup,
+                          spare=spare)
     fresh = Entry.of(result, seconds)
     if fresh is not None:
         if collecting is not None:

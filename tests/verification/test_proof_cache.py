@@ -50,7 +50,7 @@ class Prover:
         self.calls: list[str] = []
         self.fail = fail
 
-    def __call__(self, function, args=(), *, seconds, on_item=None, count_startup=False):
+    def __call__(self, function, args=(), *, seconds, on_item=None, count_startup=False, spare=False):
         self.calls.append(function.__name__)
         if self.fail:
             raise AssertionError(f"{function.__name__} was proved again, not served from the cache")
@@ -194,7 +194,7 @@ def test_an_empty_cache_setting_means_the_default_directory(monkeypatch, tmp_pat
     assert proof_cache.cache_directory() == tmp_path / "dpcvx"
 
 
-def cut_short(function, args=(), *, seconds, on_item=None, count_startup=False):
+def cut_short(function, args=(), *, seconds, on_item=None, count_startup=False, spare=False):
     items = [("domain", ())]
     return deadline.DeadlineResult(items=items, timed_out=True, error=f"did not finish within {seconds:g} s")
 
