@@ -138,9 +138,9 @@ class LossAnalyser:
             on_item, close = self._reporter(len(FACT_NAMES), "sympy")
             arguments = (self.elementary, SYMBOL, self._constraint_forms())
             try:
-                # sympy cut short is killed: the validated bounds that follow get a worker started meanwhile
+                # sympy cut short is killed with its worker: the validated bounds that follow get a spare one
                 result, late = self._run(loss_facts, lambda seconds: arguments, SYMPY_SHARE, "sympy", on_item,
-                                         spare=self.symbolic is not None)
+                                         spare=True)
             finally:
                 close()
             if result.timed_out:
