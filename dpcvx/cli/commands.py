@@ -13,16 +13,16 @@ import argparse
 import contextlib
 import csv
 import dataclasses
-import io
 import os
 import runpy
+import shutil
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import numpy as np
 from scipy.special import expit
@@ -37,7 +37,8 @@ from ..models.erm import PrivateERM
 from ..models.intercept_offset import threshold_cut
 from ..models.multiclass import PrivateMulticlassERM
 from ..progress import progress
-from ..release.model import PrivateModel
+from ..release.model import PrivateModel, Release
+from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
 from ..tables import RowError
 from ..validation import label_range
@@ -49,6 +50,8 @@ NOT = "not "  # without --negative, the negative class is called "not " + the fi
 
 MISSING_LABELS = ("", "?")  # an empty label cell, or UCI's "?": a record without a label
 MISSING_TEXT = MISSING_LABELS  # cells a numeric column without a declared rule refuses with the advice of --missing
+
+Read = TypeVar("Read")  # what a chunked read makes of each chunk (_read_by_chunks)
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -536,57 +539,59 @@ def _encode_by_chunks(args: argparse.Namespace, schema: PublicSchema, columns: S
     the fit then reads by row blocks (dpcvx.data.blocks). The scratch directory is removed after
     the fit. An error about one row names it in the whole file; any other names the chunk's rows.
     """
-    raw, labels, rows, chunks = directory / "rows.f64", [], 0, 0
+    def read(chunk: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        return _encode(schema, chunk, args.data, layout, args.missing), labels_of(chunk[args.target], args, layout)
+
+    raw, labels, rows = directory / "rows.f64", [], 0
     with open(raw, "wb") as handle:
-        for chunk in table_chunks(args.data, columns, layout, label=args.target, chunk_rows=args.chunk_rows,
-                                  numeric=schema.numeric_names):
-            count = len(chunk[args.target])
-            try:
-                block = _encode(schema, chunk, args.data, layout, args.missing)
-                labels.append(labels_of(chunk[args.target], args, layout))
-            except RowError as error:  # its row in the whole file, as a read of the whole file names it (its counts
-                raise error.shifted(rows, f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): ") \
-                    from None  # are the chunk's)
-            except InputError as error:
-                raise InputError(f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): {error}") from None
+        for block, chunk_labels in _read_by_chunks(args, columns, layout, schema.numeric_names, read, args.target):
             handle.write(np.ascontiguousarray(block, dtype=np.float64).tobytes())
-            rows, chunks = rows + count, chunks + 1
+            labels.append(chunk_labels)
+            rows += block.shape[0]
     width = schema.dimension
     X = np.memmap(raw, dtype=np.float64, mode="r", shape=(rows, width))
     return X, np.concatenate(labels)
 
 
+def _read_by_chunks(args: argparse.Namespace, columns: Sequence[str], layout: Layout, numeric: Sequence[str],
+                    read: Callable[[dict[str, np.ndarray]], Read], label: str | None = None) -> Iterator[Read]:
+    """``read`` of each chunk of ``--chunk-rows`` records of the data file (:func:`table_chunks`), in file order: the
+    one chunked read of fit and predict. An error about one row names it in the whole file, as a read of the whole
+    file names it (``read`` names it in its chunk); any other names the chunk's rows."""
+    rows = 0
+    for chunk in table_chunks(args.data, columns, layout, label=label, chunk_rows=args.chunk_rows, numeric=numeric):
+        count = len(chunk[columns[0]])
+        try:
+            result = read(chunk)
+        except RowError as error:  # its row in the whole file (its counts are the chunk's)
+            raise error.shifted(rows, f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): ") from None
+        except InputError as error:
+            raise InputError(f"in data rows {rows}..{rows + count - 1} (read by --chunk-rows): {error}") from None
+        yield result
+        rows += count
+
+
 LOGISTIC = "logistic(-z)"  # the loss of a logistic model, as its verification certificate names it
 
 
-def _probabilities(model: Any, X: np.ndarray) -> tuple[list[str], np.ndarray | None]:
-    """(column names, (n, k) probabilities) of a logistic model, as the estimators' ``predict_proba``: the
-    sigmoid of w^T x + b for the positive class of a binary model, the softmax of the one-vs-rest scores of
-    a multiclass one; ([], None) for another loss (its decision value is no log-odds)."""
-    certificate = model.certificate
+def _probability_names(model: Release) -> list[str]:
+    """The probability columns of a logistic model, as the estimators' ``predict_proba``: 'probability:CLASS' of the
+    positive class of a binary model (the sigmoid of w^T x + b), of every class of a multiclass one (the softmax of the
+    one-vs-rest scores); none for another loss (its decision value is no log-odds)."""
+    certificate: Any = model.certificate
     per_class = getattr(certificate, "per_class", None)
     verification = getattr(per_class[0] if per_class else certificate, "verification", None)
     if getattr(verification, "loss", None) != LOGISTIC:
-        return [], None
+        return []
     if per_class:
-        return [f"probability:{label}" for label in model.classes_.tolist()], model.predict_proba(X)
-    return [f"probability:{model.classes_[1]}"], expit(model.decision_function(X))[:, np.newaxis]
+        return [f"probability:{label}" for label in model.classes_.tolist()]  # type: ignore[attr-defined]
+    return [f"probability:{model.classes_[1]}"]  # type: ignore[attr-defined]
 
 
-def _write_predictions(handle: IO[str], predictions: np.ndarray, decisions: np.ndarray,
-                       names: list[str], probabilities: np.ndarray | None) -> None:
-    writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(["prediction", "decision", *names])
-    extra = [] if probabilities is None else probabilities.tolist()
-    for row, (label, decision) in enumerate(zip(predictions.tolist(), decisions.tolist(), strict=True)):
-        writer.writerow([label, repr(float(decision)), *(repr(float(p)) for p in (extra[row] if extra else ()))])
-
-
-def _at_threshold(model: Any, decisions: np.ndarray, threshold: float | str) -> np.ndarray:
-    """The labels of a binary release at --threshold, in place of the file's decision cut, as the estimators'
-    ``threshold`` (post-processing): the positive class above log(t / (1 - t)) of a public t (their check), or for
-    "prior" above the log-odds of the class rates of the release's private count (``class_prior='private'``: a
-    public function of the release)."""
+def _threshold_cut(model: Release, threshold: float | str) -> float:
+    """The decision cut of --threshold for a binary release, in place of the file's, as the estimators' ``threshold``
+    (post-processing): log(t / (1 - t)) of a public t (their check), or for "prior" the log-odds of the class rates of
+    the release's private count (``class_prior='private'``: a public function of the release)."""
     if not isinstance(model, PrivateModel):
         raise InputError(f"--threshold cuts the decision value of a binary classifier; {model.kind} models predict "
                          "without one: leave it out")
@@ -596,10 +601,90 @@ def _at_threshold(model: Any, decisions: np.ndarray, threshold: float | str) -> 
                          "--class-prior private); this release has none. A model fitted with --threshold prior "
                          "and a public class prior predicts at its cut without --threshold; or give the positive "
                          "class's rate as the threshold (--threshold 0.03)")
-    return np.where(decisions > cut, model.classes_[1], model.classes_[0])
+    return cut
+
+
+def _encoded_rows(args: argparse.Namespace, schema: PublicSchema, layout: Layout) -> Iterator[np.ndarray]:
+    """The data file's records encoded by ``schema``: read whole, or ``--chunk-rows`` at a time as fit reads them."""
+    columns, numeric = schema.column_names, schema.numeric_names
+
+    def encode(table: dict[str, np.ndarray]) -> np.ndarray:
+        return _encode(schema, table, args.data, layout, args.missing)
+
+    if args.chunk_rows is None:
+        yield encode(read_table_columns(args.data, columns, layout, numeric=numeric))
+    else:
+        yield from _read_by_chunks(args, columns, layout, numeric, encode)
+
+
+def _regrouped_rows(blocks: Iterable[np.ndarray], rows: int | None) -> Iterator[np.ndarray]:
+    """The rows of ``blocks`` in groups of ``rows`` from the first, the last group the rest (None: the blocks as they
+    come): a group within one block is a view of it, one across blocks is copied into one buffer of ``rows`` rows,
+    reused (a group is used before the next is asked for). Grouped by the model's :meth:`~Release.score_rows`, a
+    file read in chunks is scored as its whole read is, bit for bit."""
+    if rows is None:
+        yield from blocks
+        return
+    buffer: np.ndarray | None = None
+    filled = 0  # rows of the buffer holding the group under way
+    tail: np.ndarray | None = None  # the last block's rows after its groups: yielded as a view if no block follows
+    for block in blocks:
+        if tail is not None:
+            buffer = np.empty((rows, block.shape[1])) if buffer is None else buffer
+            buffer[:tail.shape[0]] = tail
+            filled, tail = tail.shape[0], None
+        start = 0
+        if filled:
+            assert buffer is not None  # filled above
+            start = min(rows - filled, block.shape[0])
+            buffer[filled:filled + start] = block[:start]
+            filled += start
+            if filled < rows:
+                continue
+            yield buffer
+            filled = 0
+        while block.shape[0] - start >= rows:
+            yield block[start:start + rows]
+            start += rows
+        if start < block.shape[0]:
+            tail = block[start:]
+    if tail is not None:
+        yield tail
+    elif filled:
+        assert buffer is not None
+        yield buffer[:filled]
+
+
+WRITE_ROWS = 1024  # predictions turned into text at a time
+
+
+def _write_predictions(handle: IO[str], model: Release, groups: Iterable[np.ndarray], names: list[str]) -> int:
+    """Write the header and one line per row of ``groups`` (prediction, decision value, the probabilities ``names``
+    names), each row scored once; the number of rows written."""
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(["prediction", "decision", *names])
+    count = 0
+    for rows in groups:
+        scores = model.decision_function(rows)
+        predictions = model.predictions(scores)
+        decisions = scores.max(axis=1) if scores.ndim == 2 else scores  # multiclass: the predicted class's score
+        probabilities = np.empty((len(predictions), 0))
+        if names:  # a multiclass model's softmax in place, after its scores were used
+            probabilities = (PrivateMulticlassModel.probabilities(scores) if scores.ndim == 2
+                             else expit(scores)[:, np.newaxis])
+        for start in range(0, len(predictions), WRITE_ROWS):  # Python's objects for a few rows at a time
+            part = slice(start, start + WRITE_ROWS)
+            for label, decision, row in zip(predictions[part].tolist(), decisions[part].tolist(),
+                                            probabilities[part].tolist(), strict=True):
+                writer.writerow([label, repr(float(decision)), *(repr(float(p)) for p in row)])
+        count += len(predictions)
+    return count
 
 
 def predict_command(args: argparse.Namespace) -> int:
+    """Predict for each record of the data file with a saved model, read whole or ``--chunk-rows`` records at a time
+    (never held whole): each group of rows is encoded, scored once and written before the next is read, the same file
+    either way. The output is written all or nothing (on standard output too, through a temporary file)."""
     if args.out is not None:
         _check_out(args, "predictions")
     layout = _layout(args)
@@ -609,22 +694,21 @@ def predict_command(args: argparse.Namespace) -> int:
         raise InputError(f"{args.model} holds no public schema (it was saved from Python without "
                          "one), so the CSV columns cannot be encoded; predict in Python with "
                          "dpcvx.load(path).predict(X), or save it with dpcvx.save(model, path, schema=...)")
-    X = _encode(schema, read_table_columns(args.data, schema.column_names, layout, numeric=schema.numeric_names),
-                args.data, layout, args.missing)
-    decisions = model.decision_function(X)
-    # the file's decision cut (that of dpcvx fit's --threshold), unless --threshold overrides it
-    predictions = model.predict(X) if args.threshold is None else _at_threshold(model, decisions, args.threshold)
-    if decisions.ndim == 2:  # multiclass: the score of the predicted class
-        decisions = decisions.max(axis=1)
-    names, probabilities = _probabilities(model, X)
+    if args.threshold is not None:  # the file's decision cut (that of dpcvx fit's --threshold), unless overridden
+        cut = _threshold_cut(model, args.threshold)
+        model.decision_cut = cut  # type: ignore[attr-defined]  # a binary release (checked)
+    names = _probability_names(model)
+    groups = _regrouped_rows(_encoded_rows(args, schema, layout), model.score_rows(schema.dimension))
     if args.out is None:
-        text = io.StringIO()  # all or nothing on standard output too
-        _write_predictions(text, predictions, decisions, names, probabilities)
-        sys.stdout.write(text.getvalue())
+        with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as text:  # all or nothing on standard output
+            _write_predictions(text, model, groups, names)
+            text.seek(0)
+            shutil.copyfileobj(text, sys.stdout)
         return EXIT_OK
-    atomic_write(args.out, lambda handle: _write_predictions(handle, predictions, decisions, names, probabilities),
+    written = []
+    atomic_write(args.out, lambda handle: written.append(_write_predictions(handle, model, groups, names)),
                  what="predictions")
-    print(f"{len(predictions)} predictions written to {args.out}")
+    print(f"{written[0]} predictions written to {args.out}")
     return EXIT_OK
 
 

@@ -266,6 +266,17 @@ def _add_file_arguments(parser: argparse.ArgumentParser) -> None:
                             "the title line '|1x3 Cross validator' of UCI's adult.test: --skip-lines 1)")
 
 
+MIN_CHUNK_ROWS = 1000  # the least --chunk-rows (fit and predict)
+
+
+def _add_chunk_rows(parser: argparse.ArgumentParser | argparse._ArgumentGroup, then: str) -> None:
+    """--chunk-rows N, fit's and predict's one option (default: the file read whole): DATA read N records at a time,
+    ``then`` saying what the command does with them."""
+    parser.add_argument("--chunk-rows", type=_integer_from("chunk_rows", MIN_CHUNK_ROWS), metavar="N",
+                        help=f"read DATA (CSV or Parquet) N >= {MIN_CHUNK_ROWS} records at a time {then}: for files "
+                             "larger than memory (docs/scale.md; default: the file read whole)")
+
+
 def _text(paragraph: str) -> str:
     """A help paragraph wrapped for RawDescriptionHelpFormatter (which keeps examples' line breaks)."""
     return textwrap.fill(paragraph, width=78)
@@ -483,9 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "(docs/mechanisms.md)")
     privacy.add_argument("--split", choices=("max", "paper"), default="max",
                          help="objective perturbation budget split (default max; docs/theory.md)")
-    privacy.add_argument("--chunk-rows", type=_integer_from("chunk_rows", 1000), metavar="N",
-                         help="read the CSV N records at a time into a temporary memory-mapped file and fit "
-                              "it by row blocks: for files larger than memory (docs/scale.md)")
+    _add_chunk_rows(privacy, "into a temporary memory-mapped file and fit it by row blocks")
     privacy.add_argument("--random-state", type=_integer_from("random_state", 0), metavar="SEED",
                          help="seed of the noise, for experiments only: a real release must use "
                               "the default, fresh operating-system entropy")
@@ -513,6 +522,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "model file's (default: the file's, that of dpcvx fit's --threshold, else 0.5): predict "
                               "the positive class when its probability exceeds T in (0, 1), or 'prior': the rate of "
                               "the release's private class count (fit with --class-prior private)")
+    _add_chunk_rows(predict, "and encode, score and write each chunk before reading the next (the same output as "
+                             "a whole read)")
     predict.add_argument("--out", metavar="PREDICTIONS.csv",
                          help="write the predictions here (default: standard output)")
     predict.set_defaults(command="predict")

@@ -377,10 +377,17 @@ def feature_scaling(kernel: Kernel, X: np.ndarray) -> np.ndarray:
 BLOCK_ENTRIES = 2**22  # kernel entries evaluated at once (32 MB)
 
 
+def expansion_rows(centers: int) -> int:
+    """How many rows :func:`kernel_expansion` expands at a time against ``centers`` centres (BLOCK_ENTRIES kernel
+    values), its blocks starting at row 0: expanding X's rows in groups of this many from row 0 gives the values of
+    X whole bit for bit (BLAS may sum a block of another size in another order)."""
+    return max(1, BLOCK_ENTRIES // max(1, centers))
+
+
 def kernel_expansion(kernel: Kernel, X: np.ndarray, centers: np.ndarray,
                      coef: np.ndarray) -> np.ndarray:
-    """sum_j coef_j k(x, c_j) for each row x of X, in row blocks (never one huge matrix)."""
-    rows = max(1, BLOCK_ENTRIES // max(1, centers.shape[0]))
+    """sum_j coef_j k(x, c_j) for each row x of X, in row blocks of :func:`expansion_rows` (never one huge matrix)."""
+    rows = expansion_rows(centers.shape[0])
     return np.concatenate([kernel.gram(X[start:start + rows], centers) @ coef
                            for start in range(0, X.shape[0], rows)])
 

@@ -371,6 +371,16 @@ class RowMap:
         rows, _, squares, _ = _checked_rows(X, name)
         return self.clip(rows, squares=squares)[0]
 
+    def block_rows(self, width: int) -> int | None:
+        """How many rows :meth:`scores` scores at a time of a dense input ``width`` columns wide, its blocks starting
+        at row 0: scoring X's rows in groups of this many from row 0 gives the scores of X whole bit for bit (BLAS may
+        sum the products of a block of another size in another order), so a reader of a file in chunks scores the rows
+        its whole read scores (``dpcvx predict --chunk-rows``). None when the rows are mapped whole (a feature map
+        without ``transform_into``), which no grouping reproduces."""
+        if self.feature_map is not None and not callable(getattr(self.feature_map, "transform_into", None)):
+            return None
+        return _score_rows(width)
+
     def scores(self, X: Any, coef: np.ndarray) -> np.ndarray:
         """The rows' scores ``features(X) @ coef.T`` (coef a d-vector: an n-vector; a (k, d) matrix: (n, k)), a
         dense X read once: each block of rows is converted to float64, mapped (a feature map that writes each row's
@@ -405,7 +415,7 @@ class RowMap:
         self._check_width(matrix.shape[1], coef)
         n, d = matrix.shape
         out = np.empty((n, *coef.shape[:-1]))
-        step = max(1, _COPY_ENTRIES // d)
+        step = _score_rows(d)
         scratch = None if self.feature_map is None else np.empty((min(step, n), d))
         for start in range(0, n, step):
             raw = matrix[start:start + step]
@@ -604,6 +614,11 @@ class RowMap:
         if count and refuse:
             raise self._refusal(count, source, name)
         return buffer, count
+
+
+def _score_rows(width: int) -> int:
+    """The rows of a block :meth:`RowMap.scores` converts, maps and scores at once: about 2 MB of float64."""
+    return max(1, _COPY_ENTRIES // max(width, 1))
 
 
 def _maps_by_blocks(feature_map: Any, X: Any) -> bool:

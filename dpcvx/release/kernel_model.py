@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..data.kernels import Kernel, as_rows, kernel_expansion
+from ..data.kernels import Kernel, as_rows, expansion_rows, kernel_expansion
 from ..exceptions import InputError
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.kernel_calibrate import NEIGHBOUR_RELATION, KernelCalibration, KernelConstants
@@ -80,7 +80,16 @@ class KernelPredictor:
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels in {-1, +1}: +1 where the decision value is > 0 (as for the linear models)."""
-        return np.where(self.decision_function(X) > 0, 1.0, -1.0)
+        return self.predictions(self.decision_function(X))
+
+    @staticmethod
+    def predictions(scores: np.ndarray) -> np.ndarray:
+        """:meth:`predict`'s labels from the rows' decision values ``scores``."""
+        return np.where(scores > 0, 1.0, -1.0)
+
+    def score_rows(self, width: int) -> int | None:
+        """How many rows :meth:`decision_function` expands at a time (:func:`expansion_rows`; any width)."""
+        return expansion_rows(self.centers.shape[0])
 
     def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on labels y in {-1, +1}."""
@@ -202,6 +211,12 @@ class PrivateKernelModel(Release):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         return self._predictor.predict(X)
+
+    def predictions(self, scores: np.ndarray) -> np.ndarray:
+        return self._predictor.predictions(scores)
+
+    def score_rows(self, width: int) -> int | None:
+        return self._predictor.score_rows(width)
 
     def score(self, X: ArrayLike, y: ArrayLike) -> float:
         return self._predictor.score(X, y)

@@ -407,7 +407,15 @@ class LinearModel:
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where w^T x + b > :attr:`decision_cut`, else ``classes_[0]``."""
-        return np.where(self.decision_function(X) > self.decision_cut, self.classes_[1], self.classes_[0])
+        return self.predictions(self.decision_function(X))
+
+    def predictions(self, scores: np.ndarray) -> np.ndarray:
+        """:meth:`predict`'s labels from the rows' decision values ``scores`` (:meth:`decision_function`'s)."""
+        return np.where(scores > self.decision_cut, self.classes_[1], self.classes_[0])
+
+    def score_rows(self, width: int) -> int | None:
+        """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
+        return self.rows.block_rows(width)
 
     def score(self, X: ArrayLike, y: ArrayLike) -> float:
         """Accuracy on (X, y); y must use the model's classes."""
@@ -462,6 +470,18 @@ class Release(ABC):
 
     @abstractmethod
     def predict(self, X: ArrayLike) -> np.ndarray: ...
+
+    @abstractmethod
+    def predictions(self, scores: np.ndarray) -> np.ndarray:
+        """What :meth:`predict` gives rows whose :meth:`decision_function` is ``scores``: a reader of a file scores
+        each row once and takes its prediction, decision value and probabilities from that score (``dpcvx
+        predict``)."""
+
+    @abstractmethod
+    def score_rows(self, width: int) -> int | None:
+        """How many rows of ``width`` features :meth:`decision_function` scores at a time, from row 0: scoring rows in
+        groups of this many gives the values of all of them scored at once bit for bit, so a reader of a file in
+        chunks regroups its rows to it (``dpcvx predict --chunk-rows``); None when the rows are scored whole."""
 
     @abstractmethod
     def score(self, X: ArrayLike, y: ArrayLike) -> float: ...

@@ -102,11 +102,24 @@ class PrivateMulticlassModel(Release):
         return linear_scores(self.rows, X, self.coef_, self.intercept_)
 
     def predict(self, X: Any) -> np.ndarray:
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        return self.predictions(self.decision_function(X))
+
+    def predictions(self, scores: np.ndarray) -> np.ndarray:
+        """The class of the largest of each row's (n, k) ``scores`` (:meth:`decision_function`'s)."""
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def score_rows(self, width: int) -> int | None:
+        """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
+        return self.rows.block_rows(width)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """(n, k) softmax of the scores, columns in the order of ``classes_``."""
-        scores = self.decision_function(X)
+        return self.probabilities(self.decision_function(X))
+
+    @staticmethod
+    def probabilities(scores: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` of rows whose (n, k) :meth:`decision_function` is ``scores``, computed in place:
+        ``scores`` is overwritten (one (n, k) array)."""
         scores -= scores.max(axis=1, keepdims=True)
         np.exp(scores, out=scores)  # in place: one (n, k) array
         scores /= scores.sum(axis=1, keepdims=True)

@@ -61,6 +61,14 @@ class LinearRegressionModel:
     def predict(self, X: Any) -> np.ndarray:
         return self.decision_function(X)
 
+    def predictions(self, scores: np.ndarray) -> np.ndarray:
+        """:meth:`predict`'s values from the rows' decision values: the same."""
+        return scores
+
+    def score_rows(self, width: int) -> int | None:
+        """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
+        return self.rows.block_rows(width)
+
     def score(self, X: Any, y: Any) -> float:
         """R^2 of the predictions on (X, y)."""
         return r2_score(y, self.predict(X))
