@@ -175,6 +175,22 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
 # --- reading -----------------------------------------------------------------------------------
 
 
+_GROWTH_BYTES = 1 << 20  # what a file that grew since its size was read is read on by, at a time
+
+
+def _read_capped(handle: IO[bytes], size: int) -> bytes:
+    """The bytes of an open file whose size was ``size``, read up to one byte past ``MAX_FILE_BYTES`` (a file that
+    grew since is read on by ``_GROWTH_BYTES`` until its end or the cap). A buffer is allocated for what the file
+    holds: ``read(MAX_FILE_BYTES + 1)`` allocated the whole cap, 256 MiB, for a model file of a few kilobytes."""
+    data = handle.read(size + 1)
+    while len(data) <= MAX_FILE_BYTES:
+        more = handle.read(_GROWTH_BYTES)
+        if not more:
+            break
+        data += more
+    return data
+
+
 def read_text(path: str | Path, what: str = "file") -> str:
     """The UTF-8 text of ``path`` (a byte-order mark is dropped), or a FileError saying why not.
 
@@ -190,8 +206,8 @@ def read_text(path: str | Path, what: str = "file") -> str:
                             "file")
         if status.st_size > MAX_FILE_BYTES:
             raise _too_large(path, what)
-        with path.open("rb") as handle:  # at most one byte past the cap: a file that grew since stat is refused too
-            data = handle.read(MAX_FILE_BYTES + 1)
+        with path.open("rb") as handle:
+            data = _read_capped(handle, status.st_size)
     except OSError as error:
         raise FileError(f"{what} {os_error_message(path, error)}") from None
     if len(data) > MAX_FILE_BYTES:

@@ -220,8 +220,8 @@ def test_predict_writer_bug_leaves_the_old_predictions(predict_setup, monkeypatc
     before = listing(predict_setup)
     real = commands._write_predictions
 
-    def half(handle, predictions, decisions, *columns):
-        real(handle, predictions[:10], decisions[:10], *columns)
+    def half(handle, model, groups, names):  # writes the first group's first rows, then fails
+        real(handle, model, [next(iter(groups))[:10]], names)
         raise ZeroDivisionError("bug")
 
     monkeypatch.setattr(commands, "_write_predictions", half)
@@ -301,3 +301,39 @@ def test_a_file_beyond_the_size_cap_is_refused_before_it_is_read(tmp_path, model
         dpcvx.load(path)
     monkeypatch.setattr(files, "MAX_FILE_BYTES", path.stat().st_size)
     assert dpcvx.load(path).coef_.tolist() == model.coef_.tolist()
+
+
+def test_reading_a_small_file_allocates_about_its_size_not_the_cap(tmp_path, model):
+    """read(MAX_FILE_BYTES + 1) allocated the whole 256 MiB cap for a model file of a few kilobytes (a traced peak of
+    268 MB in dpcvx.load); the read now allocates for what the file holds."""
+    import tracemalloc
+
+    path = dpcvx.save(model, tmp_path / "m.json")
+    tracemalloc.start()
+    try:
+        files.read_text(path, "model file")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * path.stat().st_size + (1 << 20), peak
+
+
+def test_a_file_that_grows_past_the_cap_after_its_size_was_read_is_refused(tmp_path, model, monkeypatch):
+    path = dpcvx.save(model, tmp_path / "m.json")
+    size = path.stat().st_size
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", size + 10)
+    monkeypatch.setattr(files, "_GROWTH_BYTES", 7)
+    real_stat = type(path).stat
+
+    def stale_stat(self, *args, **kwargs):  # the size as it was before the file grew
+        status = real_stat(self, *args, **kwargs)
+        return os.stat_result((*status[:6], size, *status[7:])) if self == path else status
+
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(" " * 40)  # grows past the cap after "stat"
+    monkeypatch.setattr(type(path), "stat", stale_stat)
+    with pytest.raises(FileError, match="is larger than"):
+        files.read_text(path, "model file")
+    with open(path, "r+", encoding="utf-8") as handle:  # back within the cap: read whole, the growth included
+        handle.truncate(size + 5)
+    assert len(files.read_text(path, "model file")) == size + 5
