@@ -16,8 +16,10 @@ a test that reads the files without the marker fails CI.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import tracemalloc
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -67,3 +69,16 @@ def _proof_cache_in_a_temporary_directory(tmp_path_factory: pytest.TempPathFacto
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DPCVX_CACHE_DIR", str(tmp_path_factory.mktemp("dpcvx-proof-cache")))
         yield
+
+
+@pytest.fixture
+def traced_peak() -> Callable[..., tuple[Any, int]]:
+    """``peak(work, *args)``: (work(*args), the peak of the allocations tracemalloc traces, Python's and numpy's,
+    while it ran), for the tests that bound what a read of a file allocates."""
+    def peak(work: Callable[..., Any], *args: Any) -> tuple[Any, int]:
+        tracemalloc.start()
+        try:
+            return work(*args), tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    return peak

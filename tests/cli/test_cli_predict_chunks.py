@@ -116,9 +116,8 @@ def test_a_parquet_file_read_by_chunks_gives_the_whole_reads_file(tmp_path, smal
     assert outputs[0] == outputs[1] == _expected(model, tmp_path / "d.csv")
 
 
-def test_each_row_is_scored_once(tmp_path, monkeypatch):
-    """The decision values, labels and probabilities of a row come from one score (three before)."""
-    model, data = _model(tmp_path, "multi"), _table(tmp_path / "d.csv")
+def _count_scored_rows(monkeypatch):
+    """The list of the numbers of rows of each call of RowMap.scores from now on (the one scorer of a release)."""
     scored = []
     scores = dpcvx.data.rows.RowMap.scores
 
@@ -127,6 +126,13 @@ def test_each_row_is_scored_once(tmp_path, monkeypatch):
         return scores(self, X, coef)
 
     monkeypatch.setattr(dpcvx.data.rows.RowMap, "scores", counted)
+    return scored
+
+
+def test_each_row_is_scored_once(tmp_path, monkeypatch):
+    """The decision values, labels and probabilities of a row come from one score (three before)."""
+    model, data = _model(tmp_path, "multi"), _table(tmp_path / "d.csv")
+    scored = _count_scored_rows(monkeypatch)
     for option in ([], ["--chunk-rows", "1000"]):
         scored.clear()
         assert main(["predict", str(model), str(data), *option, "--out", str(tmp_path / "p.csv")]) == 0
@@ -136,14 +142,7 @@ def test_each_row_is_scored_once(tmp_path, monkeypatch):
 def test_a_file_of_many_blocks_is_regrouped_into_them(tmp_path, monkeypatch, small_blocks):
     """Each call scores one block of the whole read's (32 rows from row 0), whatever the chunks."""
     model, data = _model(tmp_path, "linear"), _table(tmp_path / "d.csv")
-    scored = []
-    scores = dpcvx.data.rows.RowMap.scores
-
-    def counted(self, X, coef):
-        scored.append(len(X))
-        return scores(self, X, coef)
-
-    monkeypatch.setattr(dpcvx.data.rows.RowMap, "scores", counted)
+    scored = _count_scored_rows(monkeypatch)
     assert main(["predict", str(model), str(data), "--chunk-rows", "1001", "--out", str(tmp_path / "p.csv")]) == 0
     assert scored == [32] * (ROWS // 32) + [ROWS % 32]
 

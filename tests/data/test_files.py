@@ -303,18 +303,11 @@ def test_a_file_beyond_the_size_cap_is_refused_before_it_is_read(tmp_path, model
     assert dpcvx.load(path).coef_.tolist() == model.coef_.tolist()
 
 
-def test_reading_a_small_file_allocates_about_its_size_not_the_cap(tmp_path, model):
+def test_reading_a_small_file_allocates_about_its_size_not_the_cap(tmp_path, model, traced_peak):
     """read(MAX_FILE_BYTES + 1) allocated the whole 256 MiB cap for a model file of a few kilobytes (a traced peak of
     268 MB in dpcvx.load); the read now allocates for what the file holds."""
-    import tracemalloc
-
     path = dpcvx.save(model, tmp_path / "m.json")
-    tracemalloc.start()
-    try:
-        files.read_text(path, "model file")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(files.read_text, path, "model file")
     assert peak < 64 * path.stat().st_size + (1 << 20), peak
 
 

@@ -4,7 +4,6 @@ allocates a small part of the file."""
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -30,25 +29,16 @@ def _rows(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     return X, (X @ rng.normal(size=d) > 0).astype(float)
 
 
-def _peak(work, *args):
-    """(work(*args), the peak of numpy's allocations while it ran)."""
-    tracemalloc.start()
-    try:
-        return work(*args), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def test_rows_of_a_fortran_memmap_are_taken_without_a_whole_copy(tmp_path):
+def test_rows_of_a_fortran_memmap_are_taken_without_a_whole_copy(tmp_path, traced_peak):
     X, _ = _rows(50_000, 20)
     mapped = _memmap(tmp_path, X, fortran=True)
     rows = np.arange(0, X.shape[0], 10)
-    taken, peak = _peak(take_rows, mapped, rows)
+    taken, peak = traced_peak(take_rows, mapped, rows)
     assert peak < X.nbytes / 5, f"{peak / 2**20:.1f} MiB of a {X.nbytes / 2**20:.1f} MiB file"
     assert taken.flags.c_contiguous and np.array_equal(taken, np.take(X, rows, axis=0))
 
 
-def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path):
+def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path, traced_peak):
     """20,000 x 100 rows (a subsampled Hessian): the fit's allocations stay under half the 16 MB file (0.38 of it; with
     the whole copy 1.3), and its weights are those of the same rows in a C-order memmap (fitted first, untraced: the
     first fit's imports and generated code are allocations too)."""
@@ -61,12 +51,12 @@ def test_a_fit_on_a_fortran_memmap_allocates_a_small_part_of_the_file(tmp_path):
             return dpcvx.DPLogisticRegression(random_state=0, column_statistics=False).fit(rows, y)
 
     expected = fit(row_major)
-    model, peak = _peak(fit, fortran)
+    model, peak = traced_peak(fit, fortran)
     assert peak < X.nbytes / 2, f"{peak / 2**20:.1f} MiB of a {X.nbytes / 2**20:.1f} MiB file"
     assert np.array_equal(model.coef_, expected.coef_) and np.array_equal(model.intercept_, expected.intercept_)
 
 
-def test_a_regressor_scores_a_float32_or_fortran_memmap_by_blocks(tmp_path):
+def test_a_regressor_scores_a_float32_or_fortran_memmap_by_blocks(tmp_path, traced_peak):
     """A release's predict, which a regressor's training-rows check runs on the fit's own X, converts a memmap a block
     at a time: a Fortran-order or float32 file was converted whole, 2.2 to 2.5 times the file in memory. The scores
     are those of the same rows in memory (the float32 file's to the bit: the same blocks of the same values)."""
@@ -80,7 +70,7 @@ def test_a_regressor_scores_a_float32_or_fortran_memmap_by_blocks(tmp_path):
     single = X.astype(np.float32)
     np.save(tmp_path / "single.npy", single)
     for rows, memory, exact in ((fortran, X, False), (np.load(tmp_path / "single.npy", mmap_mode="r"), single, True)):
-        scores, peak = _peak(model.predict, rows)
+        scores, peak = traced_peak(model.predict, rows)
         assert peak < X.nbytes / 4, f"{rows.dtype}: {peak / 2**20:.1f} MiB of {X.nbytes / 2**20:.1f} MiB in float64"
         expected = model.predict(memory)
         assert np.array_equal(scores, expected) if exact else np.allclose(scores, expected, rtol=1e-12, atol=1e-15)

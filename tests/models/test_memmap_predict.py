@@ -10,7 +10,6 @@ same bounded memory. Allocations are numpy's, measured by tracemalloc as in test
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -50,15 +49,6 @@ def _memmap(tmp_path: Path, X: np.ndarray, layout: str) -> np.memmap:
     return np.load(name, mmap_mode="r")
 
 
-def _peak(work, *args):
-    """(work(*args), the peak of numpy's allocations while it ran)."""
-    tracemalloc.start()
-    try:
-        return work(*args), tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.fixture(scope="module")
 def fitted() -> dict[str, object]:
     """A binary classifier and a regressor with a clipping standardiser (column statistics drawn as private
@@ -88,7 +78,7 @@ METHODS = {"classifier": ("predict", "decision_function", "predict_proba", "scor
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("kind", sorted(METHODS))
-def test_predictions_on_a_memmap_allocate_blocks_and_are_those_in_memory(fitted, data, kind, layout):
+def test_predictions_on_a_memmap_allocate_blocks_and_are_those_in_memory(fitted, data, kind, layout, traced_peak):
     """Before, a float32 file was converted whole (1.05 to 1.15 times its rows in float64), a Fortran-order one
     with the standardiser too (2.5 times); the outputs are those of np.array(file), bit for bit, the release's
     own predict's too (a Fortran-order file's differed in the last bit, mapped by blocks against the whole)."""
@@ -99,14 +89,14 @@ def test_predictions_on_a_memmap_allocate_blocks_and_are_those_in_memory(fitted,
     outputs = 2 * N * 8 * {"classifier": 2, "regressor": 1, "multiclass": 3}[kind]  # twice the (n, k) scores
     for method in METHODS[kind]:
         arguments = (labels,) if method == "score" else ()
-        result, peak = _peak(getattr(estimator, method), rows, *arguments)
+        result, peak = traced_peak(getattr(estimator, method), rows, *arguments)
         assert peak < BLOCKS + outputs, f"{method}: {peak / 2**20:.1f} MiB"
         assert np.array_equal(result, getattr(estimator, method)(in_memory, *arguments)), method
     release = estimator.model_
     assert np.array_equal(release.predict(rows), release.predict(in_memory))
 
 
-def _refusal(work, rows):
+def _refusal(work, rows, traced_peak):
     """(the error work(rows) raised, the peak of numpy's allocations while it ran)."""
     def refused():
         try:
@@ -114,10 +104,10 @@ def _refusal(work, rows):
         except InputError as error:
             return error
         raise AssertionError("no refusal")
-    return _peak(refused)
+    return traced_peak(refused)
 
 
-def test_a_refusal_on_a_memmap_is_the_one_in_memory_with_blocks_of_memory(fitted, data, tmp_path):
+def test_a_refusal_on_a_memmap_is_the_one_in_memory_with_blocks_of_memory(fitted, data, tmp_path, traced_peak):
     """The wrong number of columns (dpcvx's look for a NaN to name read the whole float32 file into memory first)
     and an infinite entry far down the file: the error given in memory, by its row in the whole file."""
     X, _, _ = data
@@ -129,8 +119,8 @@ def test_a_refusal_on_a_memmap_is_the_one_in_memory_with_blocks_of_memory(fitted
              _memmap(tmp_path / "broken", broken, "float32"))
     for kind, estimator in fitted.items():
         for rows in files:
-            from_memory, _ = _refusal(estimator.predict, np.array(rows))
-            from_file, peak = _refusal(estimator.predict, rows)
+            from_memory, _ = _refusal(estimator.predict, np.array(rows), traced_peak)
+            from_file, peak = _refusal(estimator.predict, rows, traced_peak)
             assert type(from_file) is type(from_memory) and str(from_file) == str(from_memory), kind
             assert peak < BLOCKS + N * 8 * 3, f"{kind}: {peak / 2**20:.1f} MiB for {from_file}"  # and the (n, k) scores
         assert isinstance(from_file, NonFiniteError) and f"row {N - 10}, column 3" in str(from_file)
