@@ -299,19 +299,29 @@ class _Parser(argparse.ArgumentParser):
         and is not one of this parser's options: ``--label-bound -5,5`` read as ``--label-bound=-5,5``, ``--epsilon
         -1e-3`` as ``--epsilon=-1e-3`` (refused by the option's own check, not by argparse's "expected one
         argument": argparse takes a word that begins with '-' for an option unless it is a plain negative number
-        such as -5). A word beginning with '--' stays an option, and nothing after a bare '--' is changed."""
+        such as -5). A word beginning with '--' stays an option, and nothing after a bare '--' is changed. An option
+        abbreviated as argparse allows (``--label -5,5``, a prefix of one option only) is joined as its whole name."""
         takes_value = {option for action in self._actions if action.nargs is None
                        for option in action.option_strings}
         attached: list[str] = []
         for index, word in enumerate(args):
             if attached and attached[-1] == "--":
                 return attached + args[index:]
-            if (attached and attached[-1] in takes_value and word.startswith("-") and not word.startswith("--")
-                    and word not in self._option_string_actions):
+            if (attached and self._full_option(attached[-1]) in takes_value and word.startswith("-")
+                    and not word.startswith("--") and word not in self._option_string_actions):
                 attached[-1] = f"{attached[-1]}={word}"
             else:
                 attached.append(word)
         return attached
+
+
+    def _full_option(self, word: str) -> str:
+        """The option ``word`` names: itself, or with argparse's ``allow_abbrev`` the one long option it is a prefix
+        of (``word`` unchanged when it is a prefix of none or of several: argparse reports those)."""
+        if word in self._option_string_actions or not (self.allow_abbrev and word.startswith("--")):
+            return word
+        named = [option for option in self._option_string_actions if option.startswith(word)]
+        return named[0] if len(named) == 1 else word
 
 
 def build_parser() -> argparse.ArgumentParser:

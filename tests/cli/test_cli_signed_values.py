@@ -63,3 +63,15 @@ def test_options_and_plain_negative_numbers_are_read_as_before(tmp_path, capsys)
     args = parser.parse_args(["fit", "--target", "t", "--epsilon", "1", "--out", "m.json", "--label-bound", "-1,1",
                               "--", "-data.csv"])
     assert args.data == "-data.csv" and args.label_bound == (-1.0, 1.0)
+
+
+def test_an_abbreviated_option_takes_a_value_beginning_with_a_minus_as_its_whole_name_does():
+    """argparse reads --label as --label-bound (a prefix of one option); its value -1,1 was "expected one argument"."""
+    parser = build_parser()
+    args = parser.parse_args(["fit", "d.csv", "--target", "t", "--epsilon", "1", "--out", "m.json", "--label", "-1,1"])
+    assert args.label_bound == (-1.0, 1.0)
+    with pytest.raises(dpcvx.exceptions.UsageError, match="epsilon must be finite and positive, got -0.001"):
+        parser.parse_args(["fit", "d.csv", "--target", "t", "--eps", "-1e-3"])  # its own check, not argparse's words
+    # a prefix of several options stays argparse's to report (--n names --negative, --numeric, --no-fit-intercept...)
+    with pytest.raises(dpcvx.exceptions.UsageError, match="ambiguous option: --n"):
+        parser.parse_args(["fit", "d.csv", "--target", "t", "--n", "-1"])
