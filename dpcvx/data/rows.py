@@ -136,18 +136,22 @@ def _copied_with_squares(X: np.ndarray, spare_columns: int,
 
     ``feature_rows(block, out)``, a feature map that writes each row's map on its own (``transform_into``, as
     :class:`~dpcvx.data.standardiser.ColumnStandardiser`), makes the copy, the squares and the rest those of its
-    output: each block of a row-major X is mapped into a reused row-major scratch block, in cache, and read from
-    there, the same floats as a block of its whole (row-major) output, with no whole output made."""
+    output: each block of a row-major X is mapped straight into its rows of the copy and squared there while in
+    cache, the same floats as a block of its whole output (einsum sums a row of the copy, whose rows are contiguous,
+    as it sums that row alone), with no whole output made. A scratch block mapped first and then copied cost a
+    second 2 MB buffer for each call: a memmap fit's passes call this once per block, and the fresh scratch made
+    a pass over a 200,000 x 100 file take 0.32 s against 0.20 s (47,745 page faults against 1,100), and 2 MB more
+    of the fit's peak memory."""
     buffer = np.empty((X.shape[0], X.shape[1] + spare_columns))
     out, squares = buffer[:, :X.shape[1]], np.empty(X.shape[0])
     step, clipped = max(_COPY_ROWS, _COPY_ENTRIES // buffer.shape[1]), 0
-    scratch = np.empty((0 if feature_rows is None else min(step, X.shape[0]), X.shape[1]))
     for start in range(0, X.shape[0], step):
         block, sums = X[start:start + step], squares[start:start + step]
-        if feature_rows is not None:
-            feature_rows(block, scratch[:block.shape[0]])
-            block = scratch[:block.shape[0]]
-        out[start:start + step] = block
+        if feature_rows is None:
+            out[start:start + step] = block
+        else:  # mapped straight into the copy
+            block = out[start:start + step]
+            feature_rows(X[start:start + step], block)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             np.einsum("ij,ij->i", block, block, out=sums)
         if map_block is not None and (np.all(np.isfinite(sums)) or np.all(np.isfinite(block))):  # (a square that

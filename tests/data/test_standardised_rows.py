@@ -109,6 +109,22 @@ def test_row_major_rows_are_mapped_by_blocks_with_no_whole_output(monkeypatch) -
     np.testing.assert_array_equal(RowMap(1.0, feature_map=standardiser(1.5)).features(X), clipped)
 
 
+def test_rows_mapped_by_blocks_allocate_their_output_and_no_scratch_copy() -> None:
+    # each block is mapped straight into its rows of the output, squared and clipped there: beside the output and
+    # its rows' sums of squares, only the map's repeated centre and multiplier (two blocks of 2^16 values, 1 MB) and
+    # a block's clipping vectors (indices, norms and factors of its 32,768 rows, under 2 MB); a block mapped into a
+    # scratch array first (1.8 MB here) and then copied is over the bound (peak 11.5 MB against 9.6). A memmap
+    # fit maps every block this way on every pass (docs/performance.md).
+    X = rows(100_000)
+    mapping = RowMap(1.0, feature_map=standardiser(1.5), fit_intercept=True)
+    mapping.apply(X[:10])  # numpy's own first-call allocations
+    tracemalloc.start()
+    mapped, _ = mapping.apply(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < mapped.nbytes + 8 * len(X) + (1 << 20) + (1 << 21)
+
+
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # numpy's, in the map
 @pytest.mark.parametrize("intercept", [True, False])
 def test_a_map_output_beyond_the_float_range_is_refused_by_its_row_and_column(monkeypatch, intercept: bool) -> None:
