@@ -244,40 +244,31 @@ class LossAnalyser:
             return Condition("domain", description, True, "all of R (estimate)", "estimate",
                              f"finite on the test grid; {self.why_estimate()}")
         if self.numeric.overflow is not None:
-            return self._domain_overflow(description, self.numeric.overflow)
+            return self._domain_unproved(description, f"l(z) overflows in floating point at |z| = "
+                                         f"{self.numeric.overflow:.3g} on the test grid (infinite there, while no "
+                                         f"domain constraint is violated)")
         broken = violated_constraints(self.expression, self.variable, self.numeric.undefined)
         if not broken:
-            return self._domain_not_finite(description, self.numeric.undefined)
+            where = ", ".join(f"{point:.6g}" for point in sorted(self.numeric.undefined, key=abs)[:3])
+            return self._domain_unproved(description, f"l(z) is not finite at z = {where} on the test grid, where no "
+                                         f"domain constraint is violated (the NaN or infinity comes from evaluating "
+                                         f"l in floating point, such as inf - inf)")
         at = [f"{name} violated at z = {point:.6g}" for name, point in broken.items()]
         return self._domain_failure(description, "estimate", at, " on the test grid")
 
-    def _domain_overflow(self, description: str, reach: float) -> Condition:
-        """Not established: the only evidence against the domain is float overflow on the grid's tails (no domain
-        constraint is violated there), and no route proved the domain (log1p(exp(-z)), the logistic loss, whose
-        log1p has no translation; it was reported as violating "-1 <= exp(-z)", which always holds)."""
-        reasons = self.translation_error or "; ".join(filter(None, (self.sympy_note, self.validated_note)))
-        return Condition(
-            "domain", description, None, "unknown", "none",
-            f"not established: l(z) overflows in floating point at |z| = {reach:.3g} on the test grid (infinite "
-            f"there, while no domain constraint is violated), and nothing proved its domain ({reasons or 'no proof'})",
-            "rewrite the loss with atoms the verifier translates (docs/verifier.md), such as a catalogue atom: "
-            "cp.logistic(u) for log(1 + exp(u)), cp.log_sum_exp for a log of a sum of exponentials",
-        )
+    _EVALUATION_FIX = ("rewrite the loss with atoms the verifier translates (docs/verifier.md) and so that it "
+                       "evaluates without overflow: cp.logistic(u) for log(1 + exp(u)), cp.log_sum_exp for a log of "
+                       "a sum of exponentials")
 
-    def _domain_not_finite(self, description: str, points: tuple[float, ...]) -> Condition:
-        """Not established: l(z) is not finite at some grid points although none of its domain constraints is
-        violated there (a floating-point evaluation such as inf - inf or 0 * inf gives NaN), and no route proved the
-        domain. It was reported as violating every domain constraint of the loss."""
+    def _domain_unproved(self, description: str, evidence: str) -> Condition:
+        """Not established: the grid's only evidence against the domain is ``evidence``, l(z) infinite or NaN in
+        floating point where no domain constraint is violated, and no route proved the domain. Overflow on the
+        grid's tails (log1p(exp(-z)), the logistic loss, whose log1p has no translation) was reported as violating
+        "-1 <= exp(-z)", which always holds; an evaluation such as inf - inf as violating every constraint."""
         reasons = self.translation_error or "; ".join(filter(None, (self.sympy_note, self.validated_note)))
-        where = ", ".join(f"{point:.6g}" for point in sorted(points, key=abs)[:3])
-        return Condition(
-            "domain", description, None, "unknown", "none",
-            f"not established: l(z) is not finite at z = {where} on the test grid, where no domain constraint is "
-            f"violated (the NaN or infinity comes from evaluating l in floating point, such as inf - inf), and "
-            f"nothing proved its domain ({reasons or 'no proof'})",
-            "rewrite the loss with atoms the verifier translates (docs/verifier.md) and so that it evaluates "
-            "without overflow: cp.logistic(u) for log(1 + exp(u)), cp.log_sum_exp for a log of a sum of exponentials",
-        )
+        return Condition("domain", description, None, "unknown", "none",
+                         f"not established: {evidence}, and nothing proved its domain ({reasons or 'no proof'})",
+                         self._EVALUATION_FIX)
 
     @staticmethod
     def _domain_failure(description: str, method: str, violated: list[str], where: str = "") -> Condition:
