@@ -338,6 +338,14 @@ class RowMap:
             return math.hypot(self.norm_bound, self.intercept_scaling)
         return self.norm_bound
 
+    @property
+    def maps_rows_alone(self) -> bool:
+        """Whether each row's features are computed from that row alone into a given block (no feature map, or one
+        with ``transform_into``, as :class:`~dpcvx.data.standardiser.ColumnStandardiser`): then :meth:`scores`,
+        :meth:`features` and :meth:`apply` map a row-major array a block of rows at a time, and the groups of
+        :meth:`block_rows` reproduce a whole read's scores."""
+        return self.feature_map is None or callable(getattr(self.feature_map, "transform_into", None))
+
     def column_scale(self, dim: int) -> np.ndarray | None:
         """Public scales of the ``dim`` mapped columns' mean squared entries, for CG's preconditioner
         (:meth:`dpcvx.solvers.objective.PerturbedObjective.scale_preconditioner`): with an intercept column,
@@ -367,7 +375,7 @@ class RowMap:
         name = "X"
         if self.feature_map is not None:
             checked = check_matrix(X)
-            if _maps_by_blocks(self.feature_map, checked):
+            if self.maps_rows_alone and _row_major(checked):
                 return self._mapped_by_blocks(checked, 0, self._clip_block)[0]
             X, name = self._transform(checked), "feature_map.transform(X)"
         if sparse.issparse(X):  # its repeated entries are not summed into a copy
@@ -381,7 +389,7 @@ class RowMap:
         sum the products of a block of another size in another order), so a reader of a file in chunks scores the rows
         its whole read scores (``dpcvx predict --chunk-rows``). None when the rows are mapped whole (a feature map
         without ``transform_into``), which no grouping reproduces."""
-        if self.feature_map is not None and not callable(getattr(self.feature_map, "transform_into", None)):
+        if not self.maps_rows_alone:
             return None
         return _score_rows(width)
 
@@ -411,8 +419,8 @@ class RowMap:
 
         A predict on 1,000,000 x 20 rows with the standardiser took 92 ms for :meth:`features` (a whole mapped copy
         written, then read again by the product) against 8.6 ms for the product alone."""
-        by_blocks = isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and X.dtype.kind in "biuf" and (
-            self.feature_map is None or callable(getattr(self.feature_map, "transform_into", None)))
+        by_blocks = isinstance(X, np.ndarray) and X.ndim == 2 and X.size > 0 and X.dtype.kind in "biuf" \
+            and self.maps_rows_alone
         if sparse.issparse(X) or not (by_blocks or self.feature_map is None):
             return self._scored(self.features(X), coef)
         matrix = X if by_blocks else check_matrix(X)  # another input (a list, a table) whole, as features reads it
@@ -591,7 +599,7 @@ class RowMap:
         checked, source, name = None, X, "X"
         if self.feature_map is not None:
             checked, _ = _checked_matrix(X)
-            if spare and _maps_by_blocks(self.feature_map, checked):  # no whole output of the map
+            if spare and self.maps_rows_alone and _row_major(checked):  # no whole output of the map
                 features, count = self._mapped_by_blocks(checked, spare, self._map_block)
                 if count and refuse:
                     raise self._refusal(count, self._transform(checked), "feature_map.transform(X)")
@@ -625,11 +633,10 @@ def _score_rows(width: int) -> int:
     return max(1, _COPY_ENTRIES // max(width, 1))
 
 
-def _maps_by_blocks(feature_map: Any, X: Any) -> bool:
-    """Whether ``feature_map`` maps checked rows X by blocks of rows (:meth:`RowMap._mapped_by_blocks`): it writes
-    each row's map on its own into a given array (``transform_into``; the same width) and X is a row-major array."""
-    return callable(getattr(feature_map, "transform_into", None)) and isinstance(X, np.ndarray) \
-        and X.flags.c_contiguous
+def _row_major(X: Any) -> bool:
+    """Whether checked rows X are a row-major array, which :meth:`RowMap._mapped_by_blocks` maps a block of rows at a
+    time (a map that writes each row's map on its own, :attr:`RowMap.maps_rows_alone`)."""
+    return isinstance(X, np.ndarray) and X.flags.c_contiguous
 
 
 def _all_finite(block: np.ndarray) -> bool:
