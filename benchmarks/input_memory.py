@@ -12,6 +12,9 @@ Two inputs, each fitted in a fresh process with one BLAS thread, after an untime
   case), where they would weigh four and ten times as much: the last column counts the growth in float64
   n-vectors (8 bytes a row against the row's 8 d). Below 100 columns the solve holds none
   (:class:`dpcvx.solvers.blockwise.RowMargins`) and the labels are one byte a row;
+- ``memmap_narrow_defaults`` and ``memmap_20_defaults``: the 200,000 x 100 and 1,000,000 x 20 files with the
+  estimator's defaults (``column_statistics="auto"``: private column ranges, whose standardiser maps every block on
+  every pass, as the intercept column does);
 - ``frame``: a pandas DataFrame of 200,000 x 119 float64 columns (190 MB) with the defaults (the intercept
   column appended, ``column_statistics="auto"``, which draws private column ranges at this n): the table is
   filled column by column into a column-major array, then copied by blocks of rows into the row-major array
@@ -48,12 +51,13 @@ from benchmarks.input_memory import peak_growth
 
 kind, path = sys.argv[1], sys.argv[2]
 shape = {"memmap": (100_000, 200), "memmap_narrow": (200_000, 100), "memmap_50": (400_000, 50),
-         "memmap_20": (1_000_000, 20)}
+         "memmap_20": (1_000_000, 20), "memmap_narrow_defaults": (200_000, 100), "memmap_20_defaults": (1_000_000, 20)}
 rng = np.random.default_rng(0)
 if kind in shape:
-    X = np.memmap(path + kind, dtype=np.float64, mode="r", shape=shape[kind])
-    y = np.load(path + kind + ".y.npy")
-    learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, column_statistics=False, classes=(-1, 1))
+    X = np.memmap(path + kind.removesuffix("_defaults"), dtype=np.float64, mode="r", shape=shape[kind])
+    y = np.load(path + kind.removesuffix("_defaults") + ".y.npy")
+    statistics = {} if kind.endswith("_defaults") else {"column_statistics": False}
+    learner = dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0, classes=(-1, 1), **statistics)
     warm = np.ascontiguousarray(X[:2000])
 else:
     import pandas as pd
@@ -100,6 +104,9 @@ INPUTS = {"memmap": "100,000 x 200 float64 memmap, column_statistics=False",
           "memmap_narrow": "200,000 x 100 float64 memmap, column_statistics=False",
           "memmap_50": "400,000 x 50 float64 memmap, column_statistics=False",
           "memmap_20": "1,000,000 x 20 float64 memmap, column_statistics=False",
+          "memmap_narrow_defaults": "200,000 x 100 float64 memmap, defaults (column_statistics=\"auto\": every block "
+                                    "mapped on every pass)",
+          "memmap_20_defaults": "1,000,000 x 20 float64 memmap, defaults",
           "frame": "pandas DataFrame 200,000 x 119 float64, defaults (intercept, column_statistics=\"auto\")",
           "frame_plain": "the same DataFrame, intercept, column_statistics=False"}
 
