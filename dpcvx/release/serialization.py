@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 8``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 9``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -42,11 +42,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 8``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 9``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 8,
+      "format_version": 9,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
@@ -62,7 +62,8 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 8``)::
         "row_map": {"norm_bound": 1.0, "fit_intercept": false,
                     "intercept_scaling": 1.0, "feature_map": null}
       },
-      "certificate": { ... },                 # ReleaseCertificate.to_dict()
+      "certificate": { ... },                 # ReleaseCertificate.to_dict(); with a schema, its record
+                                              # "schema": {"sha256": ...} (records.row_map.schema_record)
       "tuning": null,                         # or, for a model dpcvx.tune selected, its TuningRecord: the
                                               # tuning certificate's text and record, total_epsilon, total_delta
       "feature_names": ["age", ...],          # only for an estimator fitted on a DataFrame: its column names,
@@ -71,9 +72,9 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 8``)::
                                               # (classes[1] where w^T x + b > c), its estimator's threshold
     }
 
-A file of format version 4, 5, 6 or 7 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
+A file of format version 4, 5, 6, 7 or 8 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
 (``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift; a TDIL
-net's input dimension recorded).
+net's input dimension recorded; the schema recorded).
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 

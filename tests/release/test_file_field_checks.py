@@ -139,9 +139,10 @@ def test_an_embedded_schema_lacking_a_key_is_refused(with_schema, path, value, w
 def test_an_embedded_version_1_schema_has_no_encoding_key(with_schema):
     """A schema of encoding "unit" is written as version 1, without the key: read by its version."""
     unit = dpcvx.PublicSchema((dpcvx.NumericColumn("a", 0, 1), dpcvx.NumericColumn("b", 0, 1),
-                               dpcvx.NumericColumn("c", 0, 1)), norm=1.0, encoding="unit").to_dict()
-    assert "encoding" not in unit
-    assert model_from_dict(edited(with_schema, SCHEMA, unit)).schema.encoding == "unit"
+                               dpcvx.NumericColumn("c", 0, 1)), norm=1.0, encoding="unit")
+    data = dpcvx.release.serialization.model_to_dict(model_from_dict(copy.deepcopy(with_schema)), unit)
+    assert "encoding" not in data["preprocessing"]["schema"]
+    assert model_from_dict(data).schema.encoding == "unit"
 
 
 # --- the report's constants: how each was established -------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Files of format version 7 load as they were written: one of every kind, written by dpcvx at commit bbb8cc8 (the
 last to write version 7) from the rows of test_tampered_files, with the certificate text, decision values and
-predictions that dpcvx computed (``fixtures/format7/expected.json``). Saved again, a file is version 8; a TDIL net's
-then records its input dimension, the one its predictor holds (records.upgrade: the step from version 7)."""
+predictions that dpcvx computed (``fixtures/format7/expected.json``). Saved again, a file is of the current version;
+a TDIL net's then records its input dimension, the one its predictor holds (records.upgrade: the step from version
+7)."""
 
 import json
 from pathlib import Path
@@ -33,8 +34,8 @@ def test_a_version_7_file_loads_and_predicts_bit_for_bit(name, tmp_path):
     assert str(loaded.certificate) == expected["certificate"]
     np.testing.assert_array_equal(np.asarray(loaded.decision_function(rows)), expected["decision"])
     np.testing.assert_array_equal(loaded.predict(rows), expected["predict"])
-    rewritten = dpcvx.save(loaded, tmp_path / "v8.json")
-    assert json.loads(rewritten.read_text())["format_version"] == MODEL_FORMAT_VERSION == 8
+    rewritten = dpcvx.save(loaded, tmp_path / "v9.json")
+    assert json.loads(rewritten.read_text())["format_version"] == MODEL_FORMAT_VERSION == 9
     again = dpcvx.load(rewritten)
     assert str(again.certificate) == expected["certificate"]
     np.testing.assert_array_equal(again.predict(rows), expected["predict"])
@@ -46,7 +47,7 @@ def test_a_version_7_tdil_net_file_saved_again_records_its_dimension(name, tmp_p
     removed."""
     data = json.loads((FORMAT7 / f"{name}.json").read_text())
     assert "n_features" not in data["certificate"] and data["privatised"]["centers"] == []
-    rewritten = json.loads(dpcvx.save(dpcvx.load(FORMAT7 / f"{name}.json"), tmp_path / "v8.json").read_text())
+    rewritten = json.loads(dpcvx.save(dpcvx.load(FORMAT7 / f"{name}.json"), tmp_path / "v9.json").read_text())
     assert rewritten["certificate"]["n_features"] == rewritten["predictor"]["n_features"] == 2
     edits = {"predictor": (lambda data: data["predictor"].update(n_features=5),
                            # the float-safe net's evaluation error reads d first

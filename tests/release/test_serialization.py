@@ -10,6 +10,7 @@ import dpcvx
 from dpcvx import losses
 from dpcvx.demo import synthetic_classification
 from dpcvx.release import serialization
+from dpcvx.release.records.row_map import schema_record
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +86,7 @@ def test_file_has_the_documented_keys(model, tmp_path):
     data = saved(model, tmp_path)
     assert set(data) == {"format", "format_version", "kind", "library_version", "mechanism", "epsilon",
                          "delta", "classes", "privatised", "preprocessing", "certificate", "tuning"}
-    assert data["format"] == "dpcvx-model" and data["format_version"] == 8 and data["kind"] == "linear"
+    assert data["format"] == "dpcvx-model" and data["format_version"] == 9 and data["kind"] == "linear"
     assert data["tuning"] is None  # not selected by dpcvx.tune
     assert set(data["privatised"]) == {"coef", "intercept"} and len(data["privatised"]["coef"]) == 4
     assert data["library_version"] == dpcvx.__version__
@@ -190,6 +191,16 @@ def delete(key):
     return lambda data: data.pop(key)
 
 
+ONE_COLUMN = {"format": "dpcvx-schema", "version": 1, "norm": 1.0, "strict": False, "constant_feature": False,
+              "columns": [{"name": "age", "kind": "numeric", "lo": 0, "hi": 1, "source": ""}]}
+
+
+def add_schema(data):
+    """A schema where the model was saved without one, recorded in the certificate as the writer records one."""
+    data["preprocessing"]["schema"] = ONE_COLUMN
+    data["certificate"]["schema"] = schema_record(ONE_COLUMN)
+
+
 def fail_condition(data):
     for condition in data["certificate"]["verification"]["conditions"]:
         if condition["name"] == "lipschitz":
@@ -198,7 +209,7 @@ def fail_condition(data):
 
 @pytest.mark.parametrize("change, message", [
     (edit(["format"], "pickle"), "not a dpcvx model file"),
-    (edit(["format_version"], 9), "not a dpcvx model file"),
+    (edit(["format_version"], 10), "not a dpcvx model file"),
     (delete("tuning"), r"lacks keys \['tuning'\]"),
     (edit(["kind"], "quadratic"), "kind\" must be one of \\['linear', 'kernel', 'multiclass', 'regression'\\]"),
     (delete("kind"), "kind\" must be one of"),
@@ -217,9 +228,9 @@ def fail_condition(data):
     (edit(["preprocessing", "row_map", "norm_bound"], 10.0), "norm_bound is 10.0 but the certificate"),
     (edit(["preprocessing", "row_map", "fit_intercept"], False), "fit_intercept is False"),
     (edit(["preprocessing", "schema"], {"format": "dpcvx-schema"}), "not a dpcvx schema"),
-    (edit(["preprocessing", "schema"], {"format": "dpcvx-schema", "version": 1, "norm": 1.0, "strict": False,
-                                         "constant_feature": False, "columns": [
-        {"name": "age", "kind": "numeric", "lo": 0, "hi": 1, "source": ""}]}), "the schema encodes 1 features"),
+    (edit(["preprocessing", "schema"], ONE_COLUMN), r"preprocessing.schema holds a schema, but certificate.schema "
+                                                   "is missing"),
+    (add_schema, "the schema encodes 1 features"),
     (edit(["certificate", "mechanism"], "laplace"), "certificate.mechanism must be one of"),
     (edit(["certificate", "verification", "allows", "objective"], False), "the file has been edited"),
     (fail_condition, "the file has been edited"),

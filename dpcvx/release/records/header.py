@@ -6,5 +6,5 @@ A file of another version is refused (docs/model-files.md states the compatibili
 from __future__ import annotations
 
 MODEL_FORMAT = "dpcvx-model"
-MODEL_FORMAT_VERSION = 8
+MODEL_FORMAT_VERSION = 9
 KINDS = ("linear", "kernel", "multiclass", "regression")

@@ -23,12 +23,15 @@ from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate, label_range
 from .row_map import (
     MAP_RECORD,
+    SCHEMA_RECORD,
     _check_schema_fits,
     _row_map,
     _row_map_to_dict,
     check_map_record,
+    check_schema_record,
     own_map_record,
     read_schema,
+    schema_record,
 )
 
 _MODEL_KEYS = {"format", "format_version", "library_version", "mechanism", "epsilon", "delta",
@@ -47,10 +50,14 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
         raise InputError(f"the certificate holds fields {unknown} that a model file does not carry "
                          "(only what the privacy proof covers is saved)")
     row_map = _row_map_to_dict(model.rows)
-    certificate.pop(MAP_RECORD, None)  # a loaded certificate's record: written again from the map saved beside it
-    record = own_map_record(row_map["feature_map"], model.certificate.column_statistics)
-    if record is not None:
-        certificate[MAP_RECORD] = record
+    saved_schema = None if schema is None else schema.to_dict()
+    # a loaded certificate's records: written again from the map and the schema saved beside them
+    certificate.pop(MAP_RECORD, None)
+    certificate.pop(SCHEMA_RECORD, None)
+    for key, record in ((MAP_RECORD, own_map_record(row_map["feature_map"], model.certificate.column_statistics)),
+                        (SCHEMA_RECORD, schema_record(saved_schema))):
+        if record is not None:
+            certificate[key] = record
     return {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,
@@ -62,7 +69,7 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
         "classes": [_label(value) for value in model.classes_.tolist()],
         "privatised": {"coef": model.coef_.tolist(), "intercept": model.intercept_},
         "preprocessing": {
-            "schema": None if schema is None else schema.to_dict(),
+            "schema": saved_schema,
             "row_map": row_map,
         },
         "certificate": certificate,
@@ -142,6 +149,7 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
 
     preprocessing = json_object("preprocessing", item["preprocessing"], _PREPROCESSING_KEYS)
     schema = read_schema("preprocessing.schema", preprocessing["schema"])
+    check_schema_record(preprocessing["schema"], item["certificate"].get(SCHEMA_RECORD))
     rows = _row_map(preprocessing["row_map"])
     check_stated_rows(rows, certificate)
     saved_d = item["certificate"]["constants"].get("d")

@@ -1,5 +1,7 @@
 """The record of a multiclass release (kind ``"multiclass"``): its k one-vs-rest linear records, each a
-complete linear model entry, re-checked on reading, then the budget split compared."""
+complete linear model entry, re-checked on reading, then the budget split compared. The schema is saved once, at the
+top level (each entry's ``preprocessing.schema`` is null), and recorded in every entry's certificate, which is checked
+against it."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from .calibration_record import same_number
 from .fields import _check_same, _classes, _label, _number, _positive
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .linear_release import linear_to_dict
-from .row_map import read_schema
+from .row_map import SCHEMA_RECORD, _check_schema_fits, check_schema_record, read_schema
 
 _MULTICLASS_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes",
                     "composition", "schema", "per_class"}
@@ -32,13 +34,28 @@ def multiclass_to_dict(model: PrivateMulticlassModel, schema: PublicSchema | Non
         raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
     certificate = model.certificate
     per_class = [linear_to_dict(PrivateModel(model.coef_[i], float(model.intercept_[i]), (-1, 1), model.rows,
-                                            class_certificate), None)
+                                            class_certificate), schema)
                  for i, class_certificate in enumerate(certificate.per_class)]
+    for entry in per_class:  # recorded in its certificate, saved once at the top level
+        entry["preprocessing"]["schema"] = None
     return {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "kind": "multiclass",
             "library_version": __version__, "epsilon": certificate.epsilon, "delta": certificate.delta,
             "classes": [_label(value) for value in model.classes_.tolist()],
             "composition": certificate.composition, "schema": None if schema is None else schema.to_dict(),
             "per_class": per_class}
+
+
+def _class_entry(entry: dict, schema: Any) -> dict:
+    """A per-class entry as the linear reader takes it: its certificate's record of the file's ``schema`` (saved
+    once, at the top level; the entry's own ``preprocessing.schema`` is null) checked and set aside."""
+    certificate, preprocessing = entry.get("certificate"), entry.get("preprocessing")
+    if isinstance(preprocessing, dict) and preprocessing.get("schema") is not None:
+        raise InputError("preprocessing.schema must be null: a multiclass file saves its schema once, at the top "
+                         "level (its \"schema\"); the file has been edited")
+    if not isinstance(certificate, dict):
+        return entry  # refused by the linear reader, naming the field
+    check_schema_record(schema, certificate.get(SCHEMA_RECORD), where="schema")
+    return {**entry, "certificate": {key: value for key, value in certificate.items() if key != SCHEMA_RECORD}}
 
 
 def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> PrivateMulticlassModel:
@@ -47,6 +64,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
     item = json_object("the model file", data, _MULTICLASS_KEYS)
     epsilon, delta = _positive("epsilon", item["epsilon"]), _number("delta", item["delta"])
     classes = _classes("classes", item["classes"], least=3)
+    schema = read_schema("schema", item["schema"])
     entries = item["per_class"]
     if not isinstance(entries, list) or len(entries) != len(classes):
         raise InputError(f"per_class must hold one linear release per class ({len(classes)})")
@@ -55,7 +73,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
         if not isinstance(entry, dict) or entry.get("kind") != "linear":
             raise InputError(f"per_class[{index}] must be a linear release")
         try:
-            one = read_entry(entry)
+            one = read_entry(_class_entry(entry, item["schema"]))
         except InputError as error:  # named by its entry: per_class[i].format_version, not the file's
             raise InputError(f"per_class[{index}]: {error}") from None
         assert isinstance(one, PrivateModel)
@@ -77,6 +95,7 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                              "has been edited")
     _check_same("composition", item["composition"], composition)
     _check_same("library_version", item["library_version"], models[0].certificate.library_version)
+    _check_schema_fits(schema, models[0].rows, models[0].coef_.size)
     coef, intercept = np.vstack([one.coef_ for one in models]), np.array([one.intercept_ for one in models])
     certificate = MulticlassCertificate(epsilon=epsilon, delta=delta, classes=tuple(classes),
                                         composition=composition, class_epsilon=eps_c, class_delta=delta_c,
@@ -84,5 +103,5 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
                                         findings=one_class_findings(coef, intercept, classes,
                                                                     models[0].rows.norm_bound))
     model = PrivateMulticlassModel(coef, intercept, tuple(classes), models[0].rows, certificate)
-    model.schema = read_schema("schema", item["schema"])
+    model.schema = schema
     return model

@@ -48,7 +48,16 @@ from .linear_release import (
     linear_to_dict,
 )
 from .release_certificate import read_label_shift
-from .row_map import _row_map, _row_map_to_dict, check_map_record, read_schema
+from .row_map import (
+    SCHEMA_RECORD,
+    _check_schema_fits,
+    _row_map,
+    _row_map_to_dict,
+    check_map_record,
+    check_schema_record,
+    read_schema,
+    schema_record,
+)
 
 _ADASSP_KEYS = {"format", "format_version", "kind", "library_version", "epsilon", "delta", "classes", "privatised",
                 "preprocessing", "certificate", "mechanism"}
@@ -77,13 +86,15 @@ def regression_to_dict(model: PrivateRegressionModel, schema: PublicSchema | Non
     else:  # AdaSSP
         if schema is not None and not isinstance(schema, PublicSchema):
             raise InputError(f"schema must be a PublicSchema or None, got {type(schema).__name__}")
-        certificate = model.certificate.to_dict()
+        _check_schema_fits(schema, model.rows, model.coef_.shape[0])
+        saved_schema = None if schema is None else schema.to_dict()
+        record = schema_record(saved_schema)
+        certificate = {**model.certificate.to_dict(), **({} if record is None else {SCHEMA_RECORD: record})}
         data = {"format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "library_version": __version__,
                 "mechanism": certificate["mechanism"], "epsilon": certificate["epsilon"],
                 "delta": certificate["delta"], "privatised": {"coef": model.coef_.tolist(),
                                                               "intercept": model.intercept_},
-                "preprocessing": {"schema": None if schema is None else schema.to_dict(),
-                                  "row_map": _row_map_to_dict(model.rows)},
+                "preprocessing": {"schema": saved_schema, "row_map": _row_map_to_dict(model.rows)},
                 "certificate": certificate}
     return {**data, "kind": "regression", "classes": None}
 
@@ -101,7 +112,7 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     kind: type[AdaSSPCalibration | GradientCalibration] = GradientCalibration if gradient else AdaSSPCalibration
     saved = json_object("certificate", item["certificate"],
                         _ADASSP_CERTIFICATE_KEYS | ({"column_statistics"} if standardised or ranged else set())
-                        | ({"label_shift"} if "label_shift" in item["certificate"] else set()))
+                        | {key for key in ("label_shift", SCHEMA_RECORD) if key in item["certificate"]})
     recorded = _recorded_inputs(saved["calibration"], gradient, ranged)
     stated = {key: read(f"certificate.{key}", saved[key]) for key, read in _ADASSP_FIELD_TYPES.items()}
     # the private label range's (c, B') where one was searched, else the public B at c = 0
@@ -143,6 +154,8 @@ def _adassp_from_dict(data: dict) -> PrivateRegressionModel:
     check_intercept(intercept, rows, centre, certificate.label_shift)
     model = PrivateRegressionModel(coef, intercept, rows, certificate)
     model.schema = read_schema("preprocessing.schema", preprocessing["schema"])
+    check_schema_record(preprocessing["schema"], saved.get(SCHEMA_RECORD))
+    _check_schema_fits(model.schema, rows, coef.size)
     return model
 
 

@@ -48,10 +48,11 @@ from .fields import _count, _flag, _number, _optional_flag, _positive, _saved_nu
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
 # privacy_curve (files written before curves lack it); feature_map, the file's record of a feature map the release was
 # fitted with (records.row_map.map_record, checked by the release's reader against the map saved beside it);
-# label_shift, a regression's public label shift (not 0)
+# label_shift, a regression's public label shift (not 0); schema, the file's record of the schema that encodes a table
+# into the release's rows (records.row_map.schema_record, checked by the release's reader against the schema saved)
 _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
                               "private_bound", "private_label_bound", "weights", "column_statistics", "feature_map",
-                              "label_shift"}
+                              "label_shift", "schema"}
 # the relation is stated in words ("neighbours"); the certificate derives the words from its typed relation
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}

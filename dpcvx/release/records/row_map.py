@@ -125,14 +125,20 @@ MAP_RECORD = "feature_map"  # the certificate's record of the map a linear-layou
 _MAP_RECORD_KEYS = {"type", "sha256"}
 
 
+def _digest(saved: dict) -> str:
+    """The SHA-256 digest of a saved record's canonical JSON text (sorted keys, no spaces): the file's one binding of
+    a saved public object (a feature map, a schema) to the certificate beside it."""
+    text = json.dumps(saved, sort_keys=True, separators=(",", ":"), allow_nan=False, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def map_record(saved: dict) -> dict:
     """The certificate's record of a saved feature map (``saved``, what :func:`_row_map_to_dict` writes of it): its
-    type and the SHA-256 digest of its canonical JSON text (sorted keys, no spaces), which covers every parameter
+    type and the SHA-256 digest of its canonical JSON text (:func:`_digest`), which covers every parameter
     (an RFF map's kernel, gamma, frequencies and phases). Written beside the map by the file's writer, so that the
     loader refuses a file whose map was removed, added or changed; a file is not a signature: an edit that also
     rewrites the digest is not detected (docs/model-files.md)."""
-    text = json.dumps(saved, sort_keys=True, separators=(",", ":"), allow_nan=False, default=repr)
-    return {"type": saved.get("type"), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return {"type": saved.get("type"), "sha256": _digest(saved)}
 
 
 def own_map_record(saved: Any, column_statistics: Any) -> dict | None:
@@ -166,6 +172,40 @@ def check_map_record(saved: Any, record: Any, *, from_statistics: bool) -> None:
         raise InputError(f"preprocessing.row_map.feature_map is not the {item['type']} map {what} records (its type "
                          "or SHA-256 digest differs: a parameter such as gamma, a frequency or a phase was changed); "
                          "the file has been edited")
+
+
+SCHEMA_RECORD = "schema"  # the certificate's record of the schema that encodes a table into the release's rows
+_SCHEMA_RECORD_KEYS = {"sha256"}
+
+
+def schema_record(saved: Any) -> dict | None:
+    """The certificate's record of a saved schema (``saved``, what :meth:`PublicSchema.to_dict` writes of it, or
+    None: no schema): the SHA-256 digest of its canonical JSON text (:func:`_digest`, as a feature map's
+    :func:`map_record`), which covers every field that decides how a table is encoded (the norm, each column's
+    name, order, bounds, scale, categories and missing-value rule, the encoding, strictness and constant feature).
+    The writer records it beside the schema, and the step from format version 8 records it for an older file."""
+    return {"sha256": _digest(saved)} if isinstance(saved, dict) else None
+
+
+def check_schema_record(saved: Any, record: Any, where: str = "preprocessing.schema") -> None:
+    """Refuse a saved schema (``saved``, the file's schema at ``where``, read by :func:`read_schema`) that is not the
+    one the certificate records (``record``, its ``schema``, or None): a schema where none was saved, none where
+    one was, or another schema. A file is not a signature: an edit that also rewrites the digest is not detected."""
+    what = f"certificate.{SCHEMA_RECORD}"
+    if record is None:
+        if saved is not None:
+            raise InputError(f"{where} holds a schema, but {what} is missing (the certificate records the schema "
+                             "that encodes a table into the model's rows); the file has been edited")
+        return
+    item = json_object(what, record, _SCHEMA_RECORD_KEYS)
+    _text(f"{what}.sha256", item["sha256"])
+    if saved is None:
+        raise InputError(f"{where} is null, but {what} records the schema the model's rows were encoded with; the "
+                         "file has been edited")
+    if item != schema_record(saved):
+        raise InputError(f"{where} is not the schema {what} records (its SHA-256 digest differs: the norm, a "
+                         "column's name, order, bounds or categories, or a column added or dropped); the file has "
+                         "been edited")
 
 
 def _row_map(data: Any) -> RowMap:

@@ -35,6 +35,14 @@ release holds no other record of d when it released no centre, and the loaded mo
 A version 7 (or older) file holds no record, so its step records the ``predictor.n_features`` the file holds: such a
 file is read as before, unprotected against that edit. Tested on files of every kind written as version 7
 (``tests/release/fixtures/format7``) and through every step on the format 4 to 6 fixtures.
+
+Format version 9 records, in the certificate of a release saved with a schema (the public encoder of a table into
+the release's rows), the schema's digest (``certificate.schema``, :func:`.row_map.schema_record`; in a multiclass
+file, in every per-class entry's certificate, of the file's one schema), so that a file whose schema was edited (its
+norm, a column's bounds, categories, name or order, a column added or dropped), removed or added is refused: the
+loaded model would encode tables into other rows than the ones it was fitted on. A version 8 (or older) file holds
+no record, so its step records the schema the file holds: such a file is read as before, unprotected against that
+edit. Tested on files of every kind that carries a schema written as version 8 (``tests/release/fixtures/format8``).
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ from typing import Any
 from .fields import _integer
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .kernel_release import DIMENSION_RECORD, records_dimension
-from .row_map import MAP_RECORD, own_map_record
+from .row_map import MAP_RECORD, SCHEMA_RECORD, own_map_record, schema_record
 
 __all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
 
@@ -124,7 +132,24 @@ def _from_7(data: dict) -> dict:
     return upgraded_
 
 
-_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7}
+def _from_8(data: dict) -> dict:
+    """Version 8 -> 9: a record saved with a schema records the one the file holds (module docstring): a linear,
+    regression or AdaSSP record its own ``preprocessing.schema``, a multiclass file's entries the file's ``schema``."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 9}
+    entries = _entries_at(upgraded_, 8)
+    for entry in entries:
+        entry["format_version"] = 9
+    multiclass, preprocessing = upgraded_.get("kind") == "multiclass", upgraded_.get("preprocessing")
+    made = schema_record(upgraded_.get("schema") if multiclass else
+                         preprocessing.get("schema") if isinstance(preprocessing, dict) else None)
+    for record in entries if multiclass else [upgraded_]:
+        certificate = record.get("certificate")
+        if made is not None and isinstance(certificate, dict) and SCHEMA_RECORD not in certificate:
+            certificate[SCHEMA_RECORD] = dict(made)
+    return upgraded_
+
+
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 
