@@ -97,12 +97,15 @@ class SolverError(DPCVXError):
 
 
 class UnsupportedWeightsError(InputError, TypeError):
-    """``sample_weight`` or ``class_weight`` was given: dpcvx's calibrations assume unit weights.
+    """``sample_weight`` or ``class_weight`` was given where record weights cannot be taken.
 
-    A weighted loss (1/n) sum_i a_i l(...) with a PUBLIC bound a_i <= w_max has
-    Lipschitz constant w_max L and curvature bound w_max c (docs/theory.md, the
-    section on sample weights); dpcvx does not calibrate for it. A TypeError too,
-    as scikit-learn raises for a fit keyword an estimator does not take.
+    A weighted loss (1/n) sum_i s_i l(...) with a PUBLIC bound s_i <= w_max has
+    Lipschitz constant w_max L and curvature bound w_max c (docs/theory.md, section 21):
+    the binary linear learners calibrate for it, on X in memory or a numpy memmap. It is
+    refused, before anything is charged, without ``sample_weight_bound``, with
+    ``float_safe=True``, one-vs-rest, by the learners not calibrated for weights, and for
+    a Dask X. A TypeError too, as scikit-learn raises for a fit keyword an estimator does
+    not take.
     """
 
 

@@ -141,11 +141,13 @@ class BlockVector:
             return self
         return self.apply(functools.partial(operator.mul, float(scale)), name=("*", float(scale)))
 
-    def total(self, function: Callable[[np.ndarray], Any]) -> Any:
-        """The sum of function(part) over the parts, in part order (one number per part comes back)."""
+    def total(self, function: Callable[..., Any], *others: BlockVector | None) -> Any:
+        """The sum of function(part, *others' parts) over the parts, in part order (one number per part comes back;
+        a None of ``others`` gives None parts)."""
         import dask
 
-        return functools.reduce(operator.add, dask.compute(*(dask.delayed(function)(p) for p in self.parts)))
+        groups = zip(self.parts, *((None,) * len(self.parts) if o is None else o.parts for o in others), strict=True)
+        return functools.reduce(operator.add, dask.compute(*(dask.delayed(function)(*group) for group in groups)))
 
 
 _KEYS = itertools.count()  # a fresh key for each vector computed by a pass
@@ -162,10 +164,12 @@ class Recomputed:
         raise NotImplementedError
 
 
-def _parts(vectors: tuple[Any, ...], start: int, block: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Each vector's part for the block of rows from ``start``: a slice, or computed (:class:`Recomputed`)."""
+def _parts(vectors: tuple[Any, ...], start: int, block: np.ndarray) -> tuple[np.ndarray | None, ...]:
+    """Each vector's part for the block of rows from ``start``: a slice, or computed (:class:`Recomputed`); None
+    for a None vector (record weights a fit has not)."""
     stop = start + block.shape[0]
-    return tuple(v.part(start, block) if isinstance(v, Recomputed) else v[start:stop] for v in vectors)
+    return tuple(None if v is None else v.part(start, block) if isinstance(v, Recomputed) else v[start:stop]
+                 for v in vectors)
 
 
 class Shipped:
@@ -328,14 +332,16 @@ class RowBlocks:
         parts = dask.persist(*(dask.delayed(np.array(values[a:b])) for a, b in self._bounds))
         return BlockVector(tuple(parts), tuple(b - a for a, b in self._bounds), (next(_KEYS),))
 
-    def total(self, function: Callable[[np.ndarray], Any], z: Vector) -> Any:
-        """The sum of function(part of z) over the blocks, in block order (where z lives; a pass over the blocks
-        for a :class:`Recomputed` z)."""
+    def total(self, function: Callable[..., Any], z: Vector, *others: Vector) -> Any:
+        """The sum of function(part of z, *its parts of ``others``) over the blocks, in block order (where z lives;
+        a pass over the blocks for a :class:`Recomputed` z)."""
         if isinstance(z, BlockVector):
-            return z.total(function)
+            return z.total(function, *others)
         if isinstance(z, Recomputed):
-            return functools.reduce(operator.add, self._each(lambda start, block: function(z.part(start, block))))
-        return functools.reduce(operator.add, (function(z[a:b]) for a, b in self._bounds))
+            return functools.reduce(operator.add, self._each(lambda start, block: function(*_parts((z, *others),
+                                                                                                  start, block))))
+        return functools.reduce(operator.add, (function(z[a:b], *(None if o is None else o[a:b] for o in others))
+                                               for a, b in self._bounds))
 
     def map(self, function: BlockFunction, *vectors: Vector, keep: bool = False) -> Any:
         """[function(mapped block, *its parts of ``vectors``) for each block], in block order.
@@ -381,8 +387,8 @@ class RowBlocks:
         chunks = self._chunks()
         tasks = [dask.delayed(_block_task)(chunk, start, stop, width, None if self.checked else self.rows, refuse,
                                            function,
-                                           *(v.parts[i] if isinstance(v, BlockVector) else v[start:stop]
-                                             for v in vectors))
+                                           *(v.parts[i] if isinstance(v, BlockVector)
+                                             else None if v is None else v[start:stop] for v in vectors))
                  for i, (chunk, (start, stop)) in enumerate(zip(chunks, self._bounds, strict=True))]
         if not keep:
             return list(dask.compute(*tasks))

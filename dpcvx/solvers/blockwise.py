@@ -25,9 +25,16 @@ A full Hessian is one more pass, except the one Newton asks ahead
 step from the blocks in cache (:class:`_AheadGram`), bitwise the one its own
 pass would give there.
 
+Record weights. A fit with ``weights`` (s_i in [0, w_max]: ``sample_weight``, ``class_weight``) hands each
+block its part of them beside its labels, and every block's l, l' and l'' is weighed by the functions the
+objective of the rows in memory uses (:func:`~dpcvx.solvers.objective.weighted`,
+:func:`~dpcvx.solvers.objective.record_curvature`, :func:`~dpcvx.solvers.objective.weighted_squares`; docs/theory.md,
+section 23). Not on Dask (refused before the charge: :meth:`dpcvx.solvers.choice.SolverChoice.check`).
+
 Memory. A memmap narrower than ``KEPT_MIN_DIM`` columns keeps no n-vector: its margins are
 :class:`RowMargins`, recomputed by each pass from the block it reads, so a solve holds one block, the
-labels (one byte a row) and the d x d Hessian; wider inputs and rows in memory keep theirs.
+labels (one byte a row) and the d x d Hessian; wider inputs and rows in memory keep theirs. Record weights are
+one float64 n-vector more (8 bytes a row), held in memory for the whole solve.
 """
 
 from __future__ import annotations
@@ -61,8 +68,11 @@ from .objective import (
     evenly_spaced,
     hessian_sample_size,
     mean_sample,
+    record_curvature,
     row_product,
     transposed_product,
+    weighted,
+    weighted_squares,
     zero_margins,
 )
 
@@ -139,6 +149,7 @@ class BlockwiseObjective(PerturbedObjective):
     _fused: tuple[Vector, np.ndarray] | None = None  # (full-step margins, their loss gradient)
     _fresh: bool = False  # the full-step margins of _fused are X (w + d) computed afresh (not z + X d)
     _y: Vector | None = None  # the labels as the blocks hold them
+    _s: Vector | None = None  # the record weights as the blocks hold them (None without weights)
     _zero: np.ndarray | None = None  # the margins at w = 0 of a margin loss, all +-0 (:func:`_at_signed_zeros`)
     _kept: tuple[np.ndarray, np.ndarray | None] | None = None  # the Hessian subsample (:meth:`_sample_rows`)
     hessian_ahead: bool = False  # the next step's pass forms the all-rows Hessian at its full step (set by newton)
@@ -249,6 +260,13 @@ class BlockwiseObjective(PerturbedObjective):
             self._y = self._blocks().vector(self.y)
         return self._y
 
+    def _weights(self) -> Vector | None:
+        """The record weights s as the blocks hold them (the n-vector itself but on Dask, which refuses weights;
+        None without weights): each pass hands a block its part beside its labels."""
+        if self._s is None and self.weights is not None:
+            self._s = self._blocks().vector(self.weights)
+        return self._s
+
     def margins(self, w: np.ndarray) -> Vector:
         """z = y X w (or X w - y), and in the same pass the loss gradient at z (module docstring); with
         :attr:`unkept`, the margins at w recomputed by the passes that read them (no pass here)."""
@@ -262,10 +280,10 @@ class BlockwiseObjective(PerturbedObjective):
         self._pass()
         regression, first_derivative = self.regression, self.loss.first
 
-        def step(block: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return block_margins_and_gradient(block, y, w, first_derivative, regression)
+        def step(block: np.ndarray, y: np.ndarray, s: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+            return block_margins_and_gradient(block, y, w, first_derivative, regression, s)
 
-        z, parts = self._blocks().map(step, self._labels(), keep=True)
+        z, parts = self._blocks().map(step, self._labels(), self._weights(), keep=True)
         self._fused, self._fresh = (z, _sum(parts)), False
         return z
 
@@ -294,7 +312,8 @@ class BlockwiseObjective(PerturbedObjective):
         moved_out = None if offset is None else np.empty(self.n)
         rows = [0]  # the next block's first row
 
-        def step(block: np.ndarray, y: np.ndarray, *margins: np.ndarray) -> tuple[np.ndarray, Any]:
+        def step(block: np.ndarray, y: np.ndarray, s: np.ndarray | None,
+                 *margins: np.ndarray) -> tuple[np.ndarray, Any]:
             a = rows[0]
             rows[0] = b = a + block.shape[0]
             # the offset's margins (PerturbedObjective.offset) while the block is in cache: the first step's pass
@@ -306,16 +325,17 @@ class BlockwiseObjective(PerturbedObjective):
                 full[:] = block_margins(block, target, y, regression)
                 change = full - margins[0]
                 if ahead is not None:
-                    ahead.add(block, full)
+                    ahead.add(block, full, s)
             else:
                 change = row_product(block, direction) if regression else y * row_product(block, direction)
                 if not margins:
                     return change, None
                 full = margins[0] + change
-            first = first_derivative(full)
+            first = weighted(first_derivative(full), s)
             return change, block.T @ (first if regression else y * first)
 
-        change, parts = self._blocks().map(step, self._labels(), *(() if base is None else (base[1],)), keep=True)
+        change, parts = self._blocks().map(step, self._labels(), self._weights(),
+                                           *(() if base is None else (base[1],)), keep=True)
         if moved_out is not None:
             self._keep_offset(moved_out)
         self._fused, self._fresh, self._ahead = None, False, None
@@ -341,13 +361,13 @@ class BlockwiseObjective(PerturbedObjective):
         target = self._base[0] + direction  # bitwise Newton's w + 1.0 * d
         full = RowMargins(target, self._blocks(), labels, regression)
 
-        def step(block: np.ndarray, y: np.ndarray) -> np.ndarray:
-            margins, term = block_margins_and_gradient(block, y, target, first_derivative, regression)
+        def step(block: np.ndarray, y: np.ndarray, s: np.ndarray | None) -> np.ndarray:
+            margins, term = block_margins_and_gradient(block, y, target, first_derivative, regression, s)
             if ahead is not None:
-                ahead.add(block, margins)
+                ahead.add(block, margins, s)
             return term
 
-        self._fused, self._fresh = (full, self._blocks().sum(step, labels)), True
+        self._fused, self._fresh = (full, self._blocks().sum(step, labels, self._weights())), True
         if ahead is not None:
             self._ahead = (full, ahead.total())
         return change
@@ -362,9 +382,10 @@ class BlockwiseObjective(PerturbedObjective):
         margins = self.full_step_margins()
         return None if margins is None else self.gradient_terms(w_next, margins)
 
-    def _block_loss(self, z: Vector | None = None) -> Callable[[np.ndarray], float]:
-        """sum l(z) over one block's margins (a task's function: module level, the loss shipped once); l at the
-        two signed zeros only when ``z`` are the margins at w = 0 (:func:`_at_signed_zeros`)."""
+    def _block_loss(self, z: Vector | None = None) -> Callable[[np.ndarray, np.ndarray | None], float]:
+        """sum s l(z) over one block's margins and record weights (a task's function: module level, the loss
+        shipped once); l at the two signed zeros only when ``z`` are the margins at w = 0
+        (:func:`_at_signed_zeros`)."""
         return functools.partial(_loss_sum, value=self._at(self.loss.value, z))
 
     def _at(self, function: Callable[[np.ndarray], np.ndarray], z: Vector | None) -> Callable[[np.ndarray], Any]:
@@ -375,20 +396,25 @@ class BlockwiseObjective(PerturbedObjective):
         return functools.partial(_at_signed_zeros, values=function(np.array([0.0, -0.0])))
 
     def _loss_total(self, z: Vector) -> float:
-        """sum_i l(z_i) as block sums added in block order, computed where z lives (no pass over X), and only
+        """sum_i s_i l(z_i) as block sums added in block order, computed where z lives (no pass over X), and only
         when Newton's line search asks for F's value (:func:`dpcvx.solvers.linear._slope_descends`); a pass over X
         for margins recomputed (:attr:`unkept`)."""
         if isinstance(z, RowMargins):
             self._pass()
-        return float(self._blocks().total(self._block_loss(z), z))
+        return float(self._blocks().total(self._block_loss(z), z, self._weights()))
 
     def _change_squares(self, change: Any) -> float | None:
-        """sum_i dz_i^2, by a pass over X for a recomputed change (:class:`RowMargins`: dz_i^2 = (x_i . d)^2):
+        """sum_i s_i dz_i^2, by a pass over X for a recomputed change (:class:`RowMargins`: dz_i^2 = (x_i . d)^2):
         asked only where the step overshoots, in place of the two passes of F's values at both ends."""
         if not isinstance(change, RowMargins):
             return super()._change_squares(change)
         self._pass()
-        return float(self._blocks().sum(lambda block: float(np.sum(np.square(row_product(block, change.point))))))
+
+        def squares(block: np.ndarray, s: np.ndarray | None) -> float:
+            product = row_product(block, change.point)
+            return float(np.sum(np.square(product))) if s is None else weighted_squares(product, s)
+
+        return float(self._blocks().sum(squares, self._weights()))
 
     def _loss_gradient(self, z: Vector) -> np.ndarray:
         """X^T (y l'(z)): from the step's pass when z are its full-step margins, else one pass."""
@@ -398,11 +424,11 @@ class BlockwiseObjective(PerturbedObjective):
         self._pass()
         regression, first_derivative = self.regression, self._at(self.loss.first, z)
 
-        def step(block: np.ndarray, y: np.ndarray, margins: np.ndarray) -> np.ndarray:
-            first = first_derivative(margins)
+        def step(block: np.ndarray, y: np.ndarray, margins: np.ndarray, s: np.ndarray | None) -> np.ndarray:
+            first = weighted(first_derivative(margins), s)
             return transposed_product(block, first if regression else y * first)  # read from memory
 
-        return self._blocks().sum(step, self._labels(), z)
+        return self._blocks().sum(step, self._labels(), z, self._weights())
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         z = self.margins(w) if margins is None else margins
@@ -426,7 +452,7 @@ class BlockwiseObjective(PerturbedObjective):
         blocks = self._gram_blocks()
         scratch: list[np.ndarray] | None = None if blocks.on_dask else []  # a task's block is scaled on its worker
         gram = functools.partial(_weighted_gram, single=single, second=self.loss.second, scratch=scratch)
-        return self._regularized(blocks.sum(gram, z).astype(np.float64))
+        return self._regularized(blocks.sum(gram, z, self._weights()).astype(np.float64))
 
     def fresh_gradient_terms(self, w: np.ndarray) -> tuple[Vector, tuple[np.ndarray, ...]]:
         """(margins at w afresh, the gradient there): :meth:`margins` computes both in its one pass."""
@@ -469,20 +495,21 @@ def _at_signed_zeros(z: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.where(np.signbit(z), values[1], values[0])
 
 
-def _loss_sum(z: np.ndarray, value: Callable[[np.ndarray], np.ndarray]) -> float:
-    """sum l(z) over one block."""
-    return float(np.sum(value(z)))
+def _loss_sum(z: np.ndarray, s: np.ndarray | None, value: Callable[[np.ndarray], np.ndarray]) -> float:
+    """sum s l(z) over one block (``s`` its record weights, None for 1)."""
+    return float(np.sum(weighted(value(z), s)))
 
 
-def _weighted_gram(block: np.ndarray, z: np.ndarray, single: bool, second: Callable[[np.ndarray], np.ndarray],
-                   scratch: list[np.ndarray] | None = None) -> np.ndarray:
+def _weighted_gram(block: np.ndarray, z: np.ndarray, s: np.ndarray | None, single: bool,
+                   second: Callable[[np.ndarray], np.ndarray], scratch: list[np.ndarray] | None = None) -> np.ndarray:
     """:func:`_scaled_gram` with r = :func:`_curvature_roots` (module level: a Dask task pickles it by reference)."""
-    return _scaled_gram(block, _curvature_roots(second, z), single, scratch)
+    return _scaled_gram(block, _curvature_roots(second, z, s), single, scratch)
 
 
-def _curvature_roots(second: Callable[[np.ndarray], np.ndarray], z: np.ndarray) -> np.ndarray:
-    """sqrt(max(l''(z), 0)) (a verified convex loss has l'' >= 0)."""
-    return np.sqrt(np.maximum(second(z), 0.0))
+def _curvature_roots(second: Callable[[np.ndarray], np.ndarray], z: np.ndarray, s: np.ndarray | None) -> np.ndarray:
+    """sqrt(max(l''(z), 0) s) (a verified convex loss has l'' >= 0; ``s`` the block's record weights, None for 1:
+    :func:`~dpcvx.solvers.objective.record_curvature`)."""
+    return np.sqrt(record_curvature(second, z, s))
 
 
 def _scaled_gram(block: np.ndarray, roots: np.ndarray, single: bool,
@@ -519,9 +546,11 @@ class _AheadGram:
         self.second = second
         self.sum: np.ndarray | None = None
 
-    def add(self, block: np.ndarray, z: np.ndarray) -> None:
-        """Scale the next block (its margins ``z``) into the buffer; a Gram product once the buffer is full."""
-        _scaled_single(block, _curvature_roots(self.second, z), self.buffer[self.filled:self.filled + len(block)])
+    def add(self, block: np.ndarray, z: np.ndarray, s: np.ndarray | None) -> None:
+        """Scale the next block (its margins ``z``, its record weights ``s``, None for 1) into the buffer; a Gram
+        product once the buffer is full."""
+        _scaled_single(block, _curvature_roots(self.second, z, s),
+                       self.buffer[self.filled:self.filled + len(block)])
         self.filled += len(block)
         if self.filled == len(self.buffer):
             self._flush()

@@ -101,7 +101,8 @@ class SolverChoice:
         averaged form with the number of rows, so Lam and Delta are scaled by n / rows. ``rows``
         (the public row map of an in-memory X) lets Newton read a row-major X by cache-sized blocks. ``weights``
         (the records' s_i in [0, w_max], None for 1; the problem is :meth:`VerifiedProblem.weighted`'s) reach every
-        in-memory path: Newton on all rows, the conic solve, proximal Newton, a user's solver. ``offset`` (the
+        path but a Dask X's (:meth:`check` refuses it): Newton on all rows in memory or over a memmap's row blocks,
+        the conic solve, proximal Newton, a user's solver. ``offset`` (the
         release noise's move, drawn before the solve) is a vector u whose margins y_i x_i . u Newton's first
         pass over row blocks, its first Hessian product by blocks of a dense X, or its first product with a sparse
         X also computes (:attr:`PerturbedObjective.offset`), for the training-rows check; other paths (the
@@ -125,8 +126,8 @@ class SolverChoice:
             with progress(None, "dpcvx passes over X", unit="pass", verbose=self.verbose) as bar:
                 blockwise = BlockwiseObjective(np.empty((0, X.shape[1])), y, problem.derivatives, problem.quadratic,
                                                lam, noise, extra_reg, self.regression,
-                                               curvature_bound=curvature_bound(problem), column_scale=column_scale,
-                                               blocks=X, bar=bar, offset=offset)
+                                               curvature_bound=curvature_bound(problem), weights=weights,
+                                               column_scale=column_scale, blocks=X, bar=bar, offset=offset)
                 return newton(blockwise, gradient_tolerance=gradient_tolerance, w0=start, **steps)
         if problem.kst12:
             return self._composite(problem, X, y, noise, lam, extra_reg, gradient_tolerance, start, weights)
@@ -158,7 +159,8 @@ class SolverChoice:
                 # comes from CG, whose products give the step (no step pass), and X w and X^T u by whole-matrix
                 # gemv beat the fused block pass (3e5 x 500: 1.24 against 1.37 of lbfgs's time, both ways in one
                 # session; the fused pass cost 0.196 s against 0.140 s for the two products and the loss's
-                # values; at d <= 400 the blocks' Hessians win: 1e5 x 200 1.03 against 1.21)
+                # values; at d <= 400 the blocks' Hessians win: 1e5 x 200 1.03 against 1.21). A weighted fit in
+                # memory keeps the objective on all rows, as its releases always were (a memmap's takes weights)
                 objective = BlockwiseObjective(X[:0], y, objective.loss, objective.regularizer, lam, noise, extra_reg,
                                                self.regression, curvature_bound=objective.curvature_bound,
                                                column_scale=column_scale, blocks=RowBlocks.views(X, rows),
@@ -278,19 +280,19 @@ class SolverChoice:
 
     def check(self, problem: VerifiedProblem, X: Matrix | RowBlocks, weighted: bool = False) -> None:
         """Refuse, before charging, a problem or input this choice cannot solve to a certified point (``weighted``:
-        a fit with record weights, which the out-of-core path does not take)."""
+        a fit with record weights, which a Dask X's path does not take)."""
         self._check_composite(problem)
         self._check_blocks(problem, X)
         newton_form = problem.smooth_quadratic if problem.kst12 else problem.quadratic
         if callable(self.solver) or self.solver == "cvxpy" or problem.derivatives is None or newton_form is None:
             problem.expressions()  # a conic solve of the verified expressions: built (CVXPY imported) before the charge
-        if weighted and isinstance(X, RowBlocks):
+        if weighted and isinstance(X, RowBlocks) and X.on_dask:
             raise UnsupportedWeightsError(
                 "record weights, from sample_weight or from class_weight (a dict, or 'balanced': a weight per "
-                "class is a weight per record), are taken for in-memory X only (numpy or scipy.sparse); a memmap or "
-                "Dask X is solved by blockwise Newton, which has no record weights. Load X into memory "
-                "(np.asarray(X)) to fit with them, or fit the memmap without sample_weight and class_weight; "
-                "nothing was charged")
+                "class is a weight per record), are taken for X in memory (numpy or scipy.sparse) or a numpy "
+                "memmap, not for a Dask X, whose solve keeps its per-row vectors on the workers. Compute it into "
+                "memory (np.asarray(X.compute())) or save it to a .npy file and fit np.load(path, mmap_mode='r') to "
+                "fit with them, or fit the Dask X without sample_weight and class_weight; nothing was charged")
 
     def _check_blocks(self, problem: VerifiedProblem, X: Matrix | RowBlocks) -> None:
         """Refuse, before charging, an out-of-core input for a problem only CVXPY or the proximal solver takes."""

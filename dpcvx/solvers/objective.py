@@ -51,7 +51,8 @@ SPARSE_GRAM_ENTRIES = 1 << 16  # ... blocks of about this many dense entries (51
 
 __all__ = ["PerturbedObjective", "Residual", "DiagonalPlusRankOne", "mean_sample", "relative_residual",
            "evenly_spaced", "hessian_sample_size", "block_hessian_product", "block_margins",
-           "block_margins_and_gradient", "block_gradient", "transposed_product", "row_product", "EINSUM_WIDTHS",
+           "block_margins_and_gradient", "block_gradient", "weighted", "record_curvature", "weighted_squares",
+           "transposed_product", "row_product", "EINSUM_WIDTHS",
            "ROW_PRODUCT_WIDTHS", "BLOCK_READ_WIDTHS", "StepPass"]
 
 
@@ -260,18 +261,37 @@ def block_margins(block: np.ndarray, w: np.ndarray, y: np.ndarray, regression: b
 
 
 def block_margins_and_gradient(block: np.ndarray, y: np.ndarray, w: np.ndarray, first: Callable[[Any], Any],
-                               regression: bool) -> tuple[np.ndarray, np.ndarray]:
+                               regression: bool, s: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(z_b, X_b^T u_b): one row block's margins (:func:`block_margins`) and its term of the loss gradient,
-    u = y * l'(z) (or l'(z)), both while the block is in cache."""
+    u = y * s l'(z) (or s l'(z); ``s`` the block's record weights, None for 1), both while the block is in cache."""
     z = block_margins(block, w, y, regression)
-    return z, block_gradient(block, y, z, first, regression)
+    return z, block_gradient(block, y, z, first, regression, s)
 
 
 def block_gradient(block: np.ndarray, y: np.ndarray, z: np.ndarray, first: Callable[[Any], Any],
-                   regression: bool) -> np.ndarray:
-    """One row block's term of the loss gradient at its margins z: X_b^T u_b, u = y * l'(z) (or l'(z))."""
-    derivative = first(z)
+                   regression: bool, s: np.ndarray | None = None) -> np.ndarray:
+    """One row block's term of the loss gradient at its margins z: X_b^T u_b, u = y * s l'(z) (or s l'(z); ``s``
+    the block's record weights, None for 1)."""
+    derivative = weighted(first(z), s)
     return block.T @ (derivative if regression else y * derivative)
+
+
+def weighted(values: np.ndarray, s: np.ndarray | None) -> np.ndarray:
+    """s_i times each record's value of l, l' or l'' (``values``), or the values themselves without record weights
+    (None): the one product by which every path, on all rows in memory or block by block, weighs its records."""
+    return values if s is None else s * values
+
+
+def record_curvature(second: Callable[[Any], Any], z: np.ndarray, s: np.ndarray | None) -> np.ndarray:
+    """max(l''(z_i), 0) s_i (l'' >= 0 for a verified convex loss; ``s`` the records' weights, None for 1): the
+    loss Hessian's diagonal weights, of the rows in memory and of each row block."""
+    return weighted(np.maximum(second(z), 0.0), s)
+
+
+def weighted_squares(change: np.ndarray, s: np.ndarray) -> float:
+    """sum_i s_i dz_i^2 over records with weights ``s``: the weighted curvature ceiling's sum
+    (:meth:`PerturbedObjective.curvature_ceiling`), of the rows in memory and of each row block."""
+    return float(s @ np.square(change))
 
 
 def add_terms(terms: Sequence[np.ndarray]) -> np.ndarray:
@@ -366,14 +386,12 @@ class PerturbedObjective:
 
     def _first(self, z: np.ndarray) -> np.ndarray:
         """s_i l'(z_i) (l' without weights)."""
-        return self.loss.first(z) if self.weights is None else self.weights * self.loss.first(z)
+        return weighted(self.loss.first(z), self.weights)
 
     def _second(self, z: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """max(s_i l''(z_i), 0) over all records, or over ``rows`` when ``z`` is their margins only."""
-        curvature = np.maximum(self.loss.second(z), 0.0)  # l'' >= 0 for a verified convex loss
-        if self.weights is None:
-            return curvature
-        return curvature * (self.weights if rows is None else self.weights[rows])
+        """max(l''(z_i), 0) s_i over all records, or over ``rows`` when ``z`` is their margins only."""
+        s = self.weights if self.weights is None or rows is None else self.weights[rows]
+        return record_curvature(self.loss.second, z, s)
 
     def margins(self, w: np.ndarray) -> np.ndarray:
         """z_i: the margins y_i w^T x_i, or the residuals w^T x_i - y_i of a regression (X 0 = 0: no product)."""
@@ -487,7 +505,7 @@ class PerturbedObjective:
         """sum_i s_i dz_i^2 of the margins' change dz when it is in memory, else None."""
         if not isinstance(change, np.ndarray):
             return None
-        return float(change @ change) if self.weights is None else float(self.weights @ np.square(change))
+        return float(change @ change) if self.weights is None else weighted_squares(change, self.weights)
 
     def value(self, w: np.ndarray, margins: np.ndarray | None = None) -> float:
         z = self.margins(w) if margins is None else margins
@@ -501,8 +519,7 @@ class PerturbedObjective:
 
     def _loss_total(self, z: np.ndarray) -> float:
         """sum_i s_i l(z_i)."""
-        values = self.loss.value(z)
-        return float(np.sum(values if self.weights is None else self.weights * values))
+        return float(np.sum(weighted(self.loss.value(z), self.weights)))
 
     def gradient_terms(self, w: np.ndarray, margins: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """The four gradient terms of F (each n times those of J_b): loss, regularizer, noise, extra."""
@@ -869,8 +886,7 @@ class PerturbedObjective:
     def curvature(self, z: np.ndarray) -> np.ndarray:
         """l''(z), kept for the margins last asked for (CG's products all share the margins of one step)."""
         if self._curvature is None or self._curvature[0] is not z:
-            curvature = elementwise(self.loss.second, z)
-            self._curvature = (z, curvature if self.weights is None else self.weights * curvature)
+            self._curvature = (z, weighted(elementwise(self.loss.second, z), self.weights))
         return self._curvature[1]
 
     def hessian_vector(self, w: np.ndarray, v: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:

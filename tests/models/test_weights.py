@@ -133,39 +133,19 @@ REFUSED = {
 }
 
 
+@pytest.mark.parametrize("where", ["memory", "memmap"])
 @pytest.mark.parametrize("make, extra, error, text", REFUSED.values(), ids=REFUSED.keys())
-def test_refused_before_any_charge(data, make, extra, error, text):
+def test_refused_before_any_charge(data, tmp_path, make, extra, error, text, where):
+    """The same refusals, with the same messages, for rows in memory and a memmap (which takes record weights)."""
     X, y, s = data
+    if where == "memmap":
+        np.save(tmp_path / "X.npy", X)
+        X = np.load(tmp_path / "X.npy", mmap_mode="r")
     values = {"s": s, "short": s[:10], "nan": np.where(np.arange(len(s)) == 3, np.nan, s)}
     extra = {key: values.get(value, value) if isinstance(value, str) else value for key, value in extra.items()}
     accountant = dpcvx.PrivacyAccountant(epsilon=10.0, delta=1e-3)
     with pytest.raises(error, match=text):
         make().fit(X, y, 1.0, accountant=accountant, random_state=0, **extra)
-    assert accountant.ledger == []
-
-
-def test_a_memmap_refuses_weights_before_the_charge(data, tmp_path):
-    X, y, s = data
-    path = tmp_path / "X.npy"
-    np.save(path, X)
-    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-    with pytest.raises(UnsupportedWeightsError, match=r"from sample_weight or from class_weight .*np\.asarray\(X\)"):
-        erm(sample_weight_bound=2.0).fit(np.load(path, mmap_mode="r"), y, 1.0, sample_weight=s,
-                                         accountant=accountant)
-    assert accountant.ledger == []
-
-
-@pytest.mark.parametrize("class_weight", ["balanced", {0: 2.0, 1: 1.0}])
-def test_a_memmap_refusal_of_class_weights_names_class_weight(data, tmp_path, class_weight):
-    """class_weight weighs the records too: its refusal on a memmap names it (the user passed no sample_weight)
-    and the fix, before anything is charged."""
-    X, y, _ = data
-    path = tmp_path / "X.npy"
-    np.save(path, X)
-    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
-    with pytest.raises(UnsupportedWeightsError, match=r"class_weight \(a dict, or 'balanced'.*Load X into memory"):
-        dpcvx.DPLogisticRegression(class_weight=class_weight, random_state=0).fit(
-            np.load(path, mmap_mode="r"), (y > 0).astype(int), accountant=accountant)
     assert accountant.ledger == []
 
 

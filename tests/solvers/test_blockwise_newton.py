@@ -116,8 +116,8 @@ def test_an_all_rows_hessian_scales_its_blocks_into_one_buffer_bitwise_as_into_n
     scratch: list[np.ndarray] = []
     buffers = set()
     for rows in (slice(0, 1_000), slice(1_000, 2_000), slice(2_000, 2_500)):
-        fresh = _weighted_gram(X[rows], z[rows], single, second)
-        reused = _weighted_gram(X[rows], z[rows], single, second, scratch=scratch)
+        fresh = _weighted_gram(X[rows], z[rows], None, single, second)
+        reused = _weighted_gram(X[rows], z[rows], None, single, second, scratch=scratch)
         assert fresh.dtype == reused.dtype == (np.float32 if single else np.float64)
         assert np.array_equal(np.triu(fresh), np.triu(reused))
         buffers.add(id(scratch[0]))
