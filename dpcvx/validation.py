@@ -71,6 +71,7 @@ __all__ = [
     "BOUND_MAX",
     "check_matrix",
     "check_finite",
+    "real_values",
     "check_labels",
     "check_classes",
     "check_flag",
@@ -288,9 +289,27 @@ def parse_integer(name: str, text: str, *, minimum: int | None = 1, maximum: int
     return integer(name, value, minimum=minimum, maximum=maximum)
 
 
+def real_values(name: str, values: Any) -> np.ndarray:
+    """values as a float64 array of real numbers (numbers of a numeric dtype, or objects that are numbers.Real, as a
+    nullable pandas column gives them); InputError naming ``name`` and the position of the first entry that is not
+    one (text, None, a complex number; never its value). numpy's float conversion read "1.5" as 1.5, dropped a
+    complex entry's imaginary part, and raised a bare ValueError for other text."""
+    array = np.asarray(values)
+    if array.dtype.kind in "biuf":
+        return array.astype(np.float64, copy=False)
+    flat = array.ravel() if array.dtype.kind == "O" else ()
+    culprit = next((i for i, value in enumerate(flat) if not isinstance(value, numbers.Real)), None)
+    if array.dtype.kind != "O" or culprit is not None:
+        what = (f"entry {culprit} is a {type(flat[culprit]).__name__} (its value is not shown: it is data)"
+                if culprit is not None else f"its entries have dtype {array.dtype}")
+        raise InputError(f"{name} must hold real numbers: {what}")
+    return array.astype(np.float64)
+
+
 def check_finite(name: str, values: Any, fix: str = "") -> np.ndarray:
-    """values as a float64 array; InputError naming ``name`` if any entry is NaN or infinite."""
-    array = np.asarray(values, dtype=np.float64)
+    """values as a float64 array of real numbers (:func:`real_values`); InputError naming ``name`` if any entry is
+    NaN or infinite."""
+    array = real_values(name, values)
     if not np.all(np.isfinite(array)):
         raise InputError(f"{name} has NaN or infinite entries{'; ' + fix if fix else ''}")
     return array

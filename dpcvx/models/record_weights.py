@@ -28,7 +28,7 @@ import numpy as np
 
 from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
 from ..release.model import CertifiedWeights, ReleaseCertificate
-from ..validation import check_bound, non_negative
+from ..validation import check_bound, check_finite, non_negative, real_values
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "effective_view",
            "mean_weight",
@@ -170,11 +170,10 @@ def record_weights(plan: RecordWeights, sample_weight: Any, labels: np.ndarray, 
     in a ClippingWarning only."""
     weights = np.ones(n)
     if plan.sample_bound is not None:
-        given = np.asarray(sample_weight, dtype=float)
+        given = real_values("sample_weight", sample_weight)
         if given.shape != (n,):
             raise InputError(f"sample_weight must hold one number per record, shape ({n},), got shape {given.shape}")
-        if not np.all(np.isfinite(given)):
-            raise InputError("sample_weight has NaN or infinite entries; give each record a finite weight")
+        check_finite("sample_weight", given, "give each record a finite weight")
         bound = plan.sample_bound
         clipped = int(np.count_nonzero((given < 0) | (given > bound)))
         if clipped:

@@ -754,3 +754,28 @@ def test_one_integer_check_everywhere():
                                               "integer of 301 digits"):
         parse_json('{"a": ' + "1" * 301 + "}")
     assert parse_json('{"a": -' + "9" * 300 + "}")["a"] == -int("9" * 300)
+
+
+@pytest.mark.parametrize(("values", "what"), [
+    (["a", "b"], "its entries have dtype <U1"),
+    (["1.5", "2"], "its entries have dtype <U3"),  # numpy's float conversion read these as numbers
+    (np.array([1 + 1j, 2]), "its entries have dtype complex128"),  # numpy dropped the imaginary part
+    ([1.0, None], r"entry 1 is a NoneType \(its value is not shown"),
+])
+def test_a_vector_of_numbers_refuses_text_complex_and_missing_entries_by_position(values, what) -> None:
+    with pytest.raises(InputError, match=rf"weights must hold real numbers: {what}"):
+        check_finite("weights", values)
+    assert check_finite("weights", np.array([1, 2.5], dtype=object)).dtype == np.float64  # numbers as objects
+
+
+def test_sample_weight_of_text_is_a_typed_refusal_before_anything_is_spent() -> None:
+    import dpcvx
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)) / 10, np.arange(200) % 2
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    for weights in (["a"] * 200, ["1.5"] * 200):  # a bare ValueError before, and "1.5" read as 1.5
+        with pytest.raises(InputError, match="sample_weight must hold real numbers"):
+            dpcvx.DPLogisticRegression(sample_weight_bound=2.0, random_state=0).fit(X, y, sample_weight=weights,
+                                                                                   accountant=accountant)
+    assert accountant.ledger == []
