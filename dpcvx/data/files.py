@@ -59,6 +59,21 @@ def os_error_message(path: str | Path, error: OSError, action: str = "read") -> 
     return f"cannot {action} {path}: {reason}"
 
 
+def file_path(path: Any, what: str = "file") -> Path:
+    """``path`` (a str or os.PathLike naming a file) as a Path; a FileError for anything else: another type, bytes,
+    or a name with a NUL character, which no file system takes (Path and os raised a bare TypeError or ValueError)."""
+    try:
+        if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+            raise TypeError
+        result = Path(path)
+    except TypeError:
+        raise FileError(f"the {what} path must be a str or a pathlib.Path, got {type(path).__name__}") from None
+    if "\x00" in str(result):
+        raise FileError(f"the {what} path {str(result)!r} holds a NUL character, which no file name can; check the "
+                        "path")
+    return result
+
+
 # --- writing -----------------------------------------------------------------------------------
 
 
@@ -99,15 +114,24 @@ def check_writable(path: str | Path, what: str = "file", inputs: Iterable[tuple[
     one would replace the user's data or model with the output, so a target that is the same file
     (:func:`os.path.samefile`: the same path written another way, a symbolic or a hard link) is refused.
     """
-    path = Path(path)
-    directory = path.parent
+    path = file_path(path, what)
     try:
+        if path.is_symlink():  # written through: the link stays, its target gets the content (as open() writes)
+            path = Path(os.path.realpath(path))
+        directory = path.parent
         is_directory, directory_exists = path.is_dir(), directory.is_dir()
+        existing = path.stat() if path.exists() else None
     except OSError as error:  # a name too long for the file system, a loop of links: no file can be written there
         reason = error.strerror or str(error) or type(error).__name__
         raise FileError(f"cannot write the {what} to {path}: {reason}; choose another path") from None
     if is_directory:
         raise FileError(f"cannot write the {what} to {path}: it is a directory; give a file path")
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise FileError(f"cannot write the {what} to {path}: it is not a regular file (a device, a pipe or a socket), "
+                        "which the written file would replace; give the path of a file")
+    if existing is not None and not (existing.st_mode & 0o222 and os.access(path, os.W_OK)):
+        raise FileError(f"cannot write the {what} to {path}: the file is read-only, and writing would replace it; "
+                        "make it writable or choose another path")
     if not directory_exists:
         raise FileError(f"cannot write the {what} to {path}: the directory {directory.resolve()} "
                         "does not exist; create it or choose another path")
@@ -137,7 +161,10 @@ def atomic_write(path: str | Path, write: Callable[[IO], Any], *, binary: bool =
     case the previous content of ``path`` is untouched. Operating-system
     errors become a :class:`~dpcvx.exceptions.FileError` naming ``what`` and
     the path; any other exception (the content's own) propagates unchanged
-    after the clean-up. Returns the path.
+    after the clean-up. Returns the path written: a symbolic link's target, which
+    gets the content as open() would give it (the link stays). A target that is
+    not a regular file (a device, a pipe) or is read-only is refused
+    (:func:`check_writable`): os.replace would have put a new file in its place.
     """
     path = check_writable(path, what)
     directory = path.parent
@@ -196,7 +223,7 @@ def read_text(path: str | Path, what: str = "file") -> str:
 
     Only a regular file of at most ``MAX_FILE_BYTES`` is read; anything else is refused before a byte is read (a
     pipe would block, a device such as /dev/zero never ends)."""
-    path = Path(path)
+    path = file_path(path, what)
     try:
         status = path.stat()
         if stat.S_ISDIR(status.st_mode):

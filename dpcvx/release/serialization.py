@@ -95,7 +95,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..data.files import MAX_JSON_DEPTH, atomic_write, json_depth, json_object, read_json
+from ..data.files import MAX_JSON_DEPTH, atomic_write, file_path, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
 from .kernel_model import PrivateKernelModel
@@ -359,7 +359,7 @@ def load(path: str | Path) -> Release:
     Nothing in the file is executed: it is parsed as JSON and validated. The
     returned model has a ``schema`` attribute (the saved public encoder, or None).
     """
-    path = Path(path)
+    path = file_path(path, "model file")
     data = read_json(path, "model file")
     try:
         return model_from_dict(data)

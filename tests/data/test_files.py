@@ -6,6 +6,7 @@ file is left behind."""
 import errno
 import json
 import os
+import stat
 
 import numpy as np
 import pytest
@@ -164,6 +165,44 @@ def test_targets_that_cannot_be_written(tmp_path, model, monkeypatch):
     with pytest.raises(FileError, match="the directory .* does not exist"):
         dpcvx.save(model, tmp_path / "no" / "m.json")
     assert os.listdir(tmp_path) == []
+
+
+def test_a_target_that_is_not_a_writable_regular_file_is_left_as_it_is(tmp_path, model):
+    # os.replace put a new file in place of whatever was at the path: a read-only file (which open() refuses,
+    # root aside), a named pipe, a device (as root, /dev/null became a regular file); found by an audit
+    read_only = tmp_path / "kept.json"
+    dpcvx.save(model, read_only)
+    os.chmod(read_only, 0o444)
+    kept = read_only.read_bytes()
+    with pytest.raises(FileError, match="the file is read-only, and writing would replace it"):
+        dpcvx.save(model, read_only)
+    assert read_only.read_bytes() == kept and stat.S_IMODE(os.stat(read_only).st_mode) == 0o444
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(FileError, match="not a regular file"):
+        dpcvx.save(model, tmp_path / "pipe")
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+    with pytest.raises(FileError, match="not a regular file"):
+        files.check_writable("/dev/null", "model")
+    assert sorted(os.listdir(tmp_path)) == ["kept.json", "pipe"]  # no temporary left
+
+
+def test_a_symbolic_link_is_written_through_and_kept(tmp_path, model):
+    target = tmp_path / "target.json"
+    target.write_text("{}")
+    (tmp_path / "latest.json").symlink_to(target)
+    assert dpcvx.save(model, tmp_path / "latest.json") == target
+    assert (tmp_path / "latest.json").is_symlink() and dpcvx.load(tmp_path / "latest.json").coef_.tolist() == \
+        model.coef_.tolist()
+
+
+@pytest.mark.parametrize(("path", "what"), [(None, "got NoneType"), (3, "got int"), (b"m.json", "got bytes"),
+                                            ("m\x00.json", "holds a NUL character")])
+def test_a_path_that_names_no_file_is_a_file_error(tmp_path, model, path, what):
+    # TypeError and ValueError ("embedded null byte") came from pathlib and os before
+    with pytest.raises(FileError, match=what):
+        dpcvx.load(path)
+    with pytest.raises(FileError, match=what):
+        dpcvx.save(model, path)
 
 
 # --- the command line's files ---------------------------------------------------------------------
