@@ -127,6 +127,11 @@ def test_one_charge_one_certificate_and_a_file_that_round_trips(data, tmp_path) 
     path.write_text(json.dumps(saved))
     with pytest.raises(InputError, match="sensitivity"):
         dpcvx.load(path)
+    saved["certificate"]["column_statistics"]["sensitivity"] *= 2
+    saved["certificate"]["column_statistics"]["sums"][0] = 10**30  # numpy's OverflowError before (an audit)
+    path.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="sums holds an integer outside int64"):
+        dpcvx.load(path)
 
 
 @pytest.mark.parametrize(("settings", "fit", "message"), [

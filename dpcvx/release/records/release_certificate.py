@@ -42,7 +42,18 @@ from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
 from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, composed_epsilon, drawn_epsilons
 from .calibration_record import linear_class, read_linear, same_number
-from .fields import _count, _flag, _number, _optional_flag, _positive, _saved_number, _short, _stated_relation, _text
+from .fields import (
+    _INT64,
+    _count,
+    _flag,
+    _number,
+    _optional_flag,
+    _positive,
+    _saved_number,
+    _short,
+    _stated_relation,
+    _text,
+)
 
 # written only when they apply: label_bound (regressions), lam_rule (lam="auto"), post_processing, findings,
 # private_bound and private_label_bound (data_norm / label_bound = "private"); column_statistics;
@@ -431,6 +442,9 @@ def _column_statistics(data: Any) -> dict | None:
     if not isinstance(sums, list) or not sums or len(sums) % 2 or not all(
             isinstance(value, int) and not isinstance(value, bool) for value in sums):
         raise InputError(f"{what}.sums must be a non-empty list of an even number of integers")
+    if not all(_INT64.min <= value <= _INT64.max for value in sums):  # the fit sums in int64 (models.column_statistics)
+        raise InputError(f"{what}.sums holds an integer outside int64, which no released sum holds; the file has "
+                         "been edited")
     # the lattice 2^-bits of the unit rows is a double (bits <= 1074): its caps, isqrt(4^bits d), stay computable
     if not all(isinstance(value, int) and not isinstance(value, bool) and value >= 1 for value in (n, bits)) \
             or bits > _DOUBLE_BITS:
