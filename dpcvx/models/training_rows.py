@@ -81,7 +81,9 @@ def training_rows_finding(predictions: Any, y: Any, regression: bool, classes: A
     """The fixed text that applies to ``predictions`` of the training labels ``y``, or None. ``classes``: the
     public classes, which hold every label and prediction (else their union is sorted out of the rows)."""
     predicted, labels = np.asarray(predictions).ravel(), np.asarray(y).ravel()
-    if regression:
+    if regression:  # in units of the largest |value|, so that no square overflows (targets near 1e300)
+        scale = float(np.max(np.abs(np.concatenate([labels, predicted])), initial=0.0)) or 1.0
+        labels, predicted = labels / scale, predicted / scale
         spread = float(np.sum((labels - labels.mean()) ** 2))
         return NO_BETTER_REGRESSION if float(np.sum((labels - predicted) ** 2)) >= spread else None
     values = np.union1d(labels, predicted) if classes is None else np.unique(np.asarray(classes))

@@ -208,7 +208,7 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
 _RESHAPE_ADVICE = "Reshape your data"
 #: A quoted literal in scikit-learn's or numpy's text ('SECRET', np.str_('SECRET')), but not a type's name
 #: (dtype('float64'), Python's "float() argument must be a string or a real number, not 'dict'").
-_QUOTED = re.compile(r"""(?<!dtype\()(?<!not )(?:np\.\w+\()?(['"]).*?\1\)?""")
+_QUOTED = re.compile(r"""(?<!dtype\()(?<!not )(?<!<class )(?:np\.\w+\()?(['"]).*?\1\)?""")  # a type's name is not data
 
 
 def _named_refusal(X: Any, y: Any) -> InputError | None:

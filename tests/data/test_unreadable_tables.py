@@ -74,3 +74,11 @@ def test_a_pandas_column_of_lists_or_arrays_is_refused_by_its_row(column):
         with pytest.raises(InputError, match=rf"column 'b' holds a list or an array in row {row} \(the value is not "
                                              "shown: it is data\\): nested values"):
             schema.transform(pd.DataFrame({"b": values}))
+
+
+def test_a_series_as_x_is_refused_naming_its_type():
+    # scikit-learn's text quotes the type ("got <class 'pandas.Series'>"), which is not data: it was masked as
+    # "<class <a value, not shown: it is data>>" (an audit)
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(InputError, match=r"got <class 'pandas\.(core\.series\.)?Series'> instead"):
+        DPLogisticRegression().fit(pd.Series(np.zeros(10)), np.zeros(10, dtype=int))

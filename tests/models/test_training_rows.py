@@ -1,6 +1,8 @@
 """The NOT PRIVATE check on the training rows (dpcvx.models.training_rows): fixed texts, shown after a fit,
 never inside tune, never in the release."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sparse
@@ -324,3 +326,12 @@ def test_a_multiclass_estimator_on_a_memmap_warns_of_a_constant_classifier(tmp_p
     with pytest.warns(TrainingRowsWarning, match="predicts one class only"):
         dpcvx.DPLogisticRegression(classes=(0, 1, 2), epsilon=1.0, random_state=0).fit(
             np.load(tmp_path / "X.npy", mmap_mode="r"), labels)
+
+
+def test_a_regression_finding_on_targets_near_the_float_limit_squares_nothing_to_infinity():
+    # the squares overflowed: numpy's RuntimeWarning came out of a fit on targets near 1e300 (an audit)
+    labels = np.array([1e300, -1e300, 1e300, -1e300])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert training_rows_finding(np.full(4, 1e300), labels, True) == NO_BETTER_REGRESSION
+        assert training_rows_finding(labels * 0.999, labels, True) is None
