@@ -69,8 +69,8 @@ _NOTE = (" NOT PRIVATE: this check read the training rows; it is shown to you on
          "score=Mistakes(class_weight=...), dpcvx.models.tuning: its default score counts mistakes, which a model "
          "that always predicts the majority class keeps few; docs/tuning.md)")
 ONE_CLASS = "on its training rows, the release predicts one class only." + _NOTE
-NEARLY_ONE_CLASS = ("on its training rows, the release predicts a class that the rows carry on fewer than a tenth "
-                    "as many rows as carry it: close to a constant prediction." + _NOTE)
+NEARLY_ONE_CLASS = ("on its training rows, the release predicts some class on fewer than a tenth as many rows as "
+                    "carry it: close to never predicting that class." + _NOTE)
 NO_BETTER = ("on its training rows, the release does no better than a constant prediction (balanced "
              "accuracy)." + _NOTE)
 NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no lower than that of a "

@@ -122,7 +122,9 @@ def _label_kind(y: np.ndarray) -> str:
     is refused either way, and the kind only chooses the wording of the message.
     """
     try:
-        return type_of_target(y, input_name="y")
+        with warnings.catch_warnings():  # numpy's cast of a NaN label to an integer ("invalid value"): not the user's
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return type_of_target(y, input_name="y")
     except (TypeError, ValueError):
         return "unknown"
 

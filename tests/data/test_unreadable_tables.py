@@ -82,3 +82,15 @@ def test_a_series_as_x_is_refused_naming_its_type():
     pd = pytest.importorskip("pandas")
     with pytest.raises(InputError, match=r"got <class 'pandas\.(core\.series\.)?Series'> instead"):
         DPLogisticRegression().fit(pd.Series(np.zeros(10)), np.zeros(10, dtype=int))
+
+
+def test_a_missing_label_of_a_nullable_column_is_refused_without_numpy_s_cast_warning():
+    # scikit-learn's label kind cast the NaN to an integer: numpy's "invalid value encountered in cast" came out
+    # beside the refusal (an audit)
+    pd = pytest.importorskip("pandas")
+    y = pd.Series([0, 1] * 25, dtype="Int64")
+    y[3] = pd.NA
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match="first at row 3"):
+            DPLogisticRegression().fit(np.zeros((50, 3)), y)
