@@ -316,6 +316,10 @@ def test_bad_parameters_are_refused_before_charging():
     with pytest.raises(dpcvx.InputError, match="fit_params must not set"):
         tune(SpyLearner(recorder=Recorder()), X, y, {"quality": ["a"]}, 0.5, accountant=accountant,
              fit_params={"accountant": accountant}, procedure="split")
+    for procedure in ("split", "full-data"):  # the weights of all rows follow no part: said so (before, a message
+        with pytest.raises(dpcvx.UnsupportedWeightsError, match="tune takes no sample_weight"):  # on a shape or a
+            tune(dpcvx.PrivateERM(sample_weight_bound=2.0), X, np.where(y > 0, 1, -1), {"lam": [0.1]}, 0.5,  # None
+                 accountant=accountant, fit_params={"sample_weight": np.ones(len(y))}, procedure=procedure)
     assert accountant.ledger == []
 
 

@@ -118,7 +118,9 @@ def tune(
         found by bisection so that Theorem 2 in its Renyi form, converted at delta,
         is at most epsilon (docs/theory.md, section 27).
     fit_params : dict, optional
-        Further keyword arguments for every fit.
+        Further keyword arguments for every fit; not ``sample_weight`` (UnsupportedWeightsError: the split and the
+        rehearsal fit parts of the rows, which weights of the whole X do not follow; a learner's public
+        ``class_weight`` is taken).
     accountant : PrivacyAccountant, optional
         Charged once with the proved total after the inputs are checked and before any
         fit ("split": (epsilon, delta) by parallel composition; "full-data": the

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sparse
 from numpy.typing import ArrayLike
 
-from ...exceptions import AssumptionError, InputError, withheld
+from ...exceptions import AssumptionError, InputError, UnsupportedWeightsError, withheld
 from ...privacy.accountant import check_accountant, check_cost
 from ...privacy.exact_sampling import IntegerSource, integer_source
 from ...privacy.neighbours import Neighbours
@@ -479,6 +479,11 @@ def prepare(learner: Any, X: Any, y: ArrayLike, grid: Mapping[str, Sequence] | S
     if reserved:
         raise InputError(f"fit_params must not set {reserved}: tune passes epsilon and the random "
                          "generator itself, and charges the accountant once for the whole procedure")
+    if "sample_weight" in keywords:
+        raise UnsupportedWeightsError(
+            "tune takes no sample_weight: its split and its rehearsal fit parts of the rows, which weights passed "
+            "for the whole of X do not follow. Weigh the classes with the learner's public class_weight, or fit the "
+            "weighted learner directly; nothing was charged")
     if mechanism is not None:
         keywords["mechanism"] = mechanism
     if delta > 0:
