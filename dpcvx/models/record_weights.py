@@ -86,7 +86,8 @@ def check_class_prior(class_prior: Any, classes: tuple[Any, Any]) -> tuple[float
             raise InputError(f"class_prior must give the rate of each class of classes={classes!r}, got the keys "
                              f"{sorted(map(repr, class_prior))}")
         rates = [class_prior[next(key for key in class_prior if key == label)] for label in classes]
-    elif isinstance(class_prior, Sequence) and not isinstance(class_prior, str) and len(class_prior) == 2:
+    elif (isinstance(class_prior, Sequence) and not isinstance(class_prior, str) and len(class_prior) == 2) or (
+            isinstance(class_prior, np.ndarray) and class_prior.shape == (2,)):  # a numpy pair as a tuple
         rates = list(class_prior)
     else:
         raise InputError(f"class_prior must be a dict {{class: rate}} or a pair of rates in the order of classes="

@@ -529,3 +529,12 @@ def test_the_huber_regressor_takes_sample_weight_with_its_bound():
         model = dpcvx.DPHuberRegressor(sample_weight_bound=2.0, random_state=0).fit(
             X, y, sample_weight=np.full(1500, 2.0), accountant=accountant)
     assert model.certificate_.weights.bound == 2.0 and len(accountant.ledger) == 1
+
+
+def test_a_numpy_pair_of_rates_is_a_class_prior_as_a_tuple_is(data):
+    # np.array([0.8, 0.2]) was refused as not "a pair of rates" (an audit)
+    X, y, _ = data
+    fits = [erm(class_weight="balanced", class_prior=prior).fit(X, y, epsilon=1.0, random_state=0)
+            for prior in ((0.8, 0.2), np.array([0.8, 0.2]))]
+    assert np.array_equal(fits[0].coef_, fits[1].coef_)
+    assert fits[0].certificate.to_dict() == fits[1].certificate.to_dict()
