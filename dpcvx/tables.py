@@ -225,8 +225,9 @@ def refuse_kind(name: str, dtype: Any) -> None:
 
 
 def parses_as_float(value: Any) -> bool:
-    """Whether one entry converts to a real float (complex never does): finds the entry that broke a conversion."""
-    if isinstance(value, (complex, np.complexfloating)):
+    """Whether one entry converts to a real float (complex never does, nor a numpy date or duration, which numpy
+    would read as a count of its units): finds the entry that broke a conversion."""
+    if isinstance(value, (complex, np.complexfloating, np.datetime64, np.timedelta64)):
         return False
     try:
         float(value)
@@ -256,6 +257,16 @@ def non_numeric_entry(X: Any, name: str = "X", labels: list[Any] | None = None) 
                 what = "a missing value" if _missing(value) else f"a {type(value).__name__} that is not a number"
                 return InputError(f"{name}{where} holds {what} in row {i} (the value is not shown: it is data); {fix}")
     return None
+
+
+def refuse_time_entries(values: np.ndarray, name: str, labels: list[Any] | None = None) -> None:
+    """Refuse an array of objects holding a numpy date or duration (np.datetime64, np.timedelta64), named by its
+    position (:func:`non_numeric_entry`): numpy's float conversion reads one as a count of its units (2020-01-01 as
+    18262 days), where a column of that dtype, or a pandas Timestamp entry, is refused (docs/datasets.md)."""
+    if values.dtype == object and any(isinstance(value, (np.datetime64, np.timedelta64)) for value in values.flat):
+        culprit = non_numeric_entry(values, name, labels)
+        assert culprit is not None  # parses_as_float refuses the entry found
+        raise culprit
 
 
 class RowError(InputError):
@@ -317,6 +328,7 @@ def table_matrix(X: Any, name: str) -> np.ndarray:
                              f"{str(label)!r}, categories)")
         values = column_values(X, j)
         refuse_kind(where, values.dtype)
+        refuse_time_entries(values, name, [label])
         try:
             buffer[:, j] = values
         except (TypeError, ValueError, OverflowError):

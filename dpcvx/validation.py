@@ -47,6 +47,7 @@ from .tables import (
     non_numeric_entry,
     plain_matrix,
     refuse_kind,
+    refuse_time_entries,
     table_matrix,
 )
 
@@ -71,6 +72,7 @@ __all__ = [
     "BOUND_MAX",
     "check_matrix",
     "check_finite",
+    "refuse_times",
     "real_values",
     "check_labels",
     "check_classes",
@@ -365,6 +367,7 @@ def _contiguous(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.nda
         raise InputError(f"{name} must be a numeric 2-D array with rows of equal length: numpy refused it "
                          f"with {withheld(error)}") from None
     refuse_kind(name, array.dtype)
+    refuse_time_entries(array, name)
     if array.dtype == np.float64 and (array.flags.f_contiguous or (array.ndim == 2 and array.flags.c_contiguous)):
         return array, False
     column_major = array.ndim == 2 and (array.flags.f_contiguous or abs(array.strides[0]) < abs(array.strides[1]))
@@ -552,6 +555,15 @@ def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
 TASKS = ("classification", "regression")
 
 
+def refuse_times(name: str, values: Any) -> None:
+    """Refuse dates and durations as numbers (a datetime64 or timedelta64 dtype, or such entries among objects),
+    which numpy reads as a count of their units."""
+    array = np.asarray(values)
+    if array.dtype.kind in "Mm":
+        refuse_kind(name, array.dtype)
+    refuse_time_entries(array, name)
+
+
 def _label_vector(y: Any, n: int) -> np.ndarray:
     """y as a 1-D array of n labels (a column vector is flattened); InputError naming the shapes otherwise."""
     labels = np.asarray(y)
@@ -580,6 +592,7 @@ def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     computed on the private data and never part of a release).
     """
     labels = _label_vector(y, n)
+    refuse_times("y", labels)
     try:
         values = np.asarray(labels, dtype=float)
     except (TypeError, ValueError):

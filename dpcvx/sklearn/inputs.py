@@ -29,7 +29,7 @@ from ..data.blocks import is_out_of_core
 from ..exceptions import InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
-from ..tables import NonFiniteError, column_names, feature_names, finite_numbers, non_numeric_entry
+from ..tables import NonFiniteError, column_names, feature_names, finite_numbers, non_numeric_entry, refuse_time_entries
 from ..validation import check_matrix, check_rows, outside_labels, refuse_non_finite_targets
 
 __all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
@@ -160,7 +160,11 @@ def label_error(owner: str, y: np.ndarray, outside: np.ndarray, classes: tuple[A
 def refuse_unusable_table(X: Any) -> None:
     """Refuse a table (pandas, polars, pyarrow) with a categorical or text column, or a NaN, missing or infinite
     entry, naming the column by its name (and the entry's row), before scikit-learn turns the table into an
-    array without names (numbers held as objects pass). One read of each column, no copy of the table."""
+    array without names (numbers held as objects pass). One read of each column, no copy of the table. An array
+    of objects holding a numpy date or duration is refused by its position (:func:`refuse_time_entries`):
+    scikit-learn's conversion would read it as a count of its units."""
+    if isinstance(X, np.ndarray) and X.dtype == object:
+        refuse_time_entries(X, "X")
     if not is_out_of_core(X) and column_names(X) is not None and not finite_numbers(X):
         check_matrix(X)
 

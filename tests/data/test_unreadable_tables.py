@@ -94,3 +94,24 @@ def test_a_missing_label_of_a_nullable_column_is_refused_without_numpy_s_cast_wa
         warnings.simplefilter("error")
         with pytest.raises(InputError, match="first at row 3"):
             DPLogisticRegression().fit(np.zeros((50, 3)), y)
+
+
+@pytest.mark.parametrize("entry", [np.datetime64("2020-01-01"), np.timedelta64(5, "D")])
+def test_a_numpy_date_or_duration_among_numbers_is_refused_by_its_position(entry):
+    # numpy's float conversion read 2020-01-01 as 18262 (days) and 5 days as 5.0, where a column of that dtype or a
+    # pandas Timestamp entry is refused (an audit)
+    pd = pytest.importorskip("pandas")
+    column = np.array([0.1, 0.2, entry, 0.3], dtype=object)
+    with pytest.raises(InputError, match="X column 'c' holds a (date|timedelta) that is not a number in row 2"):
+        DPLogisticRegression().fit(pd.DataFrame({"a": [0.1, 0.2, 0.3, 0.4], "c": column}), [0, 1, 0, 1])
+    with pytest.raises(InputError, match="holds a (date|timedelta) that is not a number in row 2"):
+        DPLogisticRegression().fit(column.reshape(-1, 1), [0, 1, 0, 1])
+    with pytest.raises(InputError, match="y holds a (date|timedelta) that is not a number in row 2"):
+        DPLinearRegression(label_bound=1.0).fit(np.zeros((4, 2)), column)
+
+
+def test_a_date_target_is_refused_by_its_dtype():
+    dates = np.array(["2020-01-01"] * 4, dtype="datetime64[D]")  # read as days since 1970 before
+    for learner in (DPLinearRegression(label_bound=1.0), dpcvx.DPHuberRegressor(label_bound=1.0)):
+        with pytest.raises(InputError, match="y has dtype datetime64"):
+            learner.fit(np.zeros((4, 2)), dates)
