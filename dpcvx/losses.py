@@ -76,6 +76,14 @@ def _logistic(z: cp.Expression) -> cp.Expression:
 LOGISTIC_TEXT = "logistic(-z)"
 
 
+def has_probabilities(loss: object) -> bool:
+    """Whether a classifier released with the loss ``loss`` (its certificate's ``verification.loss``) has a
+    probability model: the logistic loss's link, sigmoid(w^T x + b); no other loss is a log-likelihood. The one
+    rule of the release's ``predict_proba``, ``dpcvx predict``'s probability columns and the model file's record of
+    it (``certificate.probabilities``, checked against the loss on load)."""
+    return loss == LOGISTIC_TEXT
+
+
 def _huber_hinge(z: cp.Expression, h: float) -> cp.Expression:
     # cp.huber(x, M) is x^2 for |x| <= M and 2M|x| - M^2 beyond; with x = pos(1 + h - z)
     # and M = 2h, dividing by 4h gives the Huber hinge of JMLR 2011, eq. (23).

@@ -571,9 +571,6 @@ def _read_by_chunks(args: argparse.Namespace, columns: Sequence[str], layout: La
         rows += count
 
 
-LOGISTIC = "logistic(-z)"  # the loss of a logistic model, as its verification certificate names it
-
-
 def _probability_names(model: Release) -> list[str]:
     """The probability columns of a logistic model, as the estimators' ``predict_proba``: 'probability:CLASS' of the
     positive class of a binary model (the sigmoid of w^T x + b), of every class of a multiclass one (the softmax of the
@@ -581,7 +578,7 @@ def _probability_names(model: Release) -> list[str]:
     certificate: Any = model.certificate
     per_class = getattr(certificate, "per_class", None)
     verification = getattr(per_class[0] if per_class else certificate, "verification", None)
-    if getattr(verification, "loss", None) != LOGISTIC:
+    if not losses.has_probabilities(getattr(verification, "loss", None)):
         return []
     if per_class:
         return [f"probability:{label}" for label in model.classes_.tolist()]  # type: ignore[attr-defined]

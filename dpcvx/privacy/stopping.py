@@ -52,7 +52,7 @@ from ..validation import integer
 from .exact_sampling import IntegerSource, bernoulli, discrete_laplace, rational
 from .privacy_curve import RDP_ORDERS, rdp_to_epsilon
 
-__all__ = ["StoppingRule", "draw_runs", "uniform_index", "noisy_count", "run_epsilon", "miss_probability",
+__all__ = ["StoppingRule", "draw_runs", "uniform_index", "noisy_count", "run_epsilon", "run_budget", "miss_probability",
            "stopping_rdp", "stopping_epsilon"]
 
 
@@ -131,6 +131,15 @@ def run_epsilon(epsilon: float, eta: int) -> Fraction:
     """e_Q = epsilon / (2 + eta) as an exact rational: the pure budget of one run, so that random stopping
     costs (2 + eta) e_Q = epsilon exactly."""
     return rational("epsilon", epsilon, positive=True) / (2 + integer("eta", eta, minimum=1))
+
+
+def run_budget(epsilon: float, eta: int) -> float:
+    """e_Q as the largest double <= epsilon / (2 + eta) (:func:`run_epsilon`): the budget each run's fit and count
+    take (they take doubles; rounding up would overspend). The one formula of a pure selection's run budget: the
+    full-data procedure spends it, and a saved tuning record's ``run_epsilon`` is compared with it on load."""
+    exact = run_epsilon(epsilon, eta)
+    value = float(exact)
+    return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
 
 
 def miss_probability(candidates: int, mean_runs: float) -> float:

@@ -25,7 +25,7 @@ from scipy.special import expit
 
 from ..data.rows import RowMap
 from ..exceptions import InputError, user_stacklevel
-from ..losses import LOGISTIC_TEXT
+from ..losses import LOGISTIC_TEXT, has_probabilities
 from ..privacy.calibrate import ObjectivePerturbation
 from ..privacy.calibration import LinearCalibration
 from ..privacy.float_guarantee import FloatGuarantee
@@ -550,9 +550,11 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
         sigmoid(w^T x + b), so a release of that loss (its certificate's loss, saved with the model)
         has this link: a public function of the release. Any other loss (the Huber hinge) has no
         probability model, and the attribute is absent (AttributeError, as scikit-learn's ``available_if``).
+        A loaded model's loss text is checked against the file's record of its probabilities
+        (``certificate.probabilities``, :func:`dpcvx.release.records.release_certificate.check_probability_record`).
         """
         loss = self.certificate.verification.loss
-        if loss != LOGISTIC_TEXT:
+        if not has_probabilities(loss):
             raise AttributeError(f"predict_proba: the release's loss l(z) = {loss} is not the logistic loss "
                                  f"{LOGISTIC_TEXT}, so its scores have no probability model; use decision_function")
         return self._logistic_probabilities

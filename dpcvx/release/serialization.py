@@ -63,7 +63,9 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 9``)::
                     "intercept_scaling": 1.0, "feature_map": null}
       },
       "certificate": { ... },                 # ReleaseCertificate.to_dict(); with a schema, its record
-                                              # "schema": {"sha256": ...} (records.row_map.schema_record)
+                                              # "schema": {"sha256": ...} (records.row_map.schema_record); with
+                                              # a tuning record, its "tuning": {"sha256": ...} (tuning_digest);
+                                              # of the logistic loss, "probabilities" (probability_record)
       "tuning": null,                         # or, for a model dpcvx.tune selected, its TuningRecord: the
                                               # tuning certificate's text and record, total_epsilon, total_delta
       "feature_names": ["age", ...],          # only for an estimator fitted on a DataFrame: its column names,
@@ -74,7 +76,7 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 9``)::
 
 A file of format version 4, 5, 6, 7 or 8 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
 (``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift; a TDIL
-net's input dimension recorded; the schema recorded).
+net's input dimension recorded; the schema, the tuning record and a logistic loss's probabilities recorded).
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 
@@ -112,7 +114,7 @@ from .records.row_map import _FEATURE_MAPS as _FEATURE_MAPS  # the registry of f
 from .records.row_map import register_feature_map
 from .records.upgrade import FIRST_READ_VERSION, format_version, upgraded
 from .regression_model import PrivateRegressionModel
-from .tuning_record import TuningRecord
+from .tuning_record import TuningRecord, check_tuning_records, record_tuning, set_aside_tuning_records
 
 FEATURE_NAMES = "feature_names"  # the optional top-level key of the estimator's column names
 DECISION_CUT = "decision_cut"  # the optional top-level key of a binary classifier's decision cut (not 0)
@@ -143,6 +145,7 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
                          "PrivateERM.fit (or save estimator.model_ of a fitted dpcvx estimator)")
     tuning = model.tuning
     data = {**kind.write(model, schema), "tuning": None if tuning is None else tuning.to_dict()}
+    record_tuning(data)  # the selected release's certificate records the tuning record (tuning_record.py)
     names = model.feature_names_in_ if feature_names is None else feature_names
     if names is not None:  # written only when the estimator had them: files without names stay as they were
         data[FEATURE_NAMES] = _feature_names(list(names), model)
@@ -292,10 +295,12 @@ def model_from_dict(data: Any) -> Release:
     if "tuning" not in data:
         raise InputError("the model file lacks keys ['tuning'] (null when the model was not selected by "
                          "dpcvx.tune); the file has been edited")
-    release = _release_from_dict({key: value for key, value in data.items()
+    release_data, records = set_aside_tuning_records(data)
+    release = _release_from_dict({key: value for key, value in release_data.items()
                                   if key not in ("tuning", FEATURE_NAMES, DECISION_CUT)})
-    if data["tuning"] is not None:
-        release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon)
+    if data["tuning"] is not None:  # its own checks first, then its record in the certificate
+        release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta)
+    check_tuning_records(data["tuning"], records)
     if FEATURE_NAMES in data:  # optional: written when the saved estimator was fitted on named columns
         release.feature_names_in_ = np.asarray(_feature_names(data[FEATURE_NAMES], release), dtype=object)
     if DECISION_CUT in data:  # optional: written when the saved classifier's threshold was not 0.5

@@ -12,7 +12,18 @@ and the privatised selection (declared in :mod:`dpcvx.release.records.privatised
 
 The record is kept as written: dpcvx does not re-derive a tuning certificate from a file (the candidates'
 releases are not in it). Loading checks its shape, that the totals are a valid budget and that they are the
-record's own epsilon and delta, and that they cover the selected release's own epsilon.
+record's own epsilon and delta, that the budget each fit was given is the one the procedure's theorem gives for the
+totals (full-data selection at delta = 0: ``run_epsilon`` is (total epsilon) / (2 + eta), rounded down to a double,
+:func:`dpcvx.privacy.stopping.run_budget`; Algorithm 4: each candidate gets the whole budget on its part), and that
+this budget covers the selected release's own epsilon and delta.
+
+The record is bound to the release it belongs to (format version 9): the selected release's certificate records the
+SHA-256 digest of the saved record (``certificate.tuning``, :func:`tuning_digest`; a multiclass file's in every
+per-class entry's certificate), as it records its schema and feature map (:mod:`dpcvx.release.records.row_map`), so
+that a file whose tuning record was removed (the loaded model would claim only the selected candidate's epsilon),
+added or edited is refused. As for those, a file is not a signature: an edit that also rewrites the digest is not
+detected, and a file of version 8 or older, whose upgrade step records the tuning record it holds, is not protected
+against that edit.
 """
 
 from __future__ import annotations
@@ -25,10 +36,16 @@ from ..data.files import json_object
 from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
+from ..privacy.stopping import run_budget
+from .records.fields import _integer, _number, _text
+from .records.row_map import _digest
 
-__all__ = ["TuningRecord"]
+__all__ = ["TuningRecord", "TUNING_RECORD", "tuning_digest", "record_tuning", "set_aside_tuning_records",
+           "check_tuning_records"]
 
 _KEYS = {"text", "certificate", "total_epsilon", "total_delta"}
+TUNING_RECORD = "tuning"  # the release certificate's record of the tuning record saved beside it (format version 9)
+_TUNING_RECORD_KEYS = {"sha256"}
 
 
 @dataclass(frozen=True)
@@ -102,9 +119,9 @@ class TuningRecord:
                 "total_delta": self.total_delta}
 
     @classmethod
-    def from_dict(cls, data: Any, release_epsilon: float) -> TuningRecord:
-        """Read a saved record (module docstring: checked, not re-derived); ``release_epsilon`` is the selected
-        release's own epsilon, which the total must cover."""
+    def from_dict(cls, data: Any, release_epsilon: float, release_delta: float) -> TuningRecord:
+        """Read a saved record (module docstring: checked, not re-derived); ``release_epsilon`` and ``release_delta``
+        are the selected release's own, which the budget each fit was given must cover."""
         item = json_object("tuning", data, _KEYS)
         text, certificate = item["text"], item["certificate"]
         epsilon, delta = item["total_epsilon"], item["total_delta"]
@@ -118,7 +135,107 @@ class TuningRecord:
         if certificate.get("epsilon") != epsilon or certificate.get("delta") != delta:
             raise InputError("tuning.total_epsilon and total_delta are not the tuning certificate's epsilon and "
                              "delta; the file has been edited")
-        if epsilon < release_epsilon:
-            raise InputError(f"tuning.total_epsilon = {epsilon!r} is below the selected release's own epsilon "
-                             f"{release_epsilon!r}; the file has been edited")
+        fit_epsilon, fit_delta, where = _fit_budget(certificate, float(epsilon), float(delta))
+        if fit_epsilon < release_epsilon or fit_delta < release_delta:
+            raise InputError(f"{where} = ({fit_epsilon!r}, {fit_delta!r}) are below the selected release's own epsilon "
+                             f"and delta ({release_epsilon!r}, {release_delta!r}); the file has been edited")
         return cls(text, certificate, float(epsilon), float(delta))
+
+
+def _fit_budget(certificate: dict, epsilon: float, delta: float) -> tuple[float, float, str]:
+    """(epsilon, delta) each candidate's fit was given, as the tuning ``certificate`` states them, checked against the
+    totals (``epsilon``, ``delta``) with the procedure's own formula, and the fields' name. The full-data procedure
+    (a record with ``run_epsilon``) gives each run (``run_epsilon``, ``run_delta``): at delta = 0 the largest double
+    <= epsilon / (2 + eta) (:func:`~dpcvx.privacy.stopping.run_budget`, Theorem 2 of Papernot and Steinke), its
+    noisy count the same epsilon; at delta > 0 a budget found by bisection on the Renyi curve (not re-derived here),
+    below the total, with the total's delta. Algorithm 4 (the split procedure) gives each candidate the totals."""
+    if "run_epsilon" not in certificate:
+        return epsilon, delta, "tuning.total_epsilon and total_delta"
+    run = _number("tuning.certificate.run_epsilon", certificate["run_epsilon"])
+    run_delta = _number("tuning.certificate.run_delta", certificate.get("run_delta"))
+    eta = _integer("tuning.certificate.eta", certificate.get("eta"))
+    if eta < 1:
+        raise InputError(f"tuning.certificate.eta must be a positive integer, got {eta!r}")
+    if not 0 < run <= epsilon or run_delta != delta:
+        raise InputError(f"tuning.certificate.run_epsilon and run_delta = ({run!r}, {run_delta!r}) are not a run's "
+                         f"budget within the selection's total ({epsilon!r}, {delta!r}); the file has been edited")
+    if delta == 0:
+        expected = run_budget(epsilon, eta)
+        if run != expected:
+            raise InputError(f"tuning.certificate.run_epsilon = {run!r} is not the selection's total epsilon "
+                             f"{epsilon!r} / (2 + eta) = {expected!r} at eta = {eta} (Papernot and Steinke, "
+                             "Theorem 2: the total is (2 + eta) times each run's epsilon); the file has been edited")
+        score = certificate.get("score_epsilon")
+        if isinstance(score, bool) or score != run:
+            raise InputError(f"tuning.certificate.score_epsilon = {score!r} is not run_epsilon = {run!r}, the budget "
+                             "of each run's noisy count at delta = 0; the file has been edited")
+    return run, run_delta, "tuning.certificate.run_epsilon and run_delta"
+
+
+def tuning_digest(saved: Any) -> dict | None:
+    """The release certificate's record of a saved tuning record (``saved``, what :meth:`TuningRecord.to_dict`
+    writes, or None: the model was not selected by ``dpcvx.tune``): the SHA-256 digest of its canonical JSON text
+    (:func:`dpcvx.release.records.row_map._digest`, as a schema's record), which covers the tuning certificate's text
+    and record and the totals."""
+    return {"sha256": _digest(saved)} if isinstance(saved, dict) else None
+
+
+def _certificates(data: dict) -> list[tuple[str, Any]]:
+    """(name, certificate) of each release certificate of a model record: its own, or a multiclass file's per-class
+    entries' (each entry is a release of the selection, and its certificate records the selection)."""
+    if data.get("kind") != "multiclass":
+        return [("certificate", data.get("certificate"))]
+    entries = data.get("per_class")
+    return [(f"per_class[{index}].certificate", entry.get("certificate")) for index, entry in enumerate(entries)
+            if isinstance(entry, dict)] if isinstance(entries, list) else []
+
+
+def record_tuning(data: dict) -> None:
+    """Record in each release certificate of a model record (``data``, changed in place) that has none the digest of
+    the record's ``tuning`` (nothing when it is null): the writer's binding, and the step from format version 8's
+    record of what an older file holds."""
+    made = tuning_digest(data.get("tuning"))
+    for _, certificate in _certificates(data):
+        if made is not None and isinstance(certificate, dict) and TUNING_RECORD not in certificate:
+            certificate[TUNING_RECORD] = dict(made)
+
+
+def set_aside_tuning_records(data: dict) -> tuple[dict, list[tuple[str, Any]]]:
+    """(a copy of the model record ``data`` whose release certificates hold no tuning record, the records set aside
+    with the name of each): the release's reader takes the certificate as the release wrote it, and
+    :func:`check_tuning_records` compares the records with the file's ``tuning``. ``data`` is not changed."""
+    records = [(f"{name}.{TUNING_RECORD}", certificate.get(TUNING_RECORD)) for name, certificate in _certificates(data)
+               if isinstance(certificate, dict)]
+
+    def without(item: Any) -> Any:
+        return {key: value for key, value in item.items() if key != TUNING_RECORD} if isinstance(item, dict) else item
+
+    if data.get("kind") != "multiclass":
+        return {**data, "certificate": without(data.get("certificate"))}, records
+    entries = data.get("per_class")
+    if isinstance(entries, list):
+        data = {**data, "per_class": [{**entry, "certificate": without(entry.get("certificate"))}
+                                      if isinstance(entry, dict) else entry for entry in entries]}
+    return data, records
+
+
+def check_tuning_records(saved: Any, records: list[tuple[str, Any]]) -> None:
+    """Refuse a file's tuning record (``saved``, its ``tuning``, read by :meth:`TuningRecord.from_dict`) that is not
+    the one each release certificate records (``records``, from :func:`set_aside_tuning_records`): a tuning record
+    where the certificate records none, none where it records one (the loaded model would claim only the selected
+    candidate's cost), or another record. A file is not a signature: an edit that also rewrites the digest is not
+    detected."""
+    for what, record in records:
+        if record is None:
+            if saved is not None:
+                raise InputError(f"tuning holds a tuning record, but {what} is missing (the certificate of a model "
+                                 "dpcvx.tune selected records the selection it came from); the file has been edited")
+            continue
+        item = json_object(what, record, _TUNING_RECORD_KEYS)
+        _text(f"{what}.sha256", item["sha256"])
+        if saved is None:
+            raise InputError(f"tuning is null, but {what} records the dpcvx.tune selection the model came from, whose "
+                             "total epsilon and delta are its guarantee; the file has been edited")
+        if item != tuning_digest(saved):
+            raise InputError(f"tuning is not the tuning record {what} records (its SHA-256 digest differs: the "
+                             "totals, the tuning certificate's text or record); the file has been edited")

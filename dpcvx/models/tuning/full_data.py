@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -53,7 +52,7 @@ from ...privacy.accountant import PrivacyAccountant
 from ...privacy.neighbours import Neighbours
 from ...privacy.partition import coin_parts
 from ...privacy.privacy_curve import PrivacyCurve
-from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_epsilon, uniform_index
+from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_budget, uniform_index
 from ...progress import progress
 from ...release.usefulness import Held, emit
 from ...validation import fraction, integer, positive
@@ -208,18 +207,11 @@ class SelectionCertificate(Grid):
         return "\n".join(lines)
 
 
-def _run_budget(epsilon: float, eta: int) -> float:
-    """e_Q as the largest double <= epsilon / (2 + eta) (the fits take doubles; rounding up would overspend)."""
-    exact = run_epsilon(epsilon, eta)
-    value = float(exact)
-    return value if Fraction(value) <= exact else math.nextafter(value, 0.0)
-
-
 def _plan(setup: Setup, rule: StoppingRule) -> tuple[float, Fraction, tuple[PrivacyCurve, ...], float]:
     """(each fit's epsilon, each count's epsilon as a rational, the claimed curves, the proved total epsilon):
     the pure plan e_Q = epsilon / (2 + eta) for delta = 0, the Renyi plan (:mod:`.renyi`) otherwise."""
     if setup.delta == 0:
-        budget = _run_budget(setup.epsilon, rule.eta)
+        budget = run_budget(setup.epsilon, rule.eta)
         return budget, Fraction(budget), (), setup.epsilon
     plan = calibrate_runs(setup.learners, setup.keywords, rule, setup.epsilon, setup.delta)
     return plan.run_epsilon, Fraction(plan.score_epsilon), plan.curves, plan.epsilon

@@ -20,7 +20,14 @@ from ..regression_model import PrivateRegressionModel
 from ..usefulness import one_class_findings
 from .fields import _check_same, _classes, _label, _number, _saved_number, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
-from .release_certificate import _CERTIFICATE_KEYS, _OPTIONAL_CERTIFICATE_KEYS, _release_certificate, label_range
+from .release_certificate import (
+    _CERTIFICATE_KEYS,
+    _OPTIONAL_CERTIFICATE_KEYS,
+    PROBABILITY_RECORD,
+    _release_certificate,
+    label_range,
+    probability_record,
+)
 from .row_map import (
     MAP_RECORD,
     SCHEMA_RECORD,
@@ -51,11 +58,13 @@ def linear_to_dict(model: PrivateModel, schema: PublicSchema | None) -> dict:
                          "(only what the privacy proof covers is saved)")
     row_map = _row_map_to_dict(model.rows)
     saved_schema = None if schema is None else schema.to_dict()
-    # a loaded certificate's records: written again from the map and the schema saved beside them
+    # a loaded certificate's records: written again from the map and the schema saved beside them (and from the loss:
+    # the loaded certificate holds no record of its probabilities)
     certificate.pop(MAP_RECORD, None)
     certificate.pop(SCHEMA_RECORD, None)
     for key, record in ((MAP_RECORD, own_map_record(row_map["feature_map"], model.certificate.column_statistics)),
-                        (SCHEMA_RECORD, schema_record(saved_schema))):
+                        (SCHEMA_RECORD, schema_record(saved_schema)),
+                        (PROBABILITY_RECORD, probability_record(model.certificate.verification.loss))):
         if record is not None:
             certificate[key] = record
     return {

@@ -136,8 +136,10 @@ PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (
                 "certificate.release.constants.n", "tuning.certificate.privatised",
                 "tuning.certificate.release.constants.n"),
         # the selected model's release: a function of the selection; in a saved tuned model, its tuning record
-        # (dpcvx.release.tuning_record: the tuning certificate's text and record, a function of the selection)
-        derived=("model", "certificate.release", "tuning.text", "tuning.certificate.release"),
+        # (dpcvx.release.tuning_record: the tuning certificate's text and record, a function of the selection) and
+        # the release certificate's digest of that record
+        derived=("model", "certificate.release", "tuning.text", "tuning.certificate.release",
+                 "**.certificate.tuning"),
     ),
 )
 

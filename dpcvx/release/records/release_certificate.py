@@ -17,6 +17,7 @@ import numpy as np
 from ...data.files import json_object
 from ...data.standardiser import histogram_label_range
 from ...exceptions import InputError
+from ...losses import LOGISTIC_TEXT, has_probabilities
 from ...privacy.calibration import LinearCalibration
 from ...privacy.column_histogram import (
     HISTOGRAM_DEPTH,
@@ -60,10 +61,11 @@ from .fields import (
 # privacy_curve (files written before curves lack it); feature_map, the file's record of a feature map the release was
 # fitted with (records.row_map.map_record, checked by the release's reader against the map saved beside it);
 # label_shift, a regression's public label shift (not 0); schema, the file's record of the schema that encodes a table
-# into the release's rows (records.row_map.schema_record, checked by the release's reader against the schema saved)
+# into the release's rows (records.row_map.schema_record, checked by the release's reader against the schema saved);
+# probabilities, the file's record of the loss a classifier's probabilities come from (probability_record)
 _OPTIONAL_CERTIFICATE_KEYS = {"privacy_curve", "label_bound", "post_processing", "findings", "lam_rule",
                               "private_bound", "private_label_bound", "weights", "column_statistics", "feature_map",
-                              "label_shift", "schema"}
+                              "label_shift", "schema", "probabilities"}
 # the relation is stated in words ("neighbours"); the certificate derives the words from its typed relation
 _CERTIFICATE_KEYS = {item.name for item in fields(ReleaseCertificate)} - _OPTIONAL_CERTIFICATE_KEYS | {"neighbours"}
 _VERIFICATION_KEYS = {"loss", "regularizer", "dim", "strict", "conditions", "allows"}
@@ -92,6 +94,41 @@ class SavedReleaseCertificate(ReleaseCertificate):
         return {**saved, **({"post_processing": list(self.post_processing)} if self.post_processing else {}),
                 **({"findings": list(self.findings)} if self.findings else {})}
 
+
+
+PROBABILITY_RECORD = "probabilities"  # the certificate's record of the loss whose link gives the release probabilities
+_PROBABILITY_RECORD_KEYS = {"loss", "link"}
+
+
+def probability_record(loss: str) -> dict | None:
+    """The certificate's record of where a release's probabilities come from, for a release of the loss ``loss`` (its
+    ``verification.loss``): the logistic loss and its link, sigmoid(w^T x + b), or None for a loss without a
+    probability model (:func:`dpcvx.losses.has_probabilities`, the rule ``predict_proba`` and ``dpcvx predict``
+    follow). Written beside the loss by the writer (format version 9), and by the step from version 8 for an older
+    file, so that the loss text, which the loader prints and does not recompute, decides nothing unchecked."""
+    return {"loss": LOGISTIC_TEXT, "link": "sigmoid"} if has_probabilities(loss) else None
+
+
+def check_probability_record(loss: str, record: Any) -> None:
+    """Refuse a certificate whose ``verification.loss`` (``loss``) and record of probabilities (``record``, its
+    ``probabilities``, or None) disagree: a loss text edited into the logistic loss's (the loaded model would offer
+    probabilities no fitted loss supports) or out of it, or an edited record. A file is not a signature: an edit of
+    both is not detected (docs/model-files.md)."""
+    what = f"certificate.{PROBABILITY_RECORD}"
+    made = probability_record(loss)
+    if record is not None:
+        item = json_object(what, record, _PROBABILITY_RECORD_KEYS)
+        _text(f"{what}.loss", item["loss"])
+        _text(f"{what}.link", item["link"])
+    if record is None and made is not None:
+        raise InputError(f"certificate.verification.loss is the logistic loss {loss}, but {what} is missing (the "
+                         "certificate records the loss a classifier's probabilities come from); the file has been "
+                         "edited")
+    if record is not None and record != made:
+        raise InputError(f"{what} records probabilities of the {record['loss']} loss by its {record['link']} link, "
+                         f"but certificate.verification.loss is {_short(loss)}, a loss "
+                         + ("with another record" if made is not None else "without a probability model")
+                         + "; the file has been edited")
 
 
 def _condition_value(what: str, value: Any, name: Any) -> Any:
@@ -275,6 +312,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
     if not 0.0 <= delta < 1.0:
         raise InputError(f"certificate.delta must lie in [0, 1), got {item['delta']!r}; the file has been edited")
     verification = _verification(item["verification"])
+    check_probability_record(verification.loss, data.get(PROBABILITY_RECORD))
     if not verification.allows(mechanism, delta):
         raise InputError(f"the saved certificate does not allow {mechanism} perturbation, so the "
                          "file cannot hold a dpcvx release; it has been edited")
@@ -339,7 +377,9 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
         clipping=_text("certificate.clipping", item["clipping"]),
         library_version=_text("certificate.library_version", item["library_version"]),
         constants=constants,
-        saved=copy.deepcopy(data),
+        # the record of the loss's probabilities is the file's, checked above and written again from the loss by
+        # the writer: the loaded certificate is the one the fit made
+        saved={key: value for key, value in copy.deepcopy(data).items() if key != PROBABILITY_RECORD},
         label_bound=label_bound,
         lam_rule=_lam_rule(data.get("lam_rule"), values, calibration, effective, mean_weight,
                            # the verified c, as the fit read it; a file without the condition has none (and then no

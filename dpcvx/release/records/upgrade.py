@@ -43,6 +43,20 @@ norm, a column's bounds, categories, name or order, a column added or dropped), 
 loaded model would encode tables into other rows than the ones it was fitted on. A version 8 (or older) file holds
 no record, so its step records the schema the file holds: such a file is read as before, unprotected against that
 edit. Tested on files of every kind that carries a schema written as version 8 (``tests/release/fixtures/format8``).
+
+Format version 9 also records, in the certificate of a release :func:`dpcvx.tune` selected (a multiclass file's in
+every per-class entry's), the digest of the file's ``tuning`` record (``certificate.tuning``,
+:func:`dpcvx.release.tuning_record.tuning_digest`), so that a file whose tuning record was removed (the loaded model
+then claimed only the selected candidate's epsilon), added or edited is refused. A version 8 (or older) file holds no
+record, so its step records the tuning record the file holds: such a file is read as before, unprotected against that
+edit.
+
+Format version 9 also records, in a certificate in the linear layout whose loss is the logistic loss, that its
+probabilities come from that loss (``certificate.probabilities``, :func:`.release_certificate.probability_record`):
+whether a loaded classifier offers ``predict_proba`` (and ``dpcvx predict`` a probability column) is decided by the
+loss text, which an edit into the logistic loss's (a Huber release's, say) made available. A version 8 (or older)
+file holds no record, so its step records the one its loss text gives: such a file is read as before, unprotected
+against that edit.
 """
 
 from __future__ import annotations
@@ -50,9 +64,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..tuning_record import record_tuning
 from .fields import _integer
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .kernel_release import DIMENSION_RECORD, records_dimension
+from .release_certificate import PROBABILITY_RECORD, probability_record
 from .row_map import MAP_RECORD, SCHEMA_RECORD, own_map_record, schema_record
 
 __all__ = ["FIRST_READ_VERSION", "format_version", "upgraded"]
@@ -134,7 +150,9 @@ def _from_7(data: dict) -> dict:
 
 def _from_8(data: dict) -> dict:
     """Version 8 -> 9: a record saved with a schema records the one the file holds (module docstring): a linear,
-    regression or AdaSSP record its own ``preprocessing.schema``, a multiclass file's entries the file's ``schema``."""
+    regression or AdaSSP record its own ``preprocessing.schema``, a multiclass file's entries the file's ``schema``;
+    a certificate of the logistic loss records its probabilities; the release certificates of a tuned model record
+    the file's ``tuning``."""
     upgraded_ = {**copy.deepcopy(data), "format_version": 9}
     entries = _entries_at(upgraded_, 8)
     for entry in entries:
@@ -146,7 +164,20 @@ def _from_8(data: dict) -> dict:
         certificate = record.get("certificate")
         if made is not None and isinstance(certificate, dict) and SCHEMA_RECORD not in certificate:
             certificate[SCHEMA_RECORD] = dict(made)
+        if upgraded_.get("kind") != "kernel":  # a kernel certificate states its loss in its own layout
+            _record_probabilities(certificate)
+    record_tuning(upgraded_)
     return upgraded_
+
+
+def _record_probabilities(certificate: Any) -> None:
+    """A version 8 certificate in the linear layout of the logistic loss: it records the loss its probabilities come
+    from (``certificate.probabilities``), what the file's loss text gave it."""
+    verification = certificate.get("verification") if isinstance(certificate, dict) else None
+    loss = verification.get("loss") if isinstance(verification, dict) else None
+    made = probability_record(loss) if isinstance(loss, str) else None
+    if made is not None and PROBABILITY_RECORD not in certificate:
+        certificate[PROBABILITY_RECORD] = made
 
 
 _STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8}
