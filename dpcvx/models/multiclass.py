@@ -13,8 +13,11 @@ releases: the k releases compose (docs/theory.md, section 15).
   z / sqrt(k) (Dong, Roth and Su 2022, Corollary 2). So each class is
   calibrated to the Gaussian whose k-fold composition is (epsilon, delta)-DP:
   noise about sqrt(k) times one release's, not k times.
-  A binary learner that first draws private column statistics or a class count
-  is refused here: its release is that draw and a fit, not a Gaussian mechanism.
+  A binary learner that first draws a private class count is refused here: its
+  release is that draw and a fit, not a Gaussian mechanism.
+* One row map for the k classes: a binary learner that draws a private bound
+  or private column statistics is refused (each class would draw its own map,
+  while the model scores every class through one).
 * Objective perturbation with delta > 0: (epsilon / k, delta / k) per class
   (basic composition); its objective share is not a Gaussian mechanism.
 
@@ -46,13 +49,13 @@ from ..validation import check_delta, check_delta_for_n, check_epsilon, check_pu
 from ..verification.verdict import Mechanism
 from . import training_rows
 from .class_count import RatesPlan, draws_count
-from .column_statistics import StandardisedPlan, draws_statistics
+from .column_statistics import draws_statistics
 from .erm import PrivateERM
 from .failure import after_charge, composite
 from .fit_plan import FitPlan
 from .private_norm import draws_bounds
 
-__all__ = ["PrivateMulticlassERM", "MulticlassPlan"]
+__all__ = ["PrivateMulticlassERM", "MulticlassPlan", "check_one_row_map"]
 
 BINARY = (-1, 1)
 PROCEDURE_NAME = "PrivateMulticlassERM.fit (one-vs-rest)"
@@ -79,7 +82,7 @@ class PrivateMulticlassERM:
                              "(the CLI: --positive/--negative or --classes with its two labels)")
         if tuple(binary.classes) != BINARY:
             raise InputError("the binary learner of a multiclass model must have classes=(-1, 1)")
-        _check_public_bound(binary)
+        check_one_row_map(binary)
 
     def _labels(self, y: Any, n: int) -> np.ndarray:
         labels = np.asarray(y)
@@ -116,13 +119,13 @@ class PrivateMulticlassERM:
                                                                   fit_params.get("n_public"))
         sample_weight = fit_params.pop("sample_weight", None)
         targets = self._targets(X, y, delta, fit_params)
-        binary: FitPlan | RatesPlan | StandardisedPlan | None = None
+        binary: FitPlan | RatesPlan | None = None
         if self.binary.plans_first:  # the k fits differ in their labels only: one plan serves them all (a composite's
-            # plan for a binary learner that draws column statistics or a class count: each class's fit draws its own)
+            # plan for a binary learner that draws a class count: each class's fit draws its own)
             with composite(PROCEDURE_NAME):  # every refusal before anything is charged or drawn; the failure rule
                 planned = self.binary.plan(X, targets[0], epsilon=eps_c, delta=delta_c, mechanism=mechanism,
                                            sample_weight=sample_weight, **fit_params)
-            assert isinstance(planned, (FitPlan, RatesPlan, StandardisedPlan))  # a public bound (checked above)
+            assert isinstance(planned, (FitPlan, RatesPlan))  # one row map (checked above)
             binary = planned
         plan = MulticlassPlan(self, epsilon, delta, mechanism, eps_c, delta_c, composition, fit_params, binary)
         plan.check(X, targets, sample_weight, first=binary is None)
@@ -139,13 +142,13 @@ class PrivateMulticlassERM:
             check_delta_for_n(delta, n_public, getattr(self.binary, "allow_large_delta", False))
         eps_c, delta_c, composition = one_vs_rest_budget(len(self.classes), epsilon, delta, mechanism,
                                                             bool(getattr(self.binary, "float_safe", False)))
-        _check_public_bound(self.binary)  # (set_params may have asked for one after construction)
-        if (draws_statistics(self.binary) or draws_count(self.binary)) and not _basic(mechanism, delta):
+        check_one_row_map(self.binary)  # (set_params may have asked for a draw after construction)
+        if draws_count(self.binary) and not _basic(mechanism, delta):
             raise InputError("one-vs-rest with output perturbation and delta > 0 composes k Gaussian releases "
-                             "(docs/theory.md, section 15); a binary learner that first draws private column "
-                             "statistics or a private class count adds a pure-epsilon release to each class, which "
-                             "that composition does not cover: use objective perturbation or delta=0, or a binary "
-                             "learner with public rates (class_prior) and no column statistics. Nothing was charged")
+                             "(docs/theory.md, section 15); a binary learner that first draws a private class "
+                             "count adds a pure-epsilon release to each class, which that composition does not "
+                             "cover: use objective perturbation or delta=0, or a binary learner with public rates "
+                             "(class_prior). Nothing was charged")
         return epsilon, delta, eps_c, delta_c, composition
 
     def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
@@ -191,8 +194,8 @@ class MulticlassPlan:
     ``epsilon``, ``delta`` the total; ``class_epsilon``, ``class_delta`` each class's share and ``composition``
     how they compose (:func:`~dpcvx.privacy.composition.one_vs_rest_budget`); ``binary`` the one plan of the k
     binary problems: a :class:`~dpcvx.models.fit_plan.FitPlan`, or the composite's plan of a binary learner that
-    first draws private column statistics or a class count (:class:`~dpcvx.models.column_statistics.StandardisedPlan`,
-    :class:`~dpcvx.models.class_count.RatesPlan`: each class's fit draws its own from it); None: the binary learner
+    first draws a class count (:class:`~dpcvx.models.class_count.RatesPlan`: each class's fit draws its own from
+    it); None: the binary learner
     does not plan first and each class is checked and fitted through its own ``check_fit_inputs`` and ``fit``.
     """
 
@@ -204,7 +207,7 @@ class MulticlassPlan:
     class_delta: float
     composition: str
     fit_params: dict[str, Any]
-    binary: FitPlan | RatesPlan | StandardisedPlan | None
+    binary: FitPlan | RatesPlan | None
 
     @property
     def classes(self) -> tuple[Any, ...]:
@@ -271,7 +274,7 @@ class MulticlassPlan:
 
     def _fit_class(self, X: Any, target: np.ndarray, seed: RandomState, sample_weight: Any) -> Any:
         """One class's release at its share, after the charge, on rows :meth:`check` has checked: from the one plan
-        (a composite's draws its own statistics or count, charging nothing more), or through the learner's ``fit``."""
+        (a composite's draws its own count, charging nothing more), or through the learner's ``fit``."""
         if isinstance(self.binary, FitPlan):
             return self.binary.fit(X, target, random_state=seed, sample_weight=sample_weight)
         if self.binary is not None:
@@ -315,12 +318,19 @@ def _argmax_confusion(released: PrivateMulticlassModel, X: Any, labels: np.ndarr
     return np.asarray(RowBlocks(X, released.rows).sum(counts, labels))
 
 
-def _check_public_bound(binary: PrivateERM) -> None:
-    """Refuse a binary learner that draws a private bound: each of the k fits would draw its own R, k models over
-    different row maps."""
-    if draws_bounds(binary):
+def check_one_row_map(learner: Any) -> None:
+    """Refuse, before anything is charged, a one-vs-rest learner (the binary learner of :class:`PrivateMulticlassERM`,
+    or an estimator with more than two classes) whose fit would draw its row map: a private bound or private column
+    statistics. Each of the k fits would draw its own R or its own centres and scales, while the released model
+    scores every class through one row map (the first class's: the other classes' scores would be computed on rows
+    mapped otherwise than in their fits)."""
+    if draws_bounds(learner):
         raise InputError("data_norm='private' is offered for binary models (one R per release); one-vs-rest "
                          "fits k models over one row map: declare a public data_norm. Nothing was charged")
+    if draws_statistics(learner):
+        raise InputError("column_statistics=True or 'ranges' is offered for two classes (one release of the "
+                         "statistics for one fit); one-vs-rest fits k models over one row map and would draw them "
+                         "once per class: leave column_statistics off. Nothing was charged")
 
 
 def _basic(mechanism: str, delta: float) -> bool:

@@ -95,11 +95,11 @@ from .. import losses
 from ..data.blocks import is_out_of_core
 from ..exceptions import ConstantPredictionWarning, InputError
 from ..models.class_count import CLASS_COUNT_SHARE, PRIVATE_PRIOR, released_rates
-from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics, draws_statistics
+from ..models.column_statistics import AUTO, COLUMN_STATISTICS_SHARE, auto_statistics
 from ..models.erm import PrivateERM
 from ..models.erm_inputs import SETTINGS, column_statistics_option
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy, threshold_cut
-from ..models.multiclass import PrivateMulticlassERM
+from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
 from ..models.record_weights import check_class_prior, effective_view, mean_weight
 from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
@@ -347,10 +347,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if multiclass:
             refuse_weights(type(self).__name__, self._one_vs_rest_weights(), sample_weight=sample_weight,
                            class_weight=self.class_weight)
-            if draws_statistics(self):
-                raise InputError("column_statistics=True or 'ranges' is offered for two classes (one release of the "
-                                 "statistics for one fit); one-vs-rest would draw them once per class. Nothing was "
-                                 "charged")
+            check_one_row_map(self)
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         self._check_class_prior(multiclass)

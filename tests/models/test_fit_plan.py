@@ -424,12 +424,11 @@ def test_a_composite_plan_fitted_on_other_rows_refuses_them_before_its_charge(le
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
-@pytest.mark.parametrize("binary", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True),
-                                    dict(column_statistics=True)])
+@pytest.mark.parametrize("binary", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True)])
 def test_tune_plans_a_one_vs_rest_candidate_that_draws_first_once(counted, binary):
-    """One-vs-rest over a binary learner that first draws a class count (its weights or its offset) or column
-    statistics: the candidate's k problems share one composite plan, made once (before the one charge); each run's k
-    fits draw their own count or statistics from it. A plan per run (or per class) would be seen: runs > 3."""
+    """One-vs-rest over a binary learner that first draws a class count (its weights or its offset): the candidate's
+    k problems share one composite plan, made once (before the one charge); each run's k fits draw their own count
+    from it. A plan per run (or per class) would be seen: runs > 3."""
     X, y = _data()
     labels = np.where(X[:, 1] > 0.2, 2, (y > 0).astype(int))
     make = lambda lam: dpcvx.PrivateMulticlassERM(  # noqa: E731

@@ -162,3 +162,47 @@ def test_a_binary_learner_other_than_private_erm_is_refused_with_a_typed_error(b
     # a TypeError from the binary learner's check_fit_inputs
     with pytest.raises(InputError, match="PrivateERM"):
         PrivateMulticlassERM(binary, CLASSES)
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
+@pytest.mark.parametrize("draw, fit", [
+    (dict(class_weight="balanced"), {}),
+    (dict(class_weight="balanced", lam="auto"), {}),
+    (dict(class_weight="balanced", sample_weight_bound=2.0), {"sample_weight": "ones"}),
+    (dict(class_prior="private"), {}),
+], ids=["count weights", "count weights, lam auto", "count weights, sample weights", "count offset"])
+@pytest.mark.parametrize("mechanism, delta", [("objective", 0.0), ("objective", 1e-6), ("output", 0.0)])
+def test_one_vs_rest_over_a_binary_learner_that_draws_a_count_saves_and_loads(blobs, tmp_path, draw, fit, mechanism,
+                                                                             delta):
+    """Audit: each class's release is its private class count and its fit, whose epsilons sum to the class's share;
+    the loader compared the fit's epsilon alone with the share and refused the untouched file as edited."""
+    X, y = blobs
+    binary = dpcvx.PrivateERM(data_norm=1.0, fit_intercept=True, **{"lam": 1e-2, **draw})
+    accountant = PrivacyAccountant(epsilon=10.0, delta=1e-5)
+    options = {name: np.ones(len(y)) for name in fit}
+    model = PrivateMulticlassERM(binary, CLASSES).fit(X, y, 2.0, mechanism, delta=delta, accountant=accountant,
+                                                      random_state=0, **options)
+    assert [entry.cost.epsilon for entry in accountant.ledger] == [2.0]
+    assert all(one.weights.private_count is not None for one in model.certificate.per_class)
+    path = tmp_path / "model.json"
+    dpcvx.save(model, path)
+    loaded = dpcvx.load(path)
+    assert str(loaded.certificate) == str(model.certificate)
+    assert [str(one) for one in loaded.certificate.per_class] == [str(one) for one in model.certificate.per_class]
+    assert np.array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("statistics", [True, "ranges"])
+def test_one_vs_rest_refuses_private_column_statistics_before_the_charge(blobs, statistics):
+    """Audit: each class drew its own column statistics, so its own row map, while the model scored every class
+    through the first class's map (and its file did not load); refused, like a private bound, before the charge."""
+    X, y = blobs
+    accountant = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(InputError, match="column_statistics.*one row map"):
+        PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, column_statistics=statistics), CLASSES)
+    learner = PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0), CLASSES)
+    learner.binary.set_params(column_statistics=statistics)
+    with pytest.raises(InputError, match="column_statistics.*one row map"):
+        learner.fit(X, y, 1.0, accountant=accountant)
+    assert accountant.ledger == []

@@ -150,11 +150,10 @@ def test_refused_before_any_charge(data, tmp_path, make, extra, error, text, whe
 
 
 @pytest.mark.filterwarnings("ignore::dpcvx.exceptions.ClippingWarning")
-@pytest.mark.parametrize("draw", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True),
-                                  dict(column_statistics=True)])
+@pytest.mark.parametrize("draw", [dict(class_weight="balanced"), dict(class_prior="private", fit_intercept=True)])
 def test_one_vs_rest_over_a_binary_learner_that_draws_first_refuses_gaussian_composition_before_the_charge(data, draw):
     """Output perturbation with delta > 0 composes the k releases as Gaussian mechanisms (theory section 15); a binary
-    learner that first draws a class count or column statistics releases more than a Gaussian: a typed refusal with
+    learner that first draws a class count releases more than a Gaussian: a typed refusal with
     or without an accountant, nothing charged (objective perturbation fits, by basic composition)."""
     X, y, _ = data
     labels = np.arange(len(y)) % 3

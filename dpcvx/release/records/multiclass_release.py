@@ -60,7 +60,8 @@ def _class_entry(entry: dict, schema: Any) -> dict:
 
 def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> PrivateMulticlassModel:
     """Read a multiclass release: every class's linear release is re-checked (by ``read_entry``, the
-    model file reader), then the budget split."""
+    model file reader), then the budget split: each class's total (a private class count's epsilon and its fit's)
+    is the split's share."""
     item = json_object("the model file", data, _MULTICLASS_KEYS)
     epsilon, delta = _positive("epsilon", item["epsilon"]), _number("delta", item["delta"])
     classes = _classes("classes", item["classes"], least=3)
@@ -85,8 +86,9 @@ def multiclass_from_dict(data: dict, read_entry: Callable[[Any], Release]) -> Pr
     guarantee = models[0].certificate.calibration.float_guarantee
     eps_c, delta_c, composition = one_vs_rest_budget(len(classes), epsilon, delta, mechanism,
                                                      models[0].certificate.calibration.exact_sampler)
-    for index, one in enumerate(models):
-        if (one.certificate.epsilon, one.certificate.delta) != (eps_c, delta_c) or \
+    for index, one in enumerate(models):  # a class's share is what its release cost: a private count's eps_c' and
+        # its fit's (ReleaseCertificate.total_epsilon), as the fit split it
+        if not same_number(one.certificate.total_epsilon, eps_c) or one.certificate.delta != delta_c or \
                 one.certificate.mechanism != mechanism or one.rows != models[0].rows or \
                 one.certificate.calibration.float_guarantee is not guarantee:
             raise InputError(f"per_class[{index}] does not match the budget split of ({epsilon!r}, {delta!r}) "
