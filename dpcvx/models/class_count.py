@@ -47,6 +47,7 @@ from ..privacy.neighbours import REPLACE_ONE_STATEMENT, Neighbours
 from ..privacy.quantile import bound_then_fit_curve
 from ..privacy.rng import RandomState, shared_rng
 from ..release.model import OFFSET_SOURCE, CertifiedWeights
+from ..release.weight_rules import count_rates
 from ..validation import check_classes, check_labels
 from ..verification.verifier import default_regularizer
 from .failure import after_charge, composite
@@ -100,8 +101,7 @@ def released_rates(weights: CertifiedWeights | None) -> tuple[float, float] | No
     else None: a public function of the release."""
     if weights is None or weights.source != OFFSET_SOURCE or weights.private_count is None:
         return None
-    count, n = weights.private_count["count"], weights.private_count["n"]
-    return (n - count) / n, count / n
+    return count_rates(weights.private_count["count"], weights.private_count["n"])
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ class RatesPlan:
                              f"(eps_c={plan.eps_count:g}) and fit (eps_fit={plan.eps_fit:g})",
                              curve=bound_then_fit_curve([plan.eps_count], plan.eps_fit, plan.delta))
         count = draw_class_count(check_labels(y, plan.n, plan.classes), plan, integer_source(rng))
-        rates = ((plan.n - count) / plan.n, count / plan.n)   # the released rates, as public
+        rates = count_rates(count, plan.n)   # the released rates, as public
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         with after_charge(PROCEDURE_NAME):  # cannot fail under the rule (dpcvx.models.failure); a failure is a bug
             if self.plan is None:

@@ -28,9 +28,10 @@ import numpy as np
 
 from ..exceptions import ClippingWarning, InputError, UnsupportedWeightsError, user_stacklevel
 from ..release.model import CertifiedWeights, ReleaseCertificate
+from ..release.weight_rules import balanced_weights, mean_record_weight, weight_bound
 from ..validation import check_bound, check_finite, non_negative, real_values
 
-__all__ = ["RecordWeights", "WEIGHTS_THEOREM", "balanced_weights", "check_class_prior", "effective_view",
+__all__ = ["RecordWeights", "WEIGHTS_THEOREM", "check_class_prior", "effective_view",
            "mean_weight",
            "plan_weights", "record_weights"]
 
@@ -50,18 +51,20 @@ class RecordWeights:
     rates: tuple[float, float] | None = None  # the PUBLIC class rates of "balanced" (a prior or a released count)
 
     @property
+    def _weights(self) -> tuple[float, ...] | None:
+        """The class weights alone, in the order of the classes."""
+        return None if self.class_weights is None else tuple(weight for _, weight in self.class_weights)
+
+    @property
     def mean_weight(self) -> float | None:
-        """s_bar = sum_k pi_k w_k (2 pi_min for balanced weights) when the rates are public, else None."""
-        if self.rates is None or self.class_weights is None or self.sample_bound is not None:
-            return None
-        return sum(rate * weight for rate, (_, weight) in zip(self.rates, self.class_weights, strict=True))
+        """s_bar = sum_k pi_k w_k (2 pi_min for balanced weights) when the rates are public, else None
+        (:func:`~dpcvx.release.weight_rules.mean_record_weight`)."""
+        return mean_record_weight(self.rates, self._weights, self.sample_bound)
 
     @property
     def bound(self) -> float:
-        """w_max = sample_weight_bound (1 without) times the largest class weight (1 without): a double no
-        smaller than any s_i as computed (rounding is monotone)."""
-        largest = 1.0 if self.class_weights is None else max(weight for _, weight in self.class_weights)
-        return (1.0 if self.sample_bound is None else self.sample_bound) * largest
+        """w_max (:func:`~dpcvx.release.weight_rules.weight_bound`)."""
+        return weight_bound(self._weights, self.sample_bound)
 
     def record(self) -> CertifiedWeights:
         """The certificate's ``weights``: public inputs only (the bound, the class weights, their origin)."""
@@ -97,12 +100,6 @@ def check_class_prior(class_prior: Any, classes: tuple[Any, Any]) -> tuple[float
         raise InputError(f"class_prior's rates must lie in (0, 1) and sum to 1, got {rates!r}: public rates of the "
                          "classes, known without looking at this data (a census, a published base rate)")
     return float(rates[0]), float(rates[1])
-
-
-def balanced_weights(rates: tuple[float, float]) -> tuple[float, float]:
-    """w_k = min_j pi_j / pi_k: scikit-learn's "balanced" n / (2 n_k) scaled so that the largest weight is 1."""
-    smallest = min(rates)
-    return tuple(1.0 if rate == smallest else smallest / rate for rate in rates)  # type: ignore[return-value]
 
 
 def _class_weight_dict(class_weight: Mapping[Any, Any], classes: tuple[Any, Any]) -> tuple[float, float]:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover - CVXPY is imported where an expression is
     from .regularizer.analysis import RegularizerAnalysis
 
 __all__ = ["Declared", "Loss", "LossDerivatives", "Quadratic", "Regularizer", "VerifiedLoss", "VerifiedProblem",
-           "VerifiedRegularizer"]
+           "VerifiedRegularizer", "WEIGHTED_TAIL", "weight_note"]
 
 Loss = Callable[["cp.Expression"], "cp.Expression"]  # z -> l(z), z = y w^T x (any CVXPY expression)
 Regularizer = Callable[["cp.Variable"], "cp.Expression"]
@@ -108,6 +108,15 @@ class VerifiedRegularizer(Declared):
     build: Callable[[], tuple[cp.Variable, cp.Expression]] | None = field(default=None, compare=False)
 
 
+WEIGHTED_TAIL = ": the weighted loss s l, 0 <= s <= w_max]"
+
+
+def weight_note(weight_bound: float) -> str:
+    """The note after the detail of the conditions L and c of a weighted problem (:meth:`VerifiedProblem.weighted`),
+    naming w_max: a model file's reader checks it against the file's record of the weights."""
+    return f" [x w_max = {float(weight_bound):g}{WEIGHTED_TAIL}"
+
+
 @dataclass(frozen=True)
 class VerifiedProblem:
     """The declared loss and regularizer as verified, with the certificate of their conditions.
@@ -167,7 +176,7 @@ class VerifiedProblem:
         scale = Fraction(weight_bound)
         conditions = tuple(
             replace(item, value=_scaled(item.value, scale),
-                    detail=f"{item.detail} [x w_max = {float(scale):g}: the weighted loss s l, 0 <= s <= w_max]")
+                    detail=item.detail + weight_note(weight_bound))
             if item.name in ("lipschitz", "curvature") and item.value is not None else item
             for item in self.certificate.conditions)
         return replace(self, certificate=replace(self.certificate, conditions=conditions))

@@ -18,7 +18,8 @@ from ...version import __version__
 from ..model import PrivateModel
 from ..regression_model import PrivateRegressionModel
 from ..usefulness import one_class_findings
-from .fields import _check_same, _classes, _label, _number, _saved_number, _text
+from .calibration_record import same_number
+from .fields import _check_same, _classes, _label, _number, _saved_number, _short, _text
 from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
 from .release_certificate import (
     _CERTIFICATE_KEYS,
@@ -152,6 +153,11 @@ def linear_from_dict(data: dict) -> PrivateModel | PrivateRegressionModel:
         raise InputError("a regression file has kind \"regression\", classes null and a certificate.label_bound; "
                          "this one mixes a classifier's and a regression's fields")
     classes = (-1, 1) if regression else _classes("classes", classes, least=2, most=2)
+    named = None if certificate.weights is None or certificate.weights.class_weights is None else \
+        [label for label, _ in certificate.weights.class_weights]
+    if named is not None and not (len(named) == len(classes) and all(map(same_number, named, classes))):
+        raise InputError(f"certificate.weights.class_weights name the classes {_short(named)}, not the file's classes "
+                         f"{_short(list(classes))} in their order; the file has been edited")
     privatised = json_object("privatised", item["privatised"], PRIVATISED_KEYS)
     weights = _weights(privatised["coef"])
     intercept = _number("privatised.intercept", privatised["intercept"])

@@ -37,11 +37,13 @@ from ...validation import LAM_MAX, LAM_MIN, check_epsilon, positive
 from ...verification.certificate import MECHANISMS, Certificate, Condition
 from ...verification.condition import METHODS
 from ...verification.exact import exact_of_saved, float_up
+from ...verification.problem import WEIGHTED_TAIL, weight_note
 from ...verification.prox_form import NonsmoothForm
 from ...verification.verdict import SECTION as VERDICT_SECTION
 from ...verification.verdict import Mechanism, release_guarantee
 from ..constants import Constants
 from ..model import OFFSET_SOURCE, CertifiedWeights, ReleaseCertificate, composed_epsilon, drawn_epsilons
+from ..weight_rules import balanced_weights, count_rates, mean_record_weight, prior_rates, weight_bound
 from .calibration_record import linear_class, read_linear, same_number
 from .fields import (
     _INT64,
@@ -318,6 +320,7 @@ def _release_certificate(data: Any) -> SavedReleaseCertificate:
                          "file cannot hold a dpcvx release; it has been edited")
     constants, values = _constants(item["constants"])
     weights = _weights(data.get("weights"))
+    _check_weights_agree(weights, values["n"], verification)
     mean_weight = 1.0 if weights is None or weights.mean_weight is None else weights.mean_weight
     _check_lam(values["lam"], mean_weight)
     if verification.dim is not None and verification.dim != values["d"]:
@@ -612,6 +615,53 @@ def _weights(data: Any) -> CertifiedWeights | None:
         source=item["source"], bound=bound, sample_weight_bound=item["sample_weight_bound"],
         class_weights=None if pairs is None else tuple((label, weight) for label, weight in pairs),
         mean_weight=item["mean_weight"], theorem=item["theorem"], private_count=None if count is None else dict(count))
+
+
+def _check_weights_agree(weights: CertifiedWeights | None, n: float, verification: Certificate) -> None:
+    """Refuse a weights record that disagrees with the copies of its facts the file holds: w_max, the class weights
+    and s_bar as the public rules make them from the recorded source, class weights, ``sample_weight_bound`` and
+    count (:mod:`dpcvx.release.weight_rules`, the fit's own rules: balanced weights of a prior or of the count's rates
+    ``count / n`` at the certificate's n); and the record's presence and w_max against the verified conditions L and
+    c, which a weighted fit multiplied by w_max and noted so in their detail
+    (:func:`~dpcvx.verification.problem.weight_note`; a private count that sets the intercept offset weighs every
+    record 1 and notes nothing). The unweighted constants are not in the file: which class a dict's weights name and
+    the dict's smaller weight have no other copy (docs/model-files.md)."""
+    what = "certificate.weights"
+    count = None if weights is None else weights.private_count
+    if count is not None and not same_number(count["n"], n):
+        raise InputError(f"{what}.private_count.n is {count['n']!r} but the certificate states n = {n:g}; the file "
+                         "has been edited")
+    if weights is not None and weights.source != OFFSET_SOURCE:  # (the offset's unit weights: checked by _weights)
+        pairs = None if weights.class_weights is None else tuple(weight for _, weight in weights.class_weights)
+        sample_bound, source = weights.sample_weight_bound, weights.source
+        if (source == "sample_weight") != (pairs is None) or (source == "sample_weight" and sample_bound is None):
+            raise InputError(f"{what}: sample_weight alone (source 'sample_weight') records a sample_weight_bound and "
+                             "no class weights, and class weights record their source; the file has been edited")
+        rates = None
+        if source in ("prior", "private count"):
+            assert pairs is not None
+            rates = prior_rates(pairs) if count is None else count_rates(count["count"], count["n"])
+            if not all(map(same_number, pairs, balanced_weights(rates))):
+                given = "the count's rates count / n" if count is not None else "a prior (one weight 1)"
+                raise InputError(f"{what}.class_weights are not the balanced weights of {given}; the file has been "
+                                 "edited")
+        if not same_number(weights.bound, weight_bound(pairs, sample_bound)):
+            raise InputError(f"{what}.bound is {weights.bound!r} but sample_weight_bound times the largest class "
+                             f"weight is {weight_bound(pairs, sample_bound)!r}; the file has been edited")
+        mean = mean_record_weight(rates, pairs, sample_bound)
+        if (weights.mean_weight is None) != (mean is None) or not same_number(weights.mean_weight, mean):
+            raise InputError(f"{what}.mean_weight is {weights.mean_weight!r} but the recorded weights give s_bar = "
+                             f"{mean!r}; the file has been edited")
+    bound = None if weights is None or weights.source == OFFSET_SOURCE else weights.bound  # w_max of L and c
+    for condition in verification.conditions:
+        if condition.name not in ("lipschitz", "curvature") or condition.value is None:
+            continue
+        if bound is not None and not condition.detail.endswith(weight_note(bound)):
+            raise InputError(f"{what}.bound is {bound!r} but the verified condition {condition.name} is not "
+                             "multiplied by that w_max; the file has been edited")
+        if bound is None and condition.detail.endswith(WEIGHTED_TAIL):
+            raise InputError(f"the verified condition {condition.name} is multiplied by a weight bound w_max but "
+                             f"{what} records no record weights; the file has been edited")
 
 
 def _lam_rule(data: Any, values: dict, calibration: LinearCalibration, R: float,

@@ -1,0 +1,47 @@
+"""The public rules that make a release's record weights from its public inputs (docs/theory.md, section 21): the
+balanced class weights of class rates, w_max, the mean weight s_bar and the rates a released class count gives.
+
+One implementation, read by the fit that makes the weights (:mod:`dpcvx.models.record_weights`,
+:mod:`dpcvx.models.class_count`) and by the model file reader that checks a recorded ``certificate.weights`` against
+them (:mod:`dpcvx.release.records.release_certificate`). Pure arithmetic on public numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["balanced_weights", "count_rates", "mean_record_weight", "prior_rates", "weight_bound"]
+
+
+def balanced_weights(rates: tuple[float, float]) -> tuple[float, float]:
+    """w_k = min_j pi_j / pi_k: scikit-learn's "balanced" n / (2 n_k) scaled so that the largest weight is 1."""
+    smallest = min(rates)
+    return tuple(1.0 if rate == smallest else smallest / rate for rate in rates)  # type: ignore[return-value]
+
+
+def prior_rates(weights: Sequence[float]) -> tuple[float, float]:
+    """The rates (pi_negative, pi_positive) whose balanced weights are ``weights`` (one of them 1, the other w in
+    (0, 1]): pi_k proportional to 1 / w_k. What a file that records balanced weights of a public prior, and not the
+    prior, states about it (up to rounding)."""
+    inverse = (1 / weights[0], 1 / weights[1])
+    return inverse[0] / sum(inverse), inverse[1] / sum(inverse)
+
+
+def count_rates(count: int, n: int) -> tuple[float, float]:
+    """The rates (1 - n~_+ / n, n~_+ / n) of a released count n~_+ of the positive class among n public records."""
+    return (n - count) / n, count / n
+
+
+def weight_bound(class_weights: Sequence[float] | None, sample_bound: float | None) -> float:
+    """w_max = sample_weight_bound (1 without) times the largest class weight (1 without): a double no smaller than
+    any s_i as computed (rounding is monotone)."""
+    largest = 1.0 if class_weights is None else max(class_weights)
+    return (1.0 if sample_bound is None else sample_bound) * largest
+
+
+def mean_record_weight(rates: tuple[float, float] | None, class_weights: Sequence[float] | None,
+                       sample_bound: float | None) -> float | None:
+    """s_bar = sum_k pi_k w_k (2 pi_min for balanced weights) when the rates are public and no ``sample_weight``
+    is taken, else None."""
+    if rates is None or class_weights is None or sample_bound is not None:
+        return None
+    return sum(rate * weight for rate, weight in zip(rates, class_weights, strict=True))
