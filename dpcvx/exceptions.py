@@ -101,11 +101,13 @@ class UnsupportedWeightsError(InputError, TypeError):
 
     A weighted loss (1/n) sum_i s_i l(...) with a PUBLIC bound s_i <= w_max has
     Lipschitz constant w_max L and curvature bound w_max c (docs/theory.md, section 21):
-    the binary linear learners calibrate for it, on X in memory or a numpy memmap. It is
-    refused, before anything is charged, without ``sample_weight_bound``, with
-    ``float_safe=True``, one-vs-rest, by the learners not calibrated for weights, and for
-    a Dask X. A TypeError too, as scikit-learn raises for a fit keyword an estimator does
-    not take.
+    the binary linear learners calibrate for it, on X in memory or a numpy memmap, and so
+    does :class:`~dpcvx.PrivateMulticlassERM` for every class's problem when its binary
+    learner takes weights. It is refused, before anything is charged, without
+    ``sample_weight_bound``, with ``float_safe=True``, by the estimators with more than two
+    classes (whose ``class_weight`` names the k classes, not the two sides of a one-vs-rest
+    problem), by the learners not calibrated for weights, and for a Dask X. A TypeError
+    too, as scikit-learn raises for a fit keyword an estimator does not take.
     """
 
 

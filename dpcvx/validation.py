@@ -637,7 +637,8 @@ def label_range(label_bound: Any) -> tuple[float, float]:
 
 #: Why a learner without a weighted calibration refuses weights, and which learners take them.
 UNIT_WEIGHTS = ("its noise is calibrated for unit weights. Weights are taken by the binary linear learners "
-                "(PrivateERM, DPLogisticRegression, DPHuberSVM, DPERMClassifier, DPHuberRegressor) with a PUBLIC "
+                "(PrivateERM, DPLogisticRegression, DPHuberSVM, DPERMClassifier, DPHuberRegressor; "
+                "PrivateMulticlassERM over such a PrivateERM) with a PUBLIC "
                 "bound sample_weight_bound=w_max >= every weight, which multiplies the Lipschitz constant L and the "
                 "curvature bound c by w_max (docs/theory.md, section 'Sample and class weights')")
 

@@ -378,10 +378,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _one_vs_rest_weights(self) -> str:
         """Why a fit of more than two classes takes no weights, and the fit that does (:meth:`_public_checks`)."""
-        return (f"with more than two classes (classes={self.classes!r}) it fits one-vs-rest, whose noise is calibrated "
-                "for unit weights; weights (class_weight, or sample_weight with a PUBLIC sample_weight_bound) are "
-                "taken by a fit of two classes. Leave them out, or fit a rare class c against the rest as two classes, "
-                f"for example {type(self).__name__}(classes=(False, True), class_weight='balanced').fit(X, y == c)")
+        return (f"with more than two classes (classes={self.classes!r}) it fits one-vs-rest, and this estimator passes "
+                "no weights to its k problems (class c against the rest): its class_weight names the k classes, not "
+                "the two sides of each problem. Leave them out, or fit a rare class c against the rest as two classes, "
+                f"for example {type(self).__name__}(classes=(False, True), class_weight='balanced').fit(X, y == c); "
+                "to weigh every class's problem alike, dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(..., "
+                "sample_weight_bound=w_max or class_weight={-1: ..., 1: ...}), classes) calibrates each for its "
+                "w_max (docs/theory.md, section 21)")
 
     def _checked_data(self, X: Any, y: Any, multiclass: bool) -> tuple[Any, np.ndarray, Any, tuple[Any, ...]]:
         """(X, y, the checked copy, the public classes): scikit-learn's checks and the labels."""

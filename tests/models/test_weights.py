@@ -198,6 +198,42 @@ def test_a_multiclass_refusal_of_weights_says_why_and_a_fix_that_works(data, wei
     assert fixed.fit(X, labels == 2).certificate_.weights is not None   # the fix it names fits
 
 
+def test_the_estimators_multiclass_refusal_of_weights_is_true_and_names_the_library_path(data):
+    """Audit: the refusal said one-vs-rest's noise is calibrated for unit weights, while the library's one-vs-rest
+    calibrates every class for its binary learner's w_max; the estimator passes no weights to its k problems."""
+    X, y, _ = data
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(UnsupportedWeightsError, match=r"passes no weights to its k problems.*"
+                                                      r"PrivateMulticlassERM\(dpcvx\.PrivateERM") as refused:
+        dpcvx.DPLogisticRegression(classes=(0, 1, 2), sample_weight_bound=4.0).fit(
+            X, np.arange(len(y)) % 3, sample_weight=np.ones(len(y)), accountant=accountant)
+    assert "calibrated for unit weights" not in str(refused.value) and accountant.ledger == []
+
+
+@pytest.mark.parametrize("weights, fit", [({"sample_weight_bound": 4.0}, {"sample_weight": "ones"}),
+                                          ({"class_weight": {-1: 1.0, 1: 4.0}}, {})])
+def test_one_vs_rest_in_the_library_calibrates_every_class_for_its_binary_learners_weights(data, weights, fit):
+    """docs/theory.md section 21: PrivateMulticlassERM takes its binary learner's weights, each class's problem a
+    weighted problem with the same w_max (L and c times w_max), charged once; the release is the binary learner's
+    weighted release of each class at its share."""
+    X, y, _ = data
+    labels = np.arange(len(y)) % 3
+    options = {name: np.ones(len(y)) for name in fit}
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    binary = dpcvx.PrivateERM(lam=0.01, data_norm=1.0, **weights)
+    model = dpcvx.PrivateMulticlassERM(binary, (0, 1, 2)).fit(X, labels, 3.0, accountant=accountant, random_state=0,
+                                                              **options)
+    assert [entry.cost.epsilon for entry in accountant.ledger] == [3.0]
+    unweighted = dpcvx.PrivateERM(lam=0.01, data_norm=1.0).fit(X, np.where(labels == 0, 1, -1), 1.0, random_state=0)
+    for index, certificate in enumerate(model.certificate.per_class):
+        assert certificate.weights is not None and certificate.weights.bound == 4.0
+        assert certificate.constants.L == 4 * unweighted.certificate.constants.L
+        assert certificate.constants.c == 4 * unweighted.certificate.constants.c
+        alone = binary.fit(X, np.where(labels == index, 1, -1), model.certificate.class_epsilon, **options,
+                           random_state=np.random.default_rng(0))  # the binary learner's own weighted calibration
+        assert str(certificate.calibration) == str(alone.certificate.calibration)
+
+
 def test_a_multiclass_private_prior_is_not_told_to_take_class_weights(data):
     X, y, _ = data
     with pytest.raises(InputError, match="class_prior='private'") as refused:
