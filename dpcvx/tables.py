@@ -25,6 +25,8 @@ naming the fix.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -33,7 +35,8 @@ from .exceptions import InputError
 
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
            "feature_names", "finite_numbers", "named_column", "nested", "non_finite_error", "non_numeric_entry",
-           "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "row_count", "table_matrix"]
+           "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_repeated_names",
+           "repeated_names", "row_count", "table_matrix"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
@@ -56,12 +59,34 @@ def _library(table: Any) -> str | None:
     return top if hasattr(table, "columns") and hasattr(table, "shape") and len(table.shape) == 2 else None
 
 
+def repeated_names(names: Iterable[Any]) -> list[Any]:
+    """The names that occur more than once in ``names``, each once, in the order of their first occurrence: the one
+    check that names are distinct (a table's columns, a schema's, a model file's ``feature_names``, the CLI's
+    ``--names``)."""
+    return [name for name, count in Counter(names).items() if count > 1]
+
+
+def refuse_repeated_names(names: list[Any]) -> None:
+    """Refuse a table's column names that repeat, naming the repeated ones (column names are public, never a value):
+    a column is read by its name, so of two columns called "a" one would be read twice and the other never, and a
+    model's ``feature_names_in_`` could not tell them apart (swapped, they would be predicted without a word)."""
+    repeated = repeated_names(names)
+    if repeated:
+        raise InputError(f"the table's column names repeat {repeated[:20]}{' ...' if len(repeated) > 20 else ''}: "
+                         "dpcvx reads a table's columns by name, so each column needs its own name; rename them "
+                         "first (pandas frame.columns = [...], pyarrow table.rename_columns([...]))")
+
+
 def column_names(table: Any) -> list[Any] | None:
-    """The column names of a pandas or polars DataFrame or a pyarrow Table, in order; None for any other input."""
+    """The column names of a pandas or polars DataFrame or a pyarrow Table, in order; None for any other input. A
+    table whose names repeat is refused (:func:`refuse_repeated_names`): every reader of a table's columns by name
+    (the input checks, the estimators' ``feature_names_in_``, :class:`~dpcvx.PublicSchema`) gets them here."""
     library = _library(table)
     if library is None:
         return None
-    return list(table.column_names if library == "pyarrow" else table.columns)
+    names = list(table.column_names if library == "pyarrow" else table.columns)
+    refuse_repeated_names(names)
+    return names
 
 
 def feature_names(table: Any) -> np.ndarray | None:
@@ -145,8 +170,8 @@ def column_values(table: Any, index: int, *, exact: bool = False) -> np.ndarray:
 
 
 def named_column(table: Any, name: Any) -> np.ndarray:
-    """The column called ``name`` (the first of that name) read as values (:func:`column_values` with ``exact``):
-    the schema's reader, which compares a category by its text."""
+    """The column called ``name`` (a table's names are distinct: :func:`column_names`) read as values
+    (:func:`column_values` with ``exact``): the schema's reader, which compares a category by its text."""
     names = column_names(table)
     if names is None:
         raise TypeError(f"not a table: {type(table).__name__}")

@@ -19,7 +19,6 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -40,7 +39,7 @@ from ..progress import progress
 from ..release.model import PrivateModel, Release
 from ..release.multiclass_model import PrivateMulticlassModel
 from ..release.serialization import load, save
-from ..tables import RowError
+from ..tables import RowError, repeated_names
 from ..validation import label_range
 from .exit_codes import EXIT_OK
 
@@ -172,8 +171,8 @@ def _layout(args: argparse.Namespace) -> Layout:
     if names is not None and not args.no_header:
         raise UsageError("--names and --names-file are for a file without a header row: add --no-header "
                          "(a file with a header row names its own columns)")
-    if names is not None and len(set(names)) != len(names):
-        repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+    repeated = sorted(repeated_names(names or ()))
+    if repeated:
         raise UsageError(f"the column names repeat {name_list(repeated)}; each column needs its own name")
     return Layout(names, args.skip_lines)
 

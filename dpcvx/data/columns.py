@@ -44,6 +44,7 @@ def column_arrays(table: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
         available = list(table.dtype.names)
     elif hasattr(table, "columns") and hasattr(table, "__getitem__"):  # another DataFrame-like
         available = list(table.columns)
+        tables.refuse_repeated_names(available)
     else:
         raise InputError(
             "table must be a dict of columns, a numpy structured or 2-D array, a pandas or polars "

@@ -102,7 +102,6 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
@@ -334,7 +333,7 @@ class PublicSchema:
         if not columns:
             raise InputError("a schema needs at least one column")
         names = [c.name for c in columns]
-        duplicated = sorted(name for name, count in Counter(names).items() if count > 1)
+        duplicated = sorted(tables.repeated_names(names))
         if duplicated:
             raise InputError(f"column names repeat: {duplicated}")
         norm = _finite_float("norm", self.norm)

@@ -100,6 +100,7 @@ import numpy as np
 from ..data.files import MAX_JSON_DEPTH, atomic_write, file_path, json_depth, json_object, read_json
 from ..data.preprocessing import PublicSchema
 from ..exceptions import FileError, InputError, NonPublicSchemaError
+from ..tables import repeated_names
 from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
@@ -169,7 +170,7 @@ def _feature_names(names: Any, release: Release) -> list[str]:
     """The ``"feature_names"`` of a release: distinct texts, one per input column where the release's width says
     how many (no feature map); refused otherwise, naming the field."""
     if (not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names)
-            or len(set(names)) != len(names)):
+            or repeated_names(names)):
         raise InputError(f"{FEATURE_NAMES} must be a non-empty list of distinct column names (strings), got "
                          f"{_short(names)}")
     if not isinstance(release, (PrivateModel, PrivateMulticlassModel, PrivateRegressionModel)):
