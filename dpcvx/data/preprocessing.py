@@ -18,7 +18,10 @@ category lists given by the user. Each record is mapped on its own:
   and which the row map below pays for in norm;
 - categorical column with public categories c_1..c_k: the one-hot block
   e_j for value c_j; a value outside the list gives the all-zero block, or
-  an :class:`InputError` when ``strict`` is set;
+  an :class:`InputError` when ``strict`` is set. A value that is a category
+  but for how the table was read (surrounding whitespace, a code's leading
+  zeros lost to a number, a whole float) is an :class:`InputError` either
+  way (:meth:`CategoricalColumn._refuse_misread`);
 - missing values (None, NaN, pandas NA/NaT, or the text ``"?"`` or ``""``):
   an error, unless the column declares a public rule. A categorical column
   with ``missing=c`` (c one of its categories, for example ``"?"``) encodes
@@ -102,6 +105,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
@@ -265,7 +269,7 @@ class CategoricalColumn:
         slot = np.minimum(np.searchsorted(ranked, labels), len(ranked) - 1)
         codes = np.where(ranked[slot] == labels, order[slot], -1).astype(np.intp)
         known = np.flatnonzero(codes >= 0)
-        self._refuse_whole_floats(values, np.flatnonzero(codes < 0))
+        self._refuse_misread(values, labels, np.flatnonzero(codes < 0))
         if strict and known.size < codes.size:
             raise tables.RowError(
                 f"column {self.name!r}: {codes.size - known.size} row(s) hold a value outside the declared "
@@ -275,32 +279,91 @@ class CategoricalColumn:
         block[known, codes[known]] = 1.0
         return block
 
-    def _refuse_whole_floats(self, values: np.ndarray, unknown: np.ndarray) -> None:
-        """An InputError, strict or not, when a float outside the categories is a whole number whose integer text
-        is one (3.0 where "3" is declared): a value is compared as its text, "3.0", so such a column (integer codes
-        that a missing value made floats) would otherwise encode as the all-zero block, silently. Only the
-        rows outside the categories are looked at."""
-        entries = values[unknown]
-        if entries.dtype.kind == "O":
-            floats = np.fromiter((isinstance(v, (float, np.floating)) for v in entries), dtype=bool,
-                                 count=entries.size)
-        else:
-            floats = np.full(entries.size, entries.dtype.kind == "f")
-        if not floats.any():
+    def _refuse_misread(self, values: np.ndarray, labels: np.ndarray, unknown: np.ndarray) -> None:
+        """An InputError, strict or not, when a value outside the categories is one of them but for how it was read
+        (``values``, their texts ``labels``; only the ``unknown`` rows, those outside the categories, are looked at):
+        text with surrounding whitespace (" a" where "a" is declared: the UCI Adult files, read by ``pd.read_csv``,
+        keep the space after each comma), a number whose integer text, zero-padded to a category's width, is one (7
+        where "007" is declared: a column of codes read as numbers lost their leading zeros), or a whole float whose
+        integer text is one (3.0 where "3" is declared: integer codes that a missing value made floats). A value is
+        compared to the categories as its exact text, so such a column would otherwise encode as the all-zero block,
+        silently. The check is of the input's form against the public categories; the message names the first such
+        row, never its value."""
+        if not unknown.size:
             return
-        numbers = entries[floats].astype(np.float64)
-        whole = np.isfinite(numbers) & (numbers == np.round(numbers))
-        declared = set(self.categories)
-        hits = [i for i, number in zip(np.flatnonzero(floats)[whole], numbers[whole], strict=True)
-                if str(int(number)) in declared]
-        if hits:
-            raise tables.RowError(
-                f"column {self.name!r} holds floats whose integer text is a declared category, the first in row ",
-                int(unknown[hits[0]]), " (the value is not shown: it is data): a value is compared to the categories "
-                "as its text, so 3.0 is '3.0', not '3'; convert the column to integers first (a column of integer "
-                "codes with a missing value is read as floats: read it as pandas 'Int64', which keeps missing values "
-                "missing) or declare the categories as the floats' text"
-            )
+        found = []  # (row, message) of each form's first row
+        spaced = np.flatnonzero(np.isin(np.char.strip(labels[unknown]), self.categories))
+        if spaced.size:
+            found.append((int(unknown[spaced[0]]), _SPACED))
+        codes = {int(category): category for category in self.categories if _INTEGER_TEXT.fullmatch(category)}
+        first = _first_code(values[unknown], codes) if codes else None
+        if first is not None:  # reading the column as text restores leading zeros; as integers, a float's code
+            padded = any(str(code) != category for code, category in codes.items())
+            found.append((int(unknown[first]), _PADDED if padded else _WHOLE_FLOAT))
+        if found:
+            row, (before, after) = min(found, key=lambda pair: pair[0])
+            raise tables.RowError(f"column {self.name!r} {before}, the first in row ", row,
+                                  " (the value is not shown: it is data): " + after.format(name=self.name))
+
+
+#: The three forms :meth:`CategoricalColumn._refuse_misread` refuses: what the column holds, and why and the fix.
+_SPACED = ("holds text that is a declared category but for surrounding whitespace",
+           "a value is compared to the categories as its exact text, so ' a' is not 'a'; strip the text first "
+           "(pandas: pd.read_csv(..., skipinitialspace=True) drops the spaces after the commas, or "
+           "frame[{name!r}].str.strip())")
+_PADDED = ("holds numbers whose integer text, zero-padded, is a declared category",
+           "a code with leading zeros read as a number lost them ('007' is 7, whose text is '7'); read the column "
+           "as text (pandas: pd.read_csv(..., dtype={{{name!r}: str}}); polars: schema_overrides={{{name!r}: "
+           "pl.String}})")
+_WHOLE_FLOAT = ("holds floats whose integer text is a declared category",
+                "a value is compared to the categories as its text, so 3.0 is '3.0', not '3'; convert the column to "
+                "integers first (a column of integer codes with a missing value is read as floats: read it as pandas "
+                "'Int64', which keeps missing values missing) or declare the categories as the floats' text")
+#: A category written as an integer, perhaps zero-padded ("3", "007", "-1"): what a number read from a table, or a
+#: whole float, may have stood for.
+_INTEGER_TEXT = re.compile(r"-?[0-9]+")
+
+
+def _first_code(entries: np.ndarray, codes: dict[int, str]) -> int | None:
+    """The position of the first entry that is an integer (not a boolean) or a whole float whose value is a key of
+    ``codes``, or None. Vectorised: the candidates are the entries equal to a key as float64 (an integer column's in
+    its own dtype; a key beyond float64's range is left out), which every hit is; only they are then looked at one by
+    one, each by its type and exact value (the float64 of 2**53 + 1 is 2**53), until the first hit."""
+    kind = entries.dtype.kind
+    if kind in "iu":
+        limits = np.iinfo(entries.dtype)
+        keys = np.array([code for code in codes if limits.min <= code <= limits.max], dtype=entries.dtype)
+        candidates = np.flatnonzero(np.isin(entries, keys))
+    elif kind in "fO":
+        try:
+            numbers = entries.astype(np.float64)  # an object column of numbers and None (pandas Int64) at once
+        except (TypeError, ValueError, OverflowError):  # text, pandas NA, an integer beyond float64: one by one
+            numbers = np.fromiter((_as_float(value) for value in entries), dtype=np.float64, count=entries.size)
+        candidates = np.flatnonzero(np.isin(numbers, [float(code) for code in codes if abs(code) < _FLOAT_CODES]))
+    else:
+        return None
+    for position in candidates:
+        value = entries[position]
+        if not isinstance(value, (int, np.integer, float, np.floating)) or isinstance(value, (bool, np.bool_)):
+            continue  # True is 1.0, and the text " 7" is 7.0, but neither is a number read from a code
+        if int(value) in codes:  # a float equal to an integer key is whole; int() gives its exact value
+            return int(position)
+    return None
+
+
+#: The integer codes :func:`_first_code` compares as float64 are below this in size (float64's range).
+_FLOAT_CODES = 2 ** 1023
+
+
+def _as_float(value: Any) -> float:
+    """An integer (not a boolean) or a float as float64, inf beyond its range; NaN for any other entry (never a
+    candidate of :func:`_first_code`)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, float, np.floating)):
+        return math.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 Column = NumericColumn | CategoricalColumn
