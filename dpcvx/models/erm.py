@@ -73,7 +73,7 @@ from .class_count import CLASS_COUNT_SHARE
 from .column_statistics import COLUMN_STATISTICS_SHARE
 from .fit_plan import FitPlan
 from .private_norm import NORM_SHARE
-from .record_weights import RecordWeights, plan_weights
+from .record_weights import RecordWeights, plan_weights, require_weight_bound
 
 __all__ = ["PrivateERM", "SOLVERS", "NEIGHBOURS"]
 
@@ -668,12 +668,13 @@ class PrivateERM:
 
     def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
                       random_state: RandomState = None, neighbours: str = "replace-one",
-                      n_public: int | None = None) -> None:
+                      n_public: int | None = None, sample_weight: Any = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
-        nothing: the settings, the budget, the mechanism, the split, the neighbour relation with ``n_public``, and
-        ``random_state``. For a caller that holds the options before the data (:func:`dpcvx.as_opendp_measurement`);
-        :meth:`check_fit_inputs` checks the data too."""
+        nothing: the settings, the budget, the mechanism, the split, the neighbour relation with ``n_public``,
+        ``random_state``, and ``sample_weight`` without a public bound. For a caller that holds the options before
+        the data (:func:`dpcvx.as_opendp_measurement`); :meth:`check_fit_inputs` checks the data too."""
         self._check_settings()
+        require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         _, _, delta, _, n_public = self._budget(mechanism, epsilon, delta, neighbours, n_public, split)
         if n_public is not None:
             check_delta_for_n(delta, n_public, self.allow_large_delta)

@@ -153,15 +153,15 @@ class PrivateMulticlassERM:
 
     def check_options(self, epsilon: float, mechanism: str = "objective", *, delta: float = 0.0, split: str = "max",
                       random_state: RandomState = None, neighbours: str = "replace-one",
-                      n_public: int | None = None) -> None:
+                      n_public: int | None = None, sample_weight: Any = None) -> None:
         """Raise the error :meth:`fit` would raise for these options before it reads any data, charging and drawing
         nothing: the total budget and its split (:meth:`_split`), then the binary learner's own check at each
         class's share (:meth:`dpcvx.PrivateERM.check_options`: its settings, the mechanism, the split, the
-        neighbour relation with ``n_public``, ``random_state``). For a caller that holds the options before the
-        data (:func:`dpcvx.as_opendp_measurement`)."""
+        neighbour relation with ``n_public``, ``random_state``, ``sample_weight``'s bound). For a caller that holds
+        the options before the data (:func:`dpcvx.as_opendp_measurement`)."""
         _, _, eps_c, delta_c, _ = self._split(epsilon, mechanism, delta, n_public)
         self.binary.check_options(eps_c, mechanism, delta=delta_c, split=split, random_state=random_state,
-                                  neighbours=neighbours, n_public=n_public)
+                                  neighbours=neighbours, n_public=n_public, sample_weight=sample_weight)
 
     def _targets(self, X: Any, y: Any, delta: float, fit_params: dict[str, Any]) -> list[np.ndarray]:
         """The k one-vs-rest label vectors (+1 for the class, -1 otherwise); delta checked against the data's n

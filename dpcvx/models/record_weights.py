@@ -117,18 +117,24 @@ def _class_weight_dict(class_weight: Mapping[Any, Any], classes: tuple[Any, Any]
     return weights[0], weights[1]
 
 
-def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: Any, class_prior: Any,
-                 classes: tuple[Any, Any] | None, owner: str) -> RecordWeights | None:
-    """The public weights of a fit, checked before anything is charged (None: unit weights).
-
-    "balanced" without ``class_prior`` is planned by :mod:`dpcvx.models.class_count` (a private count), which
-    calls the fit again with the drawn weights as a dict; here it is refused."""
+def require_weight_bound(sample_weight: Any, sample_weight_bound: Any, owner: str) -> None:
+    """Refuse ``sample_weight`` without a public ``sample_weight_bound``: a check without data, of :func:`plan_weights`
+    and of the learners' ``check_options`` (an OpenDP measurement is refused when it is made)."""
     if sample_weight is not None and sample_weight_bound is None:
         raise UnsupportedWeightsError(
             f"{owner} takes sample_weight only with a PUBLIC bound sample_weight_bound=w_max >= every weight, "
             "chosen without looking at the data: the weighted loss is (w_max L)-Lipschitz, so the noise grows with "
             "w_max (docs/theory.md, section 21). Pass sample_weight_bound, or fit without weights; nothing was "
             "charged")
+
+
+def plan_weights(*, sample_weight: Any, sample_weight_bound: Any, class_weight: Any, class_prior: Any,
+                 classes: tuple[Any, Any] | None, owner: str) -> RecordWeights | None:
+    """The public weights of a fit, checked before anything is charged (None: unit weights).
+
+    "balanced" without ``class_prior`` is planned by :mod:`dpcvx.models.class_count` (a private count), which
+    calls the fit again with the drawn weights as a dict; here it is refused."""
+    require_weight_bound(sample_weight, sample_weight_bound, owner)
     if isinstance(class_prior, str) and class_prior == "private":
         raise InputError("class_prior='private' draws one private class count inside fit (dpcvx.models.class_count); "
                          "this path takes public rates only. Nothing was charged")

@@ -145,7 +145,8 @@ def test_bad_arguments_are_refused_at_construction(learner):
     (dict(random_state="0"), "random_state"),
     (dict(split="bogus"), "split must be one of"),
     (dict(n_public=5), "n_public is for neighbours='add-remove'"),
-], ids=["mechanism", "random_state", "split", "n_public"])
+    (dict(sample_weight=np.ones(10)), "sample_weight only with a PUBLIC bound"),  # (an audit)
+], ids=["mechanism", "random_state", "split", "n_public", "sample_weight"])
 def test_options_the_fit_would_refuse_are_refused_when_the_measurement_is_made(learner, options, match):
     # before, the measurement was made and its call raised OpenDP's exception inside the compositor
     with pytest.raises(InputError, match=match):
