@@ -37,15 +37,14 @@ from ..exceptions import InputError
 from ..privacy.neighbours import Neighbours
 from ..privacy.privacy_curve import EPSILON_DELTA, CurvePart, PrivacyCurve
 from ..privacy.stopping import run_budget
-from .records.fields import _integer, _number, _text
-from .records.row_map import _digest
+from .records.fields import _integer, _number
+from .records.row_map import _digest, check_digest_record
 
 __all__ = ["TuningRecord", "TUNING_RECORD", "tuning_digest", "record_tuning", "set_aside_tuning_records",
            "check_tuning_records"]
 
 _KEYS = {"text", "certificate", "total_epsilon", "total_delta"}
 TUNING_RECORD = "tuning"  # the release certificate's record of the tuning record saved beside it (format version 9)
-_TUNING_RECORD_KEYS = {"sha256"}
 
 
 @dataclass(frozen=True)
@@ -226,16 +225,10 @@ def check_tuning_records(saved: Any, records: list[tuple[str, Any]]) -> None:
     candidate's cost), or another record. A file is not a signature: an edit that also rewrites the digest is not
     detected."""
     for what, record in records:
-        if record is None:
-            if saved is not None:
-                raise InputError(f"tuning holds a tuning record, but {what} is missing (the certificate of a model "
-                                 "dpcvx.tune selected records the selection it came from); the file has been edited")
-            continue
-        item = json_object(what, record, _TUNING_RECORD_KEYS)
-        _text(f"{what}.sha256", item["sha256"])
-        if saved is None:
-            raise InputError(f"tuning is null, but {what} records the dpcvx.tune selection the model came from, whose "
-                             "total epsilon and delta are its guarantee; the file has been edited")
-        if item != tuning_digest(saved):
-            raise InputError(f"tuning is not the tuning record {what} records (its SHA-256 digest differs: the "
-                             "totals, the tuning certificate's text or record); the file has been edited")
+        check_digest_record(saved, record, what, tuning_digest(saved), (
+            f"tuning holds a tuning record, but {what} is missing (the certificate of a model dpcvx.tune selected "
+            "records the selection it came from); the file has been edited",
+            f"tuning is null, but {what} records the dpcvx.tune selection the model came from, whose total epsilon "
+            "and delta are its guarantee; the file has been edited",
+            f"tuning is not the tuning record {what} records (its SHA-256 digest differs: the totals, the tuning "
+            "certificate's text or record); the file has been edited"))

@@ -175,7 +175,7 @@ def check_map_record(saved: Any, record: Any, *, from_statistics: bool) -> None:
 
 
 SCHEMA_RECORD = "schema"  # the certificate's record of the schema that encodes a table into the release's rows
-_SCHEMA_RECORD_KEYS = {"sha256"}
+_DIGEST_KEYS = {"sha256"}  # a digest record: {"sha256": the hex digest of the saved object}
 
 
 def schema_record(saved: Any) -> dict | None:
@@ -187,25 +187,37 @@ def schema_record(saved: Any) -> dict | None:
     return {"sha256": _digest(saved)} if isinstance(saved, dict) else None
 
 
+def check_digest_record(saved: Any, record: Any, what: str, expected: dict | None,
+                        refusals: tuple[str, str, str]) -> None:
+    """Refuse a saved public object (``saved``, None where the file holds none) that is not the one a certificate's
+    digest record names (``record`` at ``what``: {"sha256": ...}, or None; ``expected``, the record of ``saved``
+    made by :func:`_digest`). ``refusals`` are the three messages: a record missing beside a saved object, an object
+    missing beside its record, another object. The one check of every digest record (a schema, a tuning
+    selection). A file is not a signature: an edit that also rewrites the digest is not detected."""
+    missing, absent, differs = refusals
+    if record is None:
+        if saved is not None:
+            raise InputError(missing)
+        return
+    item = json_object(what, record, _DIGEST_KEYS)
+    _text(f"{what}.sha256", item["sha256"])
+    if saved is None:
+        raise InputError(absent)
+    if item != expected:
+        raise InputError(differs)
+
+
 def check_schema_record(saved: Any, record: Any, where: str = "preprocessing.schema") -> None:
     """Refuse a saved schema (``saved``, the file's schema at ``where``, read by :func:`read_schema`) that is not the
     one the certificate records (``record``, its ``schema``, or None): a schema where none was saved, none where
-    one was, or another schema. A file is not a signature: an edit that also rewrites the digest is not detected."""
+    one was, or another schema (:func:`check_digest_record`)."""
     what = f"certificate.{SCHEMA_RECORD}"
-    if record is None:
-        if saved is not None:
-            raise InputError(f"{where} holds a schema, but {what} is missing (the certificate records the schema "
-                             "that encodes a table into the model's rows); the file has been edited")
-        return
-    item = json_object(what, record, _SCHEMA_RECORD_KEYS)
-    _text(f"{what}.sha256", item["sha256"])
-    if saved is None:
-        raise InputError(f"{where} is null, but {what} records the schema the model's rows were encoded with; the "
-                         "file has been edited")
-    if item != schema_record(saved):
-        raise InputError(f"{where} is not the schema {what} records (its SHA-256 digest differs: the norm, a "
-                         "column's name, order, bounds or categories, or a column added or dropped); the file has "
-                         "been edited")
+    check_digest_record(saved, record, what, schema_record(saved), (
+        f"{where} holds a schema, but {what} is missing (the certificate records the schema that encodes a table into "
+        "the model's rows); the file has been edited",
+        f"{where} is null, but {what} records the schema the model's rows were encoded with; the file has been edited",
+        f"{where} is not the schema {what} records (its SHA-256 digest differs: the norm, a column's name, order, "
+        "bounds or categories, or a column added or dropped); the file has been edited"))
 
 
 def _row_map(data: Any) -> RowMap:
