@@ -77,13 +77,18 @@ NO_BETTER_REGRESSION = ("on its training rows, the release's squared error is no
                         "constant prediction (R^2 <= 0)." + _NOTE)
 
 
+_SQUARES_SAFE = 1e100  # values up to this size square and sum to finite numbers over any number of rows
+
+
 def training_rows_finding(predictions: Any, y: Any, regression: bool, classes: Any = None) -> str | None:
     """The fixed text that applies to ``predictions`` of the training labels ``y``, or None. ``classes``: the
     public classes, which hold every label and prediction (else their union is sorted out of the rows)."""
     predicted, labels = np.asarray(predictions).ravel(), np.asarray(y).ravel()
-    if regression:  # in units of the largest |value|, so that no square overflows (targets near 1e300)
-        scale = float(np.max(np.abs(np.concatenate([labels, predicted])), initial=0.0)) or 1.0
-        labels, predicted = labels / scale, predicted / scale
+    if regression:
+        top = max(abs(float(value)) for value in (labels.max(initial=0), labels.min(initial=0),
+                                                  predicted.max(initial=0), predicted.min(initial=0)))
+        if top > _SQUARES_SAFE:  # in units of the largest |value|, so that no square overflows (targets near
+            labels, predicted = labels / top, predicted / top  # 1e300); else no copy (two n-vectors at 1e6 rows)
         spread = float(np.sum((labels - labels.mean()) ** 2))
         return NO_BETTER_REGRESSION if float(np.sum((labels - predicted) ** 2)) >= spread else None
     values = np.union1d(labels, predicted) if classes is None else np.unique(np.asarray(classes))
