@@ -36,7 +36,7 @@ from .exceptions import InputError
 __all__ = ["TABLE_LIBRARIES", "NonFiniteError", "categorical", "column_dtype", "column_names", "column_values",
            "feature_names", "finite_numbers", "named_column", "nested", "non_finite_error", "non_numeric_entry",
            "parses_as_float", "plain_matrix", "refuse_kind", "refuse_nested", "refuse_repeated_names",
-           "repeated_names", "row_count", "table_matrix"]
+           "refuse_time_entries", "repeated_names", "row_count", "table_matrix"]
 
 #: The libraries whose tables are read by column name (their top-level module names).
 TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")

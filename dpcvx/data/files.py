@@ -31,8 +31,8 @@ from typing import IO, Any
 from ..exceptions import FileError, InputError
 from ..validation import parse_integer
 
-__all__ = ["atomic_write", "check_writable", "read_text", "parse_json", "json_depth", "read_json", "json_object",
-           "os_error_message", "MAX_JSON_DEPTH", "MAX_FILE_BYTES",
+__all__ = ["atomic_write", "check_writable", "file_path", "read_text", "parse_json", "json_depth", "read_json",
+           "json_object", "os_error_message", "MAX_JSON_DEPTH", "MAX_FILE_BYTES",
            "MAX_INTEGER_DIGITS", "TEMPORARY_SUFFIX"]
 
 # A dpcvx model or schema file nests a handful of levels; anything deeper is not one of them.
