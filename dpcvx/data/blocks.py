@@ -51,7 +51,7 @@ from ..tables import NonFiniteError
 from .rows import NormBoundError, RowMap
 
 __all__ = ["RowBlocks", "BlockVector", "Recomputed", "Shipped", "elementwise", "same_vector", "is_dask",
-           "is_out_of_core", "as_row_blocks", "cache_block_rows"]
+           "is_out_of_core", "as_row_blocks", "cache_block_rows", "MEMMAP_BLOCK_SHARE"]
 
 BlockFunction = Callable[..., Any]
 
@@ -59,14 +59,26 @@ BlockFunction = Callable[..., Any]
 # during development (one fused step pass and one Hessian-vector pass, CPU time, on the sweep's sizes):
 # 2 MB blocks beat 512 KB ones at every width (fewer Python calls per pass); 4 MB ones were no faster.
 CACHE_BLOCK_BYTES = 1 << 21
+#: A memmap's mapped blocks are copies, and a fit holds one of them and its float32 copy for the Hessian at its peak:
+#: a block is at most this fraction of the file's bytes (but at least ``CACHE_BLOCK_BYTES`` / 8), so that the peak
+#: stays a small part of a file of a few tens of MB too. With 2 MB blocks a 32 MB file (200,000 x 20) grew by 0.11 to
+#: 0.15 of its size. The smaller blocks cost a Python call per block and pass, which a file this small pays in
+#: microseconds. (In memory, blocks are views: cache-sized whatever the array.)
+MEMMAP_BLOCK_SHARE = 1 / 32
 
 
 UNKNOWN_CHUNKS = "a Dask X must be 2-D with known row chunks (use to_dask_array(lengths=True))"
 
 
-def cache_block_rows(width: int) -> int:
-    """Rows per block such that a float64 block of ``width`` columns is about ``CACHE_BLOCK_BYTES``."""
-    return max(256, CACHE_BLOCK_BYTES // (8 * max(width, 1)))
+def cache_block_rows(width: int, nbytes: float = float("inf")) -> int:
+    """Rows per block such that a float64 block of ``width`` columns is about ``CACHE_BLOCK_BYTES``, or for a memmap
+    of ``nbytes`` bytes beyond one such block, about ``MEMMAP_BLOCK_SHARE`` of them when that is less (and
+    ``CACHE_BLOCK_BYTES`` / 8 at least). A file of one block is read in one, as rows in memory are: its fit is the
+    in-memory fit bit for bit."""
+    size = CACHE_BLOCK_BYTES
+    if nbytes > CACHE_BLOCK_BYTES:
+        size = min(size, max(CACHE_BLOCK_BYTES // 8, int(min(nbytes * MEMMAP_BLOCK_SHARE, 1 << 62))))
+    return max(256, size // (8 * max(width, 1)))
 
 
 def take_rows(X: Any, rows: np.ndarray) -> Any:
@@ -249,7 +261,7 @@ class RowBlocks:
             n = self.source.shape[0]
             if not self.block_rows:  # a mapped block is a copy, held with the next one: cache-sized (2 MB), so that
                 # a fit whose default draws private ranges (rows mapped on every pass) holds two of them, not 8 MB
-                self.block_rows = cache_block_rows(int(self.source.shape[1]))
+                self.block_rows = cache_block_rows(int(self.source.shape[1]), self.source.nbytes)
             self._bounds = [(a, min(a + self.block_rows, n)) for a in range(0, n, self.block_rows)]
         if not self._bounds:
             raise InputError("X is empty: at least one row is needed")
@@ -281,8 +293,8 @@ class RowBlocks:
         unmapped = self.rows.feature_map is None and clipped == 0
         if unmapped and isinstance(source, np.ndarray) and source.dtype == np.float64:
             if self.rows.fit_intercept:
-                return RowBlocks(source, self.rows, cache_block_rows(int(source.shape[1]) + 1), checked=True,
-                                 intercept=True)
+                return RowBlocks(source, self.rows, cache_block_rows(int(source.shape[1]) + 1, source.nbytes),
+                                 checked=True, intercept=True)
             return RowBlocks.views(source, self.rows)
         identity = unmapped and not self.rows.fit_intercept
         if identity and is_dask(source) and source.dtype == np.float64:  # the chunks as they are, unchecked
@@ -411,10 +423,10 @@ class RowBlocks:
                      for chunk, (a, b) in zip(self._chunks(), self._bounds, strict=True)]
             raw = np.concatenate(dask.compute(*(dask.delayed(operator.getitem)(chunk, pick)
                                                 for chunk, pick in picks if pick.size)))
-        elif self.intercept:  # read a block's worth at a time into the copy: no second copy of the subsample
-            out = self._intercept_buffer(indices.size)
-            for a in range(0, indices.size, self.block_rows):
-                out[a:a + self.block_rows, :-1] = take_rows(self.source, indices[a:a + self.block_rows])
+        elif self.intercept:  # read an eighth of a block at a time into the copy: no second copy of the subsample
+            out, part = self._intercept_buffer(indices.size), self._part_rows()
+            for a in range(0, indices.size, part):
+                out[a:a + part, :-1] = take_rows(self.source, indices[a:a + part])
             return out
         elif not self.checked and self.rows.maps_rows_alone:  # mapped an eighth of a block at a time into the rows
             return self._mapped_rows(indices)  # returned: never the whole subsample raw beside them
@@ -430,11 +442,18 @@ class RowBlocks:
         row's map, norm and clipping factor are functions of that row alone), without the subsample's raw copy
         held beside its mapped one (2 MB more at the peak of a fit with the defaults' standardiser: a Hessian's
         sample is read a cache block at a time)."""
-        part = max(1, self.block_rows // 8)
+        part = self._part_rows()
         out = np.empty((indices.size, self._width))
         for a in range(0, indices.size, part):
             out[a:a + part] = self.rows.apply(take_rows(self.source, indices[a:a + part]))[0]
         return out
+
+    def _part_rows(self) -> int:
+        """Rows of a subsample read at a time into the rows :meth:`take` returns: an eighth of a block, so that the
+        raw rows read (a copy, whatever the file) add an eighth of a block to the peak, not a block (a Hessian's
+        sample of a memmap with the intercept column held 2 MB of raw rows beside its 2 MB copy: 0.06 of a 32 MB
+        file)."""
+        return max(1, self.block_rows // 8)
 
     def _appended(self, block: np.ndarray) -> np.ndarray:
         """A checked block as the solver reads it: with the intercept column appended, or as it is."""
@@ -455,7 +474,7 @@ class RowBlocks:
         """One pass over the data: every check of the data contract; returns the rows clipped (private)."""
         if is_dask(self.source):
             return int(sum(self._tasks(None, (), refuse)))
-        return sum(clipped for _, _, clipped in self.blocks(refuse))
+        return sum(self._block(start, stop, refuse)[1] for start, stop in self._bounds)  # each block let go (_each)
 
 
 def _checked_block(raw: Any, start: int, stop: int, width: int, rows: RowMap,

@@ -49,8 +49,12 @@ RANGES_CLIP = 2.0
 #: column whose minority is under q has a one-cell range; at half a cell its rare value dominated the rows): fixed on
 #: the regression development tables, with rents and wages500, before any held-out table was fitted
 REGRESSION_FLOOR_CELLS = 4.0
-#: Values mapped at a time by :meth:`ColumnStandardiser.transform`: 2^16, blocks of 512 kB (a 1 MB L2 cache).
-_BLOCK_VALUES = 1 << 16
+#: Values mapped at a time by :meth:`ColumnStandardiser.transform`: 2^14, blocks of 128 kB (in a core's L2 cache).
+#: The centres and multipliers are repeated over that many values on each call: a memmap's fit maps every 2 MB block
+#: on every pass, a call each, and at 2^16 the two 512 kB repeats made for each call took 1.5 to 2 times the map's
+#: own time (a pass over 1,000,000 x 20 by 2 MB blocks, 20 to 500 columns, alternated in one process, the machine
+#: shared) and 1 MB of the fit's peak; a whole array maps in the same time either way.
+_BLOCK_VALUES = 1 << 14
 
 
 class ColumnStandardiser:

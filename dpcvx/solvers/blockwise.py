@@ -239,7 +239,7 @@ class BlockwiseObjective(PerturbedObjective):
         Gram product of the kept sample scaled (:func:`_scaled_gram`), or for a memmap's sample one per cache block
         of it read again, scaled into one buffer and added in row order."""
         rows, kept = self._sample_rows()
-        step = cache_block_rows(self.dim) if kept is None else rows.size
+        step = self._blocks().block_rows if kept is None else rows.size
         scratch: list[np.ndarray] = []
 
         def term(a: int) -> np.ndarray:
