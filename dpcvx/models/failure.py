@@ -95,7 +95,8 @@ def _labels(classes: Sequence[Any] | None, rows: int) -> np.ndarray:
 
 
 def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator | None], Any]],
-             classes: Sequence[Sequence[Any] | None], X: Any, procedure: str, seeded: bool) -> None:
+             classes: Sequence[Sequence[Any] | None], X: Any, procedure: str, seeded: bool,
+             rows: int | None = None) -> None:
     """Fit every candidate once on synthetic public rows, with no accountant, before the charge: ``fits[i](X, y,
     random_state)`` fits candidate i (a copy of it, or from its plan) with the procedure's budget.
 
@@ -107,10 +108,10 @@ def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator | Non
     tune's time at 100,000 rows (docs/performance.md, round 25). Nothing of a rehearsal is released.
 
     The rows (:func:`_synthetic`) and labels (the candidate's public classes in turn) are functions of
-    public quantities only (X's width and kind, the number of rows capped at ``REHEARSAL_ROWS``), so any
-    error is public and is raised with its message as an :class:`InputError`.
+    public quantities only (X's width and kind, the number of rows capped at ``REHEARSAL_ROWS``, or ``rows``), so
+    any error is public and is raised with its message as an :class:`InputError`.
     """
-    rows = min(X.shape[0], REHEARSAL_ROWS)
+    rows = min(X.shape[0], REHEARSAL_ROWS) if rows is None else rows
     synthetic = _synthetic(X, rows)
     for index, (fit, declared) in enumerate(zip(fits, classes, strict=True)):
         token = _REHEARSING.set(True)
@@ -126,6 +127,29 @@ def rehearse(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator | Non
                 f"before anything is charged ({type(error).__name__}: {error}). Nothing was charged") from None
         finally:
             _REHEARSING.reset(token)
+
+
+def least_rows(fits: Sequence[Callable[[Any, np.ndarray, np.random.Generator | None], Any]],
+               classes: Sequence[Sequence[Any] | None], X: Any, procedure: str, seeded: bool,
+               likely: Callable[[int], bool]) -> int:
+    """A number of rows every candidate fits on, for a procedure whose fits see a part of random size (full-data
+    selection's coin-chosen training rows), which draws parts of at least that many rows: a learner can refuse a
+    part too small for it (a private class count needs two rows), and after the charge that refusal would be a
+    failure. The ``REHEARSAL_ROWS`` rows :func:`rehearse` fitted them on when parts that large are ``likely`` (no
+    rehearsal more); else (and for n below them: parts of all n rows would leave none to score on) the fewest of 1,
+    2, 4, ... below min(n, ``REHEARSAL_ROWS``) on which every candidate's rehearsal fits, or that when none does.
+    Public: the rows are synthetic, their number public."""
+    full = min(X.shape[0], REHEARSAL_ROWS)
+    if full == REHEARSAL_ROWS and likely(full):
+        return full
+    size = 1
+    while size < full:
+        try:
+            rehearse(fits, classes, X, procedure, seeded, rows=size)
+            return size
+        except InputError:
+            size *= 2
+    return full
 
 
 @contextmanager

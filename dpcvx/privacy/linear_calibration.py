@@ -89,9 +89,12 @@ def check_reachable(calibration: PerturbsObjective, d: int) -> None:
     gamma = calibration.gradient_tolerance
     if gamma is not None and gamma < 2 * floor:
         needed = 2 * floor / (calibration.n * calibration.L * calibration.R)
+        largest = calibrate.TOL_RANGE[1]
+        fix = (f"use tol >= {needed:.2g} (at most {largest:g}) or a larger epsilon" if needed <= largest else
+               f"no tol reaches it (tol is at most {largest:g}, and would need to be {needed:.2g}): use a larger "
+               "epsilon")
         raise InputError(
             f"epsilon = {calibration.epsilon:g} is too small for tol = {calibration.tol:g}: the "
             f"objective's noise (||b|| up to {floor / (32 * np.finfo(float).eps):.3g}) makes the "
-            f"gradient bound gamma = {gamma:.3g} unreachable in double "
-            f"precision; use tol >= {needed:.2g} (at most {calibrate.TOL_RANGE[1]:g}) or a larger epsilon"
+            f"gradient bound gamma = {gamma:.3g} unreachable in double precision; {fix}"
         )

@@ -29,7 +29,7 @@ from ...privacy.rng import RandomState, resolve_rng
 from ...release.usefulness import Held, held_warnings
 from ...validation import check_classes, check_labels, check_public_classes, outside_labels, refuse_non_finite
 from ..contract import Plan, check_tunable, predicts_per_row
-from ..failure import composite, rehearse
+from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
 from .scores import Mistakes, Score, resolve_score, total_units
 from .tuning_certificate import format_params
@@ -361,11 +361,14 @@ def plan_candidate(candidate: Any, X: Any, y: np.ndarray, fit_params: Mapping[st
 
 
 def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.ndarray | slice], epsilon: float,
-                       procedure: str) -> tuple[Plan | None, ...]:
+                       procedure: str, likely: Callable[[int], bool] | None = None,
+                       ) -> tuple[tuple[Plan | None, ...], int]:
     """Before the charge, under the failure rule (:mod:`dpcvx.models.failure`): each candidate checked on its
     part (parameters, fit arguments, labels against its public classes on all of y, the score against those
     classes) and planned once when it plans first, then every candidate rehearsed on synthetic public rows of
-    the first part's width and kind (from its plan). Returns the candidates' plans (None: no plan)."""
+    the first part's width and kind (from its plan). Returns the candidates' plans (None: no plan) and, given
+    ``likely`` (whether parts of that many rows are drawn often enough), rows every candidate fits on
+    (:func:`~dpcvx.models.failure.least_rows`; else 1)."""
     declared, plans = [], []
     with composite(procedure):
         for candidate, rows in zip(setup.learners, parts, strict=True):
@@ -375,10 +378,12 @@ def check_and_rehearse(setup: Setup, X: Any, y: np.ndarray, parts: Sequence[np.n
             setup.score.check_classes(classes)
             declared.append(classes)
             plans.append(plan)
-        rehearse([_rehearsal(setup, candidate, plan, epsilon) for candidate, plan in zip(setup.learners, plans,
-                                                                                          strict=True)],
-                 declared, X[parts[0]], procedure, setup.source.reproducible)
-    return tuple(plans)
+        fits = [_rehearsal(setup, candidate, plan, epsilon) for candidate, plan in zip(setup.learners, plans,
+                                                                                        strict=True)]
+        rehearse(fits, declared, X[parts[0]], procedure, setup.source.reproducible)
+        fewest = 1 if likely is None else least_rows(fits, declared, X[parts[0]], procedure,
+                                                     setup.source.reproducible, likely)
+    return tuple(plans), fewest
 
 
 def _rehearsal(setup: Setup, candidate: Any, plan: Plan | None,

@@ -3,7 +3,10 @@
 **One run Q** (on the whole data set D of n rows, replace-one neighbours, n public):
 
 1. each row is held out by its own coin of public bias ``held_out`` (:func:`dpcvx.privacy.partition.coin_parts`),
-   independently of the data: a training part T and a held-out part H;
+   independently of the data: a training part T and a held-out part H; all the coins are drawn again while T has
+   fewer rows than every candidate fits on (:func:`~dpcvx.models.failure.least_rows`, found on synthetic rows before
+   the charge: the rehearsal's 64 rows when n >= 64 and T has that many with chance 1/2 or more; else 1, or 2 for
+   a private class count), a public law;
 2. a candidate i is drawn uniformly from the m candidates of the grid;
 3. f = A_i(T, e_Q): the learner fitted with the pure budget e_Q = epsilon / (2 + eta);
 4. the score s = -(z + Z) / max(|H|, 1), z = the score's integer total of f on H (:mod:`.scores`: the
@@ -48,14 +51,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ...exceptions import InputError
 from ...privacy.accountant import PrivacyAccountant
 from ...privacy.neighbours import Neighbours
-from ...privacy.partition import coin_parts
+from ...privacy.partition import coin_parts, training_chance
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.stopping import StoppingRule, draw_runs, miss_probability, noisy_count, run_budget, uniform_index
 from ...progress import progress
 from ...release.usefulness import Held, emit
-from ...validation import fraction, integer, positive
+from ...validation import EPSILON_MIN, fraction, integer, positive
 from ..failure import charged, composite, fixed_numerics
 from ..kernel_learner import Diagnostics
 from .checks import Setup, check_and_rehearse, check_release_cost, fit_candidate, release_certificate
@@ -92,6 +96,9 @@ NOT_COVERED = (
 PROCEDURE_NAME = "dpcvx.tune (full-data selection)"
 RUNS_PER_CANDIDATE = 4
 HELD_OUT = 0.2
+#: a run's coins are drawn again until they leave enough training rows; below this chance per draw the procedure is
+#: refused before the charge (a million draws a run on average)
+MIN_TRAINING_CHANCE = 1e-6
 # Public limits of the stopping rule's arguments, refused before the charge. Every run is a fit on the data: E[K] =
 # 10^6 fits already takes days for the fastest learner. The rule's gamma is a rational with denominator <= 10^6;
 # for eta up to 1000 and E[K] >= 1.01 it lies in (0, 1) (closer to 1 it rounded to 1, an internal error).
@@ -234,7 +241,22 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     rule, held_out = _checked_rule(m, eta, mean_runs, held_out)
     budget, count_epsilon, curves, total = _plan(setup, rule)  # refuses a candidate without a pre-fit curve
     # every candidate on all rows, then rehearsed: the failure rule (dpcvx.models.failure)
-    plans = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME)  # one plan per candidate
+    if budget < EPSILON_MIN:  # each run's fit and count take e_Q, a share of the epsilon the user gave
+        raise InputError(f"dpcvx.tune: each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g} (epsilon = "
+                         f"{setup.epsilon:g}, eta = {rule.eta}), below the least epsilon a fit takes "
+                         f"({EPSILON_MIN:g}); use epsilon >= {EPSILON_MIN * (2 + rule.eta):g}. Nothing was charged")
+    try:
+        plans, least = check_and_rehearse(setup, X, y, [slice(None)] * m, budget, PROCEDURE_NAME,
+                                          likely=lambda rows: training_chance(n, held_out, rows) >= 0.5)
+    except InputError as error:
+        if setup.delta == 0 and "epsilon" in str(error):  # the candidate's message names the run's budget e_Q
+            raise InputError(f"{error} (in dpcvx.tune each run fits with e_Q = epsilon / (2 + eta) = {budget:.6g}, "
+                             f"a share of epsilon = {setup.epsilon:g})") from None
+        raise
+    if training_chance(n, held_out, least) < MIN_TRAINING_CHANCE:  # coins redrawn a million times a run on average
+        raise InputError(f"dpcvx.tune: with held_out={held_out:g} and n={n} rows, a run's coins leave the "
+                         f"{least} training row{'s' * (least > 1)} every candidate needs with chance "
+                         f"{training_chance(n, held_out, least):.3g}; use a smaller held_out. Nothing was charged")
     if accountant is not None:
         accountant.spend(total, setup.delta, description=(f"dpcvx.tune (full-data selection, random stopping, "
                                                           f"eta={rule.eta}, m={m} candidates, n={n})"),
@@ -247,7 +269,7 @@ def run(setup: Setup, X: Any, y: Any, accountant: PrivacyAccountant | None, verb
     with progress(None, PROCEDURE_NAME, unit="fit", verbose=verbose) as bar, \
             composite(PROCEDURE_NAME), fixed_numerics():
         for _ in range(runs):
-            train, hold = coin_parts(n, held_out, setup.rng)
+            train, hold = coin_parts(n, held_out, setup.rng, least)  # enough training rows for every candidate
             index = uniform_index(m, source)
             plan = plans[index]  # every run of a candidate that plans fits from its one plan
             learner = None if plan is not None else copy.deepcopy(setup.learners[index])

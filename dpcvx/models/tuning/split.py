@@ -116,7 +116,7 @@ def run(setup: Setup, X: Any, y: np.ndarray, accountant: PrivacyAccountant | Non
                                                       setup.learners, setup.candidates)
     m, n, rng = len(candidates), X.shape[0], setup.rng
     parts = disjoint_parts(n, m + 1, rng)  # reads n only; refuses too few rows
-    plans = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME)  # the failure rule; planned once
+    plans, _ = check_and_rehearse(setup, X, y, parts[:-1], epsilon, PROCEDURE_NAME)  # the failure rule; planned once
 
     if accountant is not None:
         accountant.spend_parallel(

@@ -1,0 +1,42 @@
+"""A refusal names the epsilon the user gave (audit, twenty-eighth session): full-data selection fits each run with
+e_Q = epsilon / (2 + eta), and a candidate's refusal named e_Q as "epsilon" (``epsilon=1e-12`` was refused as
+"epsilon=3.33333e-13 is outside the range [1e-12, 1e+06]"); and an objective's unreachable tol asked for a tol above
+the largest it takes ("use tol >= 0.0097 (at most 0.001)")."""
+
+from __future__ import annotations
+
+import pytest
+
+import dpcvx
+from dpcvx.demo import synthetic_classification
+from dpcvx.exceptions import InputError
+
+X, Y = synthetic_classification(n=200, d=3, random_state=0)
+
+
+def _refusal(**settings) -> str:
+    accountant = dpcvx.PrivacyAccountant(epsilon=10)
+    with pytest.raises(InputError) as caught:
+        dpcvx.tune(dpcvx.PrivateERM(data_norm=1.0), X, Y, {"lam": [0.01, 0.1]}, accountant=accountant,
+                   random_state=0, **settings)
+    assert not accountant.ledger
+    return str(caught.value)
+
+
+def test_a_run_budget_below_the_range_names_the_users_epsilon_and_the_least_that_works() -> None:
+    message = _refusal(epsilon=1e-12)
+    assert "e_Q = epsilon / (2 + eta) = 3.33333e-13 (epsilon = 1e-12, eta = 1)" in message
+    assert "use epsilon >= 3e-12" in message
+
+
+def test_a_candidates_refusal_says_that_its_epsilon_is_the_run_budget() -> None:
+    message = _refusal(epsilon=3e-12)
+    assert "epsilon = 1e-12 is too small for tol" in message
+    assert "each run fits with e_Q = epsilon / (2 + eta) = 1e-12, a share of epsilon = 3e-12" in message
+
+
+@pytest.mark.parametrize("procedure", ["full-data", "split"])
+def test_an_unreachable_tol_asks_only_for_what_can_help(procedure: str) -> None:
+    message = _refusal(epsilon=3e-12 if procedure == "full-data" else 1e-12, procedure=procedure)
+    assert "no tol reaches it (tol is at most 0.001" in message and "use a larger epsilon" in message
+    assert "use tol >=" not in message
