@@ -24,7 +24,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..rounding import EPS, bound_up, next_down
+from ..rounding import EPS, bound_up, next_down, next_up
 
 __all__ = ["Exact", "Irrational", "NotFinite", "as_float_expr", "beyond_doubles", "exact_constant", "exact_of_saved",
            "exact_text", "exact_value", "float_down", "float_up", "is_sympy", "magnitude_text", "plain",
@@ -150,13 +150,16 @@ def magnitude_text(value: Any) -> str:
 
 
 def float_down(value: Any) -> float:
-    """A double no larger than an exact number (a Fraction, an int or a sympy number); a float is returned as it is.
+    """A double no larger than an exact number (a Fraction, an int, a sympy number or a loaded
+    :class:`Irrational`); a float is returned as it is.
 
     For constants that must not be overstated: the strong convexity m.
     """
     value = plain(value)
     if isinstance(value, float):
         return value
+    if isinstance(value, Irrational):  # a loaded constant, without sympy: its double lies within an ulp of it
+        return next_down(value.value)
     if isinstance(value, (int, Fraction)):
         approx = float(Fraction(value))  # a ratio of ints: the nearest double
         return next_down(approx) if Fraction(approx) > value else approx
@@ -168,6 +171,8 @@ def float_down(value: Any) -> float:
 
 def float_up(value: Any) -> float:
     """A double no smaller than an exact number: for bounds L and c."""
+    if isinstance(value, Irrational):  # a loaded constant (float_down's reason), which has no negation
+        return next_up(value.value)
     return -float_down(-value)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import dpcvx
 from dpcvx.exceptions import AssumptionError
-from dpcvx.verification.exact import exact_constant, float_down, float_up
+from dpcvx.verification.exact import Irrational, exact_constant, float_down, float_up
 
 TENTH = Fraction(0.1)  # the double 0.1, exactly
 
@@ -81,3 +81,11 @@ def test_fit_with_a_curvature_beyond_the_doubles_is_a_typed_refusal(mechanism):
     erm = dpcvx.PrivateERM(loss=lambda z: cp.logistic(-z), regularizer=HUGE, lam=1e-2, data_norm=1.0)
     with pytest.raises(AssumptionError, match="too large for floating point"):
         erm.fit(X, y, epsilon=1.0, mechanism=mechanism, random_state=0)
+
+
+def test_a_loaded_irrational_constant_is_bounded_by_the_doubles_beside_it():
+    """A loaded certificate's irrational constant (an exact text and its double, no sympy) is rounded outward as a
+    fitted one is: the lam rule of a loaded file reads its curvature through float_up (a TypeError before)."""
+    root = Irrational("sqrt(2)", 2 ** 0.5)
+    assert float_down(root) < 2 ** 0.5 < float_up(root)
+    assert float_up(root) == np.nextafter(2 ** 0.5, np.inf) and float_down(root) == np.nextafter(2 ** 0.5, -np.inf)
