@@ -1,7 +1,7 @@
 """Saved models: a release (:class:`~dpcvx.release.model.PrivateModel` or
 :class:`~dpcvx.release.kernel_model.PrivateKernelModel`) as a JSON file, and back.
 
-Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 9``)
+Both kinds share one format (``"format": "dpcvx-model"``, ``"format_version": 10``)
 with a ``"kind"`` field: ``"linear"`` (described below) or ``"kernel"`` (the
 predictor's kernel and public centres, the privatised coefficients and the
 :class:`~dpcvx.release.kernel_model.KernelReleaseCertificate`; see
@@ -31,7 +31,10 @@ repeated keys, huge integers and deep nesting), checks every field's type and
 range (unknown, missing or duplicated keys are refused), recomputes the
 calibration from the stated epsilon, n, lambda, R and constants with the
 library's own formulas (:func:`dpcvx.release.records.calibration_record.read_linear`) and refuses a file
-whose recorded calibration disagrees, naming the field. Every refusal is a
+whose recorded calibration disagrees, naming the field. Last, it refuses a file whose content is not the one its
+``"sha256"`` digest was written of (:func:`dpcvx.release.records.header.file_digest`): an edit after writing, also
+of a field of which the file holds no other copy (the order of ``classes``, a kernel release's centres, a constant's
+exact text), or corruption; not forgery, as whoever edits a file can compute the digest again. Every refusal is a
 :class:`~dpcvx.exceptions.FileError` (an
 :class:`~dpcvx.exceptions.InputError`). A feature map is rebuilt through a
 registry keyed by the ``"type"`` name in the file, never by importing a path
@@ -42,11 +45,11 @@ for consistency, not a new proof.
 Files are written by :func:`dpcvx.data.files.atomic_write`: the old file stays
 intact unless the new one is complete.
 
-Linear file format (``"format": "dpcvx-model"``, ``"format_version": 9``)::
+Linear file format (``"format": "dpcvx-model"``, ``"format_version": 10``)::
 
     {
       "format": "dpcvx-model",
-      "format_version": 9,
+      "format_version": 10,
       "kind": "linear",
       "library_version": "0.1.0",
       "mechanism": "objective",               # or "output"
@@ -70,13 +73,16 @@ Linear file format (``"format": "dpcvx-model"``, ``"format_version": 9``)::
                                               # tuning certificate's text and record, total_epsilon, total_delta
       "feature_names": ["age", ...],          # only for an estimator fitted on a DataFrame: its column names,
                                               # which the loaded model checks as the estimator does
-      "decision_cut": -0.847                  # only when not 0: the cut c of a binary classifier's predict
+      "decision_cut": -0.847,                 # only when not 0: the cut c of a binary classifier's predict
                                               # (classes[1] where w^T x + b > c), its estimator's threshold
+      "sha256": "5f0c0d3c..."                 # every kind: the SHA-256 digest of the rest of the file
+                                              # (records.header.file_digest), checked last by load
     }
 
-A file of format version 4, 5, 6, 7 or 8 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
+A file of format version 4, 5, 6, 7, 8 or 9 is read through :mod:`dpcvx.release.records.upgrade`, one step a version
 (``tuning`` null; a kernel L's exact text null; a linear release's own feature map recorded; no label shift; a TDIL
-net's input dimension recorded; the schema, the tuning record and a logistic loss's probabilities recorded).
+net's input dimension recorded; the schema, the tuning record and a logistic loss's probabilities recorded; the
+digest of what the file holds recorded).
 
 A file of an earlier format version is refused with an explanation: refit and save again.
 
@@ -105,7 +111,7 @@ from .kernel_model import PrivateKernelModel
 from .model import LinearModel, PrivateModel, Release
 from .multiclass_model import PrivateMulticlassModel
 from .records.fields import _number, _short
-from .records.header import KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .records.header import DIGEST, KINDS, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
 from .records.kernel_release import kernel_release_from_dict, kernel_release_to_dict
 from .records.linear_release import _MODEL_KEYS, linear_from_dict, linear_to_dict
 from .records.multiclass_release import multiclass_from_dict, multiclass_to_dict
@@ -135,6 +141,8 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     dpcvx classifier's public ``threshold`` (its ``decision_cut_``; by default the release's own
     :attr:`~dpcvx.release.model.LinearModel.decision_cut`), is written as ``"decision_cut"`` when it is not 0: the
     loaded model predicts at it, as the estimator does. Files of the default threshold 0.5 stay as they were.
+    Last, ``"sha256"`` holds the digest of all the rest (:func:`dpcvx.release.records.header.file_digest`), which
+    :func:`model_from_dict` checks: a field edited after writing is refused, also one that has no other copy.
     """
     if isinstance(schema, PublicSchema):  # anything else is refused by the kind's writer
         refuse_non_public_schema(schema)
@@ -153,6 +161,10 @@ def model_to_dict(model: Release, schema: PublicSchema | None = None, *, feature
     cut = getattr(model, "decision_cut", None) if decision_cut is None else decision_cut
     if cut is not None and _number(DECISION_CUT, cut) != 0:  # written when not 0: a file of threshold 0.5 is as it was
         data[DECISION_CUT] = _decision_cut(cut, model)
+    try:  # last: the digest of everything above (records/header.py), which load checks
+        data[DIGEST] = file_digest(data)
+    except InputError as error:
+        raise InputError(f"the model cannot be saved: {error} (the previous file, if any, is unchanged)") from None
     return data
 
 
@@ -298,7 +310,7 @@ def model_from_dict(data: Any) -> Release:
                          "dpcvx.tune); the file has been edited")
     release_data, records = set_aside_tuning_records(data)
     release = _release_from_dict({key: value for key, value in release_data.items()
-                                  if key not in ("tuning", FEATURE_NAMES, DECISION_CUT)})
+                                  if key not in ("tuning", FEATURE_NAMES, DECISION_CUT, DIGEST)})
     if data["tuning"] is not None:  # its own checks first, then its record in the certificate
         release.tuning = TuningRecord.from_dict(data["tuning"], release.epsilon, release.delta)
     check_tuning_records(data["tuning"], records)
@@ -308,7 +320,24 @@ def model_from_dict(data: Any) -> Release:
         cut = _decision_cut(data[DECISION_CUT], release)
         assert isinstance(release, PrivateModel)  # _decision_cut refuses every other release
         release.decision_cut = cut
+    _check_digest(data)  # last: every check of a field has its own refusal, which names the field
     return release
+
+
+def _check_digest(data: dict) -> None:
+    """Refuse a model record whose content is not the one its ``"sha256"`` digest was written of
+    (:func:`dpcvx.release.records.header.file_digest`), or that holds none: it was changed after dpcvx wrote it. The
+    digest binds every field, also those of which the file holds no second copy to compare (the order of ``classes``
+    or of a multiclass file's entries, a kernel release's centres, ``feature_names``, ``decision_cut``, a constant's
+    exact text). A file of format version 9 or older holds none: its upgrade step records the one of what it holds."""
+    recorded, computed = data.get(DIGEST), file_digest(data)
+    if recorded != computed:
+        found = f"{DIGEST} is missing" if DIGEST not in data else \
+            f"{DIGEST} records {_short(recorded, 80)} but the file's content has {computed}"
+        raise InputError(f"{found}: the file was changed after dpcvx wrote it. The digest detects edits and "
+                         "corruption, not forgery (to show where a file came from, publish its checksum or a "
+                         "signature: docs/model-files.md). Restore the file as dpcvx wrote it, or refit the model "
+                         "and save it again")
 
 
 def _release_from_dict(data: Any) -> Release:

@@ -132,7 +132,12 @@ def test_curve_survives_the_model_file_and_a_tampered_one_is_refused(data, tmp_p
     path.write_text(json.dumps(saved))
     with pytest.raises(InputError, match="privacy_curve"):
         dpcvx.load(path)
-    del saved["certificate"]["privacy_curve"]  # files written before curves still load
+    del saved["certificate"]["privacy_curve"]
+    path.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="changed after dpcvx wrote it"):  # removed from a file of this dpcvx
+        dpcvx.load(path)
+    saved["format_version"] = 9  # files written before curves (format version 9 or older, no digest) still load
+    del saved["sha256"]
     path.write_text(json.dumps(saved))
     assert dpcvx.load(path).certificate.privacy_curve == model.certificate.privacy_curve
 

@@ -17,6 +17,7 @@ import pytest
 import dpcvx
 from dpcvx import PrivateERM
 from dpcvx.exceptions import InputError
+from dpcvx.release.records.header import DIGEST, file_digest
 
 N, D = 400, 3
 CASES = [("output", 0.0, "exact"), ("output", 1 / N**2, "exact"), ("objective", 0.0, "dithered-lattice"),
@@ -83,9 +84,9 @@ def test_a_float_safe_file_relabelled_as_float_is_refused(releases, tmp_path):
     path = tmp_path / "model.json"
     dpcvx.save(releases("output", 0.0), path)
     text = path.read_text()
-    edited = text.replace('"sampler": "exact"', '"sampler": "float"')
-    assert edited != text
-    path.write_text(edited)
+    edited = json.loads(text.replace('"sampler": "exact"', '"sampler": "float"'))
+    assert edited != json.loads(text)
+    path.write_text(json.dumps({**edited, DIGEST: file_digest(edited)}))  # resealed: refused by the certificate's check
     with pytest.raises(InputError):
         dpcvx.load(path)
 

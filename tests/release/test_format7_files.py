@@ -34,8 +34,8 @@ def test_a_version_7_file_loads_and_predicts_bit_for_bit(name, tmp_path):
     assert str(loaded.certificate) == expected["certificate"]
     np.testing.assert_array_equal(np.asarray(loaded.decision_function(rows)), expected["decision"])
     np.testing.assert_array_equal(loaded.predict(rows), expected["predict"])
-    rewritten = dpcvx.save(loaded, tmp_path / "v9.json")
-    assert json.loads(rewritten.read_text())["format_version"] == MODEL_FORMAT_VERSION == 9
+    rewritten = dpcvx.save(loaded, tmp_path / "v10.json")
+    assert json.loads(rewritten.read_text())["format_version"] == MODEL_FORMAT_VERSION == 10
     again = dpcvx.load(rewritten)
     assert str(again.certificate) == expected["certificate"]
     np.testing.assert_array_equal(again.predict(rows), expected["predict"])
@@ -47,7 +47,7 @@ def test_a_version_7_tdil_net_file_saved_again_records_its_dimension(name, tmp_p
     removed."""
     data = json.loads((FORMAT7 / f"{name}.json").read_text())
     assert "n_features" not in data["certificate"] and data["privatised"]["centers"] == []
-    rewritten = json.loads(dpcvx.save(dpcvx.load(FORMAT7 / f"{name}.json"), tmp_path / "v9.json").read_text())
+    rewritten = json.loads(dpcvx.save(dpcvx.load(FORMAT7 / f"{name}.json"), tmp_path / "v10.json").read_text())
     assert rewritten["certificate"]["n_features"] == rewritten["predictor"]["n_features"] == 2
     edits = {"predictor": (lambda data: data["predictor"].update(n_features=5),
                            # the float-safe net's evaluation error reads d first

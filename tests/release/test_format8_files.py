@@ -4,8 +4,8 @@ Huber regression on a version-1 ("unit") schema, and AdaSSP plain, on private ra
 noisy gradient descent on ranges), written by dpcvx at commit eabaf47 (the last to write version 8) through
 ``dpcvx.save`` of a fitted scikit-learn Pipeline (a PublicSchema and the estimator; the feature-map release with
 ``schema=``), with the certificate text, decision values and predictions on the first 60 records of its table that
-dpcvx computed (``fixtures/format8/expected.json``). Saved again, a file is version 9 and its certificate records
-the schema the file holds (records.upgrade: the step from version 8)."""
+dpcvx computed (``fixtures/format8/expected.json``). Saved again, a file is of the current version and its
+certificate records the schema the file holds (records.upgrade: the step from version 8)."""
 
 import json
 from pathlib import Path
@@ -54,11 +54,11 @@ def test_a_version_8_file_loads_and_predicts_bit_for_bit(name, tmp_path):
     assert str(loaded.certificate) == expected["certificate"]
     np.testing.assert_array_equal(np.asarray(loaded.decision_function(rows)), expected["decision"])
     np.testing.assert_array_equal(loaded.predict(rows), expected["predict"])
-    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v9.json").read_text())
-    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 9
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v10.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 10
     assert schema_of(rewritten) == schema_of(data)
     assert [certificate["schema"] for certificate in certificates(rewritten)] == \
         [schema_record(schema_of(data))] * len(certificates(rewritten))
-    again = dpcvx.load(tmp_path / "v9.json")
+    again = dpcvx.load(tmp_path / "v10.json")
     assert str(again.certificate) == expected["certificate"] and again.schema == loaded.schema
     np.testing.assert_array_equal(again.predict(again.schema.transform(EXPECTED["table"])), expected["predict"])

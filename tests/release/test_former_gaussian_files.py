@@ -24,7 +24,10 @@ def saved():
 
 
 def _moved(data, factor):
+    """The file as the former dpcvx wrote it: format version 9 (no digest), its Gaussian scales moved by factor."""
     moved = json.loads(json.dumps(data))
+    moved["format_version"] = 9
+    del moved["sha256"]
     moved["certificate"]["calibration"]["amp_sigma"] *= factor
     for part in moved["certificate"]["privacy_curve"]["parts"]:
         if part.get("noise_multiplier"):

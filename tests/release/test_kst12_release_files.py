@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dpcvx
+from dpcvx.release.records.header import DIGEST, file_digest
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +37,8 @@ def test_an_l1_only_release_saves_and_loads_and_an_edited_m_is_refused(rows, tmp
     for edited in (-1.0, float("nan")):
         saved = json.loads(path.read_text())
         saved["certificate"]["constants"]["m"]["float"] = edited
+        if edited == edited:  # resealed: the check of m refuses it, not the digest (NaN is no JSON: the reader's)
+            saved[DIGEST] = file_digest(saved)
         (tmp_path / "edited.json").write_text(json.dumps(saved))
         with pytest.raises(dpcvx.InputError):
             dpcvx.load(tmp_path / "edited.json")

@@ -1,6 +1,7 @@
 """The records of a model file: each release kind writes and reads its own record.
 
-* :mod:`.header`: the format name and versions every record starts with;
+* :mod:`.header`: the format name and versions every record starts with, and the digest of the whole file
+  (:func:`.header.file_digest`) that the writer adds and the loader checks;
 * :mod:`.upgrade`: the one upgrade step per older format version (4 -> 5: the ``tuning`` field);
 * :mod:`.fields`: the checked reading of one JSON field (numbers, texts, flags);
 * :mod:`.row_map`: the public per-record map (norm bound, intercept, feature map) and the feature-map registry;

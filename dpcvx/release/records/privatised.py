@@ -82,7 +82,9 @@ OUTPUT = PrivateRelease(
               "kernel learner's; a multiclass file's per-class releases; a tuning selection's index and "
               "parameters)",
     values=("**.privatised",),
-    derived=("**.certificate.findings",),  # the public checks of the released weights (release/usefulness.py)
+    # the public checks of the released weights (release/usefulness.py); the digest of the whole file (a saved file's
+    # and a tuning result's model's, records/header.py), which the privatised values are part of
+    derived=("**.certificate.findings", "sha256", "model.sha256"),
 )
 
 PRIVATE_RELEASES: tuple[PrivateRelease, ...] = (

@@ -57,6 +57,14 @@ whether a loaded classifier offers ``predict_proba`` (and ``dpcvx predict`` a pr
 loss text, which an edit into the logistic loss's (a Huber release's, say) made available. A version 8 (or older)
 file holds no record, so its step records the one its loss text gives: such a file is read as before, unprotected
 against that edit.
+
+Format version 10 ends every model file with the SHA-256 digest of the rest of it (``sha256``,
+:func:`.header.file_digest`), so that an edit of a field no check compares with another copy (the order of
+``classes``, a kernel release's centres, ``feature_names``, ``decision_cut``, a constant's exact text) is refused. A
+version 9 (or older) file holds no digest, so its step records the digest of the file it holds: such a file is read
+as before, unprotected against those edits (save it again with this dpcvx to bind it). A version 9 file that holds a
+``sha256`` key was not written by dpcvx; its key is kept and compared, and the file is refused. Tested on files of
+every kind written as version 9 (``tests/release/fixtures/format9``) and through every step on the older fixtures.
 """
 
 from __future__ import annotations
@@ -66,7 +74,7 @@ from typing import Any
 
 from ..tuning_record import record_tuning
 from .fields import _integer
-from .header import MODEL_FORMAT, MODEL_FORMAT_VERSION
+from .header import DIGEST, MODEL_FORMAT, MODEL_FORMAT_VERSION, file_digest
 from .kernel_release import DIMENSION_RECORD, records_dimension
 from .release_certificate import PROBABILITY_RECORD, probability_record
 from .row_map import MAP_RECORD, SCHEMA_RECORD, own_map_record, schema_record
@@ -180,7 +188,18 @@ def _record_probabilities(certificate: Any) -> None:
         certificate[PROBABILITY_RECORD] = made
 
 
-_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8}
+def _from_9(data: dict) -> dict:
+    """Version 9 -> 10: the file records the digest of what it holds (module docstring); a multiclass file's
+    per-class entries carry version 10 too (they hold no digest: the file's covers them)."""
+    upgraded_ = {**copy.deepcopy(data), "format_version": 10}
+    for entry in _entries_at(upgraded_, 9):
+        entry["format_version"] = 10
+    if DIGEST not in upgraded_:
+        upgraded_[DIGEST] = file_digest(upgraded_)
+    return upgraded_
+
+
+_STEPS = {4: _from_4, 5: _from_5, 6: _from_6, 7: _from_7, 8: _from_8, 9: _from_9}
 assert set(_STEPS) == set(range(FIRST_READ_VERSION, MODEL_FORMAT_VERSION))
 
 

@@ -1,0 +1,76 @@
+"""Files of format version 9 load as they were written: one of every kind (a binary classifier, one with column
+statistics' map, a multiclass classifier, a Huber regression, AdaSSP and noisy gradient descent on ranges, on a
+PublicSchema pipeline; a classifier fitted on named columns with a threshold, one with class weights, one on a feature
+map of its own (RFF), a model dpcvx.tune selected; TDDL, PINP, TDIL on a net and on the ball, float-safe TDDL),
+written by dpcvx at commit 9389d15 (the last to write version 9) through ``dpcvx.save``, with the certificate text,
+decision values and predictions that dpcvx computed (``fixtures/format9/expected.json``). A version 9 file holds no
+digest: its upgrade step records the one of what it holds. Saved again, a file is of the current version and holds
+its digest, and nothing else changed (records.upgrade: the step from version 9)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import FileError
+from dpcvx.release.serialization import MODEL_FORMAT_VERSION
+
+FORMAT9 = Path(__file__).parent / "fixtures" / "format9"
+EXPECTED = json.loads((FORMAT9 / "expected.json").read_text())
+TABLES = ["linear", "linear_stats", "multi", "huber", "linreg", "linreg_gradient"]
+ARRAYS = ["rff", "weighted", "tuned", "tddl", "pinp", "tdil", "tdil_ball", "tddl_safe"]
+KINDS = [*TABLES, *ARRAYS, "named"]
+
+
+def inputs(name, model):
+    """The records the fixture's expected values were computed on, as the loaded model takes them."""
+    if name in TABLES:
+        return model.schema.transform(EXPECTED["table"])
+    rows = np.array(EXPECTED["rows"])
+    return pd.DataFrame({"a": rows[:, 0], "b": rows[:, 1]}) if name == "named" else rows
+
+
+def unversioned(data):
+    """A file without its format versions (a multiclass file's entries' too) and its digest."""
+    entries = [{key: value for key, value in entry.items() if key != "format_version"}
+               for entry in data.get("per_class", [])]
+    return {**{key: value for key, value in data.items() if key not in ("format_version", "sha256")},
+            **({"per_class": entries} if entries else {})}
+
+
+def test_the_fixtures_are_every_kind_of_file():
+    assert sorted(path.stem for path in FORMAT9.glob("*.json") if path.stem != "expected") == sorted(KINDS)
+    files = {name: json.loads((FORMAT9 / f"{name}.json").read_text()) for name in KINDS}
+    assert {data["kind"] for data in files.values()} == {"linear", "kernel", "multiclass", "regression"}
+    assert {data["format_version"] for data in files.values()} == {9}
+    assert all("sha256" not in data for data in files.values())
+    assert {"feature_names", "decision_cut"} <= set(files["named"]) and files["tuned"]["tuning"] is not None
+
+
+@pytest.mark.parametrize("name", KINDS)
+def test_a_version_9_file_loads_and_predicts_bit_for_bit(name, tmp_path):
+    from dpcvx.release.records.header import file_digest  # format 10's (imported here: the test runs before it)
+
+    source, expected = FORMAT9 / f"{name}.json", EXPECTED[name]
+    loaded = dpcvx.load(source)
+    assert str(loaded.certificate) == expected["certificate"]
+    np.testing.assert_array_equal(np.asarray(loaded.decision_function(inputs(name, loaded))), expected["decision"])
+    np.testing.assert_array_equal(loaded.predict(inputs(name, loaded)), expected["predict"])
+    rewritten = json.loads(dpcvx.save(loaded, tmp_path / "v10.json").read_text())
+    assert rewritten["format_version"] == MODEL_FORMAT_VERSION == 10
+    assert rewritten["sha256"] == file_digest(rewritten)
+    assert unversioned(rewritten) == unversioned(json.loads(source.read_text()))  # nothing else differs
+    again = dpcvx.load(tmp_path / "v10.json")
+    assert str(again.certificate) == expected["certificate"]
+    np.testing.assert_array_equal(again.predict(inputs(name, again)), expected["predict"])
+
+
+def test_a_version_9_file_that_holds_a_digest_was_not_written_by_dpcvx(tmp_path):
+    """Version 9 wrote no ``sha256``: the step keeps one that a file holds, which does not match, and it is refused."""
+    data = json.loads((FORMAT9 / "linear.json").read_text())
+    (tmp_path / "edited.json").write_text(json.dumps({**data, "sha256": "0" * 64}))
+    with pytest.raises(FileError, match="sha256 records '0000.*: the file was changed after dpcvx wrote it"):
+        dpcvx.load(tmp_path / "edited.json")
