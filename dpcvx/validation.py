@@ -43,11 +43,13 @@ from .exceptions import InputError, UnsupportedWeightsError, withheld
 from .tables import (
     NonFiniteError,
     column_names,
+    finite_numbers,
+    first_non_number,
     non_finite_error,
     non_numeric_entry,
     plain_matrix,
     refuse_kind,
-    refuse_time_entries,
+    refuse_non_numbers,
     table_matrix,
 )
 
@@ -71,8 +73,9 @@ __all__ = [
     "BOUND_MIN",
     "BOUND_MAX",
     "check_matrix",
+    "check_table",
     "check_finite",
-    "refuse_times",
+    "refuse_non_number_targets",
     "real_values",
     "check_labels",
     "check_classes",
@@ -292,20 +295,23 @@ def parse_integer(name: str, text: str, *, minimum: int | None = 1, maximum: int
 
 
 def real_values(name: str, values: Any) -> np.ndarray:
-    """values as a float64 array of real numbers (numbers of a numeric dtype, or objects that are numbers.Real, as a
-    nullable pandas column gives them); InputError naming ``name`` and the position of the first entry that is not
-    one (text, None, a complex number; never its value). numpy's float conversion read "1.5" as 1.5, dropped a
-    complex entry's imaginary part, and raised a bare ValueError for other text."""
+    """values as a float64 array of real numbers (numbers of a numeric dtype, or objects that are numbers by the rule
+    X follows, :func:`dpcvx.tables.is_number`: as a nullable pandas column gives them, a Decimal too); InputError
+    naming ``name`` and the position of the first entry that is not one (text, however numeric it looks, None, a
+    complex number, a numpy duration; never its value). numpy's float conversion read "1.5" as 1.5, dropped a complex
+    entry's imaginary part, and raised a bare ValueError for other text."""
     array = np.asarray(values)
     if array.dtype.kind in "biuf":
         return array.astype(np.float64, copy=False)
-    flat = array.ravel() if array.dtype.kind == "O" else ()
-    culprit = next((i for i, value in enumerate(flat) if not isinstance(value, numbers.Real)), None)
+    culprit = first_non_number(array)
     if array.dtype.kind != "O" or culprit is not None:
-        what = (f"entry {culprit} is a {type(flat[culprit]).__name__} (its value is not shown: it is data)"
+        what = (f"entry {culprit} is a {type(array.flat[culprit]).__name__} (its value is not shown: it is data)"
                 if culprit is not None else f"its entries have dtype {array.dtype}")
         raise InputError(f"{name} must hold real numbers: {what}")
-    return array.astype(np.float64)
+    try:
+        return array.astype(np.float64)
+    except (ValueError, OverflowError):  # an integer or a Decimal beyond the float range, a signalling NaN
+        raise InputError(f"{name} must hold real numbers within the float range") from None
 
 
 def check_finite(name: str, values: Any, fix: str = "") -> np.ndarray:
@@ -367,7 +373,7 @@ def _contiguous(X: Any, name: str = "X", spare_columns: int = 0) -> tuple[np.nda
         raise InputError(f"{name} must be a numeric 2-D array with rows of equal length: numpy refused it "
                          f"with {withheld(error)}") from None
     refuse_kind(name, array.dtype)
-    refuse_time_entries(array, name)
+    refuse_non_numbers(array, name)
     if array.dtype == np.float64 and (array.flags.f_contiguous or (array.ndim == 2 and array.flags.c_contiguous)):
         return array, False
     column_major = array.ndim == 2 and (array.flags.f_contiguous or abs(array.strides[0]) < abs(array.strides[1]))
@@ -488,6 +494,15 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray | sparse.csr_matrix:
     return _checked_matrix(X, name)[0]
 
 
+def check_table(X: Any, name: str = "X") -> None:
+    """Refuse a table (pandas, polars, pyarrow) with a column that is not finite numbers (categorical, text, a NaN,
+    missing or infinite entry), naming the column by its name (:func:`check_matrix`'s refusal), before another
+    conversion (numpy's, scikit-learn's) turns the table into an array without names. One read of each column, and
+    no copy of a table of finite numbers; any other input passes."""
+    if column_names(X) is not None and not finite_numbers(X):
+        check_matrix(X, name)
+
+
 def check_rows(X: np.ndarray, name: str = "X", first: int = 0) -> None:
     """:func:`check_matrix`'s refusals of the rows of a 2-D numeric array X from row ``first`` on, read and converted
     a block of rows (about 2 MB of float64) at a time, so that a memmap of another dtype or memory order is never
@@ -555,13 +570,15 @@ def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
 TASKS = ("classification", "regression")
 
 
-def refuse_times(name: str, values: Any) -> None:
-    """Refuse dates and durations as numbers (a datetime64 or timedelta64 dtype, or such entries among objects),
-    which numpy reads as a count of their units."""
+def refuse_non_number_targets(name: str, values: Any) -> None:
+    """Refuse regression targets that are not numbers, as X's entries are refused
+    (:func:`dpcvx.tables.refuse_non_numbers`): dates and durations (a datetime64 or timedelta64 dtype, or such entries
+    among objects), which numpy reads as a count of their units, and text, which numpy's and scikit-learn's float
+    conversions read as numbers when it looks like one ("1.5")."""
     array = np.asarray(values)
     if array.dtype.kind in "Mm":
         refuse_kind(name, array.dtype)
-    refuse_time_entries(array, name)
+    refuse_non_numbers(array, name)
 
 
 def _label_vector(y: Any, n: int) -> np.ndarray:
@@ -592,7 +609,7 @@ def target_values(y: Any, n: int, label_bound: float, refuse: bool) -> tuple[np.
     computed on the private data and never part of a release).
     """
     labels = _label_vector(y, n)
-    refuse_times("y", labels)
+    refuse_non_number_targets("y", labels)
     try:
         values = np.asarray(labels, dtype=float)
     except (TypeError, ValueError):

@@ -29,8 +29,15 @@ from ..data.blocks import is_out_of_core
 from ..exceptions import InputError, user_stacklevel
 from ..privacy.accountant import PrivacyAccountant, check_accountant
 from ..release.model import check_feature_names
-from ..tables import NonFiniteError, column_names, feature_names, finite_numbers, non_numeric_entry, refuse_time_entries
-from ..validation import check_matrix, check_rows, outside_labels, refuse_non_finite_targets
+from ..tables import (
+    NonFiniteError,
+    column_names,
+    feature_names,
+    first_non_number,
+    non_numeric_entry,
+    refuse_non_numbers,
+)
+from ..validation import check_matrix, check_rows, check_table, outside_labels, refuse_non_finite_targets
 
 __all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
            "refuse_unusable_table", "scikit_learn_refusal", "validate_streamed", "validated_input"]
@@ -161,12 +168,30 @@ def refuse_unusable_table(X: Any) -> None:
     """Refuse a table (pandas, polars, pyarrow) with a categorical or text column, or a NaN, missing or infinite
     entry, naming the column by its name (and the entry's row), before scikit-learn turns the table into an
     array without names (numbers held as objects pass). One read of each column, no copy of the table. An array
-    of objects holding a numpy date or duration is refused by its position (:func:`refuse_time_entries`):
-    scikit-learn's conversion would read it as a count of its units."""
-    if isinstance(X, np.ndarray) and X.dtype == object:
-        refuse_time_entries(X, "X")
-    if not is_out_of_core(X) and column_names(X) is not None and not finite_numbers(X):
-        check_matrix(X)
+    (or a list) of text, or of objects whose first entry that is not a number is text or a numpy date or duration,
+    is refused by that entry's position (:func:`dpcvx.tables.refuse_non_numbers`): scikit-learn's conversion would
+    read "1.5" as 1.5 and a date as a count of its units. Other entries that are not numbers (a dict, None) are left
+    to its refusal, a TypeError as its conventions require (check_estimator's ``check_dtype_object``)."""
+    if isinstance(X, (np.ndarray, list, tuple)):
+        values = X if isinstance(X, np.ndarray) else _as_array(X)
+        first = first_non_number(values)
+        if values.dtype.kind in "US" or (first is not None and isinstance(values.flat[first], _MISREAD)):
+            refuse_non_numbers(values, "X")
+    if not is_out_of_core(X):
+        check_table(X)
+
+
+#: Entries that are not numbers but that scikit-learn's conversion reads as numbers.
+_MISREAD = (str, bytes, np.datetime64, np.timedelta64)
+
+
+def _as_array(X: list | tuple) -> np.ndarray:
+    """A list of rows as numpy reads it, or an empty array of objects when numpy cannot (ragged rows: refused by
+    scikit-learn's own check, naming the shapes)."""
+    try:
+        return np.asarray(X)
+    except (TypeError, ValueError):
+        return np.empty(0, dtype=object)
 
 
 def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: bool) -> Any:

@@ -107,7 +107,7 @@ from ..validation import (
     optional,
     or_literal,
     positive,
-    refuse_times,
+    refuse_non_number_targets,
     refuse_weights,
     sample_size,
 )
@@ -301,7 +301,7 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
             if is_out_of_core(X):  # read by row blocks, never loaded whole
                 checked, targets = validate_streamed(owner, X, y)
             else:
-                refuse_times("y", y)  # numpy would read a date as a count of days, scikit-learn with it
+                refuse_non_number_targets("y", y)  # numpy reads a date as a count of days, "1.5" as 1.5
                 checked, targets = validate_data(owner, X, y, y_numeric=True, reset=True)
                 keep_feature_names(owner, X)
             return checked, np.asarray(targets, dtype=float)

@@ -326,7 +326,7 @@ def test_tiny_bound_and_tiny_rows():
         (np.array([["2020-01-01"]], dtype="M8[D]"), r"X has dtype datetime64\[D\]: datetimes are not numbers"),
         (np.array([[5]], dtype="m8[s]"), r"X has dtype timedelta64\[s\]: durations are not numbers"),
         (np.array([[1.0, "a"]], dtype=object),
-         r"X column 1 holds a str that is not a number in row 0 \(the value is not shown"),
+         r"X column 1 holds text \(str\) in row 0 \(the value is not shown"),
         (np.array([[1.0, 2j]], dtype=object), r"X column 1 holds a complex that is not a number in row 0"),
         (np.array([[1.0, np.nan]]), r"NaN or infinite values .*first at row 0, column 1; remove or impute"),
         (sparse.csr_matrix(np.array([[0.0, 1.0], [np.inf, 0.0]])), r"first at row 1, column 0"),
@@ -350,7 +350,7 @@ def test_unusable_matrices_get_a_typed_error_naming_the_fix(X, message):
          r"X column 'when' has dtype datetime64.*convert them first"),
         ({"a": [1.0, 2.0], "wait": pd.to_timedelta([1, 2], unit="s")}, r"X column 'wait' has dtype timedelta64"),
         ({"a": [1.0, 2.0], "z": [1 + 1j, 2.0]}, r"X column 'z' has dtype complex128"),
-        ({"a": [1.0, 2.0], "name": ["x", "y"]}, r"X column 'name' holds a str that is not a number in row 0"),
+        ({"a": [1.0, 2.0], "name": ["x", "y"]}, r"X column 'name' holds text \(str\) in row 0"),
         ({"a": pd.array([1, None], dtype="Int64")}, r"first at row 1, column 'a'"),
     ],
 )

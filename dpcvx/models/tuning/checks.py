@@ -27,7 +27,14 @@ from ...privacy.partition import child_seed
 from ...privacy.privacy_curve import PrivacyCurve
 from ...privacy.rng import RandomState, resolve_rng
 from ...release.usefulness import Held, held_warnings
-from ...validation import check_classes, check_labels, check_public_classes, outside_labels, refuse_non_finite
+from ...validation import (
+    check_classes,
+    check_labels,
+    check_public_classes,
+    check_table,
+    outside_labels,
+    refuse_non_finite,
+)
 from ..contract import Plan, check_tunable, predicts_per_row
 from ..failure import composite, least_rows, rehearse
 from ..fit_plan import FitPlan
@@ -309,6 +316,9 @@ def _accepts_keywords(function: Any, names: Sequence[str]) -> bool:
 
 
 def data(X: Any, y: ArrayLike) -> tuple[Any, np.ndarray]:  # X: an array or a scipy.sparse matrix
+    """(X as an array or CSR, y as an array), their shapes checked; a table's column that is not finite numbers is
+    refused by its name first (:func:`~dpcvx.validation.check_table`), as every fit names it."""
+    check_table(X)
     rows = X.tocsr() if sparse.issparse(X) else np.asarray(X)
     labels = np.asarray(y)
     if rows.ndim != 2:
