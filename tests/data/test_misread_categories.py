@@ -95,3 +95,77 @@ def test_whole_floats_are_told_to_be_read_as_text_where_a_category_has_leading_z
         with pytest.raises(InputError, match=r"'c' holds numbers whose integer text, zero-padded, is a declared "
                                              r"category, the first in row 1 .*dtype=\{'c': str\}"):
             padded.transform({"c": np.array(values)})
+
+
+CASED = r"column 'work' holds text that is a declared category but for letter case{also}, the first in row {row} "
+ZEROS = (r"column 'zip' holds text codes that are a declared category but for their leading zeros{also}, the first "
+         r"in row ")
+ALSO = " and surrounding whitespace"
+
+
+def _text_tables(column: str, values: list) -> list:
+    """A table whose ``column`` holds ``values`` as text (the other column declared values), in each form."""
+    other = "work" if column == "zip" else "zip"
+    filler = ["Private"] * len(values) if other == "work" else ["02134"] * len(values)
+    tables: list = [{column: np.array(values), other: np.array(filler)},
+                    {column: np.array(values, dtype=object), other: np.array(filler, dtype=object)},
+                    pd.DataFrame({column: values, other: filler}),
+                    pd.DataFrame({column: pd.array(values, dtype="string"), other: filler}),
+                    pd.DataFrame({column: pd.Categorical(values), other: filler})]
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    return [*tables, pl.DataFrame({column: values, other: filler}), pa.table({column: values, other: filler})]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_text_that_differs_from_a_category_in_letter_case_is_refused_not_zeroed(strict):
+    schema = dataclasses.replace(SCHEMA, strict=strict)
+    for cased, also in (("state-gov", ""), ("PRIVATE", ""), (" state-gov", ALSO), ("private\t", ALSO)):
+        for table in _text_tables("work", ["State-gov", "Private", cased]):
+            with pytest.raises(InputError, match=CASED.format(also=also, row=2)) as refused:
+                schema.transform(table)
+            message = str(refused.value)
+            assert cased.strip() not in message  # the value is data
+            assert "normalise the column to the declared spelling" in message and "declare it" in message
+            assert ("str.strip()" in message) == bool(also)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_text_codes_that_lost_their_leading_zeros_are_refused_not_zeroed(strict):
+    schema = dataclasses.replace(SCHEMA, strict=strict)
+    for code, also in (("2134", ""), ("2139", ""), (" 2134", ALSO), ("2139 ", ALSO), ("002134", "")):
+        for table in _text_tables("zip", ["02134", "55555", code]):
+            with pytest.raises(InputError, match=ZEROS.format(also=also) + "2 ") as refused:
+                schema.transform(table)
+            message = str(refused.value)
+            assert code.strip() not in message  # the value is data
+            assert "frame['zip'].str.zfill(5)" in message and "declare it" in message
+    negative = PublicSchema((CategoricalColumn("code", ("-07", "a")),))
+    with pytest.raises(InputError, match=r"'code' holds text codes .* leading zeros, the first in row 1 "):
+        negative.transform({"code": np.array(["a", "-7"])})
+
+
+def test_the_first_near_miss_of_any_form_is_named():
+    mixed = PublicSchema((CategoricalColumn("code", ("007", "Yes")),))
+    for values, form in (([8, "yes", 7], "text that is a declared category but for letter case"),
+                         ([8, 7, "yes"], "numbers whose integer text, zero-padded, is a declared category"),
+                         (["x", "7", " Yes"], "text codes that are a declared category but for their leading zeros"),
+                         (["x", " Yes", "7"], "text that is a declared category but for surrounding whitespace")):
+        with pytest.raises(InputError, match=f"column 'code' holds {form}, the first in row 1 "):
+            mixed.transform({"code": np.array(values, dtype=object)})
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_genuinely_unknown_category_is_encoded_as_zeros_or_refused_as_documented(strict):
+    """Text no normalisation makes a category (another word, other digits, a sign or a decimal point, the empty text,
+    digits of another script) is an unknown category: the all-zero block, or with ``strict`` the documented
+    refusal naming the declared categories."""
+    schema = PublicSchema((CategoricalColumn("code", ("02134", "State-gov", "0")),), strict=strict)
+    unknown = ["Local-gov", "state gov", "2135", "+2134", "2134.0", "", "٠", "--0", "-0x"]
+    table = {"code": np.array(unknown, dtype=object)}
+    if strict:
+        with pytest.raises(InputError, match=r"^column 'code': 9 row\(s\) hold a value outside the declared "
+                                             r"categories, the first in row 0 .*a non-strict schema encodes"):
+            schema.transform(table)
+    else:
+        assert not schema.transform(table)[:, :3].any()
