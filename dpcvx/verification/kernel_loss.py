@@ -24,7 +24,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..exceptions import AssumptionError, InputError
-from ..losses import MarginLoss, from_spec
+from ..losses import CATALOGUE, MarginLoss, from_spec, loss_label
 from . import kernel_record
 from .exact import Exact, exact_value
 from .kernel_record import KernelFacts
@@ -39,7 +39,8 @@ if TYPE_CHECKING:  # pragma: no cover - sympy is imported where the kernel loss'
 
     from .symbolic import RealFunction
 
-__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge", "kernel_facts", "KERNEL_CATALOGUE"]
+__all__ = ["KernelLoss", "LossSpec", "TwoPieceLinear", "resolve_loss", "hinge", "kernel_facts", "KERNEL_CATALOGUE",
+           "KERNEL_LOSS_NAMES", "check_off_zero"]
 
 # What a kernel learner takes as its loss: "hinge", a catalogue spec, a MarginLoss or a callable z -> l(z).
 LossSpec = str | MarginLoss | Callable[[cp.Expression], cp.Expression]
@@ -48,6 +49,11 @@ REQUIRED = ("declaration", "domain", "convexity", "lipschitz")
 
 #: The kernel learners' own losses, whose facts the shipped proof catalogue holds (docs/kernels.md).
 KERNEL_CATALOGUE = ("hinge", "logistic", "huber_hinge")
+
+#: The loss names the kernel learners take: the hinge and the catalogue's classification (margin) losses. The
+#: catalogue's regression losses are losses of a residual, smallest at 0, which :func:`check_off_zero` refuses.
+KERNEL_LOSS_NAMES = tuple(sorted(("hinge", *(name for name, make in CATALOGUE.items()
+                                             if make().task == "classification"))))
 
 
 def hinge(z: cp.Expression) -> cp.Expression:
@@ -107,6 +113,11 @@ class KernelLoss:
 
 def _callable(loss: object) -> MarginLoss | Callable[[cp.Expression], cp.Expression]:
     if isinstance(loss, str):
+        name = loss.strip().partition(":")[0].strip()
+        if name not in KERNEL_LOSS_NAMES and name not in CATALOGUE:
+            raise InputError(f"unknown loss {name!r}; the kernel learners take the losses "
+                             f"{', '.join(KERNEL_LOSS_NAMES)} (parameters as in 'huber_hinge:h=0.5'), or a "
+                             "callable z -> CVXPY expression")
         return hinge if loss.strip() == "hinge" else from_spec(loss)
     if isinstance(loss, MarginLoss) or callable(loss):
         return loss
@@ -182,12 +193,27 @@ def _proved_facts(expression: cp.Expression, variable: cp.Variable) -> KernelFac
     return facts
 
 
+def check_off_zero(name: str, value_at_zero: float, infimum: float | None) -> None:
+    """Refuse a loss smallest at the margin z = 0 (l(0) <= inf l): the minimiser's norm is at most
+    C = sqrt(2 (l(0) - inf l) / lam) (:func:`~dpcvx.privacy.kernel_calibrate.constraint_radius`), which is then 0,
+    so the only feasible predictor is 0 and there is nothing to learn or release. A regression loss of the
+    catalogue (a loss of the residual, smallest at 0) is such a loss."""
+    if infimum is not None and not value_at_zero > infimum:
+        raise InputError(
+            f"the {name} is smallest at the margin z = 0 (l(0) = {value_at_zero:g} = inf l), so the kernel "
+            "learners' bound C = sqrt(2 (l(0) - inf l) / lam) on the minimiser's norm is 0 and the only feasible "
+            "predictor is w = 0: nothing can be learned. Use a classification loss of the margin such as "
+            f"{', '.join(repr(accepted) for accepted in KERNEL_LOSS_NAMES)}, or your own loss with l(0) > inf l; "
+            "nothing was charged")
+
+
 def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
     """Verify ``loss`` and prepare it for the kernel solvers.
 
     Raises :class:`AssumptionError` when convexity or a finite Lipschitz
-    constant is not established, :class:`InputError` when the loss is neither
-    C^1 nor two-piece linear (no exact solver route).
+    constant is not established, :class:`InputError` when the loss is smallest
+    at z = 0 (:func:`check_off_zero`) or neither C^1 nor two-piece linear (no
+    exact solver route).
     """
     function_of_margin = _callable(loss)
     verified = verify_loss(function_of_margin)  # the one call of the callable
@@ -212,6 +238,8 @@ def resolve_loss(loss: LossSpec = "hinge") -> KernelLoss:
         if at_zero is None:
             raise InputError(f"the loss {verified.text} has no value at z = 0")
         value_at_zero = float(at_zero)
+    name = loss_label(function_of_margin) if function_of_margin is not hinge else "loss hinge"
+    check_off_zero(f"{name} ({verified.text})", value_at_zero, infimum)
     if verified.derivatives is None and pieces is None:
         raise InputError(
             f"no exact kernel solver for the loss {verified.text}: it is neither continuously "

@@ -192,3 +192,38 @@ def test_fourier_map_arguments_give_typed_errors():
         RandomFourierFeatures("rbf", gamma=1.0, n_components=10, n_features=10**12)
     with pytest.raises(InputError, match="translation-invariant kernel"):
         RandomFourierFeatures(np.array(["rbf", "laplacian"]), gamma=1.0)
+
+
+def _absolute(z):
+    import cvxpy as cp
+
+    return cp.abs(z)
+
+
+def _right_hinge(z):
+    import cvxpy as cp
+
+    return cp.pos(-z)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("loss, named", [("huber_regression", "loss huber_regression:m=1"),
+                                         (_absolute, "user loss _absolute"),
+                                         (_right_hinge, "user loss _right_hinge")])
+def test_a_loss_smallest_at_zero_is_refused_by_name_before_the_charge(name, loss, named):
+    # l(0) = inf l gives C = sqrt(2 (l(0) - inf l) / lam) = 0: TDDL charged, then divided by C (ZeroDivisionError);
+    # PINP and TDIL refused with "C must be finite and positive, got 0.0", which did not say why
+    model, keywords = learner(name, loss=loss)
+    refused_without_charge(model, keywords, rf"the {named} \(.*\) is smallest at the margin z = 0 .*only feasible "
+                                            r"predictor is w = 0.*'hinge', 'huber', 'huber_hinge', 'logistic'")
+    with pytest.raises(InputError, match="smallest at the margin z = 0"):
+        model.check_options(1.0, 1e-6)
+
+
+def test_an_unknown_loss_name_lists_exactly_the_losses_the_kernel_learners_take():
+    # the catalogue's list left out the hinge (the default) and named the regression losses, which are refused
+    with pytest.raises(InputError, match=r"unknown loss 'hing'; the kernel learners take the losses hinge, huber, "
+                                         r"huber_hinge, logistic \("):
+        TDDL("rbf", gamma=1.0, lam=0.1, loss="hing").check_options(1.0)
+    for accepted in ("hinge", "huber", "huber_hinge:h=0.5", "logistic"):
+        TDDL("rbf", gamma=1.0, lam=0.1, loss=accepted).check_options(1.0)
