@@ -530,13 +530,30 @@ class RandomFourierFeatures:
                            random_state=0)
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f"malformed RandomFourierFeatures data: {error}") from None
-        if (frequencies.ndim != 2 or frequencies.shape[0] != features.n_components
+        if (frequencies.ndim != 2 or frequencies.shape[0] != features.n_components or frequencies.shape[1] < 1
                 or phases.shape != (features.n_components,)
                 or not (np.all(np.isfinite(frequencies)) and np.all(np.isfinite(phases)))):
             raise InputError("malformed RandomFourierFeatures data: frequencies must be a finite "
-                             "(n_components, n_features) array and phases a finite vector")
+                             "(n_components, n_features) array with n_features >= 1 and phases a finite vector")
         features.frequencies, features.phases = frequencies, phases
         return features
+
+    def __eq__(self, other: object) -> bool:
+        """Maps are equal when their public parameters are (kernel, gamma, n_components, frequencies, phases: what
+        :meth:`to_dict` records), as a saved map equals the map it was saved from. A map not drawn yet equals only
+        itself: its parameters are still to be drawn from its generator."""
+        if other is self:
+            return True
+        if not isinstance(other, RandomFourierFeatures) or self.frequencies is None or other.frequencies is None:
+            return False
+        return ((self.kernel, self.gamma, self.n_components) == (other.kernel, other.gamma, other.n_components)
+                and all(np.array_equal(mine, theirs)
+                        for mine, theirs in zip(self._parameters(), other._parameters(), strict=True)))
+
+    def __hash__(self) -> int:
+        """From the parameters fixed at construction (drawing the frequencies does not change it), so equal maps hash
+        alike and a map keeps its hash when fitted."""
+        return hash((type(self).__name__, self.kernel, self.gamma, self.n_components))
 
     def __repr__(self) -> str:
         return (f"RandomFourierFeatures(kernel={self.kernel!r}, gamma={self.gamma:g}, "

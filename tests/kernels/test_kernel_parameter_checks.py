@@ -178,6 +178,8 @@ def saved_map():
     (lambda d: d.__setitem__("norm_bound", "1"), "norm_bound is sqrt"),
     (lambda d: d.__setitem__("norm_bound", None), "norm_bound is sqrt"),
     (lambda d: d.__setitem__("extra", 1), r"unknown field\(s\) \['extra'\]"),
+    # no input column: a (3, 0) array of frequencies was loaded as a map of 0 features
+    (lambda d: d.__setitem__("frequencies", [[], [], []]), "array with n_features >= 1"),
 ])
 def test_a_saved_fourier_map_holds_numbers_and_its_fields_only(change, match):
     data = saved_map()

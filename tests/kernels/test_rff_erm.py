@@ -49,3 +49,34 @@ def test_data_norm_with_a_feature_map_is_refused():
     rff = RandomFourierFeatures("rbf", gamma=1.0, n_components=10, random_state=0)
     with pytest.raises(dpcvx.InputError, match="drop data_norm"):
         dpcvx.PrivateERM(feature_map=rff, data_norm=1.0).fit(X, y, epsilon=1.0)
+
+
+def test_fourier_maps_with_the_same_parameters_are_equal():
+    # RandomFourierFeatures compared by identity: two loads of one saved map were never equal
+    drawn = RandomFourierFeatures("rbf", gamma=2.0, n_components=4, n_features=3, random_state=0)
+    loaded = RandomFourierFeatures.from_dict(drawn.to_dict())
+    assert loaded == drawn and RandomFourierFeatures.from_dict(drawn.to_dict()) == loaded
+    assert hash(loaded) == hash(drawn)
+    assert drawn != RandomFourierFeatures("rbf", gamma=2.0, n_components=4, n_features=3, random_state=1)
+    assert drawn != RandomFourierFeatures("laplacian", gamma=2.0, n_components=4, n_features=3, random_state=0)
+    undrawn = RandomFourierFeatures("rbf", gamma=2.0, n_components=4, random_state=0)
+    before = hash(undrawn)
+    assert undrawn == undrawn and undrawn != RandomFourierFeatures("rbf", gamma=2.0, n_components=4, random_state=0)
+    assert undrawn.fit(np.zeros((1, 3))) == drawn and hash(undrawn) == before  # its draw decides its parameters
+
+
+def test_a_one_vs_rest_model_with_a_fourier_map_loads(tmp_path):
+    # each class's row map was loaded with its own copy of the map, compared by identity: the FileError said the
+    # file had been edited
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True).max()
+    y = np.array(list("xyz"))[rng.integers(0, 3, 200)]
+    binary = dpcvx.PrivateERM(loss="logistic", lam=0.1, classes=(-1, 1),
+                              feature_map=RandomFourierFeatures("rbf", gamma=1.0, n_components=20, random_state=1))
+    model = dpcvx.PrivateMulticlassERM(binary, ("x", "y", "z")).fit(X, y, 1.0, random_state=0)
+    path = tmp_path / "one_vs_rest.json"
+    dpcvx.save(model, path)
+    loaded = dpcvx.load(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
