@@ -523,9 +523,9 @@ def check_classes(classes: Any) -> tuple:
         negative, positive_label = classes
     except (TypeError, ValueError):
         raise InputError(f"classes must be a pair (negative, positive), got {classes!r}") from None
+    _refuse_unmatchable_classes((negative, positive_label), classes)
     if negative == positive_label:
         raise InputError(f"classes must be two different values, got {classes!r}")
-    _refuse_unmatchable_classes((negative, positive_label), classes)
     return negative, positive_label
 
 
@@ -535,13 +535,9 @@ def check_public_classes(classes: Any) -> tuple:
     values = tuple(value.item() if isinstance(value, np.generic) else value for value in classes)
     if len(values) < 2:
         raise InputError(f"classes must name at least two public classes, got {classes!r}")
-    try:
-        distinct = len(set(values)) == len(values)
-    except TypeError:
-        raise InputError(f"class labels must be hashable values (strings or numbers), got {classes!r}") from None
-    if not distinct:
-        raise InputError(f"classes must be distinct values, got {classes!r}")
     _refuse_unmatchable_classes(values, classes)
+    if len(set(values)) != len(values):
+        raise InputError(f"classes must be distinct values, got {classes!r}")
     return values
 
 
@@ -555,8 +551,15 @@ def _refuse_unordered(classes: Any) -> None:
 
 
 def _refuse_unmatchable_classes(values: tuple, classes: Any) -> None:
-    """Refuse a declared class no label can be told apart by: NaN (equal to no label), and True or False beside
-    numbers (True == 1 and False == 0, so the label 1 would be the class True)."""
+    """Refuse a declared class that is not a string or a number (a tuple, a list, None, ...: a model file holds
+    labels that are strings or numbers, and a label array of tuples is 2-D), and one no label can be told apart by:
+    NaN (equal to no label), and True or False beside numbers (True == 1 and False == 0, so the label 1 would be the
+    class True)."""
+    for value in values:
+        plain = value.item() if isinstance(value, np.generic) else value
+        if not isinstance(plain, (str, int, float)):
+            raise InputError(f"class label {value!r} is not a string or a number: classes must be strings or numbers "
+                             f"(the labels a model file holds), got {classes!r}; encode each class as one")
     if any(isinstance(value, float) and math.isnan(value) for value in values):
         raise InputError(f"classes holds NaN, which no label equals; declare the classes as numbers or strings, "
                          f"got {classes!r}")

@@ -77,3 +77,49 @@ def test_ordinary_classes_pass():
     assert check_public_classes([0, 1, 2]) == (0, 1, 2)
     assert check_public_classes((True, False)) == (True, False)
     assert check_classes(("a", "b")) == ("a", "b")
+
+
+
+NOT_SCALAR = [((0,), (1,), (2,)), (("a", 1), ("b", 2), ("c", 3)), ((0,), (1,)), ([0], [1]), (None, 1), (0, 1 + 2j),
+              (b"n", b"y")]
+
+
+@pytest.mark.parametrize("check, classes", [(check_public_classes, classes) for classes in NOT_SCALAR]
+                         + [(check_classes, classes) for classes in NOT_SCALAR if len(classes) == 2])
+def test_a_class_label_that_is_not_a_string_or_a_number_is_refused(check, classes):
+    # tuples passed: ((0,), (1,), (2,)) was fitted and charged, predicted lists and could not be saved; (("a", 1), ...)
+    # failed inside fit with an untyped ValueError
+    with pytest.raises(InputError, match=r"class label .* is not a string or a number: classes must be strings or "
+                                         r"numbers"):
+        check(classes)
+
+
+def _fit_estimator(classes, X, y, accountant):
+    from dpcvx import DPLogisticRegression
+
+    DPLogisticRegression(classes=classes, epsilon=1.0, lam=0.1, data_norm=1.0, random_state=0).fit(
+        X, y, accountant=accountant)
+
+
+def _fit_private_erm(classes, X, y, accountant):
+    PrivateERM(loss="logistic", lam=0.1, data_norm=1.0, classes=classes).fit(X, y, 1.0, accountant=accountant)
+
+
+def _fit_one_vs_rest(classes, X, y, accountant):
+    from dpcvx.models.multiclass import PrivateMulticlassERM
+
+    PrivateMulticlassERM(PrivateERM(loss="logistic", lam=0.1, data_norm=1.0), classes).fit(
+        X, y, 1.0, accountant=accountant)
+
+
+@pytest.mark.parametrize("fit, classes, y", [
+    (_fit_estimator, ((0,), (1,), (2,)), [0, 1, 2]), (_fit_estimator, (("a", 1), ("b", 2), ("c", 3)), [0, 1, 2]),
+    (_fit_estimator, ((0,), (1,)), [0, 1]), (_fit_private_erm, ((0,), (1,)), [0, 1]),
+    (_fit_one_vs_rest, ((0,), (1,), (2,)), [0, 1, 2]), (_fit_one_vs_rest, (("a", 1), ("b", 2), ("c", 3)), [0, 1, 2])])
+def test_tuple_class_labels_are_refused_at_every_entry_before_the_charge(fit, classes, y):
+    rng = np.random.default_rng(0)
+    X, labels = rng.normal(size=(60, 2)) / 4, np.resize(np.array(y), 60)
+    accountant = PrivacyAccountant(10.0)
+    with pytest.raises(InputError, match="is not a string or a number"):
+        fit(classes, X, labels, accountant)
+    assert accountant.ledger == []
