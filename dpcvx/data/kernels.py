@@ -64,7 +64,11 @@ def as_rows(X: ArrayLike, name: str = "X", n_features: int | None = None, *, one
     many features, and (``one_point``) a 1-D array of that size is one point (a query, a prediction)."""
     if sparse.issparse(X):
         raise InputError(f"{name} is a sparse matrix; the kernel methods take dense rows: pass {name}.toarray()")
-    if one_point and n_features is not None and np.ndim(X) == 1 and np.size(X) == n_features:
+    if one_point and n_features is not None and np.ndim(X) == 1:
+        if np.size(X) != n_features:
+            raise InputError(f"{name} is a 1-D array, read as one point, of {np.size(X)} features, expected "
+                             f"{n_features}; pass a point of {n_features} values, or points as a 2-D array (n samples "
+                             f"x {n_features} features)")
         X = np.reshape(X, (1, -1))
     array = check_matrix(X, name)
     assert isinstance(array, np.ndarray), "sparse X is refused above"

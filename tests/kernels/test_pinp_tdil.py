@@ -143,6 +143,15 @@ def test_pinp_input_errors():
         pinp.query(np.array([3.0, 0.0]))
     with pytest.raises(InputError, match="one point"):
         pinp.query(X[:2])
+    # a 1-D point of the wrong width was told to be 2-D, though a 1-D point of the right width is taken
+    for point in (np.zeros(3), np.zeros(1)):
+        with pytest.raises(InputError, match=rf"z is a 1-D array, read as one point, of {point.size} features, "
+                                             r"expected 2; pass a point of 2 values"):
+            pinp.query(point)
+        with pytest.raises(InputError, match=rf"X is a 1-D array, read as one point, of {point.size} features, "
+                                             "expected 2"):
+            pinp.public_predictor().predict(point)
+    assert pinp.queries_answered_ == 0
     batch = np.vstack([X[:3], [[3.0, 0.0]]])  # the last row is outside the public domain
     with pytest.raises(InputError, match="query row 3 .* no query of this call was answered"):
         pinp.decision_function(batch)
