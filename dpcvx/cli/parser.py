@@ -202,14 +202,26 @@ def _imputed_value(text: str) -> tuple[str, float]:
                                          f"got {text[:40]!r}") from None
 
 
+def _comma_entries(text: str, what: str) -> tuple[str, ...]:
+    """The entries of a comma-separated option value, surrounding whitespace stripped. An empty entry (a,,b or a
+    trailing comma) is refused: dropping it would silently change the count of names or classes."""
+    entries = tuple(entry.strip() for entry in text.split(","))
+    if not any(entries):
+        raise argparse.ArgumentTypeError(f"expected the {what} separated by commas, got {text[:40]!r}")
+    if "" in entries:
+        raise argparse.ArgumentTypeError(f"entry {entries.index('') + 1} of {text[:60]!r} is empty: give the {what} "
+                                         "separated by single commas, none empty")
+    return entries
+
+
 def _column_names(text: str) -> tuple[str, ...]:
     """--names a,b,c: the column names of a file without a header row."""
-    from ..data.csv_table import split_names
+    return _comma_entries(text, "column names")
 
-    names = split_names(text)
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected the column names separated by commas, got {text[:40]!r}")
-    return tuple(names)
+
+def _class_labels(text: str) -> tuple[str, ...]:
+    """--classes a,b,c: every public class of a multiclass model, as the target column's text holds them."""
+    return _comma_entries(text, "class labels")
 
 
 # --- parser ----------------------------------------------------------------------------------
@@ -417,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     labels.add_argument("--others-negative", action="store_true",
                         help="with --negative: treat every value other than --positive as negative "
                              "(one versus rest) instead of refusing it")
-    labels.add_argument("--classes", type=_column_names, metavar="A,B,C,...",
+    labels.add_argument("--classes", type=_class_labels, metavar="A,B,C,...",
                         help="every PUBLIC class of a multiclass model (one-vs-rest under one total "
                              "budget); a label outside them is an error")
     labels.add_argument("--task", choices=("classification", "regression"), default="classification",

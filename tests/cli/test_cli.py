@@ -436,6 +436,14 @@ def bad_inputs(workdir):
     (("predict", "latin1.csv", "train.csv"), 3, "model file latin1.csv is not UTF-8 text"),
     (("nonsense",), 2, "invalid choice: 'nonsense'"),
     (("fit", "--bogus"), 2, "usage error"),
+    # an empty entry was dropped: --classes a,,b,c,d fitted four classes
+    (("fit", "train.csv", "--target", "income", "--classes", "a,,b,c,d", *COLUMNS, "--data-norm", "1", "--out",
+      "out.json"), 2, "argument --classes: entry 2 of 'a,,b,c,d' is empty: give the class labels separated by single "
+                      "commas, none empty"),
+    (("fit", "train.csv", "--target", "income", "--classes", "a,b,c,", *COLUMNS, "--data-norm", "1", "--out",
+      "out.json"), 2, "argument --classes: entry 4 of 'a,b,c,' is empty"),
+    (fit_args("--no-header", "--names", "age,,sex,hours,income", *COLUMNS, "--data-norm", "1"), 2,
+     "argument --names: entry 2 of 'age,,sex,hours,income' is empty: give the column names"),
     ((), 2, "the following arguments are required: COMMAND"),
 ])
 def test_every_invalid_input_is_one_line_and_its_exit_status(bad_inputs, run, args, code, message):
