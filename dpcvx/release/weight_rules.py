@@ -19,11 +19,13 @@ def balanced_weights(rates: tuple[float, float]) -> tuple[float, float]:
 
 
 def prior_rates(weights: Sequence[float]) -> tuple[float, float]:
-    """The rates (pi_negative, pi_positive) whose balanced weights are ``weights`` (one of them 1, the other w in
-    (0, 1]): pi_k proportional to 1 / w_k. What a file that records balanced weights of a public prior, and not the
-    prior, states about it (up to rounding)."""
-    inverse = (1 / weights[0], 1 / weights[1])
-    return inverse[0] / sum(inverse), inverse[1] / sum(inverse)
+    """The rates (pi_negative, pi_positive) that class weights (w_negative, w_positive) balance: pi_k proportional to
+    1 / w_k, that is pi_k = w_other / (w_negative + w_positive) (defined for a weight 0 too: the other class's rate
+    is then 0). What a file that records balanced weights of a public prior, and not the prior, states about it (up
+    to rounding); and the public rate the small-table rule reads for any class weights, a dict's, a prior's or a
+    private count's (:func:`dpcvx.sklearn.noise_warning.warn_if_small_table`), so that the same weights warn alike."""
+    total = weights[0] + weights[1]
+    return weights[1] / total, weights[0] / total
 
 
 def count_rates(count: int, n: int) -> tuple[float, float]:

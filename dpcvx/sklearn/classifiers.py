@@ -110,6 +110,7 @@ from ..privacy.rng import check_estimator_seed
 from ..release.model import PrivateModel, ReleaseCertificate
 from ..release.multiclass_model import MulticlassCertificate, PrivateMulticlassModel
 from ..release.usefulness import Held, constant_at_cut, held_warnings, warn_release
+from ..release.weight_rules import prior_rates
 from ..validation import (
     Check,
     check_choice,
@@ -466,12 +467,13 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
             warn_release(f"{owner}: {constant}", ConstantPredictionWarning)
 
     def _public_rate(self, certificate: Any, cut: float) -> float | None:
-        """A public rate of ``classes[1]`` for the small-table rule: the smallest class's, pi_min = s_bar / 2, of
-        balanced weights (a prior or the released count), else the offset's prior, else a public threshold."""
+        """A public rate of ``classes[1]`` for the small-table rule: the rate its class weights balance (one rule for
+        the weights of a dict, of "balanced" at a prior or at the released count, with sample_weight or without:
+        :func:`~dpcvx.release.weight_rules.prior_rates`), else the offset's prior, else a public threshold."""
         weights = getattr(certificate, "weights", None)
-        mean = None if weights is None else weights.mean_weight
-        if mean is not None:
-            return mean / 2
+        pairs = None if weights is None else weights.class_weights
+        if pairs is not None:
+            return prior_rates([weight for _, weight in pairs])[1]
         rates = self._rates(certificate)
         return rates[1] if rates is not None else None if cut == 0 else self.threshold
 

@@ -314,8 +314,9 @@ def warn_if_small_table(owner: str, n: int, d: int, epsilon: float, prior: float
     """Warn :class:`~dpcvx.exceptions.SmallTableWarning` when n epsilon / d < ``SMALL_TABLE_LIMIT``.
 
     n (the public number of training rows), d (the encoded width) and epsilon (the release's, per class for
-    one-vs-rest) are public. With a public ``prior`` pi of the positive class (a binary estimator's
-    ``threshold``), n min(pi, 1 - pi), the expected smallest class's count under that prior, takes n's place.
+    one-vs-rest) are public. With a public ``prior`` pi of the positive class (a binary estimator's: the rate its
+    class weights balance, else its offset's prior, else its ``threshold``), n min(pi, 1 - pi), the expected
+    smallest class's count under that prior, takes n's place.
     Private ERM's excess risk is at least of order d / (n epsilon) for some data set (Bassily, Smith and
     Thakurta, FOCS 2014), so below the limit no private linear model can be expected to recover much of the
     non-private one's score (docs/theory.md, section 32).

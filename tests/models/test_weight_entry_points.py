@@ -1,0 +1,36 @@
+"""Record weights at every entry point (an audit of weights and entry points): the same class weights give the
+same SmallTableWarning by one rule; a refusal of weights names the entry point called and its spelling; a refused
+call emits no warning computed on the data; probabilities follow ``losses.has_probabilities`` for every model."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dpcvx
+from dpcvx.exceptions import SmallTableWarning
+
+
+def _small_table_texts(estimator, X, y, **fit):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y, **fit)
+    return [str(w.message) for w in caught if w.category is SmallTableWarning]
+
+
+@pytest.mark.filterwarnings("ignore::dpcvx.sklearn.noise_warning.NoiseDominatesWarning")
+def test_the_same_class_weights_warn_alike_from_a_dict_a_prior_or_with_sample_weight():
+    """Audit: class_weight={0: 1, 1: 49} on 2% positives was silent where the same weights through
+    class_prior=(0.98, 0.02) warned (the rule read s_bar / 2, public only for a prior's rates); now one rule, the
+    rate the weights balance, w_- / (w_- + w_+), for any weights."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.1, 0.1, size=(2000, 4))
+    y = (rng.random(2000) < 0.02).astype(int)
+    prior = _small_table_texts(dpcvx.DPLogisticRegression(class_weight="balanced", class_prior=(0.98, 0.02),
+                                                          random_state=0), X, y)
+    assert len(prior) == 1 and "2000 x 0.02: 40 x " in prior[0], prior
+    for weights in ({0: 1, 1: 49}, {0: 0.5, 1: 24.5}):
+        assert _small_table_texts(dpcvx.DPLogisticRegression(class_weight=weights, random_state=0), X, y) == prior
+    weighted = _small_table_texts(dpcvx.DPLogisticRegression(class_weight={0: 1, 1: 49}, sample_weight_bound=1.0,
+                                                             random_state=0), X, y, sample_weight=np.ones(2000))
+    assert weighted == prior
