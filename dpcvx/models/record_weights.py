@@ -33,7 +33,7 @@ from ..validation import check_bound, check_finite, non_negative, real_values
 
 __all__ = ["RecordWeights", "WEIGHTS_THEOREM", "check_class_prior", "effective_view",
            "mean_weight",
-           "plan_weights", "record_weights"]
+           "plan_weights", "record_weights", "require_weight_bound"]
 
 WEIGHTS_THEOREM = ("the weighted loss s_i l(y_i w^T x_i), 0 <= s_i <= w_max public, divided by the public n: "
                    "L and c multiplied by w_max in every calibration (docs/theory.md, section 21)")

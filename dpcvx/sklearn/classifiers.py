@@ -101,7 +101,7 @@ from ..models.erm_inputs import SETTINGS, column_statistics_option
 from ..models.intercept_offset import centred_ridge, log_odds, prior_entropy, threshold_cut
 from ..models.multiclass import PrivateMulticlassERM, check_one_row_map
 from ..models.private_norm import NORM_SHARE
-from ..models.record_weights import check_class_prior, effective_view, mean_weight
+from ..models.record_weights import check_class_prior, effective_view, mean_weight, require_weight_bound
 from ..models.training_rows import deferred, left_to_caller, warn_at_cut, warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.calibrate import SPLITS
@@ -350,6 +350,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
                            class_weight=self.class_weight)
             check_one_row_map(self)
         checked = check_parameters(self, self._parameters)  # the declared table, once per public entry
+        require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)  # named as called
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         self._check_class_prior(multiclass)
         if checked["threshold"] == "prior":   # the cut at the offset's log-odds, known after the fit (_cut)

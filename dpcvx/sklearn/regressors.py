@@ -85,6 +85,7 @@ from ..models.erm import PrivateERM
 from ..models.erm_inputs import PRIVATE, SETTINGS, check_settings, column_statistics_option, is_private
 from ..models.linear_regression import PURE_EPSILON_OPTIONS, PrivateLinearRegression
 from ..models.private_norm import NORM_SHARE
+from ..models.record_weights import require_weight_bound
 from ..models.training_rows import warn_on_training_rows
 from ..privacy.accountant import PrivacyAccountant
 from ..privacy.adassp import label_search_rows
@@ -288,6 +289,8 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         check_settings(self._shared_settings(bound))
         if not self.takes_weights:
             refuse_weights(type(self).__name__, sample_weight=sample_weight)
+        else:  # refused naming this estimator, not the learner it fits with
+            require_weight_bound(sample_weight, self.sample_weight_bound, type(self).__name__)
         seed = check_estimator_seed(self.random_state, type(self).__name__)
         return _Call(checked["epsilon"], checked["delta"], shift, bound, seed)
 

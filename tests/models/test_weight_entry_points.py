@@ -34,3 +34,25 @@ def test_the_same_class_weights_warn_alike_from_a_dict_a_prior_or_with_sample_we
     weighted = _small_table_texts(dpcvx.DPLogisticRegression(class_weight={0: 1, 1: 49}, sample_weight_bound=1.0,
                                                              random_state=0), X, y, sample_weight=np.ones(2000))
     assert weighted == prior
+
+
+@pytest.mark.parametrize("make, y", [
+    (lambda: dpcvx.DPLogisticRegression(epsilon=1.0, random_state=0), lambda X: (X[:, 0] > 0).astype(int)),
+    (lambda: dpcvx.DPHuberSVM(epsilon=1.0, column_statistics=True, random_state=0),
+     lambda X: (X[:, 0] > 0).astype(int)),
+    (lambda: dpcvx.DPHuberRegressor(epsilon=1.0, label_bound=2.0, random_state=0), lambda X: X[:, 0]),
+], ids=["logistic", "huber svm, column statistics", "huber regressor"])
+def test_sample_weight_without_its_bound_is_refused_naming_the_estimator_called(make, y):
+    """Audit: an estimator's refusal said "PrivateERM takes sample_weight only with a PUBLIC bound", the learner
+    it fits with, which the user never called."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-0.5, 0.5, size=(300, 3))
+    estimator, accountant = make(), dpcvx.PrivacyAccountant(epsilon=10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing computed on the data before the refusal
+        with pytest.raises(dpcvx.exceptions.UnsupportedWeightsError) as refused:
+            estimator.fit(X, y(X), sample_weight=np.ones(300), accountant=accountant)
+    message = str(refused.value)
+    assert message.startswith(f"{type(estimator).__name__} takes sample_weight only with a PUBLIC bound "
+                              "sample_weight_bound=") and "PrivateERM" not in message, message
+    assert accountant.ledger == []
