@@ -407,7 +407,7 @@ def _estimator(args: argparse.Namespace, loss: Any, regularizer: Any, norm: floa
         if loss is None:
             _refuse_least_squares_options(args)
     elif _given(args) and args.classes is not None and len(args.classes) > 2:
-        raise InputError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
+        raise UsageError(f"{', '.join(_given(args))} set options of a binary classifier; more than two --classes "
                          "are fitted one-vs-rest, which takes none: leave them out, or fit a rare class against the "
                          "rest as a binary classifier, --positive CLASS --others-negative (with --class-weight "
                          "balanced)")
@@ -457,7 +457,7 @@ def _learner(args: argparse.Namespace, loss: Any, regularizer: Any, norm: float)
     or a regression by a loss no estimator has), or one-vs-rest. Its fit takes the contract's epsilon, delta and
     random_state (dpcvx.models.contract); the options are the rest (the mechanism and split)."""
     if _given(args):
-        raise InputError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
+        raise UsageError(f"{', '.join(_given(args))} are options of the estimators, which take no --allow-estimates; "
                          "leave them or --allow-estimates out")
     erm = {"mechanism": args.mechanism or "objective", "split": args.split}
     common = {"lam": _lam(args), "data_norm": norm, "fit_intercept": args.fit_intercept, "intercept_scaling": "auto",

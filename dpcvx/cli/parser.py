@@ -116,6 +116,19 @@ _lam_value = _keyword_or_number(AUTO, "'auto' or a number")
 _threshold_value = _keyword_or_number(PRIOR, "'prior' or a probability in (0, 1)")
 
 
+BALANCED = "balanced"  # --class-weight balanced: the estimators' class_weight="balanced", its one value here
+
+
+def _class_weight(text: str) -> str:
+    """--class-weight: "balanced", the one value of the estimators' ``class_weight`` a command line names (a dict
+    of weights per class is Python's only); anything else is a malformed value, a usage error naming it."""
+    if text != BALANCED:
+        raise argparse.ArgumentTypeError(f"the command line takes 'balanced' only (each class weighed by min_j pi_j "
+                                         f"/ pi_k, the rates of --class-prior or of one private count), got "
+                                         f"{text[:40]!r}")
+    return text
+
+
 def _class_prior(text: str) -> tuple[float, float] | str:
     """--class-prior: "private" or the public rates NEG,POS, as the estimators' ``class_prior`` (they check the
     rates: each in (0, 1), summing to 1)."""
@@ -488,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 "log-odds of --class-prior with --threshold prior (docs/theory.md, section 21). More "
                                 "than two --classes take none of them: fit a rare class against the rest with "
                                 "--positive CLASS --others-negative."))
-    classification.add_argument("--class-weight", metavar="balanced",
+    classification.add_argument("--class-weight", type=_class_weight, metavar=BALANCED,
                                 help="class_weight: 'balanced' weighs each class by min_j pi_j / pi_k, the rates of "
                                      "--class-prior, else of ONE private count of the positive class bought with a "
                                      "share of epsilon (binary only; default: none)")

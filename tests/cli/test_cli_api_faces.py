@@ -209,7 +209,7 @@ def test_a_fit_at_the_default_threshold_writes_no_cut(rare, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("options, code, message", [
-    (["--class-weight", "Balanced"], 3, "class_weight"),
+    (["--class-weight", "Balanced"], 2, "argument --class-weight: the command line takes 'balanced' only"),
     (["--threshold", "1.5"], 3, "api: threshold=1.5"),
     (["--threshold", "often"], 2, "argument --threshold"),
     (["--class-prior", "0.5,0.6"], 3, "class_prior's rates must lie in (0, 1) and sum to 1"),
@@ -235,6 +235,32 @@ def test_a_class_prior_without_effect_is_refused(rare, tmp_path, capsys, options
 def test_a_regression_takes_no_class_options(rare, tmp_path, capsys):
     code, _, err = cli(capsys, "fit", rare, *REGRESSION, "--class-weight", "balanced", "--out", tmp_path / "m.json")
     assert code == 2 and "usage error: --class-weight set options of a classifier" in err
+
+
+@pytest.mark.parametrize("value", ["Balanced", "1,49", "no:1,yes:49", "{0: 1, 1: 49}"])
+def test_a_class_weight_the_command_line_cannot_take_is_a_usage_error_naming_what_it_takes(rare, tmp_path, capsys,
+                                                                                          value):
+    """Audit: --class-weight 1,49 was refused with the API's "class_weight must be None, a dict {class: weight} or
+    'balanced'" (exit 3), offering a dict and a None no command line can give."""
+    code, _, err = cli(capsys, "fit", rare, *BINARY, "--class-weight", value, "--out", tmp_path / "m.json")
+    assert code == 2 and "usage error: argument --class-weight: the command line takes 'balanced' only" in err, err
+    assert "dict" not in err and "None" not in err
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("extra", [["--task", "regression", "--label-bound", "5", "--delta", "1e-6"],
+                                   ["--classes", "no,yes,maybe"], ["--allow-estimates"]],
+                         ids=["regression", "more than two classes", "allow-estimates"])
+def test_a_fit_that_takes_no_class_options_refuses_them_with_one_status(rare, tmp_path, capsys, extra):
+    """Audit: the same refusal, class options given to a fit that reads none, exited 2 for a regression (docs/cli.md:
+    a usage error) but 3 for more than two --classes and for --allow-estimates."""
+    labels = [] if "--task" in extra else ["--target", "k"] + ([] if "--classes" in extra else
+                                                               ["--positive", "yes", "--negative", "no"])
+    target = ["--target", "t"] if "--task" in extra else []
+    code, _, err = cli(capsys, "fit", rare, *target, *labels, *FEATURES, "--epsilon", "1", *extra,
+                       "--class-prior", "0.9,0.1", "--out", tmp_path / "m.json")
+    assert code == 2 and err.startswith("dpcvx: usage error: --class-prior "), err
+    assert not (tmp_path / "m.json").exists()
 
 
 @pytest.mark.parametrize("bound", ["3", "--label-bound=-5,5"], ids=["B", "LO,HI"])
@@ -275,7 +301,8 @@ def test_more_than_two_classes_take_no_class_options_and_the_refusal_names_cli_o
     refused too), --class-prior private offered class_weight='balanced', and public rates were dropped silently."""
     multiclass = ["--target", "k", "--classes", "no,yes,maybe", *FEATURES, "--epsilon", "1"]
     code, _, err = cli(capsys, "fit", rare, *multiclass, *options, "--out", tmp_path / "m.json")
-    assert code == 3 and f"{options[0]} set options of a binary classifier; more than two --classes" in err, err
+    assert code == 2 and f"usage error: {options[0]} set options of a binary classifier; more than two --classes" \
+        in err, err
     assert "--positive CLASS --others-negative" in err and "_weight" not in err.replace("--class-weight", "")
     assert not (tmp_path / "m.json").exists()
     code, _, err = cli(capsys, "fit", rare, "--target", "k", "--positive", "yes", "--others-negative", *FEATURES,
