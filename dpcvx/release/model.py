@@ -48,7 +48,8 @@ from .tuning_record import TuningRecord
 from .usefulness import one_class_findings
 
 __all__ = ["Release", "check_feature_names", "linear_scores", "LinearModel", "PrivateModel", "ReleaseCertificate",
-           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon", "label_shift_text"]
+           "CertifiedWeights", "OFFSET_SOURCE", "drawn_epsilons", "composed_epsilon", "label_shift_text",
+           "require_probabilities"]
 
 #: the ``weights`` source of a private class count that sets the intercept offset (dpcvx.models.class_count)
 OFFSET_SOURCE = "private count, intercept offset"
@@ -521,6 +522,16 @@ class Release(ABC):
         return self.report()._repr_html_()
 
 
+def require_probabilities(certificate: ReleaseCertificate) -> None:
+    """Raise AttributeError, so that ``predict_proba`` is absent (as scikit-learn's ``available_if``), for a release
+    whose loss has no probability model (:func:`dpcvx.losses.has_probabilities`): the one rule of a binary release's
+    ``predict_proba`` and of a one-vs-rest release's (each class's certificate holds the one loss)."""
+    loss = certificate.verification.loss
+    if not has_probabilities(loss):
+        raise AttributeError(f"predict_proba: the release's loss l(z) = {loss} is not the logistic loss "
+                             f"{LOGISTIC_TEXT}, so its scores have no probability model; use decision_function")
+
+
 class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: its prediction methods win
     """A linear classifier released under differential privacy, with its certificate."""
 
@@ -553,10 +564,7 @@ class PrivateModel(LinearModel, Sparsifiable, Release):  # LinearModel first: it
         A loaded model's loss text is checked against the file's record of its probabilities
         (``certificate.probabilities``, :func:`dpcvx.release.records.release_certificate.check_probability_record`).
         """
-        loss = self.certificate.verification.loss
-        if not has_probabilities(loss):
-            raise AttributeError(f"predict_proba: the release's loss l(z) = {loss} is not the logistic loss "
-                                 f"{LOGISTIC_TEXT}, so its scores have no probability model; use decision_function")
+        require_probabilities(self.certificate)
         return self._logistic_probabilities
 
     def _logistic_probabilities(self, X: ArrayLike) -> np.ndarray:

@@ -4,12 +4,14 @@ Made by :class:`dpcvx.models.multiclass.PrivateMulticlassERM`. ``coef_`` is
 (k, d) and ``intercept_`` (k,), one row per public class in the declared
 order; ``decision_function`` gives the k scores, ``predict`` the class of the
 largest, ``predict_proba`` their softmax (a monotone map of the scores, not a
-calibrated probability). The certificate states the one total (epsilon, delta),
-how it was split over the classes, and each class's release certificate.
+calibrated probability) for the logistic loss, absent for a loss without
+probabilities. The certificate states the one total (epsilon, delta), how it was
+split over the classes, and each class's release certificate.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +20,7 @@ import numpy as np
 from ..data.rows import RowMap
 from ..privacy.float_guarantee import FloatGuarantee
 from ..privacy.privacy_curve import PrivacyCurve
-from .model import Release, ReleaseCertificate, check_feature_names, linear_scores
+from .model import Release, ReleaseCertificate, check_feature_names, linear_scores, require_probabilities
 
 __all__ = ["MulticlassCertificate", "PrivateMulticlassModel"]
 
@@ -112,8 +114,16 @@ class PrivateMulticlassModel(Release):
         """How many rows :meth:`decision_function` scores at a time (:meth:`RowMap.block_rows`)."""
         return self.rows.block_rows(width)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """(n, k) softmax of the scores, columns in the order of ``classes_``."""
+    @property
+    def predict_proba(self) -> Callable[[Any], np.ndarray]:
+        """(n, k) softmax of the scores, columns in the order of ``classes_``, for a release of the logistic loss.
+        Another loss (the Huber hinge) has no probability model: the attribute is absent (AttributeError), as a
+        binary release's (:func:`~dpcvx.release.model.require_probabilities`, the one rule, which ``dpcvx predict``'s
+        probability columns follow too)."""
+        require_probabilities(self.certificate.per_class[0])
+        return self._softmax
+
+    def _softmax(self, X: Any) -> np.ndarray:
         return self.probabilities(self.decision_function(X))
 
     @staticmethod

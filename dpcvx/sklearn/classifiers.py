@@ -87,6 +87,7 @@ from ..version import SCIKIT_LEARN_MINIMUM, dependency_error
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.metaestimators import available_if
     from sklearn.utils.validation import check_is_fitted
 except ImportError as error:  # exercised in a subprocess without sklearn (tests/models/test_estimators.py)
     raise dependency_error(error, "scikit-learn", SCIKIT_LEARN_MINIMUM, "sklearn", "the dpcvx estimators") from error
@@ -522,6 +523,30 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self._predicted(self.model_, self._validated(X, reset=False))
 
+    def _offers_probabilities(self) -> bool:
+        """Whether :meth:`predict_proba` is offered (scikit-learn's ``available_if``, as SGDClassifier's by its loss):
+        after a fit as the release offers it (:func:`~dpcvx.release.model.require_probabilities`, the one rule of
+        every release and of ``dpcvx predict``); before, for the catalogue's logistic loss, whose releases have
+        that rule's loss text (a loss of one's own is known by its verified text only, at the fit)."""
+        model = self.__dict__.get("model_")
+        if model is not None:
+            return hasattr(model, "predict_proba")
+        try:
+            loss = self._loss()
+        except InputError:  # refused by fit, with its message
+            return False
+        return isinstance(loss, losses.MarginLoss) and loss.spec == losses.logistic().spec
+
+    @available_if(_offers_probabilities)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b).
+
+        With k > 2 public classes: (n, k), the softmax of the one-vs-rest scores, a column for every
+        declared class (also for a class absent from the training data). Offered for a release of the logistic loss
+        only: another loss has no probability model (AttributeError, as the release's)."""
+        check_is_fitted(self)
+        return self.model_.predict_proba(self._validated(X, reset=False))
+
     def _predicted(self, model: PrivateModel | PrivateMulticlassModel, X: Any) -> np.ndarray:
         """The release's labels for checked rows X, binary ones at the public decision threshold."""
         if isinstance(model, PrivateMulticlassModel):
@@ -840,14 +865,6 @@ class DPLogisticRegression(_PrivateLinearClassifier):
                              f"{self.l1_ratio!r}")
         ratio = float(self.l1_ratio)
         return lambda w: ratio * cp.norm1(w) + (1 - ratio) / 2 * cp.sum_squares(w)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """(n, 2) probabilities of ``classes_[0]`` and ``classes_[1]``: 1 - s and s, s = sigmoid(w^T x + b).
-
-        With k > 2 public classes: (n, k), the softmax of the one-vs-rest scores, a column for every
-        declared class (also for a class absent from the training data)."""
-        check_is_fitted(self)
-        return self.model_.predict_proba(self._validated(X, reset=False))
 
 
 class DPHuberSVM(_PrivateLinearClassifier):

@@ -56,3 +56,43 @@ def test_sample_weight_without_its_bound_is_refused_naming_the_estimator_called(
     assert message.startswith(f"{type(estimator).__name__} takes sample_weight only with a PUBLIC bound "
                               "sample_weight_bound=") and "PrivateERM" not in message, message
     assert accountant.ledger == []
+
+
+def _blobs(k=3, n=600):
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, k, n)
+    X = rng.normal(size=(n, 2)) * 0.2 + np.stack([np.cos(2 * np.pi * labels / k), np.sin(2 * np.pi * labels / k)], 1)
+    return X / np.linalg.norm(X, axis=1).max(), labels
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_multiclass_release_has_probabilities_as_a_binary_one_by_its_loss():
+    """Audit: one-vs-rest over the Huber hinge gave a softmax from predict_proba, while its binary release (and dpcvx
+    predict, for both) had none: the loss has no probability model. One rule, losses.has_probabilities."""
+    X, y = _blobs()
+    huber = dpcvx.PrivateERM(loss=dpcvx.losses.huber_hinge(0.5), lam=1e-2, data_norm=1.0, fit_intercept=True)
+    multiclass = dpcvx.PrivateMulticlassERM(huber, (0, 1, 2)).fit(X, y, 2.0, random_state=0)
+    binary = huber.set_params(classes=(0, 1)).fit(X, (y == 1).astype(int), 2.0, random_state=0)
+    for model in (multiclass, binary):
+        assert not hasattr(model, "predict_proba"), model
+        with pytest.raises(AttributeError, match="no probability model"):
+            model.predict_proba(X)
+    logistic = dpcvx.PrivateMulticlassERM(dpcvx.PrivateERM(lam=1e-2, data_norm=1.0, fit_intercept=True),
+                                          (0, 1, 2)).fit(X, y, 2.0, random_state=0)
+    assert np.allclose(logistic.predict_proba(X[:5]).sum(axis=1), 1.0)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("loss, offered", [("logistic", True), ("huber:h=0.5", False)])
+@pytest.mark.parametrize("classes", [(0, 1), (0, 1, 2)], ids=["binary", "one-vs-rest"])
+def test_an_estimators_predict_proba_follows_its_release(loss, offered, classes):
+    """Audit: DPERMClassifier(loss="logistic") had no predict_proba though its release had one (and dpcvx predict
+    wrote its probability column); a Huber one has none, before and after its fit, as scikit-learn's
+    SGDClassifier(loss="hinge")."""
+    X, y = _blobs(len(classes))
+    estimator = dpcvx.DPERMClassifier(loss=loss, classes=classes, epsilon=2.0, random_state=0)
+    assert hasattr(estimator, "predict_proba") is offered
+    estimator.fit(X, y)
+    assert hasattr(estimator, "predict_proba") is offered and hasattr(estimator.model_, "predict_proba") is offered
+    if offered:
+        np.testing.assert_array_equal(estimator.predict_proba(X), estimator.model_.predict_proba(X))
