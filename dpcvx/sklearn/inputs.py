@@ -40,7 +40,7 @@ from ..tables import (
 from ..validation import check_matrix, check_rows, check_table, outside_labels, refuse_non_finite_targets
 
 __all__ = ["InputTypeError", "fit_accountant", "keep_feature_names", "label_error", "refuse_sparse",
-           "refuse_unusable_table", "scikit_learn_refusal", "validate_streamed", "validated_input"]
+           "refuse_unusable_table", "scikit_learn_refusal", "type_refusal", "validate_streamed", "validated_input"]
 
 
 @contextlib.contextmanager
@@ -228,11 +228,18 @@ def validated_input(estimator: BaseEstimator, X: Any, y: Any = None, *, reset: b
     except InputError:
         raise
     except TypeError as error:
-        raise InputTypeError(f"{scikit_learn_refusal(error, X)}. {type(estimator).__name__} takes numeric "
-                             "features only: encode other columns first (for example with "
-                             "dpcvx.PublicSchema)") from None
+        raise type_refusal(error, type(estimator).__name__, X) from None
     except ValueError as error:
         raise scikit_learn_refusal(error, X) from None
+
+
+def type_refusal(error: TypeError, owner: str, X: Any, y: Any = None) -> InputTypeError:
+    """scikit-learn's TypeError for an entry ``float()`` refuses (a dict, a list, a date object) as an
+    :class:`InputTypeError` (:func:`scikit_learn_refusal`'s text) with the fix; ``y`` only for a numeric target (a
+    regressor's), as there."""
+    what = "numeric features only" if y is None else "numeric features and a numeric target y only"
+    return InputTypeError(f"{scikit_learn_refusal(error, X, y)}. {owner} takes {what}: encode other columns first "
+                          "(for example with dpcvx.PublicSchema)")
 
 
 #: The sentence scikit-learn writes after the array it quotes: its advice, fixed text.

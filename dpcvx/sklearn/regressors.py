@@ -122,6 +122,7 @@ from .inputs import (
     refuse_sparse,
     refuse_unusable_table,
     scikit_learn_refusal,
+    type_refusal,
     validate_streamed,
     validated_input,
 )
@@ -300,14 +301,21 @@ class _PrivateRegressor(RegressorMixin, BaseEstimator):
         ``feature_names_in_``)."""
         refuse_unusable_table(X)
         refuse_sparse(type(owner).__name__, X)
+        # numpy would read a date as a count of days, scikit-learn with it, and so would the float conversion below:
+        # y is refused once, before either (the learner's own check then meets float64 targets, a dtype test)
         try:
             if is_out_of_core(X):  # read by row blocks, never loaded whole
                 checked, targets = validate_streamed(owner, X, y)
+                refuse_non_number_targets("y", targets)  # y as read (a Dask y computed once), not yet converted
             else:
                 refuse_non_number_targets("y", y)  # numpy reads a date as a count of days, "1.5" as 1.5
                 checked, targets = validate_data(owner, X, y, y_numeric=True, reset=True)
                 keep_feature_names(owner, X)
             return checked, np.asarray(targets, dtype=float)
+        except InputError:
+            raise
+        except TypeError as error:  # an entry float() refuses (a dict, a date object): typed, as the classifiers'
+            raise type_refusal(error, type(owner).__name__, X, y) from None
         except ValueError as error:
             raise scikit_learn_refusal(error, X, y) from None
 

@@ -96,3 +96,24 @@ def test_an_estimators_predict_proba_follows_its_release(loss, offered, classes)
     assert hasattr(estimator, "predict_proba") is offered and hasattr(estimator.model_, "predict_proba") is offered
     if offered:
         np.testing.assert_array_equal(estimator.predict_proba(X), estimator.model_.predict_proba(X))
+
+
+@pytest.mark.parametrize("layout", ["array", "memmap"])
+def test_a_regressors_dates_are_refused_on_every_path(tmp_path, layout):
+    """Audit: y of dates was refused (refuse_times) before scikit-learn's conversion only for an X in memory: with a
+    memmap X the float conversion read 2020-01-01 as 18262 days and the fit ran. A y of date objects, and an X entry
+    float() refuses, raised a bare TypeError where the classifiers raise an InputError."""
+    X = np.full((200, 2), 0.1)
+    if layout == "memmap":
+        stored = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=float, shape=X.shape)
+        stored[:] = X
+        X = stored
+    dates = np.arange(200).astype("datetime64[D]")
+    accountant = dpcvx.PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(dpcvx.InputError, match=r"y has dtype datetime64\[D\]: datetimes are not numbers"):
+        dpcvx.DPHuberRegressor(label_bound=1e5, random_state=0).fit(X, dates, accountant=accountant)
+    with pytest.raises(dpcvx.InputError, match="not 'datetime.date'. DPHuberRegressor takes numeric features and a "
+                                               "numeric target y only"):
+        dpcvx.DPHuberRegressor(label_bound=1e5, random_state=0).fit(np.asarray(X), dates.astype(object),
+                                                                     accountant=accountant)
+    assert accountant.ledger == []
